@@ -1,0 +1,75 @@
+/* HTTP server glue over libmicrohttpd. Knows nothing of NewsAPI: it parses
+ * requests into struct http_request, calls one handler, and writes its
+ * struct http_response, adding what every response gets (request id,
+ * gzip when accepted and worthwhile, default CORS, access log line).
+ * OPTIONS preflights are answered here (204 + CORS headers) without calling
+ * the handler. HEAD is answered like GET without a body. */
+#ifndef NEWSD_HTTP_HTTP_H
+#define NEWSD_HTTP_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+
+struct http_server;
+struct http_conn; /* opaque: the connection a request came on */
+
+struct http_request {
+    const char *method;     /* "GET", "HEAD", ... */
+    const char *path;       /* raw path (not decoded), without the query string */
+    const char *query;      /* raw query string after '?', "" when none */
+    const char *request_id; /* 16 hex characters, unique per process run */
+    size_t url_bytes;       /* length of the request target (path + '?' + query) */
+    size_t header_bytes;    /* total bytes of header names and values */
+    struct http_conn *conn;
+};
+
+#define HTTP_MAX_HEADERS 8
+
+struct http_header {
+    const char *name; /* static string */
+    char *value;      /* malloc'd; freed by the server */
+};
+
+struct http_response {
+    int status;
+    const char *content_type; /* static string; NULL = application/json; charset=utf-8 */
+    char *body;               /* malloc'd; taken by the server (may be NULL) */
+    size_t len;
+    struct http_header headers[HTTP_MAX_HEADERS];
+    size_t n_headers;
+    const char *log_note;     /* optional static text appended to the access log line */
+};
+
+/* Value of a request header (case-insensitive name), NULL when absent. */
+const char *http_request_header(const struct http_request *r, const char *name);
+
+/* Add a header (value copied). Silently ignored beyond HTTP_MAX_HEADERS. */
+void http_response_add_header(struct http_response *resp, const char *name, const char *value);
+
+/* The handler fills resp; it runs on a pool thread, concurrently with others. */
+typedef void (*http_handler)(const struct http_request *req, struct http_response *resp,
+                             void *ctx);
+
+struct http_config {
+    const char *listen;      /* "HOST:PORT", "[v6]:PORT" or ":PORT"; port 0 = any free port */
+    unsigned threads;        /* 0 = number of cores */
+    unsigned max_connections;/* 0 = default (1024) */
+    unsigned conn_timeout_s; /* idle connection timeout; 0 = default (30) */
+    bool access_log;         /* one line per request on stderr */
+};
+
+/* Bind and start serving. On success *out is running and the bound port can
+ * be read with http_server_port. */
+int http_server_start(struct http_server **out, const struct http_config *cfg,
+                      http_handler handler, void *ctx, struct err *err);
+
+/* The port actually bound (useful with port 0). */
+uint16_t http_server_port(const struct http_server *s);
+
+/* Graceful stop: stop accepting, let in-flight requests finish, free. */
+void http_server_stop(struct http_server *s);
+
+#endif

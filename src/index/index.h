@@ -1,0 +1,72 @@
+/* The search seam (DESIGN.md): the only thing api/ sees of search. An index
+ * answers a typed request with the exact number of matches and one page of
+ * articles. First implementation: SQLite FTS5 inside the embedded store's
+ * file (index/fts5/); the purpose-built index of ENGINE.md replaces it behind
+ * this header. Thread-safe: any number of concurrent searches. */
+#ifndef NEWSD_INDEX_INDEX_H
+#define NEWSD_INDEX_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "query/query.h"
+#include "store/store.h"
+#include "util/arena.h"
+#include "util/err.h"
+
+struct index;
+
+enum index_field {
+    INDEX_FIELD_TITLE = 1 << 0,
+    INDEX_FIELD_DESCRIPTION = 1 << 1,
+    INDEX_FIELD_CONTENT = 1 << 2,
+    INDEX_FIELD_ALL = 7,
+};
+
+enum index_sort {
+    INDEX_SORT_PUBLISHED_DESC, /* newest first (publishedAt) */
+    INDEX_SORT_PUBLISHED_ASC,  /* earliest first (top-headlines default) */
+    INDEX_SORT_RELEVANCY,      /* BM25, title weighted, ties newest first */
+    INDEX_SORT_POPULARITY,     /* source popularity, ties newest first */
+};
+
+struct index_request {
+    const struct query_node *q;       /* NULL: no text condition */
+    unsigned q_fields;                /* enum index_field mask for q (searchIn) */
+    const struct query_node *q_title; /* qInTitle, titles only; NULL none */
+    const char *const *sources;       /* exact source ids; any of them */
+    size_t n_sources;
+    const char *const *domains;       /* lower case, no www.; a domain matches its subdomains */
+    size_t n_domains;
+    const char *const *exclude_domains;
+    size_t n_exclude_domains;
+    const char *language;             /* NULL any; canonical (sv, not se) */
+    const char *country;              /* NULL any; lower case */
+    const char *category;             /* NULL any; lower case */
+    bool headlines_only;
+    int64_t from, to;                 /* inclusive UTC seconds; INT64_MIN / INT64_MAX = open */
+    enum index_sort sort;
+    size_t offset;                    /* (page-1)*pageSize */
+    size_t limit;                     /* pageSize */
+};
+
+struct index_result {
+    uint64_t total;            /* exact number of matches */
+    size_t n;                  /* articles in this page */
+    struct article *articles;  /* arena-owned */
+};
+
+/* Open the index that fits the store (FTS5 for the embedded store). */
+int index_open(struct index **out, struct store *s, struct err *err);
+void index_close(struct index *idx);
+
+/* Run a request. ERR_NOMEM, ERR_STORE (err set) on failure. */
+int index_search(struct index *idx, struct arena *a, const struct index_request *req,
+                 struct index_result *out, struct err *err);
+
+/* Publication time of the newest headline article at or before `before`
+ * (the end of the top-headlines live window); ERR_NOTFOUND when none. */
+int index_newest_headline(struct index *idx, int64_t before, int64_t *out, struct err *err);
+
+#endif

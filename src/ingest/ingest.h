@@ -1,0 +1,58 @@
+/* Getting articles and sources into the store: imports of JSONL or saved
+ * NewsAPI responses, sources catalogue imports, and the normalisation every
+ * article goes through (shared with the feed crawler): canonical URL and
+ * domain, publish time, language (given, else the catalogue source's, else
+ * detected); a source id the catalogue lacks is registered as a
+ * non-headline catalogue entry (API.md §8). */
+#ifndef NEWSD_INGEST_INGEST_H
+#define NEWSD_INGEST_INGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "store/store.h"
+#include "util/arena.h"
+#include "util/err.h"
+
+struct ingest_options {
+    bool headlines;         /* mark imported articles as live headlines */
+    const char *country;    /* 2 letters or NULL */
+    const char *category;   /* one of the 7 categories or NULL */
+    const char *language;   /* force a language, or NULL */
+    int64_t now;            /* fetch/import time (0 = time(NULL)) */
+    FILE *report;           /* where bad lines are reported (NULL = stderr) */
+};
+
+struct ingest_stats {
+    size_t imported; /* new articles */
+    size_t updated;  /* replaced articles */
+    size_t skipped;  /* bad lines or articles */
+};
+
+/* Import a file ("-" = stdin): JSONL of NewsAPI-shaped articles (one per
+ * line), or one NewsAPI response object with an "articles" array. A bad line
+ * or article is reported with its line (or array index) and skipped; the rest
+ * is imported in batched transactions. Returns 0 unless the file cannot be
+ * read or the store fails. */
+int ingest_import_file(struct store *s, const char *path, const struct ingest_options *opt,
+                       struct ingest_stats *stats, struct err *err);
+
+/* Import a sources catalogue: a NewsAPI sources response ({"sources":[...]})
+ * or JSONL of source objects; extra keys popularity (number) and headlines
+ * (bool, default true). Values stored verbatim. *n_out = sources stored. */
+int ingest_sources_import(struct store *s, const char *path, size_t *n_out, struct err *err);
+
+/* Canonical form of an absolute http(s) URL (duplicate key): scheme and host
+ * lower case, default port, fragment and tracking parameters (utm_*, fbclid,
+ * gclid, ...) dropped. *domain_out = host lower case without "www.".
+ * ERR_INVALID when url is not an absolute http(s) URL. */
+int ingest_url_canonical(struct arena *a, const char *url, char **canon_out, char **domain_out);
+
+/* Fill the derived fields of an article parsed from any input (canonical url,
+ * domain, clamped time, language, source id) — the one normalisation. */
+int ingest_normalize(struct store *s, struct arena *a, struct article *art,
+                     const struct ingest_options *opt, struct err *err);
+
+#endif

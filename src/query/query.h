@@ -1,0 +1,61 @@
+/* The NewsAPI query language (API.md §4, §8) parsed into a backend-neutral
+ * AST. Grammar (precedence NOT > AND > OR, implicit AND between operands):
+ *   query   := or EOF
+ *   or      := and ('OR' and)*
+ *   and     := unary (['AND'] unary)*
+ *   unary   := 'NOT' unary | '+' primary | '-' primary | primary
+ *   primary := WORD | '"' phrase '"' | '(' or ')'
+ * Operators are upper case only. Words are tokenized with text/: a word
+ * giving one token is a WORD, several tokens (covid-19, Trump's, CJK) a
+ * PHRASE. Quoted text is exact (no stemming).
+ *
+ * Invariants of a parsed tree (normal form):
+ *  - AND and OR have ≥ 2 children and no child of their own kind (flattened);
+ *  - NOT has one child and appears only as a child of AND, never at the root
+ *    or under OR, and every AND has at least one child that is not NOT;
+ *  - duplicate children of AND/OR are removed; the order is the query's.
+ * All nodes live in the arena given to query_parse. */
+#ifndef NEWSD_QUERY_QUERY_H
+#define NEWSD_QUERY_QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/err.h"
+
+enum query_kind {
+    QUERY_WORD,   /* one token */
+    QUERY_PHRASE, /* ≥ 2 tokens, in order, adjacent */
+    QUERY_AND,
+    QUERY_OR,
+    QUERY_NOT,
+};
+
+struct query_node {
+    enum query_kind kind;
+    bool exact;               /* WORD: quoted; match the exact form only */
+    size_t n;                 /* WORD/PHRASE: tokens; AND/OR/NOT: children */
+    char **tokens;            /* folded tokens, NUL-terminated */
+    struct query_node **kids; /* children */
+    size_t pos;               /* 1-based code point position in the query */
+};
+
+/* Parse q[0..len). On a malformed query returns ERR_PARSE with err->msg
+ * naming the problem and its position, e.g. "unbalanced parenthesis at
+ * character 7"; ERR_INVALID for a query that only excludes, an exclusion
+ * inside OR, or a query with no searchable word; ERR_TOO_LARGE beyond
+ * LIMIT_QUERY_DEPTH / LIMIT_QUERY_TERMS; ERR_NOMEM. The length limit of q
+ * (500 characters) is the caller's to check. */
+int query_parse(struct arena *a, const char *q, size_t len, struct query_node **out,
+                struct err *err);
+
+/* Canonical text of a tree, for tests and logs: words bare, exact words and
+ * phrases quoted, operators as S-expressions: (AND a "b c" (NOT d)). */
+void query_format(struct buf *out, const struct query_node *n);
+
+/* AND of two trees (repeated q values), in normal form; either may be NULL. */
+struct query_node *query_and(struct arena *a, struct query_node *x, struct query_node *y);
+
+#endif

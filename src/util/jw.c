@@ -1,0 +1,210 @@
+/* JSON writer (util/jw.h). */
+#include "util/jw.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void jw_init(struct jw *w, struct buf *out)
+{
+    memset(w, 0, sizeof *w);
+    w->out = out;
+}
+
+static void before_value(struct jw *w)
+{
+    if (w->after_key) {
+        w->after_key = false;
+        return;
+    }
+    if (w->need_comma[w->depth])
+        buf_putc(w->out, ',');
+    w->need_comma[w->depth] = true;
+}
+
+static void container_open(struct jw *w, char c)
+{
+    before_value(w);
+    buf_putc(w->out, c);
+    if (w->depth < JW_MAX_DEPTH)
+        w->depth++;
+    w->need_comma[w->depth] = false;
+}
+
+static void container_close(struct jw *w, char c)
+{
+    buf_putc(w->out, c);
+    if (w->depth > 0)
+        w->depth--;
+}
+
+void jw_obj_begin(struct jw *w)
+{
+    container_open(w, '{');
+}
+
+void jw_obj_end(struct jw *w)
+{
+    container_close(w, '}');
+}
+
+void jw_arr_begin(struct jw *w)
+{
+    container_open(w, '[');
+}
+
+void jw_arr_end(struct jw *w)
+{
+    container_close(w, ']');
+}
+
+void jw_key(struct jw *w, const char *key)
+{
+    before_value(w);
+    buf_putc(w->out, '"');
+    jw_escape(w->out, key, strlen(key));
+    buf_puts(w->out, "\":");
+    w->after_key = true;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
+static size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t len;
+    unsigned cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+        cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return len;
+}
+
+void jw_escape(struct buf *b, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t run = 0; /* start of the pending run of bytes copied verbatim */
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = p[i];
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0x80) {
+            size_t l = utf8_seq_len(p + i, n - i);
+            if (l) {
+                i += l;
+                continue;
+            }
+        }
+        buf_append(b, p + run, i - run);
+        switch (c) {
+        case '"':
+            buf_puts(b, "\\\"");
+            break;
+        case '\\':
+            buf_puts(b, "\\\\");
+            break;
+        case '\n':
+            buf_puts(b, "\\n");
+            break;
+        case '\r':
+            buf_puts(b, "\\r");
+            break;
+        case '\t':
+            buf_puts(b, "\\t");
+            break;
+        case '\b':
+            buf_puts(b, "\\b");
+            break;
+        case '\f':
+            buf_puts(b, "\\f");
+            break;
+        default:
+            if (c < 0x20)
+                buf_printf(b, "\\u%04x", c);
+            else
+                buf_puts(b, "\xEF\xBF\xBD"); /* invalid UTF-8 byte → U+FFFD */
+        }
+        i++;
+        run = i;
+    }
+    buf_append(b, p + run, n - run);
+}
+
+void jw_strn(struct jw *w, const char *s, size_t n)
+{
+    before_value(w);
+    if (!s) {
+        buf_puts(w->out, "null");
+        return;
+    }
+    buf_putc(w->out, '"');
+    jw_escape(w->out, s, n);
+    buf_putc(w->out, '"');
+}
+
+void jw_str(struct jw *w, const char *s)
+{
+    jw_strn(w, s, s ? strlen(s) : 0);
+}
+
+void jw_int(struct jw *w, int64_t v)
+{
+    before_value(w);
+    buf_printf(w->out, "%lld", (long long)v);
+}
+
+void jw_uint(struct jw *w, uint64_t v)
+{
+    before_value(w);
+    buf_printf(w->out, "%llu", (unsigned long long)v);
+}
+
+void jw_double(struct jw *w, double v)
+{
+    before_value(w);
+    if (!isfinite(v))
+        buf_puts(w->out, "null");
+    else
+        buf_printf(w->out, "%.17g", v);
+}
+
+void jw_bool(struct jw *w, bool v)
+{
+    before_value(w);
+    buf_puts(w->out, v ? "true" : "false");
+}
+
+void jw_null(struct jw *w)
+{
+    before_value(w);
+    buf_puts(w->out, "null");
+}
+
+void jw_raw(struct jw *w, const char *json, size_t n)
+{
+    before_value(w);
+    buf_append(w->out, json, n);
+}
