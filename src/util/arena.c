@@ -15,7 +15,7 @@ struct arena_block {
     max_align_t data[];
 };
 
-#define ARENA_ALIGN (sizeof(max_align_t))
+#define ARENA_ALIGN (_Alignof(max_align_t))
 #define ARENA_FIRST_BLOCK 4096
 #define ARENA_MAX_BLOCK (1024 * 1024)
 

@@ -1,0 +1,261 @@
+/* Routing and the request pipeline of the NewsAPI interface (api/api.h):
+ * limits → route (404 before any key check) → method → key → endpoint.
+ * One arena per request holds everything the request allocates. */
+#include "api/internal.h"
+#include "util/limits.h"
+#include "util/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "util/banned.h"
+
+int api_new(struct api **out, struct store *s, struct index *idx, struct auth *auth,
+            const struct api_config *cfg, struct err *err)
+{
+    struct api *api = calloc(1, sizeof *api);
+    if (!api)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    api->store = s;
+    api->index = idx;
+    api->auth = auth;
+    api->cfg = *cfg;
+    if (api->cfg.live_window_seconds <= 0)
+        api->cfg.live_window_seconds = LIMIT_LIVE_WINDOW_SECONDS;
+    if (api->cfg.result_window <= 0)
+        api->cfg.result_window = LIMIT_RESULT_WINDOW;
+    *out = api;
+    return 0;
+}
+
+void api_free(struct api *api)
+{
+    free(api);
+}
+
+int64_t api_now(const struct api *api)
+{
+    if (api->cfg.fixed_now)
+        return api->cfg.fixed_now;
+    return (int64_t)time(NULL);
+}
+
+enum route { ROUTE_NONE, ROUTE_EVERYTHING, ROUTE_TOP_HEADLINES, ROUTE_SOURCES, ROUTE_HEALTH };
+
+/* Match the path after the optional newsapi.org prefix (the npm client can
+ * only be redirected that way) and one optional trailing slash. */
+static enum route route_of(const char *path)
+{
+    static const char *const prefixes[] = {"/https://newsapi.org", "/http://newsapi.org"};
+    for (size_t i = 0; i < 2; i++) {
+        size_t n = strlen(prefixes[i]);
+        if (!strncmp(path, prefixes[i], n) && (path[n] == '/' || path[n] == '\0')) {
+            path += n;
+            break;
+        }
+    }
+    size_t len = strlen(path);
+    if (len > 1 && path[len - 1] == '/')
+        len--;
+    static const struct {
+        const char *path;
+        enum route route;
+    } routes[] = {
+        {"/v2/everything", ROUTE_EVERYTHING},
+        {"/v2/top-headlines", ROUTE_TOP_HEADLINES},
+        {"/v2/top-headlines/sources", ROUTE_SOURCES},
+        {"/v2/sources", ROUTE_SOURCES},
+        {"/healthz", ROUTE_HEALTH},
+    };
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+        if (strlen(routes[i].path) == len && !strncmp(path, routes[i].path, len))
+            return routes[i].route;
+    return ROUTE_NONE;
+}
+
+/* The key as sent: apiKey parameter, X-Api-Key header, Authorization header
+ * with or without "Bearer " — the first non-empty one wins. */
+static const char *presented_key(struct api_call *c)
+{
+    const char *k = api_param(c, "apikey");
+    if (k && *k)
+        return k;
+    k = http_request_header(c->req, "X-Api-Key");
+    if (k && *k)
+        return k;
+    k = http_request_header(c->req, "Authorization");
+    if (k) {
+        if (!strncasecmp(k, "Bearer ", 7))
+            k += 7;
+        while (*k == ' ')
+            k++;
+        if (*k)
+            return k;
+    }
+    return NULL;
+}
+
+static void respond_health(struct api_call *c)
+{
+    int64_t n = 0;
+    struct err err;
+    err_clear(&err);
+    if (store_articles_count(c->api->store, &n, &err) < 0) {
+        api_fail(c, API_ERR_UNAVAILABLE, NULL);
+        return;
+    }
+    char body[160];
+    int len = snprintf(body, sizeof body, "{\"status\":\"ok\",\"store\":\"%s\",\"articles\":%lld}",
+                       store_kind(c->api->store), (long long)n);
+    c->resp->body = malloc((size_t)len + 1);
+    if (!c->resp->body) {
+        c->resp->status = 500;
+        return;
+    }
+    memcpy(c->resp->body, body, (size_t)len + 1);
+    c->resp->len = (size_t)len;
+    c->resp->status = 200;
+}
+
+/* Access-Control-Allow-Origin for a plan that restricts origins. */
+static void cors_for_plan(struct api_call *c)
+{
+    const char *allowed = c->auth.plan.allowed_origins;
+    if (!allowed[0])
+        return;
+    const char *origin = http_request_header(c->req, "Origin");
+    size_t olen = origin ? strlen(origin) : 0;
+    const char *p = allowed;
+    const char *first = NULL;
+    size_t first_len = 0;
+    while (*p) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        const char *e = p;
+        while (*e && *e != ' ' && *e != ',')
+            e++;
+        if (e > p) {
+            if (!first) {
+                first = p;
+                first_len = (size_t)(e - p);
+            }
+            if (origin && olen == (size_t)(e - p) && !strncmp(origin, p, olen)) {
+                http_response_add_header(c->resp, "Access-Control-Allow-Origin", origin);
+                return;
+            }
+        }
+        p = e;
+    }
+    if (first) {
+        char value[256];
+        snprintf(value, sizeof value, "%.*s", (int)first_len, first);
+        http_response_add_header(c->resp, "Access-Control-Allow-Origin", value);
+    }
+}
+
+static void rate_limit_headers(struct api_call *c)
+{
+    char v[32];
+    if (!c->auth.limited)
+        return;
+    snprintf(v, sizeof v, "%lld", (long long)c->auth.limit);
+    http_response_add_header(c->resp, "X-RateLimit-Limit", v);
+    snprintf(v, sizeof v, "%lld", (long long)(c->auth.remaining > 0 ? c->auth.remaining : 0));
+    http_response_add_header(c->resp, "X-RateLimit-Remaining", v);
+    snprintf(v, sizeof v, "%lld", (long long)c->auth.reset);
+    http_response_add_header(c->resp, "X-RateLimit-Reset", v);
+}
+
+/* Key checks; 0 when the request may go on, -1 when the error is written. */
+static int check_key(struct api_call *c)
+{
+    struct err err;
+    err_clear(&err);
+    const char *key = presented_key(c);
+    if (auth_check(c->api->auth, key, c->now, &c->auth, &err) < 0) {
+        log_error("request %s: key check failed: %s", c->req->request_id, err_msg(&err, -1));
+        return api_fail(c, API_ERR_UNAVAILABLE, NULL);
+    }
+    char v[32];
+    switch (c->auth.status) {
+    case AUTH_OK:
+        cors_for_plan(c);
+        rate_limit_headers(c);
+        return 0;
+    case AUTH_MISSING:
+        return api_fail(c, API_ERR_KEY_MISSING, NULL);
+    case AUTH_INVALID:
+        return api_fail(c, API_ERR_KEY_INVALID, NULL);
+    case AUTH_DISABLED:
+        return api_fail(c, API_ERR_KEY_DISABLED, NULL);
+    case AUTH_EXHAUSTED:
+        rate_limit_headers(c);
+        return api_fail(c, API_ERR_KEY_EXHAUSTED, NULL);
+    case AUTH_RATE_LIMITED:
+        snprintf(v, sizeof v, "%lld", (long long)(c->auth.retry_after > 0 ? c->auth.retry_after : 1));
+        http_response_add_header(c->resp, "Retry-After", v);
+        rate_limit_headers(c);
+        return api_fail(c, API_ERR_RATE_LIMITED, NULL);
+    }
+    return api_fail(c, API_ERR_UNEXPECTED, NULL);
+}
+
+void api_handle(const struct http_request *req, struct http_response *resp, void *ctx)
+{
+    struct api_call c = {0};
+    c.api = ctx;
+    c.req = req;
+    c.resp = resp;
+    c.now = api_now(c.api);
+    arena_init(&c.arena, LIMIT_REQUEST_ARENA_BYTES);
+
+    if (req->url_bytes > LIMIT_URL_BYTES) {
+        api_fail(&c, API_ERR_URL_TOO_LARGE, NULL);
+        goto out;
+    }
+    if (req->header_bytes > LIMIT_HEADER_BYTES) {
+        api_fail(&c, API_ERR_HEADERS_TOO_LARGE, NULL);
+        goto out;
+    }
+    enum route route = route_of(req->path);
+    if (route == ROUTE_NONE) {
+        api_fail(&c, API_ERR_ROUTE_NOT_FOUND, NULL);
+        goto out;
+    }
+    if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
+        http_response_add_header(resp, "Allow", "GET, HEAD, OPTIONS");
+        api_fail(&c, API_ERR_METHOD_NOT_ALLOWED, NULL);
+        goto out;
+    }
+    if (route == ROUTE_HEALTH) {
+        respond_health(&c);
+        goto out;
+    }
+    if (api_params_parse(&c.arena, req->query, strlen(req->query), &c.params) < 0) {
+        api_fail(&c, API_ERR_UNEXPECTED, NULL);
+        goto out;
+    }
+    if (check_key(&c) < 0)
+        goto out;
+    switch (route) {
+    case ROUTE_EVERYTHING:
+        api_everything(&c);
+        break;
+    case ROUTE_TOP_HEADLINES:
+        api_top_headlines(&c);
+        break;
+    case ROUTE_SOURCES:
+        api_sources(&c);
+        break;
+    default:
+        api_fail(&c, API_ERR_ROUTE_NOT_FOUND, NULL);
+    }
+    /* Requests that end in a 5xx do not count toward the quota (§8). */
+    if (resp->status >= 500 && c.auth.status == AUTH_OK)
+        auth_uncount(c.api->auth, c.auth.key_id, c.now);
+out:
+    arena_release(&c.arena);
+}

@@ -1,0 +1,34 @@
+/* The NewsAPI v2 interface: routes a parsed HTTP request to its endpoint,
+ * checks the key, validates parameters in API.md §5's order, asks the index
+ * and renders the answer or the error envelope. */
+#ifndef NEWSD_API_API_H
+#define NEWSD_API_API_H
+
+#include <stdint.h>
+
+#include "auth/auth.h"
+#include "http/http.h"
+#include "index/index.h"
+#include "store/store.h"
+#include "util/err.h"
+
+struct api_config {
+    int64_t live_window_seconds; /* top-headlines window (default 48 h) */
+    int64_t result_window;       /* page*pageSize cap when the plan sets none (10,000) */
+    int64_t fixed_now;           /* tests: a fixed clock (unix seconds); 0 = real time */
+};
+
+struct api;
+
+/* Borrowed: store, index and auth must outlive the api. */
+int api_new(struct api **out, struct store *s, struct index *idx, struct auth *auth,
+            const struct api_config *cfg, struct err *err);
+void api_free(struct api *api);
+
+/* Current time as the api sees it (fixed_now when set). */
+int64_t api_now(const struct api *api);
+
+/* The http_handler of newsd; ctx is the struct api. */
+void api_handle(const struct http_request *req, struct http_response *resp, void *ctx);
+
+#endif

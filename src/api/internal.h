@@ -1,0 +1,88 @@
+/* Private to src/api/: one request's state and the shared validators used
+ * by the endpoint files. Every validator either succeeds (returns 0) or has
+ * already written the NewsAPI error into the response (returns -1). */
+#ifndef NEWSD_API_INTERNAL_H
+#define NEWSD_API_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/api.h"
+#include "api/error.h"
+#include "api/params.h"
+#include "api/render.h"
+#include "index/index.h"
+#include "query/query.h"
+#include "util/arena.h"
+
+struct api {
+    struct store *store;
+    struct index *index;
+    struct auth *auth;
+    struct api_config cfg;
+};
+
+struct api_call {
+    struct api *api;
+    const struct http_request *req;
+    struct http_response *resp;
+    struct arena arena;
+    struct api_params params;
+    struct auth_result auth;
+    int64_t now;
+};
+
+/* Write an error (message printf-style; NULL fmt = default message). */
+int api_fail(struct api_call *c, enum api_error e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The value of a parameter, NULL when absent (first of repeated values). */
+const char *api_param(struct api_call *c, const char *name);
+
+/* q or qInTitle: every value ≤ 500 code points, parsed and ANDed. */
+int api_get_query(struct api_call *c, const char *name, const char *display,
+                  struct query_node **out);
+
+/* searchIn → enum index_field mask (default all). */
+int api_get_search_in(struct api_call *c, unsigned *out);
+
+/* sources list: ≤ 20 (sourcesTooMany), each known (sourceDoesNotExist). */
+int api_get_sources(struct api_call *c, const char ***ids, size_t *n);
+
+/* domains / excludeDomains: lower case, www. dropped. */
+int api_get_domains(struct api_call *c, const char *name, const char *display,
+                    const char ***out, size_t *n);
+
+/* from / to (inclusive; date-only `to` = end of that day). from_given tells
+ * whether `from` was sent. Checks from ≤ to. */
+int api_get_dates(struct api_call *c, int64_t *from, int64_t *to, bool *from_given);
+
+/* Two ASCII letters, lower-cased (country and language on top-headlines). */
+int api_get_two_letters(struct api_call *c, const char *name, char out[3], bool *given);
+
+/* category: one of the seven. */
+int api_get_category(struct api_call *c, const char **out);
+
+/* language on /everything: one of the fourteen (se = sv). */
+int api_get_language(struct api_call *c, const char **out);
+
+/* sortBy → index sort; dflt when absent. */
+int api_get_sort(struct api_call *c, enum index_sort dflt, enum index_sort *out);
+
+/* page and pageSize (plain digits; pageSize 1..100; page ≥ 1). */
+int api_get_paging(struct api_call *c, size_t default_size, size_t *page, size_t *size);
+
+/* Plan limits: result window, then history depth (426 errors). Adjusts
+ * *from (history hides older articles) and *to (article delay). */
+int api_check_plan(struct api_call *c, size_t page, size_t size, int64_t *from, bool from_given,
+                   int64_t *to);
+
+/* Run the search and render the articles response. */
+void api_respond_search(struct api_call *c, const struct index_request *req);
+
+void api_everything(struct api_call *c);
+void api_top_headlines(struct api_call *c);
+void api_sources(struct api_call *c);
+
+#endif

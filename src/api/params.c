@@ -1,0 +1,179 @@
+/* Query-string splitting and decoding (api/params.h). */
+#include "api/params.h"
+#include "util/err.h"
+
+#include <string.h>
+
+#include "util/banned.h"
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decode s[0..n) into a new arena string; *len_out = decoded length. */
+static char *decode(struct arena *a, const char *s, size_t n, bool lower, size_t *len_out)
+{
+    char *out = arena_alloc(a, n + 1);
+    if (!out)
+        return NULL;
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '+') {
+            c = ' ';
+        } else if (c == '%' && i + 2 < n) {
+            int hi = hex_value(s[i + 1]);
+            int lo = hex_value(s[i + 2]);
+            if (hi >= 0 && lo >= 0) {
+                c = (char)(hi * 16 + lo);
+                i += 2;
+            }
+        }
+        if (lower && c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        out[j++] = c;
+    }
+    out[j] = '\0';
+    *len_out = j;
+    return out;
+}
+
+int api_params_parse(struct arena *a, const char *query, size_t len, struct api_params *out)
+{
+    out->items = NULL;
+    out->n = 0;
+    if (!query || !len)
+        return 0;
+    size_t count = 1;
+    for (size_t i = 0; i < len; i++)
+        if (query[i] == '&')
+            count++;
+    out->items = arena_calloc(a, count, sizeof *out->items);
+    if (!out->items)
+        return ERR_NOMEM;
+    size_t start = 0;
+    while (start <= len) {
+        const char *amp = memchr(query + start, '&', len - start);
+        size_t end = amp ? (size_t)(amp - query) : len;
+        const char *pair = query + start;
+        size_t plen = end - start;
+        const char *eq = memchr(pair, '=', plen);
+        size_t nlen = eq ? (size_t)(eq - pair) : plen;
+        if (eq && plen > nlen + 1) {
+            size_t name_len, value_len;
+            char *name = decode(a, pair, nlen, true, &name_len);
+            char *value = decode(a, eq + 1, plen - nlen - 1, false, &value_len);
+            if (!name || !value)
+                return ERR_NOMEM;
+            if (value_len > 0 && name_len > 0) {
+                out->items[out->n].name = name;
+                out->items[out->n].value = value;
+                out->items[out->n].len = value_len;
+                out->n++;
+            }
+        }
+        if (!amp)
+            break;
+        start = end + 1;
+    }
+    return 0;
+}
+
+const struct api_param *api_params_first(const struct api_params *p, const char *name)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (!strcmp(p->items[i].name, name))
+            return &p->items[i];
+    return NULL;
+}
+
+size_t api_params_count(const struct api_params *p, const char *name)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (!strcmp(p->items[i].name, name))
+            n++;
+    return n;
+}
+
+const char *api_params_joined(struct arena *a, const struct api_params *p, const char *name,
+                              const char *sep)
+{
+    size_t total = 0, n = 0, seplen = strlen(sep);
+    for (size_t i = 0; i < p->n; i++) {
+        if (strcmp(p->items[i].name, name))
+            continue;
+        total += p->items[i].len + (n ? seplen : 0);
+        n++;
+    }
+    if (!n)
+        return NULL;
+    char *out = arena_alloc(a, total + 1);
+    if (!out)
+        return NULL;
+    size_t off = 0;
+    n = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        if (strcmp(p->items[i].name, name))
+            continue;
+        if (n++) {
+            memcpy(out + off, sep, seplen);
+            off += seplen;
+        }
+        memcpy(out + off, p->items[i].value, p->items[i].len);
+        off += p->items[i].len;
+    }
+    out[off] = '\0';
+    return out;
+}
+
+static bool is_trim(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+int api_list_split(struct arena *a, const char *list, const char ***items_out, size_t *n_out)
+{
+    *items_out = NULL;
+    *n_out = 0;
+    if (!list)
+        return 0;
+    size_t count = 1;
+    for (const char *p = list; *p; p++)
+        if (*p == ',')
+            count++;
+    const char **items = arena_calloc(a, count, sizeof *items);
+    if (!items)
+        return ERR_NOMEM;
+    size_t n = 0;
+    const char *p = list;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        const char *end = comma ? comma : p + strlen(p);
+        const char *s = p;
+        while (s < end && is_trim(*s))
+            s++;
+        const char *e = end;
+        while (e > s && is_trim(e[-1]))
+            e--;
+        if (e > s) {
+            items[n] = arena_strndup(a, s, (size_t)(e - s));
+            if (!items[n])
+                return ERR_NOMEM;
+            n++;
+        }
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    *items_out = items;
+    *n_out = n;
+    return 0;
+}

@@ -1,0 +1,433 @@
+/* Parameter validators shared by the endpoints (api/internal.h). Each one
+ * names the parameter in its parameterInvalid message, the way NewsAPI
+ * does, so a client developer sees at once what to fix. */
+#include "api/internal.h"
+#include "util/limits.h"
+#include "util/timefmt.h"
+#include "util/utf8.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/banned.h"
+
+int api_fail(struct api_call *c, enum api_error e, const char *fmt, ...)
+{
+    char msg[1024];
+    const char *m = NULL;
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        m = msg;
+    }
+    api_error_respond(c->resp, e, m, c->req->request_id);
+    return -1;
+}
+
+const char *api_param(struct api_call *c, const char *name)
+{
+    const struct api_param *p = api_params_first(&c->params, name);
+    return p ? p->value : NULL;
+}
+
+/* A value fit for text processing: no NUL bytes, valid UTF-8. */
+static bool value_is_text(const struct api_param *p)
+{
+    return memchr(p->value, '\0', p->len) == NULL && utf8_valid(p->value, p->len);
+}
+
+static void lower_ascii(char *s)
+{
+    for (; *s; s++)
+        if (*s >= 'A' && *s <= 'Z')
+            *s = (char)(*s - 'A' + 'a');
+}
+
+int api_get_query(struct api_call *c, const char *name, const char *display,
+                  struct query_node **out)
+{
+    *out = NULL;
+    for (size_t i = 0; i < c->params.n; i++) {
+        const struct api_param *p = &c->params.items[i];
+        if (strcmp(p->name, name))
+            continue;
+        if (!value_is_text(p))
+            return api_fail(c, API_ERR_PARAMETER_INVALID,
+                            "The %s parameter is not valid UTF-8 text.", display);
+        size_t chars = utf8_count(p->value, p->len);
+        if (chars > LIMIT_Q_CHARS)
+            return api_fail(c, API_ERR_PARAMETER_INVALID,
+                            "The %s parameter is too long: %zu characters, the limit is %d.",
+                            display, chars, LIMIT_Q_CHARS);
+        struct query_node *tree = NULL;
+        struct err err;
+        err_clear(&err);
+        int rc = query_parse(&c->arena, p->value, p->len, &tree, &err);
+        if (rc == ERR_NOMEM)
+            return api_fail(c, API_ERR_UNEXPECTED, NULL);
+        if (rc < 0)
+            return api_fail(c, API_ERR_PARAMETER_INVALID, "The %s parameter is invalid: %s.",
+                            display, err_msg(&err, rc));
+        *out = query_and(&c->arena, *out, tree);
+        if (!*out)
+            return api_fail(c, API_ERR_UNEXPECTED, NULL);
+    }
+    return 0;
+}
+
+int api_get_search_in(struct api_call *c, unsigned *out)
+{
+    *out = INDEX_FIELD_ALL;
+    const char *v = api_params_joined(&c->arena, &c->params, "searchin", ",");
+    if (!v)
+        return 0;
+    const char **items;
+    size_t n;
+    if (api_list_split(&c->arena, v, &items, &n) < 0)
+        return api_fail(c, API_ERR_UNEXPECTED, NULL);
+    unsigned mask = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *item = (char *)items[i];
+        lower_ascii(item);
+        if (!strcmp(item, "title"))
+            mask |= INDEX_FIELD_TITLE;
+        else if (!strcmp(item, "description"))
+            mask |= INDEX_FIELD_DESCRIPTION;
+        else if (!strcmp(item, "content"))
+            mask |= INDEX_FIELD_CONTENT;
+        else
+            return api_fail(c, API_ERR_PARAMETER_INVALID,
+                            "The searchIn parameter accepts title, description and content; "
+                            "'%.64s' is not one of them.",
+                            item);
+    }
+    if (mask)
+        *out = mask;
+    return 0;
+}
+
+int api_get_sources(struct api_call *c, const char ***ids, size_t *n)
+{
+    *ids = NULL;
+    *n = 0;
+    const char *v = api_params_joined(&c->arena, &c->params, "sources", ",");
+    if (!v)
+        return 0;
+    if (api_list_split(&c->arena, v, ids, n) < 0)
+        return api_fail(c, API_ERR_UNEXPECTED, NULL);
+    if (*n > LIMIT_SOURCES)
+        return api_fail(c, API_ERR_SOURCES_TOO_MANY, NULL);
+    for (size_t i = 0; i < *n; i++) {
+        struct err err;
+        err_clear(&err);
+        int rc = store_source_get(c->api->store, &c->arena, (*ids)[i], NULL, &err);
+        if (rc == ERR_NOTFOUND)
+            return api_fail(c, API_ERR_SOURCE_DOES_NOT_EXIST,
+                            "You have requested a source which does not exist: %.200s.",
+                            (*ids)[i]);
+        if (rc < 0)
+            return api_fail(c, API_ERR_UNEXPECTED, NULL);
+    }
+    return 0;
+}
+
+static bool domain_char_ok(unsigned char ch)
+{
+    return ch > ' ' && ch != '/' && ch != '?' && ch != '#' && ch != '@' && ch != '\\' &&
+           ch != 0x7F && ch != ',';
+}
+
+int api_get_domains(struct api_call *c, const char *name, const char *display,
+                    const char ***out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    const char *v = api_params_joined(&c->arena, &c->params, name, ",");
+    if (!v)
+        return 0;
+    const char **items;
+    size_t count;
+    if (api_list_split(&c->arena, v, &items, &count) < 0)
+        return api_fail(c, API_ERR_UNEXPECTED, NULL);
+    if (count > LIMIT_LIST_ITEMS)
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "The %s parameter lists too many domains: the limit is %d.", display,
+                        LIMIT_LIST_ITEMS);
+    size_t kept = 0;
+    for (size_t i = 0; i < count; i++) {
+        char *d = (char *)items[i];
+        lower_ascii(d);
+        /* Clients paste URLs: accept a scheme prefix and drop it. */
+        if (!strncmp(d, "https://", 8))
+            d += 8;
+        else if (!strncmp(d, "http://", 7))
+            d += 7;
+        if (!strncmp(d, "www.", 4))
+            d += 4;
+        size_t len = strlen(d);
+        while (len && d[len - 1] == '.')
+            d[--len] = '\0';
+        if (!len || d[0] == '.')
+            return api_fail(c, API_ERR_PARAMETER_INVALID,
+                            "The %s parameter has an invalid domain: '%.100s'.", display,
+                            items[i]);
+        for (size_t j = 0; j < len; j++)
+            if (!domain_char_ok((unsigned char)d[j]))
+                return api_fail(c, API_ERR_PARAMETER_INVALID,
+                                "The %s parameter has an invalid domain: '%.100s'.", display,
+                                items[i]);
+        items[kept++] = d;
+    }
+    *out = items;
+    *n = kept;
+    return 0;
+}
+
+static int get_date(struct api_call *c, const char *name, const char *display, bool end_of_day,
+                    int64_t *out, bool *given)
+{
+    const struct api_param *p = api_params_first(&c->params, name);
+    *given = p != NULL;
+    if (!p)
+        return 0;
+    bool date_only = false;
+    if (timefmt_parse_iso8601(p->value, p->len, out, &date_only) < 0)
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "The %s parameter is not a valid date: use YYYY-MM-DD, "
+                        "YYYY-MM-DDThh:mm:ss or an ISO 8601 date-time with an offset.",
+                        display);
+    if (date_only && end_of_day)
+        *out += 86399;
+    return 0;
+}
+
+int api_get_dates(struct api_call *c, int64_t *from, int64_t *to, bool *from_given)
+{
+    bool to_given;
+    *from = INT64_MIN;
+    *to = INT64_MAX;
+    if (get_date(c, "from", "from", false, from, from_given) < 0)
+        return -1;
+    if (get_date(c, "to", "to", true, to, &to_given) < 0)
+        return -1;
+    if (*from_given && to_given && *from > *to)
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "The from parameter is later than the to parameter.");
+    return 0;
+}
+
+int api_get_two_letters(struct api_call *c, const char *name, char out[3], bool *given)
+{
+    const struct api_param *p = api_params_first(&c->params, name);
+    out[0] = '\0';
+    *given = p != NULL;
+    if (!p)
+        return 0;
+    const char *v = p->value;
+    bool ok = p->len == 2;
+    for (size_t i = 0; ok && i < 2; i++) {
+        char ch = v[i];
+        if (ch >= 'A' && ch <= 'Z')
+            ch = (char)(ch - 'A' + 'a');
+        if (ch < 'a' || ch > 'z')
+            ok = false;
+        out[i] = ch;
+    }
+    if (!ok) {
+        out[0] = '\0';
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "The %s parameter must be a 2-letter code, e.g. us.", name);
+    }
+    out[2] = '\0';
+    return 0;
+}
+
+static const char *const categories[] = {"business", "entertainment", "general", "health",
+                                         "science",  "sports",        "technology"};
+
+int api_get_category(struct api_call *c, const char **out)
+{
+    *out = NULL;
+    const char *v = api_param(c, "category");
+    if (!v)
+        return 0;
+    char lower[24];
+    size_t len = strlen(v);
+    if (len < sizeof lower) {
+        memcpy(lower, v, len + 1);
+        lower_ascii(lower);
+        for (size_t i = 0; i < sizeof categories / sizeof categories[0]; i++)
+            if (!strcmp(lower, categories[i])) {
+                *out = categories[i];
+                return 0;
+            }
+    }
+    return api_fail(c, API_ERR_PARAMETER_INVALID,
+                    "The category parameter must be one of business, entertainment, general, "
+                    "health, science, sports, technology.");
+}
+
+static const char *const languages[] = {"ar", "de", "en", "es", "fr", "he", "it",
+                                        "nl", "no", "pt", "ru", "sv", "ud", "zh"};
+
+int api_get_language(struct api_call *c, const char **out)
+{
+    *out = NULL;
+    const char *v = api_param(c, "language");
+    if (!v)
+        return 0;
+    if (strlen(v) == 2) {
+        char lower[3] = {v[0], v[1], '\0'};
+        lower_ascii(lower);
+        if (!strcmp(lower, "se")) {
+            *out = "sv";
+            return 0;
+        }
+        for (size_t i = 0; i < sizeof languages / sizeof languages[0]; i++)
+            if (!strcmp(lower, languages[i])) {
+                *out = languages[i];
+                return 0;
+            }
+    }
+    return api_fail(c, API_ERR_PARAMETER_INVALID,
+                    "The language parameter must be one of ar, de, en, es, fr, he, it, nl, no, "
+                    "pt, ru, sv, ud, zh.");
+}
+
+int api_get_sort(struct api_call *c, enum index_sort dflt, enum index_sort *out)
+{
+    *out = dflt;
+    const char *v = api_param(c, "sortby");
+    if (!v)
+        return 0;
+    if (!strcasecmp(v, "publishedat"))
+        *out = INDEX_SORT_PUBLISHED_DESC;
+    else if (!strcasecmp(v, "relevancy"))
+        *out = INDEX_SORT_RELEVANCY;
+    else if (!strcasecmp(v, "popularity"))
+        *out = INDEX_SORT_POPULARITY;
+    else
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "The sortBy parameter must be one of publishedAt, relevancy, popularity.");
+    return 0;
+}
+
+/* Plain decimal digits into *out; false for anything else or overflow. */
+static bool parse_digits(const struct api_param *p, uint64_t *out)
+{
+    if (p->len == 0 || p->len > 18)
+        return false;
+    uint64_t v = 0;
+    for (size_t i = 0; i < p->len; i++) {
+        char ch = p->value[i];
+        if (ch < '0' || ch > '9')
+            return false;
+        v = v * 10 + (uint64_t)(ch - '0');
+    }
+    *out = v;
+    return true;
+}
+
+int api_get_paging(struct api_call *c, size_t default_size, size_t *page, size_t *size)
+{
+    *page = 1;
+    *size = default_size;
+    const struct api_param *ps = api_params_first(&c->params, "pagesize");
+    const struct api_param *pg = api_params_first(&c->params, "page");
+    uint64_t v;
+    if (ps) {
+        if (!parse_digits(ps, &v) || v < 1 || v > LIMIT_PAGE_SIZE)
+            return api_fail(c, API_ERR_PARAMETER_INVALID,
+                            "The pageSize parameter must be a whole number from 1 to %d.",
+                            LIMIT_PAGE_SIZE);
+        *size = (size_t)v;
+    }
+    if (pg) {
+        if (!parse_digits(pg, &v) || v < 1)
+            return api_fail(c, API_ERR_PARAMETER_INVALID,
+                            "The page parameter must be a whole number of 1 or more.");
+        *page = (size_t)v;
+    }
+    return 0;
+}
+
+int api_check_plan(struct api_call *c, size_t page, size_t size, int64_t *from, bool from_given,
+                   int64_t *to)
+{
+    const struct auth_plan *plan = &c->auth.plan;
+    int64_t window = plan->result_window ? plan->result_window : c->api->cfg.result_window;
+    uint64_t last;
+    if (window > 0 && (__builtin_mul_overflow((uint64_t)page, (uint64_t)size, &last) ||
+                       last > (uint64_t)window)) {
+        uint64_t first = (uint64_t)(page - 1) * size;
+        if (plan->result_window)
+            return api_fail(c, API_ERR_MAXIMUM_RESULTS,
+                            "You have requested too many results. Your plan is limited to a "
+                            "max of %lld results. You are trying to request results %llu to "
+                            "%llu.",
+                            (long long)window, (unsigned long long)first,
+                            (unsigned long long)(first + size));
+        return api_fail(c, API_ERR_MAXIMUM_RESULTS,
+                        "You have requested too many results. This server returns at most "
+                        "the first %lld results of a search. You are trying to request "
+                        "results %llu to %llu.",
+                        (long long)window, (unsigned long long)first,
+                        (unsigned long long)(first + size));
+    }
+    if (plan->history_days > 0) {
+        int64_t earliest = (timefmt_day(c->now) - plan->history_days) * 86400;
+        if (from_given && *from < earliest) {
+            char allowed[11], asked[11];
+            timefmt_date(earliest, allowed);
+            timefmt_date(*from, asked);
+            return api_fail(c, API_ERR_HISTORY,
+                            "You are trying to request results too far in the past. Your plan "
+                            "permits you to request articles as far back as %s, but you have "
+                            "requested %s.",
+                            allowed, asked);
+        }
+        if (*from < earliest)
+            *from = earliest;
+    }
+    if (plan->delay_seconds > 0) {
+        int64_t latest = c->now - plan->delay_seconds;
+        if (*to > latest)
+            *to = latest;
+    }
+    return 0;
+}
+
+void api_respond_search(struct api_call *c, const struct index_request *req)
+{
+    struct index_result res;
+    struct err err;
+    err_clear(&err);
+    if (req->from > req->to) {
+        /* An empty window (plan delay, history): nothing can match. */
+        res.total = 0;
+        res.n = 0;
+        res.articles = NULL;
+    } else {
+        int rc = index_search(c->api->index, &c->arena, req, &res, &err);
+        if (rc < 0) {
+            api_fail(c, API_ERR_UNEXPECTED, NULL);
+            c->resp->log_note = "index failure";
+            return;
+        }
+    }
+    struct buf b;
+    buf_init(&b, LIMIT_RESPONSE_BYTES);
+    api_render_articles(&b, res.total, res.articles, res.n);
+    if (buf_error(&b)) {
+        buf_release(&b);
+        api_fail(c, API_ERR_UNEXPECTED, NULL);
+        return;
+    }
+    c->resp->status = 200;
+    c->resp->body = buf_detach(&b, &c->resp->len);
+}

@@ -1,0 +1,19 @@
+/* Helpers shared by the subcommands: where the store is, and the uniform
+ * "newsd: <message>" failure line. */
+#ifndef NEWSD_CMD_COMMON_H
+#define NEWSD_CMD_COMMON_H
+
+#include "store/store.h"
+
+#define CMD_DEFAULT_STORE "./newsd-data"
+
+/* --store value, else $NEWSD_STORE, else ./newsd-data. */
+const char *cmd_store_location(const char *option);
+
+/* Open the store at loc or print one line on stderr; 0 or -1. */
+int cmd_store_open(struct store **out, const char *loc);
+
+/* Print "newsd: <msg>\n" on stderr. */
+void cmd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,169 @@
+/* newsd import and newsd sources import (API.md §7, §8). */
+#include "cmd/cmd.h"
+#include "cmd/common.h"
+#include "ingest/ingest.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/banned.h"
+
+static const char *const categories[] = {"business", "entertainment", "general", "health",
+                                         "science",  "sports",        "technology"};
+
+static void import_usage(FILE *f)
+{
+    fprintf(f, "usage: newsd import [--store LOC] [--headlines] [--country CC] [--category CAT]\n"
+               "                    [--language LL] FILE...   (- = stdin)\n");
+}
+
+static int valid_two_letters(const char *s)
+{
+    return strlen(s) == 2 && s[0] >= 'a' && s[0] <= 'z' && s[1] >= 'a' && s[1] <= 'z';
+}
+
+int cmd_import(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"store", required_argument, NULL, 's'},  {"headlines", no_argument, NULL, 'H'},
+        {"country", required_argument, NULL, 'c'}, {"category", required_argument, NULL, 'k'},
+        {"language", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *store_opt = NULL;
+    struct ingest_options io = {0};
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 's':
+            store_opt = optarg;
+            break;
+        case 'H':
+            io.headlines = true;
+            break;
+        case 'c':
+            io.country = optarg;
+            break;
+        case 'k':
+            io.category = optarg;
+            break;
+        case 'l':
+            io.language = optarg;
+            break;
+        case 'h':
+            import_usage(stdout);
+            return CMD_EXIT_OK;
+        default:
+            import_usage(stderr);
+            return CMD_EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        cmd_fail("import: no FILE given");
+        import_usage(stderr);
+        return CMD_EXIT_USAGE;
+    }
+    if (io.country && !valid_two_letters(io.country)) {
+        cmd_fail("import: --country must be 2 lower-case letters, e.g. us");
+        return CMD_EXIT_USAGE;
+    }
+    if (io.language && !valid_two_letters(io.language)) {
+        cmd_fail("import: --language must be 2 lower-case letters, e.g. en");
+        return CMD_EXIT_USAGE;
+    }
+    if (io.category) {
+        size_t i;
+        for (i = 0; i < sizeof categories / sizeof categories[0]; i++)
+            if (!strcmp(io.category, categories[i]))
+                break;
+        if (i == sizeof categories / sizeof categories[0]) {
+            cmd_fail("import: --category must be one of business, entertainment, general, "
+                     "health, science, sports, technology");
+            return CMD_EXIT_USAGE;
+        }
+    }
+
+    struct store *s;
+    if (cmd_store_open(&s, cmd_store_location(store_opt)) < 0)
+        return CMD_EXIT_FAIL;
+    int status = CMD_EXIT_OK;
+    struct ingest_stats total = {0};
+    for (int i = optind; i < argc; i++) {
+        struct ingest_stats st = {0};
+        struct err err;
+        err_clear(&err);
+        int rc = ingest_import_file(s, argv[i], &io, &st, &err);
+        total.imported += st.imported;
+        total.updated += st.updated;
+        total.skipped += st.skipped;
+        if (rc < 0) {
+            cmd_fail("import %s: %s", argv[i], err_msg(&err, rc));
+            status = CMD_EXIT_FAIL;
+            break;
+        }
+    }
+    fprintf(stderr, "imported %zu, updated %zu, skipped %zu\n", total.imported, total.updated,
+            total.skipped);
+    store_close(s);
+    return status;
+}
+
+static void sources_usage(FILE *f)
+{
+    fprintf(f, "usage: newsd sources import [--store LOC] FILE   (- = stdin)\n");
+}
+
+int cmd_sources(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"store", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    if (argc < 2 || strcmp(argv[1], "import")) {
+        if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+            sources_usage(stdout);
+            return CMD_EXIT_OK;
+        }
+        sources_usage(stderr);
+        return CMD_EXIT_USAGE;
+    }
+    argc--;
+    argv++;
+    const char *store_opt = NULL;
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 's':
+            store_opt = optarg;
+            break;
+        case 'h':
+            sources_usage(stdout);
+            return CMD_EXIT_OK;
+        default:
+            sources_usage(stderr);
+            return CMD_EXIT_USAGE;
+        }
+    }
+    if (optind + 1 != argc) {
+        cmd_fail("sources import: exactly one FILE expected");
+        return CMD_EXIT_USAGE;
+    }
+    struct store *s;
+    if (cmd_store_open(&s, cmd_store_location(store_opt)) < 0)
+        return CMD_EXIT_FAIL;
+    size_t n = 0;
+    struct err err;
+    err_clear(&err);
+    int rc = ingest_sources_import(s, argv[optind], &n, &err);
+    store_close(s);
+    if (rc < 0) {
+        cmd_fail("sources import %s: %s", argv[optind], err_msg(&err, rc));
+        return CMD_EXIT_FAIL;
+    }
+    fprintf(stderr, "imported %zu sources\n", n);
+    return CMD_EXIT_OK;
+}
