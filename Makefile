@@ -7,6 +7,11 @@
 # Knobs: SANITIZER=address,undefined CC=gcc V=1
 
 CC      ?= gcc
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
 PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 PKGS    := libmicrohttpd sqlite3 jansson libutf8proc libexttextcat libcurl libxml-2.0 zlib nettle
 LIBS_EXTRA := -lstemmer -lpthread -lm
@@ -42,11 +47,12 @@ deps:
 REL_OBJS := $(SRCS:%.c=$(REL)/%.o)
 $(REL)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) -O2 -c $< -o $@
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS_COMMON) -O2 -c $< -o $@
 
 $(REL)/libnewsd.a: $(REL_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 build/newsd: $(REL)/src/main.o $(REL)/libnewsd.a
 	$(CC) -o $@ $^ $(PKG_LIBS) $(LIBS_EXTRA)
@@ -57,12 +63,13 @@ release: build/newsd
 ASN_OBJS := $(SRCS:%.c=$(ASN)/%.o)
 $(ASN)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) -O1 $(ASAN_FLAGS) -DNEWSD_DEBUG_ARENA=1 -c $< -o $@
+	@echo "  CC asan $<"
+	$(Q)$(CC) $(CFLAGS_COMMON) -O1 $(ASAN_FLAGS) -DNEWSD_DEBUG_ARENA=1 -c $< -o $@
 
 # Tests and harnesses link the archive: only the objects they use are pulled in.
 $(ASN)/libnewsd.a: $(ASN_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(ASN)/newsd: $(ASN)/src/main.o $(ASN)/libnewsd.a
 	$(CC) $(ASAN_FLAGS) -o $@ $^ $(PKG_LIBS) $(LIBS_EXTRA)
@@ -73,7 +80,8 @@ asan: $(ASN)/newsd
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(ASN)/tests/%)
 $(ASN)/tests/%: tests/unit/%.c $(ASN)/libnewsd.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) -Wno-missing-prototypes -O1 $(ASAN_FLAGS) -Itests/unit -o $@ $< $(ASN)/libnewsd.a \
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(CFLAGS_COMMON) -Wno-missing-prototypes -O1 $(ASAN_FLAGS) -Itests/unit -o $@ $< $(ASN)/libnewsd.a \
 	    $(PKG_LIBS) $(LIBS_EXTRA) -lcmocka
 
 unit: $(UNIT_BINS)
@@ -83,7 +91,8 @@ unit: $(UNIT_BINS)
 FUZZ_REPLAY := $(FUZZ_SRCS:fuzz/%.c=$(ASN)/fuzz/%)
 $(ASN)/fuzz/%: fuzz/%.c fuzz/standalone.c $(ASN)/libnewsd.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) -Wno-missing-prototypes -O1 $(ASAN_FLAGS) -o $@ $< fuzz/standalone.c \
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(CFLAGS_COMMON) -Wno-missing-prototypes -O1 $(ASAN_FLAGS) -o $@ $< fuzz/standalone.c \
 	    $(ASN)/libnewsd.a $(PKG_LIBS) $(LIBS_EXTRA)
 
 fuzz-replay: $(FUZZ_REPLAY)
@@ -96,10 +105,11 @@ FZ := build/fuzz
 FZ_OBJS := $(SRCS:%.c=$(FZ)/%.o)
 $(FZ)/%.o: %.c
 	@mkdir -p $(@D)
-	clang $(CFLAGS_COMMON) -Wno-unused-command-line-argument -O1 -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+	@echo "  CC fuzz $<"
+	$(Q)clang $(CFLAGS_COMMON) -Wno-unused-command-line-argument -O1 -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
 $(FZ)/libnewsd.a: $(FZ_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 $(FZ)/bin/%: fuzz/%.c $(FZ)/libnewsd.a
 	@mkdir -p $(@D)
 	clang $(CFLAGS_COMMON) -Wno-missing-prototypes -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(FZ)/libnewsd.a \

@@ -25,7 +25,7 @@ int api_new(struct api **out, struct store *s, struct index *idx, struct auth *a
     api->cfg = *cfg;
     if (api->cfg.live_window_seconds <= 0)
         api->cfg.live_window_seconds = LIMIT_LIVE_WINDOW_SECONDS;
-    if (api->cfg.result_window <= 0)
+    if (api->cfg.result_window < 0)
         api->cfg.result_window = LIMIT_RESULT_WINDOW;
     *out = api;
     return 0;

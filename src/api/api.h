@@ -14,7 +14,7 @@
 
 struct api_config {
     int64_t live_window_seconds; /* top-headlines window (default 48 h) */
-    int64_t result_window;       /* page*pageSize cap when the plan sets none (10,000) */
+    int64_t result_window;       /* page*pageSize cap when the plan sets none; 0 = none */
     int64_t fixed_now;           /* tests: a fixed clock (unix seconds); 0 = real time */
 };
 

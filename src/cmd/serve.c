@@ -5,6 +5,7 @@
 #include "auth/auth.h"
 #include "cmd/cmd.h"
 #include "cmd/common.h"
+#include "config/config.h"
 #include "http/http.h"
 #include "index/index.h"
 #include "store/store.h"
@@ -102,13 +103,30 @@ int cmd_serve(int argc, char **argv)
         cmd_fail("serve: unexpected argument '%s'", argv[optind]);
         return CMD_EXIT_USAGE;
     }
-    (void)config_path;
+    /* Precedence: flag, then environment, then config file, then default. */
+    static struct config cfg;
+    config_defaults(&cfg);
+    if (config_path) {
+        struct err cerr;
+        err_clear(&cerr);
+        int crc = config_load(config_path, &cfg, &cerr);
+        if (crc < 0) {
+            cmd_fail("%s", err_msg(&cerr, crc));
+            return crc == ERR_PARSE ? CMD_EXIT_USAGE : CMD_EXIT_FAIL;
+        }
+    }
     if (!listen)
         listen = getenv("NEWSD_LISTEN");
+    if ((!listen || !*listen) && cfg.listen[0])
+        listen = cfg.listen;
     if (!listen || !*listen)
         listen = "127.0.0.1:8080";
+    if (!threads && cfg.threads)
+        threads = cfg.threads;
 
     struct api_config acfg = {0};
+    acfg.live_window_seconds = cfg.live_window_seconds;
+    acfg.result_window = cfg.result_window;
     const char *fixed_now = getenv("NEWSD_NOW");
     if (fixed_now && *fixed_now) {
         char *end;
@@ -146,6 +164,10 @@ int cmd_serve(int argc, char **argv)
     }
     if ((rc = auth_new(&auth, store, &err)) < 0) {
         cmd_fail("cannot start key checks: %s", err_msg(&err, rc));
+        goto out;
+    }
+    if ((rc = config_plans_apply(&cfg, auth, &err)) < 0) {
+        cmd_fail("config: %s", err_msg(&err, rc));
         goto out;
     }
     if ((rc = api_new(&api, store, index, auth, &acfg, &err)) < 0) {

@@ -1,0 +1,188 @@
+/* auth.h: the lifecycle of struct auth, auth_check's order of checks
+ * (missing → invalid → disabled → exhausted → rate limited) and the
+ * background thread that writes usage counts about once a second. */
+#include "auth/internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/log.h"
+
+#include "util/banned.h"
+
+/* NEWSD_KEY_CACHE_TTL_MS: milliseconds a looked-up key is trusted without
+ * asking the store again; 0 turns the cache off (tests). */
+static int64_t cache_ttl_from_env(void)
+{
+    const char *s = getenv("NEWSD_KEY_CACHE_TTL_MS");
+    if (!s || !*s)
+        return AUTH_CACHE_TTL_MS_DEFAULT;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || v < 0 || v > 3600 * 1000) {
+        log_warn("NEWSD_KEY_CACHE_TTL_MS=%s is not 0..3600000 milliseconds; using %d", s,
+                 AUTH_CACHE_TTL_MS_DEFAULT);
+        return AUTH_CACHE_TTL_MS_DEFAULT;
+    }
+    return v;
+}
+
+static void *flusher_main(void *arg)
+{
+    struct auth *a = arg;
+    pthread_mutex_lock(&a->stop_mu);
+    while (!a->stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_sec += AUTH_FLUSH_INTERVAL_MS / 1000;
+        until.tv_nsec += (long)(AUTH_FLUSH_INTERVAL_MS % 1000) * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        int w = 0;
+        while (!a->stop && w != ETIMEDOUT)
+            w = pthread_cond_timedwait(&a->stop_cv, &a->stop_mu, &until);
+        if (a->stop)
+            break;
+        pthread_mutex_unlock(&a->stop_mu);
+        struct err err;
+        err_clear(&err);
+        int rc = auth_usage_flush(a, &err);
+        if (rc < 0)
+            log_warn("auth: writing usage counts failed (kept for the next try): %s",
+                     err_msg(&err, rc));
+        pthread_mutex_lock(&a->stop_mu);
+    }
+    pthread_mutex_unlock(&a->stop_mu);
+    return NULL;
+}
+
+/* The stop condition waits on the monotonic clock: a wall-clock step must not
+ * stall or race the flusher. */
+static int stop_cv_init(pthread_cond_t *cv)
+{
+    pthread_condattr_t attr;
+    if (pthread_condattr_init(&attr))
+        return ERR_INTERNAL;
+    int rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) || pthread_cond_init(cv, &attr)
+                 ? ERR_INTERNAL
+                 : 0;
+    pthread_condattr_destroy(&attr);
+    return rc;
+}
+
+int auth_new(struct auth **out, struct store *s, struct err *err)
+{
+    *out = NULL;
+    int rc;
+    struct auth *a = calloc(1, sizeof *a);
+    if (!a)
+        return err_set(err, ERR_NOMEM, "out of memory for key checks");
+    a->store = s;
+    a->cache_ttl_ms = cache_ttl_from_env();
+    pthread_rwlock_init(&a->plans_lock, NULL);
+    pthread_mutex_init(&a->flush_mu, NULL);
+    pthread_mutex_init(&a->stop_mu, NULL);
+    for (size_t i = 0; i < AUTH_SHARDS; i++)
+        pthread_mutex_init(&a->shards[i].mu, NULL);
+    if ((rc = stop_cv_init(&a->stop_cv)) < 0) {
+        err_set(err, rc, "cannot create a condition variable");
+        pthread_cond_init(&a->stop_cv, NULL); /* so auth_free can destroy it */
+        goto out;
+    }
+    if ((rc = auth_plans_init(a, err)) < 0)
+        goto out;
+    int e = pthread_create(&a->flusher, NULL, flusher_main, a);
+    if (e) {
+        rc = err_set(err, ERR_INTERNAL, "cannot start the usage writer: %s", strerror(e));
+        goto out;
+    }
+    a->flusher_started = true;
+    *out = a;
+    a = NULL;
+    rc = 0;
+out:
+    auth_free(a);
+    return rc;
+}
+
+void auth_free(struct auth *a)
+{
+    if (!a)
+        return;
+    if (a->flusher_started) {
+        pthread_mutex_lock(&a->stop_mu);
+        a->stop = true;
+        pthread_cond_signal(&a->stop_cv);
+        pthread_mutex_unlock(&a->stop_mu);
+        pthread_join(a->flusher, NULL);
+    }
+    if (a->store) {
+        struct err err;
+        err_clear(&err);
+        int rc = auth_usage_flush(a, &err);
+        if (rc < 0)
+            log_error("auth: usage counts not written at shutdown: %s", err_msg(&err, rc));
+    }
+    auth_usage_release(a);
+    auth_key_cache_clear(a);
+    auth_plans_release(a);
+    for (size_t i = 0; i < AUTH_SHARDS; i++)
+        pthread_mutex_destroy(&a->shards[i].mu);
+    pthread_cond_destroy(&a->stop_cv);
+    pthread_mutex_destroy(&a->stop_mu);
+    pthread_mutex_destroy(&a->flush_mu);
+    pthread_rwlock_destroy(&a->plans_lock);
+    free(a);
+}
+
+int auth_check(struct auth *a, const char *key, int64_t now, struct auth_result *out,
+               struct err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->status = AUTH_MISSING;
+    if (!key || !*key)
+        return 0;
+
+    /* Any length is hashed: a malformed key is simply one no key matches. */
+    unsigned char hash[32];
+    auth_key_hash(key, strlen(key), hash);
+    struct auth_key_info info;
+    memset(&info, 0, sizeof info);
+    int rc = auth_key_lookup(a, hash, &info, err);
+    if (rc == ERR_NOTFOUND) {
+        out->status = AUTH_INVALID;
+        return 0;
+    }
+    if (rc < 0)
+        return rc;
+    out->key_id = info.id;
+    if (info.state != KEY_ACTIVE) {
+        out->status = AUTH_DISABLED;
+        return 0;
+    }
+    if (auth_plan_get(a, info.plan, &out->plan) < 0) {
+        /* A plan dropped from the config: refuse rather than grant more.
+         * Logged once per store read, not once per request. */
+        if (info.fresh)
+            log_warn("auth: key %lld has plan '%s', which this server does not define",
+                     (long long)info.id, info.plan);
+        out->status = AUTH_DISABLED;
+        return 0;
+    }
+    return auth_usage_take(a, info.id, hash, &out->plan, now, out, err);
+}
+
+void auth_uncount(struct auth *a, int64_t key_id, int64_t now)
+{
+    auth_usage_untake(a, key_id, now);
+}
+
+int auth_flush(struct auth *a, struct err *err)
+{
+    return auth_usage_flush(a, err);
+}

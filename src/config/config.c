@@ -1,0 +1,472 @@
+/* config.h: the config file parser. The format (also docs/configuration.md):
+ * - UTF-8 text, lines end in LF or CRLF; an initial BOM is skipped; a NUL
+ *   byte or a line over CONFIG_LINE_MAX bytes is an error.
+ * - Blank lines and lines whose first non-blank character is '#' or ';' are
+ *   ignored. There are no comments after a value.
+ * - `[server]` and `[plan NAME]` start sections; NAME is 1..63 of
+ *   A-Z a-z 0-9 . _ - ; a plan section may appear once per name.
+ * - `key = value` inside a section; blanks around key and value are dropped.
+ *   A key may be set once per section; unknown keys and sections are errors.
+ * - Integers are plain decimal digits; burst_per_second may have a fraction
+ *   (digits.digits). Every number has a range (see the tables below). */
+#include "config/config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/limits.h"
+
+#include "util/banned.h"
+
+#define INT_DIGITS_MAX 18 /* below INT64_MAX, so no overflow while reading */
+#define FRACTION_DIGITS_MAX 9
+
+enum section { SECTION_NONE, SECTION_SERVER, SECTION_PLAN };
+
+/* Server keys, as bits of the "already set" mask. */
+enum server_field {
+    SERVER_LISTEN = 1 << 0,
+    SERVER_THREADS = 1 << 1,
+    SERVER_LIVE_WINDOW = 1 << 2,
+    SERVER_RESULT_WINDOW = 1 << 3,
+};
+
+/* A view of part of the text. */
+struct span {
+    const char *p;
+    size_t n;
+};
+
+struct parser {
+    const char *name; /* file name for messages */
+    size_t line;
+    struct err *err;
+    struct config *c;
+    enum section section;
+    unsigned server_set; /* enum server_field bits of the current [server] */
+    size_t plan;         /* index in c->plans of the current [plan] */
+};
+
+static int parse_fail(struct parser *ps, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int parse_fail(struct parser *ps, const char *fmt, ...)
+{
+    char msg[ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return err_set(ps->err, ERR_PARSE, "%s:%zu: %s", ps->name, ps->line, msg);
+}
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static struct span span_trim(struct span s)
+{
+    while (s.n && is_blank(s.p[0])) {
+        s.p++;
+        s.n--;
+    }
+    while (s.n && is_blank(s.p[s.n - 1]))
+        s.n--;
+    return s;
+}
+
+static bool span_eq(struct span s, const char *lit)
+{
+    size_t n = strlen(lit);
+    return s.n == n && !memcmp(s.p, lit, n);
+}
+
+/* For messages: at most 64 bytes of s, control bytes as '?'. */
+static const char *span_show(struct span s, char out[68])
+{
+    size_t n = s.n > 64 ? 64 : s.n, i;
+    for (i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s.p[i];
+        out[i] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+    }
+    if (s.n > 64) {
+        out[i++] = '.';
+        out[i++] = '.';
+        out[i++] = '.';
+    }
+    out[i] = '\0';
+    return out;
+}
+
+/* Plain decimal digits in [min, max]. */
+static int value_int(struct parser *ps, struct span key, struct span v, int64_t min, int64_t max,
+                     int64_t *out)
+{
+    char kb[68], vb[68];
+    if (v.n == 0)
+        return parse_fail(ps, "%s needs a value", span_show(key, kb));
+    int64_t x = 0;
+    for (size_t i = 0; i < v.n; i++) {
+        if (v.p[i] < '0' || v.p[i] > '9' || i == INT_DIGITS_MAX)
+            return parse_fail(ps, "%s: '%s' is not a whole number from %lld to %lld",
+                              span_show(key, kb), span_show(v, vb), (long long)min, (long long)max);
+        x = x * 10 + (v.p[i] - '0');
+    }
+    if (x < min || x > max)
+        return parse_fail(ps, "%s: %lld is out of range (%lld to %lld)", span_show(key, kb),
+                          (long long)x, (long long)min, (long long)max);
+    *out = x;
+    return 0;
+}
+
+/* digits[.digits] in [0, max]. */
+static int value_decimal(struct parser *ps, struct span key, struct span v, double max, double *out)
+{
+    char kb[68], vb[68];
+    int64_t whole = 0, frac = 0, scale = 1;
+    size_t i = 0, int_digits = 0, frac_digits = 0;
+    for (; i < v.n && v.p[i] >= '0' && v.p[i] <= '9'; i++, int_digits++) {
+        if (int_digits == INT_DIGITS_MAX)
+            goto bad;
+        whole = whole * 10 + (v.p[i] - '0');
+    }
+    if (i < v.n && v.p[i] == '.') {
+        for (i++; i < v.n && v.p[i] >= '0' && v.p[i] <= '9'; i++, frac_digits++) {
+            if (frac_digits == FRACTION_DIGITS_MAX)
+                goto bad;
+            frac = frac * 10 + (v.p[i] - '0');
+            scale *= 10;
+        }
+        if (frac_digits == 0)
+            goto bad;
+    }
+    if (int_digits == 0 || i != v.n)
+        goto bad;
+    double x = (double)whole + (double)frac / (double)scale;
+    if (x > max)
+        return parse_fail(ps, "%s: %s is out of range (0 to %.0f)", span_show(key, kb),
+                          span_show(v, vb), max);
+    *out = x;
+    return 0;
+bad:
+    if (v.n == 0)
+        return parse_fail(ps, "%s needs a value", span_show(key, kb));
+    return parse_fail(ps, "%s: '%s' is not a number (digits, optionally .digits)",
+                      span_show(key, kb), span_show(v, vb));
+}
+
+/* Origins separated by blanks or commas, rewritten space-separated. */
+static int value_origins(struct parser *ps, struct span v, char *out, size_t cap)
+{
+    char vb[68];
+    size_t len = 0;
+    size_t i = 0;
+    while (i < v.n) {
+        while (i < v.n && (is_blank(v.p[i]) || v.p[i] == ','))
+            i++;
+        size_t start = i;
+        while (i < v.n && !is_blank(v.p[i]) && v.p[i] != ',') {
+            unsigned char ch = (unsigned char)v.p[i];
+            if (ch < 0x21 || ch > 0x7e)
+                return parse_fail(ps,
+                                  "allowed_origins: '%s' has a byte that is not printable "
+                                  "ASCII",
+                                  span_show(v, vb));
+            i++;
+        }
+        size_t n = i - start;
+        if (n == 0)
+            continue;
+        if (len + (len ? 1 : 0) + n >= cap)
+            return parse_fail(ps, "allowed_origins is longer than %zu bytes", cap - 1);
+        if (len)
+            out[len++] = ' ';
+        memcpy(out + len, v.p + start, n);
+        len += n;
+    }
+    out[len] = '\0';
+    return 0;
+}
+
+static int server_set(struct parser *ps, struct span key, struct span v)
+{
+    struct config *c = ps->c;
+    char kb[68], vb[68];
+    unsigned bit;
+    int64_t x = 0;
+    int rc;
+    if (span_eq(key, "listen")) {
+        bit = SERVER_LISTEN;
+    } else if (span_eq(key, "threads")) {
+        bit = SERVER_THREADS;
+    } else if (span_eq(key, "live_window_hours")) {
+        bit = SERVER_LIVE_WINDOW;
+    } else if (span_eq(key, "result_window")) {
+        bit = SERVER_RESULT_WINDOW;
+    } else {
+        return parse_fail(ps,
+                          "unknown key '%s' in [server] (listen, threads, "
+                          "live_window_hours, result_window)",
+                          span_show(key, kb));
+    }
+    if (ps->server_set & bit)
+        return parse_fail(ps, "%s is set twice", span_show(key, kb));
+    ps->server_set |= bit;
+    switch (bit) {
+    case SERVER_LISTEN:
+        if (v.n == 0 || v.n >= sizeof c->listen)
+            return parse_fail(ps, "listen needs HOST:PORT (at most %zu bytes)",
+                              sizeof c->listen - 1);
+        for (size_t i = 0; i < v.n; i++) {
+            unsigned char ch = (unsigned char)v.p[i];
+            if (ch < 0x21 || ch > 0x7e)
+                return parse_fail(ps, "listen: '%s' is not HOST:PORT", span_show(v, vb));
+        }
+        memcpy(c->listen, v.p, v.n);
+        c->listen[v.n] = '\0';
+        return 0;
+    case SERVER_THREADS:
+        rc = value_int(ps, key, v, 0, 4096, &x);
+        if (rc == 0)
+            c->threads = (unsigned)x;
+        return rc;
+    case SERVER_LIVE_WINDOW:
+        rc = value_int(ps, key, v, 1, 24 * 365 * 100, &x);
+        if (rc == 0)
+            c->live_window_seconds = x * 3600;
+        return rc;
+    default:
+        return value_int(ps, key, v, 0, 1000000000000LL, &c->result_window);
+    }
+}
+
+/* The plan keys and their ranges. */
+static const struct plan_key {
+    const char *name;
+    unsigned field;
+    int64_t max;
+} plan_keys[] = {
+    {"requests_per_day", CONFIG_PLAN_REQUESTS_PER_DAY, 1000000000000000LL},
+    {"requests_per_month", CONFIG_PLAN_REQUESTS_PER_MONTH, 1000000000000000LL},
+    {"burst_per_second", CONFIG_PLAN_BURST_PER_SECOND, 1000000000LL},
+    {"burst_size", CONFIG_PLAN_BURST_SIZE, 1000000000LL},
+    {"result_window", CONFIG_PLAN_RESULT_WINDOW, 1000000000000LL},
+    {"history_days", CONFIG_PLAN_HISTORY_DAYS, 1000000LL}, /* ~2700 years */
+    {"delay_seconds", CONFIG_PLAN_DELAY_SECONDS, 1000000000000LL},
+    {"allowed_origins", CONFIG_PLAN_ALLOWED_ORIGINS, 0},
+};
+
+static int plan_set(struct parser *ps, struct span key, struct span v)
+{
+    struct auth_plan *p = &ps->c->plans[ps->plan];
+    unsigned *fields = &ps->c->plan_fields[ps->plan];
+    char kb[68];
+    const struct plan_key *k = NULL;
+    for (size_t i = 0; i < sizeof plan_keys / sizeof plan_keys[0]; i++) {
+        if (span_eq(key, plan_keys[i].name)) {
+            k = &plan_keys[i];
+            break;
+        }
+    }
+    if (!k)
+        return parse_fail(ps,
+                          "unknown key '%s' in [plan %s] (requests_per_day, "
+                          "requests_per_month, burst_per_second, burst_size, result_window, "
+                          "history_days, delay_seconds, allowed_origins)",
+                          span_show(key, kb), p->name);
+    if (*fields & k->field)
+        return parse_fail(ps, "%s is set twice", k->name);
+    *fields |= k->field;
+    switch (k->field) {
+    case CONFIG_PLAN_REQUESTS_PER_DAY:
+        return value_int(ps, key, v, 0, k->max, &p->requests_per_day);
+    case CONFIG_PLAN_REQUESTS_PER_MONTH:
+        return value_int(ps, key, v, 0, k->max, &p->requests_per_month);
+    case CONFIG_PLAN_BURST_PER_SECOND:
+        return value_decimal(ps, key, v, (double)k->max, &p->burst_per_second);
+    case CONFIG_PLAN_BURST_SIZE:
+        return value_int(ps, key, v, 0, k->max, &p->burst_size);
+    case CONFIG_PLAN_RESULT_WINDOW:
+        return value_int(ps, key, v, 0, k->max, &p->result_window);
+    case CONFIG_PLAN_HISTORY_DAYS:
+        return value_int(ps, key, v, 0, k->max, &p->history_days);
+    case CONFIG_PLAN_DELAY_SECONDS:
+        return value_int(ps, key, v, 0, k->max, &p->delay_seconds);
+    default:
+        return value_origins(ps, v, p->allowed_origins, sizeof p->allowed_origins);
+    }
+}
+
+static bool plan_name_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '.' || ch == '_' || ch == '-';
+}
+
+/* "[server]" or "[plan NAME]"; s is the trimmed line. */
+static int section_start(struct parser *ps, struct span s)
+{
+    char b[68];
+    struct config *c = ps->c;
+    if (s.n < 2 || s.p[s.n - 1] != ']')
+        return parse_fail(ps, "a section header ends with ']'");
+    struct span in = span_trim((struct span){s.p + 1, s.n - 2});
+    if (span_eq(in, "server")) {
+        ps->section = SECTION_SERVER;
+        return 0;
+    }
+    if (in.n < 4 || memcmp(in.p, "plan", 4) != 0 || (in.n > 4 && !is_blank(in.p[4])))
+        return parse_fail(ps, "unknown section [%s] (expected [server] or [plan NAME])",
+                          span_show(in, b));
+    struct span name = span_trim((struct span){in.p + 4, in.n - 4});
+    if (name.n == 0)
+        return parse_fail(ps, "[plan] needs a name: [plan NAME]");
+    if (name.n >= AUTH_PLAN_NAME_MAX)
+        return parse_fail(ps, "plan name is longer than %d bytes", AUTH_PLAN_NAME_MAX - 1);
+    for (size_t i = 0; i < name.n; i++) {
+        if (!plan_name_char(name.p[i]))
+            return parse_fail(ps, "plan name '%s' may only use letters, digits, '.', '_', '-'",
+                              span_show(name, b));
+    }
+    for (size_t i = 0; i < c->n_plans; i++) {
+        if (span_eq(name, c->plans[i].name))
+            return parse_fail(ps, "[plan %s] appears twice", c->plans[i].name);
+    }
+    if (c->n_plans == CONFIG_PLANS_MAX)
+        return parse_fail(ps, "more than %d plans", CONFIG_PLANS_MAX);
+    ps->plan = c->n_plans++;
+    struct auth_plan *p = &c->plans[ps->plan];
+    memset(p, 0, sizeof *p);
+    c->plan_fields[ps->plan] = 0;
+    memcpy(p->name, name.p, name.n);
+    p->name[name.n] = '\0';
+    ps->section = SECTION_PLAN;
+    return 0;
+}
+
+static int parse_line(struct parser *ps, struct span line)
+{
+    char b[68];
+    if (memchr(line.p, '\0', line.n))
+        return parse_fail(ps, "NUL byte in the line");
+    if (line.n > CONFIG_LINE_MAX)
+        return parse_fail(ps, "line longer than %d bytes", CONFIG_LINE_MAX);
+    struct span s = span_trim(line);
+    if (s.n == 0 || s.p[0] == '#' || s.p[0] == ';')
+        return 0;
+    if (s.p[0] == '[')
+        return section_start(ps, s);
+    const char *eq = memchr(s.p, '=', s.n);
+    if (!eq)
+        return parse_fail(ps, "expected 'key = value', a [section] or a # comment");
+    struct span key = span_trim((struct span){s.p, (size_t)(eq - s.p)});
+    struct span value = span_trim((struct span){eq + 1, s.n - (size_t)(eq - s.p) - 1});
+    if (key.n == 0)
+        return parse_fail(ps, "a key is missing before '='");
+    switch (ps->section) {
+    case SECTION_SERVER:
+        return server_set(ps, key, value);
+    case SECTION_PLAN:
+        return plan_set(ps, key, value);
+    default:
+        return parse_fail(ps, "'%s' is outside a section ([server] or [plan NAME])",
+                          span_show(key, b));
+    }
+}
+
+void config_defaults(struct config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->live_window_seconds = LIMIT_LIVE_WINDOW_SECONDS;
+    c->result_window = LIMIT_RESULT_WINDOW;
+}
+
+int config_parse(const char *text, size_t len, const char *name, struct config *c, struct err *err)
+{
+    struct parser ps = {.name = name ? name : "config", .err = err, .c = c};
+    size_t pos = 0;
+    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
+        pos = 3;
+    while (pos < len) {
+        ps.line++;
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        struct span line = {text + pos, end - pos};
+        if (line.n && line.p[line.n - 1] == '\r')
+            line.n--;
+        /* A server key may be set once in the whole file, even when [server]
+         * appears twice. */
+        int rc = parse_line(&ps, line);
+        if (rc < 0)
+            return rc;
+        pos = nl ? end + 1 : len;
+    }
+    return 0;
+}
+
+int config_load(const char *path, struct config *c, struct err *err)
+{
+    config_defaults(c);
+    int rc = 0;
+    char *buf = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return err_set(err, ERR_IO, "cannot read %s: %s", path, strerror(errno));
+    buf = malloc(CONFIG_FILE_MAX_BYTES + 1);
+    if (!buf) {
+        rc = err_set(err, ERR_NOMEM, "out of memory reading %s", path);
+        goto out;
+    }
+    size_t n = fread(buf, 1, CONFIG_FILE_MAX_BYTES + 1, f);
+    if (ferror(f)) {
+        rc = err_set(err, ERR_IO, "cannot read %s: %s", path, strerror(errno));
+        goto out;
+    }
+    if (n > CONFIG_FILE_MAX_BYTES) {
+        rc = err_set(err, ERR_TOO_LARGE, "%s is larger than %d bytes", path, CONFIG_FILE_MAX_BYTES);
+        goto out;
+    }
+    rc = config_parse(buf, n, path, c, err);
+out:
+    free(buf);
+    fclose(f);
+    return rc;
+}
+
+int config_plans_apply(const struct config *c, struct auth *a, struct err *err)
+{
+    for (size_t i = 0; i < c->n_plans; i++) {
+        const struct auth_plan *src = &c->plans[i];
+        unsigned f = c->plan_fields[i];
+        struct auth_plan p;
+        if (auth_plan_get(a, src->name, &p) < 0) {
+            memset(&p, 0, sizeof p);
+            memcpy(p.name, src->name, sizeof p.name);
+        }
+        if (f & CONFIG_PLAN_REQUESTS_PER_DAY)
+            p.requests_per_day = src->requests_per_day;
+        if (f & CONFIG_PLAN_REQUESTS_PER_MONTH)
+            p.requests_per_month = src->requests_per_month;
+        if (f & CONFIG_PLAN_BURST_PER_SECOND)
+            p.burst_per_second = src->burst_per_second;
+        if (f & CONFIG_PLAN_BURST_SIZE)
+            p.burst_size = src->burst_size;
+        if (f & CONFIG_PLAN_RESULT_WINDOW)
+            p.result_window = src->result_window;
+        if (f & CONFIG_PLAN_HISTORY_DAYS)
+            p.history_days = src->history_days;
+        if (f & CONFIG_PLAN_DELAY_SECONDS)
+            p.delay_seconds = src->delay_seconds;
+        if (f & CONFIG_PLAN_ALLOWED_ORIGINS)
+            memcpy(p.allowed_origins, src->allowed_origins, sizeof p.allowed_origins);
+        int rc = auth_plan_set(a, &p, err);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}

@@ -1,0 +1,68 @@
+/* The config file of `newsd serve --config FILE` (and `newsd keys
+ * --config FILE`): server settings and plans. The format is a small INI
+ * dialect, documented in docs/configuration.md and in config.c:
+ *
+ *     # comment
+ *     [server]
+ *     listen = 0.0.0.0:8080
+ *     [plan developer]
+ *     requests_per_day = 50
+ *
+ * A [plan NAME] section for a built-in plan changes only the fields it
+ * names; config_plans_apply merges that way. Errors name file:line. The
+ * parser reads from memory, allocates nothing and never reads past len. */
+#ifndef NEWSD_CONFIG_CONFIG_H
+#define NEWSD_CONFIG_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "auth/auth.h"
+#include "util/err.h"
+
+#define CONFIG_PLANS_MAX 32
+#define CONFIG_LISTEN_MAX 256
+#define CONFIG_FILE_MAX_BYTES (1024 * 1024)
+#define CONFIG_LINE_MAX 4096
+
+/* Fields a [plan] section set (bits of config.plan_fields[i]). */
+enum config_plan_field {
+    CONFIG_PLAN_REQUESTS_PER_DAY = 1 << 0,
+    CONFIG_PLAN_REQUESTS_PER_MONTH = 1 << 1,
+    CONFIG_PLAN_BURST_PER_SECOND = 1 << 2,
+    CONFIG_PLAN_BURST_SIZE = 1 << 3,
+    CONFIG_PLAN_RESULT_WINDOW = 1 << 4,
+    CONFIG_PLAN_HISTORY_DAYS = 1 << 5,
+    CONFIG_PLAN_DELAY_SECONDS = 1 << 6,
+    CONFIG_PLAN_ALLOWED_ORIGINS = 1 << 7,
+};
+
+struct config {
+    char listen[CONFIG_LISTEN_MAX]; /* HOST:PORT; "" = not set (flag, env, default) */
+    unsigned threads;               /* HTTP workers; 0 = not set (number of cores) */
+    int64_t live_window_seconds;    /* top-headlines live window */
+    int64_t result_window;          /* page*pageSize cap for plans without one; 0 = none */
+    struct auth_plan plans[CONFIG_PLANS_MAX]; /* in file order; unset fields are 0 */
+    unsigned plan_fields[CONFIG_PLANS_MAX];   /* enum config_plan_field bits given */
+    size_t n_plans;
+};
+
+/* Values used when there is no config file (or it leaves them out): listen
+ * "" and threads 0 (not set), the 48 h live window, a result window of
+ * 10,000, no plans beyond the built-in ones. */
+void config_defaults(struct config *c);
+
+/* Parse text[0..len) over c (which config_defaults prepared); name is used in
+ * messages ("name:line: ..."). Returns 0, or ERR_PARSE with err naming the
+ * line and the problem; c is then partly updated and should be dropped. */
+int config_parse(const char *text, size_t len, const char *name, struct config *c, struct err *err);
+
+/* config_defaults, then read and parse the file at path (at most
+ * CONFIG_FILE_MAX_BYTES). ERR_IO when unreadable, ERR_TOO_LARGE, ERR_PARSE. */
+int config_load(const char *path, struct config *c, struct err *err);
+
+/* Define the config's plans in a: a plan that a already knows (the built-in
+ * ones) keeps the fields the file did not set; a new plan starts unlimited. */
+int config_plans_apply(const struct config *c, struct auth *a, struct err *err);
+
+#endif

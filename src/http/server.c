@@ -1,0 +1,495 @@
+/* The HTTP server (http/http.h) over libmicrohttpd 0.9.75.
+ *
+ * A request's life: MHD reads the request line and calls on_uri with the
+ * raw target, where we allocate its struct req (MHD hands it back as
+ * *req_cls) and count it active; on_request sees the headers, drains any
+ * body, then calls the handler once and queues its response; on_completed
+ * writes the access log line, frees the req and counts it done. MHD calls
+ * on_completed for every request that reached on_uri, also when the client
+ * vanished or MHD answered a malformed request itself, so the active count
+ * never drifts and stop can wait on it. */
+#include "http/http.h"
+#include "http/internal.h"
+
+#include <microhttpd.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/log.h"
+
+#include "util/banned.h"
+
+#define HTTP_DEFAULT_MAX_CONNECTIONS 1024
+#define HTTP_DEFAULT_TIMEOUT_S 30
+/* One client may hold a quarter of the default pool; more is an abuser. */
+#define HTTP_PER_IP_CONNECTIONS 256
+/* MHD keeps the whole request head and its parsed header list in this
+ * per-connection pool. The API's limits (8 KiB URL, 16 KiB headers) must
+ * fit with room to spare, so that a request just over them still reaches
+ * the handler and gets its JSON 414/431; far larger ones get MHD's own
+ * error, which is acceptable. */
+#define HTTP_CONNECTION_MEMORY (64 * 1024)
+#define HTTP_STOP_WAIT_MS 10000
+#define HTTP_DEFAULT_CONTENT_TYPE "application/json; charset=utf-8"
+
+struct http_server {
+    struct MHD_Daemon *daemon;
+    http_handler handler;
+    void *ctx;
+    bool access_log;
+    uint16_t port;
+    atomic_bool stopping;
+    atomic_int active;         /* requests between on_uri and on_completed */
+    struct MHD_Response *oom;  /* built at start: answering OOM must not allocate */
+};
+
+struct req {
+    struct timespec start;
+    size_t url_bytes;
+    const char *query;         /* into target, after the first '?' */
+    char id[17];
+    char method[16];           /* copy for the log; MHD's may be gone by then */
+    bool started;              /* the headers-only first call was seen */
+    int status;                /* 0 until we queue a response */
+    size_t body_bytes, sent_bytes;
+    const char *note;
+    char target[];             /* raw request target; the '?' becomes NUL */
+};
+
+/* ---- request ids ---------------------------------------------------------- */
+
+/* A random prefix per process and a counter: unique within a run, and two
+ * runs' ids are unlikely to collide in merged logs. */
+static uint32_t id_prefix;
+static atomic_uint id_counter;
+static pthread_once_t id_once = PTHREAD_ONCE_INIT;
+
+static void id_init(void)
+{
+    if (getrandom(&id_prefix, sizeof id_prefix, GRND_NONBLOCK) != sizeof id_prefix)
+        id_prefix = (uint32_t)time(NULL) ^ ((uint32_t)getpid() << 16);
+}
+
+static void id_next(char out[17])
+{
+    uint32_t n = (uint32_t)atomic_fetch_add(&id_counter, 1u);
+    snprintf(out, 17, "%08" PRIx32 "%08" PRIx32, id_prefix, n);
+}
+
+/* ---- the request/response API of http.h --------------------------------- */
+
+const char *http_request_header(const struct http_request *r, const char *name)
+{
+    /* No connection: a request built by a unit test of a handler. */
+    if (!r->conn)
+        return NULL;
+    return MHD_lookup_connection_value((struct MHD_Connection *)r->conn, MHD_HEADER_KIND, name);
+}
+
+void http_response_add_header(struct http_response *resp, const char *name, const char *value)
+{
+    if (resp->n_headers >= HTTP_MAX_HEADERS)
+        return;
+    /* On OOM the slot keeps a NULL value: the server sees it and answers
+     * 500 instead of silently dropping a header (say, a CORS origin). */
+    resp->headers[resp->n_headers].name = name;
+    resp->headers[resp->n_headers].value = value ? strdup(value) : NULL;
+    resp->n_headers++;
+}
+
+static void response_release(struct http_response *resp)
+{
+    free(resp->body);
+    resp->body = NULL;
+    for (size_t i = 0; i < resp->n_headers; i++)
+        free(resp->headers[i].value);
+    resp->n_headers = 0;
+}
+
+/* ---- MHD callbacks ---------------------------------------------------------- */
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char line[512];
+    vsnprintf(line, sizeof line, fmt, ap);
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        line[--n] = '\0';
+    log_warn("http: %s", line);
+}
+
+/* Once stopping, new connections are closed at once rather than served.
+ * (Why not MHD_quiesce_daemon: with epoll and a thread pool, quiesce races
+ * a worker removing the same listen fd from its epoll set, and the loser
+ * calls MHD_PANIC, which aborts; and quiesced connections would sit in the
+ * kernel backlog until stop anyway.) */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+    struct http_server *s = cls;
+    (void)addr;
+    (void)addrlen;
+    return atomic_load(&s->stopping) ? MHD_NO : MHD_YES;
+}
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    struct http_server *s = cls;
+    (void)conn;
+    /* Counted even when the allocation below fails: on_completed runs for
+     * this request either way and uncounts it. */
+    atomic_fetch_add(&s->active, 1);
+    size_t n = strlen(uri);
+    struct req *r = calloc(1, sizeof *r + n + 1);
+    if (!r)
+        return NULL;
+    clock_gettime(CLOCK_MONOTONIC, &r->start);
+    id_next(r->id);
+    r->url_bytes = n;
+    memcpy(r->target, uri, n + 1);
+    /* API parameters are split and decoded by the handler from the raw
+     * query, because MHD's decoding leaves '+' as '+'. */
+    char *q = strchr(r->target, '?');
+    if (q)
+        *q++ = '\0';
+    r->query = q ? q : "";
+    return r;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    struct http_server *s = cls;
+    struct req *r = *req_cls;
+    (void)conn;
+    if (r && s->access_log) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        static const char *const why[] = {
+            [MHD_REQUEST_TERMINATED_COMPLETED_OK] = NULL,
+            [MHD_REQUEST_TERMINATED_WITH_ERROR] = "(error)",
+            [MHD_REQUEST_TERMINATED_TIMEOUT_REACHED] = "(timeout)",
+            [MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN] = "(shutdown)",
+            [MHD_REQUEST_TERMINATED_READ_ERROR] = "(read error)",
+            [MHD_REQUEST_TERMINATED_CLIENT_ABORT] = "(client abort)",
+        };
+        struct http_accesslog_entry e = {
+            .method = r->method[0] ? r->method : "-",
+            .path = r->target,
+            .query = r->query,
+            .status = r->status,
+            .body_bytes = r->body_bytes,
+            .sent_bytes = r->sent_bytes,
+            .micros = (long long)(now.tv_sec - r->start.tv_sec) * 1000000 +
+                      (now.tv_nsec - r->start.tv_nsec) / 1000,
+            .request_id = r->id,
+            .note = r->note,
+            .why = (unsigned)toe < sizeof why / sizeof why[0] ? why[toe] : "(?)",
+        };
+        http_accesslog_write(&e);
+    }
+    free(r);
+    *req_cls = NULL;
+    atomic_fetch_sub(&s->active, 1);
+}
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    const char *value)
+{
+    size_t *total = cls;
+    (void)kind;
+    *total += strlen(key) + (value ? strlen(value) : 0);
+    return MHD_YES;
+}
+
+static enum MHD_Result queue_oom(struct http_server *s, struct MHD_Connection *conn,
+                                 struct req *r)
+{
+    if (r) {
+        r->status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+        r->note = "out of memory";
+    }
+    return MHD_queue_response(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, s->oom);
+}
+
+/* Headers every response of ours carries. */
+static bool add_common_headers(struct http_server *s, struct MHD_Response *mr, struct req *r)
+{
+    bool ok = MHD_add_response_header(mr, "X-Request-Id", r->id) == MHD_YES;
+    /* Caches must not hand a gzip body to a client that did not ask. */
+    ok = ok && MHD_add_response_header(mr, MHD_HTTP_HEADER_VARY, "Accept-Encoding") == MHD_YES;
+    /* Tell keep-alive clients to go elsewhere while we drain. */
+    if (atomic_load(&s->stopping))
+        ok = ok && MHD_add_response_header(mr, MHD_HTTP_HEADER_CONNECTION, "close") == MHD_YES;
+    return ok;
+}
+
+static enum MHD_Result respond_preflight(struct http_server *s, struct MHD_Connection *conn,
+                                         struct req *r)
+{
+    static const struct {
+        const char *name, *value;
+    } cors[] = {
+        {"Access-Control-Allow-Origin", "*"},
+        {"Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"},
+        {"Access-Control-Allow-Headers",
+         "X-Api-Key, Authorization, X-No-Cache, Content-Type, Access-Control-Allow-Origin"},
+        {"Access-Control-Max-Age", "86400"},
+    };
+    struct MHD_Response *mr = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    if (!mr)
+        return queue_oom(s, conn, r);
+    bool ok = add_common_headers(s, mr, r);
+    for (size_t i = 0; ok && i < sizeof cors / sizeof cors[0]; i++)
+        ok = MHD_add_response_header(mr, cors[i].name, cors[i].value) == MHD_YES;
+    if (!ok) {
+        MHD_destroy_response(mr);
+        return queue_oom(s, conn, r);
+    }
+    r->status = MHD_HTTP_NO_CONTENT;
+    enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_NO_CONTENT, mr);
+    MHD_destroy_response(mr);
+    return ret;
+}
+
+/* Turn the handler's response into an MHD one; takes resp->body. NULL on
+ * OOM (resp is then released by the caller as usual). */
+static struct MHD_Response *response_build(struct http_server *s, struct MHD_Connection *conn,
+                                           struct req *r, struct http_response *resp)
+{
+    bool ok = true, gzipped = false, own_cors = false;
+    for (size_t i = 0; i < resp->n_headers; i++) {
+        if (!resp->headers[i].value)
+            return NULL; /* http_response_add_header ran out of memory */
+        if (!strcasecmp(resp->headers[i].name, "Access-Control-Allow-Origin"))
+            own_cors = true;
+    }
+    char *body = resp->body;
+    size_t len = body ? resp->len : 0;
+    r->body_bytes = len;
+    if (len >= HTTP_GZIP_MIN_BYTES &&
+        http_gzip_accepted(
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING))) {
+        char *z;
+        size_t zlen;
+        /* A failed compression is no reason to fail the request. */
+        if (http_gzip_compress(&z, &zlen, body, len) == 0 && z) {
+            free(body);
+            body = resp->body = z;
+            len = zlen;
+            gzipped = true;
+        }
+    }
+    r->sent_bytes = len;
+    if (!len) {
+        /* Nothing to hand over; keeps MHD from owning a stray empty buffer. */
+        free(body);
+        body = resp->body = NULL;
+    }
+    /* HEAD gets the same response; MHD sends its Content-Length without the
+     * body. */
+    struct MHD_Response *mr = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    if (!mr)
+        return NULL;
+    resp->body = NULL; /* MHD owns it now */
+    ok = MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE,
+                                 resp->content_type ? resp->content_type
+                                                    : HTTP_DEFAULT_CONTENT_TYPE) == MHD_YES;
+    ok = ok && add_common_headers(s, mr, r);
+    if (gzipped)
+        ok = ok &&
+             MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip") == MHD_YES;
+    if (!own_cors)
+        ok = ok && MHD_add_response_header(mr, "Access-Control-Allow-Origin", "*") == MHD_YES;
+    for (size_t i = 0; ok && i < resp->n_headers; i++)
+        ok = MHD_add_response_header(mr, resp->headers[i].name, resp->headers[i].value) ==
+             MHD_YES;
+    if (!ok) {
+        MHD_destroy_response(mr);
+        return NULL;
+    }
+    return mr;
+}
+
+static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *conn,
+                               struct req *r)
+{
+    struct http_request req = {
+        .method = r->method,
+        .path = r->target,
+        .query = r->query,
+        .request_id = r->id,
+        .url_bytes = r->url_bytes,
+        .conn = (struct http_conn *)conn,
+    };
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &req.header_bytes);
+    struct http_response resp = {0};
+    s->handler(&req, &resp, s->ctx);
+    r->note = resp.log_note;
+    int status = resp.status;
+    if (status < 100 || status > 999) {
+        log_error("request %s: handler gave status %d", r->id, status);
+        response_release(&resp);
+        return queue_oom(s, conn, r);
+    }
+    struct MHD_Response *mr = response_build(s, conn, r, &resp);
+    response_release(&resp);
+    if (!mr)
+        return queue_oom(s, conn, r);
+    r->status = status;
+    enum MHD_Result ret = MHD_queue_response(conn, (unsigned)status, mr);
+    MHD_destroy_response(mr);
+    return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_data_size,
+                                  void **req_cls)
+{
+    struct http_server *s = cls;
+    struct req *r = *req_cls;
+    (void)url; /* decoded by MHD; we use the raw target from on_uri */
+    (void)version;
+    (void)upload_data;
+    if (!r)
+        return queue_oom(s, conn, NULL);
+    if (!r->started) {
+        /* Headers are in; answering now would cut a body short, so wait
+         * for the call that says the body (if any) is done. */
+        r->started = true;
+        snprintf(r->method, sizeof r->method, "%s", method);
+        return MHD_YES;
+    }
+    if (*upload_data_size) {
+        *upload_data_size = 0; /* bodies are ignored (API.md) */
+        return MHD_YES;
+    }
+    if (r->status)
+        return MHD_YES;
+    if (!strcmp(method, MHD_HTTP_METHOD_OPTIONS))
+        return respond_preflight(s, conn, r);
+    return respond(s, conn, r);
+}
+
+/* ---- lifecycle ----------------------------------------------------------- */
+
+int http_server_start(struct http_server **out, const struct http_config *cfg,
+                      http_handler handler, void *ctx, struct err *err)
+{
+    static const char oom_body[] = "{\"status\":\"error\",\"code\":\"unexpectedError\","
+                                   "\"message\":\"The server ran out of memory.\"}";
+    int rc, fd = -1;
+    struct http_server *s = NULL;
+
+    *out = NULL;
+    pthread_once(&id_once, id_init);
+    s = calloc(1, sizeof *s);
+    if (!s) {
+        rc = err_set(err, ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    s->handler = handler;
+    s->ctx = ctx;
+    s->access_log = cfg->access_log;
+    atomic_init(&s->stopping, false);
+    atomic_init(&s->active, 0);
+
+    s->oom = MHD_create_response_from_buffer(sizeof oom_body - 1, (void *)oom_body,
+                                             MHD_RESPMEM_PERSISTENT);
+    if (!s->oom ||
+        MHD_add_response_header(s->oom, MHD_HTTP_HEADER_CONTENT_TYPE, HTTP_DEFAULT_CONTENT_TYPE) !=
+            MHD_YES ||
+        MHD_add_response_header(s->oom, "Access-Control-Allow-Origin", "*") != MHD_YES) {
+        rc = err_set(err, ERR_NOMEM, "out of memory");
+        goto out;
+    }
+
+    if ((rc = http_listen_open(&fd, &s->port, cfg->listen, err)) < 0)
+        goto out;
+
+    unsigned threads = cfg->threads;
+    if (!threads) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = n > 0 ? (unsigned)n : 1;
+    }
+    unsigned max_conn = cfg->max_connections ? cfg->max_connections : HTTP_DEFAULT_MAX_CONNECTIONS;
+    unsigned timeout = cfg->conn_timeout_s ? cfg->conn_timeout_s : HTTP_DEFAULT_TIMEOUT_S;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+    flags |= MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES ? MHD_USE_EPOLL : MHD_USE_POLL;
+
+    struct MHD_OptionItem opts[] = {
+        /* First, so that start-up complaints go through our log too. */
+        {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_mhd_log, NULL},
+        {MHD_OPTION_LISTEN_SOCKET, fd, NULL},
+        {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, s},
+        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, s},
+        {MHD_OPTION_CONNECTION_LIMIT, max_conn, NULL},
+        {MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+         max_conn < HTTP_PER_IP_CONNECTIONS ? max_conn : HTTP_PER_IP_CONNECTIONS, NULL},
+        /* Also what drops a slowloris client: MHD counts idle time, and a
+         * header trickle slower than this is idle. */
+        {MHD_OPTION_CONNECTION_TIMEOUT, timeout, NULL},
+        {MHD_OPTION_CONNECTION_MEMORY_LIMIT, HTTP_CONNECTION_MEMORY, NULL},
+        /* 0 = MHD's default tolerance, pinned: a raw space in the target is
+         * accepted (API.md allows one in q); the request line's last space
+         * starts the version. */
+        {MHD_OPTION_STRICT_FOR_CLIENT, 0, NULL},
+        /* A pool of one is no pool: MHD then wants the option absent. */
+        {threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, threads, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    /* The port argument is unused with a listen socket of our own. */
+    s->daemon = MHD_start_daemon(flags, 0, on_accept, s, on_request, s, MHD_OPTION_ARRAY, opts,
+                                 MHD_OPTION_END);
+    if (!s->daemon) {
+        /* MHD does not take the socket when it fails to start. */
+        rc = err_set(err, ERR_IO, "cannot start the HTTP server on %s", cfg->listen);
+        goto out;
+    }
+    fd = -1; /* closed by MHD_stop_daemon */
+    *out = s;
+    s = NULL;
+    rc = 0;
+out:
+    if (fd >= 0)
+        close(fd);
+    if (s) {
+        if (s->oom)
+            MHD_destroy_response(s->oom);
+        free(s);
+    }
+    return rc;
+}
+
+uint16_t http_server_port(const struct http_server *s)
+{
+    return s ? s->port : 0;
+}
+
+void http_server_stop(struct http_server *s)
+{
+    if (!s)
+        return;
+    atomic_store(&s->stopping, true);
+    /* Let requests already in (request line read) finish and be sent;
+     * MHD_stop_daemon would otherwise close their connections mid-answer.
+     * Bounded, so a slowloris request cannot hold shutdown hostage. */
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    for (int waited = 0; atomic_load(&s->active) > 0 && waited < HTTP_STOP_WAIT_MS; waited += 10)
+        nanosleep(&tick, NULL);
+    if (atomic_load(&s->active) > 0)
+        log_warn("http: stopping with %d request(s) still in flight", atomic_load(&s->active));
+    MHD_stop_daemon(s->daemon);
+    MHD_destroy_response(s->oom);
+    free(s);
+}

@@ -1,0 +1,23 @@
+/* Private to src/index/: the backend vtable behind index.h. index.c picks
+ * the backend that fits the store and forwards; a backend embeds struct
+ * index_backend as its first member. Every operation may be called from
+ * several threads at once. */
+#ifndef NEWSD_INDEX_BACKEND_H
+#define NEWSD_INDEX_BACKEND_H
+
+#include "index/index.h"
+
+struct index_backend {
+    const char *kind; /* "fts5" */
+    void (*free)(struct index_backend *b);
+    int (*search)(struct index_backend *b, struct arena *a, const struct index_request *req,
+                  struct index_result *out, struct err *err);
+    int (*newest_headline)(struct index_backend *b, int64_t before, int64_t *out, struct err *err);
+};
+
+/* SQLite FTS5 over the embedded store's database file at db_path (its
+ * articles_fts table, store/sqlite/sqlite.c), read through its own pool of
+ * read-only connections. */
+int index_fts5_new(struct index_backend **out, const char *db_path, struct err *err);
+
+#endif

@@ -1,0 +1,317 @@
+/* The FTS5 index (index/backend.h): searches articles_fts in the embedded
+ * store's file through read-only connections. One search is one read
+ * transaction (count, page of ids, page rows) so the total and the page
+ * agree even while an import commits. Newest-first and oldest-first read
+ * FTS5 in rowid order, which is time order (ids are time-ordered), so they
+ * sort nothing; a date window is a rowid range. */
+#include "index/fts5/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/sqlite/db.h"
+#include "util/banned.h"
+
+#define FETCH_CHUNK 100 /* ids per "WHERE id IN (...)" */
+
+struct index_fts5 {
+    struct index_backend base; /* first: the vtable */
+    struct store_sqlite_pool readers;
+};
+
+#define FTS_WHERE "articles_fts MATCH ?1 AND articles_fts.rowid BETWEEN ?2 AND ?3"
+
+static const char sql_count[] = "SELECT count(*) FROM articles_fts WHERE " FTS_WHERE;
+
+static const char *page_sql(enum index_sort sort)
+{
+    switch (sort) {
+    case INDEX_SORT_PUBLISHED_ASC:
+        return "SELECT rowid FROM articles_fts WHERE " FTS_WHERE
+               " ORDER BY rowid ASC LIMIT ?4 OFFSET ?5";
+    case INDEX_SORT_RELEVANCY:
+        /* bm25 is lower for better matches; title counts most, meta not at all. */
+        return "SELECT rowid FROM articles_fts WHERE " FTS_WHERE
+               " ORDER BY bm25(articles_fts, 3.0, 1.5, 1.0, 0.0), rowid DESC"
+               " LIMIT ?4 OFFSET ?5";
+    case INDEX_SORT_POPULARITY:
+        /* CROSS JOIN keeps FTS5 as the outer loop. Articles of sources
+         * outside the catalogue rank below every catalogue source. */
+        return "SELECT articles_fts.rowid FROM articles_fts"
+               " CROSS JOIN articles ON articles.id = articles_fts.rowid"
+               " LEFT JOIN sources ON sources.id = articles.source_id"
+               " WHERE " FTS_WHERE
+               " ORDER BY coalesce(sources.popularity, -1) DESC, articles_fts.rowid DESC"
+               " LIMIT ?4 OFFSET ?5";
+    case INDEX_SORT_PUBLISHED_DESC:
+    default:
+        return "SELECT rowid FROM articles_fts WHERE " FTS_WHERE
+               " ORDER BY rowid DESC LIMIT ?4 OFFSET ?5";
+    }
+}
+
+#define ARTICLE_COLUMNS                                                                            \
+    "id, seq, source_id, source_name, author, title, description, url, url_to_image,"              \
+    " published_at, content, canonical_url, domain, language, country, category, headline,"        \
+    " ingested_at"
+
+/* The current row (ARTICLE_COLUMNS) into *out, strings in the arena. */
+static int article_row(struct arena *a, sqlite3_stmt *st, struct article *out)
+{
+    const char *lang = NULL, *country = NULL;
+    int rc = 0;
+
+    memset(out, 0, sizeof *out);
+    out->id = sqlite3_column_int64(st, 0);
+    out->seq = sqlite3_column_int64(st, 1);
+    const char **strs[] = {&out->source_id,   &out->source_name, &out->author,      &out->title,
+                           &out->description, &out->url,         &out->url_to_image};
+    for (int i = 0; i < 7 && rc == 0; i++)
+        rc = store_sqlite_column_dup(a, st, 2 + i, strs[i]);
+    out->published_at = sqlite3_column_int64(st, 9);
+    if (rc == 0)
+        rc = store_sqlite_column_dup(a, st, 10, &out->content);
+    if (rc == 0)
+        rc = store_sqlite_column_dup(a, st, 11, &out->canonical_url);
+    if (rc == 0)
+        rc = store_sqlite_column_dup(a, st, 12, &out->domain);
+    lang = (const char *)sqlite3_column_text(st, 13);
+    country = (const char *)sqlite3_column_text(st, 14);
+    if (lang)
+        snprintf(out->language, sizeof out->language, "%s", lang);
+    if (country)
+        snprintf(out->country, sizeof out->country, "%s", country);
+    if (rc == 0)
+        rc = store_sqlite_column_dup(a, st, 15, &out->category);
+    out->headline = sqlite3_column_int(st, 16) != 0;
+    out->ingested_at = sqlite3_column_int64(st, 17);
+    return rc;
+}
+
+/* Fill arts[0..n) with the rows of ids[0..n), in that order; an id without
+ * a row (impossible inside one snapshot) leaves its slot's id 0. */
+static int fetch_articles(sqlite3 *db, struct arena *a, const int64_t *ids, size_t n,
+                          struct article *arts, struct err *err)
+{
+    char sql[sizeof "SELECT " ARTICLE_COLUMNS " FROM articles WHERE id IN ()" + FETCH_CHUNK * 2];
+    sqlite3_stmt *st = NULL;
+    int rc = 0;
+
+    for (size_t base = 0; base < n && rc == 0; base += FETCH_CHUNK) {
+        size_t k = n - base < FETCH_CHUNK ? n - base : FETCH_CHUNK;
+        size_t len = (size_t)snprintf(sql, sizeof sql,
+                                      "SELECT " ARTICLE_COLUMNS " FROM articles WHERE id IN (");
+        /* Only placeholders are added: no value is ever part of the SQL. */
+        for (size_t i = 0; i < k; i++) {
+            if (i > 0)
+                sql[len++] = ',';
+            sql[len++] = '?';
+        }
+        sql[len++] = ')';
+        sql[len] = '\0';
+        if ((rc = store_sqlite_prepare(db, sql, &st, err)) < 0)
+            break;
+        for (size_t i = 0; i < k; i++)
+            sqlite3_bind_int64(st, (int)i + 1, ids[base + i]);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            int64_t id = sqlite3_column_int64(st, 0);
+            size_t j;
+            for (j = 0; j < k && ids[base + j] != id; j++)
+                ;
+            if (j == k)
+                continue;
+            if ((rc = article_row(a, st, &arts[base + j])) < 0) {
+                err_set(err, rc, "out of memory reading articles");
+                break;
+            }
+        }
+        if (rc == SQLITE_DONE)
+            rc = 0;
+        else if (rc > 0)
+            rc = store_sqlite_fail(db, rc, err);
+        sqlite3_finalize(st);
+        st = NULL;
+    }
+    return rc;
+}
+
+static int64_t clamp_i64(size_t v)
+{
+    return v > (size_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* Count, page of ids and their rows, on db inside one read transaction. */
+static int search_run(sqlite3 *db, struct arena *a, const struct index_request *req,
+                      const char *match, int64_t lo, int64_t hi, struct index_result *out,
+                      struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t *ids = NULL;
+    size_t want, n = 0;
+    int rc;
+
+    if ((rc = store_sqlite_prepare(db, sql_count, &st, err)) < 0)
+        goto out;
+    store_sqlite_bind_text(st, 1, match);
+    sqlite3_bind_int64(st, 2, lo);
+    sqlite3_bind_int64(st, 3, hi);
+    rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        rc = store_sqlite_fail(db, rc, err);
+        goto out;
+    }
+    out->total = (uint64_t)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    st = NULL;
+
+    if (req->limit == 0 || out->total <= (uint64_t)req->offset) {
+        rc = 0;
+        goto out;
+    }
+    want = out->total - req->offset < req->limit ? (size_t)(out->total - req->offset) : req->limit;
+    ids = arena_calloc(a, want, sizeof *ids);
+    if (ids == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory for a page of results");
+        goto out;
+    }
+    if ((rc = store_sqlite_prepare(db, page_sql(req->sort), &st, err)) < 0)
+        goto out;
+    store_sqlite_bind_text(st, 1, match);
+    sqlite3_bind_int64(st, 2, lo);
+    sqlite3_bind_int64(st, 3, hi);
+    sqlite3_bind_int64(st, 4, clamp_i64(want));
+    sqlite3_bind_int64(st, 5, clamp_i64(req->offset));
+    while (n < want && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        ids[n++] = sqlite3_column_int64(st, 0);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        rc = store_sqlite_fail(db, rc, err);
+        goto out;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+
+    out->articles = arena_calloc(a, n ? n : 1, sizeof *out->articles);
+    if (out->articles == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory for a page of results");
+        goto out;
+    }
+    if ((rc = fetch_articles(db, a, ids, n, out->articles, err)) < 0)
+        goto out;
+    /* Drop slots whose row vanished (cannot happen within one snapshot). */
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (out->articles[i].id == ids[i])
+            out->articles[kept++] = out->articles[i];
+    }
+    out->n = kept;
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int fts5_search(struct index_backend *b, struct arena *a, const struct index_request *req,
+                       struct index_result *out, struct err *err)
+{
+    struct index_fts5 *x = (struct index_fts5 *)b;
+    struct buf match;
+    sqlite3 *db = NULL;
+    int64_t lo = store_sqlite_id_lo(req->from), hi = store_sqlite_id_hi(req->to);
+    int rc;
+
+    buf_init(&match, INDEX_FTS5_MATCH_MAX);
+    memset(out, 0, sizeof *out);
+    if ((rc = index_fts5_match_build(&match, a, req, err)) < 0)
+        goto out;
+    if (req->from > req->to || lo > hi)
+        goto out; /* an empty window: nothing matches */
+    if ((rc = store_sqlite_pool_get(&x->readers, &db, err)) < 0)
+        goto out;
+    if ((rc = store_sqlite_exec(db, "BEGIN", err)) < 0)
+        goto out;
+    rc = search_run(db, a, req, match.data, lo, hi, out, err);
+    if (rc == 0)
+        rc = store_sqlite_exec(db, "COMMIT", err);
+out:
+    if (rc < 0) {
+        out->n = 0;
+        out->articles = NULL;
+        out->total = 0;
+    }
+    store_sqlite_pool_put(&x->readers, db); /* rolls back an open transaction */
+    buf_release(&match);
+    return rc;
+}
+
+static int fts5_newest_headline(struct index_backend *b, int64_t before, int64_t *out,
+                                struct err *err)
+{
+    struct index_fts5 *x = (struct index_fts5 *)b;
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if ((rc = store_sqlite_pool_get(&x->readers, &db, err)) < 0)
+        goto out;
+    rc = store_sqlite_prepare(db,
+                              "SELECT published_at FROM articles WHERE headline = 1 AND id <= ?1"
+                              " ORDER BY id DESC LIMIT 1",
+                              &st, err);
+    if (rc < 0)
+        goto out;
+    sqlite3_bind_int64(st, 1, store_sqlite_id_hi(before));
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *out = sqlite3_column_int64(st, 0);
+        rc = 0;
+    } else if (rc == SQLITE_DONE) {
+        rc = err_set(err, ERR_NOTFOUND, "no headline articles");
+    } else {
+        rc = store_sqlite_fail(db, rc, err);
+    }
+out:
+    sqlite3_finalize(st);
+    store_sqlite_pool_put(&x->readers, db);
+    return rc;
+}
+
+static void fts5_free(struct index_backend *b)
+{
+    struct index_fts5 *x = (struct index_fts5 *)b;
+    if (x == NULL)
+        return;
+    store_sqlite_pool_release(&x->readers);
+    free(x);
+}
+
+int index_fts5_new(struct index_backend **out, const char *db_path, struct err *err)
+{
+    struct index_fts5 *x = NULL;
+    sqlite3 *probe = NULL;
+    int rc;
+
+    *out = NULL;
+    x = calloc(1, sizeof *x);
+    if (x == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    x->base = (struct index_backend){
+        .kind = "fts5",
+        .free = fts5_free,
+        .search = fts5_search,
+        .newest_headline = fts5_newest_headline,
+    };
+    if ((rc = store_sqlite_pool_init(&x->readers, db_path, err)) < 0)
+        goto out;
+    /* Fail now, not on the first search, when the file cannot be read. */
+    if ((rc = store_sqlite_pool_get(&x->readers, &probe, err)) < 0)
+        goto out;
+    store_sqlite_pool_put(&x->readers, probe);
+    *out = &x->base;
+    x = NULL;
+out:
+    fts5_free(x ? &x->base : NULL);
+    return rc;
+}

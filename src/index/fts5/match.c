@@ -1,0 +1,339 @@
+/* A search request as one FTS5 MATCH expression (index/fts5/internal.h).
+ *
+ * Text (query.h trees), fully parenthesised, every token in double quotes
+ * with '"' doubled, so no user text is ever read as FTS5 syntax:
+ *   exact WORD  "tok"
+ *   WORD        ("tok" OR "s" OR "~s" ...) over the distinct stems s of tok in
+ *               the languages in scope. The tokenizer indexes an article
+ *               token t as t plus, when stem(t) != t, a colocated "~stem(t)"
+ *               (text/text_fts5.h), so a word w matches t = w, t = s (a token
+ *               that is its own stem) and ~s (ENGINE.md §8).
+ *   PHRASE      "t1 t2 t3" (exact tokens, adjacent)
+ *   AND         (p1 AND p2), with NOT children: ((p1 AND p2) NOT (n1 OR n2))
+ *   OR          (a OR b)
+ * q is restricted to its columns ({title description content} : (...)),
+ * qInTitle to {title}; filters are meta terms: (meta : ("s.." OR "s..")) for
+ * sources, likewise domains, language, country, category, headline; a
+ * request with no positive condition uses (meta : "a"); excluded domains
+ * become "... NOT (meta : (...))". */
+#include "index/fts5/internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "store/sqlite/db.h"
+#include "text/text.h"
+#include "text/text_fts5.h"
+#include "util/limits.h"
+#include "util/banned.h"
+
+/* Languages with a Snowball stemmer (text_lang_has_stemmer). */
+static const char *const stemmed_langs[] = {"ar", "de", "en", "es", "fr", "it",
+                                            "nl", "no", "pt", "ru", "sv"};
+#define STEMMED_LANG_COUNT (sizeof stemmed_langs / sizeof stemmed_langs[0])
+
+/* Deeper than any parsed tree (LIMIT_QUERY_DEPTH) plus AND/OR/NOT levels. */
+#define MATCH_DEPTH_MAX (4 * LIMIT_QUERY_DEPTH)
+
+struct match {
+    struct buf *b;
+    struct arena *a;
+    struct err *err;
+    const char *const *langs; /* languages whose stems a plain word matches */
+    size_t n_langs;
+};
+
+/* "prefix s" with '"' doubled. */
+static void put_quoted(struct buf *b, const char *prefix, const char *s)
+{
+    buf_putc(b, '"');
+    if (prefix)
+        buf_puts(b, prefix);
+    for (; *s; s++) {
+        if (*s == '"')
+            buf_putc(b, '"');
+        buf_putc(b, *s);
+    }
+    buf_putc(b, '"');
+}
+
+static bool form_seen(char *const *forms, size_t n, const char *f)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(forms[i], f) == 0)
+            return true;
+    }
+    return false;
+}
+
+static int put_word(struct match *m, const char *tok)
+{
+    /* forms[0] is the token; then stems s (exact, when s != tok) and ~s. */
+    char *forms[1 + 2 * STEMMED_LANG_COUNT];
+    size_t n_forms = 0, len = strlen(tok);
+    char stem[LIMIT_TOKEN_BYTES + 1]; /* as the tokenizer's: longer stems are never indexed */
+
+    forms[n_forms++] = (char *)tok;
+    for (size_t i = 0; i < m->n_langs; i++) {
+        int n = text_stem(m->langs[i], tok, len, stem, sizeof stem);
+        if (n == ERR_TOO_LARGE || n == 0)
+            continue;
+        if (n < 0)
+            return err_set(m->err, n, "cannot stem a query word");
+        if (!form_seen(forms, n_forms, stem)) {
+            char *f = arena_strndup(m->a, stem, (size_t)n);
+            if (f == NULL)
+                return err_set(m->err, ERR_NOMEM, "out of memory");
+            forms[n_forms++] = f;
+        }
+        char *tilde = arena_printf(m->a, "%s%s", TEXT_FTS5_STEM_PREFIX, stem);
+        if (tilde == NULL)
+            return err_set(m->err, ERR_NOMEM, "out of memory");
+        if (!form_seen(forms, n_forms, tilde))
+            forms[n_forms++] = tilde;
+    }
+    if (n_forms == 1) {
+        put_quoted(m->b, NULL, tok);
+        return 0;
+    }
+    buf_putc(m->b, '(');
+    for (size_t i = 0; i < n_forms; i++) {
+        if (i > 0)
+            buf_puts(m->b, " OR ");
+        put_quoted(m->b, NULL, forms[i]);
+    }
+    buf_putc(m->b, ')');
+    return 0;
+}
+
+static int put_node(struct match *m, const struct query_node *q, int depth);
+
+/* kids joined by op, parenthesised when more than one. */
+static int put_list(struct match *m, struct query_node *const *kids, size_t n, const char *op,
+                    int depth)
+{
+    int rc = 0;
+    if (n > 1)
+        buf_putc(m->b, '(');
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (i > 0)
+            buf_puts(m->b, op);
+        rc = put_node(m, kids[i], depth + 1);
+    }
+    if (n > 1)
+        buf_putc(m->b, ')');
+    return rc;
+}
+
+static int put_and(struct match *m, const struct query_node *q, int depth)
+{
+    struct query_node **pos = NULL, **neg = NULL;
+    size_t n_pos = 0, n_neg = 0;
+    int rc;
+
+    pos = arena_calloc(m->a, q->n, sizeof *pos);
+    neg = arena_calloc(m->a, q->n, sizeof *neg);
+    if (pos == NULL || neg == NULL)
+        return err_set(m->err, ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < q->n; i++) {
+        struct query_node *k = q->kids[i];
+        if (k == NULL)
+            return err_set(m->err, ERR_INVALID, "malformed query tree");
+        if (k->kind == QUERY_NOT) {
+            if (k->n != 1 || k->kids == NULL || k->kids[0] == NULL)
+                return err_set(m->err, ERR_INVALID, "malformed query tree");
+            neg[n_neg++] = k->kids[0];
+        } else {
+            pos[n_pos++] = k;
+        }
+    }
+    if (n_pos == 0)
+        return err_set(m->err, ERR_INVALID, "a query cannot only exclude");
+    if (n_neg > 0)
+        buf_putc(m->b, '(');
+    if ((rc = put_list(m, pos, n_pos, " AND ", depth)) < 0)
+        return rc;
+    if (n_neg > 0) {
+        buf_puts(m->b, " NOT ");
+        if ((rc = put_list(m, neg, n_neg, " OR ", depth)) < 0)
+            return rc;
+        buf_putc(m->b, ')');
+    }
+    return 0;
+}
+
+static int put_node(struct match *m, const struct query_node *q, int depth)
+{
+    if (q == NULL)
+        return err_set(m->err, ERR_INVALID, "malformed query tree");
+    if (depth > MATCH_DEPTH_MAX)
+        return err_set(m->err, ERR_TOO_LARGE, "query nested too deeply");
+    switch (q->kind) {
+    case QUERY_WORD:
+        if (q->n != 1 || q->tokens == NULL || q->tokens[0] == NULL || q->tokens[0][0] == '\0')
+            return err_set(m->err, ERR_INVALID, "malformed query word");
+        if (q->exact) {
+            put_quoted(m->b, NULL, q->tokens[0]);
+            return 0;
+        }
+        return put_word(m, q->tokens[0]);
+    case QUERY_PHRASE:
+        if (q->n == 0 || q->tokens == NULL)
+            return err_set(m->err, ERR_INVALID, "malformed query phrase");
+        buf_putc(m->b, '"');
+        for (size_t i = 0; i < q->n; i++) {
+            const char *t = q->tokens[i];
+            if (t == NULL || t[0] == '\0')
+                return err_set(m->err, ERR_INVALID, "malformed query phrase");
+            if (i > 0)
+                buf_putc(m->b, ' ');
+            for (; *t; t++) {
+                if (*t == '"')
+                    buf_putc(m->b, '"');
+                buf_putc(m->b, *t);
+            }
+        }
+        buf_putc(m->b, '"');
+        return 0;
+    case QUERY_AND:
+        if (q->n == 0 || q->kids == NULL)
+            return err_set(m->err, ERR_INVALID, "malformed query tree");
+        return put_and(m, q, depth);
+    case QUERY_OR:
+        if (q->n == 0 || q->kids == NULL)
+            return err_set(m->err, ERR_INVALID, "malformed query tree");
+        for (size_t i = 0; i < q->n; i++) {
+            if (q->kids[i] == NULL || q->kids[i]->kind == QUERY_NOT)
+                return err_set(m->err, ERR_INVALID, "an exclusion cannot be inside OR");
+        }
+        return put_list(m, q->kids, q->n, " OR ", depth);
+    case QUERY_NOT:
+        return err_set(m->err, ERR_INVALID, "a query cannot only exclude");
+    }
+    return err_set(m->err, ERR_INVALID, "malformed query tree");
+}
+
+/* " AND " between the positive conditions of the request. */
+static void put_sep(struct match *m, size_t *n_pos)
+{
+    if ((*n_pos)++ > 0)
+        buf_puts(m->b, " AND ");
+}
+
+static int put_text(struct match *m, const char *columns, const struct query_node *q, size_t *n_pos)
+{
+    int rc;
+    put_sep(m, n_pos);
+    buf_printf(m->b, "({%s} : ", columns);
+    rc = put_node(m, q, 0);
+    buf_putc(m->b, ')');
+    return rc;
+}
+
+/* (meta : ("<kind>v1" OR "<kind>v2" ...)) */
+static void put_meta_any(struct match *m, char kind, const char *const *values, size_t n)
+{
+    struct buf term = BUF_INIT;
+    size_t written = 0;
+
+    buf_init(&term, LIMIT_FIELD_BYTES);
+    buf_puts(m->b, "(meta : (");
+    for (size_t i = 0; i < n; i++) {
+        if (values[i] == NULL)
+            continue;
+        buf_reset(&term);
+        store_sqlite_meta_term(&term, kind, values[i], strlen(values[i]));
+        if (buf_error(&term)) {
+            m->b->err = buf_error(&term); /* sticky, reported by the caller */
+            break;
+        }
+        if (written++ > 0)
+            buf_puts(m->b, " OR ");
+        put_quoted(m->b, NULL, term.data);
+    }
+    if (written == 0)
+        buf_puts(m->b, "\"\""); /* unreachable for callers that pass values */
+    buf_puts(m->b, "))");
+    buf_release(&term);
+}
+
+static void put_meta_one(struct match *m, char kind, const char *value, size_t *n_pos)
+{
+    const char *values[1] = {value};
+    put_sep(m, n_pos);
+    put_meta_any(m, kind, values, 1);
+}
+
+static size_t count_non_null(const char *const *v, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += v[i] != NULL;
+    return k;
+}
+
+int index_fts5_match_build(struct buf *b, struct arena *a, const struct index_request *req,
+                           struct err *err)
+{
+    struct match m = {.b = b, .a = a, .err = err};
+    size_t n_pos = 0;
+    bool exclude;
+    int rc = 0;
+
+    if (req->language && text_lang_has_stemmer(req->language)) {
+        m.langs = &req->language;
+        m.n_langs = 1;
+    } else {
+        m.langs = stemmed_langs;
+        m.n_langs = STEMMED_LANG_COUNT;
+    }
+    exclude = req->n_exclude_domains > 0 &&
+              count_non_null(req->exclude_domains, req->n_exclude_domains) > 0;
+    if (exclude)
+        buf_puts(b, "((");
+
+    if (req->q) {
+        unsigned f = req->q_fields & INDEX_FIELD_ALL;
+        char cols[64] = "";
+        if (f == 0) /* searchIn not given */
+            f = INDEX_FIELD_ALL;
+        /* The meta column is never searched by words: "a" would match all. */
+        snprintf(cols, sizeof cols, "%s%s%s", (f & INDEX_FIELD_TITLE) ? "title " : "",
+                 (f & INDEX_FIELD_DESCRIPTION) ? "description " : "",
+                 (f & INDEX_FIELD_CONTENT) ? "content " : "");
+        cols[strlen(cols) - 1] = '\0';
+        if ((rc = put_text(&m, cols, req->q, &n_pos)) < 0)
+            return rc;
+    }
+    if (req->q_title && (rc = put_text(&m, "title", req->q_title, &n_pos)) < 0)
+        return rc;
+    if (req->n_sources > 0 && count_non_null(req->sources, req->n_sources) > 0) {
+        put_sep(&m, &n_pos);
+        put_meta_any(&m, STORE_META_SOURCE, req->sources, req->n_sources);
+    }
+    if (req->n_domains > 0 && count_non_null(req->domains, req->n_domains) > 0) {
+        put_sep(&m, &n_pos);
+        put_meta_any(&m, STORE_META_DOMAIN, req->domains, req->n_domains);
+    }
+    if (req->language)
+        put_meta_one(&m, STORE_META_LANGUAGE, req->language, &n_pos);
+    if (req->country)
+        put_meta_one(&m, STORE_META_COUNTRY, req->country, &n_pos);
+    if (req->category)
+        put_meta_one(&m, STORE_META_CATEGORY, req->category, &n_pos);
+    if (req->headlines_only)
+        put_meta_one(&m, STORE_META_HEADLINE, "", &n_pos);
+    if (n_pos == 0)
+        put_meta_one(&m, STORE_META_ALL, "", &n_pos);
+
+    if (exclude) {
+        buf_puts(b, ") NOT ");
+        put_meta_any(&m, STORE_META_DOMAIN, req->exclude_domains, req->n_exclude_domains);
+        buf_putc(b, ')');
+    }
+    if ((rc = buf_error(b)) < 0)
+        return err_set(err, rc,
+                       rc == ERR_TOO_LARGE ? "search request too large"
+                                           : "out of memory building a search");
+    return 0;
+}

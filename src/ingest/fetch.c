@@ -1,0 +1,383 @@
+/* Batch HTTP fetching with libcurl's multi interface (ingest/fetch.h).
+ * One multi handle per batch: MAX_HOST_CONNECTIONS=1 queues transfers to a
+ * busy host (curl starts their timeouts only when they leave the queue),
+ * MAX_TOTAL_CONNECTIONS bounds the sockets. Every limit is enforced by curl
+ * except the decoded body size, which the write callback checks. */
+#include "ingest/fetch.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <curl/curl.h>
+
+#include "util/buf.h"
+#include "util/err.h"
+
+#include "util/banned.h"
+
+#define FETCH_ACCEPT                                                                               \
+    "Accept: application/rss+xml, application/atom+xml, application/feed+json, "                   \
+    "application/xml;q=0.9, text/xml;q=0.9, application/json;q=0.8, */*;q=0.5"
+
+struct transfer {
+    CURL *easy;
+    struct fetch_result *res;
+    struct curl_slist *headers;
+    struct buf body;
+    size_t max_body;
+    bool too_large; /* the write callback refused the body */
+    bool done;
+    char errbuf[CURL_ERROR_SIZE];
+};
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc = CURLE_OK;
+
+static void curl_init(void)
+{
+    curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
+{
+    struct transfer *t = ctx;
+    size_t n = size * nmemb;
+    if (n > t->max_body || t->body.len > t->max_body - n) {
+        t->too_large = true;
+        return 0; /* != n: curl aborts with CURLE_WRITE_ERROR */
+    }
+    buf_append(&t->body, data, n);
+    return buf_error(&t->body) ? 0 : n;
+}
+
+static void set_error(struct fetch_result *r, int rc, const char *msg)
+{
+    r->rc = rc;
+    size_t n = strlen(msg);
+    if (n >= sizeof r->errbuf)
+        n = sizeof r->errbuf - 1;
+    memcpy(r->errbuf, msg, n);
+    r->errbuf[n] = '\0';
+    /* curl's messages end with a newline; ours are one line. */
+    while (n > 0 && (r->errbuf[n - 1] == '\n' || r->errbuf[n - 1] == '\r'))
+        r->errbuf[--n] = '\0';
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+/* Value of a response header of the last request (after redirects). */
+static char *header_dup(CURL *easy, const char *name)
+{
+    struct curl_header *h = NULL;
+    if (curl_easy_header(easy, name, 0, CURLH_HEADER, -1, &h) != CURLHE_OK || !h || !h->value)
+        return NULL;
+    return h->value[0] ? strdup(h->value) : NULL;
+}
+
+static int map_curl_error(CURLcode cc, bool too_large)
+{
+    switch (cc) {
+    case CURLE_OPERATION_TIMEDOUT:
+        return ERR_TIMEOUT;
+    case CURLE_FILESIZE_EXCEEDED:
+        return ERR_TOO_LARGE;
+    case CURLE_WRITE_ERROR:
+        return too_large ? ERR_TOO_LARGE : ERR_NOMEM;
+    case CURLE_OUT_OF_MEMORY:
+        return ERR_NOMEM;
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_URL_MALFORMAT:
+        return ERR_INVALID;
+    default:
+        return ERR_IO;
+    }
+}
+
+static void transfer_finish(struct transfer *t, CURLcode cc)
+{
+    struct fetch_result *r = t->res;
+    CURL *e = t->easy;
+    long status = 0, redirects = 0;
+    double total = 0;
+    char *url = NULL, *ctype = NULL;
+    t->done = true;
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(e, CURLINFO_REDIRECT_COUNT, &redirects);
+    curl_easy_getinfo(e, CURLINFO_TOTAL_TIME, &total);
+    curl_easy_getinfo(e, CURLINFO_EFFECTIVE_URL, &url);
+    curl_easy_getinfo(e, CURLINFO_CONTENT_TYPE, &ctype);
+    r->status = status;
+    r->redirects = redirects;
+    r->total_s = total;
+    r->effective_url = dup_or_null(url);
+    if (cc != CURLE_OK) {
+        int rc = map_curl_error(cc, t->too_large);
+        if (rc == ERR_TOO_LARGE)
+            set_error(r, rc, "response body over the size limit");
+        else
+            set_error(r, rc, t->errbuf[0] ? t->errbuf : curl_easy_strerror(cc));
+        return;
+    }
+    if (buf_error(&t->body)) {
+        set_error(r, ERR_NOMEM, "out of memory reading the body");
+        return;
+    }
+    r->content_type = dup_or_null(ctype);
+    r->etag = header_dup(e, "ETag");
+    r->last_modified = header_dup(e, "Last-Modified");
+    r->body = buf_detach(&t->body, &r->len);
+    if (!r->body || (ctype && !r->content_type)) {
+        set_error(r, ERR_NOMEM, "out of memory keeping the response");
+        return;
+    }
+    r->rc = 0;
+    r->errbuf[0] = '\0';
+}
+
+/* Configure t->easy for req; 0 or ERR_NOMEM / ERR_INVALID. */
+static int transfer_setup(struct transfer *t, const struct fetch_request *req,
+                          const struct fetch_options *o)
+{
+    CURL *e = t->easy;
+    CURLcode cc = CURLE_OK;
+    t->headers = curl_slist_append(NULL, FETCH_ACCEPT);
+    if (!t->headers)
+        return ERR_NOMEM;
+    struct buf h;
+    buf_init(&h, 4096);
+    if (req->etag && *req->etag && !strpbrk(req->etag, "\r\n")) {
+        buf_printf(&h, "If-None-Match: %s", req->etag);
+        struct curl_slist *l = buf_error(&h) ? NULL : curl_slist_append(t->headers, h.data);
+        if (l)
+            t->headers = l;
+        buf_reset(&h);
+    }
+    if (req->last_modified && *req->last_modified && !strpbrk(req->last_modified, "\r\n")) {
+        buf_printf(&h, "If-Modified-Since: %s", req->last_modified);
+        struct curl_slist *l = buf_error(&h) ? NULL : curl_slist_append(t->headers, h.data);
+        if (l)
+            t->headers = l;
+    }
+    buf_release(&h);
+
+    /* Assign, then test: the first failure wins. */
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_URL, req->url);
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, o->max_redirects >= 0 ? 1L : 0L);
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_MAXREDIRS, o->max_redirects >= 0 ? o->max_redirects : 0L);
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, o->connect_timeout_ms);
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, o->timeout_ms);
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_USERAGENT, o->user_agent);
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)o->max_body);
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_PRIVATE, t);
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_AUTOREFERER, 1L);
+    if (cc == CURLE_OUT_OF_MEMORY)
+        return ERR_NOMEM;
+    return cc ? ERR_INVALID : 0;
+}
+
+static void options_fill(struct fetch_options *o, const struct fetch_options *in)
+{
+    memset(o, 0, sizeof *o);
+    if (in)
+        *o = *in;
+    if (o->connect_timeout_ms <= 0)
+        o->connect_timeout_ms = FETCH_DEFAULT_CONNECT_TIMEOUT_MS;
+    if (o->timeout_ms <= 0)
+        o->timeout_ms = FETCH_DEFAULT_TIMEOUT_MS;
+    if (o->max_body == 0)
+        o->max_body = FETCH_DEFAULT_MAX_BODY;
+    if (o->max_redirects == 0)
+        o->max_redirects = FETCH_DEFAULT_MAX_REDIRECTS;
+    if (o->max_connections <= 0)
+        o->max_connections = FETCH_DEFAULT_MAX_CONNECTIONS;
+    if (!o->user_agent)
+        o->user_agent = FETCH_DEFAULT_USER_AGENT;
+}
+
+static void drain_messages(CURLM *multi)
+{
+    CURLMsg *msg;
+    int left;
+    while ((msg = curl_multi_info_read(multi, &left)) != NULL) {
+        if (msg->msg != CURLMSG_DONE)
+            continue;
+        struct transfer *t = NULL;
+        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&t);
+        if (t && !t->done)
+            transfer_finish(t, msg->data.result);
+    }
+}
+
+int fetch_run(const struct fetch_request *reqs, size_t n, const struct fetch_options *opt,
+              struct fetch_result *out)
+{
+    int rc = 0;
+    CURLM *multi = NULL;
+    struct transfer *ts = NULL;
+    struct fetch_options o;
+    options_fill(&o, opt);
+    for (size_t i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].ctx = reqs[i].ctx;
+        set_error(&out[i], ERR_INTERNAL, "not fetched");
+    }
+    if (n == 0)
+        return 0;
+    pthread_once(&curl_once, curl_init);
+    if (curl_init_rc != CURLE_OK) {
+        rc = ERR_INTERNAL;
+        goto out;
+    }
+    ts = calloc(n, sizeof *ts);
+    multi = curl_multi_init();
+    if (!ts || !multi) {
+        rc = ERR_NOMEM;
+        goto out;
+    }
+    curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1L);
+    curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, o.max_connections);
+
+    for (size_t i = 0; i < n; i++) {
+        struct transfer *t = &ts[i];
+        t->res = &out[i];
+        t->max_body = o.max_body;
+        buf_init(&t->body, o.max_body + 1);
+        if (!reqs[i].url) {
+            set_error(&out[i], ERR_INVALID, "no URL");
+            t->done = true;
+            continue;
+        }
+        t->easy = curl_easy_init();
+        if (!t->easy) {
+            set_error(&out[i], ERR_NOMEM, "out of memory starting a transfer");
+            t->done = true;
+            continue;
+        }
+        int src = transfer_setup(t, &reqs[i], &o);
+        if (src < 0) {
+            set_error(&out[i], src, src == ERR_NOMEM ? "out of memory" : "bad request options");
+            t->done = true;
+            continue;
+        }
+        if (curl_multi_add_handle(multi, t->easy) != CURLM_OK) {
+            set_error(&out[i], ERR_INTERNAL, "cannot add the transfer");
+            t->done = true;
+            continue;
+        }
+    }
+
+    int running = 0;
+    do {
+        CURLMcode mc = curl_multi_perform(multi, &running);
+        if (mc == CURLM_OK && running)
+            mc = curl_multi_poll(multi, NULL, 0, 1000, NULL);
+        if (mc != CURLM_OK) {
+            rc = ERR_INTERNAL;
+            break;
+        }
+        drain_messages(multi);
+    } while (running);
+    drain_messages(multi);
+
+out:
+    for (size_t i = 0; ts && i < n; i++) {
+        struct transfer *t = &ts[i];
+        if (t->easy && !t->done)
+            set_error(&out[i], rc < 0 ? rc : ERR_INTERNAL, "transfer did not complete");
+        if (t->easy) {
+            if (multi)
+                curl_multi_remove_handle(multi, t->easy);
+            curl_easy_cleanup(t->easy);
+        }
+        curl_slist_free_all(t->headers);
+        buf_release(&t->body);
+    }
+    if (rc < 0 && !ts) {
+        for (size_t i = 0; i < n; i++)
+            set_error(&out[i], rc, rc == ERR_NOMEM ? "out of memory" : "cannot start curl");
+    }
+    if (multi)
+        curl_multi_cleanup(multi);
+    free(ts);
+    return rc;
+}
+
+void fetch_result_release(struct fetch_result *r)
+{
+    if (!r)
+        return;
+    free(r->body);
+    free(r->etag);
+    free(r->last_modified);
+    free(r->content_type);
+    free(r->effective_url);
+    memset(r, 0, sizeof *r);
+}
+
+bool fetch_content_type_charset(const char *ct, char *out, size_t out_size)
+{
+    if (!ct || out_size == 0)
+        return false;
+    const char *p = ct;
+    while ((p = strchr(p, ';')) != NULL) {
+        p++;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (strncasecmp(p, "charset", 7) != 0)
+            continue;
+        const char *v = p + 7;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        if (*v != '=')
+            continue;
+        v++;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        bool quoted = *v == '"';
+        if (quoted)
+            v++;
+        size_t n = 0;
+        while (v[n] && v[n] != ';' && v[n] != '"' && v[n] != ' ' && v[n] != '\t')
+            n++;
+        if (n == 0 || n >= out_size)
+            return false;
+        for (size_t i = 0; i < n; i++) {
+            char ch = v[i];
+            out[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ch;
+        }
+        out[n] = '\0';
+        return true;
+    }
+    return false;
+}

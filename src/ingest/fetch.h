@@ -1,0 +1,74 @@
+/* Fetching feeds over HTTP(S) with libcurl's multi interface: one call
+ * fetches a batch of URLs concurrently across hosts while keeping to one
+ * connection per host at a time (politeness), with conditional GET
+ * (If-None-Match / If-Modified-Since, answered by 304), gzip/deflate,
+ * bounded redirects, connect and total timeouts and a body size ceiling
+ * that aborts the transfer as soon as it is crossed (also for compressed
+ * bodies: the bound applies to the decoded bytes). Only http and https,
+ * also after redirects. No signals (thread-safe given curl_global_init was
+ * called once before threads start; fetch_run calls it itself otherwise).
+ * Results own their memory (malloc): fetch_result_release frees it. */
+#ifndef NEWSD_INGEST_FETCH_H
+#define NEWSD_INGEST_FETCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define FETCH_ERRBUF 256
+#define FETCH_DEFAULT_USER_AGENT "newsd/0.1 (+https://github.com/newsd)"
+#define FETCH_DEFAULT_MAX_BODY (10 * 1024 * 1024)
+#define FETCH_DEFAULT_CONNECT_TIMEOUT_MS 10000
+#define FETCH_DEFAULT_TIMEOUT_MS 30000
+#define FETCH_DEFAULT_MAX_REDIRECTS 5
+#define FETCH_DEFAULT_MAX_CONNECTIONS 16
+
+struct fetch_request {
+    const char *url;           /* absolute http(s) URL */
+    const char *etag;          /* validator from the last 200, or NULL */
+    const char *last_modified; /* Last-Modified from the last 200, or NULL */
+    void *ctx;                 /* the caller's, copied to the result */
+};
+
+struct fetch_options {
+    long connect_timeout_ms; /* 0 = FETCH_DEFAULT_CONNECT_TIMEOUT_MS */
+    long timeout_ms;         /* whole transfer; 0 = FETCH_DEFAULT_TIMEOUT_MS */
+    size_t max_body;         /* decoded bytes; 0 = FETCH_DEFAULT_MAX_BODY */
+    long max_redirects;      /* 0 = FETCH_DEFAULT_MAX_REDIRECTS, < 0 = none followed */
+    long max_connections;    /* in total; 0 = FETCH_DEFAULT_MAX_CONNECTIONS */
+    const char *user_agent;  /* NULL = FETCH_DEFAULT_USER_AGENT */
+};
+
+struct fetch_result {
+    int rc;      /* 0 when an HTTP response arrived (any status), else
+                    ERR_TIMEOUT, ERR_TOO_LARGE, ERR_IO (network, TLS,
+                    too many redirects), ERR_INVALID (URL, protocol),
+                    ERR_NOMEM */
+    long status; /* HTTP status of the last response, 0 when none */
+    char *body;  /* NUL-terminated (len excludes it); NULL unless rc == 0 */
+    size_t len;
+    char *etag; /* response validators, NULL when absent */
+    char *last_modified;
+    char *content_type;        /* as sent, e.g. "application/rss+xml; charset=utf-8" */
+    char *effective_url;       /* after redirects */
+    long redirects;            /* redirects followed */
+    double total_s;            /* time the transfer took */
+    void *ctx;                 /* from the request */
+    char errbuf[FETCH_ERRBUF]; /* one line when rc < 0 */
+};
+
+/* Fetch reqs[0..n) concurrently; out[i] receives the result of reqs[i]
+ * (every out[i] is filled, whatever happens). opt may be NULL (defaults).
+ * Returns 0, or ERR_NOMEM / ERR_INTERNAL when the batch could not run at
+ * all (then every out[i].rc says so too). Blocks until every transfer has
+ * finished or timed out. */
+int fetch_run(const struct fetch_request *reqs, size_t n, const struct fetch_options *opt,
+              struct fetch_result *out);
+
+/* Free what a result owns and zero it; NULL is a no-op. */
+void fetch_result_release(struct fetch_result *r);
+
+/* The charset parameter of a Content-Type value, lower case, in out
+ * (out_size bytes); false when there is none or it does not fit. */
+bool fetch_content_type_charset(const char *content_type, char *out, size_t out_size);
+
+#endif

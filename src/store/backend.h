@@ -1,0 +1,48 @@
+/* Private to src/store/: the backend vtable behind store.h (after libgit2's
+ * odb_backend.h). store.c checks arguments common to every backend and
+ * forwards; a backend embeds struct store_backend as its first member and
+ * implements each operation with store.h's contract. Every operation may be
+ * called from several threads at once. */
+#ifndef NEWSD_STORE_BACKEND_H
+#define NEWSD_STORE_BACKEND_H
+
+#include "store/store.h"
+
+struct store_backend {
+    const char *kind; /* "sqlite", "pg" */
+    void (*free)(struct store_backend *b);
+    const char *(*sqlite_path)(const struct store_backend *b); /* NULL: not SQLite */
+
+    int (*articles_put)(struct store_backend *b, struct article *arts, size_t n,
+                        struct store_put_stats *stats, struct err *err);
+    int (*articles_count)(struct store_backend *b, int64_t *out, struct err *err);
+
+    int (*sources_put)(struct store_backend *b, const struct source *src, size_t n,
+                       struct err *err);
+    int (*sources_ensure)(struct store_backend *b, const char *const *ids, const char *const *names,
+                          size_t n, struct err *err);
+    int (*sources_list)(struct store_backend *b, struct arena *a, const struct source_filter *f,
+                        struct source **out, size_t *n_out, struct err *err);
+    int (*source_get)(struct store_backend *b, struct arena *a, const char *id, struct source *out,
+                      struct err *err);
+
+    int (*key_insert)(struct store_backend *b, const struct key_record *k, int64_t *id_out,
+                      struct err *err);
+    int (*key_find)(struct store_backend *b, struct arena *a, const unsigned char hash[32],
+                    struct key_record *out, struct err *err);
+    int (*keys_list)(struct store_backend *b, struct arena *a, struct key_record **out,
+                     size_t *n_out, struct err *err);
+    int (*key_update)(struct store_backend *b, int64_t id, const char *plan, int state,
+                      struct err *err);
+    int (*key_delete)(struct store_backend *b, int64_t id, struct err *err);
+    int (*usage_add)(struct store_backend *b, int64_t key_id, int64_t day, int64_t n,
+                     int64_t last_used, struct err *err);
+    int (*usage_sum)(struct store_backend *b, int64_t key_id, int64_t day_from, int64_t day_to,
+                     int64_t *out, struct err *err);
+};
+
+/* The embedded store in directory dir (created, mode 0700, when missing;
+ * its parent must exist). */
+int store_sqlite_new(struct store_backend **out, const char *dir, struct err *err);
+
+#endif

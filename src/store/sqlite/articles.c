@@ -1,0 +1,314 @@
+/* Articles of the embedded store: upsert by canonical url in one
+ * transaction per batch, time-ordered ids, the ingest sequence.
+ *
+ * Ids: published_at << 20 | n. A new article takes n = one past the highest
+ * n used in its second, so articles of one second are numbered in ingest
+ * order and allocation is one index probe; the lowest free n is searched
+ * only when the second's last n is taken (a hole left by an article that
+ * moved to another second). An update keeps its id unless published_at
+ * changed. seq (meta 'seq') grows by one per inserted or updated article. */
+#include "store/sqlite/internal.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/buf.h"
+#include "util/banned.h"
+
+struct put_stmts {
+    sqlite3_stmt *find; /* id, published_at by canonical url */
+    sqlite3_stmt *del;  /* by id; the trigger removes the FTS5 row */
+    sqlite3_stmt *last; /* highest id in a second */
+    sqlite3_stmt *scan; /* ids of a second, ascending */
+    sqlite3_stmt *ins;
+    sqlite3_stmt *seq_get;
+    sqlite3_stmt *seq_set;
+};
+
+static const struct {
+    size_t off;
+    const char *sql;
+} put_sql[] = {
+    {offsetof(struct put_stmts, find),
+     "SELECT id, published_at FROM articles WHERE canonical_url = ?1"},
+    {offsetof(struct put_stmts, del), "DELETE FROM articles WHERE id = ?1"},
+    {offsetof(struct put_stmts, last), "SELECT max(id) FROM articles WHERE id BETWEEN ?1 AND ?2"},
+    {offsetof(struct put_stmts, scan),
+     "SELECT id FROM articles WHERE id BETWEEN ?1 AND ?2 ORDER BY id"},
+    {offsetof(struct put_stmts, ins),
+     "INSERT INTO articles(id, seq, url, canonical_url, source_id, source_name, author, title,"
+     " description, url_to_image, published_at, content, domain, language, country, category,"
+     " headline, ingested_at, meta_terms)"
+     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+     " ?19)"},
+    {offsetof(struct put_stmts, seq_get), "SELECT value FROM meta WHERE key = 'seq'"},
+    {offsetof(struct put_stmts, seq_set), "INSERT INTO meta(key, value) VALUES ('seq', ?1)"
+                                          " ON CONFLICT(key) DO UPDATE SET value = excluded.value"},
+};
+
+#define PUT_SQL_COUNT (sizeof put_sql / sizeof put_sql[0])
+
+static sqlite3_stmt **stmt_slot(struct put_stmts *ps, size_t i)
+{
+    return (sqlite3_stmt **)((char *)ps + put_sql[i].off);
+}
+
+static void put_stmts_finalize(struct put_stmts *ps)
+{
+    for (size_t i = 0; i < PUT_SQL_COUNT; i++) {
+        sqlite3_finalize(*stmt_slot(ps, i));
+        *stmt_slot(ps, i) = NULL;
+    }
+}
+
+static int put_stmts_prepare(sqlite3 *db, struct put_stmts *ps, struct err *err)
+{
+    int rc = 0;
+    memset(ps, 0, sizeof *ps);
+    for (size_t i = 0; i < PUT_SQL_COUNT && rc == 0; i++)
+        rc = store_sqlite_prepare(db, put_sql[i].sql, stmt_slot(ps, i), err);
+    return rc;
+}
+
+/* Run a statement that returns at most one row of one integer column;
+ * *found says whether a non-NULL value came back. Resets st. */
+static int step_int(sqlite3 *db, sqlite3_stmt *st, int64_t *out, bool *found, struct err *err)
+{
+    int rc = sqlite3_step(st);
+    *found = false;
+    if (rc == SQLITE_ROW) {
+        if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+            *out = sqlite3_column_int64(st, 0);
+            *found = true;
+        }
+        rc = 0;
+    } else if (rc == SQLITE_DONE) {
+        rc = 0;
+    } else {
+        rc = store_sqlite_fail(db, rc, err);
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
+static int step_done(sqlite3 *db, sqlite3_stmt *st, struct err *err)
+{
+    int rc = sqlite3_step(st);
+    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(db, rc, err);
+    sqlite3_reset(st);
+    return rc;
+}
+
+/* A free id in second t. */
+static int id_alloc(sqlite3 *db, struct put_stmts *ps, int64_t t, int64_t *out, struct err *err)
+{
+    int64_t lo = STORE_ID_MIN_FOR_TIME(t), hi = STORE_ID_MAX_FOR_TIME(t), last = 0;
+    bool found;
+    int rc;
+
+    sqlite3_bind_int64(ps->last, 1, lo);
+    sqlite3_bind_int64(ps->last, 2, hi);
+    if ((rc = step_int(db, ps->last, &last, &found, err)) < 0)
+        return rc;
+    if (!found) {
+        *out = lo;
+        return 0;
+    }
+    if (last < hi) {
+        *out = last + 1;
+        return 0;
+    }
+    /* The second's last n is taken: look for a hole. */
+    int64_t want = lo;
+    sqlite3_bind_int64(ps->scan, 1, lo);
+    sqlite3_bind_int64(ps->scan, 2, hi);
+    while ((rc = sqlite3_step(ps->scan)) == SQLITE_ROW) {
+        if (sqlite3_column_int64(ps->scan, 0) != want)
+            break;
+        want++;
+    }
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        rc = store_sqlite_fail(db, rc, err);
+    } else if (rc == SQLITE_DONE) {
+        rc = err_set(err, ERR_TOO_LARGE, "more than %lld articles published in one second",
+                     (long long)1 << STORE_ID_SHIFT);
+    } else {
+        *out = want;
+        rc = 0;
+    }
+    sqlite3_reset(ps->scan);
+    return rc;
+}
+
+static int bind_article(struct put_stmts *ps, const struct article *a, int64_t id, int64_t seq,
+                        const char *meta_terms)
+{
+    sqlite3_stmt *st = ps->ins;
+    int rc = SQLITE_OK;
+    int64_t ingested = a->ingested_at ? a->ingested_at : (int64_t)time(NULL);
+
+#define BIND_(call)                                                                                \
+    do {                                                                                           \
+        if (rc == SQLITE_OK)                                                                       \
+            rc = (call);                                                                           \
+    } while (0)
+    BIND_(sqlite3_bind_int64(st, 1, id));
+    BIND_(sqlite3_bind_int64(st, 2, seq));
+    BIND_(store_sqlite_bind_text(st, 3, a->url));
+    BIND_(store_sqlite_bind_text(st, 4, a->canonical_url));
+    BIND_(store_sqlite_bind_text(st, 5, a->source_id));
+    BIND_(store_sqlite_bind_text(st, 6, a->source_name));
+    BIND_(store_sqlite_bind_text(st, 7, a->author));
+    BIND_(store_sqlite_bind_text(st, 8, a->title));
+    BIND_(store_sqlite_bind_text(st, 9, a->description));
+    BIND_(store_sqlite_bind_text(st, 10, a->url_to_image));
+    BIND_(sqlite3_bind_int64(st, 11, a->published_at));
+    BIND_(store_sqlite_bind_text(st, 12, a->content));
+    BIND_(store_sqlite_bind_text(st, 13, a->domain));
+    BIND_(sqlite3_bind_text(st, 14, a->language, (int)strnlen(a->language, 2), SQLITE_STATIC));
+    BIND_(sqlite3_bind_text(st, 15, a->country, (int)strnlen(a->country, 2), SQLITE_STATIC));
+    BIND_(store_sqlite_bind_text(st, 16, a->category));
+    BIND_(sqlite3_bind_int(st, 17, a->headline ? 1 : 0));
+    BIND_(sqlite3_bind_int64(st, 18, ingested));
+    BIND_(store_sqlite_bind_text(st, 19, meta_terms));
+#undef BIND_
+    return rc;
+}
+
+/* Upsert one article; *id_out, *updated. seq is the sequence to give it. */
+static int put_one(sqlite3 *db, struct put_stmts *ps, struct buf *meta, const struct article *a,
+                   size_t i, int64_t seq, int64_t *id_out, bool *updated, struct err *err)
+{
+    int64_t old_id = 0, old_published = 0, id = 0;
+    bool found = false;
+    int rc;
+
+    if (a->canonical_url == NULL || a->canonical_url[0] == '\0')
+        return err_set(err, ERR_INVALID, "article %zu has no canonical url", i);
+    if (a->published_at < STORE_SQLITE_TIME_MIN || a->published_at > STORE_SQLITE_TIME_MAX)
+        return err_set(err, ERR_INVALID, "article %zu has an out-of-range publication time", i);
+
+    store_sqlite_bind_text(ps->find, 1, a->canonical_url);
+    rc = sqlite3_step(ps->find);
+    if (rc == SQLITE_ROW) {
+        found = true;
+        old_id = sqlite3_column_int64(ps->find, 0);
+        old_published = sqlite3_column_int64(ps->find, 1);
+        rc = 0;
+    } else {
+        rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(db, rc, err);
+    }
+    sqlite3_reset(ps->find);
+    if (rc < 0)
+        return rc;
+
+    if (found) {
+        sqlite3_bind_int64(ps->del, 1, old_id);
+        if ((rc = step_done(db, ps->del, err)) < 0)
+            return rc;
+    }
+    if (found && old_published == a->published_at)
+        id = old_id;
+    else if ((rc = id_alloc(db, ps, a->published_at, &id, err)) < 0)
+        return rc;
+
+    buf_reset(meta);
+    store_sqlite_meta_terms(meta, a);
+    if ((rc = buf_error(meta)) < 0)
+        return err_set(err, rc, "article %zu: cannot build its index terms", i);
+    rc = bind_article(ps, a, id, seq, meta->data);
+    if (rc != SQLITE_OK) {
+        rc = store_sqlite_fail(db, rc, err);
+        sqlite3_clear_bindings(ps->ins);
+        return rc;
+    }
+    rc = step_done(db, ps->ins, err);
+    sqlite3_clear_bindings(ps->ins); /* the bound strings are the caller's */
+    if (rc < 0)
+        return rc;
+    *id_out = id;
+    *updated = found;
+    return 0;
+}
+
+int store_sqlite_articles_put(struct store_backend *b, struct article *arts, size_t n,
+                              struct store_put_stats *stats, struct err *err)
+{
+    struct store_sqlite *s = (struct store_sqlite *)b;
+    struct put_stmts ps;
+    struct buf meta;
+    int64_t *ids = NULL, seq = 0;
+    size_t inserted = 0, updated = 0;
+    bool found;
+    int rc;
+
+    memset(&ps, 0, sizeof ps);
+    buf_init(&meta, 0);
+    /* Ids are handed back only once the batch is committed. */
+    ids = calloc(n, sizeof *ids);
+    if (ids == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory");
+
+    pthread_mutex_lock(&s->write_lock);
+    if ((rc = store_sqlite_begin(s, err)) < 0)
+        goto unlock;
+    if ((rc = put_stmts_prepare(s->writer, &ps, err)) < 0)
+        goto end;
+    if ((rc = step_int(s->writer, ps.seq_get, &seq, &found, err)) < 0)
+        goto end;
+    if (!found)
+        seq = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool was_known = false;
+        seq++;
+        rc = put_one(s->writer, &ps, &meta, &arts[i], i, seq, &ids[i], &was_known, err);
+        if (rc < 0)
+            goto end;
+        if (was_known)
+            updated++;
+        else
+            inserted++;
+    }
+    sqlite3_bind_int64(ps.seq_set, 1, seq);
+    rc = step_done(s->writer, ps.seq_set, err);
+end:
+    put_stmts_finalize(&ps);
+    rc = store_sqlite_end(s, rc, err);
+unlock:
+    pthread_mutex_unlock(&s->write_lock);
+    if (rc == 0) {
+        for (size_t i = 0; i < n; i++) {
+            arts[i].id = ids[i];
+            arts[i].seq = seq - (int64_t)(n - 1 - i);
+        }
+        if (stats) {
+            stats->inserted = inserted;
+            stats->updated = updated;
+        }
+    }
+    free(ids);
+    buf_release(&meta);
+    return rc;
+}
+
+int store_sqlite_articles_count(struct store_backend *b, int64_t *out, struct err *err)
+{
+    struct store_sqlite *s = (struct store_sqlite *)b;
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    bool found;
+    int rc;
+
+    *out = 0;
+    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
+        goto out;
+    if ((rc = store_sqlite_prepare(db, "SELECT count(*) FROM articles", &st, err)) < 0)
+        goto out;
+    rc = step_int(db, st, out, &found, err);
+out:
+    sqlite3_finalize(st);
+    store_sqlite_pool_put(&s->readers, db);
+    return rc;
+}

@@ -1,0 +1,298 @@
+/* SQLite connections, read pool, error mapping and meta terms
+ * (store/sqlite/db.h). */
+#include "store/sqlite/db.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "text/text_fts5.h"
+#include "util/arena.h"
+#include "util/banned.h"
+
+int store_sqlite_fail(sqlite3 *db, int rc, struct err *err)
+{
+    int code;
+    switch (rc & 0xff) {
+    case SQLITE_FULL:
+        code = ERR_FULL;
+        break;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        code = ERR_BUSY;
+        break;
+    case SQLITE_NOMEM:
+        code = ERR_NOMEM;
+        break;
+    default:
+        code = ERR_STORE;
+        break;
+    }
+    /* errmsg describes the last call on db; without a handle, the code. */
+    return err_set(err, code, "sqlite: %s", db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+}
+
+void store_sqlite_conn_close(sqlite3 *db)
+{
+    if (db)
+        sqlite3_close_v2(db);
+}
+
+int store_sqlite_conn_open(sqlite3 **out, const char *path, bool readonly, struct err *err)
+{
+    sqlite3 *db = NULL;
+    int flags = SQLITE_OPEN_NOMUTEX; /* one thread at a time per connection: pool/mutex */
+    int rc;
+
+    *out = NULL;
+    flags |= readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    rc = sqlite3_open_v2(path, &db, flags, NULL);
+    if (rc != SQLITE_OK) {
+        rc = store_sqlite_fail(db, rc, err);
+        goto out;
+    }
+    sqlite3_extended_result_codes(db, 1);
+    rc = sqlite3_busy_timeout(db, STORE_SQLITE_BUSY_TIMEOUT_MS);
+    if (rc != SQLITE_OK) {
+        rc = store_sqlite_fail(db, rc, err);
+        goto out;
+    }
+    rc = text_fts5_register(db);
+    if (rc < 0) {
+        err_set(err, rc, "cannot register the %s tokenizer: %s", TEXT_FTS5_TOKENIZER,
+                sqlite3_errmsg(db));
+        goto out;
+    }
+    if ((rc = store_sqlite_exec(db, "PRAGMA foreign_keys=ON", err)) < 0)
+        goto out;
+    *out = db;
+    db = NULL;
+    rc = 0;
+out:
+    store_sqlite_conn_close(db);
+    return rc;
+}
+
+int store_sqlite_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out, struct err *err)
+{
+    int rc = sqlite3_prepare_v2(db, sql, -1, out, NULL);
+    if (rc != SQLITE_OK) {
+        *out = NULL;
+        return store_sqlite_fail(db, rc, err);
+    }
+    return 0;
+}
+
+int store_sqlite_exec(sqlite3 *db, const char *sql, struct err *err)
+{
+    int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+    return rc == SQLITE_OK ? 0 : store_sqlite_fail(db, rc, err);
+}
+
+int store_sqlite_bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+    if (s == NULL)
+        return sqlite3_bind_null(st, i);
+    return sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+}
+
+int store_sqlite_column_dup(struct arena *a, sqlite3_stmt *st, int i, const char **out)
+{
+    const unsigned char *t;
+    char *copy;
+
+    *out = NULL;
+    if (sqlite3_column_type(st, i) == SQLITE_NULL)
+        return 0;
+    t = sqlite3_column_text(st, i);
+    if (t == NULL)
+        return ERR_NOMEM; /* not NULL typed, so conversion failed */
+    copy = arena_strndup(a, (const char *)t, (size_t)sqlite3_column_bytes(st, i));
+    if (copy == NULL)
+        return ERR_NOMEM;
+    *out = copy;
+    return 0;
+}
+
+/* --- read pool ------------------------------------------------------------ */
+
+int store_sqlite_pool_init(struct store_sqlite_pool *p, const char *path, struct err *err)
+{
+    memset(p, 0, sizeof *p);
+    p->path = strdup(path);
+    if (p->path == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    if (pthread_mutex_init(&p->lock, NULL) != 0) {
+        free(p->path);
+        p->path = NULL;
+        return err_set(err, ERR_NOMEM, "cannot create a mutex");
+    }
+    return 0;
+}
+
+void store_sqlite_pool_release(struct store_sqlite_pool *p)
+{
+    if (p->path == NULL)
+        return;
+    for (size_t i = 0; i < p->n_idle; i++)
+        store_sqlite_conn_close(p->idle[i]);
+    p->n_idle = 0;
+    pthread_mutex_destroy(&p->lock);
+    free(p->path);
+    p->path = NULL;
+}
+
+int store_sqlite_pool_get(struct store_sqlite_pool *p, sqlite3 **out, struct err *err)
+{
+    sqlite3 *db = NULL;
+
+    pthread_mutex_lock(&p->lock);
+    if (p->n_idle > 0)
+        db = p->idle[--p->n_idle];
+    pthread_mutex_unlock(&p->lock);
+    if (db) {
+        *out = db;
+        return 0;
+    }
+    /* Opened outside the lock: opening reads the schema and may wait. */
+    return store_sqlite_conn_open(out, p->path, true, err);
+}
+
+void store_sqlite_pool_put(struct store_sqlite_pool *p, sqlite3 *db)
+{
+    if (db == NULL)
+        return;
+    /* A connection left inside a transaction would pin an old snapshot. */
+    if (!sqlite3_get_autocommit(db))
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    pthread_mutex_lock(&p->lock);
+    if (p->n_idle < STORE_SQLITE_POOL_MAX) {
+        p->idle[p->n_idle++] = db;
+        db = NULL;
+    }
+    pthread_mutex_unlock(&p->lock);
+    store_sqlite_conn_close(db);
+}
+
+/* --- ids and meta terms ---------------------------------------------------- */
+
+int64_t store_sqlite_id_lo(int64_t t)
+{
+    if (t < STORE_SQLITE_TIME_MIN)
+        return INT64_MIN;
+    if (t > STORE_SQLITE_TIME_MAX)
+        return INT64_MAX;
+    return STORE_ID_MIN_FOR_TIME(t);
+}
+
+int64_t store_sqlite_id_hi(int64_t t)
+{
+    if (t < STORE_SQLITE_TIME_MIN)
+        return INT64_MIN;
+    if (t > STORE_SQLITE_TIME_MAX)
+        return INT64_MAX;
+    return STORE_ID_MAX_FOR_TIME(t);
+}
+
+static void put_hex(struct buf *b, const char *v, size_t len)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)v[i];
+        buf_putc(b, digits[c >> 4]);
+        buf_putc(b, digits[c & 15]);
+    }
+}
+
+static char lower_ascii(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+static bool plain_word(const char *v, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        char c = lower_ascii(v[i]);
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+            return false;
+    }
+    return len > 0;
+}
+
+void store_sqlite_meta_term(struct buf *b, char kind, const char *v, size_t len)
+{
+    buf_putc(b, kind);
+    switch (kind) {
+    case STORE_META_ALL:
+    case STORE_META_HEADLINE:
+        return;
+    case STORE_META_SOURCE:
+    case STORE_META_DOMAIN:
+        if (kind == STORE_META_DOMAIN) {
+            /* Domains compare case-insensitively (API.md §8). */
+            for (size_t i = 0; i < len; i++) {
+                char c = lower_ascii(v[i]);
+                put_hex(b, &c, 1);
+            }
+        } else {
+            put_hex(b, v, len);
+        }
+        return;
+    default:
+        break;
+    }
+    if (kind == STORE_META_LANGUAGE && len == 2 && lower_ascii(v[0]) == 's' &&
+        lower_ascii(v[1]) == 'e') {
+        v = "sv";
+    }
+    if (plain_word(v, len)) {
+        for (size_t i = 0; i < len; i++)
+            buf_putc(b, lower_ascii(v[i]));
+    } else {
+        buf_putc(b, '_');
+        for (size_t i = 0; i < len; i++) {
+            char c = lower_ascii(v[i]);
+            put_hex(b, &c, 1);
+        }
+    }
+}
+
+void store_sqlite_meta_terms(struct buf *b, const struct article *art)
+{
+    store_sqlite_meta_term(b, STORE_META_ALL, NULL, 0);
+    if (art->language[0]) {
+        buf_putc(b, ' ');
+        store_sqlite_meta_term(b, STORE_META_LANGUAGE, art->language,
+                               strnlen(art->language, sizeof art->language - 1));
+    }
+    if (art->country[0]) {
+        buf_putc(b, ' ');
+        store_sqlite_meta_term(b, STORE_META_COUNTRY, art->country,
+                               strnlen(art->country, sizeof art->country - 1));
+    }
+    if (art->category && art->category[0]) {
+        buf_putc(b, ' ');
+        store_sqlite_meta_term(b, STORE_META_CATEGORY, art->category, strlen(art->category));
+    }
+    if (art->headline) {
+        buf_putc(b, ' ');
+        store_sqlite_meta_term(b, STORE_META_HEADLINE, NULL, 0);
+    }
+    if (art->source_id && art->source_id[0]) {
+        buf_putc(b, ' ');
+        store_sqlite_meta_term(b, STORE_META_SOURCE, art->source_id, strlen(art->source_id));
+    }
+    if (art->domain && art->domain[0]) {
+        /* news.bbc.co.uk files news.bbc.co.uk, bbc.co.uk, co.uk and uk, so
+         * that a domain filter matches its subdomains with one term. */
+        const char *d = art->domain;
+        size_t len = strlen(d);
+        for (size_t i = 0; i < len; i++) {
+            if (i > 0 && d[i - 1] != '.')
+                continue;
+            if (d[i] == '.')
+                continue; /* empty label: "a..b", ".a" */
+            buf_putc(b, ' ');
+            store_sqlite_meta_term(b, STORE_META_DOMAIN, d + i, len - i);
+        }
+    }
+}

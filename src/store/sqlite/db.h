@@ -1,0 +1,104 @@
+/* SQLite plumbing of the embedded store, shared with the FTS5 index
+ * (index/fts5/), which searches the same file: opening connections (every
+ * one with the "newsd" tokenizer registered), a pool of read connections,
+ * SQLite result codes → ERR_*, article id bounds, and the metadata terms of
+ * the articles_fts "meta" column. The schema is the store's (schema.c); the
+ * names the index relies on are fixed here.
+ *
+ * Meta terms: one space-separated token per property, so that filters are
+ * ANDed inside MATCH instead of joining back to the table (DESIGN.md):
+ *   a            every article (the positive term of a filter-less query)
+ *   l<lang>      language ("se" is filed as "sv")
+ *   c<cc>        country
+ *   k<category>  category
+ *   h            headline
+ *   s<hex(id)>   source id, lower-case hex of its bytes (one token for any id)
+ *   d<hex(dom)>  the domain and each of its suffixes at a dot boundary
+ * A value of l/c/k that is not only ASCII letters and digits (after ASCII
+ * lower-casing) is written as <kind>_<hex(value)> so it stays one token. */
+#ifndef NEWSD_STORE_SQLITE_DB_H
+#define NEWSD_STORE_SQLITE_DB_H
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+#include "util/buf.h"
+#include "util/err.h"
+
+#define STORE_SQLITE_FILE "newsd.db"
+#define STORE_SQLITE_POOL_MAX 16 /* idle read connections kept */
+#define STORE_SQLITE_BUSY_TIMEOUT_MS 5000
+
+/* published_at range whose ids fit in an int64 (±139,000 years). */
+#define STORE_SQLITE_TIME_MIN (-((int64_t)1 << 42))
+#define STORE_SQLITE_TIME_MAX (((int64_t)1 << 42) - 1)
+
+/* Meta term kinds. */
+#define STORE_META_ALL 'a'
+#define STORE_META_LANGUAGE 'l'
+#define STORE_META_COUNTRY 'c'
+#define STORE_META_CATEGORY 'k'
+#define STORE_META_HEADLINE 'h'
+#define STORE_META_SOURCE 's'
+#define STORE_META_DOMAIN 'd'
+
+/* Idle read connections to one database file. */
+struct store_sqlite_pool {
+    pthread_mutex_t lock;
+    char *path;
+    sqlite3 *idle[STORE_SQLITE_POOL_MAX];
+    size_t n_idle;
+};
+
+/* Map a SQLite result code to ERR_FULL / ERR_BUSY / ERR_NOMEM / ERR_STORE and
+ * record sqlite3_errmsg(db) (or the code's text when db is NULL) in err.
+ * Returns the ERR_* code. */
+int store_sqlite_fail(sqlite3 *db, int rc, struct err *err);
+
+/* Open a connection to path (read-only, or read-write creating the file),
+ * with a busy timeout and the tokenizer registered. */
+int store_sqlite_conn_open(sqlite3 **out, const char *path, bool readonly, struct err *err);
+
+/* sqlite3_close_v2, NULL-safe. */
+void store_sqlite_conn_close(sqlite3 *db);
+
+/* Prepare one statement of static SQL. */
+int store_sqlite_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out, struct err *err);
+
+/* Run static SQL (no result rows wanted). */
+int store_sqlite_exec(sqlite3 *db, const char *sql, struct err *err);
+
+/* Bind a string (NULL → SQL NULL); the string must outlive the statement's
+ * next step. Returns a SQLite code. */
+int store_sqlite_bind_text(sqlite3_stmt *st, int i, const char *s);
+
+/* Copy column i (text or NULL) into the arena; sets *out. 0 or ERR_NOMEM. */
+int store_sqlite_column_dup(struct arena *a, sqlite3_stmt *st, int i, const char **out);
+
+/* Read pool over path (read-only connections, opened on demand). */
+int store_sqlite_pool_init(struct store_sqlite_pool *p, const char *path, struct err *err);
+void store_sqlite_pool_release(struct store_sqlite_pool *p);
+/* A connection for the calling thread alone until it is put back. */
+int store_sqlite_pool_get(struct store_sqlite_pool *p, sqlite3 **out, struct err *err);
+/* Give a connection back; every statement on it must be finalized and no
+ * transaction open. NULL is a no-op. */
+void store_sqlite_pool_put(struct store_sqlite_pool *p, sqlite3 *db);
+
+/* Smallest / largest article id of second t, clamped to int64 (for open
+ * bounds such as INT64_MIN / INT64_MAX). */
+int64_t store_sqlite_id_lo(int64_t t);
+int64_t store_sqlite_id_hi(int64_t t);
+
+/* Append the meta term of `kind` for value v[0..len) (len ignored for 'a'
+ * and 'h'); see the file comment. Errors are the buffer's (sticky). */
+void store_sqlite_meta_term(struct buf *b, char kind, const char *v, size_t len);
+
+/* The whole space-separated meta term list of an article (without the
+ * leading TEXT_FTS5_META_MARK), appended to b. */
+void store_sqlite_meta_terms(struct buf *b, const struct article *art);
+
+#endif

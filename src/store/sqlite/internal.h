@@ -1,0 +1,56 @@
+/* Private to src/store/sqlite/: the embedded store's handle and what its
+ * files share (sqlite.c: lifecycle and schema; articles.c; sources.c;
+ * keys.c: keys and usage). Writes go through the one writer connection under
+ * write_lock, one transaction per call; reads take a connection of the read
+ * pool, used by one thread until it is put back. */
+#ifndef NEWSD_STORE_SQLITE_INTERNAL_H
+#define NEWSD_STORE_SQLITE_INTERNAL_H
+
+#include <pthread.h>
+#include <sqlite3.h>
+
+#include "store/backend.h"
+#include "store/sqlite/db.h"
+
+struct store_sqlite {
+    struct store_backend base; /* first: the vtable */
+    char *path;                /* <dir>/newsd.db */
+    pthread_mutex_t write_lock;
+    sqlite3 *writer;
+    struct store_sqlite_pool readers;
+};
+
+/* Begin an IMMEDIATE transaction on the writer; the caller holds write_lock. */
+int store_sqlite_begin(struct store_sqlite *s, struct err *err);
+/* Commit when rc is 0, else roll back; returns rc or the commit's error. */
+int store_sqlite_end(struct store_sqlite *s, int rc, struct err *err);
+
+int store_sqlite_articles_put(struct store_backend *b, struct article *arts, size_t n,
+                              struct store_put_stats *stats, struct err *err);
+int store_sqlite_articles_count(struct store_backend *b, int64_t *out, struct err *err);
+
+int store_sqlite_sources_put(struct store_backend *b, const struct source *src, size_t n,
+                             struct err *err);
+int store_sqlite_sources_ensure(struct store_backend *b, const char *const *ids,
+                                const char *const *names, size_t n, struct err *err);
+int store_sqlite_sources_list(struct store_backend *b, struct arena *a,
+                              const struct source_filter *f, struct source **out, size_t *n_out,
+                              struct err *err);
+int store_sqlite_source_get(struct store_backend *b, struct arena *a, const char *id,
+                            struct source *out, struct err *err);
+
+int store_sqlite_key_insert(struct store_backend *b, const struct key_record *k, int64_t *id_out,
+                            struct err *err);
+int store_sqlite_key_find(struct store_backend *b, struct arena *a, const unsigned char hash[32],
+                          struct key_record *out, struct err *err);
+int store_sqlite_keys_list(struct store_backend *b, struct arena *a, struct key_record **out,
+                           size_t *n_out, struct err *err);
+int store_sqlite_key_update(struct store_backend *b, int64_t id, const char *plan, int state,
+                            struct err *err);
+int store_sqlite_key_delete(struct store_backend *b, int64_t id, struct err *err);
+int store_sqlite_usage_add(struct store_backend *b, int64_t key_id, int64_t day, int64_t n,
+                           int64_t last_used, struct err *err);
+int store_sqlite_usage_sum(struct store_backend *b, int64_t key_id, int64_t day_from,
+                           int64_t day_to, int64_t *out, struct err *err);
+
+#endif

@@ -1,0 +1,295 @@
+/* The embedded store (store/backend.h): one SQLite file <dir>/newsd.db in WAL
+ * mode. This file opens and closes it and owns the schema.
+ *
+ * Schema versions: meta(key, value) holds schema_version; migrations[i]
+ * brings version i to i+1 and is written so that running it twice is
+ * harmless (IF NOT EXISTS). Version 1:
+ *   meta      key → value: schema_version, seq (the last ingest sequence)
+ *   sources   the catalogue, ordered by id in byte order
+ *   articles  id = published_at << 20 | n (time-ordered), seq, fields of
+ *             struct article, meta_terms (db.h: the filter terms, computed
+ *             at insert time)
+ *   articles_fts  contentless FTS5 (tokenizer "newsd") over title,
+ *             description, content and meta; rowid = article id. Triggers
+ *             keep it in step: text columns carry "\x1F" language "\x1F" so
+ *             the tokenizer stems in the article's language, meta is "\x1E"
+ *             meta_terms; a delete repeats exactly the inserted values, as a
+ *             contentless table requires.
+ *   keys, usage  API keys (hash only) and requests per key and UTC day. */
+#include "store/sqlite/internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "text/text_fts5.h"
+#include "util/banned.h"
+
+_Static_assert(TEXT_FTS5_LANG_MARK == 31, "the triggers write char(31)");
+_Static_assert(TEXT_FTS5_META_MARK == 30, "the triggers write char(30)");
+
+/* The FTS5 row of an article (prefix "new." or "old."). */
+#define FTS_VALUES(r)                                                                              \
+    "char(31)||" r "language||char(31)||coalesce(" r "title,''), "                                 \
+    "char(31)||" r "language||char(31)||coalesce(" r "description,''), "                           \
+    "char(31)||" r "language||char(31)||coalesce(" r "content,''), "                               \
+    "char(30)||" r "meta_terms"
+
+/* clang-format off */
+static const char schema_v1[] =
+    "CREATE TABLE IF NOT EXISTS sources("
+    " id TEXT PRIMARY KEY, name TEXT, description TEXT, url TEXT, category TEXT,"
+    " language TEXT, country TEXT, headlines INTEGER NOT NULL DEFAULT 0,"
+    " popularity REAL NOT NULL DEFAULT 0, feed_url TEXT);"
+    "CREATE TABLE IF NOT EXISTS articles("
+    " id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, url TEXT,"
+    " canonical_url TEXT UNIQUE NOT NULL, source_id TEXT, source_name TEXT, author TEXT,"
+    " title TEXT, description TEXT, url_to_image TEXT, published_at INTEGER NOT NULL,"
+    " content TEXT, domain TEXT, language TEXT NOT NULL DEFAULT '',"
+    " country TEXT NOT NULL DEFAULT '', category TEXT, headline INTEGER NOT NULL DEFAULT 0,"
+    " ingested_at INTEGER NOT NULL DEFAULT 0, meta_terms TEXT NOT NULL DEFAULT 'a');"
+    "CREATE INDEX IF NOT EXISTS articles_by_seq ON articles(seq);"
+    "CREATE INDEX IF NOT EXISTS articles_by_headline ON articles(headline, id);"
+    "CREATE VIRTUAL TABLE IF NOT EXISTS articles_fts USING fts5("
+    " title, description, content, meta, content='', tokenize='" TEXT_FTS5_TOKENIZER "');"
+    "CREATE TRIGGER IF NOT EXISTS articles_fts_insert AFTER INSERT ON articles BEGIN"
+    " INSERT INTO articles_fts(rowid, title, description, content, meta)"
+    " VALUES (new.id, " FTS_VALUES("new.") ");"
+    " END;"
+    "CREATE TRIGGER IF NOT EXISTS articles_fts_delete AFTER DELETE ON articles BEGIN"
+    " INSERT INTO articles_fts(articles_fts, rowid, title, description, content, meta)"
+    " VALUES ('delete', old.id, " FTS_VALUES("old.") ");"
+    " END;"
+    /* The store never updates an article in place (it deletes and inserts),
+     * but an UPDATE by hand must not leave the index behind. */
+    "CREATE TRIGGER IF NOT EXISTS articles_fts_update AFTER UPDATE ON articles BEGIN"
+    " INSERT INTO articles_fts(articles_fts, rowid, title, description, content, meta)"
+    " VALUES ('delete', old.id, " FTS_VALUES("old.") ");"
+    " INSERT INTO articles_fts(rowid, title, description, content, meta)"
+    " VALUES (new.id, " FTS_VALUES("new.") ");"
+    " END;"
+    "CREATE TABLE IF NOT EXISTS keys("
+    " id INTEGER PRIMARY KEY, hash BLOB UNIQUE NOT NULL, name TEXT, plan TEXT NOT NULL,"
+    " state INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL DEFAULT 0,"
+    " last_used INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE IF NOT EXISTS usage("
+    " key_id INTEGER NOT NULL REFERENCES keys(id) ON DELETE CASCADE, day INTEGER NOT NULL,"
+    " n INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(key_id, day)) WITHOUT ROWID;";
+/* clang-format on */
+
+static const char *const migrations[] = {schema_v1};
+#define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
+
+int store_sqlite_begin(struct store_sqlite *s, struct err *err)
+{
+    return store_sqlite_exec(s->writer, "BEGIN IMMEDIATE", err);
+}
+
+int store_sqlite_end(struct store_sqlite *s, int rc, struct err *err)
+{
+    if (rc == 0) {
+        rc = store_sqlite_exec(s->writer, "COMMIT", err);
+        if (rc == 0)
+            return 0;
+    }
+    /* A failed COMMIT (e.g. SQLITE_BUSY) leaves the transaction open. */
+    if (!sqlite3_get_autocommit(s->writer))
+        sqlite3_exec(s->writer, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+static int schema_version_get(sqlite3 *db, int64_t *out, struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    *out = 0;
+    rc = store_sqlite_prepare(db, "SELECT value FROM meta WHERE key = 'schema_version'", &st, err);
+    if (rc < 0)
+        goto out;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *out = sqlite3_column_int64(st, 0);
+        rc = 0;
+    } else if (rc == SQLITE_DONE) {
+        rc = 0;
+    } else {
+        rc = store_sqlite_fail(db, rc, err);
+    }
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int schema_version_set(sqlite3 *db, int64_t v, struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    rc = store_sqlite_prepare(db,
+                              "INSERT INTO meta(key, value) VALUES ('schema_version', ?1)"
+                              " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                              &st, err);
+    if (rc < 0)
+        goto out;
+    sqlite3_bind_int64(st, 1, v);
+    rc = sqlite3_step(st);
+    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(db, rc, err);
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Bring the schema to SCHEMA_VERSION in one transaction. */
+static int schema_migrate(struct store_sqlite *s, struct err *err)
+{
+    int64_t version = 0;
+    int rc;
+
+    if ((rc = store_sqlite_begin(s, err)) < 0)
+        return rc;
+    rc = store_sqlite_exec(s->writer,
+                           "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value)", err);
+    if (rc < 0)
+        goto out;
+    if ((rc = schema_version_get(s->writer, &version, err)) < 0)
+        goto out;
+    if (version > SCHEMA_VERSION) {
+        rc = err_set(err, ERR_UNSUPPORTED,
+                     "store schema version %lld is newer than this newsd supports (%lld)",
+                     (long long)version, (long long)SCHEMA_VERSION);
+        goto out;
+    }
+    if (version == SCHEMA_VERSION)
+        goto out;
+    for (int64_t v = version < 0 ? 0 : version; v < SCHEMA_VERSION; v++) {
+        if ((rc = store_sqlite_exec(s->writer, migrations[v], err)) < 0)
+            goto out;
+    }
+    rc = schema_version_set(s->writer, SCHEMA_VERSION, err);
+out:
+    return store_sqlite_end(s, rc, err);
+}
+
+/* Switch to WAL (persistent in the file) and check it took. */
+static int wal_enable(sqlite3 *db, struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if ((rc = store_sqlite_prepare(db, "PRAGMA journal_mode=WAL", &st, err)) < 0)
+        goto out;
+    rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        rc = store_sqlite_fail(db, rc, err);
+        goto out;
+    }
+    const unsigned char *mode = sqlite3_column_text(st, 0);
+    if (mode == NULL || strcmp((const char *)mode, "wal") != 0) {
+        rc = err_set(err, ERR_STORE, "cannot switch the database to WAL mode");
+        goto out;
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The store directory: created (0700) when missing, its parent must exist. */
+static int dir_ensure(const char *dir, struct err *err)
+{
+    struct stat sb;
+
+    if (stat(dir, &sb) == 0) {
+        if (!S_ISDIR(sb.st_mode))
+            return err_set(err, ERR_IO, "%s is not a directory", dir);
+        return 0;
+    }
+    if (errno != ENOENT)
+        return err_set(err, ERR_IO, "cannot access %s: %s", dir, strerror(errno));
+    if (mkdir(dir, 0700) != 0)
+        return err_set(err, ERR_IO, "cannot create %s: %s", dir, strerror(errno));
+    return 0;
+}
+
+static const char *sqlite_path(const struct store_backend *b)
+{
+    return ((const struct store_sqlite *)b)->path;
+}
+
+static void sqlite_free(struct store_backend *b)
+{
+    struct store_sqlite *s = (struct store_sqlite *)b;
+    if (s == NULL)
+        return;
+    store_sqlite_pool_release(&s->readers);
+    if (s->writer) {
+        store_sqlite_conn_close(s->writer);
+        pthread_mutex_destroy(&s->write_lock);
+    }
+    free(s->path);
+    free(s);
+}
+
+int store_sqlite_new(struct store_backend **out, const char *dir, struct err *err)
+{
+    struct store_sqlite *s = NULL;
+    size_t len;
+    int rc;
+
+    *out = NULL;
+    if ((rc = dir_ensure(dir, err)) < 0)
+        goto out;
+    s = calloc(1, sizeof *s);
+    if (s == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    s->base = (struct store_backend){
+        .kind = "sqlite",
+        .free = sqlite_free,
+        .sqlite_path = sqlite_path,
+        .articles_put = store_sqlite_articles_put,
+        .articles_count = store_sqlite_articles_count,
+        .sources_put = store_sqlite_sources_put,
+        .sources_ensure = store_sqlite_sources_ensure,
+        .sources_list = store_sqlite_sources_list,
+        .source_get = store_sqlite_source_get,
+        .key_insert = store_sqlite_key_insert,
+        .key_find = store_sqlite_key_find,
+        .keys_list = store_sqlite_keys_list,
+        .key_update = store_sqlite_key_update,
+        .key_delete = store_sqlite_key_delete,
+        .usage_add = store_sqlite_usage_add,
+        .usage_sum = store_sqlite_usage_sum,
+    };
+    len = strlen(dir) + sizeof "/" STORE_SQLITE_FILE;
+    s->path = malloc(len);
+    if (s->path == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    snprintf(s->path, len, "%s/%s", dir, STORE_SQLITE_FILE);
+    if ((rc = store_sqlite_conn_open(&s->writer, s->path, false, err)) < 0)
+        goto out;
+    if (pthread_mutex_init(&s->write_lock, NULL) != 0) {
+        store_sqlite_conn_close(s->writer);
+        s->writer = NULL;
+        rc = err_set(err, ERR_NOMEM, "cannot create a mutex");
+        goto out;
+    }
+    if ((rc = wal_enable(s->writer, err)) < 0 ||
+        (rc = store_sqlite_exec(s->writer, "PRAGMA synchronous=NORMAL", err)) < 0 ||
+        (rc = schema_migrate(s, err)) < 0 ||
+        (rc = store_sqlite_pool_init(&s->readers, s->path, err)) < 0)
+        goto out;
+    *out = &s->base;
+    s = NULL;
+out:
+    if (s)
+        sqlite_free(&s->base);
+    return rc;
+}

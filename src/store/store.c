@@ -1,0 +1,169 @@
+/* store.h dispatcher: picks the backend from the location and forwards
+ * every call to it (store/backend.h). */
+#include "store/store.h"
+#include "store/backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/banned.h"
+
+struct store {
+    struct store_backend *be;
+};
+
+static bool is_pg_uri(const char *loc)
+{
+    return strncasecmp(loc, "postgresql://", 13) == 0 || strncasecmp(loc, "postgres://", 11) == 0;
+}
+
+int store_open(struct store **out, const char *loc, struct err *err)
+{
+    struct store *s = NULL;
+    struct store_backend *be = NULL;
+    int rc;
+
+    *out = NULL;
+    if (loc == NULL || loc[0] == '\0') {
+        rc = err_set(err, ERR_INVALID, "empty store location");
+        goto out;
+    }
+    if (is_pg_uri(loc)) {
+        rc = err_set(err, ERR_UNSUPPORTED,
+                     "the PostgreSQL store is not available in this build; "
+                     "use a directory for the embedded store");
+        goto out;
+    }
+    s = calloc(1, sizeof *s);
+    if (s == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = store_sqlite_new(&be, loc, err)) < 0)
+        goto out;
+    s->be = be;
+    *out = s;
+    s = NULL;
+out:
+    free(s);
+    return rc;
+}
+
+void store_close(struct store *s)
+{
+    if (s == NULL)
+        return;
+    s->be->free(s->be);
+    free(s);
+}
+
+const char *store_kind(const struct store *s)
+{
+    return s->be->kind;
+}
+
+const char *store_sqlite_path(const struct store *s)
+{
+    return s->be->sqlite_path ? s->be->sqlite_path(s->be) : NULL;
+}
+
+int store_articles_put(struct store *s, struct article *arts, size_t n,
+                       struct store_put_stats *stats, struct err *err)
+{
+    if (stats) {
+        stats->inserted = 0;
+        stats->updated = 0;
+    }
+    if (n == 0)
+        return 0;
+    if (arts == NULL)
+        return err_set(err, ERR_INVALID, "no articles");
+    return s->be->articles_put(s->be, arts, n, stats, err);
+}
+
+int store_articles_count(struct store *s, int64_t *out, struct err *err)
+{
+    return s->be->articles_count(s->be, out, err);
+}
+
+int store_sources_put(struct store *s, const struct source *src, size_t n, struct err *err)
+{
+    if (n == 0)
+        return 0;
+    if (src == NULL)
+        return err_set(err, ERR_INVALID, "no sources");
+    return s->be->sources_put(s->be, src, n, err);
+}
+
+int store_sources_ensure(struct store *s, const char *const *ids, const char *const *names,
+                         size_t n, struct err *err)
+{
+    if (n == 0)
+        return 0;
+    if (ids == NULL)
+        return err_set(err, ERR_INVALID, "no source ids");
+    return s->be->sources_ensure(s->be, ids, names, n, err);
+}
+
+int store_sources_list(struct store *s, struct arena *a, const struct source_filter *f,
+                       struct source **out, size_t *n_out, struct err *err)
+{
+    static const struct source_filter none = {0};
+    *out = NULL;
+    *n_out = 0;
+    return s->be->sources_list(s->be, a, f ? f : &none, out, n_out, err);
+}
+
+int store_source_get(struct store *s, struct arena *a, const char *id, struct source *out,
+                     struct err *err)
+{
+    if (id == NULL)
+        return err_set(err, ERR_NOTFOUND, "no such source");
+    return s->be->source_get(s->be, a, id, out, err);
+}
+
+int store_key_insert(struct store *s, const struct key_record *k, int64_t *id_out, struct err *err)
+{
+    if (k == NULL || k->plan == NULL)
+        return err_set(err, ERR_INVALID, "a key needs a plan");
+    return s->be->key_insert(s->be, k, id_out, err);
+}
+
+int store_key_find(struct store *s, struct arena *a, const unsigned char hash[32],
+                   struct key_record *out, struct err *err)
+{
+    return s->be->key_find(s->be, a, hash, out, err);
+}
+
+int store_keys_list(struct store *s, struct arena *a, struct key_record **out, size_t *n_out,
+                    struct err *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    return s->be->keys_list(s->be, a, out, n_out, err);
+}
+
+int store_key_update(struct store *s, int64_t id, const char *plan, int state, struct err *err)
+{
+    if (state != -1 && state != KEY_ACTIVE && state != KEY_DISABLED)
+        return err_set(err, ERR_INVALID, "invalid key state %d", state);
+    return s->be->key_update(s->be, id, plan, state, err);
+}
+
+int store_key_delete(struct store *s, int64_t id, struct err *err)
+{
+    return s->be->key_delete(s->be, id, err);
+}
+
+int store_usage_add(struct store *s, int64_t key_id, int64_t day, int64_t n, int64_t last_used,
+                    struct err *err)
+{
+    return s->be->usage_add(s->be, key_id, day, n, last_used, err);
+}
+
+int store_usage_sum(struct store *s, int64_t key_id, int64_t day_from, int64_t day_to, int64_t *out,
+                    struct err *err)
+{
+    return s->be->usage_sum(s->be, key_id, day_from, day_to, out, err);
+}

@@ -1,0 +1,143 @@
+/* text_fts5_register() of text_fts5.h: the "newsd" FTS5 tokenizer.
+ * Input conventions (the header has them in full): "\x1F" LANG "\x1F" text
+ * → text_tokenize() tokens, each followed by its colocated "~stem" when the
+ * language has a stemmer and the stem differs; "\x1E" terms → the terms
+ * verbatim; query text → space-separated pieces verbatim, because the
+ * query/ module already ran text_tokenize() and built the stems itself. */
+#include "text/text_fts5.h"
+
+#include <string.h>
+
+#include "text/text.h"
+#include "util/err.h"
+#include "util/limits.h"
+#include "util/banned.h"
+
+#define LANG_MAX 8 /* longest language header accepted between the marks */
+
+struct doc_ctx {
+    void *fts_ctx;
+    int (*xToken)(void *, int, const char *, int, int, int);
+    char lang[LANG_MAX + 1]; /* "" when unknown or without stemmer */
+    size_t base;             /* byte offset of the tokenized text in pText */
+};
+
+/* One stateless tokenizer instance serves every table: all state lives on
+ * the stack of xTokenize. */
+static char tokenizer_instance;
+
+static int newsd_create(void *user, const char **argv, int argc, Fts5Tokenizer **out)
+{
+    (void)user;
+    (void)argv;
+    (void)argc;
+    *out = (Fts5Tokenizer *)&tokenizer_instance;
+    return SQLITE_OK;
+}
+
+static void newsd_delete(Fts5Tokenizer *tok)
+{
+    (void)tok;
+}
+
+static int doc_token(const struct text_token *tok, void *arg)
+{
+    struct doc_ctx *d = arg;
+    char stem[sizeof TEXT_FTS5_STEM_PREFIX - 1 + LIMIT_TOKEN_BYTES + 1];
+    const size_t plen = sizeof TEXT_FTS5_STEM_PREFIX - 1;
+    int start = (int)(d->base + tok->start), end = (int)(d->base + tok->end);
+    int rc, n;
+
+    rc = d->xToken(d->fts_ctx, 0, tok->text, (int)tok->len, start, end);
+    if (rc != SQLITE_OK || d->lang[0] == '\0' || (tok->flags & TEXT_TOKEN_CJK))
+        return rc;
+    n = text_stem(d->lang, tok->text, tok->len, stem + plen, sizeof stem - plen);
+    if (n <= 0) /* no stem, or one too long to matter: the exact term is there */
+        return SQLITE_OK;
+    if ((size_t)n == tok->len && memcmp(stem + plen, tok->text, tok->len) == 0)
+        return SQLITE_OK;
+    memcpy(stem, TEXT_FTS5_STEM_PREFIX, plen);
+    return d->xToken(d->fts_ctx, FTS5_TOKEN_COLOCATED, stem, (int)plen + n, start, end);
+}
+
+/* Emit the pieces of s[from..n) separated by spaces, verbatim. */
+static int split_spaces(void *ctx, int (*xToken)(void *, int, const char *, int, int, int),
+                        const char *s, int from, int n)
+{
+    int i = from;
+    while (i < n) {
+        int j;
+        while (i < n && s[i] == ' ')
+            i++;
+        j = i;
+        while (j < n && s[j] != ' ')
+            j++;
+        if (j > i) {
+            int rc = xToken(ctx, 0, s + i, j - i, i, j);
+            if (rc != SQLITE_OK)
+                return rc;
+        }
+        i = j;
+    }
+    return SQLITE_OK;
+}
+
+static int newsd_tokenize(Fts5Tokenizer *tok, void *ctx, int flags, const char *text, int n,
+                          int (*xToken)(void *, int, const char *, int, int, int))
+{
+    struct doc_ctx d;
+    int rc;
+
+    (void)tok;
+    if (text == NULL || n <= 0)
+        return SQLITE_OK;
+    if (flags & FTS5_TOKENIZE_QUERY)
+        return split_spaces(ctx, xToken, text, 0, n);
+    if (text[0] == TEXT_FTS5_META_MARK)
+        return split_spaces(ctx, xToken, text, 1, n);
+
+    d.fts_ctx = ctx;
+    d.xToken = xToken;
+    d.lang[0] = '\0';
+    d.base = 0;
+    if (text[0] == TEXT_FTS5_LANG_MARK) {
+        const char *close = memchr(text + 1, TEXT_FTS5_LANG_MARK,
+                                   (size_t)(n - 1 < LANG_MAX + 1 ? n - 1 : LANG_MAX + 1));
+        if (close != NULL) {
+            size_t len = (size_t)(close - text - 1);
+            for (size_t i = 0; i < len; i++) { /* the API compares languages case-insensitively */
+                char ch = text[1 + i];
+                d.lang[i] = (char)(ch >= 'A' && ch <= 'Z' ? ch + ('a' - 'A') : ch);
+            }
+            d.lang[len] = '\0';
+            if (!text_lang_has_stemmer(d.lang))
+                d.lang[0] = '\0';
+            d.base = len + 2;
+        }
+    }
+    rc = text_tokenize(text + d.base, (size_t)n - d.base, doc_token, &d);
+    if (rc == ERR_NOMEM)
+        rc = SQLITE_NOMEM;
+    return rc;
+}
+
+int text_fts5_register(sqlite3 *db)
+{
+    static fts5_tokenizer methods = {newsd_create, newsd_delete, newsd_tokenize};
+    fts5_api *api = NULL;
+    sqlite3_stmt *stmt = NULL;
+    int rc = ERR_STORE;
+
+    if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, NULL) != SQLITE_OK)
+        goto out;
+    if (sqlite3_bind_pointer(stmt, 1, (void *)&api, "fts5_api_ptr", NULL) != SQLITE_OK)
+        goto out;
+    if (sqlite3_step(stmt) != SQLITE_ROW || api == NULL || api->iVersion < 2)
+        goto out;
+    if (api->xCreateTokenizer(api, TEXT_FTS5_TOKENIZER, NULL, &methods, NULL) != SQLITE_OK)
+        goto out;
+    rc = 0;
+out:
+    sqlite3_finalize(stmt);
+    return rc;
+}

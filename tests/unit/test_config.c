@@ -1,0 +1,332 @@
+/* config/: the config file — valid files, overrides of the built-in plans,
+ * and a table of malformed files whose errors must name the line. */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "auth/auth.h"
+#include "config/config.h"
+#include "util/err.h"
+#include "util/limits.h"
+
+static int parse(const char *text, struct config *c, struct err *err)
+{
+    config_defaults(c);
+    err_clear(err);
+    return config_parse(text, strlen(text), "test.conf", c, err);
+}
+
+static const struct auth_plan *find_plan(const struct config *c, const char *name, unsigned *fields)
+{
+    for (size_t i = 0; i < c->n_plans; i++) {
+        if (!strcmp(c->plans[i].name, name)) {
+            if (fields)
+                *fields = c->plan_fields[i];
+            return &c->plans[i];
+        }
+    }
+    return NULL;
+}
+
+static void defaults_leave_listen_and_threads_unset(void **state)
+{
+    (void)state;
+    struct config c;
+    memset(&c, 0x5a, sizeof c);
+    config_defaults(&c);
+    assert_string_equal(c.listen, "");
+    assert_int_equal(c.threads, 0);
+    assert_int_equal(c.live_window_seconds, LIMIT_LIVE_WINDOW_SECONDS);
+    assert_int_equal(c.result_window, LIMIT_RESULT_WINDOW);
+    assert_int_equal(c.n_plans, 0);
+}
+
+static void a_full_file_sets_every_field(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "\xEF\xBB\xBF# newsd configuration\r\n"
+        "\n"
+        "[server]\r\n"
+        "  listen = 0.0.0.0:9090  \r\n"
+        "threads=8\n"
+        "live_window_hours = 24\n"
+        "result_window = 5000\n"
+        "; plans\n"
+        "[ plan gold ]\n"
+        "requests_per_day = 1000\n"
+        "requests_per_month = 20000\n"
+        "burst_per_second = 2.5\n"
+        "burst_size = 10\n"
+        "result_window = 500\n"
+        "history_days = 90\n"
+        "delay_seconds = 3600\n"
+        "allowed_origins = https://a.example,  https://b.example\thttp://c.example:8080\n"
+        "\n"
+        "[plan free-tier.v2]\n"
+        "requests_per_day = 0"; /* no final newline */
+    struct config c;
+    struct err err;
+    int rc = parse(text, &c, &err);
+    if (rc < 0)
+        fail_msg("%s", err.msg);
+    assert_string_equal(c.listen, "0.0.0.0:9090");
+    assert_int_equal(c.threads, 8);
+    assert_int_equal(c.live_window_seconds, 24 * 3600);
+    assert_int_equal(c.result_window, 5000);
+    assert_int_equal(c.n_plans, 2);
+    unsigned fields = 0;
+    const struct auth_plan *g = find_plan(&c, "gold", &fields);
+    assert_non_null(g);
+    assert_int_equal(g->requests_per_day, 1000);
+    assert_int_equal(g->requests_per_month, 20000);
+    assert_true(g->burst_per_second == 2.5);
+    assert_int_equal(g->burst_size, 10);
+    assert_int_equal(g->result_window, 500);
+    assert_int_equal(g->history_days, 90);
+    assert_int_equal(g->delay_seconds, 3600);
+    assert_string_equal(g->allowed_origins,
+                        "https://a.example https://b.example http://c.example:8080");
+    assert_int_equal(fields, 0xff);
+    const struct auth_plan *free_tier = find_plan(&c, "free-tier.v2", &fields);
+    assert_non_null(free_tier);
+    assert_int_equal(fields, CONFIG_PLAN_REQUESTS_PER_DAY);
+}
+
+static void an_empty_file_and_comments_only_change_nothing(void **state)
+{
+    (void)state;
+    struct config c, d;
+    struct err err;
+    config_defaults(&d);
+    assert_int_equal(parse("", &c, &err), 0);
+    assert_memory_equal(&c, &d, sizeof c);
+    assert_int_equal(parse("# a\n; b\n   \n\t# c\n", &c, &err), 0);
+    assert_memory_equal(&c, &d, sizeof c);
+}
+
+static void an_override_keeps_the_builtin_fields_it_does_not_name(void **state)
+{
+    (void)state;
+    struct config c;
+    struct err err;
+    assert_int_equal(parse("[plan developer]\nrequests_per_day = 50\n"
+                           "[plan business]\nallowed_origins = https://x.example\n"
+                           "[plan gold]\nburst_per_second = 1\n",
+                           &c, &err),
+                     0);
+    struct auth *a = NULL;
+    /* No store: only the plan table is used. */
+    assert_int_equal(auth_new(&a, NULL, &err), 0);
+    assert_int_equal(config_plans_apply(&c, a, &err), 0);
+    struct auth_plan p;
+    assert_int_equal(auth_plan_get(a, "developer", &p), 0);
+    assert_int_equal(p.requests_per_day, 50);
+    assert_int_equal(p.result_window, 100);
+    assert_int_equal(p.delay_seconds, 86400);
+    assert_int_equal(p.history_days, 30);
+    assert_int_equal(auth_plan_get(a, "business", &p), 0);
+    assert_int_equal(p.requests_per_month, 250000);
+    assert_string_equal(p.allowed_origins, "https://x.example");
+    assert_int_equal(auth_plan_get(a, "gold", &p), 0);
+    assert_true(p.burst_per_second == 1.0);
+    assert_int_equal(p.requests_per_day + p.requests_per_month + p.result_window, 0);
+    assert_int_equal(auth_plan_get(a, "unlimited", &p), 0);
+    assert_int_equal(p.requests_per_day, 0);
+    auth_free(a);
+}
+
+static void an_override_may_lift_a_builtin_limit_with_zero(void **state)
+{
+    (void)state;
+    struct config c;
+    struct err err;
+    assert_int_equal(parse("[plan developer]\ndelay_seconds = 0\nresult_window=0\n", &c, &err), 0);
+    struct auth *a = NULL;
+    assert_int_equal(auth_new(&a, NULL, &err), 0);
+    assert_int_equal(config_plans_apply(&c, a, &err), 0);
+    struct auth_plan p;
+    assert_int_equal(auth_plan_get(a, "developer", &p), 0);
+    assert_int_equal(p.delay_seconds, 0);
+    assert_int_equal(p.result_window, 0);
+    assert_int_equal(p.requests_per_day, 100);
+    auth_free(a);
+}
+
+static const struct bad_case {
+    const char *text;
+    size_t line;
+    const char *says; /* a part of the message */
+} bad_cases[] = {
+    {"listen = x:1\n", 1, "outside a section"},
+    {"[server]\nlisten = a:1\nport = 80\n", 3, "unknown key 'port'"},
+    {"[server]\nthreads = 8\nthreads = 9\n", 3, "set twice"},
+    {"[server]\nthreads = 8\n[server]\nthreads = 9\n", 4, "set twice"},
+    {"[server]\nthreads = -1\n", 2, "not a whole number"},
+    {"[server]\nthreads = 4097\n", 2, "out of range"},
+    {"[server]\nthreads = 1e2\n", 2, "not a whole number"},
+    {"[server]\nthreads = 0x10\n", 2, "not a whole number"},
+    {"[server]\nthreads = 8 # eight\n", 2, "not a whole number"},
+    {"[server]\nthreads =\n", 2, "needs a value"},
+    {"[server]\nlive_window_hours = 0\n", 2, "out of range"},
+    {"[server]\nresult_window = 99999999999999999999999\n", 2, "not a whole number"},
+    {"[server]\nlisten =\n", 2, "listen needs HOST:PORT"},
+    {"[server]\nlisten = a b:1\n", 2, "not HOST:PORT"},
+    {"[server]\n= 5\n", 2, "key is missing"},
+    {"[server]\njust words\n", 2, "expected 'key = value'"},
+    {"\n\n[servers]\n", 3, "unknown section [servers]"},
+    {"[planet x]\n", 1, "unknown section"},
+    {"[server\n", 1, "ends with ']'"},
+    {"[plan]\n", 1, "needs a name"},
+    {"[plan a b]\n", 1, "may only use"},
+    {"[plan g/old]\n", 1, "may only use"},
+    {"[plan aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]\n", 1, "longer than"},
+    {"[plan gold]\n[plan gold]\n", 2, "appears twice"},
+    {"[plan gold]\nrequests_per_hour = 5\n", 2, "unknown key 'requests_per_hour'"},
+    {"[plan gold]\nrequests_per_day = 5\nrequests_per_day = 6\n", 3, "set twice"},
+    {"[plan gold]\nrequests_per_day = five\n", 2, "not a whole number"},
+    {"[plan gold]\nrequests_per_day = 2.5\n", 2, "not a whole number"},
+    {"[plan gold]\nrequests_per_day = +5\n", 2, "not a whole number"},
+    {"[plan gold]\nburst_per_second = .5\n", 2, "not a number"},
+    {"[plan gold]\nburst_per_second = 5.\n", 2, "not a number"},
+    {"[plan gold]\nburst_per_second = 1.2.3\n", 2, "not a number"},
+    {"[plan gold]\nburst_per_second = -1\n", 2, "not a number"},
+    {"[plan gold]\nburst_per_second = 0.0000000001\n", 2, "not a number"},
+    {"[plan gold]\nburst_per_second = 2000000000\n", 2, "out of range"},
+    {"[plan gold]\nburst_per_second =\n", 2, "needs a value"},
+    {"[plan gold]\nhistory_days = 1000001\n", 2, "out of range"},
+    {"[plan gold]\nallowed_origins = https://caf\xC3\xA9.example\n", 2, "printable ASCII"},
+};
+
+static void malformed_files_fail_with_their_line(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        const struct bad_case *bc = &bad_cases[i];
+        struct config c;
+        struct err err;
+        int rc = parse(bc->text, &c, &err);
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "test.conf:%zu: ", bc->line);
+        if (rc != ERR_PARSE || strncmp(err.msg, prefix, strlen(prefix)) ||
+            !strstr(err.msg, bc->says))
+            fail_msg("case %zu (%s): rc %d, message '%s'; wanted '%s...%s'", i, bc->text, rc,
+                     err.msg, prefix, bc->says);
+    }
+}
+
+static void nul_bytes_and_overlong_lines_are_errors(void **state)
+{
+    (void)state;
+    struct config c;
+    struct err err;
+    static const char with_nul[] = "[server]\nthreads = 8\0\n";
+    config_defaults(&c);
+    assert_int_equal(config_parse(with_nul, sizeof with_nul - 1, "f", &c, &err), ERR_PARSE);
+    assert_non_null(strstr(err.msg, "f:2: NUL"));
+
+    size_t n = CONFIG_LINE_MAX + 100;
+    char *longline = malloc(n + 1);
+    assert_non_null(longline);
+    memcpy(longline, "# ", 2);
+    memset(longline + 2, 'x', n - 2);
+    longline[n] = '\0';
+    assert_int_equal(parse(longline, &c, &err), ERR_PARSE);
+    assert_non_null(strstr(err.msg, "test.conf:1: line longer"));
+    free(longline);
+
+    /* allowed_origins past its buffer. */
+    char origins[1200];
+    int len = snprintf(origins, sizeof origins, "[plan o]\nallowed_origins =");
+    while (len < 1100)
+        len += snprintf(origins + len, sizeof origins - (size_t)len, " https://o.example");
+    assert_int_equal(parse(origins, &c, &err), ERR_PARSE);
+    assert_non_null(strstr(err.msg, "test.conf:2: allowed_origins is longer"));
+}
+
+static void every_prefix_of_a_valid_file_parses_or_fails_cleanly(void **state)
+{
+    (void)state;
+    static const char text[] = "[server]\nlisten = 127.0.0.1:1\nthreads = 12\n"
+                               "[plan p]\nburst_per_second = 12.75\nallowed_origins = a b\n";
+    for (size_t n = 0; n <= sizeof text - 1; n++) {
+        char *copy = malloc(n ? n : 1); /* exact size: ASan sees any over-read */
+        assert_non_null(copy);
+        memcpy(copy, text, n);
+        struct config c;
+        struct err err;
+        err_clear(&err);
+        config_defaults(&c);
+        int rc = config_parse(copy, n, "p", &c, &err);
+        assert_true(rc == 0 || rc == ERR_PARSE);
+        if (rc == ERR_PARSE)
+            assert_int_equal(strncmp(err.msg, "p:", 2), 0);
+        if (n == sizeof text - 1) {
+            assert_int_equal(rc, 0);
+            assert_true(c.plans[0].burst_per_second == 12.75);
+        }
+        free(copy);
+    }
+}
+
+static void config_load_reads_a_file_and_reports_missing_or_huge_ones(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/newsd-test-config-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static const char body[] = "[server]\nresult_window = 123\n[plan x]\nhistory_days = 7\n";
+    assert_int_equal(write(fd, body, sizeof body - 1), (ssize_t)(sizeof body - 1));
+    close(fd);
+    struct config c;
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(config_load(path, &c, &err), 0);
+    assert_int_equal(c.result_window, 123);
+    assert_int_equal(c.n_plans, 1);
+    assert_int_equal(c.plans[0].history_days, 7);
+    assert_int_equal(c.live_window_seconds, LIMIT_LIVE_WINDOW_SECONDS);
+
+    /* An error names the file. */
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("[server]\n\nthreads = many\n", f);
+    fclose(f);
+    assert_int_equal(config_load(path, &c, &err), ERR_PARSE);
+    char want[64];
+    snprintf(want, sizeof want, "%s:3: ", path);
+    assert_int_equal(strncmp(err.msg, want, strlen(want)), 0);
+
+    f = fopen(path, "w");
+    assert_non_null(f);
+    for (size_t i = 0; i <= CONFIG_FILE_MAX_BYTES / 10; i++)
+        fputs("#23456789\n", f);
+    fclose(f);
+    assert_int_equal(config_load(path, &c, &err), ERR_TOO_LARGE);
+    unlink(path);
+    assert_int_equal(config_load(path, &c, &err), ERR_IO);
+    assert_non_null(strstr(err.msg, path));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaults_leave_listen_and_threads_unset),
+        cmocka_unit_test(a_full_file_sets_every_field),
+        cmocka_unit_test(an_empty_file_and_comments_only_change_nothing),
+        cmocka_unit_test(an_override_keeps_the_builtin_fields_it_does_not_name),
+        cmocka_unit_test(an_override_may_lift_a_builtin_limit_with_zero),
+        cmocka_unit_test(malformed_files_fail_with_their_line),
+        cmocka_unit_test(nul_bytes_and_overlong_lines_are_errors),
+        cmocka_unit_test(every_prefix_of_a_valid_file_parses_or_fails_cleanly),
+        cmocka_unit_test(config_load_reads_a_file_and_reports_missing_or_huge_ones),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,789 @@
+/* store/: the embedded SQLite store on real files in a temporary directory —
+ * lifecycle and schema, article upsert, ids and ingest sequence, sources,
+ * keys and usage, and clean failures. */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "store/store.h"
+#include "util/arena.h"
+#include "util/err.h"
+
+#define T0 ((int64_t)1709251200) /* 2024-03-01T00:00:00Z */
+
+struct fixture {
+    char dir[64];   /* temporary directory */
+    char store[96]; /* dir/store: the store location (created by store_open) */
+    char db[128];   /* dir/store/newsd.db */
+    struct store *s;
+};
+
+static void remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            char child[512];
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+            remove_tree(child);
+        }
+        closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    struct err err;
+    assert_non_null(f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/newsd-store-XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    snprintf(f->store, sizeof f->store, "%s/store", f->dir);
+    snprintf(f->db, sizeof f->db, "%s/newsd.db", f->store);
+    err_clear(&err);
+    assert_int_equal(store_open(&f->s, f->store, &err), 0);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    store_close(f->s);
+    remove_tree(f->dir);
+    free(f);
+    return 0;
+}
+
+static struct article make_article(const char *curl, int64_t published, const char *title)
+{
+    struct article a;
+    memset(&a, 0, sizeof a);
+    a.canonical_url = curl;
+    a.url = curl;
+    a.title = title;
+    a.description = "description";
+    a.content = "content";
+    a.published_at = published;
+    a.source_id = "bbc-news";
+    a.source_name = "BBC News";
+    a.domain = "bbc.co.uk";
+    memcpy(a.language, "en", 3);
+    memcpy(a.country, "gb", 3);
+    a.category = "general";
+    a.ingested_at = T0 + 100000;
+    return a;
+}
+
+/* Read one integer with plain SQLite (no tokenizer needed for these tables). */
+static int64_t sql_int(const char *db_path, const char *sql, const char *arg)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int64_t v = -1;
+    assert_int_equal(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    if (arg)
+        sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+/* Text of the first column of the first row, copied into out. */
+static void sql_text(const char *db_path, const char *sql, const char *arg, char *out, size_t cap)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    out[0] = '\0';
+    assert_int_equal(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    if (arg)
+        sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        snprintf(out, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+static void sql_exec(const char *db_path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+}
+
+static int64_t count_articles(struct store *s)
+{
+    int64_t n = -1;
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(store_articles_count(s, &n, &err), 0);
+    return n;
+}
+
+/* --- lifecycle and schema ------------------------------------------------- */
+
+static void opening_creates_a_private_directory_and_reopening_keeps_the_data(void **state)
+{
+    struct fixture *f = *state;
+    struct stat sb;
+    struct err err;
+    struct article a = make_article("https://x.test/1", T0, "kept");
+
+    assert_int_equal(stat(f->store, &sb), 0);
+    assert_true(S_ISDIR(sb.st_mode));
+    assert_int_equal(sb.st_mode & 0777, 0700);
+    assert_string_equal(store_kind(f->s), "sqlite");
+    assert_string_equal(store_sqlite_path(f->s), f->db);
+
+    err_clear(&err);
+    assert_int_equal(store_articles_put(f->s, &a, 1, NULL, &err), 0);
+    store_close(f->s);
+    f->s = NULL;
+    assert_int_equal(store_open(&f->s, f->store, &err), 0);
+    assert_int_equal(count_articles(f->s), 1);
+    char title[64];
+    sql_text(f->db, "SELECT title FROM articles WHERE canonical_url = ?1", "https://x.test/1",
+             title, sizeof title);
+    assert_string_equal(title, "kept");
+    /* The database is in WAL mode. */
+    sql_text(f->db, "PRAGMA journal_mode", NULL, title, sizeof title);
+    assert_string_equal(title, "wal");
+}
+
+static void the_schema_is_versioned_and_migrations_are_idempotent(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    const char *objects = "SELECT count(*) FROM sqlite_master";
+    struct article a = make_article("https://x.test/1", T0, "t");
+
+    err_clear(&err);
+    assert_int_equal(store_articles_put(f->s, &a, 1, NULL, &err), 0);
+    assert_int_equal(sql_int(f->db, "SELECT value FROM meta WHERE key = 'schema_version'", NULL),
+                     1);
+    int64_t before = sql_int(f->db, objects, NULL);
+    assert_true(before > 8);
+
+    /* Reopening changes nothing. */
+    store_close(f->s);
+    f->s = NULL;
+    assert_int_equal(store_open(&f->s, f->store, &err), 0);
+    assert_int_equal(sql_int(f->db, objects, NULL), before);
+
+    /* A crash between the migration and the version write: running the
+     * migration again over the existing tables is harmless. */
+    store_close(f->s);
+    f->s = NULL;
+    sql_exec(f->db, "DELETE FROM meta WHERE key = 'schema_version'");
+    assert_int_equal(store_open(&f->s, f->store, &err), 0);
+    assert_int_equal(sql_int(f->db, objects, NULL), before);
+    assert_int_equal(sql_int(f->db, "SELECT value FROM meta WHERE key = 'schema_version'", NULL),
+                     1);
+    assert_int_equal(count_articles(f->s), 1);
+}
+
+static void a_store_written_by_a_newer_version_is_refused(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    store_close(f->s);
+    f->s = NULL;
+    sql_exec(f->db, "UPDATE meta SET value = 999 WHERE key = 'schema_version'");
+    err_clear(&err);
+    assert_int_equal(store_open(&f->s, f->store, &err), ERR_UNSUPPORTED);
+    assert_null(f->s);
+    assert_non_null(strstr(err.msg, "999"));
+}
+
+static void bad_locations_fail_cleanly(void **state)
+{
+    struct fixture *f = *state;
+    struct store *s = (struct store *)0x1;
+    struct err err;
+    char path[256];
+
+    /* Missing parent: only the last component is created. */
+    snprintf(path, sizeof path, "%s/missing/store", f->dir);
+    err_clear(&err);
+    assert_int_equal(store_open(&s, path, &err), ERR_IO);
+    assert_null(s);
+    assert_non_null(strstr(err.msg, "cannot create"));
+
+    /* A regular file where the directory should be. */
+    snprintf(path, sizeof path, "%s/file", f->dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fclose(fp);
+    err_clear(&err);
+    assert_int_equal(store_open(&s, path, &err), ERR_IO);
+    assert_non_null(strstr(err.msg, "not a directory"));
+
+    /* A directory where the database file should be. */
+    snprintf(path, sizeof path, "%s/odd", f->dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    char inner[300];
+    snprintf(inner, sizeof inner, "%s/newsd.db", path);
+    assert_int_equal(mkdir(inner, 0700), 0);
+    err_clear(&err);
+    assert_int_equal(store_open(&s, path, &err), ERR_STORE);
+    assert_null(s);
+    assert_true(strlen(err.msg) > 0);
+
+    /* Read-only places: a read-only file system, and (when not root, who
+     * ignores permissions) a read-only directory. */
+    err_clear(&err);
+    assert_int_equal(store_open(&s, "/proc/newsd-store-test", &err), ERR_IO);
+    if (geteuid() != 0) {
+        snprintf(path, sizeof path, "%s/ro", f->dir);
+        assert_int_equal(mkdir(path, 0500), 0);
+        err_clear(&err);
+        assert_true(store_open(&s, path, &err) < 0);
+        assert_null(s);
+        chmod(path, 0700);
+    }
+
+    err_clear(&err);
+    assert_int_equal(store_open(&s, "postgresql://db.example/newsd", &err), ERR_UNSUPPORTED);
+    assert_null(s);
+    assert_non_null(strstr(err.msg, "PostgreSQL"));
+    err_clear(&err);
+    assert_int_equal(store_open(&s, "", &err), ERR_INVALID);
+}
+
+/* --- articles ------------------------------------------------------------- */
+
+static void putting_the_same_url_twice_replaces_the_article_flags_included(void **state)
+{
+    struct fixture *f = *state;
+    struct store_put_stats st;
+    struct err err;
+    struct article a = make_article("https://x.test/same", T0 + 5, "first title");
+    struct article other = make_article("https://x.test/other", T0 + 5, "other");
+
+    err_clear(&err);
+    assert_int_equal(store_articles_put(f->s, &a, 1, &st, &err), 0);
+    assert_int_equal(st.inserted, 1);
+    assert_int_equal(st.updated, 0);
+    assert_int_equal(store_articles_put(f->s, &other, 1, &st, &err), 0);
+    int64_t first_id = a.id, first_seq = a.seq;
+
+    struct article b = make_article("https://x.test/same", T0 + 5, "second title");
+    b.url = "https://x.test/same?utm=1";
+    b.headline = true;
+    b.category = "sports";
+    b.author = "Someone";
+    memcpy(b.country, "us", 3);
+    assert_int_equal(store_articles_put(f->s, &b, 1, &st, &err), 0);
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(st.updated, 1);
+    assert_int_equal(count_articles(f->s), 2);
+    assert_int_equal(b.id, first_id); /* same second: the id is kept */
+    assert_true(b.seq > first_seq);
+
+    char txt[128];
+    sql_text(f->db, "SELECT title FROM articles WHERE canonical_url = ?1", b.canonical_url, txt,
+             sizeof txt);
+    assert_string_equal(txt, "second title");
+    sql_text(f->db, "SELECT url FROM articles WHERE canonical_url = ?1", b.canonical_url, txt,
+             sizeof txt);
+    assert_string_equal(txt, "https://x.test/same?utm=1");
+    sql_text(f->db,
+             "SELECT category || '/' || country || '/' || author FROM articles"
+             " WHERE canonical_url = ?1",
+             b.canonical_url, txt, sizeof txt);
+    assert_string_equal(txt, "sports/us/Someone");
+    assert_int_equal(
+        sql_int(f->db, "SELECT headline FROM articles WHERE canonical_url = ?1", b.canonical_url),
+        1);
+
+    /* Flags can be cleared too. */
+    struct article c = make_article("https://x.test/same", T0 + 5, "third");
+    c.headline = false;
+    c.category = NULL;
+    assert_int_equal(store_articles_put(f->s, &c, 1, &st, &err), 0);
+    assert_int_equal(
+        sql_int(f->db, "SELECT headline FROM articles WHERE canonical_url = ?1", c.canonical_url),
+        0);
+    assert_int_equal(sql_int(f->db,
+                             "SELECT category IS NULL FROM articles WHERE canonical_url = ?1",
+                             c.canonical_url),
+                     1);
+
+    /* A new publication time moves the article to that second. */
+    struct article d = make_article("https://x.test/same", T0 + 50, "moved");
+    assert_int_equal(store_articles_put(f->s, &d, 1, &st, &err), 0);
+    assert_int_equal(st.updated, 1);
+    assert_int_equal(d.id, STORE_ID_MIN_FOR_TIME(T0 + 50));
+    assert_int_equal(count_articles(f->s), 2);
+    char idtxt[32];
+    snprintf(idtxt, sizeof idtxt, "%lld", (long long)first_id);
+    assert_int_equal(
+        sql_int(f->db, "SELECT count(*) FROM articles WHERE id = CAST(?1 AS INTEGER)", idtxt), 0);
+}
+
+static void the_same_url_twice_in_one_batch_keeps_the_later_one(void **state)
+{
+    struct fixture *f = *state;
+    struct store_put_stats st;
+    struct err err;
+    struct article batch[2] = {make_article("https://x.test/dup", T0, "early"),
+                               make_article("https://x.test/dup", T0, "late")};
+    err_clear(&err);
+    assert_int_equal(store_articles_put(f->s, batch, 2, &st, &err), 0);
+    assert_int_equal(st.inserted, 1);
+    assert_int_equal(st.updated, 1);
+    assert_int_equal(count_articles(f->s), 1);
+    assert_int_equal(batch[0].id, batch[1].id);
+    char txt[32];
+    sql_text(f->db, "SELECT title FROM articles WHERE canonical_url = ?1", "https://x.test/dup",
+             txt, sizeof txt);
+    assert_string_equal(txt, "late");
+}
+
+static void ids_are_time_ordered_and_unique_within_a_second(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    struct article batch[5] = {
+        make_article("https://x.test/a", T0 + 10, "a"),
+        make_article("https://x.test/b", T0 + 10, "b"),
+        make_article("https://x.test/c", T0 + 5, "c"),
+        make_article("https://x.test/d", T0 + 10, "d"),
+        make_article("https://x.test/e", T0 - 3600, "e"),
+    };
+    err_clear(&err);
+    assert_int_equal(store_articles_put(f->s, batch, 5, NULL, &err), 0);
+    /* Articles of one second are numbered in ingest order from 0. */
+    assert_int_equal(batch[0].id, STORE_ID_MIN_FOR_TIME(T0 + 10));
+    assert_int_equal(batch[1].id, STORE_ID_MIN_FOR_TIME(T0 + 10) + 1);
+    assert_int_equal(batch[3].id, STORE_ID_MIN_FOR_TIME(T0 + 10) + 2);
+    assert_int_equal(batch[2].id, STORE_ID_MIN_FOR_TIME(T0 + 5));
+    assert_int_equal(batch[4].id, STORE_ID_MIN_FOR_TIME(T0 - 3600));
+    for (int i = 0; i < 5; i++) {
+        assert_true(batch[i].id >= STORE_ID_MIN_FOR_TIME(batch[i].published_at));
+        assert_true(batch[i].id <= STORE_ID_MAX_FOR_TIME(batch[i].published_at));
+        for (int j = 0; j < i; j++)
+            assert_true(batch[i].id != batch[j].id);
+    }
+    /* A second batch continues the numbering of that second. */
+    struct article more = make_article("https://x.test/f", T0 + 10, "f");
+    assert_int_equal(store_articles_put(f->s, &more, 1, NULL, &err), 0);
+    assert_int_equal(more.id, STORE_ID_MIN_FOR_TIME(T0 + 10) + 3);
+    /* Before the epoch too. */
+    struct article old = make_article("https://x.test/old", -86400, "1969");
+    assert_int_equal(store_articles_put(f->s, &old, 1, NULL, &err), 0);
+    assert_int_equal(old.id, STORE_ID_MIN_FOR_TIME(-86400));
+    assert_true(old.id < batch[4].id);
+}
+
+static void the_ingest_sequence_grows_with_every_insert_and_update(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    struct article batch[3] = {make_article("https://x.test/1", T0 + 3, "1"),
+                               make_article("https://x.test/2", T0 + 1, "2"),
+                               make_article("https://x.test/3", T0 + 2, "3")};
+    err_clear(&err);
+    assert_int_equal(store_articles_put(f->s, batch, 3, NULL, &err), 0);
+    assert_true(batch[0].seq >= 1);
+    assert_int_equal(batch[1].seq, batch[0].seq + 1);
+    assert_int_equal(batch[2].seq, batch[1].seq + 1);
+    struct article upd = make_article("https://x.test/2", T0 + 1, "2 again");
+    assert_int_equal(store_articles_put(f->s, &upd, 1, NULL, &err), 0);
+    assert_int_equal(upd.seq, batch[2].seq + 1);
+    /* The sequence survives a reopen and never reuses a value. */
+    store_close(f->s);
+    f->s = NULL;
+    assert_int_equal(store_open(&f->s, f->store, &err), 0);
+    struct article next = make_article("https://x.test/4", T0, "4");
+    assert_int_equal(store_articles_put(f->s, &next, 1, NULL, &err), 0);
+    assert_int_equal(next.seq, upd.seq + 1);
+    assert_int_equal(sql_int(f->db, "SELECT max(seq) FROM articles", NULL), next.seq);
+}
+
+static void an_invalid_article_rolls_back_the_whole_batch(void **state)
+{
+    struct fixture *f = *state;
+    struct store_put_stats st = {7, 7};
+    struct err err;
+    struct article batch[3] = {make_article("https://x.test/1", T0, "1"),
+                               make_article(NULL, T0, "no url"),
+                               make_article("https://x.test/3", T0, "3")};
+    err_clear(&err);
+    assert_int_equal(store_articles_put(f->s, batch, 3, &st, &err), ERR_INVALID);
+    assert_non_null(strstr(err.msg, "article 1"));
+    assert_int_equal(count_articles(f->s), 0);
+    assert_int_equal(batch[0].id, 0); /* ids are only handed back on commit */
+
+    batch[1].canonical_url = "https://x.test/2";
+    batch[1].published_at = INT64_MAX / 2;
+    err_clear(&err);
+    assert_int_equal(store_articles_put(f->s, batch, 3, &st, &err), ERR_INVALID);
+    assert_int_equal(count_articles(f->s), 0);
+
+    batch[1].published_at = T0;
+    assert_int_equal(store_articles_put(f->s, batch, 3, &st, &err), 0);
+    assert_int_equal(st.inserted, 3);
+    assert_int_equal(count_articles(f->s), 3);
+    assert_int_equal(store_articles_put(f->s, batch, 0, &st, &err), 0);
+    assert_int_equal(st.inserted, 0);
+}
+
+static void null_fields_are_stored_as_null(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    struct article a;
+    memset(&a, 0, sizeof a);
+    a.canonical_url = "https://x.test/bare";
+    a.published_at = T0;
+    err_clear(&err);
+    assert_int_equal(store_articles_put(f->s, &a, 1, NULL, &err), 0);
+    assert_int_equal(sql_int(f->db,
+                             "SELECT (title IS NULL) + (author IS NULL) + (source_id IS NULL) +"
+                             " (content IS NULL) + (language = '') + (country = '')"
+                             " FROM articles WHERE canonical_url = ?1",
+                             a.canonical_url),
+                     6);
+    /* The store stamps an ingest time when the caller gave none. */
+    assert_true(sql_int(f->db, "SELECT ingested_at FROM articles WHERE canonical_url = ?1",
+                        a.canonical_url) > T0);
+}
+
+/* --- sources -------------------------------------------------------------- */
+
+static void sources_are_listed_in_byte_order_and_filtered_case_insensitively(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    struct arena ar;
+    struct source *out;
+    size_t n;
+    const struct source src[] = {
+        {"b", "B", "desc b", "https://b.test", "business", "en", "us", true, 0.5},
+        {"\xc3\xa4rzte", "Ä", NULL, NULL, "health", "de", "de", true, 0},
+        {"a-b", "A-B", NULL, NULL, "Business", "EN", "GB", true, 1},
+        {"B", "Upper B", NULL, NULL, "sports", "en", "us", false, 0},
+        {"a", "A", NULL, NULL, "general", "se", "se", true, 2.5},
+    };
+    arena_init(&ar, 0);
+    err_clear(&err);
+    assert_int_equal(store_sources_put(f->s, src, 5, &err), 0);
+
+    assert_int_equal(store_sources_list(f->s, &ar, NULL, &out, &n, &err), 0);
+    assert_int_equal(n, 5);
+    const char *order[] = {"B", "a", "a-b", "b", "\xc3\xa4rzte"};
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(out[i].id, order[i]);
+    assert_string_equal(out[3].description, "desc b");
+    assert_string_equal(out[3].url, "https://b.test");
+    assert_null(out[0].description);
+    assert_true(out[1].popularity > 2.4 && out[1].popularity < 2.6);
+    assert_false(out[0].headlines);
+    assert_true(out[1].headlines);
+
+    struct source_filter fl = {.category = "BUSINESS"};
+    assert_int_equal(store_sources_list(f->s, &ar, &fl, &out, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_string_equal(out[0].id, "a-b");
+    assert_string_equal(out[1].id, "b");
+
+    fl = (struct source_filter){.language = "en", .country = "us"};
+    assert_int_equal(store_sources_list(f->s, &ar, &fl, &out, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_string_equal(out[0].id, "B");
+    assert_string_equal(out[1].id, "b");
+
+    fl.headlines_only = true;
+    assert_int_equal(store_sources_list(f->s, &ar, &fl, &out, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(out[0].id, "b");
+
+    /* Values are stored verbatim: "se" is not rewritten. */
+    fl = (struct source_filter){.language = "se"};
+    assert_int_equal(store_sources_list(f->s, &ar, &fl, &out, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(out[0].language, "se");
+
+    fl = (struct source_filter){.country = "zz"};
+    assert_int_equal(store_sources_list(f->s, &ar, &fl, &out, &n, &err), 0);
+    assert_int_equal(n, 0);
+
+    /* Putting again replaces by id. */
+    struct source again = {"b", "B2", NULL, NULL, "science", "fr", "fr", false, 0.1};
+    assert_int_equal(store_sources_put(f->s, &again, 1, &err), 0);
+    struct source one;
+    assert_int_equal(store_source_get(f->s, &ar, "b", &one, &err), 0);
+    assert_string_equal(one.name, "B2");
+    assert_string_equal(one.category, "science");
+    assert_false(one.headlines);
+    assert_int_equal(store_source_get(f->s, &ar, "nope", &one, &err), ERR_NOTFOUND);
+    assert_int_equal(store_source_get(f->s, &ar, "B", NULL, &err), 0);
+    assert_int_equal(store_source_get(f->s, &ar, "A", NULL, &err), ERR_NOTFOUND);
+
+    struct source bad = {NULL, "no id", NULL, NULL, NULL, NULL, NULL, false, 0};
+    assert_int_equal(store_sources_put(f->s, &bad, 1, &err), ERR_INVALID);
+    arena_release(&ar);
+}
+
+static void ensure_registers_unknown_sources_as_non_headline_entries(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    struct arena ar;
+    struct source *out, one;
+    size_t n;
+    const struct source known = {"known", "Known", NULL, NULL, "general", "en", "us", true, 1};
+    const char *ids[] = {"known", "new-one", NULL, "new-two"};
+    const char *names[] = {"Renamed?", "New One", "x", NULL};
+
+    arena_init(&ar, 0);
+    err_clear(&err);
+    assert_int_equal(store_sources_put(f->s, &known, 1, &err), 0);
+    assert_int_equal(store_sources_ensure(f->s, ids, names, 4, &err), 0);
+    assert_int_equal(store_sources_list(f->s, &ar, NULL, &out, &n, &err), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(store_source_get(f->s, &ar, "known", &one, &err), 0);
+    assert_string_equal(one.name, "Known"); /* known ids are left alone */
+    assert_true(one.headlines);
+    assert_int_equal(store_source_get(f->s, &ar, "new-one", &one, &err), 0);
+    assert_string_equal(one.name, "New One");
+    assert_false(one.headlines);
+    assert_int_equal(store_source_get(f->s, &ar, "new-two", &one, &err), 0);
+    assert_null(one.name);
+
+    struct source_filter fl = {.headlines_only = true};
+    assert_int_equal(store_sources_list(f->s, &ar, &fl, &out, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(out[0].id, "known");
+    /* names may be NULL as a whole. */
+    const char *more[] = {"third"};
+    assert_int_equal(store_sources_ensure(f->s, more, NULL, 1, &err), 0);
+    assert_int_equal(store_source_get(f->s, &ar, "third", NULL, &err), 0);
+    arena_release(&ar);
+}
+
+/* --- keys and usage ------------------------------------------------------- */
+
+static struct key_record make_key(unsigned char fill, const char *name, const char *plan)
+{
+    struct key_record k;
+    memset(&k, 0, sizeof k);
+    memset(k.hash, fill, sizeof k.hash);
+    k.name = name;
+    k.plan = plan;
+    k.state = KEY_ACTIVE;
+    k.created_at = T0;
+    return k;
+}
+
+static void keys_can_be_inserted_found_listed_updated_and_deleted(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    struct arena ar;
+    struct key_record k1 = make_key(0x11, "alice", "developer"),
+                      k2 = make_key(0x22, NULL, "unlimited");
+    struct key_record got, *list;
+    int64_t id1 = 0, id2 = 0;
+    size_t n;
+    unsigned char missing[32];
+
+    arena_init(&ar, 0);
+    err_clear(&err);
+    assert_int_equal(store_key_insert(f->s, &k1, &id1, &err), 0);
+    assert_int_equal(store_key_insert(f->s, &k2, &id2, &err), 0);
+    assert_true(id1 > 0 && id2 > id1);
+    assert_int_equal(store_key_insert(f->s, &k1, NULL, &err), ERR_EXISTS);
+
+    assert_int_equal(store_key_find(f->s, &ar, k1.hash, &got, &err), 0);
+    assert_int_equal(got.id, id1);
+    assert_string_equal(got.name, "alice");
+    assert_string_equal(got.plan, "developer");
+    assert_int_equal(got.state, KEY_ACTIVE);
+    assert_int_equal(got.created_at, T0);
+    assert_int_equal(got.last_used, 0);
+    assert_memory_equal(got.hash, k1.hash, 32);
+    memset(missing, 0x33, sizeof missing);
+    assert_int_equal(store_key_find(f->s, &ar, missing, &got, &err), ERR_NOTFOUND);
+
+    assert_int_equal(store_keys_list(f->s, &ar, &list, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(list[0].id, id1);
+    assert_int_equal(list[1].id, id2);
+    assert_null(list[1].name);
+
+    assert_int_equal(store_key_update(f->s, id1, "business", -1, &err), 0);
+    assert_int_equal(store_key_update(f->s, id1, NULL, KEY_DISABLED, &err), 0);
+    assert_int_equal(store_key_find(f->s, &ar, k1.hash, &got, &err), 0);
+    assert_string_equal(got.plan, "business");
+    assert_int_equal(got.state, KEY_DISABLED);
+    assert_int_equal(store_key_update(f->s, id1, NULL, KEY_ACTIVE, &err), 0);
+    assert_int_equal(store_key_find(f->s, &ar, k1.hash, &got, &err), 0);
+    assert_int_equal(got.state, KEY_ACTIVE);
+    assert_string_equal(got.plan, "business");
+    assert_int_equal(store_key_update(f->s, id2 + 100, "x", -1, &err), ERR_NOTFOUND);
+    assert_int_equal(store_key_update(f->s, id1, NULL, 7, &err), ERR_INVALID);
+
+    assert_int_equal(store_key_delete(f->s, id1, &err), 0);
+    assert_int_equal(store_key_delete(f->s, id1, &err), ERR_NOTFOUND);
+    assert_int_equal(store_key_find(f->s, &ar, k1.hash, &got, &err), ERR_NOTFOUND);
+    assert_int_equal(store_keys_list(f->s, &ar, &list, &n, &err), 0);
+    assert_int_equal(n, 1);
+    arena_release(&ar);
+}
+
+static void usage_adds_up_per_day_and_goes_with_its_key(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    struct arena ar;
+    struct key_record k = make_key(0x44, "u", "developer"), other = make_key(0x55, "o", "x"), got;
+    int64_t id = 0, oid = 0, sum = -1;
+    const int64_t day = T0 / 86400;
+
+    arena_init(&ar, 0);
+    err_clear(&err);
+    assert_int_equal(store_key_insert(f->s, &k, &id, &err), 0);
+    assert_int_equal(store_key_insert(f->s, &other, &oid, &err), 0);
+    assert_int_equal(store_usage_add(f->s, id, day, 3, T0 + 10, &err), 0);
+    assert_int_equal(store_usage_add(f->s, id, day, 4, T0 + 20, &err), 0);
+    assert_int_equal(store_usage_add(f->s, id, day + 1, 10, T0 + 86400, &err), 0);
+    assert_int_equal(store_usage_add(f->s, id, day - 40, 100, T0 - 40 * 86400, &err), 0);
+    assert_int_equal(store_usage_add(f->s, oid, day, 1000, T0, &err), 0);
+
+    assert_int_equal(store_usage_sum(f->s, id, day, day, &sum, &err), 0);
+    assert_int_equal(sum, 7);
+    assert_int_equal(store_usage_sum(f->s, id, day, day + 1, &sum, &err), 0);
+    assert_int_equal(sum, 17);
+    assert_int_equal(store_usage_sum(f->s, id, day - 40, day + 1, &sum, &err), 0);
+    assert_int_equal(sum, 117);
+    assert_int_equal(store_usage_sum(f->s, id, day + 2, day + 9, &sum, &err), 0);
+    assert_int_equal(sum, 0);
+
+    /* last_used never goes back. */
+    assert_int_equal(store_key_find(f->s, &ar, k.hash, &got, &err), 0);
+    assert_int_equal(got.last_used, T0 + 86400);
+
+    assert_int_equal(store_key_delete(f->s, id, &err), 0);
+    assert_int_equal(store_usage_sum(f->s, id, day - 40, day + 1, &sum, &err), 0);
+    assert_int_equal(sum, 0);
+    /* Late counts for a deleted key are dropped, not an error. */
+    assert_int_equal(store_usage_add(f->s, id, day, 5, T0, &err), 0);
+    assert_int_equal(store_usage_sum(f->s, id, day, day, &sum, &err), 0);
+    assert_int_equal(sum, 0);
+    assert_int_equal(store_usage_sum(f->s, oid, day, day, &sum, &err), 0);
+    assert_int_equal(sum, 1000);
+    arena_release(&ar);
+}
+
+/* --- concurrency ---------------------------------------------------------- */
+
+struct reader_arg {
+    struct store *s;
+    int failures;
+};
+
+static void *reader_main(void *p)
+{
+    struct reader_arg *r = p;
+    struct arena ar;
+    for (int i = 0; i < 50; i++) {
+        struct err err;
+        struct source *out;
+        size_t n;
+        int64_t count;
+        arena_init(&ar, 0);
+        err_clear(&err);
+        if (store_sources_list(r->s, &ar, NULL, &out, &n, &err) < 0 || n != 1)
+            r->failures++;
+        if (store_articles_count(r->s, &count, &err) < 0 || count < 0)
+            r->failures++;
+        arena_release(&ar);
+    }
+    return NULL;
+}
+
+static void readers_and_a_writer_can_work_at_the_same_time(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    pthread_t th[4];
+    struct reader_arg args[4];
+    const struct source src = {"s", "S", NULL, NULL, NULL, NULL, NULL, true, 0};
+    char urls[40][48];
+
+    err_clear(&err);
+    assert_int_equal(store_sources_put(f->s, &src, 1, &err), 0);
+    for (int i = 0; i < 4; i++) {
+        args[i] = (struct reader_arg){f->s, 0};
+        assert_int_equal(pthread_create(&th[i], NULL, reader_main, &args[i]), 0);
+    }
+    for (int i = 0; i < 40; i++) {
+        snprintf(urls[i], sizeof urls[i], "https://x.test/c%d", i);
+        struct article a = make_article(urls[i], T0 + i % 3, "concurrent");
+        assert_int_equal(store_articles_put(f->s, &a, 1, NULL, &err), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(args[i].failures, 0);
+    }
+    assert_int_equal(count_articles(f->s), 40);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(
+            opening_creates_a_private_directory_and_reopening_keeps_the_data, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_schema_is_versioned_and_migrations_are_idempotent,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(a_store_written_by_a_newer_version_is_refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(bad_locations_fail_cleanly, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            putting_the_same_url_twice_replaces_the_article_flags_included, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_same_url_twice_in_one_batch_keeps_the_later_one, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(ids_are_time_ordered_and_unique_within_a_second, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(the_ingest_sequence_grows_with_every_insert_and_update,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(an_invalid_article_rolls_back_the_whole_batch, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(null_fields_are_stored_as_null, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            sources_are_listed_in_byte_order_and_filtered_case_insensitively, setup, teardown),
+        cmocka_unit_test_setup_teardown(ensure_registers_unknown_sources_as_non_headline_entries,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(keys_can_be_inserted_found_listed_updated_and_deleted,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(usage_adds_up_per_day_and_goes_with_its_key, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(readers_and_a_writer_can_work_at_the_same_time, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
