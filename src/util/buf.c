@@ -115,11 +115,8 @@ int buf_error(const struct buf *b)
 
 char *buf_detach(struct buf *b, size_t *len_out)
 {
-    if (!b->data && buf_grow(b, 0) < 0)
-        return NULL;
     if (!b->data) {
-        b->data = malloc(1);
-        if (!b->data)
+        if (buf_grow(b, 0) < 0)
             return NULL;
         b->data[0] = '\0';
     }

@@ -73,6 +73,19 @@ static void a_buffer_error_is_sticky_past_its_maximum(void **state)
     buf_release(&b);
 }
 
+static void detaching_an_untouched_buffer_gives_an_empty_string(void **state)
+{
+    (void)state;
+    struct buf b;
+    buf_init(&b, 0);
+    size_t len = 99;
+    char *p = buf_detach(&b, &len);
+    assert_non_null(p);
+    assert_int_equal(len, 0);
+    assert_string_equal(p, "");
+    free(p);
+}
+
 static void the_json_writer_keeps_key_order_and_escapes_controls_only(void **state)
 {
     (void)state;
@@ -148,6 +161,7 @@ int main(void)
         cmocka_unit_test(an_arena_refuses_allocations_past_its_ceiling),
         cmocka_unit_test(arena_allocations_are_aligned_and_distinct),
         cmocka_unit_test(a_buffer_error_is_sticky_past_its_maximum),
+        cmocka_unit_test(detaching_an_untouched_buffer_gives_an_empty_string),
         cmocka_unit_test(the_json_writer_keeps_key_order_and_escapes_controls_only),
         cmocka_unit_test(invalid_utf8_becomes_replacement_characters),
         cmocka_unit_test(utf8_lengths_count_code_points),

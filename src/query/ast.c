@@ -1,0 +1,189 @@
+/* Query trees in normal form (query/query.h invariants): the builders that
+ * flatten, deduplicate and collapse AND/OR lists and simplify NOT, plus
+ * query_format and query_and. Every node lives in the caller's arena.
+ * Recursion follows the tree, whose depth the parser bounds (about three
+ * levels per LIMIT_QUERY_DEPTH nesting level). */
+#include "query/internal.h"
+
+#include <string.h>
+
+#include "util/banned.h"
+
+struct query_node *query_node_new(struct arena *a, enum query_kind kind, size_t pos)
+{
+    struct query_node *n = arena_calloc(a, 1, sizeof *n);
+    if (n) {
+        n->kind = kind;
+        n->pos = pos;
+    }
+    return n;
+}
+
+bool query_node_equal(const struct query_node *x, const struct query_node *y)
+{
+    if (x == y)
+        return true;
+    if (!x || !y || x->kind != y->kind || x->n != y->n)
+        return false;
+    switch (x->kind) {
+    case QUERY_WORD:
+    case QUERY_PHRASE:
+        if (x->exact != y->exact)
+            return false;
+        for (size_t i = 0; i < x->n; i++)
+            if (strcmp(x->tokens[i], y->tokens[i]))
+                return false;
+        return true;
+    case QUERY_AND:
+    case QUERY_OR:
+    case QUERY_NOT:
+        for (size_t i = 0; i < x->n; i++)
+            if (!query_node_equal(x->kids[i], y->kids[i]))
+                return false;
+        return true;
+    }
+    return false;
+}
+
+bool query_node_negative(const struct query_node *n)
+{
+    if (!n)
+        return false;
+    if (n->kind == QUERY_NOT)
+        return true;
+    if (n->kind != QUERY_AND)
+        return false;
+    for (size_t i = 0; i < n->n; i++)
+        if (n->kids[i]->kind != QUERY_NOT)
+            return false;
+    return true;
+}
+
+static int kids_push(struct arena *a, struct query_kids *k, struct query_node *x)
+{
+    for (size_t i = 0; i < k->n; i++)
+        if (query_node_equal(k->v[i], x))
+            return 0;
+    if (k->n == k->cap) {
+        size_t cap = k->cap ? k->cap * 2 : 4;
+        struct query_node **v = arena_calloc(a, cap, sizeof *v);
+        if (!v)
+            return ERR_NOMEM;
+        if (k->n)
+            memcpy(v, k->v, k->n * sizeof *v);
+        k->v = v;
+        k->cap = cap;
+    }
+    k->v[k->n++] = x;
+    return 0;
+}
+
+int query_kids_add(struct arena *a, struct query_kids *k, enum query_kind kind,
+                   struct query_node *x)
+{
+    if (!x)
+        return 0;
+    if (x->kind != kind)
+        return kids_push(a, k, x);
+    /* x is in normal form: its children are not of its kind, no deeper splice. */
+    for (size_t i = 0; i < x->n; i++) {
+        int rc = kids_push(a, k, x->kids[i]);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int query_kids_finish(struct arena *a, struct query_kids *k, enum query_kind kind, size_t pos,
+                      struct query_node **out)
+{
+    *out = NULL;
+    if (k->n == 0)
+        return 0;
+    if (k->n == 1) {
+        *out = k->v[0];
+        return 0;
+    }
+    struct query_node *n = query_node_new(a, kind, pos);
+    if (!n)
+        return ERR_NOMEM;
+    n->kids = k->v;
+    n->n = k->n;
+    *out = n;
+    return 0;
+}
+
+int query_node_negate(struct arena *a, struct query_node *x, size_t pos, struct query_node **out)
+{
+    *out = NULL;
+    if (!x)
+        return 0;
+    if (x->kind == QUERY_NOT) {
+        *out = x->kids[0];
+        return 0;
+    }
+    if (query_node_negative(x)) {
+        /* NOT(AND (NOT y) (NOT z)) = (OR y z): positive, so it may stand
+         * anywhere. y and z are NOT children, hence never NOT themselves. */
+        struct query_kids k = {0};
+        for (size_t i = 0; i < x->n; i++) {
+            int rc = query_kids_add(a, &k, QUERY_OR, x->kids[i]->kids[0]);
+            if (rc < 0)
+                return rc;
+        }
+        return query_kids_finish(a, &k, QUERY_OR, x->pos, out);
+    }
+    struct query_node *n = query_node_new(a, QUERY_NOT, pos);
+    struct query_node **kids = arena_calloc(a, 1, sizeof *kids);
+    if (!n || !kids)
+        return ERR_NOMEM;
+    kids[0] = x;
+    n->kids = kids;
+    n->n = 1;
+    *out = n;
+    return 0;
+}
+
+void query_format(struct buf *out, const struct query_node *n)
+{
+    if (!n)
+        return;
+    switch (n->kind) {
+    case QUERY_WORD:
+    case QUERY_PHRASE:
+        if (n->kind == QUERY_PHRASE || n->exact)
+            buf_putc(out, '"');
+        for (size_t i = 0; i < n->n; i++) {
+            if (i)
+                buf_putc(out, ' ');
+            buf_puts(out, n->tokens[i]);
+        }
+        if (n->kind == QUERY_PHRASE || n->exact)
+            buf_putc(out, '"');
+        return;
+    case QUERY_AND:
+    case QUERY_OR:
+    case QUERY_NOT:
+        buf_puts(out, n->kind == QUERY_AND ? "(AND" : n->kind == QUERY_OR ? "(OR" : "(NOT");
+        for (size_t i = 0; i < n->n; i++) {
+            buf_putc(out, ' ');
+            query_format(out, n->kids[i]);
+        }
+        buf_putc(out, ')');
+        return;
+    }
+}
+
+struct query_node *query_and(struct arena *a, struct query_node *x, struct query_node *y)
+{
+    if (!x)
+        return y;
+    if (!y)
+        return x;
+    struct query_kids k = {0};
+    struct query_node *out = NULL;
+    if (query_kids_add(a, &k, QUERY_AND, x) < 0 || query_kids_add(a, &k, QUERY_AND, y) < 0 ||
+        query_kids_finish(a, &k, QUERY_AND, x->pos, &out) < 0)
+        return NULL;
+    return out;
+}

@@ -1,0 +1,283 @@
+/* query_parse of query/query.h: recursive descent over the lexer's tokens,
+ *   or := and ('OR' and)*;  and := unary (['AND'] unary)*;
+ *   unary := ('NOT' | '+' | '-') unary | primary;  primary := word | phrase | '(' or ')'
+ * building the normal form as it goes (ast.c). Recursion is bounded: every
+ * '(' and every prefix operator adds one level, and more than
+ * LIMIT_QUERY_DEPTH levels is ERR_TOO_LARGE before recursing.
+ * Syntax errors stop at once. The semantic errors (an exclusion under OR)
+ * are remembered and reported only once the whole query has been read, so a
+ * malformed query is always reported as malformed, at its first fault. */
+#include "query/query.h"
+
+#include "query/internal.h"
+#include "text/text.h"
+#include "util/limits.h"
+#include "util/banned.h"
+
+struct parser {
+    struct arena *a;
+    struct query_lexer lx;
+    struct query_token tok; /* current token */
+    struct err *err;
+    size_t terms; /* words and phrases kept so far */
+    int sem_rc;   /* first semantic error, reported at the end */
+    struct err sem;
+};
+
+static int parse_or(struct parser *p, unsigned depth, struct query_node **out);
+
+static int next(struct parser *p)
+{
+    return query_lexer_next(&p->lx, &p->tok, p->err);
+}
+
+static bool starts_operand(enum query_tok kind)
+{
+    return kind == QUERY_TOK_WORD || kind == QUERY_TOK_PHRASE || kind == QUERY_TOK_LPAREN ||
+           kind == QUERY_TOK_NOT || kind == QUERY_TOK_PLUS || kind == QUERY_TOK_MINUS;
+}
+
+static int missing_after(struct parser *p, const struct query_token *op)
+{
+    return err_set(p->err, ERR_PARSE, "missing word after %s at character %zu",
+                   query_tok_name(op->kind), op->pos);
+}
+
+static int too_deep(struct parser *p, const struct query_token *at)
+{
+    return err_set(p->err, ERR_TOO_LARGE,
+                   "parentheses and operators nested deeper than %d at character %zu",
+                   LIMIT_QUERY_DEPTH, at->pos);
+}
+
+/* The current token must begin an operand: at the start of the query
+ * (open == NULL) or of the group opened by open. */
+static int expect_operand(struct parser *p, const struct query_token *open)
+{
+    const struct query_token *t = &p->tok;
+    if (starts_operand(t->kind))
+        return 0;
+    switch (t->kind) {
+    case QUERY_TOK_AND:
+    case QUERY_TOK_OR:
+        return err_set(p->err, ERR_PARSE, "missing word before %s at character %zu",
+                       query_tok_name(t->kind), t->pos);
+    case QUERY_TOK_RPAREN:
+        if (open)
+            return err_set(p->err, ERR_PARSE, "empty group at character %zu", open->pos);
+        return err_set(p->err, ERR_PARSE, "unbalanced parenthesis at character %zu", t->pos);
+    default: /* EOF */
+        if (open)
+            return err_set(p->err, ERR_PARSE, "unbalanced parenthesis at character %zu", open->pos);
+        return 0; /* empty query: no word, the caller says so */
+    }
+}
+
+static void defer(struct parser *p, int code, size_t pos)
+{
+    if (p->sem_rc)
+        return;
+    p->sem_rc = code;
+    err_set(&p->sem, code, "exclusion (NOT or -) inside OR at character %zu", pos);
+}
+
+/* Tokens of one word or phrase, copied into the arena. */
+struct collect {
+    struct arena *a;
+    char *tok[LIMIT_PHRASE_TOKENS];
+    size_t n;
+};
+
+static int collect_token(const struct text_token *t, void *ctx)
+{
+    struct collect *c = ctx;
+    if (c->n == LIMIT_PHRASE_TOKENS)
+        return ERR_TOO_LARGE;
+    char *s = arena_strndup(c->a, t->text, t->len);
+    if (!s)
+        return ERR_NOMEM;
+    c->tok[c->n++] = s;
+    return 0;
+}
+
+/* The current WORD or PHRASE token as a node; NULL when its text has no
+ * token at all (pure punctuation such as "&"): such operands are dropped. */
+static int make_operand(struct parser *p, struct query_node **out)
+{
+    const struct query_token *t = &p->tok;
+    struct collect c = {.a = p->a, .n = 0};
+    int rc;
+
+    *out = NULL;
+    rc = text_tokenize(p->lx.q + t->start, t->end - t->start, collect_token, &c);
+    if (rc == ERR_TOO_LARGE)
+        return err_set(p->err, rc, "phrase longer than %d tokens at character %zu",
+                       LIMIT_PHRASE_TOKENS, t->pos);
+    if (rc < 0)
+        return rc;
+    if (rc > 0)
+        return ERR_INTERNAL;
+    if (c.n == 0)
+        return 0;
+    if (++p->terms > LIMIT_QUERY_TERMS)
+        return err_set(p->err, ERR_TOO_LARGE, "more than %d words and phrases at character %zu",
+                       LIMIT_QUERY_TERMS, t->pos);
+    struct query_node *n = query_node_new(p->a, c.n == 1 ? QUERY_WORD : QUERY_PHRASE, t->pos);
+    char **toks = arena_calloc(p->a, c.n, sizeof *toks);
+    if (!n || !toks)
+        return ERR_NOMEM;
+    for (size_t i = 0; i < c.n; i++)
+        toks[i] = c.tok[i];
+    /* Quoted text and phrases match exact tokens only (no stemming). */
+    n->exact = t->kind == QUERY_TOK_PHRASE || c.n > 1;
+    n->tokens = toks;
+    n->n = c.n;
+    *out = n;
+    return 0;
+}
+
+static int parse_primary(struct parser *p, unsigned depth, struct query_node **out)
+{
+    int rc;
+    *out = NULL;
+    if (p->tok.kind == QUERY_TOK_WORD || p->tok.kind == QUERY_TOK_PHRASE) {
+        rc = make_operand(p, out);
+        if (rc < 0)
+            return rc;
+        return next(p);
+    }
+    /* starts_operand() held: an opening parenthesis */
+    struct query_token open = p->tok;
+    if (depth >= LIMIT_QUERY_DEPTH)
+        return too_deep(p, &open);
+    if ((rc = next(p)) < 0 || (rc = expect_operand(p, &open)) < 0 ||
+        (rc = parse_or(p, depth + 1, out)) < 0)
+        return rc;
+    if (p->tok.kind != QUERY_TOK_RPAREN)
+        return err_set(p->err, ERR_PARSE, "unbalanced parenthesis at character %zu", open.pos);
+    return next(p);
+}
+
+static int parse_unary(struct parser *p, unsigned depth, struct query_node **out)
+{
+    int rc;
+    *out = NULL;
+    if (p->tok.kind != QUERY_TOK_NOT && p->tok.kind != QUERY_TOK_PLUS &&
+        p->tok.kind != QUERY_TOK_MINUS)
+        return parse_primary(p, depth, out);
+    struct query_token op = p->tok;
+    struct query_node *x;
+    if (depth >= LIMIT_QUERY_DEPTH)
+        return too_deep(p, &op);
+    if ((rc = next(p)) < 0)
+        return rc;
+    if (!starts_operand(p->tok.kind))
+        return missing_after(p, &op);
+    if ((rc = parse_unary(p, depth + 1, &x)) < 0)
+        return rc;
+    if (op.kind == QUERY_TOK_PLUS) {
+        /* "must appear" is what every operand of AND means already, and
+         * inside OR the + is ignored (API.md §8). */
+        *out = x;
+        return 0;
+    }
+    return query_node_negate(p->a, x, op.pos, out);
+}
+
+static int parse_and(struct parser *p, unsigned depth, struct query_node **out)
+{
+    struct query_kids k = {0};
+    struct query_node *x;
+    size_t pos = p->tok.pos;
+    int rc;
+
+    *out = NULL;
+    if ((rc = parse_unary(p, depth, &x)) < 0 || (rc = query_kids_add(p->a, &k, QUERY_AND, x)) < 0)
+        return rc;
+    for (;;) {
+        if (p->tok.kind == QUERY_TOK_AND) {
+            struct query_token op = p->tok;
+            if ((rc = next(p)) < 0)
+                return rc;
+            if (!starts_operand(p->tok.kind))
+                return missing_after(p, &op);
+        } else if (!starts_operand(p->tok.kind)) {
+            break;
+        }
+        if ((rc = parse_unary(p, depth, &x)) < 0 ||
+            (rc = query_kids_add(p->a, &k, QUERY_AND, x)) < 0)
+            return rc;
+    }
+    return query_kids_finish(p->a, &k, QUERY_AND, pos, out);
+}
+
+static int parse_or(struct parser *p, unsigned depth, struct query_node **out)
+{
+    struct query_kids k = {0};
+    struct query_node *x;
+    size_t pos = p->tok.pos;
+    size_t operands = 0, neg_pos = 0;
+    int rc;
+
+    *out = NULL;
+    for (;;) {
+        if ((rc = parse_and(p, depth, &x)) < 0)
+            return rc;
+        if (x) {
+            operands++;
+            if (!neg_pos && query_node_negative(x))
+                neg_pos = x->pos;
+            if ((rc = query_kids_add(p->a, &k, QUERY_OR, x)) < 0)
+                return rc;
+        }
+        if (p->tok.kind != QUERY_TOK_OR)
+            break;
+        struct query_token op = p->tok;
+        if ((rc = next(p)) < 0)
+            return rc;
+        if (!starts_operand(p->tok.kind))
+            return missing_after(p, &op);
+    }
+    /* An alternative that only excludes would match nearly everything. */
+    if (operands >= 2 && neg_pos)
+        defer(p, ERR_INVALID, neg_pos);
+    return query_kids_finish(p->a, &k, QUERY_OR, pos, out);
+}
+
+int query_parse(struct arena *a, const char *q, size_t len, struct query_node **out,
+                struct err *err)
+{
+    struct parser p = {.a = a, .err = err};
+    struct query_node *root = NULL;
+    int rc;
+
+    *out = NULL;
+    query_lexer_init(&p.lx, q, len);
+    if ((rc = next(&p)) < 0 || (rc = expect_operand(&p, NULL)) < 0)
+        goto out;
+    if (p.tok.kind != QUERY_TOK_EOF && (rc = parse_or(&p, 0, &root)) < 0)
+        goto out;
+    if (p.tok.kind == QUERY_TOK_RPAREN) {
+        rc = err_set(err, ERR_PARSE, "unbalanced parenthesis at character %zu", p.tok.pos);
+        goto out;
+    }
+    if (p.sem_rc) {
+        rc = err_set(err, p.sem_rc, "%s", p.sem.msg);
+        goto out;
+    }
+    if (!root) {
+        rc = err_set(err, ERR_INVALID, "the query contains no searchable words");
+        goto out;
+    }
+    if (query_node_negative(root)) {
+        rc =
+            err_set(err, ERR_INVALID, "the query only excludes words; add a word that must appear");
+        goto out;
+    }
+    *out = root;
+    rc = 0;
+out:
+    if (rc == ERR_NOMEM)
+        err_set(err, rc, "out of memory");
+    return rc;
+}

@@ -1,0 +1,794 @@
+/* query/: the NewsAPI query language (API.md §4, §8) — a conformance table
+ * of queries and their canonical trees or errors, the limits, query_and,
+ * the normal-form invariants, a print-and-reparse round trip, every prefix
+ * and suffix of a set of queries, and allocation failure at every point. */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "query/query.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/limits.h"
+
+/* ---- helpers ----------------------------------------------------------- */
+
+/* Normal-form invariants of query.h, checked on every tree a test sees. */
+static size_t check_node(const struct query_node *n, const struct query_node *parent,
+                         unsigned depth)
+{
+    size_t terms = 0;
+    assert_non_null(n);
+    assert_true(depth < 4 * LIMIT_QUERY_DEPTH);
+    assert_true(n->pos >= 1);
+    switch (n->kind) {
+    case QUERY_WORD:
+    case QUERY_PHRASE:
+        assert_true(n->kind == QUERY_WORD ? n->n == 1 : n->n >= 2);
+        assert_true(n->n <= LIMIT_PHRASE_TOKENS);
+        if (n->kind == QUERY_PHRASE)
+            assert_true(n->exact);
+        for (size_t i = 0; i < n->n; i++) {
+            assert_non_null(n->tokens[i]);
+            assert_true(n->tokens[i][0] != '\0');
+            assert_null(strpbrk(n->tokens[i], " \"()"));
+        }
+        return 1;
+    case QUERY_NOT:
+        assert_int_equal(n->n, 1);
+        assert_non_null(parent);
+        assert_int_equal(parent->kind, QUERY_AND);
+        assert_int_not_equal(n->kids[0]->kind, QUERY_NOT);
+        return check_node(n->kids[0], n, depth + 1);
+    case QUERY_AND:
+    case QUERY_OR: {
+        bool positive = false;
+        assert_true(n->n >= 2);
+        for (size_t i = 0; i < n->n; i++) {
+            const struct query_node *k = n->kids[i];
+            assert_int_not_equal(k->kind, n->kind);
+            if (k->kind != QUERY_NOT)
+                positive = true;
+            /* no duplicates: canonical texts differ */
+            for (size_t j = 0; j < i; j++) {
+                struct buf a = BUF_INIT, b = BUF_INIT;
+                query_format(&a, k);
+                query_format(&b, n->kids[j]);
+                assert_string_not_equal(a.data, b.data);
+                buf_release(&a);
+                buf_release(&b);
+            }
+            terms += check_node(k, n, depth + 1);
+        }
+        assert_true(positive);
+        return terms;
+    }
+    }
+    fail_msg("unknown node kind %d", (int)n->kind);
+    return 0;
+}
+
+static void check_tree(const struct query_node *root)
+{
+    assert_non_null(root);
+    assert_int_not_equal(root->kind, QUERY_NOT);
+    assert_true(check_node(root, NULL, 0) <= 2 * LIMIT_QUERY_TERMS);
+}
+
+/* The tree written back in the query language, minimal parentheses. */
+static void to_query(struct buf *b, const struct query_node *n, const struct query_node *parent)
+{
+    switch (n->kind) {
+    case QUERY_WORD:
+    case QUERY_PHRASE:
+        if (n->kind == QUERY_PHRASE || n->exact)
+            buf_putc(b, '"');
+        for (size_t i = 0; i < n->n; i++)
+            buf_printf(b, "%s%s", i ? " " : "", n->tokens[i]);
+        if (n->kind == QUERY_PHRASE || n->exact)
+            buf_putc(b, '"');
+        return;
+    case QUERY_NOT:
+        buf_puts(b, "NOT ");
+        to_query(b, n->kids[0], n);
+        return;
+    case QUERY_AND:
+    case QUERY_OR: {
+        bool paren = parent && (parent->kind == QUERY_NOT ||
+                                (n->kind == QUERY_OR && parent->kind == QUERY_AND));
+        if (paren)
+            buf_putc(b, '(');
+        for (size_t i = 0; i < n->n; i++) {
+            if (i)
+                buf_puts(b, n->kind == QUERY_AND ? " AND " : " OR ");
+            to_query(b, n->kids[i], n);
+        }
+        if (paren)
+            buf_putc(b, ')');
+        return;
+    }
+    }
+}
+
+/* Parse q[0..len); on success *text is the canonical form (caller frees). */
+static int parse(const char *q, size_t len, char **text, struct err *err)
+{
+    struct arena a;
+    struct query_node *root = (struct query_node *)1;
+    arena_init(&a, 0);
+    err_clear(err);
+    *text = NULL;
+    int rc = query_parse(&a, q, len, &root, err);
+    if (rc == 0) {
+        check_tree(root);
+        struct buf b = BUF_INIT;
+        query_format(&b, root);
+        assert_int_equal(buf_error(&b), 0);
+        *text = buf_detach(&b, NULL);
+    } else {
+        assert_null(root);
+        assert_int_equal(err->code, rc);
+        assert_true(err->msg[0] != '\0');
+    }
+    arena_release(&a);
+    return rc;
+}
+
+/* Printing a tree back as a query and parsing it again gives the same tree. */
+static void check_round_trip(const char *q, size_t len)
+{
+    struct arena a;
+    struct err err;
+    struct query_node *root;
+    arena_init(&a, 0);
+    assert_int_equal(query_parse(&a, q, len, &root, &err), 0);
+    struct buf again = BUF_INIT, canon = BUF_INIT;
+    to_query(&again, root, NULL);
+    query_format(&canon, root);
+    char *text2 = NULL;
+    int rc = parse(again.data, again.len, &text2, &err);
+    if (rc != 0)
+        fail_msg("reparse of '%s' failed: %s", again.data, err.msg);
+    assert_string_equal(text2, canon.data);
+    free(text2);
+    buf_release(&again);
+    buf_release(&canon);
+    arena_release(&a);
+}
+
+/* ---- the conformance table --------------------------------------------- */
+
+struct qcase {
+    const char *q;
+    size_t len;       /* 0: strlen(q) */
+    const char *want; /* canonical text, or NULL when an error is expected */
+    int rc;
+    const char *msg; /* the message ends with this (ERR_INVALID: contains it) */
+};
+
+/* clang-format off */
+#define OK(q, w) {q, 0, w, 0, NULL}
+#define BAD(q, code, m) {q, 0, NULL, code, m}
+/* clang-format on */
+
+static const struct qcase cases[] = {
+    /* words: folded, whole tokens, implicit AND, duplicates removed */
+    OK("apple", "apple"),
+    OK("Apple", "apple"),
+    OK("APPLE", "apple"),
+    OK("Café", "cafe"),
+    OK("ÉCOLE école ecole", "ecole"),
+    OK("naïve", "naive"),
+    OK("apple banana", "(AND apple banana)"),
+    OK("  apple   banana  ", "(AND apple banana)"),
+    OK("apple\tbanana\ncherry\r\n", "(AND apple banana cherry)"),
+    OK("apple\u3000banana", "(AND apple banana)"), /* U+3000 ideographic space */
+    OK("apple\u00a0banana", "(AND apple banana)"), /* U+00A0 no-break space */
+    OK("apple apple", "apple"),
+    OK("Apple APPLE apple", "apple"),
+    OK("a b a", "(AND a b)"),
+    OK("5G covid19", "(AND 5g covid19)"),
+    /* quoted: exact words and phrases */
+    OK("\"big deal\"", "\"big deal\""),
+    OK("\"Big   Deal\"", "\"big deal\""),
+    OK("\"apple\"", "\"apple\""),
+    OK("\"Café\"", "\"cafe\""),
+    OK("\"apple\" apple", "(AND \"apple\" apple)"),
+    OK("\"a b\" c", "(AND \"a b\" c)"),
+    OK("\"a b\" \"A B\"", "\"a b\""),
+    OK("\"a AND b\"", "\"a and b\""),
+    OK("\"(a) OR -b\"", "\"a or b\""),
+    OK("x\"a b\"y", "(AND x \"a b\" y)"),
+    /* + and - */
+    OK("+apple", "apple"),
+    OK("+\"big deal\"", "\"big deal\""),
+    OK("apple -banana", "(AND apple (NOT banana))"),
+    OK("apple -\"big deal\"", "(AND apple (NOT \"big deal\"))"),
+    OK("-banana apple", "(AND (NOT banana) apple)"),
+    OK("+a -b +c", "(AND a (NOT b) c)"),
+    OK("a -b -b", "(AND a (NOT b))"),
+    OK("a -a", "(AND a (NOT a))"),
+    OK("a -(b OR c)", "(AND a (NOT (OR b c)))"),
+    OK("a +(b OR c)", "(AND a (OR b c))"),
+    OK("a -(-b)", "(AND a b)"),
+    OK("--a b", "(AND (NOT a) b)"), /* only the first '-' is an operator */
+    OK("+-a b", "(AND a b)"),
+    OK("a -OR", "(AND a (NOT or))"), /* after a prefix, OR is a word */
+    /* a +/- inside a word is not an operator: the word is a phrase */
+    OK("a-b", "\"a b\""),
+    OK("a+b", "\"a b\""),
+    OK("C++", "c"),
+    OK("-a-b c", "(AND (NOT \"a b\") c)"),
+    /* operators: upper case only */
+    OK("a AND b", "(AND a b)"),
+    OK("a OR b", "(OR a b)"),
+    OK("a and b", "(AND a and b)"),
+    OK("a or b", "(AND a or b)"),
+    OK("not a", "(AND not a)"),
+    OK("a Or b", "(AND a or b)"),
+    OK("a AND b AND c", "(AND a b c)"),
+    OK("a OR b OR c", "(OR a b c)"),
+    OK("AND-b a", "(AND \"and b\" a)"),
+    OK("a NOT(b)", "(AND a (NOT b))"),
+    OK("a OR(b)c", "(OR a (AND b c))"),
+    /* precedence NOT > AND > OR */
+    OK("a OR b c", "(OR a (AND b c))"),
+    OK("a b OR c", "(OR (AND a b) c)"),
+    OK("a OR b AND c", "(OR a (AND b c))"),
+    OK("a OR b NOT c", "(OR a (AND b (NOT c)))"),
+    OK("a NOT b", "(AND a (NOT b))"),
+    OK("a AND NOT b", "(AND a (NOT b))"),
+    OK("NOT a b", "(AND (NOT a) b)"),
+    OK("NOT a AND b", "(AND (NOT a) b)"),
+    OK("a OR b OR NOT c d", "(OR a b (AND (NOT c) d))"),
+    OK("a +b OR c", "(OR (AND a b) c)"),
+    OK("a OR +b", "(OR a b)"),
+    /* grouping */
+    OK("(a OR b) c", "(AND (OR a b) c)"),
+    OK("(a OR b) AND (c OR d)", "(AND (OR a b) (OR c d))"),
+    OK("((a))", "a"),
+    OK("(a b) c", "(AND a b c)"),
+    OK("(a OR b) OR c", "(OR a b c)"),
+    OK("a OR (b OR c)", "(OR a b c)"),
+    OK("a OR a", "a"),
+    OK("(a OR b) (b OR a)", "(AND (OR a b) (OR b a))"),
+    OK("(a OR b) (a OR b)", "(OR a b)"),
+    OK("a (-b) c", "(AND a (NOT b) c)"),
+    OK("a (-b -c)", "(AND a (NOT b) (NOT c))"),
+    OK("a OR (b -c)", "(OR a (AND b (NOT c)))"),
+    OK("(-a b) OR c", "(OR (AND (NOT a) b) c)"),
+    OK("a NOT (b OR c)", "(AND a (NOT (OR b c)))"),
+    OK("(a OR (b (c OR d)))", "(OR a (AND b (OR c d)))"),
+    /* double negation */
+    OK("NOT NOT a", "a"),
+    OK("NOT -a", "a"),
+    OK("a NOT (NOT b)", "(AND a b)"),
+    OK("a -(-b -c)", "(AND a (OR b c))"),
+    OK("-(-a -b)", "(OR a b)"),
+    /* operands without any token are dropped */
+    OK("a & b", "(AND a b)"),
+    OK("a AND & AND b", "(AND a b)"),
+    OK("a OR &", "a"),
+    OK("& OR a", "a"),
+    OK("a -&", "a"),
+    OK("a \xe2\x80\x94 b", "(AND a b)"), /* em dash */
+    OK("(&) a", "a"),
+    OK("\"&\" a", "a"),
+    OK("a \xf0\x9f\x98\x80", "a"), /* emoji */
+    /* tokens: apostrophes and hyphens split, CJK bigrams, other scripts */
+    OK("Trump's", "\"trump s\""),
+    OK("Trump\xe2\x80\x99s", "\"trump s\""), /* U+2019 */
+    OK("covid-19", "\"covid 19\""),
+    OK("e-mail OR email", "(OR \"e mail\" email)"),
+    OK("l'économie", "\"l economie\""),
+    OK("U.S.", "\"u s\""),
+    OK("東京", "東京"),
+    OK("東京都", "\"東京 京都\""),
+    OK("\"東京都\"", "\"東京 京都\""),
+    OK("東", "東"),
+    OK("\"東\"", "\"東\""),
+    OK("서울 부산", "(AND 서울 부산)"),
+    OK("東京 OR 大阪", "(OR 東京 大阪)"),
+    OK("Москва", "москва"),
+    OK("Αθήνα", "αθηνα"),
+    OK("Straße", "strasse"),
+    OK("rock & roll", "(AND rock roll)"),
+    OK("rock and roll", "(AND rock and roll)"),
+    OK("\xef\xbc\xa1\xef\xbc\xa2\xef\xbc\xa3", "abc"), /* fullwidth ＡＢＣ, NFKC */
+    /* bytes that are not text */
+    {"a\0b", 3, "\"a b\"", 0, NULL},
+    {"a\xff\x62", 0, "\"a b\"", 0, NULL},
+    /* malformed: ERR_PARSE with the position */
+    BAD("(a", ERR_PARSE, "unbalanced parenthesis at character 1"),
+    BAD("a)", ERR_PARSE, "unbalanced parenthesis at character 2"),
+    BAD("(a OR b))", ERR_PARSE, "unbalanced parenthesis at character 9"),
+    BAD("((a)", ERR_PARSE, "unbalanced parenthesis at character 1"),
+    BAD("a (b (c)", ERR_PARSE, "unbalanced parenthesis at character 3"),
+    BAD(")", ERR_PARSE, "unbalanced parenthesis at character 1"),
+    BAD("\"a", ERR_PARSE, "unbalanced quote at character 1"),
+    BAD("a \"b c", ERR_PARSE, "unbalanced quote at character 3"),
+    BAD("a \"b\" \"c", ERR_PARSE, "unbalanced quote at character 7"),
+    BAD("a AND", ERR_PARSE, "missing word after AND at character 3"),
+    BAD("OR b", ERR_PARSE, "missing word before OR at character 1"),
+    BAD("AND b", ERR_PARSE, "missing word before AND at character 1"),
+    BAD("a OR OR b", ERR_PARSE, "missing word after OR at character 3"),
+    BAD("a AND OR b", ERR_PARSE, "missing word after AND at character 3"),
+    BAD("a OR", ERR_PARSE, "missing word after OR at character 3"),
+    BAD("NOT", ERR_PARSE, "missing word after NOT at character 1"),
+    BAD("a NOT", ERR_PARSE, "missing word after NOT at character 3"),
+    BAD("NOT AND a", ERR_PARSE, "missing word after NOT at character 1"),
+    BAD("a AND )", ERR_PARSE, "missing word after AND at character 3"),
+    BAD("+", ERR_PARSE, "missing word after '+' at character 1"),
+    BAD("-", ERR_PARSE, "missing word after '-' at character 1"),
+    BAD("a - b", ERR_PARSE, "missing word after '-' at character 3"),
+    BAD("a + b", ERR_PARSE, "missing word after '+' at character 3"),
+    BAD("(a -)", ERR_PARSE, "missing word after '-' at character 4"),
+    BAD("()", ERR_PARSE, "empty group at character 1"),
+    BAD("a ()", ERR_PARSE, "empty group at character 3"),
+    BAD("a ( )", ERR_PARSE, "empty group at character 3"),
+    BAD("\"\"", ERR_PARSE, "empty phrase at character 1"),
+    BAD("a \" \"", ERR_PARSE, "empty phrase at character 3"),
+    BAD("(OR a)", ERR_PARSE, "missing word before OR at character 2"),
+    BAD("a (AND b)", ERR_PARSE, "missing word before AND at character 4"),
+    /* positions count code points, not bytes */
+    BAD("café (", ERR_PARSE, "unbalanced parenthesis at character 6"),
+    BAD("東京 AND", ERR_PARSE, "missing word after AND at character 4"),
+    BAD("ü \"x", ERR_PARSE, "unbalanced quote at character 3"),
+    BAD("\xf0\x9f\x98\x80 )", ERR_PARSE, "unbalanced parenthesis at character 3"),
+    BAD("\xff a)", ERR_PARSE, "unbalanced parenthesis at character 4"),
+    BAD("a\xe3\x80\x80)", ERR_PARSE, "unbalanced parenthesis at character 3"),
+    {"a\0b )", 5, NULL, ERR_PARSE, "unbalanced parenthesis at character 5"},
+    /* syntax errors win over semantic ones, wherever they are */
+    BAD("a OR -b (c", ERR_PARSE, "unbalanced parenthesis at character 9"),
+    BAD("(a OR -b) \"c", ERR_PARSE, "unbalanced quote at character 11"),
+    /* queries that only exclude, exclusions inside OR */
+    BAD("-a", ERR_INVALID, "only excludes"),
+    BAD("NOT a", ERR_INVALID, "only excludes"),
+    BAD("-a -b", ERR_INVALID, "only excludes"),
+    BAD("NOT a NOT b", ERR_INVALID, "only excludes"),
+    BAD("(-a)", ERR_INVALID, "only excludes"),
+    BAD("NOT NOT NOT a", ERR_INVALID, "only excludes"),
+    BAD("-a -&", ERR_INVALID, "only excludes"),
+    BAD("a OR -b", ERR_INVALID, "exclusion (NOT or -) inside OR at character 6"),
+    BAD("a OR NOT b", ERR_INVALID, "inside OR at character 6"),
+    BAD("(NOT a) OR b", ERR_INVALID, "inside OR at character 2"),
+    BAD("-a OR b", ERR_INVALID, "inside OR at character 1"),
+    BAD("(-a -b) OR c", ERR_INVALID, "inside OR at character 1"),
+    BAD("NOT (a OR -b) c", ERR_INVALID, "inside OR at character 11"),
+    BAD("-a OR -a", ERR_INVALID, "inside OR at character 1"),
+    BAD("NOT a OR b c", ERR_INVALID, "inside OR at character 1"),
+    /* nothing to search for */
+    BAD("", ERR_INVALID, "no searchable words"),
+    BAD("   ", ERR_INVALID, "no searchable words"),
+    BAD("&", ERR_INVALID, "no searchable words"),
+    BAD("-&", ERR_INVALID, "no searchable words"),
+    BAD("\"?!\"", ERR_INVALID, "no searchable words"),
+    BAD("& OR (!)", ERR_INVALID, "no searchable words"),
+};
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+static void every_query_of_the_table_gives_its_tree_or_its_error(void **state)
+{
+    (void)state;
+    int failures = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct qcase *c = &cases[i];
+        size_t len = c->len ? c->len : strlen(c->q);
+        struct err err;
+        char *text = NULL;
+        int rc = parse(c->q, len, &text, &err);
+        if (rc != c->rc) {
+            print_error("case %zu '%s': rc %s (%s), want %s\n", i, c->q, err_name(rc),
+                        rc ? err.msg : text, err_name(c->rc));
+            failures++;
+        } else if (rc == 0 && strcmp(text, c->want)) {
+            print_error("case %zu '%s': got %s, want %s\n", i, c->q, text, c->want);
+            failures++;
+        } else if (rc != 0 &&
+                   (rc == ERR_INVALID ? !strstr(err.msg, c->msg) : !ends_with(err.msg, c->msg))) {
+            print_error("case %zu '%s': message '%s' does not match '%s'\n", i, c->q, err.msg,
+                        c->msg);
+            failures++;
+        }
+        if (rc == 0)
+            check_round_trip(c->q, len);
+        free(text);
+    }
+    assert_int_equal(failures, 0);
+}
+
+static void malformed_query_messages_end_with_a_position(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct qcase *c = &cases[i];
+        if (c->rc != ERR_PARSE)
+            continue;
+        struct err err;
+        char *text;
+        assert_int_equal(parse(c->q, c->len ? c->len : strlen(c->q), &text, &err), ERR_PARSE);
+        const char *at = strstr(err.msg, " at character ");
+        assert_non_null(at);
+        at += strlen(" at character ");
+        assert_true(*at >= '1' && *at <= '9');
+        assert_int_equal(strspn(at, "0123456789"), strlen(at));
+    }
+}
+
+/* ---- limits -------------------------------------------------------------- */
+
+static void nesting_is_limited_to_the_query_depth(void **state)
+{
+    (void)state;
+    char q[256];
+    char *text;
+    struct err err;
+    for (int depth = LIMIT_QUERY_DEPTH; depth <= LIMIT_QUERY_DEPTH + 1; depth++) {
+        size_t n = 0;
+        for (int i = 0; i < depth; i++)
+            q[n++] = '(';
+        q[n++] = 'a';
+        for (int i = 0; i < depth; i++)
+            q[n++] = ')';
+        int rc = parse(q, n, &text, &err);
+        if (depth == LIMIT_QUERY_DEPTH) {
+            assert_int_equal(rc, 0);
+            assert_string_equal(text, "a");
+            free(text);
+        } else {
+            assert_int_equal(rc, ERR_TOO_LARGE);
+            char want[64];
+            snprintf(want, sizeof want, "at character %d", LIMIT_QUERY_DEPTH + 1);
+            assert_true(ends_with(err.msg, want));
+        }
+    }
+    /* NOT and - count as a level each: 16 NOTs cancel out, 17 are too deep */
+    for (int depth = LIMIT_QUERY_DEPTH; depth <= LIMIT_QUERY_DEPTH + 1; depth++) {
+        size_t n = 0;
+        for (int i = 0; i < depth; i++)
+            n += (size_t)snprintf(q + n, sizeof q - n, "NOT ");
+        n += (size_t)snprintf(q + n, sizeof q - n, "a b");
+        int rc = parse(q, n, &text, &err);
+        if (depth == LIMIT_QUERY_DEPTH) {
+            assert_int_equal(rc, 0);
+            assert_string_equal(text, "(AND a b)");
+            free(text);
+        } else {
+            assert_int_equal(rc, ERR_TOO_LARGE);
+            char want[64];
+            snprintf(want, sizeof want, "at character %d", 4 * LIMIT_QUERY_DEPTH + 1);
+            assert_true(ends_with(err.msg, want));
+        }
+    }
+    /* mixed -( levels */
+    size_t n = 0;
+    n += (size_t)snprintf(q + n, sizeof q - n, "x ");
+    for (int i = 0; i < LIMIT_QUERY_DEPTH / 2 + 1; i++)
+        n += (size_t)snprintf(q + n, sizeof q - n, "-(");
+    q[n++] = 'a';
+    for (int i = 0; i < LIMIT_QUERY_DEPTH / 2 + 1; i++)
+        q[n++] = ')';
+    assert_int_equal(parse(q, n, &text, &err), ERR_TOO_LARGE);
+}
+
+static void a_deep_run_of_parentheses_fails_cleanly(void **state)
+{
+    (void)state;
+    /* far beyond the depth: no stack exhaustion, one clean error */
+    size_t n = 100000;
+    char *q = malloc(n);
+    assert_non_null(q);
+    memset(q, '(', n);
+    char *text;
+    struct err err;
+    assert_int_equal(parse(q, n, &text, &err), ERR_TOO_LARGE);
+    memset(q, '-', n);
+    q[n - 1] = 'a';
+    assert_int_equal(parse(q, n, &text, &err), ERR_INVALID); /* --…-a: one exclusion */
+    for (size_t i = 0; i + 4 <= n; i += 4)
+        memcpy(q + i, "NOT ", 4);
+    assert_int_equal(parse(q, n, &text, &err), ERR_TOO_LARGE);
+    free(q);
+}
+
+static void words_and_phrases_are_limited_in_number(void **state)
+{
+    (void)state;
+    char q[2048];
+    char *text;
+    struct err err;
+    for (int terms = LIMIT_QUERY_TERMS; terms <= LIMIT_QUERY_TERMS + 1; terms++) {
+        /* every other term is a phrase "x wN"; "&" operands are dropped */
+        size_t n = 0;
+        for (int i = 0; i < terms; i++)
+            n += (size_t)snprintf(q + n, sizeof q - n, i % 2 ? "w%d & " : "\"x w%d\" ", i);
+        int rc = parse(q, n, &text, &err);
+        if (terms == LIMIT_QUERY_TERMS) {
+            assert_int_equal(rc, 0);
+            free(text);
+        } else {
+            assert_int_equal(rc, ERR_TOO_LARGE);
+            assert_non_null(strstr(err.msg, "words and phrases"));
+            /* the 65th term starts after 64 terms of known width */
+            char want[64];
+            snprintf(want, sizeof want, "at character %d", (int)(n - strlen("\"x w64\" ") + 1));
+            assert_true(ends_with(err.msg, want));
+        }
+    }
+    /* dropped operands do not count */
+    size_t n = 0;
+    for (int i = 0; i < 3 * LIMIT_QUERY_TERMS; i++)
+        n += (size_t)snprintf(q + n, sizeof q - n, "& ");
+    n += (size_t)snprintf(q + n, sizeof q - n, "a");
+    assert_int_equal(parse(q, n, &text, &err), 0);
+    assert_string_equal(text, "a");
+    free(text);
+}
+
+static void phrases_are_limited_in_tokens(void **state)
+{
+    (void)state;
+    char q[1024];
+    char *text;
+    struct err err;
+    for (int quoted = 0; quoted < 2; quoted++) {
+        for (int toks = LIMIT_PHRASE_TOKENS; toks <= LIMIT_PHRASE_TOKENS + 1; toks++) {
+            size_t n = 0;
+            n += (size_t)snprintf(q + n, sizeof q - n, "ok %s", quoted ? "\"" : "");
+            for (int i = 0; i < toks; i++)
+                n += (size_t)snprintf(q + n, sizeof q - n, quoted ? "t%d " : "t%d-", i);
+            n--; /* drop the last separator */
+            if (quoted)
+                q[n++] = '"';
+            int rc = parse(q, n, &text, &err);
+            if (toks == LIMIT_PHRASE_TOKENS) {
+                assert_int_equal(rc, 0);
+                free(text);
+            } else {
+                assert_int_equal(rc, ERR_TOO_LARGE);
+                assert_true(ends_with(err.msg, "at character 4"));
+            }
+        }
+    }
+    /* a CJK run of 34 characters gives 33 bigrams */
+    size_t n = 0;
+    for (int i = 0; i < LIMIT_PHRASE_TOKENS + 2; i++)
+        n += (size_t)snprintf(q + n, sizeof q - n, "%s", i % 2 ? "京" : "東");
+    assert_int_equal(parse(q, n, &text, &err), ERR_TOO_LARGE);
+    n = 0;
+    for (int i = 0; i < LIMIT_PHRASE_TOKENS + 1; i++)
+        n += (size_t)snprintf(q + n, sizeof q - n, "%s", i % 2 ? "京" : "東");
+    assert_int_equal(parse(q, n, &text, &err), 0);
+    free(text);
+}
+
+/* ---- tree details and query_and ----------------------------------------- */
+
+static void nodes_carry_kind_flags_tokens_and_positions(void **state)
+{
+    (void)state;
+    struct arena a;
+    struct err err;
+    struct query_node *r;
+    arena_init(&a, 0);
+    const char *q = "été  \"Big Deal\" -\"x\" covid-19";
+    assert_int_equal(query_parse(&a, q, strlen(q), &r, &err), 0);
+    assert_int_equal(r->kind, QUERY_AND);
+    assert_int_equal(r->n, 4);
+    assert_int_equal(r->kids[0]->kind, QUERY_WORD);
+    assert_false(r->kids[0]->exact);
+    assert_string_equal(r->kids[0]->tokens[0], "ete");
+    assert_int_equal(r->kids[0]->pos, 1);
+    assert_int_equal(r->kids[1]->kind, QUERY_PHRASE);
+    assert_int_equal(r->kids[1]->n, 2);
+    assert_string_equal(r->kids[1]->tokens[1], "deal");
+    assert_int_equal(r->kids[1]->pos, 6);
+    assert_int_equal(r->kids[2]->kind, QUERY_NOT);
+    assert_int_equal(r->kids[2]->pos, 17);
+    assert_int_equal(r->kids[2]->kids[0]->kind, QUERY_WORD);
+    assert_true(r->kids[2]->kids[0]->exact);
+    assert_int_equal(r->kids[2]->kids[0]->pos, 18);
+    assert_int_equal(r->kids[3]->kind, QUERY_PHRASE);
+    assert_int_equal(r->kids[3]->pos, 22);
+    arena_release(&a);
+}
+
+static char *fmt(const struct query_node *n)
+{
+    struct buf b = BUF_INIT;
+    query_format(&b, n);
+    return buf_detach(&b, NULL);
+}
+
+static struct query_node *must_parse(struct arena *a, const char *q)
+{
+    struct query_node *r;
+    struct err err;
+    assert_int_equal(query_parse(a, q, strlen(q), &r, &err), 0);
+    return r;
+}
+
+static void query_and_joins_two_trees_in_normal_form(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *x, *y, *want;
+    } t[] = {
+        {"a", "b", "(AND a b)"},
+        {"a", "A", "a"},
+        {"a b", "b c", "(AND a b c)"},
+        {"a OR b", "c", "(AND (OR a b) c)"},
+        {"a OR b", "b OR a", "(AND (OR a b) (OR b a))"},
+        {"a OR b", "a OR b", "(OR a b)"},
+        {"a -b", "c -b", "(AND a (NOT b) c)"},
+        {"\"a b\"", "a-b", "\"a b\""},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        struct arena a;
+        arena_init(&a, 0);
+        struct query_node *r = query_and(&a, must_parse(&a, t[i].x), must_parse(&a, t[i].y));
+        check_tree(r);
+        char *s = fmt(r);
+        assert_string_equal(s, t[i].want);
+        free(s);
+        arena_release(&a);
+    }
+    struct arena a;
+    arena_init(&a, 0);
+    struct query_node *x = must_parse(&a, "x");
+    assert_null(query_and(&a, NULL, NULL));
+    assert_ptr_equal(query_and(&a, x, NULL), x);
+    assert_ptr_equal(query_and(&a, NULL, x), x);
+    arena_release(&a);
+}
+
+static void errors_are_returned_without_an_err_to_fill(void **state)
+{
+    (void)state;
+    struct arena a;
+    struct query_node *r;
+    arena_init(&a, 0);
+    assert_int_equal(query_parse(&a, "(a", 2, &r, NULL), ERR_PARSE);
+    assert_int_equal(query_parse(&a, "-a", 2, &r, NULL), ERR_INVALID);
+    assert_int_equal(query_parse(&a, "a OR -b", 7, &r, NULL), ERR_INVALID);
+    assert_int_equal(query_parse(&a, "a b", 3, &r, NULL), 0);
+    arena_release(&a);
+    arena_init(&a, 1);
+    assert_int_equal(query_parse(&a, "a b", 3, &r, NULL), ERR_NOMEM);
+    arena_release(&a);
+}
+
+static void query_and_returns_null_when_out_of_memory(void **state)
+{
+    (void)state;
+    struct arena a;
+    arena_init(&a, 0);
+    struct query_node *x = must_parse(&a, "a b"), *y = must_parse(&a, "c");
+    a.limit = a.used + 1; /* nothing more fits */
+    assert_null(query_and(&a, x, y));
+    arena_release(&a);
+}
+
+static void query_format_prints_nothing_for_no_tree(void **state)
+{
+    (void)state;
+    struct buf b = BUF_INIT;
+    query_format(&b, NULL);
+    assert_int_equal(b.len, 0);
+    assert_int_equal(buf_error(&b), 0);
+    buf_release(&b);
+}
+
+/* ---- hostile input --------------------------------------------------------- */
+
+static const char *const split_queries[] = {
+    "(apple OR \"big deal\") -banana NOT (c d)",
+    "東京都 OR \"l'économie\" +Trump's",
+    "a OR -b",
+    "((a OR b) AND NOT (c OR -(-d -e)))",
+    "x\"a b\"y (&) — covid-19 \xe3\x80\x80 Ωμέγα",
+    "NOT NOT a AND \"\xf0\x9f\x98\x80 x\" \xff\xfe",
+};
+
+/* Every prefix and suffix, each in a buffer of exactly its size so ASan sees
+ * a read past the end: a clean answer each time, a valid tree on success. */
+static void every_prefix_and_suffix_parses_cleanly(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof split_queries / sizeof split_queries[0]; i++) {
+        const char *q = split_queries[i];
+        size_t len = strlen(q);
+        for (size_t cut = 0; cut <= len; cut++) {
+            for (int side = 0; side < 2; side++) {
+                size_t n = side ? len - cut : cut;
+                char *copy = malloc(n ? n : 1);
+                assert_non_null(copy);
+                memcpy(copy, side ? q + cut : q, n);
+                struct err err;
+                char *text;
+                int rc = parse(copy, n, &text, &err);
+                assert_true(rc == 0 || rc == ERR_PARSE || rc == ERR_INVALID);
+                if (rc == 0)
+                    check_round_trip(copy, n);
+                free(text);
+                free(copy);
+            }
+        }
+    }
+}
+
+/* A ceiling growing from 0: each failure is a clean ERR_NOMEM, and the first
+ * success gives the same tree as an unbounded arena. */
+static void allocation_failure_at_any_point_is_a_clean_nomem(void **state)
+{
+    (void)state;
+    static const char *const qs[] = {
+        "apple",
+        "(apple OR \"big deal\") -banana NOT (c d) x-y",
+        "東京都 OR \"l'économie\" +Trump's a b c d e f g h",
+        "x -(-a -b) (c OR d OR e OR f) g",
+        "a OR -b",
+        "(a OR b",
+    };
+    for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++) {
+        struct err err;
+        char *want = NULL;
+        int want_rc = parse(qs[i], strlen(qs[i]), &want, &err);
+        bool done = false;
+        for (size_t limit = 0; !done && limit < 1 << 20; limit += 8) {
+            struct arena a;
+            struct query_node *r = NULL;
+            arena_init(&a, limit ? limit : 1);
+            err_clear(&err);
+            int rc = query_parse(&a, qs[i], strlen(qs[i]), &r, &err);
+            if (rc == ERR_NOMEM) {
+                assert_null(r);
+                assert_int_equal(err.code, ERR_NOMEM);
+            } else {
+                assert_int_equal(rc, want_rc);
+                if (rc == 0) {
+                    check_tree(r);
+                    char *s = fmt(r);
+                    assert_string_equal(s, want);
+                    free(s);
+                }
+                done = true;
+            }
+            arena_release(&a);
+        }
+        assert_true(done);
+        free(want);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_query_of_the_table_gives_its_tree_or_its_error),
+        cmocka_unit_test(malformed_query_messages_end_with_a_position),
+        cmocka_unit_test(nesting_is_limited_to_the_query_depth),
+        cmocka_unit_test(a_deep_run_of_parentheses_fails_cleanly),
+        cmocka_unit_test(words_and_phrases_are_limited_in_number),
+        cmocka_unit_test(phrases_are_limited_in_tokens),
+        cmocka_unit_test(nodes_carry_kind_flags_tokens_and_positions),
+        cmocka_unit_test(query_and_joins_two_trees_in_normal_form),
+        cmocka_unit_test(errors_are_returned_without_an_err_to_fill),
+        cmocka_unit_test(query_and_returns_null_when_out_of_memory),
+        cmocka_unit_test(query_format_prints_nothing_for_no_tree),
+        cmocka_unit_test(every_prefix_and_suffix_parses_cleanly),
+        cmocka_unit_test(allocation_failure_at_any_point_is_a_clean_nomem),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
