@@ -111,8 +111,7 @@ void http_accesslog_write(const struct http_accesslog_entry *e)
     char gz[32] = "";
     if (e->sent_bytes != e->body_bytes)
         snprintf(gz, sizeof gz, " gz=%zu", e->sent_bytes);
-    log_info("http %s %s %s bytes=%zu%s us=%lld id=%s%s%s%s%s", e->method ? e->method : "-",
-             target, status, e->body_bytes, gz, e->micros, e->request_id ? e->request_id : "-",
-             e->note ? " " : "", e->note ? e->note : "", e->why ? " " : "",
-             e->why ? e->why : "");
+    log_info("http %s %s %s bytes=%zu%s us=%lld id=%s%s%s%s%s", e->method ? e->method : "-", target,
+             status, e->body_bytes, gz, e->micros, e->request_id ? e->request_id : "-",
+             e->note ? " " : "", e->note ? e->note : "", e->why ? " " : "", e->why ? e->why : "");
 }

@@ -46,16 +46,16 @@ size_t http_accesslog_target(char *out, size_t cap, const char *path, const char
  * (the client went away, timed out, or MHD answered a malformed request
  * itself); why then says what happened. */
 struct http_accesslog_entry {
-    const char *method;     /* "-" when unknown */
+    const char *method; /* "-" when unknown */
     const char *path;
     const char *query;
     int status;
-    size_t body_bytes;      /* the handler's body, before gzip */
-    size_t sent_bytes;      /* what went on the wire as the body */
-    long long micros;       /* from the request line to completion */
+    size_t body_bytes; /* the handler's body, before gzip */
+    size_t sent_bytes; /* what went on the wire as the body */
+    long long micros;  /* from the request line to completion */
     const char *request_id;
-    const char *note;       /* handler's log_note, or NULL */
-    const char *why;        /* completion reason when status is 0, or NULL */
+    const char *note; /* handler's log_note, or NULL */
+    const char *why;  /* completion reason when status is 0, or NULL */
 };
 void http_accesslog_write(const struct http_accesslog_entry *e);
 

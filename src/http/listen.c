@@ -33,8 +33,7 @@ static int listen_spec_parse(char *host, size_t hcap, unsigned *port, const char
             return err_set(err, ERR_INVALID, "listen '%s': expected HOST:PORT", spec);
         hlen = (size_t)(colon - spec);
         if (memchr(spec, ':', hlen))
-            return err_set(err, ERR_INVALID, "listen '%s': put an IPv6 address in brackets",
-                           spec);
+            return err_set(err, ERR_INVALID, "listen '%s': put an IPv6 address in brackets", spec);
     }
     if (hlen >= hcap)
         return err_set(err, ERR_INVALID, "listen '%s': host name too long", spec);
@@ -55,8 +54,7 @@ static int listen_spec_parse(char *host, size_t hcap, unsigned *port, const char
 /* One socket bound to ai, or -1 with errno set. */
 static int listen_try(const struct addrinfo *ai, bool dual_stack)
 {
-    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                    ai->ai_protocol);
+    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
     if (fd < 0)
         return -1;
     int one = 1, zero = 0;

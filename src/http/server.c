@@ -48,21 +48,21 @@ struct http_server {
     bool access_log;
     uint16_t port;
     atomic_bool stopping;
-    atomic_int active;         /* requests between on_uri and on_completed */
-    struct MHD_Response *oom;  /* built at start: answering OOM must not allocate */
+    atomic_int active;        /* requests between on_uri and on_completed */
+    struct MHD_Response *oom; /* built at start: answering OOM must not allocate */
 };
 
 struct req {
     struct timespec start;
     size_t url_bytes;
-    const char *query;         /* into target, after the first '?' */
+    const char *query; /* into target, after the first '?' */
     char id[17];
-    char method[16];           /* copy for the log; MHD's may be gone by then */
-    bool started;              /* the headers-only first call was seen */
-    int status;                /* 0 until we queue a response */
+    char method[16]; /* copy for the log; MHD's may be gone by then */
+    bool started;    /* the headers-only first call was seen */
+    int status;      /* 0 until we queue a response */
     size_t body_bytes, sent_bytes;
     const char *note;
-    char target[];             /* raw request target; the '?' becomes NUL */
+    char target[]; /* raw request target; the '?' becomes NUL */
 };
 
 /* ---- request ids ---------------------------------------------------------- */
@@ -97,7 +97,7 @@ const char *http_request_header(const struct http_request *r, const char *name)
 
 void http_response_add_header(struct http_response *resp, const char *name, const char *value)
 {
-    if (resp->n_headers >= HTTP_MAX_HEADERS)
+    if (resp->n_headers >= HTTP_MAX_HEADERS || !name)
         return;
     /* On OOM the slot keeps a NULL value: the server sees it and answers
      * 500 instead of silently dropping a header (say, a CORS origin). */
@@ -116,6 +116,11 @@ static void response_release(struct http_response *resp)
 }
 
 /* ---- MHD callbacks ---------------------------------------------------------- */
+
+/* MHD's messages, through our logger (the attribute marks fmt as a
+ * pass-through format, as clang -Wformat-nonliteral wants). */
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
@@ -211,8 +216,7 @@ static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const ch
     return MHD_YES;
 }
 
-static enum MHD_Result queue_oom(struct http_server *s, struct MHD_Connection *conn,
-                                 struct req *r)
+static enum MHD_Result queue_oom(struct http_server *s, struct MHD_Connection *conn, struct req *r)
 {
     if (r) {
         r->status = MHD_HTTP_INTERNAL_SERVER_ERROR;
@@ -306,13 +310,11 @@ static struct MHD_Response *response_build(struct http_server *s, struct MHD_Con
                                                     : HTTP_DEFAULT_CONTENT_TYPE) == MHD_YES;
     ok = ok && add_common_headers(s, mr, r);
     if (gzipped)
-        ok = ok &&
-             MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip") == MHD_YES;
+        ok = ok && MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip") == MHD_YES;
     if (!own_cors)
         ok = ok && MHD_add_response_header(mr, "Access-Control-Allow-Origin", "*") == MHD_YES;
     for (size_t i = 0; ok && i < resp->n_headers; i++)
-        ok = MHD_add_response_header(mr, resp->headers[i].name, resp->headers[i].value) ==
-             MHD_YES;
+        ok = MHD_add_response_header(mr, resp->headers[i].name, resp->headers[i].value) == MHD_YES;
     if (!ok) {
         MHD_destroy_response(mr);
         return NULL;
@@ -320,11 +322,11 @@ static struct MHD_Response *response_build(struct http_server *s, struct MHD_Con
     return mr;
 }
 
-static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *conn,
-                               struct req *r)
+static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *conn, struct req *r,
+                               const char *method)
 {
     struct http_request req = {
-        .method = r->method,
+        .method = method,
         .path = r->target,
         .query = r->query,
         .request_id = r->id,
@@ -339,7 +341,9 @@ static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *con
     if (status < 100 || status > 999) {
         log_error("request %s: handler gave status %d", r->id, status);
         response_release(&resp);
-        return queue_oom(s, conn, r);
+        enum MHD_Result ret = queue_oom(s, conn, r);
+        r->note = "invalid status from the handler";
+        return ret;
     }
     struct MHD_Response *mr = response_build(s, conn, r, &resp);
     response_release(&resp);
@@ -352,9 +356,8 @@ static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *con
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_data_size,
-                                  void **req_cls)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **req_cls)
 {
     struct http_server *s = cls;
     struct req *r = *req_cls;
@@ -378,13 +381,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     if (!strcmp(method, MHD_HTTP_METHOD_OPTIONS))
         return respond_preflight(s, conn, r);
-    return respond(s, conn, r);
+    return respond(s, conn, r, method);
 }
 
 /* ---- lifecycle ----------------------------------------------------------- */
 
-int http_server_start(struct http_server **out, const struct http_config *cfg,
-                      http_handler handler, void *ctx, struct err *err)
+int http_server_start(struct http_server **out, const struct http_config *cfg, http_handler handler,
+                      void *ctx, struct err *err)
 {
     static const char oom_body[] = "{\"status\":\"error\",\"code\":\"unexpectedError\","
                                    "\"message\":\"The server ran out of memory.\"}";

@@ -1,0 +1,1242 @@
+/* http/: a real server on 127.0.0.1 with a test handler, driven by a raw
+ * socket client so every byte of the request is ours (a client library
+ * would normalise the very things under test: '+', spaces, header case).
+ * Also table tests of the Accept-Encoding parser and the key masking of
+ * the access log, which are reached through http/internal.h. */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <zlib.h>
+#include <cmocka.h>
+
+#include "http/http.h"
+#include "http/internal.h"
+#include "util/err.h"
+
+/* ---- the handler under the server ---------------------------------------- */
+
+#define BIG_LEN 20000
+#define SLOW_MS 1500
+
+struct test_ctx {
+    atomic_int calls;
+    atomic_int slow_entered;
+};
+
+static char *big_body(void)
+{
+    static const char line[] = "newsd says the same thing again and again. ";
+    char *b = malloc(BIG_LEN);
+    assert_non_null(b);
+    for (size_t i = 0; i < BIG_LEN; i++)
+        b[i] = line[i % (sizeof line - 1)];
+    return b;
+}
+
+/* Bytes gzip cannot shrink: a xorshift stream. */
+static char *noise_body(size_t n)
+{
+    char *b = malloc(n);
+    uint32_t x = 2463534242u;
+    assert_non_null(b);
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        b[i] = (char)(x & 0xff);
+    }
+    return b;
+}
+
+static void set_body(struct http_response *resp, char *body, size_t len)
+{
+    resp->body = body;
+    resp->len = len;
+}
+
+static void test_handler(const struct http_request *req, struct http_response *resp, void *ctx)
+{
+    struct test_ctx *t = ctx;
+    atomic_fetch_add(&t->calls, 1);
+    resp->status = 200;
+    if (!strcmp(req->path, "/big")) {
+        set_body(resp, big_body(), BIG_LEN);
+        return;
+    }
+    if (!strcmp(req->path, "/small")) {
+        char *b = malloc(100);
+        assert_non_null(b);
+        memset(b, 'x', 100);
+        set_body(resp, b, 100);
+        return;
+    }
+    if (!strcmp(req->path, "/noise")) {
+        set_body(resp, noise_body(4096), 4096);
+        return;
+    }
+    if (!strcmp(req->path, "/status0")) {
+        resp->status = 0;
+        return;
+    }
+    if (!strcmp(req->path, "/slow")) {
+        atomic_store(&t->slow_entered, 1);
+        struct timespec d = {SLOW_MS / 1000, (SLOW_MS % 1000) * 1000000L};
+        nanosleep(&d, NULL);
+        set_body(resp, strdup("slow-finished"), 13);
+        return;
+    }
+    if (!strcmp(req->path, "/cors"))
+        http_response_add_header(resp, "Access-Control-Allow-Origin", "https://example.org");
+    if (!strcmp(req->path, "/note"))
+        resp->log_note = "note-here";
+    /* Echo what the handler was given, one "name=value" line each. */
+    const char *h1 = http_request_header(req, "x-test-header");
+    const char *h2 = http_request_header(req, "X-TEST-HEADER");
+#define ECHO_FMT                                                                                   \
+    "method=%s\npath=%s\nquery=%s\nurl_bytes=%zu\nheader_bytes=%zu\nid=%s\nh1=%s\nh2=%s\n"
+    int n = snprintf(NULL, 0, ECHO_FMT, req->method, req->path, req->query, req->url_bytes,
+                     req->header_bytes, req->request_id, h1 ? h1 : "(null)", h2 ? h2 : "(null)");
+    char *b = malloc((size_t)n + 1);
+    assert_non_null(b);
+    snprintf(b, (size_t)n + 1, ECHO_FMT, req->method, req->path, req->query, req->url_bytes,
+             req->header_bytes, req->request_id, h1 ? h1 : "(null)", h2 ? h2 : "(null)");
+    resp->content_type = "text/plain; charset=utf-8";
+    set_body(resp, b, (size_t)n);
+}
+
+/* ---- a raw HTTP client ------------------------------------------------------ */
+
+struct reply {
+    int status;
+    char *raw;  /* everything received, NUL-terminated */
+    char *head; /* into raw: status line and headers, NUL-terminated */
+    char *body; /* into raw, after the blank line */
+    size_t body_len;
+};
+
+static int client_connect(int family, uint16_t port)
+{
+    int fd = socket(family, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    struct timeval tv = {10, 0}; /* a hung server fails the test, not CI */
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    int rc;
+    if (family == AF_INET6) {
+        struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
+        a.sin6_addr = in6addr_loopback;
+        rc = connect(fd, (struct sockaddr *)&a, sizeof a);
+    } else {
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        rc = connect(fd, (struct sockaddr *)&a, sizeof a);
+    }
+    if (rc < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int send_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Read until the server closes (every request says Connection: close). */
+static char *recv_all(int fd, size_t *len)
+{
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    assert_non_null(buf);
+    for (;;) {
+        if (n == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap + 1);
+            assert_non_null(buf);
+        }
+        ssize_t r = recv(fd, buf + n, cap - n, 0);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static void reply_parse(struct reply *out, char *raw, size_t n)
+{
+    memset(out, 0, sizeof *out);
+    out->raw = raw;
+    char *end = strstr(raw, "\r\n\r\n");
+    if (!end)
+        return;
+    *end = '\0';
+    out->head = raw;
+    out->body = end + 4;
+    out->body_len = n - (size_t)(out->body - raw);
+    sscanf(raw, "HTTP/1.%*d %d", &out->status);
+}
+
+static int roundtrip_family(int family, uint16_t port, const char *req, size_t len,
+                            struct reply *out)
+{
+    int fd = client_connect(family, port);
+    if (fd < 0)
+        return -1;
+    if (send_all(fd, req, len) < 0) {
+        close(fd);
+        return -1;
+    }
+    size_t n;
+    char *raw = recv_all(fd, &n);
+    close(fd);
+    reply_parse(out, raw, n);
+    return 0;
+}
+
+static void roundtrip(uint16_t port, const char *req, struct reply *out)
+{
+    assert_int_equal(roundtrip_family(AF_INET, port, req, strlen(req), out), 0);
+}
+
+static void reply_free(struct reply *r)
+{
+    free(r->raw);
+}
+
+/* Value of the n-th header called name (case-insensitive), copied. */
+static bool reply_header_nth(const struct reply *r, const char *name, int nth, char *val,
+                             size_t cap)
+{
+    size_t nl = strlen(name);
+    const char *p = r->head ? strstr(r->head, "\r\n") : NULL;
+    while (p) {
+        p += 2;
+        const char *eol = strstr(p, "\r\n");
+        size_t ll = eol ? (size_t)(eol - p) : strlen(p);
+        if (ll > nl && p[nl] == ':' && !strncasecmp(p, name, nl) && nth-- == 0) {
+            const char *v = p + nl + 1;
+            while (*v == ' ')
+                v++;
+            size_t vl = (size_t)(p + ll - v);
+            if (vl >= cap)
+                vl = cap - 1;
+            memcpy(val, v, vl);
+            val[vl] = '\0';
+            return true;
+        }
+        p = eol;
+    }
+    return false;
+}
+
+static const char *reply_header(const struct reply *r, const char *name)
+{
+    static _Thread_local char val[512];
+    return reply_header_nth(r, name, 0, val, sizeof val) ? val : NULL;
+}
+
+static int reply_header_count(const struct reply *r, const char *name)
+{
+    char val[512];
+    int n = 0;
+    while (reply_header_nth(r, name, n, val, sizeof val))
+        n++;
+    return n;
+}
+
+/* Value of "name=" in an echo body, copied. */
+static const char *echo_field(const struct reply *r, const char *name)
+{
+    static _Thread_local char val[16384];
+    char key[64];
+    snprintf(key, sizeof key, "%s=", name);
+    const char *p = r->body;
+    while (p && *p) {
+        if (!strncmp(p, key, strlen(key))) {
+            p += strlen(key);
+            const char *nl = strchr(p, '\n');
+            size_t n = nl ? (size_t)(nl - p) : strlen(p);
+            if (n >= sizeof val)
+                n = sizeof val - 1;
+            memcpy(val, p, n);
+            val[n] = '\0';
+            return val;
+        }
+        p = strchr(p, '\n');
+        if (p)
+            p++;
+    }
+    return NULL;
+}
+
+static bool is_request_id(const char *s)
+{
+    if (!s || strlen(s) != 16)
+        return false;
+    for (; *s; s++)
+        if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+            return false;
+    return true;
+}
+
+static char *gunzip(const char *in, size_t len, size_t *out_len)
+{
+    size_t cap = 1 << 20;
+    char *out = malloc(cap);
+    assert_non_null(out);
+    z_stream zs = {0};
+    assert_int_equal(inflateInit2(&zs, 15 + 16), Z_OK);
+    zs.next_in = (Bytef *)(uintptr_t)in;
+    zs.avail_in = (uInt)len;
+    zs.next_out = (Bytef *)out;
+    zs.avail_out = (uInt)cap;
+    assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+    *out_len = zs.total_out;
+    inflateEnd(&zs);
+    return out;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- fixture --------------------------------------------------------------- */
+
+struct fixture {
+    struct test_ctx ctx;
+    struct http_server *server;
+    uint16_t port;
+};
+
+static struct fixture *fixture_start(const struct http_config *cfg)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    struct err err;
+    err_clear(&err);
+    assert_non_null(f);
+    int rc = http_server_start(&f->server, cfg, test_handler, &f->ctx, &err);
+    if (rc < 0)
+        fail_msg("start: %s", err_msg(&err, rc));
+    f->port = http_server_port(f->server);
+    assert_true(f->port > 0);
+    return f;
+}
+
+static int setup(void **state)
+{
+    struct http_config cfg = {.listen = "127.0.0.1:0", .threads = 2};
+    *state = fixture_start(&cfg);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    http_server_stop(f->server);
+    free(f);
+    return 0;
+}
+
+/* ---- requests ------------------------------------------------------------------ */
+
+static void test_the_raw_query_reaches_the_handler_undecoded(void **state)
+{
+    struct fixture *f = *state;
+    struct reply r;
+    const char *target = "/v2/everything?q=a+b%2Bc&apiKey=k&x=%20&e=";
+    char req[512];
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", target);
+    roundtrip(f->port, req, &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(echo_field(&r, "method"), "GET");
+    assert_string_equal(echo_field(&r, "path"), "/v2/everything");
+    /* '+' stays '+', %2B stays %2B: decoding is the handler's. */
+    assert_string_equal(echo_field(&r, "query"), "q=a+b%2Bc&apiKey=k&x=%20&e=");
+    char n[32];
+    snprintf(n, sizeof n, "%zu", strlen(target));
+    assert_string_equal(echo_field(&r, "url_bytes"), n);
+    assert_string_equal(reply_header(&r, "Content-Type"), "text/plain; charset=utf-8");
+    reply_free(&r);
+}
+
+static void test_a_path_without_query_gives_an_empty_query(void **state)
+{
+    struct fixture *f = *state;
+    struct reply r;
+    roundtrip(f->port, "GET /v2/sources HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(echo_field(&r, "path"), "/v2/sources");
+    assert_string_equal(echo_field(&r, "query"), "");
+    /* Only the first '?' splits; later ones belong to the query. */
+    reply_free(&r);
+    roundtrip(f->port, "GET /p?a=?b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", &r);
+    assert_string_equal(echo_field(&r, "path"), "/p");
+    assert_string_equal(echo_field(&r, "query"), "a=?b");
+    reply_free(&r);
+}
+
+/* MHD 0.9.75 (at its default, and our pinned, strictness 0) takes a raw
+ * space inside the request target: the target runs from the first space
+ * to the last one, which starts "HTTP/1.1". So "GET /p?q=a b HTTP/1.1"
+ * reaches the handler with query "q=a b", space and all, and API.md's
+ * "a raw space in q is fine" holds. */
+static void test_a_raw_space_in_the_target_is_kept(void **state)
+{
+    struct fixture *f = *state;
+    struct reply r;
+    roundtrip(f->port, "GET /p?q=a b \"c d\"&x=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+              &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(echo_field(&r, "path"), "/p");
+    assert_string_equal(echo_field(&r, "query"), "q=a b \"c d\"&x=1");
+    char n[16];
+    snprintf(n, sizeof n, "%zu", strlen("/p?q=a b \"c d\"&x=1"));
+    assert_string_equal(echo_field(&r, "url_bytes"), n);
+    reply_free(&r);
+}
+
+static void test_header_lookup_ignores_case(void **state)
+{
+    struct fixture *f = *state;
+    struct reply r;
+    roundtrip(f->port,
+              "GET /h HTTP/1.1\r\nHost: x\r\nX-Test-Header: v1\r\nConnection: close\r\n\r\n", &r);
+    assert_string_equal(echo_field(&r, "h1"), "v1");
+    assert_string_equal(echo_field(&r, "h2"), "v1");
+    reply_free(&r);
+    roundtrip(f->port, "GET /h HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", &r);
+    assert_string_equal(echo_field(&r, "h1"), "(null)");
+    reply_free(&r);
+}
+
+static void test_header_bytes_sum_names_and_values(void **state)
+{
+    struct fixture *f = *state;
+    struct reply r;
+    roundtrip(f->port, "GET /h HTTP/1.1\r\nHost: abc\r\nX-A: 12345\r\nConnection: close\r\n\r\n",
+              &r);
+    char n[16];
+    snprintf(n, sizeof n, "%zu",
+             strlen("Hostabc"
+                    "X-A12345"
+                    "Connectionclose"));
+    assert_string_equal(echo_field(&r, "header_bytes"), n);
+    reply_free(&r);
+}
+
+static void test_every_response_carries_id_cors_and_vary(void **state)
+{
+    struct fixture *f = *state;
+    struct reply r;
+    roundtrip(f->port, "GET /big HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", &r);
+    assert_int_equal(r.status, 200);
+    assert_true(is_request_id(reply_header(&r, "X-Request-Id")));
+    assert_string_equal(reply_header(&r, "Access-Control-Allow-Origin"), "*");
+    assert_string_equal(reply_header(&r, "Vary"), "Accept-Encoding");
+    assert_string_equal(reply_header(&r, "Content-Type"), "application/json; charset=utf-8");
+    reply_free(&r);
+}
+
+static void test_the_handler_sees_the_id_it_is_answered_with(void **state)
+{
+    struct fixture *f = *state;
+    struct reply r;
+    roundtrip(f->port, "GET /e HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", &r);
+    char id[32];
+    snprintf(id, sizeof id, "%s", reply_header(&r, "X-Request-Id"));
+    assert_string_equal(echo_field(&r, "id"), id);
+    reply_free(&r);
+}
+
+static void test_a_handler_cors_origin_is_not_overridden(void **state)
+{
+    struct fixture *f = *state;
+    struct reply r;
+    roundtrip(f->port, "GET /cors HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", &r);
+    assert_int_equal(reply_header_count(&r, "Access-Control-Allow-Origin"), 1);
+    assert_string_equal(reply_header(&r, "Access-Control-Allow-Origin"), "https://example.org");
+    reply_free(&r);
+}
+
+static void test_options_is_answered_without_the_handler(void **state)
+{
+    struct fixture *f = *state;
+    struct reply r;
+    int before = atomic_load(&f->ctx.calls);
+    roundtrip(f->port,
+              "OPTIONS /v2/everything HTTP/1.1\r\nHost: x\r\nOrigin: https://a.example\r\n"
+              "Access-Control-Request-Method: GET\r\nConnection: close\r\n\r\n",
+              &r);
+    assert_int_equal(r.status, 204);
+    assert_int_equal(r.body_len, 0);
+    assert_string_equal(reply_header(&r, "Access-Control-Allow-Origin"), "*");
+    assert_string_equal(reply_header(&r, "Access-Control-Allow-Methods"), "GET, HEAD, OPTIONS");
+    assert_string_equal(
+        reply_header(&r, "Access-Control-Allow-Headers"),
+        "X-Api-Key, Authorization, X-No-Cache, Content-Type, Access-Control-Allow-Origin");
+    assert_string_equal(reply_header(&r, "Access-Control-Max-Age"), "86400");
+    assert_true(is_request_id(reply_header(&r, "X-Request-Id")));
+    assert_int_equal(atomic_load(&f->ctx.calls), before);
+    reply_free(&r);
+}
+
+static void test_head_has_no_body_but_the_get_length(void **state)
+{
+    struct fixture *f = *state;
+    struct reply r;
+    roundtrip(f->port, "HEAD /big HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", &r);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(r.body_len, 0);
+    assert_string_equal(reply_header(&r, "Content-Length"), "20000");
+    reply_free(&r);
+
+    roundtrip(f->port, "GET /big HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", &r);
+    assert_string_equal(reply_header(&r, "Content-Length"), "20000");
+    assert_int_equal(r.body_len, BIG_LEN);
+    reply_free(&r);
+
+    /* Gzipped, HEAD still announces what GET would send. */
+    char get_len[32];
+    roundtrip(f->port,
+              "GET /big HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n",
+              &r);
+    snprintf(get_len, sizeof get_len, "%s", reply_header(&r, "Content-Length"));
+    reply_free(&r);
+    roundtrip(f->port,
+              "HEAD /big HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n",
+              &r);
+    assert_string_equal(reply_header(&r, "Content-Encoding"), "gzip");
+    assert_string_equal(reply_header(&r, "Content-Length"), get_len);
+    assert_int_equal(r.body_len, 0);
+    reply_free(&r);
+}
+
+static void test_a_large_body_is_gzipped_when_accepted(void **state)
+{
+    struct fixture *f = *state;
+    struct reply r;
+    roundtrip(f->port,
+              "GET /big HTTP/1.1\r\nHost: x\r\nAccept-Encoding: deflate, gzip;q=0.8, br\r\n"
+              "Connection: close\r\n\r\n",
+              &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(reply_header(&r, "Content-Encoding"), "gzip");
+    char n[32];
+    snprintf(n, sizeof n, "%zu", r.body_len);
+    assert_string_equal(reply_header(&r, "Content-Length"), n);
+    assert_true(r.body_len < BIG_LEN);
+    size_t plain_len;
+    char *plain = gunzip(r.body, r.body_len, &plain_len);
+    char *want = big_body();
+    assert_int_equal(plain_len, BIG_LEN);
+    assert_memory_equal(plain, want, BIG_LEN);
+    free(plain);
+    free(want);
+    reply_free(&r);
+}
+
+static void expect_identity(uint16_t port, const char *path, const char *accept, size_t len)
+{
+    char req[256];
+    struct reply r;
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\n%s%s%sConnection: close\r\n\r\n", path,
+             accept ? "Accept-Encoding: " : "", accept ? accept : "", accept ? "\r\n" : "");
+    roundtrip(port, req, &r);
+    assert_int_equal(r.status, 200);
+    assert_null(reply_header(&r, "Content-Encoding"));
+    assert_int_equal(r.body_len, len);
+    assert_string_equal(reply_header(&r, "Vary"), "Accept-Encoding");
+    reply_free(&r);
+}
+
+static void test_gzip_is_not_used_when_it_should_not_be(void **state)
+{
+    struct fixture *f = *state;
+    expect_identity(f->port, "/small", "gzip", 100);       /* too small to bother */
+    expect_identity(f->port, "/big", NULL, BIG_LEN);       /* not asked */
+    expect_identity(f->port, "/big", "gzip;q=0", BIG_LEN); /* refused */
+    expect_identity(f->port, "/big", "br, deflate", BIG_LEN);
+    expect_identity(f->port, "/noise", "gzip", 4096); /* would not shrink */
+}
+
+static void test_accept_encoding_is_parsed_with_q_values(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *ae;
+        bool gzip;
+    } cases[] = {
+        {NULL, false},
+        {"", false},
+        {"gzip", true},
+        {"GZIP", true},
+        {"x-gzip", true},
+        {"deflate, gzip", true},
+        {"gzip, deflate, br", true},
+        {"br;q=1.0, gzip;q=0.8, *;q=0.1", true},
+        {"gzip;q=0", false},
+        {"gzip; q=0.000", false},
+        {"gzip;Q=0.", false},
+        {"gzip;q=0.001", true},
+        {"gzip;q=1", true},
+        {"gzip ; q=0.5", true},
+        {"gzip;level=1;q=0", false},
+        {"gzip;q=", false},
+        {"gzip;q=abc", false},
+        {"*", true},
+        {"*;q=0", false},
+        {"gzip;q=0, *", false}, /* an explicit refusal beats the wildcard */
+        {"*;q=0, gzip", true},
+        {"identity", false},
+        {"gzipx, xgzip, gzi", false},
+        {"deflate;q=0.5,gzip", true},
+        {",,, ,gzip,,", true},
+        {";;;", false},
+        {"gzip;;;q=0", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (http_gzip_accepted(cases[i].ae) != cases[i].gzip)
+            fail_msg("Accept-Encoding '%s': expected %d", cases[i].ae ? cases[i].ae : "(null)",
+                     cases[i].gzip);
+    }
+}
+
+static void test_gzip_compress_refuses_what_it_cannot_shrink(void **state)
+{
+    (void)state;
+    char *z;
+    size_t zlen;
+    char *noise = noise_body(2048);
+    assert_int_equal(http_gzip_compress(&z, &zlen, noise, 2048), 0);
+    assert_null(z);
+    free(noise);
+    assert_int_equal(http_gzip_compress(&z, &zlen, "a", 1), 0);
+    assert_null(z);
+    char *big = big_body();
+    assert_int_equal(http_gzip_compress(&z, &zlen, big, BIG_LEN), 0);
+    assert_non_null(z);
+    size_t plain_len;
+    char *plain = gunzip(z, zlen, &plain_len);
+    assert_int_equal(plain_len, BIG_LEN);
+    assert_memory_equal(plain, big, BIG_LEN);
+    free(plain);
+    free(z);
+    free(big);
+}
+
+static void test_a_request_body_is_ignored(void **state)
+{
+    struct fixture *f = *state;
+    struct reply r;
+    int before = atomic_load(&f->ctx.calls);
+    roundtrip(f->port,
+              "POST /b?x=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\nConnection: close\r\n\r\n"
+              "hello world",
+              &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(echo_field(&r, "method"), "POST");
+    assert_string_equal(echo_field(&r, "query"), "x=1");
+    assert_null(strstr(r.body, "hello"));
+    reply_free(&r);
+    /* A chunked body too; and GET with a body (API.md: ignored). */
+    roundtrip(f->port,
+              "GET /b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n"
+              "\r\n5\r\nhello\r\n0\r\n\r\n",
+              &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(echo_field(&r, "method"), "GET");
+    reply_free(&r);
+    assert_int_equal(atomic_load(&f->ctx.calls), before + 2);
+}
+
+static void test_keep_alive_serves_two_requests_on_one_connection(void **state)
+{
+    struct fixture *f = *state;
+    const char *two = "GET /one HTTP/1.1\r\nHost: x\r\n\r\n"
+                      "GET /two HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    struct reply r;
+    assert_int_equal(roundtrip_family(AF_INET, f->port, two, strlen(two), &r), 0);
+    assert_int_equal(r.status, 200);
+    assert_non_null(strstr(r.body, "path=/one\n"));
+    assert_non_null(strstr(r.body, "path=/two\n"));
+    reply_free(&r);
+}
+
+static void test_a_10k_url_reaches_the_handler(void **state)
+{
+    struct fixture *f = *state;
+    size_t qlen = 10 * 1024;
+    char *req = malloc(qlen + 128);
+    assert_non_null(req);
+    int n = snprintf(req, qlen + 128, "GET /v2/everything?q=");
+    memset(req + n, 'a', qlen);
+    snprintf(req + n + qlen, 128, " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    struct reply r;
+    roundtrip(f->port, req, &r);
+    assert_int_equal(r.status, 200);
+    char want[32];
+    snprintf(want, sizeof want, "%zu", strlen("/v2/everything?q=") + qlen);
+    assert_string_equal(echo_field(&r, "url_bytes"), want);
+    assert_int_equal(strlen(echo_field(&r, "query")), qlen + 2);
+    reply_free(&r);
+    free(req);
+}
+
+static void test_20k_of_headers_reach_the_handler(void **state)
+{
+    struct fixture *f = *state;
+    size_t pad = 20 * 1024;
+    char *req = malloc(pad + 256);
+    assert_non_null(req);
+    int n = snprintf(req, pad + 256, "GET /h?%s HTTP/1.1\r\nHost: x\r\nX-Pad: ", "q=1");
+    memset(req + n, 'p', pad);
+    snprintf(req + n + pad, 256, "\r\nConnection: close\r\n\r\n");
+    struct reply r;
+    roundtrip(f->port, req, &r);
+    assert_int_equal(r.status, 200);
+    char want[32];
+    snprintf(want, sizeof want, "%zu",
+             strlen("Host") + 1 + strlen("X-Pad") + pad + strlen("Connection") + strlen("close"));
+    assert_string_equal(echo_field(&r, "header_bytes"), want);
+    reply_free(&r);
+    free(req);
+}
+
+/* Just over both API limits at once: still the handler's to answer. */
+static void test_a_request_over_both_api_limits_reaches_the_handler(void **state)
+{
+    struct fixture *f = *state;
+    size_t qlen = 9 * 1024, pad = 17 * 1024;
+    char *req = malloc(qlen + pad + 256);
+    assert_non_null(req);
+    size_t n = (size_t)snprintf(req, 64, "GET /both?q=");
+    memset(req + n, 'a', qlen);
+    n += qlen;
+    n += (size_t)snprintf(req + n, 64, " HTTP/1.1\r\nHost: x\r\nX-Pad: ");
+    memset(req + n, 'p', pad);
+    n += pad;
+    snprintf(req + n, 64, "\r\nConnection: close\r\n\r\n");
+    struct reply r;
+    roundtrip(f->port, req, &r);
+    assert_int_equal(r.status, 200);
+    char want[32];
+    snprintf(want, sizeof want, "%zu", strlen("/both?q=") + qlen);
+    assert_string_equal(echo_field(&r, "url_bytes"), want);
+    snprintf(want, sizeof want, "%zu", strlen("HostxX-PadConnectionclose") + pad);
+    assert_string_equal(echo_field(&r, "header_bytes"), want);
+    reply_free(&r);
+    free(req);
+}
+
+static void test_an_invalid_handler_status_becomes_a_500(void **state)
+{
+    struct fixture *f = *state;
+    struct reply r;
+    roundtrip(f->port, "GET /status0 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", &r);
+    assert_int_equal(r.status, 500);
+    assert_non_null(strstr(r.body, "\"status\":\"error\""));
+    assert_string_equal(reply_header(&r, "Access-Control-Allow-Origin"), "*");
+    reply_free(&r);
+}
+
+/* ---- concurrency ---------------------------------------------------------------- */
+
+#define CLIENTS 8
+#define PER_CLIENT 8
+
+struct client_job {
+    uint16_t port;
+    int index;
+    int ok;
+    char ids[PER_CLIENT][17];
+};
+
+static void *client_main(void *arg)
+{
+    struct client_job *j = arg;
+    for (int i = 0; i < PER_CLIENT; i++) {
+        char req[128], path[32];
+        snprintf(path, sizeof path, "/c%d_%d", j->index, i);
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", path);
+        struct reply r;
+        if (roundtrip_family(AF_INET, j->port, req, strlen(req), &r) < 0)
+            continue;
+        const char *got = echo_field(&r, "path");
+        const char *id = reply_header(&r, "X-Request-Id");
+        if (r.status == 200 && got && !strcmp(got, path) && is_request_id(id)) {
+            snprintf(j->ids[i], sizeof j->ids[i], "%s", id);
+            j->ok++;
+        }
+        reply_free(&r);
+    }
+    return NULL;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+static void test_concurrent_clients_are_all_answered_with_unique_ids(void **state)
+{
+    struct fixture *f = *state;
+    struct client_job jobs[CLIENTS] = {0};
+    pthread_t th[CLIENTS];
+    for (int i = 0; i < CLIENTS; i++) {
+        jobs[i].port = f->port;
+        jobs[i].index = i;
+        assert_int_equal(pthread_create(&th[i], NULL, client_main, &jobs[i]), 0);
+    }
+    static char ids[CLIENTS * PER_CLIENT][17];
+    int k = 0;
+    for (int i = 0; i < CLIENTS; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(jobs[i].ok, PER_CLIENT);
+        for (int j = 0; j < PER_CLIENT; j++)
+            memcpy(ids[k++], jobs[i].ids[j], 17);
+    }
+    qsort(ids, (size_t)k, sizeof ids[0], cmp_id);
+    for (int i = 1; i < k; i++)
+        assert_string_not_equal(ids[i - 1], ids[i]);
+}
+
+/* ---- stop ------------------------------------------------------------------------ */
+
+struct slow_job {
+    uint16_t port;
+    struct reply r;
+    int rc;
+};
+
+static void *slow_client(void *arg)
+{
+    struct slow_job *j = arg;
+    const char *req = "GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    j->rc = roundtrip_family(AF_INET, j->port, req, strlen(req), &j->r);
+    return NULL;
+}
+
+/* A client that arrives while stop drains: it must be turned away at once,
+ * not left waiting for the drain to end. */
+struct late_job {
+    uint16_t port;
+    atomic_int *stop_called;
+    int status;
+    int connected;
+    double took;
+};
+
+static void *late_client(void *arg)
+{
+    struct late_job *j = arg;
+    while (!atomic_load(j->stop_called)) {
+        struct timespec d = {0, 1000 * 1000};
+        nanosleep(&d, NULL);
+    }
+    struct timespec d = {0, 100 * 1000 * 1000};
+    nanosleep(&d, NULL);
+    const char *req = "GET /late HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    struct reply r = {0};
+    double t0 = now_s();
+    j->connected = roundtrip_family(AF_INET, j->port, req, strlen(req), &r) == 0;
+    j->took = now_s() - t0;
+    j->status = r.status;
+    reply_free(&r);
+    return NULL;
+}
+
+static void test_stop_lets_a_request_in_flight_finish(void **state)
+{
+    (void)state;
+    struct http_config cfg = {.listen = "127.0.0.1:0", .threads = 2};
+    struct fixture *f = fixture_start(&cfg);
+    struct slow_job job = {.port = f->port};
+    atomic_int stop_called = 0;
+    struct late_job late = {.port = f->port, .stop_called = &stop_called};
+    pthread_t th, th_late;
+    assert_int_equal(pthread_create(&th, NULL, slow_client, &job), 0);
+    assert_int_equal(pthread_create(&th_late, NULL, late_client, &late), 0);
+    double t0 = now_s();
+    while (!atomic_load(&f->ctx.slow_entered) && now_s() - t0 < 5) {
+        struct timespec d = {0, 5 * 1000 * 1000};
+        nanosleep(&d, NULL);
+    }
+    assert_true(atomic_load(&f->ctx.slow_entered));
+    double s0 = now_s();
+    atomic_store(&stop_called, 1);
+    http_server_stop(f->server);
+    double took = now_s() - s0;
+    pthread_join(th, NULL);
+    pthread_join(th_late, NULL);
+    /* Turned away (closed without an answer) well before the drain ended. */
+    assert_int_equal(late.status, 0);
+    assert_true(late.took < 1.0);
+    assert_int_equal(job.rc, 0);
+    assert_int_equal(job.r.status, 200);
+    assert_int_equal(job.r.body_len, 13);
+    assert_memory_equal(job.r.body, "slow-finished", 13);
+    /* Answered during the drain: keep-alive clients are told to leave. */
+    assert_string_equal(reply_header(&job.r, "Connection"), "close");
+    /* It waited for the handler, and not for the full bound. */
+    assert_true(took > 0.5);
+    assert_true(took < 8.0);
+    reply_free(&job.r);
+    /* The listening socket is closed, not merely ignored. */
+    assert_int_equal(client_connect(AF_INET, f->port), -1);
+    free(f);
+}
+
+/* Requests MHD ends without our handler (client gone mid-headers, headers
+ * too large for the connection) must still be uncounted, or stop would
+ * wait its full bound for them. */
+static void test_stop_is_prompt_after_requests_that_never_reached_the_handler(void **state)
+{
+    (void)state;
+    struct http_config cfg = {.listen = "127.0.0.1:0", .threads = 2};
+    struct fixture *f = fixture_start(&cfg);
+
+    int fd = client_connect(AF_INET, f->port);
+    assert_true(fd >= 0);
+    const char *part = "GET /gone?apiKey=x HTTP/1.1\r\nHost: x\r\n";
+    assert_int_equal(send_all(fd, part, strlen(part)), 0);
+    struct timespec d = {0, 100 * 1000 * 1000};
+    nanosleep(&d, NULL);
+    close(fd);
+
+    size_t pad = 200 * 1024;
+    char *req = malloc(pad + 128);
+    assert_non_null(req);
+    int n = snprintf(req, pad + 128, "GET /huge HTTP/1.1\r\nHost: x\r\nX-Pad: ");
+    memset(req + n, 'p', pad);
+    snprintf(req + n + pad, 128, "\r\nConnection: close\r\n\r\n");
+    struct reply r;
+    fd = client_connect(AF_INET, f->port);
+    assert_true(fd >= 0);
+    send_all(fd, req, strlen(req)); /* MHD may close before taking it all */
+    size_t got;
+    r.raw = recv_all(fd, &got);
+    close(fd);
+    free(r.raw);
+    free(req);
+    nanosleep(&d, NULL);
+
+    double s0 = now_s();
+    http_server_stop(f->server);
+    assert_true(now_s() - s0 < 2.0);
+    free(f);
+}
+
+static void test_a_slowloris_client_is_dropped(void **state)
+{
+    (void)state;
+    struct http_config cfg = {.listen = "127.0.0.1:0", .threads = 1, .conn_timeout_s = 1};
+    struct fixture *f = fixture_start(&cfg);
+    int fd = client_connect(AF_INET, f->port);
+    assert_true(fd >= 0);
+    assert_int_equal(send_all(fd, "GET / HTTP/1.1\r\nHo", 18), 0);
+    double t0 = now_s();
+    char buf[256];
+    ssize_t n;
+    while ((n = recv(fd, buf, sizeof buf, 0)) > 0)
+        ;
+    double took = now_s() - t0;
+    close(fd);
+    assert_true(n == 0 || (n < 0 && errno == ECONNRESET));
+    assert_true(took > 0.5 && took < 5.0); /* the timeout, not an early close */
+    http_server_stop(f->server);
+    free(f);
+}
+
+/* ---- listen addresses ------------------------------------------------------------- */
+
+static void test_malformed_listen_addresses_are_refused(void **state)
+{
+    (void)state;
+    static const char *bad[] = {
+        "",
+        "8080",
+        "127.0.0.1",
+        "127.0.0.1:",
+        "127.0.0.1:65536",
+        "127.0.0.1:-1",
+        "127.0.0.1:80x",
+        "::1:8080",
+        "[::1]8080",
+        "[::1",
+        "[::1]:",
+        ":123456",
+        "host:0x10",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct http_config cfg = {.listen = bad[i], .threads = 1};
+        struct http_server *s = (struct http_server *)1;
+        struct err err;
+        err_clear(&err);
+        int rc = http_server_start(&s, &cfg, test_handler, NULL, &err);
+        if (rc != ERR_INVALID)
+            fail_msg("listen '%s': expected ERR_INVALID, got %d", bad[i], rc);
+        assert_null(s);
+        assert_true(err.msg[0] != '\0');
+    }
+    struct http_config cfg = {.listen = NULL, .threads = 1};
+    struct http_server *s;
+    struct err err;
+    assert_int_equal(http_server_start(&s, &cfg, test_handler, NULL, &err), ERR_INVALID);
+}
+
+static void test_an_address_in_use_is_an_error(void **state)
+{
+    struct fixture *f = *state;
+    char spec[32];
+    snprintf(spec, sizeof spec, "127.0.0.1:%u", f->port);
+    struct http_config cfg = {.listen = spec, .threads = 1};
+    struct http_server *s;
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(http_server_start(&s, &cfg, test_handler, NULL, &err), ERR_IO);
+    assert_non_null(strstr(err.msg, "in use"));
+}
+
+static void serve_one_on(const char *spec, int family)
+{
+    struct http_config cfg = {.listen = spec, .threads = 1};
+    struct test_ctx ctx = {0};
+    struct http_server *s;
+    struct err err;
+    err_clear(&err);
+    int rc = http_server_start(&s, &cfg, test_handler, &ctx, &err);
+    if (rc < 0 && family == AF_INET6) {
+        /* No IPv6 loopback on this machine: nothing to check. */
+        skip();
+    }
+    if (rc < 0)
+        fail_msg("listen '%s': %s", spec, err_msg(&err, rc));
+    struct reply r;
+    const char *req = "GET /fam HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    /* family 0: a name that may resolve to either loopback; try both. */
+    rc = roundtrip_family(family ? family : AF_INET, http_server_port(s), req, strlen(req), &r);
+    if (rc < 0 && !family)
+        rc = roundtrip_family(AF_INET6, http_server_port(s), req, strlen(req), &r);
+    assert_int_equal(rc, 0);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(echo_field(&r, "path"), "/fam");
+    reply_free(&r);
+    http_server_stop(s);
+}
+
+static void test_listen_takes_ipv4_ipv6_names_and_the_wildcard(void **state)
+{
+    (void)state;
+    serve_one_on("127.0.0.1:0", AF_INET);
+    serve_one_on(":0", AF_INET); /* dual-stack wildcard takes IPv4 clients */
+    serve_one_on("localhost:0", 0);
+}
+
+static void test_listen_takes_an_ipv6_literal(void **state)
+{
+    (void)state;
+    serve_one_on("[::1]:0", AF_INET6);
+}
+
+/* ---- access log ------------------------------------------------------------------- */
+
+static void test_the_access_log_target_masks_only_key_values(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *path, *query, *want;
+    } cases[] = {
+        {"/p", "", "/p"},
+        {"/p", NULL, "/p"},
+        {"/v2/everything", "q=x&apiKey=SECRET", "/v2/everything?q=x&apiKey=***"},
+        {"/p", "APIKEY=SECRET&a=1", "/p?APIKEY=***&a=1"},
+        {"/p", "apikey=SECRET&apikey=OTHER", "/p?apikey=***&apikey=***"},
+        {"/p", "api%4Bey=SECRET", "/p?api%4Bey=***"},
+        {"/p", "%61%70%69%6b%65%79=SECRET", "/p?%61%70%69%6b%65%79=***"},
+        {"/p", "apiKey=", "/p?apiKey=***"},
+        {"/p", "apiKey", "/p?apiKey"},
+        {"/p", "apiKeyX=v&xapiKey=v&api+Key=v", "/p?apiKeyX=v&xapiKey=v&api+Key=v"},
+        {"/p", "q=apiKey=SECRET", "/p?q=apiKey=SECRET"}, /* a value, not a name */
+        {"/p", "apiKey=a=b&c", "/p?apiKey=***&c"},
+        {"/p", "&&apiKey=S&&", "/p?&&apiKey=***&&"},
+        {"/p", "a=%zz&apikey%=x", "/p?a=%zz&apikey%=x"},
+        {"/p", "apikey%", "/p?apikey%"},
+    };
+    char out[256];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = http_accesslog_target(out, sizeof out, cases[i].path, cases[i].query);
+        if (strcmp(out, cases[i].want))
+            fail_msg("case %zu: got '%s', want '%s'", i, out, cases[i].want);
+        assert_int_equal(n, strlen(out));
+    }
+}
+
+static void test_the_access_log_target_is_cut_after_masking(void **state)
+{
+    (void)state;
+    char out[16];
+    /* The cut falls inside the masked value: no byte of the key shows. */
+    http_accesslog_target(out, sizeof out, "/pp", "apiKey=SECRET&b=2");
+    assert_string_equal(out, "/pp?apiKey=*...");
+    assert_null(strstr(out, "SECRET"));
+    http_accesslog_target(out, sizeof out, "/a-very-long-path-indeed", "q=1");
+    assert_string_equal(out, "/a-very-long...");
+    http_accesslog_target(out, sizeof out, "/exactly-15byte", "");
+    assert_string_equal(out, "/exactly-15byte");
+    /* Every split point of a key-bearing query, every buffer size. */
+    const char *q = "a=1&apikey=KEYVALUE&b=2";
+    for (size_t cap = 1; cap < 40; cap++) {
+        char buf[40];
+        http_accesslog_target(buf, cap, "/p", q);
+        assert_true(strlen(buf) < cap);
+        assert_null(strstr(buf, "KEY"));
+        assert_null(strstr(buf, "VALUE"));
+    }
+}
+
+static char *read_file_all(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    static char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    buf[n] = '\0';
+    fclose(fp);
+    return buf;
+}
+
+static void test_the_access_log_has_one_masked_line_per_request(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/newsd_test_http_log_XXXXXX";
+    int logfd = mkstemp(path);
+    assert_true(logfd >= 0);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    dup2(logfd, STDERR_FILENO);
+
+    struct http_config cfg = {.listen = "127.0.0.1:0", .threads = 2, .access_log = true};
+    struct test_ctx ctx = {0};
+    struct http_server *s;
+    struct err err;
+    int rc = http_server_start(&s, &cfg, test_handler, &ctx, &err);
+    struct reply r = {0};
+    char id[32] = "";
+    if (rc == 0) {
+        roundtrip(http_server_port(s),
+                  "GET /note?q=x&apiKey=SECRETKEY1 HTTP/1.1\r\nHost: x\r\n"
+                  "X-Api-Key: SECRETKEY2\r\nAuthorization: Bearer SECRETKEY3\r\n"
+                  "Connection: close\r\n\r\n",
+                  &r);
+        snprintf(id, sizeof id, "%s", reply_header(&r, "X-Request-Id"));
+        reply_free(&r);
+        roundtrip(
+            http_server_port(s),
+            "GET /big HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n",
+            &r);
+        reply_free(&r);
+        http_server_stop(s); /* every completion is logged by now */
+    }
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    close(logfd);
+    assert_int_equal(rc, 0);
+    char *log = read_file_all(path);
+    unlink(path);
+
+    assert_null(strstr(log, "SECRETKEY"));
+    const char *line = strstr(log, "http GET /note?q=x&apiKey=*** 200 ");
+    assert_non_null(line);
+    const char *eol = strchr(line, '\n');
+    assert_non_null(eol);
+    char one[1024];
+    snprintf(one, sizeof one, "%.*s", (int)(eol - line), line);
+    char want_id[48];
+    snprintf(want_id, sizeof want_id, "id=%s", id);
+    assert_non_null(strstr(one, want_id));
+    assert_non_null(strstr(one, "note-here"));
+    assert_non_null(strstr(one, " us="));
+    /* The gzipped one says both sizes. */
+    line = strstr(log, "http GET /big 200 bytes=20000 gz=");
+    assert_non_null(line);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_the_raw_query_reaches_the_handler_undecoded, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_a_path_without_query_gives_an_empty_query, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_a_raw_space_in_the_target_is_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_header_lookup_ignores_case, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_header_bytes_sum_names_and_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_every_response_carries_id_cors_and_vary, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_the_handler_sees_the_id_it_is_answered_with, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_a_handler_cors_origin_is_not_overridden, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_options_is_answered_without_the_handler, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_head_has_no_body_but_the_get_length, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_large_body_is_gzipped_when_accepted, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_gzip_is_not_used_when_it_should_not_be, setup,
+                                        teardown),
+        cmocka_unit_test(test_accept_encoding_is_parsed_with_q_values),
+        cmocka_unit_test(test_gzip_compress_refuses_what_it_cannot_shrink),
+        cmocka_unit_test_setup_teardown(test_a_request_body_is_ignored, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_keep_alive_serves_two_requests_on_one_connection,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_10k_url_reaches_the_handler, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_20k_of_headers_reach_the_handler, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_request_over_both_api_limits_reaches_the_handler,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_an_invalid_handler_status_becomes_a_500, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_concurrent_clients_are_all_answered_with_unique_ids,
+                                        setup, teardown),
+        cmocka_unit_test(test_stop_lets_a_request_in_flight_finish),
+        cmocka_unit_test(test_stop_is_prompt_after_requests_that_never_reached_the_handler),
+        cmocka_unit_test(test_a_slowloris_client_is_dropped),
+        cmocka_unit_test(test_malformed_listen_addresses_are_refused),
+        cmocka_unit_test_setup_teardown(test_an_address_in_use_is_an_error, setup, teardown),
+        cmocka_unit_test(test_listen_takes_ipv4_ipv6_names_and_the_wildcard),
+        cmocka_unit_test(test_listen_takes_an_ipv6_literal),
+        cmocka_unit_test(test_the_access_log_target_masks_only_key_values),
+        cmocka_unit_test(test_the_access_log_target_is_cut_after_masking),
+        cmocka_unit_test(test_the_access_log_has_one_masked_line_per_request),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
