@@ -1,0 +1,70 @@
+/* libFuzzer harness: the HTTP layer's own parsers — Accept-Encoding
+ * negotiation, gzip round trip, and the access-log target that masks keys.
+ * Input: "<accept-encoding>\n<path>\n<query>". */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "http/internal.h"
+
+static char *take_line(const uint8_t **p, const uint8_t *end)
+{
+    const uint8_t *nl = memchr(*p, '\n', (size_t)(end - *p));
+    const uint8_t *stop = nl ? nl : end;
+    size_t n = (size_t)(stop - *p);
+    char *s = malloc(n + 1);
+    if (!s)
+        abort();
+    memcpy(s, *p, n);
+    s[n] = '\0';
+    *p = nl ? nl + 1 : end;
+    return s;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const uint8_t *p = data, *end = data + size;
+    char *accept = take_line(&p, end);
+    char *path = take_line(&p, end);
+    char *query = take_line(&p, end);
+
+    (void)http_gzip_accepted(accept);
+
+    char out[2048];
+    size_t n = http_accesslog_target(out, sizeof out, path, query);
+    if (n >= sizeof out || strlen(out) != n)
+        abort();
+
+    /* A value given after an apikey name must never reach the log. */
+    if (!strncmp(query, "apiKey=", 7) && strlen(query) > 12 && !strchr(query, '&') &&
+        !strstr(path, query + 7) && strstr(out, query + 7))
+        abort();
+
+    char *gz = NULL;
+    size_t gz_len = 0;
+    size_t qlen = strlen(query);
+    if (http_gzip_compress(&gz, &gz_len, query, qlen) == 0 && gz) {
+        unsigned char *back = malloc(qlen + 1);
+        if (!back)
+            abort();
+        z_stream zs;
+        memset(&zs, 0, sizeof zs);
+        if (inflateInit2(&zs, 31) != Z_OK)
+            abort();
+        zs.next_in = (unsigned char *)gz;
+        zs.avail_in = (uInt)gz_len;
+        zs.next_out = back;
+        zs.avail_out = (uInt)(qlen + 1);
+        int rc = inflate(&zs, Z_FINISH);
+        if (rc != Z_STREAM_END || zs.total_out != qlen || memcmp(back, query, qlen))
+            abort();
+        inflateEnd(&zs);
+        free(back);
+    }
+    free(gz);
+    free(accept);
+    free(path);
+    free(query);
+    return 0;
+}
