@@ -17,8 +17,8 @@
 
 /* Query language */
 #define LIMIT_QUERY_DEPTH 16                /* parenthesis / operator nesting */
-#define LIMIT_QUERY_TERMS 64                /* words and phrases in one query */
-#define LIMIT_PHRASE_TOKENS 32
+#define LIMIT_QUERY_TERMS 256               /* words and phrases in one query (a 500-character q holds at most 250) */
+#define LIMIT_PHRASE_TOKENS 512             /* a 500-character CJK run is one phrase of 499 bigrams */
 
 /* Text */
 #define LIMIT_TOKEN_BYTES 256               /* longer tokens are truncated */

@@ -1,0 +1,56 @@
+"""Session fixtures: one store built from tests/data/api/, one newsd serving it
+with its clock fixed at the fixture's NOW (NEWSD_NOW), stopped with SIGTERM at
+the end (it must exit 0 with no sanitizer report, or the session fails)."""
+import os
+import types
+
+import pytest
+
+from corpus import DATA, Corpus
+from harness import BIN, Client, Server, cli_ok, parse_summary
+
+
+def data(name):
+    return os.path.join(DATA, name)
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    return Corpus()
+
+
+@pytest.fixture(scope="session")
+def store(tmp_path_factory, corpus):
+    if not os.access(BIN, os.X_OK):
+        pytest.exit("newsd binary not found or not executable: %s (set NEWSD_BIN)" % BIN, 2)
+    d = str(tmp_path_factory.mktemp("store"))
+    st = types.SimpleNamespace(path=d, keys={})
+    st.sources_run = cli_ok("sources", "import", "--store", d, data("sources.jsonl"))
+    st.import_run = cli_ok("import", "--store", d, data("articles.jsonl"), data("handmade.jsonl"))
+    st.update_run = cli_ok("import", "--store", d, data("updates.jsonl"))
+    for name in ("main", "alt", "victim-disable", "victim-delete", "victim-byid"):
+        r = cli_ok("keys", "create", "--store", d, "--name", name)
+        key = r.out.strip()
+        assert key and len(key.split()) == 1, "keys create must print only the key: %r" % r
+        st.keys[name] = key
+    st.import_summary = parse_summary(st.import_run.out + "\n" + st.import_run.err)
+    st.update_summary = parse_summary(st.update_run.out + "\n" + st.update_run.err)
+    return st
+
+
+@pytest.fixture(scope="session")
+def server(store, corpus):
+    srv = Server(store.path, now=corpus.now)
+    yield srv
+    problems = srv.stop()
+    assert not problems, "\n".join(problems)
+
+
+@pytest.fixture(scope="session")
+def api(server, store):
+    return Client(server.base, store.keys["main"])
+
+
+@pytest.fixture(scope="session")
+def key(store):
+    return store.keys["main"]

@@ -1,0 +1,309 @@
+"""Driving a real newsd: CLI runs, a served store, an HTTP client, and the
+checks every response gets (§3 envelope and key order, CORS, JSON form)."""
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+import requests
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+BIN = os.environ.get("NEWSD_BIN") or os.path.join(REPO, "build", "newsd")
+ASAN = os.environ.get("NEWSD_ASAN") == "1"
+SLOW = 6 if ASAN else 1           # ASan builds are slower: stretch every timeout
+HTTP_TIMEOUT = 20 * SLOW
+SANITIZER = re.compile(r"ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:")
+LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+)")
+
+ARTICLE_KEYS = ["source", "author", "title", "description", "url", "urlToImage",
+                "publishedAt", "content"]
+SOURCE_KEYS = ["id", "name", "description", "url", "category", "language", "country"]
+PUBLISHED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+
+
+def clean_env(extra=None):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NEWSD_STORE", "NEWSD_LISTEN", "NEWSD_NOW")}
+    env.update(extra or {})
+    return env
+
+
+def sanitizer_findings(text):
+    return [line for line in text.splitlines() if SANITIZER.search(line)]
+
+
+class Run:
+    def __init__(self, args, rc, out, err):
+        self.args, self.rc, self.out, self.err = args, rc, out, err
+
+    def __repr__(self):
+        return "newsd %s -> %d\nstdout: %s\nstderr: %s" % (
+            " ".join(self.args), self.rc, self.out[-2000:], self.err[-2000:])
+
+
+def run_cli(*args, stdin=None, env=None, timeout=None):
+    """Run newsd ARGS; fail on any sanitizer report in its stderr."""
+    args = [str(a) for a in args]
+    p = subprocess.run([BIN] + args, input=stdin, capture_output=True,
+                       env=clean_env(env), timeout=timeout or 60 * SLOW)
+    r = Run(args, p.returncode, p.stdout.decode("utf-8", "replace"),
+            p.stderr.decode("utf-8", "replace"))
+    found = sanitizer_findings(r.err)
+    assert not found, "sanitizer report from %r" % r
+    return r
+
+
+def cli_ok(*args, **kw):
+    r = run_cli(*args, **kw)
+    assert r.rc == 0, repr(r)
+    return r
+
+
+def parse_summary(text):
+    """The import summary's counts, whatever the wording's order:
+    'imported 3, updated 1, skipped 2' or '3 imported, 1 updated, 2 skipped'."""
+    out = {}
+    for word in ("imported", "updated", "skipped"):
+        m = (re.search(r"\b%s\b\s*[:=]?\s*(\d+)" % word, text)
+             or re.search(r"(\d+)\s+(?:articles?\s+)?%s\b" % word, text))
+        if m:
+            out[word] = int(m.group(1))
+    return out
+
+
+class Server:
+    """newsd serve on 127.0.0.1:0 with its own stdout/stderr files."""
+
+    def __init__(self, store, now=None, args=()):
+        self.store = store
+        fd, self.out_path = tempfile.mkstemp(prefix="newsd-out-")
+        os.close(fd)
+        fd, self.err_path = tempfile.mkstemp(prefix="newsd-err-")
+        os.close(fd)
+        env = clean_env({"NEWSD_NOW": str(now)} if now is not None else None)
+        with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
+            self.proc = subprocess.Popen(
+                [BIN, "serve", "--store", str(store), "--listen", "127.0.0.1:0", "--no-crawl"]
+                + list(args), stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
+        self.port = None
+        deadline = time.monotonic() + 30 * SLOW
+        while time.monotonic() < deadline:
+            m = LISTENING.search(self._read(self.out_path))
+            if m:
+                self.port = int(m.group(1))
+                break
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.02)
+        if self.port is None:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError("newsd serve did not report 'listening on ...' (exit %r)\n"
+                                 "stdout: %s\nstderr: %s" % (
+                                     self.proc.returncode, self._read(self.out_path)[-2000:],
+                                     self._read(self.err_path)[-4000:]))
+        self.base = "http://127.0.0.1:%d" % self.port
+
+    @staticmethod
+    def _read(path):
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def stderr(self):
+        return self._read(self.err_path)
+
+    def stop(self):
+        """SIGTERM; returns a list of problems (empty when it exited 0, cleanly)."""
+        problems = []
+        if self.proc.poll() is not None:
+            problems.append("newsd serve died during the tests (exit %d)" % self.proc.returncode)
+        else:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30 * SLOW)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                problems.append("newsd serve did not exit within %ds of SIGTERM" % (30 * SLOW))
+            if self.proc.returncode != 0:
+                problems.append("newsd serve exited %d on SIGTERM (contract: 0)"
+                                % self.proc.returncode)
+        err = self.stderr()
+        found = sanitizer_findings(err)
+        if found:
+            problems.append("sanitizer reports in newsd serve stderr:\n" + "\n".join(found[:20]))
+        if problems:
+            problems.append("stderr tail:\n" + err[-4000:])
+        for p in (self.out_path, self.err_path):
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
+        return problems
+
+
+DEFAULT = object()
+
+
+class Client:
+    def __init__(self, base, key):
+        self.base, self.key = base, key
+        self.session = requests.Session()
+
+    def request(self, method, path, params=None, key=DEFAULT, headers=None, fresh=False,
+                **kw):
+        h = {}
+        key = self.key if key is DEFAULT else key
+        if key is not None:
+            h["X-Api-Key"] = key
+        h.update(headers or {})
+        send = requests.request if fresh else self.session.request
+        return send(method, self.base + path, params=params, headers=h,
+                    timeout=HTTP_TIMEOUT, allow_redirects=False, **kw)
+
+    def get(self, path, params=None, **kw):
+        return self.request("GET", path, params, **kw)
+
+    def raw(self, request_bytes):
+        """Send bytes as they are; return (status, headers dict lower-cased, body)."""
+        host, port = self.base[len("http://"):].split(":")
+        with socket.create_connection((host, int(port)), timeout=HTTP_TIMEOUT) as s:
+            s.sendall(request_bytes)
+            chunks = []
+            while True:
+                c = s.recv(65536)
+                if not c:
+                    break
+                chunks.append(c)
+        data = b"".join(chunks)
+        head, _, body = data.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ")[1])
+        headers = {}
+        for line in lines[1:]:
+            k, _, v = line.partition(":")
+            headers[k.strip().lower()] = v.strip()
+        if headers.get("transfer-encoding", "").lower() == "chunked":
+            body = dechunk(body)
+        return status, headers, body
+
+    def raw_get(self, target, headers=()):
+        req = "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n" % (
+            target, self.base[len("http://"):])
+        for k, v in headers:
+            req += "%s: %s\r\n" % (k, v)
+        return self.raw((req + "\r\n").encode("utf-8"))
+
+
+def dechunk(b):
+    out = b""
+    while b:
+        size, _, rest = b.partition(b"\r\n")
+        n = int(size.split(b";")[0], 16)
+        if n == 0:
+            break
+        out += rest[:n]
+        b = rest[n + 2:]
+    return out
+
+
+# ---- response checks -------------------------------------------------------------
+def _no_dups(pairs):
+    keys = [k for k, _ in pairs]
+    assert len(keys) == len(set(keys)), "duplicate JSON keys: %r" % keys
+    return dict(pairs)
+
+
+def parse_json(raw):
+    """Parse a body (bytes): UTF-8, strict JSON, no duplicate keys. dicts keep
+    the document's key order, which the checks below rely on."""
+    return json.loads(raw.decode("utf-8"), object_pairs_hook=_no_dups)
+
+
+def assert_compact(raw):
+    """No whitespace between tokens (trailing whitespace allowed), non-ASCII
+    characters unescaped (only control characters, DEL and U+2028/2029 may
+    appear as \\u escapes)."""
+    text = raw.decode("utf-8").rstrip(" \t\r\n")
+    i, n, in_str = 0, len(text), False
+    while i < n:
+        c = text[i]
+        if in_str:
+            if c == "\\":
+                if text[i + 1] == "u":
+                    cp = int(text[i + 2:i + 6], 16)
+                    assert cp < 0x20 or cp == 0x7F or cp in (0x2028, 0x2029), \
+                        "needless \\u escape %s at %d" % (text[i:i + 6], i)
+                    i += 6
+                    continue
+                i += 2
+                continue
+            if c == '"':
+                in_str = False
+        else:
+            assert c not in " \t\r\n", "whitespace outside strings at %d: %r" % (
+                i, text[max(0, i - 30):i + 30])
+            if c == '"':
+                in_str = True
+        i += 1
+
+
+def assert_common_headers(r):
+    assert r.headers.get("Access-Control-Allow-Origin") == "*", \
+        "missing CORS header on %s %s" % (r.status_code, r.url)
+
+
+def ok(r):
+    """A success response: 200, JSON content type, status ok, no error keys."""
+    assert r.status_code == 200, "%s %s: %s" % (r.status_code, r.url, r.text[:500])
+    assert_common_headers(r)
+    ct = r.headers.get("Content-Type", "").replace(" ", "").lower()
+    assert ct == "application/json;charset=utf-8", r.headers.get("Content-Type")
+    b = parse_json(r.content)
+    assert b.get("status") == "ok", b
+    assert "code" not in b and "message" not in b, "error keys on a success: %r" % list(b)
+    return b
+
+
+def articles_ok(r):
+    b = ok(r)
+    assert list(b) == ["status", "totalResults", "articles"], list(b)
+    assert isinstance(b["totalResults"], int) and b["totalResults"] >= 0
+    for a in b["articles"]:
+        assert list(a) == ARTICLE_KEYS, list(a)
+        assert list(a["source"]) == ["id", "name"], list(a["source"])
+        assert PUBLISHED.fullmatch(a["publishedAt"]), a["publishedAt"]
+    return b
+
+
+def sources_ok(r):
+    b = ok(r)
+    assert list(b) == ["status", "sources"], list(b)
+    for s in b["sources"]:
+        assert list(s) == SOURCE_KEYS, list(s)
+    return b
+
+
+def err(r, status, code, message=None):
+    """An error response: the envelope, alone, with the expected code."""
+    assert r.status_code == status, "want %d %s, got %d: %s" % (
+        status, code, r.status_code, r.text[:500])
+    assert_common_headers(r)
+    ct = r.headers.get("Content-Type", "").replace(" ", "").lower()
+    assert ct == "application/json;charset=utf-8", r.headers.get("Content-Type")
+    b = parse_json(r.content)
+    assert list(b) == ["status", "code", "message"], list(b)
+    assert b["status"] == "error"
+    assert b["code"] == code, b
+    assert isinstance(b["message"], str) and b["message"], b
+    if message is not None:
+        assert b["message"] == message, b["message"]
+    return b
+
+
+def urls(body):
+    return [a["url"] for a in body["articles"]]

@@ -1,0 +1,168 @@
+"""The command line (§7, §8, and the test interface): import summaries and
+bad-line reports, sources import, keys, exit statuses, SIGTERM."""
+import json
+import os
+import re
+import types
+
+import pytest
+
+from corpus import DATA
+from harness import (Client, Server, articles_ok, cli_ok, parse_summary, run_cli, sources_ok,
+                     urls)
+
+
+def good(n, **kw):
+    a = {"source": {"id": None, "name": "Cli Gazette"}, "author": None,
+         "title": "Clitest article %d" % n, "description": None,
+         "url": "https://cli.test/a%d" % n, "urlToImage": None,
+         "publishedAt": "2021-01-0%dT10:00:00Z" % n, "content": None}
+    a.update(kw)
+    return json.dumps(a)
+
+
+def test_fixture_import_summary(store, corpus):
+    """The session store's imports: every line imported, none skipped; the
+    re-import of two urls counted as updates (§8 upsert)."""
+    run = store.import_run
+    assert not re.search(r"line \d+:", run.err), run.err
+    s = store.import_summary
+    assert s == {"imported": len(corpus.real_lines) + len(corpus.handmade_lines),
+                 "updated": 0, "skipped": 0}, repr(run)
+    assert store.update_summary == {"imported": 0, "updated": 2, "skipped": 0}, \
+        repr(store.update_run)
+
+
+def test_bad_lines_reported_and_skipped(tmp_path):
+    f = tmp_path / "mixed.jsonl"
+    f.write_text("\n".join([
+        good(1),
+        "{not json",
+        good(2),
+        json.dumps({"title": "no url here", "publishedAt": "2021-01-01T00:00:00Z"}),
+        json.dumps("a JSON string, not an article"),
+        good(3),
+    ]) + "\n")
+    store = tmp_path / "s"
+    store.mkdir()
+    r = run_cli("import", "--store", store, f)
+    for n in (2, 4, 5):
+        assert re.search(r"^.*line %d:" % n, r.err, re.M), repr(r)
+    for n in (1, 3, 6):
+        assert not re.search(r"line %d:" % n, r.err), repr(r)
+    assert parse_summary(r.out + "\n" + r.err) == {"imported": 3, "updated": 0, "skipped": 3}, \
+        repr(r)
+    r = run_cli("import", "--store", store, f)
+    assert parse_summary(r.out + "\n" + r.err) == {"imported": 0, "updated": 3, "skipped": 3}, \
+        repr(r)
+
+
+def test_keys_lifecycle(tmp_path):
+    store = tmp_path / "k"
+    store.mkdir()
+    k1 = cli_ok("keys", "create", "--store", store, "--name", "alpha").out
+    k2 = cli_ok("keys", "create", "--store", store, "--name", "beta", "--plan", "unlimited").out
+    for k in (k1, k2):
+        assert len(k.split()) == 1 and k.endswith("\n"), repr(k)
+    assert k1 != k2
+    listing = cli_ok("keys", "list", "--store", store).out
+    assert "alpha" in listing and "beta" in listing
+    for verb in ("disable", "enable", "delete"):
+        cli_ok("keys", verb, "--store", store, "beta")
+    listing = cli_ok("keys", "list", "--store", store).out
+    assert "alpha" in listing and "beta" not in listing
+    for verb in ("disable", "enable", "delete"):
+        r = run_cli("keys", verb, "--store", store, "no-such-key")
+        assert r.rc == 1, repr(r)
+        assert len([l for l in r.err.splitlines() if l.strip()]) == 1, repr(r)
+    r = run_cli("keys", "create", "--store", store, "--plan", "no-such-plan")
+    assert r.rc in (1, 2) and r.err.strip() and not r.out.strip(), repr(r)
+
+
+def test_keys_ambiguous_name_refused(tmp_path):
+    store = tmp_path / "k2"
+    store.mkdir()
+    cli_ok("keys", "create", "--store", store, "--name", "twin")
+    cli_ok("keys", "create", "--store", store, "--name", "twin")
+    r = run_cli("keys", "disable", "--store", store, "twin")
+    assert r.rc != 0 and r.err.strip(), repr(r)
+
+
+S = "{store}"
+USAGE = [
+    [], ["no-such-command"], ["import", "--store", S], ["import", "--store"],
+    ["serve", "--store", S, "--no-such-flag"], ["keys"], ["keys", "frobnicate", "--store", S],
+    ["keys", "disable", "--store", S], ["keys", "create", "--store", S, "--name"],
+    ["sources"], ["sources", "import", "--store", S], ["sources", "frobnicate", "--store", S],
+    ["import", "--store", S, "--country"], ["serve", "--store", S, "--listen"],
+]
+
+
+@pytest.mark.parametrize("args", USAGE, ids=[" ".join(a) or "(none)" for a in USAGE])
+def test_usage_errors_exit_2(tmp_path, args):
+    store = tmp_path / "u"
+    store.mkdir()
+    r = run_cli(*[str(store) if a == S else a for a in args])
+    assert r.rc == 2, repr(r)
+    assert r.err.strip(), repr(r)
+
+
+@pytest.mark.parametrize("args", [["import"], ["sources", "import"]])
+def test_missing_file_exits_1(tmp_path, args):
+    store = tmp_path / "f"
+    store.mkdir()
+    r = run_cli(*args, "--store", store, tmp_path / "does-not-exist.jsonl")
+    assert r.rc == 1, repr(r)
+    # one clear line (an import's closing summary line aside)
+    lines = [l for l in r.err.splitlines() if l.strip() and not parse_summary(l)]
+    assert len(lines) == 1, repr(r)
+
+
+# ---- a store built through the other input forms, then served ---------------------------
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    d = tmp_path_factory.mktemp("small")
+    store = str(d / "store")
+    os.mkdir(store)
+    s = types.SimpleNamespace()
+    s.sources = cli_ok("sources", "import", "--store", store, os.path.join(DATA, "sources.json"))
+    # a NewsAPI response JSON file
+    resp = d / "response.json"
+    resp.write_text(json.dumps({"status": "ok", "totalResults": 2, "articles": [
+        json.loads(good(1, source={"id": "bbc-news", "name": "BBC News"})),
+        json.loads(good(2))]}))
+    s.resp = cli_ok("import", "--store", store, str(resp))
+    # JSONL on stdin
+    s.stdin = cli_ok("import", "--store", store, "-",
+                     stdin=(good(3) + "\n" + good(4) + "\n").encode())
+    key = cli_ok("keys", "create", "--store", store).out.strip()
+    srv = Server(store)
+    s.api = Client(srv.base, key)
+    s.srv = srv
+    yield s
+    if srv.proc.poll() is None:
+        problems = srv.stop()
+        assert not problems, "\n".join(problems)
+
+
+def test_sources_import_newsapi_json(small):
+    with open(os.path.join(DATA, "sources.json"), encoding="utf-8") as f:
+        cat = json.load(f)["sources"]
+    b = sources_ok(small.api.get("/v2/sources"))
+    assert b["sources"] == sorted(cat, key=lambda s: s["id"].encode())
+
+
+def test_import_response_json_and_stdin(small):
+    assert parse_summary(small.resp.out + small.resp.err).get("imported") == 2, repr(small.resp)
+    assert parse_summary(small.stdin.out + small.stdin.err).get("imported") == 2, \
+        repr(small.stdin)
+    b = articles_ok(small.api.get("/v2/everything", [("q", "clitest")]))
+    assert urls(b) == ["https://cli.test/a%d" % n for n in (4, 3, 2, 1)]
+    assert b["articles"][3]["source"] == {"id": "bbc-news", "name": "BBC News"}
+
+
+def test_serve_sigterm_exits_0(small):
+    """Last in this module: stop the small server; it must exit 0, cleanly."""
+    assert small.api.get("/healthz", key=None).status_code == 200
+    problems = small.srv.stop()
+    assert not problems, "\n".join(problems)
