@@ -22,7 +22,7 @@ KEY=$(cat "$STORE/demo.key")
 
 FIFO=$(mktemp -u)
 mkfifo "$FIFO"
-"$NEWSD" serve --store "$STORE" --listen "$LISTEN" > "$FIFO" &
+"$NEWSD" serve --store "$STORE" --listen "$LISTEN" --config data/sample/demo.conf > "$FIFO" &
 PID=$!
 trap 'kill -TERM $PID 2>/dev/null; wait $PID 2>/dev/null; rm -f "$FIFO"; exit 0' INT TERM
 if ! read -r READY < "$FIFO"; then

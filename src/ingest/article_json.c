@@ -1,0 +1,182 @@
+/* One NewsAPI article JSON object → struct article (ingest/import_internal.h),
+ * with no store: the mapping the JSONL and response imports share and the
+ * fuzz harness exercises alone.
+ *
+ * Article keys (NewsAPI shape): source{id,name}, author, title,
+ * description, url, urlToImage, publishedAt, content. Extra keys of newsd's
+ * JSONL imports, so fixtures and the bundled sample carry their labels:
+ *   "country":  2 letters, the top-headlines country
+ *   "category": business, entertainment, general, health, science, sports,
+ *               technology
+ *   "language": 2 letters ("se" read as "sv")
+ *   "headline": true marks a live headline
+ * Other keys are ignored. Values are stored verbatim (no HTML stripping). */
+#include "ingest/import_internal.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ingest/ingest.h"
+#include "util/limits.h"
+#include "util/timefmt.h"
+
+#include "util/banned.h"
+
+static const char *const categories[] = {"business", "entertainment", "general",   "health",
+                                         "science",  "sports",        "technology"};
+
+bool ingest_category_known(const char *s)
+{
+    if (!s)
+        return false;
+    for (size_t i = 0; i < sizeof categories / sizeof categories[0]; i++) {
+        if (strcmp(s, categories[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool is_ascii_alpha(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static char lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+bool ingest_language_code(const char *s, char out[3])
+{
+    out[0] = '\0';
+    if (!s || !is_ascii_alpha(s[0]) || !is_ascii_alpha(s[1]) || s[2] != '\0')
+        return false;
+    out[0] = lower(s[0]);
+    out[1] = lower(s[1]);
+    out[2] = '\0';
+    if (out[0] == 's' && out[1] == 'e')
+        out[1] = 'v';
+    return true;
+}
+
+/* Length of s[0..n) cut to at most max bytes without splitting a UTF-8
+ * sequence (continuation bytes are 10xxxxxx). */
+static size_t utf8_cut(const char *s, size_t n, size_t max)
+{
+    if (n <= max)
+        return n;
+    size_t k = max;
+    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+        k--;
+    return k;
+}
+
+/* A string member as a bounded arena copy; NULL when absent, null, not a
+ * string, or on allocation failure (*rc then ERR_NOMEM). */
+static const char *str_field(struct arena *a, const json_t *obj, const char *key, int *rc)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (!json_is_string(v))
+        return NULL;
+    const char *s = json_string_value(v);
+    size_t n = utf8_cut(s, json_string_length(v), LIMIT_FIELD_BYTES);
+    char *copy = arena_strndup(a, s, n);
+    if (!copy)
+        *rc = ERR_NOMEM;
+    return copy;
+}
+
+static bool blank_only(const char *s)
+{
+    for (; *s; s++) {
+        if (*s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
+            return false;
+    }
+    return true;
+}
+
+int ingest_article_from_json(struct arena *a, const json_t *obj, struct article *out,
+                             struct err *err)
+{
+    int rc = 0;
+    memset(out, 0, sizeof *out);
+    if (!json_is_object(obj))
+        return err_set(err, ERR_INVALID, "not a JSON object");
+
+    const json_t *url = json_object_get(obj, "url");
+    if (!json_is_string(url) || json_string_length(url) == 0)
+        return err_set(err, ERR_INVALID, "url missing or not a string");
+    const json_t *title = json_object_get(obj, "title");
+    if (!json_is_string(title) || blank_only(json_string_value(title)))
+        return err_set(err, ERR_INVALID, "title missing, empty or not a string");
+    /* Checked here, not only in ingest_normalize, so a bad url is reported
+     * with its own reason before anything else happens. */
+    rc = ingest_url_canonical(a, json_string_value(url), NULL, NULL);
+    if (rc == ERR_NOMEM)
+        return err_set(err, rc, "out of memory");
+    if (rc < 0)
+        return err_set(err, ERR_INVALID, "url is not an absolute http(s) URL");
+    rc = 0;
+
+    out->url = str_field(a, obj, "url", &rc);
+    out->title = str_field(a, obj, "title", &rc);
+    out->author = str_field(a, obj, "author", &rc);
+    out->description = str_field(a, obj, "description", &rc);
+    out->url_to_image = str_field(a, obj, "urlToImage", &rc);
+    out->content = str_field(a, obj, "content", &rc);
+
+    const json_t *src = json_object_get(obj, "source");
+    if (json_is_object(src)) {
+        const json_t *id = json_object_get(src, "id");
+        /* An id too long or empty names no catalogue entry: null. */
+        if (json_is_string(id) && json_string_length(id) > 0 &&
+            json_string_length(id) <= INGEST_MAX_SOURCE_ID_BYTES)
+            out->source_id = str_field(a, src, "id", &rc);
+        out->source_name = str_field(a, src, "name", &rc);
+    }
+
+    const json_t *when = json_object_get(obj, "publishedAt");
+    if (json_is_string(when)) {
+        int64_t t;
+        if (timefmt_parse_any(json_string_value(when), json_string_length(when), &t) < 0)
+            return err_set(err, ERR_INVALID, "publishedAt is not a date");
+        /* 0 means "unknown" to ingest_normalize; the epoch itself is no
+         * news date. */
+        out->published_at = t == 0 ? 1 : t;
+    }
+
+    const json_t *v = json_object_get(obj, "country");
+    if (json_is_string(v)) {
+        const char *c = json_string_value(v);
+        if (is_ascii_alpha(c[0]) && is_ascii_alpha(c[1]) && c[2] == '\0') {
+            out->country[0] = lower(c[0]);
+            out->country[1] = lower(c[1]);
+            out->country[2] = '\0';
+        }
+    }
+    v = json_object_get(obj, "category");
+    if (json_is_string(v)) {
+        char cat[16];
+        size_t n = json_string_length(v);
+        if (n < sizeof cat) {
+            for (size_t i = 0; i < n; i++)
+                cat[i] = lower(json_string_value(v)[i]);
+            cat[n] = '\0';
+            for (size_t i = 0; i < sizeof categories / sizeof categories[0]; i++) {
+                if (strcmp(cat, categories[i]) == 0)
+                    out->category = categories[i];
+            }
+        }
+    }
+    v = json_object_get(obj, "language");
+    if (json_is_string(v) && !ingest_language_code(json_string_value(v), out->language))
+        out->language[0] = '\0';
+    v = json_object_get(obj, "headline");
+    out->headline = json_is_true(v);
+
+    if (rc < 0)
+        return err_set(err, rc, "out of memory");
+    return 0;
+}

@@ -1,0 +1,413 @@
+/* Article imports (ingest/ingest.h: ingest_import_file): reading the file,
+ * telling its format, batching into the store, reporting bad lines.
+ *
+ * Formats, told apart by content:
+ *   - JSONL: one article object per line (blank lines ignored). A line may
+ *     also hold a whole NewsAPI response ({"articles":[...]}).
+ *   - one JSON value spread over the file (a saved, pretty-printed NewsAPI
+ *     response; also a single article object or an array of articles).
+ * The first non-blank line decides: when it is a complete JSON value the
+ * file is JSONL and is streamed; otherwise the file (at most
+ * INGEST_MAX_FILE_BYTES) is read whole and parsed as one value, and if that
+ * fails it is read as JSONL after all (so a bad first line is just a bad
+ * line) unless its first line is a lone "{" or "[" (a broken document:
+ * one report). Problems go to opt->report (else stderr) as "line N: reason" or
+ * "articles[i]: reason", and the article is skipped.
+ * Articles are stored in batches of LIMIT_IMPORT_BATCH, one transaction and
+ * one arena each; a url seen twice in one batch keeps the later article. */
+#include "ingest/ingest.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "ingest/import_internal.h"
+#include "util/buf.h"
+#include "util/limits.h"
+
+#include "util/banned.h"
+
+/* A batch also ends when its arena holds this much (bounds memory when
+ * articles are large). */
+#define IMPORT_BATCH_BYTES ((size_t)64 * 1024 * 1024)
+/* Open-addressing table of the batch's canonical urls: a power of two,
+ * at least twice LIMIT_IMPORT_BATCH. */
+#define IMPORT_SLOTS 4096
+
+struct import_batch {
+    struct arena a;
+    struct article *arts; /* LIMIT_IMPORT_BATCH */
+    size_t n;
+    size_t replaced;              /* later duplicates within the batch */
+    uint32_t slots[IMPORT_SLOTS]; /* index + 1 into arts, 0 = empty */
+};
+
+struct import_ctx {
+    struct store *s;
+    const struct ingest_options *opt;
+    struct ingest_stats *stats;
+    struct err *err;
+    FILE *report;
+    struct import_batch *b;
+};
+
+void ingest_report(FILE *report, const char *fmt, ...)
+{
+    va_list ap;
+    FILE *f = report ? report : stderr;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fputc('\n', f);
+}
+
+int ingest_line_read(FILE *f, struct buf *b)
+{
+    char chunk[64 * 1024];
+    size_t k = 0;
+    bool any = false;
+    int c;
+    buf_reset(b);
+    while ((c = getc_unlocked(f)) != EOF) {
+        any = true;
+        if (c == '\n')
+            break;
+        chunk[k++] = (char)c;
+        if (k == sizeof chunk) {
+            buf_append(b, chunk, k); /* past b->max: sticky error, keep consuming */
+            k = 0;
+        }
+    }
+    if (ferror(f))
+        return ERR_IO;
+    if (!any)
+        return 0;
+    if (k > 0 && chunk[k - 1] == '\r')
+        k--;
+    else if (k == 0 && b->len > 0 && b->data[b->len - 1] == '\r')
+        b->data[--b->len] = '\0';
+    buf_append(b, chunk, k);
+    return 1;
+}
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static void batch_reset(struct import_batch *b)
+{
+    arena_release(&b->a);
+    arena_init(&b->a, 0);
+    b->n = 0;
+    b->replaced = 0;
+    memset(b->slots, 0, sizeof b->slots);
+}
+
+static int batch_flush(struct import_ctx *c)
+{
+    struct import_batch *b = c->b;
+    if (b->n == 0)
+        return 0;
+    struct store_put_stats ps = {0, 0};
+    int rc = store_articles_put(c->s, b->arts, b->n, &ps, c->err);
+    if (rc == 0) {
+        c->stats->imported += ps.inserted;
+        c->stats->updated += ps.updated + b->replaced;
+    }
+    batch_reset(b);
+    return rc;
+}
+
+/* Add a normalised article; the later of two equal canonical urls wins. */
+static int batch_add(struct import_ctx *c, const struct article *art)
+{
+    struct import_batch *b = c->b;
+    size_t mask = IMPORT_SLOTS - 1;
+    size_t i = (size_t)hash_str(art->canonical_url) & mask;
+    while (b->slots[i]) {
+        struct article *old = &b->arts[b->slots[i] - 1];
+        if (strcmp(old->canonical_url, art->canonical_url) == 0) {
+            *old = *art;
+            b->replaced++;
+            return 0;
+        }
+        i = (i + 1) & mask;
+    }
+    b->arts[b->n] = *art;
+    b->slots[i] = (uint32_t)(b->n + 1);
+    b->n++;
+    if (b->n == LIMIT_IMPORT_BATCH || b->a.used >= IMPORT_BATCH_BYTES)
+        return batch_flush(c);
+    return 0;
+}
+
+/* Prefix of a report: "line N", "line N: articles[i]", "articles[i]", or
+ * "file" for a whole-file value. */
+static const char *where_name(const char *where)
+{
+    return where[0] ? where : "file";
+}
+
+/* One article object; bad ones are reported with `where` and skipped. */
+static int import_article(struct import_ctx *c, const json_t *obj, const char *where)
+{
+    struct article art;
+    struct err e;
+    err_clear(&e);
+    int rc = ingest_article_from_json(&c->b->a, obj, &art, &e);
+    if (rc == 0)
+        rc = ingest_normalize(c->s, &c->b->a, &art, c->opt, &e);
+    if (rc == ERR_INVALID) {
+        ingest_report(c->report, "%s: %s", where_name(where), err_msg(&e, rc));
+        c->stats->skipped++;
+        return 0;
+    }
+    if (rc < 0) {
+        if (c->err)
+            *c->err = e;
+        return rc;
+    }
+    return batch_add(c, &art);
+}
+
+/* A parsed JSON value found at `where`: an article, a NewsAPI response, or
+ * an array of articles. */
+static int import_value(struct import_ctx *c, const json_t *v, const char *where)
+{
+    char sub[96];
+    const json_t *list = NULL;
+    int rc = 0;
+    if (json_is_object(v)) {
+        const json_t *status = json_object_get(v, "status");
+        if (json_is_string(status) && strcmp(json_string_value(status), "error") == 0) {
+            const json_t *msg = json_object_get(v, "message");
+            ingest_report(c->report, "%s: a NewsAPI error response: %s", where_name(where),
+                          json_is_string(msg) ? json_string_value(msg) : "(no message)");
+            c->stats->skipped++;
+            return 0;
+        }
+        list = json_object_get(v, "articles");
+        if (!json_is_array(list) || json_object_get(v, "url"))
+            return import_article(c, v, where);
+    } else if (json_is_array(v)) {
+        list = v;
+    } else {
+        ingest_report(c->report, "%s: not a JSON object", where_name(where));
+        c->stats->skipped++;
+        return 0;
+    }
+    for (size_t i = 0; i < json_array_size(list) && rc == 0; i++) {
+        if (where[0])
+            snprintf(sub, sizeof sub, "%s: articles[%zu]", where, i);
+        else
+            snprintf(sub, sizeof sub, "articles[%zu]", i);
+        rc = import_article(c, json_array_get(list, i), sub);
+    }
+    return rc;
+}
+
+static bool blank_line(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\f' && s[i] != '\v')
+            return false;
+    }
+    return true;
+}
+
+static int import_line(struct import_ctx *c, const char *s, size_t n, bool too_long, size_t lineno)
+{
+    char where[32];
+    snprintf(where, sizeof where, "line %zu", lineno);
+    if (too_long || n > LIMIT_IMPORT_LINE_BYTES) {
+        ingest_report(c->report, "%s: longer than %d bytes", where, LIMIT_IMPORT_LINE_BYTES);
+        c->stats->skipped++;
+        return 0;
+    }
+    json_error_t jerr;
+    json_t *v = json_loadb(s, n, JSON_DECODE_ANY, &jerr);
+    if (!v) {
+        ingest_report(c->report, "%s: invalid JSON at column %d: %s", where, jerr.column,
+                      jerr.text);
+        c->stats->skipped++;
+        return 0;
+    }
+    int rc = import_value(c, v, where);
+    json_decref(v);
+    return rc;
+}
+
+/* JSONL held in memory (the fallback after a failed whole-file parse). */
+static int import_lines_mem(struct import_ctx *c, const char *s, size_t n, size_t lineno)
+{
+    size_t i = 0;
+    int rc = 0;
+    while (i < n && rc == 0) {
+        const char *nl = memchr(s + i, '\n', n - i);
+        size_t len = nl ? (size_t)(nl - (s + i)) : n - i;
+        size_t l = len;
+        if (l > 0 && s[i + l - 1] == '\r')
+            l--;
+        if (!blank_line(s + i, l))
+            rc = import_line(c, s + i, l, false, lineno);
+        lineno++;
+        i += len + 1;
+    }
+    return rc;
+}
+
+/* A first line that is only "{" or "[" starts a pretty-printed document,
+ * never a JSONL record. */
+static bool opens_document(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    while (n > i && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    return n == i + 1 && (s[i] == '{' || s[i] == '[');
+}
+
+static int import_stream(struct import_ctx *c, FILE *f)
+{
+    struct buf line, all;
+    size_t lineno = 0;
+    int rc, got;
+    buf_init(&line, INGEST_MAX_FILE_BYTES);
+    buf_init(&all, INGEST_MAX_FILE_BYTES);
+
+    /* The first non-blank line. */
+    do {
+        got = ingest_line_read(f, &line);
+        lineno++;
+    } while (got == 1 && buf_error(&line) == 0 && blank_line(line.data, line.len));
+    rc = got < 0 ? got : 0;
+    if (got <= 0)
+        goto out;
+    if (buf_error(&line) == 0) {
+        json_error_t jerr;
+        json_t *v = NULL;
+        if (line.len <= LIMIT_IMPORT_LINE_BYTES)
+            v = json_loadb(line.data, line.len, JSON_DECODE_ANY, &jerr);
+        if (v) {
+            /* JSONL: stream line by line. */
+            char where[32];
+            snprintf(where, sizeof where, "line %zu", lineno);
+            rc = import_value(c, v, where);
+            json_decref(v);
+            line.max = LIMIT_IMPORT_LINE_BYTES;
+            while (rc == 0 && (got = ingest_line_read(f, &line)) == 1) {
+                lineno++;
+                if (buf_error(&line) == 0 && blank_line(line.data, line.len))
+                    continue;
+                rc = import_line(c, line.data, line.len, buf_error(&line) != 0, lineno);
+            }
+            if (rc == 0 && got < 0)
+                rc = got;
+            goto out;
+        }
+    }
+    if (buf_error(&line) != 0) {
+        rc = err_set(c->err, ERR_TOO_LARGE, "a line or the file is larger than %zu bytes",
+                     INGEST_MAX_FILE_BYTES);
+        goto out;
+    }
+    /* One JSON value over several lines, or JSONL whose first line is bad. */
+    size_t first = lineno;
+    buf_append(&all, line.data, line.len);
+    buf_putc(&all, '\n');
+    char chunk[64 * 1024];
+    size_t k;
+    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0 && buf_error(&all) == 0)
+        buf_append(&all, chunk, k);
+    if (ferror(f)) {
+        rc = err_set(c->err, ERR_IO, "read error");
+        goto out;
+    }
+    if (buf_error(&all) != 0) {
+        rc = err_set(c->err, buf_error(&all), "file larger than %zu bytes", INGEST_MAX_FILE_BYTES);
+        goto out;
+    }
+    json_error_t jerr;
+    json_t *v = json_loadb(all.data, all.len, JSON_DECODE_ANY, &jerr);
+    if (v) {
+        rc = import_value(c, v, "");
+        json_decref(v);
+    } else if (opens_document(line.data, line.len)) {
+        /* A pretty-printed document that is broken: one report, not one
+         * per line of it. */
+        ingest_report(c->report, "file: invalid JSON at line %zu, column %d: %s",
+                      (size_t)jerr.line + first - 1, jerr.column, jerr.text);
+        c->stats->skipped++;
+    } else {
+        rc = import_lines_mem(c, all.data, all.len, first);
+    }
+out:
+    buf_release(&line);
+    buf_release(&all);
+    return rc;
+}
+
+int ingest_import_file(struct store *s, const char *path, const struct ingest_options *opt,
+                       struct ingest_stats *stats, struct err *err)
+{
+    static const struct ingest_options defaults = {0};
+    struct ingest_stats local = {0, 0, 0};
+    struct ingest_options o = opt ? *opt : defaults;
+    FILE *f = NULL;
+    struct import_batch *b = NULL;
+    int rc;
+
+    if (!stats)
+        stats = &local;
+    /* One import time for every article of the file. */
+    if (!o.now)
+        o.now = (int64_t)time(NULL);
+    if (strcmp(path, "-") == 0) {
+        f = stdin;
+    } else {
+        f = fopen(path, "rb");
+        if (!f) {
+            rc = err_set(err, ERR_IO, "cannot open: %s", strerror(errno));
+            goto out;
+        }
+    }
+    rc = ERR_NOMEM;
+    b = calloc(1, sizeof *b);
+    if (!b)
+        goto out;
+    b->arts = calloc(LIMIT_IMPORT_BATCH, sizeof *b->arts);
+    if (!b->arts)
+        goto out;
+    arena_init(&b->a, 0);
+
+    struct import_ctx c = {s, &o, stats, err, o.report, b};
+    rc = import_stream(&c, f);
+    if (rc == 0)
+        rc = batch_flush(&c);
+out:
+    if (b) {
+        arena_release(&b->a);
+        free(b->arts);
+        free(b);
+    }
+    if (f && f != stdin)
+        fclose(f);
+    if (rc == ERR_NOMEM && err && !err->code)
+        err_set(err, rc, "out of memory");
+    return rc;
+}

@@ -1,0 +1,127 @@
+/* The one normalisation every article goes through before the store
+ * (ingest/ingest.h: ingest_normalize), whether it came from an import or a
+ * feed: canonical URL and domain, publish time, labels, language, source.
+ *
+ * Precedence of each derived field:
+ *   published_at  as given; 0 (unknown) → now; more than a day ahead of now
+ *                 → now (clocks and time zones of publishers are wrong)
+ *   country, category, headline
+ *                 options, else the article's own labels (JSONL extra keys
+ *                 or the feed), else the catalogue source's country and
+ *                 category
+ *   language      options, else the article's own, else the catalogue
+ *                 source's, else detected from title + description; "se" is
+ *                 always written "sv"
+ *   source        a source id the catalogue lacks is registered as a
+ *                 non-headline entry with the article's source name
+ * With s == NULL the catalogue steps are skipped (the fuzz harness). */
+#include "ingest/ingest.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "ingest/import_internal.h"
+#include "text/text.h"
+
+#include "util/banned.h"
+
+/* Publishers a little ahead of UTC are fine; beyond a day it is an error. */
+#define INGEST_FUTURE_SLACK_SECONDS 86400
+
+/* Title + " " + description is enough to detect a language; more only costs. */
+#define INGEST_DETECT_BYTES 4096
+
+static void detect_language(const struct article *art, char out[3])
+{
+    char text[INGEST_DETECT_BYTES];
+    size_t n = 0;
+    const char *parts[2] = {art->title, art->description};
+    for (size_t i = 0; i < 2; i++) {
+        if (!parts[i])
+            continue;
+        if (n > 0 && n < sizeof text)
+            text[n++] = ' ';
+        size_t len = strlen(parts[i]);
+        if (len > sizeof text - n)
+            len = sizeof text - n;
+        memcpy(text + n, parts[i], len);
+        n += len;
+    }
+    /* The cut may split a UTF-8 sequence; the detector treats invalid bytes
+     * as separators. */
+    text_detect_language(text, n, out);
+}
+
+int ingest_normalize(struct store *s, struct arena *a, struct article *art,
+                     const struct ingest_options *opt, struct err *err)
+{
+    static const struct ingest_options defaults = {0};
+    if (!opt)
+        opt = &defaults;
+    int64_t now = opt->now ? opt->now : (int64_t)time(NULL);
+    char *canon, *domain;
+    int rc = ingest_url_canonical(a, art->url, &canon, &domain);
+    if (rc == ERR_NOMEM)
+        return err_set(err, rc, "out of memory");
+    if (rc < 0)
+        return err_set(err, ERR_INVALID, "url is not an absolute http(s) URL");
+    art->canonical_url = canon;
+    art->domain = domain;
+
+    if (art->published_at == 0 || art->published_at > now + INGEST_FUTURE_SLACK_SECONDS)
+        art->published_at = now;
+    art->ingested_at = now;
+
+    if (opt->headlines)
+        art->headline = true;
+    if (opt->country && opt->country[0]) {
+        art->country[0] = opt->country[0];
+        art->country[1] = opt->country[1];
+        art->country[2] = '\0';
+    }
+    if (opt->category && opt->category[0])
+        art->category = opt->category;
+    char lang[3];
+    if (opt->language && ingest_language_code(opt->language, lang))
+        memcpy(art->language, lang, sizeof lang);
+    else if (ingest_language_code(art->language, lang))
+        memcpy(art->language, lang, sizeof lang);
+    else
+        art->language[0] = '\0';
+
+    if (s && art->source_id) {
+        struct source src;
+        struct err serr;
+        err_clear(&serr);
+        rc = store_source_get(s, a, art->source_id, &src, &serr);
+        if (rc == 0) {
+            if (!art->source_name)
+                art->source_name = src.name;
+            if (!art->country[0] && src.country && strlen(src.country) == 2) {
+                art->country[0] = src.country[0];
+                art->country[1] = src.country[1];
+                art->country[2] = '\0';
+            }
+            if (!art->category && ingest_category_known(src.category))
+                art->category = src.category;
+            if (!art->language[0])
+                ingest_language_code(src.language, art->language);
+        } else if (rc == ERR_NOTFOUND) {
+            const char *id = art->source_id;
+            const char *name = art->source_name;
+            rc = store_sources_ensure(s, &id, &name, 1, err);
+            if (rc < 0)
+                return rc;
+        } else {
+            if (err)
+                *err = serr;
+            return rc;
+        }
+    }
+    if (!art->language[0])
+        detect_language(art, art->language);
+    return 0;
+}
