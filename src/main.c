@@ -1,8 +1,13 @@
-/* newsd: dispatch to one subcommand (src/cmd/). */
+/* newsd: dispatch to one subcommand (src/cmd/). The libraries with
+ * process-wide state (libxml2, libcurl) are initialised here, once, before
+ * any command starts threads. */
 #include "cmd/cmd.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include <curl/curl.h>
+#include <libxml/parser.h>
 
 static const struct cmd_entry {
     const char *name;
@@ -13,6 +18,8 @@ static const struct cmd_entry {
     {"import", cmd_import, "import articles (JSONL or NewsAPI response JSON)"},
     {"sources", cmd_sources, "sources import: load the sources catalogue"},
     {"keys", cmd_keys, "create, list, disable, enable, delete API keys"},
+    {"feeds", cmd_feeds, "add, import, list, remove the feeds to crawl"},
+    {"crawl", cmd_crawl, "poll the feeds that are due (--once: one round)"},
 };
 
 static void usage(FILE *f)
@@ -34,8 +41,14 @@ int main(int argc, char **argv)
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        if (!strcmp(argv[1], commands[i].name))
+        if (!strcmp(argv[1], commands[i].name)) {
+            xmlInitParser();
+            if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+                fprintf(stderr, "newsd: cannot initialise libcurl\n");
+                return CMD_EXIT_FAIL;
+            }
             return commands[i].run(argc - 1, argv + 1);
+        }
     }
     fprintf(stderr, "newsd: unknown command '%s' (see newsd --help)\n", argv[1]);
     return CMD_EXIT_USAGE;

@@ -11,5 +11,7 @@ int cmd_serve(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_sources(int argc, char **argv);
 int cmd_keys(int argc, char **argv);
+int cmd_feeds(int argc, char **argv);
+int cmd_crawl(int argc, char **argv);
 
 #endif

@@ -116,6 +116,9 @@ static void transfer_finish(struct transfer *t, CURLcode cc)
     r->redirects = redirects;
     r->total_s = total;
     r->effective_url = dup_or_null(url);
+    curl_off_t retry_after = 0;
+    if (curl_easy_getinfo(e, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0)
+        r->retry_after_s = retry_after > 86400 * 30 ? 86400 * 30 : (long)retry_after;
     if (cc != CURLE_OK) {
         int rc = map_curl_error(cc, t->too_large);
         if (rc == ERR_TOO_LARGE)
@@ -307,6 +310,10 @@ int fetch_run(const struct fetch_request *reqs, size_t n, const struct fetch_opt
             break;
         }
         drain_messages(multi);
+        if (running && o.cancelled && o.cancelled(o.cancel_ctx)) {
+            rc = ERR_BUSY;
+            break;
+        }
     } while (running);
     drain_messages(multi);
 
@@ -314,7 +321,8 @@ out:
     for (size_t i = 0; ts && i < n; i++) {
         struct transfer *t = &ts[i];
         if (t->easy && !t->done)
-            set_error(&out[i], rc < 0 ? rc : ERR_INTERNAL, "transfer did not complete");
+            set_error(&out[i], rc < 0 ? rc : ERR_INTERNAL,
+                      rc == ERR_BUSY ? "cancelled" : "transfer did not complete");
         if (t->easy) {
             if (multi)
                 curl_multi_remove_handle(multi, t->easy);

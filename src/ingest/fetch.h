@@ -36,6 +36,10 @@ struct fetch_options {
     long max_redirects;      /* 0 = FETCH_DEFAULT_MAX_REDIRECTS, < 0 = none followed */
     long max_connections;    /* in total; 0 = FETCH_DEFAULT_MAX_CONNECTIONS */
     const char *user_agent;  /* NULL = FETCH_DEFAULT_USER_AGENT */
+    /* Asked about once a second while transfers run (NULL = never): true
+     * abandons the batch, unfinished results get ERR_BUSY "cancelled". */
+    bool (*cancelled)(void *ctx);
+    void *cancel_ctx;
 };
 
 struct fetch_result {
@@ -54,12 +58,15 @@ struct fetch_result {
     double total_s;            /* time the transfer took */
     void *ctx;                 /* from the request */
     char errbuf[FETCH_ERRBUF]; /* one line when rc < 0 */
+    long retry_after_s;        /* Retry-After of the response in seconds (a date is
+                                  turned into a delay), 0 when absent */
 };
 
 /* Fetch reqs[0..n) concurrently; out[i] receives the result of reqs[i]
  * (every out[i] is filled, whatever happens). opt may be NULL (defaults).
  * Returns 0, or ERR_NOMEM / ERR_INTERNAL when the batch could not run at
- * all (then every out[i].rc says so too). Blocks until every transfer has
+ * all (then every out[i].rc says so too), or ERR_BUSY when opt->cancelled
+ * stopped it (finished results are kept, the others say "cancelled"). Blocks until every transfer has
  * finished or timed out. */
 int fetch_run(const struct fetch_request *reqs, size_t n, const struct fetch_options *opt,
               struct fetch_result *out);

@@ -127,6 +127,11 @@ static int batch_flush(struct import_ctx *c)
     if (rc == 0) {
         c->stats->imported += ps.inserted;
         c->stats->updated += ps.updated + b->replaced;
+        if (c->opt->progress) {
+            /* Printed only after the commit: whoever reads it may count on it. */
+            fprintf(c->opt->progress, "committed %zu\n", c->stats->imported + c->stats->updated);
+            fflush(c->opt->progress);
+        }
     }
     batch_reset(b);
     return rc;

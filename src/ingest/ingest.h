@@ -23,6 +23,8 @@ struct ingest_options {
     const char *language;   /* force a language, or NULL */
     int64_t now;            /* fetch/import time (0 = time(NULL)) */
     FILE *report;           /* where bad lines are reported (NULL = stderr) */
+    FILE *progress;         /* NULL, or "committed N" after each committed batch, N =
+                             * articles of the file stored so far (acknowledged) */
 };
 
 struct ingest_stats {

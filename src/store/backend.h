@@ -26,6 +26,25 @@ struct store_backend {
     int (*source_get)(struct store_backend *b, struct arena *a, const char *id, struct source *out,
                       struct err *err);
 
+    /* feeds */
+    int (*feed_add)(struct store_backend *b, const struct feed_record *f, int64_t *id_out,
+                    struct err *err);
+    int (*feeds_list)(struct store_backend *b, struct arena *a, struct feed_record **out,
+                      size_t *n_out, struct err *err);
+    int (*feed_get)(struct store_backend *b, struct arena *a, int64_t id, struct feed_record *out,
+                    struct err *err);
+    int (*feed_remove)(struct store_backend *b, int64_t id, struct err *err);
+    int (*feeds_due)(struct store_backend *b, struct arena *a, int64_t now, size_t max,
+                     struct feed_record **out, size_t *n_out, struct err *err);
+    int (*feeds_claim)(struct store_backend *b, const int64_t *ids, size_t n, int64_t now,
+                       int64_t until, bool *claimed, struct err *err);
+    int (*feed_schedule)(struct store_backend *b, int64_t id, int64_t next_fetch_at,
+                         struct err *err);
+    int (*feed_fetch_record)(struct store_backend *b, int64_t id,
+                             const struct feed_fetch_outcome *o, struct err *err);
+    int (*feed_items_get)(struct store_backend *b, int64_t id, struct feed_item_mark *marks,
+                          size_t n, struct err *err);
+
     int (*key_insert)(struct store_backend *b, const struct key_record *k, int64_t *id_out,
                       struct err *err);
     int (*key_find)(struct store_backend *b, struct arena *a, const unsigned char hash[32],

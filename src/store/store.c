@@ -123,6 +123,79 @@ int store_source_get(struct store *s, struct arena *a, const char *id, struct so
     return s->be->source_get(s->be, a, id, out, err);
 }
 
+/* --- feeds ------------------------------------------------------------- */
+
+int store_feed_add(struct store *s, const struct feed_record *f, int64_t *id_out, struct err *err)
+{
+    if (f == NULL || f->url == NULL || f->url[0] == '\0')
+        return err_set(err, ERR_INVALID, "a feed needs a url");
+    return s->be->feed_add(s->be, f, id_out, err);
+}
+
+int store_feeds_list(struct store *s, struct arena *a, struct feed_record **out, size_t *n_out,
+                     struct err *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    return s->be->feeds_list(s->be, a, out, n_out, err);
+}
+
+int store_feed_get(struct store *s, struct arena *a, int64_t id, struct feed_record *out,
+                   struct err *err)
+{
+    return s->be->feed_get(s->be, a, id, out, err);
+}
+
+int store_feed_remove(struct store *s, int64_t id, struct err *err)
+{
+    return s->be->feed_remove(s->be, id, err);
+}
+
+int store_feeds_due(struct store *s, struct arena *a, int64_t now, size_t max,
+                    struct feed_record **out, size_t *n_out, struct err *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    if (max == 0)
+        return 0;
+    return s->be->feeds_due(s->be, a, now, max, out, n_out, err);
+}
+
+int store_feeds_claim(struct store *s, const int64_t *ids, size_t n, int64_t now, int64_t until,
+                      bool *claimed, struct err *err)
+{
+    if (n == 0)
+        return 0;
+    if (ids == NULL || claimed == NULL)
+        return err_set(err, ERR_INVALID, "no feeds to claim");
+    if (until <= now)
+        return err_set(err, ERR_INVALID, "a claim must end after now");
+    return s->be->feeds_claim(s->be, ids, n, now, until, claimed, err);
+}
+
+int store_feed_schedule(struct store *s, int64_t id, int64_t next_fetch_at, struct err *err)
+{
+    return s->be->feed_schedule(s->be, id, next_fetch_at, err);
+}
+
+int store_feed_fetch_record(struct store *s, int64_t id, const struct feed_fetch_outcome *o,
+                            struct err *err)
+{
+    if (o == NULL || (o->n_marks > 0 && o->marks == NULL))
+        return err_set(err, ERR_INVALID, "no fetch outcome");
+    return s->be->feed_fetch_record(s->be, id, o, err);
+}
+
+int store_feed_items_get(struct store *s, int64_t id, struct feed_item_mark *marks, size_t n,
+                         struct err *err)
+{
+    if (n == 0)
+        return 0;
+    if (marks == NULL)
+        return err_set(err, ERR_INVALID, "no items");
+    return s->be->feed_items_get(s->be, id, marks, n, err);
+}
+
 int store_key_insert(struct store *s, const struct key_record *k, int64_t *id_out, struct err *err)
 {
     if (k == NULL || k->plan == NULL)

@@ -1,5 +1,5 @@
-/* The state of newsd: articles (with an ingest sequence), sources, keys and
- * usage (DESIGN.md). One opaque handle, backends chosen by location: a
+/* The state of newsd: articles (with an ingest sequence), sources, feeds,
+ * keys and usage (DESIGN.md). One opaque handle, backends chosen by location: a
  * directory is the embedded SQLite store (store/sqlite/), a postgresql://
  * URI the cluster store (store/pg/, later). Every function is safe to call
  * from several threads at once; writes are serialised by the backend.
@@ -120,6 +120,122 @@ int store_sources_list(struct store *s, struct arena *a, const struct source_fil
 /* One source by exact id; ERR_NOTFOUND when absent. out may be NULL. */
 int store_source_get(struct store *s, struct arena *a, const char *id, struct source *out,
                      struct err *err);
+
+/* --- feeds ------------------------------------------------------------- */
+/* Publishers' feeds polled by the crawler (ingest/crawl.h), with their
+ * fetch state, and per feed a memory of the items already stored (so an
+ * unchanged item is not rewritten and an undated item keeps the time it was
+ * first seen). Times are UTC seconds, 0 = never. */
+
+#define STORE_FEED_DEFAULT_INTERVAL 300 /* seconds between polls of a new feed */
+
+struct feed_record {
+    int64_t id;
+    const char *url;           /* what is fetched; unique */
+    const char *source_id;     /* catalogue source of its articles, or NULL */
+    char country[3];           /* "" none: the source's */
+    const char *category;      /* NULL: the source's */
+    char language[3];          /* "" : the document's, else the source's, else detected */
+    bool headline;             /* its articles are live headlines */
+    const char *title;         /* the document's own title, from the last 200; NULL before */
+    const char *site_url;      /* the document's site link, from the last 200 */
+    const char *etag;          /* validators of the last 200, sent back (conditional GET) */
+    const char *last_modified;
+    int last_status;           /* HTTP status of the last fetch; 0 none (network error) */
+    const char *last_error;    /* one line; NULL when the last fetch succeeded */
+    int64_t last_fetch_at;
+    int64_t last_success_at;   /* last 200 parsed or 304 */
+    int64_t last_new_item_at;  /* last fetch that brought a new article */
+    int64_t next_fetch_at;     /* due from then on */
+    int64_t interval_s;        /* current polling interval (the crawler adapts it) */
+    int64_t consecutive_errors;
+    int64_t items_last;        /* items in the last parsed document */
+    int64_t items_total;       /* new articles stored from this feed, ever */
+    bool enabled;
+    int64_t created_at;
+};
+
+/* What one item of a feed looked like when it was last stored. */
+struct feed_item_mark {
+    const char *key;      /* canonical url of the item's article */
+    int64_t hash;         /* fingerprint of the item's fields as the feed gave them */
+    int64_t published_at; /* publication time the article was stored with */
+    bool known;           /* store_feed_items_get found it */
+};
+
+/* The result of one fetch of a feed, for store_feed_fetch_record. */
+struct feed_fetch_outcome {
+    int64_t fetched_at;
+    int status;                /* HTTP status, 0 when none */
+    const char *error;         /* NULL: success (a 200 that parsed, or a 304) */
+    bool new_validators;       /* a 200: replace etag and last_modified by these */
+    const char *etag;          /* may be NULL */
+    const char *last_modified;
+    const char *title;         /* NULL keeps the stored one */
+    const char *site_url;      /* NULL keeps the stored one */
+    int64_t items;             /* items in the document; < 0 keeps items_last */
+    int64_t new_items;         /* added to items_total; > 0 sets last_new_item_at */
+    int64_t interval_s;
+    int64_t consecutive_errors;
+    int64_t next_fetch_at;
+    const struct feed_item_mark *marks; /* items of the document: remembered */
+    size_t n_marks;
+    int64_t forget_before;     /* marks of this feed last seen before this go; 0 keeps all */
+};
+
+/* Add a feed: url (required), source_id, country, category, language,
+ * headline, interval_s (<= 0: STORE_FEED_DEFAULT_INTERVAL), enabled,
+ * created_at (0: now) and next_fetch_at (0: created_at, i.e. due at once);
+ * the fetch state starts empty. ERR_EXISTS when the url is already a feed,
+ * ERR_INVALID without a url. *id_out (may be NULL) gets the new id. */
+int store_feed_add(struct store *s, const struct feed_record *f, int64_t *id_out,
+                   struct err *err);
+
+/* Every feed, ordered by id. */
+int store_feeds_list(struct store *s, struct arena *a, struct feed_record **out, size_t *n_out,
+                     struct err *err);
+
+/* One feed by id; ERR_NOTFOUND when absent. */
+int store_feed_get(struct store *s, struct arena *a, int64_t id, struct feed_record *out,
+                   struct err *err);
+
+/* Remove a feed and its item memory (its articles stay). ERR_NOTFOUND. */
+int store_feed_remove(struct store *s, int64_t id, struct err *err);
+
+/* Up to max enabled feeds with next_fetch_at <= now, earliest due first
+ * (ties by id). Only a read: a caller that fetches them claims them first
+ * with store_feeds_claim. */
+int store_feeds_due(struct store *s, struct arena *a, int64_t now, size_t max,
+                    struct feed_record **out, size_t *n_out, struct err *err);
+
+/* Claim feeds for fetching: for each ids[i] that is still enabled and due
+ * at now, set next_fetch_at = until (a lease: nobody else takes it until
+ * then, and a crawler that dies mid-fetch only delays the feed to until)
+ * and set claimed[i]; others get claimed[i] = false. A compare-and-set per
+ * feed, so two crawlers (threads, or newsd nodes sharing a PostgreSQL
+ * store, which does it as UPDATE ... WHERE next_fetch_at <= now RETURNING)
+ * never fetch a feed twice in one round. */
+int store_feeds_claim(struct store *s, const int64_t *ids, size_t n, int64_t now, int64_t until,
+                      bool *claimed, struct err *err);
+
+/* Set a feed's next_fetch_at (e.g. give back a claimed feed that was not
+ * fetched). ERR_NOTFOUND. */
+int store_feed_schedule(struct store *s, int64_t id, int64_t next_fetch_at, struct err *err);
+
+/* Record the outcome of a fetch of feed id in one transaction: last_fetch_at
+ * = fetched_at, last_status, last_error = error, last_success_at when no
+ * error, validators when new_validators, title/site_url when given, items,
+ * items_total += new_items, last_new_item_at, interval_s,
+ * consecutive_errors, next_fetch_at; the marks are remembered (inserted or
+ * replaced, last seen at fetched_at) and marks older than forget_before
+ * forgotten. ERR_NOTFOUND when the feed is gone. */
+int store_feed_fetch_record(struct store *s, int64_t id, const struct feed_fetch_outcome *o,
+                            struct err *err);
+
+/* Look up marks[i].key among feed id's remembered items: a known one gets
+ * known = true, its hash and published_at; others get known = false. */
+int store_feed_items_get(struct store *s, int64_t id, struct feed_item_mark *marks, size_t n,
+                         struct err *err);
 
 /* --- keys and usage ---------------------------------------------------- */
 

@@ -1,8 +1,9 @@
 /* Private to src/store/sqlite/: the embedded store's handle and what its
  * files share (sqlite.c: lifecycle and schema; articles.c; sources.c;
- * keys.c: keys and usage). Writes go through the one writer connection under
- * write_lock, one transaction per call; reads take a connection of the read
- * pool, used by one thread until it is put back. */
+ * keys.c: keys and usage; feeds.c: feeds and their item memory). Writes go
+ * through the one writer connection under write_lock, one transaction per
+ * call; reads take a connection of the read pool, used by one thread until
+ * it is put back. */
 #ifndef NEWSD_STORE_SQLITE_INTERNAL_H
 #define NEWSD_STORE_SQLITE_INTERNAL_H
 
@@ -52,5 +53,23 @@ int store_sqlite_usage_add(struct store_backend *b, int64_t key_id, int64_t day,
                            int64_t last_used, struct err *err);
 int store_sqlite_usage_sum(struct store_backend *b, int64_t key_id, int64_t day_from,
                            int64_t day_to, int64_t *out, struct err *err);
+
+int store_sqlite_feed_add(struct store_backend *b, const struct feed_record *f, int64_t *id_out,
+                          struct err *err);
+int store_sqlite_feeds_list(struct store_backend *b, struct arena *a, struct feed_record **out,
+                            size_t *n_out, struct err *err);
+int store_sqlite_feed_get(struct store_backend *b, struct arena *a, int64_t id,
+                          struct feed_record *out, struct err *err);
+int store_sqlite_feed_remove(struct store_backend *b, int64_t id, struct err *err);
+int store_sqlite_feeds_due(struct store_backend *b, struct arena *a, int64_t now, size_t max,
+                           struct feed_record **out, size_t *n_out, struct err *err);
+int store_sqlite_feeds_claim(struct store_backend *b, const int64_t *ids, size_t n, int64_t now,
+                             int64_t until, bool *claimed, struct err *err);
+int store_sqlite_feed_schedule(struct store_backend *b, int64_t id, int64_t next_fetch_at,
+                               struct err *err);
+int store_sqlite_feed_fetch_record(struct store_backend *b, int64_t id,
+                                   const struct feed_fetch_outcome *o, struct err *err);
+int store_sqlite_feed_items_get(struct store_backend *b, int64_t id, struct feed_item_mark *marks,
+                                size_t n, struct err *err);
 
 #endif

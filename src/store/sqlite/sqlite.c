@@ -15,7 +15,13 @@
  *             the tokenizer stems in the article's language, meta is "\x1E"
  *             meta_terms; a delete repeats exactly the inserted values, as a
  *             contentless table requires.
- *   keys, usage  API keys (hash only) and requests per key and UTC day. */
+ *   keys, usage  API keys (hash only) and requests per key and UTC day.
+ * Version 2 (feeds.c):
+ *   feeds       publishers' feeds and their fetch state; feeds_due indexes
+ *               the crawler's question (enabled, next_fetch_at)
+ *   feed_items  per feed, the items already stored: canonical url, a
+ *               fingerprint of the item, the publication time it was
+ *               stored with, when the feed last listed it */
 #include "store/sqlite/internal.h"
 
 #include <errno.h>
@@ -78,9 +84,26 @@ static const char schema_v1[] =
     "CREATE TABLE IF NOT EXISTS usage("
     " key_id INTEGER NOT NULL REFERENCES keys(id) ON DELETE CASCADE, day INTEGER NOT NULL,"
     " n INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(key_id, day)) WITHOUT ROWID;";
+
+static const char schema_v2[] =
+    "CREATE TABLE IF NOT EXISTS feeds("
+    " id INTEGER PRIMARY KEY, url TEXT UNIQUE NOT NULL, source_id TEXT,"
+    " country TEXT NOT NULL DEFAULT '', category TEXT, language TEXT NOT NULL DEFAULT '',"
+    " headline INTEGER NOT NULL DEFAULT 0, title TEXT, site_url TEXT, etag TEXT,"
+    " last_modified TEXT, last_status INTEGER NOT NULL DEFAULT 0, last_error TEXT,"
+    " last_fetch_at INTEGER NOT NULL DEFAULT 0, last_success_at INTEGER NOT NULL DEFAULT 0,"
+    " last_new_item_at INTEGER NOT NULL DEFAULT 0, next_fetch_at INTEGER NOT NULL DEFAULT 0,"
+    " interval_s INTEGER NOT NULL DEFAULT 300, consecutive_errors INTEGER NOT NULL DEFAULT 0,"
+    " items_last INTEGER NOT NULL DEFAULT 0, items_total INTEGER NOT NULL DEFAULT 0,"
+    " enabled INTEGER NOT NULL DEFAULT 1, created_at INTEGER NOT NULL DEFAULT 0);"
+    "CREATE INDEX IF NOT EXISTS feeds_due ON feeds(enabled, next_fetch_at);"
+    "CREATE TABLE IF NOT EXISTS feed_items("
+    " feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE, key TEXT NOT NULL,"
+    " hash INTEGER NOT NULL, published_at INTEGER NOT NULL, last_seen_at INTEGER NOT NULL,"
+    " PRIMARY KEY(feed_id, key)) WITHOUT ROWID;";
 /* clang-format on */
 
-static const char *const migrations[] = {schema_v1};
+static const char *const migrations[] = {schema_v1, schema_v2};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
 int store_sqlite_begin(struct store_sqlite *s, struct err *err)
@@ -265,6 +288,15 @@ int store_sqlite_new(struct store_backend **out, const char *dir, struct err *er
         .key_delete = store_sqlite_key_delete,
         .usage_add = store_sqlite_usage_add,
         .usage_sum = store_sqlite_usage_sum,
+        .feed_add = store_sqlite_feed_add,
+        .feeds_list = store_sqlite_feeds_list,
+        .feed_get = store_sqlite_feed_get,
+        .feed_remove = store_sqlite_feed_remove,
+        .feeds_due = store_sqlite_feeds_due,
+        .feeds_claim = store_sqlite_feeds_claim,
+        .feed_schedule = store_sqlite_feed_schedule,
+        .feed_fetch_record = store_sqlite_feed_fetch_record,
+        .feed_items_get = store_sqlite_feed_items_get,
     };
     len = strlen(dir) + sizeof "/" STORE_SQLITE_FILE;
     s->path = malloc(len);

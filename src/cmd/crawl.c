@@ -1,0 +1,108 @@
+/* newsd crawl (API.md §7): poll the feeds that are due (ingest/crawl.h).
+ * --once: one round over every feed due now, then a summary line on stdout
+ * and exit; without it, keep polling until SIGTERM or SIGINT (what `newsd
+ * serve` does in the background, for a node that only ingests). Feed
+ * failures are recorded on the feeds (`newsd feeds list`), not exit
+ * statuses; a store failure is. */
+#include "cmd/cmd.h"
+#include "cmd/common.h"
+#include "ingest/crawl.h"
+#include "store/store.h"
+#include "util/log.h"
+
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/banned.h"
+
+static void crawl_usage(FILE *f)
+{
+    fprintf(f, "usage: newsd crawl [--store LOC] [--once]\n"
+               "  --once  poll every feed due now once, print a summary and exit\n"
+               "          (without it: keep polling until SIGTERM/SIGINT)\n");
+}
+
+int cmd_crawl(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"store", required_argument, NULL, 's'},
+        {"once", no_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *store_opt = NULL;
+    bool once = false;
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 's':
+            store_opt = optarg;
+            break;
+        case 'o':
+            once = true;
+            break;
+        case 'h':
+            crawl_usage(stdout);
+            return CMD_EXIT_OK;
+        default:
+            crawl_usage(stderr);
+            return CMD_EXIT_USAGE;
+        }
+    }
+    if (optind != argc) {
+        cmd_fail("crawl: unexpected argument '%s'", argv[optind]);
+        return CMD_EXIT_USAGE;
+    }
+
+    /* Block the stop signals before the crawler thread starts, so only
+     * sigwait below receives them. */
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGTERM);
+    sigaddset(&stop_signals, SIGINT);
+    if (!once)
+        pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+
+    struct store *s = NULL;
+    struct crawler *c = NULL;
+    struct err err;
+    err_clear(&err);
+    int status = CMD_EXIT_FAIL;
+    int rc;
+    if (cmd_store_open(&s, cmd_store_location(store_opt)) < 0)
+        goto out;
+    if ((rc = crawl_new(&c, s, NULL, &err)) < 0) {
+        cmd_fail("crawl: %s", err_msg(&err, rc));
+        goto out;
+    }
+    if (once) {
+        struct crawl_stats st;
+        rc = crawl_once(c, &st, &err);
+        printf("feeds fetched %zu, not modified %zu, failed %zu; articles new %zu, updated %zu\n",
+               st.fetched, st.not_modified, st.failed, st.articles_new, st.articles_updated);
+        fflush(stdout);
+        if (rc < 0) {
+            cmd_fail("crawl: %s", err_msg(&err, rc));
+            goto out;
+        }
+        status = CMD_EXIT_OK;
+        goto out;
+    }
+    if ((rc = crawl_start(c, &err)) < 0) {
+        cmd_fail("crawl: %s", err_msg(&err, rc));
+        goto out;
+    }
+    log_info("newsd crawling %s store %s", store_kind(s), cmd_store_location(store_opt));
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    log_info("signal %d: stopping", sig);
+    status = CMD_EXIT_OK;
+out:
+    crawl_free(c);
+    store_close(s);
+    return status;
+}

@@ -1,0 +1,789 @@
+/* The feed crawler (ingest/crawl.h): the due → claim → fetch → parse →
+ * normalise → store pipeline, the adaptive schedule, host politeness and
+ * the background thread of `newsd serve`.
+ *
+ * Item memory: every parsed item gets a fingerprint (FNV-1a over the fields
+ * the feed gave) kept per feed in the store with the publication time its
+ * article was stored with. An item whose fingerprint is unchanged is not
+ * written again (no new ingest sequence, nothing for the index to redo); an
+ * undated item keeps the time it was first seen instead of taking each
+ * poll's time. */
+#include "ingest/crawl.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ingest/feed.h"
+#include "ingest/ingest.h"
+#include "util/arena.h"
+#include "util/log.h"
+
+#include "util/banned.h"
+
+#define CRAWL_HOST_MAX 256  /* bytes of a host name kept for politeness */
+#define CRAWL_ERROR_MAX 200 /* bytes of a recorded error line */
+
+struct host_slot {
+    char host[CRAWL_HOST_MAX];
+    int64_t last; /* pass time of the last fetch */
+};
+
+struct crawler {
+    struct store *s;
+    struct crawl_options opt;
+    uint64_t rng;
+    struct host_slot *hosts; /* hosts fetched less than host_gap_s ago */
+    size_t n_hosts, cap_hosts;
+
+    pthread_mutex_t lock; /* guards the wait below */
+    pthread_cond_t wake;
+    pthread_t thread;
+    bool running;
+    atomic_bool stop;
+};
+
+/* One claimed feed of a pass. */
+struct crawl_job {
+    struct feed_record *feed;
+    char host[CRAWL_HOST_MAX];
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static uint64_t rng_next(uint64_t *state)
+{
+    /* splitmix64: enough to spread poll times. */
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* A random extra 0..delay/10 seconds (0 without jitter). */
+static int64_t jitter(struct crawler *c, int64_t delay)
+{
+    if (c->opt.no_jitter || delay < 10)
+        return 0;
+    return (int64_t)(rng_next(&c->rng) % (uint64_t)(delay / 10 + 1));
+}
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Lower-case host of an absolute URL (no userinfo, no port) into out; the
+ * whole URL, cut, when it has none (politeness then treats it alone). */
+static void url_host(const char *url, char out[CRAWL_HOST_MAX])
+{
+    const char *p = strstr(url, "://");
+    const char *h = p ? p + 3 : url;
+    size_t n = strcspn(h, "/?#");
+    const char *at = memchr(h, '@', n);
+    if (at) {
+        n -= (size_t)(at + 1 - h);
+        h = at + 1;
+    }
+    size_t hn = n;
+    if (hn > 0 && h[0] == '[') {
+        const char *close = memchr(h, ']', n);
+        if (close)
+            hn = (size_t)(close - h) + 1;
+    } else {
+        const char *colon = memchr(h, ':', n);
+        if (colon)
+            hn = (size_t)(colon - h);
+    }
+    if (hn == 0) {
+        h = url;
+        hn = strlen(url);
+    }
+    if (hn >= CRAWL_HOST_MAX)
+        hn = CRAWL_HOST_MAX - 1;
+    for (size_t i = 0; i < hn; i++) {
+        char ch = h[i];
+        out[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ch;
+    }
+    out[hn] = '\0';
+}
+
+static int64_t host_gap(const struct crawler *c)
+{
+    return c->opt.host_gap_s < 0 ? 0 : c->opt.host_gap_s ? c->opt.host_gap_s : CRAWL_HOST_GAP_S;
+}
+
+/* Forget hosts whose gap has passed at now. */
+static void hosts_expire(struct crawler *c, int64_t now)
+{
+    int64_t gap = host_gap(c);
+    size_t k = 0;
+    for (size_t i = 0; i < c->n_hosts; i++) {
+        if (c->hosts[i].last + gap > now && c->hosts[i].last <= now)
+            c->hosts[k++] = c->hosts[i];
+    }
+    c->n_hosts = k;
+}
+
+static bool host_recent(const struct crawler *c, const char *host)
+{
+    for (size_t i = 0; i < c->n_hosts; i++) {
+        if (strcmp(c->hosts[i].host, host) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Note a fetch of host at now; without memory the gap is simply not kept. */
+static void host_touch(struct crawler *c, const char *host, int64_t now)
+{
+    if (host_gap(c) == 0)
+        return;
+    for (size_t i = 0; i < c->n_hosts; i++) {
+        if (strcmp(c->hosts[i].host, host) == 0) {
+            c->hosts[i].last = now;
+            return;
+        }
+    }
+    if (c->n_hosts == c->cap_hosts) {
+        size_t ncap = c->cap_hosts ? 2 * c->cap_hosts : 64;
+        struct host_slot *grown = realloc(c->hosts, ncap * sizeof *grown);
+        if (!grown)
+            return;
+        c->hosts = grown;
+        c->cap_hosts = ncap;
+    }
+    struct host_slot *h = &c->hosts[c->n_hosts++];
+    snprintf(h->host, sizeof h->host, "%s", host);
+    h->last = now;
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+    if (s) {
+        for (; *s; s++) {
+            h ^= (unsigned char)*s;
+            h *= 1099511628211ULL;
+        }
+    }
+    /* A separator that no field holds (feed.h strips control characters
+     * but '\n'), so that ("ab", "c") and ("a", "bc") differ. */
+    h ^= 0x1F;
+    h *= 1099511628211ULL;
+    return h;
+}
+
+/* Fingerprint of what the feed says about an item. */
+static int64_t item_hash(const struct feed_item *it)
+{
+    char date[24];
+    uint64_t h = 1469598103934665603ULL;
+    snprintf(date, sizeof date, "%lld", it->has_date ? (long long)it->published_at : 0LL);
+    h = fnv_str(h, it->title);
+    h = fnv_str(h, it->link);
+    h = fnv_str(h, it->description);
+    h = fnv_str(h, it->content);
+    h = fnv_str(h, it->author);
+    h = fnv_str(h, it->image_url);
+    h = fnv_str(h, date);
+    return (int64_t)h;
+}
+
+/* The two-letter language of a feed's language tag ("en", "en-GB",
+ * "pt_BR"), lower case; "" when it is not one. */
+static void tag_language(const char *tag, char out[3])
+{
+    out[0] = '\0';
+    if (!tag)
+        return;
+    char a = tag[0], b = a ? tag[1] : '\0';
+    char after = b ? tag[2] : '\0';
+    bool letters = ((a >= 'a' && a <= 'z') || (a >= 'A' && a <= 'Z')) &&
+                   ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z'));
+    if (!letters || (after != '\0' && after != '-' && after != '_'))
+        return;
+    out[0] = (char)(a | 0x20);
+    out[1] = (char)(b | 0x20);
+    out[2] = '\0';
+}
+
+/* err's message cut to one short line for the feed's last_error. */
+static const char *error_line(struct arena *a, const char *prefix, const char *msg)
+{
+    char line[CRAWL_ERROR_MAX];
+    snprintf(line, sizeof line, "%s%s", prefix, msg && *msg ? msg : "unknown error");
+    for (char *p = line; *p; p++) {
+        if ((unsigned char)*p < 0x20)
+            *p = ' ';
+    }
+    const char *copy = arena_strdup(a, line);
+    return copy ? copy : "error";
+}
+
+void crawl_stats_add(struct crawl_stats *sum, const struct crawl_stats *x)
+{
+    sum->fetched += x->fetched;
+    sum->not_modified += x->not_modified;
+    sum->failed += x->failed;
+    sum->deferred += x->deferred;
+    sum->articles_new += x->articles_new;
+    sum->articles_updated += x->articles_updated;
+    sum->items_unchanged += x->items_unchanged;
+    sum->items_skipped += x->items_skipped;
+}
+
+/* ---- scheduling ---------------------------------------------------------- */
+
+static int64_t current_interval(const struct feed_record *f)
+{
+    return f->interval_s > 0 ? f->interval_s : STORE_FEED_DEFAULT_INTERVAL;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* How often a document's items appear: the median of the gaps between its
+ * dated items in time order (the lower middle one when their number is
+ * even), 0 when fewer than two are dated. The median, not the mean: one old
+ * item left in a feed must not make a busy feed look quiet. */
+static int64_t observed_gap(struct arena *a, const struct feed *doc)
+{
+    int64_t *t = arena_calloc(a, doc->n_items ? doc->n_items : 1, sizeof *t);
+    size_t n = 0;
+    if (!t)
+        return 0;
+    for (size_t i = 0; i < doc->n_items; i++) {
+        if (doc->items[i].has_date)
+            t[n++] = doc->items[i].published_at;
+    }
+    if (n < 2)
+        return 0;
+    qsort(t, n, sizeof *t, cmp_i64);
+    for (size_t i = 0; i + 1 < n; i++)
+        t[i] = t[i + 1] - t[i];
+    qsort(t, n - 1, sizeof *t, cmp_i64);
+    return t[(n - 2) / 2];
+}
+
+/* A success: the new interval and next poll time into o. */
+static void schedule_success(struct crawler *c, const struct feed_record *f, int64_t now,
+                             int64_t new_items, int64_t gap, struct feed_fetch_outcome *o)
+{
+    int64_t interval = current_interval(f);
+    if (new_items > 0) {
+        /* Shrink halfway toward how often the feed publishes (the gap between
+         * its items, else since its last new item); never grow here. */
+        if (gap <= 0 && f->last_new_item_at > 0 && f->last_new_item_at < now)
+            gap = now - f->last_new_item_at;
+        int64_t floor = interval < CRAWL_MIN_INTERVAL_S ? interval : CRAWL_MIN_INTERVAL_S;
+        if (gap > 0 && gap < interval)
+            interval = clamp64(interval - (interval - gap) / 2, floor, interval);
+    } else if (interval < CRAWL_MAX_INTERVAL_S) {
+        interval = interval + interval / 2;
+        if (interval > CRAWL_MAX_INTERVAL_S)
+            interval = CRAWL_MAX_INTERVAL_S;
+    }
+    o->interval_s = interval;
+    o->consecutive_errors = 0;
+    o->next_fetch_at = now + interval + jitter(c, interval);
+}
+
+/* A failure: back off exponentially, honour Retry-After. */
+static void schedule_failure(struct crawler *c, const struct feed_record *f, int64_t now,
+                             long retry_after, struct feed_fetch_outcome *o)
+{
+    int64_t interval = current_interval(f);
+    int64_t errors = f->consecutive_errors + 1;
+    int64_t delay = interval;
+    for (int64_t i = 0; i < errors && delay < CRAWL_MAX_BACKOFF_S; i++)
+        delay *= 2;
+    if (delay > CRAWL_MAX_BACKOFF_S)
+        delay = CRAWL_MAX_BACKOFF_S;
+    delay += jitter(c, delay);
+    if (retry_after > 0 && retry_after > delay)
+        delay = retry_after > CRAWL_MAX_BACKOFF_S ? CRAWL_MAX_BACKOFF_S : retry_after;
+    o->interval_s = interval;
+    o->consecutive_errors = errors;
+    o->next_fetch_at = now + delay;
+}
+
+/* ---- one feed's document into the store ---------------------------------- */
+
+/* Articles of one parsed document. */
+struct doc_batch {
+    struct article *arts;         /* normalised items, document order, unique urls */
+    struct feed_item_mark *marks; /* arts[i]'s mark */
+    int64_t *hashes;              /* arts[i]'s fingerprint now */
+    bool *undated;                /* arts[i] had no date in the feed */
+    size_t n;
+};
+
+/* The source name of a feed's articles: the catalogue's name for its
+ * source, else the document's title, else its host. */
+static const char *feed_source_name(struct store *s, struct arena *a, const struct feed_record *f,
+                                    const struct feed *doc, const char *host)
+{
+    if (f->source_id) {
+        struct source src;
+        struct err e;
+        err_clear(&e);
+        if (store_source_get(s, a, f->source_id, &src, &e) == 0 && src.name)
+            return src.name;
+    }
+    if (doc->title)
+        return doc->title;
+    if (f->title)
+        return f->title;
+    if (strncmp(host, "www.", 4) == 0)
+        host += 4;
+    return arena_strdup(a, host);
+}
+
+/* Normalise the items of doc into b. Items that fail are counted in
+ * stats->items_skipped. Returns 0 or a store / memory error. */
+static int doc_articles(struct store *s, struct arena *a, const struct feed_record *f,
+                        const struct feed *doc, const char *host, int64_t now, struct doc_batch *b,
+                        struct crawl_stats *stats, struct err *err)
+{
+    size_t cap = doc->n_items ? doc->n_items : 1;
+    b->n = 0;
+    b->arts = arena_calloc(a, cap, sizeof *b->arts);
+    b->marks = arena_calloc(a, cap, sizeof *b->marks);
+    b->hashes = arena_calloc(a, cap, sizeof *b->hashes);
+    b->undated = arena_calloc(a, cap, sizeof *b->undated);
+    if (!b->arts || !b->marks || !b->hashes || !b->undated)
+        return err_set(err, ERR_NOMEM, "out of memory");
+
+    const char *source_name = feed_source_name(s, a, f, doc, host);
+    char doc_lang[3];
+    tag_language(doc->language, doc_lang);
+    struct ingest_options io = {
+        .headlines = f->headline,
+        .country = f->country[0] ? f->country : NULL,
+        .category = f->category,
+        .language = f->language[0] ? f->language : NULL,
+        .now = now,
+    };
+
+    for (size_t i = 0; i < doc->n_items; i++) {
+        const struct feed_item *it = &doc->items[i];
+        if (!it->title || !it->link) {
+            stats->items_skipped++;
+            continue;
+        }
+        struct article art;
+        memset(&art, 0, sizeof art);
+        art.source_id = f->source_id;
+        art.source_name = source_name;
+        art.author = it->author;
+        art.title = it->title;
+        art.description = it->description;
+        art.url = it->link;
+        art.url_to_image = it->image_url;
+        art.published_at = it->has_date ? it->published_at : 0; /* 0: now */
+        art.content = it->content ? it->content : it->description;
+        memcpy(art.language, doc_lang, sizeof doc_lang);
+        struct err e;
+        err_clear(&e);
+        int rc = ingest_normalize(s, a, &art, &io, &e);
+        if (rc == ERR_INVALID) {
+            stats->items_skipped++;
+            continue;
+        }
+        if (rc < 0) {
+            if (err)
+                *err = e;
+            return rc;
+        }
+        /* A url listed twice keeps its first (usually newest) entry. */
+        bool dup = false;
+        for (size_t k = 0; k < b->n && !dup; k++)
+            dup = strcmp(b->arts[k].canonical_url, art.canonical_url) == 0;
+        if (dup) {
+            stats->items_skipped++;
+            continue;
+        }
+        b->arts[b->n] = art;
+        b->marks[b->n].key = art.canonical_url;
+        b->hashes[b->n] = item_hash(it);
+        b->undated[b->n] = !it->has_date;
+        b->n++;
+    }
+    return 0;
+}
+
+/* Store what changed in b; *new_items = items this feed had not listed
+ * before. Fills b->marks with what is now stored. */
+static int doc_store(struct store *s, struct arena *a, const struct feed_record *f,
+                     struct doc_batch *b, int64_t *new_items, struct crawl_stats *stats,
+                     struct err *err)
+{
+    int rc;
+    *new_items = 0;
+    if (b->n == 0)
+        return 0;
+    if ((rc = store_feed_items_get(s, f->id, b->marks, b->n, err)) < 0)
+        return rc;
+    struct article *put = arena_calloc(a, b->n, sizeof *put);
+    if (!put)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    size_t n_put = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        struct feed_item_mark *m = &b->marks[i];
+        struct article *art = &b->arts[i];
+        if (m->known && m->hash == b->hashes[i]) {
+            stats->items_unchanged++;
+            continue; /* m keeps the stored publication time */
+        }
+        if (m->known && b->undated[i])
+            art->published_at = m->published_at; /* first seen, not now */
+        if (!m->known)
+            (*new_items)++;
+        m->hash = b->hashes[i];
+        m->published_at = art->published_at;
+        put[n_put++] = *art;
+    }
+    struct store_put_stats ps = {0, 0};
+    if ((rc = store_articles_put(s, put, n_put, &ps, err)) < 0)
+        return rc;
+    stats->articles_new += ps.inserted;
+    stats->articles_updated += ps.updated;
+    return 0;
+}
+
+/* ---- one fetched feed ------------------------------------------------------ */
+
+static bool status_ok(long status)
+{
+    return status >= 200 && status < 300;
+}
+
+/* Turn one fetch result into articles and the feed's recorded outcome.
+ * Returns 0, or a store error (the feed's state may then be stale). */
+static int feed_process(struct crawler *c, const struct crawl_job *job,
+                        const struct fetch_result *res, int64_t now, struct crawl_stats *stats,
+                        struct err *err)
+{
+    const struct feed_record *f = job->feed;
+    struct arena a;
+    arena_init(&a, CRAWL_FEED_ARENA_BYTES);
+    struct feed_fetch_outcome o;
+    memset(&o, 0, sizeof o);
+    o.fetched_at = now;
+    o.status = (int)res->status;
+    o.items = -1;
+    o.forget_before = now - CRAWL_ITEM_MEMORY_S;
+    int rc = 0;
+    struct err e;
+    err_clear(&e);
+
+    if (res->rc < 0) {
+        o.error = error_line(&a, "fetch: ", res->errbuf);
+    } else if (res->status == 304) {
+        stats->not_modified++;
+        schedule_success(c, f, now, 0, 0, &o);
+    } else if (!status_ok(res->status)) {
+        char line[64];
+        snprintf(line, sizeof line, "HTTP status %ld", res->status);
+        o.error = error_line(&a, "", line);
+    } else {
+        char charset[64];
+        const char *cs =
+            fetch_content_type_charset(res->content_type, charset, sizeof charset) ? charset : NULL;
+        const char *base = res->effective_url ? res->effective_url : f->url;
+        struct feed doc;
+        int prc = feed_parse(&a, res->body, res->len, cs, base, &doc, &e);
+        if (prc < 0) {
+            o.error = error_line(&a, "parse: ", err_msg(&e, prc));
+        } else {
+            struct doc_batch b;
+            int64_t new_items = 0;
+            rc = doc_articles(c->s, &a, f, &doc, job->host, now, &b, stats, &e);
+            if (rc == 0)
+                rc = doc_store(c->s, &a, f, &b, &new_items, stats, &e);
+            if (rc == ERR_NOMEM) {
+                /* The document is too large for the arena: the feed's fault. */
+                o.error = error_line(&a, "", "feed too large to process");
+                rc = 0;
+            } else if (rc < 0) {
+                o.error = error_line(&a, "store: ", err_msg(&e, rc));
+                if (err)
+                    *err = e;
+            } else {
+                stats->fetched++;
+                o.new_validators = true;
+                o.etag = res->etag;
+                o.last_modified = res->last_modified;
+                o.title = doc.title;
+                o.site_url = doc.link;
+                o.items = (int64_t)doc.n_items;
+                o.new_items = new_items;
+                o.marks = b.marks;
+                o.n_marks = b.n;
+                schedule_success(c, f, now, new_items, observed_gap(&a, &doc), &o);
+            }
+        }
+    }
+    if (o.error) {
+        stats->failed++;
+        schedule_failure(c, f, now, res->retry_after_s, &o);
+        log_warn("feed %lld %s: %s", (long long)f->id, f->url, o.error);
+    } else if (res->retry_after_s > 0 && o.next_fetch_at < now + res->retry_after_s) {
+        o.next_fetch_at = now + (res->retry_after_s > CRAWL_MAX_BACKOFF_S ? CRAWL_MAX_BACKOFF_S
+                                                                          : res->retry_after_s);
+    }
+    struct err re;
+    err_clear(&re);
+    int rrc = store_feed_fetch_record(c->s, f->id, &o, &re);
+    if (rrc < 0 && rrc != ERR_NOTFOUND && rc == 0) {
+        /* ERR_NOTFOUND: the feed was removed while it was fetched. */
+        rc = rrc;
+        if (err)
+            *err = re;
+    }
+    arena_release(&a);
+    return rc;
+}
+
+/* ---- passes ----------------------------------------------------------------- */
+
+static bool crawl_cancelled(void *ctx)
+{
+    struct crawler *c = ctx;
+    return atomic_load(&c->stop);
+}
+
+int crawl_pass(struct crawler *c, int64_t now, struct crawl_stats *stats_out, struct err *err)
+{
+    struct crawl_stats stats;
+    memset(&stats, 0, sizeof stats);
+    struct arena a;
+    arena_init(&a, 0);
+    struct feed_record *due = NULL;
+    size_t n_due = 0, n_jobs = 0, batch = c->opt.batch_max ? c->opt.batch_max : CRAWL_BATCH_MAX;
+    unsigned per_host = c->opt.per_host ? c->opt.per_host : 1;
+    struct crawl_job *jobs = NULL;
+    int64_t *ids = NULL;
+    bool *claimed = NULL;
+    struct fetch_request *reqs = NULL;
+    struct fetch_result *res = NULL;
+    int rc;
+
+    /* Look further than one batch so a busy host does not hide the others. */
+    if ((rc = store_feeds_due(c->s, &a, now, batch * 4, &due, &n_due, err)) < 0)
+        goto out;
+    if (n_due == 0)
+        goto out;
+    hosts_expire(c, now);
+    jobs = arena_calloc(&a, n_due, sizeof *jobs);
+    ids = arena_calloc(&a, n_due, sizeof *ids);
+    claimed = arena_calloc(&a, n_due, sizeof *claimed);
+    if (!jobs || !ids || !claimed) {
+        rc = err_set(err, ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n_due; i++) {
+        struct crawl_job *j = &jobs[n_jobs];
+        url_host(due[i].url, j->host);
+        unsigned same = 0;
+        for (size_t k = 0; k < n_jobs; k++)
+            same += strcmp(jobs[k].host, j->host) == 0;
+        if (n_jobs == batch || same >= per_host || host_recent(c, j->host)) {
+            stats.deferred++;
+            continue;
+        }
+        j->feed = &due[i];
+        ids[n_jobs] = due[i].id;
+        n_jobs++;
+    }
+    if ((rc = store_feeds_claim(c->s, ids, n_jobs, now, now + CRAWL_LEASE_S, claimed, err)) < 0)
+        goto out;
+    /* Keep the claimed ones (another crawler may have taken the rest). */
+    size_t k = 0;
+    for (size_t i = 0; i < n_jobs; i++) {
+        if (claimed[i])
+            jobs[k++] = jobs[i];
+    }
+    n_jobs = k;
+    if (n_jobs == 0)
+        goto out;
+
+    reqs = calloc(n_jobs, sizeof *reqs);
+    res = calloc(n_jobs, sizeof *res);
+    if (!reqs || !res) {
+        rc = err_set(err, ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < n_jobs; i++)
+            store_feed_schedule(c->s, jobs[i].feed->id, now, NULL);
+        goto out;
+    }
+    for (size_t i = 0; i < n_jobs; i++) {
+        reqs[i].url = jobs[i].feed->url;
+        reqs[i].etag = jobs[i].feed->etag;
+        reqs[i].last_modified = jobs[i].feed->last_modified;
+        host_touch(c, jobs[i].host, now);
+    }
+    struct fetch_options fo = c->opt.fetch;
+    fo.cancelled = crawl_cancelled;
+    fo.cancel_ctx = c;
+    fetch_run(reqs, n_jobs, &fo, res);
+
+    for (size_t i = 0; i < n_jobs; i++) {
+        if (res[i].rc == ERR_BUSY && atomic_load(&c->stop)) {
+            /* Abandoned by a stop: give the feed back, due at once. */
+            store_feed_schedule(c->s, jobs[i].feed->id, now, NULL);
+            continue;
+        }
+        struct err fe;
+        err_clear(&fe);
+        int frc = feed_process(c, &jobs[i], &res[i], now, &stats, &fe);
+        if (frc < 0 && rc == 0) {
+            rc = frc;
+            if (err)
+                *err = fe;
+        }
+    }
+out:
+    for (size_t i = 0; res && i < n_jobs; i++)
+        fetch_result_release(&res[i]);
+    free(res);
+    free(reqs);
+    arena_release(&a);
+    if (stats_out)
+        *stats_out = stats;
+    return rc;
+}
+
+static void sleep_s(int64_t s)
+{
+    struct timespec ts = {(time_t)s, 0};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+int crawl_once(struct crawler *c, struct crawl_stats *stats_out, struct err *err)
+{
+    struct crawl_stats sum;
+    memset(&sum, 0, sizeof sum);
+    int rc = 0;
+    for (;;) {
+        struct crawl_stats st;
+        rc = crawl_pass(c, (int64_t)time(NULL), &st, err);
+        size_t deferred = st.deferred;
+        st.deferred = 0;
+        crawl_stats_add(&sum, &st);
+        if (rc < 0 || deferred == 0 || atomic_load(&c->stop))
+            break;
+        /* Everything held back waits for a host gap (or the next batch). */
+        int64_t gap = host_gap(c);
+        sleep_s(gap > 0 ? gap : 1);
+    }
+    if (stats_out)
+        *stats_out = sum;
+    return rc;
+}
+
+/* ---- lifecycle and the background thread -------------------------------- */
+
+int crawl_new(struct crawler **out, struct store *s, const struct crawl_options *opt,
+              struct err *err)
+{
+    struct crawler *c = calloc(1, sizeof *c);
+    *out = NULL;
+    if (!c)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    c->s = s;
+    if (opt)
+        c->opt = *opt;
+    c->rng = c->opt.seed ? c->opt.seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    atomic_init(&c->stop, false);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    int prc = pthread_cond_init(&c->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    if (prc != 0) {
+        free(c);
+        return err_set(err, ERR_NOMEM, "cannot create a condition variable");
+    }
+    if (pthread_mutex_init(&c->lock, NULL) != 0) {
+        pthread_cond_destroy(&c->wake);
+        free(c);
+        return err_set(err, ERR_NOMEM, "cannot create a mutex");
+    }
+    *out = c;
+    return 0;
+}
+
+void crawl_free(struct crawler *c)
+{
+    if (!c)
+        return;
+    crawl_stop(c);
+    pthread_mutex_destroy(&c->lock);
+    pthread_cond_destroy(&c->wake);
+    free(c->hosts);
+    free(c);
+}
+
+static void *crawl_main(void *arg)
+{
+    struct crawler *c = arg;
+    while (!atomic_load(&c->stop)) {
+        struct crawl_stats st;
+        struct err e;
+        err_clear(&e);
+        int rc = crawl_pass(c, (int64_t)time(NULL), &st, &e);
+        if (rc < 0)
+            log_error("crawl: %s", err_msg(&e, rc));
+        if (st.fetched + st.not_modified + st.failed > 0)
+            log_info("crawl: fetched %zu, not modified %zu, failed %zu, articles new %zu, "
+                     "updated %zu",
+                     st.fetched, st.not_modified, st.failed, st.articles_new, st.articles_updated);
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_sec += CRAWL_TICK_MS / 1000;
+        until.tv_nsec += (long)(CRAWL_TICK_MS % 1000) * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_mutex_lock(&c->lock);
+        while (!atomic_load(&c->stop)) {
+            if (pthread_cond_timedwait(&c->wake, &c->lock, &until) == ETIMEDOUT)
+                break;
+        }
+        pthread_mutex_unlock(&c->lock);
+    }
+    return NULL;
+}
+
+int crawl_start(struct crawler *c, struct err *err)
+{
+    if (c->running)
+        return err_set(err, ERR_INVALID, "the crawler is already running");
+    atomic_store(&c->stop, false);
+    if (pthread_create(&c->thread, NULL, crawl_main, c) != 0)
+        return err_set(err, ERR_INTERNAL, "cannot start the crawler thread");
+    c->running = true;
+    return 0;
+}
+
+void crawl_stop(struct crawler *c)
+{
+    if (!c || !c->running)
+        return;
+    pthread_mutex_lock(&c->lock);
+    atomic_store(&c->stop, true);
+    pthread_cond_signal(&c->wake);
+    pthread_mutex_unlock(&c->lock);
+    pthread_join(c->thread, NULL);
+    c->running = false;
+}

@@ -1,0 +1,486 @@
+/* Feeds of the embedded store (store.h "feeds"): the feeds table with each
+ * feed's fetch state, the due/claim steps of the crawler, and feed_items,
+ * the per-feed memory of items already stored (schema version 2, sqlite.c).
+ * Writes take write_lock and one transaction; reads use the read pool. */
+#include "store/sqlite/internal.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "util/banned.h"
+
+#define FEED_COLUMNS                                                                               \
+    "id, url, source_id, country, category, language, headline, title, site_url, etag,"            \
+    " last_modified, last_status, last_error, last_fetch_at, last_success_at,"                     \
+    " last_new_item_at, next_fetch_at, interval_s, consecutive_errors, items_last,"                \
+    " items_total, enabled, created_at"
+
+/* A two-letter column value into a char[3] ("" when it is not 2 bytes). */
+static void column_code(sqlite3_stmt *st, int i, char out[3])
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    out[0] = '\0';
+    if (t && sqlite3_column_bytes(st, i) == 2) {
+        out[0] = (char)t[0];
+        out[1] = (char)t[1];
+        out[2] = '\0';
+    }
+}
+
+/* The current row (FEED_COLUMNS) into *out, strings in the arena. */
+static int feed_row(struct arena *a, sqlite3_stmt *st, struct feed_record *out)
+{
+    int rc = 0;
+    memset(out, 0, sizeof *out);
+    out->id = sqlite3_column_int64(st, 0);
+    if (rc == 0)
+        rc = store_sqlite_column_dup(a, st, 1, &out->url);
+    if (rc == 0)
+        rc = store_sqlite_column_dup(a, st, 2, &out->source_id);
+    column_code(st, 3, out->country);
+    if (rc == 0)
+        rc = store_sqlite_column_dup(a, st, 4, &out->category);
+    column_code(st, 5, out->language);
+    out->headline = sqlite3_column_int(st, 6) != 0;
+    if (rc == 0)
+        rc = store_sqlite_column_dup(a, st, 7, &out->title);
+    if (rc == 0)
+        rc = store_sqlite_column_dup(a, st, 8, &out->site_url);
+    if (rc == 0)
+        rc = store_sqlite_column_dup(a, st, 9, &out->etag);
+    if (rc == 0)
+        rc = store_sqlite_column_dup(a, st, 10, &out->last_modified);
+    out->last_status = sqlite3_column_int(st, 11);
+    if (rc == 0)
+        rc = store_sqlite_column_dup(a, st, 12, &out->last_error);
+    out->last_fetch_at = sqlite3_column_int64(st, 13);
+    out->last_success_at = sqlite3_column_int64(st, 14);
+    out->last_new_item_at = sqlite3_column_int64(st, 15);
+    out->next_fetch_at = sqlite3_column_int64(st, 16);
+    out->interval_s = sqlite3_column_int64(st, 17);
+    out->consecutive_errors = sqlite3_column_int64(st, 18);
+    out->items_last = sqlite3_column_int64(st, 19);
+    out->items_total = sqlite3_column_int64(st, 20);
+    out->enabled = sqlite3_column_int(st, 21) != 0;
+    out->created_at = sqlite3_column_int64(st, 22);
+    return rc;
+}
+
+/* Step st to its end, collecting rows into an arena array. */
+static int feed_rows(sqlite3 *db, struct arena *a, sqlite3_stmt *st, struct feed_record **out,
+                     size_t *n_out, struct err *err)
+{
+    struct feed_record *items = NULL;
+    size_t n = 0, cap = 0;
+    int rc;
+
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) {
+            /* The arena cannot grow in place: copy into a doubled array. */
+            size_t ncap = cap ? 2 * cap : 16;
+            struct feed_record *grown = arena_calloc(a, ncap, sizeof *grown);
+            if (grown == NULL)
+                return err_set(err, ERR_NOMEM, "out of memory listing feeds");
+            if (n)
+                memcpy(grown, items, n * sizeof *items);
+            items = grown;
+            cap = ncap;
+        }
+        if ((rc = feed_row(a, st, &items[n])) < 0)
+            return err_set(err, rc, "out of memory listing feeds");
+        n++;
+    }
+    if (rc != SQLITE_DONE)
+        return store_sqlite_fail(db, rc, err);
+    *out = items;
+    *n_out = n;
+    return 0;
+}
+
+/* Bind a char[3] code; "" → ''. */
+static int bind_code(sqlite3_stmt *st, int i, const char code[3])
+{
+    return sqlite3_bind_text(st, i, code, (int)strnlen(code, 2), SQLITE_STATIC);
+}
+
+int store_sqlite_feed_add(struct store_backend *b, const struct feed_record *f, int64_t *id_out,
+                          struct err *err)
+{
+    struct store_sqlite *s = (struct store_sqlite *)b;
+    sqlite3_stmt *st = NULL;
+    int64_t created = f->created_at ? f->created_at : (int64_t)time(NULL);
+    int64_t interval = f->interval_s > 0 ? f->interval_s : STORE_FEED_DEFAULT_INTERVAL;
+    int rc;
+
+    pthread_mutex_lock(&s->write_lock);
+    rc = store_sqlite_prepare(s->writer,
+                              "INSERT INTO feeds(url, source_id, country, category, language,"
+                              " headline, interval_s, enabled, created_at, next_fetch_at)"
+                              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                              &st, err);
+    if (rc < 0)
+        goto out;
+    store_sqlite_bind_text(st, 1, f->url);
+    store_sqlite_bind_text(st, 2, f->source_id && f->source_id[0] ? f->source_id : NULL);
+    bind_code(st, 3, f->country);
+    store_sqlite_bind_text(st, 4, f->category && f->category[0] ? f->category : NULL);
+    bind_code(st, 5, f->language);
+    sqlite3_bind_int(st, 6, f->headline ? 1 : 0);
+    sqlite3_bind_int64(st, 7, interval);
+    sqlite3_bind_int(st, 8, f->enabled ? 1 : 0);
+    sqlite3_bind_int64(st, 9, created);
+    sqlite3_bind_int64(st, 10, f->next_fetch_at ? f->next_fetch_at : created);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_CONSTRAINT_UNIQUE) {
+        rc = err_set(err, ERR_EXISTS, "the feed %s is already registered", f->url);
+    } else if (rc != SQLITE_DONE) {
+        rc = store_sqlite_fail(s->writer, rc, err);
+    } else {
+        rc = 0;
+        if (id_out)
+            *id_out = sqlite3_last_insert_rowid(s->writer);
+    }
+out:
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->write_lock);
+    return rc;
+}
+
+int store_sqlite_feeds_list(struct store_backend *b, struct arena *a, struct feed_record **out,
+                            size_t *n_out, struct err *err)
+{
+    struct store_sqlite *s = (struct store_sqlite *)b;
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
+        goto out;
+    rc = store_sqlite_prepare(db, "SELECT " FEED_COLUMNS " FROM feeds ORDER BY id", &st, err);
+    if (rc < 0)
+        goto out;
+    rc = feed_rows(db, a, st, out, n_out, err);
+out:
+    sqlite3_finalize(st);
+    store_sqlite_pool_put(&s->readers, db);
+    return rc;
+}
+
+int store_sqlite_feed_get(struct store_backend *b, struct arena *a, int64_t id,
+                          struct feed_record *out, struct err *err)
+{
+    struct store_sqlite *s = (struct store_sqlite *)b;
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
+        goto out;
+    rc = store_sqlite_prepare(db, "SELECT " FEED_COLUMNS " FROM feeds WHERE id = ?1", &st, err);
+    if (rc < 0)
+        goto out;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE)
+        rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
+    else if (rc != SQLITE_ROW)
+        rc = store_sqlite_fail(db, rc, err);
+    else if ((rc = feed_row(a, st, out)) < 0)
+        err_set(err, rc, "out of memory reading a feed");
+out:
+    sqlite3_finalize(st);
+    store_sqlite_pool_put(&s->readers, db);
+    return rc;
+}
+
+/* Run one statement with an id in ?1 on the writer inside the caller's
+ * transaction; *changes = rows changed. */
+static int exec_id(struct store_sqlite *s, const char *sql, int64_t id, int *changes,
+                   struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = store_sqlite_prepare(s->writer, sql, &st, err);
+    if (rc < 0)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(s->writer, rc, err);
+    if (changes)
+        *changes = sqlite3_changes(s->writer);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_sqlite_feed_remove(struct store_backend *b, int64_t id, struct err *err)
+{
+    struct store_sqlite *s = (struct store_sqlite *)b;
+    int changes = 0;
+    int rc;
+
+    pthread_mutex_lock(&s->write_lock);
+    if ((rc = store_sqlite_begin(s, err)) < 0)
+        goto unlock;
+    /* foreign_keys is on, but say it outright: the memory goes with the feed. */
+    rc = exec_id(s, "DELETE FROM feed_items WHERE feed_id = ?1", id, NULL, err);
+    if (rc == 0)
+        rc = exec_id(s, "DELETE FROM feeds WHERE id = ?1", id, &changes, err);
+    if (rc == 0 && changes == 0)
+        rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
+    rc = store_sqlite_end(s, rc, err);
+unlock:
+    pthread_mutex_unlock(&s->write_lock);
+    return rc;
+}
+
+int store_sqlite_feeds_due(struct store_backend *b, struct arena *a, int64_t now, size_t max,
+                           struct feed_record **out, size_t *n_out, struct err *err)
+{
+    struct store_sqlite *s = (struct store_sqlite *)b;
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
+        goto out;
+    /* feeds_due(enabled, next_fetch_at) answers this in index order. */
+    rc = store_sqlite_prepare(db,
+                              "SELECT " FEED_COLUMNS " FROM feeds"
+                              " WHERE enabled = 1 AND next_fetch_at <= ?1"
+                              " ORDER BY next_fetch_at, id LIMIT ?2",
+                              &st, err);
+    if (rc < 0)
+        goto out;
+    sqlite3_bind_int64(st, 1, now);
+    sqlite3_bind_int64(st, 2, max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max);
+    rc = feed_rows(db, a, st, out, n_out, err);
+out:
+    sqlite3_finalize(st);
+    store_sqlite_pool_put(&s->readers, db);
+    return rc;
+}
+
+int store_sqlite_feeds_claim(struct store_backend *b, const int64_t *ids, size_t n, int64_t now,
+                             int64_t until, bool *claimed, struct err *err)
+{
+    struct store_sqlite *s = (struct store_sqlite *)b;
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    for (size_t i = 0; i < n; i++)
+        claimed[i] = false;
+    pthread_mutex_lock(&s->write_lock);
+    if ((rc = store_sqlite_begin(s, err)) < 0)
+        goto unlock;
+    /* Compare and set: only a feed still due is taken. */
+    rc = store_sqlite_prepare(s->writer,
+                              "UPDATE feeds SET next_fetch_at = ?3"
+                              " WHERE id = ?1 AND enabled = 1 AND next_fetch_at <= ?2",
+                              &st, err);
+    if (rc < 0)
+        goto end;
+    for (size_t i = 0; i < n; i++) {
+        sqlite3_bind_int64(st, 1, ids[i]);
+        sqlite3_bind_int64(st, 2, now);
+        sqlite3_bind_int64(st, 3, until);
+        rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE) {
+            rc = store_sqlite_fail(s->writer, rc, err);
+            goto end;
+        }
+        rc = 0;
+        claimed[i] = sqlite3_changes(s->writer) > 0;
+    }
+end:
+    sqlite3_finalize(st);
+    rc = store_sqlite_end(s, rc, err);
+    if (rc < 0) {
+        for (size_t i = 0; i < n; i++)
+            claimed[i] = false;
+    }
+unlock:
+    pthread_mutex_unlock(&s->write_lock);
+    return rc;
+}
+
+int store_sqlite_feed_schedule(struct store_backend *b, int64_t id, int64_t next_fetch_at,
+                               struct err *err)
+{
+    struct store_sqlite *s = (struct store_sqlite *)b;
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    pthread_mutex_lock(&s->write_lock);
+    rc = store_sqlite_prepare(s->writer, "UPDATE feeds SET next_fetch_at = ?2 WHERE id = ?1", &st,
+                              err);
+    if (rc < 0)
+        goto out;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, next_fetch_at);
+    rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE)
+        rc = store_sqlite_fail(s->writer, rc, err);
+    else if (sqlite3_changes(s->writer) == 0)
+        rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
+    else
+        rc = 0;
+out:
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->write_lock);
+    return rc;
+}
+
+/* Remember the marks of o and forget the stale ones; inside the caller's
+ * transaction. */
+static int marks_put(struct store_sqlite *s, int64_t id, const struct feed_fetch_outcome *o,
+                     struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    rc = store_sqlite_prepare(s->writer,
+                              "INSERT INTO feed_items(feed_id, key, hash, published_at,"
+                              " last_seen_at) VALUES (?1, ?2, ?3, ?4, ?5)"
+                              " ON CONFLICT(feed_id, key) DO UPDATE SET hash = excluded.hash,"
+                              " published_at = excluded.published_at,"
+                              " last_seen_at = excluded.last_seen_at",
+                              &st, err);
+    if (rc < 0)
+        goto out;
+    for (size_t i = 0; i < o->n_marks; i++) {
+        const struct feed_item_mark *m = &o->marks[i];
+        if (m->key == NULL)
+            continue;
+        sqlite3_bind_int64(st, 1, id);
+        store_sqlite_bind_text(st, 2, m->key);
+        sqlite3_bind_int64(st, 3, m->hash);
+        sqlite3_bind_int64(st, 4, m->published_at);
+        sqlite3_bind_int64(st, 5, o->fetched_at);
+        rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE) {
+            rc = store_sqlite_fail(s->writer, rc, err);
+            goto out;
+        }
+        rc = 0;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (o->forget_before > 0) {
+        rc = store_sqlite_prepare(
+            s->writer, "DELETE FROM feed_items WHERE feed_id = ?1 AND last_seen_at < ?2", &st, err);
+        if (rc < 0)
+            goto out;
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int64(st, 2, o->forget_before);
+        rc = sqlite3_step(st);
+        rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(s->writer, rc, err);
+    }
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_sqlite_feed_fetch_record(struct store_backend *b, int64_t id,
+                                   const struct feed_fetch_outcome *o, struct err *err)
+{
+    struct store_sqlite *s = (struct store_sqlite *)b;
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    pthread_mutex_lock(&s->write_lock);
+    if ((rc = store_sqlite_begin(s, err)) < 0)
+        goto unlock;
+    /* ?-numbers: 1 id, 2 fetched_at, 3 status, 4 error, 5 new validators,
+     * 6 etag, 7 last_modified, 8 title, 9 site_url, 10 items, 11 new_items,
+     * 12 interval, 13 errors, 14 next. */
+    rc = store_sqlite_prepare(
+        s->writer,
+        "UPDATE feeds SET last_fetch_at = ?2, last_status = ?3, last_error = ?4,"
+        " last_success_at = CASE WHEN ?4 IS NULL THEN ?2 ELSE last_success_at END,"
+        " etag = CASE WHEN ?5 THEN ?6 ELSE etag END,"
+        " last_modified = CASE WHEN ?5 THEN ?7 ELSE last_modified END,"
+        " title = coalesce(?8, title), site_url = coalesce(?9, site_url),"
+        " items_last = CASE WHEN ?10 >= 0 THEN ?10 ELSE items_last END,"
+        " items_total = items_total + ?11,"
+        " last_new_item_at = CASE WHEN ?11 > 0 THEN ?2 ELSE last_new_item_at END,"
+        " interval_s = ?12, consecutive_errors = ?13, next_fetch_at = ?14"
+        " WHERE id = ?1",
+        &st, err);
+    if (rc < 0)
+        goto end;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, o->fetched_at);
+    sqlite3_bind_int(st, 3, o->status);
+    store_sqlite_bind_text(st, 4, o->error);
+    sqlite3_bind_int(st, 5, o->new_validators ? 1 : 0);
+    store_sqlite_bind_text(st, 6, o->etag);
+    store_sqlite_bind_text(st, 7, o->last_modified);
+    store_sqlite_bind_text(st, 8, o->title);
+    store_sqlite_bind_text(st, 9, o->site_url);
+    sqlite3_bind_int64(st, 10, o->items);
+    sqlite3_bind_int64(st, 11, o->new_items > 0 ? o->new_items : 0);
+    sqlite3_bind_int64(st, 12, o->interval_s);
+    sqlite3_bind_int64(st, 13, o->consecutive_errors);
+    sqlite3_bind_int64(st, 14, o->next_fetch_at);
+    rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE) {
+        rc = store_sqlite_fail(s->writer, rc, err);
+        goto end;
+    }
+    if (sqlite3_changes(s->writer) == 0) {
+        rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
+        goto end;
+    }
+    rc = marks_put(s, id, o, err);
+end:
+    sqlite3_finalize(st);
+    rc = store_sqlite_end(s, rc, err);
+unlock:
+    pthread_mutex_unlock(&s->write_lock);
+    return rc;
+}
+
+int store_sqlite_feed_items_get(struct store_backend *b, int64_t id, struct feed_item_mark *marks,
+                                size_t n, struct err *err)
+{
+    struct store_sqlite *s = (struct store_sqlite *)b;
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    for (size_t i = 0; i < n; i++)
+        marks[i].known = false;
+    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
+        goto out;
+    rc = store_sqlite_prepare(db,
+                              "SELECT hash, published_at FROM feed_items"
+                              " WHERE feed_id = ?1 AND key = ?2",
+                              &st, err);
+    if (rc < 0)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        if (marks[i].key == NULL)
+            continue;
+        sqlite3_bind_int64(st, 1, id);
+        store_sqlite_bind_text(st, 2, marks[i].key);
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            marks[i].known = true;
+            marks[i].hash = sqlite3_column_int64(st, 0);
+            marks[i].published_at = sqlite3_column_int64(st, 1);
+            rc = 0;
+        } else if (rc == SQLITE_DONE) {
+            rc = 0;
+        } else {
+            rc = store_sqlite_fail(db, rc, err);
+        }
+        sqlite3_reset(st);
+        if (rc < 0)
+            goto out;
+    }
+out:
+    sqlite3_finalize(st);
+    store_sqlite_pool_put(&s->readers, db);
+    return rc;
+}

@@ -1,0 +1,295 @@
+"""Live ingestion (API.md §7, docs/feeds.md): `newsd feeds add|import|list|
+remove`, `newsd crawl --once`, and `newsd serve` crawling in the background
+(no --no-crawl) until the feeds' articles are searchable through the API.
+The feeds are real feed files of tests/data/feeds served by a Python
+http.server on 127.0.0.1:0 (it answers If-Modified-Since with 304); nothing
+leaves the loopback interface. Expected values were read from the files."""
+import functools
+import http.server
+import json
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+
+from harness import (BIN, LISTENING, SLOW, Client, articles_ok, clean_env, cli_ok, run_cli,
+                     sanitizer_findings)
+
+FEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "feeds")
+GUARDIAN = "rbren__rss-parser/test/input/guardian.rss"
+HEISE = "rbren__rss-parser/test/input/heise.atom"
+GUARDIAN_ITEMS, HEISE_ITEMS = 55, 15
+YOGIS_URL = ("https://www.theguardian.com/artanddesign/gallery/2018/jan/31/"
+             "earths-ultimate-yogis-in-pictures-yoga")
+WILDFLY_URL = ("http://www.heise.de/developer/meldung/"
+               "Java-Anwendungsserver-Red-Hat-gibt-WildFly-10-frei-3088438.html?"
+               "wt_mc=rss.developer.beitrag.atom")
+WAIT = 15 * SLOW
+SUMMARY = re.compile(r"feeds fetched (\d+), not modified (\d+), failed (\d+); "
+                     r"articles new (\d+), updated (\d+)")
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def feed_server():
+    handler = functools.partial(QuietHandler, directory=FEEDS)
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    yield "http://127.0.0.1:%d/" % srv.server_address[1]
+    srv.shutdown()
+    srv.server_close()
+
+
+def summary(run):
+    m = SUMMARY.search(run.out)
+    assert m, "no crawl summary in %r" % run
+    return tuple(int(x) for x in m.groups())
+
+
+def feeds_table(store):
+    """`newsd feeds list` as {url: row dict} (columns named by the header)."""
+    r = cli_ok("feeds", "list", "--store", store)
+    lines = r.out.splitlines()
+    assert lines and lines[0].split()[:2] == ["ID", "URL"], repr(r)
+    rows = {}
+    for line in lines[1:]:
+        cells = re.split(r"\s{2,}", line.strip(), maxsplit=8)
+        assert len(cells) == 9, "bad feeds list row %r" % line
+        row = dict(zip(["id", "url", "source", "last_fetch", "status", "items", "stored",
+                        "next_fetch", "error"], cells))
+        rows[row["url"]] = row
+    return rows
+
+
+class CrawlingServer:
+    """newsd serve on 127.0.0.1:0 WITH its crawler (harness.Server passes
+    --no-crawl)."""
+
+    def __init__(self, store):
+        fd, self.out_path = tempfile.mkstemp(prefix="newsd-feeds-out-")
+        os.close(fd)
+        fd, self.err_path = tempfile.mkstemp(prefix="newsd-feeds-err-")
+        os.close(fd)
+        with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
+            self.proc = subprocess.Popen(
+                [BIN, "serve", "--store", str(store), "--listen", "127.0.0.1:0", "--quiet"],
+                stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=clean_env())
+        self.base = None
+        deadline = time.monotonic() + 30 * SLOW
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            m = LISTENING.search(self._read(self.out_path))
+            if m:
+                self.base = "http://127.0.0.1:%s" % m.group(1)
+                break
+            time.sleep(0.02)
+        if self.base is None:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError("newsd serve did not start: %s" % self._read(self.err_path))
+
+    @staticmethod
+    def _read(path):
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def stop(self):
+        """SIGTERM; returns (exit status, seconds it took, stderr)."""
+        t = time.monotonic()
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=30 * SLOW)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        took = time.monotonic() - t
+        err = self._read(self.err_path)
+        for p in (self.out_path, self.err_path):
+            os.unlink(p)
+        return self.proc.returncode, took, err
+
+
+def wait_for(fetch, done, what):
+    """Call fetch() until done(result) or WAIT seconds pass; the last result."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        res = fetch()
+        if done(res) or time.monotonic() > deadline:
+            assert done(res), "%s: not seen within %ds: %r" % (what, WAIT, res)
+            return res
+        time.sleep(0.2)
+
+
+def test_serve_crawls_feeds_into_the_api(tmp_path, feed_server):
+    store = tmp_path / "s"
+    key = cli_ok("keys", "create", "--store", store).out.strip()
+    r = cli_ok("feeds", "add", "--store", store, feed_server + GUARDIAN, "--headlines",
+               "--country", "gb", "--category", "general")
+    assert re.fullmatch(r"\d+\n", r.out), repr(r)
+    cli_ok("feeds", "add", "--store", store, feed_server + HEISE, "--language", "de")
+    before = feeds_table(store)
+    assert before[feed_server + GUARDIAN]["last_fetch"] == "never"
+
+    srv = CrawlingServer(store)
+    try:
+        api = Client(srv.base, key)
+        # A word of one Guardian item: found once the crawler stored it.
+        body = wait_for(lambda: articles_ok(api.get("/v2/everything", {"q": "yogis"})),
+                        lambda b: b["totalResults"] > 0, "/v2/everything?q=yogis")
+        assert [a["url"] for a in body["articles"]] == [YOGIS_URL]
+        a = body["articles"][0]
+        assert a["source"] == {"id": None, "name": "The Guardian"}
+        assert a["title"] == "Earth's ultimate yogis \u2013 in pictures"
+        assert a["author"] is None
+        assert a["publishedAt"] == "2018-01-31T07:00:20Z"
+        assert a["description"].startswith(
+            "Worried that fitness obsessives were making yoga too commercial")
+
+        # The headline feed (gb, general): the newest headlines of this store.
+        body = wait_for(lambda: articles_ok(api.get("/v2/top-headlines", {
+            "country": "gb", "pageSize": 100})),
+            lambda b: YOGIS_URL in [x["url"] for x in b["articles"]],
+            "/v2/top-headlines?country=gb")
+        assert all(x["source"]["name"] == "The Guardian" for x in body["articles"])
+        assert articles_ok(api.get("/v2/top-headlines", {"country": "de"}))["totalResults"] == 0
+        cat = articles_ok(api.get("/v2/top-headlines", {"country": "gb", "category": "general",
+                                                        "pageSize": 100}))
+        assert cat["totalResults"] == body["totalResults"]
+
+        # The second feed (same host, so a politeness gap later): German.
+        body = wait_for(lambda: articles_ok(api.get("/v2/everything", {
+            "q": "WildFly", "language": "de"})),
+            lambda b: WILDFLY_URL in [x["url"] for x in b["articles"]],
+            "/v2/everything?q=WildFly&language=de")
+        # Not a headline feed: nothing of it among the headlines.
+        heads = articles_ok(api.get("/v2/top-headlines", {"q": "WildFly"}))
+        assert heads["totalResults"] == 0
+        total = articles_ok(api.get("/v2/everything", {"domains": "theguardian.com",
+                                                       "pageSize": 1}))["totalResults"]
+        assert total == GUARDIAN_ITEMS
+    finally:
+        status, took, err = srv.stop()
+    assert status == 0, err[-3000:]
+    assert took < 10 * SLOW, "serve took %.1fs to stop" % took
+    assert not sanitizer_findings(err), err[-3000:]
+
+    rows = feeds_table(store)
+    g = rows[feed_server + GUARDIAN]
+    assert g["status"] == "200" and g["items"] == str(GUARDIAN_ITEMS)
+    assert g["stored"] == str(GUARDIAN_ITEMS) and g["error"] == "-"
+    assert g["last_fetch"] != "never"
+    assert rows[feed_server + HEISE]["stored"] == str(HEISE_ITEMS)
+
+
+def test_no_crawl_means_no_crawling(tmp_path, feed_server):
+    store = tmp_path / "s"
+    cli_ok("feeds", "add", "--store", store, feed_server + GUARDIAN)
+    proc = subprocess.Popen([BIN, "serve", "--store", str(store), "--listen", "127.0.0.1:0",
+                             "--quiet", "--no-crawl"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=clean_env())
+    try:
+        line = proc.stdout.readline().decode()
+        assert LISTENING.search(line), line
+        time.sleep(2)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30 * SLOW)
+    assert proc.returncode == 0, err
+    assert feeds_table(store)[feed_server + GUARDIAN]["last_fetch"] == "never"
+
+
+def test_crawl_once_prints_a_summary(tmp_path, feed_server):
+    store = tmp_path / "s"
+    cli_ok("feeds", "add", "--store", store, feed_server + GUARDIAN)
+    cli_ok("feeds", "add", "--store", store, feed_server + HEISE)
+    cli_ok("feeds", "add", "--store", store, feed_server + "no/such/feed.xml")
+    cli_ok("feeds", "add", "--store", store, feed_server + "newsd/README.md")  # not a feed
+    r = cli_ok("crawl", "--store", store, "--once")
+    assert summary(r) == (2, 0, 2, GUARDIAN_ITEMS + HEISE_ITEMS, 0), repr(r)
+    rows = feeds_table(store)
+    missing = rows[feed_server + "no/such/feed.xml"]
+    assert missing["status"] == "404" and missing["error"] == "HTTP status 404", missing
+    junk = rows[feed_server + "newsd/README.md"]
+    assert junk["status"] == "200" and junk["error"].startswith("parse: "), junk
+    # Nothing is due any more: a second round fetches nothing.
+    r = cli_ok("crawl", "--store", store, "--once")
+    assert summary(r) == (0, 0, 0, 0, 0), repr(r)
+
+
+def test_feeds_import_list_and_remove(tmp_path, feed_server):
+    store = tmp_path / "s"
+    f = tmp_path / "feeds.jsonl"
+    f.write_text("\n".join([
+        json.dumps({"url": feed_server + GUARDIAN, "source": "the-guardian-uk", "country": "gb",
+                    "category": "general", "language": "en", "headlines": True,
+                    "interval": 600, "verified": False}),
+        "",
+        json.dumps({"url": feed_server + HEISE, "extra": {"ignored": [1, 2]}}),
+        "{broken json",
+        json.dumps({"url": "ftp://example.com/feed"}),
+        json.dumps({"url": feed_server + "x.xml", "category": "weather"}),
+        json.dumps({"url": feed_server + "y.xml", "headlines": "yes"}),
+    ]) + "\n")
+    r = cli_ok("feeds", "import", "--store", store, f)
+    for n in (4, 5, 6, 7):
+        assert re.search(r"line %d:" % n, r.err), repr(r)
+    assert not re.search(r"line [123]:", r.err), repr(r)
+    assert "added 2" in r.err and "skipped 4" in r.err, repr(r)
+    # Again: nothing new, the known urls left alone.
+    r = cli_ok("feeds", "import", "--store", store, f)
+    assert "added 0" in r.err and "already present 2" in r.err, repr(r)
+
+    rows = feeds_table(store)
+    assert sorted(rows) == sorted([feed_server + GUARDIAN, feed_server + HEISE])
+    g = rows[feed_server + GUARDIAN]
+    assert g["source"] == "the-guardian-uk" and g["last_fetch"] == "never"
+    assert rows[feed_server + HEISE]["source"] == "-"
+
+    r = run_cli("feeds", "add", "--store", store, feed_server + GUARDIAN)
+    assert r.rc == 1 and len(r.err.strip().splitlines()) == 1, repr(r)
+    cli_ok("feeds", "remove", "--store", store, g["id"])
+    assert list(feeds_table(store)) == [feed_server + HEISE]
+    r = run_cli("feeds", "remove", "--store", store, g["id"])
+    assert r.rc == 1 and len(r.err.strip().splitlines()) == 1, repr(r)
+
+
+@pytest.mark.parametrize("args", [
+    ["feeds"],
+    ["feeds", "add"],
+    ["feeds", "add", "not a url"],
+    ["feeds", "add", "https://example.com/feed", "--country", "gbr"],
+    ["feeds", "add", "https://example.com/feed", "--category", "weather"],
+    ["feeds", "add", "https://example.com/feed", "--language", "english"],
+    ["feeds", "add", "https://example.com/feed", "--interval", "5"],
+    ["feeds", "add", "https://example.com/feed", "--interval", "abc"],
+    ["feeds", "list", "extra"],
+    ["feeds", "remove"],
+    ["feeds", "frobnicate"],
+    ["feeds", "import"],
+    ["crawl", "--bogus"],
+    ["crawl", "extra"],
+])
+def test_usage_errors_exit_2(tmp_path, args):
+    r = run_cli(*(args + ["--store", tmp_path / "s"]))
+    assert r.rc == 2, repr(r)
+    assert r.err.strip(), repr(r)
+
+
+def test_the_bundled_catalogue_imports(tmp_path):
+    cat = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data",
+                       "feeds.jsonl")
+    with open(cat) as fh:
+        lines = [json.loads(x) for x in fh if x.strip()]
+    assert all(x.get("verified") is False for x in lines)
+    r = cli_ok("feeds", "import", "--store", tmp_path / "s", cat)
+    assert "added %d," % len(lines) in r.err and "skipped 0" in r.err, repr(r)
+    assert len(feeds_table(tmp_path / "s")) == len(lines)
