@@ -22,7 +22,8 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN   := -Wall -Wextra -Werror -Wpedantic -Wstrict-prototypes -Wmissing-prototypes \
           -Wold-style-definition -Wvla -Wwrite-strings -Wformat=2 -fno-common
 STD    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
-CFLAGS_COMMON = $(STD) $(WARN) -Isrc $(PKG_CFLAGS) -MMD -MP -g
+GEN    := build/gen
+CFLAGS_COMMON = $(STD) $(WARN) -Isrc -I$(GEN) $(PKG_CFLAGS) -MMD -MP -g
 
 SRCS      := $(shell find src -name '*.c' ! -name main.c | sort)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -36,12 +37,25 @@ export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
 .PHONY: all deps release asan check unit unit-asan fuzz-replay api-test api-test-asan \
-        demo fuzz bench bench-smoke format format-check clean
+        web-test install uninstall \
+        demo fuzz bench bench-smoke format format-check clean reliability-test
 
 all: build/newsd
 
 deps:
 	@scripts/install-deps.sh
+
+# ---- files embedded in the binary (issue 10) ------------------------------
+# docs/openapi.json (served at /v2/openapi.json) and the search page web/*
+# become C arrays in build/gen/, included by src/api/openapi.c and web.c.
+WEB_FILES := web/index.html web/app.js web/style.css
+$(GEN)/openapi_json.h: docs/openapi.json scripts/embed.py
+	$(Q)$(PYTHON) scripts/embed.py $@ openapi_json=docs/openapi.json:json
+$(GEN)/web_assets.h: $(WEB_FILES) scripts/embed.py
+	$(Q)$(PYTHON) scripts/embed.py $@ web_index_html=web/index.html web_app_js=web/app.js \
+	    web_style_css=web/style.css
+$(REL)/src/api/openapi.o $(ASN)/src/api/openapi.o build/fuzz/src/api/openapi.o: $(GEN)/openapi_json.h
+$(REL)/src/api/web.o $(ASN)/src/api/web.o build/fuzz/src/api/web.o: $(GEN)/web_assets.h
 
 # ---- release ------------------------------------------------------------
 REL_OBJS := $(SRCS:%.c=$(REL)/%.o)
@@ -134,6 +148,76 @@ check: deps
 	$(MAKE) fuzz-replay
 	$(MAKE) api-test
 	$(MAKE) api-test-asan
+	$(MAKE) web-test
+
+# ---- reliability: crash safety, disk full, load, security (tests/reliability)
+# Helpers built from tests/reliability/*.c against the release objects;
+# *_preload.c are LD_PRELOAD shims for the load generators.
+RELY_PRELOAD := $(wildcard tests/reliability/*_preload.c)
+RELY_TOOLS := $(patsubst tests/reliability/%.c,$(REL)/tests/reliability/%,\
+                $(filter-out $(RELY_PRELOAD),$(wildcard tests/reliability/*.c))) \
+              $(patsubst tests/reliability/%.c,$(REL)/tests/reliability/%.so,$(RELY_PRELOAD))
+$(REL)/tests/reliability/%.so: tests/reliability/%.c
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(STD) $(filter-out -Wpedantic,$(WARN)) -Wno-missing-prototypes -O2 -fPIC -shared \
+	    -o $@ $< -ldl
+$(REL)/tests/reliability/%: tests/reliability/%.c $(REL)/libnewsd.a
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(CFLAGS_COMMON) -Wno-missing-prototypes -O2 -o $@ $< $(REL)/libnewsd.a \
+	    $(PKG_LIBS) $(LIBS_EXTRA)
+
+reliability-test: build/newsd $(RELY_TOOLS) $(REL)/bench/gen
+	NEWSD_BIN=$(CURDIR)/build/newsd NEWSD_TOOLS=$(CURDIR)/$(REL)/tests/reliability \
+	    $(PYTHON) -m pytest -q tests/reliability
+
+# ---- the search page in headless Chromium (issue 10) -----------------------
+# playwright-core from tests/web/package-lock.json drives Debian's chromium;
+# npm ci runs only when the lock file is newer than what is installed.
+web-test: build/newsd
+	@cd tests/web && if [ ! -f node_modules/.package-lock.json ] || \
+	    [ package-lock.json -nt node_modules/.package-lock.json ]; then \
+	    npm ci --no-audit --no-fund --loglevel=error; fi
+	cd tests/web && NEWSD_BIN=$(CURDIR)/build/newsd node --test --test-reporter=spec search.test.mjs
+
+# ---- install (issue 10) -----------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=/tmp/stage]: the binary, the man
+# page, the systemd unit, a default config (kept if one is there) and the
+# sample data. Paths inside the unit and the config follow PREFIX.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+DATADIR    ?= $(PREFIX)/share/newsd
+SYSCONFDIR ?= /etc
+STATEDIR   ?= /var/lib/newsd
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+INSTALL    ?= install
+SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+            -e 's|@DATADIR@|$(DATADIR)|g' -e 's|@STATEDIR@|$(STATEDIR)|g'
+
+install: build/newsd
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(UNITDIR) \
+	    $(DESTDIR)$(SYSCONFDIR)/newsd $(DESTDIR)$(DATADIR)/sample
+	$(INSTALL) -m 755 build/newsd $(DESTDIR)$(BINDIR)/newsd
+	$(INSTALL) -m 644 docs/newsd.1 $(DESTDIR)$(MANDIR)/man1/newsd.1
+	$(SUBST) dist/newsd.service.in > $(DESTDIR)$(UNITDIR)/newsd.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/newsd.service
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/newsd/newsd.conf ]; then \
+	    echo "install: keeping $(DESTDIR)$(SYSCONFDIR)/newsd/newsd.conf"; \
+	else \
+	    $(SUBST) dist/newsd.conf.in > $(DESTDIR)$(SYSCONFDIR)/newsd/newsd.conf && \
+	    chmod 644 $(DESTDIR)$(SYSCONFDIR)/newsd/newsd.conf; fi
+	$(INSTALL) -m 644 data/sample/articles.jsonl data/sample/sources.json \
+	    $(DESTDIR)$(DATADIR)/sample/
+	$(INSTALL) -m 644 docs/openapi.yaml docs/openapi.json $(DESTDIR)$(DATADIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/newsd $(DESTDIR)$(MANDIR)/man1/newsd.1 \
+	    $(DESTDIR)$(UNITDIR)/newsd.service $(DESTDIR)$(DATADIR)/openapi.yaml \
+	    $(DESTDIR)$(DATADIR)/openapi.json
+	rm -rf $(DESTDIR)$(DATADIR)/sample
+	@echo "uninstall: $(DESTDIR)$(SYSCONFDIR)/newsd and $(STATEDIR) are left in place"
 
 # ---- demo -------------------------------------------------------------------
 DEMO_STORE ?= $(CURDIR)/build/demo-store
@@ -143,10 +227,20 @@ demo: deps
 
 # ---- bench ------------------------------------------------------------------
 N ?= 1000000
-bench: deps build/newsd
+BENCH_BINS := $(REL)/bench/gen $(REL)/bench/bench_index $(REL)/bench/bench_http \
+              $(REL)/bench/fts5_baseline
+$(REL)/bench/gen: bench/gen.c $(REL)/libnewsd.a
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(CFLAGS_COMMON) -O2 -o $@ $< $(REL)/libnewsd.a $(PKG_LIBS) $(LIBS_EXTRA)
+$(REL)/bench/%: bench/%.c bench/common.c bench/common.h $(REL)/libnewsd.a
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(CFLAGS_COMMON) -O2 -o $@ $< bench/common.c $(REL)/libnewsd.a $(PKG_LIBS) $(LIBS_EXTRA)
+bench: deps build/newsd $(BENCH_BINS)
 	@bench/run.sh $(N)
-bench-smoke: deps build/newsd
-	@bench/run.sh 20000
+bench-smoke: deps build/newsd $(BENCH_BINS)
+	@bench/run.sh --smoke 20000
 
 format:
 	clang-format -i $$(find src tests/unit fuzz bench -name '*.[ch]')

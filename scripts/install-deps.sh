@@ -8,7 +8,8 @@ build-essential pkg-config clang libclang-rt-dev
 libmicrohttpd-dev libsqlite3-dev sqlite3 libjansson-dev libutf8proc-dev
 libstemmer-dev libexttextcat-dev libcurl4-openssl-dev libxml2-dev zlib1g-dev
 libpq-dev libcmocka-dev nettle-dev
-python3 python3-pytest python3-requests curl
+python3 python3-pytest python3-requests curl wrk
+python3-jsonschema python3-yaml chromium
 "
 
 missing=""
@@ -17,6 +18,12 @@ for p in $PACKAGES; do
         missing="$missing $p"
     fi
 done
+
+# make web-test drives chromium with playwright-core from npm. A machine whose
+# Node.js comes from elsewhere with npm bundled keeps it; Debian's otherwise.
+if ! command -v npm >/dev/null 2>&1; then
+    missing="$missing nodejs npm"
+fi
 
 if [ -z "$missing" ]; then
     exit 0

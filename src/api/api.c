@@ -2,6 +2,7 @@
  * limits → route (404 before any key check) → method → key → endpoint.
  * One arena per request holds everything the request allocates. */
 #include "api/internal.h"
+#include "api/metrics.h"
 #include "util/limits.h"
 #include "util/log.h"
 
@@ -27,6 +28,7 @@ int api_new(struct api **out, struct store *s, struct index *idx, struct auth *a
         api->cfg.live_window_seconds = LIMIT_LIVE_WINDOW_SECONDS;
     if (api->cfg.result_window < 0)
         api->cfg.result_window = LIMIT_RESULT_WINDOW;
+    metrics_init();
     *out = api;
     return 0;
 }
@@ -43,7 +45,19 @@ int64_t api_now(const struct api *api)
     return (int64_t)time(NULL);
 }
 
-enum route { ROUTE_NONE, ROUTE_EVERYTHING, ROUTE_TOP_HEADLINES, ROUTE_SOURCES, ROUTE_HEALTH };
+enum route {
+    ROUTE_NONE,
+    ROUTE_EVERYTHING,
+    ROUTE_TOP_HEADLINES,
+    ROUTE_SOURCES,
+    ROUTE_HEALTH,
+    /* keyless routes of issue 10: the page, the OpenAPI document, metrics */
+    ROUTE_WEB_INDEX,
+    ROUTE_WEB_JS,
+    ROUTE_WEB_CSS,
+    ROUTE_OPENAPI,
+    ROUTE_METRICS,
+};
 
 /* Match the path after the optional newsapi.org prefix (the npm client can
  * only be redirected that way) and one optional trailing slash. */
@@ -69,6 +83,11 @@ static enum route route_of(const char *path)
         {"/v2/top-headlines/sources", ROUTE_SOURCES},
         {"/v2/sources", ROUTE_SOURCES},
         {"/healthz", ROUTE_HEALTH},
+        {"/", ROUTE_WEB_INDEX},
+        {"/app.js", ROUTE_WEB_JS},
+        {"/style.css", ROUTE_WEB_CSS},
+        {"/v2/openapi.json", ROUTE_OPENAPI},
+        {"/metrics", ROUTE_METRICS},
     };
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
         if (strlen(routes[i].path) == len && !strncmp(path, routes[i].path, len))
@@ -203,8 +222,64 @@ static int check_key(struct api_call *c)
     return api_fail(c, API_ERR_UNEXPECTED, NULL);
 }
 
+/* The endpoint label a route is counted under in /metrics. */
+static enum metrics_endpoint metrics_endpoint_of(enum route route)
+{
+    switch (route) {
+    case ROUTE_EVERYTHING:
+        return METRICS_EP_EVERYTHING;
+    case ROUTE_TOP_HEADLINES:
+        return METRICS_EP_TOP_HEADLINES;
+    case ROUTE_SOURCES:
+        return METRICS_EP_SOURCES;
+    case ROUTE_HEALTH:
+        return METRICS_EP_HEALTHZ;
+    case ROUTE_WEB_INDEX:
+    case ROUTE_WEB_JS:
+    case ROUTE_WEB_CSS:
+        return METRICS_EP_WEB;
+    case ROUTE_OPENAPI:
+        return METRICS_EP_OPENAPI;
+    case ROUTE_METRICS:
+        return METRICS_EP_METRICS;
+    case ROUTE_NONE:
+        break;
+    }
+    return METRICS_EP_NONE;
+}
+
+/* Answer the keyless routes; false when route is not one of them. */
+static bool respond_keyless(struct api_call *c, enum route route)
+{
+    switch (route) {
+    case ROUTE_HEALTH:
+        respond_health(c);
+        return true;
+    case ROUTE_WEB_INDEX:
+        api_web(c, "index.html");
+        return true;
+    case ROUTE_WEB_JS:
+        api_web(c, "app.js");
+        return true;
+    case ROUTE_WEB_CSS:
+        api_web(c, "style.css");
+        return true;
+    case ROUTE_OPENAPI:
+        api_openapi(c);
+        return true;
+    case ROUTE_METRICS:
+        api_metrics(c);
+        return true;
+    default:
+        return false;
+    }
+}
+
 void api_handle(const struct http_request *req, struct http_response *resp, void *ctx)
 {
+    struct timespec started;
+    clock_gettime(CLOCK_MONOTONIC, &started);
+    enum route route = ROUTE_NONE;
     struct api_call c = {0};
     c.api = ctx;
     c.req = req;
@@ -220,7 +295,10 @@ void api_handle(const struct http_request *req, struct http_response *resp, void
         api_fail(&c, API_ERR_HEADERS_TOO_LARGE, NULL);
         goto out;
     }
-    enum route route = route_of(req->path);
+    route = route_of(req->path);
+    /* With --metrics-listen, /metrics lives on that listener only. */
+    if (route == ROUTE_METRICS && c.api->cfg.metrics_elsewhere)
+        route = ROUTE_NONE;
     if (route == ROUTE_NONE) {
         api_fail(&c, API_ERR_ROUTE_NOT_FOUND, NULL);
         goto out;
@@ -230,10 +308,8 @@ void api_handle(const struct http_request *req, struct http_response *resp, void
         api_fail(&c, API_ERR_METHOD_NOT_ALLOWED, NULL);
         goto out;
     }
-    if (route == ROUTE_HEALTH) {
-        respond_health(&c);
+    if (respond_keyless(&c, route))
         goto out;
-    }
     if (api_params_parse(&c.arena, req->query, strlen(req->query), &c.params) < 0) {
         api_fail(&c, API_ERR_UNEXPECTED, NULL);
         goto out;
@@ -258,4 +334,9 @@ void api_handle(const struct http_request *req, struct http_response *resp, void
         auth_uncount(c.api->auth, c.auth.key_id, c.now);
 out:
     arena_release(&c.arena);
+    struct timespec done;
+    clock_gettime(CLOCK_MONOTONIC, &done);
+    int64_t us =
+        (int64_t)(done.tv_sec - started.tv_sec) * 1000000 + (done.tv_nsec - started.tv_nsec) / 1000;
+    metrics_request_record(metrics_endpoint_of(route), resp->status, us > 0 ? (uint64_t)us : 0);
 }

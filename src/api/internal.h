@@ -85,4 +85,11 @@ void api_everything(struct api_call *c);
 void api_top_headlines(struct api_call *c);
 void api_sources(struct api_call *c);
 
+/* Keyless routes: the embedded OpenAPI document (openapi.c), the Prometheus
+ * exposition (metrics.c), and the search page's files by name (web.c:
+ * "index.html", "app.js", "style.css"). */
+void api_openapi(struct api_call *c);
+void api_metrics(struct api_call *c);
+void api_web(struct api_call *c, const char *name);
+
 #endif

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "util/banned.h"
 
@@ -402,6 +403,13 @@ int api_check_plan(struct api_call *c, size_t page, size_t size, int64_t *from, 
     return 0;
 }
 
+static int64_t monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 void api_respond_search(struct api_call *c, const struct index_request *req)
 {
     struct index_result res;
@@ -413,7 +421,18 @@ void api_respond_search(struct api_call *c, const struct index_request *req)
         res.n = 0;
         res.articles = NULL;
     } else {
-        int rc = index_search(c->api->index, &c->arena, req, &res, &err);
+        struct index_request timed = *req;
+        if (c->api->cfg.query_timeout_ms > 0)
+            timed.deadline_ms = monotonic_ms() + c->api->cfg.query_timeout_ms;
+        int rc = index_search(c->api->index, &c->arena, &timed, &res, &err);
+        if (rc == ERR_TIMEOUT) {
+            /* A runaway query: the client may retry a narrower one. */
+            api_fail(c, API_ERR_UNAVAILABLE,
+                     "Your query took too long to run and was stopped. Try a narrower query "
+                     "(fewer OR terms, a date range) or try again later.");
+            c->resp->log_note = "query time budget exceeded";
+            return;
+        }
         if (rc < 0) {
             api_fail(c, API_ERR_UNEXPECTED, NULL);
             c->resp->log_note = "index failure";

@@ -6,6 +6,7 @@ import types
 
 import pytest
 
+import openapi_check
 from corpus import DATA, Corpus
 from harness import BIN, Client, Server, cli_ok, parse_summary
 
@@ -54,3 +55,10 @@ def api(server, store):
 @pytest.fixture(scope="session")
 def key(store):
     return store.keys["main"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def openapi_validation():
+    """Every response of the session is validated against docs/openapi.json
+    (openapi_check.py): the document cannot drift from the code."""
+    yield from openapi_check.validating()

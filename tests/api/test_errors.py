@@ -123,7 +123,7 @@ def test_key_created_while_serving(api, store):
 
 
 # ---- routes -------------------------------------------------------------------------
-@pytest.mark.parametrize("path", ["/", "/v2", "/v2/", "/v2/nothing", "/v1/everything",
+@pytest.mark.parametrize("path", ["/v2", "/v2/", "/v2/nothing", "/v1/everything",
                                   "/v2/everything/extra", "/v2/top-headlines/sources/x",
                                   "/v2/everythingx", "/everything", "/https://newsapi.org/v3/x"])
 @pytest.mark.parametrize("key", [None, "bogus-key", "main"])

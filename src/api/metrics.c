@@ -1,0 +1,348 @@
+/* Process-wide metrics and their Prometheus text exposition (api/metrics.h).
+ * Format: https://prometheus.io/docs/instrumenting/exposition_formats/ —
+ * "# HELP", "# TYPE", then one `name{labels} value` line per series;
+ * histogram buckets are cumulative and end with le="+Inf" == _count. */
+#include "api/metrics.h"
+#include "api/internal.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/banned.h"
+
+/* ---- registered counters and gauges ------------------------------------- */
+
+enum metric_kind { METRIC_COUNTER, METRIC_GAUGE };
+
+struct metric {
+    enum metric_kind kind;
+    char name[METRICS_NAME_MAX + 1];
+    char help[METRICS_HELP_MAX + 1];
+    _Atomic uint64_t count; /* counters */
+    _Atomic int64_t value;  /* gauges */
+};
+
+static struct metric registry[METRICS_MAX];
+/* Entries below n_registered are fully written before n_registered grows
+ * (release), so a renderer that loads it (acquire) reads no half entry. */
+static _Atomic size_t n_registered;
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Names of the built-in series: a registered metric may not shadow them. */
+static const char *const builtin_prefixes[] = {
+    "newsd_http_request",
+    "newsd_articles_stored",
+    "newsd_process_start_time_seconds",
+};
+
+static bool name_valid(const char *name)
+{
+    size_t n = name ? strlen(name) : 0;
+    if (n == 0 || n > METRICS_NAME_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char ch = name[i];
+        bool alpha = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' || ch == ':';
+        if (!alpha && !(i > 0 && ch >= '0' && ch <= '9'))
+            return false;
+    }
+    for (size_t i = 0; i < sizeof builtin_prefixes / sizeof builtin_prefixes[0]; i++)
+        if (!strncmp(name, builtin_prefixes[i], strlen(builtin_prefixes[i])))
+            return false;
+    return true;
+}
+
+static struct metric *metric_get(enum metric_kind kind, const char *name, const char *help)
+{
+    struct metric *m = NULL;
+    if (!name_valid(name))
+        return NULL;
+    pthread_mutex_lock(&registry_lock);
+    size_t n = atomic_load_explicit(&n_registered, memory_order_relaxed);
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(registry[i].name, name)) {
+            m = registry[i].kind == kind ? &registry[i] : NULL;
+            goto out;
+        }
+    }
+    if (n == METRICS_MAX)
+        goto out;
+    m = &registry[n];
+    m->kind = kind;
+    snprintf(m->name, sizeof m->name, "%s", name);
+    snprintf(m->help, sizeof m->help, "%s", help ? help : "");
+    atomic_store_explicit(&m->count, 0, memory_order_relaxed);
+    atomic_store_explicit(&m->value, 0, memory_order_relaxed);
+    atomic_store_explicit(&n_registered, n + 1, memory_order_release);
+out:
+    pthread_mutex_unlock(&registry_lock);
+    return m;
+}
+
+struct metric *metrics_counter(const char *name, const char *help)
+{
+    return metric_get(METRIC_COUNTER, name, help);
+}
+
+struct metric *metrics_gauge(const char *name, const char *help)
+{
+    return metric_get(METRIC_GAUGE, name, help);
+}
+
+void metrics_add(struct metric *m, uint64_t n)
+{
+    if (m && m->kind == METRIC_COUNTER)
+        atomic_fetch_add_explicit(&m->count, n, memory_order_relaxed);
+}
+
+void metrics_set(struct metric *m, int64_t v)
+{
+    if (m && m->kind == METRIC_GAUGE)
+        atomic_store_explicit(&m->value, v, memory_order_relaxed);
+}
+
+int64_t metrics_value(const struct metric *m)
+{
+    if (!m)
+        return 0;
+    if (m->kind == METRIC_GAUGE)
+        return atomic_load_explicit(&m->value, memory_order_relaxed);
+    uint64_t c = atomic_load_explicit(&m->count, memory_order_relaxed);
+    return c > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)c;
+}
+
+/* ---- requests and latency ------------------------------------------------- */
+
+static const char *const endpoint_names[METRICS_EP_COUNT] = {
+    [METRICS_EP_EVERYTHING] = "everything",
+    [METRICS_EP_TOP_HEADLINES] = "top-headlines",
+    [METRICS_EP_SOURCES] = "sources",
+    [METRICS_EP_HEALTHZ] = "healthz",
+    [METRICS_EP_OPENAPI] = "openapi",
+    [METRICS_EP_METRICS] = "metrics",
+    [METRICS_EP_WEB] = "web",
+    [METRICS_EP_NONE] = "none",
+};
+
+/* The statuses newsd answers with; the last slot counts any other. */
+static const int statuses[] = {200, 204, 304, 400, 401, 404, 405, 414, 426, 429, 431, 500, 503};
+#define N_STATUS (sizeof statuses / sizeof statuses[0] + 1)
+
+/* Upper bounds of the latency buckets in microseconds, and as printed. */
+static const uint64_t bucket_us[] = {500,    1000,   2500,   5000,    10000,   25000,   50000,
+                                     100000, 250000, 500000, 1000000, 2500000, 5000000, 10000000};
+static const char *const bucket_le[] = {"0.0005", "0.001", "0.0025", "0.005", "0.01",
+                                        "0.025",  "0.05",  "0.1",    "0.25",  "0.5",
+                                        "1",      "2.5",   "5",      "10"};
+#define N_BUCKET (sizeof bucket_us / sizeof bucket_us[0] + 1) /* + the +Inf bucket */
+
+_Static_assert(sizeof bucket_us / sizeof bucket_us[0] == sizeof bucket_le / sizeof bucket_le[0],
+               "one printed bound per bucket");
+
+static _Atomic uint64_t requests[METRICS_EP_COUNT][N_STATUS];
+static _Atomic uint64_t latency[METRICS_EP_COUNT][N_BUCKET]; /* per bucket, not cumulative */
+static _Atomic uint64_t latency_sum_us[METRICS_EP_COUNT];
+static _Atomic int64_t start_time;
+
+static size_t status_slot(int status)
+{
+    for (size_t i = 0; i < N_STATUS - 1; i++)
+        if (statuses[i] == status)
+            return i;
+    return N_STATUS - 1;
+}
+
+void metrics_request_record(enum metrics_endpoint ep, int status, uint64_t micros)
+{
+    if ((unsigned)ep >= METRICS_EP_COUNT)
+        ep = METRICS_EP_NONE;
+    atomic_fetch_add_explicit(&requests[ep][status_slot(status)], 1, memory_order_relaxed);
+    size_t b = 0;
+    while (b < N_BUCKET - 1 && micros > bucket_us[b])
+        b++;
+    atomic_fetch_add_explicit(&latency[ep][b], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&latency_sum_us[ep], micros, memory_order_relaxed);
+}
+
+uint64_t metrics_requests(enum metrics_endpoint ep, int status)
+{
+    if ((unsigned)ep >= METRICS_EP_COUNT)
+        return 0;
+    return atomic_load_explicit(&requests[ep][status_slot(status)], memory_order_relaxed);
+}
+
+/* ---- exposition ------------------------------------------------------------ */
+
+/* HELP text escapes backslash and newline (the format's only two). */
+static void put_help(struct buf *b, const char *name, const char *help, const char *type)
+{
+    buf_printf(b, "# HELP %s ", name);
+    for (const char *p = help; *p; p++) {
+        if (*p == '\\')
+            buf_puts(b, "\\\\");
+        else if (*p == '\n')
+            buf_puts(b, "\\n");
+        else
+            buf_putc(b, *p);
+    }
+    buf_printf(b, "\n# TYPE %s %s\n", name, type);
+}
+
+static void render_requests(struct buf *b)
+{
+    put_help(b, "newsd_http_requests_total", "HTTP requests answered, by endpoint and status.",
+             "counter");
+    for (size_t e = 0; e < METRICS_EP_COUNT; e++) {
+        for (size_t s = 0; s < N_STATUS; s++) {
+            uint64_t n = atomic_load_explicit(&requests[e][s], memory_order_relaxed);
+            if (!n)
+                continue;
+            if (s < N_STATUS - 1)
+                buf_printf(b, "newsd_http_requests_total{endpoint=\"%s\",status=\"%d\"} %llu\n",
+                           endpoint_names[e], statuses[s], (unsigned long long)n);
+            else
+                buf_printf(b, "newsd_http_requests_total{endpoint=\"%s\",status=\"other\"} %llu\n",
+                           endpoint_names[e], (unsigned long long)n);
+        }
+    }
+}
+
+static void render_latency(struct buf *b)
+{
+    static const char name[] = "newsd_http_request_duration_seconds";
+    put_help(b, name, "Time from the parsed request to the built response, by endpoint.",
+             "histogram");
+    for (size_t e = 0; e < METRICS_EP_COUNT; e++) {
+        /* Buckets are read once and summed here, so le="+Inf" and _count
+         * agree even while requests are being recorded. */
+        uint64_t seen[N_BUCKET], cumulative = 0;
+        for (size_t i = 0; i < N_BUCKET; i++) {
+            seen[i] = atomic_load_explicit(&latency[e][i], memory_order_relaxed);
+            cumulative += seen[i];
+        }
+        if (!cumulative)
+            continue;
+        cumulative = 0;
+        for (size_t i = 0; i < N_BUCKET; i++) {
+            cumulative += seen[i];
+            buf_printf(b, "%s_bucket{endpoint=\"%s\",le=\"%s\"} %llu\n", name, endpoint_names[e],
+                       i < N_BUCKET - 1 ? bucket_le[i] : "+Inf", (unsigned long long)cumulative);
+        }
+        uint64_t sum = atomic_load_explicit(&latency_sum_us[e], memory_order_relaxed);
+        buf_printf(b, "%s_sum{endpoint=\"%s\"} %llu.%06llu\n", name, endpoint_names[e],
+                   (unsigned long long)(sum / 1000000), (unsigned long long)(sum % 1000000));
+        buf_printf(b, "%s_count{endpoint=\"%s\"} %llu\n", name, endpoint_names[e],
+                   (unsigned long long)cumulative);
+    }
+}
+
+void metrics_render(struct buf *b, int64_t articles_stored)
+{
+    render_requests(b);
+    render_latency(b);
+    if (articles_stored >= 0) {
+        put_help(b, "newsd_articles_stored", "Articles in the store.", "gauge");
+        buf_printf(b, "newsd_articles_stored %lld\n", (long long)articles_stored);
+    }
+    int64_t started = atomic_load_explicit(&start_time, memory_order_relaxed);
+    if (started > 0) {
+        put_help(b, "newsd_process_start_time_seconds", "Start time of the process (unix seconds).",
+                 "gauge");
+        buf_printf(b, "newsd_process_start_time_seconds %lld\n", (long long)started);
+    }
+    size_t n = atomic_load_explicit(&n_registered, memory_order_acquire);
+    for (size_t i = 0; i < n; i++) {
+        const struct metric *m = &registry[i];
+        bool counter = m->kind == METRIC_COUNTER;
+        put_help(b, m->name, m->help, counter ? "counter" : "gauge");
+        if (counter)
+            buf_printf(b, "%s %llu\n", m->name,
+                       (unsigned long long)atomic_load_explicit(&m->count, memory_order_relaxed));
+        else
+            buf_printf(b, "%s %lld\n", m->name,
+                       (long long)atomic_load_explicit(&m->value, memory_order_relaxed));
+    }
+}
+
+static void metrics_init_once(void)
+{
+    atomic_store(&start_time, (int64_t)time(NULL));
+    metrics_counter(METRICS_FEEDS_POLLED, "Feed fetches attempted by the crawler.");
+    metrics_counter(METRICS_FEEDS_FAILED,
+                    "Feed fetches that failed (network, HTTP status, parse).");
+    metrics_gauge(METRICS_FEEDS_FAILING, "Feeds whose last poll failed.");
+    metrics_gauge(METRICS_INGEST_LAG,
+                  "Seconds between now and the publication time of the newest article stored.");
+}
+
+void metrics_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, metrics_init_once);
+}
+
+/* ---- serving ---------------------------------------------------------------- */
+
+/* Fill resp with the exposition; the store is asked for its article count. */
+static void metrics_respond(struct api *api, struct http_response *resp, const char *request_id)
+{
+    int64_t articles = -1;
+    struct err err;
+    err_clear(&err);
+    if (store_articles_count(api->store, &articles, &err) < 0)
+        articles = -1; /* still worth answering: the rest is in memory */
+    struct buf b;
+    buf_init(&b, 0);
+    metrics_render(&b, articles);
+    if (buf_error(&b)) {
+        buf_release(&b);
+        api_error_respond(resp, API_ERR_UNEXPECTED, NULL, request_id);
+        return;
+    }
+    free(resp->body);
+    resp->body = buf_detach(&b, &resp->len);
+    resp->status = 200;
+    resp->content_type = METRICS_CONTENT_TYPE;
+    http_response_add_header(resp, "Cache-Control", "no-store");
+}
+
+void api_metrics(struct api_call *c)
+{
+    metrics_respond(c->api, c->resp, c->req->request_id);
+}
+
+static uint64_t micros_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    int64_t us = (int64_t)(t1.tv_sec - t0->tv_sec) * 1000000 + (t1.tv_nsec - t0->tv_nsec) / 1000;
+    return us > 0 ? (uint64_t)us : 0;
+}
+
+void api_metrics_handle(const struct http_request *req, struct http_response *resp, void *ctx)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    enum metrics_endpoint ep = METRICS_EP_NONE;
+    size_t len = strlen(req->path);
+    if (len > 1 && req->path[len - 1] == '/')
+        len--;
+    if (len != strlen("/metrics") || strncmp(req->path, "/metrics", len)) {
+        api_error_respond(resp, API_ERR_ROUTE_NOT_FOUND, NULL, req->request_id);
+        goto out;
+    }
+    ep = METRICS_EP_METRICS;
+    if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
+        http_response_add_header(resp, "Allow", "GET, HEAD, OPTIONS");
+        api_error_respond(resp, API_ERR_METHOD_NOT_ALLOWED, NULL, req->request_id);
+        goto out;
+    }
+    metrics_respond(ctx, resp, req->request_id);
+out:
+    metrics_request_record(ep, resp->status, micros_since(&t0));
+}

@@ -1,0 +1,215 @@
+/* api/metrics.h: the registry (names, kinds, limits), exact counts under
+ * contention, bucket placement, and the text exposition. The registry is
+ * process-wide, so the tests use names of their own and never assume an
+ * empty registry beyond what they registered. */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include <cmocka.h>
+
+#include "api/metrics.h"
+#include "util/buf.h"
+
+static char *render(void)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    metrics_render(&b, 1234);
+    assert_int_equal(buf_error(&b), 0);
+    size_t len;
+    return buf_detach(&b, &len);
+}
+
+static void a_counter_is_found_again_by_its_name(void **state)
+{
+    (void)state;
+    struct metric *a = metrics_counter("test_again_total", "help");
+    assert_non_null(a);
+    assert_ptr_equal(metrics_counter("test_again_total", NULL), a);
+    metrics_add(a, 3);
+    metrics_add(metrics_counter("test_again_total", NULL), 4);
+    assert_int_equal(metrics_value(a), 7);
+}
+
+static void names_outside_the_prometheus_alphabet_are_refused(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"",
+                                      "9lives",
+                                      "with space",
+                                      "dash-ed",
+                                      "ütf",
+                                      "a{b}",
+                                      "newsd_http_requests_total",
+                                      "newsd_articles_stored",
+                                      "newsd_http_request_duration_seconds_bucket"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_null(metrics_counter(bad[i], "x"));
+    assert_null(metrics_gauge(NULL, "x"));
+    char longest[METRICS_NAME_MAX + 2];
+    memset(longest, 'a', sizeof longest - 1);
+    longest[sizeof longest - 1] = '\0';
+    assert_null(metrics_gauge(longest, "x"));
+    longest[METRICS_NAME_MAX] = '\0';
+    assert_non_null(metrics_gauge(longest, "x"));
+    assert_non_null(metrics_gauge("ok:name_1", "x"));
+}
+
+static void a_name_keeps_its_kind(void **state)
+{
+    (void)state;
+    struct metric *g = metrics_gauge("test_kind", "a gauge");
+    assert_non_null(g);
+    assert_null(metrics_counter("test_kind", "now a counter?"));
+    metrics_set(g, -5);
+    assert_int_equal(metrics_value(g), -5);
+    metrics_add(g, 10); /* not a counter: ignored */
+    assert_int_equal(metrics_value(g), -5);
+    struct metric *c = metrics_counter("test_kind_total", "c");
+    metrics_set(c, 99); /* not a gauge: ignored */
+    assert_int_equal(metrics_value(c), 0);
+    metrics_add(NULL, 1);
+    metrics_set(NULL, 1);
+    assert_int_equal(metrics_value(NULL), 0);
+}
+
+#define THREADS 8
+#define ADDS 200000
+
+static void *hammer(void *arg)
+{
+    struct metric *m = arg;
+    for (int i = 0; i < ADDS; i++) {
+        metrics_add(m, 1);
+        metrics_request_record(METRICS_EP_OPENAPI, 304, (uint64_t)(i % 3000));
+    }
+    return NULL;
+}
+
+static void counters_are_exact_under_contention(void **state)
+{
+    (void)state;
+    struct metric *m = metrics_counter("test_contended_total", "x");
+    uint64_t before = metrics_requests(METRICS_EP_OPENAPI, 304);
+    pthread_t t[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, hammer, m), 0);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
+    assert_int_equal(metrics_value(m), (int64_t)THREADS * ADDS);
+    assert_int_equal(metrics_requests(METRICS_EP_OPENAPI, 304) - before, (uint64_t)THREADS * ADDS);
+    char *text = render();
+    char want[160];
+    snprintf(want, sizeof want,
+             "newsd_http_request_duration_seconds_count{endpoint=\"openapi\"} %llu\n",
+             (unsigned long long)(before + (uint64_t)THREADS * ADDS));
+    assert_non_null(strstr(text, want));
+    free(text);
+}
+
+/* The count a rendered series line carries, or -1 when absent. */
+static long long series(const char *text, const char *line_start)
+{
+    const char *p = strstr(text, line_start);
+    if (!p)
+        return -1;
+    return strtoll(p + strlen(line_start), NULL, 10);
+}
+
+static void latencies_land_in_the_bucket_of_their_upper_bound(void **state)
+{
+    (void)state;
+    /* web: nothing else records it in this program */
+    metrics_request_record(METRICS_EP_WEB, 200, 500);      /* le 0.0005 (bounds inclusive) */
+    metrics_request_record(METRICS_EP_WEB, 200, 501);      /* le 0.001 */
+    metrics_request_record(METRICS_EP_WEB, 200, 10000000); /* le 10 */
+    metrics_request_record(METRICS_EP_WEB, 999, 10000001); /* +Inf, status other */
+    char *text = render();
+    const char *b = "newsd_http_request_duration_seconds_bucket{endpoint=\"web\",le=";
+    char k[200];
+    static const struct {
+        const char *le;
+        long long n;
+    } want[] = {{"0.0005", 1}, {"0.001", 2}, {"0.0025", 2}, {"5", 2}, {"10", 3}, {"+Inf", 4}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        snprintf(k, sizeof k, "%s\"%s\"} ", b, want[i].le);
+        assert_int_equal(series(text, k), want[i].n);
+    }
+    assert_non_null(strstr(text, "newsd_http_request_duration_seconds_sum{endpoint=\"web\"} "
+                                 "20.001002\n"));
+    assert_int_equal(series(text, "newsd_http_requests_total{endpoint=\"web\",status=\"200\"} "),
+                     3);
+    assert_int_equal(series(text, "newsd_http_requests_total{endpoint=\"web\",status=\"other\"} "),
+                     1);
+    /* endpoints without requests are left out */
+    assert_null(strstr(text, "endpoint=\"top-headlines\""));
+    free(text);
+}
+
+static void the_exposition_declares_every_family_once(void **state)
+{
+    (void)state;
+    metrics_init();
+    metrics_init(); /* idempotent */
+    metrics_set(metrics_gauge(METRICS_INGEST_LAG, NULL), 42);
+    metrics_add(metrics_counter("test_help_total", "line one\nback\\slash"), 1);
+    char *text = render();
+    assert_non_null(
+        strstr(text, "# TYPE newsd_articles_stored gauge\nnewsd_articles_stored 1234\n"));
+    assert_non_null(
+        strstr(text, "# TYPE newsd_ingest_lag_seconds gauge\nnewsd_ingest_lag_seconds 42\n"));
+    assert_non_null(strstr(text, "# TYPE newsd_feeds_polled_total counter\n"));
+    assert_non_null(strstr(text, "# HELP test_help_total line one\\nback\\\\slash\n"));
+    const char *families[] = {"newsd_http_requests_total", "newsd_http_request_duration_seconds",
+                              "newsd_feeds_failing", "test_again_total"};
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
+        char k[120];
+        snprintf(k, sizeof k, "# TYPE %s ", families[i]);
+        const char *first = strstr(text, k);
+        assert_non_null(first);
+        assert_null(strstr(first + 1, k));
+    }
+    /* no articles_stored when the store could not be read */
+    struct buf b;
+    buf_init(&b, 0);
+    metrics_render(&b, -1);
+    assert_null(strstr(b.data, "newsd_articles_stored"));
+    buf_release(&b);
+    free(text);
+}
+
+static void the_registry_has_a_ceiling(void **state)
+{
+    (void)state;
+    char name[32];
+    size_t made = 0;
+    for (int i = 0; i < METRICS_MAX + 5; i++) {
+        snprintf(name, sizeof name, "test_fill_%d", i);
+        if (metrics_gauge(name, "fill"))
+            made++;
+    }
+    assert_true(made < (size_t)METRICS_MAX + 5);
+    assert_null(metrics_gauge("test_one_too_many", "x"));
+    /* existing names are still found */
+    assert_non_null(metrics_counter("test_again_total", NULL));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_counter_is_found_again_by_its_name),
+        cmocka_unit_test(names_outside_the_prometheus_alphabet_are_refused),
+        cmocka_unit_test(a_name_keeps_its_kind),
+        cmocka_unit_test(counters_are_exact_under_contention),
+        cmocka_unit_test(latencies_land_in_the_bucket_of_their_upper_bound),
+        cmocka_unit_test(the_exposition_declares_every_family_once),
+        cmocka_unit_test(the_registry_has_a_ceiling),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,547 @@
+/* newsd search page: builds a NewsAPI v2 request from the form, sends it
+ * with the key in the X-Api-Key header, and renders the answer — articles
+ * or sources as cards, or the error as NewsAPI reports it (code + message).
+ * No framework and nothing loaded from elsewhere: the page's
+ * Content-Security-Policy allows scripts, styles and requests to this
+ * server only. Every value from the server is inserted as text, never as
+ * HTML; links and images are kept only when they are http(s) URLs. */
+"use strict";
+
+(function () {
+  const KEY_STORE = "newsd.apiKey";
+  const PATHS = {
+    "everything": "v2/everything",
+    "top-headlines": "v2/top-headlines",
+    "sources": "v2/top-headlines/sources",
+  };
+  const CATEGORIES = ["business", "entertainment", "general", "health", "science", "sports",
+                      "technology"];
+  const LANGUAGES = ["ar", "de", "en", "es", "fr", "he", "it", "nl", "no", "pt", "ru", "sv",
+                     "ud", "zh"];
+  const COUNTRIES = ["ae", "ar", "at", "au", "be", "bg", "br", "ca", "ch", "cn", "co", "cu", "cz",
+                     "de", "eg", "fr", "gb", "gr", "hk", "hu", "id", "ie", "il", "in", "it", "jp",
+                     "kr", "lt", "lv", "ma", "mx", "my", "ng", "nl", "no", "nz", "ph", "pl", "pt",
+                     "ro", "rs", "ru", "sa", "se", "sg", "si", "sk", "th", "tr", "tw", "ua", "us",
+                     "ve", "za"];
+  /* Fields kept in the page's own URL (so a search can be bookmarked); the
+   * key never is. */
+  const STATE_FIELDS = ["q", "qInTitle", "searchIn", "sources", "domains", "excludeDomains",
+                        "from", "to", "country", "category", "language", "sortBy", "pageSize",
+                        "page"];
+
+  const $ = (id) => document.getElementById(id);
+  const form = $("search");
+  const keyInput = $("key");
+  let requestSeq = 0;      /* answers to older requests are dropped */
+  let catalogueFor = null; /* the key the sources list was loaded with */
+
+  /* ---- small DOM helpers ------------------------------------------------ */
+  function el(tag, className, text) {
+    const e = document.createElement(tag);
+    if (className)
+      e.className = className;
+    if (text !== undefined && text !== null)
+      e.textContent = String(text);
+    return e;
+  }
+
+  function httpUrl(s) {
+    if (typeof s !== "string" || !s)
+      return null;
+    try {
+      const u = new URL(s);
+      return u.protocol === "http:" || u.protocol === "https:" ? u.href : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function displayName(type, code) {
+    if (code === "ud")
+      return "Urdu";
+    try {
+      const n = new Intl.DisplayNames(undefined, { type: type }).of(type === "region" ?
+                                                                    code.toUpperCase() : code);
+      if (n && n.toLowerCase() !== code)
+        return n;
+    } catch (e) { /* an old browser: the code alone */ }
+    return code;
+  }
+
+  function fillSelect(select, codes, type) {
+    const items = codes.map((c) => ({ code: c, name: type ? displayName(type, c) : c }));
+    if (type)
+      items.sort((a, b) => a.name.localeCompare(b.name));
+    for (const it of items) {
+      const o = el("option", null, it.name);
+      if (type)
+        o.title = it.code;
+      o.value = it.code;
+      select.append(o);
+    }
+  }
+
+  /* ---- the form ----------------------------------------------------------- */
+  function endpoint() {
+    return form.querySelector("input[name=endpoint]:checked").value;
+  }
+
+  function setEndpoint(ep) {
+    const radio = form.querySelector("input[name=endpoint][value='" + ep + "']");
+    if (radio)
+      radio.checked = true;
+  }
+
+  /* Show the controls of the chosen endpoint; hidden ones are disabled so
+   * they are neither focusable nor sent. */
+  function applyEndpoint() {
+    const ep = endpoint();
+    for (const block of form.querySelectorAll("[data-endpoints]")) {
+      const on = block.dataset.endpoints.split(" ").includes(ep);
+      block.hidden = !on;
+      for (const c of block.querySelectorAll("input, select, textarea"))
+        c.disabled = !on;
+    }
+  }
+
+  function usable(control) {
+    return control && !control.disabled;
+  }
+
+  function listValue(s) {
+    return s.split(/[\s,]+/).filter(Boolean).join(",");
+  }
+
+  /* The request's parameters, in a stable order, empty ones left out. */
+  function requestParams() {
+    const p = new URLSearchParams();
+    const text = (name) => {
+      const c = form.elements[name];
+      if (usable(c) && c.value.trim())
+        p.set(name, c.value.trim());
+    };
+    text("q");
+    text("qInTitle");
+    const boxes = Array.from(form.querySelectorAll("input[name=searchIn]"));
+    if (boxes.length && usable(boxes[0])) {
+      const on = boxes.filter((b) => b.checked).map((b) => b.value);
+      if (on.length && on.length < boxes.length)
+        p.set("searchIn", on.join(","));
+    }
+    const sources = form.elements.sources;
+    if (usable(sources)) {
+      const ids = Array.from(sources.selectedOptions).map((o) => o.value);
+      if (ids.length)
+        p.set("sources", ids.join(","));
+    }
+    for (const name of ["domains", "excludeDomains"]) {
+      const c = form.elements[name];
+      if (usable(c) && listValue(c.value))
+        p.set(name, listValue(c.value));
+    }
+    for (const name of ["from", "to", "country", "category", "language", "sortBy", "pageSize"])
+      text(name);
+    const page = form.elements.page;
+    if (usable(page) && page.value.trim() && page.value.trim() !== "1")
+      p.set("page", page.value.trim());
+    return p;
+  }
+
+  function requestUrl(ep, params) {
+    const qs = params.toString();
+    return new URL(PATHS[ep] + (qs ? "?" + qs : ""), document.baseURI).href;
+  }
+
+  function shellQuote(s) {
+    return "'" + s.replace(/'/g, "'\\''") + "'";
+  }
+
+  /* Keep the search in the page's URL (without the key). */
+  function saveState(ep, params) {
+    const s = new URLSearchParams(params);
+    s.set("endpoint", ep);
+    history.replaceState(null, "", "?" + s.toString());
+  }
+
+  function restoreState() {
+    const s = new URLSearchParams(location.search);
+    if (Object.prototype.hasOwnProperty.call(PATHS, s.get("endpoint")))
+      setEndpoint(s.get("endpoint"));
+    for (const name of STATE_FIELDS) {
+      const v = s.get(name);
+      if (v === null)
+        continue;
+      if (name === "searchIn") {
+        const on = v.split(",");
+        for (const b of form.querySelectorAll("input[name=searchIn]"))
+          b.checked = on.includes(b.value);
+      } else if (name === "sources") {
+        form.elements.sources.dataset.pending = v; /* chosen once the catalogue is in */
+      } else if (form.elements[name]) {
+        form.elements[name].value = v;
+      }
+    }
+    return s.has("endpoint");
+  }
+
+  /* ---- talking to the server ------------------------------------------------ */
+  function currentKey() {
+    return keyInput.value.trim();
+  }
+
+  async function getJson(url, key) {
+    const headers = { "Accept": "application/json" };
+    if (key)
+      headers["X-Api-Key"] = key;
+    const res = await fetch(url, { headers: headers, cache: "no-store" });
+    let body = null;
+    try {
+      body = await res.json();
+    } catch (e) {
+      body = null;
+    }
+    return { status: res.status, body: body };
+  }
+
+  async function loadCatalogue() {
+    const key = currentKey();
+    const select = form.elements.sources;
+    if (key === catalogueFor)
+      return;
+    catalogueFor = key;
+    const chosen = new Set(Array.from(select.selectedOptions).map((o) => o.value));
+    if (select.dataset.pending) {
+      select.dataset.pending.split(",").forEach((id) => chosen.add(id));
+      delete select.dataset.pending;
+    }
+    select.replaceChildren();
+    if (!key) {
+      $("sources-hint").textContent = "Loaded from the catalogue once a key is set.";
+      return;
+    }
+    try {
+      const r = await getJson(requestUrl("sources", new URLSearchParams()), key);
+      if (key !== catalogueFor)
+        return; /* the key changed meanwhile */
+      if (!r.body || r.body.status !== "ok" || !Array.isArray(r.body.sources)) {
+        $("sources-hint").textContent = "The catalogue could not be loaded" +
+          (r.body && r.body.code ? " (" + r.body.code + ")." : ".");
+        catalogueFor = null;
+        return;
+      }
+      const list = r.body.sources.slice().sort((a, b) =>
+        String(a.name || a.id).localeCompare(String(b.name || b.id)));
+      for (const s of list) {
+        const o = el("option", null, (s.name || s.id) + " — " + s.id);
+        o.value = s.id;
+        o.selected = chosen.has(s.id);
+        select.append(o);
+      }
+      $("sources-hint").textContent = list.length + " sources in the catalogue. " +
+        "Ctrl- or ⌘-click picks several.";
+    } catch (e) {
+      catalogueFor = null;
+      $("sources-hint").textContent = "The catalogue could not be loaded: " + e.message;
+    }
+  }
+
+  /* ---- rendering ---------------------------------------------------------------- */
+  const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium",
+                                                          timeStyle: "short" });
+
+  function relativeTime(then) {
+    const s = Math.round((then - Date.now()) / 1000);
+    const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+    const a = Math.abs(s);
+    if (a < 60)
+      return rtf.format(s, "second");
+    if (a < 3600)
+      return rtf.format(Math.round(s / 60), "minute");
+    if (a < 86400)
+      return rtf.format(Math.round(s / 3600), "hour");
+    if (a < 30 * 86400)
+      return rtf.format(Math.round(s / 86400), "day");
+    return null;
+  }
+
+  function thumb(imageUrl, label) {
+    const box = el("div", "thumb");
+    box.setAttribute("aria-hidden", "true");
+    box.append(el("span", "thumb-letter", (label || "?").trim().charAt(0).toUpperCase() || "?"));
+    const src = httpUrl(imageUrl);
+    if (src) {
+      const img = el("img");
+      img.alt = "";
+      img.loading = "lazy";
+      img.decoding = "async";
+      img.referrerPolicy = "no-referrer";
+      img.addEventListener("error", () => img.remove(), { once: true });
+      img.addEventListener("load", () => box.classList.add("loaded"), { once: true });
+      img.src = src;
+      box.append(img);
+    }
+    return box;
+  }
+
+  function snippet(a) {
+    let s = a.description || a.content || "";
+    s = s.replace(/\s*…?\s*\[\+\d+ chars\]\s*$/, "…");
+    return s.length > 320 ? s.slice(0, 317).trimEnd() + "…" : s;
+  }
+
+  function articleCard(a) {
+    const card = el("article", "card");
+    const sourceName = (a.source && (a.source.name || a.source.id)) || "Unknown source";
+    card.append(thumb(a.urlToImage, sourceName));
+    const body = el("div", "card-body");
+    const meta = el("p", "meta");
+    meta.append(el("span", "source", sourceName));
+    if (a.publishedAt) {
+      const when = new Date(a.publishedAt);
+      if (!isNaN(when)) {
+        const t = el("time", null, dateFormat.format(when));
+        t.dateTime = a.publishedAt;
+        const rel = relativeTime(when.getTime());
+        if (rel)
+          t.title = rel;
+        meta.append(el("span", "sep", "·"), t);
+      }
+    }
+    body.append(meta);
+    const h = el("h3", "title");
+    const href = httpUrl(a.url);
+    if (href) {
+      const link = el("a", null, a.title || href);
+      link.href = href;
+      link.target = "_blank";
+      link.rel = "noopener noreferrer";
+      h.append(link);
+    } else {
+      h.textContent = a.title || "(untitled)";
+    }
+    body.append(h);
+    const text = snippet(a);
+    if (text)
+      body.append(el("p", "snippet", text));
+    if (a.author)
+      body.append(el("p", "author", a.author));
+    card.append(body);
+    return card;
+  }
+
+  function sourceCard(s) {
+    const card = el("article", "card source-card");
+    card.append(thumb(null, s.name || s.id));
+    const body = el("div", "card-body");
+    const meta = el("p", "meta");
+    for (const v of [s.category, s.language, s.country])
+      if (v)
+        meta.append(el("span", "badge", v));
+    body.append(meta);
+    const h = el("h3", "title");
+    const href = httpUrl(s.url);
+    if (href) {
+      const link = el("a", null, s.name || s.id);
+      link.href = href;
+      link.target = "_blank";
+      link.rel = "noopener noreferrer";
+      h.append(link);
+    } else {
+      h.textContent = s.name || s.id;
+    }
+    body.append(h);
+    body.append(el("p", "id", "id: " + s.id));
+    if (s.description)
+      body.append(el("p", "snippet", s.description));
+    card.append(body);
+    return card;
+  }
+
+  function showError(httpStatus, code, message) {
+    $("error-http").textContent = httpStatus ? "HTTP " + httpStatus : "No answer";
+    $("error-code").textContent = code;
+    $("error-message").textContent = message;
+    $("error").hidden = false;
+    $("status").textContent = "The request failed: " + code + ".";
+  }
+
+  function clearOutput() {
+    $("error").hidden = true;
+    $("results").replaceChildren();
+    $("pager").hidden = true;
+  }
+
+  function showRequest(url) {
+    $("request").hidden = false;
+    $("request-url").textContent = url;
+    $("request-curl").textContent = "curl -s -H \"X-Api-Key: $NEWSD_KEY\" " + shellQuote(url);
+  }
+
+  function renderArticles(body, params) {
+    const n = body.articles.length;
+    const size = Number(params.get("pageSize")) ||
+      (endpoint() === "everything" ? 100 : 20);
+    const page = Number(params.get("page")) || 1;
+    const first = (page - 1) * size + 1;
+    const total = body.totalResults;
+    $("status").textContent = n ?
+      "Results " + first.toLocaleString() + "–" + (first + n - 1).toLocaleString() + " of " +
+        total.toLocaleString() + "." :
+      (total ? "No results on this page (" + total.toLocaleString() + " in all)." :
+               "No results.");
+    const frag = document.createDocumentFragment();
+    for (const a of body.articles)
+      frag.append(articleCard(a));
+    $("results").replaceChildren(frag);
+    const pages = Math.max(1, Math.ceil(total / size));
+    $("pager").hidden = total <= size && page === 1;
+    $("page-info").textContent = "Page " + page + " of " + pages.toLocaleString();
+    $("prev").disabled = page <= 1;
+    $("next").disabled = page * size >= total;
+  }
+
+  function renderSources(body) {
+    const n = body.sources.length;
+    $("status").textContent = n ? n + (n === 1 ? " source." : " sources.") : "No sources.";
+    const frag = document.createDocumentFragment();
+    for (const s of body.sources)
+      frag.append(sourceCard(s));
+    $("results").replaceChildren(frag);
+  }
+
+  async function search() {
+    const ep = endpoint();
+    const params = requestParams();
+    const url = requestUrl(ep, params);
+    const key = currentKey();
+    const seq = ++requestSeq;
+    saveState(ep, params);
+    showRequest(url);
+    clearOutput();
+    $("status").textContent = "Searching…";
+    $("results").setAttribute("aria-busy", "true");
+    $("submit").disabled = true;
+    try {
+      const r = await getJson(url, key);
+      if (seq !== requestSeq)
+        return;
+      const b = r.body;
+      if (!b || typeof b !== "object") {
+        showError(r.status, "invalidResponse", "The server's answer is not JSON.");
+      } else if (b.status === "error") {
+        showError(r.status, String(b.code || "unknownError"), String(b.message || ""));
+      } else if (ep === "sources" && Array.isArray(b.sources)) {
+        renderSources(b);
+      } else if (Array.isArray(b.articles)) {
+        renderArticles(b, params);
+      } else {
+        showError(r.status, "invalidResponse", "The server's answer has an unexpected shape.");
+      }
+    } catch (e) {
+      if (seq === requestSeq)
+        showError(0, "networkError", e.message || String(e));
+    } finally {
+      if (seq === requestSeq) {
+        $("results").removeAttribute("aria-busy");
+        $("submit").disabled = false;
+      }
+    }
+  }
+
+  /* ---- copying the request ------------------------------------------------------ */
+  async function copyText(button) {
+    const text = $(button.dataset.copy).textContent;
+    let ok = false;
+    try {
+      await navigator.clipboard.writeText(text);
+      ok = true;
+    } catch (e) {
+      const range = document.createRange();
+      range.selectNodeContents($(button.dataset.copy));
+      const sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      ok = document.execCommand && document.execCommand("copy");
+    }
+    const label = button.textContent;
+    button.textContent = ok ? "Copied" : "Select and copy";
+    setTimeout(() => { button.textContent = label; }, 1500);
+  }
+
+  /* ---- wiring ----------------------------------------------------------------------- */
+  function init() {
+    fillSelect(form.elements.category, CATEGORIES, null);
+    fillSelect(form.elements.country, COUNTRIES, "region");
+    fillSelect(form.elements.language, LANGUAGES, "language");
+
+    let stored = null;
+    try {
+      stored = localStorage.getItem(KEY_STORE);
+    } catch (e) { /* storage disabled: the key lasts for the page */ }
+    if (stored)
+      keyInput.value = stored;
+
+    const restored = restoreState();
+    applyEndpoint();
+
+    keyInput.addEventListener("change", () => {
+      try {
+        if (currentKey())
+          localStorage.setItem(KEY_STORE, currentKey());
+        else
+          localStorage.removeItem(KEY_STORE);
+      } catch (e) { /* see above */ }
+      loadCatalogue();
+    });
+    $("key-toggle").addEventListener("click", (ev) => {
+      const show = keyInput.type === "password";
+      keyInput.type = show ? "text" : "password";
+      ev.currentTarget.textContent = show ? "Hide" : "Show";
+      ev.currentTarget.setAttribute("aria-pressed", String(show));
+    });
+    $("key-forget").addEventListener("click", () => {
+      try {
+        localStorage.removeItem(KEY_STORE);
+      } catch (e) { /* see above */ }
+      keyInput.value = "";
+      loadCatalogue();
+      keyInput.focus();
+    });
+    for (const r of form.querySelectorAll("input[name=endpoint]"))
+      r.addEventListener("change", applyEndpoint);
+    /* A changed query starts again at page 1. */
+    form.addEventListener("input", (ev) => {
+      if (ev.target.name !== "page")
+        form.elements.page.value = "1";
+    });
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      keyInput.dispatchEvent(new Event("change"));
+      search();
+    });
+    /* The key is outside the form: a reset keeps it. */
+    form.addEventListener("reset", () => {
+      setTimeout(() => {
+        applyEndpoint();
+        history.replaceState(null, "", location.pathname);
+      }, 0);
+    });
+    $("prev").addEventListener("click", () => {
+      const p = Math.max(1, (Number(form.elements.page.value) || 1) - 1);
+      form.elements.page.value = String(p);
+      search();
+    });
+    $("next").addEventListener("click", () => {
+      form.elements.page.value = String((Number(form.elements.page.value) || 1) + 1);
+      search();
+    });
+    for (const b of document.querySelectorAll("button.copy"))
+      b.addEventListener("click", () => copyText(b));
+
+    loadCatalogue();
+    if (restored && currentKey())
+      search();
+  }
+
+  init();
+})();
