@@ -2,6 +2,7 @@
  * negotiation, gzip round trip, and the access-log target that masks keys.
  * Input: "<accept-encoding>\n<path>\n<query>". */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -36,10 +37,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (n >= sizeof out || strlen(out) != n)
         abort();
 
-    /* A value given after an apikey name must never reach the log. */
-    if (!strncmp(query, "apiKey=", 7) && strlen(query) > 12 && !strchr(query, '&') &&
-        !strstr(path, query + 7) && strstr(out, query + 7))
-        abort();
+    /* A lone apiKey parameter is logged as its name and a mask, whatever
+     * its value (which may even spell "apiKey": a substring test of the
+     * value against the line would flag the name). */
+    if (!strncmp(query, "apiKey=", 7) && !strchr(query, '&')) {
+        char want[sizeof out + 16];
+        int m = snprintf(want, sizeof want, "%s?apiKey=***", path);
+        if (m > 0 && (size_t)m < sizeof out && strcmp(out, want) != 0)
+            abort();
+    }
 
     char *gz = NULL;
     size_t gz_len = 0;

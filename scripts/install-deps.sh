@@ -7,7 +7,7 @@ PACKAGES="
 build-essential pkg-config clang libclang-rt-dev
 libmicrohttpd-dev libsqlite3-dev sqlite3 libjansson-dev libutf8proc-dev
 libstemmer-dev libexttextcat-dev libcurl4-openssl-dev libxml2-dev zlib1g-dev
-libpq-dev libcmocka-dev nettle-dev
+libpq-dev postgresql libcmocka-dev nettle-dev
 python3 python3-pytest python3-requests curl wrk
 python3-jsonschema python3-yaml chromium
 "

@@ -76,16 +76,15 @@ start)
         exit 1
     fi
     mkdir -p "$dir"
+    chmod 0755 "$dir"
     if [ -n "$as_user" ]; then
         chown "$as_user" "$dir"
-        # The user needs to reach DIR through its parents (e.g. /tmp/x/y).
-        p=$(cd "$dir" && pwd)
-        while [ "$p" != "/" ]; do
-            p=$(dirname "$p")
-            [ "$p" = "/" ] || chmod o+x "$p" 2>/dev/null || true
-        done
+        # Parents are left as they are: the user must already reach DIR.
+        if ! runuser -u "$as_user" -- test -w "$dir"; then
+            echo "pg-test-server: $as_user cannot reach $dir; use a directory under /tmp" >&2
+            exit 1
+        fi
     fi
-    chmod 0755 "$dir"
     pg "$pgbin/initdb" -D "$dir/data" -U newsd --auth=trust -E UTF8 --locale=C.UTF-8 \
         >"$dir/initdb.log" 2>&1 || {
         cat "$dir/initdb.log" >&2

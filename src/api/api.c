@@ -117,18 +117,34 @@ static const char *presented_key(struct api_call *c)
     return NULL;
 }
 
+/* 200 when the node can serve. A node with a local index of a PostgreSQL
+ * store answers from it (and says how far it trails the store): 503 until
+ * it has caught up once since it started, then 200 even while the store is
+ * unreachable, since searches do not need it. */
 static void respond_health(struct api_call *c)
 {
+    struct index_replica_status rs;
     int64_t n = 0;
     struct err err;
     err_clear(&err);
-    if (store_articles_count(c->api->store, &n, &err) < 0) {
+    index_replica_status(c->api->index, &rs);
+    if (rs.replica) {
+        n = rs.articles;
+    } else if (store_articles_count(c->api->store, &n, &err) < 0) {
         api_fail(c, API_ERR_UNAVAILABLE, NULL);
         return;
     }
-    char body[160];
-    int len = snprintf(body, sizeof body, "{\"status\":\"ok\",\"store\":\"%s\",\"articles\":%lld}",
+    char body[320];
+    int len = snprintf(body, sizeof body, "{\"status\":\"%s\",\"store\":\"%s\",\"articles\":%lld",
+                       !rs.replica || rs.caught_up ? "ok" : "catching up",
                        store_kind(c->api->store), (long long)n);
+    if (rs.replica)
+        len += snprintf(body + len, sizeof body - (size_t)len,
+                        ",\"lag_seq\":%lld,\"lag_seconds\":%.3f,\"applied_seq\":%lld,"
+                        "\"store_reachable\":%s",
+                        (long long)rs.lag_seq, rs.lag_seconds, (long long)rs.applied_seq,
+                        rs.store_reachable ? "true" : "false");
+    len += snprintf(body + len, sizeof body - (size_t)len, "}");
     c->resp->body = malloc((size_t)len + 1);
     if (!c->resp->body) {
         c->resp->status = 500;
@@ -136,7 +152,7 @@ static void respond_health(struct api_call *c)
     }
     memcpy(c->resp->body, body, (size_t)len + 1);
     c->resp->len = (size_t)len;
-    c->resp->status = 200;
+    c->resp->status = !rs.replica || rs.caught_up ? 200 : 503;
 }
 
 /* Access-Control-Allow-Origin for a plan that restricts origins. */

@@ -15,6 +15,7 @@
 #include "index/index.h"
 #include "query/query.h"
 #include "util/arena.h"
+#include "util/buf.h"
 
 struct api {
     struct store *store;
@@ -80,6 +81,10 @@ int api_check_plan(struct api_call *c, size_t page, size_t size, int64_t *from, 
 
 /* Run the search and render the articles response. */
 void api_respond_search(struct api_call *c, const struct index_request *req);
+
+/* Answer 200 with the rendered body in b (taken over), or unexpectedError
+ * when rendering ran out of room or memory. */
+void api_respond_rendered(struct api_call *c, struct buf *b);
 
 void api_everything(struct api_call *c);
 void api_top_headlines(struct api_call *c);

@@ -72,7 +72,10 @@ int api_params_parse(struct arena *a, const char *query, size_t len, struct api_
             char *value = decode(a, eq + 1, plen - nlen - 1, false, &value_len);
             if (!name || !value)
                 return ERR_NOMEM;
-            if (value_len > 0 && name_len > 0) {
+            /* A name holding a decoded NUL ("apiKey%00") would compare equal
+             * to its prefix in every strcmp lookup while the access log's
+             * masking saw another name: such a parameter is dropped. */
+            if (value_len > 0 && name_len > 0 && !memchr(name, '\0', name_len)) {
                 out->items[out->n].name = name;
                 out->items[out->n].value = value;
                 out->items[out->n].len = value_len;

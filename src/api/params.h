@@ -1,7 +1,8 @@
 /* The query string of a request as NewsAPI clients send it (API.md §1, §8):
  * names are case-insensitive (stored lower-case), values are URL-decoded
  * ('+' is a space, %XX a byte; a malformed escape is kept literally), an
- * empty value is the same as an absent parameter, and a repeated parameter
+ * empty value is the same as an absent parameter, a name that decodes to
+ * a NUL byte anywhere is dropped, and a repeated parameter
  * keeps every value in order. Pure functions over an arena: fuzzed by
  * fuzz/fuzz_params.c. */
 #ifndef NEWSD_API_PARAMS_H

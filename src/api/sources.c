@@ -33,11 +33,5 @@ void api_sources(struct api_call *c)
     struct buf b;
     buf_init(&b, LIMIT_RESPONSE_BYTES);
     api_render_sources(&b, srcs, n);
-    if (buf_error(&b)) {
-        buf_release(&b);
-        api_fail(c, API_ERR_UNEXPECTED, NULL);
-        return;
-    }
-    c->resp->status = 200;
-    c->resp->body = buf_detach(&b, &c->resp->len);
+    api_respond_rendered(c, &b);
 }

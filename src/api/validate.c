@@ -13,6 +13,8 @@
 #include <strings.h>
 #include <time.h>
 
+#include "util/vocab.h"
+
 #include "util/banned.h"
 
 int api_fail(struct api_call *c, enum api_error e, const char *fmt, ...)
@@ -248,29 +250,16 @@ int api_get_two_letters(struct api_call *c, const char *name, char out[3], bool 
     return 0;
 }
 
-static const char *const categories[] = {"business", "entertainment", "general", "health",
-                                         "science",  "sports",        "technology"};
-
 int api_get_category(struct api_call *c, const char **out)
 {
     *out = NULL;
     const char *v = api_param(c, "category");
     if (!v)
         return 0;
-    char lower[24];
-    size_t len = strlen(v);
-    if (len < sizeof lower) {
-        memcpy(lower, v, len + 1);
-        lower_ascii(lower);
-        for (size_t i = 0; i < sizeof categories / sizeof categories[0]; i++)
-            if (!strcmp(lower, categories[i])) {
-                *out = categories[i];
-                return 0;
-            }
-    }
+    if ((*out = vocab_category(v)) != NULL)
+        return 0;
     return api_fail(c, API_ERR_PARAMETER_INVALID,
-                    "The category parameter must be one of business, entertainment, general, "
-                    "health, science, sports, technology.");
+                    "The category parameter must be one of " VOCAB_CATEGORY_LIST ".");
 }
 
 static const char *const languages[] = {"ar", "de", "en", "es", "fr", "he", "it",
@@ -442,11 +431,16 @@ void api_respond_search(struct api_call *c, const struct index_request *req)
     struct buf b;
     buf_init(&b, LIMIT_RESPONSE_BYTES);
     api_render_articles(&b, res.total, res.articles, res.n);
-    if (buf_error(&b)) {
-        buf_release(&b);
+    api_respond_rendered(c, &b);
+}
+
+void api_respond_rendered(struct api_call *c, struct buf *b)
+{
+    if (buf_error(b)) {
+        buf_release(b);
         api_fail(c, API_ERR_UNEXPECTED, NULL);
         return;
     }
     c->resp->status = 200;
-    c->resp->body = buf_detach(&b, &c->resp->len);
+    c->resp->body = buf_detach(b, &c->resp->len);
 }

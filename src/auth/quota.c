@@ -11,11 +11,14 @@
  * entry's current day; a request whose clock reads a day that already rolled
  * over counts in the new day (counters only move forward).
  *
- * Several nodes on one store (PostgreSQL, later): totals loaded once per
- * process would let every node spend the whole quota. The plan, documented in
- * docs/configuration.md, is quota leases: a node claims a block of requests
- * from the key's remaining quota in one atomic UPDATE, spends it locally and
- * returns what it did not use at flush time. */
+ * Several nodes on one store (PostgreSQL): totals loaded once per process
+ * would let every node spend the whole quota, so a key whose plan has a quota
+ * is counted in the store itself, one atomic check-and-count per request
+ * (store_usage_take; one round trip), and the entry mirrors the store's
+ * totals. Burst limits stay per node. An undone count (auth_uncount) goes
+ * out with the next flush as -1. While the store cannot be reached each node
+ * counts in memory as for the embedded store (searches go on; the quota may
+ * be overrun by what the nodes serve meanwhile) and writes the counts later. */
 #include "auth/internal.h"
 
 #include <stdlib.h>
@@ -186,6 +189,44 @@ static void usage_limits(const struct auth_usage *u, const struct auth_plan *p,
         out->remaining = 0;
 }
 
+/* AUTH_EXHAUSTED with the limits and when the key is free again (when
+ * every exhausted period has ended). Shard mutex held. */
+static void usage_exhausted(const struct auth_usage *u, const struct auth_plan *p, int64_t now,
+                            struct auth_result *out)
+{
+    bool month_out = p->requests_per_month > 0 && u->month_count >= p->requests_per_month;
+    usage_limits(u, p, out);
+    out->status = AUTH_EXHAUSTED;
+    int64_t until = month_out ? auth_month_next(u->day) * 86400 : (u->day + 1) * 86400;
+    out->retry_after = until > now ? until - now : 1;
+}
+
+/* A store shared by several nodes (PostgreSQL): the request is counted in
+ * the store by one atomic check-and-count (store_usage_take), so a quota
+ * holds across nodes; the entry's totals then mirror the store's. Called
+ * and returns with the shard mutex held (released during the store call;
+ * entries are never freed while the auth lives). ERR_UNSUPPORTED: the
+ * store belongs to this process alone, counting in memory is exact. */
+static int usage_take_shared(struct auth *a, struct auth_shard *sh, struct auth_usage *u,
+                             int64_t key_id, const struct auth_plan *p, int64_t now, bool *taken,
+                             struct err *err)
+{
+    int64_t day = u->day, day_n = 0, month_n = 0;
+    pthread_mutex_unlock(&sh->mu);
+    int rc = store_usage_take(a->store, key_id, day, auth_month_first(day), p->requests_per_day,
+                              p->requests_per_month, now, taken, &day_n, &month_n, err);
+    pthread_mutex_lock(&sh->mu);
+    if (rc < 0)
+        return rc;
+    if (u->day == day) {
+        u->day_count = day_n;
+        u->month_count = month_n;
+    }
+    if (*taken && now > u->last_used)
+        u->last_used = now;
+    return 0;
+}
+
 int auth_usage_take(struct auth *a, int64_t key_id, const unsigned char hash[32],
                     const struct auth_plan *p, int64_t now, struct auth_result *out,
                     struct err *err)
@@ -201,11 +242,7 @@ int auth_usage_take(struct auth *a, int64_t key_id, const unsigned char hash[32]
     bool day_out = p->requests_per_day > 0 && u->day_count >= p->requests_per_day;
     bool month_out = p->requests_per_month > 0 && u->month_count >= p->requests_per_month;
     if (day_out || month_out) {
-        usage_limits(u, p, out);
-        out->status = AUTH_EXHAUSTED;
-        /* Free again when every exhausted period has ended. */
-        int64_t until = month_out ? auth_month_next(u->day) * 86400 : (u->day + 1) * 86400;
-        out->retry_after = until > now ? until - now : 1;
+        usage_exhausted(u, p, now, out);
         goto out;
     }
     if (p->burst_per_second > 0) {
@@ -217,6 +254,25 @@ int auth_usage_take(struct auth *a, int64_t key_id, const unsigned char hash[32]
             out->retry_after = wait;
             goto out;
         }
+    }
+    if (p->requests_per_day > 0 || p->requests_per_month > 0) {
+        bool taken = false;
+        rc = usage_take_shared(a, sh, u, key_id, p, now, &taken, err);
+        if (rc == 0) {
+            if (taken) {
+                usage_limits(u, p, out);
+                out->status = AUTH_OK;
+            } else {
+                usage_exhausted(u, p, now, out);
+            }
+            goto out;
+        }
+        /* A store of one process: counted in memory below. A shared store
+         * that cannot be reached now: counted here too and written when it
+         * is back, so searches go on; the quota is then exact again. */
+        if (rc != ERR_UNSUPPORTED && rc != ERR_BUSY)
+            goto out;
+        rc = 0;
     }
     rc = usage_pending_add(u, u->day, 1);
     if (rc < 0) {

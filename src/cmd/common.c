@@ -33,8 +33,24 @@ int cmd_store_open(struct store **out, const char *loc)
     err_clear(&err);
     int rc = store_open(out, loc, &err);
     if (rc < 0) {
-        cmd_fail("cannot open store %s: %s", loc, err_msg(&err, rc));
+        char shown[512];
+        cmd_fail("cannot open store %s: %s", store_location_redacted(loc, shown, sizeof shown),
+                 err_msg(&err, rc));
         return -1;
     }
     return 0;
+}
+
+const char *cmd_table_cell(struct arena *ar, const char *s)
+{
+    if (!s || !*s)
+        return "-";
+    char *c = arena_strdup(ar, s);
+    if (!c)
+        return "?";
+    for (char *p = c; *p; p++) {
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    }
+    return c;
 }

@@ -4,6 +4,7 @@
 #define NEWSD_CMD_COMMON_H
 
 #include "store/store.h"
+#include "util/arena.h"
 
 #define CMD_DEFAULT_STORE "./newsd-data"
 
@@ -15,5 +16,9 @@ int cmd_store_open(struct store **out, const char *loc);
 
 /* Print "newsd: <msg>\n" on stderr. */
 void cmd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A cell of a printed table: "-" for none or empty, control bytes as '?'
+ * (a name or URL from the store cannot move the terminal's cursor). */
+const char *cmd_table_cell(struct arena *ar, const char *s);
 
 #endif

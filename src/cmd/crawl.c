@@ -96,7 +96,9 @@ int cmd_crawl(int argc, char **argv)
         cmd_fail("crawl: %s", err_msg(&err, rc));
         goto out;
     }
-    log_info("newsd crawling %s store %s", store_kind(s), cmd_store_location(store_opt));
+    char shown[512];
+    log_info("newsd crawling %s store %s", store_kind(s),
+             store_location_redacted(cmd_store_location(store_opt), shown, sizeof shown));
     int sig = 0;
     sigwait(&stop_signals, &sig);
     log_info("signal %d: stopping", sig);

@@ -22,6 +22,8 @@
 
 #include "util/timefmt.h"
 
+#include "util/vocab.h"
+
 #include "util/banned.h"
 
 #define FEEDS_ARENA_BYTES (64 * 1024 * 1024)
@@ -29,9 +31,6 @@
 #define FEEDS_INTERVAL_MIN 60        /* seconds */
 #define FEEDS_INTERVAL_MAX (24 * 3600)
 #define FEEDS_SOURCE_MAX 128
-
-static const char *const categories[] = {"business", "entertainment", "general",   "health",
-                                         "science",  "sports",        "technology"};
 
 static void feeds_usage(FILE *f)
 {
@@ -58,14 +57,6 @@ static bool code_parse(const char *s, char out[3])
     return true;
 }
 
-static const char *category_parse(const char *s)
-{
-    for (size_t i = 0; s && i < sizeof categories / sizeof categories[0]; i++) {
-        if (!strcasecmp(s, categories[i]))
-            return categories[i];
-    }
-    return NULL;
-}
 
 static bool source_valid(const char *s)
 {
@@ -116,10 +107,9 @@ static bool feed_fill(struct arena *ar, struct feed_record *f, const char *url, 
         snprintf(why, why_size, "the country must be 2 letters, e.g. gb");
         return false;
     }
-    if (category && !(f->category = category_parse(category))) {
+    if (category && !(f->category = vocab_category(category))) {
         snprintf(why, why_size,
-                 "the category must be one of business, entertainment, general, "
-                 "health, science, sports, technology");
+                 "the category must be one of " VOCAB_CATEGORY_LIST);
         return false;
     }
     if (language && !code_parse(language, f->language)) {
@@ -306,20 +296,6 @@ static int feeds_import(struct store *s, struct arena *ar, const char *path)
     return status;
 }
 
-/* A table cell: "-" for none, control bytes as '?'. */
-static const char *cell(struct arena *ar, const char *s)
-{
-    if (!s || !*s)
-        return "-";
-    char *c = arena_strdup(ar, s);
-    if (!c)
-        return "?";
-    for (char *p = c; *p; p++) {
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-    }
-    return c;
-}
 
 static const char *time_cell(struct arena *ar, int64_t t, const char *none)
 {
@@ -361,15 +337,15 @@ static int feeds_list(struct store *s, struct arena *ar)
         const struct feed_record *f = &feeds[i];
         const char **row = cells + (i + 1) * LIST_COLS;
         row[0] = arena_printf(ar, "%lld", (long long)f->id);
-        row[1] = cell(ar, f->url);
-        row[2] = cell(ar, f->source_id);
+        row[1] = cmd_table_cell(ar, f->url);
+        row[2] = cmd_table_cell(ar, f->source_id);
         row[3] = time_cell(ar, f->last_fetch_at, "never");
         row[4] = f->last_fetch_at ? (f->last_status ? arena_printf(ar, "%d", f->last_status) : "-")
                                   : "-";
         row[5] = arena_printf(ar, "%lld", (long long)f->items_last);
         row[6] = arena_printf(ar, "%lld", (long long)f->items_total);
         row[7] = f->enabled ? time_cell(ar, f->next_fetch_at, "now") : "disabled";
-        row[8] = cell(ar, f->last_error);
+        row[8] = cmd_table_cell(ar, f->last_error);
         for (size_t c = 0; c < LIST_COLS; c++) {
             if (!row[c]) {
                 cmd_fail("feeds list: out of memory");

@@ -7,15 +7,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util/banned.h"
+#include "util/vocab.h"
 
-static const char *const categories[] = {"business", "entertainment", "general", "health",
-                                         "science",  "sports",        "technology"};
+#include "util/banned.h"
 
 static void import_usage(FILE *f)
 {
     fprintf(f, "usage: newsd import [--store LOC] [--headlines] [--country CC] [--category CAT]\n"
-               "                    [--language LL] FILE...   (- = stdin)\n");
+               "                    [--language LL] [--progress] FILE...   (- = stdin)\n"
+               "  --progress  print \"committed N\" on stderr after each committed batch\n");
 }
 
 static int valid_two_letters(const char *s)
@@ -26,10 +26,10 @@ static int valid_two_letters(const char *s)
 int cmd_import(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},  {"headlines", no_argument, NULL, 'H'},
-        {"country", required_argument, NULL, 'c'}, {"category", required_argument, NULL, 'k'},
+        {"store", required_argument, NULL, 's'},    {"headlines", no_argument, NULL, 'H'},
+        {"country", required_argument, NULL, 'c'},  {"category", required_argument, NULL, 'k'},
         {"language", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"progress", no_argument, NULL, 'p'},       {NULL, 0, NULL, 0},
     };
     const char *store_opt = NULL;
     struct ingest_options io = {0};
@@ -51,6 +51,9 @@ int cmd_import(int argc, char **argv)
             break;
         case 'l':
             io.language = optarg;
+            break;
+        case 'p':
+            io.progress = stderr;
             break;
         case 'h':
             import_usage(stdout);
@@ -74,13 +77,9 @@ int cmd_import(int argc, char **argv)
         return CMD_EXIT_USAGE;
     }
     if (io.category) {
-        size_t i;
-        for (i = 0; i < sizeof categories / sizeof categories[0]; i++)
-            if (!strcmp(io.category, categories[i]))
-                break;
-        if (i == sizeof categories / sizeof categories[0]) {
-            cmd_fail("import: --category must be one of business, entertainment, general, "
-                     "health, science, sports, technology");
+        io.category = vocab_category(io.category);
+        if (io.category == NULL) {
+            cmd_fail("import: --category must be one of " VOCAB_CATEGORY_LIST);
             return CMD_EXIT_USAGE;
         }
     }
@@ -98,6 +97,16 @@ int cmd_import(int argc, char **argv)
         total.imported += st.imported;
         total.updated += st.updated;
         total.skipped += st.skipped;
+        if (rc == ERR_FULL) {
+            /* The one failure an operator fixes outside newsd: say what is
+             * kept and what to do. */
+            cmd_fail("import %s: no space left on the store's disk (%s); %zu articles of this "
+                     "file were stored and are kept; free some space and import the file "
+                     "again (stored articles are updated, not duplicated)",
+                     argv[i], err_msg(&err, rc), st.imported + st.updated);
+            status = CMD_EXIT_FAIL;
+            break;
+        }
         if (rc < 0) {
             cmd_fail("import %s: %s", argv[i], err_msg(&err, rc));
             status = CMD_EXIT_FAIL;

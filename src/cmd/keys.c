@@ -105,20 +105,6 @@ static int keys_create(struct store *s, const struct keys_opts *o)
     return CMD_EXIT_OK;
 }
 
-/* A cell for the table: "-" for none, control bytes as '?'. */
-static const char *cell(struct arena *ar, const char *s)
-{
-    if (!s || !*s)
-        return "-";
-    char *c = arena_strdup(ar, s);
-    if (!c)
-        return "?";
-    for (char *p = c; *p; p++) {
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-    }
-    return c;
-}
 
 struct row {
     char id[24], created[TIMEFMT_ISO_LEN], last[TIMEFMT_ISO_LEN], today[24], month[24];
@@ -159,8 +145,8 @@ static int keys_list(struct store *s, struct arena *ar)
             return CMD_EXIT_FAIL;
         }
         snprintf(r->id, sizeof r->id, "%lld", (long long)k->id);
-        r->name = cell(ar, k->name);
-        r->plan = cell(ar, k->plan);
+        r->name = cmd_table_cell(ar, k->name);
+        r->plan = cmd_table_cell(ar, k->plan);
         r->state = k->state == KEY_ACTIVE ? "active" : "disabled";
         timefmt_iso8601(k->created_at, r->created);
         if (k->last_used > 0)

@@ -31,7 +31,7 @@ static void serve_usage(FILE *f)
     fprintf(f, "usage: newsd serve [--store LOC] [--listen HOST:PORT] [--threads N]\n"
                "                   [--config FILE] [--no-crawl] [--quiet]\n"
                "                   [--query-timeout-ms MS] [--user USER]\n"
-               "                   [--metrics-listen HOST:PORT]\n"
+               "                   [--metrics-listen HOST:PORT] [--index-dir DIR]\n"
                "  --listen   default 127.0.0.1:8080 (or $NEWSD_LISTEN); port 0 = any free port\n"
                "  --threads  HTTP worker threads (default: number of cores)\n"
                "  --quiet    no access log\n"
@@ -40,7 +40,9 @@ static void serve_usage(FILE *f)
                "  --query-timeout-ms  time budget of one search, past it HTTP 503\n"
                "             (default 5000; 0 = none)\n"
                "  --user     started as root: open the store and run as USER, keeping\n"
-               "             root only to bind the port\n");
+               "             root only to bind the port\n"
+               "  --index-dir  with a postgresql:// store: this node's local search index\n"
+               "             (default ./" INDEX_LOCAL_DIR_DEFAULT ")\n");
 }
 
 /* Parse a positive integer option; -1 when malformed. */
@@ -154,11 +156,13 @@ int cmd_serve(int argc, char **argv)
         {"query-timeout-ms", required_argument, NULL, 'T'},
         {"metrics-listen", required_argument, NULL, 'M'},
         {"user", required_argument, NULL, 'u'},   {"help", no_argument, NULL, 'h'},
+        {"index-dir", required_argument, NULL, 'I'},
         {NULL, 0, NULL, 0},
     };
     const char *store_opt = NULL, *listen = NULL, *config_path = NULL;
     const char *user = NULL;
     const char *metrics_listen = NULL;
+    const char *index_dir = NULL;
     long threads = 0;
     long long query_timeout_ms = -1; /* -1: not given */
     bool quiet = false, crawl = true;
@@ -204,6 +208,9 @@ int cmd_serve(int argc, char **argv)
             break;
         case 'M':
             metrics_listen = optarg;
+            break;
+        case 'I':
+            index_dir = optarg;
             break;
         case 'h':
             serve_usage(stdout);
@@ -281,7 +288,7 @@ int cmd_serve(int argc, char **argv)
         log_warn("running as root: use --user USER to drop root privileges after binding");
     if (cmd_store_open(&store, cmd_store_location(store_opt)) < 0)
         goto out;
-    if ((rc = index_open(&index, store, &err)) < 0) {
+    if ((rc = index_open_local(&index, store, index_dir, &err)) < 0) {
         cmd_fail("cannot open the search index: %s", err_msg(&err, rc));
         goto out;
     }
@@ -329,7 +336,9 @@ int cmd_serve(int argc, char **argv)
     print_ready(listen, http_server_port(server));
     if (metrics_server)
         print_metrics_ready(metrics_listen, http_server_port(metrics_server));
-    log_info("newsd serving %s store %s", store_kind(store), cmd_store_location(store_opt));
+    char shown[512];
+    log_info("newsd serving %s store %s", store_kind(store),
+             store_location_redacted(cmd_store_location(store_opt), shown, sizeof shown));
 
     int sig = 0;
     sigwait(&stop_signals, &sig);

@@ -33,6 +33,7 @@ enum server_field {
     SERVER_THREADS = 1 << 1,
     SERVER_LIVE_WINDOW = 1 << 2,
     SERVER_RESULT_WINDOW = 1 << 3,
+    SERVER_QUERY_TIMEOUT = 1 << 4,
 };
 
 /* A view of part of the text. */
@@ -208,10 +209,12 @@ static int server_set(struct parser *ps, struct span key, struct span v)
         bit = SERVER_LIVE_WINDOW;
     } else if (span_eq(key, "result_window")) {
         bit = SERVER_RESULT_WINDOW;
+    } else if (span_eq(key, "query_timeout_ms")) {
+        bit = SERVER_QUERY_TIMEOUT;
     } else {
         return parse_fail(ps,
                           "unknown key '%s' in [server] (listen, threads, "
-                          "live_window_hours, result_window)",
+                          "live_window_hours, result_window, query_timeout_ms)",
                           span_show(key, kb));
     }
     if (ps->server_set & bit)
@@ -240,6 +243,8 @@ static int server_set(struct parser *ps, struct span key, struct span v)
         if (rc == 0)
             c->live_window_seconds = x * 3600;
         return rc;
+    case SERVER_QUERY_TIMEOUT:
+        return value_int(ps, key, v, 0, 3600 * 1000, &c->query_timeout_ms);
     default:
         return value_int(ps, key, v, 0, 1000000000000LL, &c->result_window);
     }
@@ -384,6 +389,7 @@ void config_defaults(struct config *c)
     memset(c, 0, sizeof *c);
     c->live_window_seconds = LIMIT_LIVE_WINDOW_SECONDS;
     c->result_window = LIMIT_RESULT_WINDOW;
+    c->query_timeout_ms = LIMIT_QUERY_TIMEOUT_MS;
 }
 
 int config_parse(const char *text, size_t len, const char *name, struct config *c, struct err *err)

@@ -42,6 +42,7 @@ struct config {
     unsigned threads;               /* HTTP workers; 0 = not set (number of cores) */
     int64_t live_window_seconds;    /* top-headlines live window */
     int64_t result_window;          /* page*pageSize cap for plans without one; 0 = none */
+    int64_t query_timeout_ms;       /* time budget of one search; 0 = none */
     struct auth_plan plans[CONFIG_PLANS_MAX]; /* in file order; unset fields are 0 */
     unsigned plan_fields[CONFIG_PLANS_MAX];   /* enum config_plan_field bits given */
     size_t n_plans;
@@ -49,7 +50,7 @@ struct config {
 
 /* Values used when there is no config file (or it leaves them out): listen
  * "" and threads 0 (not set), the 48 h live window, a result window of
- * 10,000, no plans beyond the built-in ones. */
+ * 10,000, a 5 s query time budget, no plans beyond the built-in ones. */
 void config_defaults(struct config *c);
 
 /* Parse text[0..len) over c (which config_defaults prepared); name is used in

@@ -36,6 +36,8 @@ static bool is_key_name(const char *name, size_t n)
             c = (char)(hex_digit(name[i + 1]) * 16 + hex_digit(name[i + 2]));
             i += 2;
         }
+        if (c == '\0')
+            break; /* mask what a C-string reading of the name would take for apikey */
         if (c >= 'A' && c <= 'Z')
             c = (char)(c - 'A' + 'a');
         if (j >= sizeof want - 1 || c != want[j])

@@ -49,6 +49,8 @@ struct index_request {
     enum index_sort sort;
     size_t offset;                    /* (page-1)*pageSize */
     size_t limit;                     /* pageSize */
+    int64_t deadline_ms;              /* CLOCK_MONOTONIC ms after which the search gives up
+                                       * with ERR_TIMEOUT; 0 = no time budget */
 };
 
 struct index_result {
@@ -61,7 +63,33 @@ struct index_result {
 int index_open(struct index **out, struct store *s, struct err *err);
 void index_close(struct index *idx);
 
-/* Run a request. ERR_NOMEM, ERR_STORE (err set) on failure. */
+/* Where the node-local index of a PostgreSQL store lives when no directory
+ * is given (relative: the working directory). */
+#define INDEX_LOCAL_DIR_DEFAULT "newsd-index"
+
+/* index_open, with the directory of the node-local index that a PostgreSQL
+ * store needs (index/follow/: a replica of the store's articles, kept in
+ * step by a thread); NULL = INDEX_LOCAL_DIR_DEFAULT. Ignored for the
+ * embedded store, whose index lives in its own file. */
+int index_open_local(struct index **out, struct store *s, const char *local_dir,
+                     struct err *err);
+
+/* How far a node-local index trails its store (cluster mode). */
+struct index_replica_status {
+    bool replica;         /* false: the index reads the store itself; nothing below */
+    bool caught_up;       /* has held every committed change at least once since it opened */
+    bool store_reachable; /* the follower's connection to the store is up */
+    int64_t applied_seq;  /* last change applied */
+    int64_t head_seq;     /* last change known in the store */
+    int64_t lag_seq;      /* head_seq - applied_seq */
+    double lag_seconds;   /* 0 when in step, else time since it last was */
+    int64_t articles;     /* articles the local index holds */
+};
+
+void index_replica_status(struct index *idx, struct index_replica_status *out);
+
+/* Run a request. ERR_NOMEM, ERR_STORE (err set) on failure; ERR_TIMEOUT
+ * when req->deadline_ms passes before the search is done. */
 int index_search(struct index *idx, struct arena *a, const struct index_request *req,
                  struct index_result *out, struct err *err);
 

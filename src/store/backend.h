@@ -58,6 +58,10 @@ struct store_backend {
                      int64_t last_used, struct err *err);
     int (*usage_sum)(struct store_backend *b, int64_t key_id, int64_t day_from, int64_t day_to,
                      int64_t *out, struct err *err);
+    /* NULL: the backend is not shared between processes (store_usage_take). */
+    int (*usage_take)(struct store_backend *b, int64_t key_id, int64_t day, int64_t month_from,
+                      int64_t limit_day, int64_t limit_month, int64_t last_used, bool *taken,
+                      int64_t *day_n, int64_t *month_n, struct err *err);
 };
 
 /* The embedded store in directory dir (created, mode 0700, when missing;

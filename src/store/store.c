@@ -2,6 +2,7 @@
  * every call to it (store/backend.h). */
 #include "store/store.h"
 #include "store/backend.h"
+#include "store/pg/pg.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,62 @@ static bool is_pg_uri(const char *loc)
     return strncasecmp(loc, "postgresql://", 13) == 0 || strncasecmp(loc, "postgres://", 11) == 0;
 }
 
+/* Append [p, p+len) to buf at *used, truncating at n-1 bytes. */
+static void redact_append(char *buf, size_t n, size_t *used, const char *p, size_t len)
+{
+    if (*used + 1 >= n)
+        return;
+    if (len > n - 1 - *used)
+        len = n - 1 - *used;
+    memcpy(buf + *used, p, len);
+    *used += len;
+    buf[*used] = '\0';
+}
+
+char *store_location_redacted(const char *loc, char *buf, size_t n)
+{
+    size_t used = 0;
+    if (n == 0)
+        return buf;
+    buf[0] = '\0';
+    if (loc == NULL)
+        return buf;
+    if (!is_pg_uri(loc)) {
+        redact_append(buf, n, &used, loc, strlen(loc));
+        return buf;
+    }
+    /* scheme://[user[:password]@]host...[?k=v&password=...] */
+    const char *auth = strstr(loc, "://") + 3;
+    const char *end = auth + strcspn(auth, "/?");
+    const char *at = memchr(auth, '@', (size_t)(end - auth));
+    const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+    const char *p = loc;
+    if (colon) {
+        redact_append(buf, n, &used, p, (size_t)(colon + 1 - p));
+        redact_append(buf, n, &used, "***", 3);
+        p = at;
+    }
+    /* Query parameters: password=... up to the next '&'. */
+    const char *q = strchr(p, '?');
+    if (q == NULL) {
+        redact_append(buf, n, &used, p, strlen(p));
+        return buf;
+    }
+    redact_append(buf, n, &used, p, (size_t)(q - p));
+    p = q;
+    while (*p) {
+        size_t seg = 1 + strcspn(p + 1, "&");
+        if (strncasecmp(p + 1, "password=", 9) == 0) {
+            redact_append(buf, n, &used, p, 10);
+            redact_append(buf, n, &used, "***", 3);
+        } else {
+            redact_append(buf, n, &used, p, seg);
+        }
+        p += seg;
+    }
+    return buf;
+}
+
 int store_open(struct store **out, const char *loc, struct err *err)
 {
     struct store *s = NULL;
@@ -29,18 +86,16 @@ int store_open(struct store **out, const char *loc, struct err *err)
         rc = err_set(err, ERR_INVALID, "empty store location");
         goto out;
     }
-    if (is_pg_uri(loc)) {
-        rc = err_set(err, ERR_UNSUPPORTED,
-                     "the PostgreSQL store is not available in this build; "
-                     "use a directory for the embedded store");
-        goto out;
-    }
     s = calloc(1, sizeof *s);
     if (s == NULL) {
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto out;
     }
-    if ((rc = store_sqlite_new(&be, loc, err)) < 0)
+    if (is_pg_uri(loc))
+        rc = store_pg_new(&be, loc, err);
+    else
+        rc = store_sqlite_new(&be, loc, err);
+    if (rc < 0)
         goto out;
     s->be = be;
     *out = s;
@@ -66,6 +121,11 @@ const char *store_kind(const struct store *s)
 const char *store_sqlite_path(const struct store *s)
 {
     return s->be->sqlite_path ? s->be->sqlite_path(s->be) : NULL;
+}
+
+const char *store_pg_conninfo(const struct store *s)
+{
+    return store_pg_backend_uri(s->be);
 }
 
 int store_articles_put(struct store *s, struct article *arts, size_t n,
@@ -239,4 +299,17 @@ int store_usage_sum(struct store *s, int64_t key_id, int64_t day_from, int64_t d
                     struct err *err)
 {
     return s->be->usage_sum(s->be, key_id, day_from, day_to, out, err);
+}
+
+int store_usage_take(struct store *s, int64_t key_id, int64_t day, int64_t month_from,
+                     int64_t limit_day, int64_t limit_month, int64_t last_used, bool *taken,
+                     int64_t *day_n, int64_t *month_n, struct err *err)
+{
+    *taken = false;
+    *day_n = 0;
+    *month_n = 0;
+    if (s->be->usage_take == NULL)
+        return err_set(err, ERR_UNSUPPORTED, "the %s store counts usage per process", s->be->kind);
+    return s->be->usage_take(s->be, key_id, day, month_from, limit_day, limit_month, last_used,
+                             taken, day_n, month_n, err);
 }

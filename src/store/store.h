@@ -85,6 +85,11 @@ struct store_put_stats {
 int store_open(struct store **out, const char *loc, struct err *err);
 void store_close(struct store *s);
 
+/* loc fit for logs and error messages: the password of a postgresql://
+ * URI (user:PASSWORD@ or ?password=) replaced by "***". Writes at most n
+ * bytes (NUL included) to buf and returns buf. */
+char *store_location_redacted(const char *loc, char *buf, size_t n);
+
 /* "sqlite" or "pg". */
 const char *store_kind(const struct store *s);
 
@@ -258,5 +263,17 @@ int store_usage_add(struct store *s, int64_t key_id, int64_t day, int64_t n, int
 /* Sum of requests of key_id over days [day_from, day_to]. */
 int store_usage_sum(struct store *s, int64_t key_id, int64_t day_from, int64_t day_to,
                     int64_t *out, struct err *err);
+
+/* Count one request of key_id on UTC day `day` only if that keeps the key
+ * within limit_day requests that day and limit_month over days
+ * [month_from, day] (0 = no limit), as one atomic step across every process
+ * sharing the store, recording last_used when counted. *taken says whether
+ * it was; *day_n and *month_n get the totals after the step. For stores
+ * shared by several nodes (PostgreSQL), where per-process counting would
+ * let each node spend the whole quota; ERR_UNSUPPORTED for the embedded
+ * store, whose only process counts in memory (auth/quota.c). */
+int store_usage_take(struct store *s, int64_t key_id, int64_t day, int64_t month_from,
+                     int64_t limit_day, int64_t limit_month, int64_t last_used, bool *taken,
+                     int64_t *day_n, int64_t *month_n, struct err *err);
 
 #endif

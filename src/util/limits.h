@@ -29,6 +29,9 @@
 #define LIMIT_IMPORT_BATCH 2000             /* articles per transaction */
 #define LIMIT_FIELD_BYTES (1024 * 1024)     /* one article field */
 
+/* Time budget of one search, ms (default; --query-timeout-ms, config) */
+#define LIMIT_QUERY_TIMEOUT_MS 5000
+
 /* Live window of /v2/top-headlines, seconds (default; configurable) */
 #define LIMIT_LIVE_WINDOW_SECONDS (48 * 3600)
 

@@ -120,6 +120,12 @@ def domain_matches(host, dom):
 
 
 # ---- query language (§4, §8) ------------------------------------------------------
+
+def swedish(code):
+    """A language code with NewsAPI's se folded into sv."""
+    code = code.lower()
+    return "sv" if code == "se" else code
+
 class QueryError(ValueError):
     pass
 
@@ -399,7 +405,9 @@ class Corpus:
                 continue
             if category and s["category"].lower() != category.lower():
                 continue
-            if language and s["language"].lower() != language.lower():
+            # se is NewsAPI's code for Swedish besides sv (API.md §2): either
+            # finds the catalogue's Swedish sources, whichever code they carry.
+            if language and swedish(s["language"]) != swedish(language):
                 continue
             if country and s["country"].lower() != country.lower():
                 continue

@@ -27,7 +27,7 @@ FILTERS = [
                                               ("country", "fr")],
     [("category", "technology"), ("country", "us")],
     [("country", "xx")], [("language", "xx")], [("country", "us"), ("language", "ru")],
-    [("category", "health")],
+    [("category", "health")], [("language", "sv")], [("language", "SE")],
 ]
 
 

@@ -6,14 +6,20 @@
  * sort nothing; a date window is a rowid range. */
 #include "index/fts5/internal.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "store/sqlite/db.h"
 #include "util/banned.h"
 
 #define FETCH_CHUNK 100 /* ids per "WHERE id IN (...)" */
+/* SQLite virtual-machine steps between two looks at the clock: small enough
+ * that a query overruns its budget by well under a millisecond, large
+ * enough that clock_gettime costs nothing measurable. */
+#define DEADLINE_CHECK_OPS 1000
 
 struct index_fts5 {
     struct index_backend base; /* first: the vtable */
@@ -211,6 +217,28 @@ out:
     return rc;
 }
 
+/* A request's time budget, watched by SQLite's progress handler. */
+struct deadline {
+    int64_t at_ms; /* CLOCK_MONOTONIC */
+    bool expired;
+};
+
+static int64_t monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Non-zero interrupts the running statement (SQLITE_INTERRUPT). */
+static int deadline_check(void *ctx)
+{
+    struct deadline *d = ctx;
+    if (monotonic_ms() >= d->at_ms)
+        d->expired = true;
+    return d->expired;
+}
+
 static int fts5_search(struct index_backend *b, struct arena *a, const struct index_request *req,
                        struct index_result *out, struct err *err)
 {
@@ -218,6 +246,7 @@ static int fts5_search(struct index_backend *b, struct arena *a, const struct in
     struct buf match;
     sqlite3 *db = NULL;
     int64_t lo = store_sqlite_id_lo(req->from), hi = store_sqlite_id_hi(req->to);
+    struct deadline dl = {req->deadline_ms, false};
     int rc;
 
     buf_init(&match, INDEX_FTS5_MATCH_MAX);
@@ -228,12 +257,20 @@ static int fts5_search(struct index_backend *b, struct arena *a, const struct in
         goto out; /* an empty window: nothing matches */
     if ((rc = store_sqlite_pool_get(&x->readers, &db, err)) < 0)
         goto out;
+    /* The budget interrupts whichever statement is running when it ends;
+     * the handler is removed again before the connection goes back. */
+    if (dl.at_ms > 0)
+        sqlite3_progress_handler(db, DEADLINE_CHECK_OPS, deadline_check, &dl);
     if ((rc = store_sqlite_exec(db, "BEGIN", err)) < 0)
         goto out;
     rc = search_run(db, a, req, match.data, lo, hi, out, err);
     if (rc == 0)
         rc = store_sqlite_exec(db, "COMMIT", err);
 out:
+    if (db && dl.at_ms > 0)
+        sqlite3_progress_handler(db, 0, NULL, NULL);
+    if (rc < 0 && dl.expired)
+        rc = err_set(err, ERR_TIMEOUT, "the search ran out of its time budget");
     if (rc < 0) {
         out->n = 0;
         out->articles = NULL;

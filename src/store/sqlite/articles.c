@@ -37,12 +37,7 @@ static const struct {
     {offsetof(struct put_stmts, last), "SELECT max(id) FROM articles WHERE id BETWEEN ?1 AND ?2"},
     {offsetof(struct put_stmts, scan),
      "SELECT id FROM articles WHERE id BETWEEN ?1 AND ?2 ORDER BY id"},
-    {offsetof(struct put_stmts, ins),
-     "INSERT INTO articles(id, seq, url, canonical_url, source_id, source_name, author, title,"
-     " description, url_to_image, published_at, content, domain, language, country, category,"
-     " headline, ingested_at, meta_terms)"
-     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-     " ?19)"},
+    {offsetof(struct put_stmts, ins), STORE_SQLITE_ARTICLE_INSERT},
     {offsetof(struct put_stmts, seq_get), "SELECT value FROM meta WHERE key = 'seq'"},
     {offsetof(struct put_stmts, seq_set), "INSERT INTO meta(key, value) VALUES ('seq', ?1)"
                                           " ON CONFLICT(key) DO UPDATE SET value = excluded.value"},
@@ -145,36 +140,8 @@ static int id_alloc(sqlite3 *db, struct put_stmts *ps, int64_t t, int64_t *out, 
 static int bind_article(struct put_stmts *ps, const struct article *a, int64_t id, int64_t seq,
                         const char *meta_terms)
 {
-    sqlite3_stmt *st = ps->ins;
-    int rc = SQLITE_OK;
     int64_t ingested = a->ingested_at ? a->ingested_at : (int64_t)time(NULL);
-
-#define BIND_(call)                                                                                \
-    do {                                                                                           \
-        if (rc == SQLITE_OK)                                                                       \
-            rc = (call);                                                                           \
-    } while (0)
-    BIND_(sqlite3_bind_int64(st, 1, id));
-    BIND_(sqlite3_bind_int64(st, 2, seq));
-    BIND_(store_sqlite_bind_text(st, 3, a->url));
-    BIND_(store_sqlite_bind_text(st, 4, a->canonical_url));
-    BIND_(store_sqlite_bind_text(st, 5, a->source_id));
-    BIND_(store_sqlite_bind_text(st, 6, a->source_name));
-    BIND_(store_sqlite_bind_text(st, 7, a->author));
-    BIND_(store_sqlite_bind_text(st, 8, a->title));
-    BIND_(store_sqlite_bind_text(st, 9, a->description));
-    BIND_(store_sqlite_bind_text(st, 10, a->url_to_image));
-    BIND_(sqlite3_bind_int64(st, 11, a->published_at));
-    BIND_(store_sqlite_bind_text(st, 12, a->content));
-    BIND_(store_sqlite_bind_text(st, 13, a->domain));
-    BIND_(sqlite3_bind_text(st, 14, a->language, (int)strnlen(a->language, 2), SQLITE_STATIC));
-    BIND_(sqlite3_bind_text(st, 15, a->country, (int)strnlen(a->country, 2), SQLITE_STATIC));
-    BIND_(store_sqlite_bind_text(st, 16, a->category));
-    BIND_(sqlite3_bind_int(st, 17, a->headline ? 1 : 0));
-    BIND_(sqlite3_bind_int64(st, 18, ingested));
-    BIND_(store_sqlite_bind_text(st, 19, meta_terms));
-#undef BIND_
-    return rc;
+    return store_sqlite_bind_article(ps->ins, a, id, seq, ingested, meta_terms);
 }
 
 /* Upsert one article; *id_out, *updated. seq is the sequence to give it. */

@@ -113,6 +113,84 @@ int store_sqlite_column_dup(struct arena *a, sqlite3_stmt *st, int i, const char
     return 0;
 }
 
+int store_sqlite_bind_article(sqlite3_stmt *st, const struct article *a, int64_t id, int64_t seq,
+                              int64_t ingested_at, const char *meta_terms)
+{
+    int rc = SQLITE_OK;
+#define BIND_(call)                                                                                \
+    do {                                                                                           \
+        if (rc == SQLITE_OK)                                                                       \
+            rc = (call);                                                                           \
+    } while (0)
+    BIND_(sqlite3_bind_int64(st, 1, id));
+    BIND_(sqlite3_bind_int64(st, 2, seq));
+    BIND_(store_sqlite_bind_text(st, 3, a->url));
+    BIND_(store_sqlite_bind_text(st, 4, a->canonical_url));
+    BIND_(store_sqlite_bind_text(st, 5, a->source_id));
+    BIND_(store_sqlite_bind_text(st, 6, a->source_name));
+    BIND_(store_sqlite_bind_text(st, 7, a->author));
+    BIND_(store_sqlite_bind_text(st, 8, a->title));
+    BIND_(store_sqlite_bind_text(st, 9, a->description));
+    BIND_(store_sqlite_bind_text(st, 10, a->url_to_image));
+    BIND_(sqlite3_bind_int64(st, 11, a->published_at));
+    BIND_(store_sqlite_bind_text(st, 12, a->content));
+    BIND_(store_sqlite_bind_text(st, 13, a->domain));
+    BIND_(sqlite3_bind_text(st, 14, a->language, (int)strnlen(a->language, 2), SQLITE_STATIC));
+    BIND_(sqlite3_bind_text(st, 15, a->country, (int)strnlen(a->country, 2), SQLITE_STATIC));
+    BIND_(store_sqlite_bind_text(st, 16, a->category));
+    BIND_(sqlite3_bind_int(st, 17, a->headline ? 1 : 0));
+    BIND_(sqlite3_bind_int64(st, 18, ingested_at));
+    BIND_(store_sqlite_bind_text(st, 19, meta_terms));
+#undef BIND_
+    return rc;
+}
+
+int store_sqlite_collect(sqlite3 *db, sqlite3_stmt *st, struct arena *a, size_t item_size,
+                         store_sqlite_row_fn row, void **out, size_t *n_out, const char *what,
+                         struct err *err)
+{
+    unsigned char *items = NULL;
+    size_t n = 0, cap = 0;
+    int rc;
+
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) {
+            /* The arena cannot grow in place: copy into a doubled array. */
+            size_t ncap = cap ? 2 * cap : 16;
+            unsigned char *grown = arena_calloc(a, ncap, item_size);
+            if (grown == NULL)
+                return err_set(err, ERR_NOMEM, "out of memory listing %s", what);
+            if (n)
+                memcpy(grown, items, n * item_size);
+            items = grown;
+            cap = ncap;
+        }
+        if ((rc = row(a, st, items + n * item_size)) < 0)
+            return err_set(err, rc, "out of memory listing %s", what);
+        n++;
+    }
+    if (rc != SQLITE_DONE)
+        return store_sqlite_fail(db, rc, err);
+    *out = items;
+    *n_out = n;
+    return 0;
+}
+
+int store_sqlite_one(sqlite3 *db, sqlite3_stmt *st, struct arena *a, store_sqlite_row_fn row,
+                     void *item, const char *missing, struct err *err)
+{
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE)
+        return err_set(err, ERR_NOTFOUND, "%s", missing);
+    if (rc != SQLITE_ROW)
+        return store_sqlite_fail(db, rc, err);
+    if (item == NULL)
+        return 0;
+    if ((rc = row(a, st, item)) < 0)
+        return err_set(err, rc, "out of memory reading a row");
+    return 0;
+}
+
 /* --- read pool ------------------------------------------------------------ */
 
 int store_sqlite_pool_init(struct store_sqlite_pool *p, const char *path, struct err *err)

@@ -76,6 +76,34 @@ int store_sqlite_exec(sqlite3 *db, const char *sql, struct err *err);
  * next step. Returns a SQLite code. */
 int store_sqlite_bind_text(sqlite3_stmt *st, int i, const char *s);
 
+/* Reads the current row of st into *item (a struct of the caller's kind),
+ * copying strings into the arena. 0 or ERR_NOMEM. */
+typedef int (*store_sqlite_row_fn)(struct arena *a, sqlite3_stmt *st, void *item);
+
+/* Step st to its end, reading every row with `row` into an arena array of
+ * elements of item_size bytes (*out, *n_out). `what` names the rows in an
+ * out-of-memory message ("feeds"). */
+int store_sqlite_collect(sqlite3 *db, sqlite3_stmt *st, struct arena *a, size_t item_size,
+                         store_sqlite_row_fn row, void **out, size_t *n_out, const char *what,
+                         struct err *err);
+
+/* Step st once: no row → ERR_NOTFOUND with `missing` as the message; a row
+ * → read with `row` into item (skipped when item is NULL). */
+int store_sqlite_one(sqlite3 *db, sqlite3_stmt *st, struct arena *a, store_sqlite_row_fn row,
+                     void *item, const char *missing, struct err *err);
+
+/* The one INSERT of an article row (the store's upserts and the cluster
+ * replica's changes), and its binder: id and seq in ?1 ?2 and the rest of
+ * the article in table order; meta_terms as described above. */
+#define STORE_SQLITE_ARTICLE_INSERT                                                                \
+    "INSERT INTO articles(id, seq, url, canonical_url, source_id, source_name, author, title,"     \
+    " description, url_to_image, published_at, content, domain, language, country, category,"     \
+    " headline, ingested_at, meta_terms)"                                                          \
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"    \
+    " ?19)"
+int store_sqlite_bind_article(sqlite3_stmt *st, const struct article *a, int64_t id, int64_t seq,
+                              int64_t ingested_at, const char *meta_terms);
+
 /* Copy column i (text or NULL) into the arena; sets *out. 0 or ERR_NOMEM. */
 int store_sqlite_column_dup(struct arena *a, sqlite3_stmt *st, int i, const char **out);
 

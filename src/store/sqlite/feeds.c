@@ -4,6 +4,7 @@
  * Writes take write_lock and one transaction; reads use the read pool. */
 #include "store/sqlite/internal.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -67,34 +68,20 @@ static int feed_row(struct arena *a, sqlite3_stmt *st, struct feed_record *out)
 }
 
 /* Step st to its end, collecting rows into an arena array. */
+static int feed_row_any(struct arena *a, sqlite3_stmt *st, void *out)
+{
+    return feed_row(a, st, out);
+}
+
 static int feed_rows(sqlite3 *db, struct arena *a, sqlite3_stmt *st, struct feed_record **out,
                      size_t *n_out, struct err *err)
 {
-    struct feed_record *items = NULL;
-    size_t n = 0, cap = 0;
-    int rc;
-
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap) {
-            /* The arena cannot grow in place: copy into a doubled array. */
-            size_t ncap = cap ? 2 * cap : 16;
-            struct feed_record *grown = arena_calloc(a, ncap, sizeof *grown);
-            if (grown == NULL)
-                return err_set(err, ERR_NOMEM, "out of memory listing feeds");
-            if (n)
-                memcpy(grown, items, n * sizeof *items);
-            items = grown;
-            cap = ncap;
-        }
-        if ((rc = feed_row(a, st, &items[n])) < 0)
-            return err_set(err, rc, "out of memory listing feeds");
-        n++;
-    }
-    if (rc != SQLITE_DONE)
-        return store_sqlite_fail(db, rc, err);
-    *out = items;
-    *n_out = n;
-    return 0;
+    void *items = NULL;
+    int rc = store_sqlite_collect(db, st, a, sizeof **out, feed_row_any, &items, n_out, "feeds",
+                                  err);
+    if (rc == 0)
+        *out = items;
+    return rc;
 }
 
 /* Bind a char[3] code; "" → ''. */
@@ -180,13 +167,9 @@ int store_sqlite_feed_get(struct store_backend *b, struct arena *a, int64_t id,
     if (rc < 0)
         goto out;
     sqlite3_bind_int64(st, 1, id);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE)
-        rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
-    else if (rc != SQLITE_ROW)
-        rc = store_sqlite_fail(db, rc, err);
-    else if ((rc = feed_row(a, st, out)) < 0)
-        err_set(err, rc, "out of memory reading a feed");
+    char missing[64];
+    snprintf(missing, sizeof missing, "no feed has the id %lld", (long long)id);
+    rc = store_sqlite_one(db, st, a, feed_row_any, out, missing, err);
 out:
     sqlite3_finalize(st);
     store_sqlite_pool_put(&s->readers, db);

@@ -64,6 +64,11 @@ static int key_row(struct arena *a, sqlite3_stmt *st, struct key_record *out)
     return rc;
 }
 
+static int key_row_any(struct arena *a, sqlite3_stmt *st, void *out)
+{
+    return key_row(a, st, out);
+}
+
 int store_sqlite_key_find(struct store_backend *b, struct arena *a, const unsigned char hash[32],
                           struct key_record *out, struct err *err)
 {
@@ -78,13 +83,7 @@ int store_sqlite_key_find(struct store_backend *b, struct arena *a, const unsign
     if (rc < 0)
         goto out;
     sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE)
-        rc = err_set(err, ERR_NOTFOUND, "no such key");
-    else if (rc != SQLITE_ROW)
-        rc = store_sqlite_fail(db, rc, err);
-    else if ((rc = key_row(a, st, out)) < 0)
-        err_set(err, rc, "out of memory reading a key");
+    rc = store_sqlite_one(db, st, a, key_row_any, out, "no such key", err);
 out:
     sqlite3_finalize(st);
     store_sqlite_pool_put(&s->readers, db);
@@ -97,8 +96,7 @@ int store_sqlite_keys_list(struct store_backend *b, struct arena *a, struct key_
     struct store_sqlite *s = (struct store_sqlite *)b;
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
-    struct key_record *items = NULL;
-    size_t n = 0, cap = 0;
+    void *items = NULL;
     int rc;
 
     if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
@@ -106,32 +104,9 @@ int store_sqlite_keys_list(struct store_backend *b, struct arena *a, struct key_
     if ((rc = store_sqlite_prepare(db, "SELECT " KEY_COLUMNS " FROM keys ORDER BY id", &st, err)) <
         0)
         goto out;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap) {
-            size_t ncap = cap ? 2 * cap : 16;
-            struct key_record *grown = arena_calloc(a, ncap, sizeof *grown);
-            if (grown == NULL) {
-                rc = err_set(err, ERR_NOMEM, "out of memory listing keys");
-                goto out;
-            }
-            if (n)
-                memcpy(grown, items, n * sizeof *items);
-            items = grown;
-            cap = ncap;
-        }
-        if ((rc = key_row(a, st, &items[n])) < 0) {
-            err_set(err, rc, "out of memory listing keys");
-            goto out;
-        }
-        n++;
-    }
-    if (rc != SQLITE_DONE) {
-        rc = store_sqlite_fail(db, rc, err);
-        goto out;
-    }
-    rc = 0;
-    *out = items;
-    *n_out = n;
+    if ((rc = store_sqlite_collect(db, st, a, sizeof **out, key_row_any, &items, n_out, "keys",
+                                   err)) == 0)
+        *out = items;
 out:
     sqlite3_finalize(st);
     store_sqlite_pool_put(&s->readers, db);

@@ -121,6 +121,11 @@ static int source_row(struct arena *a, sqlite3_stmt *st, struct source *out)
     return rc;
 }
 
+static int source_row_any(struct arena *a, sqlite3_stmt *st, void *out)
+{
+    return source_row(a, st, out);
+}
+
 int store_sqlite_sources_list(struct store_backend *b, struct arena *a,
                               const struct source_filter *f, struct source **out, size_t *n_out,
                               struct err *err)
@@ -128,8 +133,7 @@ int store_sqlite_sources_list(struct store_backend *b, struct arena *a,
     struct store_sqlite *s = (struct store_sqlite *)b;
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
-    struct source *items = NULL;
-    size_t n = 0, cap = 0;
+    void *items = NULL;
     int rc;
 
     if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
@@ -137,7 +141,9 @@ int store_sqlite_sources_list(struct store_backend *b, struct arena *a,
     rc = store_sqlite_prepare(db,
                               "SELECT " SOURCE_COLUMNS " FROM sources"
                               " WHERE (?1 IS NULL OR category = ?1 COLLATE NOCASE)"
-                              " AND (?2 IS NULL OR language = ?2 COLLATE NOCASE)"
+                              /* se is NewsAPI's other code for sv (API.md §2) */
+                              " AND (?2 IS NULL OR language = ?2 COLLATE NOCASE"
+                              "  OR (lower(?2) IN ('se','sv') AND lower(language) IN ('se','sv')))"
                               " AND (?3 IS NULL OR country = ?3 COLLATE NOCASE)"
                               " AND (?4 = 0 OR headlines = 1)"
                               " ORDER BY id COLLATE BINARY",
@@ -148,33 +154,9 @@ int store_sqlite_sources_list(struct store_backend *b, struct arena *a,
     store_sqlite_bind_text(st, 2, f->language);
     store_sqlite_bind_text(st, 3, f->country);
     sqlite3_bind_int(st, 4, f->headlines_only ? 1 : 0);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap) {
-            /* The arena cannot grow in place: copy into a doubled array. */
-            size_t ncap = cap ? 2 * cap : 32;
-            struct source *grown = arena_calloc(a, ncap, sizeof *grown);
-            if (grown == NULL) {
-                rc = err_set(err, ERR_NOMEM, "out of memory listing sources");
-                goto out;
-            }
-            if (n)
-                memcpy(grown, items, n * sizeof *items);
-            items = grown;
-            cap = ncap;
-        }
-        if ((rc = source_row(a, st, &items[n])) < 0) {
-            err_set(err, rc, "out of memory listing sources");
-            goto out;
-        }
-        n++;
-    }
-    if (rc != SQLITE_DONE) {
-        rc = store_sqlite_fail(db, rc, err);
-        goto out;
-    }
-    rc = 0;
-    *out = items;
-    *n_out = n;
+    if ((rc = store_sqlite_collect(db, st, a, sizeof **out, source_row_any, &items, n_out,
+                                   "sources", err)) == 0)
+        *out = items;
 out:
     sqlite3_finalize(st);
     store_sqlite_pool_put(&s->readers, db);
@@ -195,16 +177,7 @@ int store_sqlite_source_get(struct store_backend *b, struct arena *a, const char
     if (rc < 0)
         goto out;
     store_sqlite_bind_text(st, 1, id);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE) {
-        rc = err_set(err, ERR_NOTFOUND, "no such source");
-    } else if (rc != SQLITE_ROW) {
-        rc = store_sqlite_fail(db, rc, err);
-    } else if (out == NULL) {
-        rc = 0;
-    } else if ((rc = source_row(a, st, out)) < 0) {
-        err_set(err, rc, "out of memory reading a source");
-    }
+    rc = store_sqlite_one(db, st, a, source_row_any, out, "no such source", err);
 out:
     sqlite3_finalize(st);
     store_sqlite_pool_put(&s->readers, db);

@@ -1,0 +1,77 @@
+/* Shared by the benchmark programs (bench_index, bench_http, fts5_baseline):
+ * the query mix (bench/querymix.tsv), turning one line of it into an
+ * index_request the way /v2/everything does, the latency and throughput
+ * loops, and the result lines every program prints (bench/README.md):
+ *
+ *   lat   ENGINE ID SHAPE SORT FILTER PAGE MICROSECONDS TOTAL
+ *   tput  ENGINE CLIENTS REQUESTS SECONDS ERRORS
+ *   mem   ENGINE WHAT KILOBYTES
+ *   load  ENGINE ARTICLES SECONDS BYTES
+ *   err   ENGINE ID MESSAGE
+ *
+ * tab-separated, one per line, read by bench/report.py. Figures only:
+ * nothing here asserts anything about speed. */
+#ifndef NEWSD_BENCH_COMMON_H
+#define NEWSD_BENCH_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "index/index.h"
+#include "util/arena.h"
+#include "util/err.h"
+
+struct mix_query {
+    char *id, *shape, *sort, *filter;
+    int page;
+    char *params; /* URL-encoded query string of /v2/everything */
+};
+
+struct mix {
+    struct mix_query *q;
+    size_t n;
+};
+
+/* Load the mix file; 0, or -1 with a message on stderr. */
+int mix_load(struct mix *m, const char *path);
+void mix_free(struct mix *m);
+
+/* Decode a query string into *out as /v2/everything would (q parsed with
+ * query_parse, lists split, domains lower-cased without www., dates in UTC
+ * with a date-only `to` meaning the end of that day, sortBy, page and
+ * pageSize). Everything lives in a. 0 or a negative ERR_* with err set. */
+int bench_request_build(struct arena *a, const char *params, struct index_request *out,
+                        struct err *err);
+
+/* One engine as the loops see it: per-thread state, and one query run.
+ * run returns 0 and the query's total, or a negative code with err set. */
+struct bench_engine {
+    const char *name;
+    void *ctx;
+    void *(*thread_init)(void *ctx); /* NULL on failure */
+    void (*thread_done)(void *state);
+    int (*run)(void *state, const struct mix_query *q, size_t qi, uint64_t *total, struct err *err);
+};
+
+/* Every query of the mix `reps` times in one thread (after `warmup`
+ * untimed passes), one lat line per run. */
+int bench_latency(const struct bench_engine *e, const struct mix *m, int warmup, int reps,
+                  FILE *out);
+
+/* `clients` threads each running the mix in a loop (each from its own
+ * offset) for `seconds`; one tput line. */
+int bench_throughput(const struct bench_engine *e, const struct mix *m, int clients, double seconds,
+                     FILE *out);
+
+/* Monotonic seconds. */
+double bench_now(void);
+
+/* A field of /proc/PID/status in kB (VmRSS, VmHWM); pid 0 = this process.
+ * -1 when unreadable. */
+long bench_status_kb(pid_t pid, const char *field);
+
+/* Parse "1,2,4,16" into at most cap ints; the count, or -1. */
+int bench_parse_ints(const char *s, int *out, int cap);
+
+#endif

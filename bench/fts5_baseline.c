@@ -1,0 +1,586 @@
+/* fts5_baseline: the simplest thing a user could build instead of newsd, to
+ * measure newsd against in the same run: one SQLite file with a plain FTS5
+ * table over title, description and content (tokenize='unicode61
+ * remove_diacritics 2'), an articles table with the columns the filters
+ * need and B-tree indexes on them, and straightforward SQL per request:
+ * MATCH + WHERE filters + ORDER BY + LIMIT/OFFSET, and a separate COUNT(*).
+ *
+ *   fts5_baseline build --db FILE --sources FILE.jsonl      (articles JSONL on stdin)
+ *   fts5_baseline query --db FILE --mix FILE [--reps R] [--warmup W]
+ *                       [--clients 1,2,4,16] [--seconds S]
+ *
+ * The query language is translated to FTS5 syntax from newsd's own parse
+ * tree (a user would write the same translation): words and phrases become
+ * quoted FTS5 strings, AND/OR/NOT the FTS5 operators. What it does not do,
+ * and newsd does: stemming, CJK bigrams, NFKC folding, upsert by canonical
+ * URL (every line is a new row). Prints load/lat/tput/mem lines
+ * (bench/common.h) on stdout. */
+#include "common.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "query/query.h"
+#include "util/buf.h"
+#include "util/timefmt.h"
+
+#include "util/banned.h"
+
+#define BATCH 2000 /* rows per transaction, as newsd's import (LIMIT_IMPORT_BATCH) */
+#define MAX_BINDS 64
+
+static const char schema[] =
+    "PRAGMA journal_mode=WAL;"
+    "PRAGMA synchronous=NORMAL;"
+    "CREATE TABLE IF NOT EXISTS articles("
+    " id INTEGER PRIMARY KEY, source_id TEXT, source_name TEXT, author TEXT, url TEXT,"
+    " url_to_image TEXT, published_at INTEGER, domain TEXT, language TEXT);"
+    "CREATE INDEX IF NOT EXISTS articles_published ON articles(published_at);"
+    "CREATE INDEX IF NOT EXISTS articles_language ON articles(language, published_at);"
+    "CREATE INDEX IF NOT EXISTS articles_source ON articles(source_id, published_at);"
+    "CREATE INDEX IF NOT EXISTS articles_domain ON articles(domain, published_at);"
+    "CREATE TABLE IF NOT EXISTS sources(id TEXT PRIMARY KEY, popularity REAL);"
+    "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, description, content,"
+    " tokenize='unicode61 remove_diacritics 2');";
+
+static int sql_fail(sqlite3 *db, const char *what)
+{
+    fprintf(stderr, "fts5_baseline: %s: %s\n", what, db ? sqlite3_errmsg(db) : "?");
+    return -1;
+}
+
+static long long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long long)st.st_size : 0;
+}
+
+static const char *jstr(const json_t *o, const char *k)
+{
+    const json_t *v = json_object_get(o, k);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* Host of a URL, lower case, without www. */
+static void url_domain(const char *url, char *out, size_t cap)
+{
+    const char *p = url ? strstr(url, "://") : NULL;
+    size_t n = 0;
+    out[0] = '\0';
+    if (p == NULL)
+        return;
+    p += 3;
+    if (strncmp(p, "www.", 4) == 0)
+        p += 4;
+    for (; *p && *p != '/' && *p != ':' && *p != '?' && n + 1 < cap; p++)
+        out[n++] = (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a') : *p;
+    out[n] = '\0';
+}
+
+/* ---- build --------------------------------------------------------------- */
+
+static int load_sources(sqlite3 *db, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    sqlite3_stmt *st = NULL;
+    char *line = NULL;
+    size_t cap = 0;
+    int rc = -1;
+
+    if (f == NULL) {
+        fprintf(stderr, "fts5_baseline: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO sources(id, popularity) VALUES(?1, ?2)", -1,
+                           &st, NULL) != SQLITE_OK) {
+        rc = sql_fail(db, "sources");
+        goto out;
+    }
+    while (getline(&line, &cap, f) > 0) {
+        json_t *o = json_loads(line, 0, NULL);
+        const char *id = jstr(o, "id");
+        if (id) {
+            sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_double(st, 2, json_number_value(json_object_get(o, "popularity")));
+            if (sqlite3_step(st) != SQLITE_DONE) {
+                json_decref(o);
+                rc = sql_fail(db, "sources insert");
+                goto out;
+            }
+            sqlite3_reset(st);
+        }
+        json_decref(o);
+    }
+    rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : sql_fail(db, "commit");
+out:
+    sqlite3_finalize(st);
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+static int cmd_build(const char *db_path, const char *sources_path)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *ins_a = NULL, *ins_f = NULL;
+    char *line = NULL, domain[256];
+    size_t cap = 0;
+    long long n = 0, bad = 0;
+    int rc = -1;
+    double t0 = bench_now();
+
+    if (sqlite3_open(db_path, &db) != SQLITE_OK || sqlite3_exec(db, schema, NULL, NULL, NULL))
+        return sql_fail(db, db_path);
+    if (load_sources(db, sources_path) < 0)
+        goto out;
+    if (sqlite3_prepare_v2(db,
+                           "INSERT INTO articles(source_id, source_name, author, url,"
+                           " url_to_image, published_at, domain, language)"
+                           " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                           -1, &ins_a, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db,
+                           "INSERT INTO fts(rowid, title, description, content)"
+                           " VALUES(?1, ?2, ?3, ?4)",
+                           -1, &ins_f, NULL) != SQLITE_OK) {
+        sql_fail(db, "prepare");
+        goto out;
+    }
+    while (getline(&line, &cap, stdin) > 0) {
+        json_error_t jerr;
+        json_t *o = json_loads(line, 0, &jerr);
+        const json_t *src = json_object_get(o, "source");
+        const char *published = jstr(o, "publishedAt"), *url = jstr(o, "url");
+        int64_t t = 0;
+        if (!json_is_object(o) || !published || !url ||
+            timefmt_parse_iso8601(published, strlen(published), &t, NULL) < 0) {
+            bad++;
+            json_decref(o);
+            continue;
+        }
+        if (n % BATCH == 0 && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+            json_decref(o);
+            sql_fail(db, "begin");
+            goto out;
+        }
+        url_domain(url, domain, sizeof domain);
+        sqlite3_bind_text(ins_a, 1, jstr(src, "id"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins_a, 2, jstr(src, "name"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins_a, 3, jstr(o, "author"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins_a, 4, url, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins_a, 5, jstr(o, "urlToImage"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(ins_a, 6, t);
+        sqlite3_bind_text(ins_a, 7, domain, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins_a, 8, jstr(o, "language"), -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(ins_a) != SQLITE_DONE) {
+            json_decref(o);
+            sql_fail(db, "insert article");
+            goto out;
+        }
+        sqlite3_reset(ins_a);
+        sqlite3_bind_int64(ins_f, 1, sqlite3_last_insert_rowid(db));
+        sqlite3_bind_text(ins_f, 2, jstr(o, "title"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins_f, 3, jstr(o, "description"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins_f, 4, jstr(o, "content"), -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(ins_f) != SQLITE_DONE) {
+            json_decref(o);
+            sql_fail(db, "insert fts");
+            goto out;
+        }
+        sqlite3_reset(ins_f);
+        json_decref(o);
+        if (++n % BATCH == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+            sql_fail(db, "commit");
+            goto out;
+        }
+    }
+    if (n % BATCH != 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        sql_fail(db, "commit");
+        goto out;
+    }
+    /* Fold the WAL into the file so its size is the database's. */
+    sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+    rc = 0;
+out:
+    sqlite3_finalize(ins_a);
+    sqlite3_finalize(ins_f);
+    sqlite3_close(db);
+    free(line);
+    if (rc == 0) {
+        char wal[4096];
+        snprintf(wal, sizeof wal, "%s-wal", db_path);
+        printf("run\tsqlite\t%s\n", sqlite3_libversion());
+        printf("load\tfts5\t%lld\t%.3f\t%lld\n", n, bench_now() - t0,
+               file_size(db_path) + file_size(wal));
+        if (bad)
+            fprintf(stderr, "fts5_baseline: %lld lines skipped\n", bad);
+    }
+    return rc;
+}
+
+/* ---- query ----------------------------------------------------------------- */
+
+/* One request as SQL: the MATCH expression and the WHERE filters, with
+ * their values, for a COUNT(*) and a page query. */
+struct prepared {
+    char *count_sql, *page_sql;
+    const char *binds[MAX_BINDS]; /* text values; ?1 .. ?n */
+    int n_binds;
+    int64_t from, to; /* bound after the text values when windowed */
+    bool windowed;
+    int64_t limit, offset;
+};
+
+static void fts_quote(struct buf *b, char *const *tokens, size_t n)
+{
+    buf_putc(b, '"');
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            buf_putc(b, ' ');
+        for (const char *p = tokens[i]; *p; p++) {
+            if (*p == '"')
+                buf_putc(b, '"');
+            buf_putc(b, *p);
+        }
+    }
+    buf_putc(b, '"');
+}
+
+/* newsd's tree in FTS5 syntax. NOT children of an AND become "x NOT y". */
+static void fts_expr(struct buf *b, const struct query_node *n)
+{
+    switch (n->kind) {
+    case QUERY_WORD:
+    case QUERY_PHRASE:
+        fts_quote(b, n->tokens, n->n);
+        return;
+    case QUERY_OR:
+        buf_putc(b, '(');
+        for (size_t i = 0; i < n->n; i++) {
+            if (i > 0)
+                buf_puts(b, " OR ");
+            fts_expr(b, n->kids[i]);
+        }
+        buf_putc(b, ')');
+        return;
+    case QUERY_AND: {
+        size_t pos = 0;
+        buf_puts(b, "((");
+        for (size_t i = 0; i < n->n; i++) {
+            if (n->kids[i]->kind == QUERY_NOT)
+                continue;
+            if (pos++ > 0)
+                buf_puts(b, " AND ");
+            fts_expr(b, n->kids[i]);
+        }
+        buf_putc(b, ')');
+        for (size_t i = 0; i < n->n; i++) {
+            if (n->kids[i]->kind != QUERY_NOT)
+                continue;
+            buf_puts(b, " NOT ");
+            fts_expr(b, n->kids[i]->kids[0]);
+        }
+        buf_putc(b, ')');
+        return;
+    }
+    case QUERY_NOT: /* never outside AND in normal form */
+    default:
+        buf_puts(b, "\"\"");
+        return;
+    }
+}
+
+static int bind_add(struct prepared *p, struct arena *a, const char *v)
+{
+    if (p->n_binds >= MAX_BINDS)
+        return -1;
+    p->binds[p->n_binds] = arena_strdup(a, v);
+    return p->binds[p->n_binds] ? ++p->n_binds : -1;
+}
+
+static int prepare_request(struct arena *a, const char *params, struct prepared *p, struct err *err)
+{
+    struct index_request req;
+    struct buf match = BUF_INIT, where = BUF_INIT, from = BUF_INIT, sql = BUF_INIT;
+    int rc;
+
+    memset(p, 0, sizeof *p);
+    if ((rc = bench_request_build(a, params, &req, err)) < 0)
+        return rc;
+    if (req.q || req.q_title) {
+        if (req.q) {
+            if (req.q_fields != INDEX_FIELD_ALL) {
+                buf_puts(&match, "{");
+                if (req.q_fields & INDEX_FIELD_TITLE)
+                    buf_puts(&match, " title");
+                if (req.q_fields & INDEX_FIELD_DESCRIPTION)
+                    buf_puts(&match, " description");
+                if (req.q_fields & INDEX_FIELD_CONTENT)
+                    buf_puts(&match, " content");
+                buf_puts(&match, "} : ");
+            }
+            fts_expr(&match, req.q);
+        }
+        if (req.q_title) {
+            if (req.q)
+                buf_puts(&match, " AND ");
+            buf_puts(&match, "title : ");
+            fts_expr(&match, req.q_title);
+        }
+        bind_add(p, a, match.data);
+        buf_puts(&where, " AND fts MATCH ?1");
+    }
+    if (req.language) {
+        bind_add(p, a, req.language);
+        buf_printf(&where, " AND a.language = ?%d", p->n_binds);
+    }
+    if (req.n_sources) {
+        buf_puts(&where, " AND a.source_id IN (");
+        for (size_t i = 0; i < req.n_sources; i++) {
+            bind_add(p, a, req.sources[i]);
+            buf_printf(&where, "%s?%d", i ? ", " : "", p->n_binds);
+        }
+        buf_putc(&where, ')');
+    }
+    if (req.n_domains) {
+        /* A domain matches itself and its subdomains (API.md §8). */
+        buf_puts(&where, " AND (");
+        for (size_t i = 0; i < req.n_domains; i++) {
+            char *like = arena_printf(a, "%%.%s", req.domains[i]);
+            bind_add(p, a, req.domains[i]);
+            bind_add(p, a, like ? like : "");
+            buf_printf(&where, "%sa.domain = ?%d OR a.domain LIKE ?%d", i ? " OR " : "",
+                       p->n_binds - 1, p->n_binds);
+        }
+        buf_putc(&where, ')');
+    }
+    if (req.from != INT64_MIN || req.to != INT64_MAX) {
+        p->windowed = true;
+        p->from = req.from;
+        p->to = req.to;
+        buf_printf(&where, " AND a.published_at BETWEEN ?%d AND ?%d", p->n_binds + 1,
+                   p->n_binds + 2);
+    }
+    p->limit = (int64_t)req.limit;
+    p->offset = (int64_t)req.offset;
+
+    bool text = req.q || req.q_title;
+    /* FROM: the FTS table drives when there is text to match. CROSS JOIN
+     * says so to the planner: left to itself it walks a filter's B-tree
+     * index and runs the MATCH once per row, seconds per query at 20,000
+     * articles (the one tuning a user of this baseline soon learns). */
+    if (text)
+        buf_puts(&from, "fts CROSS JOIN articles a ON a.id = fts.rowid");
+    else
+        buf_puts(&from, "articles a JOIN fts ON fts.rowid = a.id");
+    if (req.sort == INDEX_SORT_POPULARITY)
+        buf_puts(&from, " LEFT JOIN sources s ON s.id = a.source_id");
+    const char *w = where.data ? where.data + 5 : "1"; /* drop the first " AND " */
+
+    buf_printf(&sql, "SELECT count(*) FROM %s WHERE %s",
+               text ? (where.len > strlen(" AND fts MATCH ?1")
+                           ? "fts CROSS JOIN articles a ON a.id = fts.rowid"
+                           : "fts")
+                    : "articles a",
+               w);
+    if (!buf_error(&sql))
+        p->count_sql = arena_strdup(a, sql.data);
+    buf_reset(&sql);
+    const char *order = "a.published_at DESC";
+    if (req.sort == INDEX_SORT_RELEVANCY && text)
+        order = "bm25(fts), a.published_at DESC";
+    else if (req.sort == INDEX_SORT_POPULARITY)
+        order = "coalesce(s.popularity, -1) DESC, a.published_at DESC";
+    else if (req.sort == INDEX_SORT_PUBLISHED_ASC)
+        order = "a.published_at ASC";
+    buf_printf(&sql,
+               "SELECT a.source_id, a.source_name, a.author, fts.title, fts.description, a.url,"
+               " a.url_to_image, a.published_at, fts.content FROM %s WHERE %s ORDER BY %s"
+               " LIMIT %lld OFFSET %lld",
+               from.data, w, order, (long long)p->limit, (long long)p->offset);
+    if (!buf_error(&sql))
+        p->page_sql = arena_strdup(a, sql.data);
+    rc = (!p->count_sql || !p->page_sql || p->n_binds >= MAX_BINDS || buf_error(&match) ||
+          buf_error(&where))
+             ? err_set(err, ERR_NOMEM, "cannot build the SQL")
+             : 0;
+    buf_release(&match);
+    buf_release(&where);
+    buf_release(&from);
+    buf_release(&sql);
+    return rc;
+}
+
+struct qctx {
+    const char *db_path;
+    const struct mix *m;
+};
+
+struct qstate {
+    sqlite3 *db;
+    struct arena a;
+    struct prepared *p;
+};
+
+static void q_done(void *state)
+{
+    struct qstate *st = state;
+    if (st == NULL)
+        return;
+    sqlite3_close(st->db);
+    arena_release(&st->a);
+    free(st->p);
+    free(st);
+}
+
+static void *q_init(void *arg)
+{
+    const struct qctx *c = arg;
+    struct qstate *st = calloc(1, sizeof *st);
+    struct err err;
+    if (st == NULL)
+        return NULL;
+    arena_init(&st->a, 0);
+    st->p = calloc(c->m->n, sizeof *st->p);
+    if (st->p == NULL ||
+        sqlite3_open_v2(c->db_path, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+            SQLITE_OK) {
+        sql_fail(st->db, c->db_path);
+        q_done(st);
+        return NULL;
+    }
+    /* Readers opening a WAL file at the same time may meet a lock briefly. */
+    sqlite3_busy_timeout(st->db, 5000);
+    for (size_t i = 0; i < c->m->n; i++) {
+        err_clear(&err);
+        if (prepare_request(&st->a, c->m->q[i].params, &st->p[i], &err) < 0) {
+            fprintf(stderr, "fts5_baseline: %s: %s\n", c->m->q[i].id, err.msg);
+            q_done(st);
+            return NULL;
+        }
+    }
+    return st;
+}
+
+static void bind_all(sqlite3_stmt *s, const struct prepared *p)
+{
+    for (int i = 0; i < p->n_binds; i++)
+        sqlite3_bind_text(s, i + 1, p->binds[i], -1, SQLITE_STATIC);
+    if (p->windowed) {
+        sqlite3_bind_int64(s, p->n_binds + 1, p->from);
+        sqlite3_bind_int64(s, p->n_binds + 2, p->to);
+    }
+}
+
+/* The timed part: prepare, bind and step the COUNT(*) and the page query,
+ * reading every column of the page as an application would. */
+static int q_run(void *state, const struct mix_query *q, size_t qi, uint64_t *total,
+                 struct err *err)
+{
+    struct qstate *st = state;
+    const struct prepared *p = &st->p[qi];
+    sqlite3_stmt *s = NULL;
+    size_t bytes = 0;
+    int rc;
+
+    (void)q;
+    if (sqlite3_prepare_v2(st->db, p->count_sql, -1, &s, NULL) != SQLITE_OK)
+        goto fail;
+    bind_all(s, p);
+    if (sqlite3_step(s) != SQLITE_ROW)
+        goto fail;
+    *total = (uint64_t)sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    if (sqlite3_prepare_v2(st->db, p->page_sql, -1, &s, NULL) != SQLITE_OK)
+        goto fail;
+    bind_all(s, p);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        for (int c = 0; c < 9; c++) {
+            const unsigned char *t = sqlite3_column_text(s, c);
+            bytes += t ? (size_t)sqlite3_column_bytes(s, c) : 0;
+        }
+    }
+    if (rc != SQLITE_DONE)
+        goto fail;
+    sqlite3_finalize(s);
+    return bytes == (size_t)-1; /* keeps the reads from being optimised away */
+fail:
+    err_set(err, ERR_STORE, "%s", sqlite3_errmsg(st->db));
+    sqlite3_finalize(s);
+    return ERR_STORE;
+}
+
+static int cmd_query(const char *db_path, const char *mix_path, int warmup, int reps,
+                     const int *clients, int n_clients, double seconds)
+{
+    struct mix m;
+    struct qctx c = {.db_path = db_path};
+    int rc = 0;
+
+    if (mix_load(&m, mix_path) < 0)
+        return -1;
+    c.m = &m;
+    struct bench_engine e = {
+        .name = "fts5", .ctx = &c, .thread_init = q_init, .thread_done = q_done, .run = q_run};
+    printf("mem\tfts5\topened\t%ld\n", bench_status_kb(0, "VmRSS"));
+    rc |= bench_latency(&e, &m, warmup, reps, stdout);
+    for (int k = 0; k < n_clients && seconds > 0; k++)
+        rc |= bench_throughput(&e, &m, clients[k], seconds, stdout);
+    printf("mem\tfts5\tpeak\t%ld\n", bench_status_kb(0, "VmHWM"));
+    mix_free(&m);
+    return rc;
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: fts5_baseline build --db FILE --sources FILE.jsonl   (articles on stdin)\n"
+            "       fts5_baseline query --db FILE --mix FILE [--reps R] [--warmup W]\n"
+            "                           [--clients 1,2,4,16] [--seconds S]\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *db = NULL, *sources = NULL, *mix = NULL, *clients_arg = "1,2,4,16";
+    int reps = 3, warmup = 0, clients[16], n_clients;
+    double seconds = 10;
+
+    if (argc < 2) {
+        usage();
+        return 2;
+    }
+    for (int i = 2; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (v && strcmp(argv[i], "--db") == 0)
+            db = v;
+        else if (v && strcmp(argv[i], "--sources") == 0)
+            sources = v;
+        else if (v && strcmp(argv[i], "--mix") == 0)
+            mix = v;
+        else if (v && strcmp(argv[i], "--reps") == 0)
+            reps = (int)strtol(v, NULL, 10);
+        else if (v && strcmp(argv[i], "--warmup") == 0)
+            warmup = (int)strtol(v, NULL, 10);
+        else if (v && strcmp(argv[i], "--clients") == 0)
+            clients_arg = v;
+        else if (v && strcmp(argv[i], "--seconds") == 0)
+            seconds = strtod(v, NULL);
+        else {
+            usage();
+            return 2;
+        }
+        i++;
+    }
+    n_clients = bench_parse_ints(clients_arg, clients, 16);
+    if (strcmp(argv[1], "build") == 0 && db && sources)
+        return cmd_build(db, sources) < 0;
+    if (strcmp(argv[1], "query") == 0 && db && mix && reps >= 1 && warmup >= 0 && n_clients >= 0)
+        return cmd_query(db, mix, warmup, reps, clients, n_clients, seconds) < 0;
+    usage();
+    return 2;
+}

@@ -1,0 +1,478 @@
+/* Connections of the PostgreSQL store (store/pg/internal.h): the pool with
+ * its reconnection backoff, prepared statements run by number, parameters
+ * and array literals, result getters, and SQLSTATE → ERR_*. */
+#include "store/pg/internal.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/banned.h"
+
+int64_t store_pg_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The first line of a libpq message (they end with a newline). */
+static void first_line(char *dst, size_t cap, const char *msg)
+{
+    size_t n = 0;
+    if (msg == NULL)
+        msg = "";
+    while (msg[n] && msg[n] != '\n' && n + 1 < cap)
+        n++;
+    memcpy(dst, msg, n);
+    dst[n] = '\0';
+}
+
+/* --- errors ------------------------------------------------------------------ */
+
+static int code_of_sqlstate(const char *st)
+{
+    if (st == NULL)
+        return ERR_STORE;
+    /* 08: connection exception; 57P0x: admin/crash shutdown, cannot connect
+     * now; 40001/40P01: serialization failure, deadlock; 55P03: lock not
+     * available. All pass when tried again. */
+    if (!strncmp(st, "08", 2) || !strncmp(st, "57P0", 4) || !strcmp(st, "40001") ||
+        !strcmp(st, "40P01") || !strcmp(st, "55P03"))
+        return ERR_BUSY;
+    if (!strcmp(st, "23505"))
+        return ERR_EXISTS;
+    if (!strcmp(st, "53100"))
+        return ERR_FULL;
+    if (!strcmp(st, "53200"))
+        return ERR_NOMEM;
+    return ERR_STORE;
+}
+
+int store_pg_fail(PGconn *c, PGresult *r, struct err *err)
+{
+    char msg[200];
+    int code;
+
+    if (c == NULL || PQstatus(c) == CONNECTION_BAD) {
+        first_line(msg, sizeof msg, c ? PQerrorMessage(c) : "no connection");
+        PQclear(r);
+        return err_set(err, ERR_BUSY, "postgresql: connection lost: %s",
+                       msg[0] ? msg : "server closed the connection");
+    }
+    if (r != NULL) {
+        code = code_of_sqlstate(PQresultErrorField(r, PG_DIAG_SQLSTATE));
+        first_line(msg, sizeof msg, PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY));
+        if (msg[0] == '\0')
+            first_line(msg, sizeof msg, PQresultErrorMessage(r));
+    } else {
+        /* No result at all: out of memory in libpq, or the connection. */
+        code = ERR_STORE;
+        first_line(msg, sizeof msg, PQerrorMessage(c));
+    }
+    PQclear(r);
+    return err_set(err, code, "postgresql: %s", msg[0] ? msg : "unknown error");
+}
+
+bool store_pg_conn_broken(const struct pg_conn *c)
+{
+    return c == NULL || c->c == NULL || PQstatus(c->c) == CONNECTION_BAD;
+}
+
+/* --- connections ------------------------------------------------------------- */
+
+int store_pg_connect(PGconn **out, const char *uri, struct err *err)
+{
+    /* Defaults first: the URI (expanded at "dbname") overrides them. */
+    const char *keys[] = {"connect_timeout", "application_name", "dbname", NULL};
+    const char *vals[] = {STORE_PG_CONNECT_TIMEOUT, "newsd", uri, NULL};
+    char msg[200];
+    PGconn *c;
+
+    *out = NULL;
+    c = PQconnectdbParams(keys, vals, 1);
+    if (c == NULL)
+        return err_set(err, ERR_NOMEM, "postgresql: out of memory connecting");
+    if (PQstatus(c) != CONNECTION_OK) {
+        first_line(msg, sizeof msg, PQerrorMessage(c));
+        PQfinish(c);
+        return err_set(err, ERR_BUSY, "cannot connect to PostgreSQL: %s", msg);
+    }
+    if (PQsetClientEncoding(c, "UTF8") != 0) {
+        first_line(msg, sizeof msg, PQerrorMessage(c));
+        PQfinish(c);
+        return err_set(err, ERR_STORE, "postgresql: cannot use UTF8: %s", msg);
+    }
+    *out = c;
+    return 0;
+}
+
+static void conn_free(struct pg_conn *c)
+{
+    if (c == NULL)
+        return;
+    PQfinish(c->c);
+    free(c);
+}
+
+int store_pg_pool_init(struct pg_pool *p, const char *uri, struct err *err)
+{
+    memset(p, 0, sizeof *p);
+    p->uri = strdup(uri);
+    if (p->uri == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    pthread_condattr_t attr;
+    if (pthread_condattr_init(&attr) != 0) {
+        free(p->uri);
+        p->uri = NULL;
+        return err_set(err, ERR_NOMEM, "cannot create a condition variable");
+    }
+    /* Waits are timed on the monotonic clock. */
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    int e = pthread_cond_init(&p->cv, &attr);
+    pthread_condattr_destroy(&attr);
+    if (e != 0 || pthread_mutex_init(&p->mu, NULL) != 0) {
+        if (e == 0)
+            pthread_cond_destroy(&p->cv);
+        free(p->uri);
+        p->uri = NULL;
+        return err_set(err, ERR_NOMEM, "cannot create a mutex");
+    }
+    return 0;
+}
+
+void store_pg_pool_release(struct pg_pool *p)
+{
+    if (p->uri == NULL)
+        return;
+    for (size_t i = 0; i < p->n_idle; i++)
+        conn_free(p->idle[i]);
+    p->n_idle = 0;
+    pthread_cond_destroy(&p->cv);
+    pthread_mutex_destroy(&p->mu);
+    free(p->uri);
+    p->uri = NULL;
+}
+
+/* Wait for a free slot until deadline (monotonic ms); false on timeout. */
+static bool pool_wait(struct pg_pool *p, int64_t deadline)
+{
+    struct timespec ts = {.tv_sec = deadline / 1000, .tv_nsec = (deadline % 1000) * 1000000L};
+    while (p->n_idle == 0 && p->n_out >= STORE_PG_POOL_MAX) {
+        if (pthread_cond_timedwait(&p->cv, &p->mu, &ts) == ETIMEDOUT)
+            return p->n_idle > 0 || p->n_out < STORE_PG_POOL_MAX;
+    }
+    return true;
+}
+
+int store_pg_pool_get(struct pg_pool *p, struct pg_conn **out, struct err *err)
+{
+    struct pg_conn *c = NULL;
+    int64_t now = store_pg_now_ms();
+    int rc;
+
+    *out = NULL;
+    pthread_mutex_lock(&p->mu);
+    if (!pool_wait(p, now + STORE_PG_POOL_WAIT_MS)) {
+        pthread_mutex_unlock(&p->mu);
+        return err_set(err, ERR_BUSY, "postgresql: every connection of this node is busy");
+    }
+    if (p->n_idle > 0) {
+        *out = p->idle[--p->n_idle];
+        p->n_out++;
+        pthread_mutex_unlock(&p->mu);
+        return 0;
+    }
+    if (now < p->retry_at_ms) {
+        rc = err_set(err, ERR_BUSY, "PostgreSQL is unreachable (%s); retrying in %lld ms",
+                     p->last_error, (long long)(p->retry_at_ms - now));
+        pthread_mutex_unlock(&p->mu);
+        return rc;
+    }
+    p->n_out++;
+    pthread_mutex_unlock(&p->mu);
+
+    /* Connecting takes a round trip or a timeout: not under the lock. */
+    c = calloc(1, sizeof *c);
+    if (c == NULL)
+        rc = err_set(err, ERR_NOMEM, "out of memory");
+    else
+        rc = store_pg_connect(&c->c, p->uri, err);
+
+    pthread_mutex_lock(&p->mu);
+    if (rc < 0) {
+        p->n_out--;
+        p->backoff_ms = p->backoff_ms ? p->backoff_ms * 2 : STORE_PG_BACKOFF_MIN_MS;
+        if (p->backoff_ms > STORE_PG_BACKOFF_MAX_MS)
+            p->backoff_ms = STORE_PG_BACKOFF_MAX_MS;
+        p->retry_at_ms = store_pg_now_ms() + p->backoff_ms;
+        first_line(p->last_error, sizeof p->last_error, err ? err->msg : "cannot connect");
+        pthread_cond_signal(&p->cv);
+        free(c);
+        c = NULL;
+    } else {
+        p->backoff_ms = 0;
+        p->retry_at_ms = 0;
+        *out = c;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+void store_pg_pool_put(struct pg_pool *p, struct pg_conn *c)
+{
+    struct pg_conn *drop[STORE_PG_POOL_MAX];
+    size_t n_drop = 0;
+
+    if (c == NULL)
+        return;
+    /* A connection left inside a transaction (an error path that could not
+     * roll back) is not reused. */
+    if (!store_pg_conn_broken(c) && PQtransactionStatus(c->c) != PQTRANS_IDLE) {
+        PGresult *r = PQexec(c->c, "ROLLBACK");
+        PQclear(r);
+    }
+    bool broken = store_pg_conn_broken(c) || PQtransactionStatus(c->c) != PQTRANS_IDLE;
+    pthread_mutex_lock(&p->mu);
+    p->n_out--;
+    if (broken) {
+        /* The server went away or restarted: the idle ones are as dead. */
+        memcpy(drop, p->idle, p->n_idle * sizeof *drop);
+        n_drop = p->n_idle;
+        p->n_idle = 0;
+    } else if (p->n_idle < STORE_PG_POOL_MAX) {
+        p->idle[p->n_idle++] = c;
+        c = NULL;
+    }
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    conn_free(c);
+    for (size_t i = 0; i < n_drop; i++)
+        conn_free(drop[i]);
+}
+
+/* --- statements -------------------------------------------------------------- */
+
+int store_pg_exec(PGconn *c, const char *sql, struct err *err)
+{
+    PGresult *r = PQexec(c, sql);
+    ExecStatusType st = PQresultStatus(r);
+    if (r != NULL && (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)) {
+        PQclear(r);
+        return 0;
+    }
+    return store_pg_fail(c, r, err);
+}
+
+int store_pg_run(struct pg_conn *c, const struct pg_sql *q, const struct pg_params *p,
+                 PGresult **out, struct err *err)
+{
+    char name[24];
+    PGresult *r;
+    int n = p ? p->n : 0;
+
+    if (out)
+        *out = NULL;
+    snprintf(name, sizeof name, "newsd_%d", (int)q->id);
+    if (!(c->prepared & ((uint64_t)1 << q->id))) {
+        r = PQprepare(c->c, name, q->text, 0, NULL);
+        if (r == NULL || PQresultStatus(r) != PGRES_COMMAND_OK)
+            return store_pg_fail(c->c, r, err);
+        PQclear(r);
+        c->prepared |= (uint64_t)1 << q->id;
+    }
+    r = PQexecPrepared(c->c, name, n, p ? p->values : NULL, p ? p->lengths : NULL,
+                       p ? p->formats : NULL, 0);
+    ExecStatusType st = PQresultStatus(r);
+    if (r == NULL || (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK))
+        return store_pg_fail(c->c, r, err);
+    if (out)
+        *out = r;
+    else
+        PQclear(r);
+    return 0;
+}
+
+int store_pg_end(struct pg_conn *c, int rc, struct err *err)
+{
+    if (rc == 0)
+        return store_pg_exec(c->c, "COMMIT", err);
+    if (!store_pg_conn_broken(c) && PQtransactionStatus(c->c) != PQTRANS_IDLE) {
+        PGresult *r = PQexec(c->c, "ROLLBACK");
+        PQclear(r);
+    }
+    return rc;
+}
+
+int store_pg_query(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
+                   PGresult **out, struct err *err)
+{
+    struct pg_conn *c = NULL;
+    int rc;
+
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if ((rc = store_pg_pool_get(&s->pool, &c, err)) < 0)
+            return rc;
+        rc = store_pg_run(c, q, p, out, err);
+        bool broken = store_pg_conn_broken(c);
+        store_pg_pool_put(&s->pool, c);
+        c = NULL;
+        if (rc == 0 || !broken)
+            break;
+    }
+    return rc;
+}
+
+/* --- parameters -------------------------------------------------------------- */
+
+void store_pg_params_init(struct pg_params *p)
+{
+    p->n = 0;
+}
+
+/* The next slot; running out is a programmer error. */
+static int param_slot(struct pg_params *p)
+{
+    assert(p->n < PG_PARAMS_MAX);
+    int i = p->n++;
+    p->lengths[i] = 0;
+    p->formats[i] = 0;
+    return i;
+}
+
+void store_pg_param_text(struct pg_params *p, const char *s)
+{
+    int i = param_slot(p);
+    p->values[i] = s;
+}
+
+void store_pg_param_int(struct pg_params *p, int64_t v)
+{
+    int i = param_slot(p);
+    snprintf(p->num[i], sizeof p->num[i], "%" PRId64, v);
+    p->values[i] = p->num[i];
+}
+
+void store_pg_param_double(struct pg_params *p, double v)
+{
+    int i = param_slot(p);
+    snprintf(p->num[i], sizeof p->num[i], "%.17g", v);
+    p->values[i] = p->num[i];
+}
+
+void store_pg_param_bool(struct pg_params *p, bool v)
+{
+    int i = param_slot(p);
+    p->values[i] = v ? "t" : "f";
+}
+
+void store_pg_param_code(struct pg_params *p, const char code[3])
+{
+    int i = param_slot(p);
+    size_t n = strnlen(code, 2);
+    memcpy(p->num[i], code, n);
+    p->num[i][n] = '\0';
+    p->values[i] = p->num[i];
+}
+
+void store_pg_param_bytes(struct pg_params *p, const void *data, int len)
+{
+    int i = param_slot(p);
+    p->values[i] = data;
+    p->lengths[i] = len;
+    p->formats[i] = 1;
+}
+
+/* --- results ----------------------------------------------------------------- */
+
+int64_t store_pg_get_int(const PGresult *r, int i, int j)
+{
+    if (PQgetisnull(r, i, j))
+        return 0;
+    return strtoll(PQgetvalue(r, i, j), NULL, 10);
+}
+
+double store_pg_get_double(const PGresult *r, int i, int j)
+{
+    if (PQgetisnull(r, i, j))
+        return 0;
+    return strtod(PQgetvalue(r, i, j), NULL);
+}
+
+bool store_pg_get_bool(const PGresult *r, int i, int j)
+{
+    return !PQgetisnull(r, i, j) && PQgetvalue(r, i, j)[0] == 't';
+}
+
+void store_pg_get_code(const PGresult *r, int i, int j, char out[3])
+{
+    out[0] = '\0';
+    if (!PQgetisnull(r, i, j) && PQgetlength(r, i, j) == 2) {
+        memcpy(out, PQgetvalue(r, i, j), 2);
+        out[2] = '\0';
+    }
+}
+
+int store_pg_get_str(struct arena *a, const PGresult *r, int i, int j, const char **out)
+{
+    *out = NULL;
+    if (PQgetisnull(r, i, j))
+        return 0;
+    char *copy = arena_strndup(a, PQgetvalue(r, i, j), (size_t)PQgetlength(r, i, j));
+    if (copy == NULL)
+        return ERR_NOMEM;
+    *out = copy;
+    return 0;
+}
+
+/* --- array literals ------------------------------------------------------------ */
+
+void store_pg_array_begin(struct buf *b)
+{
+    buf_putc(b, '{');
+}
+
+/* A separator unless the element is the first. */
+static void array_sep(struct buf *b)
+{
+    if (b->len > 0 && b->data[b->len - 1] != '{')
+        buf_putc(b, ',');
+}
+
+void store_pg_array_text(struct buf *b, const char *s)
+{
+    array_sep(b);
+    if (s == NULL) {
+        buf_puts(b, "NULL");
+        return;
+    }
+    /* Quoted, so any text (empty, "NULL", braces, commas) is one element. */
+    buf_putc(b, '"');
+    for (const char *p = s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            buf_putc(b, '\\');
+        buf_putc(b, *p);
+    }
+    buf_putc(b, '"');
+}
+
+void store_pg_array_int(struct buf *b, int64_t v)
+{
+    array_sep(b);
+    buf_printf(b, "%" PRId64, v);
+}
+
+void store_pg_array_bool(struct buf *b, bool v)
+{
+    array_sep(b);
+    buf_putc(b, v ? 't' : 'f');
+}
+
+void store_pg_array_end(struct buf *b)
+{
+    buf_putc(b, '}');
+}

@@ -1,0 +1,400 @@
+/* Feeds of the PostgreSQL store (store.h "feeds"), shared by every node's
+ * crawler. A claim is a lease: UPDATE ... SET next_fetch_at = until WHERE
+ * still due, RETURNING the ids it took. Two nodes claiming the same feed
+ * queue on its row lock; the second re-reads the row after the first
+ * commits, finds it no longer due and does not take it, so one node polls a
+ * feed at a time, and a node that dies mid-fetch only delays the feed to
+ * the end of its lease. */
+#include "store/pg/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/banned.h"
+
+#define FEED_COLUMNS                                                                               \
+    "id, url, source_id, country, category, language, headline, title, site_url, etag,"            \
+    " last_modified, last_status, last_error, last_fetch_at, last_success_at,"                     \
+    " last_new_item_at, next_fetch_at, interval_s, consecutive_errors, items_last,"                \
+    " items_total, enabled, created_at"
+
+static const struct pg_sql sql_add = {
+    PG_ST_FEED_ADD, "INSERT INTO feeds(url, source_id, country, category, language, headline,"
+                    " interval_s, enabled, created_at, next_fetch_at)"
+                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id"};
+static const struct pg_sql sql_list = {PG_ST_FEEDS_LIST,
+                                       "SELECT " FEED_COLUMNS " FROM feeds ORDER BY id"};
+static const struct pg_sql sql_get = {PG_ST_FEED_GET,
+                                      "SELECT " FEED_COLUMNS " FROM feeds WHERE id = $1"};
+static const struct pg_sql sql_remove = {PG_ST_FEED_REMOVE, "DELETE FROM feeds WHERE id = $1"};
+static const struct pg_sql sql_due = {
+    PG_ST_FEEDS_DUE, "SELECT " FEED_COLUMNS " FROM feeds WHERE enabled AND next_fetch_at <= $1"
+                     " ORDER BY next_fetch_at, id LIMIT $2"};
+static const struct pg_sql sql_claim = {
+    PG_ST_FEEDS_CLAIM, "UPDATE feeds SET next_fetch_at = $3 WHERE id = ANY($1::bigint[])"
+                       " AND enabled AND next_fetch_at <= $2 RETURNING id"};
+static const struct pg_sql sql_schedule = {PG_ST_FEED_SCHEDULE,
+                                           "UPDATE feeds SET next_fetch_at = $2 WHERE id = $1"};
+/* $-numbers: 1 id, 2 fetched_at, 3 status, 4 error, 5 new validators,
+ * 6 etag, 7 last_modified, 8 title, 9 site_url, 10 items, 11 new_items,
+ * 12 interval, 13 errors, 14 next. */
+static const struct pg_sql sql_record = {
+    PG_ST_FEED_RECORD,
+    "UPDATE feeds SET last_fetch_at = $2, last_status = $3, last_error = $4::text,"
+    " last_success_at = CASE WHEN $4::text IS NULL THEN $2 ELSE last_success_at END,"
+    " etag = CASE WHEN $5::boolean THEN $6::text ELSE etag END,"
+    " last_modified = CASE WHEN $5::boolean THEN $7::text ELSE last_modified END,"
+    " title = coalesce($8, title), site_url = coalesce($9, site_url),"
+    " items_last = CASE WHEN $10::bigint >= 0 THEN $10::bigint ELSE items_last END,"
+    " items_total = items_total + $11::bigint,"
+    " last_new_item_at = CASE WHEN $11::bigint > 0 THEN $2 ELSE last_new_item_at END,"
+    " interval_s = $12, consecutive_errors = $13, next_fetch_at = $14"
+    " WHERE id = $1"};
+static const struct pg_sql sql_mark_put = {
+    PG_ST_FEED_MARK_PUT,
+    "INSERT INTO feed_items(feed_id, key, hash, published_at, last_seen_at)"
+    " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (feed_id, key) DO UPDATE SET hash = EXCLUDED.hash,"
+    " published_at = EXCLUDED.published_at, last_seen_at = EXCLUDED.last_seen_at"};
+static const struct pg_sql sql_marks_forget = {
+    PG_ST_FEED_MARKS_FORGET, "DELETE FROM feed_items WHERE feed_id = $1 AND last_seen_at < $2"};
+static const struct pg_sql sql_items_get = {PG_ST_FEED_ITEMS_GET,
+                                            "SELECT key, hash, published_at FROM feed_items"
+                                            " WHERE feed_id = $1 AND key = ANY($2::text[])"};
+
+static long changed_rows(PGresult *r)
+{
+    const char *t = PQcmdTuples(r);
+    return t && *t ? strtol(t, NULL, 10) : 0;
+}
+
+/* Row i (FEED_COLUMNS) into *out, strings in the arena. */
+static int feed_row(struct arena *a, const PGresult *r, int i, struct feed_record *out)
+{
+    int rc = 0;
+    memset(out, 0, sizeof *out);
+    out->id = store_pg_get_int(r, i, 0);
+    rc = store_pg_get_str(a, r, i, 1, &out->url);
+    if (rc == 0)
+        rc = store_pg_get_str(a, r, i, 2, &out->source_id);
+    store_pg_get_code(r, i, 3, out->country);
+    if (rc == 0)
+        rc = store_pg_get_str(a, r, i, 4, &out->category);
+    store_pg_get_code(r, i, 5, out->language);
+    out->headline = store_pg_get_bool(r, i, 6);
+    if (rc == 0)
+        rc = store_pg_get_str(a, r, i, 7, &out->title);
+    if (rc == 0)
+        rc = store_pg_get_str(a, r, i, 8, &out->site_url);
+    if (rc == 0)
+        rc = store_pg_get_str(a, r, i, 9, &out->etag);
+    if (rc == 0)
+        rc = store_pg_get_str(a, r, i, 10, &out->last_modified);
+    out->last_status = (int)store_pg_get_int(r, i, 11);
+    if (rc == 0)
+        rc = store_pg_get_str(a, r, i, 12, &out->last_error);
+    out->last_fetch_at = store_pg_get_int(r, i, 13);
+    out->last_success_at = store_pg_get_int(r, i, 14);
+    out->last_new_item_at = store_pg_get_int(r, i, 15);
+    out->next_fetch_at = store_pg_get_int(r, i, 16);
+    out->interval_s = store_pg_get_int(r, i, 17);
+    out->consecutive_errors = store_pg_get_int(r, i, 18);
+    out->items_last = store_pg_get_int(r, i, 19);
+    out->items_total = store_pg_get_int(r, i, 20);
+    out->enabled = store_pg_get_bool(r, i, 21);
+    out->created_at = store_pg_get_int(r, i, 22);
+    return rc;
+}
+
+/* Run a read and collect its rows as feeds. */
+static int feed_rows(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
+                     struct arena *a, struct feed_record **out, size_t *n_out, struct err *err)
+{
+    PGresult *r = NULL;
+    struct feed_record *items;
+    int rc;
+
+    if ((rc = store_pg_query(s, q, p, &r, err)) < 0)
+        return rc;
+    size_t n = (size_t)PQntuples(r);
+    items = arena_calloc(a, n ? n : 1, sizeof *items);
+    if (items == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory listing feeds");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if ((rc = feed_row(a, r, (int)i, &items[i])) < 0) {
+            err_set(err, rc, "out of memory listing feeds");
+            goto out;
+        }
+    }
+    *out = items;
+    *n_out = n;
+out:
+    PQclear(r);
+    return rc;
+}
+
+/* A one-statement write on a pooled connection; *changed = rows. */
+static int write_cmd(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
+                     long *changed, PGresult **out, struct err *err)
+{
+    struct pg_conn *c = NULL;
+    PGresult *r = NULL;
+    int rc;
+
+    if ((rc = store_pg_pool_get(&s->pool, &c, err)) < 0)
+        return rc;
+    rc = store_pg_run(c, q, p, &r, err);
+    if (rc == 0 && changed)
+        *changed = changed_rows(r);
+    if (rc == 0 && out) {
+        *out = r;
+        r = NULL;
+    }
+    PQclear(r);
+    store_pg_pool_put(&s->pool, c);
+    return rc;
+}
+
+int store_pg_feed_add(struct store_backend *b, const struct feed_record *f, int64_t *id_out,
+                      struct err *err)
+{
+    struct store_pg *s = (struct store_pg *)b;
+    int64_t created = f->created_at ? f->created_at : (int64_t)time(NULL);
+    int64_t interval = f->interval_s > 0 ? f->interval_s : STORE_FEED_DEFAULT_INTERVAL;
+    struct pg_params p;
+    PGresult *r = NULL;
+    int rc;
+
+    store_pg_params_init(&p);
+    store_pg_param_text(&p, f->url);
+    store_pg_param_text(&p, f->source_id && f->source_id[0] ? f->source_id : NULL);
+    store_pg_param_code(&p, f->country);
+    store_pg_param_text(&p, f->category && f->category[0] ? f->category : NULL);
+    store_pg_param_code(&p, f->language);
+    store_pg_param_bool(&p, f->headline);
+    store_pg_param_int(&p, interval);
+    store_pg_param_bool(&p, f->enabled);
+    store_pg_param_int(&p, created);
+    store_pg_param_int(&p, f->next_fetch_at ? f->next_fetch_at : created);
+    rc = write_cmd(s, &sql_add, &p, NULL, &r, err);
+    if (rc == ERR_EXISTS)
+        return err_set(err, ERR_EXISTS, "the feed %s is already registered", f->url);
+    if (rc == 0 && id_out)
+        *id_out = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
+    PQclear(r);
+    return rc;
+}
+
+int store_pg_feeds_list(struct store_backend *b, struct arena *a, struct feed_record **out,
+                        size_t *n_out, struct err *err)
+{
+    return feed_rows((struct store_pg *)b, &sql_list, NULL, a, out, n_out, err);
+}
+
+int store_pg_feed_get(struct store_backend *b, struct arena *a, int64_t id, struct feed_record *out,
+                      struct err *err)
+{
+    struct feed_record *rows = NULL;
+    size_t n = 0;
+    struct pg_params p;
+    store_pg_params_init(&p);
+    store_pg_param_int(&p, id);
+    int rc = feed_rows((struct store_pg *)b, &sql_get, &p, a, &rows, &n, err);
+    if (rc < 0)
+        return rc;
+    if (n == 0)
+        return err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
+    *out = rows[0];
+    return 0;
+}
+
+int store_pg_feed_remove(struct store_backend *b, int64_t id, struct err *err)
+{
+    struct pg_params p;
+    long changed = 0;
+    store_pg_params_init(&p);
+    store_pg_param_int(&p, id);
+    /* feed_items go with it (ON DELETE CASCADE). */
+    int rc = write_cmd((struct store_pg *)b, &sql_remove, &p, &changed, NULL, err);
+    if (rc == 0 && changed == 0)
+        rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
+    return rc;
+}
+
+int store_pg_feeds_due(struct store_backend *b, struct arena *a, int64_t now, size_t max,
+                       struct feed_record **out, size_t *n_out, struct err *err)
+{
+    struct pg_params p;
+    store_pg_params_init(&p);
+    store_pg_param_int(&p, now);
+    store_pg_param_int(&p, max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max);
+    return feed_rows((struct store_pg *)b, &sql_due, &p, a, out, n_out, err);
+}
+
+int store_pg_feeds_claim(struct store_backend *b, const int64_t *ids, size_t n, int64_t now,
+                         int64_t until, bool *claimed, struct err *err)
+{
+    struct store_pg *s = (struct store_pg *)b;
+    struct pg_params p;
+    struct buf arr;
+    PGresult *r = NULL;
+    int rc;
+
+    for (size_t i = 0; i < n; i++)
+        claimed[i] = false;
+    buf_init(&arr, 0);
+    store_pg_array_begin(&arr);
+    for (size_t i = 0; i < n; i++)
+        store_pg_array_int(&arr, ids[i]);
+    store_pg_array_end(&arr);
+    if ((rc = buf_error(&arr)) < 0) {
+        rc = err_set(err, rc, "out of memory");
+        goto out;
+    }
+    store_pg_params_init(&p);
+    store_pg_param_text(&p, arr.data);
+    store_pg_param_int(&p, now);
+    store_pg_param_int(&p, until);
+    if ((rc = write_cmd(s, &sql_claim, &p, NULL, &r, err)) < 0)
+        goto out;
+    for (int i = 0; i < PQntuples(r); i++) {
+        int64_t id = store_pg_get_int(r, i, 0);
+        for (size_t k = 0; k < n; k++) {
+            if (ids[k] == id)
+                claimed[k] = true;
+        }
+    }
+out:
+    PQclear(r);
+    buf_release(&arr);
+    return rc;
+}
+
+int store_pg_feed_schedule(struct store_backend *b, int64_t id, int64_t next_fetch_at,
+                           struct err *err)
+{
+    struct pg_params p;
+    long changed = 0;
+    store_pg_params_init(&p);
+    store_pg_param_int(&p, id);
+    store_pg_param_int(&p, next_fetch_at);
+    int rc = write_cmd((struct store_pg *)b, &sql_schedule, &p, &changed, NULL, err);
+    if (rc == 0 && changed == 0)
+        rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
+    return rc;
+}
+
+/* The marks of o, and forgetting the stale ones; inside the caller's
+ * transaction. */
+static int marks_put(struct pg_conn *c, int64_t id, const struct feed_fetch_outcome *o,
+                     struct err *err)
+{
+    struct pg_params p;
+    int rc = 0;
+
+    for (size_t i = 0; i < o->n_marks && rc == 0; i++) {
+        const struct feed_item_mark *m = &o->marks[i];
+        if (m->key == NULL)
+            continue;
+        store_pg_params_init(&p);
+        store_pg_param_int(&p, id);
+        store_pg_param_text(&p, m->key);
+        store_pg_param_int(&p, m->hash);
+        store_pg_param_int(&p, m->published_at);
+        store_pg_param_int(&p, o->fetched_at);
+        rc = store_pg_run(c, &sql_mark_put, &p, NULL, err);
+    }
+    if (rc == 0 && o->forget_before > 0) {
+        store_pg_params_init(&p);
+        store_pg_param_int(&p, id);
+        store_pg_param_int(&p, o->forget_before);
+        rc = store_pg_run(c, &sql_marks_forget, &p, NULL, err);
+    }
+    return rc;
+}
+
+int store_pg_feed_fetch_record(struct store_backend *b, int64_t id,
+                               const struct feed_fetch_outcome *o, struct err *err)
+{
+    struct store_pg *s = (struct store_pg *)b;
+    struct pg_conn *c = NULL;
+    struct pg_params p;
+    PGresult *r = NULL;
+    int rc;
+
+    store_pg_params_init(&p);
+    store_pg_param_int(&p, id);
+    store_pg_param_int(&p, o->fetched_at);
+    store_pg_param_int(&p, o->status);
+    store_pg_param_text(&p, o->error);
+    store_pg_param_bool(&p, o->new_validators);
+    store_pg_param_text(&p, o->etag);
+    store_pg_param_text(&p, o->last_modified);
+    store_pg_param_text(&p, o->title);
+    store_pg_param_text(&p, o->site_url);
+    store_pg_param_int(&p, o->items);
+    store_pg_param_int(&p, o->new_items > 0 ? o->new_items : 0);
+    store_pg_param_int(&p, o->interval_s);
+    store_pg_param_int(&p, o->consecutive_errors);
+    store_pg_param_int(&p, o->next_fetch_at);
+    if ((rc = store_pg_pool_get(&s->pool, &c, err)) < 0)
+        return rc;
+    if ((rc = store_pg_exec(c->c, "BEGIN", err)) < 0)
+        goto out;
+    rc = store_pg_run(c, &sql_record, &p, &r, err);
+    if (rc == 0 && changed_rows(r) == 0)
+        rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
+    PQclear(r);
+    if (rc == 0)
+        rc = marks_put(c, id, o, err);
+    rc = store_pg_end(c, rc, err);
+out:
+    store_pg_pool_put(&s->pool, c);
+    return rc;
+}
+
+int store_pg_feed_items_get(struct store_backend *b, int64_t id, struct feed_item_mark *marks,
+                            size_t n, struct err *err)
+{
+    struct store_pg *s = (struct store_pg *)b;
+    struct pg_params p;
+    struct buf arr;
+    PGresult *r = NULL;
+    int rc;
+
+    for (size_t i = 0; i < n; i++)
+        marks[i].known = false;
+    buf_init(&arr, 0);
+    store_pg_array_begin(&arr);
+    for (size_t i = 0; i < n; i++) {
+        if (marks[i].key)
+            store_pg_array_text(&arr, marks[i].key);
+    }
+    store_pg_array_end(&arr);
+    if ((rc = buf_error(&arr)) < 0) {
+        rc = err_set(err, rc, "out of memory");
+        goto out;
+    }
+    store_pg_params_init(&p);
+    store_pg_param_int(&p, id);
+    store_pg_param_text(&p, arr.data);
+    if ((rc = store_pg_query(s, &sql_items_get, &p, &r, err)) < 0)
+        goto out;
+    /* A feed lists few items: match the answers back by a plain scan. */
+    for (int j = 0; j < PQntuples(r); j++) {
+        const char *key = PQgetvalue(r, j, 0);
+        for (size_t i = 0; i < n; i++) {
+            if (marks[i].key && !strcmp(marks[i].key, key)) {
+                marks[i].known = true;
+                marks[i].hash = store_pg_get_int(r, j, 1);
+                marks[i].published_at = store_pg_get_int(r, j, 2);
+            }
+        }
+    }
+out:
+    PQclear(r);
+    buf_release(&arr);
+    return rc;
+}

@@ -1,0 +1,318 @@
+/* The PostgreSQL store (store/pg/pg.h): lifecycle and schema.
+ *
+ * Schema versions: newsd_meta(key, value) holds schema_version; migrations[i]
+ * brings version i to i+1. Every node runs them at open under a session
+ * advisory lock, each in its own transaction, so nodes starting together
+ * migrate once and a node never sees half a migration. Version 1:
+ *   newsd_meta  schema_version; origin (random id of this database's article
+ *               log); sources_rev (grows with every change to sources)
+ *   articles    as the embedded store's (sqlite.c) without meta_terms (each
+ *               node's index derives them); seq from article_seq, unique
+ *   article_tombstones  seq, id, canonical_url of each deleted article, so
+ *               followers see deletes in the log
+ *   trigger newsd_articles_stamp: every inserted or updated row gets the next
+ *               seq and every deleted one a tombstone, under the transaction
+ *               advisory lock STORE_PG_LOCK_ARTICLES (see pg.h: seq order is
+ *               commit order); newsd_articles_notify: NOTIFY newsd_articles
+ *               once per statement; a TRUNCATE gives the log a new origin
+ *   sources     the catalogue; id in "C" collation (byte order, like the
+ *               embedded store); a change bumps sources_rev, NOTIFY
+ *               newsd_sources
+ *   keys, usage, feeds, feed_items  as the embedded store's
+ *   newsd_usage_take()  store_usage_take in one round trip */
+#include "store/pg/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+#include "util/banned.h"
+
+/* clang-format off */
+static const char *const schema_v1[] = {
+    "INSERT INTO newsd_meta(key, value) VALUES"
+    " ('origin', md5(random()::text || clock_timestamp()::text)), ('sources_rev', '0')"
+    " ON CONFLICT (key) DO NOTHING;"
+    "CREATE SEQUENCE IF NOT EXISTS article_seq;",
+    "CREATE TABLE IF NOT EXISTS sources("
+    " id TEXT COLLATE \"C\" PRIMARY KEY, name TEXT, description TEXT, url TEXT, category TEXT,"
+    " language TEXT, country TEXT, headlines BOOLEAN NOT NULL DEFAULT false,"
+    " popularity DOUBLE PRECISION NOT NULL DEFAULT 0, feed_url TEXT);"
+    "CREATE TABLE IF NOT EXISTS articles("
+    " id BIGINT PRIMARY KEY, seq BIGINT NOT NULL, url TEXT,"
+    " canonical_url TEXT NOT NULL UNIQUE, source_id TEXT, source_name TEXT, author TEXT,"
+    " title TEXT, description TEXT, url_to_image TEXT, published_at BIGINT NOT NULL,"
+    " content TEXT, domain TEXT, language TEXT NOT NULL DEFAULT '',"
+    " country TEXT NOT NULL DEFAULT '', category TEXT, headline BOOLEAN NOT NULL DEFAULT false,"
+    " ingested_at BIGINT NOT NULL DEFAULT 0);"
+    "CREATE UNIQUE INDEX IF NOT EXISTS articles_by_seq ON articles(seq);"
+    "CREATE TABLE IF NOT EXISTS article_tombstones("
+    " seq BIGINT PRIMARY KEY, id BIGINT NOT NULL, canonical_url TEXT,"
+    " deleted_at BIGINT NOT NULL DEFAULT 0);",
+    "CREATE OR REPLACE FUNCTION newsd_articles_stamp() RETURNS trigger LANGUAGE plpgsql AS $f$"
+    " BEGIN"
+    "  PERFORM pg_advisory_xact_lock(" STORE_PG_LOCK_ARTICLES ");"
+    "  IF TG_OP = 'DELETE' THEN"
+    "   INSERT INTO article_tombstones(seq, id, canonical_url, deleted_at)"
+    "   VALUES (nextval('article_seq'), OLD.id, OLD.canonical_url,"
+    "           extract(epoch FROM now())::bigint);"
+    "   RETURN OLD;"
+    "  END IF;"
+    "  NEW.seq := nextval('article_seq');"
+    "  RETURN NEW;"
+    " END $f$;"
+    "CREATE OR REPLACE TRIGGER articles_stamp BEFORE INSERT OR UPDATE OR DELETE ON articles"
+    " FOR EACH ROW EXECUTE FUNCTION newsd_articles_stamp();"
+    "CREATE OR REPLACE FUNCTION newsd_articles_notify() RETURNS trigger LANGUAGE plpgsql AS $f$"
+    " BEGIN"
+    "  IF TG_OP = 'TRUNCATE' THEN"
+    "   UPDATE newsd_meta SET value = md5(random()::text || clock_timestamp()::text)"
+    "   WHERE key = 'origin';"
+    "  END IF;"
+    "  PERFORM pg_notify('newsd_articles', '');"
+    "  RETURN NULL;"
+    " END $f$;"
+    "CREATE OR REPLACE TRIGGER articles_notify AFTER INSERT OR UPDATE OR DELETE ON articles"
+    " FOR EACH STATEMENT EXECUTE FUNCTION newsd_articles_notify();"
+    "CREATE OR REPLACE TRIGGER articles_truncate AFTER TRUNCATE ON articles"
+    " FOR EACH STATEMENT EXECUTE FUNCTION newsd_articles_notify();",
+    /* Only statements that changed rows move sources_rev (an ensure that
+     * found every id known changes nothing): the transition table says. */
+    "CREATE OR REPLACE FUNCTION newsd_sources_notify() RETURNS trigger LANGUAGE plpgsql AS $f$"
+    " BEGIN"
+    "  IF EXISTS (SELECT 1 FROM changed) THEN"
+    "   UPDATE newsd_meta SET value = (value::bigint + 1)::text WHERE key = 'sources_rev';"
+    "   PERFORM pg_notify('newsd_sources', '');"
+    "  END IF;"
+    "  RETURN NULL;"
+    " END $f$;"
+    "CREATE OR REPLACE FUNCTION newsd_sources_truncated() RETURNS trigger LANGUAGE plpgsql AS $f$"
+    " BEGIN"
+    "  UPDATE newsd_meta SET value = (value::bigint + 1)::text WHERE key = 'sources_rev';"
+    "  PERFORM pg_notify('newsd_sources', '');"
+    "  RETURN NULL;"
+    " END $f$;"
+    "CREATE OR REPLACE TRIGGER sources_inserted AFTER INSERT ON sources"
+    " REFERENCING NEW TABLE AS changed FOR EACH STATEMENT"
+    " EXECUTE FUNCTION newsd_sources_notify();"
+    "CREATE OR REPLACE TRIGGER sources_updated AFTER UPDATE ON sources"
+    " REFERENCING NEW TABLE AS changed FOR EACH STATEMENT"
+    " EXECUTE FUNCTION newsd_sources_notify();"
+    "CREATE OR REPLACE TRIGGER sources_deleted AFTER DELETE ON sources"
+    " REFERENCING OLD TABLE AS changed FOR EACH STATEMENT"
+    " EXECUTE FUNCTION newsd_sources_notify();"
+    "CREATE OR REPLACE TRIGGER sources_truncated AFTER TRUNCATE ON sources"
+    " FOR EACH STATEMENT EXECUTE FUNCTION newsd_sources_truncated();",
+    "CREATE TABLE IF NOT EXISTS keys("
+    " id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, hash BYTEA UNIQUE NOT NULL,"
+    " name TEXT, plan TEXT NOT NULL, state INTEGER NOT NULL DEFAULT 0,"
+    " created_at BIGINT NOT NULL DEFAULT 0, last_used BIGINT NOT NULL DEFAULT 0);"
+    "CREATE TABLE IF NOT EXISTS usage("
+    " key_id BIGINT NOT NULL REFERENCES keys(id) ON DELETE CASCADE, day BIGINT NOT NULL,"
+    " n BIGINT NOT NULL DEFAULT 0, PRIMARY KEY(key_id, day));",
+    /* store_usage_take: the key's row lock makes check-and-count one step
+     * across nodes; the totals are read under it. */
+    "CREATE OR REPLACE FUNCTION newsd_usage_take(k BIGINT, d BIGINT, m BIGINT, lim_d BIGINT,"
+    " lim_m BIGINT, t BIGINT, OUT taken BOOLEAN, OUT day_n BIGINT, OUT month_n BIGINT)"
+    " LANGUAGE plpgsql AS $f$"
+    " BEGIN"
+    "  taken := false;"
+    "  PERFORM 1 FROM keys WHERE id = k FOR UPDATE;"
+    "  IF NOT FOUND THEN day_n := 0; month_n := 0; RETURN; END IF;"
+    "  SELECT coalesce(sum(n) FILTER (WHERE day = d), 0), coalesce(sum(n), 0)"
+    "   INTO day_n, month_n FROM usage WHERE key_id = k AND day BETWEEN m AND d;"
+    "  IF (lim_d > 0 AND day_n >= lim_d) OR (lim_m > 0 AND month_n >= lim_m) THEN RETURN; END IF;"
+    "  INSERT INTO usage(key_id, day, n) VALUES (k, d, 1)"
+    "   ON CONFLICT (key_id, day) DO UPDATE SET n = usage.n + 1;"
+    "  UPDATE keys SET last_used = greatest(last_used, t) WHERE id = k;"
+    "  taken := true; day_n := day_n + 1; month_n := month_n + 1;"
+    " END $f$;",
+    "CREATE TABLE IF NOT EXISTS feeds("
+    " id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, url TEXT UNIQUE NOT NULL,"
+    " source_id TEXT, country TEXT NOT NULL DEFAULT '', category TEXT,"
+    " language TEXT NOT NULL DEFAULT '', headline BOOLEAN NOT NULL DEFAULT false, title TEXT,"
+    " site_url TEXT, etag TEXT, last_modified TEXT, last_status INTEGER NOT NULL DEFAULT 0,"
+    " last_error TEXT, last_fetch_at BIGINT NOT NULL DEFAULT 0,"
+    " last_success_at BIGINT NOT NULL DEFAULT 0, last_new_item_at BIGINT NOT NULL DEFAULT 0,"
+    " next_fetch_at BIGINT NOT NULL DEFAULT 0, interval_s BIGINT NOT NULL DEFAULT 300,"
+    " consecutive_errors BIGINT NOT NULL DEFAULT 0, items_last BIGINT NOT NULL DEFAULT 0,"
+    " items_total BIGINT NOT NULL DEFAULT 0, enabled BOOLEAN NOT NULL DEFAULT true,"
+    " created_at BIGINT NOT NULL DEFAULT 0);"
+    "CREATE INDEX IF NOT EXISTS feeds_due ON feeds(next_fetch_at, id) WHERE enabled;"
+    "CREATE TABLE IF NOT EXISTS feed_items("
+    " feed_id BIGINT NOT NULL REFERENCES feeds(id) ON DELETE CASCADE, key TEXT NOT NULL,"
+    " hash BIGINT NOT NULL, published_at BIGINT NOT NULL, last_seen_at BIGINT NOT NULL,"
+    " PRIMARY KEY(feed_id, key));",
+    NULL};
+/* clang-format on */
+
+/* Each migration: its statements (each under C's 4095-byte literal limit). */
+static const char *const *const migrations[] = {schema_v1};
+#define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
+
+/* One migration step from `from` in a transaction, unless another node did
+ * it meanwhile (re-read under the lock). */
+static int migrate_step(PGconn *c, int64_t from, bool *done, struct err *err)
+{
+    PGresult *r = NULL;
+    int64_t version = 0;
+    char v[24];
+    int rc;
+
+    *done = false;
+    if ((rc = store_pg_exec(c, "BEGIN", err)) < 0)
+        return rc;
+    r = PQexec(c, "SELECT value FROM newsd_meta WHERE key = 'schema_version'");
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        rc = store_pg_fail(c, r, err);
+        goto out;
+    }
+    if (PQntuples(r) > 0)
+        version = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    r = NULL;
+    if (version > SCHEMA_VERSION) {
+        rc = err_set(err, ERR_UNSUPPORTED,
+                     "store schema version %lld is newer than this newsd supports (%lld)",
+                     (long long)version, (long long)SCHEMA_VERSION);
+        goto out;
+    }
+    if (version != from) {
+        *done = version >= SCHEMA_VERSION;
+        goto out;
+    }
+    for (const char *const *part = migrations[from]; *part; part++) {
+        if ((rc = store_pg_exec(c, *part, err)) < 0)
+            goto out;
+    }
+    /* The version is a number the program made: no outside value in SQL. */
+    snprintf(v, sizeof v, "%lld", (long long)(from + 1));
+    const char *vals[1] = {v};
+    r = PQexecParams(c,
+                     "INSERT INTO newsd_meta(key, value) VALUES ('schema_version', $1)"
+                     " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                     1, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+        rc = store_pg_fail(c, r, err);
+        r = NULL;
+        goto out;
+    }
+    PQclear(r);
+    r = NULL;
+    *done = from + 1 >= SCHEMA_VERSION;
+out:
+    PQclear(r);
+    if (rc == 0)
+        return store_pg_exec(c, "COMMIT", err);
+    r = PQexec(c, "ROLLBACK");
+    PQclear(r);
+    return rc;
+}
+
+/* Bring the schema to SCHEMA_VERSION under the migration lock. */
+static int schema_migrate(const char *uri, struct err *err)
+{
+    PGconn *c = NULL;
+    PGresult *r = NULL;
+    bool locked = false, done = false;
+    int rc;
+
+    if ((rc = store_pg_connect(&c, uri, err)) < 0)
+        return rc;
+    /* Quiet the NOTICEs of IF NOT EXISTS. */
+    if ((rc = store_pg_exec(c, "SET client_min_messages = warning", err)) < 0)
+        goto out;
+    if ((rc = store_pg_exec(c, "SELECT pg_advisory_lock(" STORE_PG_LOCK_MIGRATE ")", err)) < 0)
+        goto out;
+    locked = true;
+    rc = store_pg_exec(c,
+                       "CREATE TABLE IF NOT EXISTS newsd_meta("
+                       "key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+                       err);
+    if (rc < 0)
+        goto out;
+    for (int64_t v = 0; v < SCHEMA_VERSION && !done && rc == 0; v++)
+        rc = migrate_step(c, v, &done, err);
+    if (rc == 0 && SCHEMA_VERSION == 0)
+        done = true;
+out:
+    if (locked && PQstatus(c) == CONNECTION_OK) {
+        r = PQexec(c, "SELECT pg_advisory_unlock(" STORE_PG_LOCK_MIGRATE ")");
+        PQclear(r);
+    }
+    PQfinish(c);
+    return rc;
+}
+
+static void pg_free(struct store_backend *b)
+{
+    struct store_pg *s = (struct store_pg *)b;
+    if (s == NULL)
+        return;
+    store_pg_sources_release(s);
+    store_pg_keys_release(s);
+    pthread_mutex_destroy(&s->sources_mu);
+    pthread_mutex_destroy(&s->keys_mu);
+    store_pg_pool_release(&s->pool);
+    free(s);
+}
+
+int store_pg_new(struct store_backend **out, const char *uri, struct err *err)
+{
+    struct store_pg *s = NULL;
+    int rc;
+
+    *out = NULL;
+    s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    s->base = (struct store_backend){
+        .kind = "pg",
+        .free = pg_free,
+        .sqlite_path = NULL,
+        .articles_put = store_pg_articles_put,
+        .articles_count = store_pg_articles_count,
+        .sources_put = store_pg_sources_put,
+        .sources_ensure = store_pg_sources_ensure,
+        .sources_list = store_pg_sources_list,
+        .source_get = store_pg_source_get,
+        .feed_add = store_pg_feed_add,
+        .feeds_list = store_pg_feeds_list,
+        .feed_get = store_pg_feed_get,
+        .feed_remove = store_pg_feed_remove,
+        .feeds_due = store_pg_feeds_due,
+        .feeds_claim = store_pg_feeds_claim,
+        .feed_schedule = store_pg_feed_schedule,
+        .feed_fetch_record = store_pg_feed_fetch_record,
+        .feed_items_get = store_pg_feed_items_get,
+        .key_insert = store_pg_key_insert,
+        .key_find = store_pg_key_find,
+        .keys_list = store_pg_keys_list,
+        .key_update = store_pg_key_update,
+        .key_delete = store_pg_key_delete,
+        .usage_add = store_pg_usage_add,
+        .usage_sum = store_pg_usage_sum,
+        .usage_take = store_pg_usage_take,
+    };
+    pthread_mutex_init(&s->sources_mu, NULL);
+    pthread_mutex_init(&s->keys_mu, NULL);
+    arena_init(&s->sources.arena, 0);
+    if ((rc = store_pg_pool_init(&s->pool, uri, err)) < 0)
+        goto out;
+    if ((rc = schema_migrate(uri, err)) < 0)
+        goto out;
+    *out = &s->base;
+    s = NULL;
+out:
+    if (s)
+        pg_free(&s->base);
+    return rc;
+}
+
+const char *store_pg_backend_uri(const struct store_backend *b)
+{
+    if (b == NULL || strcmp(b->kind, "pg") != 0)
+        return NULL;
+    return ((const struct store_pg *)b)->pool.uri;
+}
