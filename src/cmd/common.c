@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/banned.h"
 
@@ -15,6 +16,16 @@ const char *cmd_store_location(const char *option)
     if (env && *env)
         return env;
     return CMD_DEFAULT_STORE;
+}
+
+const char *cmd_index_kind(const char *option)
+{
+    if (option && *option)
+        return option;
+    const char *env = getenv("NEWSD_INDEX");
+    if (env && *env)
+        return env;
+    return CMD_INDEX_DEFAULT;
 }
 
 void cmd_fail(const char *fmt, ...)
@@ -31,7 +42,8 @@ int cmd_store_open(struct store **out, const char *loc)
 {
     struct err err;
     err_clear(&err);
-    int rc = store_open(out, loc, &err);
+    struct store_options opt = {.fulltext_when_new = strcmp(cmd_index_kind(NULL), "fts5") == 0};
+    int rc = store_open_with(out, loc, &opt, &err);
     if (rc < 0) {
         char shown[512];
         cmd_fail("cannot open store %s: %s", store_location_redacted(loc, shown, sizeof shown),

@@ -16,6 +16,9 @@ struct store_backend {
     int (*articles_put)(struct store_backend *b, struct article *arts, size_t n,
                         struct store_put_stats *stats, struct err *err);
     int (*articles_count)(struct store_backend *b, int64_t *out, struct err *err);
+    /* NULL: the backend has no full-text side (store_fulltext_set) */
+    int (*fulltext_get)(struct store_backend *b, bool *on, struct err *err);
+    int (*fulltext_set)(struct store_backend *b, bool on, struct err *err);
 
     int (*sources_put)(struct store_backend *b, const struct source *src, size_t n,
                        struct err *err);
@@ -65,7 +68,8 @@ struct store_backend {
 };
 
 /* The embedded store in directory dir (created, mode 0700, when missing;
- * its parent must exist). */
-int store_sqlite_new(struct store_backend **out, const char *dir, struct err *err);
+ * its parent must exist; with the FTS5 side when fulltext_when_new). */
+int store_sqlite_new(struct store_backend **out, const char *dir, bool fulltext_when_new,
+                     struct err *err);
 
 #endif

@@ -77,6 +77,13 @@ char *store_location_redacted(const char *loc, char *buf, size_t n)
 
 int store_open(struct store **out, const char *loc, struct err *err)
 {
+    return store_open_with(out, loc, NULL, err);
+}
+
+int store_open_with(struct store **out, const char *loc, const struct store_options *opt,
+                    struct err *err)
+{
+    static const struct store_options defaults = {.fulltext_when_new = true};
     struct store *s = NULL;
     struct store_backend *be = NULL;
     int rc;
@@ -94,7 +101,7 @@ int store_open(struct store **out, const char *loc, struct err *err)
     if (is_pg_uri(loc))
         rc = store_pg_new(&be, loc, err);
     else
-        rc = store_sqlite_new(&be, loc, err);
+        rc = store_sqlite_new(&be, loc, (opt ? opt : &defaults)->fulltext_when_new, err);
     if (rc < 0)
         goto out;
     s->be = be;
@@ -140,6 +147,21 @@ int store_articles_put(struct store *s, struct article *arts, size_t n,
     if (arts == NULL)
         return err_set(err, ERR_INVALID, "no articles");
     return s->be->articles_put(s->be, arts, n, stats, err);
+}
+
+int store_fulltext_get(struct store *s, bool *on, struct err *err)
+{
+    *on = false;
+    if (s->be->fulltext_get == NULL)
+        return err_set(err, ERR_UNSUPPORTED, "a %s store has no full-text side", s->be->kind);
+    return s->be->fulltext_get(s->be, on, err);
+}
+
+int store_fulltext_set(struct store *s, bool on, struct err *err)
+{
+    if (s->be->fulltext_set == NULL)
+        return err_set(err, ERR_UNSUPPORTED, "a %s store has no full-text side", s->be->kind);
+    return s->be->fulltext_set(s->be, on, err);
 }
 
 int store_articles_count(struct store *s, int64_t *out, struct err *err)

@@ -83,6 +83,16 @@ struct store_put_stats {
  * postgresql:// URI. Returns 0, ERR_IO/ERR_STORE with err set, or
  * ERR_UNSUPPORTED for a backend this build lacks. */
 int store_open(struct store **out, const char *loc, struct err *err);
+
+struct store_options {
+    /* A new embedded store starts with the FTS5 side (store_fulltext_set)
+     * only when this is set; store_open sets it. */
+    bool fulltext_when_new;
+};
+
+/* store_open with options (NULL: store_open's). */
+int store_open_with(struct store **out, const char *loc, const struct store_options *opt,
+                    struct err *err);
 void store_close(struct store *s);
 
 /* loc fit for logs and error messages: the password of a postgresql://
@@ -96,6 +106,14 @@ const char *store_kind(const struct store *s);
 /* Path of the SQLite database file of an embedded store, else NULL
  * (the FTS5 index lives in it). */
 const char *store_sqlite_path(const struct store *s);
+
+/* The embedded store can keep SQLite FTS5 in step with its articles (the
+ * fts5 index searches it; the engine index does without, and imports are
+ * then several times faster). store_fulltext_set creates it (filling it
+ * from every article: minutes for millions) or drops it; nothing when it
+ * already is as asked. ERR_UNSUPPORTED for a PostgreSQL store. */
+int store_fulltext_get(struct store *s, bool *on, struct err *err);
+int store_fulltext_set(struct store *s, bool on, struct err *err);
 
 /* --- articles ---------------------------------------------------------- */
 

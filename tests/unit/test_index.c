@@ -864,6 +864,84 @@ static void an_empty_store_finds_nothing(void **state)
     assert_int_equal(index_newest_headline(f->idx, INT64_MAX, &t, &err), ERR_NOTFOUND);
 }
 
+static uint64_t total_of(struct fixture *f, const char *q)
+{
+    struct index_request r = request();
+    struct index_result res;
+    struct err err;
+    err_clear(&err);
+    r.q = q ? parse(f, q) : NULL;
+    if (r.q == NULL) {
+        static const char *const every_source[] = {"bbc-news", "cnn",    "reuters",  "le-monde",
+                                                   "le-figaro", "bbc-sport", "spiegel"};
+        r.sources = every_source;
+        r.n_sources = sizeof every_source / sizeof every_source[0];
+    }
+    if (index_search(f->idx, &f->ar, &r, &res, &err) != 0)
+        fail_msg("index_search: %s", err.msg);
+    return res.total;
+}
+
+/* A store made without its FTS5 side (kept for the engine index) gets it
+ * from the fts5 index when that opens, filled from the articles already
+ * there and kept in step from then on; dropping it and opening again
+ * rebuilds the same index. */
+static void the_fts5_index_builds_its_table_in_a_store_without_one(void **state)
+{
+    (void)state;
+    struct fixture f;
+    struct err err;
+    struct article arts[N_ARTICLES];
+    struct store_put_stats st;
+    bool on = true;
+
+    memset(&f, 0, sizeof f);
+    snprintf(f.dir, sizeof f.dir, "/tmp/newsd-index-XXXXXX");
+    assert_non_null(mkdtemp(f.dir));
+    arena_init(&f.ar, 0);
+    err_clear(&err);
+    struct store_options opt = {.fulltext_when_new = false};
+    assert_int_equal(store_open_with(&f.s, f.dir, &opt, &err), 0);
+    assert_int_equal(store_fulltext_get(f.s, &on, &err), 0);
+    assert_false(on);
+    assert_int_equal(
+        store_sources_put(f.s, catalogue, sizeof catalogue / sizeof catalogue[0], &err), 0);
+    for (int i = 0; i < N_ARTICLES; i++)
+        arts[i] = article_of(&f, i);
+    assert_int_equal(store_articles_put(f.s, arts, 10, &st, &err), 0);
+
+    assert_int_equal(index_open(&f.idx, f.s, &err), 0);
+    assert_int_equal(store_fulltext_get(f.s, &on, &err), 0);
+    assert_true(on);
+    /* Of A0-A9, A7 (faz, not in the list) and A8 (no source) are left out. */
+    assert_int_equal(total_of(&f, NULL), 8);
+    uint64_t storms = total_of(&f, "storm");
+    assert_int_equal(storms, 2); /* A1 "storms", A3 "Storm" */
+
+    /* Kept in step by the triggers now. */
+    assert_int_equal(store_articles_put(f.s, arts + 10, N_ARTICLES - 10, &st, &err), 0);
+    assert_int_equal(total_of(&f, NULL), 13); /* + A10-A14 */
+    uint64_t elections = total_of(&f, "election");
+
+    /* Off, then rebuilt by the next open: the same answers. */
+    index_close(f.idx);
+    f.idx = NULL;
+    assert_int_equal(store_fulltext_set(f.s, false, &err), 0);
+    assert_int_equal(store_fulltext_get(f.s, &on, &err), 0);
+    assert_false(on);
+    assert_int_equal(store_fulltext_set(f.s, false, &err), 0); /* idempotent */
+    assert_int_equal(index_open(&f.idx, f.s, &err), 0);
+    assert_int_equal(total_of(&f, NULL), 13); /* + A10-A14 */
+    assert_int_equal(total_of(&f, "storm"), storms);
+    assert_int_equal(total_of(&f, "election"), elections);
+    assert_true(elections >= 2);
+
+    index_close(f.idx);
+    store_close(f.s);
+    arena_release(&f.ar);
+    remove_tree(f.dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest corpus_tests[] = {
@@ -892,6 +970,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(replacing_an_article_replaces_its_index_entries,
                                         setup_empty, teardown),
         cmocka_unit_test_setup_teardown(an_empty_store_finds_nothing, setup_empty, teardown),
+        cmocka_unit_test(the_fts5_index_builds_its_table_in_a_store_without_one),
     };
     int failed = cmocka_run_group_tests(corpus_tests, setup_corpus, teardown);
     failed += cmocka_run_group_tests(store_tests, NULL, NULL);

@@ -345,7 +345,22 @@ int index_fts5_new(struct index_backend **out, const char *db_path, struct err *
     /* Fail now, not on the first search, when the file cannot be read. */
     if ((rc = store_sqlite_pool_get(&x->readers, &probe, err)) < 0)
         goto out;
+    bool fulltext = false;
+    rc = store_sqlite_fulltext_get(probe, &fulltext, err);
     store_sqlite_pool_put(&x->readers, probe);
+    probe = NULL;
+    if (rc < 0)
+        goto out;
+    /* A store kept for the engine index has no articles_fts: build it once
+     * (a write, so only then a read-write connection). */
+    if (!fulltext) {
+        if ((rc = store_sqlite_conn_open(&probe, db_path, false, err)) < 0)
+            goto out;
+        rc = store_sqlite_fulltext_set(probe, true, err);
+        store_sqlite_conn_close(probe);
+        if (rc < 0)
+            goto out;
+    }
     *out = &x->base;
     x = NULL;
 out:

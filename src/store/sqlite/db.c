@@ -145,6 +145,59 @@ int store_sqlite_bind_article(sqlite3_stmt *st, const struct article *a, int64_t
     return rc;
 }
 
+int store_sqlite_fulltext_get(sqlite3 *db, bool *on, struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = store_sqlite_prepare(db,
+                                  "SELECT count(*) FROM sqlite_master"
+                                  " WHERE type = 'trigger' AND name = 'articles_fts_insert'",
+                                  &st, err);
+    if (rc < 0)
+        return rc;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *on = sqlite3_column_int(st, 0) > 0;
+        rc = 0;
+    } else {
+        rc = store_sqlite_fail(db, rc, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_sqlite_fulltext_set(sqlite3 *db, bool on, struct err *err)
+{
+    bool now;
+    int rc;
+
+    if ((rc = store_sqlite_exec(db, "BEGIN IMMEDIATE", err)) < 0)
+        return rc;
+    if ((rc = store_sqlite_fulltext_get(db, &now, err)) < 0 || now == on)
+        goto out;
+    if (on) {
+        /* A stale table without its triggers (dropped by hand) is rebuilt. */
+        if ((rc = store_sqlite_exec(db, "DROP TABLE IF EXISTS articles_fts", err)) < 0 ||
+            (rc = store_sqlite_exec(db, STORE_SQLITE_FULLTEXT_SQL, err)) < 0)
+            goto out;
+        rc = store_sqlite_exec(db,
+                               "INSERT INTO articles_fts(rowid, title, description, content, meta)"
+                               " SELECT id, " STORE_SQLITE_FTS_VALUES("") " FROM articles",
+                               err);
+    } else {
+        rc = store_sqlite_exec(db,
+                               "DROP TRIGGER IF EXISTS articles_fts_insert;"
+                               "DROP TRIGGER IF EXISTS articles_fts_delete;"
+                               "DROP TRIGGER IF EXISTS articles_fts_update;"
+                               "DROP TABLE IF EXISTS articles_fts;",
+                               err);
+    }
+out:
+    if (rc == 0)
+        return store_sqlite_exec(db, "COMMIT", err);
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
 int store_sqlite_collect(sqlite3 *db, sqlite3_stmt *st, struct arena *a, size_t item_size,
                          store_sqlite_row_fn row, void **out, size_t *n_out, const char *what,
                          struct err *err)

@@ -121,7 +121,8 @@ static int files_remove(const char *dir, struct err *err)
 static int db_open(struct store_replica *r, struct err *err)
 {
     struct store_backend *be = NULL;
-    int rc = store_sqlite_new(&be, r->dir, err);
+    /* No FTS5 side unless the fts5 index asks for it (index_fts5_new). */
+    int rc = store_sqlite_new(&be, r->dir, false, err);
     if (rc == 0)
         r->db = (struct store_sqlite *)be;
     return rc;

@@ -37,12 +37,6 @@
 _Static_assert(TEXT_FTS5_LANG_MARK == 31, "the triggers write char(31)");
 _Static_assert(TEXT_FTS5_META_MARK == 30, "the triggers write char(30)");
 
-/* The FTS5 row of an article (prefix "new." or "old."). */
-#define FTS_VALUES(r)                                                                              \
-    "char(31)||" r "language||char(31)||coalesce(" r "title,''), "                                 \
-    "char(31)||" r "language||char(31)||coalesce(" r "description,''), "                           \
-    "char(31)||" r "language||char(31)||coalesce(" r "content,''), "                               \
-    "char(30)||" r "meta_terms"
 
 /* clang-format off */
 static const char schema_v1[] =
@@ -59,24 +53,7 @@ static const char schema_v1[] =
     " ingested_at INTEGER NOT NULL DEFAULT 0, meta_terms TEXT NOT NULL DEFAULT 'a');"
     "CREATE INDEX IF NOT EXISTS articles_by_seq ON articles(seq);"
     "CREATE INDEX IF NOT EXISTS articles_by_headline ON articles(headline, id);"
-    "CREATE VIRTUAL TABLE IF NOT EXISTS articles_fts USING fts5("
-    " title, description, content, meta, content='', tokenize='" TEXT_FTS5_TOKENIZER "');"
-    "CREATE TRIGGER IF NOT EXISTS articles_fts_insert AFTER INSERT ON articles BEGIN"
-    " INSERT INTO articles_fts(rowid, title, description, content, meta)"
-    " VALUES (new.id, " FTS_VALUES("new.") ");"
-    " END;"
-    "CREATE TRIGGER IF NOT EXISTS articles_fts_delete AFTER DELETE ON articles BEGIN"
-    " INSERT INTO articles_fts(articles_fts, rowid, title, description, content, meta)"
-    " VALUES ('delete', old.id, " FTS_VALUES("old.") ");"
-    " END;"
-    /* The store never updates an article in place (it deletes and inserts),
-     * but an UPDATE by hand must not leave the index behind. */
-    "CREATE TRIGGER IF NOT EXISTS articles_fts_update AFTER UPDATE ON articles BEGIN"
-    " INSERT INTO articles_fts(articles_fts, rowid, title, description, content, meta)"
-    " VALUES ('delete', old.id, " FTS_VALUES("old.") ");"
-    " INSERT INTO articles_fts(rowid, title, description, content, meta)"
-    " VALUES (new.id, " FTS_VALUES("new.") ");"
-    " END;"
+    STORE_SQLITE_FULLTEXT_SQL
     "CREATE TABLE IF NOT EXISTS keys("
     " id INTEGER PRIMARY KEY, hash BLOB UNIQUE NOT NULL, name TEXT, plan TEXT NOT NULL,"
     " state INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL DEFAULT 0,"
@@ -167,7 +144,7 @@ out:
 }
 
 /* Bring the schema to SCHEMA_VERSION in one transaction. */
-static int schema_migrate(struct store_sqlite *s, struct err *err)
+static int schema_migrate(struct store_sqlite *s, bool fulltext_when_new, struct err *err)
 {
     int64_t version = 0;
     int rc;
@@ -193,6 +170,13 @@ static int schema_migrate(struct store_sqlite *s, struct err *err)
             goto out;
     }
     rc = schema_version_set(s->writer, SCHEMA_VERSION, err);
+    /* schema_v1 made the full-text side; a new store drops it unless asked
+     * (the same transaction: no other process sees it in between). */
+    if (rc == 0 && version <= 0 && !fulltext_when_new)
+        rc = store_sqlite_exec(s->writer,
+                               "DROP TRIGGER articles_fts_insert; DROP TRIGGER articles_fts_delete;"
+                               " DROP TRIGGER articles_fts_update; DROP TABLE articles_fts;",
+                               err);
 out:
     return store_sqlite_end(s, rc, err);
 }
@@ -243,6 +227,24 @@ static const char *sqlite_path(const struct store_backend *b)
     return ((const struct store_sqlite *)b)->path;
 }
 
+static int sqlite_fulltext_get(struct store_backend *b, bool *on, struct err *err)
+{
+    struct store_sqlite *s = (struct store_sqlite *)b;
+    pthread_mutex_lock(&s->write_lock);
+    int rc = store_sqlite_fulltext_get(s->writer, on, err);
+    pthread_mutex_unlock(&s->write_lock);
+    return rc;
+}
+
+static int sqlite_fulltext_set(struct store_backend *b, bool on, struct err *err)
+{
+    struct store_sqlite *s = (struct store_sqlite *)b;
+    pthread_mutex_lock(&s->write_lock);
+    int rc = store_sqlite_fulltext_set(s->writer, on, err);
+    pthread_mutex_unlock(&s->write_lock);
+    return rc;
+}
+
 static void sqlite_free(struct store_backend *b)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
@@ -257,7 +259,8 @@ static void sqlite_free(struct store_backend *b)
     free(s);
 }
 
-int store_sqlite_new(struct store_backend **out, const char *dir, struct err *err)
+int store_sqlite_new(struct store_backend **out, const char *dir, bool fulltext_when_new,
+                     struct err *err)
 {
     struct store_sqlite *s = NULL;
     size_t len;
@@ -277,6 +280,8 @@ int store_sqlite_new(struct store_backend **out, const char *dir, struct err *er
         .sqlite_path = sqlite_path,
         .articles_put = store_sqlite_articles_put,
         .articles_count = store_sqlite_articles_count,
+        .fulltext_get = sqlite_fulltext_get,
+        .fulltext_set = sqlite_fulltext_set,
         .sources_put = store_sqlite_sources_put,
         .sources_ensure = store_sqlite_sources_ensure,
         .sources_list = store_sqlite_sources_list,
@@ -315,7 +320,7 @@ int store_sqlite_new(struct store_backend **out, const char *dir, struct err *er
     }
     if ((rc = wal_enable(s->writer, err)) < 0 ||
         (rc = store_sqlite_exec(s->writer, "PRAGMA synchronous=NORMAL", err)) < 0 ||
-        (rc = schema_migrate(s, err)) < 0 ||
+        (rc = schema_migrate(s, fulltext_when_new, err)) < 0 ||
         (rc = store_sqlite_pool_init(&s->readers, s->path, err)) < 0)
         goto out;
     *out = &s->base;
