@@ -37,6 +37,7 @@ export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
 .PHONY: all deps release asan check unit unit-asan fuzz-replay api-test api-test-asan \
+        unit-engine api-test-fts5 \
         web-test install uninstall cluster-test \
         demo fuzz bench bench-smoke format format-check clean reliability-test
 
@@ -149,12 +150,31 @@ cluster-test: build/newsd $(ASN)/tests/test_store_pg
 api-test-asan: $(ASN)/newsd
 	NEWSD_BIN=$(CURDIR)/$(ASN)/newsd NEWSD_ASAN=1 $(PYTHON) -m pytest -q tests/api
 
+# ---- the purpose-built index (issue 9, docs/engine.md) -----------------------
+# test_index_engine also links bench/common.c: its differential test runs the
+# bench query mix, decoded as bench_index decodes it, against both backends.
+$(ASN)/tests/test_index_engine: tests/unit/test_index_engine.c bench/common.c bench/common.h \
+        $(ASN)/libnewsd.a
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(CFLAGS_COMMON) -Wno-missing-prototypes -O1 $(ASAN_FLAGS) -Itests/unit -Ibench -o $@ $< \
+	    bench/common.c $(ASN)/libnewsd.a $(PKG_LIBS) $(LIBS_EXTRA) -lcmocka
+
+unit-engine: $(ASN)/tests/test_index_engine
+	cd tests/unit && ../../$(ASN)/tests/test_index_engine
+
+# The whole API suite with SQLite FTS5 as the search backend (the default
+# is the engine; FTS5 stays a supported backend and the tests' oracle).
+api-test-fts5: build/newsd
+	NEWSD_INDEX=fts5 NEWSD_BIN=$(CURDIR)/build/newsd $(PYTHON) -m pytest -q tests/api
+
 check: deps
 	$(MAKE) build/newsd $(ASN)/newsd
 	$(MAKE) unit
 	$(MAKE) fuzz-replay
 	$(MAKE) api-test
 	$(MAKE) api-test-asan
+	$(MAKE) api-test-fts5
 	$(MAKE) cluster-test
 	$(MAKE) reliability-test
 	$(MAKE) bench-smoke

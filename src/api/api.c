@@ -230,7 +230,8 @@ static int check_key(struct api_call *c)
         rate_limit_headers(c);
         return api_fail(c, API_ERR_KEY_EXHAUSTED, NULL);
     case AUTH_RATE_LIMITED:
-        snprintf(v, sizeof v, "%lld", (long long)(c->auth.retry_after > 0 ? c->auth.retry_after : 1));
+        snprintf(v, sizeof v, "%lld",
+                 (long long)(c->auth.retry_after > 0 ? c->auth.retry_after : 1));
         http_response_add_header(c->resp, "Retry-After", v);
         rate_limit_headers(c);
         return api_fail(c, API_ERR_RATE_LIMITED, NULL);

@@ -36,8 +36,8 @@ void api_everything(struct api_call *c)
         api_get_sources(c, (const char ***)&req.sources, &req.n_sources) < 0 ||
         api_get_domains(c, "domains", "domains", (const char ***)&req.domains, &req.n_domains) <
             0 ||
-        api_get_domains(c, "excludedomains", "excludeDomains",
-                        (const char ***)&req.exclude_domains, &req.n_exclude_domains) < 0 ||
+        api_get_domains(c, "excludedomains", "excludeDomains", (const char ***)&req.exclude_domains,
+                        &req.n_exclude_domains) < 0 ||
         api_get_dates(c, &req.from, &req.to, &from_given) < 0 ||
         api_get_language(c, &req.language) < 0 ||
         api_get_sort(c, INDEX_SORT_PUBLISHED_DESC, &req.sort) < 0 ||

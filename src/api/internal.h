@@ -52,8 +52,8 @@ int api_get_search_in(struct api_call *c, unsigned *out);
 int api_get_sources(struct api_call *c, const char ***ids, size_t *n);
 
 /* domains / excludeDomains: lower case, www. dropped. */
-int api_get_domains(struct api_call *c, const char *name, const char *display,
-                    const char ***out, size_t *n);
+int api_get_domains(struct api_call *c, const char *name, const char *display, const char ***out,
+                    size_t *n);
 
 /* from / to (inclusive; date-only `to` = end of that day). from_given tells
  * whether `from` was sent. Checks from ≤ to. */

@@ -32,8 +32,8 @@ void api_top_headlines(struct api_call *c)
     const char *sources = api_param(c, "sources");
     const char *country = api_param(c, "country");
     const char *category = api_param(c, "category");
-    if (!sources && !api_param(c, "q") && !api_param(c, "qintitle") &&
-        !api_param(c, "language") && !country && !category) {
+    if (!sources && !api_param(c, "q") && !api_param(c, "qintitle") && !api_param(c, "language") &&
+        !country && !category) {
         api_fail(c, API_ERR_PARAMETERS_MISSING,
                  "Required parameters are missing. Please set any of the following parameters "
                  "and try again: sources, q, language, country, category.");

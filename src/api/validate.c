@@ -131,8 +131,7 @@ int api_get_sources(struct api_call *c, const char ***ids, size_t *n)
         int rc = store_source_get(c->api->store, &c->arena, (*ids)[i], NULL, &err);
         if (rc == ERR_NOTFOUND)
             return api_fail(c, API_ERR_SOURCE_DOES_NOT_EXIST,
-                            "You have requested a source which does not exist: %.200s.",
-                            (*ids)[i]);
+                            "You have requested a source which does not exist: %.200s.", (*ids)[i]);
         if (rc < 0)
             return api_fail(c, API_ERR_UNEXPECTED, NULL);
     }
@@ -145,8 +144,8 @@ static bool domain_char_ok(unsigned char ch)
            ch != 0x7F && ch != ',';
 }
 
-int api_get_domains(struct api_call *c, const char *name, const char *display,
-                    const char ***out, size_t *n)
+int api_get_domains(struct api_call *c, const char *name, const char *display, const char ***out,
+                    size_t *n)
 {
     *out = NULL;
     *n = 0;
@@ -177,8 +176,7 @@ int api_get_domains(struct api_call *c, const char *name, const char *display,
             d[--len] = '\0';
         if (!len || d[0] == '.')
             return api_fail(c, API_ERR_PARAMETER_INVALID,
-                            "The %s parameter has an invalid domain: '%.100s'.", display,
-                            items[i]);
+                            "The %s parameter has an invalid domain: '%.100s'.", display, items[i]);
         for (size_t j = 0; j < len; j++)
             if (!domain_char_ok((unsigned char)d[j]))
                 return api_fail(c, API_ERR_PARAMETER_INVALID,

@@ -34,18 +34,18 @@ struct auth_plan {
 
 enum auth_status {
     AUTH_OK = 0,
-    AUTH_MISSING,   /* apiKeyMissing 401 */
-    AUTH_INVALID,   /* apiKeyInvalid 401 */
-    AUTH_DISABLED,  /* apiKeyDisabled 401 */
-    AUTH_EXHAUSTED, /* apiKeyExhausted 429 */
+    AUTH_MISSING,      /* apiKeyMissing 401 */
+    AUTH_INVALID,      /* apiKeyInvalid 401 */
+    AUTH_DISABLED,     /* apiKeyDisabled 401 */
+    AUTH_EXHAUSTED,    /* apiKeyExhausted 429 */
     AUTH_RATE_LIMITED, /* rateLimited 429 */
 };
 
 struct auth_result {
     enum auth_status status;
     int64_t key_id;
-    struct auth_plan plan;     /* copy of the key's plan */
-    int64_t retry_after;       /* seconds, for AUTH_RATE_LIMITED / AUTH_EXHAUSTED */
+    struct auth_plan plan; /* copy of the key's plan */
+    int64_t retry_after;   /* seconds, for AUTH_RATE_LIMITED / AUTH_EXHAUSTED */
     /* For X-RateLimit-* headers when the plan limits the key: */
     bool limited;
     int64_t limit, remaining, reset; /* reset = unix seconds of the next period */

@@ -1,5 +1,6 @@
 /* Subcommand helpers (cmd/common.h). */
 #include "cmd/common.h"
+#include "index/index.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,16 +19,6 @@ const char *cmd_store_location(const char *option)
     return CMD_DEFAULT_STORE;
 }
 
-const char *cmd_index_kind(const char *option)
-{
-    if (option && *option)
-        return option;
-    const char *env = getenv("NEWSD_INDEX");
-    if (env && *env)
-        return env;
-    return CMD_INDEX_DEFAULT;
-}
-
 void cmd_fail(const char *fmt, ...)
 {
     va_list ap;
@@ -42,7 +33,8 @@ int cmd_store_open(struct store **out, const char *loc)
 {
     struct err err;
     err_clear(&err);
-    struct store_options opt = {.fulltext_when_new = strcmp(cmd_index_kind(NULL), "fts5") == 0};
+    struct store_options opt = {.fulltext_when_new =
+                                    strcmp(index_kind_resolve(NULL), INDEX_KIND_FTS5) == 0};
     int rc = store_open_with(out, loc, &opt, &err);
     if (rc < 0) {
         char shown[512];

@@ -11,16 +11,10 @@
 /* --store value, else $NEWSD_STORE, else ./newsd-data. */
 const char *cmd_store_location(const char *option);
 
-/* The search index a store is kept for: "engine" or "fts5". */
-#define CMD_INDEX_DEFAULT "fts5"
-
-/* --index value, else $NEWSD_INDEX, else CMD_INDEX_DEFAULT. */
-const char *cmd_index_kind(const char *option);
-
 /* Open the store at loc or print one line on stderr; 0 or -1. A new
- * embedded store gets the FTS5 side only when cmd_index_kind(NULL) is fts5,
- * so that imports into a store kept for the engine index do not pay for
- * it. */
+ * embedded store gets the FTS5 side only when the index it is made for
+ * (index_kind_resolve(NULL): $NEWSD_INDEX, else the engine) is fts5, so
+ * that imports into a store kept for the engine do not pay for it. */
 int cmd_store_open(struct store **out, const char *loc);
 
 /* Print "newsd: <msg>\n" on stderr. */

@@ -57,7 +57,6 @@ static bool code_parse(const char *s, char out[3])
     return true;
 }
 
-
 static bool source_valid(const char *s)
 {
     size_t n = strlen(s);
@@ -108,8 +107,7 @@ static bool feed_fill(struct arena *ar, struct feed_record *f, const char *url, 
         return false;
     }
     if (category && !(f->category = vocab_category(category))) {
-        snprintf(why, why_size,
-                 "the category must be one of " VOCAB_CATEGORY_LIST);
+        snprintf(why, why_size, "the category must be one of " VOCAB_CATEGORY_LIST);
         return false;
     }
     if (language && !code_parse(language, f->language)) {
@@ -295,7 +293,6 @@ static int feeds_import(struct store *s, struct arena *ar, const char *path)
     fprintf(stderr, "feeds added %zu, already present %zu, skipped %zu\n", added, present, skipped);
     return status;
 }
-
 
 static const char *time_cell(struct arena *ar, int64_t t, const char *none)
 {

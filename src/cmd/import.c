@@ -115,8 +115,8 @@ int cmd_import(int argc, char **argv)
     }
     /* On failure the one line above says why; the summary is for runs that finish. */
     if (status == CMD_EXIT_OK)
-        fprintf(stderr, "imported %zu, updated %zu, skipped %zu\n", total.imported,
-                total.updated, total.skipped);
+        fprintf(stderr, "imported %zu, updated %zu, skipped %zu\n", total.imported, total.updated,
+                total.skipped);
     store_close(s);
     return status;
 }

@@ -105,7 +105,6 @@ static int keys_create(struct store *s, const struct keys_opts *o)
     return CMD_EXIT_OK;
 }
 
-
 struct row {
     char id[24], created[TIMEFMT_ISO_LEN], last[TIMEFMT_ISO_LEN], today[24], month[24];
     const char *name, *plan, *state;

@@ -32,6 +32,7 @@ static void serve_usage(FILE *f)
                "                   [--config FILE] [--no-crawl] [--quiet]\n"
                "                   [--query-timeout-ms MS] [--user USER]\n"
                "                   [--metrics-listen HOST:PORT] [--index-dir DIR]\n"
+               "                   [--index fts5|engine]\n"
                "  --listen   default 127.0.0.1:8080 (or $NEWSD_LISTEN); port 0 = any free port\n"
                "  --threads  HTTP worker threads (default: number of cores)\n"
                "  --quiet    no access log\n"
@@ -42,7 +43,10 @@ static void serve_usage(FILE *f)
                "  --user     started as root: open the store and run as USER, keeping\n"
                "             root only to bind the port\n"
                "  --index-dir  with a postgresql:// store: this node's local search index\n"
-               "             (default ./" INDEX_LOCAL_DIR_DEFAULT ")\n");
+               "             (default ./" INDEX_LOCAL_DIR_DEFAULT ")\n"
+               "  --index    search backend: engine (default), the purpose-built index\n"
+               "             (docs/engine.md), or fts5 (SQLite FTS5); also $" INDEX_KIND_ENV "\n"
+               "             or [server] index\n");
 }
 
 /* Parse a positive integer option; -1 when malformed. */
@@ -150,19 +154,24 @@ static void print_metrics_ready(const char *listen, uint16_t port)
 int cmd_serve(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},  {"listen", required_argument, NULL, 'l'},
-        {"threads", required_argument, NULL, 't'}, {"config", required_argument, NULL, 'c'},
-        {"no-crawl", no_argument, NULL, 'n'},     {"quiet", no_argument, NULL, 'q'},
+        {"store", required_argument, NULL, 's'},
+        {"listen", required_argument, NULL, 'l'},
+        {"threads", required_argument, NULL, 't'},
+        {"config", required_argument, NULL, 'c'},
+        {"no-crawl", no_argument, NULL, 'n'},
+        {"quiet", no_argument, NULL, 'q'},
         {"query-timeout-ms", required_argument, NULL, 'T'},
         {"metrics-listen", required_argument, NULL, 'M'},
-        {"user", required_argument, NULL, 'u'},   {"help", no_argument, NULL, 'h'},
+        {"user", required_argument, NULL, 'u'},
+        {"help", no_argument, NULL, 'h'},
         {"index-dir", required_argument, NULL, 'I'},
+        {"index", required_argument, NULL, 'X'},
         {NULL, 0, NULL, 0},
     };
     const char *store_opt = NULL, *listen = NULL, *config_path = NULL;
     const char *user = NULL;
     const char *metrics_listen = NULL;
-    const char *index_dir = NULL;
+    const char *index_dir = NULL, *index_kind_opt = NULL;
     long threads = 0;
     long long query_timeout_ms = -1; /* -1: not given */
     bool quiet = false, crawl = true;
@@ -212,6 +221,13 @@ int cmd_serve(int argc, char **argv)
         case 'I':
             index_dir = optarg;
             break;
+        case 'X':
+            if (strcmp(optarg, INDEX_KIND_FTS5) != 0 && strcmp(optarg, INDEX_KIND_ENGINE) != 0) {
+                cmd_fail("serve: --index must be fts5 or engine");
+                return CMD_EXIT_USAGE;
+            }
+            index_kind_opt = optarg;
+            break;
         case 'h':
             serve_usage(stdout);
             return CMD_EXIT_OK;
@@ -244,6 +260,9 @@ int cmd_serve(int argc, char **argv)
         listen = "127.0.0.1:8080";
     if (!threads && cfg.threads)
         threads = cfg.threads;
+    /* index_open_kind reads $NEWSD_INDEX when given NULL. */
+    if (!index_kind_opt && !(getenv(INDEX_KIND_ENV) && *getenv(INDEX_KIND_ENV)) && cfg.index[0])
+        index_kind_opt = cfg.index;
 
     struct api_config acfg = {0};
     acfg.live_window_seconds = cfg.live_window_seconds;
@@ -288,7 +307,23 @@ int cmd_serve(int argc, char **argv)
         log_warn("running as root: use --user USER to drop root privileges after binding");
     if (cmd_store_open(&store, cmd_store_location(store_opt)) < 0)
         goto out;
-    if ((rc = index_open_local(&index, store, index_dir, &err)) < 0) {
+    /* The embedded store keeps its FTS5 side only for the fts5 index: the
+     * engine drops it (imports get several times faster), fts5 builds it. */
+    const char *kind = index_kind_resolve(index_kind_opt);
+    if (store_sqlite_path(store) != NULL) {
+        bool fulltext = false;
+        bool want = strcmp(kind, INDEX_KIND_FTS5) == 0;
+        if ((rc = store_fulltext_get(store, &fulltext, &err)) == 0 && fulltext != want) {
+            log_info("store: %s its FTS5 side for the %s index", want ? "building" : "dropping",
+                     kind);
+            rc = store_fulltext_set(store, want, &err);
+        }
+        if (rc < 0) {
+            cmd_fail("cannot prepare the store for the %s index: %s", kind, err_msg(&err, rc));
+            goto out;
+        }
+    }
+    if ((rc = index_open_kind(&index, store, index_dir, kind, &err)) < 0) {
         cmd_fail("cannot open the search index: %s", err_msg(&err, rc));
         goto out;
     }

@@ -34,6 +34,7 @@ enum server_field {
     SERVER_LIVE_WINDOW = 1 << 2,
     SERVER_RESULT_WINDOW = 1 << 3,
     SERVER_QUERY_TIMEOUT = 1 << 4,
+    SERVER_INDEX = 1 << 5,
 };
 
 /* A view of part of the text. */
@@ -211,10 +212,12 @@ static int server_set(struct parser *ps, struct span key, struct span v)
         bit = SERVER_RESULT_WINDOW;
     } else if (span_eq(key, "query_timeout_ms")) {
         bit = SERVER_QUERY_TIMEOUT;
+    } else if (span_eq(key, "index")) {
+        bit = SERVER_INDEX;
     } else {
         return parse_fail(ps,
                           "unknown key '%s' in [server] (listen, threads, "
-                          "live_window_hours, result_window, query_timeout_ms)",
+                          "live_window_hours, result_window, query_timeout_ms, index)",
                           span_show(key, kb));
     }
     if (ps->server_set & bit)
@@ -245,6 +248,13 @@ static int server_set(struct parser *ps, struct span key, struct span v)
         return rc;
     case SERVER_QUERY_TIMEOUT:
         return value_int(ps, key, v, 0, 3600 * 1000, &c->query_timeout_ms);
+    case SERVER_INDEX:
+        /* the search backend (index.h): fts5 or engine */
+        if (!span_eq(v, "fts5") && !span_eq(v, "engine"))
+            return parse_fail(ps, "index: '%s' is not fts5 or engine", span_show(v, vb));
+        memcpy(c->index, v.p, v.n);
+        c->index[v.n] = '\0';
+        return 0;
     default:
         return value_int(ps, key, v, 0, 1000000000000LL, &c->result_window);
     }

@@ -43,6 +43,7 @@ struct config {
     int64_t live_window_seconds;    /* top-headlines live window */
     int64_t result_window;          /* page*pageSize cap for plans without one; 0 = none */
     int64_t query_timeout_ms;       /* time budget of one search; 0 = none */
+    char index[8];                  /* search backend "fts5" / "engine"; "" = not set */
     struct auth_plan plans[CONFIG_PLANS_MAX]; /* in file order; unset fields are 0 */
     unsigned plan_fields[CONFIG_PLANS_MAX];   /* enum config_plan_field bits given */
     size_t n_plans;

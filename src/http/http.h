@@ -40,7 +40,7 @@ struct http_response {
     size_t len;
     struct http_header headers[HTTP_MAX_HEADERS];
     size_t n_headers;
-    const char *log_note;     /* optional static text appended to the access log line */
+    const char *log_note; /* optional static text appended to the access log line */
 };
 
 /* Value of a request header (case-insensitive name), NULL when absent. */
@@ -50,21 +50,20 @@ const char *http_request_header(const struct http_request *r, const char *name);
 void http_response_add_header(struct http_response *resp, const char *name, const char *value);
 
 /* The handler fills resp; it runs on a pool thread, concurrently with others. */
-typedef void (*http_handler)(const struct http_request *req, struct http_response *resp,
-                             void *ctx);
+typedef void (*http_handler)(const struct http_request *req, struct http_response *resp, void *ctx);
 
 struct http_config {
-    const char *listen;      /* "HOST:PORT", "[v6]:PORT" or ":PORT"; port 0 = any free port */
-    unsigned threads;        /* 0 = number of cores */
-    unsigned max_connections;/* 0 = default (1024) */
-    unsigned conn_timeout_s; /* idle connection timeout; 0 = default (30) */
-    bool access_log;         /* one line per request on stderr */
+    const char *listen;       /* "HOST:PORT", "[v6]:PORT" or ":PORT"; port 0 = any free port */
+    unsigned threads;         /* 0 = number of cores */
+    unsigned max_connections; /* 0 = default (1024) */
+    unsigned conn_timeout_s;  /* idle connection timeout; 0 = default (30) */
+    bool access_log;          /* one line per request on stderr */
 };
 
 /* Bind and start serving. On success *out is running and the bound port can
  * be read with http_server_port. */
-int http_server_start(struct http_server **out, const struct http_config *cfg,
-                      http_handler handler, void *ctx, struct err *err);
+int http_server_start(struct http_server **out, const struct http_config *cfg, http_handler handler,
+                      void *ctx, struct err *err);
 
 /* The port actually bound (useful with port 0). */
 uint16_t http_server_port(const struct http_server *s);

@@ -8,7 +8,7 @@
 #include "index/index.h"
 
 struct index_backend {
-    const char *kind; /* "fts5" */
+    const char *kind; /* "fts5", "engine" */
     void (*free)(struct index_backend *b);
     int (*search)(struct index_backend *b, struct arena *a, const struct index_request *req,
                   struct index_result *out, struct err *err);
@@ -19,5 +19,13 @@ struct index_backend {
  * articles_fts table, store/sqlite/sqlite.c), read through its own pool of
  * read-only connections. */
 int index_fts5_new(struct index_backend **out, const char *db_path, struct err *err);
+
+/* The purpose-built index (index/engine/, docs/engine.md) over the articles
+ * table of the SQLite file at db_path (the embedded store's, or a
+ * cluster node's replica): loads every article, then follows the table
+ * from a thread of its own (new rows searchable within ~1 s). dir is
+ * reserved for on-disk segments (not written yet). */
+int index_engine_new(struct index_backend **out, const char *db_path, const char *dir,
+                     struct err *err);
 
 #endif

@@ -1,12 +1,14 @@
 /* index.h dispatcher: the backend that fits the store (index/backend.h).
  * The embedded store is searched in its own file; a PostgreSQL store
  * through a node-local replica that a follower keeps in step
- * (index/follow/), searched by the same FTS5 backend. */
+ * (index/follow/), searched by the same backend: the purpose-built engine
+ * unless "fts5" is asked for (index_open_kind, $NEWSD_INDEX). */
 #include "index/index.h"
 #include "index/backend.h"
 #include "index/follow/follow.h"
 #include "store/pg/pg.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,13 +19,24 @@ struct index {
     struct index_follow *follow; /* PostgreSQL store: the replica's follower */
 };
 
-/* The FTS5 index over a replica of the PostgreSQL store, and its follower. */
-static int index_open_replica(struct index *idx, const char *uri, const char *dir, struct err *err)
+/* The backend of `kind` over the SQLite file at db_path. */
+static int backend_new(struct index_backend **out, bool engine, const char *db_path,
+                       const char *dir, struct err *err)
+{
+    if (engine)
+        return index_engine_new(out, db_path, dir, err);
+    return index_fts5_new(out, db_path, err);
+}
+
+/* The index over a replica of the PostgreSQL store, and its follower. */
+static int index_open_replica(struct index *idx, bool engine, const char *uri, const char *dir,
+                              struct err *err)
 {
     int rc;
     if ((rc = index_follow_new(&idx->follow, uri, dir ? dir : INDEX_LOCAL_DIR_DEFAULT, err)) < 0)
         return rc;
-    if ((rc = index_fts5_new(&idx->be, index_follow_db_path(idx->follow), err)) < 0)
+    if ((rc = backend_new(&idx->be, engine, index_follow_db_path(idx->follow),
+                          dir ? dir : INDEX_LOCAL_DIR_DEFAULT, err)) < 0)
         return rc;
     return index_follow_start(idx->follow, err);
 }
@@ -35,17 +48,45 @@ int index_open(struct index **out, struct store *s, struct err *err)
 
 int index_open_local(struct index **out, struct store *s, const char *local_dir, struct err *err)
 {
+    return index_open_kind(out, s, local_dir, NULL, err);
+}
+
+const char *index_kind_resolve(const char *kind)
+{
+    if (kind == NULL || kind[0] == '\0')
+        kind = getenv(INDEX_KIND_ENV);
+    if (kind == NULL || kind[0] == '\0')
+        kind = INDEX_KIND_DEFAULT;
+    return kind;
+}
+
+const char *index_kind(const struct index *idx)
+{
+    return idx->be->kind;
+}
+
+int index_open_kind(struct index **out, struct store *s, const char *local_dir, const char *kind,
+                    struct err *err)
+{
     struct index *idx = NULL;
+    bool engine;
     int rc;
 
     *out = NULL;
+    kind = index_kind_resolve(kind);
+    if (strcmp(kind, INDEX_KIND_ENGINE) == 0)
+        engine = true;
+    else if (strcmp(kind, INDEX_KIND_FTS5) == 0)
+        engine = false;
+    else
+        return err_set(err, ERR_INVALID, "unknown search index \"%s\" (fts5 or engine)", kind);
     if (store_pg_conninfo(s) != NULL) {
         idx = calloc(1, sizeof *idx);
         if (idx == NULL) {
             rc = err_set(err, ERR_NOMEM, "out of memory");
             goto out;
         }
-        if ((rc = index_open_replica(idx, store_pg_conninfo(s), local_dir, err)) < 0)
+        if ((rc = index_open_replica(idx, engine, store_pg_conninfo(s), local_dir, err)) < 0)
             goto out;
         *out = idx;
         idx = NULL;
@@ -61,7 +102,7 @@ int index_open_local(struct index **out, struct store *s, const char *local_dir,
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto out;
     }
-    if ((rc = index_fts5_new(&idx->be, store_sqlite_path(s), err)) < 0)
+    if ((rc = backend_new(&idx->be, engine, store_sqlite_path(s), NULL, err)) < 0)
         goto out;
     *out = idx;
     idx = NULL;

@@ -37,26 +37,26 @@ struct index_request {
     const struct query_node *q_title; /* qInTitle, titles only; NULL none */
     const char *const *sources;       /* exact source ids; any of them */
     size_t n_sources;
-    const char *const *domains;       /* lower case, no www.; a domain matches its subdomains */
+    const char *const *domains; /* lower case, no www.; a domain matches its subdomains */
     size_t n_domains;
     const char *const *exclude_domains;
     size_t n_exclude_domains;
-    const char *language;             /* NULL any; canonical (sv, not se) */
-    const char *country;              /* NULL any; lower case */
-    const char *category;             /* NULL any; lower case */
+    const char *language; /* NULL any; canonical (sv, not se) */
+    const char *country;  /* NULL any; lower case */
+    const char *category; /* NULL any; lower case */
     bool headlines_only;
-    int64_t from, to;                 /* inclusive UTC seconds; INT64_MIN / INT64_MAX = open */
+    int64_t from, to; /* inclusive UTC seconds; INT64_MIN / INT64_MAX = open */
     enum index_sort sort;
-    size_t offset;                    /* (page-1)*pageSize */
-    size_t limit;                     /* pageSize */
-    int64_t deadline_ms;              /* CLOCK_MONOTONIC ms after which the search gives up
-                                       * with ERR_TIMEOUT; 0 = no time budget */
+    size_t offset;       /* (page-1)*pageSize */
+    size_t limit;        /* pageSize */
+    int64_t deadline_ms; /* CLOCK_MONOTONIC ms after which the search gives up
+                          * with ERR_TIMEOUT; 0 = no time budget */
 };
 
 struct index_result {
-    uint64_t total;            /* exact number of matches */
-    size_t n;                  /* articles in this page */
-    struct article *articles;  /* arena-owned */
+    uint64_t total;           /* exact number of matches */
+    size_t n;                 /* articles in this page */
+    struct article *articles; /* arena-owned */
 };
 
 /* Open the index that fits the store (FTS5 for the embedded store). */
@@ -71,8 +71,26 @@ void index_close(struct index *idx);
  * store needs (index/follow/: a replica of the store's articles, kept in
  * step by a thread); NULL = INDEX_LOCAL_DIR_DEFAULT. Ignored for the
  * embedded store, whose index lives in its own file. */
-int index_open_local(struct index **out, struct store *s, const char *local_dir,
-                     struct err *err);
+int index_open_local(struct index **out, struct store *s, const char *local_dir, struct err *err);
+
+/* Backend kinds for index_open_kind: "fts5" (SQLite FTS5) or "engine" (the
+ * purpose-built index, docs/engine.md). */
+#define INDEX_KIND_FTS5 "fts5"
+#define INDEX_KIND_ENGINE "engine"
+#define INDEX_KIND_ENV "NEWSD_INDEX" /* environment variable read when kind is NULL */
+#define INDEX_KIND_DEFAULT INDEX_KIND_ENGINE
+
+/* kind when given, else $NEWSD_INDEX when set, else INDEX_KIND_DEFAULT
+ * (not checked: index_open_kind refuses an unknown kind). */
+const char *index_kind_resolve(const char *kind);
+
+/* index_open_local with the backend named by index_kind_resolve(kind).
+ * ERR_INVALID for an unknown kind. */
+int index_open_kind(struct index **out, struct store *s, const char *local_dir, const char *kind,
+                    struct err *err);
+
+/* The backend in use ("fts5", "engine"). */
+const char *index_kind(const struct index *idx);
 
 /* How far a node-local index trails its store (cluster mode). */
 struct index_replica_status {

@@ -66,8 +66,8 @@ struct fetch_result {
  * (every out[i] is filled, whatever happens). opt may be NULL (defaults).
  * Returns 0, or ERR_NOMEM / ERR_INTERNAL when the batch could not run at
  * all (then every out[i].rc says so too), or ERR_BUSY when opt->cancelled
- * stopped it (finished results are kept, the others say "cancelled"). Blocks until every transfer has
- * finished or timed out. */
+ * stopped it (finished results are kept, the others say "cancelled"). Blocks until every transfer
+ * has finished or timed out. */
 int fetch_run(const struct fetch_request *reqs, size_t n, const struct fetch_options *opt,
               struct fetch_result *out);
 

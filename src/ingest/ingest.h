@@ -17,14 +17,14 @@
 #include "util/err.h"
 
 struct ingest_options {
-    bool headlines;         /* mark imported articles as live headlines */
-    const char *country;    /* 2 letters or NULL */
-    const char *category;   /* one of the 7 categories or NULL */
-    const char *language;   /* force a language, or NULL */
-    int64_t now;            /* fetch/import time (0 = time(NULL)) */
-    FILE *report;           /* where bad lines are reported (NULL = stderr) */
-    FILE *progress;         /* NULL, or "committed N" after each committed batch, N =
-                             * articles of the file stored so far (acknowledged) */
+    bool headlines;       /* mark imported articles as live headlines */
+    const char *country;  /* 2 letters or NULL */
+    const char *category; /* one of the 7 categories or NULL */
+    const char *language; /* force a language, or NULL */
+    int64_t now;          /* fetch/import time (0 = time(NULL)) */
+    FILE *report;         /* where bad lines are reported (NULL = stderr) */
+    FILE *progress;       /* NULL, or "committed N" after each committed batch, N =
+                           * articles of the file stored so far (acknowledged) */
 };
 
 struct ingest_stats {

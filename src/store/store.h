@@ -18,23 +18,23 @@ struct store;
 
 /* An article as stored. Strings may be NULL where API.md §3 allows null. */
 struct article {
-    int64_t id;               /* time-ordered: published_at << 20 | n; set by the store */
-    int64_t seq;              /* ingest sequence; set by the store */
-    const char *source_id;    /* NULL when the publisher is not in the catalogue */
+    int64_t id;            /* time-ordered: published_at << 20 | n; set by the store */
+    int64_t seq;           /* ingest sequence; set by the store */
+    const char *source_id; /* NULL when the publisher is not in the catalogue */
     const char *source_name;
     const char *author;
     const char *title;
     const char *description;
-    const char *url;          /* as imported */
+    const char *url; /* as imported */
     const char *url_to_image;
-    int64_t published_at;     /* UTC seconds */
-    const char *content;      /* whole; the API truncates on output */
+    int64_t published_at;      /* UTC seconds */
+    const char *content;       /* whole; the API truncates on output */
     const char *canonical_url; /* duplicate key (ingest/ computes it) */
-    const char *domain;       /* host without www., lower case */
-    char language[3];         /* "" unknown */
-    char country[3];          /* "" none */
-    const char *category;     /* NULL none */
-    bool headline;            /* shown by /v2/top-headlines */
+    const char *domain;        /* host without www., lower case */
+    char language[3];          /* "" unknown */
+    char country[3];           /* "" none */
+    const char *category;      /* NULL none */
+    bool headline;             /* shown by /v2/top-headlines */
     int64_t ingested_at;
 };
 
@@ -68,9 +68,9 @@ struct key_record {
     int64_t id;
     const char *name; /* may be NULL */
     const char *plan;
-    int state;        /* enum key_state */
+    int state; /* enum key_state */
     int64_t created_at;
-    int64_t last_used; /* 0 never */
+    int64_t last_used;      /* 0 never */
     unsigned char hash[32]; /* SHA-256 of the key; the key itself is never stored */
 };
 
@@ -154,26 +154,26 @@ int store_source_get(struct store *s, struct arena *a, const char *id, struct so
 
 struct feed_record {
     int64_t id;
-    const char *url;           /* what is fetched; unique */
-    const char *source_id;     /* catalogue source of its articles, or NULL */
-    char country[3];           /* "" none: the source's */
-    const char *category;      /* NULL: the source's */
-    char language[3];          /* "" : the document's, else the source's, else detected */
-    bool headline;             /* its articles are live headlines */
-    const char *title;         /* the document's own title, from the last 200; NULL before */
-    const char *site_url;      /* the document's site link, from the last 200 */
-    const char *etag;          /* validators of the last 200, sent back (conditional GET) */
+    const char *url;       /* what is fetched; unique */
+    const char *source_id; /* catalogue source of its articles, or NULL */
+    char country[3];       /* "" none: the source's */
+    const char *category;  /* NULL: the source's */
+    char language[3];      /* "" : the document's, else the source's, else detected */
+    bool headline;         /* its articles are live headlines */
+    const char *title;     /* the document's own title, from the last 200; NULL before */
+    const char *site_url;  /* the document's site link, from the last 200 */
+    const char *etag;      /* validators of the last 200, sent back (conditional GET) */
     const char *last_modified;
-    int last_status;           /* HTTP status of the last fetch; 0 none (network error) */
-    const char *last_error;    /* one line; NULL when the last fetch succeeded */
+    int last_status;        /* HTTP status of the last fetch; 0 none (network error) */
+    const char *last_error; /* one line; NULL when the last fetch succeeded */
     int64_t last_fetch_at;
-    int64_t last_success_at;   /* last 200 parsed or 304 */
-    int64_t last_new_item_at;  /* last fetch that brought a new article */
-    int64_t next_fetch_at;     /* due from then on */
-    int64_t interval_s;        /* current polling interval (the crawler adapts it) */
+    int64_t last_success_at;  /* last 200 parsed or 304 */
+    int64_t last_new_item_at; /* last fetch that brought a new article */
+    int64_t next_fetch_at;    /* due from then on */
+    int64_t interval_s;       /* current polling interval (the crawler adapts it) */
     int64_t consecutive_errors;
-    int64_t items_last;        /* items in the last parsed document */
-    int64_t items_total;       /* new articles stored from this feed, ever */
+    int64_t items_last;  /* items in the last parsed document */
+    int64_t items_total; /* new articles stored from this feed, ever */
     bool enabled;
     int64_t created_at;
 };
@@ -189,21 +189,21 @@ struct feed_item_mark {
 /* The result of one fetch of a feed, for store_feed_fetch_record. */
 struct feed_fetch_outcome {
     int64_t fetched_at;
-    int status;                /* HTTP status, 0 when none */
-    const char *error;         /* NULL: success (a 200 that parsed, or a 304) */
-    bool new_validators;       /* a 200: replace etag and last_modified by these */
-    const char *etag;          /* may be NULL */
+    int status;          /* HTTP status, 0 when none */
+    const char *error;   /* NULL: success (a 200 that parsed, or a 304) */
+    bool new_validators; /* a 200: replace etag and last_modified by these */
+    const char *etag;    /* may be NULL */
     const char *last_modified;
-    const char *title;         /* NULL keeps the stored one */
-    const char *site_url;      /* NULL keeps the stored one */
-    int64_t items;             /* items in the document; < 0 keeps items_last */
-    int64_t new_items;         /* added to items_total; > 0 sets last_new_item_at */
+    const char *title;    /* NULL keeps the stored one */
+    const char *site_url; /* NULL keeps the stored one */
+    int64_t items;        /* items in the document; < 0 keeps items_last */
+    int64_t new_items;    /* added to items_total; > 0 sets last_new_item_at */
     int64_t interval_s;
     int64_t consecutive_errors;
     int64_t next_fetch_at;
     const struct feed_item_mark *marks; /* items of the document: remembered */
     size_t n_marks;
-    int64_t forget_before;     /* marks of this feed last seen before this go; 0 keeps all */
+    int64_t forget_before; /* marks of this feed last seen before this go; 0 keeps all */
 };
 
 /* Add a feed: url (required), source_id, country, category, language,
@@ -211,8 +211,7 @@ struct feed_fetch_outcome {
  * created_at (0: now) and next_fetch_at (0: created_at, i.e. due at once);
  * the fetch state starts empty. ERR_EXISTS when the url is already a feed,
  * ERR_INVALID without a url. *id_out (may be NULL) gets the new id. */
-int store_feed_add(struct store *s, const struct feed_record *f, int64_t *id_out,
-                   struct err *err);
+int store_feed_add(struct store *s, const struct feed_record *f, int64_t *id_out, struct err *err);
 
 /* Every feed, ordered by id. */
 int store_feeds_list(struct store *s, struct arena *a, struct feed_record **out, size_t *n_out,
@@ -262,16 +261,14 @@ int store_feed_items_get(struct store *s, int64_t id, struct feed_item_mark *mar
 
 /* --- keys and usage ---------------------------------------------------- */
 
-int store_key_insert(struct store *s, const struct key_record *k, int64_t *id_out,
-                     struct err *err);
+int store_key_insert(struct store *s, const struct key_record *k, int64_t *id_out, struct err *err);
 /* By hash; ERR_NOTFOUND when absent. */
 int store_key_find(struct store *s, struct arena *a, const unsigned char hash[32],
                    struct key_record *out, struct err *err);
 int store_keys_list(struct store *s, struct arena *a, struct key_record **out, size_t *n_out,
                     struct err *err);
 /* Change plan (NULL keeps it) and/or state (-1 keeps it). ERR_NOTFOUND. */
-int store_key_update(struct store *s, int64_t id, const char *plan, int state,
-                     struct err *err);
+int store_key_update(struct store *s, int64_t id, const char *plan, int state, struct err *err);
 int store_key_delete(struct store *s, int64_t id, struct err *err);
 
 /* Add n requests to key_id's count for UTC day `day` (days since epoch) and
@@ -279,8 +276,8 @@ int store_key_delete(struct store *s, int64_t id, struct err *err);
 int store_usage_add(struct store *s, int64_t key_id, int64_t day, int64_t n, int64_t last_used,
                     struct err *err);
 /* Sum of requests of key_id over days [day_from, day_to]. */
-int store_usage_sum(struct store *s, int64_t key_id, int64_t day_from, int64_t day_to,
-                    int64_t *out, struct err *err);
+int store_usage_sum(struct store *s, int64_t key_id, int64_t day_from, int64_t day_to, int64_t *out,
+                    struct err *err);
 
 /* Count one request of key_id on UTC day `day` only if that keeps the key
  * within limit_day requests that day and limit_month over days

@@ -16,7 +16,10 @@ struct buf {
     int err;    /* 0 or ERR_NOMEM / ERR_TOO_LARGE (sticky) */
 };
 
-#define BUF_INIT {NULL, 0, 0, 0, 0}
+#define BUF_INIT                                                                                   \
+    {                                                                                              \
+        NULL, 0, 0, 0, 0                                                                           \
+    }
 
 void buf_init(struct buf *b, size_t max);
 void buf_release(struct buf *b);

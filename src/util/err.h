@@ -33,8 +33,8 @@ enum err_code {
 
 /* Detail of the first failure; callers own it (stack), no globals. */
 struct err {
-    int code;               /* ERR_* or 0 */
-    char msg[ERR_MSG_MAX];  /* one line, no trailing newline */
+    int code;              /* ERR_* or 0 */
+    char msg[ERR_MSG_MAX]; /* one line, no trailing newline */
 };
 
 /* Reset to "no error". */

@@ -3,31 +3,32 @@
 #define NEWSD_UTIL_LIMITS_H
 
 /* HTTP (API.md §1, §8) */
-#define LIMIT_URL_BYTES (8 * 1024)          /* longer: 414 requestTooLarge */
-#define LIMIT_HEADER_BYTES (16 * 1024)      /* larger: 431 requestTooLarge */
+#define LIMIT_URL_BYTES (8 * 1024)     /* longer: 414 requestTooLarge */
+#define LIMIT_HEADER_BYTES (16 * 1024) /* larger: 431 requestTooLarge */
 #define LIMIT_RESPONSE_BYTES (64 * 1024 * 1024)
 #define LIMIT_REQUEST_ARENA_BYTES (64 * 1024 * 1024)
 
 /* Parameters */
-#define LIMIT_Q_CHARS 500                   /* code points, after URL decoding */
+#define LIMIT_Q_CHARS 500 /* code points, after URL decoding */
 #define LIMIT_SOURCES 20
-#define LIMIT_LIST_ITEMS 200                /* domains, excludeDomains */
+#define LIMIT_LIST_ITEMS 200 /* domains, excludeDomains */
 #define LIMIT_PAGE_SIZE 100
-#define LIMIT_RESULT_WINDOW 10000           /* default page*pageSize cap */
+#define LIMIT_RESULT_WINDOW 10000 /* default page*pageSize cap */
 
 /* Query language */
-#define LIMIT_QUERY_DEPTH 16                /* parenthesis / operator nesting */
-#define LIMIT_QUERY_TERMS 256               /* words and phrases in one query (a 500-character q holds at most 250) */
-#define LIMIT_PHRASE_TOKENS 512             /* a 500-character CJK run is one phrase of 499 bigrams */
+#define LIMIT_QUERY_DEPTH 16 /* parenthesis / operator nesting */
+#define LIMIT_QUERY_TERMS                                                                          \
+    256 /* words and phrases in one query (a 500-character q holds at most 250) */
+#define LIMIT_PHRASE_TOKENS 512 /* a 500-character CJK run is one phrase of 499 bigrams */
 
 /* Text */
-#define LIMIT_TOKEN_BYTES 256               /* longer tokens are truncated */
-#define LIMIT_CONTENT_CHARS 200             /* API.md §3 truncation */
+#define LIMIT_TOKEN_BYTES 256   /* longer tokens are truncated */
+#define LIMIT_CONTENT_CHARS 200 /* API.md §3 truncation */
 
 /* Import */
 #define LIMIT_IMPORT_LINE_BYTES (16 * 1024 * 1024)
-#define LIMIT_IMPORT_BATCH 2000             /* articles per transaction */
-#define LIMIT_FIELD_BYTES (1024 * 1024)     /* one article field */
+#define LIMIT_IMPORT_BATCH 2000         /* articles per transaction */
+#define LIMIT_FIELD_BYTES (1024 * 1024) /* one article field */
 
 /* Time budget of one search, ms (default; --query-timeout-ms, config) */
 #define LIMIT_QUERY_TIMEOUT_MS 5000

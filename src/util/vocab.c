@@ -6,7 +6,7 @@
 
 #include "util/banned.h"
 
-static const char *const categories[] = {"business", "entertainment", "general", "health",
+static const char *const categories[] = {"business", "entertainment", "general",   "health",
                                          "science",  "sports",        "technology"};
 
 const char *vocab_category(const char *s)

@@ -90,7 +90,10 @@ class Server:
                 [BIN, "serve", "--store", str(store), "--listen", "127.0.0.1:0", "--no-crawl"]
                 + list(args), stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
         self.port = None
-        deadline = time.monotonic() + 30 * SLOW
+        # NEWSD_START_TIMEOUT (seconds): a large store takes minutes to open
+        # (the engine builds its index before listening).
+        start_timeout = float(os.environ.get("NEWSD_START_TIMEOUT") or 30 * SLOW)
+        deadline = time.monotonic() + start_timeout
         while time.monotonic() < deadline:
             m = LISTENING.search(self._read(self.out_path))
             if m:

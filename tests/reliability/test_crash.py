@@ -8,6 +8,7 @@ after each committed batch). Killed batches must vanish whole: what is
 stored is always a prefix of the file, never a hole or a half article.
 
 CI: 30,000 articles, 6 kills. RELIABILITY_LONG=1: 200,000 articles, 20 kills."""
+import pytest
 import os
 import random
 import re
@@ -19,6 +20,8 @@ import time
 from conftest import (LONG, check_rows, new_key, store_check, stored_articles, write_articles)
 from gen_articles import WORDS, unique_token
 from harness import BIN, Client, Server, articles_ok, clean_env
+
+pytestmark = pytest.mark.usefixtures("fts5_side")
 
 N = 200000 if LONG else 30000
 KILLS = 20 if LONG else 6

@@ -28,6 +28,8 @@ import pytest
 from conftest import LONG, new_key, store_check
 from harness import BIN, Client, articles_ok, clean_env, cli_ok
 
+pytestmark = pytest.mark.usefixtures("fts5_side")
+
 FEEDS = 30
 PER_EPOCH = 60           # items a feed gains per epoch
 KILLS = 25 if LONG else 6

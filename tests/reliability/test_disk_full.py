@@ -13,6 +13,8 @@ from conftest import check_rows, new_key, store_check, stored_articles, write_ar
 from gen_articles import WORDS, unique_token
 from harness import BIN, Client, Server, articles_ok, clean_env
 
+pytestmark = pytest.mark.usefixtures("fts5_side")
+
 FILE_ARTICLES = 5000  # three batches: the disk may fill inside a file
 
 

@@ -12,6 +12,8 @@ from conftest import new_key, store_check, write_articles
 from gen_articles import WORDS
 from harness import BIN, Client, Server, articles_ok, clean_env, cli_ok
 
+pytestmark = pytest.mark.usefixtures("fts5_side")
+
 INJECTIONS = ["'; DROP TABLE articles; --", "\" OR 1=1 --", "x') UNION SELECT hash FROM keys --",
               "a\x00b", "%00", "*", "meta : a", "NEAR(a b)", "title : crash", "{title}: crash",
               "^crash", "crash*", "1); DELETE FROM articles WHERE (1"]
@@ -22,7 +24,8 @@ def small_store(tmp_path_factory):
     d = tmp_path_factory.mktemp("sec")
     store = d / "store"
     src = write_articles(d / "a.jsonl", 300)
-    cli_ok("import", "--store", str(store), "--language", "en", src)
+    # Module scope comes before fts5_side: say it here too.
+    cli_ok("import", "--store", str(store), "--language", "en", src, env={"NEWSD_INDEX": "fts5"})
     return store
 
 

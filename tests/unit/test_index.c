@@ -1,4 +1,5 @@
-/* index/: the FTS5 index over a small hand-made corpus in a real store.
+/* index/: both search backends (FTS5 and the engine) over a small
+ * hand-made corpus in a real store; every group runs once per backend.
  * Every expected id list below was worked out by hand from the corpus
  * (and, for stems, from what the Snowball stemmers do: en "economies" →
  * "economi", "runs"/"running" → "run", fr "élections" → "elect"). Lists
@@ -150,6 +151,9 @@ static struct article article_of(struct fixture *f, int i)
     return a;
 }
 
+/* The backend the groups run against (main runs them once per kind). */
+static const char *kind_under_test = INDEX_KIND_FTS5;
+
 static int setup_store(struct fixture **out)
 {
     struct fixture *f = calloc(1, sizeof *f);
@@ -159,7 +163,7 @@ static int setup_store(struct fixture **out)
     assert_non_null(mkdtemp(f->dir));
     err_clear(&err);
     assert_int_equal(store_open(&f->s, f->dir, &err), 0);
-    assert_int_equal(index_open(&f->idx, f->s, &err), 0);
+    assert_int_equal(index_open_kind(&f->idx, f->s, NULL, kind_under_test, &err), 0);
     arena_init(&f->ar, 0);
     *out = f;
     return 0;
@@ -872,7 +876,7 @@ static uint64_t total_of(struct fixture *f, const char *q)
     err_clear(&err);
     r.q = q ? parse(f, q) : NULL;
     if (r.q == NULL) {
-        static const char *const every_source[] = {"bbc-news", "cnn",    "reuters",  "le-monde",
+        static const char *const every_source[] = {"bbc-news",  "cnn",       "reuters", "le-monde",
                                                    "le-figaro", "bbc-sport", "spiegel"};
         r.sources = every_source;
         r.n_sources = sizeof every_source / sizeof every_source[0];
@@ -910,7 +914,7 @@ static void the_fts5_index_builds_its_table_in_a_store_without_one(void **state)
         arts[i] = article_of(&f, i);
     assert_int_equal(store_articles_put(f.s, arts, 10, &st, &err), 0);
 
-    assert_int_equal(index_open(&f.idx, f.s, &err), 0);
+    assert_int_equal(index_open_kind(&f.idx, f.s, NULL, INDEX_KIND_FTS5, &err), 0);
     assert_int_equal(store_fulltext_get(f.s, &on, &err), 0);
     assert_true(on);
     /* Of A0-A9, A7 (faz, not in the list) and A8 (no source) are left out. */
@@ -930,7 +934,7 @@ static void the_fts5_index_builds_its_table_in_a_store_without_one(void **state)
     assert_int_equal(store_fulltext_get(f.s, &on, &err), 0);
     assert_false(on);
     assert_int_equal(store_fulltext_set(f.s, false, &err), 0); /* idempotent */
-    assert_int_equal(index_open(&f.idx, f.s, &err), 0);
+    assert_int_equal(index_open_kind(&f.idx, f.s, NULL, INDEX_KIND_FTS5, &err), 0);
     assert_int_equal(total_of(&f, NULL), 13); /* + A10-A14 */
     assert_int_equal(total_of(&f, "storm"), storms);
     assert_int_equal(total_of(&f, "election"), elections);
@@ -970,9 +974,18 @@ int main(void)
         cmocka_unit_test_setup_teardown(replacing_an_article_replaces_its_index_entries,
                                         setup_empty, teardown),
         cmocka_unit_test_setup_teardown(an_empty_store_finds_nothing, setup_empty, teardown),
+    };
+    const struct CMUnitTest fts5_only_tests[] = {
         cmocka_unit_test(the_fts5_index_builds_its_table_in_a_store_without_one),
     };
-    int failed = cmocka_run_group_tests(corpus_tests, setup_corpus, teardown);
-    failed += cmocka_run_group_tests(store_tests, NULL, NULL);
+    int failed = 0;
+    static const char *const kinds[] = {INDEX_KIND_FTS5, INDEX_KIND_ENGINE};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        kind_under_test = kinds[k];
+        printf("== index kind %s\n", kind_under_test);
+        failed += cmocka_run_group_tests(corpus_tests, setup_corpus, teardown);
+        failed += cmocka_run_group_tests(store_tests, NULL, NULL);
+    }
+    failed += cmocka_run_group_tests(fts5_only_tests, NULL, NULL);
     return failed;
 }

@@ -759,12 +759,12 @@ static void passwords_are_redacted_from_shown_locations(void **state)
 {
     (void)state;
     char buf[128];
-    assert_string_equal(store_location_redacted("postgresql://newsd:s3cret@db.example:5432/newsd",
-                                                buf, sizeof buf),
-                        "postgresql://newsd:***@db.example:5432/newsd");
-    assert_string_equal(store_location_redacted("postgres://db/newsd?user=a&password=p%40ss&x=1",
-                                                buf, sizeof buf),
-                        "postgres://db/newsd?user=a&password=***&x=1");
+    assert_string_equal(
+        store_location_redacted("postgresql://newsd:s3cret@db.example:5432/newsd", buf, sizeof buf),
+        "postgresql://newsd:***@db.example:5432/newsd");
+    assert_string_equal(
+        store_location_redacted("postgres://db/newsd?user=a&password=p%40ss&x=1", buf, sizeof buf),
+        "postgres://db/newsd?user=a&password=***&x=1");
     assert_string_equal(store_location_redacted("postgresql://newsd@db/newsd", buf, sizeof buf),
                         "postgresql://newsd@db/newsd");
     /* An '@' in the path is not a user part. */

@@ -109,8 +109,9 @@ static void the_json_writer_keeps_key_order_and_escapes_controls_only(void **sta
     jw_obj_end(&w);
     jw_obj_end(&w);
     assert_int_equal(buf_error(&b), 0);
-    assert_string_equal(b.data, "{\"status\":\"ok\",\"n\":-3,\"list\":[\"Caf\xC3\xA9 \\\"q\\\"\\\\\\n\\t"
-                                "\\u0001\",null,true],\"empty\":{}}");
+    assert_string_equal(b.data,
+                        "{\"status\":\"ok\",\"n\":-3,\"list\":[\"Caf\xC3\xA9 \\\"q\\\"\\\\\\n\\t"
+                        "\\u0001\",null,true],\"empty\":{}}");
     buf_release(&b);
 }
 
@@ -119,8 +120,12 @@ static void invalid_utf8_becomes_replacement_characters(void **state)
     (void)state;
     struct buf b;
     buf_init(&b, 0);
-    jw_escape(&b, "a\xFF" "b\xC3", 4);
-    assert_string_equal(b.data, "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");
+    jw_escape(&b,
+              "a\xFF"
+              "b\xC3",
+              4);
+    assert_string_equal(b.data, "a\xEF\xBF\xBD"
+                                "b\xEF\xBF\xBD");
     buf_reset(&b);
     jw_escape(&b, "\xED\xA0\x80", 3); /* a UTF-16 surrogate is not UTF-8 */
     assert_string_equal(b.data, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
@@ -136,7 +141,7 @@ static void utf8_lengths_count_code_points(void **state)
     assert_int_equal(utf8_prefix_bytes(s, strlen(s), 2), 3);
     assert_int_equal(utf8_prefix_bytes(s, strlen(s), 10), strlen(s));
     assert_int_equal(utf8_char_index(s, 6), 4);
-    assert_false(utf8_valid("\xC0\x80", 2)); /* overlong NUL */
+    assert_false(utf8_valid("\xC0\x80", 2));         /* overlong NUL */
     assert_false(utf8_valid("\xF4\x90\x80\x80", 4)); /* beyond U+10FFFF */
     assert_false(utf8_valid("\xE2\x82", 2));
     assert_int_equal(utf8_count("\xFF\xFE", 2), 2);

@@ -263,8 +263,9 @@ int store_pg_sources_list(struct store_backend *b, struct arena *a, const struct
     }
     for (size_t i = 0; i < snap->n; i++) {
         const struct source *x = &snap->items[i];
-        if (!field_matches(f->category, x->category) || !language_matches(f->language, x->language) ||
-            !field_matches(f->country, x->country) || (f->headlines_only && !x->headlines))
+        if (!field_matches(f->category, x->category) ||
+            !language_matches(f->language, x->language) || !field_matches(f->country, x->country) ||
+            (f->headlines_only && !x->headlines))
             continue;
         if (source_copy(a, x, &items[n]) < 0) {
             rc = err_set(err, ERR_NOMEM, "out of memory listing sources");

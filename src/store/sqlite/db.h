@@ -137,7 +137,7 @@ int store_sqlite_one(sqlite3 *db, sqlite3_stmt *st, struct arena *a, store_sqlit
  * the article in table order; meta_terms as described above. */
 #define STORE_SQLITE_ARTICLE_INSERT                                                                \
     "INSERT INTO articles(id, seq, url, canonical_url, source_id, source_name, author, title,"     \
-    " description, url_to_image, published_at, content, domain, language, country, category,"     \
+    " description, url_to_image, published_at, content, domain, language, country, category,"      \
     " headline, ingested_at, meta_terms)"                                                          \
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"    \
     " ?19)"

@@ -77,8 +77,8 @@ static int feed_rows(sqlite3 *db, struct arena *a, sqlite3_stmt *st, struct feed
                      size_t *n_out, struct err *err)
 {
     void *items = NULL;
-    int rc = store_sqlite_collect(db, st, a, sizeof **out, feed_row_any, &items, n_out, "feeds",
-                                  err);
+    int rc =
+        store_sqlite_collect(db, st, a, sizeof **out, feed_row_any, &items, n_out, "feeds", err);
     if (rc == 0)
         *out = items;
     return rc;

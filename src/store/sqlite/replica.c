@@ -290,7 +290,6 @@ static int step_write(sqlite3 *db, sqlite3_stmt *st, int64_t *changes, struct er
     return rc;
 }
 
-
 static int apply_one(sqlite3 *db, struct apply_stmts *st, struct buf *meta, const struct article *a,
                      bool deleted, int64_t *removed, int64_t *added, struct err *err)
 {

@@ -37,7 +37,6 @@
 _Static_assert(TEXT_FTS5_LANG_MARK == 31, "the triggers write char(31)");
 _Static_assert(TEXT_FTS5_META_MARK == 30, "the triggers write char(30)");
 
-
 /* clang-format off */
 static const char schema_v1[] =
     "CREATE TABLE IF NOT EXISTS sources("

@@ -1,0 +1,292 @@
+/* The engine backend (index/backend.h, docs/engine.md): snapshots, the
+ * vtable, and the follower thread's start and stop. A search takes a
+ * reference to the current snapshot under a mutex held for a pointer copy,
+ * so readers never wait for the writer's work; the page rows come from the
+ * articles table. */
+#include "index/engine/internal.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "store/sqlite/db.h"
+#include "text/text.h"
+#include "util/log.h"
+#include "util/banned.h"
+
+#define POLL_MS 200 /* the follower's look at max(seq): new articles show within ~1 s */
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void eng_dels_unref(struct eng_dels *d)
+{
+    if (d == NULL || atomic_fetch_sub(&d->ref, 1) != 1)
+        return;
+    free(d->bits);
+    free(d);
+}
+
+void eng_snap_unref(struct eng_snap *s)
+{
+    if (s == NULL || atomic_fetch_sub(&s->ref, 1) != 1)
+        return;
+    for (size_t i = 0; i < s->nseg; i++) {
+        eng_segment_unref(s->segs[i]);
+        eng_dels_unref(s->dels[i]);
+    }
+    free(s->segs);
+    free(s->dels);
+    free(s->pop);
+    free(s);
+}
+
+struct eng_snap *eng_snap_get(struct index_engine *e)
+{
+    struct eng_snap *s;
+    pthread_mutex_lock(&e->lock);
+    s = e->cur;
+    if (s)
+        atomic_fetch_add(&s->ref, 1);
+    pthread_mutex_unlock(&e->lock);
+    return s;
+}
+
+void eng_snap_publish(struct index_engine *e, struct eng_snap *s)
+{
+    struct eng_snap *old;
+    pthread_mutex_lock(&e->lock);
+    old = e->cur;
+    e->cur = s;
+    pthread_mutex_unlock(&e->lock);
+    eng_snap_unref(old); /* freed when the last search holding it ends */
+}
+
+/* Read-your-writes: when the table holds a seq the snapshot does not cover
+ * yet (an import that just committed), wake the follower and wait for it,
+ * up to CATCH_UP_MS or the request's deadline. One indexed max() per
+ * search; deletions without a new row are left to the periodic poll. */
+#define CATCH_UP_MS 1000
+static void catch_up(struct index_engine *e, int64_t deadline_ms)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int64_t head = 0;
+
+    if (store_sqlite_pool_get(e->readers, &db, NULL) < 0)
+        return;
+    if (sqlite3_prepare_v2(db, "SELECT max(seq) FROM articles", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        head = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    store_sqlite_pool_put(e->readers, db);
+
+    int64_t until = mono_ms() + CATCH_UP_MS;
+    if (deadline_ms > 0 && deadline_ms < until)
+        until = deadline_ms;
+    pthread_mutex_lock(&e->stop_lock);
+    while (e->pub_seq < head && !e->stop && mono_ms() < until) {
+        struct timespec at;
+        clock_gettime(CLOCK_REALTIME, &at);
+        at.tv_nsec += 20 * 1000000L;
+        if (at.tv_nsec >= 1000000000L) {
+            at.tv_sec++;
+            at.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_signal(&e->stop_cond);
+        pthread_cond_timedwait(&e->pub_cond, &e->stop_lock, &at);
+    }
+    pthread_mutex_unlock(&e->stop_lock);
+}
+
+static int engine_search(struct index_backend *b, struct arena *a, const struct index_request *req,
+                         struct index_result *out, struct err *err)
+{
+    struct index_engine *e = (struct index_engine *)b;
+    struct eng_snap *s;
+    int64_t *ids = NULL;
+    size_t n = 0, kept = 0;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    catch_up(e, req->deadline_ms);
+    s = eng_snap_get(e);
+    rc = eng_search_ids(s, a, req, &out->total, &ids, &n, err);
+    eng_snap_unref(s);
+    if (rc < 0)
+        goto fail;
+    if (n == 0)
+        return 0;
+    out->articles = arena_calloc(a, n, sizeof *out->articles);
+    if (out->articles == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory for a page of results");
+        goto fail;
+    }
+    if ((rc = eng_fetch_articles(e, a, ids, n, out->articles, &kept, err)) < 0)
+        goto fail;
+    out->n = kept;
+    return 0;
+fail:
+    memset(out, 0, sizeof *out);
+    return rc;
+}
+
+static int engine_newest_headline(struct index_backend *b, int64_t before, int64_t *out,
+                                  struct err *err)
+{
+    struct index_engine *e = (struct index_engine *)b;
+    struct eng_snap *s = eng_snap_get(e);
+    const char term[] = {ENG_META_MARK, STORE_META_HEADLINE};
+    int64_t hi = store_sqlite_id_hi(before), best = INT64_MIN, pub = 0;
+
+    for (size_t i = 0; i < s->nseg; i++) {
+        const struct eng_segment *seg = s->segs[i];
+        const struct eng_term *t = eng_segment_term(seg, term, sizeof term);
+        struct eng_cursor c;
+        if (t == NULL)
+            continue;
+        eng_cursor_init(&c, seg, t);
+        uint32_t d = eng_cursor_seek(&c, eng_segment_first_le(seg, hi));
+        while (d != ENG_END && eng_dels_has(s->dels[i], d))
+            d = eng_cursor_seek(&c, d + 1);
+        if (d != ENG_END && seg->ids[d] > best) {
+            best = seg->ids[d];
+            pub = seg->pub[d];
+        }
+    }
+    eng_snap_unref(s);
+    if (best == INT64_MIN)
+        return err_set(err, ERR_NOTFOUND, "no headline articles");
+    *out = pub;
+    return 0;
+}
+
+static void engine_free(struct index_backend *b)
+{
+    struct index_engine *e = (struct index_engine *)b;
+    if (e == NULL)
+        return;
+    if (e->started) {
+        pthread_mutex_lock(&e->stop_lock);
+        e->stop = true;
+        pthread_cond_signal(&e->stop_cond);
+        pthread_mutex_unlock(&e->stop_lock);
+        pthread_join(e->thread, NULL);
+    }
+    eng_follow_close(e);
+    eng_snap_unref(e->cur);
+    if (e->readers) {
+        store_sqlite_pool_release(e->readers);
+        free(e->readers);
+    }
+    pthread_mutex_destroy(&e->lock);
+    pthread_mutex_destroy(&e->stop_lock);
+    pthread_cond_destroy(&e->stop_cond);
+    pthread_cond_destroy(&e->pub_cond);
+    free(e->db_path);
+    free(e);
+}
+
+void *eng_follow_thread(void *arg)
+{
+    struct index_engine *e = arg;
+    struct err err;
+    bool failing = false;
+
+    pthread_mutex_lock(&e->stop_lock);
+    while (!e->stop) {
+        struct timespec at;
+        clock_gettime(CLOCK_REALTIME, &at);
+        at.tv_nsec += POLL_MS * 1000000L;
+        if (at.tv_nsec >= 1000000000L) {
+            at.tv_sec++;
+            at.tv_nsec -= 1000000000L;
+        }
+        int w = pthread_cond_timedwait(&e->stop_cond, &e->stop_lock, &at);
+        if (e->stop)
+            break;
+        if (w != 0 && w != ETIMEDOUT)
+            continue;
+        pthread_mutex_unlock(&e->stop_lock);
+        err_clear(&err);
+        int rc = eng_follow_poll(e, &err);
+        int64_t applied = eng_follow_applied(e);
+        /* Say it once per failure streak; the next poll retries. */
+        if (rc < 0 && !failing)
+            log_msg(LOG_WARN, "search index: cannot follow the store: %s", err_msg(&err, rc));
+        failing = rc < 0;
+        pthread_mutex_lock(&e->stop_lock);
+        e->pub_seq = applied;
+        pthread_cond_broadcast(&e->pub_cond);
+    }
+    pthread_mutex_unlock(&e->stop_lock);
+    text_thread_release(); /* this thread's stemmers */
+    return NULL;
+}
+
+int index_engine_new(struct index_backend **out, const char *db_path, const char *dir,
+                     struct err *err)
+{
+    struct index_engine *e = calloc(1, sizeof *e);
+    int64_t t0 = mono_ms();
+    int rc;
+
+    (void)dir; /* no on-disk segments yet: rebuilt at open (docs/engine.md) */
+    *out = NULL;
+    if (e == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    e->base = (struct index_backend){
+        .kind = "engine",
+        .free = engine_free,
+        .search = engine_search,
+        .newest_headline = engine_newest_headline,
+    };
+    pthread_mutex_init(&e->lock, NULL);
+    pthread_mutex_init(&e->stop_lock, NULL);
+    pthread_cond_init(&e->stop_cond, NULL);
+    pthread_cond_init(&e->pub_cond, NULL);
+    e->db_path = strdup(db_path);
+    e->readers = calloc(1, sizeof *e->readers);
+    if (e->db_path == NULL || e->readers == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = store_sqlite_pool_init(e->readers, db_path, err)) < 0) {
+        free(e->readers);
+        e->readers = NULL;
+        goto out;
+    }
+    if ((rc = eng_follow_open(e, err)) < 0)
+        goto out;
+    e->built_ms = mono_ms() - t0;
+    /* The builder's scratch is gone: give its pages back (glibc keeps them). */
+    malloc_trim(0);
+    e->pub_seq = eng_follow_applied(e);
+    if (pthread_create(&e->thread, NULL, eng_follow_thread, e) != 0) {
+        rc = err_set(err, ERR_NOMEM, "cannot start the index follower");
+        goto out;
+    }
+    e->started = true;
+    {
+        struct eng_snap *sn = eng_snap_get(e);
+        size_t bytes = 0;
+        for (size_t i = 0; i < sn->nseg; i++) {
+            const struct eng_segment *g = sn->segs[i];
+            bytes += g->post_len + g->nterms * sizeof *g->terms + (size_t)g->n * 24;
+        }
+        log_msg(LOG_INFO, "search index: engine holds %llu articles in %zu MB, built in %lld ms",
+                (unsigned long long)sn->nrow, bytes >> 20, (long long)e->built_ms);
+        eng_snap_unref(sn);
+    }
+    *out = &e->base;
+    e = NULL;
+out:
+    engine_free(e ? &e->base : NULL);
+    return rc;
+}

@@ -1,0 +1,210 @@
+/* Private to src/index/engine/: the purpose-built index (docs/engine.md).
+ *
+ * Invariants:
+ *  - a segment is immutable once built; its docids run 0..n-1 in article id
+ *    order, newest first (id DESC = FTS5's rowid DESC, and ids are
+ *    time-ordered: published_at << 20 | n), so a date window is a docid
+ *    interval and newest-first is "first k matches";
+ *  - a snapshot (segments, their delete sets, source popularity, BM25
+ *    totals) is immutable and refcounted; the follower thread is the only
+ *    writer and publishes a new snapshot by swapping a pointer;
+ *  - terms are the strings the FTS5 tokenizer gives FTS5 (text/text_fts5.h):
+ *    exact tokens (with positions), "~stem" (without positions), and meta
+ *    terms (store/sqlite/db.h) prefixed with ENG_META_MARK in one dictionary.
+ *
+ * Postings of a term: skip table (one struct eng_skip per block of
+ * ENG_BLOCK docs), then the docid stream (per block: varint gaps), then the
+ * data stream (per posting, text terms only: field mask byte, then per field
+ * in the mask its tf as varint, then for exact terms tf position deltas as
+ * varints; meta terms have no data). */
+#ifndef NEWSD_INDEX_ENGINE_INTERNAL_H
+#define NEWSD_INDEX_ENGINE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "index/backend.h"
+
+#define ENG_BLOCK 128
+#define ENG_END UINT32_MAX   /* docid past the end of every list */
+#define ENG_META_MARK '\x1E' /* first byte of a meta term in the dictionary */
+#define ENG_NO_SOURCE UINT32_MAX
+#define ENG_FIELDS 3 /* title, description, content */
+
+enum eng_term_kind {
+    ENG_TERM_EXACT, /* text token: field tfs and positions */
+    ENG_TERM_STEM,  /* "~stem": field tfs only */
+    ENG_TERM_META,  /* filter term: docids only */
+};
+
+struct eng_skip {
+    uint32_t last;     /* last docid of the block */
+    uint32_t doc_off;  /* block's docid bytes, from the term's docid stream */
+    uint32_t data_off; /* block's data bytes, from the term's data stream */
+};
+
+struct eng_term {
+    uint32_t str, len; /* in segment strs */
+    uint32_t df;
+    uint32_t nblocks;
+    uint32_t docs_len; /* bytes of the docid stream */
+    uint8_t kind;      /* enum eng_term_kind */
+    uint64_t off;      /* skip table, in segment post */
+};
+
+struct eng_segment {
+    atomic_int ref;
+    uint32_t n;             /* documents */
+    int64_t *ids;           /* article ids, descending */
+    int64_t *pub;           /* published_at */
+    uint32_t *dl;           /* FTS5 row size in tokens (all four columns) */
+    uint32_t *src;          /* interned source id, ENG_NO_SOURCE */
+    uint64_t ntoken;        /* sum of dl */
+    struct eng_term *terms; /* sorted by string */
+    size_t nterms;
+    char *strs;
+    uint8_t *post;
+    size_t post_len;
+};
+
+/* Deleted docids of one segment; immutable, shared between snapshots. */
+struct eng_dels {
+    atomic_int ref;
+    uint32_t n;      /* deleted docs */
+    uint64_t ntoken; /* their dl, summed */
+    uint64_t *bits;  /* one bit per doc of the segment */
+};
+
+struct eng_snap {
+    atomic_int ref;
+    size_t nseg;
+    struct eng_segment **segs;
+    struct eng_dels **dels; /* per segment; NULL = none deleted */
+    double *pop;            /* popularity by interned source id */
+    size_t npop;
+    uint64_t nrow, ntoken; /* live documents and their tokens (BM25) */
+};
+
+/* --- segment.c ----------------------------------------------------------- */
+
+struct eng_builder;
+
+/* The article columns a segment is built from. */
+struct eng_row {
+    int64_t id, seq, published_at;
+    const char *title, *description, *content, *language, *meta_terms;
+    uint32_t src;
+};
+
+int eng_builder_new(struct eng_builder **out);
+void eng_builder_free(struct eng_builder *b);
+/* Tokenize one article into the builder (docs may come in any order). */
+int eng_builder_add(struct eng_builder *b, const struct eng_row *r);
+size_t eng_builder_count(const struct eng_builder *b);
+/* Sort the documents newest first and encode the postings. The builder is
+ * emptied. */
+int eng_builder_finish(struct eng_builder *b, struct eng_segment **out);
+
+void eng_segment_unref(struct eng_segment *s);
+/* The term, or NULL. */
+const struct eng_term *eng_segment_term(const struct eng_segment *s, const char *t, size_t len);
+/* First docid whose id <= hi (ids descending); n when none. */
+uint32_t eng_segment_first_le(const struct eng_segment *s, int64_t hi);
+/* docid of id, or ENG_END. */
+uint32_t eng_segment_find(const struct eng_segment *s, int64_t id);
+
+/* --- postings.c ----------------------------------------------------------- */
+
+size_t eng_varint_put(uint8_t *p, uint32_t v);
+const uint8_t *eng_varint_get(const uint8_t *p, uint32_t *v);
+
+/* Reads one term's postings. */
+struct eng_cursor {
+    const struct eng_term *t;
+    const struct eng_skip *skip;
+    const uint8_t *docs, *data;
+    uint32_t blk;      /* current block, nblocks when exhausted */
+    uint32_t nin;      /* docs in the current block */
+    uint32_t i;        /* index in the block */
+    uint32_t doc;      /* current docid, ENG_END */
+    const uint8_t *dp; /* data of posting di of the block */
+    uint32_t di;
+    uint32_t ids[ENG_BLOCK];
+};
+
+void eng_cursor_init(struct eng_cursor *c, const struct eng_segment *s, const struct eng_term *t);
+/* Move to the first posting with docid >= target; its docid or ENG_END. */
+uint32_t eng_cursor_seek(struct eng_cursor *c, uint32_t target);
+/* Field data of the current posting: mask, tf per field and, for exact
+ * terms when pos != NULL, positions per field (pos[f] gets tf[f] entries,
+ * caller-sized by ENG_POS_MAX; extra positions dropped, *capped set). */
+#define ENG_POS_MAX 4096
+void eng_cursor_data(struct eng_cursor *c, unsigned *mask, uint32_t tf[ENG_FIELDS],
+                     uint32_t (*pos)[ENG_POS_MAX]);
+/* Postings with docid in [lo, hi): skip table for whole blocks. */
+uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi);
+
+/* --- engine.c: snapshots ----------------------------------------------------------- */
+
+void eng_dels_unref(struct eng_dels *d);
+static inline bool eng_dels_has(const struct eng_dels *d, uint32_t doc)
+{
+    return d && (d->bits[doc >> 6] >> (doc & 63) & 1);
+}
+void eng_snap_unref(struct eng_snap *s);
+
+/* --- engine.c: the backend ------------------------------------------------ */
+
+struct index_engine {
+    struct index_backend base; /* first: the vtable */
+    char *db_path;
+    pthread_mutex_t lock; /* guards cur (taken for a pointer copy only) */
+    struct eng_snap *cur;
+    struct eng_writer *w; /* follower state, its thread's alone */
+    pthread_t thread;
+    bool started;
+    pthread_mutex_t stop_lock; /* guards stop, pub_seq and both conditions */
+    pthread_cond_t stop_cond;  /* wakes the follower: stop, or a search wants news */
+    pthread_cond_t pub_cond;   /* the follower published */
+    bool stop;
+    int64_t pub_seq;                   /* highest seq the current snapshot covers */
+    struct store_sqlite_pool *readers; /* page rows */
+    int64_t opened_ms, built_ms;       /* open time and initial build time */
+};
+
+/* A new reference to the current snapshot. */
+struct eng_snap *eng_snap_get(struct index_engine *e);
+/* Publish s (the engine takes the caller's reference). */
+void eng_snap_publish(struct index_engine *e, struct eng_snap *s);
+
+/* --- follow.c: loading and following the articles table ------------------ */
+
+/* Open the writer's connection and load every article. */
+int eng_follow_open(struct index_engine *e, struct err *err);
+/* Highest seq applied so far (the writer's; read it on its thread). */
+int64_t eng_follow_applied(const struct index_engine *e);
+/* Apply new / deleted rows once; 0 or an ERR_*. */
+int eng_follow_poll(struct index_engine *e, struct err *err);
+void eng_follow_close(struct index_engine *e);
+void *eng_follow_thread(void *arg);
+
+/* --- search.c ------------------------------------------------------------- */
+
+struct eng_hit {
+    int64_t id;
+};
+/* Count and page of ids (page order) for req over snapshot s. */
+int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index_request *req,
+                   uint64_t *total, int64_t **ids, size_t *n, struct err *err);
+
+/* --- fetch.c -------------------------------------------------------------- */
+
+/* Rows of ids[0..n) into arts (same order); missing rows are dropped
+ * (*kept = rows found). */
+int eng_fetch_articles(struct index_engine *e, struct arena *a, const int64_t *ids, size_t n,
+                       struct article *arts, size_t *kept, struct err *err);
+
+#endif

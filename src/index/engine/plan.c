@@ -1,0 +1,376 @@
+/* eng_plan_build() of plan.h: the request as index/fts5/match.c reads it.
+ * A plain word is the OR of its forms (the token, then per language in
+ * scope its stem s when new and "~s" when new), an exact word or a
+ * one-token phrase is one exact term, a phrase its exact tokens; q is
+ * restricted to the searchIn fields, qInTitle to titles; filters are meta
+ * terms (store_sqlite_meta_term, so both backends spell them alike). */
+#include "index/engine/plan.h"
+
+#include <string.h>
+
+#include "store/sqlite/db.h"
+#include "text/text.h"
+#include "text/text_fts5.h"
+#include "util/buf.h"
+#include "util/limits.h"
+#include "util/banned.h"
+
+/* As match.c: languages with a Snowball stemmer, nesting limit. */
+static const char *const stemmed_langs[] = {"ar", "de", "en", "es", "fr", "it",
+                                            "nl", "no", "pt", "ru", "sv"};
+#define STEMMED_LANG_COUNT (sizeof stemmed_langs / sizeof stemmed_langs[0])
+#define PLAN_DEPTH_MAX (4 * LIMIT_QUERY_DEPTH)
+
+struct pctx {
+    struct arena *a;
+    struct err *err;
+    const char *const *langs;
+    size_t n_langs;
+    struct plan **leaves;
+    size_t nleaves, cap;
+};
+
+static struct plan *node_new(struct pctx *c, enum plan_kind kind, unsigned colset)
+{
+    struct plan *p = arena_calloc(c->a, 1, sizeof *p);
+    if (p) {
+        p->kind = kind;
+        p->colset = colset;
+        p->leaf = -1;
+    }
+    return p;
+}
+
+static int leaf_add(struct pctx *c, struct plan *p, bool scored)
+{
+    if (!scored)
+        return 0;
+    if (c->nleaves == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 16;
+        struct plan **l = arena_calloc(c->a, cap, sizeof *l);
+        if (l == NULL)
+            return ERR_NOMEM;
+        if (c->nleaves)
+            memcpy(l, c->leaves, c->nleaves * sizeof *l);
+        c->leaves = l;
+        c->cap = cap;
+    }
+    p->leaf = (int)c->nleaves;
+    c->leaves[c->nleaves++] = p;
+    return 0;
+}
+
+static struct plan *term_new(struct pctx *c, const char *t, size_t len, unsigned colset,
+                             bool scored)
+{
+    struct plan *p = node_new(c, PLAN_TERM, colset);
+    if (p == NULL)
+        return NULL;
+    p->n = 1;
+    p->terms = arena_calloc(c->a, 1, sizeof *p->terms);
+    p->lens = arena_calloc(c->a, 1, sizeof *p->lens);
+    if (p->terms == NULL || p->lens == NULL)
+        return NULL;
+    p->terms[0] = t;
+    p->lens[0] = len;
+    if (leaf_add(c, p, scored) < 0)
+        return NULL;
+    return p;
+}
+
+static bool form_seen(char *const *forms, size_t n, const char *f)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(forms[i], f) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* put_word() of match.c. */
+static int plan_word(struct pctx *c, const char *tok, unsigned colset, bool scored,
+                     struct plan **out)
+{
+    char *forms[1 + 2 * STEMMED_LANG_COUNT];
+    size_t n_forms = 0, len = strlen(tok);
+    char stem[LIMIT_TOKEN_BYTES + 1];
+
+    forms[n_forms++] = (char *)tok;
+    for (size_t i = 0; i < c->n_langs; i++) {
+        int n = text_stem(c->langs[i], tok, len, stem, sizeof stem);
+        if (n == ERR_TOO_LARGE || n == 0)
+            continue;
+        if (n < 0)
+            return err_set(c->err, n, "cannot stem a query word");
+        if (!form_seen(forms, n_forms, stem)) {
+            char *f = arena_strndup(c->a, stem, (size_t)n);
+            if (f == NULL)
+                return err_set(c->err, ERR_NOMEM, "out of memory");
+            forms[n_forms++] = f;
+        }
+        char *tilde = arena_printf(c->a, "%s%s", TEXT_FTS5_STEM_PREFIX, stem);
+        if (tilde == NULL)
+            return err_set(c->err, ERR_NOMEM, "out of memory");
+        if (!form_seen(forms, n_forms, tilde))
+            forms[n_forms++] = tilde;
+    }
+    if (n_forms == 1) {
+        *out = term_new(c, tok, len, colset, scored);
+        return *out ? 0 : err_set(c->err, ERR_NOMEM, "out of memory");
+    }
+    struct plan * or = node_new(c, PLAN_OR, colset);
+    if (or == NULL || (or->kids = arena_calloc(c->a, n_forms, sizeof * or->kids)) == NULL)
+        return err_set(c->err, ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n_forms; i++) {
+        if ((or->kids[i] = term_new(c, forms[i], strlen(forms[i]), colset, scored)) == NULL)
+            return err_set(c->err, ERR_NOMEM, "out of memory");
+    }
+    or->nkids = n_forms;
+    *out = or ;
+    return 0;
+}
+
+static int plan_node(struct pctx *c, const struct query_node *q, unsigned colset, bool scored,
+                     int depth, struct plan **out);
+
+/* kids as one node: itself when one, else kind over them. */
+static int plan_list(struct pctx *c, struct query_node *const *kids, size_t n, enum plan_kind kind,
+                     unsigned colset, bool scored, int depth, struct plan **out)
+{
+    int rc;
+    if (n == 1)
+        return plan_node(c, kids[0], colset, scored, depth + 1, out);
+    struct plan *p = node_new(c, kind, colset);
+    if (p == NULL || (p->kids = arena_calloc(c->a, n, sizeof *p->kids)) == NULL)
+        return err_set(c->err, ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        if ((rc = plan_node(c, kids[i], colset, scored, depth + 1, &p->kids[i])) < 0)
+            return rc;
+    }
+    p->nkids = n;
+    *out = p;
+    return 0;
+}
+
+static struct plan *andnot_new(struct pctx *c, struct plan *pos, struct plan *neg)
+{
+    struct plan *p = node_new(c, PLAN_ANDNOT, pos->colset);
+    if (p == NULL || (p->kids = arena_calloc(c->a, 2, sizeof *p->kids)) == NULL)
+        return NULL;
+    p->kids[0] = pos;
+    p->kids[1] = neg;
+    p->nkids = 2;
+    return p;
+}
+
+/* put_and() of match.c: positives, then (unscored) exclusions. */
+static int plan_and(struct pctx *c, const struct query_node *q, unsigned colset, bool scored,
+                    int depth, struct plan **out)
+{
+    struct query_node **pos = NULL, **neg = NULL;
+    size_t n_pos = 0, n_neg = 0;
+    struct plan *pp, *np;
+    int rc;
+
+    pos = arena_calloc(c->a, q->n, sizeof *pos);
+    neg = arena_calloc(c->a, q->n, sizeof *neg);
+    if (pos == NULL || neg == NULL)
+        return err_set(c->err, ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < q->n; i++) {
+        struct query_node *k = q->kids[i];
+        if (k == NULL)
+            return err_set(c->err, ERR_INVALID, "malformed query tree");
+        if (k->kind == QUERY_NOT) {
+            if (k->n != 1 || k->kids == NULL || k->kids[0] == NULL)
+                return err_set(c->err, ERR_INVALID, "malformed query tree");
+            neg[n_neg++] = k->kids[0];
+        } else {
+            pos[n_pos++] = k;
+        }
+    }
+    if (n_pos == 0)
+        return err_set(c->err, ERR_INVALID, "a query cannot only exclude");
+    if ((rc = plan_list(c, pos, n_pos, PLAN_AND, colset, scored, depth, &pp)) < 0)
+        return rc;
+    if (n_neg == 0) {
+        *out = pp;
+        return 0;
+    }
+    if ((rc = plan_list(c, neg, n_neg, PLAN_OR, colset, false, depth, &np)) < 0)
+        return rc;
+    if ((*out = andnot_new(c, pp, np)) == NULL)
+        return err_set(c->err, ERR_NOMEM, "out of memory");
+    return 0;
+}
+
+static int plan_phrase(struct pctx *c, const struct query_node *q, unsigned colset, bool scored,
+                       struct plan **out)
+{
+    if (q->n == 0 || q->tokens == NULL)
+        return err_set(c->err, ERR_INVALID, "malformed query phrase");
+    for (size_t i = 0; i < q->n; i++) {
+        if (q->tokens[i] == NULL || q->tokens[i][0] == '\0')
+            return err_set(c->err, ERR_INVALID, "malformed query phrase");
+    }
+    if (q->n == 1) { /* FTS5: a one-token phrase is that term */
+        *out = term_new(c, q->tokens[0], strlen(q->tokens[0]), colset, scored);
+        return *out ? 0 : err_set(c->err, ERR_NOMEM, "out of memory");
+    }
+    struct plan *p = node_new(c, PLAN_PHRASE, colset);
+    if (p == NULL || (p->terms = arena_calloc(c->a, q->n, sizeof *p->terms)) == NULL ||
+        (p->lens = arena_calloc(c->a, q->n, sizeof *p->lens)) == NULL)
+        return err_set(c->err, ERR_NOMEM, "out of memory");
+    p->n = q->n;
+    for (size_t i = 0; i < q->n; i++) {
+        p->terms[i] = q->tokens[i];
+        p->lens[i] = strlen(q->tokens[i]);
+    }
+    if (leaf_add(c, p, scored) < 0)
+        return err_set(c->err, ERR_NOMEM, "out of memory");
+    *out = p;
+    return 0;
+}
+
+static int plan_node(struct pctx *c, const struct query_node *q, unsigned colset, bool scored,
+                     int depth, struct plan **out)
+{
+    if (q == NULL)
+        return err_set(c->err, ERR_INVALID, "malformed query tree");
+    if (depth > PLAN_DEPTH_MAX)
+        return err_set(c->err, ERR_TOO_LARGE, "query nested too deeply");
+    switch (q->kind) {
+    case QUERY_WORD:
+        if (q->n != 1 || q->tokens == NULL || q->tokens[0] == NULL || q->tokens[0][0] == '\0')
+            return err_set(c->err, ERR_INVALID, "malformed query word");
+        if (q->exact) {
+            *out = term_new(c, q->tokens[0], strlen(q->tokens[0]), colset, scored);
+            return *out ? 0 : err_set(c->err, ERR_NOMEM, "out of memory");
+        }
+        return plan_word(c, q->tokens[0], colset, scored, out);
+    case QUERY_PHRASE:
+        return plan_phrase(c, q, colset, scored, out);
+    case QUERY_AND:
+        if (q->n == 0 || q->kids == NULL)
+            return err_set(c->err, ERR_INVALID, "malformed query tree");
+        return plan_and(c, q, colset, scored, depth, out);
+    case QUERY_OR:
+        if (q->n == 0 || q->kids == NULL)
+            return err_set(c->err, ERR_INVALID, "malformed query tree");
+        for (size_t i = 0; i < q->n; i++) {
+            if (q->kids[i] == NULL || q->kids[i]->kind == QUERY_NOT)
+                return err_set(c->err, ERR_INVALID, "an exclusion cannot be inside OR");
+        }
+        return plan_list(c, q->kids, q->n, PLAN_OR, colset, scored, depth, out);
+    case QUERY_NOT:
+        return err_set(c->err, ERR_INVALID, "a query cannot only exclude");
+    }
+    return err_set(c->err, ERR_INVALID, "malformed query tree");
+}
+
+/* One meta term: ENG_META_MARK then store_sqlite_meta_term's spelling. */
+static struct plan *meta_term(struct pctx *c, char kind, const char *v)
+{
+    struct buf b;
+    struct plan *p = NULL;
+    buf_init(&b, LIMIT_FIELD_BYTES);
+    buf_putc(&b, ENG_META_MARK);
+    store_sqlite_meta_term(&b, kind, v ? v : "", v ? strlen(v) : 0);
+    if (buf_error(&b) == 0) {
+        char *t = arena_strndup(c->a, b.data, b.len);
+        if (t)
+            p = term_new(c, t, b.len, 0, false);
+    }
+    buf_release(&b);
+    return p;
+}
+
+/* put_meta_any(): OR over the non-NULL values. */
+static struct plan *meta_any(struct pctx *c, char kind, const char *const *values, size_t n)
+{
+    size_t k = 0;
+    struct plan * or = node_new(c, PLAN_OR, 0);
+    if (or == NULL || (or->kids = arena_calloc(c->a, n, sizeof * or->kids)) == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (values[i] == NULL)
+            continue;
+        if ((or->kids[k++] = meta_term(c, kind, values[i])) == NULL)
+            return NULL;
+    }
+    or->nkids = k;
+    return k == 1 ? or->kids[0] : or ;
+}
+
+static size_t count_non_null(const char *const *v, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += v[i] != NULL;
+    return k;
+}
+
+int eng_plan_build(struct plan_tree *out, struct arena *a, const struct index_request *req,
+                   struct err *err)
+{
+    struct pctx c = {.a = a, .err = err};
+    struct plan *parts[16], *root;
+    size_t n = 0;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if (req->language && text_lang_has_stemmer(req->language)) {
+        c.langs = &req->language;
+        c.n_langs = 1;
+    } else {
+        c.langs = stemmed_langs;
+        c.n_langs = STEMMED_LANG_COUNT;
+    }
+    if (req->q) {
+        unsigned f = req->q_fields & INDEX_FIELD_ALL;
+        if (f == 0)
+            f = INDEX_FIELD_ALL;
+        if ((rc = plan_node(&c, req->q, f, true, 0, &parts[n++])) < 0)
+            return rc;
+    }
+    if (req->q_title &&
+        (rc = plan_node(&c, req->q_title, INDEX_FIELD_TITLE, true, 0, &parts[n++])) < 0)
+        return rc;
+    if (req->n_sources > 0 && count_non_null(req->sources, req->n_sources) > 0)
+        parts[n++] = meta_any(&c, STORE_META_SOURCE, req->sources, req->n_sources);
+    if (req->n_domains > 0 && count_non_null(req->domains, req->n_domains) > 0)
+        parts[n++] = meta_any(&c, STORE_META_DOMAIN, req->domains, req->n_domains);
+    if (req->language)
+        parts[n++] = meta_term(&c, STORE_META_LANGUAGE, req->language);
+    if (req->country)
+        parts[n++] = meta_term(&c, STORE_META_COUNTRY, req->country);
+    if (req->category)
+        parts[n++] = meta_term(&c, STORE_META_CATEGORY, req->category);
+    if (req->headlines_only)
+        parts[n++] = meta_term(&c, STORE_META_HEADLINE, NULL);
+    if (n == 0)
+        parts[n++] = meta_term(&c, STORE_META_ALL, NULL);
+    for (size_t i = 0; i < n; i++) {
+        if (parts[i] == NULL)
+            return err_set(err, ERR_NOMEM, "out of memory building a search");
+    }
+    if (n == 1) {
+        root = parts[0];
+    } else {
+        root = node_new(&c, PLAN_AND, 0);
+        if (root == NULL || (root->kids = arena_calloc(a, n, sizeof *root->kids)) == NULL)
+            return err_set(err, ERR_NOMEM, "out of memory building a search");
+        memcpy(root->kids, parts, n * sizeof *parts);
+        root->nkids = n;
+    }
+    if (req->n_exclude_domains > 0 &&
+        count_non_null(req->exclude_domains, req->n_exclude_domains) > 0) {
+        struct plan *neg =
+            meta_any(&c, STORE_META_DOMAIN, req->exclude_domains, req->n_exclude_domains);
+        if (neg == NULL || (root = andnot_new(&c, root, neg)) == NULL)
+            return err_set(err, ERR_NOMEM, "out of memory building a search");
+    }
+    out->root = root;
+    out->leaves = c.leaves;
+    out->nleaves = c.nleaves;
+    return 0;
+}

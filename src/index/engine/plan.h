@@ -1,0 +1,41 @@
+/* Private to src/index/engine/: a request as a segment-independent tree
+ * (plan.c) with the semantics of the FTS5 MATCH expression that
+ * index/fts5/match.c writes for it — the same terms, the same column
+ * restrictions, the same errors — and the list of its scored leaves in the
+ * order FTS5 numbers its phrases (bm25 sums over them in that order). */
+#ifndef NEWSD_INDEX_ENGINE_PLAN_H
+#define NEWSD_INDEX_ENGINE_PLAN_H
+
+#include "index/engine/internal.h"
+
+enum plan_kind {
+    PLAN_TERM,   /* one term (text: restricted to colset) */
+    PLAN_PHRASE, /* ≥ 2 exact terms at consecutive positions of one field in colset */
+    PLAN_AND,
+    PLAN_OR,
+    PLAN_ANDNOT, /* kids[0] and not kids[1] */
+};
+
+struct plan {
+    enum plan_kind kind;
+    unsigned colset; /* enum index_field mask; 0 for meta terms */
+    size_t n;        /* TERM 1, PHRASE tokens */
+    const char **terms;
+    size_t *lens;
+    struct plan **kids;
+    size_t nkids;
+    int leaf; /* index among the scored leaves, -1 */
+};
+
+struct plan_tree {
+    struct plan *root;
+    struct plan **leaves; /* TERM/PHRASE of q and qInTitle outside exclusions */
+    size_t nleaves;
+};
+
+/* Build the plan of req (arena-owned). ERR_INVALID / ERR_TOO_LARGE /
+ * ERR_NOMEM as index_fts5_match_build. */
+int eng_plan_build(struct plan_tree *out, struct arena *a, const struct index_request *req,
+                   struct err *err);
+
+#endif

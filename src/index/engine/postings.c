@@ -1,0 +1,193 @@
+/* Postings codec and cursor (index/engine/internal.h has the layout).
+ * Docids are varint gaps in blocks of ENG_BLOCK with a skip table of the
+ * last docid per block, so a seek binary-searches the skip table and
+ * decodes one block; counting a docid range decodes at most the two
+ * boundary blocks. Varint rather than FOR-128: news postings are short
+ * and varint decoding of one block is not what dominates (docs/engine.md). */
+#include "index/engine/internal.h"
+
+#include <string.h>
+
+#include "util/banned.h"
+
+size_t eng_varint_put(uint8_t *p, uint32_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+const uint8_t *eng_varint_get(const uint8_t *p, uint32_t *v)
+{
+    uint32_t x = 0;
+    unsigned shift = 0;
+    while (*p & 0x80) {
+        x |= (uint32_t)(*p++ & 0x7f) << shift;
+        shift += 7;
+    }
+    x |= (uint32_t)*p++ << shift;
+    *v = x;
+    return p;
+}
+
+static void block_load(struct eng_cursor *c, uint32_t b)
+{
+    const struct eng_term *t = c->t;
+    uint32_t n = t->df - b * ENG_BLOCK;
+    const uint8_t *p;
+    uint32_t prev;
+
+    if (n > ENG_BLOCK)
+        n = ENG_BLOCK;
+    c->blk = b;
+    c->nin = n;
+    c->i = 0;
+    p = c->docs + c->skip[b].doc_off;
+    /* Gaps are stored minus one, from the previous block's last docid. */
+    prev = b == 0 ? UINT32_MAX : c->skip[b - 1].last;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t g;
+        p = eng_varint_get(p, &g);
+        prev = prev + g + 1;
+        c->ids[k] = prev;
+    }
+    c->doc = c->ids[0];
+    c->dp = c->data ? c->data + c->skip[b].data_off : NULL;
+    c->di = 0;
+}
+
+void eng_cursor_init(struct eng_cursor *c, const struct eng_segment *s, const struct eng_term *t)
+{
+    c->t = t;
+    c->skip = (const struct eng_skip *)(s->post + t->off);
+    c->docs = (const uint8_t *)(c->skip + t->nblocks);
+    c->data = t->kind == ENG_TERM_META ? NULL : c->docs + t->docs_len;
+    c->blk = 0;
+    c->nin = 0;
+    c->i = 0;
+    c->doc = ENG_END;
+    if (t->df > 0)
+        block_load(c, 0);
+}
+
+uint32_t eng_cursor_seek(struct eng_cursor *c, uint32_t target)
+{
+    if (c->doc >= target)
+        return c->doc;
+    if (c->skip[c->blk].last < target) {
+        /* Binary search the first block whose last docid reaches target. */
+        uint32_t lo = c->blk + 1, hi = c->t->nblocks;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (c->skip[mid].last < target)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == c->t->nblocks) {
+            c->doc = ENG_END;
+            return ENG_END;
+        }
+        block_load(c, lo);
+    }
+    while (c->ids[c->i] < target)
+        c->i++;
+    c->doc = c->ids[c->i];
+    return c->doc;
+}
+
+/* Skip posting data up to the current posting. */
+static void data_advance(struct eng_cursor *c)
+{
+    bool exact = c->t->kind == ENG_TERM_EXACT;
+    while (c->di < c->i) {
+        unsigned mask = *c->dp++;
+        for (unsigned f = 0; f < ENG_FIELDS; f++) {
+            uint32_t tf;
+            if (!(mask & (1u << f)))
+                continue;
+            c->dp = eng_varint_get(c->dp, &tf);
+            if (exact) {
+                for (uint32_t k = 0; k < tf; k++) {
+                    while (*c->dp & 0x80)
+                        c->dp++;
+                    c->dp++;
+                }
+            }
+        }
+        c->di++;
+    }
+}
+
+void eng_cursor_data(struct eng_cursor *c, unsigned *mask, uint32_t tf[ENG_FIELDS],
+                     uint32_t (*pos)[ENG_POS_MAX])
+{
+    const uint8_t *p;
+    bool exact = c->t->kind == ENG_TERM_EXACT;
+
+    memset(tf, 0, ENG_FIELDS * sizeof *tf);
+    if (c->data == NULL) {
+        *mask = 0;
+        return;
+    }
+    data_advance(c);
+    p = c->dp;
+    *mask = *p++;
+    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+        if (!(*mask & (1u << f)))
+            continue;
+        p = eng_varint_get(p, &tf[f]);
+        if (!exact)
+            continue;
+        uint32_t at = 0;
+        for (uint32_t k = 0; k < tf[f]; k++) {
+            uint32_t d;
+            p = eng_varint_get(p, &d);
+            at = k == 0 ? d : at + d;
+            if (pos && k < ENG_POS_MAX)
+                pos[f][k] = at;
+        }
+        if (pos && tf[f] > ENG_POS_MAX)
+            tf[f] = ENG_POS_MAX; /* a phrase then sees the first ENG_POS_MAX only */
+    }
+}
+
+/* Postings of block b with docid < x. */
+static uint32_t block_below(struct eng_cursor *c, uint32_t b, uint32_t x)
+{
+    uint32_t k = 0;
+    block_load(c, b);
+    while (k < c->nin && c->ids[k] < x)
+        k++;
+    return k;
+}
+
+/* Postings with docid < x. */
+static uint32_t count_below(struct eng_cursor *c, uint32_t x)
+{
+    uint32_t lo = 0, hi = c->t->nblocks;
+    while (lo < hi) { /* first block whose last docid >= x */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c->skip[mid].last < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == c->t->nblocks)
+        return c->t->df;
+    return lo * ENG_BLOCK + block_below(c, lo, x);
+}
+
+uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi)
+{
+    if (c->t->df == 0 || lo >= hi)
+        return 0;
+    uint32_t a = count_below(c, lo), b = count_below(c, hi);
+    c->doc = ENG_END; /* the cursor is spent */
+    c->blk = c->t->nblocks - 1;
+    return b - a;
+}

@@ -1,0 +1,630 @@
+/* eng_search_ids() of internal.h: a plan (plan.h) evaluated segment by
+ * segment with document-at-a-time iterators: AND leapfrogs on skip tables,
+ * OR merges, NOT subtracts, phrases check positions. Every match is counted
+ * (exact totals, no scoring on the count path); the page is kept on the
+ * side: newest first = the first k matches of each segment (docids are
+ * newest first), oldest first = the last k, relevancy and popularity = a
+ * k-heap. Relevancy is FTS5's bm25() (sqlite ext/fts5/fts5_aux.c) with the
+ * weights index/fts5/fts5.c gives it, computed by the same expression over
+ * the same statistics so the order is FTS5's. */
+#include "index/engine/plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "store/sqlite/db.h"
+#include "util/banned.h"
+
+#define DEADLINE_EVERY 1024 /* matches between two looks at the clock */
+
+/* bm25(articles_fts, 3.0, 1.5, 1.0, 0.0) of index/fts5/fts5.c. */
+static const double col_weight[ENG_FIELDS] = {3.0, 1.5, 1.0};
+
+struct node {
+    enum plan_kind kind;
+    bool started, filter; /* filter: a text term whose mask must meet colset */
+    uint32_t doc;
+    unsigned colset;
+    struct eng_cursor *cur; /* TERM 1, PHRASE n */
+    size_t n;
+    struct node **kids;
+    size_t nkids;
+    const struct plan *plan;
+};
+
+struct ev {
+    struct arena *a;
+    const struct eng_segment *seg;
+    uint32_t (*pa)[ENG_POS_MAX]; /* positions of one token, per field */
+    uint32_t (*st)[ENG_POS_MAX]; /* phrase start candidates, per field */
+    struct node **leaf_nodes;    /* per scored leaf, this segment; NULL absent */
+    bool nomem;
+};
+
+static struct node *inst(struct ev *ev, const struct plan *p);
+
+static struct node *node_alloc(struct ev *ev, const struct plan *p)
+{
+    struct node *n = arena_calloc(ev->a, 1, sizeof *n);
+    if (n == NULL) {
+        ev->nomem = true;
+        return NULL;
+    }
+    n->kind = p->kind;
+    n->colset = p->colset;
+    n->plan = p;
+    return n;
+}
+
+/* The node of p in this segment; NULL when it cannot match here. */
+static struct node *inst(struct ev *ev, const struct plan *p)
+{
+    struct node *n;
+    switch (p->kind) {
+    case PLAN_TERM:
+    case PLAN_PHRASE: {
+        const struct eng_term **t = arena_calloc(ev->a, p->n, sizeof *t);
+        if (t == NULL) {
+            ev->nomem = true;
+            return NULL;
+        }
+        for (size_t i = 0; i < p->n; i++) {
+            t[i] = eng_segment_term(ev->seg, p->terms[i], p->lens[i]);
+            if (t[i] == NULL)
+                return NULL;
+            /* Phrases need positions: only exact terms have them. */
+            if (p->kind == PLAN_PHRASE && t[i]->kind != ENG_TERM_EXACT)
+                return NULL;
+        }
+        if ((n = node_alloc(ev, p)) == NULL)
+            return NULL;
+        n->n = p->n;
+        n->cur = arena_alloc(ev->a, p->n * sizeof *n->cur);
+        if (n->cur == NULL) {
+            ev->nomem = true;
+            return NULL;
+        }
+        for (size_t i = 0; i < p->n; i++)
+            eng_cursor_init(&n->cur[i], ev->seg, t[i]);
+        n->filter = p->kind == PLAN_TERM && t[0]->kind != ENG_TERM_META &&
+                    (p->colset & INDEX_FIELD_ALL) != INDEX_FIELD_ALL;
+        if (p->leaf >= 0)
+            ev->leaf_nodes[p->leaf] = n;
+        return n;
+    }
+    case PLAN_AND:
+    case PLAN_OR: {
+        if ((n = node_alloc(ev, p)) == NULL)
+            return NULL;
+        n->kids = arena_calloc(ev->a, p->nkids, sizeof *n->kids);
+        if (n->kids == NULL) {
+            ev->nomem = true;
+            return NULL;
+        }
+        for (size_t i = 0; i < p->nkids; i++) {
+            struct node *k = inst(ev, p->kids[i]);
+            if (k == NULL && p->kind == PLAN_AND)
+                return NULL; /* leaves of the other kids stay unscored: it cannot match */
+            if (k)
+                n->kids[n->nkids++] = k;
+        }
+        if (n->nkids == 0)
+            return NULL;
+        return n->nkids == 1 ? n->kids[0] : n;
+    }
+    case PLAN_ANDNOT: {
+        struct node *pos = inst(ev, p->kids[0]), *neg;
+        if (pos == NULL)
+            return NULL;
+        neg = inst(ev, p->kids[1]);
+        if (neg == NULL)
+            return pos;
+        if ((n = node_alloc(ev, p)) == NULL)
+            return NULL;
+        n->kids = arena_calloc(ev->a, 2, sizeof *n->kids);
+        if (n->kids == NULL) {
+            ev->nomem = true;
+            return NULL;
+        }
+        n->kids[0] = pos;
+        n->kids[1] = neg;
+        n->nkids = 2;
+        return n;
+    }
+    }
+    return NULL;
+}
+
+static uint32_t seek(struct ev *ev, struct node *n, uint32_t target);
+
+/* Phrase instances of n at its current doc per field of colset, into
+ * out[ENG_FIELDS]; returns their sum. */
+static uint32_t phrase_count(struct ev *ev, struct node *n, uint32_t out[ENG_FIELDS])
+{
+    uint32_t ns[ENG_FIELDS] = {0}, tf[ENG_FIELDS], total = 0;
+    unsigned mask;
+
+    eng_cursor_data(&n->cur[0], &mask, tf, ev->pa);
+    mask &= n->colset;
+    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+        if (mask & (1u << f)) {
+            memcpy(ev->st[f], ev->pa[f], tf[f] * sizeof **ev->pa);
+            ns[f] = tf[f];
+        }
+    }
+    for (size_t k = 1; k < n->n && mask; k++) {
+        unsigned m2;
+        eng_cursor_data(&n->cur[k], &m2, tf, ev->pa);
+        mask &= m2;
+        for (unsigned f = 0; f < ENG_FIELDS; f++) {
+            if (!(mask & (1u << f)))
+                continue;
+            /* keep starts s with s + k among this token's positions */
+            uint32_t w = 0, j = 0;
+            for (uint32_t i = 0; i < ns[f]; i++) {
+                uint32_t want = ev->st[f][i] + (uint32_t)k;
+                while (j < tf[f] && ev->pa[f][j] < want)
+                    j++;
+                if (j < tf[f] && ev->pa[f][j] == want)
+                    ev->st[f][w++] = ev->st[f][i];
+            }
+            ns[f] = w;
+            if (w == 0)
+                mask &= ~(1u << f);
+        }
+    }
+    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+        uint32_t c = (mask & (1u << f)) ? ns[f] : 0;
+        if (out)
+            out[f] = c;
+        total += c;
+    }
+    return total;
+}
+
+static uint32_t seek_term(struct node *n, uint32_t target)
+{
+    struct eng_cursor *c = &n->cur[0];
+    uint32_t d = eng_cursor_seek(c, target), tf[ENG_FIELDS];
+    unsigned mask;
+    while (n->filter && d != ENG_END) {
+        eng_cursor_data(c, &mask, tf, NULL);
+        if (mask & n->colset)
+            break;
+        d = eng_cursor_seek(c, d + 1);
+    }
+    return d;
+}
+
+/* All cursors of a phrase on one doc >= target. */
+static uint32_t leapfrog_cursors(struct node *n, uint32_t target)
+{
+    uint32_t d = eng_cursor_seek(&n->cur[0], target);
+    for (size_t i = 1; i < n->n && d != ENG_END;) {
+        uint32_t e = eng_cursor_seek(&n->cur[i], d);
+        if (e != d) {
+            d = e == ENG_END ? ENG_END : eng_cursor_seek(&n->cur[0], e);
+            i = 1;
+            continue;
+        }
+        i++;
+    }
+    return d;
+}
+
+/* An exhausted AND / NOT takes its whole subtree with it, as FTS5's
+ * fts5ExprSetEof() does: a leaf left on the current doc under it must not
+ * count for bm25 (FTS5 reports no instances for an EOF node). */
+static void set_end(struct node *n)
+{
+    n->started = true;
+    n->doc = ENG_END;
+    for (size_t i = 0; i < n->nkids; i++)
+        set_end(n->kids[i]);
+}
+
+static uint32_t seek(struct ev *ev, struct node *n, uint32_t target)
+{
+    uint32_t d;
+    if (n->started && n->doc >= target)
+        return n->doc;
+    n->started = true;
+    switch (n->kind) {
+    case PLAN_TERM:
+        d = seek_term(n, target);
+        break;
+    case PLAN_PHRASE:
+        for (;;) {
+            d = leapfrog_cursors(n, target);
+            if (d == ENG_END || phrase_count(ev, n, NULL) > 0)
+                break;
+            target = d + 1;
+        }
+        break;
+    case PLAN_AND:
+        d = seek(ev, n->kids[0], target);
+        for (size_t i = 1; i < n->nkids && d != ENG_END;) {
+            uint32_t e = seek(ev, n->kids[i], d);
+            if (e != d) {
+                d = e == ENG_END ? ENG_END : seek(ev, n->kids[0], e);
+                i = 1;
+                continue;
+            }
+            i++;
+        }
+        break;
+    case PLAN_OR:
+        d = ENG_END;
+        for (size_t i = 0; i < n->nkids; i++) {
+            uint32_t e = seek(ev, n->kids[i], target);
+            if (e < d)
+                d = e;
+        }
+        break;
+    case PLAN_ANDNOT:
+        d = seek(ev, n->kids[0], target);
+        while (d != ENG_END && seek(ev, n->kids[1], d) == d)
+            d = seek(ev, n->kids[0], d + 1);
+        break;
+    default:
+        d = ENG_END;
+    }
+    if (d == ENG_END && (n->kind == PLAN_AND || n->kind == PLAN_ANDNOT))
+        set_end(n);
+    n->doc = d;
+    return d;
+}
+
+/* FTS5's weighted instance count of a scored leaf at doc. */
+static double leaf_freq(struct ev *ev, struct node *n, uint32_t doc)
+{
+    uint32_t tf[ENG_FIELDS];
+    unsigned mask;
+    double w = 0.0;
+
+    if (n == NULL || !n->started || n->doc != doc)
+        return 0.0;
+    if (n->kind == PLAN_PHRASE) {
+        phrase_count(ev, n, tf);
+        mask = n->colset;
+    } else {
+        eng_cursor_data(&n->cur[0], &mask, tf, NULL);
+        mask &= n->colset;
+    }
+    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+        if (mask & (1u << f))
+            w += col_weight[f] * tf[f];
+    }
+    return w;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* --- the page ------------------------------------------------------------- */
+
+struct cand {
+    double key; /* score or popularity; unused for time orders */
+    int64_t id;
+};
+
+/* a ranks before b: higher key, then higher id (newest). */
+static bool before(const struct cand *a, const struct cand *b)
+{
+    return a->key > b->key || (a->key == b->key && a->id > b->id);
+}
+
+struct heap {
+    struct cand *v;
+    size_t n, k;
+};
+
+/* Min-heap of the k best: v[0] is the worst kept. */
+static void heap_push(struct heap *h, struct cand c)
+{
+    size_t i;
+    if (h->n < h->k) {
+        i = h->n++;
+        while (i > 0 && before(&h->v[(i - 1) / 2], &c)) {
+            h->v[i] = h->v[(i - 1) / 2];
+            i = (i - 1) / 2;
+        }
+        h->v[i] = c;
+        return;
+    }
+    if (!before(&c, &h->v[0]))
+        return;
+    i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        const struct cand *worst = &c;
+        if (l < h->n && before(worst, &h->v[l])) {
+            m = l;
+            worst = &h->v[l];
+        }
+        if (r < h->n && before(worst, &h->v[r]))
+            m = r;
+        if (m == i)
+            break;
+        h->v[i] = h->v[m];
+        i = m;
+    }
+    h->v[i] = c;
+}
+
+static int cmp_cand(const void *x, const void *y)
+{
+    const struct cand *a = x, *b = y;
+    return before(a, b) ? -1 : before(b, a);
+}
+
+static int cmp_id_desc(const void *x, const void *y)
+{
+    int64_t a = ((const struct cand *)x)->id, b = ((const struct cand *)y)->id;
+    return a > b ? -1 : a < b;
+}
+
+static int cmp_id_asc(const void *x, const void *y)
+{
+    return -cmp_id_desc(x, y);
+}
+
+struct run {
+    const struct eng_snap *snap;
+    const struct index_request *req;
+    struct plan_tree plan;
+    size_t k;          /* offset + limit */
+    struct heap heap;  /* relevancy, popularity */
+    struct cand *list; /* time orders: candidates of every segment */
+    size_t nlist;
+    struct cand *ring; /* oldest first: the last k of one segment */
+    double *idf, avgdl;
+    uint64_t total;
+    int64_t deadline;
+    uint64_t ticks;
+};
+
+static bool expired(struct run *r)
+{
+    return r->deadline > 0 && (r->ticks++ % DEADLINE_EVERY) == 0 && now_ms() >= r->deadline;
+}
+
+/* Docid interval [*lo, *hi) of the request's id window in seg. */
+static void doc_window(const struct eng_segment *seg, int64_t id_lo, int64_t id_hi, uint32_t *lo,
+                       uint32_t *hi)
+{
+    *lo = eng_segment_first_le(seg, id_hi);
+    *hi = id_lo == INT64_MIN ? seg->n : eng_segment_first_le(seg, id_lo - 1);
+}
+
+/* nHit of FTS5's bm25: live documents matching one leaf anywhere. */
+static int leaf_hits(struct run *r, struct arena *a, const struct plan *leaf, int64_t *out)
+{
+    int64_t hits = 0;
+    for (size_t s = 0; s < r->snap->nseg; s++) {
+        struct ev ev = {.a = a, .seg = r->snap->segs[s]};
+        const struct eng_dels *dels = r->snap->dels[s];
+        struct node *dummy[1];
+        struct plan copy = *leaf;
+        copy.leaf = -1;
+        ev.leaf_nodes = dummy;
+        ev.pa = arena_alloc(a, ENG_FIELDS * sizeof *ev.pa);
+        ev.st = arena_alloc(a, ENG_FIELDS * sizeof *ev.st);
+        if (ev.pa == NULL || ev.st == NULL)
+            return ERR_NOMEM;
+        struct node *n = inst(&ev, &copy);
+        if (ev.nomem)
+            return ERR_NOMEM;
+        if (n == NULL)
+            continue;
+        if (n->kind == PLAN_TERM && !n->filter && dels == NULL) {
+            hits += n->cur[0].t->df;
+            continue;
+        }
+        for (uint32_t d = seek(&ev, n, 0); d != ENG_END; d = seek(&ev, n, d + 1)) {
+            if (!eng_dels_has(dels, d))
+                hits++;
+            if (expired(r))
+                return ERR_TIMEOUT;
+        }
+    }
+    *out = hits;
+    return 0;
+}
+
+static int prepare_bm25(struct run *r, struct arena *a)
+{
+    const double nrow = (double)r->snap->nrow;
+    r->idf = arena_calloc(a, r->plan.nleaves ? r->plan.nleaves : 1, sizeof *r->idf);
+    if (r->idf == NULL)
+        return ERR_NOMEM;
+    r->avgdl = (double)r->snap->ntoken / nrow;
+    for (size_t i = 0; i < r->plan.nleaves; i++) {
+        int64_t n_hit = 0, n_row = (int64_t)r->snap->nrow;
+        int rc = leaf_hits(r, a, r->plan.leaves[i], &n_hit);
+        if (rc < 0)
+            return rc;
+        /* fts5Bm25GetData(): the IDF, clamped so that it is never negative. */
+        double idf = log((n_row - n_hit + 0.5) / (n_hit + 0.5));
+        if (idf <= 0.0)
+            idf = 1e-6;
+        r->idf[i] = idf;
+    }
+    return 0;
+}
+
+/* fts5Bm25Function(), summing phrases in FTS5's order. */
+static double bm25(struct run *r, struct ev *ev, uint32_t doc)
+{
+    const double k1 = 1.2;
+    const double b = 0.75;
+    double score = 0.0;
+    double D = (double)ev->seg->dl[doc];
+    for (size_t i = 0; i < r->plan.nleaves; i++) {
+        double f = leaf_freq(ev, ev->leaf_nodes[i], doc);
+        score += r->idf[i] * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * D / r->avgdl)));
+    }
+    return score;
+}
+
+static int run_segment(struct run *r, struct arena *a, size_t si, int64_t id_lo, int64_t id_hi)
+{
+    const struct eng_segment *seg = r->snap->segs[si];
+    const struct eng_dels *dels = r->snap->dels[si];
+    struct ev ev = {.a = a, .seg = seg};
+    enum index_sort sort = r->req->sort;
+    uint32_t lo, hi, d;
+    size_t got = 0;
+
+    doc_window(seg, id_lo, id_hi, &lo, &hi);
+    if (lo >= hi)
+        return 0;
+    ev.leaf_nodes = arena_calloc(a, r->plan.nleaves + 1, sizeof *ev.leaf_nodes);
+    ev.pa = arena_alloc(a, ENG_FIELDS * sizeof *ev.pa);
+    ev.st = arena_alloc(a, ENG_FIELDS * sizeof *ev.st);
+    if (ev.leaf_nodes == NULL || ev.pa == NULL || ev.st == NULL)
+        return ERR_NOMEM;
+    struct node *root = inst(&ev, r->plan.root);
+    if (ev.nomem)
+        return ERR_NOMEM;
+    if (root == NULL)
+        return 0;
+
+    /* Count path of a single unfiltered term: the skip table, no decoding
+     * of whole blocks; the page is the first k postings. */
+    if (root->kind == PLAN_TERM && !root->filter && dels == NULL &&
+        (r->k == 0 || sort == INDEX_SORT_PUBLISHED_DESC)) {
+        struct eng_cursor c;
+        eng_cursor_init(&c, seg, root->cur[0].t);
+        for (d = eng_cursor_seek(&c, lo); d < hi && got < r->k; d = eng_cursor_seek(&c, d + 1))
+            r->list[r->nlist + got++] = (struct cand){0, seg->ids[d]};
+        r->nlist += got;
+        eng_cursor_init(&c, seg, root->cur[0].t);
+        r->total += eng_cursor_count_range(&c, lo, hi);
+        return 0;
+    }
+
+    size_t ring_n = 0;
+    for (d = seek(&ev, root, lo); d < hi; d = seek(&ev, root, d + 1)) {
+        if (eng_dels_has(dels, d))
+            continue;
+        r->total++;
+        if (expired(r))
+            return ERR_TIMEOUT;
+        if (r->k == 0)
+            continue;
+        switch (sort) {
+        case INDEX_SORT_PUBLISHED_DESC:
+            if (got < r->k)
+                r->list[r->nlist + got++] = (struct cand){0, seg->ids[d]};
+            break;
+        case INDEX_SORT_PUBLISHED_ASC:
+            r->ring[ring_n++ % r->k] = (struct cand){0, seg->ids[d]};
+            break;
+        case INDEX_SORT_POPULARITY: {
+            uint32_t src = seg->src[d];
+            double pop = src < r->snap->npop ? r->snap->pop[src] : -1.0;
+            heap_push(&r->heap, (struct cand){pop, seg->ids[d]});
+            break;
+        }
+        case INDEX_SORT_RELEVANCY:
+            heap_push(&r->heap, (struct cand){bm25(r, &ev, d), seg->ids[d]});
+            break;
+        }
+    }
+    r->nlist += got;
+    if (sort == INDEX_SORT_PUBLISHED_ASC) {
+        size_t m = ring_n < r->k ? ring_n : r->k;
+        for (size_t i = 0; i < m; i++)
+            r->list[r->nlist++] = r->ring[(ring_n - m + i) % r->k];
+    }
+    return 0;
+}
+
+int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index_request *req,
+                   uint64_t *total, int64_t **ids, size_t *n, struct err *err)
+{
+    struct run r = {.snap = s, .req = req, .deadline = req->deadline_ms};
+    int64_t id_lo = store_sqlite_id_lo(req->from), id_hi = store_sqlite_id_hi(req->to);
+    int rc;
+
+    *total = 0;
+    *ids = NULL;
+    *n = 0;
+    if ((rc = eng_plan_build(&r.plan, a, req, err)) < 0)
+        return rc;
+    if (req->from > req->to || id_lo > id_hi || s->nrow == 0)
+        return 0;
+    if (req->limit > 0) {
+        r.k = req->offset + req->limit;
+        if (r.k < req->offset)
+            r.k = SIZE_MAX;
+        if (r.k > s->nrow)
+            r.k = (size_t)s->nrow;
+    }
+    if (r.k > 0) {
+        if (req->sort == INDEX_SORT_RELEVANCY || req->sort == INDEX_SORT_POPULARITY) {
+            r.heap.k = r.k;
+            r.heap.v = arena_calloc(a, r.k, sizeof *r.heap.v);
+            if (r.heap.v == NULL)
+                goto nomem;
+        } else {
+            r.list = arena_calloc(a, r.k * s->nseg, sizeof *r.list);
+            r.ring = arena_calloc(a, r.k, sizeof *r.ring);
+            if (r.list == NULL || r.ring == NULL)
+                goto nomem;
+        }
+        if (req->sort == INDEX_SORT_RELEVANCY && (rc = prepare_bm25(&r, a)) < 0)
+            goto fail;
+    }
+    if (expired(&r)) { /* a budget already spent fails even a search with no matches */
+        rc = ERR_TIMEOUT;
+        goto fail;
+    }
+    for (size_t i = 0; i < s->nseg; i++) {
+        if ((rc = run_segment(&r, a, i, id_lo, id_hi)) < 0)
+            goto fail;
+    }
+    *total = r.total;
+    if (r.k == 0 || r.total <= req->offset)
+        return 0;
+
+    struct cand *v;
+    size_t m;
+    if (r.heap.v) {
+        v = r.heap.v;
+        m = r.heap.n;
+        qsort(v, m, sizeof *v, cmp_cand);
+    } else {
+        v = r.list;
+        m = r.nlist;
+        qsort(v, m, sizeof *v, req->sort == INDEX_SORT_PUBLISHED_ASC ? cmp_id_asc : cmp_id_desc);
+    }
+    if (m <= req->offset)
+        return 0;
+    m -= req->offset;
+    if (m > req->limit)
+        m = req->limit;
+    *ids = arena_calloc(a, m, sizeof **ids);
+    if (*ids == NULL)
+        goto nomem;
+    for (size_t i = 0; i < m; i++)
+        (*ids)[i] = v[req->offset + i].id;
+    *n = m;
+    return 0;
+nomem:
+    rc = ERR_NOMEM;
+fail:
+    *total = 0;
+    if (rc == ERR_TIMEOUT)
+        return err_set(err, ERR_TIMEOUT, "the search ran out of its time budget");
+    if (rc == ERR_NOMEM)
+        return err_set(err, ERR_NOMEM, "out of memory for a search");
+    return rc;
+}

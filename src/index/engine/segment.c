@@ -1,0 +1,733 @@
+/* Segment builder and lookups (index/engine/internal.h). An article is
+ * tokenized exactly as the FTS5 "newsd" tokenizer sees its row
+ * (text/fts5_tokenizer.c, store/sqlite/sqlite.c's triggers): each text
+ * column is "\x1F" language "\x1F" text, each token is an exact term with
+ * its position and, in a stemmed language, "~stem" when the stem differs;
+ * the meta column is the stored meta_terms split on spaces. The row size
+ * (BM25's D) counts the tokens of all four columns as FTS5's docsize does. */
+#include "index/engine/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "text/text.h"
+#include "text/text_fts5.h"
+#include "util/limits.h"
+#include "util/banned.h"
+
+#define LANG_MAX 8 /* as text/fts5_tokenizer.c */
+
+struct bterm {
+    char *s;
+    uint32_t len;
+    uint8_t kind;
+    uint32_t n, cap; /* postings */
+    uint32_t *docs;  /* builder-local doc numbers, insertion order */
+    uint32_t *doff;  /* data offset of each posting */
+    uint8_t *data;
+    uint32_t dlen, dcap;
+};
+
+/* A hash slot holds enough of its term (length, 24 bits of hash, first 8
+ * bytes) that most lookups - news words are short - never touch the term
+ * itself: building is bound by cache misses on this table. */
+struct hslot {
+    uint32_t idx1;    /* term index + 1 */
+    uint32_t len_tag; /* hash tag << 8 | min(len, 255) */
+    uint64_t pre;     /* first 8 bytes, zero padded */
+};
+
+struct occ {
+    uint32_t term, field, pos;
+};
+
+/* A token waiting for its term lookup: the lookup of token i happens while
+ * the slots of tokens i+1..i+PEND_MAX-1 are being prefetched, so the cache
+ * misses of a document overlap instead of queueing. */
+#define PEND_MAX 16
+struct pend {
+    uint64_t hv;
+    uint32_t field, pos, len;
+    uint8_t kind;
+    char text[LIMIT_TOKEN_BYTES + 2]; /* prefix byte + token */
+};
+
+struct eng_builder {
+    struct pend ring[PEND_MAX];
+    size_t rhead, rn;
+    size_t n, cap;
+    int64_t *ids, *pub;
+    uint32_t *dl, *src;
+    struct bterm *terms;
+    size_t nterms, tcap;
+    struct hslot *hash; /* open addressing, idx1 0 = empty */
+    size_t hcap;
+    struct occ *occ;
+    size_t nocc, occap;
+};
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    h ^= h >> 33; /* murmur3's finalizer: low bits pick the slot, high bits are the tag */
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 33);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * size);
+    if (q == NULL)
+        return ERR_NOMEM;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+int eng_builder_new(struct eng_builder **out)
+{
+    *out = calloc(1, sizeof **out);
+    return *out ? 0 : ERR_NOMEM;
+}
+
+static void bterm_release(struct bterm *t)
+{
+    free(t->s);
+    free(t->docs);
+    free(t->doff);
+    free(t->data);
+}
+
+void eng_builder_free(struct eng_builder *b)
+{
+    if (b == NULL)
+        return;
+    for (size_t i = 0; i < b->nterms; i++)
+        bterm_release(&b->terms[i]);
+    free(b->terms);
+    free(b->hash);
+    free(b->ids);
+    free(b->pub);
+    free(b->dl);
+    free(b->src);
+    free(b->occ);
+    free(b);
+}
+
+size_t eng_builder_count(const struct eng_builder *b)
+{
+    return b->n;
+}
+
+static uint64_t prefix8(const char *s, size_t n)
+{
+    uint64_t x = 0;
+    memcpy(&x, s, n < 8 ? n : 8);
+    return x;
+}
+
+static uint32_t len_tag(uint64_t hv, size_t n)
+{
+    return (uint32_t)(hv >> 40) << 8 | (uint32_t)(n < 255 ? n : 255);
+}
+
+static int rehash(struct eng_builder *b)
+{
+    size_t cap = b->hcap ? b->hcap * 2 : 1024;
+    struct hslot *h = calloc(cap, sizeof *h);
+    if (h == NULL)
+        return ERR_NOMEM;
+    for (size_t i = 0; i < b->nterms; i++) {
+        const struct bterm *t = &b->terms[i];
+        uint64_t hv = hash_bytes(t->s, t->len);
+        size_t j = hv & (cap - 1);
+        while (h[j].idx1)
+            j = (j + 1) & (cap - 1);
+        h[j] = (struct hslot){(uint32_t)i + 1, len_tag(hv, t->len), prefix8(t->s, t->len)};
+    }
+    free(b->hash);
+    b->hash = h;
+    b->hcap = cap;
+    return 0;
+}
+
+/* Index of term s[0..len) (prefix byte pre, 0 = none), added when new. */
+static int term_find(struct eng_builder *b, const char *tmp, size_t n, uint64_t hv, uint8_t kind,
+                     uint32_t *out)
+{
+    int rc = 0;
+    if ((b->nterms + 1) * 2 > b->hcap && rehash(b) < 0)
+        return ERR_NOMEM;
+    uint64_t p8 = prefix8(tmp, n);
+    uint32_t lt = len_tag(hv, n);
+    size_t j = hv & (b->hcap - 1);
+    while (b->hash[j].idx1) {
+        const struct hslot *h = &b->hash[j];
+        if (h->len_tag == lt && h->pre == p8) {
+            uint32_t k = h->idx1 - 1;
+            if (n <= 8) { /* length and bytes are in the slot */
+                *out = k;
+                goto out;
+            }
+            const struct bterm *t = &b->terms[k];
+            if (t->len == n && memcmp(t->s + 8, tmp + 8, n - 8) == 0) {
+                *out = k;
+                goto out;
+            }
+        }
+        j = (j + 1) & (b->hcap - 1);
+    }
+    if (grow((void **)&b->terms, &b->tcap, b->nterms + 1, sizeof *b->terms) < 0) {
+        rc = ERR_NOMEM;
+        goto out;
+    }
+    struct bterm *t = &b->terms[b->nterms];
+    memset(t, 0, sizeof *t);
+    t->s = malloc(n);
+    if (t->s == NULL) {
+        rc = ERR_NOMEM;
+        goto out;
+    }
+    memcpy(t->s, tmp, n);
+    t->len = (uint32_t)n;
+    t->kind = kind;
+    b->hash[j] = (struct hslot){(uint32_t)b->nterms + 1, lt, p8};
+    *out = (uint32_t)b->nterms++;
+out:
+    return rc;
+}
+
+static int term_id(struct eng_builder *b, char pre, const char *s, size_t len, uint8_t kind,
+                   uint32_t *out)
+{
+    char small[LIMIT_TOKEN_BYTES + 8], *tmp = small;
+    size_t n = len + (pre != 0);
+    int rc;
+
+    if (n > sizeof small && (tmp = malloc(n)) == NULL) /* long meta terms (hex of domains) */
+        return ERR_NOMEM;
+    if (pre)
+        tmp[0] = pre;
+    memcpy(tmp + (pre != 0), s, len);
+    rc = term_find(b, tmp, n, hash_bytes(tmp, n), kind, out);
+    if (tmp != small)
+        free(tmp);
+    return rc;
+}
+
+static int occ_add(struct eng_builder *b, uint32_t term, uint32_t field, uint32_t pos)
+{
+    if (grow((void **)&b->occ, &b->occap, b->nocc + 1, sizeof *b->occ) < 0)
+        return ERR_NOMEM;
+    b->occ[b->nocc++] = (struct occ){term, field, pos};
+    return 0;
+}
+
+struct tok_ctx {
+    struct eng_builder *b;
+    uint32_t field;
+    uint32_t ntok;
+    char lang[LANG_MAX + 1];
+};
+
+static int pend_resolve(struct eng_builder *b)
+{
+    struct pend *e = &b->ring[b->rhead];
+    uint32_t id;
+    b->rhead = (b->rhead + 1) % PEND_MAX;
+    b->rn--;
+    if (term_find(b, e->text, e->len, e->hv, e->kind, &id) < 0 ||
+        occ_add(b, id, e->field, e->pos) < 0)
+        return ERR_NOMEM;
+    return 0;
+}
+
+static int pend_drain(struct eng_builder *b)
+{
+    while (b->rn > 0) {
+        if (pend_resolve(b) < 0)
+            return ERR_NOMEM;
+    }
+    return 0;
+}
+
+/* Queue term (pre, s[0..len)) of a token, prefetching its hash slot. */
+static int pend_push(struct eng_builder *b, char pre, const char *s, size_t len, uint8_t kind,
+                     uint32_t field, uint32_t pos)
+{
+    if (b->rn == PEND_MAX && pend_resolve(b) < 0)
+        return ERR_NOMEM;
+    struct pend *e = &b->ring[(b->rhead + b->rn++) % PEND_MAX];
+    size_t n = len + (pre != 0);
+    if (pre)
+        e->text[0] = pre;
+    memcpy(e->text + (pre != 0), s, len);
+    e->len = (uint32_t)n;
+    e->kind = kind;
+    e->field = field;
+    e->pos = pos;
+    e->hv = hash_bytes(e->text, n);
+    if (b->hcap)
+        __builtin_prefetch(&b->hash[e->hv & (b->hcap - 1)]);
+    return 0;
+}
+
+/* Mirrors doc_token() of text/fts5_tokenizer.c. */
+static int on_token(const struct text_token *tok, void *arg)
+{
+    struct tok_ctx *d = arg;
+    char stem[LIMIT_TOKEN_BYTES + 1];
+    uint32_t pos = d->ntok++;
+    size_t len = tok->len < LIMIT_TOKEN_BYTES ? tok->len : LIMIT_TOKEN_BYTES;
+    int n;
+
+    if (pend_push(d->b, 0, tok->text, len, ENG_TERM_EXACT, d->field, pos) < 0)
+        return ERR_NOMEM;
+    if (d->lang[0] == '\0' || (tok->flags & TEXT_TOKEN_CJK))
+        return 0;
+    n = text_stem(d->lang, tok->text, tok->len, stem, sizeof stem);
+    if (n <= 0)
+        return 0;
+    if ((size_t)n == tok->len && memcmp(stem, tok->text, tok->len) == 0)
+        return 0;
+    if (pend_push(d->b, TEXT_FTS5_STEM_PREFIX[0], stem, (size_t)n, ENG_TERM_STEM, d->field, pos) <
+        0)
+        return ERR_NOMEM;
+    return 0;
+}
+
+/* One text column, given to the tokenizer as FTS5 gets it from the trigger:
+ * "\x1F" language "\x1F" text. Returns its token count or ERR_NOMEM. */
+static int add_column(struct eng_builder *b, uint32_t field, const char *language, const char *text,
+                      uint32_t *ntok)
+{
+    size_t ll = strlen(language), tl = text ? strlen(text) : 0, n = ll + 2 + tl, base = 0;
+    struct tok_ctx d = {.b = b, .field = field};
+    char *s = malloc(n + 1);
+    int rc;
+
+    if (s == NULL)
+        return ERR_NOMEM;
+    s[0] = TEXT_FTS5_LANG_MARK;
+    memcpy(s + 1, language, ll);
+    s[ll + 1] = TEXT_FTS5_LANG_MARK;
+    if (tl)
+        memcpy(s + ll + 2, text, tl);
+    s[n] = '\0';
+    /* The header parse of newsd_tokenize(), byte for byte. */
+    const char *close =
+        memchr(s + 1, TEXT_FTS5_LANG_MARK, n - 1 < LANG_MAX + 1 ? n - 1 : LANG_MAX + 1);
+    if (close != NULL) {
+        size_t len = (size_t)(close - s - 1);
+        for (size_t i = 0; i < len; i++) {
+            char ch = s[1 + i];
+            d.lang[i] = (char)(ch >= 'A' && ch <= 'Z' ? ch + ('a' - 'A') : ch);
+        }
+        d.lang[len] = '\0';
+        if (!text_lang_has_stemmer(d.lang))
+            d.lang[0] = '\0';
+        base = len + 2;
+    }
+    rc = text_tokenize(s + base, n - base, on_token, &d);
+    if (rc == 0)
+        rc = pend_drain(b);
+    b->rn = 0;
+    free(s);
+    *ntok = d.ntok;
+    return rc ? ERR_NOMEM : 0;
+}
+
+static int cmp_occ(const void *x, const void *y)
+{
+    const struct occ *a = x, *b = y;
+    if (a->term != b->term)
+        return a->term < b->term ? -1 : 1;
+    if (a->field != b->field)
+        return a->field < b->field ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* Append the postings of the current document's occurrences. */
+static int flush_doc(struct eng_builder *b, uint32_t doc)
+{
+    uint8_t tmp[16];
+    qsort(b->occ, b->nocc, sizeof *b->occ, cmp_occ);
+    for (size_t i = 0; i < b->nocc;) {
+        /* Two-stage prefetch: the term 32 occurrences ahead, and the tails
+         * of the term 16 ahead (its struct is on its way by now). */
+        if (i + 32 < b->nocc)
+            __builtin_prefetch(&b->terms[b->occ[i + 32].term]);
+        if (i + 16 < b->nocc) {
+            const struct bterm *u = &b->terms[b->occ[i + 16].term];
+            if (u->docs)
+                __builtin_prefetch(u->docs + u->n, 1);
+            if (u->data)
+                __builtin_prefetch(u->data + u->dlen, 1);
+        }
+        struct bterm *t = &b->terms[b->occ[i].term];
+        size_t j = i;
+        while (j < b->nocc && b->occ[j].term == b->occ[i].term)
+            j++;
+        size_t cap = t->cap;
+        if (grow((void **)&t->docs, &cap, t->n + 1, sizeof *t->docs) < 0)
+            return ERR_NOMEM;
+        cap = t->cap;
+        if (grow((void **)&t->doff, &cap, t->n + 1, sizeof *t->doff) < 0)
+            return ERR_NOMEM;
+        t->cap = (uint32_t)cap;
+        t->docs[t->n] = doc;
+        t->doff[t->n] = t->dlen;
+        t->n++;
+        if (t->kind != ENG_TERM_META) {
+            /* worst case: mask + per occurrence 5 bytes + 3 tfs */
+            size_t need = t->dlen + 1 + 15 + 5 * (j - i), dcap = t->dcap;
+            if (grow((void **)&t->data, &dcap, need, 1) < 0)
+                return ERR_NOMEM;
+            t->dcap = (uint32_t)dcap;
+            unsigned mask = 0;
+            for (size_t k = i; k < j; k++)
+                mask |= 1u << b->occ[k].field;
+            t->data[t->dlen++] = (uint8_t)mask;
+            for (size_t k = i; k < j;) {
+                size_t e = k;
+                while (e < j && b->occ[e].field == b->occ[k].field)
+                    e++;
+                size_t w = eng_varint_put(tmp, (uint32_t)(e - k));
+                memcpy(t->data + t->dlen, tmp, w);
+                t->dlen += (uint32_t)w;
+                if (t->kind == ENG_TERM_EXACT) {
+                    uint32_t prev = 0;
+                    for (size_t m = k; m < e; m++) {
+                        uint32_t p = b->occ[m].pos;
+                        w = eng_varint_put(tmp, m == k ? p : p - prev);
+                        memcpy(t->data + t->dlen, tmp, w);
+                        t->dlen += (uint32_t)w;
+                        prev = p;
+                    }
+                }
+                k = e;
+            }
+        }
+        i = j;
+    }
+    b->nocc = 0;
+    return 0;
+}
+
+int eng_builder_add(struct eng_builder *b, const struct eng_row *r)
+{
+    const char *lang = r->language ? r->language : "";
+    const char *texts[ENG_FIELDS] = {r->title, r->description, r->content};
+    uint32_t doc = (uint32_t)b->n, dl = 0, ntok;
+    size_t cap = b->cap;
+    int rc;
+
+    if (grow((void **)&b->ids, &cap, b->n + 1, sizeof *b->ids) < 0)
+        return ERR_NOMEM;
+    cap = b->cap;
+    if (grow((void **)&b->pub, &cap, b->n + 1, sizeof *b->pub) < 0)
+        return ERR_NOMEM;
+    cap = b->cap;
+    if (grow((void **)&b->dl, &cap, b->n + 1, sizeof *b->dl) < 0)
+        return ERR_NOMEM;
+    cap = b->cap;
+    if (grow((void **)&b->src, &cap, b->n + 1, sizeof *b->src) < 0)
+        return ERR_NOMEM;
+    b->cap = cap;
+    b->nocc = 0;
+    for (uint32_t f = 0; f < ENG_FIELDS; f++) {
+        if ((rc = add_column(b, f, lang, texts[f], &ntok)) < 0)
+            return rc;
+        dl += ntok;
+    }
+    if (r->meta_terms) {
+        const char *s = r->meta_terms;
+        while (*s) {
+            while (*s == ' ')
+                s++;
+            const char *e = s;
+            while (*e && *e != ' ')
+                e++;
+            if (e > s) {
+                uint32_t id;
+                if (term_id(b, ENG_META_MARK, s, (size_t)(e - s), ENG_TERM_META, &id) < 0 ||
+                    occ_add(b, id, 0, dl) < 0)
+                    return ERR_NOMEM;
+                dl++;
+            }
+            s = e;
+        }
+    }
+    if ((rc = flush_doc(b, doc)) < 0)
+        return rc;
+    b->ids[doc] = r->id;
+    b->pub[doc] = r->published_at;
+    b->dl[doc] = dl;
+    b->src[doc] = r->src;
+    b->n++;
+    return 0;
+}
+
+/* --- finishing: sort docs newest first, encode postings ------------------ */
+
+static _Thread_local const int64_t *sort_ids; /* qsort context */
+
+static int cmp_doc_desc(const void *x, const void *y)
+{
+    int64_t a = sort_ids[*(const uint32_t *)x], b = sort_ids[*(const uint32_t *)y];
+    return a > b ? -1 : a < b;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+static _Thread_local const struct bterm *sort_terms;
+
+static int cmp_term(const void *x, const void *y)
+{
+    const struct bterm *a = &sort_terms[*(const uint32_t *)x],
+                       *b = &sort_terms[*(const uint32_t *)y];
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = memcmp(a->s, b->s, n);
+    if (c)
+        return c;
+    return a->len < b->len ? -1 : a->len > b->len;
+}
+
+struct obuf {
+    uint8_t *p;
+    size_t n, cap;
+};
+
+static int obuf_put(struct obuf *o, const void *p, size_t n)
+{
+    if (n == 0)
+        return 0;
+    if (grow((void **)&o->p, &o->cap, o->n + n, 1) < 0)
+        return ERR_NOMEM;
+    memcpy(o->p + o->n, p, n);
+    o->n += n;
+    return 0;
+}
+
+static int obuf_align(struct obuf *o)
+{
+    static const uint8_t zero[8];
+    return obuf_put(o, zero, (8 - (o->n & 7)) & 7);
+}
+
+/* Encode term t (postings remapped by newdoc) into post. */
+static int encode_term(struct obuf *post, struct obuf *docs, struct obuf *data,
+                       const struct bterm *t, const uint32_t *newdoc, uint64_t *keys,
+                       struct eng_term *out)
+{
+    uint32_t n = t->n, nblocks = (n + ENG_BLOCK - 1) / ENG_BLOCK;
+    struct eng_skip *skip = calloc(nblocks ? nblocks : 1, sizeof *skip);
+    uint8_t tmp[8];
+    uint32_t prev = UINT32_MAX;
+    int rc = 0;
+
+    if (skip == NULL)
+        return ERR_NOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        keys[i] = (uint64_t)newdoc[t->docs[i]] << 32 | i;
+    /* Ingest order is mostly oldest first, i.e. the reverse of docid order. */
+    bool desc = true;
+    for (uint32_t i = 1; i < n && desc; i++)
+        desc = keys[i] < keys[i - 1];
+    if (desc) {
+        for (uint32_t i = 0; i < n / 2; i++) {
+            uint64_t x = keys[i];
+            keys[i] = keys[n - 1 - i];
+            keys[n - 1 - i] = x;
+        }
+    } else {
+        qsort(keys, n, sizeof *keys, cmp_u64);
+    }
+    docs->n = 0;
+    data->n = 0;
+    for (uint32_t i = 0; i < n && rc == 0; i++) {
+        uint32_t d = (uint32_t)(keys[i] >> 32), k = (uint32_t)keys[i];
+        if (i % ENG_BLOCK == 0) {
+            skip[i / ENG_BLOCK].doc_off = (uint32_t)docs->n;
+            skip[i / ENG_BLOCK].data_off = (uint32_t)data->n;
+        }
+        rc = obuf_put(docs, tmp, eng_varint_put(tmp, d - prev - 1));
+        prev = d;
+        if (i % ENG_BLOCK == ENG_BLOCK - 1 || i == n - 1)
+            skip[i / ENG_BLOCK].last = d;
+        if (rc == 0 && t->kind != ENG_TERM_META) {
+            uint32_t end = k + 1 < n ? t->doff[k + 1] : t->dlen;
+            rc = obuf_put(data, t->data + t->doff[k], end - t->doff[k]);
+        }
+    }
+    if (rc == 0)
+        rc = obuf_align(post);
+    out->off = post->n;
+    out->df = n;
+    out->nblocks = nblocks;
+    out->docs_len = (uint32_t)docs->n;
+    out->kind = t->kind;
+    if (rc == 0)
+        rc = obuf_put(post, skip, nblocks * sizeof *skip);
+    if (rc == 0)
+        rc = obuf_put(post, docs->p, docs->n);
+    if (rc == 0)
+        rc = obuf_put(post, data->p, data->n);
+    free(skip);
+    return rc;
+}
+
+int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
+{
+    struct eng_segment *s = calloc(1, sizeof *s);
+    uint32_t *order = NULL, *newdoc = NULL, *torder = NULL;
+    uint64_t *keys = NULL;
+    struct obuf post = {0}, docs = {0}, data = {0}, strs = {0};
+    size_t maxdf = 1;
+    int rc = ERR_NOMEM;
+
+    *out = NULL;
+    if (s == NULL)
+        goto out;
+    atomic_init(&s->ref, 1);
+    s->n = (uint32_t)b->n;
+    order = malloc((b->n + 1) * sizeof *order);
+    newdoc = malloc((b->n + 1) * sizeof *newdoc);
+    s->ids = malloc((b->n + 1) * sizeof *s->ids);
+    s->pub = malloc((b->n + 1) * sizeof *s->pub);
+    s->dl = malloc((b->n + 1) * sizeof *s->dl);
+    s->src = malloc((b->n + 1) * sizeof *s->src);
+    torder = malloc((b->nterms + 1) * sizeof *torder);
+    s->terms = calloc(b->nterms + 1, sizeof *s->terms);
+    if (!order || !newdoc || !s->ids || !s->pub || !s->dl || !s->src || !torder || !s->terms)
+        goto out;
+    for (size_t i = 0; i < b->n; i++)
+        order[i] = (uint32_t)i;
+    sort_ids = b->ids;
+    qsort(order, b->n, sizeof *order, cmp_doc_desc);
+    for (size_t i = 0; i < b->n; i++) {
+        uint32_t l = order[i];
+        newdoc[l] = (uint32_t)i;
+        s->ids[i] = b->ids[l];
+        s->pub[i] = b->pub[l];
+        s->dl[i] = b->dl[l];
+        s->src[i] = b->src[l];
+        s->ntoken += b->dl[l];
+    }
+    for (size_t i = 0; i < b->nterms; i++) {
+        torder[i] = (uint32_t)i;
+        if (b->terms[i].n > maxdf)
+            maxdf = b->terms[i].n;
+    }
+    sort_terms = b->terms;
+    qsort(torder, b->nterms, sizeof *torder, cmp_term);
+    keys = malloc(maxdf * sizeof *keys);
+    if (keys == NULL)
+        goto out;
+    for (size_t i = 0; i < b->nterms; i++) {
+        struct bterm *t = &b->terms[torder[i]];
+        struct eng_term *et = &s->terms[i];
+        if ((rc = encode_term(&post, &docs, &data, t, newdoc, keys, et)) < 0)
+            goto out;
+        et->str = (uint32_t)strs.n;
+        et->len = t->len;
+        if ((rc = obuf_put(&strs, t->s, t->len)) < 0)
+            goto out;
+        bterm_release(t); /* keep the peak down: the builder is spent anyway */
+        memset(t, 0, sizeof *t);
+    }
+    s->nterms = b->nterms;
+    s->post = post.p;
+    s->post_len = post.n;
+    s->strs = (char *)strs.p;
+    post.p = NULL;
+    strs.p = NULL;
+    *out = s;
+    s = NULL;
+    rc = 0;
+out:
+    /* The builder is emptied either way. */
+    for (size_t i = 0; i < b->nterms; i++)
+        bterm_release(&b->terms[i]);
+    b->nterms = 0;
+    b->n = 0;
+    free(b->hash);
+    b->hash = NULL;
+    b->hcap = 0;
+    free(order);
+    free(newdoc);
+    free(torder);
+    free(keys);
+    free(post.p);
+    free(docs.p);
+    free(data.p);
+    free(strs.p);
+    eng_segment_unref(s);
+    return rc;
+}
+
+void eng_segment_unref(struct eng_segment *s)
+{
+    if (s == NULL || atomic_fetch_sub(&s->ref, 1) != 1)
+        return;
+    free(s->ids);
+    free(s->pub);
+    free(s->dl);
+    free(s->src);
+    free(s->terms);
+    free(s->strs);
+    free(s->post);
+    free(s);
+}
+
+const struct eng_term *eng_segment_term(const struct eng_segment *s, const char *t, size_t len)
+{
+    size_t lo = 0, hi = s->nterms;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct eng_term *m = &s->terms[mid];
+        size_t n = m->len < len ? m->len : len;
+        int c = memcmp(s->strs + m->str, t, n);
+        if (c == 0)
+            c = m->len < len ? -1 : m->len > len;
+        if (c == 0)
+            return m;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+uint32_t eng_segment_first_le(const struct eng_segment *s, int64_t hi)
+{
+    uint32_t lo = 0, h = s->n;
+    while (lo < h) {
+        uint32_t mid = lo + (h - lo) / 2;
+        if (s->ids[mid] > hi)
+            lo = mid + 1;
+        else
+            h = mid;
+    }
+    return lo;
+}
+
+uint32_t eng_segment_find(const struct eng_segment *s, int64_t id)
+{
+    uint32_t d = eng_segment_first_le(s, id);
+    return d < s->n && s->ids[d] == id ? d : ENG_END;
+}

@@ -1,0 +1,716 @@
+/* index/engine/: the purpose-built index checked against the FTS5 backend
+ * as the oracle (ENGINE.md). Both backends open the same store file, built
+ * from the real-article fixtures of tests/data/api; every query of the bench
+ * mix (bench/querymix.tsv, decoded as bench_index decodes it) and a few
+ * hundred random queries and filters must give the same total and the same
+ * ids in the same order (relevancy included: the engine computes FTS5's
+ * bm25 over the same statistics; the whole matched set is compared too, so
+ * a page boundary cannot hide a difference). Then: following the
+ * table (new rows, upserts by URL, deletions, merges), a spent time budget,
+ * an empty store. Everything runs twice: with the whole corpus in one
+ * segment, and cut into segments of 37 documents. */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "../../bench/common.h" /* the bench query mix */
+#include "index/backend.h"
+#include "ingest/ingest.h"
+#include "query/query.h"
+#include "store/store.h"
+#include "store/sqlite/db.h"
+#include "text/text.h"
+#include "util/arena.h"
+#include "util/err.h"
+
+#define DATA "../data/api/"
+#define MAX_WORDS 3000
+#define MAX_TITLES 600
+#define RANDOM_QUERIES 400
+
+struct fixture {
+    char dir[64];
+    struct store *s;
+    struct index_backend *fts, *eng;
+    /* what random queries are made of */
+    char *words[MAX_WORDS];
+    size_t n_words;
+    char *titles[MAX_TITLES]; /* token lists "a b c" of titles, for phrases */
+    size_t n_titles;
+    char *sources[64], *domains[64];
+    size_t n_sources, n_domains;
+    int64_t t_min, t_max;
+    /* relevancy pages whose order was FTS5's too */
+    unsigned rel_same, rel_total;
+};
+
+static void remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            char child[512];
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+            remove_tree(child);
+        }
+        closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static void import(struct fixture *f, const char *file)
+{
+    struct ingest_options opt = {.now = 1700000000};
+    struct ingest_stats st;
+    struct err err;
+    FILE *null = fopen("/dev/null", "w");
+    err_clear(&err);
+    opt.report = null;
+    assert_int_equal(ingest_import_file(f->s, file, &opt, &st, &err), 0);
+    fclose(null);
+}
+
+/* NEWSD_ENGINE_DIFF_STORE=DIR: compare on an existing store (e.g. a bench
+ * store) instead, read-only: only the query tests run. */
+#define DIFF_STORE_ENV "NEWSD_ENGINE_DIFF_STORE"
+
+static struct fixture *fixture_new(bool with_corpus)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    struct err err;
+    size_t n;
+    assert_non_null(f);
+    err_clear(&err);
+    if (with_corpus && getenv(DIFF_STORE_ENV)) {
+        assert_int_equal(store_open(&f->s, getenv(DIFF_STORE_ENV), &err), 0);
+        assert_int_equal(index_fts5_new(&f->fts, store_sqlite_path(f->s), &err), 0);
+        assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), NULL, &err), 0);
+        return f; /* f->dir stays "": nothing to remove */
+    }
+    snprintf(f->dir, sizeof f->dir, "/tmp/newsd-engine-XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    assert_int_equal(store_open(&f->s, f->dir, &err), 0);
+    if (with_corpus) {
+        assert_int_equal(ingest_sources_import(f->s, DATA "sources.jsonl", &n, &err), 0);
+        import(f, DATA "articles.jsonl");
+        import(f, DATA "handmade.jsonl");
+    }
+    assert_int_equal(index_fts5_new(&f->fts, store_sqlite_path(f->s), &err), 0);
+    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), NULL, &err), 0);
+    return f;
+}
+
+static void fixture_free(struct fixture *f)
+{
+    f->eng->free(f->eng);
+    f->fts->free(f->fts);
+    store_close(f->s);
+    if (f->dir[0])
+        remove_tree(f->dir);
+    for (size_t i = 0; i < f->n_words; i++)
+        free(f->words[i]);
+    for (size_t i = 0; i < f->n_titles; i++)
+        free(f->titles[i]);
+    for (size_t i = 0; i < f->n_sources; i++)
+        free(f->sources[i]);
+    for (size_t i = 0; i < f->n_domains; i++)
+        free(f->domains[i]);
+    free(f);
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Run req on both backends and require the same answer; returns the total. */
+static uint64_t same_answer(struct fixture *f, const struct index_request *req, const char *what)
+{
+    struct arena a;
+    struct index_result ra, rb;
+    struct err ea, eb;
+    int rca, rcb;
+
+    arena_init(&a, 0);
+    err_clear(&ea);
+    err_clear(&eb);
+    rca = f->fts->search(f->fts, &a, req, &ra, &ea);
+    rcb = f->eng->search(f->eng, &a, req, &rb, &eb);
+    if (rca != rcb || (rca == 0 && ra.total != rb.total))
+        print_message("%s: fts5 rc %d total %llu (%s), engine rc %d total %llu (%s)\n", what, rca,
+                      (unsigned long long)ra.total, ea.msg, rcb, (unsigned long long)rb.total,
+                      eb.msg);
+    assert_int_equal(rca, rcb);
+    if (rca < 0) {
+        arena_release(&a);
+        return 0;
+    }
+    assert_int_equal(ra.total, rb.total);
+    assert_int_equal(ra.n, rb.n);
+    /* Page order, relevancy included. */
+    bool same = true;
+    for (size_t i = 0; i < ra.n; i++) {
+        if (ra.articles[i].id != rb.articles[i].id) {
+            print_message("%s: row %zu differs\n", what, i);
+            same = false;
+            break;
+        }
+        assert_string_equal(ra.articles[i].canonical_url, rb.articles[i].canonical_url);
+    }
+    if (req->sort == INDEX_SORT_RELEVANCY && ra.total > 0) {
+        f->rel_total++;
+        f->rel_same += same;
+    }
+    assert_true(same);
+    if (req->sort == INDEX_SORT_RELEVANCY && ra.total > 0 && ra.total <= 5000) {
+        /* The whole matched set too (bounded for bench stores). */
+        struct index_request all = *req;
+        all.offset = 0;
+        all.limit = ra.total;
+        uint64_t total = ra.total;
+        assert_int_equal(f->fts->search(f->fts, &a, &all, &ra, &ea), 0);
+        assert_int_equal(f->eng->search(f->eng, &a, &all, &rb, &eb), 0);
+        assert_int_equal(ra.n, total);
+        assert_int_equal(rb.n, total);
+        int64_t *x = calloc(total, sizeof *x), *y = calloc(total, sizeof *y);
+        for (size_t i = 0; i < total; i++) {
+            x[i] = ra.articles[i].id;
+            y[i] = rb.articles[i].id;
+        }
+        qsort(x, total, sizeof *x, cmp_i64);
+        qsort(y, total, sizeof *y, cmp_i64);
+        assert_memory_equal(x, y, total * sizeof *x);
+        free(x);
+        free(y);
+    }
+    uint64_t t = ra.total;
+    arena_release(&a);
+    return t;
+}
+
+/* --- the corpus' words, titles, sources, domains ----------------------------- */
+
+static int collect_token(const struct text_token *tok, void *ctx)
+{
+    char **line = ctx; /* "a b c" */
+    size_t n = *line ? strlen(*line) : 0;
+    char *s = realloc(*line, n + tok->len + 2);
+    if (s == NULL)
+        return 1;
+    if (n)
+        s[n++] = ' ';
+    memcpy(s + n, tok->text, tok->len);
+    s[n + tok->len] = '\0';
+    *line = s;
+    return 0;
+}
+
+static bool has(char *const *v, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(v[i], s) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void learn_corpus(struct fixture *f)
+{
+    struct arena a;
+    /* The newest 2,000 are vocabulary enough (and bounded on a bench store). */
+    struct index_request req = {.from = INT64_MIN, .to = INT64_MAX, .limit = 2000};
+    struct index_result r;
+    struct err err;
+
+    arena_init(&a, 0);
+    err_clear(&err);
+    assert_int_equal(f->fts->search(f->fts, &a, &req, &r, &err), 0);
+    assert_true(r.n > 100);
+    f->t_min = INT64_MAX;
+    f->t_max = INT64_MIN;
+    for (size_t i = 0; i < r.n; i++) {
+        const struct article *art = &r.articles[i];
+        char *line = NULL;
+        if (art->published_at < f->t_min)
+            f->t_min = art->published_at;
+        if (art->published_at > f->t_max)
+            f->t_max = art->published_at;
+        if (art->title)
+            text_tokenize(art->title, strlen(art->title), collect_token, &line);
+        if (line && f->n_titles < MAX_TITLES)
+            f->titles[f->n_titles++] = strdup(line);
+        if (art->description)
+            text_tokenize(art->description, strlen(art->description), collect_token, &line);
+        for (char *w = line ? strtok(line, " ") : NULL; w; w = strtok(NULL, " ")) {
+            if (f->n_words < MAX_WORDS && !has(f->words, f->n_words, w))
+                f->words[f->n_words++] = strdup(w);
+        }
+        free(line);
+        if (art->source_id && f->n_sources < 64 && !has(f->sources, f->n_sources, art->source_id))
+            f->sources[f->n_sources++] = strdup(art->source_id);
+        if (art->domain && f->n_domains < 64 && !has(f->domains, f->n_domains, art->domain))
+            f->domains[f->n_domains++] = strdup(art->domain);
+    }
+    arena_release(&a);
+}
+
+/* --- random requests ------------------------------------------------------- */
+
+static unsigned rnd(unsigned n)
+{
+    return (unsigned)(rand() % (int)n);
+}
+
+static const char *word(struct fixture *f)
+{
+    /* Frequent words sit early in the list (they are met first). */
+    return f->words[rnd(2) ? rnd(f->n_words < 60 ? (unsigned)f->n_words : 60)
+                           : rnd((unsigned)f->n_words)];
+}
+
+/* Two or three consecutive tokens of a title, quoted. */
+static void phrase(struct fixture *f, char *out, size_t cap)
+{
+    char copy[1024], *toks[64];
+    size_t n = 0;
+    snprintf(copy, sizeof copy, "%s", f->titles[rnd((unsigned)f->n_titles)]);
+    for (char *t = strtok(copy, " "); t && n < 64; t = strtok(NULL, " "))
+        toks[n++] = t;
+    if (n < 2) {
+        snprintf(out, cap, "\"%s\"", n ? toks[0] : "x");
+        return;
+    }
+    size_t len = 2 + rnd(2), at = rnd((unsigned)(n - 1));
+    if (at + len > n)
+        len = n - at;
+    size_t w = (size_t)snprintf(out, cap, "\"");
+    for (size_t i = 0; i < len; i++)
+        w += (size_t)snprintf(out + w, cap - w, "%s%s", i ? " " : "", toks[at + i]);
+    snprintf(out + w, cap - w, "\"");
+}
+
+static void operand(struct fixture *f, char *out, size_t cap, int depth)
+{
+    unsigned k = rnd(10);
+    if (k < 5)
+        snprintf(out, cap, "%s", word(f));
+    else if (k < 7)
+        phrase(f, out, cap);
+    else if (k < 8 && depth < 2) {
+        char a[256], b[256];
+        operand(f, a, sizeof a, depth + 1);
+        operand(f, b, sizeof b, depth + 1);
+        snprintf(out, cap, "(%s %s %s)", a, rnd(2) ? "OR" : "AND", b);
+    } else
+        snprintf(out, cap, "\"%s\"", word(f));
+}
+
+static void random_q(struct fixture *f, char *out, size_t cap)
+{
+    char a[256], b[256], c[256];
+    operand(f, a, sizeof a, 0);
+    operand(f, b, sizeof b, 0);
+    operand(f, c, sizeof c, 0);
+    switch (rnd(8)) {
+    case 0:
+        snprintf(out, cap, "%s", a);
+        break;
+    case 1:
+        snprintf(out, cap, "%s %s", a, b);
+        break;
+    case 2:
+        snprintf(out, cap, "%s OR %s", a, b);
+        break;
+    case 3:
+        snprintf(out, cap, "%s OR %s OR %s", a, b, c);
+        break;
+    case 4:
+        snprintf(out, cap, "%s -%s", a, word(f));
+        break;
+    case 5:
+        snprintf(out, cap, "+%s %s NOT %s", a, b, word(f));
+        break;
+    case 6:
+        snprintf(out, cap, "(%s OR %s) AND %s", a, b, c);
+        break;
+    default:
+        snprintf(out, cap, "%s AND NOT (%s OR %s)", a, b, c);
+        break;
+    }
+}
+
+static const char *const langs[] = {"en", "de", "fr", "es", "it", "ru", "ar", "zh", "he", "xx"};
+
+static bool random_request(struct fixture *f, struct arena *a, struct index_request *req,
+                           char *desc, size_t cap)
+{
+    char q[1024] = "";
+    struct err err;
+    memset(req, 0, sizeof *req);
+    req->from = INT64_MIN;
+    req->to = INT64_MAX;
+    if (rnd(10) < 8) {
+        random_q(f, q, sizeof q);
+        err_clear(&err);
+        if (query_parse(a, q, strlen(q), (struct query_node **)&req->q, &err) < 0)
+            return false;
+        if (rnd(4) == 0)
+            req->q_fields = 1 + rnd(7);
+    }
+    if (rnd(10) == 0) {
+        char t[256];
+        operand(f, t, sizeof t, 1);
+        err_clear(&err);
+        if (query_parse(a, t, strlen(t), (struct query_node **)&req->q_title, &err) < 0)
+            return false;
+    }
+    if (rnd(8) == 0) {
+        size_t n = 1 + rnd(3);
+        const char **v = arena_calloc(a, n, sizeof *v);
+        for (size_t i = 0; i < n; i++)
+            v[i] = rnd(5) ? f->sources[rnd((unsigned)f->n_sources)] : "no-such-source";
+        req->sources = v;
+        req->n_sources = n;
+    }
+    if (rnd(8) == 0) {
+        size_t n = 1 + rnd(3);
+        const char **v = arena_calloc(a, n, sizeof *v);
+        for (size_t i = 0; i < n; i++) {
+            const char *d = f->domains[rnd((unsigned)f->n_domains)];
+            const char *dot = strchr(d, '.');
+            /* a parent domain matches its subdomains */
+            v[i] = rnd(3) == 0 && dot && strchr(dot + 1, '.') ? dot + 1 : d;
+        }
+        req->domains = v;
+        req->n_domains = n;
+    }
+    if (rnd(8) == 0) {
+        const char **v = arena_calloc(a, 2, sizeof *v);
+        v[0] = f->domains[rnd((unsigned)f->n_domains)];
+        v[1] = f->domains[rnd((unsigned)f->n_domains)];
+        req->exclude_domains = v;
+        req->n_exclude_domains = 2;
+    }
+    if (rnd(5) == 0)
+        req->language = langs[rnd(sizeof langs / sizeof langs[0])];
+    if (rnd(15) == 0)
+        req->country = rnd(2) ? "us" : "gb";
+    if (rnd(15) == 0)
+        req->category = rnd(2) ? "business" : "science";
+    req->headlines_only = rnd(15) == 0;
+    if (rnd(4) == 0) {
+        int64_t span = f->t_max - f->t_min + 1;
+        req->from = f->t_min + (int64_t)(rand() % (span > 0 ? span : 1));
+        req->to = req->from + (int64_t)(rand() % (span > 0 ? span : 1));
+        if (rnd(4) == 0)
+            req->to = req->from - 1; /* an empty window */
+    }
+    req->sort = (enum index_sort)rnd(4);
+    req->limit = (size_t[]){1, 10, 100}[rnd(3)];
+    req->offset = req->limit * rnd(3);
+    snprintf(desc, cap, "q=[%s] fields=%u sort=%d lang=%s n_src=%zu n_dom=%zu excl=%zu", q,
+             req->q_fields, (int)req->sort, req->language ? req->language : "-", req->n_sources,
+             req->n_domains, req->n_exclude_domains);
+    return true;
+}
+
+/* --- tests -------------------------------------------------------------------- */
+
+static void the_bench_query_mix_gives_fts5s_answers(void **state)
+{
+    struct fixture *f = *state;
+    struct mix m = {0};
+    struct arena a;
+    struct err err;
+    size_t with_matches = 0;
+
+    assert_int_equal(mix_load(&m, "../../bench/querymix.tsv"), 0);
+    assert_true(m.n > 100);
+    for (size_t i = 0; i < m.n; i++) {
+        struct index_request req;
+        arena_init(&a, 0);
+        err_clear(&err);
+        assert_int_equal(bench_request_build(&a, m.q[i].params, &req, &err), 0);
+        with_matches += same_answer(f, &req, m.q[i].id) > 0;
+        arena_release(&a);
+    }
+    print_message("query mix: %zu queries, %zu with matches\n", m.n, with_matches);
+    mix_free(&m);
+}
+
+static void random_queries_give_fts5s_answers(void **state)
+{
+    struct fixture *f = *state;
+    size_t run = 0, with_matches = 0;
+
+    learn_corpus(f);
+    srand(20261123);
+    for (int i = 0; run < RANDOM_QUERIES && i < 20 * RANDOM_QUERIES; i++) {
+        struct arena a;
+        struct index_request req;
+        char desc[1500];
+        arena_init(&a, 0);
+        if (random_request(f, &a, &req, desc, sizeof desc)) {
+            with_matches += same_answer(f, &req, desc) > 0;
+            run++;
+        }
+        arena_release(&a);
+    }
+    print_message("random: %zu queries, %zu with matches; relevancy order as FTS5's in %u/%u\n",
+                  run, with_matches, f->rel_same, f->rel_total);
+    assert_int_equal(run, RANDOM_QUERIES);
+    assert_true(with_matches > RANDOM_QUERIES / 4); /* the generator finds real matches */
+}
+
+static uint64_t total_of(struct index_backend *b, const char *q)
+{
+    struct arena a;
+    struct index_request req = {.from = INT64_MIN, .to = INT64_MAX, .limit = 10};
+    struct index_result r;
+    struct err err;
+    arena_init(&a, 0);
+    err_clear(&err);
+    if (q)
+        assert_int_equal(query_parse(&a, q, strlen(q), (struct query_node **)&req.q, &err), 0);
+    assert_int_equal(b->search(b, &a, &req, &r, &err), 0);
+    arena_release(&a);
+    return r.total;
+}
+
+static void an_upsert_replaces_and_new_rows_are_found_at_once(void **state)
+{
+    struct fixture *f = *state;
+    uint64_t all = total_of(f->eng, NULL);
+
+    assert_int_equal(total_of(f->eng, "blorptitle"), 1);
+    assert_int_equal(total_of(f->eng, "snarfle"), 0);
+    /* update-1 replaces the blorptitle article, update-2 is new */
+    import(f, DATA "updates.jsonl");
+    assert_int_equal(total_of(f->eng, "snarfle"), 1);
+    assert_int_equal(total_of(f->eng, "blorptitle"), 0);
+    assert_int_equal(total_of(f->eng, "glimmerfen"), total_of(f->fts, "glimmerfen"));
+    assert_int_equal(total_of(f->eng, NULL), total_of(f->fts, NULL));
+    assert_true(total_of(f->eng, NULL) >= all);
+}
+
+static void a_deleted_row_leaves_the_index(void **state)
+{
+    struct fixture *f = *state;
+    sqlite3 *db;
+    uint64_t before = total_of(f->eng, NULL);
+
+    struct err err;
+    /* The store's own way in: the FTS5 triggers need the tokenizer. */
+    err_clear(&err);
+    assert_int_equal(store_sqlite_conn_open(&db, store_sqlite_path(f->s), false, &err), 0);
+    int rc = sqlite3_exec(db,
+                          "DELETE FROM articles WHERE id IN"
+                          " (SELECT id FROM articles ORDER BY id LIMIT 3)",
+                          NULL, NULL, NULL);
+    store_sqlite_conn_close(db);
+    assert_int_equal(rc, SQLITE_OK);
+    /* No new seq: the follower's poll (every 200 ms) finds it by the row count. */
+    int64_t until = now_ms() + 3000;
+    while (total_of(f->eng, NULL) != before - 3 && now_ms() < until)
+        usleep(50 * 1000);
+    assert_int_equal(total_of(f->eng, NULL), before - 3);
+    assert_int_equal(total_of(f->fts, NULL), before - 3);
+}
+
+static void many_small_batches_are_merged_and_still_agree(void **state)
+{
+    struct fixture *f = *state;
+    char url[64], title[64];
+    struct err err;
+
+    for (int i = 0; i < 40; i++) {
+        struct article art = {0};
+        struct store_put_stats st;
+        snprintf(url, sizeof url, "https://batch.example/%d", i % 30); /* the last 10 replace */
+        snprintf(title, sizeof title, "Zorblat batch %d story round%d", i % 30, i / 30);
+        art.url = url;
+        art.canonical_url = url;
+        art.title = title;
+        art.description = "Many small batches";
+        art.content = "Each batch is one segment until merged";
+        art.published_at = 1600000000 + (i % 7) * 3600;
+        art.domain = "batch.example";
+        snprintf(art.language, sizeof art.language, "en");
+        err_clear(&err);
+        assert_int_equal(store_articles_put(f->s, &art, 1, &st, &err), 0);
+        assert_int_equal(total_of(f->eng, "zorblat"), total_of(f->fts, "zorblat"));
+    }
+    assert_int_equal(total_of(f->eng, "zorblat"), 30);
+    assert_int_equal(total_of(f->eng, "round1"), 10);
+    assert_int_equal(total_of(f->eng, "round0"), 20);
+    struct index_request req = {.from = INT64_MIN, .to = INT64_MAX, .limit = 100};
+    struct arena a;
+    arena_init(&a, 0);
+    err_clear(&err);
+    assert_int_equal(query_parse(&a, "batch", 5, (struct query_node **)&req.q, &err), 0);
+    for (int s = 0; s < 4; s++) {
+        req.sort = (enum index_sort)s;
+        same_answer(f, &req, "batch");
+    }
+    arena_release(&a);
+}
+
+static void a_spent_time_budget_is_a_timeout(void **state)
+{
+    struct fixture *f = *state;
+    struct arena a;
+    struct index_request req = {.from = INT64_MIN, .to = INT64_MAX, .limit = 10};
+    struct index_result r;
+    struct err err;
+
+    arena_init(&a, 0);
+    err_clear(&err);
+    req.deadline_ms = now_ms() - 1;
+    assert_int_equal(f->eng->search(f->eng, &a, &req, &r, &err), ERR_TIMEOUT);
+    assert_int_equal(r.total, 0);
+    req.deadline_ms = now_ms() + 60000;
+    assert_int_equal(f->eng->search(f->eng, &a, &req, &r, &err), 0);
+    assert_true(r.total > 0);
+    arena_release(&a);
+}
+
+static void an_empty_store_has_no_matches_until_one_arrives(void **state)
+{
+    struct fixture *f = fixture_new(false);
+    struct err err;
+    int64_t t;
+    (void)state;
+
+    assert_int_equal(total_of(f->eng, NULL), 0);
+    assert_int_equal(total_of(f->eng, "anything"), 0);
+    err_clear(&err);
+    assert_int_equal(f->eng->newest_headline(f->eng, INT64_MAX, &t, &err), ERR_NOTFOUND);
+    import(f, DATA "updates.jsonl");
+    assert_int_equal(total_of(f->eng, NULL), 2);
+    assert_int_equal(total_of(f->eng, "snarfle"), 1);
+    assert_int_equal(f->eng->newest_headline(f->eng, INT64_MAX, &t, &err), 0);
+    int64_t t2;
+    assert_int_equal(f->fts->newest_headline(f->fts, INT64_MAX, &t2, &err), 0);
+    assert_int_equal(t, t2);
+    fixture_free(f);
+}
+
+static void newest_headline_agrees(void **state)
+{
+    struct fixture *f = *state;
+    struct err ea, eb;
+    int64_t cut[] = {INT64_MAX, f->t_max, (f->t_min + f->t_max) / 2, f->t_min, f->t_min - 1};
+    for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+        int64_t x = 0, y = 0;
+        err_clear(&ea);
+        err_clear(&eb);
+        int rx = f->fts->newest_headline(f->fts, cut[i], &x, &ea);
+        int ry = f->eng->newest_headline(f->eng, cut[i], &y, &eb);
+        assert_int_equal(rx, ry);
+        assert_int_equal(x, y);
+    }
+}
+
+/* FTS5 marks a whole AND subtree EOF when one child runs out
+ * (fts5ExprSetEof): a word of that AND left on the current row then gives
+ * no bm25 instances. Every handmade article says "Handmade fixture
+ * article."; "article handmade" never occurs in that order. */
+static void an_exhausted_and_under_or_scores_nothing(void **state)
+{
+    struct fixture *f = *state;
+    static const char *const qs[] = {
+        "handmade OR (fixture AND \"article handmade\")",
+        "(fixture AND \"article handmade\") OR handmade",
+        "handmade OR (fixture -\"fixture article\")",
+        "body OR (handmade AND (fixture \"article handmade\"))",
+    };
+    for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++) {
+        struct index_request req = {.from = INT64_MIN, .to = INT64_MAX, .limit = 100};
+        struct arena a;
+        struct err err;
+        arena_init(&a, 0);
+        err_clear(&err);
+        assert_int_equal(query_parse(&a, qs[i], strlen(qs[i]), (struct query_node **)&req.q, &err),
+                         0);
+        req.sort = INDEX_SORT_RELEVANCY;
+        assert_true(same_answer(f, &req, qs[i]) > 1);
+        arena_release(&a);
+    }
+}
+
+static struct fixture *shared;
+
+static int group_setup(void **state)
+{
+    (void)state;
+    shared = fixture_new(true);
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    fixture_free(shared);
+    text_thread_release();
+    return 0;
+}
+
+static int with_shared(void **state)
+{
+    *state = shared;
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(the_bench_query_mix_gives_fts5s_answers, with_shared),
+        cmocka_unit_test_setup(random_queries_give_fts5s_answers, with_shared),
+        cmocka_unit_test_setup(newest_headline_agrees, with_shared),
+        cmocka_unit_test_setup(an_exhausted_and_under_or_scores_nothing, with_shared),
+        cmocka_unit_test_setup(a_spent_time_budget_is_a_timeout, with_shared),
+        cmocka_unit_test_setup(an_upsert_replaces_and_new_rows_are_found_at_once, with_shared),
+        cmocka_unit_test_setup(a_deleted_row_leaves_the_index, with_shared),
+        cmocka_unit_test_setup(many_small_batches_are_merged_and_still_agree, with_shared),
+        cmocka_unit_test(an_empty_store_has_no_matches_until_one_arrives),
+    };
+    if (getenv(DIFF_STORE_ENV)) {
+        const struct CMUnitTest queries[] = {
+            cmocka_unit_test_setup(the_bench_query_mix_gives_fts5s_answers, with_shared),
+            cmocka_unit_test_setup(random_queries_give_fts5s_answers, with_shared),
+            cmocka_unit_test_setup(newest_headline_agrees, with_shared),
+        };
+        return cmocka_run_group_tests_name(getenv(DIFF_STORE_ENV), queries, group_setup,
+                                           group_teardown);
+    }
+    int failed = cmocka_run_group_tests_name("one segment", tests, group_setup, group_teardown);
+    /* Again with the initial load cut into segments of 37 documents, so that
+     * top-k merging across segments, per-segment deletions and merges are
+     * compared with FTS5 too. */
+    setenv("NEWSD_ENGINE_SEGMENT_DOCS", "37", 1);
+    failed += cmocka_run_group_tests_name("segments of 37", tests, group_setup, group_teardown);
+    return failed;
+}
