@@ -15,7 +15,6 @@
 #include "store/sqlite/db.h"
 #include "util/banned.h"
 
-#define FETCH_CHUNK 100 /* ids per "WHERE id IN (...)" */
 /* SQLite virtual-machine steps between two looks at the clock: small enough
  * that a query overruns its budget by well under a millisecond, large
  * enough that clock_gettime costs nothing measurable. */
@@ -55,91 +54,6 @@ static const char *page_sql(enum index_sort sort)
         return "SELECT rowid FROM articles_fts WHERE " FTS_WHERE
                " ORDER BY rowid DESC LIMIT ?4 OFFSET ?5";
     }
-}
-
-#define ARTICLE_COLUMNS                                                                            \
-    "id, seq, source_id, source_name, author, title, description, url, url_to_image,"              \
-    " published_at, content, canonical_url, domain, language, country, category, headline,"        \
-    " ingested_at"
-
-/* The current row (ARTICLE_COLUMNS) into *out, strings in the arena. */
-static int article_row(struct arena *a, sqlite3_stmt *st, struct article *out)
-{
-    const char *lang = NULL, *country = NULL;
-    int rc = 0;
-
-    memset(out, 0, sizeof *out);
-    out->id = sqlite3_column_int64(st, 0);
-    out->seq = sqlite3_column_int64(st, 1);
-    const char **strs[] = {&out->source_id,   &out->source_name, &out->author,      &out->title,
-                           &out->description, &out->url,         &out->url_to_image};
-    for (int i = 0; i < 7 && rc == 0; i++)
-        rc = store_sqlite_column_dup(a, st, 2 + i, strs[i]);
-    out->published_at = sqlite3_column_int64(st, 9);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 10, &out->content);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 11, &out->canonical_url);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 12, &out->domain);
-    lang = (const char *)sqlite3_column_text(st, 13);
-    country = (const char *)sqlite3_column_text(st, 14);
-    if (lang)
-        snprintf(out->language, sizeof out->language, "%s", lang);
-    if (country)
-        snprintf(out->country, sizeof out->country, "%s", country);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 15, &out->category);
-    out->headline = sqlite3_column_int(st, 16) != 0;
-    out->ingested_at = sqlite3_column_int64(st, 17);
-    return rc;
-}
-
-/* Fill arts[0..n) with the rows of ids[0..n), in that order; an id without
- * a row (impossible inside one snapshot) leaves its slot's id 0. */
-static int fetch_articles(sqlite3 *db, struct arena *a, const int64_t *ids, size_t n,
-                          struct article *arts, struct err *err)
-{
-    char sql[sizeof "SELECT " ARTICLE_COLUMNS " FROM articles WHERE id IN ()" + FETCH_CHUNK * 2];
-    sqlite3_stmt *st = NULL;
-    int rc = 0;
-
-    for (size_t base = 0; base < n && rc == 0; base += FETCH_CHUNK) {
-        size_t k = n - base < FETCH_CHUNK ? n - base : FETCH_CHUNK;
-        size_t len = (size_t)snprintf(sql, sizeof sql,
-                                      "SELECT " ARTICLE_COLUMNS " FROM articles WHERE id IN (");
-        /* Only placeholders are added: no value is ever part of the SQL. */
-        for (size_t i = 0; i < k; i++) {
-            if (i > 0)
-                sql[len++] = ',';
-            sql[len++] = '?';
-        }
-        sql[len++] = ')';
-        sql[len] = '\0';
-        if ((rc = store_sqlite_prepare(db, sql, &st, err)) < 0)
-            break;
-        for (size_t i = 0; i < k; i++)
-            sqlite3_bind_int64(st, (int)i + 1, ids[base + i]);
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-            int64_t id = sqlite3_column_int64(st, 0);
-            size_t j;
-            for (j = 0; j < k && ids[base + j] != id; j++)
-                ;
-            if (j == k)
-                continue;
-            if ((rc = article_row(a, st, &arts[base + j])) < 0) {
-                err_set(err, rc, "out of memory reading articles");
-                break;
-            }
-        }
-        if (rc == SQLITE_DONE)
-            rc = 0;
-        else if (rc > 0)
-            rc = store_sqlite_fail(db, rc, err);
-        sqlite3_finalize(st);
-        st = NULL;
-    }
-    return rc;
 }
 
 static int64_t clamp_i64(size_t v)
@@ -202,7 +116,7 @@ static int search_run(sqlite3 *db, struct arena *a, const struct index_request *
         rc = err_set(err, ERR_NOMEM, "out of memory for a page of results");
         goto out;
     }
-    if ((rc = fetch_articles(db, a, ids, n, out->articles, err)) < 0)
+    if ((rc = store_sqlite_articles_by_id(db, a, ids, n, out->articles, err)) < 0)
         goto out;
     /* Drop slots whose row vanished (cannot happen within one snapshot). */
     size_t kept = 0;

@@ -2,6 +2,7 @@
  * (store/sqlite/db.h). */
 #include "store/sqlite/db.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,6 +145,92 @@ int store_sqlite_bind_article(sqlite3_stmt *st, const struct article *a, int64_t
 #undef BIND_
     return rc;
 }
+
+#define FETCH_CHUNK 100 /* ids per "WHERE id IN (...)" */
+
+#define ARTICLE_COLUMNS                                                                            \
+    "id, seq, source_id, source_name, author, title, description, url, url_to_image,"              \
+    " published_at, content, canonical_url, domain, language, country, category, headline,"        \
+    " ingested_at"
+
+/* The current row (ARTICLE_COLUMNS) into *out, strings in the arena. */
+static int article_row(struct arena *a, sqlite3_stmt *st, struct article *out)
+{
+    const char *lang = NULL, *country = NULL;
+    int rc = 0;
+
+    memset(out, 0, sizeof *out);
+    out->id = sqlite3_column_int64(st, 0);
+    out->seq = sqlite3_column_int64(st, 1);
+    const char **strs[] = {&out->source_id,   &out->source_name, &out->author,      &out->title,
+                           &out->description, &out->url,         &out->url_to_image};
+    for (int i = 0; i < 7 && rc == 0; i++)
+        rc = store_sqlite_column_dup(a, st, 2 + i, strs[i]);
+    out->published_at = sqlite3_column_int64(st, 9);
+    if (rc == 0)
+        rc = store_sqlite_column_dup(a, st, 10, &out->content);
+    if (rc == 0)
+        rc = store_sqlite_column_dup(a, st, 11, &out->canonical_url);
+    if (rc == 0)
+        rc = store_sqlite_column_dup(a, st, 12, &out->domain);
+    lang = (const char *)sqlite3_column_text(st, 13);
+    country = (const char *)sqlite3_column_text(st, 14);
+    if (lang)
+        snprintf(out->language, sizeof out->language, "%s", lang);
+    if (country)
+        snprintf(out->country, sizeof out->country, "%s", country);
+    if (rc == 0)
+        rc = store_sqlite_column_dup(a, st, 15, &out->category);
+    out->headline = sqlite3_column_int(st, 16) != 0;
+    out->ingested_at = sqlite3_column_int64(st, 17);
+    return rc;
+}
+
+int store_sqlite_articles_by_id(sqlite3 *db, struct arena *a, const int64_t *ids, size_t n,
+                          struct article *arts, struct err *err)
+{
+    char sql[sizeof "SELECT " ARTICLE_COLUMNS " FROM articles WHERE id IN ()" + FETCH_CHUNK * 2];
+    sqlite3_stmt *st = NULL;
+    int rc = 0;
+
+    for (size_t base = 0; base < n && rc == 0; base += FETCH_CHUNK) {
+        size_t k = n - base < FETCH_CHUNK ? n - base : FETCH_CHUNK;
+        size_t len = (size_t)snprintf(sql, sizeof sql,
+                                      "SELECT " ARTICLE_COLUMNS " FROM articles WHERE id IN (");
+        /* Only placeholders are added: no value is ever part of the SQL. */
+        for (size_t i = 0; i < k; i++) {
+            if (i > 0)
+                sql[len++] = ',';
+            sql[len++] = '?';
+        }
+        sql[len++] = ')';
+        sql[len] = '\0';
+        if ((rc = store_sqlite_prepare(db, sql, &st, err)) < 0)
+            break;
+        for (size_t i = 0; i < k; i++)
+            sqlite3_bind_int64(st, (int)i + 1, ids[base + i]);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            int64_t id = sqlite3_column_int64(st, 0);
+            size_t j;
+            for (j = 0; j < k && ids[base + j] != id; j++)
+                ;
+            if (j == k)
+                continue;
+            if ((rc = article_row(a, st, &arts[base + j])) < 0) {
+                err_set(err, rc, "out of memory reading articles");
+                break;
+            }
+        }
+        if (rc == SQLITE_DONE)
+            rc = 0;
+        else if (rc > 0)
+            rc = store_sqlite_fail(db, rc, err);
+        sqlite3_finalize(st);
+        st = NULL;
+    }
+    return rc;
+}
+
 
 int store_sqlite_fulltext_get(sqlite3 *db, bool *on, struct err *err)
 {

@@ -116,6 +116,13 @@ int store_sqlite_fulltext_get(sqlite3 *db, bool *on, struct err *err);
  * transaction on db, a read-write connection. */
 int store_sqlite_fulltext_set(sqlite3 *db, bool on, struct err *err);
 
+/* Fill arts[0..n) with the article rows of ids[0..n), in that order, on
+ * db (the caller's transaction makes them one snapshot); an id without a
+ * row leaves its slot's id 0. Both search backends read pages this way, so
+ * they give byte-identical articles. Only placeholders enter the SQL. */
+int store_sqlite_articles_by_id(sqlite3 *db, struct arena *a, const int64_t *ids, size_t n,
+                                struct article *arts, struct err *err);
+
 /* Reads the current row of st into *item (a struct of the caller's kind),
  * copying strings into the arena. 0 or ERR_NOMEM. */
 typedef int (*store_sqlite_row_fn)(struct arena *a, sqlite3_stmt *st, void *item);
