@@ -4,7 +4,6 @@
  * give byte-identical articles. */
 #include "index/engine/internal.h"
 
-
 #include "store/sqlite/db.h"
 #include "util/banned.h"
 

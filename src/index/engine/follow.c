@@ -425,23 +425,6 @@ out:
     return rc;
 }
 
-static int query_i64(sqlite3 *db, const char *sql, int64_t *out, struct err *err)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = store_sqlite_prepare(db, sql, &st, err);
-    if (rc < 0)
-        return rc;
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        *out = sqlite3_column_int64(st, 0);
-        rc = 0;
-    } else {
-        rc = store_sqlite_fail(db, rc, err);
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
 /* --- merging ------------------------------------------------------------- */
 
 static unsigned tier(uint64_t n)
@@ -574,7 +557,7 @@ static int poll_once(struct index_engine *e, bool initial, struct err *err)
     int64_t dv = 0, rows = 0, applied = w->applied_seq;
     int rc;
 
-    if ((rc = query_i64(w->db, "PRAGMA data_version", &dv, err)) < 0)
+    if ((rc = store_sqlite_query_int(w->db, "PRAGMA data_version", &dv, err)) < 0)
         return rc;
     if (!initial && dv == w->data_version)
         return 0;
@@ -600,7 +583,7 @@ static int poll_once(struct index_engine *e, bool initial, struct err *err)
         }
     }
     if (rc == 0)
-        rc = query_i64(w->db, "SELECT count(*) FROM articles", &rows, err);
+        rc = store_sqlite_query_int(w->db, "SELECT count(*) FROM articles", &rows, err);
     if (rc == 0) {
         uint64_t live = live_count(w) + eng_builder_count(b);
         for (size_t i = 0; i < p.n; i++) {

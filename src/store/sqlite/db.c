@@ -83,6 +83,24 @@ int store_sqlite_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out, struc
     return 0;
 }
 
+int store_sqlite_query_int(sqlite3 *db, const char *sql, int64_t *out, struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = store_sqlite_prepare(db, sql, &st, err);
+    *out = 0;
+    if (rc < 0)
+        return rc;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *out = sqlite3_column_int64(st, 0);
+        rc = 0;
+    } else {
+        rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(db, rc, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int store_sqlite_exec(sqlite3 *db, const char *sql, struct err *err)
 {
     int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
@@ -187,7 +205,7 @@ static int article_row(struct arena *a, sqlite3_stmt *st, struct article *out)
 }
 
 int store_sqlite_articles_by_id(sqlite3 *db, struct arena *a, const int64_t *ids, size_t n,
-                          struct article *arts, struct err *err)
+                                struct article *arts, struct err *err)
 {
     char sql[sizeof "SELECT " ARTICLE_COLUMNS " FROM articles WHERE id IN ()" + FETCH_CHUNK * 2];
     sqlite3_stmt *st = NULL;
@@ -231,24 +249,14 @@ int store_sqlite_articles_by_id(sqlite3 *db, struct arena *a, const int64_t *ids
     return rc;
 }
 
-
 int store_sqlite_fulltext_get(sqlite3 *db, bool *on, struct err *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = store_sqlite_prepare(db,
-                                  "SELECT count(*) FROM sqlite_master"
-                                  " WHERE type = 'trigger' AND name = 'articles_fts_insert'",
-                                  &st, err);
-    if (rc < 0)
-        return rc;
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        *on = sqlite3_column_int(st, 0) > 0;
-        rc = 0;
-    } else {
-        rc = store_sqlite_fail(db, rc, err);
-    }
-    sqlite3_finalize(st);
+    int64_t n = 0;
+    int rc = store_sqlite_query_int(db,
+                                    "SELECT count(*) FROM sqlite_master"
+                                    " WHERE type = 'trigger' AND name = 'articles_fts_insert'",
+                                    &n, err);
+    *on = n > 0;
     return rc;
 }
 

@@ -70,6 +70,10 @@ void store_sqlite_conn_close(sqlite3 *db);
 /* Prepare one statement of static SQL. */
 int store_sqlite_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out, struct err *err);
 
+/* The integer in the first column of the first row of static SQL (0 when
+ * there is no row or it is NULL). */
+int store_sqlite_query_int(sqlite3 *db, const char *sql, int64_t *out, struct err *err);
+
 /* Run static SQL (no result rows wanted). */
 int store_sqlite_exec(sqlite3 *db, const char *sql, struct err *err);
 

@@ -86,25 +86,6 @@ static int meta_set(sqlite3 *db, const char *key, const char *text, int64_t num,
     return rc;
 }
 
-/* One integer from static SQL (0 when no row or NULL). */
-static int query_int(sqlite3 *db, const char *sql, int64_t *out, struct err *err)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = store_sqlite_prepare(db, sql, &st, err);
-    *out = 0;
-    if (rc < 0)
-        return rc;
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        *out = sqlite3_column_int64(st, 0);
-        rc = 0;
-    } else {
-        rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(db, rc, err);
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
 /* The store files of dir (database, WAL, shared memory). */
 static int files_remove(const char *dir, struct err *err)
 {
@@ -167,7 +148,8 @@ int store_replica_open(struct store_replica **out, const char *dir, const char *
     }
     if (have[0] == '\0') {
         int64_t rows = 0;
-        if ((rc = query_int(r->db->writer, "SELECT count(*) FROM articles", &rows, err)) < 0)
+        if ((rc = store_sqlite_query_int(r->db->writer, "SELECT count(*) FROM articles", &rows,
+                                         err)) < 0)
             goto out;
         if (rows > 0) {
             rc = err_set(err, ERR_INVALID,
@@ -219,7 +201,7 @@ int store_replica_position(struct store_replica *r, struct store_replica_positio
     if ((rc = meta_get_text(db, "replica_sources_rev", num, sizeof num, err)) < 0)
         goto out;
     out->sources_rev = num[0] ? strtoll(num, NULL, 10) : -1;
-    rc = query_int(db, "SELECT count(*) FROM articles", &out->articles, err);
+    rc = store_sqlite_query_int(db, "SELECT count(*) FROM articles", &out->articles, err);
 out:
     pthread_mutex_unlock(&r->db->write_lock);
     return rc;
