@@ -68,10 +68,10 @@ void eng_snap_publish(struct index_engine *e, struct eng_snap *s)
     eng_snap_unref(old); /* freed when the last search holding it ends */
 }
 
-/* Read-your-writes: when the table holds a seq the snapshot does not cover
- * yet (an import that just committed), wake the follower and wait for it,
- * up to CATCH_UP_MS or the request's deadline. One indexed max() per
- * search; deletions without a new row are left to the periodic poll. */
+/* Read-your-writes: when the table has moved past what the snapshot covers
+ * (ENG_HEAD_SQL: an import that just committed, or a cluster replica that
+ * applied a delete), wake the follower and wait for it, up to CATCH_UP_MS
+ * or the request's deadline. Two indexed lookups per search. */
 #define CATCH_UP_MS 1000
 static void catch_up(struct index_engine *e, int64_t deadline_ms)
 {
@@ -81,7 +81,7 @@ static void catch_up(struct index_engine *e, int64_t deadline_ms)
 
     if (store_sqlite_pool_get(e->readers, &db, NULL) < 0)
         return;
-    if (sqlite3_prepare_v2(db, "SELECT max(seq) FROM articles", -1, &st, NULL) == SQLITE_OK &&
+    if (sqlite3_prepare_v2(db, ENG_HEAD_SQL, -1, &st, NULL) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW)
         head = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
@@ -216,7 +216,7 @@ void *eng_follow_thread(void *arg)
         pthread_mutex_unlock(&e->stop_lock);
         err_clear(&err);
         int rc = eng_follow_poll(e, &err);
-        int64_t applied = eng_follow_applied(e);
+        int64_t applied = eng_follow_covered(e);
         /* Say it once per failure streak; the next poll retries. */
         if (rc < 0 && !failing)
             log_msg(LOG_WARN, "search index: cannot follow the store: %s", err_msg(&err, rc));
@@ -267,7 +267,7 @@ int index_engine_new(struct index_backend **out, const char *db_path, const char
     e->built_ms = mono_ms() - t0;
     /* The builder's scratch is gone: give its pages back (glibc keeps them). */
     malloc_trim(0);
-    e->pub_seq = eng_follow_applied(e);
+    e->pub_seq = eng_follow_covered(e);
     if (pthread_create(&e->thread, NULL, eng_follow_thread, e) != 0) {
         rc = err_set(err, ERR_NOMEM, "cannot start the index follower");
         goto out;

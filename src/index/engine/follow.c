@@ -31,6 +31,7 @@ struct eng_writer {
     sqlite3 *db;
     int64_t data_version;
     int64_t applied_seq;
+    int64_t covered; /* ENG_HEAD_SQL as of the last successful poll */
     /* canonical_url hash → article id (open addressing, key 0 = empty) */
     uint64_t *ukeys;
     int64_t *uvals;
@@ -554,7 +555,7 @@ static int poll_once(struct index_engine *e, bool initial, struct err *err)
     struct eng_builder *b = NULL;
     struct eng_segment *seg = NULL;
     struct pending p = {0};
-    int64_t dv = 0, rows = 0, applied = w->applied_seq;
+    int64_t dv = 0, rows = 0, head = 0, applied = w->applied_seq;
     int rc;
 
     if ((rc = store_sqlite_query_int(w->db, "PRAGMA data_version", &dv, err)) < 0)
@@ -584,6 +585,8 @@ static int poll_once(struct index_engine *e, bool initial, struct err *err)
     }
     if (rc == 0)
         rc = store_sqlite_query_int(w->db, "SELECT count(*) FROM articles", &rows, err);
+    if (rc == 0)
+        rc = store_sqlite_query_int(w->db, ENG_HEAD_SQL, &head, err);
     if (rc == 0) {
         uint64_t live = live_count(w) + eng_builder_count(b);
         for (size_t i = 0; i < p.n; i++) {
@@ -616,6 +619,7 @@ static int poll_once(struct index_engine *e, bool initial, struct err *err)
         goto out;
     }
     applied = w->applied_seq;
+    w->covered = head;
     rc = maybe_merge(e, err);
 out:
     w->applied_seq = applied; /* after a failure the same rows are read again */
@@ -625,9 +629,9 @@ out:
     return rc;
 }
 
-int64_t eng_follow_applied(const struct index_engine *e)
+int64_t eng_follow_covered(const struct index_engine *e)
 {
-    return e->w ? e->w->applied_seq : 0;
+    return e->w ? e->w->covered : 0;
 }
 
 int eng_follow_poll(struct index_engine *e, struct err *err)

@@ -184,8 +184,18 @@ void eng_snap_publish(struct index_engine *e, struct eng_snap *s);
 
 /* Open the writer's connection and load every article. */
 int eng_follow_open(struct index_engine *e, struct err *err);
-/* Highest seq applied so far (the writer's; read it on its thread). */
-int64_t eng_follow_applied(const struct index_engine *e);
+/* How far the table has changed, as one number that every insert, update
+ * and (in a cluster replica, whose position advances with tombstones)
+ * delete moves: max(seq) of the rows, or the replica's position in the
+ * store's log when that is higher. The read-your-writes check compares it
+ * with what the published snapshot covers. */
+#define ENG_HEAD_SQL                                                                               \
+    "SELECT max(coalesce((SELECT max(seq) FROM articles), 0),"                                     \
+    " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'replica_seq'), 0))"
+/* The head (ENG_HEAD_SQL) the last successful poll read in the same
+ * transaction as the rows it applied (the writer's; read it on its
+ * thread). */
+int64_t eng_follow_covered(const struct index_engine *e);
 /* Apply new / deleted rows once; 0 or an ERR_*. */
 int eng_follow_poll(struct index_engine *e, struct err *err);
 void eng_follow_close(struct index_engine *e);
