@@ -128,7 +128,9 @@ fifo="$work/serve.out"
 "$newsd" serve --store "$store" --listen 127.0.0.1:0 --quiet >"$fifo" 2>"$work/serve.err" &
 server_pid=$!
 url=""
-for _ in $(seq 1 300); do
+# The engine builds its index before listening: minutes for millions of
+# articles, so wait as long as the server lives (up to 3 hours).
+for _ in $(seq 1 108000); do
     url=$(sed -n 's/^listening on \(http:[^ ]*\).*/\1/p' "$fifo" | head -n 1)
     [ -n "$url" ] && break
     if ! kill -0 "$server_pid" 2>/dev/null; then
