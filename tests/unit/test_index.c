@@ -17,6 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_tmpdir.h"
+
 #include "index/index.h"
 #include "query/query.h"
 #include "store/store.h"
@@ -107,25 +109,6 @@ struct fixture {
     int64_t ids[N_ARTICLES];
     char urls[N_ARTICLES][64];
 };
-
-static void remove_tree(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            char child[512];
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-            remove_tree(child);
-        }
-        closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
 
 static struct article article_of(struct fixture *f, int i)
 {

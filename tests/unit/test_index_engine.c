@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+#include "test_tmpdir.h"
 #include <sqlite3.h>
 
 #include "../../bench/common.h" /* the bench query mix */
@@ -53,25 +55,6 @@ struct fixture {
     /* relevancy pages whose order was FTS5's too */
     unsigned rel_same, rel_total;
 };
-
-static void remove_tree(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            char child[512];
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-            remove_tree(child);
-        }
-        closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
 
 static void import(struct fixture *f, const char *file)
 {

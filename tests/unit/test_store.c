@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+#include "test_tmpdir.h"
 #include <sqlite3.h>
 
 #include "store/store.h"
@@ -28,25 +30,6 @@ struct fixture {
     char db[128];   /* dir/store/newsd.db */
     struct store *s;
 };
-
-static void remove_tree(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            char child[512];
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-            remove_tree(child);
-        }
-        closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
 
 static int setup(void **state)
 {

@@ -18,6 +18,8 @@
 #include <pthread.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+#include "test_tmpdir.h"
 #include <libpq-fe.h>
 
 #include "store/pg/pg.h"
@@ -34,25 +36,6 @@ struct fixture {
     struct store *lite; /* embedded */
     struct store *pg;
 };
-
-static void remove_tree(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            char child[512];
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-            remove_tree(child);
-        }
-        closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
 
 /* Run SQL on the test database directly (setup, deletes by hand). */
 static void pg_sql(const char *sql)
