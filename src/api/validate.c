@@ -15,6 +15,7 @@
 
 #include "util/vocab.h"
 
+#include "util/log.h"
 #include "util/banned.h"
 
 int api_fail(struct api_call *c, enum api_error e, const char *fmt, ...)
@@ -422,6 +423,9 @@ void api_respond_search(struct api_call *c, const struct index_request *req)
         }
         if (rc < 0) {
             api_fail(c, API_ERR_UNEXPECTED, NULL);
+            /* The cause goes to the log only (no internals in responses). */
+            log_msg(LOG_ERROR, "request %s: search failed: %s", c->req->request_id,
+                    err_msg(&err, rc));
             c->resp->log_note = "index failure";
             return;
         }

@@ -388,6 +388,8 @@ struct run {
     uint64_t total;
     int64_t deadline;
     uint64_t ticks;
+    uint32_t (*pa)[ENG_POS_MAX]; /* phrase scratch shared by every evaluation */
+    uint32_t (*st)[ENG_POS_MAX];
 };
 
 static bool expired(struct run *r)
@@ -403,39 +405,51 @@ static void doc_window(const struct eng_segment *seg, int64_t id_lo, int64_t id_
     *hi = id_lo == INT64_MIN ? seg->n : eng_segment_first_le(seg, id_lo - 1);
 }
 
-/* nHit of FTS5's bm25: live documents matching one leaf anywhere. */
+static int leaf_hits_segment(struct run *r, struct arena *a, size_t s, const struct plan *leaf,
+                             int64_t *hits)
+{
+    struct ev ev = {.a = a, .seg = r->snap->segs[s]};
+    const struct eng_dels *dels = r->snap->dels[s];
+    struct node *dummy[1];
+    struct plan copy = *leaf;
+    copy.leaf = -1;
+    ev.leaf_nodes = dummy;
+    ev.pa = r->pa;
+    ev.st = r->st;
+    struct node *n = inst(&ev, &copy);
+    if (ev.nomem)
+        return ERR_NOMEM;
+    if (n == NULL)
+        return 0;
+    if (n->kind == PLAN_TERM && !n->filter && dels == NULL) {
+        *hits += n->cur[0].t->df;
+        return 0;
+    }
+    for (uint32_t d = seek(&ev, n, 0); d != ENG_END; d = seek(&ev, n, d + 1)) {
+        if (!eng_dels_has(dels, d))
+            (*hits)++;
+        if (expired(r))
+            return ERR_TIMEOUT;
+    }
+    return 0;
+}
+
+/* nHit of FTS5's bm25: live documents matching one leaf anywhere. Each
+ * segment's iterators live in a scratch arena dropped after it: a query of
+ * hundreds of words over many segments would otherwise pile them all up in
+ * the request's arena. */
 static int leaf_hits(struct run *r, struct arena *a, const struct plan *leaf, int64_t *out)
 {
     int64_t hits = 0;
-    for (size_t s = 0; s < r->snap->nseg; s++) {
-        struct ev ev = {.a = a, .seg = r->snap->segs[s]};
-        const struct eng_dels *dels = r->snap->dels[s];
-        struct node *dummy[1];
-        struct plan copy = *leaf;
-        copy.leaf = -1;
-        ev.leaf_nodes = dummy;
-        ev.pa = arena_alloc(a, ENG_FIELDS * sizeof *ev.pa);
-        ev.st = arena_alloc(a, ENG_FIELDS * sizeof *ev.st);
-        if (ev.pa == NULL || ev.st == NULL)
-            return ERR_NOMEM;
-        struct node *n = inst(&ev, &copy);
-        if (ev.nomem)
-            return ERR_NOMEM;
-        if (n == NULL)
-            continue;
-        if (n->kind == PLAN_TERM && !n->filter && dels == NULL) {
-            hits += n->cur[0].t->df;
-            continue;
-        }
-        for (uint32_t d = seek(&ev, n, 0); d != ENG_END; d = seek(&ev, n, d + 1)) {
-            if (!eng_dels_has(dels, d))
-                hits++;
-            if (expired(r))
-                return ERR_TIMEOUT;
-        }
+    int rc = 0;
+    for (size_t s = 0; s < r->snap->nseg && rc == 0; s++) {
+        struct arena scratch;
+        arena_init(&scratch, a->limit);
+        rc = leaf_hits_segment(r, &scratch, s, leaf, &hits);
+        arena_release(&scratch);
     }
     *out = hits;
-    return 0;
+    return rc;
 }
 
 static int prepare_bm25(struct run *r, struct arena *a)
@@ -473,7 +487,7 @@ static double bm25(struct run *r, struct ev *ev, uint32_t doc)
     return score;
 }
 
-static int run_segment(struct run *r, struct arena *a, size_t si, int64_t id_lo, int64_t id_hi)
+static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_lo, int64_t id_hi)
 {
     const struct eng_segment *seg = r->snap->segs[si];
     const struct eng_dels *dels = r->snap->dels[si];
@@ -486,9 +500,9 @@ static int run_segment(struct run *r, struct arena *a, size_t si, int64_t id_lo,
     if (lo >= hi)
         return 0;
     ev.leaf_nodes = arena_calloc(a, r->plan.nleaves + 1, sizeof *ev.leaf_nodes);
-    ev.pa = arena_alloc(a, ENG_FIELDS * sizeof *ev.pa);
-    ev.st = arena_alloc(a, ENG_FIELDS * sizeof *ev.st);
-    if (ev.leaf_nodes == NULL || ev.pa == NULL || ev.st == NULL)
+    ev.pa = r->pa;
+    ev.st = r->st;
+    if (ev.leaf_nodes == NULL)
         return ERR_NOMEM;
     struct node *root = inst(&ev, r->plan.root);
     if (ev.nomem)
@@ -547,6 +561,17 @@ static int run_segment(struct run *r, struct arena *a, size_t si, int64_t id_lo,
     return 0;
 }
 
+/* One segment, its iterators in a scratch arena (see leaf_hits); what the
+ * page keeps goes to r's arrays, allocated before. */
+static int run_segment(struct run *r, struct arena *a, size_t si, int64_t id_lo, int64_t id_hi)
+{
+    struct arena scratch;
+    arena_init(&scratch, a->limit);
+    int rc = run_segment_in(r, &scratch, si, id_lo, id_hi);
+    arena_release(&scratch);
+    return rc;
+}
+
 int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index_request *req,
                    uint64_t *total, int64_t **ids, size_t *n, struct err *err)
 {
@@ -559,6 +584,11 @@ int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index
     *n = 0;
     if ((rc = eng_plan_build(&r.plan, a, req, err)) < 0)
         return rc;
+    /* Phrase scratch (positions per field), one evaluation at a time. */
+    r.pa = arena_alloc(a, ENG_FIELDS * sizeof *r.pa);
+    r.st = arena_alloc(a, ENG_FIELDS * sizeof *r.st);
+    if (r.pa == NULL || r.st == NULL)
+        goto nomem;
     if (req->from > req->to || id_lo > id_hi || s->nrow == 0)
         return 0;
     if (req->limit > 0) {
