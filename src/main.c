@@ -20,6 +20,7 @@ static const struct cmd_entry {
     {"keys", cmd_keys, "create, list, disable, enable, delete API keys"},
     {"feeds", cmd_feeds, "add, import, list, remove the feeds to crawl"},
     {"crawl", cmd_crawl, "poll the feeds that are due (--once: one round)"},
+    {"index", cmd_index, "index verify: check the search index against the articles"},
 };
 
 static void usage(FILE *f)

@@ -13,5 +13,6 @@ int cmd_sources(int argc, char **argv);
 int cmd_keys(int argc, char **argv);
 int cmd_feeds(int argc, char **argv);
 int cmd_crawl(int argc, char **argv);
+int cmd_index(int argc, char **argv);
 
 #endif

@@ -13,6 +13,7 @@ struct index_backend {
     int (*search)(struct index_backend *b, struct arena *a, const struct index_request *req,
                   struct index_result *out, struct err *err);
     int (*newest_headline)(struct index_backend *b, int64_t before, int64_t *out, struct err *err);
+    int (*verify)(struct index_backend *b, struct index_verify_report *out, struct err *err);
 };
 
 /* SQLite FTS5 over the embedded store's database file at db_path (its
@@ -22,9 +23,10 @@ int index_fts5_new(struct index_backend **out, const char *db_path, struct err *
 
 /* The purpose-built index (index/engine/, docs/engine.md) over the articles
  * table of the SQLite file at db_path (the embedded store's, or a
- * cluster node's replica): loads every article, then follows the table
- * from a thread of its own (new rows searchable within ~1 s). dir is
- * reserved for on-disk segments (not written yet). */
+ * cluster node's replica): maps the segment files of <db_path>.engine/
+ * (or, without usable ones, reads every article and writes them), then
+ * follows the table from a thread of its own (new rows searchable within
+ * ~1 s). dir is unused (the files sit beside the database file). */
 int index_engine_new(struct index_backend **out, const char *db_path, const char *dir,
                      struct err *err);
 

@@ -129,6 +129,12 @@ void index_replica_status(struct index *idx, struct index_replica_status *out)
         index_follow_status(idx->follow, out);
 }
 
+int index_verify(struct index *idx, struct index_verify_report *out, struct err *err)
+{
+    memset(out, 0, sizeof *out);
+    return idx->be->verify(idx->be, out, err);
+}
+
 int index_search(struct index *idx, struct arena *a, const struct index_request *req,
                  struct index_result *out, struct err *err)
 {

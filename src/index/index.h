@@ -59,9 +59,28 @@ struct index_result {
     struct article *articles; /* arena-owned */
 };
 
+/* What `newsd index verify` found (index_verify). */
+struct index_verify_report {
+    uint64_t rows;    /* articles in the table */
+    uint64_t indexed; /* live documents in the index */
+    uint64_t missing; /* rows the index does not have */
+    uint64_t extra;   /* documents with no row, or a second copy of one */
+    size_t segments;  /* engine: segments checked (CRC and structure) */
+    size_t files;     /* engine: of them, files in the index directory */
+    uint64_t bytes;   /* engine: bytes of those files */
+    bool from_files;  /* engine: opened from its files, not rebuilt */
+    char detail[256]; /* the first problem met, for the operator */
+};
+
 /* Open the index that fits the store (FTS5 for the embedded store). */
 int index_open(struct index **out, struct store *s, struct err *err);
 void index_close(struct index *idx);
+
+/* Check the index against the articles table: every row indexed exactly
+ * once and nothing else, and (engine) every segment's checksum and
+ * structure. 0 with the counts in *out (missing + extra == 0: agreed), or
+ * an ERR_* when the check itself could not run. */
+int index_verify(struct index *idx, struct index_verify_report *out, struct err *err);
 
 /* Where the node-local index of a PostgreSQL store lives when no directory
  * is given (relative: the working directory). */

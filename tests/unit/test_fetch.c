@@ -44,7 +44,7 @@ struct server {
     pthread_t thread;
     atomic_bool stop;
     atomic_int requests;
-    atomic_int current;         /* connections being answered now */
+    atomic_int current;         /* /delay/ requests being answered now */
     atomic_int max_current;     /* highest value of current */
     atomic_int *global_current; /* shared by several servers, or NULL */
     atomic_int *global_max;
@@ -185,6 +185,27 @@ out:
     free(gz);
 }
 
+static void busy_enter(struct server *srv)
+{
+    int cur = atomic_fetch_add(&srv->current, 1) + 1;
+    int m = atomic_load(&srv->max_current);
+    while (cur > m && !atomic_compare_exchange_weak(&srv->max_current, &m, cur))
+        ;
+    if (srv->global_current) {
+        int g = atomic_fetch_add(srv->global_current, 1) + 1;
+        int gm = atomic_load(srv->global_max);
+        while (g > gm && !atomic_compare_exchange_weak(srv->global_max, &gm, g))
+            ;
+    }
+}
+
+static void busy_leave(struct server *srv)
+{
+    if (srv->global_current)
+        atomic_fetch_sub(srv->global_current, 1);
+    atomic_fetch_sub(&srv->current, 1);
+}
+
 static void route(struct server *srv, int fd, const char *req)
 {
     char path[1024] = "";
@@ -230,7 +251,12 @@ static void route(struct server *srv, int fd, const char *req)
             sleep_ms(250);
         }
     } else if (strncmp(path, "/delay/", 7) == 0) {
+        /* Counted while the answer is being prepared, and no longer once
+         * its bytes go out: the client's next request on this host can
+         * only follow the answer, so a slow close is not an overlap. */
+        busy_enter(srv);
         sleep_ms(strtol(path + 7, NULL, 10));
+        busy_leave(srv);
         send_head(fd, "200 OK", "Content-Type: text/plain\r\n", 2);
         send_all(fd, "ok", 2);
     } else if (strcmp(path, "/big-announced") == 0) {
@@ -260,16 +286,6 @@ static void *conn_main(void *arg)
 {
     struct conn *c = arg;
     struct server *srv = c->srv;
-    int cur = atomic_fetch_add(&srv->current, 1) + 1;
-    int m = atomic_load(&srv->max_current);
-    while (cur > m && !atomic_compare_exchange_weak(&srv->max_current, &m, cur))
-        ;
-    if (srv->global_current) {
-        int g = atomic_fetch_add(srv->global_current, 1) + 1;
-        int gm = atomic_load(srv->global_max);
-        while (g > gm && !atomic_compare_exchange_weak(srv->global_max, &gm, g))
-            ;
-    }
     char req[4096];
     size_t len = 0;
     while (len < sizeof req - 1) {
@@ -294,9 +310,6 @@ static void *conn_main(void *arg)
     }
     shutdown(c->fd, SHUT_WR);
     close(c->fd);
-    if (srv->global_current)
-        atomic_fetch_sub(srv->global_current, 1);
-    atomic_fetch_sub(&srv->current, 1);
     free(c);
     return NULL;
 }

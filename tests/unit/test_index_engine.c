@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -27,6 +28,7 @@
 
 #include "../../bench/common.h" /* the bench query mix */
 #include "index/backend.h"
+#include "index/engine/internal.h" /* loaded: opened from its files */
 #include "ingest/ingest.h"
 #include "query/query.h"
 #include "store/store.h"
@@ -644,6 +646,222 @@ static void an_exhausted_and_under_or_scores_nothing(void **state)
     }
 }
 
+/* --- the index directory --------------------------------------------------- */
+
+static bool engine_loaded(struct index_backend *b)
+{
+    return ((struct index_engine *)b)->loaded;
+}
+
+static void engine_reopen(struct fixture *f)
+{
+    struct err err;
+    err_clear(&err);
+    if (f->eng)
+        f->eng->free(f->eng);
+    f->eng = NULL;
+    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), NULL, &err), 0);
+}
+
+static void engine_agrees_with_the_table(struct fixture *f)
+{
+    struct index_verify_report r;
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(f->eng->verify(f->eng, &r, &err), 0);
+    if (r.missing || r.extra)
+        print_message("verify: %s\n", r.detail);
+    assert_int_equal(r.missing, 0);
+    assert_int_equal(r.extra, 0);
+    assert_int_equal(r.indexed, r.rows);
+    assert_true(r.rows > 0);
+}
+
+static void put_one_article(struct fixture *f, const char *url, const char *title, int64_t at)
+{
+    struct article art = {0};
+    struct store_put_stats st;
+    struct err err;
+    art.url = url;
+    art.canonical_url = url;
+    art.title = title;
+    art.description = "Written while the index was closed";
+    art.content = "Reopening reads what it missed";
+    art.published_at = at;
+    art.domain = "closed.example";
+    snprintf(art.language, sizeof art.language, "en");
+    err_clear(&err);
+    assert_int_equal(store_articles_put(f->s, &art, 1, &st, &err), 0);
+}
+
+static void delete_oldest_rows(struct fixture *f, int n)
+{
+    sqlite3 *db;
+    struct err err;
+    char sql[160];
+    err_clear(&err);
+    assert_int_equal(store_sqlite_conn_open(&db, store_sqlite_path(f->s), false, &err), 0);
+    snprintf(sql, sizeof sql,
+             "DELETE FROM articles WHERE id IN (SELECT id FROM articles ORDER BY id LIMIT %d)", n);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    store_sqlite_conn_close(db);
+}
+
+/* Closing writes the segments; opening maps them and reads only the rows
+ * past them: new, replaced (a new publication time gives a new id: the
+ * URL finds the old document) and deleted ones. */
+static void a_reopened_index_maps_its_files_and_catches_up(void **state)
+{
+    struct fixture *f = *state;
+    char dir[4200];
+    struct stat st;
+
+    snprintf(dir, sizeof dir, "%s.engine/MANIFEST", store_sqlite_path(f->s));
+    engine_reopen(f);
+    assert_true(engine_loaded(f->eng));
+    assert_int_equal(stat(dir, &st), 0);
+    engine_agrees_with_the_table(f);
+    the_bench_query_mix_gives_fts5s_answers(state);
+
+    f->eng->free(f->eng);
+    f->eng = NULL;
+    put_one_article(f, "https://closed.example/a", "Quuxwhile first version", 1650000000);
+    put_one_article(f, "https://closed.example/b", "Quuxwhile second story", 1650000100);
+    /* a new publication time: a new id, the same canonical URL */
+    put_one_article(f, "https://closed.example/a", "Quuxwhile first zyxrevised", 1650000200);
+    delete_oldest_rows(f, 2);
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), NULL, &err), 0);
+    assert_true(engine_loaded(f->eng));
+    assert_int_equal(total_of(f->eng, "quuxwhile"), 2);
+    assert_int_equal(total_of(f->eng, "zyxrevised"), 1);
+    assert_int_equal(total_of(f->eng, "\"first version\""), 0);
+    assert_int_equal(total_of(f->eng, NULL), total_of(f->fts, NULL));
+    engine_agrees_with_the_table(f);
+    random_queries_give_fts5s_answers(state);
+    newest_headline_agrees(state);
+}
+
+static void flip_byte(const char *path, long at)
+{
+    FILE *fp = fopen(path, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, at, SEEK_SET), 0);
+    int c = fgetc(fp);
+    assert_int_not_equal(c, EOF);
+    assert_int_equal(fseek(fp, at, SEEK_SET), 0);
+    fputc(c ^ 0x5a, fp);
+    fclose(fp);
+}
+
+static const char *first_segment_file(struct fixture *f, char *out, size_t cap)
+{
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s.engine", store_sqlite_path(f->s));
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    assert_non_null(d);
+    out[0] = '\0';
+    while ((de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, "seg-", 4) == 0 && !out[0])
+            snprintf(out, cap, "%s/%s", dir, de->d_name);
+    }
+    closedir(d);
+    assert_true(out[0] != '\0');
+    return out;
+}
+
+/* A damaged manifest, a segment file cut short, a table with another
+ * epoch: each is noticed at open and the index is built from the table
+ * again (and written anew); a flipped byte inside a segment is what
+ * verify's checksum finds. */
+static void a_damaged_index_directory_is_rebuilt_from_the_table(void **state)
+{
+    struct fixture *f = *state;
+    char path[4300];
+    uint64_t all = total_of(f->fts, NULL);
+
+    f->eng->free(f->eng);
+    f->eng = NULL;
+    snprintf(path, sizeof path, "%s.engine/MANIFEST", store_sqlite_path(f->s));
+    flip_byte(path, 30);
+    engine_reopen(f);
+    assert_false(engine_loaded(f->eng));
+    assert_int_equal(total_of(f->eng, NULL), all);
+    engine_agrees_with_the_table(f);
+
+    f->eng->free(f->eng);
+    f->eng = NULL;
+    first_segment_file(f, path, sizeof path);
+    assert_int_equal(truncate(path, 100), 0);
+    engine_reopen(f);
+    assert_false(engine_loaded(f->eng));
+    assert_int_equal(total_of(f->eng, NULL), all);
+
+    f->eng->free(f->eng);
+    f->eng = NULL;
+    sqlite3 *db;
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(store_sqlite_conn_open(&db, store_sqlite_path(f->s), false, &err), 0);
+    assert_int_equal(sqlite3_exec(db,
+                                  "UPDATE meta SET value = 'another' WHERE key = 'articles_epoch'",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    store_sqlite_conn_close(db);
+    engine_reopen(f);
+    assert_false(engine_loaded(f->eng));
+    assert_int_equal(total_of(f->eng, NULL), all);
+    engine_reopen(f);
+    assert_true(engine_loaded(f->eng));
+
+    /* verify reads every byte: a flipped one deep in a file is found */
+    f->eng->free(f->eng);
+    f->eng = NULL;
+    first_segment_file(f, path, sizeof path);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    flip_byte(path, (long)st.st_size - 3);
+    engine_reopen(f);
+    assert_true(engine_loaded(f->eng));
+    struct index_verify_report r;
+    assert_int_equal(f->eng->verify(f->eng, &r, &err), 0);
+    assert_true(r.missing > 0);
+    assert_non_null(strstr(r.detail, "checksum"));
+    /* put it right for the tests after this one */
+    f->eng->free(f->eng);
+    f->eng = NULL;
+    assert_int_equal(unlink(path), 0);
+    engine_reopen(f);
+    assert_false(engine_loaded(f->eng));
+    engine_agrees_with_the_table(f);
+}
+
+/* A second process on the same store reads the files but does not write
+ * them (the directory's lock): both answer alike. */
+static void a_second_opener_reads_the_files_without_writing(void **state)
+{
+    struct fixture *f = *state;
+    struct index_backend *other = NULL;
+    struct err err;
+    char path[4300];
+    struct stat before, after;
+
+    snprintf(path, sizeof path, "%s.engine/MANIFEST", store_sqlite_path(f->s));
+    assert_int_equal(stat(path, &before), 0);
+    err_clear(&err);
+    assert_int_equal(index_engine_new(&other, store_sqlite_path(f->s), NULL, &err), 0);
+    assert_true(engine_loaded(other));
+    put_one_article(f, "https://closed.example/c", "Twoopeners story", 1650000300);
+    assert_int_equal(total_of(other, "twoopeners"), 1);
+    assert_int_equal(total_of(f->eng, "twoopeners"), 1);
+    assert_int_equal(total_of(other, NULL), total_of(f->eng, NULL));
+    other->free(other);
+    assert_int_equal(stat(path, &after), 0);
+    assert_int_equal(before.st_ino, after.st_ino); /* the reader replaced nothing */
+}
+
 static struct fixture *shared;
 
 static int group_setup(void **state)
@@ -678,6 +896,9 @@ int main(void)
         cmocka_unit_test_setup(an_upsert_replaces_and_new_rows_are_found_at_once, with_shared),
         cmocka_unit_test_setup(a_deleted_row_leaves_the_index, with_shared),
         cmocka_unit_test_setup(many_small_batches_are_merged_and_still_agree, with_shared),
+        cmocka_unit_test_setup(a_reopened_index_maps_its_files_and_catches_up, with_shared),
+        cmocka_unit_test_setup(a_damaged_index_directory_is_rebuilt_from_the_table, with_shared),
+        cmocka_unit_test_setup(a_second_opener_reads_the_files_without_writing, with_shared),
         cmocka_unit_test(an_empty_store_has_no_matches_until_one_arrives),
     };
     if (getenv(DIFF_STORE_ENV)) {

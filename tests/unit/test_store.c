@@ -164,9 +164,15 @@ static void the_schema_is_versioned_and_migrations_are_idempotent(void **state)
 
     err_clear(&err);
     assert_int_equal(store_articles_put(f->s, &a, 1, NULL, &err), 0);
-    /* Version 2 added the feeds tables (store/sqlite/feeds.c). */
+    /* Version 2 added the feeds tables (store/sqlite/feeds.c), version 3
+     * the articles table's epoch (a random token, index/engine/). */
     assert_int_equal(sql_int(f->db, "SELECT value FROM meta WHERE key = 'schema_version'", NULL),
-                     2);
+                     3);
+    assert_int_equal(sql_int(f->db,
+                             "SELECT count(*) FROM meta WHERE key = 'articles_epoch'"
+                             " AND length(value) = 32",
+                             NULL),
+                     1);
     int64_t before = sql_int(f->db, objects, NULL);
     assert_true(before > 8);
 
@@ -184,8 +190,22 @@ static void the_schema_is_versioned_and_migrations_are_idempotent(void **state)
     assert_int_equal(store_open(&f->s, f->store, &err), 0);
     assert_int_equal(sql_int(f->db, objects, NULL), before);
     assert_int_equal(sql_int(f->db, "SELECT value FROM meta WHERE key = 'schema_version'", NULL),
-                     2);
+                     3);
     assert_int_equal(count_articles(f->s), 1);
+
+    /* Running the migrations again keeps the epoch: an index on disk stays
+     * valid across upgrades. */
+    store_close(f->s);
+    f->s = NULL;
+    sql_exec(f->db, "CREATE TABLE epoch_before AS SELECT value FROM meta"
+                    " WHERE key = 'articles_epoch'");
+    sql_exec(f->db, "DELETE FROM meta WHERE key = 'schema_version'");
+    assert_int_equal(store_open(&f->s, f->store, &err), 0);
+    assert_int_equal(sql_int(f->db,
+                             "SELECT count(*) FROM meta JOIN epoch_before USING(value)"
+                             " WHERE key = 'articles_epoch'",
+                             NULL),
+                     1);
 }
 
 static void a_store_written_by_a_newer_version_is_refused(void **state)

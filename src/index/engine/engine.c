@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <malloc.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -167,6 +168,158 @@ static int engine_newest_headline(struct index_backend *b, int64_t before, int64
     return 0;
 }
 
+static int cmp_id(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* The table's ids and head, read in one transaction. */
+static int table_ids(struct index_engine *e, int64_t **ids, size_t *n, int64_t *head,
+                     struct err *err)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    size_t cap = 0;
+    int rc;
+
+    *ids = NULL;
+    *n = 0;
+    if ((rc = store_sqlite_pool_get(e->readers, &db, err)) < 0)
+        return rc;
+    if ((rc = store_sqlite_exec(db, "BEGIN", err)) < 0)
+        goto out;
+    if ((rc = store_sqlite_query_int(db, ENG_HEAD_SQL, head, err)) < 0)
+        goto commit;
+    if ((rc = store_sqlite_prepare(db, "SELECT id FROM articles ORDER BY id", &st, err)) < 0)
+        goto commit;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            size_t c = cap ? cap * 2 : 4096;
+            int64_t *v = realloc(*ids, c * sizeof *v);
+            if (v == NULL) {
+                rc = err_set(err, ERR_NOMEM, "out of memory");
+                goto commit;
+            }
+            *ids = v;
+            cap = c;
+        }
+        (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(db, rc, err);
+commit:
+    sqlite3_finalize(st);
+    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+out:
+    store_sqlite_pool_put(e->readers, db);
+    if (rc < 0) {
+        free(*ids);
+        *ids = NULL;
+    }
+    return rc;
+}
+
+/* Every segment checked whole, then the live documents against the table's
+ * rows, on a snapshot that shows the same head as the rows read (the
+ * follower is given a few chances to catch up with a busy table). */
+static int engine_verify(struct index_backend *b, struct index_verify_report *out, struct err *err)
+{
+    struct index_engine *e = (struct index_engine *)b;
+    struct eng_snap *s = NULL;
+    int64_t *rows = NULL, *docs = NULL, head = 0;
+    size_t nrows = 0, ndocs = 0;
+    bool *bad = NULL;
+    int rc = 0;
+
+    memset(out, 0, sizeof *out);
+    for (int attempt = 0; attempt < 50; attempt++) {
+        free(rows);
+        eng_snap_unref(s);
+        catch_up(e, 0);
+        s = eng_snap_get(e);
+        if ((rc = table_ids(e, &rows, &nrows, &head, err)) < 0)
+            goto out;
+        if (head == s->covered)
+            break;
+    }
+    if (head != s->covered) {
+        rc = err_set(err, ERR_BUSY, "the articles table keeps changing; verify again later");
+        goto out;
+    }
+    out->from_files = e->loaded;
+    out->rows = nrows;
+    if ((bad = calloc(s->nseg + 1, sizeof *bad)) == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < s->nseg; i++) {
+        const struct eng_segment *seg = s->segs[i];
+        struct err cerr;
+        err_clear(&cerr);
+        out->segments++;
+        if (seg->home == ENG_SEG_MAPPED) {
+            out->files++;
+            out->bytes += seg->image_len;
+        }
+        int c = eng_segment_check(seg, (uint32_t)s->npop, &cerr);
+        if (c < 0) {
+            bad[i] = true;
+            out->extra += seg->n;
+            if (!out->detail[0])
+                snprintf(out->detail, sizeof out->detail, "segment %zu (file %016llx): %s", i,
+                         (unsigned long long)seg->file_id, err_msg(&cerr, c));
+            continue;
+        }
+        ndocs += seg->n - (s->dels[i] ? s->dels[i]->n : 0);
+    }
+    if ((docs = malloc((ndocs + 1) * sizeof *docs)) == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    ndocs = 0;
+    for (size_t i = 0; i < s->nseg; i++) {
+        if (bad[i])
+            continue;
+        for (uint32_t d = 0; d < s->segs[i]->n; d++) {
+            if (!eng_dels_has(s->dels[i], d))
+                docs[ndocs++] = s->segs[i]->ids[d];
+        }
+    }
+    out->indexed = ndocs;
+    qsort(docs, ndocs, sizeof *docs, cmp_id);
+    size_t a = 0, d = 0;
+    while (a < nrows || d < ndocs) {
+        if (d < ndocs && d > 0 && docs[d] == docs[d - 1]) {
+            out->extra++;
+            if (!out->detail[0])
+                snprintf(out->detail, sizeof out->detail, "article %lld is indexed twice",
+                         (long long)docs[d]);
+            d++;
+        } else if (d == ndocs || (a < nrows && rows[a] < docs[d])) {
+            out->missing++;
+            if (!out->detail[0])
+                snprintf(out->detail, sizeof out->detail, "article %lld is not indexed",
+                         (long long)rows[a]);
+            a++;
+        } else if (a == nrows || docs[d] < rows[a]) {
+            out->extra++;
+            if (!out->detail[0])
+                snprintf(out->detail, sizeof out->detail,
+                         "article %lld is indexed but not in the table", (long long)docs[d]);
+            d++;
+        } else {
+            a++;
+            d++;
+        }
+    }
+out:
+    free(bad);
+    free(rows);
+    free(docs);
+    eng_snap_unref(s);
+    return rc;
+}
+
 static void engine_free(struct index_backend *b)
 {
     struct index_engine *e = (struct index_engine *)b;
@@ -237,7 +390,7 @@ int index_engine_new(struct index_backend **out, const char *db_path, const char
     int64_t t0 = mono_ms();
     int rc;
 
-    (void)dir; /* no on-disk segments yet: rebuilt at open (docs/engine.md) */
+    (void)dir; /* the segment files live beside the database file (follow.c) */
     *out = NULL;
     if (e == NULL)
         return err_set(err, ERR_NOMEM, "out of memory");
@@ -246,6 +399,7 @@ int index_engine_new(struct index_backend **out, const char *db_path, const char
         .free = engine_free,
         .search = engine_search,
         .newest_headline = engine_newest_headline,
+        .verify = engine_verify,
     };
     pthread_mutex_init(&e->lock, NULL);
     pthread_mutex_init(&e->stop_lock, NULL);
@@ -280,8 +434,10 @@ int index_engine_new(struct index_backend **out, const char *db_path, const char
             const struct eng_segment *g = sn->segs[i];
             bytes += g->post_len + g->nterms * sizeof *g->terms + (size_t)g->n * 24;
         }
-        log_msg(LOG_INFO, "search index: engine holds %llu articles in %zu MB, built in %lld ms",
-                (unsigned long long)sn->nrow, bytes >> 20, (long long)e->built_ms);
+        log_msg(LOG_INFO, "search index: engine holds %llu articles in %zu MB, %s in %lld ms",
+                (unsigned long long)sn->nrow, bytes >> 20,
+                e->loaded ? "opened from its files" : "built from the table",
+                (long long)e->built_ms);
         eng_snap_unref(sn);
     }
     *out = &e->base;

@@ -1,17 +1,31 @@
 /* Loading and following the articles table (index/engine/internal.h): the
- * single writer. At open every row is read in seq order into one segment;
- * then, whenever PRAGMA data_version says another connection committed,
- * rows with seq > applied become a new segment, an article whose
+ * single writer. At open the segments the index directory's MANIFEST names
+ * are mapped and the rows past what it covers are read (without a usable
+ * manifest, every row is read in seq order into segments); then, whenever PRAGMA data_version says
+ * another connection committed, rows with seq > applied become a new segment, an article whose
  * canonical_url (or id) is already indexed has its old document deleted,
  * and when the table's row count still differs from the index's live count
  * (rows deleted without a replacement) every indexed id is checked against
  * the table. Segments of similar size are merged eight at a time (and a
  * segment with more than a quarter deleted is rewritten) by re-reading
- * their live rows: the table is the document store, there is no other. */
+ * their live rows: the table is the document store, there is no other.
+ * Checkpoints write the segments built since the last one to files, map
+ * them in place of their heap copies, and replace the manifest. */
 #include "index/engine/internal.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/log.h"
 
 #include "store/sqlite/db.h"
 #include "util/banned.h"
@@ -23,6 +37,14 @@
  * small, at the cost of visiting N / SEGMENT_FULL segments per query. */
 #define SEGMENT_FULL 131072
 #define SEGMENT_FULL_ENV "NEWSD_ENGINE_SEGMENT_DOCS" /* tests: many small segments */
+/* A checkpoint when this long has passed since the last one with changes
+ * since, or when this many documents are only in RAM: a crash costs at
+ * most that much re-reading at the next start. */
+#define CHECKPOINT_MS 5000
+#define CHECKPOINT_DOCS 65536
+#define CHECKPOINT_ENV "NEWSD_ENGINE_CHECKPOINT_MS" /* tests: 0 = after every change */
+#define PERSIST_ENV "NEWSD_ENGINE_PERSIST"          /* "0": never read or write files */
+#define EPOCH_SQL "SELECT value FROM meta WHERE key = 'articles_epoch'"
 #define ROW_COLUMNS                                                                                \
     "id, seq, published_at, title, description, content, language, meta_terms, source_id,"         \
     " canonical_url"
@@ -32,10 +54,15 @@ struct eng_writer {
     int64_t data_version;
     int64_t applied_seq;
     int64_t covered; /* ENG_HEAD_SQL as of the last successful poll */
-    /* canonical_url hash → article id (open addressing, key 0 = empty) */
-    uint64_t *ukeys;
-    int64_t *uvals;
-    size_t ucap, un;
+    char epoch[64];  /* the table's meta 'articles_epoch' the segments belong to */
+    /* persistence: the index directory, NULL when there is none */
+    char *dir;
+    int lock_fd;   /* <dir>/lock, flock()ed by the one process that writes */
+    bool writable; /* this process holds the lock */
+    bool dirty;    /* changes since the last manifest */
+    uint64_t next_file;
+    int64_t last_checkpoint_ms;
+    int64_t checkpoint_ms;
     /* interned source ids */
     char **srcs;
     size_t nsrc, srccap;
@@ -49,68 +76,11 @@ struct eng_writer {
     struct eng_dels **dels;
 };
 
-static uint64_t hash64(const char *s, size_t n)
+static int64_t mono_ms(void)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    return h ? h : 1;
-}
-
-/* --- url map ---------------------------------------------------------------- */
-
-static int umap_grow(struct eng_writer *w)
-{
-    size_t cap = w->ucap ? w->ucap * 2 : 4096;
-    uint64_t *k = calloc(cap, sizeof *k);
-    int64_t *v = calloc(cap, sizeof *v);
-    if (k == NULL || v == NULL) {
-        free(k);
-        free(v);
-        return ERR_NOMEM;
-    }
-    for (size_t i = 0; i < w->ucap; i++) {
-        if (w->ukeys[i] == 0)
-            continue;
-        size_t j = w->ukeys[i] & (cap - 1);
-        while (k[j])
-            j = (j + 1) & (cap - 1);
-        k[j] = w->ukeys[i];
-        v[j] = w->uvals[i];
-    }
-    free(w->ukeys);
-    free(w->uvals);
-    w->ukeys = k;
-    w->uvals = v;
-    w->ucap = cap;
-    return 0;
-}
-
-/* Set url → id; *old = the previous id or INT64_MIN. A 64-bit hash is the
- * key: two canonical URLs colliding (odds ~1e-8 at 1e6 articles) would make
- * the second's arrival delete the first from the index (docs/engine.md). */
-static int umap_put(struct eng_writer *w, const char *url, int64_t id, int64_t *old)
-{
-    uint64_t h = hash64(url, strlen(url));
-    *old = INT64_MIN;
-    if ((w->un + 1) * 2 > w->ucap && umap_grow(w) < 0)
-        return ERR_NOMEM;
-    size_t j = h & (w->ucap - 1);
-    while (w->ukeys[j] && w->ukeys[j] != h)
-        j = (j + 1) & (w->ucap - 1);
-    if (w->ukeys[j] == h) {
-        *old = w->uvals[j];
-    } else {
-        w->ukeys[j] = h;
-        w->un++;
-    }
-    w->uvals[j] = id;
-    return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* --- sources ---------------------------------------------------------------- */
@@ -124,7 +94,7 @@ static int src_intern(struct eng_writer *w, const char *s, uint32_t *out)
         if (h == NULL)
             return ERR_NOMEM;
         for (size_t i = 0; i < w->nsrc; i++) {
-            size_t j = hash64(w->srcs[i], strlen(w->srcs[i])) & (cap - 1);
+            size_t j = eng_hash_bytes(w->srcs[i], strlen(w->srcs[i])) & (cap - 1);
             while (h[j])
                 j = (j + 1) & (cap - 1);
             h[j] = (uint32_t)i + 1;
@@ -133,7 +103,7 @@ static int src_intern(struct eng_writer *w, const char *s, uint32_t *out)
         w->shash = h;
         w->shcap = cap;
     }
-    size_t j = hash64(s, n) & (w->shcap - 1);
+    size_t j = eng_hash_bytes(s, n) & (w->shcap - 1);
     while (w->shash[j]) {
         if (strcmp(w->srcs[w->shash[j] - 1], s) == 0) {
             *out = w->shash[j] - 1;
@@ -229,13 +199,33 @@ static const struct eng_dels *dels_now(const struct eng_writer *w, const struct 
     return p->dels[si] ? p->dels[si] : w->dels[si];
 }
 
-/* Delete the live document of article id, wherever it is. */
+/* Delete the live document of article id, wherever it is (segments of
+ * this poll hold only live rows: they are not searched). */
 static int delete_id(struct eng_writer *w, struct pending *p, int64_t id)
 {
-    for (size_t i = 0; i < w->nseg; i++) {
+    for (size_t i = 0; i < p->n; i++) {
         uint32_t d = eng_segment_find(w->segs[i], id);
         if (d != ENG_END && !eng_dels_has(dels_now(w, p, i), d))
             return dels_mark(w, p, i, d);
+    }
+    return 0;
+}
+
+/* Delete the live documents whose canonical URL hashes to h: an upsert
+ * that gave the article a new id (its publication time changed). A 64-bit
+ * hash is the key: two canonical URLs colliding (odds ~1e-8 at 1e6
+ * articles) would make the second's arrival delete the first from the
+ * index (docs/engine.md). */
+static int delete_url(struct eng_writer *w, struct pending *p, uint64_t h)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        const struct eng_segment *seg = w->segs[i];
+        for (uint32_t k = eng_segment_pk_first(seg, h); k < seg->n && seg->pk_hash[k] == h; k++) {
+            uint32_t d = seg->pk_doc[k];
+            int rc;
+            if (!eng_dels_has(dels_now(w, p, i), d) && (rc = dels_mark(w, p, i, d)) < 0)
+                return rc;
+        }
     }
     return 0;
 }
@@ -269,6 +259,7 @@ static int publish(struct index_engine *e)
         memcpy(s->pop, w->pop, w->nsrc * sizeof *s->pop);
     s->npop = w->nsrc;
     s->nseg = w->nseg;
+    s->covered = w->covered;
     for (size_t i = 0; i < w->nseg; i++) {
         s->segs[i] = w->segs[i];
         atomic_fetch_add(&w->segs[i]->ref, 1);
@@ -291,6 +282,7 @@ static void pending_apply(struct eng_writer *w, struct pending *p)
         eng_dels_unref(w->dels[i]);
         w->dels[i] = p->dels[i];
         p->dels[i] = NULL;
+        w->dirty = true;
     }
 }
 
@@ -318,8 +310,11 @@ static int seg_append(struct eng_writer *w, struct eng_segment *seg)
     w->segs[w->nseg] = seg;
     w->dels[w->nseg] = NULL;
     w->nseg++;
+    w->dirty = true;
     return 0;
 }
+
+static int segment_persist(struct eng_writer *w, size_t i, struct err *err);
 
 /* --- reading rows ----------------------------------------------------------- */
 
@@ -337,17 +332,18 @@ static int row_add(struct eng_writer *w, struct eng_builder *b, sqlite3_stmt *st
         .src = ENG_NO_SOURCE,
     };
     const char *src = (const char *)sqlite3_column_text(st, 8);
+    const char *url = (const char *)sqlite3_column_text(st, 9);
+    if (url)
+        r.url_hash = eng_hash_bytes(url, strlen(url));
     if (src && src_intern(w, src, &r.src) < 0)
         return ERR_NOMEM;
     return eng_builder_add(b, &r);
 }
 
 /* New rows (seq > applied) into b, deleting the documents they replace. */
-static int read_new(struct eng_writer *w, struct eng_builder *b, struct pending *p, bool initial,
-                    struct err *err)
+static int read_new(struct eng_writer *w, struct eng_builder *b, struct pending *p, struct err *err)
 {
     sqlite3_stmt *st = NULL;
-    int64_t old;
     int rc = store_sqlite_prepare(
         w->db, "SELECT " ROW_COLUMNS " FROM articles WHERE seq > ?1 ORDER BY seq", &st, err);
     if (rc < 0)
@@ -356,21 +352,28 @@ static int read_new(struct eng_writer *w, struct eng_builder *b, struct pending 
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         const char *url = (const char *)sqlite3_column_text(st, 9);
-        if (!initial && (rc = delete_id(w, p, id)) < 0)
+        if (p->n > 0 && (rc = delete_id(w, p, id)) < 0)
             break;
-        if (url && (rc = umap_put(w, url, id, &old)) < 0)
-            break;
-        if (!initial && url && old != INT64_MIN && old != id && (rc = delete_id(w, p, old)) < 0)
+        if (p->n > 0 && url && (rc = delete_url(w, p, eng_hash_bytes(url, strlen(url)))) < 0)
             break;
         if ((rc = row_add(w, b, st)) < 0)
             break;
         w->applied_seq = sqlite3_column_int64(st, 1);
-        if (initial && eng_builder_count(b) >= w->seg_full) {
+        /* A large backlog (the first load, or a restart far behind) is cut
+         * into full segments as it is read. */
+        if (eng_builder_count(b) >= w->seg_full) {
             struct eng_segment *seg = NULL;
             if ((rc = eng_builder_finish(b, &seg)) < 0 || (rc = seg_append(w, seg)) < 0) {
                 eng_segment_unref(seg);
                 break;
             }
+            /* To its file at once: a build larger than RAM then fits (the
+             * kernel pages the files), and its peak is one segment's. */
+            struct err perr;
+            err_clear(&perr);
+            if (w->writable && segment_persist(w, w->nseg - 1, &perr) < 0)
+                log_msg(LOG_WARN, "search index: %s (the segment stays in memory)",
+                        err_msg(&perr, ERR_IO));
         }
     }
     if (rc == SQLITE_DONE)
@@ -490,6 +493,7 @@ static int merge(struct index_engine *e, const bool *pick, struct err *err)
         w->dels[k++] = w->dels[i];
     }
     w->nseg = k;
+    w->dirty = true;
     if (seg->n == 0) {
         eng_segment_unref(seg);
     } else if ((rc = seg_append(w, seg)) < 0) {
@@ -549,31 +553,78 @@ static int maybe_merge(struct index_engine *e, struct err *err)
 
 /* --- the poll ------------------------------------------------------------- */
 
-static int poll_once(struct index_engine *e, bool initial, struct err *err)
+static void segments_drop(struct eng_writer *w)
+{
+    for (size_t i = 0; i < w->nseg; i++) {
+        eng_segment_unref(w->segs[i]);
+        eng_dels_unref(w->dels[i]);
+    }
+    w->nseg = 0;
+    w->applied_seq = 0;
+    w->covered = 0;
+    w->dirty = true;
+}
+
+/* The table's epoch ("" when it has none). */
+static int epoch_read(struct eng_writer *w, char out[64], struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = store_sqlite_prepare(w->db, EPOCH_SQL, &st, err);
+    out[0] = '\0';
+    if (rc < 0)
+        return rc;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const unsigned char *v = sqlite3_column_text(st, 0);
+        snprintf(out, 64, "%s", v ? (const char *)v : "");
+        rc = 0;
+    } else {
+        rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(w->db, rc, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* One look at the table; force: even when data_version did not move. */
+static int poll_once(struct index_engine *e, bool force, struct err *err)
 {
     struct eng_writer *w = e->w;
     struct eng_builder *b = NULL;
     struct eng_segment *seg = NULL;
     struct pending p = {0};
     int64_t dv = 0, rows = 0, head = 0, applied = w->applied_seq;
+    char epoch[64];
     int rc;
 
     if ((rc = store_sqlite_query_int(w->db, "PRAGMA data_version", &dv, err)) < 0)
         return rc;
-    if (!initial && dv == w->data_version)
+    if (!force && dv == w->data_version)
         return 0;
+    /* One read transaction: the epoch, the new rows and the row count agree. */
+    if ((rc = store_sqlite_exec(w->db, "BEGIN", err)) < 0)
+        return rc;
+    if ((rc = epoch_read(w, epoch, err)) < 0) {
+        sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL);
+        return rc;
+    }
+    if (strcmp(epoch, w->epoch) != 0) {
+        /* Another table under the same name (a replica rebuilt from its
+         * origin, a store replaced): nothing indexed belongs to it. */
+        if (w->nseg > 0)
+            log_msg(LOG_WARN, "search index: the articles table was replaced; reindexing");
+        segments_drop(w);
+        applied = 0;
+        snprintf(w->epoch, sizeof w->epoch, "%s", epoch);
+    }
     p.n = w->nseg;
     if (eng_builder_new(&b) < 0 || (p.dels = calloc(w->nseg + 1, sizeof *p.dels)) == NULL) {
         rc = err_set(err, ERR_NOMEM, "out of memory");
-        goto out;
+        goto commit;
     }
-    /* One read transaction: the new rows and the row count agree. */
-    if ((rc = store_sqlite_exec(w->db, "BEGIN", err)) < 0)
-        goto out;
     rc = sources_load(w, err);
     if (rc == 0)
-        rc = read_new(w, b, &p, initial, err);
-    if (rc == 0 && w->nseg > p.n) { /* the initial load appended whole segments */
+        rc = read_new(w, b, &p, err);
+    if (rc == 0 && w->nseg > p.n) { /* a large backlog appended whole segments */
         struct eng_dels **d = realloc(p.dels, (w->nseg + 1) * sizeof *d);
         if (d == NULL) {
             rc = err_set(err, ERR_NOMEM, "out of memory");
@@ -596,15 +647,14 @@ static int poll_once(struct index_engine *e, bool initial, struct err *err)
         if (live != (uint64_t)rows)
             rc = reconcile(w, &p, rows, err);
     }
+commit:
     sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL);
     if (rc < 0)
         goto out;
     w->data_version = dv;
-    if (eng_builder_count(b) > 0 || initial) {
-        if ((rc = eng_builder_finish(b, &seg)) < 0) {
-            rc = err_set(err, rc, "out of memory indexing articles");
-            goto out;
-        }
+    if (eng_builder_count(b) > 0 && (rc = eng_builder_finish(b, &seg)) < 0) {
+        rc = err_set(err, rc, "out of memory indexing articles");
+        goto out;
     }
     pending_apply(w, &p);
     if (seg && seg->n > 0) {
@@ -614,12 +664,14 @@ static int poll_once(struct index_engine *e, bool initial, struct err *err)
         }
         seg = NULL;
     }
+    int64_t covered_before = w->covered;
+    w->covered = head;
     if ((rc = publish(e)) < 0) {
+        w->covered = covered_before;
         rc = err_set(err, rc, "out of memory");
         goto out;
     }
     applied = w->applied_seq;
-    w->covered = head;
     rc = maybe_merge(e, err);
 out:
     w->applied_seq = applied; /* after a failure the same rows are read again */
@@ -629,6 +681,248 @@ out:
     return rc;
 }
 
+/* --- persistence ------------------------------------------------------------ */
+
+static int seg_path(const struct eng_writer *w, uint64_t id, char *out, size_t cap)
+{
+    return (size_t)snprintf(out, cap, "%s/seg-%016" PRIx64 ".seg", w->dir, id) < cap ? 0 : -1;
+}
+
+/* Remove what the manifest does not name: segments a crash left behind or
+ * a merge replaced, and half-written .tmp files. */
+static void dir_sweep(const struct eng_writer *w)
+{
+    DIR *d = opendir(w->dir);
+    struct dirent *de;
+    if (d == NULL)
+        return;
+    while ((de = readdir(d)) != NULL) {
+        uint64_t id = 0;
+        char tail[8] = "";
+        bool keep = true;
+        size_t len = strlen(de->d_name);
+        if (len > 4 && strcmp(de->d_name + len - 4, ".tmp") == 0) {
+            keep = false;
+        } else if (sscanf(de->d_name, "seg-%16" SCNx64 "%7s", &id, tail) == 2 &&
+                   strcmp(tail, ".seg") == 0) {
+            keep = false;
+            for (size_t i = 0; i < w->nseg && !keep; i++)
+                keep = w->segs[i]->file_id == id;
+        }
+        if (!keep) {
+            char path[4096];
+            if ((size_t)snprintf(path, sizeof path, "%s/%s", w->dir, de->d_name) < sizeof path)
+                unlink(path);
+        }
+    }
+    closedir(d);
+}
+
+/* Write segment i to its file and put the mapped file in its place (the
+ * heap copy goes with the last snapshot that holds it). */
+static int segment_persist(struct eng_writer *w, size_t i, struct err *err)
+{
+    char path[4096];
+    struct eng_segment *mapped = NULL;
+    uint64_t id = w->next_file++;
+    int rc;
+
+    if (seg_path(w, id, path, sizeof path) < 0)
+        return err_set(err, ERR_INVALID, "index path too long");
+    if ((rc = eng_segment_write(w->segs[i], path, err)) < 0 ||
+        (rc = eng_segment_map(path, id, &mapped, err)) < 0)
+        return rc;
+    if (mapped->n != w->segs[i]->n || mapped->nterms != w->segs[i]->nterms) {
+        eng_segment_unref(mapped);
+        return err_set(err, ERR_IO, "%s reads back different from what was written", path);
+    }
+    eng_segment_unref(w->segs[i]);
+    w->segs[i] = mapped;
+    return 0;
+}
+
+/* Write the segments only in RAM, map them in place of their heap copies,
+ * then replace the manifest: a crash anywhere leaves the old manifest and
+ * files it names, or the new ones. */
+static int checkpoint(struct index_engine *e, struct err *err)
+{
+    struct eng_writer *w = e->w;
+    struct eng_manifest m = {0};
+    bool wrote = false;
+    int rc = 0;
+
+    if (!w->writable)
+        return 0;
+    for (size_t i = 0; i < w->nseg && rc == 0; i++) {
+        if (w->segs[i]->file_id != 0)
+            continue;
+        if ((rc = segment_persist(w, i, err)) == 0)
+            wrote = true;
+    }
+    if (wrote) /* the snapshot then searches the mapped files, not the heap copies */
+        publish(e);
+    /* The segment files' names are durable before a manifest names them. */
+    if (rc == 0)
+        rc = eng_dir_sync(w->dir, err);
+    if (rc < 0)
+        return rc;
+
+    snprintf(m.epoch, sizeof m.epoch, "%s", w->epoch);
+    m.applied_seq = w->applied_seq;
+    m.covered = w->covered;
+    m.next_file = w->next_file;
+    m.nsrc = (uint32_t)w->nsrc;
+    m.srcs = w->srcs; /* borrowed: not cleared below */
+    m.nseg = (uint32_t)w->nseg;
+    m.segs = calloc(w->nseg + 1, sizeof *m.segs);
+    if (m.segs == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < w->nseg && rc == 0; i++) {
+        const struct eng_dels *d = w->dels[i];
+        struct eng_manifest_seg *ms = &m.segs[i];
+        ms->file_id = w->segs[i]->file_id;
+        ms->n = w->segs[i]->n;
+        if ((ms->del = malloc(((size_t)(d ? d->n : 0) + 1) * sizeof *ms->del)) == NULL) {
+            rc = err_set(err, ERR_NOMEM, "out of memory");
+            break;
+        }
+        for (uint32_t k = 0; d && k < w->segs[i]->n; k++) {
+            if (eng_dels_has(d, k))
+                ms->del[ms->ndel++] = k;
+        }
+    }
+    if (rc == 0)
+        rc = eng_manifest_write(w->dir, &m, err);
+    for (size_t i = 0; i < w->nseg; i++)
+        free(m.segs[i].del);
+    free(m.segs);
+    if (rc < 0)
+        return rc;
+    w->dirty = false;
+    w->last_checkpoint_ms = mono_ms();
+    dir_sweep(w);
+    return 0;
+}
+
+static int maybe_checkpoint(struct index_engine *e, struct err *err)
+{
+    struct eng_writer *w = e->w;
+    uint64_t heap_docs = 0;
+    if (!w->writable || !w->dirty)
+        return 0;
+    for (size_t i = 0; i < w->nseg; i++) {
+        if (w->segs[i]->file_id == 0)
+            heap_docs += w->segs[i]->n;
+    }
+    if (heap_docs < CHECKPOINT_DOCS && mono_ms() - w->last_checkpoint_ms < w->checkpoint_ms)
+        return 0;
+    return checkpoint(e, err);
+}
+
+/* The index directory beside the database file: <db>.engine. Only the
+ * process that holds its lock writes there; another one (a second
+ * process on the same store) reads the manifest and keeps its changes in
+ * RAM. */
+static void persist_open(struct index_engine *e)
+{
+    struct eng_writer *w = e->w;
+    const char *off = getenv(PERSIST_ENV);
+    size_t n = strlen(e->db_path) + sizeof ".engine";
+    char path[4096];
+
+    w->lock_fd = -1;
+    if ((off && strcmp(off, "0") == 0) || (w->dir = malloc(n)) == NULL)
+        return;
+    snprintf(w->dir, n, "%s.engine", e->db_path);
+    if (mkdir(w->dir, 0700) != 0 && errno != EEXIST) {
+        log_msg(LOG_WARN, "search index: cannot create %s (%s): the index stays in memory", w->dir,
+                strerror(errno));
+        free(w->dir);
+        w->dir = NULL;
+        return;
+    }
+    if ((size_t)snprintf(path, sizeof path, "%s/lock", w->dir) >= sizeof path)
+        return;
+    w->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    w->writable = w->lock_fd >= 0 && flock(w->lock_fd, LOCK_EX | LOCK_NB) == 0;
+}
+
+/* Map what the manifest names; false (and nothing kept) when it cannot be
+ * used, and the table is then read whole. */
+static bool persist_load(struct index_engine *e)
+{
+    struct eng_writer *w = e->w;
+    struct eng_manifest m;
+    struct err err;
+    char epoch[64];
+    bool ok = false;
+
+    err_clear(&err);
+    if (w->dir == NULL)
+        return false;
+    int rc = eng_manifest_read(w->dir, &m, &err);
+    if (rc == ERR_NOTFOUND)
+        return false;
+    if (rc < 0) {
+        log_msg(LOG_WARN, "search index: %s; rebuilding from the table", err_msg(&err, rc));
+        return false;
+    }
+    if (epoch_read(w, epoch, &err) < 0 || epoch[0] == '\0' || strcmp(epoch, m.epoch) != 0) {
+        log_msg(LOG_WARN, "search index: %s belongs to another articles table; rebuilding", w->dir);
+        goto out;
+    }
+    for (uint32_t i = 0; i < m.nsrc; i++) {
+        uint32_t id;
+        if (src_intern(w, m.srcs[i], &id) < 0 || id != i)
+            goto out;
+    }
+    for (uint32_t i = 0; i < m.nseg; i++) {
+        char path[4096];
+        struct eng_segment *seg = NULL;
+        if (seg_path(w, m.segs[i].file_id, path, sizeof path) < 0)
+            goto out;
+        if ((rc = eng_segment_map(path, m.segs[i].file_id, &seg, &err)) < 0 ||
+            seg->n != m.segs[i].n) {
+            log_msg(LOG_WARN, "search index: %s; rebuilding from the table",
+                    rc < 0 ? err_msg(&err, rc) : "a segment disagrees with the manifest");
+            eng_segment_unref(seg);
+            goto out;
+        }
+        if (seg_append(w, seg) < 0) {
+            eng_segment_unref(seg);
+            goto out;
+        }
+        if (m.segs[i].ndel == 0)
+            continue;
+        struct eng_dels *d = calloc(1, sizeof *d);
+        if (d == NULL || (d->bits = calloc((seg->n + 63) / 64 + 1, sizeof *d->bits)) == NULL) {
+            free(d);
+            goto out;
+        }
+        atomic_init(&d->ref, 1);
+        for (uint32_t k = 0; k < m.segs[i].ndel; k++) {
+            uint32_t doc = m.segs[i].del[k];
+            d->bits[doc >> 6] |= (uint64_t)1 << (doc & 63);
+            d->ntoken += seg->dl[doc];
+        }
+        d->n = m.segs[i].ndel;
+        w->dels[w->nseg - 1] = d;
+    }
+    snprintf(w->epoch, sizeof w->epoch, "%s", m.epoch);
+    w->applied_seq = m.applied_seq;
+    w->covered = m.covered;
+    w->next_file = m.next_file;
+    w->dirty = false;
+    ok = true;
+out:
+    if (!ok) {
+        segments_drop(w);
+        w->epoch[0] = '\0';
+    }
+    eng_manifest_clear(&m);
+    return ok;
+}
+
 int64_t eng_follow_covered(const struct index_engine *e)
 {
     return e->w ? e->w->covered : 0;
@@ -636,28 +930,59 @@ int64_t eng_follow_covered(const struct index_engine *e)
 
 int eng_follow_poll(struct index_engine *e, struct err *err)
 {
-    return poll_once(e, false, err);
+    int rc = poll_once(e, false, err);
+    if (rc == 0)
+        rc = maybe_checkpoint(e, err);
+    return rc;
 }
 
 int eng_follow_open(struct index_engine *e, struct err *err)
 {
+    struct eng_writer *w;
     int rc;
-    e->w = calloc(1, sizeof *e->w);
-    if (e->w == NULL)
+    e->w = w = calloc(1, sizeof *e->w);
+    if (w == NULL)
         return err_set(err, ERR_NOMEM, "out of memory");
     const char *full = getenv(SEGMENT_FULL_ENV);
     long v = full ? strtol(full, NULL, 10) : 0;
-    e->w->seg_full = v > 0 && v <= SEGMENT_FULL ? (uint32_t)v : SEGMENT_FULL;
-    if ((rc = store_sqlite_conn_open(&e->w->db, e->db_path, true, err)) < 0)
+    w->seg_full = v > 0 && v <= SEGMENT_FULL ? (uint32_t)v : SEGMENT_FULL;
+    const char *ck = getenv(CHECKPOINT_ENV);
+    v = ck && *ck ? strtol(ck, NULL, 10) : -1;
+    w->checkpoint_ms = v >= 0 ? v : CHECKPOINT_MS;
+    w->next_file = 1;
+    if ((rc = store_sqlite_conn_open(&w->db, e->db_path, true, err)) < 0)
         return rc;
-    return poll_once(e, true, err);
+    persist_open(e);
+    e->loaded = persist_load(e);
+    if ((rc = poll_once(e, true, err)) < 0)
+        return rc;
+    if (w->epoch[0] == '\0')
+        w->writable = false; /* a table without an epoch: files could not be told apart */
+    if (w->writable && (w->dirty || !e->loaded)) {
+        struct err cerr;
+        err_clear(&cerr);
+        if ((rc = checkpoint(e, &cerr)) < 0)
+            log_msg(LOG_WARN, "search index: cannot write %s: %s (the index stays in memory)",
+                    w->dir, err_msg(&cerr, rc));
+    }
+    if (w->writable && e->loaded)
+        dir_sweep(w);
+    return 0;
 }
 
+/* Write what is only in RAM, so that the next start reads nothing again. */
 void eng_follow_close(struct index_engine *e)
 {
     struct eng_writer *w = e->w;
     if (w == NULL)
         return;
+    if (w->writable && w->dirty) {
+        struct err err;
+        err_clear(&err);
+        int rc = checkpoint(e, &err);
+        if (rc < 0)
+            log_msg(LOG_WARN, "search index: cannot write %s: %s", w->dir, err_msg(&err, rc));
+    }
     store_sqlite_conn_close(w->db);
     for (size_t i = 0; i < w->nseg; i++) {
         eng_segment_unref(w->segs[i]);
@@ -670,8 +995,9 @@ void eng_follow_close(struct index_engine *e)
     free(w->srcs);
     free(w->shash);
     free(w->pop);
-    free(w->ukeys);
-    free(w->uvals);
+    if (w->lock_fd >= 0)
+        close(w->lock_fd); /* releases the lock */
+    free(w->dir);
     free(w);
     e->w = NULL;
 }

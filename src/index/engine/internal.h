@@ -55,8 +55,19 @@ struct eng_term {
     uint64_t off;      /* skip table, in segment post */
 };
 
+/* Where a segment's arrays live. */
+enum eng_seg_home {
+    ENG_SEG_HEAP,     /* built here: each array malloc()ed */
+    ENG_SEG_MAPPED,   /* a segment file, mmap()ed (segfile.c) */
+    ENG_SEG_BORROWED, /* bytes the caller keeps alive (fuzzing) */
+};
+
 struct eng_segment {
     atomic_int ref;
+    uint8_t home;         /* enum eng_seg_home */
+    uint64_t file_id;     /* its file in the index directory; 0 = not written yet */
+    const uint8_t *image; /* MAPPED, BORROWED: the file's bytes */
+    size_t image_len;
     uint32_t n;             /* documents */
     int64_t *ids;           /* article ids, descending */
     int64_t *pub;           /* published_at */
@@ -68,6 +79,8 @@ struct eng_segment {
     char *strs;
     uint8_t *post;
     size_t post_len;
+    uint64_t *pk_hash; /* canonical-URL hashes, ascending (eng_hash_bytes) */
+    uint32_t *pk_doc;  /* the docid of each */
 };
 
 /* Deleted docids of one segment; immutable, shared between snapshots. */
@@ -86,6 +99,7 @@ struct eng_snap {
     double *pop;            /* popularity by interned source id */
     size_t npop;
     uint64_t nrow, ntoken; /* live documents and their tokens (BM25) */
+    int64_t covered;       /* ENG_HEAD_SQL of the table this snapshot shows */
 };
 
 /* --- segment.c ----------------------------------------------------------- */
@@ -97,7 +111,11 @@ struct eng_row {
     int64_t id, seq, published_at;
     const char *title, *description, *content, *language, *meta_terms;
     uint32_t src;
+    uint64_t url_hash; /* eng_hash_bytes of the canonical URL */
 };
+
+/* 64-bit FNV-1a with murmur3's finalizer (terms, sources, canonical URLs). */
+uint64_t eng_hash_bytes(const char *s, size_t n);
 
 int eng_builder_new(struct eng_builder **out);
 void eng_builder_free(struct eng_builder *b);
@@ -115,6 +133,69 @@ const struct eng_term *eng_segment_term(const struct eng_segment *s, const char 
 uint32_t eng_segment_first_le(const struct eng_segment *s, int64_t hi);
 /* docid of id, or ENG_END. */
 uint32_t eng_segment_find(const struct eng_segment *s, int64_t id);
+/* Index in pk_hash of the first hash >= hash (n when none). */
+uint32_t eng_segment_pk_first(const struct eng_segment *s, uint64_t hash);
+
+/* --- segfile.c: segment files --------------------------------------------- */
+
+/* Write s to path: path.tmp, fsync, rename (the caller fsyncs the
+ * directory). */
+int eng_segment_write(const struct eng_segment *s, const char *path, struct err *err);
+/* The segment file at path, mapped read-only. Only the header is checked
+ * (magic, version, layout, sizes against the file's length): the files are
+ * newsd's own, written whole before a manifest names them; the CRC and
+ * every structure are checked by eng_segment_check (`newsd index verify`). */
+int eng_segment_map(const char *path, uint64_t file_id, struct eng_segment **out, struct err *err);
+/* A segment over a file image in memory that the caller keeps alive
+ * (header checks as eng_segment_map). */
+int eng_segment_from_image(const uint8_t *p, size_t len, struct eng_segment **out, struct err *err);
+/* The file image of s, malloc()ed (fuzzing, tests). */
+int eng_segment_image(const struct eng_segment *s, uint8_t **out, size_t *len);
+/* Recompute an image's checksum after changing it (fuzzing, tests). */
+void eng_segment_seal(uint8_t *p, size_t len);
+/* Everything a search reads, checked: CRC of the image, ids descending,
+ * dictionary sorted and in bounds, every postings list decodable inside
+ * its bytes with docids < n, source ids < nsrc, pk sorted. A segment that
+ * passes cannot make a search read outside it. */
+int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *err);
+void eng_segment_unmap(struct eng_segment *s);
+
+/* --- manifest.c: the index directory's table of contents ------------------ */
+
+struct eng_manifest_seg {
+    uint64_t file_id;
+    uint32_t n;    /* documents (checked against the file) */
+    uint32_t ndel; /* deleted docids, ascending */
+    uint32_t *del;
+};
+
+struct eng_manifest {
+    char epoch[64];      /* the articles table's epoch (meta 'articles_epoch') */
+    int64_t applied_seq; /* rows with seq <= applied are in the segments */
+    int64_t covered;     /* ENG_HEAD_SQL when they were read */
+    uint64_t next_file;  /* the next segment file id */
+    uint32_t nsrc;
+    char **srcs; /* interned source ids, in intern order */
+    uint32_t nseg;
+    struct eng_manifest_seg *segs;
+};
+
+#define ENG_MANIFEST_NAME "MANIFEST"
+/* Parse a manifest image (CRC and every length checked). */
+int eng_manifest_parse(const uint8_t *p, size_t len, struct eng_manifest *m, struct err *err);
+/* Recompute a manifest image's checksum after changing it (fuzzing). */
+void eng_manifest_seal(uint8_t *p, size_t len);
+/* The image of m, malloc()ed. */
+int eng_manifest_image(const struct eng_manifest *m, uint8_t **out, size_t *len);
+/* Read <dir>/MANIFEST; ERR_NOTFOUND when there is none. */
+int eng_manifest_read(const char *dir, struct eng_manifest *m, struct err *err);
+/* Replace <dir>/MANIFEST atomically: MANIFEST.tmp, fsync, rename, fsync
+ * of the directory. */
+int eng_manifest_write(const char *dir, const struct eng_manifest *m, struct err *err);
+void eng_manifest_clear(struct eng_manifest *m);
+/* Bytes to a file: path.tmp, fsync, rename (shared by both file kinds). */
+int eng_file_replace(const char *path, const uint8_t *p, size_t len, struct err *err);
+int eng_dir_sync(const char *dir, struct err *err);
 
 /* --- postings.c ----------------------------------------------------------- */
 
@@ -173,6 +254,7 @@ struct index_engine {
     int64_t pub_seq;                   /* highest seq the current snapshot covers */
     struct store_sqlite_pool *readers; /* page rows */
     int64_t opened_ms, built_ms;       /* open time and initial build time */
+    bool loaded;                       /* opened from the index directory's files */
 };
 
 /* A new reference to the current snapshot. */

@@ -58,6 +58,7 @@ struct eng_builder {
     size_t n, cap;
     int64_t *ids, *pub;
     uint32_t *dl, *src;
+    uint64_t *url;
     struct bterm *terms;
     size_t nterms, tcap;
     struct hslot *hash; /* open addressing, idx1 0 = empty */
@@ -66,7 +67,7 @@ struct eng_builder {
     size_t nocc, occap;
 };
 
-static uint64_t hash_bytes(const char *s, size_t n)
+uint64_t eng_hash_bytes(const char *s, size_t n)
 {
     uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < n; i++) {
@@ -119,6 +120,7 @@ void eng_builder_free(struct eng_builder *b)
     free(b->pub);
     free(b->dl);
     free(b->src);
+    free(b->url);
     free(b->occ);
     free(b);
 }
@@ -148,7 +150,7 @@ static int rehash(struct eng_builder *b)
         return ERR_NOMEM;
     for (size_t i = 0; i < b->nterms; i++) {
         const struct bterm *t = &b->terms[i];
-        uint64_t hv = hash_bytes(t->s, t->len);
+        uint64_t hv = eng_hash_bytes(t->s, t->len);
         size_t j = hv & (cap - 1);
         while (h[j].idx1)
             j = (j + 1) & (cap - 1);
@@ -218,7 +220,7 @@ static int term_id(struct eng_builder *b, char pre, const char *s, size_t len, u
     if (pre)
         tmp[0] = pre;
     memcpy(tmp + (pre != 0), s, len);
-    rc = term_find(b, tmp, n, hash_bytes(tmp, n), kind, out);
+    rc = term_find(b, tmp, n, eng_hash_bytes(tmp, n), kind, out);
     if (tmp != small)
         free(tmp);
     return rc;
@@ -275,7 +277,7 @@ static int pend_push(struct eng_builder *b, char pre, const char *s, size_t len,
     e->kind = kind;
     e->field = field;
     e->pos = pos;
-    e->hv = hash_bytes(e->text, n);
+    e->hv = eng_hash_bytes(e->text, n);
     if (b->hcap)
         __builtin_prefetch(&b->hash[e->hv & (b->hcap - 1)]);
     return 0;
@@ -442,6 +444,9 @@ int eng_builder_add(struct eng_builder *b, const struct eng_row *r)
     cap = b->cap;
     if (grow((void **)&b->src, &cap, b->n + 1, sizeof *b->src) < 0)
         return ERR_NOMEM;
+    cap = b->cap;
+    if (grow((void **)&b->url, &cap, b->n + 1, sizeof *b->url) < 0)
+        return ERR_NOMEM;
     b->cap = cap;
     b->nocc = 0;
     for (uint32_t f = 0; f < ENG_FIELDS; f++) {
@@ -473,6 +478,7 @@ int eng_builder_add(struct eng_builder *b, const struct eng_row *r)
     b->pub[doc] = r->published_at;
     b->dl[doc] = dl;
     b->src[doc] = r->src;
+    b->url[doc] = r->url_hash;
     b->n++;
     return 0;
 }
@@ -494,6 +500,41 @@ static int cmp_u64(const void *x, const void *y)
 }
 
 static _Thread_local const struct bterm *sort_terms;
+
+struct pk_pair {
+    uint64_t hash;
+    uint32_t doc;
+};
+
+static int cmp_pk(const void *x, const void *y)
+{
+    const struct pk_pair *a = x, *b = y;
+    if (a->hash != b->hash)
+        return a->hash < b->hash ? -1 : 1;
+    return a->doc < b->doc ? -1 : a->doc > b->doc;
+}
+
+/* The canonical-URL hashes of the documents, sorted, beside their docids:
+ * an upsert finds the document it replaces by binary search (§5 pk index). */
+static int pk_build(struct eng_segment *s, const struct eng_builder *b, const uint32_t *newdoc)
+{
+    struct pk_pair *v = malloc((b->n + 1) * sizeof *v);
+    s->pk_hash = malloc((b->n + 1) * sizeof *s->pk_hash);
+    s->pk_doc = malloc((b->n + 1) * sizeof *s->pk_doc);
+    if (v == NULL || s->pk_hash == NULL || s->pk_doc == NULL) {
+        free(v);
+        return ERR_NOMEM;
+    }
+    for (size_t i = 0; i < b->n; i++)
+        v[i] = (struct pk_pair){b->url[i], newdoc[i]};
+    qsort(v, b->n, sizeof *v, cmp_pk);
+    for (size_t i = 0; i < b->n; i++) {
+        s->pk_hash[i] = v[i].hash;
+        s->pk_doc[i] = v[i].doc;
+    }
+    free(v);
+    return 0;
+}
 
 static int cmp_term(const void *x, const void *y)
 {
@@ -627,6 +668,8 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
         s->src[i] = b->src[l];
         s->ntoken += b->dl[l];
     }
+    if (pk_build(s, b, newdoc) < 0)
+        goto out;
     for (size_t i = 0; i < b->nterms; i++) {
         torder[i] = (uint32_t)i;
         if (b->terms[i].n > maxdf)
@@ -683,6 +726,13 @@ void eng_segment_unref(struct eng_segment *s)
 {
     if (s == NULL || atomic_fetch_sub(&s->ref, 1) != 1)
         return;
+    if (s->home != ENG_SEG_HEAP) { /* every array points into the file image (segfile.c) */
+        eng_segment_unmap(s);
+        free(s);
+        return;
+    }
+    free(s->pk_hash);
+    free(s->pk_doc);
     free(s->ids);
     free(s->pub);
     free(s->dl);
@@ -722,6 +772,19 @@ uint32_t eng_segment_first_le(const struct eng_segment *s, int64_t hi)
             lo = mid + 1;
         else
             h = mid;
+    }
+    return lo;
+}
+
+uint32_t eng_segment_pk_first(const struct eng_segment *s, uint64_t hash)
+{
+    uint32_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->pk_hash[mid] < hash)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }

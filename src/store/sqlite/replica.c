@@ -222,6 +222,11 @@ int store_replica_reset(struct store_replica *r, const char *origin, struct err 
         (rc = meta_set(s->writer, "replica_seq", NULL, 0, err)) < 0 ||
         (rc = meta_set(s->writer, "replica_sources_rev", NULL, -1, err)) < 0)
         goto end;
+    /* A new history: an index kept on disk for the old one is not reused. */
+    rc = store_sqlite_exec(s->writer,
+                           "UPDATE meta SET value = lower(hex(randomblob(16)))"
+                           " WHERE key = 'articles_epoch'",
+                           err);
 end:
     rc = store_sqlite_end(s, rc, err);
 unlock:

@@ -21,7 +21,8 @@
  *               the crawler's question (enabled, next_fetch_at)
  *   feed_items  per feed, the items already stored: canonical url, a
  *               fingerprint of the item, the publication time it was
- *               stored with, when the feed last listed it */
+ *               stored with, when the feed last listed it
+ * Version 3: meta articles_epoch (schema_v3). */
 #include "store/sqlite/internal.h"
 
 #include <errno.h>
@@ -79,7 +80,14 @@ static const char schema_v2[] =
     " PRIMARY KEY(feed_id, key)) WITHOUT ROWID;";
 /* clang-format on */
 
-static const char *const migrations[] = {schema_v1, schema_v2};
+/* The articles table's epoch: a random token that names this table's
+ * history. A search index kept on disk beside the file (index/engine/)
+ * belongs to one epoch; a replica rebuilt from its origin gets a new one
+ * (replica.c), so no index of the old history is mistaken for it. */
+static const char schema_v3[] =
+    "INSERT OR IGNORE INTO meta(key, value) VALUES ('articles_epoch', lower(hex(randomblob(16))));";
+
+static const char *const migrations[] = {schema_v1, schema_v2, schema_v3};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
 int store_sqlite_begin(struct store_sqlite *s, struct err *err)

@@ -1,0 +1,301 @@
+/* libFuzzer harness: the engine's segments and manifest (index/engine/,
+ * docs/engine.md "Persistence"). The first byte picks the check:
+ *
+ *  0  build: the rest is read as small documents (words of a 12-word
+ *     vocabulary in title, description or content; a publication time).
+ *     A segment is built from them, written to its file image and read
+ *     back (eng_segment_from_image, eng_segment_check must pass), and
+ *     every one-word query, every two-word AND, OR and AND NOT, and a date
+ *     window are answered by eng_search_ids over the image and compared
+ *     with a brute-force scan of the documents: the exact total and the
+ *     newest-first page.
+ *  1  segment: the rest edits a valid segment image ((offset, byte) pairs)
+ *     and the checksum is recomputed, so the structure checks are what
+ *     stands between the bytes and a search: the reader refuses the image,
+ *     or searches over it stay inside it (ASan).
+ *  2  manifest: the rest is a manifest image (checksum recomputed):
+ *     eng_manifest_parse refuses it, or its image round-trips byte for
+ *     byte. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "index/engine/internal.h"
+#include "query/query.h"
+#include "util/arena.h"
+
+#define CHECK(c)                                                                                   \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            fprintf(stderr, "check failed: %s (line %d)\n", #c, __LINE__);                         \
+            abort();                                                                               \
+        }                                                                                          \
+    } while (0)
+
+/* Words no Snowball stemmer in scope changes, none a prefix of another. */
+static const char *const vocab[] = {"zqk", "zqm", "zqp", "zqx", "zqw", "zqf",
+                                    "zqg", "zqh", "zqj", "zqb", "zqv", "zqz"};
+#define NV 12
+#define MAX_DOCS 200
+#define NSRC 4
+
+struct doc {
+    int64_t id, pub;
+    uint16_t has; /* bit w: vocab[w] occurs */
+    char text[3][64];
+};
+
+/* --- searching a segment ------------------------------------------------------ */
+
+/* total and newest-first page of q over seg (NULL q: every document). */
+static int search(struct eng_segment *seg, const char *q, int64_t from, int64_t to, uint64_t *total,
+                  int64_t *page, size_t *n)
+{
+    struct eng_snap snap = {0};
+    struct eng_segment *segs[1] = {seg};
+    struct eng_dels *dels[1] = {NULL};
+    double pop[NSRC] = {0.5, 0.25, -1.0, 2.0};
+    struct index_request req = {.from = from, .to = to, .limit = 10};
+    struct arena a;
+    struct err err;
+    int64_t *ids = NULL;
+    int rc;
+
+    snap.nseg = 1;
+    snap.segs = segs;
+    snap.dels = dels;
+    snap.pop = pop;
+    snap.npop = NSRC;
+    snap.nrow = seg->n;
+    snap.ntoken = seg->ntoken;
+    arena_init(&a, 0);
+    err_clear(&err);
+    if (q && query_parse(&a, q, strlen(q), (struct query_node **)&req.q, &err) < 0) {
+        arena_release(&a);
+        return -1;
+    }
+    for (int sort = 0; sort < 4; sort++) {
+        req.sort = (enum index_sort)sort;
+        rc = eng_search_ids(&snap, &a, &req, total, &ids, n, &err);
+        CHECK(rc == 0);
+        CHECK(*n <= 10 && *n <= *total);
+    }
+    req.sort = INDEX_SORT_PUBLISHED_DESC;
+    rc = eng_search_ids(&snap, &a, &req, total, &ids, n, &err);
+    CHECK(rc == 0);
+    if (*n > 0)
+        memcpy(page, ids, *n * sizeof *ids);
+    arena_release(&a);
+    return 0;
+}
+
+/* --- 0: built from documents, against brute force ---------------------------- */
+
+static size_t read_docs(const uint8_t *p, size_t len, struct doc *docs)
+{
+    size_t n = 0, i = 0;
+    while (i + 3 <= len && n < MAX_DOCS) {
+        struct doc *d = &docs[n];
+        memset(d, 0, sizeof *d);
+        d->pub = 1600000000 + (int64_t)(p[i] % 16) * 3600;
+        d->id = d->pub << 20 | (int64_t)n;
+        unsigned words = 1 + p[i + 1] % 4;
+        i += 2;
+        for (unsigned k = 0; k < words && i < len; k++, i++) {
+            unsigned w = p[i] % NV, field = (p[i] / NV) % 3;
+            size_t used = strlen(d->text[field]);
+            if (used + 5 < sizeof d->text[field])
+                snprintf(d->text[field] + used, sizeof d->text[field] - used, "%s%s",
+                         used ? " " : "", vocab[w]);
+            d->has |= (uint16_t)(1u << w);
+        }
+        n++;
+    }
+    return n;
+}
+
+static struct eng_segment *build(const struct doc *docs, size_t n)
+{
+    struct eng_builder *b = NULL;
+    struct eng_segment *seg = NULL;
+    CHECK(eng_builder_new(&b) == 0);
+    for (size_t i = 0; i < n; i++) {
+        char url[64];
+        snprintf(url, sizeof url, "https://fuzz.example/%zu", i);
+        struct eng_row r = {
+            .id = docs[i].id,
+            .seq = (int64_t)i + 1,
+            .published_at = docs[i].pub,
+            .title = docs[i].text[0],
+            .description = docs[i].text[1],
+            .content = docs[i].text[2],
+            .language = "en",
+            .meta_terms = "lang:en",
+            .src = (uint32_t)(i % (NSRC + 1)) == NSRC ? ENG_NO_SOURCE : (uint32_t)(i % NSRC),
+            .url_hash = eng_hash_bytes(url, strlen(url)),
+        };
+        CHECK(eng_builder_add(b, &r) == 0);
+    }
+    CHECK(eng_builder_finish(b, &seg) == 0);
+    eng_builder_free(b);
+    return seg;
+}
+
+static int cmp_desc(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a > b ? -1 : a < b;
+}
+
+/* The brute-force answer: which documents match, newest first. */
+static void expect(const struct doc *docs, size_t n, int op, unsigned w1, unsigned w2, int64_t from,
+                   int64_t to, const struct eng_segment *seg, const char *q)
+{
+    int64_t want[MAX_DOCS], page[10];
+    size_t nw = 0, np = 0;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool a = docs[i].has >> w1 & 1, b = docs[i].has >> w2 & 1;
+        bool m = op == 0 ? a : op == 1 ? a && b : op == 2 ? a || b : a && !b;
+        if (m && docs[i].pub >= from && docs[i].pub <= to)
+            want[nw++] = docs[i].id;
+    }
+    qsort(want, nw, sizeof *want, cmp_desc);
+    CHECK(search((struct eng_segment *)seg, q, from, to, &total, page, &np) == 0);
+    if (total != nw)
+        fprintf(stderr, "%s: engine %llu, brute force %zu\n", q, (unsigned long long)total, nw);
+    CHECK(total == nw);
+    CHECK(np == (nw < 10 ? nw : 10));
+    CHECK(memcmp(page, want, np * sizeof *page) == 0);
+}
+
+static void check_built(const uint8_t *p, size_t len)
+{
+    static struct doc docs[MAX_DOCS];
+    size_t n = read_docs(p, len, docs);
+    if (n == 0)
+        return;
+    struct eng_segment *heap = build(docs, n), *seg = NULL;
+    uint8_t *img = NULL;
+    size_t img_len = 0;
+    struct err err;
+    err_clear(&err);
+    CHECK(eng_segment_check(heap, NSRC, &err) == 0);
+    CHECK(eng_segment_image(heap, &img, &img_len) == 0);
+    CHECK(eng_segment_from_image(img, img_len, &seg, &err) == 0);
+    CHECK(eng_segment_check(seg, NSRC, &err) == 0);
+    CHECK(seg->n == n && seg->nterms == heap->nterms && seg->ntoken == heap->ntoken);
+    char q[64];
+    for (unsigned w1 = 0; w1 < NV; w1++) {
+        snprintf(q, sizeof q, "%s", vocab[w1]);
+        expect(docs, n, 0, w1, w1, INT64_MIN, INT64_MAX, seg, q);
+        for (unsigned k = 1; k <= 3; k++) { /* three partners per word, chosen by the input */
+            unsigned w2 = (w1 + k * (1 + p[0] % 5)) % NV;
+            if (w2 == w1)
+                continue;
+            snprintf(q, sizeof q, "%s AND %s", vocab[w1], vocab[w2]);
+            expect(docs, n, 1, w1, w2, INT64_MIN, INT64_MAX, seg, q);
+            snprintf(q, sizeof q, "%s OR %s", vocab[w1], vocab[w2]);
+            expect(docs, n, 2, w1, w2, INT64_MIN, INT64_MAX, seg, q);
+            snprintf(q, sizeof q, "%s NOT %s", vocab[w1], vocab[w2]);
+            expect(docs, n, 3, w1, w2, INT64_MIN, INT64_MAX, seg, q);
+        }
+        int64_t from = 1600000000 + (int64_t)(w1 % 8) * 3600;
+        snprintf(q, sizeof q, "%s", vocab[w1]);
+        expect(docs, n, 0, w1, w1, from, from + 4 * 3600, seg, q);
+    }
+    eng_segment_unref(seg);
+    eng_segment_unref(heap);
+    free(img);
+}
+
+/* --- 1: a damaged segment image ------------------------------------------------ */
+
+static uint8_t *base_img;
+static size_t base_len;
+
+static void base_make(void)
+{
+    static const uint8_t seed[] = {3, 2, 0,  13, 5,  1, 7, 3, 1,  2, 3, 9, 3,  40,
+                                   2, 1, 25, 2,  11, 3, 4, 0, 1,  2, 1, 3, 36, 9,
+                                   2, 5, 6,  7,  8,  1, 0, 2, 33, 4, 2, 3, 0};
+    static struct doc docs[MAX_DOCS];
+    size_t n = read_docs(seed, sizeof seed, docs);
+    struct eng_segment *seg = build(docs, n);
+    CHECK(eng_segment_image(seg, &base_img, &base_len) == 0);
+    eng_segment_unref(seg);
+}
+
+static void check_damaged(const uint8_t *p, size_t len)
+{
+    if (base_img == NULL)
+        base_make();
+    uint8_t *img = malloc(base_len);
+    struct eng_segment *seg = NULL;
+    struct err err;
+    CHECK(img != NULL);
+    memcpy(img, base_img, base_len);
+    for (size_t i = 0; i + 3 <= len; i += 3) {
+        size_t at = ((size_t)p[i] << 8 | p[i + 1]) % base_len;
+        img[at] = p[i + 2];
+    }
+    eng_segment_seal(img, base_len);
+    err_clear(&err);
+    if (eng_segment_from_image(img, base_len, &seg, &err) == 0) {
+        if (eng_segment_check(seg, NSRC, &err) == 0) {
+            int64_t page[10];
+            size_t n;
+            uint64_t total;
+            for (unsigned w = 0; w < NV; w++)
+                (void)search(seg, vocab[w], INT64_MIN, INT64_MAX, &total, page, &n);
+            (void)search(seg, "zqk zqm OR zqp NOT zqx", INT64_MIN, INT64_MAX, &total, page, &n);
+            (void)search(seg, NULL, 1600000000, 1600010000, &total, page, &n);
+        }
+        eng_segment_unref(seg);
+    }
+    free(img);
+}
+
+/* --- 2: a manifest image --------------------------------------------------------- */
+
+static void check_manifest(const uint8_t *p, size_t len)
+{
+    uint8_t *img = malloc(len + 1), *again = NULL;
+    struct eng_manifest m, m2;
+    struct err err;
+    size_t again_len = 0;
+    CHECK(img != NULL);
+    memcpy(img, p, len);
+    eng_manifest_seal(img, len);
+    err_clear(&err);
+    if (eng_manifest_parse(img, len, &m, &err) == 0) {
+        CHECK(eng_manifest_image(&m, &again, &again_len) == 0);
+        CHECK(again_len == len && memcmp(again, img, len) == 0);
+        CHECK(eng_manifest_parse(again, again_len, &m2, &err) == 0);
+        CHECK(m2.nseg == m.nseg && m2.nsrc == m.nsrc && m2.applied_seq == m.applied_seq);
+        eng_manifest_clear(&m2);
+        eng_manifest_clear(&m);
+        free(again);
+    }
+    free(img);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return 0;
+    switch (data[0] % 3) {
+    case 0:
+        check_built(data + 1, size - 1);
+        break;
+    case 1:
+        check_damaged(data + 1, size - 1);
+        break;
+    default:
+        check_manifest(data + 1, size - 1);
+        break;
+    }
+    return 0;
+}

@@ -1,0 +1,481 @@
+/* Segment files (index/engine/internal.h, docs/engine.md "Persistence").
+ *
+ * One file per segment, the in-memory arrays written as they are, so that
+ * a mapped file is searched in place: no decoding at open, and the kernel
+ * pages in only what searches touch (an index larger than RAM stays
+ * usable). Layout, every part 8-byte aligned:
+ *
+ *   header   struct seg_header (64 bytes)
+ *   ids      int64[n]     article ids, descending
+ *   pub      int64[n]     published_at
+ *   dl       uint32[n]    row sizes (BM25)
+ *   src      uint32[n]    interned source ids (the manifest's table)
+ *   pk_hash  uint64[n]    canonical-URL hashes, ascending
+ *   pk_doc   uint32[n]    their docids
+ *   terms    struct eng_term[nterms], sorted by string
+ *   strs     the term strings
+ *   post     the postings (skip tables, docid and data streams)
+ *
+ * The header's crc is zlib's CRC-32 of everything after the header. The
+ * file is this build's memory layout (byte order, struct eng_term's size):
+ * the header records both and a file from another layout is refused, and
+ * then rebuilt from the table. */
+#include "index/engine/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "util/banned.h"
+
+#define SEG_MAGIC "NEWSDSEG"
+#define SEG_VERSION 1u
+#define SEG_ENDIAN 0x01020304u
+
+struct seg_header {
+    char magic[8];
+    uint32_t version;
+    uint32_t endian;    /* SEG_ENDIAN as this machine stores it */
+    uint32_t term_size; /* sizeof(struct eng_term) */
+    uint32_t n;
+    uint64_t nterms, strs_len, post_len, ntoken;
+    uint32_t crc; /* CRC-32 of the bytes after the header */
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct seg_header) == 64, "segment header is 64 bytes");
+
+enum { P_IDS, P_PUB, P_DL, P_SRC, P_PKH, P_PKD, P_TERMS, P_STRS, P_POST, P_END };
+
+static uint64_t align8(uint64_t x)
+{
+    return (x + 7) & ~(uint64_t)7;
+}
+
+/* Offsets of the parts (off[P_END] = the file's length); false when the
+ * sizes overflow. */
+static bool seg_layout(const struct seg_header *h, uint64_t off[P_END + 1])
+{
+    const uint64_t limit = (uint64_t)1 << 48;
+    uint64_t n = h->n;
+    if (h->nterms > limit || h->strs_len > limit || h->post_len > limit)
+        return false;
+    uint64_t len[P_END] = {
+        8 * n,       8 * n,       4 * n, 4 * n, 8 * n, 4 * n, h->nterms * sizeof(struct eng_term),
+        h->strs_len, h->post_len,
+    };
+    off[0] = sizeof(struct seg_header);
+    for (int i = 0; i < P_END; i++)
+        off[i + 1] = align8(off[i] + len[i]);
+    return true;
+}
+
+/* --- writing -------------------------------------------------------------- */
+
+struct sink {
+    FILE *f;       /* a file, or */
+    uint8_t *buf;  /* a buffer */
+    size_t n, cap; /* bytes emitted; the buffer's capacity */
+    uLong crc;
+    bool failed;
+};
+
+static void emit(struct sink *k, const void *p, size_t n, bool body)
+{
+    if (k->failed || n == 0)
+        return;
+    if (body) {
+        const uint8_t *b = p;
+        for (size_t left = n; left > 0;) {
+            uInt step = left > (1u << 30) ? 1u << 30 : (uInt)left;
+            k->crc = crc32(k->crc, b, step);
+            b += step;
+            left -= step;
+        }
+    }
+    if (k->f) {
+        if (fwrite(p, 1, n, k->f) != n)
+            k->failed = true;
+    } else {
+        if (k->n + n > k->cap) {
+            size_t cap = k->cap ? k->cap : 4096;
+            while (cap < k->n + n)
+                cap *= 2;
+            uint8_t *q = realloc(k->buf, cap);
+            if (q == NULL) {
+                k->failed = true;
+                return;
+            }
+            k->buf = q;
+            k->cap = cap;
+        }
+        memcpy(k->buf + k->n, p, n);
+    }
+    k->n += n;
+}
+
+static void emit_part(struct sink *k, const void *p, size_t n)
+{
+    static const uint8_t zero[8];
+    emit(k, p, n, true);
+    emit(k, zero, (size_t)(align8(n) - n), true);
+}
+
+static void seg_header_fill(const struct eng_segment *s, struct seg_header *h)
+{
+    memset(h, 0, sizeof *h);
+    memcpy(h->magic, SEG_MAGIC, 8);
+    h->version = SEG_VERSION;
+    h->endian = SEG_ENDIAN;
+    h->term_size = sizeof(struct eng_term);
+    h->n = s->n;
+    h->nterms = s->nterms;
+    h->strs_len = 0;
+    for (size_t i = 0; i < s->nterms; i++) { /* strs holds exactly the terms' bytes */
+        uint64_t end = (uint64_t)s->terms[i].str + s->terms[i].len;
+        if (end > h->strs_len)
+            h->strs_len = end;
+    }
+    h->post_len = s->post_len;
+    h->ntoken = s->ntoken;
+}
+
+/* Header placeholder, then the parts; the caller patches the header. */
+static void seg_emit(const struct eng_segment *s, struct sink *k, struct seg_header *h)
+{
+    seg_header_fill(s, h);
+    k->crc = crc32(0L, Z_NULL, 0);
+    emit(k, h, sizeof *h, false);
+    emit_part(k, s->ids, (size_t)s->n * 8);
+    emit_part(k, s->pub, (size_t)s->n * 8);
+    emit_part(k, s->dl, (size_t)s->n * 4);
+    emit_part(k, s->src, (size_t)s->n * 4);
+    emit_part(k, s->pk_hash, (size_t)s->n * 8);
+    emit_part(k, s->pk_doc, (size_t)s->n * 4);
+    emit_part(k, s->terms, s->nterms * sizeof *s->terms);
+    emit_part(k, s->strs, (size_t)h->strs_len);
+    emit_part(k, s->post, s->post_len);
+    h->crc = (uint32_t)k->crc;
+}
+
+int eng_segment_image(const struct eng_segment *s, uint8_t **out, size_t *len)
+{
+    struct sink k = {0};
+    struct seg_header h;
+    seg_emit(s, &k, &h);
+    if (k.failed) {
+        free(k.buf);
+        return ERR_NOMEM;
+    }
+    if (k.buf == NULL && (k.buf = malloc(1)) == NULL)
+        return ERR_NOMEM;
+    memcpy(k.buf, &h, sizeof h);
+    *out = k.buf;
+    *len = k.n;
+    return 0;
+}
+
+int eng_segment_write(const struct eng_segment *s, const char *path, struct err *err)
+{
+    char tmp[4096];
+    struct sink k = {0};
+    struct seg_header h;
+    int rc = 0;
+
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
+        return err_set(err, ERR_INVALID, "index path too long");
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || (k.f = fdopen(fd, "wb")) == NULL) {
+        rc = err_set(err, ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return rc;
+    }
+    seg_emit(s, &k, &h);
+    if (!k.failed && (fseek(k.f, 0, SEEK_SET) != 0 || fwrite(&h, sizeof h, 1, k.f) != 1))
+        k.failed = true;
+    if (!k.failed && (fflush(k.f) != 0 || fsync(fileno(k.f)) != 0))
+        k.failed = true;
+    int saved = errno;
+    if (fclose(k.f) != 0 && !k.failed) {
+        k.failed = true;
+        saved = errno;
+    }
+    if (k.failed)
+        rc = err_set(err, ERR_IO, "cannot write %s: %s", tmp, strerror(saved));
+    else if (rename(tmp, path) != 0)
+        rc = err_set(err, ERR_IO, "cannot rename %s: %s", tmp, strerror(errno));
+    if (rc < 0)
+        unlink(tmp);
+    return rc;
+}
+
+/* CRC-32 of an image's bytes after the header. */
+static uint32_t body_crc(const uint8_t *p, size_t len)
+{
+    uLong crc = crc32(0L, Z_NULL, 0);
+    const uint8_t *b = p + sizeof(struct seg_header);
+    for (size_t left = len - sizeof(struct seg_header); left > 0;) {
+        uInt step = left > (1u << 30) ? 1u << 30 : (uInt)left;
+        crc = crc32(crc, b, step);
+        b += step;
+        left -= step;
+    }
+    return (uint32_t)crc;
+}
+
+void eng_segment_seal(uint8_t *p, size_t len)
+{
+    struct seg_header h;
+    if (len < sizeof h)
+        return;
+    memcpy(&h, p, sizeof h);
+    h.crc = body_crc(p, len);
+    memcpy(p, &h, sizeof h);
+}
+
+/* --- reading -------------------------------------------------------------- */
+
+static int seg_attach(struct eng_segment *s, const uint8_t *p, size_t len, struct err *err)
+{
+    struct seg_header h;
+    uint64_t off[P_END + 1];
+
+    if (len < sizeof h)
+        return err_set(err, ERR_PARSE, "segment file too short");
+    memcpy(&h, p, sizeof h);
+    if (memcmp(h.magic, SEG_MAGIC, 8) != 0)
+        return err_set(err, ERR_PARSE, "not a segment file");
+    if (h.version != SEG_VERSION || h.endian != SEG_ENDIAN ||
+        h.term_size != sizeof(struct eng_term))
+        return err_set(err, ERR_UNSUPPORTED, "segment file of another version or machine");
+    if (!seg_layout(&h, off) || off[P_END] != len)
+        return err_set(err, ERR_PARSE, "segment file length disagrees with its header");
+    s->image = p;
+    s->image_len = len;
+    s->n = h.n;
+    s->nterms = (size_t)h.nterms;
+    s->post_len = (size_t)h.post_len;
+    s->ntoken = h.ntoken;
+    /* The parts are 8-aligned in an image that is (mmap: page-aligned;
+     * malloc: max_align_t-aligned), so the casts below are aligned. */
+    s->ids = (int64_t *)(uintptr_t)(p + off[P_IDS]);
+    s->pub = (int64_t *)(uintptr_t)(p + off[P_PUB]);
+    s->dl = (uint32_t *)(uintptr_t)(p + off[P_DL]);
+    s->src = (uint32_t *)(uintptr_t)(p + off[P_SRC]);
+    s->pk_hash = (uint64_t *)(uintptr_t)(p + off[P_PKH]);
+    s->pk_doc = (uint32_t *)(uintptr_t)(p + off[P_PKD]);
+    s->terms = (struct eng_term *)(uintptr_t)(p + off[P_TERMS]);
+    s->strs = (char *)(uintptr_t)(p + off[P_STRS]);
+    s->post = (uint8_t *)(uintptr_t)(p + off[P_POST]);
+    return 0;
+}
+
+int eng_segment_from_image(const uint8_t *p, size_t len, struct eng_segment **out, struct err *err)
+{
+    struct eng_segment *s = calloc(1, sizeof *s);
+    int rc;
+    *out = NULL;
+    if (s == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    if ((uintptr_t)p & 7) {
+        free(s);
+        return err_set(err, ERR_INVALID, "segment image not 8-byte aligned");
+    }
+    atomic_init(&s->ref, 1);
+    s->home = ENG_SEG_BORROWED;
+    if ((rc = seg_attach(s, p, len, err)) < 0) {
+        free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+int eng_segment_map(const char *path, uint64_t file_id, struct eng_segment **out, struct err *err)
+{
+    struct eng_segment *s = NULL;
+    struct stat st;
+    void *p = MAP_FAILED;
+    int rc, fd;
+
+    *out = NULL;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return err_set(err, errno == ENOENT ? ERR_NOTFOUND : ERR_IO, "cannot open %s: %s", path,
+                       strerror(errno));
+    if (fstat(fd, &st) != 0) {
+        rc = err_set(err, ERR_IO, "cannot stat %s: %s", path, strerror(errno));
+        goto out;
+    }
+    if (st.st_size < (off_t)sizeof(struct seg_header)) {
+        rc = err_set(err, ERR_PARSE, "%s: too short for a segment file", path);
+        goto out;
+    }
+    p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        rc = err_set(err, ERR_IO, "cannot map %s: %s", path, strerror(errno));
+        goto out;
+    }
+    if ((s = calloc(1, sizeof *s)) == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    atomic_init(&s->ref, 1);
+    s->home = ENG_SEG_MAPPED;
+    s->file_id = file_id;
+    if ((rc = seg_attach(s, p, (size_t)st.st_size, err)) < 0) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", err_msg(err, rc));
+        rc = err_set(err, rc, "%s: %s", path, why);
+        goto out;
+    }
+    *out = s;
+    s = NULL;
+    p = MAP_FAILED;
+out:
+    if (p != MAP_FAILED)
+        munmap(p, (size_t)st.st_size);
+    free(s);
+    close(fd);
+    return rc;
+}
+
+void eng_segment_unmap(struct eng_segment *s)
+{
+    if (s->home == ENG_SEG_MAPPED && s->image)
+        munmap((void *)(uintptr_t)s->image, s->image_len);
+    s->image = NULL;
+}
+
+/* --- the full check -------------------------------------------------------- */
+
+/* A varint inside [p, end); NULL when it runs out or is longer than 5 bytes. */
+static const uint8_t *varint_in(const uint8_t *p, const uint8_t *end, uint32_t *v)
+{
+    uint64_t x = 0;
+    for (unsigned shift = 0; shift < 35 && p < end; shift += 7) {
+        uint8_t b = *p++;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            if (x > UINT32_MAX)
+                return NULL;
+            *v = (uint32_t)x;
+            return p;
+        }
+    }
+    return NULL;
+}
+
+/* One term's postings inside post[off, limit). */
+static int check_term(const struct eng_segment *s, const struct eng_term *t, uint64_t limit,
+                      struct err *err)
+{
+    uint64_t skip_bytes = (uint64_t)t->nblocks * sizeof(struct eng_skip);
+    if (t->kind > ENG_TERM_META || t->df == 0 || t->off % 8 != 0 ||
+        t->nblocks != (t->df + ENG_BLOCK - 1) / ENG_BLOCK || t->off > limit ||
+        skip_bytes + t->docs_len > limit - t->off)
+        return err_set(err, ERR_PARSE, "a term's postings are out of bounds");
+    const struct eng_skip *skip = (const struct eng_skip *)(uintptr_t)(s->post + t->off);
+    const uint8_t *docs = s->post + t->off + skip_bytes, *docs_end = docs + t->docs_len;
+    const uint8_t *data = docs_end, *data_end = s->post + limit;
+    uint32_t prev = UINT32_MAX, left = t->df;
+    const uint8_t *dp = docs, *ap = data;
+
+    for (uint32_t b = 0; b < t->nblocks; b++) {
+        uint32_t nin = left > ENG_BLOCK ? ENG_BLOCK : left;
+        left -= nin;
+        if (skip[b].doc_off != (uint32_t)(dp - docs) ||
+            (t->kind != ENG_TERM_META && skip[b].data_off != (uint32_t)(ap - data)))
+            return err_set(err, ERR_PARSE, "a skip entry points elsewhere");
+        for (uint32_t k = 0; k < nin; k++) {
+            uint32_t g;
+            if ((dp = varint_in(dp, docs_end, &g)) == NULL)
+                return err_set(err, ERR_PARSE, "a docid stream runs out");
+            uint64_t d = (uint64_t)prev + g + 1;
+            if (prev == UINT32_MAX)
+                d = g; /* the first gap counts from "before 0" */
+            if (d >= s->n)
+                return err_set(err, ERR_PARSE, "a docid past the segment");
+            prev = (uint32_t)d;
+            if (t->kind == ENG_TERM_META)
+                continue;
+            if (ap >= data_end)
+                return err_set(err, ERR_PARSE, "a data stream runs out");
+            unsigned mask = *ap++;
+            if (mask == 0 || mask >> ENG_FIELDS)
+                return err_set(err, ERR_PARSE, "a field mask names no field");
+            for (unsigned f = 0; f < ENG_FIELDS; f++) {
+                uint32_t tf, pos;
+                if (!(mask & (1u << f)))
+                    continue;
+                if ((ap = varint_in(ap, data_end, &tf)) == NULL || tf == 0)
+                    return err_set(err, ERR_PARSE, "a term frequency runs out");
+                for (uint32_t i = 0; t->kind == ENG_TERM_EXACT && i < tf; i++) {
+                    if ((ap = varint_in(ap, data_end, &pos)) == NULL)
+                        return err_set(err, ERR_PARSE, "a position list runs out");
+                }
+            }
+        }
+        if (skip[b].last != prev)
+            return err_set(err, ERR_PARSE, "a skip entry's last docid disagrees");
+    }
+    if (dp != docs_end)
+        return err_set(err, ERR_PARSE, "a docid stream has trailing bytes");
+    return 0;
+}
+
+int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *err)
+{
+    uint64_t strs_len = 0, ntoken = 0;
+    int rc;
+
+    if (s->image) {
+        struct seg_header h;
+        memcpy(&h, s->image, sizeof h);
+        if (body_crc(s->image, s->image_len) != h.crc)
+            return err_set(err, ERR_PARSE, "segment checksum mismatch");
+        strs_len = h.strs_len;
+    } else {
+        for (size_t i = 0; i < s->nterms; i++) {
+            if ((uint64_t)s->terms[i].str + s->terms[i].len > strs_len)
+                strs_len = (uint64_t)s->terms[i].str + s->terms[i].len;
+        }
+    }
+    for (uint32_t d = 0; d < s->n; d++) {
+        if (d > 0 && s->ids[d] >= s->ids[d - 1])
+            return err_set(err, ERR_PARSE, "article ids are not descending");
+        if (s->src[d] != ENG_NO_SOURCE && s->src[d] >= nsrc)
+            return err_set(err, ERR_PARSE, "a source id outside the manifest's table");
+        if (s->pk_doc[d] >= s->n || (d > 0 && s->pk_hash[d] < s->pk_hash[d - 1]))
+            return err_set(err, ERR_PARSE, "the URL hash table is not sorted");
+        ntoken += s->dl[d];
+    }
+    if (ntoken != s->ntoken)
+        return err_set(err, ERR_PARSE, "row sizes disagree with the token total");
+    for (size_t i = 0; i < s->nterms; i++) {
+        const struct eng_term *t = &s->terms[i];
+        if ((uint64_t)t->str + t->len > strs_len || t->len == 0)
+            return err_set(err, ERR_PARSE, "a term string out of bounds");
+        if (i > 0) {
+            const struct eng_term *u = &s->terms[i - 1];
+            size_t n = u->len < t->len ? u->len : t->len;
+            int c = memcmp(s->strs + u->str, s->strs + t->str, n);
+            if (c > 0 || (c == 0 && u->len >= t->len))
+                return err_set(err, ERR_PARSE, "the dictionary is not sorted");
+        }
+        /* A term's bytes end where the next one's begin. */
+        uint64_t limit = i + 1 < s->nterms ? s->terms[i + 1].off : s->post_len;
+        if (limit > s->post_len)
+            return err_set(err, ERR_PARSE, "a term's postings are out of bounds");
+        if ((rc = check_term(s, t, limit, err)) < 0)
+            return rc;
+    }
+    return 0;
+}
