@@ -37,6 +37,7 @@
 struct test_ctx {
     atomic_int calls;
     atomic_int slow_entered;
+    atomic_int hold_entered, hold_release, hold_done; /* /hold */
 };
 
 static char *big_body(void)
@@ -99,6 +100,16 @@ static void test_handler(const struct http_request *req, struct http_response *r
         struct timespec d = {SLOW_MS / 1000, (SLOW_MS % 1000) * 1000000L};
         nanosleep(&d, NULL);
         set_body(resp, strdup("slow-finished"), 13);
+        return;
+    }
+    if (!strcmp(req->path, "/hold")) { /* busy until the test releases it (10 s at most) */
+        atomic_store(&t->hold_entered, 1);
+        for (int i = 0; i < 2000 && !atomic_load(&t->hold_release); i++) {
+            struct timespec d = {0, 5 * 1000 * 1000};
+            nanosleep(&d, NULL);
+        }
+        atomic_store(&t->hold_done, 1);
+        set_body(resp, strdup("held"), 4);
         return;
     }
     if (!strcmp(req->path, "/cors"))
@@ -692,6 +703,53 @@ static void test_keep_alive_serves_two_requests_on_one_connection(void **state)
     reply_free(&r);
 }
 
+/* A busy handler holds up no other request while a worker is free: every
+ * connection open before it started (with handlers on the event loops,
+ * those sharing its loop would wait for it) is answered while it runs. */
+static void test_a_busy_handler_holds_up_no_other_connection(void **state)
+{
+    struct fixture *f = *state;
+    enum { N = 8 };
+    int fd[N];
+    static const char hold[] = "GET /hold HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    static const char small[] = "GET /small HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+
+    for (int i = 0; i < N; i++) {
+        fd[i] = client_connect(AF_INET, f->port);
+        assert_true(fd[i] >= 0);
+    }
+    /* Let the server accept them all before anything is asked. */
+    struct timespec d = {0, 100 * 1000 * 1000};
+    nanosleep(&d, NULL);
+    assert_int_equal(send_all(fd[0], hold, sizeof hold - 1), 0);
+    for (int i = 0; i < 2000 && !atomic_load(&f->ctx.hold_entered); i++) {
+        struct timespec t = {0, 5 * 1000 * 1000};
+        nanosleep(&t, NULL);
+    }
+    assert_true(atomic_load(&f->ctx.hold_entered));
+    for (int i = 1; i < N; i++) {
+        size_t n;
+        struct reply r;
+        assert_int_equal(send_all(fd[i], small, sizeof small - 1), 0);
+        char *raw = recv_all(fd[i], &n);
+        reply_parse(&r, raw, n);
+        close(fd[i]);
+        assert_int_equal(r.status, 200);
+        assert_int_equal(r.body_len, 100);
+        reply_free(&r);
+        assert_false(atomic_load(&f->ctx.hold_done)); /* answered while /hold still ran */
+    }
+    atomic_store(&f->ctx.hold_release, 1);
+    size_t n;
+    struct reply r;
+    char *raw = recv_all(fd[0], &n);
+    reply_parse(&r, raw, n);
+    close(fd[0]);
+    assert_int_equal(r.status, 200);
+    assert_memory_equal(r.body, "held", 4);
+    reply_free(&r);
+}
+
 static void test_a_10k_url_reaches_the_handler(void **state)
 {
     struct fixture *f = *state;
@@ -1219,6 +1277,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_request_body_is_ignored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_keep_alive_serves_two_requests_on_one_connection,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_busy_handler_holds_up_no_other_connection, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_a_10k_url_reaches_the_handler, setup, teardown),
         cmocka_unit_test_setup_teardown(test_20k_of_headers_reach_the_handler, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_request_over_both_api_limits_reaches_the_handler,
