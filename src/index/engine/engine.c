@@ -26,6 +26,12 @@ static int64_t mono_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+uint64_t eng_next_gen(void)
+{
+    static atomic_uint_fast64_t next = 1;
+    return atomic_fetch_add(&next, 1);
+}
+
 void eng_dels_unref(struct eng_dels *d)
 {
     if (d == NULL || atomic_fetch_sub(&d->ref, 1) != 1)
@@ -334,6 +340,7 @@ static void engine_free(struct index_backend *b)
     }
     eng_follow_close(e);
     eng_snap_unref(e->cur);
+    eng_ccache_free(e->ccache); /* after the last snapshot that points at it */
     if (e->readers) {
         store_sqlite_pool_release(e->readers);
         free(e->readers);
@@ -414,6 +421,11 @@ int index_engine_new(struct index_backend **out, const char *db_path, const char
     if ((rc = store_sqlite_pool_init(e->readers, db_path, err)) < 0) {
         free(e->readers);
         e->readers = NULL;
+        goto out;
+    }
+    const char *cc = getenv(ENG_CCACHE_ENV);
+    if (!(cc && strcmp(cc, "0") == 0) && eng_ccache_new(&e->ccache, ENG_CCACHE_BYTES) < 0) {
+        rc = err_set(err, ERR_NOMEM, "out of memory");
         goto out;
     }
     if ((rc = eng_follow_open(e, err)) < 0)

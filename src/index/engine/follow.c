@@ -177,6 +177,7 @@ static int dels_mark(struct eng_writer *w, struct pending *p, size_t si, uint32_
             return ERR_NOMEM;
         }
         atomic_init(&d->ref, 1);
+        d->gen = eng_next_gen();
         if (w->dels[si]) {
             memcpy(d->bits, w->dels[si]->bits, words * sizeof *d->bits);
             d->n = w->dels[si]->n;
@@ -260,6 +261,7 @@ static int publish(struct index_engine *e)
     s->npop = w->nsrc;
     s->nseg = w->nseg;
     s->covered = w->covered;
+    s->ccache = e->ccache;
     for (size_t i = 0; i < w->nseg; i++) {
         s->segs[i] = w->segs[i];
         atomic_fetch_add(&w->segs[i]->ref, 1);
@@ -900,6 +902,7 @@ static bool persist_load(struct index_engine *e)
             goto out;
         }
         atomic_init(&d->ref, 1);
+        d->gen = eng_next_gen();
         for (uint32_t k = 0; k < m.segs[i].ndel; k++) {
             uint32_t doc = m.segs[i].del[k];
             d->bits[doc >> 6] |= (uint64_t)1 << (doc & 63);

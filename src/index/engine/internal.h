@@ -64,6 +64,7 @@ enum eng_seg_home {
 
 struct eng_segment {
     atomic_int ref;
+    uint64_t gen;         /* eng_next_gen(): names this segment in the count cache */
     uint8_t home;         /* enum eng_seg_home */
     uint64_t file_id;     /* its file in the index directory; 0 = not written yet */
     const uint8_t *image; /* MAPPED, BORROWED: the file's bytes */
@@ -86,6 +87,7 @@ struct eng_segment {
 /* Deleted docids of one segment; immutable, shared between snapshots. */
 struct eng_dels {
     atomic_int ref;
+    uint64_t gen;    /* eng_next_gen(); a set that changes is a new set */
     uint32_t n;      /* deleted docs */
     uint64_t ntoken; /* their dl, summed */
     uint64_t *bits;  /* one bit per doc of the segment */
@@ -98,9 +100,31 @@ struct eng_snap {
     struct eng_dels **dels; /* per segment; NULL = none deleted */
     double *pop;            /* popularity by interned source id */
     size_t npop;
-    uint64_t nrow, ntoken; /* live documents and their tokens (BM25) */
-    int64_t covered;       /* ENG_HEAD_SQL of the table this snapshot shows */
+    uint64_t nrow, ntoken;     /* live documents and their tokens (BM25) */
+    int64_t covered;           /* ENG_HEAD_SQL of the table this snapshot shows */
+    struct eng_ccache *ccache; /* the engine's count cache (not owned); NULL none */
 };
+
+/* A number never handed out before (segments' and deletion sets' gen). */
+uint64_t eng_next_gen(void);
+
+/* --- ccache.c: the count cache -------------------------------------------- */
+
+struct eng_ccache;
+struct eng_ccache_key {
+    uint64_t seg_gen, del_gen; /* del_gen 0: no deletions */
+    uint32_t lo, hi;           /* docid window */
+    const char *plan;          /* fingerprint of the plan (search.c) */
+    size_t len;
+};
+#define ENG_CCACHE_BYTES ((size_t)32 << 20)
+#define ENG_CCACHE_ENV "NEWSD_ENGINE_COUNT_CACHE" /* "0": no cache (cold figures) */
+int eng_ccache_new(struct eng_ccache **out, size_t max_bytes);
+void eng_ccache_free(struct eng_ccache *c);
+/* Thread-safe. */
+bool eng_ccache_get(struct eng_ccache *c, const struct eng_ccache_key *k, uint64_t *count);
+void eng_ccache_put(struct eng_ccache *c, const struct eng_ccache_key *k, uint64_t count);
+void eng_ccache_stats(struct eng_ccache *c, uint64_t *hits, uint64_t *misses, size_t *bytes);
 
 /* --- segment.c ----------------------------------------------------------- */
 
@@ -255,6 +279,7 @@ struct index_engine {
     struct store_sqlite_pool *readers; /* page rows */
     int64_t opened_ms, built_ms;       /* open time and initial build time */
     bool loaded;                       /* opened from the index directory's files */
+    struct eng_ccache *ccache;         /* NULL when $NEWSD_ENGINE_COUNT_CACHE is "0" */
 };
 
 /* A new reference to the current snapshot. */

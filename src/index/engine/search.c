@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "store/sqlite/db.h"
+#include "util/buf.h"
 #include "util/banned.h"
 
 #define DEADLINE_EVERY 1024 /* matches between two looks at the clock */
@@ -390,7 +391,39 @@ struct run {
     uint64_t ticks;
     uint32_t (*pa)[ENG_POS_MAX]; /* phrase scratch shared by every evaluation */
     uint32_t (*st)[ENG_POS_MAX];
+    const char *key; /* the root plan's fingerprint (count cache) */
+    size_t keylen;
 };
+
+/* A plan's fingerprint for the count cache: kinds, column sets and term
+ * bytes in tree order with every length explicit, so two plans share one
+ * only when they are the same tree (and so match the same documents). */
+static void plan_key_put(struct buf *b, const struct plan *p)
+{
+    uint32_t v[4] = {(uint32_t)p->kind, p->colset, (uint32_t)p->n, (uint32_t)p->nkids};
+    buf_append(b, v, sizeof v);
+    for (size_t i = 0; i < p->n; i++) {
+        uint32_t len = (uint32_t)p->lens[i];
+        buf_append(b, &len, sizeof len);
+        buf_append(b, p->terms[i], p->lens[i]);
+    }
+    for (size_t i = 0; i < p->nkids; i++)
+        plan_key_put(b, p->kids[i]);
+}
+
+/* The fingerprint in the arena; NULL when out of memory (no caching then). */
+static const char *plan_key(struct arena *a, const struct plan *p, size_t *len)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    plan_key_put(&b, p);
+    char *out = NULL;
+    if (buf_error(&b) == 0 && (out = arena_alloc(a, b.len + 1)) != NULL)
+        memcpy(out, b.data ? b.data : "", b.len);
+    *len = b.len;
+    buf_release(&b);
+    return out;
+}
 
 static bool expired(struct run *r)
 {
@@ -406,10 +439,16 @@ static void doc_window(const struct eng_segment *seg, int64_t id_lo, int64_t id_
 }
 
 static int leaf_hits_segment(struct run *r, struct arena *a, size_t s, const struct plan *leaf,
-                             int64_t *hits)
+                             const char *key, size_t keylen, int64_t *hits)
 {
     struct ev ev = {.a = a, .seg = r->snap->segs[s]};
     const struct eng_dels *dels = r->snap->dels[s];
+    struct eng_ccache_key ck = {ev.seg->gen, dels ? dels->gen : 0, 0, ev.seg->n, key, keylen};
+    uint64_t cached;
+    if (key && eng_ccache_get(r->snap->ccache, &ck, &cached)) {
+        *hits += (int64_t)cached;
+        return 0;
+    }
     struct node *dummy[1];
     struct plan copy = *leaf;
     copy.leaf = -1;
@@ -425,12 +464,16 @@ static int leaf_hits_segment(struct run *r, struct arena *a, size_t s, const str
         *hits += n->cur[0].t->df;
         return 0;
     }
+    uint64_t here = 0;
     for (uint32_t d = seek(&ev, n, 0); d != ENG_END; d = seek(&ev, n, d + 1)) {
         if (!eng_dels_has(dels, d))
-            (*hits)++;
+            here++;
         if (expired(r))
             return ERR_TIMEOUT;
     }
+    *hits += (int64_t)here;
+    if (key)
+        eng_ccache_put(r->snap->ccache, &ck, here);
     return 0;
 }
 
@@ -442,10 +485,14 @@ static int leaf_hits(struct run *r, struct arena *a, const struct plan *leaf, in
 {
     int64_t hits = 0;
     int rc = 0;
+    struct plan copy = *leaf;
+    size_t keylen = 0;
+    copy.leaf = -1;
+    const char *key = r->snap->ccache ? plan_key(a, &copy, &keylen) : NULL;
     for (size_t s = 0; s < r->snap->nseg && rc == 0; s++) {
         struct arena scratch;
         arena_init(&scratch, a->limit);
-        rc = leaf_hits_segment(r, &scratch, s, leaf, &hits);
+        rc = leaf_hits_segment(r, &scratch, s, leaf, key, keylen, &hits);
         arena_release(&scratch);
     }
     *out = hits;
@@ -524,11 +571,28 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
         return 0;
     }
 
+    /* A count this segment already gave for the same plan and window: the
+     * newest-first page then needs only its first k live matches. */
+    struct eng_ccache_key ck = {seg->gen, dels ? dels->gen : 0, lo, hi, r->key, r->keylen};
+    uint64_t cached;
+    bool known = r->key && eng_ccache_get(r->snap->ccache, &ck, &cached);
+    if (known && (r->k == 0 || sort == INDEX_SORT_PUBLISHED_DESC)) {
+        for (d = seek(&ev, root, lo); d < hi && got < r->k; d = seek(&ev, root, d + 1)) {
+            if (!eng_dels_has(dels, d))
+                r->list[r->nlist + got++] = (struct cand){0, seg->ids[d]};
+        }
+        r->nlist += got;
+        r->total += cached;
+        return 0;
+    }
+
     size_t ring_n = 0;
+    uint64_t here = 0;
     for (d = seek(&ev, root, lo); d < hi; d = seek(&ev, root, d + 1)) {
         if (eng_dels_has(dels, d))
             continue;
         r->total++;
+        here++;
         if (expired(r))
             return ERR_TIMEOUT;
         if (r->k == 0)
@@ -552,6 +616,8 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
             break;
         }
     }
+    if (r->key && !known)
+        eng_ccache_put(r->snap->ccache, &ck, here);
     r->nlist += got;
     if (sort == INDEX_SORT_PUBLISHED_ASC) {
         size_t m = ring_n < r->k ? ring_n : r->k;
@@ -589,6 +655,8 @@ int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index
     r.st = arena_alloc(a, ENG_FIELDS * sizeof *r.st);
     if (r.pa == NULL || r.st == NULL)
         goto nomem;
+    if (s->ccache && r.plan.root)
+        r.key = plan_key(a, r.plan.root, &r.keylen);
     if (req->from > req->to || id_lo > id_hi || s->nrow == 0)
         return 0;
     if (req->limit > 0) {

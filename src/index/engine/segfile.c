@@ -289,6 +289,7 @@ int eng_segment_from_image(const uint8_t *p, size_t len, struct eng_segment **ou
         return err_set(err, ERR_INVALID, "segment image not 8-byte aligned");
     }
     atomic_init(&s->ref, 1);
+    s->gen = eng_next_gen();
     s->home = ENG_SEG_BORROWED;
     if ((rc = seg_attach(s, p, len, err)) < 0) {
         free(s);
@@ -328,6 +329,7 @@ int eng_segment_map(const char *path, uint64_t file_id, struct eng_segment **out
         goto out;
     }
     atomic_init(&s->ref, 1);
+    s->gen = eng_next_gen();
     s->home = ENG_SEG_MAPPED;
     s->file_id = file_id;
     if ((rc = seg_attach(s, p, (size_t)st.st_size, err)) < 0) {

@@ -644,6 +644,7 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     if (s == NULL)
         goto out;
     atomic_init(&s->ref, 1);
+    s->gen = eng_next_gen();
     s->n = (uint32_t)b->n;
     order = malloc((b->n + 1) * sizeof *order);
     newdoc = malloc((b->n + 1) * sizeof *newdoc);
