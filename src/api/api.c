@@ -117,10 +117,11 @@ static const char *presented_key(struct api_call *c)
     return NULL;
 }
 
-/* 200 when the node can serve. A node with a local index of a PostgreSQL
- * store answers from it (and says how far it trails the store): 503 until
- * it has caught up once since it started, then 200 even while the store is
- * unreachable, since searches do not need it. */
+/* 200 when the node can serve. 503 "starting" while the search index is
+ * being built (the first start on a store). A node with a local index of a
+ * PostgreSQL store answers from it (and says how far it trails the store):
+ * 503 until it has caught up once since it started, then 200 even while
+ * the store is unreachable, since searches do not need it. */
 static void respond_health(struct api_call *c)
 {
     struct index_replica_status rs;
@@ -134,9 +135,13 @@ static void respond_health(struct api_call *c)
         api_fail(c, API_ERR_UNAVAILABLE, NULL);
         return;
     }
+    bool ready = index_ready(c->api->index);
+    bool ok = ready && (!rs.replica || rs.caught_up);
     char body[320];
     int len = snprintf(body, sizeof body, "{\"status\":\"%s\",\"store\":\"%s\",\"articles\":%lld",
-                       !rs.replica || rs.caught_up ? "ok" : "catching up",
+                       !ready ? "starting"
+                       : ok   ? "ok"
+                              : "catching up",
                        store_kind(c->api->store), (long long)n);
     if (rs.replica)
         len += snprintf(body + len, sizeof body - (size_t)len,
@@ -152,7 +157,7 @@ static void respond_health(struct api_call *c)
     }
     memcpy(c->resp->body, body, (size_t)len + 1);
     c->resp->len = (size_t)len;
-    c->resp->status = !rs.replica || rs.caught_up ? 200 : 503;
+    c->resp->status = ok ? 200 : 503;
 }
 
 /* Access-Control-Allow-Origin for a plan that restricts origins. */

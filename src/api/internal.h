@@ -34,6 +34,9 @@ struct api_call {
     int64_t now;
 };
 
+/* 503 while the search index is still being built (ERR_BUSY from the index). */
+int api_fail_building(struct api_call *c);
+
 /* Write an error (message printf-style; NULL fmt = default message). */
 int api_fail(struct api_call *c, enum api_error e, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

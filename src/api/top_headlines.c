@@ -18,6 +18,8 @@ static int live_window(struct api_call *c, int64_t *start, int64_t *end)
     int rc = index_newest_headline(c->api->index, INT64_MAX, &newest, &err);
     if (rc == ERR_NOTFOUND) {
         *end = c->now;
+    } else if (rc == ERR_BUSY) {
+        return api_fail_building(c);
     } else if (rc < 0) {
         return api_fail(c, API_ERR_UNEXPECTED, NULL);
     } else {

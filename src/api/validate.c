@@ -398,6 +398,15 @@ static int64_t monotonic_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int api_fail_building(struct api_call *c)
+{
+    http_response_add_header(c->resp, "Retry-After", "5");
+    c->resp->log_note = "index being built";
+    return api_fail(c, API_ERR_UNAVAILABLE,
+                    "The search index is being built (newsd just started on this store); try "
+                    "again in a moment.");
+}
+
 void api_respond_search(struct api_call *c, const struct index_request *req)
 {
     struct index_result res;
@@ -419,6 +428,10 @@ void api_respond_search(struct api_call *c, const struct index_request *req)
                      "Your query took too long to run and was stopped. Try a narrower query "
                      "(fewer OR terms, a date range) or try again later.");
             c->resp->log_note = "query time budget exceeded";
+            return;
+        }
+        if (rc == ERR_BUSY) {
+            api_fail_building(c);
             return;
         }
         if (rc < 0) {

@@ -26,6 +26,9 @@
 
 #include "util/banned.h"
 
+/* How long serve waits for the search index before listening anyway. */
+#define SERVE_INDEX_GRACE_MS 5000
+
 static void serve_usage(FILE *f)
 {
     fprintf(f, "usage: newsd serve [--store LOC] [--listen HOST:PORT] [--threads N]\n"
@@ -323,10 +326,17 @@ int cmd_serve(int argc, char **argv)
             goto out;
         }
     }
-    if ((rc = index_open_kind(&index, store, index_dir, kind, &err)) < 0) {
+    /* Listening does not wait long for the index: the first start on a
+     * large store builds it for minutes (healthz says "starting" and
+     * searches answer 503 meanwhile). A few seconds' grace covers every
+     * open from the index's files, so clients of a restart see no 503. */
+    if ((rc = index_open_background(&index, store, index_dir, kind, &err)) < 0) {
         cmd_fail("cannot open the search index: %s", err_msg(&err, rc));
         goto out;
     }
+    if (!index_wait_ready(index, SERVE_INDEX_GRACE_MS))
+        log_info("search index: still being built; serving meanwhile (searches answer 503 "
+                 "until it is ready)");
     if ((rc = auth_new(&auth, store, &err)) < 0) {
         cmd_fail("cannot start key checks: %s", err_msg(&err, rc));
         goto out;

@@ -14,6 +14,8 @@ struct index_backend {
                   struct index_result *out, struct err *err);
     int (*newest_headline)(struct index_backend *b, int64_t before, int64_t *out, struct err *err);
     int (*verify)(struct index_backend *b, struct index_verify_report *out, struct err *err);
+    /* NULL: always ready. */
+    bool (*ready)(struct index_backend *b);
 };
 
 /* SQLite FTS5 over the embedded store's database file at db_path (its
@@ -29,5 +31,8 @@ int index_fts5_new(struct index_backend **out, const char *db_path, struct err *
  * ~1 s). dir is unused (the files sit beside the database file). */
 int index_engine_new(struct index_backend **out, const char *db_path, const char *dir,
                      struct err *err);
+/* The same, opened by its follower thread: returns at once; until the index
+ * is open (ready), searches fail with ERR_BUSY. */
+int index_engine_start(struct index_backend **out, const char *db_path, struct err *err);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/banned.h"
 
@@ -19,23 +20,26 @@ struct index {
     struct index_follow *follow; /* PostgreSQL store: the replica's follower */
 };
 
-/* The backend of `kind` over the SQLite file at db_path. */
-static int backend_new(struct index_backend **out, bool engine, const char *db_path,
-                       const char *dir, struct err *err)
+/* The backend of `kind` over the SQLite file at db_path; the engine opened
+ * by its own thread when background. */
+static int backend_new(struct index_backend **out, bool engine, bool background,
+                       const char *db_path, const char *dir, struct err *err)
 {
+    if (engine && background)
+        return index_engine_start(out, db_path, err);
     if (engine)
         return index_engine_new(out, db_path, dir, err);
     return index_fts5_new(out, db_path, err);
 }
 
 /* The index over a replica of the PostgreSQL store, and its follower. */
-static int index_open_replica(struct index *idx, bool engine, const char *uri, const char *dir,
-                              struct err *err)
+static int index_open_replica(struct index *idx, bool engine, bool background, const char *uri,
+                              const char *dir, struct err *err)
 {
     int rc;
     if ((rc = index_follow_new(&idx->follow, uri, dir ? dir : INDEX_LOCAL_DIR_DEFAULT, err)) < 0)
         return rc;
-    if ((rc = backend_new(&idx->be, engine, index_follow_db_path(idx->follow),
+    if ((rc = backend_new(&idx->be, engine, background, index_follow_db_path(idx->follow),
                           dir ? dir : INDEX_LOCAL_DIR_DEFAULT, err)) < 0)
         return rc;
     return index_follow_start(idx->follow, err);
@@ -65,8 +69,36 @@ const char *index_kind(const struct index *idx)
     return idx->be->kind;
 }
 
+static int open_with(struct index **out, struct store *s, const char *local_dir, const char *kind,
+                     bool background, struct err *err);
+
 int index_open_kind(struct index **out, struct store *s, const char *local_dir, const char *kind,
                     struct err *err)
+{
+    return open_with(out, s, local_dir, kind, false, err);
+}
+
+int index_open_background(struct index **out, struct store *s, const char *local_dir,
+                          const char *kind, struct err *err)
+{
+    return open_with(out, s, local_dir, kind, true, err);
+}
+
+bool index_ready(struct index *idx)
+{
+    return idx->be->ready == NULL || idx->be->ready(idx->be);
+}
+
+bool index_wait_ready(struct index *idx, int64_t ms)
+{
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    for (int64_t waited = 0; !index_ready(idx) && waited < ms; waited += 10)
+        nanosleep(&tick, NULL);
+    return index_ready(idx);
+}
+
+static int open_with(struct index **out, struct store *s, const char *local_dir, const char *kind,
+                     bool background, struct err *err)
 {
     struct index *idx = NULL;
     bool engine;
@@ -86,7 +118,8 @@ int index_open_kind(struct index **out, struct store *s, const char *local_dir, 
             rc = err_set(err, ERR_NOMEM, "out of memory");
             goto out;
         }
-        if ((rc = index_open_replica(idx, engine, store_pg_conninfo(s), local_dir, err)) < 0)
+        if ((rc = index_open_replica(idx, engine, background, store_pg_conninfo(s), local_dir,
+                                     err)) < 0)
             goto out;
         *out = idx;
         idx = NULL;
@@ -102,7 +135,7 @@ int index_open_kind(struct index **out, struct store *s, const char *local_dir, 
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto out;
     }
-    if ((rc = backend_new(&idx->be, engine, store_sqlite_path(s), NULL, err)) < 0)
+    if ((rc = backend_new(&idx->be, engine, background, store_sqlite_path(s), NULL, err)) < 0)
         goto out;
     *out = idx;
     idx = NULL;

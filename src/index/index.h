@@ -108,6 +108,17 @@ const char *index_kind_resolve(const char *kind);
 int index_open_kind(struct index **out, struct store *s, const char *local_dir, const char *kind,
                     struct err *err);
 
+/* index_open_kind for a server: the engine opens (maps its files, or
+ * builds them from the store: minutes for millions of articles) on its own
+ * thread, so the caller can listen at once; until index_ready, searches
+ * fail with ERR_BUSY. */
+int index_open_background(struct index **out, struct store *s, const char *local_dir,
+                          const char *kind, struct err *err);
+/* False while a background open is still running. */
+bool index_ready(struct index *idx);
+/* Wait up to ms for index_ready; its value at the end. */
+bool index_wait_ready(struct index *idx, int64_t ms);
+
 /* The backend in use ("fts5", "engine"). */
 const char *index_kind(const struct index *idx);
 

@@ -17,6 +17,7 @@
 #include "util/log.h"
 #include "util/banned.h"
 
+#define BUILD_DELAY_ENV "NEWSD_ENGINE_BUILD_DELAY_MS" /* tests: a slow first build */
 #define POLL_MS 200 /* the follower's look at max(seq): new articles show within ~1 s */
 
 static int64_t mono_ms(void)
@@ -122,6 +123,8 @@ static int engine_search(struct index_backend *b, struct arena *a, const struct 
     int rc;
 
     memset(out, 0, sizeof *out);
+    if (!atomic_load(&e->ready))
+        return err_set(err, ERR_BUSY, "the search index is being built");
     catch_up(e, req->deadline_ms);
     s = eng_snap_get(e);
     rc = eng_search_ids(s, a, req, &out->total, &ids, &n, err);
@@ -148,6 +151,8 @@ static int engine_newest_headline(struct index_backend *b, int64_t before, int64
                                   struct err *err)
 {
     struct index_engine *e = (struct index_engine *)b;
+    if (!atomic_load(&e->ready))
+        return err_set(err, ERR_BUSY, "the search index is being built");
     struct eng_snap *s = eng_snap_get(e);
     const char term[] = {ENG_META_MARK, STORE_META_HEADLINE};
     int64_t hi = store_sqlite_id_hi(before), best = INT64_MIN, pub = 0;
@@ -238,6 +243,8 @@ static int engine_verify(struct index_backend *b, struct index_verify_report *ou
     int rc = 0;
 
     memset(out, 0, sizeof *out);
+    if (!atomic_load(&e->ready))
+        return err_set(err, ERR_BUSY, "the search index is being built");
     for (int attempt = 0; attempt < 50; attempt++) {
         free(rows);
         eng_snap_unref(s);
@@ -326,12 +333,18 @@ out:
     return rc;
 }
 
+static bool engine_ready(struct index_backend *b)
+{
+    return atomic_load(&((struct index_engine *)b)->ready);
+}
+
 static void engine_free(struct index_backend *b)
 {
     struct index_engine *e = (struct index_engine *)b;
     if (e == NULL)
         return;
     if (e->started) {
+        atomic_store(&e->stopping, true); /* also ends a build in progress */
         pthread_mutex_lock(&e->stop_lock);
         e->stop = true;
         pthread_cond_signal(&e->stop_cond);
@@ -353,12 +366,18 @@ static void engine_free(struct index_backend *b)
     free(e);
 }
 
+static bool engine_open_background(struct index_engine *e);
+
 void *eng_follow_thread(void *arg)
 {
     struct index_engine *e = arg;
     struct err err;
     bool failing = false;
 
+    if (e->background && !engine_open_background(e)) {
+        text_thread_release();
+        return NULL;
+    }
     pthread_mutex_lock(&e->stop_lock);
     while (!e->stop) {
         struct timespec at;
@@ -390,14 +409,75 @@ void *eng_follow_thread(void *arg)
     return NULL;
 }
 
-int index_engine_new(struct index_backend **out, const char *db_path, const char *dir,
-                     struct err *err)
+/* Open (map the files or build from the table), then publish; on the
+ * follower thread when the engine was started in the background. */
+static int engine_open_index(struct index_engine *e, struct err *err)
+{
+    int64_t t0 = mono_ms();
+    const char *delay = getenv(BUILD_DELAY_ENV);
+    if (delay && *delay) { /* tests: a build that takes a while */
+        long ms = strtol(delay, NULL, 10);
+        struct timespec d = {ms / 1000, (ms % 1000) * 1000000L};
+        if (ms > 0)
+            nanosleep(&d, NULL);
+    }
+    int rc = eng_follow_open(e, err);
+    if (rc < 0)
+        return rc;
+    e->built_ms = mono_ms() - t0;
+    /* The builder's scratch is gone: give its pages back (glibc keeps them). */
+    malloc_trim(0);
+    struct eng_snap *sn = eng_snap_get(e);
+    size_t bytes = 0;
+    for (size_t i = 0; i < sn->nseg; i++) {
+        const struct eng_segment *g = sn->segs[i];
+        bytes += g->post_len + g->nterms * sizeof *g->terms + (size_t)g->n * 24;
+    }
+    log_msg(LOG_INFO, "search index: engine holds %llu articles in %zu MB, %s in %lld ms",
+            (unsigned long long)sn->nrow, bytes >> 20,
+            e->loaded ? "opened from its files" : "built from the table", (long long)e->built_ms);
+    eng_snap_unref(sn);
+    pthread_mutex_lock(&e->stop_lock);
+    e->pub_seq = eng_follow_covered(e);
+    atomic_store(&e->ready, true);
+    pthread_cond_broadcast(&e->pub_cond);
+    pthread_mutex_unlock(&e->stop_lock);
+    return 0;
+}
+
+/* The background open's loop: retried every few seconds until it works or
+ * the engine stops (a store that cannot be read yet, a full disk). */
+static bool engine_open_background(struct index_engine *e)
+{
+    bool said = false;
+    for (;;) {
+        struct err err;
+        err_clear(&err);
+        int rc = engine_open_index(e, &err);
+        if (rc == 0)
+            return true;
+        eng_follow_close(e);
+        if (!said)
+            log_msg(LOG_WARN, "search index: cannot open: %s (retrying)", err_msg(&err, rc));
+        said = true;
+        pthread_mutex_lock(&e->stop_lock);
+        struct timespec at;
+        clock_gettime(CLOCK_REALTIME, &at);
+        at.tv_sec += 5;
+        while (!e->stop && pthread_cond_timedwait(&e->stop_cond, &e->stop_lock, &at) == 0)
+            ;
+        bool stop = e->stop;
+        pthread_mutex_unlock(&e->stop_lock);
+        if (stop)
+            return false;
+    }
+}
+
+static int engine_new(struct index_engine **out, const char *db_path, struct err *err)
 {
     struct index_engine *e = calloc(1, sizeof *e);
-    int64_t t0 = mono_ms();
     int rc;
 
-    (void)dir; /* the segment files live beside the database file (follow.c) */
     *out = NULL;
     if (e == NULL)
         return err_set(err, ERR_NOMEM, "out of memory");
@@ -407,11 +487,14 @@ int index_engine_new(struct index_backend **out, const char *db_path, const char
         .search = engine_search,
         .newest_headline = engine_newest_headline,
         .verify = engine_verify,
+        .ready = engine_ready,
     };
     pthread_mutex_init(&e->lock, NULL);
     pthread_mutex_init(&e->stop_lock, NULL);
     pthread_cond_init(&e->stop_cond, NULL);
     pthread_cond_init(&e->pub_cond, NULL);
+    atomic_init(&e->ready, false);
+    atomic_init(&e->stopping, false);
     e->db_path = strdup(db_path);
     e->readers = calloc(1, sizeof *e->readers);
     if (e->db_path == NULL || e->readers == NULL) {
@@ -428,33 +511,51 @@ int index_engine_new(struct index_backend **out, const char *db_path, const char
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto out;
     }
-    if ((rc = eng_follow_open(e, err)) < 0)
+    *out = e;
+    e = NULL;
+out:
+    engine_free(e ? &e->base : NULL);
+    return rc;
+}
+
+int index_engine_new(struct index_backend **out, const char *db_path, const char *dir,
+                     struct err *err)
+{
+    struct index_engine *e = NULL;
+    int rc;
+
+    (void)dir; /* the segment files live beside the database file (follow.c) */
+    *out = NULL;
+    if ((rc = engine_new(&e, db_path, err)) < 0)
+        return rc;
+    if ((rc = engine_open_index(e, err)) < 0)
         goto out;
-    e->built_ms = mono_ms() - t0;
-    /* The builder's scratch is gone: give its pages back (glibc keeps them). */
-    malloc_trim(0);
-    e->pub_seq = eng_follow_covered(e);
     if (pthread_create(&e->thread, NULL, eng_follow_thread, e) != 0) {
         rc = err_set(err, ERR_NOMEM, "cannot start the index follower");
         goto out;
     }
     e->started = true;
-    {
-        struct eng_snap *sn = eng_snap_get(e);
-        size_t bytes = 0;
-        for (size_t i = 0; i < sn->nseg; i++) {
-            const struct eng_segment *g = sn->segs[i];
-            bytes += g->post_len + g->nterms * sizeof *g->terms + (size_t)g->n * 24;
-        }
-        log_msg(LOG_INFO, "search index: engine holds %llu articles in %zu MB, %s in %lld ms",
-                (unsigned long long)sn->nrow, bytes >> 20,
-                e->loaded ? "opened from its files" : "built from the table",
-                (long long)e->built_ms);
-        eng_snap_unref(sn);
-    }
     *out = &e->base;
     e = NULL;
 out:
     engine_free(e ? &e->base : NULL);
     return rc;
+}
+
+int index_engine_start(struct index_backend **out, const char *db_path, struct err *err)
+{
+    struct index_engine *e = NULL;
+    int rc;
+
+    *out = NULL;
+    if ((rc = engine_new(&e, db_path, err)) < 0)
+        return rc;
+    e->background = true;
+    if (pthread_create(&e->thread, NULL, eng_follow_thread, e) != 0) {
+        engine_free(&e->base);
+        return err_set(err, ERR_NOMEM, "cannot start the index follower");
+    }
+    e->started = true;
+    *out = &e->base;
+    return 0;
 }

@@ -68,8 +68,9 @@ struct eng_writer {
     size_t nsrc, srccap;
     uint32_t *shash;
     size_t shcap;
-    double *pop;       /* by interned id */
-    uint32_t seg_full; /* SEGMENT_FULL unless the environment says otherwise */
+    double *pop;                 /* by interned id */
+    uint32_t seg_full;           /* SEGMENT_FULL unless the environment says otherwise */
+    const atomic_bool *stopping; /* the engine is being freed: a long read ends */
     /* the writer's copy of what it last published */
     size_t nseg;
     struct eng_segment **segs;
@@ -361,6 +362,10 @@ static int read_new(struct eng_writer *w, struct eng_builder *b, struct pending 
         if ((rc = row_add(w, b, st)) < 0)
             break;
         w->applied_seq = sqlite3_column_int64(st, 1);
+        if ((eng_builder_count(b) & 4095) == 0 && w->stopping && atomic_load(w->stopping)) {
+            sqlite3_finalize(st);
+            return err_set(err, ERR_BUSY, "stopping");
+        }
         /* A large backlog (the first load, or a restart far behind) is cut
          * into full segments as it is read. */
         if (eng_builder_count(b) >= w->seg_full) {
@@ -953,6 +958,7 @@ int eng_follow_open(struct index_engine *e, struct err *err)
     v = ck && *ck ? strtol(ck, NULL, 10) : -1;
     w->checkpoint_ms = v >= 0 ? v : CHECKPOINT_MS;
     w->next_file = 1;
+    w->stopping = &e->stopping;
     if ((rc = store_sqlite_conn_open(&w->db, e->db_path, true, err)) < 0)
         return rc;
     persist_open(e);

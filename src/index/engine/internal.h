@@ -279,6 +279,9 @@ struct index_engine {
     struct store_sqlite_pool *readers; /* page rows */
     int64_t opened_ms, built_ms;       /* open time and initial build time */
     bool loaded;                       /* opened from the index directory's files */
+    bool background;                   /* opened by the follower thread (index_engine_start) */
+    atomic_bool ready;                 /* opened: searches are answered */
+    atomic_bool stopping;              /* engine_free began: a build in progress ends */
     struct eng_ccache *ccache;         /* NULL when $NEWSD_ENGINE_COUNT_CACHE is "0" */
 };
 

@@ -1,0 +1,81 @@
+"""Start-up with the purpose-built index (docs/engine.md "Persistence"):
+the first start on a store builds the index on its own thread and serves
+meanwhile — /healthz says "starting" with 503 and searches answer a
+NewsAPI-style 503 with Retry-After — then answers normally; a restart opens
+the index's files and answers at once. NEWSD_ENGINE_BUILD_DELAY_MS makes
+the small test store's build last longer than serve's grace period."""
+import shutil
+import time
+
+import pytest
+
+from corpus import DATA
+from harness import Client, Server, cli_ok
+
+BUILDING = "The search index is being built"
+
+
+@pytest.fixture
+def fresh_store(tmp_path):
+    d = str(tmp_path / "store")
+    cli_ok("sources", "import", "--store", d, DATA + "/sources.jsonl")
+    cli_ok("import", "--store", d, DATA + "/articles.jsonl")
+    key = cli_ok("keys", "create", "--store", d, "--name", "startup").out.strip()
+    return d, key
+
+
+def test_serving_starts_before_the_first_build_and_a_restart_needs_none(fresh_store, monkeypatch,
+                                                                        corpus):
+    store, key = fresh_store
+    monkeypatch.setenv("NEWSD_INDEX", "engine")
+    monkeypatch.setenv("NEWSD_ENGINE_BUILD_DELAY_MS", "9000")
+    srv = Server(store, now=corpus.now)
+    try:
+        c = Client(srv.base, key)
+        h = c.get("/healthz", key=None)
+        assert h.status_code == 503, h.text
+        assert h.json()["status"] == "starting" and h.json()["articles"] > 0
+        for path, params in (("/v2/everything", {"q": "the"}),
+                             ("/v2/top-headlines", {"country": "us"})):
+            r = c.get(path, params)
+            assert r.status_code == 503, r.text
+            body = r.json()
+            assert body["status"] == "error" and body["code"] == "serviceUnavailable", body
+            assert BUILDING in body["message"]
+            assert r.headers.get("Retry-After") == "5"
+        # Keys and parameters are still checked first.
+        assert c.get("/v2/everything", {"q": "the"}, key="0" * 32).status_code == 401
+        deadline = time.monotonic() + 60
+        while c.get("/healthz", key=None).status_code != 200:
+            assert time.monotonic() < deadline, "the index was never ready"
+            time.sleep(0.1)
+        r = c.get("/v2/everything", {"q": "the", "pageSize": 1})
+        assert r.status_code == 200 and r.json()["totalResults"] > 0, r.text
+        total = r.json()["totalResults"]
+    finally:
+        problems = srv.stop()
+    assert not problems, problems
+
+    # The restart opens the files the first start wrote: answered at once,
+    # even with the slow-build knob still set (it only delays a build).
+    monkeypatch.setenv("NEWSD_ENGINE_BUILD_DELAY_MS", "0")
+    srv = Server(store, now=corpus.now)
+    try:
+        c = Client(srv.base, key)
+        assert c.get("/healthz", key=None).status_code == 200
+        r = c.get("/v2/everything", {"q": "the", "pageSize": 1})
+        assert r.status_code == 200 and r.json()["totalResults"] == total
+        assert "opened from its files" in Server._read(srv.err_path)
+    finally:
+        problems = srv.stop()
+    assert not problems, problems
+
+
+def test_a_server_stopped_while_building_exits_cleanly(fresh_store, monkeypatch, corpus):
+    store, _ = fresh_store
+    monkeypatch.setenv("NEWSD_INDEX", "engine")
+    monkeypatch.setenv("NEWSD_ENGINE_BUILD_DELAY_MS", "7000")
+    shutil.rmtree(store + "/newsd.db.engine", ignore_errors=True)
+    srv = Server(store, now=corpus.now)
+    problems = srv.stop()  # SIGTERM while the build has not finished
+    assert not problems, problems
