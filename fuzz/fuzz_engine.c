@@ -25,14 +25,7 @@
 #include "index/engine/internal.h"
 #include "query/query.h"
 #include "util/arena.h"
-
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "check failed: %s (line %d)\n", #c, __LINE__);                         \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 /* Words no Snowball stemmer in scope changes, none a prefix of another. */
 static const char *const vocab[] = {"zqk", "zqm", "zqp", "zqx", "zqw", "zqf",

@@ -16,14 +16,7 @@
 #include "util/buf.h"
 #include "util/limits.h"
 #include "util/utf8.h"
-
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "check failed: %s (line %d)\n", #c, __LINE__);                         \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static bool same_text(const struct query_node *x, const struct query_node *y)
 {

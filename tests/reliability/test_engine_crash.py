@@ -44,6 +44,17 @@ def totals(base, key):
     return out
 
 
+def served_totals(store, key):
+    """totals() from a server started on store, stopped cleanly."""
+    srv = Server(store)
+    try:
+        out = totals(srv.base, key)
+    finally:
+        problems = srv.stop()
+    assert not problems, problems
+    return out
+
+
 def test_sigkill_while_the_engine_writes_its_files(tmp_path, monkeypatch):
     monkeypatch.setenv("NEWSD_INDEX", "engine")
     monkeypatch.setenv("NEWSD_ENGINE_CHECKPOINT_MS", "0")
@@ -77,18 +88,7 @@ def test_sigkill_while_the_engine_writes_its_files(tmp_path, monkeypatch):
     assert from_files >= KILLS - 1, from_files
 
     key = new_key(store)
-    srv = Server(store)
-    try:
-        from_disk = totals(srv.base, key)
-    finally:
-        problems = srv.stop()
-    assert not problems, problems
+    from_disk = served_totals(store, key)
     assert from_disk[("crash", "publishedAt")][0] == N, from_disk
     shutil.rmtree(str(store / "newsd.db.engine"))
-    srv = Server(store)
-    try:
-        rebuilt = totals(srv.base, key)
-    finally:
-        problems = srv.stop()
-    assert not problems, problems
-    assert from_disk == rebuilt
+    assert served_totals(store, key) == from_disk
