@@ -42,6 +42,7 @@
  * most that much re-reading at the next start. */
 #define CHECKPOINT_MS 5000
 #define CHECKPOINT_DOCS 65536
+#define CHECKPOINT_RETRY_MS 60000
 #define CHECKPOINT_ENV "NEWSD_ENGINE_CHECKPOINT_MS" /* tests: 0 = after every change */
 #define PERSIST_ENV "NEWSD_ENGINE_PERSIST"          /* "0": never read or write files */
 #define EPOCH_SQL "SELECT value FROM meta WHERE key = 'articles_epoch'"
@@ -62,6 +63,7 @@ struct eng_writer {
     bool dirty;    /* changes since the last manifest */
     uint64_t next_file;
     int64_t last_checkpoint_ms;
+    int64_t checkpoint_retry_ms; /* after a failed checkpoint: not before this */
     int64_t checkpoint_ms;
     /* interned source ids */
     char **srcs;
@@ -811,19 +813,31 @@ static int checkpoint(struct index_engine *e, struct err *err)
     return 0;
 }
 
-static int maybe_checkpoint(struct index_engine *e, struct err *err)
+/* A checkpoint when one is due. A failed one (a full disk) is logged once
+ * and retried after CHECKPOINT_RETRY_MS, not at every poll: the index keeps
+ * serving from RAM meanwhile, and the next start reads more rows again. */
+static void maybe_checkpoint(struct index_engine *e)
 {
     struct eng_writer *w = e->w;
     uint64_t heap_docs = 0;
-    if (!w->writable || !w->dirty)
-        return 0;
+    int64_t now = mono_ms();
+    if (!w->writable || !w->dirty || now < w->checkpoint_retry_ms)
+        return;
     for (size_t i = 0; i < w->nseg; i++) {
         if (w->segs[i]->file_id == 0)
             heap_docs += w->segs[i]->n;
     }
-    if (heap_docs < CHECKPOINT_DOCS && mono_ms() - w->last_checkpoint_ms < w->checkpoint_ms)
-        return 0;
-    return checkpoint(e, err);
+    if (heap_docs < CHECKPOINT_DOCS && now - w->last_checkpoint_ms < w->checkpoint_ms)
+        return;
+    struct err err;
+    err_clear(&err);
+    int rc = checkpoint(e, &err);
+    if (rc < 0 && w->checkpoint_retry_ms == 0)
+        log_msg(LOG_WARN, "search index: cannot write %s: %s (kept in memory; retrying every %d s)",
+                w->dir, err_msg(&err, rc), CHECKPOINT_RETRY_MS / 1000);
+    else if (rc == 0 && w->checkpoint_retry_ms != 0)
+        log_msg(LOG_INFO, "search index: %s written again", w->dir);
+    w->checkpoint_retry_ms = rc < 0 ? now + CHECKPOINT_RETRY_MS : 0;
 }
 
 /* The index directory beside the database file: <db>.engine. Only the
@@ -940,7 +954,7 @@ int eng_follow_poll(struct index_engine *e, struct err *err)
 {
     int rc = poll_once(e, false, err);
     if (rc == 0)
-        rc = maybe_checkpoint(e, err);
+        maybe_checkpoint(e);
     return rc;
 }
 
