@@ -46,6 +46,13 @@
 #define CHECKPOINT_ENV "NEWSD_ENGINE_CHECKPOINT_MS" /* tests: 0 = after every change */
 #define PERSIST_ENV "NEWSD_ENGINE_PERSIST"          /* "0": never read or write files */
 #define EPOCH_SQL "SELECT value FROM meta WHERE key = 'articles_epoch'"
+/* The highest seq the table has ever handed out: the store's counter (meta
+ * seq; a replica's position), never lower than a row's, and lower than
+ * what the files cover only when the file went back in time. */
+#define STORE_HIGH_SQL                                                                             \
+    "SELECT max(coalesce((SELECT max(seq) FROM articles), 0),"                                     \
+    " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'seq'), 0),"                   \
+    " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'replica_seq'), 0))"
 #define ROW_COLUMNS                                                                                \
     "id, seq, published_at, title, description, content, language, meta_terms, source_id,"         \
     " canonical_url"
@@ -890,6 +897,16 @@ static bool persist_load(struct index_engine *e)
     }
     if (epoch_read(w, epoch, &err) < 0 || epoch[0] == '\0' || strcmp(epoch, m.epoch) != 0) {
         log_msg(LOG_WARN, "search index: %s belongs to another articles table; rebuilding", w->dir);
+        goto out;
+    }
+    /* A table behind the files (the store restored from an older backup):
+     * its next rows would reuse seqs the files already cover. */
+    int64_t head = 0;
+    if (store_sqlite_query_int(w->db, STORE_HIGH_SQL, &head, &err) < 0 || head < m.applied_seq) {
+        log_msg(LOG_WARN,
+                "search index: the articles table is behind %s (restored from a backup?); "
+                "rebuilding",
+                w->dir);
         goto out;
     }
     for (uint32_t i = 0; i < m.nsrc; i++) {
