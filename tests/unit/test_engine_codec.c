@@ -1,0 +1,309 @@
+/* index/engine/: the postings codec, the cursor (seek, range counts over
+ * the skip table), segment images and the MANIFEST, on adversarial shapes
+ * chosen by hand: empty and single-posting lists, every document, gaps of
+ * the whole segment, lists of exactly one block and one more, runs that
+ * straddle block edges. Every answer is compared with a brute-force one
+ * over the same docid set, on the heap segment and on its file image. */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "test_tmpdir.h"
+
+#include "index/engine/internal.h"
+#include "text/text.h"
+
+#define NDOCS 70000 /* > 65,536: docids past 16 bits, gaps past 2 varint bytes */
+
+/* The docid sets of the meta terms "t0".."t8" (docid = position newest first). */
+static bool in_set(int set, uint32_t d)
+{
+    switch (set) {
+    case 0:
+        return true; /* every document: gaps of 0 */
+    case 1:
+        return d == 0; /* one posting, the first docid */
+    case 2:
+        return d == NDOCS - 1; /* one posting, the last docid */
+    case 3:
+        return d == 0 || d == NDOCS - 1; /* one gap the size of the segment */
+    case 4:
+        return d < ENG_BLOCK; /* exactly one full block */
+    case 5:
+        return d <= ENG_BLOCK; /* one block and one more */
+    case 6:
+        return d % 997 == 0; /* medium gaps, many blocks */
+    case 7:
+        return (d / 300) % 2 == 0 && d % 3 != 1; /* runs straddling block edges */
+    default:
+        return d >= NDOCS - 2 * ENG_BLOCK - 1; /* the tail: partial last block */
+    }
+}
+#define NSETS 9
+
+static struct eng_segment *build(void)
+{
+    struct eng_builder *b = NULL;
+    struct eng_segment *seg = NULL;
+    char meta[NSETS * 4 + 8];
+    assert_int_equal(eng_builder_new(&b), 0);
+    /* Added oldest first, as imports mostly come. */
+    for (uint32_t i = NDOCS; i-- > 0;) {
+        size_t n = 0;
+        meta[0] = '\0';
+        for (int s = 0; s < NSETS; s++) {
+            if (in_set(s, i))
+                n += (size_t)snprintf(meta + n, sizeof meta - n, "%st%d", n ? " " : "", s);
+        }
+        char url[48];
+        snprintf(url, sizeof url, "https://codec.example/%u", i);
+        struct eng_row r = {
+            .id = (int64_t)(NDOCS - i) << 4, /* descending in i: docid i */
+            .seq = (int64_t)(NDOCS - i),
+            .published_at = 1600000000 + (int64_t)(NDOCS - i),
+            .title = "",
+            .description = "",
+            .content = "",
+            .language = "xx",
+            .meta_terms = meta,
+            .src = ENG_NO_SOURCE,
+            .url_hash = eng_hash_bytes(url, strlen(url)),
+        };
+        assert_int_equal(eng_builder_add(b, &r), 0);
+    }
+    assert_int_equal(eng_builder_finish(b, &seg), 0);
+    eng_builder_free(b);
+    assert_int_equal(seg->n, NDOCS);
+    return seg;
+}
+
+static const struct eng_term *term_of(const struct eng_segment *seg, int set)
+{
+    char t[8];
+    int n = snprintf(t, sizeof t, "%ct%d", ENG_META_MARK, set);
+    return eng_segment_term(seg, t, (size_t)n);
+}
+
+static uint32_t brute_count(int set, uint32_t lo, uint32_t hi)
+{
+    uint32_t n = 0;
+    for (uint32_t d = lo; d < hi && d < NDOCS; d++)
+        n += in_set(set, d);
+    return n;
+}
+
+static uint32_t brute_next(int set, uint32_t from)
+{
+    for (uint32_t d = from; d < NDOCS; d++) {
+        if (in_set(set, d))
+            return d;
+    }
+    return ENG_END;
+}
+
+/* Every list walked, seeked at hand-picked and pseudo-random targets, and
+ * range-counted, against brute force. */
+static void check_lists(const struct eng_segment *seg)
+{
+    static const uint32_t edges[] = {0,         1,         ENG_BLOCK - 1, ENG_BLOCK, ENG_BLOCK + 1,
+                                     997,       998,       65535,         65536,     65537,
+                                     NDOCS - 2, NDOCS - 1, NDOCS};
+    for (int set = 0; set < NSETS; set++) {
+        const struct eng_term *t = term_of(seg, set);
+        assert_non_null(t);
+        assert_int_equal(t->df, brute_count(set, 0, NDOCS));
+        struct eng_cursor c;
+        /* the whole list, one posting at a time */
+        eng_cursor_init(&c, seg, t);
+        uint32_t want = brute_next(set, 0), got = c.doc, n = 0;
+        while (want != ENG_END) {
+            assert_int_equal(got, want);
+            n++;
+            want = brute_next(set, want + 1);
+            got = eng_cursor_seek(&c, got + 1);
+        }
+        assert_int_equal(got, ENG_END);
+        assert_int_equal(n, t->df);
+        /* seeks to edges, forward only, from a fresh cursor each time */
+        for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+            eng_cursor_init(&c, seg, t);
+            assert_int_equal(eng_cursor_seek(&c, edges[i]), brute_next(set, edges[i]));
+        }
+        /* range counts, including empty and inverted ranges */
+        uint32_t x = 12345;
+        for (int k = 0; k < 200; k++) {
+            x = x * 1103515245u + 12345u;
+            uint32_t lo = (x >> 8) % (NDOCS + 2);
+            x = x * 1103515245u + 12345u;
+            uint32_t hi = k % 3 == 0 ? lo + (x >> 8) % 300 : (x >> 8) % (NDOCS + 2);
+            eng_cursor_init(&c, seg, t);
+            uint32_t expect = hi > lo ? brute_count(set, lo, hi) : 0;
+            assert_int_equal(eng_cursor_count_range(&c, lo, hi), expect);
+        }
+        for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+            for (size_t j = 0; j < sizeof edges / sizeof edges[0]; j++) {
+                eng_cursor_init(&c, seg, t);
+                uint32_t expect = edges[j] > edges[i] ? brute_count(set, edges[i], edges[j]) : 0;
+                assert_int_equal(eng_cursor_count_range(&c, edges[i], edges[j]), expect);
+            }
+        }
+    }
+}
+
+static void varints_round_trip_at_every_width(void **state)
+{
+    (void)state;
+    static const uint32_t v[] = {
+        0,       1,       127,       128,       16383,          16384,
+        2097151, 2097152, 268435455, 268435456, UINT32_MAX - 1, UINT32_MAX};
+    uint8_t buf[8];
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        size_t n = eng_varint_put(buf, v[i]);
+        uint32_t back = 0;
+        assert_true(n >= 1 && n <= 5);
+        assert_ptr_equal(eng_varint_get(buf, &back), buf + n);
+        assert_int_equal(back, v[i]);
+    }
+}
+
+static void postings_of_every_shape_read_back_in_heap_and_file(void **state)
+{
+    (void)state;
+    struct eng_segment *seg = build(), *img_seg = NULL;
+    uint8_t *img = NULL;
+    size_t len = 0;
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(eng_segment_check(seg, 0, &err), 0);
+    check_lists(seg);
+    assert_int_equal(eng_segment_image(seg, &img, &len), 0);
+    assert_int_equal(eng_segment_from_image(img, len, &img_seg, &err), 0);
+    assert_int_equal(eng_segment_check(img_seg, 0, &err), 0);
+    assert_int_equal(img_seg->nterms, seg->nterms);
+    check_lists(img_seg);
+    /* The URL-hash table finds every document. */
+    for (uint32_t d = 0; d < NDOCS; d += 777) {
+        char url[48];
+        snprintf(url, sizeof url, "https://codec.example/%u", d);
+        uint64_t h = eng_hash_bytes(url, strlen(url));
+        uint32_t k = eng_segment_pk_first(img_seg, h);
+        assert_true(k < NDOCS && img_seg->pk_hash[k] == h);
+        assert_int_equal(img_seg->pk_doc[k], d);
+    }
+    /* A changed byte anywhere after the header fails the checksum. */
+    for (size_t at = 64; at < len; at += len / 50) {
+        img[at] ^= 0x40;
+        assert_int_equal(eng_segment_check(img_seg, 0, &err), ERR_PARSE);
+        img[at] ^= 0x40;
+    }
+    /* A header that disagrees with the length is refused at once. */
+    struct eng_segment *bad = NULL;
+    assert_int_equal(eng_segment_from_image(img, len - 8, &bad, &err), ERR_PARSE);
+    assert_null(bad);
+    eng_segment_unref(img_seg);
+    eng_segment_unref(seg);
+    free(img);
+}
+
+static void the_manifest_round_trips_and_refuses_every_cut(void **state)
+{
+    (void)state;
+    char s0[] = "bbc-news", s1n[] = "cnn", s2n[] = "the-verge";
+    char *srcs[] = {s0, s1n, s2n};
+    uint32_t del0[] = {1, 5, 99};
+    struct eng_manifest_seg segs[] = {{.file_id = 3, .n = 100, .ndel = 3, .del = del0},
+                                      {.file_id = 7, .n = 37, .ndel = 0, .del = NULL}};
+    struct eng_manifest m = {.applied_seq = 4242,
+                             .covered = 4250,
+                             .next_file = 8,
+                             .nsrc = 3,
+                             .srcs = srcs,
+                             .nseg = 2,
+                             .segs = segs};
+    snprintf(m.epoch, sizeof m.epoch, "0123456789abcdef0123456789abcdef");
+    uint8_t *img = NULL;
+    size_t len = 0;
+    struct err err;
+    struct eng_manifest back;
+    err_clear(&err);
+    assert_int_equal(eng_manifest_image(&m, &img, &len), 0);
+    assert_int_equal(eng_manifest_parse(img, len, &back, &err), 0);
+    assert_int_equal(back.applied_seq, 4242);
+    assert_int_equal(back.covered, 4250);
+    assert_int_equal(back.next_file, 8);
+    assert_string_equal(back.epoch, m.epoch);
+    assert_int_equal(back.nsrc, 3);
+    assert_string_equal(back.srcs[2], "the-verge");
+    assert_int_equal(back.nseg, 2);
+    assert_int_equal(back.segs[0].ndel, 3);
+    assert_int_equal(back.segs[0].del[2], 99);
+    assert_int_equal(back.segs[1].file_id, 7);
+    eng_manifest_clear(&back);
+    /* Every proper prefix is refused, resealed or not. */
+    uint8_t *cut = malloc(len);
+    assert_non_null(cut);
+    for (size_t n = 0; n < len; n++) {
+        memcpy(cut, img, n);
+        assert_true(eng_manifest_parse(cut, n, &back, &err) < 0);
+        eng_manifest_seal(cut, n);
+        assert_true(eng_manifest_parse(cut, n, &back, &err) < 0);
+    }
+    /* A flipped byte fails the checksum. */
+    for (size_t at = 16; at < len; at++) {
+        memcpy(cut, img, len);
+        cut[at] ^= 1;
+        assert_int_equal(eng_manifest_parse(cut, len, &back, &err), ERR_PARSE);
+    }
+    /* Resealed damage that breaks the protocol: a deletion past the segment,
+     * deletions out of order, a file id not below next_file. */
+    uint32_t past[] = {1, 100}, order[] = {5, 1};
+    struct eng_manifest_seg s1[] = {{.file_id = 3, .n = 100, .ndel = 2, .del = past}};
+    struct eng_manifest_seg s2[] = {{.file_id = 3, .n = 100, .ndel = 2, .del = order}};
+    struct eng_manifest_seg s3[] = {{.file_id = 8, .n = 100, .ndel = 0, .del = NULL}};
+    struct eng_manifest_seg *cases[] = {s1, s2, s3};
+    for (size_t i = 0; i < 3; i++) {
+        struct eng_manifest x = m;
+        uint8_t *xi = NULL;
+        size_t xl = 0;
+        x.nseg = 1;
+        x.segs = cases[i];
+        assert_int_equal(eng_manifest_image(&x, &xi, &xl), 0);
+        assert_int_equal(eng_manifest_parse(xi, xl, &back, &err), ERR_PARSE);
+        free(xi);
+    }
+    /* Written and read back through a directory, replaced atomically. */
+    char dir[] = "/tmp/newsd-manifest-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(eng_manifest_read(dir, &back, &err), ERR_NOTFOUND);
+    assert_int_equal(eng_manifest_write(dir, &m, &err), 0);
+    m.applied_seq = 5000;
+    assert_int_equal(eng_manifest_write(dir, &m, &err), 0);
+    assert_int_equal(eng_manifest_read(dir, &back, &err), 0);
+    assert_int_equal(back.applied_seq, 5000);
+    eng_manifest_clear(&back);
+    char tmp[128];
+    snprintf(tmp, sizeof tmp, "%s/MANIFEST.tmp", dir);
+    assert_int_not_equal(access(tmp, F_OK), 0); /* no leftover */
+    remove_tree(dir);
+    free(cut);
+    free(img);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(varints_round_trip_at_every_width),
+        cmocka_unit_test(postings_of_every_shape_read_back_in_heap_and_file),
+        cmocka_unit_test(the_manifest_round_trips_and_refuses_every_cut),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    text_thread_release();
+    return failed;
+}
