@@ -3,6 +3,7 @@
  * "# HELP", "# TYPE", then one `name{labels} value` line per series;
  * histogram buckets are cumulative and end with le="+Inf" == _count. */
 #include "api/metrics.h"
+#include "index/index.h"
 #include "api/internal.h"
 
 #include <pthread.h>
@@ -269,6 +270,28 @@ void metrics_render(struct buf *b, int64_t articles_stored)
     }
 }
 
+void metrics_render_index(struct buf *b, const struct index_stats *st)
+{
+    put_help(b, "newsd_index_ready", "1 when the search index is open, 0 while it is being built.",
+             "gauge");
+    buf_printf(b, "newsd_index_ready %d\n", st->ready ? 1 : 0);
+    if (!st->engine)
+        return;
+    put_help(b, "newsd_index_documents", "Live documents in the search index.", "gauge");
+    buf_printf(b, "newsd_index_documents %llu\n", (unsigned long long)st->documents);
+    put_help(b, "newsd_index_segments", "Segments the search index searches.", "gauge");
+    buf_printf(b, "newsd_index_segments %llu\n", (unsigned long long)st->segments);
+    put_help(b, "newsd_index_file_bytes", "Bytes of the segment files mapped.", "gauge");
+    buf_printf(b, "newsd_index_file_bytes %llu\n", (unsigned long long)st->file_bytes);
+    put_help(b, "newsd_index_count_cache_hits_total",
+             "Segment match counts answered from the count cache.", "counter");
+    buf_printf(b, "newsd_index_count_cache_hits_total %llu\n", (unsigned long long)st->cache_hits);
+    put_help(b, "newsd_index_count_cache_misses_total",
+             "Segment match counts the count cache did not have.", "counter");
+    buf_printf(b, "newsd_index_count_cache_misses_total %llu\n",
+               (unsigned long long)st->cache_misses);
+}
+
 static void metrics_init_once(void)
 {
     atomic_store(&start_time, (int64_t)time(NULL));
@@ -296,9 +319,12 @@ static void metrics_respond(struct api *api, struct http_response *resp, const c
     err_clear(&err);
     if (store_articles_count(api->store, &articles, &err) < 0)
         articles = -1; /* still worth answering: the rest is in memory */
+    struct index_stats st;
+    index_stats(api->index, &st);
     struct buf b;
     buf_init(&b, 0);
     metrics_render(&b, articles);
+    metrics_render_index(&b, &st);
     if (buf_error(&b)) {
         buf_release(&b);
         api_error_respond(resp, API_ERR_UNEXPECTED, NULL, request_id);

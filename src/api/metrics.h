@@ -82,6 +82,10 @@ uint64_t metrics_requests(enum metrics_endpoint ep, int status);
  * could not be read). */
 void metrics_render(struct buf *b, int64_t articles_stored);
 
+/* Append the search index's figures (newsd_index_*). */
+struct index_stats;
+void metrics_render_index(struct buf *b, const struct index_stats *st);
+
 /* Register the placeholders above (idempotent): a scrape shows them at 0
  * before their module first feeds them. */
 void metrics_init(void);

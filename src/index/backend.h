@@ -16,6 +16,8 @@ struct index_backend {
     int (*verify)(struct index_backend *b, struct index_verify_report *out, struct err *err);
     /* NULL: always ready. */
     bool (*ready)(struct index_backend *b);
+    /* NULL: nothing beyond readiness to show. */
+    void (*stats)(struct index_backend *b, struct index_stats *out);
 };
 
 /* SQLite FTS5 over the embedded store's database file at db_path (its

@@ -89,6 +89,14 @@ bool index_ready(struct index *idx)
     return idx->be->ready == NULL || idx->be->ready(idx->be);
 }
 
+void index_stats(struct index *idx, struct index_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ready = index_ready(idx);
+    if (idx->be->stats)
+        idx->be->stats(idx->be, out);
+}
+
 bool index_wait_ready(struct index *idx, int64_t ms)
 {
     struct timespec tick = {0, 10 * 1000 * 1000};

@@ -76,6 +76,18 @@ struct index_verify_report {
 int index_open(struct index **out, struct store *s, struct err *err);
 void index_close(struct index *idx);
 
+/* What /metrics shows of the index. */
+struct index_stats {
+    bool engine;         /* the purpose-built index (the rest is for it only) */
+    bool ready;          /* opened (index_ready) */
+    uint64_t documents;  /* live documents */
+    uint64_t segments;   /* segments searched */
+    uint64_t file_bytes; /* bytes of the segment files mapped */
+    uint64_t cache_hits; /* count cache */
+    uint64_t cache_misses;
+};
+void index_stats(struct index *idx, struct index_stats *out);
+
 /* Check the index against the articles table: every row indexed exactly
  * once and nothing else, and (engine) every segment's checksum and
  * structure. 0 with the counts in *out (missing + extra == 0: agreed), or

@@ -1,6 +1,7 @@
 """/metrics: the Prometheus text format, exact counts under concurrency, the
 histogram's invariants, articles stored, the placeholders, and
 --metrics-listen (a listener of its own; 404 on the main one)."""
+import os
 import re
 import threading
 import time
@@ -85,6 +86,25 @@ def test_metrics_needs_no_key_and_has_every_family(api):
 def test_articles_stored_is_the_store_size(api, corpus):
     samples, _ = scrape(api)
     assert samples[("newsd_articles_stored", frozenset())] == len(corpus.articles)
+
+
+def test_the_index_shows_its_size_and_its_count_cache(api, corpus):
+    samples, types = scrape(api)
+    assert samples[("newsd_index_ready", frozenset())] == 1
+    if os.environ.get("NEWSD_INDEX") == "fts5":
+        assert ("newsd_index_documents", frozenset()) not in samples
+        return
+    assert samples[("newsd_index_documents", frozenset())] == len(corpus.articles)
+    assert samples[("newsd_index_segments", frozenset())] >= 1
+    assert samples[("newsd_index_file_bytes", frozenset())] >= 0
+    assert types["newsd_index_count_cache_hits_total"] == "counter"
+    # The same search twice: the second one's counts come from the cache.
+    before = samples[("newsd_index_count_cache_hits_total", frozenset())]
+    for _ in range(2):
+        r = api.get("/v2/everything", {"q": "election OR budget", "pageSize": 1})
+        assert r.status_code == 200
+    after, _ = scrape(api)
+    assert after[("newsd_index_count_cache_hits_total", frozenset())] > before
 
 
 def test_requests_are_counted_exactly_under_concurrency(api, key):

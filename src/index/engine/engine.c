@@ -338,6 +338,27 @@ static bool engine_ready(struct index_backend *b)
     return atomic_load(&((struct index_engine *)b)->ready);
 }
 
+static void engine_stats(struct index_backend *b, struct index_stats *out)
+{
+    struct index_engine *e = (struct index_engine *)b;
+    out->engine = true;
+    out->ready = atomic_load(&e->ready);
+    if (e->ccache) {
+        size_t bytes;
+        eng_ccache_stats(e->ccache, &out->cache_hits, &out->cache_misses, &bytes);
+    }
+    if (!out->ready)
+        return;
+    struct eng_snap *s = eng_snap_get(e);
+    out->documents = s->nrow;
+    out->segments = s->nseg;
+    for (size_t i = 0; i < s->nseg; i++) {
+        if (s->segs[i]->home == ENG_SEG_MAPPED)
+            out->file_bytes += s->segs[i]->image_len;
+    }
+    eng_snap_unref(s);
+}
+
 static void engine_free(struct index_backend *b)
 {
     struct index_engine *e = (struct index_engine *)b;
@@ -488,6 +509,7 @@ static int engine_new(struct index_engine **out, const char *db_path, struct err
         .newest_headline = engine_newest_headline,
         .verify = engine_verify,
         .ready = engine_ready,
+        .stats = engine_stats,
     };
     pthread_mutex_init(&e->lock, NULL);
     pthread_mutex_init(&e->stop_lock, NULL);
