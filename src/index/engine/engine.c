@@ -436,11 +436,24 @@ static int engine_open_index(struct index_engine *e, struct err *err)
 {
     int64_t t0 = mono_ms();
     const char *delay = getenv(BUILD_DELAY_ENV);
-    if (delay && *delay) { /* tests: a build that takes a while */
+    if (delay && *delay) { /* tests: a build that takes a while (ends at stop) */
         long ms = strtol(delay, NULL, 10);
-        struct timespec d = {ms / 1000, (ms % 1000) * 1000000L};
-        if (ms > 0)
-            nanosleep(&d, NULL);
+        struct timespec at;
+        clock_gettime(CLOCK_REALTIME, &at);
+        at.tv_sec += ms / 1000;
+        at.tv_nsec += (ms % 1000) * 1000000L;
+        if (at.tv_nsec >= 1000000000L) {
+            at.tv_sec++;
+            at.tv_nsec -= 1000000000L;
+        }
+        pthread_mutex_lock(&e->stop_lock);
+        while (ms > 0 && !e->stop &&
+               pthread_cond_timedwait(&e->stop_cond, &e->stop_lock, &at) != ETIMEDOUT)
+            ;
+        bool stop = e->stop;
+        pthread_mutex_unlock(&e->stop_lock);
+        if (stop)
+            return err_set(err, ERR_BUSY, "stopping");
     }
     int rc = eng_follow_open(e, err);
     if (rc < 0)
@@ -478,6 +491,8 @@ static bool engine_open_background(struct index_engine *e)
         if (rc == 0)
             return true;
         eng_follow_close(e);
+        if (atomic_load(&e->stopping))
+            return false; /* stopped mid-build: nothing to say */
         if (!said)
             log_msg(LOG_WARN, "search index: cannot open: %s (retrying)", err_msg(&err, rc));
         said = true;
