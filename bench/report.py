@@ -181,6 +181,12 @@ def main():
         w("")
         w("Both loads read the corpus from bench/gen through a pipe; the generator alone "
           "takes %.1f s (%.0f articles/s) on the other core." % (gn[1], gn[0] / gn[1] if gn[1] else 0))
+    if "index_first_open" in run or "serve_start" in run:
+        w("")
+        w("Search index: the first open (bench_index: the engine builds its index from the "
+          "store and writes its files) took %s s; `newsd serve` then started (mapping those "
+          "files) and listened after %s s." % (run.get("index_first_open", "?"),
+                                                run.get("serve_start", "?")))
     w("")
 
     # ---- latency

@@ -116,7 +116,11 @@ step "FTS5 baseline build"
 failed=0
 step "in-process queries (index.h)"
 "$bin/bench_index" --store "$store" --mix bench/querymix.tsv --reps "$reps" \
-    --warmup "$warmup" --clients "$clients" --seconds "$seconds" >>"$raw" || failed=1
+    --warmup "$warmup" --clients "$clients" --seconds "$seconds" >>"$raw" \
+    2>"$work/bench_index.err" || failed=1
+# The first open builds the engine's index and writes its files.
+sed -n 's/^bench_index: .* index opened in \([0-9.]*\) s$/run\tindex_first_open\t\1/p' \
+    "$work/bench_index.err" >>"$raw"
 
 step "FTS5 baseline queries"
 "$bin/fts5_baseline" query --db "$base" --mix bench/querymix.tsv --reps "$reps" \
@@ -125,6 +129,7 @@ step "FTS5 baseline queries"
 step "HTTP queries"
 key=$("$newsd" keys create --store "$store" --name bench)
 fifo="$work/serve.out"
+t_serve=$(now)
 "$newsd" serve --store "$store" --listen 127.0.0.1:0 --quiet >"$fifo" 2>"$work/serve.err" &
 server_pid=$!
 url=""
@@ -144,6 +149,8 @@ if [ -z "$url" ]; then
     echo "bench: newsd serve did not say where it listens" >&2
     exit 1
 fi
+# A restart: the server maps the files bench_index wrote.
+printf 'run\tserve_start\t%s\n' "$(elapsed "$t_serve" "$(now)")" >>"$raw"
 "$bin/bench_http" --url "$url" --key "$key" --pid "$server_pid" --mix bench/querymix.tsv \
     --reps "$reps" --warmup "$warmup" --clients "$clients" --seconds "$seconds" >>"$raw" ||
     failed=1
