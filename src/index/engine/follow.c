@@ -498,9 +498,18 @@ static int merge(struct index_engine *e, const bool *pick, struct err *err)
         rc = err_set(err, rc, "out of memory merging segments");
         goto out;
     }
+    /* The new segment first: if that fails, nothing is dropped. */
+    size_t old_n = w->nseg;
+    if (seg->n == 0) {
+        eng_segment_unref(seg);
+    } else if ((rc = seg_append(w, seg)) < 0) {
+        eng_segment_unref(seg);
+        rc = err_set(err, rc, "out of memory");
+        goto out;
+    }
     size_t k = 0;
     for (size_t i = 0; i < w->nseg; i++) {
-        if (pick[i]) {
+        if (i < old_n && pick[i]) {
             eng_segment_unref(w->segs[i]);
             eng_dels_unref(w->dels[i]);
             continue;
@@ -510,13 +519,6 @@ static int merge(struct index_engine *e, const bool *pick, struct err *err)
     }
     w->nseg = k;
     w->dirty = true;
-    if (seg->n == 0) {
-        eng_segment_unref(seg);
-    } else if ((rc = seg_append(w, seg)) < 0) {
-        eng_segment_unref(seg);
-        rc = err_set(err, rc, "out of memory");
-        goto out;
-    }
     rc = publish(e);
     if (rc < 0)
         rc = err_set(err, rc, "out of memory");
@@ -875,6 +877,20 @@ static void persist_open(struct index_engine *e)
     w->writable = w->lock_fd >= 0 && flock(w->lock_fd, LOCK_EX | LOCK_NB) == 0;
 }
 
+/* A manifest that is not used is removed (and the removal made durable)
+ * before the rebuild writes any segment file: the rebuild's files reuse
+ * names, and an old manifest read at the next start must not find them. */
+static void manifest_retire(struct eng_writer *w)
+{
+    char path[4096];
+    struct err err;
+    if (!w->writable ||
+        (size_t)snprintf(path, sizeof path, "%s/%s", w->dir, ENG_MANIFEST_NAME) >= sizeof path)
+        return;
+    if (unlink(path) == 0)
+        (void)eng_dir_sync(w->dir, &err);
+}
+
 /* Map what the manifest names; false (and nothing kept) when it cannot be
  * used, and the table is then read whole. */
 static bool persist_load(struct index_engine *e)
@@ -893,6 +909,7 @@ static bool persist_load(struct index_engine *e)
         return false;
     if (rc < 0) {
         log_msg(LOG_WARN, "search index: %s; rebuilding from the table", err_msg(&err, rc));
+        manifest_retire(w);
         return false;
     }
     if (epoch_read(w, epoch, &err) < 0 || epoch[0] == '\0' || strcmp(epoch, m.epoch) != 0) {
@@ -957,6 +974,9 @@ out:
     if (!ok) {
         segments_drop(w);
         w->epoch[0] = '\0';
+        if (m.next_file > w->next_file)
+            w->next_file = m.next_file;
+        manifest_retire(w);
     }
     eng_manifest_clear(&m);
     return ok;
@@ -982,6 +1002,7 @@ int eng_follow_open(struct index_engine *e, struct err *err)
     e->w = w = calloc(1, sizeof *e->w);
     if (w == NULL)
         return err_set(err, ERR_NOMEM, "out of memory");
+    w->lock_fd = -1; /* closed by eng_follow_close: never fd 0 */
     const char *full = getenv(SEGMENT_FULL_ENV);
     long v = full ? strtol(full, NULL, 10) : 0;
     w->seg_full = v > 0 && v <= SEGMENT_FULL ? (uint32_t)v : SEGMENT_FULL;
@@ -999,14 +1020,16 @@ int eng_follow_open(struct index_engine *e, struct err *err)
     if (w->epoch[0] == '\0')
         w->writable = false; /* a table without an epoch: files could not be told apart */
     if (w->writable && (w->dirty || !e->loaded)) {
+        /* (a checkpoint that works sweeps the directory itself; one that
+         * fails must leave every file the MANIFEST on disk names) */
         struct err cerr;
         err_clear(&cerr);
         if ((rc = checkpoint(e, &cerr)) < 0)
             log_msg(LOG_WARN, "search index: cannot write %s: %s (the index stays in memory)",
                     w->dir, err_msg(&cerr, rc));
-    }
-    if (w->writable && e->loaded)
+    } else if (w->writable && e->loaded) {
         dir_sweep(w);
+    }
     return 0;
 }
 

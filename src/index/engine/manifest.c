@@ -103,7 +103,7 @@ int eng_manifest_parse(const uint8_t *p, size_t len, struct eng_manifest *m, str
         r.bad = true;
     else
         take(&r, m->epoch, elen);
-    if (memchr(m->epoch, '\0', elen) != NULL)
+    if (!r.bad && memchr(m->epoch, '\0', elen) != NULL)
         r.bad = true;
     uint32_t nsrc = take_u32(&r);
     /* Each entry needs at least its length word: a count larger than the
