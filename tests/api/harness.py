@@ -78,7 +78,7 @@ def parse_summary(text):
 class Server:
     """newsd serve on 127.0.0.1:0 with its own stdout/stderr files."""
 
-    def __init__(self, store, now=None, args=()):
+    def __init__(self, store, now=None, args=(), wait_ready=True):
         self.store = store
         fd, self.out_path = tempfile.mkstemp(prefix="newsd-out-")
         os.close(fd)
@@ -91,7 +91,8 @@ class Server:
                 + list(args), stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
         self.port = None
         # NEWSD_START_TIMEOUT (seconds): a large store takes minutes to open
-        # (the engine builds its index before listening).
+        # (the engine builds its index; serve listens after 5 s of it and
+        # says "starting" on /healthz until the index is ready).
         start_timeout = float(os.environ.get("NEWSD_START_TIMEOUT") or 30 * SLOW)
         deadline = time.monotonic() + start_timeout
         while time.monotonic() < deadline:
@@ -110,6 +111,19 @@ class Server:
                                      self.proc.returncode, self._read(self.out_path)[-2000:],
                                      self._read(self.err_path)[-4000:]))
         self.base = "http://127.0.0.1:%d" % self.port
+        while wait_ready and self._starting():
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise AssertionError("newsd serve's index was not ready in time\nstderr: %s"
+                                     % self._read(self.err_path)[-4000:])
+            time.sleep(0.05)
+
+    def _starting(self):
+        """True while /healthz says the search index is still being built."""
+        try:
+            r = requests.get(self.base + "/healthz", timeout=HTTP_TIMEOUT)
+            return r.status_code == 503 and r.json().get("status") == "starting"
+        except (requests.RequestException, ValueError):
+            return False
 
     @staticmethod
     def _read(path):

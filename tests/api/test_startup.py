@@ -29,7 +29,7 @@ def test_serving_starts_before_the_first_build_and_a_restart_needs_none(fresh_st
     store, key = fresh_store
     monkeypatch.setenv("NEWSD_INDEX", "engine")
     monkeypatch.setenv("NEWSD_ENGINE_BUILD_DELAY_MS", "9000")
-    srv = Server(store, now=corpus.now)
+    srv = Server(store, now=corpus.now, wait_ready=False)
     try:
         c = Client(srv.base, key)
         h = c.get("/healthz", key=None)
@@ -76,6 +76,6 @@ def test_a_server_stopped_while_building_exits_cleanly(fresh_store, monkeypatch,
     monkeypatch.setenv("NEWSD_INDEX", "engine")
     monkeypatch.setenv("NEWSD_ENGINE_BUILD_DELAY_MS", "7000")
     shutil.rmtree(store + "/newsd.db.engine", ignore_errors=True)
-    srv = Server(store, now=corpus.now)
+    srv = Server(store, now=corpus.now, wait_ready=False)
     problems = srv.stop()  # SIGTERM while the build has not finished
     assert not problems, problems

@@ -140,6 +140,13 @@ class Node:
         self.base = "http://127.0.0.1:%d" % self.port
         self.session = requests.Session()
 
+        def index_open():
+            """Past "starting" (the engine building its index); "catching up"
+            is the node's own state, which the tests look at."""
+            r = self.session.get(self.base + "/healthz", timeout=10)
+            return not (r.status_code == 503 and r.json().get("status") == "starting")
+        wait_for("%s's index to open" % self.name, index_open)
+
     def _forget_logs(self):
         for p in (getattr(self, "err_path", None), getattr(self, "out_path", None)):
             if p:
