@@ -749,6 +749,11 @@ static void a_reopened_index_maps_its_files_and_catches_up(void **state)
     assert_int_equal(total_of(f->eng, "quuxwhile"), 2);
     assert_int_equal(total_of(f->eng, "zyxrevised"), 1);
     assert_int_equal(total_of(f->eng, "\"first version\""), 0);
+    /* Rows deleted while it was closed (no replacing row) leave at the
+     * first poll, which makes the row count check an open leaves out. */
+    int64_t until = now_ms() + 5000;
+    while (total_of(f->eng, NULL) != total_of(f->fts, NULL) && now_ms() < until)
+        usleep(20 * 1000);
     assert_int_equal(total_of(f->eng, NULL), total_of(f->fts, NULL));
     engine_agrees_with_the_table(f);
     random_queries_give_fts5s_answers(state);

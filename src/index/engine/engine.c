@@ -245,6 +245,14 @@ static int engine_verify(struct index_backend *b, struct index_verify_report *ou
     memset(out, 0, sizeof *out);
     if (!atomic_load(&e->ready))
         return err_set(err, ERR_BUSY, "the search index is being built");
+    /* An open from the files compares the row count at its first poll. */
+    for (int i = 0; i < 6000 && eng_follow_count_pending(e); i++) {
+        struct timespec d = {0, 10 * 1000 * 1000};
+        pthread_mutex_lock(&e->stop_lock);
+        pthread_cond_signal(&e->stop_cond);
+        pthread_mutex_unlock(&e->stop_lock);
+        nanosleep(&d, NULL);
+    }
     for (int attempt = 0; attempt < 50; attempt++) {
         free(rows);
         eng_snap_unref(s);

@@ -306,6 +306,9 @@ int eng_follow_open(struct index_engine *e, struct err *err);
  * transaction as the rows it applied (the writer's; read it on its
  * thread). */
 int64_t eng_follow_covered(const struct index_engine *e);
+/* True until the first poll after an open from the files has compared the
+ * row count (rows deleted while newsd was stopped); any thread. */
+bool eng_follow_count_pending(struct index_engine *e);
 /* Apply new / deleted rows once; 0 or an ERR_*. */
 int eng_follow_poll(struct index_engine *e, struct err *err);
 void eng_follow_close(struct index_engine *e);
