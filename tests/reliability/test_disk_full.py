@@ -47,13 +47,19 @@ def run_import(store, path):
     return p.returncode, acked, p.stderr
 
 
-def test_disk_full_is_reported_reads_go_on_and_nothing_committed_is_lost(tmp_path, small_disk):
+def serve_on(small_disk, tmp_path):
+    """A store on the small disk, a server on it and a client; a directory
+    for the files to import (off the small disk)."""
     store = small_disk / "store"
     files = tmp_path / "files"
     files.mkdir()
     key = new_key(store)
     srv = Server(store)
-    client = Client(srv.base, key)
+    return store, files, srv, Client(srv.base, key)
+
+
+def test_disk_full_is_reported_reads_go_on_and_nothing_committed_is_lost(tmp_path, small_disk):
+    store, files, srv, client = serve_on(small_disk, tmp_path)
     try:
         done = 0          # articles of files imported completely
         acked = 0         # acknowledged in total
@@ -126,12 +132,7 @@ def test_the_engine_keeps_serving_when_its_files_cannot_be_written(tmp_path, sma
     agree with the table."""
     monkeypatch.setenv("NEWSD_INDEX", "engine")
     monkeypatch.setenv("NEWSD_ENGINE_CHECKPOINT_MS", "0")
-    store = small_disk / "store"
-    files = tmp_path / "files"
-    files.mkdir()
-    key = new_key(store)
-    srv = Server(store)
-    client = Client(srv.base, key)
+    store, files, srv, client = serve_on(small_disk, tmp_path)
     try:
         n_total = 0
         for k in range(200):
