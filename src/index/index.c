@@ -70,42 +70,6 @@ const char *index_kind(const struct index *idx)
 }
 
 static int open_with(struct index **out, struct store *s, const char *local_dir, const char *kind,
-                     bool background, struct err *err);
-
-int index_open_kind(struct index **out, struct store *s, const char *local_dir, const char *kind,
-                    struct err *err)
-{
-    return open_with(out, s, local_dir, kind, false, err);
-}
-
-int index_open_background(struct index **out, struct store *s, const char *local_dir,
-                          const char *kind, struct err *err)
-{
-    return open_with(out, s, local_dir, kind, true, err);
-}
-
-bool index_ready(struct index *idx)
-{
-    return idx->be->ready == NULL || idx->be->ready(idx->be);
-}
-
-void index_stats(struct index *idx, struct index_stats *out)
-{
-    memset(out, 0, sizeof *out);
-    out->ready = index_ready(idx);
-    if (idx->be->stats)
-        idx->be->stats(idx->be, out);
-}
-
-bool index_wait_ready(struct index *idx, int64_t ms)
-{
-    struct timespec tick = {0, 10 * 1000 * 1000};
-    for (int64_t waited = 0; !index_ready(idx) && waited < ms; waited += 10)
-        nanosleep(&tick, NULL);
-    return index_ready(idx);
-}
-
-static int open_with(struct index **out, struct store *s, const char *local_dir, const char *kind,
                      bool background, struct err *err)
 {
     struct index *idx = NULL;
@@ -152,6 +116,40 @@ out:
     return rc;
 }
 
+int index_open_kind(struct index **out, struct store *s, const char *local_dir, const char *kind,
+                    struct err *err)
+{
+    return open_with(out, s, local_dir, kind, false, err);
+}
+
+int index_open_background(struct index **out, struct store *s, const char *local_dir,
+                          const char *kind, struct err *err)
+{
+    return open_with(out, s, local_dir, kind, true, err);
+}
+
+bool index_ready(struct index *idx)
+{
+    return idx->be->ready == NULL || idx->be->ready(idx->be);
+}
+
+void index_stats(struct index *idx, struct index_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ready = index_ready(idx);
+    if (idx->be->stats)
+        idx->be->stats(idx->be, out);
+}
+
+bool index_wait_ready(struct index *idx, int64_t ms)
+{
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    for (int64_t waited = 0; !index_ready(idx) && waited < ms; waited += 10)
+        nanosleep(&tick, NULL);
+    return index_ready(idx);
+}
+
+
 void index_close(struct index *idx)
 {
     if (idx == NULL)
@@ -172,8 +170,7 @@ void index_replica_status(struct index *idx, struct index_replica_status *out)
 
 int index_verify(struct index *idx, struct index_verify_report *out, struct err *err)
 {
-    memset(out, 0, sizeof *out);
-    return idx->be->verify(idx->be, out, err);
+    return idx->be->verify(idx->be, out, err); /* each backend zeroes *out */
 }
 
 int index_search(struct index *idx, struct arena *a, const struct index_request *req,

@@ -20,11 +20,65 @@
 #define BUILD_DELAY_ENV "NEWSD_ENGINE_BUILD_DELAY_MS" /* tests: a slow first build */
 #define POLL_MS 200 /* the follower's look at max(seq): new articles show within ~1 s */
 
-static int64_t mono_ms(void)
+int64_t eng_mono_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The CLOCK_REALTIME instant ms from now (pthread_cond_timedwait's clock). */
+static struct timespec realtime_in(int64_t ms)
+{
+    struct timespec at;
+    clock_gettime(CLOCK_REALTIME, &at);
+    at.tv_sec += ms / 1000;
+    at.tv_nsec += (ms % 1000) * 1000000L;
+    if (at.tv_nsec >= 1000000000L) {
+        at.tv_sec++;
+        at.tv_nsec -= 1000000000L;
+    }
+    return at;
+}
+
+/* Sleep ms unless the engine stops first; true when it stopped. */
+static bool sleep_unless_stopped(struct index_engine *e, int64_t ms)
+{
+    struct timespec at = realtime_in(ms);
+    pthread_mutex_lock(&e->stop_lock);
+    while (!e->stop && pthread_cond_timedwait(&e->stop_cond, &e->stop_lock, &at) != ETIMEDOUT)
+        ;
+    bool stop = e->stop;
+    pthread_mutex_unlock(&e->stop_lock);
+    return stop;
+}
+
+/* Wake the follower for a poll now. */
+static void follower_wake(struct index_engine *e)
+{
+    pthread_mutex_lock(&e->stop_lock);
+    pthread_cond_signal(&e->stop_cond);
+    pthread_mutex_unlock(&e->stop_lock);
+}
+
+/* ERR_BUSY until the index is open (index_engine_start). */
+static int not_ready(struct index_engine *e, struct err *err)
+{
+    return atomic_load(&e->ready) ? 0 : err_set(err, ERR_BUSY, "the search index is being built");
+}
+
+/* Segment files a snapshot maps, and their bytes. */
+static uint64_t snap_file_bytes(const struct eng_snap *s, size_t *files)
+{
+    uint64_t bytes = 0;
+    *files = 0;
+    for (size_t i = 0; i < s->nseg; i++) {
+        if (s->segs[i]->home == ENG_SEG_MAPPED) {
+            (*files)++;
+            bytes += s->segs[i]->image_len;
+        }
+    }
+    return bytes;
 }
 
 uint64_t eng_next_gen(void)
@@ -95,18 +149,12 @@ static void catch_up(struct index_engine *e, int64_t deadline_ms)
     sqlite3_finalize(st);
     store_sqlite_pool_put(e->readers, db);
 
-    int64_t until = mono_ms() + CATCH_UP_MS;
+    int64_t until = eng_mono_ms() + CATCH_UP_MS;
     if (deadline_ms > 0 && deadline_ms < until)
         until = deadline_ms;
     pthread_mutex_lock(&e->stop_lock);
-    while (e->pub_seq < head && !e->stop && mono_ms() < until) {
-        struct timespec at;
-        clock_gettime(CLOCK_REALTIME, &at);
-        at.tv_nsec += 20 * 1000000L;
-        if (at.tv_nsec >= 1000000000L) {
-            at.tv_sec++;
-            at.tv_nsec -= 1000000000L;
-        }
+    while (e->pub_seq < head && !e->stop && eng_mono_ms() < until) {
+        struct timespec at = realtime_in(20);
         pthread_cond_signal(&e->stop_cond);
         pthread_cond_timedwait(&e->pub_cond, &e->stop_lock, &at);
     }
@@ -123,8 +171,8 @@ static int engine_search(struct index_backend *b, struct arena *a, const struct 
     int rc;
 
     memset(out, 0, sizeof *out);
-    if (!atomic_load(&e->ready))
-        return err_set(err, ERR_BUSY, "the search index is being built");
+    if ((rc = not_ready(e, err)) < 0)
+        return rc;
     catch_up(e, req->deadline_ms);
     s = eng_snap_get(e);
     rc = eng_search_ids(s, a, req, &out->total, &ids, &n, err);
@@ -151,8 +199,9 @@ static int engine_newest_headline(struct index_backend *b, int64_t before, int64
                                   struct err *err)
 {
     struct index_engine *e = (struct index_engine *)b;
-    if (!atomic_load(&e->ready))
-        return err_set(err, ERR_BUSY, "the search index is being built");
+    int rc = not_ready(e, err);
+    if (rc < 0)
+        return rc;
     struct eng_snap *s = eng_snap_get(e);
     const char term[] = {ENG_META_MARK, STORE_META_HEADLINE};
     int64_t hi = store_sqlite_id_hi(before), best = INT64_MIN, pub = 0;
@@ -179,54 +228,24 @@ static int engine_newest_headline(struct index_backend *b, int64_t before, int64
     return 0;
 }
 
-static int cmp_id(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
-/* The table's ids and head, read in one transaction. */
+/* The table's ids (ascending) and head, read in one transaction. */
 static int table_ids(struct index_engine *e, int64_t **ids, size_t *n, int64_t *head,
                      struct err *err)
 {
     sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    size_t cap = 0;
     int rc;
 
     *ids = NULL;
     *n = 0;
     if ((rc = store_sqlite_pool_get(e->readers, &db, err)) < 0)
         return rc;
-    if ((rc = store_sqlite_exec(db, "BEGIN", err)) < 0)
-        goto out;
-    if ((rc = store_sqlite_query_int(db, ENG_HEAD_SQL, head, err)) < 0)
-        goto commit;
-    if ((rc = store_sqlite_prepare(db, "SELECT id FROM articles ORDER BY id", &st, err)) < 0)
-        goto commit;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            size_t c = cap ? cap * 2 : 4096;
-            int64_t *v = realloc(*ids, c * sizeof *v);
-            if (v == NULL) {
-                rc = err_set(err, ERR_NOMEM, "out of memory");
-                goto commit;
-            }
-            *ids = v;
-            cap = c;
-        }
-        (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+    if ((rc = store_sqlite_exec(db, "BEGIN", err)) == 0) {
+        rc = store_sqlite_query_int(db, ENG_HEAD_SQL, head, err);
+        if (rc == 0)
+            rc = eng_table_ids(db, ids, n, err);
+        sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
     }
-    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(db, rc, err);
-commit:
-    sqlite3_finalize(st);
-    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-out:
     store_sqlite_pool_put(e->readers, db);
-    if (rc < 0) {
-        free(*ids);
-        *ids = NULL;
-    }
     return rc;
 }
 
@@ -243,14 +262,12 @@ static int engine_verify(struct index_backend *b, struct index_verify_report *ou
     int rc = 0;
 
     memset(out, 0, sizeof *out);
-    if (!atomic_load(&e->ready))
-        return err_set(err, ERR_BUSY, "the search index is being built");
+    if ((rc = not_ready(e, err)) < 0)
+        return rc;
     /* An open from the files compares the row count at its first poll. */
     for (int i = 0; i < 6000 && eng_follow_count_pending(e); i++) {
         struct timespec d = {0, 10 * 1000 * 1000};
-        pthread_mutex_lock(&e->stop_lock);
-        pthread_cond_signal(&e->stop_cond);
-        pthread_mutex_unlock(&e->stop_lock);
+        follower_wake(e);
         nanosleep(&d, NULL);
     }
     for (int attempt = 0; attempt < 50; attempt++) {
@@ -273,15 +290,12 @@ static int engine_verify(struct index_backend *b, struct index_verify_report *ou
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto out;
     }
+    out->segments = s->nseg;
+    out->bytes = snap_file_bytes(s, &out->files);
     for (size_t i = 0; i < s->nseg; i++) {
         const struct eng_segment *seg = s->segs[i];
         struct err cerr;
         err_clear(&cerr);
-        out->segments++;
-        if (seg->home == ENG_SEG_MAPPED) {
-            out->files++;
-            out->bytes += seg->image_len;
-        }
         int c = eng_segment_check(seg, (uint32_t)s->npop, &cerr);
         if (c < 0) {
             bad[i] = true;
@@ -307,7 +321,7 @@ static int engine_verify(struct index_backend *b, struct index_verify_report *ou
         }
     }
     out->indexed = ndocs;
-    qsort(docs, ndocs, sizeof *docs, cmp_id);
+    qsort(docs, ndocs, sizeof *docs, eng_cmp_i64);
     size_t a = 0, d = 0;
     while (a < nrows || d < ndocs) {
         if (d < ndocs && d > 0 && docs[d] == docs[d - 1]) {
@@ -350,20 +364,17 @@ static void engine_stats(struct index_backend *b, struct index_stats *out)
 {
     struct index_engine *e = (struct index_engine *)b;
     out->engine = true;
-    out->ready = atomic_load(&e->ready);
     if (e->ccache) {
         size_t bytes;
         eng_ccache_stats(e->ccache, &out->cache_hits, &out->cache_misses, &bytes);
     }
-    if (!out->ready)
+    if (!atomic_load(&e->ready))
         return;
     struct eng_snap *s = eng_snap_get(e);
+    size_t files;
     out->documents = s->nrow;
     out->segments = s->nseg;
-    for (size_t i = 0; i < s->nseg; i++) {
-        if (s->segs[i]->home == ENG_SEG_MAPPED)
-            out->file_bytes += s->segs[i]->image_len;
-    }
+    out->file_bytes = snap_file_bytes(s, &files);
     eng_snap_unref(s);
 }
 
@@ -409,13 +420,7 @@ void *eng_follow_thread(void *arg)
     }
     pthread_mutex_lock(&e->stop_lock);
     while (!e->stop) {
-        struct timespec at;
-        clock_gettime(CLOCK_REALTIME, &at);
-        at.tv_nsec += POLL_MS * 1000000L;
-        if (at.tv_nsec >= 1000000000L) {
-            at.tv_sec++;
-            at.tv_nsec -= 1000000000L;
-        }
+        struct timespec at = realtime_in(POLL_MS);
         int w = pthread_cond_timedwait(&e->stop_cond, &e->stop_lock, &at);
         if (e->stop)
             break;
@@ -442,31 +447,14 @@ void *eng_follow_thread(void *arg)
  * follower thread when the engine was started in the background. */
 static int engine_open_index(struct index_engine *e, struct err *err)
 {
-    int64_t t0 = mono_ms();
+    int64_t t0 = eng_mono_ms();
     const char *delay = getenv(BUILD_DELAY_ENV);
-    if (delay && *delay) { /* tests: a build that takes a while (ends at stop) */
-        long ms = strtol(delay, NULL, 10);
-        struct timespec at;
-        clock_gettime(CLOCK_REALTIME, &at);
-        at.tv_sec += ms / 1000;
-        at.tv_nsec += (ms % 1000) * 1000000L;
-        if (at.tv_nsec >= 1000000000L) {
-            at.tv_sec++;
-            at.tv_nsec -= 1000000000L;
-        }
-        pthread_mutex_lock(&e->stop_lock);
-        while (ms > 0 && !e->stop &&
-               pthread_cond_timedwait(&e->stop_cond, &e->stop_lock, &at) != ETIMEDOUT)
-            ;
-        bool stop = e->stop;
-        pthread_mutex_unlock(&e->stop_lock);
-        if (stop)
-            return err_set(err, ERR_BUSY, "stopping");
-    }
+    if (delay && *delay && sleep_unless_stopped(e, strtol(delay, NULL, 10)))
+        return err_set(err, ERR_BUSY, "stopping"); /* tests: a slow build, ended by stop */
     int rc = eng_follow_open(e, err);
     if (rc < 0)
         return rc;
-    e->built_ms = mono_ms() - t0;
+    e->built_ms = eng_mono_ms() - t0;
     /* The builder's scratch is gone: give its pages back (glibc keeps them). */
     malloc_trim(0);
     struct eng_snap *sn = eng_snap_get(e);
@@ -504,15 +492,7 @@ static bool engine_open_background(struct index_engine *e)
         if (!said)
             log_msg(LOG_WARN, "search index: cannot open: %s (retrying)", err_msg(&err, rc));
         said = true;
-        pthread_mutex_lock(&e->stop_lock);
-        struct timespec at;
-        clock_gettime(CLOCK_REALTIME, &at);
-        at.tv_sec += 5;
-        while (!e->stop && pthread_cond_timedwait(&e->stop_cond, &e->stop_lock, &at) == 0)
-            ;
-        bool stop = e->stop;
-        pthread_mutex_unlock(&e->stop_lock);
-        if (stop)
+        if (sleep_unless_stopped(e, 5000))
             return false;
     }
 }

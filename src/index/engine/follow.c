@@ -45,7 +45,6 @@
 #define CHECKPOINT_RETRY_MS 60000
 #define CHECKPOINT_ENV "NEWSD_ENGINE_CHECKPOINT_MS" /* tests: 0 = after every change */
 #define PERSIST_ENV "NEWSD_ENGINE_PERSIST"          /* "0": never read or write files */
-#define EPOCH_SQL "SELECT value FROM meta WHERE key = 'articles_epoch'"
 /* The highest seq the table has ever handed out: the store's counter (meta
  * seq; a replica's position), never lower than a row's, and lower than
  * what the files cover only when the file went back in time. */
@@ -86,13 +85,6 @@ struct eng_writer {
     struct eng_segment **segs;
     struct eng_dels **dels;
 };
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* --- sources ---------------------------------------------------------------- */
 
@@ -331,7 +323,14 @@ static int segment_persist(struct eng_writer *w, size_t i, struct err *err);
 
 /* --- reading rows ----------------------------------------------------------- */
 
-static int row_add(struct eng_writer *w, struct eng_builder *b, sqlite3_stmt *st)
+/* The hash of the row's canonical URL (0 for none). */
+static uint64_t row_url_hash(sqlite3_stmt *st)
+{
+    const char *url = (const char *)sqlite3_column_text(st, 9);
+    return url ? eng_hash_bytes(url, strlen(url)) : 0;
+}
+
+static int row_add(struct eng_writer *w, struct eng_builder *b, sqlite3_stmt *st, uint64_t url_hash)
 {
     struct eng_row r = {
         .id = sqlite3_column_int64(st, 0),
@@ -343,11 +342,9 @@ static int row_add(struct eng_writer *w, struct eng_builder *b, sqlite3_stmt *st
         .language = (const char *)sqlite3_column_text(st, 6),
         .meta_terms = (const char *)sqlite3_column_text(st, 7),
         .src = ENG_NO_SOURCE,
+        .url_hash = url_hash,
     };
     const char *src = (const char *)sqlite3_column_text(st, 8);
-    const char *url = (const char *)sqlite3_column_text(st, 9);
-    if (url)
-        r.url_hash = eng_hash_bytes(url, strlen(url));
     if (src && src_intern(w, src, &r.src) < 0)
         return ERR_NOMEM;
     return eng_builder_add(b, &r);
@@ -364,12 +361,12 @@ static int read_new(struct eng_writer *w, struct eng_builder *b, struct pending 
     sqlite3_bind_int64(st, 1, w->applied_seq);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
-        const char *url = (const char *)sqlite3_column_text(st, 9);
+        uint64_t url_hash = row_url_hash(st);
         if (p->n > 0 && (rc = delete_id(w, p, id)) < 0)
             break;
-        if (p->n > 0 && url && (rc = delete_url(w, p, eng_hash_bytes(url, strlen(url)))) < 0)
+        if (p->n > 0 && url_hash && (rc = delete_url(w, p, url_hash)) < 0)
             break;
-        if ((rc = row_add(w, b, st)) < 0)
+        if ((rc = row_add(w, b, st, url_hash)) < 0)
             break;
         w->applied_seq = sqlite3_column_int64(st, 1);
         if ((eng_builder_count(b) & 4095) == 0 && w->stopping && atomic_load(w->stopping)) {
@@ -403,45 +400,65 @@ static int read_new(struct eng_writer *w, struct eng_builder *b, struct pending 
     return rc;
 }
 
-static int cmp_i64(const void *x, const void *y)
+int eng_cmp_i64(const void *x, const void *y)
 {
     int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
     return a < b ? -1 : a > b;
 }
 
-/* Rows deleted without a replacement: every live id checked against the table. */
-static int reconcile(struct eng_writer *w, struct pending *p, int64_t rows, struct err *err)
+int eng_table_ids(sqlite3 *db, int64_t **ids, size_t *n, struct err *err)
 {
     sqlite3_stmt *st = NULL;
-    int64_t *ids = malloc(((size_t)rows + 1) * sizeof *ids);
-    size_t n = 0;
+    size_t cap = 0;
     int rc;
 
-    if (ids == NULL)
-        return err_set(err, ERR_NOMEM, "out of memory");
-    if ((rc = store_sqlite_prepare(w->db, "SELECT id FROM articles", &st, err)) < 0)
-        goto out;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < (size_t)rows)
-        ids[n++] = sqlite3_column_int64(st, 0);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-        rc = store_sqlite_fail(w->db, rc, err);
-        goto out;
+    *ids = NULL;
+    *n = 0;
+    if ((rc = store_sqlite_prepare(db, "SELECT id FROM articles ORDER BY id", &st, err)) < 0)
+        return rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            size_t c = cap ? cap * 2 : 4096;
+            int64_t *v = realloc(*ids, c * sizeof *v);
+            if (v == NULL) {
+                rc = err_set(err, ERR_NOMEM, "out of memory");
+                break;
+            }
+            *ids = v;
+            cap = c;
+        }
+        (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
     }
-    qsort(ids, n, sizeof *ids, cmp_i64);
-    rc = 0;
+    if (rc == SQLITE_DONE)
+        rc = 0;
+    else if (rc > 0)
+        rc = store_sqlite_fail(db, rc, err);
+    sqlite3_finalize(st);
+    if (rc < 0) {
+        free(*ids);
+        *ids = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+/* Rows deleted without a replacement: every live id checked against the table. */
+static int reconcile(struct eng_writer *w, struct pending *p, struct err *err)
+{
+    int64_t *ids = NULL;
+    size_t n = 0;
+    int rc = eng_table_ids(w->db, &ids, &n, err);
+
     for (size_t i = 0; i < w->nseg && rc == 0; i++) {
         const struct eng_segment *seg = w->segs[i];
         for (uint32_t d = 0; d < seg->n && rc == 0; d++) {
             if (eng_dels_has(dels_now(w, p, i), d))
                 continue;
-            if (bsearch(&seg->ids[d], ids, n, sizeof *ids, cmp_i64) == NULL)
-                rc = dels_mark(w, p, i, d);
+            if (bsearch(&seg->ids[d], ids, n, sizeof *ids, eng_cmp_i64) == NULL &&
+                (rc = dels_mark(w, p, i, d)) < 0)
+                rc = err_set(err, rc, "out of memory");
         }
     }
-    if (rc < 0)
-        rc = err_set(err, rc, "out of memory");
-out:
-    sqlite3_finalize(st);
     free(ids);
     return rc;
 }
@@ -485,7 +502,9 @@ static int merge(struct index_engine *e, const bool *pick, struct err *err)
             sqlite3_bind_int64(st, 1, w->segs[i]->ids[d]);
             rc = sqlite3_step(st);
             if (rc == SQLITE_ROW)
-                rc = row_add(w, b, st) < 0 ? err_set(err, ERR_NOMEM, "out of memory") : 0;
+                rc = row_add(w, b, st, row_url_hash(st)) < 0
+                         ? err_set(err, ERR_NOMEM, "out of memory")
+                         : 0;
             else if (rc == SQLITE_DONE)
                 rc = 0; /* deleted meanwhile: dropped here, the count check agrees */
             else
@@ -587,21 +606,7 @@ static void segments_drop(struct eng_writer *w)
 /* The table's epoch ("" when it has none). */
 static int epoch_read(struct eng_writer *w, char out[64], struct err *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = store_sqlite_prepare(w->db, EPOCH_SQL, &st, err);
-    out[0] = '\0';
-    if (rc < 0)
-        return rc;
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        const unsigned char *v = sqlite3_column_text(st, 0);
-        snprintf(out, 64, "%s", v ? (const char *)v : "");
-        rc = 0;
-    } else {
-        rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(w->db, rc, err);
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return store_sqlite_meta_text(w->db, "articles_epoch", out, 64, err);
 }
 
 /* One look at the table; force: even when data_version did not move;
@@ -666,7 +671,7 @@ static int poll_once(struct index_engine *e, bool force, bool count, struct err 
                 live -= p.dels[i]->n - (w->dels[i] ? w->dels[i]->n : 0);
         }
         if (live != (uint64_t)rows)
-            rc = reconcile(w, &p, rows, err);
+            rc = reconcile(w, &p, err);
     }
 commit:
     sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL);
@@ -820,7 +825,7 @@ static int checkpoint(struct index_engine *e, struct err *err)
     if (rc < 0)
         return rc;
     w->dirty = false;
-    w->last_checkpoint_ms = mono_ms();
+    w->last_checkpoint_ms = eng_mono_ms();
     dir_sweep(w);
     return 0;
 }
@@ -832,7 +837,7 @@ static void maybe_checkpoint(struct index_engine *e)
 {
     struct eng_writer *w = e->w;
     uint64_t heap_docs = 0;
-    int64_t now = mono_ms();
+    int64_t now = eng_mono_ms();
     if (!w->writable || !w->dirty || now < w->checkpoint_retry_ms)
         return;
     for (size_t i = 0; i < w->nseg; i++) {
@@ -998,12 +1003,11 @@ int64_t eng_follow_covered(const struct index_engine *e)
 int eng_follow_poll(struct index_engine *e, struct err *err)
 {
     /* The count check an open from the files left for later: forced once. */
-    bool pending = atomic_load(&e->w->count_pending);
-    int rc = poll_once(e, pending, true, err);
-    if (rc == 0)
+    int rc = poll_once(e, atomic_load(&e->w->count_pending), true, err);
+    if (rc == 0) {
         atomic_store(&e->w->count_pending, false);
-    if (rc == 0)
         maybe_checkpoint(e);
+    }
     return rc;
 }
 
@@ -1056,7 +1060,7 @@ void eng_follow_close(struct index_engine *e)
     struct eng_writer *w = e->w;
     if (w == NULL)
         return;
-    if (w->writable && w->dirty) {
+    if (w->writable && w->dirty && atomic_load(&e->ready)) { /* not a half-done open */
         struct err err;
         err_clear(&err);
         int rc = checkpoint(e, &err);

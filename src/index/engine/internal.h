@@ -78,6 +78,7 @@ struct eng_segment {
     struct eng_term *terms; /* sorted by string */
     size_t nterms;
     char *strs;
+    size_t strs_len; /* bytes of strs: the terms' strings, back to back */
     uint8_t *post;
     size_t post_len;
     uint64_t *pk_hash; /* canonical-URL hashes, ascending (eng_hash_bytes) */
@@ -107,6 +108,8 @@ struct eng_snap {
 
 /* A number never handed out before (segments' and deletion sets' gen). */
 uint64_t eng_next_gen(void);
+/* CLOCK_MONOTONIC in ms. */
+int64_t eng_mono_ms(void);
 
 /* --- ccache.c: the count cache -------------------------------------------- */
 
@@ -306,6 +309,12 @@ int eng_follow_open(struct index_engine *e, struct err *err);
  * transaction as the rows it applied (the writer's; read it on its
  * thread). */
 int64_t eng_follow_covered(const struct index_engine *e);
+/* Every article id of the table at db, ascending (malloc()ed; the caller's
+ * transaction decides what it sees). */
+struct sqlite3;
+int eng_table_ids(struct sqlite3 *db, int64_t **ids, size_t *n, struct err *err);
+/* qsort/bsearch order of int64_t. */
+int eng_cmp_i64(const void *x, const void *y);
 /* True until the first poll after an open from the files has compared the
  * row count (rows deleted while newsd was stopped); any thread. */
 bool eng_follow_count_pending(struct index_engine *e);

@@ -93,7 +93,7 @@ int eng_manifest_parse(const uint8_t *p, size_t len, struct eng_manifest *m, str
     if (version != MAN_VERSION)
         return err_set(err, ERR_UNSUPPORTED, "index manifest of another version");
     if (len > MAN_MAX ||
-        (uint32_t)crc32(crc32(0L, Z_NULL, 0), p + MAN_HEAD, (uInt)(len - MAN_HEAD)) != crc)
+        (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), p + MAN_HEAD, len - MAN_HEAD) != crc)
         return err_set(err, ERR_PARSE, "index manifest checksum mismatch");
     m->applied_seq = (int64_t)take_u64(&r);
     m->covered = (int64_t)take_u64(&r);
@@ -167,7 +167,7 @@ void eng_manifest_seal(uint8_t *p, size_t len)
 {
     if (len < MAN_HEAD || len > MAN_MAX)
         return;
-    uint32_t u = (uint32_t)crc32(crc32(0L, Z_NULL, 0), p + MAN_HEAD, (uInt)(len - MAN_HEAD));
+    uint32_t u = (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), p + MAN_HEAD, len - MAN_HEAD);
     memcpy(p + 12, &u, 4);
 }
 

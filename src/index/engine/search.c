@@ -301,13 +301,6 @@ static double leaf_freq(struct ev *ev, struct node *n, uint32_t doc)
     return w;
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* --- the page ------------------------------------------------------------- */
 
 struct cand {
@@ -427,7 +420,7 @@ static const char *plan_key(struct arena *a, const struct plan *p, size_t *len)
 
 static bool expired(struct run *r)
 {
-    return r->deadline > 0 && (r->ticks++ % DEADLINE_EVERY) == 0 && now_ms() >= r->deadline;
+    return r->deadline > 0 && (r->ticks++ % DEADLINE_EVERY) == 0 && eng_mono_ms() >= r->deadline;
 }
 
 /* Docid interval [*lo, *hi) of the request's id window in seg. */

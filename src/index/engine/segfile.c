@@ -90,15 +90,8 @@ static void emit(struct sink *k, const void *p, size_t n, bool body)
 {
     if (k->failed || n == 0)
         return;
-    if (body) {
-        const uint8_t *b = p;
-        for (size_t left = n; left > 0;) {
-            uInt step = left > (1u << 30) ? 1u << 30 : (uInt)left;
-            k->crc = crc32(k->crc, b, step);
-            b += step;
-            left -= step;
-        }
-    }
+    if (body)
+        k->crc = crc32_z(k->crc, p, n);
     if (k->f) {
         if (fwrite(p, 1, n, k->f) != n)
             k->failed = true;
@@ -136,12 +129,7 @@ static void seg_header_fill(const struct eng_segment *s, struct seg_header *h)
     h->term_size = sizeof(struct eng_term);
     h->n = s->n;
     h->nterms = s->nterms;
-    h->strs_len = 0;
-    for (size_t i = 0; i < s->nterms; i++) { /* strs holds exactly the terms' bytes */
-        uint64_t end = (uint64_t)s->terms[i].str + s->terms[i].len;
-        if (end > h->strs_len)
-            h->strs_len = end;
-    }
+    h->strs_len = s->strs_len;
     h->post_len = s->post_len;
     h->ntoken = s->ntoken;
 }
@@ -219,15 +207,8 @@ int eng_segment_write(const struct eng_segment *s, const char *path, struct err 
 /* CRC-32 of an image's bytes after the header. */
 static uint32_t body_crc(const uint8_t *p, size_t len)
 {
-    uLong crc = crc32(0L, Z_NULL, 0);
-    const uint8_t *b = p + sizeof(struct seg_header);
-    for (size_t left = len - sizeof(struct seg_header); left > 0;) {
-        uInt step = left > (1u << 30) ? 1u << 30 : (uInt)left;
-        crc = crc32(crc, b, step);
-        b += step;
-        left -= step;
-    }
-    return (uint32_t)crc;
+    return (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), p + sizeof(struct seg_header),
+                             len - sizeof(struct seg_header));
 }
 
 void eng_segment_seal(uint8_t *p, size_t len)
@@ -261,6 +242,7 @@ static int seg_attach(struct eng_segment *s, const uint8_t *p, size_t len, struc
     s->image_len = len;
     s->n = h.n;
     s->nterms = (size_t)h.nterms;
+    s->strs_len = (size_t)h.strs_len;
     s->post_len = (size_t)h.post_len;
     s->ntoken = h.ntoken;
     /* The parts are 8-aligned in an image that is (mmap: page-aligned;
@@ -435,7 +417,7 @@ static int check_term(const struct eng_segment *s, const struct eng_term *t, uin
 
 int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *err)
 {
-    uint64_t strs_len = 0, ntoken = 0;
+    uint64_t strs_len = s->strs_len, ntoken = 0;
     int rc;
 
     if (s->image) {
@@ -443,12 +425,6 @@ int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *er
         memcpy(&h, s->image, sizeof h);
         if (body_crc(s->image, s->image_len) != h.crc)
             return err_set(err, ERR_PARSE, "segment checksum mismatch");
-        strs_len = h.strs_len;
-    } else {
-        for (size_t i = 0; i < s->nterms; i++) {
-            if ((uint64_t)s->terms[i].str + s->terms[i].len > strs_len)
-                strs_len = (uint64_t)s->terms[i].str + s->terms[i].len;
-        }
     }
     for (uint32_t d = 0; d < s->n; d++) {
         if (d > 0 && s->ids[d] >= s->ids[d - 1])

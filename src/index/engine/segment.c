@@ -697,6 +697,7 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     s->post = post.p;
     s->post_len = post.n;
     s->strs = (char *)strs.p;
+    s->strs_len = strs.n;
     post.p = NULL;
     strs.p = NULL;
     *out = s;

@@ -101,6 +101,28 @@ int store_sqlite_query_int(sqlite3 *db, const char *sql, int64_t *out, struct er
     return rc;
 }
 
+int store_sqlite_meta_text(sqlite3 *db, const char *key, char *out, size_t cap, struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = store_sqlite_prepare(db, "SELECT value FROM meta WHERE key = ?1", &st, err);
+    out[0] = '\0';
+    if (rc < 0)
+        return rc;
+    store_sqlite_bind_text(st, 1, key);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const unsigned char *v = sqlite3_column_text(st, 0);
+        snprintf(out, cap, "%s", v ? (const char *)v : "");
+        rc = 0;
+    } else if (rc == SQLITE_DONE) {
+        rc = 0;
+    } else {
+        rc = store_sqlite_fail(db, rc, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int store_sqlite_exec(sqlite3 *db, const char *sql, struct err *err)
 {
     int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);

@@ -74,6 +74,9 @@ int store_sqlite_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out, struc
  * there is no row or it is NULL). */
 int store_sqlite_query_int(sqlite3 *db, const char *sql, int64_t *out, struct err *err);
 
+/* The text value of meta key into out ("" when there is none). */
+int store_sqlite_meta_text(sqlite3 *db, const char *key, char *out, size_t cap, struct err *err);
+
 /* Run static SQL (no result rows wanted). */
 int store_sqlite_exec(sqlite3 *db, const char *sql, struct err *err);
 

@@ -44,28 +44,6 @@ static int dir_lock(struct store_replica *r, struct err *err)
     return 0;
 }
 
-static int meta_get_text(sqlite3 *db, const char *key, char *out, size_t cap, struct err *err)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = store_sqlite_prepare(db, "SELECT value FROM meta WHERE key = ?1", &st, err);
-    out[0] = '\0';
-    if (rc < 0)
-        return rc;
-    store_sqlite_bind_text(st, 1, key);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        const unsigned char *v = sqlite3_column_text(st, 0);
-        snprintf(out, cap, "%s", v ? (const char *)v : "");
-        rc = 0;
-    } else if (rc == SQLITE_DONE) {
-        rc = 0;
-    } else {
-        rc = store_sqlite_fail(db, rc, err);
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
 static int meta_set(sqlite3 *db, const char *key, const char *text, int64_t num, struct err *err)
 {
     sqlite3_stmt *st = NULL;
@@ -136,7 +114,7 @@ int store_replica_open(struct store_replica **out, const char *dir, const char *
     }
     if ((rc = db_open(r, err)) < 0 || (rc = dir_lock(r, err)) < 0)
         goto out;
-    if ((rc = meta_get_text(r->db->writer, "replica_origin", have, sizeof have, err)) < 0)
+    if ((rc = store_sqlite_meta_text(r->db->writer, "replica_origin", have, sizeof have, err)) < 0)
         goto out;
     if (have[0] && strcmp(have, origin) != 0) {
         /* Built from another database: nothing in it can be trusted.
@@ -193,12 +171,13 @@ int store_replica_position(struct store_replica *r, struct store_replica_positio
 
     memset(out, 0, sizeof *out);
     pthread_mutex_lock(&r->db->write_lock);
-    if ((rc = meta_get_text(db, "replica_origin", out->origin, sizeof out->origin, err)) < 0)
+    if ((rc = store_sqlite_meta_text(db, "replica_origin", out->origin, sizeof out->origin, err)) <
+        0)
         goto out;
-    if ((rc = meta_get_text(db, "replica_seq", num, sizeof num, err)) < 0)
+    if ((rc = store_sqlite_meta_text(db, "replica_seq", num, sizeof num, err)) < 0)
         goto out;
     out->seq = strtoll(num, NULL, 10);
-    if ((rc = meta_get_text(db, "replica_sources_rev", num, sizeof num, err)) < 0)
+    if ((rc = store_sqlite_meta_text(db, "replica_sources_rev", num, sizeof num, err)) < 0)
         goto out;
     out->sources_rev = num[0] ? strtoll(num, NULL, 10) : -1;
     rc = store_sqlite_query_int(db, "SELECT count(*) FROM articles", &out->articles, err);
