@@ -149,7 +149,6 @@ bool index_wait_ready(struct index *idx, int64_t ms)
     return index_ready(idx);
 }
 
-
 void index_close(struct index *idx)
 {
     if (idx == NULL)
