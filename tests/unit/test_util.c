@@ -6,11 +6,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/err.h"
+#include "util/hash.h"
 #include "util/jw.h"
 #include "util/utf8.h"
 
@@ -160,6 +163,46 @@ static void error_names_and_messages_come_from_one_table(void **state)
     assert_int_equal(e.code, ERR_PARSE);
 }
 
+static void hashes_continue_across_pieces_and_mix_every_bit(void **state)
+{
+    (void)state;
+    /* FNV-1a by its definition, one byte: (basis ^ 'a') * prime. */
+    uint64_t one = (HASH_FNV1A64_INIT ^ (uint64_t)'a') * 1099511628211ULL;
+    assert_true(hash_fnv1a64("a", 1) == one);
+    assert_true(hash_fnv1a64("", 0) == HASH_FNV1A64_INIT);
+    /* Hashing in pieces is hashing the whole. */
+    uint64_t h = hash_fnv1a64_update(HASH_FNV1A64_INIT, "news", 4);
+    assert_true(hash_fnv1a64_update(h, "paper", 5) == hash_fnv1a64("newspaper", 9));
+    /* The finalizer: a one-bit change of the input flips about half the
+     * output bits, in the low half too (which picks a table's slot). */
+    for (int bit = 0; bit < 64; bit++) {
+        uint64_t d =
+            hash_mix64(0x0123456789abcdefULL) ^ hash_mix64(0x0123456789abcdefULL ^ (1ULL << bit));
+        int flipped = __builtin_popcountll(d), low = __builtin_popcountll(d & 0xffffffffULL);
+        assert_true(flipped >= 16 && flipped <= 48);
+        assert_true(low >= 6);
+    }
+    assert_true(hash_bytes64("x", 1) == hash_mix64(hash_fnv1a64("x", 1)));
+}
+
+static void the_monotonic_clock_agrees_in_its_units_and_sleeps(void **state)
+{
+    (void)state;
+    int64_t ms0 = clock_mono_ms(), us0 = clock_mono_us();
+    clock_sleep_ms(20);
+    int64_t ms1 = clock_mono_ms(), us1 = clock_mono_us();
+    assert_true(ms1 - ms0 >= 20);
+    assert_true(us1 - us0 >= 20000);
+    /* The same clock: microseconds / 1000 and milliseconds differ by the
+     * time between the two reads only. */
+    assert_true(us1 / 1000 - ms1 >= -1 && us1 / 1000 - ms1 <= 5);
+    struct timespec at = clock_mono_in(1500), now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t ahead = (int64_t)(at.tv_sec - now.tv_sec) * 1000 + (at.tv_nsec - now.tv_nsec) / 1000000;
+    assert_true(ahead > 1400 && ahead <= 1500);
+    assert_true(at.tv_nsec >= 0 && at.tv_nsec < 1000000000L);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -171,6 +214,8 @@ int main(void)
         cmocka_unit_test(invalid_utf8_becomes_replacement_characters),
         cmocka_unit_test(utf8_lengths_count_code_points),
         cmocka_unit_test(error_names_and_messages_come_from_one_table),
+        cmocka_unit_test(hashes_continue_across_pieces_and_mix_every_bit),
+        cmocka_unit_test(the_monotonic_clock_agrees_in_its_units_and_sleeps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
