@@ -419,8 +419,11 @@ void api_respond_search(struct api_call *c, const struct index_request *req)
         res.articles = NULL;
     } else {
         struct index_request timed = *req;
+        /* The budget counts from the request's arrival: time spent waiting
+         * for a worker is part of what the client waits. */
         if (c->api->cfg.query_timeout_ms > 0)
-            timed.deadline_ms = monotonic_ms() + c->api->cfg.query_timeout_ms;
+            timed.deadline_ms = (c->req->received_ms > 0 ? c->req->received_ms : monotonic_ms()) +
+                                c->api->cfg.query_timeout_ms;
         int rc = index_search(c->api->index, &c->arena, &timed, &res, &err);
         if (rc == ERR_TIMEOUT) {
             /* A runaway query: the client may retry a narrower one. */

@@ -272,6 +272,11 @@ int cmd_serve(int argc, char **argv)
     acfg.result_window = cfg.result_window;
     acfg.query_timeout_ms = query_timeout_ms >= 0 ? query_timeout_ms : cfg.query_timeout_ms;
     acfg.metrics_elsewhere = metrics_listen != NULL;
+    /* Test hook: every search sleeps this long first, so that tests can
+     * fill the request queue on demand (tests/reliability/test_queue.py). */
+    const char *delay = getenv("NEWSD_TEST_SEARCH_DELAY_MS");
+    if (delay && *delay)
+        acfg.test_search_delay_ms = strtoll(delay, NULL, 10);
     const char *fixed_now = getenv("NEWSD_NOW");
     if (fixed_now && *fixed_now) {
         char *end;
