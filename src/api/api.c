@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "util/clock.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 int api_new(struct api **out, struct store *s, struct index *idx, struct auth *auth,
@@ -175,7 +176,7 @@ static void respond_health(struct api_call *c)
     }
     bool ready = index_ready(c->api->index);
     bool ok = ready && (!rs.replica || rs.caught_up);
-    char body[320];
+    char body[448];
     int len = snprintf(body, sizeof body, "{\"status\":\"%s\",\"store\":\"%s\",\"articles\":%lld",
                        !ready ? "starting"
                        : ok   ? "ok"
@@ -187,7 +188,8 @@ static void respond_health(struct api_call *c)
                         "\"store_reachable\":%s",
                         (long long)rs.lag_seq, rs.lag_seconds, (long long)rs.applied_seq,
                         rs.store_reachable ? "true" : "false");
-    len += snprintf(body + len, sizeof body - (size_t)len, "}");
+    len += snprintf(body + len, sizeof body - (size_t)len, ",\"version\":\"%s (commit %s)\"}",
+                    version_release(), version_commit());
     c->resp->body = malloc((size_t)len + 1);
     if (!c->resp->body) {
         c->resp->status = 500;

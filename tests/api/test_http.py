@@ -1,11 +1,12 @@
 """HTTP-level rules of §1, §3 and §8: methods, paths, CORS, limits, JSON form."""
 import gzip
+import re
 import socket
 import time
 
 import pytest
 
-from harness import (articles_ok, assert_compact, err, ok, parse_json, sources_ok, urls)
+from harness import (articles_ok, assert_compact, err, ok, parse_json, run_cli, sources_ok, urls)
 
 EV = "/v2/everything"
 H = "https://newsd.test/"
@@ -223,6 +224,12 @@ def test_healthz(api):
     assert r.status_code == 200
     b = parse_json(r.content)
     assert list(b)[0] == "status" and b["status"] == "ok"
+    # The build, as newsd --version says it.
+    cli = run_cli("--version")
+    assert cli.rc == 0 and cli.out.startswith("newsd "), cli
+    assert b["version"] == cli.out.strip()[len("newsd "):], (b, cli.out)
+    assert re.fullmatch(r"\d+\.\d+\.\d+ \(commit ([0-9a-f]{7,}(-dirty)?|unknown)\)",
+                        b["version"]), b
 
 
 def test_raw_space_and_quote_in_q(api, key):
