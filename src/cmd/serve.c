@@ -434,9 +434,11 @@ static int start_listeners(struct serve_parts *p, const struct serve_settings *s
 }
 
 /* The crawler polls the due feeds in a thread of its own (--no-crawl: not
- * at all); what it stores is searchable as soon as it commits. */
+ * at all); what it stores is searchable as soon as it commits. Its metrics
+ * are shown either way (at 0 without it). */
 static int start_crawler(struct serve_parts *p, const struct serve_settings *set)
 {
+    crawl_metrics_init();
     if (!set->crawl)
         return 0;
     struct err err;
