@@ -30,7 +30,7 @@ int api_new(struct api **out, struct store *s, struct index *idx, struct auth *a
         api->cfg.live_window_seconds = LIMIT_LIVE_WINDOW_SECONDS;
     if (api->cfg.result_window < 0)
         api->cfg.result_window = LIMIT_RESULT_WINDOW;
-    metrics_init();
+    api_metrics_init();
     *out = api;
     return 0;
 }
@@ -420,5 +420,5 @@ out:
     clock_gettime(CLOCK_MONOTONIC, &done);
     int64_t us =
         (int64_t)(done.tv_sec - started.tv_sec) * 1000000 + (done.tv_nsec - started.tv_nsec) / 1000;
-    metrics_request_record(metrics_endpoint_of(route), resp->status, us > 0 ? (uint64_t)us : 0);
+    api_metrics_request_record(metrics_endpoint_of(route), resp->status, us > 0 ? (uint64_t)us : 0);
 }
