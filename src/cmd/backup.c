@@ -50,7 +50,8 @@ int cmd_backup(int argc, char **argv)
         return CMD_EXIT_USAGE;
     }
     err_clear(&err);
-    if (cmd_store_open(&store, cmd_store_location(store_opt)) < 0)
+    /* The index kind only matters to a store this call would create. */
+    if (cmd_store_open(&store, cmd_store_location(store_opt), cmd_index_kind(NULL, NULL)) < 0)
         return CMD_EXIT_FAIL;
     int64_t t0 = clock_mono_ms();
     rc = store_backup(store, argv[optind], &err);
