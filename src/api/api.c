@@ -394,7 +394,10 @@ void api_handle(const struct http_request *req, struct http_response *resp, void
         api_fail(&c, API_ERR_UNEXPECTED, NULL);
         goto out;
     }
-    if (check_key(&c) < 0)
+    int key_rc = check_key(&c);
+    if (c.auth.key_id > 0)
+        resp->log_key_id = c.auth.key_id;
+    if (key_rc < 0)
         goto out;
     if (c.api->cfg.test_search_delay_ms > 0)
         clock_sleep_ms(c.api->cfg.test_search_delay_ms);

@@ -38,10 +38,12 @@ static void serve_usage(FILE *f)
                "                   [--config FILE] [--no-crawl] [--quiet]\n"
                "                   [--query-timeout-ms MS] [--user USER]\n"
                "                   [--metrics-listen HOST:PORT] [--index-dir DIR]\n"
-               "                   [--index fts5|engine]\n"
+               "                   [--index fts5|engine] [--log-format text|json]\n"
                "  --listen   default 127.0.0.1:8080 (or $NEWSD_LISTEN); port 0 = any free port\n"
                "  --threads  HTTP worker threads (default: number of cores)\n"
                "  --quiet    no access log\n"
+               "  --log-format  the access log: text (default, one line of fields) or\n"
+               "             json (one object per line)\n"
                "  --metrics-listen  serve /metrics (Prometheus) on this address only;\n"
                "             without it /metrics is on --listen, without a key\n"
                "  --query-timeout-ms  time budget of one search, past it HTTP 503\n"
@@ -154,6 +156,7 @@ struct serve_flags {
     long threads;               /* 0: not given */
     long long query_timeout_ms; /* -1: not given */
     bool quiet, no_crawl;
+    enum log_format log_format;
 };
 
 #define SERVE_GO (-1) /* parse and resolve: carry on (else an exit status) */
@@ -173,6 +176,7 @@ static int serve_parse(struct serve_flags *f, int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {"index-dir", required_argument, NULL, 'I'},
         {"index", required_argument, NULL, 'X'},
+        {"log-format", required_argument, NULL, 'F'},
         {NULL, 0, NULL, 0},
     };
     memset(f, 0, sizeof *f);
@@ -202,6 +206,16 @@ static int serve_parse(struct serve_flags *f, int argc, char **argv)
             break;
         case 'q':
             f->quiet = true;
+            break;
+        case 'F':
+            if (!strcmp(optarg, "text")) {
+                f->log_format = LOG_FORMAT_TEXT;
+            } else if (!strcmp(optarg, "json")) {
+                f->log_format = LOG_FORMAT_JSON;
+            } else {
+                cmd_fail("serve: --log-format must be text or json");
+                return CMD_EXIT_USAGE;
+            }
             break;
         case 'T': {
             char *end;
@@ -329,6 +343,7 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
         .threads = (unsigned)(f->threads ? f->threads : cfg->threads),
         .access_log = !f->quiet,
     };
+    log_set_format(f->log_format);
     /* --metrics-listen: a second, small server that answers only /metrics,
      * so the exposition can stay on an internal address. */
     set->metrics =
@@ -339,7 +354,7 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
         f->query_timeout_ms >= 0 ? f->query_timeout_ms : cfg->query_timeout_ms;
     set->api.metrics_elsewhere = f->metrics_listen != NULL;
     /* Test hook: every search sleeps this long first, so that tests can
-     * fill the request queue on demand (tests/reliability/test_queue.py). */
+     * fill the request queue on demand (tests/reliability/test_http_hardening.py). */
     const char *delay = getenv("NEWSD_TEST_SEARCH_DELAY_MS");
     if (delay && *delay)
         set->api.test_search_delay_ms = strtoll(delay, NULL, 10);

@@ -6,6 +6,7 @@
 #include "http/internal.h"
 
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "util/log.h"
@@ -159,21 +160,64 @@ size_t http_accesslog_escape(char *out, size_t cap, const char *s)
     return out_finish(&o);
 }
 
+/* A JSON string of printable ASCII (the fields are escaped already): the
+ * quote and the backslash of a \xHH escape get their backslash. */
+static void json_str(char *out, size_t cap, const char *s)
+{
+    size_t n = 0;
+    if (cap < 3)
+        return;
+    out[n++] = '"';
+    for (; *s && n + 3 < cap; s++) {
+        if (*s == '"' || *s == '\\')
+            out[n++] = '\\';
+        out[n++] = *s;
+    }
+    out[n++] = '"';
+    out[n] = '\0';
+}
+
 void http_accesslog_write(const struct http_accesslog_entry *e)
 {
-    char target[HTTP_LOG_TARGET_MAX], method[4 * 16 + 1];
+    char target[HTTP_LOG_TARGET_MAX], method[4 * 16 + 1], client[4 * 64 + 1];
     http_accesslog_target(target, sizeof target, e->path ? e->path : "-", e->path_len, e->query);
     http_accesslog_escape(method, sizeof method, e->method ? e->method : "-");
+    http_accesslog_escape(client, sizeof client, e->client ? e->client : "-");
+    if (log_get_format() == LOG_FORMAT_JSON) {
+        /* target is at most HTTP_LOG_TARGET_MAX and doubles at worst. */
+        char jt[2 * HTTP_LOG_TARGET_MAX + 3], jm[2 * sizeof method + 3], jc[2 * sizeof client + 3],
+            status[16] = "null", key[24] = "null", note[160] = "null";
+        json_str(jt, sizeof jt, target);
+        json_str(jm, sizeof jm, method);
+        json_str(jc, sizeof jc, client);
+        if (e->status)
+            snprintf(status, sizeof status, "%d", e->status);
+        if (e->key_id > 0)
+            snprintf(key, sizeof key, "%lld", (long long)e->key_id);
+        const char *why = e->note ? e->note : e->why;
+        if (why)
+            json_str(note, sizeof note, why);
+        char fields[4096];
+        snprintf(fields, sizeof fields,
+                 "\"msg\":\"http\",\"client\":%s,\"method\":%s,\"target\":%s,\"status\":%s,"
+                 "\"bytes\":%zu,\"sent\":%zu,\"us\":%lld,\"id\":\"%s\",\"key\":%s,\"note\":%s",
+                 jc, jm, jt, status, e->body_bytes, e->sent_bytes, e->micros,
+                 e->request_id ? e->request_id : "-", key, note);
+        log_json(LOG_INFO, fields);
+        return;
+    }
     char status[16];
     if (e->status)
         snprintf(status, sizeof status, "%d", e->status);
     else
         snprintf(status, sizeof status, "-");
     /* bytes: the handler's body; gz: what was sent when gzip shrank it. */
-    char gz[32] = "";
+    char gz[32] = "", key[32] = "";
     if (e->sent_bytes != e->body_bytes)
         snprintf(gz, sizeof gz, " gz=%zu", e->sent_bytes);
-    log_info("http %s %s %s bytes=%zu%s us=%lld id=%s%s%s%s%s", method, target, status,
-             e->body_bytes, gz, e->micros, e->request_id ? e->request_id : "-", e->note ? " " : "",
-             e->note ? e->note : "", e->why ? " " : "", e->why ? e->why : "");
+    if (e->key_id > 0)
+        snprintf(key, sizeof key, " key=%lld", (long long)e->key_id);
+    log_info("http %s %s %s %s bytes=%zu%s us=%lld id=%s%s%s%s%s%s", client, method, target, status,
+             e->body_bytes, gz, e->micros, e->request_id ? e->request_id : "-", key,
+             e->note ? " " : "", e->note ? e->note : "", e->why ? " " : "", e->why ? e->why : "");
 }

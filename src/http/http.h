@@ -51,6 +51,8 @@ struct http_response {
     size_t log_path_len;  /* > 0: the access log shows only this many bytes of the
                            * path, then "/..." (a 404's unknown segments may be
                            * anything, a key among them) */
+    int64_t log_key_id;   /* > 0: the id of the key that made the request (never
+                           * the key), for the access log */
 };
 
 /* Value of a request header (case-insensitive name), NULL when absent. */
@@ -67,7 +69,8 @@ struct http_config {
     unsigned threads;         /* 0 = number of cores */
     unsigned max_connections; /* 0 = default (1024) */
     unsigned conn_timeout_s;  /* idle connection timeout; 0 = default (30) */
-    bool access_log;          /* one line per request on stderr */
+    bool access_log;          /* one line per request on stderr, in util/log's
+                               * format (text or JSON: log_set_format) */
 };
 
 /* Bind and start serving. On success *out is running and the bound port can

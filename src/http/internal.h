@@ -56,6 +56,7 @@ size_t http_accesslog_escape(char *out, size_t cap, const char *s);
  * (the client went away, timed out, or MHD answered a malformed request
  * itself); why then says what happened. */
 struct http_accesslog_entry {
+    const char *client; /* the peer's address ("-" when unknown) */
     const char *method; /* "-" when unknown */
     const char *path;
     size_t path_len; /* > 0: log only this much of the path (http_accesslog_target) */
@@ -67,7 +68,12 @@ struct http_accesslog_entry {
     const char *request_id;
     const char *note; /* handler's log_note, or NULL */
     const char *why;  /* completion reason when status is 0, or NULL */
+    int64_t key_id;   /* > 0: the key's id */
 };
+/* In util/log's format. Text: "http CLIENT METHOD TARGET STATUS bytes=N [gz=N] us=N id=ID [key=N]
+ * [note] [why]". JSON: {"msg":"http","client":…,"method":…,"target":…,
+ * "status":N|null,"bytes":N,"sent":N,"us":N,"id":…,"key":N|null,
+ * "note":…|null}, written through util/log as one line. */
 void http_accesslog_write(const struct http_accesslog_entry *e);
 
 #endif

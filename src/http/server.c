@@ -49,6 +49,8 @@
 #include <strings.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -123,6 +125,8 @@ struct req {
     size_t body_bytes, sent_bytes;
     const char *note;
     size_t log_path_len;   /* the handler's: log only this much of the path (0: all) */
+    int64_t log_key_id;    /* the handler's: the key's id, 0 none */
+    char client[48];       /* the peer's address, for the log */
     struct conn_state *cs; /* the connection's state, NULL when it has none */
     /* the queue's: */
     enum req_state state;
@@ -220,6 +224,23 @@ static struct conn_state *conn_state_of(struct MHD_Connection *conn)
     return ci ? ci->socket_context : NULL;
 }
 
+/* The peer's address as text ("" when unknown). */
+static void peer_address(struct MHD_Connection *conn, char *out, size_t cap)
+{
+    out[0] = '\0';
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!ci || !ci->client_addr)
+        return;
+    const struct sockaddr *sa = ci->client_addr;
+    if (sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, out,
+                  (socklen_t)cap);
+    else if (sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, out,
+                  (socklen_t)cap);
+}
+
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
     struct http_server *s = cls;
@@ -245,6 +266,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
         if (q)
             *q++ = '\0';
         r->query = q ? q : "";
+        peer_address(conn, r->client, sizeof r->client);
         r->cs = conn_state_of(conn);
         if (r->cs)
             r->cs->current = r;
@@ -270,6 +292,7 @@ static void req_finish(struct http_server *s, struct req *r, const char *why)
 {
     if (r && s->access_log) {
         struct http_accesslog_entry e = {
+            .client = r->client[0] ? r->client : "-",
             .method = r->method[0] ? r->method : "-",
             .path = r->target,
             .path_len = r->log_path_len,
@@ -281,6 +304,7 @@ static void req_finish(struct http_server *s, struct req *r, const char *why)
             .request_id = r->id,
             .note = r->note,
             .why = why,
+            .key_id = r->log_key_id,
         };
         http_accesslog_write(&e);
     }
@@ -465,6 +489,7 @@ static void prepare(struct http_server *s, struct req *r)
     s->handler(&req, &resp, s->ctx);
     r->note = resp.log_note;
     r->log_path_len = resp.log_path_len;
+    r->log_key_id = resp.log_key_id;
     r->mr = NULL;
     int status = resp.status;
     if (status < 100 || status > 999) {

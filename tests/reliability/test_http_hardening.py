@@ -2,6 +2,7 @@
 libmicrohttpd gives up on are still ended (logged, freed, uncounted); what a
 client sends cannot forge the access log or put a key in it; queued requests
 whose client left are not run, and queue time counts in the time budget."""
+import json
 import os
 import re
 import socket
@@ -88,7 +89,7 @@ def test_requests_libmicrohttpd_gives_up_on_are_ended(store):
         log = srv.stderr()
         # One access-log line per attack (a head cut off may close before
         # its request line is read: then there is no request to log).
-        assert len(re.findall(r" http \S+ /", log)) >= 3 + 150, log[-2000:]
+        assert len(re.findall(r" http 127.0.0.1 \S+ /", log)) >= 3 + 150, log[-2000:]
     finally:
         problems, took = stop_timed(srv)
         log = srv.stderr() if os.path.exists(srv.err_path) else ""
@@ -200,3 +201,38 @@ def test_queue_time_counts_in_the_time_budget(store, slow_server):
         problems = srv.stop()
     assert not problems, problems
     assert "queue wait exceeded the time budget" in log
+
+
+def test_the_access_log_names_client_and_key_id_and_speaks_json(store):
+    """Each access-log line names the client's address and the id of the key
+    that made the request (never the key); --log-format json writes every
+    line, hostile targets included, as one JSON object."""
+    key = new_key(store)
+    listed = cli_ok("keys", "list", "--store", str(store)).out
+    srv = Server(store, args=["--log-format", "json"])
+    try:
+        c = Client(srv.base, key)
+        articles_ok(c.get("/v2/everything", {"q": "crash"}))
+        c.get("/v2/everything", {"q": "crash"}, key="0123456789abcdef0123456789abcdef")
+        send(srv.port, b'GET /v2/everything?q="a\\"b\x1b HTTP/1.1\r\nHost: x\r\n\r\n')
+        send(srv.port, b'\x1b"GET /x"y HTTP/1.1\r\nHost: x\r\n\r\n')
+        time.sleep(0.3)
+        log = srv.stderr()
+    finally:
+        problems = srv.stop()
+    assert not problems, problems
+    lines = [json.loads(line) for line in log.splitlines() if line.strip()]
+    access = [o for o in lines if o.get("msg") == "http"]
+    assert len(access) >= 4, log[-2000:]
+    for o in access:
+        assert set(o) >= {"ts", "level", "client", "method", "target", "status", "us", "id",
+                          "key"}, o
+        assert o["client"] == "127.0.0.1", o
+    ok = [o for o in access if o["status"] == 200 and o["target"].startswith("/v2/everything")]
+    assert ok and isinstance(ok[0]["key"], int), ok
+    # The id is the one keys list shows for that key's row (the newest).
+    ids = [int(m) for m in re.findall(r"^\s*(\d+)\s", listed, re.M)]
+    assert ok[0]["key"] == max(ids), (ok[0], listed)
+    bad = [o for o in access if o["status"] == 401]
+    assert bad and bad[0]["key"] is None, bad
+    assert key not in log

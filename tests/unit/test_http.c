@@ -1263,7 +1263,7 @@ static void test_the_access_log_has_one_masked_line_per_request(void **state)
     unlink(path);
 
     assert_null(strstr(log, "SECRETKEY"));
-    const char *line = strstr(log, "http GET /note?q=x&apiKey=*** 200 ");
+    const char *line = strstr(log, "http 127.0.0.1 GET /note?q=x&apiKey=*** 200 ");
     assert_non_null(line);
     const char *eol = strchr(line, '\n');
     assert_non_null(eol);
@@ -1275,7 +1275,7 @@ static void test_the_access_log_has_one_masked_line_per_request(void **state)
     assert_non_null(strstr(one, "note-here"));
     assert_non_null(strstr(one, " us="));
     /* The gzipped one says both sizes. */
-    line = strstr(log, "http GET /big 200 bytes=20000 gz=");
+    line = strstr(log, "http 127.0.0.1 GET /big 200 bytes=20000 gz=");
     assert_non_null(line);
 }
 
