@@ -1053,8 +1053,8 @@ static void article_write(struct gen *g, struct buf *b, uint64_t i, uint64_t n, 
     if (rng_chance(&a.r, p->image_null))
         buf_puts(b, "null");
     else if (p->content_truncated) /* newsapi: CDN paths, about 100 characters */
-        buf_printf(b, "\"https://media.%s/images/%.4s/%.2s/%s%sa%s.jpg\"", s->domain,
-                   date, date + 5, slug, k ? "-" : "", tag);
+        buf_printf(b, "\"https://media.%s/images/%.4s/%.2s/%s%sa%s.jpg\"", s->domain, date,
+                   date + 5, slug, k ? "-" : "", tag);
     else
         buf_printf(b, "\"https://img.%s/%s/%s.jpg\"", s->domain, date, tag);
     timefmt_iso8601(t, ts);
