@@ -26,9 +26,11 @@
  *            3 KB of JSON, the heavier corpus of the earlier runs;
  *   newsapi  every field as NewsAPI serves it, lengths and nulls drawn to
  *            match the real articles in ../shared/data/real (31,967): a
- *            title of about 80 characters, a description of at most 260,
- *            content cut to 199 characters + "… [+N chars]": about 840
- *            bytes of JSON, plus the metadata keys both profiles carry. */
+ *            title of about 85 characters, a description of at most 260,
+ *            content cut to 199 characters + "… [+N chars]": about 850
+ *            bytes of JSON (the real ones: 836 on average), plus the
+ *            metadata keys both profiles carry (language, country,
+ *            category, headline: about 55 bytes). */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>

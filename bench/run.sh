@@ -65,8 +65,8 @@ else
     fresh_timeout=30
 fi
 case "$profile" in
-newsapi) kb_per_article=6 ;; # store, engine files and baseline together
-full) kb_per_article=16 ;;
+newsapi) kb_per_article=6 ;; # store, index files and baseline: about 4 KB at 10 k
+full) kb_per_article=20 ;; # about 17 KB at 1 M (2026-11-25)
 *)
     echo "bench: PROFILE must be newsapi or full" >&2
     exit 2
