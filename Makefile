@@ -4,7 +4,7 @@
 #   make demo       install build deps, build, load the sample, serve on 127.0.0.1:8080
 #                   (FEEDS=1: also load the bundled feed catalogue and crawl it)
 #   make fuzz       libFuzzer runs (SECONDS=60 per harness)
-#   make bench      benchmark (N=1000000)
+#   make bench      benchmark (N=1000000, PROFILE=newsapi)
 # Knobs: SANITIZER=address,undefined CC=gcc V=1
 
 CC      ?= gcc
@@ -278,10 +278,13 @@ $(REL)/bench/%: bench/%.c bench/common.c bench/common.h $(REL)/libnewsd.a
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(CFLAGS_COMMON) -O2 -o $@ $< bench/common.c $(REL)/libnewsd.a $(PKG_LIBS) $(LIBS_EXTRA)
+# PROFILE=newsapi (NewsAPI-sized articles, the headline runs) or full (the
+# heavier corpus of the earlier runs); bench/README.md has the other knobs.
+PROFILE ?= newsapi
 bench: deps build/newsd $(BENCH_BINS)
-	@bench/run.sh $(N)
+	@PROFILE=$(PROFILE) bench/run.sh $(N)
 bench-smoke: deps build/newsd $(BENCH_BINS)
-	@bench/run.sh --smoke 20000
+	@PROFILE=$(PROFILE) bench/run.sh --smoke 10000
 
 format:
 	clang-format -i $$(find src tests/unit fuzz bench -name '*.[ch]')

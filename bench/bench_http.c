@@ -7,16 +7,30 @@
  *
  *   bench_http --url http://127.0.0.1:PORT --key KEY --mix FILE [--pid PID]
  *              [--reps R] [--warmup W] [--clients 1,2,4,16] [--seconds S]
+ *              [--name NAME]
+ *   bench_http --url BASE --wait-healthy TIMEOUT [--since EPOCH] [--pid PID]
+ *              [--name NAME]
  *
  * A request that does not answer 200 with a totalResults is an error (err
  * line), never a silent fast sample. Prints lat/tput/mem lines
- * (bench/common.h) on stdout. */
+ * (bench/common.h) on stdout, labelled NAME (default http), and stat lines
+ * with the server's count cache hits and misses from /metrics (a server
+ * started with NEWSD_ENGINE_COUNT_CACHE=0 must show none).
+ *
+ * --wait-healthy polls the server every 2 ms until GET /healthz answers 200
+ * (the index is open) and prints how long after EPOCH (wall-clock seconds,
+ * when the server was started) it first answered at all (listening_seconds)
+ * and answered 200 (healthy_seconds); exit 1 when TIMEOUT seconds pass or
+ * the process PID ends first. */
 #include "common.h"
 
 #include <curl/curl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "util/buf.h"
 
@@ -121,24 +135,119 @@ static int h_run(void *state, const struct mix_query *q, size_t qi, uint64_t *to
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_http --url BASE --key KEY --mix FILE [--pid PID] [--reps R]\n"
-                    "                  [--warmup W] [--clients 1,2,4,16] [--seconds S]\n");
+                    "                  [--warmup W] [--clients 1,2,4,16] [--seconds S]\n"
+                    "                  [--name NAME]\n"
+                    "       bench_http --url BASE --wait-healthy TIMEOUT [--since EPOCH]\n"
+                    "                  [--pid PID] [--name NAME]\n");
 }
 
-static void server_mem(pid_t pid, const char *when)
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static size_t discard(char *p, size_t size, size_t n, void *ud)
+{
+    (void)p;
+    (void)ud;
+    return size * n;
+}
+
+/* --wait-healthy: 0 once /healthz answers 200, 1 on timeout or when the
+ * server process is gone. */
+static int wait_healthy(const char *base, const char *name, double since, double timeout, pid_t pid)
+{
+    char url[1024];
+    CURL *curl = curl_easy_init();
+    double start = bench_now(), listening = -1;
+    int rc = 1;
+
+    if (curl == NULL)
+        return 1;
+    snprintf(url, sizeof url, "%s/healthz", base);
+    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT, 10L);
+    while (bench_now() - start < timeout) {
+        long status = 0;
+        if (curl_easy_perform(curl) == CURLE_OK) {
+            curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+            if (listening < 0) {
+                listening = wall_now() - since;
+                printf("stat\t%s\tlistening_seconds\t%.3f\n", name, listening);
+            }
+            if (status == 200) {
+                printf("stat\t%s\thealthy_seconds\t%.3f\n", name, wall_now() - since);
+                rc = 0;
+                break;
+            }
+        }
+        if (pid > 0 && kill(pid, 0) != 0) {
+            fprintf(stderr, "bench_http: the server (pid %ld) is gone\n", (long)pid);
+            break;
+        }
+        usleep(2000);
+    }
+    if (rc != 0)
+        printf("err\t%s\thealthz\tnot healthy within %.0f s\n", name, timeout);
+    fflush(stdout);
+    curl_easy_cleanup(curl);
+    return rc;
+}
+
+/* The count cache's counters from /metrics, as stat lines (none when the
+ * server does not export them: the FTS5 backend). */
+static void server_cache_stats(const char *base, const char *name, const char *when)
+{
+    char url[1024];
+    /* At the start of a line (the # HELP line names the metric too). */
+    static const char *const metric[2] = {"\nnewsd_index_count_cache_hits_total ",
+                                          "\nnewsd_index_count_cache_misses_total "};
+    static const char *const label[2] = {"count_cache_hits", "count_cache_misses"};
+    struct buf body;
+    CURL *curl = curl_easy_init();
+
+    if (curl == NULL)
+        return;
+    buf_init(&body, BODY_MAX);
+    snprintf(url, sizeof url, "%s/metrics", base);
+    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT, 30L);
+    if (curl_easy_perform(curl) == CURLE_OK && body.data) {
+        buf_putc(&body, '\0');
+        for (int k = 0; k < 2; k++) {
+            const char *p = strstr(body.data, metric[k]);
+            if (p)
+                printf("stat\t%s\t%s_%s\t%llu\n", name, label[k], when,
+                       strtoull(p + strlen(metric[k]), NULL, 10));
+        }
+    }
+    fflush(stdout);
+    buf_release(&body);
+    curl_easy_cleanup(curl);
+}
+
+static void server_mem(pid_t pid, const char *name, const char *when)
 {
     if (pid <= 0)
         return;
-    printf("mem\tserver\t%s\t%ld\n", when, bench_status_kb(pid, "VmRSS"));
+    printf("mem\t%s\t%s\t%ld\n", name, when, bench_status_kb(pid, "VmRSS"));
     fflush(stdout);
 }
 
 int main(int argc, char **argv)
 {
-    const char *clients_arg = "1,2,4,16", *mix_path = NULL;
+    const char *clients_arg = "1,2,4,16", *mix_path = NULL, *name = "http";
     struct hctx c = {0};
     struct mix m = {0};
     int reps = 3, warmup = 0, clients[16], n_clients, rc = 1;
-    double seconds = 10;
+    double seconds = 10, wait = -1, since = 0;
     pid_t pid = 0;
 
     for (int i = 1; i < argc; i++) {
@@ -159,6 +268,12 @@ int main(int argc, char **argv)
             clients_arg = v;
         else if (v && strcmp(argv[i], "--seconds") == 0)
             seconds = strtod(v, NULL);
+        else if (v && strcmp(argv[i], "--name") == 0)
+            name = v;
+        else if (v && strcmp(argv[i], "--wait-healthy") == 0)
+            wait = strtod(v, NULL);
+        else if (v && strcmp(argv[i], "--since") == 0)
+            since = strtod(v, NULL);
         else {
             usage();
             return 2;
@@ -166,6 +281,13 @@ int main(int argc, char **argv)
         i++;
     }
     n_clients = bench_parse_ints(clients_arg, clients, 16);
+    if (c.base && wait > 0) {
+        if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
+            return 1;
+        rc = wait_healthy(c.base, name, since > 0 ? since : wall_now(), wait, pid);
+        curl_global_cleanup();
+        return rc;
+    }
     if (!c.base || !c.key || !mix_path || reps < 1 || warmup < 0 || n_clients < 0) {
         usage();
         return 2;
@@ -176,15 +298,17 @@ int main(int argc, char **argv)
         goto out;
     c.m = &m;
     struct bench_engine e = {
-        .name = "http", .ctx = &c, .thread_init = h_init, .thread_done = h_done, .run = h_run};
-    server_mem(pid, "loaded");
+        .name = name, .ctx = &c, .thread_init = h_init, .thread_done = h_done, .run = h_run};
+    server_mem(pid, name, "loaded");
     rc = bench_latency(&e, &m, warmup, reps, stdout) < 0;
-    server_mem(pid, "after-latency");
+    server_mem(pid, name, "after-latency");
+    server_cache_stats(c.base, name, "latency");
     for (int k = 0; k < n_clients && seconds > 0; k++)
         rc |= bench_throughput(&e, &m, clients[k], seconds, stdout) < 0;
-    server_mem(pid, "after-throughput");
+    server_mem(pid, name, "after-throughput");
+    server_cache_stats(c.base, name, "end");
     if (pid > 0)
-        printf("mem\tserver\tpeak\t%ld\n", bench_status_kb(pid, "VmHWM"));
+        printf("mem\t%s\tpeak\t%ld\n", name, bench_status_kb(pid, "VmHWM"));
 out:
     mix_free(&m);
     curl_global_cleanup();

@@ -6,11 +6,17 @@
  *
  *   bench_index --store DIR --mix FILE [--reps R] [--warmup W]
  *               [--clients 1,2,4,16] [--seconds S] [--index fts5|engine]
+ *               [--name NAME]
  *
- * --index picks the search backend (default: $NEWSD_INDEX, else fts5); the
- * time index_open took (the engine builds its index then) goes to stderr.
+ * --index picks the search backend (default: $NEWSD_INDEX, else the
+ * engine); the engine reads its count-cache switch from the environment
+ * (NEWSD_ENGINE_COUNT_CACHE=0: every count cold), as the server does.
+ * --name labels the lines (default newsd; run.sh: newsd-cold, newsd-warm).
  *
- * Prints lat/tput/mem lines (bench/common.h) on stdout. */
+ * Prints lat/tput/mem lines (bench/common.h) on stdout, and stat lines: the
+ * time index_open took (the engine maps its files, or builds them when
+ * there are none), the backend, and the count cache's hits and misses after
+ * the latency passes and at the end (a cold run must show no hits). */
 #include "common.h"
 
 #include <stdbool.h>
@@ -94,14 +100,25 @@ static int run(void *state, const struct mix_query *q, size_t qi, uint64_t *tota
 
 static void usage(void)
 {
-    fprintf(stderr,
-            "usage: bench_index --store DIR --mix FILE [--reps R] [--warmup W]\n"
-            "                   [--clients 1,2,4,16] [--seconds S] [--index fts5|engine]\n");
+    fprintf(stderr, "usage: bench_index --store DIR --mix FILE [--reps R] [--warmup W]\n"
+                    "                   [--clients 1,2,4,16] [--seconds S] [--index fts5|engine]\n"
+                    "                   [--name NAME]\n");
+}
+
+static void print_cache_stats(struct index *idx, const char *name, const char *when)
+{
+    struct index_stats st;
+    index_stats(idx, &st);
+    printf("stat\t%s\tcount_cache_hits_%s\t%llu\n", name, when, (unsigned long long)st.cache_hits);
+    printf("stat\t%s\tcount_cache_misses_%s\t%llu\n", name, when,
+           (unsigned long long)st.cache_misses);
+    fflush(stdout);
 }
 
 int main(int argc, char **argv)
 {
     const char *store_dir = NULL, *mix_path = NULL, *clients_arg = "1,2,4,16", *kind = NULL;
+    const char *name = "newsd";
     int reps = 3, warmup = 0, clients[16], n_clients;
     double seconds = 10;
     struct store *s = NULL;
@@ -126,6 +143,8 @@ int main(int argc, char **argv)
             seconds = strtod(v, NULL);
         else if (v && strcmp(argv[i], "--index") == 0)
             kind = v;
+        else if (v && strcmp(argv[i], "--name") == 0)
+            name = v;
         else {
             usage();
             return 2;
@@ -146,20 +165,26 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_index: %s: %s\n", store_dir, err.msg);
         goto out;
     }
-    fprintf(stderr, "bench_index: %s index opened in %.1f s\n", index_kind(ctx.idx),
-            bench_now() - t_open);
+    double opened = bench_now() - t_open;
+    fprintf(stderr, "bench_index: %s index opened in %.1f s\n", index_kind(ctx.idx), opened);
+    printf("stat\t%s\tindex_kind\t%s\n", name, index_kind(ctx.idx));
+    printf("stat\t%s\topen_seconds\t%.3f\n", name, opened);
     struct bench_engine e = {
-        .name = "newsd",
+        .name = name,
         .ctx = &ctx,
         .thread_init = thread_init,
         .thread_done = thread_done,
         .run = run,
     };
-    fprintf(stdout, "mem\tnewsd\topened\t%ld\n", bench_status_kb(0, "VmRSS"));
+    printf("mem\t%s\topened\t%ld\n", name, bench_status_kb(0, "VmRSS"));
     rc = bench_latency(&e, &m, warmup, reps, stdout) < 0;
+    printf("mem\t%s\tafter-latency\t%ld\n", name, bench_status_kb(0, "VmRSS"));
+    print_cache_stats(ctx.idx, name, "latency");
     for (int k = 0; k < n_clients && seconds > 0; k++)
         rc |= bench_throughput(&e, &m, clients[k], seconds, stdout) < 0;
-    fprintf(stdout, "mem\tnewsd\tpeak\t%ld\n", bench_status_kb(0, "VmHWM"));
+    print_cache_stats(ctx.idx, name, "end");
+    printf("mem\t%s\tafter-throughput\t%ld\n", name, bench_status_kb(0, "VmRSS"));
+    printf("mem\t%s\tpeak\t%ld\n", name, bench_status_kb(0, "VmHWM"));
 out:
     index_close(ctx.idx);
     store_close(s);

@@ -259,10 +259,10 @@ int bench_parse_ints(const char *s, int *out, int cap)
 }
 
 static void print_lat(FILE *out, const char *engine, const struct mix_query *q, double us,
-                      uint64_t total)
+                      uint64_t total, int pass)
 {
-    fprintf(out, "lat\t%s\t%s\t%s\t%s\t%s\t%d\t%.1f\t%llu\n", engine, q->id, q->shape, q->sort,
-            q->filter, q->page, us, (unsigned long long)total);
+    fprintf(out, "lat\t%s\t%s\t%s\t%s\t%s\t%d\t%.1f\t%llu\t%d\n", engine, q->id, q->shape, q->sort,
+            q->filter, q->page, us, (unsigned long long)total, pass);
 }
 
 int bench_latency(const struct bench_engine *e, const struct mix *m, int warmup, int reps,
@@ -286,7 +286,7 @@ int bench_latency(const struct bench_engine *e, const struct mix *m, int warmup,
                 continue;
             }
             if (r >= warmup)
-                print_lat(out, e->name, &m->q[i], (t1 - t0) * 1e6, total);
+                print_lat(out, e->name, &m->q[i], (t1 - t0) * 1e6, total, r - warmup);
         }
         fflush(out);
     }

@@ -3,12 +3,18 @@
  * index_request the way /v2/everything does, the latency and throughput
  * loops, and the result lines every program prints (bench/README.md):
  *
- *   lat   ENGINE ID SHAPE SORT FILTER PAGE MICROSECONDS TOTAL
+ *   lat   ENGINE ID SHAPE SORT FILTER PAGE MICROSECONDS TOTAL PASS
  *   tput  ENGINE CLIENTS REQUESTS SECONDS ERRORS
  *   mem   ENGINE WHAT KILOBYTES
  *   load  ENGINE ARTICLES SECONDS BYTES
+ *   size  ENGINE WHAT BYTES
+ *   stat  ENGINE WHAT VALUE
  *   err   ENGINE ID MESSAGE
  *
+ * PASS counts the timed passes over the mix from 0: with no warm-up, pass 0
+ * is each query's first run in that process (nothing cached yet but what
+ * the operating system keeps), the later ones are repeats. ENGINE names the
+ * program and its setting (newsd-cold, http-warm, fts5).
  * tab-separated, one per line, read by bench/report.py. Figures only:
  * nothing here asserts anything about speed. */
 #ifndef NEWSD_BENCH_COMMON_H
@@ -55,7 +61,7 @@ struct bench_engine {
 };
 
 /* Every query of the mix `reps` times in one thread (after `warmup`
- * untimed passes), one lat line per run. */
+ * untimed passes), one lat line per run, numbered by timed pass. */
 int bench_latency(const struct bench_engine *e, const struct mix *m, int warmup, int reps,
                   FILE *out);
 

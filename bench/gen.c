@@ -1,7 +1,8 @@
 /* bench/gen: a deterministic, streaming generator of NewsAPI-shaped JSONL
  * articles (one per line, the shape `newsd import` reads) for the benchmark.
  *
- *   gen [--seed S] [--data DIR] [--stats] N     N articles to stdout
+ *   gen [--seed S] [--data DIR] [--profile full|newsapi] [--stats] N
+ *                                               N articles to stdout
  *   gen [--seed S] [--data DIR] --sources       the source catalogue to stdout
  *
  * The same (seed, N) always gives the same bytes, so a corpus is never kept:
@@ -16,8 +17,20 @@
  * order (as a crawler ingests); text drawn from each language's real word
  * list (bench/data/words-<lang>.txt, Zipf by rank, plus 64 topics per
  * language that make words co-occur) with recurring multi-word names
- * (bench/data/names-<lang>.txt) so phrase queries hit; a title of about 10
- * words, a description of about 30, content of about 2,000 characters. */
+ * (bench/data/names-<lang>.txt) so phrase queries hit.
+ *
+ * Two profiles share all of that (sources, times, words, names: the query
+ * mix matches the same way in both) and differ in the articles' fields:
+ *   full     (the default) a title of about 10 words, a description of
+ *            about 30, the whole content (1,300-2,700 characters): about
+ *            3 KB of JSON, the heavier corpus of the earlier runs;
+ *   newsapi  every field as NewsAPI serves it, lengths and nulls drawn to
+ *            match the real articles in ../shared/data/real (31,967): a
+ *            title of about 85 characters, a description of at most 260,
+ *            content cut to 199 characters + "… [+N chars]": about 850
+ *            bytes of JSON (the real ones: 836 on average), plus the
+ *            metadata keys both profiles carry (language, country,
+ *            category, headline: about 55 bytes). */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -140,6 +153,67 @@ static const char *const big_sources[] = {
 
 static const char *const categories[7] = {"business", "entertainment", "general",   "health",
                                           "science",  "sports",        "technology"};
+
+/* The shape of an article's fields: what the two profiles differ in. Ranges
+ * are inclusive; shares are probabilities. */
+struct profile {
+    const char *name;
+    int title_words[2], title_words_cjk[2];
+    double title_publisher; /* title ends with " - <publisher>" */
+    double author_null;
+    double desc_null, desc_empty;
+    int desc_words[2], desc_words_cjk[2];
+    uint32_t desc_max_chars; /* 0: no cap */
+    double image_null;
+    double content_null;
+    /* newsapi only: NewsAPI's truncated content. A share of the contents
+     * is empty or short (under 200 characters, shown whole); the others
+     * are their first 199 characters + "… [+N chars]", N log-normal. */
+    bool content_truncated;
+    double content_empty, content_short;
+    double content_rest_median, content_rest_sigma;
+};
+
+static const struct profile profiles[] = {
+    {
+        .name = "full",
+        .title_words = {6, 15},
+        .title_words_cjk = {6, 14},
+        .title_publisher = 0.6,
+        .author_null = 0.25,
+        .desc_null = 0.04,
+        .desc_words = {18, 42},
+        .desc_words_cjk = {15, 35},
+        .image_null = 0.06,
+        .content_null = 0.05,
+    },
+    {
+        /* Measured on ../shared/data/real/articles.jsonl: title 45/82/148
+         * characters (5th/50th/99th percentile), 89 % ending " - <publisher>";
+         * author null 28 %; description null 4.5 %, empty 1.6 %, 149
+         * characters at the median, cut at 260; urlToImage null 6 %;
+         * content null 13 %, empty 0.6 %, 9 % of the rest shorter than 200
+         * characters, the rest 199 + "… [+N chars]" with N 130/2093/13771
+         * (5th/50th/99th). */
+        .name = "newsapi",
+        .title_words = {6, 15},
+        .title_words_cjk = {10, 24},
+        .title_publisher = 0.88,
+        .author_null = 0.28,
+        .desc_null = 0.045,
+        .desc_empty = 0.016,
+        .desc_words = {6, 42},
+        .desc_words_cjk = {20, 70},
+        .desc_max_chars = 260,
+        .image_null = 0.06,
+        .content_null = 0.13,
+        .content_truncated = true,
+        .content_empty = 0.007,
+        .content_short = 0.09,
+        .content_rest_median = 2093,
+        .content_rest_sigma = 0.8,
+    },
+};
 
 /* ---- random numbers: xoshiro256** seeded through splitmix64 ------------ */
 
@@ -311,6 +385,7 @@ struct lexicon {
 struct gen {
     uint64_t seed;
     const char *data_dir;
+    const struct profile *profile;
     struct lexicon lex[L_COUNT];
     struct alias topic_zipf;      /* which topic an article is about */
     struct alias topic_word_zipf; /* a word within a topic */
@@ -820,10 +895,80 @@ static void put_text(struct buf *b, struct art *a, size_t target, int name_times
     }
 }
 
+/* Bytes of JSON string text s[0..n) that hold at most max_chars characters,
+ * an escape (\r) counting as the one character it stands for; never cuts
+ * a UTF-8 sequence or an escape. */
+static size_t json_prefix(const char *s, size_t n, uint32_t max_chars)
+{
+    size_t i = 0;
+    for (uint32_t c = 0; i < n && c < max_chars; c++) {
+        size_t len = 1;
+        if (s[i] == '\\')
+            len = 2;
+        else
+            while (i + len < n && ((unsigned char)s[i + len] & 0xC0) == 0x80)
+                len++;
+        i += len;
+    }
+    return i < n ? i : n;
+}
+
+/* A standard normal deviate (Box-Muller). */
+static double rng_gauss(struct rng *r)
+{
+    double u = 1.0 - rng_unit(r), v = rng_unit(r);
+    return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
+}
+
+/* A description of the profile's length, cut at its character cap. */
+static void put_description(struct buf *b, struct art *a, const struct profile *p)
+{
+    const int *range = a->lx->cjk ? p->desc_words_cjk : p->desc_words;
+    int dw = rng_range(&a->r, range[0], range[1]);
+    /* The second name is drawn first: the order the corpora of the earlier
+     * runs were made in (the same seed gives the same full corpus). */
+    int name2_at = rng_chance(&a->r, 0.2) ? 6 + (int)rng_below(&a->r, 6) : -1;
+    int name_at = rng_chance(&a->r, 0.6) ? (int)rng_below(&a->r, 6) : -1;
+    if (p->desc_max_chars == 0) {
+        put_words(b, a, dw, 0.25, name_at, name2_at, true);
+        put_stop(b, a);
+        return;
+    }
+    struct buf d = BUF_INIT;
+    buf_init(&d, GEN_LINE_MAX);
+    put_words(&d, a, dw, 0.25, name_at, name2_at, true);
+    put_stop(&d, a);
+    size_t keep = d.data ? json_prefix(d.data, d.len, p->desc_max_chars) : 0;
+    buf_append(b, d.data ? d.data : "", keep);
+    buf_release(&d);
+}
+
+/* NewsAPI's content: its first 199 characters and "… [+N chars]" for the
+ * N not shown, or a short text shown whole, or "". */
+static void put_newsapi_content(struct buf *b, struct art *a, const struct profile *p)
+{
+    if (rng_chance(&a->r, p->content_empty))
+        return;
+    bool whole = rng_chance(&a->r, p->content_short);
+    uint32_t shown = whole ? (uint32_t)rng_range(&a->r, 30, 199) : 199;
+    struct buf text = BUF_INIT;
+    buf_init(&text, GEN_LINE_MAX);
+    /* Enough sentences to cut from (put_text counts numbers roughly). */
+    put_text(&text, a, shown + 24, 1, rng_range(&a->r, 0, 1));
+    size_t keep = text.data ? json_prefix(text.data, text.len, shown) : 0;
+    buf_append(b, text.data ? text.data : "", keep);
+    buf_release(&text);
+    if (!whole) {
+        double rest = p->content_rest_median * exp(p->content_rest_sigma * rng_gauss(&a->r));
+        buf_printf(b, "… [+%.0f chars]", rest < 1 ? 1 : rest);
+    }
+}
+
 /* ---- one article ------------------------------------------------------------------ */
 
 static void article_write(struct gen *g, struct buf *b, uint64_t i, uint64_t n, uint32_t *hour)
 {
+    const struct profile *p = g->profile;
     struct art a;
     char ts[TIMEFMT_ISO_LEN], date[11], tag[16];
     struct buf title = BUF_INIT;
@@ -850,11 +995,12 @@ static void article_write(struct gen *g, struct buf *b, uint64_t i, uint64_t n, 
     a.name2 = &a.lx->names[alias_draw(&a.lx->name_zipf, &a.r)];
 
     /* Title first (the url's slug is made of it). */
-    int tw = a.lx->cjk ? rng_range(&a.r, 6, 14) : rng_range(&a.r, 6, 15);
+    const int *twr = a.lx->cjk ? p->title_words_cjk : p->title_words;
+    int tw = rng_range(&a.r, twr[0], twr[1]);
     int name_at = rng_chance(&a.r, 0.45) ? (int)rng_below(&a.r, (uint32_t)tw) : -1;
     buf_init(&title, GEN_LINE_MAX);
     put_words(&title, &a, tw, 0.35, name_at, -1, true);
-    if (rng_chance(&a.r, 0.6)) {
+    if (rng_chance(&a.r, p->title_publisher)) {
         buf_puts(&title, " - ");
         buf_puts(&title, s->name);
     }
@@ -864,7 +1010,7 @@ static void article_write(struct gen *g, struct buf *b, uint64_t i, uint64_t n, 
     buf_puts(b, ",\"name\":");
     json_str(b, s->name);
     buf_puts(b, "},\"author\":");
-    if (rng_chance(&a.r, 0.25)) {
+    if (rng_chance(&a.r, p->author_null)) {
         buf_puts(b, "null");
     } else if (rng_chance(&a.r, 0.2)) {
         json_str(b, s->name);
@@ -876,14 +1022,13 @@ static void article_write(struct gen *g, struct buf *b, uint64_t i, uint64_t n, 
     buf_puts(b, ",\"title\":\"");
     json_escape(b, title.data ? title.data : "", title.len);
     buf_puts(b, "\",\"description\":");
-    if (rng_chance(&a.r, 0.04)) {
+    if (rng_chance(&a.r, p->desc_null)) {
         buf_puts(b, "null");
+    } else if (p->desc_empty > 0 && rng_chance(&a.r, p->desc_empty)) {
+        buf_puts(b, "\"\"");
     } else {
-        int dw = a.lx->cjk ? rng_range(&a.r, 15, 35) : rng_range(&a.r, 18, 42);
         buf_putc(b, '"');
-        put_words(b, &a, dw, 0.25, rng_chance(&a.r, 0.6) ? (int)rng_below(&a.r, 6) : -1,
-                  rng_chance(&a.r, 0.2) ? 6 + (int)rng_below(&a.r, 6) : -1, true);
-        put_stop(b, &a);
+        put_description(b, &a, p);
         buf_putc(b, '"');
     }
 
@@ -892,35 +1037,39 @@ static void article_write(struct gen *g, struct buf *b, uint64_t i, uint64_t n, 
     buf_puts(b, ",\"url\":\"https://");
     json_escape(b, s->domain, strlen(s->domain));
     buf_printf(b, "/%.4s/%.2s/%.2s/", date, date + 5, date + 8);
-    {
-        /* Slug of the title's ASCII letters, as CMSs make them. */
-        char slug[64];
-        size_t k = 0;
-        for (size_t j = 0; title.data && j < title.len && k + 1 < sizeof slug; j++) {
-            char c = title.data[j];
-            if (c >= 'A' && c <= 'Z')
-                c = (char)(c - 'A' + 'a');
-            if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
-                slug[k++] = c;
-            else if (c == ' ' && k > 0 && slug[k - 1] != '-')
-                slug[k++] = '-';
-        }
-        slug[k] = '\0';
-        buf_printf(b, "%s%sa%s\"", slug, k ? "-" : "", tag);
+    /* Slug of the title's ASCII letters, as CMSs make them. */
+    char slug[64];
+    size_t k = 0;
+    for (size_t j = 0; title.data && j < title.len && k + 1 < sizeof slug; j++) {
+        char c = title.data[j];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+            slug[k++] = c;
+        else if (c == ' ' && k > 0 && slug[k - 1] != '-')
+            slug[k++] = '-';
     }
+    slug[k] = '\0';
+    buf_printf(b, "%s%sa%s\"", slug, k ? "-" : "", tag);
     buf_puts(b, ",\"urlToImage\":");
-    if (rng_chance(&a.r, 0.06))
+    if (rng_chance(&a.r, p->image_null))
         buf_puts(b, "null");
+    else if (p->content_truncated) /* newsapi: CDN paths, about 100 characters */
+        buf_printf(b, "\"https://media.%s/images/%.4s/%.2s/%s%sa%s.jpg\"", s->domain, date,
+                   date + 5, slug, k ? "-" : "", tag);
     else
         buf_printf(b, "\"https://img.%s/%s/%s.jpg\"", s->domain, date, tag);
     timefmt_iso8601(t, ts);
     buf_printf(b, ",\"publishedAt\":\"%s\",\"content\":", ts);
-    if (rng_chance(&a.r, 0.05)) {
+    if (rng_chance(&a.r, p->content_null)) {
         buf_puts(b, "null");
     } else {
         buf_putc(b, '"');
-        put_text(b, &a, (size_t)rng_range(&a.r, 1300, 2700), rng_range(&a.r, 1, 3),
-                 rng_range(&a.r, 0, 2));
+        if (p->content_truncated)
+            put_newsapi_content(b, &a, p);
+        else
+            put_text(b, &a, (size_t)rng_range(&a.r, 1300, 2700), rng_range(&a.r, 1, 3),
+                     rng_range(&a.r, 0, 2));
         buf_putc(b, '"');
     }
     buf_printf(b, ",\"language\":\"%s\"", lang_code[s->lang]);
@@ -1016,7 +1165,7 @@ static int articles_write(struct gen *g, uint64_t n, bool stats, FILE *out)
 {
     struct buf b = BUF_INIT;
     uint32_t hour = 0;
-    uint64_t per_lang[L_COUNT] = {0}, bytes = 0, catalogue = 0, with_id = 0;
+    uint64_t per_lang[L_COUNT] = {0}, bytes = 0, api_bytes = 0, catalogue = 0, with_id = 0;
     int rc = 0;
 
     buf_init(&b, GEN_LINE_MAX * 4);
@@ -1034,6 +1183,9 @@ static int articles_write(struct gen *g, uint64_t n, bool stats, FILE *out)
                 if (strncmp(p + 13, lang_code[l], 2) == 0)
                     per_lang[l]++;
             bytes += b.len;
+            /* The article as NewsAPI serves it: the line up to the
+             * metadata keys, closed. */
+            api_bytes += p ? (uint64_t)(p - b.data) + 1 : b.len;
             catalogue += strncmp(b.data, "{\"source\":{\"id\":null", 20) != 0;
         }
     }
@@ -1041,9 +1193,11 @@ static int articles_write(struct gen *g, uint64_t n, bool stats, FILE *out)
         for (uint32_t i = 0; i < GEN_SOURCES; i++)
             with_id += g->src[i].id != NULL;
         fprintf(stderr,
-                "gen: %" PRIu64 " articles, %.0f bytes each on average, %.1f%% with a"
-                " source id (%" PRIu64 " sources have one)\n",
-                n, (double)bytes / n, 100.0 * catalogue / n, with_id);
+                "gen: %" PRIu64 " articles (profile %s), %.0f bytes each on average"
+                " (%.0f without the metadata keys), %.1f%% with a source id (%" PRIu64
+                " sources have one)\n",
+                n, g->profile->name, (double)bytes / n, (double)api_bytes / n,
+                100.0 * catalogue / n, with_id);
         for (int l = 0; l < L_COUNT; l++)
             fprintf(stderr, "gen:   %s %5.1f%%\n", lang_code[l], 100.0 * per_lang[l] / n);
     }
@@ -1053,7 +1207,8 @@ static int articles_write(struct gen *g, uint64_t n, bool stats, FILE *out)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: gen [--seed S] [--data DIR] [--stats] N   (N articles, JSONL)\n"
+    fprintf(f, "usage: gen [--seed S] [--data DIR] [--profile full|newsapi] [--stats] N\n"
+               "                                                  (N articles, JSONL)\n"
                "       gen [--seed S] [--data DIR] --sources     (sources, JSONL)\n");
 }
 
@@ -1068,6 +1223,7 @@ int main(int argc, char **argv)
     memset(&g, 0, sizeof g);
     g.seed = 42;
     g.data_dir = "bench/data";
+    g.profile = &profiles[0];
     for (int i = 1; i < argc; i++) {
         char *end = NULL;
         if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
@@ -1079,6 +1235,16 @@ int main(int argc, char **argv)
             }
         } else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc) {
             g.data_dir = argv[++i];
+        } else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) {
+            const char *name = argv[++i];
+            g.profile = NULL;
+            for (size_t k = 0; k < sizeof profiles / sizeof profiles[0]; k++)
+                if (strcmp(name, profiles[k].name) == 0)
+                    g.profile = &profiles[k];
+            if (g.profile == NULL) {
+                usage(stderr);
+                return 2;
+            }
         } else if (strcmp(argv[i], "--sources") == 0) {
             sources = true;
         } else if (strcmp(argv[i], "--stats") == 0) {

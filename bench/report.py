@@ -3,11 +3,22 @@
 
   report.py RAW.tsv [--gen-stats FILE] [--out FILE.md]
 
-Prints the report and writes it to --out. Every newsd figure is followed by
-its ratio to the FTS5 baseline of the same run: for times, sizes and memory
-newsd / baseline (below 1 = newsd is better); for rates (articles/s,
-queries/s) newsd / baseline too (above 1 = newsd is better). Percentiles are
-nearest-rank over every timed run of the queries in the group.
+Prints the report and writes it to --out. Exit 1 when the run cannot be
+trusted: a "cold" run (count cache off) that hit the count cache, or totals
+that differ between newsd's own runs.
+
+Conventions (stated in the report's header too):
+- "× faster" = the FTS5 baseline's time ÷ newsd's time for the same queries
+  in the same run: above 1 newsd is faster (12× = twelve times faster).
+  Rates (articles/s, queries/s) the same way round: newsd's ÷ the
+  baseline's. Sizes and memory: newsd's ÷ the baseline's ("× the FTS5
+  index"), below 1 newsd is smaller.
+- Percentiles are nearest-rank over every timed run in the group.
+- Cold = NEWSD_ENGINE_COUNT_CACHE=0 (every count computed); pass 0 is each
+  query's first run in its process, the later passes are repeats. The
+  headline and the targets use the cold repeats, against the baseline's
+  repeats; the first runs and the warm runs (count cache on, repeats) are
+  shown beside them.
 """
 import argparse
 import collections
@@ -20,7 +31,22 @@ import subprocess
 import sys
 import time
 
-ENGINES = ("newsd", "http", "fts5")
+# Targets of issue 19 ("Engine v2"), by the N and profile they are set for.
+AT_1M = "1 M newsapi"
+AT_10M = "10 M newsapi"
+AT_ANY = "any N"
+SPEEDUP_IN_PROCESS = 10.0  # in-process p95 at least this many times faster
+HTTP_FLOOR_MS = 0.5  # over HTTP: p95 <= max(baseline p95 / 10, 0.5 ms)
+HTTP_10M_MS = 10.0
+NEWEST_WORD_MS = 1.0
+SORT_10M_MS = 10.0
+QPS_16 = 1000.0
+BUILD_RATE = 50000.0
+RESTART_S = 2.0
+RSS_GIB = 4.0
+FRESH_S = 1.0
+
+ONE_WORD_SHAPES = ("word-common", "word-rare", "word-ru")
 
 
 def pct(values, p):
@@ -39,22 +65,38 @@ def ms(us):
         return "%.0f" % x
     if x >= 10:
         return "%.1f" % x
-    return "%.2f" % x
+    if x >= 1:
+        return "%.2f" % x
+    return "%.3f" % x
 
 
-def ratio(a, b):
-    if a is None or b is None or b == 0:
+def times(x):
+    if x is None:
+        return "—"
+    return "%.2f×" % x if x < 10 else "%.0f×" % x
+
+
+def faster(newsd_us, base_us):
+    """The baseline's time ÷ newsd's, as " (12×)"."""
+    if newsd_us is None or base_us is None or newsd_us == 0:
         return ""
-    r = a / b
-    return " (%.2f×)" % r if r < 10 else " (%.0f×)" % r
+    return " (%s)" % times(base_us / newsd_us)
 
 
 def human_bytes(n):
+    if n is None:
+        return "—"
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if n < 1024 or unit == "TiB":
             return "%.1f %s" % (n, unit) if unit != "B" else "%d B" % n
         n /= 1024.0
     return str(n)
+
+
+def verdict(ok):
+    if ok is None:
+        return "not measured"
+    return "met" if ok else "**missed**"
 
 
 def sh(cmd):
@@ -96,174 +138,404 @@ def machine():
     }
 
 
+class Run:
+    """Everything one raw.tsv holds."""
+
+    def __init__(self, path):
+        self.run, self.load = {}, {}
+        self.lat = []  # (engine, id, shape, sort, filter, page, us, total, pass)
+        self.tput = collections.defaultdict(dict)  # engine -> clients -> (qps, errors)
+        self.mem = collections.defaultdict(dict)  # engine -> what -> kB
+        self.size = collections.defaultdict(dict)  # engine -> what -> bytes
+        self.stat = collections.defaultdict(dict)  # engine -> what -> text
+        self.fresh = []  # seconds
+        self.errors = []
+        self.order = collections.defaultdict(list)  # column -> values in mix order
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                p = line.rstrip("\n").split("\t")
+                kind = p[0] if p else ""
+                if kind == "run":
+                    self.run[p[1]] = p[2]
+                elif kind == "load":
+                    self.load[p[1]] = (int(p[2]), float(p[3]), int(p[4]))
+                elif kind == "lat":
+                    eng, qid, shape, sort, filt, page, us, total = p[1:9]
+                    rep = int(p[9]) if len(p) > 9 else 0
+                    self.lat.append((eng, qid, shape, sort, filt, page, float(us), int(total), rep))
+                    for col, val in (("shape", shape), ("sort", sort), ("filter", filt),
+                                     ("page", page)):
+                        if val not in self.order[col]:
+                            self.order[col].append(val)
+                elif kind == "tput":
+                    eng, clients, n, secs, errs = p[1:6]
+                    self.tput[eng][int(clients)] = (int(n) / float(secs), int(errs))
+                elif kind == "mem":
+                    self.mem[p[1]][p[2]] = int(p[3])
+                elif kind == "size":
+                    self.size[p[1]][p[2]] = int(p[3])
+                elif kind == "stat":
+                    self.stat[p[1]][p[2]] = p[3]
+                elif kind == "fresh":
+                    self.fresh.append(float(p[3]))
+                elif kind == "err":
+                    self.errors.append(" ".join(p[1:]))
+
+    def us(self, engine, passes="repeat", **match):
+        """Latencies of engine's runs: passes "first" (pass 0), "repeat"
+        (the others) or "all"; match columns shape, sort, filter, page."""
+        cols = {"shape": 2, "sort": 3, "filter": 4, "page": 5}
+        out = []
+        for r in self.lat:
+            if r[0] != engine:
+                continue
+            if passes == "first" and r[8] != 0 or passes == "repeat" and r[8] == 0:
+                continue
+            if any(r[cols[k]] != v for k, v in match.items()):
+                continue
+            out.append(r[6])
+        return out
+
+    def fstat(self, engine, what):
+        v = self.stat.get(engine, {}).get(what)
+        try:
+            return float(v) if v is not None else None
+        except ValueError:
+            return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("raw")
     ap.add_argument("--gen-stats")
     ap.add_argument("--out")
     args = ap.parse_args()
-
-    run = {}
-    load = {}
-    lat = collections.defaultdict(list)  # (engine, key, value) -> [us]
-    totals = collections.defaultdict(dict)  # engine -> id -> total
-    tput = collections.defaultdict(dict)  # engine -> clients -> (qps, errors)
-    mem = collections.defaultdict(dict)
-    errors = []
-    shapes, sorts, filters, pages = [], [], [], []
-    with open(args.raw, encoding="utf-8") as f:
-        for line in f:
-            p = line.rstrip("\n").split("\t")
-            if not p or not p[0]:
-                continue
-            kind = p[0]
-            if kind == "run":
-                run[p[1]] = p[2]
-            elif kind == "load":
-                load[p[1]] = (int(p[2]), float(p[3]), int(p[4]))
-            elif kind == "lat":
-                eng, qid, shape, sort, filt, page, us, total = p[1:9]
-                us = float(us)
-                for key, val, order in (("shape", shape, shapes), ("sort", sort, sorts),
-                                        ("filter", filt, filters), ("page", page, pages)):
-                    lat[(eng, key, val)].append(us)
-                    if val not in order:
-                        order.append(val)
-                lat[(eng, "all", "all")].append(us)
-                totals[eng][qid] = int(total)
-            elif kind == "tput":
-                eng, clients, n, secs, errs = p[1:6]
-                tput[eng][int(clients)] = (int(n) / float(secs), int(errs))
-            elif kind == "mem":
-                mem[p[1]][p[2]] = int(p[3])
-            elif kind == "err":
-                errors.append(" ".join(p[1:]))
+    R = Run(args.raw)
+    run = R.run
+    bad = []  # reasons the run cannot be trusted
 
     out = []
     w = out.append
     n = int(run.get("N", "0"))
+    profile = run.get("profile", "full")
     m = machine()
-    w("# newsd benchmark: %s articles" % format(n, ","))
+    w("# newsd benchmark: %s articles, profile %s" % (format(n, ","), profile))
     w("")
-    w("Run %s UTC, commit %s; seed %s; %s timed pass(es) of the mix after %s warm-up pass(es); "
-      "throughput %s s per client count%s. Wall time of the whole run: %.0f s." % (
+    w("Run %s UTC, commit %s; seed %s; %s timed passes of the query mix per program "
+      "(pass 0 = each query's first run, then %d repeats); throughput %s s per client "
+      "count%s. Wall time of the whole run: %.0f s." % (
           time.strftime("%Y-%m-%d %H:%M", time.gmtime()), m["commit"], run.get("seed", "?"),
-          run.get("reps", "?"), run.get("warmup", "?"), run.get("seconds", "?"),
+          run.get("reps", "?"), int(run.get("reps", "1")) - 1, run.get("seconds", "?"),
           " (smoke settings: figures only)" if run.get("smoke") == "1" else "",
           float(run.get("wall", "0"))))
     w("")
     w("Machine: %s, %s cores, %s memory, %s, %s, SQLite %s." % (
         m["cpu"], m["cores"], m["memory"], m["kernel"], m["compiler"], run.get("sqlite", "?")))
     w("")
-    w("Ratios in parentheses are newsd ÷ the plain FTS5 baseline of the same run "
-      "(bench/README.md): for times, sizes and memory below 1 means newsd is better; "
-      "for rates above 1 means newsd is better. HTTP figures are divided by the "
-      "baseline's in-process figures (the baseline has no HTTP layer).")
+    w("**Reading the figures.** *Cold* = newsd with its count cache off "
+      "(`NEWSD_ENGINE_COUNT_CACHE=0`, every count computed): the headline. *Warm* = the "
+      "count cache on, as configured by default, after one pass over the mix. *First run* "
+      "= each query's first run in its process (pass 0); *repeats* = the later passes. "
+      "Headline tables and targets use the cold repeats against the baseline's repeats. "
+      "**× faster** = the FTS5 baseline's time ÷ newsd's for the same queries in this run "
+      "(above 1: newsd is faster); for rates newsd's ÷ the baseline's; sizes and memory are "
+      "newsd's ÷ the baseline's (below 1: newsd is smaller). HTTP figures are set against "
+      "the baseline's in-process ones (it has no HTTP layer). Percentiles are nearest-rank; "
+      "times in ms.")
     w("")
 
-    # ---- load
-    w("## Load")
+    shapes = R.order["shape"]
+
+    def p95(eng, passes="repeat", **mt):
+        return pct(R.us(eng, passes, **mt), 95)
+
+    # ---- targets
+    w("## Targets (issue 19)")
     w("")
-    w("| | articles | seconds | articles/s | size on disk | bytes/article |")
-    w("|---|---:|---:|---:|---:|---:|")
-    nd, fb, gn = load.get("newsd"), load.get("fts5"), load.get("gen")
-    for name, L, other in (("`newsd import`", nd, fb), ("FTS5 baseline build", fb, None)):
-        if not L:
-            continue
-        rate = L[0] / L[1] if L[1] else 0
-        orate = other[0] / other[1] if other and other[1] else None
-        w("| %s | %s | %.1f | %.0f%s | %s%s | %.0f%s |" % (
-            name, format(L[0], ","), L[1], rate, ratio(rate, orate),
-            human_bytes(L[2]), ratio(L[2], other[2] if other else None),
-            L[2] / L[0] if L[0] else 0,
-            ratio(L[2] / L[0] if L[0] else None, other[2] / other[0] if other and other[0] else None)))
+    here = "%s %s" % ("1 M" if n == 1000000 else "10 M" if n == 10000000 else format(n, ","),
+                      profile)
+    w("This run: %s. A verdict on a target set for another N or profile is only indicative." %
+      here)
+    w("")
+    w("| shape | in-process p95 | FTS5 p95 | × faster (≥ %.0f×, %s) | HTTP p95 "
+      "| ≤ max(FTS5 p95 ÷ 10, %.1f ms) (%s) | ≤ %.0f ms (%s) | in-process first-run p95 |" % (
+          SPEEDUP_IN_PROCESS, AT_1M, HTTP_FLOOR_MS, AT_1M, HTTP_10M_MS, AT_10M))
+    w("|---|---:|---:|---|---:|---|---|---:|")
+    missed = []
+    for s in shapes:
+        a, b, h = p95("newsd-cold", shape=s), p95("fts5", shape=s), p95("http-cold", shape=s)
+        sp = b / a if a and b else None
+        ok1 = sp >= SPEEDUP_IN_PROCESS if sp is not None else None
+        lim = max(b / 10.0, HTTP_FLOOR_MS * 1000) if b is not None else None
+        ok2 = h <= lim if h is not None and lim is not None else None
+        ok3 = h <= HTTP_10M_MS * 1000 if h is not None else None
+        for ok, what in ((ok1, "in-process ≥ 10×"), (ok2, "HTTP vs FTS5"),
+                         (ok3, "HTTP ≤ 10 ms")):
+            if ok is False:
+                missed.append("%s (%s)" % (s, what))
+        w("| %s | %s | %s | %s: %s | %s | %s: %s | %s | %s |" % (
+            s, ms(a), ms(b), times(sp), verdict(ok1), ms(h), ms(lim), verdict(ok2),
+            verdict(ok3), ms(p95("newsd-cold", "first", shape=s))))
+    w("")
+
+    rows = []  # (target, for, measured, ok)
+
+    def target(text, at, measured, ok):
+        rows.append((text, at, measured, ok))
+        if ok is False:
+            missed.append(text)
+
+    newest = []
+    for s in ONE_WORD_SHAPES:
+        newest += R.us("http-cold", shape=s, sort="publishedAt", page="1", filter="none")
+    x = pct(newest, 95)
+    target("newest-first page 1 of one word, no filter, HTTP p95 ≤ %.0f ms" % NEWEST_WORD_MS,
+           AT_10M, ms(x) + " ms" if x is not None else "—",
+           x <= NEWEST_WORD_MS * 1000 if x is not None else None)
+    for sort in ("relevancy", "popularity"):
+        x = p95("http-cold", sort=sort)
+        target("sortBy=%s, HTTP p95 ≤ %.0f ms" % (sort, SORT_10M_MS), AT_10M,
+               ms(x) + " ms" if x is not None else "—",
+               x <= SORT_10M_MS * 1000 if x is not None else None)
+    q16 = R.tput.get("http-cold", {}).get(16, (None, 0))[0]
+    target("the mix over HTTP, 16 clients, cold: ≥ %.0f queries/s" % QPS_16, AT_10M,
+           "%.0f/s" % q16 if q16 is not None else "— (16 clients not run)",
+           q16 >= QPS_16 if q16 is not None else None)
+    eng_bytes = R.size.get("newsd", {}).get("engine-files")
+    fts_index = R.size.get("fts5", {}).get("fts-index")
+    target("index files ≤ the FTS5 index of the same corpus (rows not counted)", AT_ANY,
+           "%s vs %s (%s)" % (human_bytes(eng_bytes), human_bytes(fts_index),
+                              times(eng_bytes / fts_index) if eng_bytes and fts_index else "—"),
+           eng_bytes <= fts_index if eng_bytes is not None and fts_index else None)
+    build = R.fstat("serve-first", "healthy_seconds")
+    rate = n / build if build else None
+    target("first index build ≥ %s articles/s" % format(int(BUILD_RATE), ","), AT_ANY,
+           "%s articles/s (%.1f s)" % (format(int(rate), ","), build) if rate else "—",
+           rate >= BUILD_RATE if rate else None)
+    restart = R.fstat("serve-restart", "healthy_seconds")
+    target("restart (serve on a built store until /healthz 200) ≤ %.0f s" % RESTART_S, AT_ANY,
+           "%.2f s" % restart if restart is not None else "—",
+           restart <= RESTART_S if restart is not None else None)
+    rss = [R.mem.get(e, {}).get("after-throughput") for e in ("http-cold", "http-warm")]
+    rss = [x for x in rss if x is not None]
+    x = max(rss) if rss else None
+    target("resident memory of `newsd serve` after the whole mix ≤ %.0f GiB" % RSS_GIB, AT_10M,
+           human_bytes(x * 1024) if x is not None else "—",
+           x <= RSS_GIB * 1048576 if x is not None else None)
+    fresh_max = max(R.fresh) if R.fresh else None
+    fr = R.fstat("fresh", "target_rate")
+    fmissed = int(R.fstat("fresh", "missed") or 0)
+    if fmissed:
+        fmeas, fok = "%d of %d markers not found within %.0f s" % (
+            fmissed, fmissed + len(R.fresh), R.fstat("fresh", "timeout") or 0), False
+    elif R.fresh:
+        fmeas, fok = "max %.2f s of %d markers" % (fresh_max, len(R.fresh)), fresh_max <= FRESH_S
+    else:
+        fmeas, fok = "—", None
+    target("a new article searchable ≤ %.0f s while %s articles/s are imported (every marker)" %
+           (FRESH_S, format(int(fr), ",") if fr else "5,000"), AT_ANY, fmeas, fok)
+    w("| target | set for | measured | verdict |")
+    w("|---|---|---|---|")
+    for t, at, meas, ok in rows:
+        w("| %s | %s | %s | %s |" % (t, at, meas, verdict(ok)))
+    w("")
+    w("Missed here: %s." % (", ".join(missed) if missed else "none"))
+    w("")
+
+    # ---- build, start, size
+    w("## Load, build and start")
+    w("")
+    w("| | articles | seconds | articles/s | × faster |")
+    w("|---|---:|---:|---:|---:|")
+    nd, fb, gn = R.load.get("newsd"), R.load.get("fts5"), R.load.get("gen")
+    frate = fb[0] / fb[1] if fb and fb[1] else None
+    if nd:
+        r = nd[0] / nd[1] if nd[1] else 0
+        w("| `newsd import` (rows only) | %s | %.1f | %.0f | %s |" % (
+            format(nd[0], ","), nd[1], r, times(r / frate) if frate else "—"))
+    if build:
+        w("| newsd first index build (`newsd serve` on the fresh store until /healthz 200) "
+          "| %s | %.1f | %.0f | |" % (format(n, ","), build, n / build))
+    if nd and build:
+        r = n / (nd[1] + build)
+        w("| newsd import + first build | %s | %.1f | %.0f | %s |" % (
+            format(n, ","), nd[1] + build, r, times(r / frate) if frate else "—"))
+    if fb:
+        w("| FTS5 baseline build (rows and FTS index) | %s | %.1f | %.0f | |" % (
+            format(fb[0], ","), fb[1], frate or 0))
     if gn:
-        w("")
-        w("Both loads read the corpus from bench/gen through a pipe; the generator alone "
-          "takes %.1f s (%.0f articles/s) on the other core." % (gn[1], gn[0] / gn[1] if gn[1] else 0))
-    if "index_first_open" in run or "serve_start" in run:
-        w("")
-        w("Search index: the first open (bench_index: the engine builds its index from the "
-          "store and writes its files) took %s s; `newsd serve` then started (mapping those "
-          "files) and listened after %s s." % (run.get("index_first_open", "?"),
-                                                run.get("serve_start", "?")))
+        w("| bench/gen alone (feeds both loads through a pipe) | %s | %.1f | %.0f | |" % (
+            format(gn[0], ","), gn[1], gn[0] / gn[1] if gn[1] else 0))
+    w("")
+    w("| start | listening | healthy (/healthz 200) |")
+    w("|---|---:|---:|")
+    for name, label in (("serve-first", "first start on the fresh store (builds the index)"),
+                        ("serve-restart", "restart on the built store"),
+                        ("serve-fresh", "start for the freshness probe")):
+        lst, hl = R.fstat(name, "listening_seconds"), R.fstat(name, "healthy_seconds")
+        if lst is not None or hl is not None:
+            w("| %s | %s | %s |" % (label, "%.3f s" % lst if lst is not None else "—",
+                                    "%.3f s" % hl if hl is not None else "—"))
+    for name in ("newsd-cold", "newsd-warm"):
+        o = R.fstat(name, "open_seconds")
+        if o is not None:
+            w("| bench_index %s: index_open (%s) | | %.3f s |" % (
+                name, R.stat[name].get("index_kind", "?"), o))
+    w("")
+    w("| on disk | bytes | bytes/article | newsd ÷ FTS5 |")
+    w("|---|---:|---:|---:|")
+
+    def size_row(label, b, other=None):
+        if b is None:
+            return
+        w("| %s | %s | %.0f | %s |" % (label, human_bytes(b), b / n if n else 0,
+                                       times(b / other) if other else ""))
+
+    files = R.stat.get("newsd", {}).get("engine_file_count", "?")
+    nstore = R.size.get("newsd", {}).get("store")
+    fwhole = fb[2] if fb else None
+    size_row("newsd index files (`newsd.db.engine/`, %s files) ÷ the FTS5 index" % files,
+             eng_bytes, fts_index)
+    size_row("newsd store without them (SQLite: rows, keys, sources)", nstore)
+    if eng_bytes is not None and nstore is not None:
+        size_row("newsd, all on disk ÷ the FTS5 baseline file", eng_bytes + nstore, fwhole)
+    size_row("FTS5 index (fts_data, fts_idx, fts_docsize, fts_config)", fts_index)
+    size_row("FTS5 copy of the text (fts_content)", R.size.get("fts5", {}).get("fts-content"))
+    size_row("FTS5 rows (articles, sources, B-tree indexes)", R.size.get("fts5", {}).get("rows"))
+    size_row("FTS5 baseline file, whole", fwhole)
     w("")
 
     # ---- latency
-    def lat_table(key, values, title):
-        w("## Latency by %s (ms)" % title)
+    def lat_table(title, col, values, newsd, http, base_passes, passes, total_row):
+        w("### %s" % title)
         w("")
         w("| %s | runs | in-process p50 | p95 | p99 | HTTP p50 | p95 | p99 "
-          "| FTS5 p50 | p95 | p99 |" % title)
+          "| FTS5 p50 | p95 | p99 |" % col)
         w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for v in values + (["all"] if key == "shape" else []):
-            k = "all" if v == "all" else key
-            base = lat.get(("fts5", k, v), [])
-            bp = [pct(base, q) for q in (50, 95, 99)]
+        for v in values + (["all"] if total_row else []):
+            mt = {} if v == "all" else {col: v}
+            bp = [pct(R.us("fts5", base_passes, **mt), q) for q in (50, 95, 99)]
             cells = []
-            for eng in ("newsd", "http"):
-                xs = lat.get((eng, k, v), [])
+            for eng in (newsd, http):
+                xs = R.us(eng, passes, **mt)
                 for i, q in enumerate((50, 95, 99)):
                     x = pct(xs, q)
-                    cells.append(ms(x) + ratio(x, bp[i]))
+                    cells.append(ms(x) + faster(x, bp[i]))
             cells += [ms(x) for x in bp]
-            runs = len(lat.get(("newsd", k, v), []))
             label = "**all**" if v == "all" else v
-            w("| %s | %d | %s |" % (label, runs, " | ".join(cells)))
+            w("| %s | %d | %s |" % (label, len(R.us(newsd, passes, **mt)), " | ".join(cells)))
         w("")
 
-    lat_table("shape", shapes, "query shape")
-    lat_table("sort", sorts, "sortBy")
-    lat_table("filter", filters, "filter")
-    lat_table("page", pages, "page")
+    w("## Latency, cold (count cache off), repeats")
+    w("")
+    lat_table("By query shape", "shape", shapes, "newsd-cold", "http-cold", "repeat", "repeat",
+              True)
+    lat_table("By sortBy", "sort", R.order["sort"], "newsd-cold", "http-cold", "repeat",
+              "repeat", False)
+    lat_table("By filter", "filter", R.order["filter"], "newsd-cold", "http-cold", "repeat",
+              "repeat", False)
+    lat_table("By page", "page", R.order["page"], "newsd-cold", "http-cold", "repeat", "repeat",
+              False)
+    w("## Latency, first run of each query (pass 0; count cache off; FTS5's first runs)")
+    w("")
+    lat_table("By query shape", "shape", shapes, "newsd-cold", "http-cold", "first", "first",
+              True)
+    w("## Latency, warm (count cache on), repeats")
+    w("")
+    lat_table("By query shape", "shape", shapes, "newsd-warm", "http-warm", "repeat", "repeat",
+              True)
+    lat_table("By sortBy", "sort", R.order["sort"], "newsd-warm", "http-warm", "repeat",
+              "repeat", False)
 
     # ---- throughput
     w("## Throughput (queries/s, the whole mix in a loop per client)")
     w("")
-    w("| clients | newsd over HTTP | newsd in-process | FTS5 baseline | errors |")
-    w("|---:|---:|---:|---:|---:|")
-    for c in sorted(set(tput["newsd"]) | set(tput["http"]) | set(tput["fts5"])):
-        b = tput["fts5"].get(c, (None, 0))[0]
-        cells = []
-        errs = 0
-        for eng in ("http", "newsd"):
-            x, e = tput[eng].get(c, (None, 0))
+    w("| clients | HTTP cold | HTTP warm | in-process cold | in-process warm | FTS5 baseline "
+      "| errors |")
+    w("|---:|---:|---:|---:|---:|---:|---:|")
+    engines = ("http-cold", "http-warm", "newsd-cold", "newsd-warm", "fts5")
+    for c in sorted(set().union(*(set(R.tput.get(e, {})) for e in engines))):
+        b = R.tput.get("fts5", {}).get(c, (None, 0))[0]
+        cells, errs = [], 0
+        for eng in engines[:-1]:
+            x, e = R.tput.get(eng, {}).get(c, (None, 0))
             errs += e
-            cells.append("—" if x is None else "%.1f%s" % (x, ratio(x, b)))
-        errs += tput["fts5"].get(c, (None, 0))[1]
+            cells.append("—" if x is None else "%.1f%s" % (
+                x, " (%s)" % times(x / b) if b else ""))
+        errs += R.tput.get("fts5", {}).get(c, (None, 0))[1]
         cells.append("—" if b is None else "%.1f" % b)
         w("| %d | %s | %d |" % (c, " | ".join(cells), errs))
     w("")
 
     # ---- memory
-    w("## Memory (resident, from /proc/PID/status)")
+    w("## Memory (resident, /proc/PID/status)")
     w("")
-    s, bmem = mem.get("server", {}), mem.get("fts5", {}).get("peak")
-    w("| | newsd | FTS5 baseline |")
-    w("|---|---:|---:|")
-    if s:
-        w("| `newsd serve` after start (VmRSS) | %s | |" % human_bytes(s.get("loaded", 0) * 1024))
-        w("| `newsd serve` after the latency runs | %s | |" % human_bytes(s.get("after-latency", 0) * 1024))
-        w("| `newsd serve` after 16 clients | %s | |" % human_bytes(s.get("after-throughput", 0) * 1024))
-        w("| `newsd serve` peak (VmHWM) vs the baseline's query process peak | %s%s | %s |" % (
-            human_bytes(s.get("peak", 0) * 1024),
-            ratio(s.get("peak"), bmem), human_bytes((bmem or 0) * 1024)))
-    nm = mem.get("newsd", {}).get("peak")
-    if nm:
-        w("| in-process benchmark peak (VmHWM) | %s%s | %s |" % (
-            human_bytes(nm * 1024), ratio(nm, bmem), human_bytes((bmem or 0) * 1024)))
+    w("| | server cold | server warm | in-process cold | in-process warm | FTS5 baseline |")
+    w("|---|---:|---:|---:|---:|---:|")
+    for what, label in (("loaded", "after start / open (VmRSS)"),
+                        ("after-latency", "after the latency passes"),
+                        ("after-throughput", "after the throughput runs"),
+                        ("peak", "peak (VmHWM)")):
+        cells = []
+        for eng in ("http-cold", "http-warm", "newsd-cold", "newsd-warm", "fts5"):
+            key = "opened" if what == "loaded" and eng in ("newsd-cold", "newsd-warm",
+                                                            "fts5") else what
+            x = R.mem.get(eng, {}).get(key)
+            cells.append(human_bytes(x * 1024) if x is not None else "—")
+        w("| %s | %s |" % (label, " | ".join(cells)))
     w("")
 
-    # ---- results agreement
-    w("## Results")
+    # ---- freshness
+    if R.fresh or "fresh" in R.stat:
+        w("## Freshness")
+        w("")
+        st = R.stat.get("fresh", {})
+        f = sorted(R.fresh)
+        w("A marker article every 0.5 s handed to `newsd import` (running beside the server) "
+          "while bench/gen articles are fed to it at %s/s (achieved %s/s, %s articles); the "
+          "delay runs from the marker's line entering the import's pipe to the first "
+          "/v2/everything answer that finds it (polled every 5 ms)." % (
+              st.get("target_rate", "?"), st.get("fed_rate", "?"), st.get("fed", "?")))
+        w("")
+        w("| markers | found | not found within %s s | p50 | p95 | max |" % st.get("timeout", "?"))
+        w("|---:|---:|---:|---:|---:|---:|")
+        w("| %s | %d | %s | %s | %s | %s |" % (
+            st.get("markers", "?"), len(f), st.get("missed", "?"),
+            *["%.3f s" % x if x is not None else "—" for x in (pct(f, 50), pct(f, 95),
+                                                               f[-1] if f else None)]))
+        w("")
+
+    # ---- checks
+    w("## Checks")
     w("")
-    common = [q for q in totals["newsd"] if q in totals["fts5"]]
-    diff_http = [q for q in totals["newsd"] if q in totals["http"] and totals["http"][q] != totals["newsd"][q]]
-    zero = [q for q in totals["newsd"] if totals["newsd"][q] == 0]
-    ratios = [totals["newsd"][q] / totals["fts5"][q] for q in common if totals["fts5"][q] > 0]
-    w("- Queries in the mix: %d; with no match in newsd: %d%s." % (
-        len(totals["newsd"]), len(zero), (" (" + ", ".join(sorted(zero)[:12]) + ")") if zero else ""))
-    w("- totalResults over HTTP differing from the in-process call: %d." % len(diff_http))
+    for eng in ("newsd-cold", "http-cold"):
+        st = R.stat.get(eng, {})
+        hits = [int(v) for k, v in st.items() if k.startswith("count_cache_hits")]
+        if hits:
+            w("- %s: count cache hits %d (a cold run must have none)." % (eng, max(hits)))
+            if max(hits) > 0:
+                bad.append("%s hit the count cache: it was not cold" % eng)
+        else:
+            w("- %s: no count cache counters (not the engine, or not exported)." % eng)
+    totals = collections.defaultdict(dict)  # engine -> id -> set of totals
+    for r in R.lat:
+        totals[r[0]].setdefault(r[1], set()).add(r[7])
+    newsd_engines = [e for e in ("newsd-cold", "newsd-warm", "http-cold", "http-warm")
+                     if e in totals]
+    ids = sorted(set().union(*(set(totals[e]) for e in newsd_engines))) if newsd_engines else []
+    differ = [q for q in ids
+              if len(set().union(*(totals[e].get(q, set()) for e in newsd_engines))) > 1]
+    w("- Queries in the mix: %d; newsd's totalResults differing between its runs (cold, warm, "
+      "in-process, HTTP, every pass): %d%s." % (
+          len(ids), len(differ), (" (" + ", ".join(differ[:12]) + ")") if differ else ""))
+    if differ:
+        bad.append("newsd's totals differ between runs: %s" % ", ".join(differ[:12]))
+    ref = {q: min(v) for q, v in totals.get("newsd-cold", {}).items()}
+    zero = sorted(q for q, t in ref.items() if t == 0)
+    w("- With no match in newsd: %d%s." % (
+        len(zero), (" (" + ", ".join(zero[:12]) + ")") if zero else ""))
+    ratios = [ref[q] / min(totals["fts5"][q]) for q in ref
+              if q in totals.get("fts5", {}) and min(totals["fts5"][q]) > 0]
     if ratios:
         w("- totalResults of newsd ÷ the baseline's: median %.2f, range %.2f–%.2f (newsd also "
           "matches stems of unquoted words; the baseline matches exact tokens only)." % (
@@ -273,15 +545,18 @@ def main():
             stats = [l.rstrip() for l in f if l.strip()]
         if stats:
             w("- Corpus: " + stats[0].replace("gen: ", "") + "; languages: " +
-              ", ".join(re.sub(r"\s+", " ", l.replace("gen:", "").strip()) for l in stats[1:]) + ".")
+              ", ".join(re.sub(r"\s+", " ", l.replace("gen:", "").strip()) for l in stats[1:]) +
+              ".")
+    for b in bad:
+        w("- **Not trustworthy: %s.**" % b)
     w("")
-    if errors:
+    if R.errors:
         w("## Errors")
         w("")
-        for e in errors[:50]:
+        for e in R.errors[:50]:
             w("- " + e)
-        if len(errors) > 50:
-            w("- … %d more" % (len(errors) - 50))
+        if len(R.errors) > 50:
+            w("- … %d more" % (len(R.errors) - 50))
         w("")
 
     text = "\n".join(out)
@@ -289,7 +564,7 @@ def main():
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             f.write(text)
-    return 0
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

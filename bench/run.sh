@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
 # bench/run.sh [--smoke] N — the newsd benchmark (bench/README.md).
 #
-# Generates N articles (bench/gen, deterministic from SEED), loads them
-# through `newsd import` and into the plain FTS5 baseline, runs the query mix
-# (bench/querymix.tsv) in-process (bench_index), against the baseline
-# (fts5_baseline) and over HTTP against `newsd serve` (bench_http), then
-# prints the report (bench/report.py). A full run writes it to
-# bench/results/<date>-<N>.md; --smoke (CI) only prints it, with short
-# settings. Speed is never asserted: the exit status says only whether the
-# harness worked.
+# Generates N articles (bench/gen, deterministic from SEED, profile PROFILE),
+# loads them through `newsd import` and into the plain FTS5 baseline, then:
+#   1. starts `newsd serve` on the fresh store with the count cache off
+#      (NEWSD_ENGINE_COUNT_CACHE=0) and times its first index build (start
+#      to /healthz 200); runs the query mix over HTTP, cold;
+#   2. restarts it with the count cache on (the restart time: start to
+#      listening and to healthy) and runs the mix again, warm;
+#   3. runs the mix in-process (bench_index), cold then warm, and against the
+#      baseline (fts5_baseline);
+#   4. the freshness probe (bench/fresh.py): a marker article imported while
+#      RATE articles/s are, searched for until found;
+# then prints the report (bench/report.py). Every latency pass is timed and
+# numbered: pass 0 is each query's first run in that process, the later
+# passes are repeats. A full run writes the report to
+# bench/results/<date>-<profile>-<N>.md; --smoke (CI) only prints it, with
+# short settings. Speed is never asserted: the exit status says whether the
+# harness worked (every request answered, the cold runs were cold).
 #
-# Knobs (environment): SEED (42), BENCH_REPS, BENCH_WARMUP, BENCH_SECONDS,
-# BENCH_CLIENTS (1,2,4,16), BENCH_KEEP=1 keeps the stores in bench/work/,
+# Knobs (environment): PROFILE (newsapi | full; default newsapi), SEED (42),
+# BENCH_REPS (timed passes, first run included: 4; smoke 2), BENCH_SECONDS
+# (per throughput level: 15; smoke 0.5), BENCH_CLIENTS (1,2,4,16; smoke
+# 1,4), BENCH_FRESH_RATE (5000 articles/s; smoke 1000), BENCH_FRESH_SECONDS
+# (20; smoke 1; 0 skips the probe), BENCH_KEEP=1 keeps the stores in bench/work/,
 # NEWSD_BIN (build/newsd) and BENCH_BIN (build/release/bench) for binaries
 # kept elsewhere (a long run survives a rebuild of the tree).
 set -euo pipefail
@@ -41,23 +53,38 @@ for b in "$newsd" "$bin/gen" "$bin/bench_index" "$bin/bench_http" "$bin/fts5_bas
 done
 PYTHON="${PYTHON:-$(test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)}"
 
+profile="${PROFILE:-newsapi}"
 seed="${SEED:-42}"
 if [ "$smoke" = 1 ]; then
-    reps="${BENCH_REPS:-1}" warmup="${BENCH_WARMUP:-0}" seconds="${BENCH_SECONDS:-2}"
+    reps="${BENCH_REPS:-2}" seconds="${BENCH_SECONDS:-0.5}" clients="${BENCH_CLIENTS:-1,4}"
+    fresh_seconds="${BENCH_FRESH_SECONDS:-1}" fresh_rate="${BENCH_FRESH_RATE:-1000}"
+    fresh_timeout=15
 else
-    reps="${BENCH_REPS:-3}" warmup="${BENCH_WARMUP:-1}" seconds="${BENCH_SECONDS:-15}"
+    reps="${BENCH_REPS:-4}" seconds="${BENCH_SECONDS:-15}" clients="${BENCH_CLIENTS:-1,2,4,16}"
+    fresh_seconds="${BENCH_FRESH_SECONDS:-20}" fresh_rate="${BENCH_FRESH_RATE:-5000}"
+    fresh_timeout=30
 fi
-clients="${BENCH_CLIENTS:-1,2,4,16}"
+case "$profile" in
+newsapi) kb_per_article=6 ;; # store, index files and baseline: about 4 KB at 10 k
+full) kb_per_article=20 ;; # about 17 KB at 1 M (2026-11-25)
+*)
+    echo "bench: PROFILE must be newsapi or full" >&2
+    exit 2
+    ;;
+esac
+if [ "$reps" -lt 2 ]; then
+    echo "bench: BENCH_REPS must be at least 2 (a first run and a repeat)" >&2
+    exit 2
+fi
 
-work="bench/work/$N-$seed"
+work="bench/work/$profile-$N-$seed"
 store="$work/store"
 base="$work/baseline.db"
 raw="$work/raw.tsv"
 rm -rf "$work"
 mkdir -p "$work"
 
-# newsd's store and the baseline take about 9 and 6 KB per article here.
-need_kb=$((N * 16))
+need_kb=$((N * kb_per_article))
 avail_kb=$(df -Pk "$work" | awk 'NR == 2 { print $4 }')
 if [ "$avail_kb" -lt "$need_kb" ]; then
     echo "bench: $N articles need about $((need_kb / 1048576)) GiB free in $work;" \
@@ -66,11 +93,15 @@ if [ "$avail_kb" -lt "$need_kb" ]; then
 fi
 
 server_pid=""
-cleanup() {
+stop_server() {
     if [ -n "$server_pid" ]; then
         kill "$server_pid" 2>/dev/null || true
         wait "$server_pid" 2>/dev/null || true
+        server_pid=""
     fi
+}
+cleanup() {
+    stop_server
     if [ "${BENCH_KEEP:-0}" != 1 ]; then
         rm -rf "$store" "$base" "$base-wal" "$base-shm"
     fi
@@ -80,21 +111,52 @@ trap cleanup EXIT
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 step() { printf 'bench: %s (%s)\n' "$1" "$(date -u +%H:%M:%S)" >&2; }
+free_port() {
+    "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_server NAME CACHE: `newsd serve` on the store, the count cache off
+# (CACHE=0: NEWSD_ENGINE_COUNT_CACHE=0, the benchmark switch) or as
+# configured (CACHE=1: the variable unset); waits until /healthz answers 200
+# (the first start builds the index: minutes for millions of articles, so up
+# to 3 hours) and records when it listened and when it was healthy. No
+# crawler, no access log, no query time limit (a slow query is measured, not
+# cut off with a 503).
+start_server() {
+    local name="$1" cache="$2" port t
+    port=$(free_port)
+    url="http://127.0.0.1:$port"
+    local envset=(env -u NEWSD_ENGINE_COUNT_CACHE)
+    [ "$cache" = 0 ] && envset=(env NEWSD_ENGINE_COUNT_CACHE=0)
+    t=$(now)
+    "${envset[@]}" "$newsd" serve --store "$store" --listen "127.0.0.1:$port" --no-crawl --quiet \
+        --query-timeout-ms 0 >"$work/$name.out" 2>"$work/$name.err" &
+    server_pid=$!
+    if ! "$bin/bench_http" --url "$url" --wait-healthy 10800 --since "$t" --pid "$server_pid" \
+        --name "$name" >>"$raw"; then
+        echo "bench: newsd serve ($name) did not become healthy:" >&2
+        cat "$work/$name.err" >&2
+        exit 1
+    fi
+}
 
 t_start=$(now)
 {
     printf 'run\tN\t%s\n' "$N"
+    printf 'run\tprofile\t%s\n' "$profile"
     printf 'run\tseed\t%s\n' "$seed"
     printf 'run\treps\t%s\n' "$reps"
-    printf 'run\twarmup\t%s\n' "$warmup"
     printf 'run\tseconds\t%s\n' "$seconds"
     printf 'run\tclients\t%s\n' "$clients"
     printf 'run\tsmoke\t%s\n' "$smoke"
+    printf 'run\tfresh_seconds\t%s\n' "$fresh_seconds"
 } >"$raw"
 
-step "generating $N articles alone (for the generator's share of the import time)"
+gen=("$bin/gen" --seed "$seed" --profile "$profile")
+
+step "generating $N $profile articles alone (the generator's share of the import time)"
 t0=$(now)
-"$bin/gen" --seed "$seed" --stats "$N" 2>"$work/gen.stats" >/dev/null
+"${gen[@]}" --stats "$N" 2>"$work/gen.stats" >/dev/null
 t1=$(now)
 printf 'load\tgen\t%s\t%s\t0\n' "$N" "$(elapsed "$t0" "$t1")" >>"$raw"
 "$bin/gen" --seed "$seed" --sources >"$work/sources.jsonl"
@@ -102,61 +164,60 @@ printf 'load\tgen\t%s\t%s\t0\n' "$N" "$(elapsed "$t0" "$t1")" >>"$raw"
 step "newsd import"
 "$newsd" sources import --store "$store" "$work/sources.jsonl" >/dev/null
 t0=$(now)
-"$bin/gen" --seed "$seed" "$N" | "$newsd" import --store "$store" - >"$work/import.out"
+"${gen[@]}" "$N" | "$newsd" import --store "$store" - >"$work/import.out"
 t1=$(now)
 store_bytes=$(du -sb "$store" | cut -f1)
 printf 'load\tnewsd\t%s\t%s\t%s\n' "$N" "$(elapsed "$t0" "$t1")" "$store_bytes" >>"$raw"
+key=$("$newsd" keys create --store "$store" --name bench)
 
 step "FTS5 baseline build"
-"$bin/gen" --seed "$seed" "$N" |
-    "$bin/fts5_baseline" build --db "$base" --sources "$work/sources.jsonl" >>"$raw"
+"${gen[@]}" "$N" | "$bin/fts5_baseline" build --db "$base" --sources "$work/sources.jsonl" >>"$raw"
 
 # A measuring program that fails (an err line, a crash) does not stop the
 # run: the report shows what was measured and the exit status is 1.
 failed=0
-step "in-process queries (index.h)"
-"$bin/bench_index" --store "$store" --mix bench/querymix.tsv --reps "$reps" \
-    --warmup "$warmup" --clients "$clients" --seconds "$seconds" >>"$raw" \
-    2>"$work/bench_index.err" || failed=1
-# The first open builds the engine's index and writes its files.
-sed -n 's/^bench_index: .* index opened in \([0-9.]*\) s$/run\tindex_first_open\t\1/p' \
-    "$work/bench_index.err" >>"$raw"
+mix=bench/querymix.tsv
+lat_args=(--mix "$mix" --reps "$reps" --warmup 0 --clients "$clients" --seconds "$seconds")
+
+step "newsd serve: first index build, then the mix over HTTP, count cache off"
+start_server serve-first 0
+"$bin/bench_http" --url "$url" --key "$key" --pid "$server_pid" --name http-cold "${lat_args[@]}" \
+    >>"$raw" || failed=1
+stop_server
+# The index files the first start wrote, against the rest of the store.
+engine_dir="$store/newsd.db.engine"
+engine_bytes=0
+if [ -d "$engine_dir" ]; then
+    engine_bytes=$(du -sb "$engine_dir" | cut -f1)
+    printf 'size\tnewsd\tengine-files\t%s\n' "$engine_bytes" >>"$raw"
+    printf 'stat\tnewsd\tengine_file_count\t%s\n' "$(find "$engine_dir" -type f | wc -l)" >>"$raw"
+fi
+printf 'size\tnewsd\tstore\t%s\n' "$(($(du -sb "$store" | cut -f1) - engine_bytes))" >>"$raw"
+
+step "newsd serve: restart on the built store, then the mix over HTTP, count cache on"
+start_server serve-restart 1
+"$bin/bench_http" --url "$url" --key "$key" --pid "$server_pid" --name http-warm "${lat_args[@]}" \
+    >>"$raw" || failed=1
+stop_server
+
+step "in-process queries (index.h), count cache off"
+NEWSD_ENGINE_COUNT_CACHE=0 "$bin/bench_index" --store "$store" --name newsd-cold "${lat_args[@]}" \
+    >>"$raw" 2>"$work/bench_index-cold.err" || failed=1
+step "in-process queries (index.h), count cache on"
+env -u NEWSD_ENGINE_COUNT_CACHE "$bin/bench_index" --store "$store" --name newsd-warm \
+    "${lat_args[@]}" >>"$raw" 2>"$work/bench_index-warm.err" || failed=1
 
 step "FTS5 baseline queries"
-"$bin/fts5_baseline" query --db "$base" --mix bench/querymix.tsv --reps "$reps" \
-    --warmup "$warmup" --clients "$clients" --seconds "$seconds" >>"$raw" || failed=1
+"$bin/fts5_baseline" query --db "$base" "${lat_args[@]}" >>"$raw" || failed=1
 
-step "HTTP queries"
-key=$("$newsd" keys create --store "$store" --name bench)
-fifo="$work/serve.out"
-t_serve=$(now)
-"$newsd" serve --store "$store" --listen 127.0.0.1:0 --quiet >"$fifo" 2>"$work/serve.err" &
-server_pid=$!
-url=""
-# The engine builds its index before listening: minutes for millions of
-# articles, so wait as long as the server lives (up to 3 hours).
-for _ in $(seq 1 108000); do
-    url=$(sed -n 's/^listening on \(http:[^ ]*\).*/\1/p' "$fifo" | head -n 1)
-    [ -n "$url" ] && break
-    if ! kill -0 "$server_pid" 2>/dev/null; then
-        echo "bench: newsd serve exited:" >&2
-        cat "$work/serve.err" >&2
-        exit 1
-    fi
-    sleep 0.1
-done
-if [ -z "$url" ]; then
-    echo "bench: newsd serve did not say where it listens" >&2
-    exit 1
+if [ "$fresh_seconds" != 0 ]; then
+    step "freshness: a marker article searchable while $fresh_rate articles/s are imported"
+    start_server serve-fresh 1
+    "$PYTHON" bench/fresh.py --newsd "$newsd" --store "$store" --url "$url" --key "$key" \
+        --gen "$bin/gen" --profile "$profile" --seed "$seed" --rate "$fresh_rate" \
+        --seconds "$fresh_seconds" --timeout "$fresh_timeout" >>"$raw" || failed=1
+    stop_server
 fi
-# A restart: the server maps the files bench_index wrote.
-printf 'run\tserve_start\t%s\n' "$(elapsed "$t_serve" "$(now)")" >>"$raw"
-"$bin/bench_http" --url "$url" --key "$key" --pid "$server_pid" --mix bench/querymix.tsv \
-    --reps "$reps" --warmup "$warmup" --clients "$clients" --seconds "$seconds" >>"$raw" ||
-    failed=1
-kill "$server_pid"
-wait "$server_pid" 2>/dev/null || true
-server_pid=""
 
 t_end=$(now)
 printf 'run\twall\t%s\n' "$(elapsed "$t_start" "$t_end")" >>"$raw"
@@ -164,11 +225,11 @@ printf 'run\twall\t%s\n' "$(elapsed "$t_start" "$t_end")" >>"$raw"
 out="$work/report.md"
 if [ "$smoke" = 0 ]; then
     mkdir -p bench/results
-    out="bench/results/$(date -u +%Y-%m-%d)-$N.md"
+    out="bench/results/$(date -u +%Y-%m-%d)-$profile-$N.md"
 fi
-"$PYTHON" bench/report.py "$raw" --gen-stats "$work/gen.stats" --out "$out"
+"$PYTHON" bench/report.py "$raw" --gen-stats "$work/gen.stats" --out "$out" || failed=1
 step "report written to $out"
 if [ "$failed" != 0 ]; then
-    echo "bench: a measuring step failed (see the report's errors)" >&2
+    echo "bench: a measuring step failed, or a cold run was not cold (see the report)" >&2
     exit 1
 fi
