@@ -1,8 +1,9 @@
-/* Helpers shared by the subcommands: where the store is, and the uniform
- * "newsd: <message>" failure line. */
+/* Helpers shared by the subcommands: where the store is, the config file,
+ * and the uniform "newsd: <message>" failure line. */
 #ifndef NEWSD_CMD_COMMON_H
 #define NEWSD_CMD_COMMON_H
 
+#include "config/config.h"
 #include "store/store.h"
 #include "util/arena.h"
 
@@ -16,6 +17,11 @@ const char *cmd_store_location(const char *option);
  * (index_kind_resolve(NULL): $NEWSD_INDEX, else the engine) is fts5, so
  * that imports into a store kept for the engine do not pay for it. */
 int cmd_store_open(struct store **out, const char *loc);
+
+/* config_defaults, then the file at path (--config) when path is not NULL.
+ * CMD_EXIT_OK, or the exit status after one line on stderr: CMD_EXIT_USAGE
+ * for a malformed file, CMD_EXIT_FAIL for one that cannot be read. */
+int cmd_config_load(struct config *c, const char *path);
 
 /* Print "newsd: <msg>\n" on stderr. */
 void cmd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

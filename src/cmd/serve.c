@@ -245,16 +245,9 @@ int cmd_serve(int argc, char **argv)
     }
     /* Precedence: flag, then environment, then config file, then default. */
     static struct config cfg;
-    config_defaults(&cfg);
-    if (config_path) {
-        struct err cerr;
-        err_clear(&cerr);
-        int crc = config_load(config_path, &cfg, &cerr);
-        if (crc < 0) {
-            cmd_fail("%s", err_msg(&cerr, crc));
-            return crc == ERR_PARSE ? CMD_EXIT_USAGE : CMD_EXIT_FAIL;
-        }
-    }
+    int cstatus = cmd_config_load(&cfg, config_path);
+    if (cstatus != CMD_EXIT_OK)
+        return cstatus;
     if (!listen)
         listen = getenv("NEWSD_LISTEN");
     if ((!listen || !*listen) && cfg.listen[0])
@@ -373,7 +366,8 @@ int cmd_serve(int argc, char **argv)
         goto out;
     /* The crawler polls the due feeds in a thread of its own (--no-crawl:
      * not at all); what it stores is searchable as soon as it commits. */
-    if (crawl && ((rc = crawl_new(&crawler, store, NULL, &err)) < 0 ||
+    struct crawl_options copt = {.fetch.policy = &cfg.outbound.policy};
+    if (crawl && ((rc = crawl_new(&crawler, store, &copt, &err)) < 0 ||
                   (rc = crawl_start(crawler, &err)) < 0)) {
         cmd_fail("cannot start the crawler: %s", err_msg(&err, rc));
         goto out;
