@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 
 #include "util/err.h"
+#include "util/hex.h"
 #include "util/urlview.h"
 
 #include "util/banned.h"
@@ -206,17 +207,6 @@ bool netpolicy_addr_from_sockaddr(struct netpolicy_addr *out, const void *sa, si
 
 /* ---- host literals ------------------------------------------------------ */
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* inet_aton's reading of s[0..n) (glibc's: strtoul with base 0 for each
  * part, every part starting with a digit), without its tolerance of
  * trailing blanks, which a URL host cannot hold. */
@@ -234,14 +224,15 @@ static bool parse_v4_numbers(const char *s, size_t n, uint8_t out[4])
             base = 8;
             /* "0x" counts as hex only with a digit after it: strtoul reads
              * "0x" alone as 0 followed by an 'x', which then fails. */
-            if (i + 2 < n && (s[i + 1] == 'x' || s[i + 1] == 'X') && hex_value(s[i + 2]) >= 0) {
+            if (i + 2 < n && (s[i + 1] == 'x' || s[i + 1] == 'X') &&
+                hex_digit_value(s[i + 2]) >= 0) {
                 base = 16;
                 i += 2;
             }
         }
         val = 0;
         int d;
-        while (i < n && (d = hex_value(s[i])) >= 0 && (unsigned)d < base) {
+        while (i < n && (d = hex_digit_value(s[i])) >= 0 && (unsigned)d < base) {
             val = val * base + (unsigned)d;
             if (val > 0xffffffffu)
                 return false;
@@ -277,8 +268,8 @@ bool netpolicy_addr_from_host(struct netpolicy_addr *out, const char *host, size
         if (n == sizeof h - 1)
             return false;
         int hi, lo;
-        if (host[i] == '%' && i + 2 < len && (hi = hex_value(host[i + 1])) >= 0 &&
-            (lo = hex_value(host[i + 2])) >= 0) {
+        if (host[i] == '%' && i + 2 < len && (hi = hex_digit_value(host[i + 1])) >= 0 &&
+            (lo = hex_digit_value(host[i + 2])) >= 0) {
             h[n++] = (char)(hi * 16 + lo);
             i += 2;
         } else {
