@@ -23,7 +23,7 @@
 #include "util/banned.h"
 
 #define TOKEN_MAX 64 /* bytes of one network of an allow list */
-#define HOST_MAX 256 /* bytes of a decoded host that can still be an address */
+#define HOST_MAX 256 /* bytes of a decoded IPv6 host that can still be an address */
 
 /* The IPv4-mapped form of a.b.c.d and a prefix of it. */
 #define V4(a, b, c, d, bits)                                                                       \
@@ -207,47 +207,91 @@ bool netpolicy_addr_from_sockaddr(struct netpolicy_addr *out, const void *sa, si
 
 /* ---- host literals ------------------------------------------------------ */
 
-/* inet_aton's reading of s[0..n) (glibc's: strtoul with base 0 for each
+/* A URL host read byte by byte with its %XX escapes decoded, as libcurl
+ * decodes a host before it resolves it. Read in place: a host of any
+ * length ("0000...1" is an address too) needs no buffer. */
+struct host_reader {
+    const char *s;
+    size_t n, i;
+};
+
+/* The next decoded byte, -1 at the end; *width gets the bytes it takes. */
+static int host_peek(const struct host_reader *r, size_t *width)
+{
+    int hi, lo;
+    if (r->i >= r->n)
+        return -1;
+    if (r->s[r->i] == '%' && r->i + 2 < r->n && (hi = hex_digit_value(r->s[r->i + 1])) >= 0 &&
+        (lo = hex_digit_value(r->s[r->i + 2])) >= 0) {
+        *width = 3;
+        return hi * 16 + lo;
+    }
+    *width = 1;
+    return (unsigned char)r->s[r->i];
+}
+
+static int host_take(struct host_reader *r)
+{
+    size_t width = 0;
+    int c = host_peek(r, &width);
+    r->i += width;
+    return c;
+}
+
+static int host_next(const struct host_reader *r)
+{
+    size_t width;
+    return host_peek(r, &width);
+}
+
+/* inet_aton's reading of the host (glibc's: strtoul with base 0 for each
  * part, every part starting with a digit), without its tolerance of
- * trailing blanks, which a URL host cannot hold. */
-static bool parse_v4_numbers(const char *s, size_t n, uint8_t out[4])
+ * trailing blanks, which a URL host cannot hold, and with one trailing dot
+ * allowed (the same name in DNS). */
+static bool parse_v4_numbers(struct host_reader *r, uint8_t out[4])
 {
     static const uint64_t last_max[4] = {0xffffffffu, 0xffffff, 0xffff, 0xff};
     uint64_t parts[3] = {0, 0, 0};
-    size_t n_parts = 0, i = 0;
+    size_t n_parts = 0;
     uint64_t val;
     for (;;) {
-        if (i == n || s[i] < '0' || s[i] > '9')
+        int c = host_next(r);
+        if (c < '0' || c > '9')
             return false;
         unsigned base = 10;
-        if (s[i] == '0') {
+        if (c == '0') {
             base = 8;
             /* "0x" counts as hex only with a digit after it: strtoul reads
              * "0x" alone as 0 followed by an 'x', which then fails. */
-            if (i + 2 < n && (s[i + 1] == 'x' || s[i + 1] == 'X') &&
-                hex_digit_value(s[i + 2]) >= 0) {
+            struct host_reader ahead = *r;
+            host_take(&ahead);
+            int x = host_take(&ahead), d = host_next(&ahead);
+            if ((x == 'x' || x == 'X') && d >= 0 && hex_digit_value((char)d) >= 0) {
                 base = 16;
-                i += 2;
+                *r = ahead;
             }
         }
         val = 0;
-        int d;
-        while (i < n && (d = hex_digit_value(s[i])) >= 0 && (unsigned)d < base) {
+        for (;;) {
+            c = host_next(r);
+            int d = c >= 0 ? hex_digit_value((char)c) : -1;
+            if (d < 0 || (unsigned)d >= base)
+                break;
             val = val * base + (unsigned)d;
             if (val > 0xffffffffu)
                 return false;
-            i++;
+            host_take(r);
         }
-        if (i < n && s[i] == '.') {
-            if (n_parts == 3 || val > 0xff)
-                return false;
-            parts[n_parts++] = val;
-            i++;
-            continue;
-        }
-        break;
+        if (c != '.')
+            break;
+        host_take(r);
+        if (host_next(r) < 0)
+            break; /* the trailing dot */
+        if (n_parts == 3 || val > 0xff)
+            return false;
+        parts[n_parts++] = val;
     }
-    if (i != n || val > last_max[n_parts])
+    if (host_next(r) >= 0 || val > last_max[n_parts])
         return false;
     uint32_t v = (uint32_t)val;
     for (size_t k = 0; k < n_parts; k++)
@@ -261,37 +305,31 @@ static bool parse_v4_numbers(const char *s, size_t n, uint8_t out[4])
 
 bool netpolicy_addr_from_host(struct netpolicy_addr *out, const char *host, size_t len)
 {
+    struct host_reader r = {host, len, 0}, scan = r;
+    bool colon = false;
+    int c;
+    while ((c = host_take(&scan)) >= 0)
+        colon = colon || c == ':';
+    if (!colon) {
+        uint8_t v4[4];
+        if (!parse_v4_numbers(&r, v4))
+            return false;
+        set_v4(out, v4);
+        return true;
+    }
+    /* IPv6 text is short: a longer host is no address. */
     char h[HOST_MAX];
     size_t n = 0;
-    /* %XX decoded first: libcurl decodes a host before it resolves it. */
-    for (size_t i = 0; i < len; i++) {
-        if (n == sizeof h - 1)
+    while ((c = host_take(&r)) >= 0) {
+        if (c == 0 || n == sizeof h - 1)
             return false;
-        int hi, lo;
-        if (host[i] == '%' && i + 2 < len && (hi = hex_digit_value(host[i + 1])) >= 0 &&
-            (lo = hex_digit_value(host[i + 2])) >= 0) {
-            h[n++] = (char)(hi * 16 + lo);
-            i += 2;
-        } else {
-            h[n++] = host[i];
-        }
+        h[n++] = (char)c;
     }
-    if (memchr(h, '\0', n))
-        return false;
     h[n] = '\0';
-    if (memchr(h, ':', n)) {
-        char *zone = strchr(h, '%');
-        if (zone)
-            *zone = '\0';
-        return inet_pton(AF_INET6, h, out->b) == 1;
-    }
-    if (n > 0 && h[n - 1] == '.')
-        n--;
-    uint8_t v4[4];
-    if (!parse_v4_numbers(h, n, v4))
-        return false;
-    set_v4(out, v4);
-    return true;
+    char *zone = strchr(h, '%');
+    if (zone)
+        *zone = '\0';
+    return inet_pton(AF_INET6, h, out->b) == 1;
 }
 
 bool netpolicy_permits_url(const struct netpolicy *p, const char *url, char *why, size_t why_size)

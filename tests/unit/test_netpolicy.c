@@ -335,6 +335,17 @@ static void numeric_hosts_read_as_inet_aton_does(void **state)
         if (ours && memcmp(a.b + 12, &want.s_addr, 4) != 0)
             fail_msg("'%s': a different address", h);
     }
+    /* However long: "0000...0177.1" is 127.0.0.1 (found by fuzz_netpolicy:
+     * a copy into a fixed buffer had refused hosts over 255 bytes). */
+    char longer[600];
+    memset(longer, '0', 400);
+    snprintf(longer + 400, sizeof longer - 400, "177.1");
+    struct netpolicy_addr la;
+    struct in_addr lw;
+    assert_int_equal(inet_aton(longer, &lw), 1);
+    assert_true(netpolicy_addr_from_host(&la, longer, strlen(longer)));
+    assert_memory_equal(la.b + 12, &lw.s_addr, 4);
+    assert_string_equal(netpolicy_special_use(&la), "loopback");
     /* Every way of writing 127.0.0.1 the issue lists is loopback. */
     static const char *const loopbacks[] = {
         "0x7f000001", "127.1", "2130706433",       "017700000001", "%31%32%37.0.0.1",
