@@ -42,7 +42,7 @@ struct transfer {
     bool too_large; /* the write callback refused the body */
     bool done;
     const struct netpolicy *policy;
-    char refused[NETPOLICY_WHY_MAX]; /* why the last address was not connected to */
+    char refused[NETPOLICY_WHY_MAX]; /* why the last attempt was refused; "" when it was not */
     char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -80,6 +80,10 @@ static curl_socket_t open_socket(void *ctx, curlsocktype purpose, struct curl_so
     }
     if (!netpolicy_permits(t->policy, &addr, t->refused, sizeof t->refused))
         return CURL_SOCKET_BAD;
+    /* The last attempt explains a failure: an address refused before this
+     * one must not hide why this one fails (a name with ::1 and a public
+     * address that does not answer is a connect error). */
+    t->refused[0] = '\0';
     return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
 }
 
@@ -151,9 +155,9 @@ static void transfer_finish(struct transfer *t, CURLcode cc)
         r->retry_after_s = retry_after > 86400 * 30 ? 86400 * 30 : (long)retry_after;
     if (cc != CURLE_OK) {
         int rc = map_curl_error(cc, t->too_large);
-        /* Refused addresses leave curl nothing to connect to. (A refusal
-         * followed by a success on another address of the name is no
-         * failure at all.) */
+        /* The last connection attempt was refused: curl had nothing left
+         * to connect to. (A refusal followed by a success on another
+         * address of the name is no failure at all.) */
         if (t->refused[0] && cc == CURLE_COULDNT_CONNECT)
             set_error(r, ERR_REFUSED, t->refused);
         else if (rc == ERR_TOO_LARGE)
