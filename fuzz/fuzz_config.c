@@ -1,7 +1,8 @@
 /* libFuzzer harness: the config file parser (config/config.h) on arbitrary
  * bytes. Checks what must hold for any input: success or ERR_PARSE with a
  * "name:line: " message, NUL-terminated strings, plan names the plan table
- * accepts, and non-negative limits; a parsed config applies to an auth. */
+ * accepts, non-negative limits and allow lists whose networks hold their
+ * own addresses; a parsed config applies to an auth. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "auth/auth.h"
 #include "config/config.h"
 #include "util/err.h"
+#include "util/netpolicy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -31,6 +33,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!memchr(c.listen, '\0', sizeof c.listen) || c.n_plans > CONFIG_PLANS_MAX ||
         c.threads > 4096 || c.live_window_seconds <= 0 || c.result_window < 0)
         abort();
+    /* Every allowed network is a prefix of at most 128 bits that permits
+     * its own address. */
+    const struct netpolicy *np = &c.outbound.policy;
+    if (np->n_allow > NETPOLICY_ALLOW_MAX)
+        abort();
+    for (size_t i = 0; i < np->n_allow; i++) {
+        if (np->allow[i].bits > 128 || !netpolicy_permits(np, &np->allow[i].addr, NULL, 0))
+            abort();
+    }
     for (size_t i = 0; i < c.n_plans; i++) {
         const struct auth_plan *p = &c.plans[i];
         if (!memchr(p->name, '\0', sizeof p->name) || !p->name[0] ||

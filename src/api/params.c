@@ -4,18 +4,9 @@
 
 #include <string.h>
 
-#include "util/banned.h"
+#include "util/hex.h"
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
+#include "util/banned.h"
 
 /* Decode s[0..n) into a new arena string; *len_out = decoded length. */
 static char *decode(struct arena *a, const char *s, size_t n, bool lower, size_t *len_out)
@@ -29,8 +20,8 @@ static char *decode(struct arena *a, const char *s, size_t n, bool lower, size_t
         if (c == '+') {
             c = ' ';
         } else if (c == '%' && i + 2 < n) {
-            int hi = hex_value(s[i + 1]);
-            int lo = hex_value(s[i + 2]);
+            int hi = hex_digit_value(s[i + 1]);
+            int lo = hex_digit_value(s[i + 2]);
             if (hi >= 0 && lo >= 0) {
                 c = (char)(hi * 16 + lo);
                 i += 2;

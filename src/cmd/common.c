@@ -1,5 +1,6 @@
 /* Subcommand helpers (cmd/common.h). */
 #include "cmd/common.h"
+#include "cmd/cmd.h"
 #include "index/index.h"
 #include "util/log.h"
 
@@ -45,6 +46,21 @@ const char *cmd_index_kind(const char *option, const char *configured)
 bool cmd_store_wants_fulltext(const char *index_kind)
 {
     return strcmp(index_kind, INDEX_KIND_FTS5) == 0;
+}
+
+int cmd_config_load(struct config *c, const char *path)
+{
+    config_defaults(c);
+    if (!path)
+        return CMD_EXIT_OK;
+    struct err err;
+    err_clear(&err);
+    int rc = config_load(path, c, &err);
+    if (rc < 0) {
+        cmd_fail("%s", err_msg(&err, rc));
+        return rc == ERR_PARSE ? CMD_EXIT_USAGE : CMD_EXIT_FAIL;
+    }
+    return CMD_EXIT_OK;
 }
 
 int cmd_store_open(struct store **out, const char *loc, const char *index_kind)

@@ -1,10 +1,11 @@
-/* Helpers shared by the subcommands: where the store is, and the uniform
- * "newsd: <message>" failure line. */
+/* Helpers shared by the subcommands: where the store is, the config file,
+ * and the uniform "newsd: <message>" failure line. */
 #ifndef NEWSD_CMD_COMMON_H
 #define NEWSD_CMD_COMMON_H
 
 #include <stdbool.h>
 
+#include "config/config.h"
 #include "store/store.h"
 #include "util/arena.h"
 
@@ -33,6 +34,11 @@ int cmd_store_open(struct store **out, const char *loc, const char *index_kind);
  * a store made for one index may be served with the other). A no-op on
  * other stores; 0, or -1 after one line on stderr. */
 int cmd_store_fit_index(struct store *s, const char *index_kind);
+
+/* config_defaults, then the file at path (--config) when path is not NULL.
+ * CMD_EXIT_OK, or the exit status after one line on stderr: CMD_EXIT_USAGE
+ * for a malformed file, CMD_EXIT_FAIL for one that cannot be read. */
+int cmd_config_load(struct config *c, const char *path);
 
 /* Print "newsd: <msg>\n" on stderr. */
 void cmd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

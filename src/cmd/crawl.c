@@ -3,7 +3,8 @@
  * and exit; without it, keep polling until SIGTERM or SIGINT (what `newsd
  * serve` does in the background, for a node that only ingests). Feed
  * failures are recorded on the feeds (`newsd feeds list`), not exit
- * statuses; a store failure is. */
+ * statuses; a store failure is. --config FILE: its [outbound] section says
+ * which special-use networks the feeds may be fetched from. */
 #include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "ingest/crawl.h"
@@ -20,9 +21,11 @@
 
 static void crawl_usage(FILE *f)
 {
-    fprintf(f, "usage: newsd crawl [--store LOC] [--once]\n"
-               "  --once  poll every feed due now once, print a summary and exit\n"
-               "          (without it: keep polling until SIGTERM/SIGINT)\n");
+    fprintf(f, "usage: newsd crawl [--store LOC] [--config FILE] [--once]\n"
+               "  --once    poll every feed due now once, print a summary and exit\n"
+               "            (without it: keep polling until SIGTERM/SIGINT)\n"
+               "  --config  the config file; its [outbound] allow_networks lets feeds\n"
+               "            on those special-use networks (loopback, private, ...) be fetched\n");
 }
 
 int cmd_crawl(int argc, char **argv)
@@ -30,10 +33,11 @@ int cmd_crawl(int argc, char **argv)
     static const struct option opts[] = {
         {"store", required_argument, NULL, 's'},
         {"once", no_argument, NULL, 'o'},
+        {"config", required_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *store_opt = NULL;
+    const char *store_opt = NULL, *config_path = NULL;
     bool once = false;
     int ch;
     optind = 1;
@@ -44,6 +48,9 @@ int cmd_crawl(int argc, char **argv)
             break;
         case 'o':
             once = true;
+            break;
+        case 'c':
+            config_path = optarg;
             break;
         case 'h':
             crawl_usage(stdout);
@@ -57,6 +64,10 @@ int cmd_crawl(int argc, char **argv)
         cmd_fail("crawl: unexpected argument '%s'", argv[optind]);
         return CMD_EXIT_USAGE;
     }
+    static struct config cfg; /* static: it is large */
+    int cstatus = cmd_config_load(&cfg, config_path);
+    if (cstatus != CMD_EXIT_OK)
+        return cstatus;
 
     /* Block the stop signals before the crawler thread starts, so only
      * sigwait below receives them. */
@@ -75,7 +86,8 @@ int cmd_crawl(int argc, char **argv)
     int rc;
     if (cmd_store_open(&s, cmd_store_location(store_opt), cmd_index_kind(NULL, NULL)) < 0)
         goto out;
-    if ((rc = crawl_new(&c, s, NULL, &err)) < 0) {
+    struct crawl_options opt = {.fetch.policy = &cfg.outbound.policy};
+    if ((rc = crawl_new(&c, s, &opt, &err)) < 0) {
         cmd_fail("crawl: %s", err_msg(&err, rc));
         goto out;
     }

@@ -3,7 +3,11 @@
  * object per line with the fields of `feeds add`: url (required), source,
  * country, category, language, headlines (bool), interval (seconds); other
  * keys (such as the catalogue's "verified") are ignored. A url already
- * registered is left as it is, so re-importing a catalogue is harmless. */
+ * registered is left as it is, so re-importing a catalogue is harmless.
+ * A url whose host is a literal address the network policy refuses
+ * (loopback, private, ... unless --config FILE's [outbound]
+ * allow_networks holds it; util/netpolicy.h) is refused here already; a
+ * host name is checked when the crawler connects to it. */
 #include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "ingest/ingest.h"
@@ -20,6 +24,7 @@
 
 #include <jansson.h>
 
+#include "util/netpolicy.h"
 #include "util/timefmt.h"
 
 #include "util/vocab.h"
@@ -35,14 +40,16 @@
 static void feeds_usage(FILE *f)
 {
     fprintf(f,
-            "usage: newsd feeds add [--store LOC] URL [--source ID] [--country CC]\n"
-            "                       [--category CAT] [--language LL] [--headlines]\n"
-            "                       [--interval SECONDS]\n"
-            "       newsd feeds import [--store LOC] FILE   (JSONL, - = stdin)\n"
-            "       newsd feeds list [--store LOC]\n"
-            "       newsd feeds remove [--store LOC] ID\n"
+            "usage: newsd feeds add [--store LOC] [--config FILE] URL [--source ID]\n"
+            "                       [--country CC] [--category CAT] [--language LL]\n"
+            "                       [--headlines] [--interval SECONDS]\n"
+            "       newsd feeds import [--store LOC] [--config FILE] FILE   (JSONL, - = stdin)\n"
+            "       newsd feeds list [--store LOC] [--config FILE]\n"
+            "       newsd feeds remove [--store LOC] [--config FILE] ID\n"
             "  --headlines  the feed's articles are live headlines (/v2/top-headlines)\n"
-            "  --interval   first polling interval, %d..%d seconds (default %d; it adapts)\n",
+            "  --interval   first polling interval, %d..%d seconds (default %d; it adapts)\n"
+            "  --config     the config file: [outbound] allow_networks admits feeds on\n"
+            "               loopback, private and other special-use addresses\n",
             FEEDS_INTERVAL_MIN, FEEDS_INTERVAL_MAX, STORE_FEED_DEFAULT_INTERVAL);
 }
 
@@ -81,10 +88,12 @@ static bool url_valid(struct arena *ar, const char *url)
 }
 
 /* Fill f from the option values; a message in why (for "feeds add: ..." or
- * "line N: ...") and false when one is bad. */
-static bool feed_fill(struct arena *ar, struct feed_record *f, const char *url, const char *source,
-                      const char *country, const char *category, const char *language,
-                      bool headlines, long long interval, char *why, size_t why_size)
+ * "line N: ...") and false when one is bad or the url's host is an address
+ * policy refuses. */
+static bool feed_fill(struct arena *ar, const struct netpolicy *policy, struct feed_record *f,
+                      const char *url, const char *source, const char *country,
+                      const char *category, const char *language, bool headlines,
+                      long long interval, char *why, size_t why_size)
 {
     memset(f, 0, sizeof *f);
     f->enabled = true;
@@ -93,6 +102,8 @@ static bool feed_fill(struct arena *ar, struct feed_record *f, const char *url, 
         snprintf(why, why_size, "the feed url must be an absolute http(s) URL");
         return false;
     }
+    if (!netpolicy_permits_url(policy, url, why, why_size))
+        return false;
     f->url = url;
     if (source) {
         if (!source_valid(source)) {
@@ -139,7 +150,8 @@ static long long parse_number(const char *s)
 }
 
 struct feeds_opts {
-    const char *store;
+    const char *store, *config;
+    const struct netpolicy *policy; /* from the config */
     const char *source, *country, *category, *language, *interval;
     bool headlines;
 };
@@ -154,8 +166,8 @@ static int feeds_add(struct store *s, struct arena *ar, const struct feeds_opts 
                  FEEDS_INTERVAL_MAX);
         return CMD_EXIT_USAGE;
     }
-    if (!feed_fill(ar, &f, url, o->source, o->country, o->category, o->language, o->headlines,
-                   interval, why, sizeof why)) {
+    if (!feed_fill(ar, o->policy, &f, url, o->source, o->country, o->category, o->language,
+                   o->headlines, interval, why, sizeof why)) {
         cmd_fail("feeds add: %s", why);
         return CMD_EXIT_USAGE;
     }
@@ -189,8 +201,9 @@ static const char *member_str(const json_t *obj, const char *key, bool *bad)
 }
 
 /* One JSONL line; *added / *present counted, a message in why when bad. */
-static int import_line(struct store *s, struct arena *ar, const char *line, size_t len,
-                       size_t *added, size_t *present, char *why, size_t why_size, struct err *err)
+static int import_line(struct store *s, struct arena *ar, const struct netpolicy *policy,
+                       const char *line, size_t len, size_t *added, size_t *present, char *why,
+                       size_t why_size, struct err *err)
 {
     json_error_t je;
     json_t *obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
@@ -220,8 +233,8 @@ static int import_line(struct store *s, struct arena *ar, const char *line, size
     if (json_is_integer(iv) && interval <= 0)
         interval = -1; /* out of range: feed_fill says so */
     struct feed_record f;
-    if (!feed_fill(ar, &f, url, source, country, category, language, json_is_true(h), interval, why,
-                   why_size)) {
+    if (!feed_fill(ar, policy, &f, url, source, country, category, language, json_is_true(h),
+                   interval, why, why_size)) {
         rc = ERR_INVALID;
         goto out;
     }
@@ -246,7 +259,8 @@ static bool blank(const char *s, size_t n)
     return true;
 }
 
-static int feeds_import(struct store *s, struct arena *ar, const char *path)
+static int feeds_import(struct store *s, struct arena *ar, const struct netpolicy *policy,
+                        const char *path)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
     if (!f) {
@@ -272,7 +286,7 @@ static int feeds_import(struct store *s, struct arena *ar, const char *path)
             snprintf(why, sizeof why, "line longer than %d bytes", FEEDS_LINE_MAX);
             rc = ERR_INVALID;
         } else {
-            rc = import_line(s, ar, line, len, &added, &present, why, sizeof why, &err);
+            rc = import_line(s, ar, policy, line, len, &added, &present, why, sizeof why, &err);
         }
         if (rc == ERR_INVALID) {
             fprintf(stderr, "%s: line %zu: %s\n", path, lineno, why);
@@ -386,15 +400,11 @@ static int feeds_remove(struct store *s, const char *ref)
 int cmd_feeds(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},
-        {"source", required_argument, NULL, 'S'},
-        {"country", required_argument, NULL, 'c'},
-        {"category", required_argument, NULL, 'k'},
-        {"language", required_argument, NULL, 'l'},
-        {"headlines", no_argument, NULL, 'H'},
-        {"interval", required_argument, NULL, 'i'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"store", required_argument, NULL, 's'},    {"config", required_argument, NULL, 'C'},
+        {"source", required_argument, NULL, 'S'},   {"country", required_argument, NULL, 'c'},
+        {"category", required_argument, NULL, 'k'}, {"language", required_argument, NULL, 'l'},
+        {"headlines", no_argument, NULL, 'H'},      {"interval", required_argument, NULL, 'i'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
     };
     struct feeds_opts o;
     memset(&o, 0, sizeof o);
@@ -404,6 +414,9 @@ int cmd_feeds(int argc, char **argv)
         switch (ch) {
         case 's':
             o.store = optarg;
+            break;
+        case 'C':
+            o.config = optarg;
             break;
         case 'S':
             o.source = optarg;
@@ -464,10 +477,16 @@ int cmd_feeds(int argc, char **argv)
         return CMD_EXIT_USAGE;
     }
 
+    static struct config cfg; /* static: it is large */
+    int status = cmd_config_load(&cfg, o.config);
+    if (status != CMD_EXIT_OK)
+        return status;
+    o.policy = &cfg.outbound.policy;
+
     struct store *s = NULL;
     struct arena ar;
     arena_init(&ar, FEEDS_ARENA_BYTES);
-    int status = CMD_EXIT_FAIL;
+    status = CMD_EXIT_FAIL;
     if (!strcmp(verb, "add")) {
         /* Check the arguments before creating a store for nothing. */
         struct feed_record f;
@@ -475,8 +494,8 @@ int cmd_feeds(int argc, char **argv)
         long long interval = o.interval ? parse_number(o.interval) : 0;
         if (o.interval && interval <= 0)
             interval = -1;
-        if (!feed_fill(&ar, &f, args[0], o.source, o.country, o.category, o.language, o.headlines,
-                       interval, why, sizeof why)) {
+        if (!feed_fill(&ar, o.policy, &f, args[0], o.source, o.country, o.category, o.language,
+                       o.headlines, interval, why, sizeof why)) {
             cmd_fail("feeds add: %s", why);
             status = CMD_EXIT_USAGE;
             goto out;
@@ -487,7 +506,7 @@ int cmd_feeds(int argc, char **argv)
     if (!strcmp(verb, "add"))
         status = feeds_add(s, &ar, &o, args[0]);
     else if (!strcmp(verb, "import"))
-        status = feeds_import(s, &ar, args[0]);
+        status = feeds_import(s, &ar, o.policy, args[0]);
     else if (!strcmp(verb, "list"))
         status = feeds_list(s, &ar);
     else

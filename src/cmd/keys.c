@@ -46,16 +46,11 @@ static int plan_check(const char *plan, const char *config_path)
     struct auth *a = NULL;
     struct err err;
     err_clear(&err);
-    int status = CMD_EXIT_FAIL;
+    int status = cmd_config_load(&cfg, config_path);
     int rc;
-    if (config_path) {
-        if ((rc = config_load(config_path, &cfg, &err)) < 0) {
-            cmd_fail("%s", err_msg(&err, rc));
-            return rc == ERR_PARSE ? CMD_EXIT_USAGE : CMD_EXIT_FAIL;
-        }
-    } else {
-        config_defaults(&cfg);
-    }
+    if (status != CMD_EXIT_OK)
+        return status;
+    status = CMD_EXIT_FAIL;
     /* No store: this auth only answers plan lookups. */
     if ((rc = auth_new(&a, NULL, &err)) < 0 || (rc = config_plans_apply(&cfg, a, &err)) < 0) {
         cmd_fail("%s", err_msg(&err, rc));

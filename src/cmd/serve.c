@@ -314,16 +314,9 @@ static int64_t resolve_key_cache_ttl(void)
 static int serve_resolve(struct serve_settings *set, const struct serve_flags *f)
 {
     memset(set, 0, sizeof *set);
-    config_defaults(&set->cfg);
-    if (f->config_path) {
-        struct err err;
-        err_clear(&err);
-        int rc = config_load(f->config_path, &set->cfg, &err);
-        if (rc < 0) {
-            cmd_fail("%s", err_msg(&err, rc));
-            return rc == ERR_PARSE ? CMD_EXIT_USAGE : CMD_EXIT_FAIL;
-        }
-    }
+    int cstatus = cmd_config_load(&set->cfg, f->config_path);
+    if (cstatus != CMD_EXIT_OK)
+        return cstatus;
     const struct config *cfg = &set->cfg;
     const char *listen = f->listen;
     if (!listen)
@@ -459,7 +452,9 @@ static int start_crawler(struct serve_parts *p, const struct serve_settings *set
     struct err err;
     err_clear(&err);
     int rc;
-    if ((rc = crawl_new(&p->crawler, p->store, NULL, &err)) < 0 ||
+    /* Outgoing requests obey [outbound] (docs/security.md). */
+    struct crawl_options copt = {.fetch.policy = &set->cfg.outbound.policy};
+    if ((rc = crawl_new(&p->crawler, p->store, &copt, &err)) < 0 ||
         (rc = crawl_start(p->crawler, &err)) < 0) {
         cmd_fail("cannot start the crawler: %s", err_msg(&err, rc));
         return -1;

@@ -3,12 +3,13 @@
  *   byte or a line over CONFIG_LINE_MAX bytes is an error.
  * - Blank lines and lines whose first non-blank character is '#' or ';' are
  *   ignored. There are no comments after a value.
- * - `[server]` and `[plan NAME]` start sections; NAME is 1..63 of
- *   A-Z a-z 0-9 . _ - ; a plan section may appear once per name.
+ * - `[server]`, `[outbound]` and `[plan NAME]` start sections; NAME is
+ *   1..63 of A-Z a-z 0-9 . _ - ; a plan section may appear once per name.
  * - `key = value` inside a section; blanks around key and value are dropped.
  *   A key may be set once per section; unknown keys and sections are errors.
  * - Integers are plain decimal digits; burst_per_second may have a fraction
- *   (digits.digits). Every number has a range (see the tables below). */
+ *   (digits.digits). Every number has a range (see the tables below).
+ * - allow_networks is a list of networks (util/netpolicy.h reads it). */
 #include "config/config.h"
 
 #include <errno.h>
@@ -25,7 +26,7 @@
 #define INT_DIGITS_MAX 18 /* below INT64_MAX, so no overflow while reading */
 #define FRACTION_DIGITS_MAX 9
 
-enum section { SECTION_NONE, SECTION_SERVER, SECTION_PLAN };
+enum section { SECTION_NONE, SECTION_SERVER, SECTION_OUTBOUND, SECTION_PLAN };
 
 /* Server keys, as bits of the "already set" mask. */
 enum server_field {
@@ -49,8 +50,9 @@ struct parser {
     struct err *err;
     struct config *c;
     enum section section;
-    unsigned server_set; /* enum server_field bits of the current [server] */
-    size_t plan;         /* index in c->plans of the current [plan] */
+    unsigned server_set;   /* enum server_field bits of the current [server] */
+    unsigned outbound_set; /* enum outbound_field bits given so far */
+    size_t plan;           /* index in c->plans of the current [plan] */
 };
 
 static int parse_fail(struct parser *ps, const char *fmt, ...)
@@ -260,6 +262,49 @@ static int server_set(struct parser *ps, struct span key, struct span v)
     }
 }
 
+/* [outbound] keys, as bits of the "already set" mask. A new key gets a
+ * bit, a row below and a case in outbound_set. */
+enum outbound_field {
+    OUTBOUND_ALLOW_NETWORKS = 1 << 0,
+};
+
+static const struct outbound_key {
+    const char *name;
+    unsigned field;
+} outbound_keys[] = {
+    {"allow_networks", OUTBOUND_ALLOW_NETWORKS},
+};
+
+#define N_OUTBOUND_KEYS (sizeof outbound_keys / sizeof outbound_keys[0])
+
+static int outbound_set(struct parser *ps, struct span key, struct span v)
+{
+    struct config_outbound *o = &ps->c->outbound;
+    char kb[68];
+    const struct outbound_key *k = NULL;
+    char names[256] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < N_OUTBOUND_KEYS; i++) {
+        if (span_eq(key, outbound_keys[i].name))
+            k = &outbound_keys[i];
+        int w = snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                         outbound_keys[i].name);
+        if (w > 0 && (size_t)w < sizeof names - used)
+            used += (size_t)w;
+    }
+    if (!k)
+        return parse_fail(ps, "unknown key '%s' in [outbound] (%s)", span_show(key, kb), names);
+    if (ps->outbound_set & k->field)
+        return parse_fail(ps, "%s is set twice", k->name);
+    ps->outbound_set |= k->field;
+    if (k->field == OUTBOUND_ALLOW_NETWORKS) {
+        char why[NETPOLICY_WHY_MAX];
+        if (netpolicy_allow_parse(&o->policy, v.p, v.n, why, sizeof why) < 0)
+            return parse_fail(ps, "allow_networks: %s", why);
+    }
+    return 0;
+}
+
 /* The plan keys and their ranges. */
 static const struct plan_key {
     const char *name;
@@ -323,7 +368,7 @@ static bool plan_name_char(char ch)
            ch == '.' || ch == '_' || ch == '-';
 }
 
-/* "[server]" or "[plan NAME]"; s is the trimmed line. */
+/* "[server]", "[outbound]" or "[plan NAME]"; s is the trimmed line. */
 static int section_start(struct parser *ps, struct span s)
 {
     char b[68];
@@ -335,8 +380,12 @@ static int section_start(struct parser *ps, struct span s)
         ps->section = SECTION_SERVER;
         return 0;
     }
+    if (span_eq(in, "outbound")) {
+        ps->section = SECTION_OUTBOUND;
+        return 0;
+    }
     if (in.n < 4 || memcmp(in.p, "plan", 4) != 0 || (in.n > 4 && !is_blank(in.p[4])))
-        return parse_fail(ps, "unknown section [%s] (expected [server] or [plan NAME])",
+        return parse_fail(ps, "unknown section [%s] (expected [server], [outbound] or [plan NAME])",
                           span_show(in, b));
     struct span name = span_trim((struct span){in.p + 4, in.n - 4});
     if (name.n == 0)
@@ -386,10 +435,12 @@ static int parse_line(struct parser *ps, struct span line)
     switch (ps->section) {
     case SECTION_SERVER:
         return server_set(ps, key, value);
+    case SECTION_OUTBOUND:
+        return outbound_set(ps, key, value);
     case SECTION_PLAN:
         return plan_set(ps, key, value);
     default:
-        return parse_fail(ps, "'%s' is outside a section ([server] or [plan NAME])",
+        return parse_fail(ps, "'%s' is outside a section ([server], [outbound] or [plan NAME])",
                           span_show(key, b));
     }
 }
@@ -397,6 +448,7 @@ static int parse_line(struct parser *ps, struct span line)
 void config_defaults(struct config *c)
 {
     memset(c, 0, sizeof *c);
+    netpolicy_init(&c->outbound.policy);
     c->live_window_seconds = LIMIT_LIVE_WINDOW_SECONDS;
     c->result_window = LIMIT_RESULT_WINDOW;
     c->query_timeout_ms = LIMIT_QUERY_TIMEOUT_MS;

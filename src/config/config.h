@@ -1,12 +1,15 @@
-/* The config file of `newsd serve --config FILE` (and `newsd keys
- * --config FILE`): server settings and plans. The format is a small INI
- * dialect, documented in docs/configuration.md and in config.c:
+/* The config file of `newsd serve --config FILE` (and `newsd keys`,
+ * `crawl` and `feeds` with --config FILE): server settings, plans and how
+ * newsd makes outgoing requests. The format is a small INI dialect,
+ * documented in docs/configuration.md and in config.c:
  *
  *     # comment
  *     [server]
  *     listen = 0.0.0.0:8080
  *     [plan developer]
  *     requests_per_day = 50
+ *     [outbound]
+ *     allow_networks = 10.0.0.0/8
  *
  * A [plan NAME] section for a built-in plan changes only the fields it
  * names; config_plans_apply merges that way. Errors name file:line. The
@@ -19,6 +22,7 @@
 
 #include "auth/auth.h"
 #include "util/err.h"
+#include "util/netpolicy.h"
 
 #define CONFIG_PLANS_MAX 32
 #define CONFIG_LISTEN_MAX 256
@@ -37,6 +41,12 @@ enum config_plan_field {
     CONFIG_PLAN_ALLOWED_ORIGINS = 1 << 7,
 };
 
+/* [outbound]: every request newsd makes (feeds now; pages and webhooks to
+ * come). A key added here gets a row in config.c's outbound_keys. */
+struct config_outbound {
+    struct netpolicy policy; /* allow_networks: special-use networks allowed */
+};
+
 struct config {
     char listen[CONFIG_LISTEN_MAX]; /* HOST:PORT; "" = not set (flag, env, default) */
     unsigned threads;               /* HTTP workers; 0 = not set (number of cores) */
@@ -47,11 +57,13 @@ struct config {
     struct auth_plan plans[CONFIG_PLANS_MAX]; /* in file order; unset fields are 0 */
     unsigned plan_fields[CONFIG_PLANS_MAX];   /* enum config_plan_field bits given */
     size_t n_plans;
+    struct config_outbound outbound;
 };
 
 /* Values used when there is no config file (or it leaves them out): listen
  * "" and threads 0 (not set), the 48 h live window, a result window of
- * 10,000, a 5 s query time budget, no plans beyond the built-in ones. */
+ * 10,000, a 5 s query time budget, no plans beyond the built-in ones, no
+ * special-use network allowed for outgoing requests. */
 void config_defaults(struct config *c);
 
 /* Parse text[0..len) over c (which config_defaults prepared); name is used in

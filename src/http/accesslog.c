@@ -9,19 +9,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/hex.h"
 #include "util/log.h"
 
 #include "util/banned.h"
-
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)(c | 0x20);
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
 
 /* Whether name[0..n) names the key parameter once decoded the way the API
  * layer decodes names ('+' is a space, %XX a byte, ASCII case folded), so
@@ -34,9 +25,9 @@ static bool is_key_name(const char *name, size_t n)
         char c = name[i];
         if (c == '+') {
             c = ' ';
-        } else if (c == '%' && i + 2 < n && hex_digit(name[i + 1]) >= 0 &&
-                   hex_digit(name[i + 2]) >= 0) {
-            c = (char)(hex_digit(name[i + 1]) * 16 + hex_digit(name[i + 2]));
+        } else if (c == '%' && i + 2 < n && hex_digit_value(name[i + 1]) >= 0 &&
+                   hex_digit_value(name[i + 2]) >= 0) {
+            c = (char)(hex_digit_value(name[i + 1]) * 16 + hex_digit_value(name[i + 2]));
             i += 2;
         }
         if (c == '\0')

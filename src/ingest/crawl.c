@@ -24,6 +24,7 @@
 #include "util/arena.h"
 #include "util/log.h"
 #include "util/metrics.h"
+#include "util/urlview.h"
 
 #include "util/banned.h"
 
@@ -607,7 +608,9 @@ static int feed_process(struct crawler *c, const struct crawl_job *job,
     if (o.error) {
         stats->failed++;
         schedule_failure(c, f, now, res->retry_after_s, &o);
-        log_warn("feed %lld %s: %s", (long long)f->id, f->url, o.error);
+        char shown[512];
+        log_warn("feed %lld %s: %s", (long long)f->id,
+                 urlview_redacted(f->url, URLVIEW_REDACT_ALL, shown, sizeof shown), o.error);
     } else if (res->retry_after_s > 0 && o.next_fetch_at < now + res->retry_after_s) {
         o.next_fetch_at = now + (res->retry_after_s > CRAWL_MAX_BACKOFF_S ? CRAWL_MAX_BACKOFF_S
                                                                           : res->retry_after_s);

@@ -2,14 +2,25 @@
  * One multi handle per batch: MAX_HOST_CONNECTIONS=1 queues transfers to a
  * busy host (curl starts their timeouts only when they leave the queue),
  * MAX_TOTAL_CONNECTIONS bounds the sockets. Every limit is enforced by curl
- * except the decoded body size, which the write callback checks. */
+ * except the decoded body size, which the write callback checks.
+ *
+ * The network policy is enforced where curl opens a socket
+ * (CURLOPT_OPENSOCKETFUNCTION): it gets the resolved address of every
+ * connection attempt — each redirect hop, each address of a name, after
+ * the DNS answer, so rebinding a name between a check and the connect
+ * cannot get round it — and a refused address is never connected to. A
+ * reused connection was checked when it was opened. CURLOPT_PREREQFUNCTION
+ * (curl >= 7.80) would only see the address once connected. */
 #include "ingest/fetch.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 
 #include <curl/curl.h>
 
@@ -30,6 +41,8 @@ struct transfer {
     size_t max_body;
     bool too_large; /* the write callback refused the body */
     bool done;
+    const struct netpolicy *policy;
+    char refused[NETPOLICY_WHY_MAX]; /* why the last attempt was refused; "" when it was not */
     char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -51,6 +64,27 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
     }
     buf_append(&t->body, data, n);
     return buf_error(&t->body) ? 0 : n;
+}
+
+/* curl's socket opener: only for an address the policy permits. */
+static curl_socket_t open_socket(void *ctx, curlsocktype purpose, struct curl_sockaddr *a)
+{
+    struct transfer *t = ctx;
+    struct netpolicy_addr addr;
+    /* Through a char pointer: curl's struct declares a bare sockaddr, but
+     * the bytes behind it hold addrlen bytes of the real one. */
+    const char *sa = (const char *)a + offsetof(struct curl_sockaddr, addr);
+    if (purpose != CURLSOCKTYPE_IPCXN || !netpolicy_addr_from_sockaddr(&addr, sa, a->addrlen)) {
+        snprintf(t->refused, sizeof t->refused, "refused: not an IP connection");
+        return CURL_SOCKET_BAD;
+    }
+    if (!netpolicy_permits(t->policy, &addr, t->refused, sizeof t->refused))
+        return CURL_SOCKET_BAD;
+    /* The last attempt explains a failure: an address refused before this
+     * one must not hide why this one fails (a name with ::1 and a public
+     * address that does not answer is a connect error). */
+    t->refused[0] = '\0';
+    return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
 }
 
 static void set_error(struct fetch_result *r, int rc, const char *msg)
@@ -121,7 +155,12 @@ static void transfer_finish(struct transfer *t, CURLcode cc)
         r->retry_after_s = retry_after > 86400 * 30 ? 86400 * 30 : (long)retry_after;
     if (cc != CURLE_OK) {
         int rc = map_curl_error(cc, t->too_large);
-        if (rc == ERR_TOO_LARGE)
+        /* The last connection attempt was refused: curl had nothing left
+         * to connect to. (A refusal followed by a success on another
+         * address of the name is no failure at all.) */
+        if (t->refused[0] && cc == CURLE_COULDNT_CONNECT)
+            set_error(r, ERR_REFUSED, t->refused);
+        else if (rc == ERR_TOO_LARGE)
             set_error(r, rc, "response body over the size limit");
         else
             set_error(r, rc, t->errbuf[0] ? t->errbuf : curl_easy_strerror(cc));
@@ -204,6 +243,14 @@ static int transfer_setup(struct transfer *t, const struct fetch_request *req,
         cc = curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
     if (!cc)
         cc = curl_easy_setopt(e, CURLOPT_AUTOREFERER, 1L);
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t);
+    /* "" = no proxy, also none from http_proxy and the like: through a
+     * proxy the address checked would be the proxy's, not the target's. */
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_PROXY, "");
     if (cc == CURLE_OUT_OF_MEMORY)
         return ERR_NOMEM;
     return cc ? ERR_INVALID : 0;
@@ -275,6 +322,7 @@ int fetch_run(const struct fetch_request *reqs, size_t n, const struct fetch_opt
         struct transfer *t = &ts[i];
         t->res = &out[i];
         t->max_body = o.max_body;
+        t->policy = o.policy;
         buf_init(&t->body, o.max_body + 1);
         if (!reqs[i].url) {
             set_error(&out[i], ERR_INVALID, "no URL");

@@ -5,14 +5,21 @@
  * bounded redirects, connect and total timeouts and a body size ceiling
  * that aborts the transfer as soon as it is crossed (also for compressed
  * bodies: the bound applies to the decoded bytes). Only http and https,
- * also after redirects. No signals (thread-safe given curl_global_init was
- * called once before threads start; fetch_run calls it itself otherwise).
+ * also after redirects. Every connection, for every redirect hop and after
+ * DNS resolution, goes only to an address the options' network policy
+ * permits (util/netpolicy.h: no loopback, private, link-local, ... unless
+ * allowed), and never through a proxy named by the environment (the
+ * address connected to must be the one checked). No signals (thread-safe
+ * given curl_global_init was called once before threads start; fetch_run
+ * calls it itself otherwise).
  * Results own their memory (malloc): fetch_result_release frees it. */
 #ifndef NEWSD_INGEST_FETCH_H
 #define NEWSD_INGEST_FETCH_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "util/netpolicy.h"
 
 #define FETCH_ERRBUF 256
 #define FETCH_DEFAULT_USER_AGENT "newsd/0.1 (+https://github.com/newsd)"
@@ -36,6 +43,9 @@ struct fetch_options {
     long max_redirects;      /* 0 = FETCH_DEFAULT_MAX_REDIRECTS, < 0 = none followed */
     long max_connections;    /* in total; 0 = FETCH_DEFAULT_MAX_CONNECTIONS */
     const char *user_agent;  /* NULL = FETCH_DEFAULT_USER_AGENT */
+    /* The special-use networks connections may reach (borrowed; NULL =
+     * none: only public addresses). */
+    const struct netpolicy *policy;
     /* Asked about once a second while transfers run (NULL = never): true
      * abandons the batch, unfinished results get ERR_BUSY "cancelled". */
     bool (*cancelled)(void *ctx);
@@ -46,7 +56,8 @@ struct fetch_result {
     int rc;      /* 0 when an HTTP response arrived (any status), else
                     ERR_TIMEOUT, ERR_TOO_LARGE, ERR_IO (network, TLS,
                     too many redirects), ERR_INVALID (URL, protocol),
-                    ERR_NOMEM */
+                    ERR_REFUSED (an address the policy does not permit;
+                    errbuf says which and why), ERR_NOMEM */
     long status; /* HTTP status of the last response, 0 when none */
     char *body;  /* NUL-terminated (len excludes it); NULL unless rc == 0 */
     size_t len;

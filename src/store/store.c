@@ -3,7 +3,9 @@
 #include "store/store.h"
 #include "store/backend.h"
 #include "store/pg/pg.h"
+#include "util/urlview.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -19,60 +21,15 @@ static bool is_pg_uri(const char *loc)
     return strncasecmp(loc, "postgresql://", 13) == 0 || strncasecmp(loc, "postgres://", 11) == 0;
 }
 
-/* Append [p, p+len) to buf at *used, truncating at n-1 bytes. */
-static void redact_append(char *buf, size_t n, size_t *used, const char *p, size_t len)
-{
-    if (*used + 1 >= n)
-        return;
-    if (len > n - 1 - *used)
-        len = n - 1 - *used;
-    memcpy(buf + *used, p, len);
-    *used += len;
-    buf[*used] = '\0';
-}
-
 char *store_location_redacted(const char *loc, char *buf, size_t n)
 {
-    size_t used = 0;
-    if (n == 0)
-        return buf;
-    buf[0] = '\0';
-    if (loc == NULL)
-        return buf;
-    if (!is_pg_uri(loc)) {
-        redact_append(buf, n, &used, loc, strlen(loc));
+    /* A path is shown as it is; a URI through the one redaction. */
+    if (loc && !is_pg_uri(loc)) {
+        if (n > 0)
+            snprintf(buf, n, "%s", loc);
         return buf;
     }
-    /* scheme://[user[:password]@]host...[?k=v&password=...] */
-    const char *auth = strstr(loc, "://") + 3;
-    const char *end = auth + strcspn(auth, "/?");
-    const char *at = memchr(auth, '@', (size_t)(end - auth));
-    const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-    const char *p = loc;
-    if (colon) {
-        redact_append(buf, n, &used, p, (size_t)(colon + 1 - p));
-        redact_append(buf, n, &used, "***", 3);
-        p = at;
-    }
-    /* Query parameters: password=... up to the next '&'. */
-    const char *q = strchr(p, '?');
-    if (q == NULL) {
-        redact_append(buf, n, &used, p, strlen(p));
-        return buf;
-    }
-    redact_append(buf, n, &used, p, (size_t)(q - p));
-    p = q;
-    while (*p) {
-        size_t seg = 1 + strcspn(p + 1, "&");
-        if (strncasecmp(p + 1, "password=", 9) == 0) {
-            redact_append(buf, n, &used, p, 10);
-            redact_append(buf, n, &used, "***", 3);
-        } else {
-            redact_append(buf, n, &used, p, seg);
-        }
-        p += seg;
-    }
-    return buf;
+    return urlview_redacted(loc, URLVIEW_REDACT_PASSWORDS, buf, n);
 }
 
 int store_open(struct store **out, const char *loc, struct err *err)

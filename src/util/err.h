@@ -20,7 +20,8 @@
     X(ERR_TIMEOUT, -10, "timed out")                                                               \
     X(ERR_UNSUPPORTED, -11, "not supported")                                                       \
     X(ERR_FULL, -12, "no space left on device")                                                    \
-    X(ERR_INTERNAL, -13, "internal error")
+    X(ERR_INTERNAL, -13, "internal error")                                                         \
+    X(ERR_REFUSED, -14, "refused by policy")
 
 enum err_code {
     ERR_OK = 0,

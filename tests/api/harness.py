@@ -32,6 +32,16 @@ def clean_env(extra=None):
     return env
 
 
+def allow_loopback(directory, networks="127.0.0.0/8 ::1"):
+    """A config file in directory whose [outbound] allow_networks admits the
+    tests' own feed servers on loopback, which newsd refuses by default;
+    its path, for --config."""
+    path = os.path.join(str(directory), "outbound.conf")
+    with open(path, "w") as f:
+        f.write("[outbound]\nallow_networks = %s\n" % networks)
+    return path
+
+
 def sanitizer_findings(text):
     return [line for line in text.splitlines() if SANITIZER.search(line)]
 

@@ -3,13 +3,17 @@ remove`, `newsd crawl --once`, and `newsd serve` crawling in the background
 (no --no-crawl) until the feeds' articles are searchable through the API.
 The feeds are real feed files of tests/data/feeds served by a Python
 http.server on 127.0.0.1:0 (it answers If-Modified-Since with 304); nothing
-leaves the loopback interface. Expected values were read from the files."""
+leaves the loopback interface, which newsd refuses to fetch from unless the
+config file's [outbound] allow_networks admits it (docs/security.md): the
+tests pass such a file with --config, and check the refusals without it.
+Expected values were read from the files."""
 import functools
 import http.server
 import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import tempfile
 import threading
@@ -17,8 +21,8 @@ import time
 
 import pytest
 
-from harness import (BIN, LISTENING, SLOW, Client, articles_ok, clean_env, cli_ok, run_cli,
-                     sanitizer_findings)
+from harness import (BIN, LISTENING, SLOW, Client, allow_loopback, articles_ok, clean_env,
+                     cli_ok, run_cli, sanitizer_findings)
 
 FEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "feeds")
 GUARDIAN = "rbren__rss-parser/test/input/guardian.rss"
@@ -75,14 +79,15 @@ class CrawlingServer:
     """newsd serve on 127.0.0.1:0 WITH its crawler (harness.Server passes
     --no-crawl)."""
 
-    def __init__(self, store):
+    def __init__(self, store, config=None):
         fd, self.out_path = tempfile.mkstemp(prefix="newsd-feeds-out-")
         os.close(fd)
         fd, self.err_path = tempfile.mkstemp(prefix="newsd-feeds-err-")
         os.close(fd)
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.proc = subprocess.Popen(
-                [BIN, "serve", "--store", str(store), "--listen", "127.0.0.1:0", "--quiet"],
+                [BIN, "serve", "--store", str(store), "--listen", "127.0.0.1:0", "--quiet"]
+                + (["--config", str(config)] if config else []),
                 stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=clean_env())
         self.base = None
         deadline = time.monotonic() + 30 * SLOW
@@ -131,15 +136,18 @@ def wait_for(fetch, done, what):
 
 def test_serve_crawls_feeds_into_the_api(tmp_path, feed_server):
     store = tmp_path / "s"
+    conf = allow_loopback(tmp_path)
     key = cli_ok("keys", "create", "--store", store).out.strip()
-    r = cli_ok("feeds", "add", "--store", store, feed_server + GUARDIAN, "--headlines",
+    r = cli_ok("feeds", "add", "--store", store, "--config", conf, feed_server + GUARDIAN,
+               "--headlines",
                "--country", "gb", "--category", "general")
     assert re.fullmatch(r"\d+\n", r.out), repr(r)
-    cli_ok("feeds", "add", "--store", store, feed_server + HEISE, "--language", "de")
+    cli_ok("feeds", "add", "--store", store, "--config", conf, feed_server + HEISE,
+           "--language", "de")
     before = feeds_table(store)
     assert before[feed_server + GUARDIAN]["last_fetch"] == "never"
 
-    srv = CrawlingServer(store)
+    srv = CrawlingServer(store, conf)
     try:
         api = Client(srv.base, key)
         # A word of one Guardian item: found once the crawler stored it.
@@ -192,9 +200,10 @@ def test_serve_crawls_feeds_into_the_api(tmp_path, feed_server):
 
 def test_no_crawl_means_no_crawling(tmp_path, feed_server):
     store = tmp_path / "s"
-    cli_ok("feeds", "add", "--store", store, feed_server + GUARDIAN)
+    conf = allow_loopback(tmp_path)
+    cli_ok("feeds", "add", "--store", store, "--config", conf, feed_server + GUARDIAN)
     proc = subprocess.Popen([BIN, "serve", "--store", str(store), "--listen", "127.0.0.1:0",
-                             "--quiet", "--no-crawl"], stdout=subprocess.PIPE,
+                             "--quiet", "--no-crawl", "--config", conf], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=clean_env())
     try:
         line = proc.stdout.readline().decode()
@@ -209,11 +218,10 @@ def test_no_crawl_means_no_crawling(tmp_path, feed_server):
 
 def test_crawl_once_prints_a_summary(tmp_path, feed_server):
     store = tmp_path / "s"
-    cli_ok("feeds", "add", "--store", store, feed_server + GUARDIAN)
-    cli_ok("feeds", "add", "--store", store, feed_server + HEISE)
-    cli_ok("feeds", "add", "--store", store, feed_server + "no/such/feed.xml")
-    cli_ok("feeds", "add", "--store", store, feed_server + "newsd/README.md")  # not a feed
-    r = cli_ok("crawl", "--store", store, "--once")
+    conf = allow_loopback(tmp_path)
+    for path in (GUARDIAN, HEISE, "no/such/feed.xml", "newsd/README.md"):  # the last: no feed
+        cli_ok("feeds", "add", "--store", store, "--config", conf, feed_server + path)
+    r = cli_ok("crawl", "--store", store, "--once", "--config", conf)
     assert summary(r) == (2, 0, 2, GUARDIAN_ITEMS + HEISE_ITEMS, 0), repr(r)
     rows = feeds_table(store)
     missing = rows[feed_server + "no/such/feed.xml"]
@@ -221,12 +229,13 @@ def test_crawl_once_prints_a_summary(tmp_path, feed_server):
     junk = rows[feed_server + "newsd/README.md"]
     assert junk["status"] == "200" and junk["error"].startswith("parse: "), junk
     # Nothing is due any more: a second round fetches nothing.
-    r = cli_ok("crawl", "--store", store, "--once")
+    r = cli_ok("crawl", "--store", store, "--once", "--config", conf)
     assert summary(r) == (0, 0, 0, 0, 0), repr(r)
 
 
 def test_feeds_import_list_and_remove(tmp_path, feed_server):
     store = tmp_path / "s"
+    conf = allow_loopback(tmp_path)
     f = tmp_path / "feeds.jsonl"
     f.write_text("\n".join([
         json.dumps({"url": feed_server + GUARDIAN, "source": "the-guardian-uk", "country": "gb",
@@ -239,13 +248,13 @@ def test_feeds_import_list_and_remove(tmp_path, feed_server):
         json.dumps({"url": feed_server + "x.xml", "category": "weather"}),
         json.dumps({"url": feed_server + "y.xml", "headlines": "yes"}),
     ]) + "\n")
-    r = cli_ok("feeds", "import", "--store", store, f)
+    r = cli_ok("feeds", "import", "--store", store, "--config", conf, f)
     for n in (4, 5, 6, 7):
         assert re.search(r"line %d:" % n, r.err), repr(r)
     assert not re.search(r"line [123]:", r.err), repr(r)
     assert "added 2" in r.err and "skipped 4" in r.err, repr(r)
     # Again: nothing new, the known urls left alone.
-    r = cli_ok("feeds", "import", "--store", store, f)
+    r = cli_ok("feeds", "import", "--store", store, "--config", conf, f)
     assert "added 0" in r.err and "already present 2" in r.err, repr(r)
 
     rows = feeds_table(store)
@@ -254,7 +263,7 @@ def test_feeds_import_list_and_remove(tmp_path, feed_server):
     assert g["source"] == "the-guardian-uk" and g["last_fetch"] == "never"
     assert rows[feed_server + HEISE]["source"] == "-"
 
-    r = run_cli("feeds", "add", "--store", store, feed_server + GUARDIAN)
+    r = run_cli("feeds", "add", "--store", store, "--config", conf, feed_server + GUARDIAN)
     assert r.rc == 1 and len(r.err.strip().splitlines()) == 1, repr(r)
     cli_ok("feeds", "remove", "--store", store, g["id"])
     assert list(feeds_table(store)) == [feed_server + HEISE]
@@ -293,3 +302,183 @@ def test_the_bundled_catalogue_imports(tmp_path):
     r = cli_ok("feeds", "import", "--store", tmp_path / "s", cat)
     assert "added %d," % len(lines) in r.err and "skipped 0" in r.err, repr(r)
     assert len(feeds_table(tmp_path / "s")) == len(lines)
+
+
+# ---- outgoing requests (issue 14: the network policy, secrets in logs) ----
+
+REFUSAL = re.compile(r"refused: (\S+) is [^;]+; allow it with \[outbound\] allow_networks")
+
+
+class CountingFiles(QuietHandler):
+    def do_GET(self):
+        self.server.hits += 1
+        super().do_GET()
+
+
+class Redirector(http.server.BaseHTTPRequestHandler):
+    """Every request: 302 to the server's target."""
+
+    def do_GET(self):
+        self.server.hits += 1
+        self.send_response(302)
+        self.send_header("Location", self.server.target)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def serve_on(host, handler):
+    srv = http.server.ThreadingHTTPServer((host, 0), handler)
+    srv.hits = 0
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv
+
+
+def articles_stored(store):
+    db = sqlite3.connect("file:%s?mode=ro" % os.path.join(str(store), "newsd.db"), uri=True)
+    try:
+        return db.execute("SELECT count(*) FROM articles").fetchone()[0]
+    finally:
+        db.close()
+
+
+def test_a_redirect_is_followed_only_into_allowed_networks(tmp_path):
+    """A feed on 127.0.0.1 that 302-redirects to the feed on 127.0.0.2: every
+    hop's address is checked."""
+    feeds = serve_on("127.0.0.2", functools.partial(CountingFiles, directory=FEEDS))
+    hop = serve_on("127.0.0.1", Redirector)
+    hop.target = "http://127.0.0.2:%d/%s" % (feeds.server_address[1], GUARDIAN)
+    url = "http://127.0.0.1:%d/feed.xml" % hop.server_address[1]
+    for d in ("all", "one"):
+        (tmp_path / d).mkdir()
+    everything = allow_loopback(tmp_path / "all", "127.0.0.0/8")
+    first_only = allow_loopback(tmp_path / "one", "127.0.0.1/32")
+    try:
+        # Allowed: the redirect is followed and the feed stored.
+        cli_ok("feeds", "add", "--store", tmp_path / "a", "--config", everything, url)
+        r = cli_ok("crawl", "--store", tmp_path / "a", "--once", "--config", everything)
+        assert summary(r) == (1, 0, 0, GUARDIAN_ITEMS, 0), repr(r)
+        assert (hop.hits, feeds.hits) == (1, 1)
+        assert articles_stored(tmp_path / "a") == GUARDIAN_ITEMS
+
+        # The hop's network not allowed: refused there, nothing stored.
+        cli_ok("feeds", "add", "--store", tmp_path / "b", "--config", first_only, url)
+        r = cli_ok("crawl", "--store", tmp_path / "b", "--once", "--config", first_only)
+        assert summary(r) == (0, 0, 1, 0, 0), repr(r)
+        row = feeds_table(tmp_path / "b")[url]
+        assert row["error"] == ("fetch: refused: 127.0.0.2 is loopback; allow it with "
+                                "[outbound] allow_networks"), row
+        assert row["stored"] == "0"
+        assert articles_stored(tmp_path / "b") == 0
+        assert (hop.hits, feeds.hits) == (2, 1)  # the refused address was never contacted
+
+        # No config at all: loopback is refused from the first hop.
+        cli_ok("feeds", "add", "--store", tmp_path / "c", "--config", everything, url)
+        r = cli_ok("crawl", "--store", tmp_path / "c", "--once")
+        assert summary(r) == (0, 0, 1, 0, 0), repr(r)
+        row = feeds_table(tmp_path / "c")[url]
+        assert row["error"] == ("fetch: refused: 127.0.0.1 is loopback; allow it with "
+                                "[outbound] allow_networks"), row
+        assert articles_stored(tmp_path / "c") == 0
+        assert (hop.hits, feeds.hits) == (2, 1)
+    finally:
+        for srv in (feeds, hop):
+            srv.shutdown()
+            srv.server_close()
+
+
+def test_serve_without_allowed_networks_fetches_nothing_from_loopback(tmp_path, feed_server):
+    store = tmp_path / "s"
+    cli_ok("feeds", "add", "--store", store, "--config", allow_loopback(tmp_path),
+           feed_server + GUARDIAN)
+    srv = CrawlingServer(store)  # no --config: the default policy
+    try:
+        wait_for(lambda: feeds_table(store)[feed_server + GUARDIAN],
+                 lambda row: row["last_fetch"] != "never", "the crawler's first pass")
+    finally:
+        status, _, err = srv.stop()
+    assert status == 0, err[-3000:]
+    row = feeds_table(store)[feed_server + GUARDIAN]
+    assert REFUSAL.search(row["error"]) and "127.0.0.1 is loopback" in row["error"], row
+    assert articles_stored(store) == 0
+    assert "127.0.0.1 is loopback" in err
+
+
+@pytest.mark.parametrize("url", [
+    "http://0x7f000001:8080/x", "http://127.1/", "http://[::1]/", "http://2130706433/",
+    "http://017700000001:8080/", "http://0177.0.0.1/", "http://%31%32%37.0.0.1/",
+    "http://[::ffff:127.0.0.1]/", "http://169.254.169.254/latest/meta-data/",
+    "http://10.0.0.1/feed", "http://0.0.0.0/", "https://user:pw@192.168.1.1/rss",
+])
+def test_feeds_add_refuses_a_blocked_literal_address(tmp_path, url):
+    store = tmp_path / "s"
+    r = run_cli("feeds", "add", "--store", store, url)
+    assert r.rc == 2, repr(r)
+    lines = r.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("newsd: feeds add: refused: "), repr(r)
+    assert REFUSAL.search(lines[0]), repr(r)
+    assert not store.exists()  # refused before a store was made for it
+    # A feed list with it: that line is skipped, the others kept.
+    f = tmp_path / "feeds.jsonl"
+    f.write_text(json.dumps({"url": url}) + "\n" +
+                 json.dumps({"url": "https://example.com/feed"}) + "\n")
+    r = cli_ok("feeds", "import", "--store", store, f)
+    assert re.search(r"line 1: refused: ", r.err) and "added 1," in r.err, repr(r)
+    # What the config allows is accepted.
+    conf = allow_loopback(tmp_path, "0.0.0.0/0 ::/0")
+    r = cli_ok("feeds", "add", "--store", store, "--config", conf, url)
+    assert re.fullmatch(r"\d+\n", r.out), repr(r)
+
+
+def test_a_name_that_resolves_to_loopback_is_refused_when_fetched(tmp_path, feed_server):
+    """Names are checked where they are connected to, after DNS: 'localhost'
+    stands for a name an attacker points at an internal address."""
+    url = feed_server.replace("127.0.0.1", "localhost") + GUARDIAN
+    cli_ok("feeds", "add", "--store", tmp_path / "s", url)  # a name: accepted
+    r = cli_ok("crawl", "--store", tmp_path / "s", "--once")
+    assert summary(r) == (0, 0, 1, 0, 0), repr(r)
+    row = feeds_table(tmp_path / "s")[url]
+    m = REFUSAL.fullmatch(row["error"].replace("fetch: ", "", 1))
+    assert m and m.group(1) in ("127.0.0.1", "::1"), row
+    assert articles_stored(tmp_path / "s") == 0
+    # Allowed, the same feed is fetched.
+    conf = allow_loopback(tmp_path)
+    cli_ok("feeds", "add", "--store", tmp_path / "t", "--config", conf, url)
+    r = cli_ok("crawl", "--store", tmp_path / "t", "--once", "--config", conf)
+    assert summary(r) == (1, 0, 0, GUARDIAN_ITEMS, 0), repr(r)
+
+
+def test_feed_url_secrets_stay_out_of_logs_and_errors(tmp_path, feed_server):
+    """user:PASSWORD@ and ?token=SECRET of a failing feed: masked wherever
+    newsd shows the URL (issue 14 item 8)."""
+    conf = allow_loopback(tmp_path)
+    store = tmp_path / "s"
+    base = feed_server.replace("http://", "http://reader:PASSWORD@")
+    url = base + "no/such/feed.xml?token=SECRET&lang=en"
+    shown = (feed_server.replace("http://", "http://***@") +
+             "no/such/feed.xml?token=***&lang=***")
+    texts = []
+    cli_ok("feeds", "add", "--store", store, "--config", conf, url)
+    r = run_cli("feeds", "add", "--store", store, "--config", conf, url)
+    assert r.rc == 1 and "the feed %s is already registered" % shown in r.err, repr(r)
+    texts += [r.out, r.err]
+    r = cli_ok("crawl", "--store", store, "--once", "--config", conf)
+    assert summary(r)[2] == 1, repr(r)
+    assert "feed 1 %s: HTTP status 404" % shown in r.err, repr(r)
+    texts += [r.out, r.err]
+    # The background crawler of serve logs the same way.
+    url2 = base + "missing.xml?token=SECRET"
+    cli_ok("feeds", "add", "--store", store, "--config", conf, url2)
+    srv = CrawlingServer(store, conf)
+    try:
+        wait_for(lambda: feeds_table(store)[url2], lambda row: row["error"] != "-",
+                 "the crawler's failure")
+    finally:
+        status, _, err = srv.stop()
+    assert status == 0, err[-3000:]
+    assert "missing.xml?token=***: HTTP status 404" in err, err[-3000:]
+    texts.append(err)
+    for text in texts:
+        assert "PASSWORD" not in text and "SECRET" not in text, text[-3000:]

@@ -297,11 +297,9 @@ def test_the_crawler_counts_polls_failures_failing_feeds_and_ingest_lag(tmp_path
         ("Metrics item new", "https://metrics.example/new", published),
         ("Metrics item old", "https://metrics.example/old", published - 3600)]))
     conf = tmp_path / "newsd.conf"
-    # TODO(outbound policy): the crawler will fetch loopback feeds only when
-    # allowed; uncomment these two lines once the config parser knows
-    # [outbound] (today it refuses unknown sections).
-    conf.write_text("# [outbound]\n"
-                    "# allow_networks = 127.0.0.0/8\n"
+    # The crawler fetches the tests' loopback feeds only when allowed.
+    conf.write_text("[outbound]\n"
+                    "allow_networks = 127.0.0.0/8\n"
                     "[server]\n"
                     "threads = 2\n")
     store = tmp_path / "s"
@@ -311,8 +309,8 @@ def test_the_crawler_counts_polls_failures_failing_feeds_and_ingest_lag(tmp_path
         before, _ = scrape(m)
         for name, _kind in FEED_METRICS:
             assert value(before, name) == 0, name  # no feeds yet
-        cli_ok("feeds", "add", "--store", store, base + "good.xml")
-        cli_ok("feeds", "add", "--store", store, base + "missing.xml")
+        cli_ok("feeds", "add", "--store", store, "--config", str(conf), base + "good.xml")
+        cli_ok("feeds", "add", "--store", store, "--config", str(conf), base + "missing.xml")
 
         def polled(samples):
             return value(samples, "newsd_feeds_polled_total")

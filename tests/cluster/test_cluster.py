@@ -287,12 +287,17 @@ def test_two_crawlers_fetch_each_due_feed_once(pg, cluster):
                for h in range(4)]
     for srv in servers:
         threading.Thread(target=srv.serve_forever, daemon=True).start()
+    # Loopback feeds are refused unless [outbound] allow_networks admits them.
+    conf = os.path.join(d, "outbound.conf")
+    with open(conf, "w") as f:
+        f.write("[outbound]\nallow_networks = 127.0.0.0/8\n")
     try:
         for i in range(n_feeds):
             srv = servers[i % len(servers)]
-            newsd("feeds", "add", "--store", uri,
+            newsd("feeds", "add", "--store", uri, "--config", conf,
                   "http://%s:%d/%d.xml" % (srv.server_address[0], srv.server_address[1], i))
-        crawlers = [subprocess.Popen([BIN, "crawl", "--once", "--store", uri], env=clean_env(),
+        crawlers = [subprocess.Popen([BIN, "crawl", "--once", "--store", uri, "--config", conf],
+                                     env=clean_env(),
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
                     for _ in range(2)]
         fetched = 0
@@ -306,7 +311,7 @@ def test_two_crawlers_fetch_each_due_feed_once(pg, cluster):
         assert set(hits.values()) == {1}, hits
         assert fetched == n_feeds
         # Nothing is due any more: a third crawl fetches nothing.
-        _, out, _ = newsd("crawl", "--once", "--store", uri)
+        _, out, _ = newsd("crawl", "--once", "--store", uri, "--config", conf)
         assert re.search(r"feeds fetched 0\b", out), out
         assert sum(hits.values()) == n_feeds
         _, out, _ = newsd("feeds", "list", "--store", uri)

@@ -26,7 +26,7 @@ import time
 import pytest
 
 from conftest import LONG, new_key, store_check
-from harness import BIN, Client, articles_ok, clean_env, cli_ok
+from harness import BIN, Client, allow_loopback, articles_ok, clean_env, cli_ok
 
 pytestmark = pytest.mark.usefixtures("fts5_side")
 
@@ -99,13 +99,15 @@ class Feeds:
         self.httpd.shutdown()
 
 
-def start_serve(store):
-    """newsd serve WITH its crawler; returns (proc, base url, stderr path)."""
+def start_serve(store, conf):
+    """newsd serve WITH its crawler, allowed by conf to fetch the loopback
+    feeds; returns (proc, base url, stderr path)."""
     err_path = os.path.join(str(store), "..", "serve-%d.err" % time.monotonic_ns())
     out = subprocess.PIPE
     with open(err_path, "wb") as err:
         p = subprocess.Popen([BIN, "serve", "--store", str(store), "--listen", "127.0.0.1:0",
-                              "--quiet"], stdout=out, stderr=err, env=clean_env())
+                              "--quiet", "--config", conf], stdout=out, stderr=err,
+                             env=clean_env())
     line = p.stdout.readline().decode()
     m = LISTENING.search(line)
     assert m, "serve did not start: %r %s" % (line, open(err_path).read()[-2000:])
@@ -148,17 +150,19 @@ def check_intact(store, max_items):
 def test_sigkill_during_live_crawling(tmp_path):
     feeds = Feeds()
     store = tmp_path / "store"
+    conf = allow_loopback(tmp_path, "127.0.0.0/8")
     rng = random.Random(int(os.environ.get("RELIABILITY_SEED", "8")))
     try:
         for k in range(FEEDS):
-            cli_ok("feeds", "add", "--store", str(store), "--language", "en", feeds.url(k))
+            cli_ok("feeds", "add", "--store", str(store), "--config", conf, "--language", "en",
+                   feeds.url(k))
         key = new_key(store)
         acknowledged = set()
         history = []
         for r in range(KILLS):
             feeds.epoch = min(r, 7)
             make_all_due(store)
-            proc, base, err_path = start_serve(store)
+            proc, base, err_path = start_serve(store, conf)
             c = Client(base, key)
             # The crawler's first pass starts about a second after start-up
             # and takes a fraction of one: kill around it, before or inside.
@@ -179,7 +183,7 @@ def test_sigkill_during_live_crawling(tmp_path):
             history.append((len(stored), len(acknowledged)))
         # A complete crawl: everything the feeds hold, once.
         make_all_due(store)
-        r = cli_ok("crawl", "--once", "--store", str(store))
+        r = cli_ok("crawl", "--once", "--store", str(store), "--config", conf)
         assert "failed 0" in r.out, r.out
         stored = check_intact(store, feeds.n_items())
         assert len(stored) == FEEDS * feeds.n_items(), (len(stored), r.out)
@@ -190,7 +194,7 @@ def test_sigkill_during_live_crawling(tmp_path):
 
         totals = []
         for _ in range(2):
-            proc, base, _ = start_serve(store)
+            proc, base, _ = start_serve(store, conf)
             b = articles_ok(Client(base, key).get("/v2/everything", {"q": WORD}))
             totals.append(b["totalResults"])
             proc.send_signal(signal.SIGKILL)

@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "util/err.h"
 #include "util/limits.h"
+#include "util/netpolicy.h"
 
 static int parse(const char *text, struct config *c, struct err *err)
 {
@@ -70,6 +71,8 @@ static void a_full_file_sets_every_field(void **state)
         "delay_seconds = 3600\n"
         "allowed_origins = https://a.example,  https://b.example\thttp://c.example:8080\n"
         "\n"
+        "[outbound]\n"
+        "allow_networks = 127.0.0.0/8, ::1  10.20.0.0/16\n"
         "[plan free-tier.v2]\n"
         "requests_per_day = 0"; /* no final newline */
     struct config c;
@@ -98,6 +101,36 @@ static void a_full_file_sets_every_field(void **state)
     const struct auth_plan *free_tier = find_plan(&c, "free-tier.v2", &fields);
     assert_non_null(free_tier);
     assert_int_equal(fields, CONFIG_PLAN_REQUESTS_PER_DAY);
+    /* [outbound]: the networks, each allowing its addresses. */
+    assert_int_equal(c.outbound.policy.n_allow, 3);
+    static const struct {
+        const char *addr;
+        bool allowed;
+    } want[] = {{"127.0.0.1", true},
+                {"::1", true},
+                {"10.20.1.2", true},
+                {"10.21.0.1", false},
+                {"192.168.0.1", false}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        struct netpolicy_addr a;
+        assert_true(netpolicy_addr_from_host(&a, want[i].addr, strlen(want[i].addr)));
+        assert_int_equal(netpolicy_permits(&c.outbound.policy, &a, NULL, 0), want[i].allowed);
+    }
+}
+
+static void without_outbound_no_special_network_is_allowed(void **state)
+{
+    (void)state;
+    struct config c;
+    struct err err;
+    assert_int_equal(parse("[server]\nthreads = 2\n", &c, &err), 0);
+    assert_int_equal(c.outbound.policy.n_allow, 0);
+    struct netpolicy_addr a;
+    assert_true(netpolicy_addr_from_host(&a, "127.0.0.1", 9));
+    assert_false(netpolicy_permits(&c.outbound.policy, &a, NULL, 0));
+    /* An empty list is allowed and allows nothing. */
+    assert_int_equal(parse("[outbound]\nallow_networks =\n", &c, &err), 0);
+    assert_int_equal(c.outbound.policy.n_allow, 0);
 }
 
 static void an_empty_file_and_comments_only_change_nothing(void **state)
@@ -203,6 +236,17 @@ static const struct bad_case {
     {"[plan gold]\nburst_per_second =\n", 2, "needs a value"},
     {"[plan gold]\nhistory_days = 1000001\n", 2, "out of range"},
     {"[plan gold]\nallowed_origins = https://caf\xC3\xA9.example\n", 2, "printable ASCII"},
+    {"[outbound]\nallow_network = 10.0.0.0/8\n", 2,
+     "unknown key 'allow_network' in [outbound] (allow_networks)"},
+    {"[outbound]\nallow_networks = ::1\nallow_networks = ::1\n", 3, "set twice"},
+    {"[outbound]\nallow_networks = ::1\n[outbound]\nallow_networks = ::1\n", 4, "set twice"},
+    {"[outbound]\nallow_networks = 127.0.0.1/8\n", 2,
+     "allow_networks: '127.0.0.1/8' has bits set past its prefix length: write 127.0.0.0/8"},
+    {"[outbound]\nallow_networks = 10.0.0.0/8 localhost\n", 2,
+     "allow_networks: 'localhost' is not a network"},
+    {"[outbound]\nallow_networks = 10.0.0.0/40\n", 2, "prefix length"},
+    {"[outbound]\nlisten = a:1\n", 2, "unknown key 'listen' in [outbound]"},
+    {"[outbounds]\n", 1, "unknown section [outbounds] (expected [server], [outbound]"},
 };
 
 static void malformed_files_fail_with_their_line(void **state)
@@ -320,6 +364,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults_leave_listen_and_threads_unset),
         cmocka_unit_test(a_full_file_sets_every_field),
+        cmocka_unit_test(without_outbound_no_special_network_is_allowed),
         cmocka_unit_test(an_empty_file_and_comments_only_change_nothing),
         cmocka_unit_test(an_override_keeps_the_builtin_fields_it_does_not_name),
         cmocka_unit_test(an_override_may_lift_a_builtin_limit_with_zero),

@@ -34,6 +34,7 @@
 #include "util/arena.h"
 #include "util/err.h"
 #include "util/metrics.h"
+#include "util/netpolicy.h"
 
 #define DATA "../data/feeds/"
 #define GUARDIAN "rbren__rss-parser/test/input/guardian.rss"
@@ -409,11 +410,16 @@ static struct feed_record feed_get(struct fixture *fx, int64_t id)
     return f;
 }
 
+/* The test's server is on loopback, which the network policy refuses
+ * unless allowed (set up in main). */
+static struct netpolicy loopback;
+
 static struct crawler *crawler_new(struct fixture *fx, bool polite)
 {
     struct crawl_options o;
     memset(&o, 0, sizeof o);
     o.no_jitter = true;
+    o.fetch.policy = &loopback;
     if (!polite) {
         o.per_host = 16;
         o.host_gap_s = -1;
@@ -1028,6 +1034,7 @@ static void jitter_stays_within_a_tenth_of_the_wait(void **state)
     int64_t gid = feed_add(fx, "/guardian", NULL, NULL, NULL, false, 0, T0);
     int64_t bid = feed_add(fx, "/broken", NULL, NULL, NULL, false, 0, T0);
     struct crawl_options o = {.per_host = 4, .host_gap_s = -1, .seed = 42};
+    o.fetch.policy = &loopback;
     struct crawler *c = NULL;
     assert_int_equal(crawl_new(&c, fx->s, &o, NULL), 0);
     pass(c, T0);
@@ -1145,8 +1152,42 @@ static void stopping_abandons_a_hanging_fetch_and_gives_the_feed_back(void **sta
     crawl_free(c);
 }
 
+/* The crawler's fetches follow the network policy: a feed on an address
+ * it refuses fails with the reason, and nothing of it is stored. */
+static void a_feed_on_a_refused_address_fails_and_stores_nothing(void **state)
+{
+    struct fixture *fx = *state;
+    struct route *r = route_add(&fx->srv, "/guardian", GUARDIAN, NULL, NULL);
+    int64_t id = feed_add(fx, "/guardian", NULL, NULL, NULL, false, 0, T0);
+    struct crawl_options o = {.no_jitter = true}; /* the default policy */
+    struct crawler *c = NULL;
+    assert_int_equal(crawl_new(&c, fx->s, &o, NULL), 0);
+    struct crawl_stats st = pass(c, T0);
+    assert_int_equal(st.failed, 1);
+    assert_int_equal(st.fetched, 0);
+    assert_int_equal(st.articles_new, 0);
+    struct feed_record f = feed_get(fx, id);
+    assert_string_equal(f.last_error, "fetch: refused: 127.0.0.1 is loopback; allow it with "
+                                      "[outbound] allow_networks");
+    assert_int_equal(f.consecutive_errors, 1);
+    assert_int_equal(route_hits(&fx->srv, r), 0);
+    assert_int_equal(db_int(fx, "SELECT count(*) FROM articles"), 0);
+    crawl_free(c);
+
+    /* Allowed, the same feed is fetched and stored. */
+    c = crawler_new(fx, false);
+    st = pass(c, f.next_fetch_at);
+    assert_int_equal(st.fetched, 1);
+    assert_int_equal(st.articles_new, 55);
+    assert_null(feed_get(fx, id).last_error);
+    crawl_free(c);
+}
+
 int main(void)
 {
+    const char *nets = "127.0.0.0/8 ::1";
+    if (netpolicy_allow_parse(&loopback, nets, strlen(nets), NULL, 0) != 0)
+        return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(feeds_are_added_once_listed_claimed_and_removed, setup,
                                         teardown),
@@ -1174,6 +1215,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(stopping_abandons_a_hanging_fetch_and_gives_the_feed_back,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(a_feed_on_a_refused_address_fails_and_stores_nothing, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,9 @@
 /* The feed fetcher (ingest/fetch.h) against tiny HTTP servers run by the
  * test itself on 127.0.0.1 (a thread per server, a thread per connection,
  * canned responses and the real feed files of tests/data/feeds). Every
- * server stops by itself; no request leaves the loopback interface. */
+ * server stops by itself; no request leaves the loopback interface. The
+ * fetches allow the loopback networks (the network policy refuses them by
+ * default; the policy's own tests are at the end). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -29,6 +31,7 @@
 #include "ingest/fetch.h"
 #include "util/arena.h"
 #include "util/err.h"
+#include "util/netpolicy.h"
 
 #define DATA "../data/feeds/"
 #define GUARDIAN "rbren__rss-parser/test/input/guardian.rss"
@@ -41,6 +44,8 @@
 struct server {
     int fd;
     int port;
+    char host[16]; /* the loopback address it listens on */
+    char to[128];  /* where /redirect-away sends: a URL */
     pthread_t thread;
     atomic_bool stop;
     atomic_int requests;
@@ -239,6 +244,10 @@ static void route(struct server *srv, int fd, const char *req)
             snprintf(loc, sizeof loc, "Location: /redirect/%d\r\n", left - 1);
             send_head(fd, "301 Moved Permanently", loc, 0);
         }
+    } else if (strcmp(path, "/redirect-away") == 0) {
+        char loc[192];
+        snprintf(loc, sizeof loc, "Location: %s\r\n", srv->to);
+        send_head(fd, "302 Found", loc, 0);
     } else if (strcmp(path, "/redirect-to-file") == 0) {
         send_head(fd, "302 Found", "Location: file:///etc/passwd\r\n", 0);
     } else if (strcmp(path, "/slow") == 0) {
@@ -342,9 +351,11 @@ static void *server_main(void *arg)
     return NULL;
 }
 
-static void server_start(struct server *srv)
+/* A server on the loopback address host (127.0.0.1, 127.0.0.2, ...). */
+static void server_start_on(struct server *srv, const char *host)
 {
     memset(srv, 0, sizeof *srv);
+    snprintf(srv->host, sizeof srv->host, "%s", host);
     pthread_mutex_init(&srv->lock, NULL);
     srv->fd = socket(AF_INET, SOCK_STREAM, 0);
     assert_true(srv->fd >= 0);
@@ -353,7 +364,7 @@ static void server_start(struct server *srv)
     struct sockaddr_in sa;
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(inet_pton(AF_INET, host, &sa.sin_addr), 1);
     sa.sin_port = 0;
     assert_int_equal(bind(srv->fd, (struct sockaddr *)&sa, sizeof sa), 0);
     assert_int_equal(listen(srv->fd, 64), 0);
@@ -361,6 +372,11 @@ static void server_start(struct server *srv)
     assert_int_equal(getsockname(srv->fd, (struct sockaddr *)&sa, &sl), 0);
     srv->port = ntohs(sa.sin_port);
     assert_int_equal(pthread_create(&srv->thread, NULL, server_main, srv), 0);
+}
+
+static void server_start(struct server *srv)
+{
+    server_start_on(srv, "127.0.0.1");
 }
 
 static void server_stop(struct server *srv)
@@ -376,7 +392,7 @@ static char *url_of(const struct server *srv, const char *path)
     static char urls[8][256];
     static int next;
     char *u = urls[next++ % 8];
-    snprintf(u, 256, "http://127.0.0.1:%d%s", srv->port, path);
+    snprintf(u, 256, "http://%s:%d%s", srv->host, srv->port, path);
     return u;
 }
 
@@ -398,12 +414,20 @@ static int teardown(void **state)
     return 0;
 }
 
+/* 127.0.0.0/8 and ::1: what the tests' servers listen on. */
+static struct netpolicy loopback;
+static const struct fetch_options loopback_opts = {.policy = &loopback};
+
+/* opt (NULL: defaults) with the loopback policy unless it has its own. */
 static struct fetch_result fetch_one(const char *url, const char *etag, const char *lm,
                                      const struct fetch_options *opt)
 {
     struct fetch_request req = {.url = url, .etag = etag, .last_modified = lm};
     struct fetch_result res;
-    assert_int_equal(fetch_run(&req, 1, opt, &res), 0);
+    struct fetch_options o = opt ? *opt : loopback_opts;
+    if (!o.policy)
+        o.policy = &loopback;
+    assert_int_equal(fetch_run(&req, 1, &o, &res), 0);
     return res;
 }
 
@@ -587,7 +611,7 @@ static void error_statuses_are_responses_not_failures(void **state)
         {.url = url_of(srv, "/status/500"), .ctx = (void *)"b"},
     };
     struct fetch_result res[2];
-    assert_int_equal(fetch_run(reqs, 2, NULL, res), 0);
+    assert_int_equal(fetch_run(reqs, 2, &loopback_opts, res), 0);
     assert_int_equal(res[0].rc, 0);
     assert_int_equal(res[0].status, 404);
     assert_ptr_equal(res[0].ctx, reqs[0].ctx);
@@ -640,7 +664,7 @@ static void hosts_are_fetched_concurrently_one_connection_each(void **state)
         reqs[i] = (struct fetch_request){.url = urls[i]};
     }
     struct fetch_result res[6];
-    assert_int_equal(fetch_run(reqs, 6, NULL, res), 0);
+    assert_int_equal(fetch_run(reqs, 6, &loopback_opts, res), 0);
     for (int i = 0; i < 6; i++) {
         assert_int_equal(res[i].rc, 0);
         assert_int_equal(res[i].status, 200);
@@ -684,8 +708,161 @@ static void the_charset_is_read_from_a_content_type(void **state)
     assert_false(fetch_content_type_charset("text/xml; charset=a-very-long-charset-name", cs, 8));
 }
 
+/* ---- the network policy (util/netpolicy.h) ------------------------------------ */
+
+static struct netpolicy policy_of(const char *nets)
+{
+    struct netpolicy p;
+    char why[NETPOLICY_WHY_MAX];
+    if (netpolicy_allow_parse(&p, nets, strlen(nets), why, sizeof why) != 0)
+        fail_msg("%s: %s", nets, why);
+    return p;
+}
+
+/* fetch url with the default policy: no special-use address allowed. */
+static struct fetch_result fetch_default(const char *url)
+{
+    struct fetch_request req = {.url = url};
+    struct fetch_result res;
+    assert_int_equal(fetch_run(&req, 1, NULL, &res), 0);
+    return res;
+}
+
+static void a_loopback_feed_is_refused_unless_allowed(void **state)
+{
+    struct server *srv = *state;
+    struct fetch_result r = fetch_default(url_of(srv, "/guardian"));
+    assert_int_equal(r.rc, ERR_REFUSED);
+    assert_string_equal(r.errbuf,
+                        "refused: 127.0.0.1 is loopback; allow it with [outbound] allow_networks");
+    assert_null(r.body);
+    fetch_result_release(&r);
+    /* Other spellings of the address lead to it all the same. */
+    static const char *const hosts[] = {"0x7f000001", "2130706433", "127.1", "%31%32%37.0.0.1",
+                                        "[::ffff:127.0.0.1]"};
+    for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
+        char url[128];
+        snprintf(url, sizeof url, "http://%s:%d/guardian", hosts[i], srv->port);
+        r = fetch_default(url);
+        if (r.rc != ERR_REFUSED || !strstr(r.errbuf, "127.0.0.1 is loopback"))
+            fail_msg("%s: rc %d, %s", url, r.rc, r.errbuf);
+        fetch_result_release(&r);
+    }
+    /* Nothing reached the server. */
+    assert_int_equal(atomic_load(&srv->requests), 0);
+    /* Allowed, it is an ordinary fetch. */
+    struct netpolicy p = policy_of("127.0.0.0/8");
+    struct fetch_options o = {.policy = &p};
+    r = fetch_one(url_of(srv, "/guardian"), NULL, NULL, &o);
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(r.status, 200);
+    fetch_result_release(&r);
+    assert_int_equal(atomic_load(&srv->requests), 1);
+}
+
+static void every_redirect_hop_is_checked(void **state)
+{
+    struct server *srv = *state; /* on 127.0.0.1 */
+    struct server inner;
+    server_start_on(&inner, "127.0.0.2");
+    struct netpolicy first_only = policy_of("127.0.0.1/32"), both = policy_of("127.0.0.0/8");
+    struct fetch_options o = {.policy = &first_only};
+
+    snprintf(srv->to, sizeof srv->to, "http://127.0.0.2:%d/guardian", inner.port);
+    struct fetch_result r = fetch_one(url_of(srv, "/redirect-away"), NULL, NULL, &o);
+    assert_int_equal(r.rc, ERR_REFUSED);
+    assert_string_equal(r.errbuf,
+                        "refused: 127.0.0.2 is loopback; allow it with [outbound] allow_networks");
+    assert_null(r.body);
+    fetch_result_release(&r);
+    assert_int_equal(atomic_load(&srv->requests), 1);
+    assert_int_equal(atomic_load(&inner.requests), 0);
+
+    /* A name that resolves to a refused address, and IPv6 loopback. */
+    static const char *const hosts[] = {"localhost", "[::1]", "0x7f000002"};
+    for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
+        snprintf(srv->to, sizeof srv->to, "http://%s:%d/guardian", hosts[i], inner.port);
+        r = fetch_one(url_of(srv, "/redirect-away"), NULL, NULL, &o);
+        if (r.rc != ERR_REFUSED || !strstr(r.errbuf, "is loopback"))
+            fail_msg("redirect to %s: rc %d, %s", srv->to, r.rc, r.errbuf);
+        fetch_result_release(&r);
+    }
+    assert_int_equal(atomic_load(&inner.requests), 0);
+
+    /* Allowed, the redirect is followed to the feed. */
+    snprintf(srv->to, sizeof srv->to, "http://127.0.0.2:%d/guardian", inner.port);
+    o.policy = &both;
+    r = fetch_one(url_of(srv, "/redirect-away"), NULL, NULL, &o);
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(r.redirects, 1);
+    assert_string_equal(r.effective_url, srv->to);
+    assert_true(r.len > 100000);
+    fetch_result_release(&r);
+    server_stop(&inner);
+    assert_int_equal(atomic_load(&inner.requests), 1);
+}
+
+/* A host name is checked where it is connected to, after DNS: "localhost"
+ * is a name that resolves to loopback, like a rebinding attacker's. */
+static void a_name_is_checked_after_it_resolves(void **state)
+{
+    struct server *srv = *state;
+    char url[128];
+    snprintf(url, sizeof url, "http://localhost:%d/guardian", srv->port);
+    struct fetch_result r = fetch_default(url);
+    assert_int_equal(r.rc, ERR_REFUSED);
+    assert_non_null(strstr(r.errbuf, "is loopback; allow it with [outbound] allow_networks"));
+    fetch_result_release(&r);
+    assert_int_equal(atomic_load(&srv->requests), 0);
+    r = fetch_one(url, NULL, NULL, NULL); /* 127.0.0.0/8 and ::1 allowed */
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(r.status, 200);
+    fetch_result_release(&r);
+    assert_int_equal(atomic_load(&srv->requests), 1);
+}
+
+/* Through a proxy the address connected to would be the proxy's: the
+ * environment's proxy settings are not used. */
+static void proxies_from_the_environment_are_not_used(void **state)
+{
+    struct server *srv = *state;
+    struct server proxy;
+    server_start(&proxy);
+    static const char *const names[] = {"http_proxy", "HTTPS_PROXY", "ALL_PROXY",
+                                        "all_proxy",  "no_proxy",    "NO_PROXY"};
+    char *saved[6];
+    char purl[64];
+    snprintf(purl, sizeof purl, "http://127.0.0.1:%d", proxy.port);
+    for (size_t i = 0; i < 6; i++) {
+        const char *v = getenv(names[i]);
+        saved[i] = v ? strdup(v) : NULL;
+        if (i < 4)
+            setenv(names[i], purl, 1);
+        else
+            unsetenv(names[i]);
+    }
+    struct fetch_result r = fetch_one(url_of(srv, "/guardian"), NULL, NULL, NULL);
+    for (size_t i = 0; i < 6; i++) {
+        if (saved[i])
+            setenv(names[i], saved[i], 1);
+        else
+            unsetenv(names[i]);
+        free(saved[i]);
+    }
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(r.status, 200);
+    fetch_result_release(&r);
+    server_stop(&proxy);
+    assert_int_equal(atomic_load(&proxy.requests), 0);
+    assert_int_equal(atomic_load(&srv->requests), 1);
+}
+
 int main(void)
 {
+    const char *nets = "127.0.0.0/8 ::1";
+    if (netpolicy_allow_parse(&loopback, nets, strlen(nets), NULL, 0) != 0)
+        return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(a_feed_is_fetched_with_its_validators_and_parses, setup,
                                         teardown),
@@ -702,6 +879,10 @@ int main(void)
         cmocka_unit_test(hosts_are_fetched_concurrently_one_connection_each),
         cmocka_unit_test(an_empty_batch_and_a_missing_url_are_handled),
         cmocka_unit_test(the_charset_is_read_from_a_content_type),
+        cmocka_unit_test_setup_teardown(a_loopback_feed_is_refused_unless_allowed, setup, teardown),
+        cmocka_unit_test_setup_teardown(every_redirect_hop_is_checked, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_name_is_checked_after_it_resolves, setup, teardown),
+        cmocka_unit_test_setup_teardown(proxies_from_the_environment_are_not_used, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/urlview.h"
+
 #include "util/banned.h"
 
 #define FEED_COLUMNS                                                                               \
@@ -179,8 +181,11 @@ int store_pg_feed_add(struct store_backend *b, const struct feed_record *f, int6
     store_pg_param_int(&p, created);
     store_pg_param_int(&p, f->next_fetch_at ? f->next_fetch_at : created);
     rc = write_cmd(s, &sql_add, &p, NULL, &r, err);
-    if (rc == ERR_EXISTS)
-        return err_set(err, ERR_EXISTS, "the feed %s is already registered", f->url);
+    if (rc == ERR_EXISTS) {
+        char shown[ERR_MSG_MAX];
+        return err_set(err, ERR_EXISTS, "the feed %s is already registered",
+                       urlview_redacted(f->url, URLVIEW_REDACT_ALL, shown, sizeof shown));
+    }
     if (rc == 0 && id_out)
         *id_out = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
     PQclear(r);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/urlview.h"
+
 #include "util/banned.h"
 
 #define FEED_COLUMNS                                                                               \
@@ -119,7 +121,9 @@ int store_sqlite_feed_add(struct store_backend *b, const struct feed_record *f, 
     sqlite3_bind_int64(st, 10, f->next_fetch_at ? f->next_fetch_at : created);
     rc = sqlite3_step(st);
     if (rc == SQLITE_CONSTRAINT_UNIQUE) {
-        rc = err_set(err, ERR_EXISTS, "the feed %s is already registered", f->url);
+        char shown[ERR_MSG_MAX];
+        rc = err_set(err, ERR_EXISTS, "the feed %s is already registered",
+                     urlview_redacted(f->url, URLVIEW_REDACT_ALL, shown, sizeof shown));
     } else if (rc != SQLITE_DONE) {
         rc = store_sqlite_fail(s->writer, rc, err);
     } else {

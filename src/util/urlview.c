@@ -1,0 +1,172 @@
+/* URL parts and redaction (util/urlview.h). The authority ends at the first
+ * '/', '?' or '#' after "://"; its userinfo ends at the LAST '@' in it, so a
+ * password with a raw '@' ("u:p@ss@host") is masked whole rather than
+ * half-shown. */
+#include "util/urlview.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "util/banned.h"
+
+static bool scheme_char(char c, bool first)
+{
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+        return true;
+    return !first && ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.');
+}
+
+static struct urlview_span span(const char *p, size_t n)
+{
+    return (struct urlview_span){p, n};
+}
+
+void urlview_parse(struct urlview *out, const char *url)
+{
+    memset(out, 0, sizeof *out);
+    const char *p = url;
+    size_t s = 0;
+    while (url[s] && scheme_char(url[s], s == 0))
+        s++;
+    if (s > 0 && strncmp(url + s, "://", 3) == 0) {
+        out->scheme = span(url, s);
+        const char *auth = url + s + 3;
+        size_t an = strcspn(auth, "/?#");
+        const char *host = auth;
+        for (size_t i = an; i > 0; i--) {
+            if (auth[i - 1] == '@') {
+                out->userinfo = span(auth, i - 1);
+                host = auth + i;
+                break;
+            }
+        }
+        const char *end = auth + an;
+        const char *colon = NULL;
+        if (host < end && host[0] == '[') {
+            const char *close = memchr(host, ']', (size_t)(end - host));
+            if (close) {
+                out->host = span(host + 1, (size_t)(close - host - 1));
+                colon = close + 1 < end && close[1] == ':' ? close + 1 : NULL;
+            } else {
+                out->host = span(host, (size_t)(end - host));
+            }
+        } else {
+            colon = memchr(host, ':', (size_t)(end - host));
+            out->host = span(host, (size_t)((colon ? colon : end) - host));
+        }
+        if (colon)
+            out->port = span(colon + 1, (size_t)(end - colon - 1));
+        p = end;
+    }
+    size_t pn = strcspn(p, "?#");
+    if (pn > 0 || p[pn] == '\0')
+        out->path = span(p, pn);
+    p += pn;
+    if (*p == '?') {
+        size_t qn = strcspn(p + 1, "#");
+        out->query = span(p + 1, qn);
+        p += 1 + qn;
+    }
+    if (*p == '#')
+        out->fragment = span(p + 1, strlen(p + 1));
+}
+
+/* The output: bytes past the buffer are dropped, the result always ends
+ * in a NUL. */
+struct out {
+    char *buf;
+    size_t n, used;
+};
+
+static void put(struct out *o, const char *p, size_t len)
+{
+    if (o->used + 1 >= o->n)
+        return;
+    if (len > o->n - 1 - o->used)
+        len = o->n - 1 - o->used;
+    memcpy(o->buf + o->used, p, len);
+    o->used += len;
+    o->buf[o->used] = '\0';
+}
+
+static void put_str(struct out *o, const char *s)
+{
+    put(o, s, strlen(s));
+}
+
+static void put_span(struct out *o, struct urlview_span s)
+{
+    put(o, s.p, s.n);
+}
+
+/* The query's parameters, each value (or valueless parameter) masked as
+ * the mode says. */
+static void put_query(struct out *o, struct urlview_span q, enum urlview_redact how)
+{
+    size_t i = 0;
+    while (i <= q.n) {
+        const char *param = q.p + i;
+        size_t len = 0;
+        while (i + len < q.n && param[len] != '&')
+            len++;
+        const char *eq = memchr(param, '=', len);
+        size_t name = eq ? (size_t)(eq - param) : len;
+        bool secret = how == URLVIEW_REDACT_ALL
+                          ? len > 0 && !(eq && name + 1 == len)
+                          : eq && name == 8 && strncasecmp(param, "password", 8) == 0;
+        if (!secret)
+            put(o, param, len);
+        else if (eq)
+            put(o, param, name + 1);
+        if (secret)
+            put_str(o, "***");
+        i += len + 1;
+        if (i <= q.n)
+            put_str(o, "&");
+    }
+}
+
+char *urlview_redacted(const char *url, enum urlview_redact how, char *buf, size_t n)
+{
+    struct out o = {buf, n, 0};
+    if (n == 0)
+        return buf;
+    buf[0] = '\0';
+    if (!url)
+        return buf;
+    struct urlview v;
+    urlview_parse(&v, url);
+    const char *rest = url; /* what follows the masked userinfo */
+    if (v.scheme.p) {
+        rest = v.scheme.p + v.scheme.n + 3;
+        put(&o, url, (size_t)(rest - url));
+    }
+    if (v.userinfo.p) {
+        const char *colon = memchr(v.userinfo.p, ':', v.userinfo.n);
+        if (how == URLVIEW_REDACT_PASSWORDS && !colon) {
+            put_span(&o, v.userinfo);
+        } else if (how == URLVIEW_REDACT_PASSWORDS) {
+            put(&o, v.userinfo.p, (size_t)(colon + 1 - v.userinfo.p));
+            put_str(&o, "***");
+        } else {
+            put_str(&o, "***");
+        }
+        put_str(&o, "@");
+        rest = v.userinfo.p + v.userinfo.n + 1;
+    }
+    /* Host, port and path as they are. */
+    const char *tail = v.query.p ? v.query.p - 1 : v.fragment.p ? v.fragment.p - 1 : NULL;
+    put(&o, rest, tail ? (size_t)(tail - rest) : strlen(rest));
+    if (v.query.p) {
+        put_str(&o, "?");
+        put_query(&o, v.query, how);
+    }
+    if (v.fragment.p) {
+        put_str(&o, "#");
+        if (how == URLVIEW_REDACT_ALL && v.fragment.n > 0)
+            put_str(&o, "***");
+        else
+            put_span(&o, v.fragment);
+    }
+    return buf;
+}
