@@ -1,8 +1,10 @@
 /* The search seam (DESIGN.md): the only thing api/ sees of search. An index
  * answers a typed request with the exact number of matches and one page of
- * articles. First implementation: SQLite FTS5 inside the embedded store's
- * file (index/fts5/); the purpose-built index of ENGINE.md replaces it behind
- * this header. Thread-safe: any number of concurrent searches. */
+ * articles. It is local to the node and reads the store's article log
+ * (store/log.h). Two backends behind this header: the purpose-built engine
+ * of docs/engine.md (index/engine/, the default) and SQLite FTS5
+ * (index/fts5/, `--index fts5`, the tests' oracle); both give the same
+ * answers. Thread-safe: any number of concurrent searches. */
 #ifndef NEWSD_INDEX_INDEX_H
 #define NEWSD_INDEX_INDEX_H
 
@@ -11,6 +13,7 @@
 #include <stdint.h>
 
 #include "query/query.h"
+#include "store/log.h"
 #include "store/store.h"
 #include "util/arena.h"
 #include "util/err.h"
@@ -72,7 +75,7 @@ struct index_verify_report {
     char detail[256]; /* the first problem met, for the operator */
 };
 
-/* Open the index that fits the store (FTS5 for the embedded store). */
+/* Open the default index (INDEX_KIND_DEFAULT) over the store's log. */
 int index_open(struct index **out, struct store *s, struct err *err);
 void index_close(struct index *idx);
 
@@ -96,11 +99,11 @@ int index_verify(struct index *idx, struct index_verify_report *out, struct err 
 
 /* Where the node-local index of a PostgreSQL store lives when no directory
  * is given (relative: the working directory). */
-#define INDEX_LOCAL_DIR_DEFAULT "newsd-index"
+#define INDEX_LOCAL_DIR_DEFAULT STORE_LOG_LOCAL_DIR_DEFAULT
 
 /* index_open, with the directory of the node-local index that a PostgreSQL
- * store needs (index/follow/: a replica of the store's articles, kept in
- * step by a thread); NULL = INDEX_LOCAL_DIR_DEFAULT. Ignored for the
+ * store needs (a replica of the store's articles, kept in step by a
+ * thread: store/log.h); NULL = INDEX_LOCAL_DIR_DEFAULT. Ignored for the
  * embedded store, whose index lives in its own file. */
 int index_open_local(struct index **out, struct store *s, const char *local_dir, struct err *err);
 

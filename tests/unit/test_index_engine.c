@@ -84,7 +84,7 @@ static struct fixture *fixture_new(bool with_corpus)
     if (with_corpus && getenv(DIFF_STORE_ENV)) {
         assert_int_equal(store_open(&f->s, getenv(DIFF_STORE_ENV), &err), 0);
         assert_int_equal(index_fts5_new(&f->fts, store_sqlite_path(f->s), &err), 0);
-        assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), NULL, &err), 0);
+        assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), &err), 0);
         return f; /* f->dir stays "": nothing to remove */
     }
     snprintf(f->dir, sizeof f->dir, "/tmp/newsd-engine-XXXXXX");
@@ -96,7 +96,7 @@ static struct fixture *fixture_new(bool with_corpus)
         import(f, DATA "handmade.jsonl");
     }
     assert_int_equal(index_fts5_new(&f->fts, store_sqlite_path(f->s), &err), 0);
-    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), NULL, &err), 0);
+    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), &err), 0);
     return f;
 }
 
@@ -672,7 +672,7 @@ static void engine_reopen(struct fixture *f)
     if (f->eng)
         f->eng->free(f->eng);
     f->eng = NULL;
-    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), NULL, &err), 0);
+    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), &err), 0);
 }
 
 static void engine_agrees_with_the_table(struct fixture *f)
@@ -744,7 +744,7 @@ static void a_reopened_index_maps_its_files_and_catches_up(void **state)
     delete_oldest_rows(f, 2);
     struct err err;
     err_clear(&err);
-    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), NULL, &err), 0);
+    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), &err), 0);
     assert_true(engine_loaded(f->eng));
     assert_int_equal(total_of(f->eng, "quuxwhile"), 2);
     assert_int_equal(total_of(f->eng, "zyxrevised"), 1);
@@ -889,7 +889,7 @@ static void a_second_opener_reads_the_files_without_writing(void **state)
     snprintf(path, sizeof path, "%s.engine/MANIFEST", store_sqlite_path(f->s));
     assert_int_equal(stat(path, &before), 0);
     err_clear(&err);
-    assert_int_equal(index_engine_new(&other, store_sqlite_path(f->s), NULL, &err), 0);
+    assert_int_equal(index_engine_new(&other, store_sqlite_path(f->s), &err), 0);
     assert_true(engine_loaded(other));
     put_one_article(f, "https://closed.example/c", "Twoopeners story", 1650000300);
     assert_int_equal(total_of(other, "twoopeners"), 1);

@@ -12,7 +12,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "store/sqlite/db.h"
+#include "store/log.h"
+#include "store/meta.h"
 #include "text/text.h"
 #include "util/log.h"
 #include "util/banned.h"
@@ -131,23 +132,19 @@ void eng_snap_publish(struct index_engine *e, struct eng_snap *s)
 }
 
 /* Read-your-writes: when the table has moved past what the snapshot covers
- * (ENG_HEAD_SQL: an import that just committed, or a cluster replica that
+ * (the log's head: an import that just committed, or a cluster replica that
  * applied a delete), wake the follower and wait for it, up to CATCH_UP_MS
  * or the request's deadline. Two indexed lookups per search. */
 #define CATCH_UP_MS 1000
 static void catch_up(struct index_engine *e, int64_t deadline_ms)
 {
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
+    struct store_reader *r = NULL;
     int64_t head = 0;
 
-    if (store_sqlite_pool_get(e->readers, &db, NULL) < 0)
+    if (store_readers_get(e->readers, &r, NULL) < 0)
         return;
-    if (sqlite3_prepare_v2(db, ENG_HEAD_SQL, -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        head = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    store_sqlite_pool_put(e->readers, db);
+    store_reader_head(r, &head, NULL); /* 0 when it cannot be read: no wait */
+    store_readers_put(e->readers, r);
 
     int64_t until = eng_mono_ms() + CATCH_UP_MS;
     if (deadline_ms > 0 && deadline_ms < until)
@@ -204,7 +201,7 @@ static int engine_newest_headline(struct index_backend *b, int64_t before, int64
         return rc;
     struct eng_snap *s = eng_snap_get(e);
     const char term[] = {ENG_META_MARK, STORE_META_HEADLINE};
-    int64_t hi = store_sqlite_id_hi(before), best = INT64_MIN, pub = 0;
+    int64_t hi = store_id_hi(before), best = INT64_MIN, pub = 0;
 
     for (size_t i = 0; i < s->nseg; i++) {
         const struct eng_segment *seg = s->segs[i];
@@ -232,20 +229,20 @@ static int engine_newest_headline(struct index_backend *b, int64_t before, int64
 static int table_ids(struct index_engine *e, int64_t **ids, size_t *n, int64_t *head,
                      struct err *err)
 {
-    sqlite3 *db = NULL;
+    struct store_reader *r = NULL;
     int rc;
 
     *ids = NULL;
     *n = 0;
-    if ((rc = store_sqlite_pool_get(e->readers, &db, err)) < 0)
+    if ((rc = store_readers_get(e->readers, &r, err)) < 0)
         return rc;
-    if ((rc = store_sqlite_exec(db, "BEGIN", err)) == 0) {
-        rc = store_sqlite_query_int(db, ENG_HEAD_SQL, head, err);
+    if ((rc = store_reader_begin(r, err)) == 0) {
+        rc = store_reader_head(r, head, err);
         if (rc == 0)
-            rc = eng_table_ids(db, ids, n, err);
-        sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+            rc = store_reader_ids(r, ids, n, err);
+        store_reader_end(r, NULL);
     }
-    store_sqlite_pool_put(e->readers, db);
+    store_readers_put(e->readers, r);
     return rc;
 }
 
@@ -394,10 +391,7 @@ static void engine_free(struct index_backend *b)
     eng_follow_close(e);
     eng_snap_unref(e->cur);
     eng_ccache_free(e->ccache); /* after the last snapshot that points at it */
-    if (e->readers) {
-        store_sqlite_pool_release(e->readers);
-        free(e->readers);
-    }
+    store_readers_free(e->readers);
     pthread_mutex_destroy(&e->lock);
     pthread_mutex_destroy(&e->stop_lock);
     pthread_cond_destroy(&e->stop_cond);
@@ -521,16 +515,12 @@ static int engine_new(struct index_engine **out, const char *db_path, struct err
     atomic_init(&e->ready, false);
     atomic_init(&e->stopping, false);
     e->db_path = strdup(db_path);
-    e->readers = calloc(1, sizeof *e->readers);
-    if (e->db_path == NULL || e->readers == NULL) {
+    if (e->db_path == NULL) {
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto out;
     }
-    if ((rc = store_sqlite_pool_init(e->readers, db_path, err)) < 0) {
-        free(e->readers);
-        e->readers = NULL;
+    if ((rc = store_readers_new(&e->readers, db_path, err)) < 0)
         goto out;
-    }
     const char *cc = getenv(ENG_CCACHE_ENV);
     if (!(cc && strcmp(cc, "0") == 0) && eng_ccache_new(&e->ccache, ENG_CCACHE_BYTES) < 0) {
         rc = err_set(err, ERR_NOMEM, "out of memory");
@@ -543,13 +533,11 @@ out:
     return rc;
 }
 
-int index_engine_new(struct index_backend **out, const char *db_path, const char *dir,
-                     struct err *err)
+int index_engine_new(struct index_backend **out, const char *db_path, struct err *err)
 {
     struct index_engine *e = NULL;
     int rc;
 
-    (void)dir; /* the segment files live beside the database file (follow.c) */
     *out = NULL;
     if ((rc = engine_new(&e, db_path, err)) < 0)
         return rc;

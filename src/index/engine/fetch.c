@@ -4,25 +4,25 @@
  * give byte-identical articles. */
 #include "index/engine/internal.h"
 
-#include "store/sqlite/db.h"
+#include "store/log.h"
 #include "util/banned.h"
 
 int eng_fetch_articles(struct index_engine *e, struct arena *a, const int64_t *ids, size_t n,
                        struct article *arts, size_t *kept, struct err *err)
 {
-    sqlite3 *db = NULL;
+    struct store_reader *r = NULL;
     int rc;
 
     *kept = 0;
     if (n == 0)
         return 0;
-    if ((rc = store_sqlite_pool_get(e->readers, &db, err)) < 0)
+    if ((rc = store_readers_get(e->readers, &r, err)) < 0)
         return rc;
-    if ((rc = store_sqlite_exec(db, "BEGIN", err)) < 0)
+    if ((rc = store_reader_begin(r, err)) < 0)
         goto out;
-    rc = store_sqlite_articles_by_id(db, a, ids, n, arts, err);
+    rc = store_reader_articles(r, a, ids, n, arts, err);
     if (rc == 0)
-        rc = store_sqlite_exec(db, "COMMIT", err);
+        rc = store_reader_end(r, err);
     /* A row deleted since the snapshot (an upsert racing the search) is
      * dropped, as fts5.c drops a vanished row. */
     for (size_t i = 0; i < n && rc == 0; i++) {
@@ -30,6 +30,6 @@ int eng_fetch_articles(struct index_engine *e, struct arena *a, const int64_t *i
             arts[(*kept)++] = arts[i];
     }
 out:
-    store_sqlite_pool_put(e->readers, db);
+    store_readers_put(e->readers, r);
     return rc;
 }

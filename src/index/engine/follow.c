@@ -27,7 +27,7 @@
 
 #include "util/log.h"
 
-#include "store/sqlite/db.h"
+#include "store/log.h"
 #include "util/banned.h"
 
 #define MERGE_FAN 8
@@ -45,23 +45,12 @@
 #define CHECKPOINT_RETRY_MS 60000
 #define CHECKPOINT_ENV "NEWSD_ENGINE_CHECKPOINT_MS" /* tests: 0 = after every change */
 #define PERSIST_ENV "NEWSD_ENGINE_PERSIST"          /* "0": never read or write files */
-/* The highest seq the table has ever handed out: the store's counter (meta
- * seq; a replica's position), never lower than a row's, and lower than
- * what the files cover only when the file went back in time. */
-#define STORE_HIGH_SQL                                                                             \
-    "SELECT max(coalesce((SELECT max(seq) FROM articles), 0),"                                     \
-    " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'seq'), 0),"                   \
-    " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'replica_seq'), 0))"
-#define ROW_COLUMNS                                                                                \
-    "id, seq, published_at, title, description, content, language, meta_terms, source_id,"         \
-    " canonical_url"
-
 struct eng_writer {
-    sqlite3 *db;
+    struct store_reader *db;
     int64_t data_version;
     int64_t applied_seq;
-    int64_t covered; /* ENG_HEAD_SQL as of the last successful poll */
-    char epoch[64];  /* the table's meta 'articles_epoch' the segments belong to */
+    int64_t covered;                /* the log's head as of the last successful poll */
+    char epoch[STORE_IDENTITY_MAX]; /* the table's identity the segments belong to */
     /* persistence: the index directory, NULL when there is none */
     char *dir;
     int lock_fd;   /* <dir>/lock, flock()ed by the one process that writes */
@@ -133,30 +122,24 @@ static int src_intern(struct eng_writer *w, const char *s, uint32_t *out)
     return 0;
 }
 
+static int source_seen(void *ctx, const char *id, double popularity)
+{
+    struct eng_writer *w = ctx;
+    uint32_t k;
+    int rc = src_intern(w, id, &k);
+    if (rc == 0)
+        w->pop[k] = popularity;
+    return rc;
+}
+
 /* Popularity of every catalogue source (coalesce(popularity, -1) of fts5.c). */
 static int sources_load(struct eng_writer *w, struct err *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc;
-
     for (size_t i = 0; i < w->nsrc; i++)
         w->pop[i] = -1.0;
-    if ((rc = store_sqlite_prepare(w->db, "SELECT id, popularity FROM sources", &st, err)) < 0)
-        return rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *id = (const char *)sqlite3_column_text(st, 0);
-        uint32_t k;
-        if (id == NULL)
-            continue;
-        if ((rc = src_intern(w, id, &k)) < 0) {
-            rc = err_set(err, rc, "out of memory");
-            goto out;
-        }
-        w->pop[k] = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1.0 : sqlite3_column_double(st, 1);
-    }
-    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(w->db, rc, err);
-out:
-    sqlite3_finalize(st);
+    int rc = store_reader_sources(w->db, source_seen, w, err);
+    if (rc == ERR_NOMEM)
+        return err_set(err, rc, "out of memory");
     return rc;
 }
 
@@ -324,28 +307,28 @@ static int segment_persist(struct eng_writer *w, size_t i, struct err *err);
 /* --- reading rows ----------------------------------------------------------- */
 
 /* The hash of the row's canonical URL (0 for none). */
-static uint64_t row_url_hash(sqlite3_stmt *st)
+static uint64_t row_url_hash(const struct store_row *row)
 {
-    const char *url = (const char *)sqlite3_column_text(st, 9);
+    const char *url = row->canonical_url;
     return url ? eng_hash_bytes(url, strlen(url)) : 0;
 }
 
-static int row_add(struct eng_writer *w, struct eng_builder *b, sqlite3_stmt *st, uint64_t url_hash)
+static int row_add(struct eng_writer *w, struct eng_builder *b, const struct store_row *row,
+                   uint64_t url_hash)
 {
     struct eng_row r = {
-        .id = sqlite3_column_int64(st, 0),
-        .seq = sqlite3_column_int64(st, 1),
-        .published_at = sqlite3_column_int64(st, 2),
-        .title = (const char *)sqlite3_column_text(st, 3),
-        .description = (const char *)sqlite3_column_text(st, 4),
-        .content = (const char *)sqlite3_column_text(st, 5),
-        .language = (const char *)sqlite3_column_text(st, 6),
-        .meta_terms = (const char *)sqlite3_column_text(st, 7),
+        .id = row->id,
+        .seq = row->seq,
+        .published_at = row->published_at,
+        .title = row->title,
+        .description = row->description,
+        .content = row->content,
+        .language = row->language,
+        .meta_terms = row->meta_terms,
         .src = ENG_NO_SOURCE,
         .url_hash = url_hash,
     };
-    const char *src = (const char *)sqlite3_column_text(st, 8);
-    if (src && src_intern(w, src, &r.src) < 0)
+    if (row->source_id && src_intern(w, row->source_id, &r.src) < 0)
         return ERR_NOMEM;
     return eng_builder_add(b, &r);
 }
@@ -353,25 +336,24 @@ static int row_add(struct eng_writer *w, struct eng_builder *b, sqlite3_stmt *st
 /* New rows (seq > applied) into b, deleting the documents they replace. */
 static int read_new(struct eng_writer *w, struct eng_builder *b, struct pending *p, struct err *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = store_sqlite_prepare(
-        w->db, "SELECT " ROW_COLUMNS " FROM articles WHERE seq > ?1 ORDER BY seq", &st, err);
+    struct store_rows *rows = NULL;
+    struct store_row row;
+    int rc = store_rows_after(&rows, w->db, w->applied_seq, err);
     if (rc < 0)
         return rc;
-    sqlite3_bind_int64(st, 1, w->applied_seq);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0);
-        uint64_t url_hash = row_url_hash(st);
-        if (p->n > 0 && (rc = delete_id(w, p, id)) < 0)
+    /* (a failure of the read itself has set err: only the others are said here) */
+    while ((rc = store_rows_next(rows, &row, err)) == 1) {
+        uint64_t url_hash = row_url_hash(&row);
+        if ((p->n > 0 && (rc = delete_id(w, p, row.id)) < 0) ||
+            (p->n > 0 && url_hash && (rc = delete_url(w, p, url_hash)) < 0) ||
+            (rc = row_add(w, b, &row, url_hash)) < 0) {
+            rc = err_set(err, rc, "out of memory indexing articles");
             break;
-        if (p->n > 0 && url_hash && (rc = delete_url(w, p, url_hash)) < 0)
-            break;
-        if ((rc = row_add(w, b, st, url_hash)) < 0)
-            break;
-        w->applied_seq = sqlite3_column_int64(st, 1);
+        }
+        w->applied_seq = row.seq;
         if ((eng_builder_count(b) & 4095) == 0 && w->stopping && atomic_load(w->stopping)) {
-            sqlite3_finalize(st);
-            return err_set(err, ERR_BUSY, "stopping");
+            rc = err_set(err, ERR_BUSY, "stopping");
+            break;
         }
         /* A large backlog (the first load, or a restart far behind) is cut
          * into full segments as it is read. */
@@ -379,6 +361,7 @@ static int read_new(struct eng_writer *w, struct eng_builder *b, struct pending 
             struct eng_segment *seg = NULL;
             if ((rc = eng_builder_finish(b, &seg)) < 0 || (rc = seg_append(w, seg)) < 0) {
                 eng_segment_unref(seg);
+                rc = err_set(err, rc, "out of memory indexing articles");
                 break;
             }
             /* To its file at once: a build larger than RAM then fits (the
@@ -390,14 +373,8 @@ static int read_new(struct eng_writer *w, struct eng_builder *b, struct pending 
                         err_msg(&perr, ERR_IO));
         }
     }
-    if (rc == SQLITE_DONE)
-        rc = 0;
-    else if (rc > 0)
-        rc = store_sqlite_fail(w->db, rc, err);
-    else if (rc < 0)
-        rc = err_set(err, rc, "out of memory indexing articles");
-    sqlite3_finalize(st);
-    return rc;
+    store_rows_free(rows);
+    return rc < 0 ? rc : 0;
 }
 
 int eng_cmp_i64(const void *x, const void *y)
@@ -406,48 +383,12 @@ int eng_cmp_i64(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-int eng_table_ids(sqlite3 *db, int64_t **ids, size_t *n, struct err *err)
-{
-    sqlite3_stmt *st = NULL;
-    size_t cap = 0;
-    int rc;
-
-    *ids = NULL;
-    *n = 0;
-    if ((rc = store_sqlite_prepare(db, "SELECT id FROM articles ORDER BY id", &st, err)) < 0)
-        return rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            size_t c = cap ? cap * 2 : 4096;
-            int64_t *v = realloc(*ids, c * sizeof *v);
-            if (v == NULL) {
-                rc = err_set(err, ERR_NOMEM, "out of memory");
-                break;
-            }
-            *ids = v;
-            cap = c;
-        }
-        (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
-    }
-    if (rc == SQLITE_DONE)
-        rc = 0;
-    else if (rc > 0)
-        rc = store_sqlite_fail(db, rc, err);
-    sqlite3_finalize(st);
-    if (rc < 0) {
-        free(*ids);
-        *ids = NULL;
-        *n = 0;
-    }
-    return rc;
-}
-
 /* Rows deleted without a replacement: every live id checked against the table. */
 static int reconcile(struct eng_writer *w, struct pending *p, struct err *err)
 {
     int64_t *ids = NULL;
     size_t n = 0;
-    int rc = eng_table_ids(w->db, &ids, &n, err);
+    int rc = store_reader_ids(w->db, &ids, &n, err);
 
     for (size_t i = 0; i < w->nseg && rc == 0; i++) {
         const struct eng_segment *seg = w->segs[i];
@@ -481,16 +422,15 @@ static int merge(struct index_engine *e, const bool *pick, struct err *err)
     struct eng_writer *w = e->w;
     struct eng_builder *b = NULL;
     struct eng_segment *seg = NULL;
-    sqlite3_stmt *st = NULL;
+    struct store_rows *rows = NULL;
+    struct store_row row;
     int rc;
 
     if (eng_builder_new(&b) < 0)
         return err_set(err, ERR_NOMEM, "out of memory");
-    rc =
-        store_sqlite_prepare(w->db, "SELECT " ROW_COLUMNS " FROM articles WHERE id = ?1", &st, err);
-    if (rc < 0)
+    if ((rc = store_rows_by_id(&rows, w->db, err)) < 0)
         goto out;
-    if ((rc = store_sqlite_exec(w->db, "BEGIN", err)) < 0)
+    if ((rc = store_reader_begin(w->db, err)) < 0)
         goto out;
     for (size_t i = 0; i < w->nseg && rc == 0; i++) {
         if (!pick[i])
@@ -498,20 +438,15 @@ static int merge(struct index_engine *e, const bool *pick, struct err *err)
         for (uint32_t d = 0; d < w->segs[i]->n && rc == 0; d++) {
             if (eng_dels_has(w->dels[i], d))
                 continue;
-            sqlite3_reset(st);
-            sqlite3_bind_int64(st, 1, w->segs[i]->ids[d]);
-            rc = sqlite3_step(st);
-            if (rc == SQLITE_ROW)
-                rc = row_add(w, b, st, row_url_hash(st)) < 0
+            rc = store_rows_get(rows, w->segs[i]->ids[d], &row, err);
+            if (rc == 1)
+                rc = row_add(w, b, &row, row_url_hash(&row)) < 0
                          ? err_set(err, ERR_NOMEM, "out of memory")
                          : 0;
-            else if (rc == SQLITE_DONE)
-                rc = 0; /* deleted meanwhile: dropped here, the count check agrees */
-            else
-                rc = store_sqlite_fail(w->db, rc, err);
+            /* (0: deleted meanwhile: dropped here, the count check agrees) */
         }
     }
-    sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL);
+    store_reader_end(w->db, NULL);
     if (rc < 0)
         goto out;
     if ((rc = eng_builder_finish(b, &seg)) < 0) {
@@ -543,7 +478,7 @@ static int merge(struct index_engine *e, const bool *pick, struct err *err)
     if (rc < 0)
         rc = err_set(err, rc, "out of memory");
 out:
-    sqlite3_finalize(st);
+    store_rows_free(rows);
     eng_builder_free(b);
     return rc;
 }
@@ -603,10 +538,10 @@ static void segments_drop(struct eng_writer *w)
     w->dirty = true;
 }
 
-/* The table's epoch ("" when it has none). */
-static int epoch_read(struct eng_writer *w, char out[64], struct err *err)
+/* The table's identity ("" when it has none). */
+static int epoch_read(struct eng_writer *w, char out[STORE_IDENTITY_MAX], struct err *err)
 {
-    return store_sqlite_meta_text(w->db, "articles_epoch", out, 64, err);
+    return store_reader_identity(w->db, out, err);
 }
 
 /* One look at the table; force: even when data_version did not move;
@@ -619,18 +554,18 @@ static int poll_once(struct index_engine *e, bool force, bool count, struct err 
     struct eng_segment *seg = NULL;
     struct pending p = {0};
     int64_t dv = 0, rows = 0, head = 0, applied = w->applied_seq;
-    char epoch[64];
+    char epoch[STORE_IDENTITY_MAX];
     int rc;
 
-    if ((rc = store_sqlite_query_int(w->db, "PRAGMA data_version", &dv, err)) < 0)
+    if ((rc = store_reader_version(w->db, &dv, err)) < 0)
         return rc;
     if (!force && dv == w->data_version)
         return 0;
     /* One read transaction: the epoch, the new rows and the row count agree. */
-    if ((rc = store_sqlite_exec(w->db, "BEGIN", err)) < 0)
+    if ((rc = store_reader_begin(w->db, err)) < 0)
         return rc;
     if ((rc = epoch_read(w, epoch, err)) < 0) {
-        sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL);
+        store_reader_end(w->db, NULL);
         return rc;
     }
     if (strcmp(epoch, w->epoch) != 0) {
@@ -661,9 +596,9 @@ static int poll_once(struct index_engine *e, bool force, bool count, struct err 
         }
     }
     if (rc == 0 && count)
-        rc = store_sqlite_query_int(w->db, "SELECT count(*) FROM articles", &rows, err);
+        rc = store_reader_count(w->db, &rows, err);
     if (rc == 0)
-        rc = store_sqlite_query_int(w->db, ENG_HEAD_SQL, &head, err);
+        rc = store_reader_head(w->db, &head, err);
     if (rc == 0 && count) {
         uint64_t live = live_count(w) + eng_builder_count(b);
         for (size_t i = 0; i < p.n; i++) {
@@ -674,7 +609,7 @@ static int poll_once(struct index_engine *e, bool force, bool count, struct err 
             rc = reconcile(w, &p, err);
     }
 commit:
-    sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL);
+    store_reader_end(w->db, NULL);
     if (rc < 0)
         goto out;
     w->data_version = dv;
@@ -906,7 +841,7 @@ static bool persist_load(struct index_engine *e)
     struct eng_writer *w = e->w;
     struct eng_manifest m;
     struct err err;
-    char epoch[64];
+    char epoch[STORE_IDENTITY_MAX];
     bool ok = false;
 
     err_clear(&err);
@@ -927,7 +862,7 @@ static bool persist_load(struct index_engine *e)
     /* A table behind the files (the store restored from an older backup):
      * its next rows would reuse seqs the files already cover. */
     int64_t head = 0;
-    if (store_sqlite_query_int(w->db, STORE_HIGH_SQL, &head, &err) < 0 || head < m.applied_seq) {
+    if (store_reader_head(w->db, &head, &err) < 0 || head < m.applied_seq) {
         log_msg(LOG_WARN,
                 "search index: the articles table is behind %s (restored from a backup?); "
                 "rebuilding",
@@ -1027,7 +962,7 @@ int eng_follow_open(struct index_engine *e, struct err *err)
     w->checkpoint_ms = v >= 0 ? v : CHECKPOINT_MS;
     w->next_file = 1;
     w->stopping = &e->stopping;
-    if ((rc = store_sqlite_conn_open(&w->db, e->db_path, true, err)) < 0)
+    if ((rc = store_reader_open(&w->db, e->db_path, err)) < 0)
         return rc;
     persist_open(e);
     e->loaded = persist_load(e);
@@ -1067,7 +1002,7 @@ void eng_follow_close(struct index_engine *e)
         if (rc < 0)
             log_msg(LOG_WARN, "search index: cannot write %s: %s", w->dir, err_msg(&err, rc));
     }
-    store_sqlite_conn_close(w->db);
+    store_reader_close(w->db);
     for (size_t i = 0; i < w->nseg; i++) {
         eng_segment_unref(w->segs[i]);
         eng_dels_unref(w->dels[i]);

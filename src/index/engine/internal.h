@@ -10,7 +10,7 @@
  *    writer and publishes a new snapshot by swapping a pointer;
  *  - terms are the strings the FTS5 tokenizer gives FTS5 (text/text_fts5.h):
  *    exact tokens (with positions), "~stem" (without positions), and meta
- *    terms (store/sqlite/db.h) prefixed with ENG_META_MARK in one dictionary.
+ *    terms (store/meta.h) prefixed with ENG_META_MARK in one dictionary.
  *
  * Postings of a term: skip table (one struct eng_skip per block of
  * ENG_BLOCK docs), then the docid stream (per block: varint gaps), then the
@@ -102,7 +102,7 @@ struct eng_snap {
     double *pop;            /* popularity by interned source id */
     size_t npop;
     uint64_t nrow, ntoken;     /* live documents and their tokens (BM25) */
-    int64_t covered;           /* ENG_HEAD_SQL of the table this snapshot shows */
+    int64_t covered;           /* the log's head (store/log.h) this snapshot shows */
     struct eng_ccache *ccache; /* the engine's count cache (not owned); NULL none */
 };
 
@@ -199,7 +199,7 @@ struct eng_manifest_seg {
 struct eng_manifest {
     char epoch[64];      /* the articles table's epoch (meta 'articles_epoch') */
     int64_t applied_seq; /* rows with seq <= applied are in the segments */
-    int64_t covered;     /* ENG_HEAD_SQL when they were read */
+    int64_t covered;     /* the log's head when they were read */
     uint64_t next_file;  /* the next segment file id */
     uint32_t nsrc;
     char **srcs; /* interned source ids, in intern order */
@@ -278,14 +278,14 @@ struct index_engine {
     pthread_cond_t stop_cond;  /* wakes the follower: stop, or a search wants news */
     pthread_cond_t pub_cond;   /* the follower published */
     bool stop;
-    int64_t pub_seq;                   /* highest seq the current snapshot covers */
-    struct store_sqlite_pool *readers; /* page rows */
-    int64_t opened_ms, built_ms;       /* open time and initial build time */
-    bool loaded;                       /* opened from the index directory's files */
-    bool background;                   /* opened by the follower thread (index_engine_start) */
-    atomic_bool ready;                 /* opened: searches are answered */
-    atomic_bool stopping;              /* engine_free began: a build in progress ends */
-    struct eng_ccache *ccache;         /* NULL when $NEWSD_ENGINE_COUNT_CACHE is "0" */
+    int64_t pub_seq;               /* highest seq the current snapshot covers */
+    struct store_readers *readers; /* page rows, the head */
+    int64_t opened_ms, built_ms;   /* open time and initial build time */
+    bool loaded;                   /* opened from the index directory's files */
+    bool background;               /* opened by the follower thread (index_engine_start) */
+    atomic_bool ready;             /* opened: searches are answered */
+    atomic_bool stopping;          /* engine_free began: a build in progress ends */
+    struct eng_ccache *ccache;     /* NULL when $NEWSD_ENGINE_COUNT_CACHE is "0" */
 };
 
 /* A new reference to the current snapshot. */
@@ -297,22 +297,10 @@ void eng_snap_publish(struct index_engine *e, struct eng_snap *s);
 
 /* Open the writer's connection and load every article. */
 int eng_follow_open(struct index_engine *e, struct err *err);
-/* How far the table has changed, as one number that every insert, update
- * and (in a cluster replica, whose position advances with tombstones)
- * delete moves: max(seq) of the rows, or the replica's position in the
- * store's log when that is higher. The read-your-writes check compares it
- * with what the published snapshot covers. */
-#define ENG_HEAD_SQL                                                                               \
-    "SELECT max(coalesce((SELECT max(seq) FROM articles), 0),"                                     \
-    " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'replica_seq'), 0))"
-/* The head (ENG_HEAD_SQL) the last successful poll read in the same
- * transaction as the rows it applied (the writer's; read it on its
+/* The log's head (store_reader_head) the last successful poll read in the
+ * same transaction as the rows it applied (the writer's; read it on its
  * thread). */
 int64_t eng_follow_covered(const struct index_engine *e);
-/* Every article id of the table at db, ascending (malloc()ed; the caller's
- * transaction decides what it sees). */
-struct sqlite3;
-int eng_table_ids(struct sqlite3 *db, int64_t **ids, size_t *n, struct err *err);
 /* qsort/bsearch order of int64_t. */
 int eng_cmp_i64(const void *x, const void *y);
 /* True until the first poll after an open from the files has compared the
@@ -325,9 +313,6 @@ void *eng_follow_thread(void *arg);
 
 /* --- search.c ------------------------------------------------------------- */
 
-struct eng_hit {
-    int64_t id;
-};
 /* Count and page of ids (page order) for req over snapshot s. */
 int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index_request *req,
                    uint64_t *total, int64_t **ids, size_t *n, struct err *err);

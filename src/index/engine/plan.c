@@ -3,12 +3,12 @@
  * scope its stem s when new and "~s" when new), an exact word or a
  * one-token phrase is one exact term, a phrase its exact tokens; q is
  * restricted to the searchIn fields, qInTitle to titles; filters are meta
- * terms (store_sqlite_meta_term, so both backends spell them alike). */
+ * terms (store_meta_term, so both backends spell them alike). */
 #include "index/engine/plan.h"
 
 #include <string.h>
 
-#include "store/sqlite/db.h"
+#include "store/meta.h"
 #include "text/text.h"
 #include "text/text_fts5.h"
 #include "util/buf.h"
@@ -267,14 +267,14 @@ static int plan_node(struct pctx *c, const struct query_node *q, unsigned colset
     return err_set(c->err, ERR_INVALID, "malformed query tree");
 }
 
-/* One meta term: ENG_META_MARK then store_sqlite_meta_term's spelling. */
+/* One meta term: ENG_META_MARK then store_meta_term's spelling. */
 static struct plan *meta_term(struct pctx *c, char kind, const char *v)
 {
     struct buf b;
     struct plan *p = NULL;
     buf_init(&b, LIMIT_FIELD_BYTES);
     buf_putc(&b, ENG_META_MARK);
-    store_sqlite_meta_term(&b, kind, v ? v : "", v ? strlen(v) : 0);
+    store_meta_term(&b, kind, v ? v : "", v ? strlen(v) : 0);
     if (buf_error(&b) == 0) {
         char *t = arena_strndup(c->a, b.data, b.len);
         if (t)

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "store/sqlite/db.h"
+#include "store/store.h"
 #include "util/buf.h"
 #include "util/banned.h"
 
@@ -635,7 +635,7 @@ int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index
                    uint64_t *total, int64_t **ids, size_t *n, struct err *err)
 {
     struct run r = {.snap = s, .req = req, .deadline = req->deadline_ms};
-    int64_t id_lo = store_sqlite_id_lo(req->from), id_hi = store_sqlite_id_hi(req->to);
+    int64_t id_lo = store_id_lo(req->from), id_hi = store_id_hi(req->to);
     int rc;
 
     *total = 0;

@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "store/sqlite/db.h"
+#include "store/meta.h"
 #include "text/text.h"
 #include "text/text_fts5.h"
 #include "util/limits.h"
@@ -242,7 +242,7 @@ static void put_meta_any(struct match *m, char kind, const char *const *values, 
         if (values[i] == NULL)
             continue;
         buf_reset(&term);
-        store_sqlite_meta_term(&term, kind, values[i], strlen(values[i]));
+        store_meta_term(&term, kind, values[i], strlen(values[i]));
         if (buf_error(&term)) {
             m->b->err = buf_error(&term); /* sticky, reported by the caller */
             break;
