@@ -7,7 +7,7 @@
  * k-heap. Relevancy is FTS5's bm25() (sqlite ext/fts5/fts5_aux.c) with the
  * weights index/fts5/fts5.c gives it, computed by the same expression over
  * the same statistics so the order is FTS5's. */
-#include "index/engine/plan.h"
+#include "index/engine/qplan.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/banned.h"
 
 #define DEADLINE_EVERY 1024 /* matches between two looks at the clock */
@@ -420,7 +421,7 @@ static const char *plan_key(struct arena *a, const struct plan *p, size_t *len)
 
 static bool expired(struct run *r)
 {
-    return r->deadline > 0 && (r->ticks++ % DEADLINE_EVERY) == 0 && eng_mono_ms() >= r->deadline;
+    return r->deadline > 0 && (r->ticks++ % DEADLINE_EVERY) == 0 && clock_mono_ms() >= r->deadline;
 }
 
 /* Docid interval [*lo, *hi) of the request's id window in seg. */

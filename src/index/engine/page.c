@@ -1,14 +1,14 @@
-/* eng_fetch_articles() of internal.h: the page's rows from the articles
- * table by id (ENGINE.md: in embedded mode the table is the document
- * store), through the reader index/fts5/fts5.c uses too, so both backends
- * give byte-identical articles. */
+/* eng_page_articles() of internal.h: a results page's rows from the log by
+ * id (docs/engine.md: the table is the document store), read as the fts5
+ * index reads them (store_reader_articles), so both backends give
+ * byte-identical articles. */
 #include "index/engine/internal.h"
 
 #include "store/log.h"
 #include "util/banned.h"
 
-int eng_fetch_articles(struct index_engine *e, struct arena *a, const int64_t *ids, size_t n,
-                       struct article *arts, size_t *kept, struct err *err)
+int eng_page_articles(struct store_readers *readers, struct arena *a, const int64_t *ids, size_t n,
+                      struct article *arts, size_t *kept, struct err *err)
 {
     struct store_reader *r = NULL;
     int rc;
@@ -16,7 +16,7 @@ int eng_fetch_articles(struct index_engine *e, struct arena *a, const int64_t *i
     *kept = 0;
     if (n == 0)
         return 0;
-    if ((rc = store_readers_get(e->readers, &r, err)) < 0)
+    if ((rc = store_readers_get(readers, &r, err)) < 0)
         return rc;
     if ((rc = store_reader_begin(r, err)) < 0)
         goto out;
@@ -30,6 +30,6 @@ int eng_fetch_articles(struct index_engine *e, struct arena *a, const int64_t *i
             arts[(*kept)++] = arts[i];
     }
 out:
-    store_readers_put(e->readers, r);
+    store_readers_put(readers, r);
     return rc;
 }

@@ -4,7 +4,7 @@
  * one-token phrase is one exact term, a phrase its exact tokens; q is
  * restricted to the searchIn fields, qInTitle to titles; filters are meta
  * terms (store_meta_term, so both backends spell them alike). */
-#include "index/engine/plan.h"
+#include "index/engine/qplan.h"
 
 #include <string.h>
 
