@@ -7,8 +7,10 @@
  *   bench_index --store DIR --mix FILE [--reps R] [--warmup W]
  *               [--clients 1,2,4,16] [--seconds S] [--index fts5|engine]
  *
- * --index picks the search backend (default: $NEWSD_INDEX, else fts5); the
- * time index_open took (the engine builds its index then) goes to stderr.
+ * --index picks the search backend (default: $NEWSD_INDEX, else the
+ * engine); the engine reads newsd's settings from the environment as
+ * `newsd serve` does (NEWSD_ENGINE_COUNT_CACHE=0: cold figures). The time
+ * the index took to open (the engine builds its index then) goes to stderr.
  *
  * Prints lat/tput/mem lines (bench/common.h) on stdout. */
 #include "common.h"
@@ -17,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/common.h"
+#include "index/index.h"
 #include "store/store.h"
 #include "text/text.h"
 
@@ -142,7 +146,9 @@ int main(int argc, char **argv)
     ctx.m = &m;
     err_clear(&err);
     double t_open = bench_now();
-    if (store_open(&s, store_dir, &err) < 0 || index_open_kind(&ctx.idx, s, NULL, kind, &err) < 0) {
+    struct index_options iopt = {.kind = cmd_index_kind(kind)};
+    cmd_engine_options(&iopt.engine);
+    if (store_open(&s, store_dir, &err) < 0 || index_open_with(&ctx.idx, s, &iopt, &err) < 0) {
         fprintf(stderr, "bench_index: %s: %s\n", store_dir, err.msg);
         goto out;
     }

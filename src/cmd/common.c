@@ -3,6 +3,8 @@
 #include "index/index.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,44 @@ const char *cmd_store_location(const char *option)
     return CMD_DEFAULT_STORE;
 }
 
+const char *cmd_index_kind(const char *option)
+{
+    if (option && *option)
+        return option;
+    const char *env = getenv(INDEX_KIND_ENV);
+    return env && *env ? env : NULL;
+}
+
+/* $name as an integer; false when unset or empty. */
+static bool env_int(const char *name, long *out)
+{
+    const char *v = getenv(name);
+    if (v == NULL || *v == '\0')
+        return false;
+    *out = strtol(v, NULL, 10);
+    return true;
+}
+
+static bool env_is_zero(const char *name)
+{
+    const char *v = getenv(name);
+    return v && strcmp(v, "0") == 0;
+}
+
+void cmd_engine_options(struct index_engine_options *out)
+{
+    long v;
+    memset(out, 0, sizeof *out);
+    out->no_count_cache = env_is_zero("NEWSD_ENGINE_COUNT_CACHE");
+    out->no_files = env_is_zero("NEWSD_ENGINE_PERSIST");
+    if (env_int("NEWSD_ENGINE_BUILD_DELAY_MS", &v) && v > 0)
+        out->build_delay_ms = v;
+    if (env_int("NEWSD_ENGINE_SEGMENT_DOCS", &v) && v > 0 && v <= UINT32_MAX)
+        out->segment_docs = (uint32_t)v;
+    if (env_int("NEWSD_ENGINE_CHECKPOINT_MS", &v) && v >= 0)
+        out->checkpoint_ms = v == 0 ? INDEX_CHECKPOINT_ALWAYS : v;
+}
+
 void cmd_fail(const char *fmt, ...)
 {
     va_list ap;
@@ -33,8 +73,9 @@ int cmd_store_open(struct store **out, const char *loc)
 {
     struct err err;
     err_clear(&err);
-    struct store_options opt = {.fulltext_when_new =
-                                    strcmp(index_kind_resolve(NULL), INDEX_KIND_FTS5) == 0};
+    struct store_options opt = {
+        .fulltext_when_new =
+            strcmp(index_kind_resolve(cmd_index_kind(NULL)), INDEX_KIND_FTS5) == 0};
     int rc = store_open_with(out, loc, &opt, &err);
     if (rc < 0) {
         char shown[512];

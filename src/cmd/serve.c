@@ -263,8 +263,9 @@ int cmd_serve(int argc, char **argv)
         listen = "127.0.0.1:8080";
     if (!threads && cfg.threads)
         threads = cfg.threads;
-    /* index_open_kind reads $NEWSD_INDEX when given NULL. */
-    if (!index_kind_opt && !(getenv(INDEX_KIND_ENV) && *getenv(INDEX_KIND_ENV)) && cfg.index[0])
+    /* --index, else $NEWSD_INDEX, else the config file's. */
+    index_kind_opt = cmd_index_kind(index_kind_opt);
+    if (!index_kind_opt && cfg.index[0])
         index_kind_opt = cfg.index;
 
     struct api_config acfg = {0};
@@ -330,7 +331,9 @@ int cmd_serve(int argc, char **argv)
      * large store builds it for minutes (healthz says "starting" and
      * searches answer 503 meanwhile). A few seconds' grace covers every
      * open from the index's files, so clients of a restart see no 503. */
-    if ((rc = index_open_background(&index, store, index_dir, kind, &err)) < 0) {
+    struct index_options iopt = {.kind = kind, .local_dir = index_dir};
+    cmd_engine_options(&iopt.engine);
+    if ((rc = index_open_background(&index, store, &iopt, &err)) < 0) {
         cmd_fail("cannot open the search index: %s", err_msg(&err, rc));
         goto out;
     }

@@ -30,10 +30,12 @@ int index_fts5_new(struct index_backend **out, const char *db_path, struct err *
  * cluster node's replica): maps the segment files of <db_path>.engine/
  * (or, without usable ones, reads every article and writes them), then
  * follows the table from a thread of its own (new rows searchable within
- * ~1 s). */
-int index_engine_new(struct index_backend **out, const char *db_path, struct err *err);
+ * ~1 s). opt: NULL for the defaults (index.h). */
+int index_engine_new(struct index_backend **out, const char *db_path,
+                     const struct index_engine_options *opt, struct err *err);
 /* The same, opened by its follower thread: returns at once; until the index
  * is open (ready), searches fail with ERR_BUSY. */
-int index_engine_start(struct index_backend **out, const char *db_path, struct err *err);
+int index_engine_start(struct index_backend **out, const char *db_path,
+                       const struct index_engine_options *opt, struct err *err);
 
 #endif

@@ -1,7 +1,7 @@
 /* index.h dispatcher: the backend asked for (index/backend.h) over the
  * store's log (store/log.h): the embedded store's own file, or a
  * PostgreSQL store's node-local replica, searched alike — by the
- * purpose-built engine unless "fts5" is asked for (index_open_kind). */
+ * purpose-built engine unless "fts5" is asked for (struct index_options). */
 #include "index/index.h"
 #include "index/backend.h"
 #include "store/log.h"
@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/clock.h"
 #include "util/banned.h"
 
 struct index {
@@ -21,32 +22,23 @@ struct index {
 /* The backend of `kind` over the SQLite file at db_path; the engine opened
  * by its own thread when background. */
 static int backend_new(struct index_backend **out, bool engine, bool background,
-                       const char *db_path, struct err *err)
+                       const char *db_path, const struct index_engine_options *eo, struct err *err)
 {
     if (engine && background)
-        return index_engine_start(out, db_path, err);
+        return index_engine_start(out, db_path, eo, err);
     if (engine)
-        return index_engine_new(out, db_path, err);
+        return index_engine_new(out, db_path, eo, err);
     return index_fts5_new(out, db_path, err);
 }
 
 int index_open(struct index **out, struct store *s, struct err *err)
 {
-    return index_open_local(out, s, NULL, err);
-}
-
-int index_open_local(struct index **out, struct store *s, const char *local_dir, struct err *err)
-{
-    return index_open_kind(out, s, local_dir, NULL, err);
+    return index_open_with(out, s, NULL, err);
 }
 
 const char *index_kind_resolve(const char *kind)
 {
-    if (kind == NULL || kind[0] == '\0')
-        kind = getenv(INDEX_KIND_ENV);
-    if (kind == NULL || kind[0] == '\0')
-        kind = INDEX_KIND_DEFAULT;
-    return kind;
+    return kind && kind[0] ? kind : INDEX_KIND_DEFAULT;
 }
 
 const char *index_kind(const struct index *idx)
@@ -54,15 +46,18 @@ const char *index_kind(const struct index *idx)
     return idx->be->kind;
 }
 
-static int open_with(struct index **out, struct store *s, const char *local_dir, const char *kind,
+static int open_with(struct index **out, struct store *s, const struct index_options *opt,
                      bool background, struct err *err)
 {
+    static const struct index_options defaults = {0};
     struct index *idx = NULL;
     bool engine;
     int rc;
 
     *out = NULL;
-    kind = index_kind_resolve(kind);
+    if (opt == NULL)
+        opt = &defaults;
+    const char *kind = index_kind_resolve(opt->kind);
     if (strcmp(kind, INDEX_KIND_ENGINE) == 0)
         engine = true;
     else if (strcmp(kind, INDEX_KIND_FTS5) == 0)
@@ -74,8 +69,9 @@ static int open_with(struct index **out, struct store *s, const char *local_dir,
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto out;
     }
-    if ((rc = store_log_open(&idx->log, s, local_dir, err)) < 0 ||
-        (rc = backend_new(&idx->be, engine, background, store_log_path(idx->log), err)) < 0 ||
+    if ((rc = store_log_open(&idx->log, s, opt->local_dir, err)) < 0 ||
+        (rc = backend_new(&idx->be, engine, background, store_log_path(idx->log), &opt->engine,
+                          err)) < 0 ||
         (rc = store_log_start(idx->log, err)) < 0)
         goto out;
     *out = idx;
@@ -85,16 +81,23 @@ out:
     return rc;
 }
 
+int index_open_with(struct index **out, struct store *s, const struct index_options *opt,
+                    struct err *err)
+{
+    return open_with(out, s, opt, false, err);
+}
+
 int index_open_kind(struct index **out, struct store *s, const char *local_dir, const char *kind,
                     struct err *err)
 {
-    return open_with(out, s, local_dir, kind, false, err);
+    struct index_options opt = {.kind = kind, .local_dir = local_dir};
+    return open_with(out, s, &opt, false, err);
 }
 
-int index_open_background(struct index **out, struct store *s, const char *local_dir,
-                          const char *kind, struct err *err)
+int index_open_background(struct index **out, struct store *s, const struct index_options *opt,
+                          struct err *err)
 {
-    return open_with(out, s, local_dir, kind, true, err);
+    return open_with(out, s, opt, true, err);
 }
 
 bool index_ready(struct index *idx)
@@ -112,9 +115,8 @@ void index_stats(struct index *idx, struct index_stats *out)
 
 bool index_wait_ready(struct index *idx, int64_t ms)
 {
-    struct timespec tick = {0, 10 * 1000 * 1000};
     for (int64_t waited = 0; !index_ready(idx) && waited < ms; waited += 10)
-        nanosleep(&tick, NULL);
+        clock_sleep_ms(10);
     return index_ready(idx);
 }
 

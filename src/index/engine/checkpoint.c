@@ -22,7 +22,6 @@
 
 #define CHECKPOINT_DOCS 65536
 #define CHECKPOINT_RETRY_MS 60000
-#define PERSIST_ENV "NEWSD_ENGINE_PERSIST" /* "0": never read or write files */
 
 static int seg_path(const struct eng_writer *w, uint64_t id, char *out, size_t cap)
 {
@@ -176,12 +175,11 @@ void eng_checkpoint_maybe(struct eng_writer *w)
  * RAM. */
 void eng_persist_open(struct eng_writer *w)
 {
-    const char *off = getenv(PERSIST_ENV);
     size_t n = strlen(w->db_path) + sizeof ".engine";
     char path[4096];
 
     w->lock_fd = -1;
-    if ((off && strcmp(off, "0") == 0) || (w->dir = malloc(n)) == NULL)
+    if (!w->persist || (w->dir = malloc(n)) == NULL)
         return;
     snprintf(w->dir, n, "%s.engine", w->db_path);
     if (mkdir(w->dir, 0700) != 0 && errno != EEXIST) {

@@ -18,7 +18,6 @@
 #include "util/log.h"
 #include "util/banned.h"
 
-#define BUILD_DELAY_ENV "NEWSD_ENGINE_BUILD_DELAY_MS" /* tests: a slow first build */
 #define POLL_MS 200 /* the follower's look at max(seq): new articles show within ~1 s */
 
 /* Sleep ms unless the engine stops first; true when it stopped. */
@@ -373,11 +372,11 @@ static void *follower_main(void *arg)
 static int engine_open_index(struct index_engine *e, struct err *err)
 {
     int64_t t0 = clock_mono_ms();
-    const char *delay = getenv(BUILD_DELAY_ENV);
-    if (delay && *delay && sleep_unless_stopped(e, strtol(delay, NULL, 10)))
+    if (e->opt.build_delay_ms > 0 && sleep_unless_stopped(e, e->opt.build_delay_ms))
         return err_set(err, ERR_BUSY, "stopping"); /* tests: a slow build, ended by stop */
     struct eng_writer_config cfg = {
         .db_path = e->db_path,
+        .opt = &e->opt,
         .slot = &e->slot,
         .ccache = e->ccache,
         .stopping = &e->stopping,
@@ -428,7 +427,8 @@ static bool engine_open_background(struct index_engine *e)
     }
 }
 
-static int engine_new(struct index_engine **out, const char *db_path, struct err *err)
+static int engine_new(struct index_engine **out, const char *db_path,
+                      const struct index_engine_options *opt, struct err *err)
 {
     struct index_engine *e = calloc(1, sizeof *e);
     int rc;
@@ -458,8 +458,9 @@ static int engine_new(struct index_engine **out, const char *db_path, struct err
     }
     if ((rc = store_readers_new(&e->readers, db_path, err)) < 0)
         goto out;
-    const char *cc = getenv(ENG_CCACHE_ENV);
-    if (!(cc && strcmp(cc, "0") == 0) && eng_ccache_new(&e->ccache, ENG_CCACHE_BYTES) < 0) {
+    if (opt)
+        e->opt = *opt;
+    if (!e->opt.no_count_cache && eng_ccache_new(&e->ccache, ENG_CCACHE_BYTES) < 0) {
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto out;
     }
@@ -470,13 +471,14 @@ out:
     return rc;
 }
 
-int index_engine_new(struct index_backend **out, const char *db_path, struct err *err)
+int index_engine_new(struct index_backend **out, const char *db_path,
+                     const struct index_engine_options *opt, struct err *err)
 {
     struct index_engine *e = NULL;
     int rc;
 
     *out = NULL;
-    if ((rc = engine_new(&e, db_path, err)) < 0)
+    if ((rc = engine_new(&e, db_path, opt, err)) < 0)
         return rc;
     if ((rc = engine_open_index(e, err)) < 0)
         goto out;
@@ -492,13 +494,14 @@ out:
     return rc;
 }
 
-int index_engine_start(struct index_backend **out, const char *db_path, struct err *err)
+int index_engine_start(struct index_backend **out, const char *db_path,
+                       const struct index_engine_options *opt, struct err *err)
 {
     struct index_engine *e = NULL;
     int rc;
 
     *out = NULL;
-    if ((rc = engine_new(&e, db_path, err)) < 0)
+    if ((rc = engine_new(&e, db_path, opt, err)) < 0)
         return rc;
     e->background = true;
     if (pthread_create(&e->thread, NULL, follower_main, e) != 0) {

@@ -165,7 +165,6 @@ struct eng_ccache_key {
     size_t len;
 };
 #define ENG_CCACHE_BYTES ((size_t)32 << 20)
-#define ENG_CCACHE_ENV "NEWSD_ENGINE_COUNT_CACHE" /* "0": no cache (cold figures) */
 int eng_ccache_new(struct eng_ccache **out, size_t max_bytes);
 void eng_ccache_free(struct eng_ccache *c);
 /* Thread-safe. */
@@ -298,9 +297,10 @@ uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi);
 
 struct eng_writer;
 struct eng_writer_config {
-    const char *db_path;         /* the log's file */
-    struct eng_slot *slot;       /* where snapshots are published */
-    struct eng_ccache *ccache;   /* the snapshots' count cache; NULL none */
+    const char *db_path;                    /* the log's file */
+    const struct index_engine_options *opt; /* files, segment size, checkpoints */
+    struct eng_slot *slot;                  /* where snapshots are published */
+    struct eng_ccache *ccache;              /* the snapshots' count cache; NULL none */
     const atomic_bool *stopping; /* set when the engine is being freed: a long read ends */
 };
 /* Open the writer's reader, map the index directory's files or read every
@@ -356,7 +356,8 @@ struct index_engine {
     bool background;               /* opened by the follower thread (index_engine_start) */
     atomic_bool ready;             /* opened: searches are answered */
     atomic_bool stopping;          /* engine_free began: a build in progress ends */
-    struct eng_ccache *ccache;     /* NULL when $NEWSD_ENGINE_COUNT_CACHE is "0" */
+    struct eng_ccache *ccache;     /* NULL with opt.no_count_cache */
+    struct index_engine_options opt;
 };
 
 #endif

@@ -17,12 +17,10 @@
 #include "util/log.h"
 #include "util/banned.h"
 
-#define SEGMENT_FULL_ENV "NEWSD_ENGINE_SEGMENT_DOCS" /* tests: many small segments */
 /* A checkpoint when this long has passed since the last one with changes
  * since, or when CHECKPOINT_DOCS documents are only in RAM (checkpoint.c):
  * a crash costs at most that much re-reading at the next start. */
 #define CHECKPOINT_MS 5000
-#define CHECKPOINT_ENV "NEWSD_ENGINE_CHECKPOINT_MS" /* tests: 0 = after every change */
 
 /* One look at the table; force: even when the version did not move;
  * count: compare the row count with the live count (deletions without a
@@ -186,12 +184,11 @@ int eng_writer_open(struct eng_writer **out, const struct eng_writer_config *cfg
     if (w == NULL)
         return err_set(err, ERR_NOMEM, "out of memory");
     w->lock_fd = -1; /* closed by eng_writer_close: never fd 0 */
-    const char *full = getenv(SEGMENT_FULL_ENV);
-    long v = full ? strtol(full, NULL, 10) : 0;
-    w->seg_full = v > 0 && v <= ENG_SEGMENT_FULL ? (uint32_t)v : ENG_SEGMENT_FULL;
-    const char *ck = getenv(CHECKPOINT_ENV);
-    v = ck && *ck ? strtol(ck, NULL, 10) : -1;
-    w->checkpoint_ms = v >= 0 ? v : CHECKPOINT_MS;
+    uint32_t docs = cfg->opt->segment_docs;
+    w->seg_full = docs > 0 && docs <= ENG_SEGMENT_FULL ? docs : ENG_SEGMENT_FULL;
+    int64_t ck = cfg->opt->checkpoint_ms;
+    w->checkpoint_ms = ck == INDEX_CHECKPOINT_ALWAYS ? 0 : ck > 0 ? ck : CHECKPOINT_MS;
+    w->persist = !cfg->opt->no_files;
     w->next_file = 1;
     w->stopping = cfg->stopping;
     w->slot = cfg->slot;
