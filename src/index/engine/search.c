@@ -1,4 +1,4 @@
-/* eng_search_ids() of internal.h: a plan (plan.h) evaluated segment by
+/* eng_search_ids() of internal.h: a plan (qplan.h) evaluated segment by
  * segment with document-at-a-time iterators: AND leapfrogs on skip tables,
  * OR merges, NOT subtracts, phrases check positions. Every match is counted
  * (exact totals, no scoring on the count path); the page is kept on the
