@@ -11,6 +11,7 @@
 #include "store/pg/pg.h"
 #include "store/sqlite/replica.h"
 #include "util/arena.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/banned.h"
 
@@ -39,18 +40,10 @@ struct store_replicate {
     bool reachable;
 };
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Sleep up to ms unless told to stop; true when stopping. */
 static bool pause_or_stop(struct store_replicate *f, int64_t ms)
 {
-    int64_t until = now_ms() + ms;
-    struct timespec ts = {.tv_sec = until / 1000, .tv_nsec = (until % 1000) * 1000000L};
+    struct timespec ts = clock_mono_in(ms);
     pthread_mutex_lock(&f->mu);
     while (!f->stop) {
         if (pthread_cond_timedwait(&f->cv, &f->mu, &ts) == ETIMEDOUT)
@@ -136,7 +129,7 @@ static int articles_sync(struct store_replicate *f, bool *more, struct err *err)
     bool *deleted = NULL;
     size_t n = 0;
     int64_t delta = 0, head = 0;
-    int64_t read_at = now_ms();
+    int64_t read_at = clock_mono_ms();
     int rc;
 
     *more = false;
@@ -228,10 +221,10 @@ static void *follow_main(void *arg)
                 set_reachable(f, true);
             }
         }
-        if (rc == 0 && (sources_due || now_ms() >= sources_at)) {
+        if (rc == 0 && (sources_due || clock_mono_ms() >= sources_at)) {
             if ((rc = sources_sync(f, &err)) == 0 && (rc = head_check(f, &err)) == 0) {
                 sources_due = false;
-                sources_at = now_ms() + STORE_REPLICATE_SOURCES_CHECK_MS;
+                sources_at = clock_mono_ms() + STORE_REPLICATE_SOURCES_CHECK_MS;
             }
         }
         if (rc == 0)
@@ -289,11 +282,7 @@ int store_replicate_new(struct store_replicate **out, const char *uri, const cha
         return err_set(err, ERR_NOMEM, "out of memory");
     }
     pthread_mutex_init(&f->mu, NULL);
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&f->cv, &attr);
-    pthread_condattr_destroy(&attr);
+    clock_cond_init(&f->cv);
 
     if ((rc = store_pg_log_open(&f->log, uri, err)) < 0)
         goto out;
@@ -307,7 +296,7 @@ int store_replicate_new(struct store_replicate **out, const char *uri, const cha
     f->articles = pos.articles;
     f->sources_rev = pos.sources_rev;
     f->reachable = true;
-    f->in_step_ms = now_ms();
+    f->in_step_ms = clock_mono_ms();
     if ((rc = store_pg_log_head(f->log, &f->head, err)) < 0)
         goto out;
     if (f->head < f->applied)
@@ -354,7 +343,7 @@ void store_replicate_free(struct store_replicate *f)
 
 void store_replicate_status(struct store_replicate *f, struct store_log_status *out)
 {
-    int64_t now = now_ms();
+    int64_t now = clock_mono_ms();
     memset(out, 0, sizeof *out);
     out->replica = true;
     pthread_mutex_lock(&f->mu);
