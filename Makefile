@@ -56,6 +56,13 @@ $(GEN)/web_assets.h: $(WEB_FILES) scripts/embed.py
 	$(Q)$(PYTHON) scripts/embed.py $@ web_index_html=web/index.html web_app_js=web/app.js \
 	    web_style_css=web/style.css
 $(REL)/src/api/openapi.o $(ASN)/src/api/openapi.o build/fuzz/src/api/openapi.o: $(GEN)/openapi_json.h
+# The version (VERSION and the git commit): checked at every make, rewritten
+# only when it changed.
+.PHONY: FORCE
+FORCE:
+$(GEN)/newsd_version.h: FORCE
+	$(Q)scripts/version.sh $@
+$(REL)/src/util/version.o $(ASN)/src/util/version.o build/fuzz/src/util/version.o: $(GEN)/newsd_version.h
 $(REL)/src/api/web.o $(ASN)/src/api/web.o build/fuzz/src/api/web.o: $(GEN)/web_assets.h
 
 # ---- release ------------------------------------------------------------

@@ -146,7 +146,7 @@ int main(int argc, char **argv)
     ctx.m = &m;
     err_clear(&err);
     double t_open = bench_now();
-    struct index_options iopt = {.kind = cmd_index_kind(kind)};
+    struct index_options iopt = {.kind = cmd_index_kind(kind, NULL)};
     cmd_engine_options(&iopt.engine);
     if (store_open(&s, store_dir, &err) < 0 || index_open_with(&ctx.idx, s, &iopt, &err) < 0) {
         fprintf(stderr, "bench_index: %s: %s\n", store_dir, err.msg);

@@ -16,6 +16,8 @@ struct store_backend {
     /* The log a local index reads (store/log.h); NULL: none in this build. */
     int (*log_open)(struct store_backend *b, const char *local_dir, struct store_log **out,
                     struct err *err);
+    /* NULL: the backend has its own tools (pg_dump) */
+    int (*backup)(struct store_backend *b, const char *dest, struct err *err);
 
     int (*articles_put)(struct store_backend *b, struct article *arts, size_t n,
                         struct store_put_stats *stats, struct err *err);

@@ -26,6 +26,9 @@ int store_sqlite_begin(struct store_sqlite *s, struct err *err);
 /* Commit when rc is 0, else roll back; returns rc or the commit's error. */
 int store_sqlite_end(struct store_sqlite *s, int rc, struct err *err);
 
+/* backup.c: store_backup. */
+int store_sqlite_backup(struct store_backend *b, const char *dest, struct err *err);
+
 int store_sqlite_articles_put(struct store_backend *b, struct article *arts, size_t n,
                               struct store_put_stats *stats, struct err *err);
 int store_sqlite_articles_count(struct store_backend *b, int64_t *out, struct err *err);

@@ -300,6 +300,7 @@ int store_sqlite_new(struct store_backend **out, const char *dir, bool fulltext_
         .free = sqlite_free,
         .sqlite_path = sqlite_path,
         .log_open = sqlite_log_open,
+        .backup = store_sqlite_backup,
         .articles_put = store_sqlite_articles_put,
         .articles_count = store_sqlite_articles_count,
         .fulltext_get = sqlite_fulltext_get,
