@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/version.h"
+
 #include "util/banned.h"
 
 /* ---- requests and latency ------------------------------------------------- */
@@ -134,6 +136,11 @@ void api_metrics_render(struct buf *b, int64_t articles_stored)
         metrics_family(b, "newsd_articles_stored", "Articles in the store.", "gauge");
         buf_printf(b, "newsd_articles_stored %lld\n", (long long)articles_stored);
     }
+    /* The build, as a label (Prometheus' build_info convention): always 1. */
+    metrics_family(b, "newsd_build_info", "The newsd build serving: release and git commit.",
+                   "gauge");
+    buf_printf(b, "newsd_build_info{version=\"%s\",commit=\"%s\"} 1\n", version_release(),
+               version_commit());
     int64_t started = atomic_load_explicit(&start_time, memory_order_relaxed);
     if (started > 0) {
         metrics_family(b, "newsd_process_start_time_seconds",

@@ -332,3 +332,15 @@ def test_the_crawler_counts_polls_failures_failing_feeds_and_ingest_lag(tmp_path
     finally:
         problems = srv.stop()
     assert not problems, "\n".join(problems)
+
+
+def test_build_info_names_the_build_that_runs(api):
+    """newsd_build_info carries the release and commit newsd --version prints."""
+    samples, types = scrape(api)
+    assert types["newsd_build_info"] == "gauge"
+    infos = [labels for (name, labels), v in samples.items()
+             if name == "newsd_build_info" and v == 1]
+    assert len(infos) == 1, infos
+    labels = dict(infos[0])
+    out = run_cli("--version").out.strip()
+    assert out == "newsd %s (commit %s)" % (labels["version"], labels["commit"]), (out, labels)
