@@ -9,8 +9,9 @@
  *               [--name NAME]
  *
  * --index picks the search backend (default: $NEWSD_INDEX, else the
- * engine); the engine reads its count-cache switch from the environment
- * (NEWSD_ENGINE_COUNT_CACHE=0: every count cold), as the server does.
+ * engine); the engine's settings come from the environment as they do for
+ * `newsd serve` (NEWSD_ENGINE_COUNT_CACHE=0: every count cold). The time
+ * the index took to open (the engine builds its index then) goes to stderr.
  * --name labels the lines (default newsd; run.sh: newsd-cold, newsd-warm).
  *
  * Prints lat/tput/mem lines (bench/common.h) on stdout, and stat lines: the
@@ -23,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/common.h"
+#include "index/index.h"
 #include "store/store.h"
 #include "text/text.h"
 
@@ -161,7 +164,9 @@ int main(int argc, char **argv)
     ctx.m = &m;
     err_clear(&err);
     double t_open = bench_now();
-    if (store_open(&s, store_dir, &err) < 0 || index_open_kind(&ctx.idx, s, NULL, kind, &err) < 0) {
+    struct index_options iopt = {.kind = cmd_index_kind(kind, NULL)};
+    cmd_engine_options(&iopt.engine);
+    if (store_open(&s, store_dir, &err) < 0 || index_open_with(&ctx.idx, s, &iopt, &err) < 0) {
         fprintf(stderr, "bench_index: %s: %s\n", store_dir, err.msg);
         goto out;
     }

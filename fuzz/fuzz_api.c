@@ -104,7 +104,7 @@ static void fuzz_setup(void)
 
     /* The engine's files would outlive the run's temporary directory:
      * searching is what is fuzzed here, not persistence (fuzz_engine). */
-    setenv("NEWSD_ENGINE_PERSIST", "0", 1);
+    struct index_options iopt = {.engine = {.no_files = true}};
     if (store_open(&store, dir, &err) < 0)
         abort();
     snprintf(path, sizeof path, "%s/sources.jsonl", dir);
@@ -120,7 +120,7 @@ static void fuzz_setup(void)
         fclose(devnull);
     int64_t id;
     if (auth_key_create(store, "fuzz", "unlimited", key, &id, &err) < 0 ||
-        index_open(&idx, store, &err) < 0 || auth_new(&auth, store, &err) < 0)
+        index_open_with(&idx, store, &iopt, &err) < 0 || auth_new(&auth, store, &err) < 0)
         abort();
     struct api_config cfg = {.fixed_now = FUZZ_NOW, .query_timeout_ms = 5000};
     if (api_new(&api, store, idx, auth, &cfg, &err) < 0)

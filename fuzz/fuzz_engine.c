@@ -25,6 +25,7 @@
 #include "index/engine/internal.h"
 #include "query/query.h"
 #include "util/arena.h"
+#include "util/hash.h"
 #include "check.h"
 
 /* Words no Snowball stemmer in scope changes, none a prefix of another. */
@@ -127,7 +128,7 @@ static struct eng_segment *build(const struct doc *docs, size_t n)
             .language = "en",
             .meta_terms = "lang:en",
             .src = (uint32_t)(i % (NSRC + 1)) == NSRC ? ENG_NO_SOURCE : (uint32_t)(i % NSRC),
-            .url_hash = eng_hash_bytes(url, strlen(url)),
+            .url_hash = hash_bytes64(url, strlen(url)),
         };
         CHECK(eng_builder_add(b, &r) == 0);
     }

@@ -5,6 +5,8 @@
 #include "util/log.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,36 @@ const char *cmd_store_location(const char *option)
     if (env && *env)
         return env;
     return CMD_DEFAULT_STORE;
+}
+
+/* $name as an integer; false when unset or empty. */
+static bool env_int(const char *name, long *out)
+{
+    const char *v = getenv(name);
+    if (v == NULL || *v == '\0')
+        return false;
+    *out = strtol(v, NULL, 10);
+    return true;
+}
+
+static bool env_is_zero(const char *name)
+{
+    const char *v = getenv(name);
+    return v && strcmp(v, "0") == 0;
+}
+
+void cmd_engine_options(struct index_engine_options *out)
+{
+    long v;
+    memset(out, 0, sizeof *out);
+    out->no_count_cache = env_is_zero("NEWSD_ENGINE_COUNT_CACHE");
+    out->no_files = env_is_zero("NEWSD_ENGINE_PERSIST");
+    if (env_int("NEWSD_ENGINE_BUILD_DELAY_MS", &v) && v > 0)
+        out->build_delay_ms = v;
+    if (env_int("NEWSD_ENGINE_SEGMENT_DOCS", &v) && v > 0 && v <= UINT32_MAX)
+        out->segment_docs = (uint32_t)v;
+    if (env_int("NEWSD_ENGINE_CHECKPOINT_MS", &v) && v >= 0)
+        out->checkpoint_ms = v == 0 ? INDEX_CHECKPOINT_ALWAYS : v;
 }
 
 void cmd_fail(const char *fmt, ...)

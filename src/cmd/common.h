@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "config/config.h"
+#include "index/index.h"
 #include "store/store.h"
 #include "util/arena.h"
 
@@ -39,6 +40,15 @@ int cmd_store_fit_index(struct store *s, const char *index_kind);
  * CMD_EXIT_OK, or the exit status after one line on stderr: CMD_EXIT_USAGE
  * for a malformed file, CMD_EXIT_FAIL for one that cannot be read. */
 int cmd_config_load(struct config *c, const char *path);
+/* The engine's options from the environment (index.h documents each):
+ *   NEWSD_ENGINE_COUNT_CACHE=0     no count cache (benchmarks' cold figures)
+ *   NEWSD_ENGINE_PERSIST=0         no index directory, everything in RAM
+ * and the test hooks
+ *   NEWSD_ENGINE_BUILD_DELAY_MS=N  a slow first build (tests/api/test_startup.py)
+ *   NEWSD_ENGINE_SEGMENT_DOCS=N    many small segments (tests/reliability)
+ *   NEWSD_ENGINE_CHECKPOINT_MS=N   checkpoint period; 0 after every change
+ * Unset, empty or unparsable values keep the defaults. */
+void cmd_engine_options(struct index_engine_options *out);
 
 /* Print "newsd: <msg>\n" on stderr. */
 void cmd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

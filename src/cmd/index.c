@@ -64,7 +64,9 @@ int cmd_index(int argc, char **argv)
     kind = cmd_index_kind(kind, NULL);
     if (cmd_store_open(&store, cmd_store_location(store_opt), kind) < 0)
         return CMD_EXIT_FAIL;
-    if ((rc = index_open_kind(&idx, store, dir, kind, &err)) < 0) {
+    struct index_options iopt = {.kind = kind, .local_dir = dir};
+    cmd_engine_options(&iopt.engine);
+    if ((rc = index_open_with(&idx, store, &iopt, &err)) < 0) {
         cmd_fail("cannot open the search index: %s", err_msg(&err, rc));
         goto out;
     }

@@ -269,6 +269,7 @@ struct serve_settings {
     const char *user;       /* --user; NULL: stay who we are */
     const char *index_dir;  /* --index-dir; NULL: the index's default */
     const char *index_kind; /* fts5 or engine (not checked yet when from $NEWSD_INDEX) */
+    struct index_engine_options index_engine; /* the NEWSD_ENGINE_* variables */
     bool crawl;
     struct http_config http;    /* the main listener */
     struct http_config metrics; /* --metrics-listen; .listen NULL: none */
@@ -330,6 +331,7 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
     set->user = f->user;
     set->index_dir = f->index_dir;
     set->index_kind = cmd_index_kind(f->index_kind, cfg->index);
+    cmd_engine_options(&set->index_engine);
     set->crawl = !f->no_crawl;
     set->http = (struct http_config){
         .listen = listen,
@@ -384,8 +386,9 @@ static int start_store_and_index(struct serve_parts *p, const struct serve_setti
     if (cmd_store_open(&p->store, set->store, set->index_kind) < 0 ||
         cmd_store_fit_index(p->store, set->index_kind) < 0)
         return -1;
-    if ((rc = index_open_background(&p->index, p->store, set->index_dir, set->index_kind, &err)) <
-        0) {
+    struct index_options iopt = {
+        .kind = set->index_kind, .local_dir = set->index_dir, .engine = set->index_engine};
+    if ((rc = index_open_background(&p->index, p->store, &iopt, &err)) < 0) {
         cmd_fail("cannot open the search index: %s", err_msg(&err, rc));
         return -1;
     }

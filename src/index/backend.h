@@ -20,9 +20,9 @@ struct index_backend {
     void (*stats)(struct index_backend *b, struct index_stats *out);
 };
 
-/* SQLite FTS5 over the embedded store's database file at db_path (its
- * articles_fts table, store/sqlite/sqlite.c), read through its own pool of
- * read-only connections. */
+/* SQLite FTS5 over the log's SQLite file at db_path (store/log.h: its
+ * articles_fts table, built once when the file lacks it), read through its
+ * own pool of read-only connections. */
 int index_fts5_new(struct index_backend **out, const char *db_path, struct err *err);
 
 /* The purpose-built index (index/engine/, docs/engine.md) over the articles
@@ -30,11 +30,12 @@ int index_fts5_new(struct index_backend **out, const char *db_path, struct err *
  * cluster node's replica): maps the segment files of <db_path>.engine/
  * (or, without usable ones, reads every article and writes them), then
  * follows the table from a thread of its own (new rows searchable within
- * ~1 s). dir is unused (the files sit beside the database file). */
-int index_engine_new(struct index_backend **out, const char *db_path, const char *dir,
-                     struct err *err);
+ * ~1 s). opt: NULL for the defaults (index.h). */
+int index_engine_new(struct index_backend **out, const char *db_path,
+                     const struct index_engine_options *opt, struct err *err);
 /* The same, opened by its follower thread: returns at once; until the index
  * is open (ready), searches fail with ERR_BUSY. */
-int index_engine_start(struct index_backend **out, const char *db_path, struct err *err);
+int index_engine_start(struct index_backend **out, const char *db_path,
+                       const struct index_engine_options *opt, struct err *err);
 
 #endif

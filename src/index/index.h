@@ -1,8 +1,10 @@
 /* The search seam (DESIGN.md): the only thing api/ sees of search. An index
  * answers a typed request with the exact number of matches and one page of
- * articles. First implementation: SQLite FTS5 inside the embedded store's
- * file (index/fts5/); the purpose-built index of ENGINE.md replaces it behind
- * this header. Thread-safe: any number of concurrent searches. */
+ * articles. It is local to the node and reads the store's article log
+ * (store/log.h). Two backends behind this header: the purpose-built engine
+ * of docs/engine.md (index/engine/, the default) and SQLite FTS5
+ * (index/fts5/, `--index fts5`, the tests' oracle); both give the same
+ * answers. Thread-safe: any number of concurrent searches. */
 #ifndef NEWSD_INDEX_INDEX_H
 #define NEWSD_INDEX_INDEX_H
 
@@ -11,6 +13,7 @@
 #include <stdint.h>
 
 #include "query/query.h"
+#include "store/log.h"
 #include "store/store.h"
 #include "util/arena.h"
 #include "util/err.h"
@@ -72,8 +75,39 @@ struct index_verify_report {
     char detail[256]; /* the first problem met, for the operator */
 };
 
-/* Open the index that fits the store (FTS5 for the embedded store). */
+/* How the purpose-built index runs; all zero: the defaults. src/cmd/ fills
+ * them from the environment (cmd_engine_options, cmd/common.h), as bench/
+ * does; tests set them directly. The index itself reads no environment. */
+struct index_engine_options {
+    bool no_count_cache;    /* NEWSD_ENGINE_COUNT_CACHE=0: no count cache (the
+                             * benchmarks' cold figures, docs/performance.md) */
+    bool no_files;          /* NEWSD_ENGINE_PERSIST=0: never read or write the index
+                             * directory (everything in RAM) */
+    int64_t build_delay_ms; /* tests, NEWSD_ENGINE_BUILD_DELAY_MS: wait this long
+                             * before the first build (a slow build, ended by a stop) */
+    uint32_t segment_docs;  /* tests, NEWSD_ENGINE_SEGMENT_DOCS: documents per segment
+                             * at open (many small segments); 0: the default */
+    int64_t checkpoint_ms;  /* tests, NEWSD_ENGINE_CHECKPOINT_MS: time between
+                             * checkpoints; 0: the default (5 s),
+                             * INDEX_CHECKPOINT_ALWAYS: after every change */
+};
+#define INDEX_CHECKPOINT_ALWAYS (-1)
+
+/* What index_open_with opens. */
+struct index_options {
+    const char *kind;      /* INDEX_KIND_*; NULL: INDEX_KIND_DEFAULT */
+    const char *local_dir; /* a PostgreSQL store's node-local directory (below);
+                            * NULL: INDEX_LOCAL_DIR_DEFAULT */
+    struct index_engine_options engine;
+};
+
+/* Open the default index (INDEX_KIND_DEFAULT) over the store's log. */
 int index_open(struct index **out, struct store *s, struct err *err);
+
+/* Open the index opt describes (NULL: index_open's). ERR_INVALID for an
+ * unknown kind. */
+int index_open_with(struct index **out, struct store *s, const struct index_options *opt,
+                    struct err *err);
 void index_close(struct index *idx);
 
 /* What /metrics shows of the index. */
@@ -95,37 +129,32 @@ void index_stats(struct index *idx, struct index_stats *out);
 int index_verify(struct index *idx, struct index_verify_report *out, struct err *err);
 
 /* Where the node-local index of a PostgreSQL store lives when no directory
- * is given (relative: the working directory). */
-#define INDEX_LOCAL_DIR_DEFAULT "newsd-index"
-
-/* index_open, with the directory of the node-local index that a PostgreSQL
- * store needs (index/follow/: a replica of the store's articles, kept in
- * step by a thread); NULL = INDEX_LOCAL_DIR_DEFAULT. Ignored for the
- * embedded store, whose index lives in its own file. */
-int index_open_local(struct index **out, struct store *s, const char *local_dir, struct err *err);
+ * is given (relative: the working directory): a replica of the store's
+ * articles, kept in step by a thread (store/log.h). The embedded store's
+ * index lives beside its own file. */
+#define INDEX_LOCAL_DIR_DEFAULT STORE_LOG_LOCAL_DIR_DEFAULT
 
 /* Backend kinds for index_open_kind: "fts5" (SQLite FTS5) or "engine" (the
  * purpose-built index, docs/engine.md). */
 #define INDEX_KIND_FTS5 "fts5"
 #define INDEX_KIND_ENGINE "engine"
-#define INDEX_KIND_ENV "NEWSD_INDEX" /* environment variable read when kind is NULL */
+#define INDEX_KIND_ENV "NEWSD_INDEX" /* the environment variable src/cmd/ reads for it */
 #define INDEX_KIND_DEFAULT INDEX_KIND_ENGINE
 
-/* kind when given, else $NEWSD_INDEX when set, else INDEX_KIND_DEFAULT
- * (not checked: index_open_kind refuses an unknown kind). */
+/* kind when given (not empty), else INDEX_KIND_DEFAULT (not checked:
+ * opening refuses an unknown kind). */
 const char *index_kind_resolve(const char *kind);
 
-/* index_open_local with the backend named by index_kind_resolve(kind).
- * ERR_INVALID for an unknown kind. */
+/* index_open_with, with kind and local_dir and the engine's defaults. */
 int index_open_kind(struct index **out, struct store *s, const char *local_dir, const char *kind,
                     struct err *err);
 
-/* index_open_kind for a server: the engine opens (maps its files, or
+/* index_open_with for a server: the engine opens (maps its files, or
  * builds them from the store: minutes for millions of articles) on its own
  * thread, so the caller can listen at once; until index_ready, searches
  * fail with ERR_BUSY. */
-int index_open_background(struct index **out, struct store *s, const char *local_dir,
-                          const char *kind, struct err *err);
+int index_open_background(struct index **out, struct store *s, const struct index_options *opt,
+                          struct err *err);
 /* False while a background open is still running. */
 bool index_ready(struct index *idx);
 /* Wait up to ms for index_ready; its value at the end. */

@@ -6,12 +6,16 @@
 #ifndef NEWSD_STORE_BACKEND_H
 #define NEWSD_STORE_BACKEND_H
 
+#include "store/log.h"
 #include "store/store.h"
 
 struct store_backend {
     const char *kind; /* "sqlite", "pg" */
     void (*free)(struct store_backend *b);
     const char *(*sqlite_path)(const struct store_backend *b); /* NULL: not SQLite */
+    /* The log a local index reads (store/log.h); NULL: none in this build. */
+    int (*log_open)(struct store_backend *b, const char *local_dir, struct store_log **out,
+                    struct err *err);
     /* NULL: the backend has its own tools (pg_dump) */
     int (*backup)(struct store_backend *b, const char *dest, struct err *err);
 
@@ -69,9 +73,22 @@ struct store_backend {
                       int64_t *day_n, int64_t *month_n, struct err *err);
 };
 
+/* A log over the SQLite file at path, kept in step by rep (a PostgreSQL
+ * store's replication, started by store_log_start and freed with the log;
+ * NULL for the embedded store, whose own file it is). On failure rep is
+ * freed too. */
+struct store_replicate;
+int store_log_new(struct store_log **out, const char *path, struct store_replicate *rep,
+                  struct err *err);
+
 /* The embedded store in directory dir (created, mode 0700, when missing;
  * its parent must exist; with the FTS5 side when fulltext_when_new). */
 int store_sqlite_new(struct store_backend **out, const char *dir, bool fulltext_when_new,
                      struct err *err);
+
+/* The PostgreSQL store at a postgresql:// (or postgres://) URI: connect,
+ * create or migrate the schema (under an advisory lock, so nodes starting
+ * together migrate once). ERR_BUSY when the server cannot be reached. */
+int store_pg_new(struct store_backend **out, const char *uri, struct err *err);
 
 #endif

@@ -1,7 +1,8 @@
 /* The state of newsd: articles (with an ingest sequence), sources, feeds,
  * keys and usage (DESIGN.md). One opaque handle, backends chosen by location: a
  * directory is the embedded SQLite store (store/sqlite/), a postgresql://
- * URI the cluster store (store/pg/, later). Every function is safe to call
+ * URI the cluster store (store/pg/). What a search index reads of it is
+ * store/log.h. Every function is safe to call
  * from several threads at once; writes are serialised by the backend.
  * Strings returned through an arena are owned by that arena. */
 #ifndef NEWSD_STORE_STORE_H
@@ -42,6 +43,14 @@ struct article {
 #define STORE_ID_SHIFT 20
 #define STORE_ID_MIN_FOR_TIME(t) ((int64_t)(t) * ((int64_t)1 << STORE_ID_SHIFT))
 #define STORE_ID_MAX_FOR_TIME(t) (STORE_ID_MIN_FOR_TIME(t) + (((int64_t)1 << STORE_ID_SHIFT) - 1))
+/* published_at range whose ids fit in an int64 (±139,000 years). */
+#define STORE_ID_TIME_MIN (-((int64_t)1 << 42))
+#define STORE_ID_TIME_MAX (((int64_t)1 << 42) - 1)
+
+/* Smallest / largest article id of second t, clamped to int64 (for open
+ * bounds such as INT64_MIN / INT64_MAX): a time window as an id range. */
+int64_t store_id_lo(int64_t t);
+int64_t store_id_hi(int64_t t);
 
 struct source {
     const char *id;

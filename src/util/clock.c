@@ -32,6 +32,19 @@ struct timespec clock_mono_in(int64_t ms)
     return at;
 }
 
+int clock_cond_init(pthread_cond_t *c)
+{
+    pthread_condattr_t attr;
+    int rc = pthread_condattr_init(&attr);
+    if (rc != 0)
+        return rc;
+    rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    if (rc == 0)
+        rc = pthread_cond_init(c, &attr);
+    pthread_condattr_destroy(&attr);
+    return rc;
+}
+
 void clock_sleep_ms(int64_t ms)
 {
     if (ms <= 0)

@@ -6,6 +6,7 @@
 #ifndef NEWSD_UTIL_CLOCK_H
 #define NEWSD_UTIL_CLOCK_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -17,6 +18,11 @@ int64_t clock_mono_us(void);
  * time for pthread_cond_timedwait on a condition variable made by
  * clock_cond_init. ms <= 0 is now. */
 struct timespec clock_mono_in(int64_t ms);
+
+/* pthread_cond_init for a condition variable whose timed waits are
+ * measured on CLOCK_MONOTONIC (so that setting the wall clock neither
+ * stretches nor cuts a wait); 0 or the pthread error. */
+int clock_cond_init(pthread_cond_t *c);
 
 /* Sleep ms milliseconds (restarted after a signal; ms <= 0 returns). */
 void clock_sleep_ms(int64_t ms);

@@ -19,6 +19,7 @@
 
 #include "index/engine/internal.h"
 #include "text/text.h"
+#include "util/hash.h"
 
 #define NDOCS 70000 /* > 65,536: docids past 16 bits, gaps past 2 varint bytes */
 
@@ -74,7 +75,7 @@ static struct eng_segment *build(void)
             .language = "xx",
             .meta_terms = meta,
             .src = ENG_NO_SOURCE,
-            .url_hash = eng_hash_bytes(url, strlen(url)),
+            .url_hash = hash_bytes64(url, strlen(url)),
         };
         assert_int_equal(eng_builder_add(b, &r), 0);
     }
@@ -192,7 +193,7 @@ static void postings_of_every_shape_read_back_in_heap_and_file(void **state)
     for (uint32_t d = 0; d < NDOCS; d += 777) {
         char url[48];
         snprintf(url, sizeof url, "https://codec.example/%u", d);
-        uint64_t h = eng_hash_bytes(url, strlen(url));
+        uint64_t h = hash_bytes64(url, strlen(url));
         uint32_t k = eng_segment_pk_first(img_seg, h);
         assert_true(k < NDOCS && img_seg->pk_hash[k] == h);
         assert_int_equal(img_seg->pk_doc[k], d);

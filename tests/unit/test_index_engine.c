@@ -74,6 +74,10 @@ static void import(struct fixture *f, const char *file)
  * store) instead, read-only: only the query tests run. */
 #define DIFF_STORE_ENV "NEWSD_ENGINE_DIFF_STORE"
 
+/* The engine's options for every open here (main sets segment_docs for
+ * its second run). */
+static struct index_engine_options engine_opt;
+
 static struct fixture *fixture_new(bool with_corpus)
 {
     struct fixture *f = calloc(1, sizeof *f);
@@ -84,7 +88,7 @@ static struct fixture *fixture_new(bool with_corpus)
     if (with_corpus && getenv(DIFF_STORE_ENV)) {
         assert_int_equal(store_open(&f->s, getenv(DIFF_STORE_ENV), &err), 0);
         assert_int_equal(index_fts5_new(&f->fts, store_sqlite_path(f->s), &err), 0);
-        assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), NULL, &err), 0);
+        assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), &engine_opt, &err), 0);
         return f; /* f->dir stays "": nothing to remove */
     }
     snprintf(f->dir, sizeof f->dir, "/tmp/newsd-engine-XXXXXX");
@@ -96,7 +100,7 @@ static struct fixture *fixture_new(bool with_corpus)
         import(f, DATA "handmade.jsonl");
     }
     assert_int_equal(index_fts5_new(&f->fts, store_sqlite_path(f->s), &err), 0);
-    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), NULL, &err), 0);
+    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), &engine_opt, &err), 0);
     return f;
 }
 
@@ -672,7 +676,7 @@ static void engine_reopen(struct fixture *f)
     if (f->eng)
         f->eng->free(f->eng);
     f->eng = NULL;
-    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), NULL, &err), 0);
+    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), &engine_opt, &err), 0);
 }
 
 static void engine_agrees_with_the_table(struct fixture *f)
@@ -744,7 +748,7 @@ static void a_reopened_index_maps_its_files_and_catches_up(void **state)
     delete_oldest_rows(f, 2);
     struct err err;
     err_clear(&err);
-    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), NULL, &err), 0);
+    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), &engine_opt, &err), 0);
     assert_true(engine_loaded(f->eng));
     assert_int_equal(total_of(f->eng, "quuxwhile"), 2);
     assert_int_equal(total_of(f->eng, "zyxrevised"), 1);
@@ -889,7 +893,7 @@ static void a_second_opener_reads_the_files_without_writing(void **state)
     snprintf(path, sizeof path, "%s.engine/MANIFEST", store_sqlite_path(f->s));
     assert_int_equal(stat(path, &before), 0);
     err_clear(&err);
-    assert_int_equal(index_engine_new(&other, store_sqlite_path(f->s), NULL, &err), 0);
+    assert_int_equal(index_engine_new(&other, store_sqlite_path(f->s), &engine_opt, &err), 0);
     assert_true(engine_loaded(other));
     put_one_article(f, "https://closed.example/c", "Twoopeners story", 1650000300);
     assert_int_equal(total_of(other, "twoopeners"), 1);
@@ -952,7 +956,7 @@ int main(void)
     /* Again with the initial load cut into segments of 37 documents, so that
      * top-k merging across segments, per-segment deletions and merges are
      * compared with FTS5 too. */
-    setenv("NEWSD_ENGINE_SEGMENT_DOCS", "37", 1);
+    engine_opt.segment_docs = 37;
     failed += cmocka_run_group_tests_name("segments of 37", tests, group_setup, group_teardown);
     return failed;
 }

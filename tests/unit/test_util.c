@@ -1,4 +1,6 @@
 /* util/: arena ceilings, bounded buffers, the JSON writer, UTF-8 counting. */
+#include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -203,6 +205,28 @@ static void the_monotonic_clock_agrees_in_its_units_and_sleeps(void **state)
     assert_true(at.tv_nsec >= 0 && at.tv_nsec < 1000000000L);
 }
 
+static void a_timed_wait_on_a_clock_condition_lasts_its_monotonic_time(void **state)
+{
+    (void)state;
+    pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t cv;
+    assert_int_equal(clock_cond_init(&cv), 0);
+    pthread_mutex_lock(&mu);
+    int64_t t0 = clock_mono_ms();
+    struct timespec at = clock_mono_in(60);
+    int rc;
+    /* (a spurious wake-up waits again until the deadline) */
+    while ((rc = pthread_cond_timedwait(&cv, &mu, &at)) == 0)
+        ;
+    int64_t waited = clock_mono_ms() - t0;
+    pthread_mutex_unlock(&mu);
+    pthread_cond_destroy(&cv);
+    /* A condition on the wall clock would read the monotonic deadline as
+     * a moment in 1970 and time out at once. */
+    assert_int_equal(rc, ETIMEDOUT);
+    assert_true(waited >= 59 && waited < 5000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +240,7 @@ int main(void)
         cmocka_unit_test(error_names_and_messages_come_from_one_table),
         cmocka_unit_test(hashes_continue_across_pieces_and_mix_every_bit),
         cmocka_unit_test(the_monotonic_clock_agrees_in_its_units_and_sleeps),
+        cmocka_unit_test(a_timed_wait_on_a_clock_condition_lasts_its_monotonic_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

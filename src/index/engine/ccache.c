@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
+
 #include "util/banned.h"
 
 struct centry {
@@ -88,7 +90,7 @@ void eng_ccache_free(struct eng_ccache *c)
 
 static uint64_t key_hash(const struct eng_ccache_key *k)
 {
-    uint64_t h = eng_hash_bytes(k->plan, k->len);
+    uint64_t h = hash_bytes64(k->plan, k->len);
     h ^= k->seg_gen * 0x9e3779b97f4a7c15ull;
     h ^= (k->del_gen + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
     h ^= ((uint64_t)k->lo << 32 | k->hi) * 0x94d049bb133111ebull;

@@ -1,8 +1,7 @@
-/* The engine backend (index/backend.h, docs/engine.md): snapshots, the
- * vtable, and the follower thread's start and stop. A search takes a
- * reference to the current snapshot under a mutex held for a pointer copy,
- * so readers never wait for the writer's work; the page rows come from the
- * articles table. */
+/* The engine backend (index/backend.h, docs/engine.md): the vtable, the
+ * follower thread that runs the writer (writer.h), and read-your-writes. A
+ * search takes a reference to the current snapshot (snapshot.c), so readers
+ * never wait for the writer's work; the page rows come from the log. */
 #include "index/engine/internal.h"
 
 #include <errno.h>
@@ -12,39 +11,19 @@
 #include <string.h>
 #include <time.h>
 
-#include "store/sqlite/db.h"
+#include "store/log.h"
+#include "store/meta.h"
 #include "text/text.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/banned.h"
 
-#define BUILD_DELAY_ENV "NEWSD_ENGINE_BUILD_DELAY_MS" /* tests: a slow first build */
 #define POLL_MS 200 /* the follower's look at max(seq): new articles show within ~1 s */
-
-int64_t eng_mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* The CLOCK_REALTIME instant ms from now (pthread_cond_timedwait's clock). */
-static struct timespec realtime_in(int64_t ms)
-{
-    struct timespec at;
-    clock_gettime(CLOCK_REALTIME, &at);
-    at.tv_sec += ms / 1000;
-    at.tv_nsec += (ms % 1000) * 1000000L;
-    if (at.tv_nsec >= 1000000000L) {
-        at.tv_sec++;
-        at.tv_nsec -= 1000000000L;
-    }
-    return at;
-}
 
 /* Sleep ms unless the engine stops first; true when it stopped. */
 static bool sleep_unless_stopped(struct index_engine *e, int64_t ms)
 {
-    struct timespec at = realtime_in(ms);
+    struct timespec at = clock_mono_in(ms);
     pthread_mutex_lock(&e->stop_lock);
     while (!e->stop && pthread_cond_timedwait(&e->stop_cond, &e->stop_lock, &at) != ETIMEDOUT)
         ;
@@ -81,80 +60,27 @@ static uint64_t snap_file_bytes(const struct eng_snap *s, size_t *files)
     return bytes;
 }
 
-uint64_t eng_next_gen(void)
-{
-    static atomic_uint_fast64_t next = 1;
-    return atomic_fetch_add(&next, 1);
-}
-
-void eng_dels_unref(struct eng_dels *d)
-{
-    if (d == NULL || atomic_fetch_sub(&d->ref, 1) != 1)
-        return;
-    free(d->bits);
-    free(d);
-}
-
-void eng_snap_unref(struct eng_snap *s)
-{
-    if (s == NULL || atomic_fetch_sub(&s->ref, 1) != 1)
-        return;
-    for (size_t i = 0; i < s->nseg; i++) {
-        eng_segment_unref(s->segs[i]);
-        eng_dels_unref(s->dels[i]);
-    }
-    free(s->segs);
-    free(s->dels);
-    free(s->pop);
-    free(s);
-}
-
-struct eng_snap *eng_snap_get(struct index_engine *e)
-{
-    struct eng_snap *s;
-    pthread_mutex_lock(&e->lock);
-    s = e->cur;
-    if (s)
-        atomic_fetch_add(&s->ref, 1);
-    pthread_mutex_unlock(&e->lock);
-    return s;
-}
-
-void eng_snap_publish(struct index_engine *e, struct eng_snap *s)
-{
-    struct eng_snap *old;
-    pthread_mutex_lock(&e->lock);
-    old = e->cur;
-    e->cur = s;
-    pthread_mutex_unlock(&e->lock);
-    eng_snap_unref(old); /* freed when the last search holding it ends */
-}
-
 /* Read-your-writes: when the table has moved past what the snapshot covers
- * (ENG_HEAD_SQL: an import that just committed, or a cluster replica that
+ * (the log's head: an import that just committed, or a cluster replica that
  * applied a delete), wake the follower and wait for it, up to CATCH_UP_MS
  * or the request's deadline. Two indexed lookups per search. */
 #define CATCH_UP_MS 1000
 static void catch_up(struct index_engine *e, int64_t deadline_ms)
 {
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
+    struct store_reader *r = NULL;
     int64_t head = 0;
 
-    if (store_sqlite_pool_get(e->readers, &db, NULL) < 0)
+    if (store_readers_get(e->readers, &r, NULL) < 0)
         return;
-    if (sqlite3_prepare_v2(db, ENG_HEAD_SQL, -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        head = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    store_sqlite_pool_put(e->readers, db);
+    store_reader_head(r, &head, NULL); /* 0 when it cannot be read: no wait */
+    store_readers_put(e->readers, r);
 
-    int64_t until = eng_mono_ms() + CATCH_UP_MS;
+    int64_t until = clock_mono_ms() + CATCH_UP_MS;
     if (deadline_ms > 0 && deadline_ms < until)
         until = deadline_ms;
     pthread_mutex_lock(&e->stop_lock);
-    while (e->pub_seq < head && !e->stop && eng_mono_ms() < until) {
-        struct timespec at = realtime_in(20);
+    while (e->pub_seq < head && !e->stop && clock_mono_ms() < until) {
+        struct timespec at = clock_mono_in(20);
         pthread_cond_signal(&e->stop_cond);
         pthread_cond_timedwait(&e->pub_cond, &e->stop_lock, &at);
     }
@@ -174,7 +100,7 @@ static int engine_search(struct index_backend *b, struct arena *a, const struct 
     if ((rc = not_ready(e, err)) < 0)
         return rc;
     catch_up(e, req->deadline_ms);
-    s = eng_snap_get(e);
+    s = eng_slot_get(&e->slot);
     rc = eng_search_ids(s, a, req, &out->total, &ids, &n, err);
     eng_snap_unref(s);
     if (rc < 0)
@@ -186,7 +112,7 @@ static int engine_search(struct index_backend *b, struct arena *a, const struct 
         rc = err_set(err, ERR_NOMEM, "out of memory for a page of results");
         goto fail;
     }
-    if ((rc = eng_fetch_articles(e, a, ids, n, out->articles, &kept, err)) < 0)
+    if ((rc = eng_page_articles(e->readers, a, ids, n, out->articles, &kept, err)) < 0)
         goto fail;
     out->n = kept;
     return 0;
@@ -202,9 +128,9 @@ static int engine_newest_headline(struct index_backend *b, int64_t before, int64
     int rc = not_ready(e, err);
     if (rc < 0)
         return rc;
-    struct eng_snap *s = eng_snap_get(e);
+    struct eng_snap *s = eng_slot_get(&e->slot);
     const char term[] = {ENG_META_MARK, STORE_META_HEADLINE};
-    int64_t hi = store_sqlite_id_hi(before), best = INT64_MIN, pub = 0;
+    int64_t hi = store_id_hi(before), best = INT64_MIN, pub = 0;
 
     for (size_t i = 0; i < s->nseg; i++) {
         const struct eng_segment *seg = s->segs[i];
@@ -232,20 +158,20 @@ static int engine_newest_headline(struct index_backend *b, int64_t before, int64
 static int table_ids(struct index_engine *e, int64_t **ids, size_t *n, int64_t *head,
                      struct err *err)
 {
-    sqlite3 *db = NULL;
+    struct store_reader *r = NULL;
     int rc;
 
     *ids = NULL;
     *n = 0;
-    if ((rc = store_sqlite_pool_get(e->readers, &db, err)) < 0)
+    if ((rc = store_readers_get(e->readers, &r, err)) < 0)
         return rc;
-    if ((rc = store_sqlite_exec(db, "BEGIN", err)) == 0) {
-        rc = store_sqlite_query_int(db, ENG_HEAD_SQL, head, err);
+    if ((rc = store_reader_begin(r, err)) == 0) {
+        rc = store_reader_head(r, head, err);
         if (rc == 0)
-            rc = eng_table_ids(db, ids, n, err);
-        sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+            rc = store_reader_ids(r, ids, n, err);
+        store_reader_end(r, NULL);
     }
-    store_sqlite_pool_put(e->readers, db);
+    store_readers_put(e->readers, r);
     return rc;
 }
 
@@ -265,7 +191,7 @@ static int engine_verify(struct index_backend *b, struct index_verify_report *ou
     if ((rc = not_ready(e, err)) < 0)
         return rc;
     /* An open from the files compares the row count at its first poll. */
-    for (int i = 0; i < 6000 && eng_follow_count_pending(e); i++) {
+    for (int i = 0; i < 6000 && eng_writer_count_pending(e->w); i++) {
         struct timespec d = {0, 10 * 1000 * 1000};
         follower_wake(e);
         nanosleep(&d, NULL);
@@ -274,7 +200,7 @@ static int engine_verify(struct index_backend *b, struct index_verify_report *ou
         free(rows);
         eng_snap_unref(s);
         catch_up(e, 0);
-        s = eng_snap_get(e);
+        s = eng_slot_get(&e->slot);
         if ((rc = table_ids(e, &rows, &nrows, &head, err)) < 0)
             goto out;
         if (head == s->covered)
@@ -370,7 +296,7 @@ static void engine_stats(struct index_backend *b, struct index_stats *out)
     }
     if (!atomic_load(&e->ready))
         return;
-    struct eng_snap *s = eng_snap_get(e);
+    struct eng_snap *s = eng_slot_get(&e->slot);
     size_t files;
     out->documents = s->nrow;
     out->segments = s->nseg;
@@ -391,14 +317,10 @@ static void engine_free(struct index_backend *b)
         pthread_mutex_unlock(&e->stop_lock);
         pthread_join(e->thread, NULL);
     }
-    eng_follow_close(e);
-    eng_snap_unref(e->cur);
+    eng_writer_close(e->w, atomic_load(&e->ready)); /* not after a half-done open */
+    eng_slot_release(&e->slot);
     eng_ccache_free(e->ccache); /* after the last snapshot that points at it */
-    if (e->readers) {
-        store_sqlite_pool_release(e->readers);
-        free(e->readers);
-    }
-    pthread_mutex_destroy(&e->lock);
+    store_readers_free(e->readers);
     pthread_mutex_destroy(&e->stop_lock);
     pthread_cond_destroy(&e->stop_cond);
     pthread_cond_destroy(&e->pub_cond);
@@ -408,7 +330,9 @@ static void engine_free(struct index_backend *b)
 
 static bool engine_open_background(struct index_engine *e);
 
-void *eng_follow_thread(void *arg)
+/* The follower thread: the writer polls the log every POLL_MS, or at once
+ * when a search wants news. */
+static void *follower_main(void *arg)
 {
     struct index_engine *e = arg;
     struct err err;
@@ -420,7 +344,7 @@ void *eng_follow_thread(void *arg)
     }
     pthread_mutex_lock(&e->stop_lock);
     while (!e->stop) {
-        struct timespec at = realtime_in(POLL_MS);
+        struct timespec at = clock_mono_in(POLL_MS);
         int w = pthread_cond_timedwait(&e->stop_cond, &e->stop_lock, &at);
         if (e->stop)
             break;
@@ -428,8 +352,8 @@ void *eng_follow_thread(void *arg)
             continue;
         pthread_mutex_unlock(&e->stop_lock);
         err_clear(&err);
-        int rc = eng_follow_poll(e, &err);
-        int64_t applied = eng_follow_covered(e);
+        int rc = eng_writer_poll(e->w, &err);
+        int64_t applied = eng_writer_covered(e->w);
         /* Say it once per failure streak; the next poll retries. */
         if (rc < 0 && !failing)
             log_msg(LOG_WARN, "search index: cannot follow the store: %s", err_msg(&err, rc));
@@ -447,17 +371,24 @@ void *eng_follow_thread(void *arg)
  * follower thread when the engine was started in the background. */
 static int engine_open_index(struct index_engine *e, struct err *err)
 {
-    int64_t t0 = eng_mono_ms();
-    const char *delay = getenv(BUILD_DELAY_ENV);
-    if (delay && *delay && sleep_unless_stopped(e, strtol(delay, NULL, 10)))
+    int64_t t0 = clock_mono_ms();
+    if (e->opt.build_delay_ms > 0 && sleep_unless_stopped(e, e->opt.build_delay_ms))
         return err_set(err, ERR_BUSY, "stopping"); /* tests: a slow build, ended by stop */
-    int rc = eng_follow_open(e, err);
+    struct eng_writer_config cfg = {
+        .db_path = e->db_path,
+        .opt = &e->opt,
+        .slot = &e->slot,
+        .ccache = e->ccache,
+        .stopping = &e->stopping,
+    };
+    int rc = eng_writer_open(&e->w, &cfg, err);
     if (rc < 0)
         return rc;
-    e->built_ms = eng_mono_ms() - t0;
+    e->loaded = eng_writer_loaded(e->w);
+    e->built_ms = clock_mono_ms() - t0;
     /* The builder's scratch is gone: give its pages back (glibc keeps them). */
     malloc_trim(0);
-    struct eng_snap *sn = eng_snap_get(e);
+    struct eng_snap *sn = eng_slot_get(&e->slot);
     size_t bytes = 0;
     for (size_t i = 0; i < sn->nseg; i++) {
         const struct eng_segment *g = sn->segs[i];
@@ -468,7 +399,7 @@ static int engine_open_index(struct index_engine *e, struct err *err)
             e->loaded ? "opened from its files" : "built from the table", (long long)e->built_ms);
     eng_snap_unref(sn);
     pthread_mutex_lock(&e->stop_lock);
-    e->pub_seq = eng_follow_covered(e);
+    e->pub_seq = eng_writer_covered(e->w);
     atomic_store(&e->ready, true);
     pthread_cond_broadcast(&e->pub_cond);
     pthread_mutex_unlock(&e->stop_lock);
@@ -486,7 +417,6 @@ static bool engine_open_background(struct index_engine *e)
         int rc = engine_open_index(e, &err);
         if (rc == 0)
             return true;
-        eng_follow_close(e);
         if (atomic_load(&e->stopping))
             return false; /* stopped mid-build: nothing to say */
         if (!said)
@@ -497,7 +427,8 @@ static bool engine_open_background(struct index_engine *e)
     }
 }
 
-static int engine_new(struct index_engine **out, const char *db_path, struct err *err)
+static int engine_new(struct index_engine **out, const char *db_path,
+                      const struct index_engine_options *opt, struct err *err)
 {
     struct index_engine *e = calloc(1, sizeof *e);
     int rc;
@@ -514,25 +445,22 @@ static int engine_new(struct index_engine **out, const char *db_path, struct err
         .ready = engine_ready,
         .stats = engine_stats,
     };
-    pthread_mutex_init(&e->lock, NULL);
+    eng_slot_init(&e->slot);
     pthread_mutex_init(&e->stop_lock, NULL);
-    pthread_cond_init(&e->stop_cond, NULL);
-    pthread_cond_init(&e->pub_cond, NULL);
+    clock_cond_init(&e->stop_cond);
+    clock_cond_init(&e->pub_cond);
     atomic_init(&e->ready, false);
     atomic_init(&e->stopping, false);
     e->db_path = strdup(db_path);
-    e->readers = calloc(1, sizeof *e->readers);
-    if (e->db_path == NULL || e->readers == NULL) {
+    if (e->db_path == NULL) {
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto out;
     }
-    if ((rc = store_sqlite_pool_init(e->readers, db_path, err)) < 0) {
-        free(e->readers);
-        e->readers = NULL;
+    if ((rc = store_readers_new(&e->readers, db_path, err)) < 0)
         goto out;
-    }
-    const char *cc = getenv(ENG_CCACHE_ENV);
-    if (!(cc && strcmp(cc, "0") == 0) && eng_ccache_new(&e->ccache, ENG_CCACHE_BYTES) < 0) {
+    if (opt)
+        e->opt = *opt;
+    if (!e->opt.no_count_cache && eng_ccache_new(&e->ccache, ENG_CCACHE_BYTES) < 0) {
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto out;
     }
@@ -543,19 +471,18 @@ out:
     return rc;
 }
 
-int index_engine_new(struct index_backend **out, const char *db_path, const char *dir,
-                     struct err *err)
+int index_engine_new(struct index_backend **out, const char *db_path,
+                     const struct index_engine_options *opt, struct err *err)
 {
     struct index_engine *e = NULL;
     int rc;
 
-    (void)dir; /* the segment files live beside the database file (follow.c) */
     *out = NULL;
-    if ((rc = engine_new(&e, db_path, err)) < 0)
+    if ((rc = engine_new(&e, db_path, opt, err)) < 0)
         return rc;
     if ((rc = engine_open_index(e, err)) < 0)
         goto out;
-    if (pthread_create(&e->thread, NULL, eng_follow_thread, e) != 0) {
+    if (pthread_create(&e->thread, NULL, follower_main, e) != 0) {
         rc = err_set(err, ERR_NOMEM, "cannot start the index follower");
         goto out;
     }
@@ -567,16 +494,17 @@ out:
     return rc;
 }
 
-int index_engine_start(struct index_backend **out, const char *db_path, struct err *err)
+int index_engine_start(struct index_backend **out, const char *db_path,
+                       const struct index_engine_options *opt, struct err *err)
 {
     struct index_engine *e = NULL;
     int rc;
 
     *out = NULL;
-    if ((rc = engine_new(&e, db_path, err)) < 0)
+    if ((rc = engine_new(&e, db_path, opt, err)) < 0)
         return rc;
     e->background = true;
-    if (pthread_create(&e->thread, NULL, eng_follow_thread, e) != 0) {
+    if (pthread_create(&e->thread, NULL, follower_main, e) != 0) {
         engine_free(&e->base);
         return err_set(err, ERR_NOMEM, "cannot start the index follower");
     }

@@ -10,7 +10,23 @@
  *    writer and publishes a new snapshot by swapping a pointer;
  *  - terms are the strings the FTS5 tokenizer gives FTS5 (text/text_fts5.h):
  *    exact tokens (with positions), "~stem" (without positions), and meta
- *    terms (store/sqlite/db.h) prefixed with ENG_META_MARK in one dictionary.
+ *    terms (store/meta.h) prefixed with ENG_META_MARK in one dictionary.
+ *
+ * Files, bottom to top; each calls only files above it in this list (checked
+ * with grep of the calls, docs/engine.md):
+ *   snapshot.c   generations; reference counts of segments, deletion sets and
+ *                snapshots; the slot holding the current snapshot
+ *   postings.c   varints, cursors over one term's postings
+ *   segment.c    building a segment from rows; looking terms and ids up
+ *   segfile.c    segment files: write, map, check
+ *   manifest.c   the index directory's table of contents
+ *   ccache.c     the count cache
+ *   qplan.c      a request as a query plan (qplan.h; expansion: index/expand.h)
+ *   search.c     evaluating a plan over a snapshot
+ *   page.c       the page's rows from the log
+ *   the writer   state, sources, dels, checkpoint, rows, reconcile, merge,
+ *                writer.c (writer.h lists them in their own order)
+ *   engine.c     the backend: vtable, the follower thread, read-your-writes
  *
  * Postings of a term: skip table (one struct eng_skip per block of
  * ENG_BLOCK docs), then the docid stream (per block: varint gaps), then the
@@ -81,7 +97,7 @@ struct eng_segment {
     size_t strs_len; /* bytes of strs: the terms' strings, back to back */
     uint8_t *post;
     size_t post_len;
-    uint64_t *pk_hash; /* canonical-URL hashes, ascending (eng_hash_bytes) */
+    uint64_t *pk_hash; /* canonical-URL hashes, ascending (hash_bytes64) */
     uint32_t *pk_doc;  /* the docid of each */
 };
 
@@ -102,14 +118,42 @@ struct eng_snap {
     double *pop;            /* popularity by interned source id */
     size_t npop;
     uint64_t nrow, ntoken;     /* live documents and their tokens (BM25) */
-    int64_t covered;           /* ENG_HEAD_SQL of the table this snapshot shows */
+    int64_t covered;           /* the log's head (store/log.h) this snapshot shows */
     struct eng_ccache *ccache; /* the engine's count cache (not owned); NULL none */
 };
 
+/* --- snapshot.c: the bottom layer ---------------------------------------- */
+
 /* A number never handed out before (segments' and deletion sets' gen). */
 uint64_t eng_next_gen(void);
-/* CLOCK_MONOTONIC in ms. */
-int64_t eng_mono_ms(void);
+
+/* Drop a reference; the last one frees (a mapped segment is unmapped). */
+void eng_segment_unref(struct eng_segment *s);
+void eng_dels_unref(struct eng_dels *d);
+void eng_snap_unref(struct eng_snap *s);
+
+/* An empty deletion set for a segment of n documents (one reference, a new
+ * gen); NULL when out of memory. */
+struct eng_dels *eng_dels_new(uint32_t n);
+static inline bool eng_dels_has(const struct eng_dels *d, uint32_t doc)
+{
+    return d && (d->bits[doc >> 6] >> (doc & 63) & 1);
+}
+
+/* The current snapshot: a search takes a reference under a mutex held for a
+ * pointer copy, so readers never wait for the writer's work. */
+struct eng_slot {
+    pthread_mutex_t lock;
+    struct eng_snap *cur; /* NULL before the first publication */
+};
+void eng_slot_init(struct eng_slot *s);
+/* Drops the current snapshot. */
+void eng_slot_release(struct eng_slot *s);
+/* A new reference to the current snapshot. */
+struct eng_snap *eng_slot_get(struct eng_slot *s);
+/* Publish snap (the slot takes the caller's reference); the old one is
+ * freed when the last search holding it ends. */
+void eng_slot_publish(struct eng_slot *s, struct eng_snap *snap);
 
 /* --- ccache.c: the count cache -------------------------------------------- */
 
@@ -121,7 +165,6 @@ struct eng_ccache_key {
     size_t len;
 };
 #define ENG_CCACHE_BYTES ((size_t)32 << 20)
-#define ENG_CCACHE_ENV "NEWSD_ENGINE_COUNT_CACHE" /* "0": no cache (cold figures) */
 int eng_ccache_new(struct eng_ccache **out, size_t max_bytes);
 void eng_ccache_free(struct eng_ccache *c);
 /* Thread-safe. */
@@ -138,11 +181,8 @@ struct eng_row {
     int64_t id, seq, published_at;
     const char *title, *description, *content, *language, *meta_terms;
     uint32_t src;
-    uint64_t url_hash; /* eng_hash_bytes of the canonical URL */
+    uint64_t url_hash; /* hash_bytes64 (util/hash.h) of the canonical URL: on disk */
 };
-
-/* 64-bit FNV-1a with murmur3's finalizer (terms, sources, canonical URLs). */
-uint64_t eng_hash_bytes(const char *s, size_t n);
 
 int eng_builder_new(struct eng_builder **out);
 void eng_builder_free(struct eng_builder *b);
@@ -153,7 +193,6 @@ size_t eng_builder_count(const struct eng_builder *b);
  * emptied. */
 int eng_builder_finish(struct eng_builder *b, struct eng_segment **out);
 
-void eng_segment_unref(struct eng_segment *s);
 /* The term, or NULL. */
 const struct eng_term *eng_segment_term(const struct eng_segment *s, const char *t, size_t len);
 /* First docid whose id <= hi (ids descending); n when none. */
@@ -185,7 +224,6 @@ void eng_segment_seal(uint8_t *p, size_t len);
  * its bytes with docids < n, source ids < nsrc, pk sorted. A segment that
  * passes cannot make a search read outside it. */
 int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *err);
-void eng_segment_unmap(struct eng_segment *s);
 
 /* --- manifest.c: the index directory's table of contents ------------------ */
 
@@ -199,7 +237,7 @@ struct eng_manifest_seg {
 struct eng_manifest {
     char epoch[64];      /* the articles table's epoch (meta 'articles_epoch') */
     int64_t applied_seq; /* rows with seq <= applied are in the segments */
-    int64_t covered;     /* ENG_HEAD_SQL when they were read */
+    int64_t covered;     /* the log's head when they were read */
     uint64_t next_file;  /* the next segment file id */
     uint32_t nsrc;
     char **srcs; /* interned source ids, in intern order */
@@ -255,88 +293,71 @@ void eng_cursor_data(struct eng_cursor *c, unsigned *mask, uint32_t tf[ENG_FIELD
 /* Postings with docid in [lo, hi): skip table for whole blocks. */
 uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi);
 
-/* --- engine.c: snapshots ----------------------------------------------------------- */
+/* --- the writer (writer.h): loading and following the log --------------- */
 
-void eng_dels_unref(struct eng_dels *d);
-static inline bool eng_dels_has(const struct eng_dels *d, uint32_t doc)
-{
-    return d && (d->bits[doc >> 6] >> (doc & 63) & 1);
-}
-void eng_snap_unref(struct eng_snap *s);
+struct eng_writer;
+struct eng_writer_config {
+    const char *db_path;                    /* the log's file */
+    const struct index_engine_options *opt; /* files, segment size, checkpoints */
+    struct eng_slot *slot;                  /* where snapshots are published */
+    struct eng_ccache *ccache;              /* the snapshots' count cache; NULL none */
+    const atomic_bool *stopping; /* set when the engine is being freed: a long read ends */
+};
+/* Open the writer's reader, map the index directory's files or read every
+ * article, and publish. On failure nothing is left open. */
+int eng_writer_open(struct eng_writer **out, const struct eng_writer_config *cfg, struct err *err);
+/* Apply new / deleted rows once (and checkpoint when due); 0 or an ERR_*. */
+int eng_writer_poll(struct eng_writer *w, struct err *err);
+/* The log's head (store_reader_head) the last successful poll read in the
+ * same snapshot as the rows it applied (read it on the writer's thread). */
+int64_t eng_writer_covered(const struct eng_writer *w);
+/* True until the first poll after an open from the files has compared the
+ * row count (rows deleted while newsd was stopped); any thread. */
+bool eng_writer_count_pending(const struct eng_writer *w);
+/* Opened from the index directory's files, not rebuilt. */
+bool eng_writer_loaded(const struct eng_writer *w);
+/* Close; first write what is only in RAM when checkpoint (not after a
+ * half-done open), so that the next start reads nothing again. NULL: no-op. */
+void eng_writer_close(struct eng_writer *w, bool checkpoint);
+/* qsort/bsearch order of int64_t (reconcile.c). */
+int eng_cmp_i64(const void *x, const void *y);
+
+/* --- search.c ------------------------------------------------------------- */
+
+/* Count and page of ids (page order) for req over snapshot s. */
+int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index_request *req,
+                   uint64_t *total, int64_t **ids, size_t *n, struct err *err);
+
+/* --- page.c --------------------------------------------------------------- */
+
+struct store_readers;
+/* Rows of ids[0..n) into arts (same order) through a reader of readers;
+ * missing rows are dropped (*kept = rows found). */
+int eng_page_articles(struct store_readers *readers, struct arena *a, const int64_t *ids, size_t n,
+                      struct article *arts, size_t *kept, struct err *err);
 
 /* --- engine.c: the backend ------------------------------------------------ */
 
 struct index_engine {
     struct index_backend base; /* first: the vtable */
     char *db_path;
-    pthread_mutex_t lock; /* guards cur (taken for a pointer copy only) */
-    struct eng_snap *cur;
-    struct eng_writer *w; /* follower state, its thread's alone */
+    struct eng_slot slot; /* the current snapshot */
+    struct eng_writer *w; /* the follower thread's alone */
     pthread_t thread;
     bool started;
     pthread_mutex_t stop_lock; /* guards stop, pub_seq and both conditions */
     pthread_cond_t stop_cond;  /* wakes the follower: stop, or a search wants news */
     pthread_cond_t pub_cond;   /* the follower published */
     bool stop;
-    int64_t pub_seq;                   /* highest seq the current snapshot covers */
-    struct store_sqlite_pool *readers; /* page rows */
-    int64_t opened_ms, built_ms;       /* open time and initial build time */
-    bool loaded;                       /* opened from the index directory's files */
-    bool background;                   /* opened by the follower thread (index_engine_start) */
-    atomic_bool ready;                 /* opened: searches are answered */
-    atomic_bool stopping;              /* engine_free began: a build in progress ends */
-    struct eng_ccache *ccache;         /* NULL when $NEWSD_ENGINE_COUNT_CACHE is "0" */
+    int64_t pub_seq;               /* highest seq the current snapshot covers */
+    struct store_readers *readers; /* page rows, the head */
+    int64_t opened_ms, built_ms;   /* open time and initial build time */
+    bool loaded;                   /* opened from the index directory's files */
+    bool background;               /* opened by the follower thread (index_engine_start) */
+    atomic_bool ready;             /* opened: searches are answered */
+    atomic_bool stopping;          /* engine_free began: a build in progress ends */
+    struct eng_ccache *ccache;     /* NULL with opt.no_count_cache */
+    struct index_engine_options opt;
 };
-
-/* A new reference to the current snapshot. */
-struct eng_snap *eng_snap_get(struct index_engine *e);
-/* Publish s (the engine takes the caller's reference). */
-void eng_snap_publish(struct index_engine *e, struct eng_snap *s);
-
-/* --- follow.c: loading and following the articles table ------------------ */
-
-/* Open the writer's connection and load every article. */
-int eng_follow_open(struct index_engine *e, struct err *err);
-/* How far the table has changed, as one number that every insert, update
- * and (in a cluster replica, whose position advances with tombstones)
- * delete moves: max(seq) of the rows, or the replica's position in the
- * store's log when that is higher. The read-your-writes check compares it
- * with what the published snapshot covers. */
-#define ENG_HEAD_SQL                                                                               \
-    "SELECT max(coalesce((SELECT max(seq) FROM articles), 0),"                                     \
-    " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'replica_seq'), 0))"
-/* The head (ENG_HEAD_SQL) the last successful poll read in the same
- * transaction as the rows it applied (the writer's; read it on its
- * thread). */
-int64_t eng_follow_covered(const struct index_engine *e);
-/* Every article id of the table at db, ascending (malloc()ed; the caller's
- * transaction decides what it sees). */
-struct sqlite3;
-int eng_table_ids(struct sqlite3 *db, int64_t **ids, size_t *n, struct err *err);
-/* qsort/bsearch order of int64_t. */
-int eng_cmp_i64(const void *x, const void *y);
-/* True until the first poll after an open from the files has compared the
- * row count (rows deleted while newsd was stopped); any thread. */
-bool eng_follow_count_pending(struct index_engine *e);
-/* Apply new / deleted rows once; 0 or an ERR_*. */
-int eng_follow_poll(struct index_engine *e, struct err *err);
-void eng_follow_close(struct index_engine *e);
-void *eng_follow_thread(void *arg);
-
-/* --- search.c ------------------------------------------------------------- */
-
-struct eng_hit {
-    int64_t id;
-};
-/* Count and page of ids (page order) for req over snapshot s. */
-int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index_request *req,
-                   uint64_t *total, int64_t **ids, size_t *n, struct err *err);
-
-/* --- fetch.c -------------------------------------------------------------- */
-
-/* Rows of ids[0..n) into arts (same order); missing rows are dropped
- * (*kept = rows found). */
-int eng_fetch_articles(struct index_engine *e, struct arena *a, const int64_t *ids, size_t n,
-                       struct article *arts, size_t *kept, struct err *err);
 
 #endif

@@ -1,4 +1,4 @@
-/* eng_search_ids() of internal.h: a plan (plan.h) evaluated segment by
+/* eng_search_ids() of internal.h: a plan (qplan.h) evaluated segment by
  * segment with document-at-a-time iterators: AND leapfrogs on skip tables,
  * OR merges, NOT subtracts, phrases check positions. Every match is counted
  * (exact totals, no scoring on the count path); the page is kept on the
@@ -7,15 +7,16 @@
  * k-heap. Relevancy is FTS5's bm25() (sqlite ext/fts5/fts5_aux.c) with the
  * weights index/fts5/fts5.c gives it, computed by the same expression over
  * the same statistics so the order is FTS5's. */
-#include "index/engine/plan.h"
+#include "index/engine/qplan.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "store/sqlite/db.h"
+#include "store/store.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/banned.h"
 
 #define DEADLINE_EVERY 1024 /* matches between two looks at the clock */
@@ -420,7 +421,7 @@ static const char *plan_key(struct arena *a, const struct plan *p, size_t *len)
 
 static bool expired(struct run *r)
 {
-    return r->deadline > 0 && (r->ticks++ % DEADLINE_EVERY) == 0 && eng_mono_ms() >= r->deadline;
+    return r->deadline > 0 && (r->ticks++ % DEADLINE_EVERY) == 0 && clock_mono_ms() >= r->deadline;
 }
 
 /* Docid interval [*lo, *hi) of the request's id window in seg. */
@@ -635,7 +636,7 @@ int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index
                    uint64_t *total, int64_t **ids, size_t *n, struct err *err)
 {
     struct run r = {.snap = s, .req = req, .deadline = req->deadline_ms};
-    int64_t id_lo = store_sqlite_id_lo(req->from), id_hi = store_sqlite_id_hi(req->to);
+    int64_t id_lo = store_id_lo(req->from), id_hi = store_id_hi(req->to);
     int rc;
 
     *total = 0;

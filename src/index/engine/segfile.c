@@ -331,13 +331,6 @@ out:
     return rc;
 }
 
-void eng_segment_unmap(struct eng_segment *s)
-{
-    if (s->home == ENG_SEG_MAPPED && s->image)
-        munmap((void *)(uintptr_t)s->image, s->image_len);
-    s->image = NULL;
-}
-
 /* --- the full check -------------------------------------------------------- */
 
 /* A varint inside [p, end); NULL when it runs out or is longer than 5 bytes. */

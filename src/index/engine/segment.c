@@ -12,6 +12,7 @@
 
 #include "text/text.h"
 #include "text/text_fts5.h"
+#include "util/hash.h"
 #include "util/limits.h"
 #include "util/banned.h"
 
@@ -66,18 +67,6 @@ struct eng_builder {
     struct occ *occ;
     size_t nocc, occap;
 };
-
-uint64_t eng_hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
-    h ^= h >> 33; /* murmur3's finalizer: low bits pick the slot, high bits are the tag */
-    h *= 0xff51afd7ed558ccdull;
-    return h ^ (h >> 33);
-}
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
@@ -150,7 +139,7 @@ static int rehash(struct eng_builder *b)
         return ERR_NOMEM;
     for (size_t i = 0; i < b->nterms; i++) {
         const struct bterm *t = &b->terms[i];
-        uint64_t hv = eng_hash_bytes(t->s, t->len);
+        uint64_t hv = hash_bytes64(t->s, t->len);
         size_t j = hv & (cap - 1);
         while (h[j].idx1)
             j = (j + 1) & (cap - 1);
@@ -220,7 +209,7 @@ static int term_id(struct eng_builder *b, char pre, const char *s, size_t len, u
     if (pre)
         tmp[0] = pre;
     memcpy(tmp + (pre != 0), s, len);
-    rc = term_find(b, tmp, n, eng_hash_bytes(tmp, n), kind, out);
+    rc = term_find(b, tmp, n, hash_bytes64(tmp, n), kind, out);
     if (tmp != small)
         free(tmp);
     return rc;
@@ -277,7 +266,7 @@ static int pend_push(struct eng_builder *b, char pre, const char *s, size_t len,
     e->kind = kind;
     e->field = field;
     e->pos = pos;
-    e->hv = eng_hash_bytes(e->text, n);
+    e->hv = hash_bytes64(e->text, n);
     if (b->hcap)
         __builtin_prefetch(&b->hash[e->hv & (b->hcap - 1)]);
     return 0;
@@ -722,27 +711,6 @@ out:
     free(strs.p);
     eng_segment_unref(s);
     return rc;
-}
-
-void eng_segment_unref(struct eng_segment *s)
-{
-    if (s == NULL || atomic_fetch_sub(&s->ref, 1) != 1)
-        return;
-    if (s->home != ENG_SEG_HEAP) { /* every array points into the file image (segfile.c) */
-        eng_segment_unmap(s);
-        free(s);
-        return;
-    }
-    free(s->pk_hash);
-    free(s->pk_doc);
-    free(s->ids);
-    free(s->pub);
-    free(s->dl);
-    free(s->src);
-    free(s->terms);
-    free(s->strs);
-    free(s->post);
-    free(s);
 }
 
 const struct eng_term *eng_segment_term(const struct eng_segment *s, const char *t, size_t len)

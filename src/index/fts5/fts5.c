@@ -1,5 +1,6 @@
-/* The FTS5 index (index/backend.h): searches articles_fts in the embedded
- * store's file through read-only connections. One search is one read
+/* The FTS5 index (index/backend.h): searches articles_fts in the log's
+ * SQLite file (store/log.h: the embedded store's file or a node's replica)
+ * through read-only connections. One search is one read
  * transaction (count, page of ids, page rows) so the total and the page
  * agree even while an import commits. Newest-first and oldest-first read
  * FTS5 in rowid order, which is time order (ids are time-ordered), so they
@@ -12,7 +13,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "store/sqlite/db.h"
+#include <sqlite3.h>
+
+#include "store/log.h"
+#include "util/clock.h"
 #include "util/banned.h"
 
 /* SQLite virtual-machine steps between two looks at the clock: small enough
@@ -22,7 +26,8 @@
 
 struct index_fts5 {
     struct index_backend base; /* first: the vtable */
-    struct store_sqlite_pool readers;
+    struct store_readers *readers;
+    char *path; /* the log's file */
 };
 
 #define FTS_WHERE "articles_fts MATCH ?1 AND articles_fts.rowid BETWEEN ?2 AND ?3"
@@ -56,13 +61,22 @@ static const char *page_sql(enum index_sort sort)
     }
 }
 
+static int prepare(struct store_reader *r, const char *sql, sqlite3_stmt **st, struct err *err)
+{
+    int rc = sqlite3_prepare_v2(store_reader_sqlite(r), sql, -1, st, NULL);
+    if (rc == SQLITE_OK)
+        return 0;
+    *st = NULL;
+    return store_reader_fail(r, rc, err);
+}
+
 static int64_t clamp_i64(size_t v)
 {
     return v > (size_t)INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
-/* Count, page of ids and their rows, on db inside one read transaction. */
-static int search_run(sqlite3 *db, struct arena *a, const struct index_request *req,
+/* Count, page of ids and their rows, on r inside one read transaction. */
+static int search_run(struct store_reader *r, struct arena *a, const struct index_request *req,
                       const char *match, int64_t lo, int64_t hi, struct index_result *out,
                       struct err *err)
 {
@@ -71,14 +85,14 @@ static int search_run(sqlite3 *db, struct arena *a, const struct index_request *
     size_t want, n = 0;
     int rc;
 
-    if ((rc = store_sqlite_prepare(db, sql_count, &st, err)) < 0)
+    if ((rc = prepare(r, sql_count, &st, err)) < 0)
         goto out;
-    store_sqlite_bind_text(st, 1, match);
+    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, lo);
     sqlite3_bind_int64(st, 3, hi);
     rc = sqlite3_step(st);
     if (rc != SQLITE_ROW) {
-        rc = store_sqlite_fail(db, rc, err);
+        rc = store_reader_fail(r, rc, err);
         goto out;
     }
     out->total = (uint64_t)sqlite3_column_int64(st, 0);
@@ -95,9 +109,9 @@ static int search_run(sqlite3 *db, struct arena *a, const struct index_request *
         rc = err_set(err, ERR_NOMEM, "out of memory for a page of results");
         goto out;
     }
-    if ((rc = store_sqlite_prepare(db, page_sql(req->sort), &st, err)) < 0)
+    if ((rc = prepare(r, page_sql(req->sort), &st, err)) < 0)
         goto out;
-    store_sqlite_bind_text(st, 1, match);
+    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, lo);
     sqlite3_bind_int64(st, 3, hi);
     sqlite3_bind_int64(st, 4, clamp_i64(want));
@@ -105,7 +119,7 @@ static int search_run(sqlite3 *db, struct arena *a, const struct index_request *
     while (n < want && (rc = sqlite3_step(st)) == SQLITE_ROW)
         ids[n++] = sqlite3_column_int64(st, 0);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-        rc = store_sqlite_fail(db, rc, err);
+        rc = store_reader_fail(r, rc, err);
         goto out;
     }
     sqlite3_finalize(st);
@@ -116,7 +130,7 @@ static int search_run(sqlite3 *db, struct arena *a, const struct index_request *
         rc = err_set(err, ERR_NOMEM, "out of memory for a page of results");
         goto out;
     }
-    if ((rc = store_sqlite_articles_by_id(db, a, ids, n, out->articles, err)) < 0)
+    if ((rc = store_reader_articles(r, a, ids, n, out->articles, err)) < 0)
         goto out;
     /* Drop slots whose row vanished (cannot happen within one snapshot). */
     size_t kept = 0;
@@ -137,18 +151,11 @@ struct deadline {
     bool expired;
 };
 
-static int64_t monotonic_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Non-zero interrupts the running statement (SQLITE_INTERRUPT). */
 static int deadline_check(void *ctx)
 {
     struct deadline *d = ctx;
-    if (monotonic_ms() >= d->at_ms)
+    if (clock_mono_ms() >= d->at_ms)
         d->expired = true;
     return d->expired;
 }
@@ -158,8 +165,8 @@ static int fts5_search(struct index_backend *b, struct arena *a, const struct in
 {
     struct index_fts5 *x = (struct index_fts5 *)b;
     struct buf match;
-    sqlite3 *db = NULL;
-    int64_t lo = store_sqlite_id_lo(req->from), hi = store_sqlite_id_hi(req->to);
+    struct store_reader *r = NULL;
+    int64_t lo = store_id_lo(req->from), hi = store_id_hi(req->to);
     struct deadline dl = {req->deadline_ms, false};
     int rc;
 
@@ -169,20 +176,20 @@ static int fts5_search(struct index_backend *b, struct arena *a, const struct in
         goto out;
     if (req->from > req->to || lo > hi)
         goto out; /* an empty window: nothing matches */
-    if ((rc = store_sqlite_pool_get(&x->readers, &db, err)) < 0)
+    if ((rc = store_readers_get(x->readers, &r, err)) < 0)
         goto out;
     /* The budget interrupts whichever statement is running when it ends;
      * the handler is removed again before the connection goes back. */
     if (dl.at_ms > 0)
-        sqlite3_progress_handler(db, DEADLINE_CHECK_OPS, deadline_check, &dl);
-    if ((rc = store_sqlite_exec(db, "BEGIN", err)) < 0)
+        sqlite3_progress_handler(store_reader_sqlite(r), DEADLINE_CHECK_OPS, deadline_check, &dl);
+    if ((rc = store_reader_begin(r, err)) < 0)
         goto out;
-    rc = search_run(db, a, req, match.data, lo, hi, out, err);
+    rc = search_run(r, a, req, match.data, lo, hi, out, err);
     if (rc == 0)
-        rc = store_sqlite_exec(db, "COMMIT", err);
+        rc = store_reader_end(r, err);
 out:
-    if (db && dl.at_ms > 0)
-        sqlite3_progress_handler(db, 0, NULL, NULL);
+    if (r && dl.at_ms > 0)
+        sqlite3_progress_handler(store_reader_sqlite(r), 0, NULL, NULL);
     if (rc < 0 && dl.expired)
         rc = err_set(err, ERR_TIMEOUT, "the search ran out of its time budget");
     if (rc < 0) {
@@ -190,7 +197,7 @@ out:
         out->articles = NULL;
         out->total = 0;
     }
-    store_sqlite_pool_put(&x->readers, db); /* rolls back an open transaction */
+    store_readers_put(x->readers, r); /* rolls back an open transaction */
     buf_release(&match);
     return rc;
 }
@@ -199,31 +206,12 @@ static int fts5_newest_headline(struct index_backend *b, int64_t before, int64_t
                                 struct err *err)
 {
     struct index_fts5 *x = (struct index_fts5 *)b;
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
+    struct store_reader *r = NULL;
     int rc;
 
-    if ((rc = store_sqlite_pool_get(&x->readers, &db, err)) < 0)
-        goto out;
-    rc = store_sqlite_prepare(db,
-                              "SELECT published_at FROM articles WHERE headline = 1 AND id <= ?1"
-                              " ORDER BY id DESC LIMIT 1",
-                              &st, err);
-    if (rc < 0)
-        goto out;
-    sqlite3_bind_int64(st, 1, store_sqlite_id_hi(before));
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        *out = sqlite3_column_int64(st, 0);
-        rc = 0;
-    } else if (rc == SQLITE_DONE) {
-        rc = err_set(err, ERR_NOTFOUND, "no headline articles");
-    } else {
-        rc = store_sqlite_fail(db, rc, err);
-    }
-out:
-    sqlite3_finalize(st);
-    store_sqlite_pool_put(&x->readers, db);
+    if ((rc = store_readers_get(x->readers, &r, err)) == 0)
+        rc = store_reader_newest_headline(r, store_id_hi(before), out, err);
+    store_readers_put(x->readers, r);
     return rc;
 }
 
@@ -233,28 +221,30 @@ out:
 static int fts5_verify(struct index_backend *b, struct index_verify_report *out, struct err *err)
 {
     struct index_fts5 *x = (struct index_fts5 *)b;
-    sqlite3 *db = NULL;
+    struct store_reader *r = NULL;
     int64_t rows = 0;
     int rc;
 
     memset(out, 0, sizeof *out);
-    if ((rc = store_sqlite_conn_open(&db, x->readers.path, false, err)) < 0)
+    if ((rc = store_reader_open_writable(&r, x->path, err)) < 0)
         return rc;
-    if ((rc = store_sqlite_query_int(db, "SELECT count(*) FROM articles", &rows, err)) < 0)
+    if ((rc = store_reader_count(r, &rows, err)) < 0)
         goto out;
     out->rows = (uint64_t)rows;
     out->indexed = (uint64_t)rows;
-    rc = sqlite3_exec(db, "INSERT INTO articles_fts(articles_fts) VALUES('integrity-check')", NULL,
+    rc = sqlite3_exec(store_reader_sqlite(r),
+                      "INSERT INTO articles_fts(articles_fts) VALUES('integrity-check')", NULL,
                       NULL, NULL);
     if (rc == SQLITE_CORRUPT_VTAB || rc == SQLITE_CORRUPT) {
-        snprintf(out->detail, sizeof out->detail, "FTS5 integrity-check: %s", sqlite3_errmsg(db));
+        snprintf(out->detail, sizeof out->detail, "FTS5 integrity-check: %s",
+                 sqlite3_errmsg(store_reader_sqlite(r)));
         out->extra = 1; /* FTS5 does not say which rows disagree */
         rc = 0;
     } else {
-        rc = rc == SQLITE_OK ? 0 : store_sqlite_fail(db, rc, err);
+        rc = rc == SQLITE_OK ? 0 : store_reader_fail(r, rc, err);
     }
 out:
-    store_sqlite_conn_close(db);
+    store_reader_close(r);
     return rc;
 }
 
@@ -263,14 +253,14 @@ static void fts5_free(struct index_backend *b)
     struct index_fts5 *x = (struct index_fts5 *)b;
     if (x == NULL)
         return;
-    store_sqlite_pool_release(&x->readers);
+    store_readers_free(x->readers);
+    free(x->path);
     free(x);
 }
 
 int index_fts5_new(struct index_backend **out, const char *db_path, struct err *err)
 {
     struct index_fts5 *x = NULL;
-    sqlite3 *probe = NULL;
     int rc;
 
     *out = NULL;
@@ -286,27 +276,16 @@ int index_fts5_new(struct index_backend **out, const char *db_path, struct err *
         .newest_headline = fts5_newest_headline,
         .verify = fts5_verify,
     };
-    if ((rc = store_sqlite_pool_init(&x->readers, db_path, err)) < 0)
+    if ((x->path = strdup(db_path)) == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory");
         goto out;
-    /* Fail now, not on the first search, when the file cannot be read. */
-    if ((rc = store_sqlite_pool_get(&x->readers, &probe, err)) < 0)
-        goto out;
-    bool fulltext = false;
-    rc = store_sqlite_fulltext_get(probe, &fulltext, err);
-    store_sqlite_pool_put(&x->readers, probe);
-    probe = NULL;
-    if (rc < 0)
-        goto out;
-    /* A store kept for the engine index has no articles_fts: build it once
-     * (a write, so only then a read-write connection). */
-    if (!fulltext) {
-        if ((rc = store_sqlite_conn_open(&probe, db_path, false, err)) < 0)
-            goto out;
-        rc = store_sqlite_fulltext_set(probe, true, err);
-        store_sqlite_conn_close(probe);
-        if (rc < 0)
-            goto out;
     }
+    if ((rc = store_readers_new(&x->readers, db_path, err)) < 0)
+        goto out;
+    /* Fail now, not on the first search, when the file cannot be read; a
+     * store kept for the engine index has no articles_fts: built once. */
+    if ((rc = store_log_fulltext_ensure(db_path, err)) < 0)
+        goto out;
     *out = &x->base;
     x = NULL;
 out:

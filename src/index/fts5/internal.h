@@ -11,7 +11,7 @@
 
 /* Write the MATCH expression of req into b (which should be empty): the
  * text conditions (q, q_title) restricted to their columns, and every
- * filter as a term of the meta column (store/sqlite/db.h). Temporary
+ * filter as a term of the meta column (store/meta.h). Temporary
  * strings go to a. Returns 0, ERR_INVALID for a tree outside query.h's
  * normal form (NOT at the root or under OR, an AND of exclusions only, an
  * empty WORD/PHRASE), ERR_TOO_LARGE, or ERR_NOMEM; err says which. */

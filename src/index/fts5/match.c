@@ -3,11 +3,7 @@
  * Text (query.h trees), fully parenthesised, every token in double quotes
  * with '"' doubled, so no user text is ever read as FTS5 syntax:
  *   exact WORD  "tok"
- *   WORD        ("tok" OR "s" OR "~s" ...) over the distinct stems s of tok in
- *               the languages in scope. The tokenizer indexes an article
- *               token t as t plus, when stem(t) != t, a colocated "~stem(t)"
- *               (text/text_fts5.h), so a word w matches t = w, t = s (a token
- *               that is its own stem) and ~s (ENGINE.md §8).
+ *   WORD        ("tok" OR "s" OR "~s" ...): its forms (index/expand.h)
  *   PHRASE      "t1 t2 t3" (exact tokens, adjacent)
  *   AND         (p1 AND p2), with NOT children: ((p1 AND p2) NOT (n1 OR n2))
  *   OR          (a OR b)
@@ -17,20 +13,16 @@
  * request with no positive condition uses (meta : "a"); excluded domains
  * become "... NOT (meta : (...))". */
 #include "index/fts5/internal.h"
+#include "index/expand.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "store/sqlite/db.h"
+#include "store/meta.h"
 #include "text/text.h"
 #include "text/text_fts5.h"
 #include "util/limits.h"
 #include "util/banned.h"
-
-/* Languages with a Snowball stemmer (text_lang_has_stemmer). */
-static const char *const stemmed_langs[] = {"ar", "de", "en", "es", "fr", "it",
-                                            "nl", "no", "pt", "ru", "sv"};
-#define STEMMED_LANG_COUNT (sizeof stemmed_langs / sizeof stemmed_langs[0])
 
 /* Deeper than any parsed tree (LIMIT_QUERY_DEPTH) plus AND/OR/NOT levels. */
 #define MATCH_DEPTH_MAX (4 * LIMIT_QUERY_DEPTH)
@@ -57,41 +49,13 @@ static void put_quoted(struct buf *b, const char *prefix, const char *s)
     buf_putc(b, '"');
 }
 
-static bool form_seen(char *const *forms, size_t n, const char *f)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(forms[i], f) == 0)
-            return true;
-    }
-    return false;
-}
-
 static int put_word(struct match *m, const char *tok)
 {
-    /* forms[0] is the token; then stems s (exact, when s != tok) and ~s. */
-    char *forms[1 + 2 * STEMMED_LANG_COUNT];
-    size_t n_forms = 0, len = strlen(tok);
-    char stem[LIMIT_TOKEN_BYTES + 1]; /* as the tokenizer's: longer stems are never indexed */
-
-    forms[n_forms++] = (char *)tok;
-    for (size_t i = 0; i < m->n_langs; i++) {
-        int n = text_stem(m->langs[i], tok, len, stem, sizeof stem);
-        if (n == ERR_TOO_LARGE || n == 0)
-            continue;
-        if (n < 0)
-            return err_set(m->err, n, "cannot stem a query word");
-        if (!form_seen(forms, n_forms, stem)) {
-            char *f = arena_strndup(m->a, stem, (size_t)n);
-            if (f == NULL)
-                return err_set(m->err, ERR_NOMEM, "out of memory");
-            forms[n_forms++] = f;
-        }
-        char *tilde = arena_printf(m->a, "%s%s", TEXT_FTS5_STEM_PREFIX, stem);
-        if (tilde == NULL)
-            return err_set(m->err, ERR_NOMEM, "out of memory");
-        if (!form_seen(forms, n_forms, tilde))
-            forms[n_forms++] = tilde;
-    }
+    const char *forms[INDEX_EXPAND_FORMS_MAX];
+    size_t n_forms = 0;
+    int rc = index_expand_word(m->a, m->langs, m->n_langs, tok, forms, &n_forms, m->err);
+    if (rc < 0)
+        return rc;
     if (n_forms == 1) {
         put_quoted(m->b, NULL, tok);
         return 0;
@@ -242,7 +206,7 @@ static void put_meta_any(struct match *m, char kind, const char *const *values, 
         if (values[i] == NULL)
             continue;
         buf_reset(&term);
-        store_sqlite_meta_term(&term, kind, values[i], strlen(values[i]));
+        store_meta_term(&term, kind, values[i], strlen(values[i]));
         if (buf_error(&term)) {
             m->b->err = buf_error(&term); /* sticky, reported by the caller */
             break;
@@ -280,13 +244,7 @@ int index_fts5_match_build(struct buf *b, struct arena *a, const struct index_re
     bool exclude;
     int rc = 0;
 
-    if (req->language && text_lang_has_stemmer(req->language)) {
-        m.langs = &req->language;
-        m.n_langs = 1;
-    } else {
-        m.langs = stemmed_langs;
-        m.n_langs = STEMMED_LANG_COUNT;
-    }
+    index_expand_langs(&req->language, &m.langs, &m.n_langs);
     exclude = req->n_exclude_domains > 0 &&
               count_non_null(req->exclude_domains, req->n_exclude_domains) > 0;
     if (exclude)

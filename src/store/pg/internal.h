@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "store/backend.h"
 #include "store/pg/pg.h"
 #include "util/buf.h"
 

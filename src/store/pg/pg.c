@@ -1,4 +1,4 @@
-/* The PostgreSQL store (store/pg/pg.h): lifecycle and schema.
+/* The PostgreSQL store (store/backend.h store_pg_new): lifecycle and schema.
  *
  * Schema versions: newsd_meta(key, value) holds schema_version; migrations[i]
  * brings version i to i+1. Every node runs them at open under a session
@@ -21,6 +21,7 @@
  *   keys, usage, feeds, feed_items  as the embedded store's
  *   newsd_usage_take()  store_usage_take in one round trip */
 #include "store/pg/internal.h"
+#include "store/replicate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +259,21 @@ static void pg_free(struct store_backend *b)
     free(s);
 }
 
+/* A node's index reads a local replica that a thread keeps in step with
+ * this store's article log (store/replicate.h). */
+static int pg_log_open(struct store_backend *b, const char *local_dir, struct store_log **out,
+                       struct err *err)
+{
+    struct store_replicate *rep = NULL;
+    int rc;
+
+    *out = NULL;
+    if ((rc = store_replicate_new(&rep, ((struct store_pg *)b)->pool.uri,
+                                  local_dir ? local_dir : STORE_LOG_LOCAL_DIR_DEFAULT, err)) < 0)
+        return rc;
+    return store_log_new(out, store_replicate_path(rep), rep, err);
+}
+
 int store_pg_new(struct store_backend **out, const char *uri, struct err *err)
 {
     struct store_pg *s = NULL;
@@ -271,6 +287,7 @@ int store_pg_new(struct store_backend **out, const char *uri, struct err *err)
         .kind = "pg",
         .free = pg_free,
         .sqlite_path = NULL,
+        .log_open = pg_log_open,
         .articles_put = store_pg_articles_put,
         .articles_count = store_pg_articles_count,
         .sources_put = store_pg_sources_put,
@@ -308,11 +325,4 @@ out:
     if (s)
         pg_free(&s->base);
     return rc;
-}
-
-const char *store_pg_backend_uri(const struct store_backend *b)
-{
-    if (b == NULL || strcmp(b->kind, "pg") != 0)
-        return NULL;
-    return ((const struct store_pg *)b)->pool.uri;
 }

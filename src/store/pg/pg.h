@@ -1,6 +1,6 @@
-/* The PostgreSQL store (cluster mode, DESIGN.md) as the rest of src/ sees
- * it beyond store.h: how store.c creates it, and the article log that a
- * node's local index follows (index/follow/).
+/* The PostgreSQL store's article log (cluster mode, DESIGN.md), which
+ * replication (store/replicate.h) copies into a node's local replica.
+ * Private to src/store/ (store.c opens the store through store/backend.h).
  *
  * The article log: every insert, update or delete of an article takes the
  * next value of one sequence (articles.seq, or the seq of a tombstone row
@@ -17,20 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/backend.h"
 #include "store/store.h"
 #include "util/arena.h"
 #include "util/err.h"
-
-/* Open the store at a postgresql:// (or postgres://) URI: connect, create
- * or migrate the schema (under an advisory lock, so nodes starting together
- * migrate once). ERR_BUSY when the server cannot be reached. */
-int store_pg_new(struct store_backend **out, const char *uri, struct err *err);
-
-/* The URI a PostgreSQL store was opened with, else NULL (store.c). */
-const char *store_pg_conninfo(const struct store *s);
-/* The same for a backend (NULL unless it is the PostgreSQL one). */
-const char *store_pg_backend_uri(const struct store_backend *b);
 
 /* --- the article log ------------------------------------------------------ */
 

@@ -182,7 +182,7 @@ static int put_one(sqlite3 *db, struct put_stmts *ps, struct buf *meta, const st
         return rc;
 
     buf_reset(meta);
-    store_sqlite_meta_terms(meta, a);
+    store_meta_terms(meta, a);
     if ((rc = buf_error(meta)) < 0)
         return err_set(err, rc, "article %zu: cannot build its index terms", i);
     rc = bind_article(ps, a, id, seq, meta->data);

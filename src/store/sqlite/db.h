@@ -1,21 +1,9 @@
-/* SQLite plumbing of the embedded store, shared with the FTS5 index
- * (index/fts5/), which searches the same file: opening connections (every
- * one with the "newsd" tokenizer registered), a pool of read connections,
- * SQLite result codes → ERR_*, article id bounds, and the metadata terms of
- * the articles_fts "meta" column. The schema is the store's (schema.c); the
- * names the index relies on are fixed here.
- *
- * Meta terms: one space-separated token per property, so that filters are
- * ANDed inside MATCH instead of joining back to the table (DESIGN.md):
- *   a            every article (the positive term of a filter-less query)
- *   l<lang>      language ("se" is filed as "sv")
- *   c<cc>        country
- *   k<category>  category
- *   h            headline
- *   s<hex(id)>   source id, lower-case hex of its bytes (one token for any id)
- *   d<hex(dom)>  the domain and each of its suffixes at a dot boundary
- * A value of l/c/k that is not only ASCII letters and digits (after ASCII
- * lower-casing) is written as <kind>_<hex(value)> so it stays one token. */
+/* SQLite plumbing of the embedded store and of a cluster node's replica
+ * (the same schema, schema.c): opening connections (every one with the
+ * "newsd" tokenizer registered), a pool of read connections, SQLite result
+ * codes → ERR_*, the full-text side, reading and writing article rows.
+ * Private to src/store/: the index reads these files through store/log.h
+ * (sqlite/reader.c). */
 #ifndef NEWSD_STORE_SQLITE_DB_H
 #define NEWSD_STORE_SQLITE_DB_H
 
@@ -25,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store/meta.h"
 #include "store/store.h"
 #include "text/text_fts5.h"
 #include "util/buf.h"
@@ -34,18 +23,9 @@
 #define STORE_SQLITE_POOL_MAX 16 /* idle read connections kept */
 #define STORE_SQLITE_BUSY_TIMEOUT_MS 5000
 
-/* published_at range whose ids fit in an int64 (±139,000 years). */
-#define STORE_SQLITE_TIME_MIN (-((int64_t)1 << 42))
-#define STORE_SQLITE_TIME_MAX (((int64_t)1 << 42) - 1)
-
-/* Meta term kinds. */
-#define STORE_META_ALL 'a'
-#define STORE_META_LANGUAGE 'l'
-#define STORE_META_COUNTRY 'c'
-#define STORE_META_CATEGORY 'k'
-#define STORE_META_HEADLINE 'h'
-#define STORE_META_SOURCE 's'
-#define STORE_META_DOMAIN 'd'
+/* published_at range whose ids fit in an int64 (store.h). */
+#define STORE_SQLITE_TIME_MIN STORE_ID_TIME_MIN
+#define STORE_SQLITE_TIME_MAX STORE_ID_TIME_MAX
 
 /* Idle read connections to one database file. */
 struct store_sqlite_pool {
@@ -148,7 +128,7 @@ int store_sqlite_one(sqlite3 *db, sqlite3_stmt *st, struct arena *a, store_sqlit
 
 /* The one INSERT of an article row (the store's upserts and the cluster
  * replica's changes), and its binder: id and seq in ?1 ?2 and the rest of
- * the article in table order; meta_terms as described above. */
+ * the article in table order; meta_terms as store/meta.h spells them. */
 #define STORE_SQLITE_ARTICLE_INSERT                                                                \
     "INSERT INTO articles(id, seq, url, canonical_url, source_id, source_name, author, title,"     \
     " description, url_to_image, published_at, content, domain, language, country, category,"      \
@@ -169,18 +149,5 @@ int store_sqlite_pool_get(struct store_sqlite_pool *p, sqlite3 **out, struct err
 /* Give a connection back; every statement on it must be finalized and no
  * transaction open. NULL is a no-op. */
 void store_sqlite_pool_put(struct store_sqlite_pool *p, sqlite3 *db);
-
-/* Smallest / largest article id of second t, clamped to int64 (for open
- * bounds such as INT64_MIN / INT64_MAX). */
-int64_t store_sqlite_id_lo(int64_t t);
-int64_t store_sqlite_id_hi(int64_t t);
-
-/* Append the meta term of `kind` for value v[0..len) (len ignored for 'a'
- * and 'h'); see the file comment. Errors are the buffer's (sticky). */
-void store_sqlite_meta_term(struct buf *b, char kind, const char *v, size_t len);
-
-/* The whole space-separated meta term list of an article (without the
- * leading TEXT_FTS5_META_MARK), appended to b. */
-void store_sqlite_meta_terms(struct buf *b, const struct article *art);
 
 #endif

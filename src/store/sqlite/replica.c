@@ -275,7 +275,7 @@ static int apply_one(sqlite3 *db, struct apply_stmts *st, struct buf *meta, cons
     if ((rc = step_write(db, st->del_id, removed, err)) < 0)
         return rc;
     buf_reset(meta);
-    store_sqlite_meta_terms(meta, a);
+    store_meta_terms(meta, a);
     if ((rc = buf_error(meta)) < 0)
         return err_set(err, rc, "article %lld: cannot build its index terms", (long long)a->id);
     rc = store_sqlite_bind_article(st->ins, a, a->id, a->seq, a->ingested_at, meta->data);

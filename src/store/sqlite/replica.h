@@ -2,7 +2,7 @@
  * in an embedded store's file (<dir>/newsd.db, the same schema and FTS5
  * triggers), so the FTS5 index searches it exactly as it searches an
  * embedded store. Rows are applied with the ids and sequence numbers the
- * PostgreSQL store gave them (index/follow/ reads its log); the last
+ * PostgreSQL store gave them (store/replicate.c reads its log); the last
  * applied sequence number is recorded in the same transaction as the rows,
  * so a crash never loses or applies twice. The replica also records which
  * database it follows (its origin, store/pg/pg.h), so a node pointed at

@@ -240,6 +240,14 @@ static const char *sqlite_path(const struct store_backend *b)
     return ((const struct store_sqlite *)b)->path;
 }
 
+/* The embedded store's own file is the log its index reads. */
+static int sqlite_log_open(struct store_backend *b, const char *local_dir, struct store_log **out,
+                           struct err *err)
+{
+    (void)local_dir; /* the index lives beside the store's file */
+    return store_log_new(out, ((const struct store_sqlite *)b)->path, NULL, err);
+}
+
 static int sqlite_fulltext_get(struct store_backend *b, bool *on, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
@@ -291,6 +299,7 @@ int store_sqlite_new(struct store_backend **out, const char *dir, bool fulltext_
         .kind = "sqlite",
         .free = sqlite_free,
         .sqlite_path = sqlite_path,
+        .log_open = sqlite_log_open,
         .backup = store_sqlite_backup,
         .articles_put = store_sqlite_articles_put,
         .articles_count = store_sqlite_articles_count,

@@ -1,24 +1,21 @@
-/* eng_plan_build() of plan.h: the request as index/fts5/match.c reads it.
- * A plain word is the OR of its forms (the token, then per language in
- * scope its stem s when new and "~s" when new), an exact word or a
+/* eng_plan_build() of qplan.h: the request as index/fts5/match.c reads it.
+ * A plain word is the OR of its forms (index/expand.h), an exact word or a
  * one-token phrase is one exact term, a phrase its exact tokens; q is
  * restricted to the searchIn fields, qInTitle to titles; filters are meta
- * terms (store_sqlite_meta_term, so both backends spell them alike). */
-#include "index/engine/plan.h"
+ * terms (store_meta_term, so both backends spell them alike). */
+#include "index/engine/qplan.h"
+#include "index/expand.h"
 
 #include <string.h>
 
-#include "store/sqlite/db.h"
+#include "store/meta.h"
 #include "text/text.h"
 #include "text/text_fts5.h"
 #include "util/buf.h"
 #include "util/limits.h"
 #include "util/banned.h"
 
-/* As match.c: languages with a Snowball stemmer, nesting limit. */
-static const char *const stemmed_langs[] = {"ar", "de", "en", "es", "fr", "it",
-                                            "nl", "no", "pt", "ru", "sv"};
-#define STEMMED_LANG_COUNT (sizeof stemmed_langs / sizeof stemmed_langs[0])
+/* As match.c: the nesting limit. */
 #define PLAN_DEPTH_MAX (4 * LIMIT_QUERY_DEPTH)
 
 struct pctx {
@@ -78,44 +75,17 @@ static struct plan *term_new(struct pctx *c, const char *t, size_t len, unsigned
     return p;
 }
 
-static bool form_seen(char *const *forms, size_t n, const char *f)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(forms[i], f) == 0)
-            return true;
-    }
-    return false;
-}
-
-/* put_word() of match.c. */
+/* A plain word: the OR of its forms (index/expand.h), as match.c writes it. */
 static int plan_word(struct pctx *c, const char *tok, unsigned colset, bool scored,
                      struct plan **out)
 {
-    char *forms[1 + 2 * STEMMED_LANG_COUNT];
-    size_t n_forms = 0, len = strlen(tok);
-    char stem[LIMIT_TOKEN_BYTES + 1];
-
-    forms[n_forms++] = (char *)tok;
-    for (size_t i = 0; i < c->n_langs; i++) {
-        int n = text_stem(c->langs[i], tok, len, stem, sizeof stem);
-        if (n == ERR_TOO_LARGE || n == 0)
-            continue;
-        if (n < 0)
-            return err_set(c->err, n, "cannot stem a query word");
-        if (!form_seen(forms, n_forms, stem)) {
-            char *f = arena_strndup(c->a, stem, (size_t)n);
-            if (f == NULL)
-                return err_set(c->err, ERR_NOMEM, "out of memory");
-            forms[n_forms++] = f;
-        }
-        char *tilde = arena_printf(c->a, "%s%s", TEXT_FTS5_STEM_PREFIX, stem);
-        if (tilde == NULL)
-            return err_set(c->err, ERR_NOMEM, "out of memory");
-        if (!form_seen(forms, n_forms, tilde))
-            forms[n_forms++] = tilde;
-    }
+    const char *forms[INDEX_EXPAND_FORMS_MAX];
+    size_t n_forms = 0;
+    int rc = index_expand_word(c->a, c->langs, c->n_langs, tok, forms, &n_forms, c->err);
+    if (rc < 0)
+        return rc;
     if (n_forms == 1) {
-        *out = term_new(c, tok, len, colset, scored);
+        *out = term_new(c, tok, strlen(tok), colset, scored);
         return *out ? 0 : err_set(c->err, ERR_NOMEM, "out of memory");
     }
     struct plan * or = node_new(c, PLAN_OR, colset);
@@ -267,14 +237,14 @@ static int plan_node(struct pctx *c, const struct query_node *q, unsigned colset
     return err_set(c->err, ERR_INVALID, "malformed query tree");
 }
 
-/* One meta term: ENG_META_MARK then store_sqlite_meta_term's spelling. */
+/* One meta term: ENG_META_MARK then store_meta_term's spelling. */
 static struct plan *meta_term(struct pctx *c, char kind, const char *v)
 {
     struct buf b;
     struct plan *p = NULL;
     buf_init(&b, LIMIT_FIELD_BYTES);
     buf_putc(&b, ENG_META_MARK);
-    store_sqlite_meta_term(&b, kind, v ? v : "", v ? strlen(v) : 0);
+    store_meta_term(&b, kind, v ? v : "", v ? strlen(v) : 0);
     if (buf_error(&b) == 0) {
         char *t = arena_strndup(c->a, b.data, b.len);
         if (t)
@@ -318,13 +288,7 @@ int eng_plan_build(struct plan_tree *out, struct arena *a, const struct index_re
     int rc;
 
     memset(out, 0, sizeof *out);
-    if (req->language && text_lang_has_stemmer(req->language)) {
-        c.langs = &req->language;
-        c.n_langs = 1;
-    } else {
-        c.langs = stemmed_langs;
-        c.n_langs = STEMMED_LANG_COUNT;
-    }
+    index_expand_langs(&req->language, &c.langs, &c.n_langs);
     if (req->q) {
         unsigned f = req->q_fields & INDEX_FIELD_ALL;
         if (f == 0)

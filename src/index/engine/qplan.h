@@ -1,5 +1,5 @@
 /* Private to src/index/engine/: a request as a segment-independent tree
- * (plan.c) with the semantics of the FTS5 MATCH expression that
+ * (qplan.c) with the semantics of the FTS5 MATCH expression that
  * index/fts5/match.c writes for it — the same terms, the same column
  * restrictions, the same errors — and the list of its scored leaves in the
  * order FTS5 numbers its phrases (bm25 sums over them in that order). */

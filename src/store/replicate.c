@@ -1,6 +1,6 @@
-/* The index follower (index/follow/follow.h): one thread per node applying
- * the PostgreSQL store's article log to the node's replica. */
-#include "index/follow/follow.h"
+/* Replication (store/replicate.h): one thread per node applying the
+ * PostgreSQL store's article log to the node's replica. */
+#include "store/replicate.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -11,13 +11,14 @@
 #include "store/pg/pg.h"
 #include "store/sqlite/replica.h"
 #include "util/arena.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/banned.h"
 
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 2000
 
-struct index_follow {
+struct store_replicate {
     char *uri;
     char origin[STORE_PG_ORIGIN_MAX];
     struct store_replica *replica;
@@ -39,18 +40,10 @@ struct index_follow {
     bool reachable;
 };
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Sleep up to ms unless told to stop; true when stopping. */
-static bool pause_or_stop(struct index_follow *f, int64_t ms)
+static bool pause_or_stop(struct store_replicate *f, int64_t ms)
 {
-    int64_t until = now_ms() + ms;
-    struct timespec ts = {.tv_sec = until / 1000, .tv_nsec = (until % 1000) * 1000000L};
+    struct timespec ts = clock_mono_in(ms);
     pthread_mutex_lock(&f->mu);
     while (!f->stop) {
         if (pthread_cond_timedwait(&f->cv, &f->mu, &ts) == ETIMEDOUT)
@@ -61,7 +54,7 @@ static bool pause_or_stop(struct index_follow *f, int64_t ms)
     return stop;
 }
 
-static bool stopping(struct index_follow *f)
+static bool stopping(struct store_replicate *f)
 {
     pthread_mutex_lock(&f->mu);
     bool stop = f->stop;
@@ -70,7 +63,7 @@ static bool stopping(struct index_follow *f)
 }
 
 /* Open the log connection and check that it is still the same database. */
-static int log_connect(struct index_follow *f, struct err *err)
+static int log_connect(struct store_replicate *f, struct err *err)
 {
     struct store_pg_log *l = NULL;
     char origin[STORE_PG_ORIGIN_MAX];
@@ -103,7 +96,7 @@ static int log_connect(struct index_follow *f, struct err *err)
 }
 
 /* Copy the sources when their revision moved. */
-static int sources_sync(struct index_follow *f, struct err *err)
+static int sources_sync(struct store_replicate *f, struct err *err)
 {
     struct arena a;
     struct source *src = NULL;
@@ -129,19 +122,19 @@ static int sources_sync(struct index_follow *f, struct err *err)
 }
 
 /* Apply one batch; *more when it was full (more may follow at once). */
-static int articles_sync(struct index_follow *f, bool *more, struct err *err)
+static int articles_sync(struct store_replicate *f, bool *more, struct err *err)
 {
     struct arena a;
     struct article *arts = NULL;
     bool *deleted = NULL;
     size_t n = 0;
     int64_t delta = 0, head = 0;
-    int64_t read_at = now_ms();
+    int64_t read_at = clock_mono_ms();
     int rc;
 
     *more = false;
     arena_init(&a, 0);
-    rc = store_pg_log_read(f->log, &a, f->applied, INDEX_FOLLOW_BATCH, &arts, &deleted, &n, err);
+    rc = store_pg_log_read(f->log, &a, f->applied, STORE_REPLICATE_BATCH, &arts, &deleted, &n, err);
     if (rc < 0)
         goto out;
     if (n > 0) {
@@ -153,7 +146,7 @@ static int articles_sync(struct index_follow *f, bool *more, struct err *err)
         f->articles += delta;
         pthread_mutex_unlock(&f->mu);
     }
-    *more = n == INDEX_FOLLOW_BATCH;
+    *more = n == STORE_REPLICATE_BATCH;
     if (*more) {
         /* Catching up: say how far there is to go. */
         if ((rc = store_pg_log_head(f->log, &head, err)) < 0)
@@ -178,7 +171,7 @@ out:
 
 /* A backup restored under the replica: the store is behind what was
  * applied. Everything is read again. */
-static int head_check(struct index_follow *f, struct err *err)
+static int head_check(struct store_replicate *f, struct err *err)
 {
     int64_t head = 0;
     int rc = store_pg_log_head(f->log, &head, err);
@@ -198,7 +191,7 @@ static int head_check(struct index_follow *f, struct err *err)
     return 0;
 }
 
-static void set_reachable(struct index_follow *f, bool up)
+static void set_reachable(struct store_replicate *f, bool up)
 {
     pthread_mutex_lock(&f->mu);
     f->reachable = up;
@@ -209,7 +202,7 @@ static void set_reachable(struct index_follow *f, bool up)
 
 static void *follow_main(void *arg)
 {
-    struct index_follow *f = arg;
+    struct store_replicate *f = arg;
     int64_t backoff = 0, sources_at = 0;
     bool sources_due = true, warned = false;
     struct err err;
@@ -228,10 +221,10 @@ static void *follow_main(void *arg)
                 set_reachable(f, true);
             }
         }
-        if (rc == 0 && (sources_due || now_ms() >= sources_at)) {
+        if (rc == 0 && (sources_due || clock_mono_ms() >= sources_at)) {
             if ((rc = sources_sync(f, &err)) == 0 && (rc = head_check(f, &err)) == 0) {
                 sources_due = false;
-                sources_at = now_ms() + INDEX_FOLLOW_SOURCES_CHECK_MS;
+                sources_at = clock_mono_ms() + STORE_REPLICATE_SOURCES_CHECK_MS;
             }
         }
         if (rc == 0)
@@ -262,7 +255,7 @@ static void *follow_main(void *arg)
         if (more)
             continue;
         bool articles = false, sources = false;
-        rc = store_pg_log_wait(f->log, INDEX_FOLLOW_POLL_MS, &articles, &sources, &err);
+        rc = store_pg_log_wait(f->log, STORE_REPLICATE_POLL_MS, &articles, &sources, &err);
         if (rc < 0) {
             store_pg_log_close(f->log);
             f->log = NULL;
@@ -275,9 +268,10 @@ static void *follow_main(void *arg)
     return NULL;
 }
 
-int index_follow_new(struct index_follow **out, const char *uri, const char *dir, struct err *err)
+int store_replicate_new(struct store_replicate **out, const char *uri, const char *dir,
+                        struct err *err)
 {
-    struct index_follow *f = NULL;
+    struct store_replicate *f = NULL;
     struct store_replica_position pos;
     int rc;
 
@@ -288,11 +282,7 @@ int index_follow_new(struct index_follow **out, const char *uri, const char *dir
         return err_set(err, ERR_NOMEM, "out of memory");
     }
     pthread_mutex_init(&f->mu, NULL);
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&f->cv, &attr);
-    pthread_condattr_destroy(&attr);
+    clock_cond_init(&f->cv);
 
     if ((rc = store_pg_log_open(&f->log, uri, err)) < 0)
         goto out;
@@ -306,7 +296,7 @@ int index_follow_new(struct index_follow **out, const char *uri, const char *dir
     f->articles = pos.articles;
     f->sources_rev = pos.sources_rev;
     f->reachable = true;
-    f->in_step_ms = now_ms();
+    f->in_step_ms = clock_mono_ms();
     if ((rc = store_pg_log_head(f->log, &f->head, err)) < 0)
         goto out;
     if (f->head < f->applied)
@@ -314,25 +304,25 @@ int index_follow_new(struct index_follow **out, const char *uri, const char *dir
     *out = f;
     f = NULL;
 out:
-    index_follow_free(f);
+    store_replicate_free(f);
     return rc;
 }
 
-const char *index_follow_db_path(const struct index_follow *f)
+const char *store_replicate_path(const struct store_replicate *f)
 {
     return store_replica_path(f->replica);
 }
 
-int index_follow_start(struct index_follow *f, struct err *err)
+int store_replicate_start(struct store_replicate *f, struct err *err)
 {
     int e = pthread_create(&f->thread, NULL, follow_main, f);
     if (e != 0)
-        return err_set(err, ERR_INTERNAL, "cannot start the index follower: %s", strerror(e));
+        return err_set(err, ERR_INTERNAL, "cannot start replication: %s", strerror(e));
     f->started = true;
     return 0;
 }
 
-void index_follow_free(struct index_follow *f)
+void store_replicate_free(struct store_replicate *f)
 {
     if (f == NULL)
         return;
@@ -351,9 +341,9 @@ void index_follow_free(struct index_follow *f)
     free(f);
 }
 
-void index_follow_status(struct index_follow *f, struct index_replica_status *out)
+void store_replicate_status(struct store_replicate *f, struct store_log_status *out)
 {
-    int64_t now = now_ms();
+    int64_t now = clock_mono_ms();
     memset(out, 0, sizeof *out);
     out->replica = true;
     pthread_mutex_lock(&f->mu);

@@ -1,0 +1,108 @@
+/* The engine's bottom layer (index/engine/internal.h): how long what a
+ * snapshot holds lives. Segments and deletion sets are immutable and
+ * shared between snapshots by reference counts; a generation number names
+ * each one in the count cache (a set that changes is a new set, with a new
+ * gen); the slot holds the snapshot that searches take. Everything else in
+ * the engine calls down to this file; it calls nothing of the engine. */
+#include "index/engine/internal.h"
+
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "util/banned.h"
+
+uint64_t eng_next_gen(void)
+{
+    static atomic_uint_fast64_t next = 1;
+    return atomic_fetch_add(&next, 1);
+}
+
+void eng_segment_unref(struct eng_segment *s)
+{
+    if (s == NULL || atomic_fetch_sub(&s->ref, 1) != 1)
+        return;
+    if (s->home != ENG_SEG_HEAP) { /* every array points into the file image (segfile.c) */
+        if (s->home == ENG_SEG_MAPPED && s->image)
+            munmap((void *)(uintptr_t)s->image, s->image_len);
+        free(s);
+        return;
+    }
+    free(s->pk_hash);
+    free(s->pk_doc);
+    free(s->ids);
+    free(s->pub);
+    free(s->dl);
+    free(s->src);
+    free(s->terms);
+    free(s->strs);
+    free(s->post);
+    free(s);
+}
+
+struct eng_dels *eng_dels_new(uint32_t n)
+{
+    struct eng_dels *d = calloc(1, sizeof *d);
+    if (d == NULL || (d->bits = calloc((size_t)(n + 63) / 64 + 1, sizeof *d->bits)) == NULL) {
+        free(d);
+        return NULL;
+    }
+    atomic_init(&d->ref, 1);
+    d->gen = eng_next_gen();
+    return d;
+}
+
+void eng_dels_unref(struct eng_dels *d)
+{
+    if (d == NULL || atomic_fetch_sub(&d->ref, 1) != 1)
+        return;
+    free(d->bits);
+    free(d);
+}
+
+void eng_snap_unref(struct eng_snap *s)
+{
+    if (s == NULL || atomic_fetch_sub(&s->ref, 1) != 1)
+        return;
+    for (size_t i = 0; i < s->nseg; i++) {
+        eng_segment_unref(s->segs[i]);
+        eng_dels_unref(s->dels[i]);
+    }
+    free(s->segs);
+    free(s->dels);
+    free(s->pop);
+    free(s);
+}
+
+void eng_slot_init(struct eng_slot *s)
+{
+    pthread_mutex_init(&s->lock, NULL);
+    s->cur = NULL;
+}
+
+void eng_slot_release(struct eng_slot *s)
+{
+    eng_snap_unref(s->cur);
+    s->cur = NULL;
+    pthread_mutex_destroy(&s->lock);
+}
+
+struct eng_snap *eng_slot_get(struct eng_slot *s)
+{
+    struct eng_snap *snap;
+    pthread_mutex_lock(&s->lock);
+    snap = s->cur;
+    if (snap)
+        atomic_fetch_add(&snap->ref, 1);
+    pthread_mutex_unlock(&s->lock);
+    return snap;
+}
+
+void eng_slot_publish(struct eng_slot *s, struct eng_snap *snap)
+{
+    struct eng_snap *old;
+    pthread_mutex_lock(&s->lock);
+    old = s->cur;
+    s->cur = snap;
+    pthread_mutex_unlock(&s->lock);
+    eng_snap_unref(old); /* freed when the last search holding it ends */
+}

@@ -1,0 +1,137 @@
+/* Private to the engine's writer (index/engine/): the single writer that
+ * loads the log into segments and follows it, on one thread (the
+ * follower's, engine.c). Its jobs have a file each, in this order from the
+ * bottom (each calls only the files above it in this list, and those below
+ * writer.h in internal.h's list):
+ *   state.c      the writer's segment list; publishing it as a snapshot
+ *   sources.c    source-id interning and the sources' popularity
+ *   dels.c       deletion sets, copy-on-write per poll
+ *   checkpoint.c segment files, the manifest, loading them at open
+ *   rows.c       reading new rows into segments
+ *   reconcile.c  rows deleted without a replacement
+ *   merge.c      the merge policy
+ *   writer.c     a poll (the above in one read snapshot), open and close */
+#ifndef NEWSD_INDEX_ENGINE_WRITER_H
+#define NEWSD_INDEX_ENGINE_WRITER_H
+
+#include "index/engine/internal.h"
+#include "store/log.h"
+
+/* Documents per segment built at open, and the size past which a segment
+ * is no longer merged with others (only rewritten when a quarter is
+ * deleted): a bounded builder keeps the build's hash table and peak memory
+ * small, at the cost of visiting N / SEGMENT_FULL segments per query. */
+#define ENG_SEGMENT_FULL 131072
+
+struct eng_writer {
+    struct store_reader *db;
+    char *db_path;             /* the log's file; the index directory is beside it */
+    struct eng_slot *slot;     /* where snapshots are published (the engine's) */
+    struct eng_ccache *ccache; /* the engine's count cache, for the snapshots; NULL */
+    int64_t data_version;
+    int64_t applied_seq;
+    int64_t covered;                /* the log's head as of the last successful poll */
+    char epoch[STORE_IDENTITY_MAX]; /* the table's identity the segments belong to */
+    bool loaded;                    /* opened from the index directory's files */
+    /* persistence: the index directory, NULL when there is none */
+    char *dir;
+    int lock_fd;   /* <dir>/lock, flock()ed by the one process that writes */
+    bool writable; /* this process holds the lock */
+    bool dirty;    /* changes since the last manifest */
+    uint64_t next_file;
+    int64_t last_checkpoint_ms;
+    int64_t checkpoint_retry_ms; /* after a failed checkpoint: not before this */
+    int64_t checkpoint_ms;
+    bool persist; /* the index directory may be used */
+    /* interned source ids */
+    char **srcs;
+    size_t nsrc, srccap;
+    uint32_t *shash;
+    size_t shcap;
+    double *pop;                 /* by interned id */
+    uint32_t seg_full;           /* ENG_SEGMENT_FULL unless the options say otherwise */
+    const atomic_bool *stopping; /* the engine is being freed: a long read ends */
+    atomic_bool count_pending;   /* the row count check is still to be made (eng_writer_poll) */
+    /* the writer's copy of what it last published */
+    size_t nseg;
+    struct eng_segment **segs;
+    struct eng_dels **dels;
+};
+
+/* --- state.c ---------------------------------------------------------------- */
+
+/* Live documents of the writer's segments. */
+uint64_t eng_writer_live(const struct eng_writer *w);
+/* A snapshot of the writer's state (new references throughout) into the
+ * slot. 0 or ERR_NOMEM. */
+int eng_writer_publish(struct eng_writer *w);
+/* Append a segment (the writer takes the reference). 0 or ERR_NOMEM. */
+int eng_writer_append(struct eng_writer *w, struct eng_segment *seg);
+/* Drop every segment: the table is read again from seq 0. */
+void eng_writer_drop_all(struct eng_writer *w);
+
+/* --- sources.c -------------------------------------------------------------- */
+
+/* The interned number of source id s (interned now when new). ERR_NOMEM. */
+int eng_src_intern(struct eng_writer *w, const char *s, uint32_t *out);
+/* Popularity of every catalogue source (coalesce(popularity, -1) of fts5.c). */
+int eng_sources_load(struct eng_writer *w, struct err *err);
+
+/* --- dels.c ------------------------------------------------------------------- */
+
+/* A poll's deletions, adopted into the writer only when it succeeds. */
+struct eng_pending {
+    struct eng_dels **dels; /* per segment: the writer's new set, or NULL = unchanged */
+    size_t n;               /* segments when the poll began (later ones have no deletions) */
+    bool changed;
+};
+int eng_pending_mark(struct eng_writer *w, struct eng_pending *p, size_t si, uint32_t doc);
+/* The deletions of segment si as the poll sees them. */
+const struct eng_dels *eng_pending_dels(const struct eng_writer *w, const struct eng_pending *p,
+                                        size_t si);
+/* Delete the live document of article id, wherever it is. */
+int eng_pending_delete_id(struct eng_writer *w, struct eng_pending *p, int64_t id);
+/* Delete the live documents whose canonical URL hashes to h. */
+int eng_pending_delete_url(struct eng_writer *w, struct eng_pending *p, uint64_t h);
+/* Adopt the pending sets into the writer's state / drop them. */
+void eng_pending_apply(struct eng_writer *w, struct eng_pending *p);
+void eng_pending_drop(struct eng_writer *w, struct eng_pending *p);
+
+/* --- checkpoint.c ------------------------------------------------------------- */
+
+/* Write segment i to its file and put the mapped file in its place. */
+int eng_segment_persist(struct eng_writer *w, size_t i, struct err *err);
+/* Write what is only in RAM, then replace the manifest. */
+int eng_checkpoint(struct eng_writer *w, struct err *err);
+/* A checkpoint when one is due (failures logged and retried later). */
+void eng_checkpoint_maybe(struct eng_writer *w);
+/* Remove from the index directory what the manifest does not name. */
+void eng_dir_sweep(const struct eng_writer *w);
+/* Find (create) the index directory and take its lock when free. */
+void eng_persist_open(struct eng_writer *w);
+/* Map what the manifest names; false (nothing kept) when it cannot be used. */
+bool eng_persist_load(struct eng_writer *w);
+
+/* --- rows.c ------------------------------------------------------------------- */
+
+/* The hash of the row's canonical URL (0 for none). */
+uint64_t eng_row_url_hash(const struct store_row *row);
+/* One row into the builder. 0 or ERR_NOMEM. */
+int eng_row_add(struct eng_writer *w, struct eng_builder *b, const struct store_row *row,
+                uint64_t url_hash);
+/* New rows (seq > applied) into b, deleting the documents they replace. */
+int eng_rows_read_new(struct eng_writer *w, struct eng_builder *b, struct eng_pending *p,
+                      struct err *err);
+
+/* --- reconcile.c -------------------------------------------------------------- */
+
+/* Rows deleted without a replacement: every live id checked against the table. */
+int eng_reconcile(struct eng_writer *w, struct eng_pending *p, struct err *err);
+
+/* --- merge.c ------------------------------------------------------------------ */
+
+/* One merge when a tier holds MERGE_FAN segments or a segment is more than
+ * a quarter deleted. */
+int eng_merge_maybe(struct eng_writer *w, struct err *err);
+
+#endif

@@ -1,0 +1,193 @@
+/* What a node-local search index (src/index/) reads of the store, and all
+ * it reads: the articles as a log ordered by ingest sequence, rows by id,
+ * the row count, the table's identity and its head. Nothing in src/index/
+ * names a store backend; this header is the floor it stands on.
+ *
+ * The log lives in a SQLite file on this node (store_log_path): the
+ * embedded store's own file, or for a PostgreSQL store a replica of its
+ * articles and sources that a thread started by store_log_start keeps in
+ * step with PostgreSQL's article log (store/replicate.h). Either way the
+ * index reads it through read-only connections (struct store_reader), so
+ * no search waits on PostgreSQL.
+ *
+ * Sequence numbers: every insert or update of an article gives it the next
+ * seq; a reader that has seen seq s has seen every change below s. The
+ * head (store_reader_head) is the highest seq the table has handed out or,
+ * in a replica, applied (a delete applied moves it too): one number that
+ * moves whenever the articles change, which a follower compares with what
+ * it has read. The identity (store_reader_identity) changes when the table
+ * is replaced (a replica started over, a store rebuilt), so that files made
+ * from one table are never taken for another's.
+ *
+ * Threads: a struct store_log is shared; a struct store_reader belongs to
+ * one thread at a time. Strings a reader returns are valid until the next
+ * call on it (or on the cursor that returned them). */
+#ifndef NEWSD_STORE_LOG_H
+#define NEWSD_STORE_LOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+#include "util/arena.h"
+#include "util/err.h"
+
+/* --- the log: where this node's index reads ---------------------------------- */
+
+struct store_log;
+
+/* Where a PostgreSQL store's replica lives when no directory is given
+ * (relative: the working directory). */
+#define STORE_LOG_LOCAL_DIR_DEFAULT "newsd-index"
+
+/* The log of store s for a local index. local_dir: where a PostgreSQL
+ * store's replica is kept (created, mode 0700; NULL:
+ * STORE_LOG_LOCAL_DIR_DEFAULT), unused for the embedded store, whose own
+ * file is the log. ERR_UNSUPPORTED for a store with neither. */
+int store_log_open(struct store_log **out, struct store *s, const char *local_dir, struct err *err);
+
+/* Start keeping the log in step (a replica's thread; nothing for the
+ * embedded store). Separate from store_log_open so that the index opens
+ * the file before the first change is applied to it. */
+int store_log_start(struct store_log *l, struct err *err);
+
+/* Stop the replica's thread (it finishes the batch in hand) and close.
+ * NULL: no-op. */
+void store_log_close(struct store_log *l);
+
+/* The SQLite file the readers open (an index may keep files beside it). */
+const char *store_log_path(const struct store_log *l);
+
+/* How far a replica trails its store. */
+struct store_log_status {
+    bool replica;         /* false: the log is the store itself; nothing below */
+    bool caught_up;       /* has held every committed change at least once since it opened */
+    bool store_reachable; /* the replica's connection to the store is up */
+    int64_t applied_seq;  /* last change applied */
+    int64_t head_seq;     /* last change known in the store */
+    int64_t lag_seq;      /* head_seq - applied_seq */
+    double lag_seconds;   /* 0 when in step, else time since it last was */
+    int64_t articles;     /* articles the replica holds */
+};
+void store_log_status(struct store_log *l, struct store_log_status *out);
+
+/* --- readers ---------------------------------------------------------------- */
+
+struct store_reader;
+
+#define STORE_IDENTITY_MAX 64 /* bytes of a table identity, NUL included */
+
+/* A read-only connection to the log file at path (store_log_path). */
+int store_reader_open(struct store_reader **out, const char *path, struct err *err);
+void store_reader_close(struct store_reader *r);
+
+/* A number that changes whenever another connection commits to the file
+ * (SQLite's data_version): a follower that sees it unchanged has nothing
+ * to read. */
+int store_reader_version(struct store_reader *r, int64_t *out, struct err *err);
+
+/* Begin / end one read snapshot: every read between them sees the same
+ * state of the file (the identity, the rows and the count agree).
+ * store_reader_end's error is that of the commit of a read, which the
+ * caller may ignore (err may then be NULL). */
+int store_reader_begin(struct store_reader *r, struct err *err);
+int store_reader_end(struct store_reader *r, struct err *err);
+
+/* The table's identity (meta 'articles_epoch'; "" when it has none). */
+int store_reader_identity(struct store_reader *r, char out[STORE_IDENTITY_MAX], struct err *err);
+
+/* The head (see the file comment): max of the rows' seq, the store's
+ * counter and a replica's position. */
+int store_reader_head(struct store_reader *r, int64_t *out, struct err *err);
+
+/* Number of articles. */
+int store_reader_count(struct store_reader *r, int64_t *out, struct err *err);
+
+/* Every article id, ascending, in *ids (malloc()ed; NULL when none). */
+int store_reader_ids(struct store_reader *r, int64_t **ids, size_t *n, struct err *err);
+
+/* Called per catalogue source with its popularity (-1 when unknown: below
+ * every source that has one); non-zero stops with that code. */
+typedef int (*store_source_fn)(void *ctx, const char *id, double popularity);
+int store_reader_sources(struct store_reader *r, store_source_fn fn, void *ctx, struct err *err);
+
+/* Fill arts[0..n) with the whole articles of ids[0..n), in that order (an
+ * id without a row leaves its slot's id 0); strings in the arena. Both
+ * search backends read a results page this way, so they give
+ * byte-identical articles. */
+int store_reader_articles(struct store_reader *r, struct arena *a, const int64_t *ids, size_t n,
+                          struct article *arts, struct err *err);
+
+/* Publication time of the newest headline article with id <= id_hi
+ * (index_newest_headline of the fts5 index); ERR_NOTFOUND when none. */
+int store_reader_newest_headline(struct store_reader *r, int64_t id_hi, int64_t *out,
+                                 struct err *err);
+
+/* --- rows: the columns an index is built from --------------------------------- */
+
+/* One article as an index builds it: views into the reader, valid until
+ * the next call on the cursor. */
+struct store_row {
+    int64_t id, seq, published_at;
+    const char *title, *description, *content; /* NULL when absent */
+    const char *language;                      /* "" unknown */
+    const char *meta_terms;                    /* store/meta.h */
+    const char *source_id;                     /* NULL outside the catalogue */
+    const char *canonical_url;
+};
+
+struct store_rows;
+
+/* The rows with seq > after, in seq order, read one at a time with
+ * store_rows_next (the log's batches are the caller's to cut). */
+int store_rows_after(struct store_rows **out, struct store_reader *r, int64_t after,
+                     struct err *err);
+/* 1 and *row set, 0 at the end, or an ERR_*. */
+int store_rows_next(struct store_rows *c, struct store_row *row, struct err *err);
+
+/* A cursor for rows looked up by id with store_rows_get. */
+int store_rows_by_id(struct store_rows **out, struct store_reader *r, struct err *err);
+/* 1 and *row set, 0 when there is no row with that id, or an ERR_*. */
+int store_rows_get(struct store_rows *c, int64_t id, struct store_row *row, struct err *err);
+
+void store_rows_free(struct store_rows *c);
+
+/* --- a pool of readers -------------------------------------------------------- */
+
+struct store_readers;
+
+int store_readers_new(struct store_readers **out, const char *path, struct err *err);
+void store_readers_free(struct store_readers *p);
+/* A reader for the calling thread alone until it is put back. */
+int store_readers_get(struct store_readers *p, struct store_reader **out, struct err *err);
+/* Give it back (a snapshot left open is ended); NULL is a no-op. */
+void store_readers_put(struct store_readers *p, struct store_reader *r);
+
+/* --- the fts5 index's access --------------------------------------------------- */
+/* The fts5 index IS SQLite: it searches articles_fts, a table of the
+ * store's own file (the store's full-text side, store_fulltext_set), with
+ * FTS5's MATCH and bm25. That SQL is legitimately its own, so it gets the
+ * reader's SQLite connection here rather than through the store backend's
+ * private headers. Nothing else in src/index/ uses these. */
+
+struct sqlite3;
+
+/* The reader's connection (the "newsd" tokenizer registered). Every
+ * statement must be finalized before the reader goes back to its pool. */
+struct sqlite3 *store_reader_sqlite(struct store_reader *r);
+
+/* A SQLite result code on the reader's connection as ERR_FULL / ERR_BUSY
+ * / ERR_NOMEM / ERR_STORE, with SQLite's message in err. */
+int store_reader_fail(struct store_reader *r, int sqlite_rc, struct err *err);
+
+/* A read-write connection to the file at path, for FTS5's integrity check
+ * (an INSERT command that writes nothing). */
+int store_reader_open_writable(struct store_reader **out, const char *path, struct err *err);
+
+/* Give the file at path its full-text side when it lacks it (filling
+ * articles_fts from every article: minutes for millions); nothing when it
+ * has it. */
+int store_log_fulltext_ensure(const char *path, struct err *err);
+
+#endif
