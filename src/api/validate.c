@@ -2,6 +2,7 @@
  * names the parameter in its parameterInvalid message, the way NewsAPI
  * does, so a client developer sees at once what to fix. */
 #include "api/internal.h"
+#include "util/clock.h"
 #include "util/limits.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
@@ -391,13 +392,6 @@ int api_check_plan(struct api_call *c, size_t page, size_t size, int64_t *from, 
     return 0;
 }
 
-static int64_t monotonic_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int api_fail_building(struct api_call *c)
 {
     http_response_add_header(c->resp, "Retry-After", "5");
@@ -420,7 +414,7 @@ void api_respond_search(struct api_call *c, const struct index_request *req)
     } else {
         struct index_request timed = *req;
         if (c->api->cfg.query_timeout_ms > 0)
-            timed.deadline_ms = monotonic_ms() + c->api->cfg.query_timeout_ms;
+            timed.deadline_ms = clock_mono_ms() + c->api->cfg.query_timeout_ms;
         int rc = index_search(c->api->index, &c->arena, &timed, &res, &err);
         if (rc == ERR_TIMEOUT) {
             /* A runaway query: the client may retry a narrower one. */

@@ -22,6 +22,8 @@
 #include "ingest/feed.h"
 #include "ingest/ingest.h"
 #include "util/arena.h"
+#include "util/clock.h"
+#include "util/hash.h"
 #include "util/log.h"
 
 #include "util/banned.h"
@@ -163,34 +165,30 @@ static void host_touch(struct crawler *c, const char *host, int64_t now)
     h->last = now;
 }
 
-static uint64_t fnv_str(uint64_t h, const char *s)
+/* One field of a fingerprint: its bytes (none for NULL), then a separator
+ * that no field holds (feed.h strips control characters but '\n'), so that
+ * ("ab", "c") and ("a", "bc") differ. */
+static uint64_t fingerprint_field(uint64_t h, const char *s)
 {
-    if (s) {
-        for (; *s; s++) {
-            h ^= (unsigned char)*s;
-            h *= 1099511628211ULL;
-        }
-    }
-    /* A separator that no field holds (feed.h strips control characters
-     * but '\n'), so that ("ab", "c") and ("a", "bc") differ. */
-    h ^= 0x1F;
-    h *= 1099511628211ULL;
-    return h;
+    if (s)
+        h = hash_fnv1a64_update(h, s, strlen(s));
+    return hash_fnv1a64_update(h, "\x1f", 1);
 }
 
-/* Fingerprint of what the feed says about an item. */
+/* Fingerprint of what the feed says about an item. The feeds' item memory
+ * stores it: the bytes hashed and their order are a stored format. */
 static int64_t item_hash(const struct feed_item *it)
 {
     char date[24];
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = HASH_FNV1A64_INIT;
     snprintf(date, sizeof date, "%lld", it->has_date ? (long long)it->published_at : 0LL);
-    h = fnv_str(h, it->title);
-    h = fnv_str(h, it->link);
-    h = fnv_str(h, it->description);
-    h = fnv_str(h, it->content);
-    h = fnv_str(h, it->author);
-    h = fnv_str(h, it->image_url);
-    h = fnv_str(h, date);
+    h = fingerprint_field(h, it->title);
+    h = fingerprint_field(h, it->link);
+    h = fingerprint_field(h, it->description);
+    h = fingerprint_field(h, it->content);
+    h = fingerprint_field(h, it->author);
+    h = fingerprint_field(h, it->image_url);
+    h = fingerprint_field(h, date);
     return (int64_t)h;
 }
 
@@ -704,12 +702,7 @@ int crawl_new(struct crawler **out, struct store *s, const struct crawl_options 
         c->opt = *opt;
     c->rng = c->opt.seed ? c->opt.seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
     atomic_init(&c->stop, false);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    int prc = pthread_cond_init(&c->wake, &ca);
-    pthread_condattr_destroy(&ca);
-    if (prc != 0) {
+    if (clock_cond_init(&c->wake) != 0) {
         free(c);
         return err_set(err, ERR_NOMEM, "cannot create a condition variable");
     }
@@ -747,14 +740,7 @@ static void *crawl_main(void *arg)
             log_info("crawl: fetched %zu, not modified %zu, failed %zu, articles new %zu, "
                      "updated %zu",
                      st.fetched, st.not_modified, st.failed, st.articles_new, st.articles_updated);
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_sec += CRAWL_TICK_MS / 1000;
-        until.tv_nsec += (long)(CRAWL_TICK_MS % 1000) * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = clock_mono_in(CRAWL_TICK_MS);
         pthread_mutex_lock(&c->lock);
         while (!atomic_load(&c->stop)) {
             if (pthread_cond_timedwait(&c->wake, &c->lock, &until) == ETIMEDOUT)

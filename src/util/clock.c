@@ -32,6 +32,19 @@ struct timespec clock_mono_in(int64_t ms)
     return at;
 }
 
+int clock_cond_init(pthread_cond_t *cv)
+{
+    pthread_condattr_t attr;
+    int e = pthread_condattr_init(&attr);
+    if (e != 0)
+        return e;
+    e = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    if (e == 0)
+        e = pthread_cond_init(cv, &attr);
+    pthread_condattr_destroy(&attr);
+    return e;
+}
+
 void clock_sleep_ms(int64_t ms)
 {
     if (ms <= 0)

@@ -1,4 +1,6 @@
 /* util/: arena ceilings, bounded buffers, the JSON writer, UTF-8 counting. */
+#include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -203,6 +205,27 @@ static void the_monotonic_clock_agrees_in_its_units_and_sleeps(void **state)
     assert_true(at.tv_nsec >= 0 && at.tv_nsec < 1000000000L);
 }
 
+/* A condition variable of clock_cond_init times out at clock_mono_in's
+ * instant: made on the wall clock, that instant (decades before now on the
+ * wall clock's scale) would return at once. */
+static void a_monotonic_condition_variable_waits_until_the_monotonic_instant(void **state)
+{
+    (void)state;
+    pthread_cond_t cv;
+    pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    assert_int_equal(clock_cond_init(&cv), 0);
+    pthread_mutex_lock(&mu);
+    int64_t t0 = clock_mono_ms();
+    struct timespec until = clock_mono_in(60);
+    int e = 0;
+    while (e != ETIMEDOUT)
+        e = pthread_cond_timedwait(&cv, &mu, &until);
+    int64_t waited = clock_mono_ms() - t0;
+    pthread_mutex_unlock(&mu);
+    assert_true(waited >= 59 && waited < 5000);
+    pthread_cond_destroy(&cv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +239,7 @@ int main(void)
         cmocka_unit_test(error_names_and_messages_come_from_one_table),
         cmocka_unit_test(hashes_continue_across_pieces_and_mix_every_bit),
         cmocka_unit_test(the_monotonic_clock_agrees_in_its_units_and_sleeps),
+        cmocka_unit_test(a_monotonic_condition_variable_waits_until_the_monotonic_instant),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
