@@ -1,21 +1,11 @@
 /* Query-string splitting and decoding (api/params.h). */
 #include "api/params.h"
+#include "util/ascii.h"
 #include "util/err.h"
 
 #include <string.h>
 
 #include "util/banned.h"
-
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 /* Decode s[0..n) into a new arena string; *len_out = decoded length. */
 static char *decode(struct arena *a, const char *s, size_t n, bool lower, size_t *len_out)
@@ -29,15 +19,15 @@ static char *decode(struct arena *a, const char *s, size_t n, bool lower, size_t
         if (c == '+') {
             c = ' ';
         } else if (c == '%' && i + 2 < n) {
-            int hi = hex_value(s[i + 1]);
-            int lo = hex_value(s[i + 2]);
+            int hi = ascii_hex_value(s[i + 1]);
+            int lo = ascii_hex_value(s[i + 2]);
             if (hi >= 0 && lo >= 0) {
                 c = (char)(hi * 16 + lo);
                 i += 2;
             }
         }
-        if (lower && c >= 'A' && c <= 'Z')
-            c = (char)(c - 'A' + 'a');
+        if (lower)
+            c = ascii_lower(c);
         out[j++] = c;
     }
     out[j] = '\0';

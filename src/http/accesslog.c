@@ -6,19 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/ascii.h"
 #include "util/log.h"
 
 #include "util/banned.h"
-
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)(c | 0x20);
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
 
 /* Whether name[0..n) names the key parameter once decoded the way the API
  * layer decodes names ('+' is a space, %XX a byte, ASCII case folded), so
@@ -31,15 +22,14 @@ static bool is_key_name(const char *name, size_t n)
         char c = name[i];
         if (c == '+') {
             c = ' ';
-        } else if (c == '%' && i + 2 < n && hex_digit(name[i + 1]) >= 0 &&
-                   hex_digit(name[i + 2]) >= 0) {
-            c = (char)(hex_digit(name[i + 1]) * 16 + hex_digit(name[i + 2]));
+        } else if (c == '%' && i + 2 < n && ascii_hex_value(name[i + 1]) >= 0 &&
+                   ascii_hex_value(name[i + 2]) >= 0) {
+            c = (char)(ascii_hex_value(name[i + 1]) * 16 + ascii_hex_value(name[i + 2]));
             i += 2;
         }
         if (c == '\0')
             break; /* mask what a C-string reading of the name would take for apikey */
-        if (c >= 'A' && c <= 'Z')
-            c = (char)(c - 'A' + 'a');
+        c = ascii_lower(c);
         if (j >= sizeof want - 1 || c != want[j])
             return false;
     }

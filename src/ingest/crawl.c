@@ -22,6 +22,7 @@
 #include "ingest/feed.h"
 #include "ingest/ingest.h"
 #include "util/arena.h"
+#include "util/ascii.h"
 #include "util/clock.h"
 #include "util/hash.h"
 #include "util/log.h"
@@ -108,10 +109,7 @@ static void url_host(const char *url, char out[CRAWL_HOST_MAX])
     }
     if (hn >= CRAWL_HOST_MAX)
         hn = CRAWL_HOST_MAX - 1;
-    for (size_t i = 0; i < hn; i++) {
-        char ch = h[i];
-        out[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ch;
-    }
+    ascii_lower_n(out, h, hn);
     out[hn] = '\0';
 }
 
@@ -201,12 +199,10 @@ static void tag_language(const char *tag, char out[3])
         return;
     char a = tag[0], b = a ? tag[1] : '\0';
     char after = b ? tag[2] : '\0';
-    bool letters = ((a >= 'a' && a <= 'z') || (a >= 'A' && a <= 'Z')) &&
-                   ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z'));
-    if (!letters || (after != '\0' && after != '-' && after != '_'))
+    if (!ascii_is_alpha(a) || !ascii_is_alpha(b) || (after != '\0' && after != '-' && after != '_'))
         return;
-    out[0] = (char)(a | 0x20);
-    out[1] = (char)(b | 0x20);
+    out[0] = ascii_lower(a);
+    out[1] = ascii_lower(b);
     out[2] = '\0';
 }
 

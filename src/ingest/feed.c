@@ -12,6 +12,7 @@
 
 #include "ingest/feed_internal.h"
 #include "ingest/html_text.h"
+#include "util/ascii.h"
 #include "util/buf.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
@@ -88,26 +89,6 @@ static int cp_to_byte(uint32_t cp)
     return -1;
 }
 
-/* Decode a well-formed sequence (the input is valid UTF-8). */
-static size_t decode_valid(const unsigned char *s, uint32_t *cp)
-{
-    if (s[0] < 0x80) {
-        *cp = s[0];
-        return 1;
-    }
-    if (s[0] < 0xE0) {
-        *cp = ((uint32_t)(s[0] & 0x1F) << 6) | (s[1] & 0x3F);
-        return 2;
-    }
-    if (s[0] < 0xF0) {
-        *cp = ((uint32_t)(s[0] & 0x0F) << 12) | ((uint32_t)(s[1] & 0x3F) << 6) | (s[2] & 0x3F);
-        return 3;
-    }
-    *cp = ((uint32_t)(s[0] & 0x07) << 18) | ((uint32_t)(s[1] & 0x3F) << 12) |
-          ((uint32_t)(s[2] & 0x3F) << 6) | (s[3] & 0x3F);
-    return 4;
-}
-
 /* UTF-8 that went through a Latin-1 or windows-1252 decoder once too often
  * ("cafÃ©", "â€™", the "double-encoded" feeds) maps back to bytes that
  * are valid UTF-8 again; real text in those scripts essentially never does.
@@ -116,12 +97,14 @@ static size_t decode_valid(const unsigned char *s, uint32_t *cp)
  * be repairable (the caller then uses its original). */
 static size_t mojibake_repair(char *s, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)s;
     size_t i = 0, out = 0;
     bool high = false;
     while (i < n) {
         uint32_t cp;
-        i += decode_valid(p + i, &cp);
+        size_t len = utf8_decode(s + i, n - i, &cp);
+        if (len == 0)
+            return n; /* not the valid UTF-8 promised: leave it be */
+        i += len;
         int b = cp_to_byte(cp);
         if (b < 0)
             return n;
@@ -134,8 +117,9 @@ static size_t mojibake_repair(char *s, size_t n)
      * to, so writing never overtakes reading. */
     i = 0;
     while (i < n) {
-        uint32_t cp;
-        i += decode_valid(p + i, &cp);
+        uint32_t cp = 0;
+        size_t len = utf8_decode(s + i, n - i, &cp); /* > 0: the first pass read it all */
+        i += len ? len : 1;
         s[out++] = (char)cp_to_byte(cp);
     }
     return utf8_valid(s, out) ? out : SIZE_MAX;
@@ -176,11 +160,6 @@ const char *feed_ctx_text(struct feed_ctx *c, const char *s, size_t n, enum feed
     if (first_img && !*first_img && ht.first_img)
         *first_img = ht.first_img;
     return ht.len ? ht.text : NULL;
-}
-
-static bool is_alpha(unsigned char ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
 }
 
 static bool is_blank(unsigned char ch)
@@ -225,9 +204,9 @@ static void uri_split(const char *s, struct uri_parts *u)
 {
     memset(u, 0, sizeof *u);
     size_t i = 0;
-    if (is_alpha((unsigned char)s[0])) {
+    if (ascii_is_alpha((char)s[0])) {
         size_t j = 1;
-        while (is_alpha((unsigned char)s[j]) || (s[j] >= '0' && s[j] <= '9') || s[j] == '+' ||
+        while (ascii_is_alpha((char)s[j]) || (s[j] >= '0' && s[j] <= '9') || s[j] == '+' ||
                s[j] == '-' || s[j] == '.')
             j++;
         if (s[j] == ':') {
@@ -422,8 +401,7 @@ const char *feed_ctx_url(struct feed_ctx *c, const char *s, size_t n, const char
     }
     /* The scheme is case-insensitive; the rest is left as written. */
     for (size_t i = 0; copy[i] != ':'; i++)
-        if (copy[i] >= 'A' && copy[i] <= 'Z')
-            copy[i] = (char)(copy[i] + 32);
+        copy[i] = ascii_lower(copy[i]);
     result = copy;
 out:
     buf_release(&b);
@@ -516,10 +494,9 @@ static bool date_delocalise(const char *s, size_t n, char *out, size_t out_size)
         const char *word = s + i;
         size_t wl = j - i;
         const char *rep = NULL;
-        if (wl >= 3 && wl <= 12 && is_alpha((unsigned char)word[0])) {
+        if (wl >= 3 && wl <= 12 && ascii_is_alpha((char)word[0])) {
             char low[16];
-            for (size_t k = 0; k < wl; k++)
-                low[k] = (word[k] >= 'A' && word[k] <= 'Z') ? (char)(word[k] + 32) : word[k];
+            ascii_lower_n(low, word, wl);
             low[wl] = '\0';
             for (size_t m = 0; m < sizeof months_l10n / sizeof months_l10n[0] && !rep; m++)
                 if (strncmp(low, months_l10n[m].word, strlen(months_l10n[m].word)) == 0)

@@ -19,6 +19,7 @@
 #include <libxml/tree.h>
 
 #include "ingest/feed_internal.h"
+#include "util/ascii.h"
 #include "util/buf.h"
 #include "util/utf8.h"
 
@@ -133,27 +134,7 @@ static const char *attr(struct xctx *x, const xmlNode *n, const char *name);
 static void put_cp(struct buf *b, uint32_t cp)
 {
     char enc[4];
-    size_t n;
-    if (cp < 0x80) {
-        enc[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        enc[0] = (char)(0xC0 | (cp >> 6));
-        enc[1] = (char)(0x80 | (cp & 0x3F));
-        n = 2;
-    } else if (cp < 0x10000) {
-        enc[0] = (char)(0xE0 | (cp >> 12));
-        enc[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        enc[2] = (char)(0x80 | (cp & 0x3F));
-        n = 3;
-    } else {
-        enc[0] = (char)(0xF0 | (cp >> 18));
-        enc[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        enc[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        enc[3] = (char)(0x80 | (cp & 0x3F));
-        n = 4;
-    }
-    buf_append(b, enc, n);
+    buf_append(b, enc, utf8_encode(cp, enc));
 }
 
 /* An entity reference: a declared internal entity gives its replacement
@@ -875,7 +856,7 @@ static bool ascii_compatible(const char *s, size_t n, const char *charset)
     char head[257];
     size_t hn = n < 256 ? n : 256;
     for (size_t i = 0; i < hn; i++)
-        head[i] = (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] + 32) : (s[i] ? s[i] : ' ');
+        head[i] = s[i] ? ascii_lower(s[i]) : ' ';
     head[hn] = '\0';
     if (strstr(head, "2022") || strstr(head, "utf-7"))
         return false;

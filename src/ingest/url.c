@@ -24,6 +24,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/ascii.h"
 #include "util/buf.h"
 #include "util/limits.h"
 
@@ -53,16 +54,6 @@ static bool is_tracking_param(const char *name, size_t n)
     return false;
 }
 
-static char lower(char c)
-{
-    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
-static bool is_hex(char c)
-{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
 /* RFC 3986 reg-name characters, plus bytes >= 0x80 (IDNs as UTF-8). */
 static bool is_host_char(unsigned char c)
 {
@@ -82,7 +73,7 @@ static bool put_host(struct buf *b, const char *h, size_t n)
         if (n < 3 || h[n - 1] != ']')
             return false;
         for (size_t i = 1; i + 1 < n; i++) {
-            if (!is_hex(h[i]) && h[i] != ':' && h[i] != '.')
+            if (ascii_hex_value(h[i]) < 0 && h[i] != ':' && h[i] != '.')
                 return false;
         }
     } else {
@@ -97,7 +88,7 @@ static bool put_host(struct buf *b, const char *h, size_t n)
         }
     }
     for (size_t i = 0; i < n; i++)
-        buf_putc(b, lower(h[i]));
+        buf_putc(b, ascii_lower(h[i]));
     return true;
 }
 
