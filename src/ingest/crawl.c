@@ -26,6 +26,7 @@
 #include "util/clock.h"
 #include "util/hash.h"
 #include "util/log.h"
+#include "util/url.h"
 
 #include "util/banned.h"
 
@@ -85,24 +86,13 @@ static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
  * whole URL, cut, when it has none (politeness then treats it alone). */
 static void url_host(const char *url, char out[CRAWL_HOST_MAX])
 {
-    const char *p = strstr(url, "://");
-    const char *h = p ? p + 3 : url;
-    size_t n = strcspn(h, "/?#");
-    const char *at = memchr(h, '@', n);
-    if (at) {
-        n -= (size_t)(at + 1 - h);
-        h = at + 1;
-    }
-    size_t hn = n;
-    if (hn > 0 && h[0] == '[') {
-        const char *close = memchr(h, ']', n);
-        if (close)
-            hn = (size_t)(close - h) + 1;
-    } else {
-        const char *colon = memchr(h, ':', n);
-        if (colon)
-            hn = (size_t)(colon - h);
-    }
+    struct url_parts u;
+    struct url_authority au = {0};
+    url_split(url, strlen(url), &u);
+    if (u.authority)
+        url_authority_split(u.authority, u.authority_len, &au); /* "[::1" still names one */
+    const char *h = au.host;
+    size_t hn = au.host_len;
     if (hn == 0) {
         h = url;
         hn = strlen(url);

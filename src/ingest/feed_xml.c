@@ -727,21 +727,6 @@ static const char *choose_encoding(const char *body, size_t len, const char *cha
  * comments, processing instructions and the DOCTYPE are left alone. Only
  * for encodings where '&' and '<' are always those bytes. */
 
-static bool is_ascii_alpha(unsigned char ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
-}
-
-static bool is_ascii_digit(unsigned char ch)
-{
-    return ch >= '0' && ch <= '9';
-}
-
-static bool is_ascii_xdigit(unsigned char ch)
-{
-    return is_ascii_digit(ch) || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
-}
-
 /* Does the '&' at s[i] start a character or entity reference? */
 static bool amp_starts_ref(const char *s, size_t n, size_t i)
 {
@@ -753,14 +738,14 @@ static bool amp_starts_ref(const char *s, size_t n, size_t i)
             j++;
         size_t start = j;
         while (j < n && j - start < 10 &&
-               (hex ? is_ascii_xdigit((unsigned char)s[j]) : is_ascii_digit((unsigned char)s[j])))
+               (hex ? ascii_hex_value(s[j]) >= 0 : ascii_is_digit(s[j])))
             j++;
         return j > start && j < n && s[j] == ';';
     }
-    if (j < n && (is_ascii_alpha((unsigned char)s[j]) || s[j] == '_' || s[j] == ':')) {
+    if (j < n && (ascii_is_alpha(s[j]) || s[j] == '_' || s[j] == ':')) {
         size_t start = j;
         while (j < n && j - start < 64 &&
-               (is_ascii_alpha((unsigned char)s[j]) || is_ascii_digit((unsigned char)s[j]) ||
+               (ascii_is_alpha(s[j]) || ascii_is_digit(s[j]) ||
                 s[j] == '.' || s[j] == '_' || s[j] == ':' || s[j] == '-'))
             j++;
         return j < n && s[j] == ';';
