@@ -737,16 +737,15 @@ static bool amp_starts_ref(const char *s, size_t n, size_t i)
         if (hex)
             j++;
         size_t start = j;
-        while (j < n && j - start < 10 &&
-               (hex ? ascii_hex_value(s[j]) >= 0 : ascii_is_digit(s[j])))
+        while (j < n && j - start < 10 && (hex ? ascii_hex_value(s[j]) >= 0 : ascii_is_digit(s[j])))
             j++;
         return j > start && j < n && s[j] == ';';
     }
     if (j < n && (ascii_is_alpha(s[j]) || s[j] == '_' || s[j] == ':')) {
         size_t start = j;
         while (j < n && j - start < 64 &&
-               (ascii_is_alpha(s[j]) || ascii_is_digit(s[j]) ||
-                s[j] == '.' || s[j] == '_' || s[j] == ':' || s[j] == '-'))
+               (ascii_is_alpha(s[j]) || ascii_is_digit(s[j]) || s[j] == '.' || s[j] == '_' ||
+                s[j] == ':' || s[j] == '-'))
             j++;
         return j < n && s[j] == ';';
     }

@@ -92,25 +92,22 @@ static void every_kind_of_argument_reaches_its_placeholder(void **state)
     const unsigned char raw[3] = {0x00, 0xFF, 0x10};
     const char code[3] = "gb", empty[3] = "";
     int changes = -1;
-    assert_int_equal(store_sqlite_write(f->db, INSERT,
-                                        STORE_SQLITE_ARGS(STORE_SQLITE_INT(INT64_C(1) << 40),
-                                                          STORE_SQLITE_TEXT("alpha"),
-                                                          STORE_SQLITE_CODE(code),
-                                                          STORE_SQLITE_DOUBLE(2.5),
-                                                          STORE_SQLITE_BLOB(raw, sizeof raw),
-                                                          STORE_SQLITE_TEXT(NULL)),
-                                        &changes, &err),
-                     0);
+    assert_int_equal(
+        store_sqlite_write(
+            f->db, INSERT,
+            STORE_SQLITE_ARGS(STORE_SQLITE_INT(INT64_C(1) << 40), STORE_SQLITE_TEXT("alpha"),
+                              STORE_SQLITE_CODE(code), STORE_SQLITE_DOUBLE(2.5),
+                              STORE_SQLITE_BLOB(raw, sizeof raw), STORE_SQLITE_TEXT(NULL)),
+            &changes, &err),
+        0);
     assert_int_equal(changes, 1);
-    assert_int_equal(store_sqlite_write(f->db, INSERT,
-                                        STORE_SQLITE_ARGS(STORE_SQLITE_INT(7),
-                                                          STORE_SQLITE_TEXT("beta"),
-                                                          STORE_SQLITE_CODE(empty),
-                                                          STORE_SQLITE_DOUBLE(-1),
-                                                          STORE_SQLITE_BLOB(raw, 1),
-                                                          STORE_SQLITE_TEXT("n")),
-                                        NULL, &err),
-                     0);
+    assert_int_equal(
+        store_sqlite_write(f->db, INSERT,
+                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(7), STORE_SQLITE_TEXT("beta"),
+                                             STORE_SQLITE_CODE(empty), STORE_SQLITE_DOUBLE(-1),
+                                             STORE_SQLITE_BLOB(raw, 1), STORE_SQLITE_TEXT("n")),
+                           NULL, &err),
+        0);
 
     struct row r;
     memset(&r, 0, sizeof r);
@@ -129,8 +126,8 @@ static void every_kind_of_argument_reaches_its_placeholder(void **state)
 
     memset(&r, 0, sizeof r);
     assert_int_equal(store_sqlite_read_one(&f->readers, SELECT " WHERE id = ?1",
-                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(7)), &a, read_row,
-                                           &r, "none", &err),
+                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(7)), &a, read_row, &r,
+                                           "none", &err),
                      0);
     assert_string_equal(r.code, ""); /* an empty code is '', not NULL */
     assert_int_equal(r.raw_len, 1);
@@ -145,38 +142,38 @@ static void writes_count_changes_and_name_a_unique_conflict(void **state)
     for (int i = 1; i <= 3; i++) {
         char name[16];
         snprintf(name, sizeof name, "n%d", i);
-        assert_int_equal(store_sqlite_write(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)",
-                                            STORE_SQLITE_ARGS(STORE_SQLITE_INT(i),
-                                                              STORE_SQLITE_TEXT(name)),
-                                            NULL, &err),
-                         0);
+        assert_int_equal(
+            store_sqlite_write(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)",
+                               STORE_SQLITE_ARGS(STORE_SQLITE_INT(i), STORE_SQLITE_TEXT(name)),
+                               NULL, &err),
+            0);
     }
     int changes = -1;
-    assert_int_equal(store_sqlite_write(f->db, "UPDATE t SET score = ?1 WHERE id >= ?2",
-                                        STORE_SQLITE_ARGS(STORE_SQLITE_DOUBLE(1),
-                                                          STORE_SQLITE_INT(2)),
-                                        &changes, &err),
-                     0);
+    assert_int_equal(
+        store_sqlite_write(f->db, "UPDATE t SET score = ?1 WHERE id >= ?2",
+                           STORE_SQLITE_ARGS(STORE_SQLITE_DOUBLE(1), STORE_SQLITE_INT(2)), &changes,
+                           &err),
+        0);
     assert_int_equal(changes, 2);
     assert_int_equal(store_sqlite_write(f->db, "DELETE FROM t WHERE id = ?1",
                                         STORE_SQLITE_ARGS(STORE_SQLITE_INT(99)), &changes, &err),
                      0);
     assert_int_equal(changes, 0);
     /* The same name again: a UNIQUE conflict, which the caller words. */
-    assert_int_equal(store_sqlite_write(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)",
-                                        STORE_SQLITE_ARGS(STORE_SQLITE_INT(4),
-                                                          STORE_SQLITE_TEXT("n1")),
-                                        NULL, &err),
-                     ERR_EXISTS);
+    assert_int_equal(
+        store_sqlite_write(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)",
+                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(4), STORE_SQLITE_TEXT("n1")), NULL,
+                           &err),
+        ERR_EXISTS);
     /* Other failures are store errors. */
-    assert_int_equal(store_sqlite_write(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)",
-                                        STORE_SQLITE_ARGS(STORE_SQLITE_INT(1),
-                                                          STORE_SQLITE_TEXT("other")),
-                                        NULL, &err),
-                     ERR_STORE); /* the primary key, not a UNIQUE column */
-    assert_int_equal(store_sqlite_write(f->db, "INSERT INTO nowhere VALUES (1)", NULL, 0, NULL,
-                                        &err),
-                     ERR_STORE);
+    assert_int_equal(
+        store_sqlite_write(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)",
+                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(1), STORE_SQLITE_TEXT("other")), NULL,
+                           &err),
+        ERR_STORE); /* the primary key, not a UNIQUE column */
+    assert_int_equal(
+        store_sqlite_write(f->db, "INSERT INTO nowhere VALUES (1)", NULL, 0, NULL, &err),
+        ERR_STORE);
 }
 
 static void reads_give_every_row_one_integer_or_not_found(void **state)
@@ -186,16 +183,15 @@ static void reads_give_every_row_one_integer_or_not_found(void **state)
     struct arena a;
     arena_init(&a, 0);
     int64_t n = -1;
-    assert_int_equal(store_sqlite_read_int(&f->readers, "SELECT max(id) FROM t", NULL, 0, &n,
-                                           &err),
+    assert_int_equal(store_sqlite_read_int(&f->readers, "SELECT max(id) FROM t", NULL, 0, &n, &err),
                      0);
     assert_int_equal(n, 0); /* NULL reads as 0 */
     for (int i = 0; i < 40; i++)
-        assert_int_equal(store_sqlite_write(f->db, "INSERT INTO t(id, score) VALUES (?1, ?2)",
-                                            STORE_SQLITE_ARGS(STORE_SQLITE_INT(100 - i),
-                                                              STORE_SQLITE_DOUBLE(i)),
-                                            NULL, &err),
-                         0);
+        assert_int_equal(
+            store_sqlite_write(f->db, "INSERT INTO t(id, score) VALUES (?1, ?2)",
+                               STORE_SQLITE_ARGS(STORE_SQLITE_INT(100 - i), STORE_SQLITE_DOUBLE(i)),
+                               NULL, &err),
+            0);
     assert_int_equal(store_sqlite_read_int(&f->readers, "SELECT count(*) FROM t WHERE id > ?1",
                                            STORE_SQLITE_ARGS(STORE_SQLITE_INT(90)), &n, &err),
                      0);
@@ -215,8 +211,8 @@ static void reads_give_every_row_one_integer_or_not_found(void **state)
 
     struct row r;
     assert_int_equal(store_sqlite_read_one(&f->readers, SELECT " WHERE id = ?1",
-                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(5)), &a, read_row,
-                                           &r, "no row 5", &err),
+                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(5)), &a, read_row, &r,
+                                           "no row 5", &err),
                      ERR_NOTFOUND);
     assert_string_equal(err.msg, "no row 5");
     /* A row exists: with no item, only that is answered. */
@@ -226,9 +222,9 @@ static void reads_give_every_row_one_integer_or_not_found(void **state)
                      0);
     /* Bad SQL fails cleanly and gives the connection back. */
     for (int i = 0; i < STORE_SQLITE_POOL_MAX + 2; i++)
-        assert_int_equal(store_sqlite_read_int(&f->readers, "SELECT nothing FROM t", NULL, 0, &n,
-                                               &err),
-                         ERR_STORE);
+        assert_int_equal(
+            store_sqlite_read_int(&f->readers, "SELECT nothing FROM t", NULL, 0, &n, &err),
+            ERR_STORE);
     assert_int_equal(f->readers.n_idle, 1); /* the one connection, back each time */
     arena_release(&a);
 }
@@ -238,15 +234,14 @@ static void step_done_resets_for_the_next_binding(void **state)
     struct fixture *f = *state;
     struct err err;
     sqlite3_stmt *st = NULL;
-    assert_int_equal(store_sqlite_prepare(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)", &st,
-                                          &err),
-                     0);
+    assert_int_equal(
+        store_sqlite_prepare(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)", &st, &err), 0);
     for (int i = 1; i <= 5; i++) {
         char name[16];
         snprintf(name, sizeof name, "m%d", i);
-        assert_int_equal(store_sqlite_bind(st, STORE_SQLITE_ARGS(STORE_SQLITE_INT(i),
-                                                                 STORE_SQLITE_TEXT(name))),
-                         SQLITE_OK);
+        assert_int_equal(
+            store_sqlite_bind(st, STORE_SQLITE_ARGS(STORE_SQLITE_INT(i), STORE_SQLITE_TEXT(name))),
+            SQLITE_OK);
         assert_int_equal(store_sqlite_step_done(f->db, st, &err), 0);
     }
     /* A conflicting row fails, and the statement is usable again after. */

@@ -282,13 +282,13 @@ static void urls_split_into_their_five_components(void **state)
         {"#s", "- - <> - <s>"},
         {"../g;x", "- - <../g;x> - -"},
         {"", "- - <> - -"},
-        {"http://h?", "<http> <h> <> <> -"},   /* empty query, not none */
-        {"http://h#", "<http> <h> <> - <>"},   /* empty fragment */
-        {"http://", "<http> <> <> - -"},       /* empty authority */
-        {"http:/x", "<http> - </x> - -"},      /* one slash: a path */
+        {"http://h?", "<http> <h> <> <> -"}, /* empty query, not none */
+        {"http://h#", "<http> <h> <> - <>"}, /* empty fragment */
+        {"http://", "<http> <> <> - -"},     /* empty authority */
+        {"http:/x", "<http> - </x> - -"},    /* one slash: a path */
         {"http://h#a?b#c", "<http> <h> <> - <a?b#c>"},
         {"a+b-c.d:x:y", "<a+b-c.d> - <x:y> - -"},
-        {"1a:b", "- - <1a:b> - -"},            /* a scheme starts with a letter */
+        {"1a:b", "- - <1a:b> - -"}, /* a scheme starts with a letter */
         {"./g:h", "- - <./g:h> - -"},
         {"a_b:c", "- - <a_b:c> - -"},
         {"news.example.com:8080/x", "<news.example.com> - <8080/x> - -"},
@@ -319,13 +319,12 @@ static void a_split_joins_back_to_its_input(void **state)
         }
         struct url_parts u;
         url_split(s, n, &u);
-        int len = snprintf(joined, sizeof joined, "%.*s%s%s%.*s%.*s%s%.*s%s%.*s",
-                           (int)u.scheme_len, u.scheme ? u.scheme : "", u.scheme ? ":" : "",
-                           u.authority ? "//" : "", (int)u.authority_len,
-                           u.authority ? u.authority : "", (int)u.path_len, u.path,
-                           u.query ? "?" : "", (int)u.query_len, u.query ? u.query : "",
-                           u.fragment ? "#" : "", (int)u.fragment_len,
-                           u.fragment ? u.fragment : "");
+        int len =
+            snprintf(joined, sizeof joined, "%.*s%s%s%.*s%.*s%s%.*s%s%.*s", (int)u.scheme_len,
+                     u.scheme ? u.scheme : "", u.scheme ? ":" : "", u.authority ? "//" : "",
+                     (int)u.authority_len, u.authority ? u.authority : "", (int)u.path_len, u.path,
+                     u.query ? "?" : "", (int)u.query_len, u.query ? u.query : "",
+                     u.fragment ? "#" : "", (int)u.fragment_len, u.fragment ? u.fragment : "");
         if ((size_t)len != n || memcmp(joined, s, n) != 0)
             fail_msg("%.*s joined back as %s", (int)n, s, joined);
     }

@@ -169,9 +169,15 @@ static void the_decoder_takes_well_formed_sequences_only(void **state)
         const char *s;
         uint32_t cp;
     } good[] = {
-        {"\x7F", 0x7F},           {"\xC2\x80", 0x80},         {"\xDF\xBF", 0x7FF},
-        {"\xE0\xA0\x80", 0x800},  {"\xEF\xBF\xBF", 0xFFFF},   {"\xE2\x82\xAC", 0x20AC},
-        {"\xED\x9F\xBF", 0xD7FF}, {"\xEE\x80\x80", 0xE000},   {"\xF0\x90\x80\x80", 0x10000},
+        {"\x7F", 0x7F},
+        {"\xC2\x80", 0x80},
+        {"\xDF\xBF", 0x7FF},
+        {"\xE0\xA0\x80", 0x800},
+        {"\xEF\xBF\xBF", 0xFFFF},
+        {"\xE2\x82\xAC", 0x20AC},
+        {"\xED\x9F\xBF", 0xD7FF},
+        {"\xEE\x80\x80", 0xE000},
+        {"\xF0\x90\x80\x80", 0x10000},
         {"\xF4\x8F\xBF\xBF", 0x10FFFF},
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
@@ -193,7 +199,10 @@ static void the_decoder_takes_well_formed_sequences_only(void **state)
         "\xED\xA0\x80",     /* surrogate U+D800 */
         "\xED\xBF\xBF",     /* surrogate U+DFFF */
         "\xF4\x90\x80\x80", /* U+110000 */
-        "\xF5\x80\x80\x80", "\xFF", "\xC3\x41", "\xE2\x28\xA1",
+        "\xF5\x80\x80\x80",
+        "\xFF",
+        "\xC3\x41",
+        "\xE2\x28\xA1",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(decode_of(bad[i], strlen(bad[i]), &cp), 0);

@@ -111,8 +111,8 @@ int store_sqlite_bind(sqlite3_stmt *st, const struct store_sqlite_arg *args, siz
 }
 
 /* Prepare sql on db and bind args: 0, or *st NULL and the error. */
-static int prepare_args(sqlite3 *db, const char *sql, const struct store_sqlite_arg *args,
-                        size_t n, sqlite3_stmt **st, struct err *err)
+static int prepare_args(sqlite3 *db, const char *sql, const struct store_sqlite_arg *args, size_t n,
+                        sqlite3_stmt **st, struct err *err)
 {
     int rc = store_sqlite_prepare(db, sql, st, err);
     if (rc < 0)
@@ -143,8 +143,8 @@ int store_sqlite_step_done(sqlite3 *db, sqlite3_stmt *st, struct err *err)
     return rc;
 }
 
-int store_sqlite_write(sqlite3 *db, const char *sql, const struct store_sqlite_arg *args,
-                       size_t n, int *changes, struct err *err)
+int store_sqlite_write(sqlite3 *db, const char *sql, const struct store_sqlite_arg *args, size_t n,
+                       int *changes, struct err *err)
 {
     sqlite3_stmt *st = NULL;
     int rc = prepare_args(db, sql, args, n, &st, err);
@@ -239,16 +239,16 @@ int store_sqlite_bind_article(sqlite3_stmt *st, const struct article *a, int64_t
                               int64_t ingested_at, const char *meta_terms)
 {
     return store_sqlite_bind(
-        st, STORE_SQLITE_ARGS(
-                STORE_SQLITE_INT(id), STORE_SQLITE_INT(seq), STORE_SQLITE_TEXT(a->url),
-                STORE_SQLITE_TEXT(a->canonical_url), STORE_SQLITE_TEXT(a->source_id),
-                STORE_SQLITE_TEXT(a->source_name), STORE_SQLITE_TEXT(a->author),
-                STORE_SQLITE_TEXT(a->title), STORE_SQLITE_TEXT(a->description),
-                STORE_SQLITE_TEXT(a->url_to_image), STORE_SQLITE_INT(a->published_at),
-                STORE_SQLITE_TEXT(a->content), STORE_SQLITE_TEXT(a->domain),
-                STORE_SQLITE_CODE(a->language), STORE_SQLITE_CODE(a->country),
-                STORE_SQLITE_TEXT(a->category), STORE_SQLITE_INT(a->headline ? 1 : 0),
-                STORE_SQLITE_INT(ingested_at), STORE_SQLITE_TEXT(meta_terms)));
+        st,
+        STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_INT(seq), STORE_SQLITE_TEXT(a->url),
+                          STORE_SQLITE_TEXT(a->canonical_url), STORE_SQLITE_TEXT(a->source_id),
+                          STORE_SQLITE_TEXT(a->source_name), STORE_SQLITE_TEXT(a->author),
+                          STORE_SQLITE_TEXT(a->title), STORE_SQLITE_TEXT(a->description),
+                          STORE_SQLITE_TEXT(a->url_to_image), STORE_SQLITE_INT(a->published_at),
+                          STORE_SQLITE_TEXT(a->content), STORE_SQLITE_TEXT(a->domain),
+                          STORE_SQLITE_CODE(a->language), STORE_SQLITE_CODE(a->country),
+                          STORE_SQLITE_TEXT(a->category), STORE_SQLITE_INT(a->headline ? 1 : 0),
+                          STORE_SQLITE_INT(ingested_at), STORE_SQLITE_TEXT(meta_terms)));
 }
 
 #define FETCH_CHUNK 100 /* ids per "WHERE id IN (...)" */
@@ -414,8 +414,8 @@ static int collect(sqlite3 *db, sqlite3_stmt *st, struct arena *a, size_t item_s
 
 /* Step st once: no row → ERR_NOTFOUND with `missing`; a row → read with
  * `row` into item (skipped when item is NULL). */
-static int one(sqlite3 *db, sqlite3_stmt *st, struct arena *a, store_sqlite_row_fn row,
-               void *item, const char *missing, struct err *err)
+static int one(sqlite3 *db, sqlite3_stmt *st, struct arena *a, store_sqlite_row_fn row, void *item,
+               const char *missing, struct err *err)
 {
     int rc = store_sqlite_step_row(db, st, err);
     if (rc <= 0)
@@ -450,8 +450,7 @@ static void reader_done(struct store_sqlite_pool *p, sqlite3 *db, sqlite3_stmt *
 
 int store_sqlite_read_one(struct store_sqlite_pool *p, const char *sql,
                           const struct store_sqlite_arg *args, size_t n, struct arena *a,
-                          store_sqlite_row_fn row, void *item, const char *missing,
-                          struct err *err)
+                          store_sqlite_row_fn row, void *item, const char *missing, struct err *err)
 {
     sqlite3 *db;
     sqlite3_stmt *st;

@@ -154,7 +154,8 @@ struct store_sqlite_arg {
 
 #define STORE_SQLITE_INT(v)                                                                        \
     ((struct store_sqlite_arg){.kind = STORE_SQLITE_ARG_INT, .i = (int64_t)(v)})
-#define STORE_SQLITE_DOUBLE(v) ((struct store_sqlite_arg){.kind = STORE_SQLITE_ARG_DOUBLE, .d = (v)})
+#define STORE_SQLITE_DOUBLE(v)                                                                     \
+    ((struct store_sqlite_arg){.kind = STORE_SQLITE_ARG_DOUBLE, .d = (v)})
 #define STORE_SQLITE_TEXT(s)                                                                       \
     ((struct store_sqlite_arg){.kind = STORE_SQLITE_ARG_TEXT, .p = (s), .len = -1})
 /* A char[3] code: its 0..2 bytes ("" binds '', not NULL). */
@@ -183,8 +184,8 @@ int store_sqlite_step_done(sqlite3 *db, sqlite3_stmt *st, struct err *err);
 /* Run sql, which returns no rows, with args on db; *changes (when not NULL)
  * = rows it changed. A UNIQUE constraint failure is ERR_EXISTS (the caller
  * says what exists); other failures as store_sqlite_fail. */
-int store_sqlite_write(sqlite3 *db, const char *sql, const struct store_sqlite_arg *args,
-                       size_t n, int *changes, struct err *err);
+int store_sqlite_write(sqlite3 *db, const char *sql, const struct store_sqlite_arg *args, size_t n,
+                       int *changes, struct err *err);
 
 /* Reads the current row of st into *item (a struct of the caller's kind),
  * copying strings into the arena. 0 or ERR_NOMEM. */

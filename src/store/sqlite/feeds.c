@@ -79,8 +79,8 @@ static int feed_rows(struct store_sqlite *s, struct arena *a, const char *sql,
                      size_t *n_out, struct err *err)
 {
     void *items = NULL;
-    int rc = store_sqlite_read_all(&s->readers, sql, args, n, a, sizeof **out, feed_row_any,
-                                   &items, n_out, "feeds", err);
+    int rc = store_sqlite_read_all(&s->readers, sql, args, n, a, sizeof **out, feed_row_any, &items,
+                                   n_out, "feeds", err);
     if (rc == 0)
         *out = items;
     return rc;
@@ -159,14 +159,14 @@ int store_sqlite_feeds_due(struct store_backend *b, struct arena *a, int64_t now
                            struct feed_record **out, size_t *n_out, struct err *err)
 {
     /* feeds_due(enabled, next_fetch_at) answers this in index order. */
-    return feed_rows((struct store_sqlite *)b, a,
-                     "SELECT " FEED_COLUMNS " FROM feeds"
-                     " WHERE enabled = 1 AND next_fetch_at <= ?1"
-                     " ORDER BY next_fetch_at, id LIMIT ?2",
-                     STORE_SQLITE_ARGS(STORE_SQLITE_INT(now),
-                                       STORE_SQLITE_INT(max > (size_t)INT32_MAX ? INT32_MAX
-                                                                               : (int64_t)max)),
-                     out, n_out, err);
+    return feed_rows(
+        (struct store_sqlite *)b, a,
+        "SELECT " FEED_COLUMNS " FROM feeds"
+        " WHERE enabled = 1 AND next_fetch_at <= ?1"
+        " ORDER BY next_fetch_at, id LIMIT ?2",
+        STORE_SQLITE_ARGS(STORE_SQLITE_INT(now),
+                          STORE_SQLITE_INT(max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max)),
+        out, n_out, err);
 }
 
 int store_sqlite_feeds_claim(struct store_backend *b, const int64_t *ids, size_t n, int64_t now,
@@ -212,9 +212,9 @@ int store_sqlite_feed_schedule(struct store_backend *b, int64_t id, int64_t next
     int rc;
 
     pthread_mutex_lock(&s->write_lock);
-    rc = store_sqlite_write(s->writer, "UPDATE feeds SET next_fetch_at = ?2 WHERE id = ?1",
-                            STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_INT(next_fetch_at)),
-                            &changes, err);
+    rc = store_sqlite_write(
+        s->writer, "UPDATE feeds SET next_fetch_at = ?2 WHERE id = ?1",
+        STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_INT(next_fetch_at)), &changes, err);
     if (rc == 0 && changes == 0)
         rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
     pthread_mutex_unlock(&s->write_lock);
@@ -282,14 +282,13 @@ int store_sqlite_feed_fetch_record(struct store_backend *b, int64_t id,
         " last_new_item_at = CASE WHEN ?11 > 0 THEN ?2 ELSE last_new_item_at END,"
         " interval_s = ?12, consecutive_errors = ?13, next_fetch_at = ?14"
         " WHERE id = ?1",
-        STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_INT(o->fetched_at),
-                          STORE_SQLITE_INT(o->status), STORE_SQLITE_TEXT(o->error),
-                          STORE_SQLITE_INT(o->new_validators ? 1 : 0), STORE_SQLITE_TEXT(o->etag),
-                          STORE_SQLITE_TEXT(o->last_modified), STORE_SQLITE_TEXT(o->title),
-                          STORE_SQLITE_TEXT(o->site_url), STORE_SQLITE_INT(o->items),
-                          STORE_SQLITE_INT(o->new_items > 0 ? o->new_items : 0),
-                          STORE_SQLITE_INT(o->interval_s), STORE_SQLITE_INT(o->consecutive_errors),
-                          STORE_SQLITE_INT(o->next_fetch_at)),
+        STORE_SQLITE_ARGS(
+            STORE_SQLITE_INT(id), STORE_SQLITE_INT(o->fetched_at), STORE_SQLITE_INT(o->status),
+            STORE_SQLITE_TEXT(o->error), STORE_SQLITE_INT(o->new_validators ? 1 : 0),
+            STORE_SQLITE_TEXT(o->etag), STORE_SQLITE_TEXT(o->last_modified),
+            STORE_SQLITE_TEXT(o->title), STORE_SQLITE_TEXT(o->site_url), STORE_SQLITE_INT(o->items),
+            STORE_SQLITE_INT(o->new_items > 0 ? o->new_items : 0), STORE_SQLITE_INT(o->interval_s),
+            STORE_SQLITE_INT(o->consecutive_errors), STORE_SQLITE_INT(o->next_fetch_at)),
         &changes, err);
     if (rc == 0 && changes == 0)
         rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
@@ -320,7 +319,8 @@ int store_sqlite_feed_items_get(struct store_backend *b, int64_t id, struct feed
     for (size_t i = 0; i < n; i++) {
         if (marks[i].key == NULL)
             continue;
-        store_sqlite_bind(st, STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_TEXT(marks[i].key)));
+        store_sqlite_bind(st,
+                          STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_TEXT(marks[i].key)));
         rc = store_sqlite_step_row(db, st, err);
         if (rc == 1) {
             marks[i].known = true;

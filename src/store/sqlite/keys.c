@@ -15,15 +15,14 @@ int store_sqlite_key_insert(struct store_backend *b, const struct key_record *k,
     int rc;
 
     pthread_mutex_lock(&s->write_lock);
-    rc = store_sqlite_write(s->writer,
-                            "INSERT INTO keys(hash, name, plan, state, created_at, last_used)"
-                            " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                            STORE_SQLITE_ARGS(STORE_SQLITE_BLOB(k->hash, sizeof k->hash),
-                                              STORE_SQLITE_TEXT(k->name), STORE_SQLITE_TEXT(k->plan),
-                                              STORE_SQLITE_INT(k->state),
-                                              STORE_SQLITE_INT(k->created_at),
-                                              STORE_SQLITE_INT(k->last_used)),
-                            NULL, err);
+    rc = store_sqlite_write(
+        s->writer,
+        "INSERT INTO keys(hash, name, plan, state, created_at, last_used)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        STORE_SQLITE_ARGS(STORE_SQLITE_BLOB(k->hash, sizeof k->hash), STORE_SQLITE_TEXT(k->name),
+                          STORE_SQLITE_TEXT(k->plan), STORE_SQLITE_INT(k->state),
+                          STORE_SQLITE_INT(k->created_at), STORE_SQLITE_INT(k->last_used)),
+        NULL, err);
     if (rc == ERR_EXISTS)
         rc = err_set(err, ERR_EXISTS, "a key with this hash already exists");
     else if (rc == 0 && id_out)
@@ -71,9 +70,9 @@ int store_sqlite_keys_list(struct store_backend *b, struct arena *a, struct key_
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
     void *items = NULL;
-    int rc = store_sqlite_read_all(&s->readers, "SELECT " KEY_COLUMNS " FROM keys ORDER BY id",
-                                   NULL, 0, a, sizeof **out, key_row_any, &items, n_out, "keys",
-                                   err);
+    int rc =
+        store_sqlite_read_all(&s->readers, "SELECT " KEY_COLUMNS " FROM keys ORDER BY id", NULL, 0,
+                              a, sizeof **out, key_row_any, &items, n_out, "keys", err);
     if (rc == 0)
         *out = items;
     return rc;
@@ -95,12 +94,12 @@ int store_sqlite_key_update(struct store_backend *b, int64_t id, const char *pla
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
     pthread_mutex_lock(&s->write_lock);
-    int rc = write_key(s,
-                       "UPDATE keys SET plan = coalesce(?2, plan),"
-                       " state = CASE WHEN ?3 < 0 THEN state ELSE ?3 END WHERE id = ?1",
-                       STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_TEXT(plan),
-                                         STORE_SQLITE_INT(state)),
-                       err);
+    int rc = write_key(
+        s,
+        "UPDATE keys SET plan = coalesce(?2, plan),"
+        " state = CASE WHEN ?3 < 0 THEN state ELSE ?3 END WHERE id = ?1",
+        STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_TEXT(plan), STORE_SQLITE_INT(state)),
+        err);
     pthread_mutex_unlock(&s->write_lock);
     return rc;
 }
@@ -133,12 +132,12 @@ int store_sqlite_usage_add(struct store_backend *b, int64_t key_id, int64_t day,
     }
     if (rc < 0)
         goto end;
-    rc = store_sqlite_write(s->writer,
-                            "INSERT INTO usage(key_id, day, n) VALUES (?1, ?2, ?3)"
-                            " ON CONFLICT(key_id, day) DO UPDATE SET n = n + excluded.n",
-                            STORE_SQLITE_ARGS(STORE_SQLITE_INT(key_id), STORE_SQLITE_INT(day),
-                                              STORE_SQLITE_INT(n)),
-                            NULL, err);
+    rc = store_sqlite_write(
+        s->writer,
+        "INSERT INTO usage(key_id, day, n) VALUES (?1, ?2, ?3)"
+        " ON CONFLICT(key_id, day) DO UPDATE SET n = n + excluded.n",
+        STORE_SQLITE_ARGS(STORE_SQLITE_INT(key_id), STORE_SQLITE_INT(day), STORE_SQLITE_INT(n)),
+        NULL, err);
 end:
     rc = store_sqlite_write_end(s, rc, err);
     return rc;

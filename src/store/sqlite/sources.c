@@ -129,7 +129,8 @@ int store_sqlite_sources_list(struct store_backend *b, struct arena *a,
         " AND (?4 = 0 OR headlines = 1)"
         " ORDER BY id COLLATE BINARY",
         STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(f->category), STORE_SQLITE_TEXT(f->language),
-                          STORE_SQLITE_TEXT(f->country), STORE_SQLITE_INT(f->headlines_only ? 1 : 0)),
+                          STORE_SQLITE_TEXT(f->country),
+                          STORE_SQLITE_INT(f->headlines_only ? 1 : 0)),
         a, sizeof **out, source_row_any, &items, n_out, "sources", err);
     if (rc == 0)
         *out = items;
@@ -140,7 +141,7 @@ int store_sqlite_source_get(struct store_backend *b, struct arena *a, const char
                             struct source *out, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    return store_sqlite_read_one(&s->readers, "SELECT " SOURCE_COLUMNS " FROM sources WHERE id = ?1",
-                                 STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(id)), a, source_row_any, out,
-                                 "no such source", err);
+    return store_sqlite_read_one(
+        &s->readers, "SELECT " SOURCE_COLUMNS " FROM sources WHERE id = ?1",
+        STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(id)), a, source_row_any, out, "no such source", err);
 }
