@@ -1,7 +1,8 @@
 # newsd — plain GNU Makefile.
 #   make            build/newsd (release)
-#   make check      install deps, build release + ASan/UBSan, run every test
-#   make demo       install deps, build, load the sample, serve on 127.0.0.1:8080
+#   make check      install build + test deps, build release + ASan/UBSan, run every test
+#   make demo       install build deps, build, load the sample, serve on 127.0.0.1:8080
+#                   (FEEDS=1: also load the bundled feed catalogue and crawl it)
 #   make fuzz       libFuzzer runs (SECONDS=60 per harness)
 #   make bench      benchmark (N=1000000)
 # Knobs: SANITIZER=address,undefined CC=gcc V=1
@@ -36,15 +37,18 @@ ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-f
 export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps release asan check unit unit-asan fuzz-replay api-test api-test-asan \
+.PHONY: all deps deps-test release asan check unit unit-asan fuzz-replay api-test api-test-asan \
         unit-engine api-test-fts5 \
         web-test install uninstall cluster-test \
         demo fuzz bench bench-smoke format format-check clean reliability-test
 
 all: build/newsd
 
+# What building and running newsd needs; deps-test adds the test tools.
 deps:
 	@scripts/install-deps.sh
+deps-test:
+	@scripts/install-deps.sh --test
 
 # ---- files embedded in the binary (issue 10) ------------------------------
 # docs/openapi.json (served at /v2/openapi.json) and the search page web/*
@@ -56,6 +60,13 @@ $(GEN)/web_assets.h: $(WEB_FILES) scripts/embed.py
 	$(Q)$(PYTHON) scripts/embed.py $@ web_index_html=web/index.html web_app_js=web/app.js \
 	    web_style_css=web/style.css
 $(REL)/src/api/openapi.o $(ASN)/src/api/openapi.o build/fuzz/src/api/openapi.o: $(GEN)/openapi_json.h
+# The version (VERSION and the git commit): checked at every make, rewritten
+# only when it changed.
+.PHONY: FORCE
+FORCE:
+$(GEN)/newsd_version.h: FORCE
+	$(Q)scripts/version.sh $@
+$(REL)/src/util/version.o $(ASN)/src/util/version.o build/fuzz/src/util/version.o: $(GEN)/newsd_version.h
 $(REL)/src/api/web.o $(ASN)/src/api/web.o build/fuzz/src/api/web.o: $(GEN)/web_assets.h
 
 # ---- release ------------------------------------------------------------
@@ -130,7 +141,7 @@ $(FZ)/bin/%: fuzz/%.c $(FZ)/libnewsd.a
 	clang $(CFLAGS_COMMON) -Wno-missing-prototypes -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(FZ)/libnewsd.a \
 	    $(PKG_LIBS) $(LIBS_EXTRA)
 
-fuzz: deps $(FUZZ_SRCS:fuzz/%.c=$(FZ)/bin/%)
+fuzz: deps-test $(FUZZ_SRCS:fuzz/%.c=$(FZ)/bin/%)
 	@set -e; for f in $(FUZZ_SRCS:fuzz/%.c=$(FZ)/bin/%); do n=$$(basename $$f); n=$${n#fuzz_}; \
 	    mkdir -p $(FZ)/corpus/$$n; d=""; test -f fuzz/$$n.dict && d="-dict=fuzz/$$n.dict"; \
 	    echo "== fuzz $$n for $(SECONDS)s"; \
@@ -168,7 +179,7 @@ unit-engine: $(ASN)/tests/test_index_engine
 api-test-fts5: build/newsd
 	NEWSD_INDEX=fts5 NEWSD_BIN=$(CURDIR)/build/newsd $(PYTHON) -m pytest -q tests/api
 
-check: deps
+check: deps-test
 	$(MAKE) build/newsd $(ASN)/newsd
 	$(MAKE) unit
 	$(MAKE) fuzz-replay
@@ -253,7 +264,7 @@ uninstall:
 DEMO_STORE ?= $(CURDIR)/build/demo-store
 demo: deps
 	$(MAKE) build/newsd
-	@scripts/demo.sh build/newsd "$(DEMO_STORE)"
+	@FEEDS="$(FEEDS)" scripts/demo.sh build/newsd "$(DEMO_STORE)"
 
 # ---- bench ------------------------------------------------------------------
 N ?= 1000000

@@ -14,6 +14,13 @@ if [ ! -f "$STORE/.sample-loaded" ]; then
     "$NEWSD" import --store "$STORE" data/sample/articles.jsonl
     touch "$STORE/.sample-loaded"
 fi
+# FEEDS=1: the bundled catalogue of feeds too; the server below polls them
+# (a new feed is due at once, then every 5 minutes, adapting; docs/feeds.md).
+if [ "${FEEDS:-}" = 1 ] && [ ! -f "$STORE/.feeds-loaded" ]; then
+    echo "demo: adding the bundled feed catalogue (data/feeds.jsonl) to $STORE ..."
+    "$NEWSD" feeds import --store "$STORE" data/feeds.jsonl
+    touch "$STORE/.feeds-loaded"
+fi
 if [ ! -s "$STORE/demo.key" ]; then
     "$NEWSD" keys create --store "$STORE" --name demo > "$STORE/demo.key.tmp"
     mv "$STORE/demo.key.tmp" "$STORE/demo.key"
@@ -39,5 +46,16 @@ echo
 echo "  curl -s '$BASE/v2/top-headlines?country=us&apiKey=$KEY'"
 echo "  curl -s '$BASE/v2/everything?q=bitcoin&apiKey=$KEY'"
 echo "  curl -s -H 'X-Api-Key: $KEY' '$BASE/v2/top-headlines/sources?language=en'"
+echo
+if [ -f "$STORE/.feeds-loaded" ]; then
+    echo "Live news: this server polls the $(wc -l < data/feeds.jsonl) feeds of the bundled catalogue"
+    echo "(unverified URLs; see docs/feeds.md). What they yield, a few minutes from now:"
+    echo "  $NEWSD feeds list --store '$STORE'"
+    echo "  curl -s '$BASE/v2/everything?q=the&sortBy=publishedAt&apiKey=$KEY'"
+else
+    echo "Live news: add the bundled feed catalogue; this server starts polling it at once:"
+    echo "  $NEWSD feeds import --store '$STORE' data/feeds.jsonl && touch '$STORE/.feeds-loaded'"
+    echo "(or stop and run: make demo FEEDS=1)"
+fi
 echo
 wait $PID

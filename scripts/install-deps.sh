@@ -1,16 +1,41 @@
 #!/bin/sh
-# Install every Debian package newsd needs to build, test, fuzz and demo.
-# Idempotent: packages already installed are skipped without touching apt.
+# Install the Debian packages newsd needs. Idempotent: packages already
+# installed are skipped without touching apt.
+#   scripts/install-deps.sh          what `make`, `make demo` and `make install`
+#                                    need: the compiler and the libraries
+#   scripts/install-deps.sh --test   also what `make check` and `make fuzz` need:
+#                                    clang, cmocka, a PostgreSQL server, pytest,
+#                                    wrk, Chromium and Node.js for the page test
+#   scripts/install-deps.sh --list [--test]   print the package names only
 set -eu
 
-PACKAGES="
-build-essential pkg-config clang libclang-rt-dev
+BUILD="
+build-essential pkg-config curl python3
 libmicrohttpd-dev libsqlite3-dev sqlite3 libjansson-dev libutf8proc-dev
 libstemmer-dev libexttextcat-dev libcurl4-openssl-dev libxml2-dev zlib1g-dev
-libpq-dev postgresql libcmocka-dev nettle-dev
-python3 python3-pytest python3-requests curl wrk
+libpq-dev nettle-dev
+"
+TEST="
+clang libclang-rt-dev libcmocka-dev postgresql
+python3-pytest python3-requests wrk
 python3-jsonschema python3-yaml chromium
 "
+
+test=no
+list=no
+for arg in "$@"; do
+    case "$arg" in
+    --test) test=yes ;;
+    --list) list=yes ;;
+    *) echo "usage: $0 [--list] [--test]" >&2; exit 2 ;;
+    esac
+done
+PACKAGES=$BUILD
+[ "$test" = yes ] && PACKAGES="$BUILD $TEST"
+if [ "$list" = yes ]; then
+    echo $PACKAGES
+    exit 0
+fi
 
 missing=""
 for p in $PACKAGES; do
@@ -21,7 +46,7 @@ done
 
 # make web-test drives chromium with playwright-core from npm. A machine whose
 # Node.js comes from elsewhere with npm bundled keeps it; Debian's otherwise.
-if ! command -v npm >/dev/null 2>&1; then
+if [ "$test" = yes ] && ! command -v npm >/dev/null 2>&1; then
     missing="$missing nodejs npm"
 fi
 

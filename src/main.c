@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/version.h"
+
 #include <curl/curl.h>
 #include <libxml/parser.h>
 
@@ -21,6 +23,7 @@ static const struct cmd_entry {
     {"feeds", cmd_feeds, "add, import, list, remove the feeds to crawl"},
     {"crawl", cmd_crawl, "poll the feeds that are due (--once: one round)"},
     {"index", cmd_index, "index verify: check the search index against the articles"},
+    {"backup", cmd_backup, "a consistent copy of the store, taken while newsd runs"},
 };
 
 static void usage(FILE *f)
@@ -28,7 +31,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: newsd COMMAND [OPTIONS]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nnewsd COMMAND --help shows a command's options.\n");
+    fprintf(f, "\nnewsd COMMAND --help shows a command's options; newsd --version the build.\n");
 }
 
 int main(int argc, char **argv)
@@ -36,6 +39,10 @@ int main(int argc, char **argv)
     if (argc < 2) {
         usage(stderr);
         return CMD_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("newsd %s (commit %s)\n", version_release(), version_commit());
+        return 0;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);

@@ -3,7 +3,6 @@
  * One arena per request holds everything the request allocates. */
 #include "api/internal.h"
 #include "api/metrics.h"
-#include "util/clock.h"
 #include "util/limits.h"
 #include "util/log.h"
 
@@ -13,6 +12,8 @@
 #include <strings.h>
 #include <time.h>
 
+#include "util/clock.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 int api_new(struct api **out, struct store *s, struct index *idx, struct auth *auth,
@@ -29,7 +30,7 @@ int api_new(struct api **out, struct store *s, struct index *idx, struct auth *a
         api->cfg.live_window_seconds = LIMIT_LIVE_WINDOW_SECONDS;
     if (api->cfg.result_window < 0)
         api->cfg.result_window = LIMIT_RESULT_WINDOW;
-    metrics_init();
+    api_metrics_init();
     *out = api;
     return 0;
 }
@@ -96,6 +97,43 @@ static enum route route_of(const char *path)
     return ROUTE_NONE;
 }
 
+/* For the access log of a 404: how much of the path is made of segments
+ * that begin some route ("/v2", "/v2/top-headlines"); what follows is not
+ * logged, since it may be anything (a key, pasted in the wrong place). */
+static size_t known_path_prefix(const char *path)
+{
+    static const char *const known[] = {"/v2/top-headlines/sources",
+                                        "/v2/everything",
+                                        "/v2/sources",
+                                        "/v2/openapi.json",
+                                        "/healthz",
+                                        "/metrics",
+                                        "/app.js",
+                                        "/style.css"};
+    size_t best = 1; /* "/" */
+    for (const char *seg = strchr(path + (path[0] == '/'), '/');; seg = strchr(seg + 1, '/')) {
+        size_t len = seg ? (size_t)(seg - path) : strlen(path);
+        bool begins_a_route = false;
+        for (size_t i = 0; i < sizeof known / sizeof known[0] && !begins_a_route; i++)
+            begins_a_route =
+                !strncmp(known[i], path, len) && (known[i][len] == '/' || known[i][len] == '\0');
+        if (!begins_a_route)
+            break;
+        best = len;
+        if (!seg)
+            break;
+    }
+    return best;
+}
+
+/* Whether the request waited in the queue for longer than a search may
+ * take: it is answered 503 before it reaches the search (and the quota). */
+static bool waited_past_budget(const struct api_call *c)
+{
+    int64_t budget = c->api->cfg.query_timeout_ms;
+    return budget > 0 && c->req->received_ms > 0 && clock_mono_ms() - c->req->received_ms > budget;
+}
+
 /* The key as sent: apiKey parameter, X-Api-Key header, Authorization header
  * with or without "Bearer " — the first non-empty one wins. */
 static const char *presented_key(struct api_call *c)
@@ -138,7 +176,7 @@ static void respond_health(struct api_call *c)
     }
     bool ready = index_ready(c->api->index);
     bool ok = ready && (!rs.replica || rs.caught_up);
-    char body[320];
+    char body[448];
     int len = snprintf(body, sizeof body, "{\"status\":\"%s\",\"store\":\"%s\",\"articles\":%lld",
                        !ready ? "starting"
                        : ok   ? "ok"
@@ -150,7 +188,8 @@ static void respond_health(struct api_call *c)
                         "\"store_reachable\":%s",
                         (long long)rs.lag_seq, rs.lag_seconds, (long long)rs.applied_seq,
                         rs.store_reachable ? "true" : "false");
-    len += snprintf(body + len, sizeof body - (size_t)len, "}");
+    len += snprintf(body + len, sizeof body - (size_t)len, ",\"version\":\"%s (commit %s)\"}",
+                    version_release(), version_commit());
     c->resp->body = malloc((size_t)len + 1);
     if (!c->resp->body) {
         c->resp->status = 500;
@@ -309,6 +348,16 @@ void api_handle(const struct http_request *req, struct http_response *resp, void
     c.now = api_now(c.api);
     arena_init(&c.arena, LIMIT_REQUEST_ARENA_BYTES);
 
+    if (req->body_announced) {
+        /* Called on the I/O thread (http.h): answer, never run. */
+        if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
+            http_response_add_header(resp, "Allow", "GET, HEAD, OPTIONS");
+            api_fail(&c, API_ERR_METHOD_NOT_ALLOWED, NULL);
+        } else {
+            api_fail(&c, API_ERR_BODY_NOT_ALLOWED, NULL);
+        }
+        goto out;
+    }
     if (req->url_bytes > LIMIT_URL_BYTES) {
         api_fail(&c, API_ERR_URL_TOO_LARGE, NULL);
         goto out;
@@ -322,6 +371,7 @@ void api_handle(const struct http_request *req, struct http_response *resp, void
     if (route == ROUTE_METRICS && c.api->cfg.metrics_elsewhere)
         route = ROUTE_NONE;
     if (route == ROUTE_NONE) {
+        resp->log_path_len = known_path_prefix(req->path);
         api_fail(&c, API_ERR_ROUTE_NOT_FOUND, NULL);
         goto out;
     }
@@ -332,12 +382,21 @@ void api_handle(const struct http_request *req, struct http_response *resp, void
     }
     if (respond_keyless(&c, route))
         goto out;
+    if (waited_past_budget(&c)) {
+        http_response_add_header(resp, "Retry-After", "1");
+        resp->log_note = "queue wait exceeded the time budget";
+        api_fail(&c, API_ERR_UNAVAILABLE,
+                 "The server is too busy to answer in time. Try again in a moment.");
+        goto out;
+    }
     if (api_params_parse(&c.arena, req->query, strlen(req->query), &c.params) < 0) {
         api_fail(&c, API_ERR_UNEXPECTED, NULL);
         goto out;
     }
     if (check_key(&c) < 0)
         goto out;
+    if (c.api->cfg.test_search_delay_ms > 0)
+        clock_sleep_ms(c.api->cfg.test_search_delay_ms);
     switch (route) {
     case ROUTE_EVERYTHING:
         api_everything(&c);
@@ -356,6 +415,6 @@ void api_handle(const struct http_request *req, struct http_response *resp, void
         auth_uncount(c.api->auth, c.auth.key_id, c.now);
 out:
     arena_release(&c.arena);
-    metrics_request_record(metrics_endpoint_of(route), resp->status,
-                           (uint64_t)(clock_mono_us() - started_us));
+    api_metrics_request_record(metrics_endpoint_of(route), resp->status,
+                               (uint64_t)(clock_mono_us() - started_us));
 }

@@ -14,11 +14,13 @@
 #include "util/err.h"
 
 struct api_config {
-    int64_t live_window_seconds; /* top-headlines window (default 48 h) */
-    int64_t result_window;       /* page*pageSize cap when the plan sets none; 0 = none */
-    int64_t fixed_now;           /* tests: a fixed clock (unix seconds); 0 = real time */
-    bool metrics_elsewhere;      /* /metrics has a listener of its own: 404 on this one */
-    int64_t query_timeout_ms;    /* time budget of one search (503 past it); 0 = none */
+    int64_t live_window_seconds;  /* top-headlines window (default 48 h) */
+    int64_t result_window;        /* page*pageSize cap when the plan sets none; 0 = none */
+    int64_t fixed_now;            /* tests: a fixed clock (unix seconds); 0 = real time */
+    bool metrics_elsewhere;       /* /metrics has a listener of its own: 404 on this one */
+    int64_t query_timeout_ms;     /* time budget of one search (503 past it); 0 = none */
+    int64_t test_search_delay_ms; /* tests: every search first sleeps this long (a
+                                   * slow search on demand, for queueing tests) */
 };
 
 struct api;

@@ -37,6 +37,8 @@
       "The request URL is too long. The limit is 8 KiB.")                                          \
     X(API_ERR_HEADERS_TOO_LARGE, "requestTooLarge", 431,                                           \
       "The request headers are too large. The limit is 16 KiB.")                                   \
+    X(API_ERR_BODY_NOT_ALLOWED, "requestTooLarge", 413,                                            \
+      "This endpoint takes no request body. Send the parameters in the query string.")             \
     X(API_ERR_UNAVAILABLE, "serviceUnavailable", 503,                                              \
       "The server cannot answer this request right now. Try again in a moment.")                   \
     X(API_ERR_UNEXPECTED, "unexpectedError", 500, NULL)

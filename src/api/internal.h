@@ -1,6 +1,8 @@
-/* Private to src/api/: one request's state and the shared validators used
- * by the endpoint files. Every validator either succeeds (returns 0) or has
- * already written the NewsAPI error into the response (returns -1). */
+/* Private to src/api/: one request's state and what the endpoint files
+ * share, a section per file: answering (respond.c), validating parameters
+ * (validate.c) and searching (search.c). Every validator either succeeds
+ * (returns 0) or has already written the NewsAPI error into the response
+ * (returns -1). */
 #ifndef NEWSD_API_INTERNAL_H
 #define NEWSD_API_INTERNAL_H
 
@@ -34,12 +36,20 @@ struct api_call {
     int64_t now;
 };
 
+/* --- respond.c: the answer --------------------------------------------- */
+
+/* Write an error (message printf-style; NULL fmt = default message); -1. */
+int api_fail(struct api_call *c, enum api_error e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* 503 while the search index is still being built (ERR_BUSY from the index). */
 int api_fail_building(struct api_call *c);
 
-/* Write an error (message printf-style; NULL fmt = default message). */
-int api_fail(struct api_call *c, enum api_error e, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Answer 200 with the rendered body in b (taken over), or unexpectedError
+ * when rendering ran out of room or memory. */
+void api_respond_rendered(struct api_call *c, struct buf *b);
+
+/* --- validate.c: parameters -------------------------------------------- */
 
 /* The value of a parameter, NULL when absent (first of repeated values). */
 const char *api_param(struct api_call *c, const char *name);
@@ -82,12 +92,13 @@ int api_get_paging(struct api_call *c, size_t default_size, size_t *page, size_t
 int api_check_plan(struct api_call *c, size_t page, size_t size, int64_t *from, bool from_given,
                    int64_t *to);
 
-/* Run the search and render the articles response. */
+/* --- search.c: the search ----------------------------------------------- */
+
+/* Run the validated search within the query time budget and answer with
+ * the articles response (or the error the index's failure maps to). */
 void api_respond_search(struct api_call *c, const struct index_request *req);
 
-/* Answer 200 with the rendered body in b (taken over), or unexpectedError
- * when rendering ran out of room or memory. */
-void api_respond_rendered(struct api_call *c, struct buf *b);
+/* --- one file per endpoint --------------------------------------------- */
 
 void api_everything(struct api_call *c);
 void api_top_headlines(struct api_call *c);

@@ -1,11 +1,11 @@
-/* Process-wide metrics and their Prometheus text exposition (api/metrics.h).
+/* The /metrics exposition and the series api/ owns (api/metrics.h).
  * Format: https://prometheus.io/docs/instrumenting/exposition_formats/ —
- * "# HELP", "# TYPE", then one `name{labels} value` line per series;
  * histogram buckets are cumulative and end with le="+Inf" == _count. */
 #include "api/metrics.h"
 #include "index/index.h"
 #include "api/internal.h"
 #include "util/clock.h"
+#include "util/metrics.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -15,108 +15,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/version.h"
+
 #include "util/banned.h"
-
-/* ---- registered counters and gauges ------------------------------------- */
-
-enum metric_kind { METRIC_COUNTER, METRIC_GAUGE };
-
-struct metric {
-    enum metric_kind kind;
-    char name[METRICS_NAME_MAX + 1];
-    char help[METRICS_HELP_MAX + 1];
-    _Atomic uint64_t count; /* counters */
-    _Atomic int64_t value;  /* gauges */
-};
-
-static struct metric registry[METRICS_MAX];
-/* Entries below n_registered are fully written before n_registered grows
- * (release), so a renderer that loads it (acquire) reads no half entry. */
-static _Atomic size_t n_registered;
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Names of the built-in series: a registered metric may not shadow them. */
-static const char *const builtin_prefixes[] = {
-    "newsd_http_request",
-    "newsd_articles_stored",
-    "newsd_process_start_time_seconds",
-};
-
-static bool name_valid(const char *name)
-{
-    size_t n = name ? strlen(name) : 0;
-    if (n == 0 || n > METRICS_NAME_MAX)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        char ch = name[i];
-        bool alpha = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' || ch == ':';
-        if (!alpha && !(i > 0 && ch >= '0' && ch <= '9'))
-            return false;
-    }
-    for (size_t i = 0; i < sizeof builtin_prefixes / sizeof builtin_prefixes[0]; i++)
-        if (!strncmp(name, builtin_prefixes[i], strlen(builtin_prefixes[i])))
-            return false;
-    return true;
-}
-
-static struct metric *metric_get(enum metric_kind kind, const char *name, const char *help)
-{
-    struct metric *m = NULL;
-    if (!name_valid(name))
-        return NULL;
-    pthread_mutex_lock(&registry_lock);
-    size_t n = atomic_load_explicit(&n_registered, memory_order_relaxed);
-    for (size_t i = 0; i < n; i++) {
-        if (!strcmp(registry[i].name, name)) {
-            m = registry[i].kind == kind ? &registry[i] : NULL;
-            goto out;
-        }
-    }
-    if (n == METRICS_MAX)
-        goto out;
-    m = &registry[n];
-    m->kind = kind;
-    snprintf(m->name, sizeof m->name, "%s", name);
-    snprintf(m->help, sizeof m->help, "%s", help ? help : "");
-    atomic_store_explicit(&m->count, 0, memory_order_relaxed);
-    atomic_store_explicit(&m->value, 0, memory_order_relaxed);
-    atomic_store_explicit(&n_registered, n + 1, memory_order_release);
-out:
-    pthread_mutex_unlock(&registry_lock);
-    return m;
-}
-
-struct metric *metrics_counter(const char *name, const char *help)
-{
-    return metric_get(METRIC_COUNTER, name, help);
-}
-
-struct metric *metrics_gauge(const char *name, const char *help)
-{
-    return metric_get(METRIC_GAUGE, name, help);
-}
-
-void metrics_add(struct metric *m, uint64_t n)
-{
-    if (m && m->kind == METRIC_COUNTER)
-        atomic_fetch_add_explicit(&m->count, n, memory_order_relaxed);
-}
-
-void metrics_set(struct metric *m, int64_t v)
-{
-    if (m && m->kind == METRIC_GAUGE)
-        atomic_store_explicit(&m->value, v, memory_order_relaxed);
-}
-
-int64_t metrics_value(const struct metric *m)
-{
-    if (!m)
-        return 0;
-    if (m->kind == METRIC_GAUGE)
-        return atomic_load_explicit(&m->value, memory_order_relaxed);
-    uint64_t c = atomic_load_explicit(&m->count, memory_order_relaxed);
-    return c > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)c;
-}
 
 /* ---- requests and latency ------------------------------------------------- */
 
@@ -159,7 +60,7 @@ static size_t status_slot(int status)
     return N_STATUS - 1;
 }
 
-void metrics_request_record(enum metrics_endpoint ep, int status, uint64_t micros)
+void api_metrics_request_record(enum metrics_endpoint ep, int status, uint64_t micros)
 {
     if ((unsigned)ep >= METRICS_EP_COUNT)
         ep = METRICS_EP_NONE;
@@ -171,7 +72,7 @@ void metrics_request_record(enum metrics_endpoint ep, int status, uint64_t micro
     atomic_fetch_add_explicit(&latency_sum_us[ep], micros, memory_order_relaxed);
 }
 
-uint64_t metrics_requests(enum metrics_endpoint ep, int status)
+uint64_t api_metrics_requests(enum metrics_endpoint ep, int status)
 {
     if ((unsigned)ep >= METRICS_EP_COUNT)
         return 0;
@@ -180,25 +81,10 @@ uint64_t metrics_requests(enum metrics_endpoint ep, int status)
 
 /* ---- exposition ------------------------------------------------------------ */
 
-/* HELP text escapes backslash and newline (the format's only two). */
-static void put_help(struct buf *b, const char *name, const char *help, const char *type)
-{
-    buf_printf(b, "# HELP %s ", name);
-    for (const char *p = help; *p; p++) {
-        if (*p == '\\')
-            buf_puts(b, "\\\\");
-        else if (*p == '\n')
-            buf_puts(b, "\\n");
-        else
-            buf_putc(b, *p);
-    }
-    buf_printf(b, "\n# TYPE %s %s\n", name, type);
-}
-
 static void render_requests(struct buf *b)
 {
-    put_help(b, "newsd_http_requests_total", "HTTP requests answered, by endpoint and status.",
-             "counter");
+    metrics_family(b, "newsd_http_requests_total",
+                   "HTTP requests answered, by endpoint and status.", "counter");
     for (size_t e = 0; e < METRICS_EP_COUNT; e++) {
         for (size_t s = 0; s < N_STATUS; s++) {
             uint64_t n = atomic_load_explicit(&requests[e][s], memory_order_relaxed);
@@ -217,8 +103,8 @@ static void render_requests(struct buf *b)
 static void render_latency(struct buf *b)
 {
     static const char name[] = "newsd_http_request_duration_seconds";
-    put_help(b, name, "Time from the parsed request to the built response, by endpoint.",
-             "histogram");
+    metrics_family(b, name, "Time from the parsed request to the built response, by endpoint.",
+                   "histogram");
     for (size_t e = 0; e < METRICS_EP_COUNT; e++) {
         /* Buckets are read once and summed here, so le="+Inf" and _count
          * agree even while requests are being recorded. */
@@ -243,71 +129,68 @@ static void render_latency(struct buf *b)
     }
 }
 
-void metrics_render(struct buf *b, int64_t articles_stored)
+void api_metrics_render(struct buf *b, int64_t articles_stored)
 {
     render_requests(b);
     render_latency(b);
     if (articles_stored >= 0) {
-        put_help(b, "newsd_articles_stored", "Articles in the store.", "gauge");
+        metrics_family(b, "newsd_articles_stored", "Articles in the store.", "gauge");
         buf_printf(b, "newsd_articles_stored %lld\n", (long long)articles_stored);
     }
+    /* The build, as a label (Prometheus' build_info convention): always 1. */
+    metrics_family(b, "newsd_build_info", "The newsd build serving: release and git commit.",
+                   "gauge");
+    buf_printf(b, "newsd_build_info{version=\"%s\",commit=\"%s\"} 1\n", version_release(),
+               version_commit());
     int64_t started = atomic_load_explicit(&start_time, memory_order_relaxed);
     if (started > 0) {
-        put_help(b, "newsd_process_start_time_seconds", "Start time of the process (unix seconds).",
-                 "gauge");
+        metrics_family(b, "newsd_process_start_time_seconds",
+                       "Start time of the process (unix seconds).", "gauge");
         buf_printf(b, "newsd_process_start_time_seconds %lld\n", (long long)started);
     }
-    size_t n = atomic_load_explicit(&n_registered, memory_order_acquire);
-    for (size_t i = 0; i < n; i++) {
-        const struct metric *m = &registry[i];
-        bool counter = m->kind == METRIC_COUNTER;
-        put_help(b, m->name, m->help, counter ? "counter" : "gauge");
-        if (counter)
-            buf_printf(b, "%s %llu\n", m->name,
-                       (unsigned long long)atomic_load_explicit(&m->count, memory_order_relaxed));
-        else
-            buf_printf(b, "%s %lld\n", m->name,
-                       (long long)atomic_load_explicit(&m->value, memory_order_relaxed));
-    }
+    metrics_render(b);
 }
 
-void metrics_render_index(struct buf *b, const struct index_stats *st)
+void api_metrics_render_index(struct buf *b, const struct index_stats *st)
 {
-    put_help(b, "newsd_index_ready", "1 when the search index is open, 0 while it is being built.",
-             "gauge");
+    metrics_family(b, "newsd_index_ready",
+                   "1 when the search index is open, 0 while it is being built.", "gauge");
     buf_printf(b, "newsd_index_ready %d\n", st->ready ? 1 : 0);
     if (!st->engine)
         return;
-    put_help(b, "newsd_index_documents", "Live documents in the search index.", "gauge");
+    metrics_family(b, "newsd_index_documents", "Live documents in the search index.", "gauge");
     buf_printf(b, "newsd_index_documents %llu\n", (unsigned long long)st->documents);
-    put_help(b, "newsd_index_segments", "Segments the search index searches.", "gauge");
+    metrics_family(b, "newsd_index_segments", "Segments the search index searches.", "gauge");
     buf_printf(b, "newsd_index_segments %llu\n", (unsigned long long)st->segments);
-    put_help(b, "newsd_index_file_bytes", "Bytes of the segment files mapped.", "gauge");
+    metrics_family(b, "newsd_index_file_bytes", "Bytes of the segment files mapped.", "gauge");
     buf_printf(b, "newsd_index_file_bytes %llu\n", (unsigned long long)st->file_bytes);
-    put_help(b, "newsd_index_count_cache_hits_total",
-             "Segment match counts answered from the count cache.", "counter");
+    metrics_family(b, "newsd_index_count_cache_hits_total",
+                   "Segment match counts answered from the count cache.", "counter");
     buf_printf(b, "newsd_index_count_cache_hits_total %llu\n", (unsigned long long)st->cache_hits);
-    put_help(b, "newsd_index_count_cache_misses_total",
-             "Segment match counts the count cache did not have.", "counter");
+    metrics_family(b, "newsd_index_count_cache_misses_total",
+                   "Segment match counts the count cache did not have.", "counter");
     buf_printf(b, "newsd_index_count_cache_misses_total %llu\n",
                (unsigned long long)st->cache_misses);
 }
 
-static void metrics_init_once(void)
+/* Names this file writes itself: a registered metric may not shadow them. */
+static const char *const own_prefixes[] = {
+    "newsd_http_request",
+    "newsd_articles_stored",
+    "newsd_process_start_time_seconds",
+};
+
+static void init_once(void)
 {
     atomic_store(&start_time, (int64_t)time(NULL));
-    metrics_counter(METRICS_FEEDS_POLLED, "Feed fetches attempted by the crawler.");
-    metrics_counter(METRICS_FEEDS_FAILED,
-                    "Feed fetches that failed (network, HTTP status, parse).");
-    metrics_gauge(METRICS_FEEDS_FAILING, "Feeds whose last poll failed.");
-    metrics_gauge(METRICS_INGEST_LAG,
-                  "Seconds between now and the publication time of the newest article stored.");
+    for (size_t i = 0; i < sizeof own_prefixes / sizeof own_prefixes[0]; i++)
+        metrics_reserve(own_prefixes[i]);
 }
 
-void metrics_init(void)
+void api_metrics_init(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, metrics_init_once);
+    pthread_once(&once, init_once);
 }
 
 /* ---- serving ---------------------------------------------------------------- */
@@ -324,8 +207,8 @@ static void metrics_respond(struct api *api, struct http_response *resp, const c
     index_stats(api->index, &st);
     struct buf b;
     buf_init(&b, 0);
-    metrics_render(&b, articles);
-    metrics_render_index(&b, &st);
+    api_metrics_render(&b, articles);
+    api_metrics_render_index(&b, &st);
     if (buf_error(&b)) {
         buf_release(&b);
         api_error_respond(resp, API_ERR_UNEXPECTED, NULL, request_id);
@@ -362,5 +245,5 @@ void api_metrics_handle(const struct http_request *req, struct http_response *re
     }
     metrics_respond(ctx, resp, req->request_id);
 out:
-    metrics_request_record(ep, resp->status, (uint64_t)(clock_mono_us() - t0_us));
+    api_metrics_request_record(ep, resp->status, (uint64_t)(clock_mono_us() - t0_us));
 }

@@ -3,37 +3,18 @@
  * does, so a client developer sees at once what to fix. */
 #include "api/internal.h"
 #include "util/ascii.h"
-#include "util/clock.h"
 #include "util/limits.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
 
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "util/vocab.h"
 
-#include "util/log.h"
 #include "util/banned.h"
-
-int api_fail(struct api_call *c, enum api_error e, const char *fmt, ...)
-{
-    char msg[1024];
-    const char *m = NULL;
-    if (fmt) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        m = msg;
-    }
-    api_error_respond(c->resp, e, m, c->req->request_id);
-    return -1;
-}
 
 const char *api_param(struct api_call *c, const char *name)
 {
@@ -382,66 +363,4 @@ int api_check_plan(struct api_call *c, size_t page, size_t size, int64_t *from, 
             *to = latest;
     }
     return 0;
-}
-
-int api_fail_building(struct api_call *c)
-{
-    http_response_add_header(c->resp, "Retry-After", "5");
-    c->resp->log_note = "index being built";
-    return api_fail(c, API_ERR_UNAVAILABLE,
-                    "The search index is being built (newsd just started on this store); try "
-                    "again in a moment.");
-}
-
-void api_respond_search(struct api_call *c, const struct index_request *req)
-{
-    struct index_result res;
-    struct err err;
-    err_clear(&err);
-    if (req->from > req->to) {
-        /* An empty window (plan delay, history): nothing can match. */
-        res.total = 0;
-        res.n = 0;
-        res.articles = NULL;
-    } else {
-        struct index_request timed = *req;
-        if (c->api->cfg.query_timeout_ms > 0)
-            timed.deadline_ms = clock_mono_ms() + c->api->cfg.query_timeout_ms;
-        int rc = index_search(c->api->index, &c->arena, &timed, &res, &err);
-        if (rc == ERR_TIMEOUT) {
-            /* A runaway query: the client may retry a narrower one. */
-            api_fail(c, API_ERR_UNAVAILABLE,
-                     "Your query took too long to run and was stopped. Try a narrower query "
-                     "(fewer OR terms, a date range) or try again later.");
-            c->resp->log_note = "query time budget exceeded";
-            return;
-        }
-        if (rc == ERR_BUSY) {
-            api_fail_building(c);
-            return;
-        }
-        if (rc < 0) {
-            api_fail(c, API_ERR_UNEXPECTED, NULL);
-            /* The cause goes to the log only (no internals in responses). */
-            log_msg(LOG_ERROR, "request %s: search failed: %s", c->req->request_id,
-                    err_msg(&err, rc));
-            c->resp->log_note = "index failure";
-            return;
-        }
-    }
-    struct buf b;
-    buf_init(&b, LIMIT_RESPONSE_BYTES);
-    api_render_articles(&b, res.total, res.articles, res.n);
-    api_respond_rendered(c, &b);
-}
-
-void api_respond_rendered(struct api_call *c, struct buf *b)
-{
-    if (buf_error(b)) {
-        buf_release(b);
-        api_fail(c, API_ERR_UNEXPECTED, NULL);
-        return;
-    }
-    c->resp->status = 200;
-    c->resp->body = buf_detach(b, &c->resp->len);
 }

@@ -12,24 +12,6 @@
 
 #include "util/banned.h"
 
-/* NEWSD_KEY_CACHE_TTL_MS: milliseconds a looked-up key is trusted without
- * asking the store again; 0 turns the cache off (tests). */
-static int64_t cache_ttl_from_env(void)
-{
-    const char *s = getenv("NEWSD_KEY_CACHE_TTL_MS");
-    if (!s || !*s)
-        return AUTH_CACHE_TTL_MS_DEFAULT;
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || *end || v < 0 || v > 3600 * 1000) {
-        log_warn("NEWSD_KEY_CACHE_TTL_MS=%s is not 0..3600000 milliseconds; using %d", s,
-                 AUTH_CACHE_TTL_MS_DEFAULT);
-        return AUTH_CACHE_TTL_MS_DEFAULT;
-    }
-    return v;
-}
-
 static void *flusher_main(void *arg)
 {
     struct auth *a = arg;
@@ -56,13 +38,23 @@ static void *flusher_main(void *arg)
 
 int auth_new(struct auth **out, struct store *s, struct err *err)
 {
+    return auth_new_with(out, s, NULL, err);
+}
+
+int auth_new_with(struct auth **out, struct store *s, const struct auth_options *opt,
+                  struct err *err)
+{
     *out = NULL;
     int rc;
+    int64_t ttl = opt ? opt->key_cache_ttl_ms : AUTH_KEY_CACHE_TTL_MS_DEFAULT;
+    if (ttl < 0 || ttl > AUTH_KEY_CACHE_TTL_MS_MAX)
+        return err_set(err, ERR_INVALID, "key cache time %lld ms is not 0..%d", (long long)ttl,
+                       AUTH_KEY_CACHE_TTL_MS_MAX);
     struct auth *a = calloc(1, sizeof *a);
     if (!a)
         return err_set(err, ERR_NOMEM, "out of memory for key checks");
     a->store = s;
-    a->cache_ttl_ms = cache_ttl_from_env();
+    a->cache_ttl_ms = ttl;
     pthread_rwlock_init(&a->plans_lock, NULL);
     pthread_mutex_init(&a->flush_mu, NULL);
     pthread_mutex_init(&a->stop_mu, NULL);

@@ -53,8 +53,23 @@ struct auth_result {
 
 struct auth;
 
+#define AUTH_KEY_CACHE_TTL_MS_DEFAULT 2000
+#define AUTH_KEY_CACHE_TTL_MS_MAX (3600 * 1000)
+
+/* Settings of struct auth, filled in by cmd/ (NEWSD_KEY_CACHE_TTL_MS). */
+struct auth_options {
+    /* Milliseconds a looked-up key is trusted without asking the store
+     * again, so a key disabled by `newsd keys` works this long more;
+     * 0 = no cache (tests), at most AUTH_KEY_CACHE_TTL_MS_MAX. */
+    int64_t key_cache_ttl_ms;
+};
+
 /* Create with the built-in plans (unlimited, developer, business); config may
- * override or add plans later (auth_plan_set). */
+ * override or add plans later (auth_plan_set). opt NULL: the defaults
+ * (AUTH_KEY_CACHE_TTL_MS_DEFAULT); ERR_INVALID for a TTL out of range. */
+int auth_new_with(struct auth **out, struct store *s, const struct auth_options *opt,
+                  struct err *err);
+/* auth_new_with with the default options. */
 int auth_new(struct auth **out, struct store *s, struct err *err);
 /* Flush pending usage to the store, then free. */
 void auth_free(struct auth *a);

@@ -18,7 +18,6 @@
 #define AUTH_BUCKETS 64               /* hash chains per shard and map */
 #define AUTH_CACHE_MAX_PER_SHARD 4096 /* cached keys per shard */
 #define AUTH_PLANS_MAX 256
-#define AUTH_CACHE_TTL_MS_DEFAULT 2000
 #define AUTH_FLUSH_INTERVAL_MS 1000
 
 /* A key as the store knows it, cached for cache_ttl_ms. */

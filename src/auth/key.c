@@ -1,7 +1,7 @@
 /* Key material and key lookup (auth.h): keys are 16 bytes of getrandom()
  * written as 32 lower-case hex characters; the store keeps only their
  * SHA-256. Lookups go through a small cache keyed by that hash whose entries
- * live cache_ttl_ms (NEWSD_KEY_CACHE_TTL_MS, default 2 s), so `newsd keys
+ * live cache_ttl_ms (auth_options.key_cache_ttl_ms, default 2 s), so `newsd keys
  * disable` on the command line reaches a running server within that time.
  * Unknown keys are not cached: a key created a moment ago must work. */
 #include "auth/internal.h"

@@ -3,6 +3,8 @@
 #ifndef NEWSD_CMD_COMMON_H
 #define NEWSD_CMD_COMMON_H
 
+#include <stdbool.h>
+
 #include "store/store.h"
 #include "util/arena.h"
 
@@ -11,11 +13,26 @@
 /* --store value, else $NEWSD_STORE, else ./newsd-data. */
 const char *cmd_store_location(const char *option);
 
+/* The search index a command works for: option (its --index) when given,
+ * else $NEWSD_INDEX, else configured (the config file's [server] index;
+ * NULL or "" = not set), else INDEX_KIND_DEFAULT. Not checked here:
+ * index_open_kind refuses an unknown kind. */
+const char *cmd_index_kind(const char *option, const char *configured);
+
+/* Whether an embedded store keeps its FTS5 side for index_kind: only for
+ * the fts5 index, which searches it. The engine does not read it, and
+ * imports into a store without it are several times faster. The one place
+ * this is decided; cmd_store_open and cmd_store_fit_index ask it. */
+bool cmd_store_wants_fulltext(const char *index_kind);
+
 /* Open the store at loc or print one line on stderr; 0 or -1. A new
- * embedded store gets the FTS5 side only when the index it is made for
- * (index_kind_resolve(NULL): $NEWSD_INDEX, else the engine) is fts5, so
- * that imports into a store kept for the engine do not pay for it. */
-int cmd_store_open(struct store **out, const char *loc);
+ * embedded store gets the FTS5 side when cmd_store_wants_fulltext(index_kind). */
+int cmd_store_open(struct store **out, const char *loc, const char *index_kind);
+
+/* Build or drop an embedded store's FTS5 side to match index_kind (serve:
+ * a store made for one index may be served with the other). A no-op on
+ * other stores; 0, or -1 after one line on stderr. */
+int cmd_store_fit_index(struct store *s, const char *index_kind);
 
 /* Print "newsd: <msg>\n" on stderr. */
 void cmd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -73,7 +73,7 @@ int cmd_crawl(int argc, char **argv)
     err_clear(&err);
     int status = CMD_EXIT_FAIL;
     int rc;
-    if (cmd_store_open(&s, cmd_store_location(store_opt)) < 0)
+    if (cmd_store_open(&s, cmd_store_location(store_opt), cmd_index_kind(NULL, NULL)) < 0)
         goto out;
     if ((rc = crawl_new(&c, s, NULL, &err)) < 0) {
         cmd_fail("crawl: %s", err_msg(&err, rc));

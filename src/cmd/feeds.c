@@ -483,7 +483,7 @@ int cmd_feeds(int argc, char **argv)
             goto out;
         }
     }
-    if (cmd_store_open(&s, cmd_store_location(o.store)) < 0)
+    if (cmd_store_open(&s, cmd_store_location(o.store), cmd_index_kind(NULL, NULL)) < 0)
         goto out;
     if (!strcmp(verb, "add"))
         status = feeds_add(s, &ar, &o, args[0]);

@@ -85,7 +85,7 @@ int cmd_import(int argc, char **argv)
     }
 
     struct store *s;
-    if (cmd_store_open(&s, cmd_store_location(store_opt)) < 0)
+    if (cmd_store_open(&s, cmd_store_location(store_opt), cmd_index_kind(NULL, NULL)) < 0)
         return CMD_EXIT_FAIL;
     int status = CMD_EXIT_OK;
     struct ingest_stats total = {0};
@@ -164,7 +164,7 @@ int cmd_sources(int argc, char **argv)
         return CMD_EXIT_USAGE;
     }
     struct store *s;
-    if (cmd_store_open(&s, cmd_store_location(store_opt)) < 0)
+    if (cmd_store_open(&s, cmd_store_location(store_opt), cmd_index_kind(NULL, NULL)) < 0)
         return CMD_EXIT_FAIL;
     size_t n = 0;
     struct err err;

@@ -61,7 +61,8 @@ int cmd_index(int argc, char **argv)
         return CMD_EXIT_USAGE;
     }
     err_clear(&err);
-    if (cmd_store_open(&store, cmd_store_location(store_opt)) < 0)
+    kind = cmd_index_kind(kind, NULL);
+    if (cmd_store_open(&store, cmd_store_location(store_opt), kind) < 0)
         return CMD_EXIT_FAIL;
     if ((rc = index_open_kind(&idx, store, dir, kind, &err)) < 0) {
         cmd_fail("cannot open the search index: %s", err_msg(&err, rc));

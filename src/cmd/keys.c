@@ -345,7 +345,7 @@ int cmd_keys(int argc, char **argv)
     struct arena ar;
     arena_init(&ar, KEYS_ARENA_BYTES);
     int status = CMD_EXIT_FAIL;
-    if (cmd_store_open(&s, cmd_store_location(o.store)) < 0)
+    if (cmd_store_open(&s, cmd_store_location(o.store), cmd_index_kind(NULL, NULL)) < 0)
         goto out;
     if (!strcmp(verb, "create"))
         status = keys_create(s, &o);

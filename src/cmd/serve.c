@@ -1,6 +1,9 @@
 /* newsd serve: open the store and its index, start the HTTP server, and wait
  * for SIGTERM/SIGINT to stop gracefully (finish in-flight requests, flush
- * usage counts, close the store) with exit status 0. */
+ * usage counts, close the store) with exit status 0.
+ * cmd_serve reads as its steps: parse (the flags as given) → resolve (flag,
+ * environment, config file, default → one options struct per module) →
+ * start → wait → stop. Only resolve reads the environment. */
 #include "api/api.h"
 #include "api/metrics.h"
 #include "auth/auth.h"
@@ -126,8 +129,10 @@ static int run_as_finish(const struct run_as *r)
     return 0;
 }
 
-/* "host:port" of the listen spec with the real port, for the ready line. */
-static void print_ready(const char *listen, uint16_t port)
+/* "<what> http://host:port<path>": where a listener answers, for the
+ * readiness lines scripts and tests wait for. A wildcard host prints as
+ * 127.0.0.1, the address a local client reaches it on. */
+static void print_address(const char *what, const char *listen, uint16_t port, const char *path)
 {
     const char *colon = strrchr(listen, ':');
     int host_len = colon ? (int)(colon - listen) : (int)strlen(listen);
@@ -136,25 +141,24 @@ static void print_ready(const char *listen, uint16_t port)
         host = "127.0.0.1";
         host_len = 9;
     }
-    printf("listening on http://%.*s:%u\n", host_len, host, port);
+    printf("%s http://%.*s:%u%s\n", what, host_len, host, port, path);
     fflush(stdout);
 }
 
-/* "metrics on http://host:port/metrics": where --metrics-listen answers. */
-static void print_metrics_ready(const char *listen, uint16_t port)
-{
-    const char *colon = strrchr(listen, ':');
-    int host_len = colon ? (int)(colon - listen) : (int)strlen(listen);
-    const char *host = listen;
-    if (host_len == 0 || (host_len == 7 && !strncmp(host, "0.0.0.0", 7))) {
-        host = "127.0.0.1";
-        host_len = 9;
-    }
-    printf("metrics on http://%.*s:%u/metrics\n", host_len, host, port);
-    fflush(stdout);
-}
+/* ---- parse: the command line as given ------------------------------------ */
 
-int cmd_serve(int argc, char **argv)
+/* The flags; NULL / -1 / 0 where not given. */
+struct serve_flags {
+    const char *store, *listen, *config_path, *user, *metrics_listen;
+    const char *index_dir, *index_kind;
+    long threads;               /* 0: not given */
+    long long query_timeout_ms; /* -1: not given */
+    bool quiet, no_crawl;
+};
+
+#define SERVE_GO (-1) /* parse and resolve: carry on (else an exit status) */
+
+static int serve_parse(struct serve_flags *f, int argc, char **argv)
 {
     static const struct option opts[] = {
         {"store", required_argument, NULL, 's'},
@@ -171,65 +175,60 @@ int cmd_serve(int argc, char **argv)
         {"index", required_argument, NULL, 'X'},
         {NULL, 0, NULL, 0},
     };
-    const char *store_opt = NULL, *listen = NULL, *config_path = NULL;
-    const char *user = NULL;
-    const char *metrics_listen = NULL;
-    const char *index_dir = NULL, *index_kind_opt = NULL;
-    long threads = 0;
-    long long query_timeout_ms = -1; /* -1: not given */
-    bool quiet = false, crawl = true;
+    memset(f, 0, sizeof *f);
+    f->query_timeout_ms = -1;
     int ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (ch) {
         case 's':
-            store_opt = optarg;
+            f->store = optarg;
             break;
         case 'l':
-            listen = optarg;
+            f->listen = optarg;
             break;
         case 't':
-            threads = parse_count(optarg);
-            if (threads < 0) {
+            f->threads = parse_count(optarg);
+            if (f->threads < 0) {
                 cmd_fail("serve: --threads must be a number from 0 to 4096");
                 return CMD_EXIT_USAGE;
             }
             break;
         case 'c':
-            config_path = optarg;
+            f->config_path = optarg;
             break;
         case 'n':
-            crawl = false;
+            f->no_crawl = true;
             break;
         case 'q':
-            quiet = true;
+            f->quiet = true;
             break;
         case 'T': {
             char *end;
             errno = 0;
-            query_timeout_ms = strtoll(optarg, &end, 10);
-            if (errno || end == optarg || *end || query_timeout_ms < 0 ||
-                query_timeout_ms > 3600 * 1000) {
+            f->query_timeout_ms = strtoll(optarg, &end, 10);
+            if (errno || end == optarg || *end || f->query_timeout_ms < 0 ||
+                f->query_timeout_ms > 3600 * 1000) {
                 cmd_fail("serve: --query-timeout-ms must be a number from 0 to 3600000");
                 return CMD_EXIT_USAGE;
             }
             break;
         }
         case 'u':
-            user = optarg;
+            f->user = optarg;
             break;
         case 'M':
-            metrics_listen = optarg;
+            f->metrics_listen = optarg;
             break;
         case 'I':
-            index_dir = optarg;
+            f->index_dir = optarg;
             break;
         case 'X':
             if (strcmp(optarg, INDEX_KIND_FTS5) != 0 && strcmp(optarg, INDEX_KIND_ENGINE) != 0) {
                 cmd_fail("serve: --index must be fts5 or engine");
                 return CMD_EXIT_USAGE;
             }
-            index_kind_opt = optarg;
+            f->index_kind = optarg;
             break;
         case 'h':
             serve_usage(stdout);
@@ -243,159 +242,286 @@ int cmd_serve(int argc, char **argv)
         cmd_fail("serve: unexpected argument '%s'", argv[optind]);
         return CMD_EXIT_USAGE;
     }
-    /* Precedence: flag, then environment, then config file, then default. */
-    static struct config cfg;
-    config_defaults(&cfg);
-    if (config_path) {
-        struct err cerr;
-        err_clear(&cerr);
-        int crc = config_load(config_path, &cfg, &cerr);
-        if (crc < 0) {
-            cmd_fail("%s", err_msg(&cerr, crc));
-            return crc == ERR_PARSE ? CMD_EXIT_USAGE : CMD_EXIT_FAIL;
+    return SERVE_GO;
+}
+
+/* ---- resolve: flags, environment, config file, defaults ------------------- */
+
+/* Every setting serve starts with, each module's in its options struct.
+ * Precedence: flag, then environment, then config file, then default. */
+struct serve_settings {
+    struct config cfg;      /* the config file (plans are applied from it) */
+    const char *store;      /* location */
+    const char *user;       /* --user; NULL: stay who we are */
+    const char *index_dir;  /* --index-dir; NULL: the index's default */
+    const char *index_kind; /* fts5 or engine (not checked yet when from $NEWSD_INDEX) */
+    bool crawl;
+    struct http_config http;    /* the main listener */
+    struct http_config metrics; /* --metrics-listen; .listen NULL: none */
+    struct api_config api;
+    struct auth_options auth;
+};
+
+/* NEWSD_NOW (test hook): the api's clock fixed at these unix seconds. */
+static int resolve_fixed_now(int64_t *out)
+{
+    *out = 0;
+    const char *s = getenv("NEWSD_NOW");
+    if (!s || !*s)
+        return 0;
+    char *end;
+    *out = strtoll(s, &end, 10);
+    if (*end || *out <= 0) {
+        cmd_fail("serve: NEWSD_NOW must be unix seconds");
+        return -1;
+    }
+    return 0;
+}
+
+/* NEWSD_KEY_CACHE_TTL_MS (test hook, docs/configuration.md): how long a
+ * looked-up key is trusted; 0 turns the cache off. A bad value is warned
+ * about and the default kept, as a typo must not stop a server. */
+static int64_t resolve_key_cache_ttl(void)
+{
+    const char *s = getenv("NEWSD_KEY_CACHE_TTL_MS");
+    if (!s || !*s)
+        return AUTH_KEY_CACHE_TTL_MS_DEFAULT;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || v < 0 || v > AUTH_KEY_CACHE_TTL_MS_MAX) {
+        log_warn("NEWSD_KEY_CACHE_TTL_MS=%s is not 0..%d milliseconds; using %d", s,
+                 AUTH_KEY_CACHE_TTL_MS_MAX, AUTH_KEY_CACHE_TTL_MS_DEFAULT);
+        return AUTH_KEY_CACHE_TTL_MS_DEFAULT;
+    }
+    return v;
+}
+
+static int serve_resolve(struct serve_settings *set, const struct serve_flags *f)
+{
+    memset(set, 0, sizeof *set);
+    config_defaults(&set->cfg);
+    if (f->config_path) {
+        struct err err;
+        err_clear(&err);
+        int rc = config_load(f->config_path, &set->cfg, &err);
+        if (rc < 0) {
+            cmd_fail("%s", err_msg(&err, rc));
+            return rc == ERR_PARSE ? CMD_EXIT_USAGE : CMD_EXIT_FAIL;
         }
     }
+    const struct config *cfg = &set->cfg;
+    const char *listen = f->listen;
     if (!listen)
         listen = getenv("NEWSD_LISTEN");
-    if ((!listen || !*listen) && cfg.listen[0])
-        listen = cfg.listen;
+    if ((!listen || !*listen) && cfg->listen[0])
+        listen = cfg->listen;
     if (!listen || !*listen)
         listen = "127.0.0.1:8080";
-    if (!threads && cfg.threads)
-        threads = cfg.threads;
-    /* index_open_kind reads $NEWSD_INDEX when given NULL. */
-    if (!index_kind_opt && !(getenv(INDEX_KIND_ENV) && *getenv(INDEX_KIND_ENV)) && cfg.index[0])
-        index_kind_opt = cfg.index;
 
-    struct api_config acfg = {0};
-    acfg.live_window_seconds = cfg.live_window_seconds;
-    acfg.result_window = cfg.result_window;
-    acfg.query_timeout_ms = query_timeout_ms >= 0 ? query_timeout_ms : cfg.query_timeout_ms;
-    acfg.metrics_elsewhere = metrics_listen != NULL;
-    const char *fixed_now = getenv("NEWSD_NOW");
-    if (fixed_now && *fixed_now) {
-        char *end;
-        acfg.fixed_now = strtoll(fixed_now, &end, 10);
-        if (*end || acfg.fixed_now <= 0) {
-            cmd_fail("serve: NEWSD_NOW must be unix seconds");
-            return CMD_EXIT_USAGE;
-        }
-    }
+    set->store = cmd_store_location(f->store);
+    set->user = f->user;
+    set->index_dir = f->index_dir;
+    set->index_kind = cmd_index_kind(f->index_kind, cfg->index);
+    set->crawl = !f->no_crawl;
+    set->http = (struct http_config){
+        .listen = listen,
+        .threads = (unsigned)(f->threads ? f->threads : cfg->threads),
+        .access_log = !f->quiet,
+    };
+    /* --metrics-listen: a second, small server that answers only /metrics,
+     * so the exposition can stay on an internal address. */
+    set->metrics =
+        (struct http_config){.listen = f->metrics_listen, .threads = 1, .access_log = !f->quiet};
+    set->api.live_window_seconds = cfg->live_window_seconds;
+    set->api.result_window = cfg->result_window;
+    set->api.query_timeout_ms =
+        f->query_timeout_ms >= 0 ? f->query_timeout_ms : cfg->query_timeout_ms;
+    set->api.metrics_elsewhere = f->metrics_listen != NULL;
+    /* Test hook: every search sleeps this long first, so that tests can
+     * fill the request queue on demand (tests/reliability/test_queue.py). */
+    const char *delay = getenv("NEWSD_TEST_SEARCH_DELAY_MS");
+    if (delay && *delay)
+        set->api.test_search_delay_ms = strtoll(delay, NULL, 10);
+    if (resolve_fixed_now(&set->api.fixed_now) < 0)
+        return CMD_EXIT_USAGE;
+    set->auth.key_cache_ttl_ms = resolve_key_cache_ttl();
+    return SERVE_GO;
+}
 
-    /* Block the stop signals before any thread starts, so every thread
-     * inherits the mask and only sigwait below receives them. */
-    sigset_t stop_signals;
-    sigemptyset(&stop_signals);
-    sigaddset(&stop_signals, SIGTERM);
-    sigaddset(&stop_signals, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
-    signal(SIGPIPE, SIG_IGN);
+/* ---- start: store, index, keys, api, listeners, crawler -------------------- */
 
-    int status = CMD_EXIT_FAIL;
-    struct store *store = NULL;
-    struct index *index = NULL;
-    struct auth *auth = NULL;
-    struct api *api = NULL;
-    struct http_server *server = NULL;
-    struct http_server *metrics_server = NULL;
-    struct crawler *crawler = NULL;
-    struct run_as run_as = {0};
+/* What serve runs; stopped in the reverse order by serve_stop. */
+struct serve_parts {
+    struct store *store;
+    struct index *index;
+    struct auth *auth;
+    struct api *api;
+    struct http_server *server;
+    struct http_server *metrics_server;
+    struct crawler *crawler;
+    struct run_as run_as;
+};
+
+/* The store, with its FTS5 side fitted to the index (cmd_store_fit_index),
+ * then the index. Listening does not wait long for the index: the first
+ * start on a large store builds it for minutes (healthz says "starting" and
+ * searches answer 503 meanwhile). A few seconds' grace covers every open
+ * from the index's files, so clients of a restart see no 503. */
+static int start_store_and_index(struct serve_parts *p, const struct serve_settings *set)
+{
     struct err err;
     err_clear(&err);
     int rc;
-
-    if (user && run_as_begin(&run_as, user) < 0)
-        goto out;
-    if (!user && geteuid() == 0)
-        log_warn("running as root: use --user USER to drop root privileges after binding");
-    if (cmd_store_open(&store, cmd_store_location(store_opt)) < 0)
-        goto out;
-    /* The embedded store keeps its FTS5 side only for the fts5 index: the
-     * engine drops it (imports get several times faster), fts5 builds it. */
-    const char *kind = index_kind_resolve(index_kind_opt);
-    if (store_sqlite_path(store) != NULL) {
-        bool fulltext = false;
-        bool want = strcmp(kind, INDEX_KIND_FTS5) == 0;
-        if ((rc = store_fulltext_get(store, &fulltext, &err)) == 0 && fulltext != want) {
-            log_info("store: %s its FTS5 side for the %s index", want ? "building" : "dropping",
-                     kind);
-            rc = store_fulltext_set(store, want, &err);
-        }
-        if (rc < 0) {
-            cmd_fail("cannot prepare the store for the %s index: %s", kind, err_msg(&err, rc));
-            goto out;
-        }
-    }
-    /* Listening does not wait long for the index: the first start on a
-     * large store builds it for minutes (healthz says "starting" and
-     * searches answer 503 meanwhile). A few seconds' grace covers every
-     * open from the index's files, so clients of a restart see no 503. */
-    if ((rc = index_open_background(&index, store, index_dir, kind, &err)) < 0) {
+    if (cmd_store_open(&p->store, set->store, set->index_kind) < 0 ||
+        cmd_store_fit_index(p->store, set->index_kind) < 0)
+        return -1;
+    if ((rc = index_open_background(&p->index, p->store, set->index_dir, set->index_kind, &err)) <
+        0) {
         cmd_fail("cannot open the search index: %s", err_msg(&err, rc));
-        goto out;
+        return -1;
     }
-    if (!index_wait_ready(index, SERVE_INDEX_GRACE_MS))
+    if (!index_wait_ready(p->index, SERVE_INDEX_GRACE_MS))
         log_info("search index: still being built; serving meanwhile (searches answer 503 "
                  "until it is ready)");
-    if ((rc = auth_new(&auth, store, &err)) < 0) {
-        cmd_fail("cannot start key checks: %s", err_msg(&err, rc));
-        goto out;
-    }
-    if ((rc = config_plans_apply(&cfg, auth, &err)) < 0) {
-        cmd_fail("config: %s", err_msg(&err, rc));
-        goto out;
-    }
-    if ((rc = api_new(&api, store, index, auth, &acfg, &err)) < 0) {
-        cmd_fail("%s", err_msg(&err, rc));
-        goto out;
-    }
-    struct http_config hcfg = {
-        .listen = listen,
-        .threads = (unsigned)threads,
-        .access_log = !quiet,
-    };
-    if (run_as_bind(&run_as) < 0)
-        goto out;
-    if ((rc = http_server_start(&server, &hcfg, api_handle, api, &err)) < 0) {
-        cmd_fail("cannot listen on %s: %s", listen, err_msg(&err, rc));
-        goto out;
-    }
-    /* --metrics-listen: a second, small server that answers only /metrics,
-     * so the exposition can stay on an internal address. */
-    if (metrics_listen) {
-        struct http_config mcfg = {.listen = metrics_listen, .threads = 1, .access_log = !quiet};
-        if ((rc = http_server_start(&metrics_server, &mcfg, api_metrics_handle, api, &err)) < 0) {
-            cmd_fail("cannot listen on %s: %s", metrics_listen, err_msg(&err, rc));
-            goto out;
-        }
-    }
-    if (run_as_finish(&run_as) < 0)
-        goto out;
-    /* The crawler polls the due feeds in a thread of its own (--no-crawl:
-     * not at all); what it stores is searchable as soon as it commits. */
-    if (crawl && ((rc = crawl_new(&crawler, store, NULL, &err)) < 0 ||
-                  (rc = crawl_start(crawler, &err)) < 0)) {
-        cmd_fail("cannot start the crawler: %s", err_msg(&err, rc));
-        goto out;
-    }
-    print_ready(listen, http_server_port(server));
-    if (metrics_server)
-        print_metrics_ready(metrics_listen, http_server_port(metrics_server));
-    char shown[512];
-    log_info("newsd serving %s store %s", store_kind(store),
-             store_location_redacted(cmd_store_location(store_opt), shown, sizeof shown));
+    return 0;
+}
 
+/* Key checks with the config file's plans, and the api over everything. */
+static int start_api(struct serve_parts *p, const struct serve_settings *set)
+{
+    struct err err;
+    err_clear(&err);
+    int rc;
+    if ((rc = auth_new_with(&p->auth, p->store, &set->auth, &err)) < 0) {
+        cmd_fail("cannot start key checks: %s", err_msg(&err, rc));
+        return -1;
+    }
+    if ((rc = config_plans_apply(&set->cfg, p->auth, &err)) < 0) {
+        cmd_fail("config: %s", err_msg(&err, rc));
+        return -1;
+    }
+    if ((rc = api_new(&p->api, p->store, p->index, p->auth, &set->api, &err)) < 0) {
+        cmd_fail("%s", err_msg(&err, rc));
+        return -1;
+    }
+    return 0;
+}
+
+static int start_listener(struct http_server **out, const struct http_config *cfg,
+                          http_handler handler, struct api *api)
+{
+    struct err err;
+    err_clear(&err);
+    int rc = http_server_start(out, cfg, handler, api, &err);
+    if (rc < 0) {
+        cmd_fail("cannot listen on %s: %s", cfg->listen, err_msg(&err, rc));
+        return -1;
+    }
+    return 0;
+}
+
+/* Bind with root's help when --user dropped it, then drop it for good. */
+static int start_listeners(struct serve_parts *p, const struct serve_settings *set)
+{
+    if (run_as_bind(&p->run_as) < 0 ||
+        start_listener(&p->server, &set->http, api_handle, p->api) < 0)
+        return -1;
+    if (set->metrics.listen &&
+        start_listener(&p->metrics_server, &set->metrics, api_metrics_handle, p->api) < 0)
+        return -1;
+    return run_as_finish(&p->run_as);
+}
+
+/* The crawler polls the due feeds in a thread of its own (--no-crawl: not
+ * at all); what it stores is searchable as soon as it commits. Its metrics
+ * are shown either way (at 0 without it). */
+static int start_crawler(struct serve_parts *p, const struct serve_settings *set)
+{
+    crawl_metrics_init();
+    if (!set->crawl)
+        return 0;
+    struct err err;
+    err_clear(&err);
+    int rc;
+    if ((rc = crawl_new(&p->crawler, p->store, NULL, &err)) < 0 ||
+        (rc = crawl_start(p->crawler, &err)) < 0) {
+        cmd_fail("cannot start the crawler: %s", err_msg(&err, rc));
+        return -1;
+    }
+    return 0;
+}
+
+static int serve_start(struct serve_parts *p, const struct serve_settings *set)
+{
+    if (set->user && run_as_begin(&p->run_as, set->user) < 0)
+        return -1;
+    if (!set->user && geteuid() == 0)
+        log_warn("running as root: use --user USER to drop root privileges after binding");
+    if (start_store_and_index(p, set) < 0 || start_api(p, set) < 0 || start_listeners(p, set) < 0 ||
+        start_crawler(p, set) < 0)
+        return -1;
+    print_address("listening on", set->http.listen, http_server_port(p->server), "");
+    if (p->metrics_server)
+        print_address("metrics on", set->metrics.listen, http_server_port(p->metrics_server),
+                      "/metrics");
+    char shown[512];
+    log_info("newsd serving %s store %s", store_kind(p->store),
+             store_location_redacted(set->store, shown, sizeof shown));
+    return 0;
+}
+
+/* ---- wait and stop ----------------------------------------------------------- */
+
+/* Block the stop signals before any thread starts, so every thread inherits
+ * the mask and only serve_wait receives them. */
+static void block_stop_signals(sigset_t *stop_signals)
+{
+    sigemptyset(stop_signals);
+    sigaddset(stop_signals, SIGTERM);
+    sigaddset(stop_signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, stop_signals, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+static void serve_wait(const sigset_t *stop_signals)
+{
     int sig = 0;
-    sigwait(&stop_signals, &sig);
+    sigwait(stop_signals, &sig);
     log_info("signal %d: stopping", sig);
-    status = CMD_EXIT_OK;
-out:
-    http_server_stop(metrics_server);
-    http_server_stop(server);
-    api_free(api);
-    auth_free(auth);
-    crawl_free(crawler); /* stops it: before the store closes */
-    index_close(index);
-    store_close(store);
+}
+
+/* Finish in-flight requests, flush usage counts, stop the crawler before
+ * the store closes. Parts never started are NULL (no-ops). */
+static void serve_stop(struct serve_parts *p)
+{
+    http_server_stop(p->metrics_server);
+    http_server_stop(p->server);
+    api_free(p->api);
+    auth_free(p->auth);
+    crawl_free(p->crawler);
+    index_close(p->index);
+    store_close(p->store);
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    static struct serve_flags flags;
+    static struct serve_settings settings; /* a struct config is large */
+    int status = serve_parse(&flags, argc, argv);
+    if (status == SERVE_GO)
+        status = serve_resolve(&settings, &flags);
+    if (status != SERVE_GO)
+        return status;
+
+    sigset_t stop_signals;
+    block_stop_signals(&stop_signals);
+    struct serve_parts parts = {0};
+    status = CMD_EXIT_FAIL;
+    if (serve_start(&parts, &settings) == 0) {
+        serve_wait(&stop_signals);
+        status = CMD_EXIT_OK;
+    }
+    serve_stop(&parts);
     return status;
 }

@@ -1,6 +1,8 @@
 /* The access log line (http/internal.h). Keys must never reach the log:
- * the value of any apikey query parameter is masked, and no header is
- * written (X-Api-Key and Authorization carry keys). */
+ * the value of any apikey parameter is masked wherever it stands in the
+ * target, and no header is written (X-Api-Key and Authorization carry
+ * keys). Nor may a request write what a terminal would obey: every byte a
+ * client chose is escaped outside printable ASCII. */
 #include "http/internal.h"
 
 #include <stdio.h>
@@ -37,63 +39,121 @@ static bool is_key_name(const char *name, size_t n)
 }
 
 /* Bounded appender: once full, further text is dropped and the result is
- * marked cut. */
+ * marked cut. Every byte outside printable ASCII, and the backslash, goes
+ * in as \xHH (never split by a cut). */
 struct target_out {
     char *buf;
     size_t cap, len;
     bool cut;
 };
 
-static void out_put(struct target_out *o, const char *s, size_t n)
+static bool printable(unsigned char c)
 {
-    if (o->cut)
-        return;
-    if (n > o->cap - 1 - o->len) {
-        n = o->cap - 1 - o->len;
-        o->cut = true;
-    }
-    memcpy(o->buf + o->len, s, n);
-    o->len += n;
+    return c >= 0x20 && c < 0x7f && c != '\\';
 }
 
-size_t http_accesslog_target(char *out, size_t cap, const char *path, const char *query)
+static void out_put(struct target_out *o, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < n && !o->cut; i++) {
+        unsigned char c = (unsigned char)s[i];
+        size_t need = printable(c) ? 1 : 4;
+        if (need > o->cap - 1 - o->len) {
+            o->cut = true;
+            break;
+        }
+        if (need == 1) {
+            o->buf[o->len++] = (char)c;
+        } else {
+            o->buf[o->len++] = '\\';
+            o->buf[o->len++] = 'x';
+            o->buf[o->len++] = hex[c >> 4];
+            o->buf[o->len++] = hex[c & 15];
+        }
+    }
+}
+
+/* Copy s[0..n) with the value of every apikey parameter masked. A
+ * parameter starts after one of seps and ends at the next one. */
+static void out_masked(struct target_out *o, const char *s, size_t n, const char *seps)
+{
+    size_t i = 0;
+    while (i <= n) {
+        size_t j = i;
+        while (j < n && !strchr(seps, s[j]))
+            j++;
+        const char *eq = memchr(s + i, '=', j - i);
+        if (eq && is_key_name(s + i, (size_t)(eq - (s + i)))) {
+            out_put(o, s + i, (size_t)(eq - (s + i)) + 1);
+            out_put(o, "***", 3);
+        } else {
+            out_put(o, s + i, j - i);
+        }
+        if (j < n)
+            out_put(o, s + j, 1);
+        i = j + 1;
+    }
+}
+
+static size_t out_finish(struct target_out *o)
+{
+    if (o->cut && o->cap > 4) {
+        /* A cut falls after masking, so it can only hide, never reveal.
+         * Room for "...", and no escape left in halves. */
+        if (o->len > o->cap - 4)
+            o->len = o->cap - 4;
+        for (size_t back = 1; back <= 3 && back <= o->len; back++) {
+            if (o->buf[o->len - back] == '\\') {
+                o->len -= back;
+                break;
+            }
+        }
+        memcpy(o->buf + o->len, "...", 3);
+        o->len += 3;
+    }
+    o->buf[o->len] = '\0';
+    return o->len;
+}
+
+size_t http_accesslog_target(char *out, size_t cap, const char *path, size_t path_len,
+                             const char *query)
 {
     if (!cap)
         return 0;
     struct target_out o = {out, cap, 0, false};
-    out_put(&o, path, strlen(path));
+    size_t plen = strlen(path);
+    if (path_len && path_len < plen) {
+        out_masked(&o, path, path_len, "&;?");
+        if (path[path_len - 1] == '/')
+            out_put(&o, "...", 3);
+        else
+            out_put(&o, "/...", 4);
+    } else {
+        /* A path holds no parameters, but a client that lost its '?'
+         * sends "/v2/everything&apiKey=KEY" or ";apiKey=KEY". */
+        out_masked(&o, path, plen, "&;?");
+    }
     if (query && *query) {
         out_put(&o, "?", 1);
-        const char *p = query;
-        for (;;) {
-            const char *amp = strchr(p, '&');
-            size_t plen = amp ? (size_t)(amp - p) : strlen(p);
-            const char *eq = memchr(p, '=', plen);
-            if (eq && is_key_name(p, (size_t)(eq - p))) {
-                out_put(&o, p, (size_t)(eq - p) + 1);
-                out_put(&o, "***", 3);
-            } else {
-                out_put(&o, p, plen);
-            }
-            if (!amp)
-                break;
-            out_put(&o, "&", 1);
-            p = amp + 1;
-        }
+        out_masked(&o, query, strlen(query), "&;");
     }
-    if (o.cut && cap > 4) {
-        /* A cut falls after masking, so it can only hide, never reveal. */
-        memcpy(out + cap - 4, "...", 3);
-        o.len = cap - 1;
-    }
-    out[o.len] = '\0';
-    return o.len;
+    return out_finish(&o);
+}
+
+size_t http_accesslog_escape(char *out, size_t cap, const char *s)
+{
+    if (!cap)
+        return 0;
+    struct target_out o = {out, cap, 0, false};
+    out_put(&o, s, strlen(s));
+    return out_finish(&o);
 }
 
 void http_accesslog_write(const struct http_accesslog_entry *e)
 {
-    char target[HTTP_LOG_TARGET_MAX];
-    http_accesslog_target(target, sizeof target, e->path ? e->path : "-", e->query);
+    char target[HTTP_LOG_TARGET_MAX], method[4 * 16 + 1];
+    http_accesslog_target(target, sizeof target, e->path ? e->path : "-", e->path_len, e->query);
+    http_accesslog_escape(method, sizeof method, e->method ? e->method : "-");
     char status[16];
     if (e->status)
         snprintf(status, sizeof status, "%d", e->status);
@@ -103,7 +163,7 @@ void http_accesslog_write(const struct http_accesslog_entry *e)
     char gz[32] = "";
     if (e->sent_bytes != e->body_bytes)
         snprintf(gz, sizeof gz, " gz=%zu", e->sent_bytes);
-    log_info("http %s %s %s bytes=%zu%s us=%lld id=%s%s%s%s%s", e->method ? e->method : "-", target,
-             status, e->body_bytes, gz, e->micros, e->request_id ? e->request_id : "-",
-             e->note ? " " : "", e->note ? e->note : "", e->why ? " " : "", e->why ? e->why : "");
+    log_info("http %s %s %s bytes=%zu%s us=%lld id=%s%s%s%s%s", method, target, status,
+             e->body_bytes, gz, e->micros, e->request_id ? e->request_id : "-", e->note ? " " : "",
+             e->note ? e->note : "", e->why ? " " : "", e->why ? e->why : "");
 }

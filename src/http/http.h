@@ -23,6 +23,13 @@ struct http_request {
     const char *request_id; /* 16 hex characters, unique per process run */
     size_t url_bytes;       /* length of the request target (path + '?' + query) */
     size_t header_bytes;    /* total bytes of header names and values */
+    int64_t received_ms;    /* util/clock ms when the request line was read: a
+                             * time budget counts from here, queue wait included */
+    bool body_announced;    /* the headers announce a body (Content-Length > 0
+                             * or Transfer-Encoding). No byte of it is read: the
+                             * handler is called at once, on the I/O thread, and
+                             * must answer without blocking (405/413); the
+                             * connection is closed after the answer. */
     struct http_conn *conn;
 };
 
@@ -41,6 +48,9 @@ struct http_response {
     struct http_header headers[HTTP_MAX_HEADERS];
     size_t n_headers;
     const char *log_note; /* optional static text appended to the access log line */
+    size_t log_path_len;  /* > 0: the access log shows only this many bytes of the
+                           * path, then "/..." (a 404's unknown segments may be
+                           * anything, a key among them) */
 };
 
 /* Value of a request header (case-insensitive name), NULL when absent. */

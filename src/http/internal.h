@@ -37,10 +37,20 @@ bool http_gzip_accepted(const char *accept_encoding);
 int http_gzip_compress(char **out, size_t *out_len, const char *in, size_t len);
 
 /* Write path[?query] into out (cap bytes, always NUL-terminated) with the
- * value of every query parameter named apikey (case-insensitive, after
- * URL-decoding the name, as the API layer decodes it) replaced by "***".
- * Longer results are cut and end in "...". Returns the length written. */
-size_t http_accesslog_target(char *out, size_t cap, const char *path, const char *query);
+ * value of every parameter named apikey (case-insensitive, after
+ * URL-decoding the name, as the API layer decodes it) replaced by "***",
+ * wherever it stands: in the query, or in the path after a '&' or ';'
+ * (clients that lost their '?'). path_len > 0 keeps only that many bytes of
+ * the path, followed by "/...". Every byte outside printable ASCII, and
+ * the backslash, is written as \xHH, so that no request can forge what a
+ * terminal shows. Longer results are cut and end in "...". Returns the
+ * length written. */
+size_t http_accesslog_target(char *out, size_t cap, const char *path, size_t path_len,
+                             const char *query);
+
+/* Write s into out (cap bytes, always NUL-terminated) with every byte
+ * outside printable ASCII, and the backslash, as \xHH; cut to fit. */
+size_t http_accesslog_escape(char *out, size_t cap, const char *s);
 
 /* One access log line (log_info). status 0: no response was made by us
  * (the client went away, timed out, or MHD answered a malformed request
@@ -48,6 +58,7 @@ size_t http_accesslog_target(char *out, size_t cap, const char *path, const char
 struct http_accesslog_entry {
     const char *method; /* "-" when unknown */
     const char *path;
+    size_t path_len; /* > 0: log only this much of the path (http_accesslog_target) */
     const char *query;
     int status;
     size_t body_bytes; /* the handler's body, before gzip */

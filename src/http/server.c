@@ -8,9 +8,24 @@
  * the handler, builds the MHD response (gzip included) and resumes the
  * connection; on_request is called again and queues the response;
  * on_completed writes the access log line, frees the req and counts it
- * done. MHD calls on_completed for every request that reached on_uri, also
- * when the client vanished or MHD answered a malformed request itself, so
- * the active count never drifts and stop can wait on it.
+ * done.
+ *
+ * MHD does not call on_completed for every request that reached on_uri:
+ * when it gives up on a request itself (its per-connection pool ran out,
+ * say), the request is silently dropped. So each connection carries a
+ * small struct conn_state (MHD's socket context, made and freed by
+ * on_connection) that knows the request in progress; when the connection
+ * closes with a request on_completed never saw, on_connection finishes it
+ * (log line, free, uncount). The active count never drifts and stop can
+ * wait on it.
+ *
+ * MHD also splits the query string into a list of its own, one record of
+ * its pool per '&': a URL of a few thousand '&' ran the pool out, and the
+ * request hung until the idle timeout (MHD 0.9.75 overwrites its own error
+ * state there). We never read MHD's copy of the arguments (the API decodes
+ * the raw query itself, see on_uri), so on_uri empties it before MHD
+ * splits it: the query costs MHD nothing, and the size limits are the
+ * API's, answered with JSON envelopes.
  *
  * Why a queue: MHD's own threads each serve many connections from one
  * event loop, so a handler running there holds up every connection of its
@@ -23,6 +38,7 @@
 #include "http/internal.h"
 
 #include <microhttpd.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -32,9 +48,11 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/log.h"
 
 #include "util/banned.h"
@@ -47,8 +65,14 @@
  * per-connection pool. The API's limits (8 KiB URL, 16 KiB headers) must
  * fit with room to spare, so that a request just over them still reaches
  * the handler and gets its JSON 414/431; far larger ones get MHD's own
- * error, which is acceptable. */
-#define HTTP_CONNECTION_MEMORY (64 * 1024)
+ * error, which is acceptable. The worst case within the limits is 16 KiB
+ * of the shortest header lines ("a:\r\n", 4 bytes), each a record of
+ * about 56 bytes in the pool: 230 KiB, plus the head itself (24 KiB) and
+ * the response's header block. (The query string costs no records: see
+ * on_uri.) The pool is mapped at connection start and its pages are only
+ * touched as far as a request uses them, so an ordinary request still
+ * costs a few KiB of memory. */
+#define HTTP_CONNECTION_MEMORY (384 * 1024)
 #define HTTP_STOP_WAIT_MS 10000
 #define HTTP_DEFAULT_CONTENT_TYPE "application/json; charset=utf-8"
 
@@ -62,6 +86,7 @@ struct http_server {
     uint16_t port;
     atomic_bool stopping;
     atomic_int active;        /* requests between on_uri and on_completed */
+    atomic_int reading;       /* of those, the ones whose head is still coming */
     struct MHD_Response *oom; /* built at start: answering OOM must not allocate */
     /* the work queue: requests waiting for a worker, oldest first */
     pthread_mutex_t qlock;
@@ -76,19 +101,29 @@ enum req_state {
     REQ_READING, /* headers or body still coming */
     REQ_QUEUED,  /* suspended, waiting for or in a worker */
     REQ_READY,   /* resumed with mr (or oom) to queue */
+    REQ_DROPPED, /* resumed unanswered: the client left while it waited */
     REQ_ANSWERED,
 };
 
+/* MHD's socket context: the request in progress on a connection. Touched
+ * on MHD's I/O thread only. */
+struct conn_state {
+    struct req *current; /* between on_uri and on_completed; NULL between requests */
+};
+
 struct req {
-    struct timespec start;
+    int64_t start_us; /* util/clock: when the request line was read */
     size_t url_bytes;
     const char *query; /* into target, after the first '?' */
     char id[17];
-    char method[16]; /* copy for the log; MHD's may be gone by then */
-    bool started;    /* the headers-only first call was seen */
-    int status;      /* 0 until we queue a response */
+    char method[16];     /* copy for the log; MHD's may be gone by then */
+    bool started;        /* the headers-only first call was seen */
+    bool body_announced; /* Content-Length > 0 or a Transfer-Encoding */
+    int status;          /* 0 until we queue a response */
     size_t body_bytes, sent_bytes;
     const char *note;
+    size_t log_path_len;   /* the handler's: log only this much of the path (0: all) */
+    struct conn_state *cs; /* the connection's state, NULL when it has none */
     /* the queue's: */
     enum req_state state;
     struct MHD_Connection *conn;
@@ -178,28 +213,103 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen
     return atomic_load(&s->stopping) ? MHD_NO : MHD_YES;
 }
 
+static struct conn_state *conn_state_of(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
     struct http_server *s = cls;
-    (void)conn;
-    /* Counted even when the allocation below fails: on_completed runs for
-     * this request either way and uncounts it. */
+    /* Counted even when the allocation below fails: on_completed (or
+     * on_connection) runs for this request either way and uncounts it. */
     atomic_fetch_add(&s->active, 1);
     size_t n = strlen(uri);
+    /* Empty MHD's view of the query: MHD found the '?' in its own buffer
+     * before calling us and splits what follows it once we return. An
+     * empty string there gives it nothing to split (see the top). The
+     * buffer is MHD's writable read buffer: the const is only the
+     * callback's promise to itself. */
+    char *mhd_query = strchr(uri, '?');
     struct req *r = calloc(1, sizeof *r + n + 1);
-    if (!r)
-        return NULL;
-    clock_gettime(CLOCK_MONOTONIC, &r->start);
-    id_next(r->id);
-    r->url_bytes = n;
-    memcpy(r->target, uri, n + 1);
-    /* API parameters are split and decoded by the handler from the raw
-     * query, because MHD's decoding leaves '+' as '+'. */
-    char *q = strchr(r->target, '?');
-    if (q)
-        *q++ = '\0';
-    r->query = q ? q : "";
+    if (r) {
+        r->start_us = clock_mono_us();
+        id_next(r->id);
+        r->url_bytes = n;
+        memcpy(r->target, uri, n + 1);
+        /* API parameters are split and decoded by the handler from the
+         * raw query, because MHD's decoding leaves '+' as '+'. */
+        char *q = strchr(r->target, '?');
+        if (q)
+            *q++ = '\0';
+        r->query = q ? q : "";
+        r->cs = conn_state_of(conn);
+        if (r->cs)
+            r->cs->current = r;
+        atomic_fetch_add(&s->reading, 1);
+    }
+    if (mhd_query)
+        mhd_query[1] = '\0';
     return r;
+}
+
+/* The request's head is in (or it ended): it is no longer only reading. */
+static void leave_reading(struct http_server *s, struct req *r)
+{
+    if (r && r->state == REQ_READING) {
+        r->state = REQ_ANSWERED; /* overwritten by the caller where it goes on */
+        atomic_fetch_sub(&s->reading, 1);
+    }
+}
+
+/* Write a request's access log line (if on), free it and count it done.
+ * why: how it ended when no response of ours was sent. */
+static void req_finish(struct http_server *s, struct req *r, const char *why)
+{
+    if (r && s->access_log) {
+        struct http_accesslog_entry e = {
+            .method = r->method[0] ? r->method : "-",
+            .path = r->target,
+            .path_len = r->log_path_len,
+            .query = r->query,
+            .status = r->status,
+            .body_bytes = r->body_bytes,
+            .sent_bytes = r->sent_bytes,
+            .micros = clock_mono_us() - r->start_us,
+            .request_id = r->id,
+            .note = r->note,
+            .why = why,
+        };
+        http_accesslog_write(&e);
+    }
+    leave_reading(s, r);
+    if (r && r->cs)
+        r->cs->current = NULL;
+    free(r);
+    atomic_fetch_sub(&s->active, 1);
+}
+
+/* A connection opens or closes. A request still current when it closes
+ * is one MHD gave up on without calling on_completed. */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    struct http_server *s = cls;
+    (void)conn;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        /* NULL on OOM: its requests then simply go without the safety net. */
+        *socket_context = calloc(1, sizeof(struct conn_state));
+        return;
+    }
+    struct conn_state *cs = *socket_context;
+    if (!cs)
+        return;
+    if (cs->current)
+        req_finish(s, cs->current, "(dropped by libmicrohttpd)");
+    free(cs);
+    *socket_context = NULL;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
@@ -208,35 +318,16 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     struct http_server *s = cls;
     struct req *r = *req_cls;
     (void)conn;
-    if (r && s->access_log) {
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        static const char *const why[] = {
-            [MHD_REQUEST_TERMINATED_COMPLETED_OK] = NULL,
-            [MHD_REQUEST_TERMINATED_WITH_ERROR] = "(error)",
-            [MHD_REQUEST_TERMINATED_TIMEOUT_REACHED] = "(timeout)",
-            [MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN] = "(shutdown)",
-            [MHD_REQUEST_TERMINATED_READ_ERROR] = "(read error)",
-            [MHD_REQUEST_TERMINATED_CLIENT_ABORT] = "(client abort)",
-        };
-        struct http_accesslog_entry e = {
-            .method = r->method[0] ? r->method : "-",
-            .path = r->target,
-            .query = r->query,
-            .status = r->status,
-            .body_bytes = r->body_bytes,
-            .sent_bytes = r->sent_bytes,
-            .micros = (long long)(now.tv_sec - r->start.tv_sec) * 1000000 +
-                      (now.tv_nsec - r->start.tv_nsec) / 1000,
-            .request_id = r->id,
-            .note = r->note,
-            .why = (unsigned)toe < sizeof why / sizeof why[0] ? why[toe] : "(?)",
-        };
-        http_accesslog_write(&e);
-    }
-    free(r);
+    static const char *const why[] = {
+        [MHD_REQUEST_TERMINATED_COMPLETED_OK] = NULL,
+        [MHD_REQUEST_TERMINATED_WITH_ERROR] = "(error)",
+        [MHD_REQUEST_TERMINATED_TIMEOUT_REACHED] = "(timeout)",
+        [MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN] = "(shutdown)",
+        [MHD_REQUEST_TERMINATED_READ_ERROR] = "(read error)",
+        [MHD_REQUEST_TERMINATED_CLIENT_ABORT] = "(client abort)",
+    };
+    req_finish(s, r, (unsigned)toe < sizeof why / sizeof why[0] ? why[toe] : "(?)");
     *req_cls = NULL;
-    atomic_fetch_sub(&s->active, 1);
 }
 
 static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -365,12 +456,15 @@ static void prepare(struct http_server *s, struct req *r)
         .query = r->query,
         .request_id = r->id,
         .url_bytes = r->url_bytes,
+        .received_ms = r->start_us / 1000,
+        .body_announced = r->body_announced,
         .conn = (struct http_conn *)conn,
     };
     MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &req.header_bytes);
     struct http_response resp = {0};
     s->handler(&req, &resp, s->ctx);
     r->note = resp.log_note;
+    r->log_path_len = resp.log_path_len;
     r->mr = NULL;
     int status = resp.status;
     if (status < 100 || status > 999) {
@@ -388,6 +482,7 @@ static void prepare(struct http_server *s, struct req *r)
 /* On the MHD thread, after the worker resumed the connection. */
 static enum MHD_Result answer(struct http_server *s, struct MHD_Connection *conn, struct req *r)
 {
+    leave_reading(s, r);
     r->state = REQ_ANSWERED;
     if (!r->mr) {
         const char *note = r->note;
@@ -400,6 +495,21 @@ static enum MHD_Result answer(struct http_server *s, struct MHD_Connection *conn
     MHD_destroy_response(r->mr);
     r->mr = NULL;
     return ret;
+}
+
+/* Whether the client of a suspended connection has gone: its socket reads
+ * as closed (or reset). Bytes waiting (a pipelined request) mean it is
+ * still there. A client that only shut down its sending side reads the
+ * same as one that left; like nginx, we take it for gone. */
+static bool client_gone(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci)
+        return false;
+    char c;
+    ssize_t n = recv(ci->connect_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
 static void *worker_main(void *arg)
@@ -416,8 +526,16 @@ static void *worker_main(void *arg)
         if (!s->qhead)
             s->qtail = NULL;
         pthread_mutex_unlock(&s->qlock);
-        prepare(s, r);
-        r->state = REQ_READY;
+        /* A request whose client left while it waited is not run: under
+         * load, abandoned requests would otherwise take the workers'
+         * time from the ones still waiting. */
+        if (client_gone(r->conn)) {
+            r->note = "client gone before its turn";
+            r->state = REQ_DROPPED;
+        } else {
+            prepare(s, r);
+            r->state = REQ_READY;
+        }
         MHD_resume_connection(r->conn);
         pthread_mutex_lock(&s->qlock);
     }
@@ -430,6 +548,7 @@ static enum MHD_Result enqueue(struct http_server *s, struct MHD_Connection *con
 {
     r->conn = conn;
     r->qnext = NULL;
+    leave_reading(s, r);
     r->state = REQ_QUEUED;
     pthread_mutex_lock(&s->qlock);
     if (s->qstop) { /* the workers are gone (stopping): answer here */
@@ -448,6 +567,23 @@ static enum MHD_Result enqueue(struct http_server *s, struct MHD_Connection *con
     return MHD_YES;
 }
 
+/* Whether the request's headers announce a body: a Content-Length above
+ * zero, or any Transfer-Encoding (chunked). */
+static bool body_announced(struct MHD_Connection *conn)
+{
+    if (MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+        return true;
+    const char *cl =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (!cl)
+        return false;
+    while (*cl == ' ' || *cl == '\t')
+        cl++;
+    while (*cl == '0')
+        cl++;
+    return *cl >= '1' && *cl <= '9';
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **req_cls)
@@ -460,14 +596,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (!r)
         return queue_oom(s, conn, NULL);
     if (!r->started) {
-        /* Headers are in; answering now would cut a body short, so wait
-         * for the call that says the body (if any) is done. */
         r->started = true;
         snprintf(r->method, sizeof r->method, "%s", method);
-        return MHD_YES;
-    }
-    if (*upload_data_size) {
-        *upload_data_size = 0; /* bodies are ignored (API.md) */
+        /* No endpoint takes a body (API.md): one announced is refused at
+         * once, before a byte of it is read; MHD then closes the
+         * connection after the answer instead of draining the body. The
+         * handler answers such a request without running it, so it is
+         * prepared here, on the I/O thread. */
+        if (body_announced(conn)) {
+            r->body_announced = true;
+            prepare(s, r);
+            return answer(s, conn, r);
+        }
+        /* Headers are in; wait for the call that says they are all. */
         return MHD_YES;
     }
     switch (r->state) {
@@ -475,12 +616,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         break;
     case REQ_QUEUED: /* not called while suspended; nothing to do if it is */
     case REQ_ANSWERED:
+        if (*upload_data_size)
+            *upload_data_size = 0;
         return MHD_YES;
     case REQ_READY:
         return answer(s, conn, r);
+    case REQ_DROPPED:
+        return MHD_NO; /* MHD closes the connection; on_completed logs it */
+    }
+    if (*upload_data_size) {
+        *upload_data_size = 0; /* not reached: bodies are refused above */
+        return MHD_YES;
     }
     if (!strcmp(method, MHD_HTTP_METHOD_OPTIONS)) {
-        r->state = REQ_ANSWERED;
+        leave_reading(s, r);
         return respond_preflight(s, conn, r);
     }
     return enqueue(s, conn, r);
@@ -549,6 +698,7 @@ int http_server_start(struct http_server **out, const struct http_config *cfg, h
     s->access_log = cfg->access_log;
     atomic_init(&s->stopping, false);
     atomic_init(&s->active, 0);
+    atomic_init(&s->reading, 0);
 
     s->oom = MHD_create_response_from_buffer(sizeof oom_body - 1, (void *)oom_body,
                                              MHD_RESPMEM_PERSISTENT);
@@ -580,6 +730,7 @@ int http_server_start(struct http_server **out, const struct http_config *cfg, h
         {MHD_OPTION_LISTEN_SOCKET, fd, NULL},
         {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, s},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, s},
+        {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, s},
         {MHD_OPTION_CONNECTION_LIMIT, max_conn, NULL},
         {MHD_OPTION_PER_IP_CONNECTION_LIMIT,
          max_conn < HTTP_PER_IP_CONNECTIONS ? max_conn : HTTP_PER_IP_CONNECTIONS, NULL},
@@ -620,19 +771,27 @@ uint16_t http_server_port(const struct http_server *s)
     return s ? s->port : 0;
 }
 
+/* Requests past their head and not yet completed. */
+static int in_flight(struct http_server *s)
+{
+    return atomic_load(&s->active) - atomic_load(&s->reading);
+}
+
 void http_server_stop(struct http_server *s)
 {
     if (!s)
         return;
     atomic_store(&s->stopping, true);
-    /* Let requests already in (request line read) finish and be sent;
+    /* Let requests already in (head read) finish and be sent;
      * MHD_stop_daemon would otherwise close their connections mid-answer.
-     * Bounded, so a slowloris request cannot hold shutdown hostage. */
-    struct timespec tick = {0, 10 * 1000 * 1000};
-    for (int waited = 0; atomic_load(&s->active) > 0 && waited < HTTP_STOP_WAIT_MS; waited += 10)
-        nanosleep(&tick, NULL);
-    if (atomic_load(&s->active) > 0)
-        log_warn("http: stopping with %d request(s) still in flight", atomic_load(&s->active));
+     * A request whose head is still coming is not waited for (a client
+     * that stalls, or one MHD has not yet seen leave), and the wait is
+     * bounded, so no client can hold shutdown hostage. */
+    int64_t until = clock_mono_ms() + HTTP_STOP_WAIT_MS;
+    while (in_flight(s) > 0 && clock_mono_ms() < until)
+        clock_sleep_ms(10);
+    if (in_flight(s) > 0)
+        log_warn("http: stopping with %d request(s) still in flight", in_flight(s));
     /* The workers answer what is queued, then go: no connection stays
      * suspended when MHD stops (a later request is answered on MHD's
      * thread, see enqueue). */

@@ -26,6 +26,7 @@
 #include "util/clock.h"
 #include "util/hash.h"
 #include "util/log.h"
+#include "util/metrics.h"
 #include "util/url.h"
 
 #include "util/banned.h"
@@ -44,6 +45,10 @@ struct crawler {
     uint64_t rng;
     struct host_slot *hosts; /* hosts fetched less than host_gap_s ago */
     size_t n_hosts, cap_hosts;
+
+    int64_t newest_published;   /* newest publishedAt of the items read (ingest lag) */
+    int64_t failing_counted_at; /* pass time newsd_feeds_failing was counted; 0 never */
+    bool failing_changed;       /* a feed started or stopped failing since */
 
     pthread_mutex_t lock; /* guards the wait below */
     pthread_cond_t wake;
@@ -219,6 +224,68 @@ void crawl_stats_add(struct crawl_stats *sum, const struct crawl_stats *x)
     sum->articles_updated += x->articles_updated;
     sum->items_unchanged += x->items_unchanged;
     sum->items_skipped += x->items_skipped;
+}
+
+/* ---- metrics ---------------------------------------------------------------- */
+
+/* The handles of crawl.h's metrics, registered once per process. */
+static struct {
+    struct metric *polled, *failed, *failing, *lag;
+} metric;
+
+static void metrics_register(void)
+{
+    metric.polled =
+        metrics_counter(CRAWL_METRIC_FEEDS_POLLED, "Feed fetches attempted by the crawler.");
+    metric.failed = metrics_counter(CRAWL_METRIC_FEEDS_FAILED,
+                                    "Feed fetches that failed (network, HTTP status, parse).");
+    metric.failing = metrics_gauge(CRAWL_METRIC_FEEDS_FAILING, "Feeds whose last poll failed.");
+    metric.lag = metrics_gauge(CRAWL_METRIC_INGEST_LAG, "Seconds between now and the publication "
+                                                        "time of the newest article stored.");
+}
+
+void crawl_metrics_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, metrics_register);
+}
+
+/* newsd_feeds_failing from the store: after a change of this crawler's,
+ * else when the last count is CRAWL_FAILING_RECOUNT_S old. A store that
+ * cannot be read keeps the last count (the next pass tries again; the
+ * pass itself logs the store's failure). */
+static void failing_count(struct crawler *c, int64_t now)
+{
+    if (!c->failing_changed && c->failing_counted_at != 0 && now >= c->failing_counted_at &&
+        now - c->failing_counted_at < CRAWL_FAILING_RECOUNT_S)
+        return;
+    struct arena a;
+    arena_init(&a, 0);
+    struct feed_record *feeds = NULL;
+    size_t n = 0;
+    struct err e;
+    err_clear(&e);
+    int rc = store_feeds_list(c->s, &a, &feeds, &n, &e);
+    if (rc == 0) {
+        int64_t failing = 0;
+        for (size_t i = 0; i < n; i++)
+            failing += feeds[i].enabled && feeds[i].consecutive_errors > 0;
+        metrics_set(metric.failing, failing);
+        c->failing_counted_at = now;
+        c->failing_changed = false;
+    }
+    arena_release(&a);
+}
+
+/* Count a pass's outcomes: each fetch recorded is one of fetched,
+ * not_modified or failed. */
+static void metrics_count_pass(struct crawler *c, const struct crawl_stats *st, int64_t now)
+{
+    metrics_add(metric.polled, st->fetched + st->not_modified + st->failed);
+    metrics_add(metric.failed, st->failed);
+    failing_count(c, now);
+    if (c->newest_published > 0)
+        metrics_set(metric.lag, now > c->newest_published ? now - c->newest_published : 0);
 }
 
 /* ---- scheduling ---------------------------------------------------------- */
@@ -503,6 +570,9 @@ static int feed_process(struct crawler *c, const struct crawl_job *job,
                     *err = e;
             } else {
                 stats->fetched++;
+                for (size_t i = 0; i < b.n; i++)
+                    if (b.marks[i].published_at > c->newest_published)
+                        c->newest_published = b.marks[i].published_at;
                 o.new_validators = true;
                 o.etag = res->etag;
                 o.last_modified = res->last_modified;
@@ -516,6 +586,8 @@ static int feed_process(struct crawler *c, const struct crawl_job *job,
             }
         }
     }
+    if ((o.error != NULL) != (f->consecutive_errors > 0))
+        c->failing_changed = true;
     if (o.error) {
         stats->failed++;
         schedule_failure(c, f, now, res->retry_after_s, &o);
@@ -640,6 +712,7 @@ out:
     free(res);
     free(reqs);
     arena_release(&a);
+    metrics_count_pass(c, &stats, now);
     if (stats_out)
         *stats_out = stats;
     return rc;
@@ -683,6 +756,7 @@ int crawl_new(struct crawler **out, struct store *s, const struct crawl_options 
     *out = NULL;
     if (!c)
         return err_set(err, ERR_NOMEM, "out of memory");
+    crawl_metrics_init();
     c->s = s;
     if (opt)
         c->opt = *opt;

@@ -22,7 +22,25 @@
  * Time: a pass takes `now` from its caller (tests drive the clock); the
  * background thread and crawl_once use the wall clock. One crawler per
  * store handle; its functions are not to be called from several threads at
- * once (the background thread owns it while it runs). */
+ * once (the background thread owns it while it runs).
+ *
+ * Metrics (util/metrics.h, the process registry), counted by crawl_pass:
+ *   newsd_feeds_polled_total  counter  fetches whose outcome was recorded
+ *                                      (a 200, a 304 or a failure; not a
+ *                                      fetch abandoned by crawl_stop)
+ *   newsd_feeds_failed_total  counter  of those, the failures (network,
+ *                                      HTTP status, parse, store)
+ *   newsd_feeds_failing       gauge    enabled feeds whose last poll failed,
+ *                                      counted in the store after a pass in
+ *                                      which a feed started or stopped
+ *                                      failing, else every
+ *                                      CRAWL_FAILING_RECOUNT_S (changes made
+ *                                      elsewhere: `newsd feeds`, other nodes)
+ *   newsd_ingest_lag_seconds  gauge    pass time − the newest publishedAt
+ *                                      among the items of the feeds read
+ *                                      since the crawler started (0 until
+ *                                      it has read one); set every pass, so
+ *                                      it grows while nothing new comes */
 #ifndef NEWSD_INGEST_CRAWL_H
 #define NEWSD_INGEST_CRAWL_H
 
@@ -42,8 +60,14 @@
 #define CRAWL_LEASE_S 900                /* a claimed feed is not due again for this long */
 #define CRAWL_ITEM_MEMORY_S (30 * 86400) /* items a feed dropped are forgotten after this */
 #define CRAWL_TICK_MS 1000               /* the background thread's pass period */
+#define CRAWL_FAILING_RECOUNT_S 60       /* newsd_feeds_failing is counted at least this often */
 /* One feed's parse and articles. */
 #define CRAWL_FEED_ARENA_BYTES ((size_t)512 * 1024 * 1024)
+
+#define CRAWL_METRIC_FEEDS_POLLED "newsd_feeds_polled_total"
+#define CRAWL_METRIC_FEEDS_FAILED "newsd_feeds_failed_total"
+#define CRAWL_METRIC_FEEDS_FAILING "newsd_feeds_failing"
+#define CRAWL_METRIC_INGEST_LAG "newsd_ingest_lag_seconds"
 
 struct crawl_options {
     size_t batch_max;           /* feeds per pass; 0 = CRAWL_BATCH_MAX */
@@ -96,6 +120,11 @@ int crawl_start(struct crawler *c, struct err *err);
  * second; its feeds are given back, due at once) and wait for it. A no-op
  * when not running. */
 void crawl_stop(struct crawler *c);
+
+/* Register the crawler's metrics (above) at 0, so that a scrape shows them
+ * before the first pass, or with no crawler at all (serve --no-crawl).
+ * Idempotent, thread-safe; crawl_new calls it too. */
+void crawl_metrics_init(void);
 
 /* sum += x, field by field. */
 void crawl_stats_add(struct crawl_stats *sum, const struct crawl_stats *x);

@@ -60,7 +60,7 @@ static bool is_host_char(unsigned char c)
 {
     if (c >= 0x80)
         return true;
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+    if (ascii_is_alpha((char)c) || ascii_is_digit((char)c))
         return true;
     return strchr("-._~%!$&'()*+,;=", c) != NULL && c != '\0';
 }

@@ -12,6 +12,8 @@ struct store_backend {
     const char *kind; /* "sqlite", "pg" */
     void (*free)(struct store_backend *b);
     const char *(*sqlite_path)(const struct store_backend *b); /* NULL: not SQLite */
+    /* NULL: the backend has its own tools (pg_dump) */
+    int (*backup)(struct store_backend *b, const char *dest, struct err *err);
 
     int (*articles_put)(struct store_backend *b, struct article *arts, size_t n,
                         struct store_put_stats *stats, struct err *err);

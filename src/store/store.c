@@ -149,6 +149,15 @@ int store_articles_put(struct store *s, struct article *arts, size_t n,
     return s->be->articles_put(s->be, arts, n, stats, err);
 }
 
+int store_backup(struct store *s, const char *dest, struct err *err)
+{
+    if (s->be->backup == NULL)
+        return err_set(err, ERR_UNSUPPORTED,
+                       "a %s store is backed up with its own tools (for PostgreSQL: pg_dump)",
+                       s->be->kind);
+    return s->be->backup(s->be, dest, err);
+}
+
 int store_fulltext_get(struct store *s, bool *on, struct err *err)
 {
     *on = false;

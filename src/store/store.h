@@ -95,6 +95,14 @@ int store_open_with(struct store **out, const char *loc, const struct store_opti
                     struct err *err);
 void store_close(struct store *s);
 
+/* A consistent copy of the whole store (articles, sources, feeds, keys,
+ * usage) at dest, taken while other processes read and write it: one
+ * committed state, written beside dest and renamed into place (mode 0600).
+ * The search index is not copied: it is rebuilt from the copy when a
+ * server opens it. ERR_UNSUPPORTED for a PostgreSQL store (pg_dump is the
+ * tool there). */
+int store_backup(struct store *s, const char *dest, struct err *err);
+
 /* loc fit for logs and error messages: the password of a postgresql://
  * URI (user:PASSWORD@ or ?password=) replaced by "***". Writes at most n
  * bytes (NUL included) to buf and returns buf. */

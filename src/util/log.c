@@ -1,5 +1,8 @@
 /* stderr logger (util/log.h): timestamp, level, message, one write(2) per
- * line so lines from different threads never interleave. */
+ * line so lines from different threads never interleave. Control bytes in
+ * a message (a feed's title, an error that quotes a request) are written
+ * as \xHH: one message is one line, and nothing in it can steer a
+ * terminal. */
 #include "util/log.h"
 
 #include <stdarg.h>
@@ -36,8 +39,21 @@ void log_msg(enum log_level level, const char *fmt, ...)
     va_end(ap);
     if (m < 0)
         return;
-    size_t len = strlen(line);
-    line[len++] = '\n';
-    ssize_t w = write(STDERR_FILENO, line, len);
+    static const char hex[] = "0123456789abcdef";
+    char out[sizeof line * 4 + 1];
+    size_t len = 0;
+    for (const char *p = line; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c < 0x20 || c == 0x7f) {
+            out[len++] = '\\';
+            out[len++] = 'x';
+            out[len++] = hex[c >> 4];
+            out[len++] = hex[c & 15];
+        } else {
+            out[len++] = (char)c;
+        }
+    }
+    out[len++] = '\n';
+    ssize_t w = write(STDERR_FILENO, out, len);
     (void)w;
 }

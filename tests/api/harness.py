@@ -76,9 +76,10 @@ def parse_summary(text):
 
 
 class Server:
-    """newsd serve on 127.0.0.1:0 with its own stdout/stderr files."""
+    """newsd serve on 127.0.0.1:0 with its own stdout/stderr files; with
+    --no-crawl unless crawl=True."""
 
-    def __init__(self, store, now=None, args=(), wait_ready=True):
+    def __init__(self, store, now=None, args=(), wait_ready=True, crawl=False):
         self.store = store
         fd, self.out_path = tempfile.mkstemp(prefix="newsd-out-")
         os.close(fd)
@@ -87,8 +88,9 @@ class Server:
         env = clean_env({"NEWSD_NOW": str(now)} if now is not None else None)
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.proc = subprocess.Popen(
-                [BIN, "serve", "--store", str(store), "--listen", "127.0.0.1:0", "--no-crawl"]
-                + list(args), stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
+                [BIN, "serve", "--store", str(store), "--listen", "127.0.0.1:0"]
+                + ([] if crawl else ["--no-crawl"]) + list(args),
+                stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
         self.port = None
         # NEWSD_START_TIMEOUT (seconds): a large store takes minutes to open
         # (the engine builds its index; serve listens after 5 s of it and

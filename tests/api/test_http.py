@@ -1,9 +1,12 @@
 """HTTP-level rules of §1, §3 and §8: methods, paths, CORS, limits, JSON form."""
 import gzip
+import re
+import socket
+import time
 
 import pytest
 
-from harness import (articles_ok, assert_compact, err, ok, parse_json, sources_ok, urls)
+from harness import (articles_ok, assert_compact, err, ok, parse_json, run_cli, sources_ok, urls)
 
 EV = "/v2/everything"
 H = "https://newsd.test/"
@@ -111,10 +114,96 @@ def test_header_limit(api):
     err(r, 431, "requestTooLarge")
 
 
-def test_body_is_ignored(api):
-    a = articles_ok(api.get(EV, Q, data=b'{"q":"zebulox"}',
-                            headers={"Content-Type": "application/json"}))
-    assert a == articles_ok(api.get(EV, Q))
+def test_a_body_is_refused_unread(api):
+    """No endpoint takes a body: a GET that carries one is 413 (a POST 405),
+    answered at once, and the connection is closed rather than drained."""
+    r = api.get(EV, Q, data=b'{"q":"zebulox"}', headers={"Content-Type": "application/json"},
+                fresh=True)
+    err(r, 413, "requestTooLarge")
+    assert r.headers.get("Connection", "").lower() == "close"
+    # Content-Length: 0 is no body.
+    articles_ok(api.get(EV, Q, headers={"Content-Length": "0"}, fresh=True))
+
+
+def _first_answer(api, raw, wait=5.0):
+    """Send raw bytes; return (seconds to the first byte, status line, rest)."""
+    host, port = api.base[len("http://"):].split(":")
+    with socket.create_connection((host, int(port)), timeout=wait) as s:
+        t0 = time.monotonic()
+        s.sendall(raw)
+        data = b""
+        try:
+            while b"\r\n\r\n" not in data:
+                c = s.recv(65536)
+                if not c:
+                    break
+                data += c
+        except socket.timeout:
+            pass
+        return time.monotonic() - t0, data.split(b"\r\n", 1)[0], data
+
+
+@pytest.mark.parametrize("raw,status", [
+    # 10^12 bytes announced and never sent: answered before any is read.
+    (b"POST /v2/everything?q=a HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000000\r\n\r\n",
+     b"405"),
+    # A chunked body trickling in: the same.
+    (b"GET /v2/everything?q=a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+     b"3\r\nabc\r\n", b"413"),
+    (b"GET /v2/everything?q=a HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n", b"413"),
+])
+def test_an_announced_body_is_answered_at_once(api, raw, status):
+    took, line, data = _first_answer(api, raw)
+    assert line.split(b" ")[1:2] == [status], (line, data[:300])
+    assert took < 1.0, took
+    assert b'"status":"error"' in data or b"Content-Length" in data
+
+
+def _params_target(n, key=None):
+    parts = ["q=plinthor"] + ["p%d=1" % i for i in range(n)]
+    if key:
+        parts.append("apiKey=" + key)
+    return "/v2/everything?" + "&".join(parts)
+
+
+@pytest.mark.parametrize("n", [1, 100, 1000, 5000])
+def test_many_parameters_are_answered_at_once(api, key, n):
+    """A request of n unknown parameters: answered (not hung, not dropped)
+    within a second, with or without a key; over 8 KiB it is a 414."""
+    for with_key in (False, True):
+        target = _params_target(n, key if with_key else None)
+        raw = ("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % target).encode()
+        took, line, _ = _first_answer(api, raw)
+        if len(target) > 8192:
+            want = b"414"
+        else:
+            want = b"200" if with_key else b"401"
+        assert line.split(b" ")[1:2] == [want], (n, with_key, len(target), line)
+        assert took < 1.0, (n, with_key, took)
+
+
+@pytest.mark.parametrize("amps", [1, 1000, 4000, 8100, 40000])
+def test_a_query_of_empty_parameters_is_answered(api, amps):
+    """The smallest form of the attack: "/?" and thousands of '&'."""
+    raw = b"GET /v2/everything?" + b"&" * amps + b" HTTP/1.1\r\nHost: x\r\n\r\n"
+    took, line, _ = _first_answer(api, raw)
+    want = b"414" if amps + len("/v2/everything?") > 8192 else b"401"
+    assert line.split(b" ")[1:2] == [want], (amps, line)
+    assert took < 1.0, took
+
+
+@pytest.mark.parametrize("klen", [1, 100, 1000, 4000, 8150, 8200])
+@pytest.mark.parametrize("vlen", [0, 1, 1000, 8150, 8200])
+def test_parameter_names_and_values_of_every_length(api, key, klen, vlen):
+    """An unknown parameter's name and value, each of up to the URL limit:
+    200 while the whole URL is within 8 KiB, 414 past it."""
+    target = "/v2/everything?q=plinthor&%s=%s" % ("k" * klen, "v" * vlen)
+    raw = ("GET %s HTTP/1.1\r\nHost: x\r\nX-Api-Key: %s\r\nConnection: close\r\n\r\n"
+           % (target, key)).encode()
+    took, line, _ = _first_answer(api, raw)
+    want = b"414" if len(target) > 8192 else b"200"
+    assert line.split(b" ")[1:2] == [want], (klen, vlen, line)
+    assert took < 1.0, took
 
 
 def test_compact_json_with_unescaped_non_ascii(api):
@@ -135,6 +224,12 @@ def test_healthz(api):
     assert r.status_code == 200
     b = parse_json(r.content)
     assert list(b)[0] == "status" and b["status"] == "ok"
+    # The build, as newsd --version says it.
+    cli = run_cli("--version")
+    assert cli.rc == 0 and cli.out.startswith("newsd "), cli
+    assert b["version"] == cli.out.strip()[len("newsd "):], (b, cli.out)
+    assert re.fullmatch(r"\d+\.\d+\.\d+ \(commit ([0-9a-f]{7,}(-dirty)?|unknown)\)",
+                        b["version"]), b
 
 
 def test_raw_space_and_quote_in_q(api, key):

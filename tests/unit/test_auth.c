@@ -41,6 +41,9 @@ static void remove_tree(const char *dir)
         fprintf(stderr, "cannot remove %s\n", dir);
 }
 
+/* No key cache unless a test asks for one: store changes show at once. */
+static const struct auth_options uncached = {.key_cache_ttl_ms = 0};
+
 static int setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof *f);
@@ -52,9 +55,7 @@ static int setup(void **state)
     int rc = store_open(&f->store, f->dir, &err);
     if (rc < 0)
         fail_msg("store_open: %s", err_msg(&err, rc));
-    /* No key cache unless a test asks for one: store changes show at once. */
-    setenv("NEWSD_KEY_CACHE_TTL_MS", "0", 1);
-    assert_int_equal(auth_new(&f->auth, f->store, &err), 0);
+    assert_int_equal(auth_new_with(&f->auth, f->store, &uncached, &err), 0);
     *state = f;
     return 0;
 }
@@ -283,10 +284,9 @@ static void the_key_cache_keeps_a_key_for_its_ttl(void **state)
     struct err err;
     err_clear(&err);
     /* A second auth with an hour-long cache on the same store. */
-    setenv("NEWSD_KEY_CACHE_TTL_MS", "3600000", 1);
+    struct auth_options hour = {.key_cache_ttl_ms = AUTH_KEY_CACHE_TTL_MS_MAX};
     struct auth *cached = NULL;
-    assert_int_equal(auth_new(&cached, f->store, &err), 0);
-    setenv("NEWSD_KEY_CACHE_TTL_MS", "0", 1);
+    assert_int_equal(auth_new_with(&cached, f->store, &hour, &err), 0);
     char key[AUTH_KEY_CHARS + 1];
     int64_t id = make_key(f, NULL, "unlimited", key);
     struct auth_result r;
@@ -628,7 +628,7 @@ static void counts_are_exact_under_eight_threads_and_survive_a_restart(void **st
     /* A new process loads today's total: 3 left of 8005. */
     struct err err;
     err_clear(&err);
-    assert_int_equal(auth_new(&f->auth, f->store, &err), 0);
+    assert_int_equal(auth_new_with(&f->auth, f->store, &uncached, &err), 0);
     define_plan(f, &p);
     struct auth_result r;
     assert_int_equal(check(f, key, T_MAR15_NOON + 10, &r), AUTH_OK);
@@ -665,7 +665,7 @@ static void the_monthly_total_is_loaded_from_earlier_days_on_restart(void **stat
     f->auth = NULL;
     struct err err;
     err_clear(&err);
-    assert_int_equal(auth_new(&f->auth, f->store, &err), 0);
+    assert_int_equal(auth_new_with(&f->auth, f->store, &uncached, &err), 0);
     define_plan(f, &p);
     struct auth_result r;
     assert_int_equal(check(f, key, T_MAR16_MIDNIGHT + 5, &r), AUTH_OK);
@@ -745,6 +745,44 @@ static void a_day_that_rolled_over_is_not_rolled_back_by_a_late_clock(void **sta
     assert_int_equal(stored_usage(f, id, DAY(T_MAR16_MIDNIGHT), DAY(T_MAR16_MIDNIGHT)), 2);
 }
 
+static void a_key_cache_time_out_of_range_is_refused(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    err_clear(&err);
+    struct auth *a = NULL;
+    struct auth_options o = {.key_cache_ttl_ms = -1};
+    assert_int_equal(auth_new_with(&a, f->store, &o, &err), ERR_INVALID);
+    assert_null(a);
+    o.key_cache_ttl_ms = AUTH_KEY_CACHE_TTL_MS_MAX + 1;
+    assert_int_equal(auth_new_with(&a, f->store, &o, &err), ERR_INVALID);
+    assert_null(a);
+}
+
+/* Settings come from the options alone (cmd/ reads the environment): with
+ * NEWSD_KEY_CACHE_TTL_MS=0 set, auth_new still caches for the default 2 s,
+ * so a key disabled a moment ago is still served from the cache. */
+static void auth_new_keeps_the_default_cache_whatever_the_environment(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    err_clear(&err);
+    setenv("NEWSD_KEY_CACHE_TTL_MS", "0", 1);
+    struct auth *dflt = NULL;
+    int rc = auth_new(&dflt, f->store, &err);
+    unsetenv("NEWSD_KEY_CACHE_TTL_MS");
+    assert_int_equal(rc, 0);
+    char key[AUTH_KEY_CHARS + 1];
+    int64_t id = make_key(f, NULL, "unlimited", key);
+    struct auth_result r;
+    assert_int_equal(auth_check(dflt, key, T_MAR15_NOON, &r, &err), 0);
+    assert_int_equal(r.status, AUTH_OK);
+    assert_int_equal(store_key_update(f->store, id, NULL, KEY_DISABLED, &err), 0);
+    assert_int_equal(auth_check(dflt, key, T_MAR15_NOON, &r, &err), 0);
+    assert_int_equal(r.status, AUTH_OK);
+    auth_free(dflt);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -757,6 +795,8 @@ int main(void)
         T(a_disabled_key_is_refused_until_enabled),
         T(a_deleted_key_becomes_invalid),
         T(the_key_cache_keeps_a_key_for_its_ttl),
+        T(a_key_cache_time_out_of_range_is_refused),
+        T(auth_new_keeps_the_default_cache_whatever_the_environment),
         T(a_key_whose_plan_is_not_defined_is_refused),
         T(the_unlimited_plan_never_refuses_and_sends_no_limit_headers),
         T(the_101st_request_of_a_100_per_day_key_is_refused_until_the_next_utc_day),

@@ -33,6 +33,7 @@
 #include "store/store.h"
 #include "util/arena.h"
 #include "util/err.h"
+#include "util/metrics.h"
 
 #define DATA "../data/feeds/"
 #define GUARDIAN "rbren__rss-parser/test/input/guardian.rss"
@@ -928,6 +929,63 @@ static void a_broken_feed_records_its_error_and_backs_off(void **state)
     crawl_free(c);
 }
 
+/* The crawler counts into the process's metrics registry: each recorded
+ * fetch, the failures, the failing feeds (counted in the store) and the
+ * ingest lag (pass time - the newest publishedAt read). The registry is
+ * process-wide, so counters are checked by their differences. */
+static void a_pass_counts_fetches_failures_failing_feeds_and_lag(void **state)
+{
+    struct fixture *fx = *state;
+    crawl_metrics_init();
+    struct metric *polled = metrics_counter(CRAWL_METRIC_FEEDS_POLLED, NULL);
+    struct metric *failed = metrics_counter(CRAWL_METRIC_FEEDS_FAILED, NULL);
+    struct metric *failing = metrics_gauge(CRAWL_METRIC_FEEDS_FAILING, NULL);
+    struct metric *lag = metrics_gauge(CRAWL_METRIC_INGEST_LAG, NULL);
+    assert_non_null(polled);
+    assert_non_null(failed);
+    assert_non_null(failing);
+    assert_non_null(lag);
+    route_add(&fx->srv, "/guardian", GUARDIAN, NULL, "\"g1\"");
+    struct route *x = route_add(&fx->srv, "/error", NULL, "oops", NULL);
+    x->status = 500;
+    feed_add(fx, "/guardian", NULL, NULL, NULL, false, 0, T0);
+    int64_t xid = feed_add(fx, "/error", NULL, NULL, NULL, false, 0, T0);
+    struct crawler *c = crawler_new(fx, false);
+
+    int64_t p0 = metrics_value(polled), f0 = metrics_value(failed);
+    struct crawl_stats st = pass(c, T0);
+    assert_int_equal(st.fetched, 1);
+    assert_int_equal(metrics_value(polled) - p0, 2);
+    assert_int_equal(metrics_value(failed) - f0, 1);
+    assert_int_equal(metrics_value(failing), 1);
+    int64_t newest = db_int(fx, "SELECT max(published_at) FROM articles");
+    assert_true(newest > 0 && newest < T0);
+    assert_int_equal(metrics_value(lag), T0 - newest);
+
+    /* Both due again: a 304 (still a poll, not a failure) and a second
+     * failure of the same feed (still one failing feed). The lag grows
+     * with the pass time while nothing newer comes. */
+    st = pass(c, T0 + 600);
+    assert_int_equal(st.not_modified, 1);
+    assert_int_equal(metrics_value(polled) - p0, 4);
+    assert_int_equal(metrics_value(failed) - f0, 2);
+    assert_int_equal(metrics_value(failing), 1);
+    assert_int_equal(metrics_value(lag), T0 + 600 - newest);
+
+    /* The broken feed recovers: no feed fails any more. */
+    pthread_mutex_lock(&fx->srv.lock);
+    x->status = 0;
+    free(x->body);
+    x->body = read_file(UNDATED, &x->len);
+    pthread_mutex_unlock(&fx->srv.lock);
+    int64_t when = feed_get(fx, xid).next_fetch_at;
+    pass(c, when);
+    assert_null(feed_get(fx, xid).last_error);
+    assert_int_equal(metrics_value(failing), 0);
+    assert_int_equal(metrics_value(failed) - f0, 2);
+    crawl_free(c);
+}
+
 static void intervals_stretch_when_nothing_is_new_and_shrink_toward_the_gap(void **state)
 {
     struct fixture *fx = *state;
@@ -1102,6 +1160,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(an_undated_item_keeps_the_time_it_was_first_seen, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(a_broken_feed_records_its_error_and_backs_off, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_pass_counts_fetches_failures_failing_feeds_and_lag, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(
             intervals_stretch_when_nothing_is_new_and_shrink_toward_the_gap, setup, teardown),

@@ -1149,10 +1149,18 @@ static void test_the_access_log_target_masks_only_key_values(void **state)
         {"/p", "&&apiKey=S&&", "/p?&&apiKey=***&&"},
         {"/p", "a=%zz&apikey%=x", "/p?a=%zz&apikey%=x"},
         {"/p", "apikey%", "/p?apikey%"},
+        /* Clients that lost their '?': the key is in the path. */
+        {"/v2/everything&apiKey=SECRET", "", "/v2/everything&apiKey=***"},
+        {"/v2/everything;apiKey=SECRET", "q=a", "/v2/everything;apiKey=***?q=a"},
+        {"/v2/everything;APIKEY=SECRET;x=1", NULL, "/v2/everything;APIKEY=***;x=1"},
+        {"/p", "q=a;apiKey=SECRET", "/p?q=a;apiKey=***"},
+        /* Bytes a terminal would obey, and the backslash, are escaped. */
+        {"/\x1b[31mred", "q=\r\n", "/\\x1b[31mred?q=\\x0d\\x0a"},
+        {"/caf\xc3\xa9", "a=\\", "/caf\\xc3\\xa9?a=\\x5c"},
     };
     char out[256];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        size_t n = http_accesslog_target(out, sizeof out, cases[i].path, cases[i].query);
+        size_t n = http_accesslog_target(out, sizeof out, cases[i].path, 0, cases[i].query);
         if (strcmp(out, cases[i].want))
             fail_msg("case %zu: got '%s', want '%s'", i, out, cases[i].want);
         assert_int_equal(n, strlen(out));
@@ -1164,22 +1172,44 @@ static void test_the_access_log_target_is_cut_after_masking(void **state)
     (void)state;
     char out[16];
     /* The cut falls inside the masked value: no byte of the key shows. */
-    http_accesslog_target(out, sizeof out, "/pp", "apiKey=SECRET&b=2");
+    http_accesslog_target(out, sizeof out, "/pp", 0, "apiKey=SECRET&b=2");
     assert_string_equal(out, "/pp?apiKey=*...");
     assert_null(strstr(out, "SECRET"));
-    http_accesslog_target(out, sizeof out, "/a-very-long-path-indeed", "q=1");
+    http_accesslog_target(out, sizeof out, "/a-very-long-path-indeed", 0, "q=1");
     assert_string_equal(out, "/a-very-long...");
-    http_accesslog_target(out, sizeof out, "/exactly-15byte", "");
+    http_accesslog_target(out, sizeof out, "/exactly-15byte", 0, "");
     assert_string_equal(out, "/exactly-15byte");
     /* Every split point of a key-bearing query, every buffer size. */
     const char *q = "a=1&apikey=KEYVALUE&b=2";
     for (size_t cap = 1; cap < 40; cap++) {
         char buf[40];
-        http_accesslog_target(buf, cap, "/p", q);
+        http_accesslog_target(buf, cap, "/p", 0, q);
         assert_true(strlen(buf) < cap);
         assert_null(strstr(buf, "KEY"));
         assert_null(strstr(buf, "VALUE"));
     }
+    /* An escape is never cut in half. */
+    for (size_t cap = 1; cap < 12; cap++) {
+        char buf[12];
+        http_accesslog_target(buf, cap, "/\x1b\x1b", 0, NULL);
+        for (const char *bs = strchr(buf, '\\'); bs; bs = strchr(bs + 1, '\\'))
+            assert_true(bs[1] == 'x' && bs[2] == '1' && bs[3] == 'b');
+    }
+}
+
+static void test_a_404_path_is_logged_up_to_its_first_unknown_segment(void **state)
+{
+    (void)state;
+    char out[128];
+    http_accesslog_target(out, sizeof out, "/v2/everything/SECRETKEY", strlen("/v2/everything"),
+                          "q=a");
+    assert_string_equal(out, "/v2/everything/...?q=a");
+    http_accesslog_target(out, sizeof out, "/SECRETKEY/x", 0, NULL);
+    assert_string_equal(out, "/SECRETKEY/x"); /* 0: the whole path */
+    http_accesslog_target(out, sizeof out, "/v2/SECRETKEY", strlen("/v2"), NULL);
+    assert_string_equal(out, "/v2/...");
+    http_accesslog_target(out, sizeof out, "/SECRETKEY", 1, NULL);
+    assert_string_equal(out, "/...");
 }
 
 static char *read_file_all(const char *path)
@@ -1296,6 +1326,7 @@ int main(void)
         cmocka_unit_test(test_listen_takes_an_ipv6_literal),
         cmocka_unit_test(test_the_access_log_target_masks_only_key_values),
         cmocka_unit_test(test_the_access_log_target_is_cut_after_masking),
+        cmocka_unit_test(test_a_404_path_is_logged_up_to_its_first_unknown_segment),
         cmocka_unit_test(test_the_access_log_has_one_masked_line_per_request),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,9 @@
-/* api/metrics.h: the registry (names, kinds, limits), exact counts under
- * contention, bucket placement, and the text exposition. The registry is
- * process-wide, so the tests use names of their own and never assume an
- * empty registry beyond what they registered. */
+/* util/metrics.h and api/metrics.h: the registry (names, kinds, reserved
+ * names, limits), exact counts under contention, bucket placement, and the
+ * text exposition. The registry is process-wide, so the tests use names of
+ * their own and never assume an empty registry beyond what they
+ * registered. (Each registered metric's own counting is tested with its
+ * owner: tests/unit/test_crawl.c, tests/api/test_metrics.py.) */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,12 +17,13 @@
 
 #include "api/metrics.h"
 #include "util/buf.h"
+#include "util/metrics.h"
 
 static char *render(void)
 {
     struct buf b;
     buf_init(&b, 0);
-    metrics_render(&b, 1234);
+    api_metrics_render(&b, 1234);
     assert_int_equal(buf_error(&b), 0);
     size_t len;
     return buf_detach(&b, &len);
@@ -87,7 +90,7 @@ static void *hammer(void *arg)
     struct metric *m = arg;
     for (int i = 0; i < ADDS; i++) {
         metrics_add(m, 1);
-        metrics_request_record(METRICS_EP_OPENAPI, 304, (uint64_t)(i % 3000));
+        api_metrics_request_record(METRICS_EP_OPENAPI, 304, (uint64_t)(i % 3000));
     }
     return NULL;
 }
@@ -96,14 +99,15 @@ static void counters_are_exact_under_contention(void **state)
 {
     (void)state;
     struct metric *m = metrics_counter("test_contended_total", "x");
-    uint64_t before = metrics_requests(METRICS_EP_OPENAPI, 304);
+    uint64_t before = api_metrics_requests(METRICS_EP_OPENAPI, 304);
     pthread_t t[THREADS];
     for (int i = 0; i < THREADS; i++)
         assert_int_equal(pthread_create(&t[i], NULL, hammer, m), 0);
     for (int i = 0; i < THREADS; i++)
         pthread_join(t[i], NULL);
     assert_int_equal(metrics_value(m), (int64_t)THREADS * ADDS);
-    assert_int_equal(metrics_requests(METRICS_EP_OPENAPI, 304) - before, (uint64_t)THREADS * ADDS);
+    assert_int_equal(api_metrics_requests(METRICS_EP_OPENAPI, 304) - before,
+                     (uint64_t)THREADS * ADDS);
     char *text = render();
     char want[160];
     snprintf(want, sizeof want,
@@ -126,10 +130,10 @@ static void latencies_land_in_the_bucket_of_their_upper_bound(void **state)
 {
     (void)state;
     /* web: nothing else records it in this program */
-    metrics_request_record(METRICS_EP_WEB, 200, 500);      /* le 0.0005 (bounds inclusive) */
-    metrics_request_record(METRICS_EP_WEB, 200, 501);      /* le 0.001 */
-    metrics_request_record(METRICS_EP_WEB, 200, 10000000); /* le 10 */
-    metrics_request_record(METRICS_EP_WEB, 999, 10000001); /* +Inf, status other */
+    api_metrics_request_record(METRICS_EP_WEB, 200, 500);      /* le 0.0005 (bounds inclusive) */
+    api_metrics_request_record(METRICS_EP_WEB, 200, 501);      /* le 0.001 */
+    api_metrics_request_record(METRICS_EP_WEB, 200, 10000000); /* le 10 */
+    api_metrics_request_record(METRICS_EP_WEB, 999, 10000001); /* +Inf, status other */
     char *text = render();
     const char *b = "newsd_http_request_duration_seconds_bucket{endpoint=\"web\",le=";
     char k[200];
@@ -155,19 +159,19 @@ static void latencies_land_in_the_bucket_of_their_upper_bound(void **state)
 static void the_exposition_declares_every_family_once(void **state)
 {
     (void)state;
-    metrics_init();
-    metrics_init(); /* idempotent */
-    metrics_set(metrics_gauge(METRICS_INGEST_LAG, NULL), 42);
+    api_metrics_init();
+    api_metrics_init(); /* idempotent */
+    metrics_set(metrics_gauge("test_lag_seconds", "a gauge"), 42);
+    metrics_add(metrics_counter("test_polled_total", "a counter"), 1);
     metrics_add(metrics_counter("test_help_total", "line one\nback\\slash"), 1);
     char *text = render();
     assert_non_null(
         strstr(text, "# TYPE newsd_articles_stored gauge\nnewsd_articles_stored 1234\n"));
-    assert_non_null(
-        strstr(text, "# TYPE newsd_ingest_lag_seconds gauge\nnewsd_ingest_lag_seconds 42\n"));
-    assert_non_null(strstr(text, "# TYPE newsd_feeds_polled_total counter\n"));
+    assert_non_null(strstr(text, "# TYPE test_lag_seconds gauge\ntest_lag_seconds 42\n"));
+    assert_non_null(strstr(text, "# TYPE test_polled_total counter\ntest_polled_total 1\n"));
     assert_non_null(strstr(text, "# HELP test_help_total line one\\nback\\\\slash\n"));
     const char *families[] = {"newsd_http_requests_total", "newsd_http_request_duration_seconds",
-                              "newsd_feeds_failing", "test_again_total"};
+                              "test_lag_seconds", "test_again_total"};
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
         char k[120];
         snprintf(k, sizeof k, "# TYPE %s ", families[i]);
@@ -178,10 +182,23 @@ static void the_exposition_declares_every_family_once(void **state)
     /* no articles_stored when the store could not be read */
     struct buf b;
     buf_init(&b, 0);
-    metrics_render(&b, -1);
+    api_metrics_render(&b, -1);
     assert_null(strstr(b.data, "newsd_articles_stored"));
     buf_release(&b);
     free(text);
+}
+
+static void a_reserved_prefix_keeps_its_names_out_of_the_registry(void **state)
+{
+    (void)state;
+    assert_non_null(metrics_counter("test_owned_before_total", "x"));
+    metrics_reserve("test_owned_");
+    metrics_reserve("test_owned_"); /* idempotent */
+    assert_null(metrics_counter("test_owned_after_total", "x"));
+    assert_null(metrics_gauge("test_owned_", "x"));
+    assert_non_null(metrics_gauge("test_owne", "x")); /* not the prefix */
+    /* a name registered before stays found */
+    assert_non_null(metrics_counter("test_owned_before_total", NULL));
 }
 
 static void the_registry_has_a_ceiling(void **state)
@@ -209,7 +226,9 @@ int main(void)
         cmocka_unit_test(counters_are_exact_under_contention),
         cmocka_unit_test(latencies_land_in_the_bucket_of_their_upper_bound),
         cmocka_unit_test(the_exposition_declares_every_family_once),
+        cmocka_unit_test(a_reserved_prefix_keeps_its_names_out_of_the_registry),
         cmocka_unit_test(the_registry_has_a_ceiling),
     };
+    api_metrics_init(); /* reserves the names /metrics writes itself */
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

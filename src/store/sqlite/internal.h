@@ -35,6 +35,9 @@ int store_sqlite_write_end(struct store_sqlite *s, int rc, struct err *err);
  * replica's copy of the catalogue). Returns a SQLite code. */
 int store_sqlite_bind_source(sqlite3_stmt *st, const struct source *x);
 
+/* backup.c: store_backup. */
+int store_sqlite_backup(struct store_backend *b, const char *dest, struct err *err);
+
 int store_sqlite_articles_put(struct store_backend *b, struct article *arts, size_t n,
                               struct store_put_stats *stats, struct err *err);
 int store_sqlite_articles_count(struct store_backend *b, int64_t *out, struct err *err);

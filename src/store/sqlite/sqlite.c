@@ -279,6 +279,7 @@ int store_sqlite_new(struct store_backend **out, const char *dir, bool fulltext_
         .kind = "sqlite",
         .free = sqlite_free,
         .sqlite_path = sqlite_path,
+        .backup = store_sqlite_backup,
         .articles_put = store_sqlite_articles_put,
         .articles_count = store_sqlite_articles_count,
         .fulltext_get = sqlite_fulltext_get,
