@@ -1,15 +1,68 @@
-/* libFuzzer harness: ingest_url_canonical. Invariants: an accepted URL's
- * canonical form is accepted again and unchanged (idempotence), with the
- * same domain; it is http(s), has no fragment and no blanks. */
+/* libFuzzer harness: ingest_url_canonical and util/url.h's splitter.
+ * Invariants: an accepted URL's canonical form is accepted again and
+ * unchanged (idempotence), with the same domain; it is http(s), has no
+ * fragment and no blanks. Any bytes split into components that join back
+ * to those bytes, and an authority's parts lie inside it, in order. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ingest/ingest.h"
 #include "util/arena.h"
+#include "util/url.h"
+
+/* Append [p, p+n) (p may be NULL when n is 0) at *at. */
+static void put(char *out, size_t *at, const char *p, size_t n)
+{
+    if (n)
+        memcpy(out + *at, p, n);
+    *at += n;
+}
+
+static void check_split(const char *s, size_t n)
+{
+    struct url_parts u;
+    url_split(s, n, &u);
+    char *joined = malloc(n + 8);
+    if (!joined)
+        return;
+    size_t at = 0;
+    if (u.scheme) {
+        put(joined, &at, u.scheme, u.scheme_len);
+        put(joined, &at, ":", 1);
+    }
+    if (u.authority) {
+        put(joined, &at, "//", 2);
+        put(joined, &at, u.authority, u.authority_len);
+    }
+    put(joined, &at, u.path, u.path_len);
+    if (u.query) {
+        put(joined, &at, "?", 1);
+        put(joined, &at, u.query, u.query_len);
+    }
+    if (u.fragment) {
+        put(joined, &at, "#", 1);
+        put(joined, &at, u.fragment, u.fragment_len);
+    }
+    if (at != n || (n && memcmp(joined, s, n) != 0))
+        abort();
+    free(joined);
+    if (u.authority) {
+        struct url_authority a;
+        url_authority_split(u.authority, u.authority_len, &a);
+        const char *end = u.authority + u.authority_len;
+        if (a.host < u.authority || a.host + a.host_len > end)
+            abort();
+        if (a.userinfo && (a.userinfo != u.authority || a.userinfo + a.userinfo_len >= a.host))
+            abort();
+        if (a.port && (a.port != a.host + a.host_len + 1 || a.port + a.port_len != end))
+            abort();
+    }
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    check_split((const char *)data, size);
     char *s = malloc(size + 1);
     if (!s)
         return 0;

@@ -4,6 +4,7 @@
 #include "api/metrics.h"
 #include "index/index.h"
 #include "api/internal.h"
+#include "util/clock.h"
 #include "util/metrics.h"
 
 #include <pthread.h>
@@ -225,18 +226,9 @@ void api_metrics(struct api_call *c)
     metrics_respond(c->api, c->resp, c->req->request_id);
 }
 
-static uint64_t micros_since(const struct timespec *t0)
-{
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    int64_t us = (int64_t)(t1.tv_sec - t0->tv_sec) * 1000000 + (t1.tv_nsec - t0->tv_nsec) / 1000;
-    return us > 0 ? (uint64_t)us : 0;
-}
-
 void api_metrics_handle(const struct http_request *req, struct http_response *resp, void *ctx)
 {
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t t0_us = clock_mono_us();
     enum metrics_endpoint ep = METRICS_EP_NONE;
     size_t len = strlen(req->path);
     if (len > 1 && req->path[len - 1] == '/')
@@ -253,5 +245,5 @@ void api_metrics_handle(const struct http_request *req, struct http_response *re
     }
     metrics_respond(ctx, resp, req->request_id);
 out:
-    api_metrics_request_record(ep, resp->status, micros_since(&t0));
+    api_metrics_request_record(ep, resp->status, (uint64_t)(clock_mono_us() - t0_us));
 }

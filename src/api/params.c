@@ -1,10 +1,9 @@
 /* Query-string splitting and decoding (api/params.h). */
 #include "api/params.h"
+#include "util/ascii.h"
 #include "util/err.h"
 
 #include <string.h>
-
-#include "util/hex.h"
 
 #include "util/banned.h"
 
@@ -20,15 +19,15 @@ static char *decode(struct arena *a, const char *s, size_t n, bool lower, size_t
         if (c == '+') {
             c = ' ';
         } else if (c == '%' && i + 2 < n) {
-            int hi = hex_digit_value(s[i + 1]);
-            int lo = hex_digit_value(s[i + 2]);
+            int hi = ascii_hex_value(s[i + 1]);
+            int lo = ascii_hex_value(s[i + 2]);
             if (hi >= 0 && lo >= 0) {
                 c = (char)(hi * 16 + lo);
                 i += 2;
             }
         }
-        if (lower && c >= 'A' && c <= 'Z')
-            c = (char)(c - 'A' + 'a');
+        if (lower)
+            c = ascii_lower(c);
         out[j++] = c;
     }
     out[j] = '\0';

@@ -2,6 +2,7 @@
  * names the parameter in its parameterInvalid message, the way NewsAPI
  * does, so a client developer sees at once what to fix. */
 #include "api/internal.h"
+#include "util/ascii.h"
 #include "util/limits.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
@@ -25,13 +26,6 @@ const char *api_param(struct api_call *c, const char *name)
 static bool value_is_text(const struct api_param *p)
 {
     return memchr(p->value, '\0', p->len) == NULL && utf8_valid(p->value, p->len);
-}
-
-static void lower_ascii(char *s)
-{
-    for (; *s; s++)
-        if (*s >= 'A' && *s <= 'Z')
-            *s = (char)(*s - 'A' + 'a');
 }
 
 int api_get_query(struct api_call *c, const char *name, const char *display,
@@ -79,7 +73,7 @@ int api_get_search_in(struct api_call *c, unsigned *out)
     unsigned mask = 0;
     for (size_t i = 0; i < n; i++) {
         char *item = (char *)items[i];
-        lower_ascii(item);
+        ascii_lower_str(item);
         if (!strcmp(item, "title"))
             mask |= INDEX_FIELD_TITLE;
         else if (!strcmp(item, "description"))
@@ -146,7 +140,7 @@ int api_get_domains(struct api_call *c, const char *name, const char *display, c
     size_t kept = 0;
     for (size_t i = 0; i < count; i++) {
         char *d = (char *)items[i];
-        lower_ascii(d);
+        ascii_lower_str(d);
         /* Clients paste URLs: accept a scheme prefix and drop it. */
         if (!strncmp(d, "https://", 8))
             d += 8;
@@ -215,9 +209,7 @@ int api_get_two_letters(struct api_call *c, const char *name, char out[3], bool 
     const char *v = p->value;
     bool ok = p->len == 2;
     for (size_t i = 0; ok && i < 2; i++) {
-        char ch = v[i];
-        if (ch >= 'A' && ch <= 'Z')
-            ch = (char)(ch - 'A' + 'a');
+        char ch = ascii_lower(v[i]);
         if (ch < 'a' || ch > 'z')
             ok = false;
         out[i] = ch;
@@ -254,7 +246,7 @@ int api_get_language(struct api_call *c, const char **out)
         return 0;
     if (strlen(v) == 2) {
         char lower[3] = {v[0], v[1], '\0'};
-        lower_ascii(lower);
+        ascii_lower_str(lower);
         if (!strcmp(lower, "se")) {
             *out = "sv";
             return 0;

@@ -6,8 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "util/clock.h"
 #include "util/log.h"
 
 #include "util/banned.h"
@@ -17,14 +17,7 @@ static void *flusher_main(void *arg)
     struct auth *a = arg;
     pthread_mutex_lock(&a->stop_mu);
     while (!a->stop) {
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_sec += AUTH_FLUSH_INTERVAL_MS / 1000;
-        until.tv_nsec += (long)(AUTH_FLUSH_INTERVAL_MS % 1000) * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = clock_mono_in(AUTH_FLUSH_INTERVAL_MS);
         int w = 0;
         while (!a->stop && w != ETIMEDOUT)
             w = pthread_cond_timedwait(&a->stop_cv, &a->stop_mu, &until);
@@ -41,20 +34,6 @@ static void *flusher_main(void *arg)
     }
     pthread_mutex_unlock(&a->stop_mu);
     return NULL;
-}
-
-/* The stop condition waits on the monotonic clock: a wall-clock step must not
- * stall or race the flusher. */
-static int stop_cv_init(pthread_cond_t *cv)
-{
-    pthread_condattr_t attr;
-    if (pthread_condattr_init(&attr))
-        return ERR_INTERNAL;
-    int rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) || pthread_cond_init(cv, &attr)
-                 ? ERR_INTERNAL
-                 : 0;
-    pthread_condattr_destroy(&attr);
-    return rc;
 }
 
 int auth_new(struct auth **out, struct store *s, struct err *err)
@@ -81,8 +60,10 @@ int auth_new_with(struct auth **out, struct store *s, const struct auth_options 
     pthread_mutex_init(&a->stop_mu, NULL);
     for (size_t i = 0; i < AUTH_SHARDS; i++)
         pthread_mutex_init(&a->shards[i].mu, NULL);
-    if ((rc = stop_cv_init(&a->stop_cv)) < 0) {
-        err_set(err, rc, "cannot create a condition variable");
+    /* The stop condition waits on the monotonic clock: a wall-clock step must
+     * not stall or race the flusher. */
+    if (clock_cond_init(&a->stop_cv) != 0) {
+        rc = err_set(err, ERR_INTERNAL, "cannot create a condition variable");
         pthread_cond_init(&a->stop_cv, NULL); /* so auth_free can destroy it */
         goto out;
     }

@@ -95,10 +95,6 @@ struct auth {
 
 /* --- key.c --- */
 
-/* Milliseconds of the monotonic clock (the key cache's TTL is wall-clock
- * independent: a server under a fixed test clock still sees CLI changes). */
-int64_t auth_monotonic_ms(void);
-
 /* The key with this hash: from the cache or the store. ERR_NOTFOUND when no
  * key has it. */
 int auth_key_lookup(struct auth *a, const unsigned char hash[32], struct auth_key_info *out,

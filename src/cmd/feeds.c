@@ -25,6 +25,7 @@
 #include <jansson.h>
 
 #include "util/netpolicy.h"
+#include "util/ascii.h"
 #include "util/timefmt.h"
 
 #include "util/vocab.h"
@@ -56,10 +57,10 @@ static void feeds_usage(FILE *f)
 /* Two ASCII letters, lower-cased into out. */
 static bool code_parse(const char *s, char out[3])
 {
-    if (!s || strlen(s) != 2 || !isalpha((unsigned char)s[0]) || !isalpha((unsigned char)s[1]))
+    if (!s || strlen(s) != 2 || !ascii_is_alpha(s[0]) || !ascii_is_alpha(s[1]))
         return false;
-    out[0] = (char)tolower((unsigned char)s[0]);
-    out[1] = (char)tolower((unsigned char)s[1]);
+    out[0] = ascii_lower(s[0]);
+    out[1] = ascii_lower(s[1]);
     out[2] = '\0';
     return true;
 }

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "util/hex.h"
+#include "util/ascii.h"
 #include "util/log.h"
 
 #include "util/banned.h"
@@ -25,15 +25,14 @@ static bool is_key_name(const char *name, size_t n)
         char c = name[i];
         if (c == '+') {
             c = ' ';
-        } else if (c == '%' && i + 2 < n && hex_digit_value(name[i + 1]) >= 0 &&
-                   hex_digit_value(name[i + 2]) >= 0) {
-            c = (char)(hex_digit_value(name[i + 1]) * 16 + hex_digit_value(name[i + 2]));
+        } else if (c == '%' && i + 2 < n && ascii_hex_value(name[i + 1]) >= 0 &&
+                   ascii_hex_value(name[i + 2]) >= 0) {
+            c = (char)(ascii_hex_value(name[i + 1]) * 16 + ascii_hex_value(name[i + 2]));
             i += 2;
         }
         if (c == '\0')
             break; /* mask what a C-string reading of the name would take for apikey */
-        if (c >= 'A' && c <= 'Z')
-            c = (char)(c - 'A' + 'a');
+        c = ascii_lower(c);
         if (j >= sizeof want - 1 || c != want[j])
             return false;
     }

@@ -19,8 +19,10 @@
 #include <string.h>
 
 #include "ingest/ingest.h"
+#include "util/ascii.h"
 #include "util/limits.h"
 #include "util/timefmt.h"
+#include "util/utf8.h"
 
 #include "util/banned.h"
 
@@ -38,39 +40,17 @@ bool ingest_category_known(const char *s)
     return false;
 }
 
-static bool is_ascii_alpha(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static char lower(char c)
-{
-    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
 bool ingest_language_code(const char *s, char out[3])
 {
     out[0] = '\0';
-    if (!s || !is_ascii_alpha(s[0]) || !is_ascii_alpha(s[1]) || s[2] != '\0')
+    if (!s || !ascii_is_alpha(s[0]) || !ascii_is_alpha(s[1]) || s[2] != '\0')
         return false;
-    out[0] = lower(s[0]);
-    out[1] = lower(s[1]);
+    out[0] = ascii_lower(s[0]);
+    out[1] = ascii_lower(s[1]);
     out[2] = '\0';
     if (out[0] == 's' && out[1] == 'e')
         out[1] = 'v';
     return true;
-}
-
-/* Length of s[0..n) cut to at most max bytes without splitting a UTF-8
- * sequence (continuation bytes are 10xxxxxx). */
-static size_t utf8_cut(const char *s, size_t n, size_t max)
-{
-    if (n <= max)
-        return n;
-    size_t k = max;
-    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
-        k--;
-    return k;
 }
 
 /* A string member as a bounded arena copy; NULL when absent, null, not a
@@ -150,9 +130,9 @@ int ingest_article_from_json(struct arena *a, const json_t *obj, struct article 
     const json_t *v = json_object_get(obj, "country");
     if (json_is_string(v)) {
         const char *c = json_string_value(v);
-        if (is_ascii_alpha(c[0]) && is_ascii_alpha(c[1]) && c[2] == '\0') {
-            out->country[0] = lower(c[0]);
-            out->country[1] = lower(c[1]);
+        if (ascii_is_alpha(c[0]) && ascii_is_alpha(c[1]) && c[2] == '\0') {
+            out->country[0] = ascii_lower(c[0]);
+            out->country[1] = ascii_lower(c[1]);
             out->country[2] = '\0';
         }
     }
@@ -162,7 +142,7 @@ int ingest_article_from_json(struct arena *a, const json_t *obj, struct article 
         size_t n = json_string_length(v);
         if (n < sizeof cat) {
             for (size_t i = 0; i < n; i++)
-                cat[i] = lower(json_string_value(v)[i]);
+                cat[i] = ascii_lower(json_string_value(v)[i]);
             cat[n] = '\0';
             for (size_t i = 0; i < sizeof categories / sizeof categories[0]; i++) {
                 if (strcmp(cat, categories[i]) == 0)

@@ -22,8 +22,12 @@
 #include "ingest/feed.h"
 #include "ingest/ingest.h"
 #include "util/arena.h"
+#include "util/ascii.h"
+#include "util/clock.h"
+#include "util/hash.h"
 #include "util/log.h"
 #include "util/metrics.h"
+#include "util/url.h"
 #include "util/urlview.h"
 
 #include "util/banned.h"
@@ -88,34 +92,20 @@ static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
  * whole URL, cut, when it has none (politeness then treats it alone). */
 static void url_host(const char *url, char out[CRAWL_HOST_MAX])
 {
-    const char *p = strstr(url, "://");
-    const char *h = p ? p + 3 : url;
-    size_t n = strcspn(h, "/?#");
-    const char *at = memchr(h, '@', n);
-    if (at) {
-        n -= (size_t)(at + 1 - h);
-        h = at + 1;
-    }
-    size_t hn = n;
-    if (hn > 0 && h[0] == '[') {
-        const char *close = memchr(h, ']', n);
-        if (close)
-            hn = (size_t)(close - h) + 1;
-    } else {
-        const char *colon = memchr(h, ':', n);
-        if (colon)
-            hn = (size_t)(colon - h);
-    }
+    struct url_parts u;
+    struct url_authority au = {0};
+    url_split(url, strlen(url), &u);
+    if (u.authority)
+        url_authority_split(u.authority, u.authority_len, &au); /* "[::1" still names one */
+    const char *h = au.host;
+    size_t hn = au.host_len;
     if (hn == 0) {
         h = url;
         hn = strlen(url);
     }
     if (hn >= CRAWL_HOST_MAX)
         hn = CRAWL_HOST_MAX - 1;
-    for (size_t i = 0; i < hn; i++) {
-        char ch = h[i];
-        out[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ch;
-    }
+    ascii_lower_n(out, h, hn);
     out[hn] = '\0';
 }
 
@@ -169,34 +159,30 @@ static void host_touch(struct crawler *c, const char *host, int64_t now)
     h->last = now;
 }
 
-static uint64_t fnv_str(uint64_t h, const char *s)
+/* One field of a fingerprint: its bytes (none for NULL), then a separator
+ * that no field holds (feed.h strips control characters but '\n'), so that
+ * ("ab", "c") and ("a", "bc") differ. */
+static uint64_t fingerprint_field(uint64_t h, const char *s)
 {
-    if (s) {
-        for (; *s; s++) {
-            h ^= (unsigned char)*s;
-            h *= 1099511628211ULL;
-        }
-    }
-    /* A separator that no field holds (feed.h strips control characters
-     * but '\n'), so that ("ab", "c") and ("a", "bc") differ. */
-    h ^= 0x1F;
-    h *= 1099511628211ULL;
-    return h;
+    if (s)
+        h = hash_fnv1a64_update(h, s, strlen(s));
+    return hash_fnv1a64_update(h, "\x1f", 1);
 }
 
-/* Fingerprint of what the feed says about an item. */
+/* Fingerprint of what the feed says about an item. The feeds' item memory
+ * stores it: the bytes hashed and their order are a stored format. */
 static int64_t item_hash(const struct feed_item *it)
 {
     char date[24];
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = HASH_FNV1A64_INIT;
     snprintf(date, sizeof date, "%lld", it->has_date ? (long long)it->published_at : 0LL);
-    h = fnv_str(h, it->title);
-    h = fnv_str(h, it->link);
-    h = fnv_str(h, it->description);
-    h = fnv_str(h, it->content);
-    h = fnv_str(h, it->author);
-    h = fnv_str(h, it->image_url);
-    h = fnv_str(h, date);
+    h = fingerprint_field(h, it->title);
+    h = fingerprint_field(h, it->link);
+    h = fingerprint_field(h, it->description);
+    h = fingerprint_field(h, it->content);
+    h = fingerprint_field(h, it->author);
+    h = fingerprint_field(h, it->image_url);
+    h = fingerprint_field(h, date);
     return (int64_t)h;
 }
 
@@ -209,12 +195,10 @@ static void tag_language(const char *tag, char out[3])
         return;
     char a = tag[0], b = a ? tag[1] : '\0';
     char after = b ? tag[2] : '\0';
-    bool letters = ((a >= 'a' && a <= 'z') || (a >= 'A' && a <= 'Z')) &&
-                   ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z'));
-    if (!letters || (after != '\0' && after != '-' && after != '_'))
+    if (!ascii_is_alpha(a) || !ascii_is_alpha(b) || (after != '\0' && after != '-' && after != '_'))
         return;
-    out[0] = (char)(a | 0x20);
-    out[1] = (char)(b | 0x20);
+    out[0] = ascii_lower(a);
+    out[1] = ascii_lower(b);
     out[2] = '\0';
 }
 
@@ -781,12 +765,7 @@ int crawl_new(struct crawler **out, struct store *s, const struct crawl_options 
         c->opt = *opt;
     c->rng = c->opt.seed ? c->opt.seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
     atomic_init(&c->stop, false);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    int prc = pthread_cond_init(&c->wake, &ca);
-    pthread_condattr_destroy(&ca);
-    if (prc != 0) {
+    if (clock_cond_init(&c->wake) != 0) {
         free(c);
         return err_set(err, ERR_NOMEM, "cannot create a condition variable");
     }
@@ -824,14 +803,7 @@ static void *crawl_main(void *arg)
             log_info("crawl: fetched %zu, not modified %zu, failed %zu, articles new %zu, "
                      "updated %zu",
                      st.fetched, st.not_modified, st.failed, st.articles_new, st.articles_updated);
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_sec += CRAWL_TICK_MS / 1000;
-        until.tv_nsec += (long)(CRAWL_TICK_MS % 1000) * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = clock_mono_in(CRAWL_TICK_MS);
         pthread_mutex_lock(&c->lock);
         while (!atomic_load(&c->stop)) {
             if (pthread_cond_timedwait(&c->wake, &c->lock, &until) == ETIMEDOUT)

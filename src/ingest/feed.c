@@ -12,8 +12,10 @@
 
 #include "ingest/feed_internal.h"
 #include "ingest/html_text.h"
+#include "util/ascii.h"
 #include "util/buf.h"
 #include "util/timefmt.h"
+#include "util/url.h"
 #include "util/utf8.h"
 
 #include "util/banned.h"
@@ -88,26 +90,6 @@ static int cp_to_byte(uint32_t cp)
     return -1;
 }
 
-/* Decode a well-formed sequence (the input is valid UTF-8). */
-static size_t decode_valid(const unsigned char *s, uint32_t *cp)
-{
-    if (s[0] < 0x80) {
-        *cp = s[0];
-        return 1;
-    }
-    if (s[0] < 0xE0) {
-        *cp = ((uint32_t)(s[0] & 0x1F) << 6) | (s[1] & 0x3F);
-        return 2;
-    }
-    if (s[0] < 0xF0) {
-        *cp = ((uint32_t)(s[0] & 0x0F) << 12) | ((uint32_t)(s[1] & 0x3F) << 6) | (s[2] & 0x3F);
-        return 3;
-    }
-    *cp = ((uint32_t)(s[0] & 0x07) << 18) | ((uint32_t)(s[1] & 0x3F) << 12) |
-          ((uint32_t)(s[2] & 0x3F) << 6) | (s[3] & 0x3F);
-    return 4;
-}
-
 /* UTF-8 that went through a Latin-1 or windows-1252 decoder once too often
  * ("cafÃ©", "â€™", the "double-encoded" feeds) maps back to bytes that
  * are valid UTF-8 again; real text in those scripts essentially never does.
@@ -116,12 +98,14 @@ static size_t decode_valid(const unsigned char *s, uint32_t *cp)
  * be repairable (the caller then uses its original). */
 static size_t mojibake_repair(char *s, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)s;
     size_t i = 0, out = 0;
     bool high = false;
     while (i < n) {
         uint32_t cp;
-        i += decode_valid(p + i, &cp);
+        size_t len = utf8_decode(s + i, n - i, &cp);
+        if (len == 0)
+            return n; /* not the valid UTF-8 promised: leave it be */
+        i += len;
         int b = cp_to_byte(cp);
         if (b < 0)
             return n;
@@ -134,8 +118,9 @@ static size_t mojibake_repair(char *s, size_t n)
      * to, so writing never overtakes reading. */
     i = 0;
     while (i < n) {
-        uint32_t cp;
-        i += decode_valid(p + i, &cp);
+        uint32_t cp = 0;
+        size_t len = utf8_decode(s + i, n - i, &cp); /* > 0: the first pass read it all */
+        i += len ? len : 1;
         s[out++] = (char)cp_to_byte(cp);
     }
     return utf8_valid(s, out) ? out : SIZE_MAX;
@@ -178,11 +163,6 @@ const char *feed_ctx_text(struct feed_ctx *c, const char *s, size_t n, enum feed
     return ht.len ? ht.text : NULL;
 }
 
-static bool is_alpha(unsigned char ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
-}
-
 static bool is_blank(unsigned char ch)
 {
     return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v';
@@ -201,68 +181,17 @@ static void trim(const char **s, size_t *n)
 /* "http://" or "https://" with a host. */
 static bool is_http_url(const char *u)
 {
-    size_t skip;
-    if (strncasecmp(u, "http://", 7) == 0)
-        skip = 7;
-    else if (strncasecmp(u, "https://", 8) == 0)
-        skip = 8;
-    else
-        return false;
-    return u[skip] != '\0' && u[skip] != '/' && u[skip] != '?' && u[skip] != '#';
+    struct url_parts p;
+    url_split(u, strlen(u), &p);
+    bool http = (p.scheme_len == 4 && strncasecmp(p.scheme, "http", 4) == 0) ||
+                (p.scheme_len == 5 && strncasecmp(p.scheme, "https", 5) == 0);
+    return http && p.authority_len > 0;
 }
 
 /* ---- URLs: RFC 3986 section 5.2 reference resolution -------------------------
  * Written here rather than taken from xmlBuildURI, which decodes and
  * re-encodes components ("%26" comes back as "&") and so changes the URLs
  * that must stay byte-identical duplicate keys. */
-
-struct uri_parts {
-    const char *scheme, *auth, *path, *query, *frag; /* NULL = undefined */
-    size_t scheme_n, auth_n, path_n, query_n, frag_n;
-};
-
-static void uri_split(const char *s, struct uri_parts *u)
-{
-    memset(u, 0, sizeof *u);
-    size_t i = 0;
-    if (is_alpha((unsigned char)s[0])) {
-        size_t j = 1;
-        while (is_alpha((unsigned char)s[j]) || (s[j] >= '0' && s[j] <= '9') || s[j] == '+' ||
-               s[j] == '-' || s[j] == '.')
-            j++;
-        if (s[j] == ':') {
-            u->scheme = s;
-            u->scheme_n = j;
-            i = j + 1;
-        }
-    }
-    if (s[i] == '/' && s[i + 1] == '/') {
-        size_t j = i + 2;
-        while (s[j] && s[j] != '/' && s[j] != '?' && s[j] != '#')
-            j++;
-        u->auth = s + i + 2;
-        u->auth_n = j - i - 2;
-        i = j;
-    }
-    size_t j = i;
-    while (s[j] && s[j] != '?' && s[j] != '#')
-        j++;
-    u->path = s + i;
-    u->path_n = j - i;
-    i = j;
-    if (s[i] == '?') {
-        j = i + 1;
-        while (s[j] && s[j] != '#')
-            j++;
-        u->query = s + i + 1;
-        u->query_n = j - i - 1;
-        i = j;
-    }
-    if (s[i] == '#') {
-        u->frag = s + i + 1;
-        u->frag_n = strlen(s + i + 1);
-    }
-}
 
 static bool has_prefix(const char *p, size_t n, const char *pre)
 {
@@ -325,42 +254,42 @@ static void path_append_clean(struct buf *out, const char *in, size_t n)
 /* Resolve ref against the absolute URL base into out. */
 static void uri_resolve(struct buf *out, const char *ref, const char *base)
 {
-    struct uri_parts r, b;
-    uri_split(ref, &r);
-    uri_split(base, &b);
-    const struct uri_parts *auth_from, *query_from;
+    struct url_parts r, b;
+    url_split(ref, strlen(ref), &r);
+    url_split(base, strlen(base), &b);
+    const struct url_parts *auth_from, *query_from;
     const char *scheme = r.scheme ? r.scheme : b.scheme;
-    size_t scheme_n = r.scheme ? r.scheme_n : b.scheme_n;
-    buf_append(out, scheme, scheme_n);
+    size_t scheme_len = r.scheme ? r.scheme_len : b.scheme_len;
+    buf_append(out, scheme, scheme_len);
     buf_putc(out, ':');
-    if (r.scheme || r.auth) {
+    if (r.scheme || r.authority) {
         auth_from = &r;
         query_from = &r;
     } else {
         auth_from = &b;
-        query_from = (r.path_n == 0 && !r.query) ? &b : &r;
+        query_from = (r.path_len == 0 && !r.query) ? &b : &r;
     }
-    if (auth_from->auth) {
+    if (auth_from->authority) {
         buf_puts(out, "//");
-        buf_append(out, auth_from->auth, auth_from->auth_n);
+        buf_append(out, auth_from->authority, auth_from->authority_len);
     }
-    if (r.scheme || r.auth || (r.path_n > 0 && r.path[0] == '/')) {
-        path_append_clean(out, r.path, r.path_n);
-    } else if (r.path_n == 0) {
-        buf_append(out, b.path, b.path_n);
+    if (r.scheme || r.authority || (r.path_len > 0 && r.path[0] == '/')) {
+        path_append_clean(out, r.path, r.path_len);
+    } else if (r.path_len == 0) {
+        buf_append(out, b.path, b.path_len);
     } else {
         /* merge: the base path up to its last '/', then the reference */
         struct buf m;
         buf_init(&m, 0);
-        if (b.auth && b.path_n == 0) {
+        if (b.authority && b.path_len == 0) {
             buf_putc(&m, '/');
         } else {
-            size_t k = b.path_n;
+            size_t k = b.path_len;
             while (k > 0 && b.path[k - 1] != '/')
                 k--;
             buf_append(&m, b.path, k);
         }
-        buf_append(&m, r.path, r.path_n);
+        buf_append(&m, r.path, r.path_len);
         if (buf_error(&m))
             out->err = buf_error(&m);
         else
@@ -369,11 +298,11 @@ static void uri_resolve(struct buf *out, const char *ref, const char *base)
     }
     if (query_from->query) {
         buf_putc(out, '?');
-        buf_append(out, query_from->query, query_from->query_n);
+        buf_append(out, query_from->query, query_from->query_len);
     }
-    if (r.frag) {
+    if (r.fragment) {
         buf_putc(out, '#');
-        buf_append(out, r.frag, r.frag_n);
+        buf_append(out, r.fragment, r.fragment_len);
     }
 }
 
@@ -422,8 +351,7 @@ const char *feed_ctx_url(struct feed_ctx *c, const char *s, size_t n, const char
     }
     /* The scheme is case-insensitive; the rest is left as written. */
     for (size_t i = 0; copy[i] != ':'; i++)
-        if (copy[i] >= 'A' && copy[i] <= 'Z')
-            copy[i] = (char)(copy[i] + 32);
+        copy[i] = ascii_lower(copy[i]);
     result = copy;
 out:
     buf_release(&b);
@@ -516,10 +444,9 @@ static bool date_delocalise(const char *s, size_t n, char *out, size_t out_size)
         const char *word = s + i;
         size_t wl = j - i;
         const char *rep = NULL;
-        if (wl >= 3 && wl <= 12 && is_alpha((unsigned char)word[0])) {
+        if (wl >= 3 && wl <= 12 && ascii_is_alpha((char)word[0])) {
             char low[16];
-            for (size_t k = 0; k < wl; k++)
-                low[k] = (word[k] >= 'A' && word[k] <= 'Z') ? (char)(word[k] + 32) : word[k];
+            ascii_lower_n(low, word, wl);
             low[wl] = '\0';
             for (size_t m = 0; m < sizeof months_l10n / sizeof months_l10n[0] && !rep; m++)
                 if (strncmp(low, months_l10n[m].word, strlen(months_l10n[m].word)) == 0)

@@ -19,6 +19,7 @@
 #include <libxml/tree.h>
 
 #include "ingest/feed_internal.h"
+#include "util/ascii.h"
 #include "util/buf.h"
 #include "util/utf8.h"
 
@@ -133,27 +134,7 @@ static const char *attr(struct xctx *x, const xmlNode *n, const char *name);
 static void put_cp(struct buf *b, uint32_t cp)
 {
     char enc[4];
-    size_t n;
-    if (cp < 0x80) {
-        enc[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        enc[0] = (char)(0xC0 | (cp >> 6));
-        enc[1] = (char)(0x80 | (cp & 0x3F));
-        n = 2;
-    } else if (cp < 0x10000) {
-        enc[0] = (char)(0xE0 | (cp >> 12));
-        enc[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        enc[2] = (char)(0x80 | (cp & 0x3F));
-        n = 3;
-    } else {
-        enc[0] = (char)(0xF0 | (cp >> 18));
-        enc[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        enc[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        enc[3] = (char)(0x80 | (cp & 0x3F));
-        n = 4;
-    }
-    buf_append(b, enc, n);
+    buf_append(b, enc, utf8_encode(cp, enc));
 }
 
 /* An entity reference: a declared internal entity gives its replacement
@@ -746,21 +727,6 @@ static const char *choose_encoding(const char *body, size_t len, const char *cha
  * comments, processing instructions and the DOCTYPE are left alone. Only
  * for encodings where '&' and '<' are always those bytes. */
 
-static bool is_ascii_alpha(unsigned char ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
-}
-
-static bool is_ascii_digit(unsigned char ch)
-{
-    return ch >= '0' && ch <= '9';
-}
-
-static bool is_ascii_xdigit(unsigned char ch)
-{
-    return is_ascii_digit(ch) || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
-}
-
 /* Does the '&' at s[i] start a character or entity reference? */
 static bool amp_starts_ref(const char *s, size_t n, size_t i)
 {
@@ -771,16 +737,15 @@ static bool amp_starts_ref(const char *s, size_t n, size_t i)
         if (hex)
             j++;
         size_t start = j;
-        while (j < n && j - start < 10 &&
-               (hex ? is_ascii_xdigit((unsigned char)s[j]) : is_ascii_digit((unsigned char)s[j])))
+        while (j < n && j - start < 10 && (hex ? ascii_hex_value(s[j]) >= 0 : ascii_is_digit(s[j])))
             j++;
         return j > start && j < n && s[j] == ';';
     }
-    if (j < n && (is_ascii_alpha((unsigned char)s[j]) || s[j] == '_' || s[j] == ':')) {
+    if (j < n && (ascii_is_alpha(s[j]) || s[j] == '_' || s[j] == ':')) {
         size_t start = j;
         while (j < n && j - start < 64 &&
-               (is_ascii_alpha((unsigned char)s[j]) || is_ascii_digit((unsigned char)s[j]) ||
-                s[j] == '.' || s[j] == '_' || s[j] == ':' || s[j] == '-'))
+               (ascii_is_alpha(s[j]) || ascii_is_digit(s[j]) || s[j] == '.' || s[j] == '_' ||
+                s[j] == ':' || s[j] == '-'))
             j++;
         return j < n && s[j] == ';';
     }
@@ -875,7 +840,7 @@ static bool ascii_compatible(const char *s, size_t n, const char *charset)
     char head[257];
     size_t hn = n < 256 ? n : 256;
     for (size_t i = 0; i < hn; i++)
-        head[i] = (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] + 32) : (s[i] ? s[i] : ' ');
+        head[i] = s[i] ? ascii_lower(s[i]) : ' ';
     head[hn] = '\0';
     if (strstr(head, "2022") || strstr(head, "utf-7"))
         return false;

@@ -24,6 +24,7 @@
 
 #include <curl/curl.h>
 
+#include "util/ascii.h"
 #include "util/buf.h"
 #include "util/err.h"
 
@@ -428,10 +429,7 @@ bool fetch_content_type_charset(const char *ct, char *out, size_t out_size)
             n++;
         if (n == 0 || n >= out_size)
             return false;
-        for (size_t i = 0; i < n; i++) {
-            char ch = v[i];
-            out[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ch;
-        }
+        ascii_lower_n(out, v, n);
         out[n] = '\0';
         return true;
     }

@@ -17,6 +17,7 @@
 
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/utf8.h"
 
 #include "util/banned.h"
 
@@ -41,68 +42,15 @@ struct emitter {
 
 #define REPLACEMENT_CP 0xFFFDu
 
-/* Decode one code point at s[0..n) (n > 0). Invalid bytes decode as U+FFFD
- * of length 1, so every input makes progress. */
-static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+/* The code point at s[0..n) (n > 0) and its length: an invalid byte reads
+ * as U+FFFD of length 1, so every input makes progress. */
+static size_t decode_or_replacement(const unsigned char *s, size_t n, uint32_t *cp)
 {
-    unsigned char c = s[0];
-    size_t len;
-    uint32_t v;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        v = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        v = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        v = c & 0x07;
-    } else {
-        goto bad;
-    }
-    if (n < len)
-        goto bad;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            goto bad;
-        v = (v << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 3 && v < 0x800) || (len == 4 && (v < 0x10000 || v > 0x10FFFF)) ||
-        (v >= 0xD800 && v <= 0xDFFF))
-        goto bad;
-    *cp = v;
-    return len;
-bad:
+    size_t len = utf8_decode((const char *)s, n, cp);
+    if (len)
+        return len;
     *cp = REPLACEMENT_CP;
     return 1;
-}
-
-static size_t utf8_encode(uint32_t cp, unsigned char out[4])
-{
-    if (cp < 0x80) {
-        out[0] = (unsigned char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (unsigned char)(0xC0 | (cp >> 6));
-        out[1] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (unsigned char)(0xE0 | (cp >> 12));
-        out[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (unsigned char)(0xF0 | (cp >> 18));
-    out[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (unsigned char)(0x80 | (cp & 0x3F));
-    return 4;
 }
 
 static bool cp_is_space(uint32_t cp)
@@ -155,7 +103,7 @@ static void emit_stop(struct emitter *e)
 /* Append one visible code point, first writing the pending white space. */
 static void emit_cp(struct emitter *e, uint32_t cp)
 {
-    unsigned char enc[5];
+    char enc[5];
     size_t n = 0;
     if (e->pending != PENDING_NONE && e->b.len > 0) {
         enc[0] = (e->pending == PENDING_BREAK && !(e->flags & HTML_TEXT_ONE_LINE)) ? '\n' : ' ';
@@ -181,7 +129,7 @@ static void emit_text(struct emitter *e, const char *s, size_t n)
     size_t i = 0;
     while (i < n && !e->stop) {
         uint32_t cp;
-        i += utf8_decode(p + i, n - i, &cp);
+        i += decode_or_replacement(p + i, n - i, &cp);
         if (cp_is_space(cp)) {
             if (e->pending < PENDING_SPACE)
                 e->pending = PENDING_SPACE;
@@ -357,8 +305,8 @@ static char *html_prepare(const char *in, size_t len, size_t *out_len)
         /* Copy valid runs whole; only bad bytes go one by one. */
         while (run < len) {
             uint32_t cp;
-            size_t n = utf8_decode(p + run, len - run, &cp);
-            if (cp == 0 || (cp == REPLACEMENT_CP && n == 1 && p[run] >= 0x80))
+            size_t n = utf8_decode(in + run, len - run, &cp);
+            if (n == 0 || cp == 0)
                 break;
             run += n;
         }

@@ -39,6 +39,7 @@
 
 #include "ingest/import_internal.h"
 #include "util/buf.h"
+#include "util/hash.h"
 #include "util/limits.h"
 
 #include "util/banned.h"
@@ -114,16 +115,6 @@ int ingest_line_read(FILE *f, struct buf *b)
         b->data[--b->len] = '\0';
     buf_append(b, chunk, k);
     return 1;
-}
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ULL;
-    }
-    return h;
 }
 
 static void batch_reset(struct import_batch *b)
@@ -214,7 +205,8 @@ static int batch_add(struct import_ctx *c, const struct article *art)
 {
     struct import_batch *b = c->b;
     size_t mask = IMPORT_SLOTS - 1;
-    size_t i = (size_t)hash_str(art->canonical_url) & mask;
+    const char *url = art->canonical_url;
+    size_t i = (size_t)hash_bytes64(url, strlen(url)) & mask;
     while (b->slots[i]) {
         struct article *old = &b->arts[b->slots[i] - 1];
         if (strcmp(old->canonical_url, art->canonical_url) == 0) {

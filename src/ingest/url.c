@@ -24,8 +24,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/ascii.h"
 #include "util/buf.h"
 #include "util/limits.h"
+#include "util/url.h"
 
 #include "util/banned.h"
 
@@ -53,22 +55,12 @@ static bool is_tracking_param(const char *name, size_t n)
     return false;
 }
 
-static char lower(char c)
-{
-    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
-static bool is_hex(char c)
-{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
 /* RFC 3986 reg-name characters, plus bytes >= 0x80 (IDNs as UTF-8). */
 static bool is_host_char(unsigned char c)
 {
     if (c >= 0x80)
         return true;
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+    if (ascii_is_alpha((char)c) || ascii_is_digit((char)c))
         return true;
     return strchr("-._~%!$&'()*+,;=", c) != NULL && c != '\0';
 }
@@ -82,7 +74,7 @@ static bool put_host(struct buf *b, const char *h, size_t n)
         if (n < 3 || h[n - 1] != ']')
             return false;
         for (size_t i = 1; i + 1 < n; i++) {
-            if (!is_hex(h[i]) && h[i] != ':' && h[i] != '.')
+            if (ascii_hex_value(h[i]) < 0 && h[i] != ':' && h[i] != '.')
                 return false;
         }
     } else {
@@ -97,7 +89,7 @@ static bool put_host(struct buf *b, const char *h, size_t n)
         }
     }
     for (size_t i = 0; i < n; i++)
-        buf_putc(b, lower(h[i]));
+        buf_putc(b, ascii_lower(h[i]));
     return true;
 }
 
@@ -182,76 +174,39 @@ int ingest_url_canonical(struct arena *a, const char *url, char **canon_out, cha
     while (n > 0 && url[n - 1] == ' ')
         n--;
 
-    size_t skip;
+    /* The fragment is dropped, and the userinfo (after the last '@'). */
+    struct url_parts u;
+    struct url_authority au;
+    url_split(url, n, &u);
+    if (!u.authority || !url_authority_split(u.authority, u.authority_len, &au))
+        goto out;
     long default_port;
-    if (n >= 7 && strncasecmp(url, "http://", 7) == 0) {
+    if (u.scheme_len == 4 && strncasecmp(u.scheme, "http", 4) == 0) {
         buf_puts(&b, "http://");
-        skip = 7;
         default_port = 80;
-    } else if (n >= 8 && strncasecmp(url, "https://", 8) == 0) {
+    } else if (u.scheme_len == 5 && strncasecmp(u.scheme, "https", 5) == 0) {
         buf_puts(&b, "https://");
-        skip = 8;
         default_port = 443;
     } else {
         goto out;
     }
-    const char *p = url + skip;
-    const char *end = url + n;
-
-    /* The fragment goes first: a '#' ends everything before it. */
-    const char *hash = memchr(p, '#', (size_t)(end - p));
-    if (hash)
-        end = hash;
-
-    /* Authority: up to the first '/', '?' (or the end). */
-    const char *auth_end = p;
-    while (auth_end < end && *auth_end != '/' && *auth_end != '?')
-        auth_end++;
-    const char *host = p;
-    for (const char *q = p; q < auth_end; q++) {
-        if (*q == '@')
-            host = q + 1; /* userinfo dropped; the last '@' ends it */
-    }
-    const char *host_end = auth_end;
-    const char *port = NULL;
-    if (host < auth_end && *host == '[') {
-        const char *rb = memchr(host, ']', (size_t)(auth_end - host));
-        if (!rb)
-            goto out;
-        host_end = rb + 1;
-        if (host_end < auth_end) {
-            if (*host_end != ':')
-                goto out;
-            port = host_end + 1;
-        }
-    } else {
-        const char *colon = memchr(host, ':', (size_t)(auth_end - host));
-        if (colon) {
-            host_end = colon;
-            port = colon + 1;
-        }
-    }
     size_t host_at = b.len;
-    if (!put_host(&b, host, (size_t)(host_end - host)))
+    if (!put_host(&b, au.host, au.host_len))
         goto out;
     size_t host_len = b.len - host_at;
-    if (port) {
-        long pv = parse_port(port, (size_t)(auth_end - port));
+    if (au.port) {
+        long pv = parse_port(au.port, au.port_len);
         if (pv == -2)
             goto out;
         if (pv >= 0 && pv != default_port)
             buf_printf(&b, ":%ld", pv);
     }
-
-    const char *path = auth_end;
-    const char *qmark = memchr(path, '?', (size_t)(end - path));
-    const char *path_end = qmark ? qmark : end;
-    if (path_end == path)
+    if (u.path_len == 0)
         buf_putc(&b, '/');
     else
-        put_escaped(&b, path, (size_t)(path_end - path));
-    if (qmark)
-        put_query(&b, qmark + 1, (size_t)(end - qmark - 1));
+        put_escaped(&b, u.path, u.path_len);
+    if (u.query)
+        put_query(&b, u.query, u.query_len);
 
     rc = buf_error(&b);
     if (rc < 0)

@@ -9,54 +9,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/utf8.h"
+
 #include "util/banned.h"
 
 #define CP_INVALID UINT32_MAX
-
-/* Decode the code point at s; returns its length. An invalid byte is one
- * character of its own, as util/utf8.c counts them, so the positions in our
- * messages agree with the length the API layer checks. */
-static size_t decode(const unsigned char *s, size_t n, uint32_t *cp)
-{
-    unsigned char c = s[0];
-    size_t len;
-    uint32_t v;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        v = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        v = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        v = c & 0x07;
-    } else {
-        *cp = CP_INVALID;
-        return 1;
-    }
-    if (n < len) {
-        *cp = CP_INVALID;
-        return 1;
-    }
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) {
-            *cp = CP_INVALID;
-            return 1;
-        }
-        v = (v << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 3 && v < 0x800) || (len == 4 && (v < 0x10000 || v > 0x10FFFF)) ||
-        (v >= 0xD800 && v <= 0xDFFF)) {
-        *cp = CP_INVALID;
-        return 1;
-    }
-    *cp = v;
-    return len;
-}
 
 /* Unicode White_Space: a query pasted from a CJK text or a word processor
  * separates words with U+3000 or U+00A0 as often as with a space. */
@@ -72,10 +29,16 @@ static bool is_delim(uint32_t cp)
     return is_space(cp) || cp == '"' || cp == '(' || cp == ')';
 }
 
-/* Code point at the current offset (lx->off < lx->len) and its length. */
+/* Code point at off (< lx->len) and its length. An invalid byte is one
+ * character of its own, CP_INVALID, as util/utf8.c counts them, so the
+ * positions in our messages agree with the length the API layer checks. */
 static size_t peek(const struct query_lexer *lx, size_t off, uint32_t *cp)
 {
-    return decode((const unsigned char *)lx->q + off, lx->len - off, cp);
+    size_t len = utf8_decode(lx->q + off, lx->len - off, cp);
+    if (len)
+        return len;
+    *cp = CP_INVALID;
+    return 1;
 }
 
 static void advance(struct query_lexer *lx, size_t bytes)
@@ -133,7 +96,7 @@ static int lex_phrase(struct query_lexer *lx, struct query_token *out, struct er
         uint32_t cp;
         size_t l = peek(lx, lx->off, &cp);
         /* A sequence cannot straddle the closing quote: '"' is never a
-         * continuation byte, so decode() stops before it. */
+         * continuation byte, so utf8_decode() stops before it. */
         if (!is_space(cp))
             blank = false;
         advance(lx, l);

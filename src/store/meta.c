@@ -1,5 +1,6 @@
 /* The meta terms of an article (store/meta.h). */
 #include "store/meta.h"
+#include "util/ascii.h"
 
 #include <string.h>
 
@@ -15,15 +16,10 @@ static void put_hex(struct buf *b, const char *v, size_t len)
     }
 }
 
-static char lower_ascii(char c)
-{
-    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
 static bool plain_word(const char *v, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
-        char c = lower_ascii(v[i]);
+        char c = ascii_lower(v[i]);
         if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
             return false;
     }
@@ -42,7 +38,7 @@ void store_meta_term(struct buf *b, char kind, const char *v, size_t len)
         if (kind == STORE_META_DOMAIN) {
             /* Domains compare case-insensitively (API.md §8). */
             for (size_t i = 0; i < len; i++) {
-                char c = lower_ascii(v[i]);
+                char c = ascii_lower(v[i]);
                 put_hex(b, &c, 1);
             }
         } else {
@@ -52,17 +48,17 @@ void store_meta_term(struct buf *b, char kind, const char *v, size_t len)
     default:
         break;
     }
-    if (kind == STORE_META_LANGUAGE && len == 2 && lower_ascii(v[0]) == 's' &&
-        lower_ascii(v[1]) == 'e') {
+    if (kind == STORE_META_LANGUAGE && len == 2 && ascii_lower(v[0]) == 's' &&
+        ascii_lower(v[1]) == 'e') {
         v = "sv";
     }
     if (plain_word(v, len)) {
         for (size_t i = 0; i < len; i++)
-            buf_putc(b, lower_ascii(v[i]));
+            buf_putc(b, ascii_lower(v[i]));
     } else {
         buf_putc(b, '_');
         for (size_t i = 0; i < len; i++) {
-            char c = lower_ascii(v[i]);
+            char c = ascii_lower(v[i]);
             put_hex(b, &c, 1);
         }
     }

@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "text/text.h"
+#include "util/ascii.h"
 #include "util/err.h"
 #include "util/limits.h"
+
 #include "util/banned.h"
 
 #define LANG_MAX 8 /* longest language header accepted between the marks */
@@ -105,10 +107,8 @@ static int newsd_tokenize(Fts5Tokenizer *tok, void *ctx, int flags, const char *
                                    (size_t)(n - 1 < LANG_MAX + 1 ? n - 1 : LANG_MAX + 1));
         if (close != NULL) {
             size_t len = (size_t)(close - text - 1);
-            for (size_t i = 0; i < len; i++) { /* the API compares languages case-insensitively */
-                char ch = text[1 + i];
-                d.lang[i] = (char)(ch >= 'A' && ch <= 'Z' ? ch + ('a' - 'A') : ch);
-            }
+            /* the API compares languages case-insensitively */
+            ascii_lower_n(d.lang, text + 1, len);
             d.lang[len] = '\0';
             if (!text_lang_has_stemmer(d.lang))
                 d.lang[0] = '\0';

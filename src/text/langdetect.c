@@ -14,6 +14,8 @@
 #include <fingerprint.h>
 #include <utf8proc.h>
 
+#include "util/utf8.h"
+
 #include "util/banned.h"
 
 #define DETECT_MAX_BYTES 1000
@@ -192,11 +194,7 @@ void text_detect_language(const char *s, size_t n, char out[3])
 
     memset(&sc, 0, sizeof sc);
     out[0] = '\0';
-    if (n > DETECT_MAX_BYTES) {
-        n = DETECT_MAX_BYTES;
-        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-            n--; /* do not cut a code point in two */
-    }
+    n = utf8_cut(s, n, DETECT_MAX_BYTES); /* do not cut a code point in two */
     while (i < n) {
         utf8proc_int32_t cp;
         utf8proc_ssize_t used =

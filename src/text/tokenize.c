@@ -16,7 +16,9 @@
 #include <string.h>
 #include <utf8proc.h>
 
+#include "util/ascii.h"
 #include "util/limits.h"
+
 #include "util/banned.h"
 
 #define FOLD_MAX 32 /* longest NFKD+casefold expansion of one code point is 18 */
@@ -343,8 +345,7 @@ int text_tokenize(const char *s, size_t n, text_token_cb cb, void *ctx)
         unsigned char b = (unsigned char)s[i];
 
         if (b < 0x80) { /* ASCII fast path: folding is lower-casing */
-            if (b >= 'A' && b <= 'Z')
-                b = (unsigned char)(b + ('a' - 'A'));
+            b = (unsigned char)ascii_lower((char)b);
             if ((b >= 'a' && b <= 'z') || (b >= '0' && b <= '9')) {
                 rc = cjk_flush(&t);
                 if (rc == 0) {

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/utf8.h"
+
 void jw_init(struct jw *w, struct buf *out)
 {
     memset(w, 0, sizeof *w);
@@ -67,39 +69,6 @@ void jw_key(struct jw *w, const char *key)
     w->after_key = true;
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    size_t len;
-    unsigned cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return len;
-}
-
 void jw_escape(struct buf *b, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -112,7 +81,8 @@ void jw_escape(struct buf *b, const char *s, size_t n)
             continue;
         }
         if (c >= 0x80) {
-            size_t l = utf8_seq_len(p + i, n - i);
+            uint32_t cp;
+            size_t l = utf8_decode(s + i, n - i, &cp);
             if (l) {
                 i += l;
                 continue;

@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 
 #include "util/err.h"
-#include "util/hex.h"
+#include "util/ascii.h"
 #include "util/urlview.h"
 
 #include "util/banned.h"
@@ -221,8 +221,8 @@ static int host_peek(const struct host_reader *r, size_t *width)
     int hi, lo;
     if (r->i >= r->n)
         return -1;
-    if (r->s[r->i] == '%' && r->i + 2 < r->n && (hi = hex_digit_value(r->s[r->i + 1])) >= 0 &&
-        (lo = hex_digit_value(r->s[r->i + 2])) >= 0) {
+    if (r->s[r->i] == '%' && r->i + 2 < r->n && (hi = ascii_hex_value(r->s[r->i + 1])) >= 0 &&
+        (lo = ascii_hex_value(r->s[r->i + 2])) >= 0) {
         *width = 3;
         return hi * 16 + lo;
     }
@@ -266,7 +266,7 @@ static bool parse_v4_numbers(struct host_reader *r, uint8_t out[4])
             struct host_reader ahead = *r;
             host_take(&ahead);
             int x = host_take(&ahead), d = host_next(&ahead);
-            if ((x == 'x' || x == 'X') && d >= 0 && hex_digit_value((char)d) >= 0) {
+            if ((x == 'x' || x == 'X') && d >= 0 && ascii_hex_value((char)d) >= 0) {
                 base = 16;
                 *r = ahead;
             }
@@ -274,7 +274,7 @@ static bool parse_v4_numbers(struct host_reader *r, uint8_t out[4])
         val = 0;
         for (;;) {
             c = host_next(r);
-            int d = c >= 0 ? hex_digit_value((char)c) : -1;
+            int d = c >= 0 ? ascii_hex_value((char)c) : -1;
             if (d < 0 || (unsigned)d >= base)
                 break;
             val = val * base + (unsigned)d;

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/ascii.h"
 #include "util/err.h"
 
 #include "util/banned.h"
@@ -148,21 +149,6 @@ struct scan {
     size_t i;
 };
 
-static bool is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-static bool is_alpha(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static char lower(char c)
-{
-    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
 static bool is_blank(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
@@ -195,7 +181,7 @@ static bool scan_fixed(struct scan *sc, int width, int *out)
     int v = 0;
     for (int k = 0; k < width; k++) {
         char c = sc->s[sc->i + (size_t)k];
-        if (!is_digit(c))
+        if (!ascii_is_digit(c))
             return false;
         v = v * 10 + (c - '0');
     }
@@ -209,12 +195,12 @@ static bool scan_digits(struct scan *sc, int min, int max, int *out, int *ndigit
 {
     size_t j = sc->i;
     int v = 0, k = 0;
-    while (j < sc->n && k < max && is_digit(sc->s[j])) {
+    while (j < sc->n && k < max && ascii_is_digit(sc->s[j])) {
         v = v * 10 + (sc->s[j] - '0');
         j++;
         k++;
     }
-    if (k < min || (j < sc->n && is_digit(sc->s[j])))
+    if (k < min || (j < sc->n && ascii_is_digit(sc->s[j])))
         return false;
     sc->i = j;
     *out = v;
@@ -225,7 +211,7 @@ static bool scan_digits(struct scan *sc, int min, int max, int *out, int *ndigit
 
 static void scan_skip_digits(struct scan *sc)
 {
-    while (sc->i < sc->n && is_digit(sc->s[sc->i]))
+    while (sc->i < sc->n && ascii_is_digit(sc->s[sc->i]))
         sc->i++;
 }
 
@@ -239,11 +225,11 @@ static bool scan_offset_body(struct scan *sc, int sign, int64_t *off)
     if (scan_char(sc, ':')) {
         if (!scan_fixed(sc, 2, &mm))
             goto fail;
-    } else if (is_digit(scan_peek(sc))) {
+    } else if (ascii_is_digit(scan_peek(sc))) {
         if (!scan_fixed(sc, 2, &mm))
             goto fail;
     }
-    if (is_digit(scan_peek(sc)) || hh > 23 || mm > 59)
+    if (ascii_is_digit(scan_peek(sc)) || hh > 23 || mm > 59)
         goto fail;
     *off = sign * ((int64_t)hh * 3600 + (int64_t)mm * 60);
     return true;
@@ -291,7 +277,7 @@ int timefmt_parse_iso8601(const char *s, size_t n, int64_t *out, bool *date_only
                 return ERR_PARSE;
             /* Fractions are truncated: any number of digits, none kept. */
             if (scan_char(&sc, '.') || scan_char(&sc, ',')) {
-                if (!is_digit(scan_peek(&sc)))
+                if (!ascii_is_digit(scan_peek(&sc)))
                     return ERR_PARSE;
                 scan_skip_digits(&sc);
             }
@@ -342,10 +328,10 @@ static const struct zone_name zone_names[] = {
 static size_t scan_word(struct scan *sc, char *w, size_t cap)
 {
     size_t j = sc->i, k = 0;
-    while (j < sc->n && is_alpha(sc->s[j])) {
+    while (j < sc->n && ascii_is_alpha(sc->s[j])) {
         if (k + 1 >= cap)
             return 0;
-        w[k++] = lower(sc->s[j]);
+        w[k++] = ascii_lower(sc->s[j]);
         j++;
     }
     w[k] = '\0';
@@ -399,7 +385,7 @@ static bool scan_rfc822_zone(struct scan *sc, int64_t *off)
         sc->i++;
         if (!scan_offset_body(sc, c == '+' ? 1 : -1, off))
             return false;
-    } else if (is_alpha(c)) {
+    } else if (ascii_is_alpha(c)) {
         char w[8];
         size_t k = scan_word(sc, w, sizeof w);
         if (k == 0)
@@ -444,7 +430,7 @@ int timefmt_parse_rfc822(const char *s, size_t n, int64_t *out)
     int64_t off;
 
     skip_sep(&sc);
-    if (is_alpha(scan_peek(&sc))) {
+    if (ascii_is_alpha(scan_peek(&sc))) {
         size_t k = scan_word(&sc, w, sizeof w);
         if (!is_day_word(w, k))
             return ERR_PARSE;
@@ -488,7 +474,7 @@ int timefmt_parse_rfc822(const char *s, size_t n, int64_t *out)
         if (!scan_fixed(&sc, 2, &se))
             return ERR_PARSE;
         if (scan_char(&sc, '.')) {
-            if (!is_digit(scan_peek(&sc)))
+            if (!ascii_is_digit(scan_peek(&sc)))
                 return ERR_PARSE;
             scan_skip_digits(&sc);
         }

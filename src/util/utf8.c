@@ -1,47 +1,36 @@
-/* UTF-8 length helpers (util/utf8.h). */
+/* UTF-8 lengths, limits and the encoder (util/utf8.h). */
 #include "util/utf8.h"
 
-#include <stdint.h>
-
-/* Length of a well-formed sequence at s, or 0 when the bytes are invalid. */
-static size_t seq_len(const unsigned char *s, size_t n)
+size_t utf8_encode(uint32_t cp, char out[4])
 {
-    unsigned char c = s[0];
-    if (c < 0x80)
+    if (cp < 0x80) {
+        out[0] = (char)cp;
         return 1;
-    size_t len;
-    uint32_t cp;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
     }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | (cp >> 6));
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
     }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return len;
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | (cp >> 12));
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | (cp >> 18));
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
 }
 
 bool utf8_valid(const char *s, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
+    uint32_t cp;
     while (i < n) {
-        size_t l = seq_len(p + i, n - i);
+        size_t l = utf8_decode(s + i, n - i, &cp);
         if (!l)
             return false;
         i += l;
@@ -51,10 +40,10 @@ bool utf8_valid(const char *s, size_t n)
 
 size_t utf8_count(const char *s, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)s;
     size_t i = 0, count = 0;
+    uint32_t cp;
     while (i < n) {
-        size_t l = seq_len(p + i, n - i);
+        size_t l = utf8_decode(s + i, n - i, &cp);
         i += l ? l : 1;
         count++;
     }
@@ -63,14 +52,24 @@ size_t utf8_count(const char *s, size_t n)
 
 size_t utf8_prefix_bytes(const char *s, size_t n, size_t chars)
 {
-    const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
+    uint32_t cp;
     while (i < n && chars > 0) {
-        size_t l = seq_len(p + i, n - i);
+        size_t l = utf8_decode(s + i, n - i, &cp);
         i += l ? l : 1;
         chars--;
     }
     return i;
+}
+
+size_t utf8_cut(const char *s, size_t n, size_t max)
+{
+    if (n <= max)
+        return n;
+    size_t k = max;
+    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+        k--;
+    return k;
 }
 
 size_t utf8_char_index(const char *s, size_t off)

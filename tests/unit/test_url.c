@@ -1,4 +1,5 @@
-/* ingest_url_canonical: the duplicate key of articles, and their domain. */
+/* ingest_url_canonical: the duplicate key of articles, and their domain;
+ * util/url.h: the splitter it and the feed parser and crawler build on. */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include "util/arena.h"
 #include "util/err.h"
 #include "util/limits.h"
+#include "util/url.h"
 
 struct url_case {
     const char *in;
@@ -243,6 +245,128 @@ static void real_article_urls_are_accepted_and_stable(void **state)
     arena_release(&a);
 }
 
+/* A component as "<text>", or "-" when it is undefined. */
+static const char *view(char *buf, size_t cap, const char *p, size_t n)
+{
+    if (!p)
+        return "-";
+    snprintf(buf, cap, "<%.*s>", (int)n, p);
+    return buf;
+}
+
+/* "scheme authority path query fragment", each as view() writes it. */
+static const char *split_of(const char *s, size_t n)
+{
+    static char out[512];
+    char b[5][100];
+    struct url_parts u;
+    url_split(s, n, &u);
+    snprintf(out, sizeof out, "%s %s %s %s %s", view(b[0], 100, u.scheme, u.scheme_len),
+             view(b[1], 100, u.authority, u.authority_len), view(b[2], 100, u.path, u.path_len),
+             view(b[3], 100, u.query, u.query_len), view(b[4], 100, u.fragment, u.fragment_len));
+    return out;
+}
+
+static void urls_split_into_their_five_components(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        {"http://a/b/c/d;p?q", "<http> <a> </b/c/d;p> <q> -"},
+        {"HTTPS://u:p@h:8/x?y=1&z#f", "<HTTPS> <u:p@h:8> </x> <y=1&z> <f>"},
+        {"g:h", "<g> - <h> - -"},
+        {"//g", "- <g> <> - -"},
+        {"//g?q#f/x", "- <g> <> <q> <f/x>"},
+        {"?y", "- - <> <y> -"},
+        {"#s", "- - <> - <s>"},
+        {"../g;x", "- - <../g;x> - -"},
+        {"", "- - <> - -"},
+        {"http://h?", "<http> <h> <> <> -"}, /* empty query, not none */
+        {"http://h#", "<http> <h> <> - <>"}, /* empty fragment */
+        {"http://", "<http> <> <> - -"},     /* empty authority */
+        {"http:/x", "<http> - </x> - -"},    /* one slash: a path */
+        {"http://h#a?b#c", "<http> <h> <> - <a?b#c>"},
+        {"a+b-c.d:x:y", "<a+b-c.d> - <x:y> - -"},
+        {"1a:b", "- - <1a:b> - -"}, /* a scheme starts with a letter */
+        {"./g:h", "- - <./g:h> - -"},
+        {"a_b:c", "- - <a_b:c> - -"},
+        {"news.example.com:8080/x", "<news.example.com> - <8080/x> - -"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = split_of(cases[i].in, strlen(cases[i].in));
+        if (strcmp(got, cases[i].want) != 0)
+            fail_msg("%s: got %s, want %s", cases[i].in, got, cases[i].want);
+    }
+    /* Lengths, not terminators, bound it: NUL is a byte like any other. */
+    assert_string_equal(split_of("a\0b?c#d", 7), "- - <a> <c> <d>");
+    assert_string_equal(split_of("http://h/p?q", 10), "<http> <h> </p> - -");
+}
+
+/* Whatever the input, the defined components joined with their delimiters
+ * are the input again. */
+static void a_split_joins_back_to_its_input(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "h:/?#@[]a1.+%";
+    unsigned seed = 12345;
+    for (int round = 0; round < 20000; round++) {
+        char s[24], joined[64];
+        size_t n = (size_t)(round % 20);
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            s[i] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+        }
+        struct url_parts u;
+        url_split(s, n, &u);
+        int len =
+            snprintf(joined, sizeof joined, "%.*s%s%s%.*s%.*s%s%.*s%s%.*s", (int)u.scheme_len,
+                     u.scheme ? u.scheme : "", u.scheme ? ":" : "", u.authority ? "//" : "",
+                     (int)u.authority_len, u.authority ? u.authority : "", (int)u.path_len, u.path,
+                     u.query ? "?" : "", (int)u.query_len, u.query ? u.query : "",
+                     u.fragment ? "#" : "", (int)u.fragment_len, u.fragment ? u.fragment : "");
+        if ((size_t)len != n || memcmp(joined, s, n) != 0)
+            fail_msg("%.*s joined back as %s", (int)n, s, joined);
+    }
+}
+
+static void authorities_split_at_the_last_at_sign_and_the_port_colon(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in;
+        bool ok;
+        const char *userinfo, *host, *port; /* NULL: undefined */
+    } cases[] = {
+        {"h", true, NULL, "h", NULL},
+        {"", true, NULL, "", NULL},
+        {"u:p@h:80", true, "u:p", "h", "80"},
+        {"a@b@h", true, "a@b", "h", NULL}, /* the last '@' ends the userinfo */
+        {"@h", true, "", "h", NULL},
+        {"h:", true, NULL, "h", ""},
+        {"h:1:2", true, NULL, "h", "1:2"},
+        {"[::1]:8080", true, NULL, "[::1]", "8080"},
+        {"u@[::1]", true, "u", "[::1]", NULL},
+        {"[::1", false, NULL, "[::1", NULL},
+        {"[::1]x", false, NULL, "[::1]", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct url_authority a;
+        char b[3][100];
+        bool ok = url_authority_split(cases[i].in, strlen(cases[i].in), &a);
+        const char *want_u = cases[i].userinfo, *want_p = cases[i].port;
+        char want[3][100];
+        snprintf(want[0], 100, want_u ? "<%s>" : "-", want_u);
+        snprintf(want[1], 100, "<%s>", cases[i].host);
+        snprintf(want[2], 100, want_p ? "<%s>" : "-", want_p);
+        if (ok != cases[i].ok ||
+            strcmp(view(b[0], 100, a.userinfo, a.userinfo_len), want[0]) != 0 ||
+            strcmp(view(b[1], 100, a.host, a.host_len), want[1]) != 0 ||
+            strcmp(view(b[2], 100, a.port, a.port_len), want[2]) != 0)
+            fail_msg("%s: %d %s %s %s", cases[i].in, ok, b[0], b[1], b[2]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +374,9 @@ int main(void)
         cmocka_unit_test(outputs_are_optional_and_null_is_invalid),
         cmocka_unit_test(hostile_lengths_are_bounded),
         cmocka_unit_test(real_article_urls_are_accepted_and_stable),
+        cmocka_unit_test(urls_split_into_their_five_components),
+        cmocka_unit_test(a_split_joins_back_to_its_input),
+        cmocka_unit_test(authorities_split_at_the_last_at_sign_and_the_port_colon),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

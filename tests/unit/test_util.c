@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "util/arena.h"
+#include "util/ascii.h"
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/err.h"
@@ -152,6 +153,120 @@ static void utf8_lengths_count_code_points(void **state)
     assert_int_equal(utf8_count("\xFF\xFE", 2), 2);
 }
 
+/* Decode s (n bytes): the length, with the code point in *cp. */
+static size_t decode_of(const char *s, size_t n, uint32_t *cp)
+{
+    *cp = 0xDEADu;
+    return utf8_decode(s, n, cp);
+}
+
+static void the_decoder_takes_well_formed_sequences_only(void **state)
+{
+    (void)state;
+    uint32_t cp;
+    /* The first and last code point of each length (RFC 3629 table 3.1). */
+    static const struct {
+        const char *s;
+        uint32_t cp;
+    } good[] = {
+        {"\x7F", 0x7F},
+        {"\xC2\x80", 0x80},
+        {"\xDF\xBF", 0x7FF},
+        {"\xE0\xA0\x80", 0x800},
+        {"\xEF\xBF\xBF", 0xFFFF},
+        {"\xE2\x82\xAC", 0x20AC},
+        {"\xED\x9F\xBF", 0xD7FF},
+        {"\xEE\x80\x80", 0xE000},
+        {"\xF0\x90\x80\x80", 0x10000},
+        {"\xF4\x8F\xBF\xBF", 0x10FFFF},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        size_t n = strlen(good[i].s);
+        assert_int_equal(decode_of(good[i].s, n, &cp), n);
+        assert_int_equal(cp, good[i].cp);
+        /* One byte short of the sequence is no sequence. */
+        if (n > 1)
+            assert_int_equal(decode_of(good[i].s, n - 1, &cp), 0);
+    }
+    assert_int_equal(decode_of("", 1, &cp), 1); /* the terminating NUL */
+    assert_int_equal(cp, 0);
+    static const char *const bad[] = {
+        "\x80",             /* a continuation byte alone */
+        "\xC0\x80",         /* overlong NUL */
+        "\xC1\xBF",         /* overlong U+007F */
+        "\xE0\x9F\xBF",     /* overlong U+07FF */
+        "\xF0\x8F\xBF\xBF", /* overlong U+FFFF */
+        "\xED\xA0\x80",     /* surrogate U+D800 */
+        "\xED\xBF\xBF",     /* surrogate U+DFFF */
+        "\xF4\x90\x80\x80", /* U+110000 */
+        "\xF5\x80\x80\x80",
+        "\xFF",
+        "\xC3\x41",
+        "\xE2\x28\xA1",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(decode_of(bad[i], strlen(bad[i]), &cp), 0);
+        assert_int_equal(cp, 0xDEADu); /* left alone */
+    }
+    assert_int_equal(decode_of("a", 0, &cp), 0);
+}
+
+static void every_code_point_encodes_and_decodes_back(void **state)
+{
+    (void)state;
+    char enc[4];
+    uint32_t cp;
+    for (uint32_t c = 0; c <= 0x10FFFF; c++) {
+        size_t n = utf8_encode(c, enc);
+        assert_int_equal(n, c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4);
+        if (c >= 0xD800 && c <= 0xDFFF) {
+            assert_int_equal(utf8_decode(enc, n, &cp), 0); /* not UTF-8 */
+            continue;
+        }
+        if (utf8_decode(enc, n, &cp) != n || cp != c)
+            fail_msg("U+%04X did not come back", (unsigned)c);
+    }
+}
+
+static void a_cut_never_splits_a_sequence(void **state)
+{
+    (void)state;
+    const char *s = "a\xC3\xA9\xE2\x82\xAC"; /* a é € */
+    assert_int_equal(utf8_cut(s, 6, 10), 6);
+    assert_int_equal(utf8_cut(s, 6, 6), 6);
+    assert_int_equal(utf8_cut(s, 6, 5), 3); /* inside € */
+    assert_int_equal(utf8_cut(s, 6, 4), 3);
+    assert_int_equal(utf8_cut(s, 6, 3), 3);
+    assert_int_equal(utf8_cut(s, 6, 2), 1); /* inside é */
+    assert_int_equal(utf8_cut(s, 6, 0), 0);
+}
+
+/* Only A-Z change case and only ASCII letters and digits are classed, for
+ * every byte: a locale-dependent tolower() would lower 0xC0 (À in Latin-1)
+ * and so corrupt a UTF-8 sequence. */
+static void ascii_case_and_classes_touch_ascii_only(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 256; i++) {
+        char c = (char)i;
+        bool upper = i >= 'A' && i <= 'Z', lower = i >= 'a' && i <= 'z';
+        assert_int_equal((unsigned char)ascii_lower(c), upper ? i + 32 : i);
+        assert_int_equal(ascii_is_alpha(c), upper || lower);
+        assert_int_equal(ascii_is_digit(c), i >= '0' && i <= '9');
+        int want = i >= '0' && i <= '9'   ? i - '0'
+                   : i >= 'a' && i <= 'f' ? i - 'a' + 10
+                   : i >= 'A' && i <= 'F' ? i - 'A' + 10
+                                          : -1;
+        assert_int_equal(ascii_hex_value(c), want);
+    }
+    char s[] = "HeLLo, W\xC3\x80rld-2";
+    ascii_lower_str(s);
+    assert_string_equal(s, "hello, w\xC3\x80rld-2");
+    char dst[5] = "xxxx";
+    ascii_lower_n(dst, "ABcD!", 3); /* three bytes, no terminator */
+    assert_string_equal(dst, "abcx");
+}
+
 static void error_names_and_messages_come_from_one_table(void **state)
 {
     (void)state;
@@ -237,6 +352,10 @@ int main(void)
         cmocka_unit_test(the_json_writer_keeps_key_order_and_escapes_controls_only),
         cmocka_unit_test(invalid_utf8_becomes_replacement_characters),
         cmocka_unit_test(utf8_lengths_count_code_points),
+        cmocka_unit_test(the_decoder_takes_well_formed_sequences_only),
+        cmocka_unit_test(every_code_point_encodes_and_decodes_back),
+        cmocka_unit_test(a_cut_never_splits_a_sequence),
+        cmocka_unit_test(ascii_case_and_classes_touch_ascii_only),
         cmocka_unit_test(error_names_and_messages_come_from_one_table),
         cmocka_unit_test(hashes_continue_across_pieces_and_mix_every_bit),
         cmocka_unit_test(the_monotonic_clock_agrees_in_its_units_and_sleeps),

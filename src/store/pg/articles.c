@@ -18,6 +18,8 @@
 #include <time.h>
 
 #include "store/sqlite/db.h"
+#include "util/hash.h"
+
 #include "util/banned.h"
 
 static const struct pg_sql sql_lock = {PG_ST_ARTICLES_LOCK,
@@ -86,16 +88,6 @@ struct put_batch {
     size_t *entry_of; /* article index → entry index */
 };
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 static size_t pow2_at_least(size_t n)
 {
     size_t p = 16;
@@ -108,7 +100,7 @@ static size_t pow2_at_least(size_t n)
 static struct put_entry *entry_get(struct put_batch *pb, const char *url, bool add, bool *added)
 {
     size_t mask = pb->n_slots - 1;
-    for (size_t i = hash_str(url) & mask;; i = (i + 1) & mask) {
+    for (size_t i = hash_bytes64(url, strlen(url)) & mask;; i = (i + 1) & mask) {
         size_t k = pb->slots[i];
         if (k == 0) {
             if (!add)

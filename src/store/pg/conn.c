@@ -9,16 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "util/clock.h"
 
 #include "util/banned.h"
-
-int64_t store_pg_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* The first line of a libpq message (they end with a newline). */
 static void first_line(char *dst, size_t cap, const char *msg)
@@ -125,19 +119,14 @@ int store_pg_pool_init(struct pg_pool *p, const char *uri, struct err *err)
     p->uri = strdup(uri);
     if (p->uri == NULL)
         return err_set(err, ERR_NOMEM, "out of memory");
-    pthread_condattr_t attr;
-    if (pthread_condattr_init(&attr) != 0) {
+    /* Waits are timed on the monotonic clock. */
+    if (clock_cond_init(&p->cv) != 0) {
         free(p->uri);
         p->uri = NULL;
         return err_set(err, ERR_NOMEM, "cannot create a condition variable");
     }
-    /* Waits are timed on the monotonic clock. */
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    int e = pthread_cond_init(&p->cv, &attr);
-    pthread_condattr_destroy(&attr);
-    if (e != 0 || pthread_mutex_init(&p->mu, NULL) != 0) {
-        if (e == 0)
-            pthread_cond_destroy(&p->cv);
+    if (pthread_mutex_init(&p->mu, NULL) != 0) {
+        pthread_cond_destroy(&p->cv);
         free(p->uri);
         p->uri = NULL;
         return err_set(err, ERR_NOMEM, "cannot create a mutex");
@@ -158,10 +147,10 @@ void store_pg_pool_release(struct pg_pool *p)
     p->uri = NULL;
 }
 
-/* Wait for a free slot until deadline (monotonic ms); false on timeout. */
-static bool pool_wait(struct pg_pool *p, int64_t deadline)
+/* Wait up to wait_ms for a free slot; false on timeout. */
+static bool pool_wait(struct pg_pool *p, int64_t wait_ms)
 {
-    struct timespec ts = {.tv_sec = deadline / 1000, .tv_nsec = (deadline % 1000) * 1000000L};
+    struct timespec ts = clock_mono_in(wait_ms);
     while (p->n_idle == 0 && p->n_out >= STORE_PG_POOL_MAX) {
         if (pthread_cond_timedwait(&p->cv, &p->mu, &ts) == ETIMEDOUT)
             return p->n_idle > 0 || p->n_out < STORE_PG_POOL_MAX;
@@ -172,12 +161,12 @@ static bool pool_wait(struct pg_pool *p, int64_t deadline)
 int store_pg_pool_get(struct pg_pool *p, struct pg_conn **out, struct err *err)
 {
     struct pg_conn *c = NULL;
-    int64_t now = store_pg_now_ms();
+    int64_t now = clock_mono_ms();
     int rc;
 
     *out = NULL;
     pthread_mutex_lock(&p->mu);
-    if (!pool_wait(p, now + STORE_PG_POOL_WAIT_MS)) {
+    if (!pool_wait(p, STORE_PG_POOL_WAIT_MS)) {
         pthread_mutex_unlock(&p->mu);
         return err_set(err, ERR_BUSY, "postgresql: every connection of this node is busy");
     }
@@ -209,7 +198,7 @@ int store_pg_pool_get(struct pg_pool *p, struct pg_conn **out, struct err *err)
         p->backoff_ms = p->backoff_ms ? p->backoff_ms * 2 : STORE_PG_BACKOFF_MIN_MS;
         if (p->backoff_ms > STORE_PG_BACKOFF_MAX_MS)
             p->backoff_ms = STORE_PG_BACKOFF_MAX_MS;
-        p->retry_at_ms = store_pg_now_ms() + p->backoff_ms;
+        p->retry_at_ms = clock_mono_ms() + p->backoff_ms;
         first_line(p->last_error, sizeof p->last_error, err ? err->msg : "cannot connect");
         pthread_cond_signal(&p->cv);
         free(c);

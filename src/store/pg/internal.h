@@ -143,8 +143,6 @@ struct store_pg {
 
 /* --- conn.c ---------------------------------------------------------------- */
 
-int64_t store_pg_now_ms(void);
-
 int store_pg_pool_init(struct pg_pool *p, const char *uri, struct err *err);
 void store_pg_pool_release(struct pg_pool *p);
 /* A connection for the calling thread alone until it is put back; ERR_BUSY

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/clock.h"
 #include "util/log.h"
+
 #include "util/banned.h"
 
 static const struct pg_sql sql_put = {
@@ -168,7 +170,7 @@ static int snapshot_lock(struct store_pg *s, struct err *err)
     int rc = 0;
 
     pthread_mutex_lock(&s->sources_mu);
-    int64_t now = store_pg_now_ms();
+    int64_t now = clock_mono_ms();
     bool due = !snap->loaded || snap->stale || now - snap->checked_ms >= STORE_PG_SOURCES_TTL_MS;
     /* With a snapshot in hand, one thread rereads while the others use it. */
     if (!due || (snap->refreshing && snap->loaded))

@@ -71,27 +71,15 @@ static int put_stmts_prepare(sqlite3 *db, struct put_stmts *ps, struct err *err)
  * *found says whether a non-NULL value came back. Resets st. */
 static int step_int(sqlite3 *db, sqlite3_stmt *st, int64_t *out, bool *found, struct err *err)
 {
-    int rc = sqlite3_step(st);
+    int rc = store_sqlite_step_row(db, st, err);
     *found = false;
-    if (rc == SQLITE_ROW) {
+    if (rc == 1) {
         if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
             *out = sqlite3_column_int64(st, 0);
             *found = true;
         }
         rc = 0;
-    } else if (rc == SQLITE_DONE) {
-        rc = 0;
-    } else {
-        rc = store_sqlite_fail(db, rc, err);
     }
-    sqlite3_reset(st);
-    return rc;
-}
-
-static int step_done(sqlite3 *db, sqlite3_stmt *st, struct err *err)
-{
-    int rc = sqlite3_step(st);
-    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(db, rc, err);
     sqlite3_reset(st);
     return rc;
 }
@@ -158,14 +146,12 @@ static int put_one(sqlite3 *db, struct put_stmts *ps, struct buf *meta, const st
         return err_set(err, ERR_INVALID, "article %zu has an out-of-range publication time", i);
 
     store_sqlite_bind_text(ps->find, 1, a->canonical_url);
-    rc = sqlite3_step(ps->find);
-    if (rc == SQLITE_ROW) {
+    rc = store_sqlite_step_row(db, ps->find, err);
+    if (rc == 1) {
         found = true;
         old_id = sqlite3_column_int64(ps->find, 0);
         old_published = sqlite3_column_int64(ps->find, 1);
         rc = 0;
-    } else {
-        rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(db, rc, err);
     }
     sqlite3_reset(ps->find);
     if (rc < 0)
@@ -173,7 +159,7 @@ static int put_one(sqlite3 *db, struct put_stmts *ps, struct buf *meta, const st
 
     if (found) {
         sqlite3_bind_int64(ps->del, 1, old_id);
-        if ((rc = step_done(db, ps->del, err)) < 0)
+        if ((rc = store_sqlite_step_done(db, ps->del, err)) < 0)
             return rc;
     }
     if (found && old_published == a->published_at)
@@ -191,7 +177,7 @@ static int put_one(sqlite3 *db, struct put_stmts *ps, struct buf *meta, const st
         sqlite3_clear_bindings(ps->ins);
         return rc;
     }
-    rc = step_done(db, ps->ins, err);
+    rc = store_sqlite_step_done(db, ps->ins, err);
     sqlite3_clear_bindings(ps->ins); /* the bound strings are the caller's */
     if (rc < 0)
         return rc;
@@ -218,9 +204,8 @@ int store_sqlite_articles_put(struct store_backend *b, struct article *arts, siz
     if (ids == NULL)
         return err_set(err, ERR_NOMEM, "out of memory");
 
-    pthread_mutex_lock(&s->write_lock);
-    if ((rc = store_sqlite_begin(s, err)) < 0)
-        goto unlock;
+    if ((rc = store_sqlite_write_begin(s, err)) < 0)
+        goto done;
     if ((rc = put_stmts_prepare(s->writer, &ps, err)) < 0)
         goto end;
     if ((rc = step_int(s->writer, ps.seq_get, &seq, &found, err)) < 0)
@@ -239,12 +224,11 @@ int store_sqlite_articles_put(struct store_backend *b, struct article *arts, siz
             inserted++;
     }
     sqlite3_bind_int64(ps.seq_set, 1, seq);
-    rc = step_done(s->writer, ps.seq_set, err);
+    rc = store_sqlite_step_done(s->writer, ps.seq_set, err);
 end:
     put_stmts_finalize(&ps);
-    rc = store_sqlite_end(s, rc, err);
-unlock:
-    pthread_mutex_unlock(&s->write_lock);
+    rc = store_sqlite_write_end(s, rc, err);
+done:
     if (rc == 0) {
         for (size_t i = 0; i < n; i++) {
             arts[i].id = ids[i];
@@ -263,19 +247,5 @@ unlock:
 int store_sqlite_articles_count(struct store_backend *b, int64_t *out, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    bool found;
-    int rc;
-
-    *out = 0;
-    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
-        goto out;
-    if ((rc = store_sqlite_prepare(db, "SELECT count(*) FROM articles", &st, err)) < 0)
-        goto out;
-    rc = step_int(db, st, out, &found, err);
-out:
-    sqlite3_finalize(st);
-    store_sqlite_pool_put(&s->readers, db);
-    return rc;
+    return store_sqlite_read_int(&s->readers, "SELECT count(*) FROM articles", NULL, 0, out, err);
 }

@@ -8,6 +8,8 @@
 
 #include "text/text_fts5.h"
 #include "util/arena.h"
+#include "util/ascii.h"
+
 #include "util/banned.h"
 
 int store_sqlite_fail(sqlite3 *db, int rc, struct err *err)
@@ -83,6 +85,97 @@ int store_sqlite_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out, struc
     return 0;
 }
 
+int store_sqlite_bind(sqlite3_stmt *st, const struct store_sqlite_arg *args, size_t n)
+{
+    int rc = SQLITE_OK;
+    for (size_t i = 0; i < n && rc == SQLITE_OK; i++) {
+        const struct store_sqlite_arg *x = &args[i];
+        int at = (int)i + 1;
+        switch (x->kind) {
+        case STORE_SQLITE_ARG_INT:
+            rc = sqlite3_bind_int64(st, at, x->i);
+            break;
+        case STORE_SQLITE_ARG_DOUBLE:
+            rc = sqlite3_bind_double(st, at, x->d);
+            break;
+        case STORE_SQLITE_ARG_TEXT:
+            rc = x->p ? sqlite3_bind_text(st, at, x->p, x->len, SQLITE_STATIC)
+                      : sqlite3_bind_null(st, at);
+            break;
+        case STORE_SQLITE_ARG_BLOB:
+            rc = sqlite3_bind_blob(st, at, x->p, x->len, SQLITE_STATIC);
+            break;
+        }
+    }
+    return rc;
+}
+
+/* Prepare sql on db and bind args: 0, or *st NULL and the error. */
+static int prepare_args(sqlite3 *db, const char *sql, const struct store_sqlite_arg *args, size_t n,
+                        sqlite3_stmt **st, struct err *err)
+{
+    int rc = store_sqlite_prepare(db, sql, st, err);
+    if (rc < 0)
+        return rc;
+    rc = store_sqlite_bind(*st, args, n);
+    if (rc != SQLITE_OK) {
+        rc = store_sqlite_fail(db, rc, err);
+        sqlite3_finalize(*st);
+        *st = NULL;
+        return rc;
+    }
+    return 0;
+}
+
+int store_sqlite_step_row(sqlite3 *db, sqlite3_stmt *st, struct err *err)
+{
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        return 1;
+    return rc == SQLITE_DONE ? 0 : store_sqlite_fail(db, rc, err);
+}
+
+int store_sqlite_step_done(sqlite3 *db, sqlite3_stmt *st, struct err *err)
+{
+    int rc = sqlite3_step(st);
+    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(db, rc, err);
+    sqlite3_reset(st);
+    return rc;
+}
+
+int store_sqlite_write(sqlite3 *db, const char *sql, const struct store_sqlite_arg *args, size_t n,
+                       int *changes, struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = prepare_args(db, sql, args, n, &st, err);
+    if (rc < 0)
+        return rc;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE)
+        rc = 0;
+    else if (rc == SQLITE_CONSTRAINT_UNIQUE)
+        rc = err_set(err, ERR_EXISTS, "sqlite: %s", sqlite3_errmsg(db));
+    else
+        rc = store_sqlite_fail(db, rc, err);
+    if (changes)
+        *changes = rc == 0 ? sqlite3_changes(db) : 0;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The integer of the first column of st's first row into *out (0 when
+ * there is no row or it is NULL); finalizes st. */
+static int step_int(sqlite3 *db, sqlite3_stmt *st, int64_t *out, struct err *err)
+{
+    int rc = store_sqlite_step_row(db, st, err);
+    if (rc == 1) {
+        *out = sqlite3_column_int64(st, 0);
+        rc = 0;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int store_sqlite_query_int(sqlite3 *db, const char *sql, int64_t *out, struct err *err)
 {
     sqlite3_stmt *st = NULL;
@@ -90,15 +183,7 @@ int store_sqlite_query_int(sqlite3 *db, const char *sql, int64_t *out, struct er
     *out = 0;
     if (rc < 0)
         return rc;
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        *out = sqlite3_column_int64(st, 0);
-        rc = 0;
-    } else {
-        rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(db, rc, err);
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return step_int(db, st, out, err);
 }
 
 int store_sqlite_meta_text(sqlite3 *db, const char *key, char *out, size_t cap, struct err *err)
@@ -109,15 +194,11 @@ int store_sqlite_meta_text(sqlite3 *db, const char *key, char *out, size_t cap, 
     if (rc < 0)
         return rc;
     store_sqlite_bind_text(st, 1, key);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
+    rc = store_sqlite_step_row(db, st, err);
+    if (rc == 1) {
         const unsigned char *v = sqlite3_column_text(st, 0);
         snprintf(out, cap, "%s", v ? (const char *)v : "");
         rc = 0;
-    } else if (rc == SQLITE_DONE) {
-        rc = 0;
-    } else {
-        rc = store_sqlite_fail(db, rc, err);
     }
     sqlite3_finalize(st);
     return rc;
@@ -157,33 +238,17 @@ int store_sqlite_column_dup(struct arena *a, sqlite3_stmt *st, int i, const char
 int store_sqlite_bind_article(sqlite3_stmt *st, const struct article *a, int64_t id, int64_t seq,
                               int64_t ingested_at, const char *meta_terms)
 {
-    int rc = SQLITE_OK;
-#define BIND_(call)                                                                                \
-    do {                                                                                           \
-        if (rc == SQLITE_OK)                                                                       \
-            rc = (call);                                                                           \
-    } while (0)
-    BIND_(sqlite3_bind_int64(st, 1, id));
-    BIND_(sqlite3_bind_int64(st, 2, seq));
-    BIND_(store_sqlite_bind_text(st, 3, a->url));
-    BIND_(store_sqlite_bind_text(st, 4, a->canonical_url));
-    BIND_(store_sqlite_bind_text(st, 5, a->source_id));
-    BIND_(store_sqlite_bind_text(st, 6, a->source_name));
-    BIND_(store_sqlite_bind_text(st, 7, a->author));
-    BIND_(store_sqlite_bind_text(st, 8, a->title));
-    BIND_(store_sqlite_bind_text(st, 9, a->description));
-    BIND_(store_sqlite_bind_text(st, 10, a->url_to_image));
-    BIND_(sqlite3_bind_int64(st, 11, a->published_at));
-    BIND_(store_sqlite_bind_text(st, 12, a->content));
-    BIND_(store_sqlite_bind_text(st, 13, a->domain));
-    BIND_(sqlite3_bind_text(st, 14, a->language, (int)strnlen(a->language, 2), SQLITE_STATIC));
-    BIND_(sqlite3_bind_text(st, 15, a->country, (int)strnlen(a->country, 2), SQLITE_STATIC));
-    BIND_(store_sqlite_bind_text(st, 16, a->category));
-    BIND_(sqlite3_bind_int(st, 17, a->headline ? 1 : 0));
-    BIND_(sqlite3_bind_int64(st, 18, ingested_at));
-    BIND_(store_sqlite_bind_text(st, 19, meta_terms));
-#undef BIND_
-    return rc;
+    return store_sqlite_bind(
+        st,
+        STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_INT(seq), STORE_SQLITE_TEXT(a->url),
+                          STORE_SQLITE_TEXT(a->canonical_url), STORE_SQLITE_TEXT(a->source_id),
+                          STORE_SQLITE_TEXT(a->source_name), STORE_SQLITE_TEXT(a->author),
+                          STORE_SQLITE_TEXT(a->title), STORE_SQLITE_TEXT(a->description),
+                          STORE_SQLITE_TEXT(a->url_to_image), STORE_SQLITE_INT(a->published_at),
+                          STORE_SQLITE_TEXT(a->content), STORE_SQLITE_TEXT(a->domain),
+                          STORE_SQLITE_CODE(a->language), STORE_SQLITE_CODE(a->country),
+                          STORE_SQLITE_TEXT(a->category), STORE_SQLITE_INT(a->headline ? 1 : 0),
+                          STORE_SQLITE_INT(ingested_at), STORE_SQLITE_TEXT(meta_terms)));
 }
 
 #define FETCH_CHUNK 100 /* ids per "WHERE id IN (...)" */
@@ -315,9 +380,10 @@ out:
     return rc;
 }
 
-int store_sqlite_collect(sqlite3 *db, sqlite3_stmt *st, struct arena *a, size_t item_size,
-                         store_sqlite_row_fn row, void **out, size_t *n_out, const char *what,
-                         struct err *err)
+/* Step st to its end, reading every row with `row` into an arena array. */
+static int collect(sqlite3 *db, sqlite3_stmt *st, struct arena *a, size_t item_size,
+                   store_sqlite_row_fn row, void **out, size_t *n_out, const char *what,
+                   struct err *err)
 {
     unsigned char *items = NULL;
     size_t n = 0, cap = 0;
@@ -346,19 +412,83 @@ int store_sqlite_collect(sqlite3 *db, sqlite3_stmt *st, struct arena *a, size_t 
     return 0;
 }
 
-int store_sqlite_one(sqlite3 *db, sqlite3_stmt *st, struct arena *a, store_sqlite_row_fn row,
-                     void *item, const char *missing, struct err *err)
+/* Step st once: no row → ERR_NOTFOUND with `missing`; a row → read with
+ * `row` into item (skipped when item is NULL). */
+static int one(sqlite3 *db, sqlite3_stmt *st, struct arena *a, store_sqlite_row_fn row, void *item,
+               const char *missing, struct err *err)
 {
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE)
-        return err_set(err, ERR_NOTFOUND, "%s", missing);
-    if (rc != SQLITE_ROW)
-        return store_sqlite_fail(db, rc, err);
+    int rc = store_sqlite_step_row(db, st, err);
+    if (rc <= 0)
+        return rc < 0 ? rc : err_set(err, ERR_NOTFOUND, "%s", missing);
     if (item == NULL)
         return 0;
     if ((rc = row(a, st, item)) < 0)
         return err_set(err, rc, "out of memory reading a row");
     return 0;
+}
+
+/* A read connection of p with sql prepared and args bound; *db and *st
+ * are NULL (and safe to give to reader_done) on error. */
+static int reader_open(struct store_sqlite_pool *p, const char *sql,
+                       const struct store_sqlite_arg *args, size_t n, sqlite3 **db,
+                       sqlite3_stmt **st, struct err *err)
+{
+    *st = NULL;
+    int rc = store_sqlite_pool_get(p, db, err);
+    if (rc < 0) {
+        *db = NULL;
+        return rc;
+    }
+    return prepare_args(*db, sql, args, n, st, err);
+}
+
+static void reader_done(struct store_sqlite_pool *p, sqlite3 *db, sqlite3_stmt *st)
+{
+    sqlite3_finalize(st);
+    store_sqlite_pool_put(p, db);
+}
+
+int store_sqlite_read_one(struct store_sqlite_pool *p, const char *sql,
+                          const struct store_sqlite_arg *args, size_t n, struct arena *a,
+                          store_sqlite_row_fn row, void *item, const char *missing, struct err *err)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    int rc = reader_open(p, sql, args, n, &db, &st, err);
+    if (rc == 0)
+        rc = one(db, st, a, row, item, missing, err);
+    reader_done(p, db, st);
+    return rc;
+}
+
+int store_sqlite_read_all(struct store_sqlite_pool *p, const char *sql,
+                          const struct store_sqlite_arg *args, size_t n, struct arena *a,
+                          size_t item_size, store_sqlite_row_fn row, void **out, size_t *n_out,
+                          const char *what, struct err *err)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    int rc = reader_open(p, sql, args, n, &db, &st, err);
+    if (rc == 0)
+        rc = collect(db, st, a, item_size, row, out, n_out, what, err);
+    reader_done(p, db, st);
+    return rc;
+}
+
+int store_sqlite_read_int(struct store_sqlite_pool *p, const char *sql,
+                          const struct store_sqlite_arg *args, size_t n, int64_t *out,
+                          struct err *err)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    *out = 0;
+    int rc = reader_open(p, sql, args, n, &db, &st, err);
+    if (rc == 0) {
+        rc = step_int(db, st, out, err);
+        st = NULL; /* finalized */
+    }
+    reader_done(p, db, st);
+    return rc;
 }
 
 /* --- read pool ------------------------------------------------------------ */

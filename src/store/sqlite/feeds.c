@@ -75,64 +75,50 @@ static int feed_row_any(struct arena *a, sqlite3_stmt *st, void *out)
     return feed_row(a, st, out);
 }
 
-static int feed_rows(sqlite3 *db, struct arena *a, sqlite3_stmt *st, struct feed_record **out,
+/* Every feed sql selects (FEED_COLUMNS) with args, from the read pool. */
+static int feed_rows(struct store_sqlite *s, struct arena *a, const char *sql,
+                     const struct store_sqlite_arg *args, size_t n, struct feed_record **out,
                      size_t *n_out, struct err *err)
 {
     void *items = NULL;
-    int rc =
-        store_sqlite_collect(db, st, a, sizeof **out, feed_row_any, &items, n_out, "feeds", err);
+    int rc = store_sqlite_read_all(&s->readers, sql, args, n, a, sizeof **out, feed_row_any, &items,
+                                   n_out, "feeds", err);
     if (rc == 0)
         *out = items;
     return rc;
-}
-
-/* Bind a char[3] code; "" → ''. */
-static int bind_code(sqlite3_stmt *st, int i, const char code[3])
-{
-    return sqlite3_bind_text(st, i, code, (int)strnlen(code, 2), SQLITE_STATIC);
 }
 
 int store_sqlite_feed_add(struct store_backend *b, const struct feed_record *f, int64_t *id_out,
                           struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    sqlite3_stmt *st = NULL;
     int64_t created = f->created_at ? f->created_at : (int64_t)time(NULL);
     int64_t interval = f->interval_s > 0 ? f->interval_s : STORE_FEED_DEFAULT_INTERVAL;
     int rc;
 
     pthread_mutex_lock(&s->write_lock);
-    rc = store_sqlite_prepare(s->writer,
-                              "INSERT INTO feeds(url, source_id, country, category, language,"
-                              " headline, interval_s, enabled, created_at, next_fetch_at)"
-                              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                              &st, err);
-    if (rc < 0)
-        goto out;
-    store_sqlite_bind_text(st, 1, f->url);
-    store_sqlite_bind_text(st, 2, f->source_id && f->source_id[0] ? f->source_id : NULL);
-    bind_code(st, 3, f->country);
-    store_sqlite_bind_text(st, 4, f->category && f->category[0] ? f->category : NULL);
-    bind_code(st, 5, f->language);
-    sqlite3_bind_int(st, 6, f->headline ? 1 : 0);
-    sqlite3_bind_int64(st, 7, interval);
-    sqlite3_bind_int(st, 8, f->enabled ? 1 : 0);
-    sqlite3_bind_int64(st, 9, created);
-    sqlite3_bind_int64(st, 10, f->next_fetch_at ? f->next_fetch_at : created);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_CONSTRAINT_UNIQUE) {
+    rc = store_sqlite_write(
+        s->writer,
+        "INSERT INTO feeds(url, source_id, country, category, language,"
+        " headline, interval_s, enabled, created_at, next_fetch_at)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(f->url),
+                          STORE_SQLITE_TEXT(f->source_id && f->source_id[0] ? f->source_id : NULL),
+                          STORE_SQLITE_CODE(f->country),
+                          STORE_SQLITE_TEXT(f->category && f->category[0] ? f->category : NULL),
+                          STORE_SQLITE_CODE(f->language), STORE_SQLITE_INT(f->headline ? 1 : 0),
+                          STORE_SQLITE_INT(interval), STORE_SQLITE_INT(f->enabled ? 1 : 0),
+                          STORE_SQLITE_INT(created),
+                          STORE_SQLITE_INT(f->next_fetch_at ? f->next_fetch_at : created)),
+        NULL, err);
+    if (rc == ERR_EXISTS)
+        {
         char shown[ERR_MSG_MAX];
         rc = err_set(err, ERR_EXISTS, "the feed %s is already registered",
                      urlview_redacted(f->url, URLVIEW_REDACT_ALL, shown, sizeof shown));
-    } else if (rc != SQLITE_DONE) {
-        rc = store_sqlite_fail(s->writer, rc, err);
-    } else {
-        rc = 0;
-        if (id_out)
-            *id_out = sqlite3_last_insert_rowid(s->writer);
     }
-out:
-    sqlite3_finalize(st);
+    else if (rc == 0 && id_out)
+        *id_out = sqlite3_last_insert_rowid(s->writer);
     pthread_mutex_unlock(&s->write_lock);
     return rc;
 }
@@ -140,62 +126,19 @@ out:
 int store_sqlite_feeds_list(struct store_backend *b, struct arena *a, struct feed_record **out,
                             size_t *n_out, struct err *err)
 {
-    struct store_sqlite *s = (struct store_sqlite *)b;
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    int rc;
-
-    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
-        goto out;
-    rc = store_sqlite_prepare(db, "SELECT " FEED_COLUMNS " FROM feeds ORDER BY id", &st, err);
-    if (rc < 0)
-        goto out;
-    rc = feed_rows(db, a, st, out, n_out, err);
-out:
-    sqlite3_finalize(st);
-    store_sqlite_pool_put(&s->readers, db);
-    return rc;
+    return feed_rows((struct store_sqlite *)b, a, "SELECT " FEED_COLUMNS " FROM feeds ORDER BY id",
+                     NULL, 0, out, n_out, err);
 }
 
 int store_sqlite_feed_get(struct store_backend *b, struct arena *a, int64_t id,
                           struct feed_record *out, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    int rc;
-
-    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
-        goto out;
-    rc = store_sqlite_prepare(db, "SELECT " FEED_COLUMNS " FROM feeds WHERE id = ?1", &st, err);
-    if (rc < 0)
-        goto out;
-    sqlite3_bind_int64(st, 1, id);
     char missing[64];
     snprintf(missing, sizeof missing, "no feed has the id %lld", (long long)id);
-    rc = store_sqlite_one(db, st, a, feed_row_any, out, missing, err);
-out:
-    sqlite3_finalize(st);
-    store_sqlite_pool_put(&s->readers, db);
-    return rc;
-}
-
-/* Run one statement with an id in ?1 on the writer inside the caller's
- * transaction; *changes = rows changed. */
-static int exec_id(struct store_sqlite *s, const char *sql, int64_t id, int *changes,
-                   struct err *err)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = store_sqlite_prepare(s->writer, sql, &st, err);
-    if (rc < 0)
-        return rc;
-    sqlite3_bind_int64(st, 1, id);
-    rc = sqlite3_step(st);
-    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(s->writer, rc, err);
-    if (changes)
-        *changes = sqlite3_changes(s->writer);
-    sqlite3_finalize(st);
-    return rc;
+    return store_sqlite_read_one(&s->readers, "SELECT " FEED_COLUMNS " FROM feeds WHERE id = ?1",
+                                 STORE_SQLITE_ARGS(STORE_SQLITE_INT(id)), a, feed_row_any, out,
+                                 missing, err);
 }
 
 int store_sqlite_feed_remove(struct store_backend *b, int64_t id, struct err *err)
@@ -204,46 +147,32 @@ int store_sqlite_feed_remove(struct store_backend *b, int64_t id, struct err *er
     int changes = 0;
     int rc;
 
-    pthread_mutex_lock(&s->write_lock);
-    if ((rc = store_sqlite_begin(s, err)) < 0)
-        goto unlock;
+    if ((rc = store_sqlite_write_begin(s, err)) < 0)
+        return rc;
     /* foreign_keys is on, but say it outright: the memory goes with the feed. */
-    rc = exec_id(s, "DELETE FROM feed_items WHERE feed_id = ?1", id, NULL, err);
+    rc = store_sqlite_write(s->writer, "DELETE FROM feed_items WHERE feed_id = ?1",
+                            STORE_SQLITE_ARGS(STORE_SQLITE_INT(id)), NULL, err);
     if (rc == 0)
-        rc = exec_id(s, "DELETE FROM feeds WHERE id = ?1", id, &changes, err);
+        rc = store_sqlite_write(s->writer, "DELETE FROM feeds WHERE id = ?1",
+                                STORE_SQLITE_ARGS(STORE_SQLITE_INT(id)), &changes, err);
     if (rc == 0 && changes == 0)
         rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
-    rc = store_sqlite_end(s, rc, err);
-unlock:
-    pthread_mutex_unlock(&s->write_lock);
+    rc = store_sqlite_write_end(s, rc, err);
     return rc;
 }
 
 int store_sqlite_feeds_due(struct store_backend *b, struct arena *a, int64_t now, size_t max,
                            struct feed_record **out, size_t *n_out, struct err *err)
 {
-    struct store_sqlite *s = (struct store_sqlite *)b;
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    int rc;
-
-    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
-        goto out;
     /* feeds_due(enabled, next_fetch_at) answers this in index order. */
-    rc = store_sqlite_prepare(db,
-                              "SELECT " FEED_COLUMNS " FROM feeds"
-                              " WHERE enabled = 1 AND next_fetch_at <= ?1"
-                              " ORDER BY next_fetch_at, id LIMIT ?2",
-                              &st, err);
-    if (rc < 0)
-        goto out;
-    sqlite3_bind_int64(st, 1, now);
-    sqlite3_bind_int64(st, 2, max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max);
-    rc = feed_rows(db, a, st, out, n_out, err);
-out:
-    sqlite3_finalize(st);
-    store_sqlite_pool_put(&s->readers, db);
-    return rc;
+    return feed_rows(
+        (struct store_sqlite *)b, a,
+        "SELECT " FEED_COLUMNS " FROM feeds"
+        " WHERE enabled = 1 AND next_fetch_at <= ?1"
+        " ORDER BY next_fetch_at, id LIMIT ?2",
+        STORE_SQLITE_ARGS(STORE_SQLITE_INT(now),
+                          STORE_SQLITE_INT(max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max)),
+        out, n_out, err);
 }
 
 int store_sqlite_feeds_claim(struct store_backend *b, const int64_t *ids, size_t n, int64_t now,
@@ -255,9 +184,8 @@ int store_sqlite_feeds_claim(struct store_backend *b, const int64_t *ids, size_t
 
     for (size_t i = 0; i < n; i++)
         claimed[i] = false;
-    pthread_mutex_lock(&s->write_lock);
-    if ((rc = store_sqlite_begin(s, err)) < 0)
-        goto unlock;
+    if ((rc = store_sqlite_write_begin(s, err)) < 0)
+        return rc;
     /* Compare and set: only a feed still due is taken. */
     rc = store_sqlite_prepare(s->writer,
                               "UPDATE feeds SET next_fetch_at = ?3"
@@ -266,27 +194,19 @@ int store_sqlite_feeds_claim(struct store_backend *b, const int64_t *ids, size_t
     if (rc < 0)
         goto end;
     for (size_t i = 0; i < n; i++) {
-        sqlite3_bind_int64(st, 1, ids[i]);
-        sqlite3_bind_int64(st, 2, now);
-        sqlite3_bind_int64(st, 3, until);
-        rc = sqlite3_step(st);
-        sqlite3_reset(st);
-        if (rc != SQLITE_DONE) {
-            rc = store_sqlite_fail(s->writer, rc, err);
+        store_sqlite_bind(st, STORE_SQLITE_ARGS(STORE_SQLITE_INT(ids[i]), STORE_SQLITE_INT(now),
+                                                STORE_SQLITE_INT(until)));
+        if ((rc = store_sqlite_step_done(s->writer, st, err)) < 0)
             goto end;
-        }
-        rc = 0;
         claimed[i] = sqlite3_changes(s->writer) > 0;
     }
 end:
     sqlite3_finalize(st);
-    rc = store_sqlite_end(s, rc, err);
+    rc = store_sqlite_write_end(s, rc, err);
     if (rc < 0) {
         for (size_t i = 0; i < n; i++)
             claimed[i] = false;
     }
-unlock:
-    pthread_mutex_unlock(&s->write_lock);
     return rc;
 }
 
@@ -294,25 +214,15 @@ int store_sqlite_feed_schedule(struct store_backend *b, int64_t id, int64_t next
                                struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    sqlite3_stmt *st = NULL;
+    int changes = 0;
     int rc;
 
     pthread_mutex_lock(&s->write_lock);
-    rc = store_sqlite_prepare(s->writer, "UPDATE feeds SET next_fetch_at = ?2 WHERE id = ?1", &st,
-                              err);
-    if (rc < 0)
-        goto out;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int64(st, 2, next_fetch_at);
-    rc = sqlite3_step(st);
-    if (rc != SQLITE_DONE)
-        rc = store_sqlite_fail(s->writer, rc, err);
-    else if (sqlite3_changes(s->writer) == 0)
+    rc = store_sqlite_write(
+        s->writer, "UPDATE feeds SET next_fetch_at = ?2 WHERE id = ?1",
+        STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_INT(next_fetch_at)), &changes, err);
+    if (rc == 0 && changes == 0)
         rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
-    else
-        rc = 0;
-out:
-    sqlite3_finalize(st);
     pthread_mutex_unlock(&s->write_lock);
     return rc;
 }
@@ -338,31 +248,17 @@ static int marks_put(struct store_sqlite *s, int64_t id, const struct feed_fetch
         const struct feed_item_mark *m = &o->marks[i];
         if (m->key == NULL)
             continue;
-        sqlite3_bind_int64(st, 1, id);
-        store_sqlite_bind_text(st, 2, m->key);
-        sqlite3_bind_int64(st, 3, m->hash);
-        sqlite3_bind_int64(st, 4, m->published_at);
-        sqlite3_bind_int64(st, 5, o->fetched_at);
-        rc = sqlite3_step(st);
-        sqlite3_reset(st);
-        if (rc != SQLITE_DONE) {
-            rc = store_sqlite_fail(s->writer, rc, err);
+        store_sqlite_bind(st, STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_TEXT(m->key),
+                                                STORE_SQLITE_INT(m->hash),
+                                                STORE_SQLITE_INT(m->published_at),
+                                                STORE_SQLITE_INT(o->fetched_at)));
+        if ((rc = store_sqlite_step_done(s->writer, st, err)) < 0)
             goto out;
-        }
-        rc = 0;
     }
-    sqlite3_finalize(st);
-    st = NULL;
-    if (o->forget_before > 0) {
-        rc = store_sqlite_prepare(
-            s->writer, "DELETE FROM feed_items WHERE feed_id = ?1 AND last_seen_at < ?2", &st, err);
-        if (rc < 0)
-            goto out;
-        sqlite3_bind_int64(st, 1, id);
-        sqlite3_bind_int64(st, 2, o->forget_before);
-        rc = sqlite3_step(st);
-        rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(s->writer, rc, err);
-    }
+    if (o->forget_before > 0)
+        rc = store_sqlite_write(
+            s->writer, "DELETE FROM feed_items WHERE feed_id = ?1 AND last_seen_at < ?2",
+            STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_INT(o->forget_before)), NULL, err);
 out:
     sqlite3_finalize(st);
     return rc;
@@ -372,16 +268,15 @@ int store_sqlite_feed_fetch_record(struct store_backend *b, int64_t id,
                                    const struct feed_fetch_outcome *o, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    sqlite3_stmt *st = NULL;
+    int changes = 0;
     int rc;
 
-    pthread_mutex_lock(&s->write_lock);
-    if ((rc = store_sqlite_begin(s, err)) < 0)
-        goto unlock;
+    if ((rc = store_sqlite_write_begin(s, err)) < 0)
+        return rc;
     /* ?-numbers: 1 id, 2 fetched_at, 3 status, 4 error, 5 new validators,
      * 6 etag, 7 last_modified, 8 title, 9 site_url, 10 items, 11 new_items,
      * 12 interval, 13 errors, 14 next. */
-    rc = store_sqlite_prepare(
+    rc = store_sqlite_write(
         s->writer,
         "UPDATE feeds SET last_fetch_at = ?2, last_status = ?3, last_error = ?4,"
         " last_success_at = CASE WHEN ?4 IS NULL THEN ?2 ELSE last_success_at END,"
@@ -393,38 +288,19 @@ int store_sqlite_feed_fetch_record(struct store_backend *b, int64_t id,
         " last_new_item_at = CASE WHEN ?11 > 0 THEN ?2 ELSE last_new_item_at END,"
         " interval_s = ?12, consecutive_errors = ?13, next_fetch_at = ?14"
         " WHERE id = ?1",
-        &st, err);
-    if (rc < 0)
-        goto end;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int64(st, 2, o->fetched_at);
-    sqlite3_bind_int(st, 3, o->status);
-    store_sqlite_bind_text(st, 4, o->error);
-    sqlite3_bind_int(st, 5, o->new_validators ? 1 : 0);
-    store_sqlite_bind_text(st, 6, o->etag);
-    store_sqlite_bind_text(st, 7, o->last_modified);
-    store_sqlite_bind_text(st, 8, o->title);
-    store_sqlite_bind_text(st, 9, o->site_url);
-    sqlite3_bind_int64(st, 10, o->items);
-    sqlite3_bind_int64(st, 11, o->new_items > 0 ? o->new_items : 0);
-    sqlite3_bind_int64(st, 12, o->interval_s);
-    sqlite3_bind_int64(st, 13, o->consecutive_errors);
-    sqlite3_bind_int64(st, 14, o->next_fetch_at);
-    rc = sqlite3_step(st);
-    if (rc != SQLITE_DONE) {
-        rc = store_sqlite_fail(s->writer, rc, err);
-        goto end;
-    }
-    if (sqlite3_changes(s->writer) == 0) {
+        STORE_SQLITE_ARGS(
+            STORE_SQLITE_INT(id), STORE_SQLITE_INT(o->fetched_at), STORE_SQLITE_INT(o->status),
+            STORE_SQLITE_TEXT(o->error), STORE_SQLITE_INT(o->new_validators ? 1 : 0),
+            STORE_SQLITE_TEXT(o->etag), STORE_SQLITE_TEXT(o->last_modified),
+            STORE_SQLITE_TEXT(o->title), STORE_SQLITE_TEXT(o->site_url), STORE_SQLITE_INT(o->items),
+            STORE_SQLITE_INT(o->new_items > 0 ? o->new_items : 0), STORE_SQLITE_INT(o->interval_s),
+            STORE_SQLITE_INT(o->consecutive_errors), STORE_SQLITE_INT(o->next_fetch_at)),
+        &changes, err);
+    if (rc == 0 && changes == 0)
         rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
-        goto end;
-    }
-    rc = marks_put(s, id, o, err);
-end:
-    sqlite3_finalize(st);
-    rc = store_sqlite_end(s, rc, err);
-unlock:
-    pthread_mutex_unlock(&s->write_lock);
+    if (rc == 0)
+        rc = marks_put(s, id, o, err);
+    rc = store_sqlite_write_end(s, rc, err);
     return rc;
 }
 
@@ -449,18 +325,14 @@ int store_sqlite_feed_items_get(struct store_backend *b, int64_t id, struct feed
     for (size_t i = 0; i < n; i++) {
         if (marks[i].key == NULL)
             continue;
-        sqlite3_bind_int64(st, 1, id);
-        store_sqlite_bind_text(st, 2, marks[i].key);
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
+        store_sqlite_bind(st,
+                          STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_TEXT(marks[i].key)));
+        rc = store_sqlite_step_row(db, st, err);
+        if (rc == 1) {
             marks[i].known = true;
             marks[i].hash = sqlite3_column_int64(st, 0);
             marks[i].published_at = sqlite3_column_int64(st, 1);
             rc = 0;
-        } else if (rc == SQLITE_DONE) {
-            rc = 0;
-        } else {
-            rc = store_sqlite_fail(db, rc, err);
         }
         sqlite3_reset(st);
         if (rc < 0)

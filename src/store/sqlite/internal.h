@@ -26,6 +26,15 @@ int store_sqlite_begin(struct store_sqlite *s, struct err *err);
 /* Commit when rc is 0, else roll back; returns rc or the commit's error. */
 int store_sqlite_end(struct store_sqlite *s, int rc, struct err *err);
 
+/* A write transaction: take write_lock and begin (the lock is given back
+ * when beginning fails) ... store_sqlite_end, then give the lock back. */
+int store_sqlite_write_begin(struct store_sqlite *s, struct err *err);
+int store_sqlite_write_end(struct store_sqlite *s, int rc, struct err *err);
+
+/* Bind a source to ?1..?9 in SOURCE_COLUMNS order (sources.c and the
+ * replica's copy of the catalogue). Returns a SQLite code. */
+int store_sqlite_bind_source(sqlite3_stmt *st, const struct source *x);
+
 /* backup.c: store_backup. */
 int store_sqlite_backup(struct store_backend *b, const char *dest, struct err *err);
 

@@ -12,34 +12,21 @@ int store_sqlite_key_insert(struct store_backend *b, const struct key_record *k,
                             struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    sqlite3_stmt *st = NULL;
     int rc;
 
     pthread_mutex_lock(&s->write_lock);
-    rc = store_sqlite_prepare(s->writer,
-                              "INSERT INTO keys(hash, name, plan, state, created_at, last_used)"
-                              " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                              &st, err);
-    if (rc < 0)
-        goto out;
-    sqlite3_bind_blob(st, 1, k->hash, sizeof k->hash, SQLITE_STATIC);
-    store_sqlite_bind_text(st, 2, k->name);
-    store_sqlite_bind_text(st, 3, k->plan);
-    sqlite3_bind_int(st, 4, k->state);
-    sqlite3_bind_int64(st, 5, k->created_at);
-    sqlite3_bind_int64(st, 6, k->last_used);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_CONSTRAINT_UNIQUE) {
+    rc = store_sqlite_write(
+        s->writer,
+        "INSERT INTO keys(hash, name, plan, state, created_at, last_used)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        STORE_SQLITE_ARGS(STORE_SQLITE_BLOB(k->hash, sizeof k->hash), STORE_SQLITE_TEXT(k->name),
+                          STORE_SQLITE_TEXT(k->plan), STORE_SQLITE_INT(k->state),
+                          STORE_SQLITE_INT(k->created_at), STORE_SQLITE_INT(k->last_used)),
+        NULL, err);
+    if (rc == ERR_EXISTS)
         rc = err_set(err, ERR_EXISTS, "a key with this hash already exists");
-    } else if (rc != SQLITE_DONE) {
-        rc = store_sqlite_fail(s->writer, rc, err);
-    } else {
-        rc = 0;
-        if (id_out)
-            *id_out = sqlite3_last_insert_rowid(s->writer);
-    }
-out:
-    sqlite3_finalize(st);
+    else if (rc == 0 && id_out)
+        *id_out = sqlite3_last_insert_rowid(s->writer);
     pthread_mutex_unlock(&s->write_lock);
     return rc;
 }
@@ -73,77 +60,46 @@ int store_sqlite_key_find(struct store_backend *b, struct arena *a, const unsign
                           struct key_record *out, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    int rc;
-
-    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
-        goto out;
-    rc = store_sqlite_prepare(db, "SELECT " KEY_COLUMNS " FROM keys WHERE hash = ?1", &st, err);
-    if (rc < 0)
-        goto out;
-    sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
-    rc = store_sqlite_one(db, st, a, key_row_any, out, "no such key", err);
-out:
-    sqlite3_finalize(st);
-    store_sqlite_pool_put(&s->readers, db);
-    return rc;
+    return store_sqlite_read_one(&s->readers, "SELECT " KEY_COLUMNS " FROM keys WHERE hash = ?1",
+                                 STORE_SQLITE_ARGS(STORE_SQLITE_BLOB(hash, 32)), a, key_row_any,
+                                 out, "no such key", err);
 }
 
 int store_sqlite_keys_list(struct store_backend *b, struct arena *a, struct key_record **out,
                            size_t *n_out, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
     void *items = NULL;
-    int rc;
-
-    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
-        goto out;
-    if ((rc = store_sqlite_prepare(db, "SELECT " KEY_COLUMNS " FROM keys ORDER BY id", &st, err)) <
-        0)
-        goto out;
-    if ((rc = store_sqlite_collect(db, st, a, sizeof **out, key_row_any, &items, n_out, "keys",
-                                   err)) == 0)
+    int rc =
+        store_sqlite_read_all(&s->readers, "SELECT " KEY_COLUMNS " FROM keys ORDER BY id", NULL, 0,
+                              a, sizeof **out, key_row_any, &items, n_out, "keys", err);
+    if (rc == 0)
         *out = items;
-out:
-    sqlite3_finalize(st);
-    store_sqlite_pool_put(&s->readers, db);
     return rc;
 }
 
-/* Run a one-row write on the writer; ERR_NOTFOUND when it changed nothing. */
-static int write_one(struct store_sqlite *s, sqlite3_stmt *st, struct err *err)
+/* Run sql with args on the writer; ERR_NOTFOUND when it changed no key. */
+static int write_key(struct store_sqlite *s, const char *sql, const struct store_sqlite_arg *args,
+                     size_t n, struct err *err)
 {
-    int rc = sqlite3_step(st);
-    if (rc != SQLITE_DONE)
-        return store_sqlite_fail(s->writer, rc, err);
-    if (sqlite3_changes(s->writer) == 0)
-        return err_set(err, ERR_NOTFOUND, "no such key");
-    return 0;
+    int changes = 0;
+    int rc = store_sqlite_write(s->writer, sql, args, n, &changes, err);
+    if (rc == 0 && changes == 0)
+        rc = err_set(err, ERR_NOTFOUND, "no such key");
+    return rc;
 }
 
 int store_sqlite_key_update(struct store_backend *b, int64_t id, const char *plan, int state,
                             struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    sqlite3_stmt *st = NULL;
-    int rc;
-
     pthread_mutex_lock(&s->write_lock);
-    rc = store_sqlite_prepare(s->writer,
-                              "UPDATE keys SET plan = coalesce(?2, plan),"
-                              " state = CASE WHEN ?3 < 0 THEN state ELSE ?3 END WHERE id = ?1",
-                              &st, err);
-    if (rc < 0)
-        goto out;
-    sqlite3_bind_int64(st, 1, id);
-    store_sqlite_bind_text(st, 2, plan);
-    sqlite3_bind_int(st, 3, state);
-    rc = write_one(s, st, err);
-out:
-    sqlite3_finalize(st);
+    int rc = write_key(
+        s,
+        "UPDATE keys SET plan = coalesce(?2, plan),"
+        " state = CASE WHEN ?3 < 0 THEN state ELSE ?3 END WHERE id = ?1",
+        STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_TEXT(plan), STORE_SQLITE_INT(state)),
+        err);
     pthread_mutex_unlock(&s->write_lock);
     return rc;
 }
@@ -151,16 +107,9 @@ out:
 int store_sqlite_key_delete(struct store_backend *b, int64_t id, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    sqlite3_stmt *st = NULL;
-    int rc;
-
     pthread_mutex_lock(&s->write_lock);
-    if ((rc = store_sqlite_prepare(s->writer, "DELETE FROM keys WHERE id = ?1", &st, err)) < 0)
-        goto out;
-    sqlite3_bind_int64(st, 1, id);
-    rc = write_one(s, st, err);
-out:
-    sqlite3_finalize(st);
+    int rc = write_key(s, "DELETE FROM keys WHERE id = ?1", STORE_SQLITE_ARGS(STORE_SQLITE_INT(id)),
+                       err);
     pthread_mutex_unlock(&s->write_lock);
     return rc;
 }
@@ -171,42 +120,26 @@ int store_sqlite_usage_add(struct store_backend *b, int64_t key_id, int64_t day,
                            int64_t last_used, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    sqlite3_stmt *touch = NULL, *add = NULL;
     int rc;
 
-    pthread_mutex_lock(&s->write_lock);
-    if ((rc = store_sqlite_begin(s, err)) < 0)
-        goto unlock;
-    rc = store_sqlite_prepare(
-        s->writer, "UPDATE keys SET last_used = max(last_used, ?2) WHERE id = ?1", &touch, err);
-    if (rc < 0)
-        goto end;
-    sqlite3_bind_int64(touch, 1, key_id);
-    sqlite3_bind_int64(touch, 2, last_used);
-    rc = write_one(s, touch, err);
+    if ((rc = store_sqlite_write_begin(s, err)) < 0)
+        return rc;
+    rc = write_key(s, "UPDATE keys SET last_used = max(last_used, ?2) WHERE id = ?1",
+                   STORE_SQLITE_ARGS(STORE_SQLITE_INT(key_id), STORE_SQLITE_INT(last_used)), err);
     if (rc == ERR_NOTFOUND) {
         rc = 0;
         goto end;
     }
     if (rc < 0)
         goto end;
-    rc = store_sqlite_prepare(s->writer,
-                              "INSERT INTO usage(key_id, day, n) VALUES (?1, ?2, ?3)"
-                              " ON CONFLICT(key_id, day) DO UPDATE SET n = n + excluded.n",
-                              &add, err);
-    if (rc < 0)
-        goto end;
-    sqlite3_bind_int64(add, 1, key_id);
-    sqlite3_bind_int64(add, 2, day);
-    sqlite3_bind_int64(add, 3, n);
-    rc = sqlite3_step(add);
-    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(s->writer, rc, err);
+    rc = store_sqlite_write(
+        s->writer,
+        "INSERT INTO usage(key_id, day, n) VALUES (?1, ?2, ?3)"
+        " ON CONFLICT(key_id, day) DO UPDATE SET n = n + excluded.n",
+        STORE_SQLITE_ARGS(STORE_SQLITE_INT(key_id), STORE_SQLITE_INT(day), STORE_SQLITE_INT(n)),
+        NULL, err);
 end:
-    sqlite3_finalize(touch);
-    sqlite3_finalize(add);
-    rc = store_sqlite_end(s, rc, err);
-unlock:
-    pthread_mutex_unlock(&s->write_lock);
+    rc = store_sqlite_write_end(s, rc, err);
     return rc;
 }
 
@@ -214,31 +147,11 @@ int store_sqlite_usage_sum(struct store_backend *b, int64_t key_id, int64_t day_
                            int64_t day_to, int64_t *out, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    int rc;
-
-    *out = 0;
-    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
-        goto out;
-    rc = store_sqlite_prepare(db,
-                              "SELECT coalesce(sum(n), 0) FROM usage"
-                              " WHERE key_id = ?1 AND day BETWEEN ?2 AND ?3",
-                              &st, err);
-    if (rc < 0)
-        goto out;
-    sqlite3_bind_int64(st, 1, key_id);
-    sqlite3_bind_int64(st, 2, day_from);
-    sqlite3_bind_int64(st, 3, day_to);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        *out = sqlite3_column_int64(st, 0);
-        rc = 0;
-    } else {
-        rc = store_sqlite_fail(db, rc, err);
-    }
-out:
-    sqlite3_finalize(st);
-    store_sqlite_pool_put(&s->readers, db);
-    return rc;
+    return store_sqlite_read_int(&s->readers,
+                                 "SELECT coalesce(sum(n), 0) FROM usage"
+                                 " WHERE key_id = ?1 AND day BETWEEN ?2 AND ?3",
+                                 STORE_SQLITE_ARGS(STORE_SQLITE_INT(key_id),
+                                                   STORE_SQLITE_INT(day_from),
+                                                   STORE_SQLITE_INT(day_to)),
+                                 out, err);
 }

@@ -46,22 +46,13 @@ static int dir_lock(struct store_replica *r, struct err *err)
 
 static int meta_set(sqlite3 *db, const char *key, const char *text, int64_t num, struct err *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = store_sqlite_prepare(db,
-                                  "INSERT INTO meta(key, value) VALUES (?1, ?2)"
-                                  " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                                  &st, err);
-    if (rc < 0)
-        return rc;
-    store_sqlite_bind_text(st, 1, key);
-    if (text)
-        store_sqlite_bind_text(st, 2, text);
-    else
-        sqlite3_bind_int64(st, 2, num);
-    rc = sqlite3_step(st);
-    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(db, rc, err);
-    sqlite3_finalize(st);
-    return rc;
+    return store_sqlite_write(
+        db,
+        "INSERT INTO meta(key, value) VALUES (?1, ?2)"
+        " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(key),
+                          text ? STORE_SQLITE_TEXT(text) : STORE_SQLITE_INT(num)),
+        NULL, err);
 }
 
 /* The store files of dir (database, WAL, shared memory). */
@@ -191,9 +182,8 @@ int store_replica_reset(struct store_replica *r, const char *origin, struct err 
     struct store_sqlite *s = r->db;
     int rc;
 
-    pthread_mutex_lock(&s->write_lock);
-    if ((rc = store_sqlite_begin(s, err)) < 0)
-        goto unlock;
+    if ((rc = store_sqlite_write_begin(s, err)) < 0)
+        return rc;
     /* Row by row, so the triggers take every FTS5 entry with it. */
     if ((rc = store_sqlite_exec(s->writer, "DELETE FROM articles", err)) < 0 ||
         (rc = store_sqlite_exec(s->writer, "DELETE FROM sources", err)) < 0 ||
@@ -207,9 +197,7 @@ int store_replica_reset(struct store_replica *r, const char *origin, struct err 
                            " WHERE key = 'articles_epoch'",
                            err);
 end:
-    rc = store_sqlite_end(s, rc, err);
-unlock:
-    pthread_mutex_unlock(&s->write_lock);
+    rc = store_sqlite_write_end(s, rc, err);
     return rc;
 }
 
@@ -298,9 +286,8 @@ int store_replica_apply(struct store_replica *r, const struct article *arts, con
 
     memset(&st, 0, sizeof st);
     buf_init(&meta, 0);
-    pthread_mutex_lock(&s->write_lock);
-    if ((rc = store_sqlite_begin(s, err)) < 0)
-        goto unlock;
+    if ((rc = store_sqlite_write_begin(s, err)) < 0)
+        goto done;
     if ((rc = apply_stmts_prepare(s->writer, &st, err)) < 0)
         goto end;
     for (size_t i = 0; i < n && rc == 0; i++)
@@ -309,9 +296,8 @@ int store_replica_apply(struct store_replica *r, const struct article *arts, con
         rc = meta_set(s->writer, "replica_seq", NULL, upto, err);
 end:
     apply_stmts_finalize(&st);
-    rc = store_sqlite_end(s, rc, err);
-unlock:
-    pthread_mutex_unlock(&s->write_lock);
+    rc = store_sqlite_write_end(s, rc, err);
+done:
     buf_release(&meta);
     if (rc == 0 && delta)
         *delta = added - removed;
@@ -325,9 +311,8 @@ int store_replica_sources_replace(struct store_replica *r, const struct source *
     sqlite3_stmt *st = NULL;
     int rc;
 
-    pthread_mutex_lock(&s->write_lock);
-    if ((rc = store_sqlite_begin(s, err)) < 0)
-        goto unlock;
+    if ((rc = store_sqlite_write_begin(s, err)) < 0)
+        return rc;
     if ((rc = store_sqlite_exec(s->writer, "DELETE FROM sources", err)) < 0)
         goto end;
     rc = store_sqlite_prepare(s->writer,
@@ -338,24 +323,13 @@ int store_replica_sources_replace(struct store_replica *r, const struct source *
     if (rc < 0)
         goto end;
     for (size_t i = 0; i < n && rc == 0; i++) {
-        const struct source *x = &src[i];
-        store_sqlite_bind_text(st, 1, x->id);
-        store_sqlite_bind_text(st, 2, x->name);
-        store_sqlite_bind_text(st, 3, x->description);
-        store_sqlite_bind_text(st, 4, x->url);
-        store_sqlite_bind_text(st, 5, x->category);
-        store_sqlite_bind_text(st, 6, x->language);
-        store_sqlite_bind_text(st, 7, x->country);
-        sqlite3_bind_int(st, 8, x->headlines ? 1 : 0);
-        sqlite3_bind_double(st, 9, x->popularity);
+        store_sqlite_bind_source(st, &src[i]);
         rc = step_write(s->writer, st, NULL, err);
     }
     if (rc == 0)
         rc = meta_set(s->writer, "replica_sources_rev", NULL, rev, err);
 end:
     sqlite3_finalize(st);
-    rc = store_sqlite_end(s, rc, err);
-unlock:
-    pthread_mutex_unlock(&s->write_lock);
+    rc = store_sqlite_write_end(s, rc, err);
     return rc;
 }

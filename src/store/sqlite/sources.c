@@ -8,6 +8,16 @@
 #define SOURCE_COLUMNS                                                                             \
     "id, name, description, url, category, language, country, headlines, popularity"
 
+int store_sqlite_bind_source(sqlite3_stmt *st, const struct source *x)
+{
+    return store_sqlite_bind(
+        st, STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(x->id), STORE_SQLITE_TEXT(x->name),
+                              STORE_SQLITE_TEXT(x->description), STORE_SQLITE_TEXT(x->url),
+                              STORE_SQLITE_TEXT(x->category), STORE_SQLITE_TEXT(x->language),
+                              STORE_SQLITE_TEXT(x->country), STORE_SQLITE_INT(x->headlines ? 1 : 0),
+                              STORE_SQLITE_DOUBLE(x->popularity)));
+}
+
 int store_sqlite_sources_put(struct store_backend *b, const struct source *src, size_t n,
                              struct err *err)
 {
@@ -15,9 +25,8 @@ int store_sqlite_sources_put(struct store_backend *b, const struct source *src, 
     sqlite3_stmt *st = NULL;
     int rc;
 
-    pthread_mutex_lock(&s->write_lock);
-    if ((rc = store_sqlite_begin(s, err)) < 0)
-        goto unlock;
+    if ((rc = store_sqlite_write_begin(s, err)) < 0)
+        return rc;
     rc = store_sqlite_prepare(s->writer,
                               "INSERT INTO sources(" SOURCE_COLUMNS
                               ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
@@ -35,28 +44,13 @@ int store_sqlite_sources_put(struct store_backend *b, const struct source *src, 
             rc = err_set(err, ERR_INVALID, "source %zu has no id", i);
             goto end;
         }
-        store_sqlite_bind_text(st, 1, x->id);
-        store_sqlite_bind_text(st, 2, x->name);
-        store_sqlite_bind_text(st, 3, x->description);
-        store_sqlite_bind_text(st, 4, x->url);
-        store_sqlite_bind_text(st, 5, x->category);
-        store_sqlite_bind_text(st, 6, x->language);
-        store_sqlite_bind_text(st, 7, x->country);
-        sqlite3_bind_int(st, 8, x->headlines ? 1 : 0);
-        sqlite3_bind_double(st, 9, x->popularity);
-        rc = sqlite3_step(st);
-        sqlite3_reset(st);
-        if (rc != SQLITE_DONE) {
-            rc = store_sqlite_fail(s->writer, rc, err);
+        store_sqlite_bind_source(st, x);
+        if ((rc = store_sqlite_step_done(s->writer, st, err)) < 0)
             goto end;
-        }
-        rc = 0;
     }
 end:
     sqlite3_finalize(st);
-    rc = store_sqlite_end(s, rc, err);
-unlock:
-    pthread_mutex_unlock(&s->write_lock);
+    rc = store_sqlite_write_end(s, rc, err);
     return rc;
 }
 
@@ -67,9 +61,8 @@ int store_sqlite_sources_ensure(struct store_backend *b, const char *const *ids,
     sqlite3_stmt *st = NULL;
     int rc;
 
-    pthread_mutex_lock(&s->write_lock);
-    if ((rc = store_sqlite_begin(s, err)) < 0)
-        goto unlock;
+    if ((rc = store_sqlite_write_begin(s, err)) < 0)
+        return rc;
     rc = store_sqlite_prepare(s->writer,
                               "INSERT INTO sources(id, name, headlines) VALUES (?1, ?2, 0)"
                               " ON CONFLICT(id) DO NOTHING",
@@ -79,21 +72,14 @@ int store_sqlite_sources_ensure(struct store_backend *b, const char *const *ids,
     for (size_t i = 0; i < n; i++) {
         if (ids[i] == NULL || ids[i][0] == '\0')
             continue;
-        store_sqlite_bind_text(st, 1, ids[i]);
-        store_sqlite_bind_text(st, 2, names ? names[i] : NULL);
-        rc = sqlite3_step(st);
-        sqlite3_reset(st);
-        if (rc != SQLITE_DONE) {
-            rc = store_sqlite_fail(s->writer, rc, err);
+        store_sqlite_bind(st, STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(ids[i]),
+                                                STORE_SQLITE_TEXT(names ? names[i] : NULL)));
+        if ((rc = store_sqlite_step_done(s->writer, st, err)) < 0)
             goto end;
-        }
-        rc = 0;
     }
 end:
     sqlite3_finalize(st);
-    rc = store_sqlite_end(s, rc, err);
-unlock:
-    pthread_mutex_unlock(&s->write_lock);
+    rc = store_sqlite_write_end(s, rc, err);
     return rc;
 }
 
@@ -131,35 +117,23 @@ int store_sqlite_sources_list(struct store_backend *b, struct arena *a,
                               struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
     void *items = NULL;
-    int rc;
-
-    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
-        goto out;
-    rc = store_sqlite_prepare(db,
-                              "SELECT " SOURCE_COLUMNS " FROM sources"
-                              " WHERE (?1 IS NULL OR category = ?1 COLLATE NOCASE)"
-                              /* se is NewsAPI's other code for sv (API.md §2) */
-                              " AND (?2 IS NULL OR language = ?2 COLLATE NOCASE"
-                              "  OR (lower(?2) IN ('se','sv') AND lower(language) IN ('se','sv')))"
-                              " AND (?3 IS NULL OR country = ?3 COLLATE NOCASE)"
-                              " AND (?4 = 0 OR headlines = 1)"
-                              " ORDER BY id COLLATE BINARY",
-                              &st, err);
-    if (rc < 0)
-        goto out;
-    store_sqlite_bind_text(st, 1, f->category);
-    store_sqlite_bind_text(st, 2, f->language);
-    store_sqlite_bind_text(st, 3, f->country);
-    sqlite3_bind_int(st, 4, f->headlines_only ? 1 : 0);
-    if ((rc = store_sqlite_collect(db, st, a, sizeof **out, source_row_any, &items, n_out,
-                                   "sources", err)) == 0)
+    int rc = store_sqlite_read_all(
+        &s->readers,
+        "SELECT " SOURCE_COLUMNS " FROM sources"
+        " WHERE (?1 IS NULL OR category = ?1 COLLATE NOCASE)"
+        /* se is NewsAPI's other code for sv (API.md §2) */
+        " AND (?2 IS NULL OR language = ?2 COLLATE NOCASE"
+        "  OR (lower(?2) IN ('se','sv') AND lower(language) IN ('se','sv')))"
+        " AND (?3 IS NULL OR country = ?3 COLLATE NOCASE)"
+        " AND (?4 = 0 OR headlines = 1)"
+        " ORDER BY id COLLATE BINARY",
+        STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(f->category), STORE_SQLITE_TEXT(f->language),
+                          STORE_SQLITE_TEXT(f->country),
+                          STORE_SQLITE_INT(f->headlines_only ? 1 : 0)),
+        a, sizeof **out, source_row_any, &items, n_out, "sources", err);
+    if (rc == 0)
         *out = items;
-out:
-    sqlite3_finalize(st);
-    store_sqlite_pool_put(&s->readers, db);
     return rc;
 }
 
@@ -167,19 +141,7 @@ int store_sqlite_source_get(struct store_backend *b, struct arena *a, const char
                             struct source *out, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    int rc;
-
-    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
-        goto out;
-    rc = store_sqlite_prepare(db, "SELECT " SOURCE_COLUMNS " FROM sources WHERE id = ?1", &st, err);
-    if (rc < 0)
-        goto out;
-    store_sqlite_bind_text(st, 1, id);
-    rc = store_sqlite_one(db, st, a, source_row_any, out, "no such source", err);
-out:
-    sqlite3_finalize(st);
-    store_sqlite_pool_put(&s->readers, db);
-    return rc;
+    return store_sqlite_read_one(
+        &s->readers, "SELECT " SOURCE_COLUMNS " FROM sources WHERE id = ?1",
+        STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(id)), a, source_row_any, out, "no such source", err);
 }

@@ -101,6 +101,22 @@ int store_sqlite_begin(struct store_sqlite *s, struct err *err)
     return store_sqlite_exec(s->writer, "BEGIN IMMEDIATE", err);
 }
 
+int store_sqlite_write_begin(struct store_sqlite *s, struct err *err)
+{
+    pthread_mutex_lock(&s->write_lock);
+    int rc = store_sqlite_begin(s, err);
+    if (rc < 0)
+        pthread_mutex_unlock(&s->write_lock);
+    return rc;
+}
+
+int store_sqlite_write_end(struct store_sqlite *s, int rc, struct err *err)
+{
+    rc = store_sqlite_end(s, rc, err);
+    pthread_mutex_unlock(&s->write_lock);
+    return rc;
+}
+
 int store_sqlite_end(struct store_sqlite *s, int rc, struct err *err)
 {
     if (rc == 0) {
@@ -116,44 +132,16 @@ int store_sqlite_end(struct store_sqlite *s, int rc, struct err *err)
 
 static int schema_version_get(sqlite3 *db, int64_t *out, struct err *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc;
-
-    *out = 0;
-    rc = store_sqlite_prepare(db, "SELECT value FROM meta WHERE key = 'schema_version'", &st, err);
-    if (rc < 0)
-        goto out;
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        *out = sqlite3_column_int64(st, 0);
-        rc = 0;
-    } else if (rc == SQLITE_DONE) {
-        rc = 0;
-    } else {
-        rc = store_sqlite_fail(db, rc, err);
-    }
-out:
-    sqlite3_finalize(st);
-    return rc;
+    return store_sqlite_query_int(db, "SELECT value FROM meta WHERE key = 'schema_version'", out,
+                                  err);
 }
 
 static int schema_version_set(sqlite3 *db, int64_t v, struct err *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc;
-
-    rc = store_sqlite_prepare(db,
+    return store_sqlite_write(db,
                               "INSERT INTO meta(key, value) VALUES ('schema_version', ?1)"
                               " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                              &st, err);
-    if (rc < 0)
-        goto out;
-    sqlite3_bind_int64(st, 1, v);
-    rc = sqlite3_step(st);
-    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(db, rc, err);
-out:
-    sqlite3_finalize(st);
-    return rc;
+                              STORE_SQLITE_ARGS(STORE_SQLITE_INT(v)), NULL, err);
 }
 
 /* Bring the schema to SCHEMA_VERSION in one transaction. */

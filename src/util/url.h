@@ -1,0 +1,40 @@
+/* The one URL splitter: a URI reference cut into its components (RFC 3986
+ * section 3 and appendix B) and an authority into userinfo, host and port.
+ * Views into the caller's bytes, nothing allocated, validated or decoded:
+ * what a component may hold is the caller's business (ingest/url.c's
+ * canonical form, feed.c's reference resolution, the crawler's host key). */
+#ifndef NEWSD_UTIL_URL_H
+#define NEWSD_UTIL_URL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* scheme ":" "//" authority path "?" query "#" fragment. A NULL component is
+ * undefined (no "scheme:", no "//", no "?", no "#"), which is not the same
+ * as an empty one ("http://h?" has an empty query); path is never NULL. */
+struct url_parts {
+    const char *scheme, *authority, *path, *query, *fragment;
+    size_t scheme_len, authority_len, path_len, query_len, fragment_len;
+};
+
+/* Split s[0..n) (NUL bytes are ordinary bytes). A scheme is a letter, then
+ * letters, digits, '+', '-', '.', before the first ':'; otherwise the
+ * reference is relative and the ':' belongs to the path. The authority runs
+ * from "//" to the first '/', '?' or '#'. Every input splits: the defined
+ * components joined with their delimiters give s back. */
+void url_split(const char *s, size_t n, struct url_parts *out);
+
+/* userinfo "@" host ":" port. */
+struct url_authority {
+    const char *userinfo, *host, *port;
+    size_t userinfo_len, host_len, port_len;
+};
+
+/* Split the authority a[0..n): userinfo ends at the last '@' (NULL when
+ * there is none); host keeps an IPv6 literal's brackets; port is what
+ * follows the ':' after the host (NULL when there is no ':', empty for
+ * "h:"). False when a host that opens with '[' has no ']' (host is then all
+ * the rest) or something other than ':' follows its ']' (host ends at ']'). */
+bool url_authority_split(const char *a, size_t n, struct url_authority *out);
+
+#endif
