@@ -15,7 +15,10 @@
  *     or searches over it stay inside it (ASan).
  *  2  manifest: the rest is a manifest image (checksum recomputed):
  *     eng_manifest_parse refuses it, or its image round-trips byte for
- *     byte. */
+ *     byte.
+ *  3  merge: documents as in 0 dealt to up to four segments, some deleted;
+ *     their merge must equal, byte for byte, the segment built from the
+ *     live documents and answer every query of 0 as brute force does. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +26,7 @@
 #include <string.h>
 
 #include "index/engine/internal.h"
+#include "index/engine/writer.h"
 #include "query/query.h"
 #include "util/arena.h"
 #include "util/hash.h"
@@ -117,7 +121,8 @@ static struct eng_segment *build(const struct doc *docs, size_t n)
     CHECK(eng_builder_new(&b) == 0);
     for (size_t i = 0; i < n; i++) {
         char url[64];
-        snprintf(url, sizeof url, "https://fuzz.example/%zu", i);
+        /* (of the document, not of its place: a merge must find the same) */
+        snprintf(url, sizeof url, "https://fuzz.example/%lld", (long long)docs[i].id);
         struct eng_row r = {
             .id = docs[i].id,
             .seq = (int64_t)i + 1,
@@ -127,7 +132,7 @@ static struct eng_segment *build(const struct doc *docs, size_t n)
             .content = docs[i].text[2],
             .language = "en",
             .meta_terms = "lang:en",
-            .src = (uint32_t)(i % (NSRC + 1)) == NSRC ? ENG_NO_SOURCE : (uint32_t)(i % NSRC),
+            .src = docs[i].id % (NSRC + 1) == NSRC ? ENG_NO_SOURCE : (uint32_t)(docs[i].id % NSRC),
             .url_hash = hash_bytes64(url, strlen(url)),
         };
         CHECK(eng_builder_add(b, &r) == 0);
@@ -165,6 +170,9 @@ static void expect(const struct doc *docs, size_t n, int op, unsigned w1, unsign
     CHECK(memcmp(page, want, np * sizeof *page) == 0);
 }
 
+static void check_queries(const struct doc *docs, size_t n, const struct eng_segment *seg,
+                          uint8_t salt);
+
 static void check_built(const uint8_t *p, size_t len)
 {
     static struct doc docs[MAX_DOCS];
@@ -181,12 +189,23 @@ static void check_built(const uint8_t *p, size_t len)
     CHECK(eng_segment_from_image(img, img_len, &seg, &err) == 0);
     CHECK(eng_segment_check(seg, NSRC, &err) == 0);
     CHECK(seg->n == n && seg->nterms == heap->nterms && seg->ntoken == heap->ntoken);
+    check_queries(docs, n, seg, p[0]);
+    eng_segment_unref(seg);
+    eng_segment_unref(heap);
+    free(img);
+}
+
+/* Every one-word query, AND / OR / AND NOT with three partners per word
+ * (chosen by salt) and a date window over seg, against brute force. */
+static void check_queries(const struct doc *docs, size_t n, const struct eng_segment *seg,
+                          uint8_t salt)
+{
     char q[64];
     for (unsigned w1 = 0; w1 < NV; w1++) {
         snprintf(q, sizeof q, "%s", vocab[w1]);
         expect(docs, n, 0, w1, w1, INT64_MIN, INT64_MAX, seg, q);
         for (unsigned k = 1; k <= 3; k++) { /* three partners per word, chosen by the input */
-            unsigned w2 = (w1 + k * (1 + p[0] % 5)) % NV;
+            unsigned w2 = (w1 + k * (1 + salt % 5)) % NV;
             if (w2 == w1)
                 continue;
             snprintf(q, sizeof q, "%s AND %s", vocab[w1], vocab[w2]);
@@ -200,9 +219,72 @@ static void check_built(const uint8_t *p, size_t len)
         snprintf(q, sizeof q, "%s", vocab[w1]);
         expect(docs, n, 0, w1, w1, from, from + 4 * 3600, seg, q);
     }
-    eng_segment_unref(seg);
-    eng_segment_unref(heap);
-    free(img);
+}
+
+/* --- 3: merged segments against one build --------------------------------------- */
+
+#define MERGE_K 4
+
+/* The documents are dealt to up to MERGE_K segments (interleaved in time, so
+ * the merge interleaves by id, or in runs, so it concatenates), some deleted;
+ * the merge of those segments (index/engine/merge.c) must be byte for byte
+ * the segment built from the live documents, and answer as brute force. */
+static void check_merged(const uint8_t *p, size_t len)
+{
+    static struct doc docs[MAX_DOCS], part[MAX_DOCS], live[MAX_DOCS];
+    struct eng_segment *in[MERGE_K] = {NULL}, *merged = NULL, *whole;
+    struct eng_dels *dels[MERGE_K] = {NULL};
+    uint8_t piece[MAX_DOCS], *img1 = NULL, *img2 = NULL;
+    size_t n = read_docs(p, len, docs), nlive = 0, len1 = 0, len2 = 0;
+    unsigned k = 1 + p[0] % MERGE_K;
+    bool runs = p[0] & 0x10;
+    struct err err;
+
+    if (n == 0)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t b = p[(i * 7 + 1) % len];
+        piece[i] = (uint8_t)(runs ? i * k / n : b % k);
+        if (b & 0x80)
+            piece[i] |= 0x80; /* deleted */
+        else
+            live[nlive++] = docs[i];
+    }
+    for (unsigned j = 0; j < k; j++) {
+        size_t np = 0;
+        for (size_t i = 0; i < n; i++) {
+            if ((piece[i] & 0x7f) == j)
+                part[np++] = docs[i];
+        }
+        in[j] = build(part, np);
+        for (size_t i = 0; i < n; i++) {
+            if ((piece[i] & 0x7f) != j || !(piece[i] & 0x80))
+                continue;
+            uint32_t d = eng_segment_find(in[j], docs[i].id);
+            CHECK(d != ENG_END);
+            if (dels[j] == NULL)
+                CHECK((dels[j] = eng_dels_new(in[j]->n)) != NULL);
+            dels[j]->bits[d >> 6] |= (uint64_t)1 << (d & 63);
+            dels[j]->n++;
+        }
+    }
+    err_clear(&err);
+    CHECK(eng_merge_segments(in, dels, k, &merged, &err) == 0);
+    whole = build(live, nlive);
+    CHECK(eng_segment_check(merged, NSRC, &err) == 0);
+    CHECK(eng_segment_image(merged, &img1, &len1) == 0);
+    CHECK(eng_segment_image(whole, &img2, &len2) == 0);
+    CHECK(len1 == len2 && memcmp(img1, img2, len1) == 0);
+    if (nlive > 0)
+        check_queries(live, nlive, merged, p[0]);
+    for (unsigned j = 0; j < k; j++) {
+        eng_segment_unref(in[j]);
+        eng_dels_unref(dels[j]);
+    }
+    eng_segment_unref(merged);
+    eng_segment_unref(whole);
+    free(img1);
+    free(img2);
 }
 
 /* --- 1: a damaged segment image ------------------------------------------------ */
@@ -280,12 +362,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    switch (data[0] % 3) {
+    switch (data[0] % 4) {
     case 0:
         check_built(data + 1, size - 1);
         break;
     case 1:
         check_damaged(data + 1, size - 1);
+        break;
+    case 3:
+        check_merged(data + 1, size - 1);
         break;
     default:
         check_manifest(data + 1, size - 1);

@@ -880,6 +880,55 @@ static void a_damaged_index_directory_is_rebuilt_from_the_table(void **state)
     engine_agrees_with_the_table(f);
 }
 
+/* Segments of 37 documents from the build: the background merges (a
+ * thread, installed at a poll) leave fewer, larger segments that still
+ * answer as FTS5 does, pass verify, and are what a reopen maps. */
+static void background_merges_keep_every_answer(void **state)
+{
+    struct fixture *f = *state;
+    struct index_stats st;
+    struct err err;
+    char dir[4200];
+
+    if (engine_opt.segment_docs == 0)
+        skip(); /* one segment: nothing to merge */
+    snprintf(dir, sizeof dir, "rm -rf '%s.engine'", store_sqlite_path(f->s));
+    f->eng->free(f->eng);
+    f->eng = NULL;
+    assert_int_equal(system(dir), 0); /* a build from nothing, on every core */
+    engine_reopen(f);
+    /* fewer segments than that: merged (a build makes at least this many) */
+    uint64_t built =
+        (total_of(f->fts, NULL) + engine_opt.segment_docs - 1) / engine_opt.segment_docs;
+    assert_true(built >= 8);
+    int64_t until = now_ms() + 60000;
+    do {
+        usleep(20000);
+        f->eng->stats(f->eng, &st);
+    } while (st.segments >= built && now_ms() < until);
+    assert_true(st.segments < built);
+    engine_agrees_with_the_table(f);
+    const char *qs[] = {"the", "market OR election", "\"prime minister\"", "climate -policy"};
+    for (size_t i = 0; i < sizeof qs / sizeof *qs; i++) {
+        struct index_request req = {.from = INT64_MIN, .to = INT64_MAX, .limit = 100};
+        struct arena a;
+        arena_init(&a, 0);
+        err_clear(&err);
+        assert_int_equal(query_parse(&a, qs[i], strlen(qs[i]), (struct query_node **)&req.q, &err),
+                         0);
+        for (int s = 0; s < 4; s++) {
+            req.sort = (enum index_sort)s;
+            same_answer(f, &req, qs[i]);
+        }
+        arena_release(&a);
+    }
+    engine_reopen(f); /* after a checkpoint at close: the merged files */
+    assert_true(engine_loaded(f->eng));
+    f->eng->stats(f->eng, &st);
+    assert_true(st.segments < built);
+    engine_agrees_with_the_table(f);
+}
+
 /* A second process on the same store reads the files but does not write
  * them (the directory's lock): both answer alike. */
 static void a_second_opener_reads_the_files_without_writing(void **state)
@@ -941,6 +990,7 @@ int main(void)
         cmocka_unit_test_setup(a_reopened_index_maps_its_files_and_catches_up, with_shared),
         cmocka_unit_test_setup(a_damaged_index_directory_is_rebuilt_from_the_table, with_shared),
         cmocka_unit_test_setup(a_second_opener_reads_the_files_without_writing, with_shared),
+        cmocka_unit_test_setup(background_merges_keep_every_answer, with_shared),
         cmocka_unit_test(an_empty_store_has_no_matches_until_one_arrives),
     };
     if (getenv(DIFF_STORE_ENV)) {

@@ -41,7 +41,10 @@ void eng_dir_sweep(const struct eng_writer *w)
         char tail[8] = "";
         bool keep = true;
         size_t len = strlen(de->d_name);
-        if (len > 4 && strcmp(de->d_name + len - 4, ".tmp") == 0) {
+        if (w->merge_file != 0 && sscanf(de->d_name, "seg-%16" SCNx64, &id) == 1 &&
+            id == w->merge_file) {
+            continue; /* a running merge's output (merge.c), .tmp or not */
+        } else if (len > 4 && strcmp(de->d_name + len - 4, ".tmp") == 0) {
             keep = false;
         } else if (sscanf(de->d_name, "seg-%16" SCNx64 "%7s", &id, tail) == 2 &&
                    strcmp(tail, ".seg") == 0) {

@@ -293,6 +293,31 @@ void eng_cursor_data(struct eng_cursor *c, unsigned *mask, uint32_t tf[ENG_FIELD
 /* Postings with docid in [lo, hi): skip table for whole blocks. */
 uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi);
 
+/* --- segment.c: a segment from postings (merge.c) ------------------------ */
+
+/* A segment written from postings already in its final docid order (the
+ * merge, merge.c): eng_segw_new(n), eng_segw_doc for every docid < n, then
+ * for each term in ascending byte order eng_segw_term, its postings in
+ * ascending docid order, eng_segw_term_end (a term left without postings
+ * is dropped); eng_segw_finish hands the segment over. Postings are
+ * encoded by the builder's own encoder. Every call 0 or ERR_NOMEM. */
+struct eng_segw;
+struct eng_segw_doc {
+    int64_t id, published_at;
+    uint32_t dl, src;
+    uint64_t url_hash;
+};
+int eng_segw_new(struct eng_segw **out, uint32_t n);
+void eng_segw_free(struct eng_segw *w);
+void eng_segw_doc(struct eng_segw *w, uint32_t doc, const struct eng_segw_doc *d);
+/* str is borrowed until eng_segw_term_end. */
+int eng_segw_term(struct eng_segw *w, const char *str, size_t len, uint8_t kind);
+/* pos[f] holds tf[f] positions (exact terms; tf[f] <= ENG_POS_MAX). */
+int eng_segw_posting(struct eng_segw *w, uint32_t doc, unsigned mask, const uint32_t tf[ENG_FIELDS],
+                     const uint32_t (*pos)[ENG_POS_MAX]);
+int eng_segw_term_end(struct eng_segw *w);
+int eng_segw_finish(struct eng_segw *w, struct eng_segment **out);
+
 /* --- the writer (writer.h): loading and following the log --------------- */
 
 struct eng_writer;

@@ -1,14 +1,67 @@
-/* The merge policy (index/engine/writer.h): segments of similar size are
- * merged MERGE_FAN at a time, and a segment with more than a quarter
- * deleted is rewritten, by re-reading their live rows: the table is the
- * document store, there is no other. */
+/* Merges (index/engine/writer.h): the tiered, time-ordered merge policy and
+ * the merge itself, on a thread of its own.
+ *
+ * Policy. A segment's tier is log8 of its live documents. When a tier holds
+ * MERGE_FAN segments below the largest merged size, the first MERGE_FAN of
+ * them in the writer's list (which is ingest order, so mostly time order)
+ * are merged into one, as many as fit in merge_max documents; a segment more
+ * than a quarter deleted is rewritten alone. A full build's segments of
+ * 131,072 documents thus become segments of about a million, and those of
+ * several million: a 10 M index ends as a handful.
+ *
+ * The merge reads its inputs through postings cursors and writes through
+ * eng_segw (segment.c), so it depends on neither side's byte layout. The
+ * new docids are a k-way merge of the inputs' live documents by article id
+ * (newest first); time-adjacent inputs make it a concatenation with an
+ * offset. Each term's postings are the same k-way merge of its cursors,
+ * remapped.
+ *
+ * Background. The inputs are immutable, so the merge runs on its own thread
+ * (niced: searches come first) with the deletion sets as they were when it
+ * began, and writes its segment file itself. The writer keeps polling; at a
+ * poll after the merge is done it installs the result: deletions made
+ * meanwhile are carried over through the docid maps, the inputs are
+ * replaced by the output in one published snapshot, and the next checkpoint
+ * names the new file in the MANIFEST; the inputs' files are removed by the
+ * sweep after that manifest is durable (a search still holding an older
+ * snapshot keeps its mapping: an unlinked file stays readable while
+ * mapped). A crash before the manifest leaves the old manifest and files
+ * (the orphan output is swept at the next start); after, the new ones. */
+#define _GNU_SOURCE /* gettid */
 #include "index/engine/writer.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "util/clock.h"
+#include "util/log.h"
 
 #include "util/banned.h"
 
 #define MERGE_FAN 8
+#define MERGE_NICE 10
+
+struct eng_merge {
+    pthread_t thread;
+    size_t k;
+    struct eng_segment **in; /* references */
+    struct eng_dels **dels;  /* references: deletions when the merge began */
+    uint32_t **map;          /* per input: old docid -> new docid, ENG_END dropped */
+    struct eng_segment *out;
+    uint64_t file_id; /* 0: not written (no index directory) */
+    char path[4096];
+    int rc;
+    struct err err;
+    uint32_t docs; /* documents of the output */
+    int64_t ms;    /* the merge's time */
+    atomic_bool done;
+    atomic_bool cancel;
+    const atomic_bool *stopping;
+};
 
 static unsigned tier(uint64_t n)
 {
@@ -20,108 +73,533 @@ static unsigned tier(uint64_t n)
     return t;
 }
 
-/* Rebuild the segments flagged in pick[] from their live rows, as one. */
-static int merge(struct eng_writer *w, const bool *pick, struct err *err)
+static bool merge_stopped(const struct eng_merge *m)
 {
-    struct eng_builder *b = NULL;
-    struct eng_segment *seg = NULL;
-    struct store_rows *rows = NULL;
-    struct store_row row;
-    int rc;
+    return atomic_load(&m->cancel) || (m->stopping && atomic_load(m->stopping));
+}
 
-    if (eng_builder_new(&b) < 0)
-        return err_set(err, ERR_NOMEM, "out of memory");
-    if ((rc = store_rows_by_id(&rows, w->db, err)) < 0)
+/* The canonical-URL hash of each docid of s, from its pk table. */
+static uint64_t *url_of(const struct eng_segment *s)
+{
+    uint64_t *u = malloc(((size_t)s->n + 1) * sizeof *u);
+    for (uint32_t j = 0; u && j < s->n; j++)
+        u[s->pk_doc[j]] = s->pk_hash[j];
+    return u;
+}
+
+/* New docids: the inputs' live documents merged by id, newest first (one
+ * input after the other when they do not overlap in time). */
+static int merge_docs(struct eng_merge *m, struct eng_segw **outw)
+{
+    uint32_t *at = calloc(m->k, sizeof *at);
+    uint64_t **url = calloc(m->k, sizeof *url);
+    uint64_t live = 0;
+    uint32_t n = 0;
+    int rc = ERR_NOMEM;
+
+    *outw = NULL;
+    if (at == NULL || url == NULL)
         goto out;
-    if ((rc = store_reader_begin(w->db, err)) < 0)
+    for (size_t i = 0; i < m->k; i++) {
+        live += m->in[i]->n - (m->dels[i] ? m->dels[i]->n : 0);
+        if ((url[i] = url_of(m->in[i])) == NULL)
+            goto out;
+    }
+    if (live >= UINT32_MAX || eng_segw_new(outw, (uint32_t)live) < 0)
         goto out;
-    for (size_t i = 0; i < w->nseg && rc == 0; i++) {
-        if (!pick[i])
-            continue;
-        for (uint32_t d = 0; d < w->segs[i]->n && rc == 0; d++) {
-            if (eng_dels_has(w->dels[i], d))
-                continue;
-            rc = store_rows_get(rows, w->segs[i]->ids[d], &row, err);
-            if (rc == 1)
-                rc = eng_row_add(w, b, &row, eng_row_url_hash(&row)) < 0
-                         ? err_set(err, ERR_NOMEM, "out of memory")
-                         : 0;
-            /* (0: deleted meanwhile: dropped here, the count check agrees) */
+    for (;;) {
+        size_t best = m->k;
+        for (size_t i = 0; i < m->k; i++) {
+            while (at[i] < m->in[i]->n && eng_dels_has(m->dels[i], at[i]))
+                m->map[i][at[i]++] = ENG_END;
+            if (at[i] < m->in[i]->n &&
+                (best == m->k || m->in[i]->ids[at[i]] > m->in[best]->ids[at[best]]))
+                best = i;
         }
+        if (best == m->k)
+            break;
+        const struct eng_segment *s = m->in[best];
+        uint32_t d = at[best]++;
+        m->map[best][d] = n;
+        eng_segw_doc(*outw, n++,
+                     &(struct eng_segw_doc){.id = s->ids[d],
+                                            .published_at = s->pub[d],
+                                            .dl = s->dl[d],
+                                            .src = s->src[d],
+                                            .url_hash = url[best][d]});
     }
-    store_reader_end(w->db, NULL);
-    if (rc < 0)
-        goto out;
-    if ((rc = eng_builder_finish(b, &seg)) < 0) {
-        rc = err_set(err, rc, "out of memory merging segments");
-        goto out;
-    }
-    /* The new segment first: if that fails, nothing is dropped. */
-    size_t old_n = w->nseg;
-    if (seg->n == 0) {
-        eng_segment_unref(seg);
-    } else if ((rc = eng_writer_append(w, seg)) < 0) {
-        eng_segment_unref(seg);
-        rc = err_set(err, rc, "out of memory");
-        goto out;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < w->nseg; i++) {
-        if (i < old_n && pick[i]) {
-            eng_segment_unref(w->segs[i]);
-            eng_dels_unref(w->dels[i]);
-            continue;
-        }
-        w->segs[k] = w->segs[i];
-        w->dels[k++] = w->dels[i];
-    }
-    w->nseg = k;
-    w->dirty = true;
-    rc = eng_writer_publish(w);
-    if (rc < 0)
-        rc = err_set(err, rc, "out of memory");
+    rc = 0;
 out:
-    store_rows_free(rows);
-    eng_builder_free(b);
+    for (size_t i = 0; url && i < m->k; i++)
+        free(url[i]);
+    free(url);
+    free(at);
     return rc;
 }
 
-/* One merge when a tier holds MERGE_FAN segments or a segment is more than
- * a quarter deleted. */
-int eng_merge_maybe(struct eng_writer *w, struct err *err)
+static int term_cmp(const struct eng_segment *a, const struct eng_term *x,
+                    const struct eng_segment *b, const struct eng_term *y)
 {
-    bool *pick = calloc(w->nseg + 1, sizeof *pick);
-    unsigned counts[32] = {0};
-    int rc = 0, want = -1;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(a->strs + x->str, b->strs + y->str, n);
+    if (c)
+        return c;
+    return x->len < y->len ? -1 : x->len > y->len;
+}
 
-    if (pick == NULL)
+/* The next live posting of cursor i at or after its current one: its new
+ * docid, ENG_END when spent. */
+static uint32_t next_live(struct eng_merge *m, size_t i, struct eng_cursor *c)
+{
+    while (c->doc != ENG_END) {
+        uint32_t nd = m->map[i][c->doc];
+        if (nd != ENG_END)
+            return nd;
+        eng_cursor_seek(c, c->doc + 1);
+    }
+    return ENG_END;
+}
+
+/* One term present in the inputs flagged in has[]: its postings merged. */
+static int merge_term(struct eng_merge *m, struct eng_segw *w, const bool *has, const size_t *ti,
+                      struct eng_cursor *cur, uint32_t *head, uint32_t (*pos)[ENG_POS_MAX])
+{
+    const struct eng_term *t0 = NULL;
+    const struct eng_segment *s0 = NULL;
+    int rc;
+
+    for (size_t i = 0; i < m->k; i++) {
+        head[i] = ENG_END;
+        if (!has[i])
+            continue;
+        const struct eng_term *t = &m->in[i]->terms[ti[i]];
+        if (t0 == NULL) {
+            t0 = t;
+            s0 = m->in[i];
+        }
+        eng_cursor_init(&cur[i], m->in[i], t);
+        head[i] = next_live(m, i, &cur[i]);
+    }
+    if ((rc = eng_segw_term(w, s0->strs + t0->str, t0->len, t0->kind)) < 0)
+        return rc;
+    for (;;) {
+        size_t best = m->k;
+        for (size_t i = 0; i < m->k; i++) {
+            if (head[i] != ENG_END && (best == m->k || head[i] < head[best]))
+                best = i;
+        }
+        if (best == m->k)
+            break;
+        struct eng_cursor *c = &cur[best];
+        unsigned mask = 0;
+        uint32_t tf[ENG_FIELDS] = {0};
+        bool exact = t0->kind == ENG_TERM_EXACT;
+        eng_cursor_data(c, &mask, tf, exact ? pos : NULL);
+        for (unsigned f = 0; exact && f < ENG_FIELDS; f++) {
+            if (tf[f] < ENG_POS_MAX)
+                continue;
+            /* A field with ENG_POS_MAX occurrences or more: positions past
+             * the cap cannot be read back through a cursor. */
+            uint32_t full[ENG_FIELDS];
+            eng_cursor_data(c, &mask, full, NULL);
+            if (full[f] > ENG_POS_MAX)
+                return ERR_UNSUPPORTED;
+        }
+        if ((rc = eng_segw_posting(w, head[best], mask, tf, (const uint32_t(*)[ENG_POS_MAX])pos)) <
+            0)
+            return rc;
+        eng_cursor_seek(c, c->doc + 1);
+        head[best] = next_live(m, best, c);
+    }
+    return eng_segw_term_end(w);
+}
+
+/* Every term of the inputs in byte order, each merged once. */
+static int merge_terms(struct eng_merge *m, struct eng_segw *w)
+{
+    size_t *ti = calloc(m->k, sizeof *ti);
+    bool *has = calloc(m->k, sizeof *has);
+    uint32_t *head = calloc(m->k, sizeof *head);
+    struct eng_cursor *cur = calloc(m->k, sizeof *cur);
+    uint32_t(*pos)[ENG_POS_MAX] = malloc(ENG_FIELDS * sizeof *pos);
+    int rc = ERR_NOMEM;
+    uint64_t nterm = 0;
+
+    if (!ti || !has || !head || !cur || !pos)
+        goto out;
+    rc = 0;
+    while (rc == 0) {
+        size_t lo = m->k;
+        for (size_t i = 0; i < m->k; i++) {
+            if (ti[i] >= m->in[i]->nterms)
+                continue;
+            if (lo == m->k || term_cmp(m->in[i], &m->in[i]->terms[ti[i]], m->in[lo],
+                                       &m->in[lo]->terms[ti[lo]]) < 0)
+                lo = i;
+        }
+        if (lo == m->k)
+            break;
+        for (size_t i = 0; i < m->k; i++) {
+            has[i] =
+                ti[i] < m->in[i]->nterms && term_cmp(m->in[i], &m->in[i]->terms[ti[i]], m->in[lo],
+                                                     &m->in[lo]->terms[ti[lo]]) == 0;
+        }
+        rc = merge_term(m, w, has, ti, cur, head, pos);
+        for (size_t i = 0; i < m->k; i++)
+            ti[i] += has[i];
+        if ((++nterm & 1023) == 0 && merge_stopped(m))
+            rc = ERR_BUSY;
+    }
+out:
+    free(ti);
+    free(has);
+    free(head);
+    free(cur);
+    free(pos);
+    return rc;
+}
+
+/* The merged segment of m's inputs (heap), or an ERR_* with m->err set. */
+static int merge_build(struct eng_merge *m, struct eng_segment **out)
+{
+    struct eng_segw *w = NULL;
+    int rc = merge_docs(m, &w);
+    if (rc == 0)
+        rc = merge_terms(m, w);
+    if (rc == 0)
+        rc = eng_segw_finish(w, out);
+    eng_segw_free(w);
+    if (rc == ERR_UNSUPPORTED)
+        err_set(&m->err, rc, "a document has more than %d occurrences of one word in a field",
+                ENG_POS_MAX);
+    else if (rc == ERR_BUSY)
+        err_set(&m->err, rc, "stopping");
+    else if (rc < 0)
+        err_set(&m->err, rc, "out of memory merging segments");
+    return rc;
+}
+
+static void *merge_main(void *arg)
+{
+    struct eng_merge *m = arg;
+    struct eng_segment *seg = NULL;
+    int rc;
+
+    /* Searches and ingestion come first (a thread's nice value is its own
+     * on Linux). */
+    (void)setpriority(PRIO_PROCESS, (id_t)gettid(), MERGE_NICE);
+    int64_t t0 = clock_mono_ms();
+    if ((rc = merge_build(m, &seg)) < 0)
+        goto out;
+    m->docs = seg->n;
+    if (m->file_id != 0 && seg->n > 0) {
+        /* Its file now, off the writer's thread: the checkpoint that names it
+         * then only writes the manifest. */
+        struct eng_segment *mapped = NULL;
+        if ((rc = eng_segment_write(seg, m->path, &m->err)) < 0 ||
+            (rc = eng_segment_map(m->path, m->file_id, &mapped, &m->err)) < 0)
+            goto out;
+        eng_segment_unref(seg);
+        seg = mapped;
+    }
+    m->out = seg;
+    seg = NULL;
+    m->ms = clock_mono_ms() - t0;
+out:
+    eng_segment_unref(seg);
+    m->rc = rc;
+    atomic_store(&m->done, true);
+    return NULL;
+}
+
+static void merge_free(struct eng_merge *m)
+{
+    if (m == NULL)
+        return;
+    for (size_t i = 0; i < m->k; i++) {
+        eng_segment_unref(m->in[i]);
+        eng_dels_unref(m->dels[i]);
+        free(m->map[i]);
+    }
+    free(m->in);
+    free(m->dels);
+    free(m->map);
+    eng_segment_unref(m->out);
+    free(m);
+}
+
+/* A merge of in[0..k) as their deletion sets dels[] (NULL entries: none)
+ * are now (new references to both); NULL when out of memory. */
+static struct eng_merge *merge_new(struct eng_segment *const *in, struct eng_dels *const *dels,
+                                   size_t k)
+{
+    struct eng_merge *m = calloc(1, sizeof *m);
+    if (m == NULL)
+        return NULL;
+    err_clear(&m->err);
+    atomic_init(&m->done, false);
+    atomic_init(&m->cancel, false);
+    if ((m->in = calloc(k, sizeof *m->in)) == NULL ||
+        (m->dels = calloc(k, sizeof *m->dels)) == NULL ||
+        (m->map = calloc(k, sizeof *m->map)) == NULL) {
+        merge_free(m);
+        return NULL;
+    }
+    for (m->k = 0; m->k < k; m->k++) {
+        size_t j = m->k;
+        m->in[j] = in[j];
+        atomic_fetch_add(&in[j]->ref, 1);
+        m->dels[j] = dels[j];
+        if (dels[j])
+            atomic_fetch_add(&dels[j]->ref, 1);
+        if ((m->map[j] = malloc(((size_t)in[j]->n + 1) * sizeof **m->map)) == NULL) {
+            m->k++;
+            merge_free(m);
+            return NULL;
+        }
+    }
+    return m;
+}
+
+int eng_merge_segments(struct eng_segment *const *in, struct eng_dels *const *dels, size_t k,
+                       struct eng_segment **out, struct err *err)
+{
+    struct eng_merge *m = merge_new(in, dels, k);
+    *out = NULL;
+    if (m == NULL)
         return err_set(err, ERR_NOMEM, "out of memory");
+    int rc = merge_build(m, out);
+    if (rc < 0)
+        err_set(err, rc, "%s", err_msg(&m->err, rc));
+    merge_free(m);
+    return rc;
+}
+
+/* Start merging the segments flagged in pick[] (k of them) on a thread. */
+static int merge_start(struct eng_writer *w, const bool *pick, size_t k, struct err *err)
+{
+    struct eng_segment **in = calloc(k, sizeof *in);
+    struct eng_dels **dels = calloc(k, sizeof *dels);
+    struct eng_merge *m = NULL;
+    size_t j = 0;
+
+    for (size_t i = 0; in && dels && i < w->nseg; i++) {
+        if (pick[i]) {
+            in[j] = w->segs[i];
+            dels[j++] = w->dels[i];
+        }
+    }
+    if (in && dels)
+        m = merge_new(in, dels, k);
+    free(in);
+    free(dels);
+    if (m == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    m->stopping = w->stopping;
+    if (w->writable && w->dir) {
+        m->file_id = w->next_file;
+        if ((size_t)snprintf(m->path, sizeof m->path, "%s/seg-%016" PRIx64 ".seg", w->dir,
+                             m->file_id) >= sizeof m->path)
+            m->file_id = 0;
+        else
+            w->next_file++;
+    }
+    if (pthread_create(&m->thread, NULL, merge_main, m) != 0) {
+        merge_free(m);
+        return err_set(err, ERR_NOMEM, "cannot start a merge thread");
+    }
+    w->merge = m;
+    w->merge_file = m->file_id;
+    return 0;
+}
+
+/* Index of segment s in the writer's list, or nseg. */
+static size_t seg_index(const struct eng_writer *w, const struct eng_segment *s)
+{
+    size_t i = 0;
+    while (i < w->nseg && w->segs[i] != s)
+        i++;
+    return i;
+}
+
+/* The finished merge into the writer's list: deletions since it began
+ * carried over, the inputs replaced by the output where the first was. */
+static int merge_install(struct eng_writer *w, struct eng_merge *m, bool *taken)
+{
+    struct eng_segment *out = m->out;
+    struct eng_dels *nd = NULL;
+    size_t first = w->nseg;
+
+    for (size_t i = 0; i < m->k; i++) {
+        size_t at = seg_index(w, m->in[i]);
+        if (at == w->nseg)
+            return 0; /* the list was dropped meanwhile (a replaced table) */
+        if (at < first)
+            first = at;
+    }
+    for (size_t i = 0; i < m->k && out; i++) {
+        const struct eng_dels *now = w->dels[seg_index(w, m->in[i])], *then = m->dels[i];
+        if (now == then || now == NULL)
+            continue;
+        for (uint32_t d = 0; d < m->in[i]->n; d++) {
+            uint32_t x = m->map[i][d];
+            if (x == ENG_END || !eng_dels_has(now, d) || eng_dels_has(then, d))
+                continue;
+            if (nd == NULL && (nd = eng_dels_new(out->n)) == NULL)
+                return ERR_NOMEM;
+            nd->bits[x >> 6] |= (uint64_t)1 << (x & 63);
+            nd->n++;
+            nd->ntoken += out->dl[x];
+        }
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < w->nseg; i++) {
+        bool input = false;
+        for (size_t j = 0; j < m->k && !input; j++)
+            input = w->segs[i] == m->in[j];
+        if (!input) {
+            w->segs[k] = w->segs[i];
+            w->dels[k++] = w->dels[i];
+            continue;
+        }
+        eng_segment_unref(w->segs[i]);
+        eng_dels_unref(w->dels[i]);
+        if (i == first && out && out->n > 0) { /* out takes the first input's place */
+            w->segs[k] = out;
+            w->dels[k++] = nd;
+            *taken = true;
+            out = NULL;
+            nd = NULL;
+        }
+    }
+    w->nseg = k;
+    m->out = out; /* an empty output is freed with the job */
+    eng_dels_unref(nd);
+    w->dirty = true;
+    return eng_writer_publish(w);
+}
+
+/* A merge's output file that no list took (dropped, failed, cancelled):
+ * removed now rather than left to the next sweep. */
+static void merge_unlink(const struct eng_merge *m)
+{
+    char tmp[4200];
+    if (m->file_id == 0)
+        return;
+    unlink(m->path);
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", m->path) < sizeof tmp)
+        unlink(tmp);
+}
+
+void eng_merge_stop(struct eng_writer *w)
+{
+    if (w->merge == NULL)
+        return;
+    atomic_store(&w->merge->cancel, true);
+    pthread_join(w->merge->thread, NULL);
+    merge_unlink(w->merge);
+    merge_free(w->merge);
+    w->merge = NULL;
+    w->merge_file = 0;
+}
+
+/* Segments a merge found it cannot rewrite from postings, never picked again. */
+static bool pinned(const struct eng_writer *w, const struct eng_segment *s)
+{
+    for (size_t i = 0; i < w->npinned; i++) {
+        if (w->pinned[i] == s->gen)
+            return true;
+    }
+    return false;
+}
+
+static void pin_inputs(struct eng_writer *w, const struct eng_merge *m)
+{
+    uint64_t *p = realloc(w->pinned, (w->npinned + m->k) * sizeof *p);
+    if (p == NULL)
+        return;
+    w->pinned = p;
+    for (size_t i = 0; i < m->k; i++)
+        w->pinned[w->npinned++] = m->in[i]->gen;
+}
+
+/* The merge to start now, flagged in pick[]; its size. */
+static size_t merge_pick(const struct eng_writer *w, bool *pick)
+{
+    unsigned counts[32] = {0};
+    int want = -1;
+
     for (size_t i = 0; i < w->nseg; i++) {
         uint32_t dn = w->dels[i] ? w->dels[i]->n : 0;
+        if (pinned(w, w->segs[i]))
+            continue;
         if (dn > 0 && (uint64_t)dn * 4 > w->segs[i]->n) {
             pick[i] = true;
-            want = 0;
-            break;
+            return 1;
         }
-        if (w->segs[i]->n - dn >= w->seg_full)
+        uint64_t live = w->segs[i]->n - dn;
+        if (live * 2 > w->merge_max)
             continue;
-        unsigned t = tier(w->segs[i]->n - dn);
+        unsigned t = tier(live);
         if (t < 32 && ++counts[t] >= MERGE_FAN && want < 0)
-            want = (int)t + 1;
+            want = (int)t;
     }
-    if (want > 0) {
-        unsigned n = 0;
-        for (size_t i = 0; i < w->nseg && n < MERGE_FAN; i++) {
-            uint32_t dn = w->dels[i] ? w->dels[i]->n : 0;
-            if (w->segs[i]->n - dn < w->seg_full &&
-                tier(w->segs[i]->n - dn) == (unsigned)(want - 1)) {
-                pick[i] = true;
-                n++;
-            }
+    if (want < 0)
+        return 0;
+    size_t n = 0;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < w->nseg && n < MERGE_FAN; i++) {
+        uint64_t live = w->segs[i]->n - (w->dels[i] ? w->dels[i]->n : 0);
+        if (pinned(w, w->segs[i]) || live * 2 > w->merge_max || tier(live) != (unsigned)want)
+            continue;
+        if (n >= 2 && sum + live > w->merge_max)
+            break;
+        pick[i] = true;
+        sum += live;
+        n++;
+    }
+    return n;
+}
+
+int eng_merge_maybe(struct eng_writer *w, struct err *err)
+{
+    int rc = 0;
+
+    if (w->merge != NULL) {
+        if (!atomic_load(&w->merge->done))
+            return 0;
+        struct eng_merge *m = w->merge;
+        pthread_join(m->thread, NULL);
+        bool taken = false;
+        if (m->rc == 0) {
+            rc = merge_install(w, m, &taken);
+            if (rc < 0)
+                rc = err_set(err, rc, "out of memory");
+            else if (taken)
+                log_msg(LOG_INFO,
+                        "search index: merged %zu segments into one of %u documents "
+                        "in %lld ms (%zu segments now)",
+                        m->k, m->docs, (long long)m->ms, w->nseg);
+        } else if (m->rc == ERR_UNSUPPORTED) {
+            log_msg(LOG_WARN, "search index: segments left unmerged: %s", err_msg(&m->err, m->rc));
+            pin_inputs(w, m);
+        } else if (m->rc != ERR_BUSY) {
+            log_msg(LOG_WARN, "search index: merge failed: %s (retried)", err_msg(&m->err, m->rc));
         }
+        if (!taken)
+            merge_unlink(m);
+        merge_free(m);
+        w->merge = NULL;
+        w->merge_file = 0;
+        if (rc < 0)
+            return rc;
     }
-    if (want >= 0)
-        rc = merge(w, pick, err);
+    bool *pick = calloc(w->nseg + 1, sizeof *pick);
+    if (pick == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    size_t k = merge_pick(w, pick);
+    if (k > 0)
+        rc = merge_start(w, pick, k, err);
     free(pick);
     return rc;
 }

@@ -18,10 +18,10 @@ uint64_t eng_row_url_hash(const struct store_row *row)
     return url ? hash_bytes64(url, strlen(url)) : 0;
 }
 
-int eng_row_add(struct eng_writer *w, struct eng_builder *b, const struct store_row *row,
-                uint64_t url_hash)
+int eng_row_fill(struct eng_writer *w, const struct store_row *row, uint64_t url_hash,
+                 struct eng_row *out)
 {
-    struct eng_row r = {
+    *out = (struct eng_row){
         .id = row->id,
         .seq = row->seq,
         .published_at = row->published_at,
@@ -33,7 +33,16 @@ int eng_row_add(struct eng_writer *w, struct eng_builder *b, const struct store_
         .src = ENG_NO_SOURCE,
         .url_hash = url_hash,
     };
-    if (row->source_id && eng_src_intern(w, row->source_id, &r.src) < 0)
+    if (row->source_id && eng_src_intern(w, row->source_id, &out->src) < 0)
+        return ERR_NOMEM;
+    return 0;
+}
+
+int eng_row_add(struct eng_writer *w, struct eng_builder *b, const struct store_row *row,
+                uint64_t url_hash)
+{
+    struct eng_row r;
+    if (eng_row_fill(w, row, url_hash, &r) < 0)
         return ERR_NOMEM;
     return eng_builder_add(b, &r);
 }

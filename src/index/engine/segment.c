@@ -505,19 +505,19 @@ static int cmp_pk(const void *x, const void *y)
 
 /* The canonical-URL hashes of the documents, sorted, beside their docids:
  * an upsert finds the document it replaces by binary search (§5 pk index). */
-static int pk_build(struct eng_segment *s, const struct eng_builder *b, const uint32_t *newdoc)
+static int pk_build(struct eng_segment *s, size_t n, const uint64_t *url, const uint32_t *newdoc)
 {
-    struct pk_pair *v = malloc((b->n + 1) * sizeof *v);
-    s->pk_hash = malloc((b->n + 1) * sizeof *s->pk_hash);
-    s->pk_doc = malloc((b->n + 1) * sizeof *s->pk_doc);
+    struct pk_pair *v = malloc((n + 1) * sizeof *v);
+    s->pk_hash = malloc((n + 1) * sizeof *s->pk_hash);
+    s->pk_doc = malloc((n + 1) * sizeof *s->pk_doc);
     if (v == NULL || s->pk_hash == NULL || s->pk_doc == NULL) {
         free(v);
         return ERR_NOMEM;
     }
-    for (size_t i = 0; i < b->n; i++)
-        v[i] = (struct pk_pair){b->url[i], newdoc[i]};
-    qsort(v, b->n, sizeof *v, cmp_pk);
-    for (size_t i = 0; i < b->n; i++) {
+    for (size_t i = 0; i < n; i++)
+        v[i] = (struct pk_pair){url[i], newdoc[i]};
+    qsort(v, n, sizeof *v, cmp_pk);
+    for (size_t i = 0; i < n; i++) {
         s->pk_hash[i] = v[i].hash;
         s->pk_doc[i] = v[i].doc;
     }
@@ -573,11 +573,16 @@ static int encode_term(struct obuf *post, struct obuf *docs, struct obuf *data,
         return ERR_NOMEM;
     for (uint32_t i = 0; i < n; i++)
         keys[i] = (uint64_t)newdoc[t->docs[i]] << 32 | i;
-    /* Ingest order is mostly oldest first, i.e. the reverse of docid order. */
-    bool desc = true;
+    /* Ingest order is mostly oldest first, i.e. the reverse of docid order;
+     * a merge (eng_segw) gives docid order. */
+    bool desc = true, asc = true;
     for (uint32_t i = 1; i < n && desc; i++)
         desc = keys[i] < keys[i - 1];
-    if (desc) {
+    for (uint32_t i = 1; i < n && asc && !desc; i++)
+        asc = keys[i] > keys[i - 1];
+    if (asc && !desc) {
+        /* already in order */
+    } else if (desc) {
         for (uint32_t i = 0; i < n / 2; i++) {
             uint64_t x = keys[i];
             keys[i] = keys[n - 1 - i];
@@ -658,7 +663,7 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
         s->src[i] = b->src[l];
         s->ntoken += b->dl[l];
     }
-    if (pk_build(s, b, newdoc) < 0)
+    if (pk_build(s, b->n, b->url, newdoc) < 0)
         goto out;
     for (size_t i = 0; i < b->nterms; i++) {
         torder[i] = (uint32_t)i;
@@ -763,4 +768,167 @@ uint32_t eng_segment_find(const struct eng_segment *s, int64_t id)
 {
     uint32_t d = eng_segment_first_le(s, id);
     return d < s->n && s->ids[d] == id ? d : ENG_END;
+}
+
+/* --- a segment from postings in docid order (merge.c) --------------------- */
+
+/* The merge hands over documents and postings already in their final
+ * docids, and each term's postings are encoded by encode_term exactly as a
+ * built segment's, so a merged segment is byte for byte what a build of the
+ * same rows would give whatever the postings format. */
+struct eng_segw {
+    struct eng_segment *s;
+    uint64_t *url;   /* canonical-URL hash per docid */
+    uint32_t *ident; /* docid -> docid: encode_term's map */
+    uint64_t *keys;  /* encode_term's scratch */
+    size_t kcap, tcap, pcap;
+    struct bterm t; /* the term being written (t.s borrowed) */
+    struct obuf post, docs, data, strs;
+};
+
+void eng_segw_free(struct eng_segw *w)
+{
+    if (w == NULL)
+        return;
+    eng_segment_unref(w->s);
+    free(w->url);
+    free(w->ident);
+    free(w->keys);
+    free(w->t.docs);
+    free(w->t.doff);
+    free(w->t.data);
+    free(w->post.p);
+    free(w->docs.p);
+    free(w->data.p);
+    free(w->strs.p);
+    free(w);
+}
+
+int eng_segw_new(struct eng_segw **out, uint32_t n)
+{
+    struct eng_segw *w = calloc(1, sizeof *w);
+    struct eng_segment *s = w ? calloc(1, sizeof *s) : NULL;
+
+    *out = NULL;
+    if (s == NULL) {
+        free(w);
+        return ERR_NOMEM;
+    }
+    w->s = s;
+    atomic_init(&s->ref, 1);
+    s->gen = eng_next_gen();
+    s->n = n;
+    s->ids = malloc(((size_t)n + 1) * sizeof *s->ids);
+    s->pub = malloc(((size_t)n + 1) * sizeof *s->pub);
+    s->dl = malloc(((size_t)n + 1) * sizeof *s->dl);
+    s->src = malloc(((size_t)n + 1) * sizeof *s->src);
+    w->url = malloc(((size_t)n + 1) * sizeof *w->url);
+    w->ident = malloc(((size_t)n + 1) * sizeof *w->ident);
+    if (!s->ids || !s->pub || !s->dl || !s->src || !w->url || !w->ident) {
+        eng_segw_free(w);
+        return ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        w->ident[i] = i;
+    *out = w;
+    return 0;
+}
+
+void eng_segw_doc(struct eng_segw *w, uint32_t doc, const struct eng_segw_doc *d)
+{
+    struct eng_segment *s = w->s;
+    s->ids[doc] = d->id;
+    s->pub[doc] = d->published_at;
+    s->dl[doc] = d->dl;
+    s->src[doc] = d->src;
+    s->ntoken += d->dl;
+    w->url[doc] = d->url_hash;
+}
+
+int eng_segw_term(struct eng_segw *w, const char *str, size_t len, uint8_t kind)
+{
+    w->t.s = (char *)str;
+    w->t.len = (uint32_t)len;
+    w->t.kind = kind;
+    w->t.n = 0;
+    w->t.dlen = 0;
+    return 0;
+}
+
+int eng_segw_posting(struct eng_segw *w, uint32_t doc, unsigned mask, const uint32_t tf[ENG_FIELDS],
+                     const uint32_t (*pos)[ENG_POS_MAX])
+{
+    struct bterm *t = &w->t;
+    size_t cap = w->pcap;
+    if (grow((void **)&t->docs, &cap, (size_t)t->n + 1, sizeof *t->docs) < 0)
+        return ERR_NOMEM;
+    cap = w->pcap;
+    if (grow((void **)&t->doff, &cap, (size_t)t->n + 1, sizeof *t->doff) < 0)
+        return ERR_NOMEM;
+    w->pcap = cap;
+    t->docs[t->n] = doc;
+    t->doff[t->n] = t->dlen;
+    t->n++;
+    if (t->kind == ENG_TERM_META)
+        return 0;
+    /* The builder's posting data (flush_doc): mask, then per field in it
+     * its tf and, for exact terms, the position deltas. */
+    size_t need = t->dlen + 1 + 5 * ENG_FIELDS, dcap = t->dcap;
+    for (unsigned f = 0; f < ENG_FIELDS; f++)
+        need += t->kind == ENG_TERM_EXACT && (mask & (1u << f)) ? 5 * (size_t)tf[f] : 0;
+    if (grow((void **)&t->data, &dcap, need, 1) < 0)
+        return ERR_NOMEM;
+    t->dcap = (uint32_t)dcap;
+    t->data[t->dlen++] = (uint8_t)mask;
+    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+        if (!(mask & (1u << f)))
+            continue;
+        t->dlen += (uint32_t)eng_varint_put(t->data + t->dlen, tf[f]);
+        if (t->kind != ENG_TERM_EXACT)
+            continue;
+        for (uint32_t k = 0; k < tf[f]; k++)
+            t->dlen += (uint32_t)eng_varint_put(t->data + t->dlen,
+                                                k == 0 ? pos[f][0] : pos[f][k] - pos[f][k - 1]);
+    }
+    return 0;
+}
+
+int eng_segw_term_end(struct eng_segw *w)
+{
+    struct eng_segment *s = w->s;
+    int rc;
+    if (w->t.n == 0) /* every posting was of a deleted document */
+        return 0;
+    if (grow((void **)&s->terms, &w->tcap, s->nterms + 1, sizeof *s->terms) < 0 ||
+        grow((void **)&w->keys, &w->kcap, w->t.n, sizeof *w->keys) < 0)
+        return ERR_NOMEM;
+    struct eng_term *et = &s->terms[s->nterms];
+    memset(et, 0, sizeof *et);
+    if ((rc = encode_term(&w->post, &w->docs, &w->data, &w->t, w->ident, w->keys, et)) < 0)
+        return rc;
+    et->str = (uint32_t)w->strs.n;
+    et->len = w->t.len;
+    if ((rc = obuf_put(&w->strs, w->t.s, w->t.len)) < 0)
+        return rc;
+    s->nterms++;
+    return 0;
+}
+
+int eng_segw_finish(struct eng_segw *w, struct eng_segment **out)
+{
+    struct eng_segment *s = w->s;
+    *out = NULL;
+    if (s->terms == NULL && (s->terms = calloc(1, sizeof *s->terms)) == NULL)
+        return ERR_NOMEM;
+    if (pk_build(s, s->n, w->url, w->ident) < 0)
+        return ERR_NOMEM;
+    s->post = w->post.p;
+    s->post_len = w->post.n;
+    s->strs = (char *)w->strs.p;
+    s->strs_len = w->strs.n;
+    w->post.p = NULL;
+    w->strs.p = NULL;
+    *out = s;
+    w->s = NULL;
+    return 0;
 }

@@ -37,7 +37,7 @@ static int poll_once(struct eng_writer *w, bool force, bool count, struct err *e
     if ((rc = store_reader_version(w->db, &dv, err)) < 0)
         return rc;
     if (!force && dv == w->data_version)
-        return 0;
+        return eng_merge_maybe(w, err); /* a merge that finished meanwhile */
     /* One read transaction: the epoch, the new rows and the row count agree. */
     if ((rc = store_reader_begin(w->db, err)) < 0)
         return rc;
@@ -60,8 +60,9 @@ static int poll_once(struct eng_writer *w, bool force, bool count, struct err *e
         goto commit;
     }
     rc = eng_sources_load(w, err);
+    unsigned workers = eng_build_workers(w);
     if (rc == 0)
-        rc = eng_rows_read_new(w, b, &p, err);
+        rc = workers > 1 ? eng_build_parallel(w, workers, err) : eng_rows_read_new(w, b, &p, err);
     if (rc == 0 && w->nseg > p.n) { /* a large backlog appended whole segments */
         struct eng_dels **d = realloc(p.dels, (w->nseg + 1) * sizeof *d);
         if (d == NULL) {
@@ -186,6 +187,7 @@ int eng_writer_open(struct eng_writer **out, const struct eng_writer_config *cfg
     w->lock_fd = -1; /* closed by eng_writer_close: never fd 0 */
     uint32_t docs = cfg->opt->segment_docs;
     w->seg_full = docs > 0 && docs <= ENG_SEGMENT_FULL ? docs : ENG_SEGMENT_FULL;
+    w->merge_max = ENG_MERGE_MAX;
     int64_t ck = cfg->opt->checkpoint_ms;
     w->checkpoint_ms = ck == INDEX_CHECKPOINT_ALWAYS ? 0 : ck > 0 ? ck : CHECKPOINT_MS;
     w->persist = !cfg->opt->no_files;
@@ -209,6 +211,7 @@ void eng_writer_close(struct eng_writer *w, bool checkpoint)
 {
     if (w == NULL)
         return;
+    eng_merge_stop(w);
     if (checkpoint && w->writable && w->dirty) {
         struct err err;
         err_clear(&err);
@@ -228,6 +231,7 @@ void eng_writer_close(struct eng_writer *w, bool checkpoint)
     free(w->srcs);
     free(w->shash);
     free(w->pop);
+    free(w->pinned);
     if (w->lock_fd >= 0)
         close(w->lock_fd); /* releases the lock */
     free(w->dir);

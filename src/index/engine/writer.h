@@ -8,6 +8,7 @@
  *   dels.c       deletion sets, copy-on-write per poll
  *   checkpoint.c segment files, the manifest, loading them at open
  *   rows.c       reading new rows into segments
+ *   build.c      a build from nothing on every core
  *   reconcile.c  rows deleted without a replacement
  *   merge.c      the merge policy
  *   writer.c     a poll (the above in one read snapshot), open and close */
@@ -22,6 +23,12 @@
  * deleted): a bounded builder keeps the build's hash table and peak memory
  * small, at the cost of visiting N / SEGMENT_FULL segments per query. */
 #define ENG_SEGMENT_FULL 131072
+/* Live documents past which merges stop (merge.c): a merge holds its
+ * output in RAM until it is written, about 0.5 KB per NewsAPI-sized
+ * article. */
+#define ENG_MERGE_MAX (1u << 21)
+
+struct eng_merge;
 
 struct eng_writer {
     struct store_reader *db;
@@ -52,6 +59,12 @@ struct eng_writer {
     uint32_t seg_full;           /* ENG_SEGMENT_FULL unless the options say otherwise */
     const atomic_bool *stopping; /* the engine is being freed: a long read ends */
     atomic_bool count_pending;   /* the row count check is still to be made (eng_writer_poll) */
+    /* merges (merge.c) */
+    struct eng_merge *merge; /* the one running, NULL none */
+    uint64_t merge_file;     /* its output's file id: the sweep leaves it alone */
+    uint32_t merge_max;      /* ENG_MERGE_MAX */
+    uint64_t *pinned;        /* gens of segments that cannot be merged from postings */
+    size_t npinned;
     /* the writer's copy of what it last published */
     size_t nseg;
     struct eng_segment **segs;
@@ -116,12 +129,25 @@ bool eng_persist_load(struct eng_writer *w);
 
 /* The hash of the row's canonical URL (0 for none). */
 uint64_t eng_row_url_hash(const struct store_row *row);
+/* The builder's view of a row (its strings borrowed; the source interned
+ * now). 0 or ERR_NOMEM. */
+int eng_row_fill(struct eng_writer *w, const struct store_row *row, uint64_t url_hash,
+                 struct eng_row *out);
 /* One row into the builder. 0 or ERR_NOMEM. */
 int eng_row_add(struct eng_writer *w, struct eng_builder *b, const struct store_row *row,
                 uint64_t url_hash);
 /* New rows (seq > applied) into b, deleting the documents they replace. */
 int eng_rows_read_new(struct eng_writer *w, struct eng_builder *b, struct eng_pending *p,
                       struct err *err);
+
+/* --- build.c ------------------------------------------------------------------- */
+
+/* Worker threads for reading the whole table (a build from nothing) on
+ * every core, 0 when this is not such a build or there is one core. */
+unsigned eng_build_workers(const struct eng_writer *w);
+/* Every row (seq > applied) into segments built by that many workers,
+ * each written to its file; nothing is kept on failure. */
+int eng_build_parallel(struct eng_writer *w, unsigned workers, struct err *err);
 
 /* --- reconcile.c -------------------------------------------------------------- */
 
@@ -130,8 +156,16 @@ int eng_reconcile(struct eng_writer *w, struct eng_pending *p, struct err *err);
 
 /* --- merge.c ------------------------------------------------------------------ */
 
-/* One merge when a tier holds MERGE_FAN segments or a segment is more than
- * a quarter deleted. */
+/* Install a finished background merge; start one when a tier holds
+ * MERGE_FAN segments or a segment is more than a quarter deleted. */
 int eng_merge_maybe(struct eng_writer *w, struct err *err);
+/* End a running merge (its work is dropped) and wait for its thread. */
+void eng_merge_stop(struct eng_writer *w);
+/* The live documents of in[0..k) (dels[i]: deleted docids of in[i], NULL
+ * none) as one new heap segment, on the caller's thread (tests, fuzzing):
+ * the same segment a build of those rows gives. ERR_UNSUPPORTED when a
+ * field holds more than ENG_POS_MAX occurrences of one word. */
+int eng_merge_segments(struct eng_segment *const *in, struct eng_dels *const *dels, size_t k,
+                       struct eng_segment **out, struct err *err);
 
 #endif
