@@ -2,7 +2,8 @@
 "Persistence"): `newsd serve` is killed with SIGKILL again and again while
 an import runs into its store and the engine writes segment files, merges
 and replaces its MANIFEST after every change (NEWSD_ENGINE_CHECKPOINT_MS=0,
-segments of 300 documents so that merges happen all the time). After each
+segments of 300 documents so that background merges run all the time, and
+are installed or cut short by the kill). After each
 kill `newsd index verify` must find every row of the table indexed exactly
 once and every segment file whole, opening from the files the kill left
 behind; at the end a server opened from the files answers exactly as one
@@ -66,6 +67,7 @@ def test_sigkill_while_the_engine_writes_its_files(tmp_path, monkeypatch):
     rng = random.Random(int(os.environ.get("RELIABILITY_SEED", "9")))
     chunk = N // KILLS
     from_files = 0
+    merged = 0
     for k in range(KILLS):
         part = tmp_path / ("part%d.jsonl" % k)
         with open(part, "w", encoding="utf-8") as f:
@@ -77,6 +79,7 @@ def test_sigkill_while_the_engine_writes_its_files(tmp_path, monkeypatch):
         time.sleep(rng.uniform(0.3, 2.0))
         srv.proc.send_signal(signal.SIGKILL)
         srv.proc.wait()
+        merged += srv.stderr().count("search index: merged")
         _, err = imp.communicate(timeout=600)
         assert imp.returncode == 0, err.decode("utf-8", "replace")[-2000:]
         out = verify(store)
@@ -86,6 +89,8 @@ def test_sigkill_while_the_engine_writes_its_files(tmp_path, monkeypatch):
     # Every kill but the first (whose server may die before its first
     # checkpoint) leaves files that the next open uses.
     assert from_files >= KILLS - 1, from_files
+    # The kills landed among background merges (merge.c), not only between.
+    assert merged > 0, merged
 
     key = new_key(store)
     from_disk = served_totals(store, key)

@@ -523,6 +523,14 @@ static void pin_inputs(struct eng_writer *w, const struct eng_merge *m)
         w->pinned[w->npinned++] = m->in[i]->gen;
 }
 
+/* Not to be merged now: pinned, or only in RAM while there are files (a
+ * checkpoint is about to put its mapped file in its place, and the merge,
+ * which finds its inputs by pointer, would then be dropped). */
+static bool skip(const struct eng_writer *w, const struct eng_segment *s)
+{
+    return pinned(w, s) || (w->writable && w->dir && s->file_id == 0);
+}
+
 /* The merge to start now, flagged in pick[]; its size. */
 static size_t merge_pick(const struct eng_writer *w, bool *pick)
 {
@@ -531,7 +539,7 @@ static size_t merge_pick(const struct eng_writer *w, bool *pick)
 
     for (size_t i = 0; i < w->nseg; i++) {
         uint32_t dn = w->dels[i] ? w->dels[i]->n : 0;
-        if (pinned(w, w->segs[i]))
+        if (skip(w, w->segs[i]))
             continue;
         if (dn > 0 && (uint64_t)dn * 4 > w->segs[i]->n) {
             pick[i] = true;
@@ -550,7 +558,7 @@ static size_t merge_pick(const struct eng_writer *w, bool *pick)
     uint64_t sum = 0;
     for (size_t i = 0; i < w->nseg && n < MERGE_FAN; i++) {
         uint64_t live = w->segs[i]->n - (w->dels[i] ? w->dels[i]->n : 0);
-        if (pinned(w, w->segs[i]) || live * 2 > w->merge_max || tier(live) != (unsigned)want)
+        if (skip(w, w->segs[i]) || live * 2 > w->merge_max || tier(live) != (unsigned)want)
             continue;
         if (n >= 2 && sum + live > w->merge_max)
             break;
