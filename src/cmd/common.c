@@ -13,14 +13,21 @@
 
 #include "util/banned.h"
 
-const char *cmd_store_location(const char *option)
+const char *cmd_store_location_configured(const char *option, const char *configured)
 {
     if (option && *option)
         return option;
     const char *env = getenv("NEWSD_STORE");
     if (env && *env)
         return env;
+    if (configured && *configured)
+        return configured;
     return CMD_DEFAULT_STORE;
+}
+
+const char *cmd_store_location(const char *option)
+{
+    return cmd_store_location_configured(option, NULL);
 }
 
 /* $name as an integer; false when unset or empty. */

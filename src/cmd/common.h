@@ -14,6 +14,9 @@
 
 /* --store value, else $NEWSD_STORE, else ./newsd-data. */
 const char *cmd_store_location(const char *option);
+/* The same with the config file's [server] store between the environment
+ * and the default (NULL or "": not set). */
+const char *cmd_store_location_configured(const char *option, const char *configured);
 
 /* The search index a command works for: option (its --index) when given,
  * else $NEWSD_INDEX, else configured (the config file's [server] index;

@@ -156,7 +156,7 @@ struct serve_flags {
     long threads;               /* 0: not given */
     long long query_timeout_ms; /* -1: not given */
     bool quiet, no_crawl;
-    enum log_format log_format;
+    int log_format; /* enum log_format; -1: not given */
 };
 
 #define SERVE_GO (-1) /* parse and resolve: carry on (else an exit status) */
@@ -181,6 +181,7 @@ static int serve_parse(struct serve_flags *f, int argc, char **argv)
     };
     memset(f, 0, sizeof *f);
     f->query_timeout_ms = -1;
+    f->log_format = -1;
     int ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -327,27 +328,37 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
     if (!listen || !*listen)
         listen = "127.0.0.1:8080";
 
-    set->store = cmd_store_location(f->store);
-    set->user = f->user;
-    set->index_dir = f->index_dir;
+    set->store = cmd_store_location_configured(f->store, cfg->store);
+    set->user = f->user ? f->user : cfg->user[0] ? cfg->user : NULL;
+    set->index_dir = f->index_dir ? f->index_dir : cfg->index_dir[0] ? cfg->index_dir : NULL;
     set->index_kind = cmd_index_kind(f->index_kind, cfg->index);
     cmd_engine_options(&set->index_engine);
-    set->crawl = !f->no_crawl;
+    set->crawl = !f->no_crawl && cfg->crawl != 0;
+    bool access_log = !f->quiet && cfg->access_log != 0;
     set->http = (struct http_config){
         .listen = listen,
         .threads = (unsigned)(f->threads ? f->threads : cfg->threads),
-        .access_log = !f->quiet,
+        .access_log = access_log,
+        .trusted_proxies = &cfg->trusted_proxies,
     };
-    log_set_format(f->log_format);
+    log_set_format(f->log_format >= 0             ? (enum log_format)f->log_format
+                   : cfg->log_format_json == 1 ? LOG_FORMAT_JSON
+                                               : LOG_FORMAT_TEXT);
     /* --metrics-listen: a second, small server that answers only /metrics,
      * so the exposition can stay on an internal address. */
-    set->metrics =
-        (struct http_config){.listen = f->metrics_listen, .threads = 1, .access_log = !f->quiet};
+    const char *metrics_listen = f->metrics_listen      ? f->metrics_listen
+                                 : cfg->metrics_listen[0] ? cfg->metrics_listen
+                                                          : NULL;
+    set->metrics = (struct http_config){.listen = metrics_listen,
+                                        .threads = 1,
+                                        .access_log = access_log,
+                                        .trusted_proxies = &cfg->trusted_proxies};
+    set->api.metrics_allow = &cfg->metrics_allow_networks;
     set->api.live_window_seconds = cfg->live_window_seconds;
     set->api.result_window = cfg->result_window;
     set->api.query_timeout_ms =
         f->query_timeout_ms >= 0 ? f->query_timeout_ms : cfg->query_timeout_ms;
-    set->api.metrics_elsewhere = f->metrics_listen != NULL;
+    set->api.metrics_elsewhere = metrics_listen != NULL;
     /* Test hook: every search sleeps this long first, so that tests can
      * fill the request queue on demand (tests/reliability/test_http_hardening.py). */
     const char *delay = getenv("NEWSD_TEST_SEARCH_DELAY_MS");

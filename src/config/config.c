@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "util/limits.h"
@@ -27,16 +28,6 @@
 #define FRACTION_DIGITS_MAX 9
 
 enum section { SECTION_NONE, SECTION_SERVER, SECTION_OUTBOUND, SECTION_PLAN };
-
-/* Server keys, as bits of the "already set" mask. */
-enum server_field {
-    SERVER_LISTEN = 1 << 0,
-    SERVER_THREADS = 1 << 1,
-    SERVER_LIVE_WINDOW = 1 << 2,
-    SERVER_RESULT_WINDOW = 1 << 3,
-    SERVER_QUERY_TIMEOUT = 1 << 4,
-    SERVER_INDEX = 1 << 5,
-};
 
 /* A view of part of the text. */
 struct span {
@@ -50,7 +41,7 @@ struct parser {
     struct err *err;
     struct config *c;
     enum section section;
-    unsigned server_set;   /* enum server_field bits of the current [server] */
+    uint32_t server_set;   /* server_keys rows given in the current [server] (bit = row) */
     unsigned outbound_set; /* enum outbound_field bits given so far */
     size_t plan;           /* index in c->plans of the current [plan] */
 };
@@ -197,69 +188,151 @@ static int value_origins(struct parser *ps, struct span v, char *out, size_t cap
     return 0;
 }
 
+/* [server] keys: every setting of `newsd serve` has one (the flags win over
+ * them, docs/configuration.md). A row says where the value goes and how it
+ * is read; a key given twice in one [server] is an error. */
+enum server_kind {
+    SK_HOSTPORT, /* HOST:PORT (checked by whoever listens on it) */
+    SK_STRING,  /* printable ASCII without blanks, into a char array */
+    SK_PATH,    /* any text but control bytes (a path may hold blanks) */
+    SK_INT,     /* whole number in [min, max] */
+    SK_BOOL,    /* true/false, yes/no, on/off, 1/0 */
+    SK_INDEX,   /* fts5 | engine */
+    SK_LOGFMT,  /* text | json */
+    SK_NETWORKS /* CIDR list (util/netpolicy.h) */
+};
+
+static const struct server_key {
+    const char *name;
+    enum server_kind kind;
+    size_t offset, size; /* of the field in struct config */
+    int64_t min, max;    /* SK_INT */
+} server_keys[] = {
+#define SKEY(n, k, f, lo, hi) {n, k, offsetof(struct config, f), sizeof(((struct config *)0)->f), lo, hi}
+    SKEY("listen", SK_HOSTPORT, listen, 0, 0),
+    SKEY("threads", SK_INT, threads, 0, 4096),
+    SKEY("live_window_hours", SK_INT, live_window_seconds, 1, 24 * 365 * 100),
+    SKEY("result_window", SK_INT, result_window, 0, 1000000000000LL),
+    SKEY("query_timeout_ms", SK_INT, query_timeout_ms, 0, 3600 * 1000),
+    SKEY("index", SK_INDEX, index, 0, 0),
+    SKEY("store", SK_PATH, store, 0, 0),
+    SKEY("index_dir", SK_PATH, index_dir, 0, 0),
+    SKEY("metrics_listen", SK_HOSTPORT, metrics_listen, 0, 0),
+    SKEY("user", SK_STRING, user, 0, 0),
+    SKEY("crawl", SK_BOOL, crawl, 0, 0),
+    SKEY("access_log", SK_BOOL, access_log, 0, 0),
+    SKEY("log_format", SK_LOGFMT, log_format_json, 0, 0),
+    SKEY("trusted_proxies", SK_NETWORKS, trusted_proxies, 0, 0),
+    SKEY("metrics_allow_networks", SK_NETWORKS, metrics_allow_networks, 0, 0),
+#undef SKEY
+};
+
+#define N_SERVER_KEYS (sizeof server_keys / sizeof server_keys[0])
+
+static int value_bool(struct parser *ps, struct span key, struct span v, int *out)
+{
+    static const char *const yes[] = {"true", "yes", "on", "1"}, *const no[] = {"false", "no",
+                                                                                "off", "0"};
+    char kb[68], vb[68];
+    for (size_t i = 0; i < 4; i++) {
+        if (span_eq(v, yes[i]))
+            return *out = 1, 0;
+        if (span_eq(v, no[i]))
+            return *out = 0, 0;
+    }
+    return parse_fail(ps, "%s: '%s' is not true or false", span_show(key, kb), span_show(v, vb));
+}
+
+static int value_text(struct parser *ps, struct span key, struct span v, bool blanks, char *out,
+                      size_t cap)
+{
+    char kb[68], vb[68];
+    if (v.n == 0 || v.n >= cap)
+        return parse_fail(ps, "%s needs a value of at most %zu bytes", span_show(key, kb), cap - 1);
+    for (size_t i = 0; i < v.n; i++) {
+        unsigned char ch = (unsigned char)v.p[i];
+        if (ch < 0x20 || ch == 0x7f || (!blanks && (ch == ' ' || ch > 0x7e)))
+            return parse_fail(ps, "%s: '%s' holds a character it cannot", span_show(key, kb),
+                              span_show(v, vb));
+    }
+    memcpy(out, v.p, v.n);
+    out[v.n] = '\0';
+    return 0;
+}
+
 static int server_set(struct parser *ps, struct span key, struct span v)
 {
-    struct config *c = ps->c;
     char kb[68], vb[68];
-    unsigned bit;
-    int64_t x = 0;
-    int rc;
-    if (span_eq(key, "listen")) {
-        bit = SERVER_LISTEN;
-    } else if (span_eq(key, "threads")) {
-        bit = SERVER_THREADS;
-    } else if (span_eq(key, "live_window_hours")) {
-        bit = SERVER_LIVE_WINDOW;
-    } else if (span_eq(key, "result_window")) {
-        bit = SERVER_RESULT_WINDOW;
-    } else if (span_eq(key, "query_timeout_ms")) {
-        bit = SERVER_QUERY_TIMEOUT;
-    } else if (span_eq(key, "index")) {
-        bit = SERVER_INDEX;
-    } else {
-        return parse_fail(ps,
-                          "unknown key '%s' in [server] (listen, threads, "
-                          "live_window_hours, result_window, query_timeout_ms, index)",
-                          span_show(key, kb));
+    const struct server_key *k = NULL;
+    size_t row = 0;
+    for (; row < N_SERVER_KEYS && !k; row++)
+        if (span_eq(key, server_keys[row].name))
+            k = &server_keys[row];
+    if (!k) {
+        char names[512] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < N_SERVER_KEYS; i++) {
+            int w = snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                             server_keys[i].name);
+            if (w > 0 && (size_t)w < sizeof names - used)
+                used += (size_t)w;
+        }
+        return parse_fail(ps, "unknown key '%s' in [server] (%s)", span_show(key, kb), names);
     }
+    uint32_t bit = 1u << (row - 1);
     if (ps->server_set & bit)
-        return parse_fail(ps, "%s is set twice", span_show(key, kb));
+        return parse_fail(ps, "%s is set twice", k->name);
     ps->server_set |= bit;
-    switch (bit) {
-    case SERVER_LISTEN:
-        if (v.n == 0 || v.n >= sizeof c->listen)
-            return parse_fail(ps, "listen needs HOST:PORT (at most %zu bytes)",
-                              sizeof c->listen - 1);
+    char *field = (char *)ps->c + k->offset;
+    int64_t x = 0;
+    int b = 0, rc;
+    switch (k->kind) {
+    case SK_HOSTPORT:
+        if (v.n == 0 || v.n >= k->size)
+            return parse_fail(ps, "%s needs HOST:PORT (at most %zu bytes)", k->name, k->size - 1);
         for (size_t i = 0; i < v.n; i++) {
             unsigned char ch = (unsigned char)v.p[i];
             if (ch < 0x21 || ch > 0x7e)
-                return parse_fail(ps, "listen: '%s' is not HOST:PORT", span_show(v, vb));
+                return parse_fail(ps, "%s: '%s' is not HOST:PORT", k->name, span_show(v, vb));
         }
-        memcpy(c->listen, v.p, v.n);
-        c->listen[v.n] = '\0';
+        return value_text(ps, key, v, false, field, k->size);
+    case SK_STRING:
+    case SK_PATH:
+        return value_text(ps, key, v, k->kind == SK_PATH, field, k->size);
+    case SK_INT:
+        if ((rc = value_int(ps, key, v, k->min, k->max, &x)) < 0)
+            return rc;
+        if (!strcmp(k->name, "live_window_hours"))
+            x *= 3600; /* kept in seconds */
+        if (k->size == sizeof(unsigned))
+            *(unsigned *)(void *)field = (unsigned)x;
+        else
+            *(int64_t *)(void *)field = x;
         return 0;
-    case SERVER_THREADS:
-        rc = value_int(ps, key, v, 0, 4096, &x);
-        if (rc == 0)
-            c->threads = (unsigned)x;
-        return rc;
-    case SERVER_LIVE_WINDOW:
-        rc = value_int(ps, key, v, 1, 24 * 365 * 100, &x);
-        if (rc == 0)
-            c->live_window_seconds = x * 3600;
-        return rc;
-    case SERVER_QUERY_TIMEOUT:
-        return value_int(ps, key, v, 0, 3600 * 1000, &c->query_timeout_ms);
-    case SERVER_INDEX:
+    case SK_BOOL:
+        if ((rc = value_bool(ps, key, v, &b)) < 0)
+            return rc;
+        *(int *)(void *)field = b;
+        return 0;
+    case SK_INDEX:
         /* the search backend (index.h): fts5 or engine */
         if (!span_eq(v, "fts5") && !span_eq(v, "engine"))
             return parse_fail(ps, "index: '%s' is not fts5 or engine", span_show(v, vb));
-        memcpy(c->index, v.p, v.n);
-        c->index[v.n] = '\0';
+        return value_text(ps, key, v, false, field, k->size);
+    case SK_LOGFMT:
+        if (!span_eq(v, "text") && !span_eq(v, "json"))
+            return parse_fail(ps, "log_format: '%s' is not text or json", span_show(v, vb));
+        *(int *)(void *)field = span_eq(v, "json");
         return 0;
-    default:
-        return value_int(ps, key, v, 0, 1000000000000LL, &c->result_window);
+    case SK_NETWORKS: {
+        char why[NETPOLICY_WHY_MAX];
+        if (netpolicy_allow_parse((struct netpolicy *)(void *)field, v.p, v.n, why, sizeof why) <
+            0)
+            return parse_fail(ps, "%s: %s", k->name, why);
+        return 0;
     }
+    }
+    return 0;
 }
 
 /* [outbound] keys, as bits of the "already set" mask. A new key gets a
@@ -449,6 +522,11 @@ void config_defaults(struct config *c)
 {
     memset(c, 0, sizeof *c);
     netpolicy_init(&c->outbound.policy);
+    netpolicy_init(&c->trusted_proxies);
+    netpolicy_init(&c->metrics_allow_networks);
+    c->crawl = -1;
+    c->access_log = -1;
+    c->log_format_json = -1;
     c->live_window_seconds = LIMIT_LIVE_WINDOW_SECONDS;
     c->result_window = LIMIT_RESULT_WINDOW;
     c->query_timeout_ms = LIMIT_QUERY_TIMEOUT_MS;

@@ -26,6 +26,7 @@
 
 #define CONFIG_PLANS_MAX 32
 #define CONFIG_LISTEN_MAX 256
+#define CONFIG_PATH_MAX 1024
 #define CONFIG_FILE_MAX_BYTES (1024 * 1024)
 #define CONFIG_LINE_MAX 4096
 
@@ -54,6 +55,17 @@ struct config {
     int64_t result_window;          /* page*pageSize cap for plans without one; 0 = none */
     int64_t query_timeout_ms;       /* time budget of one search; 0 = none */
     char index[8];                  /* search backend "fts5" / "engine"; "" = not set */
+    /* The rest of serve's settings ("" / -1 = not set: flag, env, default). */
+    char store[CONFIG_PATH_MAX];
+    char index_dir[CONFIG_PATH_MAX];
+    char metrics_listen[CONFIG_LISTEN_MAX];
+    char user[64];
+    int crawl, access_log; /* 0 / 1, -1 = not set */
+    int log_format_json;   /* 0 text, 1 json, -1 = not set */
+    /* X-Forwarded-For is believed only from these peers (none by default). */
+    struct netpolicy trusted_proxies;
+    /* /metrics answers only clients in these networks (none set: anyone). */
+    struct netpolicy metrics_allow_networks;
     struct auth_plan plans[CONFIG_PLANS_MAX]; /* in file order; unset fields are 0 */
     unsigned plan_fields[CONFIG_PLANS_MAX];   /* enum config_plan_field bits given */
     size_t n_plans;

@@ -85,6 +85,7 @@ struct http_server {
     http_handler handler;
     void *ctx;
     bool access_log;
+    const struct netpolicy *trusted_proxies;
     uint16_t port;
     atomic_bool stopping;
     atomic_int active;        /* requests between on_uri and on_completed */
@@ -126,7 +127,7 @@ struct req {
     const char *note;
     size_t log_path_len;   /* the handler's: log only this much of the path (0: all) */
     int64_t log_key_id;    /* the handler's: the key's id, 0 none */
-    char client[48];       /* the peer's address, for the log */
+    char client[NETPOLICY_ADDR_TEXT]; /* the peer's address (or the one behind a trusted proxy) */
     struct conn_state *cs; /* the connection's state, NULL when it has none */
     /* the queue's: */
     enum req_state state;
@@ -482,6 +483,7 @@ static void prepare(struct http_server *s, struct req *r)
         .url_bytes = r->url_bytes,
         .received_ms = r->start_us / 1000,
         .body_announced = r->body_announced,
+        .client = r->client,
         .conn = (struct http_conn *)conn,
     };
     MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &req.header_bytes);
@@ -592,6 +594,44 @@ static enum MHD_Result enqueue(struct http_server *s, struct MHD_Connection *con
     return MHD_YES;
 }
 
+/* The client behind a trusted proxy: X-Forwarded-For lists the addresses
+ * each proxy saw, the nearest last; walking it from the right while the
+ * hop is a trusted proxy, the first one that is not is the client (a
+ * client cannot forge the entries our own proxies appended). An entry
+ * that is not an address ends the walk at the hop before it. */
+static void client_behind_proxies(struct http_server *s, struct MHD_Connection *conn,
+                                  struct req *r)
+{
+    if (!s->trusted_proxies || !s->trusted_proxies->n_allow || !r->client[0])
+        return;
+    struct netpolicy_addr a;
+    if (!netpolicy_addr_from_host(&a, r->client, strlen(r->client)) ||
+        !netpolicy_holds(s->trusted_proxies, &a))
+        return;
+    const char *xff = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Forwarded-For");
+    if (!xff)
+        return;
+    size_t end = strlen(xff);
+    while (end > 0) {
+        size_t start = end;
+        while (start > 0 && xff[start - 1] != ',')
+            start--;
+        size_t b = start, e = end;
+        while (b < e && (xff[b] == ' ' || xff[b] == '\t'))
+            b++;
+        while (e > b && (xff[e - 1] == ' ' || xff[e - 1] == '\t'))
+            e--;
+        if (e == b || e - b >= sizeof r->client || !netpolicy_addr_from_host(&a, xff + b, e - b))
+            return;
+        char text[NETPOLICY_ADDR_TEXT];
+        netpolicy_addr_format(&a, text);
+        snprintf(r->client, sizeof r->client, "%s", text);
+        if (!netpolicy_holds(s->trusted_proxies, &a))
+            return;
+        end = start > 0 ? start - 1 : 0;
+    }
+}
+
 /* Whether the request's headers announce a body: a Content-Length above
  * zero, or any Transfer-Encoding (chunked). */
 static bool body_announced(struct MHD_Connection *conn)
@@ -623,6 +663,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (!r->started) {
         r->started = true;
         snprintf(r->method, sizeof r->method, "%s", method);
+        client_behind_proxies(s, conn, r);
         /* No endpoint takes a body (API.md): one announced is refused at
          * once, before a byte of it is read; MHD then closes the
          * connection after the answer instead of draining the body. The
@@ -721,6 +762,7 @@ int http_server_start(struct http_server **out, const struct http_config *cfg, h
     s->handler = handler;
     s->ctx = ctx;
     s->access_log = cfg->access_log;
+    s->trusted_proxies = cfg->trusted_proxies;
     atomic_init(&s->stopping, false);
     atomic_init(&s->active, 0);
     atomic_init(&s->reading, 0);

@@ -236,6 +236,15 @@ static const struct bad_case {
     {"[plan gold]\nburst_per_second =\n", 2, "needs a value"},
     {"[plan gold]\nhistory_days = 1000001\n", 2, "out of range"},
     {"[plan gold]\nallowed_origins = https://caf\xC3\xA9.example\n", 2, "printable ASCII"},
+    {"[server]\ncrawl = maybe\n", 2, "crawl: 'maybe' is not true or false"},
+    {"[server]\naccess_log =\n", 2, "not true or false"},
+    {"[server]\nlog_format = xml\n", 2, "log_format: 'xml' is not text or json"},
+    {"[server]\ntrusted_proxies = 10.0.0.1/8\n", 2, "trusted_proxies:"},
+    {"[server]\nmetrics_allow_networks = example.com\n", 2, "metrics_allow_networks:"},
+    {"[server]\nuser = a b\n", 2, "user: 'a b' holds a character"},
+    {"[server]\nstore = a\x01b\n", 2, "store:"},
+    {"[server]\nmetrics_listen = a b:1\n", 2, "not HOST:PORT"},
+    {"[server]\ncrawl = no\ncrawl = yes\n", 3, "set twice"},
     {"[outbound]\nallow_network = 10.0.0.0/8\n", 2,
      "unknown key 'allow_network' in [outbound] (allow_networks)"},
     {"[outbound]\nallow_networks = ::1\nallow_networks = ::1\n", 3, "set twice"},
@@ -248,6 +257,50 @@ static const struct bad_case {
     {"[outbound]\nlisten = a:1\n", 2, "unknown key 'listen' in [outbound]"},
     {"[outbounds]\n", 1, "unknown section [outbounds] (expected [server], [outbound]"},
 };
+
+/* Every setting of newsd serve has a [server] key (issue 18): the flags'
+ * values written in the file land in the fields serve reads. */
+static void every_serve_setting_has_a_server_key(void **state)
+{
+    (void)state;
+    static const char text[] = "[server]\n"
+                               "store = /var/lib/news d\n"
+                               "index_dir = /var/cache/newsd-index\n"
+                               "metrics_listen = 127.0.0.1:9108\n"
+                               "user = newsd\n"
+                               "crawl = off\n"
+                               "access_log = yes\n"
+                               "log_format = json\n"
+                               "trusted_proxies = 127.0.0.1 10.0.0.0/8\n"
+                               "metrics_allow_networks = 192.168.0.0/16, ::1\n"
+                               "index = fts5\n";
+    struct config c;
+    struct err err;
+    assert_int_equal(parse(text, &c, &err), 0);
+    assert_string_equal(c.store, "/var/lib/news d");
+    assert_string_equal(c.index_dir, "/var/cache/newsd-index");
+    assert_string_equal(c.metrics_listen, "127.0.0.1:9108");
+    assert_string_equal(c.user, "newsd");
+    assert_int_equal(c.crawl, 0);
+    assert_int_equal(c.access_log, 1);
+    assert_int_equal(c.log_format_json, 1);
+    assert_string_equal(c.index, "fts5");
+    struct netpolicy_addr a;
+    assert_true(netpolicy_addr_from_host(&a, "10.9.8.7", 8));
+    assert_true(netpolicy_holds(&c.trusted_proxies, &a));
+    assert_false(netpolicy_holds(&c.metrics_allow_networks, &a));
+    assert_true(netpolicy_addr_from_host(&a, "::1", 3));
+    assert_true(netpolicy_holds(&c.metrics_allow_networks, &a));
+    assert_true(netpolicy_addr_from_host(&a, "127.0.0.2", 9));
+    assert_false(netpolicy_holds(&c.trusted_proxies, &a));
+    /* Not given: "not set" (flags, environment and defaults decide). */
+    assert_int_equal(parse("[server]\nthreads = 2\n", &c, &err), 0);
+    assert_int_equal(c.crawl, -1);
+    assert_int_equal(c.access_log, -1);
+    assert_int_equal(c.log_format_json, -1);
+    assert_string_equal(c.store, "");
+    assert_int_equal(c.trusted_proxies.n_allow, 0);
+}
 
 static void malformed_files_fail_with_their_line(void **state)
 {
@@ -368,6 +421,7 @@ int main(void)
         cmocka_unit_test(an_empty_file_and_comments_only_change_nothing),
         cmocka_unit_test(an_override_keeps_the_builtin_fields_it_does_not_name),
         cmocka_unit_test(an_override_may_lift_a_builtin_limit_with_zero),
+        cmocka_unit_test(every_serve_setting_has_a_server_key),
         cmocka_unit_test(malformed_files_fail_with_their_line),
         cmocka_unit_test(nul_bytes_and_overlong_lines_are_errors),
         cmocka_unit_test(every_prefix_of_a_valid_file_parses_or_fails_cleanly),
