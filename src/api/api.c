@@ -262,8 +262,7 @@ static int check_key(struct api_call *c)
     char v[32];
     switch (c->auth.status) {
     case AUTH_OK:
-        cors_for_plan(c);
-        rate_limit_headers(c);
+        cors_for_plan(c); /* the X-RateLimit-* headers come at the end (api_handle) */
         return 0;
     case AUTH_MISSING:
         return api_fail(c, API_ERR_KEY_MISSING, NULL);
@@ -413,9 +412,18 @@ void api_handle(const struct http_request *req, struct http_response *resp, void
     default:
         api_fail(&c, API_ERR_ROUTE_NOT_FOUND, NULL);
     }
-    /* Requests that end in a 5xx do not count toward the quota (§8). */
-    if (resp->status >= 500 && c.auth.status == AUTH_OK)
-        auth_uncount(c.api->auth, c.auth.key_id, c.now);
+    if (c.auth.status == AUTH_OK) {
+        /* A 5xx before the search (a store failure, the index still being
+         * built) does not count toward the quota; once the search ran the
+         * request counts, however it ended: a query made slow on purpose
+         * until the time budget stops it must not be free (API.md §8). */
+        if (resp->status >= 500 && !c.searched) {
+            auth_uncount(c.api->auth, c.auth.key_id, c.now);
+            if (c.auth.limited)
+                c.auth.remaining++;
+        }
+        rate_limit_headers(&c);
+    }
 out:
     arena_release(&c.arena);
     api_metrics_request_record(metrics_endpoint_of(route), resp->status,
