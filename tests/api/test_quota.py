@@ -126,3 +126,21 @@ def test_a_request_refused_before_the_search_does_not_count(three_a_day, monkeyp
     finally:
         problems = srv.stop()
     assert not problems, problems
+
+
+def test_a_parameter_error_counts_and_says_so(three_a_day):
+    """4xx parameter errors count (API.md §8), the NUL byte refused after the
+    key check too, and their answers carry the X-RateLimit headers."""
+    store, cfg, key = three_a_day
+    srv = Server(store, args=["--config", cfg])
+    try:
+        c = Client(srv.base, key)
+        r = c.get("/v2/everything", {"q": "the", "sortBy": "nonsense"})
+        err(r, 400, "parameterInvalid")
+        assert remaining(r) == 2, r.headers
+        r = c.get("/v2/everything?q=the&sortBy=relevancy%00x")
+        err(r, 400, "parameterInvalid")
+        assert remaining(r) == 1, r.headers
+    finally:
+        problems = srv.stop()
+    assert not problems, problems
