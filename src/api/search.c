@@ -14,6 +14,7 @@ void api_respond_search(struct api_call *c, const struct index_request *req)
     struct index_result res;
     struct err err;
     err_clear(&err);
+    c->searched = true;
     if (req->from > req->to) {
         /* An empty window (plan delay, history): nothing can match. */
         res.total = 0;
@@ -36,6 +37,7 @@ void api_respond_search(struct api_call *c, const struct index_request *req)
             return;
         }
         if (rc == ERR_BUSY) {
+            c->searched = false; /* no search ran: the index is not ready yet */
             api_fail_building(c);
             return;
         }

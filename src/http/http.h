@@ -34,6 +34,11 @@ struct http_request {
     const char *client;     /* the client's address: the peer's, or from
                              * X-Forwarded-For when the peer is a trusted proxy */
     struct http_conn *conn;
+    /* A raw NUL byte ends the target and header values libmicrohttpd hands
+     * over (the rest is dropped); the server tells the handler, which
+     * would otherwise read them cut short: */
+    bool target_nul;        /* the request target held a raw NUL byte */
+    const char *nul_header; /* name of a header whose value held one, or NULL */
 };
 
 #define HTTP_MAX_HEADERS 8

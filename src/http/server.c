@@ -117,7 +117,10 @@ struct conn_state {
 struct req {
     int64_t start_us; /* util/clock: when the request line was read */
     size_t url_bytes;
-    const char *query; /* into target, after the first '?' */
+    const char *query;      /* into target, after the first '?' */
+    const char *mhd_target; /* MHD's target in its buffer (on_uri): for target_nul */
+    bool target_nul;        /* http_request.target_nul */
+    const char *nul_header; /* http_request.nul_header */
     char id[17];
     char method[16];     /* copy for the log; MHD's may be gone by then */
     bool started;        /* the headers-only first call was seen */
@@ -260,6 +263,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
         r->start_us = clock_mono_us();
         id_next(r->id);
         r->url_bytes = n;
+        r->mhd_target = uri;
         memcpy(r->target, uri, n + 1);
         /* API parameters are split and decoded by the handler from the
          * raw query, because MHD's decoding leaves '+' as '+'. */
@@ -485,6 +489,8 @@ static void prepare(struct http_server *s, struct req *r)
         .body_announced = r->body_announced,
         .client = r->client,
         .conn = (struct http_conn *)conn,
+        .target_nul = r->target_nul,
+        .nul_header = r->nul_header,
     };
     MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &req.header_bytes);
     struct http_response resp = {0};
@@ -656,7 +662,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     struct http_server *s = cls;
     struct req *r = *req_cls;
     (void)url; /* decoded by MHD; we use the raw target from on_uri */
-    (void)version;
     (void)upload_data;
     if (!r)
         return queue_oom(s, conn, NULL);
@@ -664,6 +669,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->started = true;
         snprintf(r->method, sizeof r->method, "%s", method);
         client_behind_proxies(s, conn, r);
+        /* MHD's method and version point into the request head. */
+        r->target_nul = http_target_nul(r->mhd_target, r->url_bytes, version);
+        r->nul_header = http_conn_nul_header(conn, method);
         /* No endpoint takes a body (API.md): one announced is refused at
          * once, before a byte of it is read; MHD then closes the
          * connection after the answer instead of draining the body. The

@@ -221,6 +221,55 @@ static void a_store_written_by_a_newer_version_is_refused(void **state)
     assert_non_null(strstr(err.msg, "999"));
 }
 
+/* Issue 14 item 9: the database, its WAL and shared memory are 0600 and the
+ * directory 0700 under any umask (SQLite's own default is 0644 less the
+ * umask); an existing database keeps the mode an operator gave it. */
+static void a_new_store_is_private_whatever_the_umask(void **state)
+{
+    struct fixture *f = *state;
+    static const mode_t umasks[] = {022, 0};
+    static const char *const files[] = {"", "-wal", "-shm"};
+    struct stat sb;
+    struct err err;
+    char store[128], path[160];
+
+    for (size_t u = 0; u < 2; u++) {
+        struct store *s = NULL;
+        mode_t old = umask(umasks[u]);
+        snprintf(store, sizeof store, "%s/private-%zu", f->dir, u);
+        err_clear(&err);
+        int rc = store_open(&s, store, &err);
+        umask(old);
+        assert_int_equal(rc, 0);
+        struct store_put_stats st;
+        struct article a = make_article("https://x.test/mode", T0, "title");
+        assert_int_equal(store_articles_put(s, &a, 1, &st, &err), 0);
+        assert_int_equal(stat(store, &sb), 0);
+        assert_int_equal(sb.st_mode & 0777, 0700);
+        for (size_t i = 0; i < 3; i++) { /* the WAL and shm exist while the store is open */
+            snprintf(path, sizeof path, "%s/newsd.db%s", store, files[i]);
+            assert_int_equal(stat(path, &sb), 0);
+            assert_int_equal(sb.st_mode & 0777, 0600);
+        }
+        store_close(s);
+    }
+
+    /* A database an operator opened to a group stays so, its WAL too. */
+    store_close(f->s);
+    f->s = NULL;
+    assert_int_equal(chmod(f->db, 0640), 0);
+    err_clear(&err);
+    assert_int_equal(store_open(&f->s, f->store, &err), 0);
+    struct store_put_stats st;
+    struct article a = make_article("https://x.test/group", T0, "title");
+    assert_int_equal(store_articles_put(f->s, &a, 1, &st, &err), 0);
+    assert_int_equal(stat(f->db, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0640);
+    snprintf(path, sizeof path, "%s-wal", f->db);
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0640);
+}
+
 static void bad_locations_fail_cleanly(void **state)
 {
     struct fixture *f = *state;
@@ -791,6 +840,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_store_written_by_a_newer_version_is_refused, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(bad_locations_fail_cleanly, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_new_store_is_private_whatever_the_umask, setup, teardown),
         cmocka_unit_test_setup_teardown(
             putting_the_same_url_twice_replaces_the_article_flags_included, setup, teardown),
         cmocka_unit_test_setup_teardown(the_same_url_twice_in_one_batch_keeps_the_later_one, setup,
