@@ -53,6 +53,7 @@ enum route {
     ROUTE_TOP_HEADLINES,
     ROUTE_SOURCES,
     ROUTE_HEALTH,
+    ROUTE_LIVE,
     /* keyless routes of issue 10: the page, the OpenAPI document, metrics */
     ROUTE_WEB_INDEX,
     ROUTE_WEB_JS,
@@ -85,6 +86,7 @@ static enum route route_of(const char *path)
         {"/v2/top-headlines/sources", ROUTE_SOURCES},
         {"/v2/sources", ROUTE_SOURCES},
         {"/healthz", ROUTE_HEALTH},
+        {"/livez", ROUTE_LIVE},
         {"/", ROUTE_WEB_INDEX},
         {"/app.js", ROUTE_WEB_JS},
         {"/style.css", ROUTE_WEB_CSS},
@@ -107,6 +109,7 @@ static size_t known_path_prefix(const char *path)
                                         "/v2/sources",
                                         "/v2/openapi.json",
                                         "/healthz",
+                                        "/livez",
                                         "/metrics",
                                         "/app.js",
                                         "/style.css"};
@@ -356,6 +359,7 @@ static enum metrics_endpoint metrics_endpoint_of(enum route route)
     case ROUTE_SOURCES:
         return METRICS_EP_SOURCES;
     case ROUTE_HEALTH:
+    case ROUTE_LIVE:
         return METRICS_EP_HEALTHZ;
     case ROUTE_WEB_INDEX:
     case ROUTE_WEB_JS:
@@ -403,6 +407,16 @@ static void respond_keyless(struct api_call *c, enum route route)
     switch (route) {
     case ROUTE_HEALTH:
         respond_health(c);
+        break;
+    case ROUTE_LIVE:
+        /* Liveness: the process answers. Unlike /healthz (readiness), it
+         * asks nothing of the store or the index, so it stays 200 while a
+         * first start builds the index and while the store is away. */
+        c->resp->status = 200;
+        c->resp->body = strdup("{\"status\":\"alive\"}");
+        c->resp->len = c->resp->body ? strlen(c->resp->body) : 0;
+        if (!c->resp->body)
+            c->resp->status = 500;
         break;
     case ROUTE_WEB_INDEX:
         api_web(c, "index.html");
