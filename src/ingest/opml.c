@@ -216,6 +216,10 @@ int opml_parse(struct arena *a, const char *data, size_t len, struct opml_feed *
                        OPML_MAX_BYTES / (1024 * 1024));
         goto out;
     }
+    if (len == 0) {
+        w.rc = err_set(err, ERR_PARSE, "not well-formed XML: the document is empty");
+        goto out;
+    }
     xmlInitParser();
     ctxt = xmlCreateMemoryParserCtxt(data, (int)len);
     if (!ctxt) {

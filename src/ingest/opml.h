@@ -39,7 +39,7 @@ struct opml_feed {
     const char *folder_category;
     /* newsd's attributes (namespace OPML_NS) */
     const char *source, *country, *category, *language, *headlines, *interval, *paused;
-    long line; /* of the outline in the document */
+    long line; /* where the outline's start tag ends, for messages */
 };
 
 /* Does data look like OPML rather than JSONL: after blanks and a UTF-8
