@@ -52,6 +52,13 @@ bool opml_sniff(const char *data, size_t len)
     return false;
 }
 
+/* What the parser's hooks saw (ctxt->_private). */
+struct parse_state {
+    bool doctype;
+    int error_line; /* of the first error; 0 = none */
+    char error[160];
+};
+
 /* The SAX hook for <!DOCTYPE ...>: stop before the declarations. */
 static void refuse_doctype(void *ctx, const xmlChar *name, const xmlChar *external_id,
                            const xmlChar *system_id)
@@ -60,8 +67,27 @@ static void refuse_doctype(void *ctx, const xmlChar *name, const xmlChar *extern
     (void)external_id;
     (void)system_id;
     xmlParserCtxtPtr ctxt = ctx;
-    *(bool *)ctxt->_private = true;
+    ((struct parse_state *)ctxt->_private)->doctype = true;
     xmlStopParser(ctxt);
+}
+
+#if LIBXML_VERSION >= 21200
+typedef const xmlError *opml_xml_error;
+#else
+typedef xmlError *opml_xml_error;
+#endif
+
+/* The structured error hook: keep the first error, the one that explains
+ * (libxml2 goes on and reports what follows from it last). */
+static void first_error(void *ctx, opml_xml_error e)
+{
+    xmlParserCtxtPtr ctxt = ctx;
+    struct parse_state *ps = ctxt->_private;
+    if (ps->error_line || !e || e->level < XML_ERR_ERROR)
+        return;
+    ps->error_line = e->line > 0 ? e->line : 1;
+    const char *msg = e->message ? e->message : "error";
+    snprintf(ps->error, sizeof ps->error, "%.*s", (int)strcspn(msg, "\r\n"), msg);
 }
 
 /* The text of attribute a: its text nodes and predefined entities (no
@@ -191,14 +217,11 @@ static void walk_outlines(struct walk *w, const xmlNode *parent, int depth,
     }
 }
 
-static int parse_error(xmlParserCtxtPtr ctxt, struct err *err)
+static int parse_error(const struct parse_state *ps, struct err *err)
 {
-    const xmlError *e = xmlCtxtGetLastError(ctxt);
-    if (e && e->message) {
-        size_t n = strcspn(e->message, "\r\n");
-        return err_set(err, ERR_PARSE, "not well-formed XML, line %d: %.*s", e->line, (int)n,
-                       e->message);
-    }
+    if (ps->error_line)
+        return err_set(err, ERR_PARSE, "not well-formed XML, line %d: %s", ps->error_line,
+                       ps->error);
     return err_set(err, ERR_PARSE, "not well-formed XML");
 }
 
@@ -208,7 +231,7 @@ int opml_parse(struct arena *a, const char *data, size_t len, struct opml_feed *
     struct walk w = {.a = a, .err = err};
     xmlParserCtxtPtr ctxt = NULL;
     xmlDocPtr doc = NULL;
-    bool doctype = false;
+    struct parse_state ps = {0};
     *out = NULL;
     *n_out = 0;
     if (len > OPML_MAX_BYTES) {
@@ -229,17 +252,18 @@ int opml_parse(struct arena *a, const char *data, size_t len, struct opml_feed *
     xmlCtxtUseOptions(ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
                                 XML_PARSE_COMPACT);
     ctxt->sax->internalSubset = refuse_doctype;
-    ctxt->_private = &doctype;
+    ctxt->sax->serror = first_error;
+    ctxt->_private = &ps;
     xmlParseDocument(ctxt);
     doc = ctxt->myDoc;
     ctxt->myDoc = NULL;
-    if (doctype) {
+    if (ps.doctype) {
         w.rc = err_set(err, ERR_PARSE,
                        "an OPML document with a DOCTYPE is not read (no DTD, no entities)");
         goto out;
     }
     if (!ctxt->wellFormed || !doc) {
-        w.rc = parse_error(ctxt, err);
+        w.rc = parse_error(&ps, err);
         goto out;
     }
     const xmlNode *root = xmlDocGetRootElement(doc);
