@@ -88,6 +88,13 @@ def proxy():
             self.end_headers()
             self.wfile.write(body)
 
+        def do_CONNECT(self):
+            # An https:// target: the tunnel request is what a proxy sees.
+            rec.add("CONNECT " + self.path, self.headers.get("User-Agent"))
+            self.send_response(403)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
         def log_message(self, *args):
             pass
 
@@ -324,14 +331,19 @@ def test_requests_go_through_the_proxy_and_refused_targets_do_not(tmp_path, prox
     add(store, "--config", conf, public)
     add(store, "--config", conf, "http://93.184.215.14/redirect")
     add(store, "--config", conf, "http://localhost:9/direct.xml")  # a name for loopback
+    add(store, "--config", conf, "https://93.184.215.14/secure.xml")
+    add(store, "--config", conf, "https://localhost:9/secure.xml")
     r = cli_ok("crawl", "--once", "--store", store, "--config", conf)
     assert "feeds fetched 1" in r.out, repr(r)
-    # The proxy saw the public targets only, as absolute URIs with our UA.
+    # The proxy saw the public targets only: absolute URIs with our UA, and
+    # the tunnel to the https one.
     assert sorted(rec.seen) == sorted([(public, "proxied-newsd/1"),
-                                       ("http://93.184.215.14/redirect", "proxied-newsd/1")])
+                                       ("http://93.184.215.14/redirect", "proxied-newsd/1"),
+                                       ("CONNECT 93.184.215.14:443", "proxied-newsd/1")])
     got = {f["url"]: f for f in feeds_json(store)}
     assert got[public]["items_total"] == 55 and got[public]["last_error"] is None
-    for url in ("http://localhost:9/direct.xml", "http://93.184.215.14/redirect"):
+    for url in ("http://localhost:9/direct.xml", "http://93.184.215.14/redirect",
+                "https://localhost:9/secure.xml"):
         err = got[url]["last_error"] or ""
         assert "refused:" in err and "is loopback" in err, (url, got[url])
 
