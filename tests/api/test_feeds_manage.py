@@ -11,10 +11,11 @@ import http.server
 import json
 import os
 import threading
+import time
 
 import pytest
 
-from harness import allow_loopback, cli_ok, run_cli
+from harness import allow_loopback, cli_ok, run_cli, sanitizer_findings
 
 FEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "feeds")
 GUARDIAN = "rbren__rss-parser/test/input/guardian.rss"
@@ -357,3 +358,26 @@ def test_environment_proxies_stay_ignored(tmp_path, feed_server, proxy):
            "no_proxy": ""}
     cli_ok("crawl", "--once", "--store", tmp_path / "s", "--config", conf, env=env)
     assert rec.paths() == ["/" + GUARDIAN] and prec.seen == []
+
+
+def test_a_running_server_follows_pause_and_resume(tmp_path, feed_server):
+    from test_feeds import CrawlingServer, wait_for  # newsd serve with its crawler
+    base, rec = feed_server
+    store = tmp_path / "s"
+    conf = allow_loopback(tmp_path)
+    add(store, "--config", conf, base + GUARDIAN)
+    heise = add(store, "--config", conf, base + HEISE)
+    cli_ok("feeds", "pause", "--store", store, heise)
+    srv = CrawlingServer(store, conf)
+    try:
+        wait_for(rec.paths, lambda p: "/" + GUARDIAN in p, "the active feed's poll")
+        # Several of the crawler's rounds (one a second): the paused feed waits.
+        time.sleep(3)
+        assert "/" + HEISE not in rec.paths()
+        cli_ok("feeds", "resume", "--store", store, heise)
+        wait_for(rec.paths, lambda p: "/" + HEISE in p, "the resumed feed's poll")
+    finally:
+        status, _, err = srv.stop()
+    assert status == 0 and not sanitizer_findings(err), err[-3000:]
+    h = {f["url"]: f for f in feeds_json(store)}[base + HEISE]
+    assert h["state"] == "active" and h["items_total"] == 15
