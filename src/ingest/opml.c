@@ -119,9 +119,19 @@ static const char *attr_text(struct walk *w, const xmlAttr *attr)
     return r;
 }
 
-static bool is_newsd_attr(const xmlAttr *attr)
+/* newsd's attribute: in OPML_NS by any prefix, or written "newsd:NAME"
+ * without declaring the prefix (libxml2 keeps that name whole); *local
+ * gets NAME. */
+static bool is_newsd_attr(const xmlAttr *attr, const char **local)
 {
-    return attr->ns && attr->ns->href && xmlStrEqual(attr->ns->href, (const xmlChar *)OPML_NS);
+    const char *name = (const char *)attr->name;
+    *local = name;
+    if (attr->ns)
+        return attr->ns->href && xmlStrEqual(attr->ns->href, (const xmlChar *)OPML_NS);
+    if (strncmp(name, "newsd:", 6) != 0)
+        return false;
+    *local = name + 6;
+    return true;
 }
 
 /* Fill f (or only the folder label) from the outline's attributes. */
@@ -131,7 +141,7 @@ static void outline_read(struct walk *w, const xmlNode *n, struct opml_feed *f,
     for (const xmlAttr *attr = n->properties; attr && w->rc == 0; attr = attr->next) {
         const char *name = (const char *)attr->name;
         const char **slot = NULL;
-        if (is_newsd_attr(attr)) {
+        if (is_newsd_attr(attr, &name)) {
             static const char *const names[] = {"source",   "country",  "category", "language",
                                                 "headlines", "interval", "paused"};
             const char **slots[] = {&f->source,   &f->country,  &f->category, &f->language,

@@ -4,7 +4,9 @@
  * its outlines are read too (readers nest feeds in folders). newsd's own
  * settings of a feed travel as attributes in the OPML_NS namespace
  * (newsd:source, country, category, language, headlines, interval,
- * paused), so an export re-imports to the same feeds; readers ignore them.
+ * paused; also read as "newsd:NAME" when a hand-written file forgot to
+ * declare the prefix), so an export re-imports to the same feeds; readers
+ * ignore them.
  *
  * Every byte is hostile: libxml2 parses without network access, a
  * document with a DOCTYPE is refused before its declarations are read (no

@@ -100,6 +100,10 @@ static void newsd_attributes_are_read_by_namespace_not_prefix(void **state)
         "n:interval=\"600\" n:paused=\"true\" o:country=\"fr\"/></outline>"
         "<outline xmlUrl=\"https://b.test/rss\" o:source=\"not-ours\"/>"
         "</body></opml>";
+    /* A hand-written file that forgot xmlns:newsd: still newsd's. */
+    static const char undeclared[] =
+        "<opml version=\"2.0\"><body><outline xmlUrl=\"https://c.test/rss\" "
+        "newsd:country=\"de\" newsd:paused=\"true\"/></body></opml>";
     struct arena a;
     struct opml_feed *f = NULL;
     size_t n = 0;
@@ -116,6 +120,10 @@ static void newsd_attributes_are_read_by_namespace_not_prefix(void **state)
     str_is(f[0].interval, "600");
     str_is(f[0].paused, "true");
     str_is(f[1].source, NULL);
+    assert_int_equal(opml_parse(&a, undeclared, strlen(undeclared), &f, &n, &e), 0);
+    assert_int_equal(n, 1);
+    str_is(f[0].country, "de");
+    str_is(f[0].paused, "true");
     arena_release(&a);
 }
 
