@@ -39,9 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t i = 0; i < n; i++) {
             const struct opml_feed *f = &feeds[i];
             CHECK(f->url);
-            const char *strs[] = {f->url,     f->title,    f->html_url, f->source,
-                                  f->country, f->category, f->language, f->headlines,
-                                  f->interval, f->paused};
+            const char *strs[] = {f->url,      f->title,    f->html_url,  f->source,   f->country,
+                                  f->category, f->language, f->headlines, f->interval, f->paused};
             for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++)
                 check_str(strs[k]);
             if (f->folder_category)

@@ -209,8 +209,8 @@ static bool edit_change(const struct feeds_opts *o, struct feed_change *c, char 
     }
     c->language = o->language ? (*o->language ? language : "") : NULL;
     if (o->category && *o->category && !(c->category = vocab_category(o->category))) {
-        snprintf(why, why_size, "the category must be one of " VOCAB_CATEGORY_LIST
-                                " (\"\" clears it)");
+        snprintf(why, why_size,
+                 "the category must be one of " VOCAB_CATEGORY_LIST " (\"\" clears it)");
         return false;
     }
     if (o->category && !*o->category)
@@ -231,7 +231,7 @@ static int feeds_change(struct store *s, const char *verb, const char *ref,
     long long id = feeds_parse_number(ref);
     struct err err;
     err_clear(&err);
-    int rc = id < 0                      ? ERR_NOTFOUND
+    int rc = id < 0                    ? ERR_NOTFOUND
              : !strcmp(verb, "remove") ? store_feed_remove(s, id, &err)
                                        : store_feed_change(s, id, c, &err);
     if (rc == ERR_NOTFOUND) {

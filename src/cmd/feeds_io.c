@@ -156,8 +156,7 @@ static int import_jsonl(struct store *s, struct arena *ar, const struct netpolic
             bad = why;
         } else if (!(obj = json_loadb(line, line_len, JSON_REJECT_DUPLICATES, &je)) ||
                    !json_is_object(obj)) {
-            snprintf(why, sizeof why, "not a JSON object%s%s", obj ? "" : ": ",
-                     obj ? "" : je.text);
+            snprintf(why, sizeof why, "not a JSON object%s%s", obj ? "" : ": ", obj ? "" : je.text);
             bad = why;
         } else if (!jsonl_spec(obj, &sp, why, sizeof why)) {
             bad = why;
@@ -257,8 +256,8 @@ int feeds_import(struct store *s, struct arena *ar, const struct netpolicy *poli
     }
     buf_release(&b);
     if (status != CMD_EXIT_USAGE)
-        fprintf(stderr, "feeds added %zu, already present %zu, skipped %zu\n", n.added,
-                n.present, n.skipped);
+        fprintf(stderr, "feeds added %zu, already present %zu, skipped %zu\n", n.added, n.present,
+                n.skipped);
     return status;
 }
 
@@ -314,8 +313,8 @@ static int write_json(const char *verb, json_t *v, size_t flags)
     return status;
 }
 
-static int all_feeds(struct store *s, struct arena *ar, const char *verb,
-                     struct feed_record **out, size_t *n)
+static int all_feeds(struct store *s, struct arena *ar, const char *verb, struct feed_record **out,
+                     size_t *n)
 {
     struct err err;
     err_clear(&err);
@@ -375,25 +374,25 @@ static json_t *feed_health_json(const struct feed_record *f)
         return NULL;
     }
     json_object_del(o, "paused"); /* state says it, next to the others */
-    bad |= json_object_set_new(o, "state", json_string(!f->enabled ? "paused"
-                                                       : f->consecutive_errors ? "failing"
-                                                                               : "active"));
+    bad |= json_object_set_new(o, "state",
+                               json_string(!f->enabled             ? "paused"
+                                           : f->consecutive_errors ? "failing"
+                                                                   : "active"));
     bad |= json_object_set_new(o, "title", f->title ? json_string(f->title) : json_null());
-    bad |= json_object_set_new(o, "site_url", f->site_url ? json_string(f->site_url)
-                                                          : json_null());
+    bad |= json_object_set_new(o, "site_url", f->site_url ? json_string(f->site_url) : json_null());
     bad |= json_object_set_new(o, "last_fetch_at", time_json(f->last_fetch_at));
-    bad |= json_object_set_new(o, "last_status", f->last_fetch_at && f->last_status
-                                                     ? json_integer(f->last_status)
-                                                     : json_null());
+    bad |= json_object_set_new(o, "last_status",
+                               f->last_fetch_at && f->last_status ? json_integer(f->last_status)
+                                                                  : json_null());
     bad |= json_object_set_new(o, "last_success_at", time_json(f->last_success_at));
-    bad |= json_object_set_new(o, "last_error", f->last_error ? json_string(f->last_error)
-                                                              : json_null());
+    bad |= json_object_set_new(o, "last_error",
+                               f->last_error ? json_string(f->last_error) : json_null());
     bad |= json_object_set_new(o, "consecutive_errors", json_integer(f->consecutive_errors));
     bad |= json_object_set_new(o, "last_new_item_at", time_json(f->last_new_item_at));
     bad |= json_object_set_new(o, "items_last", json_integer(f->items_last));
     bad |= json_object_set_new(o, "items_total", json_integer(f->items_total));
-    bad |= json_object_set_new(o, "next_fetch_at", f->enabled ? time_json(f->next_fetch_at)
-                                                              : json_null());
+    bad |= json_object_set_new(o, "next_fetch_at",
+                               f->enabled ? time_json(f->next_fetch_at) : json_null());
     bad |= json_object_set_new(o, "created_at", time_json(f->created_at));
     if (bad) {
         json_decref(o);
@@ -428,12 +427,12 @@ static const char *ago_cell(struct arena *ar, int64_t t, int64_t now)
 
 static int list_table(struct arena *ar, const struct feed_record *feeds, size_t n)
 {
-    static const char *const head[LIST_COLS] = {
-        "ID",    "URL",   "SOURCE", "LAST POLL", "STATUS", "LAST SUCCESS",
-        "ITEMS", "STORED", "NEXT POLL", "LAST ERROR"};
+    static const char *const head[LIST_COLS] = {"ID",        "URL",          "SOURCE", "LAST POLL",
+                                                "STATUS",    "LAST SUCCESS", "ITEMS",  "STORED",
+                                                "NEXT POLL", "LAST ERROR"};
     /* Numbers right-aligned, the rest left; the last column unpadded. */
-    static const bool right[LIST_COLS] = {true, false, false, false, true,
-                                          false, true, true, false, false};
+    static const bool right[LIST_COLS] = {true,  false, false, false, true,
+                                          false, true,  true,  false, false};
     int64_t now = (int64_t)time(NULL);
     const char **cells = arena_calloc(ar, (n + 1) * LIST_COLS, sizeof *cells);
     if (!cells) {
@@ -452,14 +451,13 @@ static int list_table(struct arena *ar, const struct feed_record *feeds, size_t 
         row[1] = cmd_table_cell(ar, f->url);
         row[2] = cmd_table_cell(ar, f->source_id);
         row[3] = ago_cell(ar, f->last_fetch_at, now);
-        row[4] = f->last_fetch_at && f->last_status ? arena_printf(ar, "%d", f->last_status)
-                                                    : "-";
+        row[4] = f->last_fetch_at && f->last_status ? arena_printf(ar, "%d", f->last_status) : "-";
         row[5] = ago_cell(ar, f->last_success_at, now);
         row[6] = arena_printf(ar, "%lld", (long long)f->items_last);
         row[7] = arena_printf(ar, "%lld", (long long)f->items_total);
-        row[8] = !f->enabled                ? "paused"
+        row[8] = !f->enabled               ? "paused"
                  : f->next_fetch_at <= now ? "due"
-                                            : span_cell(ar, f->next_fetch_at - now, false);
+                                           : span_cell(ar, f->next_fetch_at - now, false);
         row[9] = cmd_table_cell(ar, f->last_error);
         for (size_t c = 0; c < LIST_COLS; c++) {
             if (!row[c]) {

@@ -279,8 +279,8 @@ static int value_text(struct parser *ps, const char *key, struct span v, char *o
     for (size_t i = 0; i < v.n; i++) {
         unsigned char ch = (unsigned char)v.p[i];
         if (ch < 0x20 || ch >= 0x7f || ch == '"')
-            return parse_fail(ps, "%s: '%s' may only hold printable ASCII (no quotes inside)",
-                              key, span_show(v, vb));
+            return parse_fail(ps, "%s: '%s' may only hold printable ASCII (no quotes inside)", key,
+                              span_show(v, vb));
     }
     memcpy(out, v.p, v.n);
     out[v.n] = '\0';

@@ -55,7 +55,7 @@ struct transfer {
     bool too_large; /* the write callback refused the body */
     bool done;
     const struct netpolicy *policy;
-    bool proxied; /* every connection is to the operator's proxy */
+    bool proxied;                    /* every connection is to the operator's proxy */
     char refused[NETPOLICY_WHY_MAX]; /* why the last attempt was refused; "" when it was not */
     char errbuf[CURL_ERROR_SIZE];
 };

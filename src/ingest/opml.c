@@ -135,16 +135,15 @@ static bool is_newsd_attr(const xmlAttr *attr, const char **local)
 }
 
 /* Fill f (or only the folder label) from the outline's attributes. */
-static void outline_read(struct walk *w, const xmlNode *n, struct opml_feed *f,
-                         const char **text)
+static void outline_read(struct walk *w, const xmlNode *n, struct opml_feed *f, const char **text)
 {
     for (const xmlAttr *attr = n->properties; attr && w->rc == 0; attr = attr->next) {
         const char *name = (const char *)attr->name;
         const char **slot = NULL;
         if (is_newsd_attr(attr, &name)) {
-            static const char *const names[] = {"source",   "country",  "category", "language",
+            static const char *const names[] = {"source",    "country",  "category", "language",
                                                 "headlines", "interval", "paused"};
-            const char **slots[] = {&f->source,   &f->country,  &f->category, &f->language,
+            const char **slots[] = {&f->source,    &f->country,  &f->category, &f->language,
                                     &f->headlines, &f->interval, &f->paused};
             for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
                 if (strcmp(name, names[i]) == 0)
@@ -235,8 +234,8 @@ static int parse_error(const struct parse_state *ps, struct err *err)
     return err_set(err, ERR_PARSE, "not well-formed XML");
 }
 
-int opml_parse(struct arena *a, const char *data, size_t len, struct opml_feed **out,
-               size_t *n_out, struct err *err)
+int opml_parse(struct arena *a, const char *data, size_t len, struct opml_feed **out, size_t *n_out,
+               struct err *err)
 {
     struct walk w = {.a = a, .err = err};
     xmlParserCtxtPtr ctxt = NULL;

@@ -53,8 +53,8 @@ bool opml_sniff(const char *data, size_t len);
  * document; a DOCTYPE; nested deeper than OPML_MAX_DEPTH), ERR_TOO_LARGE
  * (over OPML_MAX_BYTES or OPML_MAX_OUTLINES), ERR_NOMEM. A document
  * without feeds is no error (*n_out = 0). */
-int opml_parse(struct arena *a, const char *data, size_t len, struct opml_feed **out,
-               size_t *n_out, struct err *err);
+int opml_parse(struct arena *a, const char *data, size_t len, struct opml_feed **out, size_t *n_out,
+               struct err *err);
 
 /* Append an OPML 2.0 document of feeds[0..n) to out: one outline per feed
  * (text and title = the feed's title or its url, xmlUrl, htmlUrl) with

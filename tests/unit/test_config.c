@@ -133,9 +133,8 @@ static void user_agent_and_proxy_are_read_with_or_without_quotes(void **state)
     assert_string_equal(c.outbound.user_agent,
                         "newsd/0.14 (+https://news.example.org; ops@example.org)");
     assert_string_equal(c.outbound.proxy, "http://user:pw@proxy.lan:3128");
-    assert_int_equal(parse("[outbound]\nuser_agent = MyNews/1.0 (+mailto:me@example.org)\n", &c,
-                           &err),
-                     0);
+    assert_int_equal(
+        parse("[outbound]\nuser_agent = MyNews/1.0 (+mailto:me@example.org)\n", &c, &err), 0);
     assert_string_equal(c.outbound.user_agent, "MyNews/1.0 (+mailto:me@example.org)");
     /* The longest value that fits, and one byte more. */
     char text[400];

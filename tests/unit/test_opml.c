@@ -202,8 +202,7 @@ static void hostile_and_broken_documents_are_refused_with_a_reason(void **state)
     /* An external entity (file or network): refused the same way. */
     refused("<!DOCTYPE opml SYSTEM \"file:///etc/passwd\"><opml><body/></opml>", ERR_PARSE,
             "DOCTYPE");
-    refused("<opml><body><outline xmlUrl=\"http://a.test/\"></body></opml>", ERR_PARSE,
-            "line 1");
+    refused("<opml><body><outline xmlUrl=\"http://a.test/\"></body></opml>", ERR_PARSE, "line 1");
     refused("<opml><body><outline xmlUrl=\"http://a.test/&nbsp;\"/></body></opml>", ERR_PARSE,
             "not well-formed");
     refused("<rss version=\"2.0\"><channel/></rss>", ERR_PARSE, "not OPML");

@@ -621,8 +621,12 @@ static void feed_changes_behave_as_in_the_embedded_store(void **state)
                                 .enabled = -1,
                                 .now = T0 + 20};
         assert_int_equal(store_feed_change(s, ida, &c, &err), 0);
-        struct feed_change c2 = {.country = "fr", .category = "sports", .language = "fr",
-                                 .headline = -1, .enabled = -1, .now = T0 + 20};
+        struct feed_change c2 = {.country = "fr",
+                                 .category = "sports",
+                                 .language = "fr",
+                                 .headline = -1,
+                                 .enabled = -1,
+                                 .now = T0 + 20};
         assert_int_equal(store_feed_change(s, idb, &c2, &err), 0);
         /* Pause b: not due, not claimed, whatever the time. */
         struct feed_change pause = {.headline = -1, .enabled = 0, .now = T0 + 30};
