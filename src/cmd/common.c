@@ -137,6 +137,14 @@ int cmd_store_fit_index(struct store *s, const char *index_kind)
     return 0;
 }
 
+void cmd_fetch_options(struct fetch_options *out, const struct config *c)
+{
+    memset(out, 0, sizeof *out);
+    out->policy = &c->outbound.policy;
+    out->user_agent = c->outbound.user_agent[0] ? c->outbound.user_agent : NULL;
+    out->proxy = c->outbound.proxy[0] ? c->outbound.proxy : NULL;
+}
+
 const char *cmd_table_cell(struct arena *ar, const char *s)
 {
     if (!s || !*s)

@@ -467,7 +467,8 @@ static int start_crawler(struct serve_parts *p, const struct serve_settings *set
     err_clear(&err);
     int rc;
     /* Outgoing requests obey [outbound] (docs/security.md). */
-    struct crawl_options copt = {.fetch.policy = &set->cfg.outbound.policy};
+    struct crawl_options copt = {0};
+    cmd_fetch_options(&copt.fetch, &set->cfg);
     if ((rc = crawl_new(&p->crawler, p->store, &copt, &err)) < 0 ||
         (rc = crawl_start(p->crawler, &err)) < 0) {
         cmd_fail("cannot start the crawler: %s", err_msg(&err, rc));

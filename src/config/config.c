@@ -9,7 +9,8 @@
  *   A key may be set once per section; unknown keys and sections are errors.
  * - Integers are plain decimal digits; burst_per_second may have a fraction
  *   (digits.digits). Every number has a range (see the tables below).
- * - allow_networks is a list of networks (util/netpolicy.h reads it). */
+ * - allow_networks is a list of networks (util/netpolicy.h reads it);
+ *   user_agent and proxy are text, optionally in double quotes. */
 #include "config/config.h"
 
 #include <errno.h>
@@ -335,10 +336,36 @@ static int server_set(struct parser *ps, struct span key, struct span v)
     return 0;
 }
 
+/* Text of printable ASCII (no control bytes), 1 to size - 1 bytes, in
+ * double quotes or not, into out. */
+static int value_text(struct parser *ps, const char *key, struct span v, char *out, size_t size)
+{
+    char vb[68];
+    if (v.n >= 2 && v.p[0] == '"' && v.p[v.n - 1] == '"') {
+        v.p++;
+        v.n -= 2;
+    }
+    if (v.n == 0)
+        return parse_fail(ps, "%s needs a value", key);
+    if (v.n >= size)
+        return parse_fail(ps, "%s is longer than %zu bytes", key, size - 1);
+    for (size_t i = 0; i < v.n; i++) {
+        unsigned char ch = (unsigned char)v.p[i];
+        if (ch < 0x20 || ch >= 0x7f || ch == '"')
+            return parse_fail(ps, "%s: '%s' may only hold printable ASCII (no quotes inside)", key,
+                              span_show(v, vb));
+    }
+    memcpy(out, v.p, v.n);
+    out[v.n] = '\0';
+    return 0;
+}
+
 /* [outbound] keys, as bits of the "already set" mask. A new key gets a
  * bit, a row below and a case in outbound_set. */
 enum outbound_field {
     OUTBOUND_ALLOW_NETWORKS = 1 << 0,
+    OUTBOUND_USER_AGENT = 1 << 1,
+    OUTBOUND_PROXY = 1 << 2,
 };
 
 static const struct outbound_key {
@@ -346,6 +373,8 @@ static const struct outbound_key {
     unsigned field;
 } outbound_keys[] = {
     {"allow_networks", OUTBOUND_ALLOW_NETWORKS},
+    {"user_agent", OUTBOUND_USER_AGENT},
+    {"proxy", OUTBOUND_PROXY},
 };
 
 #define N_OUTBOUND_KEYS (sizeof outbound_keys / sizeof outbound_keys[0])
@@ -374,8 +403,17 @@ static int outbound_set(struct parser *ps, struct span key, struct span v)
         char why[NETPOLICY_WHY_MAX];
         if (netpolicy_allow_parse(&o->policy, v.p, v.n, why, sizeof why) < 0)
             return parse_fail(ps, "allow_networks: %s", why);
+        return 0;
     }
-    return 0;
+    if (k->field == OUTBOUND_USER_AGENT)
+        return value_text(ps, k->name, v, o->user_agent, sizeof o->user_agent);
+    int rc = value_text(ps, k->name, v, o->proxy, sizeof o->proxy);
+    if (rc == 0 && strncmp(o->proxy, "http://", 7) != 0)
+        return parse_fail(ps, "proxy: '%s' is not an http:// URL (http://host:port)",
+                          span_show(v, kb));
+    if (rc == 0 && (o->proxy[7] == '\0' || o->proxy[7] == '/' || strchr(o->proxy, ' ')))
+        return parse_fail(ps, "proxy: '%s' names no host (http://host:port)", span_show(v, kb));
+    return rc;
 }
 
 /* The plan keys and their ranges. */

@@ -44,8 +44,16 @@ enum config_plan_field {
 
 /* [outbound]: every request newsd makes (feeds now; pages and webhooks to
  * come). A key added here gets a row in config.c's outbound_keys. */
+#define CONFIG_USER_AGENT_MAX 257 /* user_agent: 256 bytes and the NUL */
+#define CONFIG_PROXY_MAX 513      /* proxy: 512 bytes and the NUL */
 struct config_outbound {
     struct netpolicy policy; /* allow_networks: special-use networks allowed */
+    /* user_agent: the User-Agent header, printable ASCII; "" = the
+     * default (ingest/fetch.h FETCH_DEFAULT_USER_AGENT) */
+    char user_agent[CONFIG_USER_AGENT_MAX];
+    /* proxy: http://[user:password@]host:port every request goes through;
+     * "" = none (proxies named by the environment are never used) */
+    char proxy[CONFIG_PROXY_MAX];
 };
 
 struct config {

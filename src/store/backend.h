@@ -43,6 +43,8 @@ struct store_backend {
     int (*feed_get)(struct store_backend *b, struct arena *a, int64_t id, struct feed_record *out,
                     struct err *err);
     int (*feed_remove)(struct store_backend *b, int64_t id, struct err *err);
+    int (*feed_change)(struct store_backend *b, int64_t id, const struct feed_change *c,
+                       struct err *err);
     int (*feeds_due)(struct store_backend *b, struct arena *a, int64_t now, size_t max,
                      struct feed_record **out, size_t *n_out, struct err *err);
     int (*feeds_claim)(struct store_backend *b, const int64_t *ids, size_t n, int64_t now,

@@ -220,6 +220,14 @@ int store_feed_remove(struct store *s, int64_t id, struct err *err)
     return s->be->feed_remove(s->be, id, err);
 }
 
+int store_feed_change(struct store *s, int64_t id, const struct feed_change *c, struct err *err)
+{
+    if (c == NULL || c->headline < -1 || c->headline > 1 || c->enabled < -1 || c->enabled > 1 ||
+        c->interval_s < 0)
+        return err_set(err, ERR_INVALID, "no valid feed change");
+    return s->be->feed_change(s->be, id, c, err);
+}
+
 int store_feeds_due(struct store *s, struct arena *a, int64_t now, size_t max,
                     struct feed_record **out, size_t *n_out, struct err *err)
 {

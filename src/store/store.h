@@ -241,6 +241,26 @@ int store_feed_get(struct store *s, struct arena *a, int64_t id, struct feed_rec
 /* Remove a feed and its item memory (its articles stay). ERR_NOTFOUND. */
 int store_feed_remove(struct store *s, int64_t id, struct err *err);
 
+/* Settings of a feed for store_feed_change; a field at its "keep" value
+ * is left as it is. */
+struct feed_change {
+    int64_t interval_s;   /* > 0: the current polling interval (the crawler
+                             adapts it from there); 0 keeps */
+    const char *country;  /* NULL keeps, "" clears (the source's applies), else 2 letters */
+    const char *category; /* NULL keeps, "" clears */
+    const char *language; /* NULL keeps, "" clears */
+    int headline;         /* -1 keeps, 0 or 1 */
+    int enabled;          /* -1 keeps; 0 pauses (never due); 1 resumes: a paused
+                             feed is due at now */
+    int64_t now;          /* for a resume and a shorter interval */
+};
+
+/* Change feed id's settings in one statement. A shorter interval_s brings
+ * the next poll forward to no later than last_fetch_at + interval_s (and
+ * not before now); a longer one takes effect after the next poll. A paused
+ * feed keeps its fetch state and item memory. ERR_NOTFOUND. */
+int store_feed_change(struct store *s, int64_t id, const struct feed_change *c, struct err *err);
+
 /* Up to max enabled feeds with next_fetch_at <= now, earliest due first
  * (ties by id). Only a read: a caller that fetches them claims them first
  * with store_feeds_claim. */

@@ -118,6 +118,34 @@ static void a_full_file_sets_every_field(void **state)
     }
 }
 
+static void user_agent_and_proxy_are_read_with_or_without_quotes(void **state)
+{
+    (void)state;
+    struct config c;
+    struct err err;
+    assert_int_equal(parse("[server]\nthreads = 2\n", &c, &err), 0);
+    assert_string_equal(c.outbound.user_agent, ""); /* "": the fetcher's default */
+    assert_string_equal(c.outbound.proxy, "");
+    assert_int_equal(parse("[outbound]\nuser_agent = \"newsd/0.14 (+https://news.example.org; "
+                           "ops@example.org)\"\nproxy = http://user:pw@proxy.lan:3128\n",
+                           &c, &err),
+                     0);
+    assert_string_equal(c.outbound.user_agent,
+                        "newsd/0.14 (+https://news.example.org; ops@example.org)");
+    assert_string_equal(c.outbound.proxy, "http://user:pw@proxy.lan:3128");
+    assert_int_equal(
+        parse("[outbound]\nuser_agent = MyNews/1.0 (+mailto:me@example.org)\n", &c, &err), 0);
+    assert_string_equal(c.outbound.user_agent, "MyNews/1.0 (+mailto:me@example.org)");
+    /* The longest value that fits, and one byte more. */
+    char text[400];
+    snprintf(text, sizeof text, "[outbound]\nuser_agent = %0*d\n", CONFIG_USER_AGENT_MAX - 1, 0);
+    assert_int_equal(parse(text, &c, &err), 0);
+    assert_int_equal(strlen(c.outbound.user_agent), CONFIG_USER_AGENT_MAX - 1);
+    snprintf(text, sizeof text, "[outbound]\nuser_agent = %0*d\n", CONFIG_USER_AGENT_MAX, 0);
+    assert_int_equal(parse(text, &c, &err), ERR_PARSE);
+    assert_non_null(strstr(err.msg, "longer than 256 bytes"));
+}
+
 static void without_outbound_no_special_network_is_allowed(void **state)
 {
     (void)state;
@@ -246,7 +274,16 @@ static const struct bad_case {
     {"[server]\nmetrics_listen = a b:1\n", 2, "not HOST:PORT"},
     {"[server]\ncrawl = no\ncrawl = yes\n", 3, "set twice"},
     {"[outbound]\nallow_network = 10.0.0.0/8\n", 2,
-     "unknown key 'allow_network' in [outbound] (allow_networks)"},
+     "unknown key 'allow_network' in [outbound] (allow_networks, user_agent, proxy)"},
+    {"[outbound]\nuser_agent =\n", 2, "user_agent needs a value"},
+    {"[outbound]\nuser_agent = \"\"\n", 2, "user_agent needs a value"},
+    {"[outbound]\nuser_agent = newsd (caf\xC3\xA9)\n", 2, "printable ASCII"},
+    {"[outbound]\nuser_agent = a \"b\" c\n", 2, "printable ASCII"},
+    {"[outbound]\nuser_agent = a\nuser_agent = b\n", 3, "set twice"},
+    {"[outbound]\nproxy = 10.0.0.1:3128\n", 2, "not an http:// URL"},
+    {"[outbound]\nproxy = socks5://10.0.0.1:1080\n", 2, "not an http:// URL"},
+    {"[outbound]\nproxy = http://\n", 2, "names no host"},
+    {"[outbound]\nproxy = http://a b:1\n", 2, "names no host"},
     {"[outbound]\nallow_networks = ::1\nallow_networks = ::1\n", 3, "set twice"},
     {"[outbound]\nallow_networks = ::1\n[outbound]\nallow_networks = ::1\n", 4, "set twice"},
     {"[outbound]\nallow_networks = 127.0.0.1/8\n", 2,
@@ -418,6 +455,7 @@ int main(void)
         cmocka_unit_test(defaults_leave_listen_and_threads_unset),
         cmocka_unit_test(a_full_file_sets_every_field),
         cmocka_unit_test(without_outbound_no_special_network_is_allowed),
+        cmocka_unit_test(user_agent_and_proxy_are_read_with_or_without_quotes),
         cmocka_unit_test(an_empty_file_and_comments_only_change_nothing),
         cmocka_unit_test(an_override_keeps_the_builtin_fields_it_does_not_name),
         cmocka_unit_test(an_override_may_lift_a_builtin_limit_with_zero),

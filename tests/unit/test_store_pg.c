@@ -583,6 +583,104 @@ static void feeds_and_their_claims_behave_as_in_the_embedded_store(void **state)
     assert_string_equal(s1, s2);
 }
 
+/* Edits, pauses and resumes: the same rows in both stores, a paused feed
+ * never due nor claimed, a resumed one due at once, a shorter interval
+ * bringing the next poll forward. */
+static void feed_changes_behave_as_in_the_embedded_store(void **state)
+{
+    struct fixture *f = *state;
+    struct store *both[] = {f->lite, f->pg};
+    struct err err;
+    for (int k = 0; k < 2; k++) {
+        struct store *s = both[k];
+        struct feed_record a = {.url = "https://a.test/rss",
+                                .country = "gb",
+                                .category = "general",
+                                .language = "en",
+                                .headline = true,
+                                .enabled = true,
+                                .created_at = T0,
+                                .interval_s = 3600};
+        struct feed_record b = {.url = "https://b.test/rss", .enabled = true, .created_at = T0};
+        int64_t ida = 0, idb = 0;
+        assert_int_equal(store_feed_add(s, &a, &ida, &err), 0);
+        assert_int_equal(store_feed_add(s, &b, &idb, &err), 0);
+        struct feed_fetch_outcome o = {.fetched_at = T0 + 10,
+                                       .status = 200,
+                                       .items = 1,
+                                       .interval_s = 3600,
+                                       .next_fetch_at = T0 + 3610};
+        assert_int_equal(store_feed_fetch_record(s, ida, &o, &err), 0);
+
+        /* Edit: a shorter interval moves the next poll to last + interval;
+         * "" clears country and category; NULL keeps language. */
+        struct feed_change c = {.interval_s = 600,
+                                .country = "",
+                                .category = "",
+                                .headline = 0,
+                                .enabled = -1,
+                                .now = T0 + 20};
+        assert_int_equal(store_feed_change(s, ida, &c, &err), 0);
+        struct feed_change c2 = {.country = "fr",
+                                 .category = "sports",
+                                 .language = "fr",
+                                 .headline = -1,
+                                 .enabled = -1,
+                                 .now = T0 + 20};
+        assert_int_equal(store_feed_change(s, idb, &c2, &err), 0);
+        /* Pause b: not due, not claimed, whatever the time. */
+        struct feed_change pause = {.headline = -1, .enabled = 0, .now = T0 + 30};
+        assert_int_equal(store_feed_change(s, idb, &pause, &err), 0);
+        int64_t ids[] = {idb};
+        bool claimed[1];
+        assert_int_equal(store_feeds_claim(s, ids, 1, T0 + 100000, T0 + 100060, claimed, &err), 0);
+        assert_false(claimed[0]);
+        /* Resume a feed that is not paused: its schedule stays. */
+        struct feed_change resume = {.headline = -1, .enabled = 1, .now = T0 + 40};
+        assert_int_equal(store_feed_change(s, ida, &resume, &err), 0);
+        assert_int_equal(store_feed_change(s, 99, &resume, &err), ERR_NOTFOUND);
+        struct feed_change bad = {.headline = 2, .enabled = -1};
+        assert_int_equal(store_feed_change(s, ida, &bad, &err), ERR_INVALID);
+
+        struct arena ar;
+        struct feed_record got;
+        arena_init(&ar, 0);
+        assert_int_equal(store_feed_get(s, &ar, ida, &got, &err), 0);
+        assert_int_equal(got.interval_s, 600);
+        assert_int_equal(got.next_fetch_at, T0 + 610);
+        assert_string_equal(got.country, "");
+        assert_null(got.category);
+        assert_string_equal(got.language, "en");
+        assert_false(got.headline);
+        assert_true(got.enabled);
+        assert_int_equal(got.last_status, 200); /* fetch state untouched */
+        assert_int_equal(store_feed_get(s, &ar, idb, &got, &err), 0);
+        assert_false(got.enabled);
+        assert_string_equal(got.country, "fr");
+        assert_string_equal(got.category, "sports");
+        assert_string_equal(got.language, "fr");
+        arena_release(&ar);
+    }
+    char s1[2048], s2[2048];
+    s1[0] = s2[0] = '\0';
+    feed_summary(f->lite, T0 + 100000, s1, sizeof s1);
+    feed_summary(f->pg, T0 + 100000, s2, sizeof s2);
+    assert_string_equal(s1, s2);
+    assert_null(strstr(s1, "due 2|")); /* paused: never due */
+    assert_non_null(strstr(s1, "due 1|"));
+
+    /* Resume b at T1: due at T1 exactly, in both. */
+    for (int k = 0; k < 2; k++) {
+        struct feed_change resume = {.headline = -1, .enabled = 1, .now = T0 + 50000};
+        assert_int_equal(store_feed_change(both[k], 2, &resume, &err), 0);
+    }
+    s1[0] = s2[0] = '\0';
+    feed_summary(f->lite, T0 + 50000, s1, sizeof s1);
+    feed_summary(f->pg, T0 + 50000, s2, sizeof s2);
+    assert_string_equal(s1, s2);
+    assert_non_null(strstr(s1, "due 2|"));
+}
+
 /* --- failures ----------------------------------------------------------------------- */
 
 static void an_unreachable_server_is_busy_not_a_crash(void **state)
@@ -620,6 +718,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(feeds_and_their_claims_behave_as_in_the_embedded_store,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(feed_changes_behave_as_in_the_embedded_store, setup,
+                                        teardown),
         cmocka_unit_test(an_unreachable_server_is_busy_not_a_crash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -64,6 +64,7 @@ enum pg_stmt_id {
     PG_ST_FEEDS_LIST,
     PG_ST_FEED_GET,
     PG_ST_FEED_REMOVE,
+    PG_ST_FEED_CHANGE,
     PG_ST_FEEDS_DUE,
     PG_ST_FEEDS_CLAIM,
     PG_ST_FEED_SCHEDULE,
@@ -250,6 +251,8 @@ int store_pg_feeds_list(struct store_backend *b, struct arena *a, struct feed_re
 int store_pg_feed_get(struct store_backend *b, struct arena *a, int64_t id, struct feed_record *out,
                       struct err *err);
 int store_pg_feed_remove(struct store_backend *b, int64_t id, struct err *err);
+int store_pg_feed_change(struct store_backend *b, int64_t id, const struct feed_change *c,
+                         struct err *err);
 int store_pg_feeds_due(struct store_backend *b, struct arena *a, int64_t now, size_t max,
                        struct feed_record **out, size_t *n_out, struct err *err);
 int store_pg_feeds_claim(struct store_backend *b, const int64_t *ids, size_t n, int64_t now,

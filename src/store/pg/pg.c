@@ -298,6 +298,7 @@ int store_pg_new(struct store_backend **out, const char *uri, struct err *err)
         .feeds_list = store_pg_feeds_list,
         .feed_get = store_pg_feed_get,
         .feed_remove = store_pg_feed_remove,
+        .feed_change = store_pg_feed_change,
         .feeds_due = store_pg_feeds_due,
         .feeds_claim = store_pg_feeds_claim,
         .feed_schedule = store_pg_feed_schedule,

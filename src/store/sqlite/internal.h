@@ -73,6 +73,8 @@ int store_sqlite_feeds_list(struct store_backend *b, struct arena *a, struct fee
 int store_sqlite_feed_get(struct store_backend *b, struct arena *a, int64_t id,
                           struct feed_record *out, struct err *err);
 int store_sqlite_feed_remove(struct store_backend *b, int64_t id, struct err *err);
+int store_sqlite_feed_change(struct store_backend *b, int64_t id, const struct feed_change *c,
+                             struct err *err);
 int store_sqlite_feeds_due(struct store_backend *b, struct arena *a, int64_t now, size_t max,
                            struct feed_record **out, size_t *n_out, struct err *err);
 int store_sqlite_feeds_claim(struct store_backend *b, const int64_t *ids, size_t n, int64_t now,

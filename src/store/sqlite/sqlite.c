@@ -308,6 +308,7 @@ int store_sqlite_new(struct store_backend **out, const char *dir, bool fulltext_
         .feeds_list = store_sqlite_feeds_list,
         .feed_get = store_sqlite_feed_get,
         .feed_remove = store_sqlite_feed_remove,
+        .feed_change = store_sqlite_feed_change,
         .feeds_due = store_sqlite_feeds_due,
         .feeds_claim = store_sqlite_feeds_claim,
         .feed_schedule = store_sqlite_feed_schedule,
