@@ -189,18 +189,52 @@ static int value_origins(struct parser *ps, struct span v, char *out, size_t cap
     return 0;
 }
 
+/* What a text value may hold. */
+enum text_kind {
+    TEXT_WORD,  /* printable ASCII without blanks (a user name, HOST:PORT) */
+    TEXT_ASCII, /* printable ASCII, blanks too (a User-Agent) */
+    TEXT_PATH,  /* anything but control bytes (a path may hold blanks and UTF-8) */
+};
+
+/* Text, in double quotes or not, of 1 to size - 1 bytes, into out. The one
+ * reader of text values, for every section. */
+static int value_text(struct parser *ps, const char *key, struct span v, enum text_kind kind,
+                      char *out, size_t size)
+{
+    char vb[68];
+    if (v.n >= 2 && v.p[0] == '"' && v.p[v.n - 1] == '"') {
+        v.p++;
+        v.n -= 2;
+    }
+    if (v.n == 0)
+        return parse_fail(ps, "%s needs a value", key);
+    if (v.n >= size)
+        return parse_fail(ps, "%s is longer than %zu bytes", key, size - 1);
+    for (size_t i = 0; i < v.n; i++) {
+        unsigned char ch = (unsigned char)v.p[i];
+        bool bad = ch < 0x20 || ch == 0x7f || ch == '"' || (kind != TEXT_PATH && ch > 0x7e) ||
+                   (kind == TEXT_WORD && ch == ' ');
+        if (bad)
+            return parse_fail(ps, "%s: '%s' may only hold printable ASCII%s (no quotes inside)",
+                              key, span_show(v, vb), kind == TEXT_WORD ? " without blanks" : "");
+    }
+    memcpy(out, v.p, v.n);
+    out[v.n] = '\0';
+    return 0;
+}
+
 /* [server] keys: every setting of `newsd serve` has one (the flags win over
  * them, docs/configuration.md). A row says where the value goes and how it
  * is read; a key given twice in one [server] is an error. */
 enum server_kind {
     SK_HOSTPORT, /* HOST:PORT (checked by whoever listens on it) */
-    SK_STRING,  /* printable ASCII without blanks, into a char array */
-    SK_PATH,    /* any text but control bytes (a path may hold blanks) */
-    SK_INT,     /* whole number in [min, max] */
-    SK_BOOL,    /* true/false, yes/no, on/off, 1/0 */
-    SK_INDEX,   /* fts5 | engine */
-    SK_LOGFMT,  /* text | json */
-    SK_NETWORKS /* CIDR list (util/netpolicy.h) */
+    SK_STRING,   /* printable ASCII without blanks, into a char array */
+    SK_PATH,     /* any text but control bytes (a path may hold blanks) */
+    SK_INT,      /* whole number in [min, max] */
+    SK_BOOL,     /* true/false, yes/no, on/off, 1/0 */
+    SK_INDEX,    /* fts5 | engine */
+    SK_LOGFMT,   /* text | json */
+    SK_NETWORKS  /* CIDR list (util/netpolicy.h) */
 };
 
 static const struct server_key {
@@ -209,7 +243,10 @@ static const struct server_key {
     size_t offset, size; /* of the field in struct config */
     int64_t min, max;    /* SK_INT */
 } server_keys[] = {
-#define SKEY(n, k, f, lo, hi) {n, k, offsetof(struct config, f), sizeof(((struct config *)0)->f), lo, hi}
+#define SKEY(n, k, f, lo, hi)                                                                      \
+    {                                                                                              \
+        n, k, offsetof(struct config, f), sizeof(((struct config *)0)->f), lo, hi                  \
+    }
     SKEY("listen", SK_HOSTPORT, listen, 0, 0),
     SKEY("threads", SK_INT, threads, 0, 4096),
     SKEY("live_window_hours", SK_INT, live_window_seconds, 1, 24 * 365 * 100),
@@ -242,23 +279,6 @@ static int value_bool(struct parser *ps, struct span key, struct span v, int *ou
             return *out = 0, 0;
     }
     return parse_fail(ps, "%s: '%s' is not true or false", span_show(key, kb), span_show(v, vb));
-}
-
-static int value_text(struct parser *ps, struct span key, struct span v, bool blanks, char *out,
-                      size_t cap)
-{
-    char kb[68], vb[68];
-    if (v.n == 0 || v.n >= cap)
-        return parse_fail(ps, "%s needs a value of at most %zu bytes", span_show(key, kb), cap - 1);
-    for (size_t i = 0; i < v.n; i++) {
-        unsigned char ch = (unsigned char)v.p[i];
-        if (ch < 0x20 || ch == 0x7f || (!blanks && (ch == ' ' || ch > 0x7e)))
-            return parse_fail(ps, "%s: '%s' holds a character it cannot", span_show(key, kb),
-                              span_show(v, vb));
-    }
-    memcpy(out, v.p, v.n);
-    out[v.n] = '\0';
-    return 0;
 }
 
 static int server_set(struct parser *ps, struct span key, struct span v)
@@ -296,10 +316,11 @@ static int server_set(struct parser *ps, struct span key, struct span v)
             if (ch < 0x21 || ch > 0x7e)
                 return parse_fail(ps, "%s: '%s' is not HOST:PORT", k->name, span_show(v, vb));
         }
-        return value_text(ps, key, v, false, field, k->size);
+        return value_text(ps, k->name, v, TEXT_WORD, field, k->size);
     case SK_STRING:
     case SK_PATH:
-        return value_text(ps, key, v, k->kind == SK_PATH, field, k->size);
+        return value_text(ps, k->name, v, k->kind == SK_PATH ? TEXT_PATH : TEXT_WORD, field,
+                          k->size);
     case SK_INT:
         if ((rc = value_int(ps, key, v, k->min, k->max, &x)) < 0)
             return rc;
@@ -319,7 +340,7 @@ static int server_set(struct parser *ps, struct span key, struct span v)
         /* the search backend (index.h): fts5 or engine */
         if (!span_eq(v, "fts5") && !span_eq(v, "engine"))
             return parse_fail(ps, "index: '%s' is not fts5 or engine", span_show(v, vb));
-        return value_text(ps, key, v, false, field, k->size);
+        return value_text(ps, k->name, v, TEXT_WORD, field, k->size);
     case SK_LOGFMT:
         if (!span_eq(v, "text") && !span_eq(v, "json"))
             return parse_fail(ps, "log_format: '%s' is not text or json", span_show(v, vb));
@@ -327,36 +348,11 @@ static int server_set(struct parser *ps, struct span key, struct span v)
         return 0;
     case SK_NETWORKS: {
         char why[NETPOLICY_WHY_MAX];
-        if (netpolicy_allow_parse((struct netpolicy *)(void *)field, v.p, v.n, why, sizeof why) <
-            0)
+        if (netpolicy_allow_parse((struct netpolicy *)(void *)field, v.p, v.n, why, sizeof why) < 0)
             return parse_fail(ps, "%s: %s", k->name, why);
         return 0;
     }
     }
-    return 0;
-}
-
-/* Text of printable ASCII (no control bytes), 1 to size - 1 bytes, in
- * double quotes or not, into out. */
-static int value_text(struct parser *ps, const char *key, struct span v, char *out, size_t size)
-{
-    char vb[68];
-    if (v.n >= 2 && v.p[0] == '"' && v.p[v.n - 1] == '"') {
-        v.p++;
-        v.n -= 2;
-    }
-    if (v.n == 0)
-        return parse_fail(ps, "%s needs a value", key);
-    if (v.n >= size)
-        return parse_fail(ps, "%s is longer than %zu bytes", key, size - 1);
-    for (size_t i = 0; i < v.n; i++) {
-        unsigned char ch = (unsigned char)v.p[i];
-        if (ch < 0x20 || ch >= 0x7f || ch == '"')
-            return parse_fail(ps, "%s: '%s' may only hold printable ASCII (no quotes inside)", key,
-                              span_show(v, vb));
-    }
-    memcpy(out, v.p, v.n);
-    out[v.n] = '\0';
     return 0;
 }
 
@@ -406,8 +402,8 @@ static int outbound_set(struct parser *ps, struct span key, struct span v)
         return 0;
     }
     if (k->field == OUTBOUND_USER_AGENT)
-        return value_text(ps, k->name, v, o->user_agent, sizeof o->user_agent);
-    int rc = value_text(ps, k->name, v, o->proxy, sizeof o->proxy);
+        return value_text(ps, k->name, v, TEXT_ASCII, o->user_agent, sizeof o->user_agent);
+    int rc = value_text(ps, k->name, v, TEXT_ASCII, o->proxy, sizeof o->proxy);
     if (rc == 0 && strncmp(o->proxy, "http://", 7) != 0)
         return parse_fail(ps, "proxy: '%s' is not an http:// URL (http://host:port)",
                           span_show(v, kb));

@@ -269,7 +269,7 @@ static const struct bad_case {
     {"[server]\nlog_format = xml\n", 2, "log_format: 'xml' is not text or json"},
     {"[server]\ntrusted_proxies = 10.0.0.1/8\n", 2, "trusted_proxies:"},
     {"[server]\nmetrics_allow_networks = example.com\n", 2, "metrics_allow_networks:"},
-    {"[server]\nuser = a b\n", 2, "user: 'a b' holds a character"},
+    {"[server]\nuser = a b\n", 2, "user: 'a b' may only hold printable ASCII without blanks"},
     {"[server]\nstore = a\x01b\n", 2, "store:"},
     {"[server]\nmetrics_listen = a b:1\n", 2, "not HOST:PORT"},
     {"[server]\ncrawl = no\ncrawl = yes\n", 3, "set twice"},
