@@ -207,6 +207,7 @@ struct apply_stmts {
     sqlite3_stmt *del_url;
     sqlite3_stmt *del_id;
     sqlite3_stmt *tomb; /* delete by id, unless the row is newer */
+    sqlite3_stmt *rec;  /* the delete, for the index (article_deletions) */
     sqlite3_stmt *ins;
 };
 
@@ -215,6 +216,7 @@ static void apply_stmts_finalize(struct apply_stmts *a)
     sqlite3_finalize(a->del_url);
     sqlite3_finalize(a->del_id);
     sqlite3_finalize(a->tomb);
+    sqlite3_finalize(a->rec);
     sqlite3_finalize(a->ins);
 }
 
@@ -227,7 +229,11 @@ static int apply_stmts_prepare(sqlite3 *db, struct apply_stmts *a, struct err *e
         (rc = store_sqlite_prepare(db, "DELETE FROM articles WHERE id = ?1", &a->del_id, err)) <
             0 ||
         (rc = store_sqlite_prepare(db, "DELETE FROM articles WHERE id = ?1 AND seq < ?2", &a->tomb,
-                                   err)) < 0)
+                                   err)) < 0 ||
+        (rc = store_sqlite_prepare(db,
+                                   "INSERT OR REPLACE INTO article_deletions(seq, id, deleted_at)"
+                                   " VALUES (?2, ?1, CAST(strftime('%s', 'now') AS INTEGER))",
+                                   &a->rec, err)) < 0)
         return rc;
     return store_sqlite_prepare(db, STORE_SQLITE_ARTICLE_INSERT, &a->ins, err);
 }
@@ -249,9 +255,16 @@ static int apply_one(sqlite3 *db, struct apply_stmts *st, struct buf *meta, cons
 {
     int rc;
     if (deleted) {
+        int64_t gone = 0;
         sqlite3_bind_int64(st->tomb, 1, a->id);
         sqlite3_bind_int64(st->tomb, 2, a->seq);
-        return step_write(db, st->tomb, removed, err);
+        if ((rc = step_write(db, st->tomb, &gone, err)) < 0 || gone == 0)
+            return rc;
+        *removed += gone;
+        /* Under the store's seq, which the replica's head covers. */
+        sqlite3_bind_int64(st->rec, 1, a->id);
+        sqlite3_bind_int64(st->rec, 2, a->seq);
+        return step_write(db, st->rec, NULL, err);
     }
     if (a->canonical_url == NULL)
         return err_set(err, ERR_INVALID, "replicated article %lld has no canonical url",
