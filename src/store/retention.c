@@ -33,12 +33,16 @@ static void pause_ms(int64_t ms, const atomic_bool *stop)
 static int space_release(struct store *s, const struct retention_pace *pace,
                          const atomic_bool *stop, struct err *err)
 {
-    int64_t left = 1;
-    int rc = 0;
-    while (left > 0 && rc == 0 && !stopped(stop)) {
-        rc = store_space_release(s, RETENTION_VACUUM_PAGES, &left, err);
-        if (left > 0)
-            pause_ms(pace->pause_ms, stop);
+    bool incremental = false;
+    int rc = store_space_incremental(s, &incremental, err);
+    if (rc < 0 || !incremental)
+        return rc; /* an older file keeps its free pages for new rows */
+    /* Until none are left, or a step frees none (a reader holding them). */
+    int64_t left = 0, was = INT64_MAX;
+    while ((rc = store_space_release(s, RETENTION_VACUUM_PAGES, &left, err)) == 0 && left > 0 &&
+           left < was && !stopped(stop)) {
+        was = left;
+        pause_ms(pace->pause_ms, stop);
     }
     return rc;
 }
