@@ -116,12 +116,9 @@ static int run_compact(const char *store_opt)
 int cmd_articles(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},
-        {"before", required_argument, NULL, 'b'},
-        {"source", required_argument, NULL, 'S'},
-        {"url", required_argument, NULL, 'u'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"store", required_argument, NULL, 's'},  {"before", required_argument, NULL, 'b'},
+        {"source", required_argument, NULL, 'S'}, {"url", required_argument, NULL, 'u'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     const char *store_opt = NULL, *before = NULL, *source = NULL, *url = NULL;
     int ch;

@@ -51,10 +51,10 @@ struct parser {
     struct err *err;
     struct config *c;
     enum section section;
-    unsigned server_set;   /* enum server_field bits of the current [server] */
-    unsigned outbound_set; /* enum outbound_field bits given so far */
+    unsigned server_set;    /* enum server_field bits of the current [server] */
+    unsigned outbound_set;  /* enum outbound_field bits given so far */
     unsigned retention_set; /* bits of retention_keys given so far */
-    size_t plan;           /* index in c->plans of the current [plan] */
+    size_t plan;            /* index in c->plans of the current [plan] */
 };
 
 static int parse_fail(struct parser *ps, const char *fmt, ...)
@@ -425,8 +425,9 @@ static int section_start(struct parser *ps, struct span s)
         return 0;
     }
     if (in.n < 4 || memcmp(in.p, "plan", 4) != 0 || (in.n > 4 && !is_blank(in.p[4])))
-        return parse_fail(ps, "unknown section [%s] (expected [server], [outbound], [retention] or [plan NAME])",
-                          span_show(in, b));
+        return parse_fail(
+            ps, "unknown section [%s] (expected [server], [outbound], [retention] or [plan NAME])",
+            span_show(in, b));
     struct span name = span_trim((struct span){in.p + 4, in.n - 4});
     if (name.n == 0)
         return parse_fail(ps, "[plan] needs a name: [plan NAME]");
@@ -482,8 +483,9 @@ static int parse_line(struct parser *ps, struct span line)
     case SECTION_PLAN:
         return plan_set(ps, key, value);
     default:
-        return parse_fail(ps, "'%s' is outside a section ([server], [outbound], [retention] or [plan NAME])",
-                          span_show(key, b));
+        return parse_fail(
+            ps, "'%s' is outside a section ([server], [outbound], [retention] or [plan NAME])",
+            span_show(key, b));
     }
 }
 

@@ -22,8 +22,8 @@ struct store_backend {
     int (*articles_put)(struct store_backend *b, struct article *arts, size_t n,
                         struct store_put_stats *stats, struct err *err);
     int (*articles_count)(struct store_backend *b, int64_t *out, struct err *err);
-    int (*articles_delete)(struct store_backend *b, const struct store_delete_filter *f,
-                           size_t max, int64_t *deleted, struct err *err);
+    int (*articles_delete)(struct store_backend *b, const struct store_delete_filter *f, size_t max,
+                           int64_t *deleted, struct err *err);
     /* NULL: the backend gives space back by itself (PostgreSQL's autovacuum) */
     int (*space_release)(struct store_backend *b, int64_t max_pages, int64_t *left,
                          struct err *err);

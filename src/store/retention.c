@@ -54,8 +54,8 @@ static int delete_batches(struct store *s, const struct store_delete_filter *f, 
 {
     struct retention_pace pace = {
         .batch = pace_in && pace_in->batch > 0 ? pace_in->batch : RETENTION_BATCH_DEFAULT,
-        .pause_ms = pace_in && pace_in->pause_ms > 0 ? pace_in->pause_ms
-                                                     : RETENTION_PAUSE_MS_DEFAULT,
+        .pause_ms =
+            pace_in && pace_in->pause_ms > 0 ? pace_in->pause_ms : RETENTION_PAUSE_MS_DEFAULT,
     };
     int rc = 0;
 

@@ -148,8 +148,8 @@ int store_articles_count(struct store *s, int64_t *out, struct err *err);
  * delete`). All unset matches every article. */
 struct store_delete_filter {
     bool before_set;
-    int64_t before;          /* published_at < before (UTC seconds) */
-    const char *source_id;   /* NULL: any source */
+    int64_t before;            /* published_at < before (UTC seconds) */
+    const char *source_id;     /* NULL: any source */
     const char *canonical_url; /* NULL: any (ingest_url_canonical of a URL) */
 };
 

@@ -18,9 +18,6 @@
 
 #include "util/banned.h"
 
-/* How long a deletion record is kept for the indexes that follow the file. */
-#define STORE_SQLITE_DELETIONS_KEEP_S (7 * 86400)
-
 /* The ids to delete: by canonical URL through its unique index; else in
  * id (= publication) order from the oldest, up to a bound. Only
  * placeholders: no value is part of the SQL. */
@@ -47,10 +44,9 @@ static int ids_select(sqlite3 *db, const struct store_delete_filter *f, size_t m
     rc = store_sqlite_prepare(db, f->canonical_url ? sql_ids_by_url : sql_ids_oldest, &st, err);
     if (rc < 0)
         return rc;
-    rc = store_sqlite_bind(st, STORE_SQLITE_ARGS(STORE_SQLITE_INT(hi),
-                                                 STORE_SQLITE_TEXT(f->source_id),
-                                                 STORE_SQLITE_TEXT(f->canonical_url),
-                                                 STORE_SQLITE_INT((int64_t)max)));
+    rc = store_sqlite_bind(
+        st, STORE_SQLITE_ARGS(STORE_SQLITE_INT(hi), STORE_SQLITE_TEXT(f->source_id),
+                              STORE_SQLITE_TEXT(f->canonical_url), STORE_SQLITE_INT((int64_t)max)));
     if (rc != SQLITE_OK) {
         rc = store_sqlite_fail(db, rc, err);
         goto out;
@@ -92,20 +88,25 @@ static int ids_delete(sqlite3 *db, const int64_t *ids, size_t n, int64_t now, st
                                 "INSERT INTO meta(key, value) VALUES ('seq', ?1)"
                                 " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                                 STORE_SQLITE_ARGS(STORE_SQLITE_INT(seq)), NULL, err);
-    /* The oldest records past their time, as many as this batch added:
-     * pruning keeps pace without scanning the table. */
     if (rc == 0)
-        rc = store_sqlite_write(db,
-                                "DELETE FROM article_deletions WHERE seq IN (SELECT seq FROM"
-                                " article_deletions ORDER BY seq LIMIT ?1) AND deleted_at < ?2",
-                                STORE_SQLITE_ARGS(STORE_SQLITE_INT((int64_t)n),
-                                                  STORE_SQLITE_INT(now -
-                                                                   STORE_SQLITE_DELETIONS_KEEP_S)),
-                                NULL, err);
+        rc = store_sqlite_deletions_prune(db, (int64_t)n, now, err);
 out:
     sqlite3_finalize(del);
     sqlite3_finalize(rec);
     return rc;
+}
+
+int store_sqlite_deletions_prune(sqlite3 *db, int64_t n, int64_t now, struct err *err)
+{
+    /* The oldest records past their time, as many as were just added:
+     * pruning keeps pace without scanning the table. */
+    return store_sqlite_write(
+        db,
+        "DELETE FROM article_deletions WHERE seq IN (SELECT seq FROM article_deletions"
+        " ORDER BY seq LIMIT ?1) AND deleted_at < ?2",
+        STORE_SQLITE_ARGS(STORE_SQLITE_INT(n),
+                          STORE_SQLITE_INT(now - STORE_SQLITE_DELETIONS_KEEP_S)),
+        NULL, err);
 }
 
 int store_sqlite_articles_delete(struct store_backend *b, const struct store_delete_filter *f,

@@ -50,6 +50,12 @@ int store_sqlite_space_release(struct store_backend *b, int64_t max_pages, int64
 int store_sqlite_space_incremental(struct store_backend *b, bool *on, struct err *err);
 int store_sqlite_compact(struct store_backend *b, struct err *err);
 
+/* How long a record of article_deletions is kept for the indexes that
+ * follow the file. */
+#define STORE_SQLITE_DELETIONS_KEEP_S (7 * 86400)
+/* Prune up to n records older than that (the writer's transaction). */
+int store_sqlite_deletions_prune(sqlite3 *db, int64_t n, int64_t now, struct err *err);
+
 int store_sqlite_sources_put(struct store_backend *b, const struct source *src, size_t n,
                              struct err *err);
 int store_sqlite_sources_ensure(struct store_backend *b, const char *const *ids,

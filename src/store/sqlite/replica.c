@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/buf.h"
@@ -232,7 +233,7 @@ static int apply_stmts_prepare(sqlite3 *db, struct apply_stmts *a, struct err *e
                                    err)) < 0 ||
         (rc = store_sqlite_prepare(db,
                                    "INSERT OR REPLACE INTO article_deletions(seq, id, deleted_at)"
-                                   " VALUES (?2, ?1, CAST(strftime('%s', 'now') AS INTEGER))",
+                                   " VALUES (?2, ?1, unixepoch())",
                                    &a->rec, err)) < 0)
         return rc;
     return store_sqlite_prepare(db, STORE_SQLITE_ARTICLE_INSERT, &a->ins, err);
@@ -307,6 +308,8 @@ int store_replica_apply(struct store_replica *r, const struct article *arts, con
         rc = apply_one(s->writer, &st, &meta, &arts[i], deleted[i], &removed, &added, err);
     if (rc == 0)
         rc = meta_set(s->writer, "replica_seq", NULL, upto, err);
+    if (rc == 0 && removed > 0) /* the deletion records of a week ago go */
+        rc = store_sqlite_deletions_prune(s->writer, removed, (int64_t)time(NULL), err);
 end:
     apply_stmts_finalize(&st);
     rc = store_sqlite_write_end(s, rc, err);
