@@ -56,7 +56,7 @@ struct config_retention {
     int64_t max_age_days;   /* published longer ago than this */
     int64_t max_articles;   /* beyond this many, the oldest */
     int64_t period_seconds; /* between runs; 0 = the default (300) */
-    int64_t batch_size;     /* articles per transaction; 0 = the default (2000) */
+    int64_t batch_size;     /* articles per transaction; 0 = the default (1000) */
 };
 
 struct config {

@@ -61,7 +61,7 @@ static int delete_batches(struct store *s, const struct store_delete_filter *f, 
 
     *deleted = 0;
     while (!stopped(stop) && (limit < 0 || *deleted < limit)) {
-        int64_t want = pace.batch, n = 0;
+        int64_t want = pace.batch, n = 0, t0 = clock_mono_ms();
         if (limit >= 0 && limit - *deleted < want)
             want = limit - *deleted;
         if ((rc = store_articles_delete(s, f, (size_t)want, &n, err)) < 0)
@@ -69,7 +69,10 @@ static int delete_batches(struct store *s, const struct store_delete_filter *f, 
         *deleted += n;
         if (n < want)
             break; /* none left */
-        pause_ms(pace.pause_ms, stop);
+        /* At least as long as the batch held the writer: deleting takes
+         * at most half of the writer's time from imports. */
+        int64_t took = clock_mono_ms() - t0;
+        pause_ms(took > pace.pause_ms ? took : pace.pause_ms, stop);
     }
     if (rc == 0 && *deleted > 0)
         rc = space_release(s, &pace, stop, err);
