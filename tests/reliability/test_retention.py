@@ -71,10 +71,10 @@ def test_retention_under_concurrent_import_and_search(tmp_path):
     two days) never do, while an import in another process adds both."""
     now = int(time.time())
     store = tmp_path / "store"
-    old = [article(i, now - 20 * DAY - i * 600, "oldword") for i in range(400)]
+    old = [article(i, now - 20 * DAY - i * 600, "oldword") for i in range(1400)]
     fresh = [article(i, now - 2 * DAY + i * 60, "freshword") for i in range(400)]
     cli_ok("import", "--store", str(store), write_jsonl(tmp_path / "first.jsonl",
-                                                        old[:200] + fresh[:200]))
+                                                        old[:600] + fresh[:200]))
     key = cli_ok("keys", "create", "--store", str(store), "--plan", "unlimited").out.strip()
     conf = tmp_path / "retention.conf"
     # A period of one second and small batches: many runs and many
@@ -83,7 +83,7 @@ def test_retention_under_concurrent_import_and_search(tmp_path):
     # The later imports, each its own process, mixing old and fresh.
     rounds = []
     for r in range(4):
-        arts = old[200 + r * 50:250 + r * 50] + fresh[200 + r * 50:250 + r * 50]
+        arts = old[600 + r * 200:800 + r * 200] + fresh[200 + r * 50:250 + r * 50]
         rounds.append(write_jsonl(tmp_path / ("round%d.jsonl" % r), arts))
 
     srv = Server(store, args=["--quiet", "--config", str(conf)])
@@ -119,6 +119,8 @@ def test_retention_under_concurrent_import_and_search(tmp_path):
         assert b["totalResults"] == len(fresh), b["totalResults"]
         assert db_count(store) == len(fresh)
         assert total(c, {"q": "story"}) == len(fresh)
+        # The policy ran during the imports, not once at the end.
+        assert srv.stderr().count("articles deleted in") >= 2, srv.stderr()[-2000:]
     finally:
         problems = srv.stop()
     assert not problems, problems
