@@ -10,6 +10,7 @@
 
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/metrics.h"
 
 #include "util/banned.h"
 
@@ -120,6 +121,7 @@ struct retention {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     atomic_bool stop;
+    struct metric *deleted_total;
 };
 
 static void *retention_main(void *arg)
@@ -132,6 +134,7 @@ static void *retention_main(void *arg)
         int64_t deleted = 0, t0 = clock_mono_ms();
         err_clear(&err);
         int rc = retention_run(r->store, &r->opt, (int64_t)time(NULL), &r->stop, &deleted, &err);
+        metrics_add(r->deleted_total, (uint64_t)deleted);
         if (rc < 0)
             log_warn("retention: %s (%lld articles deleted; tried again in %lld s)",
                      err_msg(&err, rc), (long long)deleted, (long long)(period_ms / 1000));
@@ -152,6 +155,10 @@ static void *retention_main(void *arg)
 int retention_start(struct retention **out, struct store *s, const struct retention_options *o,
                     struct err *err)
 {
+    /* Shown at 0 when the policy is off: a dashboard's query never breaks. */
+    struct metric *deleted_total =
+        metrics_counter("newsd_retention_deleted_total",
+                        "Articles deleted by the [retention] policy since the process started.");
     *out = NULL;
     if (o->max_age_days <= 0 && o->max_articles <= 0)
         return 0;
@@ -160,6 +167,7 @@ int retention_start(struct retention **out, struct store *s, const struct retent
         return err_set(err, ERR_NOMEM, "out of memory");
     r->store = s;
     r->opt = *o;
+    r->deleted_total = deleted_total;
     atomic_init(&r->stop, false);
     pthread_mutex_init(&r->mu, NULL);
     clock_cond_init(&r->cv);
