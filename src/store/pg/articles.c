@@ -66,7 +66,7 @@ static const struct pg_sql sql_delete_oldest = {
     " AND ($2::text IS NULL OR source_id = $2) ORDER BY id LIMIT $3)"};
 static const struct pg_sql sql_delete_url = {
     PG_ST_ARTICLES_DELETE_URL, "DELETE FROM articles WHERE canonical_url = $3 AND id <= $1"
-                               " AND ($2::text IS NULL OR source_id = $2) AND $4::bigint > 0"};
+                               " AND ($2::text IS NULL OR source_id = $2)"};
 
 /* One distinct canonical url of the batch. */
 struct put_entry {
@@ -475,9 +475,10 @@ int store_pg_articles_delete(struct store_backend *b, const struct store_delete_
     store_pg_params_init(&p);
     store_pg_param_int(&p, hi);
     store_pg_param_text(&p, f->source_id);
-    if (f->canonical_url)
+    if (f->canonical_url) /* unique: one row at most, whatever max */
         store_pg_param_text(&p, f->canonical_url);
-    store_pg_param_int(&p, max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max);
+    else
+        store_pg_param_int(&p, max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max);
     if ((rc = store_pg_pool_get(&s->pool, &c, err)) < 0)
         return rc;
     /* One statement: its own transaction. Not retried (a write). */
