@@ -13,6 +13,7 @@
 #include "http/http.h"
 #include "index/index.h"
 #include "ingest/crawl.h"
+#include "store/retention.h"
 #include "store/store.h"
 #include "util/log.h"
 
@@ -381,6 +382,7 @@ struct serve_parts {
     struct http_server *server;
     struct http_server *metrics_server;
     struct crawler *crawler;
+    struct retention *retention;
     struct run_as run_as;
 };
 
@@ -477,6 +479,31 @@ static int start_crawler(struct serve_parts *p, const struct serve_settings *set
     return 0;
 }
 
+/* [retention]: the articles past its limits are deleted in the
+ * background, in batches (store/retention.h); nothing without limits. */
+static int start_retention(struct serve_parts *p, const struct serve_settings *set)
+{
+    const struct config_retention *c = &set->cfg.retention;
+    struct retention_options o = {
+        .max_age_days = c->max_age_days,
+        .max_articles = c->max_articles,
+        .period_s = c->period_seconds,
+        .pace = {.batch = c->batch_size},
+    };
+    struct err err;
+    err_clear(&err);
+    int rc = retention_start(&p->retention, p->store, &o, &err);
+    if (rc < 0) {
+        cmd_fail("%s", err_msg(&err, rc));
+        return -1;
+    }
+    if (p->retention)
+        log_info("retention: articles older than %lld days / beyond the newest %lld are deleted "
+                 "(0 = no such limit)",
+                 (long long)o.max_age_days, (long long)o.max_articles);
+    return 0;
+}
+
 static int serve_start(struct serve_parts *p, const struct serve_settings *set)
 {
     if (set->user && run_as_begin(&p->run_as, set->user) < 0)
@@ -484,7 +511,7 @@ static int serve_start(struct serve_parts *p, const struct serve_settings *set)
     if (!set->user && geteuid() == 0)
         log_warn("running as root: use --user USER to drop root privileges after binding");
     if (start_store_and_index(p, set) < 0 || start_api(p, set) < 0 || start_listeners(p, set) < 0 ||
-        start_crawler(p, set) < 0)
+        start_crawler(p, set) < 0 || start_retention(p, set) < 0)
         return -1;
     print_address("listening on", set->http.listen, http_server_port(p->server), "");
     if (p->metrics_server)
@@ -524,6 +551,7 @@ static void serve_stop(struct serve_parts *p)
     http_server_stop(p->server);
     api_free(p->api);
     auth_free(p->auth);
+    retention_stop(p->retention);
     crawl_free(p->crawler);
     index_close(p->index);
     store_close(p->store);

@@ -3,7 +3,7 @@
  *   byte or a line over CONFIG_LINE_MAX bytes is an error.
  * - Blank lines and lines whose first non-blank character is '#' or ';' are
  *   ignored. There are no comments after a value.
- * - `[server]`, `[outbound]` and `[plan NAME]` start sections; NAME is
+ * - `[server]`, `[outbound]`, `[retention]` and `[plan NAME]` start sections; NAME is
  *   1..63 of A-Z a-z 0-9 . _ - ; a plan section may appear once per name.
  * - `key = value` inside a section; blanks around key and value are dropped.
  *   A key may be set once per section; unknown keys and sections are errors.
@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@
 #define INT_DIGITS_MAX 18 /* below INT64_MAX, so no overflow while reading */
 #define FRACTION_DIGITS_MAX 9
 
-enum section { SECTION_NONE, SECTION_SERVER, SECTION_OUTBOUND, SECTION_PLAN };
+enum section { SECTION_NONE, SECTION_SERVER, SECTION_OUTBOUND, SECTION_RETENTION, SECTION_PLAN };
 
 /* A view of part of the text. */
 struct span {
@@ -42,9 +43,10 @@ struct parser {
     struct err *err;
     struct config *c;
     enum section section;
-    uint32_t server_set;   /* server_keys rows given in the current [server] (bit = row) */
-    unsigned outbound_set; /* enum outbound_field bits given so far */
-    size_t plan;           /* index in c->plans of the current [plan] */
+    uint32_t server_set;    /* server_keys rows given in the current [server] (bit = row) */
+    unsigned outbound_set;  /* enum outbound_field bits given so far */
+    unsigned retention_set; /* bits of retention_keys given so far */
+    size_t plan;            /* index in c->plans of the current [plan] */
 };
 
 static int parse_fail(struct parser *ps, const char *fmt, ...)
@@ -412,6 +414,40 @@ static int outbound_set(struct parser *ps, struct span key, struct span v)
     return rc;
 }
 
+/* [retention] keys: each a whole number in [min, max], where it goes, and
+ * its bit of the "already set" mask. */
+static const struct retention_key {
+    const char *name;
+    size_t offset; /* in struct config_retention */
+    int64_t min, max;
+} retention_keys[] = {
+    {"max_age_days", offsetof(struct config_retention, max_age_days), 0, 1000000},
+    {"max_articles", offsetof(struct config_retention, max_articles), 0, 1000000000000LL},
+    {"period_seconds", offsetof(struct config_retention, period_seconds), 1, 86400},
+    {"batch_size", offsetof(struct config_retention, batch_size), 1, 100000},
+};
+
+#define N_RETENTION_KEYS (sizeof retention_keys / sizeof retention_keys[0])
+
+static int retention_set(struct parser *ps, struct span key, struct span v)
+{
+    char kb[68];
+    for (size_t i = 0; i < N_RETENTION_KEYS; i++) {
+        const struct retention_key *k = &retention_keys[i];
+        if (!span_eq(key, k->name))
+            continue;
+        if (ps->retention_set & (1u << i))
+            return parse_fail(ps, "%s is set twice", k->name);
+        ps->retention_set |= 1u << i;
+        return value_int(ps, key, v, k->min, k->max,
+                         (int64_t *)((char *)&ps->c->retention + k->offset));
+    }
+    return parse_fail(ps,
+                      "unknown key '%s' in [retention] (max_age_days, max_articles, "
+                      "period_seconds, batch_size)",
+                      span_show(key, kb));
+}
+
 /* The plan keys and their ranges. */
 static const struct plan_key {
     const char *name;
@@ -491,9 +527,14 @@ static int section_start(struct parser *ps, struct span s)
         ps->section = SECTION_OUTBOUND;
         return 0;
     }
+    if (span_eq(in, "retention")) {
+        ps->section = SECTION_RETENTION;
+        return 0;
+    }
     if (in.n < 4 || memcmp(in.p, "plan", 4) != 0 || (in.n > 4 && !is_blank(in.p[4])))
-        return parse_fail(ps, "unknown section [%s] (expected [server], [outbound] or [plan NAME])",
-                          span_show(in, b));
+        return parse_fail(
+            ps, "unknown section [%s] (expected [server], [outbound], [retention] or [plan NAME])",
+            span_show(in, b));
     struct span name = span_trim((struct span){in.p + 4, in.n - 4});
     if (name.n == 0)
         return parse_fail(ps, "[plan] needs a name: [plan NAME]");
@@ -544,11 +585,14 @@ static int parse_line(struct parser *ps, struct span line)
         return server_set(ps, key, value);
     case SECTION_OUTBOUND:
         return outbound_set(ps, key, value);
+    case SECTION_RETENTION:
+        return retention_set(ps, key, value);
     case SECTION_PLAN:
         return plan_set(ps, key, value);
     default:
-        return parse_fail(ps, "'%s' is outside a section ([server], [outbound] or [plan NAME])",
-                          span_show(key, b));
+        return parse_fail(
+            ps, "'%s' is outside a section ([server], [outbound], [retention] or [plan NAME])",
+            span_show(key, b));
     }
 }
 

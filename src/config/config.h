@@ -10,6 +10,8 @@
  *     requests_per_day = 50
  *     [outbound]
  *     allow_networks = 10.0.0.0/8
+ *     [retention]
+ *     max_age_days = 90
  *
  * A [plan NAME] section for a built-in plan changes only the fields it
  * names; config_plans_apply merges that way. Errors name file:line. The
@@ -56,6 +58,16 @@ struct config_outbound {
     char proxy[CONFIG_PROXY_MAX];
 };
 
+/* [retention]: which articles `newsd serve` deletes (store/retention.h);
+ * 0 = no such limit. A key added here gets a row in config.c's
+ * retention_keys. */
+struct config_retention {
+    int64_t max_age_days;   /* published longer ago than this */
+    int64_t max_articles;   /* beyond this many, the oldest */
+    int64_t period_seconds; /* between runs; 0 = the default (300) */
+    int64_t batch_size;     /* articles per transaction; 0 = the default (1000) */
+};
+
 struct config {
     char listen[CONFIG_LISTEN_MAX]; /* HOST:PORT; "" = not set (flag, env, default) */
     unsigned threads;               /* HTTP workers; 0 = not set (number of cores) */
@@ -78,6 +90,7 @@ struct config {
     unsigned plan_fields[CONFIG_PLANS_MAX];   /* enum config_plan_field bits given */
     size_t n_plans;
     struct config_outbound outbound;
+    struct config_retention retention;
 };
 
 /* Values used when there is no config file (or it leaves them out): listen

@@ -22,6 +22,13 @@ struct store_backend {
     int (*articles_put)(struct store_backend *b, struct article *arts, size_t n,
                         struct store_put_stats *stats, struct err *err);
     int (*articles_count)(struct store_backend *b, int64_t *out, struct err *err);
+    int (*articles_delete)(struct store_backend *b, const struct store_delete_filter *f, size_t max,
+                           int64_t *deleted, struct err *err);
+    /* NULL: the backend gives space back by itself (PostgreSQL's autovacuum) */
+    int (*space_release)(struct store_backend *b, int64_t max_pages, int64_t *left,
+                         struct err *err);
+    int (*space_incremental)(struct store_backend *b, bool *on, struct err *err);
+    int (*compact)(struct store_backend *b, struct err *err);
     /* NULL: the backend has no full-text side (store_fulltext_set) */
     int (*fulltext_get)(struct store_backend *b, bool *on, struct err *err);
     int (*fulltext_set)(struct store_backend *b, bool on, struct err *err);

@@ -161,6 +161,27 @@ static void without_outbound_no_special_network_is_allowed(void **state)
     assert_int_equal(c.outbound.policy.n_allow, 0);
 }
 
+static void retention_keys_are_read_and_default_to_off(void **state)
+{
+    (void)state;
+    struct config c;
+    struct err err;
+    assert_int_equal(parse("[server]\nthreads = 2\n", &c, &err), 0);
+    assert_int_equal(c.retention.max_age_days, 0);
+    assert_int_equal(c.retention.max_articles, 0);
+    assert_int_equal(c.retention.period_seconds, 0);
+    assert_int_equal(c.retention.batch_size, 0);
+    int rc = parse("[retention]\nmax_age_days = 90\nmax_articles = 1000000\n"
+                   "period_seconds = 1\nbatch_size = 500\n",
+                   &c, &err);
+    if (rc < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(c.retention.max_age_days, 90);
+    assert_int_equal(c.retention.max_articles, 1000000);
+    assert_int_equal(c.retention.period_seconds, 1);
+    assert_int_equal(c.retention.batch_size, 500);
+}
+
 static void an_empty_file_and_comments_only_change_nothing(void **state)
 {
     (void)state;
@@ -293,6 +314,16 @@ static const struct bad_case {
     {"[outbound]\nallow_networks = 10.0.0.0/40\n", 2, "prefix length"},
     {"[outbound]\nlisten = a:1\n", 2, "unknown key 'listen' in [outbound]"},
     {"[outbounds]\n", 1, "unknown section [outbounds] (expected [server], [outbound]"},
+    {"[retention]\nmax_days = 5\n", 2,
+     "unknown key 'max_days' in [retention] (max_age_days, max_articles"},
+    {"[retention]\nmax_age_days = 5\nmax_age_days = 6\n", 3, "set twice"},
+    {"[retention]\nmax_age_days = 5\n[retention]\nmax_age_days = 6\n", 4, "set twice"},
+    {"[retention]\nmax_age_days = -1\n", 2, "not a whole number"},
+    {"[retention]\nmax_age_days = 1000001\n", 2, "out of range"},
+    {"[retention]\nperiod_seconds = 0\n", 2, "out of range"},
+    {"[retention]\nbatch_size = 100001\n", 2, "out of range"},
+    {"[retention]\nmax_articles =\n", 2, "needs a value"},
+    {"[retentions]\n", 1, "[retention]"},
 };
 
 /* Every setting of newsd serve has a [server] key (issue 18): the flags'
@@ -456,6 +487,7 @@ int main(void)
         cmocka_unit_test(a_full_file_sets_every_field),
         cmocka_unit_test(without_outbound_no_special_network_is_allowed),
         cmocka_unit_test(user_agent_and_proxy_are_read_with_or_without_quotes),
+        cmocka_unit_test(retention_keys_are_read_and_default_to_off),
         cmocka_unit_test(an_empty_file_and_comments_only_change_nothing),
         cmocka_unit_test(an_override_keeps_the_builtin_fields_it_does_not_name),
         cmocka_unit_test(an_override_may_lift_a_builtin_limit_with_zero),

@@ -184,6 +184,57 @@ static void an_invalid_article_rolls_back_the_whole_batch_in_both(void **state)
     assert_int_equal(count(f->pg), 0);
 }
 
+/* Delete from both with filter f and max: both must delete the same
+ * number and keep the same ids. */
+static int64_t delete_both(struct fixture *f, const struct store_delete_filter *flt, size_t max)
+{
+    int64_t n1 = -1, n2 = -2;
+    struct err e1, e2;
+    err_clear(&e1);
+    err_clear(&e2);
+    assert_int_equal(store_articles_delete(f->lite, flt, max, &n1, &e1), 0);
+    assert_int_equal(store_articles_delete(f->pg, flt, max, &n2, &e2), 0);
+    assert_int_equal(n1, n2);
+    assert_int_equal(count(f->lite), count(f->pg));
+    return n1;
+}
+
+static void deletes_remove_the_same_articles_as_in_the_embedded_store(void **state)
+{
+    struct fixture *f = *state;
+    struct article b[] = {
+        make_article("https://x.test/1", T0 + 50, "one"),
+        make_article("https://x.test/2", T0 + 10, "two"),
+        make_article("https://x.test/3", T0 + 30, "three"),
+        make_article("https://x.test/4", T0 + 20, "four"),
+        make_article("https://x.test/5", T0 + 40, "five"),
+        make_article("https://x.test/6", T0 + 60, "six"),
+    };
+    b[4].source_id = "reuters";
+    assert_int_equal(put_both(f, b, 6, NULL), 0);
+    struct store_delete_filter before = {.before_set = true, .before = T0 + 25};
+    assert_int_equal(delete_both(f, &before, 100), 2); /* 2 and 4 */
+    struct store_delete_filter src = {.source_id = "reuters"};
+    assert_int_equal(delete_both(f, &src, 100), 1); /* 5 */
+    struct store_delete_filter url = {.canonical_url = "https://x.test/6"};
+    assert_int_equal(delete_both(f, &url, 100), 1);
+    assert_int_equal(delete_both(f, &url, 100), 0);
+    struct store_delete_filter all = {0};
+    assert_int_equal(delete_both(f, &all, 1), 1); /* the oldest left: 3 */
+    assert_int_equal(count(f->pg), 1);
+    /* The one left is the same (1), and every delete left a tombstone. */
+    struct article again = make_article("https://x.test/1", T0 + 50, "one, again");
+    assert_int_equal(put_both(f, &again, 1, NULL), 0);
+    assert_int_equal(count(f->pg), 1);
+    PGconn *c = PQconnectdb(pg_uri);
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    PGresult *r = PQexec(c, "SELECT count(*) FROM article_tombstones");
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    assert_int_equal(atoi(PQgetvalue(r, 0, 0)), 5);
+    PQclear(r);
+    PQfinish(c);
+}
+
 /* The article log hands back every field as stored, whatever bytes it has. */
 static void the_log_returns_articles_in_seq_order_with_their_text_intact(void **state)
 {
@@ -720,6 +771,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(feed_changes_behave_as_in_the_embedded_store, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(deletes_remove_the_same_articles_as_in_the_embedded_store,
+                                        setup, teardown),
         cmocka_unit_test(an_unreachable_server_is_busy_not_a_crash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

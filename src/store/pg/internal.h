@@ -48,6 +48,8 @@ enum pg_stmt_id {
     PG_ST_ARTICLES_SCAN,
     PG_ST_ARTICLES_UPSERT,
     PG_ST_ARTICLES_COUNT,
+    PG_ST_ARTICLES_DELETE_OLDEST,
+    PG_ST_ARTICLES_DELETE_URL,
     PG_ST_SOURCES_PUT,
     PG_ST_SOURCES_ENSURE,
     PG_ST_SOURCES_REV,
@@ -211,6 +213,8 @@ void store_pg_array_end(struct buf *b);
 int store_pg_articles_put(struct store_backend *b, struct article *arts, size_t n,
                           struct store_put_stats *stats, struct err *err);
 int store_pg_articles_count(struct store_backend *b, int64_t *out, struct err *err);
+int store_pg_articles_delete(struct store_backend *b, const struct store_delete_filter *f,
+                             size_t max, int64_t *deleted, struct err *err);
 
 int store_pg_sources_put(struct store_backend *b, const struct source *src, size_t n,
                          struct err *err);

@@ -290,6 +290,7 @@ int store_pg_new(struct store_backend **out, const char *uri, struct err *err)
         .log_open = pg_log_open,
         .articles_put = store_pg_articles_put,
         .articles_count = store_pg_articles_count,
+        .articles_delete = store_pg_articles_delete,
         .sources_put = store_pg_sources_put,
         .sources_ensure = store_pg_sources_ensure,
         .sources_list = store_pg_sources_list,

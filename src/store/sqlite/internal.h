@@ -42,6 +42,20 @@ int store_sqlite_articles_put(struct store_backend *b, struct article *arts, siz
                               struct store_put_stats *stats, struct err *err);
 int store_sqlite_articles_count(struct store_backend *b, int64_t *out, struct err *err);
 
+/* delete.c: store_articles_delete, store_space_release, store_compact. */
+int store_sqlite_articles_delete(struct store_backend *b, const struct store_delete_filter *f,
+                                 size_t max, int64_t *deleted, struct err *err);
+int store_sqlite_space_release(struct store_backend *b, int64_t max_pages, int64_t *left,
+                               struct err *err);
+int store_sqlite_space_incremental(struct store_backend *b, bool *on, struct err *err);
+int store_sqlite_compact(struct store_backend *b, struct err *err);
+
+/* How long a record of article_deletions is kept for the indexes that
+ * follow the file. */
+#define STORE_SQLITE_DELETIONS_KEEP_S (7 * 86400)
+/* Prune up to n records older than that (the writer's transaction). */
+int store_sqlite_deletions_prune(sqlite3 *db, int64_t n, int64_t now, struct err *err);
+
 int store_sqlite_sources_put(struct store_backend *b, const struct source *src, size_t n,
                              struct err *err);
 int store_sqlite_sources_ensure(struct store_backend *b, const char *const *ids,
