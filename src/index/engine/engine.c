@@ -102,17 +102,14 @@ static int engine_search(struct index_backend *b, struct arena *a, const struct 
     catch_up(e, req->deadline_ms);
     s = eng_slot_get(&e->slot);
     rc = eng_search_ids(s, a, req, &out->total, &ids, &n, err);
+    /* The page from the same snapshot: its segments' document stores. */
+    if (rc == 0 && n > 0) {
+        out->docs = arena_calloc(a, n, sizeof *out->docs);
+        rc = out->docs ? eng_page_docs(s, a, ids, n, out->docs, &kept, err)
+                       : err_set(err, ERR_NOMEM, "out of memory for a page of results");
+    }
     eng_snap_unref(s);
     if (rc < 0)
-        goto fail;
-    if (n == 0)
-        return 0;
-    out->articles = arena_calloc(a, n, sizeof *out->articles);
-    if (out->articles == NULL) {
-        rc = err_set(err, ERR_NOMEM, "out of memory for a page of results");
-        goto fail;
-    }
-    if ((rc = eng_page_articles(e->readers, a, ids, n, out->articles, &kept, err)) < 0)
         goto fail;
     out->n = kept;
     return 0;
