@@ -148,6 +148,42 @@ void eng_docs_dctx_free(void *dctx)
     ZSTD_freeDCtx(dctx);
 }
 
+void eng_docs_pool_init(struct eng_docs_pool *p)
+{
+    pthread_mutex_init(&p->lock, NULL);
+    p->n = 0;
+}
+
+void eng_docs_pool_release(struct eng_docs_pool *p)
+{
+    while (p->n > 0)
+        ZSTD_freeDCtx(p->free[--p->n]);
+    pthread_mutex_destroy(&p->lock);
+}
+
+void *eng_docs_pool_get(struct eng_docs_pool *p)
+{
+    void *d = NULL;
+    pthread_mutex_lock(&p->lock);
+    if (p->n > 0)
+        d = p->free[--p->n];
+    pthread_mutex_unlock(&p->lock);
+    return d ? d : ZSTD_createDCtx();
+}
+
+void eng_docs_pool_put(struct eng_docs_pool *p, void *dctx)
+{
+    if (dctx == NULL)
+        return;
+    pthread_mutex_lock(&p->lock);
+    if (p->n < ENG_DOCS_POOL) {
+        p->free[p->n++] = dctx;
+        dctx = NULL;
+    }
+    pthread_mutex_unlock(&p->lock);
+    ZSTD_freeDCtx(dctx);
+}
+
 /* The frame of doc inside dz, or false when its offsets are out of bounds. */
 static bool frame(const struct eng_segment *s, uint32_t doc, const uint8_t **p, size_t *n)
 {

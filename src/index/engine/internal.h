@@ -150,6 +150,21 @@ int eng_docs_get(const struct eng_segment *s, void *dctx, uint32_t doc, struct a
                  const char **json, size_t *len);
 void *eng_docs_dctx(void);
 void eng_docs_dctx_free(void *dctx);
+/* Decompression contexts kept between requests: making one per page costs
+ * more than the page (its workspace malloc()ed and returned to the kernel
+ * each time). Thread-safe. */
+#define ENG_DOCS_POOL 16
+struct eng_docs_pool {
+    pthread_mutex_t lock;
+    void *free[ENG_DOCS_POOL];
+    size_t n;
+};
+void eng_docs_pool_init(struct eng_docs_pool *p);
+void eng_docs_pool_release(struct eng_docs_pool *p);
+/* A context (made when the pool is empty); NULL when out of memory. */
+void *eng_docs_pool_get(struct eng_docs_pool *p);
+/* Give it back (freed when the pool is full); NULL is a no-op. */
+void eng_docs_pool_put(struct eng_docs_pool *p, void *dctx);
 /* Every document decodes within its bounds (eng_segment_check). */
 int eng_docs_check(const struct eng_segment *s, struct err *err);
 
@@ -365,8 +380,9 @@ int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index
 
 /* The page of ids[0..n) (ids of s's live documents) from the segments'
  * document stores into docs (same order; *kept = documents found). */
-int eng_page_docs(const struct eng_snap *s, struct arena *a, const int64_t *ids, size_t n,
-                  struct index_doc *docs, size_t *kept, struct err *err);
+int eng_page_docs(const struct eng_snap *s, struct eng_docs_pool *pool, struct arena *a,
+                  const int64_t *ids, size_t n, struct index_doc *docs, size_t *kept,
+                  struct err *err);
 
 /* --- engine.c: the backend ------------------------------------------------ */
 
@@ -389,6 +405,7 @@ struct index_engine {
     atomic_bool ready;             /* opened: searches are answered */
     atomic_bool stopping;          /* engine_free began: a build in progress ends */
     struct eng_ccache *ccache;     /* NULL with opt.no_count_cache */
+    struct eng_docs_pool dctxs;    /* the pages' decompression contexts */
     struct index_engine_options opt;
 };
 

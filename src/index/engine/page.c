@@ -26,8 +26,9 @@ static bool find_live(const struct eng_snap *s, int64_t id, size_t *si, uint32_t
     return false;
 }
 
-int eng_page_docs(const struct eng_snap *s, struct arena *a, const int64_t *ids, size_t n,
-                  struct index_doc *docs, size_t *kept, struct err *err)
+int eng_page_docs(const struct eng_snap *s, struct eng_docs_pool *pool, struct arena *a,
+                  const int64_t *ids, size_t n, struct index_doc *docs, size_t *kept,
+                  struct err *err)
 {
     void *dctx;
     int rc = 0;
@@ -35,7 +36,7 @@ int eng_page_docs(const struct eng_snap *s, struct arena *a, const int64_t *ids,
     *kept = 0;
     if (n == 0)
         return 0;
-    if ((dctx = eng_docs_dctx()) == NULL)
+    if ((dctx = eng_docs_pool_get(pool)) == NULL)
         return err_set(err, ERR_NOMEM, "out of memory for a page of results");
     for (size_t i = 0; i < n && rc == 0; i++) {
         size_t si;
@@ -54,6 +55,6 @@ int eng_page_docs(const struct eng_snap *s, struct arena *a, const int64_t *ids,
         if (rc == 0)
             (*kept)++;
     }
-    eng_docs_dctx_free(dctx);
+    eng_docs_pool_put(pool, dctx);
     return rc;
 }
