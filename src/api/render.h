@@ -21,5 +21,4 @@ void api_render_page(struct buf *out, uint64_t total, const struct index_doc *do
 /* {"status":"ok","sources":[…]} */
 void api_render_sources(struct buf *out, const struct source *srcs, size_t n);
 
-
 #endif

@@ -771,11 +771,15 @@ static void hostile_strings_are_stored_as_the_api_renders_them(void **state)
     memset(at_201, 'y', 201);
     at_201[201] = '\0';
     struct article arts[] = {
-        {.title = "tab\there\nnew line\r\x01\x1F\x7F end", .description = "nul-free \x08\x0C",
+        {.title = "tab\there\nnew line\r\x01\x1F\x7F end",
+         .description = "nul-free \x08\x0C",
          .content = "He said \"hi\" \\ back\\\\slash </script> \xE2\x80\xA8 \xE2\x80\xA9",
-         .author = "\"Quote\" \\Author\\", .source_name = "Src \"name\"\x02"},
-        {.title = "invalid \xFF\xFE utf-8 \xC3 cut", .description = "surrogate \xED\xA0\x80 x",
-         .content = "overlong \xC0\xAF and lone continuation \x80\x80", .url_to_image = "\xF5\x80"},
+         .author = "\"Quote\" \\Author\\",
+         .source_name = "Src \"name\"\x02"},
+        {.title = "invalid \xFF\xFE utf-8 \xC3 cut",
+         .description = "surrogate \xED\xA0\x80 x",
+         .content = "overlong \xC0\xAF and lone continuation \x80\x80",
+         .url_to_image = "\xF5\x80"},
         {.title = "long content", .content = long_content},
         {.title = "exactly 200", .content = at_200},
         {.title = "201 characters", .content = at_201},

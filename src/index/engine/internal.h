@@ -106,8 +106,8 @@ struct eng_segment {
     uint8_t *dz;
     size_t dz_len;
     uint8_t *dict;
-    size_t dict_len;   /* 0: the frames need none */
-    void *ddict;       /* ZSTD_DDict over dict (docs.c), made when the segment is */
+    size_t dict_len; /* 0: the frames need none */
+    void *ddict;     /* ZSTD_DDict over dict (docs.c), made when the segment is */
 };
 
 /* Deleted docids of one segment; immutable, shared between snapshots. */

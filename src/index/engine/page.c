@@ -50,7 +50,8 @@ int eng_page_docs(const struct eng_snap *s, struct eng_docs_pool *pool, struct a
         if (rc == ERR_NOMEM)
             rc = err_set(err, rc, "out of memory for a page of results");
         else if (rc < 0)
-            rc = err_set(err, ERR_STORE, "a stored article does not decode (run newsd index verify)");
+            rc = err_set(err, ERR_STORE,
+                         "a stored article does not decode (run newsd index verify)");
         o->id = ids[i];
         if (rc == 0)
             (*kept)++;

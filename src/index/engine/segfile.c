@@ -55,7 +55,21 @@ struct seg_header {
 };
 _Static_assert(sizeof(struct seg_header) == 80, "segment header is 80 bytes");
 
-enum { P_IDS, P_PUB, P_DL, P_SRC, P_PKH, P_PKD, P_TERMS, P_STRS, P_POST, P_DOFF, P_DICT, P_DZ, P_END };
+enum {
+    P_IDS,
+    P_PUB,
+    P_DL,
+    P_SRC,
+    P_PKH,
+    P_PKD,
+    P_TERMS,
+    P_STRS,
+    P_POST,
+    P_DOFF,
+    P_DICT,
+    P_DZ,
+    P_END
+};
 
 static uint64_t align8(uint64_t x)
 {
@@ -72,8 +86,18 @@ static bool seg_layout(const struct seg_header *h, uint64_t off[P_END + 1])
         h->dz_len > limit)
         return false;
     uint64_t len[P_END] = {
-        8 * n,       8 * n,       4 * n, 4 * n, 8 * n, 4 * n, h->nterms * sizeof(struct eng_term),
-        h->strs_len, h->post_len, 8 * (n + 1), h->dict_len, h->dz_len,
+        8 * n,
+        8 * n,
+        4 * n,
+        4 * n,
+        8 * n,
+        4 * n,
+        h->nterms * sizeof(struct eng_term),
+        h->strs_len,
+        h->post_len,
+        8 * (n + 1),
+        h->dict_len,
+        h->dz_len,
     };
     off[0] = sizeof(struct seg_header);
     for (int i = 0; i < P_END; i++)
