@@ -21,13 +21,18 @@
 #include <zdict.h>
 #include <zstd.h>
 
+#include "util/limits.h"
+
 #include "util/banned.h"
 
 #define DOCS_LEVEL 3                     /* zstd level: build speed over the last percent */
 #define DOCS_DICT_BYTES (64 * 1024)      /* dictionary capacity */
 #define DOCS_DICT_MIN_DOCS 1024          /* fewer documents: no dictionary (it would not pay) */
 #define DOCS_SAMPLE_BYTES (4 << 20)      /* the training sample, spread over the segment */
-#define DOCS_MAX_JSON ((size_t)16 << 20) /* a frame claiming more is corrupt */
+/* A frame claiming more is corrupt: an article's fields are at most
+ * LIMIT_FIELD_BYTES each, six bytes of JSON per byte at worst (\u0001),
+ * and a page's response is at most LIMIT_RESPONSE_BYTES anyway. */
+#define DOCS_MAX_JSON ((size_t)LIMIT_RESPONSE_BYTES)
 
 /* A dictionary from a sample of the documents; 0 bytes when none pays. */
 static size_t train(const char *blob, const uint64_t *off, const uint32_t *order, uint32_t n,
