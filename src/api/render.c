@@ -28,7 +28,12 @@ void api_render_articles(struct buf *out, uint64_t total, const struct article *
 
 void api_render_page(struct buf *out, uint64_t total, const struct index_doc *docs, size_t n)
 {
-    /* api_render_articles' bytes, with the articles already written. */
+    /* api_render_articles' bytes, with the articles already written; the
+     * room for all of it at once (one allocation, not a doubling chain). */
+    size_t need = 64 + n;
+    for (size_t i = 0; i < n; i++)
+        need += docs[i].len;
+    buf_grow(out, need);
     buf_printf(out, "{\"status\":\"ok\",\"totalResults\":%" PRIu64 ",\"articles\":[", total);
     for (size_t i = 0; i < n; i++) {
         if (i > 0)

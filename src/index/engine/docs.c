@@ -25,10 +25,10 @@
 
 #include "util/banned.h"
 
-#define DOCS_LEVEL 3                     /* zstd level: build speed over the last percent */
-#define DOCS_DICT_BYTES (64 * 1024)      /* dictionary capacity */
-#define DOCS_DICT_MIN_DOCS 1024          /* fewer documents: no dictionary (it would not pay) */
-#define DOCS_SAMPLE_BYTES (4 << 20)      /* the training sample, spread over the segment */
+#define DOCS_LEVEL 3                /* zstd level: build speed over the last percent */
+#define DOCS_DICT_BYTES (64 * 1024) /* dictionary capacity */
+#define DOCS_DICT_MIN_DOCS 1024     /* fewer documents: no dictionary (it would not pay) */
+#define DOCS_SAMPLE_BYTES (4 << 20) /* the training sample, spread over the segment */
 /* A frame claiming more is corrupt: an article's fields are at most
  * LIMIT_FIELD_BYTES each, six bytes of JSON per byte at worst (\u0001),
  * and a page's response is at most LIMIT_RESPONSE_BYTES anyway. */
@@ -200,25 +200,44 @@ static bool frame(const struct eng_segment *s, uint32_t doc, const uint8_t **p, 
     return true;
 }
 
-int eng_docs_get(const struct eng_segment *s, void *dctx, uint32_t doc, struct arena *a,
-                 const char **json, size_t *len)
+int eng_docs_size(const struct eng_segment *s, uint32_t doc, size_t *size)
 {
     const uint8_t *p;
     size_t n;
     if (doc >= s->n || !frame(s, doc, &p, &n))
         return ERR_PARSE;
-    unsigned long long size = ZSTD_getFrameContentSize(p, n);
-    if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR || size > DOCS_MAX_JSON)
+    unsigned long long z = ZSTD_getFrameContentSize(p, n);
+    if (z == ZSTD_CONTENTSIZE_UNKNOWN || z == ZSTD_CONTENTSIZE_ERROR || z > DOCS_MAX_JSON)
         return ERR_PARSE;
-    char *out = arena_alloc(a, (size_t)size + 1);
+    *size = (size_t)z;
+    return 0;
+}
+
+int eng_docs_read(const struct eng_segment *s, void *dctx, uint32_t doc, char *out, size_t size)
+{
+    const uint8_t *p;
+    size_t n;
+    if (doc >= s->n || !frame(s, doc, &p, &n))
+        return ERR_PARSE;
+    size_t got = s->ddict ? ZSTD_decompress_usingDDict(dctx, out, size, p, n, s->ddict)
+                          : ZSTD_decompressDCtx(dctx, out, size, p, n);
+    return ZSTD_isError(got) || got != size ? ERR_PARSE : 0;
+}
+
+int eng_docs_get(const struct eng_segment *s, void *dctx, uint32_t doc, struct arena *a,
+                 const char **json, size_t *len)
+{
+    size_t size;
+    int rc = eng_docs_size(s, doc, &size);
+    if (rc < 0)
+        return rc;
+    char *out = arena_alloc(a, size + 1);
     if (out == NULL)
         return ERR_NOMEM;
-    size_t got = s->ddict ? ZSTD_decompress_usingDDict(dctx, out, (size_t)size, p, n, s->ddict)
-                          : ZSTD_decompressDCtx(dctx, out, (size_t)size, p, n);
-    if (ZSTD_isError(got) || got != size)
-        return ERR_PARSE;
+    if ((rc = eng_docs_read(s, dctx, doc, out, size)) < 0)
+        return rc;
     *json = out;
-    *len = got;
+    *len = size;
     return 0;
 }
 

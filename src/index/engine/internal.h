@@ -148,6 +148,10 @@ void eng_docs_release(struct eng_segment *s);
  * ERR_PARSE for a frame that does not decode. */
 int eng_docs_get(const struct eng_segment *s, void *dctx, uint32_t doc, struct arena *a,
                  const char **json, size_t *len);
+/* eng_docs_get in two steps, so that a page allocates once: the JSON's
+ * length (from the frame's header), then the JSON into out[0..size). */
+int eng_docs_size(const struct eng_segment *s, uint32_t doc, size_t *size);
+int eng_docs_read(const struct eng_segment *s, void *dctx, uint32_t doc, char *out, size_t size);
 void *eng_docs_dctx(void);
 void eng_docs_dctx_free(void *dctx);
 /* Decompression contexts kept between requests: making one per page costs

@@ -30,32 +30,46 @@ int eng_page_docs(const struct eng_snap *s, struct eng_docs_pool *pool, struct a
                   const int64_t *ids, size_t n, struct index_doc *docs, size_t *kept,
                   struct err *err)
 {
-    void *dctx;
+    size_t *seg = arena_alloc(a, (n + 1) * sizeof *seg), total = 0, k = 0;
+    uint32_t *doc = arena_alloc(a, (n + 1) * sizeof *doc);
+    void *dctx = NULL;
+    char *out;
     int rc = 0;
 
     *kept = 0;
     if (n == 0)
         return 0;
-    if ((dctx = eng_docs_pool_get(pool)) == NULL)
+    if (seg == NULL || doc == NULL)
         return err_set(err, ERR_NOMEM, "out of memory for a page of results");
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        size_t si;
-        uint32_t d;
-        struct index_doc *o = &docs[*kept];
+    /* Where each document is and how long its JSON is, then one allocation
+     * for the page: fresh memory per article costs more than decoding it. */
+    for (size_t i = 0; i < n; i++) {
         /* (not found cannot happen: the ids come from this snapshot's live
          * documents; dropped like a vanished row all the same) */
-        if (!find_live(s, ids[i], &si, &d))
+        if (!find_live(s, ids[i], &seg[k], &doc[k]))
             continue;
-        rc = eng_docs_get(s->segs[si], dctx, d, a, &o->json, &o->len);
-        if (rc == ERR_NOMEM)
-            rc = err_set(err, rc, "out of memory for a page of results");
-        else if (rc < 0)
+        if (eng_docs_size(s->segs[seg[k]], doc[k], &docs[k].len) < 0)
+            return err_set(err, ERR_STORE,
+                           "a stored article does not decode (run newsd index verify)");
+        docs[k].id = ids[i];
+        total += docs[k].len;
+        k++;
+    }
+    if ((out = arena_alloc(a, total + 1)) == NULL || (dctx = eng_docs_pool_get(pool)) == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory for a page of results");
+        goto out;
+    }
+    for (size_t i = 0; i < k; i++) {
+        if (eng_docs_read(s->segs[seg[i]], dctx, doc[i], out, docs[i].len) < 0) {
             rc = err_set(err, ERR_STORE,
                          "a stored article does not decode (run newsd index verify)");
-        o->id = ids[i];
-        if (rc == 0)
-            (*kept)++;
+            goto out;
+        }
+        docs[i].json = out;
+        out += docs[i].len;
     }
+    *kept = k;
+out:
     eng_docs_pool_put(pool, dctx);
     return rc;
 }
