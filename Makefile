@@ -14,7 +14,7 @@ else
 Q := @
 endif
 PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
-PKGS    := libmicrohttpd sqlite3 jansson libutf8proc libexttextcat libcurl libxml-2.0 zlib nettle libpq
+PKGS    := libmicrohttpd sqlite3 jansson libutf8proc libexttextcat libcurl libxml-2.0 zlib nettle libpq libzstd
 LIBS_EXTRA := -lstemmer -lpthread -lm
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -277,7 +277,7 @@ demo: deps
 # ---- bench ------------------------------------------------------------------
 N ?= 1000000
 BENCH_BINS := $(REL)/bench/gen $(REL)/bench/bench_index $(REL)/bench/bench_http \
-              $(REL)/bench/fts5_baseline
+              $(REL)/bench/fts5_baseline $(REL)/bench/bench_page
 $(REL)/bench/gen: bench/gen.c $(REL)/libnewsd.a
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"

@@ -19,7 +19,7 @@ void api_respond_search(struct api_call *c, const struct index_request *req)
         /* An empty window (plan delay, history): nothing can match. */
         res.total = 0;
         res.n = 0;
-        res.articles = NULL;
+        res.docs = NULL;
     } else {
         struct index_request timed = *req;
         /* The budget counts from the request's arrival: time spent waiting
@@ -52,6 +52,6 @@ void api_respond_search(struct api_call *c, const struct index_request *req)
     }
     struct buf b;
     buf_init(&b, LIMIT_RESPONSE_BYTES);
-    api_render_articles(&b, res.total, res.articles, res.n);
+    api_render_page(&b, res.total, res.docs, res.n);
     api_respond_rendered(c, &b);
 }

@@ -147,6 +147,8 @@ struct store_row {
     const char *meta_terms;                    /* store/meta.h */
     const char *source_id;                     /* NULL outside the catalogue */
     const char *canonical_url;
+    /* the rest of what the API shows (article/json.h), NULL when absent */
+    const char *source_name, *author, *url, *url_to_image;
 };
 
 struct store_rows;

@@ -33,7 +33,7 @@ struct store_rows {
 
 #define ROW_COLUMNS                                                                                \
     "id, seq, published_at, title, description, content, language, meta_terms, source_id,"         \
-    " canonical_url"
+    " canonical_url, source_name, author, url, url_to_image"
 
 static int reader_wrap(struct store_reader **out, sqlite3 *db, struct err *err)
 {
@@ -303,6 +303,10 @@ static void row_read(sqlite3_stmt *st, struct store_row *row)
     row->meta_terms = (const char *)sqlite3_column_text(st, 7);
     row->source_id = (const char *)sqlite3_column_text(st, 8);
     row->canonical_url = (const char *)sqlite3_column_text(st, 9);
+    row->source_name = (const char *)sqlite3_column_text(st, 10);
+    row->author = (const char *)sqlite3_column_text(st, 11);
+    row->url = (const char *)sqlite3_column_text(st, 12);
+    row->url_to_image = (const char *)sqlite3_column_text(st, 13);
 }
 
 /* One step of the cursor's statement: 1 with the row, 0 at its end. */
