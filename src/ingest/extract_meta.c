@@ -54,33 +54,33 @@ enum mfield {
 
 /* Meta names in order of preference within each field. */
 static const struct {
-    const char *name;
+    const char *name; /* lower case, '.' written ':' */
     enum mfield field;
 } meta_names[] = {
-    {"og:title", MF_TITLE},
-    {"dc.title", MF_TITLE},
+    {"dc:title", MF_TITLE},
     {"dcterm:title", MF_TITLE},
-    {"dcterms.title", MF_TITLE},
-    {"twitter:title", MF_TITLE},
+    {"dcterms:title", MF_TITLE},
+    {"og:title", MF_TITLE},
     {"title", MF_TITLE},
+    {"twitter:title", MF_TITLE},
+    {"dc:description", MF_DESC},
+    {"dcterm:description", MF_DESC},
+    {"dcterms:description", MF_DESC},
     {"og:description", MF_DESC},
     {"description", MF_DESC},
-    {"dc.description", MF_DESC},
-    {"dcterm:description", MF_DESC},
-    {"dcterms.description", MF_DESC},
     {"twitter:description", MF_DESC},
-    {"author", MF_AUTHOR},
-    {"dc.creator", MF_AUTHOR},
+    {"dc:creator", MF_AUTHOR},
     {"dcterm:creator", MF_AUTHOR},
-    {"dcterms.creator", MF_AUTHOR},
+    {"dcterms:creator", MF_AUTHOR},
+    {"author", MF_AUTHOR},
     {"article:author", MF_AUTHOR},
     {"og:site_name", MF_SITE},
     {"article:published_time", MF_PUBLISHED},
     {"og:article:published_time", MF_PUBLISHED},
     {"datepublished", MF_PUBLISHED},
-    {"dc.date.issued", MF_PUBLISHED},
-    {"dcterms.issued", MF_PUBLISHED},
-    {"dc.date", MF_PUBLISHED},
+    {"dc:date:issued", MF_PUBLISHED},
+    {"dcterms:issued", MF_PUBLISHED},
+    {"dc:date", MF_PUBLISHED},
     {"og:image", MF_IMAGE},
     {"og:image:url", MF_IMAGE},
     {"og:image:secure_url", MF_IMAGE},
@@ -99,7 +99,7 @@ struct meta_state {
     const char *meta[N_META_NAMES]; /* first value seen of each name */
     size_t meta_len[N_META_NAMES];
     /* from JSON-LD */
-    char *ld_title, *ld_author, *ld_desc, *ld_published, *ld_image, *ld_site;
+    char *ld_title, *ld_name, *ld_headline, *ld_author, *ld_desc, *ld_published, *ld_image, *ld_site;
     uint32_t title_node, html_node, base_node, canonical_node, image_src_node, time_node,
         byline_node;
 };
@@ -183,9 +183,9 @@ static char *json_image(struct meta_state *m, const json_t *v)
 static void jsonld_article(struct meta_state *m, const json_t *o)
 {
     if (!m->ld_title) {
-        m->ld_title = json_str(m, json_object_get(o, "headline"));
-        if (!m->ld_title)
-            m->ld_title = json_str(m, json_object_get(o, "name"));
+        m->ld_name = json_str(m, json_object_get(o, "name"));
+        m->ld_headline = json_str(m, json_object_get(o, "headline"));
+        m->ld_title = m->ld_name ? m->ld_name : m->ld_headline;
     }
     if (!m->ld_author)
         m->ld_author = json_names(m, json_object_get(o, "author"));
@@ -237,9 +237,21 @@ static void jsonld_read(struct meta_state *m, uint32_t i)
             continue;
         const char *s = d->text.data + t->off;
         size_t n = t->len;
-        /* Some pages wrap it in a comment or CDATA marker. */
-        while (n > 0 && (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r'))
-            s++, n--;
+        /* Some pages wrap it in a CDATA section or a comment. */
+        static const char *const wraps[][2] = {{"<![CDATA[", "]]>"}, {"<!--", "-->"}};
+        for (size_t w = 0; w < 2; w++) {
+            while (n > 0 && (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r'))
+                s++, n--;
+            while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\t' ||
+                             s[n - 1] == '\r'))
+                n--;
+            size_t a = strlen(wraps[w][0]), z = strlen(wraps[w][1]);
+            if (n >= a && memcmp(s, wraps[w][0], a) == 0) {
+                s += a, n -= a;
+                if (n >= z && memcmp(s + n - z, wraps[w][1], z) == 0)
+                    n -= z;
+            }
+        }
         json_error_t jerr;
         /* JSON nests as deep as the page likes; jansson bounds its own
          * depth (JSON_PARSER_MAX_DEPTH). */
@@ -253,12 +265,25 @@ static void jsonld_read(struct meta_state *m, uint32_t i)
 
 /* ---- <meta> and friends ----------------------------------------------- */
 
+/* Meta names compare case-insensitively with '.' and ':' alike
+ * ("DC.title" is "dc:title"). */
+static bool meta_name_is(const char *want, const char *name, size_t n)
+{
+    for (size_t i = 0; i < n; i++, want++) {
+        char c = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] + 32) : name[i];
+        if (c == '.')
+            c = ':';
+        if (*want != c)
+            return false;
+    }
+    return *want == '\0';
+}
+
 static void meta_take(struct meta_state *m, const char *name, size_t n, const char *content,
                       size_t clen)
 {
     for (size_t k = 0; k < N_META_NAMES; k++) {
-        if (!m->meta[k] && strlen(meta_names[k].name) == n &&
-            strncasecmp(meta_names[k].name, name, n) == 0) {
+        if (!m->meta[k] && meta_name_is(meta_names[k].name, name, n)) {
             m->meta[k] = content;
             m->meta_len[k] = clen;
         }
@@ -324,14 +349,25 @@ static bool itemprop_has(const struct xdom *d, uint32_t i, const char *word)
     return v && xtext_has_ci(v, word);
 }
 
+static char *node_text(struct meta_state *m, uint32_t i, size_t max);
+
 /* ---- title ------------------------------------------------------------- */
+
+#define TITLE_HEADINGS 64 /* h1 and h2 looked at */
+
+/* Words are runs of bytes other than ASCII white space and punctuation. */
+static bool word_byte(unsigned char c)
+{
+    return c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+           (c >= 'A' && c <= 'Z');
+}
 
 static size_t count_words(const char *s)
 {
     size_t n = 0;
     bool in = false;
     for (; *s; s++) {
-        bool sp = *s == ' ';
+        bool sp = *s == ' ' || *s == '\t' || *s == '\n';
         if (!sp && !in)
             n++;
         in = !sp;
@@ -339,12 +375,42 @@ static size_t count_words(const char *s)
     return n;
 }
 
-/* " | ", " - ", " – ", " — ", " / ", " » ", " :: ", " \ " at s: its length. */
+/* Share of b's word bytes in words that a also has (case aside): how much
+ * of b a says. Titles are short; longer strings count their first 1 KB. */
+static double similarity(const char *a, const char *b)
+{
+    size_t la = strnlen(a, 1024), lb = strnlen(b, 1024);
+    size_t total = 0, covered = 0;
+    size_t i = 0;
+    while (i < lb) {
+        while (i < lb && !word_byte((unsigned char)b[i]))
+            i++;
+        size_t w = i;
+        while (i < lb && word_byte((unsigned char)b[i]))
+            i++;
+        size_t wn = i - w;
+        if (wn == 0)
+            continue;
+        total += wn;
+        for (size_t k = 0; k + wn <= la; k++) {
+            if (strncasecmp(a + k, b + w, wn) == 0 && (k == 0 || !word_byte((unsigned char)a[k - 1])) &&
+                (k + wn == la || !word_byte((unsigned char)a[k + wn]))) {
+                covered += wn;
+                break;
+            }
+        }
+    }
+    return total ? (double)covered / (double)total : 0;
+}
+
+/* Title separators, the site's name on one side: " | ", " - ", " – ",
+ * " — ", " / ", " \ ", " > ", " » ". */
 static size_t separator_at(const char *s)
 {
-    static const char *const seps[] = {" | ",         " - ",         " \xE2\x80\x93 ",
-                                       " \xE2\x80\x94 ", " / ",     " \xC2\xBB ",
-                                       " :: ",        " \\ ",        " > "};
+    static const char *const seps[] = {" | ", " - ", " \xE2\x80\x93 ", " \xE2\x80\x94 ",
+                                       " / ", " \\ ", " > ",         " \xC2\xBB "};
+    if (s[0] != ' ')
+        return 0;
     for (size_t k = 0; k < sizeof seps / sizeof seps[0]; k++) {
         size_t n = strlen(seps[k]);
         if (strncmp(s, seps[k], n) == 0)
@@ -353,14 +419,47 @@ static size_t separator_at(const char *s)
     return 0;
 }
 
-/* The <title> without the site's name: the part before the last
- * separator, unless that leaves too few words; then the part after the
- * first one. A title with only ": " keeps its part after the colon when
- * the full title is no heading of the page. Otherwise as written. */
-static char *title_cut(struct meta_state *m, char *t)
+/* Words of t without its separators. */
+static size_t words_without_separators(const char *t)
+{
+    size_t n = 0;
+    bool in = false;
+    for (size_t i = 0; t[i];) {
+        size_t k = separator_at(t + i);
+        if (k) {
+            in = false;
+            i += k;
+            continue;
+        }
+        bool sp = t[i] == ' ';
+        if (!sp && !in)
+            n++;
+        in = !sp;
+        i++;
+    }
+    return n;
+}
+
+static char *dup_n(struct meta_state *m, const char *s, size_t n)
+{
+    char *r = clean(m, s, n);
+    return r ? r : arena_strdup(m->a, "");
+}
+
+/* The <title> without the site's name. With separators: the part before
+ * the last one, or after the first one when that leaves fewer than three
+ * words. With a colon (and no heading saying the whole title): the part
+ * after the last colon, or after the first when that is too short, unless
+ * the part before the first colon is a sentence of its own (more than five
+ * words). A very long or short title gives way to the page's only <h1>.
+ * A result of four words or fewer goes back to the whole title, unless it
+ * is the part before the separator and lost exactly one word (the site's
+ * name). */
+static char *title_cut(struct meta_state *m, char *t, const uint32_t *heads, size_t n_heads,
+                       size_t h1s)
 {
     size_t n = strlen(t);
-    size_t first = SIZE_MAX, last = SIZE_MAX, last_len = 0, first_len = 0;
+    size_t first = SIZE_MAX, first_len = 0, last = SIZE_MAX;
     for (size_t i = 0; i < n; i++) {
         size_t k = separator_at(t + i);
         if (k) {
@@ -369,23 +468,55 @@ static char *title_cut(struct meta_state *m, char *t)
                 first_len = k;
             }
             last = i;
-            last_len = k;
         }
     }
-    if (first == SIZE_MAX)
-        return t;
-    char *cut = arena_strndup(m->a, t, last);
-    if (!cut) {
-        m->rc = ERR_NOMEM;
-        return t;
+    bool had_sep = first != SIZE_MAX;
+    char *cut = t;
+    bool kept_front = false;
+    if (had_sep) {
+        cut = dup_n(m, t, last);
+        kept_front = true;
+        if (count_words(cut) < 3) {
+            cut = dup_n(m, t + first + first_len, n - first - first_len);
+            kept_front = false;
+        }
+    } else if (strstr(t, ": ")) {
+        bool heading_says_it = false;
+        for (size_t h = 0; h < n_heads && !heading_says_it; h++) {
+            struct buf b;
+            buf_init(&b, 0);
+            xdom_text_line(m->d, heads[h], &b, n + 8);
+            heading_says_it = b.len == n && memcmp(b.data, t, n) == 0;
+            buf_release(&b);
+        }
+        if (!heading_says_it) {
+            const char *colon_last = t, *p;
+            for (p = strstr(t, ": "); p; p = strstr(p + 1, ": "))
+                colon_last = p;
+            cut = dup_n(m, colon_last + 2, strlen(colon_last + 2));
+            const char *colon_first = strstr(t, ": ");
+            if (count_words(cut) < 3) {
+                cut = dup_n(m, colon_first + 2, strlen(colon_first + 2));
+            } else {
+                char *before = dup_n(m, t, (size_t)(colon_first - t));
+                if (count_words(before) > 5)
+                    cut = t;
+            }
+        }
+    } else if ((n > 150 || n < 15) && h1s == 1) {
+        for (size_t h = 0; h < n_heads; h++) {
+            if (m->d->nodes[heads[h]].tag == XTAG_h1) {
+                char *h1 = node_text(m, heads[h], EXTRACT_MAX_FIELD);
+                if (h1)
+                    cut = h1;
+                break;
+            }
+        }
     }
-    if (count_words(cut) > TITLE_MAX_WORDS_CUT)
-        return cut;
-    cut = arena_strdup(m->a, t + first + first_len);
-    (void)last_len;
-    if (cut && count_words(cut) > TITLE_MAX_WORDS_CUT)
-        return cut;
-    return t;
+    size_t w = count_words(cut);
+    if (w <= 4 && (!kept_front || w != words_without_separators(t) - 1))
+        cut = t;
+    return cut;
 }
 
 /* ---- the pass ------------------------------------------------------------- */
@@ -438,8 +569,8 @@ int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct ex
                const char **base_out)
 {
     struct meta_state m = {.d = d, .a = a};
-    bool in_head_or_body_ok = true;
-    (void)in_head_or_body_ok;
+    uint32_t heads[TITLE_HEADINGS];
+    size_t n_heads = 0, h1s = 0;
     for (uint32_t i = 1; i < d->n; i++) {
         const struct xnode *x = &d->nodes[i];
         switch (x->tag) {
@@ -450,6 +581,12 @@ int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct ex
         case XTAG_title:
             if (!m.title_node)
                 m.title_node = i;
+            break;
+        case XTAG_h1:
+        case XTAG_h2:
+            if (n_heads < TITLE_HEADINGS)
+                heads[n_heads++] = i;
+            h1s += x->tag == XTAG_h1;
             break;
         case XTAG_base:
             if (!m.base_node && xdom_attr(d, i, XATTR_href, NULL))
@@ -504,14 +641,17 @@ int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct ex
     }
     *base_out = base;
 
-    /* title */
+    /* title: JSON-LD's name or headline (when they differ, the one that
+     * says more of the <title>), the <meta> titles, the <title> cut */
+    char *doc_title = m.title_node ? node_text(&m, m.title_node, EXTRACT_MAX_FIELD) : NULL;
     out->title = m.ld_title;
+    if (m.ld_name && m.ld_headline && strcmp(m.ld_name, m.ld_headline) != 0 && doc_title &&
+        similarity(m.ld_headline, doc_title) > similarity(m.ld_name, doc_title))
+        out->title = m.ld_headline;
     if (!out->title)
         out->title = first_of(&m, MF_TITLE);
-    if (!out->title && m.title_node) {
-        char *t = node_text(&m, m.title_node, EXTRACT_MAX_FIELD);
-        out->title = t ? title_cut(&m, t) : NULL;
-    }
+    if (!out->title && doc_title)
+        out->title = title_cut(&m, doc_title, heads, n_heads, h1s);
 
     /* byline */
     out->byline = m.ld_author;
