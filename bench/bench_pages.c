@@ -21,7 +21,9 @@
  * ({"page", "title", "html", "seconds"} per page: bench/pages_readability.py
  * writes readability-lxml's), the same text and title figures for it beside
  * ours. Speed: pages per second of CPU time of this one thread, parsing
- * included. Prints figures, asserts nothing. */
+ * included, the best of SPEED_ROUNDS rounds over every page (other work on
+ * the machine only ever slows a round down). Prints figures, asserts
+ * nothing. */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -40,6 +42,7 @@
 #include "util/timefmt.h"
 
 #define PAGE_URL "http://fakehost/test/page.html"
+#define SPEED_ROUNDS 5
 
 struct tokens {
     char **t;
@@ -254,6 +257,8 @@ int main(int argc, char **argv)
     closedir(dh);
     qsort(names, n_names, sizeof *names, cmp_name);
 
+    char **sources = calloc(n_names, sizeof *sources);
+    size_t *source_len = calloc(n_names, sizeof *source_len);
     struct totals ours = {0}, theirs = {0};
     size_t m_title = 0, m_byline = 0, m_excerpt = 0, m_lang = 0, m_time = 0, m_read = 0;
     size_t o_title = 0, not_article = 0, not_article_right = 0, article_wrong = 0;
@@ -331,10 +336,28 @@ int main(int argc, char **argv)
         }
         arena_release(&a);
         json_decref(meta);
-        free(src);
+        sources[i] = src;
+        source_len[i] = src_n;
         free(exp);
         free(meta_s);
     }
+    for (int round = 1; round < SPEED_ROUNDS; round++) {
+        double t = 0;
+        for (size_t i = 0; i < n_names; i++) {
+            struct arena a;
+            arena_init(&a, 0);
+            struct extracted_page pg;
+            struct extract_options opt = {.url = PAGE_URL};
+            double t0 = cpu_now();
+            extract_page(&a, sources[i], source_len[i], &opt, &pg);
+            t += cpu_now() - t0;
+            arena_release(&a);
+        }
+        if (t < cpu)
+            cpu = t;
+    }
+    for (size_t i = 0; i < n_names; i++)
+        free(sources[i]);
     size_t n = ours.n ? ours.n : 1;
     printf("\n%-34s %5.3f %5.3f %5.3f", "mean (newsd)", ours.r / (double)n, ours.p / (double)n,
            ours.f / (double)n);
@@ -356,14 +379,16 @@ int main(int argc, char **argv)
            m_read, 100.0 * (double)m_read / (double)n, not_article_right, not_article,
            article_wrong);
     printf("speed            %.0f pages/s, %.1f MB/s (CPU time of one thread, %.3f s for %zu "
-           "pages)",
-           (double)ours.n / cpu, (double)bytes / cpu / 1e6, cpu, ours.n);
+           "pages, best of %d rounds)",
+           (double)ours.n / cpu, (double)bytes / cpu / 1e6, cpu, ours.n, SPEED_ROUNDS);
     if (theirs.n && other_seconds > 0)
         printf("; readability-lxml %.0f pages/s", (double)theirs.n / other_seconds);
     printf("\n");
     for (size_t i = 0; i < n_names; i++)
         free(names[i]);
     free(names);
+    free(sources);
+    free(source_len);
     json_decref(other);
     return 0;
 }

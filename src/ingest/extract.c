@@ -757,6 +757,9 @@ static void mark_gone(struct ctx *c, unsigned flags)
     }
 }
 
+/* Blocks of 140+ characters (their whole text, hidden parts and all, as a
+ * browser's textContent), each visible and not boilerplate by its own
+ * class or id. */
 static bool readerable_test(struct ctx *c)
 {
     const struct xdom *d = c->d;
@@ -769,7 +772,7 @@ static bool readerable_test(struct ctx *c)
             for (uint32_t k = d->nodes[i].first; k && !take; k = d->nodes[k].next)
                 take = d->nodes[k].tag == XTAG_br;
         }
-        if (!take || f[i].gone)
+        if (!take || (d->nodes[i].flags & XN_HIDDEN) || f[i].unlikely)
             continue;
         if (t == XTAG_p && has_ancestor_tag(d, i, XTAG_li, 64))
             continue;
@@ -788,10 +791,14 @@ static int attempt(struct ctx *c, unsigned flags, struct pick *pk, struct buf *o
 {
     const struct xdom *d = c->d;
     struct nfo *f = c->f;
+    if (readerable) {
+        for (uint32_t i = 0; i < d->n; i++)
+            f[i].gone = 0;
+        sum_pass(c);
+        *readerable = readerable_test(c);
+    }
     mark_gone(c, flags);
     sum_pass(c);
-    if (readerable)
-        *readerable = readerable_test(c);
     score_pass(c, flags);
     uint32_t top = pick_top(c);
     pk->n = 0;
@@ -895,7 +902,8 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
     struct ctx c = {0};
     struct pick pk = {0};
     struct buf text, best;
-    char *html = NULL;
+    const char *html = NULL;
+    char *html_owned = NULL;
     size_t html_len = 0;
     const char *base = NULL;
     int rc;
@@ -904,7 +912,7 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
     buf_init(&best, 0);
     if (len > EXTRACT_MAX_INPUT)
         len = EXTRACT_MAX_INPUT;
-    rc = xdom_to_utf8(page, len, opt ? opt->charset : NULL, &html, &html_len);
+    rc = xdom_to_utf8(page, len, opt ? opt->charset : NULL, &html, &html_len, &html_owned);
     if (rc < 0)
         goto out;
     d.a = a;
@@ -958,7 +966,7 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
 out:
     free(c.f);
     free(pk.nodes);
-    free(html);
+    free(html_owned);
     buf_release(&text);
     buf_release(&best);
     xdom_release(&d);

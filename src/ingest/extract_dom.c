@@ -3,17 +3,18 @@
  * node array.
  *
  * The parser was chosen by measurement on the 99 pages of tests/data/pages
- * (docs/extraction.md): libxml2's HTML parser (recover mode) parses them at
- * about 300 pages/s on one core, Debian's libgumbo (an HTML5 parser) at
- * about 100, a third of the 200 pages/s the extractor must reach with its
- * own work included; and the extraction's text F1 was the same within noise
- * with either tree. libxml2 is also already a dependency. Its SAX mode saves
- * building and freeing libxml2's own tree, which the extractor would only
- * copy.
+ * (make bench-pages, docs/extraction.md): with libxml2's HTML parser
+ * (recover mode) the whole extraction runs at 230-310 pages/s on one core;
+ * with Debian's libgumbo (an HTML5 parser) building the same tree, at 80,
+ * far from the 200 needed, and with the same text F1 and metadata on every
+ * page (the pages are well-formed; gumbo's HTML5 error recovery had nothing
+ * to win there). libxml2 is also a dependency already. Its SAX mode saves
+ * building and freeing libxml2's own tree, which we would only copy.
  *
  * Charset, in order: a byte order mark; bytes that are well-formed UTF-8
- * with some non-ASCII in them (a page that declares Latin-1 but is UTF-8 is
- * far more common than Latin-1 text that happens to be valid UTF-8); the
+ * (a page that declares Latin-1 but is UTF-8 is far more common than
+ * Latin-1 text that happens to be valid UTF-8; pure ASCII reads the same
+ * in every charset pages declare), parsed in place without a copy; the
  * caller's HTTP charset; a charset in the first 8 KB (<meta charset>,
  * http-equiv); else windows-1252, as browsers do. Labels are mapped to
  * their WHATWG supersets (ISO-8859-1 and ASCII are windows-1252, GB2312 is
@@ -116,14 +117,6 @@ static const char *charset_name(const char *label)
     return label;
 }
 
-static bool has_non_ascii(const char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)p[i] >= 0x80)
-            return true;
-    return false;
-}
-
 /* Bytes of the UTF-8 sequence a lead byte announces; 0 for no lead byte. */
 static size_t utf8_lead_len(unsigned char c)
 {
@@ -189,22 +182,21 @@ static bool convert(struct buf *out, const char *p, size_t n, const char *from)
     return true;
 }
 
-int xdom_to_utf8(const char *page, size_t len, const char *charset, char **out, size_t *out_len)
+int xdom_to_utf8(const char *page, size_t len, const char *charset, const char **out,
+                 size_t *out_len, char **owned)
 {
     struct buf b, fixed;
-    buf_init(&b, 0);
-    buf_init(&fixed, 0);
     char label[CHARSET_LABEL_MAX];
     const char *from = NULL; /* NULL: UTF-8 */
-    bool utf8 = false;
+    bool valid = false;
+    *owned = NULL;
     if (len >= 3 && memcmp(page, "\xEF\xBB\xBF", 3) == 0) {
         page += 3, len -= 3;
-        utf8 = true;
     } else if (len >= 2 && (memcmp(page, "\xFF\xFE", 2) == 0 || memcmp(page, "\xFE\xFF", 2) == 0)) {
         from = page[0] == '\xFF' ? "UTF-16LE" : "UTF-16BE";
         page += 2, len -= 2;
-    } else if (has_non_ascii(page, len) && utf8_valid(page, len)) {
-        utf8 = true;
+    } else if ((valid = utf8_valid(page, len))) {
+        from = NULL; /* ASCII reads the same in every charset a page declares */
     } else if (charset && charset[0]) {
         from = charset_name(charset);
     } else if (sniff_charset(page, len, label)) {
@@ -212,28 +204,36 @@ int xdom_to_utf8(const char *page, size_t len, const char *charset, char **out, 
     } else {
         from = "WINDOWS-1252";
     }
-    (void)utf8;
+    /* The common case: UTF-8 as it came, parsed in place. */
+    if (!from && valid && !memchr(page, 0, len)) {
+        *out = page;
+        *out_len = len;
+        return 0;
+    }
+    buf_init(&b, 0);
+    buf_init(&fixed, 0);
     if (!from || !convert(&b, page, len, from)) {
         buf_reset(&b);
-        if (from && strcasecmp(from, "UTF-8") != 0 && has_non_ascii(page, len))
+        if (from)
             convert(&b, page, len, "WINDOWS-1252"); /* a charset iconv lacks */
         else
             buf_append(&b, page, len);
     }
     /* iconv's UTF-8 output can still hold NULs, and its UTF-8 reader lets
      * through sequences past U+10FFFF: one more pass when needed. */
-    if (buf_error(&b) == 0 && (memchr(b.data ? b.data : "", 0, b.len) || !utf8_valid(b.data, b.len))) {
+    if (buf_error(&b) == 0 &&
+        (memchr(b.data ? b.data : "", 0, b.len) || !utf8_valid(b.data ? b.data : "", b.len))) {
         utf8_repair(&fixed, b.data, b.len);
         buf_release(&b);
         b = fixed;
-        buf_init(&fixed, 0);
     }
     if (buf_error(&b)) {
         buf_release(&b);
         return ERR_NOMEM;
     }
-    *out = buf_detach(&b, out_len);
-    return *out ? 0 : ERR_NOMEM;
+    *owned = buf_detach(&b, out_len);
+    *out = *owned;
+    return *owned ? 0 : ERR_NOMEM;
 }
 
 /* s[0..n) cut to at most max bytes without splitting a UTF-8 sequence. */

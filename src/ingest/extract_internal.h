@@ -80,10 +80,13 @@ struct xdom {
     int rc;          /* sticky: ERR_NOMEM */
 };
 
-/* page[0..len) converted to UTF-8 (charset: the caller's hint; BOM, <meta>
- * and a valid-UTF-8 check decide otherwise) with ill-formed bytes and NULs
- * replaced by U+FFFD, malloc'd into *out. Returns 0 or ERR_NOMEM. */
-int xdom_to_utf8(const char *page, size_t len, const char *charset, char **out, size_t *out_len);
+/* page[0..len) as UTF-8 (charset: the caller's hint; a BOM, valid UTF-8,
+ * <meta> decide before it or after it, extract_dom.c says how) with
+ * ill-formed bytes and NULs replaced by U+FFFD: *out is page itself when it
+ * is that already, else a malloc'd copy also in *owned (the caller frees
+ * it; NULL otherwise). Returns 0 or ERR_NOMEM. */
+int xdom_to_utf8(const char *page, size_t len, const char *charset, const char **out,
+                 size_t *out_len, char **owned);
 
 /* Parse UTF-8 html[0..len) into d (zeroed by the caller, a set). Returns 0
  * or ERR_NOMEM. */
