@@ -262,6 +262,9 @@ int main(int argc, char **argv)
     struct totals ours = {0}, theirs = {0};
     size_t m_title = 0, m_byline = 0, m_excerpt = 0, m_lang = 0, m_time = 0, m_read = 0;
     size_t o_title = 0, not_article = 0, not_article_right = 0, article_wrong = 0;
+    /* pages where the reference has a value, and of those the right ones */
+    size_t has_byline = 0, has_byline_right = 0, has_excerpt = 0, has_excerpt_right = 0;
+    size_t has_time = 0, has_time_right = 0, extra_time = 0;
     double cpu = 0, other_seconds = 0;
     size_t bytes = 0;
     printf("%-34s %5s %5s %5s | %5s %5s %5s | T B E L P R\n", "page", "rec", "prec", "F1",
@@ -304,6 +307,14 @@ int main(int argc, char **argv)
         bool want_read = json_is_true(json_object_get(meta, "readerable"));
         bool r = pg.readerable == want_read;
         m_title += t, m_byline += b, m_excerpt += e, m_lang += l, m_time += pt, m_read += r;
+        if (!blank(jstr(meta, "byline")))
+            has_byline++, has_byline_right += b;
+        if (!blank(jstr(meta, "excerpt")))
+            has_excerpt++, has_excerpt_right += e;
+        if (!blank(jstr(meta, "publishedTime")))
+            has_time++, has_time_right += pt;
+        else if (pg.published)
+            extra_time++;
         if (!want_read) {
             not_article++;
             not_article_right += r;
@@ -328,7 +339,7 @@ int main(int argc, char **argv)
                    pg.title ? pg.title : "(null)", jstr(meta, "title") ? jstr(meta, "title") : "",
                    pg.byline ? pg.byline : "(null)",
                    jstr(meta, "byline") ? jstr(meta, "byline") : "");
-            printf("    excerpt %.100s\n    want    %.100s\n    time    %s / %s\n",
+            printf("    excerpt %s\n    want    %s\n    time    %s / %s\n",
                    pg.excerpt ? pg.excerpt : "(null)",
                    jstr(meta, "excerpt") ? jstr(meta, "excerpt") : "",
                    pg.published ? pg.published : "(null)",
@@ -370,10 +381,14 @@ int main(int argc, char **argv)
     if (theirs.n)
         printf("   readability-lxml %zu (%.1f %%)", o_title,
                100.0 * (double)o_title / (double)theirs.n);
-    printf("\nbyline right     %3zu (%.1f %%)\n", m_byline, 100.0 * (double)m_byline / (double)n);
-    printf("excerpt right    %3zu (%.1f %%)\n", m_excerpt, 100.0 * (double)m_excerpt / (double)n);
+    printf("\nbyline right     %3zu (%.1f %%); of %zu pages with one in the reference: %zu\n",
+           m_byline, 100.0 * (double)m_byline / (double)n, has_byline, has_byline_right);
+    printf("excerpt right    %3zu (%.1f %%); of %zu pages with one in the reference: %zu\n",
+           m_excerpt, 100.0 * (double)m_excerpt / (double)n, has_excerpt, has_excerpt_right);
     printf("lang right       %3zu (%.1f %%)\n", m_lang, 100.0 * (double)m_lang / (double)n);
-    printf("published right  %3zu (%.1f %%)\n", m_time, 100.0 * (double)m_time / (double)n);
+    printf("published right  %3zu (%.1f %%); of %zu pages with one in the reference: %zu; "
+           "found where the reference has none: %zu\n",
+           m_time, 100.0 * (double)m_time / (double)n, has_time, has_time_right, extra_time);
     printf("readerable right %3zu (%.1f %%): %zu of %zu non-articles recognised, %zu articles "
            "taken for non-articles\n",
            m_read, 100.0 * (double)m_read / (double)n, not_article_right, not_article,

@@ -9,7 +9,7 @@ libmicrohttpd-dev libsqlite3-dev sqlite3 libjansson-dev libutf8proc-dev
 libstemmer-dev libexttextcat-dev libcurl4-openssl-dev libxml2-dev zlib1g-dev
 libpq-dev postgresql libcmocka-dev nettle-dev
 python3 python3-pytest python3-requests curl wrk
-python3-jsonschema python3-yaml chromium
+python3-jsonschema python3-yaml chromium python3-readability
 "
 
 missing=""

@@ -871,22 +871,64 @@ static char *lead_image(struct ctx *c, const struct pick *pk, const char *base)
     return NULL;
 }
 
-/* The first paragraph of the picked text, one line. */
+/* The first paragraph of the picked text (a <p>, or a container of
+ * inline content only), one line. */
 static char *first_paragraph(struct ctx *c, const struct pick *pk)
 {
     const struct xdom *d = c->d;
     for (uint32_t k = 0; k < pk->n; k++) {
         uint32_t end = xdom_subtree_end(d, pk->nodes[k]);
         for (uint32_t i = pk->nodes[k]; i < end; i++) {
-            if (d->nodes[i].tag != XTAG_p || c->f[i].gone || c->f[i].tlen == 0)
+            enum xtag t = (enum xtag)d->nodes[i].tag;
+            bool para = t == XTAG_p || (tag_div_like(t) && !c->f[i].has_block);
+            if (!para || c->f[i].gone || c->f[i].tlen == 0)
                 continue;
             struct buf b;
             buf_init(&b, 0);
             xdom_text_line(d, i, &b, EXTRACT_MAX_FIELD);
-            char *s = b.len ? xtext_clean(c->a, b.data, b.len, EXTRACT_MAX_FIELD, &c->rc) : NULL;
+            char *s = b.len ? xtext_clean(c->a, b.data, b.len, EXTRACT_MAX_FIELD, false, &c->rc) : NULL;
             buf_release(&b);
             if (s)
                 return s;
+        }
+    }
+    return NULL;
+}
+
+#define BYLINE_MAX_CHARS 100
+
+/* The author's line when the metadata has none: the first element outside
+ * the boilerplate that says it holds the author, with a short text (its
+ * itemprop=name part when it has one). It leaves the main text. */
+static char *byline_of_page(struct ctx *c)
+{
+    const struct xdom *d = c->d;
+    struct nfo *f = c->f;
+    mark_gone(c, STRIP_UNLIKELY);
+    sum_pass(c);
+    for (uint32_t i = 1; i < d->n; i++) {
+        if (f[i].gone || d->nodes[i].tag == XTAG_TEXT || !xmeta_marks_author(d, i))
+            continue;
+        if (f[i].tlen == 0 || f[i].tlen > BYLINE_MAX_CHARS)
+            continue;
+        uint32_t from = i, end = xdom_subtree_end(d, i);
+        for (uint32_t k = i + 1; k < end; k++) {
+            if (xdom_attr_is(d, k, XATTR_itemprop, "name") && f[k].tlen > 0) {
+                from = k;
+                break;
+            }
+        }
+        struct buf b;
+        buf_init(&b, 0);
+        xdom_text_line(d, from, &b, EXTRACT_MAX_FIELD);
+        char *s = b.len ? xtext_clean(c->a, b.data, b.len, EXTRACT_MAX_FIELD, false, &c->rc)
+                        : NULL;
+        buf_release(&b);
+        if (s) {
+            f[i].invisible = 1;
+            for (uint32_t k = i + 1; k < end; k++)
+                f[k].invisible = 1;
+            return s;
         }
     }
     return NULL;
@@ -931,6 +973,8 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
         goto out;
     c.f[0].block = 1;
     page_pass(&c);
+    if (!out->byline)
+        out->byline = byline_of_page(&c);
     size_t best_try = 0;
     for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
         rc = attempt(&c, tries[t], &pk, &text, t == 0 ? &out->readerable : NULL);

@@ -652,14 +652,83 @@ void xdom_text_line(const struct xdom *d, uint32_t i, struct buf *b, size_t max)
     }
 }
 
-char *xtext_clean(struct arena *a, const char *s, size_t n, size_t max, int *rc)
+/* &quot; &amp; &lt; &gt; &apos; &#N; &#xH; of s[0..n) decoded into b (a
+ * code point that is none, 0 included, as U+FFFD); other text as is. */
+static void unescape_into(struct buf *b, const char *s, size_t n)
 {
-    struct buf b;
+    static const struct {
+        const char *name;
+        char c;
+    } named[] = {{"quot;", '"'}, {"amp;", '&'}, {"lt;", '<'}, {"gt;", '>'}, {"apos;", '\''}};
+    size_t i = 0;
+    while (i < n) {
+        const char *amp = memchr(s + i, '&', n - i);
+        size_t k = amp ? (size_t)(amp - s) : n;
+        buf_append(b, s + i, k - i);
+        i = k;
+        if (i >= n)
+            break;
+        i++; /* past '&' */
+        bool done = false;
+        for (size_t e = 0; e < sizeof named / sizeof named[0] && !done; e++) {
+            size_t l = strlen(named[e].name);
+            if (n - i >= l && memcmp(s + i, named[e].name, l) == 0) {
+                buf_putc(b, named[e].c);
+                i += l;
+                done = true;
+            }
+        }
+        if (!done && i < n && s[i] == '#') {
+            size_t j = i + 1;
+            bool hex = j < n && (s[j] == 'x' || s[j] == 'X');
+            j += hex;
+            uint64_t v = 0;
+            size_t digits = 0;
+            for (; j < n && digits < 16; j++, digits++) {
+                char c = s[j];
+                int d = c >= '0' && c <= '9' ? c - '0'
+                        : hex && c >= 'a' && c <= 'f' ? c - 'a' + 10
+                        : hex && c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                      : -1;
+                if (d < 0)
+                    break;
+                v = v * (hex ? 16 : 10) + (uint64_t)d;
+            }
+            if (digits > 0 && j < n && s[j] == ';') {
+                xmlChar enc[8];
+                int len = 0;
+                if (v == 0 || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+                    v = 0xFFFD;
+                if (v < 0x80) {
+                    enc[0] = (xmlChar)v;
+                    len = 1;
+                } else {
+                    len = xmlCopyCharMultiByte(enc, (int)v);
+                }
+                buf_append(b, enc, (size_t)(len > 0 ? len : 0));
+                i = j + 1;
+                done = true;
+            }
+        }
+        if (!done)
+            buf_putc(b, '&');
+    }
+}
+
+char *xtext_clean(struct arena *a, const char *s, size_t n, size_t max, bool unescape, int *rc)
+{
+    struct buf b, u;
     buf_init(&b, 0);
+    buf_init(&u, 0);
     bool space = false;
+    if (unescape && memchr(s, '&', n)) {
+        unescape_into(&u, s, n);
+        s = u.data ? u.data : "";
+        n = u.len;
+    }
     xtext_fold(&b, s, n, &space, max);
     char *out = NULL;
-    if (buf_error(&b)) {
+    if (buf_error(&b) || buf_error(&u)) {
         *rc = ERR_NOMEM;
     } else if (b.len > 0) {
         out = arena_strndup(a, b.data, b.len);
@@ -667,6 +736,7 @@ char *xtext_clean(struct arena *a, const char *s, size_t n, size_t max, int *rc)
             *rc = ERR_NOMEM;
     }
     buf_release(&b);
+    buf_release(&u);
     return out;
 }
 

@@ -117,8 +117,11 @@ void xdom_text_line(const struct xdom *d, uint32_t i, struct buf *b, size_t max)
 
 /* s[0..n) with white space folded to single spaces, trimmed, control
  * characters dropped, cut to max bytes on a code point boundary: an arena
- * string, or NULL when nothing is left (or out of memory: *rc). */
-char *xtext_clean(struct arena *a, const char *s, size_t n, size_t max, int *rc);
+ * string, or NULL when nothing is left (or out of memory: *rc). With
+ * unescape, the entities a page escaped twice in an attribute or JSON-LD
+ * (&amp;quot; read as &quot;) are decoded first: &quot; &amp; &lt; &gt;
+ * &apos; and numeric references. */
+char *xtext_clean(struct arena *a, const char *s, size_t n, size_t max, bool unescape, int *rc);
 
 /* True when s holds word (lower case ASCII) in any case. */
 bool xtext_has_ci(const char *s, const char *word);
@@ -129,6 +132,10 @@ bool xtext_has_ci(const char *s, const char *word);
 struct extracted_page;
 int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct extracted_page *out,
                const char **base_out);
+
+/* Element i says it holds the author's name: rel=author, itemprop=author,
+ * or a class or id with byline, author, dateline or writtenby in it. */
+bool xmeta_marks_author(const struct xdom *d, uint32_t i);
 
 /* Resolve ref against base (absolute http(s), or NULL) into an absolute
  * http(s) URL in the arena; NULL when that is not possible. */

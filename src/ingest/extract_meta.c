@@ -4,10 +4,9 @@
  * Sources, each field taking the first that says something:
  *   title      JSON-LD headline; <meta> og:title, dc.title, twitter:title,
  *              title; else <title> with the site's name cut off (below)
- *   byline     JSON-LD author; <meta> author, dc.creator, article:author
- *              (unless a URL); else the first element marked as the
- *              author (rel=author, itemprop=author, a class or id naming a
- *              byline) with a short text
+ *   byline     JSON-LD author; <meta> dc.creator, author, article:author
+ *              (unless a URL); else (extract.c) the first element outside
+ *              the boilerplate marked as the author (xmeta_marks_author)
  *   excerpt    JSON-LD description; og:description, description,
  *              twitter:description, dc.description
  *   image      og:image, twitter:image, JSON-LD image, link rel=image_src
@@ -100,13 +99,19 @@ struct meta_state {
     size_t meta_len[N_META_NAMES];
     /* from JSON-LD */
     char *ld_title, *ld_name, *ld_headline, *ld_author, *ld_desc, *ld_published, *ld_image, *ld_site;
-    uint32_t title_node, html_node, base_node, canonical_node, image_src_node, time_node,
-        byline_node;
+    uint32_t title_node, html_node, base_node, canonical_node, image_src_node, time_node;
 };
 
+/* Attribute and JSON-LD values: entities escaped twice are decoded. */
 static char *clean(struct meta_state *m, const char *s, size_t n)
 {
-    return xtext_clean(m->a, s, n, EXTRACT_MAX_FIELD, &m->rc);
+    return xtext_clean(m->a, s, n, EXTRACT_MAX_FIELD, true, &m->rc);
+}
+
+/* Text of the page: decoded once by the parser, as it should be. */
+static char *clean_text(struct meta_state *m, const char *s, size_t n)
+{
+    return xtext_clean(m->a, s, n, EXTRACT_MAX_FIELD, false, &m->rc);
 }
 
 /* ---- JSON-LD ------------------------------------------------------------- */
@@ -349,6 +354,13 @@ static bool itemprop_has(const struct xdom *d, uint32_t i, const char *word)
     return v && xtext_has_ci(v, word);
 }
 
+bool xmeta_marks_author(const struct xdom *d, uint32_t i)
+{
+    return rel_has(d, i, "author") || itemprop_has(d, i, "author") ||
+           names_byline(xdom_attr(d, i, XATTR_class, NULL)) ||
+           names_byline(xdom_attr(d, i, XATTR_id, NULL));
+}
+
 static char *node_text(struct meta_state *m, uint32_t i, size_t max);
 
 /* ---- title ------------------------------------------------------------- */
@@ -442,7 +454,7 @@ static size_t words_without_separators(const char *t)
 
 static char *dup_n(struct meta_state *m, const char *s, size_t n)
 {
-    char *r = clean(m, s, n);
+    char *r = clean_text(m, s, n);
     return r ? r : arena_strdup(m->a, "");
 }
 
@@ -552,7 +564,7 @@ static char *node_text(struct meta_state *m, uint32_t i, size_t max)
     if (buf_error(&b))
         m->rc = ERR_NOMEM;
     else if (b.len)
-        out = clean(m, b.data, b.len);
+        out = clean_text(m, b.data, b.len);
     buf_release(&b);
     return out;
 }
@@ -612,18 +624,6 @@ int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct ex
             if (!m.time_node && (itemprop_has(d, i, "datePublished") ||
                                  (x->tag == XTAG_time && xdom_attr(d, i, XATTR_pubdate, NULL))))
                 m.time_node = i;
-            if (!m.byline_node && !(x->flags & XN_HIDDEN) &&
-                (rel_has(d, i, "author") || itemprop_has(d, i, "author") ||
-                 names_byline(xdom_attr(d, i, XATTR_class, NULL)) ||
-                 names_byline(xdom_attr(d, i, XATTR_id, NULL)))) {
-                struct buf b;
-                buf_init(&b, 0);
-                xdom_text_line(d, i, &b, BYLINE_MAX_CHARS * 4 + 1);
-                size_t chars = utf8_count(b.data ? b.data : "", b.len);
-                if (b.len > 0 && chars <= BYLINE_MAX_CHARS)
-                    m.byline_node = i;
-                buf_release(&b);
-            }
             break;
         }
         if (m.rc < 0)
@@ -664,8 +664,6 @@ int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct ex
                 out->byline = v;
         }
     }
-    if (!out->byline && m.byline_node)
-        out->byline = node_text(&m, m.byline_node, EXTRACT_MAX_FIELD);
 
     out->excerpt = m.ld_desc ? m.ld_desc : first_of(&m, MF_DESC);
     out->site_name = first_of(&m, MF_SITE);
@@ -681,11 +679,14 @@ int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct ex
             v = xdom_attr(d, m.time_node, XATTR_content, &n);
         out->published = v ? clean(&m, v, n) : node_text(&m, m.time_node, 64);
     }
+    /* A time that is no date ("12:06 PM") says nothing. */
     out->published_at = 0;
     if (out->published) {
         int64_t t;
         if (feed_ctx_date(out->published, strlen(out->published), &t))
             out->published_at = t;
+        else
+            out->published = NULL;
     }
 
     /* language */
