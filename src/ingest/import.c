@@ -439,13 +439,90 @@ out:
     return rc;
 }
 
+/* A copy of s in the batch's arena (NULL stays NULL); *rc ERR_NOMEM. */
+static const char *batch_str(struct import_ctx *c, const char *s, int *rc)
+{
+    if (!s)
+        return NULL;
+    const char *copy = arena_strdup(&c->b->a, s);
+    if (!copy)
+        *rc = ERR_NOMEM;
+    return copy;
+}
+
+int ingest_import_article(struct import_ctx *c, const struct article *in, const char *where)
+{
+    struct article art = *in;
+    int rc = 0;
+    art.source_id = batch_str(c, in->source_id, &rc);
+    art.source_name = batch_str(c, in->source_name, &rc);
+    art.author = batch_str(c, in->author, &rc);
+    art.title = batch_str(c, in->title, &rc);
+    art.description = batch_str(c, in->description, &rc);
+    art.url = batch_str(c, in->url, &rc);
+    art.url_to_image = batch_str(c, in->url_to_image, &rc);
+    art.content = batch_str(c, in->content, &rc);
+    if (rc < 0)
+        return err_set(c->err, rc, "out of memory");
+    struct err e;
+    err_clear(&e);
+    rc = ingest_normalize(c->s, &c->b->a, &art, c->opt, &e);
+    if (rc == ERR_INVALID) {
+        ingest_report(c->report, "%s: %s", where_name(where), err_msg(&e, rc));
+        c->stats->skipped++;
+        return 0;
+    }
+    if (rc < 0) {
+        if (c->err)
+            *c->err = e;
+        return rc;
+    }
+    return batch_add(c, &art);
+}
+
+void ingest_import_skip(struct import_ctx *c)
+{
+    c->stats->skipped++;
+}
+
+FILE *ingest_import_report(struct import_ctx *c)
+{
+    return c->report ? c->report : stderr;
+}
+
+struct store *ingest_import_store(struct import_ctx *c)
+{
+    return c->s;
+}
+
+static int file_producer(struct import_ctx *c, void *arg)
+{
+    return import_stream(c, arg);
+}
+
 int ingest_import_file(struct store *s, const char *path, const struct ingest_options *opt,
                        struct ingest_stats *stats, struct err *err)
+{
+    FILE *f;
+    if (strcmp(path, "-") == 0) {
+        f = stdin;
+    } else {
+        f = fopen(path, "rb");
+        if (!f)
+            return err_set(err, ERR_IO, "cannot open: %s", strerror(errno));
+    }
+    int rc = ingest_import_run(s, opt, stats, err, file_producer, f);
+    if (f != stdin)
+        fclose(f);
+    return rc;
+}
+
+int ingest_import_run(struct store *s, const struct ingest_options *opt, struct ingest_stats *stats,
+                      struct err *err, int (*produce)(struct import_ctx *c, void *arg), void *arg)
 {
     static const struct ingest_options defaults = {0};
     struct ingest_stats local = {0, 0, 0};
     struct ingest_options o = opt ? *opt : defaults;
-    FILE *f = NULL;
     struct import_batch *b = NULL;
     struct import_ctx c = {0};
     int rc;
@@ -455,15 +532,6 @@ int ingest_import_file(struct store *s, const char *path, const struct ingest_op
     /* One import time for every article of the file. */
     if (!o.now)
         o.now = (int64_t)time(NULL);
-    if (strcmp(path, "-") == 0) {
-        f = stdin;
-    } else {
-        f = fopen(path, "rb");
-        if (!f) {
-            rc = err_set(err, ERR_IO, "cannot open: %s", strerror(errno));
-            goto out;
-        }
-    }
     c = (struct import_ctx){.s = s, .opt = &o, .stats = stats, .err = err, .report = o.report};
     rc = ERR_NOMEM;
     for (int i = 0; i < 2; i++) {
@@ -484,7 +552,7 @@ int ingest_import_file(struct store *s, const char *path, const struct ingest_op
         goto sync;
     }
     c.writer_started = true;
-    rc = import_stream(&c, f);
+    rc = produce(&c, arg);
     if (rc == 0)
         rc = batch_flush(&c);
     {
@@ -511,8 +579,6 @@ out:
             free(x);
         }
     }
-    if (f && f != stdin)
-        fclose(f);
     if (rc == ERR_NOMEM && err && !err->code)
         err_set(err, rc, "out of memory");
     return rc;

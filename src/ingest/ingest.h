@@ -25,6 +25,8 @@ struct ingest_options {
     FILE *report;         /* where bad lines are reported (NULL = stderr) */
     FILE *progress;       /* NULL, or "committed N" after each committed batch, N =
                            * articles of the file stored so far (acknowledged) */
+    unsigned workers;     /* WARC imports: page extraction threads (0 = 2) */
+    int64_t progress_ms;  /* WARC imports: a progress line this often (0 = 5 s) */
 };
 
 struct ingest_stats {
@@ -39,6 +41,17 @@ struct ingest_stats {
  * is imported in batched transactions. Returns 0 unless the file cannot be
  * read or the store fails. */
 int ingest_import_file(struct store *s, const char *path, const struct ingest_options *opt,
+                       struct ingest_stats *stats, struct err *err);
+
+/* Import the articles of a WARC file (plain or gzip, "-" = stdin;
+ * ingest/warc.h): each HTML response with status 200 whose page holds an
+ * article (ingest/extract.h) is normalised and upserted like an imported
+ * article (warc_import.c says how its fields are found). Progress lines and
+ * a last "warc FILE: done: ..." line (records, articles, skipped by reason)
+ * go to opt->report (else stderr), as do malformed records, with their
+ * offset; they are skipped. Streams in bounded memory. Returns 0 unless the
+ * file cannot be read or the store fails. */
+int ingest_import_warc(struct store *s, const char *path, const struct ingest_options *opt,
                        struct ingest_stats *stats, struct err *err);
 
 /* Import a sources catalogue: a NewsAPI sources response ({"sources":[...]})
