@@ -833,6 +833,9 @@ static int attempt(struct ctx *c, unsigned flags, struct pick *pk, struct buf *o
     buf_init(&r.b, EXTRACT_MAX_TEXT + 8);
     for (uint32_t k = 0; k < pk->n; k++)
         render_subtree(c, &r, pk->nodes[k]);
+    /* a break written just before the bound cut the text */
+    while (r.b.len > 0 && (r.b.data[r.b.len - 1] == '\n' || r.b.data[r.b.len - 1] == ' '))
+        r.b.data[--r.b.len] = '\0';
     if (buf_error(&r.b) == ERR_NOMEM) {
         buf_release(&r.b);
         return ERR_NOMEM;

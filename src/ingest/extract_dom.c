@@ -505,6 +505,8 @@ int xdom_build(struct xdom *d, const char *html, size_t len)
         return d->rc;
     if (len > EXTRACT_MAX_INPUT * 4)
         len = EXTRACT_MAX_INPUT * 4;
+    if (len == 0)
+        return 0; /* libxml2 makes no parser for nothing: an empty document */
     xmlInitParser(); /* once per process; a no-op afterwards */
     htmlParserCtxtPtr ctxt = htmlCreateMemoryParserCtxt(html, (int)len);
     if (!ctxt)

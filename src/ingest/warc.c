@@ -131,11 +131,15 @@ static void src_gz_resync(struct warc_reader *r)
     }
 }
 
-/* Make out[out_pos..out_len) non-empty; false at the end of the bytes. */
+/* Make out[out_pos..out_len) non-empty; false at the end of the bytes, and
+ * after damage until the record layer has reported it (bad() clears it):
+ * the bytes after the damage belong to the next record, not this one. */
 static bool src_fill(struct warc_reader *r)
 {
     if (r->out_pos < r->out_len)
         return true;
+    if (r->damaged)
+        return false;
     r->out_pos = r->out_len = 0;
     if (r->eof)
         return false;
@@ -173,7 +177,9 @@ static bool src_fill(struct warc_reader *r)
             r->damaged = true;
             r->damage_at = r->fpos - r->zs.avail_in;
             r->in_member = false;
+            r->out_len = 0; /* what this member gave is cut off anyway */
             src_gz_resync(r);
+            return false;
         } else if (zrc == Z_MEM_ERROR) {
             r->io_error = ENOMEM;
             r->eof = true;
