@@ -17,6 +17,8 @@
  *          or both absent
  *   readerable  the same yes/no
  *
+ * BENCH_PAGES_VERBOSE=1 prints each page's metadata beside the reference's;
+ * BENCH_PAGES_DUMP=DIR writes each page's text and the reference's there.
  * With a second argument, a JSONL file of another extractor's output
  * ({"page", "title", "html", "seconds"} per page: bench/pages_readability.py
  * writes readability-lxml's), the same text and title figures for it beside
@@ -296,6 +298,22 @@ int main(int argc, char **argv)
             return 1;
         }
         const char *want = html_to_text(&a, exp);
+        const char *dump = getenv("BENCH_PAGES_DUMP"); /* a directory: texts to compare */
+        if (dump) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s.got.txt", dump, names[i]);
+            FILE *df = fopen(path, "w");
+            if (df) {
+                fputs(pg.text, df);
+                fclose(df);
+            }
+            snprintf(path, sizeof path, "%s/%s.want.txt", dump, names[i]);
+            df = fopen(path, "w");
+            if (df) {
+                fputs(want ? want : "", df);
+                fclose(df);
+            }
+        }
         struct prf s = text_score(pg.text, want);
         ours.p += s.p, ours.r += s.r, ours.f += s.f, ours.n++;
 

@@ -691,7 +691,11 @@ static void render_subtree(struct ctx *c, struct render *r, uint32_t root)
             r->br = true;
         } else if (x->tag == XTAG_img || x->tag == XTAG_td || x->tag == XTAG_th) {
             r->space = true;
-        } else if (x->tag == XTAG_TEXT && f[i].chars > 0) {
+        } else if (x->tag == XTAG_TEXT && f[i].chars == 0) {
+            /* white space alone still separates words: "<b>a</b> <i>b</i>" */
+            if (x->len > 0)
+                r->space = true;
+        } else if (x->tag == XTAG_TEXT) {
             if (r->b.len > 0 && (r->br || f[i].owner != r->owner) &&
                 r->b.data[r->b.len - 1] != '\n') {
                 buf_putc(&r->b, '\n');

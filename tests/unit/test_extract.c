@@ -206,6 +206,23 @@ static void the_site_name_is_cut_from_the_title(void **state)
     }
 }
 
+static void words_apart_by_white_space_alone_stay_apart(void **state)
+{
+    (void)state;
+    static const char page[] = "<html><body><article><p>" PARA "</p>"
+                               "<pre><span>SELECT</span> <span>avg(n)</span>\n<span>FROM</span> "
+                               "<span>t</span></pre><p><b>alpha</b> <i>beta</i>, " PARA
+                               "</p></article></body></html>";
+    struct arena a;
+    arena_init(&a, 0);
+    struct extracted_page p;
+    assert_int_equal(extract(&a, page, sizeof page - 1, NULL, NULL, &p), 0);
+    assert_page_invariants(&p);
+    if (!strstr(p.text, "SELECT avg(n) FROM t") || !strstr(p.text, "alpha beta,"))
+        fail_msg("words glued: [%s]", p.text);
+    arena_release(&a);
+}
+
 static void a_list_of_links_holds_no_article(void **state)
 {
     (void)state;
@@ -345,6 +362,7 @@ int main(void)
         cmocka_unit_test(metadata_comes_from_the_page),
         cmocka_unit_test(json_ld_wins_and_reads_lists_graphs_and_cdata),
         cmocka_unit_test(the_site_name_is_cut_from_the_title),
+        cmocka_unit_test(words_apart_by_white_space_alone_stay_apart),
         cmocka_unit_test(a_list_of_links_holds_no_article),
         cmocka_unit_test(charsets_become_utf8),
         cmocka_unit_test(invalid_bytes_and_nuls_give_valid_text),
