@@ -239,6 +239,27 @@ static const char *where_name(const char *where)
     return where[0] ? where : "file";
 }
 
+/* An article read into the batch's arena (rc and e: how reading went):
+ * normalised and batched, or reported with `where` and skipped when it is
+ * invalid. */
+static int add_read(struct import_ctx *c, struct article *art, int rc, struct err *e,
+                    const char *where)
+{
+    if (rc == 0)
+        rc = ingest_normalize(c->s, &c->b->a, art, c->opt, e);
+    if (rc == ERR_INVALID) {
+        ingest_report(c->report, "%s: %s", where_name(where), err_msg(e, rc));
+        c->stats->skipped++;
+        return 0;
+    }
+    if (rc < 0) {
+        if (c->err)
+            *c->err = *e;
+        return rc;
+    }
+    return batch_add(c, art);
+}
+
 /* One article object; bad ones are reported with `where` and skipped. */
 static int import_article(struct import_ctx *c, const json_t *obj, const char *where)
 {
@@ -246,19 +267,7 @@ static int import_article(struct import_ctx *c, const json_t *obj, const char *w
     struct err e;
     err_clear(&e);
     int rc = ingest_article_from_json(&c->b->a, obj, &art, &e);
-    if (rc == 0)
-        rc = ingest_normalize(c->s, &c->b->a, &art, c->opt, &e);
-    if (rc == ERR_INVALID) {
-        ingest_report(c->report, "%s: %s", where_name(where), err_msg(&e, rc));
-        c->stats->skipped++;
-        return 0;
-    }
-    if (rc < 0) {
-        if (c->err)
-            *c->err = e;
-        return rc;
-    }
-    return batch_add(c, &art);
+    return add_read(c, &art, rc, &e, where);
 }
 
 /* A parsed JSON value found at `where`: an article, a NewsAPI response, or
@@ -466,18 +475,7 @@ int ingest_import_article(struct import_ctx *c, const struct article *in, const 
         return err_set(c->err, rc, "out of memory");
     struct err e;
     err_clear(&e);
-    rc = ingest_normalize(c->s, &c->b->a, &art, c->opt, &e);
-    if (rc == ERR_INVALID) {
-        ingest_report(c->report, "%s: %s", where_name(where), err_msg(&e, rc));
-        c->stats->skipped++;
-        return 0;
-    }
-    if (rc < 0) {
-        if (c->err)
-            *c->err = e;
-        return rc;
-    }
-    return batch_add(c, &art);
+    return add_read(c, &art, 0, &e, where);
 }
 
 void ingest_import_skip(struct import_ctx *c)
