@@ -269,8 +269,8 @@ int main(int argc, char **argv)
     size_t has_time = 0, has_time_right = 0, extra_time = 0;
     double cpu = 0, other_seconds = 0;
     size_t bytes = 0;
-    printf("%-34s %5s %5s %5s | %5s %5s %5s | T B E L P R\n", "page", "rec", "prec", "F1",
-           "rec", "prec", "F1");
+    printf("%-34s %5s %5s %5s | %5s %5s %5s | T B E L P R\n", "page", "rec", "prec", "F1", "rec",
+           "prec", "F1");
     for (size_t i = 0; i < n_names; i++) {
         char p[4096];
         size_t src_n = 0, exp_n = 0, meta_n = 0;

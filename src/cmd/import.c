@@ -32,11 +32,16 @@ static int valid_two_letters(const char *s)
 int cmd_import(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},    {"headlines", no_argument, NULL, 'H'},
-        {"country", required_argument, NULL, 'c'},  {"category", required_argument, NULL, 'k'},
-        {"language", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
-        {"progress", no_argument, NULL, 'p'},       {"warc", no_argument, NULL, 'w'},
-        {"progress-every", required_argument, NULL, 'e'}, {NULL, 0, NULL, 0},
+        {"store", required_argument, NULL, 's'},
+        {"headlines", no_argument, NULL, 'H'},
+        {"country", required_argument, NULL, 'c'},
+        {"category", required_argument, NULL, 'k'},
+        {"language", required_argument, NULL, 'l'},
+        {"help", no_argument, NULL, 'h'},
+        {"progress", no_argument, NULL, 'p'},
+        {"warc", no_argument, NULL, 'w'},
+        {"progress-every", required_argument, NULL, 'e'},
+        {NULL, 0, NULL, 0},
     };
     const char *store_opt = NULL;
     struct ingest_options io = {0};

@@ -59,10 +59,10 @@ enum attempt_flags {
 /* What the passes know about one node. */
 struct nfo {
     /* per page */
-    int8_t weight;    /* class and id: -50..50 */
-    uint8_t unlikely; /* class, id or role says boilerplate */
-    uint8_t block;    /* a block element */
-    uint8_t link;     /* inside <a> */
+    int8_t weight;     /* class and id: -50..50 */
+    uint8_t unlikely;  /* class, id or role says boilerplate */
+    uint8_t block;     /* a block element */
+    uint8_t link;      /* inside <a> */
     uint8_t invisible; /* never shown: script, hidden, ... */
     uint32_t owner;    /* nearest block ancestor */
     uint32_t chars;    /* text nodes: characters, white space folded */
@@ -91,15 +91,51 @@ struct ctx {
 static bool tag_is_block(enum xtag t)
 {
     switch (t) {
-    case XTAG_address: case XTAG_article: case XTAG_aside: case XTAG_blockquote:
-    case XTAG_body: case XTAG_caption: case XTAG_center: case XTAG_dd: case XTAG_details:
-    case XTAG_dialog: case XTAG_div: case XTAG_dl: case XTAG_dt: case XTAG_fieldset:
-    case XTAG_figcaption: case XTAG_figure: case XTAG_footer: case XTAG_form: case XTAG_h1:
-    case XTAG_h2: case XTAG_h3: case XTAG_h4: case XTAG_h5: case XTAG_h6: case XTAG_header:
-    case XTAG_hr: case XTAG_html: case XTAG_li: case XTAG_main: case XTAG_menu: case XTAG_nav:
-    case XTAG_ol: case XTAG_p: case XTAG_pre: case XTAG_section: case XTAG_summary:
-    case XTAG_table: case XTAG_tbody: case XTAG_td: case XTAG_tfoot: case XTAG_th:
-    case XTAG_thead: case XTAG_tr: case XTAG_ul: case XTAG_DOC:
+    case XTAG_address:
+    case XTAG_article:
+    case XTAG_aside:
+    case XTAG_blockquote:
+    case XTAG_body:
+    case XTAG_caption:
+    case XTAG_center:
+    case XTAG_dd:
+    case XTAG_details:
+    case XTAG_dialog:
+    case XTAG_div:
+    case XTAG_dl:
+    case XTAG_dt:
+    case XTAG_fieldset:
+    case XTAG_figcaption:
+    case XTAG_figure:
+    case XTAG_footer:
+    case XTAG_form:
+    case XTAG_h1:
+    case XTAG_h2:
+    case XTAG_h3:
+    case XTAG_h4:
+    case XTAG_h5:
+    case XTAG_h6:
+    case XTAG_header:
+    case XTAG_hr:
+    case XTAG_html:
+    case XTAG_li:
+    case XTAG_main:
+    case XTAG_menu:
+    case XTAG_nav:
+    case XTAG_ol:
+    case XTAG_p:
+    case XTAG_pre:
+    case XTAG_section:
+    case XTAG_summary:
+    case XTAG_table:
+    case XTAG_tbody:
+    case XTAG_td:
+    case XTAG_tfoot:
+    case XTAG_th:
+    case XTAG_thead:
+    case XTAG_tr:
+    case XTAG_ul:
+    case XTAG_DOC:
         return true;
     default:
         return false;
@@ -110,11 +146,31 @@ static bool tag_is_block(enum xtag t)
 static bool tag_is_invisible(enum xtag t)
 {
     switch (t) {
-    case XTAG_script: case XTAG_style: case XTAG_noscript: case XTAG_template: case XTAG_svg:
-    case XTAG_math: case XTAG_head: case XTAG_title: case XTAG_meta: case XTAG_link:
-    case XTAG_iframe: case XTAG_object: case XTAG_embed: case XTAG_select: case XTAG_textarea:
-    case XTAG_button: case XTAG_input: case XTAG_canvas: case XTAG_audio: case XTAG_video:
-    case XTAG_map: case XTAG_base: case XTAG_option: case XTAG_dialog: case XTAG_label:
+    case XTAG_script:
+    case XTAG_style:
+    case XTAG_noscript:
+    case XTAG_template:
+    case XTAG_svg:
+    case XTAG_math:
+    case XTAG_head:
+    case XTAG_title:
+    case XTAG_meta:
+    case XTAG_link:
+    case XTAG_iframe:
+    case XTAG_object:
+    case XTAG_embed:
+    case XTAG_select:
+    case XTAG_textarea:
+    case XTAG_button:
+    case XTAG_input:
+    case XTAG_canvas:
+    case XTAG_audio:
+    case XTAG_video:
+    case XTAG_map:
+    case XTAG_base:
+    case XTAG_option:
+    case XTAG_dialog:
+    case XTAG_label:
         return true;
     default:
         return false;
@@ -125,8 +181,18 @@ static bool tag_is_invisible(enum xtag t)
 static bool tag_scores(enum xtag t)
 {
     switch (t) {
-    case XTAG_p: case XTAG_pre: case XTAG_td: case XTAG_section: case XTAG_h2: case XTAG_h3:
-    case XTAG_h4: case XTAG_h5: case XTAG_h6: case XTAG_div: case XTAG_article: case XTAG_main:
+    case XTAG_p:
+    case XTAG_pre:
+    case XTAG_td:
+    case XTAG_section:
+    case XTAG_h2:
+    case XTAG_h3:
+    case XTAG_h4:
+    case XTAG_h5:
+    case XTAG_h6:
+    case XTAG_div:
+    case XTAG_article:
+    case XTAG_main:
         return true;
     default:
         return false;
@@ -149,12 +215,25 @@ static float tag_base_score(enum xtag t)
     switch (t) {
     case XTAG_div:
         return 5;
-    case XTAG_pre: case XTAG_td: case XTAG_blockquote:
+    case XTAG_pre:
+    case XTAG_td:
+    case XTAG_blockquote:
         return 3;
-    case XTAG_address: case XTAG_ol: case XTAG_ul: case XTAG_dl: case XTAG_dd: case XTAG_dt:
-    case XTAG_li: case XTAG_form:
+    case XTAG_address:
+    case XTAG_ol:
+    case XTAG_ul:
+    case XTAG_dl:
+    case XTAG_dd:
+    case XTAG_dt:
+    case XTAG_li:
+    case XTAG_form:
         return -3;
-    case XTAG_h1: case XTAG_h2: case XTAG_h3: case XTAG_h4: case XTAG_h5: case XTAG_h6:
+    case XTAG_h1:
+    case XTAG_h2:
+    case XTAG_h3:
+    case XTAG_h4:
+    case XTAG_h5:
+    case XTAG_h6:
     case XTAG_th:
         return -5;
     default:
@@ -175,20 +254,20 @@ static bool has_any(const char *s, const char *const *words, size_t n)
 #define HAS_ANY(s, list) has_any(s, list, sizeof list / sizeof list[0])
 
 static const char *const unlikely_words[] = {
-    "-ad-",       "ai2html",  "banner",  "breadcrumbs", "combx",      "comment", "community",
-    "cover-wrap", "disqus",   "extra",   "footer",      "gdpr",       "header",  "legends",
-    "menu",       "related",  "remark",  "replies",     "rss",        "shoutbox", "sidebar",
-    "skyscraper", "social",   "sponsor", "supplemental", "ad-break",  "agegate", "pagination",
-    "pager",      "popup",    "yom-remote", "cookie",   "consent",    "newsletter"};
-static const char *const maybe_words[] = {"and", "article", "body", "column", "content", "main",
-                                          "mathjax", "shadow"};
-static const char *const positive_words[] = {"article", "body", "content", "entry", "hentry",
-                                             "h-entry", "main",  "page",    "pagination",
-                                             "post",    "text",  "blog",    "story"};
+    "-ad-",       "ai2html", "banner",     "breadcrumbs",  "combx",    "comment",   "community",
+    "cover-wrap", "disqus",  "extra",      "footer",       "gdpr",     "header",    "legends",
+    "menu",       "related", "remark",     "replies",      "rss",      "shoutbox",  "sidebar",
+    "skyscraper", "social",  "sponsor",    "supplemental", "ad-break", "agegate",   "pagination",
+    "pager",      "popup",   "yom-remote", "cookie",       "consent",  "newsletter"};
+static const char *const maybe_words[] = {"and",     "article", "body",    "column",
+                                          "content", "main",    "mathjax", "shadow"};
+static const char *const positive_words[] = {"article", "body", "content", "entry",      "hentry",
+                                             "h-entry", "main", "page",    "pagination", "post",
+                                             "text",    "blog", "story"};
 static const char *const negative_words[] = {
-    "-ad-",  "banner",   "combx", "comment", "com-",    "contact", "footer",  "gdpr",
-    "masthead", "media", "meta",  "outbrain", "promo",  "related", "scroll",  "share",
-    "shoutbox", "sidebar", "skyscraper", "sponsor", "shopping", "tags", "widget"};
+    "-ad-",     "banner",  "combx",      "comment",  "com-",     "contact", "footer", "gdpr",
+    "masthead", "media",   "meta",       "outbrain", "promo",    "related", "scroll", "share",
+    "shoutbox", "sidebar", "skyscraper", "sponsor",  "shopping", "tags",    "widget"};
 
 /* Lower-case copy of an attribute into out (bounded). */
 static void lower_into(char *out, size_t cap, const char *v)
@@ -539,10 +618,10 @@ static bool conditional_removes(struct ctx *c, uint32_t i, unsigned flags)
     enum xtag t = (enum xtag)d->nodes[i].tag;
     if (t == XTAG_table && is_data_table(d, i, xdom_subtree_end(d, i)))
         return false;
-    if (has_ancestor_tag(d, i, XTAG_table, 64) && t != XTAG_table && t != XTAG_ul &&
-        t != XTAG_ol)
+    if (has_ancestor_tag(d, i, XTAG_table, 64) && t != XTAG_table && t != XTAG_ul && t != XTAG_ol)
         return false; /* inside a table kept as data */
-    if (t == XTAG_pre || has_ancestor_tag(d, i, XTAG_pre, 64) || has_ancestor_tag(d, i, XTAG_code, 8))
+    if (t == XTAG_pre || has_ancestor_tag(d, i, XTAG_pre, 64) ||
+        has_ancestor_tag(d, i, XTAG_code, 8))
         return false;
     int weight = (flags & WEIGHT_CLASSES) ? n->weight : 0;
     float score = n->scored ? n->score : 0;
@@ -650,8 +729,8 @@ static void clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned flag
         enum xtag t = (enum xtag)d->nodes[i].tag;
         if (f[i].gone || i == root)
             continue;
-        if (t != XTAG_table && t != XTAG_ul && t != XTAG_ol && t != XTAG_div &&
-            t != XTAG_section && t != XTAG_header && t != XTAG_form && t != XTAG_fieldset)
+        if (t != XTAG_table && t != XTAG_ul && t != XTAG_ol && t != XTAG_div && t != XTAG_section &&
+            t != XTAG_header && t != XTAG_form && t != XTAG_fieldset)
             continue;
         bool ancestor_gone = false;
         for (uint32_t up = d->nodes[i].parent; up != 0 && up >= root; up = d->nodes[up].parent)
@@ -893,7 +972,8 @@ static char *first_paragraph(struct ctx *c, const struct pick *pk)
             struct buf b;
             buf_init(&b, 0);
             xdom_text_line(d, i, &b, EXTRACT_MAX_FIELD);
-            char *s = b.len ? xtext_clean(c->a, b.data, b.len, EXTRACT_MAX_FIELD, false, &c->rc) : NULL;
+            char *s =
+                b.len ? xtext_clean(c->a, b.data, b.len, EXTRACT_MAX_FIELD, false, &c->rc) : NULL;
             buf_release(&b);
             if (s)
                 return s;
@@ -928,8 +1008,7 @@ static char *byline_of_page(struct ctx *c)
         struct buf b;
         buf_init(&b, 0);
         xdom_text_line(d, from, &b, EXTRACT_MAX_FIELD);
-        char *s = b.len ? xtext_clean(c->a, b.data, b.len, EXTRACT_MAX_FIELD, false, &c->rc)
-                        : NULL;
+        char *s = b.len ? xtext_clean(c->a, b.data, b.len, EXTRACT_MAX_FIELD, false, &c->rc) : NULL;
         buf_release(&b);
         if (s) {
             f[i].invisible = 1;
@@ -945,8 +1024,7 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
                  struct extracted_page *out)
 {
     static const unsigned tries[] = {STRIP_UNLIKELY | WEIGHT_CLASSES | CLEAN_CONDITIONALLY,
-                                     WEIGHT_CLASSES | CLEAN_CONDITIONALLY, CLEAN_CONDITIONALLY,
-                                     0};
+                                     WEIGHT_CLASSES | CLEAN_CONDITIONALLY, CLEAN_CONDITIONALLY, 0};
     struct xdom d = {0};
     struct ctx c = {0};
     struct pick pk = {0};

@@ -21,10 +21,10 @@
 #include "util/arena.h"
 
 #define EXTRACT_MAX_INPUT ((size_t)8 * 1024 * 1024) /* bytes of page read */
-#define EXTRACT_MAX_DEPTH 256       /* deeper elements fold into their ancestor */
-#define EXTRACT_MAX_NODES 500000    /* elements and text runs of one page */
-#define EXTRACT_MAX_TEXT (512 * 1024) /* bytes of main text kept */
-#define EXTRACT_MAX_FIELD 4096        /* bytes of a metadata string kept */
+#define EXTRACT_MAX_DEPTH 256                       /* deeper elements fold into their ancestor */
+#define EXTRACT_MAX_NODES 500000                    /* elements and text runs of one page */
+#define EXTRACT_MAX_TEXT (512 * 1024)               /* bytes of main text kept */
+#define EXTRACT_MAX_FIELD 4096                      /* bytes of a metadata string kept */
 
 struct extract_options {
     const char *url;     /* where the page was fetched: resolves relative links; may be NULL */
@@ -32,18 +32,18 @@ struct extract_options {
 };
 
 struct extracted_page {
-    char *text;        /* main text: paragraphs separated by '\n'; "" when none */
-    size_t text_len;   /* bytes of text */
-    char *title;       /* headline, the site's name cut off */
-    char *byline;      /* author(s) */
-    char *excerpt;     /* description: the page's own, else the text's first paragraph */
-    char *image;       /* lead image: og:image, twitter:image, JSON-LD, first image of the text */
-    char *published;   /* publication time as the page writes it */
+    char *text;      /* main text: paragraphs separated by '\n'; "" when none */
+    size_t text_len; /* bytes of text */
+    char *title;     /* headline, the site's name cut off */
+    char *byline;    /* author(s) */
+    char *excerpt;   /* description: the page's own, else the text's first paragraph */
+    char *image;     /* lead image: og:image, twitter:image, JSON-LD, first image of the text */
+    char *published; /* publication time as the page writes it */
     int64_t published_at; /* published, read as UTC seconds; 0 when absent or unreadable */
-    char *lang;        /* language tag as the page writes it ("en-US") */
-    char *site_name;   /* og:site_name, JSON-LD publisher */
-    char *canonical;   /* link rel=canonical, else og:url */
-    bool readerable;   /* the page holds an article (not a list, a form, an index) */
+    char *lang;           /* language tag as the page writes it ("en-US") */
+    char *site_name;      /* og:site_name, JSON-LD publisher */
+    char *canonical;      /* link rel=canonical, else og:url */
+    bool readerable;      /* the page holds an article (not a list, a form, an index) */
 };
 
 /* Extract page[0..len) into *out (strings in the arena). Returns 0, or

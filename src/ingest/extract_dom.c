@@ -51,8 +51,8 @@
 
 static bool is_label_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_' || c == '.' || c == ':';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == '.' || c == ':';
 }
 
 /* A "charset=" in the first SNIFF_BYTES bytes, lower case, into out. */
@@ -506,7 +506,7 @@ int xdom_build(struct xdom *d, const char *html, size_t len)
     if (len > EXTRACT_MAX_INPUT * 4)
         len = EXTRACT_MAX_INPUT * 4;
     if (len == 0)
-        return 0; /* libxml2 makes no parser for nothing: an empty document */
+        return 0;    /* libxml2 makes no parser for nothing: an empty document */
     xmlInitParser(); /* once per process; a no-op afterwards */
     htmlParserCtxtPtr ctxt = htmlCreateMemoryParserCtxt(html, (int)len);
     if (!ctxt)
@@ -688,7 +688,7 @@ static void unescape_into(struct buf *b, const char *s, size_t n)
             size_t digits = 0;
             for (; j < n && digits < 16; j++, digits++) {
                 char c = s[j];
-                int d = c >= '0' && c <= '9' ? c - '0'
+                int d = c >= '0' && c <= '9'          ? c - '0'
                         : hex && c >= 'a' && c <= 'f' ? c - 'a' + 10
                         : hex && c >= 'A' && c <= 'F' ? c - 'A' + 10
                                                       : -1;

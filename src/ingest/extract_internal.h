@@ -18,6 +18,7 @@
 #include "util/arena.h"
 #include "util/buf.h"
 
+/* clang-format off */
 #define XTAGS(X)                                                                                   \
     X(a) X(abbr) X(address) X(article) X(aside) X(audio) X(b) X(base) X(blockquote) X(body)       \
     X(br) X(button) X(canvas) X(caption) X(center) X(code) X(dd) X(del) X(details) X(dialog)      \
@@ -28,6 +29,7 @@
     X(script) X(section) X(select) X(small) X(source) X(span) X(strong) X(style) X(sub)          \
     X(summary) X(sup) X(svg) X(table) X(tbody) X(td) X(template) X(textarea) X(tfoot) X(th)      \
     X(thead) X(time) X(title) X(tr) X(tt) X(u) X(ul) X(var) X(video) X(wbr)
+/* clang-format on */
 
 enum xtag {
     XTAG_TEXT = 0, /* a text run, not an element */
@@ -36,20 +38,22 @@ enum xtag {
 #define XTAG_ENUM_(n) XTAG_##n,
     XTAGS(XTAG_ENUM_)
 #undef XTAG_ENUM_
-    XTAG_COUNT
+        XTAG_COUNT
 };
 
 /* The attributes kept. */
+/* clang-format off */
 #define XATTRS(X)                                                                                  \
     X(class) X(id) X(href) X(src) X(srcset) X(data_src) X(data_srcset) X(data_original)          \
     X(data_lazy_src) X(content) X(property) X(name) X(itemprop) X(rel) X(datetime) X(lang)       \
     X(role) X(type) X(charset) X(http_equiv) X(width) X(height) X(alt) X(pubdate)
+/* clang-format on */
 
 enum xattr {
 #define XATTR_ENUM_(n) XATTR_##n,
     XATTRS(XATTR_ENUM_)
 #undef XATTR_ENUM_
-    XATTR_COUNT
+        XATTR_COUNT
 };
 
 enum xnode_flags {

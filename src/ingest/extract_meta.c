@@ -98,7 +98,8 @@ struct meta_state {
     const char *meta[N_META_NAMES]; /* first value seen of each name */
     size_t meta_len[N_META_NAMES];
     /* from JSON-LD */
-    char *ld_title, *ld_name, *ld_headline, *ld_author, *ld_desc, *ld_published, *ld_image, *ld_site;
+    char *ld_title, *ld_name, *ld_headline, *ld_author, *ld_desc, *ld_published, *ld_image,
+        *ld_site;
     uint32_t title_node, html_node, base_node, canonical_node, image_src_node, time_node;
 };
 
@@ -247,8 +248,8 @@ static void jsonld_read(struct meta_state *m, uint32_t i)
         for (size_t w = 0; w < 2; w++) {
             while (n > 0 && (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r'))
                 s++, n--;
-            while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\t' ||
-                             s[n - 1] == '\r'))
+            while (n > 0 &&
+                   (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\t' || s[n - 1] == '\r'))
                 n--;
             size_t a = strlen(wraps[w][0]), z = strlen(wraps[w][1]);
             if (n >= a && memcmp(s, wraps[w][0], a) == 0) {
@@ -302,8 +303,7 @@ static void meta_element(struct meta_state *m, uint32_t i)
     if (!content || clen == 0)
         return;
     /* property (several names possible), name, itemprop, http-equiv */
-    static const enum xattr keys[] = {XATTR_property, XATTR_name, XATTR_itemprop,
-                                      XATTR_http_equiv};
+    static const enum xattr keys[] = {XATTR_property, XATTR_name, XATTR_itemprop, XATTR_http_equiv};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         const char *v = xdom_attr(m->d, i, keys[k], NULL);
         if (!v)
@@ -370,8 +370,7 @@ static char *node_text(struct meta_state *m, uint32_t i, size_t max);
 /* Words are runs of bytes other than ASCII white space and punctuation. */
 static bool word_byte(unsigned char c)
 {
-    return c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-           (c >= 'A' && c <= 'Z');
+    return c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
 static size_t count_words(const char *s)
@@ -405,7 +404,8 @@ static double similarity(const char *a, const char *b)
             continue;
         total += wn;
         for (size_t k = 0; k + wn <= la; k++) {
-            if (strncasecmp(a + k, b + w, wn) == 0 && (k == 0 || !word_byte((unsigned char)a[k - 1])) &&
+            if (strncasecmp(a + k, b + w, wn) == 0 &&
+                (k == 0 || !word_byte((unsigned char)a[k - 1])) &&
                 (k + wn == la || !word_byte((unsigned char)a[k + wn]))) {
                 covered += wn;
                 break;
@@ -419,8 +419,8 @@ static double similarity(const char *a, const char *b)
  * " — ", " / ", " \ ", " > ", " » ". */
 static size_t separator_at(const char *s)
 {
-    static const char *const seps[] = {" | ", " - ", " \xE2\x80\x93 ", " \xE2\x80\x94 ",
-                                       " / ", " \\ ", " > ",         " \xC2\xBB "};
+    static const char *const seps[] = {" | ",  " - ", " \xE2\x80\x93 ", " \xE2\x80\x94 ", " / ",
+                                       " \\ ", " > ", " \xC2\xBB "};
     if (s[0] != ' ')
         return 0;
     for (size_t k = 0; k < sizeof seps / sizeof seps[0]; k++) {
@@ -543,8 +543,8 @@ static char *first_of(struct meta_state *m, enum mfield f)
 
 static bool looks_like_url(const char *s)
 {
-    return s && (strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0 ||
-                 s[0] == '/');
+    return s &&
+           (strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0 || s[0] == '/');
 }
 
 char *xmeta_url(struct arena *a, const char *ref, size_t n, const char *base)

@@ -44,21 +44,21 @@ struct warc_reader {
     unsigned char in[SRC_IN_BYTES];
     unsigned char out[SRC_OUT_BYTES];
     size_t out_pos, out_len;
-    uint64_t upos;    /* uncompressed offset of out[out_pos] */
-    uint64_t fpos;    /* bytes read from the file */
-    bool in_eof;      /* the file is read to its end */
-    bool eof;         /* no more bytes will come */
-    bool in_member;   /* inside a gzip member (its end not seen) */
-    bool damaged;     /* corrupt data met since the last record started */
-    bool truncated;   /* the file ends inside a gzip member */
+    uint64_t upos;      /* uncompressed offset of out[out_pos] */
+    uint64_t fpos;      /* bytes read from the file */
+    bool in_eof;        /* the file is read to its end */
+    bool eof;           /* no more bytes will come */
+    bool in_member;     /* inside a gzip member (its end not seen) */
+    bool damaged;       /* corrupt data met since the last record started */
+    bool truncated;     /* the file ends inside a gzip member */
     uint64_t damage_at; /* file offset of the damage */
-    int io_error;     /* errno of a failed read */
-    bool have_line;   /* line holds a "WARC/1.x" line found while resyncing */
-    uint64_t line_at; /* its offset */
-    struct buf line;  /* the current line */
-    struct buf head;  /* header values of the current record, NUL-separated */
+    int io_error;       /* errno of a failed read */
+    bool have_line;     /* line holds a "WARC/1.x" line found while resyncing */
+    uint64_t line_at;   /* its offset */
+    struct buf line;    /* the current line */
+    struct buf head;    /* header values of the current record, NUL-separated */
     struct buf block;
-    struct buf body;  /* decoded payload */
+    struct buf body; /* decoded payload */
     struct buf tmp;
     char http_head[WARC_MAX_HEADER + 1];
 };
@@ -218,9 +218,8 @@ static bool src_line(struct warc_reader *r)
         unsigned char *nl = memchr(start, '\n', avail);
         size_t take = nl ? (size_t)(nl - start) : avail;
         if (r->line.len < LINE_MAX_BYTES)
-            buf_append(&r->line, start, take < LINE_MAX_BYTES - r->line.len
-                                                ? take
-                                                : LINE_MAX_BYTES - r->line.len);
+            buf_append(&r->line, start,
+                       take < LINE_MAX_BYTES - r->line.len ? take : LINE_MAX_BYTES - r->line.len);
         r->out_pos += take + (nl ? 1 : 0);
         r->upos += take + (nl ? 1 : 0);
         if (nl)
@@ -281,8 +280,9 @@ static void resync(struct warc_reader *r)
 static int bad(struct warc_reader *r, struct err *err, const char *why)
 {
     if (r->damaged) {
-        err_set(err, ERR_PARSE, "%s at file offset %llu", r->truncated ? "file cut short" :
-                "corrupt gzip data", (unsigned long long)r->damage_at);
+        err_set(err, ERR_PARSE, "%s at file offset %llu",
+                r->truncated ? "file cut short" : "corrupt gzip data",
+                (unsigned long long)r->damage_at);
     } else {
         err_set(err, ERR_PARSE, "%s", why);
     }
@@ -489,7 +489,7 @@ static bool dechunk(struct buf *out, const char *s, size_t n)
         size_t size = 0, digits = 0;
         while (i < n && digits < 16) {
             char c = s[i];
-            int v = c >= '0' && c <= '9' ? c - '0'
+            int v = c >= '0' && c <= '9'   ? c - '0'
                     : c >= 'a' && c <= 'f' ? c - 'a' + 10
                     : c >= 'A' && c <= 'F' ? c - 'A' + 10
                                            : -1;

@@ -21,9 +21,9 @@
 
 #include "util/err.h"
 
-#define WARC_MAX_HEADER (64 * 1024)         /* bytes of a WARC or HTTP head */
-#define WARC_MAX_BLOCK ((size_t)32 << 20)   /* block bytes kept; longer ones are skipped */
-#define WARC_MAX_BODY ((size_t)8 << 20)     /* decoded HTTP payload bytes kept */
+#define WARC_MAX_HEADER (64 * 1024)       /* bytes of a WARC or HTTP head */
+#define WARC_MAX_BLOCK ((size_t)32 << 20) /* block bytes kept; longer ones are skipped */
+#define WARC_MAX_BODY ((size_t)8 << 20)   /* decoded HTTP payload bytes kept */
 
 struct warc_reader;
 

@@ -57,8 +57,8 @@ enum outcome {
 };
 
 static const char *const outcome_names[OUT_COUNT] = {
-    "article", "not a response", "malformed", "status not 200", "not HTML",
-    "no article", "no title", "no usable URL",
+    "article",  "not a response", "malformed", "status not 200",
+    "not HTML", "no article",     "no title",  "no usable URL",
 };
 
 enum slot_state { SLOT_FREE, SLOT_READY, SLOT_WORKING, SLOT_DONE };
@@ -95,8 +95,8 @@ struct warc_job {
     size_t ring_n;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    uint64_t next_read;   /* seq the reader fills next */
-    uint64_t next_claim;  /* seq a worker takes next */
+    uint64_t next_read;  /* seq the reader fills next */
+    uint64_t next_claim; /* seq a worker takes next */
     bool reader_done;
     bool stop;
     int reader_rc;
@@ -175,7 +175,8 @@ static bool is_html(const char *ctype, const char *body, size_t n)
 static void page_to_article(struct warc_job *j, struct slot *sl)
 {
     struct extracted_page pg;
-    struct extract_options eo = {.url = sl->uri.data, .charset = sl->charset.len ? sl->charset.data : NULL};
+    struct extract_options eo = {.url = sl->uri.data,
+                                 .charset = sl->charset.len ? sl->charset.data : NULL};
     arena_release(&sl->a);
     arena_init(&sl->a, SLOT_ARENA_BYTES);
     if (extract_page(&sl->a, sl->body.data ? sl->body.data : "", sl->body.len, &eo, &pg) < 0) {
@@ -211,7 +212,8 @@ static void page_to_article(struct warc_job *j, struct slot *sl)
     if (pg.lang) {
         /* "en-US" → "en" */
         char two[3] = {0};
-        if (strlen(pg.lang) >= 2 && (pg.lang[2] == '\0' || pg.lang[2] == '-' || pg.lang[2] == '_')) {
+        if (strlen(pg.lang) >= 2 &&
+            (pg.lang[2] == '\0' || pg.lang[2] == '-' || pg.lang[2] == '_')) {
             char code[3] = {pg.lang[0], pg.lang[1], '\0'};
             if (ingest_language_code(code, two))
                 memcpy(art->language, two, sizeof two);

@@ -18,7 +18,7 @@
 #include "util/utf8.h"
 
 #define PARA                                                                                       \
-    "The committee met on Tuesday to discuss the proposal, which had been debated for months, "   \
+    "The committee met on Tuesday to discuss the proposal, which had been debated for months, "    \
     "and decided after a long session that the plan would go ahead, with changes. "
 
 /* A news page: navigation, cookie banner, share bar, the article, related
@@ -91,7 +91,8 @@ static void assert_page_invariants(const struct extracted_page *p)
     const char *urls[] = {p->image, p->canonical};
     for (size_t i = 0; i < 2; i++)
         if (urls[i])
-            assert_true(strncmp(urls[i], "http://", 7) == 0 || strncmp(urls[i], "https://", 8) == 0);
+            assert_true(strncmp(urls[i], "http://", 7) == 0 ||
+                        strncmp(urls[i], "https://", 8) == 0);
 }
 
 static void the_article_text_is_kept_and_the_boilerplate_dropped(void **state)
@@ -111,9 +112,9 @@ static void the_article_text_is_kept_and_the_boilerplate_dropped(void **state)
     }
     /* one line per paragraph */
     assert_non_null(strstr(p.text, "First paragraph ends here.\nThe committee"));
-    static const char *const gone[] = {"cookies", "Home",    "Share on Facebook", "Related",
-                                       "terrible", "Copyright", "var menu",       "color:red",
-                                       "Ada Lovelace"};
+    static const char *const gone[] = {"cookies",  "Home",      "Share on Facebook",
+                                       "Related",  "terrible",  "Copyright",
+                                       "var menu", "color:red", "Ada Lovelace"};
     for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++)
         if (strstr(p.text, gone[i]))
             fail_msg("boilerplate \"%s\" in the text: [%s]", gone[i], p.text);
@@ -186,7 +187,8 @@ static void the_site_name_is_cut_from_the_title(void **state)
         {"Outside the web: standalone WebAssembly binaries using Emscripten",
          "standalone WebAssembly binaries using Emscripten"},
         {"Outside the web: four words only left", "Outside the web: four words only left"},
-        {"This is a long title with a colon: Hello there", "This is a long title with a colon: Hello there"},
+        {"This is a long title with a colon: Hello there",
+         "This is a long title with a colon: Hello there"},
         {"Plain title without separators", "Plain title without separators"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -209,10 +211,10 @@ static void the_site_name_is_cut_from_the_title(void **state)
 static void words_apart_by_white_space_alone_stay_apart(void **state)
 {
     (void)state;
-    static const char page[] = "<html><body><article><p>" PARA "</p>"
-                               "<pre><span>SELECT</span> <span>avg(n)</span>\n<span>FROM</span> "
-                               "<span>t</span></pre><p><b>alpha</b> <i>beta</i>, " PARA
-                               "</p></article></body></html>";
+    static const char page[] =
+        "<html><body><article><p>" PARA "</p>"
+        "<pre><span>SELECT</span> <span>avg(n)</span>\n<span>FROM</span> "
+        "<span>t</span></pre><p><b>alpha</b> <i>beta</i>, " PARA "</p></article></body></html>";
     struct arena a;
     arena_init(&a, 0);
     struct extracted_page p;
@@ -271,7 +273,8 @@ static void charsets_become_utf8(void **state)
 static void invalid_bytes_and_nuls_give_valid_text(void **state)
 {
     (void)state;
-    static const char page[] = "<meta charset=utf-8><title>a\xED\xA0\x80" "b\xF4\x90\x80\x80"
+    static const char page[] = "<meta charset=utf-8><title>a\xED\xA0\x80"
+                               "b\xF4\x90\x80\x80"
                                "c\0d\xC0\xAF</title><body><p>\xFF\xFE x, y, z \0 w</p>";
     struct arena a;
     arena_init(&a, 0);
@@ -286,8 +289,15 @@ static void invalid_bytes_and_nuls_give_valid_text(void **state)
 static void empty_and_tiny_inputs(void **state)
 {
     (void)state;
-    static const char *const inputs[] = {"", "<", "<html", "<!--", "<script>", "&", "\xEF\xBB\xBF",
-                                         "<title></title>", "<base href=\"javascript:x\">"};
+    static const char *const inputs[] = {"",
+                                         "<",
+                                         "<html",
+                                         "<!--",
+                                         "<script>",
+                                         "&",
+                                         "\xEF\xBB\xBF",
+                                         "<title></title>",
+                                         "<base href=\"javascript:x\">"};
     for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
         struct arena a;
         arena_init(&a, 0);

@@ -26,8 +26,8 @@ static void add_record(struct buf *b, const char *version, const char *type, con
     buf_printf(b, "%s\r\nWARC-Type: %s\r\nWARC-Date: 2024-03-05T06:07:08Z\r\n", version, type);
     if (uri)
         buf_printf(b, "WARC-Target-URI: %s\r\n", uri);
-    buf_printf(b, "Content-Type: application/http; msgtype=%s\r\nContent-Length: %zu\r\n\r\n",
-               type, n);
+    buf_printf(b, "Content-Type: application/http; msgtype=%s\r\nContent-Length: %zu\r\n\r\n", type,
+               n);
     buf_append(b, block, n);
     buf_puts(b, "\r\n\r\n");
 }
@@ -97,8 +97,7 @@ static void read_all(const char *data, size_t n, struct got *g)
             continue;
         }
         if (rec.http_status && g->n_rec < 8) {
-            snprintf(g->bodies[g->n_rec], sizeof g->bodies[0], "%.*s", (int)rec.body_len,
-                     rec.body);
+            snprintf(g->bodies[g->n_rec], sizeof g->bodies[0], "%.*s", (int)rec.body_len, rec.body);
             snprintf(g->uris[g->n_rec], sizeof g->uris[0], "%s", rec.target_uri);
             g->status[g->n_rec] = rec.http_status;
             g->n_rec++;
