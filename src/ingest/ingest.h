@@ -54,6 +54,31 @@ int ingest_import_file(struct store *s, const char *path, const struct ingest_op
 int ingest_import_warc(struct store *s, const char *path, const struct ingest_options *opt,
                        struct ingest_stats *stats, struct err *err);
 
+/* ---- pages ------------------------------------------------------------ */
+
+struct extracted_page; /* ingest/extract.h */
+
+enum ingest_filled {
+    INGEST_FILLED_CONTENT = 1 << 0,
+    INGEST_FILLED_DESCRIPTION = 1 << 1,
+    INGEST_FILLED_IMAGE = 1 << 2,
+    INGEST_FILLED_AUTHOR = 1 << 3,
+    INGEST_FILLED_PUBLISHED = 1 << 4,
+    INGEST_FILLED_LANGUAGE = 1 << 5,
+};
+
+/* Fill the gaps of art from its page: content (also when the article's
+ * content only repeats its description), description, image, author, the
+ * publication time when !dated (the article's source gave none), the
+ * language when art has none. What art says otherwise stays. The page's
+ * strings are borrowed (they live where pg's do). Returns the
+ * INGEST_FILLED_* bits of what changed. */
+unsigned ingest_page_fill(struct article *art, const struct extracted_page *pg, bool dated);
+
+/* The two-letter code of a page's language tag ("en-US", "pt_BR", "de"),
+ * as ingest_language_code writes it; false ("" written) for anything else. */
+bool ingest_page_language(const char *tag, char out[3]);
+
 /* Import a sources catalogue: a NewsAPI sources response ({"sources":[...]})
  * or JSONL of source objects; extra keys popularity (number) and headlines
  * (bool, default true). Values stored verbatim. *n_out = sources stored. */

@@ -204,21 +204,9 @@ static void page_to_article(struct warc_job *j, struct slot *sl)
     }
     art->url = url;
     art->title = pg.title;
-    art->author = pg.byline;
-    art->description = pg.excerpt;
-    art->url_to_image = pg.image;
-    art->content = pg.text_len ? pg.text : NULL;
-    art->published_at = pg.published_at ? pg.published_at : sl->date_s;
-    if (pg.lang) {
-        /* "en-US" → "en" */
-        char two[3] = {0};
-        if (strlen(pg.lang) >= 2 &&
-            (pg.lang[2] == '\0' || pg.lang[2] == '-' || pg.lang[2] == '_')) {
-            char code[3] = {pg.lang[0], pg.lang[1], '\0'};
-            if (ingest_language_code(code, two))
-                memcpy(art->language, two, sizeof two);
-        }
-    }
+    ingest_page_fill(art, &pg, false);
+    if (!art->published_at)
+        art->published_at = sl->date_s;
     const struct source *src = domain_map_find(&j->dm, dom);
     if (src) {
         art->source_id = src->id;

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "ingest/extract.h"
+#include "ingest/ingest.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/utf8.h"
@@ -365,6 +366,66 @@ static void an_arena_ceiling_gives_nomem_at_every_size(void **state)
     assert_true(ok > 0 && nomem > 0);
 }
 
+static void the_page_fills_only_the_gaps(void **state)
+{
+    (void)state;
+    char text[] = "Full text of the page.", excerpt[] = "Page excerpt",
+         image[] = "https://p.example/i.jpg", byline[] = "Page Author", lang[] = "pt-BR";
+    struct extracted_page pg = {
+        .text = text,
+        .text_len = sizeof text - 1,
+        .excerpt = excerpt,
+        .image = image,
+        .byline = byline,
+        .published_at = 1000,
+        .lang = lang,
+    };
+    /* a feed item with only a title and a link: everything filled */
+    struct article bare = {.title = "T", .url = "https://f.example/a", .published_at = 5};
+    unsigned got = ingest_page_fill(&bare, &pg, false);
+    assert_int_equal(got, INGEST_FILLED_CONTENT | INGEST_FILLED_DESCRIPTION | INGEST_FILLED_IMAGE |
+                              INGEST_FILLED_AUTHOR | INGEST_FILLED_PUBLISHED |
+                              INGEST_FILLED_LANGUAGE);
+    assert_string_equal(bare.content, pg.text);
+    assert_string_equal(bare.description, "Page excerpt");
+    assert_string_equal(bare.url_to_image, pg.image);
+    assert_string_equal(bare.author, "Page Author");
+    assert_int_equal(bare.published_at, 1000);
+    assert_string_equal(bare.language, "pt");
+    /* what the feed said wins; content that repeats the description is
+     * replaced by the page's text; a dated item keeps its date */
+    struct article full = {.title = "T",
+                           .url = "https://f.example/b",
+                           .author = "Feed Author",
+                           .description = "Feed summary",
+                           .content = "Feed summary",
+                           .url_to_image = "https://f.example/f.jpg",
+                           .published_at = 7,
+                           .language = "en"};
+    got = ingest_page_fill(&full, &pg, true);
+    assert_int_equal(got, INGEST_FILLED_CONTENT);
+    assert_string_equal(full.content, pg.text);
+    assert_string_equal(full.description, "Feed summary");
+    assert_string_equal(full.author, "Feed Author");
+    assert_string_equal(full.url_to_image, "https://f.example/f.jpg");
+    assert_int_equal(full.published_at, 7);
+    assert_string_equal(full.language, "en");
+    /* a feed's own full content stays */
+    struct article own = {.content = "Feed full text", .description = "Feed summary"};
+    assert_int_equal(ingest_page_fill(&own, &pg, true) & INGEST_FILLED_CONTENT, 0);
+    assert_string_equal(own.content, "Feed full text");
+    /* language tags */
+    static const struct {
+        const char *tag, *want;
+    } tags[] = {{"en", "en"}, {"EN-us", "en"}, {"pt_BR", "pt"}, {"se", "sv"},
+                {"eng", ""},  {"e", ""},       {"", ""},        {"x-klingon", ""}};
+    for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
+        char out[3];
+        ingest_page_language(tags[i].tag, out);
+        assert_string_equal(out, tags[i].want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -380,6 +441,7 @@ int main(void)
         cmocka_unit_test(deep_nesting_neither_crashes_nor_hangs),
         cmocka_unit_test(many_small_nodes_stay_within_bounds),
         cmocka_unit_test(an_arena_ceiling_gives_nomem_at_every_size),
+        cmocka_unit_test(the_page_fills_only_the_gaps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
