@@ -613,10 +613,25 @@ void xtext_fold(struct buf *b, const char *s, size_t n, bool *pending_space, siz
             i += k;
             continue;
         }
-        /* a run of visible bytes */
-        size_t j = i + 1;
-        while (j < n && p[j] > ' ' && p[j] < 0x7F)
-            j++;
+        /* a run of visible characters, whole UTF-8 sequences, so that a cut
+         * at max falls between two of them */
+        size_t j = i;
+        while (j < n) {
+            unsigned char c = p[j];
+            if (c <= ' ' || c == 0x7F)
+                break;
+            size_t l = 1;
+            if (c >= 0x80) {
+                if (space_len(p + j, n - j) || dropped_len(p + j, n - j))
+                    break;
+                l = utf8_lead_len(c);
+                if (l == 0 || l > n - j)
+                    l = 1;
+            }
+            j += l;
+        }
+        if (j == i)
+            j = i + 1;
         if (*pending_space && b->len > 0 && b->data[b->len - 1] != '\n')
             buf_putc(b, ' ');
         *pending_space = false;

@@ -287,6 +287,33 @@ static void invalid_bytes_and_nuls_give_valid_text(void **state)
     arena_release(&a);
 }
 
+static void long_fields_are_cut_between_characters(void **state)
+{
+    (void)state;
+    /* a title of 3-byte characters longer than EXTRACT_MAX_FIELD, at every
+     * alignment of the cut */
+    for (int shift = 0; shift < 3; shift++) {
+        struct buf b;
+        buf_init(&b, 0);
+        buf_puts(&b, "<title>");
+        for (int i = 0; i < shift; i++)
+            buf_putc(&b, 'x');
+        for (int i = 0; i < 2000; i++)
+            buf_puts(&b, "\xE2\x82\xAC\xC3\xA9");
+        buf_puts(&b, "</title>");
+        struct arena a;
+        arena_init(&a, 0);
+        struct extracted_page p;
+        assert_int_equal(extract(&a, b.data, b.len, NULL, NULL, &p), 0);
+        assert_non_null(p.title);
+        assert_true(strlen(p.title) <= EXTRACT_MAX_FIELD);
+        assert_true(strlen(p.title) > EXTRACT_MAX_FIELD - 4);
+        assert_true(utf8_valid(p.title, strlen(p.title)));
+        arena_release(&a);
+        buf_release(&b);
+    }
+}
+
 static void empty_and_tiny_inputs(void **state)
 {
     (void)state;
@@ -437,6 +464,7 @@ int main(void)
         cmocka_unit_test(a_list_of_links_holds_no_article),
         cmocka_unit_test(charsets_become_utf8),
         cmocka_unit_test(invalid_bytes_and_nuls_give_valid_text),
+        cmocka_unit_test(long_fields_are_cut_between_characters),
         cmocka_unit_test(empty_and_tiny_inputs),
         cmocka_unit_test(deep_nesting_neither_crashes_nor_hangs),
         cmocka_unit_test(many_small_nodes_stay_within_bounds),
