@@ -448,29 +448,10 @@ out:
     return rc;
 }
 
-/* A copy of s in the batch's arena (NULL stays NULL); *rc ERR_NOMEM. */
-static const char *batch_str(struct import_ctx *c, const char *s, int *rc)
-{
-    if (!s)
-        return NULL;
-    const char *copy = arena_strdup(&c->b->a, s);
-    if (!copy)
-        *rc = ERR_NOMEM;
-    return copy;
-}
-
 int ingest_import_article(struct import_ctx *c, const struct article *in, const char *where)
 {
-    struct article art = *in;
-    int rc = 0;
-    art.source_id = batch_str(c, in->source_id, &rc);
-    art.source_name = batch_str(c, in->source_name, &rc);
-    art.author = batch_str(c, in->author, &rc);
-    art.title = batch_str(c, in->title, &rc);
-    art.description = batch_str(c, in->description, &rc);
-    art.url = batch_str(c, in->url, &rc);
-    art.url_to_image = batch_str(c, in->url_to_image, &rc);
-    art.content = batch_str(c, in->content, &rc);
+    struct article art;
+    int rc = ingest_article_copy(&c->b->a, &art, in);
     if (rc < 0)
         return err_set(c->err, rc, "out of memory");
     struct err e;

@@ -54,6 +54,10 @@ int ingest_import_file(struct store *s, const char *path, const struct ingest_op
 int ingest_import_warc(struct store *s, const char *path, const struct ingest_options *opt,
                        struct ingest_stats *stats, struct err *err);
 
+/* *dst = *src with every string copied into a (category is a constant and
+ * stays shared). ERR_NOMEM. */
+int ingest_article_copy(struct arena *a, struct article *dst, const struct article *src);
+
 /* ---- pages ------------------------------------------------------------ */
 
 struct extracted_page; /* ingest/extract.h */
