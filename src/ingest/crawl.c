@@ -197,24 +197,6 @@ static int64_t item_hash(const struct feed_item *it)
     return (int64_t)h;
 }
 
-/* The two-letter language of a feed's language tag ("en", "en-GB",
- * "pt_BR"), lower case; "" when it is not one. */
-static void tag_language(const char *tag, char out[3])
-{
-    out[0] = '\0';
-    if (!tag)
-        return;
-    char a = tag[0], b = a ? tag[1] : '\0';
-    char after = b ? tag[2] : '\0';
-    bool letters = ((a >= 'a' && a <= 'z') || (a >= 'A' && a <= 'Z')) &&
-                   ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z'));
-    if (!letters || (after != '\0' && after != '-' && after != '_'))
-        return;
-    out[0] = (char)(a | 0x20);
-    out[1] = (char)(b | 0x20);
-    out[2] = '\0';
-}
-
 /* err's message cut to one short line for the feed's last_error. */
 static const char *error_line(struct arena *a, const char *prefix, const char *msg)
 {
@@ -371,7 +353,7 @@ static int doc_articles(struct store *s, struct arena *a, const struct feed_reco
 
     const char *source_name = feed_source_name(s, a, f, doc, host);
     char doc_lang[3];
-    tag_language(doc->language, doc_lang);
+    ingest_page_language(doc->language, doc_lang);
     struct ingest_options io = {
         .headlines = f->headline,
         .country = f->country[0] ? f->country : NULL,

@@ -79,8 +79,9 @@ enum ingest_filled {
  * INGEST_FILLED_* bits of what changed. */
 unsigned ingest_page_fill(struct article *art, const struct extracted_page *pg, bool dated);
 
-/* The two-letter code of a page's language tag ("en-US", "pt_BR", "de"),
- * as ingest_language_code writes it; false ("" written) for anything else. */
+/* The two-letter code of a page's or feed's language tag ("en-US",
+ * "pt_BR", "de"), as ingest_language_code writes it; false ("" written)
+ * for anything else. */
 bool ingest_page_language(const char *tag, char out[3]);
 
 /* Import a sources catalogue: a NewsAPI sources response ({"sources":[...]})
