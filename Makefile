@@ -4,6 +4,7 @@
 #   make demo       install deps, build, load the sample, serve on 127.0.0.1:8080
 #   make fuzz       libFuzzer runs (SECONDS=60 per harness)
 #   make bench      benchmark (N=1000000)
+#   make bench-pages  page extraction quality and speed (docs/extraction.md)
 # Knobs: SANITIZER=address,undefined CC=gcc V=1
 
 CC      ?= gcc
