@@ -5,6 +5,7 @@
 #                   (FEEDS=1: also load the bundled feed catalogue and crawl it)
 #   make fuzz       libFuzzer runs (SECONDS=60 per harness)
 #   make bench      benchmark (N=1000000, PROFILE=newsapi)
+#   make bench-pages  page extraction quality and speed (docs/extraction.md)
 # Knobs: SANITIZER=address,undefined CC=gcc V=1
 
 CC      ?= gcc
@@ -40,7 +41,7 @@ export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 .PHONY: all deps deps-test release asan check unit unit-asan fuzz-replay api-test api-test-asan \
         unit-engine api-test-fts5 \
         web-test install uninstall cluster-test docs-check \
-        demo fuzz bench bench-smoke format format-check clean reliability-test
+        demo fuzz bench bench-smoke bench-pages format format-check clean reliability-test
 
 all: build/newsd
 
@@ -293,6 +294,17 @@ bench: deps build/newsd $(BENCH_BINS)
 	@PROFILE=$(PROFILE) bench/run.sh $(N)
 bench-smoke: deps build/newsd $(BENCH_BINS)
 	@PROFILE=$(PROFILE) bench/run.sh --smoke 10000
+
+# Page extraction quality and speed on tests/data/pages, with Debian's
+# readability-lxml run on the same pages as the baseline (docs/extraction.md).
+$(REL)/bench/bench_pages: bench/bench_pages.c $(REL)/libnewsd.a
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(CFLAGS_COMMON) -O2 -o $@ $< $(REL)/libnewsd.a $(PKG_LIBS) $(LIBS_EXTRA)
+bench-pages: deps $(REL)/bench/bench_pages
+	@mkdir -p build
+	$(PYTHON) bench/pages_readability.py tests/data/pages > build/pages-readability.jsonl
+	$(REL)/bench/bench_pages tests/data/pages build/pages-readability.jsonl
 
 format:
 	clang-format -i $$(find src tests/unit fuzz bench -name '*.[ch]')

@@ -148,3 +148,16 @@ int ingest_normalize(struct store *s, struct arena *a, struct article *art,
         detect_language(art, art->language);
     return 0;
 }
+
+int ingest_article_copy(struct arena *a, struct article *dst, const struct article *src)
+{
+    *dst = *src;
+    const char **fields[] = {
+        &dst->source_id, &dst->source_name,  &dst->author,  &dst->title,         &dst->description,
+        &dst->url,       &dst->url_to_image, &dst->content, &dst->canonical_url, &dst->domain};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        if (*fields[i] && !(*fields[i] = arena_strdup(a, *fields[i])))
+            return ERR_NOMEM;
+    }
+    return 0;
+}
