@@ -15,7 +15,7 @@ import threading
 
 import pytest
 
-from harness import Client, Server, articles_ok, cli_ok, run_cli
+from harness import Client, Server, allow_loopback, articles_ok, cli_ok, run_cli
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
 CONTENT_SUFFIX = re.compile(r"^(.*) \[\+(\d+) chars\]$", re.S)
@@ -83,10 +83,12 @@ def crawled(tmp_path_factory):
     base = "http://127.0.0.1:%d/" % srv.server_address[1]
     Handler.feed = rss(base)
     Handler.asked = []
-    store = str(tmp_path_factory.mktemp("pages") / "store")
+    d = tmp_path_factory.mktemp("pages")
+    store = str(d / "store")
     os.mkdir(store)
-    cli_ok("feeds", "add", "--store", store, base + "feed.xml")
-    run = cli_ok("crawl", "--once", "--store", store)
+    conf = allow_loopback(d)
+    cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
+    run = cli_ok("crawl", "--once", "--store", store, "--config", conf)
     key = cli_ok("keys", "create", "--store", store).out.strip()
     api_srv = Server(store)
     yield type("C", (), {"run": run, "api": Client(api_srv.base, key), "base": base,
@@ -168,12 +170,66 @@ def test_pages_never_fetches_none_and_a_bad_mode_is_a_usage_error(tmp_path):
         Handler.asked = []
         store = str(tmp_path / "store")
         os.mkdir(store)
-        cli_ok("feeds", "add", "--store", store, base + "feed.xml")
-        bad = run_cli("crawl", "--once", "--store", store, "--pages", "sometimes")
+        conf = allow_loopback(tmp_path)
+        cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
+        bad = run_cli("crawl", "--once", "--store", store, "--config", conf, "--pages", "sometimes")
         assert bad.rc == 2 and "--pages" in bad.err, repr(bad)
-        run = cli_ok("crawl", "--once", "--store", store, "--pages", "never")
+        run = cli_ok("crawl", "--once", "--store", store, "--config", conf, "--pages", "never")
         assert SUMMARY.search(run.out).groups() == ("0", "0", "0", "0"), repr(run)
         assert Handler.asked == ["/feed.xml"], Handler.asked
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def test_page_fetches_obey_the_outbound_rules(tmp_path):
+    """An item whose page is on an address the [outbound] rules refuse: the
+    feed (on an allowed address) is read, the page is never asked for, and
+    the item stays as the feed said."""
+    pages_asked = []
+
+    class Pages(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            pages_asked.append(self.path)
+            body = b"<html><body><article><p>private</p></article></body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    page_srv = http.server.ThreadingHTTPServer(("127.0.0.2", 0), Pages)
+    threading.Thread(target=page_srv.serve_forever, daemon=True).start()
+    page = "http://127.0.0.2:%d/internal.html" % page_srv.server_address[1]
+    feed_srv = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Handler, directory=DATA))
+    threading.Thread(target=feed_srv.serve_forever, daemon=True).start()
+    base = "http://127.0.0.1:%d/" % feed_srv.server_address[1]
+    Handler.feed = ("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>t</title>"
+                    "<link>%s</link><item><title>Internal page</title><link>%s</link>"
+                    "</item></channel></rss>" % (base, page)).encode()
+    try:
+        store = str(tmp_path / "store")
+        os.mkdir(store)
+        conf = allow_loopback(tmp_path, "127.0.0.1/32")  # the feed's address only
+        cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
+        run = cli_ok("crawl", "--once", "--store", store, "--config", conf)
+        m = SUMMARY.search(run.out)
+        assert m and int(m.group(1)) == 0 and int(m.group(2)) == 1, run.out
+        assert pages_asked == [], pages_asked
+        key = cli_ok("keys", "create", "--store", store).out.strip()
+        srv = Server(store)
+        try:
+            a = articles_ok(Client(srv.base, key).get("/v2/everything",
+                                                      {"q": "internal", "pageSize": 5}))
+        finally:
+            problems = srv.stop()
+        assert not problems, problems
+        assert a["totalResults"] == 1 and a["articles"][0]["content"] is None, a
+    finally:
+        for srv_ in (page_srv, feed_srv):
+            srv_.shutdown()
+            srv_.server_close()
