@@ -8,7 +8,8 @@
  *     every one-word query, every two-word AND, OR and AND NOT, and a date
  *     window are answered by eng_search_ids over the image and compared
  *     with a brute-force scan of the documents: the exact total and the
- *     newest-first page.
+ *     newest-first page; the relevancy page with block-max pruning is
+ *     compared with the one that scores every match.
  *  1  segment: the rest edits a valid segment image ((offset, byte) pairs)
  *     and the checksum is recomputed, so the structure checks are what
  *     stands between the bytes and a search: the reader refuses the image,
@@ -76,6 +77,18 @@ static int search(struct eng_segment *seg, const char *q, int64_t from, int64_t 
         CHECK(rc == 0);
         CHECK(*n <= 10 && *n <= *total);
     }
+    /* Block-max pruning against scoring every match: the same total and
+     * the same page, in the same order. */
+    uint64_t pruned_total = 0, all_total = 0;
+    int64_t *pruned = NULL, *all = NULL;
+    size_t npruned = 0, nall = 0;
+    req.sort = INDEX_SORT_RELEVANCY;
+    CHECK(eng_search_ids(&snap, &a, &req, &pruned_total, &pruned, &npruned, &err) == 0);
+    snap.score_all = true;
+    CHECK(eng_search_ids(&snap, &a, &req, &all_total, &all, &nall, &err) == 0);
+    snap.score_all = false;
+    CHECK(pruned_total == all_total && npruned == nall);
+    CHECK(nall == 0 || memcmp(pruned, all, nall * sizeof *all) == 0);
     req.sort = INDEX_SORT_PUBLISHED_DESC;
     rc = eng_search_ids(&snap, &a, &req, total, &ids, n, &err);
     CHECK(rc == 0);
@@ -176,6 +189,8 @@ static void check_built(const uint8_t *p, size_t len)
     size_t img_len = 0;
     struct err err;
     err_clear(&err);
+    if (eng_segment_check(heap, NSRC, &err) != 0)
+        fprintf(stderr, "check: %s\n", err.msg);
     CHECK(eng_segment_check(heap, NSRC, &err) == 0);
     CHECK(eng_segment_image(heap, &img, &img_len) == 0);
     CHECK(eng_segment_from_image(img, img_len, &seg, &err) == 0);

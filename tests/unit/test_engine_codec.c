@@ -213,6 +213,112 @@ static void postings_of_every_shape_read_back_in_heap_and_file(void **state)
     free(img);
 }
 
+/* Text documents whose tf per field and length vary with their number. */
+static struct eng_segment *build_text(uint32_t ndocs)
+{
+    static const char *const filler[] = {"river", "stone", "cloud", "bread"};
+    struct eng_builder *b = NULL;
+    struct eng_segment *seg = NULL;
+    assert_int_equal(eng_builder_new(&b), 0);
+    for (uint32_t i = 0; i < ndocs; i++) {
+        char title[256] = "", desc[256] = "", content[512] = "", url[48];
+        size_t n = 0;
+        for (uint32_t k = 0; k < i % 5; k++)
+            n += (size_t)snprintf(title + n, sizeof title - n, "alpha ");
+        n = 0;
+        for (uint32_t k = 0; k < (i * 7) % 4; k++)
+            n += (size_t)snprintf(desc + n, sizeof desc - n, "alphas ");
+        n = 0;
+        for (uint32_t k = 0; k < (i * 13) % 23; k++)
+            n += (size_t)snprintf(content + n, sizeof content - n, "%s ",
+                                  k % 7 == 3 ? "alpha" : filler[(i + k) % 4]);
+        snprintf(url, sizeof url, "https://text.example/%u", i);
+        struct eng_row r = {
+            .id = (int64_t)(ndocs - i) << 4,
+            .seq = (int64_t)(i + 1),
+            .published_at = 1600000000 + (int64_t)(ndocs - i),
+            .title = title,
+            .description = desc,
+            .content = content,
+            .language = "en",
+            .meta_terms = i % 2 ? "lang:en" : "",
+            .src = ENG_NO_SOURCE,
+            .url_hash = hash_bytes64(url, strlen(url)),
+        };
+        assert_int_equal(eng_builder_add(b, &r), 0);
+    }
+    assert_int_equal(eng_builder_finish(b, &seg), 0);
+    eng_builder_free(b);
+    return seg;
+}
+
+/* Every block's maximum weighted frequency and minimum length, against
+ * what its postings hold; returns the blocks seen. */
+static uint32_t check_block_maxima(const struct eng_segment *seg)
+{
+    uint32_t blocks = 0;
+    for (size_t i = 0; i < seg->nterms; i++) {
+        const struct eng_term *t = &seg->terms[i];
+        struct eng_cursor c;
+        eng_cursor_init(&c, seg, t);
+        for (uint32_t b = 0; b < t->nblocks; b++, blocks++) {
+            uint32_t wf2 = 0, dl = UINT32_MAX, tf[ENG_FIELDS];
+            unsigned mask;
+            assert_int_equal(c.blk, b);
+            for (uint32_t d = c.doc; d != ENG_END && c.blk == b; d = eng_cursor_seek(&c, d + 1)) {
+                eng_cursor_data(&c, &mask, tf, NULL);
+                uint32_t w = 0;
+                for (unsigned f = 0; f < ENG_FIELDS; f++)
+                    w += eng_wf2[f] * tf[f];
+                wf2 = w > wf2 ? w : wf2;
+                dl = seg->dl[d] < dl ? seg->dl[d] : dl;
+            }
+            const struct eng_skip *sk = &c.skip[b];
+            assert_int_equal(sk->wf2_max, wf2);
+            assert_int_equal(sk->dl_min, dl);
+            if (t->kind == ENG_TERM_META)
+                assert_int_equal(sk->wf2_max, 0);
+        }
+    }
+    return blocks;
+}
+
+static void block_maxima_bound_every_posting_and_a_wrong_one_is_refused(void **state)
+{
+    (void)state;
+    struct eng_segment *seg = build_text(3 * ENG_BLOCK + 17), *img_seg = NULL;
+    uint8_t *img = NULL;
+    size_t len = 0;
+    struct err err;
+    err_clear(&err);
+    assert_true(check_block_maxima(seg) > 8);
+    const struct eng_term *alpha = eng_segment_term(seg, "alpha", 5);
+    assert_non_null(alpha);
+    assert_true(alpha->nblocks >= 2 && alpha->kind == ENG_TERM_EXACT);
+    assert_true(((const struct eng_skip *)(seg->post + alpha->off))[1].wf2_max > 6);
+    assert_int_equal(eng_segment_image(seg, &img, &len), 0);
+    assert_int_equal(eng_segment_from_image(img, len, &img_seg, &err), 0);
+    assert_int_equal(eng_segment_check(img_seg, 0, &err), 0);
+    check_block_maxima(img_seg);
+    /* A maximum one too low (pruning would drop a match) or a length one
+     * too high is refused by the check `newsd index verify` runs. */
+    const struct eng_term *t = eng_segment_term(img_seg, "alpha", 5);
+    struct eng_skip *sk = (struct eng_skip *)(uintptr_t)(img_seg->post + t->off) + 1;
+    sk->wf2_max--;
+    eng_segment_seal(img, len);
+    assert_int_equal(eng_segment_check(img_seg, 0, &err), ERR_PARSE);
+    sk->wf2_max++;
+    sk->dl_min++;
+    eng_segment_seal(img, len);
+    assert_int_equal(eng_segment_check(img_seg, 0, &err), ERR_PARSE);
+    sk->dl_min--;
+    eng_segment_seal(img, len);
+    assert_int_equal(eng_segment_check(img_seg, 0, &err), 0);
+    eng_segment_unref(img_seg);
+    eng_segment_unref(seg);
+    free(img);
+}
+
 static void the_manifest_round_trips_and_refuses_every_cut(void **state)
 {
     (void)state;
@@ -302,6 +408,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(varints_round_trip_at_every_width),
         cmocka_unit_test(postings_of_every_shape_read_back_in_heap_and_file),
+        cmocka_unit_test(block_maxima_bound_every_posting_and_a_wrong_one_is_refused),
         cmocka_unit_test(the_manifest_round_trips_and_refuses_every_cut),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

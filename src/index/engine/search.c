@@ -21,9 +21,6 @@
 
 #define DEADLINE_EVERY 1024 /* matches between two looks at the clock */
 
-/* bm25(articles_fts, 3.0, 1.5, 1.0, 0.0) of index/fts5/fts5.c. */
-static const double col_weight[ENG_FIELDS] = {3.0, 1.5, 1.0};
-
 struct node {
     enum plan_kind kind;
     bool started, filter; /* filter: a text term whose mask must meet colset */
@@ -297,7 +294,7 @@ static double leaf_freq(struct ev *ev, struct node *n, uint32_t doc)
     }
     for (unsigned f = 0; f < ENG_FIELDS; f++) {
         if (mask & (1u << f))
-            w += col_weight[f] * tf[f];
+            w += eng_wf2[f] * 0.5 * tf[f]; /* bm25(articles_fts, 3.0, 1.5, 1.0, 0.0) */
     }
     return w;
 }
@@ -514,18 +511,102 @@ static int prepare_bm25(struct run *r, struct arena *a)
     return 0;
 }
 
-/* fts5Bm25Function(), summing phrases in FTS5's order. */
-static double bm25(struct run *r, struct ev *ev, uint32_t doc)
+/* One phrase's term of fts5Bm25Function(): weighted frequency f in a
+ * document of D tokens. Rounded operations are monotone, so this grows with
+ * f and shrinks with D in floating point too: with f and D bounded it gives
+ * a true bound of the exact score (bm25_bound). */
+static double bm25_term(const struct run *r, double idf, double f, double D)
 {
     const double k1 = 1.2;
     const double b = 0.75;
+    return idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * D / r->avgdl)));
+}
+
+/* fts5Bm25Function(), summing phrases in FTS5's order. */
+static double bm25(struct run *r, struct ev *ev, uint32_t doc)
+{
     double score = 0.0;
     double D = (double)ev->seg->dl[doc];
-    for (size_t i = 0; i < r->plan.nleaves; i++) {
-        double f = leaf_freq(ev, ev->leaf_nodes[i], doc);
-        score += r->idf[i] * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * D / r->avgdl)));
-    }
+    for (size_t i = 0; i < r->plan.nleaves; i++)
+        score += bm25_term(r, r->idf[i], leaf_freq(ev, ev->leaf_nodes[i], doc), D);
     return score;
+}
+
+/* A bound of leaf_freq() at the leaf's current doc from the skip table
+ * alone: the block maximum of its weighted frequency (a phrase occurs no
+ * more often in a field than any of its tokens). */
+static double leaf_freq_bound(const struct node *n, uint32_t doc)
+{
+    uint32_t w = UINT32_MAX;
+    if (n == NULL || !n->started || n->doc != doc)
+        return 0.0;
+    for (size_t k = 0; k < n->n; k++) {
+        uint32_t m = eng_cursor_block(&n->cur[k])->wf2_max;
+        if (m < w)
+            w = m;
+    }
+    return w * 0.5;
+}
+
+/* bm25() of doc or more, without decoding any posting's data: the same sum
+ * with each leaf's frequency replaced by its bound (docs/engine.md
+ * "Relevancy"). */
+static double bm25_bound(struct run *r, struct ev *ev, uint32_t doc)
+{
+    double score = 0.0;
+    double D = (double)ev->seg->dl[doc];
+    for (size_t i = 0; i < r->plan.nleaves; i++)
+        score += bm25_term(r, r->idf[i], leaf_freq_bound(ev->leaf_nodes[i], doc), D);
+    return score;
+}
+
+/* The heap is full and (score, id) cannot enter it. */
+static bool cannot_enter(const struct heap *h, double score, int64_t id)
+{
+    struct cand c = {score, id};
+    return h->n == h->k && !before(&c, &h->v[0]);
+}
+
+/* Relevancy of one term over docids [lo, hi) with nothing else to check:
+ * the count comes from the skip table (no decoding but of two boundary
+ * blocks), and the page visits only blocks whose block maximum could enter
+ * it (block-max pruning): a skipped block is not even decoded. */
+static int relevancy_term(struct run *r, struct ev *ev, struct node *root, uint32_t lo, uint32_t hi)
+{
+    const struct eng_segment *seg = ev->seg;
+    struct eng_cursor *c = &root->cur[0], count;
+    const struct eng_skip *skip = c->skip;
+    uint32_t nblocks = c->t->nblocks, d;
+
+    eng_cursor_init(&count, seg, c->t);
+    r->total += eng_cursor_count_range(&count, lo, hi);
+    root->started = true;
+    d = eng_cursor_seek(c, lo);
+    while (d < hi) {
+        /* The first block from the cursor's on whose bound could enter;
+         * its documents' ids are at most that of its first docid. */
+        uint32_t b = c->blk, start = lo;
+        for (; b < nblocks; b++) {
+            start = b == 0 ? 0 : skip[b - 1].last + 1;
+            if (start < lo)
+                start = lo;
+            if (start >= hi)
+                return 0;
+            double bound = bm25_term(r, r->idf[0], skip[b].wf2_max * 0.5, (double)skip[b].dl_min);
+            if (!cannot_enter(&r->heap, bound, seg->ids[start]))
+                break;
+        }
+        if (b == nblocks)
+            return 0;
+        if (expired(r))
+            return ERR_TIMEOUT;
+        for (d = eng_cursor_seek(c, start); d < hi && c->blk == b; d = eng_cursor_seek(c, d + 1)) {
+            root->doc = d;
+            if (!cannot_enter(&r->heap, bm25_bound(r, ev, d), seg->ids[d]))
+                heap_push(&r->heap, (struct cand){bm25(r, ev, d), seg->ids[d]});
+        }
+    }
+    return 0;
 }
 
 static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_lo, int64_t id_hi)
@@ -563,6 +644,12 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
         eng_cursor_init(&c, seg, root->cur[0].t);
         r->total += eng_cursor_count_range(&c, lo, hi);
         return 0;
+    }
+
+    if (root->kind == PLAN_TERM && !root->filter && dels == NULL &&
+        sort == INDEX_SORT_RELEVANCY && r->k > 0 && !r->snap->score_all &&
+        r->plan.nleaves == 1 && ev.leaf_nodes[0] == root) {
+        return relevancy_term(r, &ev, root, lo, hi);
     }
 
     /* A count this segment already gave for the same plan and window: the
@@ -606,6 +693,10 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
             break;
         }
         case INDEX_SORT_RELEVANCY:
+            /* Score lazily: a document whose bound cannot enter the page
+             * costs no decoding of its postings' data. */
+            if (!r->snap->score_all && cannot_enter(&r->heap, bm25_bound(r, &ev, d), seg->ids[d]))
+                break;
             heap_push(&r->heap, (struct cand){bm25(r, &ev, d), seg->ids[d]});
             break;
         }
