@@ -18,7 +18,9 @@
 #include "test_tmpdir.h"
 
 #include "index/engine/internal.h"
+#include "query/query.h"
 #include "text/text.h"
+#include "util/arena.h"
 #include "util/hash.h"
 
 #define NDOCS 70000 /* > 65,536: docids past 16 bits, gaps past 2 varint bytes */
@@ -234,7 +236,7 @@ static struct eng_segment *build_text(uint32_t ndocs)
                                   k % 7 == 3 ? "alpha" : filler[(i + k) % 4]);
         snprintf(url, sizeof url, "https://text.example/%u", i);
         struct eng_row r = {
-            .id = (int64_t)(ndocs - i) << 4,
+            .id = (1600000000 + (int64_t)(ndocs - i)) << 20, /* as store ids: time first */
             .seq = (int64_t)(i + 1),
             .published_at = 1600000000 + (int64_t)(ndocs - i),
             .title = title,
@@ -317,6 +319,65 @@ static void block_maxima_bound_every_posting_and_a_wrong_one_is_refused(void **s
     eng_segment_unref(img_seg);
     eng_segment_unref(seg);
     free(img);
+}
+
+/* The relevancy page of q over seg, offset 0, limit k, ids[0, date
+ * window) only; every match scored when score_all. */
+static size_t relevancy_page(struct eng_segment *seg, const char *q, unsigned fields, size_t k,
+                             int64_t to, bool score_all, int64_t *out, uint64_t *total)
+{
+    struct eng_segment *segs[1] = {seg};
+    struct eng_dels *dels[1] = {NULL};
+    struct eng_snap snap = {.nseg = 1, .segs = segs, .dels = dels, .nrow = seg->n,
+                            .ntoken = seg->ntoken, .score_all = score_all};
+    struct index_request req = {.from = INT64_MIN, .to = to, .limit = k,
+                                .sort = INDEX_SORT_RELEVANCY, .q_fields = fields};
+    struct arena a;
+    struct err err;
+    int64_t *ids = NULL;
+    size_t n = 0;
+    arena_init(&a, 0);
+    err_clear(&err);
+    assert_int_equal(query_parse(&a, q, strlen(q), (struct query_node **)&req.q, &err), 0);
+    assert_int_equal(eng_search_ids(&snap, &a, &req, total, &ids, &n, &err), 0);
+    if (n > 0)
+        memcpy(out, ids, n * sizeof *ids);
+    arena_release(&a);
+    return n;
+}
+
+/* Block-max pruning (a match whose bound cannot enter the page is not
+ * scored) gives the page that scoring every match gives, for pages small
+ * and large, date windows cutting blocks and a column filter. */
+static void pruned_relevancy_pages_are_those_of_scoring_every_match(void **state)
+{
+    (void)state;
+    struct eng_segment *seg = build_text(6 * ENG_BLOCK + 17);
+    static const char *const queries[] = {"alpha",           "alphas",         "river",
+                                          "alpha OR stone",  "alpha AND cloud", "\"alpha alpha\"",
+                                          "alpha -stone"};
+    static const size_t ks[] = {1, 5, 40, 200, 2000};
+    int64_t want[2000], got[2000];
+    for (size_t q = 0; q < 2 * sizeof queries / sizeof *queries; q++) {
+        /* every query over all fields, then over titles only (searchIn) */
+        unsigned fields = q % 2 ? INDEX_FIELD_TITLE : INDEX_FIELD_ALL;
+        const char *query = queries[q / 2];
+        for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+            for (uint32_t cut = 0; cut < seg->n; cut += 131) {
+                uint64_t tw = 0, tg = 0;
+                int64_t to = INT64_MAX;
+                if (cut > 0) /* the window is docids [cut, n) */
+                    to = seg->pub[cut];
+                size_t nw = relevancy_page(seg, query, fields, ks[i], to, true, want, &tw);
+                size_t ng = relevancy_page(seg, query, fields, ks[i], to, false, got, &tg);
+                assert_true(tw > 0 || fields != INDEX_FIELD_ALL); /* titles lack some words */
+                assert_int_equal(tg, tw);
+                assert_int_equal(ng, nw);
+                assert_memory_equal(got, want, nw * sizeof *want);
+            }
+        }
+    }
+    eng_segment_unref(seg);
 }
 
 static void the_manifest_round_trips_and_refuses_every_cut(void **state)
@@ -409,6 +470,7 @@ int main(void)
         cmocka_unit_test(varints_round_trip_at_every_width),
         cmocka_unit_test(postings_of_every_shape_read_back_in_heap_and_file),
         cmocka_unit_test(block_maxima_bound_every_posting_and_a_wrong_one_is_refused),
+        cmocka_unit_test(pruned_relevancy_pages_are_those_of_scoring_every_match),
         cmocka_unit_test(the_manifest_round_trips_and_refuses_every_cut),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

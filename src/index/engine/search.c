@@ -27,6 +27,7 @@ struct node {
     uint32_t doc;
     unsigned colset;
     struct eng_cursor *cur; /* TERM 1, PHRASE n */
+    uint32_t pf[ENG_FIELDS]; /* PHRASE: its instances per field at doc */
     size_t n;
     struct node **kids;
     size_t nkids;
@@ -237,7 +238,7 @@ static uint32_t seek(struct ev *ev, struct node *n, uint32_t target)
     case PLAN_PHRASE:
         for (;;) {
             d = leapfrog_cursors(n, target);
-            if (d == ENG_END || phrase_count(ev, n, NULL) > 0)
+            if (d == ENG_END || phrase_count(ev, n, n->pf) > 0)
                 break;
             target = d + 1;
         }
@@ -277,7 +278,7 @@ static uint32_t seek(struct ev *ev, struct node *n, uint32_t target)
 }
 
 /* FTS5's weighted instance count of a scored leaf at doc. */
-static double leaf_freq(struct ev *ev, struct node *n, uint32_t doc)
+static double leaf_freq(const struct node *n, uint32_t doc)
 {
     uint32_t tf[ENG_FIELDS];
     unsigned mask;
@@ -286,7 +287,7 @@ static double leaf_freq(struct ev *ev, struct node *n, uint32_t doc)
     if (n == NULL || !n->started || n->doc != doc)
         return 0.0;
     if (n->kind == PLAN_PHRASE) {
-        phrase_count(ev, n, tf);
+        memcpy(tf, n->pf, sizeof tf); /* counted when seek() matched doc */
         mask = n->colset;
     } else {
         eng_cursor_data(&n->cur[0], &mask, tf, NULL);
@@ -528,7 +529,7 @@ static double bm25(struct run *r, struct ev *ev, uint32_t doc)
     double score = 0.0;
     double D = (double)ev->seg->dl[doc];
     for (size_t i = 0; i < r->plan.nleaves; i++)
-        score += bm25_term(r, r->idf[i], leaf_freq(ev, ev->leaf_nodes[i], doc), D);
+        score += bm25_term(r, r->idf[i], leaf_freq(ev->leaf_nodes[i], doc), D);
     return score;
 }
 
@@ -567,48 +568,6 @@ static bool cannot_enter(const struct heap *h, double score, int64_t id)
     return h->n == h->k && !before(&c, &h->v[0]);
 }
 
-/* Relevancy of one term over docids [lo, hi) with nothing else to check:
- * the count comes from the skip table (no decoding but of two boundary
- * blocks), and the page visits only blocks whose block maximum could enter
- * it (block-max pruning): a skipped block is not even decoded. */
-static int relevancy_term(struct run *r, struct ev *ev, struct node *root, uint32_t lo, uint32_t hi)
-{
-    const struct eng_segment *seg = ev->seg;
-    struct eng_cursor *c = &root->cur[0], count;
-    const struct eng_skip *skip = c->skip;
-    uint32_t nblocks = c->t->nblocks, d;
-
-    eng_cursor_init(&count, seg, c->t);
-    r->total += eng_cursor_count_range(&count, lo, hi);
-    root->started = true;
-    d = eng_cursor_seek(c, lo);
-    while (d < hi) {
-        /* The first block from the cursor's on whose bound could enter;
-         * its documents' ids are at most that of its first docid. */
-        uint32_t b = c->blk, start = lo;
-        for (; b < nblocks; b++) {
-            start = b == 0 ? 0 : skip[b - 1].last + 1;
-            if (start < lo)
-                start = lo;
-            if (start >= hi)
-                return 0;
-            double bound = bm25_term(r, r->idf[0], skip[b].wf2_max * 0.5, (double)skip[b].dl_min);
-            if (!cannot_enter(&r->heap, bound, seg->ids[start]))
-                break;
-        }
-        if (b == nblocks)
-            return 0;
-        if (expired(r))
-            return ERR_TIMEOUT;
-        for (d = eng_cursor_seek(c, start); d < hi && c->blk == b; d = eng_cursor_seek(c, d + 1)) {
-            root->doc = d;
-            if (!cannot_enter(&r->heap, bm25_bound(r, ev, d), seg->ids[d]))
-                heap_push(&r->heap, (struct cand){bm25(r, ev, d), seg->ids[d]});
-        }
-    }
-    return 0;
-}
-
 static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_lo, int64_t id_hi)
 {
     const struct eng_segment *seg = r->snap->segs[si];
@@ -644,12 +603,6 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
         eng_cursor_init(&c, seg, root->cur[0].t);
         r->total += eng_cursor_count_range(&c, lo, hi);
         return 0;
-    }
-
-    if (root->kind == PLAN_TERM && !root->filter && dels == NULL &&
-        sort == INDEX_SORT_RELEVANCY && r->k > 0 && !r->snap->score_all &&
-        r->plan.nleaves == 1 && ev.leaf_nodes[0] == root) {
-        return relevancy_term(r, &ev, root, lo, hi);
     }
 
     /* A count this segment already gave for the same plan and window: the
