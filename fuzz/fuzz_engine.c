@@ -216,7 +216,8 @@ static void check_built(const uint8_t *p, size_t len)
             int64_t page[10];
             size_t np;
             snprintf(q, sizeof q, "\"%s %s\" OR %s", vocab[w1], vocab[w2], vocab[w2]);
-            CHECK(search((struct eng_segment *)seg, q, INT64_MIN, INT64_MAX, &total, page, &np) == 0);
+            CHECK(search((struct eng_segment *)seg, q, INT64_MIN, INT64_MAX, &total, page, &np) ==
+                  0);
         }
         int64_t from = 1600000000 + (int64_t)(w1 % 8) * 3600;
         snprintf(q, sizeof q, "%s", vocab[w1]);

@@ -328,10 +328,14 @@ static size_t relevancy_page(struct eng_segment *seg, const char *q, unsigned fi
 {
     struct eng_segment *segs[1] = {seg};
     struct eng_dels *dels[1] = {NULL};
-    struct eng_snap snap = {.nseg = 1, .segs = segs, .dels = dels, .nrow = seg->n,
-                            .ntoken = seg->ntoken, .score_all = score_all};
-    struct index_request req = {.from = INT64_MIN, .to = to, .limit = k,
-                                .sort = INDEX_SORT_RELEVANCY, .q_fields = fields};
+    struct eng_snap snap = {.nseg = 1,
+                            .segs = segs,
+                            .dels = dels,
+                            .nrow = seg->n,
+                            .ntoken = seg->ntoken,
+                            .score_all = score_all};
+    struct index_request req = {
+        .from = INT64_MIN, .to = to, .limit = k, .sort = INDEX_SORT_RELEVANCY, .q_fields = fields};
     struct arena a;
     struct err err;
     int64_t *ids = NULL;
@@ -353,8 +357,8 @@ static void pruned_relevancy_pages_are_those_of_scoring_every_match(void **state
 {
     (void)state;
     struct eng_segment *seg = build_text(6 * ENG_BLOCK + 17);
-    static const char *const queries[] = {"alpha",           "alphas",         "river",
-                                          "alpha OR stone",  "alpha AND cloud", "\"alpha alpha\"",
+    static const char *const queries[] = {"alpha",          "alphas",          "river",
+                                          "alpha OR stone", "alpha AND cloud", "\"alpha alpha\"",
                                           "alpha -stone"};
     static const size_t ks[] = {1, 5, 40, 200, 2000};
     int64_t want[2000], got[2000];

@@ -129,8 +129,9 @@ struct eng_snap {
     uint64_t nrow, ntoken;     /* live documents and their tokens (BM25) */
     int64_t covered;           /* the log's head (store/log.h) this snapshot shows */
     struct eng_ccache *ccache; /* the engine's count cache (not owned); NULL none */
-    bool score_all; /* relevancy scores every match, no block-max pruning:
-                       the reference tests and fuzzing compare pruning with */
+    /* Relevancy scores every match, no block-max pruning: the reference
+     * that tests and fuzzing compare pruning with. */
+    bool score_all;
 };
 
 /* --- snapshot.c: the bottom layer ---------------------------------------- */

@@ -26,7 +26,7 @@ struct node {
     bool started, filter; /* filter: a text term whose mask must meet colset */
     uint32_t doc;
     unsigned colset;
-    struct eng_cursor *cur; /* TERM 1, PHRASE n */
+    struct eng_cursor *cur;  /* TERM 1, PHRASE n */
     uint32_t pf[ENG_FIELDS]; /* PHRASE: its instances per field at doc */
     size_t n;
     struct node **kids;
