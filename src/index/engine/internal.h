@@ -288,8 +288,6 @@ struct eng_cursor {
     uint32_t nin;      /* docs in the current block */
     uint32_t i;        /* index in the block */
     uint32_t doc;      /* current docid, ENG_END */
-    uint32_t ndec;     /* ids[0..ndec) decoded: a block is decoded as far as seeks go */
-    const uint8_t *gp; /* the block's next undecoded gap */
     const uint8_t *dp; /* data of posting di of the block */
     uint32_t di;
     uint32_t ids[ENG_BLOCK];

@@ -1,7 +1,6 @@
 /* Postings codec and cursor (index/engine/internal.h has the layout).
  * Docids are varint gaps in blocks of ENG_BLOCK with a skip table of the
- * last docid per block (and the block maximum relevancy bounds its scores
- * by: eng_posting_wf2), so a seek binary-searches the skip table and
+ * last docid per block, so a seek binary-searches the skip table and
  * decodes one block; counting a docid range decodes at most the two
  * boundary blocks. Varint rather than FOR-128: news postings are short
  * and varint decoding of one block is not what dominates (docs/engine.md). */
@@ -35,36 +34,27 @@ const uint8_t *eng_varint_get(const uint8_t *p, uint32_t *v)
     return p;
 }
 
-/* Decode the next id of the current block (ndec < nin). Gaps are stored
- * minus one, from the previous id (the previous block's last docid for the
- * first). */
-static inline void decode_next(struct eng_cursor *c)
-{
-    uint32_t g, prev;
-    if (c->ndec > 0)
-        prev = c->ids[c->ndec - 1];
-    else
-        prev = c->blk == 0 ? UINT32_MAX : c->skip[c->blk - 1].last;
-    c->gp = eng_varint_get(c->gp, &g);
-    c->ids[c->ndec++] = prev + g + 1;
-}
-
-/* Make block b current, at its first posting. Its ids are decoded lazily:
- * a seek that lands early in a block (AND probing a long list) decodes
- * only up to where it lands. */
 static void block_load(struct eng_cursor *c, uint32_t b)
 {
     const struct eng_term *t = c->t;
     uint32_t n = t->df - b * ENG_BLOCK;
+    const uint8_t *p;
+    uint32_t prev;
 
     if (n > ENG_BLOCK)
         n = ENG_BLOCK;
     c->blk = b;
     c->nin = n;
     c->i = 0;
-    c->ndec = 0;
-    c->gp = c->docs + c->skip[b].doc_off;
-    decode_next(c);
+    p = c->docs + c->skip[b].doc_off;
+    /* Gaps are stored minus one, from the previous block's last docid. */
+    prev = b == 0 ? UINT32_MAX : c->skip[b - 1].last;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t g;
+        p = eng_varint_get(p, &g);
+        prev = prev + g + 1;
+        c->ids[k] = prev;
+    }
     c->doc = c->ids[0];
     c->dp = c->data ? c->data + c->skip[b].data_off : NULL;
     c->di = 0;
@@ -104,12 +94,8 @@ uint32_t eng_cursor_seek(struct eng_cursor *c, uint32_t target)
         }
         block_load(c, lo);
     }
-    /* The block's last docid reaches target: this ends inside the block. */
-    while (c->ids[c->i] < target) {
+    while (c->ids[c->i] < target)
         c->i++;
-        if (c->i == c->ndec)
-            decode_next(c);
-    }
     c->doc = c->ids[c->i];
     return c->doc;
 }
@@ -175,12 +161,8 @@ static uint32_t block_below(struct eng_cursor *c, uint32_t b, uint32_t x)
 {
     uint32_t k = 0;
     block_load(c, b);
-    while (c->ids[k] < x) {
-        if (++k == c->nin)
-            break;
-        if (k == c->ndec)
-            decode_next(c);
-    }
+    while (k < c->nin && c->ids[k] < x)
+        k++;
     return k;
 }
 
