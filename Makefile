@@ -14,7 +14,7 @@ else
 Q := @
 endif
 PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
-PKGS    := libmicrohttpd sqlite3 jansson libutf8proc libexttextcat libcurl libxml-2.0 zlib nettle libpq
+PKGS    := libmicrohttpd sqlite3 jansson libutf8proc libexttextcat libcurl libxml-2.0 zlib nettle libpq libzstd
 LIBS_EXTRA := -lstemmer -lpthread -lm
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -39,7 +39,7 @@ export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
 .PHONY: all deps deps-test release asan check unit unit-asan fuzz-replay api-test api-test-asan \
         unit-engine api-test-fts5 \
-        web-test install uninstall cluster-test \
+        web-test install uninstall cluster-test docs-check \
         demo fuzz bench bench-smoke format format-check clean reliability-test
 
 all: build/newsd
@@ -181,6 +181,7 @@ api-test-fts5: build/newsd
 
 check: deps-test
 	$(MAKE) build/newsd $(ASN)/newsd
+	$(MAKE) docs-check
 	$(MAKE) unit
 	$(MAKE) fuzz-replay
 	$(MAKE) api-test
@@ -190,6 +191,13 @@ check: deps-test
 	$(MAKE) reliability-test
 	$(MAKE) bench-smoke
 	$(MAKE) web-test
+
+# ---- the docs agree with the program --------------------------------------
+# Every option of every command's --help is in docs/newsd.1 and docs/api.md
+# §7, and they name no other; docs/openapi.yaml renders docs/openapi.json.
+docs-check: build/newsd
+	$(PYTHON) scripts/check-options.py build/newsd
+	$(PYTHON) scripts/openapi-yaml.py --check
 
 # ---- reliability: crash safety, disk full, load, security (tests/reliability)
 # Helpers built from tests/reliability/*.c against the release objects;
@@ -269,7 +277,7 @@ demo: deps
 # ---- bench ------------------------------------------------------------------
 N ?= 1000000
 BENCH_BINS := $(REL)/bench/gen $(REL)/bench/bench_index $(REL)/bench/bench_http \
-              $(REL)/bench/fts5_baseline
+              $(REL)/bench/fts5_baseline $(REL)/bench/bench_page
 $(REL)/bench/gen: bench/gen.c $(REL)/libnewsd.a
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"

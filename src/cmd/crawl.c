@@ -24,8 +24,9 @@ static void crawl_usage(FILE *f)
     fprintf(f, "usage: newsd crawl [--store LOC] [--config FILE] [--once]\n"
                "  --once    poll every feed due now once, print a summary and exit\n"
                "            (without it: keep polling until SIGTERM/SIGINT)\n"
-               "  --config  the config file; its [outbound] allow_networks lets feeds\n"
-               "            on those special-use networks (loopback, private, ...) be fetched\n");
+               "  --config  the config file; its [outbound] section: allow_networks lets\n"
+               "            feeds on those special-use networks (loopback, private, ...) be\n"
+               "            fetched, user_agent and proxy say how requests are made\n");
 }
 
 int cmd_crawl(int argc, char **argv)
@@ -86,7 +87,8 @@ int cmd_crawl(int argc, char **argv)
     int rc;
     if (cmd_store_open(&s, cmd_store_location(store_opt), cmd_index_kind(NULL, NULL)) < 0)
         goto out;
-    struct crawl_options opt = {.fetch.policy = &cfg.outbound.policy};
+    struct crawl_options opt = {0};
+    cmd_fetch_options(&opt.fetch, &cfg);
     if ((rc = crawl_new(&c, s, &opt, &err)) < 0) {
         cmd_fail("crawl: %s", err_msg(&err, rc));
         goto out;

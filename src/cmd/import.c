@@ -97,6 +97,7 @@ int cmd_import(int argc, char **argv)
         total.imported += st.imported;
         total.updated += st.updated;
         total.skipped += st.skipped;
+        total.images_dropped += st.images_dropped;
         if (rc == ERR_FULL) {
             /* The one failure an operator fixes outside newsd: say what is
              * kept and what to do. */
@@ -114,9 +115,14 @@ int cmd_import(int argc, char **argv)
         }
     }
     /* On failure the one line above says why; the summary is for runs that finish. */
-    if (status == CMD_EXIT_OK)
-        fprintf(stderr, "imported %zu, updated %zu, skipped %zu\n", total.imported, total.updated,
+    if (status == CMD_EXIT_OK) {
+        fprintf(stderr, "imported %zu, updated %zu, skipped %zu", total.imported, total.updated,
                 total.skipped);
+        if (total.images_dropped)
+            fprintf(stderr, ", %zu image URL%s dropped (not http(s))", total.images_dropped,
+                    total.images_dropped == 1 ? "" : "s");
+        fputc('\n', stderr);
+    }
     store_close(s);
     return status;
 }

@@ -238,6 +238,7 @@ static int import_article(struct import_ctx *c, const json_t *obj, const char *w
     struct err e;
     err_clear(&e);
     int rc = ingest_article_from_json(&c->b->a, obj, &art, &e);
+    const char *image = art.url_to_image;
     if (rc == 0)
         rc = ingest_normalize(c->s, &c->b->a, &art, c->opt, &e);
     if (rc == ERR_INVALID) {
@@ -249,6 +250,11 @@ static int import_article(struct import_ctx *c, const json_t *obj, const char *w
         if (c->err)
             *c->err = e;
         return rc;
+    }
+    if (image && image[0] && !art.url_to_image) { /* an empty one just says "none" */
+        ingest_report(c->report, "%s: urlToImage is not an absolute http(s) URL; stored as null",
+                      where_name(where));
+        c->stats->images_dropped++;
     }
     return batch_add(c, &art);
 }
@@ -435,7 +441,7 @@ int ingest_import_file(struct store *s, const char *path, const struct ingest_op
                        struct ingest_stats *stats, struct err *err)
 {
     static const struct ingest_options defaults = {0};
-    struct ingest_stats local = {0, 0, 0};
+    struct ingest_stats local = {0};
     struct ingest_options o = opt ? *opt : defaults;
     FILE *f = NULL;
     struct import_batch *b = NULL;

@@ -28,16 +28,18 @@ struct ingest_options {
 };
 
 struct ingest_stats {
-    size_t imported; /* new articles */
-    size_t updated;  /* replaced articles */
-    size_t skipped;  /* bad lines or articles */
+    size_t imported;       /* new articles */
+    size_t updated;        /* replaced articles */
+    size_t skipped;        /* bad lines or articles */
+    size_t images_dropped; /* urlToImage values stored as null: not absolute http(s) URLs */
 };
 
 /* Import a file ("-" = stdin): JSONL of NewsAPI-shaped articles (one per
  * line), or one NewsAPI response object with an "articles" array. A bad line
  * or article is reported with its line (or array index) and skipped; the rest
- * is imported in batched transactions. Returns 0 unless the file cannot be
- * read or the store fails. */
+ * is imported in batched transactions. An urlToImage that ingest_normalize
+ * drops is reported the same way and counted. Returns 0 unless the file
+ * cannot be read or the store fails. */
 int ingest_import_file(struct store *s, const char *path, const struct ingest_options *opt,
                        struct ingest_stats *stats, struct err *err);
 
@@ -53,7 +55,9 @@ int ingest_sources_import(struct store *s, const char *path, size_t *n_out, stru
 int ingest_url_canonical(struct arena *a, const char *url, char **canon_out, char **domain_out);
 
 /* Fill the derived fields of an article parsed from any input (canonical url,
- * domain, clamped time, language, source id) — the one normalisation. */
+ * domain, clamped time, language, source id) — the one normalisation. Also
+ * the one gate for image URLs: url_to_image becomes NULL unless it is an
+ * absolute http(s) URL with a host (no javascript:, data:, relative...). */
 int ingest_normalize(struct store *s, struct arena *a, struct article *art,
                      const struct ingest_options *opt, struct err *err);
 

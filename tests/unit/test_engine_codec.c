@@ -51,6 +51,38 @@ static bool in_set(int set, uint32_t d)
 }
 #define NSETS 9
 
+/* Document d's stored JSON: mostly shared bytes, as articles' are. */
+static int doc_json(uint32_t d, char *out, size_t cap)
+{
+    return snprintf(out, cap,
+                    "{\"source\":{\"id\":null,\"name\":\"Codec\"},\"title\":\"Article %u of %u\","
+                    "\"url\":\"https://codec.example/%u\",\"n\":%u}",
+                    d, NDOCS, d, d * 2654435761u);
+}
+
+/* Every document's JSON comes back as it went in (docs.c). */
+static void check_docs(const struct eng_segment *seg)
+{
+    void *dctx = eng_docs_dctx();
+    struct arena a;
+    assert_non_null(dctx);
+    arena_init(&a, 0);
+    for (uint32_t d = 0; d < NDOCS; d += 7) {
+        char want[160];
+        const char *got;
+        size_t len;
+        int n = doc_json(d, want, sizeof want);
+        assert_int_equal(eng_docs_get(seg, dctx, d, &a, &got, &len), 0);
+        assert_int_equal(len, (size_t)n);
+        assert_memory_equal(got, want, len);
+    }
+    const char *past;
+    size_t past_len;
+    assert_int_equal(eng_docs_get(seg, dctx, NDOCS, &a, &past, &past_len), ERR_PARSE);
+    arena_release(&a);
+    eng_docs_dctx_free(dctx);
+}
+
 static struct eng_segment *build(void)
 {
     struct eng_builder *b = NULL;
@@ -65,8 +97,9 @@ static struct eng_segment *build(void)
             if (in_set(s, i))
                 n += (size_t)snprintf(meta + n, sizeof meta - n, "%st%d", n ? " " : "", s);
         }
-        char url[48];
+        char url[48], json[160];
         snprintf(url, sizeof url, "https://codec.example/%u", i);
+        int jn = doc_json(i, json, sizeof json);
         struct eng_row r = {
             .id = (int64_t)(NDOCS - i) << 4, /* descending in i: docid i */
             .seq = (int64_t)(NDOCS - i),
@@ -78,6 +111,8 @@ static struct eng_segment *build(void)
             .meta_terms = meta,
             .src = ENG_NO_SOURCE,
             .url_hash = hash_bytes64(url, strlen(url)),
+            .json = json,
+            .json_len = (size_t)jn,
         };
         assert_int_equal(eng_builder_add(b, &r), 0);
     }
@@ -186,11 +221,16 @@ static void postings_of_every_shape_read_back_in_heap_and_file(void **state)
     err_clear(&err);
     assert_int_equal(eng_segment_check(seg, 0, &err), 0);
     check_lists(seg);
+    /* 70,000 documents: the store has its own dictionary, and pays. */
+    assert_true(seg->dict_len > 0);
+    assert_true(seg->dz_len < (size_t)NDOCS * 40);
+    check_docs(seg);
     assert_int_equal(eng_segment_image(seg, &img, &len), 0);
     assert_int_equal(eng_segment_from_image(img, len, &img_seg, &err), 0);
     assert_int_equal(eng_segment_check(img_seg, 0, &err), 0);
     assert_int_equal(img_seg->nterms, seg->nterms);
     check_lists(img_seg);
+    check_docs(img_seg);
     /* The URL-hash table finds every document. */
     for (uint32_t d = 0; d < NDOCS; d += 777) {
         char url[48];
@@ -201,7 +241,7 @@ static void postings_of_every_shape_read_back_in_heap_and_file(void **state)
         assert_int_equal(img_seg->pk_doc[k], d);
     }
     /* A changed byte anywhere after the header fails the checksum. */
-    for (size_t at = 64; at < len; at += len / 50) {
+    for (size_t at = 80; at < len; at += len / 50) {
         img[at] ^= 0x40;
         assert_int_equal(eng_segment_check(img_seg, 0, &err), ERR_PARSE);
         img[at] ^= 0x40;

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "article/json.h"
 #include "util/hash.h"
 #include "util/log.h"
 
@@ -18,9 +19,36 @@ uint64_t eng_row_url_hash(const struct store_row *row)
     return url ? hash_bytes64(url, strlen(url)) : 0;
 }
 
+/* The row's NewsAPI JSON, as the API would render it from the row
+ * (article/json.h): the document store's copy. */
+static void row_json(const struct store_row *row, struct buf *out)
+{
+    struct article a = {
+        .id = row->id,
+        .seq = row->seq,
+        .source_id = row->source_id,
+        .source_name = row->source_name,
+        .author = row->author,
+        .title = row->title,
+        .description = row->description,
+        .url = row->url,
+        .url_to_image = row->url_to_image,
+        .published_at = row->published_at,
+        .content = row->content,
+    };
+    article_json(out, &a);
+}
+
 int eng_row_add(struct eng_writer *w, struct eng_builder *b, const struct store_row *row,
                 uint64_t url_hash)
 {
+    struct buf json;
+    buf_init(&json, 0);
+    row_json(row, &json);
+    if (json.err) {
+        buf_release(&json);
+        return ERR_NOMEM;
+    }
     struct eng_row r = {
         .id = row->id,
         .seq = row->seq,
@@ -32,10 +60,16 @@ int eng_row_add(struct eng_writer *w, struct eng_builder *b, const struct store_
         .meta_terms = row->meta_terms,
         .src = ENG_NO_SOURCE,
         .url_hash = url_hash,
+        .json = json.data,
+        .json_len = json.len,
     };
+    int rc = 0;
     if (row->source_id && eng_src_intern(w, row->source_id, &r.src) < 0)
-        return ERR_NOMEM;
-    return eng_builder_add(b, &r);
+        rc = ERR_NOMEM;
+    if (rc == 0)
+        rc = eng_builder_add(b, &r);
+    buf_release(&json);
+    return rc;
 }
 
 /* New rows (seq > applied) into b, deleting the documents they replace. */

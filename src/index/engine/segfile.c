@@ -15,6 +15,9 @@
  *   terms    struct eng_term[nterms], sorted by string
  *   strs     the term strings
  *   post     the postings (skip tables, docid and data streams)
+ *   doc_off  uint64[n+1]  each document's frame in dz (docs.c)
+ *   dict     the documents' zstd dictionary (dict_len bytes, 0: none)
+ *   dz       the documents' zstd frames: each article's NewsAPI JSON
  *
  * The header's crc is zlib's CRC-32 of everything after the header. The
  * file is this build's memory layout (byte order, struct eng_term's size):
@@ -36,7 +39,9 @@
 #include "util/banned.h"
 
 #define SEG_MAGIC "NEWSDSEG"
-#define SEG_VERSION 2u /* 2: block max (wf2_max, dl_min) in the skip table */
+/* 2: the document store (doc_off, dict, dz); 3: block max (wf2_max,
+ * dl_min) in the skip table. */
+#define SEG_VERSION 3u
 #define SEG_ENDIAN 0x01020304u
 
 struct seg_header {
@@ -48,10 +53,25 @@ struct seg_header {
     uint64_t nterms, strs_len, post_len, ntoken;
     uint32_t crc; /* CRC-32 of the bytes after the header */
     uint32_t pad;
+    uint64_t dict_len, dz_len;
 };
-_Static_assert(sizeof(struct seg_header) == 64, "segment header is 64 bytes");
+_Static_assert(sizeof(struct seg_header) == 80, "segment header is 80 bytes");
 
-enum { P_IDS, P_PUB, P_DL, P_SRC, P_PKH, P_PKD, P_TERMS, P_STRS, P_POST, P_END };
+enum {
+    P_IDS,
+    P_PUB,
+    P_DL,
+    P_SRC,
+    P_PKH,
+    P_PKD,
+    P_TERMS,
+    P_STRS,
+    P_POST,
+    P_DOFF,
+    P_DICT,
+    P_DZ,
+    P_END
+};
 
 static uint64_t align8(uint64_t x)
 {
@@ -64,11 +84,22 @@ static bool seg_layout(const struct seg_header *h, uint64_t off[P_END + 1])
 {
     const uint64_t limit = (uint64_t)1 << 48;
     uint64_t n = h->n;
-    if (h->nterms > limit || h->strs_len > limit || h->post_len > limit)
+    if (h->nterms > limit || h->strs_len > limit || h->post_len > limit || h->dict_len > limit ||
+        h->dz_len > limit)
         return false;
     uint64_t len[P_END] = {
-        8 * n,       8 * n,       4 * n, 4 * n, 8 * n, 4 * n, h->nterms * sizeof(struct eng_term),
-        h->strs_len, h->post_len,
+        8 * n,
+        8 * n,
+        4 * n,
+        4 * n,
+        8 * n,
+        4 * n,
+        h->nterms * sizeof(struct eng_term),
+        h->strs_len,
+        h->post_len,
+        8 * (n + 1),
+        h->dict_len,
+        h->dz_len,
     };
     off[0] = sizeof(struct seg_header);
     for (int i = 0; i < P_END; i++)
@@ -132,6 +163,8 @@ static void seg_header_fill(const struct eng_segment *s, struct seg_header *h)
     h->strs_len = s->strs_len;
     h->post_len = s->post_len;
     h->ntoken = s->ntoken;
+    h->dict_len = s->dict_len;
+    h->dz_len = s->dz_len;
 }
 
 /* Header placeholder, then the parts; the caller patches the header. */
@@ -149,6 +182,9 @@ static void seg_emit(const struct eng_segment *s, struct sink *k, struct seg_hea
     emit_part(k, s->terms, s->nterms * sizeof *s->terms);
     emit_part(k, s->strs, (size_t)h->strs_len);
     emit_part(k, s->post, s->post_len);
+    emit_part(k, s->doc_off, ((size_t)s->n + 1) * 8);
+    emit_part(k, s->dict, s->dict_len);
+    emit_part(k, s->dz, s->dz_len);
     h->crc = (uint32_t)k->crc;
 }
 
@@ -256,7 +292,12 @@ static int seg_attach(struct eng_segment *s, const uint8_t *p, size_t len, struc
     s->terms = (struct eng_term *)(uintptr_t)(p + off[P_TERMS]);
     s->strs = (char *)(uintptr_t)(p + off[P_STRS]);
     s->post = (uint8_t *)(uintptr_t)(p + off[P_POST]);
-    return 0;
+    s->doc_off = (uint64_t *)(uintptr_t)(p + off[P_DOFF]);
+    s->dict = (uint8_t *)(uintptr_t)(p + off[P_DICT]);
+    s->dict_len = (size_t)h.dict_len;
+    s->dz = (uint8_t *)(uintptr_t)(p + off[P_DZ]);
+    s->dz_len = (size_t)h.dz_len;
+    return eng_docs_attach(s, err);
 }
 
 int eng_segment_from_image(const uint8_t *p, size_t len, struct eng_segment **out, struct err *err)
@@ -461,5 +502,5 @@ int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *er
         if ((rc = check_term(s, t, limit, err)) < 0)
             return rc;
     }
-    return 0;
+    return eng_docs_check(s, err);
 }

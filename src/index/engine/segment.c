@@ -66,6 +66,11 @@ struct eng_builder {
     size_t hcap;
     struct occ *occ;
     size_t nocc, occap;
+    /* the documents' JSON (docs.c), back to back; doc i is json[joff[i], joff[i+1]) */
+    char *json;
+    size_t jlen, jcap;
+    uint64_t *joff;
+    size_t jocap;
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -111,6 +116,8 @@ void eng_builder_free(struct eng_builder *b)
     free(b->src);
     free(b->url);
     free(b->occ);
+    free(b->json);
+    free(b->joff);
     free(b);
 }
 
@@ -438,6 +445,9 @@ int eng_builder_add(struct eng_builder *b, const struct eng_row *r)
     if (grow((void **)&b->url, &cap, b->n + 1, sizeof *b->url) < 0)
         return ERR_NOMEM;
     b->cap = cap;
+    if (grow((void **)&b->joff, &b->jocap, b->n + 2, sizeof *b->joff) < 0 ||
+        grow((void **)&b->json, &b->jcap, b->jlen + r->json_len + 1, 1) < 0)
+        return ERR_NOMEM;
     b->nocc = 0;
     for (uint32_t f = 0; f < ENG_FIELDS; f++) {
         if ((rc = add_column(b, f, lang, texts[f], &ntok)) < 0)
@@ -469,6 +479,11 @@ int eng_builder_add(struct eng_builder *b, const struct eng_row *r)
     b->dl[doc] = dl;
     b->src[doc] = r->src;
     b->url[doc] = r->url_hash;
+    if (r->json_len > 0)
+        memcpy(b->json + b->jlen, r->json, r->json_len);
+    b->joff[doc] = b->jlen;
+    b->jlen += r->json_len;
+    b->joff[doc + 1] = b->jlen;
     b->n++;
     return 0;
 }
@@ -668,6 +683,8 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     }
     if (pk_build(s, b, newdoc) < 0)
         goto out;
+    if (eng_docs_build(s, b->json, b->joff, order) < 0)
+        goto out;
     for (size_t i = 0; i < b->nterms; i++) {
         torder[i] = (uint32_t)i;
         if (b->terms[i].n > maxdf)
@@ -706,6 +723,7 @@ out:
         bterm_release(&b->terms[i]);
     b->nterms = 0;
     b->n = 0;
+    b->jlen = 0;
     free(b->hash);
     b->hash = NULL;
     b->hcap = 0;

@@ -127,6 +127,8 @@ int eng_rows_read_new(struct eng_writer *w, struct eng_builder *b, struct eng_pe
 
 /* Rows deleted without a replacement: every live id checked against the table. */
 int eng_reconcile(struct eng_writer *w, struct eng_pending *p, struct err *err);
+/* The deletions the store recorded since the last poll (store_reader_deletions). */
+int eng_deletions_apply(struct eng_writer *w, struct eng_pending *p, struct err *err);
 
 /* --- merge.c ------------------------------------------------------------------ */
 
