@@ -9,7 +9,9 @@
  *     window are answered by eng_search_ids over the image and compared
  *     with a brute-force scan of the documents: the exact total and the
  *     newest-first page; every document's stored JSON (docs.c) comes
- *     back byte for byte from the heap segment and from the image.
+ *     back byte for byte from the heap segment and from the image; the
+ *     relevancy page with block-max pruning is compared with the one that
+ *     scores every match.
  *  1  segment: the rest edits a valid segment image ((offset, byte) pairs)
  *     and the checksum is recomputed, so the structure checks are what
  *     stands between the bytes and a search: the reader refuses the image,
@@ -78,6 +80,18 @@ static int search(struct eng_segment *seg, const char *q, int64_t from, int64_t 
         CHECK(rc == 0);
         CHECK(*n <= 10 && *n <= *total);
     }
+    /* Block-max pruning against scoring every match: the same total and
+     * the same page, in the same order. */
+    uint64_t pruned_total = 0, all_total = 0;
+    int64_t *pruned = NULL, *all = NULL;
+    size_t npruned = 0, nall = 0;
+    req.sort = INDEX_SORT_RELEVANCY;
+    CHECK(eng_search_ids(&snap, &a, &req, &pruned_total, &pruned, &npruned, &err) == 0);
+    snap.score_all = true;
+    CHECK(eng_search_ids(&snap, &a, &req, &all_total, &all, &nall, &err) == 0);
+    snap.score_all = false;
+    CHECK(pruned_total == all_total && npruned == nall);
+    CHECK(nall == 0 || memcmp(pruned, all, nall * sizeof *all) == 0);
     req.sort = INDEX_SORT_PUBLISHED_DESC;
     rc = eng_search_ids(&snap, &a, &req, total, &ids, n, &err);
     CHECK(rc == 0);
@@ -209,6 +223,8 @@ static void check_built(const uint8_t *p, size_t len)
     size_t img_len = 0;
     struct err err;
     err_clear(&err);
+    if (eng_segment_check(heap, NSRC, &err) != 0)
+        fprintf(stderr, "check: %s\n", err.msg);
     CHECK(eng_segment_check(heap, NSRC, &err) == 0);
     CHECK(eng_segment_image(heap, &img, &img_len) == 0);
     CHECK(eng_segment_from_image(img, img_len, &seg, &err) == 0);
@@ -230,6 +246,14 @@ static void check_built(const uint8_t *p, size_t len)
             expect(docs, n, 2, w1, w2, INT64_MIN, INT64_MAX, seg, q);
             snprintf(q, sizeof q, "%s NOT %s", vocab[w1], vocab[w2]);
             expect(docs, n, 3, w1, w2, INT64_MIN, INT64_MAX, seg, q);
+            /* A phrase: no brute force of positions here, but search()
+             * compares its pruned relevancy page with the exhaustive one. */
+            uint64_t total;
+            int64_t page[10];
+            size_t np;
+            snprintf(q, sizeof q, "\"%s %s\" OR %s", vocab[w1], vocab[w2], vocab[w2]);
+            CHECK(search((struct eng_segment *)seg, q, INT64_MIN, INT64_MAX, &total, page, &np) ==
+                  0);
         }
         int64_t from = 1600000000 + (int64_t)(w1 % 8) * 3600;
         snprintf(q, sizeof q, "%s", vocab[w1]);

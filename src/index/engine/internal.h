@@ -61,7 +61,16 @@ struct eng_skip {
     uint32_t last;     /* last docid of the block */
     uint32_t doc_off;  /* block's docid bytes, from the term's docid stream */
     uint32_t data_off; /* block's data bytes, from the term's data stream */
+    /* Block max for relevancy: the inputs of a bound on any posting's bm25
+     * term (search.c), exact so that `newsd index verify` can check them. */
+    uint32_t wf2_max; /* largest eng_posting_wf2() of the block; 0 for meta terms */
+    uint32_t dl_min;  /* smallest dl of the block's documents */
 };
+
+/* Twice bm25's column weights (title 3, description 1.5, content 1: the
+ * weights index/fts5/fts5.c gives FTS5's bm25), so that a posting's weighted
+ * frequency is an integer: eng_posting_wf2(). */
+static const uint32_t eng_wf2[ENG_FIELDS] = {6, 3, 2};
 
 struct eng_term {
     uint32_t str, len; /* in segment strs */
@@ -129,6 +138,9 @@ struct eng_snap {
     uint64_t nrow, ntoken;     /* live documents and their tokens (BM25) */
     int64_t covered;           /* the log's head (store/log.h) this snapshot shows */
     struct eng_ccache *ccache; /* the engine's count cache (not owned); NULL none */
+    /* Relevancy scores every match, no block-max pruning: the reference
+     * that tests and fuzzing compare pruning with. */
+    bool score_all;
 };
 
 /* --- docs.c: the document store (the bottom layer) ------------------------- */
@@ -344,6 +356,14 @@ void eng_cursor_data(struct eng_cursor *c, unsigned *mask, uint32_t tf[ENG_FIELD
                      uint32_t (*pos)[ENG_POS_MAX]);
 /* Postings with docid in [lo, hi): skip table for whole blocks. */
 uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi);
+/* Twice the weighted frequency (eng_wf2) of the posting whose data starts
+ * at p (exact: the term has positions after each field's tf). */
+uint32_t eng_posting_wf2(const uint8_t *p, bool exact);
+/* The skip entry of the cursor's current block. */
+static inline const struct eng_skip *eng_cursor_block(const struct eng_cursor *c)
+{
+    return &c->skip[c->blk];
+}
 
 /* --- the writer (writer.h): loading and following the log --------------- */
 

@@ -39,7 +39,9 @@
 #include "util/banned.h"
 
 #define SEG_MAGIC "NEWSDSEG"
-#define SEG_VERSION 2u /* 2: the document store (doc_off, dict, dz) */
+/* 2: the document store (doc_off, dict, dz); 3: block max (wf2_max,
+ * dl_min) in the skip table. */
+#define SEG_VERSION 3u
 #define SEG_ENDIAN 0x01020304u
 
 struct seg_header {
@@ -406,6 +408,8 @@ static int check_term(const struct eng_segment *s, const struct eng_term *t, uin
 
     for (uint32_t b = 0; b < t->nblocks; b++) {
         uint32_t nin = left > ENG_BLOCK ? ENG_BLOCK : left;
+        uint32_t dl_min = UINT32_MAX;
+        uint64_t wf2_max = 0;
         left -= nin;
         if (skip[b].doc_off != (uint32_t)(dp - docs) ||
             (t->kind != ENG_TERM_META && skip[b].data_off != (uint32_t)(ap - data)))
@@ -420,10 +424,13 @@ static int check_term(const struct eng_segment *s, const struct eng_term *t, uin
             if (d >= s->n)
                 return err_set(err, ERR_PARSE, "a docid past the segment");
             prev = (uint32_t)d;
+            if (s->dl[d] < dl_min)
+                dl_min = s->dl[d];
             if (t->kind == ENG_TERM_META)
                 continue;
             if (ap >= data_end)
                 return err_set(err, ERR_PARSE, "a data stream runs out");
+            uint64_t wf2 = 0;
             unsigned mask = *ap++;
             if (mask == 0 || mask >> ENG_FIELDS)
                 return err_set(err, ERR_PARSE, "a field mask names no field");
@@ -433,14 +440,22 @@ static int check_term(const struct eng_segment *s, const struct eng_term *t, uin
                     continue;
                 if ((ap = varint_in(ap, data_end, &tf)) == NULL || tf == 0)
                     return err_set(err, ERR_PARSE, "a term frequency runs out");
+                wf2 += (uint64_t)eng_wf2[f] * tf;
                 for (uint32_t i = 0; t->kind == ENG_TERM_EXACT && i < tf; i++) {
                     if ((ap = varint_in(ap, data_end, &pos)) == NULL)
                         return err_set(err, ERR_PARSE, "a position list runs out");
                 }
             }
+            if (wf2 > UINT32_MAX)
+                return err_set(err, ERR_PARSE, "a posting's term frequencies overflow");
+            if (wf2 > wf2_max)
+                wf2_max = wf2;
         }
         if (skip[b].last != prev)
             return err_set(err, ERR_PARSE, "a skip entry's last docid disagrees");
+        /* Relevancy skips documents by these: a wrong one loses matches. */
+        if (skip[b].wf2_max != wf2_max || skip[b].dl_min != dl_min)
+            return err_set(err, ERR_PARSE, "a skip entry's block maximum disagrees");
     }
     if (dp != docs_end)
         return err_set(err, ERR_PARSE, "a docid stream has trailing bytes");

@@ -358,7 +358,8 @@ static int cmp_occ(const void *x, const void *y)
 static int flush_doc(struct eng_builder *b, uint32_t doc)
 {
     uint8_t tmp[16];
-    qsort(b->occ, b->nocc, sizeof *b->occ, cmp_occ);
+    if (b->nocc > 1) /* a document of no token has no occurrence array yet */
+        qsort(b->occ, b->nocc, sizeof *b->occ, cmp_occ);
     for (size_t i = 0; i < b->nocc;) {
         /* Two-stage prefetch: the term 32 occurrences ahead, and the tails
          * of the term 16 ahead (its struct is on its way by now). */
@@ -573,10 +574,10 @@ static int obuf_align(struct obuf *o)
     return obuf_put(o, zero, (8 - (o->n & 7)) & 7);
 }
 
-/* Encode term t (postings remapped by newdoc) into post. */
+/* Encode term t (postings remapped by newdoc; dl by new docid) into post. */
 static int encode_term(struct obuf *post, struct obuf *docs, struct obuf *data,
-                       const struct bterm *t, const uint32_t *newdoc, uint64_t *keys,
-                       struct eng_term *out)
+                       const struct bterm *t, const uint32_t *newdoc, const uint32_t *dl,
+                       uint64_t *keys, struct eng_term *out)
 {
     uint32_t n = t->n, nblocks = (n + ENG_BLOCK - 1) / ENG_BLOCK;
     struct eng_skip *skip = calloc(nblocks ? nblocks : 1, sizeof *skip);
@@ -605,16 +606,23 @@ static int encode_term(struct obuf *post, struct obuf *docs, struct obuf *data,
     data->n = 0;
     for (uint32_t i = 0; i < n && rc == 0; i++) {
         uint32_t d = (uint32_t)(keys[i] >> 32), k = (uint32_t)keys[i];
+        struct eng_skip *sk = &skip[i / ENG_BLOCK];
         if (i % ENG_BLOCK == 0) {
-            skip[i / ENG_BLOCK].doc_off = (uint32_t)docs->n;
-            skip[i / ENG_BLOCK].data_off = (uint32_t)data->n;
+            sk->doc_off = (uint32_t)docs->n;
+            sk->data_off = (uint32_t)data->n;
+            sk->dl_min = UINT32_MAX;
         }
+        if (dl[d] < sk->dl_min)
+            sk->dl_min = dl[d];
         rc = obuf_put(docs, tmp, eng_varint_put(tmp, d - prev - 1));
         prev = d;
         if (i % ENG_BLOCK == ENG_BLOCK - 1 || i == n - 1)
             skip[i / ENG_BLOCK].last = d;
         if (rc == 0 && t->kind != ENG_TERM_META) {
             uint32_t end = k + 1 < n ? t->doff[k + 1] : t->dlen;
+            uint32_t wf2 = eng_posting_wf2(t->data + t->doff[k], t->kind == ENG_TERM_EXACT);
+            if (wf2 > sk->wf2_max)
+                sk->wf2_max = wf2;
             rc = obuf_put(data, t->data + t->doff[k], end - t->doff[k]);
         }
     }
@@ -690,7 +698,7 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     for (size_t i = 0; i < b->nterms; i++) {
         struct bterm *t = &b->terms[torder[i]];
         struct eng_term *et = &s->terms[i];
-        if ((rc = encode_term(&post, &docs, &data, t, newdoc, keys, et)) < 0)
+        if ((rc = encode_term(&post, &docs, &data, t, newdoc, s->dl, keys, et)) < 0)
             goto out;
         et->str = (uint32_t)strs.n;
         et->len = t->len;
