@@ -5,6 +5,7 @@
 #                   (FEEDS=1: also load the bundled feed catalogue and crawl it)
 #   make fuzz       libFuzzer runs (SECONDS=60 per harness)
 #   make bench      benchmark (N=1000000, PROFILE=newsapi)
+#   make bench-pages  page extraction quality and speed (docs/extraction.md)
 # Knobs: SANITIZER=address,undefined CC=gcc V=1
 
 CC      ?= gcc
@@ -14,7 +15,7 @@ else
 Q := @
 endif
 PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
-PKGS    := libmicrohttpd sqlite3 jansson libutf8proc libexttextcat libcurl libxml-2.0 zlib nettle libpq
+PKGS    := libmicrohttpd sqlite3 jansson libutf8proc libexttextcat libcurl libxml-2.0 zlib nettle libpq libzstd
 LIBS_EXTRA := -lstemmer -lpthread -lm
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -39,8 +40,8 @@ export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
 .PHONY: all deps deps-test release asan check unit unit-asan fuzz-replay api-test api-test-asan \
         unit-engine api-test-fts5 \
-        web-test install uninstall cluster-test \
-        demo fuzz bench bench-smoke format format-check clean reliability-test
+        web-test install uninstall cluster-test docs-check \
+        demo fuzz bench bench-smoke bench-pages format format-check clean reliability-test
 
 all: build/newsd
 
@@ -181,6 +182,7 @@ api-test-fts5: build/newsd
 
 check: deps-test
 	$(MAKE) build/newsd $(ASN)/newsd
+	$(MAKE) docs-check
 	$(MAKE) unit
 	$(MAKE) fuzz-replay
 	$(MAKE) api-test
@@ -190,6 +192,13 @@ check: deps-test
 	$(MAKE) reliability-test
 	$(MAKE) bench-smoke
 	$(MAKE) web-test
+
+# ---- the docs agree with the program --------------------------------------
+# Every option of every command's --help is in docs/newsd.1 and docs/api.md
+# §7, and they name no other; docs/openapi.yaml renders docs/openapi.json.
+docs-check: build/newsd
+	$(PYTHON) scripts/check-options.py build/newsd
+	$(PYTHON) scripts/openapi-yaml.py --check
 
 # ---- reliability: crash safety, disk full, load, security (tests/reliability)
 # Helpers built from tests/reliability/*.c against the release objects;
@@ -269,7 +278,7 @@ demo: deps
 # ---- bench ------------------------------------------------------------------
 N ?= 1000000
 BENCH_BINS := $(REL)/bench/gen $(REL)/bench/bench_index $(REL)/bench/bench_http \
-              $(REL)/bench/fts5_baseline
+              $(REL)/bench/fts5_baseline $(REL)/bench/bench_page
 $(REL)/bench/gen: bench/gen.c $(REL)/libnewsd.a
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"
@@ -285,6 +294,17 @@ bench: deps build/newsd $(BENCH_BINS)
 	@PROFILE=$(PROFILE) bench/run.sh $(N)
 bench-smoke: deps build/newsd $(BENCH_BINS)
 	@PROFILE=$(PROFILE) bench/run.sh --smoke 10000
+
+# Page extraction quality and speed on tests/data/pages, with Debian's
+# readability-lxml run on the same pages as the baseline (docs/extraction.md).
+$(REL)/bench/bench_pages: bench/bench_pages.c $(REL)/libnewsd.a
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(CFLAGS_COMMON) -O2 -o $@ $< $(REL)/libnewsd.a $(PKG_LIBS) $(LIBS_EXTRA)
+bench-pages: deps $(REL)/bench/bench_pages
+	@mkdir -p build
+	$(PYTHON) bench/pages_readability.py tests/data/pages > build/pages-readability.jsonl
+	$(REL)/bench/bench_pages tests/data/pages build/pages-readability.jsonl
 
 format:
 	clang-format -i $$(find src tests/unit fuzz bench -name '*.[ch]')

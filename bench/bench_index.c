@@ -2,7 +2,8 @@
  * through the index.h call the HTTP API makes (index_search), on a store
  * loaded by `newsd import`. Each client thread decodes and parses the whole
  * mix before the clock starts; the clock covers index_search alone (count,
- * page of ids, page rows into the request's arena) and dropping the arena.
+ * page of ids, the page's articles as JSON into the request's arena) and
+ * dropping the arena.
  *
  *   bench_index --store DIR --mix FILE [--reps R] [--warmup W]
  *               [--clients 1,2,4,16] [--seconds S] [--index fts5|engine]

@@ -4,7 +4,8 @@
  * once per process in a temporary directory.
  * Input: byte 0 picks the route (and whether a valid key is sent), the rest
  * is the raw query string. Invariants: never a 500 (a store that works
- * cannot fail a request), always a JSON object body with "status". */
+ * cannot fail a request), always a JSON object body with "status", never a
+ * 200 when a parameter value holds a NUL byte (%00). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <jansson.h>
 
 #include "api/api.h"
+#include "api/params.h"
 #include "auth/auth.h"
 #include "index/index.h"
 #include "ingest/ingest.h"
@@ -170,6 +172,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort(); /* nothing in a healthy store justifies it */
     if (resp.status < 200 || resp.status > 599)
         abort();
+    if (resp.status == 200) {
+        struct arena a;
+        struct api_params p;
+        arena_init(&a, 1 << 24);
+        if (api_params_parse(&a, query, qlen, &p) == 0)
+            for (size_t i = 0; i < p.n; i++)
+                if (memchr(p.items[i].value, '\0', p.items[i].len))
+                    abort(); /* read cut short at the NUL */
+        arena_release(&a);
+    }
     if (resp.body && (!resp.content_type || strstr(resp.content_type, "json"))) {
         json_error_t jerr;
         json_t *v = json_loadb(resp.body, resp.len, 0, &jerr);

@@ -8,11 +8,15 @@
  *     every one-word query, every two-word AND, OR and AND NOT, and a date
  *     window are answered by eng_search_ids over the image and compared
  *     with a brute-force scan of the documents: the exact total and the
- *     newest-first page.
+ *     newest-first page; every document's stored JSON (docs.c) comes
+ *     back byte for byte from the heap segment and from the image; the
+ *     relevancy page with block-max pruning is compared with the one that
+ *     scores every match.
  *  1  segment: the rest edits a valid segment image ((offset, byte) pairs)
  *     and the checksum is recomputed, so the structure checks are what
  *     stands between the bytes and a search: the reader refuses the image,
- *     or searches over it stay inside it (ASan).
+ *     or searches over it and reads of its stored documents stay inside
+ *     it (ASan) and every document decodes.
  *  2  manifest: the rest is a manifest image (checksum recomputed):
  *     eng_manifest_parse refuses it, or its image round-trips byte for
  *     byte.
@@ -80,6 +84,18 @@ static int search(struct eng_segment *seg, const char *q, int64_t from, int64_t 
         CHECK(rc == 0);
         CHECK(*n <= 10 && *n <= *total);
     }
+    /* Block-max pruning against scoring every match: the same total and
+     * the same page, in the same order. */
+    uint64_t pruned_total = 0, all_total = 0;
+    int64_t *pruned = NULL, *all = NULL;
+    size_t npruned = 0, nall = 0;
+    req.sort = INDEX_SORT_RELEVANCY;
+    CHECK(eng_search_ids(&snap, &a, &req, &pruned_total, &pruned, &npruned, &err) == 0);
+    snap.score_all = true;
+    CHECK(eng_search_ids(&snap, &a, &req, &all_total, &all, &nall, &err) == 0);
+    snap.score_all = false;
+    CHECK(pruned_total == all_total && npruned == nall);
+    CHECK(nall == 0 || memcmp(pruned, all, nall * sizeof *all) == 0);
     req.sort = INDEX_SORT_PUBLISHED_DESC;
     rc = eng_search_ids(&snap, &a, &req, total, &ids, n, &err);
     CHECK(rc == 0);
@@ -114,15 +130,44 @@ static size_t read_docs(const uint8_t *p, size_t len, struct doc *docs)
     return n;
 }
 
+/* What the document store keeps of a doc (any bytes do: it is opaque). */
+static int doc_json(const struct doc *d, char *out, size_t cap)
+{
+    return snprintf(out, cap, "{\"id\":%lld,\"t\":\"%s|%s|%s\"}", (long long)d->id, d->text[0],
+                    d->text[1], d->text[2]);
+}
+
+/* Every doc's stored JSON comes back from seg (docs.c). */
+static void check_docs(const struct doc *docs, size_t n, const struct eng_segment *seg)
+{
+    void *dctx = eng_docs_dctx();
+    struct arena a;
+    CHECK(dctx != NULL);
+    arena_init(&a, 0);
+    for (size_t i = 0; i < n; i++) {
+        char want[sizeof docs[i].text + 64];
+        const char *got;
+        size_t len;
+        int wn = doc_json(&docs[i], want, sizeof want);
+        uint32_t d = eng_segment_find(seg, docs[i].id);
+        CHECK(d != ENG_END);
+        CHECK(eng_docs_get(seg, dctx, d, &a, &got, &len) == 0);
+        CHECK(len == (size_t)wn && memcmp(got, want, len) == 0);
+    }
+    arena_release(&a);
+    eng_docs_dctx_free(dctx);
+}
+
 static struct eng_segment *build(const struct doc *docs, size_t n)
 {
     struct eng_builder *b = NULL;
     struct eng_segment *seg = NULL;
     CHECK(eng_builder_new(&b) == 0);
     for (size_t i = 0; i < n; i++) {
-        char url[64];
+        char url[64], json[sizeof docs[i].text + 64];
         /* (of the document, not of its place: a merge must find the same) */
         snprintf(url, sizeof url, "https://fuzz.example/%lld", (long long)docs[i].id);
+        int jn = doc_json(&docs[i], json, sizeof json);
         struct eng_row r = {
             .id = docs[i].id,
             .seq = (int64_t)i + 1,
@@ -134,6 +179,8 @@ static struct eng_segment *build(const struct doc *docs, size_t n)
             .meta_terms = "lang:en",
             .src = docs[i].id % (NSRC + 1) == NSRC ? ENG_NO_SOURCE : (uint32_t)(docs[i].id % NSRC),
             .url_hash = hash_bytes64(url, strlen(url)),
+            .json = json,
+            .json_len = (size_t)jn,
         };
         CHECK(eng_builder_add(b, &r) == 0);
     }
@@ -184,11 +231,15 @@ static void check_built(const uint8_t *p, size_t len)
     size_t img_len = 0;
     struct err err;
     err_clear(&err);
+    if (eng_segment_check(heap, NSRC, &err) != 0)
+        fprintf(stderr, "check: %s\n", err.msg);
     CHECK(eng_segment_check(heap, NSRC, &err) == 0);
     CHECK(eng_segment_image(heap, &img, &img_len) == 0);
     CHECK(eng_segment_from_image(img, img_len, &seg, &err) == 0);
     CHECK(eng_segment_check(seg, NSRC, &err) == 0);
     CHECK(seg->n == n && seg->nterms == heap->nterms && seg->ntoken == heap->ntoken);
+    check_docs(docs, n, heap);
+    check_docs(docs, n, seg);
     check_queries(docs, n, seg, p[0]);
     eng_segment_unref(seg);
     eng_segment_unref(heap);
@@ -214,6 +265,14 @@ static void check_queries(const struct doc *docs, size_t n, const struct eng_seg
             expect(docs, n, 2, w1, w2, INT64_MIN, INT64_MAX, seg, q);
             snprintf(q, sizeof q, "%s NOT %s", vocab[w1], vocab[w2]);
             expect(docs, n, 3, w1, w2, INT64_MIN, INT64_MAX, seg, q);
+            /* A phrase: no brute force of positions here, but search()
+             * compares its pruned relevancy page with the exhaustive one. */
+            uint64_t total;
+            int64_t page[10];
+            size_t np;
+            snprintf(q, sizeof q, "\"%s %s\" OR %s", vocab[w1], vocab[w2], vocab[w2]);
+            CHECK(search((struct eng_segment *)seg, q, INT64_MIN, INT64_MAX, &total, page, &np) ==
+                  0);
         }
         int64_t from = 1600000000 + (int64_t)(w1 % 8) * 3600;
         snprintf(q, sizeof q, "%s", vocab[w1]);
@@ -328,6 +387,18 @@ static void check_damaged(const uint8_t *p, size_t len)
                 (void)search(seg, vocab[w], INT64_MIN, INT64_MAX, &total, page, &n);
             (void)search(seg, "zqk zqm OR zqp NOT zqx", INT64_MIN, INT64_MAX, &total, page, &n);
             (void)search(seg, NULL, 1600000000, 1600010000, &total, page, &n);
+            /* A checked segment's documents all decode. */
+            void *dctx = eng_docs_dctx();
+            struct arena a;
+            CHECK(dctx != NULL);
+            arena_init(&a, 0);
+            for (uint32_t d = 0; d < seg->n; d++) {
+                const char *json;
+                size_t jlen;
+                CHECK(eng_docs_get(seg, dctx, d, &a, &json, &jlen) == 0);
+            }
+            arena_release(&a);
+            eng_docs_dctx_free(dctx);
         }
         eng_segment_unref(seg);
     }

@@ -1,6 +1,9 @@
 /* libFuzzer harness: the HTTP layer's own parsers — Accept-Encoding
- * negotiation, gzip round trip, and the access-log target that masks keys.
- * Input: "<accept-encoding>\n<path>\n<query>". */
+ * negotiation, gzip round trip, the access-log target that masks keys, and
+ * the NUL scan of a request head as libmicrohttpd leaves it (headnul.c).
+ * Input: "<accept-encoding>\n<path>\n<query>\n<head>", the head's fields
+ * being wherever a NUL is followed by more bytes (reads must stay inside
+ * the head, whatever its bytes). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -81,6 +84,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(back);
     }
     free(gz);
+
+    size_t hl = (size_t)(end - p);
+    char *head = malloc(hl ? hl : 1);
+    if (!head)
+        abort();
+    memcpy(head, p, hl);
+    struct http_nul_scan scan;
+    http_nul_scan_init(&scan, head, hl);
+    for (size_t i = 0; i + 1 < hl; i++) {
+        if (head[i] != '\0')
+            continue;
+        const char *value = head + i + 1;
+        while (value < head + hl && (*value == ' ' || *value == '\t'))
+            value++;
+        size_t vl = strnlen(value, (size_t)(head + hl - value));
+        http_nul_scan_field(&scan, i > 0 ? head + i - 1 : "moved", value, vl);
+    }
+    const char *cut = http_nul_scan_done(&scan);
+    if (cut && (cut < head || cut >= head + hl))
+        abort();
+    free(head);
     free(accept);
     free(path);
     free(query);

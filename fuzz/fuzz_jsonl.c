@@ -3,10 +3,12 @@
  * Invariants: an accepted article has url and title, a canonical url that
  * is its own canonical form, a time in range and not in the future, a
  * language that is "" or two lower-case letters, fields within
- * LIMIT_FIELD_BYTES. */
+ * LIMIT_FIELD_BYTES, an image URL that is NULL or an absolute http(s) URL
+ * without tabs or line breaks. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jansson.h>
 
@@ -52,6 +54,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
              art.language[1] > 'z' || art.language[2] != '\0'))
             abort();
         if (art.category && !ingest_category_known(art.category))
+            abort();
+        const char *img = art.url_to_image;
+        if (img && (strpbrk(img, "\t\r\n") || ingest_url_canonical(&a, img, NULL, NULL) != 0))
+            abort();
+        while (img && *img == ' ')
+            img++;
+        if (img && strncasecmp(img, "http://", 7) != 0 && strncasecmp(img, "https://", 8) != 0)
             abort();
         check_len(art.title);
         check_len(art.description);

@@ -6,6 +6,7 @@
 
 #include "api/params.h"
 #include "api/render.h"
+#include "article/json.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/utf8.h"
@@ -28,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (utf8_valid(p.items[i].value, p.items[i].len)) {
                 struct buf b;
                 buf_init(&b, 0);
-                api_render_content(&b, p.items[i].value);
+                article_json_content(&b, p.items[i].value);
                 buf_release(&b);
             }
         }

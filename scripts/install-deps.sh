@@ -13,12 +13,12 @@ BUILD="
 build-essential pkg-config curl python3
 libmicrohttpd-dev libsqlite3-dev sqlite3 libjansson-dev libutf8proc-dev
 libstemmer-dev libexttextcat-dev libcurl4-openssl-dev libxml2-dev zlib1g-dev
-libpq-dev nettle-dev
+libpq-dev nettle-dev libzstd-dev
 "
 TEST="
 clang libclang-rt-dev libcmocka-dev postgresql
 python3-pytest python3-requests wrk
-python3-jsonschema python3-yaml chromium
+python3-jsonschema python3-yaml chromium python3-readability
 "
 
 test=no

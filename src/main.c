@@ -24,6 +24,7 @@ static const struct cmd_entry {
     {"crawl", cmd_crawl, "poll the feeds that are due (--once: one round)"},
     {"index", cmd_index, "index verify: check the search index against the articles"},
     {"backup", cmd_backup, "a consistent copy of the store, taken while newsd runs"},
+    {"articles", cmd_articles, "delete articles (by date, source, URL); compact the store"},
 };
 
 static void usage(FILE *f)

@@ -53,6 +53,7 @@ enum route {
     ROUTE_TOP_HEADLINES,
     ROUTE_SOURCES,
     ROUTE_HEALTH,
+    ROUTE_LIVE,
     /* keyless routes of issue 10: the page, the OpenAPI document, metrics */
     ROUTE_WEB_INDEX,
     ROUTE_WEB_JS,
@@ -85,6 +86,7 @@ static enum route route_of(const char *path)
         {"/v2/top-headlines/sources", ROUTE_SOURCES},
         {"/v2/sources", ROUTE_SOURCES},
         {"/healthz", ROUTE_HEALTH},
+        {"/livez", ROUTE_LIVE},
         {"/", ROUTE_WEB_INDEX},
         {"/app.js", ROUTE_WEB_JS},
         {"/style.css", ROUTE_WEB_CSS},
@@ -107,6 +109,7 @@ static size_t known_path_prefix(const char *path)
                                         "/v2/sources",
                                         "/v2/openapi.json",
                                         "/healthz",
+                                        "/livez",
                                         "/metrics",
                                         "/app.js",
                                         "/style.css"};
@@ -132,6 +135,66 @@ static bool waited_past_budget(const struct api_call *c)
 {
     int64_t budget = c->api->cfg.query_timeout_ms;
     return budget > 0 && c->req->received_ms > 0 && clock_mono_ms() - c->req->received_ms > budget;
+}
+
+/* ---- NUL bytes ------------------------------------------------------------
+ * No parameter or header value may hold a NUL byte: C strings would read it
+ * cut short (a key "KEY%00zz" authenticated as KEY, "sortBy=relevancy%00x"
+ * was relevancy), so a NUL is refused rather than dropped with what follows.
+ * A decoded %00 is seen in the parameter's value (its length is kept); a
+ * raw NUL in the URL or a header the HTTP layer reports (http.h). */
+
+static bool holds_nul(const struct api_param *p)
+{
+    return memchr(p->value, '\0', p->len) != NULL;
+}
+
+static bool is_key_header(const char *name)
+{
+    return !strcasecmp(name, "X-Api-Key") || !strcasecmp(name, "Authorization");
+}
+
+/* Whether a key was sent with a NUL byte, in any of the three places. */
+static bool key_holds_nul(struct api_call *c)
+{
+    for (size_t i = 0; i < c->params.n; i++)
+        if (!strcmp(c->params.items[i].name, "apikey") && holds_nul(&c->params.items[i]))
+            return true;
+    return c->req->nul_header && is_key_header(c->req->nul_header);
+}
+
+/* A parameter's name as the API documents it (names arrive lower-cased). */
+static const char *param_display_name(const char *name)
+{
+    static const char *const names[] = {
+        "q",        "qInTitle", "searchIn", "sources", "domains", "excludeDomains", "from",  "to",
+        "language", "sortBy",   "pageSize", "page",    "country", "category",       "apiKey"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcasecmp(name, names[i]))
+            return names[i];
+    return name;
+}
+
+static int fail_nul_header(struct api_call *c)
+{
+    return api_fail(c, API_ERR_PARAMETER_INVALID,
+                    "The %.64s header contains a NUL byte, which no header value may contain.",
+                    c->req->nul_header);
+}
+
+/* After the key check: a NUL in any parameter value or other header is
+ * parameterInvalid naming it. 0, or -1 with the error written. */
+static int check_nul(struct api_call *c)
+{
+    for (size_t i = 0; i < c->params.n; i++)
+        if (holds_nul(&c->params.items[i]))
+            return api_fail(c, API_ERR_PARAMETER_INVALID,
+                            "The %.64s parameter contains a NUL byte (%%00), which no value may "
+                            "contain.",
+                            param_display_name(c->params.items[i].name));
+    if (c->req->nul_header)
+        return fail_nul_header(c);
+    return 0;
 }
 
 /* The key as sent: apiKey parameter, X-Api-Key header, Authorization header
@@ -254,6 +317,8 @@ static int check_key(struct api_call *c)
 {
     struct err err;
     err_clear(&err);
+    if (key_holds_nul(c))
+        return api_fail(c, API_ERR_KEY_INVALID, NULL); /* no key has one */
     const char *key = presented_key(c);
     if (auth_check(c->api->auth, key, c->now, &c->auth, &err) < 0) {
         log_error("request %s: key check failed: %s", c->req->request_id, err_msg(&err, -1));
@@ -262,8 +327,7 @@ static int check_key(struct api_call *c)
     char v[32];
     switch (c->auth.status) {
     case AUTH_OK:
-        cors_for_plan(c);
-        rate_limit_headers(c);
+        cors_for_plan(c); /* the X-RateLimit-* headers come at the end (api_handle) */
         return 0;
     case AUTH_MISSING:
         return api_fail(c, API_ERR_KEY_MISSING, NULL);
@@ -295,6 +359,7 @@ static enum metrics_endpoint metrics_endpoint_of(enum route route)
     case ROUTE_SOURCES:
         return METRICS_EP_SOURCES;
     case ROUTE_HEALTH:
+    case ROUTE_LIVE:
         return METRICS_EP_HEALTHZ;
     case ROUTE_WEB_INDEX:
     case ROUTE_WEB_JS:
@@ -310,30 +375,66 @@ static enum metrics_endpoint metrics_endpoint_of(enum route route)
     return METRICS_EP_NONE;
 }
 
-/* Answer the keyless routes; false when route is not one of them. */
-static bool respond_keyless(struct api_call *c, enum route route)
+/* The routes of the NewsAPI interface, which check a key. */
+static bool route_takes_key(enum route route)
+{
+    return route == ROUTE_EVERYTHING || route == ROUTE_TOP_HEADLINES || route == ROUTE_SOURCES;
+}
+
+/* Answer a route of the NewsAPI interface, the key checked. */
+static void respond_keyed(struct api_call *c, enum route route)
+{
+    if (c->api->cfg.test_search_delay_ms > 0)
+        clock_sleep_ms(c->api->cfg.test_search_delay_ms);
+    switch (route) {
+    case ROUTE_EVERYTHING:
+        api_everything(c);
+        break;
+    case ROUTE_TOP_HEADLINES:
+        api_top_headlines(c);
+        break;
+    case ROUTE_SOURCES:
+        api_sources(c);
+        break;
+    default:
+        api_fail(c, API_ERR_ROUTE_NOT_FOUND, NULL);
+    }
+}
+
+/* Answer a keyless route. */
+static void respond_keyless(struct api_call *c, enum route route)
 {
     switch (route) {
     case ROUTE_HEALTH:
         respond_health(c);
-        return true;
+        break;
+    case ROUTE_LIVE:
+        /* Liveness: the process answers. Unlike /healthz (readiness), it
+         * asks nothing of the store or the index, so it stays 200 while a
+         * first start builds the index and while the store is away. */
+        c->resp->status = 200;
+        c->resp->body = strdup("{\"status\":\"alive\"}");
+        c->resp->len = c->resp->body ? strlen(c->resp->body) : 0;
+        if (!c->resp->body)
+            c->resp->status = 500;
+        break;
     case ROUTE_WEB_INDEX:
         api_web(c, "index.html");
-        return true;
+        break;
     case ROUTE_WEB_JS:
         api_web(c, "app.js");
-        return true;
+        break;
     case ROUTE_WEB_CSS:
         api_web(c, "style.css");
-        return true;
+        break;
     case ROUTE_OPENAPI:
         api_openapi(c);
-        return true;
+        break;
     case ROUTE_METRICS:
         api_metrics(c);
-        return true;
+        break;
     default:
-        return false;
+        api_fail(c, API_ERR_ROUTE_NOT_FOUND, NULL);
     }
 }
 
@@ -366,6 +467,11 @@ void api_handle(const struct http_request *req, struct http_response *resp, void
         api_fail(&c, API_ERR_HEADERS_TOO_LARGE, NULL);
         goto out;
     }
+    if (req->target_nul) {
+        api_fail(&c, API_ERR_PARAMETER_INVALID,
+                 "The request URL contains a NUL byte, which no URL may contain.");
+        goto out;
+    }
     route = route_of(req->path);
     /* With --metrics-listen, /metrics lives on that listener only. */
     if (route == ROUTE_METRICS && c.api->cfg.metrics_elsewhere)
@@ -380,8 +486,13 @@ void api_handle(const struct http_request *req, struct http_response *resp, void
         api_fail(&c, API_ERR_METHOD_NOT_ALLOWED, NULL);
         goto out;
     }
-    if (respond_keyless(&c, route))
+    if (!route_takes_key(route)) {
+        if (req->nul_header)
+            fail_nul_header(&c);
+        else
+            respond_keyless(&c, route);
         goto out;
+    }
     if (waited_past_budget(&c)) {
         http_response_add_header(resp, "Retry-After", "1");
         resp->log_note = "queue wait exceeded the time budget";
@@ -398,24 +509,20 @@ void api_handle(const struct http_request *req, struct http_response *resp, void
         resp->log_key_id = c.auth.key_id;
     if (key_rc < 0)
         goto out;
-    if (c.api->cfg.test_search_delay_ms > 0)
-        clock_sleep_ms(c.api->cfg.test_search_delay_ms);
-    switch (route) {
-    case ROUTE_EVERYTHING:
-        api_everything(&c);
-        break;
-    case ROUTE_TOP_HEADLINES:
-        api_top_headlines(&c);
-        break;
-    case ROUTE_SOURCES:
-        api_sources(&c);
-        break;
-    default:
-        api_fail(&c, API_ERR_ROUTE_NOT_FOUND, NULL);
+    if (check_nul(&c) == 0)
+        respond_keyed(&c, route);
+    if (c.auth.status == AUTH_OK) {
+        /* A 5xx before the search (a store failure, the index still being
+         * built) does not count toward the quota; once the search ran the
+         * request counts, however it ended: a query made slow on purpose
+         * until the time budget stops it must not be free (API.md §8). */
+        if (resp->status >= 500 && !c.searched) {
+            auth_uncount(c.api->auth, c.auth.key_id, c.now);
+            if (c.auth.limited)
+                c.auth.remaining++;
+        }
+        rate_limit_headers(&c);
     }
-    /* Requests that end in a 5xx do not count toward the quota (§8). */
-    if (resp->status >= 500 && c.auth.status == AUTH_OK)
-        auth_uncount(c.api->auth, c.auth.key_id, c.now);
 out:
     arena_release(&c.arena);
     api_metrics_request_record(metrics_endpoint_of(route), resp->status,

@@ -9,6 +9,7 @@
 
 #include "auth/auth.h"
 #include "http/http.h"
+#include "util/netpolicy.h"
 #include "index/index.h"
 #include "store/store.h"
 #include "util/err.h"
@@ -19,6 +20,9 @@ struct api_config {
     int64_t fixed_now;            /* tests: a fixed clock (unix seconds); 0 = real time */
     bool metrics_elsewhere;       /* /metrics has a listener of its own: 404 on this one */
     int64_t query_timeout_ms;     /* time budget of one search (503 past it); 0 = none */
+    /* /metrics answers only clients in these networks (NULL or empty list:
+     * anyone); borrowed. */
+    const struct netpolicy *metrics_allow;
     int64_t test_search_delay_ms; /* tests: every search first sleeps this long (a
                                    * slow search on demand, for queueing tests) */
 };

@@ -31,6 +31,8 @@
     X(API_ERR_ROUTE_NOT_FOUND, "routeNotFound", 404,                                               \
       "The route you requested does not exist. The endpoints are /v2/top-headlines, "              \
       "/v2/everything and /v2/top-headlines/sources.")                                             \
+    X(API_ERR_FORBIDDEN, "forbidden", 403,                                                         \
+      "This address may not read this path (the server's metrics_allow_networks).")               \
     X(API_ERR_METHOD_NOT_ALLOWED, "methodNotAllowed", 405,                                         \
       "This method is not allowed. Use GET, HEAD or OPTIONS.")                                     \
     X(API_ERR_URL_TOO_LARGE, "requestTooLarge", 414,                                               \

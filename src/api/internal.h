@@ -34,6 +34,7 @@ struct api_call {
     struct api_params params;
     struct auth_result auth;
     int64_t now;
+    bool searched; /* the search ran: the request counts even if it ends in a 5xx */
 };
 
 /* --- respond.c: the answer --------------------------------------------- */

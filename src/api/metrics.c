@@ -196,6 +196,18 @@ void api_metrics_init(void)
 /* ---- serving ---------------------------------------------------------------- */
 
 /* Fill resp with the exposition; the store is asked for its article count. */
+/* [server] metrics_allow_networks: /metrics only for clients of those
+ * networks (none listed: for anyone). */
+static bool client_allowed(const struct api *api, const struct http_request *req)
+{
+    const struct netpolicy *allow = api->cfg.metrics_allow;
+    if (!allow || !allow->n_allow)
+        return true;
+    struct netpolicy_addr a;
+    return req->client && netpolicy_addr_from_host(&a, req->client, strlen(req->client)) &&
+           netpolicy_holds(allow, &a);
+}
+
 static void metrics_respond(struct api *api, struct http_response *resp, const char *request_id)
 {
     int64_t articles = -1;
@@ -223,6 +235,10 @@ static void metrics_respond(struct api *api, struct http_response *resp, const c
 
 void api_metrics(struct api_call *c)
 {
+    if (!client_allowed(c->api, c->req)) {
+        api_error_respond(c->resp, API_ERR_FORBIDDEN, NULL, c->req->request_id);
+        return;
+    }
     metrics_respond(c->api, c->resp, c->req->request_id);
 }
 
@@ -241,6 +257,10 @@ void api_metrics_handle(const struct http_request *req, struct http_response *re
     if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
         http_response_add_header(resp, "Allow", "GET, HEAD, OPTIONS");
         api_error_respond(resp, API_ERR_METHOD_NOT_ALLOWED, NULL, req->request_id);
+        goto out;
+    }
+    if (!client_allowed(ctx, req)) {
+        api_error_respond(resp, API_ERR_FORBIDDEN, NULL, req->request_id);
         goto out;
     }
     metrics_respond(ctx, resp, req->request_id);

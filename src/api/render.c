@@ -1,65 +1,11 @@
 /* JSON rendering of articles and sources (api/render.h). */
 #include "api/render.h"
+#include "article/json.h"
 #include "util/jw.h"
-#include "util/limits.h"
-#include "util/timefmt.h"
-#include "util/utf8.h"
 
-#include <string.h>
+#include <inttypes.h>
 
 #include "util/banned.h"
-
-void api_render_content(struct buf *out, const char *content)
-{
-    if (!content) {
-        buf_puts(out, "null");
-        return;
-    }
-    size_t len = strlen(content);
-    size_t chars = utf8_count(content, len);
-    buf_putc(out, '"');
-    if (chars <= LIMIT_CONTENT_CHARS) {
-        jw_escape(out, content, len);
-    } else {
-        size_t shown = LIMIT_CONTENT_CHARS - 1;
-        size_t bytes = utf8_prefix_bytes(content, len, shown);
-        jw_escape(out, content, bytes);
-        buf_printf(out, "\xE2\x80\xA6 [+%zu chars]", chars - shown);
-    }
-    buf_putc(out, '"');
-}
-
-static void render_article(struct jw *w, const struct article *a)
-{
-    char when[TIMEFMT_ISO_LEN];
-    jw_obj_begin(w);
-    jw_key(w, "source");
-    jw_obj_begin(w);
-    jw_key(w, "id");
-    jw_str(w, a->source_id);
-    jw_key(w, "name");
-    jw_str(w, a->source_name);
-    jw_obj_end(w);
-    jw_key(w, "author");
-    jw_str(w, a->author);
-    jw_key(w, "title");
-    jw_str(w, a->title);
-    jw_key(w, "description");
-    jw_str(w, a->description);
-    jw_key(w, "url");
-    jw_str(w, a->url);
-    jw_key(w, "urlToImage");
-    jw_str(w, a->url_to_image);
-    jw_key(w, "publishedAt");
-    timefmt_iso8601(a->published_at, when);
-    jw_str(w, when);
-    jw_key(w, "content");
-    /* The writer's comma bookkeeping is done by jw_raw with an empty value;
-     * the content itself is appended straight to the buffer. */
-    jw_raw(w, "", 0);
-    api_render_content(w->out, a->content);
-    jw_obj_end(w);
-}
 
 void api_render_articles(struct buf *out, uint64_t total, const struct article *arts, size_t n)
 {
@@ -72,10 +18,29 @@ void api_render_articles(struct buf *out, uint64_t total, const struct article *
     jw_uint(&w, total);
     jw_key(&w, "articles");
     jw_arr_begin(&w);
-    for (size_t i = 0; i < n; i++)
-        render_article(&w, &arts[i]);
+    for (size_t i = 0; i < n; i++) {
+        jw_raw(&w, "", 0); /* the comma; the object is article_json's */
+        article_json(out, &arts[i]);
+    }
     jw_arr_end(&w);
     jw_obj_end(&w);
+}
+
+void api_render_page(struct buf *out, uint64_t total, const struct index_doc *docs, size_t n)
+{
+    /* api_render_articles' bytes, with the articles already written; the
+     * room for all of it at once (one allocation, not a doubling chain). */
+    size_t need = 64 + n;
+    for (size_t i = 0; i < n; i++)
+        need += docs[i].len;
+    buf_grow(out, need);
+    buf_printf(out, "{\"status\":\"ok\",\"totalResults\":%" PRIu64 ",\"articles\":[", total);
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            buf_putc(out, ',');
+        buf_append(out, docs[i].json, docs[i].len);
+    }
+    buf_puts(out, "]}");
 }
 
 void api_render_sources(struct buf *out, const struct source *srcs, size_t n)

@@ -7,18 +7,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "index/index.h"
 #include "store/store.h"
 #include "util/buf.h"
 
-/* {"status":"ok","totalResults":N,"articles":[…]} */
+/* {"status":"ok","totalResults":N,"articles":[…]} from rows. */
 void api_render_articles(struct buf *out, uint64_t total, const struct article *arts, size_t n);
+
+/* The same bytes from a page the index wrote (index_result.docs): the
+ * articles copied, nothing escaped. */
+void api_render_page(struct buf *out, uint64_t total, const struct index_doc *docs, size_t n);
 
 /* {"status":"ok","sources":[…]} */
 void api_render_sources(struct buf *out, const struct source *srcs, size_t n);
-
-/* Append content as the API shows it: text longer than LIMIT_CONTENT_CHARS
- * code points becomes its first 199 + "…" + " [+N chars]" (N = code points
- * not shown); shorter text whole. Writes a JSON string (or null). */
-void api_render_content(struct buf *out, const char *content);
 
 #endif

@@ -14,11 +14,12 @@ void api_respond_search(struct api_call *c, const struct index_request *req)
     struct index_result res;
     struct err err;
     err_clear(&err);
+    c->searched = true;
     if (req->from > req->to) {
         /* An empty window (plan delay, history): nothing can match. */
         res.total = 0;
         res.n = 0;
-        res.articles = NULL;
+        res.docs = NULL;
     } else {
         struct index_request timed = *req;
         /* The budget counts from the request's arrival: time spent waiting
@@ -36,6 +37,7 @@ void api_respond_search(struct api_call *c, const struct index_request *req)
             return;
         }
         if (rc == ERR_BUSY) {
+            c->searched = false; /* no search ran: the index is not ready yet */
             api_fail_building(c);
             return;
         }
@@ -50,6 +52,6 @@ void api_respond_search(struct api_call *c, const struct index_request *req)
     }
     struct buf b;
     buf_init(&b, LIMIT_RESPONSE_BYTES);
-    api_render_articles(&b, res.total, res.articles, res.n);
+    api_render_page(&b, res.total, res.docs, res.n);
     api_respond_rendered(c, &b);
 }

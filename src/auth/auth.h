@@ -85,7 +85,8 @@ int auth_plan_get(struct auth *a, const char *name, struct auth_plan *out);
 int auth_check(struct auth *a, const char *key, int64_t now, struct auth_result *out,
                struct err *err);
 
-/* Undo the count of a request that ended in a 5xx (those do not count). */
+/* Undo the count of a request that ended in a 5xx before its search ran
+ * (those do not count; API.md §8). */
 void auth_uncount(struct auth *a, int64_t key_id, int64_t now);
 
 /* Write pending usage counts to the store (also done in the background). */

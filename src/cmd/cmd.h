@@ -15,5 +15,6 @@ int cmd_feeds(int argc, char **argv);
 int cmd_crawl(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_backup(int argc, char **argv);
+int cmd_articles(int argc, char **argv);
 
 #endif

@@ -13,14 +13,21 @@
 
 #include "util/banned.h"
 
-const char *cmd_store_location(const char *option)
+const char *cmd_store_location_configured(const char *option, const char *configured)
 {
     if (option && *option)
         return option;
     const char *env = getenv("NEWSD_STORE");
     if (env && *env)
         return env;
+    if (configured && *configured)
+        return configured;
     return CMD_DEFAULT_STORE;
+}
+
+const char *cmd_store_location(const char *option)
+{
+    return cmd_store_location_configured(option, NULL);
 }
 
 /* $name as an integer; false when unset or empty. */
@@ -128,6 +135,14 @@ int cmd_store_fit_index(struct store *s, const char *index_kind)
         return -1;
     }
     return 0;
+}
+
+void cmd_fetch_options(struct fetch_options *out, const struct config *c)
+{
+    memset(out, 0, sizeof *out);
+    out->policy = &c->outbound.policy;
+    out->user_agent = c->outbound.user_agent[0] ? c->outbound.user_agent : NULL;
+    out->proxy = c->outbound.proxy[0] ? c->outbound.proxy : NULL;
 }
 
 const char *cmd_table_cell(struct arena *ar, const char *s)

@@ -7,6 +7,7 @@
 
 #include "config/config.h"
 #include "index/index.h"
+#include "ingest/fetch.h"
 #include "store/store.h"
 #include "util/arena.h"
 
@@ -14,6 +15,9 @@
 
 /* --store value, else $NEWSD_STORE, else ./newsd-data. */
 const char *cmd_store_location(const char *option);
+/* The same with the config file's [server] store between the environment
+ * and the default (NULL or "": not set). */
+const char *cmd_store_location_configured(const char *option, const char *configured);
 
 /* The search index a command works for: option (its --index) when given,
  * else $NEWSD_INDEX, else configured (the config file's [server] index;
@@ -49,6 +53,11 @@ int cmd_config_load(struct config *c, const char *path);
  *   NEWSD_ENGINE_CHECKPOINT_MS=N   checkpoint period; 0 after every change
  * Unset, empty or unparsable values keep the defaults. */
 void cmd_engine_options(struct index_engine_options *out);
+
+/* The fetch options of the config's [outbound] section (address policy,
+ * User-Agent, proxy), borrowed from c: the one place a crawler's outgoing
+ * requests get their settings (crawl and serve). */
+void cmd_fetch_options(struct fetch_options *out, const struct config *c);
 
 /* Print "newsd: <msg>\n" on stderr. */
 void cmd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -22,10 +22,14 @@
 static void crawl_usage(FILE *f)
 {
     fprintf(f, "usage: newsd crawl [--store LOC] [--config FILE] [--once]\n"
+               "                   [--pages missing|always|never]\n"
                "  --once    poll every feed due now once, print a summary and exit\n"
                "            (without it: keep polling until SIGTERM/SIGINT)\n"
-               "  --config  the config file; its [outbound] allow_networks lets feeds\n"
-               "            on those special-use networks (loopback, private, ...) be fetched\n");
+               "  --config  the config file; its [outbound] section: allow_networks lets\n"
+               "            feeds on those special-use networks (loopback, private, ...) be\n"
+               "            fetched, user_agent and proxy say how requests are made\n"
+               "  --pages   which new items get their page fetched for their text, image\n"
+               "            and author: those missing one (default), all, none\n");
 }
 
 int cmd_crawl(int argc, char **argv)
@@ -34,11 +38,14 @@ int cmd_crawl(int argc, char **argv)
         {"store", required_argument, NULL, 's'},
         {"once", no_argument, NULL, 'o'},
         {"config", required_argument, NULL, 'c'},
+        {"pages", required_argument, NULL, 'p'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *store_opt = NULL, *config_path = NULL;
     bool once = false;
+    struct crawl_options co;
+    memset(&co, 0, sizeof co);
     int ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -51,6 +58,18 @@ int cmd_crawl(int argc, char **argv)
             break;
         case 'c':
             config_path = optarg;
+            break;
+        case 'p':
+            if (strcmp(optarg, "missing") == 0) {
+                co.pages = CRAWL_PAGES_MISSING;
+            } else if (strcmp(optarg, "always") == 0) {
+                co.pages = CRAWL_PAGES_ALWAYS;
+            } else if (strcmp(optarg, "never") == 0) {
+                co.pages = CRAWL_PAGES_NEVER;
+            } else {
+                cmd_fail("crawl: --pages must be missing, always or never");
+                return CMD_EXIT_USAGE;
+            }
             break;
         case 'h':
             crawl_usage(stdout);
@@ -86,16 +105,18 @@ int cmd_crawl(int argc, char **argv)
     int rc;
     if (cmd_store_open(&s, cmd_store_location(store_opt), cmd_index_kind(NULL, NULL)) < 0)
         goto out;
-    struct crawl_options opt = {.fetch.policy = &cfg.outbound.policy};
-    if ((rc = crawl_new(&c, s, &opt, &err)) < 0) {
+    cmd_fetch_options(&co.fetch, &cfg);
+    if ((rc = crawl_new(&c, s, &co, &err)) < 0) {
         cmd_fail("crawl: %s", err_msg(&err, rc));
         goto out;
     }
     if (once) {
         struct crawl_stats st;
         rc = crawl_once(c, &st, &err);
-        printf("feeds fetched %zu, not modified %zu, failed %zu; articles new %zu, updated %zu\n",
-               st.fetched, st.not_modified, st.failed, st.articles_new, st.articles_updated);
+        printf("feeds fetched %zu, not modified %zu, failed %zu; articles new %zu, updated %zu; "
+               "pages fetched %zu, failed %zu, without an article %zu; articles completed %zu\n",
+               st.fetched, st.not_modified, st.failed, st.articles_new, st.articles_updated,
+               st.pages_fetched, st.pages_failed, st.pages_no_article, st.articles_filled);
         fflush(stdout);
         if (rc < 0) {
             cmd_fail("crawl: %s", err_msg(&err, rc));

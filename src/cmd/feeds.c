@@ -1,41 +1,29 @@
-/* newsd feeds (API.md §7): add, import, list and remove the publishers'
- * feeds the crawler polls (docs/feeds.md). A feed import is JSONL, one
- * object per line with the fields of `feeds add`: url (required), source,
- * country, category, language, headlines (bool), interval (seconds); other
- * keys (such as the catalogue's "verified") are ignored. A url already
- * registered is left as it is, so re-importing a catalogue is harmless.
- * A url whose host is a literal address the network policy refuses
- * (loopback, private, ... unless --config FILE's [outbound]
- * allow_networks holds it; util/netpolicy.h) is refused here already; a
- * host name is checked when the crawler connects to it. */
+/* newsd feeds (API.md §7, docs/feeds.md): add, edit, pause, resume and
+ * remove the publishers' feeds the crawler polls; import and export them
+ * (JSONL or OPML) and list them with their health (feeds_io.c). A url
+ * whose host is a literal address the network policy refuses (loopback,
+ * private, ... unless --config FILE's [outbound] allow_networks holds it;
+ * util/netpolicy.h) is refused here already; a host name is checked when
+ * the crawler connects to it. */
 #include "cmd/cmd.h"
 #include "cmd/common.h"
+#include "cmd/feeds_internal.h"
 #include "ingest/ingest.h"
 #include "store/store.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
-#include <jansson.h>
-
-#include "util/netpolicy.h"
 #include "util/ascii.h"
-#include "util/timefmt.h"
-
+#include "util/netpolicy.h"
 #include "util/vocab.h"
 
 #include "util/banned.h"
 
 #define FEEDS_ARENA_BYTES (64 * 1024 * 1024)
-#define FEEDS_LINE_MAX (1024 * 1024) /* one JSONL feed object */
-#define FEEDS_INTERVAL_MIN 60        /* seconds */
-#define FEEDS_INTERVAL_MAX (24 * 3600)
 #define FEEDS_SOURCE_MAX 128
 
 static void feeds_usage(FILE *f)
@@ -44,11 +32,20 @@ static void feeds_usage(FILE *f)
             "usage: newsd feeds add [--store LOC] [--config FILE] URL [--source ID]\n"
             "                       [--country CC] [--category CAT] [--language LL]\n"
             "                       [--headlines] [--interval SECONDS]\n"
-            "       newsd feeds import [--store LOC] [--config FILE] FILE   (JSONL, - = stdin)\n"
-            "       newsd feeds list [--store LOC] [--config FILE]\n"
-            "       newsd feeds remove [--store LOC] [--config FILE] ID\n"
+            "       newsd feeds edit [--store LOC] ID [--interval SECONDS] [--country CC]\n"
+            "                       [--category CAT] [--language LL]\n"
+            "                       [--headlines | --no-headlines]\n"
+            "       newsd feeds pause [--store LOC] ID\n"
+            "       newsd feeds resume [--store LOC] ID\n"
+            "       newsd feeds import [--store LOC] [--config FILE] FILE\n"
+            "                       (JSONL or OPML, told apart by content; - = stdin)\n"
+            "       newsd feeds export [--store LOC] [--format opml|jsonl]\n"
+            "       newsd feeds list [--store LOC] [--format table|json]\n"
+            "       newsd feeds remove [--store LOC] ID\n"
             "  --headlines  the feed's articles are live headlines (/v2/top-headlines)\n"
-            "  --interval   first polling interval, %d..%d seconds (default %d; it adapts)\n"
+            "  --interval   polling interval, %d..%d seconds (default %d; it adapts)\n"
+            "  --country, --category, --language with an empty value (\"\") clear it\n"
+            "  --format     export: opml (default) or jsonl; list: table (default) or json\n"
             "  --config     the config file: [outbound] allow_networks admits feeds on\n"
             "               loopback, private and other special-use addresses\n",
             FEEDS_INTERVAL_MIN, FEEDS_INTERVAL_MAX, STORE_FEED_DEFAULT_INTERVAL);
@@ -88,55 +85,50 @@ static bool url_valid(struct arena *ar, const char *url)
     return ingest_url_canonical(ar, url, &canon, &domain) == 0;
 }
 
-/* Fill f from the option values; a message in why (for "feeds add: ..." or
- * "line N: ...") and false when one is bad or the url's host is an address
- * policy refuses. */
-static bool feed_fill(struct arena *ar, const struct netpolicy *policy, struct feed_record *f,
-                      const char *url, const char *source, const char *country,
-                      const char *category, const char *language, bool headlines,
-                      long long interval, char *why, size_t why_size)
+bool feeds_fill(struct arena *ar, const struct netpolicy *policy, struct feed_record *f,
+                const struct feeds_spec *sp, char *why, size_t why_size)
 {
     memset(f, 0, sizeof *f);
-    f->enabled = true;
-    f->headline = headlines;
-    if (!url || !url_valid(ar, url)) {
+    f->enabled = !sp->paused;
+    f->headline = sp->headlines;
+    if (!sp->url || !url_valid(ar, sp->url)) {
         snprintf(why, why_size, "the feed url must be an absolute http(s) URL");
         return false;
     }
-    if (!netpolicy_permits_url(policy, url, why, why_size))
+    if (!netpolicy_permits_url(policy, sp->url, why, why_size))
         return false;
-    f->url = url;
-    if (source) {
-        if (!source_valid(source)) {
+    f->url = sp->url;
+    if (sp->source) {
+        if (!source_valid(sp->source)) {
             snprintf(why, why_size, "the source id must be 1 to %d characters without spaces",
                      FEEDS_SOURCE_MAX);
             return false;
         }
-        f->source_id = source;
+        f->source_id = sp->source;
     }
-    if (country && !code_parse(country, f->country)) {
+    if (sp->country && !code_parse(sp->country, f->country)) {
         snprintf(why, why_size, "the country must be 2 letters, e.g. gb");
         return false;
     }
-    if (category && !(f->category = vocab_category(category))) {
+    if (sp->category && !(f->category = vocab_category(sp->category))) {
         snprintf(why, why_size, "the category must be one of " VOCAB_CATEGORY_LIST);
         return false;
     }
-    if (language && !code_parse(language, f->language)) {
+    if (sp->language && !code_parse(sp->language, f->language)) {
         snprintf(why, why_size, "the language must be 2 letters, e.g. en");
         return false;
     }
-    if (interval != 0 && (interval < FEEDS_INTERVAL_MIN || interval > FEEDS_INTERVAL_MAX)) {
+    if (sp->interval != 0 &&
+        (sp->interval < FEEDS_INTERVAL_MIN || sp->interval > FEEDS_INTERVAL_MAX)) {
         snprintf(why, why_size, "the interval must be %d to %d seconds", FEEDS_INTERVAL_MIN,
                  FEEDS_INTERVAL_MAX);
         return false;
     }
-    f->interval_s = interval;
+    f->interval_s = sp->interval;
     return true;
 }
 
-/* Plain decimal digits; -1 otherwise. */
-static long long parse_number(const char *s)
+long long feeds_parse_number(const char *s)
 {
     long long v = 0;
     size_t n = strlen(s);
@@ -151,31 +143,31 @@ static long long parse_number(const char *s)
 }
 
 struct feeds_opts {
-    const char *store, *config;
-    const struct netpolicy *policy; /* from the config */
+    const char *store, *config, *format;
     const char *source, *country, *category, *language, *interval;
-    bool headlines;
+    int headlines; /* -1 not given, 0 --no-headlines, 1 --headlines */
 };
 
-static int feeds_add(struct store *s, struct arena *ar, const struct feeds_opts *o, const char *url)
+/* The option values as a spec; interval < 0 when it is no number. */
+static void opts_spec(const struct feeds_opts *o, const char *url, struct feeds_spec *sp)
 {
-    struct feed_record f;
-    char why[200];
-    long long interval = 0;
-    if (o->interval && (interval = parse_number(o->interval)) <= 0) {
-        cmd_fail("feeds add: --interval must be %d to %d seconds", FEEDS_INTERVAL_MIN,
-                 FEEDS_INTERVAL_MAX);
-        return CMD_EXIT_USAGE;
-    }
-    if (!feed_fill(ar, o->policy, &f, url, o->source, o->country, o->category, o->language,
-                   o->headlines, interval, why, sizeof why)) {
-        cmd_fail("feeds add: %s", why);
-        return CMD_EXIT_USAGE;
-    }
+    memset(sp, 0, sizeof *sp);
+    sp->url = url;
+    sp->source = o->source;
+    sp->country = o->country;
+    sp->category = o->category;
+    sp->language = o->language;
+    sp->headlines = o->headlines == 1;
+    if (o->interval && (sp->interval = feeds_parse_number(o->interval)) <= 0)
+        sp->interval = -1;
+}
+
+static int feeds_add(struct store *s, struct feed_record *f)
+{
     struct err err;
     err_clear(&err);
     int64_t id = 0;
-    int rc = store_feed_add(s, &f, &id, &err);
+    int rc = store_feed_add(s, f, &id, &err);
     if (rc < 0) {
         cmd_fail("feeds add: %s", err_msg(&err, rc));
         return CMD_EXIT_FAIL;
@@ -188,214 +180,111 @@ static int feeds_add(struct store *s, struct arena *ar, const struct feeds_opts 
     return CMD_EXIT_OK;
 }
 
-/* A string member or NULL; *bad when present with another type. */
-static const char *member_str(const json_t *obj, const char *key, bool *bad)
+/* The change feeds edit asks for; false with a message in why. An empty
+ * --country, --category or --language clears it. */
+static bool edit_change(const struct feeds_opts *o, struct feed_change *c, char country[3],
+                        char language[3], char *why, size_t why_size)
 {
-    const json_t *v = json_object_get(obj, key);
-    if (!v || json_is_null(v))
-        return NULL;
-    if (!json_is_string(v)) {
-        *bad = true;
-        return NULL;
-    }
-    return json_string_value(v);
-}
-
-/* One JSONL line; *added / *present counted, a message in why when bad. */
-static int import_line(struct store *s, struct arena *ar, const struct netpolicy *policy,
-                       const char *line, size_t len, size_t *added, size_t *present, char *why,
-                       size_t why_size, struct err *err)
-{
-    json_error_t je;
-    json_t *obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
-    int rc = 0;
-    bool bad = false;
-    if (!obj || !json_is_object(obj)) {
-        snprintf(why, why_size, "not a JSON object%s%s", obj ? "" : ": ", obj ? "" : je.text);
-        rc = ERR_INVALID;
-        goto out;
-    }
-    const char *url = member_str(obj, "url", &bad);
-    const char *source = member_str(obj, "source", &bad);
-    const char *country = member_str(obj, "country", &bad);
-    const char *category = member_str(obj, "category", &bad);
-    const char *language = member_str(obj, "language", &bad);
-    const json_t *h = json_object_get(obj, "headlines");
-    const json_t *iv = json_object_get(obj, "interval");
-    if (bad || (h && !json_is_boolean(h) && !json_is_null(h)) ||
-        (iv && !json_is_integer(iv) && !json_is_null(iv))) {
-        snprintf(why, why_size,
-                 "a field has the wrong type (url, source, country, category and "
-                 "language are strings, headlines a boolean, interval an integer)");
-        rc = ERR_INVALID;
-        goto out;
-    }
-    long long interval = json_is_integer(iv) ? (long long)json_integer_value(iv) : 0;
-    if (json_is_integer(iv) && interval <= 0)
-        interval = -1; /* out of range: feed_fill says so */
-    struct feed_record f;
-    if (!feed_fill(ar, policy, &f, url, source, country, category, language, json_is_true(h),
-                   interval, why, why_size)) {
-        rc = ERR_INVALID;
-        goto out;
-    }
-    rc = store_feed_add(s, &f, NULL, err);
-    if (rc == 0) {
-        (*added)++;
-    } else if (rc == ERR_EXISTS) {
-        (*present)++;
-        rc = 0;
-    }
-out:
-    json_decref(obj);
-    return rc;
-}
-
-static bool blank(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (!isspace((unsigned char)s[i]))
+    memset(c, 0, sizeof *c);
+    c->headline = o->headlines;
+    c->enabled = -1;
+    c->now = (int64_t)time(NULL);
+    if (o->interval) {
+        long long v = feeds_parse_number(o->interval);
+        if (v < FEEDS_INTERVAL_MIN || v > FEEDS_INTERVAL_MAX) {
+            snprintf(why, why_size, "--interval must be %d to %d seconds", FEEDS_INTERVAL_MIN,
+                     FEEDS_INTERVAL_MAX);
             return false;
+        }
+        c->interval_s = v;
+    }
+    if (o->country && *o->country && !code_parse(o->country, country)) {
+        snprintf(why, why_size, "the country must be 2 letters, e.g. gb (\"\" clears it)");
+        return false;
+    }
+    c->country = o->country ? (*o->country ? country : "") : NULL;
+    if (o->language && *o->language && !code_parse(o->language, language)) {
+        snprintf(why, why_size, "the language must be 2 letters, e.g. en (\"\" clears it)");
+        return false;
+    }
+    c->language = o->language ? (*o->language ? language : "") : NULL;
+    if (o->category && *o->category && !(c->category = vocab_category(o->category))) {
+        snprintf(why, why_size,
+                 "the category must be one of " VOCAB_CATEGORY_LIST " (\"\" clears it)");
+        return false;
+    }
+    if (o->category && !*o->category)
+        c->category = "";
+    if (!o->interval && !o->country && !o->language && !o->category && o->headlines < 0) {
+        snprintf(why, why_size,
+                 "nothing to change: give --interval, --country, --category, --language, "
+                 "--headlines or --no-headlines");
+        return false;
     }
     return true;
 }
 
-static int feeds_import(struct store *s, struct arena *ar, const struct netpolicy *policy,
-                        const char *path)
+/* edit, pause, resume and remove: one feed by id. */
+static int feeds_change(struct store *s, const char *verb, const char *ref,
+                        const struct feed_change *c)
 {
-    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-    if (!f) {
-        cmd_fail("feeds import: cannot open %s: %s", path, strerror(errno));
-        return CMD_EXIT_FAIL;
-    }
-    char *line = NULL;
-    size_t cap = 0, added = 0, present = 0, skipped = 0, lineno = 0;
-    ssize_t n;
-    int status = CMD_EXIT_OK;
-    while ((n = getline(&line, &cap, f)) >= 0) {
-        lineno++;
-        size_t len = (size_t)n;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            len--;
-        if (blank(line, len))
-            continue;
-        char why[256] = "";
-        struct err err;
-        err_clear(&err);
-        int rc;
-        if (len > FEEDS_LINE_MAX) {
-            snprintf(why, sizeof why, "line longer than %d bytes", FEEDS_LINE_MAX);
-            rc = ERR_INVALID;
-        } else {
-            rc = import_line(s, ar, policy, line, len, &added, &present, why, sizeof why, &err);
-        }
-        if (rc == ERR_INVALID) {
-            fprintf(stderr, "%s: line %zu: %s\n", path, lineno, why);
-            skipped++;
-        } else if (rc < 0) {
-            cmd_fail("feeds import %s: line %zu: %s", path, lineno, err_msg(&err, rc));
-            status = CMD_EXIT_FAIL;
-            break;
-        }
-    }
-    if (status == CMD_EXIT_OK && ferror(f)) {
-        cmd_fail("feeds import: cannot read %s", path);
-        status = CMD_EXIT_FAIL;
-    }
-    free(line);
-    if (f != stdin)
-        fclose(f);
-    fprintf(stderr, "feeds added %zu, already present %zu, skipped %zu\n", added, present, skipped);
-    return status;
-}
-
-static const char *time_cell(struct arena *ar, int64_t t, const char *none)
-{
-    if (t <= 0)
-        return none;
-    char iso[TIMEFMT_ISO_LEN];
-    timefmt_iso8601(t, iso);
-    const char *c = arena_strdup(ar, iso);
-    return c ? c : "?";
-}
-
-#define LIST_COLS 9
-
-static int feeds_list(struct store *s, struct arena *ar)
-{
+    long long id = feeds_parse_number(ref);
     struct err err;
     err_clear(&err);
-    struct feed_record *feeds = NULL;
-    size_t n = 0;
-    int rc = store_feeds_list(s, ar, &feeds, &n, &err);
-    if (rc < 0) {
-        cmd_fail("feeds list: %s", err_msg(&err, rc));
-        return CMD_EXIT_FAIL;
-    }
-    static const char *const head[LIST_COLS] = {"ID",         "URL",        "SOURCE",
-                                                "LAST FETCH", "STATUS",     "ITEMS",
-                                                "STORED",     "NEXT FETCH", "LAST ERROR"};
-    const char **cells = arena_calloc(ar, (n + 1) * LIST_COLS, sizeof *cells);
-    if (!cells) {
-        cmd_fail("feeds list: out of memory");
-        return CMD_EXIT_FAIL;
-    }
-    size_t w[LIST_COLS];
-    for (size_t c = 0; c < LIST_COLS; c++) {
-        cells[c] = head[c];
-        w[c] = strlen(head[c]);
-    }
-    for (size_t i = 0; i < n; i++) {
-        const struct feed_record *f = &feeds[i];
-        const char **row = cells + (i + 1) * LIST_COLS;
-        row[0] = arena_printf(ar, "%lld", (long long)f->id);
-        row[1] = cmd_table_cell(ar, f->url);
-        row[2] = cmd_table_cell(ar, f->source_id);
-        row[3] = time_cell(ar, f->last_fetch_at, "never");
-        row[4] = f->last_fetch_at ? (f->last_status ? arena_printf(ar, "%d", f->last_status) : "-")
-                                  : "-";
-        row[5] = arena_printf(ar, "%lld", (long long)f->items_last);
-        row[6] = arena_printf(ar, "%lld", (long long)f->items_total);
-        row[7] = f->enabled ? time_cell(ar, f->next_fetch_at, "now") : "disabled";
-        row[8] = cmd_table_cell(ar, f->last_error);
-        for (size_t c = 0; c < LIST_COLS; c++) {
-            if (!row[c]) {
-                cmd_fail("feeds list: out of memory");
-                return CMD_EXIT_FAIL;
-            }
-            size_t len = strlen(row[c]);
-            if (len > w[c] && c < LIST_COLS - 1)
-                w[c] = len;
-        }
-    }
-    for (size_t i = 0; i <= n; i++) {
-        const char **row = cells + i * LIST_COLS;
-        printf("%-*s  %-*s  %-*s  %-*s  %*s  %*s  %*s  %-*s  %s\n", (int)w[0], row[0], (int)w[1],
-               row[1], (int)w[2], row[2], (int)w[3], row[3], (int)w[4], row[4], (int)w[5], row[5],
-               (int)w[6], row[6], (int)w[7], row[7], row[8]);
-    }
-    if (fflush(stdout) != 0) {
-        cmd_fail("feeds list: cannot write to stdout");
-        return CMD_EXIT_FAIL;
-    }
-    return CMD_EXIT_OK;
-}
-
-static int feeds_remove(struct store *s, const char *ref)
-{
-    long long id = parse_number(ref);
-    struct err err;
-    err_clear(&err);
-    int rc = id < 0 ? ERR_NOTFOUND : store_feed_remove(s, id, &err);
+    int rc = id < 0                    ? ERR_NOTFOUND
+             : !strcmp(verb, "remove") ? store_feed_remove(s, id, &err)
+                                       : store_feed_change(s, id, c, &err);
     if (rc == ERR_NOTFOUND) {
-        cmd_fail("feeds remove: no feed has the id '%s' (see newsd feeds list)", ref);
+        cmd_fail("feeds %s: no feed has the id '%s' (see newsd feeds list)", verb, ref);
         return CMD_EXIT_FAIL;
     }
     if (rc < 0) {
-        cmd_fail("feeds remove: %s", err_msg(&err, rc));
+        cmd_fail("feeds %s: %s", verb, err_msg(&err, rc));
         return CMD_EXIT_FAIL;
     }
     return CMD_EXIT_OK;
+}
+
+static const char *const verbs[] = {"add",    "edit",   "pause", "resume",
+                                    "import", "export", "list",  "remove"};
+
+/* What verb takes: a word for "expected ...", and how many arguments. */
+static const char *verb_argument(const char *verb, int *want)
+{
+    *want = 1;
+    if (!strcmp(verb, "add"))
+        return "one URL";
+    if (!strcmp(verb, "import"))
+        return "one FILE";
+    if (!strcmp(verb, "list") || !strcmp(verb, "export")) {
+        *want = 0;
+        return "no argument";
+    }
+    return "one ID";
+}
+
+/* Options that belong to other verbs than verb; NULL when all fit. */
+static const char *misplaced_option(const struct feeds_opts *o, const char *verb)
+{
+    bool add = !strcmp(verb, "add"), edit = !strcmp(verb, "edit");
+    if (o->source && !add)
+        return "--source belongs to feeds add";
+    if ((o->country || o->category || o->language || o->interval || o->headlines >= 0) && !add &&
+        !edit)
+        return "--country, --category, --language, --headlines and --interval belong to "
+               "feeds add and feeds edit";
+    if (o->headlines == 0 && add)
+        return "--no-headlines belongs to feeds edit (a new feed has no headlines unless "
+               "--headlines)";
+    if (o->format && strcmp(verb, "list") && strcmp(verb, "export"))
+        return "--format belongs to feeds list and feeds export";
+    if (o->format && !strcmp(verb, "list") && strcmp(o->format, "table") &&
+        strcmp(o->format, "json"))
+        return "feeds list --format is table or json";
+    if (o->format && !strcmp(verb, "export") && strcmp(o->format, "opml") &&
+        strcmp(o->format, "jsonl"))
+        return "feeds export --format is opml or jsonl";
+    return NULL;
 }
 
 int cmd_feeds(int argc, char **argv)
@@ -404,11 +293,13 @@ int cmd_feeds(int argc, char **argv)
         {"store", required_argument, NULL, 's'},    {"config", required_argument, NULL, 'C'},
         {"source", required_argument, NULL, 'S'},   {"country", required_argument, NULL, 'c'},
         {"category", required_argument, NULL, 'k'}, {"language", required_argument, NULL, 'l'},
-        {"headlines", no_argument, NULL, 'H'},      {"interval", required_argument, NULL, 'i'},
+        {"headlines", no_argument, NULL, 'H'},      {"no-headlines", no_argument, NULL, 'N'},
+        {"interval", required_argument, NULL, 'i'}, {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
     };
     struct feeds_opts o;
     memset(&o, 0, sizeof o);
+    o.headlines = -1;
     int ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -432,10 +323,18 @@ int cmd_feeds(int argc, char **argv)
             o.language = optarg;
             break;
         case 'H':
-            o.headlines = true;
+        case 'N':
+            if (o.headlines >= 0 && o.headlines != (ch == 'H')) {
+                cmd_fail("feeds: --headlines or --no-headlines, not both");
+                return CMD_EXIT_USAGE;
+            }
+            o.headlines = ch == 'H';
             break;
         case 'i':
             o.interval = optarg;
+            break;
+        case 'f':
+            o.format = optarg;
             break;
         case 'h':
             feeds_usage(stdout);
@@ -446,35 +345,32 @@ int cmd_feeds(int argc, char **argv)
         }
     }
     if (optind >= argc) {
-        cmd_fail("feeds: which command? add, import, list or remove");
+        cmd_fail("feeds: which command? add, edit, pause, resume, import, export, list or "
+                 "remove");
         feeds_usage(stderr);
         return CMD_EXIT_USAGE;
     }
     const char *verb = argv[optind];
     char **args = argv + optind + 1;
     int n_args = argc - optind - 1;
-    int want;
-    if (!strcmp(verb, "add") || !strcmp(verb, "import") || !strcmp(verb, "remove")) {
-        want = 1;
-    } else if (!strcmp(verb, "list")) {
-        want = 0;
-    } else {
-        cmd_fail("feeds: unknown command '%s' (add, import, list, remove)", verb);
-        return CMD_EXIT_USAGE;
-    }
-    if (n_args != want) {
-        cmd_fail("feeds %s: expected %s", verb,
-                 want == 0                 ? "no argument"
-                 : !strcmp(verb, "add")    ? "one URL"
-                 : !strcmp(verb, "import") ? "one FILE"
-                                           : "one ID");
-        return CMD_EXIT_USAGE;
-    }
-    bool feed_opts = o.source || o.country || o.category || o.language || o.headlines || o.interval;
-    if (strcmp(verb, "add") && feed_opts) {
-        cmd_fail("feeds %s: --source, --country, --category, --language, --headlines and "
-                 "--interval belong to feeds add",
+    bool known = false;
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        known = known || !strcmp(verb, verbs[i]);
+    if (!known) {
+        cmd_fail("feeds: unknown command '%s' (add, edit, pause, resume, import, export, list, "
+                 "remove)",
                  verb);
+        return CMD_EXIT_USAGE;
+    }
+    int want;
+    const char *expected = verb_argument(verb, &want);
+    if (n_args != want) {
+        cmd_fail("feeds %s: expected %s", verb, expected);
+        return CMD_EXIT_USAGE;
+    }
+    const char *misplaced = misplaced_option(&o, verb);
+    if (misplaced) {
+        cmd_fail("feeds %s: %s", verb, misplaced);
         return CMD_EXIT_USAGE;
     }
 
@@ -482,36 +378,47 @@ int cmd_feeds(int argc, char **argv)
     int status = cmd_config_load(&cfg, o.config);
     if (status != CMD_EXIT_OK)
         return status;
-    o.policy = &cfg.outbound.policy;
+    const struct netpolicy *policy = &cfg.outbound.policy;
 
     struct store *s = NULL;
     struct arena ar;
+    struct feed_record f;
+    struct feed_change change;
+    char why[200], country[3], language[3];
     arena_init(&ar, FEEDS_ARENA_BYTES);
-    status = CMD_EXIT_FAIL;
+    status = CMD_EXIT_USAGE;
+    /* Check the arguments before creating a store for nothing. */
     if (!strcmp(verb, "add")) {
-        /* Check the arguments before creating a store for nothing. */
-        struct feed_record f;
-        char why[200];
-        long long interval = o.interval ? parse_number(o.interval) : 0;
-        if (o.interval && interval <= 0)
-            interval = -1;
-        if (!feed_fill(&ar, o.policy, &f, args[0], o.source, o.country, o.category, o.language,
-                       o.headlines, interval, why, sizeof why)) {
+        struct feeds_spec sp;
+        opts_spec(&o, args[0], &sp);
+        if (!feeds_fill(&ar, policy, &f, &sp, why, sizeof why)) {
             cmd_fail("feeds add: %s", why);
-            status = CMD_EXIT_USAGE;
             goto out;
         }
+    } else if (!strcmp(verb, "edit")) {
+        if (!edit_change(&o, &change, country, language, why, sizeof why)) {
+            cmd_fail("feeds edit: %s", why);
+            goto out;
+        }
+    } else if (!strcmp(verb, "pause") || !strcmp(verb, "resume")) {
+        memset(&change, 0, sizeof change);
+        change.headline = -1;
+        change.enabled = !strcmp(verb, "resume");
+        change.now = (int64_t)time(NULL);
     }
+    status = CMD_EXIT_FAIL;
     if (cmd_store_open(&s, cmd_store_location(o.store), cmd_index_kind(NULL, NULL)) < 0)
         goto out;
     if (!strcmp(verb, "add"))
-        status = feeds_add(s, &ar, &o, args[0]);
+        status = feeds_add(s, &f);
     else if (!strcmp(verb, "import"))
-        status = feeds_import(s, &ar, o.policy, args[0]);
+        status = feeds_import(s, &ar, policy, args[0]);
+    else if (!strcmp(verb, "export"))
+        status = feeds_export(s, &ar, o.format ? o.format : "opml");
     else if (!strcmp(verb, "list"))
-        status = feeds_list(s, &ar);
+        status = feeds_list(s, &ar, o.format ? o.format : "table");
     else
-        status = feeds_remove(s, args[0]);
+        status = feeds_change(s, verb, args[0], &change);
 out:
     arena_release(&ar);
     if (s)

@@ -4,6 +4,8 @@
 #include "ingest/ingest.h"
 
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,7 +17,11 @@ static void import_usage(FILE *f)
 {
     fprintf(f, "usage: newsd import [--store LOC] [--headlines] [--country CC] [--category CAT]\n"
                "                    [--language LL] [--progress] FILE...   (- = stdin)\n"
-               "  --progress  print \"committed N\" on stderr after each committed batch\n");
+               "       newsd import --warc [--store LOC] [--progress-every SECONDS] FILE...\n"
+               "  --progress        print \"committed N\" on stderr after each committed batch\n"
+               "  --warc            FILEs are WARC files (plain or .gz, e.g. Common Crawl's\n"
+               "                    CC-NEWS): each HTML page that holds an article is imported\n"
+               "  --progress-every  seconds between progress lines of a WARC import (5)\n");
 }
 
 static int valid_two_letters(const char *s)
@@ -26,13 +32,20 @@ static int valid_two_letters(const char *s)
 int cmd_import(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},    {"headlines", no_argument, NULL, 'H'},
-        {"country", required_argument, NULL, 'c'},  {"category", required_argument, NULL, 'k'},
-        {"language", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
-        {"progress", no_argument, NULL, 'p'},       {NULL, 0, NULL, 0},
+        {"store", required_argument, NULL, 's'},
+        {"headlines", no_argument, NULL, 'H'},
+        {"country", required_argument, NULL, 'c'},
+        {"category", required_argument, NULL, 'k'},
+        {"language", required_argument, NULL, 'l'},
+        {"help", no_argument, NULL, 'h'},
+        {"progress", no_argument, NULL, 'p'},
+        {"warc", no_argument, NULL, 'w'},
+        {"progress-every", required_argument, NULL, 'e'},
+        {NULL, 0, NULL, 0},
     };
     const char *store_opt = NULL;
     struct ingest_options io = {0};
+    bool warc = false;
     int ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -55,6 +68,21 @@ int cmd_import(int argc, char **argv)
         case 'p':
             io.progress = stderr;
             break;
+        case 'w':
+            warc = true;
+            break;
+        case 'e': {
+            char *end = NULL;
+            double secs = strtod(optarg, &end);
+            if (!end || *end || !(secs > 0 && secs <= 86400)) {
+                cmd_fail("import: --progress-every must be a number of seconds, e.g. 5");
+                return CMD_EXIT_USAGE;
+            }
+            io.progress_ms = (int64_t)(secs * 1000.0 + 0.5);
+            if (io.progress_ms == 0)
+                io.progress_ms = 1;
+            break;
+        }
         case 'h':
             import_usage(stdout);
             return CMD_EXIT_OK;
@@ -93,10 +121,12 @@ int cmd_import(int argc, char **argv)
         struct ingest_stats st = {0};
         struct err err;
         err_clear(&err);
-        int rc = ingest_import_file(s, argv[i], &io, &st, &err);
+        int rc = warc ? ingest_import_warc(s, argv[i], &io, &st, &err)
+                      : ingest_import_file(s, argv[i], &io, &st, &err);
         total.imported += st.imported;
         total.updated += st.updated;
         total.skipped += st.skipped;
+        total.images_dropped += st.images_dropped;
         if (rc == ERR_FULL) {
             /* The one failure an operator fixes outside newsd: say what is
              * kept and what to do. */
@@ -114,9 +144,14 @@ int cmd_import(int argc, char **argv)
         }
     }
     /* On failure the one line above says why; the summary is for runs that finish. */
-    if (status == CMD_EXIT_OK)
-        fprintf(stderr, "imported %zu, updated %zu, skipped %zu\n", total.imported, total.updated,
+    if (status == CMD_EXIT_OK) {
+        fprintf(stderr, "imported %zu, updated %zu, skipped %zu", total.imported, total.updated,
                 total.skipped);
+        if (total.images_dropped)
+            fprintf(stderr, ", %zu image URL%s dropped (not http(s))", total.images_dropped,
+                    total.images_dropped == 1 ? "" : "s");
+        fputc('\n', stderr);
+    }
     store_close(s);
     return status;
 }

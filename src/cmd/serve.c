@@ -13,6 +13,7 @@
 #include "http/http.h"
 #include "index/index.h"
 #include "ingest/crawl.h"
+#include "store/retention.h"
 #include "store/store.h"
 #include "util/log.h"
 
@@ -156,7 +157,7 @@ struct serve_flags {
     long threads;               /* 0: not given */
     long long query_timeout_ms; /* -1: not given */
     bool quiet, no_crawl;
-    enum log_format log_format;
+    int log_format; /* enum log_format; -1: not given */
 };
 
 #define SERVE_GO (-1) /* parse and resolve: carry on (else an exit status) */
@@ -181,6 +182,7 @@ static int serve_parse(struct serve_flags *f, int argc, char **argv)
     };
     memset(f, 0, sizeof *f);
     f->query_timeout_ms = -1;
+    f->log_format = -1;
     int ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -327,27 +329,37 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
     if (!listen || !*listen)
         listen = "127.0.0.1:8080";
 
-    set->store = cmd_store_location(f->store);
-    set->user = f->user;
-    set->index_dir = f->index_dir;
+    set->store = cmd_store_location_configured(f->store, cfg->store);
+    set->user = f->user ? f->user : cfg->user[0] ? cfg->user : NULL;
+    set->index_dir = f->index_dir ? f->index_dir : cfg->index_dir[0] ? cfg->index_dir : NULL;
     set->index_kind = cmd_index_kind(f->index_kind, cfg->index);
     cmd_engine_options(&set->index_engine);
-    set->crawl = !f->no_crawl;
+    set->crawl = !f->no_crawl && cfg->crawl != 0;
+    bool access_log = !f->quiet && cfg->access_log != 0;
     set->http = (struct http_config){
         .listen = listen,
         .threads = (unsigned)(f->threads ? f->threads : cfg->threads),
-        .access_log = !f->quiet,
+        .access_log = access_log,
+        .trusted_proxies = &cfg->trusted_proxies,
     };
-    log_set_format(f->log_format);
+    log_set_format(f->log_format >= 0             ? (enum log_format)f->log_format
+                   : cfg->log_format_json == 1 ? LOG_FORMAT_JSON
+                                               : LOG_FORMAT_TEXT);
     /* --metrics-listen: a second, small server that answers only /metrics,
      * so the exposition can stay on an internal address. */
-    set->metrics =
-        (struct http_config){.listen = f->metrics_listen, .threads = 1, .access_log = !f->quiet};
+    const char *metrics_listen = f->metrics_listen      ? f->metrics_listen
+                                 : cfg->metrics_listen[0] ? cfg->metrics_listen
+                                                          : NULL;
+    set->metrics = (struct http_config){.listen = metrics_listen,
+                                        .threads = 1,
+                                        .access_log = access_log,
+                                        .trusted_proxies = &cfg->trusted_proxies};
+    set->api.metrics_allow = &cfg->metrics_allow_networks;
     set->api.live_window_seconds = cfg->live_window_seconds;
     set->api.result_window = cfg->result_window;
     set->api.query_timeout_ms =
         f->query_timeout_ms >= 0 ? f->query_timeout_ms : cfg->query_timeout_ms;
-    set->api.metrics_elsewhere = f->metrics_listen != NULL;
+    set->api.metrics_elsewhere = metrics_listen != NULL;
     /* Test hook: every search sleeps this long first, so that tests can
      * fill the request queue on demand (tests/reliability/test_http_hardening.py). */
     const char *delay = getenv("NEWSD_TEST_SEARCH_DELAY_MS");
@@ -370,6 +382,7 @@ struct serve_parts {
     struct http_server *server;
     struct http_server *metrics_server;
     struct crawler *crawler;
+    struct retention *retention;
     struct run_as run_as;
 };
 
@@ -456,12 +469,38 @@ static int start_crawler(struct serve_parts *p, const struct serve_settings *set
     err_clear(&err);
     int rc;
     /* Outgoing requests obey [outbound] (docs/security.md). */
-    struct crawl_options copt = {.fetch.policy = &set->cfg.outbound.policy};
+    struct crawl_options copt = {0};
+    cmd_fetch_options(&copt.fetch, &set->cfg);
     if ((rc = crawl_new(&p->crawler, p->store, &copt, &err)) < 0 ||
         (rc = crawl_start(p->crawler, &err)) < 0) {
         cmd_fail("cannot start the crawler: %s", err_msg(&err, rc));
         return -1;
     }
+    return 0;
+}
+
+/* [retention]: the articles past its limits are deleted in the
+ * background, in batches (store/retention.h); nothing without limits. */
+static int start_retention(struct serve_parts *p, const struct serve_settings *set)
+{
+    const struct config_retention *c = &set->cfg.retention;
+    struct retention_options o = {
+        .max_age_days = c->max_age_days,
+        .max_articles = c->max_articles,
+        .period_s = c->period_seconds,
+        .pace = {.batch = c->batch_size},
+    };
+    struct err err;
+    err_clear(&err);
+    int rc = retention_start(&p->retention, p->store, &o, &err);
+    if (rc < 0) {
+        cmd_fail("%s", err_msg(&err, rc));
+        return -1;
+    }
+    if (p->retention)
+        log_info("retention: articles older than %lld days / beyond the newest %lld are deleted "
+                 "(0 = no such limit)",
+                 (long long)o.max_age_days, (long long)o.max_articles);
     return 0;
 }
 
@@ -472,7 +511,7 @@ static int serve_start(struct serve_parts *p, const struct serve_settings *set)
     if (!set->user && geteuid() == 0)
         log_warn("running as root: use --user USER to drop root privileges after binding");
     if (start_store_and_index(p, set) < 0 || start_api(p, set) < 0 || start_listeners(p, set) < 0 ||
-        start_crawler(p, set) < 0)
+        start_crawler(p, set) < 0 || start_retention(p, set) < 0)
         return -1;
     print_address("listening on", set->http.listen, http_server_port(p->server), "");
     if (p->metrics_server)
@@ -512,6 +551,7 @@ static void serve_stop(struct serve_parts *p)
     http_server_stop(p->server);
     api_free(p->api);
     auth_free(p->auth);
+    retention_stop(p->retention);
     crawl_free(p->crawler);
     index_close(p->index);
     store_close(p->store);

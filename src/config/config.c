@@ -3,20 +3,23 @@
  *   byte or a line over CONFIG_LINE_MAX bytes is an error.
  * - Blank lines and lines whose first non-blank character is '#' or ';' are
  *   ignored. There are no comments after a value.
- * - `[server]`, `[outbound]` and `[plan NAME]` start sections; NAME is
+ * - `[server]`, `[outbound]`, `[retention]` and `[plan NAME]` start sections; NAME is
  *   1..63 of A-Z a-z 0-9 . _ - ; a plan section may appear once per name.
  * - `key = value` inside a section; blanks around key and value are dropped.
  *   A key may be set once per section; unknown keys and sections are errors.
  * - Integers are plain decimal digits; burst_per_second may have a fraction
  *   (digits.digits). Every number has a range (see the tables below).
- * - allow_networks is a list of networks (util/netpolicy.h reads it). */
+ * - allow_networks is a list of networks (util/netpolicy.h reads it);
+ *   user_agent and proxy are text, optionally in double quotes. */
 #include "config/config.h"
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "util/limits.h"
@@ -26,17 +29,7 @@
 #define INT_DIGITS_MAX 18 /* below INT64_MAX, so no overflow while reading */
 #define FRACTION_DIGITS_MAX 9
 
-enum section { SECTION_NONE, SECTION_SERVER, SECTION_OUTBOUND, SECTION_PLAN };
-
-/* Server keys, as bits of the "already set" mask. */
-enum server_field {
-    SERVER_LISTEN = 1 << 0,
-    SERVER_THREADS = 1 << 1,
-    SERVER_LIVE_WINDOW = 1 << 2,
-    SERVER_RESULT_WINDOW = 1 << 3,
-    SERVER_QUERY_TIMEOUT = 1 << 4,
-    SERVER_INDEX = 1 << 5,
-};
+enum section { SECTION_NONE, SECTION_SERVER, SECTION_OUTBOUND, SECTION_RETENTION, SECTION_PLAN };
 
 /* A view of part of the text. */
 struct span {
@@ -50,9 +43,10 @@ struct parser {
     struct err *err;
     struct config *c;
     enum section section;
-    unsigned server_set;   /* enum server_field bits of the current [server] */
-    unsigned outbound_set; /* enum outbound_field bits given so far */
-    size_t plan;           /* index in c->plans of the current [plan] */
+    uint32_t server_set;    /* server_keys rows given in the current [server] (bit = row) */
+    unsigned outbound_set;  /* enum outbound_field bits given so far */
+    unsigned retention_set; /* bits of retention_keys given so far */
+    size_t plan;            /* index in c->plans of the current [plan] */
 };
 
 static int parse_fail(struct parser *ps, const char *fmt, ...)
@@ -197,75 +191,179 @@ static int value_origins(struct parser *ps, struct span v, char *out, size_t cap
     return 0;
 }
 
+/* What a text value may hold. */
+enum text_kind {
+    TEXT_WORD,  /* printable ASCII without blanks (a user name, HOST:PORT) */
+    TEXT_ASCII, /* printable ASCII, blanks too (a User-Agent) */
+    TEXT_PATH,  /* anything but control bytes (a path may hold blanks and UTF-8) */
+};
+
+/* Text, in double quotes or not, of 1 to size - 1 bytes, into out. The one
+ * reader of text values, for every section. */
+static int value_text(struct parser *ps, const char *key, struct span v, enum text_kind kind,
+                      char *out, size_t size)
+{
+    char vb[68];
+    if (v.n >= 2 && v.p[0] == '"' && v.p[v.n - 1] == '"') {
+        v.p++;
+        v.n -= 2;
+    }
+    if (v.n == 0)
+        return parse_fail(ps, "%s needs a value", key);
+    if (v.n >= size)
+        return parse_fail(ps, "%s is longer than %zu bytes", key, size - 1);
+    for (size_t i = 0; i < v.n; i++) {
+        unsigned char ch = (unsigned char)v.p[i];
+        bool bad = ch < 0x20 || ch == 0x7f || ch == '"' || (kind != TEXT_PATH && ch > 0x7e) ||
+                   (kind == TEXT_WORD && ch == ' ');
+        if (bad)
+            return parse_fail(ps, "%s: '%s' may only hold printable ASCII%s (no quotes inside)",
+                              key, span_show(v, vb), kind == TEXT_WORD ? " without blanks" : "");
+    }
+    memcpy(out, v.p, v.n);
+    out[v.n] = '\0';
+    return 0;
+}
+
+/* [server] keys: every setting of `newsd serve` has one (the flags win over
+ * them, docs/configuration.md). A row says where the value goes and how it
+ * is read; a key given twice in one [server] is an error. */
+enum server_kind {
+    SK_HOSTPORT, /* HOST:PORT (checked by whoever listens on it) */
+    SK_STRING,   /* printable ASCII without blanks, into a char array */
+    SK_PATH,     /* any text but control bytes (a path may hold blanks) */
+    SK_INT,      /* whole number in [min, max] */
+    SK_BOOL,     /* true/false, yes/no, on/off, 1/0 */
+    SK_INDEX,    /* fts5 | engine */
+    SK_LOGFMT,   /* text | json */
+    SK_NETWORKS  /* CIDR list (util/netpolicy.h) */
+};
+
+static const struct server_key {
+    const char *name;
+    enum server_kind kind;
+    size_t offset, size; /* of the field in struct config */
+    int64_t min, max;    /* SK_INT */
+} server_keys[] = {
+#define SKEY(n, k, f, lo, hi)                                                                      \
+    {                                                                                              \
+        n, k, offsetof(struct config, f), sizeof(((struct config *)0)->f), lo, hi                  \
+    }
+    SKEY("listen", SK_HOSTPORT, listen, 0, 0),
+    SKEY("threads", SK_INT, threads, 0, 4096),
+    SKEY("live_window_hours", SK_INT, live_window_seconds, 1, 24 * 365 * 100),
+    SKEY("result_window", SK_INT, result_window, 0, 1000000000000LL),
+    SKEY("query_timeout_ms", SK_INT, query_timeout_ms, 0, 3600 * 1000),
+    SKEY("index", SK_INDEX, index, 0, 0),
+    SKEY("store", SK_PATH, store, 0, 0),
+    SKEY("index_dir", SK_PATH, index_dir, 0, 0),
+    SKEY("metrics_listen", SK_HOSTPORT, metrics_listen, 0, 0),
+    SKEY("user", SK_STRING, user, 0, 0),
+    SKEY("crawl", SK_BOOL, crawl, 0, 0),
+    SKEY("access_log", SK_BOOL, access_log, 0, 0),
+    SKEY("log_format", SK_LOGFMT, log_format_json, 0, 0),
+    SKEY("trusted_proxies", SK_NETWORKS, trusted_proxies, 0, 0),
+    SKEY("metrics_allow_networks", SK_NETWORKS, metrics_allow_networks, 0, 0),
+#undef SKEY
+};
+
+#define N_SERVER_KEYS (sizeof server_keys / sizeof server_keys[0])
+
+static int value_bool(struct parser *ps, struct span key, struct span v, int *out)
+{
+    static const char *const yes[] = {"true", "yes", "on", "1"}, *const no[] = {"false", "no",
+                                                                                "off", "0"};
+    char kb[68], vb[68];
+    for (size_t i = 0; i < 4; i++) {
+        if (span_eq(v, yes[i]))
+            return *out = 1, 0;
+        if (span_eq(v, no[i]))
+            return *out = 0, 0;
+    }
+    return parse_fail(ps, "%s: '%s' is not true or false", span_show(key, kb), span_show(v, vb));
+}
+
 static int server_set(struct parser *ps, struct span key, struct span v)
 {
-    struct config *c = ps->c;
     char kb[68], vb[68];
-    unsigned bit;
-    int64_t x = 0;
-    int rc;
-    if (span_eq(key, "listen")) {
-        bit = SERVER_LISTEN;
-    } else if (span_eq(key, "threads")) {
-        bit = SERVER_THREADS;
-    } else if (span_eq(key, "live_window_hours")) {
-        bit = SERVER_LIVE_WINDOW;
-    } else if (span_eq(key, "result_window")) {
-        bit = SERVER_RESULT_WINDOW;
-    } else if (span_eq(key, "query_timeout_ms")) {
-        bit = SERVER_QUERY_TIMEOUT;
-    } else if (span_eq(key, "index")) {
-        bit = SERVER_INDEX;
-    } else {
-        return parse_fail(ps,
-                          "unknown key '%s' in [server] (listen, threads, "
-                          "live_window_hours, result_window, query_timeout_ms, index)",
-                          span_show(key, kb));
+    const struct server_key *k = NULL;
+    size_t row = 0;
+    for (; row < N_SERVER_KEYS && !k; row++)
+        if (span_eq(key, server_keys[row].name))
+            k = &server_keys[row];
+    if (!k) {
+        char names[512] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < N_SERVER_KEYS; i++) {
+            int w = snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                             server_keys[i].name);
+            if (w > 0 && (size_t)w < sizeof names - used)
+                used += (size_t)w;
+        }
+        return parse_fail(ps, "unknown key '%s' in [server] (%s)", span_show(key, kb), names);
     }
+    uint32_t bit = 1u << (row - 1);
     if (ps->server_set & bit)
-        return parse_fail(ps, "%s is set twice", span_show(key, kb));
+        return parse_fail(ps, "%s is set twice", k->name);
     ps->server_set |= bit;
-    switch (bit) {
-    case SERVER_LISTEN:
-        if (v.n == 0 || v.n >= sizeof c->listen)
-            return parse_fail(ps, "listen needs HOST:PORT (at most %zu bytes)",
-                              sizeof c->listen - 1);
+    char *field = (char *)ps->c + k->offset;
+    int64_t x = 0;
+    int b = 0, rc;
+    switch (k->kind) {
+    case SK_HOSTPORT:
+        if (v.n == 0 || v.n >= k->size)
+            return parse_fail(ps, "%s needs HOST:PORT (at most %zu bytes)", k->name, k->size - 1);
         for (size_t i = 0; i < v.n; i++) {
             unsigned char ch = (unsigned char)v.p[i];
             if (ch < 0x21 || ch > 0x7e)
-                return parse_fail(ps, "listen: '%s' is not HOST:PORT", span_show(v, vb));
+                return parse_fail(ps, "%s: '%s' is not HOST:PORT", k->name, span_show(v, vb));
         }
-        memcpy(c->listen, v.p, v.n);
-        c->listen[v.n] = '\0';
+        return value_text(ps, k->name, v, TEXT_WORD, field, k->size);
+    case SK_STRING:
+    case SK_PATH:
+        return value_text(ps, k->name, v, k->kind == SK_PATH ? TEXT_PATH : TEXT_WORD, field,
+                          k->size);
+    case SK_INT:
+        if ((rc = value_int(ps, key, v, k->min, k->max, &x)) < 0)
+            return rc;
+        if (!strcmp(k->name, "live_window_hours"))
+            x *= 3600; /* kept in seconds */
+        if (k->size == sizeof(unsigned))
+            *(unsigned *)(void *)field = (unsigned)x;
+        else
+            *(int64_t *)(void *)field = x;
         return 0;
-    case SERVER_THREADS:
-        rc = value_int(ps, key, v, 0, 4096, &x);
-        if (rc == 0)
-            c->threads = (unsigned)x;
-        return rc;
-    case SERVER_LIVE_WINDOW:
-        rc = value_int(ps, key, v, 1, 24 * 365 * 100, &x);
-        if (rc == 0)
-            c->live_window_seconds = x * 3600;
-        return rc;
-    case SERVER_QUERY_TIMEOUT:
-        return value_int(ps, key, v, 0, 3600 * 1000, &c->query_timeout_ms);
-    case SERVER_INDEX:
+    case SK_BOOL:
+        if ((rc = value_bool(ps, key, v, &b)) < 0)
+            return rc;
+        *(int *)(void *)field = b;
+        return 0;
+    case SK_INDEX:
         /* the search backend (index.h): fts5 or engine */
         if (!span_eq(v, "fts5") && !span_eq(v, "engine"))
             return parse_fail(ps, "index: '%s' is not fts5 or engine", span_show(v, vb));
-        memcpy(c->index, v.p, v.n);
-        c->index[v.n] = '\0';
+        return value_text(ps, k->name, v, TEXT_WORD, field, k->size);
+    case SK_LOGFMT:
+        if (!span_eq(v, "text") && !span_eq(v, "json"))
+            return parse_fail(ps, "log_format: '%s' is not text or json", span_show(v, vb));
+        *(int *)(void *)field = span_eq(v, "json");
         return 0;
-    default:
-        return value_int(ps, key, v, 0, 1000000000000LL, &c->result_window);
+    case SK_NETWORKS: {
+        char why[NETPOLICY_WHY_MAX];
+        if (netpolicy_allow_parse((struct netpolicy *)(void *)field, v.p, v.n, why, sizeof why) < 0)
+            return parse_fail(ps, "%s: %s", k->name, why);
+        return 0;
     }
+    }
+    return 0;
 }
 
 /* [outbound] keys, as bits of the "already set" mask. A new key gets a
  * bit, a row below and a case in outbound_set. */
 enum outbound_field {
     OUTBOUND_ALLOW_NETWORKS = 1 << 0,
+    OUTBOUND_USER_AGENT = 1 << 1,
+    OUTBOUND_PROXY = 1 << 2,
 };
 
 static const struct outbound_key {
@@ -273,6 +371,8 @@ static const struct outbound_key {
     unsigned field;
 } outbound_keys[] = {
     {"allow_networks", OUTBOUND_ALLOW_NETWORKS},
+    {"user_agent", OUTBOUND_USER_AGENT},
+    {"proxy", OUTBOUND_PROXY},
 };
 
 #define N_OUTBOUND_KEYS (sizeof outbound_keys / sizeof outbound_keys[0])
@@ -301,8 +401,51 @@ static int outbound_set(struct parser *ps, struct span key, struct span v)
         char why[NETPOLICY_WHY_MAX];
         if (netpolicy_allow_parse(&o->policy, v.p, v.n, why, sizeof why) < 0)
             return parse_fail(ps, "allow_networks: %s", why);
+        return 0;
     }
-    return 0;
+    if (k->field == OUTBOUND_USER_AGENT)
+        return value_text(ps, k->name, v, TEXT_ASCII, o->user_agent, sizeof o->user_agent);
+    int rc = value_text(ps, k->name, v, TEXT_ASCII, o->proxy, sizeof o->proxy);
+    if (rc == 0 && strncmp(o->proxy, "http://", 7) != 0)
+        return parse_fail(ps, "proxy: '%s' is not an http:// URL (http://host:port)",
+                          span_show(v, kb));
+    if (rc == 0 && (o->proxy[7] == '\0' || o->proxy[7] == '/' || strchr(o->proxy, ' ')))
+        return parse_fail(ps, "proxy: '%s' names no host (http://host:port)", span_show(v, kb));
+    return rc;
+}
+
+/* [retention] keys: each a whole number in [min, max], where it goes, and
+ * its bit of the "already set" mask. */
+static const struct retention_key {
+    const char *name;
+    size_t offset; /* in struct config_retention */
+    int64_t min, max;
+} retention_keys[] = {
+    {"max_age_days", offsetof(struct config_retention, max_age_days), 0, 1000000},
+    {"max_articles", offsetof(struct config_retention, max_articles), 0, 1000000000000LL},
+    {"period_seconds", offsetof(struct config_retention, period_seconds), 1, 86400},
+    {"batch_size", offsetof(struct config_retention, batch_size), 1, 100000},
+};
+
+#define N_RETENTION_KEYS (sizeof retention_keys / sizeof retention_keys[0])
+
+static int retention_set(struct parser *ps, struct span key, struct span v)
+{
+    char kb[68];
+    for (size_t i = 0; i < N_RETENTION_KEYS; i++) {
+        const struct retention_key *k = &retention_keys[i];
+        if (!span_eq(key, k->name))
+            continue;
+        if (ps->retention_set & (1u << i))
+            return parse_fail(ps, "%s is set twice", k->name);
+        ps->retention_set |= 1u << i;
+        return value_int(ps, key, v, k->min, k->max,
+                         (int64_t *)((char *)&ps->c->retention + k->offset));
+    }
+    return parse_fail(ps,
+                      "unknown key '%s' in [retention] (max_age_days, max_articles, "
+                      "period_seconds, batch_size)",
+                      span_show(key, kb));
 }
 
 /* The plan keys and their ranges. */
@@ -384,9 +527,14 @@ static int section_start(struct parser *ps, struct span s)
         ps->section = SECTION_OUTBOUND;
         return 0;
     }
+    if (span_eq(in, "retention")) {
+        ps->section = SECTION_RETENTION;
+        return 0;
+    }
     if (in.n < 4 || memcmp(in.p, "plan", 4) != 0 || (in.n > 4 && !is_blank(in.p[4])))
-        return parse_fail(ps, "unknown section [%s] (expected [server], [outbound] or [plan NAME])",
-                          span_show(in, b));
+        return parse_fail(
+            ps, "unknown section [%s] (expected [server], [outbound], [retention] or [plan NAME])",
+            span_show(in, b));
     struct span name = span_trim((struct span){in.p + 4, in.n - 4});
     if (name.n == 0)
         return parse_fail(ps, "[plan] needs a name: [plan NAME]");
@@ -437,11 +585,14 @@ static int parse_line(struct parser *ps, struct span line)
         return server_set(ps, key, value);
     case SECTION_OUTBOUND:
         return outbound_set(ps, key, value);
+    case SECTION_RETENTION:
+        return retention_set(ps, key, value);
     case SECTION_PLAN:
         return plan_set(ps, key, value);
     default:
-        return parse_fail(ps, "'%s' is outside a section ([server], [outbound] or [plan NAME])",
-                          span_show(key, b));
+        return parse_fail(
+            ps, "'%s' is outside a section ([server], [outbound], [retention] or [plan NAME])",
+            span_show(key, b));
     }
 }
 
@@ -449,6 +600,11 @@ void config_defaults(struct config *c)
 {
     memset(c, 0, sizeof *c);
     netpolicy_init(&c->outbound.policy);
+    netpolicy_init(&c->trusted_proxies);
+    netpolicy_init(&c->metrics_allow_networks);
+    c->crawl = -1;
+    c->access_log = -1;
+    c->log_format_json = -1;
     c->live_window_seconds = LIMIT_LIVE_WINDOW_SECONDS;
     c->result_window = LIMIT_RESULT_WINDOW;
     c->query_timeout_ms = LIMIT_QUERY_TIMEOUT_MS;

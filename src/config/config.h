@@ -10,6 +10,8 @@
  *     requests_per_day = 50
  *     [outbound]
  *     allow_networks = 10.0.0.0/8
+ *     [retention]
+ *     max_age_days = 90
  *
  * A [plan NAME] section for a built-in plan changes only the fields it
  * names; config_plans_apply merges that way. Errors name file:line. The
@@ -26,6 +28,7 @@
 
 #define CONFIG_PLANS_MAX 32
 #define CONFIG_LISTEN_MAX 256
+#define CONFIG_PATH_MAX 1024
 #define CONFIG_FILE_MAX_BYTES (1024 * 1024)
 #define CONFIG_LINE_MAX 4096
 
@@ -43,8 +46,26 @@ enum config_plan_field {
 
 /* [outbound]: every request newsd makes (feeds now; pages and webhooks to
  * come). A key added here gets a row in config.c's outbound_keys. */
+#define CONFIG_USER_AGENT_MAX 257 /* user_agent: 256 bytes and the NUL */
+#define CONFIG_PROXY_MAX 513      /* proxy: 512 bytes and the NUL */
 struct config_outbound {
     struct netpolicy policy; /* allow_networks: special-use networks allowed */
+    /* user_agent: the User-Agent header, printable ASCII; "" = the
+     * default (ingest/fetch.h FETCH_DEFAULT_USER_AGENT) */
+    char user_agent[CONFIG_USER_AGENT_MAX];
+    /* proxy: http://[user:password@]host:port every request goes through;
+     * "" = none (proxies named by the environment are never used) */
+    char proxy[CONFIG_PROXY_MAX];
+};
+
+/* [retention]: which articles `newsd serve` deletes (store/retention.h);
+ * 0 = no such limit. A key added here gets a row in config.c's
+ * retention_keys. */
+struct config_retention {
+    int64_t max_age_days;   /* published longer ago than this */
+    int64_t max_articles;   /* beyond this many, the oldest */
+    int64_t period_seconds; /* between runs; 0 = the default (300) */
+    int64_t batch_size;     /* articles per transaction; 0 = the default (1000) */
 };
 
 struct config {
@@ -54,10 +75,22 @@ struct config {
     int64_t result_window;          /* page*pageSize cap for plans without one; 0 = none */
     int64_t query_timeout_ms;       /* time budget of one search; 0 = none */
     char index[8];                  /* search backend "fts5" / "engine"; "" = not set */
+    /* The rest of serve's settings ("" / -1 = not set: flag, env, default). */
+    char store[CONFIG_PATH_MAX];
+    char index_dir[CONFIG_PATH_MAX];
+    char metrics_listen[CONFIG_LISTEN_MAX];
+    char user[64];
+    int crawl, access_log; /* 0 / 1, -1 = not set */
+    int log_format_json;   /* 0 text, 1 json, -1 = not set */
+    /* X-Forwarded-For is believed only from these peers (none by default). */
+    struct netpolicy trusted_proxies;
+    /* /metrics answers only clients in these networks (none set: anyone). */
+    struct netpolicy metrics_allow_networks;
     struct auth_plan plans[CONFIG_PLANS_MAX]; /* in file order; unset fields are 0 */
     unsigned plan_fields[CONFIG_PLANS_MAX];   /* enum config_plan_field bits given */
     size_t n_plans;
     struct config_outbound outbound;
+    struct config_retention retention;
 };
 
 /* Values used when there is no config file (or it leaves them out): listen

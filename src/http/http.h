@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "util/err.h"
+#include "util/netpolicy.h"
 
 struct http_server;
 struct http_conn; /* opaque: the connection a request came on */
@@ -30,7 +31,14 @@ struct http_request {
                              * handler is called at once, on the I/O thread, and
                              * must answer without blocking (405/413); the
                              * connection is closed after the answer. */
+    const char *client;     /* the client's address: the peer's, or from
+                             * X-Forwarded-For when the peer is a trusted proxy */
     struct http_conn *conn;
+    /* A raw NUL byte ends the target and header values libmicrohttpd hands
+     * over (the rest is dropped); the server tells the handler, which
+     * would otherwise read them cut short: */
+    bool target_nul;        /* the request target held a raw NUL byte */
+    const char *nul_header; /* name of a header whose value held one, or NULL */
 };
 
 #define HTTP_MAX_HEADERS 8
@@ -71,6 +79,9 @@ struct http_config {
     unsigned conn_timeout_s;  /* idle connection timeout; 0 = default (30) */
     bool access_log;          /* one line per request on stderr, in util/log's
                                * format (text or JSON: log_set_format) */
+    /* Peers whose X-Forwarded-For names the client (NULL or empty: none;
+     * borrowed, must outlive the server). */
+    const struct netpolicy *trusted_proxies;
 };
 
 /* Bind and start serving. On success *out is running and the bound port can

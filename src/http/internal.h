@@ -76,4 +76,38 @@ struct http_accesslog_entry {
  * "note":…|null}, written through util/log as one line. */
 void http_accesslog_write(const struct http_accesslog_entry *e);
 
+/* ---- raw NUL bytes libmicrohttpd 0.9.x drops (headnul.c) ------------------
+ * It parses the request head in place and ends the target and each header
+ * value at a raw NUL byte, dropping the rest of it; these tell, from what is
+ * left in its buffer, so that such a request can be refused rather than
+ * read cut short. With another libmicrohttpd they find nothing (1.0 refuses
+ * such requests itself). */
+
+/* Whether the request target held a raw NUL byte. target: the pointer
+ * MHD's URI callback got (into its buffer), len its strlen there; version:
+ * the pointer its request callback got. */
+bool http_target_nul(const char *target, size_t len, const char *version);
+
+/* A scan of the header fields of one head, fed in MHD's order (the order of
+ * the lines). head..head+len: the request head in MHD's buffer, from the
+ * method to the end of the empty line. */
+struct http_nul_scan {
+    const char *head, *end;
+    const char *prev_name; /* field waiting for the next line start, or NULL */
+    const char *prev_end;  /* end of its value */
+    const char *found;     /* name of the first field cut at a NUL */
+    bool broken;           /* the head is not laid out as expected */
+};
+void http_nul_scan_init(struct http_nul_scan *s, const char *head, size_t len);
+void http_nul_scan_field(struct http_nul_scan *s, const char *name, const char *value, size_t len);
+/* The name of the first field whose value held a NUL, or NULL. */
+const char *http_nul_scan_done(struct http_nul_scan *s);
+
+struct MHD_Connection;
+
+/* http_nul_scan over the headers of conn, whose request head starts at head
+ * (the method pointer MHD's request callback got). Call once the headers
+ * are in; the name returned lives as long as the request. */
+const char *http_conn_nul_header(struct MHD_Connection *conn, const char *head);
+
 #endif

@@ -85,6 +85,7 @@ struct http_server {
     http_handler handler;
     void *ctx;
     bool access_log;
+    const struct netpolicy *trusted_proxies;
     uint16_t port;
     atomic_bool stopping;
     atomic_int active;        /* requests between on_uri and on_completed */
@@ -116,7 +117,10 @@ struct conn_state {
 struct req {
     int64_t start_us; /* util/clock: when the request line was read */
     size_t url_bytes;
-    const char *query; /* into target, after the first '?' */
+    const char *query;      /* into target, after the first '?' */
+    const char *mhd_target; /* MHD's target in its buffer (on_uri): for target_nul */
+    bool target_nul;        /* http_request.target_nul */
+    const char *nul_header; /* http_request.nul_header */
     char id[17];
     char method[16];     /* copy for the log; MHD's may be gone by then */
     bool started;        /* the headers-only first call was seen */
@@ -126,7 +130,7 @@ struct req {
     const char *note;
     size_t log_path_len;   /* the handler's: log only this much of the path (0: all) */
     int64_t log_key_id;    /* the handler's: the key's id, 0 none */
-    char client[48];       /* the peer's address, for the log */
+    char client[NETPOLICY_ADDR_TEXT]; /* the peer's address (or the one behind a trusted proxy) */
     struct conn_state *cs; /* the connection's state, NULL when it has none */
     /* the queue's: */
     enum req_state state;
@@ -259,6 +263,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
         r->start_us = clock_mono_us();
         id_next(r->id);
         r->url_bytes = n;
+        r->mhd_target = uri;
         memcpy(r->target, uri, n + 1);
         /* API parameters are split and decoded by the handler from the
          * raw query, because MHD's decoding leaves '+' as '+'. */
@@ -482,7 +487,10 @@ static void prepare(struct http_server *s, struct req *r)
         .url_bytes = r->url_bytes,
         .received_ms = r->start_us / 1000,
         .body_announced = r->body_announced,
+        .client = r->client,
         .conn = (struct http_conn *)conn,
+        .target_nul = r->target_nul,
+        .nul_header = r->nul_header,
     };
     MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &req.header_bytes);
     struct http_response resp = {0};
@@ -592,6 +600,44 @@ static enum MHD_Result enqueue(struct http_server *s, struct MHD_Connection *con
     return MHD_YES;
 }
 
+/* The client behind a trusted proxy: X-Forwarded-For lists the addresses
+ * each proxy saw, the nearest last; walking it from the right while the
+ * hop is a trusted proxy, the first one that is not is the client (a
+ * client cannot forge the entries our own proxies appended). An entry
+ * that is not an address ends the walk at the hop before it. */
+static void client_behind_proxies(struct http_server *s, struct MHD_Connection *conn,
+                                  struct req *r)
+{
+    if (!s->trusted_proxies || !s->trusted_proxies->n_allow || !r->client[0])
+        return;
+    struct netpolicy_addr a;
+    if (!netpolicy_addr_from_host(&a, r->client, strlen(r->client)) ||
+        !netpolicy_holds(s->trusted_proxies, &a))
+        return;
+    const char *xff = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Forwarded-For");
+    if (!xff)
+        return;
+    size_t end = strlen(xff);
+    while (end > 0) {
+        size_t start = end;
+        while (start > 0 && xff[start - 1] != ',')
+            start--;
+        size_t b = start, e = end;
+        while (b < e && (xff[b] == ' ' || xff[b] == '\t'))
+            b++;
+        while (e > b && (xff[e - 1] == ' ' || xff[e - 1] == '\t'))
+            e--;
+        if (e == b || e - b >= sizeof r->client || !netpolicy_addr_from_host(&a, xff + b, e - b))
+            return;
+        char text[NETPOLICY_ADDR_TEXT];
+        netpolicy_addr_format(&a, text);
+        snprintf(r->client, sizeof r->client, "%s", text);
+        if (!netpolicy_holds(s->trusted_proxies, &a))
+            return;
+        end = start > 0 ? start - 1 : 0;
+    }
+}
+
 /* Whether the request's headers announce a body: a Content-Length above
  * zero, or any Transfer-Encoding (chunked). */
 static bool body_announced(struct MHD_Connection *conn)
@@ -616,13 +662,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     struct http_server *s = cls;
     struct req *r = *req_cls;
     (void)url; /* decoded by MHD; we use the raw target from on_uri */
-    (void)version;
     (void)upload_data;
     if (!r)
         return queue_oom(s, conn, NULL);
     if (!r->started) {
         r->started = true;
         snprintf(r->method, sizeof r->method, "%s", method);
+        client_behind_proxies(s, conn, r);
+        /* MHD's method and version point into the request head. */
+        r->target_nul = http_target_nul(r->mhd_target, r->url_bytes, version);
+        r->nul_header = http_conn_nul_header(conn, method);
         /* No endpoint takes a body (API.md): one announced is refused at
          * once, before a byte of it is read; MHD then closes the
          * connection after the answer instead of draining the body. The
@@ -721,6 +770,7 @@ int http_server_start(struct http_server **out, const struct http_config *cfg, h
     s->handler = handler;
     s->ctx = ctx;
     s->access_log = cfg->access_log;
+    s->trusted_proxies = cfg->trusted_proxies;
     atomic_init(&s->stopping, false);
     atomic_init(&s->active, 0);
     atomic_init(&s->reading, 0);

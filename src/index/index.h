@@ -1,6 +1,6 @@
 /* The search seam (DESIGN.md): the only thing api/ sees of search. An index
  * answers a typed request with the exact number of matches and one page of
- * articles. It is local to the node and reads the store's article log
+ * articles, each as its NewsAPI JSON. It is local to the node and reads the store's article log
  * (store/log.h). Two backends behind this header: the purpose-built engine
  * of docs/engine.md (index/engine/, the default) and SQLite FTS5
  * (index/fts5/, `--index fts5`, the tests' oracle); both give the same
@@ -56,10 +56,18 @@ struct index_request {
                           * with ERR_TIMEOUT; 0 = no time budget */
 };
 
+/* One article of a page: its JSON object exactly as the API writes it
+ * (article/json.h), not NUL-terminated. */
+struct index_doc {
+    int64_t id;
+    const char *json; /* arena-owned */
+    size_t len;
+};
+
 struct index_result {
-    uint64_t total;           /* exact number of matches */
-    size_t n;                 /* articles in this page */
-    struct article *articles; /* arena-owned */
+    uint64_t total;         /* exact number of matches */
+    size_t n;               /* articles in this page */
+    struct index_doc *docs; /* arena-owned */
 };
 
 /* What `newsd index verify` found (index_verify). */

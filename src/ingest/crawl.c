@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ingest/crawl_pages.h"
 #include "ingest/feed.h"
 #include "ingest/ingest.h"
 #include "util/arena.h"
@@ -50,6 +51,7 @@ struct crawler {
     int64_t newest_published;   /* newest publishedAt of the items read (ingest lag) */
     int64_t failing_counted_at; /* pass time newsd_feeds_failing was counted; 0 never */
     bool failing_changed;       /* a feed started or stopped failing since */
+    struct crawl_page_queue pages; /* of the pass under way */
 
     pthread_mutex_t lock; /* guards the wait below */
     pthread_cond_t wake;
@@ -186,22 +188,6 @@ static int64_t item_hash(const struct feed_item *it)
     return (int64_t)h;
 }
 
-/* The two-letter language of a feed's language tag ("en", "en-GB",
- * "pt_BR"), lower case; "" when it is not one. */
-static void tag_language(const char *tag, char out[3])
-{
-    out[0] = '\0';
-    if (!tag)
-        return;
-    char a = tag[0], b = a ? tag[1] : '\0';
-    char after = b ? tag[2] : '\0';
-    if (!ascii_is_alpha(a) || !ascii_is_alpha(b) || (after != '\0' && after != '-' && after != '_'))
-        return;
-    out[0] = ascii_lower(a);
-    out[1] = ascii_lower(b);
-    out[2] = '\0';
-}
-
 /* err's message cut to one short line for the feed's last_error. */
 static const char *error_line(struct arena *a, const char *prefix, const char *msg)
 {
@@ -225,6 +211,10 @@ void crawl_stats_add(struct crawl_stats *sum, const struct crawl_stats *x)
     sum->articles_updated += x->articles_updated;
     sum->items_unchanged += x->items_unchanged;
     sum->items_skipped += x->items_skipped;
+    sum->pages_fetched += x->pages_fetched;
+    sum->pages_failed += x->pages_failed;
+    sum->pages_no_article += x->pages_no_article;
+    sum->articles_filled += x->articles_filled;
 }
 
 /* ---- metrics ---------------------------------------------------------------- */
@@ -416,7 +406,7 @@ static int doc_articles(struct store *s, struct arena *a, const struct feed_reco
 
     const char *source_name = feed_source_name(s, a, f, doc, host);
     char doc_lang[3];
-    tag_language(doc->language, doc_lang);
+    ingest_page_language(doc->language, doc_lang);
     struct ingest_options io = {
         .headlines = f->headline,
         .country = f->country[0] ? f->country : NULL,
@@ -474,10 +464,11 @@ static int doc_articles(struct store *s, struct arena *a, const struct feed_reco
 
 /* Store what changed in b; *new_items = items this feed had not listed
  * before. Fills b->marks with what is now stored. */
-static int doc_store(struct store *s, struct arena *a, const struct feed_record *f,
+static int doc_store(struct crawler *c, struct arena *a, const struct feed_record *f,
                      struct doc_batch *b, int64_t *new_items, struct crawl_stats *stats,
                      struct err *err)
 {
+    struct store *s = c->s;
     int rc;
     *new_items = 0;
     if (b->n == 0)
@@ -485,7 +476,9 @@ static int doc_store(struct store *s, struct arena *a, const struct feed_record 
     if ((rc = store_feed_items_get(s, f->id, b->marks, b->n, err)) < 0)
         return rc;
     struct article *put = arena_calloc(a, b->n, sizeof *put);
-    if (!put)
+    bool *put_new = arena_calloc(a, b->n, sizeof *put_new);
+    bool *put_dated = arena_calloc(a, b->n, sizeof *put_dated);
+    if (!put || !put_new || !put_dated)
         return err_set(err, ERR_NOMEM, "out of memory");
     size_t n_put = 0;
     for (size_t i = 0; i < b->n; i++) {
@@ -501,6 +494,8 @@ static int doc_store(struct store *s, struct arena *a, const struct feed_record 
             (*new_items)++;
         m->hash = b->hashes[i];
         m->published_at = art->published_at;
+        put_new[n_put] = !m->known;
+        put_dated[n_put] = !b->undated[i];
         put[n_put++] = *art;
     }
     struct store_put_stats ps = {0, 0};
@@ -508,6 +503,12 @@ static int doc_store(struct store *s, struct arena *a, const struct feed_record 
         return rc;
     stats->articles_new += ps.inserted;
     stats->articles_updated += ps.updated;
+    /* Stored, so searchable: their pages come at the end of the pass. */
+    size_t max = c->opt.pages_max ? c->opt.pages_max : CRAWL_PAGES_MAX;
+    for (size_t i = 0; i < n_put; i++) {
+        if (put_new[i] && crawl_pages_want(&c->pages, c->opt.pages, max, &put[i], put_dated[i]) < 0)
+            return err_set(err, ERR_NOMEM, "out of memory");
+    }
     return 0;
 }
 
@@ -560,7 +561,7 @@ static int feed_process(struct crawler *c, const struct crawl_job *job,
             int64_t new_items = 0;
             rc = doc_articles(c->s, &a, f, &doc, job->host, now, &b, stats, &e);
             if (rc == 0)
-                rc = doc_store(c->s, &a, f, &b, &new_items, stats, &e);
+                rc = doc_store(c, &a, f, &b, &new_items, stats, &e);
             if (rc == ERR_NOMEM) {
                 /* The document is too large for the arena: the feed's fault. */
                 o.error = error_line(&a, "", "feed too large to process");
@@ -709,7 +710,19 @@ int crawl_pass(struct crawler *c, int64_t now, struct crawl_stats *stats_out, st
                 *err = fe;
         }
     }
+    if (!atomic_load(&c->stop)) {
+        struct err pe;
+        err_clear(&pe);
+        int prc = crawl_pages_run(&c->pages, c->s, &fo, &stats, &pe);
+        if (prc < 0 && rc == 0) {
+            rc = prc;
+            if (err)
+                *err = pe;
+        }
+    }
 out:
+    crawl_pages_release(&c->pages);
+    crawl_pages_init(&c->pages);
     for (size_t i = 0; res && i < n_jobs; i++)
         fetch_result_release(&res[i]);
     free(res);
@@ -764,6 +777,7 @@ int crawl_new(struct crawler **out, struct store *s, const struct crawl_options 
     if (opt)
         c->opt = *opt;
     c->rng = c->opt.seed ? c->opt.seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    crawl_pages_init(&c->pages);
     atomic_init(&c->stop, false);
     if (clock_cond_init(&c->wake) != 0) {
         free(c);
@@ -783,6 +797,7 @@ void crawl_free(struct crawler *c)
     if (!c)
         return;
     crawl_stop(c);
+    crawl_pages_release(&c->pages);
     pthread_mutex_destroy(&c->lock);
     pthread_cond_destroy(&c->wake);
     free(c->hosts);

@@ -19,6 +19,12 @@
  * one connection per host at a time) and CRAWL_HOST_GAP_S seconds between
  * two passes that touch a host; feeds held back stay due for a later pass.
  *
+ * Pages: once a pass has stored its feeds' articles (searchable from then
+ * on), it fetches the pages of the new items that lack content,
+ * description, image or author (crawl_options.pages says which), extracts
+ * them (extract.h) and stores the articles again with the gaps filled:
+ * crawl_pages.h.
+ *
  * Time: a pass takes `now` from its caller (tests drive the clock); the
  * background thread and crawl_once use the wall clock. One crawler per
  * store handle; its functions are not to be called from several threads at
@@ -61,6 +67,7 @@
 #define CRAWL_ITEM_MEMORY_S (30 * 86400) /* items a feed dropped are forgotten after this */
 #define CRAWL_TICK_MS 1000               /* the background thread's pass period */
 #define CRAWL_FAILING_RECOUNT_S 60       /* newsd_feeds_failing is counted at least this often */
+#define CRAWL_PAGES_MAX 64               /* item pages fetched by one pass */
 /* One feed's parse and articles. */
 #define CRAWL_FEED_ARENA_BYTES ((size_t)512 * 1024 * 1024)
 
@@ -69,13 +76,22 @@
 #define CRAWL_METRIC_FEEDS_FAILING "newsd_feeds_failing"
 #define CRAWL_METRIC_INGEST_LAG "newsd_ingest_lag_seconds"
 
+/* Which new items get their page fetched (issue 16, crawl_pages.h). */
+enum crawl_pages_mode {
+    CRAWL_PAGES_MISSING = 0, /* those lacking content, description, image or author */
+    CRAWL_PAGES_ALWAYS,      /* every new item */
+    CRAWL_PAGES_NEVER,
+};
+
 struct crawl_options {
-    size_t batch_max;           /* feeds per pass; 0 = CRAWL_BATCH_MAX */
-    unsigned per_host;          /* feeds of one host per pass; 0 = 1 */
-    int64_t host_gap_s;         /* 0 = CRAWL_HOST_GAP_S, < 0 = no gap */
-    bool no_jitter;             /* exact waits (tests) */
-    uint64_t seed;              /* of the jitter; 0 = from the clock */
-    struct fetch_options fetch; /* timeouts, sizes, user agent; its cancel hook is ours */
+    size_t batch_max;            /* feeds per pass; 0 = CRAWL_BATCH_MAX */
+    unsigned per_host;           /* feeds of one host per pass; 0 = 1 */
+    int64_t host_gap_s;          /* 0 = CRAWL_HOST_GAP_S, < 0 = no gap */
+    bool no_jitter;              /* exact waits (tests) */
+    uint64_t seed;               /* of the jitter; 0 = from the clock */
+    struct fetch_options fetch;  /* timeouts, sizes, user agent; its cancel hook is ours */
+    enum crawl_pages_mode pages; /* items whose page is fetched after their feed */
+    size_t pages_max;            /* pages per pass; 0 = CRAWL_PAGES_MAX */
 };
 
 struct crawl_stats {
@@ -88,6 +104,10 @@ struct crawl_stats {
                                 elsewhere) */
     size_t items_unchanged;  /* items already stored as they are */
     size_t items_skipped;    /* items without a title or usable link */
+    size_t pages_fetched;    /* item pages fetched and read */
+    size_t pages_failed;     /* network or HTTP errors, not HTML, too large */
+    size_t pages_no_article; /* pages that hold no article */
+    size_t articles_filled;  /* articles completed from their page */
 };
 
 struct crawler;

@@ -10,7 +10,17 @@
  * the DNS answer, so rebinding a name between a check and the connect
  * cannot get round it — and a refused address is never connected to. A
  * reused connection was checked when it was opened. CURLOPT_PREREQFUNCTION
- * (curl >= 7.80) would only see the address once connected. */
+ * (curl >= 7.80) would only see the address once connected.
+ *
+ * Through the operator's proxy every connection goes to the proxy (its
+ * address is theirs to choose: allowed), so the same hook checks the
+ * target instead: the host of the URL curl is about to ask for (the
+ * effective URL: each redirect hop's), resolved with getaddrinfo, every
+ * address permitted or none is asked for. Connections are not reused then
+ * (CURLOPT_FORBID_REUSE), so every hop opens one and is checked; the
+ * lookup blocks the batch's loop while it runs (a proxy is for networks
+ * where the crawler is small). CURLOPT_NOPROXY "" makes sure no host
+ * bypasses the proxy, whatever no_proxy says. */
 #include "ingest/fetch.h"
 
 #include <pthread.h>
@@ -20,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <netdb.h>
 #include <sys/socket.h>
 
 #include <curl/curl.h>
@@ -27,6 +38,7 @@
 #include "util/ascii.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/urlview.h"
 
 #include "util/banned.h"
 
@@ -43,6 +55,7 @@ struct transfer {
     bool too_large; /* the write callback refused the body */
     bool done;
     const struct netpolicy *policy;
+    bool proxied;                    /* every connection is to the operator's proxy */
     char refused[NETPOLICY_WHY_MAX]; /* why the last attempt was refused; "" when it was not */
     char errbuf[CURL_ERROR_SIZE];
 };
@@ -67,7 +80,49 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
     return buf_error(&t->body) ? 0 : n;
 }
 
-/* curl's socket opener: only for an address the policy permits. */
+/* Through a proxy: may the proxy be asked for the URL curl is at now? Every
+ * address its host resolves to must be permitted; why says otherwise. */
+static bool target_permitted(struct transfer *t, char *why, size_t why_size)
+{
+    char *url = NULL;
+    struct urlview v;
+    char host[256];
+    struct netpolicy_addr addr;
+    if (curl_easy_getinfo(t->easy, CURLINFO_EFFECTIVE_URL, &url) != CURLE_OK || !url) {
+        snprintf(why, why_size, "refused: no target URL to check");
+        return false;
+    }
+    urlview_parse(&v, url);
+    if (!v.host.p || v.host.n == 0 || v.host.n >= sizeof host) {
+        snprintf(why, why_size, "refused: the target URL has no host to check");
+        return false;
+    }
+    if (netpolicy_addr_from_host(&addr, v.host.p, v.host.n))
+        return netpolicy_permits(t->policy, &addr, why, why_size);
+    memcpy(host, v.host.p, v.host.n);
+    host[v.host.n] = '\0';
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    int gai = getaddrinfo(host, NULL, &hints, &res);
+    if (gai != 0 || !res) {
+        snprintf(why, why_size, "refused: cannot resolve %.100s to check it (%s)", host,
+                 gai ? gai_strerror(gai) : "no address");
+        return false;
+    }
+    bool ok = true;
+    for (const struct addrinfo *ai = res; ai && ok; ai = ai->ai_next) {
+        if (!netpolicy_addr_from_sockaddr(&addr, ai->ai_addr, ai->ai_addrlen))
+            continue;
+        ok = netpolicy_permits(t->policy, &addr, why, why_size);
+    }
+    freeaddrinfo(res);
+    return ok;
+}
+
+/* curl's socket opener: only for an address the policy permits (through a
+ * proxy: only for a target it permits). */
 static curl_socket_t open_socket(void *ctx, curlsocktype purpose, struct curl_sockaddr *a)
 {
     struct transfer *t = ctx;
@@ -79,7 +134,8 @@ static curl_socket_t open_socket(void *ctx, curlsocktype purpose, struct curl_so
         snprintf(t->refused, sizeof t->refused, "refused: not an IP connection");
         return CURL_SOCKET_BAD;
     }
-    if (!netpolicy_permits(t->policy, &addr, t->refused, sizeof t->refused))
+    if (t->proxied ? !target_permitted(t, t->refused, sizeof t->refused)
+                   : !netpolicy_permits(t->policy, &addr, t->refused, sizeof t->refused))
         return CURL_SOCKET_BAD;
     /* The last attempt explains a failure: an address refused before this
      * one must not hide why this one fails (a name with ::1 and a public
@@ -249,9 +305,14 @@ static int transfer_setup(struct transfer *t, const struct fetch_request *req,
     if (!cc)
         cc = curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t);
     /* "" = no proxy, also none from http_proxy and the like: through a
-     * proxy the address checked would be the proxy's, not the target's. */
+     * proxy the address checked would be the proxy's, not the target's.
+     * The operator's own proxy: open_socket checks the target instead. */
     if (!cc)
-        cc = curl_easy_setopt(e, CURLOPT_PROXY, "");
+        cc = curl_easy_setopt(e, CURLOPT_PROXY, t->proxied ? o->proxy : "");
+    if (!cc && t->proxied)
+        cc = curl_easy_setopt(e, CURLOPT_NOPROXY, "");
+    if (!cc && t->proxied)
+        cc = curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
     if (cc == CURLE_OUT_OF_MEMORY)
         return ERR_NOMEM;
     return cc ? ERR_INVALID : 0;
@@ -272,7 +333,7 @@ static void options_fill(struct fetch_options *o, const struct fetch_options *in
         o->max_redirects = FETCH_DEFAULT_MAX_REDIRECTS;
     if (o->max_connections <= 0)
         o->max_connections = FETCH_DEFAULT_MAX_CONNECTIONS;
-    if (!o->user_agent)
+    if (!o->user_agent || !*o->user_agent)
         o->user_agent = FETCH_DEFAULT_USER_AGENT;
 }
 
@@ -324,6 +385,7 @@ int fetch_run(const struct fetch_request *reqs, size_t n, const struct fetch_opt
         t->res = &out[i];
         t->max_body = o.max_body;
         t->policy = o.policy;
+        t->proxied = o.proxy && *o.proxy;
         buf_init(&t->body, o.max_body + 1);
         if (!reqs[i].url) {
             set_error(&out[i], ERR_INVALID, "no URL");

@@ -9,7 +9,12 @@
  * DNS resolution, goes only to an address the options' network policy
  * permits (util/netpolicy.h: no loopback, private, link-local, ... unless
  * allowed), and never through a proxy named by the environment (the
- * address connected to must be the one checked). No signals (thread-safe
+ * address connected to must be the one checked). Through the operator's
+ * own proxy (fetch_options.proxy) the proxy's address is allowed, and the
+ * target's host name is resolved here and every address of it checked
+ * before the proxy is asked for it (each redirect hop on a new connection);
+ * the proxy resolves the name again, so a name that changes its answer in
+ * between (DNS rebinding) is the proxy's to refuse. No signals (thread-safe
  * given curl_global_init was called once before threads start; fetch_run
  * calls it itself otherwise).
  * Results own their memory (malloc): fetch_result_release frees it. */
@@ -42,7 +47,10 @@ struct fetch_options {
     size_t max_body;         /* decoded bytes; 0 = FETCH_DEFAULT_MAX_BODY */
     long max_redirects;      /* 0 = FETCH_DEFAULT_MAX_REDIRECTS, < 0 = none followed */
     long max_connections;    /* in total; 0 = FETCH_DEFAULT_MAX_CONNECTIONS */
-    const char *user_agent;  /* NULL = FETCH_DEFAULT_USER_AGENT */
+    const char *user_agent;  /* NULL or "" = FETCH_DEFAULT_USER_AGENT */
+    /* An HTTP proxy, "http://[user:password@]host:port" (libcurl's
+     * CURLOPT_PROXY); NULL or "" = none. */
+    const char *proxy;
     /* The special-use networks connections may reach (borrowed; NULL =
      * none: only public addresses). */
     const struct netpolicy *policy;

@@ -231,6 +231,33 @@ static const char *where_name(const char *where)
     return where[0] ? where : "file";
 }
 
+/* An article read into the batch's arena (rc and e: how reading went):
+ * normalised and batched, or reported with `where` and skipped when it is
+ * invalid. */
+static int add_read(struct import_ctx *c, struct article *art, int rc, struct err *e,
+                    const char *where)
+{
+    const char *image = rc == 0 ? art->url_to_image : NULL;
+    if (rc == 0)
+        rc = ingest_normalize(c->s, &c->b->a, art, c->opt, e);
+    if (rc == ERR_INVALID) {
+        ingest_report(c->report, "%s: %s", where_name(where), err_msg(e, rc));
+        c->stats->skipped++;
+        return 0;
+    }
+    if (rc < 0) {
+        if (c->err)
+            *c->err = *e;
+        return rc;
+    }
+    if (image && image[0] && !art->url_to_image) { /* an empty one just says "none" */
+        ingest_report(c->report, "%s: urlToImage is not an absolute http(s) URL; stored as null",
+                      where_name(where));
+        c->stats->images_dropped++;
+    }
+    return batch_add(c, art);
+}
+
 /* One article object; bad ones are reported with `where` and skipped. */
 static int import_article(struct import_ctx *c, const json_t *obj, const char *where)
 {
@@ -238,19 +265,7 @@ static int import_article(struct import_ctx *c, const json_t *obj, const char *w
     struct err e;
     err_clear(&e);
     int rc = ingest_article_from_json(&c->b->a, obj, &art, &e);
-    if (rc == 0)
-        rc = ingest_normalize(c->s, &c->b->a, &art, c->opt, &e);
-    if (rc == ERR_INVALID) {
-        ingest_report(c->report, "%s: %s", where_name(where), err_msg(&e, rc));
-        c->stats->skipped++;
-        return 0;
-    }
-    if (rc < 0) {
-        if (c->err)
-            *c->err = e;
-        return rc;
-    }
-    return batch_add(c, &art);
+    return add_read(c, &art, rc, &e, where);
 }
 
 /* A parsed JSON value found at `where`: an article, a NewsAPI response, or
@@ -431,13 +446,60 @@ out:
     return rc;
 }
 
+int ingest_import_article(struct import_ctx *c, const struct article *in, const char *where)
+{
+    struct article art;
+    int rc = ingest_article_copy(&c->b->a, &art, in);
+    if (rc < 0)
+        return err_set(c->err, rc, "out of memory");
+    struct err e;
+    err_clear(&e);
+    return add_read(c, &art, 0, &e, where);
+}
+
+void ingest_import_skip(struct import_ctx *c)
+{
+    c->stats->skipped++;
+}
+
+FILE *ingest_import_report(struct import_ctx *c)
+{
+    return c->report ? c->report : stderr;
+}
+
+struct store *ingest_import_store(struct import_ctx *c)
+{
+    return c->s;
+}
+
+static int file_producer(struct import_ctx *c, void *arg)
+{
+    return import_stream(c, arg);
+}
+
 int ingest_import_file(struct store *s, const char *path, const struct ingest_options *opt,
                        struct ingest_stats *stats, struct err *err)
 {
+    FILE *f;
+    if (strcmp(path, "-") == 0) {
+        f = stdin;
+    } else {
+        f = fopen(path, "rb");
+        if (!f)
+            return err_set(err, ERR_IO, "cannot open: %s", strerror(errno));
+    }
+    int rc = ingest_import_run(s, opt, stats, err, file_producer, f);
+    if (f != stdin)
+        fclose(f);
+    return rc;
+}
+
+int ingest_import_run(struct store *s, const struct ingest_options *opt, struct ingest_stats *stats,
+                      struct err *err, int (*produce)(struct import_ctx *c, void *arg), void *arg)
+{
     static const struct ingest_options defaults = {0};
-    struct ingest_stats local = {0, 0, 0};
+    struct ingest_stats local = {0};
     struct ingest_options o = opt ? *opt : defaults;
-    FILE *f = NULL;
     struct import_batch *b = NULL;
     struct import_ctx c = {0};
     int rc;
@@ -447,15 +509,6 @@ int ingest_import_file(struct store *s, const char *path, const struct ingest_op
     /* One import time for every article of the file. */
     if (!o.now)
         o.now = (int64_t)time(NULL);
-    if (strcmp(path, "-") == 0) {
-        f = stdin;
-    } else {
-        f = fopen(path, "rb");
-        if (!f) {
-            rc = err_set(err, ERR_IO, "cannot open: %s", strerror(errno));
-            goto out;
-        }
-    }
     c = (struct import_ctx){.s = s, .opt = &o, .stats = stats, .err = err, .report = o.report};
     rc = ERR_NOMEM;
     for (int i = 0; i < 2; i++) {
@@ -476,7 +529,7 @@ int ingest_import_file(struct store *s, const char *path, const struct ingest_op
         goto sync;
     }
     c.writer_started = true;
-    rc = import_stream(&c, f);
+    rc = produce(&c, arg);
     if (rc == 0)
         rc = batch_flush(&c);
     {
@@ -503,8 +556,6 @@ out:
             free(x);
         }
     }
-    if (f && f != stdin)
-        fclose(f);
     if (rc == ERR_NOMEM && err && !err->code)
         err_set(err, rc, "out of memory");
     return rc;

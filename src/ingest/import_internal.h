@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "ingest/ingest.h"
 #include "store/store.h"
 #include "util/arena.h"
 #include "util/buf.h"
@@ -53,5 +54,31 @@ int ingest_line_read(FILE *f, struct buf *b);
 /* Where import problems go: opt's report stream, else stderr. One line
  * each, "line N: reason" style, formatted by the caller. */
 void ingest_report(FILE *report, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- the import pipeline, for other formats (warc_import.c) ---------------
+ * ingest_import_run starts the writer thread, calls produce(c, arg) on the
+ * calling thread, and returns once everything produce added is committed (or
+ * the first failure). Inside produce, each article goes through
+ * ingest_import_article: its strings are copied (the caller's may live
+ * anywhere), it is normalised and batched; the batches are committed in
+ * order, so what is stored is always a prefix of what was added. */
+struct import_ctx;
+
+int ingest_import_run(struct store *s, const struct ingest_options *opt, struct ingest_stats *stats,
+                      struct err *err, int (*produce)(struct import_ctx *c, void *arg), void *arg);
+
+/* Add one article (copied). An article normalisation rejects is reported
+ * as "where: reason" and counted skipped (returns 0); else 0 or the
+ * store's or memory's failure. */
+int ingest_import_article(struct import_ctx *c, const struct article *art, const char *where);
+
+/* Count an item the producer skipped (it reports why itself). */
+void ingest_import_skip(struct import_ctx *c);
+
+/* Where the producer reports problems and progress. */
+FILE *ingest_import_report(struct import_ctx *c);
+
+/* The store being imported into (for catalogue look-ups). */
+struct store *ingest_import_store(struct import_ctx *c);
 
 #endif

@@ -14,6 +14,8 @@
  *                 always written "sv"
  *   source        a source id the catalogue lacks is registered as a
  *                 non-headline entry with the article's source name
+ *   url_to_image  kept only when it is an absolute http(s) URL with a host
+ *                 and no tabs or line breaks; anything else becomes NULL
  * With s == NULL the catalogue steps are skipped (the fuzz harness). */
 #include "ingest/ingest.h"
 
@@ -55,6 +57,25 @@ static void detect_language(const struct article *art, char out[3])
     text_detect_language(text, n, out);
 }
 
+/* The image URL goes to browsers as it was given (an img src, a link): a
+ * javascript: or data: URL there runs a script, a relative one points at
+ * whatever site shows it. Only what ingest_url_canonical takes for an
+ * absolute http(s) URL is kept, and not with the tabs or line breaks it
+ * would quietly remove. 0, or ERR_NOMEM. */
+static int image_url_check(struct arena *a, struct article *art)
+{
+    if (!art->url_to_image)
+        return 0;
+    int rc = ERR_INVALID;
+    if (!strpbrk(art->url_to_image, "\t\r\n"))
+        rc = ingest_url_canonical(a, art->url_to_image, NULL, NULL);
+    if (rc == ERR_NOMEM)
+        return rc;
+    if (rc < 0)
+        art->url_to_image = NULL;
+    return 0;
+}
+
 int ingest_normalize(struct store *s, struct arena *a, struct article *art,
                      const struct ingest_options *opt, struct err *err)
 {
@@ -70,6 +91,8 @@ int ingest_normalize(struct store *s, struct arena *a, struct article *art,
         return err_set(err, ERR_INVALID, "url is not an absolute http(s) URL");
     art->canonical_url = canon;
     art->domain = domain;
+    if (image_url_check(a, art) < 0)
+        return err_set(err, ERR_NOMEM, "out of memory");
 
     if (art->published_at == 0 || art->published_at > now + INGEST_FUTURE_SLACK_SECONDS)
         art->published_at = now;
@@ -123,5 +146,18 @@ int ingest_normalize(struct store *s, struct arena *a, struct article *art,
     }
     if (!art->language[0])
         detect_language(art, art->language);
+    return 0;
+}
+
+int ingest_article_copy(struct arena *a, struct article *dst, const struct article *src)
+{
+    *dst = *src;
+    const char **fields[] = {
+        &dst->source_id, &dst->source_name,  &dst->author,  &dst->title,         &dst->description,
+        &dst->url,       &dst->url_to_image, &dst->content, &dst->canonical_url, &dst->domain};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        if (*fields[i] && !(*fields[i] = arena_strdup(a, *fields[i])))
+            return ERR_NOMEM;
+    }
     return 0;
 }

@@ -22,6 +22,13 @@ struct store_backend {
     int (*articles_put)(struct store_backend *b, struct article *arts, size_t n,
                         struct store_put_stats *stats, struct err *err);
     int (*articles_count)(struct store_backend *b, int64_t *out, struct err *err);
+    int (*articles_delete)(struct store_backend *b, const struct store_delete_filter *f, size_t max,
+                           int64_t *deleted, struct err *err);
+    /* NULL: the backend gives space back by itself (PostgreSQL's autovacuum) */
+    int (*space_release)(struct store_backend *b, int64_t max_pages, int64_t *left,
+                         struct err *err);
+    int (*space_incremental)(struct store_backend *b, bool *on, struct err *err);
+    int (*compact)(struct store_backend *b, struct err *err);
     /* NULL: the backend has no full-text side (store_fulltext_set) */
     int (*fulltext_get)(struct store_backend *b, bool *on, struct err *err);
     int (*fulltext_set)(struct store_backend *b, bool on, struct err *err);
@@ -43,6 +50,8 @@ struct store_backend {
     int (*feed_get)(struct store_backend *b, struct arena *a, int64_t id, struct feed_record *out,
                     struct err *err);
     int (*feed_remove)(struct store_backend *b, int64_t id, struct err *err);
+    int (*feed_change)(struct store_backend *b, int64_t id, const struct feed_change *c,
+                       struct err *err);
     int (*feeds_due)(struct store_backend *b, struct arena *a, int64_t now, size_t max,
                      struct feed_record **out, size_t *n_out, struct err *err);
     int (*feeds_claim)(struct store_backend *b, const int64_t *ids, size_t n, int64_t now,

@@ -107,6 +107,18 @@ int store_reader_count(struct store_reader *r, int64_t *out, struct err *err);
 /* Every article id, ascending, in *ids (malloc()ed; NULL when none). */
 int store_reader_ids(struct store_reader *r, int64_t **ids, size_t *n, struct err *err);
 
+/* The ids of the articles deleted by store_articles_delete (or, in a
+ * replica, by its store) with seq > after, in seq order, in *ids
+ * (malloc()ed; NULL when none); *last gets the highest such seq (after
+ * when none). A follower that has read the log up to a head h and asks
+ * with after = h learns every deletion since, without comparing ids
+ * (the records of the embedded store are kept for a week: a follower
+ * further behind sees the row count differ and compares ids once). A
+ * deleted id may come back later under a higher seq (the same article
+ * imported again): a deletion applies only to what was read before it. */
+int store_reader_deletions(struct store_reader *r, int64_t after, int64_t **ids, size_t *n,
+                           int64_t *last, struct err *err);
+
 /* Called per catalogue source with its popularity (-1 when unknown: below
  * every source that has one); non-zero stops with that code. */
 typedef int (*store_source_fn)(void *ctx, const char *id, double popularity);
@@ -135,6 +147,8 @@ struct store_row {
     const char *meta_terms;                    /* store/meta.h */
     const char *source_id;                     /* NULL outside the catalogue */
     const char *canonical_url;
+    /* the rest of what the API shows (article/json.h), NULL when absent */
+    const char *source_name, *author, *url, *url_to_image;
 };
 
 struct store_rows;

@@ -156,6 +156,42 @@ int store_articles_count(struct store *s, int64_t *out, struct err *err)
     return s->be->articles_count(s->be, out, err);
 }
 
+int store_articles_delete(struct store *s, const struct store_delete_filter *f, size_t max,
+                          int64_t *deleted, struct err *err)
+{
+    static const struct store_delete_filter all = {0};
+    *deleted = 0;
+    if (max == 0)
+        return 0;
+    return s->be->articles_delete(s->be, f ? f : &all, max, deleted, err);
+}
+
+int store_space_release(struct store *s, int64_t max_pages, int64_t *left, struct err *err)
+{
+    if (left)
+        *left = 0;
+    if (s->be->space_release == NULL || max_pages <= 0)
+        return 0;
+    return s->be->space_release(s->be, max_pages, left, err);
+}
+
+int store_space_incremental(struct store *s, bool *on, struct err *err)
+{
+    *on = true;
+    if (s->be->space_incremental == NULL)
+        return 0;
+    return s->be->space_incremental(s->be, on, err);
+}
+
+int store_compact(struct store *s, struct err *err)
+{
+    if (s->be->compact == NULL)
+        return err_set(err, ERR_UNSUPPORTED,
+                       "a %s store is compacted by its own tools (PostgreSQL: VACUUM FULL)",
+                       s->be->kind);
+    return s->be->compact(s->be, err);
+}
+
 int store_sources_put(struct store *s, const struct source *src, size_t n, struct err *err)
 {
     if (n == 0)
@@ -218,6 +254,14 @@ int store_feed_get(struct store *s, struct arena *a, int64_t id, struct feed_rec
 int store_feed_remove(struct store *s, int64_t id, struct err *err)
 {
     return s->be->feed_remove(s->be, id, err);
+}
+
+int store_feed_change(struct store *s, int64_t id, const struct feed_change *c, struct err *err)
+{
+    if (c == NULL || c->headline < -1 || c->headline > 1 || c->enabled < -1 || c->enabled > 1 ||
+        c->interval_s < 0)
+        return err_set(err, ERR_INVALID, "no valid feed change");
+    return s->be->feed_change(s->be, id, c, err);
 }
 
 int store_feeds_due(struct store *s, struct arena *a, int64_t now, size_t max,

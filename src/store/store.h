@@ -143,6 +143,44 @@ int store_articles_put(struct store *s, struct article *arts, size_t n,
 /* Number of stored articles. */
 int store_articles_count(struct store *s, int64_t *out, struct err *err);
 
+/* Which articles store_articles_delete removes: those matching every
+ * field set (the retention policy, store/retention.h, and `newsd articles
+ * delete`). All unset matches every article. */
+struct store_delete_filter {
+    bool before_set;
+    int64_t before;            /* published_at < before (UTC seconds) */
+    const char *source_id;     /* NULL: any source */
+    const char *canonical_url; /* NULL: any (ingest_url_canonical of a URL) */
+};
+
+/* Delete up to max articles matching f, oldest first (by publication
+ * time), in one transaction; *deleted gets how many (0: none left). A
+ * caller deleting many repeats it with a pause between batches, so that
+ * imports and the index follower get the writer in between. Each delete
+ * is in the store's log: the embedded store records (seq, id) in
+ * article_deletions (store_reader_deletions), PostgreSQL a tombstone,
+ * which replicas apply. */
+int store_articles_delete(struct store *s, const struct store_delete_filter *f, size_t max,
+                          int64_t *deleted, struct err *err);
+
+/* Give up to max_pages free pages of the embedded store's file back to the
+ * file system (SQLite's incremental vacuum; a store created before newsd
+ * had it must be switched once with store_compact). *left (may be NULL)
+ * gets the free pages still in the file. A no-op for PostgreSQL, whose
+ * autovacuum does this. */
+int store_space_release(struct store *s, int64_t max_pages, int64_t *left, struct err *err);
+
+/* Rewrite the embedded store's file (VACUUM), switching it to incremental
+ * vacuum on the way: takes the write lock for as long as the copy takes
+ * (minutes for millions of articles) and needs free disk as large as the
+ * file. ERR_UNSUPPORTED for PostgreSQL (VACUUM FULL is its own). */
+int store_compact(struct store *s, struct err *err);
+
+/* The file's vacuum mode: true when incremental (store_space_release
+ * gives space back), false when a store_compact is needed first; always
+ * true for PostgreSQL. */
+int store_space_incremental(struct store *s, bool *on, struct err *err);
+
 /* --- sources ----------------------------------------------------------- */
 
 /* Insert or replace sources by id, in one transaction. */
@@ -240,6 +278,26 @@ int store_feed_get(struct store *s, struct arena *a, int64_t id, struct feed_rec
 
 /* Remove a feed and its item memory (its articles stay). ERR_NOTFOUND. */
 int store_feed_remove(struct store *s, int64_t id, struct err *err);
+
+/* Settings of a feed for store_feed_change; a field at its "keep" value
+ * is left as it is. */
+struct feed_change {
+    int64_t interval_s;   /* > 0: the current polling interval (the crawler
+                             adapts it from there); 0 keeps */
+    const char *country;  /* NULL keeps, "" clears (the source's applies), else 2 letters */
+    const char *category; /* NULL keeps, "" clears */
+    const char *language; /* NULL keeps, "" clears */
+    int headline;         /* -1 keeps, 0 or 1 */
+    int enabled;          /* -1 keeps; 0 pauses (never due); 1 resumes: a paused
+                             feed is due at now */
+    int64_t now;          /* for a resume and a shorter interval */
+};
+
+/* Change feed id's settings in one statement. A shorter interval_s brings
+ * the next poll forward to no later than last_fetch_at + interval_s (and
+ * not before now); a longer one takes effect after the next poll. A paused
+ * feed keeps its fetch state and item memory. ERR_NOTFOUND. */
+int store_feed_change(struct store *s, int64_t id, const struct feed_change *c, struct err *err);
 
 /* Up to max enabled feeds with next_fetch_at <= now, earliest due first
  * (ties by id). Only a read: a caller that fetches them claims them first

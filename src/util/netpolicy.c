@@ -168,10 +168,8 @@ bool netpolicy_permits(const struct netpolicy *p, const struct netpolicy_addr *a
         return true;
     /* The allow list is matched against the address connected to itself:
      * allowing 127.0.0.0/8 does not allow 64:ff9b::7f00:1. */
-    for (size_t i = 0; p && i < p->n_allow; i++) {
-        if (net_holds(&p->allow[i], a))
-            return true;
-    }
+    if (netpolicy_holds(p, a))
+        return true;
     if (why && why_size > 0) {
         char shown[NETPOLICY_ADDR_TEXT], embedded[NETPOLICY_ADDR_TEXT];
         netpolicy_addr_format(a, shown);
@@ -180,6 +178,15 @@ bool netpolicy_permits(const struct netpolicy *p, const struct netpolicy_addr *a
         snprintf(why, why_size, "refused: %s is %s%s%s%s; allow it with [outbound] allow_networks",
                  shown, r->kind, embeds ? " (it leads to " : "", embeds ? embedded : "",
                  embeds ? ")" : "");
+    }
+    return false;
+}
+
+bool netpolicy_holds(const struct netpolicy *p, const struct netpolicy_addr *a)
+{
+    for (size_t i = 0; p && i < p->n_allow; i++) {
+        if (net_holds(&p->allow[i], a))
+            return true;
     }
     return false;
 }

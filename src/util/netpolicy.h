@@ -53,6 +53,11 @@ void netpolicy_init(struct netpolicy *p);
 int netpolicy_allow_parse(struct netpolicy *p, const char *text, size_t len, char *why,
                           size_t why_size);
 
+/* Whether a network of p's list holds a, whatever kind of address a is. A
+ * policy's list doubles as a plain list of networks where newsd trusts or
+ * admits peers ([server] trusted_proxies, metrics_allow_networks). */
+bool netpolicy_holds(const struct netpolicy *p, const struct netpolicy_addr *a);
+
 /* The address of an AF_INET or AF_INET6 socket address of len bytes; false
  * for any other family or a short len. */
 bool netpolicy_addr_from_sockaddr(struct netpolicy_addr *out, const void *sa, size_t len);

@@ -3,60 +3,44 @@
  * password with a raw '@' ("u:p@ss@host") is masked whole rather than
  * half-shown. */
 #include "util/urlview.h"
+#include "util/url.h"
 
 #include <string.h>
 #include <strings.h>
 
 #include "util/banned.h"
 
-static bool scheme_char(char c, bool first)
-{
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
-        return true;
-    return !first && ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.');
-}
-
 static struct urlview_span span(const char *p, size_t n)
 {
     return (struct urlview_span){p, n};
 }
 
+/* The split itself is util/url.h's (the one URL splitter); this is its
+ * view for redaction and policy checks: an authority only after
+ * "scheme://", the host without an IPv6 literal's brackets, and a URL
+ * without "scheme://" all path up to its '?' or '#'. */
 void urlview_parse(struct urlview *out, const char *url)
 {
     memset(out, 0, sizeof *out);
+    struct url_parts u;
+    url_split(url, strlen(url), &u);
     const char *p = url;
-    size_t s = 0;
-    while (url[s] && scheme_char(url[s], s == 0))
-        s++;
-    if (s > 0 && strncmp(url + s, "://", 3) == 0) {
-        out->scheme = span(url, s);
-        const char *auth = url + s + 3;
-        size_t an = strcspn(auth, "/?#");
-        const char *host = auth;
-        for (size_t i = an; i > 0; i--) {
-            if (auth[i - 1] == '@') {
-                out->userinfo = span(auth, i - 1);
-                host = auth + i;
-                break;
-            }
+    if (u.scheme && u.authority && u.scheme_len > 0) {
+        out->scheme = span(u.scheme, u.scheme_len);
+        struct url_authority a;
+        bool closed = url_authority_split(u.authority, u.authority_len, &a);
+        if (a.userinfo)
+            out->userinfo = span(a.userinfo, a.userinfo_len);
+        const char *h = a.host;
+        size_t hn = a.host_len;
+        if (closed && hn >= 2 && h[0] == '[' && h[hn - 1] == ']') {
+            h++;
+            hn -= 2;
         }
-        const char *end = auth + an;
-        const char *colon = NULL;
-        if (host < end && host[0] == '[') {
-            const char *close = memchr(host, ']', (size_t)(end - host));
-            if (close) {
-                out->host = span(host + 1, (size_t)(close - host - 1));
-                colon = close + 1 < end && close[1] == ':' ? close + 1 : NULL;
-            } else {
-                out->host = span(host, (size_t)(end - host));
-            }
-        } else {
-            colon = memchr(host, ':', (size_t)(end - host));
-            out->host = span(host, (size_t)((colon ? colon : end) - host));
-        }
-        if (colon)
-            out->port = span(colon + 1, (size_t)(end - colon - 1));
-        p = end;
+        out->host = span(h, hn);
+        if (a.port)
+            out->port = span(a.port, a.port_len);
+        p = u.path;
     }
     size_t pn = strcspn(p, "?#");
     if (pn > 0 || p[pn] == '\0')

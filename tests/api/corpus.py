@@ -112,6 +112,15 @@ def host_of(url):
     return h[4:] if h.startswith("www.") else h
 
 
+def image_url(u):
+    """urlToImage as served (§8): an absolute http(s) URL with a host, else
+    None (javascript:, data:, relative paths, the string "null"...)."""
+    if not isinstance(u, str) or any(ord(c) < 0x20 or ord(c) == 0x7F for c in u):
+        return None
+    parts = urllib.parse.urlsplit(u.strip(" "))
+    return u if parts.scheme.lower() in ("http", "https") and parts.hostname else None
+
+
 def domain_matches(host, dom):
     dom = dom.strip().lower()
     if dom.startswith("www."):
@@ -272,7 +281,7 @@ class Article:
         return {"source": {"id": self.source_id, "name": self.source_name},
                 "author": L.get("author"), "title": self.title,
                 "description": self.description, "url": self.url,
-                "urlToImage": L.get("urlToImage"), "publishedAt": self.published,
+                "urlToImage": image_url(L.get("urlToImage")), "publishedAt": self.published,
                 "content": truncate_content(self.content)}
 
     def __repr__(self):

@@ -125,6 +125,9 @@ class Server:
         self.base = "http://127.0.0.1:%d" % self.port
         while wait_ready and self._starting():
             if time.monotonic() > deadline or self.proc.poll() is not None:
+                if self.proc.poll() is None:  # not left running behind the failure
+                    self.proc.kill()
+                    self.proc.wait()
                 raise AssertionError("newsd serve's index was not ready in time\nstderr: %s"
                                      % self._read(self.err_path)[-4000:])
             time.sleep(0.05)

@@ -7,7 +7,7 @@ import types
 
 import pytest
 
-from corpus import DATA
+from corpus import DATA, image_url
 from harness import (Client, Server, articles_ok, cli_ok, parse_summary, run_cli, sources_ok,
                      urls)
 
@@ -25,7 +25,16 @@ def test_fixture_import_summary(store, corpus):
     """The session store's imports: every line imported, none skipped; the
     re-import of two urls counted as updates (§8 upsert)."""
     run = store.import_run
-    assert not re.search(r"line \d+:", run.err), run.err
+    # The only reports: real NewsAPI image URLs that are no http(s) URL
+    # ("null" as a string, a relative path), stored as null.
+    lines = corpus.real_lines + corpus.handmade_lines
+    dropped = [n for n, line in enumerate(lines, 1)
+               if line.get("urlToImage") is not None and image_url(line["urlToImage"]) is None]
+    assert dropped, "the fixture has such image URLs: this checks their report"
+    reports = re.findall(r"line (\d+): (.*)", run.err)
+    assert all("urlToImage" in why for _, why in reports), run.err
+    assert len(reports) == len(dropped), run.err
+    assert "%d image URLs dropped" % len(dropped) in run.err, run.err
     s = store.import_summary
     assert s == {"imported": len(corpus.real_lines) + len(corpus.handmade_lines),
                  "updated": 0, "skipped": 0}, repr(run)
@@ -55,6 +64,41 @@ def test_bad_lines_reported_and_skipped(tmp_path):
     r = run_cli("import", "--store", store, f)
     assert parse_summary(r.out + "\n" + r.err) == {"imported": 0, "updated": 3, "skipped": 3}, \
         repr(r)
+
+
+def test_image_urls_other_than_http_are_stored_as_null(tmp_path):
+    """Issue 14 item 7: urlToImage reaches browsers as an img src or a link,
+    so only absolute http(s) URLs with a host are kept; the others are
+    reported, counted in the summary and served as null (before the fix
+    javascript: and data: URLs were stored and served)."""
+    bad = ["javascript:alert(3)", "data:text/html,<script>alert(3)</script>",
+           "/images/relative.jpg", "images/relative.jpg", "//cdn.test/a.jpg",
+           "ftp://cdn.test/a.jpg", "http://", "https:///path.jpg", "null",
+           "JaVaScRiPt:alert(4)", "http://cdn.test/a\n.jpg"]
+    kept = ["http://cdn.test/a.jpg", "https://cdn.test/b.jpg?w=640&h=480",
+            "HTTPS://CDN.test:8443/c.jpg"]
+    f = tmp_path / "images.jsonl"
+    images = bad + kept + [""]  # empty: null too, but no report (it says "none")
+    f.write_text("\n".join(good(1, url="https://img.test/%d" % i, urlToImage=u,
+                                 title="Imagetest article %d" % i)
+                            for i, u in enumerate(images)) + "\n")
+    store = tmp_path / "s"
+    r = cli_ok("import", "--store", store, f)
+    assert parse_summary(r.err) == {"imported": len(images), "updated": 0, "skipped": 0}, repr(r)
+    assert "%d image URLs dropped" % len(bad) in r.err, repr(r)
+    reported = {int(n) for n in re.findall(r"line (\d+): urlToImage", r.err)}
+    assert reported == set(range(1, len(bad) + 1)), repr(r)
+    key = cli_ok("keys", "create", "--store", store, "--name", "img").out.strip()
+    srv = Server(store)
+    try:
+        b = articles_ok(Client(srv.base, key).get("/v2/everything",
+                                                  {"q": "Imagetest", "pageSize": 100}))
+    finally:
+        problems = srv.stop()
+    assert not problems, problems
+    served = {a["url"]: a["urlToImage"] for a in b["articles"]}
+    assert served == {"https://img.test/%d" % i: (u if u in kept else None)
+                      for i, u in enumerate(images)}, served
 
 
 def test_keys_lifecycle(tmp_path):

@@ -1,4 +1,5 @@
 """§5 errors that need no plan, the key rules of §1, and the validation order."""
+import json
 import re
 import time
 
@@ -254,3 +255,88 @@ def test_exclusion_only_rejected(api, name, q):
 def test_leading_not_with_positive_part_is_fine(api):
     b = articles_ok(api.get(EV, [("q", "NOT quorvax AND plinthor")]))
     assert b["totalResults"] == 2
+
+
+# ---- NUL bytes (issue 14 item 6) ---------------------------------------------------
+# C strings end at a NUL byte: values used to be read cut short there (a key
+# "KEY%00garbage" authenticated as KEY, "sortBy=relevancy%00x" sorted by
+# relevancy). A NUL anywhere in a value is refused instead.
+def raw_error(api, target, *headers):
+    """A request sent byte for byte (NULs in the target or headers); returns
+    the parsed error envelope and the status."""
+    head = b"GET " + target + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+    for h in headers:
+        head += h + b"\r\n"
+    status, hdrs, body = api.raw(head + b"\r\n")
+    assert hdrs.get("content-type", "").replace(" ", "") == "application/json;charset=utf-8"
+    b = json.loads(body)
+    assert list(b) == ["status", "code", "message"] and b["status"] == "error", b
+    return status, b
+
+
+def test_a_key_parameter_with_a_nul_byte_is_invalid(api, key):
+    for q in ("apiKey=%s%%00garbage" % key, "apiKey=%s%%00" % key, "apiKey=%%00%s" % key,
+              "apiKey=%s&apiKey=x%%00" % key):
+        err(api.get(EV + "?q=plinthor&" + q, key=None), 401, "apiKeyInvalid", INVALID_KEY)
+
+
+def test_a_key_header_with_a_nul_byte_is_invalid(api, key):
+    k = key.encode()
+    for h in (b"X-Api-Key: " + k + b"\0zz", b"X-Api-Key: " + k + b"\0",
+              b"X-Api-Key: \0" + k, b"Authorization: Bearer " + k + b"\0zz",
+              b"Authorization: " + k + b"\0\0"):
+        status, b = raw_error(api, b"/v2/everything?q=plinthor", h)
+        assert (status, b["code"], b["message"]) == (401, "apiKeyInvalid", INVALID_KEY), (h, b)
+
+
+@pytest.mark.parametrize("path,query,name", [
+    (EV, "q=plinthor&sources=bbc-news%00x", "sources"),
+    (TH, "category=business%00", "category"),
+    (EV, "q=plinthor&sortBy=relevancy%00x", "sortBy"),
+    (EV, "q=plinthor&searchIn=title%00x", "searchIn"),
+    (EV, "q=plinthor%00", "q"),
+    (EV, "q=plinthor&pagesize=10%00", "pageSize"),
+    (TH, "country=us%00", "country"),
+    (EV, "q=plinthor&language=en%00fr", "language"),
+    (EV, "q=plinthor&unknownParameter=%00", "unknownparameter"),
+    ("/v2/top-headlines/sources", "category=business%00", "category"),
+])
+def test_a_parameter_with_a_nul_byte_is_invalid(api, path, query, name):
+    b = err(api.get(path + "?" + query), 400, "parameterInvalid")
+    assert b["message"] == ("The %s parameter contains a NUL byte (%%00), which no value may "
+                            "contain." % name), b
+
+
+def test_the_key_is_checked_before_a_nul_byte(api):
+    err(api.get(EV + "?q=plinthor&sortBy=relevancy%00x", key=None), 401, "apiKeyMissing")
+
+
+def test_a_header_with_a_nul_byte_is_invalid(api, key):
+    k = b"X-Api-Key: " + key.encode()
+    for target in (b"/v2/everything?q=plinthor", b"/v2/top-headlines/sources", b"/healthz"):
+        for h in (b"Origin: https://a.test\0.evil.test", b"Accept: */*\0",
+                  b"X-Anything: \0"):
+            status, b = raw_error(api, target, k, h)
+            name = h.split(b":")[0].decode()
+            assert (status, b["code"]) == (400, "parameterInvalid"), (target, h, b)
+            assert b["message"] == ("The %s header contains a NUL byte, which no header value "
+                                    "may contain." % name), b
+
+
+def test_a_url_with_a_raw_nul_byte_is_invalid(api, key):
+    k = key.encode()
+    for target in (b"/v2/everything?q=plinthor&apiKey=" + k + b"\0zz",
+                   b"/v2/everything?q=plinthor\0&apiKey=" + k,
+                   b"/v2/everything\0/x?q=plinthor&apiKey=" + k, b"/healthz\0"):
+        status, b = raw_error(api, target)
+        assert (status, b["code"]) == (400, "parameterInvalid"), (target, b)
+        assert b["message"] == "The request URL contains a NUL byte, which no URL may contain."
+
+
+def test_clean_requests_sent_byte_for_byte_are_served(api, key):
+    """The NUL checks take nothing else for one: spaces, tabs, bare LFs."""
+    for head in (b"X-Api-Key: " + key.encode(), b"X-Api-Key:\t " + key.encode(),
+                 b"Authorization: Bearer " + key.encode()):
+        status, _, body = api.raw(b"GET /v2/everything?q=plinthor HTTP/1.1\nHost: x\n"
+                                  b"Connection: close\n" + head + b"\n\n")
+        assert status == 200, (head, body[:300])

@@ -67,10 +67,10 @@ def feeds_table(store):
     assert lines and lines[0].split()[:2] == ["ID", "URL"], repr(r)
     rows = {}
     for line in lines[1:]:
-        cells = re.split(r"\s{2,}", line.strip(), maxsplit=8)
-        assert len(cells) == 9, "bad feeds list row %r" % line
-        row = dict(zip(["id", "url", "source", "last_fetch", "status", "items", "stored",
-                        "next_fetch", "error"], cells))
+        cells = re.split(r"\s{2,}", line.strip(), maxsplit=9)
+        assert len(cells) == 10, "bad feeds list row %r" % line
+        row = dict(zip(["id", "url", "source", "last_fetch", "status", "last_success", "items",
+                        "stored", "next_fetch", "error"], cells))
         rows[row["url"]] = row
     return rows
 

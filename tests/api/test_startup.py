@@ -35,6 +35,9 @@ def test_serving_starts_before_the_first_build_and_a_restart_needs_none(fresh_st
         h = c.get("/healthz", key=None)
         assert h.status_code == 503, h.text
         assert h.json()["status"] == "starting" and h.json()["articles"] > 0
+        # /livez (liveness) answers 200 all the while /healthz (readiness) is 503.
+        live = c.get("/livez", key=None)
+        assert live.status_code == 200 and live.json() == {"status": "alive"}, live.text
         for path, params in (("/v2/everything", {"q": "the"}),
                              ("/v2/top-headlines", {"country": "us"})):
             r = c.get(path, params)
@@ -79,3 +82,4 @@ def test_a_server_stopped_while_building_exits_cleanly(fresh_store, monkeypatch,
     srv = Server(store, now=corpus.now, wait_ready=False)
     problems = srv.stop()  # SIGTERM while the build has not finished
     assert not problems, problems
+

@@ -5,7 +5,11 @@ full-text index agreeing with the table, no duplicate articles, every
 article intact (exactly what its feed item said), and every article a
 client had already been shown by a search (acknowledged) still there.
 A last complete crawl must then hold every item of every feed, and the
-totals must not change across a restart.
+totals must not change across a restart. The items link to pages the test
+serves too (issue 16): the crawler fetches some of them after each pass and
+completes their articles (content, author, image), so kills also land
+while pages are fetched and stored; an article is then either as its feed
+item said or completed from its page, never a mix.
 
 Feeds are served by a small HTTP server in the test on 0.0.0.0, each under
 its own loopback address (127.0.0.2 .. 127.0.0.31) so that the crawler's
@@ -38,13 +42,33 @@ WORD = "riverbank"       # in every item: one search sees them all
 LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+)")
 
 
+PORT = [0]  # the test server's, once it listens
+LINK = re.compile(r"http://127\.0\.0\.(\d+):(\d+)/item/(\d+)/(\d+)\.html")
+
+
 def item(k, j):
     tok = "cq%sx%s" % ("".join(chr(97 + int(d)) for d in str(k)),
                        "".join(chr(97 + int(d)) for d in str(j)))
     return {"title": "Crawl item %d %d %s %s" % (k, j, tok, WORD),
-            "link": "https://crawl%d.example/item/%d" % (k, j),
+            "link": "http://127.0.0.%d:%d/item/%d/%d.html" % (k + 2, PORT[0], k, j),
             "description": "Report %d of feed %d about the %s." % (j, k, WORD),
-            "time": BASE_TIME + k * 7 + j * 600}
+            "time": BASE_TIME + k * 7 + j * 600,
+            "author": "Writer %d" % k,
+            "image": "http://127.0.0.%d:%d/img/%d/%d.jpg" % (k + 2, PORT[0], k, j),
+            "paragraphs": ["Paragraph %d of item %d of feed %d, about the %s, long enough to "
+                           "count as a paragraph of an article, with commas, and more words; "
+                           "a reader view wants a few of these, each of them well over a "
+                           "hundred and forty characters, before it calls a page an article."
+                           % (n, j, k, WORD) for n in range(4)]}
+
+
+def page(k, j):
+    it = item(k, j)
+    return ("<!doctype html><html lang=\"en\"><head><title>%s</title>"
+            "<meta name=\"author\" content=\"%s\"><meta property=\"og:image\" content=\"%s\">"
+            "</head><body><nav><a href=\"/\">Home</a></nav><article>%s</article></body></html>"
+            % (it["title"], it["author"], it["image"],
+               "".join("<p>%s</p>" % p for p in it["paragraphs"])))
 
 
 class Feeds:
@@ -58,12 +82,18 @@ class Feeds:
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
                 m = re.fullmatch(r"/feed/(\d+)\.xml", self.path)
-                if not m:
+                p = re.fullmatch(r"/item/(\d+)/(\d+)\.html", self.path)
+                if not m and not p:
                     self.send_error(404)
                     return
-                body = feeds.rss(int(m.group(1))).encode("utf-8")
+                if p:
+                    body = page(int(p.group(1)), int(p.group(2))).encode("utf-8")
+                    ctype = "text/html; charset=utf-8"
+                else:
+                    body = feeds.rss(int(m.group(1))).encode("utf-8")
+                    ctype = "application/rss+xml; charset=utf-8"
                 self.send_response(200)
-                self.send_header("Content-Type", "application/rss+xml; charset=utf-8")
+                self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -74,6 +104,7 @@ class Feeds:
         self.httpd = http.server.ThreadingHTTPServer(("0.0.0.0", 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
+        PORT[0] = self.port
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def n_items(self):
@@ -125,23 +156,33 @@ def crawl_rows(store):
     db = sqlite3.connect("file:%s?mode=ro" % os.path.join(str(store), "newsd.db"), uri=True,
                          timeout=30)
     try:
-        return db.execute("SELECT url, title, description, published_at FROM articles"
-                          " WHERE url LIKE 'https://crawl%'").fetchall()
+        return db.execute("SELECT url, title, description, published_at, content, author,"
+                          " url_to_image FROM articles WHERE url LIKE 'http://127.0.0.%/item/%'"
+                          ).fetchall()
     finally:
         db.close()
 
 
-def check_intact(store, max_items):
-    """Every crawled article is exactly its feed item; returns their urls."""
+def check_intact(store, max_items, completed=None):
+    """Every crawled article is exactly its feed item, or its feed item
+    completed from its page; returns their urls (and counts the completed
+    ones in completed[0])."""
     seen = set()
-    for url, title, description, published in crawl_rows(store):
-        m = re.fullmatch(r"https://crawl(\d+)\.example/item/(\d+)", url)
+    for url, title, description, published, content, author, image in crawl_rows(store):
+        m = LINK.fullmatch(url)
         assert m, url
-        k, j = int(m.group(1)), int(m.group(2))
+        k, j = int(m.group(3)), int(m.group(4))
         assert k < FEEDS and j < max_items, url
         it = item(k, j)
         assert (title, description, published) == (it["title"], it["description"], it["time"]), \
             "article %s is not intact: %r" % (url, (title, description, published))
+        as_feed = (content, author, image) == (it["description"], None, None)
+        as_page = (content, author, image) == ("\n".join(it["paragraphs"]), it["author"],
+                                               it["image"])
+        assert as_feed or as_page, "article %s is half completed: %r" % (
+            url, (content, author, image))
+        if completed is not None:
+            completed[0] += as_page
         assert url not in seen, "duplicate %s" % url
         seen.add(url)
     return seen
@@ -184,8 +225,10 @@ def test_sigkill_during_live_crawling(tmp_path):
         # A complete crawl: everything the feeds hold, once.
         make_all_due(store)
         r = cli_ok("crawl", "--once", "--store", str(store), "--config", conf)
-        assert "failed 0" in r.out, r.out
-        stored = check_intact(store, feeds.n_items())
+        assert re.search(r"not modified \d+, failed 0;", r.out), r.out
+        completed = [0]
+        stored = check_intact(store, feeds.n_items(), completed)
+        assert completed[0] > 0, "no article was completed from its page"
         assert len(stored) == FEEDS * feeds.n_items(), (len(stored), r.out)
         ok, fig, text = store_check(store)
         assert ok and int(fig["articles"]) == FEEDS * feeds.n_items(), text

@@ -363,6 +363,36 @@ def test_query_time_budget_stops_a_runaway_query_with_503(bench_store):
     assert not problems, problems
 
 
+def test_a_query_stopped_by_the_time_budget_counts_toward_the_quota(bench_store, tmp_path):
+    """Issue 14 item 3: a search that ran until the time budget stopped it
+    counts, or queries made slow on purpose would be free. A key of three
+    requests a day: 200, 200, 503 (counted: Remaining 0), then 429. Before
+    the fix the 503 was given back and the fourth request was served."""
+    store, _ = bench_store
+    cfg = tmp_path / "plans.conf"
+    cfg.write_text("[plan three]\nrequests_per_day = 3\n")
+    key = cli_ok("keys", "create", "--store", store, "--name", "three-%d" % os.getpid(),
+                 "--plan", "three", "--config", str(cfg)).out.strip()
+    heavy = {"q": "people OR time OR world OR year", "sortBy": "relevancy", "pageSize": 100}
+    srv = Server(store, args=["--quiet", "--config", str(cfg), "--query-timeout-ms", "1"])
+    try:
+        c = Client(srv.base, key)
+        left = []
+        for _ in range(2):  # no search: the 1 ms budget cannot stop these
+            r = c.get("/v2/top-headlines/sources")
+            assert r.status_code == 200, r.text
+            left.append(r.headers["X-RateLimit-Remaining"])
+        r = c.get("/v2/everything", heavy)
+        b = err(r, 503, "serviceUnavailable")
+        assert "too long" in b["message"], b
+        left.append(r.headers["X-RateLimit-Remaining"])
+        assert left == ["2", "1", "0"], left
+        err(c.get("/v2/top-headlines/sources"), 429, "apiKeyExhausted")
+    finally:
+        problems = srv.stop()
+    assert not problems, problems
+
+
 def test_query_timeout_option_is_checked(newsd_bin, tmp_path):
     r = subprocess.run([newsd_bin, "serve", "--store", str(tmp_path / "s"), "--listen",
                         "127.0.0.1:0", "--query-timeout-ms", "soon"], capture_output=True,

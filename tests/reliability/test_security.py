@@ -5,6 +5,7 @@ import os
 import pwd
 import sqlite3
 import subprocess
+import time
 
 import pytest
 
@@ -130,6 +131,69 @@ def test_errors_carry_no_internals(tmp_path):
     finally:
         problems = srv.stop()
     assert not problems, problems
+
+
+def modes(store):
+    """{path relative to store: permission bits} of the store and all in it."""
+    out = {".": os.stat(store).st_mode & 0o777}
+    for root, dirs, files in os.walk(store):
+        for name in dirs + files:
+            p = os.path.join(root, name)
+            out[os.path.relpath(p, store)] = os.stat(p).st_mode & 0o777
+    return out
+
+
+def segments(files):
+    return {p for p in files if p.endswith(".seg")}
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o000])
+def test_store_files_are_private_whatever_the_umask(tmp_path, monkeypatch, umask):
+    """Issue 14 item 9: newsd.db, its -wal and -shm, and the engine's files
+    are 0600 and the directories newsd creates 0700, under umask 022 and
+    000 alike (SQLite's own default was 0644 less the umask, in a parent
+    directory that may be 0755). Checked while the server runs, after writes
+    (so the WAL and shared memory exist) and after the engine wrote its
+    segment files (NEWSD_ENGINE_CHECKPOINT_MS=0: after every change)."""
+    monkeypatch.setenv("NEWSD_INDEX", "engine")
+    monkeypatch.setenv("NEWSD_ENGINE_CHECKPOINT_MS", "0")
+    parent = tmp_path / "open"
+    parent.mkdir()
+    os.chmod(parent, 0o755)
+    store = parent / "store"
+    old = os.umask(umask)
+    try:
+        cli_ok("import", "--store", str(store), "--language", "en",
+               write_articles(tmp_path / "a.jsonl", 50))
+        key = new_key(store)
+        srv = Server(store)
+        try:
+            c = Client(srv.base, key)
+            articles_ok(c.get("/v2/everything", {"q": "crash"}))
+            first = segments(modes(store))
+            cli_ok("import", "--store", str(store), "--language", "en",
+                   write_articles(tmp_path / "b.jsonl", 50, start=50))
+            new_key(store)
+            articles_ok(c.get("/v2/everything", {"q": "crash"}))  # the engine catches up
+            deadline = time.monotonic() + 30
+            seen = modes(store)
+            while segments(seen) == first:  # until it wrote the new articles' segment
+                assert time.monotonic() < deadline, "the engine wrote no new segment"
+                time.sleep(0.1)
+                seen = modes(store)
+        finally:
+            problems = srv.stop()
+        assert not problems, problems
+        after = modes(store)
+    finally:
+        os.umask(old)
+    for want in ("newsd.db", "newsd.db-wal", "newsd.db-shm", "newsd.db.engine"):
+        assert want in seen, (want, sorted(seen))
+    assert first and segments(seen), sorted(seen)
+    for files in (seen, after):
+        wrong = {p: oct(m) for p, m in files.items()
+                 if m != (0o700 if os.path.isdir(os.path.join(store, p)) else 0o600)}
+        assert not wrong, wrong
 
 
 def nobody():

@@ -118,6 +118,34 @@ static void a_full_file_sets_every_field(void **state)
     }
 }
 
+static void user_agent_and_proxy_are_read_with_or_without_quotes(void **state)
+{
+    (void)state;
+    struct config c;
+    struct err err;
+    assert_int_equal(parse("[server]\nthreads = 2\n", &c, &err), 0);
+    assert_string_equal(c.outbound.user_agent, ""); /* "": the fetcher's default */
+    assert_string_equal(c.outbound.proxy, "");
+    assert_int_equal(parse("[outbound]\nuser_agent = \"newsd/0.14 (+https://news.example.org; "
+                           "ops@example.org)\"\nproxy = http://user:pw@proxy.lan:3128\n",
+                           &c, &err),
+                     0);
+    assert_string_equal(c.outbound.user_agent,
+                        "newsd/0.14 (+https://news.example.org; ops@example.org)");
+    assert_string_equal(c.outbound.proxy, "http://user:pw@proxy.lan:3128");
+    assert_int_equal(
+        parse("[outbound]\nuser_agent = MyNews/1.0 (+mailto:me@example.org)\n", &c, &err), 0);
+    assert_string_equal(c.outbound.user_agent, "MyNews/1.0 (+mailto:me@example.org)");
+    /* The longest value that fits, and one byte more. */
+    char text[400];
+    snprintf(text, sizeof text, "[outbound]\nuser_agent = %0*d\n", CONFIG_USER_AGENT_MAX - 1, 0);
+    assert_int_equal(parse(text, &c, &err), 0);
+    assert_int_equal(strlen(c.outbound.user_agent), CONFIG_USER_AGENT_MAX - 1);
+    snprintf(text, sizeof text, "[outbound]\nuser_agent = %0*d\n", CONFIG_USER_AGENT_MAX, 0);
+    assert_int_equal(parse(text, &c, &err), ERR_PARSE);
+    assert_non_null(strstr(err.msg, "longer than 256 bytes"));
+}
+
 static void without_outbound_no_special_network_is_allowed(void **state)
 {
     (void)state;
@@ -131,6 +159,27 @@ static void without_outbound_no_special_network_is_allowed(void **state)
     /* An empty list is allowed and allows nothing. */
     assert_int_equal(parse("[outbound]\nallow_networks =\n", &c, &err), 0);
     assert_int_equal(c.outbound.policy.n_allow, 0);
+}
+
+static void retention_keys_are_read_and_default_to_off(void **state)
+{
+    (void)state;
+    struct config c;
+    struct err err;
+    assert_int_equal(parse("[server]\nthreads = 2\n", &c, &err), 0);
+    assert_int_equal(c.retention.max_age_days, 0);
+    assert_int_equal(c.retention.max_articles, 0);
+    assert_int_equal(c.retention.period_seconds, 0);
+    assert_int_equal(c.retention.batch_size, 0);
+    int rc = parse("[retention]\nmax_age_days = 90\nmax_articles = 1000000\n"
+                   "period_seconds = 1\nbatch_size = 500\n",
+                   &c, &err);
+    if (rc < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(c.retention.max_age_days, 90);
+    assert_int_equal(c.retention.max_articles, 1000000);
+    assert_int_equal(c.retention.period_seconds, 1);
+    assert_int_equal(c.retention.batch_size, 500);
 }
 
 static void an_empty_file_and_comments_only_change_nothing(void **state)
@@ -236,8 +285,26 @@ static const struct bad_case {
     {"[plan gold]\nburst_per_second =\n", 2, "needs a value"},
     {"[plan gold]\nhistory_days = 1000001\n", 2, "out of range"},
     {"[plan gold]\nallowed_origins = https://caf\xC3\xA9.example\n", 2, "printable ASCII"},
+    {"[server]\ncrawl = maybe\n", 2, "crawl: 'maybe' is not true or false"},
+    {"[server]\naccess_log =\n", 2, "not true or false"},
+    {"[server]\nlog_format = xml\n", 2, "log_format: 'xml' is not text or json"},
+    {"[server]\ntrusted_proxies = 10.0.0.1/8\n", 2, "trusted_proxies:"},
+    {"[server]\nmetrics_allow_networks = example.com\n", 2, "metrics_allow_networks:"},
+    {"[server]\nuser = a b\n", 2, "user: 'a b' may only hold printable ASCII without blanks"},
+    {"[server]\nstore = a\x01b\n", 2, "store:"},
+    {"[server]\nmetrics_listen = a b:1\n", 2, "not HOST:PORT"},
+    {"[server]\ncrawl = no\ncrawl = yes\n", 3, "set twice"},
     {"[outbound]\nallow_network = 10.0.0.0/8\n", 2,
-     "unknown key 'allow_network' in [outbound] (allow_networks)"},
+     "unknown key 'allow_network' in [outbound] (allow_networks, user_agent, proxy)"},
+    {"[outbound]\nuser_agent =\n", 2, "user_agent needs a value"},
+    {"[outbound]\nuser_agent = \"\"\n", 2, "user_agent needs a value"},
+    {"[outbound]\nuser_agent = newsd (caf\xC3\xA9)\n", 2, "printable ASCII"},
+    {"[outbound]\nuser_agent = a \"b\" c\n", 2, "printable ASCII"},
+    {"[outbound]\nuser_agent = a\nuser_agent = b\n", 3, "set twice"},
+    {"[outbound]\nproxy = 10.0.0.1:3128\n", 2, "not an http:// URL"},
+    {"[outbound]\nproxy = socks5://10.0.0.1:1080\n", 2, "not an http:// URL"},
+    {"[outbound]\nproxy = http://\n", 2, "names no host"},
+    {"[outbound]\nproxy = http://a b:1\n", 2, "names no host"},
     {"[outbound]\nallow_networks = ::1\nallow_networks = ::1\n", 3, "set twice"},
     {"[outbound]\nallow_networks = ::1\n[outbound]\nallow_networks = ::1\n", 4, "set twice"},
     {"[outbound]\nallow_networks = 127.0.0.1/8\n", 2,
@@ -247,7 +314,61 @@ static const struct bad_case {
     {"[outbound]\nallow_networks = 10.0.0.0/40\n", 2, "prefix length"},
     {"[outbound]\nlisten = a:1\n", 2, "unknown key 'listen' in [outbound]"},
     {"[outbounds]\n", 1, "unknown section [outbounds] (expected [server], [outbound]"},
+    {"[retention]\nmax_days = 5\n", 2,
+     "unknown key 'max_days' in [retention] (max_age_days, max_articles"},
+    {"[retention]\nmax_age_days = 5\nmax_age_days = 6\n", 3, "set twice"},
+    {"[retention]\nmax_age_days = 5\n[retention]\nmax_age_days = 6\n", 4, "set twice"},
+    {"[retention]\nmax_age_days = -1\n", 2, "not a whole number"},
+    {"[retention]\nmax_age_days = 1000001\n", 2, "out of range"},
+    {"[retention]\nperiod_seconds = 0\n", 2, "out of range"},
+    {"[retention]\nbatch_size = 100001\n", 2, "out of range"},
+    {"[retention]\nmax_articles =\n", 2, "needs a value"},
+    {"[retentions]\n", 1, "[retention]"},
 };
+
+/* Every setting of newsd serve has a [server] key (issue 18): the flags'
+ * values written in the file land in the fields serve reads. */
+static void every_serve_setting_has_a_server_key(void **state)
+{
+    (void)state;
+    static const char text[] = "[server]\n"
+                               "store = /var/lib/news d\n"
+                               "index_dir = /var/cache/newsd-index\n"
+                               "metrics_listen = 127.0.0.1:9108\n"
+                               "user = newsd\n"
+                               "crawl = off\n"
+                               "access_log = yes\n"
+                               "log_format = json\n"
+                               "trusted_proxies = 127.0.0.1 10.0.0.0/8\n"
+                               "metrics_allow_networks = 192.168.0.0/16, ::1\n"
+                               "index = fts5\n";
+    struct config c;
+    struct err err;
+    assert_int_equal(parse(text, &c, &err), 0);
+    assert_string_equal(c.store, "/var/lib/news d");
+    assert_string_equal(c.index_dir, "/var/cache/newsd-index");
+    assert_string_equal(c.metrics_listen, "127.0.0.1:9108");
+    assert_string_equal(c.user, "newsd");
+    assert_int_equal(c.crawl, 0);
+    assert_int_equal(c.access_log, 1);
+    assert_int_equal(c.log_format_json, 1);
+    assert_string_equal(c.index, "fts5");
+    struct netpolicy_addr a;
+    assert_true(netpolicy_addr_from_host(&a, "10.9.8.7", 8));
+    assert_true(netpolicy_holds(&c.trusted_proxies, &a));
+    assert_false(netpolicy_holds(&c.metrics_allow_networks, &a));
+    assert_true(netpolicy_addr_from_host(&a, "::1", 3));
+    assert_true(netpolicy_holds(&c.metrics_allow_networks, &a));
+    assert_true(netpolicy_addr_from_host(&a, "127.0.0.2", 9));
+    assert_false(netpolicy_holds(&c.trusted_proxies, &a));
+    /* Not given: "not set" (flags, environment and defaults decide). */
+    assert_int_equal(parse("[server]\nthreads = 2\n", &c, &err), 0);
+    assert_int_equal(c.crawl, -1);
+    assert_int_equal(c.access_log, -1);
+    assert_int_equal(c.log_format_json, -1);
+    assert_string_equal(c.store, "");
+    assert_int_equal(c.trusted_proxies.n_allow, 0);
+}
 
 static void malformed_files_fail_with_their_line(void **state)
 {
@@ -365,9 +486,12 @@ int main(void)
         cmocka_unit_test(defaults_leave_listen_and_threads_unset),
         cmocka_unit_test(a_full_file_sets_every_field),
         cmocka_unit_test(without_outbound_no_special_network_is_allowed),
+        cmocka_unit_test(user_agent_and_proxy_are_read_with_or_without_quotes),
+        cmocka_unit_test(retention_keys_are_read_and_default_to_off),
         cmocka_unit_test(an_empty_file_and_comments_only_change_nothing),
         cmocka_unit_test(an_override_keeps_the_builtin_fields_it_does_not_name),
         cmocka_unit_test(an_override_may_lift_a_builtin_limit_with_zero),
+        cmocka_unit_test(every_serve_setting_has_a_server_key),
         cmocka_unit_test(malformed_files_fail_with_their_line),
         cmocka_unit_test(nul_bytes_and_overlong_lines_are_errors),
         cmocka_unit_test(every_prefix_of_a_valid_file_parses_or_fails_cleanly),

@@ -18,7 +18,9 @@
 #include "test_tmpdir.h"
 
 #include "index/engine/internal.h"
+#include "query/query.h"
 #include "text/text.h"
+#include "util/arena.h"
 #include "util/hash.h"
 
 #define NDOCS 70000 /* > 65,536: docids past 16 bits, gaps past 2 varint bytes */
@@ -49,6 +51,38 @@ static bool in_set(int set, uint32_t d)
 }
 #define NSETS 9
 
+/* Document d's stored JSON: mostly shared bytes, as articles' are. */
+static int doc_json(uint32_t d, char *out, size_t cap)
+{
+    return snprintf(out, cap,
+                    "{\"source\":{\"id\":null,\"name\":\"Codec\"},\"title\":\"Article %u of %u\","
+                    "\"url\":\"https://codec.example/%u\",\"n\":%u}",
+                    d, NDOCS, d, d * 2654435761u);
+}
+
+/* Every document's JSON comes back as it went in (docs.c). */
+static void check_docs(const struct eng_segment *seg)
+{
+    void *dctx = eng_docs_dctx();
+    struct arena a;
+    assert_non_null(dctx);
+    arena_init(&a, 0);
+    for (uint32_t d = 0; d < NDOCS; d += 7) {
+        char want[160];
+        const char *got;
+        size_t len;
+        int n = doc_json(d, want, sizeof want);
+        assert_int_equal(eng_docs_get(seg, dctx, d, &a, &got, &len), 0);
+        assert_int_equal(len, (size_t)n);
+        assert_memory_equal(got, want, len);
+    }
+    const char *past;
+    size_t past_len;
+    assert_int_equal(eng_docs_get(seg, dctx, NDOCS, &a, &past, &past_len), ERR_PARSE);
+    arena_release(&a);
+    eng_docs_dctx_free(dctx);
+}
+
 static struct eng_segment *build(void)
 {
     struct eng_builder *b = NULL;
@@ -63,8 +97,9 @@ static struct eng_segment *build(void)
             if (in_set(s, i))
                 n += (size_t)snprintf(meta + n, sizeof meta - n, "%st%d", n ? " " : "", s);
         }
-        char url[48];
+        char url[48], json[160];
         snprintf(url, sizeof url, "https://codec.example/%u", i);
+        int jn = doc_json(i, json, sizeof json);
         struct eng_row r = {
             .id = (int64_t)(NDOCS - i) << 4, /* descending in i: docid i */
             .seq = (int64_t)(NDOCS - i),
@@ -76,6 +111,8 @@ static struct eng_segment *build(void)
             .meta_terms = meta,
             .src = ENG_NO_SOURCE,
             .url_hash = hash_bytes64(url, strlen(url)),
+            .json = json,
+            .json_len = (size_t)jn,
         };
         assert_int_equal(eng_builder_add(b, &r), 0);
     }
@@ -184,11 +221,16 @@ static void postings_of_every_shape_read_back_in_heap_and_file(void **state)
     err_clear(&err);
     assert_int_equal(eng_segment_check(seg, 0, &err), 0);
     check_lists(seg);
+    /* 70,000 documents: the store has its own dictionary, and pays. */
+    assert_true(seg->dict_len > 0);
+    assert_true(seg->dz_len < (size_t)NDOCS * 40);
+    check_docs(seg);
     assert_int_equal(eng_segment_image(seg, &img, &len), 0);
     assert_int_equal(eng_segment_from_image(img, len, &img_seg, &err), 0);
     assert_int_equal(eng_segment_check(img_seg, 0, &err), 0);
     assert_int_equal(img_seg->nterms, seg->nterms);
     check_lists(img_seg);
+    check_docs(img_seg);
     /* The URL-hash table finds every document. */
     for (uint32_t d = 0; d < NDOCS; d += 777) {
         char url[48];
@@ -199,7 +241,7 @@ static void postings_of_every_shape_read_back_in_heap_and_file(void **state)
         assert_int_equal(img_seg->pk_doc[k], d);
     }
     /* A changed byte anywhere after the header fails the checksum. */
-    for (size_t at = 64; at < len; at += len / 50) {
+    for (size_t at = 80; at < len; at += len / 50) {
         img[at] ^= 0x40;
         assert_int_equal(eng_segment_check(img_seg, 0, &err), ERR_PARSE);
         img[at] ^= 0x40;
@@ -211,6 +253,175 @@ static void postings_of_every_shape_read_back_in_heap_and_file(void **state)
     eng_segment_unref(img_seg);
     eng_segment_unref(seg);
     free(img);
+}
+
+/* Text documents whose tf per field and length vary with their number. */
+static struct eng_segment *build_text(uint32_t ndocs)
+{
+    static const char *const filler[] = {"river", "stone", "cloud", "bread"};
+    struct eng_builder *b = NULL;
+    struct eng_segment *seg = NULL;
+    assert_int_equal(eng_builder_new(&b), 0);
+    for (uint32_t i = 0; i < ndocs; i++) {
+        char title[256] = "", desc[256] = "", content[512] = "", url[48];
+        size_t n = 0;
+        for (uint32_t k = 0; k < i % 5; k++)
+            n += (size_t)snprintf(title + n, sizeof title - n, "alpha ");
+        n = 0;
+        for (uint32_t k = 0; k < (i * 7) % 4; k++)
+            n += (size_t)snprintf(desc + n, sizeof desc - n, "alphas ");
+        n = 0;
+        for (uint32_t k = 0; k < (i * 13) % 23; k++)
+            n += (size_t)snprintf(content + n, sizeof content - n, "%s ",
+                                  k % 7 == 3 ? "alpha" : filler[(i + k) % 4]);
+        snprintf(url, sizeof url, "https://text.example/%u", i);
+        struct eng_row r = {
+            .id = (1600000000 + (int64_t)(ndocs - i)) << 20, /* as store ids: time first */
+            .seq = (int64_t)(i + 1),
+            .published_at = 1600000000 + (int64_t)(ndocs - i),
+            .title = title,
+            .description = desc,
+            .content = content,
+            .language = "en",
+            .meta_terms = i % 2 ? "lang:en" : "",
+            .src = ENG_NO_SOURCE,
+            .url_hash = hash_bytes64(url, strlen(url)),
+        };
+        assert_int_equal(eng_builder_add(b, &r), 0);
+    }
+    assert_int_equal(eng_builder_finish(b, &seg), 0);
+    eng_builder_free(b);
+    return seg;
+}
+
+/* Every block's maximum weighted frequency and minimum length, against
+ * what its postings hold; returns the blocks seen. */
+static uint32_t check_block_maxima(const struct eng_segment *seg)
+{
+    uint32_t blocks = 0;
+    for (size_t i = 0; i < seg->nterms; i++) {
+        const struct eng_term *t = &seg->terms[i];
+        struct eng_cursor c;
+        eng_cursor_init(&c, seg, t);
+        for (uint32_t b = 0; b < t->nblocks; b++, blocks++) {
+            uint32_t wf2 = 0, dl = UINT32_MAX, tf[ENG_FIELDS];
+            unsigned mask;
+            assert_int_equal(c.blk, b);
+            for (uint32_t d = c.doc; d != ENG_END && c.blk == b; d = eng_cursor_seek(&c, d + 1)) {
+                eng_cursor_data(&c, &mask, tf, NULL);
+                uint32_t w = 0;
+                for (unsigned f = 0; f < ENG_FIELDS; f++)
+                    w += eng_wf2[f] * tf[f];
+                wf2 = w > wf2 ? w : wf2;
+                dl = seg->dl[d] < dl ? seg->dl[d] : dl;
+            }
+            const struct eng_skip *sk = &c.skip[b];
+            assert_int_equal(sk->wf2_max, wf2);
+            assert_int_equal(sk->dl_min, dl);
+            if (t->kind == ENG_TERM_META)
+                assert_int_equal(sk->wf2_max, 0);
+        }
+    }
+    return blocks;
+}
+
+static void block_maxima_bound_every_posting_and_a_wrong_one_is_refused(void **state)
+{
+    (void)state;
+    struct eng_segment *seg = build_text(3 * ENG_BLOCK + 17), *img_seg = NULL;
+    uint8_t *img = NULL;
+    size_t len = 0;
+    struct err err;
+    err_clear(&err);
+    assert_true(check_block_maxima(seg) > 8);
+    const struct eng_term *alpha = eng_segment_term(seg, "alpha", 5);
+    assert_non_null(alpha);
+    assert_true(alpha->nblocks >= 2 && alpha->kind == ENG_TERM_EXACT);
+    assert_true(((const struct eng_skip *)(seg->post + alpha->off))[1].wf2_max > 6);
+    assert_int_equal(eng_segment_image(seg, &img, &len), 0);
+    assert_int_equal(eng_segment_from_image(img, len, &img_seg, &err), 0);
+    assert_int_equal(eng_segment_check(img_seg, 0, &err), 0);
+    check_block_maxima(img_seg);
+    /* A maximum one too low (pruning would drop a match) or a length one
+     * too high is refused by the check `newsd index verify` runs. */
+    const struct eng_term *t = eng_segment_term(img_seg, "alpha", 5);
+    struct eng_skip *sk = (struct eng_skip *)(uintptr_t)(img_seg->post + t->off) + 1;
+    sk->wf2_max--;
+    eng_segment_seal(img, len);
+    assert_int_equal(eng_segment_check(img_seg, 0, &err), ERR_PARSE);
+    sk->wf2_max++;
+    sk->dl_min++;
+    eng_segment_seal(img, len);
+    assert_int_equal(eng_segment_check(img_seg, 0, &err), ERR_PARSE);
+    sk->dl_min--;
+    eng_segment_seal(img, len);
+    assert_int_equal(eng_segment_check(img_seg, 0, &err), 0);
+    eng_segment_unref(img_seg);
+    eng_segment_unref(seg);
+    free(img);
+}
+
+/* The relevancy page of q over seg, offset 0, limit k, ids[0, date
+ * window) only; every match scored when score_all. */
+static size_t relevancy_page(struct eng_segment *seg, const char *q, unsigned fields, size_t k,
+                             int64_t to, bool score_all, int64_t *out, uint64_t *total)
+{
+    struct eng_segment *segs[1] = {seg};
+    struct eng_dels *dels[1] = {NULL};
+    struct eng_snap snap = {.nseg = 1,
+                            .segs = segs,
+                            .dels = dels,
+                            .nrow = seg->n,
+                            .ntoken = seg->ntoken,
+                            .score_all = score_all};
+    struct index_request req = {
+        .from = INT64_MIN, .to = to, .limit = k, .sort = INDEX_SORT_RELEVANCY, .q_fields = fields};
+    struct arena a;
+    struct err err;
+    int64_t *ids = NULL;
+    size_t n = 0;
+    arena_init(&a, 0);
+    err_clear(&err);
+    assert_int_equal(query_parse(&a, q, strlen(q), (struct query_node **)&req.q, &err), 0);
+    assert_int_equal(eng_search_ids(&snap, &a, &req, total, &ids, &n, &err), 0);
+    if (n > 0)
+        memcpy(out, ids, n * sizeof *ids);
+    arena_release(&a);
+    return n;
+}
+
+/* Block-max pruning (a match whose bound cannot enter the page is not
+ * scored) gives the page that scoring every match gives, for pages small
+ * and large, date windows cutting blocks and a column filter. */
+static void pruned_relevancy_pages_are_those_of_scoring_every_match(void **state)
+{
+    (void)state;
+    struct eng_segment *seg = build_text(6 * ENG_BLOCK + 17);
+    static const char *const queries[] = {"alpha",          "alphas",          "river",
+                                          "alpha OR stone", "alpha AND cloud", "\"alpha alpha\"",
+                                          "alpha -stone"};
+    static const size_t ks[] = {1, 5, 40, 200, 2000};
+    int64_t want[2000], got[2000];
+    for (size_t q = 0; q < 2 * sizeof queries / sizeof *queries; q++) {
+        /* every query over all fields, then over titles only (searchIn) */
+        unsigned fields = q % 2 ? INDEX_FIELD_TITLE : INDEX_FIELD_ALL;
+        const char *query = queries[q / 2];
+        for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+            for (uint32_t cut = 0; cut < seg->n; cut += 131) {
+                uint64_t tw = 0, tg = 0;
+                int64_t to = INT64_MAX;
+                if (cut > 0) /* the window is docids [cut, n) */
+                    to = seg->pub[cut];
+                size_t nw = relevancy_page(seg, query, fields, ks[i], to, true, want, &tw);
+                size_t ng = relevancy_page(seg, query, fields, ks[i], to, false, got, &tg);
+                assert_true(tw > 0 || fields != INDEX_FIELD_ALL); /* titles lack some words */
+                assert_int_equal(tg, tw);
+                assert_int_equal(ng, nw);
+                assert_memory_equal(got, want, nw * sizeof *want);
+            }
+        }
+    }
+    eng_segment_unref(seg);
 }
 
 static void the_manifest_round_trips_and_refuses_every_cut(void **state)
@@ -302,6 +513,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(varints_round_trip_at_every_width),
         cmocka_unit_test(postings_of_every_shape_read_back_in_heap_and_file),
+        cmocka_unit_test(block_maxima_bound_every_posting_and_a_wrong_one_is_refused),
+        cmocka_unit_test(pruned_relevancy_pages_are_those_of_scoring_every_match),
         cmocka_unit_test(the_manifest_round_trips_and_refuses_every_cut),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -59,8 +59,10 @@ static struct eng_segment *build(const struct doc *const *ds, size_t n, const ch
     struct eng_segment *seg = NULL;
     assert_int_equal(eng_builder_new(&b), 0);
     for (size_t i = 0; i < n; i++) {
-        char url[64];
+        char url[64], json[160];
         snprintf(url, sizeof url, "https://merge.example/%lld", (long long)ds[i]->id);
+        int jn =
+            snprintf(json, sizeof json, "{\"url\":\"%s\",\"title\":\"%s\"}", url, ds[i]->title);
         struct eng_row r = {
             .id = ds[i]->id,
             .seq = (int64_t)i + 1,
@@ -72,6 +74,8 @@ static struct eng_segment *build(const struct doc *const *ds, size_t n, const ch
             .meta_terms = "lang:en",
             .src = (uint32_t)(ds[i]->id % 3),
             .url_hash = hash_bytes64(url, strlen(url)),
+            .json = json,
+            .json_len = (size_t)jn,
         };
         assert_int_equal(eng_builder_add(b, &r), 0);
     }

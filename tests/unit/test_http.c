@@ -120,13 +120,16 @@ static void test_handler(const struct http_request *req, struct http_response *r
     const char *h1 = http_request_header(req, "x-test-header");
     const char *h2 = http_request_header(req, "X-TEST-HEADER");
 #define ECHO_FMT                                                                                   \
-    "method=%s\npath=%s\nquery=%s\nurl_bytes=%zu\nheader_bytes=%zu\nid=%s\nh1=%s\nh2=%s\n"
-    int n = snprintf(NULL, 0, ECHO_FMT, req->method, req->path, req->query, req->url_bytes,
-                     req->header_bytes, req->request_id, h1 ? h1 : "(null)", h2 ? h2 : "(null)");
+    "method=%s\npath=%s\nquery=%s\nurl_bytes=%zu\nheader_bytes=%zu\nid=%s\nh1=%s\nh2=%s\n"         \
+    "target_nul=%d\nnul_header=%s\n"
+#define ECHO_ARGS                                                                                  \
+    req->method, req->path, req->query, req->url_bytes, req->header_bytes, req->request_id,        \
+        h1 ? h1 : "(null)", h2 ? h2 : "(null)", req->target_nul,                                   \
+        req->nul_header ? req->nul_header : "(null)"
+    int n = snprintf(NULL, 0, ECHO_FMT, ECHO_ARGS);
     char *b = malloc((size_t)n + 1);
     assert_non_null(b);
-    snprintf(b, (size_t)n + 1, ECHO_FMT, req->method, req->path, req->query, req->url_bytes,
-             req->header_bytes, req->request_id, h1 ? h1 : "(null)", h2 ? h2 : "(null)");
+    snprintf(b, (size_t)n + 1, ECHO_FMT, ECHO_ARGS);
     resp->content_type = "text/plain; charset=utf-8";
     set_body(resp, b, (size_t)n);
 }
@@ -434,6 +437,192 @@ static void test_a_raw_space_in_the_target_is_kept(void **state)
     snprintf(n, sizeof n, "%zu", strlen("/p?q=a b \"c d\"&x=1"));
     assert_string_equal(echo_field(&r, "url_bytes"), n);
     reply_free(&r);
+}
+
+/* Issue 14 item 6: MHD 0.9.75 ends a header value at a raw NUL byte and
+ * drops the rest of the line ("X-Api-Key: KEY\0zz" reads as KEY); the
+ * server finds it in what is left of the head and names the header. Heads
+ * as clients write them (CRLF or bare LF, spaces and tabs, empty values,
+ * folded lines, many headers) are not flagged. */
+struct nul_case {
+    const char *head; /* the request, with its NUL bytes */
+    size_t len;       /* sizeof - 1 */
+    const char *flag; /* the echo's nul_header (or target_nul) */
+    const char *seen; /* and its h1 (or query): what the handler reads */
+};
+#define NUL_CASE(lit, flag, seen)                                                                  \
+    {                                                                                              \
+        lit, sizeof lit - 1, flag, seen                                                            \
+    }
+
+/* Send each case and compare the echo's flag_field and seen_field with it;
+ * other_field must read "none" (the other NUL check finds nothing). */
+static void check_nul_cases(const struct fixture *f, const struct nul_case *cases, size_t n,
+                            const char *flag_field, const char *seen_field, const char *other_field,
+                            const char *none)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct reply r;
+        assert_int_equal(roundtrip_family(AF_INET, f->port, cases[i].head, cases[i].len, &r), 0);
+        assert_int_equal(r.status, 200);
+        char flag[256];
+        snprintf(flag, sizeof flag, "%s", echo_field(&r, flag_field));
+        if (strcmp(flag, cases[i].flag) || strcmp(echo_field(&r, seen_field), cases[i].seen))
+            fail_msg("case %zu: %s=%s %s=%s", i, flag_field, flag, seen_field,
+                     echo_field(&r, seen_field));
+        assert_string_equal(echo_field(&r, other_field), none);
+        reply_free(&r);
+    }
+}
+
+static void test_a_nul_in_a_header_value_is_reported(void **state)
+{
+    struct fixture *f = *state;
+    static const struct nul_case cases[] = {
+        NUL_CASE(
+            "GET /h HTTP/1.1\r\nHost: x\r\nX-Test-Header: abc\0zz\r\nConnection: close\r\n\r\n",
+            "X-Test-Header", "abc"),
+        NUL_CASE(
+            "GET /h HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Test-Header: abc\0zz\r\n\r\n",
+            "X-Test-Header", "abc"),
+        NUL_CASE("GET /h HTTP/1.1\r\nHost: x\r\nX-Test-Header: \0zz\r\nConnection: close\r\n\r\n",
+                 "X-Test-Header", ""),
+        NUL_CASE("GET /h HTTP/1.1\r\nHost: x\r\nX-Test-Header: abc\0\r\nConnection: close\r\n\r\n",
+                 "X-Test-Header", "abc"),
+        NUL_CASE(
+            "GET /h HTTP/1.1\r\nHost: x\r\nX-Test-Header: abc\0\0\0\r\nConnection: close\r\n\r\n",
+            "X-Test-Header", "abc"),
+        NUL_CASE("GET /h HTTP/1.1\nHost: x\nX-Test-Header: a\0b\nConnection: close\n\n",
+                 "X-Test-Header", "a"),
+        NUL_CASE("GET /h HTTP/1.1\r\nOrigin: https://a.test\0.evil.test\r\nX-Test-Header: v\r\n"
+                 "Connection: close\r\n\r\n",
+                 "Origin", "v"),
+        NUL_CASE("GET /h HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Test-Header: v\r\n"
+                 "Accept: */*\0\r\n\r\n",
+                 "Accept", "v"),
+        /* as clients write them: nothing to report */
+        NUL_CASE(
+            "GET /h HTTP/1.1\r\nHost: x\r\nX-Test-Header: \t  v1  \r\nConnection: close\r\n\r\n",
+            "(null)", "v1  "),
+        NUL_CASE("GET /h HTTP/1.1\nHost: x\nX-Test-Header: v1\nConnection: close\n\n", "(null)",
+                 "v1"),
+        NUL_CASE("GET /h HTTP/1.1\r\nHost: x\nX-Test-Header:v1\r\nConnection: close\n\r\n",
+                 "(null)", "v1"),
+        NUL_CASE("GET /h HTTP/1.1\r\nHost: x\r\nX-Test-Header:\r\nX-Empty: \r\n"
+                 "Connection: close\r\n\r\n",
+                 "(null)", ""),
+        NUL_CASE("GET /h HTTP/1.1\r\nHost: x\r\nX-Folded: a\r\n b\r\n\tc\r\nX-Test-Header: v1\r\n"
+                 "Connection: close\r\n\r\n",
+                 "(null)", "v1"),
+        NUL_CASE("GET /h HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Test-Header: v1\r\n"
+                 "X-Folded-Last: a\r\n b\r\n\r\n",
+                 "(null)", "v1"),
+        NUL_CASE("GET /h?q=a HTTP/1.0\r\nX-Test-Header: v1\r\n\r\n", "(null)", "v1"),
+    };
+    check_nul_cases(f, cases, sizeof cases / sizeof cases[0], "nul_header", "h1", "target_nul",
+                    "0");
+}
+
+static void test_many_headers_are_not_taken_for_a_nul(void **state)
+{
+    struct fixture *f = *state;
+    char req[16384];
+    size_t n = (size_t)snprintf(req, sizeof req, "GET /h HTTP/1.1\r\nHost: x\r\n");
+    for (int i = 0; i < 300; i++)
+        n += (size_t)snprintf(req + n, sizeof req - n, i % 2 ? "X-H%d: %d\r\n" : "X-H%d:%d\n", i,
+                              i * 7919);
+    n += (size_t)snprintf(req + n, sizeof req - n, "Connection: close\r\n\r\n");
+    struct reply r;
+    assert_int_equal(roundtrip_family(AF_INET, f->port, req, n, &r), 0);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(echo_field(&r, "nul_header"), "(null)");
+    reply_free(&r);
+    /* the same with a NUL in the 201st: that one is named */
+    char *at = strstr(req, "X-H201: ");
+    assert_non_null(at);
+    at[10] = '\0';
+    assert_int_equal(roundtrip_family(AF_INET, f->port, req, n, &r), 0);
+    assert_string_equal(echo_field(&r, "nul_header"), "X-H201");
+    reply_free(&r);
+}
+
+/* The second request of a connection has its head further on in MHD's
+ * buffer: each request is judged on its own. */
+static void test_a_nul_is_found_in_a_pipelined_request(void **state)
+{
+    struct fixture *f = *state;
+    static const char two[] = "GET /h HTTP/1.1\r\nHost: x\r\nX-Test-Header: first\r\n\r\n"
+                              "GET /h HTTP/1.1\r\nHost: x\r\nX-Test-Header: sec\0ond\r\n"
+                              "Connection: close\r\n\r\n";
+    struct reply r;
+    assert_int_equal(roundtrip_family(AF_INET, f->port, two, sizeof two - 1, &r), 0);
+    char *first = strstr(r.body, "nul_header=(null)\n");
+    char *second = strstr(r.body, "nul_header=X-Test-Header\n");
+    assert_non_null(first);
+    assert_non_null(second);
+    assert_true(first < second);
+    assert_non_null(strstr(first, "h1=sec\n")); /* the second's echo */
+    reply_free(&r);
+}
+
+/* The target is cut at a raw NUL the same way ("?apiKey=KEY\0zz"). */
+static void test_a_nul_in_the_target_is_reported(void **state)
+{
+    struct fixture *f = *state;
+    static const struct nul_case cases[] = {
+        NUL_CASE("GET /p?apiKey=k\0zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "1",
+                 "apiKey=k"),
+        NUL_CASE("GET /p\0/x?q=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "1", ""),
+        NUL_CASE("GET /p?q=a b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "0", "q=a b"),
+        NUL_CASE("GET /p?q=ab  HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "0", "q=ab "),
+        NUL_CASE("GET /p?q=ab HTTP/1.1\nHost: x\nConnection: close\n\n", "0", "q=ab"),
+    };
+    check_nul_cases(f, cases, sizeof cases / sizeof cases[0], "target_nul", "query", "nul_header",
+                    "(null)");
+}
+
+/* The scan itself on heads laid out by hand as MHD 0.9.75 leaves them: it
+ * names a cut field, and claims nothing when the layout is not that one
+ * (a value outside the head, fields out of order: another MHD). */
+static void test_the_nul_scan_claims_nothing_it_cannot_tell(void **state)
+{
+    (void)state;
+    static const char head[] = "GET\0/\0HTTP/1.1\0\0A\0 1\0\0B\0 2\0zz\0\0C\0 3\0\0\0";
+    const char *a = head + 16, *b = head + 22, *c = head + 31;
+    assert_memory_equal(a, "A\0 1", 4);
+    assert_memory_equal(b, "B\0 2", 4);
+    assert_memory_equal(c, "C\0 3", 4);
+    struct http_nul_scan s;
+
+    http_nul_scan_init(&s, head, sizeof head - 1);
+    http_nul_scan_field(&s, a, a + 3, 1);
+    http_nul_scan_field(&s, b, b + 3, 1);
+    http_nul_scan_field(&s, c, c + 3, 1);
+    assert_ptr_equal(http_nul_scan_done(&s), b);
+
+    http_nul_scan_init(&s, head, sizeof head - 1); /* out of order */
+    http_nul_scan_field(&s, c, c + 3, 1);
+    http_nul_scan_field(&s, a, a + 3, 1);
+    assert_null(http_nul_scan_done(&s));
+
+    static const char elsewhere[] = "2";
+    http_nul_scan_init(&s, head, sizeof head - 1); /* a value outside the head */
+    http_nul_scan_field(&s, a, a + 3, 1);
+    http_nul_scan_field(&s, b, elsewhere, 1);
+    assert_null(http_nul_scan_done(&s));
+
+    http_nul_scan_init(&s, head, sizeof head - 1); /* no colon before the value */
+    http_nul_scan_field(&s, a, a + 1, 3);
+    assert_null(http_nul_scan_done(&s));
+
+    /* The last field: 2 to 4 NUL bytes to the end of the head. */
+    static const char last[] = "GET\0/\0HTTP/1.1\0\0A\0 1\0\0\0\0\0";
+    http_nul_scan_init(&s, last, sizeof last - 1);
+    http_nul_scan_field(&s, last + 16, last + 19, 1);
+    assert_ptr_equal(http_nul_scan_done(&s), last + 16);
+    http_nul_scan_init(&s, last, sizeof last - 2);
+    http_nul_scan_field(&s, last + 16, last + 19, 1);
+    assert_null(http_nul_scan_done(&s));
 }
 
 static void test_header_lookup_ignores_case(void **state)
@@ -786,6 +975,7 @@ static void test_20k_of_headers_reach_the_handler(void **state)
     snprintf(want, sizeof want, "%zu",
              strlen("Host") + 1 + strlen("X-Pad") + pad + strlen("Connection") + strlen("close"));
     assert_string_equal(echo_field(&r, "header_bytes"), want);
+    assert_string_equal(echo_field(&r, "nul_header"), "(null)");
     reply_free(&r);
     free(req);
 }
@@ -812,6 +1002,9 @@ static void test_a_request_over_both_api_limits_reaches_the_handler(void **state
     assert_string_equal(echo_field(&r, "url_bytes"), want);
     snprintf(want, sizeof want, "%zu", strlen("HostxX-PadConnectionclose") + pad);
     assert_string_equal(echo_field(&r, "header_bytes"), want);
+    /* nothing taken for a NUL in a head this large either */
+    assert_string_equal(echo_field(&r, "target_nul"), "0");
+    assert_string_equal(echo_field(&r, "nul_header"), "(null)");
     reply_free(&r);
     free(req);
 }
@@ -1287,6 +1480,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_path_without_query_gives_an_empty_query, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_a_raw_space_in_the_target_is_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_nul_in_a_header_value_is_reported, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_many_headers_are_not_taken_for_a_nul, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_nul_is_found_in_a_pipelined_request, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_a_nul_in_the_target_is_reported, setup, teardown),
+        cmocka_unit_test(test_the_nul_scan_claims_nothing_it_cannot_tell),
         cmocka_unit_test_setup_teardown(test_header_lookup_ignores_case, setup, teardown),
         cmocka_unit_test_setup_teardown(test_header_bytes_sum_names_and_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_response_carries_id_cors_and_vary, setup,

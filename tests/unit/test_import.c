@@ -612,6 +612,83 @@ static void detection_fills_a_language_nobody_gave(void **state)
     arena_release(&a);
 }
 
+/* Issue 14 item 7: urlToImage goes to browsers, so only an absolute http(s)
+ * URL with a host is kept; every other value becomes NULL (table over the
+ * one normalisation, then an import that reports and counts them). */
+static void only_http_image_urls_are_kept(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *image;
+        bool kept;
+    } cases[] = {
+        {"http://cdn.example/a.jpg", true},
+        {"https://cdn.example/b.jpg?w=640", true},
+        {"HTTPS://CDN.example:8443/c.jpg", true},
+        {"https://user@cdn.example/d.jpg", true},
+        {"javascript:alert(3)", false},
+        {" JavaScript:alert(3)", false},
+        {"data:text/html,<script>alert(3)</script>", false},
+        {"data:image/png;base64,iVBORw0KGgo=", false},
+        {"/images/relative.jpg", false},
+        {"relative.jpg", false},
+        {"//cdn.example/scheme-relative.jpg", false},
+        {"ftp://cdn.example/e.jpg", false},
+        {"http://", false},
+        {"https:///no-host.jpg", false},
+        {"http://cdn.example/a\n.jpg", false},
+        {"http://cdn.example/a\tb.jpg", false},
+        {"null", false},
+        {"", false},
+    };
+    struct arena a;
+    arena_init(&a, 0);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct article art;
+        memset(&art, 0, sizeof art);
+        art.url = "https://x.example/a";
+        art.title = "Title";
+        memcpy(art.language, "en", 3);
+        art.url_to_image = cases[i].image;
+        struct err err;
+        err_clear(&err);
+        assert_int_equal(ingest_normalize(NULL, &a, &art, NULL, &err), 0);
+        if (cases[i].kept)
+            assert_ptr_equal(art.url_to_image, cases[i].image);
+        else if (art.url_to_image)
+            fail_msg("kept %s", cases[i].image);
+    }
+    arena_release(&a);
+}
+
+static void an_import_reports_and_counts_the_image_urls_it_drops(void **state)
+{
+    struct fixture *f = *state;
+    write_file(f->file,
+               "{\"url\":\"https://i.example/1\",\"title\":\"One\","
+               "\"urlToImage\":\"javascript:alert(3)\"}\n"
+               "{\"url\":\"https://i.example/2\",\"title\":\"Two\","
+               "\"urlToImage\":\"https://cdn.example/2.jpg\"}\n"
+               "{\"url\":\"https://i.example/3\",\"title\":\"Three\","
+               "\"urlToImage\":\"data:text/html,<script>x</script>\"}\n"
+               "{\"url\":\"https://i.example/4\",\"title\":\"Four\",\"urlToImage\":null}\n"
+               "{\"url\":\"https://i.example/5\",\"title\":\"Five\",\"urlToImage\":\"\"}\n");
+    struct ingest_stats st;
+    assert_int_equal(do_import(f, f->file, NULL, &st), 0);
+    assert_int_equal(st.imported, 5);
+    assert_int_equal(st.skipped, 0);
+    assert_int_equal(st.images_dropped, 2); /* an empty one only says "no image" */
+    assert_non_null(strstr(f->report, "line 1: urlToImage"));
+    assert_non_null(strstr(f->report, "line 3: urlToImage"));
+    assert_null(strstr(f->report, "line 2"));
+    assert_null(strstr(f->report, "line 4"));
+    assert_null(strstr(f->report, "line 5"));
+    assert_string_equal(column(f, "url_to_image", "https://i.example/1"), "");
+    assert_string_equal(column(f, "url_to_image", "https://i.example/2"),
+                        "https://cdn.example/2.jpg");
+    assert_string_equal(column(f, "url_to_image", "https://i.example/3"), "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -638,6 +715,9 @@ int main(void)
         cmocka_unit_test(article_json_maps_the_newsapi_shape),
         cmocka_unit_test(long_fields_are_cut_at_a_character_boundary),
         cmocka_unit_test(detection_fills_a_language_nobody_gave),
+        cmocka_unit_test(only_http_image_urls_are_kept),
+        cmocka_unit_test_setup_teardown(an_import_reports_and_counts_the_image_urls_it_drops, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 
 #include "api/params.h"
 #include "api/render.h"
+#include "article/json.h"
 #include "util/arena.h"
 #include "util/buf.h"
 
@@ -133,7 +134,7 @@ static void parsing_fails_cleanly_when_the_arena_is_full(void **state)
 static void render_content(struct buf *b, const char *content)
 {
     buf_reset(b);
-    api_render_content(b, content);
+    article_json_content(b, content);
     assert_int_equal(buf_error(b), 0);
 }
 

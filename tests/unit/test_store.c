@@ -18,6 +18,7 @@
 #include "test_tmpdir.h"
 #include <sqlite3.h>
 
+#include "store/log.h"
 #include "store/store.h"
 #include "util/arena.h"
 #include "util/err.h"
@@ -165,9 +166,10 @@ static void the_schema_is_versioned_and_migrations_are_idempotent(void **state)
     err_clear(&err);
     assert_int_equal(store_articles_put(f->s, &a, 1, NULL, &err), 0);
     /* Version 2 added the feeds tables (store/sqlite/feeds.c), version 3
-     * the articles table's epoch (a random token, index/engine/). */
+     * the articles table's epoch (a random token, index/engine/), version
+     * 4 the deletion log (store/sqlite/delete.c). */
     assert_int_equal(sql_int(f->db, "SELECT value FROM meta WHERE key = 'schema_version'", NULL),
-                     3);
+                     4);
     assert_int_equal(sql_int(f->db,
                              "SELECT count(*) FROM meta WHERE key = 'articles_epoch'"
                              " AND length(value) = 32",
@@ -190,7 +192,7 @@ static void the_schema_is_versioned_and_migrations_are_idempotent(void **state)
     assert_int_equal(store_open(&f->s, f->store, &err), 0);
     assert_int_equal(sql_int(f->db, objects, NULL), before);
     assert_int_equal(sql_int(f->db, "SELECT value FROM meta WHERE key = 'schema_version'", NULL),
-                     3);
+                     4);
     assert_int_equal(count_articles(f->s), 1);
 
     /* Running the migrations again keeps the epoch: an index on disk stays
@@ -219,6 +221,55 @@ static void a_store_written_by_a_newer_version_is_refused(void **state)
     assert_int_equal(store_open(&f->s, f->store, &err), ERR_UNSUPPORTED);
     assert_null(f->s);
     assert_non_null(strstr(err.msg, "999"));
+}
+
+/* Issue 14 item 9: the database, its WAL and shared memory are 0600 and the
+ * directory 0700 under any umask (SQLite's own default is 0644 less the
+ * umask); an existing database keeps the mode an operator gave it. */
+static void a_new_store_is_private_whatever_the_umask(void **state)
+{
+    struct fixture *f = *state;
+    static const mode_t umasks[] = {022, 0};
+    static const char *const files[] = {"", "-wal", "-shm"};
+    struct stat sb;
+    struct err err;
+    char store[128], path[160];
+
+    for (size_t u = 0; u < 2; u++) {
+        struct store *s = NULL;
+        mode_t old = umask(umasks[u]);
+        snprintf(store, sizeof store, "%s/private-%zu", f->dir, u);
+        err_clear(&err);
+        int rc = store_open(&s, store, &err);
+        umask(old);
+        assert_int_equal(rc, 0);
+        struct store_put_stats st;
+        struct article a = make_article("https://x.test/mode", T0, "title");
+        assert_int_equal(store_articles_put(s, &a, 1, &st, &err), 0);
+        assert_int_equal(stat(store, &sb), 0);
+        assert_int_equal(sb.st_mode & 0777, 0700);
+        for (size_t i = 0; i < 3; i++) { /* the WAL and shm exist while the store is open */
+            snprintf(path, sizeof path, "%s/newsd.db%s", store, files[i]);
+            assert_int_equal(stat(path, &sb), 0);
+            assert_int_equal(sb.st_mode & 0777, 0600);
+        }
+        store_close(s);
+    }
+
+    /* A database an operator opened to a group stays so, its WAL too. */
+    store_close(f->s);
+    f->s = NULL;
+    assert_int_equal(chmod(f->db, 0640), 0);
+    err_clear(&err);
+    assert_int_equal(store_open(&f->s, f->store, &err), 0);
+    struct store_put_stats st;
+    struct article a = make_article("https://x.test/group", T0, "title");
+    assert_int_equal(store_articles_put(f->s, &a, 1, &st, &err), 0);
+    assert_int_equal(stat(f->db, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0640);
+    snprintf(path, sizeof path, "%s-wal", f->db);
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0640);
 }
 
 static void bad_locations_fail_cleanly(void **state)
@@ -475,6 +526,135 @@ static void null_fields_are_stored_as_null(void **state)
     /* The store stamps an ingest time when the caller gave none. */
     assert_true(sql_int(f->db, "SELECT ingested_at FROM articles WHERE canonical_url = ?1",
                         a.canonical_url) > T0);
+}
+
+/* --- deletes ---------------------------------------------------------------- */
+
+static int64_t reader_head(struct store_reader *r)
+{
+    int64_t head = -1;
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(store_reader_head(r, &head, &err), 0);
+    return head;
+}
+
+/* The ids the log says were deleted after seq `after`. */
+static size_t deleted_after(struct store_reader *r, int64_t after, int64_t *out, size_t cap,
+                            int64_t *last)
+{
+    int64_t *ids = NULL;
+    size_t n = 0;
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(store_reader_deletions(r, after, &ids, &n, last, &err), 0);
+    assert_true(n <= cap);
+    if (n)
+        memcpy(out, ids, n * sizeof *ids);
+    free(ids);
+    return n;
+}
+
+static void deletes_go_oldest_first_and_are_in_the_log_by_seq(void **state)
+{
+    struct fixture *f = *state;
+    struct store_reader *r = NULL;
+    struct store_delete_filter all = {0};
+    struct err err;
+    int64_t n = -1, got[8], last = 0;
+    struct article a[5] = {
+        make_article("https://x.test/0", T0 + 40, "t0"),
+        make_article("https://x.test/1", T0 + 10, "t1"),
+        make_article("https://x.test/2", T0 + 30, "t2"),
+        make_article("https://x.test/3", T0 + 20, "t3"),
+        make_article("https://x.test/4", T0 + 50, "t4"),
+    };
+    a[3].source_id = "reuters";
+
+    err_clear(&err);
+    assert_int_equal(store_articles_put(f->s, a, 5, NULL, &err), 0);
+    assert_int_equal(store_reader_open(&r, f->db, &err), 0);
+    int64_t head0 = reader_head(r);
+    assert_int_equal(head0, 5);
+
+    /* Published before T0+25: articles 1 and 3, oldest first. */
+    struct store_delete_filter before = {.before_set = true, .before = T0 + 25};
+    assert_int_equal(store_articles_delete(f->s, &before, 100, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(count_articles(f->s), 3);
+    assert_int_equal(deleted_after(r, head0, got, 8, &last), 2);
+    assert_int_equal(got[0], a[1].id);
+    assert_int_equal(got[1], a[3].id);
+    /* Each delete took a seq: the head moved, and covers the records. */
+    assert_int_equal(last, head0 + 2);
+    assert_int_equal(reader_head(r), head0 + 2);
+    assert_int_equal(deleted_after(r, last, got, 8, &last), 0);
+    assert_int_equal(last, head0 + 2);
+
+    /* No filter, a limit: the oldest left (article 2). */
+    assert_int_equal(store_articles_delete(f->s, &all, 1, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(deleted_after(r, head0 + 2, got, 8, &last), 1);
+    assert_int_equal(got[0], a[2].id);
+
+    /* By canonical URL, and with a source that does not match it. */
+    struct store_delete_filter url = {.canonical_url = "https://x.test/4", .source_id = "reuters"};
+    assert_int_equal(store_articles_delete(f->s, &url, 100, &n, &err), 0);
+    assert_int_equal(n, 0);
+    url.source_id = "bbc-news";
+    assert_int_equal(store_articles_delete(f->s, &url, 100, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(count_articles(f->s), 1);
+    assert_int_equal(sql_int(f->db, "SELECT count(*) FROM articles WHERE canonical_url = ?1",
+                             "https://x.test/0"),
+                     1);
+
+    /* A deleted article imported again comes back under a higher seq than
+     * its deletion: a follower applying the log in order keeps it. */
+    int64_t before_put = reader_head(r);
+    struct article again = make_article("https://x.test/1", T0 + 10, "t1 again");
+    assert_int_equal(store_articles_put(f->s, &again, 1, NULL, &err), 0);
+    assert_int_equal(again.id, a[1].id);
+    assert_true(again.seq > before_put);
+
+    /* Nothing matches: nothing happens, the head stays. */
+    int64_t head = reader_head(r);
+    struct store_delete_filter none = {.before_set = true, .before = T0};
+    assert_int_equal(store_articles_delete(f->s, &none, 100, &n, &err), 0);
+    assert_int_equal(n, 0);
+    assert_int_equal(reader_head(r), head);
+    store_reader_close(r);
+}
+
+static void a_new_store_gives_deleted_space_back(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    bool incremental = false;
+    int64_t n = 0, left = -1;
+    char url[64], *body = malloc(20000);
+    assert_non_null(body);
+    memset(body, 'x', 19999);
+    body[19999] = '\0';
+    err_clear(&err);
+    assert_int_equal(store_space_incremental(f->s, &incremental, &err), 0);
+    assert_true(incremental);
+    assert_int_equal(sql_int(f->db, "PRAGMA auto_vacuum", NULL), 2);
+    for (int i = 0; i < 200; i++) {
+        snprintf(url, sizeof url, "https://big.test/%d", i);
+        struct article a = make_article(url, T0 + i, "big");
+        a.content = body;
+        assert_int_equal(store_articles_put(f->s, &a, 1, NULL, &err), 0);
+    }
+    int64_t pages = sql_int(f->db, "PRAGMA page_count", NULL);
+    struct store_delete_filter all = {0};
+    assert_int_equal(store_articles_delete(f->s, &all, 1000, &n, &err), 0);
+    assert_int_equal(n, 200);
+    assert_true(sql_int(f->db, "PRAGMA freelist_count", NULL) > 0);
+    assert_int_equal(store_space_release(f->s, 1000000, &left, &err), 0);
+    assert_int_equal(left, 0);
+    assert_true(sql_int(f->db, "PRAGMA page_count", NULL) < pages / 4);
+    free(body);
 }
 
 /* --- sources -------------------------------------------------------------- */
@@ -791,6 +971,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_store_written_by_a_newer_version_is_refused, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(bad_locations_fail_cleanly, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_new_store_is_private_whatever_the_umask, setup, teardown),
         cmocka_unit_test_setup_teardown(
             putting_the_same_url_twice_replaces_the_article_flags_included, setup, teardown),
         cmocka_unit_test_setup_teardown(the_same_url_twice_in_one_batch_keeps_the_later_one, setup,
@@ -812,6 +993,9 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(readers_and_a_writer_can_work_at_the_same_time, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(deletes_go_oldest_first_and_are_in_the_log_by_seq, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_new_store_gives_deleted_space_back, setup, teardown),
         cmocka_unit_test(passwords_are_redacted_from_shown_locations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

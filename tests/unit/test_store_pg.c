@@ -184,6 +184,57 @@ static void an_invalid_article_rolls_back_the_whole_batch_in_both(void **state)
     assert_int_equal(count(f->pg), 0);
 }
 
+/* Delete from both with filter f and max: both must delete the same
+ * number and keep the same ids. */
+static int64_t delete_both(struct fixture *f, const struct store_delete_filter *flt, size_t max)
+{
+    int64_t n1 = -1, n2 = -2;
+    struct err e1, e2;
+    err_clear(&e1);
+    err_clear(&e2);
+    assert_int_equal(store_articles_delete(f->lite, flt, max, &n1, &e1), 0);
+    assert_int_equal(store_articles_delete(f->pg, flt, max, &n2, &e2), 0);
+    assert_int_equal(n1, n2);
+    assert_int_equal(count(f->lite), count(f->pg));
+    return n1;
+}
+
+static void deletes_remove_the_same_articles_as_in_the_embedded_store(void **state)
+{
+    struct fixture *f = *state;
+    struct article b[] = {
+        make_article("https://x.test/1", T0 + 50, "one"),
+        make_article("https://x.test/2", T0 + 10, "two"),
+        make_article("https://x.test/3", T0 + 30, "three"),
+        make_article("https://x.test/4", T0 + 20, "four"),
+        make_article("https://x.test/5", T0 + 40, "five"),
+        make_article("https://x.test/6", T0 + 60, "six"),
+    };
+    b[4].source_id = "reuters";
+    assert_int_equal(put_both(f, b, 6, NULL), 0);
+    struct store_delete_filter before = {.before_set = true, .before = T0 + 25};
+    assert_int_equal(delete_both(f, &before, 100), 2); /* 2 and 4 */
+    struct store_delete_filter src = {.source_id = "reuters"};
+    assert_int_equal(delete_both(f, &src, 100), 1); /* 5 */
+    struct store_delete_filter url = {.canonical_url = "https://x.test/6"};
+    assert_int_equal(delete_both(f, &url, 100), 1);
+    assert_int_equal(delete_both(f, &url, 100), 0);
+    struct store_delete_filter all = {0};
+    assert_int_equal(delete_both(f, &all, 1), 1); /* the oldest left: 3 */
+    assert_int_equal(count(f->pg), 1);
+    /* The one left is the same (1), and every delete left a tombstone. */
+    struct article again = make_article("https://x.test/1", T0 + 50, "one, again");
+    assert_int_equal(put_both(f, &again, 1, NULL), 0);
+    assert_int_equal(count(f->pg), 1);
+    PGconn *c = PQconnectdb(pg_uri);
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    PGresult *r = PQexec(c, "SELECT count(*) FROM article_tombstones");
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    assert_int_equal(atoi(PQgetvalue(r, 0, 0)), 5);
+    PQclear(r);
+    PQfinish(c);
+}
+
 /* The article log hands back every field as stored, whatever bytes it has. */
 static void the_log_returns_articles_in_seq_order_with_their_text_intact(void **state)
 {
@@ -583,6 +634,104 @@ static void feeds_and_their_claims_behave_as_in_the_embedded_store(void **state)
     assert_string_equal(s1, s2);
 }
 
+/* Edits, pauses and resumes: the same rows in both stores, a paused feed
+ * never due nor claimed, a resumed one due at once, a shorter interval
+ * bringing the next poll forward. */
+static void feed_changes_behave_as_in_the_embedded_store(void **state)
+{
+    struct fixture *f = *state;
+    struct store *both[] = {f->lite, f->pg};
+    struct err err;
+    for (int k = 0; k < 2; k++) {
+        struct store *s = both[k];
+        struct feed_record a = {.url = "https://a.test/rss",
+                                .country = "gb",
+                                .category = "general",
+                                .language = "en",
+                                .headline = true,
+                                .enabled = true,
+                                .created_at = T0,
+                                .interval_s = 3600};
+        struct feed_record b = {.url = "https://b.test/rss", .enabled = true, .created_at = T0};
+        int64_t ida = 0, idb = 0;
+        assert_int_equal(store_feed_add(s, &a, &ida, &err), 0);
+        assert_int_equal(store_feed_add(s, &b, &idb, &err), 0);
+        struct feed_fetch_outcome o = {.fetched_at = T0 + 10,
+                                       .status = 200,
+                                       .items = 1,
+                                       .interval_s = 3600,
+                                       .next_fetch_at = T0 + 3610};
+        assert_int_equal(store_feed_fetch_record(s, ida, &o, &err), 0);
+
+        /* Edit: a shorter interval moves the next poll to last + interval;
+         * "" clears country and category; NULL keeps language. */
+        struct feed_change c = {.interval_s = 600,
+                                .country = "",
+                                .category = "",
+                                .headline = 0,
+                                .enabled = -1,
+                                .now = T0 + 20};
+        assert_int_equal(store_feed_change(s, ida, &c, &err), 0);
+        struct feed_change c2 = {.country = "fr",
+                                 .category = "sports",
+                                 .language = "fr",
+                                 .headline = -1,
+                                 .enabled = -1,
+                                 .now = T0 + 20};
+        assert_int_equal(store_feed_change(s, idb, &c2, &err), 0);
+        /* Pause b: not due, not claimed, whatever the time. */
+        struct feed_change pause = {.headline = -1, .enabled = 0, .now = T0 + 30};
+        assert_int_equal(store_feed_change(s, idb, &pause, &err), 0);
+        int64_t ids[] = {idb};
+        bool claimed[1];
+        assert_int_equal(store_feeds_claim(s, ids, 1, T0 + 100000, T0 + 100060, claimed, &err), 0);
+        assert_false(claimed[0]);
+        /* Resume a feed that is not paused: its schedule stays. */
+        struct feed_change resume = {.headline = -1, .enabled = 1, .now = T0 + 40};
+        assert_int_equal(store_feed_change(s, ida, &resume, &err), 0);
+        assert_int_equal(store_feed_change(s, 99, &resume, &err), ERR_NOTFOUND);
+        struct feed_change bad = {.headline = 2, .enabled = -1};
+        assert_int_equal(store_feed_change(s, ida, &bad, &err), ERR_INVALID);
+
+        struct arena ar;
+        struct feed_record got;
+        arena_init(&ar, 0);
+        assert_int_equal(store_feed_get(s, &ar, ida, &got, &err), 0);
+        assert_int_equal(got.interval_s, 600);
+        assert_int_equal(got.next_fetch_at, T0 + 610);
+        assert_string_equal(got.country, "");
+        assert_null(got.category);
+        assert_string_equal(got.language, "en");
+        assert_false(got.headline);
+        assert_true(got.enabled);
+        assert_int_equal(got.last_status, 200); /* fetch state untouched */
+        assert_int_equal(store_feed_get(s, &ar, idb, &got, &err), 0);
+        assert_false(got.enabled);
+        assert_string_equal(got.country, "fr");
+        assert_string_equal(got.category, "sports");
+        assert_string_equal(got.language, "fr");
+        arena_release(&ar);
+    }
+    char s1[2048], s2[2048];
+    s1[0] = s2[0] = '\0';
+    feed_summary(f->lite, T0 + 100000, s1, sizeof s1);
+    feed_summary(f->pg, T0 + 100000, s2, sizeof s2);
+    assert_string_equal(s1, s2);
+    assert_null(strstr(s1, "due 2|")); /* paused: never due */
+    assert_non_null(strstr(s1, "due 1|"));
+
+    /* Resume b at T1: due at T1 exactly, in both. */
+    for (int k = 0; k < 2; k++) {
+        struct feed_change resume = {.headline = -1, .enabled = 1, .now = T0 + 50000};
+        assert_int_equal(store_feed_change(both[k], 2, &resume, &err), 0);
+    }
+    s1[0] = s2[0] = '\0';
+    feed_summary(f->lite, T0 + 50000, s1, sizeof s1);
+    feed_summary(f->pg, T0 + 50000, s2, sizeof s2);
+    assert_string_equal(s1, s2);
+    assert_non_null(strstr(s1, "due 2|"));
+}
+
 /* --- failures ----------------------------------------------------------------------- */
 
 static void an_unreachable_server_is_busy_not_a_crash(void **state)
@@ -619,6 +768,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(usage_takes_from_many_threads_never_pass_the_limit, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(feeds_and_their_claims_behave_as_in_the_embedded_store,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(feed_changes_behave_as_in_the_embedded_store, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(deletes_remove_the_same_articles_as_in_the_embedded_store,
                                         setup, teardown),
         cmocka_unit_test(an_unreachable_server_is_busy_not_a_crash),
     };

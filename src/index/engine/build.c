@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "text/text.h"
+#include "util/buf.h"
 #include "util/log.h"
 
 #include "util/banned.h"
@@ -29,7 +30,7 @@
 /* Rows copied out of the reader's cursor (its strings live until the next
  * row only): the strings back to back in buf, placed by offset until the
  * batch is sealed (buf moves while it grows). */
-enum { F_TITLE, F_DESCRIPTION, F_CONTENT, F_LANGUAGE, F_META, F_N };
+enum { F_TITLE, F_DESCRIPTION, F_CONTENT, F_LANGUAGE, F_META, F_JSON, F_N };
 #define F_NONE SIZE_MAX
 
 struct batch {
@@ -104,14 +105,23 @@ static void batch_seal(struct batch *b)
         r->content = batch_ptr(b, b->off[i][F_CONTENT]);
         r->language = batch_ptr(b, b->off[i][F_LANGUAGE]);
         r->meta_terms = batch_ptr(b, b->off[i][F_META]);
+        r->json = batch_ptr(b, b->off[i][F_JSON]);
     }
 }
 
-static int batch_add(struct eng_writer *w, struct batch *b, const struct store_row *row)
+static int batch_add(struct eng_writer *w, struct batch *b, const struct store_row *row,
+                     struct buf *json)
 {
-    const char *str[F_N] = {row->title, row->description, row->content, row->language,
-                            row->meta_terms};
-    int rc = eng_row_fill(w, row, eng_row_url_hash(row), &b->rows[b->n]);
+    buf_reset(json);
+    eng_row_json(row, json);
+    buf_putc(json, '\0'); /* (a string of the batch: NUL ended) */
+    if (json->err)
+        return ERR_NOMEM;
+    const char *str[F_N] = {row->title,    row->description, row->content,
+                            row->language, row->meta_terms,  json->data};
+    struct buf bare = *json;
+    bare.len--; /* the row's JSON is without the NUL */
+    int rc = eng_row_fill(w, row, eng_row_url_hash(row), &bare, &b->rows[b->n]);
     for (unsigned f = 0; f < F_N && rc == 0; f++)
         rc = batch_str(b, str[f], &b->off[b->n][f]);
     if (rc == 0)
@@ -253,6 +263,8 @@ int eng_build_parallel(struct eng_writer *w, unsigned workers, struct err *err)
     uint64_t nrows = 0;
     int rc;
 
+    struct buf json;
+    buf_init(&json, 0);
     pthread_mutex_init(&pb.lock, NULL);
     pthread_cond_init(&pb.more, NULL);
     pthread_cond_init(&pb.room, NULL);
@@ -271,7 +283,7 @@ int eng_build_parallel(struct eng_writer *w, unsigned workers, struct err *err)
             rc = err_set(err, ERR_NOMEM, "out of memory indexing articles");
             break;
         }
-        if (batch_add(w, bt, &row) < 0) {
+        if (batch_add(w, bt, &row, &json) < 0) {
             rc = err_set(err, ERR_NOMEM, "out of memory indexing articles");
             break;
         }
@@ -329,6 +341,7 @@ out:
         pb.done = next;
     }
     batch_free(bt);
+    buf_release(&json);
     store_rows_free(rows);
     pthread_cond_destroy(&pb.room);
     pthread_cond_destroy(&pb.more);

@@ -102,17 +102,14 @@ static int engine_search(struct index_backend *b, struct arena *a, const struct 
     catch_up(e, req->deadline_ms);
     s = eng_slot_get(&e->slot);
     rc = eng_search_ids(s, a, req, &out->total, &ids, &n, err);
+    /* The page from the same snapshot: its segments' document stores. */
+    if (rc == 0 && n > 0) {
+        out->docs = arena_calloc(a, n, sizeof *out->docs);
+        rc = out->docs ? eng_page_docs(s, &e->dctxs, a, ids, n, out->docs, &kept, err)
+                       : err_set(err, ERR_NOMEM, "out of memory for a page of results");
+    }
     eng_snap_unref(s);
     if (rc < 0)
-        goto fail;
-    if (n == 0)
-        return 0;
-    out->articles = arena_calloc(a, n, sizeof *out->articles);
-    if (out->articles == NULL) {
-        rc = err_set(err, ERR_NOMEM, "out of memory for a page of results");
-        goto fail;
-    }
-    if ((rc = eng_page_articles(e->readers, a, ids, n, out->articles, &kept, err)) < 0)
         goto fail;
     out->n = kept;
     return 0;
@@ -321,6 +318,7 @@ static void engine_free(struct index_backend *b)
     eng_slot_release(&e->slot);
     eng_ccache_free(e->ccache); /* after the last snapshot that points at it */
     store_readers_free(e->readers);
+    eng_docs_pool_release(&e->dctxs);
     pthread_mutex_destroy(&e->stop_lock);
     pthread_cond_destroy(&e->stop_cond);
     pthread_cond_destroy(&e->pub_cond);
@@ -446,6 +444,7 @@ static int engine_new(struct index_engine **out, const char *db_path,
         .stats = engine_stats,
     };
     eng_slot_init(&e->slot);
+    eng_docs_pool_init(&e->dctxs);
     pthread_mutex_init(&e->stop_lock, NULL);
     clock_cond_init(&e->stop_cond);
     clock_cond_init(&e->pub_cond);

@@ -14,6 +14,7 @@
  *
  * Files, bottom to top; each calls only files above it in this list (checked
  * with grep of the calls, docs/engine.md):
+ *   docs.c       the document store: each article's NewsAPI JSON, compressed
  *   snapshot.c   generations; reference counts of segments, deletion sets and
  *                snapshots; the slot holding the current snapshot
  *   postings.c   varints, cursors over one term's postings
@@ -23,7 +24,7 @@
  *   ccache.c     the count cache
  *   qplan.c      a request as a query plan (qplan.h; expansion: index/expand.h)
  *   search.c     evaluating a plan over a snapshot
- *   page.c       the page's rows from the log
+ *   page.c       the page from the segments' document stores
  *   the writer   state, sources, dels, checkpoint, rows, reconcile, merge,
  *                writer.c (writer.h lists them in their own order)
  *   engine.c     the backend: vtable, the follower thread, read-your-writes
@@ -60,7 +61,16 @@ struct eng_skip {
     uint32_t last;     /* last docid of the block */
     uint32_t doc_off;  /* block's docid bytes, from the term's docid stream */
     uint32_t data_off; /* block's data bytes, from the term's data stream */
+    /* Block max for relevancy: the inputs of a bound on any posting's bm25
+     * term (search.c), exact so that `newsd index verify` can check them. */
+    uint32_t wf2_max; /* largest eng_posting_wf2() of the block; 0 for meta terms */
+    uint32_t dl_min;  /* smallest dl of the block's documents */
 };
+
+/* Twice bm25's column weights (title 3, description 1.5, content 1: the
+ * weights index/fts5/fts5.c gives FTS5's bm25), so that a posting's weighted
+ * frequency is an integer: eng_posting_wf2(). */
+static const uint32_t eng_wf2[ENG_FIELDS] = {6, 3, 2};
 
 struct eng_term {
     uint32_t str, len; /* in segment strs */
@@ -99,6 +109,14 @@ struct eng_segment {
     size_t post_len;
     uint64_t *pk_hash; /* canonical-URL hashes, ascending (hash_bytes64) */
     uint32_t *pk_doc;  /* the docid of each */
+    /* the document store (docs.c): docid d's NewsAPI JSON is the zstd frame
+     * dz[doc_off[d], doc_off[d+1]), compressed with the dictionary dict */
+    uint64_t *doc_off; /* n + 1 offsets */
+    uint8_t *dz;
+    size_t dz_len;
+    uint8_t *dict;
+    size_t dict_len; /* 0: the frames need none */
+    void *ddict;     /* ZSTD_DDict over dict (docs.c), made when the segment is */
 };
 
 /* Deleted docids of one segment; immutable, shared between snapshots. */
@@ -120,9 +138,53 @@ struct eng_snap {
     uint64_t nrow, ntoken;     /* live documents and their tokens (BM25) */
     int64_t covered;           /* the log's head (store/log.h) this snapshot shows */
     struct eng_ccache *ccache; /* the engine's count cache (not owned); NULL none */
+    /* Relevancy scores every match, no block-max pruning: the reference
+     * that tests and fuzzing compare pruning with. */
+    bool score_all;
 };
 
-/* --- snapshot.c: the bottom layer ---------------------------------------- */
+/* --- docs.c: the document store (the bottom layer) ------------------------- */
+
+/* Build s's store from its documents' JSON: doc d (docid order) is
+ * blob[off[order[d]], off[order[d] + 1]). A dictionary is trained on a
+ * sample when the segment is big enough for one to pay. 0 or ERR_NOMEM. */
+int eng_docs_build(struct eng_segment *s, const char *blob, const uint64_t *off,
+                   const uint32_t *order);
+/* Ready the store of a segment attached to a file image (its dictionary
+ * loaded once); ERR_PARSE when the dictionary is unusable. */
+int eng_docs_attach(struct eng_segment *s, struct err *err);
+/* Free what eng_docs_build / eng_docs_attach made. */
+void eng_docs_release(struct eng_segment *s);
+/* Docid doc's JSON, decompressed into the arena (*json not NUL-terminated).
+ * dctx: a ZSTD_DCtx from eng_docs_dctx, reused over a page. ERR_NOMEM, or
+ * ERR_PARSE for a frame that does not decode. */
+int eng_docs_get(const struct eng_segment *s, void *dctx, uint32_t doc, struct arena *a,
+                 const char **json, size_t *len);
+/* eng_docs_get in two steps, so that a page allocates once: the JSON's
+ * length (from the frame's header), then the JSON into out[0..size). */
+int eng_docs_size(const struct eng_segment *s, uint32_t doc, size_t *size);
+int eng_docs_read(const struct eng_segment *s, void *dctx, uint32_t doc, char *out, size_t size);
+void *eng_docs_dctx(void);
+void eng_docs_dctx_free(void *dctx);
+/* Decompression contexts kept between requests: making one per page costs
+ * more than the page (its workspace malloc()ed and returned to the kernel
+ * each time). Thread-safe. */
+#define ENG_DOCS_POOL 16
+struct eng_docs_pool {
+    pthread_mutex_t lock;
+    void *free[ENG_DOCS_POOL];
+    size_t n;
+};
+void eng_docs_pool_init(struct eng_docs_pool *p);
+void eng_docs_pool_release(struct eng_docs_pool *p);
+/* A context (made when the pool is empty); NULL when out of memory. */
+void *eng_docs_pool_get(struct eng_docs_pool *p);
+/* Give it back (freed when the pool is full); NULL is a no-op. */
+void eng_docs_pool_put(struct eng_docs_pool *p, void *dctx);
+/* Every document decodes within its bounds (eng_segment_check). */
+int eng_docs_check(const struct eng_segment *s, struct err *err);
+
+/* --- snapshot.c ----------------------------------------------------------- */
 
 /* A number never handed out before (segments' and deletion sets' gen). */
 uint64_t eng_next_gen(void);
@@ -182,6 +244,8 @@ struct eng_row {
     const char *title, *description, *content, *language, *meta_terms;
     uint32_t src;
     uint64_t url_hash; /* hash_bytes64 (util/hash.h) of the canonical URL: on disk */
+    const char *json;  /* the article as the API writes it (article/json.h) */
+    size_t json_len;
 };
 
 int eng_builder_new(struct eng_builder **out);
@@ -292,6 +356,14 @@ void eng_cursor_data(struct eng_cursor *c, unsigned *mask, uint32_t tf[ENG_FIELD
                      uint32_t (*pos)[ENG_POS_MAX]);
 /* Postings with docid in [lo, hi): skip table for whole blocks. */
 uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi);
+/* Twice the weighted frequency (eng_wf2) of the posting whose data starts
+ * at p (exact: the term has positions after each field's tf). */
+uint32_t eng_posting_wf2(const uint8_t *p, bool exact);
+/* The skip entry of the cursor's current block. */
+static inline const struct eng_skip *eng_cursor_block(const struct eng_cursor *c)
+{
+    return &c->skip[c->blk];
+}
 
 /* --- segment.c: a segment from postings (merge.c) ------------------------ */
 
@@ -306,10 +378,13 @@ struct eng_segw_doc {
     int64_t id, published_at;
     uint32_t dl, src;
     uint64_t url_hash;
+    const char *json; /* the document store's copy (copied) */
+    size_t json_len;
 };
 int eng_segw_new(struct eng_segw **out, uint32_t n);
 void eng_segw_free(struct eng_segw *w);
-void eng_segw_doc(struct eng_segw *w, uint32_t doc, const struct eng_segw_doc *d);
+/* Documents in docid order, 0 .. n-1. 0 or ERR_NOMEM. */
+int eng_segw_doc(struct eng_segw *w, uint32_t doc, const struct eng_segw_doc *d);
 /* str is borrowed until eng_segw_term_end. */
 int eng_segw_term(struct eng_segw *w, const char *str, size_t len, uint8_t kind);
 /* pos[f] holds tf[f] positions (exact terms; tf[f] <= ENG_POS_MAX). */
@@ -355,11 +430,11 @@ int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index
 
 /* --- page.c --------------------------------------------------------------- */
 
-struct store_readers;
-/* Rows of ids[0..n) into arts (same order) through a reader of readers;
- * missing rows are dropped (*kept = rows found). */
-int eng_page_articles(struct store_readers *readers, struct arena *a, const int64_t *ids, size_t n,
-                      struct article *arts, size_t *kept, struct err *err);
+/* The page of ids[0..n) (ids of s's live documents) from the segments'
+ * document stores into docs (same order; *kept = documents found). */
+int eng_page_docs(const struct eng_snap *s, struct eng_docs_pool *pool, struct arena *a,
+                  const int64_t *ids, size_t n, struct index_doc *docs, size_t *kept,
+                  struct err *err);
 
 /* --- engine.c: the backend ------------------------------------------------ */
 
@@ -382,6 +457,7 @@ struct index_engine {
     atomic_bool ready;             /* opened: searches are answered */
     atomic_bool stopping;          /* engine_free began: a build in progress ends */
     struct eng_ccache *ccache;     /* NULL with opt.no_count_cache */
+    struct eng_docs_pool dctxs;    /* the pages' decompression contexts */
     struct index_engine_options opt;
 };
 

@@ -93,12 +93,15 @@ static int merge_docs(struct eng_merge *m, struct eng_segw **outw)
 {
     uint32_t *at = calloc(m->k, sizeof *at);
     uint64_t **url = calloc(m->k, sizeof *url);
+    void *dctx = eng_docs_dctx();
+    char *json = NULL;
+    size_t jcap = 0;
     uint64_t live = 0;
     uint32_t n = 0;
     int rc = ERR_NOMEM;
 
     *outw = NULL;
-    if (at == NULL || url == NULL)
+    if (at == NULL || url == NULL || dctx == NULL)
         goto out;
     for (size_t i = 0; i < m->k; i++) {
         live += m->in[i]->n - (m->dels[i] ? m->dels[i]->n : 0);
@@ -120,16 +123,38 @@ static int merge_docs(struct eng_merge *m, struct eng_segw **outw)
             break;
         const struct eng_segment *s = m->in[best];
         uint32_t d = at[best]++;
+        size_t jlen = 0;
+        /* the document store's JSON, decompressed to be compressed again
+         * with the output's dictionary */
+        if ((rc = eng_docs_size(s, d, &jlen)) < 0)
+            goto out;
+        if (jlen + 1 > jcap) {
+            char *p = realloc(json, jlen + 1);
+            if (p == NULL) {
+                rc = ERR_NOMEM;
+                goto out;
+            }
+            json = p;
+            jcap = jlen + 1;
+        }
+        if (jlen > 0 && (rc = eng_docs_read(s, dctx, d, json, jlen)) < 0)
+            goto out;
         m->map[best][d] = n;
-        eng_segw_doc(*outw, n++,
-                     &(struct eng_segw_doc){.id = s->ids[d],
-                                            .published_at = s->pub[d],
-                                            .dl = s->dl[d],
-                                            .src = s->src[d],
-                                            .url_hash = url[best][d]});
+        rc = eng_segw_doc(*outw, n++,
+                          &(struct eng_segw_doc){.id = s->ids[d],
+                                                 .published_at = s->pub[d],
+                                                 .dl = s->dl[d],
+                                                 .src = s->src[d],
+                                                 .url_hash = url[best][d],
+                                                 .json = json,
+                                                 .json_len = jlen});
+        if (rc < 0)
+            goto out;
     }
     rc = 0;
 out:
+    free(json);
+    eng_docs_dctx_free(dctx);
     for (size_t i = 0; url && i < m->k; i++)
         free(url[i]);
     free(url);
@@ -274,6 +299,8 @@ static int merge_build(struct eng_merge *m, struct eng_segment **out)
                 ENG_POS_MAX);
     else if (rc == ERR_BUSY)
         err_set(&m->err, rc, "stopping");
+    else if (rc == ERR_PARSE)
+        err_set(&m->err, rc, "a stored document does not decode");
     else if (rc < 0)
         err_set(&m->err, rc, "out of memory merging segments");
     return rc;

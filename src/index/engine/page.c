@@ -1,35 +1,75 @@
-/* eng_page_articles() of internal.h: a results page's rows from the log by
- * id (docs/engine.md: the table is the document store), read as the fts5
- * index reads them (store_reader_articles), so both backends give
- * byte-identical articles. */
+/* eng_page_docs() of internal.h: a results page from the segments' own
+ * document stores (docs.c; docs/engine.md "The page"): per article, find
+ * its live document in the snapshot the search ran on and decompress its
+ * JSON. No row is read and nothing is escaped on the request path. */
 #include "index/engine/internal.h"
 
-#include "store/log.h"
 #include "util/banned.h"
 
-int eng_page_articles(struct store_readers *readers, struct arena *a, const int64_t *ids, size_t n,
-                      struct article *arts, size_t *kept, struct err *err)
+/* The live document of article id in s: its segment and docid, or false.
+ * Segments are few and each covers an id range (ids descending), so most
+ * are passed over with two comparisons. An upserted article keeps its
+ * id, so a deleted copy of it may sit in an older segment: skip those. */
+static bool find_live(const struct eng_snap *s, int64_t id, size_t *si, uint32_t *doc)
 {
-    struct store_reader *r = NULL;
-    int rc;
+    for (size_t i = 0; i < s->nseg; i++) {
+        const struct eng_segment *seg = s->segs[i];
+        if (seg->n == 0 || id > seg->ids[0] || id < seg->ids[seg->n - 1])
+            continue;
+        uint32_t d = eng_segment_find(seg, id);
+        if (d != ENG_END && !eng_dels_has(s->dels[i], d)) {
+            *si = i;
+            *doc = d;
+            return true;
+        }
+    }
+    return false;
+}
+
+int eng_page_docs(const struct eng_snap *s, struct eng_docs_pool *pool, struct arena *a,
+                  const int64_t *ids, size_t n, struct index_doc *docs, size_t *kept,
+                  struct err *err)
+{
+    size_t *seg = arena_alloc(a, (n + 1) * sizeof *seg), total = 0, k = 0;
+    uint32_t *doc = arena_alloc(a, (n + 1) * sizeof *doc);
+    void *dctx = NULL;
+    char *out;
+    int rc = 0;
 
     *kept = 0;
     if (n == 0)
         return 0;
-    if ((rc = store_readers_get(readers, &r, err)) < 0)
-        return rc;
-    if ((rc = store_reader_begin(r, err)) < 0)
-        goto out;
-    rc = store_reader_articles(r, a, ids, n, arts, err);
-    if (rc == 0)
-        rc = store_reader_end(r, err);
-    /* A row deleted since the snapshot (an upsert racing the search) is
-     * dropped, as fts5.c drops a vanished row. */
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (arts[i].id == ids[i])
-            arts[(*kept)++] = arts[i];
+    if (seg == NULL || doc == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory for a page of results");
+    /* Where each document is and how long its JSON is, then one allocation
+     * for the page: fresh memory per article costs more than decoding it. */
+    for (size_t i = 0; i < n; i++) {
+        /* (not found cannot happen: the ids come from this snapshot's live
+         * documents; dropped like a vanished row all the same) */
+        if (!find_live(s, ids[i], &seg[k], &doc[k]))
+            continue;
+        if (eng_docs_size(s->segs[seg[k]], doc[k], &docs[k].len) < 0)
+            return err_set(err, ERR_STORE,
+                           "a stored article does not decode (run newsd index verify)");
+        docs[k].id = ids[i];
+        total += docs[k].len;
+        k++;
     }
+    if ((out = arena_alloc(a, total + 1)) == NULL || (dctx = eng_docs_pool_get(pool)) == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory for a page of results");
+        goto out;
+    }
+    for (size_t i = 0; i < k; i++) {
+        if (eng_docs_read(s->segs[seg[i]], dctx, doc[i], out, docs[i].len) < 0) {
+            rc = err_set(err, ERR_STORE,
+                         "a stored article does not decode (run newsd index verify)");
+            goto out;
+        }
+        docs[i].json = out;
+        out += docs[i].len;
+    }
+    *kept = k;
 out:
-    store_readers_put(readers, r);
+    eng_docs_pool_put(pool, dctx);
     return rc;
 }

@@ -191,3 +191,22 @@ uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi)
     c->blk = c->t->nblocks - 1;
     return b - a;
 }
+
+uint32_t eng_posting_wf2(const uint8_t *p, bool exact)
+{
+    unsigned mask = *p++;
+    uint32_t w = 0;
+    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+        uint32_t tf;
+        if (!(mask & (1u << f)))
+            continue;
+        p = eng_varint_get(p, &tf);
+        w += eng_wf2[f] * tf;
+        for (uint32_t k = 0; exact && k < tf; k++) { /* the field's positions */
+            while (*p & 0x80)
+                p++;
+            p++;
+        }
+    }
+    return w;
+}

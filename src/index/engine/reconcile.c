@@ -1,6 +1,9 @@
 /* Reconciling with the table (index/engine/writer.h): rows deleted without
- * a replacement leave no trace in the log, so when the row count differs
- * from the live documents every indexed id is checked against the table. */
+ * a replacement. The store says which (store_reader_deletions: each
+ * delete's id under its seq), so a poll marks those documents at a cost
+ * per deletion; when the row count still differs from the live documents
+ * (a delete the records no longer hold, a row removed by hand) every
+ * indexed id is checked against the table. */
 #include "index/engine/writer.h"
 
 #include <stdlib.h>
@@ -29,6 +32,26 @@ int eng_reconcile(struct eng_writer *w, struct eng_pending *p, struct err *err)
                 (rc = eng_pending_mark(w, p, i, d)) < 0)
                 rc = err_set(err, rc, "out of memory");
         }
+    }
+    free(ids);
+    return rc;
+}
+
+/* The store's deletions since the head the last poll covered, marked
+ * where they are indexed. Before the poll reads its new rows: the
+ * segments hold only rows read before, which a deletion with a higher seq
+ * did remove, while an id deleted and imported again comes back among the
+ * new rows, untouched. */
+int eng_deletions_apply(struct eng_writer *w, struct eng_pending *p, struct err *err)
+{
+    int64_t *ids = NULL, last = 0;
+    size_t n = 0;
+    if (p->n == 0)
+        return 0; /* nothing indexed yet: nothing to delete */
+    int rc = store_reader_deletions(w->db, w->covered, &ids, &n, &last, err);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if ((rc = eng_pending_delete_id(w, p, ids[i])) < 0)
+            rc = err_set(err, rc, "out of memory");
     }
     free(ids);
     return rc;

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "article/json.h"
 #include "util/hash.h"
 #include "util/log.h"
 
@@ -18,8 +19,28 @@ uint64_t eng_row_url_hash(const struct store_row *row)
     return url ? hash_bytes64(url, strlen(url)) : 0;
 }
 
+/* The row's NewsAPI JSON, as the API would render it from the row
+ * (article/json.h): the document store's copy. */
+void eng_row_json(const struct store_row *row, struct buf *out)
+{
+    struct article a = {
+        .id = row->id,
+        .seq = row->seq,
+        .source_id = row->source_id,
+        .source_name = row->source_name,
+        .author = row->author,
+        .title = row->title,
+        .description = row->description,
+        .url = row->url,
+        .url_to_image = row->url_to_image,
+        .published_at = row->published_at,
+        .content = row->content,
+    };
+    article_json(out, &a);
+}
+
 int eng_row_fill(struct eng_writer *w, const struct store_row *row, uint64_t url_hash,
-                 struct eng_row *out)
+                 const struct buf *json, struct eng_row *out)
 {
     *out = (struct eng_row){
         .id = row->id,
@@ -32,6 +53,8 @@ int eng_row_fill(struct eng_writer *w, const struct store_row *row, uint64_t url
         .meta_terms = row->meta_terms,
         .src = ENG_NO_SOURCE,
         .url_hash = url_hash,
+        .json = json->data,
+        .json_len = json->len,
     };
     if (row->source_id && eng_src_intern(w, row->source_id, &out->src) < 0)
         return ERR_NOMEM;
@@ -41,10 +64,15 @@ int eng_row_fill(struct eng_writer *w, const struct store_row *row, uint64_t url
 int eng_row_add(struct eng_writer *w, struct eng_builder *b, const struct store_row *row,
                 uint64_t url_hash)
 {
+    struct buf json;
     struct eng_row r;
-    if (eng_row_fill(w, row, url_hash, &r) < 0)
-        return ERR_NOMEM;
-    return eng_builder_add(b, &r);
+    buf_init(&json, 0);
+    eng_row_json(row, &json);
+    int rc = json.err ? ERR_NOMEM : eng_row_fill(w, row, url_hash, &json, &r);
+    if (rc == 0)
+        rc = eng_builder_add(b, &r);
+    buf_release(&json);
+    return rc;
 }
 
 /* New rows (seq > applied) into b, deleting the documents they replace. */

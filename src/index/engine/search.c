@@ -21,15 +21,13 @@
 
 #define DEADLINE_EVERY 1024 /* matches between two looks at the clock */
 
-/* bm25(articles_fts, 3.0, 1.5, 1.0, 0.0) of index/fts5/fts5.c. */
-static const double col_weight[ENG_FIELDS] = {3.0, 1.5, 1.0};
-
 struct node {
     enum plan_kind kind;
     bool started, filter; /* filter: a text term whose mask must meet colset */
     uint32_t doc;
     unsigned colset;
-    struct eng_cursor *cur; /* TERM 1, PHRASE n */
+    struct eng_cursor *cur;  /* TERM 1, PHRASE n */
+    uint32_t pf[ENG_FIELDS]; /* PHRASE: its instances per field at doc */
     size_t n;
     struct node **kids;
     size_t nkids;
@@ -240,7 +238,7 @@ static uint32_t seek(struct ev *ev, struct node *n, uint32_t target)
     case PLAN_PHRASE:
         for (;;) {
             d = leapfrog_cursors(n, target);
-            if (d == ENG_END || phrase_count(ev, n, NULL) > 0)
+            if (d == ENG_END || phrase_count(ev, n, n->pf) > 0)
                 break;
             target = d + 1;
         }
@@ -280,7 +278,7 @@ static uint32_t seek(struct ev *ev, struct node *n, uint32_t target)
 }
 
 /* FTS5's weighted instance count of a scored leaf at doc. */
-static double leaf_freq(struct ev *ev, struct node *n, uint32_t doc)
+static double leaf_freq(const struct node *n, uint32_t doc)
 {
     uint32_t tf[ENG_FIELDS];
     unsigned mask;
@@ -289,7 +287,7 @@ static double leaf_freq(struct ev *ev, struct node *n, uint32_t doc)
     if (n == NULL || !n->started || n->doc != doc)
         return 0.0;
     if (n->kind == PLAN_PHRASE) {
-        phrase_count(ev, n, tf);
+        memcpy(tf, n->pf, sizeof tf); /* counted when seek() matched doc */
         mask = n->colset;
     } else {
         eng_cursor_data(&n->cur[0], &mask, tf, NULL);
@@ -297,7 +295,7 @@ static double leaf_freq(struct ev *ev, struct node *n, uint32_t doc)
     }
     for (unsigned f = 0; f < ENG_FIELDS; f++) {
         if (mask & (1u << f))
-            w += col_weight[f] * tf[f];
+            w += eng_wf2[f] * 0.5 * tf[f]; /* bm25(articles_fts, 3.0, 1.5, 1.0, 0.0) */
     }
     return w;
 }
@@ -380,6 +378,7 @@ struct run {
     size_t nlist;
     struct cand *ring; /* oldest first: the last k of one segment */
     double *idf, avgdl;
+    double *freq; /* relevancy: each leaf's frequency at the current doc */
     uint64_t total;
     int64_t deadline;
     uint64_t ticks;
@@ -497,7 +496,8 @@ static int prepare_bm25(struct run *r, struct arena *a)
 {
     const double nrow = (double)r->snap->nrow;
     r->idf = arena_calloc(a, r->plan.nleaves ? r->plan.nleaves : 1, sizeof *r->idf);
-    if (r->idf == NULL)
+    r->freq = arena_calloc(a, r->plan.nleaves ? r->plan.nleaves : 1, sizeof *r->freq);
+    if (r->idf == NULL || r->freq == NULL)
         return ERR_NOMEM;
     r->avgdl = (double)r->snap->ntoken / nrow;
     for (size_t i = 0; i < r->plan.nleaves; i++) {
@@ -514,18 +514,102 @@ static int prepare_bm25(struct run *r, struct arena *a)
     return 0;
 }
 
-/* fts5Bm25Function(), summing phrases in FTS5's order. */
-static double bm25(struct run *r, struct ev *ev, uint32_t doc)
+/* One phrase's term of fts5Bm25Function(): weighted frequency f in a
+ * document of D tokens. Rounded operations are monotone, so this grows with
+ * f and shrinks with D in floating point too: with f and D bounded it gives
+ * a true bound of the exact score (bm25_bound). */
+static double bm25_term(const struct run *r, double idf, double f, double D)
 {
     const double k1 = 1.2;
     const double b = 0.75;
+    return idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * D / r->avgdl)));
+}
+
+/* fts5Bm25Function(), summing phrases in FTS5's order. */
+static double bm25_sum(const struct run *r, const double *f, double D)
+{
     double score = 0.0;
-    double D = (double)ev->seg->dl[doc];
-    for (size_t i = 0; i < r->plan.nleaves; i++) {
-        double f = leaf_freq(ev, ev->leaf_nodes[i], doc);
-        score += r->idf[i] * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * D / r->avgdl)));
-    }
+    for (size_t i = 0; i < r->plan.nleaves; i++)
+        score += bm25_term(r, r->idf[i], f[i], D);
     return score;
+}
+
+/* Each leaf's frequency at doc into r->freq. */
+static void leaf_freqs(struct run *r, struct ev *ev, uint32_t doc)
+{
+    for (size_t i = 0; i < r->plan.nleaves; i++)
+        r->freq[i] = leaf_freq(ev->leaf_nodes[i], doc);
+}
+
+/* A bound of leaf_freq() at the leaf's current doc from the skip table
+ * alone: the block maximum of its weighted frequency (a phrase occurs no
+ * more often in a field than any of its tokens). */
+static double leaf_freq_bound(const struct node *n, uint32_t doc)
+{
+    uint32_t w = UINT32_MAX;
+    if (n == NULL || !n->started || n->doc != doc)
+        return 0.0;
+    for (size_t k = 0; k < n->n; k++) {
+        uint32_t m = eng_cursor_block(&n->cur[k])->wf2_max;
+        if (m < w)
+            w = m;
+    }
+    return w * 0.5;
+}
+
+/* bm25() of doc or more, without decoding any posting's data: the same sum
+ * with each leaf's frequency replaced by its bound and doc's length by D,
+ * at most dl[doc] (docs/engine.md "Relevancy"). */
+static double bm25_bound(struct run *r, struct ev *ev, uint32_t doc, double D)
+{
+    double score = 0.0;
+    for (size_t i = 0; i < r->plan.nleaves; i++)
+        score += bm25_term(r, r->idf[i], leaf_freq_bound(ev->leaf_nodes[i], doc), D);
+    return score;
+}
+
+/* At most dl[doc], from the skip table alone (dl[doc] itself is a cache
+ * miss per match): every block a leaf's cursor is in at doc holds doc. */
+static uint32_t dl_floor(struct run *r, struct ev *ev, uint32_t doc)
+{
+    uint32_t D = 0;
+    for (size_t i = 0; i < r->plan.nleaves; i++) {
+        const struct node *n = ev->leaf_nodes[i];
+        if (n == NULL || !n->started || n->doc != doc)
+            continue;
+        for (size_t k = 0; k < n->n; k++) {
+            uint32_t m = eng_cursor_block(&n->cur[k])->dl_min;
+            if (m > D)
+                D = m;
+        }
+    }
+    return D;
+}
+
+/* Score match d into the heap lazily. Once the heap is full, a match is
+ * dropped at the first of these bounds that falls below the page's worst
+ * (then it cannot enter whatever its id), each costing more than the one
+ * before: the skip table alone; the exact frequencies (postings data, read
+ * in order) with the length floor; the exact score (dl[d], a cache miss).
+ * ids[d], another miss, is read only for a score that can enter. */
+static void relevancy_match(struct run *r, struct ev *ev, uint32_t d)
+{
+    const struct eng_segment *seg = ev->seg;
+    bool full = r->heap.n == r->heap.k && !r->snap->score_all;
+    double worst = full ? r->heap.v[0].key : 0.0;
+    double floor = 0.0;
+    if (full) {
+        floor = dl_floor(r, ev, d);
+        if (bm25_bound(r, ev, d, floor) < worst)
+            return;
+    }
+    leaf_freqs(r, ev, d);
+    if (full && bm25_sum(r, r->freq, floor) < worst)
+        return;
+    double score = bm25_sum(r, r->freq, (double)seg->dl[d]); /* fts5Bm25Function() */
+    if (full && score < worst)
+        return;
+    heap_push(&r->heap, (struct cand){score, seg->ids[d]});
 }
 
 static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_lo, int64_t id_hi)
@@ -602,11 +686,14 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
         case INDEX_SORT_POPULARITY: {
             uint32_t src = seg->src[d];
             double pop = src < r->snap->npop ? r->snap->pop[src] : -1.0;
+            /* Below the page's worst whatever its id: no read of ids[d]. */
+            if (r->heap.n == r->heap.k && pop < r->heap.v[0].key)
+                break;
             heap_push(&r->heap, (struct cand){pop, seg->ids[d]});
             break;
         }
         case INDEX_SORT_RELEVANCY:
-            heap_push(&r->heap, (struct cand){bm25(r, &ev, d), seg->ids[d]});
+            relevancy_match(r, &ev, d);
             break;
         }
     }

@@ -15,6 +15,9 @@
  *   terms    struct eng_term[nterms], sorted by string
  *   strs     the term strings
  *   post     the postings (skip tables, docid and data streams)
+ *   doc_off  uint64[n+1]  each document's frame in dz (docs.c)
+ *   dict     the documents' zstd dictionary (dict_len bytes, 0: none)
+ *   dz       the documents' zstd frames: each article's NewsAPI JSON
  *
  * The header's crc is zlib's CRC-32 of everything after the header. The
  * file is this build's memory layout (byte order, struct eng_term's size):
@@ -36,7 +39,9 @@
 #include "util/banned.h"
 
 #define SEG_MAGIC "NEWSDSEG"
-#define SEG_VERSION 1u
+/* 2: the document store (doc_off, dict, dz); 3: block max (wf2_max,
+ * dl_min) in the skip table. */
+#define SEG_VERSION 3u
 #define SEG_ENDIAN 0x01020304u
 
 struct seg_header {
@@ -48,10 +53,25 @@ struct seg_header {
     uint64_t nterms, strs_len, post_len, ntoken;
     uint32_t crc; /* CRC-32 of the bytes after the header */
     uint32_t pad;
+    uint64_t dict_len, dz_len;
 };
-_Static_assert(sizeof(struct seg_header) == 64, "segment header is 64 bytes");
+_Static_assert(sizeof(struct seg_header) == 80, "segment header is 80 bytes");
 
-enum { P_IDS, P_PUB, P_DL, P_SRC, P_PKH, P_PKD, P_TERMS, P_STRS, P_POST, P_END };
+enum {
+    P_IDS,
+    P_PUB,
+    P_DL,
+    P_SRC,
+    P_PKH,
+    P_PKD,
+    P_TERMS,
+    P_STRS,
+    P_POST,
+    P_DOFF,
+    P_DICT,
+    P_DZ,
+    P_END
+};
 
 static uint64_t align8(uint64_t x)
 {
@@ -64,11 +84,22 @@ static bool seg_layout(const struct seg_header *h, uint64_t off[P_END + 1])
 {
     const uint64_t limit = (uint64_t)1 << 48;
     uint64_t n = h->n;
-    if (h->nterms > limit || h->strs_len > limit || h->post_len > limit)
+    if (h->nterms > limit || h->strs_len > limit || h->post_len > limit || h->dict_len > limit ||
+        h->dz_len > limit)
         return false;
     uint64_t len[P_END] = {
-        8 * n,       8 * n,       4 * n, 4 * n, 8 * n, 4 * n, h->nterms * sizeof(struct eng_term),
-        h->strs_len, h->post_len,
+        8 * n,
+        8 * n,
+        4 * n,
+        4 * n,
+        8 * n,
+        4 * n,
+        h->nterms * sizeof(struct eng_term),
+        h->strs_len,
+        h->post_len,
+        8 * (n + 1),
+        h->dict_len,
+        h->dz_len,
     };
     off[0] = sizeof(struct seg_header);
     for (int i = 0; i < P_END; i++)
@@ -132,6 +163,8 @@ static void seg_header_fill(const struct eng_segment *s, struct seg_header *h)
     h->strs_len = s->strs_len;
     h->post_len = s->post_len;
     h->ntoken = s->ntoken;
+    h->dict_len = s->dict_len;
+    h->dz_len = s->dz_len;
 }
 
 /* Header placeholder, then the parts; the caller patches the header. */
@@ -149,6 +182,9 @@ static void seg_emit(const struct eng_segment *s, struct sink *k, struct seg_hea
     emit_part(k, s->terms, s->nterms * sizeof *s->terms);
     emit_part(k, s->strs, (size_t)h->strs_len);
     emit_part(k, s->post, s->post_len);
+    emit_part(k, s->doc_off, ((size_t)s->n + 1) * 8);
+    emit_part(k, s->dict, s->dict_len);
+    emit_part(k, s->dz, s->dz_len);
     h->crc = (uint32_t)k->crc;
 }
 
@@ -256,7 +292,12 @@ static int seg_attach(struct eng_segment *s, const uint8_t *p, size_t len, struc
     s->terms = (struct eng_term *)(uintptr_t)(p + off[P_TERMS]);
     s->strs = (char *)(uintptr_t)(p + off[P_STRS]);
     s->post = (uint8_t *)(uintptr_t)(p + off[P_POST]);
-    return 0;
+    s->doc_off = (uint64_t *)(uintptr_t)(p + off[P_DOFF]);
+    s->dict = (uint8_t *)(uintptr_t)(p + off[P_DICT]);
+    s->dict_len = (size_t)h.dict_len;
+    s->dz = (uint8_t *)(uintptr_t)(p + off[P_DZ]);
+    s->dz_len = (size_t)h.dz_len;
+    return eng_docs_attach(s, err);
 }
 
 int eng_segment_from_image(const uint8_t *p, size_t len, struct eng_segment **out, struct err *err)
@@ -367,6 +408,8 @@ static int check_term(const struct eng_segment *s, const struct eng_term *t, uin
 
     for (uint32_t b = 0; b < t->nblocks; b++) {
         uint32_t nin = left > ENG_BLOCK ? ENG_BLOCK : left;
+        uint32_t dl_min = UINT32_MAX;
+        uint64_t wf2_max = 0;
         left -= nin;
         if (skip[b].doc_off != (uint32_t)(dp - docs) ||
             (t->kind != ENG_TERM_META && skip[b].data_off != (uint32_t)(ap - data)))
@@ -381,10 +424,13 @@ static int check_term(const struct eng_segment *s, const struct eng_term *t, uin
             if (d >= s->n)
                 return err_set(err, ERR_PARSE, "a docid past the segment");
             prev = (uint32_t)d;
+            if (s->dl[d] < dl_min)
+                dl_min = s->dl[d];
             if (t->kind == ENG_TERM_META)
                 continue;
             if (ap >= data_end)
                 return err_set(err, ERR_PARSE, "a data stream runs out");
+            uint64_t wf2 = 0;
             unsigned mask = *ap++;
             if (mask == 0 || mask >> ENG_FIELDS)
                 return err_set(err, ERR_PARSE, "a field mask names no field");
@@ -394,14 +440,22 @@ static int check_term(const struct eng_segment *s, const struct eng_term *t, uin
                     continue;
                 if ((ap = varint_in(ap, data_end, &tf)) == NULL || tf == 0)
                     return err_set(err, ERR_PARSE, "a term frequency runs out");
+                wf2 += (uint64_t)eng_wf2[f] * tf;
                 for (uint32_t i = 0; t->kind == ENG_TERM_EXACT && i < tf; i++) {
                     if ((ap = varint_in(ap, data_end, &pos)) == NULL)
                         return err_set(err, ERR_PARSE, "a position list runs out");
                 }
             }
+            if (wf2 > UINT32_MAX)
+                return err_set(err, ERR_PARSE, "a posting's term frequencies overflow");
+            if (wf2 > wf2_max)
+                wf2_max = wf2;
         }
         if (skip[b].last != prev)
             return err_set(err, ERR_PARSE, "a skip entry's last docid disagrees");
+        /* Relevancy skips documents by these: a wrong one loses matches. */
+        if (skip[b].wf2_max != wf2_max || skip[b].dl_min != dl_min)
+            return err_set(err, ERR_PARSE, "a skip entry's block maximum disagrees");
     }
     if (dp != docs_end)
         return err_set(err, ERR_PARSE, "a docid stream has trailing bytes");
@@ -448,5 +502,5 @@ int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *er
         if ((rc = check_term(s, t, limit, err)) < 0)
             return rc;
     }
-    return 0;
+    return eng_docs_check(s, err);
 }

@@ -66,6 +66,11 @@ struct eng_builder {
     size_t hcap;
     struct occ *occ;
     size_t nocc, occap;
+    /* the documents' JSON (docs.c), back to back; doc i is json[joff[i], joff[i+1]) */
+    char *json;
+    size_t jlen, jcap;
+    uint64_t *joff;
+    size_t jocap;
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -111,6 +116,8 @@ void eng_builder_free(struct eng_builder *b)
     free(b->src);
     free(b->url);
     free(b->occ);
+    free(b->json);
+    free(b->joff);
     free(b);
 }
 
@@ -351,7 +358,8 @@ static int cmp_occ(const void *x, const void *y)
 static int flush_doc(struct eng_builder *b, uint32_t doc)
 {
     uint8_t tmp[16];
-    qsort(b->occ, b->nocc, sizeof *b->occ, cmp_occ);
+    if (b->nocc > 1) /* a document of no token has no occurrence array yet */
+        qsort(b->occ, b->nocc, sizeof *b->occ, cmp_occ);
     for (size_t i = 0; i < b->nocc;) {
         /* Two-stage prefetch: the term 32 occurrences ahead, and the tails
          * of the term 16 ahead (its struct is on its way by now). */
@@ -437,6 +445,9 @@ int eng_builder_add(struct eng_builder *b, const struct eng_row *r)
     if (grow((void **)&b->url, &cap, b->n + 1, sizeof *b->url) < 0)
         return ERR_NOMEM;
     b->cap = cap;
+    if (grow((void **)&b->joff, &b->jocap, b->n + 2, sizeof *b->joff) < 0 ||
+        grow((void **)&b->json, &b->jcap, b->jlen + r->json_len + 1, 1) < 0)
+        return ERR_NOMEM;
     b->nocc = 0;
     for (uint32_t f = 0; f < ENG_FIELDS; f++) {
         if ((rc = add_column(b, f, lang, texts[f], &ntok)) < 0)
@@ -468,6 +479,11 @@ int eng_builder_add(struct eng_builder *b, const struct eng_row *r)
     b->dl[doc] = dl;
     b->src[doc] = r->src;
     b->url[doc] = r->url_hash;
+    if (r->json_len > 0)
+        memcpy(b->json + b->jlen, r->json, r->json_len);
+    b->joff[doc] = b->jlen;
+    b->jlen += r->json_len;
+    b->joff[doc + 1] = b->jlen;
     b->n++;
     return 0;
 }
@@ -558,10 +574,10 @@ static int obuf_align(struct obuf *o)
     return obuf_put(o, zero, (8 - (o->n & 7)) & 7);
 }
 
-/* Encode term t (postings remapped by newdoc) into post. */
+/* Encode term t (postings remapped by newdoc; dl by new docid) into post. */
 static int encode_term(struct obuf *post, struct obuf *docs, struct obuf *data,
-                       const struct bterm *t, const uint32_t *newdoc, uint64_t *keys,
-                       struct eng_term *out)
+                       const struct bterm *t, const uint32_t *newdoc, const uint32_t *dl,
+                       uint64_t *keys, struct eng_term *out)
 {
     uint32_t n = t->n, nblocks = (n + ENG_BLOCK - 1) / ENG_BLOCK;
     struct eng_skip *skip = calloc(nblocks ? nblocks : 1, sizeof *skip);
@@ -595,16 +611,23 @@ static int encode_term(struct obuf *post, struct obuf *docs, struct obuf *data,
     data->n = 0;
     for (uint32_t i = 0; i < n && rc == 0; i++) {
         uint32_t d = (uint32_t)(keys[i] >> 32), k = (uint32_t)keys[i];
+        struct eng_skip *sk = &skip[i / ENG_BLOCK];
         if (i % ENG_BLOCK == 0) {
-            skip[i / ENG_BLOCK].doc_off = (uint32_t)docs->n;
-            skip[i / ENG_BLOCK].data_off = (uint32_t)data->n;
+            sk->doc_off = (uint32_t)docs->n;
+            sk->data_off = (uint32_t)data->n;
+            sk->dl_min = UINT32_MAX;
         }
+        if (dl[d] < sk->dl_min)
+            sk->dl_min = dl[d];
         rc = obuf_put(docs, tmp, eng_varint_put(tmp, d - prev - 1));
         prev = d;
         if (i % ENG_BLOCK == ENG_BLOCK - 1 || i == n - 1)
             skip[i / ENG_BLOCK].last = d;
         if (rc == 0 && t->kind != ENG_TERM_META) {
             uint32_t end = k + 1 < n ? t->doff[k + 1] : t->dlen;
+            uint32_t wf2 = eng_posting_wf2(t->data + t->doff[k], t->kind == ENG_TERM_EXACT);
+            if (wf2 > sk->wf2_max)
+                sk->wf2_max = wf2;
             rc = obuf_put(data, t->data + t->doff[k], end - t->doff[k]);
         }
     }
@@ -665,6 +688,8 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     }
     if (pk_build(s, b->n, b->url, newdoc) < 0)
         goto out;
+    if (eng_docs_build(s, b->json, b->joff, order) < 0)
+        goto out;
     for (size_t i = 0; i < b->nterms; i++) {
         torder[i] = (uint32_t)i;
         if (b->terms[i].n > maxdf)
@@ -678,7 +703,7 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     for (size_t i = 0; i < b->nterms; i++) {
         struct bterm *t = &b->terms[torder[i]];
         struct eng_term *et = &s->terms[i];
-        if ((rc = encode_term(&post, &docs, &data, t, newdoc, keys, et)) < 0)
+        if ((rc = encode_term(&post, &docs, &data, t, newdoc, s->dl, keys, et)) < 0)
             goto out;
         et->str = (uint32_t)strs.n;
         et->len = t->len;
@@ -703,6 +728,7 @@ out:
         bterm_release(&b->terms[i]);
     b->nterms = 0;
     b->n = 0;
+    b->jlen = 0;
     free(b->hash);
     b->hash = NULL;
     b->hcap = 0;
@@ -782,6 +808,9 @@ struct eng_segw {
     uint32_t *ident; /* docid -> docid: encode_term's map */
     uint64_t *keys;  /* encode_term's scratch */
     size_t kcap, tcap, pcap;
+    char *json; /* the documents' JSON back to back, doc i at joff[i] */
+    uint64_t *joff;
+    size_t jlen, jcap;
     struct bterm t; /* the term being written (t.s borrowed) */
     struct obuf post, docs, data, strs;
 };
@@ -793,6 +822,8 @@ void eng_segw_free(struct eng_segw *w)
     eng_segment_unref(w->s);
     free(w->url);
     free(w->ident);
+    free(w->json);
+    free(w->joff);
     free(w->keys);
     free(w->t.docs);
     free(w->t.doff);
@@ -824,7 +855,8 @@ int eng_segw_new(struct eng_segw **out, uint32_t n)
     s->src = malloc(((size_t)n + 1) * sizeof *s->src);
     w->url = malloc(((size_t)n + 1) * sizeof *w->url);
     w->ident = malloc(((size_t)n + 1) * sizeof *w->ident);
-    if (!s->ids || !s->pub || !s->dl || !s->src || !w->url || !w->ident) {
+    w->joff = calloc((size_t)n + 1, sizeof *w->joff);
+    if (!s->ids || !s->pub || !s->dl || !s->src || !w->url || !w->ident || !w->joff) {
         eng_segw_free(w);
         return ERR_NOMEM;
     }
@@ -834,15 +866,23 @@ int eng_segw_new(struct eng_segw **out, uint32_t n)
     return 0;
 }
 
-void eng_segw_doc(struct eng_segw *w, uint32_t doc, const struct eng_segw_doc *d)
+int eng_segw_doc(struct eng_segw *w, uint32_t doc, const struct eng_segw_doc *d)
 {
     struct eng_segment *s = w->s;
+    if (grow((void **)&w->json, &w->jcap, w->jlen + d->json_len + 1, 1) < 0)
+        return ERR_NOMEM;
+    if (d->json_len > 0)
+        memcpy(w->json + w->jlen, d->json, d->json_len);
+    w->joff[doc] = w->jlen;
+    w->jlen += d->json_len;
+    w->joff[doc + 1] = w->jlen;
     s->ids[doc] = d->id;
     s->pub[doc] = d->published_at;
     s->dl[doc] = d->dl;
     s->src[doc] = d->src;
     s->ntoken += d->dl;
     w->url[doc] = d->url_hash;
+    return 0;
 }
 
 int eng_segw_term(struct eng_segw *w, const char *str, size_t len, uint8_t kind)
@@ -904,7 +944,7 @@ int eng_segw_term_end(struct eng_segw *w)
         return ERR_NOMEM;
     struct eng_term *et = &s->terms[s->nterms];
     memset(et, 0, sizeof *et);
-    if ((rc = encode_term(&w->post, &w->docs, &w->data, &w->t, w->ident, w->keys, et)) < 0)
+    if ((rc = encode_term(&w->post, &w->docs, &w->data, &w->t, w->ident, s->dl, w->keys, et)) < 0)
         return rc;
     et->str = (uint32_t)w->strs.n;
     et->len = w->t.len;
@@ -920,7 +960,8 @@ int eng_segw_finish(struct eng_segw *w, struct eng_segment **out)
     *out = NULL;
     if (s->terms == NULL && (s->terms = calloc(1, sizeof *s->terms)) == NULL)
         return ERR_NOMEM;
-    if (pk_build(s, s->n, w->url, w->ident) < 0)
+    if (pk_build(s, s->n, w->url, w->ident) < 0 ||
+        eng_docs_build(s, w->json ? w->json : "", w->joff, w->ident) < 0)
         return ERR_NOMEM;
     s->post = w->post.p;
     s->post_len = w->post.n;

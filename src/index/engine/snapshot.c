@@ -3,7 +3,7 @@
  * shared between snapshots by reference counts; a generation number names
  * each one in the count cache (a set that changes is a new set, with a new
  * gen); the slot holds the snapshot that searches take. Everything else in
- * the engine calls down to this file; it calls nothing of the engine. */
+ * the engine calls down to this file; it calls only docs.c below it. */
 #include "index/engine/internal.h"
 
 #include <stdlib.h>
@@ -21,6 +21,7 @@ void eng_segment_unref(struct eng_segment *s)
 {
     if (s == NULL || atomic_fetch_sub(&s->ref, 1) != 1)
         return;
+    eng_docs_release(s);
     if (s->home != ENG_SEG_HEAP) { /* every array points into the file image (segfile.c) */
         if (s->home == ENG_SEG_MAPPED && s->image)
             munmap((void *)(uintptr_t)s->image, s->image_len);

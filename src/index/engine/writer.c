@@ -62,6 +62,8 @@ static int poll_once(struct eng_writer *w, bool force, bool count, struct err *e
     rc = eng_sources_load(w, err);
     unsigned workers = eng_build_workers(w);
     if (rc == 0)
+        rc = eng_deletions_apply(w, &p, err);
+    if (rc == 0)
         rc = workers > 1 ? eng_build_parallel(w, workers, err) : eng_rows_read_new(w, b, &p, err);
     if (rc == 0 && w->nseg > p.n) { /* a large backlog appended whole segments */
         struct eng_dels **d = realloc(p.dels, (w->nseg + 1) * sizeof *d);

@@ -129,10 +129,14 @@ bool eng_persist_load(struct eng_writer *w);
 
 /* The hash of the row's canonical URL (0 for none). */
 uint64_t eng_row_url_hash(const struct store_row *row);
-/* The builder's view of a row (its strings borrowed; the source interned
- * now). 0 or ERR_NOMEM. */
+struct buf;
+/* The row's NewsAPI JSON, as the API would render it (the document store's
+ * copy); json->err set when out of memory. */
+void eng_row_json(const struct store_row *row, struct buf *out);
+/* The builder's view of a row and its JSON (strings borrowed; the source
+ * interned now). 0 or ERR_NOMEM. */
 int eng_row_fill(struct eng_writer *w, const struct store_row *row, uint64_t url_hash,
-                 struct eng_row *out);
+                 const struct buf *json, struct eng_row *out);
 /* One row into the builder. 0 or ERR_NOMEM. */
 int eng_row_add(struct eng_writer *w, struct eng_builder *b, const struct store_row *row,
                 uint64_t url_hash);
@@ -153,6 +157,8 @@ int eng_build_parallel(struct eng_writer *w, unsigned workers, struct err *err);
 
 /* Rows deleted without a replacement: every live id checked against the table. */
 int eng_reconcile(struct eng_writer *w, struct eng_pending *p, struct err *err);
+/* The deletions the store recorded since the last poll (store_reader_deletions). */
+int eng_deletions_apply(struct eng_writer *w, struct eng_pending *p, struct err *err);
 
 /* --- merge.c ------------------------------------------------------------------ */
 

@@ -15,6 +15,7 @@
 
 #include <sqlite3.h>
 
+#include "article/json.h"
 #include "store/log.h"
 #include "util/clock.h"
 #include "util/banned.h"
@@ -76,6 +77,23 @@ static int64_t clamp_i64(size_t v)
 }
 
 /* Count, page of ids and their rows, on r inside one read transaction. */
+/* The article's JSON (article/json.h) into the arena. */
+static int render_doc(struct arena *a, const struct article *art, struct index_doc *out,
+                      struct err *err)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    article_json(&b, art);
+    char *json = b.err ? NULL : arena_alloc(a, b.len ? b.len : 1);
+    if (json)
+        memcpy(json, b.data, b.len);
+    out->id = art->id;
+    out->json = json;
+    out->len = b.len;
+    buf_release(&b);
+    return json ? 0 : err_set(err, ERR_NOMEM, "out of memory for a page of results");
+}
+
 static int search_run(struct store_reader *r, struct arena *a, const struct index_request *req,
                       const char *match, int64_t lo, int64_t hi, struct index_result *out,
                       struct err *err)
@@ -125,18 +143,22 @@ static int search_run(struct store_reader *r, struct arena *a, const struct inde
     sqlite3_finalize(st);
     st = NULL;
 
-    out->articles = arena_calloc(a, n ? n : 1, sizeof *out->articles);
-    if (out->articles == NULL) {
+    struct article *arts = arena_calloc(a, n ? n : 1, sizeof *arts);
+    out->docs = arena_calloc(a, n ? n : 1, sizeof *out->docs);
+    if (arts == NULL || out->docs == NULL) {
         rc = err_set(err, ERR_NOMEM, "out of memory for a page of results");
         goto out;
     }
-    if ((rc = store_reader_articles(r, a, ids, n, out->articles, err)) < 0)
+    if ((rc = store_reader_articles(r, a, ids, n, arts, err)) < 0)
         goto out;
-    /* Drop slots whose row vanished (cannot happen within one snapshot). */
+    /* Each row as the API writes it; slots whose row vanished are dropped
+     * (cannot happen within one snapshot). */
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
-        if (out->articles[i].id == ids[i])
-            out->articles[kept++] = out->articles[i];
+        if (arts[i].id != ids[i])
+            continue;
+        if ((rc = render_doc(a, &arts[i], &out->docs[kept++], err)) < 0)
+            goto out;
     }
     out->n = kept;
     rc = 0;
@@ -194,7 +216,7 @@ out:
         rc = err_set(err, ERR_TIMEOUT, "the search ran out of its time budget");
     if (rc < 0) {
         out->n = 0;
-        out->articles = NULL;
+        out->docs = NULL;
         out->total = 0;
     }
     store_readers_put(x->readers, r); /* rolls back an open transaction */

@@ -57,6 +57,16 @@ static const struct pg_sql sql_upsert = {
     " ingested_at = EXCLUDED.ingested_at"
     " RETURNING canonical_url, id, seq"};
 static const struct pg_sql sql_count = {PG_ST_ARTICLES_COUNT, "SELECT count(*) FROM articles"};
+/* Deletes (store_articles_delete): the trigger gives each row a tombstone,
+ * which every node's replica applies. By canonical URL through its unique
+ * index; else the oldest first, through the primary key. */
+static const struct pg_sql sql_delete_oldest = {
+    PG_ST_ARTICLES_DELETE_OLDEST,
+    "DELETE FROM articles WHERE id IN (SELECT id FROM articles WHERE id <= $1"
+    " AND ($2::text IS NULL OR source_id = $2) ORDER BY id LIMIT $3)"};
+static const struct pg_sql sql_delete_url = {
+    PG_ST_ARTICLES_DELETE_URL, "DELETE FROM articles WHERE canonical_url = $3 AND id <= $1"
+                               " AND ($2::text IS NULL OR source_id = $2)"};
 
 /* One distinct canonical url of the batch. */
 struct put_entry {
@@ -443,4 +453,40 @@ int store_pg_articles_count(struct store_backend *b, int64_t *out, struct err *e
         *out = store_pg_get_int(r, 0, 0);
     PQclear(r);
     return 0;
+}
+
+int store_pg_articles_delete(struct store_backend *b, const struct store_delete_filter *f,
+                             size_t max, int64_t *deleted, struct err *err)
+{
+    struct store_pg *s = (struct store_pg *)b;
+    struct pg_params p;
+    struct pg_conn *c = NULL;
+    PGresult *r = NULL;
+    int64_t hi = INT64_MAX;
+    int rc;
+
+    *deleted = 0;
+    if (f->before_set) {
+        hi = store_id_lo(f->before);
+        if (hi == INT64_MIN)
+            return 0; /* before the first representable second: nothing */
+        hi--;
+    }
+    store_pg_params_init(&p);
+    store_pg_param_int(&p, hi);
+    store_pg_param_text(&p, f->source_id);
+    if (f->canonical_url) /* unique: one row at most, whatever max */
+        store_pg_param_text(&p, f->canonical_url);
+    else
+        store_pg_param_int(&p, max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max);
+    if ((rc = store_pg_pool_get(&s->pool, &c, err)) < 0)
+        return rc;
+    /* One statement: its own transaction. Not retried (a write). */
+    rc = store_pg_run(c, f->canonical_url ? &sql_delete_url : &sql_delete_oldest, &p, &r, err);
+    if (rc == 0) {
+        *deleted = strtoll(PQcmdTuples(r), NULL, 10);
+        PQclear(r);
+    }
+    store_pg_pool_put(&s->pool, c);
+    return rc;
 }

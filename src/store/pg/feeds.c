@@ -38,6 +38,24 @@ static const struct pg_sql sql_claim = {
                        " AND enabled AND next_fetch_at <= $2 RETURNING id"};
 static const struct pg_sql sql_schedule = {PG_ST_FEED_SCHEDULE,
                                            "UPDATE feeds SET next_fetch_at = $2 WHERE id = $1"};
+/* $-numbers: 1 id, 2 interval, 3 country, 4 category, 5 language,
+ * 6 headline (-1 keeps), 7 enabled (-1 keeps), 8 now; as in the embedded
+ * store (sqlite/feeds.c), every expression reads the row as it was. */
+static const struct pg_sql sql_change = {
+    PG_ST_FEED_CHANGE,
+    "UPDATE feeds SET"
+    " next_fetch_at = CASE WHEN $7::int = 1 AND NOT enabled THEN $8::bigint"
+    "  WHEN $2::bigint > 0 AND $2::bigint < interval_s"
+    "  THEN LEAST(next_fetch_at, GREATEST(last_fetch_at + $2::bigint, $8::bigint))"
+    "  ELSE next_fetch_at END,"
+    " interval_s = CASE WHEN $2::bigint > 0 THEN $2::bigint ELSE interval_s END,"
+    " country = coalesce($3::text, country),"
+    " category = CASE WHEN $4::text IS NULL THEN category WHEN $4::text = '' THEN NULL"
+    "  ELSE $4::text END,"
+    " language = coalesce($5::text, language),"
+    " headline = CASE WHEN $6::int >= 0 THEN $6::int = 1 ELSE headline END,"
+    " enabled = CASE WHEN $7::int >= 0 THEN $7::int = 1 ELSE enabled END"
+    " WHERE id = $1"};
 /* $-numbers: 1 id, 2 fetched_at, 3 status, 4 error, 5 new validators,
  * 6 etag, 7 last_modified, 8 title, 9 site_url, 10 items, 11 new_items,
  * 12 interval, 13 errors, 14 next. */
@@ -223,6 +241,26 @@ int store_pg_feed_remove(struct store_backend *b, int64_t id, struct err *err)
     store_pg_param_int(&p, id);
     /* feed_items go with it (ON DELETE CASCADE). */
     int rc = write_cmd((struct store_pg *)b, &sql_remove, &p, &changed, NULL, err);
+    if (rc == 0 && changed == 0)
+        rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
+    return rc;
+}
+
+int store_pg_feed_change(struct store_backend *b, int64_t id, const struct feed_change *c,
+                         struct err *err)
+{
+    struct pg_params p;
+    long changed = 0;
+    store_pg_params_init(&p);
+    store_pg_param_int(&p, id);
+    store_pg_param_int(&p, c->interval_s);
+    store_pg_param_text(&p, c->country);
+    store_pg_param_text(&p, c->category);
+    store_pg_param_text(&p, c->language);
+    store_pg_param_int(&p, c->headline);
+    store_pg_param_int(&p, c->enabled);
+    store_pg_param_int(&p, c->now);
+    int rc = write_cmd((struct store_pg *)b, &sql_change, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
         rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
     return rc;

@@ -48,6 +48,8 @@ enum pg_stmt_id {
     PG_ST_ARTICLES_SCAN,
     PG_ST_ARTICLES_UPSERT,
     PG_ST_ARTICLES_COUNT,
+    PG_ST_ARTICLES_DELETE_OLDEST,
+    PG_ST_ARTICLES_DELETE_URL,
     PG_ST_SOURCES_PUT,
     PG_ST_SOURCES_ENSURE,
     PG_ST_SOURCES_REV,
@@ -64,6 +66,7 @@ enum pg_stmt_id {
     PG_ST_FEEDS_LIST,
     PG_ST_FEED_GET,
     PG_ST_FEED_REMOVE,
+    PG_ST_FEED_CHANGE,
     PG_ST_FEEDS_DUE,
     PG_ST_FEEDS_CLAIM,
     PG_ST_FEED_SCHEDULE,
@@ -210,6 +213,8 @@ void store_pg_array_end(struct buf *b);
 int store_pg_articles_put(struct store_backend *b, struct article *arts, size_t n,
                           struct store_put_stats *stats, struct err *err);
 int store_pg_articles_count(struct store_backend *b, int64_t *out, struct err *err);
+int store_pg_articles_delete(struct store_backend *b, const struct store_delete_filter *f,
+                             size_t max, int64_t *deleted, struct err *err);
 
 int store_pg_sources_put(struct store_backend *b, const struct source *src, size_t n,
                          struct err *err);
@@ -250,6 +255,8 @@ int store_pg_feeds_list(struct store_backend *b, struct arena *a, struct feed_re
 int store_pg_feed_get(struct store_backend *b, struct arena *a, int64_t id, struct feed_record *out,
                       struct err *err);
 int store_pg_feed_remove(struct store_backend *b, int64_t id, struct err *err);
+int store_pg_feed_change(struct store_backend *b, int64_t id, const struct feed_change *c,
+                         struct err *err);
 int store_pg_feeds_due(struct store_backend *b, struct arena *a, int64_t now, size_t max,
                        struct feed_record **out, size_t *n_out, struct err *err);
 int store_pg_feeds_claim(struct store_backend *b, const int64_t *ids, size_t n, int64_t now,

@@ -2,9 +2,12 @@
  * (store/sqlite/db.h). */
 #include "store/sqlite/db.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "text/text_fts5.h"
 #include "util/arena.h"
@@ -40,6 +43,23 @@ void store_sqlite_conn_close(sqlite3 *db)
         sqlite3_close_v2(db);
 }
 
+/* SQLite creates a database 0644 less the umask, and its -wal, -shm and
+ * -journal files with the mode of the database. A store holds key hashes,
+ * usage and feeds: the database is created here first, 0600 whatever the
+ * umask, and the files SQLite adds follow it. An existing database keeps
+ * its mode (an operator may have granted a group read, docs/security.md). */
+static int file_create_private(const char *path, struct err *err)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    if (errno == EEXIST)
+        return 0;
+    return err_set(err, ERR_IO, "cannot create %s: %s", path, strerror(errno));
+}
+
 int store_sqlite_conn_open(sqlite3 **out, const char *path, bool readonly, struct err *err)
 {
     sqlite3 *db = NULL;
@@ -47,6 +67,8 @@ int store_sqlite_conn_open(sqlite3 **out, const char *path, bool readonly, struc
     int rc;
 
     *out = NULL;
+    if (!readonly && (rc = file_create_private(path, err)) < 0)
+        return rc;
     flags |= readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     rc = sqlite3_open_v2(path, &db, flags, NULL);
     if (rc != SQLITE_OK) {

@@ -41,7 +41,8 @@ struct store_sqlite_pool {
  * Returns the ERR_* code. */
 int store_sqlite_fail(sqlite3 *db, int rc, struct err *err);
 
-/* Open a connection to path (read-only, or read-write creating the file),
+/* Open a connection to path (read-only, or read-write creating the file
+ * 0600 whatever the umask; SQLite's -wal and -shm files take its mode),
  * with a busy timeout and the tokenizer registered. */
 int store_sqlite_conn_open(sqlite3 **out, const char *path, bool readonly, struct err *err);
 

@@ -161,6 +161,41 @@ int store_sqlite_feed_remove(struct store_backend *b, int64_t id, struct err *er
     return rc;
 }
 
+int store_sqlite_feed_change(struct store_backend *b, int64_t id, const struct feed_change *c,
+                             struct err *err)
+{
+    struct store_sqlite *s = (struct store_sqlite *)b;
+    int changes = 0;
+    int rc;
+
+    pthread_mutex_lock(&s->write_lock);
+    /* ?-numbers: 1 id, 2 interval, 3 country, 4 category, 5 language,
+     * 6 headline, 7 enabled, 8 now. Every expression reads the row as it
+     * was: "enabled = 0" is the feed's state before this change. */
+    rc = store_sqlite_write(
+        s->writer,
+        "UPDATE feeds SET"
+        " next_fetch_at = CASE WHEN ?7 = 1 AND enabled = 0 THEN ?8"
+        "  WHEN ?2 > 0 AND ?2 < interval_s THEN min(next_fetch_at, max(last_fetch_at + ?2, ?8))"
+        "  ELSE next_fetch_at END,"
+        " interval_s = CASE WHEN ?2 > 0 THEN ?2 ELSE interval_s END,"
+        " country = coalesce(?3, country),"
+        " category = CASE WHEN ?4 IS NULL THEN category WHEN ?4 = '' THEN NULL ELSE ?4 END,"
+        " language = coalesce(?5, language),"
+        " headline = CASE WHEN ?6 >= 0 THEN ?6 ELSE headline END,"
+        " enabled = CASE WHEN ?7 >= 0 THEN ?7 ELSE enabled END"
+        " WHERE id = ?1",
+        STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_INT(c->interval_s),
+                          STORE_SQLITE_TEXT(c->country), STORE_SQLITE_TEXT(c->category),
+                          STORE_SQLITE_TEXT(c->language), STORE_SQLITE_INT(c->headline),
+                          STORE_SQLITE_INT(c->enabled), STORE_SQLITE_INT(c->now)),
+        &changes, err);
+    if (rc == 0 && changes == 0)
+        rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
+    pthread_mutex_unlock(&s->write_lock);
+    return rc;
+}
+
 int store_sqlite_feeds_due(struct store_backend *b, struct arena *a, int64_t now, size_t max,
                            struct feed_record **out, size_t *n_out, struct err *err)
 {

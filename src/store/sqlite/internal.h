@@ -42,6 +42,20 @@ int store_sqlite_articles_put(struct store_backend *b, struct article *arts, siz
                               struct store_put_stats *stats, struct err *err);
 int store_sqlite_articles_count(struct store_backend *b, int64_t *out, struct err *err);
 
+/* delete.c: store_articles_delete, store_space_release, store_compact. */
+int store_sqlite_articles_delete(struct store_backend *b, const struct store_delete_filter *f,
+                                 size_t max, int64_t *deleted, struct err *err);
+int store_sqlite_space_release(struct store_backend *b, int64_t max_pages, int64_t *left,
+                               struct err *err);
+int store_sqlite_space_incremental(struct store_backend *b, bool *on, struct err *err);
+int store_sqlite_compact(struct store_backend *b, struct err *err);
+
+/* How long a record of article_deletions is kept for the indexes that
+ * follow the file. */
+#define STORE_SQLITE_DELETIONS_KEEP_S (7 * 86400)
+/* Prune up to n records older than that (the writer's transaction). */
+int store_sqlite_deletions_prune(sqlite3 *db, int64_t n, int64_t now, struct err *err);
+
 int store_sqlite_sources_put(struct store_backend *b, const struct source *src, size_t n,
                              struct err *err);
 int store_sqlite_sources_ensure(struct store_backend *b, const char *const *ids,
@@ -73,6 +87,8 @@ int store_sqlite_feeds_list(struct store_backend *b, struct arena *a, struct fee
 int store_sqlite_feed_get(struct store_backend *b, struct arena *a, int64_t id,
                           struct feed_record *out, struct err *err);
 int store_sqlite_feed_remove(struct store_backend *b, int64_t id, struct err *err);
+int store_sqlite_feed_change(struct store_backend *b, int64_t id, const struct feed_change *c,
+                             struct err *err);
 int store_sqlite_feeds_due(struct store_backend *b, struct arena *a, int64_t now, size_t max,
                            struct feed_record **out, size_t *n_out, struct err *err);
 int store_sqlite_feeds_claim(struct store_backend *b, const int64_t *ids, size_t n, int64_t now,

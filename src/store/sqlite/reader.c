@@ -33,7 +33,7 @@ struct store_rows {
 
 #define ROW_COLUMNS                                                                                \
     "id, seq, published_at, title, description, content, language, meta_terms, source_id,"         \
-    " canonical_url"
+    " canonical_url, source_name, author, url, url_to_image"
 
 static int reader_wrap(struct store_reader **out, sqlite3 *db, struct err *err)
 {
@@ -115,16 +115,16 @@ int store_reader_count(struct store_reader *r, int64_t *out, struct err *err)
     return store_sqlite_query_int(r->db, "SELECT count(*) FROM articles", out, err);
 }
 
-int store_reader_ids(struct store_reader *r, int64_t **ids, size_t *n, struct err *err)
+/* Every row of st (column 0: an id, column 1 when asked: a seq whose
+ * highest value goes to *last) into *ids; finalizes st. */
+static int ids_collect(struct store_reader *r, sqlite3_stmt *st, int64_t **ids, size_t *n,
+                       int64_t *last, struct err *err)
 {
-    sqlite3_stmt *st = NULL;
     size_t cap = 0;
     int rc;
 
     *ids = NULL;
     *n = 0;
-    if ((rc = store_sqlite_prepare(r->db, "SELECT id FROM articles ORDER BY id", &st, err)) < 0)
-        return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (*n == cap) {
             size_t c = cap ? cap * 2 : 4096;
@@ -137,6 +137,8 @@ int store_reader_ids(struct store_reader *r, int64_t **ids, size_t *n, struct er
             cap = c;
         }
         (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+        if (last)
+            *last = sqlite3_column_int64(st, 1);
     }
     if (rc == SQLITE_DONE)
         rc = 0;
@@ -149,6 +151,36 @@ int store_reader_ids(struct store_reader *r, int64_t **ids, size_t *n, struct er
         *n = 0;
     }
     return rc;
+}
+
+int store_reader_ids(struct store_reader *r, int64_t **ids, size_t *n, struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    *ids = NULL;
+    *n = 0;
+    if ((rc = store_sqlite_prepare(r->db, "SELECT id FROM articles ORDER BY id", &st, err)) < 0)
+        return rc;
+    return ids_collect(r, st, ids, n, NULL, err);
+}
+
+int store_reader_deletions(struct store_reader *r, int64_t after, int64_t **ids, size_t *n,
+                           int64_t *last, struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    *ids = NULL;
+    *n = 0;
+    *last = after;
+    if ((rc = store_sqlite_prepare(r->db,
+                                   "SELECT id, seq FROM article_deletions WHERE seq > ?1"
+                                   " ORDER BY seq",
+                                   &st, err)) < 0)
+        return rc;
+    sqlite3_bind_int64(st, 1, after);
+    return ids_collect(r, st, ids, n, last, err);
 }
 
 int store_reader_sources(struct store_reader *r, store_source_fn fn, void *ctx, struct err *err)
@@ -271,6 +303,10 @@ static void row_read(sqlite3_stmt *st, struct store_row *row)
     row->meta_terms = (const char *)sqlite3_column_text(st, 7);
     row->source_id = (const char *)sqlite3_column_text(st, 8);
     row->canonical_url = (const char *)sqlite3_column_text(st, 9);
+    row->source_name = (const char *)sqlite3_column_text(st, 10);
+    row->author = (const char *)sqlite3_column_text(st, 11);
+    row->url = (const char *)sqlite3_column_text(st, 12);
+    row->url_to_image = (const char *)sqlite3_column_text(st, 13);
 }
 
 /* One step of the cursor's statement: 1 with the row, 0 at its end. */

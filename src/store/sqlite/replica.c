@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/buf.h"
@@ -207,6 +208,7 @@ struct apply_stmts {
     sqlite3_stmt *del_url;
     sqlite3_stmt *del_id;
     sqlite3_stmt *tomb; /* delete by id, unless the row is newer */
+    sqlite3_stmt *rec;  /* the delete, for the index (article_deletions) */
     sqlite3_stmt *ins;
 };
 
@@ -215,6 +217,7 @@ static void apply_stmts_finalize(struct apply_stmts *a)
     sqlite3_finalize(a->del_url);
     sqlite3_finalize(a->del_id);
     sqlite3_finalize(a->tomb);
+    sqlite3_finalize(a->rec);
     sqlite3_finalize(a->ins);
 }
 
@@ -227,7 +230,11 @@ static int apply_stmts_prepare(sqlite3 *db, struct apply_stmts *a, struct err *e
         (rc = store_sqlite_prepare(db, "DELETE FROM articles WHERE id = ?1", &a->del_id, err)) <
             0 ||
         (rc = store_sqlite_prepare(db, "DELETE FROM articles WHERE id = ?1 AND seq < ?2", &a->tomb,
-                                   err)) < 0)
+                                   err)) < 0 ||
+        (rc = store_sqlite_prepare(db,
+                                   "INSERT OR REPLACE INTO article_deletions(seq, id, deleted_at)"
+                                   " VALUES (?2, ?1, unixepoch())",
+                                   &a->rec, err)) < 0)
         return rc;
     return store_sqlite_prepare(db, STORE_SQLITE_ARTICLE_INSERT, &a->ins, err);
 }
@@ -249,9 +256,16 @@ static int apply_one(sqlite3 *db, struct apply_stmts *st, struct buf *meta, cons
 {
     int rc;
     if (deleted) {
+        int64_t gone = 0;
         sqlite3_bind_int64(st->tomb, 1, a->id);
         sqlite3_bind_int64(st->tomb, 2, a->seq);
-        return step_write(db, st->tomb, removed, err);
+        if ((rc = step_write(db, st->tomb, &gone, err)) < 0 || gone == 0)
+            return rc;
+        *removed += gone;
+        /* Under the store's seq, which the replica's head covers. */
+        sqlite3_bind_int64(st->rec, 1, a->id);
+        sqlite3_bind_int64(st->rec, 2, a->seq);
+        return step_write(db, st->rec, NULL, err);
     }
     if (a->canonical_url == NULL)
         return err_set(err, ERR_INVALID, "replicated article %lld has no canonical url",
@@ -294,6 +308,8 @@ int store_replica_apply(struct store_replica *r, const struct article *arts, con
         rc = apply_one(s->writer, &st, &meta, &arts[i], deleted[i], &removed, &added, err);
     if (rc == 0)
         rc = meta_set(s->writer, "replica_seq", NULL, upto, err);
+    if (rc == 0 && removed > 0) /* the deletion records of a week ago go */
+        rc = store_sqlite_deletions_prune(s->writer, removed, (int64_t)time(NULL), err);
 end:
     apply_stmts_finalize(&st);
     rc = store_sqlite_write_end(s, rc, err);

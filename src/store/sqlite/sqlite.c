@@ -22,7 +22,14 @@
  *   feed_items  per feed, the items already stored: canonical url, a
  *               fingerprint of the item, the publication time it was
  *               stored with, when the feed last listed it
- * Version 3: meta articles_epoch (schema_v3). */
+ * Version 3: meta articles_epoch (schema_v3).
+ * Version 4 (delete.c): article_deletions  seq → id of each article
+ *               deleted (store_articles_delete), for the indexes that
+ *               follow the file (store/log.h store_reader_deletions).
+ * A new file is made with auto_vacuum=INCREMENTAL (set before its first
+ * table), so deleted articles' pages can be given back
+ * (store_space_release); an older file keeps auto_vacuum=NONE until
+ * store_compact (`newsd articles compact`) rewrites it. */
 #include "store/sqlite/internal.h"
 
 #include <errno.h>
@@ -93,7 +100,11 @@ static const char schema_v3[] =
  * Allocated only as pages are used. */
 #define STORE_SQLITE_WRITER_CACHE "-262144"
 
-static const char *const migrations[] = {schema_v1, schema_v2, schema_v3};
+static const char schema_v4[] =
+    "CREATE TABLE IF NOT EXISTS article_deletions("
+    " seq INTEGER PRIMARY KEY, id INTEGER NOT NULL, deleted_at INTEGER NOT NULL DEFAULT 0);";
+
+static const char *const migrations[] = {schema_v1, schema_v2, schema_v3, schema_v4};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
 int store_sqlite_begin(struct store_sqlite *s, struct err *err)
@@ -291,6 +302,10 @@ int store_sqlite_new(struct store_backend **out, const char *dir, bool fulltext_
         .backup = store_sqlite_backup,
         .articles_put = store_sqlite_articles_put,
         .articles_count = store_sqlite_articles_count,
+        .articles_delete = store_sqlite_articles_delete,
+        .space_release = store_sqlite_space_release,
+        .space_incremental = store_sqlite_space_incremental,
+        .compact = store_sqlite_compact,
         .fulltext_get = sqlite_fulltext_get,
         .fulltext_set = sqlite_fulltext_set,
         .sources_put = store_sqlite_sources_put,
@@ -308,6 +323,7 @@ int store_sqlite_new(struct store_backend **out, const char *dir, bool fulltext_
         .feeds_list = store_sqlite_feeds_list,
         .feed_get = store_sqlite_feed_get,
         .feed_remove = store_sqlite_feed_remove,
+        .feed_change = store_sqlite_feed_change,
         .feeds_due = store_sqlite_feeds_due,
         .feeds_claim = store_sqlite_feeds_claim,
         .feed_schedule = store_sqlite_feed_schedule,
@@ -329,7 +345,10 @@ int store_sqlite_new(struct store_backend **out, const char *dir, bool fulltext_
         rc = err_set(err, ERR_NOMEM, "cannot create a mutex");
         goto out;
     }
-    if ((rc = wal_enable(s->writer, err)) < 0 ||
+    /* Before anything creates a table: only a new file takes it (an older
+     * one ignores it until store_compact). */
+    if ((rc = store_sqlite_exec(s->writer, "PRAGMA auto_vacuum=INCREMENTAL", err)) < 0 ||
+        (rc = wal_enable(s->writer, err)) < 0 ||
         (rc = store_sqlite_exec(s->writer, "PRAGMA synchronous=NORMAL", err)) < 0 ||
         (rc = store_sqlite_exec(s->writer, "PRAGMA cache_size=" STORE_SQLITE_WRITER_CACHE, err)) <
             0 ||

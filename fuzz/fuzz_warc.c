@@ -1,0 +1,46 @@
+/* libFuzzer harness: the WARC reader (ingest/warc.h) on arbitrary bytes,
+ * read as a file (fmemopen), plain or gzip as the bytes say. Invariants:
+ * it ends (each call consumes input or ends), records' bodies are within
+ * their bounds, a response's payload is no longer than WARC_MAX_BODY. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "ingest/warc.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    FILE *f = fmemopen((void *)data, size, "rb");
+    if (!f)
+        return 0;
+    struct warc_reader *r = NULL;
+    struct err e;
+    err_clear(&e);
+    if (warc_open_stream(&r, f, &e) == 0) {
+        struct warc_record rec;
+        uint64_t last = 0;
+        int rc;
+        size_t n = 0;
+        while ((rc = warc_next(r, &rec, &e)) != WARC_END && rc >= 0) {
+            n++;
+            CHECK(n <= size + 1); /* every record or report consumes input */
+            if (rc == WARC_BAD) {
+                CHECK(e.msg[0] != '\0');
+                continue;
+            }
+            CHECK(rec.offset >= last || last == 0);
+            last = rec.offset;
+            CHECK(rec.block && rec.block_len <= WARC_MAX_BLOCK);
+            if (rec.http_status) {
+                CHECK(rec.http_status >= 0 && rec.http_status <= 999);
+                CHECK(rec.body && rec.body_len <= WARC_MAX_BODY);
+            }
+        }
+        warc_close(r);
+    }
+    fclose(f);
+    return 0;
+}

@@ -1,0 +1,44 @@
+/* Shared by the parts of `newsd feeds`: feeds.c (options, add, edit,
+ * pause, resume, remove), feeds_io.c (import, export, list). */
+#ifndef NEWSD_CMD_FEEDS_INTERNAL_H
+#define NEWSD_CMD_FEEDS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "store/store.h"
+#include "util/arena.h"
+#include "util/netpolicy.h"
+
+#define FEEDS_INTERVAL_MIN 60 /* seconds */
+#define FEEDS_INTERVAL_MAX (24 * 3600)
+
+/* The settings of one feed as text (options, a JSONL line, an OPML
+ * outline), before they are checked. NULL = not given. */
+struct feeds_spec {
+    const char *url, *source, *country, *category, *language;
+    bool headlines;
+    long long interval; /* 0 = not given; < 0 = not a number */
+    bool paused;
+};
+
+/* Check sp and fill f (a new, enabled unless paused, feed); false with a
+ * message in why when a value is bad or the url's host is an address the
+ * policy refuses. */
+bool feeds_fill(struct arena *ar, const struct netpolicy *policy, struct feed_record *f,
+                const struct feeds_spec *sp, char *why, size_t why_size);
+
+/* Plain decimal digits (at most 15); -1 otherwise. */
+long long feeds_parse_number(const char *s);
+
+/* newsd feeds import FILE: JSONL or OPML (by content). An exit status. */
+int feeds_import(struct store *s, struct arena *ar, const struct netpolicy *policy,
+                 const char *path);
+
+/* newsd feeds export: every feed as "opml" or "jsonl" on stdout. */
+int feeds_export(struct store *s, struct arena *ar, const char *format);
+
+/* newsd feeds list: a "table" or "json" of the feeds and their health. */
+int feeds_list(struct store *s, struct arena *ar, const char *format);
+
+#endif

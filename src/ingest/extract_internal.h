@@ -1,0 +1,148 @@
+/* Private to the page extractor (extract.c, extract_dom.c, extract_meta.c)
+ * and its tests: the page as a compact tree.
+ *
+ * Nodes live in one array in document order (a parent's index is below its
+ * children's), so a forward pass visits parents first and a backward pass
+ * children first; every walk of the tree is such a pass or follows
+ * parent/sibling links, never recursion. Node 0 is the document. Element
+ * names are an enum (tags the extractor cares about; everything else is
+ * XTAG_OTHER); only the attributes it reads are kept. Text is UTF-8 as the
+ * parser decoded it (entities decoded, white space not yet folded). */
+#ifndef NEWSD_INGEST_EXTRACT_INTERNAL_H
+#define NEWSD_INGEST_EXTRACT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/arena.h"
+#include "util/buf.h"
+
+/* clang-format off */
+#define XTAGS(X)                                                                                   \
+    X(a) X(abbr) X(address) X(article) X(aside) X(audio) X(b) X(base) X(blockquote) X(body)       \
+    X(br) X(button) X(canvas) X(caption) X(center) X(code) X(dd) X(del) X(details) X(dialog)      \
+    X(div) X(dl) X(dt) X(em) X(embed) X(fieldset) X(figcaption) X(figure) X(font) X(footer)       \
+    X(form) X(h1) X(h2) X(h3) X(h4) X(h5) X(h6) X(head) X(header) X(hr) X(html) X(i) X(iframe)    \
+    X(img) X(input) X(ins) X(kbd) X(label) X(li) X(link) X(main) X(map) X(math) X(menu) X(meta)   \
+    X(nav) X(noscript) X(object) X(ol) X(option) X(p) X(picture) X(pre) X(q) X(s) X(samp)        \
+    X(script) X(section) X(select) X(small) X(source) X(span) X(strong) X(style) X(sub)          \
+    X(summary) X(sup) X(svg) X(table) X(tbody) X(td) X(template) X(textarea) X(tfoot) X(th)      \
+    X(thead) X(time) X(title) X(tr) X(tt) X(u) X(ul) X(var) X(video) X(wbr)
+/* clang-format on */
+
+enum xtag {
+    XTAG_TEXT = 0, /* a text run, not an element */
+    XTAG_DOC,      /* node 0 */
+    XTAG_OTHER,    /* an element of no interest by name */
+#define XTAG_ENUM_(n) XTAG_##n,
+    XTAGS(XTAG_ENUM_)
+#undef XTAG_ENUM_
+        XTAG_COUNT
+};
+
+/* The attributes kept. */
+/* clang-format off */
+#define XATTRS(X)                                                                                  \
+    X(class) X(id) X(href) X(src) X(srcset) X(data_src) X(data_srcset) X(data_original)          \
+    X(data_lazy_src) X(content) X(property) X(name) X(itemprop) X(rel) X(datetime) X(lang)       \
+    X(role) X(type) X(charset) X(http_equiv) X(width) X(height) X(alt) X(pubdate)
+/* clang-format on */
+
+enum xattr {
+#define XATTR_ENUM_(n) XATTR_##n,
+    XATTRS(XATTR_ENUM_)
+#undef XATTR_ENUM_
+        XATTR_COUNT
+};
+
+enum xnode_flags {
+    XN_HIDDEN = 1 << 0, /* hidden, aria-hidden, display:none, visibility:hidden */
+    XN_JSONLD = 1 << 1, /* <script type="application/ld+json">: its text is kept */
+};
+
+struct xattr_kv {
+    uint32_t name; /* enum xattr */
+    const char *value;
+    uint32_t len;
+};
+
+struct xnode {
+    uint32_t parent, first, last, next; /* 0 = none (for parent: the document) */
+    uint16_t tag;                       /* enum xtag */
+    uint16_t flags;                     /* enum xnode_flags */
+    uint32_t off, len;                  /* text: bytes in xdom.text; element: its xattr_kv run */
+};
+
+struct xdom {
+    struct xnode *nodes;
+    uint32_t n, cap;
+    struct xattr_kv *attrs;
+    uint32_t n_attrs, cap_attrs;
+    struct buf text; /* every text run, one after the other */
+    struct arena *a; /* attribute values */
+    int rc;          /* sticky: ERR_NOMEM */
+};
+
+/* page[0..len) as UTF-8 (charset: the caller's hint; a BOM, valid UTF-8,
+ * <meta> decide before it or after it, extract_dom.c says how) with
+ * ill-formed bytes and NULs replaced by U+FFFD: *out is page itself when it
+ * is that already, else a malloc'd copy also in *owned (the caller frees
+ * it; NULL otherwise). Returns 0 or ERR_NOMEM. */
+int xdom_to_utf8(const char *page, size_t len, const char *charset, const char **out,
+                 size_t *out_len, char **owned);
+
+/* Parse UTF-8 html[0..len) into d (zeroed by the caller, a set). Returns 0
+ * or ERR_NOMEM. */
+int xdom_build(struct xdom *d, const char *html, size_t len);
+void xdom_release(struct xdom *d);
+
+/* The value of attribute `name` of element i, or NULL; *len_out its bytes. */
+const char *xdom_attr(const struct xdom *d, uint32_t i, enum xattr name, size_t *len_out);
+
+/* True when the NUL-terminated value of attribute name of node i equals s,
+ * ASCII case-insensitively. */
+bool xdom_attr_is(const struct xdom *d, uint32_t i, enum xattr name, const char *s);
+
+/* One past the last node of i's subtree (nodes are in document order, so
+ * the subtree of i is [i, end)). */
+uint32_t xdom_subtree_end(const struct xdom *d, uint32_t i);
+
+/* Append s[0..n) to b with white space folded: a run of it becomes one
+ * space, written only before the next visible character and never at the
+ * start of b or of a line; invisible characters dropped. *pending_space
+ * carries a run across calls. Stops at max bytes (0 = no bound) on a code
+ * point boundary. */
+void xtext_fold(struct buf *b, const char *s, size_t n, bool *pending_space, size_t max);
+
+/* The text below node i, white space folded, in one line (at most max
+ * bytes), into b (appended). */
+void xdom_text_line(const struct xdom *d, uint32_t i, struct buf *b, size_t max);
+
+/* s[0..n) with white space folded to single spaces, trimmed, control
+ * characters dropped, cut to max bytes on a code point boundary: an arena
+ * string, or NULL when nothing is left (or out of memory: *rc). With
+ * unescape, the entities a page escaped twice in an attribute or JSON-LD
+ * (&amp;quot; read as &quot;) are decoded first: &quot; &amp; &lt; &gt;
+ * &apos; and numeric references. */
+char *xtext_clean(struct arena *a, const char *s, size_t n, size_t max, bool unescape, int *rc);
+
+/* True when s holds word (lower case ASCII) in any case. */
+bool xtext_has_ci(const char *s, const char *word);
+
+/* Metadata of the page (extract_meta.c): everything but text and
+ * readerable. url resolves relative links (may be NULL); *base_out is the
+ * base they resolve against (<base href>, else url; may be NULL). */
+struct extracted_page;
+int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct extracted_page *out,
+               const char **base_out);
+
+/* Element i says it holds the author's name: rel=author, itemprop=author,
+ * or a class or id with byline, author, dateline or writtenby in it. */
+bool xmeta_marks_author(const struct xdom *d, uint32_t i);
+
+/* Resolve ref against base (absolute http(s), or NULL) into an absolute
+ * http(s) URL in the arena; NULL when that is not possible. */
+char *xmeta_url(struct arena *a, const char *ref, size_t n, const char *base);
+
+#endif

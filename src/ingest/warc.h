@@ -1,0 +1,77 @@
+/* A streaming reader of WARC files (ISO 28500: WARC/1.0 and WARC/1.1), plain
+ * or gzip-compressed with any number of members (Common Crawl writes one
+ * member per record), in constant memory: one record's block at a time, at
+ * most WARC_MAX_BLOCK bytes of it kept.
+ *
+ * Every byte is hostile. A record that cannot be read (no WARC/1.x line,
+ * a header without Content-Length, corrupt gzip data, a block cut short by
+ * the end of the file) is reported with its offset and skipped: the reader
+ * finds the next record (the next gzip member, or the next line that opens
+ * one) and goes on. For `response` records whose block is an HTTP response,
+ * the HTTP head is parsed and the payload decoded (chunked
+ * transfer-encoding, gzip or deflate content-encoding), bounded by
+ * WARC_MAX_BODY. Not thread-safe: one reader belongs to one thread. */
+#ifndef NEWSD_INGEST_WARC_H
+#define NEWSD_INGEST_WARC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/err.h"
+
+#define WARC_MAX_HEADER (64 * 1024)       /* bytes of a WARC or HTTP head */
+#define WARC_MAX_BLOCK ((size_t)32 << 20) /* block bytes kept; longer ones are skipped */
+#define WARC_MAX_BODY ((size_t)8 << 20)   /* decoded HTTP payload bytes kept */
+
+struct warc_reader;
+
+/* One record, valid until the next warc_next or warc_close. Strings are
+ * NUL-terminated header values as written (trimmed), NULL when absent. */
+struct warc_record {
+    uint64_t offset;        /* where the record starts: byte offset in the
+                             * uncompressed stream (= in the file when plain) */
+    const char *type;       /* WARC-Type: "response", "request", "warcinfo", ... */
+    const char *target_uri; /* WARC-Target-URI ("<...>" of WARC/1.0 drafts removed) */
+    const char *date;       /* WARC-Date */
+    int64_t date_s;         /* WARC-Date read as UTC seconds; 0 when unreadable */
+    const char *block;      /* the record's block (Content-Length bytes) */
+    size_t block_len;
+    /* A response record whose block is an HTTP response (http_status > 0): */
+    int http_status;
+    const char *content_type; /* HTTP Content-Type, or NULL */
+    const char *charset;      /* its charset parameter (unquoted), or NULL */
+    const char *body;         /* payload: dechunked and decompressed */
+    size_t body_len;
+    bool body_truncated; /* longer than WARC_MAX_BODY: cut there */
+};
+
+enum warc_next_result {
+    WARC_END = 0,    /* no more records */
+    WARC_RECORD = 1, /* *rec holds a record */
+    WARC_BAD = 2,    /* a record was skipped: rec->offset says where, err why */
+};
+
+/* Open path ("-" = stdin), telling gzip from plain by its first bytes. */
+int warc_open(struct warc_reader **out, const char *path, struct err *err);
+
+/* Read from an open stream (not closed by warc_close). */
+int warc_open_stream(struct warc_reader **out, FILE *f, struct err *err);
+
+/* The next record: WARC_RECORD, WARC_BAD (skipped, with err and
+ * rec->offset; call again), WARC_END, or a negative ERR_IO / ERR_NOMEM. */
+int warc_next(struct warc_reader *r, struct warc_record *rec, struct err *err);
+
+/* Bytes of the file read so far (compressed bytes when gzip). */
+uint64_t warc_file_offset(const struct warc_reader *r);
+
+void warc_close(struct warc_reader *r);
+
+/* Decode an HTTP response held in block[0..n) into the http_* and body
+ * fields of rec (the reader does it for response records; exposed for the
+ * tests). Returns 0, ERR_PARSE when it is no HTTP response, ERR_NOMEM. The
+ * body points into r's buffers or into block. */
+int warc_http_decode(struct warc_reader *r, const char *block, size_t n, struct warc_record *rec);
+
+#endif

@@ -1,0 +1,235 @@
+"""The pages of crawled items (issue 16): a feed whose items say little more
+than a title and a link, served on 127.0.0.1 with the pages they link to
+(tests/data/pages), crawled by `newsd crawl --once`; the articles then have
+the content, description, image, author and (for an undated item) the
+publication time of their pages, through the real API. What the feed said
+wins; an item the feed already describes fully is not fetched; a page that
+holds no article leaves its item as the feed gave it. Nothing leaves the
+loopback interface."""
+import functools
+import http.server
+import json
+import os
+import re
+import threading
+
+import pytest
+
+from harness import Client, Server, allow_loopback, articles_ok, cli_ok, run_cli
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
+CONTENT_SUFFIX = re.compile(r"^(.*) \[\+(\d+) chars\]$", re.S)
+SUMMARY = re.compile(r"pages fetched (\d+), failed (\d+), without an article (\d+); "
+                     r"articles completed (\d+)")
+
+
+def expected(name):
+    with open(os.path.join(DATA, "pages", name, "expected-metadata.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    """tests/data as it is, plus /feed.xml; every path asked for is noted."""
+    feed = b""
+    asked = []
+
+    def do_GET(self):
+        Handler.asked.append(self.path)
+        if self.path == "/feed.xml":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/rss+xml; charset=utf-8")
+            self.send_header("Content-Length", str(len(Handler.feed)))
+            self.end_headers()
+            self.wfile.write(Handler.feed)
+            return
+        super().do_GET()
+
+    def log_message(self, *args):
+        pass
+
+
+def rss(base):
+    page = base + "pages/%s/source.html"
+    items = [
+        # title and link only
+        "<item><title>Whales and the sea</title><link>%s</link>"
+        "<pubDate>Mon, 07 Jan 2019 10:00:00 GMT</pubDate></item>" % page % "guardian-1",
+        # undated: the page's date is taken
+        "<item><title>Le renseignement</title><link>%s</link></item>" % page % "lemonde-1",
+        # a one-line description that the content only repeats
+        "<item><title>Evolve</title><link>%s</link><description>Mutable history."
+        "</description></item>" % page % "mercurial",
+        # a page that holds no article
+        "<item><title>Firefox Developer Edition</title><link>%s</link></item>"
+        % page % "mozilla-2",
+        # everything said by the feed: its page (missing here) is never asked for
+        "<item><title>Complete item</title><link>%smissing/complete.html</link>"
+        "<description>Summary of it.</description><author>feed@x.example (Feed Writer)</author>"
+        "<enclosure url=\"%simg/complete.jpg\" type=\"image/jpeg\" length=\"1\"/>"
+        "<content:encoded><![CDATA[<p>The whole text of the complete item, as the feed "
+        "gives it.</p>]]></content:encoded></item>" % (base, base),
+    ]
+    return ("<?xml version=\"1.0\"?><rss version=\"2.0\" "
+            "xmlns:content=\"http://purl.org/rss/1.0/modules/content/\"><channel>"
+            "<title>Loopback news</title><link>%s</link>%s</channel></rss>"
+            % (base, "".join(items))).encode()
+
+
+@pytest.fixture(scope="module")
+def crawled(tmp_path_factory):
+    srv = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Handler, directory=DATA))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    base = "http://127.0.0.1:%d/" % srv.server_address[1]
+    Handler.feed = rss(base)
+    Handler.asked = []
+    d = tmp_path_factory.mktemp("pages")
+    store = str(d / "store")
+    os.mkdir(store)
+    conf = allow_loopback(d)
+    cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
+    run = cli_ok("crawl", "--once", "--store", store, "--config", conf)
+    key = cli_ok("keys", "create", "--store", store).out.strip()
+    api_srv = Server(store)
+    yield type("C", (), {"run": run, "api": Client(api_srv.base, key), "base": base,
+                         "asked": list(Handler.asked)})
+    problems = api_srv.stop()
+    srv.shutdown()
+    srv.server_close()
+    assert not problems, "\n".join(problems)
+
+
+def article(c, title):
+    b = articles_ok(c.api.get("/v2/everything", [("q", '"%s"' % title), ("pageSize", "100")]))
+    hits = [a for a in b["articles"] if a["title"] == title]
+    assert len(hits) == 1, (title, b)
+    return hits[0]
+
+
+def test_crawl_once_fetches_the_pages_it_needs(crawled):
+    m = SUMMARY.search(crawled.run.out)
+    assert m, repr(crawled.run)
+    fetched, failed, no_article, completed = (int(x) for x in m.groups())
+    assert (fetched, failed, no_article, completed) == (4, 0, 1, 3), repr(crawled.run)
+    assert "/missing/complete.html" not in crawled.asked, crawled.asked
+
+
+def test_page_fills_content_image_author_description(crawled):
+    want = expected("guardian-1")
+    a = article(crawled, "Whales and the sea")
+    assert a["author"] == want["byline"]
+    assert re.match(r"https?://", a["urlToImage"] or ""), a
+    assert a["description"] and a["description"].split()[:5] == want["excerpt"].split()[:5]
+    m = CONTENT_SUFFIX.match(a["content"] or "")
+    assert m and int(m.group(2)) > 1000, a["content"]
+    # the feed's date wins over the page's (2019-01-03)
+    assert a["publishedAt"] == "2019-01-07T10:00:00Z"
+    # the feed's title stays; the url is the feed's link
+    assert a["url"] == crawled.base + "pages/guardian-1/source.html"
+
+
+def test_undated_item_gets_the_pages_date(crawled):
+    a = article(crawled, "Le renseignement")
+    assert a["content"] and "[+" in a["content"]
+    # lemonde-1 states its time in article:published_time (2015-05-04 13:36:31+02:00)
+    assert a["publishedAt"] == "2015-05-04T11:36:31Z"
+
+
+def test_content_that_only_repeats_the_description_is_replaced(crawled):
+    a = article(crawled, "Evolve")
+    assert a["description"] == "Mutable history."
+    assert a["content"] and a["content"] != "Mutable history." and "[+" in a["content"]
+
+
+def test_page_without_an_article_leaves_the_item(crawled):
+    a = article(crawled, "Firefox Developer Edition")
+    assert a["content"] is None and a["author"] is None and a["urlToImage"] is None
+
+
+def test_complete_item_keeps_what_the_feed_said(crawled):
+    a = article(crawled, "Complete item")
+    assert a["author"] == "Feed Writer"
+    assert a["description"] == "Summary of it."
+    assert a["urlToImage"] == crawled.base + "img/complete.jpg"
+    assert a["content"].startswith("The whole text of the complete item")
+
+
+def test_page_text_is_searched_in_full(crawled):
+    """A word of the page's body, not of the feed, finds the article."""
+    b = articles_ok(crawled.api.get("/v2/everything", [("q", "interconnectedness")]))
+    assert [a["title"] for a in b["articles"]] == ["Whales and the sea"]
+
+
+def test_pages_never_fetches_none_and_a_bad_mode_is_a_usage_error(tmp_path):
+    srv = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Handler, directory=DATA))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    base = "http://127.0.0.1:%d/" % srv.server_address[1]
+    try:
+        Handler.feed = rss(base)
+        Handler.asked = []
+        store = str(tmp_path / "store")
+        os.mkdir(store)
+        conf = allow_loopback(tmp_path)
+        cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
+        bad = run_cli("crawl", "--once", "--store", store, "--config", conf, "--pages", "sometimes")
+        assert bad.rc == 2 and "--pages" in bad.err, repr(bad)
+        run = cli_ok("crawl", "--once", "--store", store, "--config", conf, "--pages", "never")
+        assert SUMMARY.search(run.out).groups() == ("0", "0", "0", "0"), repr(run)
+        assert Handler.asked == ["/feed.xml"], Handler.asked
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_page_fetches_obey_the_outbound_rules(tmp_path):
+    """An item whose page is on an address the [outbound] rules refuse: the
+    feed (on an allowed address) is read, the page is never asked for, and
+    the item stays as the feed said."""
+    pages_asked = []
+
+    class Pages(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            pages_asked.append(self.path)
+            body = b"<html><body><article><p>private</p></article></body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    page_srv = http.server.ThreadingHTTPServer(("127.0.0.2", 0), Pages)
+    threading.Thread(target=page_srv.serve_forever, daemon=True).start()
+    page = "http://127.0.0.2:%d/internal.html" % page_srv.server_address[1]
+    feed_srv = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Handler, directory=DATA))
+    threading.Thread(target=feed_srv.serve_forever, daemon=True).start()
+    base = "http://127.0.0.1:%d/" % feed_srv.server_address[1]
+    Handler.feed = ("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>t</title>"
+                    "<link>%s</link><item><title>Internal page</title><link>%s</link>"
+                    "</item></channel></rss>" % (base, page)).encode()
+    try:
+        store = str(tmp_path / "store")
+        os.mkdir(store)
+        conf = allow_loopback(tmp_path, "127.0.0.1/32")  # the feed's address only
+        cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
+        run = cli_ok("crawl", "--once", "--store", store, "--config", conf)
+        m = SUMMARY.search(run.out)
+        assert m and int(m.group(1)) == 0 and int(m.group(2)) == 1, run.out
+        assert pages_asked == [], pages_asked
+        key = cli_ok("keys", "create", "--store", store).out.strip()
+        srv = Server(store)
+        try:
+            a = articles_ok(Client(srv.base, key).get("/v2/everything",
+                                                      {"q": "internal", "pageSize": 5}))
+        finally:
+            problems = srv.stop()
+        assert not problems, problems
+        assert a["totalResults"] == 1 and a["articles"][0]["content"] is None, a
+    finally:
+        for srv_ in (page_srv, feed_srv):
+            srv_.shutdown()
+            srv_.server_close()

@@ -1,0 +1,146 @@
+"""What counts toward a key's quota when a request ends in a 5xx (API.md §8,
+issue 14 item 3): a request that reached the search counts however it ended
+(the 503 of the time budget, a 500 from a broken index; a real runaway query
+is in tests/reliability/test_load.py), one refused before the search (the
+index still being built) does not, and X-RateLimit-Remaining says what is
+really left either way."""
+import os
+import sqlite3
+import time
+
+import pytest
+
+from corpus import DATA
+from harness import Client, Server, articles_ok, cli_ok, err, sources_ok
+
+PLANS = """
+[plan three]
+requests_per_day = 3
+"""
+
+
+@pytest.fixture
+def three_a_day(tmp_path):
+    """A store of the fixture's articles and a key of three requests a day."""
+    cfg = tmp_path / "plans.conf"
+    cfg.write_text(PLANS)
+    store = str(tmp_path / "store")
+    # The FTS5 side too, so that the first test can break it.
+    fts5 = {"NEWSD_INDEX": "fts5"}
+    cli_ok("sources", "import", "--store", store, os.path.join(DATA, "sources.jsonl"), env=fts5)
+    cli_ok("import", "--store", store, os.path.join(DATA, "articles.jsonl"), env=fts5)
+    key = cli_ok("keys", "create", "--store", store, "--name", "three", "--plan", "three",
+                 "--config", str(cfg)).out.strip()
+    return store, str(cfg), key
+
+
+def remaining(r):
+    return int(r.headers["X-RateLimit-Remaining"])
+
+
+def test_a_search_stopped_by_the_time_budget_counts(three_a_day, monkeypatch):
+    """The issue's case: a 3-a-day key got 200, 200, 503, 503, 503, 200 with
+    searches made slow on purpose, the 503s saying Remaining 0. Here every
+    request first sleeps 400 ms (NEWSD_TEST_SEARCH_DELAY_MS), past a 100 ms
+    budget: the search runs out of time at once. Now: 200, 200, 503 (counted),
+    then 429."""
+    store, cfg, key = three_a_day
+    monkeypatch.setenv("NEWSD_TEST_SEARCH_DELAY_MS", "400")
+    srv = Server(store, args=["--config", cfg, "--query-timeout-ms", "100"])
+    try:
+        c = Client(srv.base, key)
+        for left in (2, 1):
+            r = c.get("/v2/top-headlines/sources")  # no search: the budget does not apply
+            sources_ok(r)
+            assert remaining(r) == left
+        r = c.get("/v2/everything", {"q": "the"})
+        b = err(r, 503, "serviceUnavailable")
+        assert "took too long" in b["message"], b
+        assert remaining(r) == 0, r.headers
+        r = c.get("/v2/everything", {"q": "the"})
+        err(r, 429, "apiKeyExhausted")
+        assert remaining(r) == 0
+    finally:
+        problems = srv.stop()
+    assert not problems, problems
+
+
+def test_a_search_that_fails_still_counts(three_a_day, monkeypatch):
+    """Before the fix a failed search was given back, so searches made to fail
+    were free: 200, 200, 500, 500, 500 and never a 429."""
+    store, cfg, key = three_a_day
+    db = sqlite3.connect(os.path.join(store, "newsd.db"))
+    db.execute("UPDATE articles_fts_data SET block = x'ffffffffffffffff' WHERE id > 10")
+    db.commit()
+    db.close()
+    monkeypatch.setenv("NEWSD_INDEX", "fts5")
+    srv = Server(store, args=["--config", cfg])
+    try:
+        c = Client(srv.base, key)
+        r = c.get("/v2/top-headlines/sources")
+        sources_ok(r)
+        assert remaining(r) == 2
+        r = c.get("/v2/everything", {"q": "the"})
+        err(r, 500, "unexpectedError")
+        assert remaining(r) == 1, r.headers
+        r = c.get("/v2/everything", {"q": "world"})
+        err(r, 500, "unexpectedError")
+        assert remaining(r) == 0, r.headers
+        r = c.get("/v2/top-headlines/sources")
+        err(r, 429, "apiKeyExhausted")
+        assert remaining(r) == 0
+    finally:
+        problems = srv.stop()
+    assert not problems, problems
+
+
+def test_a_request_refused_before_the_search_does_not_count(three_a_day, monkeypatch):
+    """503s while the index is being built never ran a search: they are free,
+    and their X-RateLimit-Remaining says so (it said one fewer before)."""
+    store, cfg, key = three_a_day
+    monkeypatch.setenv("NEWSD_INDEX", "engine")
+    monkeypatch.setenv("NEWSD_ENGINE_BUILD_DELAY_MS", "8000")
+    srv = Server(store, args=["--config", cfg], wait_ready=False)
+    try:
+        c = Client(srv.base, key)
+        building = 0
+        deadline = time.monotonic() + 60
+        while True:
+            r = c.get("/v2/everything", {"q": "the"})
+            if r.status_code == 200:
+                break
+            err(r, 503, "serviceUnavailable")
+            assert "being built" in r.json()["message"], r.text
+            assert remaining(r) == 3, r.headers
+            building += 1
+            assert time.monotonic() < deadline, "the index was never ready"
+            time.sleep(0.05)
+        assert building >= 3, "the index was ready before the test could ask"
+        articles_ok(r)
+        assert remaining(r) == 2
+        for left in (1, 0):
+            r = c.get("/v2/everything", {"q": "the"})
+            articles_ok(r)
+            assert remaining(r) == left
+        err(c.get("/v2/everything", {"q": "the"}), 429, "apiKeyExhausted")
+    finally:
+        problems = srv.stop()
+    assert not problems, problems
+
+
+def test_a_parameter_error_counts_and_says_so(three_a_day):
+    """4xx parameter errors count (API.md §8), the NUL byte refused after the
+    key check too, and their answers carry the X-RateLimit headers."""
+    store, cfg, key = three_a_day
+    srv = Server(store, args=["--config", cfg])
+    try:
+        c = Client(srv.base, key)
+        r = c.get("/v2/everything", {"q": "the", "sortBy": "nonsense"})
+        err(r, 400, "parameterInvalid")
+        assert remaining(r) == 2, r.headers
+        r = c.get("/v2/everything?q=the&sortBy=relevancy%00x")
+        err(r, 400, "parameterInvalid")
+        assert remaining(r) == 1, r.headers
+    finally:
+        problems = srv.stop()
+    assert not problems, problems

@@ -1,0 +1,374 @@
+/* The WARC reader (ingest/warc.h): records and their fields from plain and
+ * gzip files (one member per record), HTTP payloads (chunked, gzip), and
+ * what it survives: malformed records, a file cut short, a corrupt gzip
+ * member, blocks larger than a window or than the bound. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <zlib.h>
+
+#include "ingest/warc.h"
+#include "util/buf.h"
+
+static const char html[] = "<html><title>T</title><p>Body of the page.</p></html>";
+
+/* One record: version, headers, block, blank line. */
+static void add_record(struct buf *b, const char *version, const char *type, const char *uri,
+                       const char *block, size_t n)
+{
+    buf_printf(b, "%s\r\nWARC-Type: %s\r\nWARC-Date: 2024-03-05T06:07:08Z\r\n", version, type);
+    if (uri)
+        buf_printf(b, "WARC-Target-URI: %s\r\n", uri);
+    buf_printf(b, "Content-Type: application/http; msgtype=%s\r\nContent-Length: %zu\r\n\r\n", type,
+               n);
+    buf_append(b, block, n);
+    buf_puts(b, "\r\n\r\n");
+}
+
+static void add_response(struct buf *b, const char *uri, const char *head, const char *body,
+                         size_t n)
+{
+    struct buf blk;
+    buf_init(&blk, 0);
+    buf_puts(&blk, head);
+    buf_append(&blk, body, n);
+    add_record(b, "WARC/1.1", "response", uri, blk.data, blk.len);
+    buf_release(&blk);
+}
+
+/* s[0..n) as one gzip member appended to out. */
+static void gz_member(struct buf *out, const char *s, size_t n)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    size_t cap = deflateBound(&zs, n) + 64;
+    char *tmp = malloc(cap);
+    zs.next_in = (Bytef *)s;
+    zs.avail_in = (uInt)n;
+    zs.next_out = (Bytef *)tmp;
+    zs.avail_out = (uInt)cap;
+    assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+    buf_append(out, tmp, cap - zs.avail_out);
+    deflateEnd(&zs);
+    free(tmp);
+}
+
+struct got {
+    int results[64];
+    size_t n;
+    char bodies[8][256];
+    char uris[8][128];
+    int status[8];
+    size_t n_rec;
+    char errs[8][256];
+    uint64_t bad_offsets[8];
+    size_t n_bad;
+};
+
+static void read_all(const char *data, size_t n, struct got *g)
+{
+    memset(g, 0, sizeof *g);
+    FILE *f = fmemopen((void *)data, n, "rb");
+    assert_non_null(f);
+    struct warc_reader *r;
+    struct err e;
+    err_clear(&e);
+    assert_int_equal(warc_open_stream(&r, f, &e), 0);
+    struct warc_record rec;
+    int rc;
+    while ((rc = warc_next(r, &rec, &e)) != WARC_END) {
+        assert_true(rc == WARC_RECORD || rc == WARC_BAD);
+        assert_true(g->n < 64);
+        g->results[g->n++] = rc;
+        if (rc == WARC_BAD) {
+            if (g->n_bad < 8) {
+                snprintf(g->errs[g->n_bad], sizeof g->errs[0], "%s", e.msg);
+                g->bad_offsets[g->n_bad] = rec.offset;
+            }
+            g->n_bad++;
+            continue;
+        }
+        if (rec.http_status && g->n_rec < 8) {
+            snprintf(g->bodies[g->n_rec], sizeof g->bodies[0], "%.*s", (int)rec.body_len, rec.body);
+            snprintf(g->uris[g->n_rec], sizeof g->uris[0], "%s", rec.target_uri);
+            g->status[g->n_rec] = rec.http_status;
+            g->n_rec++;
+        }
+    }
+    warc_close(r);
+    fclose(f);
+}
+
+static void records_and_their_fields_are_read(void **state)
+{
+    (void)state;
+    struct buf b;
+    buf_init(&b, 0);
+    add_record(&b, "WARC/1.0", "warcinfo", NULL, "software: x\r\n", 13);
+    add_record(&b, "WARC/1.0", "request", "<https://a.example/x>", "GET / HTTP/1.1\r\n\r\n", 18);
+    add_response(&b, "<https://a.example/x>",
+                 "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=\"ISO-8859-1\"\r\n"
+                 "Content-Length: 52\r\n\r\n",
+                 html, sizeof html - 1);
+    FILE *f = fmemopen(b.data, b.len, "rb");
+    struct warc_reader *r;
+    struct err e;
+    err_clear(&e);
+    assert_int_equal(warc_open_stream(&r, f, &e), 0);
+    struct warc_record rec;
+    assert_int_equal(warc_next(r, &rec, &e), WARC_RECORD);
+    assert_string_equal(rec.type, "warcinfo");
+    assert_int_equal(rec.offset, 0);
+    assert_int_equal(rec.http_status, 0);
+    assert_int_equal(warc_next(r, &rec, &e), WARC_RECORD);
+    assert_string_equal(rec.type, "request");
+    assert_int_equal(rec.http_status, 0); /* a request is no response */
+    assert_int_equal(warc_next(r, &rec, &e), WARC_RECORD);
+    assert_string_equal(rec.type, "response");
+    assert_string_equal(rec.target_uri, "https://a.example/x"); /* WARC/1.0's <> removed */
+    assert_string_equal(rec.date, "2024-03-05T06:07:08Z");
+    assert_int_equal(rec.date_s, 1709618828);
+    assert_int_equal(rec.http_status, 200);
+    assert_string_equal(rec.charset, "ISO-8859-1");
+    assert_int_equal(rec.body_len, sizeof html - 1);
+    assert_memory_equal(rec.body, html, sizeof html - 1);
+    assert_true((size_t)(strstr(b.data, "WARC/1.1") - b.data) == rec.offset);
+    assert_int_equal(warc_next(r, &rec, &e), WARC_END);
+    assert_int_equal(warc_next(r, &rec, &e), WARC_END);
+    warc_close(r);
+    fclose(f);
+    buf_release(&b);
+}
+
+static void gzip_members_read_like_the_plain_file(void **state)
+{
+    (void)state;
+    struct buf plain, gz, one;
+    buf_init(&plain, 0);
+    buf_init(&gz, 0);
+    for (int i = 0; i < 5; i++) {
+        char uri[64];
+        snprintf(uri, sizeof uri, "https://a.example/%d", i);
+        buf_init(&one, 0);
+        add_response(&one, uri, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n", html,
+                     sizeof html - 1);
+        buf_append(&plain, one.data, one.len);
+        gz_member(&gz, one.data, one.len);
+        buf_release(&one);
+    }
+    struct got a, z;
+    read_all(plain.data, plain.len, &a);
+    read_all(gz.data, gz.len, &z);
+    assert_int_equal(a.n_rec, 5);
+    assert_int_equal(z.n_rec, 5);
+    assert_int_equal(a.n_bad + z.n_bad, 0);
+    for (size_t i = 0; i < 5; i++) {
+        assert_string_equal(a.uris[i], z.uris[i]);
+        assert_string_equal(a.bodies[i], z.bodies[i]);
+    }
+    buf_release(&plain);
+    buf_release(&gz);
+}
+
+static void chunked_and_gzip_payloads_are_decoded(void **state)
+{
+    (void)state;
+    struct buf b, payload, chunked;
+    buf_init(&b, 0);
+    buf_init(&payload, 0);
+    buf_init(&chunked, 0);
+    gz_member(&payload, html, sizeof html - 1);
+    /* chunks of 10 bytes, with an extension on the first */
+    for (size_t i = 0; i < payload.len; i += 10) {
+        size_t k = payload.len - i < 10 ? payload.len - i : 10;
+        buf_printf(&chunked, i == 0 ? "%zx;ext=1\r\n" : "%zx\r\n", k);
+        buf_append(&chunked, payload.data + i, k);
+        buf_puts(&chunked, "\r\n");
+    }
+    buf_puts(&chunked, "0\r\n\r\n");
+    add_response(&b, "https://a.example/z",
+                 "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Encoding: gzip\r\n\r\n",
+                 chunked.data, chunked.len);
+    struct got g;
+    read_all(b.data, b.len, &g);
+    assert_int_equal(g.n_rec, 1);
+    assert_string_equal(g.bodies[0], html);
+    buf_release(&b);
+    buf_release(&payload);
+    buf_release(&chunked);
+}
+
+static void malformed_records_are_reported_and_skipped(void **state)
+{
+    (void)state;
+    struct buf b;
+    buf_init(&b, 0);
+    add_response(&b, "https://a.example/1", "HTTP/1.1 200 OK\r\n\r\n", "one", 3);
+    size_t bad1 = b.len;
+    buf_puts(&b, "WARC/1.1\r\nWARC-Type: response\r\n\r\nno length here\r\n\r\n");
+    add_response(&b, "https://a.example/2", "HTTP/1.1 404 Not Found\r\n\r\n", "two", 3);
+    size_t bad2 = b.len;
+    buf_puts(&b, "garbage between records\r\nmore garbage\r\n");
+    buf_puts(&b, "WARC/1.1\r\nContent-Length: 12x\r\n\r\n");
+    add_response(&b, "https://a.example/3", "HTTP/1.1 200 OK\r\n\r\n", "three", 5);
+    struct got g;
+    read_all(b.data, b.len, &g);
+    assert_int_equal(g.n_rec, 3);
+    assert_string_equal(g.bodies[0], "one");
+    assert_int_equal(g.status[1], 404);
+    assert_string_equal(g.bodies[2], "three");
+    assert_int_equal(g.n_bad, 3);
+    assert_int_equal(g.bad_offsets[0], bad1);
+    assert_non_null(strstr(g.errs[0], "Content-Length"));
+    assert_int_equal(g.bad_offsets[1], bad2);
+    assert_non_null(strstr(g.errs[1], "no WARC/1.x line"));
+    assert_non_null(strstr(g.errs[2], "not a number"));
+    buf_release(&b);
+}
+
+static void a_file_cut_anywhere_ends_with_a_report(void **state)
+{
+    (void)state;
+    struct buf plain, gz;
+    buf_init(&plain, 0);
+    buf_init(&gz, 0);
+    add_response(&plain, "https://a.example/1", "HTTP/1.1 200 OK\r\n\r\n", html, sizeof html - 1);
+    size_t first = plain.len;
+    add_response(&plain, "https://a.example/2", "HTTP/1.1 200 OK\r\n\r\n", html, sizeof html - 1);
+    gz_member(&gz, plain.data, first);
+    size_t gz_first = gz.len;
+    gz_member(&gz, plain.data + first, plain.len - first);
+    /* every cut of the second record: the first one is read, the second
+     * never, and the reader ends */
+    for (size_t cut = first + 1; cut < plain.len - 4; cut++) {
+        struct got g;
+        read_all(plain.data, cut, &g);
+        assert_int_equal(g.n_rec, 1);
+        assert_true(g.n_bad <= 1);
+    }
+    /* gzip: a member cut in the first half of its data loses its record;
+     * one cut near its end (the last deflate bytes hold the record's
+     * closing blank line, then the CRC and size) may have given all of the
+     * block, but its end is reported all the same */
+    for (size_t cut = gz_first + 1; cut < gz.len; cut++) {
+        struct got g;
+        read_all(gz.data, cut, &g);
+        if (cut < gz_first + (gz.len - gz_first) / 2)
+            assert_int_equal(g.n_rec, 1);
+        else
+            assert_true(g.n_rec == 1 || g.n_rec == 2);
+        assert_int_equal(g.n_bad, 1);
+        assert_non_null(strstr(g.errs[0], "cut short"));
+    }
+    buf_release(&plain);
+    buf_release(&gz);
+}
+
+static void a_corrupt_gzip_member_loses_only_its_record(void **state)
+{
+    (void)state;
+    struct buf gz, one;
+    buf_init(&gz, 0);
+    size_t damaged_at = 0;
+    for (int i = 0; i < 3; i++) {
+        char uri[64], body[4096];
+        snprintf(uri, sizeof uri, "https://a.example/%d", i);
+        for (size_t k = 0; k < sizeof body - 1; k++)
+            body[k] = (char)('a' + (k * 7 + (size_t)i) % 26);
+        body[sizeof body - 1] = '\0';
+        buf_init(&one, 0);
+        add_response(&one, uri, "HTTP/1.1 200 OK\r\n\r\n", body, strlen(body));
+        if (i == 1)
+            damaged_at = gz.len;
+        gz_member(&gz, one.data, one.len);
+        buf_release(&one);
+    }
+    for (size_t k = damaged_at + 40; k < damaged_at + 80; k++)
+        gz.data[k] ^= 0x5A;
+    struct got g;
+    read_all(gz.data, gz.len, &g);
+    assert_int_equal(g.n_rec, 2);
+    assert_string_equal(g.uris[0], "https://a.example/0");
+    assert_string_equal(g.uris[1], "https://a.example/2");
+    assert_int_equal(g.n_bad, 1);
+    assert_non_null(strstr(g.errs[0], "corrupt gzip data"));
+    buf_release(&gz);
+}
+
+static void blocks_across_windows_and_past_the_bound(void **state)
+{
+    (void)state;
+    /* a 1 MB payload crosses the reader's windows; a block past
+     * WARC_MAX_BLOCK is skipped as too large and the next one is read */
+    size_t big = 1 << 20;
+    char *body = malloc(WARC_MAX_BLOCK + 2);
+    for (size_t k = 0; k < WARC_MAX_BLOCK + 1; k++)
+        body[k] = (char)('A' + k % 23);
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    struct buf b;
+    buf_init(&b, 0);
+    add_response(&b, "https://a.example/big", "HTTP/1.1 200 OK\r\n\r\n", body, big);
+    fwrite(b.data, 1, b.len, f);
+    buf_reset(&b);
+    buf_printf(&b, "WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: %zu\r\n\r\n",
+               WARC_MAX_BLOCK + 1);
+    fwrite(b.data, 1, b.len, f);
+    fwrite(body, 1, WARC_MAX_BLOCK + 1, f);
+    buf_reset(&b);
+    buf_puts(&b, "\r\n\r\n");
+    add_response(&b, "https://a.example/after", "HTTP/1.1 200 OK\r\n\r\n", "after", 5);
+    fwrite(b.data, 1, b.len, f);
+    rewind(f);
+    struct warc_reader *r;
+    struct err e;
+    err_clear(&e);
+    assert_int_equal(warc_open_stream(&r, f, &e), 0);
+    struct warc_record rec;
+    assert_int_equal(warc_next(r, &rec, &e), WARC_RECORD);
+    assert_int_equal(rec.body_len, big);
+    assert_memory_equal(rec.body, body, big);
+    assert_int_equal(warc_next(r, &rec, &e), WARC_BAD);
+    assert_non_null(strstr(e.msg, "skipped"));
+    assert_int_equal(warc_next(r, &rec, &e), WARC_RECORD);
+    assert_string_equal(rec.target_uri, "https://a.example/after");
+    assert_int_equal(warc_next(r, &rec, &e), WARC_END);
+    warc_close(r);
+    fclose(f);
+    free(body);
+    buf_release(&b);
+}
+
+static void a_missing_file_is_an_error(void **state)
+{
+    (void)state;
+    struct warc_reader *r = NULL;
+    struct err e;
+    err_clear(&e);
+    assert_int_equal(warc_open(&r, "/nonexistent/x.warc.gz", &e), ERR_IO);
+    assert_non_null(strstr(e.msg, "cannot open"));
+    warc_close(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(records_and_their_fields_are_read),
+        cmocka_unit_test(gzip_members_read_like_the_plain_file),
+        cmocka_unit_test(chunked_and_gzip_payloads_are_decoded),
+        cmocka_unit_test(malformed_records_are_reported_and_skipped),
+        cmocka_unit_test(a_file_cut_anywhere_ends_with_a_report),
+        cmocka_unit_test(a_corrupt_gzip_member_loses_only_its_record),
+        cmocka_unit_test(blocks_across_windows_and_past_the_bound),
+        cmocka_unit_test(a_missing_file_is_an_error),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
