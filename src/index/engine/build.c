@@ -3,9 +3,10 @@
  * sorting, encoding (perf of `newsd index verify` on 200,000 articles:
  * eng_builder_add, pend_push, term_find, memmove/memcmp and encode_term
  * are ~55 %, reading rows from SQLite ~3 %, tokenizing and stemming ~5 %)
- * - so the writer's thread reads the rows and deals them, in batches, to
- * worker threads that each build their own segments; the writer writes
- * each finished segment to its file. Segments built side by side overlap
+ * - so the writer's thread reads the rows (interning their sources) and
+ * deals copies of them, in batches, to worker threads that each render the
+ * rows' JSON (the document store's copy) and build their own segments; the
+ * writer writes each finished segment to its file. Segments built side by side overlap
  * in time; the merge policy (merge.c) makes large segments of them later.
  *
  * Only for a build from nothing (no segments, nothing applied): then no
@@ -30,13 +31,28 @@
 /* Rows copied out of the reader's cursor (its strings live until the next
  * row only): the strings back to back in buf, placed by offset until the
  * batch is sealed (buf moves while it grows). */
-enum { F_TITLE, F_DESCRIPTION, F_CONTENT, F_LANGUAGE, F_META, F_JSON, F_N };
+enum {
+    F_TITLE,
+    F_DESCRIPTION,
+    F_CONTENT,
+    F_LANGUAGE,
+    F_META,
+    F_SOURCE_ID,
+    F_CANONICAL,
+    F_SOURCE_NAME,
+    F_AUTHOR,
+    F_URL,
+    F_IMAGE,
+    F_N
+};
 #define F_NONE SIZE_MAX
 
 struct batch {
     struct batch *next;
     size_t n;
-    struct eng_row rows[BATCH_ROWS];
+    struct store_row rows[BATCH_ROWS]; /* strings set by batch_seal */
+    uint32_t src[BATCH_ROWS];          /* interned by the reader */
+    uint64_t url_hash[BATCH_ROWS];
     size_t off[BATCH_ROWS][F_N];
     char *buf;
     size_t len, cap;
@@ -99,34 +115,41 @@ static const char *batch_ptr(const struct batch *b, size_t off)
 static void batch_seal(struct batch *b)
 {
     for (size_t i = 0; i < b->n; i++) {
-        struct eng_row *r = &b->rows[i];
-        r->title = batch_ptr(b, b->off[i][F_TITLE]);
-        r->description = batch_ptr(b, b->off[i][F_DESCRIPTION]);
-        r->content = batch_ptr(b, b->off[i][F_CONTENT]);
-        r->language = batch_ptr(b, b->off[i][F_LANGUAGE]);
-        r->meta_terms = batch_ptr(b, b->off[i][F_META]);
-        r->json = batch_ptr(b, b->off[i][F_JSON]);
+        struct store_row *r = &b->rows[i];
+        const size_t *o = b->off[i];
+        r->title = batch_ptr(b, o[F_TITLE]);
+        r->description = batch_ptr(b, o[F_DESCRIPTION]);
+        r->content = batch_ptr(b, o[F_CONTENT]);
+        r->language = batch_ptr(b, o[F_LANGUAGE]);
+        r->meta_terms = batch_ptr(b, o[F_META]);
+        r->source_id = batch_ptr(b, o[F_SOURCE_ID]);
+        r->canonical_url = batch_ptr(b, o[F_CANONICAL]);
+        r->source_name = batch_ptr(b, o[F_SOURCE_NAME]);
+        r->author = batch_ptr(b, o[F_AUTHOR]);
+        r->url = batch_ptr(b, o[F_URL]);
+        r->url_to_image = batch_ptr(b, o[F_IMAGE]);
     }
 }
 
-static int batch_add(struct eng_writer *w, struct batch *b, const struct store_row *row,
-                     struct buf *json)
+/* One row copied into the batch; its source interned and its URL hashed
+ * here (the writer's), its JSON rendered by the worker. */
+static int batch_add(struct eng_writer *w, struct batch *b, const struct store_row *row)
 {
-    buf_reset(json);
-    eng_row_json(row, json);
-    buf_putc(json, '\0'); /* (a string of the batch: NUL ended) */
-    if (json->err)
+    const char *str[F_N] = {row->title,      row->description, row->content,       row->language,
+                            row->meta_terms, row->source_id,   row->canonical_url, row->source_name,
+                            row->author,     row->url,         row->url_to_image};
+    size_t i = b->n;
+    b->src[i] = ENG_NO_SOURCE;
+    if (row->source_id && eng_src_intern(w, row->source_id, &b->src[i]) < 0)
         return ERR_NOMEM;
-    const char *str[F_N] = {row->title,    row->description, row->content,
-                            row->language, row->meta_terms,  json->data};
-    struct buf bare = *json;
-    bare.len--; /* the row's JSON is without the NUL */
-    int rc = eng_row_fill(w, row, eng_row_url_hash(row), &bare, &b->rows[b->n]);
-    for (unsigned f = 0; f < F_N && rc == 0; f++)
-        rc = batch_str(b, str[f], &b->off[b->n][f]);
-    if (rc == 0)
-        b->n++;
-    return rc;
+    b->url_hash[i] = eng_row_url_hash(row);
+    b->rows[i] = *row;
+    for (unsigned f = 0; f < F_N; f++) {
+        if (batch_str(b, str[f], &b->off[i][f]) < 0)
+            return ERR_NOMEM;
+    }
+    b->n++;
+    return 0;
 }
 
 static int hand_over(struct pbuild *pb, struct eng_segment *seg)
@@ -155,7 +178,10 @@ static void *worker_main(void *arg)
 {
     struct pbuild *pb = arg;
     struct eng_builder *b = NULL;
+    struct buf json;
     int rc = eng_builder_new(&b);
+
+    buf_init(&json, 0);
 
     for (;;) {
         pthread_mutex_lock(&pb->lock);
@@ -173,7 +199,15 @@ static void *worker_main(void *arg)
         if (bt == NULL)
             break;
         for (size_t i = 0; i < bt->n && rc == 0; i++) {
-            rc = eng_builder_add(b, &bt->rows[i]);
+            struct eng_row r;
+            buf_reset(&json);
+            eng_row_json(&bt->rows[i], &json);
+            if (json.err) {
+                rc = ERR_NOMEM;
+                break;
+            }
+            eng_row_view(&bt->rows[i], bt->url_hash[i], bt->src[i], &json, &r);
+            rc = eng_builder_add(b, &r);
             if (rc == 0 && eng_builder_count(b) >= pb->seg_full)
                 rc = finish_into(pb, b);
         }
@@ -191,6 +225,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&pb->lock);
     }
     eng_builder_free(b);
+    buf_release(&json);
     text_thread_release(); /* this thread's stemmers */
     return NULL;
 }
@@ -263,8 +298,6 @@ int eng_build_parallel(struct eng_writer *w, unsigned workers, struct err *err)
     uint64_t nrows = 0;
     int rc;
 
-    struct buf json;
-    buf_init(&json, 0);
     pthread_mutex_init(&pb.lock, NULL);
     pthread_cond_init(&pb.more, NULL);
     pthread_cond_init(&pb.room, NULL);
@@ -283,7 +316,7 @@ int eng_build_parallel(struct eng_writer *w, unsigned workers, struct err *err)
             rc = err_set(err, ERR_NOMEM, "out of memory indexing articles");
             break;
         }
-        if (batch_add(w, bt, &row, &json) < 0) {
+        if (batch_add(w, bt, &row) < 0) {
             rc = err_set(err, ERR_NOMEM, "out of memory indexing articles");
             break;
         }
@@ -341,7 +374,6 @@ out:
         pb.done = next;
     }
     batch_free(bt);
-    buf_release(&json);
     store_rows_free(rows);
     pthread_cond_destroy(&pb.room);
     pthread_cond_destroy(&pb.more);

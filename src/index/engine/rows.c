@@ -39,8 +39,8 @@ void eng_row_json(const struct store_row *row, struct buf *out)
     article_json(out, &a);
 }
 
-int eng_row_fill(struct eng_writer *w, const struct store_row *row, uint64_t url_hash,
-                 const struct buf *json, struct eng_row *out)
+void eng_row_view(const struct store_row *row, uint64_t url_hash, uint32_t src,
+                  const struct buf *json, struct eng_row *out)
 {
     *out = (struct eng_row){
         .id = row->id,
@@ -51,14 +51,11 @@ int eng_row_fill(struct eng_writer *w, const struct store_row *row, uint64_t url
         .content = row->content,
         .language = row->language,
         .meta_terms = row->meta_terms,
-        .src = ENG_NO_SOURCE,
+        .src = src,
         .url_hash = url_hash,
         .json = json->data,
         .json_len = json->len,
     };
-    if (row->source_id && eng_src_intern(w, row->source_id, &out->src) < 0)
-        return ERR_NOMEM;
-    return 0;
 }
 
 int eng_row_add(struct eng_writer *w, struct eng_builder *b, const struct store_row *row,
@@ -68,9 +65,14 @@ int eng_row_add(struct eng_writer *w, struct eng_builder *b, const struct store_
     struct eng_row r;
     buf_init(&json, 0);
     eng_row_json(row, &json);
-    int rc = json.err ? ERR_NOMEM : eng_row_fill(w, row, url_hash, &json, &r);
-    if (rc == 0)
+    uint32_t src = ENG_NO_SOURCE;
+    int rc = json.err ? ERR_NOMEM : 0;
+    if (rc == 0 && row->source_id && eng_src_intern(w, row->source_id, &src) < 0)
+        rc = ERR_NOMEM;
+    if (rc == 0) {
+        eng_row_view(row, url_hash, src, &json, &r);
         rc = eng_builder_add(b, &r);
+    }
     buf_release(&json);
     return rc;
 }

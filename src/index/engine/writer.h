@@ -133,10 +133,10 @@ struct buf;
 /* The row's NewsAPI JSON, as the API would render it (the document store's
  * copy); json->err set when out of memory. */
 void eng_row_json(const struct store_row *row, struct buf *out);
-/* The builder's view of a row and its JSON (strings borrowed; the source
- * interned now). 0 or ERR_NOMEM. */
-int eng_row_fill(struct eng_writer *w, const struct store_row *row, uint64_t url_hash,
-                 const struct buf *json, struct eng_row *out);
+/* The builder's view of a row, its interned source and its JSON (strings
+ * borrowed). */
+void eng_row_view(const struct store_row *row, uint64_t url_hash, uint32_t src,
+                  const struct buf *json, struct eng_row *out);
 /* One row into the builder. 0 or ERR_NOMEM. */
 int eng_row_add(struct eng_writer *w, struct eng_builder *b, const struct store_row *row,
                 uint64_t url_hash);
