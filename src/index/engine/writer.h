@@ -24,9 +24,10 @@
  * small, at the cost of visiting N / SEGMENT_FULL segments per query. */
 #define ENG_SEGMENT_FULL 131072
 /* Live documents past which merges stop (merge.c): a merge holds its
- * output in RAM until it is written, about 0.5 KB per NewsAPI-sized
- * article. */
-#define ENG_MERGE_MAX (1u << 21)
+ * output in RAM until it is written - postings about 0.75 KB and the
+ * documents' JSON about 0.85 KB per NewsAPI-sized article, ~1.7 GB at the
+ * cap. */
+#define ENG_MERGE_MAX (1u << 20)
 
 struct eng_merge;
 
