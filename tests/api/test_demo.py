@@ -17,7 +17,13 @@ import requests
 
 from harness import ASAN, BIN, HTTP_TIMEOUT, REPO, clean_env
 
-pytestmark = pytest.mark.skipif(ASAN, reason="runs the release build as make demo does")
+pytestmark = [
+    pytest.mark.skipif(ASAN, reason="runs the release build as make demo does"),
+    # The demo serves with the default index; the fts5 run of the suite
+    # (make api-test-fts5) would only repeat these minutes.
+    pytest.mark.skipif(os.environ.get("NEWSD_INDEX") == "fts5",
+                       reason="the demo uses the default index: run once, in make api-test"),
+]
 
 
 def start_demo(store, feeds=False):

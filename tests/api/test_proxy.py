@@ -117,7 +117,8 @@ def free_port():
     return port
 
 
-@pytest.mark.skipif(ASAN, reason="one run is enough: nginx is what is tested here")
+@pytest.mark.skipif(ASAN or os.environ.get("NEWSD_INDEX") == "fts5",
+                    reason="one run is enough: nginx is what is tested here")
 @pytest.mark.skipif(shutil.which("nginx") is None and not os.path.exists("/usr/sbin/nginx"),
                     reason="nginx not installed (scripts/install-deps.sh --test)")
 def test_the_nginx_example_serves_newsd_over_tls(store, tmp_path):
