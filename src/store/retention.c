@@ -68,6 +68,10 @@ static int delete_batches(struct store *s, const struct store_delete_filter *f, 
         if ((rc = store_articles_delete(s, f, (size_t)want, &n, err)) < 0)
             break;
         *deleted += n;
+        /* Counted per batch, not per run: a run may last long, and what
+         * is deleted is deleted (newsd_retention_deleted_total). */
+        if (pace_in)
+            metrics_add(pace_in->counter, (uint64_t)n);
         if (n < want)
             break; /* none left */
         /* At least as long as the batch held the writer: deleting takes
@@ -134,7 +138,6 @@ static void *retention_main(void *arg)
         int64_t deleted = 0, t0 = clock_mono_ms();
         err_clear(&err);
         int rc = retention_run(r->store, &r->opt, (int64_t)time(NULL), &r->stop, &deleted, &err);
-        metrics_add(r->deleted_total, (uint64_t)deleted);
         if (rc < 0)
             log_warn("retention: %s (%lld articles deleted; tried again in %lld s)",
                      err_msg(&err, rc), (long long)deleted, (long long)(period_ms / 1000));
@@ -168,6 +171,7 @@ int retention_start(struct retention **out, struct store *s, const struct retent
     r->store = s;
     r->opt = *o;
     r->deleted_total = deleted_total;
+    r->opt.pace.counter = deleted_total;
     atomic_init(&r->stop, false);
     pthread_mutex_init(&r->mu, NULL);
     clock_cond_init(&r->cv);

@@ -18,6 +18,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "util/metrics.h"
+
 #include "store/store.h"
 #include "util/err.h"
 
@@ -30,6 +32,7 @@
 struct retention_pace {
     int64_t batch;
     int64_t pause_ms;
+    struct metric *counter; /* each batch's deletions added as it commits (NULL: none) */
 };
 
 /* Delete every article matching f, batch by batch, then give the space

@@ -123,8 +123,13 @@ def test_retention_under_concurrent_import_and_search(tmp_path):
         assert total(c, {"q": "story"}) == len(fresh)
         # Every old article went by the policy (its counter), none by hand.
         assert "retention: " in srv.stderr()
+        want = "newsd_retention_deleted_total %d\n" % len(old)
+        deadline = time.monotonic() + 10
         m = requests.get(srv.base + "/metrics", timeout=30).text
-        assert "newsd_retention_deleted_total %d\n" % len(old) in m, m[-3000:]
+        while want not in m and time.monotonic() < deadline:
+            time.sleep(0.1)
+            m = requests.get(srv.base + "/metrics", timeout=30).text
+        assert want in m, m[-3000:]
     finally:
         problems = srv.stop()
     assert not problems, problems
