@@ -62,6 +62,25 @@ enum route {
     ROUTE_METRICS,
 };
 
+/* Every path newsd answers (404 routeNotFound for the rest). */
+static const struct {
+    const char *path;
+    enum route route;
+} routes[] = {
+    {"/v2/everything", ROUTE_EVERYTHING},
+    {"/v2/top-headlines", ROUTE_TOP_HEADLINES},
+    {"/v2/top-headlines/sources", ROUTE_SOURCES},
+    {"/v2/sources", ROUTE_SOURCES},
+    {"/healthz", ROUTE_HEALTH},
+    {"/livez", ROUTE_LIVE},
+    {"/", ROUTE_WEB_INDEX},
+    {"/app.js", ROUTE_WEB_JS},
+    {"/style.css", ROUTE_WEB_CSS},
+    {"/v2/openapi.json", ROUTE_OPENAPI},
+    {"/metrics", ROUTE_METRICS},
+};
+#define N_ROUTES (sizeof routes / sizeof routes[0])
+
 /* Match the path after the optional newsapi.org prefix (the npm client can
  * only be redirected that way) and one optional trailing slash. */
 static enum route route_of(const char *path)
@@ -77,23 +96,7 @@ static enum route route_of(const char *path)
     size_t len = strlen(path);
     if (len > 1 && path[len - 1] == '/')
         len--;
-    static const struct {
-        const char *path;
-        enum route route;
-    } routes[] = {
-        {"/v2/everything", ROUTE_EVERYTHING},
-        {"/v2/top-headlines", ROUTE_TOP_HEADLINES},
-        {"/v2/top-headlines/sources", ROUTE_SOURCES},
-        {"/v2/sources", ROUTE_SOURCES},
-        {"/healthz", ROUTE_HEALTH},
-        {"/livez", ROUTE_LIVE},
-        {"/", ROUTE_WEB_INDEX},
-        {"/app.js", ROUTE_WEB_JS},
-        {"/style.css", ROUTE_WEB_CSS},
-        {"/v2/openapi.json", ROUTE_OPENAPI},
-        {"/metrics", ROUTE_METRICS},
-    };
-    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+    for (size_t i = 0; i < N_ROUTES; i++)
         if (strlen(routes[i].path) == len && !strncmp(path, routes[i].path, len))
             return routes[i].route;
     return ROUTE_NONE;
@@ -104,22 +107,15 @@ static enum route route_of(const char *path)
  * logged, since it may be anything (a key, pasted in the wrong place). */
 static size_t known_path_prefix(const char *path)
 {
-    static const char *const known[] = {"/v2/top-headlines/sources",
-                                        "/v2/everything",
-                                        "/v2/sources",
-                                        "/v2/openapi.json",
-                                        "/healthz",
-                                        "/livez",
-                                        "/metrics",
-                                        "/app.js",
-                                        "/style.css"};
     size_t best = 1; /* "/" */
     for (const char *seg = strchr(path + (path[0] == '/'), '/');; seg = strchr(seg + 1, '/')) {
         size_t len = seg ? (size_t)(seg - path) : strlen(path);
         bool begins_a_route = false;
-        for (size_t i = 0; i < sizeof known / sizeof known[0] && !begins_a_route; i++)
+        for (size_t i = 0; i < N_ROUTES && !begins_a_route; i++) {
+            const char *r = routes[i].path;
             begins_a_route =
-                !strncmp(known[i], path, len) && (known[i][len] == '/' || known[i][len] == '\0');
+                strlen(r) >= len && !strncmp(r, path, len) && (r[len] == '/' || r[len] == '\0');
+        }
         if (!begins_a_route)
             break;
         best = len;

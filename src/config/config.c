@@ -244,14 +244,16 @@ static const struct server_key {
     enum server_kind kind;
     size_t offset, size; /* of the field in struct config */
     int64_t min, max;    /* SK_INT */
+    int64_t scale;       /* SK_INT: the field holds value × scale (0: as read) */
 } server_keys[] = {
 #define SKEY(n, k, f, lo, hi)                                                                      \
     {                                                                                              \
-        n, k, offsetof(struct config, f), sizeof(((struct config *)0)->f), lo, hi                  \
+        n, k, offsetof(struct config, f), sizeof(((struct config *)0)->f), lo, hi, 0               \
     }
     SKEY("listen", SK_HOSTPORT, listen, 0, 0),
     SKEY("threads", SK_INT, threads, 0, 4096),
-    SKEY("live_window_hours", SK_INT, live_window_seconds, 1, 24 * 365 * 100),
+    {"live_window_hours", SK_INT, offsetof(struct config, live_window_seconds), sizeof(int64_t), 1,
+     24 * 365 * 100, 3600}, /* hours, kept in seconds */
     SKEY("result_window", SK_INT, result_window, 0, 1000000000000LL),
     SKEY("query_timeout_ms", SK_INT, query_timeout_ms, 0, 3600 * 1000),
     SKEY("index", SK_INDEX, index, 0, 0),
@@ -326,8 +328,8 @@ static int server_set(struct parser *ps, struct span key, struct span v)
     case SK_INT:
         if ((rc = value_int(ps, key, v, k->min, k->max, &x)) < 0)
             return rc;
-        if (!strcmp(k->name, "live_window_hours"))
-            x *= 3600; /* kept in seconds */
+        if (k->scale)
+            x *= k->scale;
         if (k->size == sizeof(unsigned))
             *(unsigned *)(void *)field = (unsigned)x;
         else
