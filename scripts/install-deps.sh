@@ -18,7 +18,7 @@ libpq-dev nettle-dev libzstd-dev
 TEST="
 clang libclang-rt-dev libcmocka-dev postgresql
 python3-pytest python3-requests wrk
-python3-jsonschema python3-yaml chromium python3-readability
+python3-jsonschema python3-yaml chromium python3-readability nginx openssl
 "
 
 test=no
