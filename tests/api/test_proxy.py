@@ -119,14 +119,13 @@ def free_port():
 
 @pytest.mark.skipif(ASAN or os.environ.get("NEWSD_INDEX") == "fts5",
                     reason="one run is enough: nginx is what is tested here")
-@pytest.mark.skipif(shutil.which("nginx") is None and not os.path.exists("/usr/sbin/nginx"),
-                    reason="nginx not installed (scripts/install-deps.sh --test)")
 def test_the_nginx_example_serves_newsd_over_tls(store, tmp_path):
     """dist/nginx-newsd.conf, with only its addresses and paths changed for a
     test: HTTPS answers from newsd, newsd logs the client's own address (not
     nginx's), and the key is in neither log."""
     d, key = store
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    assert os.access(nginx, os.X_OK), "nginx missing: scripts/install-deps.sh --test installs it"
     newsd_conf = conf(tmp_path, "[server]\ntrusted_proxies = 127.0.0.1\n")
     srv = Server(d, args=["--config", newsd_conf, "--log-format", "json"])
     ngx = None
