@@ -189,6 +189,13 @@ static void usage_limits(const struct auth_usage *u, const struct auth_plan *p,
         out->remaining = 0;
 }
 
+/* Whether a quota of p is used up (shard mutex held). */
+static bool usage_spent(const struct auth_usage *u, const struct auth_plan *p)
+{
+    return (p->requests_per_day > 0 && u->day_count >= p->requests_per_day) ||
+           (p->requests_per_month > 0 && u->month_count >= p->requests_per_month);
+}
+
 /* AUTH_EXHAUSTED with the limits and when the key is free again (when
  * every exhausted period has ended). Shard mutex held. */
 static void usage_exhausted(const struct auth_usage *u, const struct auth_plan *p, int64_t now,
@@ -239,9 +246,7 @@ int auth_usage_take(struct auth *a, int64_t key_id, const unsigned char hash[32]
     struct auth_shard *sh = usage_shard(a, key_id);
     usage_roll(u, day);
 
-    bool day_out = p->requests_per_day > 0 && u->day_count >= p->requests_per_day;
-    bool month_out = p->requests_per_month > 0 && u->month_count >= p->requests_per_month;
-    if (day_out || month_out) {
+    if (usage_spent(u, p)) {
         usage_exhausted(u, p, now, out);
         goto out;
     }
@@ -273,6 +278,15 @@ int auth_usage_take(struct auth *a, int64_t key_id, const unsigned char hash[32]
         if (rc != ERR_UNSUPPORTED && rc != ERR_BUSY)
             goto out;
         rc = 0;
+        /* The shard mutex was let go for the store call: other threads may
+         * have counted meanwhile, so the quota is checked again before this
+         * request counts (without it two threads seeing 4,999 of 5,000 both
+         * passed). */
+        usage_roll(u, day);
+        if (usage_spent(u, p)) {
+            usage_exhausted(u, p, now, out);
+            goto out;
+        }
     }
     rc = usage_pending_add(u, u->day, 1);
     if (rc < 0) {
