@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "ingest/crawl.h"
 #include "util/limits.h"
 
 #include "util/banned.h"
@@ -236,6 +237,7 @@ enum server_kind {
     SK_BOOL,     /* true/false, yes/no, on/off, 1/0 */
     SK_INDEX,    /* fts5 | engine */
     SK_LOGFMT,   /* text | json */
+    SK_PAGES,    /* missing | always | never (ingest/crawl.h) */
     SK_NETWORKS  /* CIDR list (util/netpolicy.h) */
 };
 
@@ -264,6 +266,7 @@ static const struct server_key {
     SKEY("crawl", SK_BOOL, crawl, 0, 0),
     SKEY("access_log", SK_BOOL, access_log, 0, 0),
     SKEY("log_format", SK_LOGFMT, log_format_json, 0, 0),
+    SKEY("pages", SK_PAGES, crawl_pages, 0, 0),
     SKEY("trusted_proxies", SK_NETWORKS, trusted_proxies, 0, 0),
     SKEY("metrics_allow_networks", SK_NETWORKS, metrics_allow_networks, 0, 0),
 #undef SKEY
@@ -350,6 +353,13 @@ static int server_set(struct parser *ps, struct span key, struct span v)
             return parse_fail(ps, "log_format: '%s' is not text or json", span_show(v, vb));
         *(int *)(void *)field = span_eq(v, "json");
         return 0;
+    case SK_PAGES: {
+        enum crawl_pages_mode m;
+        if (!crawl_pages_mode_parse(span_show(v, vb), &m))
+            return parse_fail(ps, "pages: '%s' is not missing, always or never", span_show(v, vb));
+        *(int *)(void *)field = (int)m;
+        return 0;
+    }
     case SK_NETWORKS: {
         char why[NETPOLICY_WHY_MAX];
         if (netpolicy_allow_parse((struct netpolicy *)(void *)field, v.p, v.n, why, sizeof why) < 0)
@@ -605,6 +615,7 @@ void config_defaults(struct config *c)
     netpolicy_init(&c->trusted_proxies);
     netpolicy_init(&c->metrics_allow_networks);
     c->crawl = -1;
+    c->crawl_pages = -1;
     c->access_log = -1;
     c->log_format_json = -1;
     c->live_window_seconds = LIMIT_LIVE_WINDOW_SECONDS;

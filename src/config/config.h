@@ -81,6 +81,7 @@ struct config {
     char metrics_listen[CONFIG_LISTEN_MAX];
     char user[64];
     int crawl, access_log; /* 0 / 1, -1 = not set */
+    int crawl_pages;       /* pages: enum crawl_pages_mode (ingest/crawl.h), -1 = not set */
     int log_format_json;   /* 0 text, 1 json, -1 = not set */
     /* X-Forwarded-For is believed only from these peers (none by default). */
     struct netpolicy trusted_proxies;

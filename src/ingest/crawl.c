@@ -462,6 +462,33 @@ static int doc_articles(struct store *s, struct arena *a, const struct feed_reco
     return 0;
 }
 
+bool crawl_pages_mode_parse(const char *s, enum crawl_pages_mode *out)
+{
+    static const struct {
+        const char *name;
+        enum crawl_pages_mode mode;
+    } modes[] = {{"missing", CRAWL_PAGES_MISSING},
+                 {"always", CRAWL_PAGES_ALWAYS},
+                 {"never", CRAWL_PAGES_NEVER}};
+    for (size_t i = 0; s && i < sizeof modes / sizeof modes[0]; i++) {
+        if (strcmp(s, modes[i].name) == 0) {
+            *out = modes[i].mode;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The feed's own page setting, else the crawler's (a value the store holds
+ * but this version does not know falls back too). */
+static enum crawl_pages_mode feed_pages_mode(const struct crawler *c, const struct feed_record *f)
+{
+    enum crawl_pages_mode m = c->opt.pages;
+    if (f->pages && !crawl_pages_mode_parse(f->pages, &m))
+        m = c->opt.pages;
+    return m;
+}
+
 /* Store what changed in b; *new_items = items this feed had not listed
  * before. Fills b->marks with what is now stored. */
 static int doc_store(struct crawler *c, struct arena *a, const struct feed_record *f,
@@ -505,8 +532,9 @@ static int doc_store(struct crawler *c, struct arena *a, const struct feed_recor
     stats->articles_updated += ps.updated;
     /* Stored, so searchable: their pages come at the end of the pass. */
     size_t max = c->opt.pages_max ? c->opt.pages_max : CRAWL_PAGES_MAX;
+    enum crawl_pages_mode mode = feed_pages_mode(c, f);
     for (size_t i = 0; i < n_put; i++) {
-        if (put_new[i] && crawl_pages_want(&c->pages, c->opt.pages, max, &put[i], put_dated[i]) < 0)
+        if (put_new[i] && crawl_pages_want(&c->pages, mode, max, &put[i], put_dated[i]) < 0)
             return err_set(err, ERR_NOMEM, "out of memory");
     }
     return 0;

@@ -83,6 +83,11 @@ enum crawl_pages_mode {
     CRAWL_PAGES_NEVER,
 };
 
+/* The mode named s ("missing", "always", "never": what `crawl --pages`,
+ * `feeds add --pages` and a feed's stored setting say); false for any other
+ * text. */
+bool crawl_pages_mode_parse(const char *s, enum crawl_pages_mode *out);
+
 struct crawl_options {
     size_t batch_max;            /* feeds per pass; 0 = CRAWL_BATCH_MAX */
     unsigned per_host;           /* feeds of one host per pass; 0 = 1 */
@@ -90,7 +95,8 @@ struct crawl_options {
     bool no_jitter;              /* exact waits (tests) */
     uint64_t seed;               /* of the jitter; 0 = from the clock */
     struct fetch_options fetch;  /* timeouts, sizes, user agent; its cancel hook is ours */
-    enum crawl_pages_mode pages; /* items whose page is fetched after their feed */
+    enum crawl_pages_mode pages; /* items whose page is fetched after their feed,
+                                  * for feeds without a setting of their own */
     size_t pages_max;            /* pages per pass; 0 = CRAWL_PAGES_MAX */
 };
 

@@ -233,3 +233,57 @@ def test_page_fetches_obey_the_outbound_rules(tmp_path):
         for srv_ in (page_srv, feed_srv):
             srv_.shutdown()
             srv_.server_close()
+
+
+def test_a_feeds_own_pages_setting_wins_and_travels_with_it(tmp_path):
+    """`feeds add --pages never` keeps the crawler from the feed's pages even
+    when the crawl asks for all of them; `feeds edit --pages ""` hands the
+    feed back to the crawler's setting; the setting is listed, exported and
+    re-imported (JSONL and OPML), and a bad value is refused."""
+    srv = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Handler, directory=DATA))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    base = "http://127.0.0.1:%d/" % srv.server_address[1]
+    try:
+        Handler.feed = rss(base)
+        Handler.asked = []
+        store = str(tmp_path / "store")
+        os.mkdir(store)
+        conf = allow_loopback(tmp_path)
+        bad = run_cli("feeds", "add", "--store", store, "--config", conf, base + "feed.xml",
+                      "--pages", "sometimes")
+        assert bad.rc != 0 and "pages" in bad.err, repr(bad)
+        fid = cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml",
+                     "--pages", "never").out.strip()
+        listed = json.loads(cli_ok("feeds", "list", "--store", store, "--format", "json").out)
+        assert [f.get("pages") for f in listed] == ["never"], listed
+
+        run = cli_ok("crawl", "--once", "--store", store, "--config", conf, "--pages", "always")
+        assert SUMMARY.search(run.out).groups() == ("0", "0", "0", "0"), repr(run)
+        assert Handler.asked == ["/feed.xml"], Handler.asked
+
+        jsonl = cli_ok("feeds", "export", "--store", store, "--format", "jsonl").out
+        assert json.loads(jsonl.splitlines()[0])["pages"] == "never", jsonl
+        opml = cli_ok("feeds", "export", "--store", store, "--format", "opml").out
+        assert 'newsd:pages="never"' in opml, opml
+        for name, text in (("feeds.jsonl", jsonl), ("feeds.opml", opml)):
+            other = str(tmp_path / ("store-" + name))
+            os.mkdir(other)
+            path = tmp_path / name
+            path.write_text(text)
+            cli_ok("feeds", "import", "--store", other, "--config", conf, str(path))
+            again = json.loads(cli_ok("feeds", "list", "--store", other, "--format", "json").out)
+            assert [f.get("pages") for f in again] == ["never"], (name, again)
+        badline = tmp_path / "bad.jsonl"
+        badline.write_text(json.dumps({"url": base + "other.xml", "pages": "sometimes"}) + "\n")
+        imp = run_cli("feeds", "import", "--store", store, "--config", conf, str(badline))
+        assert "pages must be missing, always or never" in imp.err, repr(imp)
+
+        cli_ok("feeds", "edit", "--store", store, fid, "--pages", "")
+        listed = json.loads(cli_ok("feeds", "list", "--store", store, "--format", "json").out)
+        assert "pages" not in listed[0], listed
+        bad = run_cli("feeds", "edit", "--store", store, fid, "--pages", "often")
+        assert bad.rc != 0 and "--pages" in bad.err, repr(bad)
+    finally:
+        srv.shutdown()
+        srv.server_close()

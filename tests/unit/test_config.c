@@ -13,6 +13,7 @@
 
 #include "auth/auth.h"
 #include "config/config.h"
+#include "ingest/crawl.h"
 #include "util/err.h"
 #include "util/limits.h"
 #include "util/netpolicy.h"
@@ -288,6 +289,7 @@ static const struct bad_case {
     {"[server]\ncrawl = maybe\n", 2, "crawl: 'maybe' is not true or false"},
     {"[server]\naccess_log =\n", 2, "not true or false"},
     {"[server]\nlog_format = xml\n", 2, "log_format: 'xml' is not text or json"},
+    {"[server]\npages = sometimes\n", 2, "pages: 'sometimes' is not missing, always or never"},
     {"[server]\ntrusted_proxies = 10.0.0.1/8\n", 2, "trusted_proxies:"},
     {"[server]\nmetrics_allow_networks = example.com\n", 2, "metrics_allow_networks:"},
     {"[server]\nuser = a b\n", 2, "user: 'a b' may only hold printable ASCII without blanks"},
@@ -341,7 +343,8 @@ static void every_serve_setting_has_a_server_key(void **state)
                                "log_format = json\n"
                                "trusted_proxies = 127.0.0.1 10.0.0.0/8\n"
                                "metrics_allow_networks = 192.168.0.0/16, ::1\n"
-                               "index = fts5\n";
+                               "index = fts5\n"
+                               "pages = never\n";
     struct config c;
     struct err err;
     assert_int_equal(parse(text, &c, &err), 0);
@@ -353,6 +356,7 @@ static void every_serve_setting_has_a_server_key(void **state)
     assert_int_equal(c.access_log, 1);
     assert_int_equal(c.log_format_json, 1);
     assert_string_equal(c.index, "fts5");
+    assert_int_equal(c.crawl_pages, CRAWL_PAGES_NEVER);
     struct netpolicy_addr a;
     assert_true(netpolicy_addr_from_host(&a, "10.9.8.7", 8));
     assert_true(netpolicy_holds(&c.trusted_proxies, &a));
@@ -366,6 +370,7 @@ static void every_serve_setting_has_a_server_key(void **state)
     assert_int_equal(c.crawl, -1);
     assert_int_equal(c.access_log, -1);
     assert_int_equal(c.log_format_json, -1);
+    assert_int_equal(c.crawl_pages, -1);
     assert_string_equal(c.store, "");
     assert_int_equal(c.trusted_proxies.n_allow, 0);
 }

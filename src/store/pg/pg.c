@@ -149,7 +149,12 @@ static const char *const schema_v1[] = {
 /* clang-format on */
 
 /* Each migration: its statements (each under C's 4095-byte literal limit). */
-static const char *const *const migrations[] = {schema_v1};
+/* Per feed, which new items get their page fetched (NULL: the crawler's
+ * setting; ingest/crawl.h). */
+static const char *const schema_v2[] = {"ALTER TABLE feeds ADD COLUMN IF NOT EXISTS pages TEXT;",
+                                        NULL};
+
+static const char *const *const migrations[] = {schema_v1, schema_v2};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
 /* One migration step from `from` in a transaction, unless another node did

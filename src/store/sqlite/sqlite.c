@@ -104,7 +104,11 @@ static const char schema_v4[] =
     "CREATE TABLE IF NOT EXISTS article_deletions("
     " seq INTEGER PRIMARY KEY, id INTEGER NOT NULL, deleted_at INTEGER NOT NULL DEFAULT 0);";
 
-static const char *const migrations[] = {schema_v1, schema_v2, schema_v3, schema_v4};
+/* Per feed, which new items get their page fetched (NULL: the crawler's
+ * setting; ingest/crawl.h). */
+static const char schema_v5[] = "ALTER TABLE feeds ADD COLUMN pages TEXT;";
+
+static const char *const migrations[] = {schema_v1, schema_v2, schema_v3, schema_v4, schema_v5};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
 int store_sqlite_begin(struct store_sqlite *s, struct err *err)
