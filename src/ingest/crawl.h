@@ -67,7 +67,8 @@
 #define CRAWL_ITEM_MEMORY_S (30 * 86400) /* items a feed dropped are forgotten after this */
 #define CRAWL_TICK_MS 1000               /* the background thread's pass period */
 #define CRAWL_FAILING_RECOUNT_S 60       /* newsd_feeds_failing is counted at least this often */
-#define CRAWL_PAGES_MAX 64               /* item pages fetched by one pass */
+#define CRAWL_PAGES_MAX 64               /* item pages fetched by one pass (the rest
+                                          * wait for the next ones, crawl_pages.h) */
 /* One feed's parse and articles. */
 #define CRAWL_FEED_ARENA_BYTES ((size_t)512 * 1024 * 1024)
 
@@ -113,6 +114,7 @@ struct crawl_stats {
     size_t pages_fetched;    /* item pages fetched and read */
     size_t pages_failed;     /* network or HTTP errors, not HTML, too large */
     size_t pages_no_article; /* pages that hold no article */
+    size_t pages_waiting;    /* queued for later passes when this one ended */
     size_t articles_filled;  /* articles completed from their page */
 };
 
