@@ -56,8 +56,9 @@ struct http_response {
     char *body;               /* malloc'd; taken by the server (may be NULL) */
     size_t len;
     /* Non-NULL: the body is this stream (http_stream_new), sent as it is
-     * written, never gzipped; body must then be NULL. The server takes a
-     * reference of its own; the handler keeps (and releases) its one. */
+     * written, never gzipped; body must then be NULL. Like body, it is
+     * taken by the server: setting it hands over one reference (a writer
+     * that goes on writing keeps another, http_stream_ref). */
     struct http_stream *stream;
     struct http_header headers[HTTP_MAX_HEADERS];
     size_t n_headers;
@@ -97,12 +98,18 @@ int http_stream_new(struct http_stream **out, size_t max_pending, struct err *er
  * http_stream_end was called). Any thread. */
 int http_stream_write(struct http_stream *st, const char *data, size_t len);
 
+/* Bytes written and not yet sent. */
+size_t http_stream_pending(struct http_stream *st);
+
 /* No more data: the body ends once what was written is sent. */
 void http_stream_end(struct http_stream *st);
 
 /* Whether writes can still succeed (the client has not gone, the server
  * is not stopping, nobody ended it). */
 bool http_stream_open(struct http_stream *st);
+
+/* Another reference to st (returned). */
+struct http_stream *http_stream_ref(struct http_stream *st);
 
 /* Drop the caller's reference. NULL: no-op. */
 void http_stream_release(struct http_stream *st);

@@ -186,7 +186,8 @@ static void response_release(struct http_response *resp)
 {
     free(resp->body);
     resp->body = NULL;
-    resp->stream = NULL; /* the handler's reference stays the handler's */
+    http_stream_release(resp->stream); /* the one handed over (MHD's is its own) */
+    resp->stream = NULL;
     for (size_t i = 0; i < resp->n_headers; i++)
         free(resp->headers[i].value);
     resp->n_headers = 0;

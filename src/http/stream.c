@@ -61,6 +61,14 @@ static void stream_unref(struct http_stream *st)
     free(st);
 }
 
+struct http_stream *http_stream_ref(struct http_stream *st)
+{
+    pthread_mutex_lock(&st->lock);
+    st->refs++;
+    pthread_mutex_unlock(&st->lock);
+    return st;
+}
+
 void http_stream_release(struct http_stream *st)
 {
     if (st)
@@ -140,6 +148,14 @@ int http_stream_write(struct http_stream *st, const char *data, size_t len)
 out:
     pthread_mutex_unlock(&st->lock);
     return rc;
+}
+
+size_t http_stream_pending(struct http_stream *st)
+{
+    pthread_mutex_lock(&st->lock);
+    size_t n = st->len - st->off;
+    pthread_mutex_unlock(&st->lock);
+    return n;
 }
 
 void http_stream_end(struct http_stream *st)
