@@ -126,6 +126,12 @@ static int sink_idle(void *ctx)
     return sink_result(s, http_stream_write(s->st, ka, sizeof ka - 1));
 }
 
+static bool sink_alive(void *ctx)
+{
+    struct stream_sub *s = ctx;
+    return http_stream_open(s->st);
+}
+
 static void sink_release(void *ctx)
 {
     struct stream_sub *s = ctx;
@@ -138,6 +144,7 @@ static void sink_release(void *ctx)
 static const struct push_live_sink sse_sink = {
     .article = sink_article,
     .idle = sink_idle,
+    .alive = sink_alive,
     .release = sink_release,
 };
 

@@ -105,7 +105,9 @@ size_t http_stream_pending(struct http_stream *st);
 void http_stream_end(struct http_stream *st);
 
 /* Whether writes can still succeed (the client has not gone, the server
- * is not stopping, nobody ended it). */
+ * is not stopping, nobody ended it). A client that closed its connection
+ * while nothing was being sent is found here (a system call: call it
+ * about once a second per stream, not in a tight loop). */
 bool http_stream_open(struct http_stream *st);
 
 /* Another reference to st (returned). */

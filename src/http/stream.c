@@ -16,6 +16,7 @@
 #include "http/internal.h"
 
 #include <microhttpd.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,9 +167,31 @@ void http_stream_end(struct http_stream *st)
     pthread_mutex_unlock(&st->lock);
 }
 
+/* Under st->lock: whether the client of a parked connection has gone (its
+ * socket reads as closed). libmicrohttpd does not watch the sockets of
+ * suspended connections, so without this a client that left would be
+ * noticed only at the next write. */
+static bool parked_client_gone(struct http_stream *st)
+{
+    if (!st->suspended || !st->conn)
+        return false;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(st->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci)
+        return false;
+    char c;
+    ssize_t n = recv(ci->connect_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
 bool http_stream_open(struct http_stream *st)
 {
     pthread_mutex_lock(&st->lock);
+    if (!st->closed && parked_client_gone(st)) {
+        st->closed = true; /* the reader ends the response, MHD closes the connection */
+        drop_pending(st);
+        wake(st);
+    }
     bool open = !st->closed && !st->ended;
     pthread_mutex_unlock(&st->lock);
     return open;

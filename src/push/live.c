@@ -71,6 +71,7 @@ struct push_live {
     int64_t version;   /* the log's data version when last read */
     bool more;         /* the last batch was full */
     int64_t warned_ms; /* last log-read warning */
+    int64_t alive_ms;  /* when the sinks were last asked whether they are alive */
 };
 
 static struct metric *m_open, *m_events;
@@ -320,9 +321,14 @@ out:
 static void keepalive_and_sweep(struct push_live *h)
 {
     int64_t now = clock_mono_ms();
+    bool ask = now - h->alive_ms >= PUSH_LIVE_ALIVE_MS;
+    if (ask)
+        h->alive_ms = now;
     size_t w = 0;
     for (size_t i = 0; i < h->n; i++) {
         struct sub *s = h->subs[i];
+        if (!s->dead && ask && !s->sink->alive(s->ctx))
+            s->dead = true;
         if (!s->dead && now - s->last_ms >= h->cfg.keepalive_ms) {
             s->last_ms = now;
             if (s->sink->idle(s->ctx) < 0)
