@@ -41,6 +41,7 @@ int api_new(struct api **out, struct store *s, struct index *idx, struct auth *a
     if (api->cfg.result_window < 0)
         api->cfg.result_window = LIMIT_RESULT_WINDOW;
     api_metrics_init();
+    api_stream_metrics_init();
     *out = api;
     return 0;
 }

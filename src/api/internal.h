@@ -114,6 +114,7 @@ int api_everything_filters(struct api_call *c, struct index_request *req);
 
 void api_everything(struct api_call *c);
 void api_everything_stream(struct api_call *c); /* stream.c */
+void api_stream_metrics_init(void);            /* stream.c: its series shown from the start */
 void api_top_headlines(struct api_call *c);
 void api_sources(struct api_call *c);
 

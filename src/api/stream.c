@@ -80,12 +80,15 @@ struct stream_sub {
 
 static struct metric *slow_metric(void)
 {
-    static struct metric *m;
-    if (!m)
-        m = metrics_counter("newsd_stream_slow_disconnects_total",
-                            "Live streams cut off because their client did not read what was "
-                            "sent (the per-stream buffer filled).");
-    return m;
+    /* Registered once; later calls return the same handle. */
+    return metrics_counter("newsd_stream_slow_disconnects_total",
+                           "Live streams cut off because their client did not read what was "
+                           "sent (the per-stream buffer filled).");
+}
+
+void api_stream_metrics_init(void)
+{
+    slow_metric();
 }
 
 /* A write's outcome for the hub: a full buffer is a client too slow. */
@@ -209,6 +212,8 @@ static void respond_error_event(struct api_call *c, enum api_error e, const char
     free(tmp.body);
     api_respond_rendered(c, &b);
     c->resp->content_type = STREAM_CONTENT_TYPE;
+    /* The end of the body must end the stream for the client: close. */
+    http_response_add_header(c->resp, "Connection", "close");
 }
 
 void api_everything_stream(struct api_call *c)

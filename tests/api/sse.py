@@ -73,8 +73,11 @@ class Stream:
         return head
 
     def _read_rest(self):
+        length = self.headers.get("content-length")
         try:
             while True:
+                if length is not None and len(self.buf) >= int(length):
+                    break
                 if self.chunked and b"\r\n0\r\n\r\n" in b"\r\n" + self.buf:
                     break
                 self._recv()
