@@ -1,6 +1,5 @@
 /* An article's NewsAPI JSON object (article/json.h). */
 #include "article/json.h"
-#include "store/log.h"
 #include "util/jw.h"
 #include "util/limits.h"
 #include "util/timefmt.h"
@@ -62,22 +61,4 @@ void article_json(struct buf *out, const struct article *a)
     jw_raw(&w, "", 0);
     article_json_content(out, a->content);
     jw_obj_end(&w);
-}
-
-void article_json_row(struct buf *out, const struct store_row *row)
-{
-    struct article a = {
-        .id = row->id,
-        .seq = row->seq,
-        .source_id = row->source_id,
-        .source_name = row->source_name,
-        .author = row->author,
-        .title = row->title,
-        .description = row->description,
-        .url = row->url,
-        .url_to_image = row->url_to_image,
-        .published_at = row->published_at,
-        .content = row->content,
-    };
-    article_json(out, &a);
 }

@@ -16,11 +16,6 @@
 /* Append {"source":{"id":…,"name":…},"author":…,…,"content":…} to out. */
 void article_json(struct buf *out, const struct article *a);
 
-/* article_json of a row of the log (store/log.h), as the API would render
- * the article that row holds. */
-struct store_row;
-void article_json_row(struct buf *out, const struct store_row *row);
-
 /* Append content as the API shows it: text longer than LIMIT_CONTENT_CHARS
  * code points becomes its first 199 + "…" + " [+N chars]" (N = code points
  * not shown); shorter text whole. Writes a JSON string (or null). */

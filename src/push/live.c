@@ -16,15 +16,18 @@
  *      hand-over neither skips nor repeats a row;
  *   4. calls idle on the subscribers quiet for the keep-alive interval,
  *      and drops the ones whose sink said they are gone.
- * It sleeps poll_ms between passes with nothing to do. */
+ * The log is read through followers (push/follow.h): the hub's own, and
+ * one per subscriber being replayed. Between passes with nothing to do it
+ * waits on its follower (a commit, a new subscriber or stop wake it, at
+ * most poll_ms). */
 #include "push/live.h"
+#include "push/follow.h"
 #include "push/percolator.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "article/json.h"
 #include "util/buf.h"
@@ -38,11 +41,15 @@
 #define LIVE_BATCH 512          /* log rows per pass for the live subscribers */
 #define LIVE_REPLAY_BATCH 1000  /* log rows per pass per replaying subscriber */
 #define LIVE_WARN_EVERY_MS 60000
+/* A replay's row callback: the row is past the hub's position, the replay
+ * is over (a value of its own, below every ERR_*). */
+#define LIVE_CAUGHT_UP (-1000)
 
 struct sub {
     uint64_t id;
     int64_t pos;              /* rows with seq <= pos are not for it */
     struct index_matcher *m;  /* while replaying; the percolator's once live */
+    struct push_follow *replay; /* while replaying: the log from pos on */
     bool live, dead;
     const struct push_live_sink *sink;
     void *ctx;
@@ -52,23 +59,23 @@ struct sub {
 
 struct push_live {
     struct push_live_config cfg;
+    char *path;                    /* the log file */
     struct store_readers *readers; /* for the calls of other threads */
     struct percolator *perc;
     pthread_t thread;
     bool running;
     pthread_mutex_t lock;
-    pthread_cond_t cond;
     bool stop;            /* under lock */
+    atomic_bool wake;     /* a new subscriber or stop: the thread's wait ends */
     struct sub *incoming; /* under lock, newest first */
     uint64_t next_id;     /* under lock */
     atomic_size_t count;
     /* the hub's thread only: */
-    struct store_reader *reader;
-    struct sub **subs; /* ascending id */
+    struct push_follow *follow; /* the log after pos */
+    struct sub **subs;          /* ascending id */
     size_t n, cap;
     size_t n_live;
     int64_t pos;       /* the log read up to here */
-    int64_t version;   /* the log's data version when last read */
     bool more;         /* the last batch was full */
     int64_t warned_ms; /* last log-read warning */
     int64_t alive_ms;  /* when the sinks were last asked whether they are alive */
@@ -100,6 +107,7 @@ static struct sub *sub_find(struct push_live *h, uint64_t id)
 
 static void sub_release(struct push_live *h, struct sub *s)
 {
+    push_follow_free(s->replay);
     if (s->live)
         percolator_remove(h->perc, s->id);
     else
@@ -117,6 +125,8 @@ static void sub_go_live(struct push_live *h, struct sub *s)
     err_clear(&err);
     struct index_matcher *m = s->m;
     s->m = NULL;
+    push_follow_free(s->replay);
+    s->replay = NULL;
     s->live = true; /* the percolator owns m, also on failure */
     int rc = percolator_add(h->perc, s->id, m, &err);
     if (rc < 0) {
@@ -155,30 +165,50 @@ static void admit(struct push_live *h, struct sub *list)
         }
         h->subs[h->n++] = s;
         s->last_ms = clock_mono_ms();
-        if (s->pos >= h->pos)
+        if (s->pos >= h->pos) {
             sub_go_live(h, s);
+            continue;
+        }
+        struct err err;
+        err_clear(&err);
+        int rc = push_follow_new(&s->replay, h->path, s->pos, &err);
+        if (rc < 0) {
+            log_warn("live stream: cannot replay the log: %s", err_msg(&err, rc));
+            s->dead = true;
+        }
     }
 }
 
-/* Hand one article to s. */
-static void deliver(struct sub *s, const struct store_row *row, struct buf *json)
+/* The row's JSON in json (rendered once per row, whoever asks first). */
+static bool row_json(const struct store_row *row, struct buf *json)
 {
     if (!json->len) {
-        article_json_row(json, row);
-        if (buf_error(json)) {
-            log_warn("live stream: cannot render article %lld", (long long)row->id);
-            return;
-        }
+        struct article a;
+        store_row_article(row, &a);
+        article_json(json, &a);
     }
-    /* PUSH_LIVE_SLOW means nothing here: a live subscriber that cannot
+    if (buf_error(json)) {
+        log_warn("live stream: cannot render article %lld", (long long)row->id);
+        return false;
+    }
+    return true;
+}
+
+/* Hand one article to s. */
+static int deliver(struct sub *s, const struct store_row *row, struct buf *json)
+{
+    if (!row_json(row, json))
+        return 0;
+    /* PUSH_LIVE_SLOW means nothing to a live subscriber: a live subscriber that cannot
      * keep up is its sink's to cut off (a bounded buffer). */
     int rc = s->sink->article(s->ctx, row->seq, json->data, json->len);
     s->last_ms = clock_mono_ms();
     if (rc < 0) {
         s->dead = true;
-        return;
+        return rc;
     }
     metrics_add(m_events, 1);
+    return rc;
 }
 
 static void warn_read(struct push_live *h, const char *what, struct err *err, int rc)
@@ -192,128 +222,95 @@ static void warn_read(struct push_live *h, const char *what, struct err *err, in
 
 /* ---- the live batch ----------------------------------------------------------- */
 
-static int dispatch_row(struct push_live *h, const struct store_row *row, struct buf *json,
-                        struct err *err)
+struct live_pass {
+    struct push_live *h;
+    struct buf *json;
+    struct err *err;
+};
+
+/* push_follow_fn of the hub's follower: one committed row to the live
+ * subscribers the percolator names. */
+static int live_row(const struct store_row *row, const struct index_match_doc *doc, void *ctx)
 {
-    struct index_match_doc *doc = NULL;
+    struct live_pass *p = ctx;
+    struct push_live *h = p->h;
     uint64_t *ids = NULL;
     size_t n = 0;
-    int rc;
-    if ((rc = index_match_doc_new(&doc, row, err)) < 0 ||
-        (rc = percolator_match(h->perc, doc, &ids, &n, err)) < 0)
-        goto out;
-    buf_reset(json);
+    if (!h->n_live)
+        return 0;
+    int rc = percolator_match(h->perc, doc, &ids, &n, p->err);
+    if (rc < 0)
+        return rc;
+    buf_reset(p->json);
     for (size_t i = 0; i < n; i++) {
         struct sub *s = sub_find(h, ids[i]);
         if (s && s->live && !s->dead && row->seq > s->pos) {
-            deliver(s, row, json);
+            deliver(s, row, p->json);
             s->pos = row->seq;
         }
     }
-out:
     free(ids);
-    index_match_doc_free(doc);
-    return rc;
+    return 0;
 }
 
-/* One batch of the log after h->pos, when there may be one. */
+/* One batch of the log after h->pos. */
 static void read_live(struct push_live *h, struct buf *json)
 {
     struct err err;
     err_clear(&err);
-    int64_t version = 0;
-    int rc = store_reader_version(h->reader, &version, &err);
-    if (rc < 0) {
-        warn_read(h, "version", &err, rc);
-        return;
-    }
-    if (version == h->version && !h->more)
-        return;
-    struct store_rows *rows = NULL;
-    struct store_row row;
-    size_t n = 0;
-    if ((rc = store_reader_begin(h->reader, &err)) < 0) {
-        warn_read(h, "begin", &err, rc);
-        return;
-    }
-    if ((rc = store_rows_after(&rows, h->reader, h->pos, &err)) < 0)
-        goto out;
-    while (n < LIVE_BATCH && (rc = store_rows_next(rows, &row, &err)) == 1) {
-        n++;
-        if (h->n_live && (rc = dispatch_row(h, &row, json, &err)) < 0)
-            break;
-        h->pos = row.seq;
-    }
-out:
-    store_rows_free(rows);
-    store_reader_end(h->reader, NULL);
-    if (rc < 0) {
-        warn_read(h, "rows", &err, rc);
-        return; /* the same batch again next pass */
-    }
-    h->version = version;
-    h->more = n == LIVE_BATCH;
+    struct live_pass p = {.h = h, .json = json, .err = &err};
+    int rc = push_follow_poll(h->follow, live_row, &p, LIVE_BATCH, &err);
+    h->pos = push_follow_position(h->follow);
+    h->more = rc == LIVE_BATCH;
+    if (rc < 0)
+        warn_read(h, "rows", &err, rc); /* the rest again next pass */
 }
 
 /* ---- replays ----------------------------------------------------------------- */
 
+struct replay_pass {
+    struct push_live *h;
+    struct sub *s;
+    struct buf *json;
+};
+
+/* push_follow_fn of a replay: rows up to the hub's position, tested with
+ * the subscriber's own matcher. */
+static int replay_row(const struct store_row *row, const struct index_match_doc *doc, void *ctx)
+{
+    struct replay_pass *p = ctx;
+    struct sub *s = p->s;
+    if (row->seq > p->h->pos)
+        return LIVE_CAUGHT_UP; /* not taken: the live batches have it */
+    s->pos = row->seq;
+    if (!index_matcher_test(s->m, doc))
+        return 0;
+    buf_reset(p->json);
+    int rc = deliver(s, row, p->json);
+    if (rc < 0)
+        return 1; /* taken; the subscriber is gone */
+    return rc == PUSH_LIVE_SLOW ? 1 : 0;
+}
+
 /* One batch of s's replay; true when it made progress and is not done (the
- * hub should not sleep). */
+ * hub should not wait). */
 static bool replay_one(struct push_live *h, struct sub *s, struct buf *json)
 {
     struct err err;
     err_clear(&err);
-    struct store_rows *rows = NULL;
-    struct store_row row;
-    size_t n = 0;
-    bool done = false, slow = false;
-    int rc;
-    if ((rc = store_reader_begin(h->reader, &err)) < 0) {
-        warn_read(h, "begin", &err, rc);
-        return false;
-    }
-    if ((rc = store_rows_after(&rows, h->reader, s->pos, &err)) < 0)
-        goto out;
-    while (!slow && !s->dead && n < LIVE_REPLAY_BATCH) {
-        if ((rc = store_rows_next(rows, &row, &err)) <= 0) {
-            done = rc == 0;
-            break;
-        }
-        if (row.seq > h->pos) {
-            done = true;
-            break;
-        }
-        n++;
-        struct index_match_doc *doc = NULL;
-        if ((rc = index_match_doc_new(&doc, &row, &err)) < 0)
-            break;
-        if (index_matcher_test(s->m, doc)) {
-            buf_reset(json);
-            article_json_row(json, &row);
-            int src = buf_error(json) ? 0 : s->sink->article(s->ctx, row.seq, json->data, json->len);
-            s->last_ms = clock_mono_ms();
-            if (src < 0)
-                s->dead = true;
-            else
-                metrics_add(m_events, 1);
-            slow = src == PUSH_LIVE_SLOW;
-        }
-        index_match_doc_free(doc);
-        s->pos = row.seq;
-    }
-out:
-    store_rows_free(rows);
-    store_reader_end(h->reader, NULL);
-    if (rc < 0) {
-        warn_read(h, "replay", &err, rc);
-        return false;
-    }
-    if (done && !s->dead) {
+    struct replay_pass p = {.h = h, .s = s, .json = json};
+    int rc = push_follow_poll(s->replay, replay_row, &p, LIVE_REPLAY_BATCH, &err);
+    if (rc == LIVE_CAUGHT_UP || rc == 0) {
+        /* Every row up to the hub's position seen: live from here. */
         s->pos = h->pos;
         sub_go_live(h, s);
         return false;
     }
-    return !slow && !s->dead;
+    if (rc < 0) {
+        warn_read(h, "replay", &err, rc);
+        return false;
+    }
+    return !s->dead && rc == LIVE_REPLAY_BATCH;
 }
 
 /* ---- the thread ---------------------------------------------------------------- */
@@ -369,16 +366,12 @@ static void *hub_main(void *arg)
         keepalive_and_sweep(h);
         if (busy)
             continue;
-        pthread_mutex_lock(&h->lock);
-        if (!h->stop && !h->incoming) {
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            int64_t ns = until.tv_nsec + h->cfg.poll_ms * 1000000;
-            until.tv_sec += ns / 1000000000;
-            until.tv_nsec = ns % 1000000000;
-            pthread_cond_timedwait(&h->cond, &h->lock, &until);
-        }
-        pthread_mutex_unlock(&h->lock);
+        struct err err;
+        err_clear(&err);
+        int rc = push_follow_wait(h->follow, &h->wake, h->cfg.poll_ms, &err);
+        if (rc < 0)
+            warn_read(h, "wait", &err, rc);
+        atomic_store(&h->wake, false);
     }
     for (size_t i = 0; i < h->n; i++)
         sub_release(h, h->subs[i]);
@@ -450,8 +443,8 @@ int push_live_subscribe(struct push_live *h, struct index_matcher *m, int64_t po
     s->id = ++h->next_id;
     s->next = h->incoming;
     h->incoming = s;
-    pthread_cond_signal(&h->cond);
     pthread_mutex_unlock(&h->lock);
+    atomic_store(&h->wake, true);
     return 0;
 }
 
@@ -477,13 +470,16 @@ int push_live_new(struct push_live **out, struct store_log *l, const struct push
     if (h->cfg.poll_ms <= 0)
         h->cfg.poll_ms = PUSH_LIVE_POLL_MS_DEFAULT;
     pthread_mutex_init(&h->lock, NULL);
-    pthread_cond_init(&h->cond, NULL);
     atomic_init(&h->count, 0);
-    h->version = -1;
+    atomic_init(&h->wake, false);
+    if (!(h->path = strdup(store_log_path(l)))) {
+        rc = err_set(err, ERR_NOMEM, "out of memory");
+        goto fail;
+    }
     if ((rc = percolator_new(&h->perc, err)) < 0 ||
-        (rc = store_readers_new(&h->readers, store_log_path(l), err)) < 0 ||
-        (rc = store_reader_open(&h->reader, store_log_path(l), err)) < 0 ||
-        (rc = store_reader_head(h->reader, &h->pos, err)) < 0)
+        (rc = store_readers_new(&h->readers, h->path, err)) < 0 ||
+        (rc = push_live_head(h, &h->pos, err)) < 0 ||
+        (rc = push_follow_new(&h->follow, h->path, h->pos, err)) < 0)
         goto fail;
     if (pthread_create(&h->thread, NULL, hub_main, h) != 0) {
         rc = err_set(err, ERR_NOMEM, "cannot start the live streams' thread");
@@ -504,15 +500,15 @@ void push_live_free(struct push_live *h)
     if (h->running) {
         pthread_mutex_lock(&h->lock);
         h->stop = true;
-        pthread_cond_signal(&h->cond);
         pthread_mutex_unlock(&h->lock);
+        atomic_store(&h->wake, true);
         pthread_join(h->thread, NULL);
     }
     free(h->subs);
-    store_reader_close(h->reader);
+    push_follow_free(h->follow);
     store_readers_free(h->readers);
     percolator_free(h->perc);
-    pthread_cond_destroy(&h->cond);
     pthread_mutex_destroy(&h->lock);
+    free(h->path);
     free(h);
 }

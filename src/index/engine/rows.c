@@ -23,7 +23,9 @@ uint64_t eng_row_url_hash(const struct store_row *row)
  * (article/json.h): the document store's copy. */
 void eng_row_json(const struct store_row *row, struct buf *out)
 {
-    article_json_row(out, row);
+    struct article a;
+    store_row_article(row, &a);
+    article_json(out, &a);
 }
 
 void eng_row_view(const struct store_row *row, uint64_t url_hash, uint32_t src,
