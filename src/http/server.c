@@ -420,10 +420,17 @@ static enum MHD_Result respond_preflight(struct http_server *s, struct MHD_Conne
     return ret;
 }
 
-/* The extra headers of a streamed response (resp->headers). */
-static bool add_handler_headers(struct MHD_Response *mr, const struct http_response *resp)
+/* The headers of a response of ours: its content type, the common ones,
+ * CORS unless the handler set its own, then the handler's. */
+static bool add_response_headers(struct http_server *s, struct MHD_Response *mr, struct req *r,
+                                 const struct http_response *resp, bool own_cors)
 {
-    bool ok = true;
+    bool ok = MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE,
+                                      resp->content_type ? resp->content_type
+                                                         : HTTP_DEFAULT_CONTENT_TYPE) == MHD_YES;
+    ok = ok && add_common_headers(s, mr, r);
+    if (!own_cors)
+        ok = ok && MHD_add_response_header(mr, "Access-Control-Allow-Origin", "*") == MHD_YES;
     for (size_t i = 0; ok && i < resp->n_headers; i++)
         ok = MHD_add_response_header(mr, resp->headers[i].name, resp->headers[i].value) == MHD_YES;
     return ok;
@@ -440,15 +447,9 @@ static struct MHD_Response *stream_response_build(struct http_server *s,
     if (!mr)
         return NULL;
     r->note = r->note ? r->note : "stream";
-    bool ok = MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE,
-                                      resp->content_type ? resp->content_type
-                                                         : HTTP_DEFAULT_CONTENT_TYPE) == MHD_YES;
-    ok = ok && add_common_headers(s, mr, r);
+    bool ok = add_response_headers(s, mr, r, resp, own_cors);
     ok = ok && MHD_add_response_header(mr, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache") == MHD_YES;
     ok = ok && MHD_add_response_header(mr, "X-Accel-Buffering", "no") == MHD_YES;
-    if (!own_cors)
-        ok = ok && MHD_add_response_header(mr, "Access-Control-Allow-Origin", "*") == MHD_YES;
-    ok = ok && add_handler_headers(mr, resp);
     if (!ok) {
         /* Its free callback drops the server's reference. */
         MHD_destroy_response(mr);
@@ -499,15 +500,9 @@ static struct MHD_Response *response_build(struct http_server *s, struct MHD_Con
     if (!mr)
         return NULL;
     resp->body = NULL; /* MHD owns it now */
-    ok = MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE,
-                                 resp->content_type ? resp->content_type
-                                                    : HTTP_DEFAULT_CONTENT_TYPE) == MHD_YES;
-    ok = ok && add_common_headers(s, mr, r);
+    ok = add_response_headers(s, mr, r, resp, own_cors);
     if (gzipped)
         ok = ok && MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip") == MHD_YES;
-    if (!own_cors)
-        ok = ok && MHD_add_response_header(mr, "Access-Control-Allow-Origin", "*") == MHD_YES;
-    ok = ok && add_handler_headers(mr, resp);
     if (!ok) {
         MHD_destroy_response(mr);
         return NULL;

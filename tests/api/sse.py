@@ -8,6 +8,8 @@ import threading
 import time
 import urllib.parse
 
+from harness import dechunk
+
 
 class Event:
     def __init__(self):
@@ -84,19 +86,7 @@ class Stream:
         except (EOFError, OSError):
             pass
         data, self.buf = self.buf, b""
-        return self._dechunk_all(data) if self.chunked else data
-
-    @staticmethod
-    def _dechunk_all(b):
-        out = b""
-        while b:
-            size, _, rest = b.partition(b"\r\n")
-            n = int(size.split(b";")[0], 16)
-            if n == 0:
-                break
-            out += rest[:n]
-            b = rest[n + 2:]
-        return out
+        return dechunk(data) if self.chunked else data
 
     def _body_bytes(self):
         """The body's bytes as they come (chunks undone); None at its end."""
