@@ -27,8 +27,8 @@ int api_everything_filters(struct api_call *c, struct index_request *req)
         api_get_query(c, "qintitle", "qInTitle", (struct query_node **)&req->q_title) < 0 ||
         api_get_search_in(c, &req->q_fields) < 0 ||
         api_get_sources(c, (const char ***)&req->sources, &req->n_sources) < 0 ||
-        api_get_domains(c, "domains", "domains", (const char ***)&req->domains,
-                        &req->n_domains) < 0 ||
+        api_get_domains(c, "domains", "domains", (const char ***)&req->domains, &req->n_domains) <
+            0 ||
         api_get_domains(c, "excludedomains", "excludeDomains",
                         (const char ***)&req->exclude_domains, &req->n_exclude_domains) < 0)
         return -1;

@@ -26,7 +26,7 @@ struct api {
     struct index *index;
     struct auth *auth;
     struct api_config cfg;
-    struct push_live *live; /* NULL: live streams unavailable (503) */
+    struct push_live *live;       /* NULL: live streams unavailable (503) */
     pthread_mutex_t streams_lock; /* open streams per key (stream.c) */
     struct api_stream_count *stream_counts;
     size_t n_stream_counts, cap_stream_counts;
@@ -114,7 +114,7 @@ int api_everything_filters(struct api_call *c, struct index_request *req);
 
 void api_everything(struct api_call *c);
 void api_everything_stream(struct api_call *c); /* stream.c */
-void api_stream_metrics_init(void);            /* stream.c: its series shown from the start */
+void api_stream_metrics_init(void);             /* stream.c: its series shown from the start */
 void api_top_headlines(struct api_call *c);
 void api_sources(struct api_call *c);
 

@@ -158,8 +158,10 @@ static const struct push_live_sink sse_sink = {
  * client reusing its search's parameters learns they do not apply. */
 static int refuse_search_params(struct api_call *c)
 {
-    static const char *const names[][2] = {{"from", "from"},         {"to", "to"},
-                                           {"sortby", "sortBy"},     {"page", "page"},
+    static const char *const names[][2] = {{"from", "from"},
+                                           {"to", "to"},
+                                           {"sortby", "sortBy"},
+                                           {"page", "page"},
                                            {"pagesize", "pageSize"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (api_param(c, names[i][0]))

@@ -79,7 +79,7 @@ struct config {
     int64_t stream_keepalive_ms;
     int64_t stream_replay_window_s;
     int64_t stream_buffer_bytes;
-    char index[8];                  /* search backend "fts5" / "engine"; "" = not set */
+    char index[8]; /* search backend "fts5" / "engine"; "" = not set */
     /* The rest of serve's settings ("" / -1 = not set: flag, env, default). */
     char store[CONFIG_PATH_MAX];
     char index_dir[CONFIG_PATH_MAX];

@@ -28,10 +28,10 @@ struct http_stream {
     pthread_mutex_t lock;
     int refs;
     char *data;
-    size_t off, len, cap, max; /* unsent bytes: data[off..len); len - off <= max */
-    bool ended;                /* no more writes: the body ends after what is there */
-    bool closed;               /* the connection is done (or was cut): writes fail */
-    bool suspended;            /* the connection waits for a write */
+    size_t off, len, cap, max;   /* unsent bytes: data[off..len); len - off <= max */
+    bool ended;                  /* no more writes: the body ends after what is there */
+    bool closed;                 /* the connection is done (or was cut): writes fail */
+    bool suspended;              /* the connection waits for a write */
     struct MHD_Connection *conn; /* while the response is queued; NULL after */
     struct http_streams *reg;    /* the server's open streams, while in it */
     struct http_stream *prev, *next;
@@ -272,9 +272,8 @@ void http_streams_release(struct http_streams *reg)
 struct MHD_Response *http_stream_response(struct http_streams *reg, struct http_stream *st,
                                           struct MHD_Connection *conn)
 {
-    struct MHD_Response *mr =
-        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, HTTP_STREAM_BLOCK, stream_read, st,
-                                          stream_done);
+    struct MHD_Response *mr = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, HTTP_STREAM_BLOCK,
+                                                                stream_read, st, stream_done);
     if (!mr)
         return NULL;
     pthread_mutex_lock(&st->lock);

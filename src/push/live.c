@@ -38,8 +38,8 @@
 
 #include "util/banned.h"
 
-#define LIVE_BATCH 512          /* log rows per pass for the live subscribers */
-#define LIVE_REPLAY_BATCH 1000  /* log rows per pass per replaying subscriber */
+#define LIVE_BATCH 512         /* log rows per pass for the live subscribers */
+#define LIVE_REPLAY_BATCH 1000 /* log rows per pass per replaying subscriber */
 #define LIVE_WARN_EVERY_MS 60000
 /* A replay's row callback: the row is past the hub's position, the replay
  * is over (a value of its own, below every ERR_*). */
@@ -47,13 +47,13 @@
 
 struct sub {
     uint64_t id;
-    int64_t pos;              /* rows with seq <= pos are not for it */
-    struct index_matcher *m;  /* while replaying; the percolator's once live */
+    int64_t pos;                /* rows with seq <= pos are not for it */
+    struct index_matcher *m;    /* while replaying; the percolator's once live */
     struct push_follow *replay; /* while replaying: the log from pos on */
     bool live, dead;
     const struct push_live_sink *sink;
     void *ctx;
-    int64_t last_ms; /* when it was last sent something */
+    int64_t last_ms;  /* when it was last sent something */
     struct sub *next; /* the incoming list */
 };
 

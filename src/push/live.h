@@ -31,10 +31,10 @@
 #define PUSH_LIVE_ALIVE_MS 1000       /* how often a sink's alive is asked */
 
 struct push_live_config {
-    int64_t keepalive_ms;     /* a sink's idle is called after this long without
-                               * an article; 0: PUSH_LIVE_KEEPALIVE_MS_DEFAULT */
-    int64_t replay_window_s;  /* push_live_position_check; 0: the default (24 h) */
-    int64_t poll_ms;          /* 0: PUSH_LIVE_POLL_MS_DEFAULT */
+    int64_t keepalive_ms;    /* a sink's idle is called after this long without
+                              * an article; 0: PUSH_LIVE_KEEPALIVE_MS_DEFAULT */
+    int64_t replay_window_s; /* push_live_position_check; 0: the default (24 h) */
+    int64_t poll_ms;         /* 0: PUSH_LIVE_POLL_MS_DEFAULT */
 };
 
 /* What a subscriber is. Return values of article and idle: 0 go on;
