@@ -262,6 +262,23 @@ static void read_live(struct push_live *h, struct buf *json)
     int rc = push_follow_poll(h->follow, live_row, &p, LIVE_BATCH, &err);
     h->pos = push_follow_position(h->follow);
     h->more = rc == LIVE_BATCH;
+    if (rc == ERR_NOTFOUND) {
+        /* The log's table was replaced (a replica started over, a store
+         * rebuilt): its seqs are another table's, so every position is
+         * void. The subscribers are let go (their clients reconnect) and
+         * the hub starts again at the new head. */
+        log_warn("live stream: the article log was replaced; closing every stream");
+        for (size_t i = 0; i < h->n; i++)
+            h->subs[i]->dead = true;
+        struct push_follow *f = NULL;
+        int64_t head = 0;
+        if (push_live_head(h, &head, &err) == 0 && push_follow_new(&f, h->path, head, &err) == 0) {
+            push_follow_free(h->follow);
+            h->follow = f;
+            h->pos = head;
+        }
+        return;
+    }
     if (rc < 0)
         warn_read(h, "rows", &err, rc); /* the rest again next pass */
 }
@@ -308,6 +325,8 @@ static bool replay_one(struct push_live *h, struct sub *s, struct buf *json)
     }
     if (rc < 0) {
         warn_read(h, "replay", &err, rc);
+        if (rc == ERR_NOTFOUND)
+            s->dead = true; /* the table was replaced: its position means nothing */
         return false;
     }
     return !s->dead && rc == LIVE_REPLAY_BATCH;
