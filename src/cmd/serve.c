@@ -380,6 +380,9 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
     set->api.query_timeout_ms =
         f->query_timeout_ms >= 0 ? f->query_timeout_ms : cfg->query_timeout_ms;
     set->api.metrics_elsewhere = metrics_listen != NULL;
+    set->api.stream_keepalive_ms = cfg->stream_keepalive_ms;
+    set->api.stream_replay_window_s = cfg->stream_replay_window_s;
+    set->api.stream_buffer_bytes = (size_t)cfg->stream_buffer_bytes;
     /* Test hook: every search sleeps this long first, so that tests can
      * fill the request queue on demand (tests/reliability/test_http_hardening.py). */
     const char *delay = getenv("NEWSD_TEST_SEARCH_DELAY_MS");

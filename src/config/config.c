@@ -258,6 +258,10 @@ static const struct server_key {
      24 * 365 * 100, 3600}, /* hours, kept in seconds */
     SKEY("result_window", SK_INT, result_window, 0, 1000000000000LL),
     SKEY("query_timeout_ms", SK_INT, query_timeout_ms, 0, 3600 * 1000),
+    {"stream_keepalive_seconds", SK_INT, offsetof(struct config, stream_keepalive_ms),
+     sizeof(int64_t), 1, 3600, 1000}, /* seconds, kept in milliseconds */
+    SKEY("stream_replay_window_seconds", SK_INT, stream_replay_window_s, 1, 366 * 86400),
+    SKEY("stream_buffer_bytes", SK_INT, stream_buffer_bytes, 1024, 1024 * 1024 * 1024),
     SKEY("index", SK_INDEX, index, 0, 0),
     SKEY("store", SK_PATH, store, 0, 0),
     SKEY("index_dir", SK_PATH, index_dir, 0, 0),
@@ -474,6 +478,7 @@ static const struct plan_key {
     {"history_days", CONFIG_PLAN_HISTORY_DAYS, 1000000LL}, /* ~2700 years */
     {"delay_seconds", CONFIG_PLAN_DELAY_SECONDS, 1000000000000LL},
     {"allowed_origins", CONFIG_PLAN_ALLOWED_ORIGINS, 0},
+    {"streams", CONFIG_PLAN_STREAMS, 1000000LL},
 };
 
 static int plan_set(struct parser *ps, struct span key, struct span v)
@@ -492,7 +497,7 @@ static int plan_set(struct parser *ps, struct span key, struct span v)
         return parse_fail(ps,
                           "unknown key '%s' in [plan %s] (requests_per_day, "
                           "requests_per_month, burst_per_second, burst_size, result_window, "
-                          "history_days, delay_seconds, allowed_origins)",
+                          "history_days, delay_seconds, allowed_origins, streams)",
                           span_show(key, kb), p->name);
     if (*fields & k->field)
         return parse_fail(ps, "%s is set twice", k->name);
@@ -512,6 +517,8 @@ static int plan_set(struct parser *ps, struct span key, struct span v)
         return value_int(ps, key, v, 0, k->max, &p->history_days);
     case CONFIG_PLAN_DELAY_SECONDS:
         return value_int(ps, key, v, 0, k->max, &p->delay_seconds);
+    case CONFIG_PLAN_STREAMS:
+        return value_int(ps, key, v, 0, k->max, &p->streams);
     default:
         return value_origins(ps, v, p->allowed_origins, sizeof p->allowed_origins);
     }
@@ -684,6 +691,7 @@ int config_plans_apply(const struct config *c, struct auth *a, struct err *err)
         if (auth_plan_get(a, src->name, &p) < 0) {
             memset(&p, 0, sizeof p);
             memcpy(p.name, src->name, sizeof p.name);
+            p.streams = AUTH_PLAN_STREAMS_DEFAULT;
         }
         if (f & CONFIG_PLAN_REQUESTS_PER_DAY)
             p.requests_per_day = src->requests_per_day;
@@ -701,6 +709,8 @@ int config_plans_apply(const struct config *c, struct auth *a, struct err *err)
             p.delay_seconds = src->delay_seconds;
         if (f & CONFIG_PLAN_ALLOWED_ORIGINS)
             memcpy(p.allowed_origins, src->allowed_origins, sizeof p.allowed_origins);
+        if (f & CONFIG_PLAN_STREAMS)
+            p.streams = src->streams;
         int rc = auth_plan_set(a, &p, err);
         if (rc < 0)
             return rc;

@@ -42,6 +42,7 @@ enum config_plan_field {
     CONFIG_PLAN_HISTORY_DAYS = 1 << 5,
     CONFIG_PLAN_DELAY_SECONDS = 1 << 6,
     CONFIG_PLAN_ALLOWED_ORIGINS = 1 << 7,
+    CONFIG_PLAN_STREAMS = 1 << 8,
 };
 
 /* [outbound]: every request newsd makes (feeds now; pages and webhooks to
@@ -74,7 +75,11 @@ struct config {
     int64_t live_window_seconds;    /* top-headlines live window */
     int64_t result_window;          /* page*pageSize cap for plans without one; 0 = none */
     int64_t query_timeout_ms;       /* time budget of one search; 0 = none */
-    char index[8];                  /* search backend "fts5" / "engine"; "" = not set */
+    /* Live streams (api/api.h); 0 = the defaults. */
+    int64_t stream_keepalive_ms;
+    int64_t stream_replay_window_s;
+    int64_t stream_buffer_bytes;
+    char index[8]; /* search backend "fts5" / "engine"; "" = not set */
     /* The rest of serve's settings ("" / -1 = not set: flag, env, default). */
     char store[CONFIG_PATH_MAX];
     char index_dir[CONFIG_PATH_MAX];

@@ -166,3 +166,8 @@ int index_newest_headline(struct index *idx, int64_t before, int64_t *out, struc
 {
     return idx->be->newest_headline(idx->be, before, out, err);
 }
+
+struct store_log *index_log(struct index *idx)
+{
+    return idx->log;
+}

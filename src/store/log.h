@@ -149,7 +149,13 @@ struct store_row {
     const char *canonical_url;
     /* the rest of what the API shows (article/json.h), NULL when absent */
     const char *source_name, *author, *url, *url_to_image;
+    int64_t ingested_at; /* unix seconds the row was written (inserted or updated) */
 };
+
+/* The article of a row: the fields a row carries (strings borrowed from
+ * it), the others zero. What a reader of the log renders with
+ * article_json, as the engine's document store and the live streams do. */
+void store_row_article(const struct store_row *row, struct article *out);
 
 struct store_rows;
 

@@ -243,6 +243,38 @@ static void an_override_may_lift_a_builtin_limit_with_zero(void **state)
     auth_free(a);
 }
 
+static void streams_default_to_five_per_key_and_are_set_per_plan(void **state)
+{
+    (void)state;
+    struct config c;
+    struct err err;
+    assert_int_equal(parse("[server]\nstream_keepalive_seconds = 2\n"
+                           "stream_replay_window_seconds = 60\nstream_buffer_bytes = 4096\n"
+                           "[plan developer]\nstreams = 1\n[plan gold]\nburst_size = 3\n"
+                           "[plan free]\nstreams = 0\n",
+                           &c, &err),
+                     0);
+    assert_int_equal(c.stream_keepalive_ms, 2000);
+    assert_int_equal(c.stream_replay_window_s, 60);
+    assert_int_equal(c.stream_buffer_bytes, 4096);
+    struct auth *a = NULL;
+    assert_int_equal(auth_new(&a, NULL, &err), 0);
+    assert_int_equal(config_plans_apply(&c, a, &err), 0);
+    struct auth_plan p;
+    assert_int_equal(auth_plan_get(a, "developer", &p), 0);
+    assert_int_equal(p.streams, 1);
+    assert_int_equal(auth_plan_get(a, "business", &p), 0);
+    assert_int_equal(p.streams, AUTH_PLAN_STREAMS_DEFAULT);
+    assert_int_equal(auth_plan_get(a, "gold", &p), 0); /* a new plan: 5 too */
+    assert_int_equal(p.streams, AUTH_PLAN_STREAMS_DEFAULT);
+    assert_int_equal(auth_plan_get(a, "free", &p), 0); /* 0: no limit */
+    assert_int_equal(p.streams, 0);
+    auth_free(a);
+    assert_int_not_equal(parse("[server]\nstream_keepalive_seconds = 0\n", &c, &err), 0);
+    assert_int_not_equal(parse("[server]\nstream_buffer_bytes = 10\n", &c, &err), 0);
+    assert_int_not_equal(parse("[plan x]\nstreams = -1\n", &c, &err), 0);
+}
+
 static const struct bad_case {
     const char *text;
     size_t line;
@@ -497,6 +529,7 @@ int main(void)
         cmocka_unit_test(an_override_keeps_the_builtin_fields_it_does_not_name),
         cmocka_unit_test(an_override_may_lift_a_builtin_limit_with_zero),
         cmocka_unit_test(every_serve_setting_has_a_server_key),
+        cmocka_unit_test(streams_default_to_five_per_key_and_are_set_per_plan),
         cmocka_unit_test(malformed_files_fail_with_their_line),
         cmocka_unit_test(nul_bytes_and_overlong_lines_are_errors),
         cmocka_unit_test(every_prefix_of_a_valid_file_parses_or_fails_cleanly),
