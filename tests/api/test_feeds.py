@@ -221,7 +221,7 @@ def test_crawl_once_prints_a_summary(tmp_path, feed_server):
     conf = allow_loopback(tmp_path)
     for path in (GUARDIAN, HEISE, "no/such/feed.xml", "newsd/README.md"):  # the last: no feed
         cli_ok("feeds", "add", "--store", store, "--config", conf, feed_server + path)
-    r = cli_ok("crawl", "--store", store, "--once", "--config", conf)
+    r = cli_ok("crawl", "--store", store, "--once", "--pages", "never", "--config", conf)
     assert summary(r) == (2, 0, 2, GUARDIAN_ITEMS + HEISE_ITEMS, 0), repr(r)
     rows = feeds_table(store)
     missing = rows[feed_server + "no/such/feed.xml"]
@@ -229,7 +229,7 @@ def test_crawl_once_prints_a_summary(tmp_path, feed_server):
     junk = rows[feed_server + "newsd/README.md"]
     assert junk["status"] == "200" and junk["error"].startswith("parse: "), junk
     # Nothing is due any more: a second round fetches nothing.
-    r = cli_ok("crawl", "--store", store, "--once", "--config", conf)
+    r = cli_ok("crawl", "--store", store, "--once", "--pages", "never", "--config", conf)
     assert summary(r) == (0, 0, 0, 0, 0), repr(r)
 
 
@@ -358,14 +358,16 @@ def test_a_redirect_is_followed_only_into_allowed_networks(tmp_path):
     try:
         # Allowed: the redirect is followed and the feed stored.
         cli_ok("feeds", "add", "--store", tmp_path / "a", "--config", everything, url)
-        r = cli_ok("crawl", "--store", tmp_path / "a", "--once", "--config", everything)
+        r = cli_ok("crawl", "--store", tmp_path / "a", "--once",
+                   "--pages", "never", "--config", everything)
         assert summary(r) == (1, 0, 0, GUARDIAN_ITEMS, 0), repr(r)
         assert (hop.hits, feeds.hits) == (1, 1)
         assert articles_stored(tmp_path / "a") == GUARDIAN_ITEMS
 
         # The hop's network not allowed: refused there, nothing stored.
         cli_ok("feeds", "add", "--store", tmp_path / "b", "--config", first_only, url)
-        r = cli_ok("crawl", "--store", tmp_path / "b", "--once", "--config", first_only)
+        r = cli_ok("crawl", "--store", tmp_path / "b", "--once",
+                   "--pages", "never", "--config", first_only)
         assert summary(r) == (0, 0, 1, 0, 0), repr(r)
         row = feeds_table(tmp_path / "b")[url]
         assert row["error"] == ("fetch: refused: 127.0.0.2 is loopback; allow it with "
@@ -376,7 +378,7 @@ def test_a_redirect_is_followed_only_into_allowed_networks(tmp_path):
 
         # No config at all: loopback is refused from the first hop.
         cli_ok("feeds", "add", "--store", tmp_path / "c", "--config", everything, url)
-        r = cli_ok("crawl", "--store", tmp_path / "c", "--once")
+        r = cli_ok("crawl", "--store", tmp_path / "c", "--once", "--pages", "never")
         assert summary(r) == (0, 0, 1, 0, 0), repr(r)
         row = feeds_table(tmp_path / "c")[url]
         assert row["error"] == ("fetch: refused: 127.0.0.1 is loopback; allow it with "
@@ -437,7 +439,7 @@ def test_a_name_that_resolves_to_loopback_is_refused_when_fetched(tmp_path, feed
     stands for a name an attacker points at an internal address."""
     url = feed_server.replace("127.0.0.1", "localhost") + GUARDIAN
     cli_ok("feeds", "add", "--store", tmp_path / "s", url)  # a name: accepted
-    r = cli_ok("crawl", "--store", tmp_path / "s", "--once")
+    r = cli_ok("crawl", "--store", tmp_path / "s", "--once", "--pages", "never")
     assert summary(r) == (0, 0, 1, 0, 0), repr(r)
     row = feeds_table(tmp_path / "s")[url]
     m = REFUSAL.fullmatch(row["error"].replace("fetch: ", "", 1))
@@ -446,7 +448,7 @@ def test_a_name_that_resolves_to_loopback_is_refused_when_fetched(tmp_path, feed
     # Allowed, the same feed is fetched.
     conf = allow_loopback(tmp_path)
     cli_ok("feeds", "add", "--store", tmp_path / "t", "--config", conf, url)
-    r = cli_ok("crawl", "--store", tmp_path / "t", "--once", "--config", conf)
+    r = cli_ok("crawl", "--store", tmp_path / "t", "--once", "--pages", "never", "--config", conf)
     assert summary(r) == (1, 0, 0, GUARDIAN_ITEMS, 0), repr(r)
 
 
@@ -464,7 +466,7 @@ def test_feed_url_secrets_stay_out_of_logs_and_errors(tmp_path, feed_server):
     r = run_cli("feeds", "add", "--store", store, "--config", conf, url)
     assert r.rc == 1 and "the feed %s is already registered" % shown in r.err, repr(r)
     texts += [r.out, r.err]
-    r = cli_ok("crawl", "--store", store, "--once", "--config", conf)
+    r = cli_ok("crawl", "--store", store, "--once", "--pages", "never", "--config", conf)
     assert summary(r)[2] == 1, repr(r)
     assert "feed 1 %s: HTTP status 404" % shown in r.err, repr(r)
     texts += [r.out, r.err]

@@ -278,7 +278,7 @@ def test_a_paused_feed_is_not_fetched_and_a_resumed_one_is(tmp_path, feed_server
     table = cli_ok("feeds", "list", "--store", store).out
     assert "paused" in [line.split()[-2] for line in table.splitlines()[1:]], table
 
-    cli_ok("crawl", "--once", "--store", store, "--config", conf)
+    cli_ok("crawl", "--once", "--pages", "never", "--store", store, "--config", conf)
     assert rec.paths() == ["/" + GUARDIAN]
     states = {f["url"]: f for f in feeds_json(store)}
     assert states[base + HEISE]["state"] == "paused"
@@ -289,7 +289,7 @@ def test_a_paused_feed_is_not_fetched_and_a_resumed_one_is(tmp_path, feed_server
     assert states[base + GUARDIAN]["items_total"] == 55
 
     cli_ok("feeds", "resume", "--store", store, heise)
-    cli_ok("crawl", "--once", "--store", store, "--config", conf)
+    cli_ok("crawl", "--once", "--pages", "never", "--store", store, "--config", conf)
     assert rec.paths() == ["/" + GUARDIAN, "/" + HEISE]
     h = {f["url"]: f for f in feeds_json(store)}[base + HEISE]
     assert h["state"] == "active" and h["items_total"] == 15 and h["last_error"] is None
@@ -306,12 +306,12 @@ def test_the_configured_user_agent_reaches_the_server(tmp_path, feed_server):
     with open(conf, "a") as f:
         f.write('user_agent = "%s"\n' % ua)
     add(tmp_path / "s", "--config", conf, base + GUARDIAN)
-    cli_ok("crawl", "--once", "--store", tmp_path / "s", "--config", conf)
+    cli_ok("crawl", "--once", "--pages", "never", "--store", tmp_path / "s", "--config", conf)
     assert rec.seen == [("/" + GUARDIAN, ua)]
     # Without it: newsd's own.
     plain = allow_loopback(tmp_path / "s")
     add(tmp_path / "t", "--config", plain, base + HEISE)
-    cli_ok("crawl", "--once", "--store", tmp_path / "t", "--config", plain)
+    cli_ok("crawl", "--once", "--pages", "never", "--store", tmp_path / "t", "--config", plain)
     assert rec.seen[1][0] == "/" + HEISE
     assert rec.seen[1][1].startswith("newsd/") and "(+http" in rec.seen[1][1], rec.seen
 
@@ -334,7 +334,7 @@ def test_requests_go_through_the_proxy_and_refused_targets_do_not(tmp_path, prox
     add(store, "--config", conf, "http://localhost:9/direct.xml")  # a name for loopback
     add(store, "--config", conf, "https://93.184.215.14/secure.xml")
     add(store, "--config", conf, "https://localhost:9/secure.xml")
-    r = cli_ok("crawl", "--once", "--store", store, "--config", conf)
+    r = cli_ok("crawl", "--once", "--pages", "never", "--store", store, "--config", conf)
     assert "feeds fetched 1" in r.out, repr(r)
     # The proxy saw the public targets only: absolute URIs with our UA, and
     # the tunnel to the https one.
@@ -356,7 +356,7 @@ def test_environment_proxies_stay_ignored(tmp_path, feed_server, proxy):
     add(tmp_path / "s", "--config", conf, base + GUARDIAN)
     env = {"http_proxy": proxy_url, "HTTP_PROXY": proxy_url, "all_proxy": proxy_url,
            "no_proxy": ""}
-    cli_ok("crawl", "--once", "--store", tmp_path / "s", "--config", conf, env=env)
+    cli_ok("crawl", "--once", "--pages", "never", "--store", tmp_path / "s", "--config", conf, env=env)
     assert rec.paths() == ["/" + GUARDIAN] and prec.seen == []
 
 

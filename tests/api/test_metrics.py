@@ -301,7 +301,8 @@ def test_the_crawler_counts_polls_failures_failing_feeds_and_ingest_lag(tmp_path
     conf.write_text("[outbound]\n"
                     "allow_networks = 127.0.0.0/8\n"
                     "[server]\n"
-                    "threads = 2\n")
+                    "threads = 2\n"
+                    "pages = never\n")
     store = tmp_path / "s"
     srv = Server(store, args=["--config", str(conf), "--quiet"], crawl=True)
     try:

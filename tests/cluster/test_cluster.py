@@ -296,7 +296,8 @@ def test_two_crawlers_fetch_each_due_feed_once(pg, cluster):
             srv = servers[i % len(servers)]
             newsd("feeds", "add", "--store", uri, "--config", conf,
                   "http://%s:%d/%d.xml" % (srv.server_address[0], srv.server_address[1], i))
-        crawlers = [subprocess.Popen([BIN, "crawl", "--once", "--store", uri, "--config", conf],
+        crawlers = [subprocess.Popen([BIN, "crawl", "--once",
+                                      "--pages", "never", "--store", uri, "--config", conf],
                                      env=clean_env(),
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
                     for _ in range(2)]
@@ -311,7 +312,7 @@ def test_two_crawlers_fetch_each_due_feed_once(pg, cluster):
         assert set(hits.values()) == {1}, hits
         assert fetched == n_feeds
         # Nothing is due any more: a third crawl fetches nothing.
-        _, out, _ = newsd("crawl", "--once", "--store", uri, "--config", conf)
+        _, out, _ = newsd("crawl", "--once", "--pages", "never", "--store", uri, "--config", conf)
         assert re.search(r"feeds fetched 0\b", out), out
         assert sum(hits.values()) == n_feeds
         _, out, _ = newsd("feeds", "list", "--store", uri)
