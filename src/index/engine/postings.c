@@ -34,27 +34,35 @@ const uint8_t *eng_varint_get(const uint8_t *p, uint32_t *v)
     return p;
 }
 
+/* Docids are decoded on demand, one at a time: a seek that lands early in
+ * a block (a probe at one candidate, a relevancy seek to one match) pays for
+ * the gaps up to its docid, not for the whole block. */
+static inline void decode_next(struct eng_cursor *c)
+{
+    uint32_t g;
+    if (*c->dnext < 0x80)
+        g = *c->dnext++;
+    else
+        c->dnext = eng_varint_get(c->dnext, &g);
+    /* Gaps are stored minus one, from the previous block's last docid. */
+    c->ids[c->ndec] = (c->ndec == 0 ? c->prev_last : c->ids[c->ndec - 1]) + g + 1;
+    c->ndec++;
+}
+
 static void block_load(struct eng_cursor *c, uint32_t b)
 {
     const struct eng_term *t = c->t;
     uint32_t n = t->df - b * ENG_BLOCK;
-    const uint8_t *p;
-    uint32_t prev;
 
     if (n > ENG_BLOCK)
         n = ENG_BLOCK;
     c->blk = b;
     c->nin = n;
     c->i = 0;
-    p = c->docs + c->skip[b].doc_off;
-    /* Gaps are stored minus one, from the previous block's last docid. */
-    prev = b == 0 ? UINT32_MAX : c->skip[b - 1].last;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t g;
-        p = eng_varint_get(p, &g);
-        prev = prev + g + 1;
-        c->ids[k] = prev;
-    }
+    c->dnext = c->docs + c->skip[b].doc_off;
+    c->prev_last = b == 0 ? UINT32_MAX : c->skip[b - 1].last;
+    c->ndec = 0;
+    decode_next(c);
     c->doc = c->ids[0];
     c->dp = c->data ? c->data + c->skip[b].data_off : NULL;
     c->di = 0;
@@ -94,8 +102,11 @@ uint32_t eng_cursor_seek(struct eng_cursor *c, uint32_t target)
         }
         block_load(c, lo);
     }
-    while (c->ids[c->i] < target)
-        c->i++;
+    /* the block's last docid reaches target: this stops inside it */
+    while (c->ids[c->i] < target) {
+        if (++c->i == c->ndec)
+            decode_next(c);
+    }
     c->doc = c->ids[c->i];
     return c->doc;
 }
@@ -161,8 +172,13 @@ static uint32_t block_below(struct eng_cursor *c, uint32_t b, uint32_t x)
 {
     uint32_t k = 0;
     block_load(c, b);
-    while (k < c->nin && c->ids[k] < x)
+    while (k < c->nin) {
+        if (k == c->ndec)
+            decode_next(c);
+        if (c->ids[k] >= x)
+            break;
         k++;
+    }
     return k;
 }
 
@@ -190,6 +206,63 @@ uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi)
     c->doc = ENG_END; /* the cursor is spent */
     c->blk = c->t->nblocks - 1;
     return b - a;
+}
+
+uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
+                           uint32_t hi, uint64_t *bits, uint32_t base)
+{
+    const struct eng_skip *skip = (const struct eng_skip *)(s->post + t->off);
+    const uint8_t *docs = (const uint8_t *)(skip + t->nblocks);
+    uint32_t b = 0, hi_b = t->nblocks, set = 0;
+
+    if (t->df == 0 || lo >= hi)
+        return 0;
+    while (b < hi_b) { /* the first block whose last docid reaches lo */
+        uint32_t mid = b + (hi_b - b) / 2;
+        if (skip[mid].last < lo)
+            b = mid + 1;
+        else
+            hi_b = mid;
+    }
+    for (; b < t->nblocks; b++) {
+        uint32_t prev = b == 0 ? UINT32_MAX : skip[b - 1].last;
+        uint32_t n = t->df - b * ENG_BLOCK;
+        const uint8_t *p = docs + skip[b].doc_off;
+        if (n > ENG_BLOCK)
+            n = ENG_BLOCK;
+        if (b > 0 && prev + 1 >= hi)
+            break;
+        if ((b == 0 ? 0 : prev + 1) >= lo && skip[b].last < hi) {
+            /* the whole block inside the window: no bound checks */
+            uint32_t d = prev;
+            for (uint32_t k = 0; k < n; k++) {
+                uint32_t g;
+                if (*p < 0x80)
+                    g = *p++;
+                else
+                    p = eng_varint_get(p, &g);
+                d = d + g + 1;
+                bits[(d - base) >> 6] |= (uint64_t)1 << ((d - base) & 63);
+            }
+            set += n;
+            continue;
+        }
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t g;
+            if (*p < 0x80) /* one byte: nearly every gap of a list that matters */
+                g = *p++;
+            else
+                p = eng_varint_get(p, &g);
+            prev = prev + g + 1;
+            if (prev >= hi)
+                return set;
+            if (prev >= lo) {
+                bits[(prev - base) >> 6] |= (uint64_t)1 << ((prev - base) & 63);
+                set++;
+            }
+        }
+    }
+    return set;
 }
 
 uint32_t eng_posting_wf2(const uint8_t *p, bool exact)
