@@ -928,8 +928,8 @@ static bool use_sets(const struct eng_segment *seg, struct node *root, uint32_t 
  * or NOT instance over the window [lo, hi)); count and page as there. */
 static int sets_page(struct run *r, struct ev *ev, struct sets *b, const uint64_t *v);
 
-static int run_segment_sets(struct run *r, struct ev *ev, size_t si, struct node *root,
-                            uint32_t lo, uint32_t hi, const struct eng_ccache_key *ck, bool known)
+static int run_segment_sets(struct run *r, struct ev *ev, size_t si, struct node *root, uint32_t lo,
+                            uint32_t hi, const struct eng_ccache_key *ck, bool known)
 {
     const struct eng_segment *seg = ev->seg;
     const struct eng_dels *dels = r->snap->dels[si];
