@@ -345,9 +345,6 @@ struct eng_cursor {
     uint32_t doc;      /* current docid, ENG_END */
     const uint8_t *dp; /* data of posting di of the block */
     uint32_t di;
-    const uint8_t *dnext; /* the block's first docid not decoded yet */
-    uint32_t ndec;        /* docids of the block decoded into ids */
-    uint32_t prev_last;   /* the previous block's last docid (UINT32_MAX) */
     uint32_t ids[ENG_BLOCK];
 };
 

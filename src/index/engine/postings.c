@@ -34,35 +34,27 @@ const uint8_t *eng_varint_get(const uint8_t *p, uint32_t *v)
     return p;
 }
 
-/* Docids are decoded on demand, one at a time: a seek that lands early in
- * a block (a probe at one candidate, a relevancy seek to one match) pays for
- * the gaps up to its docid, not for the whole block. */
-static inline void decode_next(struct eng_cursor *c)
-{
-    uint32_t g;
-    if (*c->dnext < 0x80)
-        g = *c->dnext++;
-    else
-        c->dnext = eng_varint_get(c->dnext, &g);
-    /* Gaps are stored minus one, from the previous block's last docid. */
-    c->ids[c->ndec] = (c->ndec == 0 ? c->prev_last : c->ids[c->ndec - 1]) + g + 1;
-    c->ndec++;
-}
-
 static void block_load(struct eng_cursor *c, uint32_t b)
 {
     const struct eng_term *t = c->t;
     uint32_t n = t->df - b * ENG_BLOCK;
+    const uint8_t *p;
+    uint32_t prev;
 
     if (n > ENG_BLOCK)
         n = ENG_BLOCK;
     c->blk = b;
     c->nin = n;
     c->i = 0;
-    c->dnext = c->docs + c->skip[b].doc_off;
-    c->prev_last = b == 0 ? UINT32_MAX : c->skip[b - 1].last;
-    c->ndec = 0;
-    decode_next(c);
+    p = c->docs + c->skip[b].doc_off;
+    /* Gaps are stored minus one, from the previous block's last docid. */
+    prev = b == 0 ? UINT32_MAX : c->skip[b - 1].last;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t g;
+        p = eng_varint_get(p, &g);
+        prev = prev + g + 1;
+        c->ids[k] = prev;
+    }
     c->doc = c->ids[0];
     c->dp = c->data ? c->data + c->skip[b].data_off : NULL;
     c->di = 0;
@@ -102,11 +94,8 @@ uint32_t eng_cursor_seek(struct eng_cursor *c, uint32_t target)
         }
         block_load(c, lo);
     }
-    /* the block's last docid reaches target: this stops inside it */
-    while (c->ids[c->i] < target) {
-        if (++c->i == c->ndec)
-            decode_next(c);
-    }
+    while (c->ids[c->i] < target)
+        c->i++;
     c->doc = c->ids[c->i];
     return c->doc;
 }
@@ -172,13 +161,8 @@ static uint32_t block_below(struct eng_cursor *c, uint32_t b, uint32_t x)
 {
     uint32_t k = 0;
     block_load(c, b);
-    while (k < c->nin) {
-        if (k == c->ndec)
-            decode_next(c);
-        if (c->ids[k] >= x)
-            break;
+    while (k < c->nin && c->ids[k] < x)
         k++;
-    }
     return k;
 }
 
