@@ -11,7 +11,9 @@
  *     newest-first page; every document's stored JSON (docs.c) comes
  *     back byte for byte from the heap segment and from the image; the
  *     relevancy page with block-max pruning is compared with the one that
- *     scores every match.
+ *     scores every match; every answer (four sorts, nested AND / OR / NOT
+ *     and phrase shapes too) is the same through the set evaluator and
+ *     through the document-at-a-time walk (eng_snap.doc_at_a_time).
  *  1  segment: the rest edits a valid segment image ((offset, byte) pairs)
  *     and the checksum is recomputed, so the structure checks are what
  *     stands between the bytes and a search: the reader refuses the image,
@@ -83,6 +85,17 @@ static int search(struct eng_segment *seg, const char *q, int64_t from, int64_t 
         rc = eng_search_ids(&snap, &a, &req, total, &ids, n, &err);
         CHECK(rc == 0);
         CHECK(*n <= 10 && *n <= *total);
+        /* The set evaluator (AND / OR / NOT roots) against the walk of the
+         * plan document at a time: the same total, the same page in the
+         * same order, relevancy and its pruning included. */
+        uint64_t ref_total = 0;
+        int64_t *ref = NULL;
+        size_t nref = 0;
+        snap.doc_at_a_time = true;
+        CHECK(eng_search_ids(&snap, &a, &req, &ref_total, &ref, &nref, &err) == 0);
+        snap.doc_at_a_time = false;
+        CHECK(ref_total == *total && nref == *n);
+        CHECK(nref == 0 || memcmp(ref, ids, nref * sizeof *ref) == 0);
     }
     /* Block-max pruning against scoring every match: the same total and
      * the same page, in the same order. */
@@ -271,6 +284,20 @@ static void check_queries(const struct doc *docs, size_t n, const struct eng_seg
             int64_t page[10];
             size_t np;
             snprintf(q, sizeof q, "\"%s %s\" OR %s", vocab[w1], vocab[w2], vocab[w2]);
+            CHECK(search((struct eng_segment *)seg, q, INT64_MIN, INT64_MAX, &total, page, &np) ==
+                  0);
+            /* Nested shapes: search() compares the set evaluator with the
+             * document-at-a-time walk in every sort. */
+            unsigned w3 = (w2 + 1 + salt % 3) % NV, w4 = (w1 + 5) % NV;
+            snprintf(q, sizeof q, "(%s OR %s) AND (%s OR %s) NOT %s", vocab[w1], vocab[w2],
+                     vocab[w3], vocab[w1], vocab[w4]);
+            CHECK(search((struct eng_segment *)seg, q, INT64_MIN, INT64_MAX, &total, page, &np) ==
+                  0);
+            snprintf(q, sizeof q, "%s %s %s", vocab[w1], vocab[w2], vocab[w3]);
+            CHECK(search((struct eng_segment *)seg, q, INT64_MIN, INT64_MAX, &total, page, &np) ==
+                  0);
+            snprintf(q, sizeof q, "%s OR (%s AND \"%s %s\")", vocab[w3], vocab[w1], vocab[w1],
+                     vocab[w2]);
             CHECK(search((struct eng_segment *)seg, q, INT64_MIN, INT64_MAX, &total, page, &np) ==
                   0);
         }

@@ -141,6 +141,9 @@ struct eng_snap {
     /* Relevancy scores every match, no block-max pruning: the reference
      * that tests and fuzzing compare pruning with. */
     bool score_all;
+    /* Every query document at a time, no match sets (search.c): the
+     * reference that fuzzing compares the set evaluator with. */
+    bool doc_at_a_time;
 };
 
 /* --- docs.c: the document store (the bottom layer) ------------------------- */
@@ -356,6 +359,11 @@ void eng_cursor_data(struct eng_cursor *c, unsigned *mask, uint32_t tf[ENG_FIELD
                      uint32_t (*pos)[ENG_POS_MAX]);
 /* Postings with docid in [lo, hi): skip table for whole blocks. */
 uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi);
+/* Sets the bit (docid - base) in bits of every posting of t with docid in
+ * [lo, hi) (base <= lo, a multiple of 64): the set evaluator's term
+ * (search.c), one sequential decode with no cursor. Returns how many. */
+uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
+                           uint32_t hi, uint64_t *bits, uint32_t base);
 /* Twice the weighted frequency (eng_wf2) of the posting whose data starts
  * at p (exact: the term has positions after each field's tf). */
 uint32_t eng_posting_wf2(const uint8_t *p, bool exact);

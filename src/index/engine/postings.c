@@ -192,6 +192,63 @@ uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi)
     return b - a;
 }
 
+uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
+                           uint32_t hi, uint64_t *bits, uint32_t base)
+{
+    const struct eng_skip *skip = (const struct eng_skip *)(s->post + t->off);
+    const uint8_t *docs = (const uint8_t *)(skip + t->nblocks);
+    uint32_t b = 0, hi_b = t->nblocks, set = 0;
+
+    if (t->df == 0 || lo >= hi)
+        return 0;
+    while (b < hi_b) { /* the first block whose last docid reaches lo */
+        uint32_t mid = b + (hi_b - b) / 2;
+        if (skip[mid].last < lo)
+            b = mid + 1;
+        else
+            hi_b = mid;
+    }
+    for (; b < t->nblocks; b++) {
+        uint32_t prev = b == 0 ? UINT32_MAX : skip[b - 1].last;
+        uint32_t n = t->df - b * ENG_BLOCK;
+        const uint8_t *p = docs + skip[b].doc_off;
+        if (n > ENG_BLOCK)
+            n = ENG_BLOCK;
+        if (b > 0 && prev + 1 >= hi)
+            break;
+        if ((b == 0 ? 0 : prev + 1) >= lo && skip[b].last < hi) {
+            /* the whole block inside the window: no bound checks */
+            uint32_t d = prev;
+            for (uint32_t k = 0; k < n; k++) {
+                uint32_t g;
+                if (*p < 0x80)
+                    g = *p++;
+                else
+                    p = eng_varint_get(p, &g);
+                d = d + g + 1;
+                bits[(d - base) >> 6] |= (uint64_t)1 << ((d - base) & 63);
+            }
+            set += n;
+            continue;
+        }
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t g;
+            if (*p < 0x80) /* one byte: nearly every gap of a list that matters */
+                g = *p++;
+            else
+                p = eng_varint_get(p, &g);
+            prev = prev + g + 1;
+            if (prev >= hi)
+                return set;
+            if (prev >= lo) {
+                bits[(prev - base) >> 6] |= (uint64_t)1 << ((prev - base) & 63);
+                set++;
+            }
+        }
+    }
+    return set;
+}
+
 uint32_t eng_posting_wf2(const uint8_t *p, bool exact)
 {
     unsigned mask = *p++;
