@@ -1,5 +1,6 @@
 """Driving a real newsd: CLI runs, a served store, an HTTP client, and the
 checks every response gets (§3 envelope and key order, CORS, JSON form)."""
+import http.server
 import json
 import os
 import re
@@ -7,6 +8,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 
 import requests
@@ -40,6 +42,25 @@ def allow_loopback(directory, networks="127.0.0.0/8 ::1"):
     with open(path, "w") as f:
         f.write("[outbound]\nallow_networks = %s\n" % networks)
     return path
+
+
+def reply(handler, body, ctype, status=200):
+    """Answer the request an http.server handler holds with body (bytes)."""
+    handler.send_response(status)
+    handler.send_header("Content-Type", ctype)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def serve_http(handler, host="127.0.0.1"):
+    """A threading HTTP server for handler on host, any free port, running
+    in a daemon thread; (server, "http://host:port/"). server.shutdown()
+    and server.server_close() end it."""
+    srv = http.server.ThreadingHTTPServer((host, 0), handler)
+    srv.daemon_threads = True
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, "http://%s:%d/" % (host, srv.server_address[1])
 
 
 def sanitizer_findings(text):

@@ -11,11 +11,11 @@ import http.server
 import json
 import os
 import re
-import threading
 
 import pytest
 
-from harness import Client, Server, allow_loopback, articles_ok, cli_ok, run_cli
+from harness import (Client, Server, allow_loopback, articles_ok, cli_ok, reply, run_cli,
+                     serve_http)
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
 CONTENT_SUFFIX = re.compile(r"^(.*) \[\+(\d+) chars\]$", re.S)
@@ -36,11 +36,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def do_GET(self):
         Handler.asked.append(self.path)
         if self.path == "/feed.xml":
-            self.send_response(200)
-            self.send_header("Content-Type", "application/rss+xml; charset=utf-8")
-            self.send_header("Content-Length", str(len(Handler.feed)))
-            self.end_headers()
-            self.wfile.write(Handler.feed)
+            reply(self, Handler.feed, "application/rss+xml; charset=utf-8")
             return
         super().do_GET()
 
@@ -77,10 +73,7 @@ def rss(base):
 
 @pytest.fixture(scope="module")
 def crawled(tmp_path_factory):
-    srv = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Handler, directory=DATA))
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    base = "http://127.0.0.1:%d/" % srv.server_address[1]
+    srv, base = serve_http(functools.partial(Handler, directory=DATA))
     Handler.feed = rss(base)
     Handler.asked = []
     d = tmp_path_factory.mktemp("pages")
@@ -161,10 +154,7 @@ def test_page_text_is_searched_in_full(crawled):
 
 
 def test_pages_never_fetches_none_and_a_bad_mode_is_a_usage_error(tmp_path):
-    srv = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Handler, directory=DATA))
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    base = "http://127.0.0.1:%d/" % srv.server_address[1]
+    srv, base = serve_http(functools.partial(Handler, directory=DATA))
     try:
         Handler.feed = rss(base)
         Handler.asked = []
@@ -192,22 +182,14 @@ def test_page_fetches_obey_the_outbound_rules(tmp_path):
         def do_GET(self):
             pages_asked.append(self.path)
             body = b"<html><body><article><p>private</p></article></body></html>"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            reply(self, body, "text/html")
 
         def log_message(self, *args):
             pass
 
-    page_srv = http.server.ThreadingHTTPServer(("127.0.0.2", 0), Pages)
-    threading.Thread(target=page_srv.serve_forever, daemon=True).start()
-    page = "http://127.0.0.2:%d/internal.html" % page_srv.server_address[1]
-    feed_srv = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Handler, directory=DATA))
-    threading.Thread(target=feed_srv.serve_forever, daemon=True).start()
-    base = "http://127.0.0.1:%d/" % feed_srv.server_address[1]
+    page_srv, page_base = serve_http(Pages, "127.0.0.2")
+    page = page_base + "internal.html"
+    feed_srv, base = serve_http(functools.partial(Handler, directory=DATA))
     Handler.feed = ("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>t</title>"
                     "<link>%s</link><item><title>Internal page</title><link>%s</link>"
                     "</item></channel></rss>" % (base, page)).encode()
@@ -240,10 +222,7 @@ def test_a_feeds_own_pages_setting_wins_and_travels_with_it(tmp_path):
     when the crawl asks for all of them; `feeds edit --pages ""` hands the
     feed back to the crawler's setting; the setting is listed, exported and
     re-imported (JSONL and OPML), and a bad value is refused."""
-    srv = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Handler, directory=DATA))
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    base = "http://127.0.0.1:%d/" % srv.server_address[1]
+    srv, base = serve_http(functools.partial(Handler, directory=DATA))
     try:
         Handler.feed = rss(base)
         Handler.asked = []
@@ -319,18 +298,12 @@ def test_more_new_items_than_a_pass_fetches_all_get_their_pages(tmp_path):
                         "<h1>Bulk item %d</h1>%s</article></body></html>"
                         % (i, i, i, "".join("<p>%s</p>" % (para % i) for _ in range(6)))).encode()
                 ctype = "text/html; charset=utf-8"
-            self.send_response(200)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            reply(self, body, ctype)
 
         def log_message(self, *args):
             pass
 
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Site)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    base = "http://127.0.0.1:%d/" % srv.server_address[1]
+    srv, base = serve_http(Site)
     try:
         store = str(tmp_path / "store")
         os.mkdir(store)

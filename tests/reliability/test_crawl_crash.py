@@ -30,7 +30,7 @@ import time
 import pytest
 
 from conftest import LONG, new_key, store_check
-from harness import BIN, Client, allow_loopback, articles_ok, clean_env, cli_ok
+from harness import BIN, Client, allow_loopback, articles_ok, clean_env, cli_ok, reply
 
 pytestmark = pytest.mark.usefixtures("fts5_side")
 
@@ -92,11 +92,7 @@ class Feeds:
                 else:
                     body = feeds.rss(int(m.group(1))).encode("utf-8")
                     ctype = "application/rss+xml; charset=utf-8"
-                self.send_response(200)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                reply(self, body, ctype)
 
             def log_message(self, *args):
                 pass

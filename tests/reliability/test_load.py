@@ -24,7 +24,8 @@ import urllib.parse
 import pytest
 
 from conftest import LONG, REPO, tool
-from harness import BIN, Client, Server, allow_loopback, articles_ok, clean_env, cli_ok, err
+from harness import (BIN, Client, Server, allow_loopback, articles_ok, clean_env, cli_ok, err,
+                     reply)
 
 N = int(os.environ.get("RELIABILITY_LOAD_N", "1000000")) if LONG else 20000
 CONNECTIONS = int(os.environ.get("RELIABILITY_LOAD_CONNECTIONS", "1000" if LONG else "200"))
@@ -186,11 +187,7 @@ class PageSite(threading.Thread):
                     time.sleep(0.04)
                     body = site.page(int(m.group(1)))
                     ctype = "text/html; charset=utf-8"
-                self.send_response(200)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                reply(self, body, ctype)
 
             def log_message(self, *args):
                 pass
