@@ -5,41 +5,43 @@
 
 #include "util/banned.h"
 
-void api_everything(struct api_call *c)
+int api_everything_filters(struct api_call *c, struct index_request *req, bool *from_given)
 {
     /* Unsupported parameters come before the scope check (§5 order). */
-    if (api_param(c, "country")) {
-        api_fail(c, API_ERR_PARAMETER_INVALID,
-                 "The country param is not currently supported on the /everything endpoint.");
-        return;
-    }
-    if (api_param(c, "category")) {
-        api_fail(c, API_ERR_PARAMETER_INVALID,
-                 "The category param is not currently supported on the /everything endpoint.");
-        return;
-    }
+    if (api_param(c, "country"))
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "The country param is not currently supported on the /everything "
+                        "endpoint.");
+    if (api_param(c, "category"))
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "The category param is not currently supported on the /everything "
+                        "endpoint.");
     if (!api_param(c, "q") && !api_param(c, "qintitle") && !api_param(c, "sources") &&
-        !api_param(c, "domains")) {
-        api_fail(c, API_ERR_PARAMETERS_MISSING,
-                 "Required parameters are missing, the scope of your search is too broad. "
-                 "Please set any of the following required parameters and try again: q, "
-                 "qInTitle, sources, domains.");
-        return;
-    }
+        !api_param(c, "domains"))
+        return api_fail(c, API_ERR_PARAMETERS_MISSING,
+                        "Required parameters are missing, the scope of your search is too broad. "
+                        "Please set any of the following required parameters and try again: q, "
+                        "qInTitle, sources, domains.");
+    if (api_get_query(c, "q", "q", (struct query_node **)&req->q) < 0 ||
+        api_get_query(c, "qintitle", "qInTitle", (struct query_node **)&req->q_title) < 0 ||
+        api_get_search_in(c, &req->q_fields) < 0 ||
+        api_get_sources(c, (const char ***)&req->sources, &req->n_sources) < 0 ||
+        api_get_domains(c, "domains", "domains", (const char ***)&req->domains, &req->n_domains) <
+            0 ||
+        api_get_domains(c, "excludedomains", "excludeDomains",
+                        (const char ***)&req->exclude_domains, &req->n_exclude_domains) < 0 ||
+        api_get_dates(c, &req->from, &req->to, from_given) < 0 ||
+        api_get_language(c, &req->language) < 0)
+        return -1;
+    return 0;
+}
 
+void api_everything(struct api_call *c)
+{
     struct index_request req = {0};
     bool from_given;
     size_t page, size;
-    if (api_get_query(c, "q", "q", (struct query_node **)&req.q) < 0 ||
-        api_get_query(c, "qintitle", "qInTitle", (struct query_node **)&req.q_title) < 0 ||
-        api_get_search_in(c, &req.q_fields) < 0 ||
-        api_get_sources(c, (const char ***)&req.sources, &req.n_sources) < 0 ||
-        api_get_domains(c, "domains", "domains", (const char ***)&req.domains, &req.n_domains) <
-            0 ||
-        api_get_domains(c, "excludedomains", "excludeDomains", (const char ***)&req.exclude_domains,
-                        &req.n_exclude_domains) < 0 ||
-        api_get_dates(c, &req.from, &req.to, &from_given) < 0 ||
-        api_get_language(c, &req.language) < 0 ||
+    if (api_everything_filters(c, &req, &from_given) < 0 ||
         api_get_sort(c, INDEX_SORT_PUBLISHED_DESC, &req.sort) < 0 ||
         api_get_paging(c, 100, &page, &size) < 0 ||
         api_check_plan(c, page, size, &req.from, from_given, &req.to) < 0)

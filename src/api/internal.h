@@ -102,6 +102,21 @@ void api_respond_search(struct api_call *c, const struct index_request *req);
 /* --- one file per endpoint --------------------------------------------- */
 
 void api_everything(struct api_call *c);
+/* The filters of /v2/everything (everything.c), validated in its order:
+ * unsupported parameters, scope, q, qInTitle, searchIn, sources, domains,
+ * excludeDomains, from/to, language. Webhook alerts (alerts.c) and their
+ * stored queries go through it too, so their errors are /everything's. */
+int api_everything_filters(struct api_call *c, struct index_request *req, bool *from_given);
+
+/* alerts.c: /v2/alerts (GET: the key's alerts, POST: a new one) and
+ * /v2/alerts/ID (GET, DELETE); id is the path's last segment. */
+void api_alerts(struct api_call *c);
+void api_alert(struct api_call *c, const char *id);
+/* Validate an alert's query parameters as /v2/everything's filters, as if
+ * c had been sent them: 0 with *req filled, or -1 with the error written
+ * into c's response. */
+int api_alert_query_validate(struct api_call *c, const struct api_params *params,
+                             struct index_request *req);
 void api_top_headlines(struct api_call *c);
 void api_sources(struct api_call *c);
 

@@ -30,7 +30,11 @@ struct auth_plan {
     int64_t history_days;      /* earliest `from` = today - history_days */
     int64_t delay_seconds;     /* articles newer than now - delay are hidden */
     char allowed_origins[512]; /* space-separated; "" = any (*) */
+    /* webhook alerts (issue 17) */
+    int64_t alerts; /* alerts a key may keep (AUTH_PLAN_ALERTS_DEFAULT unless set) */
 };
+
+#define AUTH_PLAN_ALERTS_DEFAULT 10 /* a plan's alerts when it does not say */
 
 enum auth_status {
     AUTH_OK = 0,

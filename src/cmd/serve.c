@@ -341,6 +341,7 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
         .threads = (unsigned)(f->threads ? f->threads : cfg->threads),
         .access_log = access_log,
         .trusted_proxies = &cfg->trusted_proxies,
+        .body_limit = api_body_limit,
     };
     log_set_format(f->log_format >= 0             ? (enum log_format)f->log_format
                    : cfg->log_format_json == 1 ? LOG_FORMAT_JSON
@@ -355,6 +356,7 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
                                         .access_log = access_log,
                                         .trusted_proxies = &cfg->trusted_proxies};
     set->api.metrics_allow = &cfg->metrics_allow_networks;
+    set->api.outbound = &cfg->outbound.policy;
     set->api.live_window_seconds = cfg->live_window_seconds;
     set->api.result_window = cfg->result_window;
     set->api.query_timeout_ms =

@@ -464,6 +464,7 @@ static const struct plan_key {
     {"history_days", CONFIG_PLAN_HISTORY_DAYS, 1000000LL}, /* ~2700 years */
     {"delay_seconds", CONFIG_PLAN_DELAY_SECONDS, 1000000000000LL},
     {"allowed_origins", CONFIG_PLAN_ALLOWED_ORIGINS, 0},
+    {"alerts", CONFIG_PLAN_ALERTS, 1000000LL},
 };
 
 static int plan_set(struct parser *ps, struct span key, struct span v)
@@ -482,7 +483,7 @@ static int plan_set(struct parser *ps, struct span key, struct span v)
         return parse_fail(ps,
                           "unknown key '%s' in [plan %s] (requests_per_day, "
                           "requests_per_month, burst_per_second, burst_size, result_window, "
-                          "history_days, delay_seconds, allowed_origins)",
+                          "history_days, delay_seconds, allowed_origins, alerts)",
                           span_show(key, kb), p->name);
     if (*fields & k->field)
         return parse_fail(ps, "%s is set twice", k->name);
@@ -502,6 +503,8 @@ static int plan_set(struct parser *ps, struct span key, struct span v)
         return value_int(ps, key, v, 0, k->max, &p->history_days);
     case CONFIG_PLAN_DELAY_SECONDS:
         return value_int(ps, key, v, 0, k->max, &p->delay_seconds);
+    case CONFIG_PLAN_ALERTS:
+        return value_int(ps, key, v, 0, k->max, &p->alerts);
     default:
         return value_origins(ps, v, p->allowed_origins, sizeof p->allowed_origins);
     }
@@ -673,6 +676,7 @@ int config_plans_apply(const struct config *c, struct auth *a, struct err *err)
         if (auth_plan_get(a, src->name, &p) < 0) {
             memset(&p, 0, sizeof p);
             memcpy(p.name, src->name, sizeof p.name);
+            p.alerts = AUTH_PLAN_ALERTS_DEFAULT;
         }
         if (f & CONFIG_PLAN_REQUESTS_PER_DAY)
             p.requests_per_day = src->requests_per_day;
@@ -690,6 +694,8 @@ int config_plans_apply(const struct config *c, struct auth *a, struct err *err)
             p.delay_seconds = src->delay_seconds;
         if (f & CONFIG_PLAN_ALLOWED_ORIGINS)
             memcpy(p.allowed_origins, src->allowed_origins, sizeof p.allowed_origins);
+        if (f & CONFIG_PLAN_ALERTS)
+            p.alerts = src->alerts;
         int rc = auth_plan_set(a, &p, err);
         if (rc < 0)
             return rc;

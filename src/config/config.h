@@ -42,6 +42,7 @@ enum config_plan_field {
     CONFIG_PLAN_HISTORY_DAYS = 1 << 5,
     CONFIG_PLAN_DELAY_SECONDS = 1 << 6,
     CONFIG_PLAN_ALLOWED_ORIGINS = 1 << 7,
+    CONFIG_PLAN_ALERTS = 1 << 15, /* high bit: issue 17's keys stay apart */
 };
 
 /* [outbound]: every request newsd makes (feeds now; pages and webhooks to
