@@ -163,10 +163,11 @@ api-test-asan: $(ASN)/newsd
 	NEWSD_BIN=$(CURDIR)/$(ASN)/newsd NEWSD_ASAN=1 $(PYTHON) -m pytest -q tests/api
 
 # ---- the purpose-built index (issue 9, docs/engine.md) -----------------------
-# test_index_engine also links bench/common.c: its differential test runs the
-# bench query mix, decoded as bench_index decodes it, against both backends.
-$(ASN)/tests/test_index_engine: tests/unit/test_index_engine.c bench/common.c bench/common.h \
-        $(ASN)/libnewsd.a
+# test_index_engine and test_match also link bench/common.c: their
+# differential tests run the bench query mix, decoded as bench_index decodes
+# it, against both backends (and the single-article matcher).
+$(ASN)/tests/test_index_engine $(ASN)/tests/test_match: $(ASN)/tests/%: tests/unit/%.c \
+        bench/common.c bench/common.h $(ASN)/libnewsd.a
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(CFLAGS_COMMON) -Wno-missing-prototypes -O1 $(ASAN_FLAGS) -Itests/unit -Ibench -o $@ $< \

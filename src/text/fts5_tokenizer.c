@@ -6,6 +6,7 @@
  * query/ module already ran text_tokenize() and built the stems itself. */
 #include "text/text_fts5.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "text/text.h"
@@ -20,8 +21,19 @@
 struct doc_ctx {
     void *fts_ctx;
     int (*xToken)(void *, int, const char *, int, int, int);
-    char lang[LANG_MAX + 1]; /* "" when unknown or without stemmer */
-    size_t base;             /* byte offset of the tokenized text in pText */
+};
+
+/* What text_fts5_doc_tokenize() reads: the language (lower case; "" when
+ * unknown or without a stemmer) and where the text begins after the header. */
+struct doc_header {
+    char lang[LANG_MAX + 1];
+    size_t base; /* byte offset of the tokenized text */
+};
+
+struct doc_tok_ctx {
+    const struct doc_header *h;
+    text_fts5_doc_cb cb;
+    void *ctx;
 };
 
 /* One stateless tokenizer instance serves every table: all state lives on
@@ -42,24 +54,85 @@ static void newsd_delete(Fts5Tokenizer *tok)
     (void)tok;
 }
 
-static int doc_token(const struct text_token *tok, void *arg)
+static int doc_token(const struct text_token *tok, const char *stem, size_t stem_len, void *arg)
 {
     struct doc_ctx *d = arg;
-    char stem[sizeof TEXT_FTS5_STEM_PREFIX - 1 + LIMIT_TOKEN_BYTES + 1];
+    char tilde[sizeof TEXT_FTS5_STEM_PREFIX - 1 + LIMIT_TOKEN_BYTES + 1];
     const size_t plen = sizeof TEXT_FTS5_STEM_PREFIX - 1;
-    int start = (int)(d->base + tok->start), end = (int)(d->base + tok->end);
-    int rc, n;
+    int rc = d->xToken(d->fts_ctx, 0, tok->text, (int)tok->len, (int)tok->start, (int)tok->end);
 
-    rc = d->xToken(d->fts_ctx, 0, tok->text, (int)tok->len, start, end);
-    if (rc != SQLITE_OK || d->lang[0] == '\0' || (tok->flags & TEXT_TOKEN_CJK))
+    if (rc != SQLITE_OK || stem == NULL)
         return rc;
-    n = text_stem(d->lang, tok->text, tok->len, stem + plen, sizeof stem - plen);
-    if (n <= 0) /* no stem, or one too long to matter: the exact term is there */
-        return SQLITE_OK;
-    if ((size_t)n == tok->len && memcmp(stem + plen, tok->text, tok->len) == 0)
-        return SQLITE_OK;
-    memcpy(stem, TEXT_FTS5_STEM_PREFIX, plen);
-    return d->xToken(d->fts_ctx, FTS5_TOKEN_COLOCATED, stem, (int)plen + n, start, end);
+    memcpy(tilde, TEXT_FTS5_STEM_PREFIX, plen);
+    memcpy(tilde + plen, stem, stem_len);
+    return d->xToken(d->fts_ctx, FTS5_TOKEN_COLOCATED, tilde, (int)(plen + stem_len),
+                     (int)tok->start, (int)tok->end);
+}
+
+/* A token of the text after the header: offsets moved to the whole input,
+ * and its stem when it has one that differs. */
+static int doc_tok_stem(const struct text_token *tok, void *arg)
+{
+    struct doc_tok_ctx *c = arg;
+    struct text_token t = *tok;
+    char stem[LIMIT_TOKEN_BYTES + 1];
+    int n;
+
+    t.start += c->h->base;
+    t.end += c->h->base;
+    if (c->h->lang[0] == '\0' || (tok->flags & TEXT_TOKEN_CJK))
+        return c->cb(&t, NULL, 0, c->ctx);
+    n = text_stem(c->h->lang, tok->text, tok->len, stem, sizeof stem);
+    /* no stem, or one too long to matter: the exact term is there */
+    if (n <= 0 || ((size_t)n == tok->len && memcmp(stem, tok->text, tok->len) == 0))
+        return c->cb(&t, NULL, 0, c->ctx);
+    return c->cb(&t, stem, (size_t)n, c->ctx);
+}
+
+int text_fts5_doc_tokenize(const char *s, size_t n, text_fts5_doc_cb cb, void *ctx)
+{
+    struct doc_header h = {.lang = "", .base = 0};
+    struct doc_tok_ctx c = {.h = &h, .cb = cb, .ctx = ctx};
+
+    if (s == NULL || n == 0)
+        return 0;
+    if (s[0] == TEXT_FTS5_LANG_MARK) {
+        const char *close =
+            memchr(s + 1, TEXT_FTS5_LANG_MARK, n - 1 < LANG_MAX + 1 ? n - 1 : LANG_MAX + 1);
+        if (close != NULL) {
+            size_t len = (size_t)(close - s - 1);
+            /* the API compares languages case-insensitively */
+            ascii_lower_n(h.lang, s + 1, len);
+            h.lang[len] = '\0';
+            if (!text_lang_has_stemmer(h.lang))
+                h.lang[0] = '\0';
+            h.base = len + 2;
+        }
+    }
+    return text_tokenize(s + h.base, n - h.base, doc_tok_stem, &c);
+}
+
+int text_fts5_column_tokenize(const char *language, const char *text, text_fts5_doc_cb cb,
+                              void *ctx)
+{
+    size_t ll = language ? strlen(language) : 0, tl = text ? strlen(text) : 0, n = ll + 2 + tl;
+    char small[512], *s = n <= sizeof small ? small : malloc(n);
+    int rc;
+
+    if (text == NULL)
+        return 0;
+    if (s == NULL)
+        return ERR_NOMEM;
+    s[0] = TEXT_FTS5_LANG_MARK;
+    if (ll)
+        memcpy(s + 1, language, ll);
+    s[ll + 1] = TEXT_FTS5_LANG_MARK;
+    if (tl)
+        memcpy(s + ll + 2, text, tl);
+    rc = text_fts5_doc_tokenize(s, n, cb, ctx);
+    if (s != small)
+        free(s);
+    return rc;
 }
 
 /* Emit the pieces of s[from..n) separated by spaces, verbatim. */
@@ -100,22 +173,7 @@ static int newsd_tokenize(Fts5Tokenizer *tok, void *ctx, int flags, const char *
 
     d.fts_ctx = ctx;
     d.xToken = xToken;
-    d.lang[0] = '\0';
-    d.base = 0;
-    if (text[0] == TEXT_FTS5_LANG_MARK) {
-        const char *close = memchr(text + 1, TEXT_FTS5_LANG_MARK,
-                                   (size_t)(n - 1 < LANG_MAX + 1 ? n - 1 : LANG_MAX + 1));
-        if (close != NULL) {
-            size_t len = (size_t)(close - text - 1);
-            /* the API compares languages case-insensitively */
-            ascii_lower_n(d.lang, text + 1, len);
-            d.lang[len] = '\0';
-            if (!text_lang_has_stemmer(d.lang))
-                d.lang[0] = '\0';
-            d.base = len + 2;
-        }
-    }
-    rc = text_tokenize(text + d.base, (size_t)n - d.base, doc_token, &d);
+    rc = text_fts5_doc_tokenize(text, (size_t)n, doc_token, &d);
     if (rc == ERR_NOMEM)
         rc = SQLITE_NOMEM;
     return rc;

@@ -11,12 +11,38 @@
 #ifndef NEWSD_TEXT_TEXT_FTS5_H
 #define NEWSD_TEXT_TEXT_FTS5_H
 
+#include <stddef.h>
+
 #include <sqlite3.h>
+
+#include "text/text.h"
 
 #define TEXT_FTS5_TOKENIZER "newsd"
 #define TEXT_FTS5_LANG_MARK '\x1F'
 #define TEXT_FTS5_META_MARK '\x1E'
 #define TEXT_FTS5_STEM_PREFIX "~"
+
+/* One token of a document column: tok (start/end are byte offsets in the
+ * text given to text_fts5_doc_tokenize) and, when the tokenizer follows it
+ * with a colocated "~stem", that stem without the prefix (stem NULL
+ * otherwise). A non-zero return stops tokenizing. */
+typedef int (*text_fts5_doc_cb)(const struct text_token *tok, const char *stem, size_t stem_len,
+                                void *ctx);
+
+/* The tokens of document text s[0..n) exactly as the "newsd" tokenizer
+ * gives them to FTS5 (the language header read, the stems made): the one
+ * place that decides it, so that the engine (index/engine/segment.c) and
+ * the matcher of single articles (index/match.c) index a row as FTS5 does
+ * by construction. Not for meta text ("\x1E"). Returns 0, the callback's
+ * non-zero value, or ERR_NOMEM. */
+int text_fts5_doc_tokenize(const char *s, size_t n, text_fts5_doc_cb cb, void *ctx);
+
+/* text_fts5_doc_tokenize over one text column of an article as the
+ * store's triggers hand it to FTS5: "\x1F" language "\x1F" text (text NULL:
+ * no token). Offsets are those of that string. Returns as
+ * text_fts5_doc_tokenize. */
+int text_fts5_column_tokenize(const char *language, const char *text, text_fts5_doc_cb cb,
+                              void *ctx);
 
 /* Register the tokenizer on db. Returns 0 or ERR_STORE. */
 int text_fts5_register(sqlite3 *db);

@@ -1,4 +1,6 @@
-/* Private to src/index/engine/: a request as a segment-independent tree
+/* Private to src/index/ (the engine, and index/match.c, which evaluates
+ * the same plan over one article so that its answers are the engine's by
+ * construction): a request as a segment-independent tree
  * (qplan.c) with the semantics of the FTS5 MATCH expression that
  * index/fts5/match.c writes for it — the same terms, the same column
  * restrictions, the same errors — and the list of its scored leaves in the

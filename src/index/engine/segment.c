@@ -1,6 +1,6 @@
 /* Segment builder and lookups (index/engine/internal.h). An article is
- * tokenized exactly as the FTS5 "newsd" tokenizer sees its row
- * (text/fts5_tokenizer.c, store/sqlite/sqlite.c's triggers): each text
+ * tokenized by the FTS5 "newsd" tokenizer's own code as FTS5 sees its row
+ * (text_fts5_doc_tokenize, store/sqlite/sqlite.c's triggers): each text
  * column is "\x1F" language "\x1F" text, each token is an exact term with
  * its position and, in a stemmed language, "~stem" when the stem differs;
  * the meta column is the stored meta_terms split on spaces. The row size
@@ -15,8 +15,6 @@
 #include "util/hash.h"
 #include "util/limits.h"
 #include "util/banned.h"
-
-#define LANG_MAX 8 /* as text/fts5_tokenizer.c */
 
 struct bterm {
     char *s;
@@ -234,7 +232,6 @@ struct tok_ctx {
     struct eng_builder *b;
     uint32_t field;
     uint32_t ntok;
-    char lang[LANG_MAX + 1];
 };
 
 static int pend_resolve(struct eng_builder *b)
@@ -279,67 +276,31 @@ static int pend_push(struct eng_builder *b, char pre, const char *s, size_t len,
     return 0;
 }
 
-/* Mirrors doc_token() of text/fts5_tokenizer.c. */
-static int on_token(const struct text_token *tok, void *arg)
+/* A token and its "~stem" as text_fts5_doc_tokenize() gives them. */
+static int on_token(const struct text_token *tok, const char *stem, size_t stem_len, void *arg)
 {
     struct tok_ctx *d = arg;
-    char stem[LIMIT_TOKEN_BYTES + 1];
     uint32_t pos = d->ntok++;
     size_t len = tok->len < LIMIT_TOKEN_BYTES ? tok->len : LIMIT_TOKEN_BYTES;
-    int n;
 
     if (pend_push(d->b, 0, tok->text, len, ENG_TERM_EXACT, d->field, pos) < 0)
         return ERR_NOMEM;
-    if (d->lang[0] == '\0' || (tok->flags & TEXT_TOKEN_CJK))
-        return 0;
-    n = text_stem(d->lang, tok->text, tok->len, stem, sizeof stem);
-    if (n <= 0)
-        return 0;
-    if ((size_t)n == tok->len && memcmp(stem, tok->text, tok->len) == 0)
-        return 0;
-    if (pend_push(d->b, TEXT_FTS5_STEM_PREFIX[0], stem, (size_t)n, ENG_TERM_STEM, d->field, pos) <
-        0)
+    if (stem &&
+        pend_push(d->b, TEXT_FTS5_STEM_PREFIX[0], stem, stem_len, ENG_TERM_STEM, d->field, pos) < 0)
         return ERR_NOMEM;
     return 0;
 }
 
-/* One text column, given to the tokenizer as FTS5 gets it from the trigger:
- * "\x1F" language "\x1F" text. Returns its token count or ERR_NOMEM. */
+/* One text column as FTS5 gets it from the trigger. Returns its token
+ * count or ERR_NOMEM. */
 static int add_column(struct eng_builder *b, uint32_t field, const char *language, const char *text,
                       uint32_t *ntok)
 {
-    size_t ll = strlen(language), tl = text ? strlen(text) : 0, n = ll + 2 + tl, base = 0;
     struct tok_ctx d = {.b = b, .field = field};
-    char *s = malloc(n + 1);
-    int rc;
-
-    if (s == NULL)
-        return ERR_NOMEM;
-    s[0] = TEXT_FTS5_LANG_MARK;
-    memcpy(s + 1, language, ll);
-    s[ll + 1] = TEXT_FTS5_LANG_MARK;
-    if (tl)
-        memcpy(s + ll + 2, text, tl);
-    s[n] = '\0';
-    /* The header parse of newsd_tokenize(), byte for byte. */
-    const char *close =
-        memchr(s + 1, TEXT_FTS5_LANG_MARK, n - 1 < LANG_MAX + 1 ? n - 1 : LANG_MAX + 1);
-    if (close != NULL) {
-        size_t len = (size_t)(close - s - 1);
-        for (size_t i = 0; i < len; i++) {
-            char ch = s[1 + i];
-            d.lang[i] = (char)(ch >= 'A' && ch <= 'Z' ? ch + ('a' - 'A') : ch);
-        }
-        d.lang[len] = '\0';
-        if (!text_lang_has_stemmer(d.lang))
-            d.lang[0] = '\0';
-        base = len + 2;
-    }
-    rc = text_tokenize(s + base, n - base, on_token, &d);
+    int rc = text_fts5_column_tokenize(language, text, on_token, &d);
     if (rc == 0)
         rc = pend_drain(b);
     b->rn = 0;
-    free(s);
     *ntok = d.ntok;
     return rc ? ERR_NOMEM : 0;
 }

@@ -1,0 +1,492 @@
+/* One article against one request (index/match.h). The request becomes
+ * the engine's own plan (index/engine/qplan.h: the expansion, the column
+ * restrictions, the meta terms of the filters, the errors), evaluated here
+ * over the terms of one article, which are those the engine and FTS5 index
+ * for its row (text_fts5_column_tokenize; meta terms split on spaces and
+ * marked with ENG_META_MARK as in the engine's dictionary). The date window
+ * is the backends' id range (store_id_lo / store_id_hi). */
+#include "index/match.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "index/engine/qplan.h"
+#include "store/meta.h"
+#include "store/store.h"
+#include "text/text_fts5.h"
+#include "util/limits.h"
+#include "util/strtab.h"
+#include "util/banned.h"
+
+#define DOC_META (1u << ENG_FIELDS) /* mask bit of a meta term */
+
+struct index_matcher {
+    struct arena a; /* the plan, its strings, the keys */
+    struct plan *root;
+    bool never; /* an empty date window */
+    int64_t id_lo, id_hi;
+    const char **keys;
+    size_t n_keys;
+};
+
+/* One occurrence of an exact token: where phrases look. */
+struct occ {
+    uint32_t term, field, pos;
+};
+
+struct index_match_doc {
+    int64_t id;
+    struct strtab terms; /* exact tokens, "~stem" forms, meta terms (marked) */
+    uint8_t *mask;       /* per term: the fields holding it (1 << field), DOC_META */
+    uint32_t *occ_at;    /* per term: its first occurrence in occ */
+    uint32_t *occ_n;     /* per term: its occurrences */
+    size_t cap;
+    struct occ *occ; /* sorted by term, field, position */
+    size_t n_occ, occ_cap;
+    const char **list; /* the terms, for index_match_doc_terms */
+};
+
+/* --- the matcher ----------------------------------------------------------------- */
+
+/* The plan's strings point into the request (its query tree): copy them. */
+static int plan_own(struct arena *a, struct plan *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        char *t = arena_strndup(a, p->terms[i], p->lens[i]);
+        if (t == NULL)
+            return ERR_NOMEM;
+        p->terms[i] = t;
+    }
+    for (size_t i = 0; i < p->nkids; i++) {
+        if (plan_own(a, p->kids[i]) < 0)
+            return ERR_NOMEM;
+    }
+    return 0;
+}
+
+/* A set of keys and how often one expects an article to hold one of them
+ * (a guess without the corpus' statistics: meta terms of languages,
+ * countries, categories and headlines are common; a source or a domain is
+ * rare; a short word is more common than a long one). none: no set (the
+ * matcher has to be tried on every article). */
+struct keyset {
+    const char **v;
+    size_t n;
+    double cost;
+    bool none;
+};
+
+static double term_cost(const char *t, size_t len)
+{
+    if (t[0] == ENG_META_MARK) {
+        switch (len > 1 ? t[1] : 0) {
+        case STORE_META_SOURCE:
+        case STORE_META_DOMAIN:
+            return 8;
+        default:
+            return 1000;
+        }
+    }
+    if (t[0] == TEXT_FTS5_STEM_PREFIX[0]) { /* a stem stands for several words */
+        t++;
+        len = len > 0 ? len - 1 : 0;
+    }
+    (void)t;
+    static const double by_len[] = {512, 512, 512, 128, 64, 32, 16};
+    return len < sizeof by_len / sizeof by_len[0] ? by_len[len] : 8;
+}
+
+static bool is_all_term(const char *t, size_t len)
+{
+    return len == 2 && t[0] == ENG_META_MARK && t[1] == STORE_META_ALL;
+}
+
+static int keys_of(struct arena *a, const struct plan *p, struct keyset *out);
+
+static int keys_term(struct arena *a, const char *t, size_t len, struct keyset *out)
+{
+    memset(out, 0, sizeof *out);
+    if (is_all_term(t, len)) { /* every article has it: no better than no key */
+        out->none = true;
+        return 0;
+    }
+    if ((out->v = arena_calloc(a, 1, sizeof *out->v)) == NULL)
+        return ERR_NOMEM;
+    out->v[0] = t;
+    out->n = 1;
+    out->cost = term_cost(t, len);
+    return 0;
+}
+
+static bool key_in(const struct keyset *s, const char *t)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (strcmp(s->v[i], t) == 0)
+            return true;
+    }
+    return false;
+}
+
+static int keys_of(struct arena *a, const struct plan *p, struct keyset *out)
+{
+    struct keyset k;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    switch (p->kind) {
+    case PLAN_TERM:
+        return keys_term(a, p->terms[0], p->lens[0], out);
+    case PLAN_PHRASE: { /* every token is required: the rarest */
+        size_t best = 0;
+        for (size_t i = 1; i < p->n; i++) {
+            if (term_cost(p->terms[i], p->lens[i]) < term_cost(p->terms[best], p->lens[best]))
+                best = i;
+        }
+        return keys_term(a, p->terms[best], p->lens[best], out);
+    }
+    case PLAN_ANDNOT: /* an exclusion requires nothing */
+        return keys_of(a, p->kids[0], out);
+    case PLAN_AND: /* every child is required: the cheapest of them */
+        out->none = true;
+        for (size_t i = 0; i < p->nkids; i++) {
+            if ((rc = keys_of(a, p->kids[i], &k)) < 0)
+                return rc;
+            if (!k.none && (out->none || k.cost < out->cost))
+                *out = k;
+        }
+        return 0;
+    case PLAN_OR: { /* any child will do: all of theirs */
+        struct keyset *kids = arena_calloc(a, p->nkids ? p->nkids : 1, sizeof *kids);
+        size_t total = 0;
+        if (kids == NULL)
+            return ERR_NOMEM;
+        for (size_t i = 0; i < p->nkids; i++) {
+            if ((rc = keys_of(a, p->kids[i], &kids[i])) < 0)
+                return rc;
+            if (kids[i].none) {
+                out->none = true;
+                return 0;
+            }
+            total += kids[i].n;
+        }
+        if ((out->v = arena_calloc(a, total ? total : 1, sizeof *out->v)) == NULL)
+            return ERR_NOMEM;
+        for (size_t i = 0; i < p->nkids; i++) {
+            for (size_t j = 0; j < kids[i].n; j++) {
+                if (!key_in(out, kids[i].v[j])) {
+                    out->v[out->n++] = kids[i].v[j];
+                    out->cost += term_cost(kids[i].v[j], strlen(kids[i].v[j]));
+                }
+            }
+        }
+        out->none = out->n == 0;
+        return 0;
+    }
+    }
+    out->none = true;
+    return 0;
+}
+
+int index_matcher_new(struct index_matcher **out, const struct index_request *req, struct err *err)
+{
+    struct index_matcher *m = calloc(1, sizeof *m);
+    struct plan_tree plan;
+    struct keyset keys;
+    int rc;
+
+    *out = NULL;
+    if (m == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    arena_init(&m->a, 0);
+    if ((rc = eng_plan_build(&plan, &m->a, req, err)) < 0)
+        goto fail;
+    if (plan_own(&m->a, plan.root) < 0 || keys_of(&m->a, plan.root, &keys) < 0) {
+        rc = err_set(err, ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    m->root = plan.root;
+    m->id_lo = store_id_lo(req->from);
+    m->id_hi = store_id_hi(req->to);
+    m->never = req->from > req->to || m->id_lo > m->id_hi;
+    if (!keys.none) {
+        m->keys = keys.v;
+        m->n_keys = keys.n;
+    }
+    *out = m;
+    return 0;
+fail:
+    index_matcher_free(m);
+    return rc;
+}
+
+void index_matcher_free(struct index_matcher *m)
+{
+    if (m == NULL)
+        return;
+    arena_release(&m->a);
+    free(m);
+}
+
+void index_matcher_keys(const struct index_matcher *m, const char *const **keys, size_t *n)
+{
+    *keys = m->keys;
+    *n = m->n_keys;
+}
+
+/* --- the article --------------------------------------------------------------- */
+
+static int term_add(struct index_match_doc *d, const char *s, size_t len, unsigned bit,
+                    uint32_t *num)
+{
+    size_t k;
+    int added;
+    if (strtab_add(&d->terms, s, len, &k, &added) < 0)
+        return ERR_NOMEM;
+    if (added && k >= d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 64;
+        uint8_t *mask = realloc(d->mask, cap * sizeof *mask);
+        if (mask == NULL)
+            return ERR_NOMEM;
+        d->mask = mask;
+        uint32_t *at = realloc(d->occ_at, cap * sizeof *at);
+        if (at == NULL)
+            return ERR_NOMEM;
+        d->occ_at = at;
+        uint32_t *on = realloc(d->occ_n, cap * sizeof *on);
+        if (on == NULL)
+            return ERR_NOMEM;
+        d->occ_n = on;
+        d->cap = cap;
+    }
+    if (added) {
+        d->mask[k] = 0;
+        d->occ_at[k] = d->occ_n[k] = 0;
+    }
+    d->mask[k] |= (uint8_t)bit;
+    *num = (uint32_t)k;
+    return 0;
+}
+
+struct doc_field {
+    struct index_match_doc *d;
+    uint32_t field, ntok;
+};
+
+/* What the engine's builder does with a token (index/engine/segment.c). */
+static int doc_token(const struct text_token *tok, const char *stem, size_t stem_len, void *arg)
+{
+    struct doc_field *f = arg;
+    struct index_match_doc *d = f->d;
+    char tilde[LIMIT_TOKEN_BYTES + 2];
+    uint32_t pos = f->ntok++, k;
+    size_t len = tok->len < LIMIT_TOKEN_BYTES ? tok->len : LIMIT_TOKEN_BYTES;
+
+    if (term_add(d, tok->text, len, 1u << f->field, &k) < 0)
+        return ERR_NOMEM;
+    if (d->n_occ == d->occ_cap) {
+        size_t cap = d->occ_cap ? d->occ_cap * 2 : 256;
+        struct occ *o = realloc(d->occ, cap * sizeof *o);
+        if (o == NULL)
+            return ERR_NOMEM;
+        d->occ = o;
+        d->occ_cap = cap;
+    }
+    d->occ[d->n_occ++] = (struct occ){k, f->field, pos};
+    if (stem) {
+        size_t n = stem_len < LIMIT_TOKEN_BYTES ? stem_len : LIMIT_TOKEN_BYTES;
+        tilde[0] = TEXT_FTS5_STEM_PREFIX[0];
+        memcpy(tilde + 1, stem, n);
+        if (term_add(d, tilde, n + 1, 1u << f->field, &k) < 0)
+            return ERR_NOMEM;
+    }
+    return 0;
+}
+
+static int cmp_occ(const void *x, const void *y)
+{
+    const struct occ *a = x, *b = y;
+    if (a->term != b->term)
+        return a->term < b->term ? -1 : 1;
+    if (a->field != b->field)
+        return a->field < b->field ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static int doc_meta(struct index_match_doc *d, const char *s)
+{
+    char small[256];
+    while (s && *s) {
+        while (*s == ' ')
+            s++;
+        const char *e = s;
+        while (*e && *e != ' ')
+            e++;
+        size_t n = (size_t)(e - s);
+        if (n > 0) {
+            char *t = n + 1 <= sizeof small ? small : malloc(n + 1);
+            uint32_t k;
+            int rc;
+            if (t == NULL)
+                return ERR_NOMEM;
+            t[0] = ENG_META_MARK;
+            memcpy(t + 1, s, n);
+            rc = term_add(d, t, n + 1, DOC_META, &k);
+            if (t != small)
+                free(t);
+            if (rc < 0)
+                return rc;
+        }
+        s = e;
+    }
+    return 0;
+}
+
+int index_match_doc_new(struct index_match_doc **out, const struct store_row *row, struct err *err)
+{
+    struct index_match_doc *d = calloc(1, sizeof *d);
+    const char *texts[ENG_FIELDS] = {row->title, row->description, row->content};
+    const char *lang = row->language ? row->language : "";
+    int rc = ERR_NOMEM;
+
+    *out = NULL;
+    if (d == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    strtab_init(&d->terms);
+    d->id = row->id;
+    for (uint32_t f = 0; f < ENG_FIELDS; f++) {
+        struct doc_field df = {.d = d, .field = f};
+        if (text_fts5_column_tokenize(lang, texts[f], doc_token, &df) != 0)
+            goto fail;
+    }
+    if (doc_meta(d, row->meta_terms) < 0)
+        goto fail;
+    if (d->n_occ > 1)
+        qsort(d->occ, d->n_occ, sizeof *d->occ, cmp_occ);
+    for (size_t i = 0; i < d->n_occ; i++) {
+        uint32_t k = d->occ[i].term;
+        if (d->occ_n[k]++ == 0)
+            d->occ_at[k] = (uint32_t)i;
+    }
+    if ((d->list = calloc(d->terms.n ? d->terms.n : 1, sizeof *d->list)) == NULL)
+        goto fail;
+    for (size_t i = 0; i < d->terms.n; i++)
+        d->list[i] = strtab_str(&d->terms, i);
+    *out = d;
+    return 0;
+fail:
+    index_match_doc_free(d);
+    return err_set(err, rc, "out of memory preparing an article");
+}
+
+void index_match_doc_free(struct index_match_doc *d)
+{
+    if (d == NULL)
+        return;
+    strtab_release(&d->terms);
+    free(d->mask);
+    free(d->occ_at);
+    free(d->occ_n);
+    free(d->occ);
+    free(d->list);
+    free(d);
+}
+
+void index_match_doc_terms(const struct index_match_doc *d, const char *const **terms, size_t *n)
+{
+    *terms = d->list;
+    *n = d->terms.n;
+}
+
+/* --- evaluation ------------------------------------------------------------------ */
+
+/* Whether term k occurs in field f at position pos. */
+static bool occurs_at(const struct index_match_doc *d, uint32_t k, uint32_t f, uint32_t pos)
+{
+    const struct occ *o = d->occ + d->occ_at[k];
+    size_t lo = 0, hi = d->occ_n[k];
+    struct occ key = {k, f, pos};
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = cmp_occ(&o[mid], &key);
+        if (c == 0)
+            return true;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+#define PHRASE_KNOWN 64 /* tokens of a phrase whose term numbers are kept */
+
+static bool eval_phrase(const struct plan *p, const struct index_match_doc *d)
+{
+    int64_t k[PHRASE_KNOWN], first = -1;
+    unsigned fields = p->colset;
+    for (size_t i = 0; i < p->n; i++) {
+        int64_t t = strtab_find(&d->terms, p->terms[i], p->lens[i]);
+        if (t < 0)
+            return false;
+        fields &= d->mask[t];
+        if (i < PHRASE_KNOWN)
+            k[i] = t;
+        if (i == 0)
+            first = t;
+    }
+    for (uint32_t f = 0; f < ENG_FIELDS; f++) {
+        if (!(fields & (1u << f)))
+            continue;
+        const struct occ *o = d->occ + d->occ_at[first];
+        for (uint32_t j = 0; j < d->occ_n[first]; j++) {
+            if (o[j].field != f)
+                continue;
+            size_t i = 1;
+            for (; i < p->n; i++) {
+                int64_t t =
+                    i < PHRASE_KNOWN ? k[i] : strtab_find(&d->terms, p->terms[i], p->lens[i]);
+                if (!occurs_at(d, (uint32_t)t, f, o[j].pos + (uint32_t)i))
+                    break;
+            }
+            if (i == p->n)
+                return true;
+        }
+    }
+    return false;
+}
+
+static bool eval(const struct plan *p, const struct index_match_doc *d)
+{
+    switch (p->kind) {
+    case PLAN_TERM: {
+        int64_t k = strtab_find(&d->terms, p->terms[0], p->lens[0]);
+        if (k < 0)
+            return false;
+        return (d->mask[k] & (p->colset ? p->colset : DOC_META)) != 0;
+    }
+    case PLAN_PHRASE:
+        return eval_phrase(p, d);
+    case PLAN_AND:
+        for (size_t i = 0; i < p->nkids; i++) {
+            if (!eval(p->kids[i], d))
+                return false;
+        }
+        return true;
+    case PLAN_OR:
+        for (size_t i = 0; i < p->nkids; i++) {
+            if (eval(p->kids[i], d))
+                return true;
+        }
+        return false;
+    case PLAN_ANDNOT:
+        return eval(p->kids[0], d) && !eval(p->kids[1], d);
+    }
+    return false;
+}
+
+bool index_matcher_test(const struct index_matcher *m, const struct index_match_doc *d)
+{
+    if (m->never || d->id < m->id_lo || d->id > m->id_hi)
+        return false;
+    return eval(m->root, d);
+}

@@ -1,0 +1,261 @@
+/* Shared by the unit tests that hold two ways of answering a search to the
+ * same answers (test_index_engine: the engine against FTS5; test_match: the
+ * single-article matcher against both): random requests made of a real
+ * corpus' words, title phrases, sources, domains and dates. */
+#ifndef NEWSD_TEST_REQUESTS_H
+#define NEWSD_TEST_REQUESTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "index/index.h"
+#include "query/query.h"
+#include "store/store.h"
+#include "text/text.h"
+#include "util/arena.h"
+#include "util/err.h"
+
+#define MAX_WORDS 3000
+#define MAX_TITLES 600
+
+struct test_corpus {
+    char *words[MAX_WORDS]; /* frequent words first (met first) */
+    size_t n_words;
+    char *titles[MAX_TITLES]; /* token lists "a b c" of titles, for phrases */
+    size_t n_titles;
+    char *sources[64], *domains[64];
+    size_t n_sources, n_domains;
+    int64_t t_min, t_max;
+};
+
+static void test_corpus_release(struct test_corpus *f)
+{
+    for (size_t i = 0; i < f->n_words; i++)
+        free(f->words[i]);
+    for (size_t i = 0; i < f->n_titles; i++)
+        free(f->titles[i]);
+    for (size_t i = 0; i < f->n_sources; i++)
+        free(f->sources[i]);
+    for (size_t i = 0; i < f->n_domains; i++)
+        free(f->domains[i]);
+    memset(f, 0, sizeof *f);
+}
+
+static int collect_token(const struct text_token *tok, void *ctx)
+{
+    char **line = ctx; /* "a b c" */
+    size_t n = *line ? strlen(*line) : 0;
+    char *s = realloc(*line, n + tok->len + 2);
+    if (s == NULL)
+        return 1;
+    if (n)
+        s[n++] = ' ';
+    memcpy(s + n, tok->text, tok->len);
+    s[n + tok->len] = '\0';
+    *line = s;
+    return 0;
+}
+
+static bool has(char *const *v, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(v[i], s) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Learn the words, titles, sources, domains and dates of arts[0..n). */
+static void test_corpus_learn(struct test_corpus *f, const struct article *arts, size_t n)
+{
+    f->t_min = INT64_MAX;
+    f->t_max = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        const struct article *art = &arts[i];
+        char *line = NULL;
+        if (art->published_at < f->t_min)
+            f->t_min = art->published_at;
+        if (art->published_at > f->t_max)
+            f->t_max = art->published_at;
+        if (art->title)
+            text_tokenize(art->title, strlen(art->title), collect_token, &line);
+        if (line && f->n_titles < MAX_TITLES)
+            f->titles[f->n_titles++] = strdup(line);
+        if (art->description)
+            text_tokenize(art->description, strlen(art->description), collect_token, &line);
+        for (char *w = line ? strtok(line, " ") : NULL; w; w = strtok(NULL, " ")) {
+            if (f->n_words < MAX_WORDS && !has(f->words, f->n_words, w))
+                f->words[f->n_words++] = strdup(w);
+        }
+        free(line);
+        if (art->source_id && f->n_sources < 64 && !has(f->sources, f->n_sources, art->source_id))
+            f->sources[f->n_sources++] = strdup(art->source_id);
+        if (art->domain && f->n_domains < 64 && !has(f->domains, f->n_domains, art->domain))
+            f->domains[f->n_domains++] = strdup(art->domain);
+    }
+}
+
+/* --- random requests ------------------------------------------------------- */
+
+static unsigned rnd(unsigned n)
+{
+    return (unsigned)(rand() % (int)n);
+}
+
+static const char *word(struct test_corpus *f)
+{
+    /* Frequent words sit early in the list (they are met first). */
+    return f->words[rnd(2) ? rnd(f->n_words < 60 ? (unsigned)f->n_words : 60)
+                           : rnd((unsigned)f->n_words)];
+}
+
+/* Two or three consecutive tokens of a title, quoted. */
+static void phrase(struct test_corpus *f, char *out, size_t cap)
+{
+    char copy[1024], *toks[64];
+    size_t n = 0;
+    snprintf(copy, sizeof copy, "%s", f->titles[rnd((unsigned)f->n_titles)]);
+    for (char *t = strtok(copy, " "); t && n < 64; t = strtok(NULL, " "))
+        toks[n++] = t;
+    if (n < 2) {
+        snprintf(out, cap, "\"%s\"", n ? toks[0] : "x");
+        return;
+    }
+    size_t len = 2 + rnd(2), at = rnd((unsigned)(n - 1));
+    if (at + len > n)
+        len = n - at;
+    size_t w = (size_t)snprintf(out, cap, "\"");
+    for (size_t i = 0; i < len; i++)
+        w += (size_t)snprintf(out + w, cap - w, "%s%s", i ? " " : "", toks[at + i]);
+    snprintf(out + w, cap - w, "\"");
+}
+
+static void operand(struct test_corpus *f, char *out, size_t cap, int depth)
+{
+    unsigned k = rnd(10);
+    if (k < 5)
+        snprintf(out, cap, "%s", word(f));
+    else if (k < 7)
+        phrase(f, out, cap);
+    else if (k < 8 && depth < 2) {
+        char a[256], b[256];
+        operand(f, a, sizeof a, depth + 1);
+        operand(f, b, sizeof b, depth + 1);
+        snprintf(out, cap, "(%s %s %s)", a, rnd(2) ? "OR" : "AND", b);
+    } else
+        snprintf(out, cap, "\"%s\"", word(f));
+}
+
+static void random_q(struct test_corpus *f, char *out, size_t cap)
+{
+    char a[256], b[256], c[256];
+    operand(f, a, sizeof a, 0);
+    operand(f, b, sizeof b, 0);
+    operand(f, c, sizeof c, 0);
+    switch (rnd(8)) {
+    case 0:
+        snprintf(out, cap, "%s", a);
+        break;
+    case 1:
+        snprintf(out, cap, "%s %s", a, b);
+        break;
+    case 2:
+        snprintf(out, cap, "%s OR %s", a, b);
+        break;
+    case 3:
+        snprintf(out, cap, "%s OR %s OR %s", a, b, c);
+        break;
+    case 4:
+        snprintf(out, cap, "%s -%s", a, word(f));
+        break;
+    case 5:
+        snprintf(out, cap, "+%s %s NOT %s", a, b, word(f));
+        break;
+    case 6:
+        snprintf(out, cap, "(%s OR %s) AND %s", a, b, c);
+        break;
+    default:
+        snprintf(out, cap, "%s AND NOT (%s OR %s)", a, b, c);
+        break;
+    }
+}
+
+static const char *const langs[] = {"en", "de", "fr", "es", "it", "ru", "ar", "zh", "he", "xx"};
+
+static bool random_request(struct test_corpus *f, struct arena *a, struct index_request *req,
+                           char *desc, size_t cap)
+{
+    char q[1024] = "";
+    struct err err;
+    memset(req, 0, sizeof *req);
+    req->from = INT64_MIN;
+    req->to = INT64_MAX;
+    if (rnd(10) < 8) {
+        random_q(f, q, sizeof q);
+        err_clear(&err);
+        if (query_parse(a, q, strlen(q), (struct query_node **)&req->q, &err) < 0)
+            return false;
+        if (rnd(4) == 0)
+            req->q_fields = 1 + rnd(7);
+    }
+    if (rnd(10) == 0) {
+        char t[256];
+        operand(f, t, sizeof t, 1);
+        err_clear(&err);
+        if (query_parse(a, t, strlen(t), (struct query_node **)&req->q_title, &err) < 0)
+            return false;
+    }
+    if (rnd(8) == 0) {
+        size_t n = 1 + rnd(3);
+        const char **v = arena_calloc(a, n, sizeof *v);
+        for (size_t i = 0; i < n; i++)
+            v[i] = rnd(5) ? f->sources[rnd((unsigned)f->n_sources)] : "no-such-source";
+        req->sources = v;
+        req->n_sources = n;
+    }
+    if (rnd(8) == 0) {
+        size_t n = 1 + rnd(3);
+        const char **v = arena_calloc(a, n, sizeof *v);
+        for (size_t i = 0; i < n; i++) {
+            const char *d = f->domains[rnd((unsigned)f->n_domains)];
+            const char *dot = strchr(d, '.');
+            /* a parent domain matches its subdomains */
+            v[i] = rnd(3) == 0 && dot && strchr(dot + 1, '.') ? dot + 1 : d;
+        }
+        req->domains = v;
+        req->n_domains = n;
+    }
+    if (rnd(8) == 0) {
+        const char **v = arena_calloc(a, 2, sizeof *v);
+        v[0] = f->domains[rnd((unsigned)f->n_domains)];
+        v[1] = f->domains[rnd((unsigned)f->n_domains)];
+        req->exclude_domains = v;
+        req->n_exclude_domains = 2;
+    }
+    if (rnd(5) == 0)
+        req->language = langs[rnd(sizeof langs / sizeof langs[0])];
+    if (rnd(15) == 0)
+        req->country = rnd(2) ? "us" : "gb";
+    if (rnd(15) == 0)
+        req->category = rnd(2) ? "business" : "science";
+    req->headlines_only = rnd(15) == 0;
+    if (rnd(4) == 0) {
+        int64_t span = f->t_max - f->t_min + 1;
+        req->from = f->t_min + (int64_t)(rand() % (span > 0 ? span : 1));
+        req->to = req->from + (int64_t)(rand() % (span > 0 ? span : 1));
+        if (rnd(4) == 0)
+            req->to = req->from - 1; /* an empty window */
+    }
+    req->sort = (enum index_sort)rnd(4);
+    req->limit = (size_t[]){1, 10, 100}[rnd(3)];
+    req->offset = req->limit * rnd(3);
+    snprintf(desc, cap, "q=[%s] fields=%u sort=%d lang=%s n_src=%zu n_dom=%zu excl=%zu", q,
+             req->q_fields, (int)req->sort, req->language ? req->language : "-", req->n_sources,
+             req->n_domains, req->n_exclude_domains);
+    return true;
+}
+
+#endif
