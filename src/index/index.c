@@ -46,6 +46,11 @@ const char *index_kind(const struct index *idx)
     return idx->be->kind;
 }
 
+const char *index_log_path(const struct index *idx)
+{
+    return store_log_path(idx->log);
+}
+
 static int open_with(struct index **out, struct store *s, const struct index_options *opt,
                      bool background, struct err *err)
 {
