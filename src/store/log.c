@@ -56,3 +56,20 @@ void store_log_status(struct store_log *l, struct store_log_status *out)
     if (l->rep)
         store_replicate_status(l->rep, out);
 }
+
+void store_row_article(const struct store_row *row, struct article *out)
+{
+    *out = (struct article){
+        .id = row->id,
+        .seq = row->seq,
+        .source_id = row->source_id,
+        .source_name = row->source_name,
+        .author = row->author,
+        .title = row->title,
+        .description = row->description,
+        .url = row->url,
+        .url_to_image = row->url_to_image,
+        .published_at = row->published_at,
+        .content = row->content,
+    };
+}

@@ -151,6 +151,11 @@ struct store_row {
     const char *source_name, *author, *url, *url_to_image;
 };
 
+/* The article of a row: the fields a row carries (strings borrowed from
+ * it), the others zero. What a reader of the log renders with
+ * article_json, as the engine's document store and the live streams do. */
+void store_row_article(const struct store_row *row, struct article *out);
+
 struct store_rows;
 
 /* The rows with seq > after, in seq order, read one at a time with

@@ -17,8 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "test_requests.h"
-#include "test_tmpdir.h"
+#include "test_articles.h"
 
 #include "../../bench/common.h" /* the bench query mix */
 #include "index/backend.h"
@@ -32,89 +31,24 @@
 #include "util/arena.h"
 #include "util/err.h"
 
-#define DATA "../data/api/"
 #define RANDOM_REQUESTS 1000
 
 struct fixture {
-    char dir[64];
-    struct store *s;
+    struct test_articles t; /* the store, its articles prepared, the corpus */
     struct index_backend *fts, *eng;
-    struct index_match_doc **docs; /* every article, from its row */
-    int64_t *ids;                  /* their ids */
-    size_t n;
-    struct test_corpus c;
     /* what the checks saw, for the summary lines */
     size_t checked, with_matches, keyless;
 };
-
-static void import(struct fixture *f, const char *file)
-{
-    struct ingest_options opt = {.now = 1700000000};
-    struct ingest_stats st;
-    struct err err;
-    FILE *null = fopen("/dev/null", "w");
-    err_clear(&err);
-    opt.report = null;
-    assert_int_equal(ingest_import_file(f->s, file, &opt, &st, &err), 0);
-    fclose(null);
-}
-
-/* Every row of the log prepared for matching, and the corpus learnt from
- * the articles. */
-static void read_articles(struct fixture *f)
-{
-    struct store_reader *rd = NULL;
-    struct store_rows *rows = NULL;
-    struct store_row row;
-    struct err err;
-    size_t cap = 0;
-    int rc;
-
-    err_clear(&err);
-    assert_int_equal(store_reader_open(&rd, store_sqlite_path(f->s), &err), 0);
-    assert_int_equal(store_rows_after(&rows, rd, 0, &err), 0);
-    while ((rc = store_rows_next(rows, &row, &err)) == 1) {
-        if (f->n == cap) {
-            cap = cap ? cap * 2 : 256;
-            f->docs = realloc(f->docs, cap * sizeof *f->docs);
-            f->ids = realloc(f->ids, cap * sizeof *f->ids);
-            assert_non_null(f->docs);
-            assert_non_null(f->ids);
-        }
-        assert_int_equal(index_match_doc_new(&f->docs[f->n], &row, &err), 0);
-        f->ids[f->n++] = row.id;
-    }
-    assert_int_equal(rc, 0);
-    store_rows_free(rows);
-
-    struct arena a;
-    arena_init(&a, 0);
-    struct article *arts = arena_calloc(&a, f->n, sizeof *arts);
-    assert_non_null(arts);
-    assert_int_equal(store_reader_articles(rd, &a, f->ids, f->n, arts, &err), 0);
-    test_corpus_learn(&f->c, arts, f->n);
-    arena_release(&a);
-    store_reader_close(rd);
-}
 
 static int setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof *f);
     struct err err;
-    size_t n;
     assert_non_null(f);
     err_clear(&err);
-    snprintf(f->dir, sizeof f->dir, "/tmp/newsd-match-XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
-    assert_int_equal(store_open(&f->s, f->dir, &err), 0);
-    assert_int_equal(ingest_sources_import(f->s, DATA "sources.jsonl", &n, &err), 0);
-    import(f, DATA "articles.jsonl");
-    import(f, DATA "handmade.jsonl");
-    import(f, DATA "updates.jsonl"); /* upserts: the log holds each article once */
-    assert_int_equal(index_fts5_new(&f->fts, store_sqlite_path(f->s), &err), 0);
-    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), NULL, &err), 0);
-    read_articles(f);
-    assert_true(f->n > 400);
+    test_articles_open(&f->t);
+    assert_int_equal(index_fts5_new(&f->fts, store_sqlite_path(f->t.s), &err), 0);
+    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->t.s), NULL, &err), 0);
     *state = f;
     return 0;
 }
@@ -126,13 +60,7 @@ static int teardown(void **state)
                   f->with_matches, f->keyless);
     f->eng->free(f->eng);
     f->fts->free(f->fts);
-    store_close(f->s);
-    remove_tree(f->dir);
-    for (size_t i = 0; i < f->n; i++)
-        index_match_doc_free(f->docs[i]);
-    free(f->docs);
-    free(f->ids);
-    test_corpus_release(&f->c);
+    test_articles_close(&f->t);
     free(f);
     return 0;
 }
@@ -153,7 +81,7 @@ static int backend_ids(struct fixture *f, struct index_backend *b, struct arena 
     err_clear(&err);
     all.sort = INDEX_SORT_PUBLISHED_DESC;
     all.offset = 0;
-    all.limit = f->n + 1;
+    all.limit = f->t.n + 1;
     all.deadline_ms = 0;
     int rc = b->search(b, a, &all, &r, &err);
     if (rc < 0)
@@ -217,15 +145,15 @@ static size_t same_answer(struct fixture *f, const struct index_request *req, co
     size_t n_keys;
     index_matcher_keys(m, &keys, &n_keys);
     f->keyless += n_keys == 0;
-    got = arena_calloc(&a, f->n + 1, sizeof *got);
+    got = arena_calloc(&a, f->t.n + 1, sizeof *got);
     assert_non_null(got);
-    for (size_t i = 0; i < f->n; i++) {
-        if (!index_matcher_test(m, f->docs[i]))
+    for (size_t i = 0; i < f->t.n; i++) {
+        if (!index_matcher_test(m, f->t.docs[i]))
             continue;
-        got[n_got++] = f->ids[i];
-        if (n_keys > 0 && !holds_a_key(f->docs[i], keys, n_keys)) {
+        got[n_got++] = f->t.ids[i];
+        if (n_keys > 0 && !holds_a_key(f->t.docs[i], keys, n_keys)) {
             print_message("%s: article %lld matches but holds none of the %zu keys\n", what,
-                          (long long)f->ids[i], n_keys);
+                          (long long)f->t.ids[i], n_keys);
             fail();
         }
     }
@@ -419,7 +347,7 @@ static void random_requests_give_the_backends_answers(void **state)
         struct index_request req;
         char desc[1500];
         arena_init(&a, 0);
-        if (random_request(&f->c, &a, &req, desc, sizeof desc)) {
+        if (random_request(&f->t.c, &a, &req, desc, sizeof desc)) {
             with_matches += same_answer(f, &req, desc) > 0;
             run++;
         }

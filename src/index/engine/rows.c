@@ -23,19 +23,8 @@ uint64_t eng_row_url_hash(const struct store_row *row)
  * (article/json.h): the document store's copy. */
 void eng_row_json(const struct store_row *row, struct buf *out)
 {
-    struct article a = {
-        .id = row->id,
-        .seq = row->seq,
-        .source_id = row->source_id,
-        .source_name = row->source_name,
-        .author = row->author,
-        .title = row->title,
-        .description = row->description,
-        .url = row->url,
-        .url_to_image = row->url_to_image,
-        .published_at = row->published_at,
-        .content = row->content,
-    };
+    struct article a;
+    store_row_article(row, &a);
     article_json(out, &a);
 }
 

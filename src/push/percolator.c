@@ -1,0 +1,311 @@
+/* The percolator of push/percolator.h. Each search is an entry with a
+ * dense slot number; its keys (index_matcher_keys) are numbered by a
+ * string table, and each key number has a bucket of the entries filed
+ * under it. An article looks each of its distinct terms up (one hash
+ * probe each), marks the entries of the buckets it finds in a bitmap over
+ * the slots (so an entry reached by several terms is tested once), then
+ * tests the marked entries and the keyless ones. Entries are also kept in
+ * an array sorted by id, for replacing and removing.
+ *
+ * A key whose searches are all gone keeps its (empty) bucket and its
+ * string: keys are words and filter terms, whose number is bounded by the
+ * vocabulary, not by the searches ever filed. */
+#include "push/percolator.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strtab.h"
+#include "util/banned.h"
+
+struct entry {
+    uint64_t id;
+    struct index_matcher *m;
+    size_t slot;
+    size_t *keys; /* key numbers it is filed under */
+    size_t n_keys;
+};
+
+struct bucket {
+    struct entry **v;
+    size_t n, cap;
+};
+
+struct percolator {
+    pthread_rwlock_t lock;
+    struct strtab keys;
+    struct bucket *buckets; /* by key number */
+    size_t buckets_cap;
+    struct bucket keyless;
+    struct entry **by_id; /* sorted by id */
+    size_t n, by_id_cap;
+    struct entry **slots; /* by slot; NULL: free */
+    size_t n_slots, slots_cap;
+    size_t *free_slots; /* room for every slot */
+    size_t n_free, free_cap;
+};
+
+int percolator_new(struct percolator **out, struct err *err)
+{
+    struct percolator *p = calloc(1, sizeof *p);
+    *out = NULL;
+    if (p == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    if (pthread_rwlock_init(&p->lock, NULL) != 0) {
+        free(p);
+        return err_set(err, ERR_NOMEM, "cannot make a lock");
+    }
+    strtab_init(&p->keys);
+    *out = p;
+    return 0;
+}
+
+static void entry_free(struct entry *e)
+{
+    if (e == NULL)
+        return;
+    index_matcher_free(e->m);
+    free(e->keys);
+    free(e);
+}
+
+void percolator_free(struct percolator *p)
+{
+    if (p == NULL)
+        return;
+    for (size_t i = 0; i < p->n; i++)
+        entry_free(p->by_id[i]);
+    for (size_t i = 0; i < p->keys.n; i++)
+        free(p->buckets[i].v);
+    free(p->buckets);
+    free(p->keyless.v);
+    free(p->by_id);
+    free(p->slots);
+    free(p->free_slots);
+    strtab_release(&p->keys);
+    pthread_rwlock_destroy(&p->lock);
+    free(p);
+}
+
+/* Room for `need` elements of `size` in *v (capacity *cap). */
+static int reserve(void *v, size_t *cap, size_t need, size_t size)
+{
+    void **pv = v;
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*pv, c * size);
+    if (q == NULL)
+        return ERR_NOMEM;
+    *pv = q;
+    *cap = c;
+    return 0;
+}
+
+static int bucket_push(struct bucket *b, struct entry *e)
+{
+    if (reserve(&b->v, &b->cap, b->n + 1, sizeof *b->v) < 0)
+        return ERR_NOMEM;
+    b->v[b->n++] = e;
+    return 0;
+}
+
+static void bucket_drop(struct bucket *b, const struct entry *e)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        if (b->v[i] == e) {
+            b->v[i] = b->v[--b->n];
+            return;
+        }
+    }
+}
+
+/* Take e out of the buckets of its first n keys (or the keyless list). */
+static void unfile(struct percolator *p, struct entry *e, size_t n)
+{
+    if (e->n_keys == 0)
+        bucket_drop(&p->keyless, e);
+    for (size_t i = 0; i < n; i++)
+        bucket_drop(&p->buckets[e->keys[i]], e);
+}
+
+/* File e under its matcher's keys; on failure nothing stays filed. */
+static int file(struct percolator *p, struct entry *e)
+{
+    const char *const *keys;
+    size_t n, i;
+    index_matcher_keys(e->m, &keys, &n);
+    if (n == 0)
+        return bucket_push(&p->keyless, e);
+    if ((e->keys = calloc(n, sizeof *e->keys)) == NULL)
+        return ERR_NOMEM;
+    for (i = 0; i < n; i++) {
+        size_t k;
+        int added;
+        /* the bucket's room first: a key in the table always has one */
+        if (reserve(&p->buckets, &p->buckets_cap, p->keys.n + 1, sizeof *p->buckets) < 0 ||
+            strtab_add(&p->keys, keys[i], strlen(keys[i]), &k, &added) < 0)
+            break;
+        if (added)
+            memset(&p->buckets[k], 0, sizeof p->buckets[k]);
+        if (bucket_push(&p->buckets[k], e) < 0)
+            break;
+        e->keys[i] = k;
+    }
+    e->n_keys = i;
+    if (i < n) {
+        unfile(p, e, i);
+        return ERR_NOMEM;
+    }
+    return 0;
+}
+
+/* Position of id in by_id, or where it would go. */
+static size_t find(const struct percolator *p, uint64_t id, bool *found)
+{
+    size_t lo = 0, hi = p->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->by_id[mid]->id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = lo < p->n && p->by_id[lo]->id == id;
+    return lo;
+}
+
+static void slot_release(struct percolator *p, struct entry *e)
+{
+    p->slots[e->slot] = NULL;
+    p->free_slots[p->n_free++] = e->slot; /* room: reserved with the slot */
+}
+
+int percolator_add(struct percolator *p, uint64_t id, struct index_matcher *m, struct err *err)
+{
+    struct entry *e = calloc(1, sizeof *e);
+    bool found;
+    int rc;
+
+    if (e == NULL) {
+        index_matcher_free(m);
+        return err_set(err, ERR_NOMEM, "out of memory");
+    }
+    e->id = id;
+    e->m = m;
+    pthread_rwlock_wrlock(&p->lock);
+    /* Every allocation first, so that a failure leaves the old search. */
+    if (reserve(&p->by_id, &p->by_id_cap, p->n + 1, sizeof *p->by_id) < 0 ||
+        reserve(&p->slots, &p->slots_cap, p->n_slots + 1, sizeof *p->slots) < 0 ||
+        reserve(&p->free_slots, &p->free_cap, p->n_slots + 1, sizeof *p->free_slots) < 0) {
+        rc = ERR_NOMEM;
+        goto fail;
+    }
+    if ((rc = file(p, e)) < 0)
+        goto fail;
+    e->slot = p->n_free > 0 ? p->free_slots[--p->n_free] : p->n_slots++;
+    p->slots[e->slot] = e;
+    size_t at = find(p, id, &found);
+    if (found) {
+        struct entry *old = p->by_id[at];
+        unfile(p, old, old->n_keys);
+        slot_release(p, old);
+        entry_free(old);
+    } else {
+        memmove(p->by_id + at + 1, p->by_id + at, (p->n - at) * sizeof *p->by_id);
+        p->n++;
+    }
+    p->by_id[at] = e;
+    pthread_rwlock_unlock(&p->lock);
+    return 0;
+fail:
+    pthread_rwlock_unlock(&p->lock);
+    entry_free(e);
+    return err_set(err, rc, "out of memory filing a search");
+}
+
+void percolator_remove(struct percolator *p, uint64_t id)
+{
+    bool found;
+    pthread_rwlock_wrlock(&p->lock);
+    size_t at = find(p, id, &found);
+    if (found) {
+        struct entry *e = p->by_id[at];
+        unfile(p, e, e->n_keys);
+        slot_release(p, e);
+        memmove(p->by_id + at, p->by_id + at + 1, (p->n - at - 1) * sizeof *p->by_id);
+        p->n--;
+        entry_free(e);
+    }
+    pthread_rwlock_unlock(&p->lock);
+}
+
+size_t percolator_size(struct percolator *p)
+{
+    pthread_rwlock_rdlock(&p->lock);
+    size_t n = p->n;
+    pthread_rwlock_unlock(&p->lock);
+    return n;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+int percolator_match(struct percolator *p, const struct index_match_doc *d, uint64_t **ids,
+                     size_t *n, struct err *err)
+{
+    const char *const *terms;
+    size_t n_terms, got = 0;
+    uint64_t *seen = NULL, *out = NULL;
+    int rc = 0;
+
+    *ids = NULL;
+    *n = 0;
+    index_match_doc_terms(d, &terms, &n_terms);
+    pthread_rwlock_rdlock(&p->lock);
+    if (p->n == 0)
+        goto done;
+    seen = calloc((p->n_slots + 63) / 64, sizeof *seen);
+    out = malloc(p->n * sizeof *out);
+    if (seen == NULL || out == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory matching searches");
+        goto done;
+    }
+    for (size_t i = 0; i < n_terms; i++) {
+        int64_t k = strtab_find(&p->keys, terms[i], strlen(terms[i]));
+        if (k < 0)
+            continue;
+        const struct bucket *b = &p->buckets[k];
+        for (size_t j = 0; j < b->n; j++) {
+            const struct entry *e = b->v[j];
+            uint64_t bit = (uint64_t)1 << (e->slot & 63);
+            if (seen[e->slot >> 6] & bit)
+                continue;
+            seen[e->slot >> 6] |= bit;
+            if (index_matcher_test(e->m, d))
+                out[got++] = e->id;
+        }
+    }
+    for (size_t j = 0; j < p->keyless.n; j++) {
+        const struct entry *e = p->keyless.v[j];
+        if (index_matcher_test(e->m, d))
+            out[got++] = e->id;
+    }
+done:
+    pthread_rwlock_unlock(&p->lock);
+    free(seen);
+    if (rc < 0 || got == 0) {
+        free(out);
+        return rc;
+    }
+    qsort(out, got, sizeof *out, cmp_u64);
+    *ids = out;
+    *n = got;
+    return 0;
+}
