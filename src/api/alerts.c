@@ -71,32 +71,27 @@ static void fail_store(struct api_call *c, int rc, const struct err *err)
     api_fail(c, rc == ERR_BUSY ? API_ERR_UNAVAILABLE : API_ERR_UNEXPECTED, NULL);
 }
 
-static void alerts_create(struct api_call *c)
+int api_alert_add_call(struct api_call *c, int64_t key_id, int64_t max_per_key,
+                       struct alert_record *r, int *store_rc, struct err *err)
 {
     struct api_alert_body body;
     struct index_request req;
-    struct err err;
-    err_clear(&err);
-    int rc = api_alert_body_parse(&c->arena, c->req->body, c->req->body_len, &body, &err);
-    if (rc == ERR_NOMEM) {
-        api_fail(c, API_ERR_UNEXPECTED, NULL);
-        return;
-    }
-    if (rc < 0) {
-        api_fail(c, rc == ERR_NOTFOUND ? API_ERR_PARAMETERS_MISSING : API_ERR_PARAMETER_INVALID,
-                 "%s", err_msg(&err, rc));
-        return;
-    }
+    *store_rc = 0;
+    int rc = api_alert_body_parse(&c->arena, c->req->body, c->req->body_len, &body, err);
+    if (rc == ERR_NOMEM)
+        return api_fail(c, API_ERR_UNEXPECTED, NULL);
+    if (rc < 0)
+        return api_fail(c,
+                        rc == ERR_NOTFOUND ? API_ERR_PARAMETERS_MISSING : API_ERR_PARAMETER_INVALID,
+                        "%s", err_msg(err, rc));
     if (api_alert_query_validate(c, &body.query, &req) < 0)
-        return;
+        return -1;
     /* Cheap now; every delivery checks the addresses it connects to. */
     char why[NETPOLICY_WHY_MAX];
-    if (!netpolicy_permits_url(c->api->cfg.outbound, body.webhook, why, sizeof why)) {
-        api_fail(c, API_ERR_PARAMETER_INVALID, "The webhook URL cannot be used: %s.", why);
-        return;
-    }
-    struct alert_record r = {
-        .key_id = c->auth.key_id,
+    if (!netpolicy_permits_url(c->api->cfg.outbound, body.webhook, why, sizeof why))
+        return api_fail(c, API_ERR_PARAMETER_INVALID, "The webhook URL cannot be used: %s.", why);
+    *r = (struct alert_record){
+        .key_id = key_id,
         .query = body.query_json,
         .webhook = body.webhook,
         .secret = body.secret,
@@ -104,20 +99,29 @@ static void alerts_create(struct api_call *c)
         .cursor_seq = -1,
         .state = ALERT_ACTIVE,
     };
-    int64_t max = c->auth.plan.alerts;
-    rc = store_alert_add(c->api->store, &r, max, &r.id, &err);
-    if (rc == ERR_FULL) {
-        api_fail(c, API_ERR_TOO_MANY_ALERTS,
-                 "You have %lld alerts, as many as your plan allows. Delete one "
-                 "(DELETE /v2/alerts/ID) before adding another.",
-                 (long long)max);
-        return;
-    }
+    rc = store_alert_add(c->api->store, r, max_per_key, &r->id, err);
+    if (rc == ERR_FULL)
+        return api_fail(c, API_ERR_TOO_MANY_ALERTS,
+                        "You have %lld alerts, as many as your plan allows. Delete one "
+                        "(DELETE /v2/alerts/ID) before adding another.",
+                        (long long)max_per_key);
     if (rc < 0) {
-        fail_store(c, rc, &err);
-        return;
+        *store_rc = rc;
+        return -1;
     }
-    respond_alert(c, &r, 201);
+    return 0;
+}
+
+static void alerts_create(struct api_call *c)
+{
+    struct alert_record r;
+    struct err err;
+    int store_rc = 0;
+    err_clear(&err);
+    if (api_alert_add_call(c, c->auth.key_id, c->auth.plan.alerts, &r, &store_rc, &err) == 0)
+        respond_alert(c, &r, 201);
+    else if (store_rc < 0)
+        fail_store(c, store_rc, &err);
 }
 
 static void alerts_list(struct api_call *c)

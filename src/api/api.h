@@ -51,6 +51,14 @@ struct index_matcher;
 int api_alert_matcher(struct api *api, const char *query_json, struct index_matcher **out,
                       struct err *err);
 
+/* Add an alert for key_id from a POST /v2/alerts body (body[0..len)),
+ * validated as the endpoint validates it (`newsd alerts add`); max_per_key
+ * 0: no limit. 0 with *id_out (may be NULL); ERR_INVALID with the message
+ * the endpoint would answer; ERR_NOTFOUND without such a key; or the
+ * store's failure. The api may be one without index and auth. */
+int api_alert_add(struct api *api, int64_t key_id, int64_t max_per_key, const char *body,
+                  size_t len, int64_t *id_out, struct err *err);
+
 /* The http_handler of newsd; ctx is the struct api. */
 void api_handle(const struct http_request *req, struct http_response *resp, void *ctx);
 

@@ -117,6 +117,11 @@ void api_alert(struct api_call *c, const char *id);
  * into c's response. */
 int api_alert_query_validate(struct api_call *c, const struct api_params *params,
                              struct index_request *req);
+/* Add an alert of key_id from c's body (POST /v2/alerts), validated and
+ * stored: 0 with *r, or -1 with either the error written into c's response
+ * or, when the store failed, *store_rc and err set (nothing written). */
+int api_alert_add_call(struct api_call *c, int64_t key_id, int64_t max_per_key,
+                       struct alert_record *r, int *store_rc, struct err *err);
 void api_top_headlines(struct api_call *c);
 void api_sources(struct api_call *c);
 

@@ -362,12 +362,12 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
         .trusted_proxies = &cfg->trusted_proxies,
         .body_limit = api_body_limit,
     };
-    log_set_format(f->log_format >= 0             ? (enum log_format)f->log_format
+    log_set_format(f->log_format >= 0          ? (enum log_format)f->log_format
                    : cfg->log_format_json == 1 ? LOG_FORMAT_JSON
                                                : LOG_FORMAT_TEXT);
     /* --metrics-listen: a second, small server that answers only /metrics,
      * so the exposition can stay on an internal address. */
-    const char *metrics_listen = f->metrics_listen      ? f->metrics_listen
+    const char *metrics_listen = f->metrics_listen        ? f->metrics_listen
                                  : cfg->metrics_listen[0] ? cfg->metrics_listen
                                                           : NULL;
     set->metrics = (struct http_config){.listen = metrics_listen,

@@ -45,9 +45,9 @@
 
 #include "util/banned.h"
 
-#define FOLLOW_MAX_ROWS 5000   /* rows read per pass (then the next pass at once) */
-#define SEND_MAX 32            /* POSTs at once */
-#define CURSOR_WRITE_MS 5000   /* a cursor that only moved is written this often */
+#define FOLLOW_MAX_ROWS 5000           /* rows read per pass (then the next pass at once) */
+#define SEND_MAX 32                    /* POSTs at once */
+#define CURSOR_WRITE_MS 5000           /* a cursor that only moved is written this often */
 #define WEBHOOK_MAX_ANSWER (64 * 1024) /* what is read of a webhook's answer */
 #define DELIVERY_ID_BYTES 16
 
@@ -67,8 +67,8 @@ struct alert_live {
     int64_t cursor_written_ms;
     struct buf batch; /* article objects, comma-separated */
     size_t n_batch;
-    bool stalled;      /* a store write failed this pass: read again from stored_cursor */
-    bool head_known;   /* head is the oldest waiting delivery (or there is none) */
+    bool stalled;    /* a store write failed this pass: read again from stored_cursor */
+    bool head_known; /* head is the oldest waiting delivery (or there is none) */
     struct pending *head;
 };
 
@@ -226,8 +226,7 @@ static void lease_step(struct alerts *a)
     int64_t now = wall_ms();
     err_clear(&err);
     arena_init(&ar, 0);
-    int rc = store_alerts_lease(a->store, &ar, a->owner, now, now + a->o.lease_ms, &list, &n,
-                                &err);
+    int rc = store_alerts_lease(a->store, &ar, a->owner, now, now + a->o.lease_ms, &list, &n, &err);
     if (rc < 0) {
         /* The leases run out; whoever can reach the store takes over. */
         log_warn("alerts: cannot renew leases: %s", err_msg(&err, rc));
@@ -433,8 +432,8 @@ static void cursor_step(struct alerts *a)
             continue;
         struct err err;
         err_clear(&err);
-        int rc = store_alert_advance(a->store, st->id, a->owner, st->stored_cursor,
-                                     st->read_cursor, NULL, &err);
+        int rc = store_alert_advance(a->store, st->id, a->owner, st->stored_cursor, st->read_cursor,
+                                     NULL, &err);
         st->cursor_written_ms = now;
         if (rc == 0)
             st->stored_cursor = st->read_cursor;

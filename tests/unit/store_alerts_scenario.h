@@ -124,6 +124,11 @@ static void store_alerts_scenario(struct store *s, int64_t head)
     assert_int_equal(store_key_delete(s, k1, &err), 0);
     assert_int_equal(store_alerts_list(s, &a, 0, &list, &n, &err), 0);
     assert_int_equal(n, 0);
+    /* An id is never given again: a delivery names its alert by it. */
+    int64_t id4 = 0;
+    r.key_id = k2;
+    assert_int_equal(store_alert_add(s, &r, 0, &id4, &err), 0);
+    assert_true(id4 > id3);
     arena_release(&a);
 }
 

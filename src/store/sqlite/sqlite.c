@@ -26,7 +26,7 @@
  * Version 4 (delete.c): article_deletions  seq → id of each article
  *               deleted (store_articles_delete), for the indexes that
  *               follow the file (store/log.h store_reader_deletions).
- * Version 5 (alerts.c):
+ * Version 5 (alerts.c; ids never reused: a delivery names its alert):
  *   alerts      saved searches POSTed to a webhook: the owning key, the
  *               query (JSON), webhook, secret, the cursor in the article
  *               log, the lease (owner, until)
@@ -113,7 +113,8 @@ static const char schema_v4[] =
 /* clang-format off */
 static const char schema_v5[] =
     "CREATE TABLE IF NOT EXISTS alerts("
-    " id INTEGER PRIMARY KEY, key_id INTEGER NOT NULL REFERENCES keys(id) ON DELETE CASCADE,"
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " key_id INTEGER NOT NULL REFERENCES keys(id) ON DELETE CASCADE,"
     " query TEXT NOT NULL, webhook TEXT NOT NULL, secret TEXT NOT NULL,"
     " created_at INTEGER NOT NULL DEFAULT 0, cursor_seq INTEGER NOT NULL DEFAULT 0,"
     " state INTEGER NOT NULL DEFAULT 0, lease_owner TEXT,"
