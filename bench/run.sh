@@ -10,7 +10,9 @@
 #      listening and to healthy) and runs the mix again, warm;
 #   3. runs the mix in-process (bench_index), cold then warm, and against the
 #      baseline (fts5_baseline);
-#   4. the freshness probe (bench/fresh.py): a marker article imported while
+#   4. the percolator (bench_percolate): 10,000 saved searches against each
+#      article, on one core, and the same by testing every search;
+#   5. the freshness probe (bench/fresh.py): a marker article imported while
 #      RATE articles/s are, searched for until found;
 # then prints the report (bench/report.py). Every latency pass is timed and
 # numbered: pass 0 is each query's first run in that process, the later
@@ -45,7 +47,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 bin="${BENCH_BIN:-build/release/bench}"
 newsd="${NEWSD_BIN:-build/newsd}"
-for b in "$newsd" "$bin/gen" "$bin/bench_index" "$bin/bench_http" "$bin/fts5_baseline"; do
+for b in "$newsd" "$bin/gen" "$bin/bench_index" "$bin/bench_http" "$bin/fts5_baseline" \
+    "$bin/bench_percolate"; do
     if [ ! -x "$b" ]; then
         echo "bench: $b is missing: run 'make bench' (it builds them)" >&2
         exit 1
@@ -209,6 +212,15 @@ env -u NEWSD_ENGINE_COUNT_CACHE "$bin/bench_index" --store "$store" --name newsd
 
 step "FTS5 baseline queries"
 "$bin/fts5_baseline" query --db "$base" "${lat_args[@]}" >>"$raw" || failed=1
+
+# Issue 17: 10,000 saved searches against each new article, one core, over
+# the store's first articles (at most 20,000: the rate does not depend on N).
+step "saved searches: the percolator against testing every search"
+perc_articles=$((N < 20000 ? N : 20000))
+perc_seconds=2
+[ "$smoke" = 1 ] && perc_seconds=0.5
+"$bin/bench_percolate" --store "$store" --searches 10000 --articles "$perc_articles" \
+    --seconds "$perc_seconds" --seed "$seed" >>"$raw" || failed=1
 
 if [ "$fresh_seconds" != 0 ]; then
     step "freshness: a marker article searchable while $fresh_rate articles/s are imported"

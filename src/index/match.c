@@ -29,19 +29,29 @@ struct index_matcher {
     size_t n_keys;
 };
 
-/* One occurrence of an exact token: where phrases look. */
-struct occ {
-    uint32_t term, field, pos;
+/* One occurrence of an exact token, where phrases look, as one number
+ * that sorts by term, then field, then position. */
+#define OCC_TERM_SHIFT 34
+#define OCC_FIELD_SHIFT 32
+#define OCC_TERMS_MAX ((size_t)1 << (64 - OCC_TERM_SHIFT))
+
+static uint64_t occ_of(uint32_t term, uint32_t field, uint32_t pos)
+{
+    return (uint64_t)term << OCC_TERM_SHIFT | (uint64_t)field << OCC_FIELD_SHIFT | pos;
+}
+
+struct doc_term {
+    uint8_t mask;    /* the fields holding it (1 << field), DOC_META */
+    uint32_t occ_at; /* its first occurrence in occ */
+    uint32_t occ_n;  /* its occurrences */
 };
 
 struct index_match_doc {
     int64_t id;
     struct strtab terms; /* exact tokens, "~stem" forms, meta terms (marked) */
-    uint8_t *mask;       /* per term: the fields holding it (1 << field), DOC_META */
-    uint32_t *occ_at;    /* per term: its first occurrence in occ */
-    uint32_t *occ_n;     /* per term: its occurrences */
+    struct doc_term *t;  /* per term */
     size_t cap;
-    struct occ *occ; /* sorted by term, field, position */
+    uint64_t *occ; /* occ_of(), ascending */
     size_t n_occ, occ_cap;
     const char **list; /* the terms, for index_match_doc_terms */
 };
@@ -244,25 +254,15 @@ static int term_add(struct index_match_doc *d, const char *s, size_t len, unsign
         return ERR_NOMEM;
     if (added && k >= d->cap) {
         size_t cap = d->cap ? d->cap * 2 : 64;
-        uint8_t *mask = realloc(d->mask, cap * sizeof *mask);
-        if (mask == NULL)
+        struct doc_term *t = realloc(d->t, cap * sizeof *t);
+        if (t == NULL)
             return ERR_NOMEM;
-        d->mask = mask;
-        uint32_t *at = realloc(d->occ_at, cap * sizeof *at);
-        if (at == NULL)
-            return ERR_NOMEM;
-        d->occ_at = at;
-        uint32_t *on = realloc(d->occ_n, cap * sizeof *on);
-        if (on == NULL)
-            return ERR_NOMEM;
-        d->occ_n = on;
+        d->t = t;
         d->cap = cap;
     }
-    if (added) {
-        d->mask[k] = 0;
-        d->occ_at[k] = d->occ_n[k] = 0;
-    }
-    d->mask[k] |= (uint8_t)bit;
+    if (added)
+        d->t[k] = (struct doc_term){0, 0, 0};
+    d->t[k].mask |= (uint8_t)bit;
     *num = (uint32_t)k;
     return 0;
 }
@@ -281,17 +281,17 @@ static int doc_token(const struct text_token *tok, const char *stem, size_t stem
     uint32_t pos = f->ntok++, k;
     size_t len = tok->len < LIMIT_TOKEN_BYTES ? tok->len : LIMIT_TOKEN_BYTES;
 
-    if (term_add(d, tok->text, len, 1u << f->field, &k) < 0)
+    if (term_add(d, tok->text, len, 1u << f->field, &k) < 0 || k >= OCC_TERMS_MAX)
         return ERR_NOMEM;
     if (d->n_occ == d->occ_cap) {
         size_t cap = d->occ_cap ? d->occ_cap * 2 : 256;
-        struct occ *o = realloc(d->occ, cap * sizeof *o);
+        uint64_t *o = realloc(d->occ, cap * sizeof *o);
         if (o == NULL)
             return ERR_NOMEM;
         d->occ = o;
         d->occ_cap = cap;
     }
-    d->occ[d->n_occ++] = (struct occ){k, f->field, pos};
+    d->occ[d->n_occ++] = occ_of(k, f->field, pos);
     if (stem) {
         size_t n = stem_len < LIMIT_TOKEN_BYTES ? stem_len : LIMIT_TOKEN_BYTES;
         tilde[0] = TEXT_FTS5_STEM_PREFIX[0];
@@ -302,14 +302,10 @@ static int doc_token(const struct text_token *tok, const char *stem, size_t stem
     return 0;
 }
 
-static int cmp_occ(const void *x, const void *y)
+static int cmp_u64(const void *x, const void *y)
 {
-    const struct occ *a = x, *b = y;
-    if (a->term != b->term)
-        return a->term < b->term ? -1 : 1;
-    if (a->field != b->field)
-        return a->field < b->field ? -1 : 1;
-    return a->pos < b->pos ? -1 : a->pos > b->pos;
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
 }
 
 static int doc_meta(struct index_match_doc *d, const char *s)
@@ -361,11 +357,11 @@ int index_match_doc_new(struct index_match_doc **out, const struct store_row *ro
     if (doc_meta(d, row->meta_terms) < 0)
         goto fail;
     if (d->n_occ > 1)
-        qsort(d->occ, d->n_occ, sizeof *d->occ, cmp_occ);
+        qsort(d->occ, d->n_occ, sizeof *d->occ, cmp_u64);
     for (size_t i = 0; i < d->n_occ; i++) {
-        uint32_t k = d->occ[i].term;
-        if (d->occ_n[k]++ == 0)
-            d->occ_at[k] = (uint32_t)i;
+        uint32_t k = (uint32_t)(d->occ[i] >> OCC_TERM_SHIFT);
+        if (d->t[k].occ_n++ == 0)
+            d->t[k].occ_at = (uint32_t)i;
     }
     if ((d->list = calloc(d->terms.n ? d->terms.n : 1, sizeof *d->list)) == NULL)
         goto fail;
@@ -383,9 +379,7 @@ void index_match_doc_free(struct index_match_doc *d)
     if (d == NULL)
         return;
     strtab_release(&d->terms);
-    free(d->mask);
-    free(d->occ_at);
-    free(d->occ_n);
+    free(d->t);
     free(d->occ);
     free(d->list);
     free(d);
@@ -402,15 +396,14 @@ void index_match_doc_terms(const struct index_match_doc *d, const char *const **
 /* Whether term k occurs in field f at position pos. */
 static bool occurs_at(const struct index_match_doc *d, uint32_t k, uint32_t f, uint32_t pos)
 {
-    const struct occ *o = d->occ + d->occ_at[k];
-    size_t lo = 0, hi = d->occ_n[k];
-    struct occ key = {k, f, pos};
+    const uint64_t *o = d->occ + d->t[k].occ_at;
+    size_t lo = 0, hi = d->t[k].occ_n;
+    uint64_t key = occ_of(k, f, pos);
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int c = cmp_occ(&o[mid], &key);
-        if (c == 0)
+        if (o[mid] == key)
             return true;
-        if (c < 0)
+        if (o[mid] < key)
             lo = mid + 1;
         else
             hi = mid;
@@ -428,7 +421,7 @@ static bool eval_phrase(const struct plan *p, const struct index_match_doc *d)
         int64_t t = strtab_find(&d->terms, p->terms[i], p->lens[i]);
         if (t < 0)
             return false;
-        fields &= d->mask[t];
+        fields &= d->t[t].mask;
         if (i < PHRASE_KNOWN)
             k[i] = t;
         if (i == 0)
@@ -437,15 +430,15 @@ static bool eval_phrase(const struct plan *p, const struct index_match_doc *d)
     for (uint32_t f = 0; f < ENG_FIELDS; f++) {
         if (!(fields & (1u << f)))
             continue;
-        const struct occ *o = d->occ + d->occ_at[first];
-        for (uint32_t j = 0; j < d->occ_n[first]; j++) {
-            if (o[j].field != f)
+        const uint64_t *o = d->occ + d->t[first].occ_at;
+        for (uint32_t j = 0; j < d->t[first].occ_n; j++) {
+            if (((o[j] >> OCC_FIELD_SHIFT) & 3) != f)
                 continue;
             size_t i = 1;
             for (; i < p->n; i++) {
                 int64_t t =
                     i < PHRASE_KNOWN ? k[i] : strtab_find(&d->terms, p->terms[i], p->lens[i]);
-                if (!occurs_at(d, (uint32_t)t, f, o[j].pos + (uint32_t)i))
+                if (!occurs_at(d, (uint32_t)t, f, (uint32_t)o[j] + (uint32_t)i))
                     break;
             }
             if (i == p->n)
@@ -462,7 +455,7 @@ static bool eval(const struct plan *p, const struct index_match_doc *d)
         int64_t k = strtab_find(&d->terms, p->terms[0], p->lens[0]);
         if (k < 0)
             return false;
-        return (d->mask[k] & (p->colset ? p->colset : DOC_META)) != 0;
+        return (d->t[k].mask & (p->colset ? p->colset : DOC_META)) != 0;
     }
     case PLAN_PHRASE:
         return eval_phrase(p, d);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "test_ingest_file.h"
 #include "test_requests.h"
 #include "test_tmpdir.h"
 
@@ -30,18 +31,6 @@ struct test_articles {
     size_t n;
     struct test_corpus c;
 };
-
-static void test_articles_import(struct test_articles *f, const char *file)
-{
-    struct ingest_options opt = {.now = 1700000000};
-    struct ingest_stats st;
-    struct err err;
-    FILE *null = fopen("/dev/null", "w");
-    err_clear(&err);
-    opt.report = null;
-    assert_int_equal(ingest_import_file(f->s, file, &opt, &st, &err), 0);
-    fclose(null);
-}
 
 /* Every row of the log prepared for matching, and the corpus learnt from
  * the articles. */
@@ -92,9 +81,9 @@ static void test_articles_open(struct test_articles *f)
     assert_non_null(mkdtemp(f->dir));
     assert_int_equal(store_open(&f->s, f->dir, &err), 0);
     assert_int_equal(ingest_sources_import(f->s, TEST_ARTICLES_DATA "sources.jsonl", &n, &err), 0);
-    test_articles_import(f, TEST_ARTICLES_DATA "articles.jsonl");
-    test_articles_import(f, TEST_ARTICLES_DATA "handmade.jsonl");
-    test_articles_import(f, TEST_ARTICLES_DATA "updates.jsonl"); /* upserts: each article once */
+    test_ingest_file(f->s, TEST_ARTICLES_DATA "articles.jsonl");
+    test_ingest_file(f->s, TEST_ARTICLES_DATA "handmade.jsonl");
+    test_ingest_file(f->s, TEST_ARTICLES_DATA "updates.jsonl"); /* upserts: each article once */
     test_articles_read(f);
     assert_true(f->n > 400);
 }

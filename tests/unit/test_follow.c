@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <cmocka.h>
 
+#include "test_ingest_file.h"
 #include "test_tmpdir.h"
 
 #include "article/json.h"
@@ -35,18 +36,6 @@ struct fixture {
     const char *path;
 };
 
-static void import(struct store *s, const char *file)
-{
-    struct ingest_options opt = {.now = 1700000000};
-    struct ingest_stats st;
-    struct err err;
-    FILE *null = fopen("/dev/null", "w");
-    err_clear(&err);
-    opt.report = null;
-    assert_int_equal(ingest_import_file(s, file, &opt, &st, &err), 0);
-    fclose(null);
-}
-
 static int setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof *f);
@@ -58,7 +47,7 @@ static int setup(void **state)
     assert_non_null(mkdtemp(f->dir));
     assert_int_equal(store_open(&f->s, f->dir, &err), 0);
     assert_int_equal(ingest_sources_import(f->s, DATA "sources.jsonl", &n, &err), 0);
-    import(f->s, DATA "handmade.jsonl"); /* before the follower starts */
+    test_ingest_file(f->s, DATA "handmade.jsonl"); /* before the follower starts */
     f->path = store_sqlite_path(f->s);
     *state = f;
     return 0;
@@ -148,8 +137,8 @@ static void *import_later(void *arg)
 {
     struct importer *im = arg;
     clock_sleep_ms(150); /* the follower is waiting by then */
-    import(im->s, DATA "articles.jsonl");
-    import(im->s, DATA "updates.jsonl"); /* upserts of rows read before */
+    test_ingest_file(im->s, DATA "articles.jsonl");
+    test_ingest_file(im->s, DATA "updates.jsonl"); /* upserts of rows read before */
     atomic_store(&im->done, true);
     return NULL;
 }
@@ -212,7 +201,7 @@ static void *commit_soon(void *arg)
 {
     struct committer *c = arg;
     clock_sleep_ms(200);
-    import(c->s, c->file);
+    test_ingest_file(c->s, c->file);
     return NULL;
 }
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_ingest_file.h"
 #include "test_requests.h"
 #include "test_tmpdir.h"
 #include <sqlite3.h>
@@ -52,18 +53,6 @@ struct fixture {
     unsigned rel_same, rel_total;
 };
 
-static void import(struct fixture *f, const char *file)
-{
-    struct ingest_options opt = {.now = 1700000000};
-    struct ingest_stats st;
-    struct err err;
-    FILE *null = fopen("/dev/null", "w");
-    err_clear(&err);
-    opt.report = null;
-    assert_int_equal(ingest_import_file(f->s, file, &opt, &st, &err), 0);
-    fclose(null);
-}
-
 /* NEWSD_ENGINE_DIFF_STORE=DIR: compare on an existing store (e.g. a bench
  * store) instead, read-only: only the query tests run. */
 #define DIFF_STORE_ENV "NEWSD_ENGINE_DIFF_STORE"
@@ -90,8 +79,8 @@ static struct fixture *fixture_new(bool with_corpus)
     assert_int_equal(store_open(&f->s, f->dir, &err), 0);
     if (with_corpus) {
         assert_int_equal(ingest_sources_import(f->s, DATA "sources.jsonl", &n, &err), 0);
-        import(f, DATA "articles.jsonl");
-        import(f, DATA "handmade.jsonl");
+        test_ingest_file(f->s, DATA "articles.jsonl");
+        test_ingest_file(f->s, DATA "handmade.jsonl");
     }
     assert_int_equal(index_fts5_new(&f->fts, store_sqlite_path(f->s), &err), 0);
     assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), &engine_opt, &err), 0);
@@ -311,7 +300,7 @@ static void an_upsert_replaces_and_new_rows_are_found_at_once(void **state)
     assert_int_equal(total_of(f->eng, "blorptitle"), 1);
     assert_int_equal(total_of(f->eng, "snarfle"), 0);
     /* update-1 replaces the blorptitle article, update-2 is new */
-    import(f, DATA "updates.jsonl");
+    test_ingest_file(f->s, DATA "updates.jsonl");
     assert_int_equal(total_of(f->eng, "snarfle"), 1);
     assert_int_equal(total_of(f->eng, "blorptitle"), 0);
     assert_int_equal(total_of(f->eng, "glimmerfen"), total_of(f->fts, "glimmerfen"));
@@ -446,7 +435,7 @@ static void an_empty_store_has_no_matches_until_one_arrives(void **state)
     assert_int_equal(total_of(f->eng, "anything"), 0);
     err_clear(&err);
     assert_int_equal(f->eng->newest_headline(f->eng, INT64_MAX, &t, &err), ERR_NOTFOUND);
-    import(f, DATA "updates.jsonl");
+    test_ingest_file(f->s, DATA "updates.jsonl");
     assert_int_equal(total_of(f->eng, NULL), 2);
     assert_int_equal(total_of(f->eng, "snarfle"), 1);
     assert_int_equal(f->eng->newest_headline(f->eng, INT64_MAX, &t, &err), 0);
