@@ -22,10 +22,12 @@
  * compares against), read_cursor how far the log has been read for it
  * (>= stored_cursor; the batch holds the matches in between). */
 #include "push/alerts.h"
+#include "push/follow.h"
 #include "push/percolator.h"
 
 #include <nettle/hmac.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,9 +82,9 @@ struct alerts {
     bool started;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    bool stopping;
+    atomic_bool stopping;
     struct percolator *perc;
-    struct store_reader *reader;
+    struct push_follow *follow; /* at the lowest read_cursor of the set */
     struct alert_live **states; /* ordered by id */
     size_t n;
     int64_t next_lease_ms;
@@ -325,19 +327,8 @@ static void batch_add(struct alerts *a, struct alert_live *st, const struct stor
 {
     if (st->n_batch)
         buf_putc(&st->batch, ',');
-    struct article art = {
-        .id = row->id,
-        .seq = row->seq,
-        .source_id = row->source_id,
-        .source_name = row->source_name,
-        .author = row->author,
-        .title = row->title,
-        .description = row->description,
-        .url = row->url,
-        .url_to_image = row->url_to_image,
-        .published_at = row->published_at,
-        .content = row->content,
-    };
+    struct article art;
+    store_row_article(row, &art);
     article_json(&st->batch, &art);
     st->n_batch++;
     st->read_cursor = row->seq;
@@ -345,71 +336,62 @@ static void batch_add(struct alerts *a, struct alert_live *st, const struct stor
         flush(a, st, row->seq);
 }
 
-static void match_row(struct alerts *a, const struct store_row *row)
+/* push_follow_fn: one row of the log against the alerts' searches. */
+static int match_row(const struct store_row *row, const struct index_match_doc *doc, void *ctx)
 {
-    struct index_match_doc *doc = NULL;
+    struct alerts *a = ctx;
     uint64_t *ids = NULL;
     size_t n = 0;
     struct err err;
     err_clear(&err);
-    int rc = index_match_doc_new(&doc, row, &err);
-    if (rc == 0)
-        rc = percolator_match(a->perc, doc, &ids, &n, &err);
+    int rc = percolator_match(a->perc, doc, &ids, &n, &err);
     if (rc < 0)
-        log_warn("alerts: article %lld not matched: %s", (long long)row->id, err_msg(&err, rc));
+        return rc; /* not taken: read again at the next pass */
     for (size_t i = 0; i < n; i++) {
         struct alert_live *st = state_find(a, (int64_t)ids[i]);
         if (st && !st->stalled && row->seq > st->read_cursor)
             batch_add(a, st, row);
     }
     free(ids);
-    index_match_doc_free(doc);
+    return 0;
 }
 
 /* One pass over the log; true when it stopped at FOLLOW_MAX_ROWS (more to read). */
 static bool follow_step(struct alerts *a)
 {
-    struct store_rows *rows = NULL;
-    struct store_row row;
     struct err err;
-    size_t read = 0;
-    int64_t last = -1;
     int rc;
 
     if (a->n == 0)
         return false;
     err_clear(&err);
-    if (!a->reader && (rc = store_reader_open(&a->reader, a->o.log_path, &err)) < 0) {
-        log_warn("alerts: cannot read the article log: %s", err_msg(&err, rc));
-        return false;
-    }
     int64_t from = INT64_MAX;
     for (size_t i = 0; i < a->n; i++)
         if (a->states[i]->read_cursor < from)
             from = a->states[i]->read_cursor;
-    if ((rc = store_reader_begin(a->reader, &err)) < 0)
-        goto out;
-    if ((rc = store_rows_after(&rows, a->reader, from, &err)) < 0)
-        goto out;
-    while (read < FOLLOW_MAX_ROWS && (rc = store_rows_next(rows, &row, &err)) == 1) {
-        match_row(a, &row);
-        last = row.seq;
-        read++;
+    /* A new alert (or one read again) behind the follower: start over there. */
+    if (a->follow && push_follow_position(a->follow) != from) {
+        push_follow_free(a->follow);
+        a->follow = NULL;
     }
-    if (rc < 0)
+    if (!a->follow && (rc = push_follow_new(&a->follow, a->o.log_path, from, &err)) < 0) {
+        log_warn("alerts: cannot read the article log: %s", err_msg(&err, rc));
+        return false;
+    }
+    rc = push_follow_poll(a->follow, match_row, a, FOLLOW_MAX_ROWS, &err);
+    int64_t last = push_follow_position(a->follow);
+    if (rc < 0) {
         log_warn("alerts: reading the article log: %s", err_msg(&err, rc));
-out:
-    store_rows_free(rows);
-    store_reader_end(a->reader, NULL);
+        /* A replaced table (ERR_NOTFOUND): its seqs are another's; follow
+         * it afresh from the cursors. */
+        push_follow_free(a->follow);
+        a->follow = NULL;
+    }
     /* What was read is behind every alert now: a batch left goes out with
      * the cursor at the last row read. */
     for (size_t i = 0; i < a->n; i++) {
         struct alert_live *st = a->states[i];
-        if (st->stalled) {
-            state_rewind(st);
-            continue;
-        }
-        if (last > st->read_cursor || (st->n_batch && last >= st->read_cursor)) {
+        if (!st->stalled && (last > st->read_cursor || st->n_batch)) {
             if (st->n_batch)
                 flush(a, st, last);
             else
@@ -418,7 +400,7 @@ out:
         if (st->stalled)
             state_rewind(st);
     }
-    return read >= FOLLOW_MAX_ROWS;
+    return rc >= FOLLOW_MAX_ROWS;
 }
 
 /* Write the cursors that only moved, now and then. */
@@ -533,10 +515,7 @@ static void outcome(struct alerts *a, struct alert_live *st, const struct fetch_
 static bool send_cancelled(void *ctx)
 {
     struct alerts *a = ctx;
-    pthread_mutex_lock(&a->mu);
-    bool stop = a->stopping;
-    pthread_mutex_unlock(&a->mu);
-    return stop;
+    return atomic_load(&a->stopping);
 }
 
 static void send_step(struct alerts *a)
@@ -592,12 +571,7 @@ static void send_step(struct alerts *a)
 static void *worker_main(void *arg)
 {
     struct alerts *a = arg;
-    for (;;) {
-        pthread_mutex_lock(&a->mu);
-        bool stop = a->stopping;
-        pthread_mutex_unlock(&a->mu);
-        if (stop)
-            break;
+    while (!atomic_load(&a->stopping)) {
         if (wall_ms() >= a->next_lease_ms)
             lease_step(a);
         bool more = follow_step(a);
@@ -605,8 +579,16 @@ static void *worker_main(void *arg)
         send_step(a);
         if (more)
             continue;
+        if (a->follow) {
+            /* Until a commit, a retry's turn or a stop: poll_ms at most. */
+            struct err err;
+            err_clear(&err);
+            if (push_follow_wait(a->follow, &a->stopping, a->o.poll_ms, &err) >= 0)
+                continue;
+            log_warn("alerts: waiting for the article log: %s", err_msg(&err, ERR_STORE));
+        }
         pthread_mutex_lock(&a->mu);
-        if (!a->stopping) {
+        if (!atomic_load(&a->stopping)) {
             struct timespec until = clock_mono_in(a->o.poll_ms);
             pthread_cond_timedwait(&a->cv, &a->mu, &until);
         }
@@ -621,7 +603,7 @@ static void alerts_free(struct alerts *a)
         state_free(a->states[i]);
     free(a->states);
     percolator_free(a->perc);
-    store_reader_close(a->reader);
+    push_follow_free(a->follow);
     pthread_mutex_destroy(&a->mu);
     pthread_cond_destroy(&a->cv);
     free(a);
@@ -691,7 +673,7 @@ void alerts_stop(struct alerts *a)
     if (!a)
         return;
     pthread_mutex_lock(&a->mu);
-    a->stopping = true;
+    atomic_store(&a->stopping, true);
     pthread_cond_broadcast(&a->cv);
     pthread_mutex_unlock(&a->mu);
     if (a->started)
