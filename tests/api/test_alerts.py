@@ -8,6 +8,7 @@ alert."""
 import json
 import os
 import signal
+import socket
 import time
 import types
 
@@ -303,3 +304,60 @@ def test_a_sigkill_mid_delivery_loses_nothing(site):
         client(site).request("DELETE", "%s/%d" % (ALERTS, a["id"]))
     finally:
         rec.close()
+
+
+def metric(base, name):
+    for line in requests.get(base + "/metrics").text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError("no %s in /metrics" % name)
+
+
+def test_a_delivery_failing_past_the_retry_window_is_dropped_and_the_next_goes(tmp_path):
+    """After the retry window (24 h; here 1.5 s) a delivery is dropped with
+    a log line and counted; the alert's later deliveries go on."""
+    store, config = str(tmp_path / "store"), str(tmp_path / "newsd.conf")
+    with open(config, "w") as f:
+        f.write("[outbound]\nallow_networks = 127.0.0.0/8\n")
+    key = cli_ok("keys", "create", "--store", store).out.strip()
+    saved = dict(os.environ)
+    os.environ.update(FAST, NEWSD_ALERTS_EXPIRE_MS="1500")
+    try:
+        srv = Server(store, args=("--config", config))
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    rec = Receiver(fail_first=10 ** 9)
+    try:
+        c = Client(srv.base, key)
+        a = post(c, alert_body(q="ephemerix", webhook=rec.url, secret="e")).json()["alert"]
+        site = types.SimpleNamespace(dir=tmp_path, store=store)
+        import_articles(site, [article("ephemerix", 0)], "e1.jsonl")
+        wait_for("the drop", lambda: metric(srv.base, "newsd_alert_deliveries_failed_total") >= 1)
+        assert "dropped after" in srv.stderr()
+        assert metric(srv.base, "newsd_alert_delivery_retries_total") >= 1
+        wait_for("nothing pending", lambda: metric(srv.base,
+                                                   "newsd_alert_deliveries_pending") == 0)
+        with rec.lock:
+            rec.fail_first = 0
+        import_articles(site, [article("ephemerix", 1)], "e2.jsonl")
+        wait_for("the next delivery", lambda: rec.delivered(a["id"]))
+        assert rec.delivered(a["id"]) == ["https://alerts.example/ephemerix/1"]
+        first = rec.snapshot()[0][0]
+        assert all(p[3] == 500 for p in rec.snapshot() if p[0] == first)
+        check_deliveries(rec, {a["id"]: "e"}, dropped={first})
+        assert metric(srv.base, "newsd_alert_deliveries_sent_total") == 1
+    finally:
+        rec.close()
+        problems = srv.stop()
+        assert not problems, "\n".join(problems)
+
+
+def test_a_chunked_alert_body_is_refused_at_once(site):
+    host, port = site.server.base[len("http://"):].split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as s:
+        s.sendall(b"POST /v2/alerts HTTP/1.1\r\nHost: x\r\nX-Api-Key: %s\r\n"
+                  b"Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n" % site.keys["owner"].encode())
+        data = s.recv(65536)
+    assert data.split(b"\r\n", 1)[0].split(b" ")[1] == b"413", data[:200]
+    assert b'"requestTooLarge"' in data

@@ -175,6 +175,7 @@ burst_size = 1
 [plan shallow]
 result_window = 10
 history_days = 30
+alerts = 1
 """
 
 
@@ -198,6 +199,10 @@ def planned(tmp_path_factory):
     yield srv, keys
     problems = srv.stop()
     assert not problems, "\n".join(problems)
+
+
+ALERT = {"query": {"q": "plinthor"}, "webhook": "https://hooks.example.com/newsd",
+         "secret": "openapi"}
 
 
 def representative(api, planned_client, keys, corpus):
@@ -283,6 +288,18 @@ def representative(api, planned_client, keys, corpus):
         ("burst 1", lambda: p.get(EV, [("q", "a")], key=keys["bursty"]), 200, None),
         ("burst limited", lambda: p.get(EV, [("q", "a")], key=keys["bursty"]), 429,
          "rateLimited"),
+        # webhook alerts (an extension): the shallow plan keeps one
+        ("alert", lambda: p.request("POST", "/v2/alerts", key=keys["shallow"], json=ALERT), 201,
+         None),
+        ("alerts", lambda: p.get("/v2/alerts", key=keys["shallow"]), 200, None),
+        ("alert over the plan", lambda: p.request("POST", "/v2/alerts", key=keys["shallow"],
+                                                  json=ALERT), 403, "tooManyAlerts"),
+        ("alert of nobody", lambda: p.get("/v2/alerts/987654", key=keys["shallow"]), 404,
+         "alertNotFound"),
+        ("alert deleted", lambda: p.request("DELETE", "/v2/alerts/987654",
+                                            key=keys["shallow"]), 404, "alertNotFound"),
+        ("alert body too large", lambda: p.request("POST", "/v2/alerts", key=keys["shallow"],
+                                                   data=b"x" * 20000), 413, "requestTooLarge"),
     ]
     for label, send, status, code in reqs:
         yield label, send(), status, code
