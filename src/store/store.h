@@ -421,8 +421,9 @@ int store_alert_remove(struct store *s, int64_t id, int64_t key_id, struct err *
 
 /* Take or renew the leases of every alert whose lease has ended at now_ms
  * or is owner's, until until_ms; *out gets the alerts owner holds after
- * the step (ordered by id). Two nodes never hold one alert's lease at the
- * same time (a compare and set per alert). */
+ * the step (ordered by id) whose key is active: a disabled key's alerts
+ * are paused (their cursors wait). Two nodes never hold one alert's lease
+ * at the same time (a compare and set per alert). */
 int store_alerts_lease(struct store *s, struct arena *a, const char *owner, int64_t now_ms,
                        int64_t until_ms, struct alert_record **out, size_t *n_out,
                        struct err *err);

@@ -68,6 +68,13 @@ static void store_alerts_scenario(struct store *s, int64_t head)
     assert_int_equal(n, 0);
     assert_int_equal(store_alerts_lease(s, &a, "node-a", 1600, 2600, &list, &n, &err), 0);
     assert_int_equal(n, 3);
+    /* A disabled key's alerts are paused, not handed to anyone. */
+    assert_int_equal(store_key_update(s, k2, NULL, KEY_DISABLED, &err), 0);
+    assert_int_equal(store_alerts_lease(s, &a, "node-a", 1600, 2600, &list, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(store_key_update(s, k2, NULL, KEY_ACTIVE, &err), 0);
+    assert_int_equal(store_alerts_lease(s, &a, "node-a", 1600, 2600, &list, &n, &err), 0);
+    assert_int_equal(n, 3);
 
     struct alert_delivery d = {.seq = head + 5,
                                .id = "d-1",

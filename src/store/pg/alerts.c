@@ -33,7 +33,9 @@ static const struct pg_sql sql_lease = {
                         " WHERE lease_owner = $1 OR lease_owner IS NULL OR lease_until_ms <= $2"};
 static const struct pg_sql sql_leased = {PG_ST_ALERTS_LEASED,
                                          "SELECT " ALERT_COLUMNS " FROM alerts"
-                                         " WHERE lease_owner = $1 ORDER BY id"};
+                                         " WHERE lease_owner = $1"
+                                         " AND key_id IN (SELECT id FROM keys WHERE state = 0)"
+                                         " ORDER BY id"};
 static const struct pg_sql sql_advance = {
     PG_ST_ALERT_ADVANCE, "UPDATE alerts SET cursor_seq = $4"
                          " WHERE id = $1 AND lease_owner = $2 AND cursor_seq = $3"};

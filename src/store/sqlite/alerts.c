@@ -168,7 +168,7 @@ int store_sqlite_alerts_lease(struct store_backend *b, struct arena *a, const ch
     /* Ours until until_ms: no other owner can take them before this read. */
     rc = store_sqlite_read_all(&s->readers,
                                "SELECT " ALERT_COLUMNS " FROM alerts WHERE lease_owner = ?1"
-                               " ORDER BY id",
+                               " AND key_id IN (SELECT id FROM keys WHERE state = 0) ORDER BY id",
                                STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(owner)), a, sizeof **out,
                                alert_row, &items, n_out, "alerts", err);
     if (rc == 0)
