@@ -57,14 +57,9 @@ static const struct pg_sql sql_failed = {
 static const struct pg_sql sql_count = {PG_ST_ALERT_DELIVERIES_COUNT,
                                         "SELECT count(*) FROM alert_deliveries"};
 
-static long changed_rows(PGresult *r)
+static int alert_row(struct arena *a, const PGresult *r, int i, void *item)
 {
-    const char *t = PQcmdTuples(r);
-    return t && *t ? strtol(t, NULL, 10) : 0;
-}
-
-static int alert_row(struct arena *a, const PGresult *r, int i, struct alert_record *out)
-{
+    struct alert_record *out = item;
     int rc;
     memset(out, 0, sizeof *out);
     out->id = store_pg_get_int(r, i, 0);
@@ -86,49 +81,10 @@ static int alert_row(struct arena *a, const PGresult *r, int i, struct alert_rec
 static int alert_rows(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                       struct arena *a, struct alert_record **out, size_t *n_out, struct err *err)
 {
-    PGresult *r = NULL;
-    int rc;
-
-    if ((rc = store_pg_query(s, q, p, &r, err)) < 0)
-        return rc;
-    size_t n = (size_t)PQntuples(r);
-    struct alert_record *items = arena_calloc(a, n ? n : 1, sizeof *items);
-    if (items == NULL) {
-        rc = err_set(err, ERR_NOMEM, "out of memory listing alerts");
-        goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if ((rc = alert_row(a, r, (int)i, &items[i])) < 0) {
-            err_set(err, rc, "out of memory listing alerts");
-            goto out;
-        }
-    }
-    *out = items;
-    *n_out = n;
-out:
-    PQclear(r);
-    return rc;
-}
-
-/* A one-statement write on a pooled connection; *changed = rows. */
-static int write_cmd(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
-                     long *changed, PGresult **out, struct err *err)
-{
-    struct pg_conn *c = NULL;
-    PGresult *r = NULL;
-    int rc;
-
-    if ((rc = store_pg_pool_get(&s->pool, &c, err)) < 0)
-        return rc;
-    rc = store_pg_run(c, q, p, &r, err);
-    if (rc == 0 && changed)
-        *changed = changed_rows(r);
-    if (rc == 0 && out) {
-        *out = r;
-        r = NULL;
-    }
-    PQclear(r);
-    store_pg_pool_put(&s->pool, c);
+    void *items = NULL;
+    int rc = store_pg_read_all(s, q, p, a, sizeof **out, alert_row, &items, n_out, "alerts", err);
+    if (rc == 0)
+        *out = items;
     return rc;
 }
 
@@ -149,7 +105,7 @@ int store_pg_alert_add(struct store_backend *b, const struct alert_record *a, in
     store_pg_param_int(&p, a->created_at ? a->created_at : (int64_t)time(NULL));
     store_pg_param_int(&p, a->cursor_seq);
     store_pg_param_int(&p, a->state);
-    if ((rc = write_cmd(s, &sql_add, &p, NULL, &r, err)) < 0)
+    if ((rc = store_pg_write(s, &sql_add, &p, NULL, &r, err)) < 0)
         return rc;
     int64_t id = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
     PQclear(r);
@@ -182,7 +138,7 @@ int store_pg_alert_remove(struct store_backend *b, int64_t id, int64_t key_id, s
     store_pg_param_int(&p, id);
     store_pg_param_int(&p, key_id);
     /* Its deliveries go with it (ON DELETE CASCADE). */
-    int rc = write_cmd((struct store_pg *)b, &sql_remove, &p, &changed, NULL, err);
+    int rc = store_pg_write((struct store_pg *)b, &sql_remove, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
         rc = err_set(err, ERR_NOTFOUND, "no alert has the id %lld", (long long)id);
     return rc;
@@ -198,7 +154,7 @@ int store_pg_alerts_lease(struct store_backend *b, struct arena *a, const char *
     store_pg_param_text(&p, owner);
     store_pg_param_int(&p, now_ms);
     store_pg_param_int(&p, until_ms);
-    int rc = write_cmd(s, &sql_lease, &p, NULL, NULL, err);
+    int rc = store_pg_write(s, &sql_lease, &p, NULL, NULL, err);
     if (rc < 0)
         return rc;
     store_pg_params_init(&p);
@@ -226,7 +182,7 @@ int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char
     store_pg_param_int(&p, from_seq);
     store_pg_param_int(&p, to_seq);
     rc = store_pg_run(c, &sql_advance, &p, &r, err);
-    long changed = rc == 0 ? changed_rows(r) : 0;
+    long changed = rc == 0 ? store_pg_changed(r) : 0;
     PQclear(r);
     r = NULL;
     if (rc == 0 && changed == 0) {
@@ -309,7 +265,7 @@ int store_pg_alert_delivery_done(struct store_backend *b, int64_t alert_id, cons
     store_pg_params_init(&p);
     store_pg_param_int(&p, alert_id);
     store_pg_param_text(&p, id);
-    return write_cmd((struct store_pg *)b, &sql_done, &p, NULL, NULL, err);
+    return store_pg_write((struct store_pg *)b, &sql_done, &p, NULL, NULL, err);
 }
 
 int store_pg_alert_delivery_failed(struct store_backend *b, int64_t alert_id, const char *id,
@@ -324,7 +280,7 @@ int store_pg_alert_delivery_failed(struct store_backend *b, int64_t alert_id, co
     store_pg_param_int(&p, attempts);
     store_pg_param_int(&p, next_ms);
     store_pg_param_int(&p, first_failure_ms);
-    int rc = write_cmd((struct store_pg *)b, &sql_failed, &p, &changed, NULL, err);
+    int rc = store_pg_write((struct store_pg *)b, &sql_failed, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
         rc = err_set(err, ERR_NOTFOUND, "no delivery %s", id);
     return rc;

@@ -196,6 +196,26 @@ int store_pg_end(struct pg_conn *c, int rc, struct err *err);
 int store_pg_query(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                    PGresult **out, struct err *err);
 
+/* A one-statement write on a pooled connection: *changed (may be NULL)
+ * gets the rows it changed, *out (may be NULL) its result, which the
+ * caller clears. Not retried (store_pg_query's note on writes). */
+int store_pg_write(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
+                   long *changed, PGresult **out, struct err *err);
+
+/* Rows a command's result r changed (PQcmdTuples). */
+long store_pg_changed(PGresult *r);
+
+/* Reads row i of r into *item (a struct of the caller's kind), strings in
+ * the arena; 0 or ERR_NOMEM. */
+typedef int (*store_pg_row_fn)(struct arena *a, const PGresult *r, int i, void *item);
+
+/* Every row of the read q with p, read with `row` into an arena array of
+ * item_size-byte elements (*out, *n_out). `what` names the rows in an
+ * out-of-memory message ("feeds"). */
+int store_pg_read_all(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
+                      struct arena *a, size_t item_size, store_pg_row_fn row, void **out,
+                      size_t *n_out, const char *what, struct err *err);
+
 void store_pg_params_init(struct pg_params *p);
 void store_pg_param_text(struct pg_params *p, const char *s); /* NULL → SQL NULL */
 void store_pg_param_int(struct pg_params *p, int64_t v);
