@@ -32,8 +32,8 @@ struct api_alert_body {
  * missing (parametersMissing); ERR_INVALID with a message naming the
  * field (parameterInvalid); ERR_NOMEM. Messages are sentences fit for the
  * client. */
-int api_alert_body_parse(struct arena *a, const char *body, size_t len,
-                         struct api_alert_body *out, struct err *err);
+int api_alert_body_parse(struct arena *a, const char *body, size_t len, struct api_alert_body *out,
+                         struct err *err);
 
 /* The parameters of a stored query (query_json of api_alert_body_parse):
  * the same rules, ERR_INVALID when it is not such an object. */

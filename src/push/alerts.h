@@ -34,12 +34,12 @@
 #include "store/store.h"
 #include "util/err.h"
 
-#define ALERTS_LEASE_MS_DEFAULT 10000           /* a node's hold on its alerts */
-#define ALERTS_POLL_MS_DEFAULT 200              /* how often the log is looked at */
-#define ALERTS_RETRY_MIN_MS_DEFAULT 1000        /* first retry after a failure */
-#define ALERTS_RETRY_MAX_MS_DEFAULT (600 * 1000) /* the backoff's cap */
+#define ALERTS_LEASE_MS_DEFAULT 10000                 /* a node's hold on its alerts */
+#define ALERTS_POLL_MS_DEFAULT 200                    /* how often the log is looked at */
+#define ALERTS_RETRY_MIN_MS_DEFAULT 1000              /* first retry after a failure */
+#define ALERTS_RETRY_MAX_MS_DEFAULT (600 * 1000)      /* the backoff's cap */
 #define ALERTS_EXPIRE_MS_DEFAULT (24 * 3600 * 1000LL) /* then a delivery is dropped */
-#define ALERTS_TIMEOUT_MS_DEFAULT 10000         /* one POST, connect included */
+#define ALERTS_TIMEOUT_MS_DEFAULT 10000               /* one POST, connect included */
 
 /* A stored query (alert_record.query) compiled for matching; newsd's is
  * api_alert_matcher. */
@@ -47,7 +47,7 @@ typedef int (*alerts_compile_fn)(void *ctx, const char *query_json, struct index
                                  struct err *err);
 
 struct alerts_options {
-    const char *log_path;     /* the article log file (index_log_path) */
+    const char *log_path; /* the article log file (index_log_path) */
     alerts_compile_fn compile;
     void *compile_ctx;
     struct fetch_options fetch; /* policy, proxy (timeouts: ALERTS_TIMEOUT_MS_DEFAULT) */

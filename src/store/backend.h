@@ -86,15 +86,14 @@ struct store_backend {
     int (*alerts_list)(struct store_backend *b, struct arena *a, int64_t key_id,
                        struct alert_record **out, size_t *n_out, struct err *err);
     int (*alert_remove)(struct store_backend *b, int64_t id, int64_t key_id, struct err *err);
-    int (*alerts_lease)(struct store_backend *b, struct arena *a, const char *owner,
-                        int64_t now_ms, int64_t until_ms, struct alert_record **out,
-                        size_t *n_out, struct err *err);
+    int (*alerts_lease)(struct store_backend *b, struct arena *a, const char *owner, int64_t now_ms,
+                        int64_t until_ms, struct alert_record **out, size_t *n_out,
+                        struct err *err);
     int (*alert_advance)(struct store_backend *b, int64_t alert_id, const char *owner,
                          int64_t from_seq, int64_t to_seq, const struct alert_delivery *d,
                          struct err *err);
-    int (*alert_deliveries)(struct store_backend *b, struct arena *a, int64_t alert_id,
-                            size_t max, struct alert_delivery **out, size_t *n_out,
-                            struct err *err);
+    int (*alert_deliveries)(struct store_backend *b, struct arena *a, int64_t alert_id, size_t max,
+                            struct alert_delivery **out, size_t *n_out, struct err *err);
     int (*alert_delivery_done)(struct store_backend *b, int64_t alert_id, const char *id,
                                struct err *err);
     int (*alert_delivery_failed)(struct store_backend *b, int64_t alert_id, const char *id,

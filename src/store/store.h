@@ -384,8 +384,8 @@ struct alert_record {
     const char *webhook; /* http(s) URL */
     const char *secret;  /* HMAC key of X-Newsd-Signature */
     int64_t created_at;
-    int64_t cursor_seq; /* the last article seq delivered or queued */
-    int state;          /* enum alert_state */
+    int64_t cursor_seq;      /* the last article seq delivered or queued */
+    int state;               /* enum alert_state */
     const char *lease_owner; /* the node that delivers it; NULL none */
     int64_t lease_until_ms;  /* its lease ends then */
 };
@@ -394,11 +394,11 @@ struct alert_record {
  * every retry sends the same bytes under the same id. */
 struct alert_delivery {
     int64_t alert_id;
-    int64_t seq;         /* the alert's cursor after it: deliveries go in seq order */
-    const char *id;      /* X-Newsd-Delivery: unique, the same on every retry */
-    const char *body;    /* JSON, NUL-terminated */
-    int64_t attempts;    /* sent so far */
-    int64_t next_ms;     /* not sent again before then */
+    int64_t seq;              /* the alert's cursor after it: deliveries go in seq order */
+    const char *id;           /* X-Newsd-Delivery: unique, the same on every retry */
+    const char *body;         /* JSON, NUL-terminated */
+    int64_t attempts;         /* sent so far */
+    int64_t next_ms;          /* not sent again before then */
     int64_t first_failure_ms; /* 0: never failed */
     int64_t created_ms;
 };
@@ -412,8 +412,8 @@ int store_alert_add(struct store *s, const struct alert_record *a, int64_t max_p
                     int64_t *id_out, struct err *err);
 
 /* The alerts of key_id (0: every key), ordered by id. */
-int store_alerts_list(struct store *s, struct arena *a, int64_t key_id,
-                      struct alert_record **out, size_t *n_out, struct err *err);
+int store_alerts_list(struct store *s, struct arena *a, int64_t key_id, struct alert_record **out,
+                      size_t *n_out, struct err *err);
 
 /* Remove alert id with its waiting deliveries; key_id > 0: only when that
  * key owns it. ERR_NOTFOUND otherwise. */
@@ -425,8 +425,7 @@ int store_alert_remove(struct store *s, int64_t id, int64_t key_id, struct err *
  * are paused (their cursors wait). Two nodes never hold one alert's lease
  * at the same time (a compare and set per alert). */
 int store_alerts_lease(struct store *s, struct arena *a, const char *owner, int64_t now_ms,
-                       int64_t until_ms, struct alert_record **out, size_t *n_out,
-                       struct err *err);
+                       int64_t until_ms, struct alert_record **out, size_t *n_out, struct err *err);
 
 /* In one transaction, while owner holds alert_id's lease and its cursor is
  * still from_seq: set the cursor to d->seq (to_seq when d is NULL) and
@@ -441,14 +440,12 @@ int store_alert_deliveries(struct store *s, struct arena *a, int64_t alert_id, s
 
 /* The webhook took delivery id of alert_id (or it expired): forget it. No
  * error when it is already gone. */
-int store_alert_delivery_done(struct store *s, int64_t alert_id, const char *id,
-                              struct err *err);
+int store_alert_delivery_done(struct store *s, int64_t alert_id, const char *id, struct err *err);
 
 /* A failed attempt: record attempts, next_ms and first_failure_ms.
  * ERR_NOTFOUND when it is gone. */
-int store_alert_delivery_failed(struct store *s, int64_t alert_id, const char *id,
-                                int64_t attempts, int64_t next_ms, int64_t first_failure_ms,
-                                struct err *err);
+int store_alert_delivery_failed(struct store *s, int64_t alert_id, const char *id, int64_t attempts,
+                                int64_t next_ms, int64_t first_failure_ms, struct err *err);
 
 /* Deliveries waiting, over every alert. */
 int store_alert_deliveries_count(struct store *s, int64_t *out, struct err *err);

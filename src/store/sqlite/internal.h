@@ -105,8 +105,7 @@ int store_sqlite_alert_add(struct store_backend *b, const struct alert_record *r
                            int64_t max_per_key, int64_t *id_out, struct err *err);
 int store_sqlite_alerts_list(struct store_backend *b, struct arena *a, int64_t key_id,
                              struct alert_record **out, size_t *n_out, struct err *err);
-int store_sqlite_alert_remove(struct store_backend *b, int64_t id, int64_t key_id,
-                              struct err *err);
+int store_sqlite_alert_remove(struct store_backend *b, int64_t id, int64_t key_id, struct err *err);
 int store_sqlite_alerts_lease(struct store_backend *b, struct arena *a, const char *owner,
                               int64_t now_ms, int64_t until_ms, struct alert_record **out,
                               size_t *n_out, struct err *err);
@@ -119,8 +118,8 @@ int store_sqlite_alert_deliveries(struct store_backend *b, struct arena *a, int6
 int store_sqlite_alert_delivery_done(struct store_backend *b, int64_t alert_id, const char *id,
                                      struct err *err);
 int store_sqlite_alert_delivery_failed(struct store_backend *b, int64_t alert_id, const char *id,
-                                       int64_t attempts, int64_t next_ms,
-                                       int64_t first_failure_ms, struct err *err);
+                                       int64_t attempts, int64_t next_ms, int64_t first_failure_ms,
+                                       struct err *err);
 int store_sqlite_alert_deliveries_count(struct store_backend *b, int64_t *out, struct err *err);
 
 #endif
