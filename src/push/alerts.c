@@ -52,6 +52,7 @@
 #define CURSOR_WRITE_MS 5000           /* a cursor that only moved is written this often */
 #define WEBHOOK_MAX_ANSWER (64 * 1024) /* what is read of a webhook's answer */
 #define DELIVERY_ID_BYTES 16
+#define LEASE_ASK_MS 1000 /* how often the leases are asked for (new alerts come then) */
 
 /* The oldest waiting delivery of an alert, as stored. */
 struct pending {
@@ -235,7 +236,9 @@ static void lease_step(struct alerts *a)
         a->next_lease_ms = now + a->o.poll_ms * 5;
         goto out;
     }
-    a->next_lease_ms = now + a->o.lease_ms / 3;
+    /* Often, so that a new alert is taken up within LEASE_ASK_MS: the
+     * store writes a lease only when it is past half its length. */
+    a->next_lease_ms = now + (a->o.lease_ms / 3 < LEASE_ASK_MS ? a->o.lease_ms / 3 : LEASE_ASK_MS);
     struct alert_live **next = calloc(n ? n : 1, sizeof *next);
     if (!next) {
         log_warn("alerts: out of memory leasing %zu alerts", n);
@@ -676,7 +679,11 @@ void alerts_stop(struct alerts *a)
     atomic_store(&a->stopping, true);
     pthread_cond_broadcast(&a->cv);
     pthread_mutex_unlock(&a->mu);
-    if (a->started)
+    if (a->started) {
         pthread_join(a->thread, NULL);
+        /* Hand the leases back, so that a restart, or another node, goes
+         * on at once instead of waiting for them to run out. */
+        store_alerts_release(a->store, a->owner, NULL);
+    }
     alerts_free(a);
 }

@@ -34,7 +34,7 @@
 #include "store/store.h"
 #include "util/err.h"
 
-#define ALERTS_LEASE_MS_DEFAULT 10000                 /* a node's hold on its alerts */
+#define ALERTS_LEASE_MS_DEFAULT 30000                 /* a node's hold: 3 POST timeouts */
 #define ALERTS_POLL_MS_DEFAULT 200                    /* how often the log is looked at */
 #define ALERTS_RETRY_MIN_MS_DEFAULT 1000              /* first retry after a failure */
 #define ALERTS_RETRY_MAX_MS_DEFAULT (600 * 1000)      /* the backoff's cap */
@@ -64,8 +64,8 @@ void alerts_metrics_init(void);
 int alerts_start(struct alerts **out, struct store *s, const struct alerts_options *o,
                  struct err *err);
 
-/* Stop: a POST in flight finishes (or times out), the leases are left to
- * run out. NULL: no-op. */
+/* Stop: a POST in flight is abandoned (its delivery is sent again later),
+ * the leases are handed back. NULL: no-op. */
 void alerts_stop(struct alerts *a);
 
 /* The X-Newsd-Signature value of body[0..len) under secret:

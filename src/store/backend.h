@@ -89,6 +89,7 @@ struct store_backend {
     int (*alerts_lease)(struct store_backend *b, struct arena *a, const char *owner, int64_t now_ms,
                         int64_t until_ms, struct alert_record **out, size_t *n_out,
                         struct err *err);
+    int (*alerts_release)(struct store_backend *b, const char *owner, struct err *err);
     int (*alert_advance)(struct store_backend *b, int64_t alert_id, const char *owner,
                          int64_t from_seq, int64_t to_seq, const struct alert_delivery *d,
                          struct err *err);

@@ -400,6 +400,13 @@ int store_alerts_lease(struct store *s, struct arena *a, const char *owner, int6
     return s->be->alerts_lease(s->be, a, owner, now_ms, until_ms, out, n_out, err);
 }
 
+int store_alerts_release(struct store *s, const char *owner, struct err *err)
+{
+    if (owner == NULL || owner[0] == '\0')
+        return err_set(err, ERR_INVALID, "no lease owner");
+    return s->be->alerts_release(s->be, owner, err);
+}
+
 int store_alert_advance(struct store *s, int64_t alert_id, const char *owner, int64_t from_seq,
                         int64_t to_seq, const struct alert_delivery *d, struct err *err)
 {

@@ -419,13 +419,18 @@ int store_alerts_list(struct store *s, struct arena *a, int64_t key_id, struct a
  * key owns it. ERR_NOTFOUND otherwise. */
 int store_alert_remove(struct store *s, int64_t id, int64_t key_id, struct err *err);
 
-/* Take or renew the leases of every alert whose lease has ended at now_ms
- * or is owner's, until until_ms; *out gets the alerts owner holds after
+/* Take the lease of every alert whose lease has ended at now_ms, and renew
+ * owner's leases that are past half their length (a caller may ask often:
+ * a row is written about twice per lease), until until_ms; *out gets the alerts owner holds after
  * the step (ordered by id) whose key is active: a disabled key's alerts
  * are paused (their cursors wait). Two nodes never hold one alert's lease
  * at the same time (a compare and set per alert). */
 int store_alerts_lease(struct store *s, struct arena *a, const char *owner, int64_t now_ms,
                        int64_t until_ms, struct alert_record **out, size_t *n_out, struct err *err);
+
+/* Give up every lease owner holds (a node that stops), so that another
+ * node, or the next process, takes the alerts over at once. */
+int store_alerts_release(struct store *s, const char *owner, struct err *err);
 
 /* In one transaction, while owner holds alert_id's lease and its cursor is
  * still from_seq: set the cursor to d->seq (to_seq when d is NULL) and

@@ -361,3 +361,37 @@ def test_a_chunked_alert_body_is_refused_at_once(site):
         data = s.recv(65536)
     assert data.split(b"\r\n", 1)[0].split(b" ")[1] == b"413", data[:200]
     assert b'"requestTooLarge"' in data
+
+
+def test_a_clean_stop_hands_the_leases_back(tmp_path):
+    """With a lease of a minute, a restarted server delivers at once: the
+    one that stopped gave its leases back."""
+    store = str(tmp_path / "store")
+    config = str(tmp_path / "newsd.conf")
+    with open(config, "w") as f:
+        f.write("[outbound]\nallow_networks = 127.0.0.0/8\n")
+    key = cli_ok("keys", "create", "--store", store).out.strip()
+    saved = dict(os.environ)
+    os.environ.update(FAST, NEWSD_ALERTS_LEASE_MS="60000")
+    rec = Receiver()
+    srv = None
+    try:
+        srv = Server(store, args=("--config", config))
+        a = post(Client(srv.base, key), alert_body(q="relayon", webhook=rec.url,
+                                                   secret="r")).json()["alert"]
+        site = types.SimpleNamespace(dir=tmp_path, store=store)
+        import_articles(site, [article("relayon", 0)], "r1.jsonl")
+        wait_for("the first delivery", lambda: rec.delivered(a["id"]))
+        problems = srv.stop()
+        assert not problems, "\n".join(problems)
+        srv = Server(store, args=("--config", config))
+        import_articles(site, [article("relayon", 1)], "r2.jsonl")
+        wait_for("the delivery after the restart", lambda: len(rec.delivered(a["id"])) == 2,
+                 timeout=15)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        rec.close()
+        if srv and srv.proc.poll() is None:
+            problems = srv.stop()
+            assert not problems, "\n".join(problems)

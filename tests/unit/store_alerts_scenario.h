@@ -66,8 +66,14 @@ static void store_alerts_scenario(struct store *s, int64_t head)
     assert_int_equal(list[2].lease_until_ms, 2000);
     assert_int_equal(store_alerts_lease(s, &a, "node-b", 1500, 2500, &list, &n, &err), 0);
     assert_int_equal(n, 0);
+    /* Asked again early, the leases stay as they are (no write per ask)... */
+    assert_int_equal(store_alerts_lease(s, &a, "node-a", 1100, 2100, &list, &n, &err), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(list[0].lease_until_ms, 2000);
+    /* ... and past half their length they are renewed. */
     assert_int_equal(store_alerts_lease(s, &a, "node-a", 1600, 2600, &list, &n, &err), 0);
     assert_int_equal(n, 3);
+    assert_int_equal(list[0].lease_until_ms, 2600);
     /* A disabled key's alerts are paused, not handed to anyone. */
     assert_int_equal(store_key_update(s, k2, NULL, KEY_DISABLED, &err), 0);
     assert_int_equal(store_alerts_lease(s, &a, "node-a", 1600, 2600, &list, &n, &err), 0);
@@ -91,8 +97,15 @@ static void store_alerts_scenario(struct store *s, int64_t head)
     assert_int_equal(store_alert_deliveries_count(s, &count, &err), 0);
     assert_int_equal(count, 2);
 
+    /* A stopping node gives its leases back: B takes them at once. */
+    assert_int_equal(store_alerts_release(s, "node-a", &err), 0);
+    assert_int_equal(store_alerts_lease(s, &a, "node-b", 1700, 2700, &list, &n, &err), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(store_alerts_release(s, "node-b", &err), 0);
+    assert_int_equal(store_alerts_lease(s, &a, "node-a", 1700, 2700, &list, &n, &err), 0);
+    assert_int_equal(n, 3);
     /* B takes over once A's lease has ended; A can no longer move on. */
-    assert_int_equal(store_alerts_lease(s, &a, "node-b", 2600, 3600, &list, &n, &err), 0);
+    assert_int_equal(store_alerts_lease(s, &a, "node-b", 2700, 3700, &list, &n, &err), 0);
     assert_int_equal(n, 3);
     assert_int_equal(list[0].cursor_seq, head + 9);
     assert_int_equal(store_alert_advance(s, id1, "node-a", head + 9, head + 10, NULL, &err),

@@ -29,13 +29,18 @@ static const struct pg_sql sql_list = {PG_ST_ALERTS_LIST,
 static const struct pg_sql sql_remove = {
     PG_ST_ALERT_REMOVE, "DELETE FROM alerts WHERE id = $1 AND ($2::bigint = 0 OR key_id = $2)"};
 static const struct pg_sql sql_lease = {
-    PG_ST_ALERTS_LEASE, "UPDATE alerts SET lease_owner = $1, lease_until_ms = $3"
-                        " WHERE lease_owner = $1 OR lease_owner IS NULL OR lease_until_ms <= $2"};
+    PG_ST_ALERTS_LEASE,
+    "UPDATE alerts SET lease_owner = $1, lease_until_ms = $3"
+    " WHERE (lease_owner = $1 AND lease_until_ms <= $2::bigint + ($3::bigint - $2::bigint) / 2)"
+    " OR lease_owner IS NULL OR lease_until_ms <= $2"};
 static const struct pg_sql sql_leased = {PG_ST_ALERTS_LEASED,
                                          "SELECT " ALERT_COLUMNS " FROM alerts"
                                          " WHERE lease_owner = $1"
                                          " AND key_id IN (SELECT id FROM keys WHERE state = 0)"
                                          " ORDER BY id"};
+static const struct pg_sql sql_release = {
+    PG_ST_ALERTS_RELEASE,
+    "UPDATE alerts SET lease_owner = NULL, lease_until_ms = 0 WHERE lease_owner = $1"};
 static const struct pg_sql sql_advance = {
     PG_ST_ALERT_ADVANCE, "UPDATE alerts SET cursor_seq = $4"
                          " WHERE id = $1 AND lease_owner = $2 AND cursor_seq = $3"};
@@ -160,6 +165,14 @@ int store_pg_alerts_lease(struct store_backend *b, struct arena *a, const char *
     store_pg_params_init(&p);
     store_pg_param_text(&p, owner);
     return alert_rows(s, &sql_leased, &p, a, out, n_out, err);
+}
+
+int store_pg_alerts_release(struct store_backend *b, const char *owner, struct err *err)
+{
+    struct pg_params p;
+    store_pg_params_init(&p);
+    store_pg_param_text(&p, owner);
+    return store_pg_write((struct store_pg *)b, &sql_release, &p, NULL, NULL, err);
 }
 
 int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,

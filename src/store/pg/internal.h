@@ -82,6 +82,7 @@ enum pg_stmt_id {
     PG_ST_ALERT_REMOVE,
     PG_ST_ALERTS_LEASE,
     PG_ST_ALERTS_LEASED,
+    PG_ST_ALERTS_RELEASE,
     PG_ST_ALERT_ADVANCE,
     PG_ST_ALERT_EXISTS,
     PG_ST_ALERT_DELIVERY_PUT,
@@ -309,6 +310,7 @@ int store_pg_alert_remove(struct store_backend *b, int64_t id, int64_t key_id, s
 int store_pg_alerts_lease(struct store_backend *b, struct arena *a, const char *owner,
                           int64_t now_ms, int64_t until_ms, struct alert_record **out,
                           size_t *n_out, struct err *err);
+int store_pg_alerts_release(struct store_backend *b, const char *owner, struct err *err);
 int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,
                            int64_t from_seq, int64_t to_seq, const struct alert_delivery *d,
                            struct err *err);

@@ -359,6 +359,7 @@ int store_pg_new(struct store_backend **out, const char *uri, struct err *err)
         .alerts_list = store_pg_alerts_list,
         .alert_remove = store_pg_alert_remove,
         .alerts_lease = store_pg_alerts_lease,
+        .alerts_release = store_pg_alerts_release,
         .alert_advance = store_pg_alert_advance,
         .alert_deliveries = store_pg_alert_deliveries,
         .alert_delivery_done = store_pg_alert_delivery_done,

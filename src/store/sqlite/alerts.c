@@ -155,13 +155,13 @@ int store_sqlite_alerts_lease(struct store_backend *b, struct arena *a, const ch
 
     pthread_mutex_lock(&s->write_lock);
     /* One statement: each row is a compare and set under the write lock. */
-    rc =
-        store_sqlite_write(s->writer,
-                           "UPDATE alerts SET lease_owner = ?1, lease_until_ms = ?3"
-                           " WHERE lease_owner = ?1 OR lease_owner IS NULL OR lease_until_ms <= ?2",
-                           STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(owner), STORE_SQLITE_INT(now_ms),
-                                             STORE_SQLITE_INT(until_ms)),
-                           NULL, err);
+    rc = store_sqlite_write(s->writer,
+                            "UPDATE alerts SET lease_owner = ?1, lease_until_ms = ?3"
+                            " WHERE (lease_owner = ?1 AND lease_until_ms <= ?2 + (?3 - ?2) / 2)"
+                            " OR lease_owner IS NULL OR lease_until_ms <= ?2",
+                            STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(owner), STORE_SQLITE_INT(now_ms),
+                                              STORE_SQLITE_INT(until_ms)),
+                            NULL, err);
     pthread_mutex_unlock(&s->write_lock);
     if (rc < 0)
         return rc;
@@ -173,6 +173,18 @@ int store_sqlite_alerts_lease(struct store_backend *b, struct arena *a, const ch
                                alert_row, &items, n_out, "alerts", err);
     if (rc == 0)
         *out = items;
+    return rc;
+}
+
+int store_sqlite_alerts_release(struct store_backend *b, const char *owner, struct err *err)
+{
+    struct store_sqlite *s = (struct store_sqlite *)b;
+    pthread_mutex_lock(&s->write_lock);
+    int rc = store_sqlite_write(
+        s->writer,
+        "UPDATE alerts SET lease_owner = NULL, lease_until_ms = 0 WHERE lease_owner = ?1",
+        STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(owner)), NULL, err);
+    pthread_mutex_unlock(&s->write_lock);
     return rc;
 }
 

@@ -356,6 +356,7 @@ int store_sqlite_new(struct store_backend **out, const char *dir, bool fulltext_
         .alerts_list = store_sqlite_alerts_list,
         .alert_remove = store_sqlite_alert_remove,
         .alerts_lease = store_sqlite_alerts_lease,
+        .alerts_release = store_sqlite_alerts_release,
         .alert_advance = store_sqlite_alert_advance,
         .alert_deliveries = store_sqlite_alert_deliveries,
         .alert_delivery_done = store_sqlite_alert_delivery_done,
