@@ -141,6 +141,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     unsigned sel = data[0];
     const char *path = paths[sel % 4];
+    if ((sel & 0x40) && sel % 4 == 0)
+        path = "/v2/everything/stream"; /* the live stream's validation, same filters */
     size_t qlen = 0;
     if (!(sel & 0x10)) { /* mostly with a valid key: the deep paths */
         int m = snprintf(query, sizeof query, "apiKey=%s&", key);
@@ -188,6 +190,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!v || !json_is_object(v) || !json_is_string(json_object_get(v, "status")))
             abort();
         json_decref(v);
+    }
+    if (resp.stream) {
+        /* No server sends it: end it, so the hub lets its subscriber go. */
+        if (resp.status != 200)
+            abort();
+        http_stream_end(resp.stream);
+        http_stream_release(resp.stream);
     }
     free(resp.body);
     for (size_t i = 0; i < resp.n_headers; i++)

@@ -1,6 +1,9 @@
 /* newsd search page: builds a NewsAPI v2 request from the form, sends it
  * with the key in the X-Api-Key header, and renders the answer — articles
  * or sources as cards, or the error as NewsAPI reports it (code + message).
+ * "Live" opens an EventSource on /v2/everything/stream for the current
+ * query (the key as apiKey: an EventSource sends no headers of ours) and
+ * puts each article on top as it arrives.
  * No framework and nothing loaded from elsewhere: the page's
  * Content-Security-Policy allows scripts, styles and requests to this
  * server only. Every value from the server is inserted as text, never as
@@ -33,6 +36,10 @@
   const form = $("search");
   const keyInput = $("key");
   let requestSeq = 0;      /* answers to older requests are dropped */
+  let live = null;         /* the open EventSource of the Live view */
+  const LIVE_MAX_CARDS = 200; /* older cards go as new ones come */
+  /* /v2/everything parameters a stream refuses (it sends what comes). */
+  const NOT_LIVE = ["from", "to", "sortBy", "page", "pageSize"];
   let catalogueFor = null; /* the key the sources list was loaded with */
 
   /* ---- small DOM helpers ------------------------------------------------ */
@@ -409,7 +416,89 @@
     $("results").replaceChildren(frag);
   }
 
+  /* ---- the Live view ---------------------------------------------------------------- */
+  function setLiveButton(on) {
+    $("live").textContent = on ? "Stop live" : "Live";
+    $("live").setAttribute("aria-pressed", String(on));
+  }
+
+  function stopLive() {
+    if (live) {
+      live.close();
+      live = null;
+    }
+    setLiveButton(false);
+  }
+
+  function startLive() {
+    stopLive();
+    ++requestSeq; /* a search still running is no longer shown */
+    const params = requestParams();
+    for (const name of NOT_LIVE)
+      params.delete(name);
+    const shown = requestUrl("everything", params).replace("/v2/everything?", "/v2/everything/stream?");
+    const withKey = new URLSearchParams(params);
+    if (currentKey())
+      withKey.set("apiKey", currentKey());
+    const url = new URL("v2/everything/stream?" + withKey.toString(), document.baseURI).href;
+    showRequest(shown);
+    /* -N: curl shows each event as it comes instead of buffering. */
+    $("request-curl").textContent = "curl -sN -H \"X-Api-Key: $NEWSD_KEY\" " + shellQuote(shown);
+    clearOutput();
+    $("status").textContent = "Live: waiting for new articles…";
+    setLiveButton(true);
+    let count = 0;
+    const es = new EventSource(url);
+    live = es;
+    es.addEventListener("article", (ev) => {
+      let a;
+      try {
+        a = JSON.parse(ev.data);
+      } catch (e) {
+        return;
+      }
+      const box = $("results");
+      box.prepend(articleCard(a));
+      while (box.childElementCount > LIVE_MAX_CARDS)
+        box.lastElementChild.remove();
+      count++;
+      $("status").textContent = "Live: " + count.toLocaleString() +
+        (count === 1 ? " new article." : " new articles.");
+    });
+    es.addEventListener("error", async (ev) => {
+      if (live !== es)
+        return;
+      if (ev.data) { /* the server's error event (streamPositionExpired) */
+        stopLive();
+        try {
+          const b = JSON.parse(ev.data);
+          showError(200, String(b.code || "streamError"), String(b.message || ""));
+        } catch (e) {
+          showError(200, "streamError", String(ev.data));
+        }
+        return;
+      }
+      if (es.readyState !== EventSource.CLOSED) {
+        $("status").textContent = "Live: reconnecting…"; /* it resumes where it was */
+        return;
+      }
+      /* Refused when opening: ask again as JSON for NewsAPI's error. */
+      stopLive();
+      try {
+        const r = await getJson(url, null);
+        const b = r.body;
+        if (b && b.status === "error")
+          showError(r.status, String(b.code || "unknownError"), String(b.message || ""));
+        else
+          showError(r.status, "streamClosed", "The live stream closed.");
+      } catch (e) {
+        showError(0, "networkError", e.message || String(e));
+      }
+    });
+  }
+
   async function search() {
+    stopLive();
     const ep = endpoint();
     const params = requestParams();
     const url = requestUrl(ep, params);
@@ -537,6 +626,20 @@
     });
     for (const b of document.querySelectorAll("button.copy"))
       b.addEventListener("click", () => copyText(b));
+    $("live").addEventListener("click", () => {
+      if (live) {
+        stopLive();
+        $("status").textContent = "Live view stopped.";
+        return;
+      }
+      keyInput.dispatchEvent(new Event("change"));
+      startLive();
+    });
+    for (const r of form.querySelectorAll("input[name=endpoint]"))
+      r.addEventListener("change", () => {
+        if (endpoint() !== "everything")
+          stopLive();
+      });
 
     loadCatalogue();
     if (restored && currentKey())

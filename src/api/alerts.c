@@ -22,10 +22,11 @@ int api_alert_query_validate(struct api_call *c, const struct api_params *params
                              struct index_request *req)
 {
     struct api_params sent = c->params;
-    bool from_given = false;
     c->params = *params;
-    memset(req, 0, sizeof *req);
-    int rc = api_everything_filters(c, req, &from_given);
+    *req = (struct index_request){.from = INT64_MIN, .to = INT64_MAX};
+    /* /v2/everything's filters and language (from/to are refused by the
+     * body's parser: an alert has no time window). */
+    int rc = api_everything_filters(c, req) < 0 || api_get_language(c, &req->language) < 0 ? -1 : 0;
     c->params = sent;
     return rc;
 }

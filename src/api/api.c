@@ -26,17 +26,34 @@ int api_new(struct api **out, struct store *s, struct index *idx, struct auth *a
     api->index = idx;
     api->auth = auth;
     api->cfg = *cfg;
+    pthread_mutex_init(&api->streams_lock, NULL);
+    if (api->cfg.stream_buffer_bytes == 0)
+        api->cfg.stream_buffer_bytes = LIMIT_STREAM_BUFFER_BYTES;
+    struct push_live_config lc = {.keepalive_ms = api->cfg.stream_keepalive_ms,
+                                  .replay_window_s = api->cfg.stream_replay_window_s};
+    struct err lerr;
+    err_clear(&lerr);
+    /* An api without an index (`newsd alerts add`'s) has no streams. */
+    int lrc = idx ? push_live_new(&api->live, index_log(idx), &lc, &lerr) : 0;
+    if (lrc < 0) /* searches need no streams: answer those 503 and go on */
+        log_warn("live streams unavailable: %s", err_msg(&lerr, lrc));
     if (api->cfg.live_window_seconds <= 0)
         api->cfg.live_window_seconds = LIMIT_LIVE_WINDOW_SECONDS;
     if (api->cfg.result_window < 0)
         api->cfg.result_window = LIMIT_RESULT_WINDOW;
     api_metrics_init();
+    api_stream_metrics_init();
     *out = api;
     return 0;
 }
 
 void api_free(struct api *api)
 {
+    if (!api)
+        return;
+    push_live_free(api->live); /* releases every stream still open */
+    free(api->stream_counts);
+    pthread_mutex_destroy(&api->streams_lock);
     free(api);
 }
 
@@ -50,6 +67,7 @@ int64_t api_now(const struct api *api)
 enum route {
     ROUTE_NONE,
     ROUTE_EVERYTHING,
+    ROUTE_STREAM,
     ROUTE_TOP_HEADLINES,
     ROUTE_SOURCES,
     ROUTE_HEALTH,
@@ -71,6 +89,7 @@ static const struct {
     enum route route;
 } routes[] = {
     {"/v2/everything", ROUTE_EVERYTHING},
+    {"/v2/everything/stream", ROUTE_STREAM},
     {"/v2/top-headlines", ROUTE_TOP_HEADLINES},
     {"/v2/top-headlines/sources", ROUTE_SOURCES},
     {"/v2/sources", ROUTE_SOURCES},
@@ -380,6 +399,8 @@ static enum metrics_endpoint metrics_endpoint_of(enum route route)
     switch (route) {
     case ROUTE_EVERYTHING:
         return METRICS_EP_EVERYTHING;
+    case ROUTE_STREAM:
+        return METRICS_EP_STREAM;
     case ROUTE_TOP_HEADLINES:
         return METRICS_EP_TOP_HEADLINES;
     case ROUTE_SOURCES:
@@ -407,8 +428,8 @@ static enum metrics_endpoint metrics_endpoint_of(enum route route)
 /* The routes of the NewsAPI interface, which check a key. */
 static bool route_takes_key(enum route route)
 {
-    return route == ROUTE_EVERYTHING || route == ROUTE_TOP_HEADLINES || route == ROUTE_SOURCES ||
-           route == ROUTE_ALERTS || route == ROUTE_ALERT;
+    return route == ROUTE_EVERYTHING || route == ROUTE_STREAM || route == ROUTE_TOP_HEADLINES ||
+           route == ROUTE_SOURCES || route == ROUTE_ALERTS || route == ROUTE_ALERT;
 }
 
 /* The methods a route answers (the Allow header of its 405). Only the
@@ -456,6 +477,9 @@ static void respond_keyed(struct api_call *c, enum route route)
     switch (route) {
     case ROUTE_EVERYTHING:
         api_everything(c);
+        break;
+    case ROUTE_STREAM:
+        api_everything_stream(c);
         break;
     case ROUTE_TOP_HEADLINES:
         api_top_headlines(c);

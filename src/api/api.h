@@ -28,6 +28,11 @@ struct api_config {
     const struct netpolicy *outbound;
     int64_t test_search_delay_ms; /* tests: every search first sleeps this long (a
                                    * slow search on demand, for queueing tests) */
+    /* Live streams (/v2/everything/stream, push/live.h); 0: the defaults. */
+    int64_t stream_keepalive_ms;     /* a comment after this long without an article (15 s) */
+    int64_t stream_replay_window_s;  /* oldest Last-Event-ID replayed (24 h) */
+    size_t stream_buffer_bytes;      /* unsent bytes per stream before its client is
+                                      * cut off as too slow (LIMIT_STREAM_BUFFER_BYTES) */
 };
 
 struct api;

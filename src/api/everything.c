@@ -1,11 +1,12 @@
-/* GET /v2/everything (API.md §2): search the whole archive. */
+/* GET /v2/everything (API.md §2): search the whole archive. Its filters
+ * are shared with the live stream of the same filters (stream.c). */
 #include "api/internal.h"
 
 #include <stdint.h>
 
 #include "util/banned.h"
 
-int api_everything_filters(struct api_call *c, struct index_request *req, bool *from_given)
+int api_everything_filters(struct api_call *c, struct index_request *req)
 {
     /* Unsupported parameters come before the scope check (§5 order). */
     if (api_param(c, "country"))
@@ -29,9 +30,7 @@ int api_everything_filters(struct api_call *c, struct index_request *req, bool *
         api_get_domains(c, "domains", "domains", (const char ***)&req->domains, &req->n_domains) <
             0 ||
         api_get_domains(c, "excludedomains", "excludeDomains",
-                        (const char ***)&req->exclude_domains, &req->n_exclude_domains) < 0 ||
-        api_get_dates(c, &req->from, &req->to, from_given) < 0 ||
-        api_get_language(c, &req->language) < 0)
+                        (const char ***)&req->exclude_domains, &req->n_exclude_domains) < 0)
         return -1;
     return 0;
 }
@@ -41,7 +40,9 @@ void api_everything(struct api_call *c)
     struct index_request req = {0};
     bool from_given;
     size_t page, size;
-    if (api_everything_filters(c, &req, &from_given) < 0 ||
+    if (api_everything_filters(c, &req) < 0 ||
+        api_get_dates(c, &req.from, &req.to, &from_given) < 0 ||
+        api_get_language(c, &req.language) < 0 ||
         api_get_sort(c, INDEX_SORT_PUBLISHED_DESC, &req.sort) < 0 ||
         api_get_paging(c, 100, &page, &size) < 0 ||
         api_check_plan(c, page, size, &req.from, from_given, &req.to) < 0)

@@ -6,6 +6,7 @@
 #ifndef NEWSD_API_INTERNAL_H
 #define NEWSD_API_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +16,7 @@
 #include "api/params.h"
 #include "api/render.h"
 #include "index/index.h"
+#include "push/live.h"
 #include "query/query.h"
 #include "util/arena.h"
 #include "util/buf.h"
@@ -24,6 +26,10 @@ struct api {
     struct index *index;
     struct auth *auth;
     struct api_config cfg;
+    struct push_live *live;       /* NULL: live streams unavailable (503) */
+    pthread_mutex_t streams_lock; /* open streams per key (stream.c) */
+    struct api_stream_count *stream_counts;
+    size_t n_stream_counts, cap_stream_counts;
 };
 
 struct api_call {
@@ -101,12 +107,14 @@ void api_respond_search(struct api_call *c, const struct index_request *req);
 
 /* --- one file per endpoint --------------------------------------------- */
 
+/* /v2/everything's filters into req (everything.c): the unsupported
+ * country and category, the scope, then q, qInTitle, searchIn, sources,
+ * domains, excludeDomains. The live stream shares them. */
+int api_everything_filters(struct api_call *c, struct index_request *req);
+
 void api_everything(struct api_call *c);
-/* The filters of /v2/everything (everything.c), validated in its order:
- * unsupported parameters, scope, q, qInTitle, searchIn, sources, domains,
- * excludeDomains, from/to, language. Webhook alerts (alerts.c) and their
- * stored queries go through it too, so their errors are /everything's. */
-int api_everything_filters(struct api_call *c, struct index_request *req, bool *from_given);
+void api_everything_stream(struct api_call *c); /* stream.c */
+void api_stream_metrics_init(void);             /* stream.c: its series shown from the start */
 
 /* alerts.c: /v2/alerts (GET: the key's alerts, POST: a new one) and
  * /v2/alerts/ID (GET, DELETE); id is the path's last segment. */

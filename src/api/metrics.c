@@ -23,6 +23,7 @@
 
 static const char *const endpoint_names[METRICS_EP_COUNT] = {
     [METRICS_EP_EVERYTHING] = "everything",
+    [METRICS_EP_STREAM] = "stream",
     [METRICS_EP_TOP_HEADLINES] = "top-headlines",
     [METRICS_EP_SOURCES] = "sources",
     [METRICS_EP_HEALTHZ] = "healthz",

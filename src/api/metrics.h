@@ -21,6 +21,7 @@
 /* Endpoints that requests are counted by (the `endpoint` label). */
 enum metrics_endpoint {
     METRICS_EP_EVERYTHING,
+    METRICS_EP_STREAM,
     METRICS_EP_TOP_HEADLINES,
     METRICS_EP_SOURCES,
     METRICS_EP_HEALTHZ,

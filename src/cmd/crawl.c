@@ -60,13 +60,7 @@ int cmd_crawl(int argc, char **argv)
             config_path = optarg;
             break;
         case 'p':
-            if (strcmp(optarg, "missing") == 0) {
-                co.pages = CRAWL_PAGES_MISSING;
-            } else if (strcmp(optarg, "always") == 0) {
-                co.pages = CRAWL_PAGES_ALWAYS;
-            } else if (strcmp(optarg, "never") == 0) {
-                co.pages = CRAWL_PAGES_NEVER;
-            } else {
+            if (!crawl_pages_mode_parse(optarg, &co.pages)) {
                 cmd_fail("crawl: --pages must be missing, always or never");
                 return CMD_EXIT_USAGE;
             }

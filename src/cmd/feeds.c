@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "cmd/feeds_internal.h"
+#include "ingest/crawl.h"
 #include "ingest/ingest.h"
 #include "store/store.h"
 
@@ -32,9 +33,11 @@ static void feeds_usage(FILE *f)
             "usage: newsd feeds add [--store LOC] [--config FILE] URL [--source ID]\n"
             "                       [--country CC] [--category CAT] [--language LL]\n"
             "                       [--headlines] [--interval SECONDS]\n"
+            "                       [--pages missing|always|never]\n"
             "       newsd feeds edit [--store LOC] ID [--interval SECONDS] [--country CC]\n"
             "                       [--category CAT] [--language LL]\n"
             "                       [--headlines | --no-headlines]\n"
+            "                       [--pages missing|always|never|\"\"]\n"
             "       newsd feeds pause [--store LOC] ID\n"
             "       newsd feeds resume [--store LOC] ID\n"
             "       newsd feeds import [--store LOC] [--config FILE] FILE\n"
@@ -44,6 +47,9 @@ static void feeds_usage(FILE *f)
             "       newsd feeds remove [--store LOC] ID\n"
             "  --headlines  the feed's articles are live headlines (/v2/top-headlines)\n"
             "  --interval   polling interval, %d..%d seconds (default %d; it adapts)\n"
+            "  --pages      which new items get their page fetched for their text, image\n"
+            "               and author: those missing one, all, none; without it (or\n"
+            "               with \"\" on edit) the crawler's setting (serve/crawl --pages)\n"
             "  --country, --category, --language with an empty value (\"\") clear it\n"
             "  --format     export: opml (default) or jsonl; list: table (default) or json\n"
             "  --config     the config file: [outbound] allow_networks admits feeds on\n"
@@ -118,6 +124,11 @@ bool feeds_fill(struct arena *ar, const struct netpolicy *policy, struct feed_re
         snprintf(why, why_size, "the language must be 2 letters, e.g. en");
         return false;
     }
+    if (sp->pages && !crawl_pages_mode_parse(sp->pages, &(enum crawl_pages_mode){0})) {
+        snprintf(why, why_size, "pages must be missing, always or never");
+        return false;
+    }
+    f->pages = sp->pages;
     if (sp->interval != 0 &&
         (sp->interval < FEEDS_INTERVAL_MIN || sp->interval > FEEDS_INTERVAL_MAX)) {
         snprintf(why, why_size, "the interval must be %d to %d seconds", FEEDS_INTERVAL_MIN,
@@ -144,7 +155,7 @@ long long feeds_parse_number(const char *s)
 
 struct feeds_opts {
     const char *store, *config, *format;
-    const char *source, *country, *category, *language, *interval;
+    const char *source, *country, *category, *language, *interval, *pages;
     int headlines; /* -1 not given, 0 --no-headlines, 1 --headlines */
 };
 
@@ -158,6 +169,7 @@ static void opts_spec(const struct feeds_opts *o, const char *url, struct feeds_
     sp->category = o->category;
     sp->language = o->language;
     sp->headlines = o->headlines == 1;
+    sp->pages = o->pages;
     if (o->interval && (sp->interval = feeds_parse_number(o->interval)) <= 0)
         sp->interval = -1;
 }
@@ -215,10 +227,16 @@ static bool edit_change(const struct feeds_opts *o, struct feed_change *c, char 
     }
     if (o->category && !*o->category)
         c->category = "";
-    if (!o->interval && !o->country && !o->language && !o->category && o->headlines < 0) {
+    if (o->pages && *o->pages && !crawl_pages_mode_parse(o->pages, &(enum crawl_pages_mode){0})) {
+        snprintf(why, why_size, "--pages must be missing, always or never (\"\" clears it)");
+        return false;
+    }
+    c->pages = o->pages;
+    if (!o->interval && !o->country && !o->language && !o->category && o->headlines < 0 &&
+        !o->pages) {
         snprintf(why, why_size,
                  "nothing to change: give --interval, --country, --category, --language, "
-                 "--headlines or --no-headlines");
+                 "--pages, --headlines or --no-headlines");
         return false;
     }
     return true;
@@ -269,10 +287,11 @@ static const char *misplaced_option(const struct feeds_opts *o, const char *verb
     bool add = !strcmp(verb, "add"), edit = !strcmp(verb, "edit");
     if (o->source && !add)
         return "--source belongs to feeds add";
-    if ((o->country || o->category || o->language || o->interval || o->headlines >= 0) && !add &&
-        !edit)
-        return "--country, --category, --language, --headlines and --interval belong to "
-               "feeds add and feeds edit";
+    if ((o->country || o->category || o->language || o->interval || o->pages ||
+         o->headlines >= 0) &&
+        !add && !edit)
+        return "--country, --category, --language, --headlines, --interval and --pages belong "
+               "to feeds add and feeds edit";
     if (o->headlines == 0 && add)
         return "--no-headlines belongs to feeds edit (a new feed has no headlines unless "
                "--headlines)";
@@ -295,7 +314,8 @@ int cmd_feeds(int argc, char **argv)
         {"category", required_argument, NULL, 'k'}, {"language", required_argument, NULL, 'l'},
         {"headlines", no_argument, NULL, 'H'},      {"no-headlines", no_argument, NULL, 'N'},
         {"interval", required_argument, NULL, 'i'}, {"format", required_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+        {"pages", required_argument, NULL, 'p'},    {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     struct feeds_opts o;
     memset(&o, 0, sizeof o);
@@ -335,6 +355,9 @@ int cmd_feeds(int argc, char **argv)
             break;
         case 'f':
             o.format = optarg;
+            break;
+        case 'p':
+            o.pages = optarg;
             break;
         case 'h':
             feeds_usage(stdout);

@@ -19,6 +19,7 @@ struct feeds_spec {
     const char *url, *source, *country, *category, *language;
     bool headlines;
     long long interval; /* 0 = not given; < 0 = not a number */
+    const char *pages;  /* missing, always, never; NULL = the crawler's setting */
     bool paused;
 };
 

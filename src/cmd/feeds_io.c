@@ -3,7 +3,8 @@
  * Import reads JSONL or OPML, told apart by content (ingest/opml.h
  * opml_sniff). JSONL is one object per line with the fields of `feeds
  * add`: url (required), source, country, category, language, headlines
- * (bool), interval (seconds), paused (bool); other keys (such as the
+ * (bool), interval (seconds), paused (bool), pages (missing, always,
+ * never); other keys (such as the
  * catalogue's "verified") are ignored. OPML: every outline with an xmlUrl,
  * newsd's settings from its newsd: attributes, the category else from an
  * enclosing folder named after one. A url already registered is left as it
@@ -108,11 +109,12 @@ static bool jsonl_spec(json_t *obj, struct feeds_spec *sp, char *why, size_t why
     sp->language = member_str(obj, "language", &bad);
     sp->headlines = member_bool(obj, "headlines", &bad);
     sp->paused = member_bool(obj, "paused", &bad);
+    sp->pages = member_str(obj, "pages", &bad);
     const json_t *iv = json_object_get(obj, "interval");
     if (bad || (iv && !json_is_integer(iv) && !json_is_null(iv))) {
         snprintf(why, why_size,
-                 "a field has the wrong type (url, source, country, category and language are "
-                 "strings, headlines and paused booleans, interval an integer)");
+                 "a field has the wrong type (url, source, country, category, language and "
+                 "pages are strings, headlines and paused booleans, interval an integer)");
         return false;
     }
     sp->interval = json_is_integer(iv) ? (long long)json_integer_value(iv) : 0;
@@ -199,7 +201,8 @@ static int import_opml(struct store *s, struct arena *ar, const struct netpolicy
                                 .source = o->source,
                                 .country = o->country,
                                 .category = o->category ? o->category : o->folder_category,
-                                .language = o->language};
+                                .language = o->language,
+                                .pages = o->pages};
         char where[48];
         const char *bad = NULL;
         snprintf(where, sizeof where, "line %ld", o->line);
@@ -281,6 +284,8 @@ static json_t *feed_settings_json(const struct feed_record *f)
     bad |= json_object_set_new(o, "headlines", json_boolean(f->headline));
     bad |= json_object_set_new(o, "interval", json_integer(f->interval_s));
     bad |= json_object_set_new(o, "paused", json_boolean(!f->enabled));
+    if (f->pages)
+        bad |= json_object_set_new(o, "pages", json_string(f->pages));
     if (bad) {
         json_decref(o);
         return NULL;

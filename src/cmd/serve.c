@@ -41,9 +41,13 @@ static void serve_usage(FILE *f)
                "                   [--query-timeout-ms MS] [--user USER]\n"
                "                   [--metrics-listen HOST:PORT] [--index-dir DIR]\n"
                "                   [--index fts5|engine] [--log-format text|json]\n"
+               "                   [--pages missing|always|never]\n"
                "  --listen   default 127.0.0.1:8080 (or $NEWSD_LISTEN); port 0 = any free port\n"
                "  --threads  HTTP worker threads (default: number of cores)\n"
                "  --quiet    no access log\n"
+               "  --pages    which new feed items get their page fetched for their text,\n"
+               "             image and author, for feeds without a setting of their own:\n"
+               "             those missing one (default), all, none\n"
                "  --log-format  the access log: text (default, one line of fields) or\n"
                "             json (one object per line)\n"
                "  --metrics-listen  serve /metrics (Prometheus) on this address only;\n"
@@ -159,6 +163,7 @@ struct serve_flags {
     long long query_timeout_ms; /* -1: not given */
     bool quiet, no_crawl;
     int log_format; /* enum log_format; -1: not given */
+    int pages;      /* enum crawl_pages_mode; -1: not given */
 };
 
 #define SERVE_GO (-1) /* parse and resolve: carry on (else an exit status) */
@@ -179,11 +184,13 @@ static int serve_parse(struct serve_flags *f, int argc, char **argv)
         {"index-dir", required_argument, NULL, 'I'},
         {"index", required_argument, NULL, 'X'},
         {"log-format", required_argument, NULL, 'F'},
+        {"pages", required_argument, NULL, 'P'},
         {NULL, 0, NULL, 0},
     };
     memset(f, 0, sizeof *f);
     f->query_timeout_ms = -1;
     f->log_format = -1;
+    f->pages = -1;
     int ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -220,6 +227,15 @@ static int serve_parse(struct serve_flags *f, int argc, char **argv)
                 return CMD_EXIT_USAGE;
             }
             break;
+        case 'P': {
+            enum crawl_pages_mode m;
+            if (!crawl_pages_mode_parse(optarg, &m)) {
+                cmd_fail("serve: --pages must be missing, always or never");
+                return CMD_EXIT_USAGE;
+            }
+            f->pages = (int)m;
+            break;
+        }
         case 'T': {
             char *end;
             errno = 0;
@@ -274,6 +290,7 @@ struct serve_settings {
     const char *index_kind; /* fts5 or engine (not checked yet when from $NEWSD_INDEX) */
     struct index_engine_options index_engine; /* the NEWSD_ENGINE_* variables */
     bool crawl;
+    enum crawl_pages_mode crawl_pages;
     struct http_config http;    /* the main listener */
     struct http_config metrics; /* --metrics-listen; .listen NULL: none */
     struct api_config api;
@@ -354,6 +371,9 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
     set->index_kind = cmd_index_kind(f->index_kind, cfg->index);
     cmd_engine_options(&set->index_engine);
     set->crawl = !f->no_crawl && cfg->crawl != 0;
+    set->crawl_pages = f->pages >= 0         ? (enum crawl_pages_mode)f->pages
+                       : cfg->crawl_pages >= 0 ? (enum crawl_pages_mode)cfg->crawl_pages
+                                               : CRAWL_PAGES_MISSING;
     bool access_log = !f->quiet && cfg->access_log != 0;
     set->http = (struct http_config){
         .listen = listen,
@@ -381,6 +401,9 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
     set->api.query_timeout_ms =
         f->query_timeout_ms >= 0 ? f->query_timeout_ms : cfg->query_timeout_ms;
     set->api.metrics_elsewhere = metrics_listen != NULL;
+    set->api.stream_keepalive_ms = cfg->stream_keepalive_ms;
+    set->api.stream_replay_window_s = cfg->stream_replay_window_s;
+    set->api.stream_buffer_bytes = (size_t)cfg->stream_buffer_bytes;
     /* Test hook: every search sleeps this long first, so that tests can
      * fill the request queue on demand (tests/reliability/test_http_hardening.py). */
     const char *delay = getenv("NEWSD_TEST_SEARCH_DELAY_MS");
@@ -499,6 +522,7 @@ static int start_crawler(struct serve_parts *p, const struct serve_settings *set
     /* Outgoing requests obey [outbound] (docs/security.md). */
     struct crawl_options copt = {0};
     cmd_fetch_options(&copt.fetch, &set->cfg);
+    copt.pages = set->crawl_pages;
     if ((rc = crawl_new(&p->crawler, p->store, &copt, &err)) < 0 ||
         (rc = crawl_start(p->crawler, &err)) < 0) {
         cmd_fail("cannot start the crawler: %s", err_msg(&err, rc));
@@ -521,7 +545,7 @@ static int start_alerts(struct serve_parts *p, struct serve_settings *set)
     alerts_metrics_init();
     struct err err;
     err_clear(&err);
-    set->alerts.log_path = index_log_path(p->index);
+    set->alerts.log_path = store_log_path(index_log(p->index));
     set->alerts.compile = compile_alert;
     set->alerts.compile_ctx = p->api;
     int rc = alerts_start(&p->alerts, p->store, &set->alerts, &err);

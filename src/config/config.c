@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "ingest/crawl.h"
 #include "util/limits.h"
 
 #include "util/banned.h"
@@ -236,6 +237,7 @@ enum server_kind {
     SK_BOOL,     /* true/false, yes/no, on/off, 1/0 */
     SK_INDEX,    /* fts5 | engine */
     SK_LOGFMT,   /* text | json */
+    SK_PAGES,    /* missing | always | never (ingest/crawl.h) */
     SK_NETWORKS  /* CIDR list (util/netpolicy.h) */
 };
 
@@ -256,6 +258,10 @@ static const struct server_key {
      24 * 365 * 100, 3600}, /* hours, kept in seconds */
     SKEY("result_window", SK_INT, result_window, 0, 1000000000000LL),
     SKEY("query_timeout_ms", SK_INT, query_timeout_ms, 0, 3600 * 1000),
+    {"stream_keepalive_seconds", SK_INT, offsetof(struct config, stream_keepalive_ms),
+     sizeof(int64_t), 1, 3600, 1000}, /* seconds, kept in milliseconds */
+    SKEY("stream_replay_window_seconds", SK_INT, stream_replay_window_s, 1, 366 * 86400),
+    SKEY("stream_buffer_bytes", SK_INT, stream_buffer_bytes, 1024, 1024 * 1024 * 1024),
     SKEY("index", SK_INDEX, index, 0, 0),
     SKEY("store", SK_PATH, store, 0, 0),
     SKEY("index_dir", SK_PATH, index_dir, 0, 0),
@@ -264,6 +270,7 @@ static const struct server_key {
     SKEY("crawl", SK_BOOL, crawl, 0, 0),
     SKEY("access_log", SK_BOOL, access_log, 0, 0),
     SKEY("log_format", SK_LOGFMT, log_format_json, 0, 0),
+    SKEY("pages", SK_PAGES, crawl_pages, 0, 0),
     SKEY("trusted_proxies", SK_NETWORKS, trusted_proxies, 0, 0),
     SKEY("metrics_allow_networks", SK_NETWORKS, metrics_allow_networks, 0, 0),
 #undef SKEY
@@ -350,6 +357,13 @@ static int server_set(struct parser *ps, struct span key, struct span v)
             return parse_fail(ps, "log_format: '%s' is not text or json", span_show(v, vb));
         *(int *)(void *)field = span_eq(v, "json");
         return 0;
+    case SK_PAGES: {
+        enum crawl_pages_mode m;
+        if (!crawl_pages_mode_parse(span_show(v, vb), &m))
+            return parse_fail(ps, "pages: '%s' is not missing, always or never", span_show(v, vb));
+        *(int *)(void *)field = (int)m;
+        return 0;
+    }
     case SK_NETWORKS: {
         char why[NETPOLICY_WHY_MAX];
         if (netpolicy_allow_parse((struct netpolicy *)(void *)field, v.p, v.n, why, sizeof why) < 0)
@@ -464,6 +478,7 @@ static const struct plan_key {
     {"history_days", CONFIG_PLAN_HISTORY_DAYS, 1000000LL}, /* ~2700 years */
     {"delay_seconds", CONFIG_PLAN_DELAY_SECONDS, 1000000000000LL},
     {"allowed_origins", CONFIG_PLAN_ALLOWED_ORIGINS, 0},
+    {"streams", CONFIG_PLAN_STREAMS, 1000000LL},
     {"alerts", CONFIG_PLAN_ALERTS, 1000000LL},
 };
 
@@ -483,7 +498,7 @@ static int plan_set(struct parser *ps, struct span key, struct span v)
         return parse_fail(ps,
                           "unknown key '%s' in [plan %s] (requests_per_day, "
                           "requests_per_month, burst_per_second, burst_size, result_window, "
-                          "history_days, delay_seconds, allowed_origins, alerts)",
+                          "history_days, delay_seconds, allowed_origins, streams, alerts)",
                           span_show(key, kb), p->name);
     if (*fields & k->field)
         return parse_fail(ps, "%s is set twice", k->name);
@@ -503,6 +518,8 @@ static int plan_set(struct parser *ps, struct span key, struct span v)
         return value_int(ps, key, v, 0, k->max, &p->history_days);
     case CONFIG_PLAN_DELAY_SECONDS:
         return value_int(ps, key, v, 0, k->max, &p->delay_seconds);
+    case CONFIG_PLAN_STREAMS:
+        return value_int(ps, key, v, 0, k->max, &p->streams);
     case CONFIG_PLAN_ALERTS:
         return value_int(ps, key, v, 0, k->max, &p->alerts);
     default:
@@ -608,6 +625,7 @@ void config_defaults(struct config *c)
     netpolicy_init(&c->trusted_proxies);
     netpolicy_init(&c->metrics_allow_networks);
     c->crawl = -1;
+    c->crawl_pages = -1;
     c->access_log = -1;
     c->log_format_json = -1;
     c->live_window_seconds = LIMIT_LIVE_WINDOW_SECONDS;
@@ -676,6 +694,7 @@ int config_plans_apply(const struct config *c, struct auth *a, struct err *err)
         if (auth_plan_get(a, src->name, &p) < 0) {
             memset(&p, 0, sizeof p);
             memcpy(p.name, src->name, sizeof p.name);
+            p.streams = AUTH_PLAN_STREAMS_DEFAULT;
             p.alerts = AUTH_PLAN_ALERTS_DEFAULT;
         }
         if (f & CONFIG_PLAN_REQUESTS_PER_DAY)
@@ -694,6 +713,8 @@ int config_plans_apply(const struct config *c, struct auth *a, struct err *err)
             p.delay_seconds = src->delay_seconds;
         if (f & CONFIG_PLAN_ALLOWED_ORIGINS)
             memcpy(p.allowed_origins, src->allowed_origins, sizeof p.allowed_origins);
+        if (f & CONFIG_PLAN_STREAMS)
+            p.streams = src->streams;
         if (f & CONFIG_PLAN_ALERTS)
             p.alerts = src->alerts;
         int rc = auth_plan_set(a, &p, err);

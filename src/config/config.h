@@ -42,7 +42,8 @@ enum config_plan_field {
     CONFIG_PLAN_HISTORY_DAYS = 1 << 5,
     CONFIG_PLAN_DELAY_SECONDS = 1 << 6,
     CONFIG_PLAN_ALLOWED_ORIGINS = 1 << 7,
-    CONFIG_PLAN_ALERTS = 1 << 15, /* high bit: issue 17's keys stay apart */
+    CONFIG_PLAN_STREAMS = 1 << 8,
+    CONFIG_PLAN_ALERTS = 1 << 9,
 };
 
 /* [outbound]: every request newsd makes (feeds now; pages and webhooks to
@@ -75,13 +76,18 @@ struct config {
     int64_t live_window_seconds;    /* top-headlines live window */
     int64_t result_window;          /* page*pageSize cap for plans without one; 0 = none */
     int64_t query_timeout_ms;       /* time budget of one search; 0 = none */
-    char index[8];                  /* search backend "fts5" / "engine"; "" = not set */
+    /* Live streams (api/api.h); 0 = the defaults. */
+    int64_t stream_keepalive_ms;
+    int64_t stream_replay_window_s;
+    int64_t stream_buffer_bytes;
+    char index[8]; /* search backend "fts5" / "engine"; "" = not set */
     /* The rest of serve's settings ("" / -1 = not set: flag, env, default). */
     char store[CONFIG_PATH_MAX];
     char index_dir[CONFIG_PATH_MAX];
     char metrics_listen[CONFIG_LISTEN_MAX];
     char user[64];
     int crawl, access_log; /* 0 / 1, -1 = not set */
+    int crawl_pages;       /* pages: enum crawl_pages_mode (ingest/crawl.h), -1 = not set */
     int log_format_json;   /* 0 text, 1 json, -1 = not set */
     /* X-Forwarded-For is believed only from these peers (none by default). */
     struct netpolicy trusted_proxies;

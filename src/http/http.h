@@ -52,11 +52,18 @@ struct http_header {
     char *value;      /* malloc'd; freed by the server */
 };
 
+struct http_stream;
+
 struct http_response {
     int status;
     const char *content_type; /* static string; NULL = application/json; charset=utf-8 */
     char *body;               /* malloc'd; taken by the server (may be NULL) */
     size_t len;
+    /* Non-NULL: the body is this stream (http_stream_new), sent as it is
+     * written, never gzipped; body must then be NULL. Like body, it is
+     * taken by the server: setting it hands over one reference (a writer
+     * that goes on writing keeps another, http_stream_ref). */
+    struct http_stream *stream;
     struct http_header headers[HTTP_MAX_HEADERS];
     size_t n_headers;
     const char *log_note; /* optional static text appended to the access log line */
@@ -75,6 +82,43 @@ void http_response_add_header(struct http_response *resp, const char *name, cons
 
 /* The handler fills resp; it runs on a pool thread, concurrently with others. */
 typedef void (*http_handler)(const struct http_request *req, struct http_response *resp, void *ctx);
+
+/* ---- streamed bodies --------------------------------------------------------
+ * A response body written over time by any thread (Server-Sent Events):
+ * the writer appends, the server sends what is there and parks the
+ * connection (libmicrohttpd's suspend, no thread held) while there is
+ * nothing, and the next write wakes it. Bytes written and not yet sent are
+ * bounded (max_pending): a client too slow to read them is disconnected
+ * rather than let the buffer grow. A stream is shared by the writer and
+ * the server, each holding a reference; the last release frees it. */
+
+/* A stream with room for max_pending unsent bytes, one reference (the
+ * caller's). ERR_NOMEM. */
+int http_stream_new(struct http_stream **out, size_t max_pending, struct err *err);
+
+/* Append data[0..len). 0; ERR_FULL when the unsent bytes would pass
+ * max_pending (the client is then disconnected and the stream closed);
+ * ERR_IO when the stream is closed (the client went, the server stops, or
+ * http_stream_end was called). Any thread. */
+int http_stream_write(struct http_stream *st, const char *data, size_t len);
+
+/* Bytes written and not yet sent. */
+size_t http_stream_pending(struct http_stream *st);
+
+/* No more data: the body ends once what was written is sent. */
+void http_stream_end(struct http_stream *st);
+
+/* Whether writes can still succeed (the client has not gone, the server
+ * is not stopping, nobody ended it). A client that closed its connection
+ * while nothing was being sent is found here (a system call: call it
+ * about once a second per stream, not in a tight loop). */
+bool http_stream_open(struct http_stream *st);
+
+/* Another reference to st (returned). */
+struct http_stream *http_stream_ref(struct http_stream *st);
+
+/* Drop the caller's reference. NULL: no-op. */
+void http_stream_release(struct http_stream *st);
 
 struct http_config {
     const char *listen;       /* "HOST:PORT", "[v6]:PORT" or ":PORT"; port 0 = any free port */
@@ -103,7 +147,8 @@ int http_server_start(struct http_server **out, const struct http_config *cfg, h
 /* The port actually bound (useful with port 0). */
 uint16_t http_server_port(const struct http_server *s);
 
-/* Graceful stop: stop accepting, let in-flight requests finish, free. */
+/* Graceful stop: stop accepting, end open streams (what they hold unsent is
+ * dropped), let in-flight requests finish, free. */
 void http_server_stop(struct http_server *s);
 
 #endif

@@ -5,6 +5,7 @@
 #ifndef NEWSD_HTTP_INTERNAL_H
 #define NEWSD_HTTP_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -104,6 +105,33 @@ void http_nul_scan_field(struct http_nul_scan *s, const char *name, const char *
 const char *http_nul_scan_done(struct http_nul_scan *s);
 
 struct MHD_Connection;
+struct MHD_Response;
+
+/* ---- streamed bodies (stream.c) ---------------------------------------------- */
+
+/* Bytes libmicrohttpd asks the content reader for at most per call. */
+#define HTTP_STREAM_BLOCK (16 * 1024)
+
+/* The server's open streams, so that stopping can end them. */
+struct http_stream;
+struct http_streams {
+    pthread_mutex_t lock;
+    struct http_stream *head;
+    size_t n;
+    bool stopping; /* streams made from now on end at once */
+};
+void http_streams_init(struct http_streams *reg);
+void http_streams_release(struct http_streams *reg); /* after every stream is done */
+
+/* The libmicrohttpd response that sends st on conn (chunked, as written);
+ * registers st and takes the server's reference (dropped when MHD frees
+ * the response). NULL on OOM, nothing taken. */
+struct MHD_Response *http_stream_response(struct http_streams *reg, struct http_stream *st,
+                                          struct MHD_Connection *conn);
+
+/* End every open stream, dropping what they hold unsent (the server
+ * stops); streams made after this end at once. */
+void http_streams_stop(struct http_streams *reg);
 
 /* http_nul_scan over the headers of conn, whose request head starts at head
  * (the method pointer MHD's request callback got). Call once the headers

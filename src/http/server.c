@@ -99,6 +99,7 @@ struct http_server {
     bool qstop;
     pthread_t *workers;
     unsigned nworkers;
+    struct http_streams streams; /* open streamed responses */
 };
 
 enum req_state {
@@ -188,6 +189,8 @@ static void response_release(struct http_response *resp)
 {
     free(resp->body);
     resp->body = NULL;
+    http_stream_release(resp->stream); /* the one handed over (MHD's is its own) */
+    resp->stream = NULL;
     for (size_t i = 0; i < resp->n_headers; i++)
         free(resp->headers[i].value);
     resp->n_headers = 0;
@@ -422,6 +425,44 @@ static enum MHD_Result respond_preflight(struct http_server *s, struct MHD_Conne
     return ret;
 }
 
+/* The headers of a response of ours: its content type, the common ones,
+ * CORS unless the handler set its own, then the handler's. */
+static bool add_response_headers(struct http_server *s, struct MHD_Response *mr, struct req *r,
+                                 const struct http_response *resp, bool own_cors)
+{
+    bool ok = MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE,
+                                      resp->content_type ? resp->content_type
+                                                         : HTTP_DEFAULT_CONTENT_TYPE) == MHD_YES;
+    ok = ok && add_common_headers(s, mr, r);
+    if (!own_cors)
+        ok = ok && MHD_add_response_header(mr, "Access-Control-Allow-Origin", "*") == MHD_YES;
+    for (size_t i = 0; ok && i < resp->n_headers; i++)
+        ok = MHD_add_response_header(mr, resp->headers[i].name, resp->headers[i].value) == MHD_YES;
+    return ok;
+}
+
+/* A streamed body: sent as written, never gzipped (compression would
+ * hold bytes back until a block fills), never cached, and proxies told
+ * not to buffer it (nginx's X-Accel-Buffering). */
+static struct MHD_Response *stream_response_build(struct http_server *s,
+                                                  struct MHD_Connection *conn, struct req *r,
+                                                  const struct http_response *resp, bool own_cors)
+{
+    struct MHD_Response *mr = http_stream_response(&s->streams, resp->stream, conn);
+    if (!mr)
+        return NULL;
+    r->note = r->note ? r->note : "stream";
+    bool ok = add_response_headers(s, mr, r, resp, own_cors);
+    ok = ok && MHD_add_response_header(mr, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache") == MHD_YES;
+    ok = ok && MHD_add_response_header(mr, "X-Accel-Buffering", "no") == MHD_YES;
+    if (!ok) {
+        /* Its free callback drops the server's reference. */
+        MHD_destroy_response(mr);
+        return NULL;
+    }
+    return mr;
+}
+
 /* Turn the handler's response into an MHD one; takes resp->body. NULL on
  * OOM (resp is then released by the caller as usual). */
 static struct MHD_Response *response_build(struct http_server *s, struct MHD_Connection *conn,
@@ -434,6 +475,8 @@ static struct MHD_Response *response_build(struct http_server *s, struct MHD_Con
         if (!strcasecmp(resp->headers[i].name, "Access-Control-Allow-Origin"))
             own_cors = true;
     }
+    if (resp->stream)
+        return stream_response_build(s, conn, r, resp, own_cors);
     char *body = resp->body;
     size_t len = body ? resp->len : 0;
     r->body_bytes = len;
@@ -462,16 +505,9 @@ static struct MHD_Response *response_build(struct http_server *s, struct MHD_Con
     if (!mr)
         return NULL;
     resp->body = NULL; /* MHD owns it now */
-    ok = MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE,
-                                 resp->content_type ? resp->content_type
-                                                    : HTTP_DEFAULT_CONTENT_TYPE) == MHD_YES;
-    ok = ok && add_common_headers(s, mr, r);
+    ok = add_response_headers(s, mr, r, resp, own_cors);
     if (gzipped)
         ok = ok && MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip") == MHD_YES;
-    if (!own_cors)
-        ok = ok && MHD_add_response_header(mr, "Access-Control-Allow-Origin", "*") == MHD_YES;
-    for (size_t i = 0; ok && i < resp->n_headers; i++)
-        ok = MHD_add_response_header(mr, resp->headers[i].name, resp->headers[i].value) == MHD_YES;
     if (!ok) {
         MHD_destroy_response(mr);
         return NULL;
@@ -509,11 +545,15 @@ static void prepare(struct http_server *s, struct req *r)
     int status = resp.status;
     if (status < 100 || status > 999) {
         log_error("request %s: handler gave status %d", r->id, status);
+        if (resp.stream)
+            http_stream_end(resp.stream); /* never sent: its writer must learn it */
         response_release(&resp);
         r->note = "invalid status from the handler";
         return;
     }
     r->mr = response_build(s, conn, r, &resp);
+    if (!r->mr && resp.stream)
+        http_stream_end(resp.stream);
     response_release(&resp);
     if (r->mr)
         r->status = status;
@@ -804,6 +844,7 @@ static void server_free(struct http_server *s)
     workers_stop(s);
     if (s->oom)
         MHD_destroy_response(s->oom);
+    http_streams_release(&s->streams);
     pthread_mutex_destroy(&s->qlock);
     pthread_cond_destroy(&s->qcond);
     free(s);
@@ -826,6 +867,7 @@ int http_server_start(struct http_server **out, const struct http_config *cfg, h
     }
     pthread_mutex_init(&s->qlock, NULL);
     pthread_cond_init(&s->qcond, NULL);
+    http_streams_init(&s->streams);
     s->handler = handler;
     s->ctx = ctx;
     s->access_log = cfg->access_log;
@@ -917,6 +959,8 @@ void http_server_stop(struct http_server *s)
     if (!s)
         return;
     atomic_store(&s->stopping, true);
+    /* Open streams would never finish by themselves. */
+    http_streams_stop(&s->streams);
     /* Let requests already in (head read) finish and be sent;
      * MHD_stop_daemon would otherwise close their connections mid-answer.
      * A request whose head is still coming is not waited for (a client

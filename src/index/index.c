@@ -46,11 +46,6 @@ const char *index_kind(const struct index *idx)
     return idx->be->kind;
 }
 
-const char *index_log_path(const struct index *idx)
-{
-    return store_log_path(idx->log);
-}
-
 static int open_with(struct index **out, struct store *s, const struct index_options *opt,
                      bool background, struct err *err)
 {
@@ -170,4 +165,9 @@ int index_search(struct index *idx, struct arena *a, const struct index_request 
 int index_newest_headline(struct index *idx, int64_t before, int64_t *out, struct err *err)
 {
     return idx->be->newest_headline(idx->be, before, out, err);
+}
+
+struct store_log *index_log(struct index *idx)
+{
+    return idx->log;
 }

@@ -168,11 +168,10 @@ bool index_ready(struct index *idx);
 /* Wait up to ms for index_ready; its value at the end. */
 bool index_wait_ready(struct index *idx, int64_t ms);
 
-/* The SQLite file of the article log this index follows (store/log.h
- * store_log_path: the embedded store's own file, or a cluster node's
- * replica), for other followers of the log on this node (src/push/).
- * Valid until index_close. */
-const char *index_log_path(const struct index *idx);
+/* The log the index follows (store/log.h): a replica of a PostgreSQL
+ * store, or the embedded store's own file. Whoever else follows the
+ * articles on this node (live streams, src/push/) reads it too. */
+struct store_log *index_log(struct index *idx);
 
 /* The backend in use ("fts5", "engine"). */
 const char *index_kind(const struct index *idx);

@@ -215,6 +215,7 @@ void crawl_stats_add(struct crawl_stats *sum, const struct crawl_stats *x)
     sum->pages_failed += x->pages_failed;
     sum->pages_no_article += x->pages_no_article;
     sum->articles_filled += x->articles_filled;
+    sum->pages_waiting = x->pages_waiting; /* a state, not a count: the latest */
 }
 
 /* ---- metrics ---------------------------------------------------------------- */
@@ -462,6 +463,33 @@ static int doc_articles(struct store *s, struct arena *a, const struct feed_reco
     return 0;
 }
 
+bool crawl_pages_mode_parse(const char *s, enum crawl_pages_mode *out)
+{
+    static const struct {
+        const char *name;
+        enum crawl_pages_mode mode;
+    } modes[] = {{"missing", CRAWL_PAGES_MISSING},
+                 {"always", CRAWL_PAGES_ALWAYS},
+                 {"never", CRAWL_PAGES_NEVER}};
+    for (size_t i = 0; s && i < sizeof modes / sizeof modes[0]; i++) {
+        if (strcmp(s, modes[i].name) == 0) {
+            *out = modes[i].mode;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The feed's own page setting, else the crawler's (a value the store holds
+ * but this version does not know falls back too). */
+static enum crawl_pages_mode feed_pages_mode(const struct crawler *c, const struct feed_record *f)
+{
+    enum crawl_pages_mode m = c->opt.pages;
+    if (f->pages && !crawl_pages_mode_parse(f->pages, &m))
+        m = c->opt.pages;
+    return m;
+}
+
 /* Store what changed in b; *new_items = items this feed had not listed
  * before. Fills b->marks with what is now stored. */
 static int doc_store(struct crawler *c, struct arena *a, const struct feed_record *f,
@@ -503,10 +531,11 @@ static int doc_store(struct crawler *c, struct arena *a, const struct feed_recor
         return rc;
     stats->articles_new += ps.inserted;
     stats->articles_updated += ps.updated;
-    /* Stored, so searchable: their pages come at the end of the pass. */
-    size_t max = c->opt.pages_max ? c->opt.pages_max : CRAWL_PAGES_MAX;
+    /* Stored, so searchable: their pages come at the end of the pass (or
+     * of a later one, crawl_pages.h). */
+    enum crawl_pages_mode mode = feed_pages_mode(c, f);
     for (size_t i = 0; i < n_put; i++) {
-        if (put_new[i] && crawl_pages_want(&c->pages, c->opt.pages, max, &put[i], put_dated[i]) < 0)
+        if (put_new[i] && crawl_pages_want(&c->pages, mode, &put[i], put_dated[i]) < 0)
             return err_set(err, ERR_NOMEM, "out of memory");
     }
     return 0;
@@ -635,6 +664,9 @@ int crawl_pass(struct crawler *c, int64_t now, struct crawl_stats *stats_out, st
     bool *claimed = NULL;
     struct fetch_request *reqs = NULL;
     struct fetch_result *res = NULL;
+    struct fetch_options fo = c->opt.fetch;
+    fo.cancelled = crawl_cancelled;
+    fo.cancel_ctx = c;
     int rc;
 
     /* Look further than one batch so a busy host does not hide the others. */
@@ -690,9 +722,6 @@ int crawl_pass(struct crawler *c, int64_t now, struct crawl_stats *stats_out, st
         reqs[i].last_modified = jobs[i].feed->last_modified;
         host_touch(c, jobs[i].host, now);
     }
-    struct fetch_options fo = c->opt.fetch;
-    fo.cancelled = crawl_cancelled;
-    fo.cancel_ctx = c;
     fetch_run(reqs, n_jobs, &fo, res);
 
     for (size_t i = 0; i < n_jobs; i++) {
@@ -710,19 +739,21 @@ int crawl_pass(struct crawler *c, int64_t now, struct crawl_stats *stats_out, st
                 *err = fe;
         }
     }
-    if (!atomic_load(&c->stop)) {
+out:
+    /* The pages of what this pass (or an earlier one) stored; a pass with
+     * no feed due runs for them too. */
+    if (!atomic_load(&c->stop) && c->pages.n > 0) {
         struct err pe;
         err_clear(&pe);
-        int prc = crawl_pages_run(&c->pages, c->s, &fo, &stats, &pe);
+        size_t max = c->opt.pages_max ? c->opt.pages_max : CRAWL_PAGES_MAX;
+        int prc = crawl_pages_run(&c->pages, c->s, &fo, max, &stats, &pe);
         if (prc < 0 && rc == 0) {
             rc = prc;
             if (err)
                 *err = pe;
         }
     }
-out:
-    crawl_pages_release(&c->pages);
-    crawl_pages_init(&c->pages);
+    stats.pages_waiting = c->pages.n;
     for (size_t i = 0; res && i < n_jobs; i++)
         fetch_result_release(&res[i]);
     free(res);
@@ -752,8 +783,10 @@ int crawl_once(struct crawler *c, struct crawl_stats *stats_out, struct err *err
         size_t deferred = st.deferred;
         st.deferred = 0;
         crawl_stats_add(&sum, &st);
-        if (rc < 0 || deferred == 0 || atomic_load(&c->stop))
+        if (rc < 0 || atomic_load(&c->stop) || (deferred == 0 && st.pages_waiting == 0))
             break;
+        if (deferred == 0)
+            continue; /* only pages wait: the next pass fetches them */
         /* Everything held back waits for a host gap (or the next batch). */
         int64_t gap = host_gap(c);
         sleep_s(gap > 0 ? gap : 1);

@@ -67,7 +67,8 @@
 #define CRAWL_ITEM_MEMORY_S (30 * 86400) /* items a feed dropped are forgotten after this */
 #define CRAWL_TICK_MS 1000               /* the background thread's pass period */
 #define CRAWL_FAILING_RECOUNT_S 60       /* newsd_feeds_failing is counted at least this often */
-#define CRAWL_PAGES_MAX 64               /* item pages fetched by one pass */
+#define CRAWL_PAGES_MAX 64               /* item pages fetched by one pass (the rest
+                                          * wait for the next ones, crawl_pages.h) */
 /* One feed's parse and articles. */
 #define CRAWL_FEED_ARENA_BYTES ((size_t)512 * 1024 * 1024)
 
@@ -83,6 +84,11 @@ enum crawl_pages_mode {
     CRAWL_PAGES_NEVER,
 };
 
+/* The mode named s ("missing", "always", "never": what `crawl --pages`,
+ * `feeds add --pages` and a feed's stored setting say); false for any other
+ * text. */
+bool crawl_pages_mode_parse(const char *s, enum crawl_pages_mode *out);
+
 struct crawl_options {
     size_t batch_max;            /* feeds per pass; 0 = CRAWL_BATCH_MAX */
     unsigned per_host;           /* feeds of one host per pass; 0 = 1 */
@@ -90,7 +96,8 @@ struct crawl_options {
     bool no_jitter;              /* exact waits (tests) */
     uint64_t seed;               /* of the jitter; 0 = from the clock */
     struct fetch_options fetch;  /* timeouts, sizes, user agent; its cancel hook is ours */
-    enum crawl_pages_mode pages; /* items whose page is fetched after their feed */
+    enum crawl_pages_mode pages; /* items whose page is fetched after their feed,
+                                  * for feeds without a setting of their own */
     size_t pages_max;            /* pages per pass; 0 = CRAWL_PAGES_MAX */
 };
 
@@ -107,6 +114,7 @@ struct crawl_stats {
     size_t pages_fetched;    /* item pages fetched and read */
     size_t pages_failed;     /* network or HTTP errors, not HTML, too large */
     size_t pages_no_article; /* pages that hold no article */
+    size_t pages_waiting;    /* queued for later passes when this one ended */
     size_t articles_filled;  /* articles completed from their page */
 };
 

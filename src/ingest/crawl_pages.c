@@ -43,12 +43,12 @@ static bool lacks_something(const struct article *art)
            empty(art->url_to_image) || empty(art->author);
 }
 
-int crawl_pages_want(struct crawl_page_queue *q, enum crawl_pages_mode mode, size_t max,
+int crawl_pages_want(struct crawl_page_queue *q, enum crawl_pages_mode mode,
                      const struct article *art, bool dated)
 {
     if (mode == CRAWL_PAGES_NEVER || (mode == CRAWL_PAGES_MISSING && !lacks_something(art)))
         return 0;
-    if (q->n >= max) {
+    if (q->n >= CRAWL_PAGES_QUEUE_MAX) {
         q->dropped++;
         return 0;
     }
@@ -78,17 +78,38 @@ static bool is_html(const struct fetch_result *r)
            strncasecmp(ct, "application/xhtml+xml", 21) == 0;
 }
 
+/* Take the first n queued pages out, the rest kept in order in a fresh
+ * arena (the old one held the pages just fetched too). Out of memory: the
+ * rest are dropped, and said so. */
+static void queue_shift(struct crawl_page_queue *q, size_t n)
+{
+    struct arena old = q->a;
+    size_t left = q->n - n, kept = 0;
+    arena_init(&q->a, 0);
+    for (size_t i = 0; i < left; i++) {
+        if (ingest_article_copy(&q->a, &q->arts[kept], &q->arts[n + i]) < 0) {
+            log_warn("crawl: out of memory: %zu queued item pages dropped", left - kept);
+            break;
+        }
+        q->dated[kept++] = q->dated[n + i];
+    }
+    q->n = kept;
+    arena_release(&old);
+}
+
 int crawl_pages_run(struct crawl_page_queue *q, struct store *s, const struct fetch_options *fo,
-                    struct crawl_stats *stats, struct err *err)
+                    size_t max, struct crawl_stats *stats, struct err *err)
 {
     int rc = 0;
-    size_t n = q->n, n_put = 0;
+    size_t n = q->n < max ? q->n : max, n_put = 0;
     struct fetch_request *reqs = NULL;
     struct fetch_result *res = NULL;
     struct article *put = NULL;
     struct arena *arenas = NULL;
     if (q->dropped)
-        log_warn("crawl: %zu item pages left for lack of room in this pass", q->dropped);
+        log_warn("crawl: %zu item pages not fetched: %d are already waiting", q->dropped,
+                 CRAWL_PAGES_QUEUE_MAX);
+    q->dropped = 0;
     if (n == 0)
         goto out;
     reqs = calloc(n, sizeof *reqs);
@@ -146,10 +167,6 @@ out:
     free(put);
     free(res);
     free(reqs);
-    struct arena keep = q->a;
-    arena_release(&keep);
-    arena_init(&q->a, 0);
-    q->n = 0;
-    q->dropped = 0;
+    queue_shift(q, n);
     return rc;
 }

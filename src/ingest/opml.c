@@ -142,9 +142,9 @@ static void outline_read(struct walk *w, const xmlNode *n, struct opml_feed *f, 
         const char **slot = NULL;
         if (is_newsd_attr(attr, &name)) {
             static const char *const names[] = {"source",    "country",  "category", "language",
-                                                "headlines", "interval", "paused"};
+                                                "headlines", "interval", "paused",   "pages"};
             const char **slots[] = {&f->source,    &f->country,  &f->category, &f->language,
-                                    &f->headlines, &f->interval, &f->paused};
+                                    &f->headlines, &f->interval, &f->paused,   &f->pages};
             for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
                 if (strcmp(name, names[i]) == 0)
                     slot = slots[i];
@@ -363,6 +363,7 @@ void opml_write(struct buf *out, const struct feed_record *feeds, size_t n)
         put_attr(out, "newsd:headlines", f->headline ? "true" : NULL);
         put_attr(out, "newsd:interval", interval);
         put_attr(out, "newsd:paused", f->enabled ? NULL : "true");
+        put_attr(out, "newsd:pages", f->pages);
         buf_puts(out, "/>\n");
     }
     buf_puts(out, "  </body>\n</opml>\n");

@@ -4,7 +4,7 @@
  * its outlines are read too (readers nest feeds in folders). newsd's own
  * settings of a feed travel as attributes in the OPML_NS namespace
  * (newsd:source, country, category, language, headlines, interval,
- * paused; also read as "newsd:NAME" when a hand-written file forgot to
+ * paused, pages; also read as "newsd:NAME" when a hand-written file forgot to
  * declare the prefix), so an export re-imports to the same feeds; readers
  * ignore them.
  *
@@ -40,7 +40,7 @@ struct opml_feed {
      * NewsAPI category, as util/vocab.h spells it; NULL when none is. */
     const char *folder_category;
     /* newsd's attributes (namespace OPML_NS) */
-    const char *source, *country, *category, *language, *headlines, *interval, *paused;
+    const char *source, *country, *category, *language, *headlines, *interval, *paused, *pages;
     long line; /* where the outline's start tag ends, for messages */
 };
 

@@ -149,6 +149,7 @@ struct store_row {
     const char *canonical_url;
     /* the rest of what the API shows (article/json.h), NULL when absent */
     const char *source_name, *author, *url, *url_to_image;
+    int64_t ingested_at; /* unix seconds the row was written (inserted or updated) */
 };
 
 /* The article of a row: the fields a row carries (strings borrowed from

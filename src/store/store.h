@@ -231,6 +231,8 @@ struct feed_record {
     int64_t items_total; /* new articles stored from this feed, ever */
     bool enabled;
     int64_t created_at;
+    const char *pages; /* which new items get their page fetched: "missing",
+                        * "always" or "never"; NULL: the crawler's setting */
 };
 
 /* What one item of a feed looked like when it was last stored. */
@@ -290,6 +292,8 @@ struct feed_change {
     int headline;         /* -1 keeps, 0 or 1 */
     int enabled;          /* -1 keeps; 0 pauses (never due); 1 resumes: a paused
                              feed is due at now */
+    const char *pages;    /* NULL keeps, "" clears (the crawler's setting), else
+                             "missing", "always" or "never" */
     int64_t now;          /* for a resume and a shorter interval */
 };
 

@@ -41,5 +41,8 @@
 
 /* Live window of /v2/top-headlines, seconds (default; configurable) */
 #define LIMIT_LIVE_WINDOW_SECONDS (48 * 3600)
+/* Unsent bytes a live stream may hold before its client is cut off as too
+ * slow to read (about 250 articles). */
+#define LIMIT_STREAM_BUFFER_BYTES (1024 * 1024)
 
 #endif

@@ -233,3 +233,122 @@ def test_page_fetches_obey_the_outbound_rules(tmp_path):
         for srv_ in (page_srv, feed_srv):
             srv_.shutdown()
             srv_.server_close()
+
+
+def test_a_feeds_own_pages_setting_wins_and_travels_with_it(tmp_path):
+    """`feeds add --pages never` keeps the crawler from the feed's pages even
+    when the crawl asks for all of them; `feeds edit --pages ""` hands the
+    feed back to the crawler's setting; the setting is listed, exported and
+    re-imported (JSONL and OPML), and a bad value is refused."""
+    srv = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Handler, directory=DATA))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    base = "http://127.0.0.1:%d/" % srv.server_address[1]
+    try:
+        Handler.feed = rss(base)
+        Handler.asked = []
+        store = str(tmp_path / "store")
+        os.mkdir(store)
+        conf = allow_loopback(tmp_path)
+        bad = run_cli("feeds", "add", "--store", store, "--config", conf, base + "feed.xml",
+                      "--pages", "sometimes")
+        assert bad.rc != 0 and "pages" in bad.err, repr(bad)
+        fid = cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml",
+                     "--pages", "never").out.strip()
+        listed = json.loads(cli_ok("feeds", "list", "--store", store, "--format", "json").out)
+        assert [f.get("pages") for f in listed] == ["never"], listed
+
+        run = cli_ok("crawl", "--once", "--store", store, "--config", conf, "--pages", "always")
+        assert SUMMARY.search(run.out).groups() == ("0", "0", "0", "0"), repr(run)
+        assert Handler.asked == ["/feed.xml"], Handler.asked
+
+        jsonl = cli_ok("feeds", "export", "--store", store, "--format", "jsonl").out
+        assert json.loads(jsonl.splitlines()[0])["pages"] == "never", jsonl
+        opml = cli_ok("feeds", "export", "--store", store, "--format", "opml").out
+        assert 'newsd:pages="never"' in opml, opml
+        for name, text in (("feeds.jsonl", jsonl), ("feeds.opml", opml)):
+            other = str(tmp_path / ("store-" + name))
+            os.mkdir(other)
+            path = tmp_path / name
+            path.write_text(text)
+            cli_ok("feeds", "import", "--store", other, "--config", conf, str(path))
+            again = json.loads(cli_ok("feeds", "list", "--store", other, "--format", "json").out)
+            assert [f.get("pages") for f in again] == ["never"], (name, again)
+        badline = tmp_path / "bad.jsonl"
+        badline.write_text(json.dumps({"url": base + "other.xml", "pages": "sometimes"}) + "\n")
+        imp = run_cli("feeds", "import", "--store", store, "--config", conf, str(badline))
+        assert "pages must be missing, always or never" in imp.err, repr(imp)
+
+        cli_ok("feeds", "edit", "--store", store, fid, "--pages", "")
+        listed = json.loads(cli_ok("feeds", "list", "--store", store, "--format", "json").out)
+        assert "pages" not in listed[0], listed
+        bad = run_cli("feeds", "edit", "--store", store, fid, "--pages", "often")
+        assert bad.rc != 0 and "--pages" in bad.err, repr(bad)
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_more_new_items_than_a_pass_fetches_all_get_their_pages(tmp_path):
+    """150 new items in one feed (a pass fetches 64 pages): the rest wait for
+    the following passes, and `crawl --once` returns when every page has
+    been fetched, each article completed from its own page."""
+    n = 150
+    para = ("Paragraph of the report on item %d, long enough to be a paragraph of an "
+            "article, with commas, clauses, and more words than a menu or a share bar "
+            "would ever have; a reader view keeps text like this and drops the rest. ")
+
+    class Site(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            if self.path == "/feed.xml":
+                items = "".join(
+                    "<item><title>Bulk item %d</title><link>%sitem/%d.html</link>"
+                    "<pubDate>Mon, 07 Jan 2019 10:00:00 GMT</pubDate></item>" % (i, base, i)
+                    for i in range(n))
+                body = ("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Bulk"
+                        "</title><link>%s</link>%s</channel></rss>" % (base, items)).encode()
+                ctype = "application/rss+xml"
+            else:
+                m = re.match(r"^/item/(\d+)\.html$", self.path)
+                if not m:
+                    self.send_error(404)
+                    return
+                i = int(m.group(1))
+                body = ("<html><head><title>Bulk item %d</title>"
+                        "<meta name=\"author\" content=\"Writer %d\"></head><body><article>"
+                        "<h1>Bulk item %d</h1>%s</article></body></html>"
+                        % (i, i, i, "".join("<p>%s</p>" % (para % i) for _ in range(6)))).encode()
+                ctype = "text/html; charset=utf-8"
+            self.send_response(200)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Site)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    base = "http://127.0.0.1:%d/" % srv.server_address[1]
+    try:
+        store = str(tmp_path / "store")
+        os.mkdir(store)
+        conf = allow_loopback(tmp_path)
+        cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
+        run = cli_ok("crawl", "--once", "--store", store, "--config", conf)
+        assert SUMMARY.search(run.out).groups() == (str(n), "0", "0", str(n)), run.out
+        key = cli_ok("keys", "create", "--store", store).out.strip()
+        api = Server(store)
+        try:
+            c = Client(api.base, key)
+            for i in (0, 63, 64, 149):
+                a = article(type("C", (), {"api": c}), "Bulk item %d" % i)
+                assert a["author"] == "Writer %d" % i, a
+                assert a["content"] and ("item %d," % i) in a["content"], a
+        finally:
+            problems = api.stop()
+        assert not problems, problems
+    finally:
+        srv.shutdown()
+        srv.server_close()

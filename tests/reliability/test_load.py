@@ -1,5 +1,6 @@
 """Load and abuse (issue 8 §4): wrk with the bench query mix, resident
-memory sampled; slow clients (slowloris); oversized URLs and headers; the
+memory sampled, while the server's crawler polls a feed on loopback and
+fetches its items' pages (issue 16); slow clients (slowloris); oversized URLs and headers; the
 per-request time budget that stops a runaway query with HTTP 503.
 
 CI: 20,000 bench articles, 200 connections for 10 s after a 4 s warm-up.
@@ -9,7 +10,9 @@ store is kept in build/reliability/ between runs), 1,000 connections
 limits connections per client address), 60 s. RELIABILITY_LOAD_CONNECTIONS
 and RELIABILITY_LOAD_THREADS (serve --threads) change the load; the
 figures of each run are written to build/reliability/load-{ci,long}.txt."""
+import http.server
 import os
+import random
 import re
 import shutil
 import socket
@@ -21,7 +24,7 @@ import urllib.parse
 import pytest
 
 from conftest import LONG, REPO, tool
-from harness import BIN, Client, Server, articles_ok, clean_env, cli_ok, err
+from harness import BIN, Client, Server, allow_loopback, articles_ok, clean_env, cli_ok, err
 
 N = int(os.environ.get("RELIABILITY_LOAD_N", "1000000")) if LONG else 20000
 CONNECTIONS = int(os.environ.get("RELIABILITY_LOAD_CONNECTIONS", "1000" if LONG else "200"))
@@ -155,6 +158,69 @@ def wait_idle(pid, limit=300):
     raise AssertionError("newsd still busy %d s after the load stopped" % limit)
 
 
+PAGE_ITEMS = 300
+# Only in the pages' text, never in the feed; new each run (a long run's
+# store is kept between runs).
+PAGE_WORD = "quarry" + "".join(random.choice("abcdefghij") for _ in range(8))
+
+
+class PageSite(threading.Thread):
+    """A feed of PAGE_ITEMS title-and-link items and their pages, each page
+    answered after 40 ms, so that the crawler is still fetching pages (one
+    connection per host, 64 a pass) while wrk runs."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        site = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                if self.path == "/feed.xml":
+                    body = site.feed()
+                    ctype = "application/rss+xml"
+                else:
+                    m = re.match(r"^/load/(\d+)\.html$", self.path)
+                    if not m:
+                        self.send_error(404)
+                        return
+                    time.sleep(0.04)
+                    body = site.page(int(m.group(1)))
+                    ctype = "text/html; charset=utf-8"
+                self.send_response(200)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = "http://127.0.0.1:%d/" % self.httpd.server_address[1]
+
+    def run(self):
+        self.httpd.serve_forever()
+
+    def feed(self):
+        items = "".join("<item><title>Load page item %d</title><link>%sload/%d.html</link>"
+                        "<pubDate>Mon, 07 Jan 2019 10:00:00 GMT</pubDate></item>"
+                        % (i, self.base, i) for i in range(PAGE_ITEMS))
+        return ("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Load</title>"
+                "<link>%s</link>%s</channel></rss>" % (self.base, items)).encode()
+
+    def page(self, i):
+        para = ("<p>Report %d of the %s survey, a paragraph long enough for a reader view, "
+                "with commas, clauses, and words enough that no menu or share bar has as "
+                "many; it goes on a little further to be sure of it.</p>" % (i, PAGE_WORD))
+        return ("<html><head><title>Load page item %d</title><meta name=\"author\" "
+                "content=\"Loader %d\"></head><body><article><h1>Load page item %d</h1>%s"
+                "</article></body></html>" % (i, i, i, para * 5)).encode()
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
 def record(name, text):
     os.makedirs(RESULTS, exist_ok=True)
     with open(os.path.join(RESULTS, name), "w") as f:
@@ -166,7 +232,12 @@ def test_load_with_the_bench_mix_no_errors_no_memory_growth(bench_store, tmp_pat
     store, key = bench_store
     paths = ["/v2/everything?" + q for q in query_mix()]
     threads = os.environ.get("RELIABILITY_LOAD_THREADS")
-    srv = Server(store, args=["--quiet"] + (["--threads", threads] if threads else []))
+    site = PageSite()
+    site.start()
+    conf = allow_loopback(tmp_path, "127.0.0.1/32")
+    cli_ok("feeds", "add", "--store", store, "--config", conf, site.base + "feed.xml")
+    srv = Server(store, crawl=True, args=["--quiet", "--config", conf]
+                 + (["--threads", threads] if threads else []))
     try:
         c = Client(srv.base, key)
         # Every query of the mix is a success on its own once the caches are
@@ -195,8 +266,21 @@ def test_load_with_the_bench_mix_no_errors_no_memory_growth(bench_store, tmp_pat
         t = time.monotonic()
         wait_idle(srv.proc.pid)
         drain = time.monotonic() - t
+        # Every item's page was fetched and stored under the load: its text
+        # (only on the page) is searched, its author is the page's.
+        deadline = time.monotonic() + 120
+        while True:
+            b = articles_ok(c.get("/v2/everything", {"q": PAGE_WORD, "pageSize": 100}))
+            if b["totalResults"] == PAGE_ITEMS or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert b["totalResults"] == PAGE_ITEMS, b["totalResults"]
+        for a in b["articles"]:
+            n = int(a["title"].rsplit(" ", 1)[1])
+            assert a["author"] == "Loader %d" % n, a
     finally:
         problems = srv.stop()
+        site.stop()
     s = [kb for _, kb, _ in sampler.samples]
     third = max(1, len(s) // 3)
     first, last = max(s[:third]), max(s[-third:])

@@ -13,6 +13,7 @@
 
 #include "auth/auth.h"
 #include "config/config.h"
+#include "ingest/crawl.h"
 #include "util/err.h"
 #include "util/limits.h"
 #include "util/netpolicy.h"
@@ -267,6 +268,38 @@ static void a_plans_alerts_default_to_ten_and_may_be_set(void **state)
     assert_true(parse("[plan x]\nalerts = -1\n", &c, &err) < 0);
 }
 
+static void streams_default_to_five_per_key_and_are_set_per_plan(void **state)
+{
+    (void)state;
+    struct config c;
+    struct err err;
+    assert_int_equal(parse("[server]\nstream_keepalive_seconds = 2\n"
+                           "stream_replay_window_seconds = 60\nstream_buffer_bytes = 4096\n"
+                           "[plan developer]\nstreams = 1\n[plan gold]\nburst_size = 3\n"
+                           "[plan free]\nstreams = 0\n",
+                           &c, &err),
+                     0);
+    assert_int_equal(c.stream_keepalive_ms, 2000);
+    assert_int_equal(c.stream_replay_window_s, 60);
+    assert_int_equal(c.stream_buffer_bytes, 4096);
+    struct auth *a = NULL;
+    assert_int_equal(auth_new(&a, NULL, &err), 0);
+    assert_int_equal(config_plans_apply(&c, a, &err), 0);
+    struct auth_plan p;
+    assert_int_equal(auth_plan_get(a, "developer", &p), 0);
+    assert_int_equal(p.streams, 1);
+    assert_int_equal(auth_plan_get(a, "business", &p), 0);
+    assert_int_equal(p.streams, AUTH_PLAN_STREAMS_DEFAULT);
+    assert_int_equal(auth_plan_get(a, "gold", &p), 0); /* a new plan: 5 too */
+    assert_int_equal(p.streams, AUTH_PLAN_STREAMS_DEFAULT);
+    assert_int_equal(auth_plan_get(a, "free", &p), 0); /* 0: no limit */
+    assert_int_equal(p.streams, 0);
+    auth_free(a);
+    assert_int_not_equal(parse("[server]\nstream_keepalive_seconds = 0\n", &c, &err), 0);
+    assert_int_not_equal(parse("[server]\nstream_buffer_bytes = 10\n", &c, &err), 0);
+    assert_int_not_equal(parse("[plan x]\nstreams = -1\n", &c, &err), 0);
+}
+
 static const struct bad_case {
     const char *text;
     size_t line;
@@ -313,6 +346,7 @@ static const struct bad_case {
     {"[server]\ncrawl = maybe\n", 2, "crawl: 'maybe' is not true or false"},
     {"[server]\naccess_log =\n", 2, "not true or false"},
     {"[server]\nlog_format = xml\n", 2, "log_format: 'xml' is not text or json"},
+    {"[server]\npages = sometimes\n", 2, "pages: 'sometimes' is not missing, always or never"},
     {"[server]\ntrusted_proxies = 10.0.0.1/8\n", 2, "trusted_proxies:"},
     {"[server]\nmetrics_allow_networks = example.com\n", 2, "metrics_allow_networks:"},
     {"[server]\nuser = a b\n", 2, "user: 'a b' may only hold printable ASCII without blanks"},
@@ -366,7 +400,8 @@ static void every_serve_setting_has_a_server_key(void **state)
                                "log_format = json\n"
                                "trusted_proxies = 127.0.0.1 10.0.0.0/8\n"
                                "metrics_allow_networks = 192.168.0.0/16, ::1\n"
-                               "index = fts5\n";
+                               "index = fts5\n"
+                               "pages = never\n";
     struct config c;
     struct err err;
     assert_int_equal(parse(text, &c, &err), 0);
@@ -378,6 +413,7 @@ static void every_serve_setting_has_a_server_key(void **state)
     assert_int_equal(c.access_log, 1);
     assert_int_equal(c.log_format_json, 1);
     assert_string_equal(c.index, "fts5");
+    assert_int_equal(c.crawl_pages, CRAWL_PAGES_NEVER);
     struct netpolicy_addr a;
     assert_true(netpolicy_addr_from_host(&a, "10.9.8.7", 8));
     assert_true(netpolicy_holds(&c.trusted_proxies, &a));
@@ -391,6 +427,7 @@ static void every_serve_setting_has_a_server_key(void **state)
     assert_int_equal(c.crawl, -1);
     assert_int_equal(c.access_log, -1);
     assert_int_equal(c.log_format_json, -1);
+    assert_int_equal(c.crawl_pages, -1);
     assert_string_equal(c.store, "");
     assert_int_equal(c.trusted_proxies.n_allow, 0);
 }
@@ -518,6 +555,7 @@ int main(void)
         cmocka_unit_test(an_override_may_lift_a_builtin_limit_with_zero),
         cmocka_unit_test(a_plans_alerts_default_to_ten_and_may_be_set),
         cmocka_unit_test(every_serve_setting_has_a_server_key),
+        cmocka_unit_test(streams_default_to_five_per_key_and_are_set_per_plan),
         cmocka_unit_test(malformed_files_fail_with_their_line),
         cmocka_unit_test(nul_bytes_and_overlong_lines_are_errors),
         cmocka_unit_test(every_prefix_of_a_valid_file_parses_or_fails_cleanly),

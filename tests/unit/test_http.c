@@ -38,6 +38,7 @@ struct test_ctx {
     atomic_int calls;
     atomic_int slow_entered;
     atomic_int hold_entered, hold_release, hold_done; /* /hold */
+    struct http_stream *_Atomic stream;              /* /stream: the test's reference */
 };
 
 static char *big_body(void)
@@ -110,6 +111,16 @@ static void test_handler(const struct http_request *req, struct http_response *r
         }
         atomic_store(&t->hold_done, 1);
         set_body(resp, strdup("held"), 4);
+        return;
+    }
+    if (!strcmp(req->path, "/stream")) { /* a streamed body the test writes */
+        struct http_stream *st = NULL;
+        struct err err;
+        assert_int_equal(http_stream_new(&st, 64, &err), 0);
+        assert_int_equal(http_stream_write(st, "hello;", 6), 0);
+        resp->content_type = "text/event-stream";
+        resp->stream = http_stream_ref(st);
+        atomic_store(&t->stream, st);
         return;
     }
     if (!strcmp(req->path, "/cors"))
@@ -1127,6 +1138,108 @@ static void *late_client(void *arg)
     return NULL;
 }
 
+/* ---- streamed bodies ---------------------------------------------------------- */
+
+struct stream_job {
+    uint16_t port;
+    const char *req;
+    struct reply r;
+};
+
+static void *stream_client(void *arg)
+{
+    struct stream_job *j = arg;
+    roundtrip_family(AF_INET, j->port, j->req, strlen(j->req), &j->r);
+    return NULL;
+}
+
+/* The test's reference to the /stream request's stream, once the handler ran. */
+static struct http_stream *wait_stream(struct fixture *f)
+{
+    double t0 = now_s();
+    while (!atomic_load(&f->ctx.stream) && now_s() - t0 < 5) {
+        struct timespec d = {0, 5 * 1000 * 1000};
+        nanosleep(&d, NULL);
+    }
+    struct http_stream *st = atomic_exchange(&f->ctx.stream, NULL);
+    assert_non_null(st);
+    return st;
+}
+
+static void pause_ms(long ms)
+{
+    struct timespec d = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&d, NULL);
+}
+
+static void test_a_stream_sends_what_is_written_as_it_comes_never_gzipped(void **state)
+{
+    struct fixture *f = *state;
+    /* HTTP/1.0: the body ends when the connection closes (no chunks to undo). */
+    struct stream_job j = {.port = f->port,
+                           .req = "GET /stream HTTP/1.0\r\nAccept-Encoding: gzip\r\n\r\n"};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, stream_client, &j), 0);
+    struct http_stream *st = wait_stream(f);
+    pause_ms(100); /* the connection has sent "hello;" and is parked */
+    assert_true(http_stream_open(st));
+    assert_int_equal(http_stream_write(st, "world;", 6), 0);
+    pause_ms(50);
+    assert_int_equal(http_stream_write(st, "bye", 3), 0);
+    http_stream_end(st);
+    assert_int_equal(http_stream_write(st, "late", 4), ERR_IO);
+    pthread_join(th, NULL);
+    assert_int_equal(j.r.status, 200);
+    assert_int_equal(j.r.body_len, 15);
+    assert_memory_equal(j.r.body, "hello;world;bye", 15);
+    assert_string_equal(reply_header(&j.r, "Content-Type"), "text/event-stream");
+    assert_null(reply_header(&j.r, "Content-Encoding"));
+    assert_string_equal(reply_header(&j.r, "Cache-Control"), "no-cache");
+    assert_string_equal(reply_header(&j.r, "Access-Control-Allow-Origin"), "*");
+    reply_free(&j.r);
+    http_stream_release(st);
+}
+
+static void test_a_stream_over_its_bound_is_cut_off(void **state)
+{
+    struct fixture *f = *state;
+    struct stream_job j = {.port = f->port, .req = "GET /stream HTTP/1.0\r\n\r\n"};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, stream_client, &j), 0);
+    struct http_stream *st = wait_stream(f);
+    char big[65];
+    memset(big, 'x', sizeof big);
+    /* 64 bytes may wait unsent; 65 at once never fit. */
+    assert_int_equal(http_stream_write(st, big, sizeof big), ERR_FULL);
+    assert_false(http_stream_open(st));
+    assert_int_equal(http_stream_write(st, "a", 1), ERR_IO);
+    pthread_join(th, NULL); /* the client sees the connection end */
+    reply_free(&j.r);
+    http_stream_release(st);
+}
+
+static void test_stop_ends_open_streams_promptly(void **state)
+{
+    (void)state;
+    struct http_config cfg = {.listen = "127.0.0.1:0", .threads = 2};
+    struct fixture *f = fixture_start(&cfg);
+    struct stream_job j = {.port = f->port, .req = "GET /stream HTTP/1.0\r\n\r\n"};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, stream_client, &j), 0);
+    struct http_stream *st = wait_stream(f);
+    pause_ms(100);
+    double s0 = now_s();
+    http_server_stop(f->server);
+    assert_true(now_s() - s0 < 3.0);
+    pthread_join(th, NULL);
+    assert_int_equal(j.r.status, 200);
+    assert_false(http_stream_open(st));
+    assert_int_equal(http_stream_write(st, "a", 1), ERR_IO);
+    http_stream_release(st); /* the last reference: ASan sees it freed */
+    reply_free(&j.r);
+    free(f);
+}
+
 static void test_stop_lets_a_request_in_flight_finish(void **state)
 {
     (void)state;
@@ -1489,6 +1602,10 @@ int main(void)
         cmocka_unit_test(test_the_nul_scan_claims_nothing_it_cannot_tell),
         cmocka_unit_test_setup_teardown(test_header_lookup_ignores_case, setup, teardown),
         cmocka_unit_test_setup_teardown(test_header_bytes_sum_names_and_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_stream_sends_what_is_written_as_it_comes_never_gzipped,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_stream_over_its_bound_is_cut_off, setup, teardown),
+        cmocka_unit_test(test_stop_ends_open_streams_promptly),
         cmocka_unit_test_setup_teardown(test_every_response_carries_id_cors_and_vary, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_the_handler_sees_the_id_it_is_answered_with, setup,

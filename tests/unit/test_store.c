@@ -169,10 +169,10 @@ static void the_schema_is_versioned_and_migrations_are_idempotent(void **state)
     assert_int_equal(store_articles_put(f->s, &a, 1, NULL, &err), 0);
     /* Version 2 added the feeds tables (store/sqlite/feeds.c), version 3
      * the articles table's epoch (a random token, index/engine/), version
-     * 4 the deletion log (store/sqlite/delete.c), version 5 the alerts
-     * (store/sqlite/alerts.c). */
+     * 4 the deletion log (store/sqlite/delete.c), version 5 feeds.pages,
+     * version 6 the alerts (store/sqlite/alerts.c). */
     assert_int_equal(sql_int(f->db, "SELECT value FROM meta WHERE key = 'schema_version'", NULL),
-                     5);
+                     6);
     assert_int_equal(sql_int(f->db,
                              "SELECT count(*) FROM meta WHERE key = 'articles_epoch'"
                              " AND length(value) = 32",
@@ -195,7 +195,7 @@ static void the_schema_is_versioned_and_migrations_are_idempotent(void **state)
     assert_int_equal(store_open(&f->s, f->store, &err), 0);
     assert_int_equal(sql_int(f->db, objects, NULL), before);
     assert_int_equal(sql_int(f->db, "SELECT value FROM meta WHERE key = 'schema_version'", NULL),
-                     5);
+                     6);
     assert_int_equal(count_articles(f->s), 1);
 
     /* Running the migrations again keeps the epoch: an index on disk stays

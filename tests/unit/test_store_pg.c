@@ -679,7 +679,8 @@ static void feed_changes_behave_as_in_the_embedded_store(void **state)
                                  .language = "fr",
                                  .headline = -1,
                                  .enabled = -1,
-                                 .now = T0 + 20};
+                                 .now = T0 + 20,
+                                 .pages = "never"};
         assert_int_equal(store_feed_change(s, idb, &c2, &err), 0);
         /* Pause b: not due, not claimed, whatever the time. */
         struct feed_change pause = {.headline = -1, .enabled = 0, .now = T0 + 30};
@@ -712,6 +713,16 @@ static void feed_changes_behave_as_in_the_embedded_store(void **state)
         assert_string_equal(got.country, "fr");
         assert_string_equal(got.category, "sports");
         assert_string_equal(got.language, "fr");
+        assert_non_null(got.pages);
+        assert_string_equal(got.pages, "never");
+        /* Cleared: the crawler's setting again; unnamed fields keep. */
+        struct feed_change clear = {.headline = -1, .enabled = -1, .pages = ""};
+        assert_int_equal(store_feed_change(s, idb, &clear, &err), 0);
+        assert_int_equal(store_feed_get(s, &ar, idb, &got, &err), 0);
+        assert_null(got.pages);
+        assert_string_equal(got.language, "fr");
+        assert_int_equal(store_feed_get(s, &ar, ida, &got, &err), 0);
+        assert_null(got.pages);
         arena_release(&ar);
     }
     char s1[2048], s2[2048];

@@ -406,6 +406,42 @@ test("narrow screens get one column", async () => {
   await page.setViewportSize({ width: 1280, height: 900 });
 });
 
+test("the Live view puts new articles on top as they are stored", async () => {
+  await page.goto(base + "/");
+  await page.fill("#key", key);
+  await pickEndpoint("everything");
+  await page.fill("#q", "livewire");
+  await page.click("#live");
+  await page.waitForFunction(() => /waiting for new articles/.test(
+    document.getElementById("status").textContent), null, { timeout: TIMEOUT });
+  assert.equal(await page.getAttribute("#live", "aria-pressed"), "true");
+  const url = await page.textContent("#request-url");
+  assert.equal(url, `${base}/v2/everything/stream?q=livewire`);
+  const now = new Date();
+  now.setUTCMilliseconds(0);
+  const story = (n, word) => ({
+    source: { id: "reuters", name: null }, author: null,
+    title: `Story ${n}: ${word} update`, description: `Item ${n}.`,
+    url: `https://news.example.org/live/${n}`, urlToImage: null,
+    publishedAt: now.toISOString().replace(/\.\d{3}Z$/, "Z"), content: `Item ${n}.`,
+  });
+  // Three commits: two that match, one between them that does not.
+  for (const [n, word] of [[1, "livewire"], [2, "unrelated"], [3, "livewire"]]) {
+    const f = path.join(tmp, `live-${n}.jsonl`);
+    fs.writeFileSync(f, JSON.stringify(story(n, word)) + "\n");
+    cli("import", "--store", path.join(tmp, "store"), f);
+  }
+  await page.waitForFunction(() => document.querySelectorAll("#results article.card").length >= 2,
+                             null, { timeout: TIMEOUT });
+  await page.waitForTimeout(500);
+  assert.deepEqual(await cardTitles(), ["Story 3: livewire update", "Story 1: livewire update"]);
+  assert.match(await page.textContent("#status"), /Live: 2 new articles/);
+  await shot("live");
+  await page.click("#live");
+  assert.equal(await page.getAttribute("#live", "aria-pressed"), "false");
+  assert.match(await page.textContent("#status"), /stopped/);
+});
+
 test("nothing was blocked by the CSP and nothing was fetched from elsewhere", async () => {
   const violations = await page.evaluate(() => window.__csp || []);
   assert.deepEqual(violations.concat(cspViolations), []);

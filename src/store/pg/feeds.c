@@ -19,12 +19,12 @@
     "id, url, source_id, country, category, language, headline, title, site_url, etag,"            \
     " last_modified, last_status, last_error, last_fetch_at, last_success_at,"                     \
     " last_new_item_at, next_fetch_at, interval_s, consecutive_errors, items_last,"                \
-    " items_total, enabled, created_at"
+    " items_total, enabled, created_at, pages"
 
 static const struct pg_sql sql_add = {
     PG_ST_FEED_ADD, "INSERT INTO feeds(url, source_id, country, category, language, headline,"
-                    " interval_s, enabled, created_at, next_fetch_at)"
-                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id"};
+                    " interval_s, enabled, created_at, next_fetch_at, pages)"
+                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id"};
 static const struct pg_sql sql_list = {PG_ST_FEEDS_LIST,
                                        "SELECT " FEED_COLUMNS " FROM feeds ORDER BY id"};
 static const struct pg_sql sql_get = {PG_ST_FEED_GET,
@@ -39,7 +39,7 @@ static const struct pg_sql sql_claim = {
 static const struct pg_sql sql_schedule = {PG_ST_FEED_SCHEDULE,
                                            "UPDATE feeds SET next_fetch_at = $2 WHERE id = $1"};
 /* $-numbers: 1 id, 2 interval, 3 country, 4 category, 5 language,
- * 6 headline (-1 keeps), 7 enabled (-1 keeps), 8 now; as in the embedded
+ * 6 headline (-1 keeps), 7 enabled (-1 keeps), 8 now, 9 pages; as in the embedded
  * store (sqlite/feeds.c), every expression reads the row as it was. */
 static const struct pg_sql sql_change = {
     PG_ST_FEED_CHANGE,
@@ -54,7 +54,9 @@ static const struct pg_sql sql_change = {
     "  ELSE $4::text END,"
     " language = coalesce($5::text, language),"
     " headline = CASE WHEN $6::int >= 0 THEN $6::int = 1 ELSE headline END,"
-    " enabled = CASE WHEN $7::int >= 0 THEN $7::int = 1 ELSE enabled END"
+    " enabled = CASE WHEN $7::int >= 0 THEN $7::int = 1 ELSE enabled END,"
+    " pages = CASE WHEN $9::text IS NULL THEN pages WHEN $9::text = '' THEN NULL"
+    "  ELSE $9::text END"
     " WHERE id = $1"};
 /* $-numbers: 1 id, 2 fetched_at, 3 status, 4 error, 5 new validators,
  * 6 etag, 7 last_modified, 8 title, 9 site_url, 10 items, 11 new_items,
@@ -118,6 +120,8 @@ static int feed_row(struct arena *a, const PGresult *r, int i, void *item)
     out->items_total = store_pg_get_int(r, i, 20);
     out->enabled = store_pg_get_bool(r, i, 21);
     out->created_at = store_pg_get_int(r, i, 22);
+    if (rc == 0)
+        rc = store_pg_get_str(a, r, i, 23, &out->pages);
     return rc;
 }
 
@@ -153,6 +157,7 @@ int store_pg_feed_add(struct store_backend *b, const struct feed_record *f, int6
     store_pg_param_bool(&p, f->enabled);
     store_pg_param_int(&p, created);
     store_pg_param_int(&p, f->next_fetch_at ? f->next_fetch_at : created);
+    store_pg_param_text(&p, f->pages && f->pages[0] ? f->pages : NULL);
     rc = store_pg_write(s, &sql_add, &p, NULL, &r, err);
     if (rc == ERR_EXISTS) {
         char shown[ERR_MSG_MAX];
@@ -215,6 +220,7 @@ int store_pg_feed_change(struct store_backend *b, int64_t id, const struct feed_
     store_pg_param_int(&p, c->headline);
     store_pg_param_int(&p, c->enabled);
     store_pg_param_int(&p, c->now);
+    store_pg_param_text(&p, c->pages);
     int rc = store_pg_write((struct store_pg *)b, &sql_change, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
         rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);

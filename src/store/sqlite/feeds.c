@@ -16,7 +16,7 @@
     "id, url, source_id, country, category, language, headline, title, site_url, etag,"            \
     " last_modified, last_status, last_error, last_fetch_at, last_success_at,"                     \
     " last_new_item_at, next_fetch_at, interval_s, consecutive_errors, items_last,"                \
-    " items_total, enabled, created_at"
+    " items_total, enabled, created_at, pages"
 
 /* A two-letter column value into a char[3] ("" when it is not 2 bytes). */
 static void column_code(sqlite3_stmt *st, int i, char out[3])
@@ -66,6 +66,8 @@ static int feed_row(struct arena *a, sqlite3_stmt *st, struct feed_record *out)
     out->items_total = sqlite3_column_int64(st, 20);
     out->enabled = sqlite3_column_int(st, 21) != 0;
     out->created_at = sqlite3_column_int64(st, 22);
+    if (rc == 0)
+        rc = store_sqlite_column_dup(a, st, 23, &out->pages);
     return rc;
 }
 
@@ -100,8 +102,8 @@ int store_sqlite_feed_add(struct store_backend *b, const struct feed_record *f, 
     rc = store_sqlite_write(
         s->writer,
         "INSERT INTO feeds(url, source_id, country, category, language,"
-        " headline, interval_s, enabled, created_at, next_fetch_at)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        " headline, interval_s, enabled, created_at, next_fetch_at, pages)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(f->url),
                           STORE_SQLITE_TEXT(f->source_id && f->source_id[0] ? f->source_id : NULL),
                           STORE_SQLITE_CODE(f->country),
@@ -109,7 +111,8 @@ int store_sqlite_feed_add(struct store_backend *b, const struct feed_record *f, 
                           STORE_SQLITE_CODE(f->language), STORE_SQLITE_INT(f->headline ? 1 : 0),
                           STORE_SQLITE_INT(interval), STORE_SQLITE_INT(f->enabled ? 1 : 0),
                           STORE_SQLITE_INT(created),
-                          STORE_SQLITE_INT(f->next_fetch_at ? f->next_fetch_at : created)),
+                          STORE_SQLITE_INT(f->next_fetch_at ? f->next_fetch_at : created),
+                          STORE_SQLITE_TEXT(f->pages && f->pages[0] ? f->pages : NULL)),
         NULL, err);
     if (rc == ERR_EXISTS)
         {
@@ -170,7 +173,7 @@ int store_sqlite_feed_change(struct store_backend *b, int64_t id, const struct f
 
     pthread_mutex_lock(&s->write_lock);
     /* ?-numbers: 1 id, 2 interval, 3 country, 4 category, 5 language,
-     * 6 headline, 7 enabled, 8 now. Every expression reads the row as it
+     * 6 headline, 7 enabled, 8 now, 9 pages. Every expression reads the row as it
      * was: "enabled = 0" is the feed's state before this change. */
     rc = store_sqlite_write(
         s->writer,
@@ -183,12 +186,14 @@ int store_sqlite_feed_change(struct store_backend *b, int64_t id, const struct f
         " category = CASE WHEN ?4 IS NULL THEN category WHEN ?4 = '' THEN NULL ELSE ?4 END,"
         " language = coalesce(?5, language),"
         " headline = CASE WHEN ?6 >= 0 THEN ?6 ELSE headline END,"
-        " enabled = CASE WHEN ?7 >= 0 THEN ?7 ELSE enabled END"
+        " enabled = CASE WHEN ?7 >= 0 THEN ?7 ELSE enabled END,"
+        " pages = CASE WHEN ?9 IS NULL THEN pages WHEN ?9 = '' THEN NULL ELSE ?9 END"
         " WHERE id = ?1",
         STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_INT(c->interval_s),
                           STORE_SQLITE_TEXT(c->country), STORE_SQLITE_TEXT(c->category),
                           STORE_SQLITE_TEXT(c->language), STORE_SQLITE_INT(c->headline),
-                          STORE_SQLITE_INT(c->enabled), STORE_SQLITE_INT(c->now)),
+                          STORE_SQLITE_INT(c->enabled), STORE_SQLITE_INT(c->now),
+                          STORE_SQLITE_TEXT(c->pages)),
         &changes, err);
     if (rc == 0 && changes == 0)
         rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);

@@ -33,7 +33,7 @@ struct store_rows {
 
 #define ROW_COLUMNS                                                                                \
     "id, seq, published_at, title, description, content, language, meta_terms, source_id,"         \
-    " canonical_url, source_name, author, url, url_to_image"
+    " canonical_url, source_name, author, url, url_to_image, ingested_at"
 
 static int reader_wrap(struct store_reader **out, sqlite3 *db, struct err *err)
 {
@@ -307,6 +307,7 @@ static void row_read(sqlite3_stmt *st, struct store_row *row)
     row->author = (const char *)sqlite3_column_text(st, 11);
     row->url = (const char *)sqlite3_column_text(st, 12);
     row->url_to_image = (const char *)sqlite3_column_text(st, 13);
+    row->ingested_at = sqlite3_column_int64(st, 14);
 }
 
 /* One step of the cursor's statement: 1 with the row, 0 at its end. */

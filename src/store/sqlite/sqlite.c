@@ -26,7 +26,8 @@
  * Version 4 (delete.c): article_deletions  seq → id of each article
  *               deleted (store_articles_delete), for the indexes that
  *               follow the file (store/log.h store_reader_deletions).
- * Version 5 (alerts.c; ids never reused: a delivery names its alert):
+ * Version 5 (feeds.c): feeds.pages, a feed's page-fetch setting.
+ * Version 6 (alerts.c; ids never reused: a delivery names its alert):
  *   alerts      saved searches POSTed to a webhook: the owning key, the
  *               query (JSON), webhook, secret, the cursor in the article
  *               log, the lease (owner, until)
@@ -110,8 +111,12 @@ static const char schema_v4[] =
     "CREATE TABLE IF NOT EXISTS article_deletions("
     " seq INTEGER PRIMARY KEY, id INTEGER NOT NULL, deleted_at INTEGER NOT NULL DEFAULT 0);";
 
+/* Per feed, which new items get their page fetched (NULL: the crawler's
+ * setting; ingest/crawl.h). */
+static const char schema_v5[] = "ALTER TABLE feeds ADD COLUMN pages TEXT;";
+
 /* clang-format off */
-static const char schema_v5[] =
+static const char schema_v6[] =
     "CREATE TABLE IF NOT EXISTS alerts("
     " id INTEGER PRIMARY KEY AUTOINCREMENT,"
     " key_id INTEGER NOT NULL REFERENCES keys(id) ON DELETE CASCADE,"
@@ -127,7 +132,8 @@ static const char schema_v5[] =
     " created_ms INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(alert_id, seq)) WITHOUT ROWID;";
 /* clang-format on */
 
-static const char *const migrations[] = {schema_v1, schema_v2, schema_v3, schema_v4, schema_v5};
+static const char *const migrations[] = {schema_v1, schema_v2, schema_v3, schema_v4, schema_v5,
+                                         schema_v6};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
 int store_sqlite_begin(struct store_sqlite *s, struct err *err)

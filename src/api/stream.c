@@ -1,0 +1,300 @@
+/* GET /v2/everything/stream (docs/api.md "Live streams"): the filters of
+ * /v2/everything, answered as Server-Sent Events — one `event: article`
+ * per newly stored or updated matching article, `id:` its seq, `data:`
+ * its NewsAPI JSON on one line — from the live hub (push/live.h) through
+ * a streamed response (http/http.h). Also the per-key count of open
+ * streams that the plan's `streams` limits (on this node). */
+#include "api/internal.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "index/match.h"
+#include "util/log.h"
+#include "util/metrics.h"
+
+#include "util/banned.h"
+
+#define STREAM_CONTENT_TYPE "text/event-stream; charset=utf-8"
+
+/* ---- open streams per key ---------------------------------------------------- */
+
+struct api_stream_count {
+    int64_t key_id;
+    int64_t n;
+};
+
+/* Take one of the key's streams when fewer than limit are open (0: no
+ * limit). false when it has them all (or on OOM: the table cannot grow). */
+static bool streams_take(struct api *api, int64_t key_id, int64_t limit)
+{
+    bool ok = false;
+    pthread_mutex_lock(&api->streams_lock);
+    size_t i;
+    for (i = 0; i < api->n_stream_counts; i++)
+        if (api->stream_counts[i].key_id == key_id)
+            break;
+    if (i == api->n_stream_counts) {
+        if (api->n_stream_counts == api->cap_stream_counts) {
+            size_t cap = api->cap_stream_counts ? api->cap_stream_counts * 2 : 16;
+            struct api_stream_count *p = realloc(api->stream_counts, cap * sizeof *p);
+            if (!p)
+                goto out;
+            api->stream_counts = p;
+            api->cap_stream_counts = cap;
+        }
+        api->stream_counts[api->n_stream_counts++] = (struct api_stream_count){key_id, 0};
+    }
+    if (limit > 0 && api->stream_counts[i].n >= limit)
+        goto out;
+    api->stream_counts[i].n++;
+    ok = true;
+out:
+    pthread_mutex_unlock(&api->streams_lock);
+    return ok;
+}
+
+static void streams_give_back(struct api *api, int64_t key_id)
+{
+    pthread_mutex_lock(&api->streams_lock);
+    for (size_t i = 0; i < api->n_stream_counts; i++) {
+        if (api->stream_counts[i].key_id != key_id)
+            continue;
+        if (--api->stream_counts[i].n <= 0) /* keys with none open leave the table */
+            api->stream_counts[i] = api->stream_counts[--api->n_stream_counts];
+        break;
+    }
+    pthread_mutex_unlock(&api->streams_lock);
+}
+
+/* ---- the hub's sink: SSE into the streamed response ---------------------------- */
+
+struct stream_sub {
+    struct api *api;
+    struct http_stream *st;
+    int64_t key_id;
+};
+
+static struct metric *slow_metric(void)
+{
+    /* Registered once; later calls return the same handle. */
+    return metrics_counter("newsd_stream_slow_disconnects_total",
+                           "Live streams cut off because their client did not read what was "
+                           "sent (the per-stream buffer filled).");
+}
+
+void api_stream_metrics_init(void)
+{
+    slow_metric();
+}
+
+/* A write's outcome for the hub: a full buffer is a client too slow. */
+static int sink_result(struct stream_sub *s, int rc)
+{
+    if (rc == ERR_FULL) {
+        metrics_add(slow_metric(), 1);
+        log_info("live stream of key %" PRId64 ": client too slow to read, disconnected",
+                 s->key_id);
+    }
+    if (rc < 0)
+        return -1;
+    return http_stream_pending(s->st) > s->api->cfg.stream_buffer_bytes / 2 ? PUSH_LIVE_SLOW : 0;
+}
+
+static int sink_article(void *ctx, int64_t seq, const char *json, size_t len)
+{
+    struct stream_sub *s = ctx;
+    char head[64];
+    int n = snprintf(head, sizeof head, "id: %" PRId64 "\nevent: article\ndata: ", seq);
+    /* One write: a frame is sent whole or not at all. */
+    size_t total = (size_t)n + len + 2;
+    char *frame = malloc(total);
+    if (!frame)
+        return -1;
+    memcpy(frame, head, (size_t)n);
+    memcpy(frame + n, json, len);
+    memcpy(frame + n + len, "\n\n", 2);
+    int rc = http_stream_write(s->st, frame, total);
+    free(frame);
+    return sink_result(s, rc);
+}
+
+static int sink_idle(void *ctx)
+{
+    struct stream_sub *s = ctx;
+    static const char ka[] = ": keep-alive\n\n";
+    return sink_result(s, http_stream_write(s->st, ka, sizeof ka - 1));
+}
+
+static bool sink_alive(void *ctx)
+{
+    struct stream_sub *s = ctx;
+    return http_stream_open(s->st);
+}
+
+static void sink_release(void *ctx)
+{
+    struct stream_sub *s = ctx;
+    http_stream_end(s->st);
+    http_stream_release(s->st);
+    streams_give_back(s->api, s->key_id);
+    free(s);
+}
+
+static const struct push_live_sink sse_sink = {
+    .article = sink_article,
+    .idle = sink_idle,
+    .alive = sink_alive,
+    .release = sink_release,
+};
+
+/* ---- the request ------------------------------------------------------------- */
+
+/* /v2/everything's paging, ordering and date window mean nothing to a
+ * stream of what comes: refused rather than silently ignored, so that a
+ * client reusing its search's parameters learns they do not apply. */
+static int refuse_search_params(struct api_call *c)
+{
+    static const char *const names[][2] = {{"from", "from"},
+                                           {"to", "to"},
+                                           {"sortby", "sortBy"},
+                                           {"page", "page"},
+                                           {"pagesize", "pageSize"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (api_param(c, names[i][0]))
+            return api_fail(c, API_ERR_PARAMETER_INVALID,
+                            "The %s param is not supported on the /everything/stream endpoint: a "
+                            "stream sends articles as they are stored, newest last.",
+                            names[i][1]);
+    return 0;
+}
+
+/* The position to resume after: the Last-Event-ID header (what an
+ * EventSource sends when it reconnects), else the lastEventId parameter.
+ * *pos -1 when neither is given. */
+static int get_position(struct api_call *c, int64_t *pos)
+{
+    *pos = -1;
+    const char *v = http_request_header(c->req, "Last-Event-ID");
+    const char *name = "Last-Event-ID header";
+    if (!v || !*v) {
+        v = api_param(c, "lasteventid");
+        name = "lastEventId parameter";
+    }
+    if (!v || !*v)
+        return 0;
+    int64_t n = 0;
+    size_t len = strlen(v);
+    bool ok = len > 0 && len <= 18;
+    for (size_t i = 0; ok && i < len; i++) {
+        ok = v[i] >= '0' && v[i] <= '9';
+        n = n * 10 + (v[i] - '0');
+    }
+    if (!ok)
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "The %s must be the id of an event this stream sent (a whole number).",
+                        name);
+    *pos = n;
+    return 0;
+}
+
+/* A 200 stream holding one `event: error`, then closed. */
+static void respond_error_event(struct api_call *c, enum api_error e, const char *message)
+{
+    struct http_response tmp = {0};
+    api_error_respond(&tmp, e, message, c->req->request_id);
+    struct buf b;
+    buf_init(&b, 0);
+    buf_puts(&b, "event: error\ndata: ");
+    buf_append(&b, tmp.body ? tmp.body : "", tmp.body ? tmp.len : 0);
+    buf_puts(&b, "\n\n");
+    free(tmp.body);
+    api_respond_rendered(c, &b);
+    c->resp->content_type = STREAM_CONTENT_TYPE;
+    /* The end of the body must end the stream for the client: close. */
+    http_response_add_header(c->resp, "Connection", "close");
+}
+
+void api_everything_stream(struct api_call *c)
+{
+    struct api *api = c->api;
+    struct index_request req = {.from = INT64_MIN, .to = INT64_MAX};
+    struct index_matcher *m = NULL;
+    struct http_stream *st = NULL;
+    struct stream_sub *sub = NULL;
+    struct err err;
+    int64_t pos;
+    int rc;
+    err_clear(&err);
+    if (refuse_search_params(c) < 0 || api_everything_filters(c, &req) < 0 ||
+        api_get_language(c, &req.language) < 0 || get_position(c, &pos) < 0 ||
+        api_check_plan(c, 1, 1, &req.from, false, &req.to) < 0)
+        return;
+    if (!api->live) {
+        api_fail(c, API_ERR_UNAVAILABLE, "Live streams are not available on this server.");
+        return;
+    }
+    if (!strcmp(c->req->method, "HEAD")) { /* the headers a GET would get, no stream */
+        c->resp->status = 200;
+        c->resp->content_type = STREAM_CONTENT_TYPE;
+        return;
+    }
+    if (!streams_take(api, c->auth.key_id, c->auth.plan.streams)) {
+        api_fail(c, API_ERR_TOO_MANY_STREAMS,
+                 "You have too many streams open at once: your plan allows %" PRId64
+                 ". Close one and try again.",
+                 c->auth.plan.streams);
+        return;
+    }
+    c->searched = true; /* the stream counts as one request, however it ends */
+    if (pos >= 0) {
+        bool expired = false;
+        if ((rc = push_live_position_check(api->live, pos, c->now, &expired, &err)) < 0)
+            goto fail;
+        if (expired) {
+            streams_give_back(api, c->auth.key_id);
+            respond_error_event(c, API_ERR_STREAM_POSITION_EXPIRED,
+                                "This stream position is older than the server's replay "
+                                "window; open a new stream (without Last-Event-ID) and use "
+                                "/v2/everything for what was missed.");
+            return;
+        }
+    } else if ((rc = push_live_head(api->live, &pos, &err)) < 0) {
+        goto fail;
+    }
+    if ((rc = index_matcher_new(&m, &req, &err)) < 0 ||
+        (rc = http_stream_new(&st, api->cfg.stream_buffer_bytes, &err)) < 0)
+        goto fail;
+    /* A first line at once, so that clients and proxies see the stream open. */
+    static const char hello[] = ": newsd live stream\n\n";
+    if ((rc = http_stream_write(st, hello, sizeof hello - 1)) < 0)
+        goto fail;
+    if (!(sub = malloc(sizeof *sub))) {
+        rc = err_set(&err, ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    *sub = (struct stream_sub){.api = api, .st = st, .key_id = c->auth.key_id};
+    /* One reference for the server, ours for the hub (sink_release). */
+    c->resp->stream = http_stream_ref(st);
+    c->resp->status = 200;
+    c->resp->content_type = STREAM_CONTENT_TYPE;
+    rc = push_live_subscribe(api->live, m, pos, &sse_sink, sub, &err);
+    m = NULL; /* taken */
+    if (rc < 0) {
+        http_stream_end(st);
+        http_stream_release(c->resp->stream);
+        c->resp->stream = NULL;
+        free(sub);
+        goto fail;
+    }
+    return;
+fail:
+    index_matcher_free(m);
+    http_stream_release(st);
+    streams_give_back(api, c->auth.key_id);
+    log_error("request %s: cannot open a live stream: %s", c->req->request_id, err_msg(&err, rc));
+    api_fail(c, rc == ERR_NOMEM ? API_ERR_UNEXPECTED : API_ERR_UNAVAILABLE, NULL);
+}
