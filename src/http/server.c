@@ -2,9 +2,10 @@
  *
  * A request's life: MHD reads the request line and calls on_uri with the
  * raw target, where we allocate its struct req (MHD hands it back as
- * *req_cls) and count it active; on_request sees the headers, drains any
- * body, then suspends the connection and puts the request at the end of
- * the work queue; a worker thread takes requests in arrival order, runs
+ * *req_cls) and count it active; on_request sees the headers, reads the
+ * body of a request whose path takes one (http_config.body_limit; any
+ * other announced body is answered at once, unread), then suspends the
+ * connection and puts the request at the end of the work queue; a worker thread takes requests in arrival order, runs
  * the handler, builds the MHD response (gzip included) and resumes the
  * connection; on_request is called again and queues the response;
  * on_completed writes the access log line, frees the req and counts it
