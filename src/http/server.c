@@ -5,9 +5,9 @@
  * *req_cls) and count it active; on_request sees the headers, reads the
  * body of a request whose path takes one (http_config.body_limit; any
  * other announced body is answered at once, unread), then suspends the
- * connection and puts the request at the end of the work queue; a worker thread takes requests in arrival order, runs
- * the handler, builds the MHD response (gzip included) and resumes the
- * connection; on_request is called again and queues the response;
+ * connection and puts the request at the end of the work queue; a worker
+ * thread takes requests in arrival order, runs the handler, builds the MHD
+ * response (gzip included) and resumes the connection; on_request is called again and queues the response;
  * on_completed writes the access log line, frees the req and counts it
  * done.
  *

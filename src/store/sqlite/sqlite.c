@@ -132,8 +132,8 @@ static const char schema_v6[] =
     " created_ms INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(alert_id, seq)) WITHOUT ROWID;";
 /* clang-format on */
 
-static const char *const migrations[] = {schema_v1, schema_v2, schema_v3, schema_v4, schema_v5,
-                                         schema_v6};
+static const char *const migrations[] = {schema_v1, schema_v2, schema_v3,
+                                         schema_v4, schema_v5, schema_v6};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
 int store_sqlite_begin(struct store_sqlite *s, struct err *err)
