@@ -7,9 +7,9 @@
  * other announced body is answered at once, unread), then suspends the
  * connection and puts the request at the end of the work queue; a worker
  * thread takes requests in arrival order, runs the handler, builds the MHD
- * response (gzip included) and resumes the connection; on_request is called again and queues the response;
- * on_completed writes the access log line, frees the req and counts it
- * done.
+ * response (gzip included) and resumes the connection; on_request is
+ * called again and queues the response; on_completed writes the access
+ * log line, frees the req and counts it done.
  *
  * MHD does not call on_completed for every request that reached on_uri:
  * when it gives up on a request itself (its per-connection pool ran out,
