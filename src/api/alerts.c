@@ -47,7 +47,11 @@ static void alert_write(struct jw *w, const struct alert_record *r)
     jw_obj_end(w);
 }
 
-static void respond_alert(struct api_call *c, const struct alert_record *r, int status)
+/* {"status":"ok","alert":{…}} for one alert (one), else
+ * {"status":"ok","totalResults":n,"alerts":[…]}; the HTTP status is
+ * status unless rendering failed. */
+static void respond_alerts(struct api_call *c, const struct alert_record *list, size_t n, bool one,
+                           int status)
 {
     struct buf b;
     struct jw w;
@@ -56,8 +60,18 @@ static void respond_alert(struct api_call *c, const struct alert_record *r, int 
     jw_obj_begin(&w);
     jw_key(&w, "status");
     jw_str(&w, "ok");
-    jw_key(&w, "alert");
-    alert_write(&w, r);
+    if (one) {
+        jw_key(&w, "alert");
+        alert_write(&w, list);
+    } else {
+        jw_key(&w, "totalResults");
+        jw_uint(&w, n);
+        jw_key(&w, "alerts");
+        jw_arr_begin(&w);
+        for (size_t i = 0; i < n; i++)
+            alert_write(&w, &list[i]);
+        jw_arr_end(&w);
+    }
     jw_obj_end(&w);
     api_respond_rendered(c, &b);
     if (c->resp->status == 200)
@@ -120,7 +134,7 @@ static void alerts_create(struct api_call *c)
     int store_rc = 0;
     err_clear(&err);
     if (api_alert_add_call(c, c->auth.key_id, c->auth.plan.alerts, &r, &store_rc, &err) == 0)
-        respond_alert(c, &r, 201);
+        respond_alerts(c, &r, 1, true, 201);
     else if (store_rc < 0)
         fail_store(c, store_rc, &err);
 }
@@ -136,22 +150,7 @@ static void alerts_list(struct api_call *c)
         fail_store(c, rc, &err);
         return;
     }
-    struct buf b;
-    struct jw w;
-    buf_init(&b, LIMIT_RESPONSE_BYTES);
-    jw_init(&w, &b);
-    jw_obj_begin(&w);
-    jw_key(&w, "status");
-    jw_str(&w, "ok");
-    jw_key(&w, "totalResults");
-    jw_uint(&w, n);
-    jw_key(&w, "alerts");
-    jw_arr_begin(&w);
-    for (size_t i = 0; i < n; i++)
-        alert_write(&w, &list[i]);
-    jw_arr_end(&w);
-    jw_obj_end(&w);
-    api_respond_rendered(c, &b);
+    respond_alerts(c, list, n, false, 200);
 }
 
 void api_alerts(struct api_call *c)
@@ -210,7 +209,7 @@ void api_alert(struct api_call *c, const char *segment)
     }
     for (size_t i = 0; i < n; i++) {
         if (list[i].id == id) {
-            respond_alert(c, &list[i], 200);
+            respond_alerts(c, &list[i], 1, true, 200);
             return;
         }
     }
