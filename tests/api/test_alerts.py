@@ -22,7 +22,7 @@ from webhook import Receiver, check_deliveries
 ALERTS = "/v2/alerts"
 EV = "/v2/everything"
 # Short leases and retries so that a restart and a failing webhook take
-# seconds, not minutes (the defaults: 10 s lease, 1 s .. 10 min backoff).
+# seconds, not minutes (the defaults: 30 s lease, 1 s .. 10 min backoff).
 FAST = {"NEWSD_ALERTS_LEASE_MS": "1500", "NEWSD_ALERTS_RETRY_MIN_MS": "200",
         "NEWSD_ALERTS_RETRY_MAX_MS": "800"}
 
