@@ -25,6 +25,7 @@ static const struct cmd_entry {
     {"index", cmd_index, "index verify: check the search index against the articles"},
     {"backup", cmd_backup, "a consistent copy of the store, taken while newsd runs"},
     {"articles", cmd_articles, "delete articles (by date, source, URL); compact the store"},
+    {"alerts", cmd_alerts, "list, add, remove webhook alerts (saved searches)"},
 };
 
 static void usage(FILE *f)

@@ -33,7 +33,8 @@ int api_new(struct api **out, struct store *s, struct index *idx, struct auth *a
                                   .replay_window_s = api->cfg.stream_replay_window_s};
     struct err lerr;
     err_clear(&lerr);
-    int lrc = push_live_new(&api->live, index_log(idx), &lc, &lerr);
+    /* An api without an index (`newsd alerts add`'s) has no streams. */
+    int lrc = idx ? push_live_new(&api->live, index_log(idx), &lc, &lerr) : 0;
     if (lrc < 0) /* searches need no streams: answer those 503 and go on */
         log_warn("live streams unavailable: %s", err_msg(&lerr, lrc));
     if (api->cfg.live_window_seconds <= 0)
@@ -77,6 +78,9 @@ enum route {
     ROUTE_WEB_CSS,
     ROUTE_OPENAPI,
     ROUTE_METRICS,
+    /* webhook alerts (issue 17): the list, and one alert by id */
+    ROUTE_ALERTS,
+    ROUTE_ALERT,
 };
 
 /* Every path newsd answers (404 routeNotFound for the rest). */
@@ -96,21 +100,48 @@ static const struct {
     {"/style.css", ROUTE_WEB_CSS},
     {"/v2/openapi.json", ROUTE_OPENAPI},
     {"/metrics", ROUTE_METRICS},
+    {"/v2/alerts", ROUTE_ALERTS},
 };
 #define N_ROUTES (sizeof routes / sizeof routes[0])
 
-/* Match the path after the optional newsapi.org prefix (the npm client can
- * only be redirected that way) and one optional trailing slash. */
-static enum route route_of(const char *path)
+#define ALERT_PREFIX "/v2/alerts/"
+
+/* The path after the optional newsapi.org prefix (the npm client can only
+ * be redirected that way). */
+static const char *path_unprefixed(const char *path)
 {
     static const char *const prefixes[] = {"/https://newsapi.org", "/http://newsapi.org"};
     for (size_t i = 0; i < 2; i++) {
         size_t n = strlen(prefixes[i]);
-        if (!strncmp(path, prefixes[i], n) && (path[n] == '/' || path[n] == '\0')) {
-            path += n;
-            break;
-        }
+        if (!strncmp(path, prefixes[i], n) && (path[n] == '/' || path[n] == '\0'))
+            return path + n;
     }
+    return path;
+}
+
+/* /v2/alerts/ID (one optional trailing slash): ID's length, 0 when path is
+ * not such a path. */
+static size_t alert_segment(const char *path, const char **seg)
+{
+    path = path_unprefixed(path);
+    size_t n = strlen(ALERT_PREFIX);
+    if (strncmp(path, ALERT_PREFIX, n))
+        return 0;
+    *seg = path + n;
+    size_t len = strlen(*seg);
+    if (len > 0 && (*seg)[len - 1] == '/')
+        len--;
+    return len > 0 && !memchr(*seg, '/', len) ? len : 0;
+}
+
+/* Match the path after the optional newsapi.org prefix and one optional
+ * trailing slash. */
+static enum route route_of(const char *path)
+{
+    const char *seg;
+    if (alert_segment(path, &seg))
+        return ROUTE_ALERT;
+    path = path_unprefixed(path);
     size_t len = strlen(path);
     if (len > 1 && path[len - 1] == '/')
         len--;
@@ -385,6 +416,9 @@ static enum metrics_endpoint metrics_endpoint_of(enum route route)
         return METRICS_EP_OPENAPI;
     case ROUTE_METRICS:
         return METRICS_EP_METRICS;
+    case ROUTE_ALERTS:
+    case ROUTE_ALERT:
+        return METRICS_EP_ALERTS;
     case ROUTE_NONE:
         break;
     }
@@ -395,7 +429,44 @@ static enum metrics_endpoint metrics_endpoint_of(enum route route)
 static bool route_takes_key(enum route route)
 {
     return route == ROUTE_EVERYTHING || route == ROUTE_STREAM || route == ROUTE_TOP_HEADLINES ||
-           route == ROUTE_SOURCES;
+           route == ROUTE_SOURCES || route == ROUTE_ALERTS || route == ROUTE_ALERT;
+}
+
+/* The methods a route answers (the Allow header of its 405). Only the
+ * alerts change anything: every other route is GET and HEAD. */
+static const char *route_methods(enum route route)
+{
+    switch (route) {
+    case ROUTE_ALERTS:
+        return "GET, HEAD, POST, OPTIONS";
+    case ROUTE_ALERT:
+        return "GET, HEAD, DELETE, OPTIONS";
+    default:
+        return "GET, HEAD, OPTIONS";
+    }
+}
+
+static bool route_allows(enum route route, const char *method)
+{
+    if (!strcmp(method, "GET") || !strcmp(method, "HEAD"))
+        return true;
+    return (route == ROUTE_ALERTS && !strcmp(method, "POST")) ||
+           (route == ROUTE_ALERT && !strcmp(method, "DELETE"));
+}
+
+static int fail_method(struct api_call *c, enum route route)
+{
+    const char *allow = route_methods(route);
+    http_response_add_header(c->resp, "Allow", allow);
+    if (route != ROUTE_ALERTS && route != ROUTE_ALERT)
+        return api_fail(c, API_ERR_METHOD_NOT_ALLOWED, NULL);
+    return api_fail(c, API_ERR_METHOD_NOT_ALLOWED, "This method is not allowed. Use %.40s.", allow);
+}
+
+size_t api_body_limit(const char *method, const char *path, void *ctx)
+{
+    (void)ctx;
+    return !strcmp(method, "POST") && route_of(path) == ROUTE_ALERTS ? LIMIT_ALERT_BODY_BYTES : 0;
 }
 
 /* Answer a route of the NewsAPI interface, the key checked. */
@@ -416,6 +487,19 @@ static void respond_keyed(struct api_call *c, enum route route)
     case ROUTE_SOURCES:
         api_sources(c);
         break;
+    case ROUTE_ALERTS:
+        api_alerts(c);
+        break;
+    case ROUTE_ALERT: {
+        const char *seg = NULL;
+        size_t len = alert_segment(c->req->path, &seg);
+        const char *id = arena_strndup(&c->arena, seg, len);
+        if (id)
+            api_alert(c, id);
+        else
+            api_fail(c, API_ERR_UNEXPECTED, NULL);
+        break;
+    }
     default:
         api_fail(c, API_ERR_ROUTE_NOT_FOUND, NULL);
     }
@@ -470,10 +554,13 @@ void api_handle(const struct http_request *req, struct http_response *resp, void
     arena_init(&c.arena, LIMIT_REQUEST_ARENA_BYTES);
 
     if (req->body_announced) {
-        /* Called on the I/O thread (http.h): answer, never run. */
-        if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
-            http_response_add_header(resp, "Allow", "GET, HEAD, OPTIONS");
-            api_fail(&c, API_ERR_METHOD_NOT_ALLOWED, NULL);
+        /* Called on the I/O thread (http.h): answer, never run. A POST to
+         * /v2/alerts whose body was not read was too large (or chunked). */
+        enum route r = route_of(req->path);
+        if (r == ROUTE_ALERTS && !strcmp(req->method, "POST")) {
+            api_fail(&c, API_ERR_BODY_TOO_LARGE, NULL);
+        } else if (!route_allows(r, req->method)) {
+            fail_method(&c, r);
         } else {
             api_fail(&c, API_ERR_BODY_NOT_ALLOWED, NULL);
         }
@@ -501,9 +588,8 @@ void api_handle(const struct http_request *req, struct http_response *resp, void
         api_fail(&c, API_ERR_ROUTE_NOT_FOUND, NULL);
         goto out;
     }
-    if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
-        http_response_add_header(resp, "Allow", "GET, HEAD, OPTIONS");
-        api_fail(&c, API_ERR_METHOD_NOT_ALLOWED, NULL);
+    if (!route_allows(route, req->method)) {
+        fail_method(&c, route);
         goto out;
     }
     if (!route_takes_key(route)) {

@@ -44,6 +44,11 @@
       "The request headers are too large. The limit is 16 KiB.")                                   \
     X(API_ERR_BODY_NOT_ALLOWED, "requestTooLarge", 413,                                            \
       "This endpoint takes no request body. Send the parameters in the query string.")             \
+    X(API_ERR_BODY_TOO_LARGE, "requestTooLarge", 413,                                             \
+      "The request body is too large or has no Content-Length. The limit is 16 KiB.")             \
+    X(API_ERR_ALERT_NOT_FOUND, "alertNotFound", 404,                                               \
+      "You have no alert with this id. GET /v2/alerts lists yours.")                               \
+    X(API_ERR_TOO_MANY_ALERTS, "tooManyAlerts", 403, NULL)                                         \
     X(API_ERR_UNAVAILABLE, "serviceUnavailable", 503,                                              \
       "The server cannot answer this request right now. Try again in a moment.")                   \
     X(API_ERR_UNEXPECTED, "unexpectedError", 500, NULL)

@@ -115,6 +115,21 @@ int api_everything_filters(struct api_call *c, struct index_request *req);
 void api_everything(struct api_call *c);
 void api_everything_stream(struct api_call *c); /* stream.c */
 void api_stream_metrics_init(void);             /* stream.c: its series shown from the start */
+
+/* alerts.c: /v2/alerts (GET: the key's alerts, POST: a new one) and
+ * /v2/alerts/ID (GET, DELETE); id is the path's last segment. */
+void api_alerts(struct api_call *c);
+void api_alert(struct api_call *c, const char *id);
+/* Validate an alert's query parameters as /v2/everything's filters, as if
+ * c had been sent them: 0 with *req filled, or -1 with the error written
+ * into c's response. */
+int api_alert_query_validate(struct api_call *c, const struct api_params *params,
+                             struct index_request *req);
+/* Add an alert of key_id from c's body (POST /v2/alerts), validated and
+ * stored: 0 with *r, or -1 with either the error written into c's response
+ * or, when the store failed, *store_rc and err set (nothing written). */
+int api_alert_add_call(struct api_call *c, int64_t key_id, int64_t max_per_key,
+                       struct alert_record *r, int *store_rc, struct err *err);
 void api_top_headlines(struct api_call *c);
 void api_sources(struct api_call *c);
 

@@ -30,11 +30,13 @@ static const char *const endpoint_names[METRICS_EP_COUNT] = {
     [METRICS_EP_OPENAPI] = "openapi",
     [METRICS_EP_METRICS] = "metrics",
     [METRICS_EP_WEB] = "web",
+    [METRICS_EP_ALERTS] = "alerts",
     [METRICS_EP_NONE] = "none",
 };
 
 /* The statuses newsd answers with; the last slot counts any other. */
-static const int statuses[] = {200, 204, 304, 400, 401, 404, 405, 414, 426, 429, 431, 500, 503};
+static const int statuses[] = {200, 201, 204, 304, 400, 401, 403, 404,
+                               405, 413, 414, 426, 429, 431, 500, 503};
 #define N_STATUS (sizeof statuses / sizeof statuses[0] + 1)
 
 /* Upper bounds of the latency buckets in microseconds, and as printed. */

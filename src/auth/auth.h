@@ -31,10 +31,14 @@ struct auth_plan {
     int64_t delay_seconds;     /* articles newer than now - delay are hidden */
     char allowed_origins[512]; /* space-separated; "" = any (*) */
     int64_t streams;           /* live streams open at once per key (on one node) */
+    /* webhook alerts (issue 17) */
+    int64_t alerts; /* alerts a key may keep (AUTH_PLAN_ALERTS_DEFAULT unless set) */
 };
 
 /* streams of the built-in plans and of a plan the config file adds. */
 #define AUTH_PLAN_STREAMS_DEFAULT 5
+
+#define AUTH_PLAN_ALERTS_DEFAULT 10 /* a plan's alerts when it does not say */
 
 enum auth_status {
     AUTH_OK = 0,

@@ -13,6 +13,7 @@
 #include "http/http.h"
 #include "index/index.h"
 #include "ingest/crawl.h"
+#include "push/alerts.h"
 #include "store/retention.h"
 #include "store/store.h"
 #include "util/log.h"
@@ -294,6 +295,7 @@ struct serve_settings {
     struct http_config metrics; /* --metrics-listen; .listen NULL: none */
     struct api_config api;
     struct auth_options auth;
+    struct alerts_options alerts; /* log_path, compile: set at start */
 };
 
 /* NEWSD_NOW (test hook): the api's clock fixed at these unix seconds. */
@@ -331,6 +333,23 @@ static int64_t resolve_key_cache_ttl(void)
     return v;
 }
 
+/* A NEWSD_ALERTS_* time in ms (test hooks, docs/operations.md): 0 (the
+ * default) when unset or not a number from 1 to a day. */
+static int64_t resolve_alerts_ms(const char *name)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return 0;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || v <= 0 || v > 86400 * 1000LL) {
+        log_warn("%s=%s is not 1..86400000 milliseconds; using the default", name, s);
+        return 0;
+    }
+    return v;
+}
+
 static int serve_resolve(struct serve_settings *set, const struct serve_flags *f)
 {
     memset(set, 0, sizeof *set);
@@ -361,13 +380,14 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
         .threads = (unsigned)(f->threads ? f->threads : cfg->threads),
         .access_log = access_log,
         .trusted_proxies = &cfg->trusted_proxies,
+        .body_limit = api_body_limit,
     };
-    log_set_format(f->log_format >= 0             ? (enum log_format)f->log_format
+    log_set_format(f->log_format >= 0          ? (enum log_format)f->log_format
                    : cfg->log_format_json == 1 ? LOG_FORMAT_JSON
                                                : LOG_FORMAT_TEXT);
     /* --metrics-listen: a second, small server that answers only /metrics,
      * so the exposition can stay on an internal address. */
-    const char *metrics_listen = f->metrics_listen      ? f->metrics_listen
+    const char *metrics_listen = f->metrics_listen        ? f->metrics_listen
                                  : cfg->metrics_listen[0] ? cfg->metrics_listen
                                                           : NULL;
     set->metrics = (struct http_config){.listen = metrics_listen,
@@ -375,6 +395,7 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
                                         .access_log = access_log,
                                         .trusted_proxies = &cfg->trusted_proxies};
     set->api.metrics_allow = &cfg->metrics_allow_networks;
+    set->api.outbound = &cfg->outbound.policy;
     set->api.live_window_seconds = cfg->live_window_seconds;
     set->api.result_window = cfg->result_window;
     set->api.query_timeout_ms =
@@ -391,6 +412,12 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
     if (resolve_fixed_now(&set->api.fixed_now) < 0)
         return CMD_EXIT_USAGE;
     set->auth.key_cache_ttl_ms = resolve_key_cache_ttl();
+    /* Webhooks are outgoing requests: [outbound] applies (docs/security.md). */
+    cmd_fetch_options(&set->alerts.fetch, cfg);
+    set->alerts.lease_ms = resolve_alerts_ms("NEWSD_ALERTS_LEASE_MS");
+    set->alerts.retry_min_ms = resolve_alerts_ms("NEWSD_ALERTS_RETRY_MIN_MS");
+    set->alerts.retry_max_ms = resolve_alerts_ms("NEWSD_ALERTS_RETRY_MAX_MS");
+    set->alerts.expire_ms = resolve_alerts_ms("NEWSD_ALERTS_EXPIRE_MS");
     return SERVE_GO;
 }
 
@@ -405,6 +432,7 @@ struct serve_parts {
     struct http_server *server;
     struct http_server *metrics_server;
     struct crawler *crawler;
+    struct alerts *alerts;
     struct retention *retention;
     struct run_as run_as;
 };
@@ -503,6 +531,31 @@ static int start_crawler(struct serve_parts *p, const struct serve_settings *set
     return 0;
 }
 
+static int compile_alert(void *ctx, const char *query_json, struct index_matcher **out,
+                         struct err *err)
+{
+    return api_alert_matcher(ctx, query_json, out, err);
+}
+
+/* The webhook alerts' delivery worker (push/alerts.h): it follows the log
+ * this node's index follows, and compiles each saved query through the
+ * api's validators. */
+static int start_alerts(struct serve_parts *p, struct serve_settings *set)
+{
+    alerts_metrics_init();
+    struct err err;
+    err_clear(&err);
+    set->alerts.log_path = store_log_path(index_log(p->index));
+    set->alerts.compile = compile_alert;
+    set->alerts.compile_ctx = p->api;
+    int rc = alerts_start(&p->alerts, p->store, &set->alerts, &err);
+    if (rc < 0) {
+        cmd_fail("cannot start the alerts' delivery: %s", err_msg(&err, rc));
+        return -1;
+    }
+    return 0;
+}
+
 /* [retention]: the articles past its limits are deleted in the
  * background, in batches (store/retention.h); nothing without limits. */
 static int start_retention(struct serve_parts *p, const struct serve_settings *set)
@@ -528,14 +581,14 @@ static int start_retention(struct serve_parts *p, const struct serve_settings *s
     return 0;
 }
 
-static int serve_start(struct serve_parts *p, const struct serve_settings *set)
+static int serve_start(struct serve_parts *p, struct serve_settings *set)
 {
     if (set->user && run_as_begin(&p->run_as, set->user) < 0)
         return -1;
     if (!set->user && geteuid() == 0)
         log_warn("running as root: use --user USER to drop root privileges after binding");
     if (start_store_and_index(p, set) < 0 || start_api(p, set) < 0 || start_listeners(p, set) < 0 ||
-        start_crawler(p, set) < 0 || start_retention(p, set) < 0)
+        start_crawler(p, set) < 0 || start_alerts(p, set) < 0 || start_retention(p, set) < 0)
         return -1;
     print_address("listening on", set->http.listen, http_server_port(p->server), "");
     if (p->metrics_server)
@@ -573,6 +626,7 @@ static void serve_stop(struct serve_parts *p)
 {
     http_server_stop(p->metrics_server);
     http_server_stop(p->server);
+    alerts_stop(p->alerts); /* it compiles queries through the api */
     api_free(p->api);
     auth_free(p->auth);
     retention_stop(p->retention);

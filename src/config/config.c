@@ -479,6 +479,7 @@ static const struct plan_key {
     {"delay_seconds", CONFIG_PLAN_DELAY_SECONDS, 1000000000000LL},
     {"allowed_origins", CONFIG_PLAN_ALLOWED_ORIGINS, 0},
     {"streams", CONFIG_PLAN_STREAMS, 1000000LL},
+    {"alerts", CONFIG_PLAN_ALERTS, 1000000LL},
 };
 
 static int plan_set(struct parser *ps, struct span key, struct span v)
@@ -497,7 +498,7 @@ static int plan_set(struct parser *ps, struct span key, struct span v)
         return parse_fail(ps,
                           "unknown key '%s' in [plan %s] (requests_per_day, "
                           "requests_per_month, burst_per_second, burst_size, result_window, "
-                          "history_days, delay_seconds, allowed_origins, streams)",
+                          "history_days, delay_seconds, allowed_origins, streams, alerts)",
                           span_show(key, kb), p->name);
     if (*fields & k->field)
         return parse_fail(ps, "%s is set twice", k->name);
@@ -519,6 +520,8 @@ static int plan_set(struct parser *ps, struct span key, struct span v)
         return value_int(ps, key, v, 0, k->max, &p->delay_seconds);
     case CONFIG_PLAN_STREAMS:
         return value_int(ps, key, v, 0, k->max, &p->streams);
+    case CONFIG_PLAN_ALERTS:
+        return value_int(ps, key, v, 0, k->max, &p->alerts);
     default:
         return value_origins(ps, v, p->allowed_origins, sizeof p->allowed_origins);
     }
@@ -692,6 +695,7 @@ int config_plans_apply(const struct config *c, struct auth *a, struct err *err)
             memset(&p, 0, sizeof p);
             memcpy(p.name, src->name, sizeof p.name);
             p.streams = AUTH_PLAN_STREAMS_DEFAULT;
+            p.alerts = AUTH_PLAN_ALERTS_DEFAULT;
         }
         if (f & CONFIG_PLAN_REQUESTS_PER_DAY)
             p.requests_per_day = src->requests_per_day;
@@ -711,6 +715,8 @@ int config_plans_apply(const struct config *c, struct auth *a, struct err *err)
             memcpy(p.allowed_origins, src->allowed_origins, sizeof p.allowed_origins);
         if (f & CONFIG_PLAN_STREAMS)
             p.streams = src->streams;
+        if (f & CONFIG_PLAN_ALERTS)
+            p.alerts = src->alerts;
         int rc = auth_plan_set(a, &p, err);
         if (rc < 0)
             return rc;

@@ -27,10 +27,14 @@ struct http_request {
     int64_t received_ms;    /* util/clock ms when the request line was read: a
                              * time budget counts from here, queue wait included */
     bool body_announced;    /* the headers announce a body (Content-Length > 0
-                             * or Transfer-Encoding). No byte of it is read: the
-                             * handler is called at once, on the I/O thread, and
-                             * must answer without blocking (405/413); the
+                             * or Transfer-Encoding) that is not read (see
+                             * http_config.body_limit). No byte of it is read:
+                             * the handler is called at once, on the I/O thread,
+                             * and must answer without blocking (405/413); the
                              * connection is closed after the answer. */
+    const char *body;       /* a body read whole (http_config.body_limit),
+                             * NUL-terminated; NULL when none */
+    size_t body_len;
     const char *client;     /* the client's address: the peer's, or from
                              * X-Forwarded-For when the peer is a trusted proxy */
     struct http_conn *conn;
@@ -126,6 +130,13 @@ struct http_config {
     /* Peers whose X-Forwarded-For names the client (NULL or empty: none;
      * borrowed, must outlive the server). */
     const struct netpolicy *trusted_proxies;
+    /* The bytes of body a request to path (raw, without the query) with
+     * method may send: a body with a Content-Length up to it is read whole
+     * before the handler runs (http_request.body); a longer one, a chunked
+     * one, or any body where it answers 0 is not read at all
+     * (http_request.body_announced). NULL: no request has a body. Called
+     * on the I/O thread with the handler's ctx; must not block. */
+    size_t (*body_limit)(const char *method, const char *path, void *ctx);
 };
 
 /* Bind and start serving. On success *out is running and the bound port can

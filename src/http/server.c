@@ -2,13 +2,14 @@
  *
  * A request's life: MHD reads the request line and calls on_uri with the
  * raw target, where we allocate its struct req (MHD hands it back as
- * *req_cls) and count it active; on_request sees the headers, drains any
- * body, then suspends the connection and puts the request at the end of
- * the work queue; a worker thread takes requests in arrival order, runs
- * the handler, builds the MHD response (gzip included) and resumes the
- * connection; on_request is called again and queues the response;
- * on_completed writes the access log line, frees the req and counts it
- * done.
+ * *req_cls) and count it active; on_request sees the headers, reads the
+ * body of a request whose path takes one (http_config.body_limit; any
+ * other announced body is answered at once, unread), then suspends the
+ * connection and puts the request at the end of the work queue; a worker
+ * thread takes requests in arrival order, runs the handler, builds the MHD
+ * response (gzip included) and resumes the connection; on_request is
+ * called again and queues the response; on_completed writes the access
+ * log line, frees the req and counts it done.
  *
  * MHD does not call on_completed for every request that reached on_uri:
  * when it gives up on a request itself (its per-connection pool ran out,
@@ -86,6 +87,7 @@ struct http_server {
     void *ctx;
     bool access_log;
     const struct netpolicy *trusted_proxies;
+    size_t (*body_limit)(const char *method, const char *path, void *ctx);
     uint16_t port;
     atomic_bool stopping;
     atomic_int active;        /* requests between on_uri and on_completed */
@@ -125,14 +127,16 @@ struct req {
     char id[17];
     char method[16];     /* copy for the log; MHD's may be gone by then */
     bool started;        /* the headers-only first call was seen */
-    bool body_announced; /* Content-Length > 0 or a Transfer-Encoding */
-    int status;          /* 0 until we queue a response */
+    bool body_announced; /* Content-Length > 0 or a Transfer-Encoding, not read */
+    char *body;          /* a body being read whole (body_limit); NUL-terminated */
+    size_t body_len, body_cap;
+    int status; /* 0 until we queue a response */
     size_t body_bytes, sent_bytes;
     const char *note;
-    size_t log_path_len;   /* the handler's: log only this much of the path (0: all) */
-    int64_t log_key_id;    /* the handler's: the key's id, 0 none */
+    size_t log_path_len;              /* the handler's: log only this much of the path (0: all) */
+    int64_t log_key_id;               /* the handler's: the key's id, 0 none */
     char client[NETPOLICY_ADDR_TEXT]; /* the peer's address (or the one behind a trusted proxy) */
-    struct conn_state *cs; /* the connection's state, NULL when it has none */
+    struct conn_state *cs;            /* the connection's state, NULL when it has none */
     /* the queue's: */
     enum req_state state;
     struct MHD_Connection *conn;
@@ -319,6 +323,8 @@ static void req_finish(struct http_server *s, struct req *r, const char *why)
     leave_reading(s, r);
     if (r && r->cs)
         r->cs->current = NULL;
+    if (r)
+        free(r->body);
     free(r);
     atomic_fetch_sub(&s->active, 1);
 }
@@ -399,7 +405,7 @@ static enum MHD_Result respond_preflight(struct http_server *s, struct MHD_Conne
         const char *name, *value;
     } cors[] = {
         {"Access-Control-Allow-Origin", "*"},
-        {"Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"},
+        {"Access-Control-Allow-Methods", "GET, HEAD, POST, DELETE, OPTIONS"},
         {"Access-Control-Allow-Headers",
          "X-Api-Key, Authorization, X-No-Cache, Content-Type, Access-Control-Allow-Origin"},
         {"Access-Control-Max-Age", "86400"},
@@ -523,6 +529,8 @@ static void prepare(struct http_server *s, struct req *r)
         .url_bytes = r->url_bytes,
         .received_ms = r->start_us / 1000,
         .body_announced = r->body_announced,
+        .body = r->body,
+        .body_len = r->body_len,
         .client = r->client,
         .conn = (struct http_conn *)conn,
         .target_nul = r->target_nul,
@@ -645,8 +653,7 @@ static enum MHD_Result enqueue(struct http_server *s, struct MHD_Connection *con
  * hop is a trusted proxy, the first one that is not is the client (a
  * client cannot forge the entries our own proxies appended). An entry
  * that is not an address ends the walk at the hop before it. */
-static void client_behind_proxies(struct http_server *s, struct MHD_Connection *conn,
-                                  struct req *r)
+static void client_behind_proxies(struct http_server *s, struct MHD_Connection *conn, struct req *r)
 {
     if (!s->trusted_proxies || !s->trusted_proxies->n_allow || !r->client[0])
         return;
@@ -678,6 +685,52 @@ static void client_behind_proxies(struct http_server *s, struct MHD_Connection *
     }
 }
 
+/* The Content-Length of a request that announces one, and no
+ * Transfer-Encoding: the bytes of its body; -1 otherwise (or when it is
+ * not plain digits, or absurd). */
+static long long content_length(struct MHD_Connection *conn)
+{
+    if (MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+        return -1;
+    const char *cl =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (!cl)
+        return -1;
+    while (*cl == ' ' || *cl == '\t')
+        cl++;
+    long long n = 0;
+    size_t digits = 0;
+    for (; *cl >= '0' && *cl <= '9'; cl++, digits++) {
+        if (n > (1LL << 40))
+            return -1;
+        n = n * 10 + (*cl - '0');
+    }
+    while (*cl == ' ' || *cl == '\t')
+        cl++;
+    return digits && !*cl ? n : -1;
+}
+
+/* Start reading the body of a request whose path takes one (body_limit)
+ * when its Content-Length is within the limit: true when it will be read
+ * (its buffer is ready). */
+static bool body_accept(struct http_server *s, struct MHD_Connection *conn, struct req *r,
+                        const char *method)
+{
+    if (!s->body_limit)
+        return false;
+    size_t limit = s->body_limit(method, r->target, s->ctx);
+    long long n = content_length(conn);
+    if (limit == 0 || n <= 0 || (unsigned long long)n > limit)
+        return false;
+    r->body = malloc((size_t)n + 1);
+    if (!r->body)
+        return false;
+    r->body_cap = (size_t)n;
+    r->body_len = 0;
+    r->body[0] = '\0';
+    return true;
+}
+
 /* Whether the request's headers announce a body: a Content-Length above
  * zero, or any Transfer-Encoding (chunked). */
 static bool body_announced(struct MHD_Connection *conn)
@@ -702,7 +755,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     struct http_server *s = cls;
     struct req *r = *req_cls;
     (void)url; /* decoded by MHD; we use the raw target from on_uri */
-    (void)upload_data;
     if (!r)
         return queue_oom(s, conn, NULL);
     if (!r->started) {
@@ -717,7 +769,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
          * connection after the answer instead of draining the body. The
          * handler answers such a request without running it, so it is
          * prepared here, on the I/O thread. */
-        if (body_announced(conn)) {
+        if (body_announced(conn) && !body_accept(s, conn, r, method)) {
             r->body_announced = true;
             prepare(s, r);
             return answer(s, conn, r);
@@ -739,7 +791,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_NO; /* MHD closes the connection; on_completed logs it */
     }
     if (*upload_data_size) {
-        *upload_data_size = 0; /* not reached: bodies are refused above */
+        /* A body accepted by body_accept: MHD delivers no more than its
+         * Content-Length, the size of the buffer. */
+        size_t n = *upload_data_size;
+        if (r->body && n <= r->body_cap - r->body_len) {
+            memcpy(r->body + r->body_len, upload_data, n);
+            r->body_len += n;
+            r->body[r->body_len] = '\0';
+        }
+        *upload_data_size = 0;
         return MHD_YES;
     }
     if (!strcmp(method, MHD_HTTP_METHOD_OPTIONS)) {
@@ -813,6 +873,7 @@ int http_server_start(struct http_server **out, const struct http_config *cfg, h
     s->ctx = ctx;
     s->access_log = cfg->access_log;
     s->trusted_proxies = cfg->trusted_proxies;
+    s->body_limit = cfg->body_limit;
     atomic_init(&s->stopping, false);
     atomic_init(&s->active, 0);
     atomic_init(&s->reading, 0);

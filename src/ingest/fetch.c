@@ -239,12 +239,47 @@ static void transfer_finish(struct transfer *t, CURLcode cc)
     r->errbuf[0] = '\0';
 }
 
+static int transfer_setup_common(struct transfer *t, const struct fetch_request *req,
+                                 const struct fetch_options *o);
+
+/* A POST: its headers instead of the feed ones, its body sent as it is. */
+static int transfer_setup_post(struct transfer *t, const struct fetch_request *req,
+                               const struct fetch_options *o)
+{
+    CURL *e = t->easy;
+    CURLcode cc = CURLE_OK;
+    for (size_t i = 0; i < req->n_headers; i++) {
+        if (!req->headers[i] || strpbrk(req->headers[i], "\r\n"))
+            return ERR_INVALID;
+        struct curl_slist *l = curl_slist_append(t->headers, req->headers[i]);
+        if (!l)
+            return ERR_NOMEM;
+        t->headers = l;
+    }
+    /* No "Expect: 100-continue": the body goes at once. */
+    struct curl_slist *l = curl_slist_append(t->headers, "Expect:");
+    if (!l)
+        return ERR_NOMEM;
+    t->headers = l;
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_POST, 1L);
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->post_len);
+    if (!cc)
+        cc = curl_easy_setopt(e, CURLOPT_POSTFIELDS, req->post_body);
+    if (cc == CURLE_OUT_OF_MEMORY)
+        return ERR_NOMEM;
+    if (cc)
+        return ERR_INVALID;
+    return transfer_setup_common(t, req, o);
+}
+
 /* Configure t->easy for req; 0 or ERR_NOMEM / ERR_INVALID. */
 static int transfer_setup(struct transfer *t, const struct fetch_request *req,
                           const struct fetch_options *o)
 {
-    CURL *e = t->easy;
-    CURLcode cc = CURLE_OK;
+    if (req->post_body)
+        return transfer_setup_post(t, req, o);
     t->headers = curl_slist_append(NULL, FETCH_ACCEPT);
     if (!t->headers)
         return ERR_NOMEM;
@@ -264,6 +299,15 @@ static int transfer_setup(struct transfer *t, const struct fetch_request *req,
             t->headers = l;
     }
     buf_release(&h);
+    return transfer_setup_common(t, req, o);
+}
+
+/* What every transfer gets: the URL, its limits and the network policy. */
+static int transfer_setup_common(struct transfer *t, const struct fetch_request *req,
+                                 const struct fetch_options *o)
+{
+    CURL *e = t->easy;
+    CURLcode cc = CURLE_OK;
 
     /* Assign, then test: the first failure wins. */
     if (!cc)

@@ -39,6 +39,14 @@ struct fetch_request {
     const char *etag;          /* validator from the last 200, or NULL */
     const char *last_modified; /* Last-Modified from the last 200, or NULL */
     void *ctx;                 /* the caller's, copied to the result */
+    /* A POST instead of a GET (webhook deliveries, src/push/): post_body
+     * [0..post_len) sent as it is, with headers (full lines "Name: value",
+     * n_headers of them) in place of the feed Accept header; etag and
+     * last_modified are then ignored. NULL: a GET. */
+    const char *post_body;
+    size_t post_len;
+    const char *const *headers;
+    size_t n_headers;
 };
 
 struct fetch_options {

@@ -80,6 +80,27 @@ struct store_backend {
     int (*usage_take)(struct store_backend *b, int64_t key_id, int64_t day, int64_t month_from,
                       int64_t limit_day, int64_t limit_month, int64_t last_used, bool *taken,
                       int64_t *day_n, int64_t *month_n, struct err *err);
+    /* alerts (store.h) */
+    int (*alert_add)(struct store_backend *b, const struct alert_record *a, int64_t max_per_key,
+                     int64_t *id_out, struct err *err);
+    int (*alerts_list)(struct store_backend *b, struct arena *a, int64_t key_id,
+                       struct alert_record **out, size_t *n_out, struct err *err);
+    int (*alert_remove)(struct store_backend *b, int64_t id, int64_t key_id, struct err *err);
+    int (*alerts_lease)(struct store_backend *b, struct arena *a, const char *owner, int64_t now_ms,
+                        int64_t until_ms, struct alert_record **out, size_t *n_out,
+                        struct err *err);
+    int (*alerts_release)(struct store_backend *b, const char *owner, struct err *err);
+    int (*alert_advance)(struct store_backend *b, int64_t alert_id, const char *owner,
+                         int64_t from_seq, int64_t to_seq, const struct alert_delivery *d,
+                         struct err *err);
+    int (*alert_deliveries)(struct store_backend *b, struct arena *a, int64_t alert_id, size_t max,
+                            struct alert_delivery **out, size_t *n_out, struct err *err);
+    int (*alert_delivery_done)(struct store_backend *b, int64_t alert_id, const char *id,
+                               struct err *err);
+    int (*alert_delivery_failed)(struct store_backend *b, int64_t alert_id, const char *id,
+                                 int64_t attempts, int64_t next_ms, int64_t first_failure_ms,
+                                 struct err *err);
+    int (*alert_deliveries_count)(struct store_backend *b, int64_t *out, struct err *err);
 };
 
 /* A log over the SQLite file at path, kept in step by rep (a PostgreSQL

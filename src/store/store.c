@@ -366,3 +366,87 @@ int store_usage_take(struct store *s, int64_t key_id, int64_t day, int64_t month
     return s->be->usage_take(s->be, key_id, day, month_from, limit_day, limit_month, last_used,
                              taken, day_n, month_n, err);
 }
+
+/* --- alerts ------------------------------------------------------------- */
+
+int store_alert_add(struct store *s, const struct alert_record *a, int64_t max_per_key,
+                    int64_t *id_out, struct err *err)
+{
+    if (a == NULL || a->key_id <= 0 || a->query == NULL || a->webhook == NULL || a->secret == NULL)
+        return err_set(err, ERR_INVALID, "an alert needs a key, a query, a webhook and a secret");
+    return s->be->alert_add(s->be, a, max_per_key, id_out, err);
+}
+
+int store_alerts_list(struct store *s, struct arena *a, int64_t key_id, struct alert_record **out,
+                      size_t *n_out, struct err *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    return s->be->alerts_list(s->be, a, key_id, out, n_out, err);
+}
+
+int store_alert_remove(struct store *s, int64_t id, int64_t key_id, struct err *err)
+{
+    return s->be->alert_remove(s->be, id, key_id, err);
+}
+
+int store_alerts_lease(struct store *s, struct arena *a, const char *owner, int64_t now_ms,
+                       int64_t until_ms, struct alert_record **out, size_t *n_out, struct err *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    if (owner == NULL || owner[0] == '\0' || until_ms <= now_ms)
+        return err_set(err, ERR_INVALID, "a lease needs an owner and an end after now");
+    return s->be->alerts_lease(s->be, a, owner, now_ms, until_ms, out, n_out, err);
+}
+
+int store_alerts_release(struct store *s, const char *owner, struct err *err)
+{
+    if (owner == NULL || owner[0] == '\0')
+        return err_set(err, ERR_INVALID, "no lease owner");
+    return s->be->alerts_release(s->be, owner, err);
+}
+
+int store_alert_advance(struct store *s, int64_t alert_id, const char *owner, int64_t from_seq,
+                        int64_t to_seq, const struct alert_delivery *d, struct err *err)
+{
+    if (owner == NULL || (d && (d->id == NULL || d->body == NULL)))
+        return err_set(err, ERR_INVALID, "a delivery needs an id and a body");
+    if (d)
+        to_seq = d->seq;
+    if (to_seq < from_seq)
+        return err_set(err, ERR_INVALID, "an alert's cursor only moves forward");
+    return s->be->alert_advance(s->be, alert_id, owner, from_seq, to_seq, d, err);
+}
+
+int store_alert_deliveries(struct store *s, struct arena *a, int64_t alert_id, size_t max,
+                           struct alert_delivery **out, size_t *n_out, struct err *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    if (max == 0)
+        return 0;
+    return s->be->alert_deliveries(s->be, a, alert_id, max, out, n_out, err);
+}
+
+int store_alert_delivery_done(struct store *s, int64_t alert_id, const char *id, struct err *err)
+{
+    if (id == NULL)
+        return err_set(err, ERR_INVALID, "no delivery id");
+    return s->be->alert_delivery_done(s->be, alert_id, id, err);
+}
+
+int store_alert_delivery_failed(struct store *s, int64_t alert_id, const char *id, int64_t attempts,
+                                int64_t next_ms, int64_t first_failure_ms, struct err *err)
+{
+    if (id == NULL)
+        return err_set(err, ERR_INVALID, "no delivery id");
+    return s->be->alert_delivery_failed(s->be, alert_id, id, attempts, next_ms, first_failure_ms,
+                                        err);
+}
+
+int store_alert_deliveries_count(struct store *s, int64_t *out, struct err *err)
+{
+    *out = 0;
+    return s->be->alert_deliveries_count(s->be, out, err);
+}

@@ -370,4 +370,93 @@ int store_usage_take(struct store *s, int64_t key_id, int64_t day, int64_t month
                      int64_t limit_day, int64_t limit_month, int64_t last_used, bool *taken,
                      int64_t *day_n, int64_t *month_n, struct err *err);
 
+/* --- alerts ------------------------------------------------------------ */
+/* Saved searches whose new matches are POSTed to a webhook (src/push/):
+ * each alert keeps a cursor in the article log, and the deliveries built
+ * from it wait here, exactly as they are sent, until the webhook takes
+ * them, so a restart (or a SIGKILL) loses none and resends them unchanged.
+ * A node delivers an alert only while it holds the alert's lease (a
+ * cluster's nodes share the alerts, each alert is delivered by one node at
+ * a time). Times: *_at are UTC seconds, *_ms UTC milliseconds. */
+
+enum alert_state { ALERT_ACTIVE = 0 };
+
+struct alert_record {
+    int64_t id;
+    int64_t key_id;      /* the key that owns it */
+    const char *query;   /* the /v2/everything parameters as a JSON object */
+    const char *webhook; /* http(s) URL */
+    const char *secret;  /* HMAC key of X-Newsd-Signature */
+    int64_t created_at;
+    int64_t cursor_seq;      /* the last article seq delivered or queued */
+    int state;               /* enum alert_state */
+    const char *lease_owner; /* the node that delivers it; NULL none */
+    int64_t lease_until_ms;  /* its lease ends then */
+};
+
+/* A delivery waiting for its webhook: the body is kept byte for byte, so
+ * every retry sends the same bytes under the same id. */
+struct alert_delivery {
+    int64_t alert_id;
+    int64_t seq;              /* the alert's cursor after it: deliveries go in seq order */
+    const char *id;           /* X-Newsd-Delivery: unique, the same on every retry */
+    const char *body;         /* JSON, NUL-terminated */
+    int64_t attempts;         /* sent so far */
+    int64_t next_ms;          /* not sent again before then */
+    int64_t first_failure_ms; /* 0: never failed */
+    int64_t created_ms;
+};
+
+/* Add an alert (id and the lease are set by the store): key_id, query,
+ * webhook and secret required. cursor_seq < 0: the log's head now (only
+ * articles committed from now on are delivered). max_per_key > 0: the
+ * key's alerts may not exceed it (ERR_FULL, checked in the same
+ * transaction as the insert). *id_out (may be NULL) gets the new id. */
+int store_alert_add(struct store *s, const struct alert_record *a, int64_t max_per_key,
+                    int64_t *id_out, struct err *err);
+
+/* The alerts of key_id (0: every key), ordered by id. */
+int store_alerts_list(struct store *s, struct arena *a, int64_t key_id, struct alert_record **out,
+                      size_t *n_out, struct err *err);
+
+/* Remove alert id with its waiting deliveries; key_id > 0: only when that
+ * key owns it. ERR_NOTFOUND otherwise. */
+int store_alert_remove(struct store *s, int64_t id, int64_t key_id, struct err *err);
+
+/* Take the lease of every alert whose lease has ended at now_ms, and renew
+ * owner's leases that are past half their length (a caller may ask often:
+ * a row is written about twice per lease), until until_ms; *out gets the alerts owner holds after
+ * the step (ordered by id) whose key is active: a disabled key's alerts
+ * are paused (their cursors wait). Two nodes never hold one alert's lease
+ * at the same time (a compare and set per alert). */
+int store_alerts_lease(struct store *s, struct arena *a, const char *owner, int64_t now_ms,
+                       int64_t until_ms, struct alert_record **out, size_t *n_out, struct err *err);
+
+/* Give up every lease owner holds (a node that stops), so that another
+ * node, or the next process, takes the alerts over at once. */
+int store_alerts_release(struct store *s, const char *owner, struct err *err);
+
+/* In one transaction, while owner holds alert_id's lease and its cursor is
+ * still from_seq: set the cursor to d->seq (to_seq when d is NULL) and
+ * keep d. ERR_BUSY when the lease or the cursor moved (another node took
+ * the alert: nothing is written), ERR_NOTFOUND when the alert is gone. */
+int store_alert_advance(struct store *s, int64_t alert_id, const char *owner, int64_t from_seq,
+                        int64_t to_seq, const struct alert_delivery *d, struct err *err);
+
+/* Up to max waiting deliveries of alert_id, oldest (lowest seq) first. */
+int store_alert_deliveries(struct store *s, struct arena *a, int64_t alert_id, size_t max,
+                           struct alert_delivery **out, size_t *n_out, struct err *err);
+
+/* The webhook took delivery id of alert_id (or it expired): forget it. No
+ * error when it is already gone. */
+int store_alert_delivery_done(struct store *s, int64_t alert_id, const char *id, struct err *err);
+
+/* A failed attempt: record attempts, next_ms and first_failure_ms.
+ * ERR_NOTFOUND when it is gone. */
+int store_alert_delivery_failed(struct store *s, int64_t alert_id, const char *id, int64_t attempts,
+                                int64_t next_ms, int64_t first_failure_ms, struct err *err);
+
+/* Deliveries waiting, over every alert. */
+int store_alert_deliveries_count(struct store *s, int64_t *out, struct err *err);
+
 #endif

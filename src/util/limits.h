@@ -30,6 +30,12 @@
 #define LIMIT_IMPORT_BATCH 2000         /* articles per transaction */
 #define LIMIT_FIELD_BYTES (1024 * 1024) /* one article field */
 
+/* Webhook alerts (src/push/alerts.h, api/alerts.c) */
+#define LIMIT_ALERT_BODY_BYTES (16 * 1024) /* POST /v2/alerts: larger is 413 */
+#define LIMIT_ALERT_URL_BYTES 2048         /* a webhook URL */
+#define LIMIT_ALERT_SECRET_BYTES 256       /* 1.. bytes of HMAC key */
+#define LIMIT_ALERT_ARTICLES 100           /* articles per delivery */
+
 /* Time budget of one search, ms (default; --query-timeout-ms, config) */
 #define LIMIT_QUERY_TIMEOUT_MS 5000
 

@@ -72,13 +72,28 @@ class Checker:
             path = path[:-1]
         return path
 
+    def template_of(self, path):
+        """The documented path that path is: itself, or a template whose
+        {name} segments stand for one segment each (/v2/alerts/{id})."""
+        if path in self.doc["paths"]:
+            return path
+        parts = path.split("/")
+        for t in self.doc["paths"]:
+            tparts = t.split("/")
+            if "{" in t and len(tparts) == len(parts) and all(
+                    a == b or (a.startswith("{") and a.endswith("}") and b)
+                    for a, b in zip(tparts, parts)):
+                return t
+        return path
+
     def expected(self, method, path, status):
         """(operation key, response object) for a request, or raise."""
         if status == 414:
             return ("*", "*", 414), self.components["UriTooLong"]
         if status == 431:
             return ("*", "*", 431), self.components["HeadersTooLarge"]
-        item = self.doc["paths"].get(self.normalise(path))
+        path = self.template_of(self.normalise(path))
+        item = self.doc["paths"].get(path)
         if item is None:
             assert status == 404, "%s %s: undocumented path answered %d" % (method, path, status)
             return ("*", "*", 404), self.components["NotFound"]
@@ -89,7 +104,7 @@ class Checker:
         resp = op["responses"].get(str(status))
         assert resp is not None, "%s %s: status %d is not documented (documented: %s)" % (
             method, path, status, ", ".join(sorted(op["responses"])))
-        return (self.normalise(path), "GET", status), resp
+        return (path, "GET", status), resp
 
     def check(self, method, path, status, headers, body):
         """Validate one response; headers is a case-insensitive mapping,

@@ -49,10 +49,12 @@ def test_document_shape():
     for path, item in inlined["paths"].items():
         assert path.startswith("/")
         for method, op in item.items():
-            assert method in ("get", "head"), (path, method)
+            # Only the alerts (an extension) take more than GET and HEAD.
+            assert method in ("get", "head") or (
+                path.startswith("/v2/alerts") and method in ("post", "delete")), (path, method)
             ids.append(op["operationId"])
             assert op["responses"], path
-            assert "200" in op["responses"], path
+            assert "200" in op["responses"] or "201" in op["responses"], path
             for p in op.get("parameters", []):
                 assert {"name", "in", "schema"} <= set(p), (path, p)
                 jsonschema.Draft202012Validator.check_schema(p["schema"])
@@ -89,6 +91,8 @@ def test_every_error_of_the_code_is_documented_under_its_status():
                 continue  # an `event: error` inside /v2/everything/stream's 200 (its description)
             if code == "forbidden":
                 continue  # /metrics only (metrics_allow_networks): components/responses/Forbidden
+            if code in ("alertNotFound", "tooManyAlerts"):
+                continue  # /v2/alerts only
             resp = responses.get(str(status))
             assert resp, "%s: status %d (%s) not documented" % (path, status, code)
             enum = resp["content"]["application/json"]["schema"]["allOf"][1]["properties"][
@@ -173,6 +177,7 @@ burst_size = 1
 [plan shallow]
 result_window = 10
 history_days = 30
+alerts = 1
 """
 
 
@@ -196,6 +201,10 @@ def planned(tmp_path_factory):
     yield srv, keys
     problems = srv.stop()
     assert not problems, "\n".join(problems)
+
+
+ALERT = {"query": {"q": "plinthor"}, "webhook": "https://hooks.example.com/newsd",
+         "secret": "openapi"}
 
 
 def representative(api, planned_client, keys, corpus):
@@ -281,6 +290,18 @@ def representative(api, planned_client, keys, corpus):
         ("burst 1", lambda: p.get(EV, [("q", "a")], key=keys["bursty"]), 200, None),
         ("burst limited", lambda: p.get(EV, [("q", "a")], key=keys["bursty"]), 429,
          "rateLimited"),
+        # webhook alerts (an extension): the shallow plan keeps one
+        ("alert", lambda: p.request("POST", "/v2/alerts", key=keys["shallow"], json=ALERT), 201,
+         None),
+        ("alerts", lambda: p.get("/v2/alerts", key=keys["shallow"]), 200, None),
+        ("alert over the plan", lambda: p.request("POST", "/v2/alerts", key=keys["shallow"],
+                                                  json=ALERT), 403, "tooManyAlerts"),
+        ("alert of nobody", lambda: p.get("/v2/alerts/987654", key=keys["shallow"]), 404,
+         "alertNotFound"),
+        ("alert deleted", lambda: p.request("DELETE", "/v2/alerts/987654",
+                                            key=keys["shallow"]), 404, "alertNotFound"),
+        ("alert body too large", lambda: p.request("POST", "/v2/alerts", key=keys["shallow"],
+                                                   data=b"x" * 20000), 413, "requestTooLarge"),
     ]
     for label, send, status, code in reqs:
         yield label, send(), status, code

@@ -243,6 +243,31 @@ static void an_override_may_lift_a_builtin_limit_with_zero(void **state)
     auth_free(a);
 }
 
+static void a_plans_alerts_default_to_ten_and_may_be_set(void **state)
+{
+    (void)state;
+    struct config c;
+    struct err err;
+    assert_int_equal(parse("[plan developer]\nalerts = 2\n[plan gold]\nrequests_per_day = 5\n"
+                           "[plan free]\nalerts = 0\n",
+                           &c, &err),
+                     0);
+    struct auth *a = NULL;
+    assert_int_equal(auth_new(&a, NULL, &err), 0);
+    assert_int_equal(config_plans_apply(&c, a, &err), 0);
+    struct auth_plan p;
+    assert_int_equal(auth_plan_get(a, "developer", &p), 0);
+    assert_int_equal(p.alerts, 2);
+    assert_int_equal(auth_plan_get(a, "gold", &p), 0); /* new, without the key */
+    assert_int_equal(p.alerts, AUTH_PLAN_ALERTS_DEFAULT);
+    assert_int_equal(auth_plan_get(a, "free", &p), 0); /* 0: no limit */
+    assert_int_equal(p.alerts, 0);
+    assert_int_equal(auth_plan_get(a, "business", &p), 0);
+    assert_int_equal(p.alerts, 10);
+    auth_free(a);
+    assert_true(parse("[plan x]\nalerts = -1\n", &c, &err) < 0);
+}
+
 static void streams_default_to_five_per_key_and_are_set_per_plan(void **state)
 {
     (void)state;
@@ -528,6 +553,7 @@ int main(void)
         cmocka_unit_test(an_empty_file_and_comments_only_change_nothing),
         cmocka_unit_test(an_override_keeps_the_builtin_fields_it_does_not_name),
         cmocka_unit_test(an_override_may_lift_a_builtin_limit_with_zero),
+        cmocka_unit_test(a_plans_alerts_default_to_ten_and_may_be_set),
         cmocka_unit_test(every_serve_setting_has_a_server_key),
         cmocka_unit_test(streams_default_to_five_per_key_and_are_set_per_plan),
         cmocka_unit_test(malformed_files_fail_with_their_line),

@@ -55,6 +55,7 @@ struct server {
     atomic_int *global_max;
     pthread_mutex_t lock;
     char last_request[4096]; /* head of the last request, under lock */
+    char last_body[4096];    /* body of the last POST, under lock */
     pthread_t conns[MAX_CONN_THREADS];
     size_t n_conns;
 };
@@ -211,9 +212,34 @@ static void busy_leave(struct server *srv)
     atomic_fetch_sub(&srv->current, 1);
 }
 
+/* A POST (webhook deliveries): its body kept, answered 202. */
+static void route_post(struct server *srv, int fd, const char *req)
+{
+    const char *body = strstr(req, "\r\n\r\n") + 4;
+    char cl[32] = "", buf[4096];
+    req_header(req, "Content-Length", cl, sizeof cl);
+    size_t want = strtoul(cl, NULL, 10), have = strlen(body);
+    memcpy(buf, body, have);
+    while (have < want && have < sizeof buf - 1) {
+        ssize_t r = recv(fd, buf + have, sizeof buf - 1 - have, 0);
+        if (r <= 0)
+            break;
+        have += (size_t)r;
+    }
+    buf[have] = '\0';
+    pthread_mutex_lock(&srv->lock);
+    snprintf(srv->last_body, sizeof srv->last_body, "%s", buf);
+    pthread_mutex_unlock(&srv->lock);
+    send_head(fd, "202 Accepted", "", 0);
+}
+
 static void route(struct server *srv, int fd, const char *req)
 {
     char path[1024] = "";
+    if (!strncmp(req, "POST ", 5)) {
+        route_post(srv, fd, req);
+        return;
+    }
     if (sscanf(req, "GET %1023s HTTP/1.", path) != 1) {
         send_head(fd, "400 Bad Request", "", 0);
         return;
@@ -622,6 +648,39 @@ static void error_statuses_are_responses_not_failures(void **state)
     fetch_result_release(&res[1]);
 }
 
+static void a_post_sends_its_body_and_its_headers(void **state)
+{
+    struct server *srv = *state;
+    static const char body[] = "{\"alert\":1,\"articles\":[]}";
+    const char *headers[] = {"Content-Type: application/json", "X-Newsd-Delivery: abc"};
+    struct fetch_request req = {.url = url_of(srv, "/hook"),
+                                .post_body = body,
+                                .post_len = sizeof body - 1,
+                                .headers = headers,
+                                .n_headers = 2};
+    struct fetch_result res;
+    struct fetch_options o = loopback_opts;
+    o.max_redirects = -1;
+    assert_int_equal(fetch_run(&req, 1, &o, &res), 0);
+    assert_int_equal(res.rc, 0);
+    assert_int_equal(res.status, 202);
+    fetch_result_release(&res);
+    pthread_mutex_lock(&srv->lock);
+    assert_non_null(strstr(srv->last_request, "POST /hook HTTP/1.1"));
+    assert_non_null(strstr(srv->last_request, "X-Newsd-Delivery: abc"));
+    assert_non_null(strstr(srv->last_request, "Content-Type: application/json"));
+    assert_null(strstr(srv->last_request, "application/rss+xml")); /* not a feed's Accept */
+    assert_string_equal(srv->last_body, body);
+    pthread_mutex_unlock(&srv->lock);
+    /* A header line with a line break would smuggle another: refused. */
+    const char *bad[] = {"X-A: 1\r\nX-B: 2"};
+    req.headers = bad;
+    req.n_headers = 1;
+    assert_int_equal(fetch_run(&req, 1, &o, &res), 0);
+    assert_int_equal(res.rc, ERR_INVALID);
+    fetch_result_release(&res);
+}
+
 static void a_refused_connection_is_an_io_error(void **state)
 {
     (void)state;
@@ -875,6 +934,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_slow_response_times_out_without_hanging, setup, teardown),
         cmocka_unit_test_setup_teardown(oversized_bodies_are_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(error_statuses_are_responses_not_failures, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_post_sends_its_body_and_its_headers, setup, teardown),
         cmocka_unit_test(a_refused_connection_is_an_io_error),
         cmocka_unit_test(hosts_are_fetched_concurrently_one_connection_each),
         cmocka_unit_test(an_empty_batch_and_a_missing_url_are_handled),

@@ -711,7 +711,8 @@ static void test_options_is_answered_without_the_handler(void **state)
     assert_int_equal(r.status, 204);
     assert_int_equal(r.body_len, 0);
     assert_string_equal(reply_header(&r, "Access-Control-Allow-Origin"), "*");
-    assert_string_equal(reply_header(&r, "Access-Control-Allow-Methods"), "GET, HEAD, OPTIONS");
+    assert_string_equal(reply_header(&r, "Access-Control-Allow-Methods"),
+                        "GET, HEAD, POST, DELETE, OPTIONS");
     assert_string_equal(
         reply_header(&r, "Access-Control-Allow-Headers"),
         "X-Api-Key, Authorization, X-No-Cache, Content-Type, Access-Control-Allow-Origin");

@@ -23,6 +23,8 @@
 #include "util/arena.h"
 #include "util/err.h"
 
+#include "store_alerts_scenario.h"
+
 #define T0 ((int64_t)1709251200) /* 2024-03-01T00:00:00Z */
 
 struct fixture {
@@ -167,9 +169,10 @@ static void the_schema_is_versioned_and_migrations_are_idempotent(void **state)
     assert_int_equal(store_articles_put(f->s, &a, 1, NULL, &err), 0);
     /* Version 2 added the feeds tables (store/sqlite/feeds.c), version 3
      * the articles table's epoch (a random token, index/engine/), version
-     * 4 the deletion log (store/sqlite/delete.c). */
+     * 4 the deletion log (store/sqlite/delete.c), version 5 feeds.pages,
+     * version 6 the alerts (store/sqlite/alerts.c). */
     assert_int_equal(sql_int(f->db, "SELECT value FROM meta WHERE key = 'schema_version'", NULL),
-                     4);
+                     6);
     assert_int_equal(sql_int(f->db,
                              "SELECT count(*) FROM meta WHERE key = 'articles_epoch'"
                              " AND length(value) = 32",
@@ -192,7 +195,7 @@ static void the_schema_is_versioned_and_migrations_are_idempotent(void **state)
     assert_int_equal(store_open(&f->s, f->store, &err), 0);
     assert_int_equal(sql_int(f->db, objects, NULL), before);
     assert_int_equal(sql_int(f->db, "SELECT value FROM meta WHERE key = 'schema_version'", NULL),
-                     4);
+                     6);
     assert_int_equal(count_articles(f->s), 1);
 
     /* Running the migrations again keeps the epoch: an index on disk stays
@@ -840,6 +843,17 @@ static void keys_can_be_inserted_found_listed_updated_and_deleted(void **state)
     arena_release(&ar);
 }
 
+static void alerts_keep_their_cursor_lease_and_deliveries(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    struct article arts[2] = {make_article("https://x.test/a1", T0, "one"),
+                              make_article("https://x.test/a2", T0 + 1, "two")};
+    err_clear(&err);
+    assert_int_equal(store_articles_put(f->s, arts, 2, NULL, &err), 0);
+    store_alerts_scenario(f->s, arts[1].seq);
+}
+
 static void usage_adds_up_per_day_and_goes_with_its_key(void **state)
 {
     struct fixture *f = *state;
@@ -989,6 +1003,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(keys_can_be_inserted_found_listed_updated_and_deleted,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(alerts_keep_their_cursor_lease_and_deliveries, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(usage_adds_up_per_day_and_goes_with_its_key, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(readers_and_a_writer_can_work_at_the_same_time, setup,

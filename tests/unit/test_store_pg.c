@@ -27,6 +27,8 @@
 #include "util/arena.h"
 #include "util/err.h"
 
+#include "store_alerts_scenario.h"
+
 #define T0 ((int64_t)1709251200) /* 2024-03-01T00:00:00Z */
 
 static const char *pg_uri;
@@ -66,8 +68,8 @@ static int setup(void **state)
         fail_msg("store_open %s: %s", pg_uri, err.msg);
     /* Every test starts from empty tables (ids of keys and feeds from 1, as
      * in a new embedded store). */
-    pg_sql("TRUNCATE articles, article_tombstones, sources, keys, usage, feeds, feed_items"
-           " RESTART IDENTITY CASCADE");
+    pg_sql("TRUNCATE articles, article_tombstones, sources, keys, usage, feeds, feed_items,"
+           " alerts, alert_deliveries RESTART IDENTITY CASCADE");
     *state = f;
     return 0;
 }
@@ -745,6 +747,19 @@ static void feed_changes_behave_as_in_the_embedded_store(void **state)
 
 /* --- failures ----------------------------------------------------------------------- */
 
+static void alerts_behave_as_in_the_embedded_store(void **state)
+{
+    struct fixture *f = *state;
+    struct article arts[2] = {make_article("https://x.test/a1", T0, "one"),
+                              make_article("https://x.test/a2", T0 + 1, "two")};
+    int64_t seqs[2];
+    assert_int_equal(put_both(f, arts, 2, seqs), 0);
+    /* A new embedded store numbers its changes from 1: two inserts, head 2. */
+    int64_t lite_head = count(f->lite);
+    store_alerts_scenario(f->lite, lite_head);
+    store_alerts_scenario(f->pg, seqs[1]);
+}
+
 static void an_unreachable_server_is_busy_not_a_crash(void **state)
 {
     (void)state;
@@ -784,6 +799,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(deletes_remove_the_same_articles_as_in_the_embedded_store,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(alerts_behave_as_in_the_embedded_store, setup, teardown),
         cmocka_unit_test(an_unreachable_server_is_busy_not_a_crash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

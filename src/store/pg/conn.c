@@ -316,6 +316,61 @@ int store_pg_query(struct store_pg *s, const struct pg_sql *q, const struct pg_p
     return rc;
 }
 
+long store_pg_changed(PGresult *r)
+{
+    const char *t = PQcmdTuples(r);
+    return t && *t ? strtol(t, NULL, 10) : 0;
+}
+
+int store_pg_write(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
+                   long *changed, PGresult **out, struct err *err)
+{
+    struct pg_conn *c = NULL;
+    PGresult *r = NULL;
+    int rc;
+
+    if ((rc = store_pg_pool_get(&s->pool, &c, err)) < 0)
+        return rc;
+    rc = store_pg_run(c, q, p, &r, err);
+    if (rc == 0 && changed)
+        *changed = store_pg_changed(r);
+    if (rc == 0 && out) {
+        *out = r;
+        r = NULL;
+    }
+    PQclear(r);
+    store_pg_pool_put(&s->pool, c);
+    return rc;
+}
+
+int store_pg_read_all(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
+                      struct arena *a, size_t item_size, store_pg_row_fn row, void **out,
+                      size_t *n_out, const char *what, struct err *err)
+{
+    PGresult *r = NULL;
+    int rc;
+
+    if ((rc = store_pg_query(s, q, p, &r, err)) < 0)
+        return rc;
+    size_t n = (size_t)PQntuples(r);
+    char *items = arena_calloc(a, n ? n : 1, item_size);
+    if (items == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory listing %s", what);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if ((rc = row(a, r, (int)i, items + i * item_size)) < 0) {
+            err_set(err, rc, "out of memory listing %s", what);
+            goto out;
+        }
+    }
+    *out = items;
+    *n_out = n;
+out:
+    PQclear(r);
+    return rc;
+}
+
 /* --- parameters -------------------------------------------------------------- */
 
 void store_pg_params_init(struct pg_params *p)

@@ -84,15 +84,10 @@ static const struct pg_sql sql_items_get = {PG_ST_FEED_ITEMS_GET,
                                             "SELECT key, hash, published_at FROM feed_items"
                                             " WHERE feed_id = $1 AND key = ANY($2::text[])"};
 
-static long changed_rows(PGresult *r)
-{
-    const char *t = PQcmdTuples(r);
-    return t && *t ? strtol(t, NULL, 10) : 0;
-}
-
 /* Row i (FEED_COLUMNS) into *out, strings in the arena. */
-static int feed_row(struct arena *a, const PGresult *r, int i, struct feed_record *out)
+static int feed_row(struct arena *a, const PGresult *r, int i, void *item)
 {
+    struct feed_record *out = item;
     int rc = 0;
     memset(out, 0, sizeof *out);
     out->id = store_pg_get_int(r, i, 0);
@@ -134,50 +129,10 @@ static int feed_row(struct arena *a, const PGresult *r, int i, struct feed_recor
 static int feed_rows(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                      struct arena *a, struct feed_record **out, size_t *n_out, struct err *err)
 {
-    PGresult *r = NULL;
-    struct feed_record *items;
-    int rc;
-
-    if ((rc = store_pg_query(s, q, p, &r, err)) < 0)
-        return rc;
-    size_t n = (size_t)PQntuples(r);
-    items = arena_calloc(a, n ? n : 1, sizeof *items);
-    if (items == NULL) {
-        rc = err_set(err, ERR_NOMEM, "out of memory listing feeds");
-        goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if ((rc = feed_row(a, r, (int)i, &items[i])) < 0) {
-            err_set(err, rc, "out of memory listing feeds");
-            goto out;
-        }
-    }
-    *out = items;
-    *n_out = n;
-out:
-    PQclear(r);
-    return rc;
-}
-
-/* A one-statement write on a pooled connection; *changed = rows. */
-static int write_cmd(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
-                     long *changed, PGresult **out, struct err *err)
-{
-    struct pg_conn *c = NULL;
-    PGresult *r = NULL;
-    int rc;
-
-    if ((rc = store_pg_pool_get(&s->pool, &c, err)) < 0)
-        return rc;
-    rc = store_pg_run(c, q, p, &r, err);
-    if (rc == 0 && changed)
-        *changed = changed_rows(r);
-    if (rc == 0 && out) {
-        *out = r;
-        r = NULL;
-    }
-    PQclear(r);
-    store_pg_pool_put(&s->pool, c);
+    void *items = NULL;
+    int rc = store_pg_read_all(s, q, p, a, sizeof **out, feed_row, &items, n_out, "feeds", err);
+    if (rc == 0)
+        *out = items;
     return rc;
 }
 
@@ -203,7 +158,7 @@ int store_pg_feed_add(struct store_backend *b, const struct feed_record *f, int6
     store_pg_param_int(&p, created);
     store_pg_param_int(&p, f->next_fetch_at ? f->next_fetch_at : created);
     store_pg_param_text(&p, f->pages && f->pages[0] ? f->pages : NULL);
-    rc = write_cmd(s, &sql_add, &p, NULL, &r, err);
+    rc = store_pg_write(s, &sql_add, &p, NULL, &r, err);
     if (rc == ERR_EXISTS) {
         char shown[ERR_MSG_MAX];
         return err_set(err, ERR_EXISTS, "the feed %s is already registered",
@@ -245,7 +200,7 @@ int store_pg_feed_remove(struct store_backend *b, int64_t id, struct err *err)
     store_pg_params_init(&p);
     store_pg_param_int(&p, id);
     /* feed_items go with it (ON DELETE CASCADE). */
-    int rc = write_cmd((struct store_pg *)b, &sql_remove, &p, &changed, NULL, err);
+    int rc = store_pg_write((struct store_pg *)b, &sql_remove, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
         rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
     return rc;
@@ -266,7 +221,7 @@ int store_pg_feed_change(struct store_backend *b, int64_t id, const struct feed_
     store_pg_param_int(&p, c->enabled);
     store_pg_param_int(&p, c->now);
     store_pg_param_text(&p, c->pages);
-    int rc = write_cmd((struct store_pg *)b, &sql_change, &p, &changed, NULL, err);
+    int rc = store_pg_write((struct store_pg *)b, &sql_change, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
         rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
     return rc;
@@ -306,7 +261,7 @@ int store_pg_feeds_claim(struct store_backend *b, const int64_t *ids, size_t n, 
     store_pg_param_text(&p, arr.data);
     store_pg_param_int(&p, now);
     store_pg_param_int(&p, until);
-    if ((rc = write_cmd(s, &sql_claim, &p, NULL, &r, err)) < 0)
+    if ((rc = store_pg_write(s, &sql_claim, &p, NULL, &r, err)) < 0)
         goto out;
     for (int i = 0; i < PQntuples(r); i++) {
         int64_t id = store_pg_get_int(r, i, 0);
@@ -329,7 +284,7 @@ int store_pg_feed_schedule(struct store_backend *b, int64_t id, int64_t next_fet
     store_pg_params_init(&p);
     store_pg_param_int(&p, id);
     store_pg_param_int(&p, next_fetch_at);
-    int rc = write_cmd((struct store_pg *)b, &sql_schedule, &p, &changed, NULL, err);
+    int rc = store_pg_write((struct store_pg *)b, &sql_schedule, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
         rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
     return rc;
@@ -393,7 +348,7 @@ int store_pg_feed_fetch_record(struct store_backend *b, int64_t id,
     if ((rc = store_pg_exec(c->c, "BEGIN", err)) < 0)
         goto out;
     rc = store_pg_run(c, &sql_record, &p, &r, err);
-    if (rc == 0 && changed_rows(r) == 0)
+    if (rc == 0 && store_pg_changed(r) == 0)
         rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
     PQclear(r);
     if (rc == 0)

@@ -77,6 +77,19 @@ enum pg_stmt_id {
     PG_ST_LOG_ORIGIN,
     PG_ST_LOG_HEAD,
     PG_ST_LOG_READ,
+    PG_ST_ALERT_ADD,
+    PG_ST_ALERTS_LIST,
+    PG_ST_ALERT_REMOVE,
+    PG_ST_ALERTS_LEASE,
+    PG_ST_ALERTS_LEASED,
+    PG_ST_ALERTS_RELEASE,
+    PG_ST_ALERT_ADVANCE,
+    PG_ST_ALERT_EXISTS,
+    PG_ST_ALERT_DELIVERY_PUT,
+    PG_ST_ALERT_DELIVERIES,
+    PG_ST_ALERT_DELIVERY_DONE,
+    PG_ST_ALERT_DELIVERY_FAILED,
+    PG_ST_ALERT_DELIVERIES_COUNT,
     PG_ST_COUNT
 };
 _Static_assert(PG_ST_COUNT <= 64, "pg_conn.prepared has 64 bits");
@@ -184,6 +197,26 @@ int store_pg_end(struct pg_conn *c, int rc, struct err *err);
 int store_pg_query(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                    PGresult **out, struct err *err);
 
+/* A one-statement write on a pooled connection: *changed (may be NULL)
+ * gets the rows it changed, *out (may be NULL) its result, which the
+ * caller clears. Not retried (store_pg_query's note on writes). */
+int store_pg_write(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
+                   long *changed, PGresult **out, struct err *err);
+
+/* Rows a command's result r changed (PQcmdTuples). */
+long store_pg_changed(PGresult *r);
+
+/* Reads row i of r into *item (a struct of the caller's kind), strings in
+ * the arena; 0 or ERR_NOMEM. */
+typedef int (*store_pg_row_fn)(struct arena *a, const PGresult *r, int i, void *item);
+
+/* Every row of the read q with p, read with `row` into an arena array of
+ * item_size-byte elements (*out, *n_out). `what` names the rows in an
+ * out-of-memory message ("feeds"). */
+int store_pg_read_all(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
+                      struct arena *a, size_t item_size, store_pg_row_fn row, void **out,
+                      size_t *n_out, const char *what, struct err *err);
+
 void store_pg_params_init(struct pg_params *p);
 void store_pg_param_text(struct pg_params *p, const char *s); /* NULL → SQL NULL */
 void store_pg_param_int(struct pg_params *p, int64_t v);
@@ -267,6 +300,29 @@ int store_pg_feed_fetch_record(struct store_backend *b, int64_t id,
                                const struct feed_fetch_outcome *o, struct err *err);
 int store_pg_feed_items_get(struct store_backend *b, int64_t id, struct feed_item_mark *marks,
                             size_t n, struct err *err);
+
+/* alerts.c: store.h "alerts". */
+int store_pg_alert_add(struct store_backend *b, const struct alert_record *a, int64_t max_per_key,
+                       int64_t *id_out, struct err *err);
+int store_pg_alerts_list(struct store_backend *b, struct arena *a, int64_t key_id,
+                         struct alert_record **out, size_t *n_out, struct err *err);
+int store_pg_alert_remove(struct store_backend *b, int64_t id, int64_t key_id, struct err *err);
+int store_pg_alerts_lease(struct store_backend *b, struct arena *a, const char *owner,
+                          int64_t now_ms, int64_t until_ms, struct alert_record **out,
+                          size_t *n_out, struct err *err);
+int store_pg_alerts_release(struct store_backend *b, const char *owner, struct err *err);
+int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,
+                           int64_t from_seq, int64_t to_seq, const struct alert_delivery *d,
+                           struct err *err);
+int store_pg_alert_deliveries(struct store_backend *b, struct arena *a, int64_t alert_id,
+                              size_t max, struct alert_delivery **out, size_t *n_out,
+                              struct err *err);
+int store_pg_alert_delivery_done(struct store_backend *b, int64_t alert_id, const char *id,
+                                 struct err *err);
+int store_pg_alert_delivery_failed(struct store_backend *b, int64_t alert_id, const char *id,
+                                   int64_t attempts, int64_t next_ms, int64_t first_failure_ms,
+                                   struct err *err);
+int store_pg_alert_deliveries_count(struct store_backend *b, int64_t *out, struct err *err);
 
 /* The article columns shared by articles.c and log.c. */
 #define STORE_PG_ARTICLE_COLUMNS                                                                   \

@@ -40,13 +40,6 @@ static const struct pg_sql sql_usage_sum = {
 static const struct pg_sql sql_usage_take = {
     PG_ST_USAGE_TAKE, "SELECT taken, day_n, month_n FROM newsd_usage_take($1, $2, $3, $4, $5, $6)"};
 
-/* Rows changed by a command result. */
-static long changed_rows(PGresult *r)
-{
-    const char *t = PQcmdTuples(r);
-    return t && *t ? strtol(t, NULL, 10) : 0;
-}
-
 int store_pg_key_insert(struct store_backend *b, const struct key_record *k, int64_t *id_out,
                         struct err *err)
 {
@@ -76,8 +69,9 @@ int store_pg_key_insert(struct store_backend *b, const struct key_record *k, int
 }
 
 /* Row i (KEY_COLUMNS, hash as text "\x…") into *out. */
-static int key_row(struct arena *a, const PGresult *r, int i, struct key_record *out)
+static int key_row(struct arena *a, const PGresult *r, int i, void *item)
 {
+    struct key_record *out = item;
     int rc;
     memset(out, 0, sizeof *out);
     out->id = store_pg_get_int(r, i, 0);
@@ -223,29 +217,11 @@ int store_pg_key_find(struct store_backend *b, struct arena *a, const unsigned c
 int store_pg_keys_list(struct store_backend *b, struct arena *a, struct key_record **out,
                        size_t *n_out, struct err *err)
 {
-    struct store_pg *s = (struct store_pg *)b;
-    PGresult *r = NULL;
-    struct key_record *items;
-    int rc;
-
-    if ((rc = store_pg_query(s, &sql_list, NULL, &r, err)) < 0)
-        return rc;
-    size_t n = (size_t)PQntuples(r);
-    items = arena_calloc(a, n ? n : 1, sizeof *items);
-    if (items == NULL) {
-        rc = err_set(err, ERR_NOMEM, "out of memory listing keys");
-        goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if ((rc = key_row(a, r, (int)i, &items[i])) < 0) {
-            err_set(err, rc, "out of memory listing keys");
-            goto out;
-        }
-    }
-    *out = items;
-    *n_out = n;
-out:
-    PQclear(r);
+    void *items = NULL;
+    int rc = store_pg_read_all((struct store_pg *)b, &sql_list, NULL, a, sizeof **out, key_row,
+                               &items, n_out, "keys", err);
+    if (rc == 0)
+        *out = items;
     return rc;
 }
 
@@ -253,17 +229,10 @@ out:
 static int write_one(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                      struct err *err)
 {
-    struct pg_conn *c = NULL;
-    PGresult *r = NULL;
-    int rc;
-
-    if ((rc = store_pg_pool_get(&s->pool, &c, err)) < 0)
-        return rc;
-    rc = store_pg_run(c, q, p, &r, err);
-    if (rc == 0 && changed_rows(r) == 0)
+    long changed = 0;
+    int rc = store_pg_write(s, q, p, &changed, NULL, err);
+    if (rc == 0 && changed == 0)
         rc = err_set(err, ERR_NOTFOUND, "no such key");
-    PQclear(r);
-    store_pg_pool_put(&s->pool, c);
     return rc;
 }
 

@@ -26,6 +26,13 @@
  * Version 4 (delete.c): article_deletions  seq → id of each article
  *               deleted (store_articles_delete), for the indexes that
  *               follow the file (store/log.h store_reader_deletions).
+ * Version 5 (feeds.c): feeds.pages, a feed's page-fetch setting.
+ * Version 6 (alerts.c; ids never reused: a delivery names its alert):
+ *   alerts      saved searches POSTed to a webhook: the owning key, the
+ *               query (JSON), webhook, secret, the cursor in the article
+ *               log, the lease (owner, until)
+ *   alert_deliveries  per alert, the deliveries waiting for the webhook,
+ *               body as sent, in seq order
  * A new file is made with auto_vacuum=INCREMENTAL (set before its first
  * table), so deleted articles' pages can be given back
  * (store_space_release); an older file keeps auto_vacuum=NONE until
@@ -108,7 +115,25 @@ static const char schema_v4[] =
  * setting; ingest/crawl.h). */
 static const char schema_v5[] = "ALTER TABLE feeds ADD COLUMN pages TEXT;";
 
-static const char *const migrations[] = {schema_v1, schema_v2, schema_v3, schema_v4, schema_v5};
+/* clang-format off */
+static const char schema_v6[] =
+    "CREATE TABLE IF NOT EXISTS alerts("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " key_id INTEGER NOT NULL REFERENCES keys(id) ON DELETE CASCADE,"
+    " query TEXT NOT NULL, webhook TEXT NOT NULL, secret TEXT NOT NULL,"
+    " created_at INTEGER NOT NULL DEFAULT 0, cursor_seq INTEGER NOT NULL DEFAULT 0,"
+    " state INTEGER NOT NULL DEFAULT 0, lease_owner TEXT,"
+    " lease_until_ms INTEGER NOT NULL DEFAULT 0);"
+    "CREATE INDEX IF NOT EXISTS alerts_by_key ON alerts(key_id);"
+    "CREATE TABLE IF NOT EXISTS alert_deliveries("
+    " alert_id INTEGER NOT NULL REFERENCES alerts(id) ON DELETE CASCADE, seq INTEGER NOT NULL,"
+    " id TEXT UNIQUE NOT NULL, body TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,"
+    " next_ms INTEGER NOT NULL DEFAULT 0, first_failure_ms INTEGER NOT NULL DEFAULT 0,"
+    " created_ms INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(alert_id, seq)) WITHOUT ROWID;";
+/* clang-format on */
+
+static const char *const migrations[] = {schema_v1, schema_v2, schema_v3,
+                                         schema_v4, schema_v5, schema_v6};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
 int store_sqlite_begin(struct store_sqlite *s, struct err *err)
@@ -333,6 +358,16 @@ int store_sqlite_new(struct store_backend **out, const char *dir, bool fulltext_
         .feed_schedule = store_sqlite_feed_schedule,
         .feed_fetch_record = store_sqlite_feed_fetch_record,
         .feed_items_get = store_sqlite_feed_items_get,
+        .alert_add = store_sqlite_alert_add,
+        .alerts_list = store_sqlite_alerts_list,
+        .alert_remove = store_sqlite_alert_remove,
+        .alerts_lease = store_sqlite_alerts_lease,
+        .alerts_release = store_sqlite_alerts_release,
+        .alert_advance = store_sqlite_alert_advance,
+        .alert_deliveries = store_sqlite_alert_deliveries,
+        .alert_delivery_done = store_sqlite_alert_delivery_done,
+        .alert_delivery_failed = store_sqlite_alert_delivery_failed,
+        .alert_deliveries_count = store_sqlite_alert_deliveries_count,
     };
     len = strlen(dir) + sizeof "/" STORE_SQLITE_FILE;
     s->path = malloc(len);

@@ -1,0 +1,284 @@
+/* newsd alerts (docs/api.md §7): list, add and remove the webhook alerts
+ * of the store, the operator's side of /v2/alerts. An alert added here is
+ * validated exactly as POST /v2/alerts validates it (api_alert_add), but
+ * no plan limits the operator. */
+#include "api/api.h"
+#include "auth/auth.h"
+#include "cmd/cmd.h"
+#include "cmd/common.h"
+#include "config/config.h"
+#include "store/store.h"
+#include "util/buf.h"
+#include "util/jw.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/timefmt.h"
+#include "util/urlview.h"
+
+#include "util/banned.h"
+
+static void alerts_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: newsd alerts list [--store LOC] [--key-id ID]\n"
+            "       newsd alerts add [--store LOC] [--config FILE] --key-id ID --webhook URL\n"
+            "                        [--secret SECRET] [--q Q] [--qintitle Q] [--search-in LIST]\n"
+            "                        [--sources LIST] [--domains LIST] [--exclude-domains LIST]\n"
+            "                        [--language LL]\n"
+            "       newsd alerts remove [--store LOC] [--key-id ID] ALERT_ID\n"
+            "  --key-id  the key (an id of `keys list`) that owns the alert; with list and\n"
+            "            remove: only that key's alerts\n"
+            "  --secret  the HMAC key of X-Newsd-Signature; without it one is made up and\n"
+            "            printed\n"
+            "  --q ... --language  the /v2/everything filters of the saved search\n"
+            "  --config  its [outbound] rules refuse a webhook at a forbidden address\n");
+}
+
+struct alerts_opts {
+    const char *store, *config, *webhook, *secret;
+    int64_t key_id; /* 0: none given */
+    /* the query, in the order of alert_body.c's names */
+    const char *q, *qintitle, *search_in, *sources, *domains, *exclude_domains, *language;
+};
+
+static int64_t parse_id(const char *s)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v <= 0)
+        return -1;
+    return v;
+}
+
+static int alerts_list(struct store *s, const struct alerts_opts *o)
+{
+    struct arena ar;
+    struct alert_record *list = NULL;
+    size_t n = 0;
+    struct err err;
+    err_clear(&err);
+    arena_init(&ar, 0);
+    int rc = store_alerts_list(s, &ar, o->key_id, &list, &n, &err);
+    if (rc < 0) {
+        cmd_fail("alerts list: %s", err_msg(&err, rc));
+        arena_release(&ar);
+        return CMD_EXIT_FAIL;
+    }
+    printf("%-6s %-6s %-20s %-10s %-40s %s\n", "ID", "KEY", "CREATED", "CURSOR", "WEBHOOK",
+           "QUERY");
+    for (size_t i = 0; i < n; i++) {
+        char created[TIMEFMT_ISO_LEN], shown[512];
+        timefmt_iso8601(list[i].created_at, created);
+        urlview_redacted(list[i].webhook, URLVIEW_REDACT_ALL, shown, sizeof shown);
+        printf("%-6lld %-6lld %-20s %-10lld %-40s %s\n", (long long)list[i].id,
+               (long long)list[i].key_id, created, (long long)list[i].cursor_seq,
+               cmd_table_cell(&ar, shown), cmd_table_cell(&ar, list[i].query));
+    }
+    arena_release(&ar);
+    return CMD_EXIT_OK;
+}
+
+/* The POST /v2/alerts body of the options. */
+static int body_build(struct buf *b, const struct alerts_opts *o, const char *secret)
+{
+    static const char *const names[] = {"q",       "qInTitle",       "searchIn", "sources",
+                                        "domains", "excludeDomains", "language"};
+    const char *values[] = {o->q,       o->qintitle,        o->search_in, o->sources,
+                            o->domains, o->exclude_domains, o->language};
+    struct jw w;
+    jw_init(&w, b);
+    jw_obj_begin(&w);
+    jw_key(&w, "query");
+    jw_obj_begin(&w);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (!values[i])
+            continue;
+        jw_key(&w, names[i]);
+        jw_str(&w, values[i]);
+    }
+    jw_obj_end(&w);
+    jw_key(&w, "webhook");
+    jw_str(&w, o->webhook);
+    jw_key(&w, "secret");
+    jw_str(&w, secret);
+    jw_obj_end(&w);
+    return buf_error(b);
+}
+
+static int alerts_add(struct store *s, const struct alerts_opts *o)
+{
+    struct config cfg;
+    struct api *api = NULL;
+    struct buf body;
+    struct err err;
+    char made[AUTH_KEY_CHARS + 1];
+    int64_t id = 0;
+    int status, rc;
+
+    err_clear(&err);
+    buf_init(&body, 0);
+    if (o->key_id <= 0 || !o->webhook) {
+        cmd_fail("alerts add: --key-id and --webhook are required");
+        return CMD_EXIT_USAGE;
+    }
+    if ((status = cmd_config_load(&cfg, o->config)) != CMD_EXIT_OK)
+        return status;
+    status = CMD_EXIT_FAIL;
+    const char *secret = o->secret;
+    if (!secret) {
+        /* 128 random bits as hex, as a key is made. */
+        if ((rc = auth_key_generate(made, &err)) < 0) {
+            cmd_fail("alerts add: %s", err_msg(&err, rc));
+            goto out;
+        }
+        secret = made;
+    }
+    if (body_build(&body, o, secret) < 0) {
+        cmd_fail("alerts add: out of memory");
+        goto out;
+    }
+    struct api_config acfg = {.outbound = &cfg.outbound.policy};
+    if ((rc = api_new(&api, s, NULL, NULL, &acfg, &err)) < 0) {
+        cmd_fail("alerts add: %s", err_msg(&err, rc));
+        goto out;
+    }
+    rc = api_alert_add(api, o->key_id, 0, body.data, body.len, &id, &err);
+    if (rc == ERR_INVALID || rc == ERR_NOTFOUND) {
+        cmd_fail("alerts add: %s", err_msg(&err, rc));
+        status = CMD_EXIT_USAGE;
+        goto out;
+    }
+    if (rc < 0) {
+        cmd_fail("alerts add: %s", err_msg(&err, rc));
+        goto out;
+    }
+    printf("%lld\n", (long long)id);
+    if (!o->secret)
+        printf("secret: %s\n", secret);
+    status = fflush(stdout) == 0 ? CMD_EXIT_OK : CMD_EXIT_FAIL;
+out:
+    api_free(api);
+    buf_release(&body);
+    return status;
+}
+
+static int alerts_remove(struct store *s, const struct alerts_opts *o, const char *arg)
+{
+    struct err err;
+    err_clear(&err);
+    int64_t id = parse_id(arg);
+    if (id < 0) {
+        cmd_fail("alerts remove: '%s' is not an alert id", arg);
+        return CMD_EXIT_USAGE;
+    }
+    int rc = store_alert_remove(s, id, o->key_id, &err);
+    if (rc < 0) {
+        cmd_fail("alerts remove: %s", err_msg(&err, rc));
+        return CMD_EXIT_FAIL;
+    }
+    return CMD_EXIT_OK;
+}
+
+int cmd_alerts(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"store", required_argument, NULL, 's'},
+        {"config", required_argument, NULL, 'c'},
+        {"key-id", required_argument, NULL, 'k'},
+        {"webhook", required_argument, NULL, 'w'},
+        {"secret", required_argument, NULL, 'S'},
+        {"q", required_argument, NULL, 'q'},
+        {"qintitle", required_argument, NULL, 't'},
+        {"search-in", required_argument, NULL, 'i'},
+        {"sources", required_argument, NULL, 'o'},
+        {"domains", required_argument, NULL, 'd'},
+        {"exclude-domains", required_argument, NULL, 'x'},
+        {"language", required_argument, NULL, 'l'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct alerts_opts o = {0};
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        alerts_usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? CMD_EXIT_USAGE : CMD_EXIT_OK;
+    }
+    const char *sub = argv[1];
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc - 1, argv + 1, "h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 's':
+            o.store = optarg;
+            break;
+        case 'c':
+            o.config = optarg;
+            break;
+        case 'k':
+            o.key_id = parse_id(optarg);
+            if (o.key_id < 0) {
+                cmd_fail("alerts: --key-id must be a key's id (a positive number)");
+                return CMD_EXIT_USAGE;
+            }
+            break;
+        case 'w':
+            o.webhook = optarg;
+            break;
+        case 'S':
+            o.secret = optarg;
+            break;
+        case 'q':
+            o.q = optarg;
+            break;
+        case 't':
+            o.qintitle = optarg;
+            break;
+        case 'i':
+            o.search_in = optarg;
+            break;
+        case 'o':
+            o.sources = optarg;
+            break;
+        case 'd':
+            o.domains = optarg;
+            break;
+        case 'x':
+            o.exclude_domains = optarg;
+            break;
+        case 'l':
+            o.language = optarg;
+            break;
+        case 'h':
+            alerts_usage(stdout);
+            return CMD_EXIT_OK;
+        default:
+            alerts_usage(stderr);
+            return CMD_EXIT_USAGE;
+        }
+    }
+    int rest = argc - 1 - optind; /* operands after the options */
+    char **args = argv + 1 + optind;
+    bool is_list = !strcmp(sub, "list"), is_add = !strcmp(sub, "add"),
+         is_remove = !strcmp(sub, "remove");
+    if (!is_list && !is_add && !is_remove) {
+        cmd_fail("alerts: unknown subcommand '%s' (list, add, remove)", sub);
+        return CMD_EXIT_USAGE;
+    }
+    if (rest != (is_remove ? 1 : 0)) {
+        alerts_usage(stderr);
+        return CMD_EXIT_USAGE;
+    }
+    struct store *s = NULL;
+    if (cmd_store_open(&s, cmd_store_location(o.store), cmd_index_kind(NULL, NULL)) < 0)
+        return CMD_EXIT_FAIL;
+    int status = is_list  ? alerts_list(s, &o)
+                 : is_add ? alerts_add(s, &o)
+                          : alerts_remove(s, &o, args[0]);
+    store_close(s);
+    return status;
+}

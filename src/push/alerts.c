@@ -1,0 +1,689 @@
+/* The webhook alerts' delivery worker (push/alerts.h). One thread runs a
+ * loop of four steps, every poll_ms or at once when there is more to do:
+ *
+ *   lease   every lease_ms/3: take or renew the leases (store), and make the
+ *           local set of alerts that: new ones compiled into the
+ *           percolator, lost or removed ones dropped, an alert whose cursor
+ *           moved elsewhere restarted from the store's cursor;
+ *   follow  read the log after the lowest cursor of the set, match each
+ *           row against the percolator, and append a match to its alert's
+ *           batch when the row is past that alert's own cursor; a batch of
+ *           LIMIT_ALERT_ARTICLES, or one left at the end of what was read,
+ *           becomes a delivery stored with the new cursor (store_alert_
+ *           advance: one transaction, a compare and set on lease and cursor);
+ *   cursor  an alert that matched nothing still moves its stored cursor,
+ *           every CURSOR_WRITE_MS (nothing is lost by writing it late: the
+ *           rows in between matched nothing, and are read again);
+ *   send    POST the oldest waiting delivery of each alert whose time has
+ *           come (several alerts at once, one delivery per alert: order), and
+ *           record the outcome (done, or the next attempt's time).
+ *
+ * An alert's state: stored_cursor is the store's cursor (what an advance
+ * compares against), read_cursor how far the log has been read for it
+ * (>= stored_cursor; the batch holds the matches in between). */
+#include "push/alerts.h"
+#include "push/follow.h"
+#include "push/percolator.h"
+
+#include <nettle/hmac.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "article/json.h"
+#include "store/log.h"
+#include "util/buf.h"
+#include "util/clock.h"
+#include "util/limits.h"
+#include "util/log.h"
+#include "util/metrics.h"
+#include "util/urlview.h"
+
+#include "util/banned.h"
+
+#define FOLLOW_MAX_ROWS 5000           /* rows read per pass (then the next pass at once) */
+#define SEND_MAX 32                    /* POSTs at once */
+#define CURSOR_WRITE_MS 5000           /* a cursor that only moved is written this often */
+#define WEBHOOK_MAX_ANSWER (64 * 1024) /* what is read of a webhook's answer */
+#define DELIVERY_ID_BYTES 16
+#define LEASE_ASK_MS 1000 /* how often the leases are asked for (new alerts come then) */
+
+/* The oldest waiting delivery of an alert, as stored. */
+struct pending {
+    char *id;
+    char *body;
+    size_t len;
+    int64_t seq, attempts, next_ms, first_failure_ms;
+};
+
+struct alert_live {
+    int64_t id;
+    char *webhook, *secret;
+    bool matching; /* filed in the percolator (its query compiled) */
+    int64_t stored_cursor, read_cursor;
+    int64_t cursor_written_ms;
+    struct buf batch; /* article objects, comma-separated */
+    size_t n_batch;
+    bool stalled;    /* a store write failed this pass: read again from stored_cursor */
+    bool head_known; /* head is the oldest waiting delivery (or there is none) */
+    struct pending *head;
+};
+
+struct alerts {
+    struct store *store;
+    struct alerts_options o;
+    char owner[128];
+    pthread_t thread;
+    bool started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    atomic_bool stopping;
+    struct percolator *perc;
+    struct push_follow *follow; /* at the lowest read_cursor of the set */
+    struct alert_live **states; /* ordered by id */
+    size_t n;
+    int64_t next_lease_ms;
+};
+
+static struct {
+    struct metric *sent, *retries, *failed, *pending;
+} metric;
+
+void alerts_metrics_init(void)
+{
+    metric.sent = metrics_counter("newsd_alert_deliveries_sent_total",
+                                  "Webhook alert deliveries their webhook accepted (2xx).");
+    metric.retries = metrics_counter("newsd_alert_delivery_retries_total",
+                                     "Webhook alert delivery attempts that failed and will be "
+                                     "retried.");
+    metric.failed = metrics_counter("newsd_alert_deliveries_failed_total",
+                                    "Webhook alert deliveries dropped after the retry window.");
+    metric.pending = metrics_gauge("newsd_alert_deliveries_pending",
+                                   "Webhook alert deliveries waiting to be sent (whole store).");
+}
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void alerts_signature(const char *secret, const char *body, size_t len,
+                      char out[ALERTS_SIGNATURE_LEN])
+{
+    static const char hex[] = "0123456789abcdef";
+    struct hmac_sha256_ctx ctx;
+    uint8_t mac[SHA256_DIGEST_SIZE];
+    hmac_sha256_set_key(&ctx, strlen(secret), (const uint8_t *)secret);
+    hmac_sha256_update(&ctx, len, (const uint8_t *)body);
+    hmac_sha256_digest(&ctx, sizeof mac, mac);
+    memcpy(out, "sha256=", 7);
+    for (size_t i = 0; i < sizeof mac; i++) {
+        out[7 + 2 * i] = hex[mac[i] >> 4];
+        out[7 + 2 * i + 1] = hex[mac[i] & 0xf];
+    }
+    out[ALERTS_SIGNATURE_LEN - 1] = '\0';
+}
+
+/* A delivery id: 128 random bits as hex (unique without coordination
+ * between nodes). */
+static int delivery_id(char out[2 * DELIVERY_ID_BYTES + 1])
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char raw[DELIVERY_ID_BYTES];
+    if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+        return ERR_IO;
+    for (size_t i = 0; i < sizeof raw; i++) {
+        out[2 * i] = hex[raw[i] >> 4];
+        out[2 * i + 1] = hex[raw[i] & 0xf];
+    }
+    out[2 * DELIVERY_ID_BYTES] = '\0';
+    return 0;
+}
+
+static void pending_free(struct pending *p)
+{
+    if (!p)
+        return;
+    free(p->id);
+    free(p->body);
+    free(p);
+}
+
+static void state_free(struct alert_live *st)
+{
+    if (!st)
+        return;
+    free(st->webhook);
+    free(st->secret);
+    buf_release(&st->batch);
+    pending_free(st->head);
+    free(st);
+}
+
+static struct alert_live *state_find(struct alerts *a, int64_t id)
+{
+    size_t lo = 0, hi = a->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a->states[mid]->id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < a->n && a->states[lo]->id == id ? a->states[lo] : NULL;
+}
+
+/* Forget what was read past the stored cursor: the next pass reads it again. */
+static void state_rewind(struct alert_live *st)
+{
+    st->read_cursor = st->stored_cursor;
+    buf_reset(&st->batch);
+    st->n_batch = 0;
+}
+
+static struct alert_live *state_new(struct alerts *a, const struct alert_record *r)
+{
+    struct alert_live *st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    st->id = r->id;
+    st->webhook = strdup(r->webhook);
+    st->secret = strdup(r->secret);
+    buf_init(&st->batch, 0);
+    if (!st->webhook || !st->secret) {
+        state_free(st);
+        return NULL;
+    }
+    st->stored_cursor = st->read_cursor = r->cursor_seq;
+    st->cursor_written_ms = wall_ms();
+    struct index_matcher *m = NULL;
+    struct err err;
+    err_clear(&err);
+    int rc = a->o.compile(a->o.compile_ctx, r->query, &m, &err);
+    if (rc == 0)
+        rc = percolator_add(a->perc, (uint64_t)r->id, m, &err);
+    if (rc < 0)
+        /* Its waiting deliveries still go; it matches nothing new. */
+        log_warn("alert %lld: %s; it matches nothing until it is replaced", (long long)r->id,
+                 err_msg(&err, rc));
+    st->matching = rc == 0;
+    return st;
+}
+
+/* ---- lease ------------------------------------------------------------------ */
+
+static void lease_step(struct alerts *a)
+{
+    struct arena ar;
+    struct alert_record *list = NULL;
+    size_t n = 0;
+    struct err err;
+    int64_t now = wall_ms();
+    err_clear(&err);
+    arena_init(&ar, 0);
+    int rc = store_alerts_lease(a->store, &ar, a->owner, now, now + a->o.lease_ms, &list, &n, &err);
+    if (rc < 0) {
+        /* The leases run out; whoever can reach the store takes over. */
+        log_warn("alerts: cannot renew leases: %s", err_msg(&err, rc));
+        a->next_lease_ms = now + a->o.poll_ms * 5;
+        goto out;
+    }
+    /* Often, so that a new alert is taken up within LEASE_ASK_MS: the
+     * store writes a lease only when it is past half its length. */
+    a->next_lease_ms = now + (a->o.lease_ms / 3 < LEASE_ASK_MS ? a->o.lease_ms / 3 : LEASE_ASK_MS);
+    struct alert_live **next = calloc(n ? n : 1, sizeof *next);
+    if (!next) {
+        log_warn("alerts: out of memory leasing %zu alerts", n);
+        goto out;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct alert_live *st = state_find(a, list[i].id);
+        if (st && list[i].cursor_seq != st->stored_cursor) {
+            /* Another node moved it while this one did not hold it. */
+            st->stored_cursor = list[i].cursor_seq;
+            state_rewind(st);
+            pending_free(st->head);
+            st->head = NULL;
+            st->head_known = false;
+        }
+        if (!st)
+            st = state_new(a, &list[i]);
+        if (st) {
+            next[k++] = st;
+            st->stalled = false;
+        }
+    }
+    /* Alerts no longer held (removed, or leased elsewhere). */
+    for (size_t i = 0; i < a->n; i++) {
+        bool kept = false;
+        for (size_t j = 0; j < k && !kept; j++)
+            kept = next[j] == a->states[i];
+        if (!kept) {
+            percolator_remove(a->perc, (uint64_t)a->states[i]->id);
+            state_free(a->states[i]);
+        }
+    }
+    free(a->states);
+    a->states = next;
+    a->n = k;
+    int64_t pending = 0;
+    if (store_alert_deliveries_count(a->store, &pending, &err) == 0)
+        metrics_set(metric.pending, pending);
+out:
+    arena_release(&ar);
+}
+
+/* ---- follow ------------------------------------------------------------------ */
+
+/* Store st's batch as a delivery that takes its cursor to seq. */
+static void flush(struct alerts *a, struct alert_live *st, int64_t seq)
+{
+    struct buf body;
+    char id[2 * DELIVERY_ID_BYTES + 1];
+    struct err err;
+    int rc;
+    err_clear(&err);
+    buf_init(&body, 0);
+    buf_printf(&body, "{\"alert\":%lld,\"articles\":[", (long long)st->id);
+    buf_append(&body, st->batch.data ? st->batch.data : "", st->batch.len);
+    buf_puts(&body, "]}");
+    rc = buf_error(&body) ? buf_error(&body) : buf_error(&st->batch);
+    if (rc == 0)
+        rc = delivery_id(id);
+    int64_t now = wall_ms();
+    struct alert_delivery d = {
+        .alert_id = st->id,
+        .seq = seq,
+        .id = id,
+        .body = body.data,
+        .next_ms = now,
+        .created_ms = now,
+    };
+    if (rc == 0)
+        rc = store_alert_advance(a->store, st->id, a->owner, st->stored_cursor, seq, &d, &err);
+    if (rc == 0) {
+        st->stored_cursor = st->read_cursor = seq;
+        st->cursor_written_ms = now;
+        buf_reset(&st->batch);
+        st->n_batch = 0;
+        st->head_known = st->head_known && st->head != NULL; /* a new last one: the head stays */
+    } else {
+        log_warn("alert %lld: cannot queue a delivery: %s", (long long)st->id, err_msg(&err, rc));
+        st->stalled = true;
+        if (rc == ERR_BUSY || rc == ERR_NOTFOUND)
+            a->next_lease_ms = 0; /* it went elsewhere (or away): ask at once */
+    }
+    buf_release(&body);
+}
+
+/* The row matched st: add it to the batch, storing a full one. */
+static void batch_add(struct alerts *a, struct alert_live *st, const struct store_row *row)
+{
+    if (st->n_batch)
+        buf_putc(&st->batch, ',');
+    struct article art;
+    store_row_article(row, &art);
+    article_json(&st->batch, &art);
+    st->n_batch++;
+    st->read_cursor = row->seq;
+    if (st->n_batch >= LIMIT_ALERT_ARTICLES)
+        flush(a, st, row->seq);
+}
+
+/* push_follow_fn: one row of the log against the alerts' searches. */
+static int match_row(const struct store_row *row, const struct index_match_doc *doc, void *ctx)
+{
+    struct alerts *a = ctx;
+    uint64_t *ids = NULL;
+    size_t n = 0;
+    struct err err;
+    err_clear(&err);
+    int rc = percolator_match(a->perc, doc, &ids, &n, &err);
+    if (rc < 0)
+        return rc; /* not taken: read again at the next pass */
+    for (size_t i = 0; i < n; i++) {
+        struct alert_live *st = state_find(a, (int64_t)ids[i]);
+        if (st && !st->stalled && row->seq > st->read_cursor)
+            batch_add(a, st, row);
+    }
+    free(ids);
+    return 0;
+}
+
+/* One pass over the log; true when it stopped at FOLLOW_MAX_ROWS (more to read). */
+static bool follow_step(struct alerts *a)
+{
+    struct err err;
+    int rc;
+
+    if (a->n == 0)
+        return false;
+    err_clear(&err);
+    int64_t from = INT64_MAX;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->states[i]->read_cursor < from)
+            from = a->states[i]->read_cursor;
+    /* A new alert (or one read again) behind the follower: start over there. */
+    if (a->follow && push_follow_position(a->follow) != from) {
+        push_follow_free(a->follow);
+        a->follow = NULL;
+    }
+    if (!a->follow && (rc = push_follow_new(&a->follow, a->o.log_path, from, &err)) < 0) {
+        log_warn("alerts: cannot read the article log: %s", err_msg(&err, rc));
+        return false;
+    }
+    rc = push_follow_poll(a->follow, match_row, a, FOLLOW_MAX_ROWS, &err);
+    int64_t last = push_follow_position(a->follow);
+    if (rc < 0) {
+        log_warn("alerts: reading the article log: %s", err_msg(&err, rc));
+        /* A replaced table (ERR_NOTFOUND): its seqs are another's; follow
+         * it afresh from the cursors. */
+        push_follow_free(a->follow);
+        a->follow = NULL;
+    }
+    /* What was read is behind every alert now: a batch left goes out with
+     * the cursor at the last row read. */
+    for (size_t i = 0; i < a->n; i++) {
+        struct alert_live *st = a->states[i];
+        if (!st->stalled && (last > st->read_cursor || st->n_batch)) {
+            if (st->n_batch)
+                flush(a, st, last);
+            else
+                st->read_cursor = last;
+        }
+        if (st->stalled)
+            state_rewind(st);
+    }
+    return rc >= FOLLOW_MAX_ROWS;
+}
+
+/* Write the cursors that only moved, now and then. */
+static void cursor_step(struct alerts *a)
+{
+    int64_t now = wall_ms();
+    for (size_t i = 0; i < a->n; i++) {
+        struct alert_live *st = a->states[i];
+        if (st->n_batch || st->read_cursor <= st->stored_cursor ||
+            now - st->cursor_written_ms < CURSOR_WRITE_MS)
+            continue;
+        struct err err;
+        err_clear(&err);
+        int rc = store_alert_advance(a->store, st->id, a->owner, st->stored_cursor, st->read_cursor,
+                                     NULL, &err);
+        st->cursor_written_ms = now;
+        if (rc == 0)
+            st->stored_cursor = st->read_cursor;
+        else if (rc == ERR_BUSY || rc == ERR_NOTFOUND)
+            a->next_lease_ms = 0;
+    }
+}
+
+/* ---- send ------------------------------------------------------------------- */
+
+/* Load st's oldest waiting delivery when it is not known. */
+static void head_load(struct alerts *a, struct alert_live *st)
+{
+    struct arena ar;
+    struct alert_delivery *d = NULL;
+    size_t n = 0;
+    struct err err;
+    err_clear(&err);
+    arena_init(&ar, 0);
+    if (store_alert_deliveries(a->store, &ar, st->id, 1, &d, &n, &err) == 0) {
+        pending_free(st->head);
+        st->head = NULL;
+        st->head_known = true;
+        if (n == 1) {
+            struct pending *p = calloc(1, sizeof *p);
+            if (p) {
+                p->id = strdup(d->id);
+                p->len = strlen(d->body);
+                p->body = strdup(d->body);
+                p->seq = d->seq;
+                p->attempts = d->attempts;
+                p->next_ms = d->next_ms;
+                p->first_failure_ms = d->first_failure_ms;
+            }
+            if (!p || !p->id || !p->body) {
+                pending_free(p);
+                st->head_known = false;
+            } else {
+                st->head = p;
+            }
+        }
+    }
+    arena_release(&ar);
+}
+
+/* What a webhook's answer to st's head delivery means. */
+static void outcome(struct alerts *a, struct alert_live *st, const struct fetch_result *r)
+{
+    struct pending *p = st->head;
+    struct err err;
+    int64_t now = wall_ms();
+    err_clear(&err);
+    if (r->rc == 0 && r->status >= 200 && r->status < 300) {
+        if (store_alert_delivery_done(a->store, st->id, p->id, &err) == 0) {
+            metrics_add(metric.sent, 1);
+            pending_free(p);
+            st->head = NULL;
+            st->head_known = false;
+        }
+        return;
+    }
+    int64_t attempts = p->attempts + 1;
+    int64_t first = p->first_failure_ms ? p->first_failure_ms : now;
+    char shown[256], why[FETCH_ERRBUF + 32];
+    urlview_redacted(st->webhook, URLVIEW_REDACT_ALL, shown, sizeof shown);
+    if (r->rc == 0)
+        snprintf(why, sizeof why, "HTTP %ld", r->status);
+    else
+        snprintf(why, sizeof why, "%s", r->errbuf[0] ? r->errbuf : err_default_msg(r->rc));
+    if (now - first >= a->o.expire_ms) {
+        log_warn("alert %lld: delivery %s to %s dropped after %lld attempts over %lld s: %s",
+                 (long long)st->id, p->id, shown, (long long)attempts,
+                 (long long)((now - first) / 1000), why);
+        if (store_alert_delivery_done(a->store, st->id, p->id, &err) == 0) {
+            metrics_add(metric.failed, 1);
+            pending_free(p);
+            st->head = NULL;
+            st->head_known = false;
+        }
+        return;
+    }
+    int64_t delay = a->o.retry_min_ms;
+    for (int64_t i = 1; i < attempts && delay < a->o.retry_max_ms; i++)
+        delay *= 2;
+    if (delay > a->o.retry_max_ms)
+        delay = a->o.retry_max_ms;
+    log_info("alert %lld: delivery %s to %s failed (%s); attempt %lld in %lld ms",
+             (long long)st->id, p->id, shown, why, (long long)(attempts + 1), (long long)delay);
+    metrics_add(metric.retries, 1);
+    p->attempts = attempts;
+    p->first_failure_ms = first;
+    p->next_ms = now + delay;
+    /* Not recorded (the store is away): the memory's copy still says when. */
+    store_alert_delivery_failed(a->store, st->id, p->id, attempts, p->next_ms, first, &err);
+}
+
+static bool send_cancelled(void *ctx)
+{
+    struct alerts *a = ctx;
+    return atomic_load(&a->stopping);
+}
+
+static void send_step(struct alerts *a)
+{
+    struct alert_live *who[SEND_MAX];
+    struct fetch_request reqs[SEND_MAX];
+    struct fetch_result res[SEND_MAX];
+    char sig[SEND_MAX][ALERTS_SIGNATURE_LEN + 32];
+    char did[SEND_MAX][2 * DELIVERY_ID_BYTES + 64];
+    const char *headers[SEND_MAX][3];
+    size_t n = 0;
+    int64_t now = wall_ms();
+
+    for (size_t i = 0; i < a->n && n < SEND_MAX; i++) {
+        struct alert_live *st = a->states[i];
+        if (!st->head_known)
+            head_load(a, st);
+        struct pending *p = st->head;
+        if (!p || p->next_ms > now)
+            continue;
+        char s[ALERTS_SIGNATURE_LEN];
+        alerts_signature(st->secret, p->body, p->len, s);
+        snprintf(sig[n], sizeof sig[n], "X-Newsd-Signature: %s", s);
+        snprintf(did[n], sizeof did[n], "X-Newsd-Delivery: %s", p->id);
+        headers[n][0] = "Content-Type: application/json";
+        headers[n][1] = did[n];
+        headers[n][2] = sig[n];
+        reqs[n] = (struct fetch_request){
+            .url = st->webhook,
+            .post_body = p->body,
+            .post_len = p->len,
+            .headers = headers[n],
+            .n_headers = 3,
+        };
+        who[n++] = st;
+    }
+    if (n == 0)
+        return;
+    struct fetch_options fo = a->o.fetch;
+    fo.cancelled = send_cancelled;
+    fo.cancel_ctx = a;
+    fetch_run(reqs, n, &fo, res);
+    for (size_t i = 0; i < n; i++) {
+        /* Cancelled by a stop: neither a success nor an attempt. */
+        if (!(res[i].rc == ERR_BUSY && send_cancelled(a)))
+            outcome(a, who[i], &res[i]);
+        fetch_result_release(&res[i]);
+    }
+}
+
+/* ---- the thread ----------------------------------------------------------------- */
+
+static void *worker_main(void *arg)
+{
+    struct alerts *a = arg;
+    while (!atomic_load(&a->stopping)) {
+        if (wall_ms() >= a->next_lease_ms)
+            lease_step(a);
+        bool more = follow_step(a);
+        cursor_step(a);
+        send_step(a);
+        if (more)
+            continue;
+        if (a->follow) {
+            /* Until a commit, a retry's turn or a stop: poll_ms at most. */
+            struct err err;
+            err_clear(&err);
+            if (push_follow_wait(a->follow, &a->stopping, a->o.poll_ms, &err) >= 0)
+                continue;
+            log_warn("alerts: waiting for the article log: %s", err_msg(&err, ERR_STORE));
+        }
+        pthread_mutex_lock(&a->mu);
+        if (!atomic_load(&a->stopping)) {
+            struct timespec until = clock_mono_in(a->o.poll_ms);
+            pthread_cond_timedwait(&a->cv, &a->mu, &until);
+        }
+        pthread_mutex_unlock(&a->mu);
+    }
+    return NULL;
+}
+
+static void alerts_free(struct alerts *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        state_free(a->states[i]);
+    free(a->states);
+    percolator_free(a->perc);
+    push_follow_free(a->follow);
+    pthread_mutex_destroy(&a->mu);
+    pthread_cond_destroy(&a->cv);
+    free(a);
+}
+
+int alerts_start(struct alerts **out, struct store *s, const struct alerts_options *o,
+                 struct err *err)
+{
+    struct alerts *a = NULL;
+    int rc;
+
+    *out = NULL;
+    if (!o || !o->log_path || !o->compile)
+        return err_set(err, ERR_INVALID, "alerts: no article log or no query compiler");
+    alerts_metrics_init();
+    a = calloc(1, sizeof *a);
+    if (!a)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    a->store = s;
+    a->o = *o;
+    if (a->o.lease_ms <= 0)
+        a->o.lease_ms = ALERTS_LEASE_MS_DEFAULT;
+    if (a->o.poll_ms <= 0)
+        a->o.poll_ms = ALERTS_POLL_MS_DEFAULT;
+    if (a->o.retry_min_ms <= 0)
+        a->o.retry_min_ms = ALERTS_RETRY_MIN_MS_DEFAULT;
+    if (a->o.retry_max_ms <= 0)
+        a->o.retry_max_ms = ALERTS_RETRY_MAX_MS_DEFAULT;
+    if (a->o.retry_max_ms < a->o.retry_min_ms)
+        a->o.retry_max_ms = a->o.retry_min_ms;
+    if (a->o.expire_ms <= 0)
+        a->o.expire_ms = ALERTS_EXPIRE_MS_DEFAULT;
+    if (a->o.fetch.timeout_ms <= 0)
+        a->o.fetch.timeout_ms = ALERTS_TIMEOUT_MS_DEFAULT;
+    if (a->o.fetch.max_body == 0)
+        a->o.fetch.max_body = WEBHOOK_MAX_ANSWER;
+    /* A webhook answers where it was asked; a redirect is not followed
+     * (a POST would turn into a GET, and the body's target would move). */
+    a->o.fetch.max_redirects = -1;
+    pthread_mutex_init(&a->mu, NULL);
+    clock_cond_init(&a->cv);
+    /* The lease holder's name: unique per process, readable in the store. */
+    char host[64] = "";
+    gethostname(host, sizeof host - 1);
+    char rnd[2 * DELIVERY_ID_BYTES + 1];
+    if ((rc = delivery_id(rnd)) < 0) {
+        rc = err_set(err, rc, "alerts: no random bytes");
+        goto fail;
+    }
+    snprintf(a->owner, sizeof a->owner, "%.63s:%ld:%.8s", host, (long)getpid(), rnd);
+    if ((rc = percolator_new(&a->perc, err)) < 0)
+        goto fail;
+    if (pthread_create(&a->thread, NULL, worker_main, a) != 0) {
+        rc = err_set(err, ERR_NOMEM, "alerts: cannot start the delivery thread");
+        goto fail;
+    }
+    a->started = true;
+    *out = a;
+    return 0;
+fail:
+    alerts_free(a);
+    return rc;
+}
+
+void alerts_stop(struct alerts *a)
+{
+    if (!a)
+        return;
+    pthread_mutex_lock(&a->mu);
+    atomic_store(&a->stopping, true);
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    if (a->started) {
+        pthread_join(a->thread, NULL);
+        /* Hand the leases back, so that a restart, or another node, goes
+         * on at once instead of waiting for them to run out. */
+        store_alerts_release(a->store, a->owner, NULL);
+    }
+    alerts_free(a);
+}

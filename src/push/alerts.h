@@ -1,0 +1,77 @@
+/* The webhook alerts' delivery worker (docs/api.md "Webhook alerts"): one
+ * thread started by `newsd serve` that, for the alerts this node leases
+ * (store.h store_alerts_lease), follows the article log from each alert's
+ * cursor, matches every new article against the alerts' saved searches
+ * (push/percolator.h), and POSTs the matches to each alert's webhook.
+ *
+ * Guarantees, and how:
+ *   at least once  a delivery (at most LIMIT_ALERT_ARTICLES articles) is
+ *                  written to the store with the alert's new cursor in one
+ *                  transaction BEFORE it is sent, and forgotten only when
+ *                  its webhook answered 2xx (or after the retry window): a
+ *                  restart or a SIGKILL at any point resends, never loses;
+ *   same bytes     a retry sends the stored body under the same
+ *                  X-Newsd-Delivery id; X-Newsd-Signature is
+ *                  sha256=<hex HMAC-SHA256 of the body, key = the secret>;
+ *   in order       per alert, a delivery is sent only when every earlier one
+ *                  succeeded or expired (retries back off exponentially,
+ *                  capped, for up to the retry window, 24 h by default);
+ *   one node       in a cluster, only the lease holder moves an alert's
+ *                  cursor (a compare and set), so each article is queued
+ *                  once per alert; a node taking over resends what the
+ *                  previous one had queued, under the same ids.
+ * Webhooks are fetched with ingest/fetch.h, so [outbound] applies to every
+ * connection. Counted in /metrics: newsd_alert_deliveries_sent_total,
+ * newsd_alert_delivery_retries_total, newsd_alert_deliveries_failed_total,
+ * newsd_alert_deliveries_pending. */
+#ifndef NEWSD_PUSH_ALERTS_H
+#define NEWSD_PUSH_ALERTS_H
+
+#include <stdint.h>
+
+#include "index/match.h"
+#include "ingest/fetch.h"
+#include "store/store.h"
+#include "util/err.h"
+
+#define ALERTS_LEASE_MS_DEFAULT 30000                 /* a node's hold: 3 POST timeouts */
+#define ALERTS_POLL_MS_DEFAULT 200                    /* how often the log is looked at */
+#define ALERTS_RETRY_MIN_MS_DEFAULT 1000              /* first retry after a failure */
+#define ALERTS_RETRY_MAX_MS_DEFAULT (600 * 1000)      /* the backoff's cap */
+#define ALERTS_EXPIRE_MS_DEFAULT (24 * 3600 * 1000LL) /* then a delivery is dropped */
+#define ALERTS_TIMEOUT_MS_DEFAULT 10000               /* one POST, connect included */
+
+/* A stored query (alert_record.query) compiled for matching; newsd's is
+ * api_alert_matcher. */
+typedef int (*alerts_compile_fn)(void *ctx, const char *query_json, struct index_matcher **out,
+                                 struct err *err);
+
+struct alerts_options {
+    const char *log_path; /* the article log file (store_log_path of index_log) */
+    alerts_compile_fn compile;
+    void *compile_ctx;
+    struct fetch_options fetch; /* policy, proxy (timeouts: ALERTS_TIMEOUT_MS_DEFAULT) */
+    /* 0: the defaults above (tests shorten them) */
+    int64_t lease_ms, poll_ms, retry_min_ms, retry_max_ms, expire_ms;
+};
+
+struct alerts;
+
+/* Register the metrics (at 0), so /metrics shows them without a worker. */
+void alerts_metrics_init(void);
+
+/* Start the worker on store s (borrowed: it must outlive the worker). */
+int alerts_start(struct alerts **out, struct store *s, const struct alerts_options *o,
+                 struct err *err);
+
+/* Stop: a POST in flight is abandoned (its delivery is sent again later),
+ * the leases are handed back. NULL: no-op. */
+void alerts_stop(struct alerts *a);
+
+/* The X-Newsd-Signature value of body[0..len) under secret:
+ * "sha256=" + 64 lower-case hex digits, NUL-terminated. */
+#define ALERTS_SIGNATURE_LEN (7 + 64 + 1)
+void alerts_signature(const char *secret, const char *body, size_t len,
+                      char out[ALERTS_SIGNATURE_LEN]);
+
+#endif

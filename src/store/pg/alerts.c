@@ -1,0 +1,310 @@
+/* Alerts of the PostgreSQL store (store.h "alerts"; schema version 2,
+ * pg.c). A lease is UPDATE ... SET lease_owner = me WHERE the lease ended
+ * or is mine: two nodes leasing at once queue on each row's lock, and the
+ * second re-reads the row after the first commits, finds it leased and
+ * leaves it, so one node delivers an alert at a time. A node that lost
+ * the lease (it stalled past it) cannot move the cursor any more: the
+ * advance is a compare and set on owner and cursor. */
+#include "store/pg/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/banned.h"
+
+#define ALERT_COLUMNS                                                                              \
+    "id, key_id, query, webhook, secret, created_at, cursor_seq, state, lease_owner,"              \
+    " lease_until_ms"
+#define DELIVERY_COLUMNS "alert_id, seq, id, body, attempts, next_ms, first_failure_ms, created_ms"
+
+/* $1 key, $2 max per key (0 none), $3 query, $4 webhook, $5 secret,
+ * $6 created_at, $7 cursor (< 0: the head), $8 state. newsd_alert_add
+ * answers the new id, -1 without such a key, -2 when the key is full. */
+static const struct pg_sql sql_add = {PG_ST_ALERT_ADD,
+                                      "SELECT newsd_alert_add($1, $2, $3, $4, $5, $6, $7, $8)"};
+static const struct pg_sql sql_list = {PG_ST_ALERTS_LIST,
+                                       "SELECT " ALERT_COLUMNS " FROM alerts"
+                                       " WHERE $1::bigint = 0 OR key_id = $1 ORDER BY id"};
+static const struct pg_sql sql_remove = {
+    PG_ST_ALERT_REMOVE, "DELETE FROM alerts WHERE id = $1 AND ($2::bigint = 0 OR key_id = $2)"};
+static const struct pg_sql sql_lease = {
+    PG_ST_ALERTS_LEASE,
+    "UPDATE alerts SET lease_owner = $1, lease_until_ms = $3"
+    " WHERE (lease_owner = $1 AND lease_until_ms <= $2::bigint + ($3::bigint - $2::bigint) / 2)"
+    " OR lease_owner IS NULL OR lease_until_ms <= $2"};
+static const struct pg_sql sql_leased = {PG_ST_ALERTS_LEASED,
+                                         "SELECT " ALERT_COLUMNS " FROM alerts"
+                                         " WHERE lease_owner = $1"
+                                         " AND key_id IN (SELECT id FROM keys WHERE state = 0)"
+                                         " ORDER BY id"};
+static const struct pg_sql sql_release = {
+    PG_ST_ALERTS_RELEASE,
+    "UPDATE alerts SET lease_owner = NULL, lease_until_ms = 0 WHERE lease_owner = $1"};
+static const struct pg_sql sql_advance = {
+    PG_ST_ALERT_ADVANCE, "UPDATE alerts SET cursor_seq = $4"
+                         " WHERE id = $1 AND lease_owner = $2 AND cursor_seq = $3"};
+static const struct pg_sql sql_exists = {PG_ST_ALERT_EXISTS,
+                                         "SELECT count(*) FROM alerts WHERE id = $1"};
+static const struct pg_sql sql_delivery_put = {PG_ST_ALERT_DELIVERY_PUT,
+                                               "INSERT INTO alert_deliveries(" DELIVERY_COLUMNS
+                                               ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"};
+static const struct pg_sql sql_deliveries = {PG_ST_ALERT_DELIVERIES,
+                                             "SELECT " DELIVERY_COLUMNS " FROM alert_deliveries"
+                                             " WHERE alert_id = $1 ORDER BY seq LIMIT $2"};
+static const struct pg_sql sql_done = {PG_ST_ALERT_DELIVERY_DONE,
+                                       "DELETE FROM alert_deliveries"
+                                       " WHERE alert_id = $1 AND id = $2"};
+static const struct pg_sql sql_failed = {
+    PG_ST_ALERT_DELIVERY_FAILED,
+    "UPDATE alert_deliveries SET attempts = $3, next_ms = $4, first_failure_ms = $5"
+    " WHERE alert_id = $1 AND id = $2"};
+static const struct pg_sql sql_count = {PG_ST_ALERT_DELIVERIES_COUNT,
+                                        "SELECT count(*) FROM alert_deliveries"};
+
+static int alert_row(struct arena *a, const PGresult *r, int i, void *item)
+{
+    struct alert_record *out = item;
+    int rc;
+    memset(out, 0, sizeof *out);
+    out->id = store_pg_get_int(r, i, 0);
+    out->key_id = store_pg_get_int(r, i, 1);
+    rc = store_pg_get_str(a, r, i, 2, &out->query);
+    if (rc == 0)
+        rc = store_pg_get_str(a, r, i, 3, &out->webhook);
+    if (rc == 0)
+        rc = store_pg_get_str(a, r, i, 4, &out->secret);
+    out->created_at = store_pg_get_int(r, i, 5);
+    out->cursor_seq = store_pg_get_int(r, i, 6);
+    out->state = (int)store_pg_get_int(r, i, 7);
+    if (rc == 0)
+        rc = store_pg_get_str(a, r, i, 8, &out->lease_owner);
+    out->lease_until_ms = store_pg_get_int(r, i, 9);
+    return rc;
+}
+
+static int alert_rows(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
+                      struct arena *a, struct alert_record **out, size_t *n_out, struct err *err)
+{
+    void *items = NULL;
+    int rc = store_pg_read_all(s, q, p, a, sizeof **out, alert_row, &items, n_out, "alerts", err);
+    if (rc == 0)
+        *out = items;
+    return rc;
+}
+
+int store_pg_alert_add(struct store_backend *b, const struct alert_record *a, int64_t max_per_key,
+                       int64_t *id_out, struct err *err)
+{
+    struct store_pg *s = (struct store_pg *)b;
+    struct pg_params p;
+    PGresult *r = NULL;
+    int rc;
+
+    store_pg_params_init(&p);
+    store_pg_param_int(&p, a->key_id);
+    store_pg_param_int(&p, max_per_key > 0 ? max_per_key : 0);
+    store_pg_param_text(&p, a->query);
+    store_pg_param_text(&p, a->webhook);
+    store_pg_param_text(&p, a->secret);
+    store_pg_param_int(&p, a->created_at ? a->created_at : (int64_t)time(NULL));
+    store_pg_param_int(&p, a->cursor_seq);
+    store_pg_param_int(&p, a->state);
+    if ((rc = store_pg_write(s, &sql_add, &p, NULL, &r, err)) < 0)
+        return rc;
+    int64_t id = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
+    PQclear(r);
+    if (id == -1)
+        return err_set(err, ERR_NOTFOUND, "no key has the id %lld", (long long)a->key_id);
+    if (id == -2)
+        return err_set(err, ERR_FULL, "the key has %lld alerts, its plan's limit",
+                       (long long)max_per_key);
+    if (id <= 0)
+        return err_set(err, ERR_STORE, "the alert was not added");
+    if (id_out)
+        *id_out = id;
+    return 0;
+}
+
+int store_pg_alerts_list(struct store_backend *b, struct arena *a, int64_t key_id,
+                         struct alert_record **out, size_t *n_out, struct err *err)
+{
+    struct pg_params p;
+    store_pg_params_init(&p);
+    store_pg_param_int(&p, key_id);
+    return alert_rows((struct store_pg *)b, &sql_list, &p, a, out, n_out, err);
+}
+
+int store_pg_alert_remove(struct store_backend *b, int64_t id, int64_t key_id, struct err *err)
+{
+    struct pg_params p;
+    long changed = 0;
+    store_pg_params_init(&p);
+    store_pg_param_int(&p, id);
+    store_pg_param_int(&p, key_id);
+    /* Its deliveries go with it (ON DELETE CASCADE). */
+    int rc = store_pg_write((struct store_pg *)b, &sql_remove, &p, &changed, NULL, err);
+    if (rc == 0 && changed == 0)
+        rc = err_set(err, ERR_NOTFOUND, "no alert has the id %lld", (long long)id);
+    return rc;
+}
+
+int store_pg_alerts_lease(struct store_backend *b, struct arena *a, const char *owner,
+                          int64_t now_ms, int64_t until_ms, struct alert_record **out,
+                          size_t *n_out, struct err *err)
+{
+    struct store_pg *s = (struct store_pg *)b;
+    struct pg_params p;
+    store_pg_params_init(&p);
+    store_pg_param_text(&p, owner);
+    store_pg_param_int(&p, now_ms);
+    store_pg_param_int(&p, until_ms);
+    int rc = store_pg_write(s, &sql_lease, &p, NULL, NULL, err);
+    if (rc < 0)
+        return rc;
+    store_pg_params_init(&p);
+    store_pg_param_text(&p, owner);
+    return alert_rows(s, &sql_leased, &p, a, out, n_out, err);
+}
+
+int store_pg_alerts_release(struct store_backend *b, const char *owner, struct err *err)
+{
+    struct pg_params p;
+    store_pg_params_init(&p);
+    store_pg_param_text(&p, owner);
+    return store_pg_write((struct store_pg *)b, &sql_release, &p, NULL, NULL, err);
+}
+
+int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,
+                           int64_t from_seq, int64_t to_seq, const struct alert_delivery *d,
+                           struct err *err)
+{
+    struct store_pg *s = (struct store_pg *)b;
+    struct pg_conn *c = NULL;
+    struct pg_params p;
+    PGresult *r = NULL;
+    int rc;
+
+    if ((rc = store_pg_pool_get(&s->pool, &c, err)) < 0)
+        return rc;
+    if ((rc = store_pg_exec(c->c, "BEGIN", err)) < 0)
+        goto out;
+    store_pg_params_init(&p);
+    store_pg_param_int(&p, alert_id);
+    store_pg_param_text(&p, owner);
+    store_pg_param_int(&p, from_seq);
+    store_pg_param_int(&p, to_seq);
+    rc = store_pg_run(c, &sql_advance, &p, &r, err);
+    long changed = rc == 0 ? store_pg_changed(r) : 0;
+    PQclear(r);
+    r = NULL;
+    if (rc == 0 && changed == 0) {
+        store_pg_params_init(&p);
+        store_pg_param_int(&p, alert_id);
+        rc = store_pg_run(c, &sql_exists, &p, &r, err);
+        if (rc == 0)
+            rc = PQntuples(r) == 1 && store_pg_get_int(r, 0, 0) > 0
+                     ? err_set(err, ERR_BUSY, "alert %lld moved on without this node",
+                               (long long)alert_id)
+                     : err_set(err, ERR_NOTFOUND, "no alert has the id %lld", (long long)alert_id);
+        PQclear(r);
+        r = NULL;
+    }
+    if (rc == 0 && d) {
+        store_pg_params_init(&p);
+        store_pg_param_int(&p, alert_id);
+        store_pg_param_int(&p, d->seq);
+        store_pg_param_text(&p, d->id);
+        store_pg_param_text(&p, d->body);
+        store_pg_param_int(&p, d->attempts);
+        store_pg_param_int(&p, d->next_ms);
+        store_pg_param_int(&p, d->first_failure_ms);
+        store_pg_param_int(&p, d->created_ms);
+        rc = store_pg_run(c, &sql_delivery_put, &p, NULL, err);
+    }
+    rc = store_pg_end(c, rc, err);
+out:
+    store_pg_pool_put(&s->pool, c);
+    return rc;
+}
+
+int store_pg_alert_deliveries(struct store_backend *b, struct arena *a, int64_t alert_id,
+                              size_t max, struct alert_delivery **out, size_t *n_out,
+                              struct err *err)
+{
+    struct store_pg *s = (struct store_pg *)b;
+    struct pg_params p;
+    PGresult *r = NULL;
+    int rc;
+
+    store_pg_params_init(&p);
+    store_pg_param_int(&p, alert_id);
+    store_pg_param_int(&p, max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max);
+    if ((rc = store_pg_query(s, &sql_deliveries, &p, &r, err)) < 0)
+        return rc;
+    size_t n = (size_t)PQntuples(r);
+    struct alert_delivery *items = arena_calloc(a, n ? n : 1, sizeof *items);
+    if (items == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory listing deliveries");
+        goto out;
+    }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct alert_delivery *d = &items[i];
+        d->alert_id = store_pg_get_int(r, (int)i, 0);
+        d->seq = store_pg_get_int(r, (int)i, 1);
+        rc = store_pg_get_str(a, r, (int)i, 2, &d->id);
+        if (rc == 0)
+            rc = store_pg_get_str(a, r, (int)i, 3, &d->body);
+        d->attempts = store_pg_get_int(r, (int)i, 4);
+        d->next_ms = store_pg_get_int(r, (int)i, 5);
+        d->first_failure_ms = store_pg_get_int(r, (int)i, 6);
+        d->created_ms = store_pg_get_int(r, (int)i, 7);
+        if (rc < 0)
+            err_set(err, rc, "out of memory listing deliveries");
+    }
+    if (rc == 0) {
+        *out = items;
+        *n_out = n;
+    }
+out:
+    PQclear(r);
+    return rc;
+}
+
+int store_pg_alert_delivery_done(struct store_backend *b, int64_t alert_id, const char *id,
+                                 struct err *err)
+{
+    struct pg_params p;
+    store_pg_params_init(&p);
+    store_pg_param_int(&p, alert_id);
+    store_pg_param_text(&p, id);
+    return store_pg_write((struct store_pg *)b, &sql_done, &p, NULL, NULL, err);
+}
+
+int store_pg_alert_delivery_failed(struct store_backend *b, int64_t alert_id, const char *id,
+                                   int64_t attempts, int64_t next_ms, int64_t first_failure_ms,
+                                   struct err *err)
+{
+    struct pg_params p;
+    long changed = 0;
+    store_pg_params_init(&p);
+    store_pg_param_int(&p, alert_id);
+    store_pg_param_text(&p, id);
+    store_pg_param_int(&p, attempts);
+    store_pg_param_int(&p, next_ms);
+    store_pg_param_int(&p, first_failure_ms);
+    int rc = store_pg_write((struct store_pg *)b, &sql_failed, &p, &changed, NULL, err);
+    if (rc == 0 && changed == 0)
+        rc = err_set(err, ERR_NOTFOUND, "no delivery %s", id);
+    return rc;
+}
+
+int store_pg_alert_deliveries_count(struct store_backend *b, int64_t *out, struct err *err)
+{
+    PGresult *r = NULL;
+    int rc = store_pg_query((struct store_pg *)b, &sql_count, NULL, &r, err);
+    if (rc == 0)
+        *out = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
+    PQclear(r);
+    return rc;
+}

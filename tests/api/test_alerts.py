@@ -1,0 +1,397 @@
+"""Webhook alerts (docs/api.md "Webhook alerts", issue 17): /v2/alerts and
+/v2/alerts/ID against a real newsd, and deliveries to a real webhook on
+loopback — one that fails for a while, a newsd killed with SIGKILL in the
+middle and restarted, articles imported by `newsd import` in another
+process. Every delivery must arrive (at least once), each delivery id with
+the same body every time, signed with the alert's secret, in order per
+alert."""
+import json
+import os
+import signal
+import socket
+import time
+import types
+
+import pytest
+import requests
+
+from corpus import DATA
+from harness import SLOW, Client, Server, cli_ok, err, run_cli
+from webhook import Receiver, check_deliveries
+
+ALERTS = "/v2/alerts"
+EV = "/v2/everything"
+# Short leases and retries so that a restart and a failing webhook take
+# seconds, not minutes (the defaults: 30 s lease, 1 s .. 10 min backoff).
+FAST = {"NEWSD_ALERTS_LEASE_MS": "1500", "NEWSD_ALERTS_RETRY_MIN_MS": "200",
+        "NEWSD_ALERTS_RETRY_MAX_MS": "800"}
+
+
+def wait_for(what, cond, timeout=30):
+    deadline = time.monotonic() + timeout * SLOW
+    last = None
+    while time.monotonic() < deadline:
+        last = cond()
+        if last:
+            return last
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting for %s (last: %r)" % (what, last))
+
+
+def start_server(path, config):
+    saved = dict(os.environ)
+    os.environ.update(FAST)
+    try:
+        return Server(path, args=("--config", config))
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    d = tmp_path_factory.mktemp("alerts")
+    store = str(d / "store")
+    config = str(d / "newsd.conf")
+    with open(config, "w") as f:
+        f.write("[outbound]\nallow_networks = 127.0.0.0/8\n\n[plan tiny]\nalerts = 2\n")
+    cli_ok("sources", "import", "--store", store, os.path.join(DATA, "sources.jsonl"))
+    keys = {}
+    for name, plan in (("owner", "unlimited"), ("other", "unlimited"), ("tiny", "tiny")):
+        keys[name] = cli_ok("keys", "create", "--store", store, "--name", name, "--plan", plan,
+                            "--config", config).out.strip()
+    site = types.SimpleNamespace(dir=d, store=store, config=config, keys=keys,
+                                 server=start_server(store, config))
+    yield site
+    problems = site.server.stop()
+    assert not problems, "\n".join(problems)
+
+
+def client(site, who="owner"):
+    return Client(site.server.base, site.keys[who])
+
+
+def post(c, body, **kw):
+    data = body if isinstance(body, (bytes, str)) else json.dumps(body)
+    return c.request("POST", ALERTS, data=data, headers={"Content-Type": "application/json"},
+                     **kw)
+
+
+def alert_body(q="zebulon", webhook="https://example.com/hook", secret="s3cret", **query):
+    query.setdefault("q", q)
+    return {"query": query, "webhook": webhook, "secret": secret}
+
+
+# ---- the endpoints --------------------------------------------------------------
+
+
+def test_an_alert_is_created_listed_read_and_deleted_by_its_key_only(site):
+    me, them = client(site), client(site, "other")
+    r = post(me, alert_body(q="zebulon", language="en", sources="bbc-news"))
+    assert r.status_code == 201, r.text
+    alert = r.json()["alert"]
+    assert r.json()["status"] == "ok"
+    assert alert["query"] == {"q": "zebulon", "sources": "bbc-news", "language": "en"}
+    assert alert["webhook"] == "https://example.com/hook"
+    assert "secret" not in alert  # written, never read back
+    aid = alert["id"]
+    listed = me.get(ALERTS).json()
+    assert listed["status"] == "ok" and aid in [a["id"] for a in listed["alerts"]]
+    assert me.get("%s/%d" % (ALERTS, aid)).json()["alert"] == alert
+    # Another key neither sees nor removes it: it does not exist for them.
+    assert aid not in [a["id"] for a in them.get(ALERTS).json()["alerts"]]
+    err(them.get("%s/%d" % (ALERTS, aid)), 404, "alertNotFound")
+    err(them.request("DELETE", "%s/%d" % (ALERTS, aid)), 404, "alertNotFound")
+    assert me.request("DELETE", "%s/%d" % (ALERTS, aid)).json() == {"status": "ok"}
+    err(me.request("DELETE", "%s/%d" % (ALERTS, aid)), 404, "alertNotFound")
+    err(me.get("%s/abc" % ALERTS), 404, "alertNotFound")
+
+
+def test_alerts_need_a_key(site):
+    err(post(client(site), alert_body(), key=None), 401, "apiKeyMissing")
+    err(client(site).get(ALERTS, key="0" * 32), 401, "apiKeyInvalid")
+
+
+@pytest.mark.parametrize("query", [
+    {"q": "(unbalanced"},
+    {"q": "-only"},
+    {"language": "en"},                       # no scope: parametersMissing
+    {"q": "x", "sources": "no-such-source"},  # sourceDoesNotExist
+    {"q": "x", "sources": ",".join("s%d" % i for i in range(21))},
+    {"q": "x", "language": "xx"},
+    {"q": "x", "searchIn": "body"},
+    {"q": "x", "country": "us"},
+    {"q": "x" * 501},
+])
+def test_the_query_is_refused_exactly_as_everything_refuses_it(site, query):
+    """The same code, status and message as GET /v2/everything with the
+    same parameters."""
+    me = client(site)
+    want = me.get(EV, params=query)
+    assert want.status_code == 400, want.text
+    got = post(me, {"query": query, "webhook": "https://example.com/h", "secret": "s"})
+    assert (got.status_code, got.json()) == (want.status_code, want.json())
+
+
+@pytest.mark.parametrize("body,code", [
+    (b"", "parametersMissing"),
+    (b"{not json", "parameterInvalid"),
+    (b"[1,2]", "parameterInvalid"),
+    (b'{"query":{"q":"a"},"webhook":"https://e.com/h"}', "parametersMissing"),
+    (b'{"query":{"q":"a"},"secret":"s"}', "parametersMissing"),
+    (b'{"webhook":"https://e.com/h","secret":"s"}', "parametersMissing"),
+    (b'{"query":"q=a","webhook":"https://e.com/h","secret":"s"}', "parameterInvalid"),
+    (b'{"query":{"q":7},"webhook":"https://e.com/h","secret":"s"}', "parameterInvalid"),
+    (b'{"query":{"q":"a","q":"b"},"webhook":"https://e.com/h","secret":"s"}', "parameterInvalid"),
+    (b'{"query":{"q":"a\\u0000b"},"webhook":"https://e.com/h","secret":"s"}', "parameterInvalid"),
+    (b'{"query":{"q":"a","from":"2024-01-01"},"webhook":"https://e.com/h","secret":"s"}',
+     "parameterInvalid"),
+    (b'{"query":{"q":"a"},"webhook":"ftp://e.com/h","secret":"s"}', "parameterInvalid"),
+    (b'{"query":{"q":"a"},"webhook":"https://","secret":"s"}', "parameterInvalid"),
+    (b'{"query":{"q":"a"},"webhook":"https://e.com/h","secret":5}', "parameterInvalid"),
+    (b'{"query":{"q":"a"},"webhook":"http://10.1.2.3/h","secret":"s"}', "parameterInvalid"),
+    (b'\xff\xfe{}', "parameterInvalid"),
+])
+def test_a_bad_body_is_a_clear_error(site, body, code):
+    r = post(client(site), body)
+    err(r, 400, code)
+
+
+def test_a_body_over_16_kib_is_refused_unread(site):
+    r = post(client(site), alert_body(q="a", secret="x" * 20000))
+    err(r, 413, "requestTooLarge")
+
+
+def test_other_methods_are_refused_with_the_right_allow(site):
+    r = client(site).request("PUT", ALERTS)
+    err(r, 405, "methodNotAllowed")
+    assert r.headers["Allow"] == "GET, HEAD, POST, OPTIONS"
+    r = client(site).request("POST", ALERTS + "/1")
+    err(r, 405, "methodNotAllowed")
+    assert r.headers["Allow"] == "GET, HEAD, DELETE, OPTIONS"
+    # /v2/everything still takes no body and no POST.
+    err(client(site).request("POST", EV, data=b"{}"), 405, "methodNotAllowed")
+
+
+def test_a_plan_limits_the_alerts_of_a_key(site):
+    tiny = client(site, "tiny")
+    for i in range(2):
+        assert post(tiny, alert_body(q="limit%d" % i)).status_code == 201
+    r = post(tiny, alert_body(q="limit2"))
+    err(r, 403, "tooManyAlerts")
+    assert "2 alerts" in r.json()["message"]
+    # Deleting one makes room again.
+    first = tiny.get(ALERTS).json()["alerts"][0]["id"]
+    assert tiny.request("DELETE", "%s/%d" % (ALERTS, first)).status_code == 200
+    assert post(tiny, alert_body(q="limit3")).status_code == 201
+
+
+def test_the_operator_lists_adds_and_removes_alerts(site):
+    key_id = None
+    for line in cli_ok("keys", "list", "--store", site.store).out.splitlines():
+        if " other " in " %s " % line:
+            key_id = line.split()[0]
+    assert key_id
+    r = cli_ok("alerts", "add", "--store", site.store, "--key-id", key_id, "--webhook",
+               "https://example.com/op", "--q", "okapi", "--language", "en")
+    aid = int(r.out.splitlines()[0])
+    assert r.out.splitlines()[1].startswith("secret: ")
+    listed = cli_ok("alerts", "list", "--store", site.store, "--key-id", key_id).out
+    assert '{"q":"okapi","language":"en"}' in listed
+    # The key sees it through the API.
+    assert aid in [a["id"] for a in client(site, "other").get(ALERTS).json()["alerts"]]
+    # Validation is the endpoint's, as a usage error.
+    bad = run_cli("alerts", "add", "--store", site.store, "--key-id", key_id, "--webhook",
+                  "https://example.com/op", "--q", "(broken")
+    assert bad.rc == 2 and "q parameter is invalid" in bad.err, bad
+    bad = run_cli("alerts", "add", "--store", site.store, "--key-id", "9999", "--webhook",
+                  "https://example.com/op", "--q", "x")
+    assert bad.rc != 0 and "key" in bad.err, bad
+    cli_ok("alerts", "remove", "--store", site.store, "--key-id", key_id, str(aid))
+    assert run_cli("alerts", "remove", "--store", site.store, str(aid)).rc == 1
+
+
+# ---- deliveries ------------------------------------------------------------------
+
+
+def article(word, i, t="2026-01-02T03:04:%02dZ"):
+    return {"source": {"id": "bbc-news", "name": "BBC News"}, "author": "A. Writer",
+            "title": "%s story number %d" % (word, i),
+            "description": "A description of %s item %d" % (word, i),
+            "url": "https://alerts.example/%s/%d" % (word, i), "urlToImage": None,
+            "publishedAt": t % (i % 60), "content": "Body text %d" % i}
+
+
+def import_articles(site, arts, name):
+    path = str(site.dir / name)
+    with open(path, "w") as f:
+        for a in arts:
+            f.write(json.dumps(a) + "\n")
+    cli_ok("import", "--store", site.store, path)
+
+
+def test_matching_articles_reach_the_webhook_signed_and_in_order(site):
+    rec = Receiver(fail_first=3)
+    try:
+        me = client(site)
+        a1 = post(me, alert_body(q="quokkazap", webhook=rec.url, secret="one")).json()["alert"]
+        a2 = post(me, alert_body(q="wombatrix", webhook=rec.url, secret="two")).json()["alert"]
+        arts = [article("quokkazap", i) for i in range(5)] + \
+               [article("wombatrix", i) for i in range(3)] + \
+               [article("nothingmatches", i) for i in range(4)]
+        import_articles(site, arts, "batch1.jsonl")
+        want1 = ["https://alerts.example/quokkazap/%d" % i for i in range(5)]
+        want2 = ["https://alerts.example/wombatrix/%d" % i for i in range(3)]
+        wait_for("both alerts' articles", lambda: sorted(rec.delivered(a1["id"])) ==
+                 sorted(want1) and sorted(rec.delivered(a2["id"])) == sorted(want2))
+        check_deliveries(rec, {a1["id"]: "one", a2["id"]: "two"})
+        doc = json.loads(rec.snapshot()[-1][2])
+        assert list(doc["articles"][0]) == ["source", "author", "title", "description", "url",
+                                            "urlToImage", "publishedAt", "content"]
+        # 500s were retried under the same id.
+        assert any(p[3] == 500 for p in rec.snapshot())
+        m = requests.get(site.server.base + "/metrics").text
+        assert "newsd_alert_deliveries_sent_total" in m
+        assert "newsd_alert_delivery_retries_total" in m
+        for a in (a1, a2):
+            me.request("DELETE", "%s/%d" % (ALERTS, a["id"]))
+    finally:
+        rec.close()
+
+
+def test_more_than_100_matches_are_cut_into_deliveries_of_100(site):
+    rec = Receiver()
+    try:
+        me = client(site)
+        a = post(me, alert_body(q="manyfold", webhook=rec.url, secret="k")).json()["alert"]
+        import_articles(site, [article("manyfold", i) for i in range(230)], "many.jsonl")
+        wait_for("230 articles", lambda: len(set(rec.delivered(a["id"]))) == 230)
+        sizes = [len(json.loads(p[2])["articles"]) for p in rec.snapshot()]
+        assert max(sizes) == 100 and sum(sizes) >= 230
+        check_deliveries(rec, {a["id"]: "k"})
+        me.request("DELETE", "%s/%d" % (ALERTS, a["id"]))
+    finally:
+        rec.close()
+
+
+def test_a_sigkill_mid_delivery_loses_nothing(site):
+    """The webhook fails while newsd is killed with SIGKILL and articles are
+    imported while it is down; after the restart everything arrives, each
+    delivery id with its one body."""
+    rec = Receiver(fail_first=10 ** 9)  # fails until told otherwise
+    try:
+        me = client(site)
+        a = post(me, alert_body(q="phoenixed", webhook=rec.url, secret="kill")).json()["alert"]
+        import_articles(site, [article("phoenixed", i) for i in range(4)], "k1.jsonl")
+        wait_for("a failed attempt", lambda: len(rec.snapshot()) >= 2)
+        site.server.proc.send_signal(signal.SIGKILL)
+        site.server.proc.wait()
+        import_articles(site, [article("phoenixed", i) for i in range(4, 9)], "k2.jsonl")
+        seen_before = {p[0]: p[2] for p in rec.snapshot()}
+        old = site.server
+        site.server = start_server(site.store, site.config)
+        old.stop()  # cleans its files up (it died: that problem is expected)
+        with rec.lock:
+            rec.fail_first = len(rec.posts) + 2
+        want = ["https://alerts.example/phoenixed/%d" % i for i in range(9)]
+        wait_for("every article after the restart",
+                 lambda: sorted(set(rec.delivered(a["id"]))) == sorted(want), timeout=40)
+        bodies = check_deliveries(rec, {a["id"]: "kill"})
+        for did, body in seen_before.items():
+            assert bodies[did] == body
+        # The delivery that failed before the kill was resent under its id.
+        assert any(p[0] in seen_before and p[3] == 200 for p in rec.snapshot())
+        client(site).request("DELETE", "%s/%d" % (ALERTS, a["id"]))
+    finally:
+        rec.close()
+
+
+def metric(base, name):
+    for line in requests.get(base + "/metrics").text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError("no %s in /metrics" % name)
+
+
+def test_a_delivery_failing_past_the_retry_window_is_dropped_and_the_next_goes(tmp_path):
+    """After the retry window (24 h; here 1.5 s) a delivery is dropped with
+    a log line and counted; the alert's later deliveries go on."""
+    store, config = str(tmp_path / "store"), str(tmp_path / "newsd.conf")
+    with open(config, "w") as f:
+        f.write("[outbound]\nallow_networks = 127.0.0.0/8\n")
+    key = cli_ok("keys", "create", "--store", store).out.strip()
+    saved = dict(os.environ)
+    os.environ.update(FAST, NEWSD_ALERTS_EXPIRE_MS="1500")
+    try:
+        srv = Server(store, args=("--config", config))
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    rec = Receiver(fail_first=10 ** 9)
+    try:
+        c = Client(srv.base, key)
+        a = post(c, alert_body(q="ephemerix", webhook=rec.url, secret="e")).json()["alert"]
+        site = types.SimpleNamespace(dir=tmp_path, store=store)
+        import_articles(site, [article("ephemerix", 0)], "e1.jsonl")
+        wait_for("the drop", lambda: metric(srv.base, "newsd_alert_deliveries_failed_total") >= 1)
+        assert "dropped after" in srv.stderr()
+        assert metric(srv.base, "newsd_alert_delivery_retries_total") >= 1
+        wait_for("nothing pending", lambda: metric(srv.base,
+                                                   "newsd_alert_deliveries_pending") == 0)
+        with rec.lock:
+            rec.fail_first = 0
+        import_articles(site, [article("ephemerix", 1)], "e2.jsonl")
+        wait_for("the next delivery", lambda: rec.delivered(a["id"]))
+        assert rec.delivered(a["id"]) == ["https://alerts.example/ephemerix/1"]
+        first = rec.snapshot()[0][0]
+        assert all(p[3] == 500 for p in rec.snapshot() if p[0] == first)
+        check_deliveries(rec, {a["id"]: "e"}, dropped={first})
+        assert metric(srv.base, "newsd_alert_deliveries_sent_total") == 1
+    finally:
+        rec.close()
+        problems = srv.stop()
+        assert not problems, "\n".join(problems)
+
+
+def test_a_chunked_alert_body_is_refused_at_once(site):
+    host, port = site.server.base[len("http://"):].split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as s:
+        s.sendall(b"POST /v2/alerts HTTP/1.1\r\nHost: x\r\nX-Api-Key: %s\r\n"
+                  b"Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n" % site.keys["owner"].encode())
+        data = s.recv(65536)
+    assert data.split(b"\r\n", 1)[0].split(b" ")[1] == b"413", data[:200]
+    assert b'"requestTooLarge"' in data
+
+
+def test_a_clean_stop_hands_the_leases_back(tmp_path):
+    """With a lease of a minute, a restarted server delivers at once: the
+    one that stopped gave its leases back."""
+    store = str(tmp_path / "store")
+    config = str(tmp_path / "newsd.conf")
+    with open(config, "w") as f:
+        f.write("[outbound]\nallow_networks = 127.0.0.0/8\n")
+    key = cli_ok("keys", "create", "--store", store).out.strip()
+    saved = dict(os.environ)
+    os.environ.update(FAST, NEWSD_ALERTS_LEASE_MS="60000")
+    rec = Receiver()
+    srv = None
+    try:
+        srv = Server(store, args=("--config", config))
+        a = post(Client(srv.base, key), alert_body(q="relayon", webhook=rec.url,
+                                                   secret="r")).json()["alert"]
+        site = types.SimpleNamespace(dir=tmp_path, store=store)
+        import_articles(site, [article("relayon", 0)], "r1.jsonl")
+        wait_for("the first delivery", lambda: rec.delivered(a["id"]))
+        problems = srv.stop()
+        assert not problems, "\n".join(problems)
+        srv = Server(store, args=("--config", config))
+        import_articles(site, [article("relayon", 1)], "r2.jsonl")
+        wait_for("the delivery after the restart", lambda: len(rec.delivered(a["id"])) == 2,
+                 timeout=15)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        rec.close()
+        if srv and srv.proc.poll() is None:
+            problems = srv.stop()
+            assert not problems, "\n".join(problems)
