@@ -111,9 +111,17 @@ static const char schema_v4[] =
     "CREATE TABLE IF NOT EXISTS article_deletions("
     " seq INTEGER PRIMARY KEY, id INTEGER NOT NULL, deleted_at INTEGER NOT NULL DEFAULT 0);";
 
+/* A column added to a table: SQLite has no ADD COLUMN IF NOT EXISTS, so
+ * the step looks first (a migration may run again over what it made: the
+ * version row lost, test_store). */
+struct column_add {
+    const char *table, *column, *decl;
+};
+
 /* Per feed, which new items get their page fetched (NULL: the crawler's
  * setting; ingest/crawl.h). */
-static const char schema_v5[] = "ALTER TABLE feeds ADD COLUMN pages TEXT;";
+static const struct column_add schema_v5 = {"feeds", "pages", "TEXT"};
+
 
 /* clang-format off */
 static const char schema_v6[] =
@@ -132,8 +140,12 @@ static const char schema_v6[] =
     " created_ms INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(alert_id, seq)) WITHOUT ROWID;";
 /* clang-format on */
 
-static const char *const migrations[] = {schema_v1, schema_v2, schema_v3,
-                                         schema_v4, schema_v5, schema_v6};
+/* Each step: its statements, or a column to add. */
+static const struct migration {
+    const char *sql;
+    const struct column_add *column;
+} migrations[] = {{schema_v1, NULL}, {schema_v2, NULL}, {schema_v3, NULL},
+                  {schema_v4, NULL}, {NULL, &schema_v5}, {schema_v6, NULL}};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
 int store_sqlite_begin(struct store_sqlite *s, struct err *err)
@@ -184,6 +196,21 @@ static int schema_version_set(sqlite3 *db, int64_t v, struct err *err)
                               STORE_SQLITE_ARGS(STORE_SQLITE_INT(v)), NULL, err);
 }
 
+/* Add c unless its table has it already. */
+static int column_ensure(struct store_sqlite *s, const struct column_add *c, struct err *err)
+{
+    /* The names are this file's constants, never input. */
+    char sql[256];
+    int64_t have = 0;
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pragma_table_info('%s') WHERE name = '%s'",
+             c->table, c->column);
+    int rc = store_sqlite_query_int(s->writer, sql, &have, err);
+    if (rc < 0 || have > 0)
+        return rc;
+    snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s;", c->table, c->column, c->decl);
+    return store_sqlite_exec(s->writer, sql, err);
+}
+
 /* Bring the schema to SCHEMA_VERSION in one transaction. */
 static int schema_migrate(struct store_sqlite *s, bool fulltext_when_new, struct err *err)
 {
@@ -207,7 +234,9 @@ static int schema_migrate(struct store_sqlite *s, bool fulltext_when_new, struct
     if (version == SCHEMA_VERSION)
         goto out;
     for (int64_t v = version < 0 ? 0 : version; v < SCHEMA_VERSION; v++) {
-        if ((rc = store_sqlite_exec(s->writer, migrations[v], err)) < 0)
+        const struct migration *m = &migrations[v];
+        rc = m->sql ? store_sqlite_exec(s->writer, m->sql, err) : column_ensure(s, m->column, err);
+        if (rc < 0)
             goto out;
     }
     rc = schema_version_set(s->writer, SCHEMA_VERSION, err);
