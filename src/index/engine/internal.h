@@ -292,6 +292,10 @@ void eng_segment_seal(uint8_t *p, size_t len);
  * passes cannot make a search read outside it. */
 int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *err);
 
+/* Add s's bytes, part by part, to r (`newsd index sizes`). Reads every
+ * postings list: seconds at a million documents. */
+void eng_segment_sizes(const struct eng_segment *s, struct index_size_report *r);
+
 /* --- manifest.c: the index directory's table of contents ------------------ */
 
 struct eng_manifest_seg {

@@ -504,3 +504,72 @@ int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *er
     }
     return eng_docs_check(s, err);
 }
+
+/* --- where the bytes go ------------------------------------------------------ */
+
+/* One term's streams split into frequencies (masks and tfs) and positions;
+ * what is left of its bytes up to limit is alignment. */
+static void term_sizes(const struct eng_segment *s, const struct eng_term *t, uint64_t limit,
+                       struct index_size_report *r)
+{
+    uint64_t skip_bytes = (uint64_t)t->nblocks * sizeof(struct eng_skip);
+    const uint8_t *data = s->post + t->off + skip_bytes + t->docs_len;
+    const uint8_t *end = s->post + limit, *p = data;
+    uint64_t freqs = 0, pos_bytes = 0;
+
+    r->skip += skip_bytes;
+    r->docids += t->docs_len;
+    r->postings += t->df;
+    for (uint32_t k = 0; t->kind != ENG_TERM_META && k < t->df && p < end; k++) {
+        unsigned mask = *p++;
+        freqs++;
+        for (unsigned f = 0; f < ENG_FIELDS; f++) {
+            const uint8_t *q = p;
+            uint32_t tf, v;
+            if (!(mask & (1u << f)))
+                continue;
+            if ((p = varint_in(p, end, &tf)) == NULL)
+                return;
+            freqs += (uint64_t)(p - q);
+            for (uint32_t i = 0; t->kind == ENG_TERM_EXACT && i < tf; i++) {
+                q = p;
+                if ((p = varint_in(p, end, &v)) == NULL)
+                    return;
+                pos_bytes += (uint64_t)(p - q);
+                r->positions++;
+            }
+        }
+    }
+    r->freqs += freqs;
+    r->positions_bytes += pos_bytes;
+}
+
+void eng_segment_sizes(const struct eng_segment *s, struct index_size_report *r)
+{
+    struct seg_header h;
+    uint64_t off[P_END + 1];
+
+    seg_header_fill(s, &h);
+    if (!seg_layout(&h, off))
+        return;
+    uint64_t before = index_size_index_bytes(r) + index_size_store_bytes(r);
+    r->segments++;
+    r->docs += s->n;
+    r->terms += s->nterms;
+    r->columns += (uint64_t)s->n * (8 + 8 + 4 + 4);
+    r->url_table += (uint64_t)s->n * (8 + 4);
+    r->dictionary += s->nterms * sizeof(struct eng_term);
+    r->term_strs += s->strs_len;
+    r->store_offsets += ((uint64_t)s->n + 1) * 8;
+    r->store_dict += s->dict_len;
+    r->store_frames += s->dz_len;
+    for (size_t i = 0; i < s->nterms; i++) {
+        uint64_t limit = i + 1 < s->nterms ? s->terms[i + 1].off : s->post_len;
+        term_sizes(s, &s->terms[i], limit, r);
+    }
+    /* The header, and every byte no part above names (alignment). */
+    uint64_t named = index_size_index_bytes(r) + index_size_store_bytes(r) - before;
+    if (off[P_END] > named)
+        r->header += off[P_END] - named;
+}
+
