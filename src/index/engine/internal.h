@@ -31,9 +31,11 @@
  *
  * Postings of a term: skip table (one struct eng_skip per block of
  * ENG_BLOCK docs), then the docid stream (per block: varint gaps), then the
- * data stream (per posting, text terms only: field mask byte, then per field
- * in the mask its tf as varint, then for exact terms tf position deltas as
- * varints; meta terms have no data). */
+ * data stream (per posting, text terms only: per field in the field mask
+ * its tf as a varint — the first field's as (tf - 1) << 3 | mask, so that
+ * the usual posting, one field with a few occurrences, takes one byte; the
+ * others' as tf - 1 — each followed, for exact terms, by its tf position
+ * deltas as varints; meta terms have no data). */
 #ifndef NEWSD_INDEX_ENGINE_INTERNAL_H
 #define NEWSD_INDEX_ENGINE_INTERNAL_H
 
@@ -337,6 +339,35 @@ int eng_dir_sync(const char *dir, struct err *err);
 
 size_t eng_varint_put(uint8_t *p, uint32_t v);
 const uint8_t *eng_varint_get(const uint8_t *p, uint32_t *v);
+
+/* Field f's tf of a posting whose field mask is mask (f in it), appended
+ * to a posting's data at p: the mask goes with the lowest field's tf.
+ * tf < 2^29 (a field holds fewer tokens than SQLite's longest value has
+ * bytes / 2). Returns the bytes written (at most 5). */
+size_t eng_posting_tf_put(uint8_t *p, unsigned mask, unsigned f, uint32_t tf);
+/* A posting's first varint: its field mask and its lowest field's tf. */
+static inline const uint8_t *eng_posting_head(const uint8_t *p, unsigned *mask, uint32_t *tf)
+{
+    uint32_t v;
+    if (*p < 0x80)
+        v = *p++;
+    else
+        p = eng_varint_get(p, &v);
+    *mask = v & 7;
+    *tf = (v >> 3) + 1;
+    return p;
+}
+/* Field f's tf after the head (f not the lowest field of the mask). */
+static inline const uint8_t *eng_posting_tf_next(const uint8_t *p, uint32_t *tf)
+{
+    uint32_t v;
+    if (*p < 0x80)
+        v = *p++;
+    else
+        p = eng_varint_get(p, &v);
+    *tf = v + 1;
+    return p;
+}
 
 /* Reads one term's postings. */
 struct eng_cursor {

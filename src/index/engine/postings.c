@@ -34,6 +34,13 @@ const uint8_t *eng_varint_get(const uint8_t *p, uint32_t *v)
     return p;
 }
 
+size_t eng_posting_tf_put(uint8_t *p, unsigned mask, unsigned f, uint32_t tf)
+{
+    if (f == (unsigned)__builtin_ctz(mask))
+        return eng_varint_put(p, (tf - 1) << 3 | mask);
+    return eng_varint_put(p, tf - 1);
+}
+
 static void block_load(struct eng_cursor *c, uint32_t b)
 {
     const struct eng_term *t = c->t;
@@ -105,12 +112,15 @@ static void data_advance(struct eng_cursor *c)
 {
     bool exact = c->t->kind == ENG_TERM_EXACT;
     while (c->di < c->i) {
-        unsigned mask = *c->dp++;
-        for (unsigned f = 0; f < ENG_FIELDS; f++) {
-            uint32_t tf;
+        unsigned mask;
+        uint32_t tf;
+        c->dp = eng_posting_head(c->dp, &mask, &tf);
+        for (unsigned f = 0, first = 1; f < ENG_FIELDS; f++) {
             if (!(mask & (1u << f)))
                 continue;
-            c->dp = eng_varint_get(c->dp, &tf);
+            if (!first)
+                c->dp = eng_posting_tf_next(c->dp, &tf);
+            first = 0;
             if (exact) {
                 for (uint32_t k = 0; k < tf; k++) {
                     while (*c->dp & 0x80)
@@ -135,12 +145,16 @@ void eng_cursor_data(struct eng_cursor *c, unsigned *mask, uint32_t tf[ENG_FIELD
         return;
     }
     data_advance(c);
-    p = c->dp;
-    *mask = *p++;
-    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+    uint32_t tf0;
+    p = eng_posting_head(c->dp, mask, &tf0);
+    for (unsigned f = 0, first = 1; f < ENG_FIELDS; f++) {
         if (!(*mask & (1u << f)))
             continue;
-        p = eng_varint_get(p, &tf[f]);
+        if (first)
+            tf[f] = tf0;
+        else
+            p = eng_posting_tf_next(p, &tf[f]);
+        first = 0;
         if (!exact)
             continue;
         uint32_t at = 0;
@@ -251,13 +265,15 @@ uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t
 
 uint32_t eng_posting_wf2(const uint8_t *p, bool exact)
 {
-    unsigned mask = *p++;
-    uint32_t w = 0;
-    for (unsigned f = 0; f < ENG_FIELDS; f++) {
-        uint32_t tf;
+    unsigned mask;
+    uint32_t w = 0, tf;
+    p = eng_posting_head(p, &mask, &tf);
+    for (unsigned f = 0, first = 1; f < ENG_FIELDS; f++) {
         if (!(mask & (1u << f)))
             continue;
-        p = eng_varint_get(p, &tf);
+        if (!first)
+            p = eng_posting_tf_next(p, &tf);
+        first = 0;
         w += eng_wf2[f] * tf;
         for (uint32_t k = 0; exact && k < tf; k++) { /* the field's positions */
             while (*p & 0x80)

@@ -40,8 +40,9 @@
 
 #define SEG_MAGIC "NEWSDSEG"
 /* 2: the document store (doc_off, dict, dz); 3: block max (wf2_max,
- * dl_min) in the skip table. */
-#define SEG_VERSION 3u
+ * dl_min) in the skip table; 4: a posting's field mask shares a varint
+ * with its first field's tf (one byte where there were two). */
+#define SEG_VERSION 4u
 #define SEG_ENDIAN 0x01020304u
 
 struct seg_header {
@@ -431,15 +432,21 @@ static int check_term(const struct eng_segment *s, const struct eng_term *t, uin
             if (ap >= data_end)
                 return err_set(err, ERR_PARSE, "a data stream runs out");
             uint64_t wf2 = 0;
-            unsigned mask = *ap++;
+            uint32_t head;
+            if ((ap = varint_in(ap, data_end, &head)) == NULL)
+                return err_set(err, ERR_PARSE, "a term frequency runs out");
+            unsigned mask = head & 7;
             if (mask == 0 || mask >> ENG_FIELDS)
                 return err_set(err, ERR_PARSE, "a field mask names no field");
-            for (unsigned f = 0; f < ENG_FIELDS; f++) {
+            for (unsigned f = 0, first = 1; f < ENG_FIELDS; f++) {
                 uint32_t tf, pos;
                 if (!(mask & (1u << f)))
                     continue;
-                if ((ap = varint_in(ap, data_end, &tf)) == NULL || tf == 0)
+                if (first)
+                    tf = (head >> 3) + 1;
+                else if ((ap = varint_in(ap, data_end, &tf)) == NULL || tf++ == UINT32_MAX)
                     return err_set(err, ERR_PARSE, "a term frequency runs out");
+                first = 0;
                 wf2 += (uint64_t)eng_wf2[f] * tf;
                 for (uint32_t i = 0; t->kind == ENG_TERM_EXACT && i < tf; i++) {
                     if ((ap = varint_in(ap, data_end, &pos)) == NULL)
@@ -521,15 +528,21 @@ static void term_sizes(const struct eng_segment *s, const struct eng_term *t, ui
     r->docids += t->docs_len;
     r->postings += t->df;
     for (uint32_t k = 0; t->kind != ENG_TERM_META && k < t->df && p < end; k++) {
-        unsigned mask = *p++;
-        freqs++;
-        for (unsigned f = 0; f < ENG_FIELDS; f++) {
-            const uint8_t *q = p;
-            uint32_t tf, v;
+        const uint8_t *q = p;
+        uint32_t head;
+        if ((p = varint_in(p, end, &head)) == NULL)
+            return;
+        freqs += (uint64_t)(p - q);
+        unsigned mask = head & 7;
+        for (unsigned f = 0, first = 1; f < ENG_FIELDS; f++) {
+            uint32_t tf = (head >> 3) + 1, v;
             if (!(mask & (1u << f)))
                 continue;
-            if ((p = varint_in(p, end, &tf)) == NULL)
+            q = p;
+            if (!first && (p = varint_in(p, end, &tf)) == NULL)
                 return;
+            tf += !first;
+            first = 0;
             freqs += (uint64_t)(p - q);
             for (uint32_t i = 0; t->kind == ENG_TERM_EXACT && i < tf; i++) {
                 q = p;

@@ -356,12 +356,11 @@ static int flush_doc(struct eng_builder *b, uint32_t doc)
             unsigned mask = 0;
             for (size_t k = i; k < j; k++)
                 mask |= 1u << b->occ[k].field;
-            t->data[t->dlen++] = (uint8_t)mask;
             for (size_t k = i; k < j;) {
                 size_t e = k;
                 while (e < j && b->occ[e].field == b->occ[k].field)
                     e++;
-                size_t w = eng_varint_put(tmp, (uint32_t)(e - k));
+                size_t w = eng_posting_tf_put(tmp, mask, b->occ[k].field, (uint32_t)(e - k));
                 memcpy(t->data + t->dlen, tmp, w);
                 t->dlen += (uint32_t)w;
                 if (t->kind == ENG_TERM_EXACT) {
@@ -872,19 +871,19 @@ int eng_segw_posting(struct eng_segw *w, uint32_t doc, unsigned mask, const uint
     t->n++;
     if (t->kind == ENG_TERM_META)
         return 0;
-    /* The builder's posting data (flush_doc): mask, then per field in it
-     * its tf and, for exact terms, the position deltas. */
+    /* The builder's posting data (flush_doc): per field in the mask its tf
+     * (the first with the mask, eng_posting_tf_put) and, for exact terms,
+     * the position deltas. */
     size_t need = t->dlen + 1 + 5 * ENG_FIELDS, dcap = t->dcap;
     for (unsigned f = 0; f < ENG_FIELDS; f++)
         need += t->kind == ENG_TERM_EXACT && (mask & (1u << f)) ? 5 * (size_t)tf[f] : 0;
     if (grow((void **)&t->data, &dcap, need, 1) < 0)
         return ERR_NOMEM;
     t->dcap = (uint32_t)dcap;
-    t->data[t->dlen++] = (uint8_t)mask;
     for (unsigned f = 0; f < ENG_FIELDS; f++) {
         if (!(mask & (1u << f)))
             continue;
-        t->dlen += (uint32_t)eng_varint_put(t->data + t->dlen, tf[f]);
+        t->dlen += (uint32_t)eng_posting_tf_put(t->data + t->dlen, mask, f, tf[f]);
         if (t->kind != ENG_TERM_EXACT)
             continue;
         for (uint32_t k = 0; k < tf[f]; k++)
