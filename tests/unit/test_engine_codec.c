@@ -325,6 +325,131 @@ static uint32_t check_block_maxima(const struct eng_segment *seg)
     return blocks;
 }
 
+/* Format 4 folds the field mask into the first field's tf: every mask at
+ * tfs around each varint width comes back, as the first field and as a
+ * later one. */
+static void field_masks_and_term_frequencies_round_trip_at_every_width(void **state)
+{
+    (void)state;
+    static const uint32_t tfs[] = {1, 2, 16, 17, 2048, 2049, 262144, 262145, (1u << 29) - 1};
+    uint8_t buf[16];
+    for (unsigned mask = 1; mask < 8; mask++) {
+        for (size_t i = 0; i < sizeof tfs / sizeof tfs[0]; i++) {
+            size_t n = 0;
+            for (unsigned f = 0; f < ENG_FIELDS; f++)
+                if (mask & (1u << f))
+                    n += eng_posting_tf_put(buf + n, mask, f, tfs[i]);
+            const uint8_t *p = buf;
+            unsigned back;
+            uint32_t tf;
+            p = eng_posting_head(p, &back, &tf);
+            assert_int_equal(back, mask);
+            assert_int_equal(tf, tfs[i]);
+            for (unsigned f = (unsigned)__builtin_ctz(mask) + 1; f < ENG_FIELDS; f++) {
+                if (!(mask & (1u << f)))
+                    continue;
+                p = eng_posting_tf_next(p, &tf);
+                assert_int_equal(tf, tfs[i]);
+            }
+            assert_ptr_equal(p, buf + n);
+            /* One byte for the usual posting: one field, tf <= 16. */
+            if (tfs[i] <= 16 && (mask & (mask - 1)) == 0)
+                assert_int_equal(n, 1);
+        }
+    }
+}
+
+/* Postings written through the merge's writer with large and mixed tfs
+ * (positions for the exact term) read back exactly, pass the full check
+ * and give the block maxima the check recomputes, heap and file alike. */
+static void large_term_frequencies_read_back_through_the_writer(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    static uint32_t pos[ENG_FIELDS][ENG_POS_MAX];
+    struct eng_segw *w = NULL;
+    struct eng_segment *seg = NULL, *img_seg = NULL;
+    uint8_t *img = NULL;
+    size_t len = 0;
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(eng_segw_new(&w, N), 0);
+    for (uint32_t d = 0; d < N; d++) {
+        char url[48], json[48];
+        snprintf(url, sizeof url, "https://tf.example/%u", d);
+        int jn = snprintf(json, sizeof json, "{\"d\":%u}", d);
+        struct eng_segw_doc doc = {
+            .id = (int64_t)(N - d) << 20,
+            .published_at = N - d,
+            .dl = 5000 + d,
+            .src = ENG_NO_SOURCE,
+            .url_hash = hash_bytes64(url, strlen(url)),
+            .json = json,
+            .json_len = (size_t)jn,
+        };
+        assert_int_equal(eng_segw_doc(w, d, &doc), 0);
+    }
+    /* tf of document d in field f; 0: not in it. */
+#define TF_OF(d, f, big) (((d) + (f)) % 3 == 0 ? 0 : ((d) * 37 + (f) * 11) % (big) + 1)
+    const char *names[2] = {"exact", "~stem"};
+    const uint32_t big[2] = {ENG_POS_MAX, 1u << 24};
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(eng_segw_term(w, names[k], strlen(names[k]),
+                                       k == 0 ? ENG_TERM_EXACT : ENG_TERM_STEM),
+                         0);
+        for (uint32_t d = 0; d < N; d++) {
+            uint32_t tf[ENG_FIELDS];
+            unsigned mask = 0;
+            for (unsigned f = 0; f < ENG_FIELDS; f++) {
+                tf[f] = TF_OF(d, f, big[k]);
+                mask |= tf[f] ? 1u << f : 0;
+                for (uint32_t i = 0; k == 0 && i < tf[f]; i++)
+                    pos[f][i] = 3 * i + d % 5;
+            }
+            if (mask == 0)
+                continue;
+            assert_int_equal(eng_segw_posting(w, d, mask, tf, (const uint32_t(*)[ENG_POS_MAX])pos),
+                             0);
+        }
+        assert_int_equal(eng_segw_term_end(w), 0);
+    }
+    assert_int_equal(eng_segw_finish(w, &seg), 0);
+    eng_segw_free(w);
+    assert_int_equal(eng_segment_image(seg, &img, &len), 0);
+    assert_int_equal(eng_segment_from_image(img, len, &img_seg, &err), 0);
+    struct eng_segment *both[2] = {seg, img_seg};
+    for (int s = 0; s < 2; s++) {
+        assert_int_equal(eng_segment_check(both[s], 0, &err), 0);
+        check_block_maxima(both[s]);
+        for (int k = 0; k < 2; k++) {
+            const struct eng_term *t = eng_segment_term(both[s], names[k], strlen(names[k]));
+            assert_non_null(t);
+            struct eng_cursor c;
+            eng_cursor_init(&c, both[s], t);
+            for (uint32_t d = 0; d < N; d++) {
+                uint32_t tf[ENG_FIELDS];
+                unsigned mask, expect = 0;
+                for (unsigned f = 0; f < ENG_FIELDS; f++)
+                    expect |= TF_OF(d, f, big[k]) ? 1u << f : 0;
+                if (expect == 0)
+                    continue;
+                assert_int_equal(eng_cursor_seek(&c, d), d);
+                eng_cursor_data(&c, &mask, tf, k == 0 ? pos : NULL);
+                assert_int_equal(mask, expect);
+                for (unsigned f = 0; f < ENG_FIELDS; f++) {
+                    assert_int_equal(tf[f], TF_OF(d, f, big[k]));
+                    for (uint32_t i = 0; k == 0 && i < tf[f]; i++)
+                        assert_int_equal(pos[f][i], 3 * i + d % 5);
+                }
+            }
+        }
+    }
+#undef TF_OF
+    eng_segment_unref(img_seg);
+    eng_segment_unref(seg);
+    free(img);
+}
+
 static void block_maxima_bound_every_posting_and_a_wrong_one_is_refused(void **state)
 {
     (void)state;
@@ -512,6 +637,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(varints_round_trip_at_every_width),
+        cmocka_unit_test(field_masks_and_term_frequencies_round_trip_at_every_width),
+        cmocka_unit_test(large_term_frequencies_read_back_through_the_writer),
         cmocka_unit_test(postings_of_every_shape_read_back_in_heap_and_file),
         cmocka_unit_test(block_maxima_bound_every_posting_and_a_wrong_one_is_refused),
         cmocka_unit_test(pruned_relevancy_pages_are_those_of_scoring_every_match),
