@@ -428,8 +428,11 @@ def main():
     size_row("newsd index files (`newsd.db.engine/`, %s files): index and document store" % files,
              eng_bytes)
     if "part-index" in parts:
-        size_row("newsd index proper (the files without the document store) ÷ the FTS5 index",
-                 parts["part-index"], fts_index)
+        # Merges run in the background: a figure taken before they end
+        # counts the per-term costs of every unmerged segment.
+        nseg = R.stat.get("newsd", {}).get("index_segments", "?")
+        size_row("newsd index proper (the files without the document store; %s segments) "
+                 "÷ the FTS5 index" % nseg, parts["part-index"], fts_index)
         for key, label in PART_LABELS:
             size_row("&nbsp;&nbsp;%s" % label, parts.get("part-" + key))
         size_row("newsd document store (each article's NewsAPI JSON, zstd) ÷ FTS5's fts_content",

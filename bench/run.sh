@@ -201,7 +201,8 @@ printf 'size\tnewsd\tstore\t%s\n' "$(($(du -sb "$store" | cut -f1) - engine_byte
 # like FTS5's fts_content), so that the size target counts the index only.
 if [ -d "$engine_dir" ] &&
     "$newsd" index sizes --store "$store" >"$work/index-sizes.txt" 2>"$work/index-sizes.err"; then
-    awk '$2 ~ /^[0-9]+$/ && NF == 4 { printf "size\tnewsd\tpart-%s\t%s\n", $1, $2 }' \
+    awk '$2 ~ /^[0-9]+$/ && NF == 4 { printf "size\tnewsd\tpart-%s\t%s\n", $1, $2 }
+         $1 == "segments" { printf "stat\tnewsd\tindex_segments\t%s\n", $2 }' \
         "$work/index-sizes.txt" >>"$raw"
 fi
 
