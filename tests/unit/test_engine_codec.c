@@ -303,7 +303,7 @@ static uint32_t check_block_maxima(const struct eng_segment *seg)
         const struct eng_term *t = &seg->terms[i];
         struct eng_cursor c;
         eng_cursor_init(&c, seg, t);
-        for (uint32_t b = 0; b < t->nblocks; b++, blocks++) {
+        for (uint32_t b = 0; b < eng_term_nblocks(t); b++, blocks++) {
             uint32_t wf2 = 0, dl = UINT32_MAX, tf[ENG_FIELDS];
             unsigned mask;
             assert_int_equal(c.blk, b);
@@ -461,7 +461,7 @@ static void block_maxima_bound_every_posting_and_a_wrong_one_is_refused(void **s
     assert_true(check_block_maxima(seg) > 8);
     const struct eng_term *alpha = eng_segment_term(seg, "alpha", 5);
     assert_non_null(alpha);
-    assert_true(alpha->nblocks >= 2 && alpha->kind == ENG_TERM_EXACT);
+    assert_true(eng_term_nblocks(alpha) >= 2 && alpha->kind == ENG_TERM_EXACT);
     assert_true(((const struct eng_skip *)(seg->post + alpha->off))[1].wf2_max > 6);
     assert_int_equal(eng_segment_image(seg, &img, &len), 0);
     assert_int_equal(eng_segment_from_image(img, len, &img_seg, &err), 0);

@@ -71,7 +71,7 @@ void eng_cursor_init(struct eng_cursor *c, const struct eng_segment *s, const st
 {
     c->t = t;
     c->skip = (const struct eng_skip *)(s->post + t->off);
-    c->docs = (const uint8_t *)(c->skip + t->nblocks);
+    c->docs = (const uint8_t *)(c->skip + eng_term_nblocks(t));
     c->data = t->kind == ENG_TERM_META ? NULL : c->docs + t->docs_len;
     c->blk = 0;
     c->nin = 0;
@@ -87,7 +87,7 @@ uint32_t eng_cursor_seek(struct eng_cursor *c, uint32_t target)
         return c->doc;
     if (c->skip[c->blk].last < target) {
         /* Binary search the first block whose last docid reaches target. */
-        uint32_t lo = c->blk + 1, hi = c->t->nblocks;
+        uint32_t lo = c->blk + 1, hi = eng_term_nblocks(c->t);
         while (lo < hi) {
             uint32_t mid = lo + (hi - lo) / 2;
             if (c->skip[mid].last < target)
@@ -95,7 +95,7 @@ uint32_t eng_cursor_seek(struct eng_cursor *c, uint32_t target)
             else
                 hi = mid;
         }
-        if (lo == c->t->nblocks) {
+        if (lo == eng_term_nblocks(c->t)) {
             c->doc = ENG_END;
             return ENG_END;
         }
@@ -183,7 +183,7 @@ static uint32_t block_below(struct eng_cursor *c, uint32_t b, uint32_t x)
 /* Postings with docid < x. */
 static uint32_t count_below(struct eng_cursor *c, uint32_t x)
 {
-    uint32_t lo = 0, hi = c->t->nblocks;
+    uint32_t lo = 0, hi = eng_term_nblocks(c->t);
     while (lo < hi) { /* first block whose last docid >= x */
         uint32_t mid = lo + (hi - lo) / 2;
         if (c->skip[mid].last < x)
@@ -191,7 +191,7 @@ static uint32_t count_below(struct eng_cursor *c, uint32_t x)
         else
             hi = mid;
     }
-    if (lo == c->t->nblocks)
+    if (lo == eng_term_nblocks(c->t))
         return c->t->df;
     return lo * ENG_BLOCK + block_below(c, lo, x);
 }
@@ -202,7 +202,7 @@ uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi)
         return 0;
     uint32_t a = count_below(c, lo), b = count_below(c, hi);
     c->doc = ENG_END; /* the cursor is spent */
-    c->blk = c->t->nblocks - 1;
+    c->blk = eng_term_nblocks(c->t) - 1;
     return b - a;
 }
 
@@ -210,8 +210,8 @@ uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t
                            uint32_t hi, uint64_t *bits, uint32_t base)
 {
     const struct eng_skip *skip = (const struct eng_skip *)(s->post + t->off);
-    const uint8_t *docs = (const uint8_t *)(skip + t->nblocks);
-    uint32_t b = 0, hi_b = t->nblocks, set = 0;
+    const uint8_t *docs = (const uint8_t *)(skip + eng_term_nblocks(t));
+    uint32_t b = 0, hi_b = eng_term_nblocks(t), set = 0;
 
     if (t->df == 0 || lo >= hi)
         return 0;
@@ -222,7 +222,7 @@ uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t
         else
             hi_b = mid;
     }
-    for (; b < t->nblocks; b++) {
+    for (; b < eng_term_nblocks(t); b++) {
         uint32_t prev = b == 0 ? UINT32_MAX : skip[b - 1].last;
         uint32_t n = t->df - b * ENG_BLOCK;
         const uint8_t *p = docs + skip[b].doc_off;

@@ -41,7 +41,9 @@
 #define SEG_MAGIC "NEWSDSEG"
 /* 2: the document store (doc_off, dict, dz); 3: block max (wf2_max,
  * dl_min) in the skip table; 4: a posting's field mask shares a varint
- * with its first field's tf (one byte where there were two). */
+ * with its first field's tf (one byte where there were two), 24-byte
+ * dictionary entries (no block count; the kind in the length's top byte)
+ * and each term's postings 4-byte aligned (they were 8). */
 #define SEG_VERSION 4u
 #define SEG_ENDIAN 0x01020304u
 
@@ -396,9 +398,8 @@ static const uint8_t *varint_in(const uint8_t *p, const uint8_t *end, uint32_t *
 static int check_term(const struct eng_segment *s, const struct eng_term *t, uint64_t limit,
                       struct err *err)
 {
-    uint64_t skip_bytes = (uint64_t)t->nblocks * sizeof(struct eng_skip);
-    if (t->kind > ENG_TERM_META || t->df == 0 || t->off % 8 != 0 ||
-        t->nblocks != (t->df + ENG_BLOCK - 1) / ENG_BLOCK || t->off > limit ||
+    uint64_t skip_bytes = (uint64_t)eng_term_nblocks(t) * sizeof(struct eng_skip);
+    if (t->kind > ENG_TERM_META || t->df == 0 || t->off % 4 != 0 || t->off > limit ||
         skip_bytes + t->docs_len > limit - t->off)
         return err_set(err, ERR_PARSE, "a term's postings are out of bounds");
     const struct eng_skip *skip = (const struct eng_skip *)(uintptr_t)(s->post + t->off);
@@ -407,7 +408,7 @@ static int check_term(const struct eng_segment *s, const struct eng_term *t, uin
     uint32_t prev = UINT32_MAX, left = t->df;
     const uint8_t *dp = docs, *ap = data;
 
-    for (uint32_t b = 0; b < t->nblocks; b++) {
+    for (uint32_t b = 0; b < eng_term_nblocks(t); b++) {
         uint32_t nin = left > ENG_BLOCK ? ENG_BLOCK : left;
         uint32_t dl_min = UINT32_MAX;
         uint64_t wf2_max = 0;
@@ -519,7 +520,7 @@ int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *er
 static void term_sizes(const struct eng_segment *s, const struct eng_term *t, uint64_t limit,
                        struct index_size_report *r)
 {
-    uint64_t skip_bytes = (uint64_t)t->nblocks * sizeof(struct eng_skip);
+    uint64_t skip_bytes = (uint64_t)eng_term_nblocks(t) * sizeof(struct eng_skip);
     const uint8_t *data = s->post + t->off + skip_bytes + t->docs_len;
     const uint8_t *end = s->post + limit, *p = data;
     uint64_t freqs = 0, pos_bytes = 0;

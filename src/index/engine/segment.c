@@ -528,10 +528,12 @@ static int obuf_put(struct obuf *o, const void *p, size_t n)
     return 0;
 }
 
+/* Each term's postings start 4-byte aligned: its skip table is read in
+ * place (struct eng_skip holds only uint32_t). */
 static int obuf_align(struct obuf *o)
 {
-    static const uint8_t zero[8];
-    return obuf_put(o, zero, (8 - (o->n & 7)) & 7);
+    static const uint8_t zero[4];
+    return obuf_put(o, zero, (4 - (o->n & 3)) & 3);
 }
 
 /* Encode term t (postings remapped by newdoc; dl by new docid) into post. */
@@ -595,7 +597,6 @@ static int encode_term(struct obuf *post, struct obuf *docs, struct obuf *data,
         rc = obuf_align(post);
     out->off = post->n;
     out->df = n;
-    out->nblocks = nblocks;
     out->docs_len = (uint32_t)docs->n;
     out->kind = t->kind;
     if (rc == 0)
@@ -662,7 +663,12 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
         goto out;
     for (size_t i = 0; i < b->nterms; i++) {
         struct bterm *t = &b->terms[torder[i]];
-        struct eng_term *et = &s->terms[i];
+        struct eng_term *et = &s->terms[s->nterms];
+        if (t->len > ENG_TERM_LEN_MAX) { /* unreachable by any query */
+            bterm_release(t);
+            memset(t, 0, sizeof *t);
+            continue;
+        }
         if ((rc = encode_term(&post, &docs, &data, t, newdoc, s->dl, keys, et)) < 0)
             goto out;
         et->str = (uint32_t)strs.n;
@@ -671,8 +677,8 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
             goto out;
         bterm_release(t); /* keep the peak down: the builder is spent anyway */
         memset(t, 0, sizeof *t);
+        s->nterms++;
     }
-    s->nterms = b->nterms;
     s->post = post.p;
     s->post_len = post.n;
     s->strs = (char *)strs.p;
