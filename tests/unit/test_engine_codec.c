@@ -412,6 +412,14 @@ static void large_term_frequencies_read_back_through_the_writer(void **state)
                              0);
         }
         assert_int_equal(eng_segw_term_end(w), 0);
+        if (k == 0) { /* a list of one block between them: its skip table is its maxima */
+            assert_int_equal(eng_segw_term(w, "~rare", 5, ENG_TERM_STEM), 0);
+            for (uint32_t d = 5; d < N; d += 120) {
+                uint32_t tf[ENG_FIELDS] = {0, d % 7 + 1, 0};
+                assert_int_equal(eng_segw_posting(w, d, 2, tf, NULL), 0);
+            }
+            assert_int_equal(eng_segw_term_end(w), 0);
+        }
     }
     assert_int_equal(eng_segw_finish(w, &seg), 0);
     eng_segw_free(w);
@@ -445,6 +453,37 @@ static void large_term_frequencies_read_back_through_the_writer(void **state)
         }
     }
 #undef TF_OF
+    /* The one-block list: three postings found by a cursor and by the set
+     * fill, its maxima checked by `newsd index verify` like any other. */
+    const struct eng_term *rare = eng_segment_term(img_seg, "~rare", 5);
+    assert_non_null(rare);
+    assert_int_equal(eng_term_nblocks(rare), 1);
+    assert_int_equal(eng_term_skip_bytes(rare), sizeof(struct eng_skip1));
+    struct eng_cursor c;
+    eng_cursor_init(&c, img_seg, rare);
+    assert_int_equal(eng_cursor_block(&c)->last, 245);
+    assert_int_equal(eng_cursor_block(&c)->wf2_max, 3 * 7); /* d = 125: tf 7 in the description */
+    assert_int_equal(eng_cursor_seek(&c, 6), 125);
+    assert_int_equal(eng_cursor_seek(&c, 246), ENG_END);
+    eng_cursor_init(&c, img_seg, rare);
+    assert_int_equal(eng_cursor_count_range(&c, 5, 246), 3);
+    eng_cursor_init(&c, img_seg, rare);
+    assert_int_equal(eng_cursor_count_range(&c, 6, 245), 1);
+    uint64_t bits[(N + 63) / 64] = {0};
+    assert_int_equal(eng_postings_fill(img_seg, rare, 0, N, bits, 0), 3);
+    assert_true(bits[5 / 64] >> 5 & 1 && bits[125 / 64] >> (125 % 64) & 1 &&
+                bits[245 / 64] >> (245 % 64) & 1);
+    struct eng_skip1 *sk = (struct eng_skip1 *)(uintptr_t)(img_seg->post + rare->off);
+    sk->wf2_max--;
+    eng_segment_seal(img, len);
+    assert_int_equal(eng_segment_check(img_seg, 0, &err), ERR_PARSE);
+    sk->wf2_max++;
+    sk->dl_min++;
+    eng_segment_seal(img, len);
+    assert_int_equal(eng_segment_check(img_seg, 0, &err), ERR_PARSE);
+    sk->dl_min--;
+    eng_segment_seal(img, len);
+    assert_int_equal(eng_segment_check(img_seg, 0, &err), 0);
     eng_segment_unref(img_seg);
     eng_segment_unref(seg);
     free(img);

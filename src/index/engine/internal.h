@@ -30,7 +30,7 @@
  *   engine.c     the backend: vtable, the follower thread, read-your-writes
  *
  * Postings of a term: skip table (one struct eng_skip per block of
- * ENG_BLOCK docs), then the docid stream (per block: varint gaps), then the
+ * ENG_BLOCK docs; a struct eng_skip1 for a list of one block), then the docid stream (per block: varint gaps), then the
  * data stream (per posting, text terms only: per field in the field mask
  * its tf as a varint — the first field's as (tf - 1) << 3 | mask, so that
  * the usual posting, one field with a few occurrences, takes one byte; the
@@ -69,6 +69,13 @@ struct eng_skip {
     uint32_t dl_min;  /* smallest dl of the block's documents */
 };
 
+/* The skip table of a list of one block (most terms: 1.4 million of 1.5
+ * at 1 M articles) is its block maxima alone: its offsets are 0 and its
+ * last docid is found by decoding the block, which a cursor does at once. */
+struct eng_skip1 {
+    uint32_t wf2_max, dl_min;
+};
+
 /* Twice bm25's column weights (title 3, description 1.5, content 1: the
  * weights index/fts5/fts5.c gives FTS5's bm25), so that a posting's weighted
  * frequency is an integer: eng_posting_wf2(). */
@@ -89,6 +96,12 @@ struct eng_term {
 static inline uint32_t eng_term_nblocks(const struct eng_term *t)
 {
     return t->df / ENG_BLOCK + (t->df % ENG_BLOCK != 0);
+}
+/* Bytes of the term's skip table (struct eng_skip1 for one block). */
+static inline uint64_t eng_term_skip_bytes(const struct eng_term *t)
+{
+    uint32_t nb = eng_term_nblocks(t);
+    return nb == 1 ? sizeof(struct eng_skip1) : (uint64_t)nb * sizeof(struct eng_skip);
 }
 
 /* Where a segment's arrays live. */
@@ -388,6 +401,7 @@ struct eng_cursor {
     uint32_t doc;      /* current docid, ENG_END */
     const uint8_t *dp; /* data of posting di of the block */
     uint32_t di;
+    struct eng_skip one; /* the skip entry of a one-block list (skip points here) */
     uint32_t ids[ENG_BLOCK];
 };
 

@@ -67,18 +67,35 @@ static void block_load(struct eng_cursor *c, uint32_t b)
     c->di = 0;
 }
 
+/* The skip table of t; for a one-block list, *one filled with its maxima,
+ * offsets 0 and a last docid past every window (until the block is
+ * decoded). */
+static const struct eng_skip *term_skip(const struct eng_segment *s, const struct eng_term *t,
+                                        struct eng_skip *one)
+{
+    const uint8_t *p = s->post + t->off;
+    if (eng_term_nblocks(t) != 1)
+        return (const struct eng_skip *)(uintptr_t)p;
+    const struct eng_skip1 *m = (const struct eng_skip1 *)(uintptr_t)p;
+    *one = (struct eng_skip){.last = ENG_END - 1, .wf2_max = m->wf2_max, .dl_min = m->dl_min};
+    return one;
+}
+
 void eng_cursor_init(struct eng_cursor *c, const struct eng_segment *s, const struct eng_term *t)
 {
     c->t = t;
-    c->skip = (const struct eng_skip *)(s->post + t->off);
-    c->docs = (const uint8_t *)(c->skip + eng_term_nblocks(t));
+    c->skip = term_skip(s, t, &c->one);
+    c->docs = s->post + t->off + eng_term_skip_bytes(t);
     c->data = t->kind == ENG_TERM_META ? NULL : c->docs + t->docs_len;
     c->blk = 0;
     c->nin = 0;
     c->i = 0;
     c->doc = ENG_END;
-    if (t->df > 0)
+    if (t->df > 0) {
         block_load(c, 0);
+        if (c->skip == &c->one)
+            c->one.last = c->ids[c->nin - 1];
+    }
 }
 
 uint32_t eng_cursor_seek(struct eng_cursor *c, uint32_t target)
@@ -209,8 +226,9 @@ uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi)
 uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
                            uint32_t hi, uint64_t *bits, uint32_t base)
 {
-    const struct eng_skip *skip = (const struct eng_skip *)(s->post + t->off);
-    const uint8_t *docs = (const uint8_t *)(skip + eng_term_nblocks(t));
+    struct eng_skip one;
+    const struct eng_skip *skip = term_skip(s, t, &one);
+    const uint8_t *docs = s->post + t->off + eng_term_skip_bytes(t);
     uint32_t b = 0, hi_b = eng_term_nblocks(t), set = 0;
 
     if (t->df == 0 || lo >= hi)

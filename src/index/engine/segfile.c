@@ -42,9 +42,10 @@
 /* 2: the document store (doc_off, dict, dz); 3: block max (wf2_max,
  * dl_min) in the skip table; 4: a posting's field mask shares a varint
  * with its first field's tf (one byte where there were two), 24-byte
- * dictionary entries (no block count; the kind in the length's top byte)
- * and each term's postings 4-byte aligned (they were 8). */
-#define SEG_VERSION 4u
+ * dictionary entries (no block count; the kind in the length's top byte),
+ * each term's postings 4-byte aligned (they were 8); 5: a list of one
+ * block keeps only its block maxima as its skip table (struct eng_skip1). */
+#define SEG_VERSION 5u
 #define SEG_ENDIAN 0x01020304u
 
 struct seg_header {
@@ -398,11 +399,14 @@ static const uint8_t *varint_in(const uint8_t *p, const uint8_t *end, uint32_t *
 static int check_term(const struct eng_segment *s, const struct eng_term *t, uint64_t limit,
                       struct err *err)
 {
-    uint64_t skip_bytes = (uint64_t)eng_term_nblocks(t) * sizeof(struct eng_skip);
     if (t->kind > ENG_TERM_META || t->df == 0 || t->off % 4 != 0 || t->off > limit ||
-        skip_bytes + t->docs_len > limit - t->off)
+        eng_term_skip_bytes(t) + t->docs_len > limit - t->off)
         return err_set(err, ERR_PARSE, "a term's postings are out of bounds");
+    uint64_t skip_bytes = eng_term_skip_bytes(t);
+    /* A one-block list keeps its maxima alone (struct eng_skip1). */
+    bool one = eng_term_nblocks(t) == 1;
     const struct eng_skip *skip = (const struct eng_skip *)(uintptr_t)(s->post + t->off);
+    const struct eng_skip1 *skip1 = (const struct eng_skip1 *)(uintptr_t)(s->post + t->off);
     const uint8_t *docs = s->post + t->off + skip_bytes, *docs_end = docs + t->docs_len;
     const uint8_t *data = docs_end, *data_end = s->post + limit;
     uint32_t prev = UINT32_MAX, left = t->df;
@@ -413,8 +417,8 @@ static int check_term(const struct eng_segment *s, const struct eng_term *t, uin
         uint32_t dl_min = UINT32_MAX;
         uint64_t wf2_max = 0;
         left -= nin;
-        if (skip[b].doc_off != (uint32_t)(dp - docs) ||
-            (t->kind != ENG_TERM_META && skip[b].data_off != (uint32_t)(ap - data)))
+        if (!one && (skip[b].doc_off != (uint32_t)(dp - docs) ||
+                     (t->kind != ENG_TERM_META && skip[b].data_off != (uint32_t)(ap - data))))
             return err_set(err, ERR_PARSE, "a skip entry points elsewhere");
         for (uint32_t k = 0; k < nin; k++) {
             uint32_t g;
@@ -459,10 +463,12 @@ static int check_term(const struct eng_segment *s, const struct eng_term *t, uin
             if (wf2 > wf2_max)
                 wf2_max = wf2;
         }
-        if (skip[b].last != prev)
+        if (!one && skip[b].last != prev)
             return err_set(err, ERR_PARSE, "a skip entry's last docid disagrees");
         /* Relevancy skips documents by these: a wrong one loses matches. */
-        if (skip[b].wf2_max != wf2_max || skip[b].dl_min != dl_min)
+        uint32_t want_wf2 = one ? skip1->wf2_max : skip[b].wf2_max;
+        uint32_t want_dl = one ? skip1->dl_min : skip[b].dl_min;
+        if (want_wf2 != wf2_max || want_dl != dl_min)
             return err_set(err, ERR_PARSE, "a skip entry's block maximum disagrees");
     }
     if (dp != docs_end)
@@ -520,7 +526,7 @@ int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *er
 static void term_sizes(const struct eng_segment *s, const struct eng_term *t, uint64_t limit,
                        struct index_size_report *r)
 {
-    uint64_t skip_bytes = (uint64_t)eng_term_nblocks(t) * sizeof(struct eng_skip);
+    uint64_t skip_bytes = eng_term_skip_bytes(t);
     const uint8_t *data = s->post + t->off + skip_bytes + t->docs_len;
     const uint8_t *end = s->post + limit, *p = data;
     uint64_t freqs = 0, pos_bytes = 0;

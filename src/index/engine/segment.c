@@ -599,8 +599,12 @@ static int encode_term(struct obuf *post, struct obuf *docs, struct obuf *data,
     out->df = n;
     out->docs_len = (uint32_t)docs->n;
     out->kind = t->kind;
-    if (rc == 0)
+    if (rc == 0 && nblocks == 1) {
+        struct eng_skip1 one = {skip[0].wf2_max, skip[0].dl_min};
+        rc = obuf_put(post, &one, sizeof one);
+    } else if (rc == 0) {
         rc = obuf_put(post, skip, nblocks * sizeof *skip);
+    }
     if (rc == 0)
         rc = obuf_put(post, docs->p, docs->n);
     if (rc == 0)
