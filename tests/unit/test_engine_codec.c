@@ -325,6 +325,26 @@ static uint32_t check_block_maxima(const struct eng_segment *seg)
     return blocks;
 }
 
+/* A block maximum one too low (pruning would drop a match) or a length
+ * one too high, at *wf2_max / *dl_min inside img, is refused by the check
+ * `newsd index verify` runs; put back, the image passes again. */
+static void wrong_maxima_are_refused(uint8_t *img, size_t len, const struct eng_segment *seg,
+                                     uint32_t *wf2_max, uint32_t *dl_min)
+{
+    struct err err;
+    err_clear(&err);
+    (*wf2_max)--;
+    eng_segment_seal(img, len);
+    assert_int_equal(eng_segment_check(seg, 0, &err), ERR_PARSE);
+    (*wf2_max)++;
+    (*dl_min)++;
+    eng_segment_seal(img, len);
+    assert_int_equal(eng_segment_check(seg, 0, &err), ERR_PARSE);
+    (*dl_min)--;
+    eng_segment_seal(img, len);
+    assert_int_equal(eng_segment_check(seg, 0, &err), 0);
+}
+
 /* Format 4 folds the field mask into the first field's tf: every mask at
  * tfs around each varint width comes back, as the first field and as a
  * later one. */
@@ -474,16 +494,7 @@ static void large_term_frequencies_read_back_through_the_writer(void **state)
     assert_true(bits[5 / 64] >> 5 & 1 && bits[125 / 64] >> (125 % 64) & 1 &&
                 bits[245 / 64] >> (245 % 64) & 1);
     struct eng_skip1 *sk = (struct eng_skip1 *)(uintptr_t)(img_seg->post + rare->off);
-    sk->wf2_max--;
-    eng_segment_seal(img, len);
-    assert_int_equal(eng_segment_check(img_seg, 0, &err), ERR_PARSE);
-    sk->wf2_max++;
-    sk->dl_min++;
-    eng_segment_seal(img, len);
-    assert_int_equal(eng_segment_check(img_seg, 0, &err), ERR_PARSE);
-    sk->dl_min--;
-    eng_segment_seal(img, len);
-    assert_int_equal(eng_segment_check(img_seg, 0, &err), 0);
+    wrong_maxima_are_refused(img, len, img_seg, &sk->wf2_max, &sk->dl_min);
     eng_segment_unref(img_seg);
     eng_segment_unref(seg);
     free(img);
@@ -510,16 +521,7 @@ static void block_maxima_bound_every_posting_and_a_wrong_one_is_refused(void **s
      * too high is refused by the check `newsd index verify` runs. */
     const struct eng_term *t = eng_segment_term(img_seg, "alpha", 5);
     struct eng_skip *sk = (struct eng_skip *)(uintptr_t)(img_seg->post + t->off) + 1;
-    sk->wf2_max--;
-    eng_segment_seal(img, len);
-    assert_int_equal(eng_segment_check(img_seg, 0, &err), ERR_PARSE);
-    sk->wf2_max++;
-    sk->dl_min++;
-    eng_segment_seal(img, len);
-    assert_int_equal(eng_segment_check(img_seg, 0, &err), ERR_PARSE);
-    sk->dl_min--;
-    eng_segment_seal(img, len);
-    assert_int_equal(eng_segment_check(img_seg, 0, &err), 0);
+    wrong_maxima_are_refused(img, len, img_seg, &sk->wf2_max, &sk->dl_min);
     eng_segment_unref(img_seg);
     eng_segment_unref(seg);
     free(img);

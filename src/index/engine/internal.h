@@ -366,14 +366,20 @@ const uint8_t *eng_varint_get(const uint8_t *p, uint32_t *v);
  * tf < 2^29 (a field holds fewer tokens than SQLite's longest value has
  * bytes / 2). Returns the bytes written (at most 5). */
 size_t eng_posting_tf_put(uint8_t *p, unsigned mask, unsigned f, uint32_t tf);
+/* eng_varint_get with the one-byte case (nearly every tf) inline. */
+static inline const uint8_t *eng_varint_get1(const uint8_t *p, uint32_t *v)
+{
+    if (*p < 0x80) {
+        *v = *p;
+        return p + 1;
+    }
+    return eng_varint_get(p, v);
+}
 /* A posting's first varint: its field mask and its lowest field's tf. */
 static inline const uint8_t *eng_posting_head(const uint8_t *p, unsigned *mask, uint32_t *tf)
 {
     uint32_t v;
-    if (*p < 0x80)
-        v = *p++;
-    else
-        p = eng_varint_get(p, &v);
+    p = eng_varint_get1(p, &v);
     *mask = v & 7;
     *tf = (v >> 3) + 1;
     return p;
@@ -381,12 +387,8 @@ static inline const uint8_t *eng_posting_head(const uint8_t *p, unsigned *mask, 
 /* Field f's tf after the head (f not the lowest field of the mask). */
 static inline const uint8_t *eng_posting_tf_next(const uint8_t *p, uint32_t *tf)
 {
-    uint32_t v;
-    if (*p < 0x80)
-        v = *p++;
-    else
-        p = eng_varint_get(p, &v);
-    *tf = v + 1;
+    p = eng_varint_get1(p, tf);
+    *tf += 1;
     return p;
 }
 
