@@ -431,7 +431,7 @@ def main():
         # Merges run in the background: a figure taken before they end
         # counts the per-term costs of every unmerged segment.
         nseg = R.stat.get("newsd", {}).get("index_segments", "?")
-        size_row("newsd index proper (the files without the document store; %s segments) "
+        size_row("newsd index proper (the files without the document store; segments: %s) "
                  "÷ the FTS5 index" % nseg, parts["part-index"], fts_index)
         for key, label in PART_LABELS:
             size_row("&nbsp;&nbsp;%s" % label, parts.get("part-" + key))
