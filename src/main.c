@@ -22,7 +22,7 @@ static const struct cmd_entry {
     {"keys", cmd_keys, "create, list, disable, enable, delete API keys"},
     {"feeds", cmd_feeds, "add, import, list, remove the feeds to crawl"},
     {"crawl", cmd_crawl, "poll the feeds that are due (--once: one round)"},
-    {"index", cmd_index, "index verify: check the search index against the articles"},
+    {"index", cmd_index, "index verify: check the search index against the articles; index sizes"},
     {"backup", cmd_backup, "a consistent copy of the store, taken while newsd runs"},
     {"articles", cmd_articles, "delete articles (by date, source, URL); compact the store"},
     {"alerts", cmd_alerts, "list, add, remove webhook alerts (saved searches)"},

@@ -3,7 +3,11 @@
  * first (the engine maps its files and reads the rows past them, or
  * rebuilds); then every row must be indexed exactly once and nothing
  * else, and every engine segment must pass its checksum and structure
- * checks. Exit 0 when they agree, 1 when not (or the check failed). */
+ * checks. Exit 0 when they agree, 1 when not (or the check failed).
+ *
+ * newsd index sizes: where the engine's segment files' bytes go, part by
+ * part, the index proper apart from the document store (docs/engine.md
+ * "Persistence"; the benchmark's size table reads it). */
 #include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "index/index.h"
@@ -16,8 +20,55 @@
 
 static void index_usage(FILE *f)
 {
-    fprintf(f, "usage: newsd index verify [--store LOC] [--index engine|fts5] [--index-dir DIR]\n"
-               "  check the search index against the articles table; exit 1 if they disagree\n");
+    fprintf(f, "usage: newsd index verify|sizes [--store LOC] [--index engine|fts5] [--index-dir DIR]\n"
+               "  verify: check the search index against the articles table; exit 1 if they "
+               "disagree\n"
+               "  sizes:  the engine's index files part by part, the document store apart\n");
+}
+
+static void size_line(const char *name, uint64_t bytes, uint64_t docs, uint64_t total)
+{
+    printf("%-16s %12llu %9.1f %6.1f%%\n", name, (unsigned long long)bytes,
+           docs ? (double)bytes / (double)docs : 0.0, total ? 100.0 * (double)bytes / (double)total : 0.0);
+}
+
+/* One line per part: name, bytes, bytes per document, share of all (the
+ * benchmark parses the first two columns). */
+static int print_sizes(struct index *idx)
+{
+    struct index_size_report r;
+    struct err err;
+    int rc;
+
+    err_clear(&err);
+    if ((rc = index_sizes(idx, &r, &err)) < 0) {
+        cmd_fail("index sizes: %s", err_msg(&err, rc));
+        return CMD_EXIT_FAIL;
+    }
+    uint64_t index = index_size_index_bytes(&r), store = index_size_store_bytes(&r);
+    uint64_t all = index + store;
+    printf("segments %zu (%zu files, %llu bytes); documents %llu, terms %llu, postings %llu, "
+           "positions %llu\n",
+           r.segments, r.files, (unsigned long long)r.file_bytes, (unsigned long long)r.docs,
+           (unsigned long long)r.terms, (unsigned long long)r.postings,
+           (unsigned long long)r.positions);
+    printf("%-16s %12s %9s %7s\n", "part", "bytes", "per doc", "share");
+    size_line("header+align", r.header, r.docs, all);
+    size_line("columns", r.columns, r.docs, all);
+    size_line("url-table", r.url_table, r.docs, all);
+    size_line("dictionary", r.dictionary, r.docs, all);
+    size_line("term-strings", r.term_strs, r.docs, all);
+    size_line("skip-tables", r.skip, r.docs, all);
+    size_line("docids", r.docids, r.docs, all);
+    size_line("frequencies", r.freqs, r.docs, all);
+    size_line("positions", r.positions_bytes, r.docs, all);
+    size_line("index", index, r.docs, all);
+    size_line("store-offsets", r.store_offsets, r.docs, all);
+    size_line("store-dict", r.store_dict, r.docs, all);
+    size_line("store-frames", r.store_frames, r.docs, all);
+    size_line("store", store, r.docs, all);
+    size_line("total", all, r.docs, all);
+    return CMD_EXIT_OK;
 }
 
 int cmd_index(int argc, char **argv)
@@ -56,10 +107,12 @@ int cmd_index(int argc, char **argv)
             return CMD_EXIT_USAGE;
         }
     }
-    if (optind + 1 != argc || strcmp(argv[optind], "verify") != 0) {
+    if (optind + 1 != argc ||
+        (strcmp(argv[optind], "verify") != 0 && strcmp(argv[optind], "sizes") != 0)) {
         index_usage(stderr);
         return CMD_EXIT_USAGE;
     }
+    bool sizes = strcmp(argv[optind], "sizes") == 0;
     err_clear(&err);
     kind = cmd_index_kind(kind, NULL);
     if (cmd_store_open(&store, cmd_store_location(store_opt), kind) < 0)
@@ -68,6 +121,10 @@ int cmd_index(int argc, char **argv)
     cmd_engine_options(&iopt.engine);
     if ((rc = index_open_with(&idx, store, &iopt, &err)) < 0) {
         cmd_fail("cannot open the search index: %s", err_msg(&err, rc));
+        goto out;
+    }
+    if (sizes) {
+        status = print_sizes(idx);
         goto out;
     }
     if ((rc = index_verify(idx, &r, &err)) < 0) {

@@ -16,6 +16,8 @@ struct index_backend {
     int (*verify)(struct index_backend *b, struct index_verify_report *out, struct err *err);
     /* NULL: always ready. */
     bool (*ready)(struct index_backend *b);
+    /* NULL: no breakdown (index_sizes: ERR_UNSUPPORTED). */
+    int (*sizes)(struct index_backend *b, struct index_size_report *out, struct err *err);
     /* NULL: nothing beyond readiness to show. */
     void (*stats)(struct index_backend *b, struct index_stats *out);
 };

@@ -155,6 +155,25 @@ int index_verify(struct index *idx, struct index_verify_report *out, struct err 
     return idx->be->verify(idx->be, out, err); /* each backend zeroes *out */
 }
 
+int index_sizes(struct index *idx, struct index_size_report *out, struct err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (idx->be->sizes == NULL)
+        return err_set(err, ERR_UNSUPPORTED, "the %s index has no size breakdown", idx->be->kind);
+    return idx->be->sizes(idx->be, out, err);
+}
+
+uint64_t index_size_index_bytes(const struct index_size_report *r)
+{
+    return r->header + r->columns + r->url_table + r->dictionary + r->term_strs + r->skip +
+           r->docids + r->freqs + r->positions_bytes;
+}
+
+uint64_t index_size_store_bytes(const struct index_size_report *r)
+{
+    return r->store_offsets + r->store_dict + r->store_frames;
+}
+
 int index_search(struct index *idx, struct arena *a, const struct index_request *req,
                  struct index_result *out, struct err *err)
 {

@@ -83,6 +83,32 @@ struct index_verify_report {
     char detail[256]; /* the first problem met, for the operator */
 };
 
+/* Where the engine's segment files' bytes go (`newsd index sizes`, the
+ * benchmark's size table): the index proper, then the document store (each
+ * article's NewsAPI JSON: a copy of the rows, like FTS5's fts_content, not
+ * an index). Summed over the segments of the current snapshot. */
+struct index_size_report {
+    size_t segments, files; /* segments; of them, files in the index directory */
+    uint64_t file_bytes;    /* bytes of those files */
+    uint64_t docs, terms, postings, positions;
+    /* the index */
+    uint64_t header;     /* segment headers and 8-byte alignment */
+    uint64_t columns;    /* per document: id, published_at, row size, source */
+    uint64_t url_table;  /* (canonical-URL hash, docid) pairs: upserts by URL */
+    uint64_t dictionary; /* the term entries */
+    uint64_t term_strs;  /* the term strings */
+    uint64_t skip;       /* skip tables: block last docid, offsets, block maxima */
+    uint64_t docids;     /* docid gaps */
+    uint64_t freqs;      /* field masks and term frequencies */
+    uint64_t positions_bytes; /* position deltas (exact terms) */
+    /* the document store */
+    uint64_t store_offsets, store_dict, store_frames;
+};
+/* Bytes of the index proper (everything but the document store). */
+uint64_t index_size_index_bytes(const struct index_size_report *r);
+/* Bytes of the document store. */
+uint64_t index_size_store_bytes(const struct index_size_report *r);
+
 /* How the purpose-built index runs; all zero: the defaults. src/cmd/ fills
  * them from the environment (cmd_engine_options, cmd/common.h), as bench/
  * does; tests set them directly. The index itself reads no environment. */
@@ -135,6 +161,9 @@ void index_stats(struct index *idx, struct index_stats *out);
  * structure. 0 with the counts in *out (missing + extra == 0: agreed), or
  * an ERR_* when the check itself could not run. */
 int index_verify(struct index *idx, struct index_verify_report *out, struct err *err);
+
+/* Where the index's bytes go (engine only: ERR_UNSUPPORTED otherwise). */
+int index_sizes(struct index *idx, struct index_size_report *out, struct err *err);
 
 /* Where the node-local index of a PostgreSQL store lives when no directory
  * is given (relative: the working directory): a replica of the store's

@@ -210,3 +210,36 @@ def test_serve_sigterm_exits_0(small):
     assert small.api.get("/healthz", key=None).status_code == 200
     problems = small.srv.stop()
     assert not problems, "\n".join(problems)
+
+
+def test_index_sizes_parts_add_up_to_the_files(tmp_path):
+    """`newsd index sizes`: the engine's files part by part, every byte
+    named once (the parts add up to the index proper and the document store,
+    and those to the files on disk), and no breakdown for fts5."""
+    store = tmp_path / "s"
+    cli_ok("import", "--store", store, os.path.join(DATA, "articles.jsonl"),
+           os.path.join(DATA, "handmade.jsonl"))
+    cli_ok("index", "verify", "--store", store, "--index", "engine")  # writes the files
+    r = cli_ok("index", "sizes", "--store", store, "--index", "engine")
+    parts = {}
+    for line in r.out.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[1].isdigit():
+            parts[f[0]] = int(f[1])
+    head = re.search(r"segments (\d+) \((\d+) files, (\d+) bytes\); documents (\d+), terms (\d+)",
+                     r.out)
+    assert head, r.out
+    files = [os.path.join(store, "newsd.db.engine", n)
+             for n in os.listdir(os.path.join(store, "newsd.db.engine")) if n.endswith(".seg")]
+    on_disk = sum(os.path.getsize(p) for p in files)
+    assert int(head.group(2)) == len(files) and int(head.group(3)) == on_disk, r.out
+    index_parts = ("header+align", "columns", "url-table", "dictionary", "term-strings",
+                   "skip-tables", "docids", "frequencies", "positions")
+    assert sum(parts[k] for k in index_parts) == parts["index"], r.out
+    assert sum(parts[k] for k in ("store-offsets", "store-dict", "store-frames")) == parts["store"]
+    assert parts["index"] + parts["store"] == parts["total"] == on_disk, r.out
+    for k in ("docids", "frequencies", "positions", "dictionary", "store-frames"):
+        assert parts[k] > 0, r.out
+    assert int(head.group(4)) > 0 and parts["columns"] == 24 * int(head.group(4)), r.out
+    r = run_cli("index", "sizes", "--store", store, "--index", "fts5")
+    assert r.rc == 1 and "no size breakdown" in r.err, repr(r)

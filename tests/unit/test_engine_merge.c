@@ -139,7 +139,7 @@ static void merge_matches_build(unsigned k, bool runs)
     /* a term of many blocks made it across whole */
     const struct eng_term *t = eng_segment_term(merged, "w0", 2);
     assert_non_null(t);
-    assert_true(t->nblocks > 2);
+    assert_true(eng_term_nblocks(t) > 2);
     for (unsigned j = 0; j < k; j++) {
         eng_segment_unref(in[j]);
         eng_dels_unref(dels[j]);

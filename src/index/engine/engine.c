@@ -427,6 +427,23 @@ static bool engine_open_background(struct index_engine *e)
     }
 }
 
+/* Where the current snapshot's bytes go, segment by segment. */
+static int engine_sizes(struct index_backend *b, struct index_size_report *out, struct err *err)
+{
+    struct index_engine *e = (struct index_engine *)b;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if ((rc = not_ready(e, err)) < 0)
+        return rc;
+    struct eng_snap *s = eng_slot_get(&e->slot);
+    out->file_bytes = snap_file_bytes(s, &out->files);
+    for (size_t i = 0; i < s->nseg; i++)
+        eng_segment_sizes(s->segs[i], out);
+    eng_snap_unref(s);
+    return 0;
+}
+
 static int engine_new(struct index_engine **out, const char *db_path,
                       const struct index_engine_options *opt, struct err *err)
 {
@@ -442,6 +459,7 @@ static int engine_new(struct index_engine **out, const char *db_path,
         .search = engine_search,
         .newest_headline = engine_newest_headline,
         .verify = engine_verify,
+        .sizes = engine_sizes,
         .ready = engine_ready,
         .stats = engine_stats,
     };

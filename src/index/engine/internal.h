@@ -30,10 +30,12 @@
  *   engine.c     the backend: vtable, the follower thread, read-your-writes
  *
  * Postings of a term: skip table (one struct eng_skip per block of
- * ENG_BLOCK docs), then the docid stream (per block: varint gaps), then the
- * data stream (per posting, text terms only: field mask byte, then per field
- * in the mask its tf as varint, then for exact terms tf position deltas as
- * varints; meta terms have no data). */
+ * ENG_BLOCK docs; a struct eng_skip1 for a list of one block), then the docid stream (per block: varint gaps), then the
+ * data stream (per posting, text terms only: per field in the field mask
+ * its tf as a varint — the first field's as (tf - 1) << 3 | mask, so that
+ * the usual posting, one field with a few occurrences, takes one byte; the
+ * others' as tf - 1 — each followed, for exact terms, by its tf position
+ * deltas as varints; meta terms have no data). */
 #ifndef NEWSD_INDEX_ENGINE_INTERNAL_H
 #define NEWSD_INDEX_ENGINE_INTERNAL_H
 
@@ -67,19 +69,40 @@ struct eng_skip {
     uint32_t dl_min;  /* smallest dl of the block's documents */
 };
 
+/* The skip table of a list of one block (most terms: 1.4 million of 1.5
+ * at 1 M articles) is its block maxima alone: its offsets are 0 and its
+ * last docid is found by decoding the block, which a cursor does at once. */
+struct eng_skip1 {
+    uint32_t wf2_max, dl_min;
+};
+
 /* Twice bm25's column weights (title 3, description 1.5, content 1: the
  * weights index/fts5/fts5.c gives FTS5's bm25), so that a posting's weighted
  * frequency is an integer: eng_posting_wf2(). */
 static const uint32_t eng_wf2[ENG_FIELDS] = {6, 3, 2};
 
+/* A dictionary entry: 24 bytes (1.5 million of them at 1 M articles). */
 struct eng_term {
-    uint32_t str, len; /* in segment strs */
+    uint64_t off;          /* skip table, in segment post (4-byte aligned) */
+    uint32_t str;          /* in segment strs */
+    uint32_t len : 24;     /* bytes of the string, <= ENG_TERM_LEN_MAX */
+    uint32_t kind : 8;     /* enum eng_term_kind */
     uint32_t df;
-    uint32_t nblocks;
     uint32_t docs_len; /* bytes of the docid stream */
-    uint8_t kind;      /* enum eng_term_kind */
-    uint64_t off;      /* skip table, in segment post */
 };
+/* A longer token is left out of the dictionary: no query reaches it (q and
+ * qInTitle are at most 500 characters), and 16 MB tokens are not news. */
+#define ENG_TERM_LEN_MAX ((1u << 24) - 1)
+static inline uint32_t eng_term_nblocks(const struct eng_term *t)
+{
+    return t->df / ENG_BLOCK + (t->df % ENG_BLOCK != 0);
+}
+/* Bytes of the term's skip table (struct eng_skip1 for one block). */
+static inline uint64_t eng_term_skip_bytes(const struct eng_term *t)
+{
+    uint32_t nb = eng_term_nblocks(t);
+    return nb == 1 ? sizeof(struct eng_skip1) : (uint64_t)nb * sizeof(struct eng_skip);
+}
 
 /* Where a segment's arrays live. */
 enum eng_seg_home {
@@ -292,6 +315,10 @@ void eng_segment_seal(uint8_t *p, size_t len);
  * passes cannot make a search read outside it. */
 int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *err);
 
+/* Add s's bytes, part by part, to r (`newsd index sizes`). Reads every
+ * postings list: seconds at a million documents. */
+void eng_segment_sizes(const struct eng_segment *s, struct index_size_report *r);
+
 /* --- manifest.c: the index directory's table of contents ------------------ */
 
 struct eng_manifest_seg {
@@ -334,6 +361,37 @@ int eng_dir_sync(const char *dir, struct err *err);
 size_t eng_varint_put(uint8_t *p, uint32_t v);
 const uint8_t *eng_varint_get(const uint8_t *p, uint32_t *v);
 
+/* Field f's tf of a posting whose field mask is mask (f in it), appended
+ * to a posting's data at p: the mask goes with the lowest field's tf.
+ * tf < 2^29 (a field holds fewer tokens than SQLite's longest value has
+ * bytes / 2). Returns the bytes written (at most 5). */
+size_t eng_posting_tf_put(uint8_t *p, unsigned mask, unsigned f, uint32_t tf);
+/* eng_varint_get with the one-byte case (nearly every tf) inline. */
+static inline const uint8_t *eng_varint_get1(const uint8_t *p, uint32_t *v)
+{
+    if (*p < 0x80) {
+        *v = *p;
+        return p + 1;
+    }
+    return eng_varint_get(p, v);
+}
+/* A posting's first varint: its field mask and its lowest field's tf. */
+static inline const uint8_t *eng_posting_head(const uint8_t *p, unsigned *mask, uint32_t *tf)
+{
+    uint32_t v;
+    p = eng_varint_get1(p, &v);
+    *mask = v & 7;
+    *tf = (v >> 3) + 1;
+    return p;
+}
+/* Field f's tf after the head (f not the lowest field of the mask). */
+static inline const uint8_t *eng_posting_tf_next(const uint8_t *p, uint32_t *tf)
+{
+    p = eng_varint_get1(p, tf);
+    *tf += 1;
+    return p;
+}
+
 /* Reads one term's postings. */
 struct eng_cursor {
     const struct eng_term *t;
@@ -345,6 +403,7 @@ struct eng_cursor {
     uint32_t doc;      /* current docid, ENG_END */
     const uint8_t *dp; /* data of posting di of the block */
     uint32_t di;
+    struct eng_skip one; /* the skip entry of a one-block list (skip points here) */
     uint32_t ids[ENG_BLOCK];
 };
 

@@ -34,6 +34,13 @@ const uint8_t *eng_varint_get(const uint8_t *p, uint32_t *v)
     return p;
 }
 
+size_t eng_posting_tf_put(uint8_t *p, unsigned mask, unsigned f, uint32_t tf)
+{
+    if (f == (unsigned)__builtin_ctz(mask))
+        return eng_varint_put(p, (tf - 1) << 3 | mask);
+    return eng_varint_put(p, tf - 1);
+}
+
 static void block_load(struct eng_cursor *c, uint32_t b)
 {
     const struct eng_term *t = c->t;
@@ -60,18 +67,35 @@ static void block_load(struct eng_cursor *c, uint32_t b)
     c->di = 0;
 }
 
+/* The skip table of t; for a one-block list, *one filled with its maxima,
+ * offsets 0 and a last docid past every window (until the block is
+ * decoded). */
+static const struct eng_skip *term_skip(const struct eng_segment *s, const struct eng_term *t,
+                                        struct eng_skip *one)
+{
+    const uint8_t *p = s->post + t->off;
+    if (eng_term_nblocks(t) != 1)
+        return (const struct eng_skip *)(uintptr_t)p;
+    const struct eng_skip1 *m = (const struct eng_skip1 *)(uintptr_t)p;
+    *one = (struct eng_skip){.last = ENG_END - 1, .wf2_max = m->wf2_max, .dl_min = m->dl_min};
+    return one;
+}
+
 void eng_cursor_init(struct eng_cursor *c, const struct eng_segment *s, const struct eng_term *t)
 {
     c->t = t;
-    c->skip = (const struct eng_skip *)(s->post + t->off);
-    c->docs = (const uint8_t *)(c->skip + t->nblocks);
+    c->skip = term_skip(s, t, &c->one);
+    c->docs = s->post + t->off + eng_term_skip_bytes(t);
     c->data = t->kind == ENG_TERM_META ? NULL : c->docs + t->docs_len;
     c->blk = 0;
     c->nin = 0;
     c->i = 0;
     c->doc = ENG_END;
-    if (t->df > 0)
+    if (t->df > 0) {
         block_load(c, 0);
+        if (c->skip == &c->one)
+            c->one.last = c->ids[c->nin - 1];
+    }
 }
 
 uint32_t eng_cursor_seek(struct eng_cursor *c, uint32_t target)
@@ -80,7 +104,7 @@ uint32_t eng_cursor_seek(struct eng_cursor *c, uint32_t target)
         return c->doc;
     if (c->skip[c->blk].last < target) {
         /* Binary search the first block whose last docid reaches target. */
-        uint32_t lo = c->blk + 1, hi = c->t->nblocks;
+        uint32_t lo = c->blk + 1, hi = eng_term_nblocks(c->t);
         while (lo < hi) {
             uint32_t mid = lo + (hi - lo) / 2;
             if (c->skip[mid].last < target)
@@ -88,7 +112,7 @@ uint32_t eng_cursor_seek(struct eng_cursor *c, uint32_t target)
             else
                 hi = mid;
         }
-        if (lo == c->t->nblocks) {
+        if (lo == eng_term_nblocks(c->t)) {
             c->doc = ENG_END;
             return ENG_END;
         }
@@ -105,12 +129,15 @@ static void data_advance(struct eng_cursor *c)
 {
     bool exact = c->t->kind == ENG_TERM_EXACT;
     while (c->di < c->i) {
-        unsigned mask = *c->dp++;
-        for (unsigned f = 0; f < ENG_FIELDS; f++) {
-            uint32_t tf;
+        unsigned mask;
+        uint32_t tf;
+        c->dp = eng_posting_head(c->dp, &mask, &tf);
+        for (unsigned f = 0, first = 1; f < ENG_FIELDS; f++) {
             if (!(mask & (1u << f)))
                 continue;
-            c->dp = eng_varint_get(c->dp, &tf);
+            if (!first)
+                c->dp = eng_posting_tf_next(c->dp, &tf);
+            first = 0;
             if (exact) {
                 for (uint32_t k = 0; k < tf; k++) {
                     while (*c->dp & 0x80)
@@ -135,12 +162,16 @@ void eng_cursor_data(struct eng_cursor *c, unsigned *mask, uint32_t tf[ENG_FIELD
         return;
     }
     data_advance(c);
-    p = c->dp;
-    *mask = *p++;
-    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+    uint32_t tf0;
+    p = eng_posting_head(c->dp, mask, &tf0);
+    for (unsigned f = 0, first = 1; f < ENG_FIELDS; f++) {
         if (!(*mask & (1u << f)))
             continue;
-        p = eng_varint_get(p, &tf[f]);
+        if (first)
+            tf[f] = tf0;
+        else
+            p = eng_posting_tf_next(p, &tf[f]);
+        first = 0;
         if (!exact)
             continue;
         uint32_t at = 0;
@@ -169,7 +200,7 @@ static uint32_t block_below(struct eng_cursor *c, uint32_t b, uint32_t x)
 /* Postings with docid < x. */
 static uint32_t count_below(struct eng_cursor *c, uint32_t x)
 {
-    uint32_t lo = 0, hi = c->t->nblocks;
+    uint32_t lo = 0, hi = eng_term_nblocks(c->t);
     while (lo < hi) { /* first block whose last docid >= x */
         uint32_t mid = lo + (hi - lo) / 2;
         if (c->skip[mid].last < x)
@@ -177,7 +208,7 @@ static uint32_t count_below(struct eng_cursor *c, uint32_t x)
         else
             hi = mid;
     }
-    if (lo == c->t->nblocks)
+    if (lo == eng_term_nblocks(c->t))
         return c->t->df;
     return lo * ENG_BLOCK + block_below(c, lo, x);
 }
@@ -188,16 +219,17 @@ uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi)
         return 0;
     uint32_t a = count_below(c, lo), b = count_below(c, hi);
     c->doc = ENG_END; /* the cursor is spent */
-    c->blk = c->t->nblocks - 1;
+    c->blk = eng_term_nblocks(c->t) - 1;
     return b - a;
 }
 
 uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
                            uint32_t hi, uint64_t *bits, uint32_t base)
 {
-    const struct eng_skip *skip = (const struct eng_skip *)(s->post + t->off);
-    const uint8_t *docs = (const uint8_t *)(skip + t->nblocks);
-    uint32_t b = 0, hi_b = t->nblocks, set = 0;
+    struct eng_skip one;
+    const struct eng_skip *skip = term_skip(s, t, &one);
+    const uint8_t *docs = s->post + t->off + eng_term_skip_bytes(t);
+    uint32_t b = 0, hi_b = eng_term_nblocks(t), set = 0;
 
     if (t->df == 0 || lo >= hi)
         return 0;
@@ -208,7 +240,7 @@ uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t
         else
             hi_b = mid;
     }
-    for (; b < t->nblocks; b++) {
+    for (; b < eng_term_nblocks(t); b++) {
         uint32_t prev = b == 0 ? UINT32_MAX : skip[b - 1].last;
         uint32_t n = t->df - b * ENG_BLOCK;
         const uint8_t *p = docs + skip[b].doc_off;
@@ -251,13 +283,15 @@ uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t
 
 uint32_t eng_posting_wf2(const uint8_t *p, bool exact)
 {
-    unsigned mask = *p++;
-    uint32_t w = 0;
-    for (unsigned f = 0; f < ENG_FIELDS; f++) {
-        uint32_t tf;
+    unsigned mask;
+    uint32_t w = 0, tf;
+    p = eng_posting_head(p, &mask, &tf);
+    for (unsigned f = 0, first = 1; f < ENG_FIELDS; f++) {
         if (!(mask & (1u << f)))
             continue;
-        p = eng_varint_get(p, &tf);
+        if (!first)
+            p = eng_posting_tf_next(p, &tf);
+        first = 0;
         w += eng_wf2[f] * tf;
         for (uint32_t k = 0; exact && k < tf; k++) { /* the field's positions */
             while (*p & 0x80)

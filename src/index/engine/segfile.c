@@ -40,8 +40,12 @@
 
 #define SEG_MAGIC "NEWSDSEG"
 /* 2: the document store (doc_off, dict, dz); 3: block max (wf2_max,
- * dl_min) in the skip table. */
-#define SEG_VERSION 3u
+ * dl_min) in the skip table; 4: a posting's field mask shares a varint
+ * with its first field's tf (one byte where there were two), 24-byte
+ * dictionary entries (no block count; the kind in the length's top byte),
+ * each term's postings 4-byte aligned (they were 8); 5: a list of one
+ * block keeps only its block maxima as its skip table (struct eng_skip1). */
+#define SEG_VERSION 5u
 #define SEG_ENDIAN 0x01020304u
 
 struct seg_header {
@@ -395,24 +399,26 @@ static const uint8_t *varint_in(const uint8_t *p, const uint8_t *end, uint32_t *
 static int check_term(const struct eng_segment *s, const struct eng_term *t, uint64_t limit,
                       struct err *err)
 {
-    uint64_t skip_bytes = (uint64_t)t->nblocks * sizeof(struct eng_skip);
-    if (t->kind > ENG_TERM_META || t->df == 0 || t->off % 8 != 0 ||
-        t->nblocks != (t->df + ENG_BLOCK - 1) / ENG_BLOCK || t->off > limit ||
-        skip_bytes + t->docs_len > limit - t->off)
+    if (t->kind > ENG_TERM_META || t->df == 0 || t->off % 4 != 0 || t->off > limit ||
+        eng_term_skip_bytes(t) + t->docs_len > limit - t->off)
         return err_set(err, ERR_PARSE, "a term's postings are out of bounds");
+    uint64_t skip_bytes = eng_term_skip_bytes(t);
+    /* A one-block list keeps its maxima alone (struct eng_skip1). */
+    bool one = eng_term_nblocks(t) == 1;
     const struct eng_skip *skip = (const struct eng_skip *)(uintptr_t)(s->post + t->off);
+    const struct eng_skip1 *skip1 = (const struct eng_skip1 *)(uintptr_t)(s->post + t->off);
     const uint8_t *docs = s->post + t->off + skip_bytes, *docs_end = docs + t->docs_len;
     const uint8_t *data = docs_end, *data_end = s->post + limit;
     uint32_t prev = UINT32_MAX, left = t->df;
     const uint8_t *dp = docs, *ap = data;
 
-    for (uint32_t b = 0; b < t->nblocks; b++) {
+    for (uint32_t b = 0; b < eng_term_nblocks(t); b++) {
         uint32_t nin = left > ENG_BLOCK ? ENG_BLOCK : left;
         uint32_t dl_min = UINT32_MAX;
         uint64_t wf2_max = 0;
         left -= nin;
-        if (skip[b].doc_off != (uint32_t)(dp - docs) ||
-            (t->kind != ENG_TERM_META && skip[b].data_off != (uint32_t)(ap - data)))
+        if (!one && (skip[b].doc_off != (uint32_t)(dp - docs) ||
+                     (t->kind != ENG_TERM_META && skip[b].data_off != (uint32_t)(ap - data))))
             return err_set(err, ERR_PARSE, "a skip entry points elsewhere");
         for (uint32_t k = 0; k < nin; k++) {
             uint32_t g;
@@ -431,15 +437,21 @@ static int check_term(const struct eng_segment *s, const struct eng_term *t, uin
             if (ap >= data_end)
                 return err_set(err, ERR_PARSE, "a data stream runs out");
             uint64_t wf2 = 0;
-            unsigned mask = *ap++;
+            uint32_t head;
+            if ((ap = varint_in(ap, data_end, &head)) == NULL)
+                return err_set(err, ERR_PARSE, "a term frequency runs out");
+            unsigned mask = head & 7;
             if (mask == 0 || mask >> ENG_FIELDS)
                 return err_set(err, ERR_PARSE, "a field mask names no field");
-            for (unsigned f = 0; f < ENG_FIELDS; f++) {
+            for (unsigned f = 0, first = 1; f < ENG_FIELDS; f++) {
                 uint32_t tf, pos;
                 if (!(mask & (1u << f)))
                     continue;
-                if ((ap = varint_in(ap, data_end, &tf)) == NULL || tf == 0)
+                if (first)
+                    tf = (head >> 3) + 1;
+                else if ((ap = varint_in(ap, data_end, &tf)) == NULL || tf++ == UINT32_MAX)
                     return err_set(err, ERR_PARSE, "a term frequency runs out");
+                first = 0;
                 wf2 += (uint64_t)eng_wf2[f] * tf;
                 for (uint32_t i = 0; t->kind == ENG_TERM_EXACT && i < tf; i++) {
                     if ((ap = varint_in(ap, data_end, &pos)) == NULL)
@@ -451,10 +463,12 @@ static int check_term(const struct eng_segment *s, const struct eng_term *t, uin
             if (wf2 > wf2_max)
                 wf2_max = wf2;
         }
-        if (skip[b].last != prev)
+        if (!one && skip[b].last != prev)
             return err_set(err, ERR_PARSE, "a skip entry's last docid disagrees");
         /* Relevancy skips documents by these: a wrong one loses matches. */
-        if (skip[b].wf2_max != wf2_max || skip[b].dl_min != dl_min)
+        uint32_t want_wf2 = one ? skip1->wf2_max : skip[b].wf2_max;
+        uint32_t want_dl = one ? skip1->dl_min : skip[b].dl_min;
+        if (want_wf2 != wf2_max || want_dl != dl_min)
             return err_set(err, ERR_PARSE, "a skip entry's block maximum disagrees");
     }
     if (dp != docs_end)
@@ -504,3 +518,78 @@ int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *er
     }
     return eng_docs_check(s, err);
 }
+
+/* --- where the bytes go ------------------------------------------------------ */
+
+/* One term's streams split into frequencies (masks and tfs) and positions;
+ * what is left of its bytes up to limit is alignment. */
+static void term_sizes(const struct eng_segment *s, const struct eng_term *t, uint64_t limit,
+                       struct index_size_report *r)
+{
+    uint64_t skip_bytes = eng_term_skip_bytes(t);
+    const uint8_t *data = s->post + t->off + skip_bytes + t->docs_len;
+    const uint8_t *end = s->post + limit, *p = data;
+    uint64_t freqs = 0, pos_bytes = 0;
+
+    r->skip += skip_bytes;
+    r->docids += t->docs_len;
+    r->postings += t->df;
+    for (uint32_t k = 0; t->kind != ENG_TERM_META && k < t->df && p < end; k++) {
+        const uint8_t *q = p;
+        uint32_t head;
+        if ((p = varint_in(p, end, &head)) == NULL)
+            return;
+        freqs += (uint64_t)(p - q);
+        unsigned mask = head & 7;
+        for (unsigned f = 0, first = 1; f < ENG_FIELDS; f++) {
+            uint32_t tf = (head >> 3) + 1, v;
+            if (!(mask & (1u << f)))
+                continue;
+            q = p;
+            if (!first && (p = varint_in(p, end, &tf)) == NULL)
+                return;
+            tf += !first;
+            first = 0;
+            freqs += (uint64_t)(p - q);
+            for (uint32_t i = 0; t->kind == ENG_TERM_EXACT && i < tf; i++) {
+                q = p;
+                if ((p = varint_in(p, end, &v)) == NULL)
+                    return;
+                pos_bytes += (uint64_t)(p - q);
+                r->positions++;
+            }
+        }
+    }
+    r->freqs += freqs;
+    r->positions_bytes += pos_bytes;
+}
+
+void eng_segment_sizes(const struct eng_segment *s, struct index_size_report *r)
+{
+    struct seg_header h;
+    uint64_t off[P_END + 1];
+
+    seg_header_fill(s, &h);
+    if (!seg_layout(&h, off))
+        return;
+    uint64_t before = index_size_index_bytes(r) + index_size_store_bytes(r);
+    r->segments++;
+    r->docs += s->n;
+    r->terms += s->nterms;
+    r->columns += (uint64_t)s->n * (8 + 8 + 4 + 4);
+    r->url_table += (uint64_t)s->n * (8 + 4);
+    r->dictionary += s->nterms * sizeof(struct eng_term);
+    r->term_strs += s->strs_len;
+    r->store_offsets += ((uint64_t)s->n + 1) * 8;
+    r->store_dict += s->dict_len;
+    r->store_frames += s->dz_len;
+    for (size_t i = 0; i < s->nterms; i++) {
+        uint64_t limit = i + 1 < s->nterms ? s->terms[i + 1].off : s->post_len;
+        term_sizes(s, &s->terms[i], limit, r);
+    }
+    /* The header, and every byte no part above names (alignment). */
+    uint64_t named = index_size_index_bytes(r) + index_size_store_bytes(r) - before;
+    if (off[P_END] > named)
+        r->header += off[P_END] - named;
+}
+

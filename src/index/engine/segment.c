@@ -356,12 +356,11 @@ static int flush_doc(struct eng_builder *b, uint32_t doc)
             unsigned mask = 0;
             for (size_t k = i; k < j; k++)
                 mask |= 1u << b->occ[k].field;
-            t->data[t->dlen++] = (uint8_t)mask;
             for (size_t k = i; k < j;) {
                 size_t e = k;
                 while (e < j && b->occ[e].field == b->occ[k].field)
                     e++;
-                size_t w = eng_varint_put(tmp, (uint32_t)(e - k));
+                size_t w = eng_posting_tf_put(tmp, mask, b->occ[k].field, (uint32_t)(e - k));
                 memcpy(t->data + t->dlen, tmp, w);
                 t->dlen += (uint32_t)w;
                 if (t->kind == ENG_TERM_EXACT) {
@@ -529,10 +528,12 @@ static int obuf_put(struct obuf *o, const void *p, size_t n)
     return 0;
 }
 
+/* Each term's postings start 4-byte aligned: its skip table is read in
+ * place (struct eng_skip holds only uint32_t). */
 static int obuf_align(struct obuf *o)
 {
-    static const uint8_t zero[8];
-    return obuf_put(o, zero, (8 - (o->n & 7)) & 7);
+    static const uint8_t zero[4];
+    return obuf_put(o, zero, (4 - (o->n & 3)) & 3);
 }
 
 /* Encode term t (postings remapped by newdoc; dl by new docid) into post. */
@@ -596,11 +597,14 @@ static int encode_term(struct obuf *post, struct obuf *docs, struct obuf *data,
         rc = obuf_align(post);
     out->off = post->n;
     out->df = n;
-    out->nblocks = nblocks;
     out->docs_len = (uint32_t)docs->n;
     out->kind = t->kind;
-    if (rc == 0)
+    if (rc == 0 && nblocks == 1) {
+        struct eng_skip1 one = {skip[0].wf2_max, skip[0].dl_min};
+        rc = obuf_put(post, &one, sizeof one);
+    } else if (rc == 0) {
         rc = obuf_put(post, skip, nblocks * sizeof *skip);
+    }
     if (rc == 0)
         rc = obuf_put(post, docs->p, docs->n);
     if (rc == 0)
@@ -663,7 +667,12 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
         goto out;
     for (size_t i = 0; i < b->nterms; i++) {
         struct bterm *t = &b->terms[torder[i]];
-        struct eng_term *et = &s->terms[i];
+        struct eng_term *et = &s->terms[s->nterms];
+        if (t->len > ENG_TERM_LEN_MAX) { /* unreachable by any query */
+            bterm_release(t);
+            memset(t, 0, sizeof *t);
+            continue;
+        }
         if ((rc = encode_term(&post, &docs, &data, t, newdoc, s->dl, keys, et)) < 0)
             goto out;
         et->str = (uint32_t)strs.n;
@@ -672,8 +681,8 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
             goto out;
         bterm_release(t); /* keep the peak down: the builder is spent anyway */
         memset(t, 0, sizeof *t);
+        s->nterms++;
     }
-    s->nterms = b->nterms;
     s->post = post.p;
     s->post_len = post.n;
     s->strs = (char *)strs.p;
@@ -872,19 +881,19 @@ int eng_segw_posting(struct eng_segw *w, uint32_t doc, unsigned mask, const uint
     t->n++;
     if (t->kind == ENG_TERM_META)
         return 0;
-    /* The builder's posting data (flush_doc): mask, then per field in it
-     * its tf and, for exact terms, the position deltas. */
+    /* The builder's posting data (flush_doc): per field in the mask its tf
+     * (the first with the mask, eng_posting_tf_put) and, for exact terms,
+     * the position deltas. */
     size_t need = t->dlen + 1 + 5 * ENG_FIELDS, dcap = t->dcap;
     for (unsigned f = 0; f < ENG_FIELDS; f++)
         need += t->kind == ENG_TERM_EXACT && (mask & (1u << f)) ? 5 * (size_t)tf[f] : 0;
     if (grow((void **)&t->data, &dcap, need, 1) < 0)
         return ERR_NOMEM;
     t->dcap = (uint32_t)dcap;
-    t->data[t->dlen++] = (uint8_t)mask;
     for (unsigned f = 0; f < ENG_FIELDS; f++) {
         if (!(mask & (1u << f)))
             continue;
-        t->dlen += (uint32_t)eng_varint_put(t->data + t->dlen, tf[f]);
+        t->dlen += (uint32_t)eng_posting_tf_put(t->data + t->dlen, mask, f, tf[f]);
         if (t->kind != ENG_TERM_EXACT)
             continue;
         for (uint32_t k = 0; k < tf[f]; k++)
