@@ -124,11 +124,12 @@ int text_stem(const char *lang, const char *tok, size_t len, char *out, size_t c
     struct memo_slot *slot = NULL;
     if (len <= MEMO_WORD) {
         struct memo_slot *m = thread_text.memo;
-        if (m == NULL && thread_text.st[i] != NULL) /* (the key is set: see below) */
+        if (m == NULL && thread_text.st[i] != NULL)               /* (the key is set: see below) */
             m = thread_text.memo = calloc(MEMO_SLOTS, sizeof *m); /* NULL: no memo */
         if (m) {
             slot = &m[memo_hash(i, tok, len) & (MEMO_SLOTS - 1)];
-            if (slot->lang == i + 1 && (size_t)slot->tok_len == len && memcmp(slot->tok, tok, len) == 0) {
+            if (slot->lang == i + 1 && (size_t)slot->tok_len == len &&
+                memcmp(slot->tok, tok, len) == 0) {
                 if ((size_t)slot->stem_len >= cap)
                     return ERR_TOO_LARGE;
                 memcpy(out, slot->stem, slot->stem_len);

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createDDict_byReference's advanced form */
+#define ZSTD_STATIC_LINKING_ONLY  /* ZSTD_createDDict_byReference's advanced form */
 #define ZDICT_STATIC_LINKING_ONLY /* ZDICT_trainFromBuffer_fastCover */
 #include <zdict.h>
 #include <zstd.h>
@@ -69,8 +69,8 @@ static size_t train(const char *blob, const uint64_t *off, const uint32_t *order
         fp.f = 20;
         fp.accel = 1;
         fp.zParams.compressionLevel = DOCS_LEVEL;
-        size_t r = ZDICT_trainFromBuffer_fastCover(dict, DOCS_DICT_BYTES, sample, sizes,
-                                                   (unsigned)k, fp);
+        size_t r =
+            ZDICT_trainFromBuffer_fastCover(dict, DOCS_DICT_BYTES, sample, sizes, (unsigned)k, fp);
         got = ZDICT_isError(r) ? 0 : r;
     }
     free(sizes);
