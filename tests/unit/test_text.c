@@ -353,6 +353,45 @@ static void a_stem_too_long_for_the_output_is_an_error(void **state)
     assert_int_equal(text_stem("en", "universities", 12, out, sizeof out), ERR_TOO_LARGE);
 }
 
+/* The per-thread memo of stems (stem.c) answers a repeat as the stemmer
+ * did: the same token in another language keeps its own stem, a remembered
+ * stem too long for the output is still an error, and after release the
+ * thread starts afresh. */
+static void repeated_stems_are_the_stemmers_in_every_language(void **state)
+{
+    (void)state;
+    char out[64], small[4];
+    for (int round = 0; round < 3; round++) {
+        for (size_t i = 0; i < sizeof stem_cases / sizeof stem_cases[0]; i++) {
+            int n = text_stem(stem_cases[i].lang, stem_cases[i].tok, strlen(stem_cases[i].tok), out,
+                              sizeof out);
+            assert_int_equal(n, (int)strlen(stem_cases[i].stem));
+            assert_string_equal(out, stem_cases[i].stem);
+        }
+        assert_int_equal(text_stem("en", "universities", 12, small, sizeof small), ERR_TOO_LARGE);
+        assert_int_equal(text_stem("en", "universities", 12, out, sizeof out), 7);
+        assert_string_equal(out, "univers");
+        assert_int_equal(text_stem("en", "kinder", 6, out, sizeof out), 6); /* de: "kind" */
+        assert_string_equal(out, "kinder");
+        assert_int_equal(text_stem("de", "kinder", 6, out, sizeof out), 4);
+        assert_string_equal(out, "kind");
+        assert_int_equal(text_stem("en", "universities", 12, small, sizeof small), ERR_TOO_LARGE);
+        if (round == 1)
+            text_thread_release();
+    }
+    /* Many distinct tokens: slots are overwritten, answers never mixed. */
+    char tok[32], first[64];
+    for (int i = 0; i < 200000; i += 7) {
+        int len = snprintf(tok, sizeof tok, "walking%dx", i);
+        int n = text_stem("en", tok, (size_t)len, first, sizeof first);
+        assert_true(n > 0);
+        assert_int_equal(text_stem("en", tok, (size_t)len, out, sizeof out), n);
+        assert_string_equal(out, first);
+        assert_int_equal(text_stem("de", tok, (size_t)len, out, sizeof out) > 0, 1);
+    }
+    text_thread_release();
+}
+
 static void the_api_languages_are_known_and_stemmed_as_documented(void **state)
 {
     (void)state;
@@ -622,6 +661,7 @@ int main(void)
         cmocka_unit_test(stems_come_from_the_snowball_stemmer_of_the_language),
         cmocka_unit_test(languages_without_a_stemmer_leave_the_output_untouched),
         cmocka_unit_test(a_stem_too_long_for_the_output_is_an_error),
+        cmocka_unit_test(repeated_stems_are_the_stemmers_in_every_language),
         cmocka_unit_test(the_api_languages_are_known_and_stemmed_as_documented),
         cmocka_unit_test(threads_stem_concurrently_with_their_own_stemmers),
         cmocka_unit_test(languages_of_real_headlines_are_detected),
