@@ -61,6 +61,10 @@ void api_respond_rendered(struct api_call *c, struct buf *b);
 /* The value of a parameter, NULL when absent (first of repeated values). */
 const char *api_param(struct api_call *c, const char *name);
 
+/* Plain decimal digits (1 to 18 of them) into *out; false for anything
+ * else. validate.c. */
+bool api_parse_digits(const char *s, size_t len, uint64_t *out);
+
 /* q or qInTitle: every value ≤ 500 code points, parsed and ANDed. */
 int api_get_query(struct api_call *c, const char *name, const char *display,
                   struct query_node **out);

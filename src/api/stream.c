@@ -186,18 +186,12 @@ static int get_position(struct api_call *c, int64_t *pos)
     }
     if (!v || !*v)
         return 0;
-    int64_t n = 0;
-    size_t len = strlen(v);
-    bool ok = len > 0 && len <= 18;
-    for (size_t i = 0; ok && i < len; i++) {
-        ok = v[i] >= '0' && v[i] <= '9';
-        n = n * 10 + (v[i] - '0');
-    }
-    if (!ok)
+    uint64_t n;
+    if (!api_parse_digits(v, strlen(v), &n))
         return api_fail(c, API_ERR_PARAMETER_INVALID,
                         "The %s must be the id of an event this stream sent (a whole number).",
                         name);
-    *pos = n;
+    *pos = (int64_t)n;
     return 0;
 }
 

@@ -280,14 +280,13 @@ int api_get_sort(struct api_call *c, enum index_sort dflt, enum index_sort *out)
     return 0;
 }
 
-/* Plain decimal digits into *out; false for anything else or overflow. */
-static bool parse_digits(const struct api_param *p, uint64_t *out)
+bool api_parse_digits(const char *s, size_t len, uint64_t *out)
 {
-    if (p->len == 0 || p->len > 18)
+    if (len == 0 || len > 18)
         return false;
     uint64_t v = 0;
-    for (size_t i = 0; i < p->len; i++) {
-        char ch = p->value[i];
+    for (size_t i = 0; i < len; i++) {
+        char ch = s[i];
         if (ch < '0' || ch > '9')
             return false;
         v = v * 10 + (uint64_t)(ch - '0');
@@ -304,14 +303,14 @@ int api_get_paging(struct api_call *c, size_t default_size, size_t *page, size_t
     const struct api_param *pg = api_params_first(&c->params, "page");
     uint64_t v;
     if (ps) {
-        if (!parse_digits(ps, &v) || v < 1 || v > LIMIT_PAGE_SIZE)
+        if (!api_parse_digits(ps->value, ps->len, &v) || v < 1 || v > LIMIT_PAGE_SIZE)
             return api_fail(c, API_ERR_PARAMETER_INVALID,
                             "The pageSize parameter must be a whole number from 1 to %d.",
                             LIMIT_PAGE_SIZE);
         *size = (size_t)v;
     }
     if (pg) {
-        if (!parse_digits(pg, &v) || v < 1)
+        if (!api_parse_digits(pg->value, pg->len, &v) || v < 1)
             return api_fail(c, API_ERR_PARAMETER_INVALID,
                             "The page parameter must be a whole number of 1 or more.");
         *page = (size_t)v;

@@ -314,41 +314,25 @@ static int resolve_fixed_now(int64_t *out)
     return 0;
 }
 
-/* NEWSD_KEY_CACHE_TTL_MS (test hook, docs/configuration.md): how long a
- * looked-up key is trusted; 0 turns the cache off. A bad value is warned
- * about and the default kept, as a typo must not stop a server. */
-static int64_t resolve_key_cache_ttl(void)
+/* A time in ms from the environment (test hooks): dflt when unset. A bad
+ * value (not a number from lo to hi) is warned about and dflt kept, as a
+ * typo must not stop a server. */
+static int64_t resolve_env_ms(const char *name, long long lo, long long hi, int64_t dflt)
 {
-    const char *s = getenv("NEWSD_KEY_CACHE_TTL_MS");
+    const char *s = getenv(name);
     if (!s || !*s)
-        return AUTH_KEY_CACHE_TTL_MS_DEFAULT;
+        return dflt;
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (errno || *end || v < 0 || v > AUTH_KEY_CACHE_TTL_MS_MAX) {
-        log_warn("NEWSD_KEY_CACHE_TTL_MS=%s is not 0..%d milliseconds; using %d", s,
-                 AUTH_KEY_CACHE_TTL_MS_MAX, AUTH_KEY_CACHE_TTL_MS_DEFAULT);
-        return AUTH_KEY_CACHE_TTL_MS_DEFAULT;
+    if (errno || *end || v < lo || v > hi) {
+        log_warn("%s=%s is not %lld..%lld milliseconds; using the default", name, s, lo, hi);
+        return dflt;
     }
     return v;
 }
 
-/* A NEWSD_ALERTS_* time in ms (test hooks, docs/operations.md): 0 (the
- * default) when unset or not a number from 1 to a day. */
-static int64_t resolve_alerts_ms(const char *name)
-{
-    const char *s = getenv(name);
-    if (!s || !*s)
-        return 0;
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || *end || v <= 0 || v > 86400 * 1000LL) {
-        log_warn("%s=%s is not 1..86400000 milliseconds; using the default", name, s);
-        return 0;
-    }
-    return v;
-}
+#define DAY_MS (86400 * 1000LL)
 
 static int serve_resolve(struct serve_settings *set, const struct serve_flags *f)
 {
@@ -411,13 +395,19 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
         set->api.test_search_delay_ms = strtoll(delay, NULL, 10);
     if (resolve_fixed_now(&set->api.fixed_now) < 0)
         return CMD_EXIT_USAGE;
-    set->auth.key_cache_ttl_ms = resolve_key_cache_ttl();
-    /* Webhooks are outgoing requests: [outbound] applies (docs/security.md). */
+    /* NEWSD_KEY_CACHE_TTL_MS (docs/configuration.md): how long a looked-up
+     * key is trusted; 0 turns the cache off. */
+    set->auth.key_cache_ttl_ms = resolve_env_ms("NEWSD_KEY_CACHE_TTL_MS", 0,
+                                                AUTH_KEY_CACHE_TTL_MS_MAX,
+                                                AUTH_KEY_CACHE_TTL_MS_DEFAULT);
+    /* Webhooks are outgoing requests: [outbound] applies (docs/security.md).
+     * The NEWSD_ALERTS_* times (test hooks, docs/operations.md): 0, the
+     * default, when unset. */
     cmd_fetch_options(&set->alerts.fetch, cfg);
-    set->alerts.lease_ms = resolve_alerts_ms("NEWSD_ALERTS_LEASE_MS");
-    set->alerts.retry_min_ms = resolve_alerts_ms("NEWSD_ALERTS_RETRY_MIN_MS");
-    set->alerts.retry_max_ms = resolve_alerts_ms("NEWSD_ALERTS_RETRY_MAX_MS");
-    set->alerts.expire_ms = resolve_alerts_ms("NEWSD_ALERTS_EXPIRE_MS");
+    set->alerts.lease_ms = resolve_env_ms("NEWSD_ALERTS_LEASE_MS", 1, DAY_MS, 0);
+    set->alerts.retry_min_ms = resolve_env_ms("NEWSD_ALERTS_RETRY_MIN_MS", 1, DAY_MS, 0);
+    set->alerts.retry_max_ms = resolve_env_ms("NEWSD_ALERTS_RETRY_MAX_MS", 1, DAY_MS, 0);
+    set->alerts.expire_ms = resolve_env_ms("NEWSD_ALERTS_EXPIRE_MS", 1, DAY_MS, 0);
     return SERVE_GO;
 }
 

@@ -764,10 +764,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         /* MHD's method and version point into the request head. */
         r->target_nul = http_target_nul(r->mhd_target, r->url_bytes, version);
         r->nul_header = http_conn_nul_header(conn, method);
-        /* No endpoint takes a body (API.md): one announced is refused at
-         * once, before a byte of it is read; MHD then closes the
-         * connection after the answer instead of draining the body. The
-         * handler answers such a request without running it, so it is
+        /* Only the paths body_limit names take a body, of a known length
+         * within their limit (body_accept): any other announced body is
+         * refused at once, before a byte of it is read; MHD then closes
+         * the connection after the answer instead of draining the body.
+         * The handler answers such a request without running it, so it is
          * prepared here, on the I/O thread. */
         if (body_announced(conn) && !body_accept(s, conn, r, method)) {
             r->body_announced = true;

@@ -115,36 +115,37 @@ static int64_t wall_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* n bytes as 2n lower-case hex digits and a NUL. */
+static void hex_encode(char *out, const uint8_t *raw, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = hex[raw[i] >> 4];
+        out[2 * i + 1] = hex[raw[i] & 0xf];
+    }
+    out[2 * n] = '\0';
+}
+
 void alerts_signature(const char *secret, const char *body, size_t len,
                       char out[ALERTS_SIGNATURE_LEN])
 {
-    static const char hex[] = "0123456789abcdef";
     struct hmac_sha256_ctx ctx;
     uint8_t mac[SHA256_DIGEST_SIZE];
     hmac_sha256_set_key(&ctx, strlen(secret), (const uint8_t *)secret);
     hmac_sha256_update(&ctx, len, (const uint8_t *)body);
     hmac_sha256_digest(&ctx, sizeof mac, mac);
     memcpy(out, "sha256=", 7);
-    for (size_t i = 0; i < sizeof mac; i++) {
-        out[7 + 2 * i] = hex[mac[i] >> 4];
-        out[7 + 2 * i + 1] = hex[mac[i] & 0xf];
-    }
-    out[ALERTS_SIGNATURE_LEN - 1] = '\0';
+    hex_encode(out + 7, mac, sizeof mac);
 }
 
 /* A delivery id: 128 random bits as hex (unique without coordination
  * between nodes). */
 static int delivery_id(char out[2 * DELIVERY_ID_BYTES + 1])
 {
-    static const char hex[] = "0123456789abcdef";
-    unsigned char raw[DELIVERY_ID_BYTES];
+    uint8_t raw[DELIVERY_ID_BYTES];
     if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
         return ERR_IO;
-    for (size_t i = 0; i < sizeof raw; i++) {
-        out[2 * i] = hex[raw[i] >> 4];
-        out[2 * i + 1] = hex[raw[i] & 0xf];
-    }
-    out[2 * DELIVERY_ID_BYTES] = '\0';
+    hex_encode(out, raw, sizeof raw);
     return 0;
 }
 

@@ -74,7 +74,6 @@ struct push_live {
     struct push_follow *follow; /* the log after pos */
     struct sub **subs;          /* ascending id */
     size_t n, cap;
-    size_t n_live;
     int64_t pos;       /* the log read up to here */
     bool more;         /* the last batch was full */
     int64_t warned_ms; /* last log-read warning */
@@ -131,11 +130,8 @@ static void sub_go_live(struct push_live *h, struct sub *s)
     int rc = percolator_add(h->perc, s->id, m, &err);
     if (rc < 0) {
         log_warn("live stream: cannot file a subscription: %s", err_msg(&err, rc));
-        percolator_remove(h->perc, s->id);
-        s->dead = true;
-        return;
+        s->dead = true; /* nothing was filed: sub_release's remove finds nothing */
     }
-    h->n_live++;
 }
 
 /* Take the subscribers waiting in incoming (ids ascending: appended in order). */
@@ -236,8 +232,6 @@ static int live_row(const struct store_row *row, const struct index_match_doc *d
     struct push_live *h = p->h;
     uint64_t *ids = NULL;
     size_t n = 0;
-    if (!h->n_live)
-        return 0;
     int rc = percolator_match(h->perc, doc, &ids, &n, p->err);
     if (rc < 0)
         return rc;
@@ -351,8 +345,6 @@ static void keepalive_and_sweep(struct push_live *h)
                 s->dead = true;
         }
         if (s->dead) {
-            if (s->live)
-                h->n_live--;
             sub_release(h, s);
             continue;
         }
