@@ -97,11 +97,8 @@ static double term_cost(const char *t, size_t len)
             return 1000;
         }
     }
-    if (t[0] == TEXT_FTS5_STEM_PREFIX[0]) { /* a stem stands for several words */
-        t++;
+    if (t[0] == TEXT_FTS5_STEM_PREFIX[0]) /* a stem stands for several words */
         len = len > 0 ? len - 1 : 0;
-    }
-    (void)t;
     static const double by_len[] = {512, 512, 512, 128, 64, 32, 16};
     return len < sizeof by_len / sizeof by_len[0] ? by_len[len] : 8;
 }

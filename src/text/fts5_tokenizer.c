@@ -115,20 +115,19 @@ int text_fts5_doc_tokenize(const char *s, size_t n, text_fts5_doc_cb cb, void *c
 int text_fts5_column_tokenize(const char *language, const char *text, text_fts5_doc_cb cb,
                               void *ctx)
 {
-    size_t ll = language ? strlen(language) : 0, tl = text ? strlen(text) : 0, n = ll + 2 + tl;
+    if (text == NULL)
+        return 0;
+    size_t ll = language ? strlen(language) : 0, tl = strlen(text), n = ll + 2 + tl;
     char small[512], *s = n <= sizeof small ? small : malloc(n);
     int rc;
 
-    if (text == NULL)
-        return 0;
     if (s == NULL)
         return ERR_NOMEM;
     s[0] = TEXT_FTS5_LANG_MARK;
     if (ll)
         memcpy(s + 1, language, ll);
     s[ll + 1] = TEXT_FTS5_LANG_MARK;
-    if (tl)
-        memcpy(s + ll + 2, text, tl);
+    memcpy(s + ll + 2, text, tl);
     rc = text_fts5_doc_tokenize(s, n, cb, ctx);
     if (s != small)
         free(s);

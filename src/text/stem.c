@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "util/err.h"
+#include "util/hash.h"
 #include "util/banned.h"
 
 /* The API's languages, with their Snowball algorithm (NULL: none). */
@@ -71,12 +72,9 @@ static void stemmers_free(void *arg)
     tt->memo = NULL;
 }
 
-static uint32_t memo_hash(int lang, const char *tok, size_t len)
+static uint64_t memo_hash(int lang, const char *tok, size_t len)
 {
-    uint32_t h = 2166136261u ^ (uint32_t)lang;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (uint8_t)tok[i]) * 16777619u;
-    return h ^ (h >> 15);
+    return hash_mix64(hash_fnv1a64_update(HASH_FNV1A64_INIT ^ (uint64_t)lang, tok, len));
 }
 
 static void stemmers_key_init(void)

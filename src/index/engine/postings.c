@@ -81,6 +81,19 @@ static const struct eng_skip *term_skip(const struct eng_segment *s, const struc
     return one;
 }
 
+/* The first block in [lo, hi) whose last docid reaches x; hi if none. */
+static uint32_t block_reaching(const struct eng_skip *skip, uint32_t lo, uint32_t hi, uint32_t x)
+{
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (skip[mid].last < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 void eng_cursor_init(struct eng_cursor *c, const struct eng_segment *s, const struct eng_term *t)
 {
     c->t = t;
@@ -103,15 +116,7 @@ uint32_t eng_cursor_seek(struct eng_cursor *c, uint32_t target)
     if (c->doc >= target)
         return c->doc;
     if (c->skip[c->blk].last < target) {
-        /* Binary search the first block whose last docid reaches target. */
-        uint32_t lo = c->blk + 1, hi = eng_term_nblocks(c->t);
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (c->skip[mid].last < target)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        uint32_t lo = block_reaching(c->skip, c->blk + 1, eng_term_nblocks(c->t), target);
         if (lo == eng_term_nblocks(c->t)) {
             c->doc = ENG_END;
             return ENG_END;
@@ -200,14 +205,7 @@ static uint32_t block_below(struct eng_cursor *c, uint32_t b, uint32_t x)
 /* Postings with docid < x. */
 static uint32_t count_below(struct eng_cursor *c, uint32_t x)
 {
-    uint32_t lo = 0, hi = eng_term_nblocks(c->t);
-    while (lo < hi) { /* first block whose last docid >= x */
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (c->skip[mid].last < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = block_reaching(c->skip, 0, eng_term_nblocks(c->t), x);
     if (lo == eng_term_nblocks(c->t))
         return c->t->df;
     return lo * ENG_BLOCK + block_below(c, lo, x);
@@ -229,18 +227,11 @@ uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t
     struct eng_skip one;
     const struct eng_skip *skip = term_skip(s, t, &one);
     const uint8_t *docs = s->post + t->off + eng_term_skip_bytes(t);
-    uint32_t b = 0, hi_b = eng_term_nblocks(t), set = 0;
+    uint32_t nb = eng_term_nblocks(t), set = 0;
 
     if (t->df == 0 || lo >= hi)
         return 0;
-    while (b < hi_b) { /* the first block whose last docid reaches lo */
-        uint32_t mid = b + (hi_b - b) / 2;
-        if (skip[mid].last < lo)
-            b = mid + 1;
-        else
-            hi_b = mid;
-    }
-    for (; b < eng_term_nblocks(t); b++) {
+    for (uint32_t b = block_reaching(skip, 0, nb, lo); b < nb; b++) {
         uint32_t prev = b == 0 ? UINT32_MAX : skip[b - 1].last;
         uint32_t n = t->df - b * ENG_BLOCK;
         const uint8_t *p = docs + skip[b].doc_off;

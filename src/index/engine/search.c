@@ -810,8 +810,8 @@ static uint64_t *set_new(struct sets *b)
         memset(v, 0, bytes);
     } else if (b->nall < SETS_MAX && (v = calloc(1, bytes)) != NULL) {
         b->all[b->nall++] = v;
-    } else if (v == NULL) {
-        v = arena_calloc(b->ev->a, b->nw ? b->nw : 1, sizeof *v); /* beyond SETS_MAX */
+    } else { /* beyond SETS_MAX, or calloc failed */
+        v = arena_calloc(b->ev->a, b->nw ? b->nw : 1, sizeof *v);
     }
     if (v == NULL)
         b->ev->nomem = true;
