@@ -1,6 +1,6 @@
 /* Alerts of the embedded store (store.h "alerts"): the alerts table with
  * each alert's cursor and lease, and alert_deliveries, the deliveries
- * waiting for their webhook (schema version 5, sqlite.c). Writes take
+ * waiting for their webhook (schema version 6, sqlite.c). Writes take
  * write_lock and one transaction; reads use the read pool. */
 #include "store/sqlite/internal.h"
 
