@@ -1,4 +1,4 @@
-/* Alerts of the PostgreSQL store (store.h "alerts"; schema version 2,
+/* Alerts of the PostgreSQL store (store.h "alerts"; schema version 3,
  * pg.c). A lease is UPDATE ... SET lease_owner = me WHERE the lease ended
  * or is mine: two nodes leasing at once queue on each row's lock, and the
  * second re-reads the row after the first commits, finds it leased and
