@@ -11,7 +11,6 @@ NEWSD_INDEX=fts5 runs all of it on the fts5 backend (make api-test-fts5)."""
 import json
 import os
 import re
-import subprocess
 import threading
 import time
 import uuid
@@ -20,8 +19,8 @@ import pytest
 import requests
 
 from corpus import DATA
-from harness import (ARTICLE_KEYS, BIN, HTTP_TIMEOUT, SLOW, Client, Server, clean_env, cli_ok,
-                     err, import_jsonl)
+from harness import (ARTICLE_KEYS, HTTP_TIMEOUT, SLOW, Client, Server, cli_ok, err,
+                     import_jsonl)
 from sse import Stream
 
 WAIT = 15 * SLOW  # generous: an article is due within 1 s of its commit
