@@ -7,7 +7,6 @@
  * advance is a compare and set on owner and cursor. */
 #include "store/pg/internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 

@@ -4,7 +4,6 @@
  * write_lock and one transaction; reads use the read pool. */
 #include "store/sqlite/internal.h"
 
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
