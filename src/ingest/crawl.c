@@ -485,8 +485,7 @@ bool crawl_pages_mode_parse(const char *s, enum crawl_pages_mode *out)
 static enum crawl_pages_mode feed_pages_mode(const struct crawler *c, const struct feed_record *f)
 {
     enum crawl_pages_mode m = c->opt.pages;
-    if (f->pages && !crawl_pages_mode_parse(f->pages, &m))
-        m = c->opt.pages;
+    (void)crawl_pages_mode_parse(f->pages, &m); /* else m stays the crawler's */
     return m;
 }
 

@@ -85,8 +85,8 @@ enum crawl_pages_mode {
 };
 
 /* The mode named s ("missing", "always", "never": what `crawl --pages`,
- * `feeds add --pages` and a feed's stored setting say); false for any other
- * text. */
+ * `feeds add --pages` and a feed's stored setting say); false, *out
+ * untouched, for any other text or NULL. */
 bool crawl_pages_mode_parse(const char *s, enum crawl_pages_mode *out);
 
 struct crawl_options {

@@ -410,7 +410,9 @@ int store_alerts_release(struct store *s, const char *owner, struct err *err)
 int store_alert_advance(struct store *s, int64_t alert_id, const char *owner, int64_t from_seq,
                         int64_t to_seq, const struct alert_delivery *d, struct err *err)
 {
-    if (owner == NULL || (d && (d->id == NULL || d->body == NULL)))
+    if (owner == NULL)
+        return err_set(err, ERR_INVALID, "no lease owner");
+    if (d && (d->id == NULL || d->body == NULL))
         return err_set(err, ERR_INVALID, "a delivery needs an id and a body");
     if (d)
         to_seq = d->seq;

@@ -63,6 +63,19 @@ def serve_http(handler, host="127.0.0.1"):
     return srv, "http://%s:%d/" % (host, srv.server_address[1])
 
 
+def import_jsonl(store, rows):
+    """`newsd import` of rows (article dicts) into store, in another
+    process, through a temporary JSONL file; one commit."""
+    fd, path = tempfile.mkstemp(prefix="newsd-rows-", suffix=".jsonl")
+    try:
+        with os.fdopen(fd, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+        cli_ok("import", "--store", store, path)
+    finally:
+        os.unlink(path)
+
+
 def sanitizer_findings(text):
     return [line for line in text.splitlines() if SANITIZER.search(line)]
 

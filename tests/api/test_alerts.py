@@ -16,7 +16,7 @@ import pytest
 import requests
 
 from corpus import DATA
-from harness import SLOW, Client, Server, cli_ok, err, run_cli
+from harness import SLOW, Client, Server, cli_ok, err, import_jsonl, run_cli
 from webhook import Receiver, check_deliveries
 
 ALERTS = "/v2/alerts"
@@ -222,14 +222,6 @@ def article(word, i, t="2026-01-02T03:04:%02dZ"):
             "publishedAt": t % (i % 60), "content": "Body text %d" % i}
 
 
-def import_articles(site, arts, name):
-    path = str(site.dir / name)
-    with open(path, "w") as f:
-        for a in arts:
-            f.write(json.dumps(a) + "\n")
-    cli_ok("import", "--store", site.store, path)
-
-
 def test_matching_articles_reach_the_webhook_signed_and_in_order(site):
     rec = Receiver(fail_first=3)
     try:
@@ -239,7 +231,7 @@ def test_matching_articles_reach_the_webhook_signed_and_in_order(site):
         arts = [article("quokkazap", i) for i in range(5)] + \
                [article("wombatrix", i) for i in range(3)] + \
                [article("nothingmatches", i) for i in range(4)]
-        import_articles(site, arts, "batch1.jsonl")
+        import_jsonl(site.store, arts)
         want1 = ["https://alerts.example/quokkazap/%d" % i for i in range(5)]
         want2 = ["https://alerts.example/wombatrix/%d" % i for i in range(3)]
         wait_for("both alerts' articles", lambda: sorted(rec.delivered(a1["id"])) ==
@@ -264,7 +256,7 @@ def test_more_than_100_matches_are_cut_into_deliveries_of_100(site):
     try:
         me = client(site)
         a = post(me, alert_body(q="manyfold", webhook=rec.url, secret="k")).json()["alert"]
-        import_articles(site, [article("manyfold", i) for i in range(230)], "many.jsonl")
+        import_jsonl(site.store, [article("manyfold", i) for i in range(230)])
         wait_for("230 articles", lambda: len(set(rec.delivered(a["id"]))) == 230)
         sizes = [len(json.loads(p[2])["articles"]) for p in rec.snapshot()]
         assert max(sizes) == 100 and sum(sizes) >= 230
@@ -282,11 +274,11 @@ def test_a_sigkill_mid_delivery_loses_nothing(site):
     try:
         me = client(site)
         a = post(me, alert_body(q="phoenixed", webhook=rec.url, secret="kill")).json()["alert"]
-        import_articles(site, [article("phoenixed", i) for i in range(4)], "k1.jsonl")
+        import_jsonl(site.store, [article("phoenixed", i) for i in range(4)])
         wait_for("a failed attempt", lambda: len(rec.snapshot()) >= 2)
         site.server.proc.send_signal(signal.SIGKILL)
         site.server.proc.wait()
-        import_articles(site, [article("phoenixed", i) for i in range(4, 9)], "k2.jsonl")
+        import_jsonl(site.store, [article("phoenixed", i) for i in range(4, 9)])
         seen_before = {p[0]: p[2] for p in rec.snapshot()}
         old = site.server
         site.server = start_server(site.store, site.config)
@@ -331,8 +323,7 @@ def test_a_delivery_failing_past_the_retry_window_is_dropped_and_the_next_goes(t
     try:
         c = Client(srv.base, key)
         a = post(c, alert_body(q="ephemerix", webhook=rec.url, secret="e")).json()["alert"]
-        site = types.SimpleNamespace(dir=tmp_path, store=store)
-        import_articles(site, [article("ephemerix", 0)], "e1.jsonl")
+        import_jsonl(store, [article("ephemerix", 0)])
         wait_for("the drop", lambda: metric(srv.base, "newsd_alert_deliveries_failed_total") >= 1)
         assert "dropped after" in srv.stderr()
         assert metric(srv.base, "newsd_alert_delivery_retries_total") >= 1
@@ -340,7 +331,7 @@ def test_a_delivery_failing_past_the_retry_window_is_dropped_and_the_next_goes(t
                                                    "newsd_alert_deliveries_pending") == 0)
         with rec.lock:
             rec.fail_first = 0
-        import_articles(site, [article("ephemerix", 1)], "e2.jsonl")
+        import_jsonl(store, [article("ephemerix", 1)])
         wait_for("the next delivery", lambda: rec.delivered(a["id"]))
         assert rec.delivered(a["id"]) == ["https://alerts.example/ephemerix/1"]
         first = rec.snapshot()[0][0]
@@ -379,13 +370,12 @@ def test_a_clean_stop_hands_the_leases_back(tmp_path):
         srv = Server(store, args=("--config", config))
         a = post(Client(srv.base, key), alert_body(q="relayon", webhook=rec.url,
                                                    secret="r")).json()["alert"]
-        site = types.SimpleNamespace(dir=tmp_path, store=store)
-        import_articles(site, [article("relayon", 0)], "r1.jsonl")
+        import_jsonl(store, [article("relayon", 0)])
         wait_for("the first delivery", lambda: rec.delivered(a["id"]))
         problems = srv.stop()
         assert not problems, "\n".join(problems)
         srv = Server(store, args=("--config", config))
-        import_articles(site, [article("relayon", 1)], "r2.jsonl")
+        import_jsonl(store, [article("relayon", 1)])
         wait_for("the delivery after the restart", lambda: len(rec.delivered(a["id"])) == 2,
                  timeout=15)
     finally:

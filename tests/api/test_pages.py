@@ -71,15 +71,20 @@ def rss(base):
             % (base, "".join(items))).encode()
 
 
-@pytest.fixture(scope="module")
-def crawled(tmp_path_factory):
+def feed_site(d):
+    """The test feed (rss) and its pages served on loopback, with a store
+    folder and an outbound config in d: (server, base, store, config)."""
     srv, base = serve_http(functools.partial(Handler, directory=DATA))
     Handler.feed = rss(base)
     Handler.asked = []
-    d = tmp_path_factory.mktemp("pages")
     store = str(d / "store")
     os.mkdir(store)
-    conf = allow_loopback(d)
+    return srv, base, store, allow_loopback(d)
+
+
+@pytest.fixture(scope="module")
+def crawled(tmp_path_factory):
+    srv, base, store, conf = feed_site(tmp_path_factory.mktemp("pages"))
     cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
     run = cli_ok("crawl", "--once", "--store", store, "--config", conf)
     key = cli_ok("keys", "create", "--store", store).out.strip()
@@ -154,13 +159,8 @@ def test_page_text_is_searched_in_full(crawled):
 
 
 def test_pages_never_fetches_none_and_a_bad_mode_is_a_usage_error(tmp_path):
-    srv, base = serve_http(functools.partial(Handler, directory=DATA))
+    srv, base, store, conf = feed_site(tmp_path)
     try:
-        Handler.feed = rss(base)
-        Handler.asked = []
-        store = str(tmp_path / "store")
-        os.mkdir(store)
-        conf = allow_loopback(tmp_path)
         cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
         bad = run_cli("crawl", "--once", "--store", store, "--config", conf, "--pages", "sometimes")
         assert bad.rc == 2 and "--pages" in bad.err, repr(bad)
@@ -222,13 +222,8 @@ def test_a_feeds_own_pages_setting_wins_and_travels_with_it(tmp_path):
     when the crawl asks for all of them; `feeds edit --pages ""` hands the
     feed back to the crawler's setting; the setting is listed, exported and
     re-imported (JSONL and OPML), and a bad value is refused."""
-    srv, base = serve_http(functools.partial(Handler, directory=DATA))
+    srv, base, store, conf = feed_site(tmp_path)
     try:
-        Handler.feed = rss(base)
-        Handler.asked = []
-        store = str(tmp_path / "store")
-        os.mkdir(store)
-        conf = allow_loopback(tmp_path)
         bad = run_cli("feeds", "add", "--store", store, "--config", conf, base + "feed.xml",
                       "--pages", "sometimes")
         assert bad.rc != 0 and "pages" in bad.err, repr(bad)

@@ -11,8 +11,6 @@ NEWSD_INDEX=fts5 runs all of it on the fts5 backend (make api-test-fts5)."""
 import json
 import os
 import re
-import subprocess
-import tempfile
 import threading
 import time
 import uuid
@@ -21,8 +19,8 @@ import pytest
 import requests
 
 from corpus import DATA
-from harness import (ARTICLE_KEYS, BIN, HTTP_TIMEOUT, SLOW, Client, Server, clean_env, cli_ok,
-                     err)
+from harness import (ARTICLE_KEYS, HTTP_TIMEOUT, SLOW, Client, Server, cli_ok, err,
+                     import_jsonl)
 from sse import Stream
 
 WAIT = 15 * SLOW  # generous: an article is due within 1 s of its commit
@@ -53,24 +51,12 @@ def article(word, n, extra=""):
     }
 
 
-def write_jsonl(rows):
-    fd, path = tempfile.mkstemp(prefix="newsd-live-", suffix=".jsonl")
-    with os.fdopen(fd, "w") as f:
-        for r in rows:
-            f.write(json.dumps(r) + "\n")
-    return path
-
-
 def import_rows(store, rows, batch=None):
     """newsd import in another process (one run per batch of rows, so that
     they are separate commits); waits for it."""
     batch = batch or len(rows)
     for i in range(0, len(rows), batch):
-        path = write_jsonl(rows[i:i + batch])
-        try:
-            cli_ok("import", "--store", store, path)
-        finally:
-            os.unlink(path)
+        import_jsonl(store, rows[i:i + batch])
 
 
 def import_async(store, rows, batch):

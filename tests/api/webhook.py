@@ -4,7 +4,9 @@ import hashlib
 import hmac
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from harness import serve_http
 
 
 class Receiver:
@@ -33,10 +35,8 @@ class Receiver:
             def log_message(self, *a):
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = "http://127.0.0.1:%d/hook" % self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+        self.httpd, base = serve_http(Handler)
+        self.url = base + "hook"
 
     def snapshot(self):
         with self.lock:

@@ -25,7 +25,7 @@ import pytest
 
 from conftest import LONG, REPO, tool
 from harness import (BIN, Client, Server, allow_loopback, articles_ok, clean_env, cli_ok, err,
-                     reply)
+                     reply, serve_http)
 
 N = int(os.environ.get("RELIABILITY_LOAD_N", "1000000")) if LONG else 20000
 CONNECTIONS = int(os.environ.get("RELIABILITY_LOAD_CONNECTIONS", "1000" if LONG else "200"))
@@ -165,13 +165,12 @@ PAGE_ITEMS = 300
 PAGE_WORD = "quarry" + "".join(random.choice("abcdefghij") for _ in range(8))
 
 
-class PageSite(threading.Thread):
+class PageSite:
     """A feed of PAGE_ITEMS title-and-link items and their pages, each page
     answered after 40 ms, so that the crawler is still fetching pages (one
     connection per host, 64 a pass) while wrk runs."""
 
     def __init__(self):
-        super().__init__(daemon=True)
         site = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -192,11 +191,7 @@ class PageSite(threading.Thread):
             def log_message(self, *args):
                 pass
 
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base = "http://127.0.0.1:%d/" % self.httpd.server_address[1]
-
-    def run(self):
-        self.httpd.serve_forever()
+        self.httpd, self.base = serve_http(Handler)
 
     def feed(self):
         items = "".join("<item><title>Load page item %d</title><link>%sload/%d.html</link>"
@@ -230,7 +225,6 @@ def test_load_with_the_bench_mix_no_errors_no_memory_growth(bench_store, tmp_pat
     paths = ["/v2/everything?" + q for q in query_mix()]
     threads = os.environ.get("RELIABILITY_LOAD_THREADS")
     site = PageSite()
-    site.start()
     conf = allow_loopback(tmp_path, "127.0.0.1/32")
     cli_ok("feeds", "add", "--store", store, "--config", conf, site.base + "feed.xml")
     srv = Server(store, crawl=True, args=["--quiet", "--config", conf]

@@ -1,4 +1,4 @@
-/* Alerts of the PostgreSQL store (store.h "alerts"; schema version 2,
+/* Alerts of the PostgreSQL store (store.h "alerts"; schema version 3,
  * pg.c). A lease is UPDATE ... SET lease_owner = me WHERE the lease ended
  * or is mine: two nodes leasing at once queue on each row's lock, and the
  * second re-reads the row after the first commits, finds it leased and
@@ -7,7 +7,6 @@
  * advance is a compare and set on owner and cursor. */
 #include "store/pg/internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -80,6 +79,23 @@ static int alert_row(struct arena *a, const PGresult *r, int i, void *item)
     if (rc == 0)
         rc = store_pg_get_str(a, r, i, 8, &out->lease_owner);
     out->lease_until_ms = store_pg_get_int(r, i, 9);
+    return rc;
+}
+
+static int delivery_row(struct arena *a, const PGresult *r, int i, void *item)
+{
+    struct alert_delivery *out = item;
+    int rc;
+    memset(out, 0, sizeof *out);
+    out->alert_id = store_pg_get_int(r, i, 0);
+    out->seq = store_pg_get_int(r, i, 1);
+    rc = store_pg_get_str(a, r, i, 2, &out->id);
+    if (rc == 0)
+        rc = store_pg_get_str(a, r, i, 3, &out->body);
+    out->attempts = store_pg_get_int(r, i, 4);
+    out->next_ms = store_pg_get_int(r, i, 5);
+    out->first_failure_ms = store_pg_get_int(r, i, 6);
+    out->created_ms = store_pg_get_int(r, i, 7);
     return rc;
 }
 
@@ -232,42 +248,15 @@ int store_pg_alert_deliveries(struct store_backend *b, struct arena *a, int64_t 
                               size_t max, struct alert_delivery **out, size_t *n_out,
                               struct err *err)
 {
-    struct store_pg *s = (struct store_pg *)b;
     struct pg_params p;
-    PGresult *r = NULL;
-    int rc;
-
+    void *items = NULL;
     store_pg_params_init(&p);
     store_pg_param_int(&p, alert_id);
     store_pg_param_int(&p, max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max);
-    if ((rc = store_pg_query(s, &sql_deliveries, &p, &r, err)) < 0)
-        return rc;
-    size_t n = (size_t)PQntuples(r);
-    struct alert_delivery *items = arena_calloc(a, n ? n : 1, sizeof *items);
-    if (items == NULL) {
-        rc = err_set(err, ERR_NOMEM, "out of memory listing deliveries");
-        goto out;
-    }
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        struct alert_delivery *d = &items[i];
-        d->alert_id = store_pg_get_int(r, (int)i, 0);
-        d->seq = store_pg_get_int(r, (int)i, 1);
-        rc = store_pg_get_str(a, r, (int)i, 2, &d->id);
-        if (rc == 0)
-            rc = store_pg_get_str(a, r, (int)i, 3, &d->body);
-        d->attempts = store_pg_get_int(r, (int)i, 4);
-        d->next_ms = store_pg_get_int(r, (int)i, 5);
-        d->first_failure_ms = store_pg_get_int(r, (int)i, 6);
-        d->created_ms = store_pg_get_int(r, (int)i, 7);
-        if (rc < 0)
-            err_set(err, rc, "out of memory listing deliveries");
-    }
-    if (rc == 0) {
+    int rc = store_pg_read_all((struct store_pg *)b, &sql_deliveries, &p, a, sizeof **out,
+                               delivery_row, &items, n_out, "deliveries", err);
+    if (rc == 0)
         *out = items;
-        *n_out = n;
-    }
-out:
-    PQclear(r);
     return rc;
 }
 

@@ -1,10 +1,9 @@
 /* Alerts of the embedded store (store.h "alerts"): the alerts table with
  * each alert's cursor and lease, and alert_deliveries, the deliveries
- * waiting for their webhook (schema version 5, sqlite.c). Writes take
+ * waiting for their webhook (schema version 6, sqlite.c). Writes take
  * write_lock and one transaction; reads use the read pool. */
 #include "store/sqlite/internal.h"
 
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -53,23 +52,6 @@ static int delivery_row(struct arena *a, sqlite3_stmt *st, void *item)
     return rc;
 }
 
-/* The count sql (one ?1 = id) gives, on the writer inside its transaction. */
-static int count_of(sqlite3 *db, const char *sql, int64_t id, int64_t *out, struct err *err)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = store_sqlite_prepare(db, sql, &st, err);
-    *out = 0;
-    if (rc == 0) {
-        store_sqlite_bind(st, STORE_SQLITE_ARGS(STORE_SQLITE_INT(id)));
-        rc = store_sqlite_step_row(db, st, err);
-        if (rc == 1)
-            *out = sqlite3_column_int64(st, 0);
-        rc = rc < 0 ? rc : 0;
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
 int store_sqlite_alert_add(struct store_backend *b, const struct alert_record *r,
                            int64_t max_per_key, int64_t *id_out, struct err *err)
 {
@@ -80,12 +62,13 @@ int store_sqlite_alert_add(struct store_backend *b, const struct alert_record *r
 
     if ((rc = store_sqlite_write_begin(s, err)) < 0)
         return rc;
-    rc = count_of(s->writer, "SELECT count(*) FROM keys WHERE id = ?1", r->key_id, &n, err);
+    rc = store_sqlite_query_int_args(s->writer, "SELECT count(*) FROM keys WHERE id = ?1",
+                                     STORE_SQLITE_ARGS(STORE_SQLITE_INT(r->key_id)), &n, err);
     if (rc == 0 && n == 0)
         rc = err_set(err, ERR_NOTFOUND, "no key has the id %lld", (long long)r->key_id);
     if (rc == 0 && max_per_key > 0)
-        rc = count_of(s->writer, "SELECT count(*) FROM alerts WHERE key_id = ?1", r->key_id, &n,
-                      err);
+        rc = store_sqlite_query_int_args(s->writer, "SELECT count(*) FROM alerts WHERE key_id = ?1",
+                                         STORE_SQLITE_ARGS(STORE_SQLITE_INT(r->key_id)), &n, err);
     if (rc == 0 && max_per_key > 0 && n >= max_per_key)
         rc = err_set(err, ERR_FULL, "the key has %lld alerts, its plan's limit", (long long)n);
     /* The head: what was committed before this alert is not its to deliver. */
@@ -206,8 +189,9 @@ int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const 
                             &changes, err);
     if (rc == 0 && changes == 0) {
         int64_t exists = 0;
-        rc = count_of(s->writer, "SELECT count(*) FROM alerts WHERE id = ?1", alert_id, &exists,
-                      err);
+        rc = store_sqlite_query_int_args(s->writer, "SELECT count(*) FROM alerts WHERE id = ?1",
+                                         STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id)), &exists,
+                                         err);
         if (rc == 0)
             rc = exists
                      ? err_set(err, ERR_BUSY, "alert %lld moved on without this node",

@@ -208,6 +208,17 @@ int store_sqlite_query_int(sqlite3 *db, const char *sql, int64_t *out, struct er
     return step_int(db, st, out, err);
 }
 
+int store_sqlite_query_int_args(sqlite3 *db, const char *sql, const struct store_sqlite_arg *args,
+                                size_t n, int64_t *out, struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = prepare_args(db, sql, args, n, &st, err);
+    *out = 0;
+    if (rc < 0)
+        return rc;
+    return step_int(db, st, out, err);
+}
+
 int store_sqlite_meta_text(sqlite3 *db, const char *key, char *out, size_t cap, struct err *err)
 {
     sqlite3_stmt *st = NULL;

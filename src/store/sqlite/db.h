@@ -168,6 +168,11 @@ int store_sqlite_step_done(sqlite3 *db, sqlite3_stmt *st, struct err *err);
 int store_sqlite_write(sqlite3 *db, const char *sql, const struct store_sqlite_arg *args, size_t n,
                        int *changes, struct err *err);
 
+/* store_sqlite_query_int with args bound (on the writer inside its
+ * transaction, say, where the read pool would not see the change). */
+int store_sqlite_query_int_args(sqlite3 *db, const char *sql, const struct store_sqlite_arg *args,
+                                size_t n, int64_t *out, struct err *err);
+
 /* Reads the current row of st into *item (a struct of the caller's kind),
  * copying strings into the arena. 0 or ERR_NOMEM. */
 typedef int (*store_sqlite_row_fn)(struct arena *a, sqlite3_stmt *st, void *item);
