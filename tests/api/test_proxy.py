@@ -155,18 +155,23 @@ def test_the_nginx_example_serves_newsd_over_tls(store, tmp_path):
         ngx = subprocess.Popen([nginx, "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         url = "https://news.example.org:%d/v2/everything?q=plinthor&apiKey=%s" % (port, key)
+        # From another loopback address than nginx's own, so that the
+        # client newsd logs can only have come from X-Forwarded-For.
+        curl = ["curl", "-sk", "--fail-early", "--interface", "127.0.0.5", "--resolve",
+                "news.example.org:%d:127.0.0.1" % port]
+        # Wait for nginx with /livez, not with the searches: curl's exit status
+        # is the last transfer's, so a first search refused while nginx was
+        # still starting would pass unnoticed.
+        livez = "https://news.example.org:%d/livez" % port
         deadline = time.monotonic() + 20
-        out = None
         while time.monotonic() < deadline:
-            # From another loopback address than nginx's own, so that the
-            # client newsd logs can only have come from X-Forwarded-For.
-            out = subprocess.run(["curl", "-sk", "--interface", "127.0.0.5", "--resolve",
-                                  "news.example.org:%d:127.0.0.1" % port, url, url],
-                                 capture_output=True, text=True)
-            if out.returncode == 0 and out.stdout:
+            ready = subprocess.run(curl + ["-f", livez], capture_output=True, text=True)
+            if ready.returncode == 0:
                 break
             time.sleep(0.2)
-        assert out and out.returncode == 0, (out, ngx.poll())
+        assert ready.returncode == 0, (ready, ngx.poll())
+        out = subprocess.run(curl + [url, url], capture_output=True, text=True)
+        assert out.returncode == 0, (out, ngx.poll())
         bodies = out.stdout.replace("}{", "}\n{").splitlines()
         assert len(bodies) == 2 and all(json.loads(b)["status"] == "ok" for b in bodies), \
             out.stdout[:300]
