@@ -400,6 +400,8 @@ struct eng_cursor {
     uint32_t blk;      /* current block, nblocks when exhausted */
     uint32_t nin;      /* docs in the current block */
     uint32_t i;        /* index in the block */
+    uint32_t ndec;     /* ids[0, ndec) decoded: a seek decodes no further than it needs */
+    const uint8_t *bp; /* the block's varint gaps from ids[ndec] on */
     uint32_t doc;      /* current docid, ENG_END */
     const uint8_t *dp; /* data of posting di of the block */
     uint32_t di;
