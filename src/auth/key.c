@@ -15,16 +15,17 @@
 #include <nettle/memops.h>
 #include <nettle/sha2.h>
 
+#include "util/ascii.h"
 #include "util/clock.h"
 
 #include "util/banned.h"
 
 #define KEY_BYTES (AUTH_KEY_CHARS / 2)
+_Static_assert(AUTH_KEY_CHARS == 2 * KEY_BYTES, "a key is its random bytes in hex");
 #define KEY_ARENA_BYTES (64 * 1024)
 
 int auth_key_generate(char out[AUTH_KEY_CHARS + 1], struct err *err)
 {
-    static const char hex[] = "0123456789abcdef";
     unsigned char raw[KEY_BYTES];
     size_t got = 0;
     while (got < sizeof raw) {
@@ -36,11 +37,7 @@ int auth_key_generate(char out[AUTH_KEY_CHARS + 1], struct err *err)
         }
         got += (size_t)n;
     }
-    for (size_t i = 0; i < sizeof raw; i++) {
-        out[2 * i] = hex[raw[i] >> 4];
-        out[2 * i + 1] = hex[raw[i] & 0xf];
-    }
-    out[AUTH_KEY_CHARS] = '\0';
+    ascii_hex_encode(out, raw, sizeof raw);
     return 0;
 }
 

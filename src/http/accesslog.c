@@ -55,7 +55,6 @@ static bool printable(unsigned char c)
 
 static void out_put(struct target_out *o, const char *s, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
     for (size_t i = 0; i < n && !o->cut; i++) {
         unsigned char c = (unsigned char)s[i];
         size_t need = printable(c) ? 1 : 4;
@@ -68,8 +67,8 @@ static void out_put(struct target_out *o, const char *s, size_t n)
         } else {
             o->buf[o->len++] = '\\';
             o->buf[o->len++] = 'x';
-            o->buf[o->len++] = hex[c >> 4];
-            o->buf[o->len++] = hex[c & 15];
+            ascii_hex_byte(o->buf + o->len, c);
+            o->len += 2;
         }
     }
 }

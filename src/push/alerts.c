@@ -38,6 +38,7 @@
 
 #include "article/json.h"
 #include "store/log.h"
+#include "util/ascii.h"
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/limits.h"
@@ -115,17 +116,6 @@ static int64_t wall_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* n bytes as 2n lower-case hex digits and a NUL. */
-static void hex_encode(char *out, const uint8_t *raw, size_t n)
-{
-    static const char hex[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = hex[raw[i] >> 4];
-        out[2 * i + 1] = hex[raw[i] & 0xf];
-    }
-    out[2 * n] = '\0';
-}
-
 void alerts_signature(const char *secret, const char *body, size_t len,
                       char out[ALERTS_SIGNATURE_LEN])
 {
@@ -135,7 +125,7 @@ void alerts_signature(const char *secret, const char *body, size_t len,
     hmac_sha256_update(&ctx, len, (const uint8_t *)body);
     hmac_sha256_digest(&ctx, sizeof mac, mac);
     memcpy(out, "sha256=", 7);
-    hex_encode(out + 7, mac, sizeof mac);
+    ascii_hex_encode(out + 7, mac, sizeof mac);
 }
 
 /* A delivery id: 128 random bits as hex (unique without coordination
@@ -145,7 +135,7 @@ static int delivery_id(char out[2 * DELIVERY_ID_BYTES + 1])
     uint8_t raw[DELIVERY_ID_BYTES];
     if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
         return ERR_IO;
-    hex_encode(out, raw, sizeof raw);
+    ascii_hex_encode(out, raw, sizeof raw);
     return 0;
 }
 

@@ -8,11 +8,10 @@
 
 static void put_hex(struct buf *b, const char *v, size_t len)
 {
-    static const char digits[] = "0123456789abcdef";
     for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)v[i];
-        buf_putc(b, digits[c >> 4]);
-        buf_putc(b, digits[c & 15]);
+        char digits[2];
+        ascii_hex_byte(digits, (unsigned char)v[i]);
+        buf_append(b, digits, 2);
     }
 }
 

@@ -4,6 +4,7 @@
  * as \xHH (text) or \u00HH (JSON): one message is one line, and nothing in
  * it can steer a terminal. */
 #include "util/log.h"
+#include "util/ascii.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -47,16 +48,16 @@ static void timestamp(char out[64])
  * and the backslash. Always leaves room for the line's end. */
 static void put_escaped(char *out, size_t *len, size_t cap, const char *s, bool json)
 {
-    static const char hex[] = "0123456789abcdef";
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         char esc[8];
         size_t n = 0;
         if (c < 0x20 || c == 0x7f) {
-            if (json)
-                n = (size_t)snprintf(esc, sizeof esc, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
-            else
-                n = (size_t)snprintf(esc, sizeof esc, "\\x%c%c", hex[c >> 4], hex[c & 15]);
+            const char *lead = json ? "\\u00" : "\\x";
+            n = strlen(lead);
+            memcpy(esc, lead, n);
+            ascii_hex_byte(esc + n, c);
+            n += 2;
         } else if (json && (c == '"' || c == '\\')) {
             esc[n++] = '\\';
             esc[n++] = (char)c;
