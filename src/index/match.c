@@ -15,6 +15,7 @@
 #include "store/store.h"
 #include "text/text_fts5.h"
 #include "util/limits.h"
+#include "util/sort.h"
 #include "util/strtab.h"
 #include "util/banned.h"
 
@@ -299,12 +300,6 @@ static int doc_token(const struct text_token *tok, const char *stem, size_t stem
     return 0;
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
 static int doc_meta(struct index_match_doc *d, const char *s)
 {
     char small[256];
@@ -354,7 +349,7 @@ int index_match_doc_new(struct index_match_doc **out, const struct store_row *ro
     if (doc_meta(d, row->meta_terms) < 0)
         goto fail;
     if (d->n_occ > 1)
-        qsort(d->occ, d->n_occ, sizeof *d->occ, cmp_u64);
+        qsort(d->occ, d->n_occ, sizeof *d->occ, sort_cmp_u64);
     for (size_t i = 0; i < d->n_occ; i++) {
         uint32_t k = (uint32_t)(d->occ[i] >> OCC_TERM_SHIFT);
         if (d->t[k].occ_n++ == 0)

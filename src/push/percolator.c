@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/sort.h"
 #include "util/strtab.h"
 #include "util/banned.h"
 
@@ -251,12 +252,6 @@ size_t percolator_size(struct percolator *p)
     return n;
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
 int percolator_match(struct percolator *p, const struct index_match_doc *d, uint64_t **ids,
                      size_t *n, struct err *err)
 {
@@ -304,7 +299,7 @@ done:
         free(out);
         return rc;
     }
-    qsort(out, got, sizeof *out, cmp_u64);
+    qsort(out, got, sizeof *out, sort_cmp_u64);
     *ids = out;
     *n = got;
     return 0;

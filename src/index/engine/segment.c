@@ -14,6 +14,7 @@
 #include "text/text_fts5.h"
 #include "util/hash.h"
 #include "util/limits.h"
+#include "util/sort.h"
 #include "util/banned.h"
 
 struct bterm {
@@ -519,12 +520,6 @@ static int cmp_doc_desc(const void *x, const void *y)
     return a > b ? -1 : a < b;
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
 static _Thread_local const struct bterm *sort_terms;
 
 struct pk_pair {
@@ -628,7 +623,7 @@ static int encode_term(struct obuf *post, struct obuf *docs, struct obuf *data,
             keys[n - 1 - i] = x;
         }
     } else {
-        qsort(keys, n, sizeof *keys, cmp_u64);
+        qsort(keys, n, sizeof *keys, sort_cmp_u64);
     }
     docs->n = 0;
     data->n = 0;
