@@ -1,4 +1,5 @@
-/* util/: arena ceilings, bounded buffers, the JSON writer, UTF-8 counting. */
+/* util/: arena ceilings, bounded buffers, the JSON writer, UTF-8 counting,
+ * ASCII classes and hex, integer comparisons. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include "util/err.h"
 #include "util/hash.h"
 #include "util/jw.h"
+#include "util/sort.h"
 #include "util/utf8.h"
 
 static void an_arena_refuses_allocations_past_its_ceiling(void **state)
@@ -267,6 +269,58 @@ static void ascii_case_and_classes_touch_ascii_only(void **state)
     assert_string_equal(dst, "abcx");
 }
 
+/* Keys, digests and delivery ids are these digits: lower case, two per
+ * byte, high nibble first, every byte value, and a NUL right after. */
+static void hex_writes_two_lower_case_digits_a_byte_and_a_nul(void **state)
+{
+    (void)state;
+    static const unsigned char bytes[] = {0x00, 0x01, 0x7f, 0x80, 0xff};
+    char out[16];
+    memset(out, 'x', sizeof out);
+    ascii_hex_encode(out, bytes, sizeof bytes);
+    assert_string_equal(out, "00017f80ff");
+    assert_int_equal(out[2 * sizeof bytes], '\0');
+    assert_int_equal(out[2 * sizeof bytes + 1], 'x'); /* nothing past the NUL */
+
+    memset(out, 'x', sizeof out);
+    ascii_hex_encode(out, "", 0); /* nothing: just the NUL */
+    assert_int_equal(out[0], '\0');
+    assert_int_equal(out[1], 'x');
+
+    static const unsigned char sha_prefix[] = {0xde, 0xad, 0xbe, 0xef, 0x0a, 0xb0};
+    ascii_hex_encode(out, sha_prefix, sizeof sha_prefix);
+    assert_string_equal(out, "deadbeef0ab0");
+
+    for (int i = 0; i < 256; i++) {
+        char two[3] = {'x', 'x', 'x'};
+        ascii_hex_byte(two, (unsigned char)i);
+        assert_int_equal(two[2], 'x'); /* no terminator */
+        assert_int_equal(ascii_hex_value(two[0]) * 16 + ascii_hex_value(two[1]), i);
+        assert_false(two[0] >= 'A' && two[0] <= 'F');
+        assert_false(two[1] >= 'A' && two[1] <= 'F');
+    }
+}
+
+/* The comparison qsort gets for id lists: ascending over the whole
+ * unsigned range, where a subtraction would wrap and misorder. */
+static void u64_comparison_sorts_ascending_across_the_whole_range(void **state)
+{
+    (void)state;
+    uint64_t a = 1, b = UINT64_MAX;
+    assert_true(sort_cmp_u64(&a, &b) < 0);
+    assert_true(sort_cmp_u64(&b, &a) > 0);
+    assert_int_equal(sort_cmp_u64(&b, &b), 0);
+    uint64_t v[] = {UINT64_MAX, 0, 1ULL << 63, 42, 0, (1ULL << 63) - 1, 7};
+    const uint64_t want[] = {0, 0, 7, 42, (1ULL << 63) - 1, 1ULL << 63, UINT64_MAX};
+    qsort(v, sizeof v / sizeof v[0], sizeof v[0], sort_cmp_u64);
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        assert_true(v[i] == want[i]);
+    uint64_t key = 42;
+    const uint64_t *hit = bsearch(&key, v, sizeof v / sizeof v[0], sizeof v[0], sort_cmp_u64);
+    assert_non_null(hit);
+    assert_true(*hit == 42);
+}
+
 static void error_names_and_messages_come_from_one_table(void **state)
 {
     (void)state;
@@ -356,6 +410,8 @@ int main(void)
         cmocka_unit_test(every_code_point_encodes_and_decodes_back),
         cmocka_unit_test(a_cut_never_splits_a_sequence),
         cmocka_unit_test(ascii_case_and_classes_touch_ascii_only),
+        cmocka_unit_test(hex_writes_two_lower_case_digits_a_byte_and_a_nul),
+        cmocka_unit_test(u64_comparison_sorts_ascending_across_the_whole_range),
         cmocka_unit_test(error_names_and_messages_come_from_one_table),
         cmocka_unit_test(hashes_continue_across_pieces_and_mix_every_bit),
         cmocka_unit_test(the_monotonic_clock_agrees_in_its_units_and_sleeps),
