@@ -26,9 +26,6 @@ static const char *const query_names[] = {
 };
 #define N_QUERY_NAMES (sizeof query_names / sizeof query_names[0])
 
-/* Parameters of /v2/everything that mean nothing to an alert. */
-static const char *const refused_names[] = {"from", "to", "sortBy", "page", "pageSize"};
-
 static int query_name_index(const char *key)
 {
     for (size_t i = 0; i < N_QUERY_NAMES; i++)
@@ -88,12 +85,12 @@ static int query_read(struct arena *a, const json_t *q, struct api_params *out, 
                        "The query field must be an object of /v2/everything parameters.");
     json_object_foreach((json_t *)q, key, v)
     {
-        for (size_t i = 0; i < sizeof refused_names / sizeof refused_names[0]; i++)
-            if (!strcasecmp(key, refused_names[i]))
-                return err_set(err, ERR_INVALID,
-                               "The %s parameter does not apply to alerts: an alert gets every "
-                               "new matching article.",
-                               refused_names[i]);
+        const char *refused = api_search_only_param(key);
+        if (refused)
+            return err_set(err, ERR_INVALID,
+                           "The %s parameter does not apply to alerts: an alert gets every new "
+                           "matching article.",
+                           refused);
         int k = query_name_index(key);
         if (k < 0)
             continue; /* unknown parameters are ignored, as in a query string */

@@ -4,6 +4,7 @@
 #include "util/err.h"
 
 #include <string.h>
+#include <strings.h>
 
 #include "util/banned.h"
 
@@ -125,6 +126,31 @@ const char *api_params_joined(struct arena *a, const struct api_params *p, const
     }
     out[off] = '\0';
     return out;
+}
+
+/* The search-only parameters (api/params.h): the name as stored (lower
+ * case) and as documented, which the refusals quote. */
+static const struct {
+    const char *name, *display;
+} search_only[] = {
+    {"from", "from"}, {"to", "to"}, {"sortby", "sortBy"}, {"page", "page"}, {"pagesize", "pageSize"},
+};
+#define N_SEARCH_ONLY (sizeof search_only / sizeof search_only[0])
+
+const char *api_search_only_param(const char *name)
+{
+    for (size_t i = 0; i < N_SEARCH_ONLY; i++)
+        if (!strcasecmp(name, search_only[i].display))
+            return search_only[i].display;
+    return NULL;
+}
+
+const char *api_params_search_only(const struct api_params *p)
+{
+    for (size_t i = 0; i < N_SEARCH_ONLY; i++)
+        if (api_params_first(p, search_only[i].name))
+            return search_only[i].display;
+    return NULL;
 }
 
 static bool is_trim(char c)

@@ -39,6 +39,19 @@ size_t api_params_count(const struct api_params *p, const char *name);
 const char *api_params_joined(struct arena *a, const struct api_params *p, const char *name,
                               const char *sep);
 
+/* /v2/everything's search-only parameters, its date window, order and
+ * paging: from, to, sortBy, page, pageSize. They mean nothing to a live
+ * stream or an alert (both get every new matching article), which refuse
+ * them rather than ignore them; the list is kept here once for both. */
+
+/* name's documented spelling ("sortBy") when name is one of them, ASCII
+ * case ignored (an alert body's keys); NULL otherwise. */
+const char *api_search_only_param(const char *name);
+
+/* The first of them, in the order above, that p holds, by its documented
+ * spelling; NULL when p holds none. */
+const char *api_params_search_only(const struct api_params *p);
+
 /* Split a comma list into trimmed, non-empty items (spaces and tabs
  * trimmed). *n_out items; returns 0 or ERR_NOMEM. */
 int api_list_split(struct arena *a, const char *list, const char ***items_out, size_t *n_out);

@@ -158,17 +158,12 @@ static const struct push_live_sink sse_sink = {
  * client reusing its search's parameters learns they do not apply. */
 static int refuse_search_params(struct api_call *c)
 {
-    static const char *const names[][2] = {{"from", "from"},
-                                           {"to", "to"},
-                                           {"sortby", "sortBy"},
-                                           {"page", "page"},
-                                           {"pagesize", "pageSize"}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (api_param(c, names[i][0]))
-            return api_fail(c, API_ERR_PARAMETER_INVALID,
-                            "The %s param is not supported on the /everything/stream endpoint: a "
-                            "stream sends articles as they are stored, newest last.",
-                            names[i][1]);
+    const char *name = api_params_search_only(&c->params);
+    if (name)
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "The %s param is not supported on the /everything/stream endpoint: a "
+                        "stream sends articles as they are stored, newest last.",
+                        name);
     return 0;
 }
 

@@ -131,6 +131,31 @@ static void parsing_fails_cleanly_when_the_arena_is_full(void **state)
 
 /* Content as NewsAPI shows it: ≤ 200 characters whole; longer ones cut to
  * 199 + "…" + " [+N chars]" with N the characters not shown. */
+/* Streams and alerts refuse these and quote the documented spelling,
+ * whatever case the client sent; the first in the list's order is named. */
+static void search_only_parameters_are_named_as_documented(void **state)
+{
+    (void)state;
+    assert_string_equal(api_search_only_param("SORTBY"), "sortBy");
+    assert_string_equal(api_search_only_param("pagesize"), "pageSize");
+    assert_string_equal(api_search_only_param("from"), "from");
+    assert_string_equal(api_search_only_param("To"), "to");
+    assert_string_equal(api_search_only_param("page"), "page");
+    assert_null(api_search_only_param("q"));
+    assert_null(api_search_only_param("pages"));
+    assert_null(api_search_only_param(""));
+
+    struct arena a;
+    arena_init(&a, 0);
+    struct api_params p = parse(&a, "q=x&PageSize=10&SortBy=publishedAt");
+    assert_string_equal(api_params_search_only(&p), "sortBy"); /* sortBy comes before pageSize */
+    p = parse(&a, "q=x&pagesize=10");
+    assert_string_equal(api_params_search_only(&p), "pageSize");
+    p = parse(&a, "q=x&language=en&page=");
+    assert_null(api_params_search_only(&p)); /* an empty value is absent */
+    arena_release(&a);
+}
+
 static void render_content(struct buf *b, const char *content)
 {
     buf_reset(b);
@@ -185,6 +210,7 @@ int main(void)
         cmocka_unit_test(a_decoded_nul_is_kept_with_its_length),
         cmocka_unit_test(list_items_are_split_and_trimmed),
         cmocka_unit_test(parsing_fails_cleanly_when_the_arena_is_full),
+        cmocka_unit_test(search_only_parameters_are_named_as_documented),
         cmocka_unit_test(content_of_200_characters_is_returned_whole),
         cmocka_unit_test(content_of_201_characters_is_cut_to_199_and_counted),
     };
