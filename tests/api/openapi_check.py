@@ -11,7 +11,6 @@ mismatch fails the test that made the request.
 The document's $refs are inlined once (it has no recursive schemas), so
 plain jsonschema Draft 2020-12 validators do the work with any jsonschema
 version (Debian bookworm has 4.10)."""
-import copy
 import json
 import os
 

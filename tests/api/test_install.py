@@ -2,7 +2,6 @@
 installed binary runs, serves the installed sample with the installed
 config, and the paths inside the unit and the config follow PREFIX.
 (Runs with the release build only: it installs build/newsd.)"""
-import os
 import re
 import shutil
 import subprocess

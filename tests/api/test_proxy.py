@@ -14,7 +14,7 @@ import time
 import pytest
 import requests
 
-from harness import ASAN, BIN, HTTP_TIMEOUT, REPO, SLOW, Server, clean_env, cli_ok
+from harness import ASAN, BIN, HTTP_TIMEOUT, REPO, Server, clean_env, cli_ok
 
 LISTENING = re.compile(r" on http://[^:]+:(\d+)")  # "listening on ...", "metrics on ..."
 

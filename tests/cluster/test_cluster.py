@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from conftest import (BIN, DATA, NOW, Node, clean_env, newsd, read_jsonl, wait_converged,
-                      wait_for, write_jsonl)
+from conftest import (BIN, DATA, Node, clean_env, newsd, read_jsonl, wait_converged, wait_for,
+                      write_jsonl)
 from corpus import Synthetic, requests_for
 
 CHUNK = 400

@@ -19,7 +19,6 @@ import socket
 import subprocess
 import threading
 import time
-import urllib.parse
 
 import pytest
 
