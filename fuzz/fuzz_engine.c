@@ -23,8 +23,10 @@
  *     eng_manifest_parse refuses it, or its image round-trips byte for
  *     byte.
  *  3  merge: documents as in 0 dealt to up to four segments, some deleted;
- *     their merge must equal, byte for byte, the segment built from the
- *     live documents and answer every query of 0 as brute force does. */
+ *     a search over those segments answers the same (total, page, every
+ *     sort) on one thread and split over two (eng_split); their merge must
+ *     equal, byte for byte, the segment built from the live documents and
+ *     answer every query of 0 as brute force does. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -82,7 +84,7 @@ static int search(struct eng_segment *seg, const char *q, int64_t from, int64_t 
     }
     for (int sort = 0; sort < 4; sort++) {
         req.sort = (enum index_sort)sort;
-        rc = eng_search_ids(&snap, &a, &req, total, &ids, n, &err);
+        rc = eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, total, &ids, n, &err);
         CHECK(rc == 0);
         CHECK(*n <= 10 && *n <= *total);
         /* The set evaluator (AND / OR / NOT roots) against the walk of the
@@ -92,7 +94,7 @@ static int search(struct eng_segment *seg, const char *q, int64_t from, int64_t 
         int64_t *ref = NULL;
         size_t nref = 0;
         snap.doc_at_a_time = true;
-        CHECK(eng_search_ids(&snap, &a, &req, &ref_total, &ref, &nref, &err) == 0);
+        CHECK(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, &ref_total, &ref, &nref, &err) == 0);
         snap.doc_at_a_time = false;
         CHECK(ref_total == *total && nref == *n);
         CHECK(nref == 0 || memcmp(ref, ids, nref * sizeof *ref) == 0);
@@ -103,14 +105,14 @@ static int search(struct eng_segment *seg, const char *q, int64_t from, int64_t 
     int64_t *pruned = NULL, *all = NULL;
     size_t npruned = 0, nall = 0;
     req.sort = INDEX_SORT_RELEVANCY;
-    CHECK(eng_search_ids(&snap, &a, &req, &pruned_total, &pruned, &npruned, &err) == 0);
+    CHECK(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, &pruned_total, &pruned, &npruned, &err) == 0);
     snap.score_all = true;
-    CHECK(eng_search_ids(&snap, &a, &req, &all_total, &all, &nall, &err) == 0);
+    CHECK(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, &all_total, &all, &nall, &err) == 0);
     snap.score_all = false;
     CHECK(pruned_total == all_total && npruned == nall);
     CHECK(nall == 0 || memcmp(pruned, all, nall * sizeof *all) == 0);
     req.sort = INDEX_SORT_PUBLISHED_DESC;
-    rc = eng_search_ids(&snap, &a, &req, total, &ids, n, &err);
+    rc = eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, total, &ids, n, &err);
     CHECK(rc == 0);
     if (*n > 0)
         memcpy(page, ids, *n * sizeof *ids);
@@ -307,6 +309,65 @@ static void check_queries(const struct doc *docs, size_t n, const struct eng_seg
     }
 }
 
+/* --- split: one search over two threads against one ---------------------------- */
+
+/* Every sort of q over the k segments in (some documents deleted) gives the
+ * same total and page on one thread as split over two (eng_split). */
+static void check_split_query(struct eng_snap *snap, const char *q, int64_t from, int64_t to)
+{
+    struct index_request req = {.from = from, .to = to, .limit = 7, .offset = 3};
+    struct arena a;
+    struct err err;
+    arena_init(&a, 0);
+    err_clear(&err);
+    if (query_parse(&a, q, strlen(q), (struct query_node **)&req.q, &err) < 0) {
+        arena_release(&a);
+        return;
+    }
+    for (int sort = 0; sort < 4; sort++) {
+        uint64_t t1 = 0, t2 = 0;
+        int64_t *p1 = NULL, *p2 = NULL;
+        size_t n1 = 0, n2 = 0;
+        req.sort = (enum index_sort)sort;
+        CHECK(eng_search_ids(snap, &a, &req, ENG_SPLIT_NEVER, &t1, &p1, &n1, &err) == 0);
+        CHECK(eng_search_ids(snap, &a, &req, ENG_SPLIT_ALWAYS, &t2, &p2, &n2, &err) == 0);
+        CHECK(t1 == t2 && n1 == n2);
+        CHECK(n1 == 0 || memcmp(p1, p2, n1 * sizeof *p1) == 0);
+    }
+    arena_release(&a);
+}
+
+static void check_split(struct eng_segment **in, struct eng_dels **dels, unsigned k, uint8_t salt)
+{
+    struct eng_snap snap = {0};
+    double pop[NSRC] = {0.5, 0.25, -1.0, 2.0};
+    char q[64];
+    snap.nseg = k;
+    snap.segs = in;
+    snap.dels = dels;
+    snap.pop = pop;
+    snap.npop = NSRC;
+    for (unsigned j = 0; j < k; j++) {
+        snap.nrow += in[j]->n - (dels[j] ? dels[j]->n : 0);
+        snap.ntoken += in[j]->ntoken;
+    }
+    if (snap.nrow == 0)
+        return;
+    for (unsigned w1 = 0; w1 < NV; w1++) {
+        unsigned w2 = (w1 + 1 + salt % 5) % NV, w3 = (w2 + 1 + salt % 3) % NV;
+        snprintf(q, sizeof q, "%s", vocab[w1]);
+        check_split_query(&snap, q, INT64_MIN, INT64_MAX);
+        check_split_query(&snap, q, 1600000000 + (int64_t)(w1 % 8) * 3600,
+                          1600000000 + (int64_t)(w1 % 8 + 4) * 3600);
+        snprintf(q, sizeof q, "%s %s", vocab[w1], vocab[w2]);
+        check_split_query(&snap, q, INT64_MIN, INT64_MAX);
+        snprintf(q, sizeof q, "%s OR %s NOT %s", vocab[w1], vocab[w2], vocab[w3]);
+        check_split_query(&snap, q, INT64_MIN, INT64_MAX);
+        snprintf(q, sizeof q, "\"%s %s\" OR %s", vocab[w1], vocab[w2], vocab[w3]);
+        check_split_query(&snap, q, INT64_MIN, INT64_MAX);
+    }
+}
+
 /* --- 3: merged segments against one build --------------------------------------- */
 
 #define MERGE_K 4
@@ -354,6 +415,7 @@ static void check_merged(const uint8_t *p, size_t len)
             dels[j]->n++;
         }
     }
+    check_split(in, dels, k, p[0]);
     err_clear(&err);
     CHECK(eng_merge_segments(in, dels, k, &merged, &err) == 0);
     whole = build(live, nlive);

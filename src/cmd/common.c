@@ -52,6 +52,11 @@ void cmd_engine_options(struct index_engine_options *out)
     memset(out, 0, sizeof *out);
     out->no_count_cache = env_is_zero("NEWSD_ENGINE_COUNT_CACHE");
     out->no_files = env_is_zero("NEWSD_ENGINE_PERSIST");
+    const char *split = getenv("NEWSD_ENGINE_SPLIT");
+    if (split && strcmp(split, "0") == 0)
+        out->split = INDEX_SPLIT_NEVER;
+    else if (split && strcmp(split, "always") == 0)
+        out->split = INDEX_SPLIT_ALWAYS;
     if (env_int("NEWSD_ENGINE_BUILD_DELAY_MS", &v) && v > 0)
         out->build_delay_ms = v;
     if (env_int("NEWSD_ENGINE_SEGMENT_DOCS", &v) && v > 0 && v <= UINT32_MAX)

@@ -47,7 +47,9 @@ int cmd_config_load(struct config *c, const char *path);
 /* The engine's options from the environment (index.h documents each):
  *   NEWSD_ENGINE_COUNT_CACHE=0     no count cache (benchmarks' cold figures)
  *   NEWSD_ENGINE_PERSIST=0         no index directory, everything in RAM
+ *   NEWSD_ENGINE_SPLIT=0           a search never takes a second thread
  * and the test hooks
+ *   NEWSD_ENGINE_SPLIT=always      every search over two segments or more does
  *   NEWSD_ENGINE_BUILD_DELAY_MS=N  a slow first build (tests/api/test_startup.py)
  *   NEWSD_ENGINE_SEGMENT_DOCS=N    many small segments (tests/reliability)
  *   NEWSD_ENGINE_CHECKPOINT_MS=N   checkpoint period; 0 after every change

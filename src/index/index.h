@@ -112,11 +112,20 @@ uint64_t index_size_store_bytes(const struct index_size_report *r);
 /* How the purpose-built index runs; all zero: the defaults. src/cmd/ fills
  * them from the environment (cmd_engine_options, cmd/common.h), as bench/
  * does; tests set them directly. The index itself reads no environment. */
+/* When one search may use a second thread (index_engine_options.split). */
+enum index_split {
+    INDEX_SPLIT_IDLE,   /* the default: a heavy search while no other one runs */
+    INDEX_SPLIT_NEVER,  /* NEWSD_ENGINE_SPLIT=0: one thread per search */
+    INDEX_SPLIT_ALWAYS, /* tests, NEWSD_ENGINE_SPLIT=always: every search over
+                         * two segments or more, whatever its cost */
+};
+
 struct index_engine_options {
     bool no_count_cache;    /* NEWSD_ENGINE_COUNT_CACHE=0: no count cache (the
                              * benchmarks' cold figures, docs/performance.md) */
     bool no_files;          /* NEWSD_ENGINE_PERSIST=0: never read or write the index
                              * directory (everything in RAM) */
+    enum index_split split; /* NEWSD_ENGINE_SPLIT: searches on a second thread */
     int64_t build_delay_ms; /* tests, NEWSD_ENGINE_BUILD_DELAY_MS: wait this long
                              * before the first build (a slow build, ended by a stop) */
     uint32_t segment_docs;  /* tests, NEWSD_ENGINE_SEGMENT_DOCS: documents per segment

@@ -941,5 +941,10 @@ int main(void)
      * compared with FTS5 too. */
     engine_opt.segment_docs = 37;
     failed += cmocka_run_group_tests_name("segments of 37", tests, group_setup, group_teardown);
+    /* And with every search split over two threads (eng_split): the same
+     * answers as FTS5, so the same as one thread's. */
+    engine_opt.split = INDEX_SPLIT_ALWAYS;
+    failed += cmocka_run_group_tests_name("segments of 37, searches split over two threads", tests,
+                                          group_setup, group_teardown);
     return failed;
 }

@@ -103,7 +103,15 @@ static int engine_search(struct index_backend *b, struct arena *a, const struct 
         return rc;
     catch_up(e, req->deadline_ms);
     s = eng_slot_get(&e->slot);
-    rc = eng_search_ids(s, a, req, &out->total, &ids, &n, err);
+    /* Both cores for one search only while it is the only one: on a busy
+     * server the other core serves the other searches. */
+    int others = atomic_fetch_add(&e->searching, 1);
+    enum eng_split split = e->opt.split == INDEX_SPLIT_NEVER    ? ENG_SPLIT_NEVER
+                           : e->opt.split == INDEX_SPLIT_ALWAYS ? ENG_SPLIT_ALWAYS
+                           : others == 0                        ? ENG_SPLIT_HEAVY
+                                                                : ENG_SPLIT_NEVER;
+    rc = eng_search_ids(s, a, req, split, &out->total, &ids, &n, err);
+    atomic_fetch_sub(&e->searching, 1);
     /* The page from the same snapshot: its segments' document stores. */
     if (rc == 0 && n > 0) {
         out->docs = arena_calloc(a, n, sizeof *out->docs);

@@ -493,9 +493,18 @@ int eng_cmp_i64(const void *x, const void *y);
 
 /* --- search.c ------------------------------------------------------------- */
 
-/* Count and page of ids (page order) for req over snapshot s. */
+/* Whether a search may give part of its segments to a second thread. */
+enum eng_split {
+    ENG_SPLIT_NEVER,  /* one thread: the server is busy, or NEWSD_ENGINE_SPLIT=0 */
+    ENG_SPLIT_HEAVY,  /* two when the postings it would read pay for the thread */
+    ENG_SPLIT_ALWAYS, /* two whenever there are segments for both (tests, fuzzing) */
+};
+
+/* Count and page of ids (page order) for req over snapshot s. The answer
+ * is the same whatever split says. */
 int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index_request *req,
-                   uint64_t *total, int64_t **ids, size_t *n, struct err *err);
+                   enum eng_split split, uint64_t *total, int64_t **ids, size_t *n,
+                   struct err *err);
 
 /* --- page.c --------------------------------------------------------------- */
 
@@ -527,6 +536,7 @@ struct index_engine {
     atomic_bool stopping;          /* engine_free began: a build in progress ends */
     struct eng_ccache *ccache;     /* NULL with opt.no_count_cache */
     struct eng_docs_pool dctxs;    /* the pages' decompression contexts */
+    atomic_int searching;          /* searches running now (idle: a search may split) */
     struct index_engine_options opt;
 };
 

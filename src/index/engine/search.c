@@ -10,6 +10,7 @@
 #include "index/engine/qplan.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -1226,8 +1227,169 @@ static int run_segment(struct run *r, struct arena *a, size_t si, int64_t id_lo,
     return rc;
 }
 
+/* --- one search over two threads -----------------------------------------
+ * On an idle server a heavy search gives part of its segments to a second
+ * thread (both cores, one query). Each part is a run of its own: its own
+ * page arrays, phrase scratch and counters over the same plan, statistics
+ * and snapshot (read only; the count cache locks itself). The parts'
+ * totals add up; their pages merge into what one run would have kept: a
+ * heap holds the k best of a strict order (key, then id), so the k best
+ * of two parts' k best are the k best of all, and the time orders keep k
+ * candidates per segment whichever thread read it. */
+
+/* Below this many postings in the plan's lists, a search runs on one
+ * thread: starting and joining a thread (~50 us) costs about what a
+ * quarter of a million postings take to read. */
+#define SPLIT_MIN_POSTINGS (256u * 1024)
+
+/* Postings of plan p's terms in seg (what evaluating p there reads, at
+ * most: an AND may read fewer). */
+static uint64_t plan_postings(const struct plan *p, const struct eng_segment *seg)
+{
+    uint64_t c = 0;
+    if (p->kind == PLAN_TERM || p->kind == PLAN_PHRASE) {
+        for (size_t i = 0; i < p->n; i++) {
+            const struct eng_term *t = eng_segment_term(seg, p->terms[i], p->lens[i]);
+            c += t ? t->df : 0;
+        }
+    }
+    for (size_t i = 0; i < p->nkids; i++)
+        c += plan_postings(p->kids[i], seg);
+    return c;
+}
+
+struct part {
+    struct run r;
+    struct arena *a; /* the request's: read for its limit only, by run_segment */
+    size_t *segs, nsegs;
+    int64_t id_lo, id_hi;
+    int rc;
+};
+
+static int part_run(struct part *p)
+{
+    for (size_t i = 0; i < p->nsegs && p->rc == 0; i++)
+        p->rc = run_segment(&p->r, p->a, p->segs[i], p->id_lo, p->id_hi);
+    return p->rc;
+}
+
+static void *part_main(void *arg)
+{
+    part_run(arg);
+    return NULL;
+}
+
+/* Deals the segments to two parts by their documents, the largest first
+ * to the lighter part (each part's segments stay in snapshot order); false
+ * when one part would be empty or, under ENG_SPLIT_HEAVY, the plan's
+ * postings do not pay. Those are estimated from the largest segment alone
+ * and scaled: a term's lookup in every segment's dictionary would cost a
+ * cheap search more than it saves. */
+static bool split_deal(const struct run *r, struct arena *a, enum eng_split split,
+                       struct part part[2])
+{
+    const struct eng_snap *s = r->snap;
+    if (split == ENG_SPLIT_NEVER || s->nseg < 2 || r->plan.root == NULL)
+        return false;
+    size_t *order = arena_calloc(a, s->nseg, sizeof *order);
+    uint8_t *to = arena_calloc(a, s->nseg, 1);
+    uint64_t docs = 0, load[2] = {0, 0};
+    if (order == NULL || to == NULL)
+        return false; /* one thread it is */
+    for (size_t i = 0; i < s->nseg; i++) {
+        docs += s->segs[i]->n;
+        size_t j = i; /* insertion by size, largest first */
+        for (; j > 0 && s->segs[order[j - 1]]->n < s->segs[i]->n; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    const struct eng_segment *big = s->segs[order[0]];
+    if (split == ENG_SPLIT_HEAVY &&
+        (big->n == 0 || plan_postings(r->plan.root, big) * docs / big->n < SPLIT_MIN_POSTINGS))
+        return false;
+    for (size_t i = 0; i < s->nseg; i++) {
+        size_t seg = order[i];
+        to[seg] = load[1] < load[0];
+        load[to[seg]] += s->segs[seg]->n + 1; /* + 1: empty segments alternate */
+    }
+    for (int k = 0; k < 2; k++) {
+        part[k].segs = arena_calloc(a, s->nseg, sizeof *part[k].segs);
+        if (part[k].segs == NULL)
+            return false;
+        for (size_t i = 0; i < s->nseg; i++) {
+            if (to[i] == k)
+                part[k].segs[part[k].nsegs++] = i;
+        }
+        if (part[k].nsegs == 0)
+            return false;
+    }
+    return true;
+}
+
+/* part[1]'s run: r's plan and statistics, arrays of its own. */
+static int part_prepare(const struct run *r, struct arena *a, struct part *p)
+{
+    size_t segs = p->nsegs;
+    p->r = *r;
+    p->r.total = 0;
+    p->r.ticks = 0;
+    p->r.nlist = 0;
+    p->r.heap.n = 0;
+    p->r.pa = arena_alloc(a, ENG_FIELDS * sizeof *p->r.pa);
+    p->r.st = arena_alloc(a, ENG_FIELDS * sizeof *p->r.st);
+    if (p->r.pa == NULL || p->r.st == NULL)
+        return ERR_NOMEM;
+    if (r->freq && (p->r.freq = arena_calloc(a, r->plan.nleaves ? r->plan.nleaves : 1,
+                                             sizeof *p->r.freq)) == NULL)
+        return ERR_NOMEM;
+    if (r->heap.v && (p->r.heap.v = arena_calloc(a, r->k, sizeof *p->r.heap.v)) == NULL)
+        return ERR_NOMEM;
+    if (r->list && ((p->r.list = arena_calloc(a, r->k * segs, sizeof *p->r.list)) == NULL ||
+                    (p->r.ring = arena_calloc(a, r->k, sizeof *p->r.ring)) == NULL))
+        return ERR_NOMEM;
+    return 0;
+}
+
+/* Every segment of the snapshot into r: by two threads when split_deal
+ * says so (and a thread can be had), else by this one alone. */
+static int run_segments(struct run *r, struct arena *a, enum eng_split split, int64_t id_lo,
+                        int64_t id_hi)
+{
+    struct part part[2] = {{.a = a, .id_lo = id_lo, .id_hi = id_hi},
+                           {.a = a, .id_lo = id_lo, .id_hi = id_hi}};
+    pthread_t th;
+    int rc;
+
+    if (!split_deal(r, a, split, part) || part_prepare(r, a, &part[1]) < 0 ||
+        pthread_create(&th, NULL, part_main, &part[1]) != 0) {
+        for (size_t i = 0; i < r->snap->nseg; i++) {
+            if ((rc = run_segment(r, a, i, id_lo, id_hi)) < 0)
+                return rc;
+        }
+        return 0;
+    }
+    part[0].r = *r;
+    part_run(&part[0]);
+    pthread_join(th, NULL);
+    *r = part[0].r;
+    if (part[0].rc < 0)
+        return part[0].rc;
+    if (part[1].rc < 0)
+        return part[1].rc;
+    const struct run *o = &part[1].r;
+    r->total += o->total;
+    for (size_t i = 0; i < o->heap.n; i++)
+        heap_push(&r->heap, o->heap.v[i]);
+    if (o->nlist > 0) {
+        memcpy(r->list + r->nlist, o->list, o->nlist * sizeof *o->list);
+        r->nlist += o->nlist;
+    }
+    return 0;
+}
+
 int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index_request *req,
-                   uint64_t *total, int64_t **ids, size_t *n, struct err *err)
+                   enum eng_split split, uint64_t *total, int64_t **ids, size_t *n,
+                   struct err *err)
 {
     struct run r = {.snap = s, .req = req, .deadline = req->deadline_ms};
     int64_t id_lo = store_id_lo(req->from), id_hi = store_id_hi(req->to);
@@ -1276,10 +1438,8 @@ int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index
         rc = ERR_TIMEOUT;
         goto fail;
     }
-    for (size_t i = 0; i < s->nseg; i++) {
-        if ((rc = run_segment(&r, a, i, id_lo, id_hi)) < 0)
-            goto fail;
-    }
+    if ((rc = run_segments(&r, a, split, id_lo, id_hi)) < 0)
+        goto fail;
     *total = r.total;
     if (r.k == 0 || r.total <= req->offset)
         return 0;
