@@ -8,8 +8,10 @@
  * an array sorted by id, for replacing and removing.
  *
  * A key whose searches are all gone keeps its (empty) bucket and its
- * string: keys are words and filter terms, whose number is bounded by the
- * vocabulary, not by the searches ever filed. */
+ * string until empty keys are most of the table: then the table is built
+ * again from the live keys (compact). Keys are what clients send (a stream
+ * reconnecting with new words each time files new ones), so without that
+ * the table would grow with every search ever filed. */
 #include "push/percolator.h"
 
 #include <pthread.h>
@@ -38,6 +40,7 @@ struct percolator {
     struct strtab keys;
     struct bucket *buckets; /* by key number */
     size_t buckets_cap;
+    size_t live_keys; /* keys whose bucket holds a search */
     struct bucket keyless;
     struct entry **by_id; /* sorted by id */
     size_t n, by_id_cap;
@@ -129,8 +132,60 @@ static void unfile(struct percolator *p, struct entry *e, size_t n)
 {
     if (e->n_keys == 0)
         bucket_drop(&p->keyless, e);
-    for (size_t i = 0; i < n; i++)
-        bucket_drop(&p->buckets[e->keys[i]], e);
+    for (size_t i = 0; i < n; i++) {
+        struct bucket *b = &p->buckets[e->keys[i]];
+        bucket_drop(b, e);
+        if (b->n == 0)
+            p->live_keys--;
+    }
+}
+
+/* Fewer keys than this are never compacted: the table is small anyway. */
+#define COMPACT_MIN_KEYS 1024
+
+/* The key table and buckets again with only the keys that hold a search,
+ * renumbered, when empty keys are more than half of them. Nothing changes
+ * when memory is short: compacting is a saving, not a duty. */
+static void compact(struct percolator *p)
+{
+    size_t n = p->keys.n, live = p->live_keys;
+    if (n < COMPACT_MIN_KEYS || live * 2 >= n)
+        return;
+    struct strtab t;
+    struct bucket *nb = calloc(live ? live : 1, sizeof *nb);
+    size_t *map = malloc(n * sizeof *map);
+    strtab_init(&t);
+    for (size_t k = 0; nb && map && k < n; k++) {
+        int added;
+        map[k] = SIZE_MAX;
+        if (p->buckets[k].n > 0 &&
+            strtab_add(&t, strtab_str(&p->keys, k), strtab_len(&p->keys, k), &map[k], &added) < 0)
+            goto fail;
+    }
+    if (nb == NULL || map == NULL)
+        goto fail;
+    for (size_t k = 0; k < n; k++) {
+        if (map[k] == SIZE_MAX)
+            free(p->buckets[k].v);
+        else
+            nb[map[k]] = p->buckets[k];
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        struct entry *e = p->by_id[i];
+        for (size_t j = 0; j < e->n_keys; j++)
+            e->keys[j] = map[e->keys[j]];
+    }
+    free(p->buckets);
+    strtab_release(&p->keys);
+    p->keys = t;
+    p->buckets = nb;
+    p->buckets_cap = live ? live : 1;
+    free(map);
+    return;
+fail:
+    strtab_release(&t);
+    free(nb);
+    free(map);
 }
 
 /* File e under its matcher's keys; on failure nothing stays filed. */
@@ -154,6 +209,8 @@ static int file(struct percolator *p, struct entry *e)
             memset(&p->buckets[k], 0, sizeof p->buckets[k]);
         if (bucket_push(&p->buckets[k], e) < 0)
             break;
+        if (p->buckets[k].n == 1)
+            p->live_keys++;
         e->keys[i] = k;
     }
     e->n_keys = i;
@@ -220,6 +277,7 @@ int percolator_add(struct percolator *p, uint64_t id, struct index_matcher *m, s
         p->n++;
     }
     p->by_id[at] = e;
+    compact(p); /* a replaced search may have left keys empty */
     pthread_rwlock_unlock(&p->lock);
     return 0;
 fail:
@@ -240,8 +298,17 @@ void percolator_remove(struct percolator *p, uint64_t id)
         memmove(p->by_id + at, p->by_id + at + 1, (p->n - at - 1) * sizeof *p->by_id);
         p->n--;
         entry_free(e);
+        compact(p);
     }
     pthread_rwlock_unlock(&p->lock);
+}
+
+size_t percolator_keys(struct percolator *p)
+{
+    pthread_rwlock_rdlock(&p->lock);
+    size_t n = p->keys.n;
+    pthread_rwlock_unlock(&p->lock);
+    return n;
 }
 
 size_t percolator_size(struct percolator *p)

@@ -32,6 +32,10 @@ void percolator_remove(struct percolator *p, uint64_t id);
 /* Number of searches filed. */
 size_t percolator_size(struct percolator *p);
 
+/* Number of distinct keys held: those of the searches filed, and at most
+ * as many again (or 1,024) of searches gone. */
+size_t percolator_keys(struct percolator *p);
+
 /* The ids of the searches d matches, ascending, in *ids (malloc()ed; NULL
  * when none). */
 int percolator_match(struct percolator *p, const struct index_match_doc *d, uint64_t **ids,

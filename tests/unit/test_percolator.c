@@ -19,6 +19,7 @@
 
 #include "index/match.h"
 #include "push/percolator.h"
+#include "query/query.h"
 
 #define SEARCHES 3000
 
@@ -192,6 +193,45 @@ static void searches_without_keys_are_tried_on_every_article(void **state)
     percolator_free(p);
 }
 
+/* Searches come and go with words never seen before (a stream reconnecting
+ * with new words each time): the key table stays bounded by the searches
+ * filed, and those still find what brute force finds. */
+static void keys_of_removed_searches_do_not_pile_up(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    char q[64];
+    err_clear(&err);
+    for (size_t i = 0; i < SEARCHES; i += 3)
+        file_search(f, i, 1000 + 3 * i); /* new lasting searches, random words */
+    size_t lasting = percolator_keys(f->p), most = 0;
+    for (unsigned round = 0; round < 20000; round++) {
+        struct arena a;
+        struct index_request req = {.from = INT64_MIN, .to = INT64_MAX};
+        struct index_matcher *m = NULL;
+        arena_init(&a, 0);
+        snprintf(q, sizeof q, "zq%uvx OR zq%uvy", round, round);
+        assert_int_equal(query_parse(&a, q, strlen(q), (struct query_node **)&req.q, &err), 0);
+        assert_int_equal(index_matcher_new(&m, &req, &err), 0);
+        assert_int_equal(percolator_add(f->p, 1000000 + round % 7, m, &err), 0);
+        if (round % 7 == 6) {
+            for (uint64_t id = 1000000; id < 1000007; id++)
+                percolator_remove(f->p, id);
+        }
+        arena_release(&a);
+        size_t k = percolator_keys(f->p);
+        if (k > most)
+            most = k;
+    }
+    for (uint64_t id = 1000000; id < 1000007; id++)
+        percolator_remove(f->p, id); /* brute force has none of them */
+    /* 40,000 distinct words were filed; at most the lasting searches' keys,
+     * 14 more of the ones filed now, and as many again (or 1,024) empty */
+    print_message("keys: %zu of the lasting searches, at most %zu held\n", lasting, most);
+    assert_true(most <= 2 * (lasting + 14) + 1024);
+    same_as_brute_force(f);
+}
+
 /* --- one thread matching while another files and removes --------------------------- */
 
 struct churn {
@@ -250,6 +290,7 @@ int main(void)
         cmocka_unit_test(the_percolator_finds_what_testing_every_search_finds),
         cmocka_unit_test(an_empty_percolator_matches_nothing),
         cmocka_unit_test(searches_without_keys_are_tried_on_every_article),
+        cmocka_unit_test(keys_of_removed_searches_do_not_pile_up),
         cmocka_unit_test(searches_change_while_articles_are_matched),
     };
     return cmocka_run_group_tests_name("percolator", tests, setup, teardown);
