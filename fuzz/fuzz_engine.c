@@ -383,12 +383,12 @@ static void check_merged(const uint8_t *p, size_t len)
     struct eng_dels *dels[MERGE_K] = {NULL};
     uint8_t piece[MAX_DOCS], *img1 = NULL, *img2 = NULL;
     size_t n = read_docs(p, len, docs), nlive = 0, len1 = 0, len2 = 0;
-    unsigned k = 1 + p[0] % MERGE_K;
-    bool runs = p[0] & 0x10;
     struct err err;
 
-    if (n == 0)
+    if (n == 0) /* (len == 0 among them: p[0] is read below) */
         return;
+    unsigned k = 1 + p[0] % MERGE_K;
+    bool runs = p[0] & 0x10;
     for (size_t i = 0; i < n; i++) {
         uint8_t b = p[(i * 7 + 1) % len];
         piece[i] = (uint8_t)(runs ? i * k / n : b % k);
