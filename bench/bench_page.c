@@ -79,7 +79,7 @@ static int page_store(struct index_engine *e, const struct eng_snap *s, const in
     struct index_doc docs[PAGE];
     size_t kept = 0;
     arena_init(&a, 0);
-    int rc = eng_page_docs(s, &e->dctxs, &a, ids, PAGE, docs, &kept, err);
+    int rc = eng_page_docs(s, &e->dctxs, &a, ids, NULL, PAGE, docs, &kept, err);
     if (rc == 0)
         api_render_page(out, 123, docs, kept);
     arena_release(&a);

@@ -84,7 +84,7 @@ static int search(struct eng_segment *seg, const char *q, int64_t from, int64_t 
     }
     for (int sort = 0; sort < 4; sort++) {
         req.sort = (enum index_sort)sort;
-        rc = eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, total, &ids, n, &err);
+        rc = eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, total, &ids, NULL, n, &err);
         CHECK(rc == 0);
         CHECK(*n <= 10 && *n <= *total);
         /* The set evaluator (AND / OR / NOT roots) against the walk of the
@@ -94,7 +94,8 @@ static int search(struct eng_segment *seg, const char *q, int64_t from, int64_t 
         int64_t *ref = NULL;
         size_t nref = 0;
         snap.doc_at_a_time = true;
-        CHECK(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, &ref_total, &ref, &nref, &err) == 0);
+        CHECK(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, &ref_total, &ref, NULL, &nref,
+                             &err) == 0);
         snap.doc_at_a_time = false;
         CHECK(ref_total == *total && nref == *n);
         CHECK(nref == 0 || memcmp(ref, ids, nref * sizeof *ref) == 0);
@@ -105,14 +106,16 @@ static int search(struct eng_segment *seg, const char *q, int64_t from, int64_t 
     int64_t *pruned = NULL, *all = NULL;
     size_t npruned = 0, nall = 0;
     req.sort = INDEX_SORT_RELEVANCY;
-    CHECK(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, &pruned_total, &pruned, &npruned, &err) == 0);
+    CHECK(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, &pruned_total, &pruned, NULL, &npruned,
+                         &err) == 0);
     snap.score_all = true;
-    CHECK(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, &all_total, &all, &nall, &err) == 0);
+    CHECK(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, &all_total, &all, NULL, &nall, &err) ==
+          0);
     snap.score_all = false;
     CHECK(pruned_total == all_total && npruned == nall);
     CHECK(nall == 0 || memcmp(pruned, all, nall * sizeof *all) == 0);
     req.sort = INDEX_SORT_PUBLISHED_DESC;
-    rc = eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, total, &ids, n, &err);
+    rc = eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, total, &ids, NULL, n, &err);
     CHECK(rc == 0);
     if (*n > 0)
         memcpy(page, ids, *n * sizeof *ids);
@@ -327,12 +330,20 @@ static void check_split_query(struct eng_snap *snap, const char *q, int64_t from
     for (int sort = 0; sort < 4; sort++) {
         uint64_t t1 = 0, t2 = 0;
         int64_t *p1 = NULL, *p2 = NULL;
+        struct eng_doc_ref *r1 = NULL, *r2 = NULL;
         size_t n1 = 0, n2 = 0;
         req.sort = (enum index_sort)sort;
-        CHECK(eng_search_ids(snap, &a, &req, ENG_SPLIT_NEVER, &t1, &p1, &n1, &err) == 0);
-        CHECK(eng_search_ids(snap, &a, &req, ENG_SPLIT_ALWAYS, &t2, &p2, &n2, &err) == 0);
+        CHECK(eng_search_ids(snap, &a, &req, ENG_SPLIT_NEVER, &t1, &p1, &r1, &n1, &err) == 0);
+        CHECK(eng_search_ids(snap, &a, &req, ENG_SPLIT_ALWAYS, &t2, &p2, &r2, &n2, &err) == 0);
         CHECK(t1 == t2 && n1 == n2);
         CHECK(n1 == 0 || memcmp(p1, p2, n1 * sizeof *p1) == 0);
+        /* each hit's reference is its live document (what the page reads) */
+        for (size_t i = 0; i < n1; i++) {
+            CHECK(r1[i].seg == r2[i].seg && r1[i].doc == r2[i].doc);
+            CHECK(r1[i].seg < snap->nseg && r1[i].doc < snap->segs[r1[i].seg]->n);
+            CHECK(snap->segs[r1[i].seg]->ids[r1[i].doc] == p1[i]);
+            CHECK(!eng_dels_has(snap->dels[r1[i].seg], r1[i].doc));
+        }
     }
     arena_release(&a);
 }

@@ -92,14 +92,14 @@ struct index_size_report {
     uint64_t file_bytes;    /* bytes of those files */
     uint64_t docs, terms, postings, positions;
     /* the index */
-    uint64_t header;     /* segment headers and 8-byte alignment */
-    uint64_t columns;    /* per document: id, published_at, row size, source */
-    uint64_t url_table;  /* (canonical-URL hash, docid) pairs: upserts by URL */
-    uint64_t dictionary; /* the term entries */
-    uint64_t term_strs;  /* the term strings */
-    uint64_t skip;       /* skip tables: block last docid, offsets, block maxima */
-    uint64_t docids;     /* docid gaps */
-    uint64_t freqs;      /* field masks and term frequencies */
+    uint64_t header;          /* segment headers and 8-byte alignment */
+    uint64_t columns;         /* per document: id, published_at, row size, source */
+    uint64_t url_table;       /* (canonical-URL hash, docid) pairs: upserts by URL */
+    uint64_t dictionary;      /* the term entries */
+    uint64_t term_strs;       /* the term strings */
+    uint64_t skip;            /* skip tables: block last docid, offsets, block maxima */
+    uint64_t docids;          /* docid gaps */
+    uint64_t freqs;           /* field masks and term frequencies */
     uint64_t positions_bytes; /* position deltas (exact terms) */
     /* the document store */
     uint64_t store_offsets, store_dict, store_frames;

@@ -549,7 +549,7 @@ static size_t relevancy_page(struct eng_segment *seg, const char *q, unsigned fi
     arena_init(&a, 0);
     err_clear(&err);
     assert_int_equal(query_parse(&a, q, strlen(q), (struct query_node **)&req.q, &err), 0);
-    assert_int_equal(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, total, &ids, &n, &err), 0);
+    assert_int_equal(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, total, &ids, NULL, &n, &err), 0);
     if (n > 0)
         memcpy(out, ids, n * sizeof *ids);
     arena_release(&a);

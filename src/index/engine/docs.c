@@ -213,6 +213,17 @@ static bool frame(const struct eng_segment *s, uint32_t doc, const uint8_t **p, 
     return true;
 }
 
+void eng_docs_prefetch(const struct eng_segment *s, uint32_t doc)
+{
+    if (doc >= s->n)
+        return;
+    uint64_t lo = s->doc_off[doc], hi = s->doc_off[doc + 1];
+    /* a frame is ~400 bytes: its first lines hold the header and the
+     * literals the decoder reads first; the rest follows as it streams */
+    for (uint64_t at = lo; at < hi && at < s->dz_len && at < lo + 256; at += 64)
+        __builtin_prefetch(s->dz + at);
+}
+
 int eng_docs_size(const struct eng_segment *s, uint32_t doc, size_t *size)
 {
     const uint8_t *p;

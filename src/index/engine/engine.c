@@ -95,6 +95,7 @@ static int engine_search(struct index_backend *b, struct arena *a, const struct 
     struct index_engine *e = (struct index_engine *)b;
     struct eng_snap *s;
     int64_t *ids = NULL;
+    struct eng_doc_ref *refs = NULL;
     size_t n = 0, kept = 0;
     int rc;
 
@@ -110,12 +111,12 @@ static int engine_search(struct index_backend *b, struct arena *a, const struct 
                            : e->opt.split == INDEX_SPLIT_ALWAYS ? ENG_SPLIT_ALWAYS
                            : others == 0                        ? ENG_SPLIT_HEAVY
                                                                 : ENG_SPLIT_NEVER;
-    rc = eng_search_ids(s, a, req, split, &out->total, &ids, &n, err);
+    rc = eng_search_ids(s, a, req, split, &out->total, &ids, &refs, &n, err);
     atomic_fetch_sub(&e->searching, 1);
     /* The page from the same snapshot: its segments' document stores. */
     if (rc == 0 && n > 0) {
         out->docs = arena_calloc(a, n, sizeof *out->docs);
-        rc = out->docs ? eng_page_docs(s, &e->dctxs, a, ids, n, out->docs, &kept, err)
+        rc = out->docs ? eng_page_docs(s, &e->dctxs, a, ids, refs, n, out->docs, &kept, err)
                        : err_set(err, ERR_NOMEM, "out of memory for a page of results");
     }
     eng_snap_unref(s);

@@ -30,12 +30,11 @@
  *   engine.c     the backend: vtable, the follower thread, read-your-writes
  *
  * Postings of a term: skip table (one struct eng_skip per block of
- * ENG_BLOCK docs; a struct eng_skip1 for a list of one block), then the docid stream (per block: varint gaps), then the
- * data stream (per posting, text terms only: per field in the field mask
- * its tf as a varint — the first field's as (tf - 1) << 3 | mask, so that
- * the usual posting, one field with a few occurrences, takes one byte; the
- * others' as tf - 1 — each followed, for exact terms, by its tf position
- * deltas as varints; meta terms have no data). */
+ * ENG_BLOCK docs; a struct eng_skip1 for a list of one block), then the docid stream (per block:
+ * varint gaps), then the data stream (per posting, text terms only: per field in the field mask its
+ * tf as a varint — the first field's as (tf - 1) << 3 | mask, so that the usual posting, one field
+ * with a few occurrences, takes one byte; the others' as tf - 1 — each followed, for exact terms,
+ * by its tf position deltas as varints; meta terms have no data). */
 #ifndef NEWSD_INDEX_ENGINE_INTERNAL_H
 #define NEWSD_INDEX_ENGINE_INTERNAL_H
 
@@ -83,10 +82,10 @@ static const uint32_t eng_wf2[ENG_FIELDS] = {6, 3, 2};
 
 /* A dictionary entry: 24 bytes (1.5 million of them at 1 M articles). */
 struct eng_term {
-    uint64_t off;          /* skip table, in segment post (4-byte aligned) */
-    uint32_t str;          /* in segment strs */
-    uint32_t len : 24;     /* bytes of the string, <= ENG_TERM_LEN_MAX */
-    uint32_t kind : 8;     /* enum eng_term_kind */
+    uint64_t off;      /* skip table, in segment post (4-byte aligned) */
+    uint32_t str;      /* in segment strs */
+    uint32_t len : 24; /* bytes of the string, <= ENG_TERM_LEN_MAX */
+    uint32_t kind : 8; /* enum eng_term_kind */
     uint32_t df;
     uint32_t docs_len; /* bytes of the docid stream */
 };
@@ -189,6 +188,9 @@ int eng_docs_get(const struct eng_segment *s, void *dctx, uint32_t doc, struct a
 /* eng_docs_get in two steps, so that a page allocates once: the JSON's
  * length (from the frame's header), then the JSON into out[0..size). */
 int eng_docs_size(const struct eng_segment *s, uint32_t doc, size_t *size);
+/* Starts loading doc's offsets and the first bytes of its frame into the
+ * CPU cache (a hint: nothing is checked or read). */
+void eng_docs_prefetch(const struct eng_segment *s, uint32_t doc);
 int eng_docs_read(const struct eng_segment *s, void *dctx, uint32_t doc, char *out, size_t size);
 void *eng_docs_dctx(void);
 void eng_docs_dctx_free(void *dctx);
@@ -500,19 +502,27 @@ enum eng_split {
     ENG_SPLIT_ALWAYS, /* two whenever there are segments for both (tests, fuzzing) */
 };
 
-/* Count and page of ids (page order) for req over snapshot s. The answer
- * is the same whatever split says. */
+/* Where a document is in the snapshot a search ran on. */
+struct eng_doc_ref {
+    uint32_t seg; /* index in eng_snap.segs */
+    uint32_t doc; /* docid in that segment */
+};
+
+/* Count and page of ids (page order) for req over snapshot s, and (refs
+ * not NULL) where each id's document is in s. The answer is the same
+ * whatever split says. */
 int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index_request *req,
-                   enum eng_split split, uint64_t *total, int64_t **ids, size_t *n,
-                   struct err *err);
+                   enum eng_split split, uint64_t *total, int64_t **ids, struct eng_doc_ref **refs,
+                   size_t *n, struct err *err);
 
 /* --- page.c --------------------------------------------------------------- */
 
 /* The page of ids[0..n) (ids of s's live documents) from the segments'
- * document stores into docs (same order; *kept = documents found). */
+ * document stores into docs (same order; *kept = documents found); refs
+ * (from eng_search_ids, or NULL: looked up by id) says where each is. */
 int eng_page_docs(const struct eng_snap *s, struct eng_docs_pool *pool, struct arena *a,
-                  const int64_t *ids, size_t n, struct index_doc *docs, size_t *kept,
-                  struct err *err);
+                  const int64_t *ids, const struct eng_doc_ref *refs, size_t n,
+                  struct index_doc *docs, size_t *kept, struct err *err);
 
 /* --- engine.c: the backend ------------------------------------------------ */
 

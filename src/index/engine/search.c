@@ -38,6 +38,7 @@ struct node {
 struct ev {
     struct arena *a;
     const struct eng_segment *seg;
+    uint32_t si;                 /* seg's index in the snapshot */
     uint32_t (*pa)[ENG_POS_MAX]; /* positions of one token, per field */
     uint32_t (*st)[ENG_POS_MAX]; /* phrase start candidates, per field */
     struct node **leaf_nodes;    /* per scored leaf, this segment; NULL absent */
@@ -306,6 +307,7 @@ static double leaf_freq(const struct node *n, uint32_t doc)
 struct cand {
     double key; /* score or popularity; unused for time orders */
     int64_t id;
+    struct eng_doc_ref at; /* where its document is: the page reads it there */
 };
 
 /* a ranks before b: higher key, then higher id (newest). */
@@ -659,7 +661,7 @@ static void relevancy_match(struct run *r, struct ev *ev, uint32_t d)
     double score = bm25_sum(r, r->freq, (double)seg->dl[d]); /* fts5Bm25Function() */
     if (full && score < worst)
         return;
-    heap_push(&r->heap, (struct cand){score, seg->ids[d]});
+    heap_push(&r->heap, (struct cand){score, seg->ids[d], {ev->si, d}});
 }
 
 /* --- the set evaluator ------------------------------------------------------
@@ -1053,7 +1055,7 @@ static int sets_page(struct run *r, struct ev *ev, struct sets *sb, const uint64
         for (uint32_t w = 0; w < b.nw && got < r->k; w++) {
             for (uint64_t bits = v[w]; bits && got < r->k; bits &= bits - 1) {
                 uint32_t d = b.base + w * 64 + bits_low(bits);
-                r->list[r->nlist + got++] = (struct cand){0, seg->ids[d]};
+                r->list[r->nlist + got++] = (struct cand){0, seg->ids[d], {ev->si, d}};
             }
         }
         r->nlist += got;
@@ -1063,7 +1065,8 @@ static int sets_page(struct run *r, struct ev *ev, struct sets *sb, const uint64
             for (uint64_t bits = v[w]; bits && got < r->k;) {
                 unsigned i = bits_high(bits);
                 bits &= ~((uint64_t)1 << i);
-                r->list[r->nlist + got++] = (struct cand){0, seg->ids[b.base + w * 64 + i]};
+                r->list[r->nlist + got++] =
+                    (struct cand){0, seg->ids[b.base + w * 64 + i], {ev->si, b.base + w * 64 + i}};
             }
         }
         r->nlist += got;
@@ -1076,7 +1079,7 @@ static int sets_page(struct run *r, struct ev *ev, struct sets *sb, const uint64
                 double pop = src < r->snap->npop ? r->snap->pop[src] : -1.0;
                 if (r->heap.n == r->heap.k && pop < r->heap.v[0].key)
                     continue;
-                heap_push(&r->heap, (struct cand){pop, seg->ids[d]});
+                heap_push(&r->heap, (struct cand){pop, seg->ids[d], {ev->si, d}});
             }
         }
         return 0;
@@ -1119,7 +1122,7 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
 {
     const struct eng_segment *seg = r->snap->segs[si];
     const struct eng_dels *dels = r->snap->dels[si];
-    struct ev ev = {.a = a, .seg = seg};
+    struct ev ev = {.a = a, .seg = seg, .si = (uint32_t)si};
     enum index_sort sort = r->req->sort;
     uint32_t lo, hi, d;
     size_t got = 0;
@@ -1145,7 +1148,7 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
         struct eng_cursor c;
         eng_cursor_init(&c, seg, root->cur[0].t);
         for (d = eng_cursor_seek(&c, lo); d < hi && got < r->k; d = eng_cursor_seek(&c, d + 1))
-            r->list[r->nlist + got++] = (struct cand){0, seg->ids[d]};
+            r->list[r->nlist + got++] = (struct cand){0, seg->ids[d], {ev.si, d}};
         r->nlist += got;
         eng_cursor_init(&c, seg, root->cur[0].t);
         r->total += eng_cursor_count_range(&c, lo, hi);
@@ -1160,7 +1163,7 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
     if (known && (r->k == 0 || sort == INDEX_SORT_PUBLISHED_DESC)) {
         for (d = seek(&ev, root, lo); d < hi && got < r->k; d = seek(&ev, root, d + 1)) {
             if (!eng_dels_has(dels, d))
-                r->list[r->nlist + got++] = (struct cand){0, seg->ids[d]};
+                r->list[r->nlist + got++] = (struct cand){0, seg->ids[d], {ev.si, d}};
         }
         r->nlist += got;
         r->total += cached;
@@ -1186,10 +1189,10 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
         switch (sort) {
         case INDEX_SORT_PUBLISHED_DESC:
             if (got < r->k)
-                r->list[r->nlist + got++] = (struct cand){0, seg->ids[d]};
+                r->list[r->nlist + got++] = (struct cand){0, seg->ids[d], {ev.si, d}};
             break;
         case INDEX_SORT_PUBLISHED_ASC:
-            r->ring[ring_n++ % r->k] = (struct cand){0, seg->ids[d]};
+            r->ring[ring_n++ % r->k] = (struct cand){0, seg->ids[d], {ev.si, d}};
             break;
         case INDEX_SORT_POPULARITY: {
             uint32_t src = seg->src[d];
@@ -1197,7 +1200,7 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
             /* Below the page's worst whatever its id: no read of ids[d]. */
             if (r->heap.n == r->heap.k && pop < r->heap.v[0].key)
                 break;
-            heap_push(&r->heap, (struct cand){pop, seg->ids[d]});
+            heap_push(&r->heap, (struct cand){pop, seg->ids[d], {ev.si, d}});
             break;
         }
         case INDEX_SORT_RELEVANCY:
@@ -1388,8 +1391,8 @@ static int run_segments(struct run *r, struct arena *a, enum eng_split split, in
 }
 
 int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index_request *req,
-                   enum eng_split split, uint64_t *total, int64_t **ids, size_t *n,
-                   struct err *err)
+                   enum eng_split split, uint64_t *total, int64_t **ids, struct eng_doc_ref **refs,
+                   size_t *n, struct err *err)
 {
     struct run r = {.snap = s, .req = req, .deadline = req->deadline_ms};
     int64_t id_lo = store_id_lo(req->from), id_hi = store_id_hi(req->to);
@@ -1397,6 +1400,8 @@ int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index
 
     *total = 0;
     *ids = NULL;
+    if (refs)
+        *refs = NULL;
     *n = 0;
     if ((rc = eng_plan_build(&r.plan, a, req, err)) < 0)
         return rc;
@@ -1461,10 +1466,13 @@ int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index
     if (m > req->limit)
         m = req->limit;
     *ids = arena_calloc(a, m, sizeof **ids);
-    if (*ids == NULL)
+    if (*ids == NULL || (refs && (*refs = arena_calloc(a, m, sizeof **refs)) == NULL))
         goto nomem;
-    for (size_t i = 0; i < m; i++)
+    for (size_t i = 0; i < m; i++) {
         (*ids)[i] = v[req->offset + i].id;
+        if (refs)
+            (*refs)[i] = v[req->offset + i].at;
+    }
     *n = m;
     return 0;
 nomem:
