@@ -59,7 +59,7 @@
  * articles are large). */
 #define IMPORT_BATCH_BYTES ((size_t)64 * 1024 * 1024)
 /* ... or when its first article has waited this long, whether more input
- * arrives or not (input_fill): input that trickles in (a pipe fed as
+ * arrives or not (input_wait): input that trickles in (a pipe fed as
  * articles come, e.g. at 5,000/s, or one article now and then) is stored,
  * and so searchable, within a fraction of a second instead of when 2,000
  * have gathered. A file read at full speed fills its batches long before. */
@@ -266,9 +266,16 @@ static int input_fill(struct import_ctx *c, struct import_input *in)
     if (rc < 0)
         return rc;
     ssize_t k;
-    do
+    for (;;) {
         k = read(in->fd, in->buf, sizeof in->buf);
-    while (k < 0 && errno == EINTR);
+        if (k >= 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK))
+            break;
+        if (errno != EINTR) {
+            /* Input left non-blocking by whoever set it up: wait for it. */
+            struct pollfd p = {.fd = in->fd, .events = POLLIN};
+            poll(&p, 1, -1);
+        }
+    }
     if (k < 0)
         return err_set(c->err, ERR_IO, "read error: %s", strerror(errno));
     in->pos = 0;
