@@ -2,10 +2,13 @@
  * parts are views in order inside the string; a URL masked for logs is
  * masked already (masking it again changes nothing), keeps no userinfo
  * but "***", no query value but "***" and no fragment but "***"; a cut
- * output is a prefix of the whole one. */
+ * output is a prefix of the whole one. The password mode (feeds list,
+ * store locations) likewise: masked already, a password in the userinfo
+ * and every password= value "***", a cut a prefix. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "check.h"
 #include "util/urlview.h"
@@ -35,6 +38,29 @@ static void masked(const char *out)
         const char *value = eq ? eq + 1 : param;
         size_t vn = (size_t)(param + len - value);
         CHECK(vn == 0 || (vn == 3 && !memcmp(value, "***", 3)));
+        i += len + 1;
+    }
+}
+
+static bool is_stars(const char *p, size_t n)
+{
+    return n == 3 && !memcmp(p, "***", 3);
+}
+
+static void passwords_masked(const char *out)
+{
+    struct urlview v;
+    urlview_parse(&v, out);
+    const char *colon = v.userinfo.p ? memchr(v.userinfo.p, ':', v.userinfo.n) : NULL;
+    if (colon)
+        CHECK(is_stars(colon + 1, (size_t)(v.userinfo.p + v.userinfo.n - colon - 1)));
+    for (size_t i = 0; v.query.p && i <= v.query.n;) {
+        const char *param = v.query.p + i;
+        size_t len = 0;
+        while (i + len < v.query.n && param[len] != '&')
+            len++;
+        if (len >= 9 && param[8] == '=' && strncasecmp(param, "password", 8) == 0)
+            CHECK(is_stars(param + 9, len - 9));
         i += len + 1;
     }
 }
@@ -70,6 +96,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(strncmp(cut, out, strlen(cut)) == 0);
         urlview_redacted(s, URLVIEW_REDACT_PASSWORDS, out, cap);
         CHECK(strlen(out) < cap - 1);
+        passwords_masked(out);
+        urlview_redacted(out, URLVIEW_REDACT_PASSWORDS, again, cap);
+        CHECK(strcmp(out, again) == 0);
+        urlview_redacted(s, URLVIEW_REDACT_PASSWORDS, cut, n / 2 + 1);
+        CHECK(strncmp(cut, out, strlen(cut)) == 0);
     }
     free(out);
     free(again);

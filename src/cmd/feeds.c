@@ -52,6 +52,8 @@ static void feeds_usage(FILE *f)
             "               with \"\" on edit) the crawler's setting (serve/crawl --pages)\n"
             "  --country, --category, --language with an empty value (\"\") clear it\n"
             "  --format     export: opml (default) or jsonl; list: table (default) or json\n"
+            "  export keeps feed URLs whole, credentials too (it is for importing again);\n"
+            "  list shows a URL's password as ***\n"
             "  --config     the config file: [outbound] allow_networks admits feeds on\n"
             "               loopback, private and other special-use addresses\n",
             FEEDS_INTERVAL_MIN, FEEDS_INTERVAL_MAX, STORE_FEED_DEFAULT_INTERVAL);

@@ -11,8 +11,10 @@
  * is, so re-importing is harmless; a bad entry is reported and skipped.
  *
  * Export writes every feed in either format, so that an export imported
- * into another store gives the same feeds (settings, not fetch state).
- * List shows each feed's health as a table or as JSON. */
+ * into another store gives the same feeds (settings, not fetch state):
+ * its URLs keep their credentials, it is as secret as the store.
+ * List shows each feed's health as a table or as JSON, each URL with its
+ * password masked (listed_url). */
 #include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "cmd/feeds_internal.h"
@@ -31,6 +33,7 @@
 
 #include "util/buf.h"
 #include "util/timefmt.h"
+#include "util/urlview.h"
 
 #include "util/banned.h"
 
@@ -358,6 +361,19 @@ int feeds_export(struct store *s, struct arena *ar, const char *format)
 
 /* ---- list -------------------------------------------------------------------- */
 
+/* A feed's url as a listing shows it: the password masked (user:***@,
+ * password=***), the rest kept so that the operator still tells the feeds
+ * apart. A listing gets pasted into tickets and chats; the export, made to
+ * be imported again, is what keeps the url whole. NULL: no memory. */
+static const char *listed_url(struct arena *ar, const char *url)
+{
+    /* Masking turns each secret into "***": at most 3 bytes more per
+     * masked part, and there are fewer masked parts than bytes. */
+    size_t len = strlen(url), cap = 4 * len + 16;
+    char *shown = arena_alloc(ar, cap);
+    return shown ? urlview_redacted(url, URLVIEW_REDACT_PASSWORDS, shown, cap) : NULL;
+}
+
 /* A time as JSON: ISO 8601, or null for never. */
 static json_t *time_json(int64_t t)
 {
@@ -368,11 +384,12 @@ static json_t *time_json(int64_t t)
     return json_string(iso);
 }
 
-static json_t *feed_health_json(const struct feed_record *f)
+static json_t *feed_health_json(struct arena *ar, const struct feed_record *f)
 {
     json_t *settings = feed_settings_json(f), *o = json_object();
-    int bad = !settings || !o || json_object_set_new(o, "id", json_integer(f->id)) ||
-              json_object_update(o, settings);
+    const char *url = listed_url(ar, f->url);
+    int bad = !settings || !o || !url || json_object_set_new(o, "id", json_integer(f->id)) ||
+              json_object_update(o, settings) || json_object_set_new(o, "url", json_string(url));
     json_decref(settings);
     if (bad) {
         json_decref(o);
@@ -453,7 +470,8 @@ static int list_table(struct arena *ar, const struct feed_record *feeds, size_t 
         const struct feed_record *f = &feeds[i];
         const char **row = cells + (i + 1) * LIST_COLS;
         row[0] = arena_printf(ar, "%lld", (long long)f->id);
-        row[1] = cmd_table_cell(ar, f->url);
+        const char *url = listed_url(ar, f->url);
+        row[1] = url ? cmd_table_cell(ar, url) : NULL;
         row[2] = cmd_table_cell(ar, f->source_id);
         row[3] = ago_cell(ar, f->last_fetch_at, now);
         row[4] = f->last_fetch_at && f->last_status ? arena_printf(ar, "%d", f->last_status) : "-";
@@ -498,7 +516,7 @@ int feeds_list(struct store *s, struct arena *ar, const char *format)
         return list_table(ar, feeds, n);
     json_t *all = json_array();
     for (size_t i = 0; all && i < n; i++) {
-        if (json_array_append_new(all, feed_health_json(&feeds[i])) < 0) {
+        if (json_array_append_new(all, feed_health_json(ar, &feeds[i])) < 0) {
             json_decref(all);
             all = NULL;
         }

@@ -16,6 +16,12 @@
  * Articles are stored in batches of LIMIT_IMPORT_BATCH, one transaction and
  * one arena each; a url seen twice in one batch keeps the later article.
  *
+ * The input is read with read(2) through a buffer of its own, not stdio: a
+ * pipe that goes quiet (tail -f file | newsd import -) is waited on with
+ * poll(2) only until the batch being filled is due (IMPORT_BATCH_MS after
+ * its first article), which needs to know what is buffered already. A
+ * regular file never blocks and is never polled.
+ *
  * Two stages: this thread reads, parses and normalises the next batch while
  * a writer thread commits the previous one (two batches, handed over in
  * order, so what is committed is always a prefix of the file). Parsing
@@ -25,6 +31,8 @@
 #include "ingest/ingest.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -33,7 +41,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -48,12 +58,14 @@
 /* A batch also ends when its arena holds this much (bounds memory when
  * articles are large). */
 #define IMPORT_BATCH_BYTES ((size_t)64 * 1024 * 1024)
-/* ... or when its first article has waited this long and another one
- * arrives: input that trickles in (a pipe fed as articles come, e.g. at
- * 5,000/s) is stored, and so searchable, within a fraction of a second
- * instead of when 2,000 have gathered. A file read at full speed fills its
- * batches long before. */
+/* ... or when its first article has waited this long, whether more input
+ * arrives or not (input_wait): input that trickles in (a pipe fed as
+ * articles come, e.g. at 5,000/s, or one article now and then) is stored,
+ * and so searchable, within a fraction of a second instead of when 2,000
+ * have gathered. A file read at full speed fills its batches long before. */
 #define IMPORT_BATCH_MS 200
+/* Bytes read from the input at a time. */
+#define IMPORT_READ_BYTES (64 * 1024)
 /* Open-addressing table of the batch's canonical urls: a power of two,
  * at least twice LIMIT_IMPORT_BATCH. */
 #define IMPORT_SLOTS 4096
@@ -94,35 +106,6 @@ void ingest_report(FILE *report, const char *fmt, ...)
     vfprintf(f, fmt, ap);
     va_end(ap);
     fputc('\n', f);
-}
-
-int ingest_line_read(FILE *f, struct buf *b)
-{
-    char chunk[64 * 1024];
-    size_t k = 0;
-    bool any = false;
-    int c;
-    buf_reset(b);
-    while ((c = getc_unlocked(f)) != EOF) {
-        any = true;
-        if (c == '\n')
-            break;
-        chunk[k++] = (char)c;
-        if (k == sizeof chunk) {
-            buf_append(b, chunk, k); /* past b->max: sticky error, keep consuming */
-            k = 0;
-        }
-    }
-    if (ferror(f))
-        return ERR_IO;
-    if (!any)
-        return 0;
-    if (k > 0 && chunk[k - 1] == '\r')
-        k--;
-    else if (k == 0 && b->len > 0 && b->data[b->len - 1] == '\r')
-        b->data[--b->len] = '\0';
-    buf_append(b, chunk, k);
-    return 1;
 }
 
 static void batch_reset(struct import_batch *b)
@@ -235,6 +218,117 @@ static int batch_add(struct import_ctx *c, const struct article *art)
         return batch_flush(c);
     return 0;
 }
+
+/* ---- the input ------------------------------------------------------------ */
+
+struct import_input {
+    int fd;
+    bool may_block; /* a pipe, terminal or socket: a read may wait for input */
+    bool eof;
+    size_t pos, len; /* buf[pos..len) is read and not yet used */
+    char buf[IMPORT_READ_BYTES];
+};
+
+static void input_open(struct import_input *in, int fd)
+{
+    struct stat st;
+    in->fd = fd;
+    in->may_block = fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
+    in->eof = false;
+    in->pos = in->len = 0;
+}
+
+/* Before a read that may block: while the batch being filled holds
+ * articles, wait for input only until the batch is due, then hand it to
+ * the writer, so the last articles of a pipe that went quiet do not wait
+ * for the next line or the end of input. */
+static int input_wait(struct import_ctx *c, struct import_input *in)
+{
+    while (in->may_block && c->b->n > 0) {
+        int64_t left = c->b->first_ms + IMPORT_BATCH_MS - clock_mono_ms();
+        if (left <= 0)
+            return batch_flush(c);
+        struct pollfd p = {.fd = in->fd, .events = POLLIN};
+        int r = poll(&p, 1, (int)left);
+        if (r > 0 || (r < 0 && errno != EINTR))
+            return 0; /* readable, closed, or an error read(2) will report */
+    }
+    return 0;
+}
+
+/* Refill the buffer: 1 when there is more, 0 at end of input, ERR_IO, or
+ * the writer's failure (a due batch is handed over while waiting). */
+static int input_fill(struct import_ctx *c, struct import_input *in)
+{
+    if (in->eof)
+        return 0;
+    int rc = input_wait(c, in);
+    if (rc < 0)
+        return rc;
+    ssize_t k;
+    for (;;) {
+        k = read(in->fd, in->buf, sizeof in->buf);
+        if (k >= 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK))
+            break;
+        if (errno != EINTR) {
+            /* Input left non-blocking by whoever set it up: wait for it. */
+            struct pollfd p = {.fd = in->fd, .events = POLLIN};
+            poll(&p, 1, -1);
+        }
+    }
+    if (k < 0)
+        return err_set(c->err, ERR_IO, "read error: %s", strerror(errno));
+    in->pos = 0;
+    in->len = (size_t)k;
+    in->eof = k == 0;
+    return k > 0;
+}
+
+/* Read one line (without its '\n' and a '\r' before it) into b, bounded by
+ * b->max: a longer line is consumed to its end and b's sticky error is
+ * ERR_TOO_LARGE. 1 when a line was read, 0 at end of input, < 0 as
+ * input_fill. */
+static int input_line(struct import_ctx *c, struct import_input *in, struct buf *b)
+{
+    bool any = false;
+    buf_reset(b);
+    for (;;) {
+        if (in->pos == in->len) {
+            int rc = input_fill(c, in);
+            if (rc <= 0) {
+                if (rc < 0)
+                    return rc;
+                break;
+            }
+        }
+        any = true;
+        const char *p = in->buf + in->pos;
+        const char *nl = memchr(p, '\n', in->len - in->pos);
+        size_t take = nl ? (size_t)(nl - p) : in->len - in->pos;
+        buf_append(b, p, take); /* past b->max: sticky error, keep consuming */
+        in->pos += take + (nl != NULL);
+        if (nl)
+            break;
+    }
+    if (!any)
+        return 0;
+    if (b->len > 0 && b->data[b->len - 1] == '\r')
+        b->data[--b->len] = '\0';
+    return 1;
+}
+
+/* The rest of the input appended to b (until b's sticky error). */
+static int input_rest(struct import_ctx *c, struct import_input *in, struct buf *b)
+{
+    int rc = 0;
+    do {
+        buf_append(b, in->buf + in->pos, in->len - in->pos);
+        in->pos = in->len;
+    } while (buf_error(b) == 0 && (rc = input_fill(c, in)) > 0);
+    return buf_error(b) ? 0 : rc;
+}
+
+/* ---- articles ----------------------------------------------------------------- */
 
 /* Prefix of a report: "line N", "line N: articles[i]", "articles[i]", or
  * "file" for a whole-file value. */
@@ -378,7 +472,7 @@ static bool opens_document(const char *s, size_t n)
     return n == i + 1 && (s[i] == '{' || s[i] == '[');
 }
 
-static int import_stream(struct import_ctx *c, FILE *f)
+static int import_stream(struct import_ctx *c, struct import_input *in)
 {
     struct buf line, all;
     size_t lineno = 0;
@@ -388,7 +482,7 @@ static int import_stream(struct import_ctx *c, FILE *f)
 
     /* The first non-blank line. */
     do {
-        got = ingest_line_read(f, &line);
+        got = input_line(c, in, &line);
         lineno++;
     } while (got == 1 && buf_error(&line) == 0 && blank_line(line.data, line.len));
     rc = got < 0 ? got : 0;
@@ -406,7 +500,7 @@ static int import_stream(struct import_ctx *c, FILE *f)
             rc = import_value(c, v, where);
             json_decref(v);
             line.max = LIMIT_IMPORT_LINE_BYTES;
-            while (rc == 0 && (got = ingest_line_read(f, &line)) == 1) {
+            while (rc == 0 && (got = input_line(c, in, &line)) == 1) {
                 lineno++;
                 if (buf_error(&line) == 0 && blank_line(line.data, line.len))
                     continue;
@@ -426,14 +520,9 @@ static int import_stream(struct import_ctx *c, FILE *f)
     size_t first = lineno;
     buf_append(&all, line.data, line.len);
     buf_putc(&all, '\n');
-    char chunk[64 * 1024];
-    size_t k;
-    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0 && buf_error(&all) == 0)
-        buf_append(&all, chunk, k);
-    if (ferror(f)) {
-        rc = err_set(c->err, ERR_IO, "read error");
+    rc = input_rest(c, in, &all);
+    if (rc < 0)
         goto out;
-    }
     if (buf_error(&all) != 0) {
         rc = err_set(c->err, buf_error(&all), "file larger than %zu bytes", INGEST_MAX_FILE_BYTES);
         goto out;
@@ -492,17 +581,20 @@ static int file_producer(struct import_ctx *c, void *arg)
 int ingest_import_file(struct store *s, const char *path, const struct ingest_options *opt,
                        struct ingest_stats *stats, struct err *err)
 {
-    FILE *f;
-    if (strcmp(path, "-") == 0) {
-        f = stdin;
-    } else {
-        f = fopen(path, "rb");
-        if (!f)
-            return err_set(err, ERR_IO, "cannot open: %s", strerror(errno));
+    /* The input's buffer (IMPORT_READ_BYTES) is too large for a stack. */
+    struct import_input *in = malloc(sizeof *in);
+    if (!in)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    int fd = STDIN_FILENO;
+    if (strcmp(path, "-") != 0 && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+        free(in);
+        return err_set(err, ERR_IO, "cannot open: %s", strerror(errno));
     }
-    int rc = ingest_import_run(s, opt, stats, err, file_producer, f);
-    if (f != stdin)
-        fclose(f);
+    input_open(in, fd);
+    int rc = ingest_import_run(s, opt, stats, err, file_producer, in);
+    if (fd != STDIN_FILENO)
+        close(fd);
+    free(in);
     return rc;
 }
 

@@ -46,11 +46,6 @@ bool ingest_language_code(const char *s, char out[3]);
 /* True when s is one of the seven categories (exact, lower case). */
 bool ingest_category_known(const char *s);
 
-/* Read one line (without its '\n' and a '\r' before it) into b, bounded by
- * b->max: a longer line is consumed to its end and b's sticky error is
- * ERR_TOO_LARGE. Returns 1 when a line was read, 0 at end of file, ERR_IO. */
-int ingest_line_read(FILE *f, struct buf *b);
-
 /* Where import problems go: opt's report stream, else stderr. One line
  * each, "line N: reason" style, formatted by the caller. */
 void ingest_report(FILE *report, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -3,13 +3,16 @@ bad-line reports, sources import, keys, exit statuses, SIGTERM."""
 import json
 import os
 import re
+import sqlite3
+import subprocess
+import time
 import types
 
 import pytest
 
 from corpus import DATA, image_url
-from harness import (Client, Server, articles_ok, cli_ok, parse_summary, run_cli, sources_ok,
-                     urls)
+from harness import (BIN, SLOW, Client, Server, articles_ok, clean_env, cli_ok, parse_summary,
+                     run_cli, sanitizer_findings, sources_ok, urls)
 
 
 def good(n, **kw):
@@ -160,6 +163,69 @@ def test_missing_file_exits_1(tmp_path, args):
     # one clear line (an import's closing summary line aside)
     lines = [l for l in r.err.splitlines() if l.strip() and not parse_summary(l)]
     assert len(lines) == 1, repr(r)
+
+
+# ---- a trickled import: `tail -f articles.jsonl | newsd import -` ----------------------
+
+def stored_urls(store):
+    """The urls in the store's articles table; none while there is no
+    database yet or a writer holds it."""
+    try:
+        db = sqlite3.connect("file:%s?mode=ro" % os.path.join(str(store), "newsd.db"), uri=True,
+                             timeout=1)
+        try:
+            return {row[0] for row in db.execute("SELECT url FROM articles")}
+        finally:
+            db.close()
+    except sqlite3.OperationalError:
+        return set()
+
+
+def wait_stored(store, url, proc, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if url in stored_urls(store):
+            return True
+        assert proc.poll() is None, "the import ended early (status %s)" % proc.returncode
+        time.sleep(0.05)
+    return False
+
+
+def test_a_trickled_import_stores_each_batch_without_more_input(tmp_path):
+    """A pipe that goes quiet: an article is stored within about 200 ms
+    (IMPORT_BATCH_MS) of arriving, not when the next line or the end of input
+    comes; also while a later line has come only in part. Closing the pipe
+    ends the import with status 0."""
+    store = tmp_path / "s"
+    store.mkdir()
+    err_path = tmp_path / "import.err"
+    with open(err_path, "wb") as err:
+        proc = subprocess.Popen([BIN, "import", "--store", str(store), "-"],
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err,
+                                env=clean_env())
+    try:
+        first, second = good(1), good(2)
+        half = len(second) // 2
+        proc.stdin.write((first + "\n" + second[:half]).encode())
+        proc.stdin.flush()
+        assert wait_stored(store, "https://cli.test/a1", proc, 10 * SLOW), \
+            "the first article was not stored while the input stayed open"
+        assert "https://cli.test/a2" not in stored_urls(store)
+        proc.stdin.write((second[half:] + "\n").encode())
+        proc.stdin.flush()
+        assert wait_stored(store, "https://cli.test/a2", proc, 10 * SLOW), \
+            "the second article was not stored while the input stayed open"
+        proc.stdin.close()
+        rc = proc.wait(timeout=30 * SLOW)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = err_path.read_text(errors="replace")
+    assert rc == 0, text
+    assert not sanitizer_findings(text), text
+    assert parse_summary(text) == {"imported": 2, "updated": 0, "skipped": 0}, text
+    assert stored_urls(store) == {"https://cli.test/a1", "https://cli.test/a2"}
 
 
 # ---- a store built through the other input forms, then served ---------------------------

@@ -149,6 +149,44 @@ def test_an_export_reimports_to_the_same_feeds(tmp_path):
     assert settings(c) == want
 
 
+CREDENTIALED = [
+    # (as added, as feeds list shows it)
+    ("https://reader:s3cret-PW@feeds.example.org/private.rss",
+     "https://reader:***@feeds.example.org/private.rss"),
+    ("https://reader:p%40ss%3APW@example.net/feed?lang=en&password=PWQ",
+     "https://reader:***@example.net/feed?lang=en&password=***"),
+    ("https://reader:PW@[2606:4700::1111]:8443/atom.xml",
+     "https://reader:***@[2606:4700::1111]:8443/atom.xml"),
+    ("https://token-user@example.com/rss", "https://token-user@example.com/rss"),
+    ("https://example.org/plain.xml", "https://example.org/plain.xml"),
+]
+
+
+def test_feeds_list_masks_passwords(tmp_path):
+    """A listing gets pasted into tickets: `feeds list` (table and json) shows
+    a feed URL with its password as ***, the user and the rest kept; the
+    export, made to be imported again, keeps the URL whole (docs/feeds.md)."""
+    store = tmp_path / "s"
+    for url, _ in CREDENTIALED:
+        add(store, url)
+    table = cli_ok("feeds", "list", "--store", store).out
+    listed = json.loads(cli_ok("feeds", "list", "--store", store, "--format", "json").out)
+    for text in (table, json.dumps(listed)):
+        assert "PW" not in text and "s3cret" not in text and "p%40ss" not in text, text
+    rows = [line.split()[1] for line in table.splitlines()[1:]]
+    assert rows == [shown for _, shown in CREDENTIALED], table
+    assert [f["url"] for f in listed] == [shown for _, shown in CREDENTIALED]
+    # The export round-trips: the credentials are in it, and a store
+    # imported from it fetches with them.
+    jsonl = cli_ok("feeds", "export", "--store", store, "--format", "jsonl").out
+    assert [json.loads(x)["url"] for x in jsonl.splitlines()] == [u for u, _ in CREDENTIALED]
+    opml = cli_ok("feeds", "export", "--store", store).out
+    assert 'xmlUrl="https://reader:s3cret-PW@feeds.example.org/private.rss"' in opml, opml
+    copy = tmp_path / "copy"
+    cli_ok("feeds", "import", "--store", copy, "-", stdin=jsonl.encode())
+    assert cli_ok("feeds", "export", "--store", copy, "--format", "jsonl").out == jsonl
+
+
 READER_OPML = """<?xml version="1.0" encoding="UTF-8"?>
 <opml version="1.0">
   <head>

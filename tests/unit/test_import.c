@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ftw.h>
+#include <poll.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -23,6 +25,7 @@
 #include "ingest/ingest.h"
 #include "store/store.h"
 #include "util/arena.h"
+#include "util/clock.h"
 #include "util/err.h"
 #include "util/limits.h"
 #include "util/utf8.h"
@@ -476,6 +479,120 @@ static void unreadable_and_empty_files(void **state)
     assert_int_equal(st.skipped, 1);
 }
 
+/* Lines that straddle the reader's 64 KiB reads: a CRLF split between two
+ * reads, a line of several reads, a line over LIMIT_IMPORT_LINE_BYTES
+ * (reported, the next one still read) and a last line without '\n'. */
+static void lines_across_reads_and_over_the_limit(void **state)
+{
+    struct fixture *f = *state;
+    const size_t read_bytes = 64 * 1024;
+    FILE *o = fopen(f->file, "wb");
+    assert_non_null(o);
+    /* Line 1 ends with its '\r' as the last byte of the first read. */
+    const char *head = "{\"url\":\"https://r.example/1\",\"title\":\"one\",\"description\":\"";
+    const char *tail = "\"}";
+    size_t pad = read_bytes - 1 - strlen(head) - strlen(tail);
+    fputs(head, o);
+    for (size_t i = 0; i < pad; i++)
+        fputc('a', o);
+    fputs(tail, o);
+    fputs("\r\n", o);
+    assert_int_equal(ftell(o), (long)read_bytes + 1);
+    /* Line 2 spans three reads. */
+    fputs("{\"url\":\"https://r.example/2\",\"title\":\"two\",\"content\":\"", o);
+    for (size_t i = 0; i < 3 * read_bytes; i++)
+        fputc('b', o);
+    fputs("\"}\n", o);
+    /* Line 3 is too long. */
+    fputs("{\"url\":\"https://r.example/3\",\"title\":\"three\",\"content\":\"", o);
+    for (size_t i = 0; i < LIMIT_IMPORT_LINE_BYTES; i++)
+        fputc('c', o);
+    fputs("\"}\n", o);
+    fputs("{\"url\":\"https://r.example/4\",\"title\":\"four\"}", o);
+    fclose(o);
+    struct ingest_stats st;
+    assert_int_equal(do_import(f, f->file, NULL, &st), 0);
+    assert_int_equal(st.imported, 3);
+    assert_int_equal(st.skipped, 1);
+    assert_string_equal(f->report, "line 3: longer than 16777216 bytes\n");
+    assert_string_equal(column(f, "title", "https://r.example/1"), "one");
+    assert_string_equal(column(f, "title", "https://r.example/2"), "two");
+    assert_string_equal(column(f, "title", "https://r.example/4"), "four");
+}
+
+/* The other end of a trickled import's pipes: writes one article, waits
+ * (at most 10 s) for the import to say it committed it while the input
+ * stays open, then writes half a line more, waits the same way for a
+ * second commit (the first article of a batch never waits for a line to
+ * end), finishes the line and closes the input. */
+struct trickle {
+    int in_w, progress_r;
+    int commits_seen; /* commits reported before the input was closed */
+};
+
+static bool wait_commit(struct trickle *t, char *seen, size_t *n, size_t cap, const char *want)
+{
+    int64_t deadline = clock_mono_ms() + 10000;
+    while (!strstr(seen, want)) {
+        int64_t left = deadline - clock_mono_ms();
+        struct pollfd p = {.fd = t->progress_r, .events = POLLIN};
+        if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+            return false;
+        ssize_t k = read(t->progress_r, seen + *n, cap - 1 - *n);
+        if (k <= 0)
+            return false;
+        *n += (size_t)k;
+        seen[*n] = '\0';
+    }
+    return true;
+}
+
+static void *trickle_feed(void *arg)
+{
+    struct trickle *t = arg;
+    char seen[256] = "";
+    size_t n = 0;
+    const char *one = "{\"url\":\"https://p.example/1\",\"title\":\"one\"}\n";
+    const char *two = "{\"url\":\"https://p.example/2\",\"title\":\"two\"}\n";
+    size_t half = strlen(two) / 2;
+    if (write(t->in_w, one, strlen(one)) == (ssize_t)strlen(one) &&
+        wait_commit(t, seen, &n, sizeof seen, "committed 1\n")) {
+        t->commits_seen = 1;
+        if (write(t->in_w, two, half) == (ssize_t)half && usleep(300 * 1000) == 0 &&
+            write(t->in_w, two + half, strlen(two) - half) == (ssize_t)(strlen(two) - half) &&
+            wait_commit(t, seen, &n, sizeof seen, "committed 2\n"))
+            t->commits_seen = 2;
+    }
+    close(t->in_w);
+    return NULL;
+}
+
+static void a_quiet_pipe_commits_its_batch_without_more_input(void **state)
+{
+    struct fixture *f = *state;
+    int in[2], progress[2];
+    assert_int_equal(pipe(in), 0);
+    assert_int_equal(pipe(progress), 0);
+    struct trickle t = {.in_w = in[1], .progress_r = progress[0]};
+    FILE *progress_w = fdopen(progress[1], "w");
+    assert_non_null(progress_w);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, trickle_feed, &t), 0);
+    char path[32];
+    snprintf(path, sizeof path, "/dev/fd/%d", in[0]);
+    struct ingest_options opt = {.progress = progress_w};
+    struct ingest_stats st;
+    int rc = do_import(f, path, &opt, &st);
+    pthread_join(th, NULL);
+    fclose(progress_w);
+    close(progress[0]);
+    close(in[0]);
+    assert_int_equal(rc, 0);
+    assert_int_equal(t.commits_seen, 2);
+    assert_int_equal(st.imported, 2);
+    assert_int_equal(count(f), 2);
+}
+
 static void sources_import_reads_jsonl_with_popularity_and_headlines(void **state)
 {
     struct fixture *f = *state;
@@ -710,6 +827,9 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(large_imports_are_split_into_batches, setup, teardown),
         cmocka_unit_test_setup_teardown(unreadable_and_empty_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(lines_across_reads_and_over_the_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_quiet_pipe_commits_its_batch_without_more_input, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(sources_import_reads_jsonl_with_popularity_and_headlines,
                                         setup, teardown),
         cmocka_unit_test(article_json_maps_the_newsapi_shape),
