@@ -393,6 +393,20 @@ struct run {
     bool term_leaves; /* some scored leaf is a term (its frequency is postings data) */
 };
 
+/* Newest first: match d of segment si into the page's k newest, a heap by
+ * id (r->k > 0). false once d is older than the k-th newest kept: docids
+ * run newest first, so the segment's later matches are older still and
+ * its part of the page is done (only its count goes on). Segments visited
+ * newest first (order_newest) mostly stop at their first match. */
+static bool take_newest(struct run *r, const struct eng_segment *seg, uint32_t si, uint32_t d)
+{
+    int64_t id = seg->ids[d];
+    if (r->heap.n == r->heap.k && id < r->heap.v[0].id)
+        return false;
+    heap_push(&r->heap, (struct cand){0, id, {si, d}});
+    return true;
+}
+
 /* A plan whose scored leaves are all unrestricted terms with no AND (or
  * NOT) between them and an OR above: at a match, each node above such a
  * leaf matches whenever the leaf does (AND and NOT nodes on the way down
@@ -1051,14 +1065,13 @@ static int sets_page(struct run *r, struct ev *ev, struct sets *sb, const uint64
     size_t got = 0;
 
     switch (r->req->sort) {
-    case INDEX_SORT_PUBLISHED_DESC: /* the first k */
-        for (uint32_t w = 0; w < b.nw && got < r->k; w++) {
-            for (uint64_t bits = v[w]; bits && got < r->k; bits &= bits - 1) {
-                uint32_t d = b.base + w * 64 + bits_low(bits);
-                r->list[r->nlist + got++] = (struct cand){0, seg->ids[d], {ev->si, d}};
+    case INDEX_SORT_PUBLISHED_DESC: /* newest first, while they can enter */
+        for (uint32_t w = 0; w < b.nw; w++) {
+            for (uint64_t bits = v[w]; bits; bits &= bits - 1) {
+                if (!take_newest(r, seg, ev->si, b.base + w * 64 + bits_low(bits)))
+                    return 0;
             }
         }
-        r->nlist += got;
         return 0;
     case INDEX_SORT_PUBLISHED_ASC: /* the last k */
         for (uint32_t w = b.nw; w-- > 0 && got < r->k;) {
@@ -1125,7 +1138,6 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
     struct ev ev = {.a = a, .seg = seg, .si = (uint32_t)si};
     enum index_sort sort = r->req->sort;
     uint32_t lo, hi, d;
-    size_t got = 0;
 
     doc_window(seg, id_lo, id_hi, &lo, &hi);
     if (lo >= hi)
@@ -1147,9 +1159,9 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
         (r->k == 0 || sort == INDEX_SORT_PUBLISHED_DESC)) {
         struct eng_cursor c;
         eng_cursor_init(&c, seg, root->cur[0].t);
-        for (d = eng_cursor_seek(&c, lo); d < hi && got < r->k; d = eng_cursor_seek(&c, d + 1))
-            r->list[r->nlist + got++] = (struct cand){0, seg->ids[d], {ev.si, d}};
-        r->nlist += got;
+        for (d = eng_cursor_seek(&c, lo); r->k > 0 && d < hi && take_newest(r, seg, ev.si, d);
+             d = eng_cursor_seek(&c, d + 1))
+            ;
         eng_cursor_init(&c, seg, root->cur[0].t);
         r->total += eng_cursor_count_range(&c, lo, hi);
         return 0;
@@ -1161,11 +1173,10 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
     uint64_t cached;
     bool known = r->key && eng_ccache_get(r->snap->ccache, &ck, &cached);
     if (known && (r->k == 0 || sort == INDEX_SORT_PUBLISHED_DESC)) {
-        for (d = seek(&ev, root, lo); d < hi && got < r->k; d = seek(&ev, root, d + 1)) {
-            if (!eng_dels_has(dels, d))
-                r->list[r->nlist + got++] = (struct cand){0, seg->ids[d], {ev.si, d}};
+        for (d = r->k > 0 ? seek(&ev, root, lo) : hi; d < hi; d = seek(&ev, root, d + 1)) {
+            if (!eng_dels_has(dels, d) && !take_newest(r, seg, ev.si, d))
+                break;
         }
-        r->nlist += got;
         r->total += cached;
         return 0;
     }
@@ -1177,6 +1188,7 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
 
     size_t ring_n = 0;
     uint64_t here = 0;
+    bool taking = true; /* newest first: matches may still enter the page */
     for (d = seek(&ev, root, lo); d < hi; d = seek(&ev, root, d + 1)) {
         if (eng_dels_has(dels, d))
             continue;
@@ -1188,8 +1200,8 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
             continue;
         switch (sort) {
         case INDEX_SORT_PUBLISHED_DESC:
-            if (got < r->k)
-                r->list[r->nlist + got++] = (struct cand){0, seg->ids[d], {ev.si, d}};
+            if (taking)
+                taking = take_newest(r, seg, ev.si, d);
             break;
         case INDEX_SORT_PUBLISHED_ASC:
             r->ring[ring_n++ % r->k] = (struct cand){0, seg->ids[d], {ev.si, d}};
@@ -1210,7 +1222,6 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
     }
     if (r->key && !known)
         eng_ccache_put(r->snap->ccache, &ck, here);
-    r->nlist += got;
     if (sort == INDEX_SORT_PUBLISHED_ASC) {
         size_t m = ring_n < r->k ? ring_n : r->k;
         for (size_t i = 0; i < m; i++)
@@ -1353,6 +1364,27 @@ static int part_prepare(const struct run *r, struct arena *a, struct part *p)
     return 0;
 }
 
+/* segs[0..n) newest first (by each segment's newest document) when the
+ * page is newest first: take_newest then stops most segments at their
+ * first match. Other orders visit them as they come. */
+static void order_segments(const struct run *r, size_t *segs, size_t n)
+{
+    if (r->req->sort != INDEX_SORT_PUBLISHED_DESC)
+        return;
+    for (size_t i = 1; i < n; i++) {
+        size_t x = segs[i], j = i;
+        const struct eng_segment *sx = r->snap->segs[x];
+        int64_t newest = sx->n ? sx->ids[0] : INT64_MIN;
+        for (; j > 0; j--) {
+            const struct eng_segment *sy = r->snap->segs[segs[j - 1]];
+            if ((sy->n ? sy->ids[0] : INT64_MIN) >= newest)
+                break;
+            segs[j] = segs[j - 1];
+        }
+        segs[j] = x;
+    }
+}
+
 /* Every segment of the snapshot into r: by two threads when split_deal
  * says so (and a thread can be had), else by this one alone. */
 static int run_segments(struct run *r, struct arena *a, enum eng_split split, int64_t id_lo,
@@ -1363,10 +1395,22 @@ static int run_segments(struct run *r, struct arena *a, enum eng_split split, in
     pthread_t th;
     int rc;
 
-    if (!split_deal(r, a, split, part) || part_prepare(r, a, &part[1]) < 0 ||
+    bool two = split_deal(r, a, split, part);
+    if (two) {
+        order_segments(r, part[0].segs, part[0].nsegs);
+        order_segments(r, part[1].segs, part[1].nsegs);
+    }
+    if (!two || part_prepare(r, a, &part[1]) < 0 ||
         pthread_create(&th, NULL, part_main, &part[1]) != 0) {
-        for (size_t i = 0; i < r->snap->nseg; i++) {
-            if ((rc = run_segment(r, a, i, id_lo, id_hi)) < 0)
+        size_t n = r->snap->nseg, *order = arena_calloc(a, n ? n : 1, sizeof *order);
+        for (size_t i = 0; i < n; i++) {
+            if (order)
+                order[i] = i;
+        }
+        if (order)
+            order_segments(r, order, n);
+        for (size_t i = 0; i < n; i++) {
+            if ((rc = run_segment(r, a, order ? order[i] : i, id_lo, id_hi)) < 0)
                 return rc;
         }
         return 0;
@@ -1425,7 +1469,7 @@ int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index
             r.k = (size_t)s->nrow;
     }
     if (r.k > 0) {
-        if (req->sort == INDEX_SORT_RELEVANCY || req->sort == INDEX_SORT_POPULARITY) {
+        if (req->sort != INDEX_SORT_PUBLISHED_ASC) {
             r.heap.k = r.k;
             r.heap.v = arena_calloc(a, r.k, sizeof *r.heap.v);
             if (r.heap.v == NULL)
