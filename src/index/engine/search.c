@@ -381,6 +381,8 @@ struct run {
     size_t nlist;
     struct cand *ring; /* oldest first: the last k of one segment */
     double *idf, avgdl;
+    const char **hit_keys; /* relevancy: each leaf's count-cache key (nHit) */
+    size_t *hit_keylens;
     double *freq; /* relevancy: each leaf's frequency at the current doc */
     uint64_t total;
     int64_t deadline;
@@ -520,48 +522,60 @@ static int leaf_hits_segment(struct run *r, struct arena *a, size_t s, const str
     return 0;
 }
 
-/* nHit of FTS5's bm25: live documents matching one leaf anywhere. Each
- * segment's iterators live in a scratch arena dropped after it: a query of
+/* Relevancy's statistics, in two halves so that a search split over two
+ * threads counts its nHits split too: bm25_begin (one thread, the
+ * request's arena), leaf_hits over some segments (any thread, adding into
+ * hits[] per leaf), bm25_idf (one thread, once every segment is counted). */
+static int bm25_begin(struct run *r, struct arena *a)
+{
+    size_t n = r->plan.nleaves ? r->plan.nleaves : 1;
+    r->idf = arena_calloc(a, n, sizeof *r->idf);
+    r->freq = arena_calloc(a, n, sizeof *r->freq);
+    r->hit_keys = arena_calloc(a, n, sizeof *r->hit_keys);
+    r->hit_keylens = arena_calloc(a, n, sizeof *r->hit_keylens);
+    if (r->idf == NULL || r->freq == NULL || r->hit_keys == NULL || r->hit_keylens == NULL)
+        return ERR_NOMEM;
+    r->avgdl = (double)r->snap->ntoken / (double)r->snap->nrow;
+    for (size_t i = 0; r->snap->ccache && i < r->plan.nleaves; i++) {
+        struct plan copy = *r->plan.leaves[i];
+        copy.leaf = -1;
+        if ((r->hit_keys[i] = plan_key(a, &copy, &r->hit_keylens[i])) == NULL)
+            return ERR_NOMEM;
+    }
+    return 0;
+}
+
+/* nHit of FTS5's bm25 (live documents matching a leaf anywhere), of every
+ * leaf over segs[0..nsegs), added to hits[leaf]. Each segment's iterators
+ * live in a scratch arena dropped after it (limit: a's): a query of
  * hundreds of words over many segments would otherwise pile them all up in
  * the request's arena. */
-static int leaf_hits(struct run *r, struct arena *a, const struct plan *leaf, int64_t *out)
+static int leaf_hits(struct run *r, const struct arena *a, const size_t *segs, size_t nsegs,
+                     int64_t *hits)
 {
-    int64_t hits = 0;
     int rc = 0;
-    struct plan copy = *leaf;
-    size_t keylen = 0;
-    copy.leaf = -1;
-    const char *key = r->snap->ccache ? plan_key(a, &copy, &keylen) : NULL;
-    for (size_t s = 0; s < r->snap->nseg && rc == 0; s++) {
-        struct arena scratch;
-        arena_init(&scratch, a->limit);
-        rc = leaf_hits_segment(r, &scratch, s, leaf, key, keylen, &hits);
-        arena_release(&scratch);
+    for (size_t i = 0; i < r->plan.nleaves && rc == 0; i++) {
+        for (size_t k = 0; k < nsegs && rc == 0; k++) {
+            struct arena scratch;
+            arena_init(&scratch, a->limit);
+            rc = leaf_hits_segment(r, &scratch, segs[k], r->plan.leaves[i], r->hit_keys[i],
+                                   r->hit_keylens[i], &hits[i]);
+            arena_release(&scratch);
+        }
     }
-    *out = hits;
     return rc;
 }
 
-static int prepare_bm25(struct run *r, struct arena *a)
+static void bm25_idf(struct run *r, const int64_t *hits)
 {
-    const double nrow = (double)r->snap->nrow;
-    r->idf = arena_calloc(a, r->plan.nleaves ? r->plan.nleaves : 1, sizeof *r->idf);
-    r->freq = arena_calloc(a, r->plan.nleaves ? r->plan.nleaves : 1, sizeof *r->freq);
-    if (r->idf == NULL || r->freq == NULL)
-        return ERR_NOMEM;
-    r->avgdl = (double)r->snap->ntoken / nrow;
+    int64_t n_row = (int64_t)r->snap->nrow;
     for (size_t i = 0; i < r->plan.nleaves; i++) {
-        int64_t n_hit = 0, n_row = (int64_t)r->snap->nrow;
-        int rc = leaf_hits(r, a, r->plan.leaves[i], &n_hit);
-        if (rc < 0)
-            return rc;
         /* fts5Bm25GetData(): the IDF, clamped so that it is never negative. */
-        double idf = log((n_row - n_hit + 0.5) / (n_hit + 0.5));
+        double idf = log((n_row - hits[i] + 0.5) / (hits[i] + 0.5));
         if (idf <= 0.0)
             idf = 1e-6;
         r->idf[i] = idf;
     }
-    return 0;
 }
 
 /* One phrase's term of fts5Bm25Function(): weighted frequency f in a
@@ -1277,6 +1291,11 @@ struct part {
     struct arena *a; /* the request's: read for its limit only, by run_segment */
     size_t *segs, nsegs;
     int64_t id_lo, id_hi;
+    /* relevancy: nHit per leaf over this part's segments, and the barrier
+     * both threads pass when both are counted and again once the other
+     * thread has made the idf of the sums */
+    int64_t *hits;
+    pthread_barrier_t *bar;
     int rc;
 };
 
@@ -1289,7 +1308,13 @@ static int part_run(struct part *p)
 
 static void *part_main(void *arg)
 {
-    part_run(arg);
+    struct part *p = arg;
+    if (p->bar) {
+        p->rc = leaf_hits(&p->r, p->a, p->segs, p->nsegs, p->hits);
+        pthread_barrier_wait(p->bar);
+        pthread_barrier_wait(p->bar);
+    }
+    part_run(p);
     return NULL;
 }
 
@@ -1385,39 +1410,69 @@ static void order_segments(const struct run *r, size_t *segs, size_t n)
     }
 }
 
-/* Every segment of the snapshot into r: by two threads when split_deal
- * says so (and a thread can be had), else by this one alone. */
+/* Every segment of the snapshot into r (relevancy: its nHits first, then
+ * the idf, then the scores): by two threads when split_deal says so (and a
+ * thread can be had), else by this one alone. */
 static int run_segments(struct run *r, struct arena *a, enum eng_split split, int64_t id_lo,
                         int64_t id_hi)
 {
     struct part part[2] = {{.a = a, .id_lo = id_lo, .id_hi = id_hi},
                            {.a = a, .id_lo = id_lo, .id_hi = id_hi}};
+    size_t nleaves = r->plan.nleaves ? r->plan.nleaves : 1;
+    bool rel = r->idf != NULL, two = split_deal(r, a, split, part), bar_made = false;
+    pthread_barrier_t bar;
     pthread_t th;
     int rc;
 
-    bool two = split_deal(r, a, split, part);
     if (two) {
         order_segments(r, part[0].segs, part[0].nsegs);
         order_segments(r, part[1].segs, part[1].nsegs);
+        two = part_prepare(r, a, &part[1]) == 0;
     }
-    if (!two || part_prepare(r, a, &part[1]) < 0 ||
-        pthread_create(&th, NULL, part_main, &part[1]) != 0) {
+    if (two && rel) {
+        part[0].hits = arena_calloc(a, nleaves, sizeof *part[0].hits);
+        part[1].hits = arena_calloc(a, nleaves, sizeof *part[1].hits);
+        two = part[0].hits && part[1].hits && pthread_barrier_init(&bar, NULL, 2) == 0;
+        bar_made = two;
+        part[1].bar = two ? &bar : NULL;
+    }
+    if (two && pthread_create(&th, NULL, part_main, &part[1]) != 0) {
+        two = false;
+    }
+    if (!two) {
+        if (bar_made)
+            pthread_barrier_destroy(&bar);
         size_t n = r->snap->nseg, *order = arena_calloc(a, n ? n : 1, sizeof *order);
-        for (size_t i = 0; i < n; i++) {
-            if (order)
-                order[i] = i;
+        int64_t *hits = rel ? arena_calloc(a, nleaves, sizeof *hits) : NULL;
+        if (order == NULL || (rel && hits == NULL))
+            return ERR_NOMEM;
+        for (size_t i = 0; i < n; i++)
+            order[i] = i;
+        order_segments(r, order, n);
+        if (rel) {
+            if ((rc = leaf_hits(r, a, order, n, hits)) < 0)
+                return rc;
+            bm25_idf(r, hits);
         }
-        if (order)
-            order_segments(r, order, n);
         for (size_t i = 0; i < n; i++) {
-            if ((rc = run_segment(r, a, order ? order[i] : i, id_lo, id_hi)) < 0)
+            if ((rc = run_segment(r, a, order[i], id_lo, id_hi)) < 0)
                 return rc;
         }
         return 0;
     }
     part[0].r = *r;
+    if (rel) { /* the two halves' nHits, summed into the idf both score with */
+        part[0].rc = leaf_hits(&part[0].r, a, part[0].segs, part[0].nsegs, part[0].hits);
+        pthread_barrier_wait(&bar);
+        for (size_t i = 0; i < r->plan.nleaves; i++)
+            part[0].hits[i] += part[1].hits[i];
+        bm25_idf(r, part[0].hits); /* r->idf: the array both runs point at */
+        pthread_barrier_wait(&bar);
+    }
     part_run(&part[0]);
     pthread_join(th, NULL);
+    if (bar_made)
+        pthread_barrier_destroy(&bar);
     *r = part[0].r;
     if (part[0].rc < 0)
         return part[0].rc;
@@ -1480,7 +1535,7 @@ int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index
             if (r.list == NULL || r.ring == NULL)
                 goto nomem;
         }
-        if (req->sort == INDEX_SORT_RELEVANCY && (rc = prepare_bm25(&r, a)) < 0)
+        if (req->sort == INDEX_SORT_RELEVANCY && (rc = bm25_begin(&r, a)) < 0)
             goto fail;
     }
     if (expired(&r)) { /* a budget already spent fails even a search with no matches */
