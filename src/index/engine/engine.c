@@ -3,6 +3,7 @@
  * search takes a reference to the current snapshot (snapshot.c), so readers
  * never wait for the writer's work; the page rows come from the log. */
 #include "index/engine/internal.h"
+#include "index/engine/writer.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -104,13 +105,15 @@ static int engine_search(struct index_backend *b, struct arena *a, const struct 
         return rc;
     catch_up(e, req->deadline_ms);
     s = eng_slot_get(&e->slot);
-    /* Both cores for one search only while it is the only one: on a busy
-     * server the other core serves the other searches. */
+    /* Both cores for one search only while it is the only one and no merge
+     * runs: on a busy server the other core serves the other searches, or
+     * the merge (whose lower priority would leave the second half of the
+     * search waiting on it rather than the merge waiting). */
     int others = atomic_fetch_add(&e->searching, 1);
-    enum eng_split split = e->opt.split == INDEX_SPLIT_NEVER    ? ENG_SPLIT_NEVER
-                           : e->opt.split == INDEX_SPLIT_ALWAYS ? ENG_SPLIT_ALWAYS
-                           : others == 0                        ? ENG_SPLIT_HEAVY
-                                                                : ENG_SPLIT_NEVER;
+    enum eng_split split = e->opt.split == INDEX_SPLIT_NEVER          ? ENG_SPLIT_NEVER
+                           : e->opt.split == INDEX_SPLIT_ALWAYS       ? ENG_SPLIT_ALWAYS
+                           : others == 0 && eng_merges_running() == 0 ? ENG_SPLIT_HEAVY
+                                                                      : ENG_SPLIT_NEVER;
     rc = eng_search_ids(s, a, req, split, &out->total, &ids, &refs, &n, err);
     atomic_fetch_sub(&e->searching, 1);
     /* The page from the same snapshot: its segments' document stores. */

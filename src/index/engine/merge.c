@@ -306,12 +306,22 @@ static int merge_build(struct eng_merge *m, struct eng_segment **out)
     return rc;
 }
 
+/* Merge threads running in this process: a search does not split over
+ * two threads while one runs (search.c), the second core being busy. */
+static atomic_int merges_running;
+
+int eng_merges_running(void)
+{
+    return atomic_load(&merges_running);
+}
+
 static void *merge_main(void *arg)
 {
     struct eng_merge *m = arg;
     struct eng_segment *seg = NULL;
     int rc;
 
+    atomic_fetch_add(&merges_running, 1);
     /* Searches and ingestion come first (a thread's nice value is its own
      * on Linux). */
     (void)setpriority(PRIO_PROCESS, (id_t)gettid(), MERGE_NICE);
@@ -335,6 +345,7 @@ static void *merge_main(void *arg)
 out:
     eng_segment_unref(seg);
     m->rc = rc;
+    atomic_fetch_sub(&merges_running, 1);
     atomic_store(&m->done, true);
     return NULL;
 }

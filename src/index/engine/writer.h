@@ -168,6 +168,8 @@ int eng_deletions_apply(struct eng_writer *w, struct eng_pending *p, struct err 
 int eng_merge_maybe(struct eng_writer *w, struct err *err);
 /* End a running merge (its work is dropped) and wait for its thread. */
 void eng_merge_stop(struct eng_writer *w);
+/* Merge threads running now, in every engine of the process. */
+int eng_merges_running(void);
 /* The live documents of in[0..k) (dels[i]: deleted docids of in[i], NULL
  * none) as one new heap segment, on the caller's thread (tests, fuzzing):
  * the same segment a build of those rows gives. ERR_UNSUPPORTED when a
