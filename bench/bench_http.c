@@ -306,6 +306,10 @@ int main(int argc, char **argv)
     for (int k = 0; k < n_clients && seconds > 0; k++)
         rc |= bench_throughput(&e, &m, clients[k], seconds, stdout) < 0;
     server_mem(pid, name, "after-throughput");
+    /* VmRSS counts the mapped index files' pages the mix touched (page
+     * cache the kernel may take back); RssAnon is what the server holds */
+    if (pid > 0)
+        printf("mem\t%s\tafter-throughput-anon\t%ld\n", name, bench_status_kb(pid, "RssAnon"));
     server_cache_stats(c.base, name, "end");
     if (pid > 0)
         printf("mem\t%s\tpeak\t%ld\n", name, bench_status_kb(pid, "VmHWM"));

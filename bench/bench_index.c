@@ -190,6 +190,7 @@ int main(int argc, char **argv)
         rc |= bench_throughput(&e, &m, clients[k], seconds, stdout) < 0;
     print_cache_stats(ctx.idx, name, "end");
     printf("mem\t%s\tafter-throughput\t%ld\n", name, bench_status_kb(0, "VmRSS"));
+    printf("mem\t%s\tafter-throughput-anon\t%ld\n", name, bench_status_kb(0, "RssAnon"));
     printf("mem\t%s\tpeak\t%ld\n", name, bench_status_kb(0, "VmHWM"));
 out:
     index_close(ctx.idx);

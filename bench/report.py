@@ -343,8 +343,12 @@ def main():
     rss = [R.mem.get(e, {}).get("after-throughput") for e in ("http-cold", "http-warm")]
     rss = [x for x in rss if x is not None]
     x = max(rss) if rss else None
+    anon = [R.mem.get(e, {}).get("after-throughput-anon") for e in ("http-cold", "http-warm")]
+    anon = [a for a in anon if a is not None]
     target("resident memory of `newsd serve` after the whole mix ≤ %.0f GiB" % RSS_GIB, AT_10M,
-           human_bytes(x * 1024) if x is not None else "—",
+           (human_bytes(x * 1024) + (" VmRSS, of which %s anonymous (RssAnon; the rest is "
+                                     "mapped index pages)" % human_bytes(max(anon) * 1024)
+                                     if anon else "")) if x is not None else "—",
            x <= RSS_GIB * 1048576 if x is not None else None)
     fresh_max = max(R.fresh) if R.fresh else None
     fr = R.fstat("fresh", "target_rate")
@@ -516,6 +520,8 @@ def main():
     for what, label in (("loaded", "after start / open (VmRSS)"),
                         ("after-latency", "after the latency passes"),
                         ("after-throughput", "after the throughput runs"),
+                        ("after-throughput-anon",
+                         "of which anonymous (RssAnon: not the mapped index files)"),
                         ("peak", "peak (VmHWM)")):
         cells = []
         for eng in ("http-cold", "http-warm", "newsd-cold", "newsd-warm", "fts5"):
