@@ -262,18 +262,20 @@ static int input_fill(struct import_ctx *c, struct import_input *in)
 {
     if (in->eof)
         return 0;
-    int rc = input_wait(c, in);
-    if (rc < 0)
-        return rc;
     ssize_t k;
     for (;;) {
+        int rc = input_wait(c, in);
+        if (rc < 0)
+            return rc;
         k = read(in->fd, in->buf, sizeof in->buf);
         if (k >= 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK))
             break;
         if (errno != EINTR) {
-            /* Input left non-blocking by whoever set it up: wait for it. */
+            /* Input left non-blocking by whoever set it up: wait for it
+             * (input_wait above first hands over a batch that is due). */
             struct pollfd p = {.fd = in->fd, .events = POLLIN};
-            poll(&p, 1, -1);
+            if (poll(&p, 1, c->b->n > 0 ? IMPORT_BATCH_MS : -1) < 0 && errno != EINTR)
+                break;
         }
     }
     if (k < 0)

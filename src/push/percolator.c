@@ -162,7 +162,7 @@ static void compact(struct percolator *p)
             strtab_add(&t, strtab_str(&p->keys, k), strtab_len(&p->keys, k), &map[k], &added) < 0)
             goto fail;
     }
-    if (nb == NULL || map == NULL)
+    if (nb == NULL || map == NULL || t.n != live) /* (t.n != live: a miscount; keep all) */
         goto fail;
     for (size_t k = 0; k < n; k++) {
         if (map[k] == SIZE_MAX)
