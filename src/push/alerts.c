@@ -455,6 +455,20 @@ static void head_load(struct alerts *a, struct alert_live *st)
     arena_release(&ar);
 }
 
+/* st's head delivery is over (sent, or dropped): out of the store, then
+ * out of memory, counted under m. Kept when the store refuses: retried. */
+static void delivery_over(struct alerts *a, struct alert_live *st, struct metric *m)
+{
+    struct err err;
+    err_clear(&err);
+    if (store_alert_delivery_done(a->store, st->id, st->head->id, &err) == 0) {
+        metrics_add(m, 1);
+        pending_free(st->head);
+        st->head = NULL;
+        st->head_known = false;
+    }
+}
+
 /* What a webhook's answer to st's head delivery means. */
 static void outcome(struct alerts *a, struct alert_live *st, const struct fetch_result *r)
 {
@@ -463,12 +477,7 @@ static void outcome(struct alerts *a, struct alert_live *st, const struct fetch_
     int64_t now = wall_ms();
     err_clear(&err);
     if (r->rc == 0 && r->status >= 200 && r->status < 300) {
-        if (store_alert_delivery_done(a->store, st->id, p->id, &err) == 0) {
-            metrics_add(metric.sent, 1);
-            pending_free(p);
-            st->head = NULL;
-            st->head_known = false;
-        }
+        delivery_over(a, st, metric.sent);
         return;
     }
     int64_t attempts = p->attempts + 1;
@@ -483,12 +492,7 @@ static void outcome(struct alerts *a, struct alert_live *st, const struct fetch_
         log_warn("alert %lld: delivery %s to %s dropped after %lld attempts over %lld s: %s",
                  (long long)st->id, p->id, shown, (long long)attempts,
                  (long long)((now - first) / 1000), why);
-        if (store_alert_delivery_done(a->store, st->id, p->id, &err) == 0) {
-            metrics_add(metric.failed, 1);
-            pending_free(p);
-            st->head = NULL;
-            st->head_known = false;
-        }
+        delivery_over(a, st, metric.failed);
         return;
     }
     int64_t delay = a->o.retry_min_ms;

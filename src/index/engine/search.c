@@ -2,11 +2,11 @@
  * segment with document-at-a-time iterators: AND leapfrogs on skip tables,
  * OR merges, NOT subtracts, phrases check positions. Every match is counted
  * (exact totals, no scoring on the count path); the page is kept on the
- * side: newest first = the first k matches of each segment (docids are
- * newest first), oldest first = the last k, relevancy and popularity = a
- * k-heap. Relevancy is FTS5's bm25() (sqlite ext/fts5/fts5_aux.c) with the
- * weights index/fts5/fts5.c gives it, computed by the same expression over
- * the same statistics so the order is FTS5's. */
+ * side: newest first = a k-heap by id that each segment feeds until its
+ * next match is too old to enter (docids are newest first), oldest first =
+ * the last k of each segment, relevancy and popularity = a k-heap. Relevancy is FTS5's bm25()
+ * (sqlite ext/fts5/fts5_aux.c) with the weights index/fts5/fts5.c gives it, computed by the same
+ * expression over the same statistics so the order is FTS5's. */
 #include "index/engine/qplan.h"
 
 #include <math.h>
@@ -377,7 +377,7 @@ struct run {
     struct plan_tree plan;
     size_t k;          /* offset + limit */
     struct heap heap;  /* relevancy, popularity */
-    struct cand *list; /* time orders: candidates of every segment */
+    struct cand *list; /* oldest first: candidates of every segment */
     size_t nlist;
     struct cand *ring; /* oldest first: the last k of one segment */
     double *idf, avgdl;
