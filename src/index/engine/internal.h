@@ -30,11 +30,17 @@
  *   engine.c     the backend: vtable, the follower thread, read-your-writes
  *
  * Postings of a term: skip table (one struct eng_skip per block of
- * ENG_BLOCK docs; a struct eng_skip1 for a list of one block), then the docid stream (per block:
- * varint gaps), then the data stream (per posting, text terms only: per field in the field mask its
- * tf as a varint — the first field's as (tf - 1) << 3 | mask, so that the usual posting, one field
- * with a few occurrences, takes one byte; the others' as tf - 1 — each followed, for exact terms,
- * by its tf position deltas as varints; meta terms have no data). */
+ * ENG_BLOCK docs; a struct eng_skip1 for a list of one block), then the docid stream, then the
+ * data stream. Docids, per block: one byte w (0..32), then the block's gaps minus one (the first
+ * from the previous block's last docid, or from "before 0") bit-packed w bits each, least
+ * significant bit first (eng_block_bytes); unpacking has no dependency from one gap to the next,
+ * where a varint's length was known only once its bytes were read. Data, text terms only, per
+ * posting its head: per field in the field mask its tf as a varint — the first field's as
+ * (tf - 1) << 3 | mask, so that the usual posting, one field with a few occurrences, takes one
+ * byte; the others' as tf - 1. A stem term's block is its postings' heads; an exact term's block
+ * is the heads' byte length (varint), the heads, then the positions (per posting, per field, tf
+ * deltas as varints), so that relevancy reads the heads without walking any position. Meta terms
+ * have no data. */
 #ifndef NEWSD_INDEX_ENGINE_INTERNAL_H
 #define NEWSD_INDEX_ENGINE_INTERNAL_H
 
@@ -394,19 +400,34 @@ static inline const uint8_t *eng_posting_tf_next(const uint8_t *p, uint32_t *tf)
     return p;
 }
 
+/* Bytes of a docid block of n gaps at width w, after its width byte. */
+static inline size_t eng_block_bytes(uint32_t n, unsigned w)
+{
+    return ((size_t)n * w + 7) / 8;
+}
+/* Bytes of the largest docid block. */
+#define ENG_BLOCK_MAX_BYTES (1 + ENG_BLOCK * 4)
+/* Block of n <= ENG_BLOCK docid gaps (each minus one) into out (at least
+ * ENG_BLOCK_MAX_BYTES): the width of the largest, then the gaps packed.
+ * Returns its bytes. */
+size_t eng_block_encode(uint8_t *out, const uint32_t *gaps, uint32_t n);
+/* The n docids of the block at p (its width byte first, w <= 32, the
+ * block's bytes in bounds) after docid prev (UINT32_MAX: none) into ids. */
+void eng_block_decode(const uint8_t *p, uint32_t n, uint32_t prev, uint32_t *ids);
+
 /* Reads one term's postings. */
 struct eng_cursor {
     const struct eng_term *t;
     const struct eng_skip *skip;
     const uint8_t *docs, *data;
     uint32_t blk;      /* current block, nblocks when exhausted */
-    uint32_t nin;      /* docs in the current block */
+    uint32_t nin;      /* docs in the current block, all decoded into ids */
     uint32_t i;        /* index in the block */
-    uint32_t ndec;     /* ids[0, ndec) decoded: a seek decodes no further than it needs */
-    const uint8_t *bp; /* the block's varint gaps from ids[ndec] on */
     uint32_t doc;      /* current docid, ENG_END */
-    const uint8_t *dp; /* data of posting di of the block */
+    const uint8_t *dp; /* head of posting di of the block */
     uint32_t di;
+    const uint8_t *pp; /* exact terms: positions of the block, pskip of them to skip first */
+    uint32_t pskip;
     struct eng_skip one; /* the skip entry of a one-block list (skip points here) */
     uint32_t ids[ENG_BLOCK];
 };
@@ -427,6 +448,14 @@ uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi);
  * (search.c), one sequential decode with no cursor. Returns how many. */
 uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
                            uint32_t hi, uint64_t *bits, uint32_t base);
+/* For every posting of t with docid d in [lo, hi) whose bit (d - base)
+ * is set in v: its eng_posting_wf2() into wf2 at d's rank among v's bits
+ * (rank[w]: bits set in v's words before word w). Relevancy's frequencies
+ * a term at a time over a set of matches (search.c); its heads alone are
+ * read, a block without a match is skipped. Meta terms: nothing. */
+void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
+                        uint32_t hi, const uint64_t *v, uint32_t base, const uint32_t *rank,
+                        uint32_t *wf2);
 /* Twice the weighted frequency (eng_wf2) of the posting whose data starts
  * at p (exact: the term has positions after each field's tf). */
 uint32_t eng_posting_wf2(const uint8_t *p, bool exact);

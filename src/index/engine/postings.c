@@ -1,9 +1,10 @@
 /* Postings codec and cursor (index/engine/internal.h has the layout).
- * Docids are varint gaps in blocks of ENG_BLOCK with a skip table of the
- * last docid per block, so a seek binary-searches the skip table and
- * decodes one block up to its target; counting a docid range decodes at most the two
- * boundary blocks. Varint rather than FOR-128: news postings are short
- * and varint decoding of one block is not what dominates (docs/engine.md). */
+ * Docids are bit-packed gaps in blocks of ENG_BLOCK (FOR-128) with a skip
+ * table of the last docid per block, so a seek binary-searches the skip
+ * table and decodes one block; counting a docid range decodes at most the
+ * two boundary blocks. Varint gaps were read one byte at a time, each
+ * gap's place known only once the one before was read: the profile of an
+ * AND of three words had eng_postings_fill at 42 % (docs/engine.md). */
 #include "index/engine/internal.h"
 
 #include <string.h>
@@ -41,26 +42,95 @@ size_t eng_posting_tf_put(uint8_t *p, unsigned mask, unsigned f, uint32_t tf)
     return eng_varint_put(p, tf - 1);
 }
 
-/* Decodes the next docid of the current block into ids[ndec]. Gaps are
- * stored minus one, from the previous block's last docid. */
-static inline uint32_t block_next(struct eng_cursor *c)
+/* Eight bytes at p as a little-endian number (the packing's order). */
+static inline uint64_t load_le64(const uint8_t *p)
 {
-    uint32_t g;
-    if (*c->bp < 0x80) /* one byte: nearly every gap of a list that matters */
-        g = *c->bp++;
-    else
-        c->bp = eng_varint_get(c->bp, &g);
-    uint32_t prev = c->ndec > 0 ? c->ids[c->ndec - 1]
-                    : c->blk == 0 ? UINT32_MAX
-                                  : c->skip[c->blk - 1].last;
-    c->ids[c->ndec] = prev + g + 1;
-    return c->ids[c->ndec++];
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w;
 }
 
-/* Makes block b current with only its first docid decoded: a seek into a
- * block decodes up to its target, half a block on average (the profile of
- * a rare word under a sources filter: a third of its time decoding the
- * filter terms' blocks in full). */
+size_t eng_block_encode(uint8_t *out, const uint32_t *gaps, uint32_t n)
+{
+    uint32_t max = 0;
+    for (uint32_t i = 0; i < n; i++)
+        max |= gaps[i];
+    unsigned w = max ? 32u - (unsigned)__builtin_clz(max) : 0;
+    size_t len = eng_block_bytes(n, w);
+    out[0] = (uint8_t)w;
+    memset(out + 1, 0, len);
+    for (uint32_t i = 0; i < n; i++) {
+        size_t bit = (size_t)i * w;
+        uint64_t v = (uint64_t)gaps[i] << (bit & 7);
+        for (size_t k = 0; (bit >> 3) + k < len && k < 5; k++) /* 32 + 7 bits: 5 bytes */
+            out[1 + (bit >> 3) + k] |= (uint8_t)(v >> (8 * k));
+    }
+    return 1 + len;
+}
+
+void eng_block_decode(const uint8_t *p, uint32_t n, uint32_t prev, uint32_t *ids)
+{
+    unsigned w = *p++ & 63u; /* <= 32 in any checked segment */
+    uint64_t mask = ((uint64_t)1 << w) - 1;
+    size_t len = eng_block_bytes(n, w);
+    uint32_t i = 0;
+    /* Each gap is one unaligned load, a shift and a mask at a place known
+     * beforehand (no gap waits for the one before it but through the
+     * running sum). The loads stay inside the block: the gaps of its last
+     * eight bytes are read from a copy padded with zeros. */
+    for (; i < n && ((size_t)i * w >> 3) + 8 <= len; i++) {
+        size_t bit = (size_t)i * w;
+        prev += (uint32_t)(load_le64(p + (bit >> 3)) >> (bit & 7) & mask) + 1;
+        ids[i] = prev;
+    }
+    if (i < n) {
+        size_t from = len > 8 ? len - 8 : 0;
+        uint8_t tail[16] = {0};
+        memcpy(tail, p + from, len - from);
+        for (; i < n; i++) {
+            size_t bit = (size_t)i * w;
+            prev += (uint32_t)(load_le64(tail + ((bit >> 3) - from)) >> (bit & 7) & mask) + 1;
+            ids[i] = prev;
+        }
+    }
+}
+
+/* eng_block_decode's docids straight into a set (bit docid - base), for
+ * a block inside the window: no array between the two (measured on a
+ * language filter's list, 85 % of the documents: the array cost 20 %). */
+static void block_fill(const uint8_t *p, uint32_t n, uint32_t prev, uint64_t *bits, uint32_t base)
+{
+    unsigned w = *p++ & 63u;
+    uint64_t mask = ((uint64_t)1 << w) - 1;
+    size_t len = eng_block_bytes(n, w);
+    uint32_t i = 0, x = prev - base;
+    for (; i < n && ((size_t)i * w >> 3) + 8 <= len; i++) {
+        size_t bit = (size_t)i * w;
+        x += (uint32_t)(load_le64(p + (bit >> 3)) >> (bit & 7) & mask) + 1;
+        bits[x >> 6] |= (uint64_t)1 << (x & 63);
+    }
+    if (i < n) {
+        size_t from = len > 8 ? len - 8 : 0;
+        uint8_t tail[16] = {0};
+        memcpy(tail, p + from, len - from);
+        for (; i < n; i++) {
+            size_t bit = (size_t)i * w;
+            x += (uint32_t)(load_le64(tail + ((bit >> 3) - from)) >> (bit & 7) & mask) + 1;
+            bits[x >> 6] |= (uint64_t)1 << (x & 63);
+        }
+    }
+}
+
+/* The docid before block b (UINT32_MAX before the first). */
+static inline uint32_t block_prev(const struct eng_skip *skip, uint32_t b)
+{
+    return b == 0 ? UINT32_MAX : skip[b - 1].last;
+}
+
+/* Makes block b current, all its docids decoded. */
 static void block_load(struct eng_cursor *c, uint32_t b)
 {
     const struct eng_term *t = c->t;
@@ -71,11 +141,17 @@ static void block_load(struct eng_cursor *c, uint32_t b)
     c->blk = b;
     c->nin = n;
     c->i = 0;
-    c->ndec = 0;
-    c->bp = c->docs + c->skip[b].doc_off;
-    c->doc = block_next(c);
-    c->dp = c->data ? c->data + c->skip[b].data_off : NULL;
+    eng_block_decode(c->docs + c->skip[b].doc_off, n, block_prev(c->skip, b), c->ids);
+    c->doc = c->ids[0];
     c->di = 0;
+    c->dp = c->data ? c->data + c->skip[b].data_off : NULL;
+    c->pp = NULL;
+    c->pskip = 0;
+    if (c->dp && t->kind == ENG_TERM_EXACT) {
+        uint32_t heads;
+        c->dp = eng_varint_get(c->dp, &heads);
+        c->pp = c->dp + heads;
+    }
 }
 
 /* The skip table of t; for a one-block list, *one filled with its maxima,
@@ -117,11 +193,8 @@ void eng_cursor_init(struct eng_cursor *c, const struct eng_segment *s, const st
     c->doc = ENG_END;
     if (t->df > 0) {
         block_load(c, 0);
-        if (c->skip == &c->one) { /* its last docid bounds every seek */
-            while (c->ndec < c->nin)
-                block_next(c);
+        if (c->skip == &c->one) /* its last docid bounds every seek */
             c->one.last = c->ids[c->nin - 1];
-        }
     }
 }
 
@@ -138,15 +211,14 @@ uint32_t eng_cursor_seek(struct eng_cursor *c, uint32_t target)
         block_load(c, lo);
     }
     /* the block's last docid reaches target: the loop ends inside it */
-    while (c->ids[c->i] < target) {
-        if (++c->i == c->ndec)
-            block_next(c);
-    }
+    while (c->ids[c->i] < target)
+        c->i++;
     c->doc = c->ids[c->i];
     return c->doc;
 }
 
-/* Skip posting data up to the current posting. */
+/* Skip posting heads up to the current posting; an exact term's skipped
+ * positions are only counted (pskip), skipped when positions are read. */
 static void data_advance(struct eng_cursor *c)
 {
     bool exact = c->t->kind == ENG_TERM_EXACT;
@@ -154,22 +226,34 @@ static void data_advance(struct eng_cursor *c)
         unsigned mask;
         uint32_t tf;
         c->dp = eng_posting_head(c->dp, &mask, &tf);
-        for (unsigned f = 0, first = 1; f < ENG_FIELDS; f++) {
-            if (!(mask & (1u << f)))
-                continue;
-            if (!first)
-                c->dp = eng_posting_tf_next(c->dp, &tf);
-            first = 0;
-            if (exact) {
-                for (uint32_t k = 0; k < tf; k++) {
-                    while (*c->dp & 0x80)
-                        c->dp++;
-                    c->dp++;
-                }
-            }
+        uint32_t all = tf;
+        for (mask &= mask - 1; mask; mask &= mask - 1) { /* the other fields' tfs */
+            c->dp = eng_posting_tf_next(c->dp, &tf);
+            all += tf;
         }
+        if (exact)
+            c->pskip += all;
         c->di++;
     }
+}
+
+/* Past n varints at p, n of which are known to follow. A varint ends at
+ * a byte below 0x80: while eight or more are due the next eight bytes are
+ * theirs, and their ends are counted at once (a varint cut at the eighth
+ * byte still ends at its own end byte, counted later). */
+static const uint8_t *skip_varints(const uint8_t *p, uint32_t n)
+{
+    while (n >= 8) {
+        n -= (uint32_t)__builtin_popcountll(~load_le64(p) & 0x8080808080808080u);
+        p += 8;
+    }
+    while (n > 0) {
+        while (*p & 0x80)
+            p++;
+        p++;
+        n--;
+    }
+    return p;
 }
 
 void eng_cursor_data(struct eng_cursor *c, unsigned *mask, uint32_t tf[ENG_FIELDS],
@@ -194,40 +278,45 @@ void eng_cursor_data(struct eng_cursor *c, unsigned *mask, uint32_t tf[ENG_FIELD
         else
             p = eng_posting_tf_next(p, &tf[f]);
         first = 0;
-        if (!exact)
-            continue;
+    }
+    if (!exact || pos == NULL)
+        return;
+    /* this posting's positions: pp stays at their start, as di stays at
+     * this posting (the next data_advance counts them to skip) */
+    c->pp = skip_varints(c->pp, c->pskip);
+    c->pskip = 0;
+    p = c->pp;
+    for (unsigned f = 0; f < ENG_FIELDS; f++) {
         uint32_t at = 0;
         for (uint32_t k = 0; k < tf[f]; k++) {
             uint32_t d;
-            p = eng_varint_get(p, &d);
+            p = eng_varint_get1(p, &d);
             at = k == 0 ? d : at + d;
-            if (pos && k < ENG_POS_MAX)
+            if (k < ENG_POS_MAX)
                 pos[f][k] = at;
         }
-        if (pos && tf[f] > ENG_POS_MAX)
+        if (tf[f] > ENG_POS_MAX)
             tf[f] = ENG_POS_MAX; /* a phrase then sees the first ENG_POS_MAX only */
     }
-}
-
-/* Postings of block b with docid < x. */
-static uint32_t block_below(struct eng_cursor *c, uint32_t b, uint32_t x)
-{
-    uint32_t k = 0;
-    block_load(c, b);
-    while (c->ids[k] < x && ++k < c->nin) {
-        if (k == c->ndec)
-            block_next(c);
-    }
-    return k;
 }
 
 /* Postings with docid < x. */
 static uint32_t count_below(struct eng_cursor *c, uint32_t x)
 {
-    uint32_t lo = block_reaching(c->skip, 0, eng_term_nblocks(c->t), x);
-    if (lo == eng_term_nblocks(c->t))
+    uint32_t nb = eng_term_nblocks(c->t);
+    uint32_t lo = block_reaching(c->skip, 0, nb, x);
+    if (lo == nb)
         return c->t->df;
-    return lo * ENG_BLOCK + block_below(c, lo, x);
+    block_load(c, lo);
+    uint32_t a = 0, b = c->nin; /* the first of the block's ids reaching x */
+    while (a < b) {
+        uint32_t mid = a + (b - a) / 2;
+        if (c->ids[mid] < x)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return lo * ENG_BLOCK + a;
 }
 
 uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi)
@@ -247,48 +336,125 @@ uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t
     const struct eng_skip *skip = term_skip(s, t, &one);
     const uint8_t *docs = s->post + t->off + eng_term_skip_bytes(t);
     uint32_t nb = eng_term_nblocks(t), set = 0;
+    uint32_t ids[ENG_BLOCK];
 
     if (t->df == 0 || lo >= hi)
         return 0;
     for (uint32_t b = block_reaching(skip, 0, nb, lo); b < nb; b++) {
-        uint32_t prev = b == 0 ? UINT32_MAX : skip[b - 1].last;
+        uint32_t prev = block_prev(skip, b);
         uint32_t n = t->df - b * ENG_BLOCK;
-        const uint8_t *p = docs + skip[b].doc_off;
         if (n > ENG_BLOCK)
             n = ENG_BLOCK;
         if (b > 0 && prev + 1 >= hi)
             break;
-        if ((b == 0 ? 0 : prev + 1) >= lo && skip[b].last < hi) {
-            /* the whole block inside the window: no bound checks */
-            uint32_t d = prev;
-            for (uint32_t k = 0; k < n; k++) {
-                uint32_t g;
-                if (*p < 0x80)
-                    g = *p++;
-                else
-                    p = eng_varint_get(p, &g);
-                d = d + g + 1;
-                bits[(d - base) >> 6] |= (uint64_t)1 << ((d - base) & 63);
-            }
+        if ((b == 0 ? 0 : prev + 1) >= lo && skip[b].last < hi && b + 1 < nb) {
+            /* inside the window; the last block's skip entry may be a
+             * one-block list's stand-in, so it is decoded below */
+            block_fill(docs + skip[b].doc_off, n, prev, bits, base);
             set += n;
             continue;
         }
-        for (uint32_t k = 0; k < n; k++) {
-            uint32_t g;
-            if (*p < 0x80) /* one byte: nearly every gap of a list that matters */
-                g = *p++;
-            else
-                p = eng_varint_get(p, &g);
-            prev = prev + g + 1;
-            if (prev >= hi)
-                return set;
-            if (prev >= lo) {
-                bits[(prev - base) >> 6] |= (uint64_t)1 << ((prev - base) & 63);
-                set++;
-            }
+        eng_block_decode(docs + skip[b].doc_off, n, prev, ids);
+        uint32_t k = 0, e = n;
+        if ((b == 0 ? 0 : prev + 1) < lo) {
+            while (k < n && ids[k] < lo)
+                k++;
         }
+        if (ids[n - 1] >= hi) {
+            while (e > k && ids[e - 1] >= hi)
+                e--;
+        }
+        for (uint32_t j = k; j < e; j++)
+            bits[(ids[j] - base) >> 6] |= (uint64_t)1 << ((ids[j] - base) & 63);
+        set += e - k;
+        if (e < n)
+            break;
     }
     return set;
+}
+
+/* Whether v has a bit for a docid in [a, b] (a <= b). */
+static bool any_bit(const uint64_t *v, uint32_t base, uint32_t a, uint32_t b)
+{
+    uint32_t wa = (a - base) >> 6, wb = (b - base) >> 6;
+    uint64_t lo = ~(uint64_t)0 << ((a - base) & 63), hi = ~(uint64_t)0 >> (63 - ((b - base) & 63));
+    if (wa == wb)
+        return (v[wa] & lo & hi) != 0;
+    if (v[wa] & lo)
+        return true;
+    for (uint32_t w = wa + 1; w < wb; w++) {
+        if (v[w])
+            return true;
+    }
+    return (v[wb] & hi) != 0;
+}
+
+/* Set bits of v below bit i of word w (rank[w] counts the words before). */
+static inline uint32_t bit_rank(const uint64_t *v, const uint32_t *rank, uint32_t x)
+{
+    uint64_t below = v[x >> 6] & (((uint64_t)1 << (x & 63)) - 1);
+    return rank[x >> 6] + (uint32_t)__builtin_popcountll(below);
+}
+
+void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
+                        uint32_t hi, const uint64_t *v, uint32_t base, const uint32_t *rank,
+                        uint32_t *wf2)
+{
+    struct eng_skip one;
+    const struct eng_skip *skip = term_skip(s, t, &one);
+    const uint8_t *docs = s->post + t->off + eng_term_skip_bytes(t);
+    const uint8_t *data = docs + t->docs_len;
+    uint32_t nb = eng_term_nblocks(t);
+    uint32_t ids[ENG_BLOCK];
+
+    if (t->df == 0 || lo >= hi || t->kind == ENG_TERM_META)
+        return;
+    for (uint32_t b = block_reaching(skip, 0, nb, lo); b < nb; b++) {
+        uint32_t prev = block_prev(skip, b);
+        uint32_t n = t->df - b * ENG_BLOCK;
+        if (n > ENG_BLOCK)
+            n = ENG_BLOCK;
+        uint32_t first = b == 0 ? 0 : prev + 1;
+        if (first >= hi)
+            break;
+        /* a block without a match is skipped whole: its data has its own
+         * offset (one-block lists are decoded: their last is a stand-in) */
+        if (nb > 1) {
+            uint32_t a = first < lo ? lo : first, z = skip[b].last < hi ? skip[b].last : hi - 1;
+            if (!any_bit(v, base, a, z))
+                continue;
+        }
+        eng_block_decode(docs + skip[b].doc_off, n, prev, ids);
+        const uint8_t *p = data + skip[b].data_off;
+        if (t->kind == ENG_TERM_EXACT) {
+            uint32_t heads;
+            p = eng_varint_get(p, &heads);
+        }
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t d = ids[j];
+            unsigned mask;
+            uint32_t tf;
+            p = eng_posting_head(p, &mask, &tf);
+            bool hit = d >= lo && d < hi && (v[(d - base) >> 6] >> ((d - base) & 63) & 1);
+            if (!hit) {
+                for (mask &= mask - 1; mask; mask &= mask - 1)
+                    p = eng_posting_tf_next(p, &tf);
+                if (d >= hi)
+                    return;
+                continue;
+            }
+            uint32_t w = 0;
+            for (unsigned f = 0, first_f = 1; f < ENG_FIELDS; f++) {
+                if (!(mask & (1u << f)))
+                    continue;
+                if (!first_f)
+                    p = eng_posting_tf_next(p, &tf);
+                first_f = 0;
+                w += eng_wf2[f] * tf;
+            }
+            wf2[bit_rank(v, rank, d - base)] = w;
+        }
+    }
 }
 
 uint32_t eng_posting_wf2(const uint8_t *p, bool exact)

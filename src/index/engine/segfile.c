@@ -44,8 +44,10 @@
  * with its first field's tf (one byte where there were two), 24-byte
  * dictionary entries (no block count; the kind in the length's top byte),
  * each term's postings 4-byte aligned (they were 8); 5: a list of one
- * block keeps only its block maxima as its skip table (struct eng_skip1). */
-#define SEG_VERSION 5u
+ * block keeps only its block maxima as its skip table (struct eng_skip1);
+ * 6: docid blocks bit-packed (FOR-128), an exact term's block data its
+ * heads (masks, tfs) before its positions. */
+#define SEG_VERSION 6u
 #define SEG_ENDIAN 0x01020304u
 
 struct seg_header {
@@ -395,6 +397,39 @@ static const uint8_t *varint_in(const uint8_t *p, const uint8_t *end, uint32_t *
     return NULL;
 }
 
+/* One posting's head (mask and tfs) inside [p, end): its weighted
+ * frequency into *wf2, its tfs' sum into *tfs; NULL when malformed. */
+static const uint8_t *head_in(const uint8_t *p, const uint8_t *end, uint64_t *wf2, uint64_t *tfs,
+                              const char **why)
+{
+    uint32_t head;
+    *wf2 = *tfs = 0;
+    if ((p = varint_in(p, end, &head)) == NULL) {
+        *why = "a term frequency runs out";
+        return NULL;
+    }
+    unsigned mask = head & 7;
+    if (mask == 0 || mask >> ENG_FIELDS) {
+        *why = "a field mask names no field";
+        return NULL;
+    }
+    for (unsigned f = 0, first = 1; f < ENG_FIELDS; f++) {
+        uint32_t tf;
+        if (!(mask & (1u << f)))
+            continue;
+        if (first) {
+            tf = (head >> 3) + 1;
+        } else if ((p = varint_in(p, end, &tf)) == NULL || tf++ == UINT32_MAX) {
+            *why = "a term frequency runs out";
+            return NULL;
+        }
+        first = 0;
+        *wf2 += (uint64_t)eng_wf2[f] * tf;
+        *tfs += tf;
+    }
+    return p;
+}
+
 /* One term's postings inside post[off, limit). */
 static int check_term(const struct eng_segment *s, const struct eng_term *t, uint64_t limit,
                       struct err *err)
@@ -405,63 +440,64 @@ static int check_term(const struct eng_segment *s, const struct eng_term *t, uin
     uint64_t skip_bytes = eng_term_skip_bytes(t);
     /* A one-block list keeps its maxima alone (struct eng_skip1). */
     bool one = eng_term_nblocks(t) == 1;
+    bool exact = t->kind == ENG_TERM_EXACT;
     const struct eng_skip *skip = (const struct eng_skip *)(uintptr_t)(s->post + t->off);
     const struct eng_skip1 *skip1 = (const struct eng_skip1 *)(uintptr_t)(s->post + t->off);
     const uint8_t *docs = s->post + t->off + skip_bytes, *docs_end = docs + t->docs_len;
     const uint8_t *data = docs_end, *data_end = s->post + limit;
     uint32_t prev = UINT32_MAX, left = t->df;
     const uint8_t *dp = docs, *ap = data;
+    uint32_t ids[ENG_BLOCK];
+    const char *why = NULL;
 
     for (uint32_t b = 0; b < eng_term_nblocks(t); b++) {
         uint32_t nin = left > ENG_BLOCK ? ENG_BLOCK : left;
         uint32_t dl_min = UINT32_MAX;
-        uint64_t wf2_max = 0;
+        uint64_t wf2_max = 0, pos_due = 0;
+        const uint8_t *heads_end = data_end;
         left -= nin;
         if (!one && (skip[b].doc_off != (uint32_t)(dp - docs) ||
                      (t->kind != ENG_TERM_META && skip[b].data_off != (uint32_t)(ap - data))))
             return err_set(err, ERR_PARSE, "a skip entry points elsewhere");
+        if (dp >= docs_end || *dp > 32 || eng_block_bytes(nin, *dp) > (size_t)(docs_end - dp - 1))
+            return err_set(err, ERR_PARSE, "a docid block runs out");
+        eng_block_decode(dp, nin, prev, ids);
+        dp += 1 + eng_block_bytes(nin, *dp);
+        if (t->kind != ENG_TERM_META && exact) {
+            uint32_t hl;
+            if ((ap = varint_in(ap, data_end, &hl)) == NULL || hl > (size_t)(data_end - ap))
+                return err_set(err, ERR_PARSE, "a block's heads run out");
+            heads_end = ap + hl;
+        }
         for (uint32_t k = 0; k < nin; k++) {
-            uint32_t g;
-            if ((dp = varint_in(dp, docs_end, &g)) == NULL)
-                return err_set(err, ERR_PARSE, "a docid stream runs out");
-            uint64_t d = (uint64_t)prev + g + 1;
-            if (prev == UINT32_MAX)
-                d = g; /* the first gap counts from "before 0" */
+            /* the first gap counts from "before 0"; a wrap is past the segment */
+            if ((k > 0 || prev != UINT32_MAX) && ids[k] <= (k > 0 ? ids[k - 1] : prev))
+                return err_set(err, ERR_PARSE, "a docid past the segment");
+            uint32_t d = ids[k];
             if (d >= s->n)
                 return err_set(err, ERR_PARSE, "a docid past the segment");
-            prev = (uint32_t)d;
             if (s->dl[d] < dl_min)
                 dl_min = s->dl[d];
             if (t->kind == ENG_TERM_META)
                 continue;
-            if (ap >= data_end)
-                return err_set(err, ERR_PARSE, "a data stream runs out");
-            uint64_t wf2 = 0;
-            uint32_t head;
-            if ((ap = varint_in(ap, data_end, &head)) == NULL)
-                return err_set(err, ERR_PARSE, "a term frequency runs out");
-            unsigned mask = head & 7;
-            if (mask == 0 || mask >> ENG_FIELDS)
-                return err_set(err, ERR_PARSE, "a field mask names no field");
-            for (unsigned f = 0, first = 1; f < ENG_FIELDS; f++) {
-                uint32_t tf, pos;
-                if (!(mask & (1u << f)))
-                    continue;
-                if (first)
-                    tf = (head >> 3) + 1;
-                else if ((ap = varint_in(ap, data_end, &tf)) == NULL || tf++ == UINT32_MAX)
-                    return err_set(err, ERR_PARSE, "a term frequency runs out");
-                first = 0;
-                wf2 += (uint64_t)eng_wf2[f] * tf;
-                for (uint32_t i = 0; t->kind == ENG_TERM_EXACT && i < tf; i++) {
-                    if ((ap = varint_in(ap, data_end, &pos)) == NULL)
-                        return err_set(err, ERR_PARSE, "a position list runs out");
-                }
-            }
+            uint64_t wf2, tfs;
+            if (ap >= heads_end || (ap = head_in(ap, heads_end, &wf2, &tfs, &why)) == NULL)
+                return err_set(err, ERR_PARSE, "%s", why ? why : "a data stream runs out");
             if (wf2 > UINT32_MAX)
                 return err_set(err, ERR_PARSE, "a posting's term frequencies overflow");
             if (wf2 > wf2_max)
                 wf2_max = wf2;
+            pos_due += tfs;
+        }
+        prev = ids[nin - 1];
+        if (exact) { /* the heads fill their length; the positions follow */
+            if (ap != heads_end)
+                return err_set(err, ERR_PARSE, "a block's heads disagree with their length");
+            for (uint64_t i = 0; i < pos_due; i++) {
+                uint32_t pos;
+                if ((ap = varint_in(ap, data_end, &pos)) == NULL)
+                    return err_set(err, ERR_PARSE, "a position list runs out");
+            }
         }
         if (!one && skip[b].last != prev)
             return err_set(err, ERR_PARSE, "a skip entry's last docid disagrees");
@@ -521,8 +557,8 @@ int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *er
 
 /* --- where the bytes go ------------------------------------------------------ */
 
-/* One term's streams split into frequencies (masks and tfs) and positions;
- * what is left of its bytes up to limit is alignment. */
+/* One term's data stream split into frequencies (masks and tfs, with
+ * each exact block's heads length) and positions. */
 static void term_sizes(const struct eng_segment *s, const struct eng_term *t, uint64_t limit,
                        struct index_size_report *r)
 {
@@ -530,34 +566,36 @@ static void term_sizes(const struct eng_segment *s, const struct eng_term *t, ui
     const uint8_t *data = s->post + t->off + skip_bytes + t->docs_len;
     const uint8_t *end = s->post + limit, *p = data;
     uint64_t freqs = 0, pos_bytes = 0;
+    const char *why;
 
     r->skip += skip_bytes;
     r->docids += t->docs_len;
     r->postings += t->df;
-    for (uint32_t k = 0; t->kind != ENG_TERM_META && k < t->df && p < end; k++) {
-        const uint8_t *q = p;
-        uint32_t head;
-        if ((p = varint_in(p, end, &head)) == NULL)
-            return;
-        freqs += (uint64_t)(p - q);
-        unsigned mask = head & 7;
-        for (unsigned f = 0, first = 1; f < ENG_FIELDS; f++) {
-            uint32_t tf = (head >> 3) + 1, v;
-            if (!(mask & (1u << f)))
-                continue;
-            q = p;
-            if (!first && (p = varint_in(p, end, &tf)) == NULL)
+    for (uint32_t left = t->df; t->kind != ENG_TERM_META && left > 0 && p < end;) {
+        uint32_t nin = left > ENG_BLOCK ? ENG_BLOCK : left;
+        const uint8_t *q = p, *heads_end = end;
+        uint64_t due = 0;
+        left -= nin;
+        if (t->kind == ENG_TERM_EXACT) {
+            uint32_t hl;
+            if ((p = varint_in(p, end, &hl)) == NULL || hl > (size_t)(end - p))
                 return;
-            tf += !first;
-            first = 0;
-            freqs += (uint64_t)(p - q);
-            for (uint32_t i = 0; t->kind == ENG_TERM_EXACT && i < tf; i++) {
-                q = p;
-                if ((p = varint_in(p, end, &v)) == NULL)
-                    return;
-                pos_bytes += (uint64_t)(p - q);
-                r->positions++;
-            }
+            heads_end = p + hl;
+        }
+        for (uint32_t k = 0; k < nin; k++) {
+            uint64_t wf2, tfs;
+            if ((p = head_in(p, heads_end, &wf2, &tfs, &why)) == NULL)
+                return;
+            due += tfs;
+        }
+        freqs += (uint64_t)(p - q);
+        for (uint64_t i = 0; t->kind == ENG_TERM_EXACT && i < due; i++) {
+            uint32_t v;
+            q = p;
+            if ((p = varint_in(p, end, &v)) == NULL)
+                return;
+            pos_bytes += (uint64_t)(p - q);
+            r->positions++;
         }
     }
     r->freqs += freqs;

@@ -592,15 +592,70 @@ static int obuf_align(struct obuf *o)
     return obuf_put(o, zero, (4 - (o->n & 3)) & 3);
 }
 
-/* Encode term t (postings remapped by newdoc; dl by new docid) into post. */
-static int encode_term(struct obuf *post, struct obuf *docs, struct obuf *data,
-                       const struct bterm *t, const uint32_t *newdoc, const uint32_t *dl,
-                       uint64_t *keys, struct eng_term *out)
+/* The streams encode_term writes one term's postings into, reused from
+ * term to term. */
+struct enc_bufs {
+    struct obuf docs, data;
+    struct obuf heads, pos; /* an exact term's block: heads, then positions */
+};
+
+static void enc_bufs_free(struct enc_bufs *e)
+{
+    free(e->docs.p);
+    free(e->data.p);
+    free(e->heads.p);
+    free(e->pos.p);
+}
+
+static int pack_block(struct obuf *docs, const uint32_t *gaps, uint32_t n)
+{
+    uint8_t out[ENG_BLOCK_MAX_BYTES];
+    return obuf_put(docs, out, eng_block_encode(out, gaps, n));
+}
+
+/* A posting's builder data (flush_doc: per field its tf, then for exact
+ * terms its positions) split: the tfs to heads, the positions to pos. */
+static int split_posting(struct enc_bufs *e, const uint8_t *p, const uint8_t *end)
+{
+    const uint8_t *q = p;
+    unsigned mask;
+    uint32_t tf;
+    int rc = 0;
+    p = eng_posting_head(p, &mask, &tf);
+    for (unsigned f = 0, first = 1; f < ENG_FIELDS && rc == 0; f++) {
+        if (!(mask & (1u << f)))
+            continue;
+        if (!first) {
+            q = p;
+            p = eng_posting_tf_next(p, &tf);
+        }
+        first = 0;
+        rc = obuf_put(&e->heads, q, (size_t)(p - q));
+        q = p;
+        for (uint32_t k = 0; k < tf; k++) {
+            while (*p & 0x80)
+                p++;
+            p++;
+        }
+        if (rc == 0)
+            rc = obuf_put(&e->pos, q, (size_t)(p - q));
+    }
+    return rc == 0 && p != end ? ERR_PARSE : rc;
+}
+
+/* Encode term t (postings remapped by newdoc; dl by new docid) into post:
+ * docids as bit-packed blocks; data per block, an exact term's as the
+ * heads' length, its heads, its positions (internal.h). */
+static int encode_term(struct obuf *post, struct enc_bufs *e, const struct bterm *t,
+                       const uint32_t *newdoc, const uint32_t *dl, uint64_t *keys,
+                       struct eng_term *out)
 {
     uint32_t n = t->n, nblocks = (n + ENG_BLOCK - 1) / ENG_BLOCK;
     struct eng_skip *skip = calloc(nblocks ? nblocks : 1, sizeof *skip);
+    uint32_t gaps[ENG_BLOCK];
     uint8_t tmp[8];
     uint32_t prev = UINT32_MAX;
+    bool exact = t->kind == ENG_TERM_EXACT;
     int rc = 0;
 
     if (skip == NULL)
@@ -625,35 +680,49 @@ static int encode_term(struct obuf *post, struct obuf *docs, struct obuf *data,
     } else {
         qsort(keys, n, sizeof *keys, sort_cmp_u64);
     }
-    docs->n = 0;
-    data->n = 0;
+    e->docs.n = 0;
+    e->data.n = 0;
     for (uint32_t i = 0; i < n && rc == 0; i++) {
         uint32_t d = (uint32_t)(keys[i] >> 32), k = (uint32_t)keys[i];
         struct eng_skip *sk = &skip[i / ENG_BLOCK];
         if (i % ENG_BLOCK == 0) {
-            sk->doc_off = (uint32_t)docs->n;
-            sk->data_off = (uint32_t)data->n;
+            sk->doc_off = (uint32_t)e->docs.n;
+            sk->data_off = (uint32_t)e->data.n;
             sk->dl_min = UINT32_MAX;
+            e->heads.n = 0;
+            e->pos.n = 0;
         }
         if (dl[d] < sk->dl_min)
             sk->dl_min = dl[d];
-        rc = obuf_put(docs, tmp, eng_varint_put(tmp, d - prev - 1));
+        gaps[i % ENG_BLOCK] = d - prev - 1;
         prev = d;
-        if (i % ENG_BLOCK == ENG_BLOCK - 1 || i == n - 1)
-            skip[i / ENG_BLOCK].last = d;
-        if (rc == 0 && t->kind != ENG_TERM_META) {
+        if (t->kind != ENG_TERM_META) {
             uint32_t end = k + 1 < n ? t->doff[k + 1] : t->dlen;
-            uint32_t wf2 = eng_posting_wf2(t->data + t->doff[k], t->kind == ENG_TERM_EXACT);
+            uint32_t wf2 = eng_posting_wf2(t->data + t->doff[k], exact);
             if (wf2 > sk->wf2_max)
                 sk->wf2_max = wf2;
-            rc = obuf_put(data, t->data + t->doff[k], end - t->doff[k]);
+            if (exact)
+                rc = split_posting(e, t->data + t->doff[k], t->data + end);
+            else
+                rc = obuf_put(&e->data, t->data + t->doff[k], end - t->doff[k]);
+        }
+        if (rc == 0 && (i % ENG_BLOCK == ENG_BLOCK - 1 || i == n - 1)) {
+            sk->last = d;
+            rc = pack_block(&e->docs, gaps, i % ENG_BLOCK + 1);
+            if (rc == 0 && exact) {
+                rc = obuf_put(&e->data, tmp, eng_varint_put(tmp, (uint32_t)e->heads.n));
+                if (rc == 0)
+                    rc = obuf_put(&e->data, e->heads.p, e->heads.n);
+                if (rc == 0)
+                    rc = obuf_put(&e->data, e->pos.p, e->pos.n);
+            }
         }
     }
     if (rc == 0)
         rc = obuf_align(post);
     out->off = post->n;
     out->df = n;
-    out->docs_len = (uint32_t)docs->n;
+    out->docs_len = (uint32_t)e->docs.n;
     out->kind = t->kind;
     if (rc == 0 && nblocks == 1) {
         struct eng_skip1 one = {skip[0].wf2_max, skip[0].dl_min};
@@ -662,9 +731,9 @@ static int encode_term(struct obuf *post, struct obuf *docs, struct obuf *data,
         rc = obuf_put(post, skip, nblocks * sizeof *skip);
     }
     if (rc == 0)
-        rc = obuf_put(post, docs->p, docs->n);
+        rc = obuf_put(post, e->docs.p, e->docs.n);
     if (rc == 0)
-        rc = obuf_put(post, data->p, data->n);
+        rc = obuf_put(post, e->data.p, e->data.n);
     free(skip);
     return rc;
 }
@@ -674,7 +743,8 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     struct eng_segment *s = calloc(1, sizeof *s);
     uint32_t *order = NULL, *newdoc = NULL, *torder = NULL;
     uint64_t *keys = NULL;
-    struct obuf post = {0}, docs = {0}, data = {0}, strs = {0};
+    struct obuf post = {0}, strs = {0};
+    struct enc_bufs enc = {0};
     size_t maxdf = 1;
     int rc = ERR_NOMEM;
 
@@ -729,7 +799,7 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
             memset(t, 0, sizeof *t);
             continue;
         }
-        if ((rc = encode_term(&post, &docs, &data, t, newdoc, s->dl, keys, et)) < 0)
+        if ((rc = encode_term(&post, &enc, t, newdoc, s->dl, keys, et)) < 0)
             goto out;
         et->str = (uint32_t)strs.n;
         et->len = t->len;
@@ -763,8 +833,7 @@ out:
     free(torder);
     free(keys);
     free(post.p);
-    free(docs.p);
-    free(data.p);
+    enc_bufs_free(&enc);
     free(strs.p);
     eng_segment_unref(s);
     return rc;
@@ -838,7 +907,8 @@ struct eng_segw {
     uint64_t *joff;
     size_t jlen, jcap;
     struct bterm t; /* the term being written (t.s borrowed) */
-    struct obuf post, docs, data, strs;
+    struct obuf post, strs;
+    struct enc_bufs enc;
 };
 
 void eng_segw_free(struct eng_segw *w)
@@ -855,8 +925,7 @@ void eng_segw_free(struct eng_segw *w)
     free(w->t.doff);
     free(w->t.data);
     free(w->post.p);
-    free(w->docs.p);
-    free(w->data.p);
+    enc_bufs_free(&w->enc);
     free(w->strs.p);
     free(w);
 }
@@ -970,7 +1039,7 @@ int eng_segw_term_end(struct eng_segw *w)
         return ERR_NOMEM;
     struct eng_term *et = &s->terms[s->nterms];
     memset(et, 0, sizeof *et);
-    if ((rc = encode_term(&w->post, &w->docs, &w->data, &w->t, w->ident, s->dl, w->keys, et)) < 0)
+    if ((rc = encode_term(&w->post, &w->enc, &w->t, w->ident, s->dl, w->keys, et)) < 0)
         return rc;
     et->str = (uint32_t)w->strs.n;
     et->len = w->t.len;
