@@ -39,8 +39,19 @@ int store_sqlite_fail(sqlite3 *db, int rc, struct err *err)
 
 void store_sqlite_conn_close(sqlite3 *db)
 {
-    if (db)
-        sqlite3_close_v2(db);
+    if (db == NULL)
+        return;
+    /* Statements kept on the connection (store_sqlite_prepare_kept), known
+     * by their mark: others belong to whoever prepared them (FTS5 keeps
+     * its own on the connection and finalizes them itself). */
+    size_t mark = strlen(STORE_SQLITE_KEPT);
+    for (sqlite3_stmt *st = sqlite3_next_stmt(db, NULL), *next; st; st = next) {
+        next = sqlite3_next_stmt(db, st);
+        const char *text = sqlite3_sql(st);
+        if (text && strncmp(text, STORE_SQLITE_KEPT, mark) == 0)
+            sqlite3_finalize(st);
+    }
+    sqlite3_close_v2(db);
 }
 
 /* SQLite creates a database 0644 less the umask, and its -wal, -shm and
@@ -100,6 +111,26 @@ out:
 int store_sqlite_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out, struct err *err)
 {
     int rc = sqlite3_prepare_v2(db, sql, -1, out, NULL);
+    if (rc != SQLITE_OK) {
+        *out = NULL;
+        return store_sqlite_fail(db, rc, err);
+    }
+    return 0;
+}
+
+int store_sqlite_prepare_kept(sqlite3 *db, const char *sql, sqlite3_stmt **out, struct err *err)
+{
+    *out = NULL;
+    if (strncmp(sql, STORE_SQLITE_KEPT, strlen(STORE_SQLITE_KEPT)) != 0)
+        return err_set(err, ERR_INVALID, "a kept statement without its mark");
+    for (sqlite3_stmt *st = sqlite3_next_stmt(db, NULL); st; st = sqlite3_next_stmt(db, st)) {
+        const char *text = sqlite3_sql(st);
+        if (!sqlite3_stmt_busy(st) && text && strcmp(text, sql) == 0) {
+            *out = st;
+            return 0;
+        }
+    }
+    int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL);
     if (rc != SQLITE_OK) {
         *out = NULL;
         return store_sqlite_fail(db, rc, err);

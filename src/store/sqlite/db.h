@@ -51,6 +51,13 @@ void store_sqlite_conn_close(sqlite3 *db);
 
 /* Prepare one statement of static SQL. */
 int store_sqlite_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out, struct err *err);
+/* The statement for sql kept on db from an earlier call, idle, else a new
+ * one that stays with db: reset it after use, do not finalize it (the
+ * connection's close does). For a statement run on every request: its
+ * parse and plan are paid once per connection. sql begins with
+ * STORE_SQLITE_KEPT, the mark by which the close knows it. */
+#define STORE_SQLITE_KEPT "/* kept */ "
+int store_sqlite_prepare_kept(sqlite3 *db, const char *sql, sqlite3_stmt **out, struct err *err);
 
 /* The integer in the first column of the first row of static SQL (0 when
  * there is no row or it is NULL). */

@@ -27,7 +27,7 @@ struct store_rows {
  * which a delete of the newest row does not lower) and a replica's
  * position in its store's log (which deletes move). */
 #define HEAD_SQL                                                                                   \
-    "SELECT max(coalesce((SELECT max(seq) FROM articles), 0),"                                     \
+    STORE_SQLITE_KEPT "SELECT max(coalesce((SELECT max(seq) FROM articles), 0),"                                     \
     " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'seq'), 0),"                   \
     " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'replica_seq'), 0))"
 
@@ -107,7 +107,21 @@ int store_reader_identity(struct store_reader *r, char out[STORE_IDENTITY_MAX], 
 
 int store_reader_head(struct store_reader *r, int64_t *out, struct err *err)
 {
-    return store_sqlite_query_int(r->db, HEAD_SQL, out, err);
+    /* Every search asks (read-your-writes): the statement stays with the
+     * pooled connection; parsing it each time was 1.4 % of a rare word's
+     * search in process (sqlite3Parser alone). */
+    sqlite3_stmt *st;
+    *out = 0;
+    int rc = store_sqlite_prepare_kept(r->db, HEAD_SQL, &st, err);
+    if (rc < 0)
+        return rc;
+    rc = store_sqlite_step_row(r->db, st, err);
+    if (rc == 1) {
+        *out = sqlite3_column_int64(st, 0);
+        rc = 0;
+    }
+    sqlite3_reset(st); /* ends its read: no transaction left open */
+    return rc;
 }
 
 int store_reader_count(struct store_reader *r, int64_t *out, struct err *err)
