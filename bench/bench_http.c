@@ -10,6 +10,8 @@
  *              [--name NAME]
  *   bench_http --url BASE --wait-healthy TIMEOUT [--since EPOCH] [--pid PID]
  *              [--name NAME]
+ *   bench_http --url BASE --wait-settled TIMEOUT [--since EPOCH] [--pid PID]
+ *              [--name NAME]
  *
  * A request that does not answer 200 with a totalResults is an error (err
  * line), never a silent fast sample. Prints lat/tput/mem lines
@@ -21,7 +23,8 @@
  * (the index is open) and prints how long after EPOCH (wall-clock seconds,
  * when the server was started) it first answered at all (listening_seconds)
  * and answered 200 (healthy_seconds); exit 1 when TIMEOUT seconds pass or
- * the process PID ends first. */
+ * the process PID ends first. --wait-settled then waits for the background
+ * merges the first build leaves to end (wait_settled). */
 #include "common.h"
 
 #include <curl/curl.h>
@@ -138,6 +141,8 @@ static void usage(void)
                     "                  [--warmup W] [--clients 1,2,4,16] [--seconds S]\n"
                     "                  [--name NAME]\n"
                     "       bench_http --url BASE --wait-healthy TIMEOUT [--since EPOCH]\n"
+                    "                  [--pid PID] [--name NAME]\n"
+                    "       bench_http --url BASE --wait-settled TIMEOUT [--since EPOCH]\n"
                     "                  [--pid PID] [--name NAME]\n");
 }
 
@@ -233,6 +238,72 @@ static void server_cache_stats(const char *base, const char *name, const char *w
     curl_easy_cleanup(curl);
 }
 
+/* A metric's value from the /metrics body (at the start of a line); -1
+ * when it is not there. */
+static double metric_in(const char *body, const char *metric)
+{
+    char at[128];
+    snprintf(at, sizeof at, "\n%s ", metric);
+    const char *p = strstr(body, at);
+    return p ? strtod(p + strlen(at), NULL) : -1;
+}
+
+/* --wait-settled: 0 once the server's index has run no merge and kept its
+ * segment count for SETTLED_S seconds (polled every 100 ms), printing
+ * when (settled_seconds, after EPOCH) and its segments then; 1 on timeout
+ * or when the process PID ends first. A server without the engine's
+ * metrics (the FTS5 backend) is settled at once. */
+#define SETTLED_S 3.0
+static int wait_settled(const char *base, const char *name, double since, double timeout, pid_t pid)
+{
+    char url[1024];
+    struct buf body;
+    CURL *curl = curl_easy_init();
+    double start = bench_now(), quiet_since = -1, last_segments = -2;
+    int rc = 1;
+
+    if (curl == NULL)
+        return 1;
+    buf_init(&body, BODY_MAX);
+    snprintf(url, sizeof url, "%s/metrics", base);
+    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT, 30L);
+    while (bench_now() - start < timeout) {
+        body.len = 0;
+        if (curl_easy_perform(curl) == CURLE_OK && body.data) {
+            buf_putc(&body, '\0');
+            double merging = metric_in(body.data, "newsd_index_merges_running");
+            double segments = metric_in(body.data, "newsd_index_segments");
+            if (merging != 0 || segments != last_segments)
+                quiet_since = -1;
+            else if (quiet_since < 0)
+                quiet_since = bench_now();
+            last_segments = segments;
+            if (merging < 0 || (quiet_since >= 0 && bench_now() - quiet_since >= SETTLED_S)) {
+                printf("stat\t%s\tsettled_seconds\t%.3f\n", name,
+                       wall_now() - since - (merging < 0 ? 0 : SETTLED_S));
+                printf("stat\t%s\tsettled_segments\t%.0f\n", name, segments);
+                rc = 0;
+                break;
+            }
+        }
+        if (pid > 0 && kill(pid, 0) != 0) {
+            fprintf(stderr, "bench_http: the server (pid %ld) is gone\n", (long)pid);
+            break;
+        }
+        usleep(100000);
+    }
+    if (rc != 0)
+        printf("err\t%s\tsettle\tmerges still running after %.0f s\n", name, timeout);
+    fflush(stdout);
+    buf_release(&body);
+    curl_easy_cleanup(curl);
+    return rc;
+}
+
 static void server_mem(pid_t pid, const char *name, const char *when)
 {
     if (pid <= 0)
@@ -247,7 +318,7 @@ int main(int argc, char **argv)
     struct hctx c = {0};
     struct mix m = {0};
     int reps = 3, warmup = 0, clients[16], n_clients, rc = 1;
-    double seconds = 10, wait = -1, since = 0;
+    double seconds = 10, wait = -1, settle = -1, since = 0;
     pid_t pid = 0;
 
     for (int i = 1; i < argc; i++) {
@@ -272,6 +343,8 @@ int main(int argc, char **argv)
             name = v;
         else if (v && strcmp(argv[i], "--wait-healthy") == 0)
             wait = strtod(v, NULL);
+        else if (v && strcmp(argv[i], "--wait-settled") == 0)
+            settle = strtod(v, NULL);
         else if (v && strcmp(argv[i], "--since") == 0)
             since = strtod(v, NULL);
         else {
@@ -281,10 +354,13 @@ int main(int argc, char **argv)
         i++;
     }
     n_clients = bench_parse_ints(clients_arg, clients, 16);
-    if (c.base && wait > 0) {
+    if (c.base && (wait > 0 || settle > 0)) {
         if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
             return 1;
-        rc = wait_healthy(c.base, name, since > 0 ? since : wall_now(), wait, pid);
+        if (wait > 0)
+            rc = wait_healthy(c.base, name, since > 0 ? since : wall_now(), wait, pid);
+        else
+            rc = wait_settled(c.base, name, since > 0 ? since : wall_now(), settle, pid);
         curl_global_cleanup();
         return rc;
     }

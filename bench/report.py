@@ -409,6 +409,12 @@ def main():
         if lst is not None or hl is not None:
             w("| %s | %s | %s |" % (label, "%.3f s" % lst if lst is not None else "—",
                                     "%.3f s" % hl if hl is not None else "—"))
+    settled = R.fstat("serve-first", "settled_seconds")
+    if settled is not None:
+        # the passes measure the index the merges leave (bench/run.sh)
+        segs = R.stat.get("serve-first", {}).get("settled_segments", "?")
+        w("| first start: its background merges ended (%s segment%s left; the passes measure "
+          "that index) | | %.3f s |" % (segs, "" if segs == "1" else "s", settled))
     for name in ("newsd-cold", "newsd-warm"):
         o = R.fstat(name, "open_seconds")
         if o is not None:

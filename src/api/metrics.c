@@ -165,6 +165,8 @@ void api_metrics_render_index(struct buf *b, const struct index_stats *st)
     buf_printf(b, "newsd_index_documents %llu\n", (unsigned long long)st->documents);
     metrics_family(b, "newsd_index_segments", "Segments the search index searches.", "gauge");
     buf_printf(b, "newsd_index_segments %llu\n", (unsigned long long)st->segments);
+    metrics_family(b, "newsd_index_merges_running", "Segment merges running now.", "gauge");
+    buf_printf(b, "newsd_index_merges_running %llu\n", (unsigned long long)st->merging);
     metrics_family(b, "newsd_index_file_bytes", "Bytes of the segment files mapped.", "gauge");
     buf_printf(b, "newsd_index_file_bytes %llu\n", (unsigned long long)st->file_bytes);
     metrics_family(b, "newsd_index_count_cache_hits_total",

@@ -160,6 +160,7 @@ struct index_stats {
     uint64_t documents;  /* live documents */
     uint64_t segments;   /* segments searched */
     uint64_t file_bytes; /* bytes of the segment files mapped */
+    uint64_t merging;    /* segment merges running now */
     uint64_t cache_hits; /* count cache */
     uint64_t cache_misses;
 };
