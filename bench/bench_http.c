@@ -203,29 +203,47 @@ static int wait_healthy(const char *base, const char *name, double since, double
     return rc;
 }
 
+/* A handle that GETs base's /metrics into body. */
+static CURL *metrics_handle(const char *base, struct buf *body)
+{
+    char url[1024];
+    CURL *curl = curl_easy_init();
+    if (curl == NULL)
+        return NULL;
+    snprintf(url, sizeof url, "%s/metrics", base);
+    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, body);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT, 30L);
+    return curl;
+}
+
+/* One scrape into body (emptied first), NUL-terminated: true when it came. */
+static bool metrics_get(CURL *curl, struct buf *body)
+{
+    body->len = 0;
+    if (curl_easy_perform(curl) != CURLE_OK || body->data == NULL)
+        return false;
+    buf_putc(body, '\0');
+    return true;
+}
+
 /* The count cache's counters from /metrics, as stat lines (none when the
  * server does not export them: the FTS5 backend). */
 static void server_cache_stats(const char *base, const char *name, const char *when)
 {
-    char url[1024];
     /* At the start of a line (the # HELP line names the metric too). */
     static const char *const metric[2] = {"\nnewsd_index_count_cache_hits_total ",
                                           "\nnewsd_index_count_cache_misses_total "};
     static const char *const label[2] = {"count_cache_hits", "count_cache_misses"};
     struct buf body;
-    CURL *curl = curl_easy_init();
+    buf_init(&body, BODY_MAX);
+    CURL *curl = metrics_handle(base, &body);
 
     if (curl == NULL)
         return;
-    buf_init(&body, BODY_MAX);
-    snprintf(url, sizeof url, "%s/metrics", base);
-    curl_easy_setopt(curl, CURLOPT_URL, url);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT, 30L);
-    if (curl_easy_perform(curl) == CURLE_OK && body.data) {
-        buf_putc(&body, '\0');
+    if (metrics_get(curl, &body)) {
         for (int k = 0; k < 2; k++) {
             const char *p = strstr(body.data, metric[k]);
             if (p)
@@ -256,25 +274,16 @@ static double metric_in(const char *body, const char *metric)
 #define SETTLED_S 3.0
 static int wait_settled(const char *base, const char *name, double since, double timeout, pid_t pid)
 {
-    char url[1024];
     struct buf body;
-    CURL *curl = curl_easy_init();
+    buf_init(&body, BODY_MAX);
+    CURL *curl = metrics_handle(base, &body);
     double start = bench_now(), quiet_since = -1, last_segments = -2;
     int rc = 1;
 
     if (curl == NULL)
         return 1;
-    buf_init(&body, BODY_MAX);
-    snprintf(url, sizeof url, "%s/metrics", base);
-    curl_easy_setopt(curl, CURLOPT_URL, url);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT, 30L);
     while (bench_now() - start < timeout) {
-        body.len = 0;
-        if (curl_easy_perform(curl) == CURLE_OK && body.data) {
-            buf_putc(&body, '\0');
+        if (metrics_get(curl, &body)) {
             double merging = metric_in(body.data, "newsd_index_merges_running");
             double segments = metric_in(body.data, "newsd_index_segments");
             if (merging != 0 || segments != last_segments)
