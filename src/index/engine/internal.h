@@ -70,7 +70,7 @@ struct eng_skip {
     uint32_t data_off; /* block's data bytes, from the term's data stream */
     /* Block max for relevancy: the inputs of a bound on any posting's bm25
      * term (search.c), exact so that `newsd index verify` can check them. */
-    uint32_t wf2_max; /* largest eng_posting_wf2() of the block; 0 for meta terms */
+    uint32_t wf2_max; /* largest eng_posting_head_read() wf2 of the block; 0: meta */
     uint32_t dl_min;  /* smallest dl of the block's documents */
 };
 
@@ -83,7 +83,7 @@ struct eng_skip1 {
 
 /* Twice bm25's column weights (title 3, description 1.5, content 1: the
  * weights index/fts5/fts5.c gives FTS5's bm25), so that a posting's weighted
- * frequency is an integer: eng_posting_wf2(). */
+ * frequency is an integer: eng_posting_head_read(). */
 static const uint32_t eng_wf2[ENG_FIELDS] = {6, 3, 2};
 
 /* A dictionary entry: 24 bytes (1.5 million of them at 1 M articles). */
@@ -399,6 +399,26 @@ static inline const uint8_t *eng_posting_tf_next(const uint8_t *p, uint32_t *tf)
     *tf += 1;
     return p;
 }
+/* A whole posting head at p (mask and every field's tf): twice its
+ * weighted frequency (eng_wf2 per field times tf) into *wf2, the sum of
+ * its tfs (its positions, for an exact term) into *tfs; past the head. */
+static inline const uint8_t *eng_posting_head_read(const uint8_t *p, uint32_t *wf2, uint32_t *tfs)
+{
+    unsigned mask;
+    uint32_t tf;
+    p = eng_posting_head(p, &mask, &tf);
+    uint32_t w = eng_wf2[__builtin_ctz(mask)] * tf, all = tf;
+    for (mask &= mask - 1; mask; mask &= mask - 1) { /* the other fields' tfs */
+        p = eng_posting_tf_next(p, &tf);
+        w += eng_wf2[__builtin_ctz(mask)] * tf;
+        all += tf;
+    }
+    *wf2 = w;
+    *tfs = all;
+    return p;
+}
+/* Past n varints at p, n of which are known to follow. */
+const uint8_t *eng_varints_skip(const uint8_t *p, uint32_t n);
 
 /* Bytes of a docid block of n gaps at width w, after its width byte. */
 static inline size_t eng_block_bytes(uint32_t n, unsigned w)
@@ -449,16 +469,13 @@ uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi);
 uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
                            uint32_t hi, uint64_t *bits, uint32_t base);
 /* For every posting of t with docid d in [lo, hi) whose bit (d - base)
- * is set in v: its eng_posting_wf2() into wf2 at d's rank among v's bits
- * (rank[w]: bits set in v's words before word w). Relevancy's frequencies
+ * is set in v: its eng_posting_head_read() wf2 into wf2 at d's rank
+ * among v's bits (rank[w]: bits set in v's words before word w). Relevancy's frequencies
  * a term at a time over a set of matches (search.c); its heads alone are
  * read, a block without a match is skipped. Meta terms: nothing. */
 void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
                         uint32_t hi, const uint64_t *v, uint32_t base, const uint32_t *rank,
                         uint32_t *wf2);
-/* Twice the weighted frequency (eng_wf2) of the posting whose data starts
- * at p (exact: the term has positions after each field's tf). */
-uint32_t eng_posting_wf2(const uint8_t *p, bool exact);
 /* The skip entry of the cursor's current block. */
 static inline const struct eng_skip *eng_cursor_block(const struct eng_cursor *c)
 {

@@ -226,25 +226,19 @@ static void data_advance(struct eng_cursor *c)
 {
     bool exact = c->t->kind == ENG_TERM_EXACT;
     while (c->di < c->i) {
-        unsigned mask;
-        uint32_t tf;
-        c->dp = eng_posting_head(c->dp, &mask, &tf);
-        uint32_t all = tf;
-        for (mask &= mask - 1; mask; mask &= mask - 1) { /* the other fields' tfs */
-            c->dp = eng_posting_tf_next(c->dp, &tf);
-            all += tf;
-        }
+        uint32_t wf2, tfs;
+        c->dp = eng_posting_head_read(c->dp, &wf2, &tfs);
         if (exact)
-            c->pskip += all;
+            c->pskip += tfs;
         c->di++;
     }
 }
 
-/* Past n varints at p, n of which are known to follow. A varint ends at
- * a byte below 0x80: while eight or more are due the next eight bytes are
- * theirs, and their ends are counted at once (a varint cut at the eighth
- * byte still ends at its own end byte, counted later). */
-static const uint8_t *skip_varints(const uint8_t *p, uint32_t n)
+/* A varint ends at a byte below 0x80: while eight or more are due the
+ * next eight bytes are theirs, and their ends are counted at once (a
+ * varint cut at the eighth byte still ends at its own end byte, counted
+ * later). */
+const uint8_t *eng_varints_skip(const uint8_t *p, uint32_t n)
 {
     while (n >= 8) {
         n -= (uint32_t)__builtin_popcountll(~load_le64(p) & 0x8080808080808080u);
@@ -286,7 +280,7 @@ void eng_cursor_data(struct eng_cursor *c, unsigned *mask, uint32_t tf[ENG_FIELD
         return;
     /* this posting's positions: pp stays at their start, as di stays at
      * this posting (the next data_advance counts them to skip) */
-    c->pp = skip_varints(c->pp, c->pskip);
+    c->pp = eng_varints_skip(c->pp, c->pskip);
     c->pskip = 0;
     p = c->pp;
     for (unsigned f = 0; f < ENG_FIELDS; f++) {
@@ -350,9 +344,9 @@ uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t
             n = ENG_BLOCK;
         if (b > 0 && prev + 1 >= hi)
             break;
-        if ((b == 0 ? 0 : prev + 1) >= lo && skip[b].last < hi && b + 1 < nb) {
-            /* inside the window; the last block's skip entry may be a
-             * one-block list's stand-in, so it is decoded below */
+        if ((b == 0 ? 0 : prev + 1) >= lo && skip[b].last < hi && nb > 1) {
+            /* inside the window (a one-block list's last docid is a
+             * stand-in, so it is decoded below) */
             block_fill(docs + skip[b].doc_off, n, prev, bits, base);
             set += n;
             continue;
@@ -434,49 +428,12 @@ void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, u
             p = eng_varint_get(p, &heads);
         }
         for (uint32_t j = 0; j < n; j++) {
-            uint32_t d = ids[j];
-            unsigned mask;
-            uint32_t tf;
-            p = eng_posting_head(p, &mask, &tf);
-            bool hit = d >= lo && d < hi && (v[(d - base) >> 6] >> ((d - base) & 63) & 1);
-            if (!hit) {
-                for (mask &= mask - 1; mask; mask &= mask - 1)
-                    p = eng_posting_tf_next(p, &tf);
-                if (d >= hi)
-                    return;
-                continue;
-            }
-            uint32_t w = 0;
-            for (unsigned f = 0, first_f = 1; f < ENG_FIELDS; f++) {
-                if (!(mask & (1u << f)))
-                    continue;
-                if (!first_f)
-                    p = eng_posting_tf_next(p, &tf);
-                first_f = 0;
-                w += eng_wf2[f] * tf;
-            }
-            wf2[bit_rank(v, rank, d - base)] = w;
+            uint32_t d = ids[j], w, tfs;
+            p = eng_posting_head_read(p, &w, &tfs);
+            if (d >= hi)
+                return;
+            if (d >= lo && (v[(d - base) >> 6] >> ((d - base) & 63) & 1))
+                wf2[bit_rank(v, rank, d - base)] = w;
         }
     }
-}
-
-uint32_t eng_posting_wf2(const uint8_t *p, bool exact)
-{
-    unsigned mask;
-    uint32_t w = 0, tf;
-    p = eng_posting_head(p, &mask, &tf);
-    for (unsigned f = 0, first = 1; f < ENG_FIELDS; f++) {
-        if (!(mask & (1u << f)))
-            continue;
-        if (!first)
-            p = eng_posting_tf_next(p, &tf);
-        first = 0;
-        w += eng_wf2[f] * tf;
-        for (uint32_t k = 0; exact && k < tf; k++) { /* the field's positions */
-            while (*p & 0x80)
-                p++;
-            p++;
-        }
-    }
-    return w;
 }

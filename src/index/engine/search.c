@@ -321,6 +321,14 @@ struct heap {
     size_t n, k;
 };
 
+/* Whether a candidate of this key may enter the heap, whatever its id:
+ * false when the heap is full and its worst key is higher (the caller
+ * then reads nothing more of the document, not even its id). */
+static inline bool heap_may_take(const struct heap *h, double key)
+{
+    return h->n < h->k || key >= h->v[0].key;
+}
+
 /* Min-heap of the k best: v[0] is the worst kept. */
 static void heap_push(struct heap *h, struct cand c)
 {
@@ -1174,14 +1182,14 @@ static int weigh_page(struct run *r, struct ev *ev2, const struct sets *b, const
 {
     const struct eng_segment *seg = ev2->seg;
     size_t nl = r->plan.nleaves, nweigh = 0;
-    uint32_t nm = 0;
-    int rc = 0;
+    uint32_t nm = 0, *wf2 = NULL;
+    int rc = 1; /* no leaf pays, until one does */
 
     uint32_t *rank = malloc((size_t)b->nw * sizeof *rank);
     size_t *slot = arena_calloc(ev2->a, nl + 1, sizeof *slot); /* 0: sought, else weighed */
     if (rank == NULL || slot == NULL) {
-        free(rank);
-        return ERR_NOMEM;
+        rc = ERR_NOMEM;
+        goto out;
     }
     for (uint32_t w = 0; w < b->nw; w++) {
         rank[w] = nm;
@@ -1191,24 +1199,24 @@ static int weigh_page(struct run *r, struct ev *ev2, const struct sets *b, const
         const struct node *n = ev2->leaf_nodes[i];
         if (n == NULL)
             continue;
-        if (n->kind != PLAN_TERM || n->filter) { /* not a plain plan's leaf */
-            free(rank);
-            return 1;
-        }
+        if (n->kind != PLAN_TERM || n->filter) /* not a plain plan's leaf */
+            goto out;
         uint64_t in_window = (uint64_t)n->cur[0].t->df * (b->hi - b->lo) / (seg->n ? seg->n : 1);
         if (in_window <= (uint64_t)WEIGH_RATIO * nm)
             slot[i] = ++nweigh;
     }
-    uint32_t *wf2 = nweigh ? calloc(nweigh * (size_t)nm, sizeof *wf2) : NULL;
-    if (nweigh == 0 || wf2 == NULL) {
-        free(rank);
-        return nweigh == 0 ? 1 : ERR_NOMEM;
+    if (nweigh == 0)
+        goto out;
+    if ((wf2 = calloc(nweigh * (size_t)nm, sizeof *wf2)) == NULL) {
+        rc = ERR_NOMEM;
+        goto out;
     }
     for (size_t i = 0; i < nl; i++) {
         if (slot[i])
             eng_postings_weigh(seg, ev2->leaf_nodes[i]->cur[0].t, b->lo, b->hi, v, b->base, rank,
                                wf2 + (slot[i] - 1) * (size_t)nm);
     }
+    rc = 0;
     uint32_t m = 0;
     for (uint32_t w = 0; w < b->nw && rc == 0; w++) {
         for (uint64_t bits = v[w]; bits; bits &= bits - 1, m++) {
@@ -1227,13 +1235,13 @@ static int weigh_page(struct run *r, struct ev *ev2, const struct sets *b, const
                 }
             }
             double score = bm25_sum(r, r->freq, (double)seg->dl[d]); /* fts5Bm25Function() */
-            if (r->heap.n == r->heap.k && score < r->heap.v[0].key)
-                continue;
-            heap_push(&r->heap, (struct cand){score, seg->ids[d], {ev2->si, d}});
+            if (heap_may_take(&r->heap, score))
+                heap_push(&r->heap, (struct cand){score, seg->ids[d], {ev2->si, d}});
         }
         if (expired(r))
             rc = ERR_TIMEOUT;
     }
+out:
     free(wf2);
     free(rank);
     return rc;
@@ -1272,9 +1280,8 @@ static int sets_page(struct run *r, struct ev *ev, struct sets *sb, const uint64
                 uint32_t d = b.base + w * 64 + bits_low(bits);
                 uint32_t src = seg->src[d];
                 double pop = src < r->snap->npop ? r->snap->pop[src] : -1.0;
-                if (r->heap.n == r->heap.k && pop < r->heap.v[0].key)
-                    continue;
-                heap_push(&r->heap, (struct cand){pop, seg->ids[d], {ev->si, d}});
+                if (heap_may_take(&r->heap, pop))
+                    heap_push(&r->heap, (struct cand){pop, seg->ids[d], {ev->si, d}});
             }
         }
         return 0;
@@ -1396,10 +1403,8 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
         case INDEX_SORT_POPULARITY: {
             uint32_t src = seg->src[d];
             double pop = src < r->snap->npop ? r->snap->pop[src] : -1.0;
-            /* Below the page's worst whatever its id: no read of ids[d]. */
-            if (r->heap.n == r->heap.k && pop < r->heap.v[0].key)
-                break;
-            heap_push(&r->heap, (struct cand){pop, seg->ids[d], {ev.si, d}});
+            if (heap_may_take(&r->heap, pop))
+                heap_push(&r->heap, (struct cand){pop, seg->ids[d], {ev.si, d}});
             break;
         }
         case INDEX_SORT_RELEVANCY:

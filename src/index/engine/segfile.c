@@ -463,7 +463,7 @@ static int check_term(const struct eng_segment *s, const struct eng_term *t, uin
             return err_set(err, ERR_PARSE, "a docid block runs out");
         eng_block_decode(dp, nin, prev, ids);
         dp += 1 + eng_block_bytes(nin, *dp);
-        if (t->kind != ENG_TERM_META && exact) {
+        if (exact) {
             uint32_t hl;
             if ((ap = varint_in(ap, data_end, &hl)) == NULL || hl > (size_t)(data_end - ap))
                 return err_set(err, ERR_PARSE, "a block's heads run out");
@@ -630,4 +630,3 @@ void eng_segment_sizes(const struct eng_segment *s, struct index_size_report *r)
     if (off[P_END] > named)
         r->header += off[P_END] - named;
 }
-

@@ -614,14 +614,16 @@ static int pack_block(struct obuf *docs, const uint32_t *gaps, uint32_t n)
 }
 
 /* A posting's builder data (flush_doc: per field its tf, then for exact
- * terms its positions) split: the tfs to heads, the positions to pos. */
-static int split_posting(struct enc_bufs *e, const uint8_t *p, const uint8_t *end)
+ * terms its positions) split: the tfs to heads, the positions to pos;
+ * twice its weighted frequency (eng_wf2 per field times tf) into *wf2. */
+static int split_posting(struct enc_bufs *e, const uint8_t *p, const uint8_t *end, uint32_t *wf2)
 {
     const uint8_t *q = p;
     unsigned mask;
     uint32_t tf;
     int rc = 0;
     p = eng_posting_head(p, &mask, &tf);
+    *wf2 = 0;
     for (unsigned f = 0, first = 1; f < ENG_FIELDS && rc == 0; f++) {
         if (!(mask & (1u << f)))
             continue;
@@ -630,13 +632,10 @@ static int split_posting(struct enc_bufs *e, const uint8_t *p, const uint8_t *en
             p = eng_posting_tf_next(p, &tf);
         }
         first = 0;
+        *wf2 += eng_wf2[f] * tf;
         rc = obuf_put(&e->heads, q, (size_t)(p - q));
         q = p;
-        for (uint32_t k = 0; k < tf; k++) {
-            while (*p & 0x80)
-                p++;
-            p++;
-        }
+        p = eng_varints_skip(p, tf);
         if (rc == 0)
             rc = obuf_put(&e->pos, q, (size_t)(p - q));
     }
@@ -697,14 +696,17 @@ static int encode_term(struct obuf *post, struct enc_bufs *e, const struct bterm
         gaps[i % ENG_BLOCK] = d - prev - 1;
         prev = d;
         if (t->kind != ENG_TERM_META) {
-            uint32_t end = k + 1 < n ? t->doff[k + 1] : t->dlen;
-            uint32_t wf2 = eng_posting_wf2(t->data + t->doff[k], exact);
+            const uint8_t *at = t->data + t->doff[k],
+                          *end = t->data + (k + 1 < n ? t->doff[k + 1] : t->dlen);
+            uint32_t wf2, tfs;
+            if (exact) {
+                rc = split_posting(e, at, end, &wf2);
+            } else {
+                eng_posting_head_read(at, &wf2, &tfs);
+                rc = obuf_put(&e->data, at, (size_t)(end - at));
+            }
             if (wf2 > sk->wf2_max)
                 sk->wf2_max = wf2;
-            if (exact)
-                rc = split_posting(e, t->data + t->doff[k], t->data + end);
-            else
-                rc = obuf_put(&e->data, t->data + t->doff[k], end - t->doff[k]);
         }
         if (rc == 0 && (i % ENG_BLOCK == ENG_BLOCK - 1 || i == n - 1)) {
             sk->last = d;
