@@ -64,8 +64,6 @@
  * and so searchable, within a fraction of a second instead of when 2,000
  * have gathered. A file read at full speed fills its batches long before. */
 #define IMPORT_BATCH_MS 200
-/* Bytes read from the input at a time. */
-#define IMPORT_READ_BYTES (64 * 1024)
 /* Open-addressing table of the batch's canonical urls: a power of two,
  * at least twice LIMIT_IMPORT_BATCH. */
 #define IMPORT_SLOTS 4096
@@ -238,18 +236,27 @@ static void input_open(struct import_input *in, int fd)
     in->pos = in->len = 0;
 }
 
-/* Before a read that may block: while the batch being filled holds
- * articles, wait for input only until the batch is due, then hand it to
- * the writer, so the last articles of a pipe that went quiet do not wait
- * for the next line or the end of input. */
+/* Before a read that may block, wait for input (the input may also have
+ * been left non-blocking by whoever set it up): while the batch being
+ * filled holds articles, only until the batch is due, then hand it to the
+ * writer, so the last articles of a pipe that went quiet do not wait for
+ * the next line or the end of input. */
 static int input_wait(struct import_ctx *c, struct import_input *in)
 {
-    while (in->may_block && c->b->n > 0) {
-        int64_t left = c->b->first_ms + IMPORT_BATCH_MS - clock_mono_ms();
-        if (left <= 0)
-            return batch_flush(c);
+    while (in->may_block) {
+        int timeout = -1;
+        if (c->b->n > 0) {
+            int64_t left = c->b->first_ms + IMPORT_BATCH_MS - clock_mono_ms();
+            if (left <= 0) {
+                int rc = batch_flush(c);
+                if (rc < 0)
+                    return rc;
+                continue;
+            }
+            timeout = (int)left;
+        }
         struct pollfd p = {.fd = in->fd, .events = POLLIN};
-        int r = poll(&p, 1, (int)left);
+        int r = poll(&p, 1, timeout);
         if (r > 0 || (r < 0 && errno != EINTR))
             return 0; /* readable, closed, or an error read(2) will report */
     }
@@ -263,21 +270,12 @@ static int input_fill(struct import_ctx *c, struct import_input *in)
     if (in->eof)
         return 0;
     ssize_t k;
-    for (;;) {
+    do {
         int rc = input_wait(c, in);
         if (rc < 0)
             return rc;
         k = read(in->fd, in->buf, sizeof in->buf);
-        if (k >= 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK))
-            break;
-        if (errno != EINTR) {
-            /* Input left non-blocking by whoever set it up: wait for it
-             * (input_wait above first hands over a batch that is due). */
-            struct pollfd p = {.fd = in->fd, .events = POLLIN};
-            if (poll(&p, 1, c->b->n > 0 ? IMPORT_BATCH_MS : -1) < 0 && errno != EINTR)
-                break;
-        }
-    }
+    } while (k < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK));
     if (k < 0)
         return err_set(c->err, ERR_IO, "read error: %s", strerror(errno));
     in->pos = 0;

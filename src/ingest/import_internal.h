@@ -17,6 +17,9 @@
 #include "util/buf.h"
 #include "util/err.h"
 
+/* Bytes import.c reads from its input at a time (tests/unit/test_import.c
+ * puts lines across this boundary). */
+#define IMPORT_READ_BYTES (64 * 1024)
 /* Largest whole-file JSON (a NewsAPI response or sources catalogue). */
 #define INGEST_MAX_FILE_BYTES ((size_t)256 * 1024 * 1024)
 /* Longest source id kept; a longer one is treated as absent. */

@@ -479,13 +479,13 @@ static void unreadable_and_empty_files(void **state)
     assert_int_equal(st.skipped, 1);
 }
 
-/* Lines that straddle the reader's 64 KiB reads: a CRLF split between two
+/* Lines that straddle the reader's reads (IMPORT_READ_BYTES): a CRLF split between two
  * reads, a line of several reads, a line over LIMIT_IMPORT_LINE_BYTES
  * (reported, the next one still read) and a last line without '\n'. */
 static void lines_across_reads_and_over_the_limit(void **state)
 {
     struct fixture *f = *state;
-    const size_t read_bytes = 64 * 1024;
+    const size_t read_bytes = IMPORT_READ_BYTES;
     FILE *o = fopen(f->file, "wb");
     assert_non_null(o);
     /* Line 1 ends with its '\r' as the last byte of the first read. */

@@ -226,8 +226,9 @@ int store_sqlite_pool_init(struct store_sqlite_pool *p, const char *path, struct
 void store_sqlite_pool_release(struct store_sqlite_pool *p);
 /* A connection for the calling thread alone until it is put back. */
 int store_sqlite_pool_get(struct store_sqlite_pool *p, sqlite3 **out, struct err *err);
-/* Give a connection back; every statement on it must be finalized and no
- * transaction open. NULL is a no-op. */
+/* Give a connection back; every statement on it must be finalized, or
+ * reset if kept (store_sqlite_prepare_kept), and no transaction open.
+ * NULL is a no-op. */
 void store_sqlite_pool_put(struct store_sqlite_pool *p, sqlite3 *db);
 
 #endif

@@ -27,9 +27,10 @@ struct store_rows {
  * which a delete of the newest row does not lower) and a replica's
  * position in its store's log (which deletes move). */
 #define HEAD_SQL                                                                                   \
-    STORE_SQLITE_KEPT "SELECT max(coalesce((SELECT max(seq) FROM articles), 0),"                                     \
-    " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'seq'), 0),"                   \
-    " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'replica_seq'), 0))"
+    STORE_SQLITE_KEPT                                                                              \
+        "SELECT max(coalesce((SELECT max(seq) FROM articles), 0),"                                 \
+        " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'seq'), 0),"               \
+        " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'replica_seq'), 0))"
 
 #define ROW_COLUMNS                                                                                \
     "id, seq, published_at, title, description, content, language, meta_terms, source_id,"         \
