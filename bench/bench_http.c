@@ -222,20 +222,29 @@ static CURL *metrics_handle(const char *base, struct buf *body)
 /* One scrape into body (emptied first), NUL-terminated: true when it came. */
 static bool metrics_get(CURL *curl, struct buf *body)
 {
-    body->len = 0;
+    buf_reset(body);
     if (curl_easy_perform(curl) != CURLE_OK || body->data == NULL)
         return false;
     buf_putc(body, '\0');
     return true;
 }
 
+/* A metric's value from the /metrics body (at the start of a line: the
+ * # HELP line names the metric too); -1 when it is not there. */
+static double metric_in(const char *body, const char *metric)
+{
+    char at[128];
+    snprintf(at, sizeof at, "\n%s ", metric);
+    const char *p = strstr(body, at);
+    return p ? strtod(p + strlen(at), NULL) : -1;
+}
+
 /* The count cache's counters from /metrics, as stat lines (none when the
  * server does not export them: the FTS5 backend). */
 static void server_cache_stats(const char *base, const char *name, const char *when)
 {
-    /* At the start of a line (the # HELP line names the metric too). */
-    static const char *const metric[2] = {"\nnewsd_index_count_cache_hits_total ",
-                                          "\nnewsd_index_count_cache_misses_total "};
+    static const char *const metric[2] = {"newsd_index_count_cache_hits_total",
+                                          "newsd_index_count_cache_misses_total"};
     static const char *const label[2] = {"count_cache_hits", "count_cache_misses"};
     struct buf body;
     buf_init(&body, BODY_MAX);
@@ -245,25 +254,14 @@ static void server_cache_stats(const char *base, const char *name, const char *w
         return;
     if (metrics_get(curl, &body)) {
         for (int k = 0; k < 2; k++) {
-            const char *p = strstr(body.data, metric[k]);
-            if (p)
-                printf("stat\t%s\t%s_%s\t%llu\n", name, label[k], when,
-                       strtoull(p + strlen(metric[k]), NULL, 10));
+            double v = metric_in(body.data, metric[k]);
+            if (v >= 0)
+                printf("stat\t%s\t%s_%s\t%.0f\n", name, label[k], when, v);
         }
     }
     fflush(stdout);
     buf_release(&body);
     curl_easy_cleanup(curl);
-}
-
-/* A metric's value from the /metrics body (at the start of a line); -1
- * when it is not there. */
-static double metric_in(const char *body, const char *metric)
-{
-    char at[128];
-    snprintf(at, sizeof at, "\n%s ", metric);
-    const char *p = strstr(body, at);
-    return p ? strtod(p + strlen(at), NULL) : -1;
 }
 
 /* --wait-settled: 0 once the server's index has run no merge and kept its
@@ -277,40 +275,47 @@ static int wait_settled(const char *base, const char *name, double since, double
     struct buf body;
     buf_init(&body, BODY_MAX);
     CURL *curl = metrics_handle(base, &body);
-    double start = bench_now(), quiet_since = -1, last_segments = -2;
-    int rc = 1;
+    double start = bench_now(), quiet_since = -1, quiet_wall = 0, last_segments = -2;
+    const char *why = NULL;
 
     if (curl == NULL)
         return 1;
-    while (bench_now() - start < timeout) {
+    while (why == NULL) {
+        if (bench_now() - start >= timeout) {
+            why = "merges still running";
+            break;
+        }
         if (metrics_get(curl, &body)) {
             double merging = metric_in(body.data, "newsd_index_merges_running");
             double segments = metric_in(body.data, "newsd_index_segments");
-            if (merging != 0 || segments != last_segments)
+            if (merging != 0 || segments != last_segments) {
                 quiet_since = -1;
-            else if (quiet_since < 0)
+            } else if (quiet_since < 0) {
                 quiet_since = bench_now();
+                quiet_wall = wall_now();
+            }
             last_segments = segments;
             if (merging < 0 || (quiet_since >= 0 && bench_now() - quiet_since >= SETTLED_S)) {
+                /* settled when the quiet spell began (at once without the
+                 * engine's metrics) */
                 printf("stat\t%s\tsettled_seconds\t%.3f\n", name,
-                       wall_now() - since - (merging < 0 ? 0 : SETTLED_S));
-                printf("stat\t%s\tsettled_segments\t%.0f\n", name, segments);
-                rc = 0;
+                       (merging < 0 ? wall_now() : quiet_wall) - since);
+                if (segments >= 0)
+                    printf("stat\t%s\tsettled_segments\t%.0f\n", name, segments);
                 break;
             }
         }
-        if (pid > 0 && kill(pid, 0) != 0) {
-            fprintf(stderr, "bench_http: the server (pid %ld) is gone\n", (long)pid);
-            break;
-        }
-        usleep(100000);
+        if (pid > 0 && kill(pid, 0) != 0)
+            why = "the server is gone";
+        else
+            usleep(100000);
     }
-    if (rc != 0)
-        printf("err\t%s\tsettle\tmerges still running after %.0f s\n", name, timeout);
+    if (why)
+        printf("err\t%s\tsettle\t%s after %.0f s\n", name, why, bench_now() - start);
     fflush(stdout);
     buf_release(&body);
     curl_easy_cleanup(curl);
-    return rc;
+    return why ? 1 : 0;
 }
 
 static void server_mem(pid_t pid, const char *name, const char *when)

@@ -97,6 +97,7 @@ if [ "$avail_kb" -lt "$need_kb" ]; then
 fi
 
 server_pid=""
+server_started="" # when start_server started it (wall-clock seconds): --since of the waits
 stop_server() {
     if [ -n "$server_pid" ]; then
         kill "$server_pid" 2>/dev/null || true
@@ -132,11 +133,11 @@ start_server() {
     url="http://127.0.0.1:$port"
     local envset=(env -u NEWSD_ENGINE_COUNT_CACHE)
     [ "$cache" = 0 ] && envset=(env NEWSD_ENGINE_COUNT_CACHE=0)
-    t=$(now)
+    server_started=$(now)
     "${envset[@]}" "$newsd" serve --store "$store" --listen "127.0.0.1:$port" --no-crawl --quiet \
         --query-timeout-ms 0 >"$work/$name.out" 2>"$work/$name.err" &
     server_pid=$!
-    if ! "$bin/bench_http" --url "$url" --wait-healthy 10800 --since "$t" --pid "$server_pid" \
+    if ! "$bin/bench_http" --url "$url" --wait-healthy 10800 --since "$server_started" --pid "$server_pid" \
         --name "$name" >>"$raw"; then
         echo "bench: newsd serve ($name) did not become healthy:" >&2
         cat "$work/$name.err" >&2
@@ -189,7 +190,7 @@ start_server serve-first 0
 # background (docs/engine.md "Merges"): a few seconds at 1 M, minutes at
 # 10 M. The passes measure the index the server then keeps; how long it
 # took to get there is a figure of its own (settled_seconds).
-if ! "$bin/bench_http" --url "$url" --wait-settled 3600 --since "$t" --pid "$server_pid" \
+if ! "$bin/bench_http" --url "$url" --wait-settled 3600 --since "$server_started" --pid "$server_pid" \
     --name serve-first >>"$raw"; then
     echo "bench: the first build's merges did not end within an hour" >&2
     failed=1

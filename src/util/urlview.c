@@ -83,6 +83,22 @@ static void put_span(struct out *o, struct urlview_span s)
     put(o, s.p, s.n);
 }
 
+/* Query parameter names that carry a credential, compared without case:
+ * masked in the password mode too (feed services put their tokens there). */
+static const char *const credential_names[] = {
+    "password", "passwd", "pass",   "pwd",     "sslpassword", "token", "access_token",
+    "auth",     "key",    "apikey", "api_key", "secret",      "sig",   "signature",
+};
+
+static bool credential_name(const char *name, size_t n)
+{
+    for (size_t i = 0; i < sizeof credential_names / sizeof credential_names[0]; i++) {
+        if (strlen(credential_names[i]) == n && strncasecmp(name, credential_names[i], n) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* The query's parameters, each value (or valueless parameter) masked as
  * the mode says. */
 static void put_query(struct out *o, struct urlview_span q, enum urlview_redact how)
@@ -95,9 +111,8 @@ static void put_query(struct out *o, struct urlview_span q, enum urlview_redact 
             len++;
         const char *eq = memchr(param, '=', len);
         size_t name = eq ? (size_t)(eq - param) : len;
-        bool secret = how == URLVIEW_REDACT_ALL
-                          ? len > 0 && !(eq && name + 1 == len)
-                          : eq && name == 8 && strncasecmp(param, "password", 8) == 0;
+        bool secret = how == URLVIEW_REDACT_ALL ? len > 0 && !(eq && name + 1 == len)
+                                                : eq && credential_name(param, name);
         if (!secret)
             put(o, param, len);
         else if (eq)

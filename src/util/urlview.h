@@ -37,9 +37,11 @@ enum urlview_redact {
      * query value "***" (names kept; a parameter without '=' counts as a
      * value), a fragment "***". For feed and other outgoing URLs. */
     URLVIEW_REDACT_ALL,
-    /* Only passwords: user:PASSWORD@ → user:***@ and the value of a
-     * password= query parameter (name compared without case). For store
-     * locations, where the user, host and options help an operator. */
+    /* Only credentials: user:PASSWORD@ → user:***@ and the value of a
+     * query parameter named as one (password, token, key, apikey,
+     * access_token, secret, sig, ...; without case). For store locations
+     * and `feeds list`, where the user, host and other options help an
+     * operator tell them apart. */
     URLVIEW_REDACT_PASSWORDS,
 };
 

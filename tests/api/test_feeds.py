@@ -474,9 +474,10 @@ def test_feed_url_secrets_stay_out_of_logs_and_errors(tmp_path, feed_server):
     url2 = base + "missing.xml?token=SECRET"
     cli_ok("feeds", "add", "--store", store, "--config", conf, url2)
     srv = CrawlingServer(store, conf)
-    # feeds list masks only the password (the user and the query tell the
-    # feeds apart): test_feeds_manage.py::test_feeds_list_masks_passwords.
-    listed = url2.replace("reader:PASSWORD@", "reader:***@")
+    # feeds list masks the password and credential-named query values (the
+    # user and the rest tell the feeds apart):
+    # test_feeds_manage.py::test_feeds_list_masks_passwords.
+    listed = url2.replace("reader:PASSWORD@", "reader:***@").replace("SECRET", "***")
     try:
         wait_for(lambda: feeds_table(store)[listed], lambda row: row["error"] != "-",
                  "the crawler's failure")
@@ -487,4 +488,5 @@ def test_feed_url_secrets_stay_out_of_logs_and_errors(tmp_path, feed_server):
     texts.append(err)
     for text in texts:
         assert "PASSWORD" not in text and "SECRET" not in text, text[-3000:]
-    assert "PASSWORD" not in cli_ok("feeds", "list", "--store", store).out
+    listing = cli_ok("feeds", "list", "--store", store).out
+    assert "PASSWORD" not in listing and "SECRET" not in listing, listing

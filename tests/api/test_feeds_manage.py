@@ -158,13 +158,16 @@ CREDENTIALED = [
     ("https://reader:PW@[2606:4700::1111]:8443/atom.xml",
      "https://reader:***@[2606:4700::1111]:8443/atom.xml"),
     ("https://token-user@example.com/rss", "https://token-user@example.com/rss"),
+    ("https://example.com/rss?lang=en&apikey=s3cret&Token=s3cret",
+     "https://example.com/rss?lang=en&apikey=***&Token=***"),
     ("https://example.org/plain.xml", "https://example.org/plain.xml"),
 ]
 
 
 def test_feeds_list_masks_passwords(tmp_path):
     """A listing gets pasted into tickets: `feeds list` (table and json) shows
-    a feed URL with its password as ***, the user and the rest kept; the
+    a feed URL with its password and query credentials as ***, the user
+    and the rest kept; the
     export, made to be imported again, keeps the URL whole (docs/feeds.md)."""
     store = tmp_path / "s"
     for url, _ in CREDENTIALED:

@@ -74,7 +74,11 @@ static const struct {
 } redactions[] = {
     {"http://user:PASSWORD@feeds.example/rss?token=SECRET&lang=en",
      "http://***@feeds.example/rss?token=***&lang=***",
-     "http://user:***@feeds.example/rss?token=SECRET&lang=en"},
+     "http://user:***@feeds.example/rss?token=***&lang=en"},
+    /* credential-named parameters, any case; other names kept */
+    {"https://h/rss?apiKey=K1&Access_Token=K2&sig=K3&key=K4&keyword=x&tokens=y&auth",
+     "https://h/rss?apiKey=***&Access_Token=***&sig=***&key=***&keyword=***&tokens=***&***",
+     "https://h/rss?apiKey=***&Access_Token=***&sig=***&key=***&keyword=x&tokens=y&auth"},
     {"https://example.com/feed.xml", "https://example.com/feed.xml",
      "https://example.com/feed.xml"},
     {"https://TOKEN@example.com/", "https://***@example.com/", "https://TOKEN@example.com/"},
