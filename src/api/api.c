@@ -380,6 +380,13 @@ static int check_key(struct api_call *c)
         return api_fail(c, API_ERR_KEY_INVALID, NULL);
     case AUTH_DISABLED:
         return api_fail(c, API_ERR_KEY_DISABLED, NULL);
+    case AUTH_PLAN_UNKNOWN:
+        /* NewsAPI's code (clients branch on it), but the truth in the
+         * message: the key is fine, its plan is gone from the config. */
+        return api_fail(c, API_ERR_KEY_DISABLED,
+                        "Your API key's plan is not defined on this server, so the key cannot "
+                        "be used. The server's operator can define the plan in its "
+                        "configuration or move the key to another plan.");
     case AUTH_EXHAUSTED:
         rate_limit_headers(c);
         return api_fail(c, API_ERR_KEY_EXHAUSTED, NULL);

@@ -144,7 +144,7 @@ int auth_check(struct auth *a, const char *key, int64_t now, struct auth_result 
         if (info.fresh)
             log_warn("auth: key %lld has plan '%s', which this server does not define",
                      (long long)info.id, info.plan);
-        out->status = AUTH_DISABLED;
+        out->status = AUTH_PLAN_UNKNOWN;
         return 0;
     }
     return auth_usage_take(a, info.id, hash, &out->plan, now, out, err);

@@ -45,6 +45,7 @@ enum auth_status {
     AUTH_MISSING,      /* apiKeyMissing 401 */
     AUTH_INVALID,      /* apiKeyInvalid 401 */
     AUTH_DISABLED,     /* apiKeyDisabled 401 */
+    AUTH_PLAN_UNKNOWN, /* apiKeyDisabled 401: its plan is not in the config */
     AUTH_EXHAUSTED,    /* apiKeyExhausted 429 */
     AUTH_RATE_LIMITED, /* rateLimited 429 */
 };

@@ -150,6 +150,13 @@ void cmd_fetch_options(struct fetch_options *out, const struct config *c)
     out->proxy = c->outbound.proxy[0] ? c->outbound.proxy : NULL;
 }
 
+void cmd_crawl_options(struct crawl_options *out, const struct config *c)
+{
+    cmd_fetch_options(&out->fetch, c);
+    out->max_interval_s = c->crawl_cfg.max_interval_s;
+    out->headlines_max_interval_s = c->crawl_cfg.headlines_max_interval_s;
+}
+
 const char *cmd_table_cell(struct arena *ar, const char *s)
 {
     if (!s || !*s)

@@ -7,6 +7,7 @@
 
 #include "config/config.h"
 #include "index/index.h"
+#include "ingest/crawl.h"
 #include "ingest/fetch.h"
 #include "store/store.h"
 #include "util/arena.h"
@@ -60,6 +61,10 @@ void cmd_engine_options(struct index_engine_options *out);
  * User-Agent, proxy), borrowed from c: the one place a crawler's outgoing
  * requests get their settings (crawl and serve). */
 void cmd_fetch_options(struct fetch_options *out, const struct config *c);
+
+/* The config file's settings of the crawler ([outbound] for its fetches,
+ * [crawl] for its scheduling) into out; its other fields are left. */
+void cmd_crawl_options(struct crawl_options *out, const struct config *c);
 
 /* Print "newsd: <msg>\n" on stderr. */
 void cmd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

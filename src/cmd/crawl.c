@@ -99,7 +99,7 @@ int cmd_crawl(int argc, char **argv)
     int rc;
     if (cmd_store_open(&s, cmd_store_location(store_opt), cmd_index_kind(NULL, NULL)) < 0)
         goto out;
-    cmd_fetch_options(&co.fetch, &cfg);
+    cmd_crawl_options(&co, &cfg);
     if ((rc = crawl_new(&c, s, &co, &err)) < 0) {
         cmd_fail("crawl: %s", err_msg(&err, rc));
         goto out;

@@ -40,6 +40,8 @@ static void feeds_usage(FILE *f)
             "                       [--pages missing|always|never|\"\"]\n"
             "       newsd feeds pause [--store LOC] ID\n"
             "       newsd feeds resume [--store LOC] ID\n"
+            "       newsd feeds poll [--store LOC] ID | --all\n"
+            "                       (due now: the running server polls it within seconds)\n"
             "       newsd feeds import [--store LOC] [--config FILE] FILE\n"
             "                       (JSONL or OPML, told apart by content; - = stdin)\n"
             "       newsd feeds export [--store LOC] [--format opml|jsonl]\n"
@@ -159,6 +161,7 @@ struct feeds_opts {
     const char *store, *config, *format;
     const char *source, *country, *category, *language, *interval, *pages;
     int headlines; /* -1 not given, 0 --no-headlines, 1 --headlines */
+    bool all;      /* poll --all */
 };
 
 /* The option values as a spec; interval < 0 when it is no number. */
@@ -244,34 +247,108 @@ static bool edit_change(const struct feeds_opts *o, struct feed_change *c, char 
     return true;
 }
 
-/* edit, pause, resume and remove: one feed by id. */
-static int feeds_change(struct store *s, const char *verb, const char *ref,
-                        const struct feed_change *c)
+/* The exit status of a store call rc made for feeds verb on feed ref. */
+static int feeds_outcome(const char *verb, const char *ref, int rc, struct err *err)
 {
-    long long id = feeds_parse_number(ref);
-    struct err err;
-    err_clear(&err);
-    int rc = id < 0                    ? ERR_NOTFOUND
-             : !strcmp(verb, "remove") ? store_feed_remove(s, id, &err)
-                                       : store_feed_change(s, id, c, &err);
     if (rc == ERR_NOTFOUND) {
         cmd_fail("feeds %s: no feed has the id '%s' (see newsd feeds list)", verb, ref);
         return CMD_EXIT_FAIL;
     }
     if (rc < 0) {
-        cmd_fail("feeds %s: %s", verb, err_msg(&err, rc));
+        cmd_fail("feeds %s: %s", verb, err_msg(err, rc));
         return CMD_EXIT_FAIL;
     }
     return CMD_EXIT_OK;
 }
 
-static const char *const verbs[] = {"add",    "edit",   "pause", "resume",
+/* A pause of a paused feed, or a resume of an active one, changes nothing:
+ * say so rather than succeed in silence. True when c would change f. */
+static bool change_is_news(const struct feed_record *f, const struct feed_change *c)
+{
+    if (c->enabled < 0 || (c->enabled == 1) != f->enabled)
+        return true;
+    if (f->enabled)
+        printf("feed %lld is not paused: nothing to do (its next poll is due in %llds; "
+               "newsd feeds poll %lld polls it now)\n",
+               (long long)f->id,
+               (long long)(f->next_fetch_at > c->now ? f->next_fetch_at - c->now : 0),
+               (long long)f->id);
+    else
+        printf("feed %lld is already paused: nothing to do\n", (long long)f->id);
+    return false;
+}
+
+/* edit, pause, resume and remove: one feed by id. */
+static int feeds_change(struct store *s, struct arena *ar, const char *verb, const char *ref,
+                        const struct feed_change *c)
+{
+    long long id = feeds_parse_number(ref);
+    struct err err;
+    err_clear(&err);
+    struct feed_record f;
+    int rc = id < 0 ? ERR_NOTFOUND : store_feed_get(s, ar, id, &f, &err);
+    if (rc == 0 && (!strcmp(verb, "pause") || !strcmp(verb, "resume")) && !change_is_news(&f, c))
+        return CMD_EXIT_OK;
+    if (rc == 0)
+        rc = !strcmp(verb, "remove") ? store_feed_remove(s, id, &err)
+                                     : store_feed_change(s, id, c, &err);
+    return feeds_outcome(verb, ref, rc, &err);
+}
+
+/* One feed due now, if it is polled at all. */
+static int poll_one(struct store *s, const struct feed_record *f, int64_t now, struct err *err)
+{
+    if (!f->enabled) {
+        printf("feed %lld is paused: not polled (newsd feeds resume %lld first)\n",
+               (long long)f->id, (long long)f->id);
+        return 0;
+    }
+    int rc = store_feed_schedule(s, f->id, now, err);
+    if (rc == 0)
+        printf("feed %lld is due now\n", (long long)f->id);
+    return rc;
+}
+
+/* poll ID | --all: due now. The running server's crawler looks for due
+ * feeds every CRAWL_TICK_MS, so "now" is within a few seconds; a feed
+ * being fetched at this moment is fetched once more after it. */
+static int feeds_poll(struct store *s, struct arena *ar, const struct feeds_opts *o,
+                      const char *ref)
+{
+    struct err err;
+    err_clear(&err);
+    int64_t now = (int64_t)time(NULL);
+    struct feed_record *all = NULL, one;
+    size_t n = 0;
+    int rc;
+    if (o->all) {
+        rc = store_feeds_list(s, ar, &all, &n, &err);
+    } else {
+        long long id = feeds_parse_number(ref);
+        rc = id < 0 ? ERR_NOTFOUND : store_feed_get(s, ar, id, &one, &err);
+        all = &one;
+        n = 1;
+    }
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = poll_one(s, &all[i], now, &err);
+    if (rc == 0 && o->all && n == 0)
+        printf("no feeds to poll (newsd feeds add URL)\n");
+    return feeds_outcome("poll", o->all ? "--all" : ref, rc, &err);
+}
+
+static const char *const verbs[] = {"add",    "edit",   "pause", "resume", "poll",
                                     "import", "export", "list",  "remove"};
 
 /* What verb takes: a word for "expected ...", and how many arguments. */
-static const char *verb_argument(const char *verb, int *want)
+static const char *verb_argument(const char *verb, bool all, int *want)
 {
     *want = 1;
+    if (!strcmp(verb, "poll") && all) {
+        *want = 0;
+        return "no ID with --all";
+    }
+    if (!strcmp(verb, "poll"))
+        return "one ID, or --all";
     if (!strcmp(verb, "add"))
         return "one URL";
     if (!strcmp(verb, "import"))
@@ -297,6 +374,8 @@ static const char *misplaced_option(const struct feeds_opts *o, const char *verb
     if (o->headlines == 0 && add)
         return "--no-headlines belongs to feeds edit (a new feed has no headlines unless "
                "--headlines)";
+    if (o->all && strcmp(verb, "poll"))
+        return "--all belongs to feeds poll";
     if (o->format && strcmp(verb, "list") && strcmp(verb, "export"))
         return "--format belongs to feeds list and feeds export";
     if (o->format && !strcmp(verb, "list") && strcmp(o->format, "table") &&
@@ -311,12 +390,19 @@ static const char *misplaced_option(const struct feeds_opts *o, const char *verb
 int cmd_feeds(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},    {"config", required_argument, NULL, 'C'},
-        {"source", required_argument, NULL, 'S'},   {"country", required_argument, NULL, 'c'},
-        {"category", required_argument, NULL, 'k'}, {"language", required_argument, NULL, 'l'},
-        {"headlines", no_argument, NULL, 'H'},      {"no-headlines", no_argument, NULL, 'N'},
-        {"interval", required_argument, NULL, 'i'}, {"format", required_argument, NULL, 'f'},
-        {"pages", required_argument, NULL, 'p'},    {"help", no_argument, NULL, 'h'},
+        {"store", required_argument, NULL, 's'},
+        {"config", required_argument, NULL, 'C'},
+        {"source", required_argument, NULL, 'S'},
+        {"country", required_argument, NULL, 'c'},
+        {"category", required_argument, NULL, 'k'},
+        {"language", required_argument, NULL, 'l'},
+        {"headlines", no_argument, NULL, 'H'},
+        {"no-headlines", no_argument, NULL, 'N'},
+        {"interval", required_argument, NULL, 'i'},
+        {"format", required_argument, NULL, 'f'},
+        {"pages", required_argument, NULL, 'p'},
+        {"help", no_argument, NULL, 'h'},
+        {"all", no_argument, NULL, 'A'},
         {NULL, 0, NULL, 0},
     };
     struct feeds_opts o;
@@ -361,6 +447,9 @@ int cmd_feeds(int argc, char **argv)
         case 'p':
             o.pages = optarg;
             break;
+        case 'A':
+            o.all = true;
+            break;
         case 'h':
             feeds_usage(stdout);
             return CMD_EXIT_OK;
@@ -370,8 +459,8 @@ int cmd_feeds(int argc, char **argv)
         }
     }
     if (optind >= argc) {
-        cmd_fail("feeds: which command? add, edit, pause, resume, import, export, list or "
-                 "remove");
+        cmd_fail("feeds: which command? add, edit, pause, resume, poll, import, export, list "
+                 "or remove");
         feeds_usage(stderr);
         return CMD_EXIT_USAGE;
     }
@@ -382,13 +471,13 @@ int cmd_feeds(int argc, char **argv)
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         known = known || !strcmp(verb, verbs[i]);
     if (!known) {
-        cmd_fail("feeds: unknown command '%s' (add, edit, pause, resume, import, export, list, "
-                 "remove)",
+        cmd_fail("feeds: unknown command '%s' (add, edit, pause, resume, poll, import, export, "
+                 "list, remove)",
                  verb);
         return CMD_EXIT_USAGE;
     }
     int want;
-    const char *expected = verb_argument(verb, &want);
+    const char *expected = verb_argument(verb, o.all, &want);
     if (n_args != want) {
         cmd_fail("feeds %s: expected %s", verb, expected);
         return CMD_EXIT_USAGE;
@@ -442,8 +531,10 @@ int cmd_feeds(int argc, char **argv)
         status = feeds_export(s, &ar, o.format ? o.format : "opml");
     else if (!strcmp(verb, "list"))
         status = feeds_list(s, &ar, o.format ? o.format : "table");
+    else if (!strcmp(verb, "poll"))
+        status = feeds_poll(s, &ar, &o, n_args ? args[0] : NULL);
     else
-        status = feeds_change(s, verb, args[0], &change);
+        status = feeds_change(s, &ar, verb, args[0], &change);
 out:
     arena_release(&ar);
     if (s)

@@ -151,6 +151,15 @@ int cmd_import(int argc, char **argv)
             fprintf(stderr, ", %zu image URL%s dropped (not http(s))", total.images_dropped,
                     total.images_dropped == 1 ? "" : "s");
         fputc('\n', stderr);
+        /* A script that imports a day's file must learn that none of it
+         * went in (wrong format, every line refused); an empty input is
+         * not a failure. */
+        if (total.imported + total.updated == 0 && total.skipped > 0) {
+            cmd_fail("import: nothing was imported: all %zu records were skipped (the lines "
+                     "above say why)",
+                     total.skipped);
+            status = CMD_EXIT_FAIL;
+        }
     }
     store_close(s);
     return status;

@@ -19,6 +19,7 @@
 #include "util/log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
 #include <pthread.h>
@@ -27,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/banned.h"
@@ -355,7 +358,7 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
     set->index_kind = cmd_index_kind(f->index_kind, cfg->index);
     cmd_engine_options(&set->index_engine);
     set->crawl = !f->no_crawl && cfg->crawl != 0;
-    set->crawl_pages = f->pages >= 0         ? (enum crawl_pages_mode)f->pages
+    set->crawl_pages = f->pages >= 0           ? (enum crawl_pages_mode)f->pages
                        : cfg->crawl_pages >= 0 ? (enum crawl_pages_mode)cfg->crawl_pages
                                                : CRAWL_PAGES_MISSING;
     bool access_log = !f->quiet && cfg->access_log != 0;
@@ -397,9 +400,8 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
         return CMD_EXIT_USAGE;
     /* NEWSD_KEY_CACHE_TTL_MS (docs/configuration.md): how long a looked-up
      * key is trusted; 0 turns the cache off. */
-    set->auth.key_cache_ttl_ms = resolve_env_ms("NEWSD_KEY_CACHE_TTL_MS", 0,
-                                                AUTH_KEY_CACHE_TTL_MS_MAX,
-                                                AUTH_KEY_CACHE_TTL_MS_DEFAULT);
+    set->auth.key_cache_ttl_ms = resolve_env_ms(
+        "NEWSD_KEY_CACHE_TTL_MS", 0, AUTH_KEY_CACHE_TTL_MS_MAX, AUTH_KEY_CACHE_TTL_MS_DEFAULT);
     /* Webhooks are outgoing requests: [outbound] applies (docs/security.md).
      * The NEWSD_ALERTS_* times (test hooks, docs/operations.md): 0, the
      * default, when unset. */
@@ -425,7 +427,90 @@ struct serve_parts {
     struct alerts *alerts;
     struct retention *retention;
     struct run_as run_as;
+    int lock_fd; /* the one-server-per-store lock (serve_lock_take); -1: none */
 };
+
+/* ---- one server per store ------------------------------------------------------ */
+
+/* Two servers on one store would share its index directory: two processes'
+ * checkpoints, merges and file deletions with nothing ordering them. The
+ * engine's own lock only turns the second one into a reader that keeps its
+ * changes in memory, which an operator never notices (a test server left
+ * beside the service for 45 minutes). So serve takes an exclusive lock on a
+ * file beside the store, like PostgreSQL's postmaster.pid, writes its pid
+ * there, and a second serve is refused naming the first. flock(2) ends
+ * with the process, so a crash leaves no stale lock. */
+#define SERVE_LOCK_SUFFIX ".pid"
+#define SERVE_LOCK_NAME "newsd.pid"
+
+/* Where the lock of this store lives: beside an embedded store's database
+ * file, in a PostgreSQL store's node-local index directory (each node of a
+ * cluster has its own). */
+static int serve_lock_path(char *out, size_t n, const struct store *s, const char *index_dir)
+{
+    const char *db = store_sqlite_path(s);
+    size_t len;
+    if (db)
+        len = (size_t)snprintf(out, n, "%s" SERVE_LOCK_SUFFIX, db);
+    else {
+        const char *dir = index_dir ? index_dir : INDEX_LOCAL_DIR_DEFAULT;
+        if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+            cmd_fail("cannot create the index directory %s: %s", dir, strerror(errno));
+            return -1;
+        }
+        len = (size_t)snprintf(out, n, "%s/" SERVE_LOCK_NAME, dir);
+    }
+    if (len >= n) {
+        cmd_fail("the store's path is too long");
+        return -1;
+    }
+    return 0;
+}
+
+/* The pid the holder wrote, for the message ("?" when unreadable). */
+static void serve_lock_holder(int fd, char *out, size_t n)
+{
+    ssize_t got = pread(fd, out, n - 1, 0);
+    out[got > 0 ? got : 0] = '\0';
+    out[strcspn(out, "\n")] = '\0';
+    for (const char *c = out; *c; c++) {
+        if (*c < '0' || *c > '9') {
+            out[0] = '\0';
+            break;
+        }
+    }
+    if (out[0] == '\0')
+        snprintf(out, n, "?");
+}
+
+static int serve_lock_take(struct serve_parts *p, const struct serve_settings *set)
+{
+    char path[4096], pid[32];
+    if (serve_lock_path(path, sizeof path, p->store, set->index_dir) < 0)
+        return -1;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        cmd_fail("cannot open the server lock %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        if (e == EWOULDBLOCK) {
+            serve_lock_holder(fd, pid, sizeof pid);
+            cmd_fail("another newsd serve (pid %s) is serving this store (it holds %s): stop "
+                     "it first; two servers must not share one store's index",
+                     pid, path);
+        } else
+            cmd_fail("cannot lock %s: %s", path, strerror(e));
+        close(fd);
+        return -1;
+    }
+    int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)len, 0) != len)
+        log_warn("cannot write the pid to %s: %s", path, strerror(errno));
+    p->lock_fd = fd;
+    return 0;
+}
 
 /* The store, with its FTS5 side fitted to the index (cmd_store_fit_index),
  * then the index. Listening does not wait long for the index: the first
@@ -437,7 +522,7 @@ static int start_store_and_index(struct serve_parts *p, const struct serve_setti
     struct err err;
     err_clear(&err);
     int rc;
-    if (cmd_store_open(&p->store, set->store, set->index_kind) < 0 ||
+    if (cmd_store_open(&p->store, set->store, set->index_kind) < 0 || serve_lock_take(p, set) < 0 ||
         cmd_store_fit_index(p->store, set->index_kind) < 0)
         return -1;
     struct index_options iopt = {
@@ -511,7 +596,7 @@ static int start_crawler(struct serve_parts *p, const struct serve_settings *set
     int rc;
     /* Outgoing requests obey [outbound] (docs/security.md). */
     struct crawl_options copt = {0};
-    cmd_fetch_options(&copt.fetch, &set->cfg);
+    cmd_crawl_options(&copt, &set->cfg);
     copt.pages = set->crawl_pages;
     if ((rc = crawl_new(&p->crawler, p->store, &copt, &err)) < 0 ||
         (rc = crawl_start(p->crawler, &err)) < 0) {
@@ -592,21 +677,35 @@ static int serve_start(struct serve_parts *p, struct serve_settings *set)
 
 /* ---- wait and stop ----------------------------------------------------------- */
 
-/* Block the stop signals before any thread starts, so every thread inherits
- * the mask and only serve_wait receives them. */
+/* Block the signals serve_wait takes before any thread starts, so every
+ * thread inherits the mask and only serve_wait receives them. SIGHUP is
+ * among them: its default action would end the server without a word (an
+ * operator's `kill -HUP`, or a reload by habit from nginx or PostgreSQL). */
 static void block_stop_signals(sigset_t *stop_signals)
 {
     sigemptyset(stop_signals);
     sigaddset(stop_signals, SIGTERM);
     sigaddset(stop_signals, SIGINT);
+    sigaddset(stop_signals, SIGHUP);
     pthread_sigmask(SIG_BLOCK, stop_signals, NULL);
     signal(SIGPIPE, SIG_IGN);
 }
 
+/* Until SIGTERM or SIGINT. SIGHUP is logged and changes nothing: the log
+ * goes to stderr (nothing to reopen) and the configuration is read at
+ * start, which the message says. */
 static void serve_wait(const sigset_t *stop_signals)
 {
     int sig = 0;
-    sigwait(stop_signals, &sig);
+    for (;;) {
+        if (sigwait(stop_signals, &sig) != 0)
+            continue;
+        if (sig != SIGHUP)
+            break;
+        log_info("signal %d (SIGHUP): nothing to reopen (the log goes to stderr) and the "
+                 "configuration is read at start: restart newsd to apply a changed one",
+                 sig);
+    }
     log_info("signal %d: stopping", sig);
 }
 
@@ -623,6 +722,8 @@ static void serve_stop(struct serve_parts *p)
     crawl_free(p->crawler);
     index_close(p->index);
     store_close(p->store);
+    if (p->lock_fd >= 0)
+        close(p->lock_fd); /* last: the store is closed and the next server may start */
 }
 
 int cmd_serve(int argc, char **argv)
@@ -637,7 +738,7 @@ int cmd_serve(int argc, char **argv)
 
     sigset_t stop_signals;
     block_stop_signals(&stop_signals);
-    struct serve_parts parts = {0};
+    struct serve_parts parts = {.lock_fd = -1};
     status = CMD_EXIT_FAIL;
     if (serve_start(&parts, &settings) == 0) {
         serve_wait(&stop_signals);

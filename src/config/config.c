@@ -3,7 +3,7 @@
  *   byte or a line over CONFIG_LINE_MAX bytes is an error.
  * - Blank lines and lines whose first non-blank character is '#' or ';' are
  *   ignored. There are no comments after a value.
- * - `[server]`, `[outbound]`, `[retention]` and `[plan NAME]` start sections; NAME is
+ * - `[server]`, `[outbound]`, `[retention]`, `[crawl]` and `[plan NAME]` start sections; NAME is
  *   1..63 of A-Z a-z 0-9 . _ - ; a plan section may appear once per name.
  * - `key = value` inside a section; blanks around key and value are dropped.
  *   A key may be set once per section; unknown keys and sections are errors.
@@ -30,7 +30,14 @@
 #define INT_DIGITS_MAX 18 /* below INT64_MAX, so no overflow while reading */
 #define FRACTION_DIGITS_MAX 9
 
-enum section { SECTION_NONE, SECTION_SERVER, SECTION_OUTBOUND, SECTION_RETENTION, SECTION_PLAN };
+enum section {
+    SECTION_NONE,
+    SECTION_SERVER,
+    SECTION_OUTBOUND,
+    SECTION_RETENTION,
+    SECTION_CRAWL,
+    SECTION_PLAN
+};
 
 /* A view of part of the text. */
 struct span {
@@ -47,6 +54,7 @@ struct parser {
     uint32_t server_set;    /* server_keys rows given in the current [server] (bit = row) */
     unsigned outbound_set;  /* enum outbound_field bits given so far */
     unsigned retention_set; /* bits of retention_keys given so far */
+    unsigned crawl_set;     /* bits of crawl_keys given so far */
     size_t plan;            /* index in c->plans of the current [plan] */
 };
 
@@ -430,38 +438,52 @@ static int outbound_set(struct parser *ps, struct span key, struct span v)
     return rc;
 }
 
-/* [retention] keys: each a whole number in [min, max], where it goes, and
- * its bit of the "already set" mask. */
-static const struct retention_key {
+/* A section of whole numbers ([retention], [crawl]): each key a number in
+ * [min, max] at an offset of the section's struct, and its bit of the
+ * section's "already set" mask. */
+struct int_key {
     const char *name;
-    size_t offset; /* in struct config_retention */
+    size_t offset;
     int64_t min, max;
-} retention_keys[] = {
+};
+
+static const struct int_key retention_keys[] = {
     {"max_age_days", offsetof(struct config_retention, max_age_days), 0, 1000000},
     {"max_articles", offsetof(struct config_retention, max_articles), 0, 1000000000000LL},
     {"period_seconds", offsetof(struct config_retention, period_seconds), 1, 86400},
     {"batch_size", offsetof(struct config_retention, batch_size), 1, 100000},
 };
 
-#define N_RETENTION_KEYS (sizeof retention_keys / sizeof retention_keys[0])
+static const struct int_key crawl_keys[] = {
+    {"max_interval_seconds", offsetof(struct config_crawl, max_interval_s), 60, 7 * 86400},
+    {"headlines_max_interval_seconds", offsetof(struct config_crawl, headlines_max_interval_s), 60,
+     7 * 86400},
+};
 
-static int retention_set(struct parser *ps, struct span key, struct span v)
+#define N_KEYS(t) (sizeof t / sizeof t[0])
+
+/* key = v into base, by the row of keys that names it; an unknown key is
+ * refused with the list of the section's keys. */
+static int int_key_set(struct parser *ps, const char *section, const struct int_key *keys, size_t n,
+                       void *base, unsigned *set, struct span key, struct span v)
 {
-    char kb[68];
-    for (size_t i = 0; i < N_RETENTION_KEYS; i++) {
-        const struct retention_key *k = &retention_keys[i];
+    char kb[68], names[256] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct int_key *k = &keys[i];
         if (!span_eq(key, k->name))
             continue;
-        if (ps->retention_set & (1u << i))
+        if (*set & (1u << i))
             return parse_fail(ps, "%s is set twice", k->name);
-        ps->retention_set |= 1u << i;
-        return value_int(ps, key, v, k->min, k->max,
-                         (int64_t *)((char *)&ps->c->retention + k->offset));
+        *set |= 1u << i;
+        return value_int(ps, key, v, k->min, k->max, (int64_t *)((char *)base + k->offset));
     }
-    return parse_fail(ps,
-                      "unknown key '%s' in [retention] (max_age_days, max_articles, "
-                      "period_seconds, batch_size)",
-                      span_show(key, kb));
+    for (size_t i = 0; i < n; i++) {
+        int w = snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", keys[i].name);
+        if (w > 0 && (size_t)w < sizeof names - used)
+            used += (size_t)w;
+    }
+    return parse_fail(ps, "unknown key '%s' in [%s] (%s)", span_show(key, kb), section, names);
 }
 
 /* The plan keys and their ranges. */
@@ -553,10 +575,15 @@ static int section_start(struct parser *ps, struct span s)
         ps->section = SECTION_RETENTION;
         return 0;
     }
+    if (span_eq(in, "crawl")) {
+        ps->section = SECTION_CRAWL;
+        return 0;
+    }
     if (in.n < 4 || memcmp(in.p, "plan", 4) != 0 || (in.n > 4 && !is_blank(in.p[4])))
-        return parse_fail(
-            ps, "unknown section [%s] (expected [server], [outbound], [retention] or [plan NAME])",
-            span_show(in, b));
+        return parse_fail(ps,
+                          "unknown section [%s] (expected [server], [outbound], [retention], "
+                          "[crawl] or [plan NAME])",
+                          span_show(in, b));
     struct span name = span_trim((struct span){in.p + 4, in.n - 4});
     if (name.n == 0)
         return parse_fail(ps, "[plan] needs a name: [plan NAME]");
@@ -608,12 +635,17 @@ static int parse_line(struct parser *ps, struct span line)
     case SECTION_OUTBOUND:
         return outbound_set(ps, key, value);
     case SECTION_RETENTION:
-        return retention_set(ps, key, value);
+        return int_key_set(ps, "retention", retention_keys, N_KEYS(retention_keys),
+                           &ps->c->retention, &ps->retention_set, key, value);
+    case SECTION_CRAWL:
+        return int_key_set(ps, "crawl", crawl_keys, N_KEYS(crawl_keys), &ps->c->crawl_cfg,
+                           &ps->crawl_set, key, value);
     case SECTION_PLAN:
         return plan_set(ps, key, value);
     default:
         return parse_fail(
-            ps, "'%s' is outside a section ([server], [outbound], [retention] or [plan NAME])",
+            ps,
+            "'%s' is outside a section ([server], [outbound], [retention], [crawl] or [plan NAME])",
             span_show(key, b));
     }
 }

@@ -70,6 +70,13 @@ struct config_retention {
     int64_t batch_size;     /* articles per transaction; 0 = the default (1000) */
 };
 
+/* [crawl]: the feed crawler's scheduling (ingest/crawl.h); 0 = the
+ * default. A key added here gets a row in config.c's crawl_keys. */
+struct config_crawl {
+    int64_t max_interval_s;           /* longest wait between two polls of a feed */
+    int64_t headlines_max_interval_s; /* the same for a feed marked headlines */
+};
+
 struct config {
     char listen[CONFIG_LISTEN_MAX]; /* HOST:PORT; "" = not set (flag, env, default) */
     unsigned threads;               /* HTTP workers; 0 = not set (number of cores) */
@@ -98,6 +105,7 @@ struct config {
     size_t n_plans;
     struct config_outbound outbound;
     struct config_retention retention;
+    struct config_crawl crawl_cfg; /* "crawl" is [server]'s on/off */
 };
 
 /* Values used when there is no config file (or it leaves them out): listen

@@ -48,9 +48,9 @@ struct crawler {
     struct host_slot *hosts; /* hosts fetched less than host_gap_s ago */
     size_t n_hosts, cap_hosts;
 
-    int64_t newest_published;   /* newest publishedAt of the items read (ingest lag) */
-    int64_t failing_counted_at; /* pass time newsd_feeds_failing was counted; 0 never */
-    bool failing_changed;       /* a feed started or stopped failing since */
+    int64_t newest_published;      /* newest publishedAt of the items read (ingest lag) */
+    int64_t failing_counted_at;    /* pass time newsd_feeds_failing was counted; 0 never */
+    bool failing_changed;          /* a feed started or stopped failing since */
     struct crawl_page_queue pages; /* of the pass under way */
 
     pthread_mutex_t lock; /* guards the wait below */
@@ -316,11 +316,20 @@ static int64_t observed_gap(struct arena *a, const struct feed *doc)
     return t[(n - 2) / 2];
 }
 
+/* The longest interval a feed may reach (crawl.h "Scheduling"). */
+static int64_t interval_ceiling(const struct crawler *c, const struct feed_record *f)
+{
+    if (f->headline)
+        return c->opt.headlines_max_interval_s > 0 ? c->opt.headlines_max_interval_s
+                                                   : CRAWL_HEADLINES_MAX_INTERVAL_S;
+    return c->opt.max_interval_s > 0 ? c->opt.max_interval_s : CRAWL_MAX_INTERVAL_S;
+}
+
 /* A success: the new interval and next poll time into o. */
 static void schedule_success(struct crawler *c, const struct feed_record *f, int64_t now,
                              int64_t new_items, int64_t gap, struct feed_fetch_outcome *o)
 {
-    int64_t interval = current_interval(f);
+    int64_t interval = current_interval(f), ceiling = interval_ceiling(c, f);
     if (new_items > 0) {
         /* Shrink halfway toward how often the feed publishes (the gap between
          * its items, else since its last new item); never grow here. */
@@ -329,11 +338,11 @@ static void schedule_success(struct crawler *c, const struct feed_record *f, int
         int64_t floor = interval < CRAWL_MIN_INTERVAL_S ? interval : CRAWL_MIN_INTERVAL_S;
         if (gap > 0 && gap < interval)
             interval = clamp64(interval - (interval - gap) / 2, floor, interval);
-    } else if (interval < CRAWL_MAX_INTERVAL_S) {
+    } else if (interval < ceiling) {
         interval = interval + interval / 2;
-        if (interval > CRAWL_MAX_INTERVAL_S)
-            interval = CRAWL_MAX_INTERVAL_S;
     }
+    if (interval > ceiling)
+        interval = ceiling;
     o->interval_s = interval;
     o->consecutive_errors = 0;
     o->next_fetch_at = now + interval + jitter(c, interval);

@@ -7,7 +7,12 @@
  * Scheduling (docs/feeds.md): a feed is polled every interval_s seconds
  * (STORE_FEED_DEFAULT_INTERVAL at first). A poll that brings nothing new
  * (304, or a 200 whose items are all known and unchanged) stretches the
- * interval by half, up to CRAWL_MAX_INTERVAL_S; one that brings new items
+ * interval by half, up to the ceiling (crawl_options.max_interval_s,
+ * CRAWL_MAX_INTERVAL_S by default; CRAWL_HEADLINES_MAX_INTERVAL_S for a
+ * feed marked headlines, whose first story of the morning must not wait
+ * for a night's stretched interval); every success brings an interval
+ * above the ceiling (set by hand, or before the ceiling was lowered) down
+ * to it. A poll that brings new items
  * moves it halfway toward the observed gap between the document's items
  * (the median gap between their dates),
  * never below CRAWL_MIN_INTERVAL_S (nor below an interval set lower by
@@ -69,6 +74,8 @@
 #define CRAWL_FAILING_RECOUNT_S 60       /* newsd_feeds_failing is counted at least this often */
 #define CRAWL_PAGES_MAX 64               /* item pages fetched by one pass (the rest
                                           * wait for the next ones, crawl_pages.h) */
+/* The ceiling of the adaptive interval of a feed marked headlines. */
+#define CRAWL_HEADLINES_MAX_INTERVAL_S 3600
 /* One feed's parse and articles. */
 #define CRAWL_FEED_ARENA_BYTES ((size_t)512 * 1024 * 1024)
 
@@ -99,6 +106,10 @@ struct crawl_options {
     enum crawl_pages_mode pages; /* items whose page is fetched after their feed,
                                   * for feeds without a setting of their own */
     size_t pages_max;            /* pages per pass; 0 = CRAWL_PAGES_MAX */
+    /* Ceilings of the adaptive interval ([crawl] in the config file):
+     * 0 = CRAWL_MAX_INTERVAL_S and CRAWL_HEADLINES_MAX_INTERVAL_S. */
+    int64_t max_interval_s;
+    int64_t headlines_max_interval_s;
 };
 
 struct crawl_stats {

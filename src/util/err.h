@@ -30,7 +30,7 @@ enum err_code {
 #undef ERR_ENUM_
 };
 
-#define ERR_MSG_MAX 256
+#define ERR_MSG_MAX 512
 
 /* Detail of the first failure; callers own it (stack), no globals. */
 struct err {

@@ -422,3 +422,106 @@ def test_a_running_server_follows_pause_and_resume(tmp_path, feed_server):
     assert status == 0 and not sanitizer_findings(err), err[-3000:]
     h = {f["url"]: f for f in feeds_json(store)}[base + HEISE]
     assert h["state"] == "active" and h["items_total"] == 15
+
+
+# ---- staying fresh: the interval's ceiling, poll now, honest answers (issue 30 item 2) ----
+
+def crawl_conf(tmp_path, body):
+    """allow_loopback's config with more sections after it."""
+    conf = allow_loopback(tmp_path)
+    with open(conf, "a") as f:
+        f.write(body)
+    return conf
+
+
+def test_a_quiet_feeds_interval_stops_at_its_ceiling(tmp_path, feed_server):
+    """A poll that brings nothing new stretches the interval by half, up to
+    [crawl]'s ceiling: 1000 s -> 1500 s would pass 1200 (a feed marked
+    headlines: headlines_max_interval_seconds) and 1400 (the others:
+    max_interval_seconds). An interval set above the ceiling by hand comes
+    down to it at the next successful poll."""
+    base, _ = feed_server
+    store = tmp_path / "s"
+    conf = crawl_conf(tmp_path, "[crawl]\nmax_interval_seconds = 1400\n"
+                                "headlines_max_interval_seconds = 1200\n")
+    plain = add(store, "--config", conf, base + GUARDIAN, "--interval", "1000")
+    headline = add(store, "--config", conf, base + HEISE, "--interval", "1000", "--headlines")
+    cli_ok("crawl", "--once", "--pages", "never", "--store", store, "--config", conf)
+    for fid in (plain, headline):  # the first poll: new items, due again at once for the test
+        cli_ok("feeds", "poll", "--store", store, fid)
+    cli_ok("crawl", "--once", "--pages", "never", "--store", store, "--config", conf)
+    by_id = {f["id"]: f for f in feeds_json(store)}
+    assert by_id[plain]["interval"] == 1400, by_id[plain]
+    assert by_id[headline]["interval"] == 1200, by_id[headline]
+
+    cli_ok("feeds", "edit", "--store", store, plain, "--interval", "86400")
+    cli_ok("feeds", "poll", "--store", store, plain)
+    cli_ok("crawl", "--once", "--pages", "never", "--store", store, "--config", conf)
+    assert {f["id"]: f for f in feeds_json(store)}[plain]["interval"] == 1400
+
+
+def test_the_default_ceiling_of_a_headlines_feed_is_an_hour(tmp_path, feed_server):
+    base, _ = feed_server
+    store = tmp_path / "s"
+    conf = allow_loopback(tmp_path)
+    fid = add(store, "--config", conf, base + HEISE, "--interval", "3000", "--headlines")
+    for _ in range(2):
+        cli_ok("crawl", "--once", "--pages", "never", "--store", store, "--config", conf)
+        cli_ok("feeds", "poll", "--store", store, fid)
+    assert feeds_json(store)[0]["interval"] == 3600
+
+
+@pytest.mark.parametrize("body", ["[crawl]\nmax_interval_seconds = 10\n",
+                                  "[crawl]\nmax_interval = 600\n",
+                                  "[crawl]\nmax_interval_seconds = 600\nmax_interval_seconds = 700\n"])
+def test_bad_crawl_settings_are_refused(tmp_path, body):
+    conf = tmp_path / "c.conf"
+    conf.write_text(body)
+    r = run_cli("crawl", "--once", "--store", tmp_path / "s", "--config", conf)
+    assert r.rc == 2 and "c.conf:" in r.err, repr(r)
+
+
+def test_poll_makes_a_feed_due_now_and_says_what_it_did(tmp_path, feed_server):
+    """feeds poll ID: due now (the next crawl fetches it although its
+    interval has not passed); --all: every active feed, a paused one named
+    and left alone; an unknown id fails."""
+    base, rec = feed_server
+    store = tmp_path / "s"
+    conf = allow_loopback(tmp_path)
+    g = add(store, "--config", conf, base + GUARDIAN)
+    h = add(store, "--config", conf, base + HEISE)
+    cli_ok("crawl", "--once", "--pages", "never", "--store", store, "--config", conf)
+    assert sorted(rec.paths()) == sorted(["/" + GUARDIAN, "/" + HEISE])
+    cli_ok("crawl", "--once", "--pages", "never", "--store", store, "--config", conf)
+    assert len(rec.paths()) == 2, "nothing is due before its interval"
+
+    r = cli_ok("feeds", "poll", "--store", store, g)
+    assert "feed %d is due now" % g in r.out, repr(r)
+    cli_ok("crawl", "--once", "--pages", "never", "--store", store, "--config", conf)
+    assert rec.paths()[2:] == ["/" + GUARDIAN]
+
+    cli_ok("feeds", "pause", "--store", store, h)
+    r = cli_ok("feeds", "poll", "--store", store, "--all")
+    assert "feed %d is due now" % g in r.out and "feed %d is paused" % h in r.out, repr(r)
+    cli_ok("crawl", "--once", "--pages", "never", "--store", store, "--config", conf)
+    assert rec.paths()[3:] == ["/" + GUARDIAN]
+
+    r = run_cli("feeds", "poll", "--store", store, "99")
+    assert r.rc == 1 and "no feed has the id '99'" in r.err, repr(r)
+    for bad in (["feeds", "poll"], ["feeds", "poll", str(g), "--all"],
+                ["feeds", "list", "--all"]):
+        r = run_cli(*(bad + ["--store", store]))
+        assert r.rc == 2, repr(r)
+
+
+def test_pause_and_resume_that_change_nothing_say_so(tmp_path):
+    store = tmp_path / "s"
+    fid = add(store, "https://example.com/feed.xml")
+    r = cli_ok("feeds", "resume", "--store", store, fid)
+    assert "not paused: nothing to do" in r.out, repr(r)
+    cli_ok("feeds", "pause", "--store", store, fid)
+    r = cli_ok("feeds", "pause", "--store", store, fid)
+    assert "already paused" in r.out, repr(r)
+    r = cli_ok("feeds", "resume", "--store", store, fid)
+    assert "nothing to do" not in r.out, repr(r)
+    assert feeds_json(store)[0]["state"] == "active"

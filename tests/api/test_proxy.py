@@ -172,6 +172,11 @@ def test_the_nginx_example_serves_newsd_over_tls(store, tmp_path):
         assert ready.returncode == 0, (ready, ngx.poll())
         out = subprocess.run(curl + [url, url], capture_output=True, text=True)
         assert out.returncode == 0, (out, ngx.poll())
+        # /metrics stays private: the example does not pass it on.
+        metrics = subprocess.run(curl + ["-o", "/dev/null", "-w", "%{http_code}",
+                                         "https://news.example.org:%d/metrics" % port],
+                                 capture_output=True, text=True)
+        assert metrics.stdout == "404", metrics
         bodies = out.stdout.replace("}{", "}\n{").splitlines()
         assert len(bodies) == 2 and all(json.loads(b)["status"] == "ok" for b in bodies), \
             out.stdout[:300]
@@ -185,6 +190,7 @@ def test_the_nginx_example_serves_newsd_over_tls(store, tmp_path):
                 ngx.kill()
         problems = srv.stop()
     assert not problems, problems
+    assert not [o for o in lines if o["target"].startswith("/metrics")], lines
     searches = [o for o in lines if o["target"].startswith("/v2/everything")]
     assert len(searches) == 2 and all(o["client"] == "127.0.0.5" for o in searches), searches
     assert all(o["key"] for o in searches)
