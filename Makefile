@@ -41,7 +41,7 @@ export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 .PHONY: all deps deps-test release asan check unit unit-asan fuzz-replay api-test api-test-asan \
         unit-engine api-test-fts5 \
         web-test install uninstall cluster-test docs-check \
-        demo fuzz bench bench-smoke bench-pages format format-check clean reliability-test
+        demo fuzz bench bench-smoke bench-sizing bench-pages format format-check clean reliability-test
 
 all: build/newsd
 
@@ -293,6 +293,10 @@ $(REL)/bench/%: bench/%.c bench/common.c bench/common.h $(REL)/libnewsd.a
 PROFILE ?= newsapi
 bench: deps build/newsd $(BENCH_BINS)
 	@PROFILE=$(PROFILE) bench/run.sh $(N)
+# Disk, memory and build time per million articles, NewsAPI-sized and full
+# page text (docs/operations.md "Sizing"); N articles per profile.
+bench-sizing: deps build/newsd $(REL)/bench/gen
+	$(PYTHON) bench/sizing.py $(if $(filter command line,$(origin N)),$(N),200000)
 bench-smoke: deps build/newsd $(BENCH_BINS)
 	@PROFILE=$(PROFILE) bench/run.sh --smoke 10000
 

@@ -178,11 +178,34 @@ void api_metrics_render_index(struct buf *b, const struct index_stats *st)
                (unsigned long long)st->cache_misses);
 }
 
+void api_metrics_render_replica(struct buf *b, const struct index_replica_status *rs)
+{
+    if (!rs->replica)
+        return; /* an embedded store: the index reads it directly, nothing lags */
+    metrics_family(b, "newsd_cluster_store_reachable",
+                   "1 while this node's connection to PostgreSQL is up.", "gauge");
+    buf_printf(b, "newsd_cluster_store_reachable %d\n", rs->store_reachable ? 1 : 0);
+    metrics_family(b, "newsd_cluster_lag_changes",
+                   "Article changes committed in PostgreSQL and not yet in this node's index.",
+                   "gauge");
+    buf_printf(b, "newsd_cluster_lag_changes %lld\n", (long long)rs->lag_seq);
+    metrics_family(b, "newsd_cluster_lag_seconds",
+                   "0 when the node was in step with PostgreSQL at its last look, else the "
+                   "seconds since it last was.",
+                   "gauge");
+    buf_printf(b, "newsd_cluster_lag_seconds %.3f\n", rs->lag_seconds);
+    metrics_family(b, "newsd_cluster_caught_up",
+                   "1 once the node's index has held every committed change since it started.",
+                   "gauge");
+    buf_printf(b, "newsd_cluster_caught_up %d\n", rs->caught_up ? 1 : 0);
+}
+
 /* Names this file writes itself: a registered metric may not shadow them. */
 static const char *const own_prefixes[] = {
     "newsd_http_request",
     "newsd_articles_stored",
     "newsd_process_start_time_seconds",
+    "newsd_cluster_",
 };
 
 static void init_once(void)
@@ -222,10 +245,13 @@ static void metrics_respond(struct api *api, struct http_response *resp, const c
         articles = -1; /* still worth answering: the rest is in memory */
     struct index_stats st;
     index_stats(api->index, &st);
+    struct index_replica_status rs;
+    index_replica_status(api->index, &rs);
     struct buf b;
     buf_init(&b, 0);
     api_metrics_render(&b, articles);
     api_metrics_render_index(&b, &st);
+    api_metrics_render_replica(&b, &rs);
     if (buf_error(&b)) {
         buf_release(&b);
         api_error_respond(resp, API_ERR_UNEXPECTED, NULL, request_id);

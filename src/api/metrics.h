@@ -49,6 +49,12 @@ void api_metrics_render(struct buf *b, int64_t articles_stored);
 struct index_stats;
 void api_metrics_render_index(struct buf *b, const struct index_stats *st);
 
+/* A cluster node's replication gauges (newsd_cluster_*): reachability of
+ * PostgreSQL and how far the local index is behind it; nothing for an
+ * embedded store. */
+struct index_replica_status;
+void api_metrics_render_replica(struct buf *b, const struct index_replica_status *rs);
+
 /* Note the start time and keep the names written here out of the registry
  * (idempotent). api_new calls it. */
 void api_metrics_init(void);

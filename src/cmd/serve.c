@@ -497,7 +497,7 @@ static int serve_lock_take(struct serve_parts *p, const struct serve_settings *s
         int e = errno;
         if (e == EWOULDBLOCK) {
             serve_lock_holder(fd, pid, sizeof pid);
-            cmd_fail("another newsd serve (pid %s) is serving this store (it holds %s): stop "
+            cmd_fail("the store is in use by another newsd serve (pid %s, which holds %s): stop "
                      "it first; two servers must not share one store's index",
                      pid, path);
         } else

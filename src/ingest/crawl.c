@@ -223,6 +223,7 @@ void crawl_stats_add(struct crawl_stats *sum, const struct crawl_stats *x)
 /* The handles of crawl.h's metrics, registered once per process. */
 static struct {
     struct metric *polled, *failed, *failing, *lag;
+    struct metric *pages_fetched, *pages_failed, *pages_no_article, *pages_waiting;
 } metric;
 
 static void metrics_register(void)
@@ -232,8 +233,16 @@ static void metrics_register(void)
     metric.failed = metrics_counter(CRAWL_METRIC_FEEDS_FAILED,
                                     "Feed fetches that failed (network, HTTP status, parse).");
     metric.failing = metrics_gauge(CRAWL_METRIC_FEEDS_FAILING, "Feeds whose last poll failed.");
-    metric.lag = metrics_gauge(CRAWL_METRIC_INGEST_LAG, "Seconds between now and the publication "
-                                                        "time of the newest article stored.");
+    metric.pages_fetched = metrics_counter(CRAWL_METRIC_PAGES_FETCHED,
+                                           "Item pages fetched and read by the crawler.");
+    metric.pages_failed = metrics_counter(
+        CRAWL_METRIC_PAGES_FAILED, "Item page fetches that failed (network, HTTP status, size).");
+    metric.pages_no_article =
+        metrics_counter(CRAWL_METRIC_PAGES_NO_ARTICLE, "Item pages read that held no article.");
+    metric.pages_waiting = metrics_gauge(CRAWL_METRIC_PAGES_WAITING,
+                                         "Item pages queued for the crawler's next passes.");
+    /* newsd_ingest_lag_seconds is registered when it is first known
+     * (metrics_count_pass): a 0 before any feed was read would say "fresh". */
 }
 
 void crawl_metrics_init(void)
@@ -275,9 +284,18 @@ static void metrics_count_pass(struct crawler *c, const struct crawl_stats *st, 
 {
     metrics_add(metric.polled, st->fetched + st->not_modified + st->failed);
     metrics_add(metric.failed, st->failed);
+    metrics_add(metric.pages_fetched, st->pages_fetched);
+    metrics_add(metric.pages_failed, st->pages_failed);
+    metrics_add(metric.pages_no_article, st->pages_no_article);
+    metrics_set(metric.pages_waiting, (int64_t)st->pages_waiting);
     failing_count(c, now);
-    if (c->newest_published > 0)
+    if (c->newest_published > 0) {
+        if (!metric.lag)
+            metric.lag = metrics_gauge(CRAWL_METRIC_INGEST_LAG,
+                                       "Seconds between now and the publication time of the "
+                                       "newest article the crawler has read.");
         metrics_set(metric.lag, now > c->newest_published ? now - c->newest_published : 0);
+    }
 }
 
 /* ---- scheduling ---------------------------------------------------------- */

@@ -83,6 +83,10 @@
 #define CRAWL_METRIC_FEEDS_FAILED "newsd_feeds_failed_total"
 #define CRAWL_METRIC_FEEDS_FAILING "newsd_feeds_failing"
 #define CRAWL_METRIC_INGEST_LAG "newsd_ingest_lag_seconds"
+#define CRAWL_METRIC_PAGES_FETCHED "newsd_pages_fetched_total"
+#define CRAWL_METRIC_PAGES_FAILED "newsd_pages_failed_total"
+#define CRAWL_METRIC_PAGES_NO_ARTICLE "newsd_pages_no_article_total"
+#define CRAWL_METRIC_PAGES_WAITING "newsd_pages_waiting"
 
 /* Which new items get their page fetched (issue 16, crawl_pages.h). */
 enum crawl_pages_mode {

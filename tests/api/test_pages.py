@@ -320,3 +320,40 @@ def test_more_new_items_than_a_pass_fetches_all_get_their_pages(tmp_path):
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def metric_values(base):
+    import requests
+    text = requests.get(base + "/metrics", timeout=30).text
+    return {line.split()[0]: float(line.split()[1]) for line in text.splitlines()
+            if line.startswith("newsd_pages_")}
+
+
+def test_a_serving_crawler_counts_its_pages_in_metrics(tmp_path, crawled):
+    """The serving crawler moves newsd_pages_* as `crawl --once` counts the
+    same feed: four pages read, one of them without an article, none failed
+    (issue 30 item 7: an operator alerts on failing page fetches)."""
+    import time
+    once = [int(x) for x in SUMMARY.search(crawled.run.out).groups()]
+    srv, base, store, conf = feed_site(tmp_path)
+    api_srv = None
+    try:
+        api_srv = Server(store, args=["--config", conf, "--quiet"], crawl=True)
+        before = metric_values(api_srv.base)
+        assert before == {"newsd_pages_fetched_total": 0, "newsd_pages_failed_total": 0,
+                          "newsd_pages_no_article_total": 0, "newsd_pages_waiting": 0}, before
+        cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            now = metric_values(api_srv.base)
+            if now["newsd_pages_fetched_total"] + now["newsd_pages_failed_total"] >= 4:
+                break
+            time.sleep(0.2)
+        assert [now["newsd_pages_fetched_total"], now["newsd_pages_failed_total"],
+                now["newsd_pages_no_article_total"]] == once[:3] == [4, 0, 1], (now, once)
+        assert now["newsd_pages_waiting"] == 0
+    finally:
+        problems = api_srv.stop() if api_srv else []
+        srv.shutdown()
+        srv.server_close()
+    assert not problems, "\n".join(problems)

@@ -90,6 +90,18 @@ def chunks(d, rows, size, name):
     return out
 
 
+def cluster_metrics(node):
+    """The newsd_cluster_* samples of node's /metrics."""
+    r = node.get("/metrics")
+    assert r.status_code == 200, r.text
+    out = {}
+    for line in r.text.splitlines():
+        if line.startswith("newsd_cluster_"):
+            name, v = line.split()
+            out[name] = float(v)
+    return out
+
+
 def test_nodes_match_embedded_mode_through_failures(pg, cluster):
     uri, emb, d = cluster
     syn = Synthetic(3600)
@@ -142,8 +154,14 @@ def test_nodes_match_embedded_mode_through_failures(pg, cluster):
         assert rc != 0, "an import with the store down must fail"
         wait_for("a node to notice the store is down",
                  lambda: not A.health()[1]["store_reachable"])
+        # What an operator alerts on is in /metrics too (issue 30 item 7).
+        assert cluster_metrics(A)["newsd_cluster_store_reachable"] == 0
         pg.start()
         import_both(uri, emb, parts[8])
+        wait_converged(pg, uri, [A])
+        wait_for("A's metrics to show it back in step", lambda: cluster_metrics(A) == {
+            "newsd_cluster_store_reachable": 1, "newsd_cluster_lag_changes": 0,
+            "newsd_cluster_lag_seconds": 0, "newsd_cluster_caught_up": 1})
 
         # PostgreSQL killed (no shutdown checkpoint) while an import runs:
         # whatever the import acknowledged survives; an import that failed

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util/clock.h"
+#include "util/log.h"
 
 #include "util/banned.h"
 
@@ -79,6 +80,18 @@ bool store_pg_conn_broken(const struct pg_conn *c)
 
 /* --- connections ------------------------------------------------------------- */
 
+/* libpq's default notice processor prints what the server says outside a
+ * query's result (a NOTICE, a WARNING, the FATAL of a server shutting
+ * down) raw on stderr: lines in no format of ours, which break
+ * --log-format json. They go through our log instead, one line each. */
+static void notice_to_log(void *ctx, const char *message)
+{
+    char line[200];
+    (void)ctx;
+    first_line(line, sizeof line, message);
+    log_warn("postgresql: %s", line);
+}
+
 int store_pg_connect(PGconn **out, const char *uri, struct err *err)
 {
     /* Defaults first: the URI (expanded at "dbname") overrides them. */
@@ -96,6 +109,7 @@ int store_pg_connect(PGconn **out, const char *uri, struct err *err)
         PQfinish(c);
         return err_set(err, ERR_BUSY, "cannot connect to PostgreSQL: %s", msg);
     }
+    PQsetNoticeProcessor(c, notice_to_log, NULL);
     if (PQsetClientEncoding(c, "UTF8") != 0) {
         first_line(msg, sizeof msg, PQerrorMessage(c));
         PQfinish(c);
