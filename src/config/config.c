@@ -197,6 +197,9 @@ enum text_kind {
     TEXT_WORD,  /* printable ASCII without blanks (a user name, HOST:PORT) */
     TEXT_ASCII, /* printable ASCII, blanks too (a User-Agent) */
     TEXT_PATH,  /* anything but control bytes (a path may hold blanks and UTF-8) */
+    /* As TEXT_ASCII, but never echoed in an error: it may hold a password
+     * (a proxy URL), and config errors reach logs and terminals. */
+    TEXT_SECRET,
 };
 
 /* Text, in double quotes or not, of 1 to size - 1 bytes, into out. The one
@@ -217,6 +220,8 @@ static int value_text(struct parser *ps, const char *key, struct span v, enum te
         unsigned char ch = (unsigned char)v.p[i];
         bool bad = ch < 0x20 || ch == 0x7f || ch == '"' || (kind != TEXT_PATH && ch > 0x7e) ||
                    (kind == TEXT_WORD && ch == ' ');
+        if (bad && kind == TEXT_SECRET)
+            return parse_fail(ps, "%s may only hold printable ASCII (no quotes inside)", key);
         if (bad)
             return parse_fail(ps, "%s: '%s' may only hold printable ASCII%s (no quotes inside)",
                               key, span_show(v, vb), kind == TEXT_WORD ? " without blanks" : "");
@@ -421,12 +426,15 @@ static int outbound_set(struct parser *ps, struct span key, struct span v)
     }
     if (k->field == OUTBOUND_USER_AGENT)
         return value_text(ps, k->name, v, TEXT_ASCII, o->user_agent, sizeof o->user_agent);
-    int rc = value_text(ps, k->name, v, TEXT_ASCII, o->proxy, sizeof o->proxy);
+    /* The value is never shown: it may carry user:password@ (the line
+     * number says which one is meant). */
+    int rc = value_text(ps, k->name, v, TEXT_SECRET, o->proxy, sizeof o->proxy);
     if (rc == 0 && strncmp(o->proxy, "http://", 7) != 0)
-        return parse_fail(ps, "proxy: '%s' is not an http:// URL (http://host:port)",
-                          span_show(v, kb));
-    if (rc == 0 && (o->proxy[7] == '\0' || o->proxy[7] == '/' || strchr(o->proxy, ' ')))
-        return parse_fail(ps, "proxy: '%s' names no host (http://host:port)", span_show(v, kb));
+        rc = parse_fail(ps, "proxy is not an http:// URL (http://[user:password@]host:port)");
+    else if (rc == 0 && (o->proxy[7] == '\0' || o->proxy[7] == '/' || strchr(o->proxy, ' ')))
+        rc = parse_fail(ps, "proxy names no host (http://[user:password@]host:port)");
+    if (rc < 0)
+        memset(o->proxy, 0, sizeof o->proxy);
     return rc;
 }
 

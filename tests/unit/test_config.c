@@ -147,6 +147,31 @@ static void user_agent_and_proxy_are_read_with_or_without_quotes(void **state)
     assert_non_null(strstr(err.msg, "longer than 256 bytes"));
 }
 
+/* A proxy URL may carry user:password@: however it is wrong, the error
+ * names the key and the line, never the value. */
+static void a_bad_proxy_is_refused_without_echoing_its_password(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "[outbound]\nproxy = http://user:PW5ECRET@bad host:3128\n",
+        "[outbound]\nproxy = socks5://user:PW5ECRET@proxy.lan:1080\n",
+        "[outbound]\nproxy = user:PW5ECRET@proxy.lan:3128\n",
+        "[outbound]\nproxy = http://user:PW5ECRET\x01@proxy.lan:3128\n",
+        "[outbound]\nproxy = http://user:PW5ECRET\xC3\xA9@proxy.lan:3128\n",
+        "[outbound]\nproxy = \"http://user:PW5\"ECRET@proxy.lan:3128\"\n",
+        "[outbound]\nproxy = http:///user:PW5ECRET@proxy.lan:3128\n",
+    };
+    struct config c;
+    struct err err;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(parse(bad[i], &c, &err), ERR_PARSE);
+        if (strstr(err.msg, "PW5") || strstr(err.msg, "ECRET"))
+            fail_msg("'%s' echoes the password: %s", bad[i], err.msg);
+        assert_non_null(strstr(err.msg, "test.conf:2: proxy"));
+        assert_string_equal(c.outbound.proxy, "");
+    }
+}
+
 static void without_outbound_no_special_network_is_allowed(void **state)
 {
     (void)state;
@@ -549,6 +574,7 @@ int main(void)
         cmocka_unit_test(a_full_file_sets_every_field),
         cmocka_unit_test(without_outbound_no_special_network_is_allowed),
         cmocka_unit_test(user_agent_and_proxy_are_read_with_or_without_quotes),
+        cmocka_unit_test(a_bad_proxy_is_refused_without_echoing_its_password),
         cmocka_unit_test(retention_keys_are_read_and_default_to_off),
         cmocka_unit_test(an_empty_file_and_comments_only_change_nothing),
         cmocka_unit_test(an_override_keeps_the_builtin_fields_it_does_not_name),
