@@ -385,6 +385,7 @@ enum outbound_field {
     OUTBOUND_ALLOW_NETWORKS = 1 << 0,
     OUTBOUND_USER_AGENT = 1 << 1,
     OUTBOUND_PROXY = 1 << 2,
+    OUTBOUND_TIMEOUT = 1 << 3,
 };
 
 static const struct outbound_key {
@@ -394,6 +395,7 @@ static const struct outbound_key {
     {"allow_networks", OUTBOUND_ALLOW_NETWORKS},
     {"user_agent", OUTBOUND_USER_AGENT},
     {"proxy", OUTBOUND_PROXY},
+    {"timeout_seconds", OUTBOUND_TIMEOUT},
 };
 
 #define N_OUTBOUND_KEYS (sizeof outbound_keys / sizeof outbound_keys[0])
@@ -424,6 +426,8 @@ static int outbound_set(struct parser *ps, struct span key, struct span v)
             return parse_fail(ps, "allow_networks: %s", why);
         return 0;
     }
+    if (k->field == OUTBOUND_TIMEOUT)
+        return value_int(ps, key, v, 1, CONFIG_OUTBOUND_TIMEOUT_MAX_S, &o->timeout_seconds);
     if (k->field == OUTBOUND_USER_AGENT)
         return value_text(ps, k->name, v, TEXT_ASCII, o->user_agent, sizeof o->user_agent);
     /* The value is never shown: it may carry user:password@ (the line

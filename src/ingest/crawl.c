@@ -213,6 +213,7 @@ void crawl_stats_add(struct crawl_stats *sum, const struct crawl_stats *x)
     sum->items_skipped += x->items_skipped;
     sum->pages_fetched += x->pages_fetched;
     sum->pages_failed += x->pages_failed;
+    sum->pages_retried += x->pages_retried;
     sum->pages_no_article += x->pages_no_article;
     sum->articles_filled += x->articles_filled;
     sum->pages_waiting = x->pages_waiting; /* a state, not a count: the latest */
@@ -745,7 +746,7 @@ out:
         struct err pe;
         err_clear(&pe);
         size_t max = c->opt.pages_max ? c->opt.pages_max : CRAWL_PAGES_MAX;
-        int prc = crawl_pages_run(&c->pages, c->s, &fo, max, &stats, &pe);
+        int prc = crawl_pages_run(&c->pages, c->s, &fo, max, now, &stats, &pe);
         if (prc < 0 && rc == 0) {
             rc = prc;
             if (err)
@@ -784,8 +785,14 @@ int crawl_once(struct crawler *c, struct crawl_stats *stats_out, struct err *err
         crawl_stats_add(&sum, &st);
         if (rc < 0 || atomic_load(&c->stop) || (deferred == 0 && st.pages_waiting == 0))
             break;
-        if (deferred == 0)
-            continue; /* only pages wait: the next pass fetches them */
+        if (deferred == 0) {
+            /* Only pages wait: the next pass fetches them, once the first
+             * of them is due (a retry, CRAWL_PAGES_RETRY_MAX_S at most). */
+            int64_t due = crawl_pages_due_at(&c->pages), now = (int64_t)time(NULL);
+            if (due > now)
+                sleep_s(due - now);
+            continue;
+        }
         /* Everything held back waits for a host gap (or the next batch). */
         int64_t gap = host_gap(c);
         sleep_s(gap > 0 ? gap : 1);

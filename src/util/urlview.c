@@ -135,8 +135,8 @@ static void put_host_only(struct out *o, const char *url, const struct urlview *
     }
     put(o, url, (size_t)(v->scheme.p + v->scheme.n + 3 - url));
     /* An IPv6 literal gets back the brackets the view took off. */
-    bool bracketed = v->host.p && v->host.p > url && v->host.p[-1] == '[' &&
-                     v->host.p[v->host.n] == ']';
+    bool bracketed =
+        v->host.p && v->host.p > url && v->host.p[-1] == '[' && v->host.p[v->host.n] == ']';
     if (bracketed)
         put_str(o, "[");
     put_span(o, v->host);

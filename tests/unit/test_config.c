@@ -134,6 +134,9 @@ static void user_agent_and_proxy_are_read_with_or_without_quotes(void **state)
     assert_string_equal(c.outbound.user_agent,
                         "newsd/0.14 (+https://news.example.org; ops@example.org)");
     assert_string_equal(c.outbound.proxy, "http://user:pw@proxy.lan:3128");
+    assert_int_equal(c.outbound.timeout_seconds, 0); /* 0: each fetcher's default */
+    assert_int_equal(parse("[outbound]\ntimeout_seconds = 7\n", &c, &err), 0);
+    assert_int_equal(c.outbound.timeout_seconds, 7);
     assert_int_equal(
         parse("[outbound]\nuser_agent = MyNews/1.0 (+mailto:me@example.org)\n", &c, &err), 0);
     assert_string_equal(c.outbound.user_agent, "MyNews/1.0 (+mailto:me@example.org)");
@@ -379,7 +382,12 @@ static const struct bad_case {
     {"[server]\nmetrics_listen = a b:1\n", 2, "not HOST:PORT"},
     {"[server]\ncrawl = no\ncrawl = yes\n", 3, "set twice"},
     {"[outbound]\nallow_network = 10.0.0.0/8\n", 2,
-     "unknown key 'allow_network' in [outbound] (allow_networks, user_agent, proxy)"},
+     "unknown key 'allow_network' in [outbound] (allow_networks, user_agent, proxy, "
+     "timeout_seconds)"},
+    {"[outbound]\ntimeout_seconds = 0\n", 2, "timeout_seconds: 0 is out of range (1 to 3600)"},
+    {"[outbound]\ntimeout_seconds = 3601\n", 2, "out of range"},
+    {"[outbound]\ntimeout_seconds = 1.5\n", 2, "not a whole number"},
+    {"[outbound]\ntimeout_seconds = 5\ntimeout_seconds = 6\n", 3, "set twice"},
     {"[outbound]\nuser_agent =\n", 2, "user_agent needs a value"},
     {"[outbound]\nuser_agent = \"\"\n", 2, "user_agent needs a value"},
     {"[outbound]\nuser_agent = newsd (caf\xC3\xA9)\n", 2, "printable ASCII"},
