@@ -197,9 +197,11 @@ enum text_kind {
     TEXT_WORD,  /* printable ASCII without blanks (a user name, HOST:PORT) */
     TEXT_ASCII, /* printable ASCII, blanks too (a User-Agent) */
     TEXT_PATH,  /* anything but control bytes (a path may hold blanks and UTF-8) */
-    /* As TEXT_ASCII, but never echoed in an error: it may hold a password
-     * (a proxy URL), and config errors reach logs and terminals. */
+    /* As TEXT_ASCII and TEXT_PATH, but never echoed in an error: they may
+     * hold a password (a proxy URL, a postgresql:// store), and config
+     * errors reach logs and terminals. */
     TEXT_SECRET,
+    TEXT_PATH_SECRET,
 };
 
 /* Text, in double quotes or not, of 1 to size - 1 bytes, into out. The one
@@ -218,8 +220,11 @@ static int value_text(struct parser *ps, const char *key, struct span v, enum te
         return parse_fail(ps, "%s is longer than %zu bytes", key, size - 1);
     for (size_t i = 0; i < v.n; i++) {
         unsigned char ch = (unsigned char)v.p[i];
-        bool bad = ch < 0x20 || ch == 0x7f || ch == '"' || (kind != TEXT_PATH && ch > 0x7e) ||
+        bool path = kind == TEXT_PATH || kind == TEXT_PATH_SECRET;
+        bool bad = ch < 0x20 || ch == 0x7f || ch == '"' || (!path && ch > 0x7e) ||
                    (kind == TEXT_WORD && ch == ' ');
+        if (bad && kind == TEXT_PATH_SECRET)
+            return parse_fail(ps, "%s may not hold control bytes or quotes", key);
         if (bad && kind == TEXT_SECRET)
             return parse_fail(ps, "%s may only hold printable ASCII (no quotes inside)", key);
         if (bad)
@@ -238,6 +243,7 @@ enum server_kind {
     SK_HOSTPORT, /* HOST:PORT (checked by whoever listens on it) */
     SK_STRING,   /* printable ASCII without blanks, into a char array */
     SK_PATH,     /* any text but control bytes (a path may hold blanks) */
+    SK_LOCATION, /* as SK_PATH, never echoed: a postgresql:// URL may hold a password */
     SK_INT,      /* whole number in [min, max] */
     SK_BOOL,     /* true/false, yes/no, on/off, 1/0 */
     SK_INDEX,    /* fts5 | engine */
@@ -268,7 +274,7 @@ static const struct server_key {
     SKEY("stream_replay_window_seconds", SK_INT, stream_replay_window_s, 1, 366 * 86400),
     SKEY("stream_buffer_bytes", SK_INT, stream_buffer_bytes, 1024, 1024 * 1024 * 1024),
     SKEY("index", SK_INDEX, index, 0, 0),
-    SKEY("store", SK_PATH, store, 0, 0),
+    SKEY("store", SK_LOCATION, store, 0, 0),
     SKEY("index_dir", SK_PATH, index_dir, 0, 0),
     SKEY("metrics_listen", SK_HOSTPORT, metrics_listen, 0, 0),
     SKEY("user", SK_STRING, user, 0, 0),
@@ -334,9 +340,11 @@ static int server_set(struct parser *ps, struct span key, struct span v)
         }
         return value_text(ps, k->name, v, TEXT_WORD, field, k->size);
     case SK_STRING:
+        return value_text(ps, k->name, v, TEXT_WORD, field, k->size);
     case SK_PATH:
-        return value_text(ps, k->name, v, k->kind == SK_PATH ? TEXT_PATH : TEXT_WORD, field,
-                          k->size);
+        return value_text(ps, k->name, v, TEXT_PATH, field, k->size);
+    case SK_LOCATION:
+        return value_text(ps, k->name, v, TEXT_PATH_SECRET, field, k->size);
     case SK_INT:
         if ((rc = value_int(ps, key, v, k->min, k->max, &x)) < 0)
             return rc;

@@ -150,8 +150,9 @@ static void user_agent_and_proxy_are_read_with_or_without_quotes(void **state)
     assert_non_null(strstr(err.msg, "longer than 256 bytes"));
 }
 
-/* A proxy URL may carry user:password@: however it is wrong, the error
- * names the key and the line, never the value. */
+/* A proxy URL (or a postgresql:// store) may carry user:password@:
+ * however it is wrong, the error names the key and the line, never the
+ * value. */
 static void a_bad_proxy_is_refused_without_echoing_its_password(void **state)
 {
     (void)state;
@@ -163,6 +164,9 @@ static void a_bad_proxy_is_refused_without_echoing_its_password(void **state)
         "[outbound]\nproxy = http://user:PW5ECRET\xC3\xA9@proxy.lan:3128\n",
         "[outbound]\nproxy = \"http://user:PW5\"ECRET@proxy.lan:3128\"\n",
         "[outbound]\nproxy = http:///user:PW5ECRET@proxy.lan:3128\n",
+        /* A PostgreSQL store's location holds one too. */
+        "[server]\nstore = \"postgresql://newsd:PW5ECRET@db\x01/newsd\"\n",
+        "[server]\nstore = postgresql://newsd:PW5ECRET@db/\"newsd\"\n",
     };
     struct config c;
     struct err err;
@@ -170,7 +174,7 @@ static void a_bad_proxy_is_refused_without_echoing_its_password(void **state)
         assert_int_equal(parse(bad[i], &c, &err), ERR_PARSE);
         if (strstr(err.msg, "PW5") || strstr(err.msg, "ECRET"))
             fail_msg("'%s' echoes the password: %s", bad[i], err.msg);
-        assert_non_null(strstr(err.msg, "test.conf:2: proxy"));
+        assert_true(strstr(err.msg, "test.conf:2: proxy") || strstr(err.msg, "test.conf:2: store"));
         assert_string_equal(c.outbound.proxy, "");
     }
 }
@@ -378,7 +382,7 @@ static const struct bad_case {
     {"[server]\ntrusted_proxies = 10.0.0.1/8\n", 2, "trusted_proxies:"},
     {"[server]\nmetrics_allow_networks = example.com\n", 2, "metrics_allow_networks:"},
     {"[server]\nuser = a b\n", 2, "user: 'a b' may only hold printable ASCII without blanks"},
-    {"[server]\nstore = a\x01b\n", 2, "store:"},
+    {"[server]\nstore = a\x01b\n", 2, "store may not hold control bytes"},
     {"[server]\nmetrics_listen = a b:1\n", 2, "not HOST:PORT"},
     {"[server]\ncrawl = no\ncrawl = yes\n", 3, "set twice"},
     {"[outbound]\nallow_network = 10.0.0.0/8\n", 2,
