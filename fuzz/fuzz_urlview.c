@@ -101,6 +101,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(strcmp(out, again) == 0);
         urlview_redacted(s, URLVIEW_REDACT_PASSWORDS, cut, n / 2 + 1);
         CHECK(strncmp(cut, out, strlen(cut)) == 0);
+        /* Host only (webhooks): no userinfo, query or fragment after "://". */
+        urlview_redacted(s, URLVIEW_REDACT_HOST, out, cap);
+        CHECK(strlen(out) < cap - 1);
+        const char *auth = strstr(out, "://");
+        CHECK(!auth || strpbrk(auth, "@?#") == NULL);
+        urlview_redacted(out, URLVIEW_REDACT_HOST, again, cap);
+        CHECK(strcmp(out, again) == 0);
+        urlview_redacted(s, URLVIEW_REDACT_HOST, cut, n / 2 + 1);
+        CHECK(strncmp(cut, out, strlen(cut)) == 0);
     }
     free(out);
     free(again);

@@ -148,6 +148,7 @@ void cmd_fetch_options(struct fetch_options *out, const struct config *c)
     out->policy = &c->outbound.policy;
     out->user_agent = c->outbound.user_agent[0] ? c->outbound.user_agent : NULL;
     out->proxy = c->outbound.proxy[0] ? c->outbound.proxy : NULL;
+    out->timeout_ms = (long)c->outbound.timeout_seconds * 1000; /* 0: the fetcher's default */
 }
 
 void cmd_crawl_options(struct crawl_options *out, const struct config *c)

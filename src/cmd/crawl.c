@@ -108,9 +108,11 @@ int cmd_crawl(int argc, char **argv)
         struct crawl_stats st;
         rc = crawl_once(c, &st, &err);
         printf("feeds fetched %zu, not modified %zu, failed %zu; articles new %zu, updated %zu; "
-               "pages fetched %zu, failed %zu, without an article %zu; articles completed %zu\n",
+               "pages fetched %zu, failed %zu, without an article %zu; articles completed %zu; "
+               "page retries %zu\n",
                st.fetched, st.not_modified, st.failed, st.articles_new, st.articles_updated,
-               st.pages_fetched, st.pages_failed, st.pages_no_article, st.articles_filled);
+               st.pages_fetched, st.pages_failed, st.pages_no_article, st.articles_filled,
+               st.pages_retried);
         fflush(stdout);
         if (rc < 0) {
             cmd_fail("crawl: %s", err_msg(&err, rc));

@@ -406,6 +406,8 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
      * The NEWSD_ALERTS_* times (test hooks, docs/operations.md): 0, the
      * default, when unset. */
     cmd_fetch_options(&set->alerts.fetch, cfg);
+    /* But not timeout_seconds: a webhook has its own 10 s (docs/api.md). */
+    set->alerts.fetch.timeout_ms = 0;
     set->alerts.lease_ms = resolve_env_ms("NEWSD_ALERTS_LEASE_MS", 1, DAY_MS, 0);
     set->alerts.retry_min_ms = resolve_env_ms("NEWSD_ALERTS_RETRY_MIN_MS", 1, DAY_MS, 0);
     set->alerts.retry_max_ms = resolve_env_ms("NEWSD_ALERTS_RETRY_MAX_MS", 1, DAY_MS, 0);

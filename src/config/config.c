@@ -205,6 +205,11 @@ enum text_kind {
     TEXT_WORD,  /* printable ASCII without blanks (a user name, HOST:PORT) */
     TEXT_ASCII, /* printable ASCII, blanks too (a User-Agent) */
     TEXT_PATH,  /* anything but control bytes (a path may hold blanks and UTF-8) */
+    /* As TEXT_ASCII and TEXT_PATH, but never echoed in an error: they may
+     * hold a password (a proxy URL, a postgresql:// store), and config
+     * errors reach logs and terminals. */
+    TEXT_SECRET,
+    TEXT_PATH_SECRET,
 };
 
 /* Text, in double quotes or not, of 1 to size - 1 bytes, into out. The one
@@ -223,8 +228,13 @@ static int value_text(struct parser *ps, const char *key, struct span v, enum te
         return parse_fail(ps, "%s is longer than %zu bytes", key, size - 1);
     for (size_t i = 0; i < v.n; i++) {
         unsigned char ch = (unsigned char)v.p[i];
-        bool bad = ch < 0x20 || ch == 0x7f || ch == '"' || (kind != TEXT_PATH && ch > 0x7e) ||
+        bool path = kind == TEXT_PATH || kind == TEXT_PATH_SECRET;
+        bool bad = ch < 0x20 || ch == 0x7f || ch == '"' || (!path && ch > 0x7e) ||
                    (kind == TEXT_WORD && ch == ' ');
+        if (bad && kind == TEXT_PATH_SECRET)
+            return parse_fail(ps, "%s may not hold control bytes or quotes", key);
+        if (bad && kind == TEXT_SECRET)
+            return parse_fail(ps, "%s may only hold printable ASCII (no quotes inside)", key);
         if (bad)
             return parse_fail(ps, "%s: '%s' may only hold printable ASCII%s (no quotes inside)",
                               key, span_show(v, vb), kind == TEXT_WORD ? " without blanks" : "");
@@ -241,6 +251,7 @@ enum server_kind {
     SK_HOSTPORT, /* HOST:PORT (checked by whoever listens on it) */
     SK_STRING,   /* printable ASCII without blanks, into a char array */
     SK_PATH,     /* any text but control bytes (a path may hold blanks) */
+    SK_LOCATION, /* as SK_PATH, never echoed: a postgresql:// URL may hold a password */
     SK_INT,      /* whole number in [min, max] */
     SK_BOOL,     /* true/false, yes/no, on/off, 1/0 */
     SK_INDEX,    /* fts5 | engine */
@@ -271,7 +282,7 @@ static const struct server_key {
     SKEY("stream_replay_window_seconds", SK_INT, stream_replay_window_s, 1, 366 * 86400),
     SKEY("stream_buffer_bytes", SK_INT, stream_buffer_bytes, 1024, 1024 * 1024 * 1024),
     SKEY("index", SK_INDEX, index, 0, 0),
-    SKEY("store", SK_PATH, store, 0, 0),
+    SKEY("store", SK_LOCATION, store, 0, 0),
     SKEY("index_dir", SK_PATH, index_dir, 0, 0),
     SKEY("metrics_listen", SK_HOSTPORT, metrics_listen, 0, 0),
     SKEY("user", SK_STRING, user, 0, 0),
@@ -337,9 +348,11 @@ static int server_set(struct parser *ps, struct span key, struct span v)
         }
         return value_text(ps, k->name, v, TEXT_WORD, field, k->size);
     case SK_STRING:
+        return value_text(ps, k->name, v, TEXT_WORD, field, k->size);
     case SK_PATH:
-        return value_text(ps, k->name, v, k->kind == SK_PATH ? TEXT_PATH : TEXT_WORD, field,
-                          k->size);
+        return value_text(ps, k->name, v, TEXT_PATH, field, k->size);
+    case SK_LOCATION:
+        return value_text(ps, k->name, v, TEXT_PATH_SECRET, field, k->size);
     case SK_INT:
         if ((rc = value_int(ps, key, v, k->min, k->max, &x)) < 0)
             return rc;
@@ -388,6 +401,7 @@ enum outbound_field {
     OUTBOUND_ALLOW_NETWORKS = 1 << 0,
     OUTBOUND_USER_AGENT = 1 << 1,
     OUTBOUND_PROXY = 1 << 2,
+    OUTBOUND_TIMEOUT = 1 << 3,
 };
 
 static const struct outbound_key {
@@ -397,6 +411,7 @@ static const struct outbound_key {
     {"allow_networks", OUTBOUND_ALLOW_NETWORKS},
     {"user_agent", OUTBOUND_USER_AGENT},
     {"proxy", OUTBOUND_PROXY},
+    {"timeout_seconds", OUTBOUND_TIMEOUT},
 };
 
 #define N_OUTBOUND_KEYS (sizeof outbound_keys / sizeof outbound_keys[0])
@@ -427,14 +442,19 @@ static int outbound_set(struct parser *ps, struct span key, struct span v)
             return parse_fail(ps, "allow_networks: %s", why);
         return 0;
     }
+    if (k->field == OUTBOUND_TIMEOUT)
+        return value_int(ps, key, v, 1, CONFIG_OUTBOUND_TIMEOUT_MAX_S, &o->timeout_seconds);
     if (k->field == OUTBOUND_USER_AGENT)
         return value_text(ps, k->name, v, TEXT_ASCII, o->user_agent, sizeof o->user_agent);
-    int rc = value_text(ps, k->name, v, TEXT_ASCII, o->proxy, sizeof o->proxy);
+    /* The value is never shown: it may carry user:password@ (the line
+     * number says which one is meant). */
+    int rc = value_text(ps, k->name, v, TEXT_SECRET, o->proxy, sizeof o->proxy);
     if (rc == 0 && strncmp(o->proxy, "http://", 7) != 0)
-        return parse_fail(ps, "proxy: '%s' is not an http:// URL (http://host:port)",
-                          span_show(v, kb));
-    if (rc == 0 && (o->proxy[7] == '\0' || o->proxy[7] == '/' || strchr(o->proxy, ' ')))
-        return parse_fail(ps, "proxy: '%s' names no host (http://host:port)", span_show(v, kb));
+        rc = parse_fail(ps, "proxy is not an http:// URL (http://[user:password@]host:port)");
+    else if (rc == 0 && (o->proxy[7] == '\0' || o->proxy[7] == '/' || strchr(o->proxy, ' ')))
+        rc = parse_fail(ps, "proxy names no host (http://[user:password@]host:port)");
+    if (rc < 0)
+        memset(o->proxy, 0, sizeof o->proxy);
     return rc;
 }
 

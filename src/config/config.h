@@ -48,8 +48,9 @@ enum config_plan_field {
 
 /* [outbound]: every request newsd makes (feeds now; pages and webhooks to
  * come). A key added here gets a row in config.c's outbound_keys. */
-#define CONFIG_USER_AGENT_MAX 257 /* user_agent: 256 bytes and the NUL */
-#define CONFIG_PROXY_MAX 513      /* proxy: 512 bytes and the NUL */
+#define CONFIG_USER_AGENT_MAX 257          /* user_agent: 256 bytes and the NUL */
+#define CONFIG_PROXY_MAX 513               /* proxy: 512 bytes and the NUL */
+#define CONFIG_OUTBOUND_TIMEOUT_MAX_S 3600 /* timeout_seconds: at most an hour */
 struct config_outbound {
     struct netpolicy policy; /* allow_networks: special-use networks allowed */
     /* user_agent: the User-Agent header, printable ASCII; "" = the
@@ -58,6 +59,10 @@ struct config_outbound {
     /* proxy: http://[user:password@]host:port every request goes through;
      * "" = none (proxies named by the environment are never used) */
     char proxy[CONFIG_PROXY_MAX];
+    /* timeout_seconds: the whole time of one feed or page request,
+     * counted from its own start; 0 = the fetcher's default (webhooks keep
+     * their own) */
+    int64_t timeout_seconds;
 };
 
 /* [retention]: which articles `newsd serve` deletes (store/retention.h);

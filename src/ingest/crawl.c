@@ -213,6 +213,7 @@ void crawl_stats_add(struct crawl_stats *sum, const struct crawl_stats *x)
     sum->items_skipped += x->items_skipped;
     sum->pages_fetched += x->pages_fetched;
     sum->pages_failed += x->pages_failed;
+    sum->pages_retried += x->pages_retried;
     sum->pages_no_article += x->pages_no_article;
     sum->articles_filled += x->articles_filled;
     sum->pages_waiting = x->pages_waiting; /* a state, not a count: the latest */
@@ -223,7 +224,7 @@ void crawl_stats_add(struct crawl_stats *sum, const struct crawl_stats *x)
 /* The handles of crawl.h's metrics, registered once per process. */
 static struct {
     struct metric *polled, *failed, *failing, *lag;
-    struct metric *pages_fetched, *pages_failed, *pages_no_article, *pages_waiting;
+    struct metric *pages_fetched, *pages_failed, *pages_retried, *pages_no_article, *pages_waiting;
 } metric;
 
 static void metrics_register(void)
@@ -236,7 +237,10 @@ static void metrics_register(void)
     metric.pages_fetched = metrics_counter(CRAWL_METRIC_PAGES_FETCHED,
                                            "Item pages fetched and read by the crawler.");
     metric.pages_failed = metrics_counter(
-        CRAWL_METRIC_PAGES_FAILED, "Item page fetches that failed (network, HTTP status, size).");
+        CRAWL_METRIC_PAGES_FAILED,
+        "Item pages given up: network or HTTP errors after their retries, refused, too large.");
+    metric.pages_retried = metrics_counter(
+        CRAWL_METRIC_PAGES_RETRIED, "Item page fetches that failed and wait for another try.");
     metric.pages_no_article =
         metrics_counter(CRAWL_METRIC_PAGES_NO_ARTICLE, "Item pages read that held no article.");
     metric.pages_waiting = metrics_gauge(CRAWL_METRIC_PAGES_WAITING,
@@ -286,6 +290,7 @@ static void metrics_count_pass(struct crawler *c, const struct crawl_stats *st, 
     metrics_add(metric.failed, st->failed);
     metrics_add(metric.pages_fetched, st->pages_fetched);
     metrics_add(metric.pages_failed, st->pages_failed);
+    metrics_add(metric.pages_retried, st->pages_retried);
     metrics_add(metric.pages_no_article, st->pages_no_article);
     metrics_set(metric.pages_waiting, (int64_t)st->pages_waiting);
     failing_count(c, now);
@@ -772,7 +777,7 @@ out:
         struct err pe;
         err_clear(&pe);
         size_t max = c->opt.pages_max ? c->opt.pages_max : CRAWL_PAGES_MAX;
-        int prc = crawl_pages_run(&c->pages, c->s, &fo, max, &stats, &pe);
+        int prc = crawl_pages_run(&c->pages, c->s, &fo, max, now, &stats, &pe);
         if (prc < 0 && rc == 0) {
             rc = prc;
             if (err)
@@ -811,8 +816,14 @@ int crawl_once(struct crawler *c, struct crawl_stats *stats_out, struct err *err
         crawl_stats_add(&sum, &st);
         if (rc < 0 || atomic_load(&c->stop) || (deferred == 0 && st.pages_waiting == 0))
             break;
-        if (deferred == 0)
-            continue; /* only pages wait: the next pass fetches them */
+        if (deferred == 0) {
+            /* Only pages wait: the next pass fetches them, once the first
+             * of them is due (a retry, CRAWL_PAGES_RETRY_MAX_S at most). */
+            int64_t due = crawl_pages_due_at(&c->pages), now = (int64_t)time(NULL);
+            if (due > now)
+                sleep_s(due - now);
+            continue;
+        }
         /* Everything held back waits for a host gap (or the next batch). */
         int64_t gap = host_gap(c);
         sleep_s(gap > 0 ? gap : 1);

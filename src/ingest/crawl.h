@@ -85,6 +85,7 @@
 #define CRAWL_METRIC_INGEST_LAG "newsd_ingest_lag_seconds"
 #define CRAWL_METRIC_PAGES_FETCHED "newsd_pages_fetched_total"
 #define CRAWL_METRIC_PAGES_FAILED "newsd_pages_failed_total"
+#define CRAWL_METRIC_PAGES_RETRIED "newsd_pages_retries_total"
 #define CRAWL_METRIC_PAGES_NO_ARTICLE "newsd_pages_no_article_total"
 #define CRAWL_METRIC_PAGES_WAITING "newsd_pages_waiting"
 
@@ -127,7 +128,9 @@ struct crawl_stats {
     size_t items_unchanged;  /* items already stored as they are */
     size_t items_skipped;    /* items without a title or usable link */
     size_t pages_fetched;    /* item pages fetched and read */
-    size_t pages_failed;     /* network or HTTP errors, not HTML, too large */
+    size_t pages_failed;     /* given up: network or HTTP errors (after their retries),
+                                not HTML, too large */
+    size_t pages_retried;    /* failures that wait for another try (crawl_pages.h) */
     size_t pages_no_article; /* pages that hold no article */
     size_t pages_waiting;    /* queued for later passes when this one ended */
     size_t articles_filled;  /* articles completed from their page */
@@ -151,8 +154,9 @@ void crawl_free(struct crawler *c);
 int crawl_pass(struct crawler *c, int64_t now, struct crawl_stats *stats, struct err *err);
 
 /* Poll every feed due now once (`newsd crawl --once`): passes at the wall
- * clock until no due feed is held back by politeness, waiting out the host
- * gap in between. stats (may be NULL) gets the sum. */
+ * clock until no due feed is held back by politeness and no page waits,
+ * waiting out the host gap and the pages' retry times in between (bounded:
+ * crawl_pages.h). stats (may be NULL) gets the sum. */
 int crawl_once(struct crawler *c, struct crawl_stats *stats, struct err *err);
 
 /* Run passes in a background thread every CRAWL_TICK_MS until crawl_stop.

@@ -24,7 +24,7 @@ void crawl_pages_release(struct crawl_page_queue *q)
 {
     arena_release(&q->a);
     free(q->arts);
-    free(q->dated);
+    free(q->wait);
     memset(q, 0, sizeof *q);
 }
 
@@ -58,16 +58,16 @@ int crawl_pages_want(struct crawl_page_queue *q, enum crawl_pages_mode mode,
         if (!na)
             return ERR_NOMEM;
         q->arts = na;
-        bool *nd = realloc(q->dated, cap * sizeof *nd);
-        if (!nd)
+        struct crawl_page_wait *nw = realloc(q->wait, cap * sizeof *nw);
+        if (!nw)
             return ERR_NOMEM;
-        q->dated = nd;
+        q->wait = nw;
         q->cap = cap;
     }
     int rc = ingest_article_copy(&q->a, &q->arts[q->n], art);
     if (rc < 0)
         return rc;
-    q->dated[q->n++] = dated;
+    q->wait[q->n++] = (struct crawl_page_wait){.dated = dated};
     return 0;
 }
 
@@ -78,30 +78,81 @@ static bool is_html(const struct fetch_result *r)
            strncasecmp(ct, "application/xhtml+xml", 21) == 0;
 }
 
-/* Take the first n queued pages out, the rest kept in order in a fresh
- * arena (the old one held the pages just fetched too). Out of memory: the
- * rest are dropped, and said so. */
-static void queue_shift(struct crawl_page_queue *q, size_t n)
+/* Keep the queued pages keep[] says, in order, in a fresh arena (the old
+ * one held the pages just fetched too). Out of memory: the rest are
+ * dropped, and said so. */
+static void queue_keep(struct crawl_page_queue *q, const bool *keep)
 {
     struct arena old = q->a;
-    size_t left = q->n - n, kept = 0;
+    size_t kept = 0;
     arena_init(&q->a, 0);
-    for (size_t i = 0; i < left; i++) {
-        if (ingest_article_copy(&q->a, &q->arts[kept], &q->arts[n + i]) < 0) {
-            log_warn("crawl: out of memory: %zu queued item pages dropped", left - kept);
+    for (size_t i = 0; i < q->n; i++) {
+        if (!keep[i])
+            continue;
+        if (ingest_article_copy(&q->a, &q->arts[kept], &q->arts[i]) < 0) {
+            log_warn("crawl: out of memory: queued item pages dropped");
             break;
         }
-        q->dated[kept++] = q->dated[n + i];
+        q->wait[kept++] = q->wait[i];
     }
     q->n = kept;
     arena_release(&old);
 }
 
+int64_t crawl_pages_due_at(const struct crawl_page_queue *q)
+{
+    int64_t due = INT64_MAX;
+    for (size_t i = 0; i < q->n; i++) {
+        if (q->wait[i].due_at < due)
+            due = q->wait[i].due_at;
+    }
+    return due;
+}
+
+/* A failure that may pass (the site busy, down or slow) rather than one
+ * that will not (4xx, a refused address, too large, not HTML). */
+static bool failure_may_pass(const struct fetch_result *r)
+{
+    if (r->rc == ERR_TIMEOUT || r->rc == ERR_IO)
+        return true;
+    return r->rc == 0 && (r->status >= 500 || r->status == 408 || r->status == 429);
+}
+
+/* Another try for a page that failed for a while, as feeds back off
+ * (crawl.c schedule_failure): the wait doubles, a longer Retry-After
+ * wins, both bounded. False when its tries are used up. */
+static bool retry_later(struct crawl_page_wait *w, const struct fetch_result *r, int64_t now)
+{
+    if (!failure_may_pass(r) || w->retries >= CRAWL_PAGES_RETRIES)
+        return false;
+    int64_t delay = (int64_t)CRAWL_PAGES_RETRY_S << w->retries;
+    if (r->retry_after_s > delay)
+        delay = r->retry_after_s;
+    if (delay > CRAWL_PAGES_RETRY_MAX_S)
+        delay = CRAWL_PAGES_RETRY_MAX_S;
+    w->retries++;
+    w->due_at = now + delay;
+    return true;
+}
+
+/* The first max queued pages due at now: their indexes in take[0..*n). */
+static void pages_due(const struct crawl_page_queue *q, size_t max, int64_t now, size_t *take,
+                      size_t *n)
+{
+    *n = 0;
+    for (size_t i = 0; i < q->n && *n < max; i++) {
+        if (q->wait[i].due_at <= now)
+            take[(*n)++] = i;
+    }
+}
+
 int crawl_pages_run(struct crawl_page_queue *q, struct store *s, const struct fetch_options *fo,
-                    size_t max, struct crawl_stats *stats, struct err *err)
+                    size_t max, int64_t now, struct crawl_stats *stats, struct err *err)
 {
     int rc = 0;
-    size_t n = q->n < max ? q->n : max, n_put = 0;
+    size_t n = 0, n_put = 0;
+    size_t *take = NULL;
+    bool *keep = NULL;
     struct fetch_request *reqs = NULL;
     struct fetch_result *res = NULL;
     struct article *put = NULL;
@@ -110,8 +161,19 @@ int crawl_pages_run(struct crawl_page_queue *q, struct store *s, const struct fe
         log_warn("crawl: %zu item pages not fetched: %d are already waiting", q->dropped,
                  CRAWL_PAGES_QUEUE_MAX);
     q->dropped = 0;
-    if (n == 0)
-        goto out;
+    if (q->n == 0 || max == 0 || crawl_pages_due_at(q) > now)
+        return 0;
+    take = calloc(q->n, sizeof *take);
+    keep = calloc(q->n, sizeof *keep);
+    if (!take || !keep) {
+        rc = err_set(err, ERR_NOMEM, "out of memory");
+        goto out; /* the queue as it was: the next pass tries again */
+    }
+    for (size_t i = 0; i < q->n; i++)
+        keep[i] = true;
+    pages_due(q, max, now, take, &n);
+    for (size_t j = 0; j < n; j++)
+        keep[take[j]] = false; /* fetched now: out, unless tried again */
     reqs = calloc(n, sizeof *reqs);
     res = calloc(n, sizeof *res);
     put = calloc(n, sizeof *put);
@@ -120,15 +182,20 @@ int crawl_pages_run(struct crawl_page_queue *q, struct store *s, const struct fe
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < n; i++) {
-        reqs[i].url = q->arts[i].url;
-        arena_init(&arenas[i], CRAWL_PAGE_ARENA_BYTES);
+    for (size_t j = 0; j < n; j++) {
+        reqs[j].url = q->arts[take[j]].url;
+        arena_init(&arenas[j], CRAWL_PAGE_ARENA_BYTES);
     }
     fetch_run(reqs, n, fo, res);
-    for (size_t i = 0; i < n; i++) {
-        struct fetch_result *r = &res[i];
+    for (size_t j = 0; j < n; j++) {
+        size_t i = take[j];
+        struct fetch_result *r = &res[j];
         if (r->rc < 0 || r->status < 200 || r->status >= 300 || !is_html(r)) {
-            stats->pages_failed++;
+            keep[i] = retry_later(&q->wait[i], r, now);
+            if (keep[i])
+                stats->pages_retried++;
+            else
+                stats->pages_failed++;
             continue;
         }
         char charset[64];
@@ -139,7 +206,7 @@ int crawl_pages_run(struct crawl_page_queue *q, struct store *s, const struct fe
                            : NULL,
         };
         struct extracted_page pg;
-        if (extract_page(&arenas[i], r->body, r->len, &eo, &pg) < 0) {
+        if (extract_page(&arenas[j], r->body, r->len, &eo, &pg) < 0) {
             stats->pages_failed++; /* too large to extract within the bound */
             continue;
         }
@@ -149,7 +216,7 @@ int crawl_pages_run(struct crawl_page_queue *q, struct store *s, const struct fe
             continue;
         }
         struct article art = q->arts[i];
-        if (ingest_page_fill(&art, &pg, q->dated[i]) != 0)
+        if (ingest_page_fill(&art, &pg, q->wait[i].dated) != 0)
             put[n_put++] = art;
     }
     if (n_put > 0) {
@@ -159,14 +226,17 @@ int crawl_pages_run(struct crawl_page_queue *q, struct store *s, const struct fe
             stats->articles_filled += n_put;
     }
 out:
-    for (size_t i = 0; res && i < n; i++)
-        fetch_result_release(&res[i]);
-    for (size_t i = 0; arenas && i < n; i++)
-        arena_release(&arenas[i]);
+    for (size_t j = 0; res && j < n; j++)
+        fetch_result_release(&res[j]);
+    for (size_t j = 0; arenas && j < n; j++)
+        arena_release(&arenas[j]);
+    if (keep)
+        queue_keep(q, keep);
     free(arenas);
     free(put);
     free(res);
     free(reqs);
-    queue_shift(q, n);
+    free(keep);
+    free(take);
     return rc;
 }

@@ -1,6 +1,7 @@
 /* Fetching feeds over HTTP(S) with libcurl's multi interface: one call
  * fetches a batch of URLs concurrently across hosts while keeping to one
- * connection per host at a time (politeness), with conditional GET
+ * transfer per host at a time (politeness; the others of a host wait their
+ * turn, and their timeouts start only with them), with conditional GET
  * (If-None-Match / If-Modified-Since, answered by 304), gzip/deflate,
  * bounded redirects, connect and total timeouts and a body size ceiling
  * that aborts the transfer as soon as it is crossed (also for compressed
@@ -51,7 +52,9 @@ struct fetch_request {
 
 struct fetch_options {
     long connect_timeout_ms; /* 0 = FETCH_DEFAULT_CONNECT_TIMEOUT_MS */
-    long timeout_ms;         /* whole transfer; 0 = FETCH_DEFAULT_TIMEOUT_MS */
+    long timeout_ms;         /* whole transfer, counted from its own start (not
+                              * while it waits its turn for its host or a
+                              * connection); 0 = FETCH_DEFAULT_TIMEOUT_MS */
     size_t max_body;         /* decoded bytes; 0 = FETCH_DEFAULT_MAX_BODY */
     long max_redirects;      /* 0 = FETCH_DEFAULT_MAX_REDIRECTS, < 0 = none followed */
     long max_connections;    /* in total; 0 = FETCH_DEFAULT_MAX_CONNECTIONS */

@@ -483,7 +483,7 @@ static void outcome(struct alerts *a, struct alert_live *st, const struct fetch_
     int64_t attempts = p->attempts + 1;
     int64_t first = p->first_failure_ms ? p->first_failure_ms : now;
     char shown[256], why[FETCH_ERRBUF + 32];
-    urlview_redacted(st->webhook, URLVIEW_REDACT_ALL, shown, sizeof shown);
+    urlview_redacted(st->webhook, URLVIEW_REDACT_HOST, shown, sizeof shown);
     if (r->rc == 0)
         snprintf(why, sizeof why, "HTTP %ld", r->status);
     else

@@ -125,6 +125,31 @@ static void put_query(struct out *o, struct urlview_span q, enum urlview_redact 
     }
 }
 
+/* The host-only view (URLVIEW_REDACT_HOST) of v, parsed from url. */
+static void put_host_only(struct out *o, const char *url, const struct urlview *v)
+{
+    if (!v->scheme.p) {
+        if (url[0])
+            put_str(o, "***");
+        return;
+    }
+    put(o, url, (size_t)(v->scheme.p + v->scheme.n + 3 - url));
+    /* An IPv6 literal gets back the brackets the view took off. */
+    bool bracketed =
+        v->host.p && v->host.p > url && v->host.p[-1] == '[' && v->host.p[v->host.n] == ']';
+    if (bracketed)
+        put_str(o, "[");
+    put_span(o, v->host);
+    if (bracketed)
+        put_str(o, "]");
+    if (v->port.p) {
+        put_str(o, ":");
+        put_span(o, v->port);
+    }
+    if (v->path.n > 0 || v->query.p || v->fragment.p)
+        put_str(o, "/...");
+}
+
 char *urlview_redacted(const char *url, enum urlview_redact how, char *buf, size_t n)
 {
     struct out o = {buf, n, 0};
@@ -135,6 +160,10 @@ char *urlview_redacted(const char *url, enum urlview_redact how, char *buf, size
         return buf;
     struct urlview v;
     urlview_parse(&v, url);
+    if (how == URLVIEW_REDACT_HOST) {
+        put_host_only(&o, url, &v);
+        return buf;
+    }
     const char *rest = url; /* what follows the masked userinfo */
     if (v.scheme.p) {
         rest = v.scheme.p + v.scheme.n + 3;

@@ -43,6 +43,13 @@ enum urlview_redact {
      * and `feeds list`, where the user, host and other options help an
      * operator tell them apart. */
     URLVIEW_REDACT_PASSWORDS,
+    /* Only where it goes: "scheme://host[:port]" and "/..." when a path,
+     * query or fragment follows; userinfo, path, query and fragment never
+     * shown. For webhook URLs, whose secret is the path itself (Slack's
+     * /services/T.../B.../SECRET, Discord's, Teams') and which no name
+     * rule can find; the log line names the alert to tell them apart. A
+     * string without "scheme://" gives "***". */
+    URLVIEW_REDACT_HOST,
 };
 
 /* url fit for logs and error messages, in buf (at most n bytes, NUL

@@ -298,6 +298,28 @@ def test_a_sigkill_mid_delivery_loses_nothing(site):
         rec.close()
 
 
+def test_a_failing_delivery_logs_the_alert_and_host_but_not_the_webhook_secret(site):
+    """Slack, Discord and Teams webhooks carry their secret in the path:
+    every failed delivery is logged with the alert's id and the webhook as
+    scheme://host:port/... only (docs/security.md)."""
+    rec = Receiver(fail_first=10 ** 9)
+    try:
+        me = client(site)
+        hook = rec.url[:-len("hook")] + "services/T000/B000/SECRETXYZ"
+        a = post(me, alert_body(q="slackhooked", webhook=hook, secret="s")).json()["alert"]
+        import_jsonl(site.store, [article("slackhooked", 0)])
+        wait_for("two failed attempts", lambda: len(rec.snapshot()) >= 2)
+        host = hook[:hook.index("/services/")]
+        wait_for("the failure's log line", lambda: "alert %d: delivery" % a["id"]
+                 in site.server.stderr())
+        log = site.server.stderr()
+        assert "SECRETXYZ" not in log
+        assert "alert %d: delivery" % a["id"] in log and host + "/..." in log, log[-2000:]
+        me.request("DELETE", "%s/%d" % (ALERTS, a["id"]))
+    finally:
+        rec.close()
+
+
 def metric(base, name):
     for line in requests.get(base + "/metrics").text.splitlines():
         if line.startswith(name + " "):

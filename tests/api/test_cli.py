@@ -165,6 +165,22 @@ def test_missing_file_exits_1(tmp_path, args):
     assert len(lines) == 1, repr(r)
 
 
+@pytest.mark.parametrize("proxy", ["http://user:PW5ECRET@bad host:3128",
+                                   "socks5://user:PW5ECRET@proxy.lan:1080"])
+@pytest.mark.parametrize("command", [["crawl", "--once"], ["serve"]])
+def test_a_bad_proxy_in_the_config_is_refused_without_its_password(tmp_path, proxy, command):
+    """[outbound] proxy may carry user:password@: a wrong one stops the
+    command with the file and line, never the password (docs/security.md)."""
+    store = tmp_path / "p"
+    store.mkdir()
+    conf = tmp_path / "newsd.conf"
+    conf.write_text("[outbound]\nproxy = %s\n" % proxy)
+    r = run_cli(*command, "--store", store, "--config", conf)
+    assert r.rc != 0, repr(r)
+    assert "newsd.conf:2: proxy" in r.err, repr(r)
+    assert "PW5ECRET" not in r.err + r.out, repr(r)
+
+
 # ---- a trickled import: `tail -f articles.jsonl | newsd import -` ----------------------
 
 def stored_urls(store):

@@ -77,7 +77,7 @@ def requests_total(samples, endpoint, status):
 
 FEED_METRICS = [("newsd_feeds_polled_total", "counter"), ("newsd_feeds_failed_total", "counter"),
                 ("newsd_feeds_failing", "gauge"), ("newsd_pages_fetched_total", "counter"),
-                ("newsd_pages_failed_total", "counter"),
+                ("newsd_pages_failed_total", "counter"), ("newsd_pages_retries_total", "counter"),
                 ("newsd_pages_no_article_total", "counter"), ("newsd_pages_waiting", "gauge")]
 
 

@@ -11,6 +11,8 @@ import http.server
 import json
 import os
 import re
+import threading
+import time
 
 import pytest
 
@@ -341,7 +343,8 @@ def test_a_serving_crawler_counts_its_pages_in_metrics(tmp_path, crawled):
         api_srv = Server(store, args=["--config", conf, "--quiet"], crawl=True)
         before = metric_values(api_srv.base)
         assert before == {"newsd_pages_fetched_total": 0, "newsd_pages_failed_total": 0,
-                          "newsd_pages_no_article_total": 0, "newsd_pages_waiting": 0}, before
+                          "newsd_pages_retries_total": 0, "newsd_pages_no_article_total": 0,
+                          "newsd_pages_waiting": 0}, before
         cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -357,3 +360,106 @@ def test_a_serving_crawler_counts_its_pages_in_metrics(tmp_path, crawled):
         srv.shutdown()
         srv.server_close()
     assert not problems, "\n".join(problems)
+
+
+RETRIES = re.compile(r"page retries (\d+)")
+
+
+class SlowPages(http.server.BaseHTTPRequestHandler):
+    """A feed of `n` items whose pages answer after `delay` seconds each
+    (guardian-1's page under 20 names), and pages that fail as `script`
+    says: path -> statuses to answer in turn (200 after the last)."""
+    feed = b""
+    delay = 0.0
+    script = {}
+    asked = []
+    lock = threading.Lock()
+
+    def do_GET(self):
+        with SlowPages.lock:
+            SlowPages.asked.append(self.path)
+            todo = SlowPages.script.get(self.path)
+            status = todo.pop(0) if todo else 200
+        if self.path == "/feed.xml":
+            reply(self, SlowPages.feed, "application/rss+xml; charset=utf-8")
+            return
+        time.sleep(SlowPages.delay)
+        with open(os.path.join(DATA, "pages", "guardian-1", "source.html"), "rb") as f:
+            page = f.read()
+        if status != 200:
+            reply(self, b"<html><body>busy</body></html>", "text/html", status)
+        else:
+            reply(self, page, "text/html; charset=utf-8")
+
+    def log_message(self, *args):
+        pass
+
+
+def slow_site(d, paths, delay=0.0, script=None, timeout_seconds=None):
+    """SlowPages on loopback with a feed of one title-only item per path:
+    (server, base, store, config with the loopback rule and, when given,
+    [outbound] timeout_seconds)."""
+    srv, base = serve_http(SlowPages)
+    items = "".join("<item><title>Slow page %s</title><link>%s%s</link>"
+                    "<pubDate>Mon, 07 Jan 2019 10:%02d:00 GMT</pubDate></item>"
+                    % (p.strip("/"), base, p.lstrip("/"), i % 60) for i, p in enumerate(paths))
+    SlowPages.feed = ("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Slow</title>"
+                      "<link>%s</link>%s</channel></rss>" % (base, items)).encode()
+    SlowPages.delay = delay
+    SlowPages.script = {k: list(v) for k, v in (script or {}).items()}
+    SlowPages.asked = []
+    store = str(d / "store")
+    os.mkdir(store)
+    conf = allow_loopback(d)
+    if timeout_seconds:
+        with open(conf, "a") as f:
+            f.write("timeout_seconds = %d\n" % timeout_seconds)
+    return srv, base, store, conf
+
+
+def test_pages_queued_for_one_slow_host_each_get_their_own_timeout(tmp_path):
+    """20 pages of one site answering after 0.5 s each, one at a time
+    (politeness), under a 2 s timeout per request: each page's time counts
+    from its own start, so all 20 arrive (they used to share the batch's
+    2 s: 4 pages, 16 timeouts)."""
+    paths = ["/p/%02d.html" % i for i in range(20)]
+    srv, base, store, conf = slow_site(tmp_path, paths, delay=0.5, timeout_seconds=2)
+    try:
+        cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
+        run = cli_ok("crawl", "--once", "--store", store, "--config", conf)
+        m = SUMMARY.search(run.out)
+        assert m and m.groups() == ("20", "0", "0", "20"), repr(run)
+        assert RETRIES.search(run.out).group(1) == "0", repr(run)
+        assert sorted(p for p in SlowPages.asked if p.startswith("/p/")) == paths
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_a_page_that_fails_for_a_while_is_tried_again_and_stored(tmp_path):
+    """A page answering 500 once is tried again later (crawl --once waits
+    for it) and its article completed; a 404 is not tried again."""
+    srv, base, store, conf = slow_site(tmp_path, ["/flaky.html", "/gone.html"],
+                                       script={"/flaky.html": [500], "/gone.html": [404] * 9})
+    try:
+        cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
+        run = cli_ok("crawl", "--once", "--store", store, "--config", conf)
+        m = SUMMARY.search(run.out)
+        assert m and m.groups() == ("1", "1", "0", "1"), repr(run)
+        assert RETRIES.search(run.out).group(1) == "1", repr(run)
+        assert SlowPages.asked.count("/flaky.html") == 2, SlowPages.asked
+        assert SlowPages.asked.count("/gone.html") == 1, SlowPages.asked
+        key = cli_ok("keys", "create", "--store", store).out.strip()
+        api = Server(store)
+        try:
+            c = type("C", (), {"api": Client(api.base, key)})
+            flaky = article(c, "Slow page flaky.html")
+            gone = article(c, "Slow page gone.html")
+        finally:
+            problems = api.stop()
+        assert not problems, problems
+        assert CONTENT_SUFFIX.match(flaky["content"] or ""), flaky
+        assert gone["content"] is None, gone
+    finally:
+        srv.shutdown()
+        srv.server_close()

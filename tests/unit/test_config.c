@@ -134,6 +134,9 @@ static void user_agent_and_proxy_are_read_with_or_without_quotes(void **state)
     assert_string_equal(c.outbound.user_agent,
                         "newsd/0.14 (+https://news.example.org; ops@example.org)");
     assert_string_equal(c.outbound.proxy, "http://user:pw@proxy.lan:3128");
+    assert_int_equal(c.outbound.timeout_seconds, 0); /* 0: each fetcher's default */
+    assert_int_equal(parse("[outbound]\ntimeout_seconds = 7\n", &c, &err), 0);
+    assert_int_equal(c.outbound.timeout_seconds, 7);
     assert_int_equal(
         parse("[outbound]\nuser_agent = MyNews/1.0 (+mailto:me@example.org)\n", &c, &err), 0);
     assert_string_equal(c.outbound.user_agent, "MyNews/1.0 (+mailto:me@example.org)");
@@ -145,6 +148,35 @@ static void user_agent_and_proxy_are_read_with_or_without_quotes(void **state)
     snprintf(text, sizeof text, "[outbound]\nuser_agent = %0*d\n", CONFIG_USER_AGENT_MAX, 0);
     assert_int_equal(parse(text, &c, &err), ERR_PARSE);
     assert_non_null(strstr(err.msg, "longer than 256 bytes"));
+}
+
+/* A proxy URL (or a postgresql:// store) may carry user:password@:
+ * however it is wrong, the error names the key and the line, never the
+ * value. */
+static void a_bad_proxy_is_refused_without_echoing_its_password(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "[outbound]\nproxy = http://user:PW5ECRET@bad host:3128\n",
+        "[outbound]\nproxy = socks5://user:PW5ECRET@proxy.lan:1080\n",
+        "[outbound]\nproxy = user:PW5ECRET@proxy.lan:3128\n",
+        "[outbound]\nproxy = http://user:PW5ECRET\x01@proxy.lan:3128\n",
+        "[outbound]\nproxy = http://user:PW5ECRET\xC3\xA9@proxy.lan:3128\n",
+        "[outbound]\nproxy = \"http://user:PW5\"ECRET@proxy.lan:3128\"\n",
+        "[outbound]\nproxy = http:///user:PW5ECRET@proxy.lan:3128\n",
+        /* A PostgreSQL store's location holds one too. */
+        "[server]\nstore = \"postgresql://newsd:PW5ECRET@db\x01/newsd\"\n",
+        "[server]\nstore = postgresql://newsd:PW5ECRET@db/\"newsd\"\n",
+    };
+    struct config c;
+    struct err err;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(parse(bad[i], &c, &err), ERR_PARSE);
+        if (strstr(err.msg, "PW5") || strstr(err.msg, "ECRET"))
+            fail_msg("'%s' echoes the password: %s", bad[i], err.msg);
+        assert_true(strstr(err.msg, "test.conf:2: proxy") || strstr(err.msg, "test.conf:2: store"));
+        assert_string_equal(c.outbound.proxy, "");
+    }
 }
 
 static void without_outbound_no_special_network_is_allowed(void **state)
@@ -350,11 +382,16 @@ static const struct bad_case {
     {"[server]\ntrusted_proxies = 10.0.0.1/8\n", 2, "trusted_proxies:"},
     {"[server]\nmetrics_allow_networks = example.com\n", 2, "metrics_allow_networks:"},
     {"[server]\nuser = a b\n", 2, "user: 'a b' may only hold printable ASCII without blanks"},
-    {"[server]\nstore = a\x01b\n", 2, "store:"},
+    {"[server]\nstore = a\x01b\n", 2, "store may not hold control bytes"},
     {"[server]\nmetrics_listen = a b:1\n", 2, "not HOST:PORT"},
     {"[server]\ncrawl = no\ncrawl = yes\n", 3, "set twice"},
     {"[outbound]\nallow_network = 10.0.0.0/8\n", 2,
-     "unknown key 'allow_network' in [outbound] (allow_networks, user_agent, proxy)"},
+     "unknown key 'allow_network' in [outbound] (allow_networks, user_agent, proxy, "
+     "timeout_seconds)"},
+    {"[outbound]\ntimeout_seconds = 0\n", 2, "timeout_seconds: 0 is out of range (1 to 3600)"},
+    {"[outbound]\ntimeout_seconds = 3601\n", 2, "out of range"},
+    {"[outbound]\ntimeout_seconds = 1.5\n", 2, "not a whole number"},
+    {"[outbound]\ntimeout_seconds = 5\ntimeout_seconds = 6\n", 3, "set twice"},
     {"[outbound]\nuser_agent =\n", 2, "user_agent needs a value"},
     {"[outbound]\nuser_agent = \"\"\n", 2, "user_agent needs a value"},
     {"[outbound]\nuser_agent = newsd (caf\xC3\xA9)\n", 2, "printable ASCII"},
@@ -549,6 +586,7 @@ int main(void)
         cmocka_unit_test(a_full_file_sets_every_field),
         cmocka_unit_test(without_outbound_no_special_network_is_allowed),
         cmocka_unit_test(user_agent_and_proxy_are_read_with_or_without_quotes),
+        cmocka_unit_test(a_bad_proxy_is_refused_without_echoing_its_password),
         cmocka_unit_test(retention_keys_are_read_and_default_to_off),
         cmocka_unit_test(an_empty_file_and_comments_only_change_nothing),
         cmocka_unit_test(an_override_keeps_the_builtin_fields_it_does_not_name),

@@ -1103,6 +1103,83 @@ static void items_without_a_link_or_title_are_counted_and_skipped(void **state)
 
 /* ---- the background thread ----------------------------------------------------------- */
 
+/* Pages that fail for a while (issue 23), on the passes' clock: a 503 is
+ * tried again CRAWL_PAGES_RETRY_S × 2^k s later, CRAWL_PAGES_RETRIES times,
+ * then given up; a 429's longer Retry-After wins, and a page that answers
+ * at last is read. Nothing is fetched before it is due. */
+static void a_failing_page_is_retried_with_backoff_then_given_up(void **state)
+{
+    struct fixture *fx = *state;
+    const char *rss = arena_printf(
+        &fx->a,
+        "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>t</title>"
+        "<link>http://x.example/</link><item><title>Busy page</title><link>%s</link></item>"
+        "<item><title>Slow down</title><link>%s</link></item></channel></rss>",
+        url_of(fx, "/busy.html"), url_of(fx, "/later.html"));
+    route_add(&fx->srv, "/feed.xml", NULL, rss, NULL);
+    struct route *busy = route_add(&fx->srv, "/busy.html", NULL, "<html>busy</html>", NULL);
+    struct route *later = route_add(&fx->srv, "/later.html", NULL, "<html>later</html>", NULL);
+    pthread_mutex_lock(&fx->srv.lock);
+    busy->status = 503;
+    later->status = 429;
+    later->retry_after = 100;
+    snprintf(busy->ctype, sizeof busy->ctype, "text/html");
+    snprintf(later->ctype, sizeof later->ctype, "text/html");
+    pthread_mutex_unlock(&fx->srv.lock);
+    feed_add(fx, "/feed.xml", NULL, NULL, NULL, false, 0, T0);
+    struct crawl_options o;
+    memset(&o, 0, sizeof o);
+    o.no_jitter = true;
+    o.fetch.policy = &loopback;
+    o.pages = CRAWL_PAGES_ALWAYS;
+    o.per_host = 16;
+    o.host_gap_s = -1;
+    struct crawler *c = NULL;
+    assert_int_equal(crawl_new(&c, fx->s, &o, NULL), 0);
+
+    struct crawl_stats st = pass(c, T0);
+    assert_int_equal(st.fetched, 1);
+    assert_int_equal(st.pages_retried, 2);
+    assert_int_equal(st.pages_failed, 0);
+    assert_int_equal(st.pages_waiting, 2);
+    /* Each try when it is due, not before: 5 s, then 10 s, then 20 s. */
+    static const struct {
+        int64_t at;
+        int busy_hits;
+    } busy_tries[] = {{4, 1}, {5, 2}, {14, 2}, {15, 3}, {34, 3}};
+    for (size_t i = 0; i < sizeof busy_tries / sizeof busy_tries[0]; i++) {
+        st = pass(c, T0 + busy_tries[i].at);
+        assert_int_equal(route_hits(&fx->srv, busy), busy_tries[i].busy_hits);
+        assert_int_equal(st.pages_failed, 0);
+    }
+    st = pass(c, T0 + 35); /* the last try: given up */
+    assert_int_equal(route_hits(&fx->srv, busy), 4);
+    assert_int_equal(st.pages_failed, 1);
+    assert_int_equal(st.pages_retried, 0);
+    assert_int_equal(st.pages_waiting, 1);
+    /* Retry-After 100 s wins over 5 s, and over 10 s the next time. */
+    assert_int_equal(route_hits(&fx->srv, later), 1);
+    pass(c, T0 + 99);
+    assert_int_equal(route_hits(&fx->srv, later), 1);
+    st = pass(c, T0 + 100);
+    assert_int_equal(route_hits(&fx->srv, later), 2);
+    assert_int_equal(st.pages_retried, 1);
+    pthread_mutex_lock(&fx->srv.lock);
+    later->status = 0;
+    later->retry_after = 0;
+    pthread_mutex_unlock(&fx->srv.lock);
+    pass(c, T0 + 199);
+    assert_int_equal(route_hits(&fx->srv, later), 2);
+    st = pass(c, T0 + 200);
+    assert_int_equal(route_hits(&fx->srv, later), 3);
+    assert_int_equal(st.pages_fetched, 1);
+    assert_int_equal(st.pages_waiting, 0);
+    pass(c, T0 + 1000);
+    assert_int_equal(route_hits(&fx->srv, busy), 4);
+    assert_int_equal(route_hits(&fx->srv, later), 3);
+    crawl_free(c);
+}
+
 static double mono(void)
 {
     struct timespec ts;
@@ -1216,6 +1293,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(items_without_a_link_or_title_are_counted_and_skipped,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(a_failing_page_is_retried_with_backoff_then_given_up, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(the_background_crawler_ingests_and_stops_promptly, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(stopping_abandons_a_hanging_fetch_and_gives_the_feed_back,

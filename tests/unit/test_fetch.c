@@ -738,6 +738,69 @@ static void hosts_are_fetched_concurrently_one_connection_each(void **state)
     assert_true(atomic_load(&global_max) >= 2);
 }
 
+/* Transfers to one host wait their turn (politeness), and each one's
+ * timeout counts from its own start, not from the batch's (issue 23):
+ * eight answers of 300 ms, one after the other, take 2.4 s, and none
+ * times out under a 1 s limit. */
+static void queued_transfers_to_one_host_each_get_their_own_timeout(void **state)
+{
+    struct server *srv = *state;
+    enum { N = 8 };
+    char urls[N][128];
+    struct fetch_request reqs[N];
+    struct fetch_result res[N];
+    for (int i = 0; i < N; i++) {
+        snprintf(urls[i], sizeof urls[i], "http://127.0.0.1:%d/delay/300", srv->port);
+        reqs[i] = (struct fetch_request){.url = urls[i]};
+    }
+    struct fetch_options o = loopback_opts;
+    o.timeout_ms = 1000;
+    assert_int_equal(fetch_run(reqs, N, &o, res), 0);
+    for (int i = 0; i < N; i++) {
+        if (res[i].rc != 0)
+            fail_msg("transfer %d: %s", i, res[i].errbuf);
+        assert_int_equal(res[i].status, 200);
+        fetch_result_release(&res[i]);
+    }
+    assert_int_equal(atomic_load(&srv->requests), N);
+    assert_int_equal(atomic_load(&srv->max_current), 1);
+}
+
+/* The bound on connections in all waits the same way: with one
+ * connection for the batch, four hosts' transfers run one at a time, each
+ * with its whole timeout. */
+static void transfers_past_max_connections_wait_without_their_timeout_running(void **state)
+{
+    (void)state;
+    enum { HOSTS = 4, N = 8 };
+    struct server srv[HOSTS];
+    atomic_int global_current = 0, global_max = 0;
+    for (int i = 0; i < HOSTS; i++) {
+        server_start(&srv[i]);
+        srv[i].global_current = &global_current;
+        srv[i].global_max = &global_max;
+    }
+    char urls[N][128];
+    struct fetch_request reqs[N];
+    struct fetch_result res[N];
+    for (int i = 0; i < N; i++) {
+        snprintf(urls[i], sizeof urls[i], "http://127.0.0.1:%d/delay/300", srv[i % HOSTS].port);
+        reqs[i] = (struct fetch_request){.url = urls[i]};
+    }
+    struct fetch_options o = loopback_opts;
+    o.timeout_ms = 1000;
+    o.max_connections = 1;
+    assert_int_equal(fetch_run(reqs, N, &o, res), 0);
+    for (int i = 0; i < N; i++) {
+        if (res[i].rc != 0)
+            fail_msg("transfer %d: %s", i, res[i].errbuf);
+        fetch_result_release(&res[i]);
+    }
+    for (int i = 0; i < HOSTS; i++)
+        server_stop(&srv[i]);
+    assert_int_equal(atomic_load(&global_max), 1);
+}
+
 static void an_empty_batch_and_a_missing_url_are_handled(void **state)
 {
     (void)state;
@@ -937,6 +1000,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_post_sends_its_body_and_its_headers, setup, teardown),
         cmocka_unit_test(a_refused_connection_is_an_io_error),
         cmocka_unit_test(hosts_are_fetched_concurrently_one_connection_each),
+        cmocka_unit_test_setup_teardown(queued_transfers_to_one_host_each_get_their_own_timeout,
+                                        setup, teardown),
+        cmocka_unit_test(transfers_past_max_connections_wait_without_their_timeout_running),
         cmocka_unit_test(an_empty_batch_and_a_missing_url_are_handled),
         cmocka_unit_test(the_charset_is_read_from_a_content_type),
         cmocka_unit_test_setup_teardown(a_loopback_feed_is_refused_unless_allowed, setup, teardown),

@@ -181,6 +181,56 @@ static void a_cut_output_is_a_prefix_and_shows_no_secret(void **state)
     }
 }
 
+/* Webhook URLs carry their secret in the path, where no name rule finds
+ * it: the host-only view shows where a delivery goes and nothing else. */
+static const struct {
+    const char *url, *host;
+} host_views[] = {
+    {"https://hooks.slack.com/services/T000/B000/SECRETXYZ", "https://hooks.slack.com/..."},
+    {"https://discord.com/api/webhooks/123/SECRETXYZ?wait=true", "https://discord.com/..."},
+    {"https://x.webhook.office.com/webhookb2/SECRETXYZ@t/IncomingWebhook/SECRETXYZ/g",
+     "https://x.webhook.office.com/..."},
+    {"http://user:SECRETXYZ@127.0.0.1:8080/services/T000/B000/SECRETXYZ",
+     "http://127.0.0.1:8080/..."},
+    {"http://[2001:db8::1]:8443/SECRETXYZ", "http://[2001:db8::1]:8443/..."},
+    {"http://h?token=SECRETXYZ", "http://h/..."},
+    {"http://h#SECRETXYZ", "http://h/..."},
+    {"http://h", "http://h"},
+    {"http://h:1/", "http://h:1/..."},
+    {"http://h/...", "http://h/..."},
+    {"SECRETXYZ/no/scheme", "***"},
+    {"http://u:SECRETXYZ@", "http://"},
+    {"", ""},
+};
+
+static void a_webhook_url_shows_its_host_only(void **state)
+{
+    (void)state;
+    char buf[256], again[256];
+    for (size_t i = 0; i < sizeof host_views / sizeof host_views[0]; i++) {
+        const char *u = host_views[i].url;
+        urlview_redacted(u, URLVIEW_REDACT_HOST, buf, sizeof buf);
+        if (strcmp(buf, host_views[i].host) != 0)
+            fail_msg("host '%s': got '%s', want '%s'", u, buf, host_views[i].host);
+        assert_null(strstr(buf, "SECRETXYZ"));
+        urlview_redacted(buf, URLVIEW_REDACT_HOST, again, sizeof again);
+        assert_string_equal(again, buf);
+    }
+    /* Cut to every size: a prefix of the whole, ASan-checked. */
+    const char *u = "https://u:SECRETXYZ@hooks.slack.com:443/services/T0/B0/SECRETXYZ";
+    char full[256];
+    urlview_redacted(u, URLVIEW_REDACT_HOST, full, sizeof full);
+    assert_string_equal(full, "https://hooks.slack.com:443/...");
+    for (size_t n = 1; n <= strlen(full) + 1; n++) {
+        char *b = malloc(n);
+        assert_non_null(b);
+        urlview_redacted(u, URLVIEW_REDACT_HOST, b, n);
+        assert_int_equal(strlen(b), n - 1 < strlen(full) ? n - 1 : strlen(full));
+        assert_memory_equal(b, full, strlen(b));
+        free(b);
+    }
+}
+
 /* Hostile bytes: every one of them, alone and around '@', ':', '[', ']',
  * with and without a scheme, in every length up to a few, masks without a
  * crash or a read or write out of bounds (ASan), and masking twice changes
@@ -205,8 +255,10 @@ static void hostile_input_masks_without_harm(void **state)
                 for (size_t i = 0; i < len; i++, c /= k)
                     in[plen + i] = alphabet[c % k];
                 in[plen + len] = '\0';
-                for (int how = 0; how < 2; how++) {
-                    enum urlview_redact mode = how ? URLVIEW_REDACT_PASSWORDS : URLVIEW_REDACT_ALL;
+                static const enum urlview_redact modes[] = {
+                    URLVIEW_REDACT_ALL, URLVIEW_REDACT_PASSWORDS, URLVIEW_REDACT_HOST};
+                for (size_t how = 0; how < sizeof modes / sizeof modes[0]; how++) {
+                    enum urlview_redact mode = modes[how];
                     urlview_redacted(in, mode, out, sizeof out);
                     assert_true(strlen(out) < sizeof out - 1);
                     urlview_redacted(out, mode, again, sizeof again);
@@ -224,6 +276,7 @@ int main(void)
         cmocka_unit_test(a_url_splits_into_its_parts),
         cmocka_unit_test(secrets_are_masked_and_the_rest_kept),
         cmocka_unit_test(a_cut_output_is_a_prefix_and_shows_no_secret),
+        cmocka_unit_test(a_webhook_url_shows_its_host_only),
         cmocka_unit_test(hostile_input_masks_without_harm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
