@@ -257,8 +257,10 @@ bool eng_persist_load(struct eng_writer *w)
         struct eng_segment *seg = NULL;
         if (seg_path(w, m.segs[i].file_id, path, sizeof path) < 0)
             goto out;
+        /* The columns a search reads by docid are checked here, once
+         * (O(n)); the postings when a search first opens each term. */
         if ((rc = eng_segment_map(path, m.segs[i].file_id, &seg, &err)) < 0 ||
-            seg->n != m.segs[i].n) {
+            seg->n != m.segs[i].n || (rc = eng_segment_check_columns(seg, m.nsrc, &err)) < 0) {
             log_msg(LOG_WARN, "search index: %s; rebuilding from the table",
                     rc < 0 ? err_msg(&err, rc) : "a segment disagrees with the manifest");
             eng_segment_unref(seg);
