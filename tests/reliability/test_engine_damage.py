@@ -66,7 +66,7 @@ def layout(path):
     assert magic == b"NEWSDSEG" and version == 7 and term_size == TERM.size
     parts = [("ids", 8 * n), ("pub", 8 * n), ("dl", 4 * n), ("src", 4 * n), ("pkh", 8 * n),
              ("pkd", 4 * n), ("terms", TERM.size * nterms), ("strs", strs_len),
-             ("post", post_len), ("doff", 8 * (n + 1)), ("dcrc", 4 * n), ("dict", dict_len),
+             ("post", post_len), ("doff", 8 * (n + 1)), ("dict", dict_len),
              ("dz", dz_len)]
     at, out = HEADER.size, {}
     for name, length in parts:

@@ -143,9 +143,8 @@ struct eng_segment {
     uint8_t *dz;
     size_t dz_len;
     uint8_t *dict;
-    size_t dict_len;   /* 0: the frames need none */
-    void *ddict;       /* ZSTD_DDict over dict (docs.c), made when the segment is */
-    uint32_t *doc_crc; /* zlib CRC-32 of each document's JSON, checked when decoded */
+    size_t dict_len; /* 0: the frames need none */
+    void *ddict;     /* ZSTD_DDict over dict (docs.c), made when the segment is */
     /* A file's bytes are checked where a search first reads them: each
      * term's postings once (eng_segment_term_open), one bit per term once it
      * passed; NULL for a segment built in this process (trusted). */
@@ -325,7 +324,7 @@ int eng_segment_write(const struct eng_segment *s, const char *path, struct err 
 /* The segment file at path, mapped read-only. Only the header is checked
  * (magic, version, layout, sizes against the file's length): the rest is
  * checked where it is first read (eng_segment_check_columns at open,
- * eng_segment_term_open, each document's CRC), the whole file's CRC and
+ * eng_segment_term_open, each document's zstd checksum), the whole file's CRC and
  * every structure by eng_segment_check (`newsd index verify`). */
 int eng_segment_map(const char *path, uint64_t file_id, struct eng_segment **out, struct err *err);
 /* A segment over a file image in memory that the caller keeps alive

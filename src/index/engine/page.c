@@ -77,7 +77,7 @@ int eng_page_docs(const struct eng_snap *s, struct eng_docs_pool *pool, struct a
     }
     for (size_t i = 0; i < k; i++) {
         if (eng_docs_read(s->segs[seg[i]], dctx, doc[i], out, docs[i].len) < 0) {
-            /* never a text other than the one indexed: the JSON's CRC-32 */
+            /* never a text other than the one indexed: zstd's checksum */
             eng_segment_damage(s->segs[seg[i]], "a stored article fails its checksum");
             rc = err_set(err, ERR_STORE,
                          "a stored article fails its checksum (the index "

@@ -16,7 +16,6 @@
  *   strs     the term strings
  *   post     the postings (skip tables, docid and data streams)
  *   doc_off  uint64[n+1]  each document's frame in dz (docs.c)
- *   doc_crc  uint32[n]    each document's JSON's CRC-32 (docs.c)
  *   dict     the documents' zstd dictionary (dict_len bytes, 0: none)
  *   dz       the documents' zstd frames: each article's NewsAPI JSON
  *
@@ -24,7 +23,8 @@
  * by `newsd index verify` alone (it reads the whole file); ids_crc is the
  * CRC-32 of the ids part, read before a damaged segment is rebuilt from
  * the rows its ids name. A search checks what it reads the first time it
- * reads it (eng_segment_term_open, doc_crc), never the whole file. The
+ * reads it (eng_segment_term_open; each document's frame carries zstd's
+ * checksum of its text, docs.c), never the whole file. The
  * file is this build's memory layout (byte order, struct eng_term's size):
  * the header records both and a file from another layout is refused, and
  * then rebuilt from the table. */
@@ -51,8 +51,8 @@
  * each term's postings 4-byte aligned (they were 8); 5: a list of one
  * block keeps only its block maxima as its skip table (struct eng_skip1);
  * 6: docid blocks bit-packed (FOR-128), an exact term's block data its
- * heads (masks, tfs) before its positions; 7: each document's CRC-32
- * (doc_crc) and the ids' CRC-32 in the header (a damaged file was read
+ * heads (masks, tfs) before its positions; 7: each document's frame with
+ * zstd's content checksum and the ids' CRC-32 in the header (a damaged file was read
  * as it came: a wrong document frequency crashed a search, a damaged
  * dictionary changed the articles' text). */
 #define SEG_VERSION 7u
@@ -82,7 +82,6 @@ enum {
     P_STRS,
     P_POST,
     P_DOFF,
-    P_DCRC,
     P_DICT,
     P_DZ,
     P_END
@@ -119,7 +118,6 @@ static bool seg_layout(const struct seg_header *h, uint64_t off[P_END + 1])
         h->strs_len,
         h->post_len,
         8 * (n + 1),
-        4 * n,
         h->dict_len,
         h->dz_len,
     };
@@ -206,7 +204,6 @@ static void seg_emit(const struct eng_segment *s, struct sink *k, struct seg_hea
     emit_part(k, s->strs, (size_t)h->strs_len);
     emit_part(k, s->post, s->post_len);
     emit_part(k, s->doc_off, ((size_t)s->n + 1) * 8);
-    emit_part(k, s->doc_crc, (size_t)s->n * 4);
     emit_part(k, s->dict, s->dict_len);
     emit_part(k, s->dz, s->dz_len);
     h->crc = (uint32_t)k->crc;
@@ -317,7 +314,6 @@ static int seg_attach(struct eng_segment *s, const uint8_t *p, size_t len, struc
     s->strs = (char *)(uintptr_t)(p + off[P_STRS]);
     s->post = (uint8_t *)(uintptr_t)(p + off[P_POST]);
     s->doc_off = (uint64_t *)(uintptr_t)(p + off[P_DOFF]);
-    s->doc_crc = (uint32_t *)(uintptr_t)(p + off[P_DCRC]);
     s->dict = (uint8_t *)(uintptr_t)(p + off[P_DICT]);
     s->dict_len = (size_t)h.dict_len;
     s->dz = (uint8_t *)(uintptr_t)(p + off[P_DZ]);
