@@ -256,3 +256,31 @@ def test_a_damaged_dictionary_never_gives_altered_text(tmp_path):
         assert seen == N
     finally:
         stop_ok(srv)
+
+
+def test_a_damaged_segment_whose_ids_are_damaged_too_rebuilds_the_whole_index(tmp_path):
+    # The rows a segment held are named by its ids: when their CRC (in the
+    # header) no longer matches, the whole index is built from the table.
+    store, key = served_store(tmp_path)
+    want = expected()
+    srv = Server(store)
+    try:
+        c = Client(srv.base, key)
+        path, at = word_entry(store)
+        ids_at = layout(path)[0]["ids"][0]
+        overwrite(path, ids_at + 8, b"\x01")  # the low byte of the second id
+        overwrite(path, at + 16, b"\xff\xff\xff\x7f")
+        r = c.get("/v2/everything", {"q": WORD, "pageSize": 100})
+        assert srv.proc.poll() is None
+        assert_envelope_500(r)
+        wait_exact(c, want)
+        assert "rebuilding the whole index" in srv.stderr()
+        seen = 0
+        for page in range(1, N // 100 + 1):
+            r = c.get("/v2/everything", {"q": "article", "pageSize": 100, "page": page})
+            b = assert_exact(r, want)
+            assert b["totalResults"] == N
+            seen += len(b["articles"])
+        assert seen == N
+    finally:
+        stop_ok(srv)
