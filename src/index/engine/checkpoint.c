@@ -75,7 +75,9 @@ int eng_segment_persist(struct eng_writer *w, size_t i, struct err *err)
     if ((rc = eng_segment_write(w->segs[i], path, err)) < 0 ||
         (rc = eng_segment_map(path, id, &mapped, err)) < 0)
         return rc;
-    if (mapped->n != w->segs[i]->n || mapped->nterms != w->segs[i]->nterms) {
+    /* (its columns checked as at open: what is mapped is what searches read) */
+    if (mapped->n != w->segs[i]->n || mapped->nterms != w->segs[i]->nterms ||
+        eng_segment_check_columns(mapped, (uint32_t)w->nsrc, NULL) < 0) {
         eng_segment_unref(mapped);
         return err_set(err, ERR_IO, "%s reads back different from what was written", path);
     }

@@ -354,6 +354,12 @@ static void *merge_main(void *arg)
         if ((rc = eng_segment_write(seg, m->path, &m->err)) < 0 ||
             (rc = eng_segment_map(m->path, m->file_id, &mapped, &m->err)) < 0)
             goto out;
+        /* its columns checked as at open (the source table is the writer's
+         * thread's: the inputs' source ids were checked) */
+        if ((rc = eng_segment_check_columns(mapped, UINT32_MAX, &m->err)) < 0) {
+            eng_segment_unref(mapped);
+            goto out;
+        }
         eng_segment_unref(seg);
         seg = mapped;
     }
