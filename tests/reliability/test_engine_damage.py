@@ -10,8 +10,11 @@ crash nor answer other text than the table holds.
   the segment is rebuilt from the table, and the next searches (and the next
   start) answer exactly.
 - Eight bytes of a segment's zstd dictionary: pages decoded into altered
-  text, answered 200. Now every document's CRC-32 is checked when it is
-  decoded: 500, never altered text, newsd_index_corrupt_total moves.
+  text, answered 200. Now every document's checksum (zstd's, in its
+  frame) is checked when it is decoded: 500, never altered text,
+  newsd_index_corrupt_total moves.
+- Its ids damaged too: the rows it held cannot be named, the whole index
+  is rebuilt from the table.
 
 The offsets come from parsing the file here (segfile.c's layout, format 7).
 """
