@@ -22,6 +22,7 @@
 #include "text/text.h"
 #include "util/arena.h"
 #include "util/hash.h"
+#include "util/metrics.h"
 
 #define NDOCS 70000 /* > 65,536: docids past 16 bits, gaps past 2 varint bytes */
 
@@ -446,13 +447,13 @@ static void large_term_frequencies_read_back_through_the_writer(void **state)
         assert_int_equal(eng_segw_doc(w, d, &doc), 0);
     }
     /* tf of document d in field f; 0: not in it. */
-#define TF_OF(d, f, big) (((d) + (f)) % 3 == 0 ? 0 : ((d) * 37 + (f) * 11) % (big) + 1)
+#define TF_OF(d, f, big) (((d) + (f)) % 3 == 0 ? 0 : ((d)*37 + (f)*11) % (big) + 1)
     const char *names[2] = {"exact", "~stem"};
     const uint32_t big[2] = {ENG_POS_MAX, 1u << 24};
     for (int k = 0; k < 2; k++) {
-        assert_int_equal(eng_segw_term(w, names[k], strlen(names[k]),
-                                       k == 0 ? ENG_TERM_EXACT : ENG_TERM_STEM),
-                         0);
+        assert_int_equal(
+            eng_segw_term(w, names[k], strlen(names[k]), k == 0 ? ENG_TERM_EXACT : ENG_TERM_STEM),
+            0);
         for (uint32_t d = 0; d < N; d++) {
             uint32_t tf[ENG_FIELDS];
             unsigned mask = 0;
@@ -585,7 +586,8 @@ static size_t relevancy_page(struct eng_segment *seg, const char *q, unsigned fi
     arena_init(&a, 0);
     err_clear(&err);
     assert_int_equal(query_parse(&a, q, strlen(q), (struct query_node **)&req.q, &err), 0);
-    assert_int_equal(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, total, &ids, NULL, &n, &err), 0);
+    assert_int_equal(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, total, &ids, NULL, &n, &err),
+                     0);
     if (n > 0)
         memcpy(out, ids, n * sizeof *ids);
     arena_release(&a);
@@ -710,6 +712,106 @@ static void the_manifest_round_trips_and_refuses_every_cut(void **state)
     free(img);
 }
 
+/* A copy of img read as serve reads a file (arrays pointing into it). */
+static struct eng_segment *image_copy(const uint8_t *img, size_t len, uint8_t **copy)
+{
+    struct eng_segment *seg = NULL;
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(posix_memalign((void **)copy, 8, len), 0);
+    memcpy(*copy, img, len);
+    assert_int_equal(eng_segment_from_image(*copy, len, &seg, &err), 0);
+    assert_int_equal(eng_segment_check_columns(seg, 0, &err), 0);
+    return seg;
+}
+
+static int64_t corrupt_total(void)
+{
+    return metrics_value(metrics_counter("newsd_index_corrupt_total", NULL));
+}
+
+/* Issue 23: four bytes of a term's df crashed the first search of it
+ * (block_each), eight bytes of the dictionary changed articles' text.
+ * Both are found where a search first reads them: the term when opened,
+ * the document when decoded; the segment is marked damaged, counted once. */
+static void damaged_bytes_are_found_where_a_search_reads_them(void **state)
+{
+    (void)state;
+    struct eng_segment *heap = build(), *seg;
+    uint8_t *img = NULL, *copy = NULL;
+    size_t len = 0;
+    const struct eng_term *t = NULL;
+    assert_int_equal(eng_segment_image(heap, &img, &len), 0);
+    eng_segment_damage_init();
+
+    /* an intact copy: every term opens, twice (the second from its bit) */
+    seg = image_copy(img, len, &copy);
+    for (size_t i = 0; i < seg->nterms; i += 97) {
+        const struct eng_term *u = &seg->terms[i];
+        for (int k = 0; k < 2; k++) {
+            assert_int_equal(eng_segment_term_open(seg, seg->strs + u->str, u->len, &t), 0);
+            assert_ptr_equal(t, u);
+        }
+    }
+    assert_false(eng_segment_damaged(seg));
+    eng_segment_unref(seg);
+    free(copy);
+
+    /* a term of several blocks with its df overwritten */
+    seg = image_copy(img, len, &copy);
+    size_t ti = 0;
+    while (ti < seg->nterms && eng_term_nblocks(&seg->terms[ti]) < 3)
+        ti++;
+    assert_true(ti < seg->nterms);
+    const struct eng_term *victim = &seg->terms[ti];
+    int64_t before = corrupt_total();
+    copy[(size_t)((const uint8_t *)&victim->df - copy)] ^= 0x40;
+    assert_int_equal(eng_segment_term_open(seg, seg->strs + victim->str, victim->len, &t),
+                     ERR_PARSE);
+    assert_null(t);
+    assert_true(eng_segment_damaged(seg));
+    assert_int_equal(corrupt_total(), before + 1);
+    /* every term of a damaged segment is refused; counted once */
+    assert_int_equal(
+        eng_segment_term_open(seg, seg->strs + seg->terms[0].str, seg->terms[0].len, &t),
+        ERR_PARSE);
+    eng_segment_damage(seg, "again");
+    assert_int_equal(corrupt_total(), before + 1);
+    eng_segment_unref(seg);
+    free(copy);
+
+    /* eight bytes of the dictionary: no document decodes into other text */
+    seg = image_copy(img, len, &copy);
+    assert_true(seg->dict_len > 64);
+    memcpy((uint8_t *)(uintptr_t)seg->dict + seg->dict_len - 8,
+           "\x00\xff"
+           "DAMAG",
+           8);
+    void *dctx = eng_docs_dctx();
+    struct arena a;
+    uint32_t refused = 0;
+    arena_init(&a, 0);
+    for (uint32_t d = 0; d < NDOCS; d += 7) {
+        char want[160];
+        const char *got;
+        size_t jlen;
+        int n = doc_json(d, want, sizeof want);
+        if (eng_docs_get(seg, dctx, d, &a, &got, &jlen) != 0) {
+            refused++;
+            continue;
+        }
+        assert_int_equal(jlen, (size_t)n);
+        assert_memory_equal(got, want, jlen);
+    }
+    assert_true(refused > 0);
+    arena_release(&a);
+    eng_docs_dctx_free(dctx);
+    eng_segment_unref(seg);
+    free(copy);
+    free(img);
+    eng_segment_unref(heap);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -721,6 +823,7 @@ int main(void)
         cmocka_unit_test(block_maxima_bound_every_posting_and_a_wrong_one_is_refused),
         cmocka_unit_test(pruned_relevancy_pages_are_those_of_scoring_every_match),
         cmocka_unit_test(the_manifest_round_trips_and_refuses_every_cut),
+        cmocka_unit_test(damaged_bytes_are_found_where_a_search_reads_them),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     text_thread_release();

@@ -75,7 +75,9 @@ int eng_segment_persist(struct eng_writer *w, size_t i, struct err *err)
     if ((rc = eng_segment_write(w->segs[i], path, err)) < 0 ||
         (rc = eng_segment_map(path, id, &mapped, err)) < 0)
         return rc;
-    if (mapped->n != w->segs[i]->n || mapped->nterms != w->segs[i]->nterms) {
+    /* (its columns checked as at open: what is mapped is what searches read) */
+    if (mapped->n != w->segs[i]->n || mapped->nterms != w->segs[i]->nterms ||
+        eng_segment_check_columns(mapped, (uint32_t)w->nsrc, NULL) < 0) {
         eng_segment_unref(mapped);
         return err_set(err, ERR_IO, "%s reads back different from what was written", path);
     }
@@ -257,8 +259,10 @@ bool eng_persist_load(struct eng_writer *w)
         struct eng_segment *seg = NULL;
         if (seg_path(w, m.segs[i].file_id, path, sizeof path) < 0)
             goto out;
+        /* The columns a search reads by docid are checked here, once
+         * (O(n)); the postings when a search first opens each term. */
         if ((rc = eng_segment_map(path, m.segs[i].file_id, &seg, &err)) < 0 ||
-            seg->n != m.segs[i].n) {
+            seg->n != m.segs[i].n || (rc = eng_segment_check_columns(seg, m.nsrc, &err)) < 0) {
             log_msg(LOG_WARN, "search index: %s; rebuilding from the table",
                     rc < 0 ? err_msg(&err, rc) : "a segment disagrees with the manifest");
             eng_segment_unref(seg);

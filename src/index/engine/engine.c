@@ -90,6 +90,18 @@ static void catch_up(struct index_engine *e, int64_t deadline_ms)
     pthread_mutex_unlock(&e->stop_lock);
 }
 
+/* True when a segment of s failed a check (eng_segment_damage): a search
+ * over it may have left out what it could not read, so it fails rather
+ * than answer something else than the table holds. */
+static bool snap_damaged(const struct eng_snap *s)
+{
+    for (size_t i = 0; i < s->nseg; i++) {
+        if (eng_segment_damaged(s->segs[i]))
+            return true;
+    }
+    return false;
+}
+
 static int engine_search(struct index_backend *b, struct arena *a, const struct index_request *req,
                          struct index_result *out, struct err *err)
 {
@@ -122,6 +134,13 @@ static int engine_search(struct index_backend *b, struct arena *a, const struct 
         rc = out->docs ? eng_page_docs(s, &e->dctxs, a, ids, refs, n, out->docs, &kept, err)
                        : err_set(err, ERR_NOMEM, "out of memory for a page of results");
     }
+    if (snap_damaged(s)) {
+        if (rc == 0)
+            rc = err_set(err, ERR_STORE,
+                         "the search index is damaged; the damaged segment is "
+                         "being rebuilt from the table");
+        follower_wake(e); /* the rebuild is the follower's */
+    }
     eng_snap_unref(s);
     if (rc < 0)
         goto fail;
@@ -145,8 +164,13 @@ static int engine_newest_headline(struct index_backend *b, int64_t before, int64
 
     for (size_t i = 0; i < s->nseg; i++) {
         const struct eng_segment *seg = s->segs[i];
-        const struct eng_term *t = eng_segment_term(seg, term, sizeof term);
+        const struct eng_term *t;
         struct eng_cursor c;
+        if (eng_segment_term_open(seg, term, sizeof term, &t) < 0) {
+            eng_snap_unref(s);
+            follower_wake(e);
+            return err_set(err, ERR_STORE, "the search index is damaged");
+        }
         if (t == NULL)
             continue;
         eng_cursor_init(&c, seg, t);
@@ -478,6 +502,7 @@ static int engine_new(struct index_engine **out, const char *db_path,
     };
     eng_slot_init(&e->slot);
     eng_docs_pool_init(&e->dctxs);
+    eng_segment_damage_init();
     pthread_mutex_init(&e->stop_lock, NULL);
     clock_cond_init(&e->stop_cond);
     clock_cond_init(&e->pub_cond);

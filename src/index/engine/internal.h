@@ -145,6 +145,11 @@ struct eng_segment {
     uint8_t *dict;
     size_t dict_len; /* 0: the frames need none */
     void *ddict;     /* ZSTD_DDict over dict (docs.c), made when the segment is */
+    /* A file's bytes are checked where a search first reads them: each
+     * term's postings once (eng_segment_term_open), one bit per term once it
+     * passed; NULL for a segment built in this process (trusted). */
+    _Atomic uint64_t *term_ok;
+    atomic_bool damaged; /* a check failed: searches fail, the writer rebuilds it */
 };
 
 /* Deleted docids of one segment; immutable, shared between snapshots. */
@@ -222,6 +227,17 @@ int eng_docs_check(const struct eng_segment *s, struct err *err);
 
 /* A number never handed out before (segments' and deletion sets' gen). */
 uint64_t eng_next_gen(void);
+
+/* Mark s damaged (a check of its bytes failed: why): searches of it fail
+ * with ERR_STORE until the writer has rebuilt it from the table. Logged and
+ * counted (newsd_index_corrupt_total) once per segment. Any thread. */
+void eng_segment_damage(const struct eng_segment *s, const char *why);
+/* Register the counter, so that /metrics shows it at 0 before any damage. */
+void eng_segment_damage_init(void);
+static inline bool eng_segment_damaged(const struct eng_segment *s)
+{
+    return atomic_load_explicit(&s->damaged, memory_order_relaxed);
+}
 
 /* Drop a reference; the last one frees (a mapped segment is unmapped). */
 void eng_segment_unref(struct eng_segment *s);
@@ -306,9 +322,10 @@ uint32_t eng_segment_pk_first(const struct eng_segment *s, uint64_t hash);
  * directory). */
 int eng_segment_write(const struct eng_segment *s, const char *path, struct err *err);
 /* The segment file at path, mapped read-only. Only the header is checked
- * (magic, version, layout, sizes against the file's length): the files are
- * newsd's own, written whole before a manifest names them; the CRC and
- * every structure are checked by eng_segment_check (`newsd index verify`). */
+ * (magic, version, layout, sizes against the file's length): the rest is
+ * checked where it is first read (eng_segment_check_columns at open,
+ * eng_segment_term_open, each document's zstd checksum), the whole file's CRC and
+ * every structure by eng_segment_check (`newsd index verify`). */
 int eng_segment_map(const char *path, uint64_t file_id, struct eng_segment **out, struct err *err);
 /* A segment over a file image in memory that the caller keeps alive
  * (header checks as eng_segment_map). */
@@ -317,6 +334,23 @@ int eng_segment_from_image(const uint8_t *p, size_t len, struct eng_segment **ou
 int eng_segment_image(const struct eng_segment *s, uint8_t **out, size_t *len);
 /* Recompute an image's checksum after changing it (fuzzing, tests). */
 void eng_segment_seal(uint8_t *p, size_t len);
+/* Term str of s ready for a cursor (*out NULL when s has none): a file's
+ * term has its postings checked whole the first time it is opened
+ * (check_term, as eng_segment_check), so that the decoders need no check
+ * in their loops. ERR_PARSE when s is damaged (eng_segment_damage). */
+int eng_segment_term_open(const struct eng_segment *s, const char *str, size_t len,
+                          const struct eng_term **out);
+/* Term t (of s's dictionary) checked as eng_segment_term_open does, for a
+ * caller that walks the dictionary (the merge). 0 or ERR_PARSE. */
+int eng_segment_term_ready(const struct eng_segment *s, const struct eng_term *t);
+/* The columns a search reads by docid, checked (O(n), at open): ids
+ * descending, source ids < nsrc, the URL table, the document offsets, the
+ * row sizes' total. */
+int eng_segment_check_columns(const struct eng_segment *s, uint32_t nsrc, struct err *err);
+/* The ids part still has the CRC it was written with (always true for a
+ * segment built here): a damaged segment is rebuilt from the rows they
+ * name, else the whole index from the table. */
+bool eng_segment_ids_intact(const struct eng_segment *s);
 /* Everything a search reads, checked: CRC of the image, ids descending,
  * dictionary sorted and in bounds, every postings list decodable inside
  * its bytes with docids < n, source ids < nsrc, pk sorted. A segment that

@@ -126,8 +126,10 @@ static int merge_docs(struct eng_merge *m, struct eng_segw **outw)
         size_t jlen = 0;
         /* the document store's JSON, decompressed to be compressed again
          * with the output's dictionary */
-        if ((rc = eng_docs_size(s, d, &jlen)) < 0)
-            goto out;
+        if ((rc = eng_docs_size(s, d, &jlen)) < 0) {
+            eng_segment_damage(s, "a stored article does not decode");
+            goto out; /* the writer rebuilds that input; the merge is tried again after */
+        }
         if (jlen + 1 > jcap) {
             char *p = realloc(json, jlen + 1);
             if (p == NULL) {
@@ -137,8 +139,10 @@ static int merge_docs(struct eng_merge *m, struct eng_segw **outw)
             json = p;
             jcap = jlen + 1;
         }
-        if (jlen > 0 && (rc = eng_docs_read(s, dctx, d, json, jlen)) < 0)
+        if (jlen > 0 && (rc = eng_docs_read(s, dctx, d, json, jlen)) < 0) {
+            eng_segment_damage(s, "a stored article fails its checksum");
             goto out;
+        }
         m->map[best][d] = n;
         rc = eng_segw_doc(*outw, n++,
                           &(struct eng_segw_doc){.id = s->ids[d],
@@ -239,6 +243,15 @@ static int merge_term(struct eng_merge *m, struct eng_segw *w, const bool *has, 
     return eng_segw_term_end(w);
 }
 
+/* Input i's current term checked before its string or postings are read
+ * (eng_segment_term_ready); nothing when its terms are spent. */
+static int merge_term_ready(const struct eng_merge *m, const size_t *ti, size_t i)
+{
+    if (ti[i] >= m->in[i]->nterms)
+        return 0;
+    return eng_segment_term_ready(m->in[i], &m->in[i]->terms[ti[i]]);
+}
+
 /* Every term of the inputs in byte order, each merged once. */
 static int merge_terms(struct eng_merge *m, struct eng_segw *w)
 {
@@ -253,6 +266,8 @@ static int merge_terms(struct eng_merge *m, struct eng_segw *w)
     if (!ti || !has || !head || !cur || !pos)
         goto out;
     rc = 0;
+    for (size_t i = 0; i < m->k && rc == 0; i++)
+        rc = merge_term_ready(m, ti, i);
     while (rc == 0) {
         size_t lo = m->k;
         for (size_t i = 0; i < m->k; i++) {
@@ -270,8 +285,11 @@ static int merge_terms(struct eng_merge *m, struct eng_segw *w)
                                                      &m->in[lo]->terms[ti[lo]]) == 0;
         }
         rc = merge_term(m, w, has, ti, cur, head, pos);
-        for (size_t i = 0; i < m->k; i++)
+        for (size_t i = 0; i < m->k; i++) {
             ti[i] += has[i];
+            if (rc == 0 && has[i])
+                rc = merge_term_ready(m, ti, i);
+        }
         if ((++nterm & 1023) == 0 && merge_stopped(m))
             rc = ERR_BUSY;
     }
@@ -300,7 +318,7 @@ static int merge_build(struct eng_merge *m, struct eng_segment **out)
     else if (rc == ERR_BUSY)
         err_set(&m->err, rc, "stopping");
     else if (rc == ERR_PARSE)
-        err_set(&m->err, rc, "a stored document does not decode");
+        err_set(&m->err, rc, "an input segment is damaged (it is rebuilt from the table)");
     else if (rc < 0)
         err_set(&m->err, rc, "out of memory merging segments");
     return rc;
@@ -336,6 +354,12 @@ static void *merge_main(void *arg)
         if ((rc = eng_segment_write(seg, m->path, &m->err)) < 0 ||
             (rc = eng_segment_map(m->path, m->file_id, &mapped, &m->err)) < 0)
             goto out;
+        /* its columns checked as at open (the source table is the writer's
+         * thread's: the inputs' source ids were checked) */
+        if ((rc = eng_segment_check_columns(mapped, UINT32_MAX, &m->err)) < 0) {
+            eng_segment_unref(mapped);
+            goto out;
+        }
         eng_segment_unref(seg);
         seg = mapped;
     }

@@ -63,9 +63,12 @@ int eng_page_docs(const struct eng_snap *s, struct eng_docs_pool *pool, struct a
     /* How long each JSON is, then one allocation for the page: fresh
      * memory per article costs more than decoding it. */
     for (size_t i = 0; i < k; i++) {
-        if (eng_docs_size(s->segs[seg[i]], doc[i], &docs[i].len) < 0)
+        if (eng_docs_size(s->segs[seg[i]], doc[i], &docs[i].len) < 0) {
+            eng_segment_damage(s->segs[seg[i]], "a stored article does not decode");
             return err_set(err, ERR_STORE,
-                           "a stored article does not decode (run newsd index verify)");
+                           "a stored article does not decode (the index "
+                           "segment is being rebuilt from the table)");
+        }
         total += docs[i].len;
     }
     if ((out = arena_alloc(a, total + 1)) == NULL || (dctx = eng_docs_pool_get(pool)) == NULL) {
@@ -74,8 +77,11 @@ int eng_page_docs(const struct eng_snap *s, struct eng_docs_pool *pool, struct a
     }
     for (size_t i = 0; i < k; i++) {
         if (eng_docs_read(s->segs[seg[i]], dctx, doc[i], out, docs[i].len) < 0) {
+            /* never a text other than the one indexed: zstd's checksum */
+            eng_segment_damage(s->segs[seg[i]], "a stored article fails its checksum");
             rc = err_set(err, ERR_STORE,
-                         "a stored article does not decode (run newsd index verify)");
+                         "a stored article fails its checksum (the index "
+                         "segment is being rebuilt from the table)");
             goto out;
         }
         docs[i].json = out;

@@ -73,8 +73,9 @@ static struct node *inst(struct ev *ev, const struct plan *p)
             return NULL;
         }
         for (size_t i = 0; i < p->n; i++) {
-            t[i] = eng_segment_term(ev->seg, p->terms[i], p->lens[i]);
-            if (t[i] == NULL)
+            /* a damaged segment's term is left out here; the search
+             * fails once it ends (engine.c) */
+            if (eng_segment_term_open(ev->seg, p->terms[i], p->lens[i], &t[i]) < 0 || t[i] == NULL)
                 return NULL;
             /* Phrases need positions: only exact terms have them. */
             if (p->kind == PLAN_PHRASE && t[i]->kind != ENG_TERM_EXACT)

@@ -19,7 +19,12 @@
  *   dict     the documents' zstd dictionary (dict_len bytes, 0: none)
  *   dz       the documents' zstd frames: each article's NewsAPI JSON
  *
- * The header's crc is zlib's CRC-32 of everything after the header. The
+ * The header's crc is zlib's CRC-32 of everything after the header, read
+ * by `newsd index verify` alone (it reads the whole file); ids_crc is the
+ * CRC-32 of the ids part, read before a damaged segment is rebuilt from
+ * the rows its ids name. A search checks what it reads the first time it
+ * reads it (eng_segment_term_open; each document's frame carries zstd's
+ * checksum of its text, docs.c), never the whole file. The
  * file is this build's memory layout (byte order, struct eng_term's size):
  * the header records both and a file from another layout is refused, and
  * then rebuilt from the table. */
@@ -46,8 +51,11 @@
  * each term's postings 4-byte aligned (they were 8); 5: a list of one
  * block keeps only its block maxima as its skip table (struct eng_skip1);
  * 6: docid blocks bit-packed (FOR-128), an exact term's block data its
- * heads (masks, tfs) before its positions. */
-#define SEG_VERSION 6u
+ * heads (masks, tfs) before its positions; 7: each document's frame with
+ * zstd's content checksum and the ids' CRC-32 in the header (a damaged file was read
+ * as it came: a wrong document frequency crashed a search, a damaged
+ * dictionary changed the articles' text). */
+#define SEG_VERSION 7u
 #define SEG_ENDIAN 0x01020304u
 
 struct seg_header {
@@ -57,8 +65,8 @@ struct seg_header {
     uint32_t term_size; /* sizeof(struct eng_term) */
     uint32_t n;
     uint64_t nterms, strs_len, post_len, ntoken;
-    uint32_t crc; /* CRC-32 of the bytes after the header */
-    uint32_t pad;
+    uint32_t crc;     /* CRC-32 of the bytes after the header */
+    uint32_t ids_crc; /* CRC-32 of the ids part */
     uint64_t dict_len, dz_len;
 };
 _Static_assert(sizeof(struct seg_header) == 80, "segment header is 80 bytes");
@@ -78,6 +86,12 @@ enum {
     P_DZ,
     P_END
 };
+
+/* CRC-32 of n ids as they are in memory (and in the file). */
+static uint32_t crc_of_ids(const int64_t *ids, uint32_t n)
+{
+    return (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), (const Bytef *)ids, (size_t)n * 8);
+}
 
 static uint64_t align8(uint64_t x)
 {
@@ -171,6 +185,7 @@ static void seg_header_fill(const struct eng_segment *s, struct seg_header *h)
     h->ntoken = s->ntoken;
     h->dict_len = s->dict_len;
     h->dz_len = s->dz_len;
+    h->ids_crc = crc_of_ids(s->ids, s->n);
 }
 
 /* Header placeholder, then the parts; the caller patches the header. */
@@ -303,7 +318,15 @@ static int seg_attach(struct eng_segment *s, const uint8_t *p, size_t len, struc
     s->dict_len = (size_t)h.dict_len;
     s->dz = (uint8_t *)(uintptr_t)(p + off[P_DZ]);
     s->dz_len = (size_t)h.dz_len;
-    return eng_docs_attach(s, err);
+    s->term_ok = calloc(s->nterms / 64 + 1, sizeof *s->term_ok);
+    if (s->term_ok == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    int rc = eng_docs_attach(s, err);
+    if (rc < 0) {
+        free(s->term_ok);
+        s->term_ok = NULL;
+    }
+    return rc;
 }
 
 int eng_segment_from_image(const uint8_t *p, size_t len, struct eng_segment **out, struct err *err)
@@ -512,9 +535,88 @@ static int check_term(const struct eng_segment *s, const struct eng_term *t, uin
     return 0;
 }
 
+int eng_segment_check_columns(const struct eng_segment *s, uint32_t nsrc, struct err *err)
+{
+    uint64_t ntoken = 0;
+    for (uint32_t d = 0; d < s->n; d++) {
+        if (d > 0 && s->ids[d] >= s->ids[d - 1])
+            return err_set(err, ERR_PARSE, "article ids are not descending");
+        if (s->src[d] != ENG_NO_SOURCE && s->src[d] >= nsrc)
+            return err_set(err, ERR_PARSE, "a source id outside the manifest's table");
+        if (s->pk_doc[d] >= s->n || (d > 0 && s->pk_hash[d] < s->pk_hash[d - 1]))
+            return err_set(err, ERR_PARSE, "the URL hash table is not sorted");
+        if (s->doc_off[d] > s->doc_off[d + 1])
+            return err_set(err, ERR_PARSE, "the document store's offsets are not ascending");
+        ntoken += s->dl[d];
+    }
+    if (ntoken != s->ntoken)
+        return err_set(err, ERR_PARSE, "row sizes disagree with the token total");
+    if (s->doc_off[0] != 0 || s->doc_off[s->n] != s->dz_len)
+        return err_set(err, ERR_PARSE, "the document store's offsets disagree with its length");
+    return 0;
+}
+
+bool eng_segment_ids_intact(const struct eng_segment *s)
+{
+    struct seg_header h;
+    if (s->image == NULL)
+        return true; /* built in this process */
+    memcpy(&h, s->image, sizeof h);
+    return crc_of_ids(s->ids, s->n) == h.ids_crc;
+}
+
+/* Term i's postings end where term i + 1's begin (the last's, at the end
+ * of the postings); post_len + 1 when that offset is out of bounds. */
+static uint64_t term_limit(const struct eng_segment *s, size_t i)
+{
+    uint64_t limit = i + 1 < s->nterms ? s->terms[i + 1].off : s->post_len;
+    return limit > s->post_len ? s->post_len + 1 : limit;
+}
+
+int eng_segment_term_ready(const struct eng_segment *s, const struct eng_term *t)
+{
+    struct err err;
+    int rc;
+
+    if (eng_segment_damaged(s))
+        return ERR_PARSE;
+    if (s->term_ok == NULL)
+        return 0;
+    size_t i = (size_t)(t - s->terms);
+    uint64_t bit = (uint64_t)1 << (i & 63);
+    if (atomic_load_explicit(&s->term_ok[i / 64], memory_order_acquire) & bit)
+        return 0;
+    /* Once per term and segment: a whole decode of its postings (what a
+     * search of it reads at most), so that the decoders that follow need
+     * no check of their own in their loops. */
+    err_clear(&err);
+    uint64_t limit = term_limit(s, i);
+    if ((uint64_t)t->str + t->len > s->strs_len)
+        rc = err_set(&err, ERR_PARSE, "a term string out of bounds");
+    else if (limit > s->post_len)
+        rc = err_set(&err, ERR_PARSE, "a term's postings are out of bounds");
+    else
+        rc = check_term(s, t, limit, &err);
+    if (rc < 0) {
+        eng_segment_damage(s, err_msg(&err, rc));
+        return ERR_PARSE;
+    }
+    atomic_fetch_or_explicit(&s->term_ok[i / 64], bit, memory_order_release);
+    return 0;
+}
+
+int eng_segment_term_open(const struct eng_segment *s, const char *str, size_t len,
+                          const struct eng_term **out)
+{
+    const struct eng_term *t = eng_segment_term(s, str, len);
+    int rc = t ? eng_segment_term_ready(s, t) : eng_segment_damaged(s) ? ERR_PARSE : 0;
+    *out = rc == 0 ? t : NULL;
+    return rc;
+}
+
 int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *err)
 {
-    uint64_t strs_len = s->strs_len, ntoken = 0;
+    uint64_t strs_len = s->strs_len;
     int rc;
 
     if (s->image) {
@@ -523,17 +625,8 @@ int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *er
         if (body_crc(s->image, s->image_len) != h.crc)
             return err_set(err, ERR_PARSE, "segment checksum mismatch");
     }
-    for (uint32_t d = 0; d < s->n; d++) {
-        if (d > 0 && s->ids[d] >= s->ids[d - 1])
-            return err_set(err, ERR_PARSE, "article ids are not descending");
-        if (s->src[d] != ENG_NO_SOURCE && s->src[d] >= nsrc)
-            return err_set(err, ERR_PARSE, "a source id outside the manifest's table");
-        if (s->pk_doc[d] >= s->n || (d > 0 && s->pk_hash[d] < s->pk_hash[d - 1]))
-            return err_set(err, ERR_PARSE, "the URL hash table is not sorted");
-        ntoken += s->dl[d];
-    }
-    if (ntoken != s->ntoken)
-        return err_set(err, ERR_PARSE, "row sizes disagree with the token total");
+    if ((rc = eng_segment_check_columns(s, nsrc, err)) < 0)
+        return rc;
     for (size_t i = 0; i < s->nterms; i++) {
         const struct eng_term *t = &s->terms[i];
         if ((uint64_t)t->str + t->len > strs_len || t->len == 0)

@@ -847,6 +847,10 @@ const struct eng_term *eng_segment_term(const struct eng_segment *s, const char 
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         const struct eng_term *m = &s->terms[mid];
+        if ((uint64_t)m->str + m->len > s->strs_len) {
+            eng_segment_damage(s, "a term string out of bounds");
+            return NULL;
+        }
         size_t n = m->len < len ? m->len : len;
         int c = memcmp(s->strs + m->str, t, n);
         if (c == 0)

@@ -9,12 +9,40 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#include "util/log.h"
+#include "util/metrics.h"
+
 #include "util/banned.h"
 
 uint64_t eng_next_gen(void)
 {
     static atomic_uint_fast64_t next = 1;
     return atomic_fetch_add(&next, 1);
+}
+
+static struct metric *damage_counter(void)
+{
+    return metrics_counter("newsd_index_corrupt_total",
+                           "Search index segments found damaged (then rebuilt from the table)");
+}
+
+void eng_segment_damage_init(void)
+{
+    (void)damage_counter();
+}
+
+void eng_segment_damage(const struct eng_segment *s, const char *why)
+{
+    /* The flag is the one part of a segment that changes after it is
+     * built; the first to set it logs and counts, so that a damaged
+     * segment searched a thousand times is one line and one count. */
+    struct eng_segment *m = (struct eng_segment *)(uintptr_t)s;
+    if (atomic_exchange(&m->damaged, true))
+        return;
+    metrics_add(damage_counter(), 1);
+    log_msg(LOG_ERROR,
+            "search index: segment file %llu is damaged (%s); rebuilding it from the table",
+            (unsigned long long)s->file_id, why ? why : "a check failed");
 }
 
 void eng_segment_unref(struct eng_segment *s)
@@ -25,6 +53,7 @@ void eng_segment_unref(struct eng_segment *s)
     if (s->home != ENG_SEG_HEAP) { /* every array points into the file image (segfile.c) */
         if (s->home == ENG_SEG_MAPPED && s->image)
             munmap((void *)(uintptr_t)s->image, s->image_len);
+        free(s->term_ok);
         free(s);
         return;
     }

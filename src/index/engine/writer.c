@@ -137,10 +137,29 @@ bool eng_writer_loaded(const struct eng_writer *w)
     return w->loaded;
 }
 
+/* Damaged segments rebuilt before the poll (a merge reading one is ended
+ * first: its work would be installed over the rebuilt segment). *reread:
+ * the whole table is to be read again. */
+static int writer_repair(struct eng_writer *w, bool *reread, struct err *err)
+{
+    *reread = false;
+    for (size_t i = 0; i < w->nseg; i++) {
+        if (eng_segment_damaged(w->segs[i])) {
+            eng_merge_stop(w);
+            return eng_repair(w, reread, err);
+        }
+    }
+    return 0;
+}
+
 int eng_writer_poll(struct eng_writer *w, struct err *err)
 {
+    bool reread;
+    int rc = writer_repair(w, &reread, err);
+    if (rc < 0)
+        return rc;
     /* The count check an open from the files left for later: forced once. */
-    int rc = poll_once(w, atomic_load(&w->count_pending), true, err);
+    rc = poll_once(w, reread || atomic_load(&w->count_pending), true, err);
     if (rc == 0) {
         atomic_store(&w->count_pending, false);
         eng_checkpoint_maybe(w);

@@ -158,6 +158,10 @@ int eng_build_parallel(struct eng_writer *w, unsigned workers, struct err *err);
 
 /* Rows deleted without a replacement: every live id checked against the table. */
 int eng_reconcile(struct eng_writer *w, struct eng_pending *p, struct err *err);
+/* Every segment marked damaged (eng_segment_damage) built again from the
+ * table's rows of its ids; when its ids are damaged too, every segment is
+ * dropped and *reread set: the next poll must read the whole table. */
+int eng_repair(struct eng_writer *w, bool *reread, struct err *err);
 /* The deletions the store recorded since the last poll (store_reader_deletions). */
 int eng_deletions_apply(struct eng_writer *w, struct eng_pending *p, struct err *err);
 

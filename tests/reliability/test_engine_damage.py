@@ -1,0 +1,289 @@
+"""A damaged segment file of the engine's index (issue 23 item 4,
+docs/engine.md "Damaged files"): bytes of a serving store's segment file
+are overwritten where they do the most harm, and `newsd serve` must neither
+crash nor answer other text than the table holds.
+
+- Four bytes of a term's document frequency (the dictionary entry of
+  "bitcoin"): the first q=bitcoin killed serve with SIGSEGV in block_each,
+  and again after every restart. Now the term's postings are checked when a
+  search first opens it: the search answers 500 with NewsAPI's envelope,
+  the segment is rebuilt from the table, and the next searches (and the next
+  start) answer exactly.
+- Eight bytes of a segment's zstd dictionary: pages decoded into altered
+  text, answered 200. Now every document's checksum (zstd's, in its
+  frame) is checked when it is decoded: 500, never altered text,
+  newsd_index_corrupt_total moves.
+- Its ids damaged too: the rows it held cannot be named, the whole index
+  is rebuilt from the table.
+
+The offsets come from parsing the file here (segfile.c's layout, format 7).
+"""
+import os
+import re
+import struct
+import time
+
+import pytest
+
+from conftest import new_key
+from gen_articles import article
+from harness import ASAN, Client, Server, import_jsonl
+
+N = 3000          # segments with a trained dictionary (docs.c: >= 1024 documents)
+WORD = "bitcoin"  # in every third article: a list of several blocks
+WAIT = 30 * (6 if ASAN else 1)
+
+HEADER = struct.Struct("<8sIIIIQQQQIIQQ")  # struct seg_header, 80 bytes
+TERM = struct.Struct("<QIIII")             # struct eng_term, 24 bytes
+
+
+@pytest.fixture(autouse=True)
+def engine(monkeypatch):
+    monkeypatch.setenv("NEWSD_INDEX", "engine")
+
+
+def rows():
+    out = []
+    for i in range(N):
+        a = article(i)
+        if i % 3 == 0:
+            a["title"] += " " + WORD
+        out.append(a)
+    return out
+
+
+def expected():
+    return {a["url"]: a for a in rows()}
+
+
+def align8(x):
+    return (x + 7) & ~7
+
+
+def layout(path):
+    """The parts of a segment file: {name: (offset, length)} and its header."""
+    with open(path, "rb") as f:
+        head = f.read(HEADER.size)
+    (magic, version, _endian, term_size, n, nterms, strs_len, post_len, _ntoken, _crc,
+     _ids_crc, dict_len, dz_len) = HEADER.unpack(head)
+    assert magic == b"NEWSDSEG" and version == 7 and term_size == TERM.size
+    parts = [("ids", 8 * n), ("pub", 8 * n), ("dl", 4 * n), ("src", 4 * n), ("pkh", 8 * n),
+             ("pkd", 4 * n), ("terms", TERM.size * nterms), ("strs", strs_len),
+             ("post", post_len), ("doff", 8 * (n + 1)), ("dict", dict_len),
+             ("dz", dz_len)]
+    at, out = HEADER.size, {}
+    for name, length in parts:
+        out[name] = (at, length)
+        at = align8(at + length)
+    assert at == os.path.getsize(path)
+    return out, n, nterms
+
+
+def term_entry(path, word):
+    """File offset of word's dictionary entry, and its df (None, 0 when absent)."""
+    parts, _n, nterms = layout(path)
+    with open(path, "rb") as f:
+        f.seek(parts["terms"][0])
+        terms = f.read(parts["terms"][1])
+        f.seek(parts["strs"][0])
+        strs = f.read(parts["strs"][1])
+    for i in range(nterms):
+        _off, s, lk, df, _docs_len = TERM.unpack_from(terms, i * TERM.size)
+        length = lk & 0xFFFFFF
+        if strs[s:s + length] == word.encode():
+            return parts["terms"][0] + i * TERM.size, df
+    return None, 0
+
+
+def overwrite(path, at, data):
+    """In place: the server's mapping of the file sees the bytes at once."""
+    with open(path, "r+b") as f:
+        f.seek(at)
+        f.write(data)
+
+
+def segment_files(store):
+    d = os.path.join(str(store), "newsd.db.engine")
+    segs = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".seg"))
+    assert segs, "no segment file in %s" % d
+    return segs
+
+
+def word_entry(store):
+    """A segment file holding WORD in several blocks, its entry's offset."""
+    for path in segment_files(store):
+        at, df = term_entry(path, WORD)
+        if df > 128:
+            return path, at
+    raise AssertionError("no segment holds %s in more than one block" % WORD)
+
+
+def corrupt_total(c):
+    body = c.get("/metrics").text
+    m = re.search(r"^newsd_index_corrupt_total (\d+)$", body, re.M)
+    assert m, "newsd_index_corrupt_total missing from /metrics"
+    return int(m.group(1))
+
+
+def assert_envelope_500(r):
+    assert r.status_code == 500, (r.status_code, r.text[:300])
+    b = r.json()
+    assert b["status"] == "error" and b["code"] == "unexpectedError", b
+
+
+def assert_exact(r, want):
+    """A 200 page whose every article is the table's, field for field."""
+    assert r.status_code == 200, (r.status_code, r.text[:300])
+    b = r.json()
+    for a in b["articles"]:
+        w = want[a["url"]]
+        for k in ("title", "description", "author", "publishedAt"):
+            assert a[k] == w[k], (k, a[k], w[k])
+        shown = re.sub(r"\u2026? ?\[\+\d+ chars\]$", "", a["content"])  # NewsAPI's cut
+        assert len(shown) > 100 and w["content"].startswith(shown), (a["content"], w["content"])
+        assert a["source"]["name"] == w["source"]["name"]
+    return b
+
+
+def word_total():
+    return len(range(0, N, 3))
+
+
+def wait_exact(c, want):
+    """Bounded wait for the rebuilt segment: q=bitcoin answers exactly."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        r = c.get("/v2/everything", {"q": WORD, "pageSize": 100})
+        if r.status_code == 200:
+            b = assert_exact(r, want)
+            assert b["totalResults"] == word_total()
+            return
+        assert_envelope_500(r)
+        assert time.monotonic() < deadline, "the damaged segment was not rebuilt in time"
+        time.sleep(0.1)
+
+
+def served_store(tmp_path):
+    store = tmp_path / "store"
+    import_jsonl(str(store), rows())
+    key = new_key(store)
+    return store, key
+
+
+def stop_ok(srv):
+    problems = srv.stop()
+    assert not problems, problems
+
+
+def test_a_damaged_document_frequency_is_a_500_and_a_rebuild(tmp_path):
+    store, key = served_store(tmp_path)
+    want = expected()
+    srv = Server(store)
+    try:
+        c = Client(srv.base, key)
+        before = corrupt_total(c)
+        path, at = word_entry(store)
+        overwrite(path, at + 16, struct.pack("<I", 0x7FFFFFF0))  # struct eng_term.df
+        r = c.get("/v2/everything", {"q": WORD, "pageSize": 100})
+        assert srv.proc.poll() is None, "serve died on the damaged term"
+        assert_envelope_500(r)
+        assert corrupt_total(c) == before + 1
+        assert "damaged" in srv.stderr()
+        wait_exact(c, want)
+        # other words answer too, from the rebuilt segment
+        assert_exact(c.get("/v2/everything", {"q": "harbor", "pageSize": 100}), want)
+    finally:
+        stop_ok(srv)
+    # the next start maps the rebuilt file: no crash, no rebuild again
+    srv = Server(store)
+    try:
+        c = Client(srv.base, key)
+        r = c.get("/v2/everything", {"q": WORD, "pageSize": 100})
+        assert assert_exact(r, want)["totalResults"] == word_total()
+        assert corrupt_total(c) == 0
+    finally:
+        stop_ok(srv)
+
+
+def test_a_damaged_file_at_rest_is_no_crash_loop(tmp_path):
+    store, key = served_store(tmp_path)
+    want = expected()
+    stop_ok(Server(store))  # the index files written
+    path, at = word_entry(store)
+    overwrite(path, at + 16, b"\xff\xff\xff\x7f")
+    for _ in range(2):  # the crash loop was: start, q=bitcoin, SIGSEGV, again
+        srv = Server(store)
+        try:
+            c = Client(srv.base, key)
+            wait_exact(c, want)
+            assert srv.proc.poll() is None
+        finally:
+            stop_ok(srv)
+
+
+def test_a_damaged_dictionary_never_gives_altered_text(tmp_path):
+    store, key = served_store(tmp_path)
+    want = expected()
+    srv = Server(store)
+    try:
+        c = Client(srv.base, key)
+        before = corrupt_total(c)
+        dicts = [(layout(p)[0]["dict"], p) for p in segment_files(store)]
+        (at, length), path = max(dicts, key=lambda d: d[0][1])
+        assert length > 1024, "no segment has a dictionary"
+        # the dictionary's end: the content frames refer to most
+        overwrite(path, at + length - 8, b"\x00\xffDAMAGE")
+        statuses = []
+        for page in range(1, N // 100 + 1):
+            r = c.get("/v2/everything", {"q": "article", "pageSize": 100, "page": page})
+            assert srv.proc.poll() is None, "serve died on the damaged dictionary"
+            if r.status_code == 500:
+                assert_envelope_500(r)
+            else:
+                assert_exact(r, want)  # never text other than the table's
+            statuses.append(r.status_code)
+            if r.status_code == 500:
+                break
+        assert 500 in statuses, "no page read the damaged dictionary: %r" % statuses
+        assert corrupt_total(c) == before + 1
+        assert "damaged" in srv.stderr()
+        # rebuilt from the table: every page exact again
+        deadline = time.monotonic() + WAIT
+        while c.get("/v2/everything", {"q": "article", "pageSize": 1}).status_code != 200:
+            assert time.monotonic() < deadline, "the damaged segment was not rebuilt in time"
+            time.sleep(0.1)
+        seen = 0
+        for page in range(1, N // 100 + 1):
+            r = c.get("/v2/everything", {"q": "article", "pageSize": 100, "page": page})
+            seen += len(assert_exact(r, want)["articles"])
+        assert seen == N
+    finally:
+        stop_ok(srv)
+
+
+def test_a_damaged_segment_whose_ids_are_damaged_too_rebuilds_the_whole_index(tmp_path):
+    # The rows a segment held are named by its ids: when their CRC (in the
+    # header) no longer matches, the whole index is built from the table.
+    store, key = served_store(tmp_path)
+    want = expected()
+    srv = Server(store)
+    try:
+        c = Client(srv.base, key)
+        path, at = word_entry(store)
+        ids_at = layout(path)[0]["ids"][0]
+        overwrite(path, ids_at + 8, b"\x01")  # the low byte of the second id
+        overwrite(path, at + 16, b"\xff\xff\xff\x7f")
+        r = c.get("/v2/everything", {"q": WORD, "pageSize": 100})
+        assert srv.proc.poll() is None
+        assert_envelope_500(r)
+        wait_exact(c, want)
+        assert "rebuilding the whole index" in srv.stderr()
+        seen = 0
+        for page in range(1, N // 100 + 1):
+            r = c.get("/v2/everything", {"q": "article", "pageSize": 100, "page": page})
+            b = assert_exact(r, want)
+            assert b["totalResults"] == N
+            seen += len(b["articles"])
+        assert seen == N
+    finally:
+        stop_ok(srv)
