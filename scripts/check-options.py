@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """Every option newsd's --help output names is documented in the man page
 (docs/newsd.1) and in docs/api.md's "Command line" section, and every option
-those two name exists: `make check` runs this (make docs-check).
+those two name exists; every `newsd COMMAND --option` the operator's guides
+(README, docs/operations.md, configuration, feeds, scaling, archives,
+security) show in code is a command that has that option: `make check`
+runs this (make docs-check).
 
     scripts/check-options.py [NEWSD]      (default build/newsd)
 
@@ -53,6 +56,43 @@ def api_options():
     return set(OPTION.findall(m.group(1)))
 
 
+# The operator's documents: every `newsd COMMAND ... --option` they show
+# (in code blocks or inline code) names a command and options that exist.
+GUIDES = ["README.md", "docs/operations.md", "docs/configuration.md", "docs/feeds.md",
+          "docs/scaling.md", "docs/archives.md", "docs/security.md"]
+COMMAND_LINE = re.compile(r"\bnewsd ([a-z]+)((?:[ \t]+(?:\\\n)?[^\s`|;&#)]+)*)")
+
+
+def code_of(text):
+    """The code in a Markdown text: fenced blocks and inline spans."""
+    fenced = re.findall(r"^```[^\n]*\n(.*?)^```", text, re.M | re.S)
+    rest = re.sub(r"^```[^\n]*\n.*?^```", "", text, flags=re.M | re.S)
+    return fenced + re.findall(r"`([^`\n]+)`", rest)
+
+
+def command_lines(have):
+    problems = []
+    commands = {c for cmds in have.values() for c in cmds} - {"newsd"}
+    for rel in GUIDES:
+        text = open(os.path.join(ROOT, rel), encoding="utf-8").read()
+        for code in code_of(text):
+            code = re.sub(r"(^|\s)(#|//).*", "", code, flags=re.M)  # comments are prose
+            for m in COMMAND_LINE.finditer(code):
+                cmd, rest = m.group(1), m.group(2)
+                if cmd not in commands:
+                    if cmd not in NOT_COMMANDS:
+                        problems.append("%s: `newsd %s` is no command" % (rel, cmd))
+                    continue
+                for opt in OPTION.findall(rest):
+                    if opt not in GLOBAL and cmd not in have.get(opt, set()):
+                        problems.append("%s: `newsd %s` has no --%s" % (rel, cmd, opt))
+    return problems
+
+
+# What follows "newsd " in code that is not a command line: log lines.
+NOT_COMMANDS = {"serving", "crawling", "newsd"}
+
+
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "newsd")
     have = help_options(binary)
@@ -62,6 +102,7 @@ def main():
             problems.append("--%s (%s) is not in %s" % (opt, ", ".join(sorted(have[opt])), name))
         for opt in sorted(documented - set(have) - GLOBAL):
             problems.append("--%s is in %s but no command's --help has it" % (opt, name))
+    problems += command_lines(have)
     for p in problems:
         print("check-options: " + p)
     if problems:
