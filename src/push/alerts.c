@@ -356,8 +356,14 @@ static bool follow_step(struct alerts *a)
     struct err err;
     int rc;
 
-    if (a->n == 0)
+    if (a->n == 0) {
+        /* No follower without alerts: one left behind would see the log's
+         * version move at every commit and, never polled again, end every
+         * wait at once (the worker would spin). The next alert starts one. */
+        push_follow_free(a->follow);
+        a->follow = NULL;
         return false;
+    }
     err_clear(&err);
     int64_t from = INT64_MAX;
     for (size_t i = 0; i < a->n; i++)
