@@ -683,7 +683,9 @@ static bool send_start(struct alerts *a, struct alert_live *st)
         log_warn("alert %lld: cannot start a delivery now (out of memory or threads); "
                  "it is tried again",
                  (long long)st->id);
+        pthread_mutex_lock(&a->mu); /* its sender reads the state under the lock */
         job_clear(j);
+        pthread_mutex_unlock(&a->mu);
         return false;
     }
     memcpy(j->body, p->body, p->len + 1);
