@@ -103,6 +103,11 @@ int api_get_paging(struct api_call *c, size_t default_size, size_t *page, size_t
 int api_check_plan(struct api_call *c, size_t page, size_t size, int64_t *from, bool from_given,
                    int64_t *to);
 
+/* The window of publication times plan shows at now (unix seconds): *from
+ * raised to its history's first day, *to lowered to now - its delay. For
+ * a request at once, and for a live stream at each article. */
+void api_plan_window(const struct auth_plan *plan, int64_t now, int64_t *from, int64_t *to);
+
 /* --- search.c: the search ----------------------------------------------- */
 
 /* Run the validated search within the query time budget and answer with

@@ -3,7 +3,15 @@
  * per newly stored or updated matching article, `id:` its seq, `data:`
  * its NewsAPI JSON on one line — from the live hub (push/live.h) through
  * a streamed response (http/http.h). Also the per-key count of open
- * streams that the plan's `streams` limits (on this node). */
+ * streams that the plan's `streams` limits (on this node).
+ *
+ * A stream answers to its key for as long as it is open, not only when it
+ * opens: each time the hub asks whether it is alive, the key is looked up
+ * again (auth_key_state, through the key cache: what `newsd keys` changes
+ * is seen within the cache's time, as by every other request). A deleted
+ * or disabled key, or a plan that allows fewer streams than the key has
+ * open, ends the stream with one `event: error`. Each article is held to
+ * the plan's history window and delay at the moment it is sent. */
 #include "api/internal.h"
 
 #include <inttypes.h>
@@ -76,6 +84,9 @@ struct stream_sub {
     struct api *api;
     struct http_stream *st;
     int64_t key_id;
+    unsigned char key_hash[32]; /* to look the key up again */
+    struct auth_plan plan;      /* the key's plan at the last look (hub's thread) */
+    bool counted;               /* holds one of the key's streams (streams_take) */
 };
 
 static struct metric *slow_metric(void)
@@ -104,9 +115,13 @@ static int sink_result(struct stream_sub *s, int rc)
     return http_stream_pending(s->st) > s->api->cfg.stream_buffer_bytes / 2 ? PUSH_LIVE_SLOW : 0;
 }
 
-static int sink_article(void *ctx, int64_t seq, const char *json, size_t len)
+static int sink_article(void *ctx, int64_t seq, int64_t published_at, const char *json, size_t len)
 {
     struct stream_sub *s = ctx;
+    int64_t from = INT64_MIN, to = INT64_MAX;
+    api_plan_window(&s->plan, api_now(s->api), &from, &to);
+    if (published_at < from || published_at > to)
+        return 0; /* outside what the plan shows now: as /v2/everything would hide it */
     char head[64];
     int n = snprintf(head, sizeof head, "id: %" PRId64 "\nevent: article\ndata: ", seq);
     /* One write: a frame is sent whole or not at all. */
@@ -129,10 +144,80 @@ static int sink_idle(void *ctx)
     return sink_result(s, http_stream_write(s->st, ka, sizeof ka - 1));
 }
 
+/* One `event: error` with NewsAPI's envelope into an open stream (its
+ * last event: the caller ends the stream). */
+static void sink_error_event(struct stream_sub *s, enum api_error e, const char *message)
+{
+    struct http_response tmp = {0};
+    api_error_respond(&tmp, e, message, NULL);
+    struct buf b;
+    buf_init(&b, 0);
+    buf_puts(&b, "event: error\ndata: ");
+    buf_append(&b, tmp.body ? tmp.body : "", tmp.body ? tmp.len : 0);
+    buf_puts(&b, "\n\n");
+    free(tmp.body);
+    if (!buf_error(&b))
+        http_stream_write(s->st, b.data, b.len);
+    buf_release(&b);
+}
+
+/* Whether the key's streams now exceed its plan's: this one gives its
+ * place back then (the hub asks the streams one after another, so the
+ * count falls to the limit and the rest stay open). */
+static bool streams_over_plan(struct stream_sub *s)
+{
+    bool over = false;
+    if (s->plan.streams <= 0 || !s->counted)
+        return false;
+    pthread_mutex_lock(&s->api->streams_lock);
+    for (size_t i = 0; i < s->api->n_stream_counts; i++)
+        if (s->api->stream_counts[i].key_id == s->key_id)
+            over = s->api->stream_counts[i].n > s->plan.streams;
+    pthread_mutex_unlock(&s->api->streams_lock);
+    if (over) {
+        streams_give_back(s->api, s->key_id);
+        s->counted = false;
+    }
+    return over;
+}
+
+/* The key as it is now; false (with an error event) when the stream must end. */
+static bool sink_key_still_valid(struct stream_sub *s)
+{
+    struct auth_result res;
+    struct err err;
+    err_clear(&err);
+    int rc = auth_key_state(s->api->auth, s->key_hash, &res, &err);
+    if (rc < 0)
+        return true; /* the store is away: the key's state is unknown, not changed */
+    if (res.status == AUTH_INVALID) {
+        sink_error_event(s, API_ERR_KEY_INVALID, NULL);
+        log_info("live stream of key %" PRId64 ": the key was deleted; stream ended", s->key_id);
+        return false;
+    }
+    if (res.status != AUTH_OK) {
+        sink_error_event(s, API_ERR_KEY_DISABLED, NULL);
+        log_info("live stream of key %" PRId64 ": the key is disabled; stream ended", s->key_id);
+        return false;
+    }
+    s->plan = res.plan;
+    if (streams_over_plan(s)) {
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "Your plan now allows %" PRId64 " streams open at once; this one was closed.",
+                 s->plan.streams);
+        sink_error_event(s, API_ERR_TOO_MANY_STREAMS, msg);
+        log_info("live stream of key %" PRId64 ": over the plan's streams; stream ended",
+                 s->key_id);
+        return false;
+    }
+    return true;
+}
+
 static bool sink_alive(void *ctx)
 {
     struct stream_sub *s = ctx;
-    return http_stream_open(s->st);
+    return http_stream_open(s->st) && sink_key_still_valid(s);
 }
 
 static void sink_release(void *ctx)
@@ -140,7 +225,8 @@ static void sink_release(void *ctx)
     struct stream_sub *s = ctx;
     http_stream_end(s->st);
     http_stream_release(s->st);
-    streams_give_back(s->api, s->key_id);
+    if (s->counted)
+        streams_give_back(s->api, s->key_id);
     free(s);
 }
 
@@ -210,7 +296,10 @@ static void respond_error_event(struct api_call *c, enum api_error e, const char
 void api_everything_stream(struct api_call *c)
 {
     struct api *api = c->api;
+    /* The plan's window is applied to each article as it is sent (it moves
+     * with the clock, and with the key's plan): the matcher has none. */
     struct index_request req = {.from = INT64_MIN, .to = INT64_MAX};
+    int64_t from = INT64_MIN, to = INT64_MAX;
     struct index_matcher *m = NULL;
     struct http_stream *st = NULL;
     struct stream_sub *sub = NULL;
@@ -220,7 +309,7 @@ void api_everything_stream(struct api_call *c)
     err_clear(&err);
     if (refuse_search_params(c) < 0 || api_everything_filters(c, &req) < 0 ||
         api_get_language(c, &req.language) < 0 || get_position(c, &pos) < 0 ||
-        api_check_plan(c, 1, 1, &req.from, false, &req.to) < 0)
+        api_check_plan(c, 1, 1, &from, false, &to) < 0)
         return;
     if (!api->live) {
         api_fail(c, API_ERR_UNAVAILABLE, "Live streams are not available on this server.");
@@ -265,7 +354,9 @@ void api_everything_stream(struct api_call *c)
         rc = err_set(&err, ERR_NOMEM, "out of memory");
         goto fail;
     }
-    *sub = (struct stream_sub){.api = api, .st = st, .key_id = c->auth.key_id};
+    *sub = (struct stream_sub){
+        .api = api, .st = st, .key_id = c->auth.key_id, .plan = c->auth.plan, .counted = true};
+    memcpy(sub->key_hash, c->auth.key_hash, sizeof sub->key_hash);
     /* One reference for the server, ours for the hub (sink_release). */
     c->resp->stream = http_stream_ref(st);
     c->resp->status = 200;

@@ -353,13 +353,21 @@ int api_check_plan(struct api_call *c, size_t page, size_t size, int64_t *from, 
                             "requested %s.",
                             allowed, asked);
         }
+    }
+    api_plan_window(plan, c->now, from, to);
+    return 0;
+}
+
+void api_plan_window(const struct auth_plan *plan, int64_t now, int64_t *from, int64_t *to)
+{
+    if (plan->history_days > 0) {
+        int64_t earliest = (timefmt_day(now) - plan->history_days) * 86400;
         if (*from < earliest)
             *from = earliest;
     }
     if (plan->delay_seconds > 0) {
-        int64_t latest = c->now - plan->delay_seconds;
+        int64_t latest = now - plan->delay_seconds;
         if (*to > latest)
             *to = latest;
     }
-    return 0;
 }

@@ -124,20 +124,29 @@ int auth_check(struct auth *a, const char *key, int64_t now, struct auth_result 
     /* Any length is hashed: a malformed key is simply one no key matches. */
     unsigned char hash[32];
     auth_key_hash(key, strlen(key), hash);
+    int rc = auth_key_state(a, hash, out, err);
+    if (rc < 0 || out->status != AUTH_OK)
+        return rc;
+    return auth_usage_take(a, out->key_id, hash, &out->plan, now, out, err);
+}
+
+int auth_key_state(struct auth *a, const unsigned char hash[32], struct auth_result *out,
+                   struct err *err)
+{
+    memset(out, 0, sizeof *out);
+    memcpy(out->key_hash, hash, sizeof out->key_hash);
+    out->status = AUTH_INVALID;
     struct auth_key_info info;
     memset(&info, 0, sizeof info);
     int rc = auth_key_lookup(a, hash, &info, err);
-    if (rc == ERR_NOTFOUND) {
-        out->status = AUTH_INVALID;
+    if (rc == ERR_NOTFOUND)
         return 0;
-    }
     if (rc < 0)
         return rc;
     out->key_id = info.id;
-    if (info.state != KEY_ACTIVE) {
-        out->status = AUTH_DISABLED;
+    out->status = AUTH_DISABLED;
+    if (info.state != KEY_ACTIVE)
         return 0;
-    }
     if (auth_plan_get(a, info.plan, &out->plan) < 0) {
         /* A plan dropped from the config: refuse rather than grant more.
          * Logged once per store read, not once per request. */
@@ -147,7 +156,8 @@ int auth_check(struct auth *a, const char *key, int64_t now, struct auth_result 
         out->status = AUTH_PLAN_UNKNOWN;
         return 0;
     }
-    return auth_usage_take(a, info.id, hash, &out->plan, now, out, err);
+    out->status = AUTH_OK;
+    return 0;
 }
 
 void auth_uncount(struct auth *a, int64_t key_id, int64_t now)

@@ -58,6 +58,7 @@ struct auth_result {
     /* For X-RateLimit-* headers when the plan limits the key: */
     bool limited;
     int64_t limit, remaining, reset; /* reset = unix seconds of the next period */
+    unsigned char key_hash[32];      /* SHA-256 of the presented key (auth_key_state) */
 };
 
 struct auth;
@@ -93,6 +94,16 @@ int auth_plan_get(struct auth *a, const char *name, struct auth_plan *out);
  * telling the verdict, or a negative ERR_* on a store failure. */
 int auth_check(struct auth *a, const char *key, int64_t now, struct auth_result *out,
                struct err *err);
+
+/* The state of the key whose SHA-256 is hash, now, without counting a
+ * request: for a request that goes on after its key was checked (a live
+ * stream). Through the same cache as auth_check, so a change made with
+ * `newsd keys` is seen within key_cache_ttl_ms here too. out->status is
+ * AUTH_OK (with out->plan), AUTH_INVALID (the key was deleted) or
+ * AUTH_DISABLED (disabled, or its plan is not defined); a negative ERR_*
+ * on a store failure. */
+int auth_key_state(struct auth *a, const unsigned char hash[32], struct auth_result *out,
+                   struct err *err);
 
 /* Undo the count of a request that ended in a 5xx before its search ran
  * (those do not count; API.md §8). */

@@ -14,9 +14,19 @@
  *   cursor  an alert that matched nothing still moves its stored cursor,
  *           every CURSOR_WRITE_MS (nothing is lost by writing it late: the
  *           rows in between matched nothing, and are read again);
- *   send    POST the oldest waiting delivery of each alert whose time has
- *           come (several alerts at once, one delivery per alert: order), and
- *           record the outcome (done, or the next attempt's time).
+ *   send    record the outcome of each POST that finished (done, or the
+ *           next attempt's time), then start the oldest waiting delivery of
+ *           each alert whose time has come and that has none in flight (one
+ *           per alert: order), as long as push/sched.h gives it a slot: the
+ *           slots go round the keys, at most SEND_PER_HOST to one receiver
+ *           and SEND_PER_KEY to one key.
+ *
+ * The POSTs run on up to SEND_SLOTS sender threads, one POST each at a
+ * time (started when first needed): the worker never waits for a webhook,
+ * a slow or dead receiver holds only its own slots, and a POST that ends
+ * wakes the worker, which starts the next one at once. A sender touches
+ * only its job (copies of the URL, body and headers); the alerts' state is
+ * the worker's alone.
  *
  * An alert's state: stored_cursor is the store's cursor (what an advance
  * compares against), read_cursor how far the log has been read for it
@@ -24,6 +34,7 @@
 #include "push/alerts.h"
 #include "push/follow.h"
 #include "push/percolator.h"
+#include "push/sched.h"
 
 #include <nettle/hmac.h>
 #include <pthread.h>
@@ -49,7 +60,9 @@
 #include "util/banned.h"
 
 #define FOLLOW_MAX_ROWS 5000           /* rows read per pass (then the next pass at once) */
-#define SEND_MAX 32                    /* POSTs at once */
+#define SEND_SLOTS 64                  /* POSTs in flight at once (sender threads) */
+#define SEND_PER_HOST 4                /* of them to one receiver (scheme, host, port) */
+#define SEND_PER_KEY 16                /* of them for one key's alerts */
 #define CURSOR_WRITE_MS 5000           /* a cursor that only moved is written this often */
 #define WEBHOOK_MAX_ANSWER (64 * 1024) /* what is read of a webhook's answer */
 #define DELIVERY_ID_BYTES 16
@@ -74,6 +87,29 @@ struct alert_live {
     bool stalled;    /* a store write failed this pass: read again from stored_cursor */
     bool head_known; /* head is the oldest waiting delivery (or there is none) */
     struct pending *head;
+    int64_t key_id;
+    char host[PUSH_SCHED_HOST_MAX]; /* its receiver, for push/sched.h */
+    bool sending;                   /* a POST of its head is in flight */
+    int64_t served_ms;              /* when its last POST started */
+};
+
+/* One POST on a sender thread; under alerts.mu: state. */
+enum job_state { JOB_FREE, JOB_QUEUED, JOB_DONE };
+struct send_job {
+    enum job_state state;
+    int64_t alert_id, key_id;
+    char host[PUSH_SCHED_HOST_MAX];
+    char *url, *body, *delivery_id; /* copies: the alert may go while it runs */
+    size_t len;
+    char sig[ALERTS_SIGNATURE_LEN + 32], did[2 * DELIVERY_ID_BYTES + 64];
+    struct fetch_result res;
+};
+
+struct sender {
+    struct alerts *a;
+    size_t i; /* its job: jobs[i] */
+    pthread_t thread;
+    bool started;
 };
 
 struct alerts {
@@ -83,8 +119,14 @@ struct alerts {
     pthread_t thread;
     bool started;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    pthread_cond_t cv;      /* the worker's wait */
+    pthread_cond_t send_cv; /* the senders' wait for a job */
     atomic_bool stopping;
+    atomic_bool wake; /* a POST finished, or stop: the worker's wait ends */
+    struct send_job jobs[SEND_SLOTS];
+    struct sender senders[SEND_SLOTS];
+    struct push_sched sched;
+    int64_t last_key; /* the key whose delivery started last (turns go on after it) */
     struct percolator *perc;
     struct push_follow *follow; /* at the lowest read_cursor of the set */
     struct alert_live **states; /* ordered by id */
@@ -148,6 +190,26 @@ static void pending_free(struct pending *p)
     free(p);
 }
 
+static void job_clear(struct send_job *j)
+{
+    free(j->url);
+    free(j->body);
+    free(j->delivery_id);
+    fetch_result_release(&j->res);
+    memset(j, 0, sizeof *j); /* JOB_FREE */
+}
+
+/* Whether a POST of alert id is in flight (worker's thread). */
+static bool job_in_flight(struct alerts *a, int64_t id)
+{
+    bool found = false;
+    pthread_mutex_lock(&a->mu);
+    for (size_t i = 0; i < SEND_SLOTS && !found; i++)
+        found = a->jobs[i].state != JOB_FREE && a->jobs[i].alert_id == id;
+    pthread_mutex_unlock(&a->mu);
+    return found;
+}
+
 static void state_free(struct alert_live *st)
 {
     if (!st)
@@ -186,6 +248,9 @@ static struct alert_live *state_new(struct alerts *a, const struct alert_record 
     if (!st)
         return NULL;
     st->id = r->id;
+    st->key_id = r->key_id;
+    /* Taken up again while a POST of its last life runs: not a second one. */
+    st->sending = job_in_flight(a, r->id);
     st->webhook = strdup(r->webhook);
     st->secret = strdup(r->secret);
     buf_init(&st->batch, 0);
@@ -193,6 +258,7 @@ static struct alert_live *state_new(struct alerts *a, const struct alert_record 
         state_free(st);
         return NULL;
     }
+    push_sched_host(st->webhook, st->host);
     st->stored_cursor = st->read_cursor = r->cursor_seq;
     st->cursor_written_ms = wall_ms();
     struct index_matcher *m = NULL;
@@ -356,8 +422,14 @@ static bool follow_step(struct alerts *a)
     struct err err;
     int rc;
 
-    if (a->n == 0)
+    if (a->n == 0) {
+        /* No follower without alerts: one left behind would see the log's
+         * version move at every commit and, never polled again, end every
+         * wait at once (the worker would spin). The next alert starts one. */
+        push_follow_free(a->follow);
+        a->follow = NULL;
         return false;
+    }
     err_clear(&err);
     int64_t from = INT64_MAX;
     for (size_t i = 0; i < a->n; i++)
@@ -516,52 +588,155 @@ static bool send_cancelled(void *ctx)
     return atomic_load(&a->stopping);
 }
 
+/* A sender thread: runs jobs[i] each time the worker queues it. */
+static void *sender_main(void *arg)
+{
+    struct sender *me = arg;
+    struct alerts *a = me->a;
+    struct send_job *j = &a->jobs[me->i];
+    for (;;) {
+        pthread_mutex_lock(&a->mu);
+        while (!atomic_load(&a->stopping) && j->state != JOB_QUEUED)
+            pthread_cond_wait(&a->send_cv, &a->mu);
+        pthread_mutex_unlock(&a->mu);
+        if (atomic_load(&a->stopping))
+            break;
+        const char *headers[3] = {"Content-Type: application/json", j->did, j->sig};
+        struct fetch_request req = {
+            .url = j->url,
+            .post_body = j->body,
+            .post_len = j->len,
+            .headers = headers,
+            .n_headers = 3,
+        };
+        struct fetch_options fo = a->o.fetch;
+        fo.cancelled = send_cancelled;
+        fo.cancel_ctx = a;
+        fetch_run(&req, 1, &fo, &j->res);
+        pthread_mutex_lock(&a->mu);
+        j->state = JOB_DONE;
+        atomic_store(&a->wake, true);
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+    }
+    return NULL;
+}
+
+/* Record the outcome of every POST that finished, and free its slot. */
+static void send_collect(struct alerts *a)
+{
+    for (size_t i = 0; i < SEND_SLOTS; i++) {
+        struct send_job *j = &a->jobs[i];
+        pthread_mutex_lock(&a->mu);
+        bool done = j->state == JOB_DONE;
+        pthread_mutex_unlock(&a->mu);
+        if (!done)
+            continue;
+        push_sched_give(&a->sched, j->key_id, j->host);
+        struct alert_live *st = state_find(a, j->alert_id);
+        if (st) {
+            st->sending = false;
+            /* Cancelled by a stop: neither a success nor an attempt. An
+             * alert rewound (or gone) meanwhile has forgotten this head. */
+            if (st->head && !strcmp(st->head->id, j->delivery_id) &&
+                !(j->res.rc == ERR_BUSY && send_cancelled(a)))
+                outcome(a, st, &j->res);
+        }
+        pthread_mutex_lock(&a->mu);
+        job_clear(j);
+        pthread_mutex_unlock(&a->mu);
+    }
+}
+
+/* Hand st's head to a free sender (the slot is taken). false: it could not
+ * start (out of memory, no thread): the slot is given back. */
+static bool send_start(struct alerts *a, struct alert_live *st)
+{
+    size_t i = 0;
+    pthread_mutex_lock(&a->mu);
+    while (i < SEND_SLOTS && a->jobs[i].state != JOB_FREE)
+        i++;
+    pthread_mutex_unlock(&a->mu);
+    if (i == SEND_SLOTS) /* cannot be: a free slot means a free job */
+        return false;
+    struct send_job *j = &a->jobs[i];
+    struct pending *p = st->head;
+    char s[ALERTS_SIGNATURE_LEN];
+    alerts_signature(st->secret, p->body, p->len, s);
+    snprintf(j->sig, sizeof j->sig, "X-Newsd-Signature: %s", s);
+    snprintf(j->did, sizeof j->did, "X-Newsd-Delivery: %s", p->id);
+    j->alert_id = st->id;
+    j->key_id = st->key_id;
+    memcpy(j->host, st->host, sizeof j->host);
+    j->url = strdup(st->webhook);
+    j->body = malloc(p->len + 1);
+    j->delivery_id = strdup(p->id);
+    j->len = p->len;
+    struct sender *t = &a->senders[i];
+    bool ok = j->url && j->body && j->delivery_id;
+    if (ok && !t->started) {
+        *t = (struct sender){.a = a, .i = i};
+        t->started = pthread_create(&t->thread, NULL, sender_main, t) == 0;
+        ok = t->started;
+    }
+    if (!ok) {
+        log_warn("alert %lld: cannot start a delivery now (out of memory or threads); "
+                 "it is tried again",
+                 (long long)st->id);
+        pthread_mutex_lock(&a->mu); /* its sender reads the state under the lock */
+        job_clear(j);
+        pthread_mutex_unlock(&a->mu);
+        return false;
+    }
+    memcpy(j->body, p->body, p->len + 1);
+    pthread_mutex_lock(&a->mu);
+    j->state = JOB_QUEUED;
+    pthread_cond_broadcast(&a->send_cv);
+    pthread_mutex_unlock(&a->mu);
+    return true;
+}
+
 static void send_step(struct alerts *a)
 {
-    struct alert_live *who[SEND_MAX];
-    struct fetch_request reqs[SEND_MAX];
-    struct fetch_result res[SEND_MAX];
-    char sig[SEND_MAX][ALERTS_SIGNATURE_LEN + 32];
-    char did[SEND_MAX][2 * DELIVERY_ID_BYTES + 64];
-    const char *headers[SEND_MAX][3];
-    size_t n = 0;
+    send_collect(a);
+    if (push_sched_full(&a->sched))
+        return;
     int64_t now = wall_ms();
-
-    for (size_t i = 0; i < a->n && n < SEND_MAX; i++) {
+    struct push_sched_cand *cands = calloc(a->n ? a->n : 1, sizeof *cands);
+    struct alert_live **who = calloc(a->n ? a->n : 1, sizeof *who);
+    size_t *order = calloc(a->n ? a->n : 1, sizeof *order);
+    size_t n = 0;
+    if (!cands || !who || !order)
+        goto out; /* the next pass tries again */
+    for (size_t i = 0; i < a->n; i++) {
         struct alert_live *st = a->states[i];
+        if (st->sending)
+            continue;
         if (!st->head_known)
             head_load(a, st);
         struct pending *p = st->head;
         if (!p || p->next_ms > now)
             continue;
-        char s[ALERTS_SIGNATURE_LEN];
-        alerts_signature(st->secret, p->body, p->len, s);
-        snprintf(sig[n], sizeof sig[n], "X-Newsd-Signature: %s", s);
-        snprintf(did[n], sizeof did[n], "X-Newsd-Delivery: %s", p->id);
-        headers[n][0] = "Content-Type: application/json";
-        headers[n][1] = did[n];
-        headers[n][2] = sig[n];
-        reqs[n] = (struct fetch_request){
-            .url = st->webhook,
-            .post_body = p->body,
-            .post_len = p->len,
-            .headers = headers[n],
-            .n_headers = 3,
-        };
+        cands[n] = (struct push_sched_cand){st->key_id, st->id, st->served_ms};
         who[n++] = st;
     }
-    if (n == 0)
-        return;
-    struct fetch_options fo = a->o.fetch;
-    fo.cancelled = send_cancelled;
-    fo.cancel_ctx = a;
-    fetch_run(reqs, n, &fo, res);
-    for (size_t i = 0; i < n; i++) {
-        /* Cancelled by a stop: neither a success nor an attempt. */
-        if (!(res[i].rc == ERR_BUSY && send_cancelled(a)))
-            outcome(a, who[i], &res[i]);
-        fetch_result_release(&res[i]);
+    push_sched_order(cands, n, a->last_key, order);
+    for (size_t k = 0; k < n && !push_sched_full(&a->sched); k++) {
+        struct alert_live *st = who[order[k]];
+        if (!push_sched_take(&a->sched, st->key_id, st->host))
+            continue; /* its receiver or its key has its share: later */
+        if (!send_start(a, st)) {
+            push_sched_give(&a->sched, st->key_id, st->host);
+            break;
+        }
+        st->sending = true;
+        st->served_ms = now;
+        a->last_key = st->key_id;
     }
+out:
+    free(cands);
+    free(who);
+    free(order);
 }
 
 /* ---- the thread ----------------------------------------------------------------- */
@@ -570,6 +745,7 @@ static void *worker_main(void *arg)
 {
     struct alerts *a = arg;
     while (!atomic_load(&a->stopping)) {
+        atomic_store(&a->wake, false); /* what finishes from here on wakes the wait below */
         if (wall_ms() >= a->next_lease_ms)
             lease_step(a);
         bool more = follow_step(a);
@@ -578,15 +754,16 @@ static void *worker_main(void *arg)
         if (more)
             continue;
         if (a->follow) {
-            /* Until a commit, a retry's turn or a stop: poll_ms at most. */
+            /* Until a commit, a POST's end, a retry's turn or a stop:
+             * poll_ms at most. */
             struct err err;
             err_clear(&err);
-            if (push_follow_wait(a->follow, &a->stopping, a->o.poll_ms, &err) >= 0)
+            if (push_follow_wait(a->follow, &a->wake, a->o.poll_ms, &err) >= 0)
                 continue;
             log_warn("alerts: waiting for the article log: %s", err_msg(&err, ERR_STORE));
         }
         pthread_mutex_lock(&a->mu);
-        if (!atomic_load(&a->stopping)) {
+        if (!atomic_load(&a->stopping) && !atomic_load(&a->wake)) {
             struct timespec until = clock_mono_in(a->o.poll_ms);
             pthread_cond_timedwait(&a->cv, &a->mu, &until);
         }
@@ -597,6 +774,9 @@ static void *worker_main(void *arg)
 
 static void alerts_free(struct alerts *a)
 {
+    for (size_t i = 0; i < SEND_SLOTS; i++)
+        job_clear(&a->jobs[i]);
+    push_sched_release(&a->sched);
     for (size_t i = 0; i < a->n; i++)
         state_free(a->states[i]);
     free(a->states);
@@ -604,6 +784,7 @@ static void alerts_free(struct alerts *a)
     push_follow_free(a->follow);
     pthread_mutex_destroy(&a->mu);
     pthread_cond_destroy(&a->cv);
+    pthread_cond_destroy(&a->send_cv);
     free(a);
 }
 
@@ -643,6 +824,8 @@ int alerts_start(struct alerts **out, struct store *s, const struct alerts_optio
     a->o.fetch.max_redirects = -1;
     pthread_mutex_init(&a->mu, NULL);
     clock_cond_init(&a->cv);
+    pthread_cond_init(&a->send_cv, NULL);
+    atomic_init(&a->wake, false);
     /* The lease holder's name: unique per process, readable in the store. */
     char host[64] = "";
     gethostname(host, sizeof host - 1);
@@ -652,7 +835,8 @@ int alerts_start(struct alerts **out, struct store *s, const struct alerts_optio
         goto fail;
     }
     snprintf(a->owner, sizeof a->owner, "%.63s:%ld:%.8s", host, (long)getpid(), rnd);
-    if ((rc = percolator_new(&a->perc, err)) < 0)
+    if ((rc = percolator_new(&a->perc, err)) < 0 ||
+        (rc = push_sched_init(&a->sched, SEND_SLOTS, SEND_PER_HOST, SEND_PER_KEY, err)) < 0)
         goto fail;
     if (pthread_create(&a->thread, NULL, worker_main, a) != 0) {
         rc = err_set(err, ERR_NOMEM, "alerts: cannot start the delivery thread");
@@ -672,10 +856,19 @@ void alerts_stop(struct alerts *a)
         return;
     pthread_mutex_lock(&a->mu);
     atomic_store(&a->stopping, true);
+    atomic_store(&a->wake, true);
     pthread_cond_broadcast(&a->cv);
+    pthread_cond_broadcast(&a->send_cv);
     pthread_mutex_unlock(&a->mu);
     if (a->started) {
         pthread_join(a->thread, NULL);
+        /* A POST in flight is cancelled within a second (fetch_options.cancelled). */
+        for (size_t i = 0; i < SEND_SLOTS; i++)
+            if (a->senders[i].started)
+                pthread_join(a->senders[i].thread, NULL);
+        /* A POST that was answered before the stop is recorded, so that it
+         * is not sent again after a restart. */
+        send_collect(a);
         /* Hand the leases back, so that a restart, or another node, goes
          * on at once instead of waiting for them to run out. */
         store_alerts_release(a->store, a->owner, NULL);

@@ -2,7 +2,9 @@
  * thread started by `newsd serve` that, for the alerts this node leases
  * (store.h store_alerts_lease), follows the article log from each alert's
  * cursor, matches every new article against the alerts' saved searches
- * (push/percolator.h), and POSTs the matches to each alert's webhook.
+ * (push/percolator.h), and POSTs the matches to each alert's webhook on
+ * sender threads of its own, in turns between keys and receivers
+ * (push/sched.h), so that a slow webhook delays only its own alerts.
  *
  * Guarantees, and how:
  *   at least once  a delivery (at most LIMIT_ALERT_ARTICLES articles) is

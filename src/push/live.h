@@ -28,7 +28,7 @@
 #define PUSH_LIVE_KEEPALIVE_MS_DEFAULT 15000
 #define PUSH_LIVE_REPLAY_WINDOW_S_DEFAULT (24 * 3600)
 #define PUSH_LIVE_POLL_MS_DEFAULT 100 /* how often the log is asked for commits */
-#define PUSH_LIVE_ALIVE_MS 1000       /* how often a sink's alive is asked */
+#define PUSH_LIVE_ALIVE_MS 500        /* how often a sink's alive is asked */
 
 struct push_live_config {
     int64_t keepalive_ms;    /* a sink's idle is called after this long without
@@ -43,9 +43,12 @@ struct push_live_config {
  * negative: the subscriber is gone (it is dropped, then released). */
 #define PUSH_LIVE_SLOW 1
 struct push_live_sink {
-    int (*article)(void *ctx, int64_t seq, const char *json, size_t len);
+    /* published_at: the article's publication time (unix seconds), for a
+     * window the subscriber applies at the moment of sending. */
+    int (*article)(void *ctx, int64_t seq, int64_t published_at, const char *json, size_t len);
     int (*idle)(void *ctx);
-    /* Whether the subscriber is still there (asked about once a second). */
+    /* Whether the subscriber is still there, and still entitled to its
+     * stream (asked every PUSH_LIVE_ALIVE_MS). */
     bool (*alive)(void *ctx);
     /* The hub is done with ctx: the subscriber was dropped, or the hub stops. */
     void (*release)(void *ctx);

@@ -32,6 +32,12 @@ stream_keepalive_seconds = 1
 streams = 2
 [plan quota]
 requests_per_day = 2
+[plan one]
+streams = 1
+[plan delayed]
+delay_seconds = 3600
+[plan month]
+history_days = 30
 """
 
 STREAM = "/v2/everything/stream"
@@ -110,6 +116,7 @@ def live(tmp_path_factory):
     srv = Server(store, args=["--config", str(cfg)])
     srv.keys = keys
     srv.store_path = store
+    srv.config = str(cfg)
     srv.client = Client(srv.base, keys["main"])
     yield srv
     problems = srv.stop()
@@ -473,4 +480,113 @@ def test_sigterm_ends_open_streams_promptly(tmp_path):
     assert took < 8 * SLOW, "SIGTERM took %.1f s with streams open" % took
     for s in streams:
         assert s.closed.wait(5), "a stream stayed open after the server stopped"
+        s.close()
+
+
+# ---- a stream answers to its key for as long as it is open (issue 23 item 2) ----
+
+KEY_CHANGE_WAIT = 10 * SLOW  # the server sees `newsd keys` changes within 2 s
+
+
+def new_key(srv, plan="unlimited"):
+    name = "k" + uuid.uuid4().hex[:10]
+    key = cli_ok("keys", "create", "--store", srv.store_path, "--name", name, "--plan", plan,
+                 "--config", srv.config).out.strip()
+    return name, key
+
+
+def error_event(stream, timeout=KEY_CHANGE_WAIT):
+    """The stream's next event, which must be its last: an `event: error`
+    (its NewsAPI envelope returned), then the end of the stream."""
+    e = stream.next_event(timeout)
+    assert e is not None and e.event == "error", "expected an error event, got %r" % e
+    assert stream.closed.wait(timeout), "the stream stayed open after its error event"
+    body = json.loads(e.text)
+    assert body["status"] == "error" and list(body) == ["status", "code", "message"]
+    return body
+
+
+@pytest.mark.parametrize("verb,code", [("disable", "apiKeyDisabled"),
+                                       ("delete", "apiKeyInvalid")])
+def test_a_stream_ends_when_its_key_is_disabled_or_deleted(live, verb, code):
+    word = "keyfade" + verb
+    name, key = new_key(live)
+    s = open_stream(live, {"q": word}, key=key)
+    try:
+        assert s.status == 200, s.body
+        import_rows(live.store_path, [article(word, 1)])
+        collect(s, 1)
+        cli_ok("keys", verb, "--store", live.store_path, name)
+        body = error_event(s)
+        assert body["code"] == code
+    finally:
+        s.close()
+    # What a new stream of the key gets: the same refusal.
+    s2 = open_stream(live, {"q": word}, key=key)
+    assert s2.status == 401 and json.loads(s2.body)["code"] == code
+
+
+def test_a_plan_with_fewer_streams_closes_the_extra_ones(live):
+    word = "planshrink"
+    name, key = new_key(live, "two")
+    a = open_stream(live, {"q": word}, key=key)
+    b = open_stream(live, {"q": word}, key=key)
+    try:
+        assert a.status == 200 and b.status == 200
+        cli_ok("keys", "set-plan", "--store", live.store_path, "--config", live.config, name,
+               "one")
+        deadline = time.monotonic() + KEY_CHANGE_WAIT
+        while time.monotonic() < deadline and not (a.closed.is_set() or b.closed.is_set()):
+            time.sleep(0.05)
+        closed, kept = (a, b) if a.closed.is_set() else (b, a)
+        body = error_event(closed, 1)
+        assert body["code"] == "tooManyStreams"
+        # The one left goes on, and the key holds exactly its plan's one stream.
+        import_rows(live.store_path, [article(word, 1)])
+        assert urls_of(collect(kept, 1))
+        assert not kept.closed.is_set()
+        third = open_stream(live, {"q": word}, key=key)
+        assert third.status == 429 and json.loads(third.body)["code"] == "tooManyStreams"
+    finally:
+        a.close()
+        b.close()
+
+
+def aged(word, n, seconds):
+    a = article(word, n)
+    a["publishedAt"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - seconds))
+    return a
+
+
+def test_the_plans_window_applies_to_every_article_and_follows_a_plan_change(live):
+    word = "windowshift"
+    name, key = new_key(live, "delayed")
+    s = open_stream(live, {"q": word}, key=key)
+    try:
+        assert s.status == 200, s.body
+        # Delayed by an hour: a fresh article is held back, a two-hour-old one sent.
+        fresh, old = article(word, 1), aged(word, 2, 2 * 3600)
+        import_rows(live.store_path, [fresh])
+        import_rows(live.store_path, [old])
+        assert urls_of(collect(s, 1)) == [old["url"]]
+        # Moved to a plan without delay but with 30 days of history: fresh
+        # articles come once the server sees the change ...
+        cli_ok("keys", "set-plan", "--store", live.store_path, "--config", live.config, name,
+               "month")
+        deadline = time.monotonic() + KEY_CHANGE_WAIT
+        got, tried = None, []
+        while got is None and time.monotonic() < deadline:
+            tried.append(article(word, 10 + len(tried)))
+            import_rows(live.store_path, [tried[-1]])
+            got = s.next_event(0.5)
+        assert got is not None, "a fresh article never came after the plan lost its delay"
+        tried = [a["url"] for a in tried]
+        assert json.loads(got.text)["url"] in tried
+        # ... and one older than the history window no longer does.
+        ancient, last = aged(word, 100, 60 * 86400), article(word, 101)
+        import_rows(live.store_path, [ancient])
+        import_rows(live.store_path, [last])
+        rest = [u for u in urls_of(s.events_until_quiet(1.5 * SLOW)) if u not in tried]
+        assert rest == [last["url"]]
+    finally:
         s.close()

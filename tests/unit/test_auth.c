@@ -278,6 +278,37 @@ static void a_deleted_key_becomes_invalid(void **state)
     assert_int_equal(check(f, key, T_MAR15_NOON, NULL), AUTH_INVALID);
 }
 
+/* What a live stream asks while it is open (issue 23 item 2). */
+static void a_keys_state_is_read_again_without_counting_a_request(void **state)
+{
+    struct fixture *f = *state;
+    char key[AUTH_KEY_CHARS + 1];
+    int64_t id = make_key(f, NULL, "developer", key);
+    struct err err;
+    err_clear(&err);
+    struct auth_result r;
+    assert_int_equal(check(f, key, T_MAR15_NOON, &r), AUTH_OK);
+    unsigned char hash[32];
+    auth_key_hash(key, strlen(key), hash);
+    assert_memory_equal(r.key_hash, hash, sizeof hash);
+    /* Far more looks than the plan's 100 requests a day: none is counted. */
+    for (int i = 0; i < 150; i++) {
+        assert_int_equal(auth_key_state(f->auth, hash, &r, &err), 0);
+        assert_int_equal(r.status, AUTH_OK);
+    }
+    assert_int_equal(r.key_id, id);
+    assert_string_equal(r.plan.name, "developer");
+    assert_int_equal(check(f, key, T_MAR15_NOON, NULL), AUTH_OK);
+    flush(f);
+    assert_int_equal(stored_usage(f, id, DAY(T_MAR15_NOON), DAY(T_MAR15_NOON)), 2);
+    assert_int_equal(store_key_update(f->store, id, NULL, KEY_DISABLED, &err), 0);
+    assert_int_equal(auth_key_state(f->auth, hash, &r, &err), 0);
+    assert_int_equal(r.status, AUTH_DISABLED);
+    assert_int_equal(store_key_delete(f->store, id, &err), 0);
+    assert_int_equal(auth_key_state(f->auth, hash, &r, &err), 0);
+    assert_int_equal(r.status, AUTH_INVALID);
+}
+
 static void the_key_cache_keeps_a_key_for_its_ttl(void **state)
 {
     struct fixture *f = *state;
@@ -794,6 +825,7 @@ int main(void)
         T(unknown_keys_of_any_length_are_invalid),
         T(a_disabled_key_is_refused_until_enabled),
         T(a_deleted_key_becomes_invalid),
+        T(a_keys_state_is_read_again_without_counting_a_request),
         T(the_key_cache_keeps_a_key_for_its_ttl),
         T(a_key_cache_time_out_of_range_is_refused),
         T(auth_new_keeps_the_default_cache_whatever_the_environment),
