@@ -657,8 +657,7 @@ static void query_and_joins_two_trees_in_normal_form(void **state)
 }
 
 /* query_parse_all over vals[0..n), its canonical text into *text (malloc'd). */
-static int parse_all(const char *const *vals, size_t n, char **text, size_t *bad,
-                     struct err *err)
+static int parse_all(const char *const *vals, size_t n, char **text, size_t *bad, struct err *err)
 {
     struct arena a;
     struct query_node *r = NULL;
@@ -783,8 +782,12 @@ static void long_lists_keep_first_of_each_child_in_order(void **state)
     for (size_t i = 0; i < N; i++) {
         /* 40 distinct values: words, exact words, phrases, OR groups */
         size_t k = (i * 7) % 40;
-        snprintf(words[i], sizeof words[i], k % 4 == 0 ? "w%zu" : k % 4 == 1 ? "\"w%zu\""
-                                            : k % 4 == 2 ? "w%zu-x" : "(w%zu OR y)", k);
+        snprintf(words[i], sizeof words[i],
+                 k % 4 == 0   ? "w%zu"
+                 : k % 4 == 1 ? "\"w%zu\""
+                 : k % 4 == 2 ? "w%zu-x"
+                              : "(w%zu OR y)",
+                 k);
         v[i] = words[i];
         lens[i] = strlen(v[i]);
         folded = query_and(&a, folded, must_parse(&a, v[i]));
@@ -811,7 +814,7 @@ static void query_parse_all_fails_cleanly_out_of_memory(void **state)
 {
     (void)state;
     static const char *const v[] = {"a b", "c OR d", "\"e f\"", "a", "g", "h", "i", "j",
-                                     "k",   "l",      "m",       "n", "o", "p", "q"};
+                                    "k",   "l",      "m",       "n", "o", "p", "q"};
     size_t lens[15], bad;
     for (size_t i = 0; i < 15; i++)
         lens[i] = strlen(v[i]);

@@ -896,25 +896,28 @@ static void a_version_6_store_is_migrated_keeping_its_keys_usage_and_alerts(void
     store_close(f->s);
     f->s = NULL;
     /* Back to version 6's keys table (plain sqlite3: foreign keys off). */
-    sql_exec(f->db, "CREATE TABLE k6 AS SELECT * FROM keys; DROP TABLE keys;"
-                    "CREATE TABLE keys(id INTEGER PRIMARY KEY, hash BLOB UNIQUE NOT NULL, name TEXT,"
-                    " plan TEXT NOT NULL, state INTEGER NOT NULL DEFAULT 0,"
-                    " created_at INTEGER NOT NULL DEFAULT 0, last_used INTEGER NOT NULL DEFAULT 0);"
-                    "INSERT INTO keys SELECT * FROM k6; DROP TABLE k6;"
-                    "UPDATE meta SET value = 6 WHERE key = 'schema_version'");
+    sql_exec(f->db,
+             "CREATE TABLE k6 AS SELECT * FROM keys; DROP TABLE keys;"
+             "CREATE TABLE keys(id INTEGER PRIMARY KEY, hash BLOB UNIQUE NOT NULL, name TEXT,"
+             " plan TEXT NOT NULL, state INTEGER NOT NULL DEFAULT 0,"
+             " created_at INTEGER NOT NULL DEFAULT 0, last_used INTEGER NOT NULL DEFAULT 0);"
+             "INSERT INTO keys SELECT * FROM k6; DROP TABLE k6;"
+             "UPDATE meta SET value = 6 WHERE key = 'schema_version'");
     snprintf(sql, sizeof sql,
              "INSERT INTO alerts(key_id, query, webhook, secret) VALUES (%lld, '{}', 'h', 's')",
              (long long)idb);
     sql_exec(f->db, sql);
-    assert_int_equal(sql_int(f->db, "SELECT count(*) FROM sqlite_master WHERE name = 'keys'"
-                                    " AND sql LIKE '%AUTOINCREMENT%'",
+    assert_int_equal(sql_int(f->db,
+                             "SELECT count(*) FROM sqlite_master WHERE name = 'keys'"
+                             " AND sql LIKE '%AUTOINCREMENT%'",
                              NULL),
                      0);
     assert_int_equal(store_open(&f->s, f->store, &err), 0);
     assert_int_equal(sql_int(f->db, "SELECT value FROM meta WHERE key = 'schema_version'", NULL),
                      7);
-    assert_int_equal(sql_int(f->db, "SELECT count(*) FROM sqlite_master WHERE name = 'keys'"
-                                    " AND sql LIKE '%AUTOINCREMENT%'",
+    assert_int_equal(sql_int(f->db,
+                             "SELECT count(*) FROM sqlite_master WHERE name = 'keys'"
+                             " AND sql LIKE '%AUTOINCREMENT%'",
                              NULL),
                      1);
     assert_int_equal(sql_int(f->db, "SELECT count(*) FROM keys", NULL), 2);

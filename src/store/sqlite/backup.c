@@ -141,8 +141,10 @@ static int target_check(const char *store_path, const char *dest, struct err *er
         char path[4096];
         snprintf(path, sizeof path, "%s%s", store_path, sides[i]);
         if (stat(path, &f) == 0 && same_file(&d, &f)) {
-            rc = err_set(err, ERR_INVALID, "%s is the store's own file %s; write the backup "
-                         "to a new file outside the store directory", dest, path);
+            rc = err_set(err, ERR_INVALID,
+                         "%s is the store's own file %s; write the backup "
+                         "to a new file outside the store directory",
+                         dest, path);
             goto out;
         }
     }

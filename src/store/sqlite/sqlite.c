@@ -125,7 +125,6 @@ struct column_add {
  * setting; ingest/crawl.h). */
 static const struct column_add schema_v5 = {"feeds", "pages", "TEXT"};
 
-
 /* clang-format off */
 static const char schema_v6[] =
     "CREATE TABLE IF NOT EXISTS alerts("
@@ -165,9 +164,8 @@ static const char schema_v7[] =
 static const struct migration {
     const char *sql;
     const struct column_add *column;
-} migrations[] = {{schema_v1, NULL}, {schema_v2, NULL}, {schema_v3, NULL},
-                  {schema_v4, NULL}, {NULL, &schema_v5}, {schema_v6, NULL},
-                  {schema_v7, NULL}};
+} migrations[] = {{schema_v1, NULL},  {schema_v2, NULL}, {schema_v3, NULL}, {schema_v4, NULL},
+                  {NULL, &schema_v5}, {schema_v6, NULL}, {schema_v7, NULL}};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
 int store_sqlite_begin(struct store_sqlite *s, struct err *err)
