@@ -4,7 +4,9 @@
  * normal form that survives a round trip: written back in the query language
  * (minimal parentheses, NOT for exclusions, quotes for exact words and
  * phrases) and parsed again it gives the same canonical text. query_and of a
- * tree with itself is the tree. */
+ * tree with itself is the tree. The input cut at each newline is also a
+ * repeated parameter (q=..&q=..): query_parse_all either fails on one value
+ * or gives, in normal form, the tree of query_and over each value's. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -119,6 +121,45 @@ static void check_position(const char *msg, const uint8_t *data, size_t size)
     CHECK(pos <= utf8_count((const char *)data, size) + 1);
 }
 
+#define MAX_VALUES 64
+
+static void check_values(const uint8_t *data, size_t size)
+{
+    const char *v[MAX_VALUES];
+    size_t lens[MAX_VALUES], n = 0, bad = 0;
+    const char *p = (const char *)data, *end = p + size;
+    while (n < MAX_VALUES) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        v[n] = p;
+        lens[n++] = (size_t)((nl ? nl : end) - p);
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    struct arena a;
+    struct err err;
+    struct query_node *all = NULL, *folded = NULL;
+    arena_init(&a, 1 << 24);
+    err_clear(&err);
+    int rc = query_parse_all(&a, v, lens, n, &all, &bad, &err);
+    if (rc < 0) {
+        CHECK(!all && bad < n && err.code == rc && err.msg[0]);
+        CHECK(rc == ERR_PARSE || rc == ERR_INVALID || rc == ERR_TOO_LARGE);
+        goto out;
+    }
+    CHECK(all && all->kind != QUERY_NOT);
+    walk(all, NULL, 0);
+    for (size_t i = 0; i < n; i++) {
+        struct query_node *one = NULL;
+        CHECK(query_parse(&a, v[i], lens[i], &one, &err) == 0);
+        folded = query_and(&a, folded, one);
+        CHECK(folded);
+    }
+    CHECK(same_text(all, folded));
+out:
+    arena_release(&a);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct arena a;
@@ -150,6 +191,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(same_text(root, again));
     CHECK(same_text(query_and(&a, root, again), root));
 out:
+    check_values(data, size);
     buf_release(&text);
     arena_release(&a);
     return 0;

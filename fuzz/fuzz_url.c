@@ -2,13 +2,18 @@
  * Invariants: an accepted URL's canonical form is accepted again and
  * unchanged (idempotence), with the same domain; it is http(s), has no
  * fragment and no blanks. Any bytes split into components that join back
- * to those bytes, and an authority's parts lie inside it, in order. */
+ * to those bytes, and an authority's parts lie inside it, in order.
+ * url_resolve against an absolute base: a reference without a scheme takes
+ * the base's, one without an authority the base's too, and the result
+ * resolved again against any base is itself (it is absolute, its dot
+ * segments gone). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ingest/ingest.h"
 #include "util/arena.h"
+#include "util/buf.h"
 #include "util/url.h"
 
 /* Append [p, p+n) (p may be NULL when n is 0) at *at. */
@@ -60,6 +65,26 @@ static void check_split(const char *s, size_t n)
     }
 }
 
+static void check_resolve(const char *ref)
+{
+    static const char base[] = "https://h.example/a/b/c?q";
+    struct buf out = BUF_INIT, again = BUF_INIT;
+    struct url_parts r;
+    url_split(ref, strlen(ref), &r);
+    url_resolve(&out, ref, base);
+    if (buf_error(&out))
+        abort();
+    if (!r.scheme && strncmp(out.data, "https://", 8) != 0)
+        abort();
+    if (!r.scheme && !r.authority && strncmp(out.data, "https://h.example", 17) != 0)
+        abort();
+    url_resolve(&again, out.data, "http://other.example/x/");
+    if (buf_error(&again) || strcmp(again.data, out.data) != 0)
+        abort();
+    buf_release(&out);
+    buf_release(&again);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     check_split((const char *)data, size);
@@ -68,6 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(s, data, size);
     s[size] = '\0'; /* a NUL inside simply ends the string */
+    check_resolve(s);
     struct arena a;
     arena_init(&a, 1 << 20);
     char *canon, *domain;

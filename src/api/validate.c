@@ -28,10 +28,19 @@ static bool value_is_text(const struct api_param *p)
     return memchr(p->value, '\0', p->len) == NULL && utf8_valid(p->value, p->len);
 }
 
-int api_get_query(struct api_call *c, const char *name, const char *display,
-                  struct query_node **out)
+/* The values of parameter name, each checked to be text, and their length
+ * in characters together: the query language's limits hold for the whole
+ * request however its values are split (docs/security.md). */
+static int query_values(struct api_call *c, const char *name, const char *display,
+                        const char ***values, size_t **lens, size_t *n, size_t *chars)
 {
-    *out = NULL;
+    *n = api_params_count(&c->params, name);
+    *chars = 0;
+    *values = arena_calloc(&c->arena, *n ? *n : 1, sizeof **values);
+    *lens = arena_calloc(&c->arena, *n ? *n : 1, sizeof **lens);
+    if (!*values || !*lens)
+        return api_fail(c, API_ERR_UNEXPECTED, NULL);
+    size_t k = 0;
     for (size_t i = 0; i < c->params.n; i++) {
         const struct api_param *p = &c->params.items[i];
         if (strcmp(p->name, name))
@@ -39,24 +48,47 @@ int api_get_query(struct api_call *c, const char *name, const char *display,
         if (!value_is_text(p))
             return api_fail(c, API_ERR_PARAMETER_INVALID,
                             "The %s parameter is not valid UTF-8 text.", display);
-        size_t chars = utf8_count(p->value, p->len);
-        if (chars > LIMIT_Q_CHARS)
-            return api_fail(c, API_ERR_PARAMETER_INVALID,
-                            "The %s parameter is too long: %zu characters, the limit is %d.",
-                            display, chars, LIMIT_Q_CHARS);
-        struct query_node *tree = NULL;
-        struct err err;
-        err_clear(&err);
-        int rc = query_parse(&c->arena, p->value, p->len, &tree, &err);
-        if (rc == ERR_NOMEM)
-            return api_fail(c, API_ERR_UNEXPECTED, NULL);
-        if (rc < 0)
-            return api_fail(c, API_ERR_PARAMETER_INVALID, "The %s parameter is invalid: %s.",
-                            display, err_msg(&err, rc));
-        *out = query_and(&c->arena, *out, tree);
-        if (!*out)
-            return api_fail(c, API_ERR_UNEXPECTED, NULL);
+        *chars += utf8_count(p->value, p->len);
+        (*values)[k] = p->value;
+        (*lens)[k++] = p->len;
     }
+    return 0;
+}
+
+int api_get_query(struct api_call *c, const char *name, const char *display,
+                  struct query_node **out)
+{
+    const char **values;
+    size_t *lens, n, chars, bad;
+    struct err err;
+
+    *out = NULL;
+    if (query_values(c, name, display, &values, &lens, &n, &chars) < 0)
+        return -1;
+    if (n == 0)
+        return 0;
+    /* Before any parsing: 1,500 values cost no more than one. */
+    if (chars > LIMIT_Q_CHARS && n == 1)
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "The %s parameter is too long: %zu characters, the limit is %d.", display,
+                        chars, LIMIT_Q_CHARS);
+    if (chars > LIMIT_Q_CHARS)
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "The %s parameter is too long: its %zu values have %zu characters "
+                        "together, the limit is %d.",
+                        display, n, chars, LIMIT_Q_CHARS);
+    err_clear(&err);
+    int rc = query_parse_all(&c->arena, values, lens, n, out, &bad, &err);
+    if (rc == ERR_NOMEM)
+        return api_fail(c, API_ERR_UNEXPECTED, NULL);
+    if (rc < 0 && n == 1)
+        return api_fail(c, API_ERR_PARAMETER_INVALID, "The %s parameter is invalid: %s.", display,
+                        err_msg(&err, rc));
+    if (rc < 0)
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "The %s parameter is invalid: %s (in value %zu of %zu; the limits count "
+                        "all the values together).",
+                        display, err_msg(&err, rc), bad + 1, n);
     return 0;
 }
 

@@ -14,8 +14,10 @@
  *                 always written "sv"
  *   source        a source id the catalogue lacks is registered as a
  *                 non-headline entry with the article's source name
- *   url_to_image  kept only when it is an absolute http(s) URL with a host
- *                 and no tabs or line breaks; anything else becomes NULL
+ *   url_to_image  a relative reference ("/images/x.jpg") resolved against
+ *                 the article's URL (RFC 3986); kept only when the result is
+ *                 an absolute http(s) URL with a host and no tabs or line
+ *                 breaks; anything else becomes NULL
  * With s == NULL the catalogue steps are skipped (the fuzz harness). */
 #include "ingest/ingest.h"
 
@@ -23,10 +25,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "ingest/import_internal.h"
 #include "text/text.h"
+#include "util/buf.h"
+#include "util/limits.h"
+#include "util/url.h"
 
 #include "util/banned.h"
 
@@ -57,18 +63,66 @@ static void detect_language(const struct article *art, char out[3])
     text_detect_language(text, n, out);
 }
 
+/* A reference worth resolving: not empty, not the word null or undefined
+ * that some exports write for no image, and without spaces, control
+ * characters, backslashes or a ':' in its first segment (" javascript:x"
+ * is no path; RFC 3986 4.2 puts no ':' there either). */
+static bool image_ref_plain(const char *img)
+{
+    if (!*img || !strcasecmp(img, "null") || !strcasecmp(img, "undefined"))
+        return false;
+    size_t first = strcspn(img, "/?#");
+    for (size_t i = 0; img[i]; i++) {
+        unsigned char ch = (unsigned char)img[i];
+        if (ch <= ' ' || ch == 0x7f || ch == '\\' || (ch == ':' && i < first))
+            return false;
+    }
+    return true;
+}
+
+/* A reference without a scheme ("/images/x.jpg", "x.jpg", "//cdn/x.jpg"),
+ * as NewsAPI gives for some sites, resolved against the article's URL (an
+ * absolute http(s) URL: checked before). One with a scheme, or too long
+ * once resolved, is left as it is for the check to refuse. 0 or
+ * ERR_NOMEM. */
+static int image_url_resolve(struct arena *a, struct article *art)
+{
+    const char *img = art->url_to_image;
+    struct url_parts p;
+    url_split(img, strlen(img), &p);
+    if (p.scheme || !image_ref_plain(img))
+        return 0;
+    struct buf b;
+    buf_init(&b, LIMIT_URL_BYTES + 1);
+    url_resolve(&b, img, art->url);
+    int rc = 0;
+    if (!buf_error(&b)) {
+        char *abs = arena_strndup(a, b.data, b.len);
+        if (abs)
+            art->url_to_image = abs;
+        else
+            rc = ERR_NOMEM;
+    }
+    buf_release(&b);
+    return rc;
+}
+
 /* The image URL goes to browsers as it was given (an img src, a link): a
- * javascript: or data: URL there runs a script, a relative one points at
- * whatever site shows it. Only what ingest_url_canonical takes for an
- * absolute http(s) URL is kept, and not with the tabs or line breaks it
- * would quietly remove. 0, or ERR_NOMEM. */
+ * javascript: or data: URL there runs a script, a relative one would point
+ * at whatever site shows it, so it is made absolute against the article's
+ * own site first. Only what ingest_url_canonical takes for an absolute
+ * http(s) URL is kept, and not with the tabs or line breaks it would
+ * quietly remove. 0, or ERR_NOMEM. */
 static int image_url_check(struct arena *a, struct article *art)
 {
     if (!art->url_to_image)
         return 0;
     int rc = ERR_INVALID;
-    if (!strpbrk(art->url_to_image, "\t\r\n"))
+    if (!strpbrk(art->url_to_image, "\t\r\n")) {
+        if ((rc = image_url_resolve(a, art)) < 0)
+            return rc;
         rc = ingest_url_canonical(a, art->url_to_image, NULL, NULL);
+    }
     if (rc == ERR_NOMEM)
         return rc;
     if (rc < 0)

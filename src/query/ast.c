@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "util/hash.h"
+
 #include "util/banned.h"
 
 struct query_node *query_node_new(struct arena *a, enum query_kind kind, size_t pos)
@@ -59,11 +61,74 @@ bool query_node_negative(const struct query_node *n)
     return true;
 }
 
-static int kids_push(struct arena *a, struct query_kids *k, struct query_node *x)
+uint64_t query_node_hash(struct query_node *n)
 {
+    if (n->hash)
+        return n->hash;
+    unsigned char head[2] = {(unsigned char)n->kind, (unsigned char)n->exact};
+    uint64_t h = hash_fnv1a64(head, sizeof head);
+    if (n->kind == QUERY_WORD || n->kind == QUERY_PHRASE) {
+        /* With each NUL: ("ab") and ("a", "b") differ. */
+        for (size_t i = 0; i < n->n; i++)
+            h = hash_fnv1a64_update(h, n->tokens[i], strlen(n->tokens[i]) + 1);
+    } else {
+        for (size_t i = 0; i < n->n; i++) {
+            uint64_t kh = query_node_hash(n->kids[i]);
+            h = hash_fnv1a64_update(h, &kh, sizeof kh);
+        }
+    }
+    h = hash_mix64(h);
+    n->hash = h ? h : 1; /* 0 means "not yet" */
+    return n->hash;
+}
+
+/* Slot of x's equal in k's table, or of the empty slot where x goes. */
+static size_t kids_probe(const struct query_kids *k, struct query_node *x)
+{
+    size_t mask = k->n_slot - 1;
+    size_t i = (size_t)query_node_hash(x) & mask;
+    while (k->slot[i]) {
+        struct query_node *y = k->v[k->slot[i] - 1];
+        if (y->hash == x->hash && query_node_equal(y, x))
+            return i;
+        i = (i + 1) & mask;
+    }
+    return i;
+}
+
+/* A table of at least four slots per child, rebuilt as the list doubles:
+ * probes stay short and the rebuilds cost O(n) in all. */
+static int kids_index(struct arena *a, struct query_kids *k)
+{
+    if (k->n_slot >= 2 * k->n)
+        return 0;
+    size_t want = 16;
+    while (want < 4 * k->n)
+        want *= 2;
+    uint32_t *slot = arena_calloc(a, want, sizeof *slot);
+    if (!slot)
+        return ERR_NOMEM;
+    k->slot = slot;
+    k->n_slot = want;
+    for (size_t j = 0; j < k->n; j++)
+        k->slot[kids_probe(k, k->v[j])] = (uint32_t)(j + 1);
+    return 0;
+}
+
+static bool kids_has(const struct query_kids *k, struct query_node *x)
+{
+    if (k->slot)
+        return k->slot[kids_probe(k, x)] != 0;
     for (size_t i = 0; i < k->n; i++)
         if (query_node_equal(k->v[i], x))
-            return 0;
+            return true;
+    return false;
+}
+
+static int kids_push(struct arena *a, struct query_kids *k, struct query_node *x)
+{
+    if (kids_has(k, x))
+        return 0;
     if (k->n == k->cap) {
         size_t cap = k->cap ? k->cap * 2 : 4;
         struct query_node **v = arena_calloc(a, cap, sizeof *v);
@@ -75,7 +140,13 @@ static int kids_push(struct arena *a, struct query_kids *k, struct query_node *x
         k->cap = cap;
     }
     k->v[k->n++] = x;
-    return 0;
+    if (k->n <= QUERY_KIDS_SCAN)
+        return 0;
+    if (k->slot && k->n_slot >= 2 * k->n) {
+        k->slot[kids_probe(k, x)] = (uint32_t)k->n;
+        return 0;
+    }
+    return kids_index(a, k);
 }
 
 int query_kids_add(struct arena *a, struct query_kids *k, enum query_kind kind,

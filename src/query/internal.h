@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "query/query.h"
 
@@ -48,11 +49,22 @@ int query_lexer_next(struct query_lexer *lx, struct query_token *out, struct err
 const char *query_tok_name(enum query_tok kind);
 
 /* Children being collected for an AND or OR node: children of the same kind
- * are spliced in (flattening) and duplicates skipped as they are added. */
+ * are spliced in (flattening) and duplicates skipped as they are added. A
+ * short list is scanned for a duplicate; past QUERY_KIDS_SCAN children a
+ * hash table over the nodes' hashes finds one, so that a list of n children
+ * costs O(n) however long it grows (q=a&q=b&... 1,500 times was cubic). */
+#define QUERY_KIDS_SCAN 8
+
 struct query_kids {
     struct query_node **v;
     size_t n, cap;
+    uint32_t *slot; /* open addressing: index in v + 1, 0 empty; NULL while short */
+    size_t n_slot;  /* a power of two, at least twice n; 0 while short */
 };
+
+/* The node's hash of its canonical text (cached in n->hash): equal trees
+ * (query_node_equal) have equal hashes. */
+uint64_t query_node_hash(struct query_node *n);
 
 /* New node of kind, zero-filled but for kind and pos; NULL when out of memory. */
 struct query_node *query_node_new(struct arena *a, enum query_kind kind, size_t pos);

@@ -244,38 +244,65 @@ static int parse_or(struct parser *p, unsigned depth, struct query_node **out)
     return query_kids_finish(p->a, &k, QUERY_OR, pos, out);
 }
 
-int query_parse(struct arena *a, const char *q, size_t len, struct query_node **out,
-                struct err *err)
+/* One value into p->a: its tree, or an error in p->err. p->terms carries
+ * over from the values before it. */
+static int parse_value(struct parser *p, const char *q, size_t len, struct query_node **out)
 {
-    struct parser p = {.a = a, .err = err};
     struct query_node *root = NULL;
+    struct err *err = p->err;
     int rc;
 
     *out = NULL;
-    query_lexer_init(&p.lx, q, len);
-    if ((rc = next(&p)) < 0 || (rc = expect_operand(&p, NULL)) < 0)
-        goto out;
-    if (p.tok.kind != QUERY_TOK_EOF && (rc = parse_or(&p, 0, &root)) < 0)
-        goto out;
-    if (p.tok.kind == QUERY_TOK_RPAREN) {
-        rc = err_set(err, ERR_PARSE, "unbalanced parenthesis at character %zu", p.tok.pos);
-        goto out;
-    }
-    if (p.sem_rc) {
-        rc = err_set(err, p.sem_rc, "%s", p.sem.msg);
-        goto out;
-    }
-    if (!root) {
-        rc = err_set(err, ERR_INVALID, "the query contains no searchable words");
-        goto out;
-    }
-    if (query_node_negative(root)) {
-        rc =
-            err_set(err, ERR_INVALID, "the query only excludes words; add a word that must appear");
-        goto out;
-    }
+    p->sem_rc = 0;
+    err_clear(&p->sem);
+    query_lexer_init(&p->lx, q, len);
+    if ((rc = next(p)) < 0 || (rc = expect_operand(p, NULL)) < 0)
+        return rc;
+    if (p->tok.kind != QUERY_TOK_EOF && (rc = parse_or(p, 0, &root)) < 0)
+        return rc;
+    if (p->tok.kind == QUERY_TOK_RPAREN)
+        return err_set(err, ERR_PARSE, "unbalanced parenthesis at character %zu", p->tok.pos);
+    if (p->sem_rc)
+        return err_set(err, p->sem_rc, "%s", p->sem.msg);
+    if (!root)
+        return err_set(err, ERR_INVALID, "the query contains no searchable words");
+    if (query_node_negative(root))
+        return err_set(err, ERR_INVALID,
+                       "the query only excludes words; add a word that must appear");
     *out = root;
-    rc = 0;
+    return 0;
+}
+
+int query_parse(struct arena *a, const char *q, size_t len, struct query_node **out,
+                struct err *err)
+{
+    size_t bad;
+    return query_parse_all(a, &q, &len, 1, out, &bad, err);
+}
+
+int query_parse_all(struct arena *a, const char *const *values, const size_t *lens, size_t n,
+                    struct query_node **out, size_t *bad, struct err *err)
+{
+    struct parser p = {.a = a, .err = err};
+    struct query_kids k = {0};
+    struct query_node *tree;
+    size_t pos = 0;
+    int rc = 0;
+
+    *out = NULL;
+    *bad = 0;
+    /* One list for all the values: each is spliced in once, where folding
+     * query_and over them copied the growing list at every value. */
+    for (size_t i = 0; i < n; i++) {
+        *bad = i;
+        if ((rc = parse_value(&p, values[i], lens[i], &tree)) < 0 ||
+            (rc = query_kids_add(a, &k, QUERY_AND, tree)) < 0)
+            goto out;
+        if (i == 0)
+            pos = tree->pos;
+    }
+    *bad = 0;
+    rc = query_kids_finish(a, &k, QUERY_AND, pos, out);
 out:
     if (rc == ERR_NOMEM)
         err_set(err, rc, "out of memory");

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/arena.h"
 #include "util/buf.h"
@@ -40,6 +41,7 @@ struct query_node {
     char **tokens;            /* folded tokens, NUL-terminated */
     struct query_node **kids; /* children */
     size_t pos;               /* 1-based code point position in the query */
+    uint64_t hash;            /* of the canonical text, for deduplication; 0 until needed */
 };
 
 /* Parse q[0..len). On a malformed query returns ERR_PARSE with err->msg
@@ -51,11 +53,23 @@ struct query_node {
 int query_parse(struct arena *a, const char *q, size_t len, struct query_node **out,
                 struct err *err);
 
+/* The values of a repeated parameter (q=a&q=b, or an alert's list) parsed
+ * as one query: the AND of every value's tree, in normal form, built in one
+ * pass whose time grows linearly with the number of words. The limits hold
+ * for the whole: LIMIT_QUERY_TERMS counts the words and phrases of all the
+ * values together (so splitting a query cannot lift it), LIMIT_QUERY_DEPTH
+ * holds in each value (joining with AND adds no level). Errors as
+ * query_parse, positions inside the value at fault, whose index goes to
+ * *bad. n == 0 gives 0 and *out NULL. The length limit is the caller's. */
+int query_parse_all(struct arena *a, const char *const *values, const size_t *lens, size_t n,
+                    struct query_node **out, size_t *bad, struct err *err);
+
 /* Canonical text of a tree, for tests and logs: words bare, exact words and
  * phrases quoted, operators as S-expressions: (AND a "b c" (NOT d)). */
 void query_format(struct buf *out, const struct query_node *n);
 
-/* AND of two trees (repeated q values), in normal form; either may be NULL. */
+/* AND of two trees, in normal form; either may be NULL. Many values are
+ * joined by query_parse_all, in one pass. */
 struct query_node *query_and(struct arena *a, struct query_node *x, struct query_node *y);
 
 #endif

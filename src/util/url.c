@@ -1,9 +1,10 @@
-/* URL splitting (util/url.h). */
+/* URL splitting and reference resolution (util/url.h). */
 #include "util/url.h"
 
 #include <string.h>
 
 #include "util/ascii.h"
+#include "util/buf.h"
 
 #include "util/banned.h"
 
@@ -89,4 +90,121 @@ bool url_authority_split(const char *a, size_t n, struct url_authority *out)
     out->port = host + out->host_len + 1;
     out->port_len = rest - out->host_len - 1;
     return true;
+}
+
+/* ---- RFC 3986 section 5.2 reference resolution ------------------------------
+ * Written here rather than taken from xmlBuildURI, which decodes and
+ * re-encodes components ("%26" comes back as "&") and so changes the URLs
+ * that must stay byte-identical duplicate keys. */
+
+static bool has_prefix(const char *p, size_t n, const char *pre)
+{
+    size_t k = strlen(pre);
+    return n >= k && memcmp(p, pre, k) == 0;
+}
+
+static bool equals(const char *p, size_t n, const char *s)
+{
+    return n == strlen(s) && memcmp(p, s, n) == 0;
+}
+
+/* Drop the last segment (and its '/') of the output path. */
+static void path_pop(struct buf *out, size_t start)
+{
+    size_t n = out->len;
+    while (n > start && out->data[n - 1] != '/')
+        n--;
+    if (n > start)
+        n--;
+    out->len = n;
+    out->data[n] = '\0';
+}
+
+/* RFC 3986 5.2.4 remove_dot_segments, appending to out from out->len. */
+static void path_append_clean(struct buf *out, const char *in, size_t n)
+{
+    size_t start = out->len;
+    if (buf_grow(out, n + 1) < 0)
+        return;
+    while (n > 0) {
+        if (has_prefix(in, n, "../")) {
+            in += 3, n -= 3;
+        } else if (has_prefix(in, n, "./")) {
+            in += 2, n -= 2;
+        } else if (has_prefix(in, n, "/./")) {
+            in += 2, n -= 2;
+        } else if (equals(in, n, "/.")) {
+            buf_putc(out, '/');
+            n = 0;
+        } else if (has_prefix(in, n, "/../")) {
+            in += 3, n -= 3;
+            path_pop(out, start);
+        } else if (equals(in, n, "/..")) {
+            path_pop(out, start);
+            buf_putc(out, '/');
+            n = 0;
+        } else if (equals(in, n, ".") || equals(in, n, "..")) {
+            n = 0;
+        } else {
+            size_t k = (in[0] == '/') ? 1 : 0;
+            while (k < n && in[k] != '/')
+                k++;
+            buf_append(out, in, k);
+            in += k, n -= k;
+        }
+    }
+}
+
+void url_resolve(struct buf *out, const char *ref, const char *base)
+{
+    struct url_parts r, b;
+    url_split(ref, strlen(ref), &r);
+    url_split(base, strlen(base), &b);
+    const struct url_parts *auth_from, *query_from;
+    const char *scheme = r.scheme ? r.scheme : b.scheme;
+    size_t scheme_len = r.scheme ? r.scheme_len : b.scheme_len;
+    buf_append(out, scheme, scheme_len);
+    buf_putc(out, ':');
+    if (r.scheme || r.authority) {
+        auth_from = &r;
+        query_from = &r;
+    } else {
+        auth_from = &b;
+        query_from = (r.path_len == 0 && !r.query) ? &b : &r;
+    }
+    if (auth_from->authority) {
+        buf_puts(out, "//");
+        buf_append(out, auth_from->authority, auth_from->authority_len);
+    }
+    if (r.scheme || r.authority || (r.path_len > 0 && r.path[0] == '/')) {
+        path_append_clean(out, r.path, r.path_len);
+    } else if (r.path_len == 0) {
+        buf_append(out, b.path, b.path_len);
+    } else {
+        /* merge: the base path up to its last '/', then the reference */
+        struct buf m;
+        buf_init(&m, 0);
+        if (b.authority && b.path_len == 0) {
+            buf_putc(&m, '/');
+        } else {
+            size_t k = b.path_len;
+            while (k > 0 && b.path[k - 1] != '/')
+                k--;
+            buf_append(&m, b.path, k);
+        }
+        buf_append(&m, r.path, r.path_len);
+        if (buf_error(&m))
+            out->err = buf_error(&m);
+        else
+            path_append_clean(out, m.data, m.len);
+        buf_release(&m);
+    }
+    if (query_from->query) {
+        buf_putc(out, '?');
+        buf_append(out, query_from->query, query_from->query_len);
+    }
+    if (r.fragment) {
+        buf_putc(out, '#');
+        buf_append(out, r.fragment, r.fragment_len);
+    }
 }

@@ -2,7 +2,8 @@
  * section 3 and appendix B) and an authority into userinfo, host and port.
  * Views into the caller's bytes, nothing allocated, validated or decoded:
  * what a component may hold is the caller's business (ingest/url.c's
- * canonical form, feed.c's reference resolution, the crawler's host key). */
+ * canonical form, the crawler's host key). Also the one RFC 3986 reference
+ * resolver (feeds' links, pages' links, imported image paths). */
 #ifndef NEWSD_UTIL_URL_H
 #define NEWSD_UTIL_URL_H
 
@@ -36,5 +37,15 @@ struct url_authority {
  * "h:"). False when a host that opens with '[' has no ']' (host is then all
  * the rest) or something other than ':' follows its ']' (host ends at ']'). */
 bool url_authority_split(const char *a, size_t n, struct url_authority *out);
+
+struct buf;
+
+/* Resolve the reference ref against base (RFC 3986 section 5.2, with
+ * remove_dot_segments), appending the result to out; both NUL-terminated.
+ * base should be absolute (a scheme): without one the result has none
+ * either. A reference with a scheme is taken as it is (its dot segments
+ * removed). Bytes are copied as written: nothing is decoded or encoded, no
+ * case changed. An append failure is out's sticky error (buf_error). */
+void url_resolve(struct buf *out, const char *ref, const char *base);
 
 #endif

@@ -112,13 +112,23 @@ def host_of(url):
     return h[4:] if h.startswith("www.") else h
 
 
-def image_url(u):
-    """urlToImage as served (§8): an absolute http(s) URL with a host, else
-    None (javascript:, data:, relative paths, the string "null"...)."""
+def image_url(u, base=None):
+    """urlToImage as served (§8): an absolute http(s) URL with a host; a
+    relative reference (a path, "//host/path") resolved against base, the
+    article's URL (RFC 3986; issue 23 item 10); else None (javascript:,
+    data:, the string "null", a reference with spaces...)."""
     if not isinstance(u, str) or any(ord(c) < 0x20 or ord(c) == 0x7F for c in u):
         return None
     parts = urllib.parse.urlsplit(u.strip(" "))
-    return u if parts.scheme.lower() in ("http", "https") and parts.hostname else None
+    if parts.scheme.lower() in ("http", "https") and parts.hostname:
+        return u
+    first = re.split(r"[/?#]", u, maxsplit=1)[0]
+    if (base is None or parts.scheme or not u or u.lower() in ("null", "undefined")
+            or any(c in u for c in " \\") or ":" in first):
+        return None
+    r = urllib.parse.urljoin(base, u)
+    p = urllib.parse.urlsplit(r)
+    return r if p.scheme in ("http", "https") and p.hostname else None
 
 
 def domain_matches(host, dom):
@@ -281,7 +291,7 @@ class Article:
         return {"source": {"id": self.source_id, "name": self.source_name},
                 "author": L.get("author"), "title": self.title,
                 "description": self.description, "url": self.url,
-                "urlToImage": image_url(L.get("urlToImage")), "publishedAt": self.published,
+                "urlToImage": image_url(L.get("urlToImage"), L.get("url")), "publishedAt": self.published,
                 "content": truncate_content(self.content)}
 
     def __repr__(self):

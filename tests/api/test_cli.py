@@ -29,10 +29,12 @@ def test_fixture_import_summary(store, corpus):
     re-import of two urls counted as updates (§8 upsert)."""
     run = store.import_run
     # The only reports: real NewsAPI image URLs that are no http(s) URL
-    # ("null" as a string, a relative path), stored as null.
+    # ("null" as a string), stored as null; a relative path is resolved
+    # against the article's URL and kept.
     lines = corpus.real_lines + corpus.handmade_lines
     dropped = [n for n, line in enumerate(lines, 1)
-               if line.get("urlToImage") is not None and image_url(line["urlToImage"]) is None]
+               if line.get("urlToImage") is not None
+               and image_url(line["urlToImage"], line.get("url")) is None]
     assert dropped, "the fixture has such image URLs: this checks their report"
     reports = re.findall(r"line (\d+): (.*)", run.err)
     assert all("urlToImage" in why for _, why in reports), run.err
@@ -71,17 +73,22 @@ def test_bad_lines_reported_and_skipped(tmp_path):
 
 def test_image_urls_other_than_http_are_stored_as_null(tmp_path):
     """Issue 14 item 7: urlToImage reaches browsers as an img src or a link,
-    so only absolute http(s) URLs with a host are kept; the others are
-    reported, counted in the summary and served as null (before the fix
-    javascript: and data: URLs were stored and served)."""
+    so only http(s) URLs with a host are kept; the others are reported,
+    counted in the summary and served as null (before the fix javascript:
+    and data: URLs were stored and served). Issue 23 item 10: a relative
+    reference (NewsAPI gives /images/... for some sites) is resolved against
+    the article's URL and kept (it was dropped)."""
     bad = ["javascript:alert(3)", "data:text/html,<script>alert(3)</script>",
-           "/images/relative.jpg", "images/relative.jpg", "//cdn.test/a.jpg",
            "ftp://cdn.test/a.jpg", "http://", "https:///path.jpg", "null",
-           "JaVaScRiPt:alert(4)", "http://cdn.test/a\n.jpg"]
+           "JaVaScRiPt:alert(4)", "http://cdn.test/a\n.jpg", "/images/a b.jpg", "//"]
     kept = ["http://cdn.test/a.jpg", "https://cdn.test/b.jpg?w=640&h=480",
             "HTTPS://CDN.test:8443/c.jpg"]
+    resolved = {"/images/news/2021/07/x.jpg": "https://img.test/images/news/2021/07/x.jpg",
+                "images/relative.jpg": "https://img.test/images/relative.jpg",
+                "../up/./y.png?w=1": "https://img.test/up/y.png?w=1",
+                "//cdn.test/a.jpg": "https://cdn.test/a.jpg"}
     f = tmp_path / "images.jsonl"
-    images = bad + kept + [""]  # empty: null too, but no report (it says "none")
+    images = bad + kept + list(resolved) + [""]  # empty: null too, but no report
     f.write_text("\n".join(good(1, url="https://img.test/%d" % i, urlToImage=u,
                                  title="Imagetest article %d" % i)
                             for i, u in enumerate(images)) + "\n")
@@ -100,7 +107,7 @@ def test_image_urls_other_than_http_are_stored_as_null(tmp_path):
         problems = srv.stop()
     assert not problems, problems
     served = {a["url"]: a["urlToImage"] for a in b["articles"]}
-    assert served == {"https://img.test/%d" % i: (u if u in kept else None)
+    assert served == {"https://img.test/%d" % i: (u if u in kept else resolved.get(u))
                       for i, u in enumerate(images)}, served
 
 

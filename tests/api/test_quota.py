@@ -144,3 +144,34 @@ def test_a_parameter_error_counts_and_says_so(three_a_day):
     finally:
         problems = srv.stop()
     assert not problems, problems
+
+
+def key_ids(store):
+    """{name: id} from `keys list`."""
+    rows = cli_ok("keys", "list", "--store", store).out.splitlines()[1:]
+    return {r.split()[1]: int(r.split()[0]) for r in rows if r.strip()}
+
+
+def test_a_new_key_does_not_inherit_a_deleted_keys_id_nor_usage(three_a_day):
+    """Issue 23 item 6: SQLite gave the deleted key's id to the next key
+    (here the only key: id 1 again), and with it what the serving newsd
+    still held for that id (usage, streams, its name in the log). Ids are
+    never reused now; the new key starts with its whole quota."""
+    store, cfg, key = three_a_day
+    srv = Server(store, args=["--config", cfg])
+    try:
+        c = Client(srv.base, key)
+        for _ in range(3):
+            sources_ok(c.get("/v2/top-headlines/sources"))
+        err(c.get("/v2/top-headlines/sources"), 429, "apiKeyExhausted")
+        old_id = key_ids(store)["three"]
+        cli_ok("keys", "delete", "three", "--store", store)
+        new = cli_ok("keys", "create", "--store", store, "--name", "next", "--plan", "three",
+                     "--config", cfg).out.strip()
+        assert key_ids(store)["next"] > old_id
+        r = Client(srv.base, new).get("/v2/top-headlines/sources")
+        sources_ok(r)
+        assert remaining(r) == 2, r.headers
+    finally:
+        problems = srv.stop()
+    assert not problems, problems

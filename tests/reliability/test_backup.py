@@ -85,3 +85,62 @@ def test_backup_usage_and_failures(tmp_path):
     r = run_cli("backup", "--store", str(store), str(target))
     assert r.rc == 0, r
     assert count(target) == 10
+
+
+def test_the_temporary_file_is_unpredictable_and_the_backup_private(tmp_path):
+    """issue 23 item 7: the copy was written through FILE.tmp, opened with
+    O_CREAT|O_TRUNC: a symlink planted there truncated and overwrote its
+    target, and an existing FILE.tmp kept its mode (0666 backups). The
+    temporary is now made by mkstemp beside FILE: a planted symlink and its
+    target are left alone, and the backup is 0600 whatever was there."""
+    store = tmp_path / "store"
+    cli_ok("import", "--store", str(store), write_articles(tmp_path / "a.jsonl", 10))
+    out = tmp_path / "out"
+    out.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"not yours")
+    target = out / "b.db"
+    os.symlink(victim, str(target) + ".tmp")
+    target.write_bytes(b"an older, world-readable backup")
+    os.chmod(target, 0o666)
+    old = os.umask(0)
+    try:
+        r = run_cli("backup", "--store", str(store), str(target))
+    finally:
+        os.umask(old)
+    assert r.rc == 0, r
+    assert victim.read_bytes() == b"not yours"
+    assert os.path.islink(str(target) + ".tmp")
+    assert stat.S_IMODE(os.lstat(target).st_mode) == 0o600
+    # Nothing else left beside it: the temporary took the target's name.
+    assert sorted(os.listdir(out)) == ["b.db", "b.db.tmp"]
+    assert count(target) == 10
+
+
+def test_a_backup_into_the_store_directory_is_refused(tmp_path):
+    """issue 30 item 4: a target inside the store directory (or below it,
+    by any spelling of its path), or one of the store's files under another
+    name, is refused with a clear message; the store is untouched."""
+    store = tmp_path / "store"
+    cli_ok("import", "--store", str(store), write_articles(tmp_path / "a.jsonl", 10))
+    alias = tmp_path / "alias"
+    os.symlink(store, alias)
+    link = tmp_path / "link.db"
+    os.symlink(store / "newsd.db", link)
+    (store / "sub").mkdir()
+    (tmp_path / "out").mkdir()
+    before = sorted(os.listdir(store))
+    for target in (store / "newsd.db", store / "newsd.db-wal", store / "backup.db",
+                   store / "sub" / "b.db", alias / "b.db",
+                   tmp_path / "out" / ".." / "store" / "b.db"):
+        r = run_cli("backup", "--store", str(store), str(target))
+        assert r.rc == 1, (target, r)
+        assert "inside the store directory" in r.err, (target, r.err)
+        assert not os.path.exists(target) or target.name.startswith("newsd.db"), target
+    r = run_cli("backup", "--store", str(store), str(link))
+    assert r.rc == 1 and "the store's own file" in r.err, r
+    assert os.path.islink(link)
+    assert sorted(os.listdir(store)) == before
+    assert count(store / "newsd.db") == 10
+    r = run_cli("backup", "--store", str(store), str(tmp_path / "fine.db"))
+    assert r.rc == 0 and count(tmp_path / "fine.db") == 10, r

@@ -1,5 +1,6 @@
 /* query/: the NewsAPI query language (API.md §4, §8) — a conformance table
- * of queries and their canonical trees or errors, the limits, query_and,
+ * of queries and their canonical trees or errors, the limits, query_and and
+ * query_parse_all (repeated values: one query, one set of limits),
  * the normal-form invariants, a print-and-reparse round trip, every prefix
  * and suffix of a set of queries, and allocation failure at every point. */
 #include <stdarg.h>
@@ -655,6 +656,189 @@ static void query_and_joins_two_trees_in_normal_form(void **state)
     arena_release(&a);
 }
 
+/* query_parse_all over vals[0..n), its canonical text into *text (malloc'd). */
+static int parse_all(const char *const *vals, size_t n, char **text, size_t *bad, struct err *err)
+{
+    struct arena a;
+    struct query_node *r = NULL;
+    size_t lens[600];
+    assert_true(n <= sizeof lens / sizeof lens[0]);
+    for (size_t i = 0; i < n; i++)
+        lens[i] = strlen(vals[i]);
+    arena_init(&a, 0);
+    err_clear(err);
+    int rc = query_parse_all(&a, vals, lens, n, &r, bad, err);
+    *text = NULL;
+    if (rc == 0 && r) {
+        check_tree(r);
+        *text = fmt(r);
+    }
+    arena_release(&a);
+    return rc;
+}
+
+static void the_values_of_a_repeated_q_are_one_query(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *v[4];
+        size_t n;
+        const char *want;
+    } t[] = {
+        {{"a"}, 1, "a"},
+        {{"a", "b"}, 2, "(AND a b)"},
+        {{"a b", "b c", "c"}, 3, "(AND a b c)"},
+        {{"a OR b", "c", "a OR b"}, 3, "(AND (OR a b) c)"},
+        {{"a -b", "c -b", "-d e"}, 3, "(AND a (NOT b) c (NOT d) e)"},
+        {{"\"a b\"", "a-b"}, 2, "\"a b\""},
+        {{"&", "a"}, 2, NULL}, /* each value must hold a word of its own */
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        char *text;
+        size_t bad = 99;
+        struct err err;
+        int rc = parse_all(t[i].v, t[i].n, &text, &bad, &err);
+        if (!t[i].want) {
+            assert_int_equal(rc, ERR_INVALID);
+            assert_int_equal(bad, 0);
+            continue;
+        }
+        assert_int_equal(rc, 0);
+        assert_string_equal(text, t[i].want);
+        free(text);
+    }
+    /* no values: no tree */
+    struct arena a;
+    struct query_node *r = (struct query_node *)&a;
+    size_t bad;
+    arena_init(&a, 0);
+    assert_int_equal(query_parse_all(&a, NULL, NULL, 0, &r, &bad, NULL), 0);
+    assert_null(r);
+    arena_release(&a);
+}
+
+static void an_error_names_the_value_at_fault(void **state)
+{
+    (void)state;
+    static const char *const v[] = {"a", "b OR", "(c"};
+    char *text;
+    size_t bad;
+    struct err err;
+    assert_int_equal(parse_all(v, 3, &text, &bad, &err), ERR_PARSE);
+    assert_int_equal(bad, 1);
+    assert_true(ends_with(err.msg, "at character 3"));
+    static const char *const w[] = {"a", "b", "-c"};
+    assert_int_equal(parse_all(w, 3, &text, &bad, &err), ERR_INVALID);
+    assert_int_equal(bad, 2);
+}
+
+/* 500 characters hold 250 words in one value but 500 one-letter values:
+ * LIMIT_QUERY_TERMS counts them all, however they are split. */
+static void the_term_limit_holds_across_values(void **state)
+{
+    (void)state;
+    static const char *const abc[] = {"a", "b", "c", "d", "e", "f", "g"};
+    const char *v[LIMIT_QUERY_TERMS + 1];
+    char *text;
+    size_t bad;
+    struct err err;
+    for (size_t i = 0; i <= LIMIT_QUERY_TERMS; i++)
+        v[i] = abc[i % 7];
+    assert_int_equal(parse_all(v, LIMIT_QUERY_TERMS, &text, &bad, &err), 0);
+    assert_string_equal(text, "(AND a b c d e f g)");
+    free(text);
+    assert_int_equal(parse_all(v, LIMIT_QUERY_TERMS + 1, &text, &bad, &err), ERR_TOO_LARGE);
+    assert_int_equal(bad, LIMIT_QUERY_TERMS);
+    assert_non_null(strstr(err.msg, "words and phrases"));
+    /* split unevenly: 200 words in one value, 57 in others */
+    static char big[1024];
+    size_t n = 0;
+    for (int i = 0; i < 200; i++)
+        n += (size_t)snprintf(big + n, sizeof big - n, "%s ", abc[i % 7]);
+    const char *w[58];
+    w[0] = big;
+    for (size_t i = 1; i < 58; i++)
+        w[i] = "z";
+    assert_int_equal(parse_all(w, 57, &text, &bad, &err), 0);
+    free(text);
+    assert_int_equal(parse_all(w, 58, &text, &bad, &err), ERR_TOO_LARGE);
+    assert_int_equal(bad, 57);
+}
+
+/* Long lists are deduplicated through a hash table: the same tree as the
+ * pairwise query_and, children once each in first-seen order, for lists
+ * long past the scanned length and with duplicates of every shape. */
+static void long_lists_keep_first_of_each_child_in_order(void **state)
+{
+    (void)state;
+    enum { N = 150 }; /* 40 distinct values, each 3.75 times; 225 terms */
+    static char words[N][16];
+    const char *v[N];
+    struct arena a;
+    struct err err;
+    size_t lens[N], bad;
+    struct query_node *all = NULL, *folded = NULL;
+    arena_init(&a, 0);
+    for (size_t i = 0; i < N; i++) {
+        /* 40 distinct values: words, exact words, phrases, OR groups */
+        size_t k = (i * 7) % 40;
+        snprintf(words[i], sizeof words[i],
+                 k % 4 == 0   ? "w%zu"
+                 : k % 4 == 1 ? "\"w%zu\""
+                 : k % 4 == 2 ? "w%zu-x"
+                              : "(w%zu OR y)",
+                 k);
+        v[i] = words[i];
+        lens[i] = strlen(v[i]);
+        folded = query_and(&a, folded, must_parse(&a, v[i]));
+    }
+    assert_int_equal(query_parse_all(&a, v, lens, N, &all, &bad, &err), 0);
+    check_tree(all);
+    assert_int_equal(all->kind, QUERY_AND);
+    /* each of the 40 distinct values kept once */
+    assert_int_equal(all->n, 40);
+    char *x = fmt(all), *y = fmt(folded);
+    assert_string_equal(x, y);
+    free(x);
+    free(y);
+    /* and a tree joined with itself is itself */
+    char *z = fmt(query_and(&a, all, all));
+    x = fmt(all);
+    assert_string_equal(z, x);
+    free(x);
+    free(z);
+    arena_release(&a);
+}
+
+static void query_parse_all_fails_cleanly_out_of_memory(void **state)
+{
+    (void)state;
+    static const char *const v[] = {"a b", "c OR d", "\"e f\"", "a", "g", "h", "i", "j",
+                                    "k",   "l",      "m",       "n", "o", "p", "q"};
+    size_t lens[15], bad;
+    for (size_t i = 0; i < 15; i++)
+        lens[i] = strlen(v[i]);
+    bool done = false;
+    for (size_t limit = 8; !done && limit < 1 << 20; limit += 8) {
+        struct arena a;
+        struct query_node *r = NULL;
+        struct err err;
+        arena_init(&a, limit);
+        err_clear(&err);
+        int rc = query_parse_all(&a, v, lens, 15, &r, &bad, &err);
+        if (rc == ERR_NOMEM) {
+            assert_int_equal(err.code, ERR_NOMEM);
+        } else {
+            assert_int_equal(rc, 0);
+            check_tree(r);
+            assert_int_equal(r->n, 15); /* "a" once */
+            done = true;
+        }
+        arena_release(&a);
+    }
+    assert_true(done);
+}
+
 static void errors_are_returned_without_an_err_to_fill(void **state)
 {
     (void)state;
@@ -785,6 +969,11 @@ int main(void)
         cmocka_unit_test(phrases_are_limited_in_tokens),
         cmocka_unit_test(nodes_carry_kind_flags_tokens_and_positions),
         cmocka_unit_test(query_and_joins_two_trees_in_normal_form),
+        cmocka_unit_test(the_values_of_a_repeated_q_are_one_query),
+        cmocka_unit_test(an_error_names_the_value_at_fault),
+        cmocka_unit_test(the_term_limit_holds_across_values),
+        cmocka_unit_test(long_lists_keep_first_of_each_child_in_order),
+        cmocka_unit_test(query_parse_all_fails_cleanly_out_of_memory),
         cmocka_unit_test(errors_are_returned_without_an_err_to_fill),
         cmocka_unit_test(query_and_returns_null_when_out_of_memory),
         cmocka_unit_test(query_format_prints_nothing_for_no_tree),

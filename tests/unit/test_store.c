@@ -170,9 +170,10 @@ static void the_schema_is_versioned_and_migrations_are_idempotent(void **state)
     /* Version 2 added the feeds tables (store/sqlite/feeds.c), version 3
      * the articles table's epoch (a random token, index/engine/), version
      * 4 the deletion log (store/sqlite/delete.c), version 5 feeds.pages,
-     * version 6 the alerts (store/sqlite/alerts.c). */
+     * version 6 the alerts (store/sqlite/alerts.c), version 7 keys with
+     * AUTOINCREMENT. */
     assert_int_equal(sql_int(f->db, "SELECT value FROM meta WHERE key = 'schema_version'", NULL),
-                     6);
+                     7);
     assert_int_equal(sql_int(f->db,
                              "SELECT count(*) FROM meta WHERE key = 'articles_epoch'"
                              " AND length(value) = 32",
@@ -195,7 +196,7 @@ static void the_schema_is_versioned_and_migrations_are_idempotent(void **state)
     assert_int_equal(store_open(&f->s, f->store, &err), 0);
     assert_int_equal(sql_int(f->db, objects, NULL), before);
     assert_int_equal(sql_int(f->db, "SELECT value FROM meta WHERE key = 'schema_version'", NULL),
-                     6);
+                     7);
     assert_int_equal(count_articles(f->s), 1);
 
     /* Running the migrations again keeps the epoch: an index on disk stays
@@ -843,6 +844,95 @@ static void keys_can_be_inserted_found_listed_updated_and_deleted(void **state)
     arena_release(&ar);
 }
 
+/* Issue 23 item 6: SQLite gave the highest deleted rowid out again, and
+ * the new key inherited the deleted key's usage (apiKeyExhausted on its
+ * first request), open streams and log identity. */
+static void key_ids_are_never_reused_after_a_delete(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    struct key_record a = make_key(0x61, "a", "developer"), b = make_key(0x62, "b", "developer"),
+                      c = make_key(0x63, "c", "developer");
+    int64_t ida = 0, idb = 0, idc = 0, sum = -1;
+    const int64_t day = T0 / 86400;
+
+    err_clear(&err);
+    assert_int_equal(store_key_insert(f->s, &a, &ida, &err), 0);
+    assert_int_equal(store_key_insert(f->s, &b, &idb, &err), 0);
+    assert_int_equal(store_key_delete(f->s, idb, &err), 0);
+    /* a count that arrives late for the deleted key */
+    assert_int_equal(store_usage_add(f->s, idb, day, 5, T0, &err), 0);
+    assert_int_equal(store_key_insert(f->s, &c, &idc, &err), 0);
+    assert_true(idc > idb);
+    assert_int_equal(store_usage_sum(f->s, idc, day, day, &sum, &err), 0);
+    assert_int_equal(sum, 0);
+    /* the same with every key gone, and across a reopen */
+    assert_int_equal(store_key_delete(f->s, ida, &err), 0);
+    assert_int_equal(store_key_delete(f->s, idc, &err), 0);
+    store_close(f->s);
+    f->s = NULL;
+    assert_int_equal(store_open(&f->s, f->store, &err), 0);
+    int64_t idd = 0;
+    assert_int_equal(store_key_insert(f->s, &b, &idd, &err), 0);
+    assert_true(idd > idc);
+}
+
+/* A store of schema version 6 (keys without AUTOINCREMENT) is migrated
+ * with its keys' ids, usage and alerts kept, and no id is reused after. */
+static void a_version_6_store_is_migrated_keeping_its_keys_usage_and_alerts(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    struct key_record a = make_key(0x71, "a", "developer"), b = make_key(0x72, "b", "developer"),
+                      c = make_key(0x73, "c", "developer");
+    int64_t ida = 0, idb = 0, idc = 0, sum = -1;
+    const int64_t day = T0 / 86400;
+    char sql[128];
+
+    err_clear(&err);
+    assert_int_equal(store_key_insert(f->s, &a, &ida, &err), 0);
+    assert_int_equal(store_key_insert(f->s, &b, &idb, &err), 0);
+    assert_int_equal(store_usage_add(f->s, idb, day, 7, T0, &err), 0);
+    store_close(f->s);
+    f->s = NULL;
+    /* Back to version 6's keys table (plain sqlite3: foreign keys off). */
+    sql_exec(f->db,
+             "CREATE TABLE k6 AS SELECT * FROM keys; DROP TABLE keys;"
+             "CREATE TABLE keys(id INTEGER PRIMARY KEY, hash BLOB UNIQUE NOT NULL, name TEXT,"
+             " plan TEXT NOT NULL, state INTEGER NOT NULL DEFAULT 0,"
+             " created_at INTEGER NOT NULL DEFAULT 0, last_used INTEGER NOT NULL DEFAULT 0);"
+             "INSERT INTO keys SELECT * FROM k6; DROP TABLE k6;"
+             "UPDATE meta SET value = 6 WHERE key = 'schema_version'");
+    snprintf(sql, sizeof sql,
+             "INSERT INTO alerts(key_id, query, webhook, secret) VALUES (%lld, '{}', 'h', 's')",
+             (long long)idb);
+    sql_exec(f->db, sql);
+    assert_int_equal(sql_int(f->db,
+                             "SELECT count(*) FROM sqlite_master WHERE name = 'keys'"
+                             " AND sql LIKE '%AUTOINCREMENT%'",
+                             NULL),
+                     0);
+    assert_int_equal(store_open(&f->s, f->store, &err), 0);
+    assert_int_equal(sql_int(f->db, "SELECT value FROM meta WHERE key = 'schema_version'", NULL),
+                     7);
+    assert_int_equal(sql_int(f->db,
+                             "SELECT count(*) FROM sqlite_master WHERE name = 'keys'"
+                             " AND sql LIKE '%AUTOINCREMENT%'",
+                             NULL),
+                     1);
+    assert_int_equal(sql_int(f->db, "SELECT count(*) FROM keys", NULL), 2);
+    assert_int_equal(store_usage_sum(f->s, idb, day, day, &sum, &err), 0);
+    assert_int_equal(sum, 7);
+    assert_int_equal(sql_int(f->db, "SELECT count(*) FROM alerts", NULL), 1);
+    /* the foreign keys work again: deleting b takes its usage and alert */
+    assert_int_equal(store_key_delete(f->s, idb, &err), 0);
+    assert_int_equal(sql_int(f->db, "SELECT count(*) FROM alerts", NULL), 0);
+    assert_int_equal(store_usage_sum(f->s, idb, day, day, &sum, &err), 0);
+    assert_int_equal(sum, 0);
+    assert_int_equal(store_key_insert(f->s, &c, &idc, &err), 0);
+    assert_true(idc > idb);
+}
+
 static void alerts_keep_their_cursor_lease_and_deliveries(void **state)
 {
     struct fixture *f = *state;
@@ -1001,6 +1091,9 @@ int main(void)
             sources_are_listed_in_byte_order_and_filtered_case_insensitively, setup, teardown),
         cmocka_unit_test_setup_teardown(ensure_registers_unknown_sources_as_non_headline_entries,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(key_ids_are_never_reused_after_a_delete, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            a_version_6_store_is_migrated_keeping_its_keys_usage_and_alerts, setup, teardown),
         cmocka_unit_test_setup_teardown(keys_can_be_inserted_found_listed_updated_and_deleted,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(alerts_keep_their_cursor_lease_and_deliveries, setup,

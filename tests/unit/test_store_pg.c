@@ -455,6 +455,12 @@ static void keys_and_usage_behave_as_in_the_embedded_store(void **state)
         assert_int_equal(store_usage_add(s, id1, 100, 1, T0, &err), 0);
         assert_int_equal(store_usage_sum(s, id1, 0, 1000, &sum, &err), 0);
         assert_int_equal(sum, 0);
+        /* Ids are never given out again (issue 23 item 6), not even the
+         * highest after every key is gone: SQLite's rowid did. */
+        assert_int_equal(store_key_delete(s, id2, &err), 0);
+        int64_t id3 = 0;
+        assert_int_equal(store_key_insert(s, &r2, &id3, &err), 0);
+        assert_true(id3 > id2); /* PostgreSQL's sequence also skipped the failed insert's */
         arena_release(&a);
     }
 }

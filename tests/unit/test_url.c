@@ -1,5 +1,6 @@
 /* ingest_url_canonical: the duplicate key of articles, and their domain;
- * util/url.h: the splitter it and the feed parser and crawler build on. */
+ * util/url.h: the splitter it and the feed parser and crawler build on, and
+ * the one reference resolver. */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include "ingest/ingest.h"
 #include "util/arena.h"
 #include "util/err.h"
+#include "util/buf.h"
 #include "util/limits.h"
 #include "util/url.h"
 
@@ -367,6 +369,79 @@ static void authorities_split_at_the_last_at_sign_and_the_port_colon(void **stat
     }
 }
 
+/* url_resolve: the examples of RFC 3986 section 5.4 (normal and
+ * abnormal), all against the RFC's base, and bytes copied as written. */
+static void references_resolve_as_rfc_3986_says(void **state)
+{
+    (void)state;
+    static const char *const base = "http://a/b/c/d;p?q";
+    static const char *const t[][2] = {
+        {"g:h", "g:h"},
+        {"g", "http://a/b/c/g"},
+        {"./g", "http://a/b/c/g"},
+        {"g/", "http://a/b/c/g/"},
+        {"/g", "http://a/g"},
+        {"//g", "http://g"},
+        {"?y", "http://a/b/c/d;p?y"},
+        {"g?y", "http://a/b/c/g?y"},
+        {"#s", "http://a/b/c/d;p?q#s"},
+        {"g#s", "http://a/b/c/g#s"},
+        {"g?y#s", "http://a/b/c/g?y#s"},
+        {";x", "http://a/b/c/;x"},
+        {"g;x", "http://a/b/c/g;x"},
+        {"g;x?y#s", "http://a/b/c/g;x?y#s"},
+        {"", "http://a/b/c/d;p?q"},
+        {".", "http://a/b/c/"},
+        {"./", "http://a/b/c/"},
+        {"..", "http://a/b/"},
+        {"../", "http://a/b/"},
+        {"../g", "http://a/b/g"},
+        {"../..", "http://a/"},
+        {"../../", "http://a/"},
+        {"../../g", "http://a/g"},
+        {"../../../g", "http://a/g"},
+        {"../../../../g", "http://a/g"},
+        {"/./g", "http://a/g"},
+        {"/../g", "http://a/g"},
+        {"g.", "http://a/b/c/g."},
+        {".g", "http://a/b/c/.g"},
+        {"g..", "http://a/b/c/g.."},
+        {"..g", "http://a/b/c/..g"},
+        {"./../g", "http://a/b/g"},
+        {"./g/.", "http://a/b/c/g/"},
+        {"g/./h", "http://a/b/c/g/h"},
+        {"g/../h", "http://a/b/c/h"},
+        {"g;x=1/./y", "http://a/b/c/g;x=1/y"},
+        {"g;x=1/../y", "http://a/b/c/y"},
+        {"g?y/./x", "http://a/b/c/g?y/./x"},
+        {"g?y/../x", "http://a/b/c/g?y/../x"},
+        {"g#s/./x", "http://a/b/c/g#s/./x"},
+        {"g#s/../x", "http://a/b/c/g#s/../x"},
+        {"http:g", "http:g"},
+        /* as written: no decoding, no case change */
+        {"/%7Eimg/A%26B.JPG", "http://a/%7Eimg/A%26B.JPG"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        struct buf out = BUF_INIT;
+        url_resolve(&out, t[i][0], base);
+        assert_int_equal(buf_error(&out), 0);
+        if (strcmp(out.data, t[i][1]))
+            fail_msg("%s: %s, not %s", t[i][0], out.data, t[i][1]);
+        buf_release(&out);
+    }
+    /* a host without a path: the merge starts at "/" */
+    struct buf out = BUF_INIT;
+    url_resolve(&out, "images/x.jpg", "https://www.cowcotland.com");
+    assert_string_equal(out.data, "https://www.cowcotland.com/images/x.jpg");
+    buf_release(&out);
+    /* a full buffer is its sticky error, never an overrun */
+    struct buf small;
+    buf_init(&small, 16);
+    url_resolve(&small, "/a/very/long/path/to/an/image.jpg", "https://example.com/");
+    assert_int_not_equal(buf_error(&small), 0);
+    buf_release(&small);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -377,6 +452,7 @@ int main(void)
         cmocka_unit_test(urls_split_into_their_five_components),
         cmocka_unit_test(a_split_joins_back_to_its_input),
         cmocka_unit_test(authorities_split_at_the_last_at_sign_and_the_port_colon),
+        cmocka_unit_test(references_resolve_as_rfc_3986_says),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

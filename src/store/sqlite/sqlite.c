@@ -33,6 +33,9 @@
  *               log, the lease (owner, until)
  *   alert_deliveries  per alert, the deliveries waiting for the webhook,
  *               body as sent, in seq order
+ * Version 7: keys rebuilt with AUTOINCREMENT (schema_v7): SQLite gave the
+ *   highest deleted rowid out again, and a new key inherited the deleted
+ *   key's usage, open streams and log identity. Ids are now never reused.
  * A new file is made with auto_vacuum=INCREMENTAL (set before its first
  * table), so deleted articles' pages can be given back
  * (store_space_release); an older file keeps auto_vacuum=NONE until
@@ -122,7 +125,6 @@ struct column_add {
  * setting; ingest/crawl.h). */
 static const struct column_add schema_v5 = {"feeds", "pages", "TEXT"};
 
-
 /* clang-format off */
 static const char schema_v6[] =
     "CREATE TABLE IF NOT EXISTS alerts("
@@ -140,12 +142,30 @@ static const char schema_v6[] =
     " created_ms INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(alert_id, seq)) WITHOUT ROWID;";
 /* clang-format on */
 
+/* SQLite cannot add AUTOINCREMENT to a table: the table is made again
+ * (the procedure of SQLite's "ALTER TABLE" page), with the same ids, while
+ * schema_migrate has foreign keys off, so that dropping the old table
+ * deletes no usage or alert of its keys; foreign_key_check runs before the
+ * commit. Running it again rebuilds the table again, harmlessly. */
+/* clang-format off */
+static const char schema_v7[] =
+    "DROP TABLE IF EXISTS keys_v7;"
+    "CREATE TABLE keys_v7("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT, hash BLOB UNIQUE NOT NULL, name TEXT,"
+    " plan TEXT NOT NULL, state INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL DEFAULT 0,"
+    " last_used INTEGER NOT NULL DEFAULT 0);"
+    "INSERT INTO keys_v7(id, hash, name, plan, state, created_at, last_used)"
+    " SELECT id, hash, name, plan, state, created_at, last_used FROM keys;"
+    "DROP TABLE keys;"
+    "ALTER TABLE keys_v7 RENAME TO keys;";
+/* clang-format on */
+
 /* Each step: its statements, or a column to add. */
 static const struct migration {
     const char *sql;
     const struct column_add *column;
-} migrations[] = {{schema_v1, NULL}, {schema_v2, NULL}, {schema_v3, NULL},
-                  {schema_v4, NULL}, {NULL, &schema_v5}, {schema_v6, NULL}};
+} migrations[] = {{schema_v1, NULL},  {schema_v2, NULL}, {schema_v3, NULL}, {schema_v4, NULL},
+                  {NULL, &schema_v5}, {schema_v6, NULL}, {schema_v7, NULL}};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
 int store_sqlite_begin(struct store_sqlite *s, struct err *err)
@@ -211,14 +231,38 @@ static int column_ensure(struct store_sqlite *s, const struct column_add *c, str
     return store_sqlite_exec(s->writer, sql, err);
 }
 
-/* Bring the schema to SCHEMA_VERSION in one transaction. */
+/* The references between tables hold (foreign_key_check finds nothing). */
+static int foreign_keys_check(struct store_sqlite *s, struct err *err)
+{
+    int64_t bad = 0;
+    int rc = store_sqlite_query_int(s->writer, "SELECT count(*) FROM pragma_foreign_key_check",
+                                    &bad, err);
+    if (rc == 0 && bad > 0)
+        rc = err_set(err, ERR_STORE, "the migration left %lld rows without their parent",
+                     (long long)bad);
+    return rc;
+}
+
+/* Foreign keys back on after the migration; rc, or the failure to. */
+static int foreign_keys_on(struct store_sqlite *s, int rc, struct err *err)
+{
+    struct err ignored;
+    int on = store_sqlite_exec(s->writer, "PRAGMA foreign_keys=ON", rc < 0 ? &ignored : err);
+    return rc < 0 ? rc : on;
+}
+
+/* Bring the schema to SCHEMA_VERSION in one transaction, with foreign keys
+ * off (they cannot change inside a transaction): a migration that makes a
+ * table again (schema_v7) must not cascade its drop into the children. */
 static int schema_migrate(struct store_sqlite *s, bool fulltext_when_new, struct err *err)
 {
     int64_t version = 0;
     int rc;
 
-    if ((rc = store_sqlite_begin(s, err)) < 0)
+    if ((rc = store_sqlite_exec(s->writer, "PRAGMA foreign_keys=OFF", err)) < 0)
         return rc;
+    if ((rc = store_sqlite_begin(s, err)) < 0)
+        goto on;
     rc = store_sqlite_exec(s->writer,
                            "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value)", err);
     if (rc < 0)
@@ -239,6 +283,8 @@ static int schema_migrate(struct store_sqlite *s, bool fulltext_when_new, struct
         if (rc < 0)
             goto out;
     }
+    if ((rc = foreign_keys_check(s, err)) < 0)
+        goto out;
     rc = schema_version_set(s->writer, SCHEMA_VERSION, err);
     /* schema_v1 made the full-text side; a new store drops it unless asked
      * (the same transaction: no other process sees it in between). */
@@ -248,7 +294,9 @@ static int schema_migrate(struct store_sqlite *s, bool fulltext_when_new, struct
                                " DROP TRIGGER articles_fts_update; DROP TABLE articles_fts;",
                                err);
 out:
-    return store_sqlite_end(s, rc, err);
+    rc = store_sqlite_end(s, rc, err);
+on:
+    return foreign_keys_on(s, rc, err);
 }
 
 /* Switch to WAL (persistent in the file) and check it took. */
