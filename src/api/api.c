@@ -629,7 +629,9 @@ void api_handle(const struct http_request *req, struct http_response *resp, void
          * built) does not count toward the quota; once the search ran the
          * request counts, however it ended: a query made slow on purpose
          * until the time budget stops it must not be free (API.md §8). */
-        if (resp->status >= 500 && !c.searched) {
+        /* A feed reader's poll answered 304 (nothing new) costs nothing
+         * either: readers poll every few minutes (docs/api.md). */
+        if ((resp->status >= 500 && !c.searched) || resp->status == 304) {
             auth_uncount(c.api->auth, c.auth.key_id, c.now);
             if (c.auth.limited)
                 c.auth.remaining++;

@@ -13,6 +13,7 @@
 
 #include "api/api.h"
 #include "api/error.h"
+#include "api/feed.h"
 #include "api/params.h"
 #include "api/render.h"
 #include "index/index.h"
@@ -41,6 +42,7 @@ struct api_call {
     struct auth_result auth;
     int64_t now;
     bool searched; /* the search ran: the request counts even if it ends in a 5xx */
+    enum api_feed_format feed; /* format=rss|atom|jsonfeed: the page as a feed */
 };
 
 /* --- respond.c: the answer --------------------------------------------- */
@@ -97,6 +99,10 @@ int api_get_sort(struct api_call *c, enum index_sort dflt, enum index_sort *out)
 
 /* page and pageSize (plain digits; pageSize 1..100; page ≥ 1). */
 int api_get_paging(struct api_call *c, size_t default_size, size_t *page, size_t *size);
+
+/* format (an extension): json (NewsAPI's, the default), rss, atom or
+ * jsonfeed into c->feed. */
+int api_get_feed_format(struct api_call *c);
 
 /* Plan limits: result window, then history depth (426 errors). Adjusts
  * *from (history hides older articles) and *to (article delay). */

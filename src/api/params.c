@@ -136,7 +136,8 @@ static const struct {
                    {"to", "to"},
                    {"sortby", "sortBy"},
                    {"page", "page"},
-                   {"pagesize", "pageSize"}};
+                   {"pagesize", "pageSize"},
+                   {"format", "format"}};
 #define N_SEARCH_ONLY (sizeof search_only / sizeof search_only[0])
 
 const char *api_search_only_param(const char *name)

@@ -40,7 +40,8 @@ const char *api_params_joined(struct arena *a, const struct api_params *p, const
                               const char *sep);
 
 /* /v2/everything's search-only parameters, its date window, order and
- * paging: from, to, sortBy, page, pageSize. They mean nothing to a live
+ * paging: from, to, sortBy, page, pageSize, and the form of its page
+ * (format: a feed). They mean nothing to a live
  * stream or an alert (both get every new matching article), which refuse
  * them rather than ignore them; the list is kept here once for both. */
 

@@ -3,11 +3,152 @@
  * failures turned into NewsAPI errors (timeout and index-not-ready 503,
  * anything else 500 with the cause in the log only). */
 #include "api/internal.h"
+#include "util/ascii.h"
 #include "util/clock.h"
+#include "util/hash.h"
 #include "util/limits.h"
 #include "util/log.h"
+#include "util/timefmt.h"
+#include "util/version.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
 
 #include "util/banned.h"
+
+/* ---- the page as a feed (format=rss|atom|jsonfeed) ------------------------------ */
+
+/* The address this request came to, as the client sees it: the Host it
+ * sent (any byte but those a host may hold makes it "localhost": this is
+ * only a link in its own answer) and the scheme a proxy in front says. */
+static void feed_base(struct api_call *c, struct buf *b)
+{
+    const char *host = http_request_header(c->req, "Host");
+    const char *proto = http_request_header(c->req, "X-Forwarded-Proto");
+    bool ok = host && *host && strlen(host) <= 255;
+    for (const char *p = host; ok && *p; p++)
+        ok = ascii_is_alpha(*p) || ascii_is_digit(*p) || strchr(".-:[]", *p);
+    buf_puts(b, proto && !strcmp(proto, "https") ? "https://" : "http://");
+    buf_puts(b, ok ? host : "localhost");
+}
+
+/* The request's query string without its apiKey (any case): the key
+ * stays in the reader's subscription, never in the document it gets. */
+static void query_without_key(struct buf *b, const char *q)
+{
+    bool first = true;
+    while (*q) {
+        size_t n = strcspn(q, "&");
+        if (n && !(n >= 7 && !strncasecmp(q, "apikey=", 7)) &&
+            !(n == 6 && !strncasecmp(q, "apikey", 6))) {
+            if (!first)
+                buf_putc(b, '&');
+            buf_append(b, q, n);
+            first = false;
+        }
+        q += n;
+        if (*q == '&')
+            q++;
+    }
+}
+
+/* "newsd: /v2/everything q=bitcoin language=en": the search it follows,
+ * in words (decoded values; the key, paging and format left out). */
+static void feed_title(struct api_call *c, struct buf *b)
+{
+    buf_puts(b, "newsd: ");
+    buf_puts(b, c->req->path);
+    for (size_t i = 0; i < c->params.n; i++) {
+        const struct api_param *p = &c->params.items[i];
+        if (!strcmp(p->name, "apikey") || !strcmp(p->name, "format") || !strcmp(p->name, "page") ||
+            !strcmp(p->name, "pagesize"))
+            continue;
+        buf_printf(b, " %s=%.*s", p->name, (int)strnlen(p->value, p->len), p->value);
+    }
+}
+
+/* If-None-Match holds etag (or *): the client has this very page. */
+static bool etag_matches(const char *header, const char *etag)
+{
+    size_t n = strlen(etag);
+    for (const char *p = header; p && *p;) {
+        p += strspn(p, " \t,");
+        if (*p == '*')
+            return true;
+        if (!strncmp(p, "W/", 2))
+            p += 2; /* a weak comparison (RFC 9110 §13.1.2) */
+        if (!strncmp(p, etag, n) && (p[n] == '\0' || p[n] == ',' || p[n] == ' '))
+            return true;
+        p = strchr(p, ',');
+    }
+    return false;
+}
+
+/* The client's copy is current: If-None-Match when sent, else
+ * If-Modified-Since against the newest article (RFC 9110 §13.2.2). */
+static bool not_modified(struct api_call *c, const char *etag, int64_t newest)
+{
+    const char *inm = http_request_header(c->req, "If-None-Match");
+    if (inm)
+        return etag_matches(inm, etag);
+    const char *ims = http_request_header(c->req, "If-Modified-Since");
+    int64_t since;
+    return ims && newest > 0 && timefmt_parse_rfc822(ims, strlen(ims), &since) == 0 &&
+           newest <= since;
+}
+
+static void respond_feed(struct api_call *c, const struct index_result *res)
+{
+    struct buf base = BUF_INIT, self = BUF_INIT, home = BUF_INIT, title = BUF_INIT, b;
+    feed_base(c, &base);
+    buf_putc(&base, '\0');
+    buf_printf(&self, "%s%s", base.data ? base.data : "", c->req->path);
+    if (*c->req->query)
+        buf_putc(&self, '?');
+    query_without_key(&self, c->req->query);
+    buf_putc(&self, '\0');
+    buf_printf(&home, "%s/", base.data ? base.data : "");
+    buf_putc(&home, '\0');
+    feed_title(c, &title);
+    buf_putc(&title, '\0');
+    struct api_feed_meta m = {.title = title.data,
+                              .self_url = self.data,
+                              .home_url = home.data,
+                              .version = version_release(),
+                              .now = c->now};
+    int64_t newest = 0;
+    buf_init(&b, LIMIT_RESPONSE_BYTES);
+    int rc = buf_error(&base) || buf_error(&self) || buf_error(&home) || buf_error(&title)
+                 ? ERR_NOMEM
+                 : api_feed_render(&b, c->feed, &m, res->docs, res->n, &newest);
+    buf_release(&base);
+    buf_release(&self);
+    buf_release(&home);
+    buf_release(&title);
+    if (rc < 0) {
+        buf_release(&b);
+        api_fail(c, API_ERR_UNEXPECTED, NULL);
+        log_msg(LOG_ERROR, "request %s: feed rendering failed (%d)", c->req->request_id, rc);
+        return;
+    }
+    /* A strong validator of these very bytes; Last-Modified from the
+     * newest article (a deletion changes the ETag, not the date). */
+    char etag[24], date[TIMEFMT_HTTP_LEN];
+    snprintf(etag, sizeof etag, "\"%016llx\"", (unsigned long long)hash_bytes64(b.data, b.len));
+    http_response_add_header(c->resp, "ETag", etag);
+    if (newest > 0) {
+        timefmt_http(newest, date);
+        http_response_add_header(c->resp, "Last-Modified", date);
+    }
+    c->resp->content_type = api_feed_content_type(c->feed);
+    if (not_modified(c, etag, newest)) {
+        buf_release(&b);
+        c->resp->status = 304; /* no body; it does not count toward the quota (api.c) */
+        return;
+    }
+    api_respond_rendered(c, &b);
+}
 
 void api_respond_search(struct api_call *c, const struct index_request *req)
 {
@@ -49,6 +190,10 @@ void api_respond_search(struct api_call *c, const struct index_request *req)
             c->resp->log_note = "index failure";
             return;
         }
+    }
+    if (c->feed != API_FEED_NONE) {
+        respond_feed(c, &res);
+        return;
     }
     struct buf b;
     buf_init(&b, LIMIT_RESPONSE_BYTES);

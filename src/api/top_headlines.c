@@ -58,7 +58,7 @@ void api_top_headlines(struct api_call *c)
         api_get_query(c, "qintitle", "qInTitle", (struct query_node **)&req.q_title) < 0 ||
         api_get_two_letters(c, "language", language_code, &language_given) < 0 ||
         api_get_sort(c, INDEX_SORT_PUBLISHED_ASC, &req.sort) < 0 ||
-        api_get_paging(c, 20, &page, &size) < 0)
+        api_get_paging(c, 20, &page, &size) < 0 || api_get_feed_format(c) < 0)
         return;
     if (country_given)
         req.country = country_code;

@@ -294,6 +294,17 @@ int api_get_language(struct api_call *c, const char **out)
                     "pt, ru, sv, ud, zh.");
 }
 
+int api_get_feed_format(struct api_call *c)
+{
+    const char *v = api_param(c, "format");
+    int f = v ? api_feed_format_of(v) : API_FEED_NONE;
+    if (f < 0)
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "The format parameter must be json, rss, atom or jsonfeed.");
+    c->feed = (enum api_feed_format)f;
+    return 0;
+}
+
 int api_get_sort(struct api_call *c, enum index_sort dflt, enum index_sort *out)
 {
     *out = dflt;

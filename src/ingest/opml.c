@@ -18,6 +18,7 @@
 
 #include "util/utf8.h"
 #include "util/vocab.h"
+#include "util/xml.h"
 
 #include "util/banned.h"
 
@@ -297,46 +298,12 @@ out:
 
 /* ---- writing --------------------------------------------------------------- */
 
-/* s as an XML attribute value: markup characters and the blanks an
- * attribute would normalise escaped; other control characters (not XML
- * 1.0) as '?'. */
-static void put_attr_value(struct buf *b, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '&':
-            buf_puts(b, "&amp;");
-            break;
-        case '<':
-            buf_puts(b, "&lt;");
-            break;
-        case '>':
-            buf_puts(b, "&gt;");
-            break;
-        case '"':
-            buf_puts(b, "&quot;");
-            break;
-        case '\t':
-            buf_puts(b, "&#9;");
-            break;
-        case '\n':
-            buf_puts(b, "&#10;");
-            break;
-        case '\r':
-            buf_puts(b, "&#13;");
-            break;
-        default:
-            buf_putc(b, *p < 0x20 || *p == 0x7f ? '?' : (char)*p);
-        }
-    }
-}
-
 static void put_attr(struct buf *b, const char *name, const char *value)
 {
     if (!value || !*value)
         return;
     buf_printf(b, " %s=\"", name);
-    put_attr_value(b, value);
+    xml_attr(b, value, strlen(value));
     buf_putc(b, '"');
 }
 

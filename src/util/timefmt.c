@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util/ascii.h"
@@ -132,6 +133,20 @@ void timefmt_iso8601(int64_t t, char out[TIMEFMT_ISO_LEN])
     p = put_num(p, sod % 60, 2);
     *p++ = 'Z';
     *p = '\0';
+}
+
+void timefmt_http(int64_t t, char out[TIMEFMT_HTTP_LEN])
+{
+    static const char days[7][4] = {"Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"};
+    static const char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    char iso[TIMEFMT_ISO_LEN];
+    timefmt_iso8601(t, iso); /* clamps, and gives the civil date's digits */
+    int64_t day = timefmt_day(clamp_time(t));
+    int64_t wd = ((day % 7) + 7) % 7; /* 1970-01-01 was a Thursday */
+    int month = (iso[5] - '0') * 10 + (iso[6] - '0');
+    snprintf(out, TIMEFMT_HTTP_LEN, "%s, %.2s %s %.4s %.8s GMT", days[wd], iso + 8,
+             months[month - 1], iso, iso + 11);
 }
 
 void timefmt_date(int64_t t, char out[11])

@@ -38,6 +38,11 @@ int timefmt_parse_any(const char *s, size_t n, int64_t *out);
 /* Write "YYYY-MM-DDThh:mm:ssZ" (clamped to the supported range). */
 void timefmt_iso8601(int64_t t, char out[TIMEFMT_ISO_LEN]);
 
+/* Write the IMF-fixdate of HTTP (RFC 9110 §5.6.7), also RSS's RFC 822
+ * form: "Sun, 06 Nov 1994 08:49:37 GMT" (clamped like timefmt_iso8601). */
+#define TIMEFMT_HTTP_LEN 30
+void timefmt_http(int64_t t, char out[TIMEFMT_HTTP_LEN]);
+
 /* Write "YYYY-MM-DD". out needs 11 bytes. */
 void timefmt_date(int64_t t, char out[11]);
 
