@@ -106,6 +106,14 @@ static const char schema_v3[] =
  * after ~100 k articles, and every miss is a pread through the kernel.
  * Allocated only as pages are used. */
 #define STORE_SQLITE_WRITER_CACHE "-262144"
+/* The size the WAL is cut back to when the writer restarts it. SQLite
+ * checkpoints automatically past 1000 pages (~4 MiB), so a WAL in steady
+ * use cycles within ~4 MiB plus one transaction; a limit below that would
+ * truncate and regrow the file on every cycle. Four times it leaves a
+ * steady import alone and gives back what a burst (one large transaction,
+ * a reader holding an old snapshot during an import) grew. An idle store
+ * makes no restart: idle.c truncates its WAL to zero. */
+#define STORE_SQLITE_WAL_LIMIT "16777216"
 
 static const char schema_v4[] =
     "CREATE TABLE IF NOT EXISTS article_deletions("
@@ -328,6 +336,7 @@ static void sqlite_free(struct store_backend *b)
     struct store_sqlite *s = (struct store_sqlite *)b;
     if (s == NULL)
         return;
+    store_sqlite_idle_stop(s);
     store_sqlite_pool_release(&s->readers);
     if (s->writer) {
         store_sqlite_conn_close(s->writer);
@@ -418,10 +427,13 @@ int store_sqlite_new(struct store_backend **out, const char *dir, bool fulltext_
     if ((rc = store_sqlite_exec(s->writer, "PRAGMA auto_vacuum=INCREMENTAL", err)) < 0 ||
         (rc = wal_enable(s->writer, err)) < 0 ||
         (rc = store_sqlite_exec(s->writer, "PRAGMA synchronous=NORMAL", err)) < 0 ||
+        (rc = store_sqlite_exec(s->writer, "PRAGMA journal_size_limit=" STORE_SQLITE_WAL_LIMIT,
+                                err)) < 0 ||
         (rc = store_sqlite_exec(s->writer, "PRAGMA cache_size=" STORE_SQLITE_WRITER_CACHE, err)) <
             0 ||
         (rc = schema_migrate(s, fulltext_when_new, err)) < 0 ||
-        (rc = store_sqlite_pool_init(&s->readers, s->path, err)) < 0)
+        (rc = store_sqlite_pool_init(&s->readers, s->path, err)) < 0 ||
+        (rc = store_sqlite_idle_start(s, err)) < 0)
         goto out;
     *out = &s->base;
     s = NULL;
