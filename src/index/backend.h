@@ -20,6 +20,8 @@ struct index_backend {
     int (*sizes)(struct index_backend *b, struct index_size_report *out, struct err *err);
     /* NULL: nothing beyond readiness to show. */
     void (*stats)(struct index_backend *b, struct index_stats *out);
+    /* NULL: the index is the table (index_count_check: not compared). */
+    int (*count_check)(struct index_backend *b, struct index_count_check *out, struct err *err);
 };
 
 /* SQLite FTS5 over the log's SQLite file at db_path (store/log.h: its

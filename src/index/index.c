@@ -113,6 +113,14 @@ void index_stats(struct index *idx, struct index_stats *out)
         idx->be->stats(idx->be, out);
 }
 
+int index_count_check(struct index *idx, struct index_count_check *out, struct err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (idx->be->count_check == NULL || !index_ready(idx))
+        return 0;
+    return idx->be->count_check(idx->be, out, err);
+}
+
 bool index_wait_ready(struct index *idx, int64_t ms)
 {
     for (int64_t waited = 0; !index_ready(idx) && waited < ms; waited += 10)

@@ -166,6 +166,23 @@ struct index_stats {
 };
 void index_stats(struct index *idx, struct index_stats *out);
 
+/* The index's live documents against the table's rows (/healthz): a
+ * server whose table was replaced or edited behind it answers searches
+ * from an index that no longer matches (issue 30: a backup written over
+ * the live database, every search 0 results). Compared only on a snapshot
+ * that covers the table's head, after giving the follower a moment to
+ * catch up (a count that differs while articles are being imported is
+ * lag, not disagreement); a mismatch is looked at again after the
+ * follower's next poll, which reconciles deletions. */
+struct index_count_check {
+    bool compared;     /* false: the table kept moving, or the index is not ready */
+    int64_t rows;      /* the articles table's rows */
+    int64_t documents; /* the index's live documents */
+};
+/* 0 with *out filled (a backend that is the table itself, FTS5: compared
+ * false), or ERR_* when the table cannot be read. */
+int index_count_check(struct index *idx, struct index_count_check *out, struct err *err);
+
 /* Check the index against the articles table: every row indexed exactly
  * once and nothing else, and (engine) every segment's checksum and
  * structure. 0 with the counts in *out (missing + extra == 0: agreed), or
