@@ -113,6 +113,11 @@ void index_stats(struct index *idx, struct index_stats *out)
         idx->be->stats(idx->be, out);
 }
 
+int index_files_remove(const char *db_path, struct err *err)
+{
+    return index_engine_files_remove(db_path, err);
+}
+
 int index_count_check(struct index *idx, struct index_count_check *out, struct err *err)
 {
     memset(out, 0, sizeof *out);

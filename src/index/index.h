@@ -198,6 +198,12 @@ int index_sizes(struct index *idx, struct index_size_report *out, struct err *er
  * index lives beside its own file. */
 #define INDEX_LOCAL_DIR_DEFAULT STORE_LOG_LOCAL_DIR_DEFAULT
 
+/* Remove the index files kept beside the SQLite file db_path (the
+ * engine's directory; FTS5 lives in the file itself): newsd restore, so
+ * that the next open rebuilds from the restored table. 0 also when there
+ * are none; nothing may have them open. */
+int index_files_remove(const char *db_path, struct err *err);
+
 /* Backend kinds for index_open_kind: "fts5" (SQLite FTS5) or "engine" (the
  * purpose-built index, docs/engine.md). */
 #define INDEX_KIND_FTS5 "fts5"

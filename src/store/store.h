@@ -112,6 +112,19 @@ void store_close(struct store *s);
  * tool there). */
 int store_backup(struct store *s, const char *dest, struct err *err);
 
+/* newsd restore (src/store/sqlite/restore.c says how, and why the store
+ * directory itself is never moved): stage copies the embedded-store
+ * database file backup into the store directory dir beside newsd.db,
+ * gives it the directory's owner and checks it (SQLite quick_check, the
+ * newsd schema); ERR_INVALID saying why for a file that is no sound
+ * store, nothing left behind. commit retires the old database (its WAL
+ * checkpointed, -wal and -shm removed) and renames the copy over it;
+ * abort removes a staged copy. The caller holds the store's lock (no
+ * server has it open). */
+int store_restore_stage(const char *dir, const char *backup, struct err *err);
+int store_restore_commit(const char *dir, struct err *err);
+void store_restore_abort(const char *dir);
+
 /* loc fit for logs and error messages: the password of a postgresql://
  * URI (user:PASSWORD@ or ?password=) replaced by "***". Writes at most n
  * bytes (NUL included) to buf and returns buf. */

@@ -19,9 +19,9 @@ struct store_sqlite_idle {
     pthread_mutex_t lock; /* guards stop; cond wakes the thread to stop */
     pthread_cond_t cond;
     bool stop;
-    bool running;    /* started: store_sqlite_idle_stop joins it */
-    sqlite3 *db;     /* used by the thread alone */
-    char *wal_path;  /* <path>-wal, the file watched */
+    bool running;   /* started: store_sqlite_idle_stop joins it */
+    sqlite3 *db;    /* used by the thread alone */
+    char *wal_path; /* <path>-wal, the file watched */
 };
 
 struct store_sqlite {
@@ -61,6 +61,11 @@ int store_sqlite_write_end(struct store_sqlite *s, int rc, struct err *err);
 /* Bind a source to ?1..?9 in SOURCE_COLUMNS order (sources.c and the
  * replica's copy of the catalogue). Returns a SQLite code. */
 int store_sqlite_bind_source(sqlite3_stmt *st, const struct source *x);
+
+/* 0 when db holds a newsd store of a schema version this build reads
+ * (its tables, meta's schema_version from 1 to the current); ERR_INVALID
+ * or ERR_UNSUPPORTED saying why not (restore.c). */
+int store_sqlite_schema_check(sqlite3 *db, struct err *err);
 
 /* backup.c: store_backup. */
 int store_sqlite_backup(struct store_backend *b, const char *dest, struct err *err);

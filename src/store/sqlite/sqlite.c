@@ -204,6 +204,26 @@ static int schema_version_set(sqlite3 *db, int64_t v, struct err *err)
                               STORE_SQLITE_ARGS(STORE_SQLITE_INT(v)), NULL, err);
 }
 
+int store_sqlite_schema_check(sqlite3 *db, struct err *err)
+{
+    int64_t version = 0, tables = 0;
+    int rc = store_sqlite_query_int(db,
+                                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                                    "name IN ('meta', 'articles', 'sources', 'keys')",
+                                    &tables, err);
+    if (rc < 0)
+        return rc;
+    if (tables != 4)
+        return err_set(err, ERR_INVALID, "not a newsd store (no newsd tables)");
+    if ((rc = schema_version_get(db, &version, err)) < 0)
+        return rc;
+    if (version < 1 || version > SCHEMA_VERSION)
+        return err_set(err, ERR_UNSUPPORTED,
+                       "store schema version %lld: this newsd reads versions 1 to %lld",
+                       (long long)version, (long long)SCHEMA_VERSION);
+    return 0;
+}
+
 /* Add c unless its table has it already. */
 static int column_ensure(struct store_sqlite *s, const struct column_add *c, struct err *err)
 {
