@@ -72,7 +72,7 @@ static int open_with(struct index **out, struct store *s, const struct index_opt
     if ((rc = store_log_open(&idx->log, s, opt->local_dir, err)) < 0 ||
         (rc = backend_new(&idx->be, engine, background, store_log_path(idx->log), &opt->engine,
                           err)) < 0 ||
-        (rc = store_log_start(idx->log, err)) < 0)
+        (!opt->no_follow && (rc = store_log_start(idx->log, err)) < 0))
         goto out;
     *out = idx;
     idx = NULL;

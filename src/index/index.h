@@ -141,6 +141,9 @@ struct index_options {
     const char *kind;      /* INDEX_KIND_*; NULL: INDEX_KIND_DEFAULT */
     const char *local_dir; /* a PostgreSQL store's node-local directory (below);
                             * NULL: INDEX_LOCAL_DIR_DEFAULT */
+    bool no_follow;        /* a PostgreSQL store's replica is opened as it is and
+                            * not kept in step (newsd index verify: what this
+                            * node holds, and how far behind the store it is) */
     struct index_engine_options engine;
 };
 
