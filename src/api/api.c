@@ -267,8 +267,9 @@ static const char *presented_key(struct api_call *c)
 /* 200 when the node can serve. 503 "starting" while the search index is
  * being built (the first start on a store). A node with a local index of a
  * PostgreSQL store answers from it (and says how far it trails the store):
- * 503 until it has caught up once since it started, then 200 even while
- * the store is unreachable, since searches do not need it. 503 "index
+ * 503 until it has caught up once since it started ("database
+ * unreachable" while it cannot reach the store at all), then 200 even
+ * while the store is unreachable, since searches do not need it. 503 "index
  * disagrees" when the index, caught up with the table, holds another
  * number of articles than the table (index_count_check): searches would
  * answer from a stale or foreign index. */
@@ -292,13 +293,17 @@ static void respond_health(struct api_call *c)
         return;
     }
     bool disagree = cc.compared && cc.rows != cc.documents;
+    /* A node started while its database was down has never caught up:
+     * say why it waits rather than "catching up" with nothing. */
+    bool unreachable = rs.replica && !rs.caught_up && !rs.store_reachable;
     bool ok = ready && (!rs.replica || rs.caught_up) && !disagree;
     char body[1024];
     int len = snprintf(body, sizeof body, "{\"status\":\"%s\",\"store\":\"%s\",\"articles\":%lld",
-                       !ready     ? "starting"
-                       : disagree ? "index disagrees"
-                       : ok       ? "ok"
-                                  : "catching up",
+                       !ready        ? "starting"
+                       : disagree    ? "index disagrees"
+                       : ok          ? "ok"
+                       : unreachable ? "database unreachable"
+                                     : "catching up",
                        store_kind(c->api->store), (long long)n);
     if (disagree)
         len += snprintf(body + len, sizeof body - (size_t)len,
@@ -307,6 +312,10 @@ static void respond_health(struct api_call *c)
                         "newsd?): searches answer from the index. newsd index verify says which; "
                         "to rebuild, stop newsd and remove the index directory.\"",
                         (long long)cc.documents, (long long)cc.documents, (long long)cc.rows);
+    if (ready && !ok && unreachable)
+        len += snprintf(body + len, sizeof body - (size_t)len,
+                        ",\"message\":\"PostgreSQL cannot be reached: this node has not caught up "
+                        "with it since it started, and becomes ready by itself when it is back.\"");
     if (rs.replica)
         len += snprintf(body + len, sizeof body - (size_t)len,
                         ",\"lag_seq\":%lld,\"lag_seconds\":%.3f,\"applied_seq\":%lld,"

@@ -475,6 +475,28 @@ static int serve_lock_take(struct serve_parts *p, const struct serve_settings *s
                          "store's index");
 }
 
+/* A cluster node starts while PostgreSQL is down (with the unit's restart
+ * policy a refusal became a permanent failure): the store opens without
+ * it (store_options start_unreachable), /livez answers, /healthz says
+ * "database unreachable" until it is back. The embedded store as every
+ * command opens it. */
+static int serve_store_open(struct store **out, const struct serve_settings *set)
+{
+    if (!store_location_is_pg(set->store))
+        return cmd_store_open(out, set->store, set->index_kind);
+    struct store_options opt = {.start_unreachable = true};
+    struct err err;
+    err_clear(&err);
+    int rc = store_open_with(out, set->store, &opt, &err);
+    if (rc < 0) {
+        char shown[512];
+        cmd_fail("cannot open store %s: %s",
+                 store_location_redacted(set->store, shown, sizeof shown), err_msg(&err, rc));
+        return -1;
+    }
+    return 0;
+}
+
 /* The store, with its FTS5 side fitted to the index (cmd_store_fit_index),
  * then the index. Listening does not wait long for the index: the first
  * start on a large store builds it for minutes (healthz says "starting" and
@@ -485,7 +507,7 @@ static int start_store_and_index(struct serve_parts *p, const struct serve_setti
     struct err err;
     err_clear(&err);
     int rc;
-    if (cmd_store_open(&p->store, set->store, set->index_kind) < 0 || serve_lock_take(p, set) < 0 ||
+    if (serve_store_open(&p->store, set) < 0 || serve_lock_take(p, set) < 0 ||
         cmd_store_fit_index(p->store, set->index_kind) < 0)
         return -1;
     struct index_options iopt = {

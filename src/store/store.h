@@ -97,7 +97,16 @@ struct store_options {
     /* A new embedded store starts with the FTS5 side (store_fulltext_set)
      * only when this is set; store_open sets it. */
     bool fulltext_when_new;
+    /* A PostgreSQL store that cannot be reached opens anyway (newsd serve:
+     * a cluster node starts while its database is down and becomes ready
+     * when it is back); the schema is brought up to date at the first
+     * connection, and every call fails with ERR_BUSY until then. Without
+     * it, store_open fails with ERR_BUSY. */
+    bool start_unreachable;
 };
+
+/* Whether loc names a PostgreSQL store (postgresql:// or postgres://). */
+bool store_location_is_pg(const char *loc);
 
 /* store_open with options (NULL: store_open's). */
 int store_open_with(struct store **out, const char *loc, const struct store_options *opt,
