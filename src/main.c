@@ -24,6 +24,7 @@ static const struct cmd_entry {
     {"crawl", cmd_crawl, "poll the feeds that are due (--once: one round)"},
     {"index", cmd_index, "index verify: check the search index against the articles; index sizes"},
     {"backup", cmd_backup, "a consistent copy of the store, taken while newsd runs"},
+    {"restore", cmd_restore, "put a backup in place of the store's database (newsd stopped)"},
     {"articles", cmd_articles, "delete articles (by date, source, URL); compact the store"},
     {"alerts", cmd_alerts, "list, add, remove webhook alerts (saved searches)"},
 };

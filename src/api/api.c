@@ -267,11 +267,16 @@ static const char *presented_key(struct api_call *c)
 /* 200 when the node can serve. 503 "starting" while the search index is
  * being built (the first start on a store). A node with a local index of a
  * PostgreSQL store answers from it (and says how far it trails the store):
- * 503 until it has caught up once since it started, then 200 even while
- * the store is unreachable, since searches do not need it. */
+ * 503 until it has caught up once since it started ("database
+ * unreachable" while it cannot reach the store at all), then 200 even
+ * while the store is unreachable, since searches do not need it. 503 "index
+ * disagrees" when the index, caught up with the table, holds another
+ * number of articles than the table (index_count_check): searches would
+ * answer from a stale or foreign index. */
 static void respond_health(struct api_call *c)
 {
     struct index_replica_status rs;
+    struct index_count_check cc = {0};
     int64_t n = 0;
     struct err err;
     err_clear(&err);
@@ -283,13 +288,34 @@ static void respond_health(struct api_call *c)
         return;
     }
     bool ready = index_ready(c->api->index);
-    bool ok = ready && (!rs.replica || rs.caught_up);
-    char body[448];
+    if (ready && index_count_check(c->api->index, &cc, &err) < 0) {
+        api_fail(c, API_ERR_UNAVAILABLE, NULL);
+        return;
+    }
+    bool disagree = cc.compared && cc.rows != cc.documents;
+    /* A node started while its database was down has never caught up:
+     * say why it waits rather than "catching up" with nothing. */
+    bool unreachable = rs.replica && !rs.caught_up && !rs.store_reachable;
+    bool ok = ready && (!rs.replica || rs.caught_up) && !disagree;
+    char body[1024];
     int len = snprintf(body, sizeof body, "{\"status\":\"%s\",\"store\":\"%s\",\"articles\":%lld",
-                       !ready ? "starting"
-                       : ok   ? "ok"
-                              : "catching up",
+                       !ready        ? "starting"
+                       : disagree    ? "index disagrees"
+                       : ok          ? "ok"
+                       : unreachable ? "database unreachable"
+                                     : "catching up",
                        store_kind(c->api->store), (long long)n);
+    if (disagree)
+        len += snprintf(body + len, sizeof body - (size_t)len,
+                        ",\"indexed\":%lld,\"message\":\"The search index holds %lld articles but "
+                        "the articles table %lld (was the database replaced or edited behind "
+                        "newsd?): searches answer from the index. newsd index verify says which; "
+                        "to rebuild, stop newsd and remove the index directory.\"",
+                        (long long)cc.documents, (long long)cc.documents, (long long)cc.rows);
+    if (ready && !ok && unreachable)
+        len += snprintf(body + len, sizeof body - (size_t)len,
+                        ",\"message\":\"PostgreSQL cannot be reached: this node has not caught up "
+                        "with it since it started, and becomes ready by itself when it is back.\"");
     if (rs.replica)
         len += snprintf(body + len, sizeof body - (size_t)len,
                         ",\"lag_seq\":%lld,\"lag_seconds\":%.3f,\"applied_seq\":%lld,"

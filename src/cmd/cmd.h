@@ -15,6 +15,7 @@ int cmd_feeds(int argc, char **argv);
 int cmd_crawl(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_backup(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
 int cmd_articles(int argc, char **argv);
 int cmd_alerts(int argc, char **argv);
 

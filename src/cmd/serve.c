@@ -9,6 +9,7 @@
 #include "auth/auth.h"
 #include "cmd/cmd.h"
 #include "cmd/common.h"
+#include "cmd/lock.h"
 #include "config/config.h"
 #include "http/http.h"
 #include "index/index.h"
@@ -438,12 +439,9 @@ struct serve_parts {
  * checkpoints, merges and file deletions with nothing ordering them. The
  * engine's own lock only turns the second one into a reader that keeps its
  * changes in memory, which an operator never notices (a test server left
- * beside the service for 45 minutes). So serve takes an exclusive lock on a
- * file beside the store, like PostgreSQL's postmaster.pid, writes its pid
- * there, and a second serve is refused naming the first. flock(2) ends
- * with the process, so a crash leaves no stale lock. */
-#define SERVE_LOCK_SUFFIX ".pid"
-#define SERVE_LOCK_NAME "newsd.pid"
+ * beside the service for 45 minutes). So serve takes the store's lock
+ * (cmd/lock.h), like PostgreSQL's postmaster.pid, and a second serve is
+ * refused naming the first. */
 
 /* Where the lock of this store lives: beside an embedded store's database
  * file, in a PostgreSQL store's node-local index directory (each node of a
@@ -453,14 +451,14 @@ static int serve_lock_path(char *out, size_t n, const struct store *s, const cha
     const char *db = store_sqlite_path(s);
     size_t len;
     if (db)
-        len = (size_t)snprintf(out, n, "%s" SERVE_LOCK_SUFFIX, db);
+        len = (size_t)snprintf(out, n, "%s" CMD_LOCK_SUFFIX, db);
     else {
         const char *dir = index_dir ? index_dir : INDEX_LOCAL_DIR_DEFAULT;
         if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
             cmd_fail("cannot create the index directory %s: %s", dir, strerror(errno));
             return -1;
         }
-        len = (size_t)snprintf(out, n, "%s/" SERVE_LOCK_NAME, dir);
+        len = (size_t)snprintf(out, n, "%s/" CMD_LOCK_NAME, dir);
     }
     if (len >= n) {
         cmd_fail("the store's path is too long");
@@ -469,48 +467,35 @@ static int serve_lock_path(char *out, size_t n, const struct store *s, const cha
     return 0;
 }
 
-/* The pid the holder wrote, for the message ("?" when unreadable). */
-static void serve_lock_holder(int fd, char *out, size_t n)
-{
-    ssize_t got = pread(fd, out, n - 1, 0);
-    out[got > 0 ? got : 0] = '\0';
-    out[strcspn(out, "\n")] = '\0';
-    for (const char *c = out; *c; c++) {
-        if (*c < '0' || *c > '9') {
-            out[0] = '\0';
-            break;
-        }
-    }
-    if (out[0] == '\0')
-        snprintf(out, n, "?");
-}
-
 static int serve_lock_take(struct serve_parts *p, const struct serve_settings *set)
 {
-    char path[4096], pid[32];
+    char path[4096];
     if (serve_lock_path(path, sizeof path, p->store, set->index_dir) < 0)
         return -1;
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) {
-        cmd_fail("cannot open the server lock %s: %s", path, strerror(errno));
+    return cmd_lock_take(&p->lock_fd, path,
+                         "start this one; two servers must not share one "
+                         "store's index");
+}
+
+/* A cluster node starts while PostgreSQL is down (with the unit's restart
+ * policy a refusal became a permanent failure): the store opens without
+ * it (store_options start_unreachable), /livez answers, /healthz says
+ * "database unreachable" until it is back. The embedded store as every
+ * command opens it. */
+static int serve_store_open(struct store **out, const struct serve_settings *set)
+{
+    if (!store_location_is_pg(set->store))
+        return cmd_store_open(out, set->store, set->index_kind);
+    struct store_options opt = {.start_unreachable = true};
+    struct err err;
+    err_clear(&err);
+    int rc = store_open_with(out, set->store, &opt, &err);
+    if (rc < 0) {
+        char shown[512];
+        cmd_fail("cannot open store %s: %s",
+                 store_location_redacted(set->store, shown, sizeof shown), err_msg(&err, rc));
         return -1;
     }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        int e = errno;
-        if (e == EWOULDBLOCK) {
-            serve_lock_holder(fd, pid, sizeof pid);
-            cmd_fail("the store is in use by another newsd serve (pid %s, which holds %s): stop "
-                     "it first; two servers must not share one store's index",
-                     pid, path);
-        } else
-            cmd_fail("cannot lock %s: %s", path, strerror(e));
-        close(fd);
-        return -1;
-    }
-    int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)len, 0) != len)
-        log_warn("cannot write the pid to %s: %s", path, strerror(errno));
-    p->lock_fd = fd;
     return 0;
 }
 
@@ -524,7 +509,7 @@ static int start_store_and_index(struct serve_parts *p, const struct serve_setti
     struct err err;
     err_clear(&err);
     int rc;
-    if (cmd_store_open(&p->store, set->store, set->index_kind) < 0 || serve_lock_take(p, set) < 0 ||
+    if (serve_store_open(&p->store, set) < 0 || serve_lock_take(p, set) < 0 ||
         cmd_store_fit_index(p->store, set->index_kind) < 0)
         return -1;
     struct index_options iopt = {

@@ -20,6 +20,8 @@ struct index_backend {
     int (*sizes)(struct index_backend *b, struct index_size_report *out, struct err *err);
     /* NULL: nothing beyond readiness to show. */
     void (*stats)(struct index_backend *b, struct index_stats *out);
+    /* NULL: the index is the table (index_count_check: not compared). */
+    int (*count_check)(struct index_backend *b, struct index_count_check *out, struct err *err);
 };
 
 /* SQLite FTS5 over the log's SQLite file at db_path (store/log.h: its
@@ -35,6 +37,10 @@ int index_fts5_new(struct index_backend **out, const char *db_path, struct err *
  * ~1 s). opt: NULL for the defaults (index.h). */
 int index_engine_new(struct index_backend **out, const char *db_path,
                      const struct index_engine_options *opt, struct err *err);
+/* Remove the engine's index directory of db_path (<db_path>.engine) and
+ * its files; 0 also when there is none. Nothing may have it open. */
+int index_engine_files_remove(const char *db_path, struct err *err);
+
 /* The same, opened by its follower thread: returns at once; until the index
  * is open (ready), searches fail with ERR_BUSY. */
 int index_engine_start(struct index_backend **out, const char *db_path,

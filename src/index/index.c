@@ -72,7 +72,7 @@ static int open_with(struct index **out, struct store *s, const struct index_opt
     if ((rc = store_log_open(&idx->log, s, opt->local_dir, err)) < 0 ||
         (rc = backend_new(&idx->be, engine, background, store_log_path(idx->log), &opt->engine,
                           err)) < 0 ||
-        (rc = store_log_start(idx->log, err)) < 0)
+        (!opt->no_follow && (rc = store_log_start(idx->log, err)) < 0))
         goto out;
     *out = idx;
     idx = NULL;
@@ -111,6 +111,19 @@ void index_stats(struct index *idx, struct index_stats *out)
     out->ready = index_ready(idx);
     if (idx->be->stats)
         idx->be->stats(idx->be, out);
+}
+
+int index_files_remove(const char *db_path, struct err *err)
+{
+    return index_engine_files_remove(db_path, err);
+}
+
+int index_count_check(struct index *idx, struct index_count_check *out, struct err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (idx->be->count_check == NULL || !index_ready(idx))
+        return 0;
+    return idx->be->count_check(idx->be, out, err);
 }
 
 bool index_wait_ready(struct index *idx, int64_t ms)

@@ -141,6 +141,9 @@ struct index_options {
     const char *kind;      /* INDEX_KIND_*; NULL: INDEX_KIND_DEFAULT */
     const char *local_dir; /* a PostgreSQL store's node-local directory (below);
                             * NULL: INDEX_LOCAL_DIR_DEFAULT */
+    bool no_follow;        /* a PostgreSQL store's replica is opened as it is and
+                            * not kept in step (newsd index verify: what this
+                            * node holds, and how far behind the store it is) */
     struct index_engine_options engine;
 };
 
@@ -166,6 +169,23 @@ struct index_stats {
 };
 void index_stats(struct index *idx, struct index_stats *out);
 
+/* The index's live documents against the table's rows (/healthz): a
+ * server whose table was replaced or edited behind it answers searches
+ * from an index that no longer matches (issue 30: a backup written over
+ * the live database, every search 0 results). Compared only on a snapshot
+ * that covers the table's head, after giving the follower a moment to
+ * catch up (a count that differs while articles are being imported is
+ * lag, not disagreement); a mismatch is looked at again after the
+ * follower's next poll, which reconciles deletions. */
+struct index_count_check {
+    bool compared;     /* false: the table kept moving, or the index is not ready */
+    int64_t rows;      /* the articles table's rows */
+    int64_t documents; /* the index's live documents */
+};
+/* 0 with *out filled (a backend that is the table itself, FTS5: compared
+ * false), or ERR_* when the table cannot be read. */
+int index_count_check(struct index *idx, struct index_count_check *out, struct err *err);
+
 /* Check the index against the articles table: every row indexed exactly
  * once and nothing else, and (engine) every segment's checksum and
  * structure. 0 with the counts in *out (missing + extra == 0: agreed), or
@@ -180,6 +200,12 @@ int index_sizes(struct index *idx, struct index_size_report *out, struct err *er
  * articles, kept in step by a thread (store/log.h). The embedded store's
  * index lives beside its own file. */
 #define INDEX_LOCAL_DIR_DEFAULT STORE_LOG_LOCAL_DIR_DEFAULT
+
+/* Remove the index files kept beside the SQLite file db_path (the
+ * engine's directory; FTS5 lives in the file itself): newsd restore, so
+ * that the next open rebuilds from the restored table. 0 also when there
+ * are none; nothing may have them open. */
+int index_files_remove(const char *db_path, struct err *err);
 
 /* Backend kinds for index_open_kind: "fts5" (SQLite FTS5) or "engine" (the
  * purpose-built index, docs/engine.md). */

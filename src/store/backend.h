@@ -118,7 +118,10 @@ int store_sqlite_new(struct store_backend **out, const char *dir, bool fulltext_
 
 /* The PostgreSQL store at a postgresql:// (or postgres://) URI: connect,
  * create or migrate the schema (under an advisory lock, so nodes starting
- * together migrate once). ERR_BUSY when the server cannot be reached. */
-int store_pg_new(struct store_backend **out, const char *uri, struct err *err);
+ * together migrate once). ERR_BUSY when the server cannot be reached,
+ * unless start_unreachable (store_options): then the migration waits for
+ * the first connection, and the node's replica starts from what it holds. */
+int store_pg_new(struct store_backend **out, const char *uri, bool start_unreachable,
+                 struct err *err);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -76,8 +77,11 @@ static int log_connect(struct store_replicate *f, struct err *err)
         return rc;
     }
     if (strcmp(origin, f->origin) != 0) {
-        /* Truncated, or another database at the same address. */
-        log_warn("index: the store's article log has a new origin; rebuilding this node's index");
+        /* Truncated, or another database at the same address (or a new
+         * replica opened while the store was out of reach). */
+        if (f->origin[0])
+            log_warn("index: the store's article log has a new origin; rebuilding this node's "
+                     "index");
         if ((rc = store_replica_reset(f->replica, origin, err)) < 0) {
             store_pg_log_close(l);
             return rc;
@@ -268,8 +272,26 @@ static void *follow_main(void *arg)
     return NULL;
 }
 
+/* The replica as it stands, the store out of reach: its recorded origin
+ * is taken until the thread can compare it with the store's. */
+static int replica_open_offline(struct store_replicate *f, const char *dir, struct err *err)
+{
+    struct store_replica_position pos;
+    int rc;
+    if ((rc = store_replica_open(&f->replica, dir, NULL, err)) < 0 ||
+        (rc = store_replica_position(f->replica, &pos, err)) < 0)
+        return rc;
+    snprintf(f->origin, sizeof f->origin, "%s", pos.origin);
+    f->applied = f->head = pos.seq;
+    f->articles = pos.articles;
+    f->sources_rev = pos.sources_rev;
+    f->reachable = false;
+    f->in_step_ms = clock_mono_ms();
+    return 0;
+}
+
 int store_replicate_new(struct store_replicate **out, const char *uri, const char *dir,
-                        struct err *err)
+                        bool offline_ok, struct err *err)
 {
     struct store_replicate *f = NULL;
     struct store_replica_position pos;
@@ -284,7 +306,18 @@ int store_replicate_new(struct store_replicate **out, const char *uri, const cha
     pthread_mutex_init(&f->mu, NULL);
     clock_cond_init(&f->cv);
 
-    if ((rc = store_pg_log_open(&f->log, uri, err)) < 0)
+    if ((rc = store_pg_log_open(&f->log, uri, err)) == ERR_BUSY && offline_ok) {
+        log_warn("index: the store is unreachable (%s); this node's index starts from what it "
+                 "holds",
+                 err_msg(err, rc));
+        err_clear(err);
+        f->log = NULL;
+        if ((rc = replica_open_offline(f, dir, err)) < 0)
+            goto out;
+        *out = f;
+        return 0;
+    }
+    if (rc < 0)
         goto out;
     if ((rc = store_pg_log_origin(f->log, f->origin, err)) < 0)
         goto out;

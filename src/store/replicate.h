@@ -26,9 +26,13 @@
 struct store_replicate;
 
 /* Connect to the store at uri, open (or start) the replica in dir and
- * remember where it stands; the thread starts with store_replicate_start. */
+ * remember where it stands; the thread starts with store_replicate_start.
+ * offline_ok: a store that cannot be reached (ERR_BUSY) is no failure: the
+ * replica opens as it stands (whatever database it followed) and the
+ * thread connects when it can, checking the origin then; meanwhile the
+ * status says not reachable and not caught up. */
 int store_replicate_new(struct store_replicate **out, const char *uri, const char *dir,
-                        struct err *err);
+                        bool offline_ok, struct err *err);
 
 /* The replica's database file (the log's, store_log_path). */
 const char *store_replicate_path(const struct store_replicate *f);

@@ -15,7 +15,7 @@ struct store {
     struct store_backend *be;
 };
 
-static bool is_pg_uri(const char *loc)
+bool store_location_is_pg(const char *loc)
 {
     return strncasecmp(loc, "postgresql://", 13) == 0 || strncasecmp(loc, "postgres://", 11) == 0;
 }
@@ -23,7 +23,7 @@ static bool is_pg_uri(const char *loc)
 char *store_location_redacted(const char *loc, char *buf, size_t n)
 {
     /* A path is shown as it is; a URI through the one redaction. */
-    if (loc && !is_pg_uri(loc)) {
+    if (loc && !store_location_is_pg(loc)) {
         if (n > 0)
             snprintf(buf, n, "%s", loc);
         return buf;
@@ -54,8 +54,8 @@ int store_open_with(struct store **out, const char *loc, const struct store_opti
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto out;
     }
-    if (is_pg_uri(loc))
-        rc = store_pg_new(&be, loc, err);
+    if (store_location_is_pg(loc))
+        rc = store_pg_new(&be, loc, opt && opt->start_unreachable, err);
     else
         rc = store_sqlite_new(&be, loc, (opt ? opt : &defaults)->fulltext_when_new, err);
     if (rc < 0)

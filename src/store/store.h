@@ -97,7 +97,16 @@ struct store_options {
     /* A new embedded store starts with the FTS5 side (store_fulltext_set)
      * only when this is set; store_open sets it. */
     bool fulltext_when_new;
+    /* A PostgreSQL store that cannot be reached opens anyway (newsd serve:
+     * a cluster node starts while its database is down and becomes ready
+     * when it is back); the schema is brought up to date at the first
+     * connection, and every call fails with ERR_BUSY until then. Without
+     * it, store_open fails with ERR_BUSY. */
+    bool start_unreachable;
 };
+
+/* Whether loc names a PostgreSQL store (postgresql:// or postgres://). */
+bool store_location_is_pg(const char *loc);
 
 /* store_open with options (NULL: store_open's). */
 int store_open_with(struct store **out, const char *loc, const struct store_options *opt,
@@ -111,6 +120,19 @@ void store_close(struct store *s);
  * server opens it. ERR_UNSUPPORTED for a PostgreSQL store (pg_dump is the
  * tool there). */
 int store_backup(struct store *s, const char *dest, struct err *err);
+
+/* newsd restore (src/store/sqlite/restore.c says how, and why the store
+ * directory itself is never moved): stage copies the embedded-store
+ * database file backup into the store directory dir beside newsd.db,
+ * gives it the directory's owner and checks it (SQLite quick_check, the
+ * newsd schema); ERR_INVALID saying why for a file that is no sound
+ * store, nothing left behind. commit retires the old database (its WAL
+ * checkpointed, -wal and -shm removed) and renames the copy over it;
+ * abort removes a staged copy. The caller holds the store's lock (no
+ * server has it open). */
+int store_restore_stage(const char *dir, const char *backup, struct err *err);
+int store_restore_commit(const char *dir, struct err *err);
+void store_restore_abort(const char *dir);
 
 /* loc fit for logs and error messages: the password of a postgresql://
  * URI (user:PASSWORD@ or ?password=) replaced by "***". Writes at most n

@@ -83,3 +83,49 @@ def test_a_server_stopped_while_building_exits_cleanly(fresh_store, monkeypatch,
     problems = srv.stop()  # SIGTERM while the build has not finished
     assert not problems, problems
 
+
+
+def test_healthz_fails_when_the_index_and_the_table_disagree(fresh_store, monkeypatch, corpus):
+    """Issue 30 item 4: a database replaced or edited behind a running
+    server left searches answering from an index that no longer matched
+    the table while /healthz said ok. Rows put into the table with a seq
+    the index has already passed are never read by it (the follower reads
+    seq > what it covers), as with a table swapped under it."""
+    import sqlite3
+    store, key = fresh_store
+    # The engine: an index of its own (FTS5 lives in the table's file and
+    # cannot disagree with it this way).
+    monkeypatch.setenv("NEWSD_INDEX", "engine")
+    srv = Server(store, now=corpus.now)
+    try:
+        c = Client(srv.base, key)
+        h = c.get("/healthz", key=None)
+        assert h.status_code == 200 and h.json()["status"] == "ok", h.text
+        rows = h.json()["articles"]
+        con = sqlite3.connect(store + "/newsd.db")
+        try:
+            with con:
+                con.execute("INSERT INTO articles(id, seq, url, canonical_url, source_id, "
+                            "source_name, title, published_at, language) "
+                            "SELECT id + 1, 1, url || '#behind', canonical_url || '#behind', "
+                            "source_id, source_name, title, published_at, language "
+                            "FROM articles WHERE id + 1 NOT IN (SELECT id FROM articles) "
+                            "LIMIT 5")
+        finally:
+            con.close()
+        deadline = time.monotonic() + 30
+        while True:
+            h = c.get("/healthz", key=None)
+            if h.status_code == 503 or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert h.status_code == 503, h.text
+        body = h.json()
+        assert body["status"] == "index disagrees", body
+        assert body["articles"] == rows + 5 and body["indexed"] == rows, body
+        assert "index" in body["message"] and str(rows + 5) in body["message"], body
+        # /livez still says the process is alive: restarting it is not the cure.
+        assert c.get("/livez", key=None).status_code == 200
+    finally:
+        problems = srv.stop()
+    assert not problems, problems

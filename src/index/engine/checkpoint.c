@@ -17,11 +17,25 @@
 
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/owner.h"
 
 #include "util/banned.h"
 
 #define CHECKPOINT_DOCS 65536
 #define CHECKPOINT_RETRY_MS 60000
+
+/* The index directory and its files get the store directory's owner when
+ * root writes them there for another user (util/owner.h: a root-run
+ * `newsd index verify` on the service's store). Once at open (the
+ * directory and its lock) and after each checkpoint (its segments, a
+ * merge's, the manifest): the one place the engine's files are owned. */
+static void dir_own(const struct eng_writer *w)
+{
+    struct owner o;
+    if (w->dir && owner_of_path_dir(&o, w->db_path) && owner_apply_dir(w->dir, &o) != 0)
+        log_msg(LOG_WARN, "search index: cannot give %s to uid %u: %s", w->dir, (unsigned)o.uid,
+                strerror(errno));
+}
 
 static int seg_path(const struct eng_writer *w, uint64_t id, char *out, size_t cap)
 {
@@ -145,6 +159,7 @@ int eng_checkpoint(struct eng_writer *w, struct err *err)
     w->dirty = false;
     w->last_checkpoint_ms = clock_mono_ms();
     eng_dir_sweep(w);
+    dir_own(w);
     return 0;
 }
 
@@ -198,6 +213,7 @@ void eng_persist_open(struct eng_writer *w)
         return;
     w->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     w->writable = w->lock_fd >= 0 && flock(w->lock_fd, LOCK_EX | LOCK_NB) == 0;
+    dir_own(w);
 }
 
 /* A manifest that is not used is removed (and the removal made durable)
@@ -301,4 +317,33 @@ out:
     }
     eng_manifest_clear(&m);
     return ok;
+}
+
+/* The index directory and every file in it removed (newsd restore: the
+ * files belong to the table being replaced, and a backup of the same
+ * store has the same table identity, so they would be taken for the
+ * restored table's). The directory holds files only. */
+int index_engine_files_remove(const char *db_path, struct err *err)
+{
+    char dir[4096], path[4096];
+    if ((size_t)snprintf(dir, sizeof dir, "%s.engine", db_path) >= sizeof dir)
+        return err_set(err, ERR_INVALID, "index path too long");
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return errno == ENOENT ? 0
+                               : err_set(err, ERR_IO, "cannot open %s: %s", dir, strerror(errno));
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path)
+            rc = err_set(err, ERR_INVALID, "index path too long");
+        else if (unlink(path) != 0 && errno != ENOENT)
+            rc = err_set(err, ERR_IO, "cannot remove %s: %s", path, strerror(errno));
+    }
+    closedir(d);
+    if (rc == 0 && rmdir(dir) != 0 && errno != ENOENT)
+        rc = err_set(err, ERR_IO, "cannot remove %s: %s", dir, strerror(errno));
+    return rc;
 }

@@ -340,6 +340,59 @@ static void engine_stats(struct index_backend *b, struct index_stats *out)
     eng_snap_unref(s);
 }
 
+/* How long /healthz's count check waits for the follower, at most, per
+ * look (two looks when the first disagrees). */
+#define COUNT_CHECK_WAIT_MS 300
+
+/* Wait for the follower's next publish (it wakes at once), up to ms. */
+static void follower_next_poll(struct index_engine *e, int64_t ms)
+{
+    struct timespec at = clock_mono_in(ms);
+    pthread_mutex_lock(&e->stop_lock);
+    pthread_cond_signal(&e->stop_cond);
+    if (!e->stop)
+        pthread_cond_timedwait(&e->pub_cond, &e->stop_lock, &at);
+    pthread_mutex_unlock(&e->stop_lock);
+}
+
+/* One look: the table's head and rows in one read transaction, against a
+ * snapshot taken after catching up. */
+static int count_look(struct index_engine *e, struct index_count_check *out, struct err *err)
+{
+    struct store_reader *r = NULL;
+    int64_t head = 0;
+    int rc;
+    catch_up(e, clock_mono_ms() + COUNT_CHECK_WAIT_MS);
+    struct eng_snap *s = eng_slot_get(&e->slot);
+    if ((rc = store_readers_get(e->readers, &r, err)) < 0)
+        goto out;
+    if ((rc = store_reader_begin(r, err)) == 0) {
+        rc = store_reader_head(r, &head, err);
+        if (rc == 0)
+            rc = store_reader_count(r, &out->rows, err);
+        store_reader_end(r, NULL);
+    }
+    store_readers_put(e->readers, r);
+    out->documents = (int64_t)s->nrow;
+    out->compared = rc == 0 && head == s->covered;
+out:
+    eng_snap_unref(s);
+    return rc;
+}
+
+static int engine_count_check(struct index_backend *b, struct index_count_check *out,
+                              struct err *err)
+{
+    struct index_engine *e = (struct index_engine *)b;
+    int rc = count_look(e, out, err);
+    if (rc == 0 && out->compared && out->rows != out->documents) {
+        /* Rows deleted since the last poll: that poll reconciles them. */
+        follower_next_poll(e, COUNT_CHECK_WAIT_MS);
+        rc = count_look(e, out, err);
+    }
+    return rc;
+}
+
 static void engine_free(struct index_backend *b)
 {
     struct index_engine *e = (struct index_engine *)b;
@@ -499,6 +552,7 @@ static int engine_new(struct index_engine **out, const char *db_path,
         .sizes = engine_sizes,
         .ready = engine_ready,
         .stats = engine_stats,
+        .count_check = engine_count_check,
     };
     eng_slot_init(&e->slot);
     eng_docs_pool_init(&e->dctxs);

@@ -172,6 +172,33 @@ static bool pool_wait(struct pg_pool *p, int64_t wait_ms)
     return true;
 }
 
+/* A failed attempt to reach the server: the next one waits (doubling up
+ * to STORE_PG_BACKOFF_MAX_MS). mu held. */
+static void pool_backoff(struct pg_pool *p, const struct err *err)
+{
+    p->backoff_ms = p->backoff_ms ? p->backoff_ms * 2 : STORE_PG_BACKOFF_MIN_MS;
+    if (p->backoff_ms > STORE_PG_BACKOFF_MAX_MS)
+        p->backoff_ms = STORE_PG_BACKOFF_MAX_MS;
+    p->retry_at_ms = clock_mono_ms() + p->backoff_ms;
+    first_line(p->last_error, sizeof p->last_error, err ? err->msg : "cannot connect");
+}
+
+/* The migration a store opened offline still owes, before any connection
+ * is used. mu held: one thread runs it, the others wait for its outcome. */
+static int pool_migrate(struct pg_pool *p, struct err *err)
+{
+    int rc = p->migrate(p->uri, err);
+    if (rc < 0) {
+        pool_backoff(p, err);
+        return rc;
+    }
+    p->migrate_pending = false;
+    p->backoff_ms = 0;
+    p->retry_at_ms = 0;
+    log_info("store: PostgreSQL is reachable; its schema is up to date");
+    return 0;
+}
+
 int store_pg_pool_get(struct pg_pool *p, struct pg_conn **out, struct err *err)
 {
     struct pg_conn *c = NULL;
@@ -183,6 +210,10 @@ int store_pg_pool_get(struct pg_pool *p, struct pg_conn **out, struct err *err)
     if (!pool_wait(p, STORE_PG_POOL_WAIT_MS)) {
         pthread_mutex_unlock(&p->mu);
         return err_set(err, ERR_BUSY, "postgresql: every connection of this node is busy");
+    }
+    if (p->migrate_pending && now >= p->retry_at_ms && (rc = pool_migrate(p, err)) < 0) {
+        pthread_mutex_unlock(&p->mu);
+        return rc;
     }
     if (p->n_idle > 0) {
         *out = p->idle[--p->n_idle];
@@ -209,11 +240,7 @@ int store_pg_pool_get(struct pg_pool *p, struct pg_conn **out, struct err *err)
     pthread_mutex_lock(&p->mu);
     if (rc < 0) {
         p->n_out--;
-        p->backoff_ms = p->backoff_ms ? p->backoff_ms * 2 : STORE_PG_BACKOFF_MIN_MS;
-        if (p->backoff_ms > STORE_PG_BACKOFF_MAX_MS)
-            p->backoff_ms = STORE_PG_BACKOFF_MAX_MS;
-        p->retry_at_ms = clock_mono_ms() + p->backoff_ms;
-        first_line(p->last_error, sizeof p->last_error, err ? err->msg : "cannot connect");
+        pool_backoff(p, err);
         pthread_cond_signal(&p->cv);
         free(c);
         c = NULL;

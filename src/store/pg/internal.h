@@ -115,6 +115,11 @@ struct pg_pool {
     int64_t retry_at_ms;  /* no connection attempt before (monotonic) */
     int64_t backoff_ms;   /* 0 after a success */
     char last_error[160]; /* why the last attempt failed */
+    /* Opened while PostgreSQL was unreachable (store_options
+     * start_unreachable): the schema migration runs before the first
+     * connection is handed out; mu held for it, so it runs once. */
+    bool migrate_pending;
+    int (*migrate)(const char *uri, struct err *err);
 };
 
 /* Parameters of one statement, as text (or binary where formats[i] = 1). */
@@ -148,6 +153,7 @@ struct pg_key_cached {
 struct store_pg {
     struct store_backend base; /* first: the vtable */
     struct pg_pool pool;
+    bool start_unreachable; /* store_options: the replica may start offline too */
 
     pthread_mutex_t sources_mu;
     struct pg_sources_snapshot sources;

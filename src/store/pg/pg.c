@@ -316,13 +316,16 @@ static int pg_log_open(struct store_backend *b, const char *local_dir, struct st
     int rc;
 
     *out = NULL;
-    if ((rc = store_replicate_new(&rep, ((struct store_pg *)b)->pool.uri,
-                                  local_dir ? local_dir : STORE_LOG_LOCAL_DIR_DEFAULT, err)) < 0)
+    const struct store_pg *s = (const struct store_pg *)b;
+    if ((rc = store_replicate_new(&rep, s->pool.uri,
+                                  local_dir ? local_dir : STORE_LOG_LOCAL_DIR_DEFAULT,
+                                  s->start_unreachable, err)) < 0)
         return rc;
     return store_log_new(out, store_replicate_path(rep), rep, err);
 }
 
-int store_pg_new(struct store_backend **out, const char *uri, struct err *err)
+int store_pg_new(struct store_backend **out, const char *uri, bool start_unreachable,
+                 struct err *err)
 {
     struct store_pg *s = NULL;
     int rc;
@@ -377,7 +380,20 @@ int store_pg_new(struct store_backend **out, const char *uri, struct err *err)
     arena_init(&s->sources.arena, 0);
     if ((rc = store_pg_pool_init(&s->pool, uri, err)) < 0)
         goto out;
-    if ((rc = schema_migrate(uri, err)) < 0)
+    s->start_unreachable = start_unreachable;
+    s->pool.migrate = schema_migrate;
+    if ((rc = schema_migrate(uri, err)) == ERR_BUSY && start_unreachable) {
+        /* Down or not there yet (a restart of both, a unit ordering that
+         * cannot wait): the node starts and says so; the first connection
+         * that works migrates. */
+        log_warn("PostgreSQL is unreachable: %s; starting without it (not ready until it is "
+                 "back)",
+                 err_msg(err, rc));
+        s->pool.migrate_pending = true;
+        err_clear(err);
+        rc = 0;
+    }
+    if (rc < 0)
         goto out;
     *out = &s->base;
     s = NULL;

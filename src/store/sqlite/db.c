@@ -12,6 +12,7 @@
 #include "text/text_fts5.h"
 #include "util/arena.h"
 #include "util/ascii.h"
+#include "util/owner.h"
 
 #include "util/banned.h"
 
@@ -63,8 +64,15 @@ static int file_create_private(const char *path, struct err *err)
 {
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd >= 0) {
+        /* Root creating a store in the service's directory: the file is
+         * the service's (SQLite gives the -wal and -shm the database's
+         * owner itself). */
+        int rc = 0;
+        if (owner_fix_path(path) != 0)
+            rc = err_set(err, ERR_IO, "cannot give %s its directory's owner: %s", path,
+                         strerror(errno));
         close(fd);
-        return 0;
+        return rc;
     }
     if (errno == EEXIST)
         return 0;

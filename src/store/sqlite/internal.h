@@ -13,13 +13,40 @@
 #include "store/backend.h"
 #include "store/sqlite/db.h"
 
+/* The idle checkpointer (idle.c): its own connection and thread. */
+struct store_sqlite_idle {
+    pthread_t thread;
+    pthread_mutex_t lock; /* guards stop; cond wakes the thread to stop */
+    pthread_cond_t cond;
+    bool stop;
+    bool running;   /* started: store_sqlite_idle_stop joins it */
+    sqlite3 *db;    /* used by the thread alone */
+    char *wal_path; /* <path>-wal, the file watched */
+};
+
 struct store_sqlite {
     struct store_backend base; /* first: the vtable */
     char *path;                /* <dir>/newsd.db */
     pthread_mutex_t write_lock;
     sqlite3 *writer;
     struct store_sqlite_pool readers;
+    struct store_sqlite_idle idle;
 };
+
+/* A WAL nothing wrote to for this long is checkpointed and truncated to
+ * zero (idle.c); looked at every STORE_SQLITE_IDLE_LOOK_MS. Long enough
+ * that a feed round or an import's next batch comes first (a WAL in use
+ * is not shrunk just to grow again), short enough that the disk is given
+ * back within a minute of the last write. */
+#define STORE_SQLITE_IDLE_MS 5000
+#define STORE_SQLITE_IDLE_LOOK_MS 1000
+#define STORE_SQLITE_IDLE_BUSY_MS 100 /* the checkpoint's wait for readers */
+
+/* Start the idle checkpointer of s (s->path set, the database in WAL
+ * mode); stop joins it and closes its connection (no-op when not
+ * started). */
+int store_sqlite_idle_start(struct store_sqlite *s, struct err *err);
+void store_sqlite_idle_stop(struct store_sqlite *s);
 
 /* Begin an IMMEDIATE transaction on the writer; the caller holds write_lock. */
 int store_sqlite_begin(struct store_sqlite *s, struct err *err);
@@ -34,6 +61,11 @@ int store_sqlite_write_end(struct store_sqlite *s, int rc, struct err *err);
 /* Bind a source to ?1..?9 in SOURCE_COLUMNS order (sources.c and the
  * replica's copy of the catalogue). Returns a SQLite code. */
 int store_sqlite_bind_source(sqlite3_stmt *st, const struct source *x);
+
+/* 0 when db holds a newsd store of a schema version this build reads
+ * (its tables, meta's schema_version from 1 to the current); ERR_INVALID
+ * or ERR_UNSUPPORTED saying why not (restore.c). */
+int store_sqlite_schema_check(sqlite3 *db, struct err *err);
 
 /* backup.c: store_backup. */
 int store_sqlite_backup(struct store_backend *b, const char *dest, struct err *err);

@@ -108,7 +108,7 @@ int store_replica_open(struct store_replica **out, const char *dir, const char *
         goto out;
     if ((rc = store_sqlite_meta_text(r->db->writer, "replica_origin", have, sizeof have, err)) < 0)
         goto out;
-    if (have[0] && strcmp(have, origin) != 0) {
+    if (have[0] && origin && strcmp(have, origin) != 0) {
         /* Built from another database: nothing in it can be trusted.
          * Removing the files is much faster than deleting every row. */
         db_close(r);
@@ -128,7 +128,7 @@ int store_replica_open(struct store_replica **out, const char *dir, const char *
                          dir);
             goto out;
         }
-        if ((rc = store_replica_reset(r, origin, err)) < 0)
+        if (origin && (rc = store_replica_reset(r, origin, err)) < 0)
             goto out;
     }
     *out = r;

@@ -30,7 +30,8 @@ struct store_replica_position {
 
 /* Open (creating) the replica in dir (created, mode 0700, when missing) for
  * the database whose origin is given: a replica of another origin is
- * deleted and started afresh. */
+ * deleted and started afresh. origin NULL (the database out of reach):
+ * the replica as it stands, whatever it follows ("" when new). */
 int store_replica_open(struct store_replica **out, const char *dir, const char *origin,
                        struct err *err);
 void store_replica_close(struct store_replica *r);

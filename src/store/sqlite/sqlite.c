@@ -109,6 +109,14 @@ static const char schema_v3[] =
  * after ~100 k articles, and every miss is a pread through the kernel.
  * Allocated only as pages are used. */
 #define STORE_SQLITE_WRITER_CACHE "-262144"
+/* The size the WAL is cut back to when the writer restarts it. SQLite
+ * checkpoints automatically past 1000 pages (~4 MiB), so a WAL in steady
+ * use cycles within ~4 MiB plus one transaction; a limit below that would
+ * truncate and regrow the file on every cycle. Four times it leaves a
+ * steady import alone and gives back what a burst (one large transaction,
+ * a reader holding an old snapshot during an import) grew. An idle store
+ * makes no restart: idle.c truncates its WAL to zero. */
+#define STORE_SQLITE_WAL_LIMIT "16777216"
 
 static const char schema_v4[] =
     "CREATE TABLE IF NOT EXISTS article_deletions("
@@ -214,6 +222,26 @@ static int schema_version_set(sqlite3 *db, int64_t v, struct err *err)
                               "INSERT INTO meta(key, value) VALUES ('schema_version', ?1)"
                               " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                               STORE_SQLITE_ARGS(STORE_SQLITE_INT(v)), NULL, err);
+}
+
+int store_sqlite_schema_check(sqlite3 *db, struct err *err)
+{
+    int64_t version = 0, tables = 0;
+    int rc = store_sqlite_query_int(db,
+                                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                                    "name IN ('meta', 'articles', 'sources', 'keys')",
+                                    &tables, err);
+    if (rc < 0)
+        return rc;
+    if (tables != 4)
+        return err_set(err, ERR_INVALID, "not a newsd store (no newsd tables)");
+    if ((rc = schema_version_get(db, &version, err)) < 0)
+        return rc;
+    if (version < 1 || version > SCHEMA_VERSION)
+        return err_set(err, ERR_UNSUPPORTED,
+                       "store schema version %lld: this newsd reads versions 1 to %lld",
+                       (long long)version, (long long)SCHEMA_VERSION);
+    return 0;
 }
 
 /* Add c unless its table has it already. */
@@ -376,6 +404,7 @@ static void sqlite_free(struct store_backend *b)
     struct store_sqlite *s = (struct store_sqlite *)b;
     if (s == NULL)
         return;
+    store_sqlite_idle_stop(s);
     store_sqlite_pool_release(&s->readers);
     if (s->writer) {
         store_sqlite_conn_close(s->writer);
@@ -466,10 +495,13 @@ int store_sqlite_new(struct store_backend **out, const char *dir, bool fulltext_
     if ((rc = store_sqlite_exec(s->writer, "PRAGMA auto_vacuum=INCREMENTAL", err)) < 0 ||
         (rc = wal_enable(s->writer, err)) < 0 ||
         (rc = store_sqlite_exec(s->writer, "PRAGMA synchronous=NORMAL", err)) < 0 ||
+        (rc = store_sqlite_exec(s->writer, "PRAGMA journal_size_limit=" STORE_SQLITE_WAL_LIMIT,
+                                err)) < 0 ||
         (rc = store_sqlite_exec(s->writer, "PRAGMA cache_size=" STORE_SQLITE_WRITER_CACHE, err)) <
             0 ||
         (rc = schema_migrate(s, fulltext_when_new, err)) < 0 ||
-        (rc = store_sqlite_pool_init(&s->readers, s->path, err)) < 0)
+        (rc = store_sqlite_pool_init(&s->readers, s->path, err)) < 0 ||
+        (rc = store_sqlite_idle_start(s, err)) < 0)
         goto out;
     *out = &s->base;
     s = NULL;
