@@ -68,7 +68,7 @@ struct got {
     char uris[8][128];
     int status[8];
     size_t n_rec;
-    char errs[8][256];
+    char errs[8][ERR_MSG_MAX];
     uint64_t bad_offsets[8];
     size_t n_bad;
 };
