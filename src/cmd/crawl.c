@@ -78,9 +78,12 @@ int cmd_crawl(int argc, char **argv)
         return CMD_EXIT_USAGE;
     }
     static struct config cfg; /* static: it is large */
+    config_path = cmd_config_path(config_path);
     int cstatus = cmd_config_load(&cfg, config_path);
     if (cstatus != CMD_EXIT_OK)
         return cstatus;
+    struct cmd_store_where where;
+    cmd_store_where_from(&where, store_opt, &cfg, config_path);
 
     /* Block the stop signals before the crawler thread starts, so only
      * sigwait below receives them. */
@@ -97,7 +100,7 @@ int cmd_crawl(int argc, char **argv)
     err_clear(&err);
     int status = CMD_EXIT_FAIL;
     int rc;
-    if (cmd_store_open(&s, cmd_store_location(store_opt), cmd_index_kind(NULL, NULL)) < 0)
+    if (cmd_store_open_where(&s, &where, cmd_index_kind(NULL, cfg.index), 0) != 0)
         goto out;
     cmd_crawl_options(&co, &cfg);
     if ((rc = crawl_new(&c, s, &co, &err)) < 0) {
@@ -125,7 +128,7 @@ int cmd_crawl(int argc, char **argv)
     }
     char shown[512];
     log_info("newsd crawling %s store %s", store_kind(s),
-             store_location_redacted(cmd_store_location(store_opt), shown, sizeof shown));
+             store_location_redacted(where.loc, shown, sizeof shown));
     int sig = 0;
     sigwait(&stop_signals, &sig);
     log_info("signal %d: stopping", sig);

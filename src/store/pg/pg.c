@@ -200,9 +200,17 @@ static const char *const schema_v3[] = {
 static const char *const *const migrations[] = {schema_v1, schema_v2, schema_v3};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
+int64_t store_pg_schema_version(void)
+{
+    return SCHEMA_VERSION;
+}
+
 /* One migration step from `from` in a transaction, unless another node did
- * it meanwhile (re-read under the lock). */
-static int migrate_step(PGconn *c, int64_t from, bool *done, struct err *err)
+ * it meanwhile (re-read under the lock). The first step records the
+ * version found in *schema; one that would change an existing schema is
+ * refused (ERR_OUTDATED) unless migrate. */
+static int migrate_step(PGconn *c, int64_t from, bool migrate, bool read_outdated,
+                        struct store_schema *schema, bool *done, struct err *err)
 {
     PGresult *r = NULL;
     int64_t version = 0;
@@ -227,8 +235,19 @@ static int migrate_step(PGconn *c, int64_t from, bool *done, struct err *err)
                      (long long)version, (long long)SCHEMA_VERSION);
         goto out;
     }
+    if (from == 0)
+        *schema = (struct store_schema){.opened = version, .current = version};
     if (version != from) {
         *done = version >= SCHEMA_VERSION;
+        goto out;
+    }
+    if (version > 0 && !migrate && read_outdated) {
+        *done = true; /* left as it is (store_options.read_outdated) */
+        goto out;
+    }
+    if (version > 0 && !migrate) {
+        rc = err_set(err, ERR_OUTDATED, "store schema version %lld needs migrating to %lld",
+                     (long long)version, (long long)SCHEMA_VERSION);
         goto out;
     }
     for (const char *const *part = migrations[from]; *part; part++) {
@@ -249,6 +268,7 @@ static int migrate_step(PGconn *c, int64_t from, bool *done, struct err *err)
     }
     PQclear(r);
     r = NULL;
+    schema->current = from + 1;
     *done = from + 1 >= SCHEMA_VERSION;
 out:
     PQclear(r);
@@ -259,8 +279,10 @@ out:
     return rc;
 }
 
-/* Bring the schema to SCHEMA_VERSION under the migration lock. */
-static int schema_migrate(const char *uri, struct err *err)
+/* Bring the schema to SCHEMA_VERSION under the migration lock (an
+ * existing one only when migrate). */
+static int schema_migrate(const char *uri, const struct store_options *opt,
+                          struct store_schema *schema, struct err *err)
 {
     PGconn *c = NULL;
     PGresult *r = NULL;
@@ -282,7 +304,7 @@ static int schema_migrate(const char *uri, struct err *err)
     if (rc < 0)
         goto out;
     for (int64_t v = 0; v < SCHEMA_VERSION && !done && rc == 0; v++)
-        rc = migrate_step(c, v, &done, err);
+        rc = migrate_step(c, v, opt->migrate, opt->read_outdated, schema, &done, err);
     if (rc == 0 && SCHEMA_VERSION == 0)
         done = true;
 out:
@@ -322,7 +344,8 @@ static int pg_log_open(struct store_backend *b, const char *local_dir, struct st
     return store_log_new(out, store_replicate_path(rep), rep, err);
 }
 
-int store_pg_new(struct store_backend **out, const char *uri, struct err *err)
+int store_pg_new(struct store_backend **out, const char *uri, const struct store_options *opt,
+                 struct err *err)
 {
     struct store_pg *s = NULL;
     int rc;
@@ -377,7 +400,7 @@ int store_pg_new(struct store_backend **out, const char *uri, struct err *err)
     arena_init(&s->sources.arena, 0);
     if ((rc = store_pg_pool_init(&s->pool, uri, err)) < 0)
         goto out;
-    if ((rc = schema_migrate(uri, err)) < 0)
+    if ((rc = schema_migrate(uri, opt, &s->base.schema, err)) < 0)
         goto out;
     *out = &s->base;
     s = NULL;
