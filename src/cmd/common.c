@@ -234,9 +234,9 @@ int cmd_store_open(struct store **out, const char *loc, const char *index_kind)
     if (loc == NULL)
         return -1; /* cmd_store_location said why */
     if (loc == location_last.loc)
-        return cmd_store_open_where(out, &location_last, index_kind, 0);
+        return cmd_store_open_where(out, &location_last, index_kind, CMD_OPEN_READ_OUTDATED);
     cmd_store_where_from(&w, loc, NULL, NULL);
-    return cmd_store_open_where(out, &w, index_kind, 0);
+    return cmd_store_open_where(out, &w, index_kind, CMD_OPEN_READ_OUTDATED);
 }
 
 int cmd_store_fit_index(struct store *s, const char *index_kind)

@@ -94,10 +94,11 @@ const char *cmd_index_kind(const char *option, const char *configured);
  * this is decided; cmd_store_open and cmd_store_fit_index ask it. */
 bool cmd_store_wants_fulltext(const char *index_kind);
 
-/* Open the existing store at loc, not migrating it (cmd_store_open_where
- * without flags; where loc came from as cmd_store_location found it), or
- * print one line on stderr; 0 or -1. A new embedded store gets the FTS5
- * side when cmd_store_wants_fulltext(index_kind). */
+/* Open the existing store at loc to read it (backup), or print one line
+ * on stderr; 0 or -1. Where loc came from is what cmd_store_location
+ * found. A store of an older schema is opened as it is
+ * (CMD_OPEN_READ_OUTDATED): a backup before an upgrade copies the store
+ * as the old server has it. */
 int cmd_store_open(struct store **out, const char *loc, const char *index_kind);
 
 /* Build or drop an embedded store's FTS5 side to match index_kind (serve:

@@ -207,6 +207,23 @@ def test_migrate_refuses_while_a_server_runs_on_the_store(tmp_path):
     cli_ok("migrate", "--store", store)
 
 
+def test_backup_copies_a_store_of_an_earlier_release_as_it_is(tmp_path):
+    """Step 1 of an upgrade may be run with the new binary: backup only
+    reads, so it copies a store that needs a migration without migrating
+    it, and the copy is migrated like the original."""
+    _, current, _ = versions()
+    store = fixture_copy(tmp_path, "schema4")
+    db = os.path.join(store, "newsd.db")
+    before, old = digest(db), schema_of(store)
+    copy = str(tmp_path / "copy" / "newsd.db")
+    os.mkdir(os.path.dirname(copy))
+    cli_ok("backup", "--store", store, copy)
+    assert digest(db) == before
+    assert schema_of(os.path.dirname(copy)) == old
+    r = cli_ok("migrate", "--store", os.path.dirname(copy))
+    assert "from version %d to %d" % (old, current) in r.out or old == current, repr(r)
+
+
 def test_index_verify_prints_the_schema_and_segment_versions(tmp_path):
     _, schema, segment = versions()
     store = fixture_copy(tmp_path, "schema6")
