@@ -182,6 +182,24 @@ def test_index_build_ahead_of_an_upgrade_spares_the_rebuild(tmp_path):
     assert got == want
 
 
+def test_a_staged_index_still_being_built_is_not_adopted(tmp_path):
+    """A server that starts while index build still runs (it holds the
+    staged directory's lock) keeps to the live index and leaves the staged
+    one alone; the next start, the build done, adopts it."""
+    _, _, segment = versions()
+    store = fixture_copy(tmp_path, "schema6")
+    cli_ok("index", "build", "--store", store)
+    staged = os.path.join(store, "newsd.db.engine.v%d" % segment)
+    with open(os.path.join(staged, "lock"), "r+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the build's hold
+        _, log = answers(store, FIXTURE_KEYS["schema6"])
+    assert "%s is still being built" % staged in log, log
+    assert "adopted the index" not in log and os.path.isdir(staged), log
+    _, log = answers(store, FIXTURE_KEYS["schema6"])
+    assert "adopted the index built ahead in %s" % staged in log, log
+    assert not os.path.exists(staged)
+
+
 def test_index_build_is_refused_where_it_cannot_help(tmp_path):
     store = fixture_copy(tmp_path, "schema6")
     r = run_cli("index", "build", "--store", store, "--index", "fts5")
