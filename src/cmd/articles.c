@@ -29,7 +29,10 @@ static void articles_usage(FILE *f)
         "           --url URL      the article at URL (as imported or canonical)\n"
         "           prints how many were deleted; a running server's index follows\n"
         "  compact  rewrite the store's file once so that deletes give disk space back\n"
-        "           (stores created before newsd had retention; stop newsd first)\n");
+        "           (stores created before newsd had retention; stop newsd first)\n"
+        "  the store: --store, else $NEWSD_STORE, else the [server] store of the config\n"
+        "  file (--config, else $NEWSD_CONFIG, else /etc/newsd/newsd.conf when it\n"
+        "  exists), else ./newsd-data; a missing store is refused\n");
 }
 
 /* The filter of the delete options; CMD_EXIT_OK or a usage status. */
