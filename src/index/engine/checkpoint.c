@@ -234,8 +234,14 @@ static void staged_adopt(struct eng_writer *w)
     close(w->lock_fd);
     w->lock_fd = fd; /* the staged directory's lock, now the live one's */
     dir_remove(aside);
+    /* The renames are entries of the store's directory: make them last. */
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%s", w->dir);
+    char *slash = strrchr(parent, '/');
+    if (slash)
+        *slash = '\0';
     err_clear(&err);
-    (void)eng_dir_sync(w->dir, &err);
+    (void)eng_dir_sync(slash ? parent : ".", &err);
     log_msg(LOG_INFO, "search index: adopted the index built ahead in %s (segment format %u)",
             staged, (unsigned)eng_segment_version());
 }
