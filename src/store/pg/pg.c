@@ -241,11 +241,13 @@ static int migrate_step(PGconn *c, int64_t from, bool migrate, bool read_outdate
         *done = version >= SCHEMA_VERSION;
         goto out;
     }
-    if (version > 0 && !migrate && read_outdated) {
+    /* What this open found decides (schema->opened): a new store is given
+     * every step, each in its own transaction. */
+    if (schema->opened > 0 && !migrate && read_outdated) {
         *done = true; /* left as it is (store_options.read_outdated) */
         goto out;
     }
-    if (version > 0 && !migrate) {
+    if (schema->opened > 0 && !migrate) {
         rc = err_set(err, ERR_OUTDATED, "store schema version %lld needs migrating to %lld",
                      (long long)version, (long long)SCHEMA_VERSION);
         goto out;
