@@ -167,9 +167,9 @@ printf 'load\tgen\t%s\t%s\t0\n' "$N" "$(elapsed "$t0" "$t1")" >>"$raw"
 "$bin/gen" --seed "$seed" --sources >"$work/sources.jsonl"
 
 step "newsd import"
-"$newsd" sources import --store "$store" "$work/sources.jsonl" >/dev/null
+"$newsd" sources import --create --store "$store" "$work/sources.jsonl" >/dev/null
 t0=$(now)
-"${gen[@]}" "$N" | "$newsd" import --store "$store" - >"$work/import.out"
+"${gen[@]}" "$N" | "$newsd" import --create --store "$store" - >"$work/import.out"
 t1=$(now)
 store_bytes=$(du -sb "$store" | cut -f1)
 printf 'load\tnewsd\t%s\t%s\t%s\n' "$N" "$(elapsed "$t0" "$t1")" "$store_bytes" >>"$raw"

@@ -10,8 +10,8 @@ LISTEN=${NEWSD_LISTEN:-127.0.0.1:8080}
 mkdir -p "$STORE"
 if [ ! -f "$STORE/.sample-loaded" ]; then
     echo "demo: loading the sample catalogue and articles into $STORE ..."
-    "$NEWSD" sources import --store "$STORE" data/sample/sources.json
-    "$NEWSD" import --store "$STORE" data/sample/articles.jsonl
+    "$NEWSD" sources import --create --store "$STORE" data/sample/sources.json
+    "$NEWSD" import --create --store "$STORE" data/sample/articles.jsonl
     touch "$STORE/.sample-loaded"
 fi
 # FEEDS=1: the bundled catalogue of feeds too; the server below polls them

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "index/index.h"
+#include "store/store.h"
 #include "util/version.h"
 
 #include <curl/curl.h>
@@ -27,6 +29,7 @@ static const struct cmd_entry {
     {"restore", cmd_restore, "put a backup in place of the store's database (newsd stopped)"},
     {"articles", cmd_articles, "delete articles (by date, source, URL); compact the store"},
     {"alerts", cmd_alerts, "list, add, remove webhook alerts (saved searches)"},
+    {"migrate", cmd_migrate, "bring the store's schema up to this version (server stopped)"},
 };
 
 static void usage(FILE *f)
@@ -45,6 +48,11 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
         printf("newsd %s (commit %s)\n", version_release(), version_commit());
+        /* What an upgrade changes on disk (docs/operations.md "Upgrading"). */
+        printf("store schema version %lld (embedded), %lld (PostgreSQL); engine segment "
+               "format %u\n",
+               (long long)store_schema_version("sqlite"), (long long)store_schema_version("pg"),
+               (unsigned)index_engine_segment_version());
         return 0;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

@@ -25,18 +25,21 @@
 static void alerts_usage(FILE *f)
 {
     fprintf(f,
-            "usage: newsd alerts list [--store LOC] [--key-id ID]\n"
+            "usage: newsd alerts list [--store LOC] [--config FILE] [--key-id ID]\n"
             "       newsd alerts add [--store LOC] [--config FILE] --key-id ID --webhook URL\n"
             "                        [--secret SECRET] [--q Q] [--qintitle Q] [--search-in LIST]\n"
             "                        [--sources LIST] [--domains LIST] [--exclude-domains LIST]\n"
             "                        [--language LL]\n"
-            "       newsd alerts remove [--store LOC] [--key-id ID] ALERT_ID\n"
+            "       newsd alerts remove [--store LOC] [--config FILE] [--key-id ID] ALERT_ID\n"
             "  --key-id  the key (an id of `keys list`) that owns the alert; with list and\n"
             "            remove: only that key's alerts\n"
             "  --secret  the HMAC key of X-Newsd-Signature; without it one is made up and\n"
             "            printed\n"
             "  --q ... --language  the /v2/everything filters of the saved search\n"
-            "  --config  its [outbound] rules refuse a webhook at a forbidden address\n");
+            "  --config  the config file (else $NEWSD_CONFIG, else /etc/newsd/newsd.conf when\n"
+            "            it exists): its [server] store when there is no --store or\n"
+            "            $NEWSD_STORE; its [outbound] rules refuse a webhook at a forbidden\n"
+            "            address\n");
 }
 
 struct alerts_opts {
@@ -127,7 +130,7 @@ static int alerts_add(struct store *s, const struct alerts_opts *o)
         cmd_fail("alerts add: --key-id and --webhook are required");
         return CMD_EXIT_USAGE;
     }
-    if ((status = cmd_config_load(&cfg, o->config)) != CMD_EXIT_OK)
+    if ((status = cmd_config_load(&cfg, cmd_config_path(o->config))) != CMD_EXIT_OK)
         return status;
     status = CMD_EXIT_FAIL;
     const char *secret = o->secret;
@@ -274,8 +277,9 @@ int cmd_alerts(int argc, char **argv)
         return CMD_EXIT_USAGE;
     }
     struct store *s = NULL;
-    if (cmd_store_open(&s, cmd_store_location(o.store), cmd_index_kind(NULL, NULL)) < 0)
-        return CMD_EXIT_FAIL;
+    int open_status = cmd_store_open_for(&s, o.store, o.config, 0);
+    if (open_status != CMD_EXIT_OK)
+        return open_status;
     int status = is_list  ? alerts_list(s, &o)
                  : is_add ? alerts_add(s, &o)
                           : alerts_remove(s, &o, args[0]);

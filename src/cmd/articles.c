@@ -18,16 +18,21 @@
 
 static void articles_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: newsd articles delete [--store LOC] [--before DATE] [--source ID] [--url URL]\n"
-            "       newsd articles compact [--store LOC]\n"
-            "  delete   delete the articles matching every option given (at least one):\n"
-            "           --before DATE  published before DATE (YYYY-MM-DD or ISO 8601, UTC)\n"
-            "           --source ID    of the catalogue source ID\n"
-            "           --url URL      the article at URL (as imported or canonical)\n"
-            "           prints how many were deleted; a running server's index follows\n"
-            "  compact  rewrite the store's file once so that deletes give disk space back\n"
-            "           (stores created before newsd had retention; stop newsd first)\n");
+    fprintf(
+        f,
+        "usage: newsd articles delete [--store LOC] [--config FILE] [--before DATE] [--source ID]\n"
+        "                             [--url URL]\n"
+        "       newsd articles compact [--store LOC] [--config FILE]\n"
+        "  delete   delete the articles matching every option given (at least one):\n"
+        "           --before DATE  published before DATE (YYYY-MM-DD or ISO 8601, UTC)\n"
+        "           --source ID    of the catalogue source ID\n"
+        "           --url URL      the article at URL (as imported or canonical)\n"
+        "           prints how many were deleted; a running server's index follows\n"
+        "  compact  rewrite the store's file once so that deletes give disk space back\n"
+        "           (stores created before newsd had retention; stop newsd first)\n"
+        "  the store: --store, else $NEWSD_STORE, else the [server] store of the config\n"
+        "  file (--config, else $NEWSD_CONFIG, else /etc/newsd/newsd.conf when it\n"
+        "  exists), else ./newsd-data; a missing store is refused\n");
 }
 
 /* The filter of the delete options; CMD_EXIT_OK or a usage status. */
@@ -67,14 +72,16 @@ static int delete_filter(struct store_delete_filter *f, struct arena *a, const c
     return CMD_EXIT_OK;
 }
 
-static int run_delete(const char *store_opt, const struct store_delete_filter *f)
+static int run_delete(const char *store_opt, const char *config_opt,
+                      const struct store_delete_filter *f)
 {
     struct store *store = NULL;
     struct err err;
     int64_t deleted = 0;
     err_clear(&err);
-    if (cmd_store_open(&store, cmd_store_location(store_opt), cmd_index_kind(NULL, NULL)) < 0)
-        return CMD_EXIT_FAIL;
+    int status = cmd_store_open_for(&store, store_opt, config_opt, 0);
+    if (status != CMD_EXIT_OK)
+        return status;
     int64_t t0 = clock_mono_ms();
     int rc = retention_delete(store, f, NULL, NULL, &deleted, &err);
     bool incremental = true;
@@ -95,13 +102,14 @@ static int run_delete(const char *store_opt, const struct store_delete_filter *f
     return CMD_EXIT_OK;
 }
 
-static int run_compact(const char *store_opt)
+static int run_compact(const char *store_opt, const char *config_opt)
 {
     struct store *store = NULL;
     struct err err;
     err_clear(&err);
-    if (cmd_store_open(&store, cmd_store_location(store_opt), cmd_index_kind(NULL, NULL)) < 0)
-        return CMD_EXIT_FAIL;
+    int status = cmd_store_open_for(&store, store_opt, config_opt, 0);
+    if (status != CMD_EXIT_OK)
+        return status;
     int64_t t0 = clock_mono_ms();
     int rc = store_compact(store, &err);
     store_close(store);
@@ -116,11 +124,15 @@ static int run_compact(const char *store_opt)
 int cmd_articles(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},  {"before", required_argument, NULL, 'b'},
-        {"source", required_argument, NULL, 'S'}, {"url", required_argument, NULL, 'u'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"store", required_argument, NULL, 's'},
+        {"before", required_argument, NULL, 'b'},
+        {"source", required_argument, NULL, 'S'},
+        {"url", required_argument, NULL, 'u'},
+        {"config", required_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
-    const char *store_opt = NULL, *before = NULL, *source = NULL, *url = NULL;
+    const char *store_opt = NULL, *config_opt = NULL, *before = NULL, *source = NULL, *url = NULL;
     int ch;
 
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -137,6 +149,9 @@ int cmd_articles(int argc, char **argv)
         switch (ch) {
         case 's':
             store_opt = optarg;
+            break;
+        case 'c':
+            config_opt = optarg;
             break;
         case 'b':
             before = optarg;
@@ -161,17 +176,17 @@ int cmd_articles(int argc, char **argv)
     }
     if (!strcmp(sub, "compact")) {
         if (before || source || url) {
-            cmd_fail("articles compact: takes only --store");
+            cmd_fail("articles compact: takes only --store and --config");
             return CMD_EXIT_USAGE;
         }
-        return run_compact(store_opt);
+        return run_compact(store_opt, config_opt);
     }
     struct arena a;
     struct store_delete_filter f;
     arena_init(&a, 0);
     int status = delete_filter(&f, &a, before, source, url);
     if (status == CMD_EXIT_OK)
-        status = run_delete(store_opt, &f);
+        status = run_delete(store_opt, config_opt, &f);
     arena_release(&a);
     return status;
 }

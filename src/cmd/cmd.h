@@ -18,5 +18,6 @@ int cmd_backup(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
 int cmd_articles(int argc, char **argv);
 int cmd_alerts(int argc, char **argv);
+int cmd_migrate(int argc, char **argv);
 
 #endif

@@ -4,30 +4,71 @@
 #include "index/index.h"
 #include "util/log.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/banned.h"
 
-const char *cmd_store_location_configured(const char *option, const char *configured)
+const char *cmd_config_path(const char *option)
 {
     if (option && *option)
         return option;
-    const char *env = getenv("NEWSD_STORE");
+    const char *env = getenv("NEWSD_CONFIG");
     if (env && *env)
         return env;
-    if (configured && *configured)
-        return configured;
-    return CMD_DEFAULT_STORE;
+    return access(CMD_DEFAULT_CONFIG, F_OK) == 0 ? CMD_DEFAULT_CONFIG : NULL;
 }
+
+void cmd_store_where_from(struct cmd_store_where *out, const char *option, const struct config *c,
+                          const char *config_path)
+{
+    const char *env = getenv("NEWSD_STORE");
+    memset(out, 0, sizeof *out);
+    if (option && *option) {
+        out->loc = option;
+        out->chosen = true;
+        snprintf(out->from, sizeof out->from, "given by --store");
+    } else if (env && *env) {
+        out->loc = env;
+        out->chosen = true;
+        snprintf(out->from, sizeof out->from, "from $NEWSD_STORE");
+    } else if (c && c->store[0]) {
+        snprintf(out->configured, sizeof out->configured, "%s", c->store);
+        out->loc = out->configured;
+        snprintf(out->from, sizeof out->from, "from the config file %s",
+                 config_path ? config_path : "");
+    } else {
+        out->loc = CMD_DEFAULT_STORE;
+        snprintf(out->from, sizeof out->from, "the default");
+    }
+}
+
+int cmd_store_where_get(struct cmd_store_where *out, const char *option, const char *config_path)
+{
+    struct config cfg;
+    int status = cmd_config_load(&cfg, config_path);
+    if (status != CMD_EXIT_OK)
+        return status;
+    cmd_store_where_from(out, option, &cfg, config_path);
+    return CMD_EXIT_OK;
+}
+
+/* What cmd_store_location found, for cmd_store_open's messages (one
+ * command per process: its store is resolved once). */
+static struct cmd_store_where location_last;
 
 const char *cmd_store_location(const char *option)
 {
-    return cmd_store_location_configured(option, NULL);
+    if (cmd_store_where_get(&location_last, option, cmd_config_path(NULL)) != CMD_EXIT_OK)
+        return NULL;
+    return location_last.loc;
 }
 
 /* $name as an integer; false when unset or empty. */
@@ -107,19 +148,96 @@ int cmd_config_load(struct config *c, const char *path)
     return CMD_EXIT_OK;
 }
 
-int cmd_store_open(struct store **out, const char *loc, const char *index_kind)
+/* An embedded store at loc that has no database file yet. */
+static bool store_missing(const char *loc)
 {
+    char db[4096];
+    struct stat sb;
+    if (store_location_is_uri(loc) || store_sqlite_path_at(loc, db, sizeof db, NULL) < 0)
+        return false; /* opening says what is wrong */
+    return stat(db, &sb) != 0 && errno == ENOENT;
+}
+
+/* Whether flags let a command make a new store where w points. */
+static bool store_may_create(const struct cmd_store_where *w, unsigned flags)
+{
+    return (flags & CMD_OPEN_CREATE) || ((flags & CMD_OPEN_MAY_CREATE) && !w->chosen);
+}
+
+int cmd_store_open_where(struct store **out, const struct cmd_store_where *w,
+                         const char *index_kind, unsigned flags)
+{
+    char shown[512];
     struct err err;
+    struct store_schema schema;
+    int rc;
+
+    *out = NULL;
     err_clear(&err);
-    struct store_options opt = {.fulltext_when_new = cmd_store_wants_fulltext(index_kind)};
-    int rc = store_open_with(out, loc, &opt, &err);
-    if (rc < 0) {
-        char shown[512];
-        cmd_fail("cannot open store %s: %s", store_location_redacted(loc, shown, sizeof shown),
-                 err_msg(&err, rc));
+    store_location_redacted(w->loc, shown, sizeof shown);
+    if (!store_may_create(w, flags) && store_missing(w->loc)) {
+        /* A typo must not become an empty store (a key printed that the
+         * server, on its own store, rejects). */
+        if (flags & CMD_OPEN_MAY_CREATE)
+            cmd_fail("no store at %s (%s): pass --create to make a new one there", shown, w->from);
+        else
+            cmd_fail("no store at %s (%s): check the path (--store, $NEWSD_STORE, the config "
+                     "file's [server] store); newsd import, sources import and keys create make "
+                     "a new store with --create",
+                     shown, w->from);
         return -1;
     }
+    struct store_options opt = {.fulltext_when_new = cmd_store_wants_fulltext(index_kind),
+                                .migrate = (flags & CMD_OPEN_MIGRATE) != 0,
+                                .read_outdated = (flags & CMD_OPEN_READ_OUTDATED) != 0,
+                                .start_unreachable = (flags & CMD_OPEN_START_UNREACHABLE) != 0};
+    rc = store_open_with(out, w->loc, &opt, &err);
+    if (rc == ERR_OUTDATED && (flags & CMD_OPEN_OUTDATED_QUIET))
+        return 1;
+    if (rc == ERR_OUTDATED) {
+        cmd_fail("store %s (%s): %s; this command does not migrate: stop the newsd server of "
+                 "the old version first, then run `newsd migrate --store %s` (or start the new "
+                 "newsd serve, which migrates)",
+                 shown, w->from, err_msg(&err, rc), shown);
+        return -1;
+    }
+    if (rc < 0) {
+        cmd_fail("cannot open store %s (%s): %s", shown, w->from, err_msg(&err, rc));
+        return -1;
+    }
+    store_schema_get(*out, &schema);
+    if (schema.opened > 0 && schema.opened != schema.current)
+        log_info("store %s: schema migrated from version %lld to %lld", shown,
+                 (long long)schema.opened, (long long)schema.current);
     return 0;
+}
+
+int cmd_store_open_for(struct store **out, const char *store_option, const char *config_option,
+                       unsigned flags)
+{
+    struct config cfg;
+    struct cmd_store_where w;
+    const char *path = cmd_config_path(config_option);
+    int status = cmd_config_load(&cfg, path);
+
+    *out = NULL;
+    if (status != CMD_EXIT_OK)
+        return status;
+    cmd_store_where_from(&w, store_option, &cfg, path);
+    if (cmd_store_open_where(out, &w, cmd_index_kind(NULL, cfg.index), flags) != 0)
+        return CMD_EXIT_FAIL;
+    return CMD_EXIT_OK;
+}
+
+int cmd_store_open(struct store **out, const char *loc, const char *index_kind)
+{
+    struct cmd_store_where w;
+    if (loc == NULL)
+        return -1; /* cmd_store_location said why */
+    if (loc == location_last.loc)
+        return cmd_store_open_where(out, &location_last, index_kind, CMD_OPEN_READ_OUTDATED);
+    cmd_store_where_from(&w, loc, NULL, NULL);
+    return cmd_store_open_where(out, &w, index_kind, CMD_OPEN_READ_OUTDATED);
 }
 
 int cmd_store_fit_index(struct store *s, const char *index_kind)

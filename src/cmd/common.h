@@ -13,12 +13,78 @@
 #include "util/arena.h"
 
 #define CMD_DEFAULT_STORE "./newsd-data"
+/* The config file read when neither --config nor $NEWSD_CONFIG names one,
+ * if it exists (where `make install` puts it). */
+#define CMD_DEFAULT_CONFIG "/etc/newsd/newsd.conf"
 
-/* --store value, else $NEWSD_STORE, else ./newsd-data. */
+/* The config file a command reads: option (its --config), else
+ * $NEWSD_CONFIG, else CMD_DEFAULT_CONFIG when it exists, else NULL (the
+ * defaults alone). */
+const char *cmd_config_path(const char *option);
+
+/* Where a command's store is, and why there (for the messages). */
+struct cmd_store_where {
+    const char *loc;
+    /* "--store", "NEWSD_STORE", "the config file F" or "the default" */
+    char from[CONFIG_PATH_MAX + 32];
+    /* from --store or $NEWSD_STORE: a place typed for this run, where a
+     * missing store is more likely a typo than a first start */
+    bool chosen;
+    char configured[CONFIG_PATH_MAX]; /* the config's [server] store, when it gave loc */
+};
+
+/* The store: option (its --store), else $NEWSD_STORE, else the [server]
+ * store of the config file at config_path (NULL: none), else
+ * CMD_DEFAULT_STORE. CMD_EXIT_OK, or the exit status after one line on
+ * stderr (a config file that cannot be read or parsed). */
+int cmd_store_where_get(struct cmd_store_where *out, const char *option, const char *config_path);
+/* The same for a command that has loaded the config c already. */
+void cmd_store_where_from(struct cmd_store_where *out, const char *option, const struct config *c,
+                          const char *config_path);
+
+/* How cmd_store_open_where may treat the store. */
+enum cmd_open_flags {
+    /* A command that makes stores (import, sources import, keys create,
+     * feeds add/import): a missing store is created when it is the
+     * configured or default one */
+    CMD_OPEN_MAY_CREATE = 1 << 0,
+    /* and wherever it is (--create; serve) */
+    CMD_OPEN_CREATE = 1 << 1,
+    /* An older schema is migrated (serve, migrate); without it such a
+     * store is refused, telling to run newsd migrate */
+    CMD_OPEN_MIGRATE = 1 << 2,
+    /* An older schema is not reported: cmd_store_open_where returns 1 and
+     * opens nothing (serve takes its lock before migrating) */
+    CMD_OPEN_OUTDATED_QUIET = 1 << 3,
+    /* An older schema is left as it is and the store opened to read its
+     * articles (store_options.read_outdated: index build) */
+    CMD_OPEN_READ_OUTDATED = 1 << 4,
+    /* A PostgreSQL store that cannot be reached opens anyway, its
+     * migration owed to the first connection (store_options
+     * start_unreachable: serve) */
+    CMD_OPEN_START_UNREACHABLE = 1 << 5,
+};
+
+/* Open the store w names under flags (enum cmd_open_flags), or print one
+ * line on stderr: 0, 1 (outdated, with CMD_OPEN_OUTDATED_QUIET) or -1. A
+ * missing embedded store is refused naming where its path came from,
+ * unless flags allow creating it there; a migration is logged with its
+ * from and to versions. */
+int cmd_store_open_where(struct store **out, const struct cmd_store_where *w,
+                         const char *index_kind, unsigned flags);
+
+/* What an admin command does to reach its store: the config file of
+ * cmd_config_path(config_option), the store cmd_store_where_from finds
+ * with it, opened under flags with the config's index kind (a new store
+ * gets the FTS5 side only for the fts5 index). CMD_EXIT_OK, or the exit
+ * status after one line on stderr. */
+int cmd_store_open_for(struct store **out, const char *store_option, const char *config_option,
+                       unsigned flags);
+
+/* For commands without --config (backup): cmd_store_where_get with the
+ * config file of cmd_config_path(NULL), remembered for cmd_store_open;
+ * NULL after one line on stderr. */
 const char *cmd_store_location(const char *option);
-/* The same with the config file's [server] store between the environment
- * and the default (NULL or "": not set). */
-const char *cmd_store_location_configured(const char *option, const char *configured);
 
 /* The search index a command works for: option (its --index) when given,
  * else $NEWSD_INDEX, else configured (the config file's [server] index;
@@ -32,8 +98,11 @@ const char *cmd_index_kind(const char *option, const char *configured);
  * this is decided; cmd_store_open and cmd_store_fit_index ask it. */
 bool cmd_store_wants_fulltext(const char *index_kind);
 
-/* Open the store at loc or print one line on stderr; 0 or -1. A new
- * embedded store gets the FTS5 side when cmd_store_wants_fulltext(index_kind). */
+/* Open the existing store at loc to read it (backup), or print one line
+ * on stderr; 0 or -1. Where loc came from is what cmd_store_location
+ * found. A store of an older schema is opened as it is
+ * (CMD_OPEN_READ_OUTDATED): a backup before an upgrade copies the store
+ * as the old server has it. */
 int cmd_store_open(struct store **out, const char *loc, const char *index_kind);
 
 /* Build or drop an embedded store's FTS5 side to match index_kind (serve:

@@ -25,7 +25,10 @@ static void crawl_usage(FILE *f)
                "                   [--pages missing|always|never]\n"
                "  --once    poll every feed due now once, print a summary and exit\n"
                "            (without it: keep polling until SIGTERM/SIGINT)\n"
-               "  --config  the config file; its [outbound] section: allow_networks lets\n"
+               "  --store   the store (else $NEWSD_STORE, else the config file's [server]\n"
+               "            store, else ./newsd-data); a missing store is refused\n"
+               "  --config  the config file (else $NEWSD_CONFIG, else /etc/newsd/newsd.conf\n"
+               "            when it exists); its [outbound] section: allow_networks lets\n"
                "            feeds on those special-use networks (loopback, private, ...) be\n"
                "            fetched, user_agent and proxy say how requests are made\n"
                "  --pages   which new items get their page fetched for their text, image\n"
@@ -78,9 +81,12 @@ int cmd_crawl(int argc, char **argv)
         return CMD_EXIT_USAGE;
     }
     static struct config cfg; /* static: it is large */
+    config_path = cmd_config_path(config_path);
     int cstatus = cmd_config_load(&cfg, config_path);
     if (cstatus != CMD_EXIT_OK)
         return cstatus;
+    struct cmd_store_where where;
+    cmd_store_where_from(&where, store_opt, &cfg, config_path);
 
     /* Block the stop signals before the crawler thread starts, so only
      * sigwait below receives them. */
@@ -97,7 +103,7 @@ int cmd_crawl(int argc, char **argv)
     err_clear(&err);
     int status = CMD_EXIT_FAIL;
     int rc;
-    if (cmd_store_open(&s, cmd_store_location(store_opt), cmd_index_kind(NULL, NULL)) < 0)
+    if (cmd_store_open_where(&s, &where, cmd_index_kind(NULL, cfg.index), 0) != 0)
         goto out;
     cmd_crawl_options(&co, &cfg);
     if ((rc = crawl_new(&c, s, &co, &err)) < 0) {
@@ -127,7 +133,7 @@ int cmd_crawl(int argc, char **argv)
     }
     char shown[512];
     log_info("newsd crawling %s store %s", store_kind(s),
-             store_location_redacted(cmd_store_location(store_opt), shown, sizeof shown));
+             store_location_redacted(where.loc, shown, sizeof shown));
     int sig = 0;
     sigwait(&stop_signals, &sig);
     log_info("signal %d: stopping", sig);

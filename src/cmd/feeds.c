@@ -30,7 +30,7 @@
 static void feeds_usage(FILE *f)
 {
     fprintf(f,
-            "usage: newsd feeds add [--store LOC] [--config FILE] URL [--source ID]\n"
+            "usage: newsd feeds add [--store LOC] [--create] [--config FILE] URL [--source ID]\n"
             "                       [--country CC] [--category CAT] [--language LL]\n"
             "                       [--headlines] [--interval SECONDS]\n"
             "                       [--pages missing|always|never]\n"
@@ -42,7 +42,7 @@ static void feeds_usage(FILE *f)
             "       newsd feeds resume [--store LOC] ID\n"
             "       newsd feeds poll [--store LOC] ID | --all\n"
             "                       (due now: the running server polls it within seconds)\n"
-            "       newsd feeds import [--store LOC] [--config FILE] FILE\n"
+            "       newsd feeds import [--store LOC] [--create] [--config FILE] FILE\n"
             "                       (JSONL or OPML, told apart by content; - = stdin)\n"
             "       newsd feeds export [--store LOC] [--format opml|jsonl]\n"
             "       newsd feeds list [--store LOC] [--format table|json]\n"
@@ -56,8 +56,14 @@ static void feeds_usage(FILE *f)
             "  --format     export: opml (default) or jsonl; list: table (default) or json\n"
             "  export keeps feed URLs whole, credentials too (it is for importing again);\n"
             "  list shows a URL's password as ***\n"
-            "  --config     the config file: [outbound] allow_networks admits feeds on\n"
-            "               loopback, private and other special-use addresses\n",
+            "  --store      the store (every command): else $NEWSD_STORE, else the config\n"
+            "               file's [server] store, else ./newsd-data\n"
+            "  --create     add, import: make the store when it does not exist (needed\n"
+            "               for a --store or $NEWSD_STORE path)\n"
+            "  --config     the config file (every command; else $NEWSD_CONFIG, else\n"
+            "               /etc/newsd/newsd.conf when it exists): [outbound]\n"
+            "               allow_networks admits feeds on loopback, private and other\n"
+            "               special-use addresses\n",
             FEEDS_INTERVAL_MIN, FEEDS_INTERVAL_MAX, STORE_FEED_DEFAULT_INTERVAL);
 }
 
@@ -162,6 +168,7 @@ struct feeds_opts {
     const char *source, *country, *category, *language, *interval, *pages;
     int headlines; /* -1 not given, 0 --no-headlines, 1 --headlines */
     bool all;      /* poll --all */
+    bool create;   /* --create: add and import may make a store anywhere */
 };
 
 /* The option values as a spec; interval < 0 when it is no number. */
@@ -364,6 +371,8 @@ static const char *verb_argument(const char *verb, bool all, int *want)
 static const char *misplaced_option(const struct feeds_opts *o, const char *verb)
 {
     bool add = !strcmp(verb, "add"), edit = !strcmp(verb, "edit");
+    if (o->create && !add && strcmp(verb, "import"))
+        return "--create belongs to feeds add and feeds import";
     if (o->source && !add)
         return "--source belongs to feeds add";
     if ((o->country || o->category || o->language || o->interval || o->pages ||
@@ -403,6 +412,7 @@ int cmd_feeds(int argc, char **argv)
         {"pages", required_argument, NULL, 'p'},
         {"help", no_argument, NULL, 'h'},
         {"all", no_argument, NULL, 'A'},
+        {"create", no_argument, NULL, 'R'},
         {NULL, 0, NULL, 0},
     };
     struct feeds_opts o;
@@ -450,6 +460,9 @@ int cmd_feeds(int argc, char **argv)
         case 'A':
             o.all = true;
             break;
+        case 'R':
+            o.create = true;
+            break;
         case 'h':
             feeds_usage(stdout);
             return CMD_EXIT_OK;
@@ -489,7 +502,8 @@ int cmd_feeds(int argc, char **argv)
     }
 
     static struct config cfg; /* static: it is large */
-    int status = cmd_config_load(&cfg, o.config);
+    const char *config_path = cmd_config_path(o.config);
+    int status = cmd_config_load(&cfg, config_path);
     if (status != CMD_EXIT_OK)
         return status;
     const struct netpolicy *policy = &cfg.outbound.policy;
@@ -521,7 +535,14 @@ int cmd_feeds(int argc, char **argv)
         change.now = (int64_t)time(NULL);
     }
     status = CMD_EXIT_FAIL;
-    if (cmd_store_open(&s, cmd_store_location(o.store), cmd_index_kind(NULL, NULL)) < 0)
+    /* feeds add and import make a store as import does (a first step of
+     * a new installation): at the configured place, elsewhere with --create. */
+    unsigned flags = 0;
+    if (!strcmp(verb, "add") || !strcmp(verb, "import"))
+        flags = CMD_OPEN_MAY_CREATE | (o.create ? CMD_OPEN_CREATE : 0u);
+    struct cmd_store_where where;
+    cmd_store_where_from(&where, o.store, &cfg, config_path);
+    if (cmd_store_open_where(&s, &where, cmd_index_kind(NULL, cfg.index), flags) != 0)
         goto out;
     if (!strcmp(verb, "add"))
         status = feeds_add(s, &f);

@@ -15,9 +15,17 @@
 
 static void import_usage(FILE *f)
 {
-    fprintf(f, "usage: newsd import [--store LOC] [--headlines] [--country CC] [--category CAT]\n"
-               "                    [--language LL] [--progress] FILE...   (- = stdin)\n"
-               "       newsd import --warc [--store LOC] [--progress-every SECONDS] FILE...\n"
+    fprintf(f, "usage: newsd import [--store LOC] [--create] [--config FILE] [--headlines]\n"
+               "                    [--country CC] [--category CAT] [--language LL] [--progress]\n"
+               "                    FILE...   (- = stdin)\n"
+               "       newsd import --warc [--store LOC] [--create] [--config FILE]\n"
+               "                    [--progress-every SECONDS] FILE...\n"
+               "  --store           the store (else $NEWSD_STORE, else the config file's\n"
+               "                    [server] store, else ./newsd-data)\n"
+               "  --create          make the store when it does not exist (needed for a\n"
+               "                    --store or $NEWSD_STORE path: a typo must not become a store)\n"
+               "  --config          the config file (else $NEWSD_CONFIG, else\n"
+               "                    /etc/newsd/newsd.conf when it exists)\n"
                "  --progress        print \"committed N\" on stderr after each committed batch\n"
                "  --warc            FILEs are WARC files (plain or .gz, e.g. Common Crawl's\n"
                "                    CC-NEWS): each HTML page that holds an article is imported\n"
@@ -41,9 +49,12 @@ int cmd_import(int argc, char **argv)
         {"progress", no_argument, NULL, 'p'},
         {"warc", no_argument, NULL, 'w'},
         {"progress-every", required_argument, NULL, 'e'},
+        {"create", no_argument, NULL, 'C'},
+        {"config", required_argument, NULL, 'f'},
         {NULL, 0, NULL, 0},
     };
-    const char *store_opt = NULL;
+    const char *store_opt = NULL, *config_opt = NULL;
+    unsigned open_flags = CMD_OPEN_MAY_CREATE;
     struct ingest_options io = {0};
     bool warc = false;
     int ch;
@@ -70,6 +81,12 @@ int cmd_import(int argc, char **argv)
             break;
         case 'w':
             warc = true;
+            break;
+        case 'C':
+            open_flags |= CMD_OPEN_CREATE;
+            break;
+        case 'f':
+            config_opt = optarg;
             break;
         case 'e': {
             char *end = NULL;
@@ -113,9 +130,9 @@ int cmd_import(int argc, char **argv)
     }
 
     struct store *s;
-    if (cmd_store_open(&s, cmd_store_location(store_opt), cmd_index_kind(NULL, NULL)) < 0)
-        return CMD_EXIT_FAIL;
-    int status = CMD_EXIT_OK;
+    int status = cmd_store_open_for(&s, store_opt, config_opt, open_flags);
+    if (status != CMD_EXIT_OK)
+        return status;
     struct ingest_stats total = {0};
     for (int i = optind; i < argc; i++) {
         struct ingest_stats st = {0};
@@ -167,13 +184,18 @@ int cmd_import(int argc, char **argv)
 
 static void sources_usage(FILE *f)
 {
-    fprintf(f, "usage: newsd sources import [--store LOC] FILE   (- = stdin)\n");
+    fprintf(f, "usage: newsd sources import [--store LOC] [--create] [--config FILE] FILE"
+               "   (- = stdin)\n"
+               "  --create  make the store when it does not exist (needed for a --store or\n"
+               "            $NEWSD_STORE path)\n");
 }
 
 int cmd_sources(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"store", required_argument, NULL, 's'},
+        {"create", no_argument, NULL, 'C'},
+        {"config", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -187,13 +209,20 @@ int cmd_sources(int argc, char **argv)
     }
     argc--;
     argv++;
-    const char *store_opt = NULL;
+    const char *store_opt = NULL, *config_opt = NULL;
+    unsigned open_flags = CMD_OPEN_MAY_CREATE;
     int ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (ch) {
         case 's':
             store_opt = optarg;
+            break;
+        case 'C':
+            open_flags |= CMD_OPEN_CREATE;
+            break;
+        case 'f':
+            config_opt = optarg;
             break;
         case 'h':
             sources_usage(stdout);
@@ -208,8 +237,9 @@ int cmd_sources(int argc, char **argv)
         return CMD_EXIT_USAGE;
     }
     struct store *s;
-    if (cmd_store_open(&s, cmd_store_location(store_opt), cmd_index_kind(NULL, NULL)) < 0)
-        return CMD_EXIT_FAIL;
+    int status = cmd_store_open_for(&s, store_opt, config_opt, open_flags);
+    if (status != CMD_EXIT_OK)
+        return status;
     size_t n = 0;
     struct err err;
     err_clear(&err);

@@ -20,10 +20,17 @@
 
 static void index_usage(FILE *f)
 {
-    fprintf(f, "usage: newsd index verify|sizes [--store LOC] [--index engine|fts5] [--index-dir DIR]\n"
+    fprintf(f, "usage: newsd index verify|sizes|build [--store LOC] [--config FILE]\n"
+               "                                      [--index engine|fts5] [--index-dir DIR]\n"
+               "  the store, index and index directory: the options, else as newsd serve finds\n"
+               "  them ($NEWSD_STORE, $NEWSD_INDEX, the config file's [server] section)\n"
                "  verify: check the search index against the articles table; exit 1 if they "
                "disagree\n"
-               "  sizes:  the engine's index files part by part, the document store apart\n");
+               "  sizes:  the engine's index files part by part, the document store apart\n"
+               "  build:  ahead of an upgrade, with the new binary while the old server runs:\n"
+               "          build the index in this version's segment format beside the live\n"
+               "          one (newsd.db.engine.vN); the new server adopts it at its start\n"
+               "          instead of rebuilding (embedded store, engine index)\n");
 }
 
 static void size_line(const char *name, uint64_t bytes, uint64_t docs, uint64_t total)
@@ -100,16 +107,60 @@ static bool print_replica_lag(struct index *idx, struct store *store,
     return rs.lag_seq > 0 || behind != 0;
 }
 
+/* index build is for the engine over an embedded store: a cluster node's
+ * index follows its own local replica, which the running server writes. */
+static bool build_possible(const char *loc, const char *kind)
+{
+    if (strcmp(kind, INDEX_KIND_ENGINE) != 0) {
+        cmd_fail("index build: the %s index has no files to build ahead (only the engine)", kind);
+        return false;
+    }
+    if (store_location_is_uri(loc)) {
+        cmd_fail("index build: only for the embedded store; a cluster is upgraded node by node "
+                 "(docs/operations.md \"Upgrading\")");
+        return false;
+    }
+    return true;
+}
+
+/* What index build made, or why it is not to be used. */
+static int build_report(struct store *store, const struct index_verify_report *r)
+{
+    char dir[4096];
+    struct err err;
+    err_clear(&err);
+    if (index_engine_staged_dir(store_sqlite_path(store), dir, sizeof dir, &err) < 0) {
+        cmd_fail("index build: %s", err_msg(&err, ERR_INVALID));
+        return CMD_EXIT_FAIL;
+    }
+    if (r->missing || r->extra) {
+        cmd_fail("index build: the index in %s disagrees with the table (%s)", dir, r->detail);
+        return CMD_EXIT_FAIL;
+    }
+    if (r->rows > 0 && r->files == 0) {
+        cmd_fail("index build: nothing was written to %s (is another index build running?)", dir);
+        return CMD_EXIT_FAIL;
+    }
+    printf("index built ahead in %s: segment format %u, %llu articles, %zu segments (%zu files, "
+           "%llu bytes)\n",
+           dir, (unsigned)index_engine_segment_version(), (unsigned long long)r->rows, r->segments,
+           r->files, (unsigned long long)r->bytes);
+    printf("the next newsd serve of this version adopts it and reads only the articles added "
+           "since\n");
+    return CMD_EXIT_OK;
+}
+
 int cmd_index(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"store", required_argument, NULL, 's'},
         {"index", required_argument, NULL, 'i'},
         {"index-dir", required_argument, NULL, 'I'},
+        {"config", required_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *store_opt = NULL, *kind = NULL, *dir = NULL;
+    const char *store_opt = NULL, *kind = NULL, *dir = NULL, *config_opt = NULL;
     struct store *store = NULL;
     struct index *idx = NULL;
     struct index_verify_report r;
@@ -128,6 +179,9 @@ int cmd_index(int argc, char **argv)
         case 'I':
             dir = optarg;
             break;
+        case 'c':
+            config_opt = optarg;
+            break;
         case 'h':
             index_usage(stdout);
             return CMD_EXIT_OK;
@@ -137,18 +191,34 @@ int cmd_index(int argc, char **argv)
         }
     }
     if (optind + 1 != argc ||
-        (strcmp(argv[optind], "verify") != 0 && strcmp(argv[optind], "sizes") != 0)) {
+        (strcmp(argv[optind], "verify") != 0 && strcmp(argv[optind], "sizes") != 0 &&
+         strcmp(argv[optind], "build") != 0)) {
         index_usage(stderr);
         return CMD_EXIT_USAGE;
     }
     bool sizes = strcmp(argv[optind], "sizes") == 0;
+    bool build = strcmp(argv[optind], "build") == 0;
     err_clear(&err);
-    kind = cmd_index_kind(kind, NULL);
-    if (cmd_store_open(&store, cmd_store_location(store_opt), kind) < 0)
+    static struct config cfg; /* static: it is large */
+    struct cmd_store_where where;
+    const char *config_path = cmd_config_path(config_opt);
+    if ((status = cmd_config_load(&cfg, config_path)) != CMD_EXIT_OK)
+        return status;
+    status = CMD_EXIT_FAIL;
+    kind = cmd_index_kind(kind, cfg.index);
+    if (!dir && cfg.index_dir[0])
+        dir = cfg.index_dir;
+    cmd_store_where_from(&where, store_opt, &cfg, config_path);
+    if (build && !build_possible(where.loc, kind))
+        return CMD_EXIT_FAIL;
+    /* The build reads the articles of a store the old server still runs,
+     * whose schema may be the old one: it migrates nothing. */
+    if (cmd_store_open_where(&store, &where, kind, build ? CMD_OPEN_READ_OUTDATED : 0) != 0)
         return CMD_EXIT_FAIL;
     /* As the node holds it: verify reports how far that is behind. */
     struct index_options iopt = {.kind = kind, .local_dir = dir, .no_follow = true};
     cmd_engine_options(&iopt.engine);
+    iopt.engine.staged = build;
     if ((rc = index_open_with(&idx, store, &iopt, &err)) < 0) {
         cmd_fail("cannot open the search index: %s", err_msg(&err, rc));
         goto out;
@@ -158,12 +228,20 @@ int cmd_index(int argc, char **argv)
         goto out;
     }
     if ((rc = index_verify(idx, &r, &err)) < 0) {
-        cmd_fail("index verify: %s", err_msg(&err, rc));
+        cmd_fail("index %s: %s", build ? "build" : "verify", err_msg(&err, rc));
         goto out;
     }
+    if (build) {
+        status = build_report(store, &r);
+        goto out;
+    }
+    struct store_schema schema;
+    store_schema_get(store, &schema);
+    printf("store: %s, schema version %lld\n", store_kind(store), (long long)schema.current);
     printf("index: %s", index_kind(idx));
     if (strcmp(index_kind(idx), "engine") == 0)
-        printf(", %s, %zu segments (%zu files, %llu bytes)",
+        printf(", segment format %u, %s, %zu segments (%zu files, %llu bytes)",
+               (unsigned)index_engine_segment_version(),
                r.from_files ? "opened from its files" : "built from the table", r.segments, r.files,
                (unsigned long long)r.bytes);
     printf("\nrows %llu, indexed %llu, missing %llu, extra %llu\n", (unsigned long long)r.rows,

@@ -23,13 +23,17 @@
 
 static void keys_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: newsd keys create [--store LOC] [--name NAME] [--plan PLAN] [--config FILE]\n"
-            "       newsd keys list [--store LOC]\n"
-            "       newsd keys disable|enable|delete ID [--store LOC]\n"
-            "       newsd keys set-plan ID PLAN [--store LOC] [--config FILE]\n"
-            "  ID is the id shown by `keys list`, or a key's name when it is unique.\n"
-            "  Plans: unlimited (default), developer, business, and those of --config FILE.\n");
+    fprintf(f, "usage: newsd keys create [--store LOC] [--create] [--name NAME] [--plan PLAN]\n"
+               "                         [--config FILE]\n"
+               "       newsd keys list [--store LOC] [--config FILE]\n"
+               "       newsd keys disable|enable|delete ID [--store LOC] [--config FILE]\n"
+               "       newsd keys set-plan ID PLAN [--store LOC] [--config FILE]\n"
+               "  The store: --store, else $NEWSD_STORE, else the config file's [server] store,\n"
+               "  else ./newsd-data; the config file: --config, else $NEWSD_CONFIG, else\n"
+               "  /etc/newsd/newsd.conf when it exists. keys create makes a missing store only\n"
+               "  with --create when the path comes from --store or $NEWSD_STORE.\n"
+               "  ID is the id shown by `keys list`, or a key's name when it is unique.\n"
+               "  Plans: unlimited (default), developer, business, and those of --config FILE.\n");
 }
 
 struct keys_opts {
@@ -37,6 +41,7 @@ struct keys_opts {
     const char *name;
     const char *plan;
     const char *config;
+    bool create; /* --create */
 };
 
 /* Exit status for an unknown plan (2), a bad config (1 or 2), or 0. */
@@ -260,9 +265,13 @@ static int keys_change(struct store *s, struct arena *ar, const char *verb, cons
 int cmd_keys(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'}, {"name", required_argument, NULL, 'n'},
-        {"plan", required_argument, NULL, 'p'},  {"config", required_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+        {"store", required_argument, NULL, 's'},
+        {"name", required_argument, NULL, 'n'},
+        {"plan", required_argument, NULL, 'p'},
+        {"config", required_argument, NULL, 'c'},
+        {"create", no_argument, NULL, 'C'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     struct keys_opts o = {0};
     int ch;
@@ -280,6 +289,9 @@ int cmd_keys(int argc, char **argv)
             break;
         case 'c':
             o.config = optarg;
+            break;
+        case 'C':
+            o.create = true;
             break;
         case 'h':
             keys_usage(stdout);
@@ -320,8 +332,8 @@ int cmd_keys(int argc, char **argv)
         cmd_fail("keys %s: --name and --plan belong to keys create", verb);
         return CMD_EXIT_USAGE;
     }
-    if (o.config && strcmp(verb, "create") && strcmp(verb, "set-plan")) {
-        cmd_fail("keys %s: --config is only used by create and set-plan", verb);
+    if (o.create && strcmp(verb, "create")) {
+        cmd_fail("keys %s: --create belongs to keys create", verb);
         return CMD_EXIT_USAGE;
     }
     if (o.name && !name_valid(o.name)) {
@@ -330,8 +342,9 @@ int cmd_keys(int argc, char **argv)
         return CMD_EXIT_USAGE;
     }
     const char *plan = !strcmp(verb, "set-plan") ? args[1] : o.plan;
-    if (plan || o.config) {
-        int status = plan_check(plan ? plan : "unlimited", o.config);
+    const char *config_path = cmd_config_path(o.config);
+    if (plan || (config_path && (!strcmp(verb, "create") || !strcmp(verb, "set-plan")))) {
+        int status = plan_check(plan ? plan : "unlimited", config_path);
         if (status != CMD_EXIT_OK)
             return status;
     }
@@ -339,9 +352,13 @@ int cmd_keys(int argc, char **argv)
     struct store *s = NULL;
     struct arena ar;
     arena_init(&ar, KEYS_ARENA_BYTES);
-    int status = CMD_EXIT_FAIL;
-    if (cmd_store_open(&s, cmd_store_location(o.store), cmd_index_kind(NULL, NULL)) < 0)
+    unsigned flags = 0;
+    if (!strcmp(verb, "create"))
+        flags = CMD_OPEN_MAY_CREATE | (o.create ? CMD_OPEN_CREATE : 0u);
+    int status = cmd_store_open_for(&s, o.store, o.config, flags);
+    if (status != CMD_EXIT_OK)
         goto out;
+    status = CMD_EXIT_FAIL;
     if (!strcmp(verb, "create"))
         status = keys_create(s, &o);
     else if (!strcmp(verb, "list"))

@@ -46,6 +46,11 @@ static void serve_usage(FILE *f)
                "                   [--metrics-listen HOST:PORT] [--index-dir DIR]\n"
                "                   [--index fts5|engine] [--log-format text|json]\n"
                "                   [--pages missing|always|never]\n"
+               "  --store    the store (else $NEWSD_STORE, else the config file's [server]\n"
+               "             store, else ./newsd-data); made when missing; an older schema\n"
+               "             is migrated once this server holds the store's lock\n"
+               "  --config   the config file (else $NEWSD_CONFIG, else /etc/newsd/newsd.conf\n"
+               "             when it exists)\n"
                "  --listen   default 127.0.0.1:8080 (or $NEWSD_LISTEN); port 0 = any free port\n"
                "  --threads  HTTP worker threads (default: number of cores)\n"
                "  --quiet    no access log\n"
@@ -287,11 +292,12 @@ static int serve_parse(struct serve_flags *f, int argc, char **argv)
 /* Every setting serve starts with, each module's in its options struct.
  * Precedence: flag, then environment, then config file, then default. */
 struct serve_settings {
-    struct config cfg;      /* the config file (plans are applied from it) */
-    const char *store;      /* location */
-    const char *user;       /* --user; NULL: stay who we are */
-    const char *index_dir;  /* --index-dir; NULL: the index's default */
-    const char *index_kind; /* fts5 or engine (not checked yet when from $NEWSD_INDEX) */
+    struct config cfg;            /* the config file (plans are applied from it) */
+    struct cmd_store_where where; /* the store, and where its location came from */
+    const char *store;            /* location (where.loc) */
+    const char *user;             /* --user; NULL: stay who we are */
+    const char *index_dir;        /* --index-dir; NULL: the index's default */
+    const char *index_kind;       /* fts5 or engine (not checked yet when from $NEWSD_INDEX) */
     struct index_engine_options index_engine; /* the NEWSD_ENGINE_* variables */
     bool crawl;
     enum crawl_pages_mode crawl_pages;
@@ -341,7 +347,8 @@ static int64_t resolve_env_ms(const char *name, long long lo, long long hi, int6
 static int serve_resolve(struct serve_settings *set, const struct serve_flags *f)
 {
     memset(set, 0, sizeof *set);
-    int cstatus = cmd_config_load(&set->cfg, f->config_path);
+    const char *config_path = cmd_config_path(f->config_path);
+    int cstatus = cmd_config_load(&set->cfg, config_path);
     if (cstatus != CMD_EXIT_OK)
         return cstatus;
     const struct config *cfg = &set->cfg;
@@ -353,7 +360,8 @@ static int serve_resolve(struct serve_settings *set, const struct serve_flags *f
     if (!listen || !*listen)
         listen = "127.0.0.1:8080";
 
-    set->store = cmd_store_location_configured(f->store, cfg->store);
+    cmd_store_where_from(&set->where, f->store, cfg, config_path);
+    set->store = set->where.loc;
     set->user = f->user ? f->user : cfg->user[0] ? cfg->user : NULL;
     set->index_dir = f->index_dir ? f->index_dir : cfg->index_dir[0] ? cfg->index_dir : NULL;
     set->index_kind = cmd_index_kind(f->index_kind, cfg->index);
@@ -446,13 +454,17 @@ struct serve_parts {
 /* Where the lock of this store lives: beside an embedded store's database
  * file, in a PostgreSQL store's node-local index directory (each node of a
  * cluster has its own). */
-static int serve_lock_path(char *out, size_t n, const struct store *s, const char *index_dir)
+static int serve_lock_path(char *out, size_t n, const char *loc, const char *index_dir)
 {
-    const char *db = store_sqlite_path(s);
+    char db[4096];
     size_t len;
-    if (db)
+    if (!store_location_is_uri(loc)) {
+        if (store_sqlite_path_at(loc, db, sizeof db, NULL) < 0) {
+            cmd_fail("the store's path is too long");
+            return -1;
+        }
         len = (size_t)snprintf(out, n, "%s" CMD_LOCK_SUFFIX, db);
-    else {
+    } else {
         const char *dir = index_dir ? index_dir : INDEX_LOCAL_DIR_DEFAULT;
         if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
             cmd_fail("cannot create the index directory %s: %s", dir, strerror(errno));
@@ -470,33 +482,11 @@ static int serve_lock_path(char *out, size_t n, const struct store *s, const cha
 static int serve_lock_take(struct serve_parts *p, const struct serve_settings *set)
 {
     char path[4096];
-    if (serve_lock_path(path, sizeof path, p->store, set->index_dir) < 0)
+    if (serve_lock_path(path, sizeof path, set->store, set->index_dir) < 0)
         return -1;
     return cmd_lock_take(&p->lock_fd, path,
                          "start this one; two servers must not share one "
                          "store's index");
-}
-
-/* A cluster node starts while PostgreSQL is down (with the unit's restart
- * policy a refusal became a permanent failure): the store opens without
- * it (store_options start_unreachable), /livez answers, /healthz says
- * "database unreachable" until it is back. The embedded store as every
- * command opens it. */
-static int serve_store_open(struct store **out, const struct serve_settings *set)
-{
-    if (!store_location_is_pg(set->store))
-        return cmd_store_open(out, set->store, set->index_kind);
-    struct store_options opt = {.start_unreachable = true};
-    struct err err;
-    err_clear(&err);
-    int rc = store_open_with(out, set->store, &opt, &err);
-    if (rc < 0) {
-        char shown[512];
-        cmd_fail("cannot open store %s: %s",
-                 store_location_redacted(set->store, shown, sizeof shown), err_msg(&err, rc));
-        return -1;
-    }
-    return 0;
 }
 
 /* The store, with its FTS5 side fitted to the index (cmd_store_fit_index),
@@ -509,8 +499,19 @@ static int start_store_and_index(struct serve_parts *p, const struct serve_setti
     struct err err;
     err_clear(&err);
     int rc;
-    if (serve_store_open(&p->store, set) < 0 || serve_lock_take(p, set) < 0 ||
-        cmd_store_fit_index(p->store, set->index_kind) < 0)
+    /* A store of an older schema is migrated only once this server holds
+     * the store's lock: never under the old version's running server. A
+     * cluster node starts while PostgreSQL is down (with the unit's restart
+     * policy a refusal became a permanent failure): /livez answers,
+     * /healthz says "database unreachable" until it is back. */
+    const unsigned flags = CMD_OPEN_CREATE | CMD_OPEN_MIGRATE | CMD_OPEN_START_UNREACHABLE;
+    rc = cmd_store_open_where(&p->store, &set->where, set->index_kind,
+                              flags | CMD_OPEN_OUTDATED_QUIET);
+    if (rc < 0 || serve_lock_take(p, set) < 0)
+        return -1;
+    if (rc == 1 && cmd_store_open_where(&p->store, &set->where, set->index_kind, flags) < 0)
+        return -1;
+    if (cmd_store_fit_index(p->store, set->index_kind) < 0)
         return -1;
     struct index_options iopt = {
         .kind = set->index_kind, .local_dir = set->index_dir, .engine = set->index_engine};

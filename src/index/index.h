@@ -133,6 +133,12 @@ struct index_engine_options {
     int64_t checkpoint_ms;  /* tests, NEWSD_ENGINE_CHECKPOINT_MS: time between
                              * checkpoints; 0: the default (5 s),
                              * INDEX_CHECKPOINT_ALWAYS: after every change */
+    bool staged;            /* newsd index build: the files go to the staged
+                             * directory of this build's segment format
+                             * (index_engine_staged_dir) beside the live one,
+                             * which a running server of another version keeps
+                             * using; the next process to write the live
+                             * directory adopts the staged one in its place */
 };
 #define INDEX_CHECKPOINT_ALWAYS (-1)
 
@@ -237,6 +243,16 @@ bool index_wait_ready(struct index *idx, int64_t ms);
  * store, or the embedded store's own file. Whoever else follows the
  * articles on this node (live streams, src/push/) reads it too. */
 struct store_log *index_log(struct index *idx);
+
+/* The format version of the engine's segment files this build writes and
+ * reads (docs/engine.md): a store's index directory of another version is
+ * rebuilt from the store when opened. */
+uint32_t index_engine_segment_version(void);
+
+/* The staged index directory of this build's segment format for the
+ * store file db_path (index_engine_options.staged) into out: 0, or
+ * ERR_INVALID when it does not fit in n bytes. */
+int index_engine_staged_dir(const char *db_path, char *out, size_t n, struct err *err);
 
 /* The backend in use ("fts5", "engine"). */
 const char *index_kind(const struct index *idx);

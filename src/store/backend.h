@@ -10,7 +10,8 @@
 #include "store/store.h"
 
 struct store_backend {
-    const char *kind; /* "sqlite", "pg" */
+    const char *kind;           /* "sqlite", "pg" */
+    struct store_schema schema; /* filled by the backend's open */
     void (*free)(struct store_backend *b);
     const char *(*sqlite_path)(const struct store_backend *b); /* NULL: not SQLite */
     /* The log a local index reads (store/log.h); NULL: none in this build. */
@@ -112,16 +113,21 @@ int store_log_new(struct store_log **out, const char *path, struct store_replica
                   struct err *err);
 
 /* The embedded store in directory dir (created, mode 0700, when missing;
- * its parent must exist; with the FTS5 side when fulltext_when_new). */
-int store_sqlite_new(struct store_backend **out, const char *dir, bool fulltext_when_new,
+ * its parent must exist; with the FTS5 side when opt->fulltext_when_new;
+ * migrated only when opt->migrate, else ERR_OUTDATED). */
+int store_sqlite_new(struct store_backend **out, const char *dir, const struct store_options *opt,
                      struct err *err);
+/* The schema version store_sqlite_new writes. */
+int64_t store_sqlite_schema_version(void);
 
 /* The PostgreSQL store at a postgresql:// (or postgres://) URI: connect,
  * create or migrate the schema (under an advisory lock, so nodes starting
  * together migrate once). ERR_BUSY when the server cannot be reached,
- * unless start_unreachable (store_options): then the migration waits for
- * the first connection, and the node's replica starts from what it holds. */
-int store_pg_new(struct store_backend **out, const char *uri, bool start_unreachable,
+ * unless opt->start_unreachable: then the migration waits for the first
+ * connection, and the node's replica starts from what it holds. */
+int store_pg_new(struct store_backend **out, const char *uri, const struct store_options *opt,
                  struct err *err);
+/* The schema version store_pg_new writes. */
+int64_t store_pg_schema_version(void);
 
 #endif

@@ -2,6 +2,7 @@
  * every call to it (store/backend.h). */
 #include "store/store.h"
 #include "store/backend.h"
+#include "store/sqlite/db.h"
 #include "util/urlview.h"
 
 #include <stdio.h>
@@ -31,6 +32,20 @@ char *store_location_redacted(const char *loc, char *buf, size_t n)
     return urlview_redacted(loc, URLVIEW_REDACT_PASSWORDS, buf, n);
 }
 
+bool store_location_is_uri(const char *loc)
+{
+    return store_location_is_pg(loc);
+}
+
+int store_sqlite_path_at(const char *loc, char *out, size_t n, struct err *err)
+{
+    if (store_location_is_pg(loc))
+        return err_set(err, ERR_INVALID, "a PostgreSQL store has no database file");
+    if ((size_t)snprintf(out, n, "%s/%s", loc, STORE_SQLITE_FILE) >= n)
+        return err_set(err, ERR_INVALID, "store path too long");
+    return 0;
+}
+
 int store_open(struct store **out, const char *loc, struct err *err)
 {
     return store_open_with(out, loc, NULL, err);
@@ -39,7 +54,7 @@ int store_open(struct store **out, const char *loc, struct err *err)
 int store_open_with(struct store **out, const char *loc, const struct store_options *opt,
                     struct err *err)
 {
-    static const struct store_options defaults = {.fulltext_when_new = true};
+    static const struct store_options defaults = {.fulltext_when_new = true, .migrate = true};
     struct store *s = NULL;
     struct store_backend *be = NULL;
     int rc;
@@ -54,10 +69,12 @@ int store_open_with(struct store **out, const char *loc, const struct store_opti
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto out;
     }
+    if (!opt)
+        opt = &defaults;
     if (store_location_is_pg(loc))
-        rc = store_pg_new(&be, loc, opt && opt->start_unreachable, err);
+        rc = store_pg_new(&be, loc, opt, err);
     else
-        rc = store_sqlite_new(&be, loc, (opt ? opt : &defaults)->fulltext_when_new, err);
+        rc = store_sqlite_new(&be, loc, opt, err);
     if (rc < 0)
         goto out;
     s->be = be;
@@ -74,6 +91,20 @@ void store_close(struct store *s)
         return;
     s->be->free(s->be);
     free(s);
+}
+
+void store_schema_get(const struct store *s, struct store_schema *out)
+{
+    *out = s->be->schema;
+}
+
+int64_t store_schema_version(const char *kind)
+{
+    if (strcmp(kind, "sqlite") == 0)
+        return store_sqlite_schema_version();
+    if (strcmp(kind, "pg") == 0)
+        return store_pg_schema_version();
+    return 0;
 }
 
 const char *store_kind(const struct store *s)

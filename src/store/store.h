@@ -89,8 +89,9 @@ struct store_put_stats {
 };
 
 /* Open (creating when missing) the store at loc: a directory (embedded) or a
- * postgresql:// URI. Returns 0, ERR_IO/ERR_STORE with err set, or
- * ERR_UNSUPPORTED for a backend this build lacks. */
+ * postgresql:// URI, migrating its schema when older than this build's.
+ * Returns 0, ERR_IO/ERR_STORE with err set, or ERR_UNSUPPORTED for a
+ * backend this build lacks or a schema newer than this build's. */
 int store_open(struct store **out, const char *loc, struct err *err);
 
 struct store_options {
@@ -103,10 +104,34 @@ struct store_options {
      * connection, and every call fails with ERR_BUSY until then. Without
      * it, store_open fails with ERR_BUSY. */
     bool start_unreachable;
+    /* Whether an existing store whose schema is older than this build's
+     * may be migrated. Unset, such a store is refused with ERR_OUTDATED
+     * and left as it was: a migration must not happen under a running
+     * server of the old version (only `newsd serve` and `newsd migrate`
+     * set it). store_open sets it; a new store is always given the
+     * current schema. */
+    bool migrate;
+    /* With migrate unset: an older schema is left as it is and the store
+     * opened all the same, for reading its articles only (newsd index
+     * build, ahead of an upgrade, beside the old version's running
+     * server). Nothing may be written through such a store. */
+    bool read_outdated;
 };
 
 /* Whether loc names a PostgreSQL store (postgresql:// or postgres://). */
 bool store_location_is_pg(const char *loc);
+
+/* The schema versions of an open store: at open, and now (differing when
+ * the open migrated it; 0 at open for a new store). */
+struct store_schema {
+    int64_t opened;
+    int64_t current;
+};
+void store_schema_get(const struct store *s, struct store_schema *out);
+
+/* The schema version this build writes for a store of kind ("sqlite" or
+ * "pg"); 0 for an unknown kind. */
+int64_t store_schema_version(const char *kind);
 
 /* store_open with options (NULL: store_open's). */
 int store_open_with(struct store **out, const char *loc, const struct store_options *opt,
@@ -138,6 +163,15 @@ void store_restore_abort(const char *dir);
  * URI (user:PASSWORD@ or ?password=) replaced by "***". Writes at most n
  * bytes (NUL included) to buf and returns buf. */
 char *store_location_redacted(const char *loc, char *buf, size_t n);
+
+/* Whether loc names a PostgreSQL store (a postgresql:// URI) rather than
+ * an embedded one (a directory). */
+bool store_location_is_uri(const char *loc);
+
+/* The database file of the embedded store at directory loc (whether it
+ * exists or not) into out; ERR_INVALID for a URI or a path that does not
+ * fit in n bytes. */
+int store_sqlite_path_at(const char *loc, char *out, size_t n, struct err *err);
 
 /* "sqlite" or "pg". */
 const char *store_kind(const struct store *s);

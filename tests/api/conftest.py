@@ -26,11 +26,11 @@ def store(tmp_path_factory, corpus):
         pytest.exit("newsd binary not found or not executable: %s (set NEWSD_BIN)" % BIN, 2)
     d = str(tmp_path_factory.mktemp("store"))
     st = types.SimpleNamespace(path=d, keys={})
-    st.sources_run = cli_ok("sources", "import", "--store", d, data("sources.jsonl"))
-    st.import_run = cli_ok("import", "--store", d, data("articles.jsonl"), data("handmade.jsonl"))
-    st.update_run = cli_ok("import", "--store", d, data("updates.jsonl"))
+    st.sources_run = cli_ok("sources", "import", "--create", "--store", d, data("sources.jsonl"))
+    st.import_run = cli_ok("import", "--create", "--store", d, data("articles.jsonl"), data("handmade.jsonl"))
+    st.update_run = cli_ok("import", "--create", "--store", d, data("updates.jsonl"))
     for name in ("main", "alt", "victim-disable", "victim-delete", "victim-byid"):
-        r = cli_ok("keys", "create", "--store", d, "--name", name)
+        r = cli_ok("keys", "create", "--create", "--store", d, "--name", name)
         key = r.out.strip()
         assert key and len(key.split()) == 1, "keys create must print only the key: %r" % r
         st.keys[name] = key

@@ -30,6 +30,9 @@ PUBLISHED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 def clean_env(extra=None):
     env = {k: v for k, v in os.environ.items()
            if k not in ("NEWSD_STORE", "NEWSD_LISTEN", "NEWSD_NOW")}
+    # No config file from the machine (/etc/newsd/newsd.conf, $NEWSD_CONFIG):
+    # a test that wants one passes --config or sets it in extra.
+    env["NEWSD_CONFIG"] = "/dev/null"
     env.update(extra or {})
     return env
 
@@ -71,7 +74,7 @@ def import_jsonl(store, rows):
         with os.fdopen(fd, "w") as f:
             for r in rows:
                 f.write(json.dumps(r) + "\n")
-        cli_ok("import", "--store", store, path)
+        cli_ok("import", "--create", "--store", store, path)
     finally:
         os.unlink(path)
 

@@ -55,10 +55,10 @@ def site(tmp_path_factory):
     config = str(d / "newsd.conf")
     with open(config, "w") as f:
         f.write("[outbound]\nallow_networks = 127.0.0.0/8\n\n[plan tiny]\nalerts = 2\n")
-    cli_ok("sources", "import", "--store", store, os.path.join(DATA, "sources.jsonl"))
+    cli_ok("sources", "import", "--create", "--store", store, os.path.join(DATA, "sources.jsonl"))
     keys = {}
     for name, plan in (("owner", "unlimited"), ("other", "unlimited"), ("tiny", "tiny")):
-        keys[name] = cli_ok("keys", "create", "--store", store, "--name", name, "--plan", plan,
+        keys[name] = cli_ok("keys", "create", "--create", "--store", store, "--name", name, "--plan", plan,
                             "--config", config).out.strip()
     site = types.SimpleNamespace(dir=d, store=store, config=config, keys=keys,
                                  server=start_server(store, config))
@@ -333,7 +333,7 @@ def test_a_delivery_failing_past_the_retry_window_is_dropped_and_the_next_goes(t
     store, config = str(tmp_path / "store"), str(tmp_path / "newsd.conf")
     with open(config, "w") as f:
         f.write("[outbound]\nallow_networks = 127.0.0.0/8\n")
-    key = cli_ok("keys", "create", "--store", store).out.strip()
+    key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
     saved = dict(os.environ)
     os.environ.update(FAST, NEWSD_ALERTS_EXPIRE_MS="1500")
     try:
@@ -384,7 +384,7 @@ def test_a_clean_stop_hands_the_leases_back(tmp_path):
     config = str(tmp_path / "newsd.conf")
     with open(config, "w") as f:
         f.write("[outbound]\nallow_networks = 127.0.0.0/8\n")
-    key = cli_ok("keys", "create", "--store", store).out.strip()
+    key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
     saved = dict(os.environ)
     os.environ.update(FAST, NEWSD_ALERTS_LEASE_MS="60000")
     rec = Receiver()

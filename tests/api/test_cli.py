@@ -59,14 +59,14 @@ def test_bad_lines_reported_and_skipped(tmp_path):
     ]) + "\n")
     store = tmp_path / "s"
     store.mkdir()
-    r = run_cli("import", "--store", store, f)
+    r = run_cli("import", "--create", "--store", store, f)
     for n in (2, 4, 5):
         assert re.search(r"^.*line %d:" % n, r.err, re.M), repr(r)
     for n in (1, 3, 6):
         assert not re.search(r"line %d:" % n, r.err), repr(r)
     assert parse_summary(r.out + "\n" + r.err) == {"imported": 3, "updated": 0, "skipped": 3}, \
         repr(r)
-    r = run_cli("import", "--store", store, f)
+    r = run_cli("import", "--create", "--store", store, f)
     assert parse_summary(r.out + "\n" + r.err) == {"imported": 0, "updated": 3, "skipped": 3}, \
         repr(r)
 
@@ -93,12 +93,12 @@ def test_image_urls_other_than_http_are_stored_as_null(tmp_path):
                                  title="Imagetest article %d" % i)
                             for i, u in enumerate(images)) + "\n")
     store = tmp_path / "s"
-    r = cli_ok("import", "--store", store, f)
+    r = cli_ok("import", "--create", "--store", store, f)
     assert parse_summary(r.err) == {"imported": len(images), "updated": 0, "skipped": 0}, repr(r)
     assert "%d image URLs dropped" % len(bad) in r.err, repr(r)
     reported = {int(n) for n in re.findall(r"line (\d+): urlToImage", r.err)}
     assert reported == set(range(1, len(bad) + 1)), repr(r)
-    key = cli_ok("keys", "create", "--store", store, "--name", "img").out.strip()
+    key = cli_ok("keys", "create", "--create", "--store", store, "--name", "img").out.strip()
     srv = Server(store)
     try:
         b = articles_ok(Client(srv.base, key).get("/v2/everything",
@@ -114,8 +114,8 @@ def test_image_urls_other_than_http_are_stored_as_null(tmp_path):
 def test_keys_lifecycle(tmp_path):
     store = tmp_path / "k"
     store.mkdir()
-    k1 = cli_ok("keys", "create", "--store", store, "--name", "alpha").out
-    k2 = cli_ok("keys", "create", "--store", store, "--name", "beta", "--plan", "unlimited").out
+    k1 = cli_ok("keys", "create", "--create", "--store", store, "--name", "alpha").out
+    k2 = cli_ok("keys", "create", "--create", "--store", store, "--name", "beta", "--plan", "unlimited").out
     for k in (k1, k2):
         assert len(k.split()) == 1 and k.endswith("\n"), repr(k)
     assert k1 != k2
@@ -129,15 +129,15 @@ def test_keys_lifecycle(tmp_path):
         r = run_cli("keys", verb, "--store", store, "no-such-key")
         assert r.rc == 1, repr(r)
         assert len([l for l in r.err.splitlines() if l.strip()]) == 1, repr(r)
-    r = run_cli("keys", "create", "--store", store, "--plan", "no-such-plan")
+    r = run_cli("keys", "create", "--create", "--store", store, "--plan", "no-such-plan")
     assert r.rc in (1, 2) and r.err.strip() and not r.out.strip(), repr(r)
 
 
 def test_keys_ambiguous_name_refused(tmp_path):
     store = tmp_path / "k2"
     store.mkdir()
-    cli_ok("keys", "create", "--store", store, "--name", "twin")
-    cli_ok("keys", "create", "--store", store, "--name", "twin")
+    cli_ok("keys", "create", "--create", "--store", store, "--name", "twin")
+    cli_ok("keys", "create", "--create", "--store", store, "--name", "twin")
     r = run_cli("keys", "disable", "--store", store, "twin")
     assert r.rc != 0 and r.err.strip(), repr(r)
 
@@ -223,7 +223,7 @@ def test_a_trickled_import_stores_each_batch_without_more_input(tmp_path):
     store.mkdir()
     err_path = tmp_path / "import.err"
     with open(err_path, "wb") as err:
-        proc = subprocess.Popen([BIN, "import", "--store", str(store), "-"],
+        proc = subprocess.Popen([BIN, "import", "--create", "--store", str(store), "-"],
                                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err,
                                 env=clean_env())
     try:
@@ -258,17 +258,17 @@ def small(tmp_path_factory):
     store = str(d / "store")
     os.mkdir(store)
     s = types.SimpleNamespace()
-    s.sources = cli_ok("sources", "import", "--store", store, os.path.join(DATA, "sources.json"))
+    s.sources = cli_ok("sources", "import", "--create", "--store", store, os.path.join(DATA, "sources.json"))
     # a NewsAPI response JSON file
     resp = d / "response.json"
     resp.write_text(json.dumps({"status": "ok", "totalResults": 2, "articles": [
         json.loads(good(1, source={"id": "bbc-news", "name": "BBC News"})),
         json.loads(good(2))]}))
-    s.resp = cli_ok("import", "--store", store, str(resp))
+    s.resp = cli_ok("import", "--create", "--store", store, str(resp))
     # JSONL on stdin
-    s.stdin = cli_ok("import", "--store", store, "-",
+    s.stdin = cli_ok("import", "--create", "--store", store, "-",
                      stdin=(good(3) + "\n" + good(4) + "\n").encode())
-    key = cli_ok("keys", "create", "--store", store).out.strip()
+    key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
     srv = Server(store)
     s.api = Client(srv.base, key)
     s.srv = srv
@@ -306,7 +306,7 @@ def test_index_sizes_parts_add_up_to_the_files(tmp_path):
     named once (the parts add up to the index proper and the document store,
     and those to the files on disk), and no breakdown for fts5."""
     store = tmp_path / "s"
-    cli_ok("import", "--store", store, os.path.join(DATA, "articles.jsonl"),
+    cli_ok("import", "--create", "--store", store, os.path.join(DATA, "articles.jsonl"),
            os.path.join(DATA, "handmade.jsonl"))
     cli_ok("index", "verify", "--store", store, "--index", "engine")  # writes the files
     r = cli_ok("index", "sizes", "--store", store, "--index", "engine")

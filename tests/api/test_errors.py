@@ -119,7 +119,7 @@ def test_key_delete_while_serving(api, store):
 
 
 def test_key_created_while_serving(api, store):
-    k = cli_ok("keys", "create", "--store", store.path, "--name", "late").out.strip()
+    k = cli_ok("keys", "create", "--create", "--store", store.path, "--name", "late").out.strip()
     wait_for(lambda: api.get(EV, Q, key=k).status_code == 200 or None, "new key")
 
 

@@ -137,12 +137,12 @@ def wait_for(fetch, done, what):
 def test_serve_crawls_feeds_into_the_api(tmp_path, feed_server):
     store = tmp_path / "s"
     conf = allow_loopback(tmp_path)
-    key = cli_ok("keys", "create", "--store", store).out.strip()
-    r = cli_ok("feeds", "add", "--store", store, "--config", conf, feed_server + GUARDIAN,
+    key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
+    r = cli_ok("feeds", "add", "--create", "--store", store, "--config", conf, feed_server + GUARDIAN,
                "--headlines",
                "--country", "gb", "--category", "general")
     assert re.fullmatch(r"\d+\n", r.out), repr(r)
-    cli_ok("feeds", "add", "--store", store, "--config", conf, feed_server + HEISE,
+    cli_ok("feeds", "add", "--create", "--store", store, "--config", conf, feed_server + HEISE,
            "--language", "de")
     before = feeds_table(store)
     assert before[feed_server + GUARDIAN]["last_fetch"] == "never"
@@ -201,7 +201,7 @@ def test_serve_crawls_feeds_into_the_api(tmp_path, feed_server):
 def test_no_crawl_means_no_crawling(tmp_path, feed_server):
     store = tmp_path / "s"
     conf = allow_loopback(tmp_path)
-    cli_ok("feeds", "add", "--store", store, "--config", conf, feed_server + GUARDIAN)
+    cli_ok("feeds", "add", "--create", "--store", store, "--config", conf, feed_server + GUARDIAN)
     proc = subprocess.Popen([BIN, "serve", "--store", str(store), "--listen", "127.0.0.1:0",
                              "--quiet", "--no-crawl", "--config", conf], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=clean_env())
@@ -220,7 +220,7 @@ def test_crawl_once_prints_a_summary(tmp_path, feed_server):
     store = tmp_path / "s"
     conf = allow_loopback(tmp_path)
     for path in (GUARDIAN, HEISE, "no/such/feed.xml", "newsd/README.md"):  # the last: no feed
-        cli_ok("feeds", "add", "--store", store, "--config", conf, feed_server + path)
+        cli_ok("feeds", "add", "--create", "--store", store, "--config", conf, feed_server + path)
     r = cli_ok("crawl", "--store", store, "--once", "--pages", "never", "--config", conf)
     assert summary(r) == (2, 0, 2, GUARDIAN_ITEMS + HEISE_ITEMS, 0), repr(r)
     rows = feeds_table(store)
@@ -248,13 +248,13 @@ def test_feeds_import_list_and_remove(tmp_path, feed_server):
         json.dumps({"url": feed_server + "x.xml", "category": "weather"}),
         json.dumps({"url": feed_server + "y.xml", "headlines": "yes"}),
     ]) + "\n")
-    r = cli_ok("feeds", "import", "--store", store, "--config", conf, f)
+    r = cli_ok("feeds", "import", "--create", "--store", store, "--config", conf, f)
     for n in (4, 5, 6, 7):
         assert re.search(r"line %d:" % n, r.err), repr(r)
     assert not re.search(r"line [123]:", r.err), repr(r)
     assert "added 2" in r.err and "skipped 4" in r.err, repr(r)
     # Again: nothing new, the known urls left alone.
-    r = cli_ok("feeds", "import", "--store", store, "--config", conf, f)
+    r = cli_ok("feeds", "import", "--create", "--store", store, "--config", conf, f)
     assert "added 0" in r.err and "already present 2" in r.err, repr(r)
 
     rows = feeds_table(store)
@@ -263,7 +263,7 @@ def test_feeds_import_list_and_remove(tmp_path, feed_server):
     assert g["source"] == "the-guardian-uk" and g["last_fetch"] == "never"
     assert rows[feed_server + HEISE]["source"] == "-"
 
-    r = run_cli("feeds", "add", "--store", store, "--config", conf, feed_server + GUARDIAN)
+    r = run_cli("feeds", "add", "--create", "--store", store, "--config", conf, feed_server + GUARDIAN)
     assert r.rc == 1 and len(r.err.strip().splitlines()) == 1, repr(r)
     cli_ok("feeds", "remove", "--store", store, g["id"])
     assert list(feeds_table(store)) == [feed_server + HEISE]
@@ -299,7 +299,7 @@ def test_the_bundled_catalogue_imports(tmp_path):
     with open(cat) as fh:
         lines = [json.loads(x) for x in fh if x.strip()]
     assert all(x.get("verified") is False for x in lines)
-    r = cli_ok("feeds", "import", "--store", tmp_path / "s", cat)
+    r = cli_ok("feeds", "import", "--create", "--store", tmp_path / "s", cat)
     assert "added %d," % len(lines) in r.err and "skipped 0" in r.err, repr(r)
     assert len(feeds_table(tmp_path / "s")) == len(lines)
 
@@ -357,7 +357,7 @@ def test_a_redirect_is_followed_only_into_allowed_networks(tmp_path):
     first_only = allow_loopback(tmp_path / "one", "127.0.0.1/32")
     try:
         # Allowed: the redirect is followed and the feed stored.
-        cli_ok("feeds", "add", "--store", tmp_path / "a", "--config", everything, url)
+        cli_ok("feeds", "add", "--create", "--store", tmp_path / "a", "--config", everything, url)
         r = cli_ok("crawl", "--store", tmp_path / "a", "--once",
                    "--pages", "never", "--config", everything)
         assert summary(r) == (1, 0, 0, GUARDIAN_ITEMS, 0), repr(r)
@@ -365,7 +365,7 @@ def test_a_redirect_is_followed_only_into_allowed_networks(tmp_path):
         assert articles_stored(tmp_path / "a") == GUARDIAN_ITEMS
 
         # The hop's network not allowed: refused there, nothing stored.
-        cli_ok("feeds", "add", "--store", tmp_path / "b", "--config", first_only, url)
+        cli_ok("feeds", "add", "--create", "--store", tmp_path / "b", "--config", first_only, url)
         r = cli_ok("crawl", "--store", tmp_path / "b", "--once",
                    "--pages", "never", "--config", first_only)
         assert summary(r) == (0, 0, 1, 0, 0), repr(r)
@@ -377,7 +377,7 @@ def test_a_redirect_is_followed_only_into_allowed_networks(tmp_path):
         assert (hop.hits, feeds.hits) == (2, 1)  # the refused address was never contacted
 
         # No config at all: loopback is refused from the first hop.
-        cli_ok("feeds", "add", "--store", tmp_path / "c", "--config", everything, url)
+        cli_ok("feeds", "add", "--create", "--store", tmp_path / "c", "--config", everything, url)
         r = cli_ok("crawl", "--store", tmp_path / "c", "--once", "--pages", "never")
         assert summary(r) == (0, 0, 1, 0, 0), repr(r)
         row = feeds_table(tmp_path / "c")[url]
@@ -393,7 +393,7 @@ def test_a_redirect_is_followed_only_into_allowed_networks(tmp_path):
 
 def test_serve_without_allowed_networks_fetches_nothing_from_loopback(tmp_path, feed_server):
     store = tmp_path / "s"
-    cli_ok("feeds", "add", "--store", store, "--config", allow_loopback(tmp_path),
+    cli_ok("feeds", "add", "--create", "--store", store, "--config", allow_loopback(tmp_path),
            feed_server + GUARDIAN)
     srv = CrawlingServer(store)  # no --config: the default policy
     try:
@@ -416,7 +416,7 @@ def test_serve_without_allowed_networks_fetches_nothing_from_loopback(tmp_path, 
 ])
 def test_feeds_add_refuses_a_blocked_literal_address(tmp_path, url):
     store = tmp_path / "s"
-    r = run_cli("feeds", "add", "--store", store, url)
+    r = run_cli("feeds", "add", "--create", "--store", store, url)
     assert r.rc == 2, repr(r)
     lines = r.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("newsd: feeds add: refused: "), repr(r)
@@ -426,11 +426,11 @@ def test_feeds_add_refuses_a_blocked_literal_address(tmp_path, url):
     f = tmp_path / "feeds.jsonl"
     f.write_text(json.dumps({"url": url}) + "\n" +
                  json.dumps({"url": "https://example.com/feed"}) + "\n")
-    r = cli_ok("feeds", "import", "--store", store, f)
+    r = cli_ok("feeds", "import", "--create", "--store", store, f)
     assert re.search(r"line 1: refused: ", r.err) and "added 1," in r.err, repr(r)
     # What the config allows is accepted.
     conf = allow_loopback(tmp_path, "0.0.0.0/0 ::/0")
-    r = cli_ok("feeds", "add", "--store", store, "--config", conf, url)
+    r = cli_ok("feeds", "add", "--create", "--store", store, "--config", conf, url)
     assert re.fullmatch(r"\d+\n", r.out), repr(r)
 
 
@@ -438,7 +438,7 @@ def test_a_name_that_resolves_to_loopback_is_refused_when_fetched(tmp_path, feed
     """Names are checked where they are connected to, after DNS: 'localhost'
     stands for a name an attacker points at an internal address."""
     url = feed_server.replace("127.0.0.1", "localhost") + GUARDIAN
-    cli_ok("feeds", "add", "--store", tmp_path / "s", url)  # a name: accepted
+    cli_ok("feeds", "add", "--create", "--store", tmp_path / "s", url)  # a name: accepted
     r = cli_ok("crawl", "--store", tmp_path / "s", "--once", "--pages", "never")
     assert summary(r) == (0, 0, 1, 0, 0), repr(r)
     row = feeds_table(tmp_path / "s")[url]
@@ -447,7 +447,7 @@ def test_a_name_that_resolves_to_loopback_is_refused_when_fetched(tmp_path, feed
     assert articles_stored(tmp_path / "s") == 0
     # Allowed, the same feed is fetched.
     conf = allow_loopback(tmp_path)
-    cli_ok("feeds", "add", "--store", tmp_path / "t", "--config", conf, url)
+    cli_ok("feeds", "add", "--create", "--store", tmp_path / "t", "--config", conf, url)
     r = cli_ok("crawl", "--store", tmp_path / "t", "--once", "--pages", "never", "--config", conf)
     assert summary(r) == (1, 0, 0, GUARDIAN_ITEMS, 0), repr(r)
 
@@ -462,8 +462,8 @@ def test_feed_url_secrets_stay_out_of_logs_and_errors(tmp_path, feed_server):
     shown = (feed_server.replace("http://", "http://***@") +
              "no/such/feed.xml?token=***&lang=***")
     texts = []
-    cli_ok("feeds", "add", "--store", store, "--config", conf, url)
-    r = run_cli("feeds", "add", "--store", store, "--config", conf, url)
+    cli_ok("feeds", "add", "--create", "--store", store, "--config", conf, url)
+    r = run_cli("feeds", "add", "--create", "--store", store, "--config", conf, url)
     assert r.rc == 1 and "the feed %s is already registered" % shown in r.err, repr(r)
     texts += [r.out, r.err]
     r = cli_ok("crawl", "--store", store, "--once", "--pages", "never", "--config", conf)
@@ -472,7 +472,7 @@ def test_feed_url_secrets_stay_out_of_logs_and_errors(tmp_path, feed_server):
     texts += [r.out, r.err]
     # The background crawler of serve logs the same way.
     url2 = base + "missing.xml?token=SECRET"
-    cli_ok("feeds", "add", "--store", store, "--config", conf, url2)
+    cli_ok("feeds", "add", "--create", "--store", store, "--config", conf, url2)
     srv = CrawlingServer(store, conf)
     # feeds list masks the password and credential-named query values (the
     # user and the rest tell the feeds apart):

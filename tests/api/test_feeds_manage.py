@@ -114,7 +114,7 @@ def settings(store):
 
 
 def add(store, *args):
-    return int(cli_ok("feeds", "add", "--store", store, *args).out)
+    return int(cli_ok("feeds", "add", "--create", "--store", store, *args).out)
 
 
 # ---- OPML and JSONL import and export ----------------------------------------
@@ -133,18 +133,18 @@ def test_an_export_reimports_to_the_same_feeds(tmp_path):
     assert opml.startswith("<?xml") and "<opml version=\"2.0\"" in opml, opml
     assert 'xmlUrl="https://news.example.net/feed?x=1&amp;y=&lt;2&gt;"' in opml, opml
     (tmp_path / "a.opml").write_text(opml)
-    r = cli_ok("feeds", "import", "--store", b, tmp_path / "a.opml")
+    r = cli_ok("feeds", "import", "--create", "--store", b, tmp_path / "a.opml")
     assert "feeds added 3, already present 0, skipped 0" in r.err, repr(r)
     assert settings(b) == want
     assert cli_ok("feeds", "export", "--store", b).out == opml
     # Again: nothing changes.
-    r = cli_ok("feeds", "import", "--store", b, tmp_path / "a.opml")
+    r = cli_ok("feeds", "import", "--create", "--store", b, tmp_path / "a.opml")
     assert "feeds added 0, already present 3" in r.err, repr(r)
 
     jsonl = cli_ok("feeds", "export", "--store", a, "--format", "jsonl").out
     lines = [json.loads(x) for x in jsonl.splitlines()]
     assert [x["paused"] for x in lines] == [False, False, True]
-    r = cli_ok("feeds", "import", "--store", c, "-", stdin=jsonl.encode())
+    r = cli_ok("feeds", "import", "--create", "--store", c, "-", stdin=jsonl.encode())
     assert "feeds added 3" in r.err, repr(r)
     assert settings(c) == want
 
@@ -186,7 +186,7 @@ def test_feeds_list_masks_passwords(tmp_path):
     opml = cli_ok("feeds", "export", "--store", store).out
     assert 'xmlUrl="https://reader:s3cret-PW@feeds.example.org/private.rss"' in opml, opml
     copy = tmp_path / "copy"
-    cli_ok("feeds", "import", "--store", copy, "-", stdin=jsonl.encode())
+    cli_ok("feeds", "import", "--create", "--store", copy, "-", stdin=jsonl.encode())
     assert cli_ok("feeds", "export", "--store", copy, "--format", "jsonl").out == jsonl
 
 
@@ -230,7 +230,7 @@ def test_a_readers_opml_with_folders_imports(tmp_path):
     store = tmp_path / "s"
     path = tmp_path / "feedly.opml"
     path.write_text(READER_OPML)
-    r = cli_ok("feeds", "import", "--store", store, path)
+    r = cli_ok("feeds", "import", "--create", "--store", store, path)
     assert "feeds added 6, already present 1, skipped 2" in r.err, repr(r)
     # Each bad outline named by its line, with the reason.
     assert "line 26: the feed url must be an absolute http(s) URL" in r.err, repr(r)
@@ -258,11 +258,11 @@ def test_bad_opml_is_refused_whole(tmp_path):
     bomb.write_text('<?xml version="1.0"?>\n<!DOCTYPE opml [<!ENTITY a "aaaaaaaa">'
                     '<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>\n'
                     '<opml><body><outline xmlUrl="https://a.test/&b;"/></body></opml>\n')
-    r = run_cli("feeds", "import", "--store", store, bomb)
+    r = run_cli("feeds", "import", "--create", "--store", store, bomb)
     assert r.rc == 2 and "DOCTYPE" in r.err, repr(r)
     broken = tmp_path / "broken.opml"
     broken.write_text('<opml><body>\n<outline xmlUrl="https://a.test/">\n</body></opml>\n')
-    r = run_cli("feeds", "import", "--store", store, broken)
+    r = run_cli("feeds", "import", "--create", "--store", store, broken)
     assert r.rc == 2 and "not well-formed XML, line 3" in r.err, repr(r)
     assert feeds_json(store) == []
 
@@ -300,8 +300,8 @@ def test_edit_changes_only_what_it_names(tmp_path):
     ["feeds", "export", "--format", "csv"],
     ["feeds", "list", "--format", "opml"],
     ["feeds", "pause", "1", "--interval", "600"],
-    ["feeds", "add", "https://example.com/feed", "--no-headlines"],
-    ["feeds", "import", "x", "--format", "opml"],
+    ["feeds", "add", "--create", "https://example.com/feed", "--no-headlines"],
+    ["feeds", "import", "--create", "x", "--format", "opml"],
 ])
 def test_usage_errors_exit_2(tmp_path, args):
     r = run_cli(*(args + ["--store", tmp_path / "s"]))

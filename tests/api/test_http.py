@@ -227,7 +227,8 @@ def test_healthz(api):
     # The build, as newsd --version says it.
     cli = run_cli("--version")
     assert cli.rc == 0 and cli.out.startswith("newsd "), cli
-    assert b["version"] == cli.out.strip()[len("newsd "):], (b, cli.out)
+    # (--version's first line; the second names the schema and segment format)
+    assert b["version"] == cli.out.splitlines()[0][len("newsd "):], (b, cli.out)
     assert re.fullmatch(r"\d+\.\d+\.\d+ \(commit ([0-9a-f]{7,}(-dirty)?|unknown)\)",
                         b["version"]), b
 

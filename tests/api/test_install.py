@@ -77,9 +77,9 @@ def test_installed_tree_serves_the_sample(tree, tmp_path):
         assert r.returncode == 0, (args, r.stderr)
         return r.stdout
 
-    run("sources", "import", "--store", store, str(sample / "sources.json"))
-    run("import", "--store", store, str(sample / "articles.jsonl"))
-    key = run("keys", "create", "--store", store).strip()
+    run("sources", "import", "--create", "--store", store, str(sample / "sources.json"))
+    run("import", "--create", "--store", store, str(sample / "articles.jsonl"))
+    key = run("keys", "create", "--create", "--store", store).strip()
     with open(sample / "articles.jsonl", encoding="utf-8") as f:
         lines = sum(1 for line in f if line.strip())
     saved = harness.BIN

@@ -188,13 +188,13 @@ def planned(tmp_path_factory):
     cfg = d / "plans.conf"
     cfg.write_text(PLANS)
     data = os.path.join(REPO, "tests", "data", "api")
-    cli_ok("sources", "import", "--store", store, os.path.join(data, "sources.jsonl"))
-    cli_ok("import", "--store", store, os.path.join(data, "handmade.jsonl"))
+    cli_ok("sources", "import", "--create", "--store", store, os.path.join(data, "sources.jsonl"))
+    cli_ok("import", "--create", "--store", store, os.path.join(data, "handmade.jsonl"))
     keys = {}
     for plan in ("tiny", "bursty", "shallow", "unlimited"):
-        keys[plan] = cli_ok("keys", "create", "--store", store, "--name", plan, "--plan", plan,
+        keys[plan] = cli_ok("keys", "create", "--create", "--store", store, "--name", plan, "--plan", plan,
                             "--config", str(cfg)).out.strip()
-    keys["disabled"] = cli_ok("keys", "create", "--store", store, "--name", "off").out.strip()
+    keys["disabled"] = cli_ok("keys", "create", "--create", "--store", store, "--name", "off").out.strip()
     cli_ok("keys", "disable", "--store", store, "off")
     srv = Server(store, args=["--config", str(cfg)])
     yield srv, keys

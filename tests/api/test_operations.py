@@ -13,8 +13,8 @@ from harness import SLOW, Client, Server, cli_ok, err, run_cli
 
 def small_store(tmp_path):
     store = str(tmp_path / "store")
-    cli_ok("sources", "import", "--store", store, os.path.join(DATA, "sources.jsonl"))
-    cli_ok("import", "--store", store, os.path.join(DATA, "articles.jsonl"))
+    cli_ok("sources", "import", "--create", "--store", store, os.path.join(DATA, "sources.jsonl"))
+    cli_ok("import", "--create", "--store", store, os.path.join(DATA, "articles.jsonl"))
     return store
 
 
@@ -40,7 +40,7 @@ def test_a_second_serve_on_one_store_is_refused_naming_the_first(tmp_path):
         assert "pid %d" % first.proc.pid in second.err, repr(second)
         assert "listening on" not in second.out, repr(second)
         # The first one is untouched by the attempt.
-        key = cli_ok("keys", "create", "--store", store).out.strip()
+        key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
         r = Client(first.base, key).get("/v2/everything", {"q": "the"})
         assert r.status_code == 200, r.text
     finally:
@@ -66,7 +66,7 @@ def test_sighup_is_logged_and_the_server_keeps_serving(tmp_path):
     12): it is now logged, says what a reload would need, and serving goes
     on until SIGTERM, which still exits 0."""
     store = small_store(tmp_path)
-    key = cli_ok("keys", "create", "--store", store).out.strip()
+    key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
     srv = Server(store)
     try:
         srv.proc.send_signal(signal.SIGHUP)
@@ -86,20 +86,20 @@ def test_an_import_of_which_nothing_went_in_fails(tmp_path):
     store = str(tmp_path / "store")
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"title": "no url"}\nnot json at all\n{"url": 5}\n')
-    r = run_cli("import", "--store", store, str(bad))
+    r = run_cli("import", "--create", "--store", store, str(bad))
     assert r.rc == 1, repr(r)
     assert "nothing was imported" in r.err and "all 3 records were skipped" in r.err, repr(r)
 
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
-    r = run_cli("import", "--store", store, str(empty))
+    r = run_cli("import", "--create", "--store", store, str(empty))
     assert r.rc == 0, repr(r)
 
     mixed = tmp_path / "mixed.jsonl"
     good = {"url": "https://example.com/a", "title": "A title", "publishedAt": "2024-01-02T03:04:05Z",
             "source": {"id": None, "name": "Example"}}
     mixed.write_text(json.dumps(good) + "\nnot json\n")
-    r = run_cli("import", "--store", store, str(mixed))
+    r = run_cli("import", "--create", "--store", store, str(mixed))
     assert r.rc == 0, repr(r)
     assert re.search(r"imported 1\b", r.err), repr(r)
 
@@ -111,9 +111,9 @@ def test_a_key_whose_plan_is_gone_is_told_so(tmp_path):
     store = small_store(tmp_path)
     cfg = tmp_path / "plans.conf"
     cfg.write_text("[plan gold]\nrequests_per_day = 1000\n")
-    key = cli_ok("keys", "create", "--store", store, "--plan", "gold", "--config",
+    key = cli_ok("keys", "create", "--create", "--store", store, "--plan", "gold", "--config",
                  str(cfg)).out.strip()
-    off = cli_ok("keys", "create", "--store", store, "--name", "off").out.strip()
+    off = cli_ok("keys", "create", "--create", "--store", store, "--name", "off").out.strip()
     cli_ok("keys", "disable", "--store", store, "off")
     srv = Server(store)  # without the config: the plan 'gold' is unknown
     try:

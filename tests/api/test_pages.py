@@ -87,9 +87,9 @@ def feed_site(d):
 @pytest.fixture(scope="module")
 def crawled(tmp_path_factory):
     srv, base, store, conf = feed_site(tmp_path_factory.mktemp("pages"))
-    cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
+    cli_ok("feeds", "add", "--create", "--store", store, "--config", conf, base + "feed.xml")
     run = cli_ok("crawl", "--once", "--store", store, "--config", conf)
-    key = cli_ok("keys", "create", "--store", store).out.strip()
+    key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
     api_srv = Server(store)
     yield type("C", (), {"run": run, "api": Client(api_srv.base, key), "base": base,
                          "asked": list(Handler.asked)})
@@ -163,7 +163,7 @@ def test_page_text_is_searched_in_full(crawled):
 def test_pages_never_fetches_none_and_a_bad_mode_is_a_usage_error(tmp_path):
     srv, base, store, conf = feed_site(tmp_path)
     try:
-        cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
+        cli_ok("feeds", "add", "--create", "--store", store, "--config", conf, base + "feed.xml")
         bad = run_cli("crawl", "--once", "--store", store, "--config", conf, "--pages", "sometimes")
         assert bad.rc == 2 and "--pages" in bad.err, repr(bad)
         run = cli_ok("crawl", "--once", "--store", store, "--config", conf, "--pages", "never")
@@ -199,12 +199,12 @@ def test_page_fetches_obey_the_outbound_rules(tmp_path):
         store = str(tmp_path / "store")
         os.mkdir(store)
         conf = allow_loopback(tmp_path, "127.0.0.1/32")  # the feed's address only
-        cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
+        cli_ok("feeds", "add", "--create", "--store", store, "--config", conf, base + "feed.xml")
         run = cli_ok("crawl", "--once", "--store", store, "--config", conf)
         m = SUMMARY.search(run.out)
         assert m and int(m.group(1)) == 0 and int(m.group(2)) == 1, run.out
         assert pages_asked == [], pages_asked
-        key = cli_ok("keys", "create", "--store", store).out.strip()
+        key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
         srv = Server(store)
         try:
             a = articles_ok(Client(srv.base, key).get("/v2/everything",
@@ -226,10 +226,10 @@ def test_a_feeds_own_pages_setting_wins_and_travels_with_it(tmp_path):
     re-imported (JSONL and OPML), and a bad value is refused."""
     srv, base, store, conf = feed_site(tmp_path)
     try:
-        bad = run_cli("feeds", "add", "--store", store, "--config", conf, base + "feed.xml",
+        bad = run_cli("feeds", "add", "--create", "--store", store, "--config", conf, base + "feed.xml",
                       "--pages", "sometimes")
         assert bad.rc != 0 and "pages" in bad.err, repr(bad)
-        fid = cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml",
+        fid = cli_ok("feeds", "add", "--create", "--store", store, "--config", conf, base + "feed.xml",
                      "--pages", "never").out.strip()
         listed = json.loads(cli_ok("feeds", "list", "--store", store, "--format", "json").out)
         assert [f.get("pages") for f in listed] == ["never"], listed
@@ -247,12 +247,12 @@ def test_a_feeds_own_pages_setting_wins_and_travels_with_it(tmp_path):
             os.mkdir(other)
             path = tmp_path / name
             path.write_text(text)
-            cli_ok("feeds", "import", "--store", other, "--config", conf, str(path))
+            cli_ok("feeds", "import", "--create", "--store", other, "--config", conf, str(path))
             again = json.loads(cli_ok("feeds", "list", "--store", other, "--format", "json").out)
             assert [f.get("pages") for f in again] == ["never"], (name, again)
         badline = tmp_path / "bad.jsonl"
         badline.write_text(json.dumps({"url": base + "other.xml", "pages": "sometimes"}) + "\n")
-        imp = run_cli("feeds", "import", "--store", store, "--config", conf, str(badline))
+        imp = run_cli("feeds", "import", "--create", "--store", store, "--config", conf, str(badline))
         assert "pages must be missing, always or never" in imp.err, repr(imp)
 
         cli_ok("feeds", "edit", "--store", store, fid, "--pages", "")
@@ -305,10 +305,10 @@ def test_more_new_items_than_a_pass_fetches_all_get_their_pages(tmp_path):
         store = str(tmp_path / "store")
         os.mkdir(store)
         conf = allow_loopback(tmp_path)
-        cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
+        cli_ok("feeds", "add", "--create", "--store", store, "--config", conf, base + "feed.xml")
         run = cli_ok("crawl", "--once", "--store", store, "--config", conf)
         assert SUMMARY.search(run.out).groups() == (str(n), "0", "0", str(n)), run.out
-        key = cli_ok("keys", "create", "--store", store).out.strip()
+        key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
         api = Server(store)
         try:
             c = Client(api.base, key)

@@ -22,9 +22,9 @@ LISTENING = re.compile(r" on http://[^:]+:(\d+)")  # "listening on ...", "metric
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     d = tmp_path_factory.mktemp("proxy") / "store"
-    cli_ok("import", "--store", str(d), os.path.join(REPO, "tests", "data", "api",
+    cli_ok("import", "--create", "--store", str(d), os.path.join(REPO, "tests", "data", "api",
                                                        "handmade.jsonl"))
-    key = cli_ok("keys", "create", "--store", str(d), "--name", "proxy").out.strip()
+    key = cli_ok("keys", "create", "--create", "--store", str(d), "--name", "proxy").out.strip()
     return d, key
 
 

@@ -27,9 +27,9 @@ def three_a_day(tmp_path):
     store = str(tmp_path / "store")
     # The FTS5 side too, so that the first test can break it.
     fts5 = {"NEWSD_INDEX": "fts5"}
-    cli_ok("sources", "import", "--store", store, os.path.join(DATA, "sources.jsonl"), env=fts5)
-    cli_ok("import", "--store", store, os.path.join(DATA, "articles.jsonl"), env=fts5)
-    key = cli_ok("keys", "create", "--store", store, "--name", "three", "--plan", "three",
+    cli_ok("sources", "import", "--create", "--store", store, os.path.join(DATA, "sources.jsonl"), env=fts5)
+    cli_ok("import", "--create", "--store", store, os.path.join(DATA, "articles.jsonl"), env=fts5)
+    key = cli_ok("keys", "create", "--create", "--store", store, "--name", "three", "--plan", "three",
                  "--config", str(cfg)).out.strip()
     return store, str(cfg), key
 

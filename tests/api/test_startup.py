@@ -18,9 +18,9 @@ BUILDING = "The search index is being built"
 @pytest.fixture
 def fresh_store(tmp_path):
     d = str(tmp_path / "store")
-    cli_ok("sources", "import", "--store", d, DATA + "/sources.jsonl")
-    cli_ok("import", "--store", d, DATA + "/articles.jsonl")
-    key = cli_ok("keys", "create", "--store", d, "--name", "startup").out.strip()
+    cli_ok("sources", "import", "--create", "--store", d, DATA + "/sources.jsonl")
+    cli_ok("import", "--create", "--store", d, DATA + "/articles.jsonl")
+    key = cli_ok("keys", "create", "--create", "--store", d, "--name", "startup").out.strip()
     return d, key
 
 

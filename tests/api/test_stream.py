@@ -107,11 +107,11 @@ def live(tmp_path_factory):
     cfg = d / "newsd.conf"
     cfg.write_text(CONFIG)
     store = str(d / "store")
-    cli_ok("sources", "import", "--store", store, os.path.join(DATA, "sources.jsonl"))
-    cli_ok("import", "--store", store, os.path.join(DATA, "articles.jsonl"))
+    cli_ok("sources", "import", "--create", "--store", store, os.path.join(DATA, "sources.jsonl"))
+    cli_ok("import", "--create", "--store", store, os.path.join(DATA, "articles.jsonl"))
     keys = {}
     for name, plan in (("main", "unlimited"), ("two", "two"), ("quota", "quota")):
-        keys[name] = cli_ok("keys", "create", "--store", store, "--name", name, "--plan", plan,
+        keys[name] = cli_ok("keys", "create", "--create", "--store", store, "--name", name, "--plan", plan,
                             "--config", str(cfg)).out.strip()
     srv = Server(store, args=["--config", str(cfg)])
     srv.keys = keys
@@ -403,8 +403,8 @@ def small_server(tmp_path, extra):
     cfg = tmp_path / "newsd.conf"
     cfg.write_text("[server]\n" + extra)
     store = str(tmp_path / "store")
-    cli_ok("sources", "import", "--store", store, os.path.join(DATA, "sources.jsonl"))
-    key = cli_ok("keys", "create", "--store", store, "--name", "k").out.strip()
+    cli_ok("sources", "import", "--create", "--store", store, os.path.join(DATA, "sources.jsonl"))
+    key = cli_ok("keys", "create", "--create", "--store", store, "--name", "k").out.strip()
     srv = Server(store, args=["--config", str(cfg)])
     return srv, store, key
 

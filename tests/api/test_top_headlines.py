@@ -239,10 +239,10 @@ def stale(tmp_path_factory):
         "url": "https://stale.test/plain", "publishedAt": "2020-01-10T00:00:00Z"}) + "\n")
     store = str(d / "store")
     os.mkdir(store)
-    cli_ok("import", "--store", store, "--headlines", "--country", "us", "--category", "sports",
+    cli_ok("import", "--create", "--store", store, "--headlines", "--country", "us", "--category", "sports",
            str(f))
-    cli_ok("import", "--store", store, str(g))
-    key = cli_ok("keys", "create", "--store", store).out.strip()
+    cli_ok("import", "--create", "--store", store, str(g))
+    key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
     srv = Server(store, now=1704067200)  # 2024-01-01
     yield Client(srv.base, key)
     problems = srv.stop()

@@ -59,7 +59,7 @@ def imported(tmp_path_factory):
         "id": "catalogued-times", "name": "Catalogued Times", "description": "A test source",
         "url": "https://www.%s" % CATALOGUED_HOST, "category": "general", "language": "en",
         "country": "us"}) + "\n")
-    cli_ok("sources", "import", "--store", store, str(cat))
+    cli_ok("sources", "import", "--create", "--store", store, str(cat))
     pages = [warcgen.page(n) for n in ARTICLES + NOT_ARTICLES]
     pages.append(warcgen.page("001", host=CATALOGUED_HOST))
     # a 404 and a PDF: responses that are no article
@@ -69,8 +69,8 @@ def imported(tmp_path_factory):
     pages.append(warcgen.page("wapo-2", chunked=True, gzip_body=True))
     gz = warcgen.write(str(d / "news.warc.gz"), pages, gz=True)
     s = types.SimpleNamespace(store=store, dir=d, pages=len(pages))
-    s.run = cli_ok("import", "--warc", "--store", store, "--progress-every", "0.001", gz)
-    key = cli_ok("keys", "create", "--store", store).out.strip()
+    s.run = cli_ok("import", "--create", "--warc", "--store", store, "--progress-every", "0.001", gz)
+    key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
     s.srv = Server(store)
     s.api = Client(s.srv.base, key)
     yield s
@@ -160,7 +160,7 @@ def test_pages_without_an_article_are_not_imported(imported):
 def test_reimport_updates_instead_of_duplicating(imported):
     pages = [warcgen.page(n) for n in ARTICLES]
     plain = warcgen.write(str(imported.dir / "again.warc"), pages)
-    r = cli_ok("import", "--warc", "--store", imported.store, plain)
+    r = cli_ok("import", "--create", "--warc", "--store", imported.store, plain)
     assert parse_summary(r.err) == {"imported": 0, "updated": len(ARTICLES), "skipped": 0}, repr(r)
 
 
@@ -177,7 +177,7 @@ def test_malformed_and_truncated_files_are_survived(tmp_path):
     members = [gzip.compress(rec) for rec in warcgen.records(pages)]
     cut = tmp_path / "cut.warc.gz"
     cut.write_bytes(b"".join(members[:-2]) + members[-2][:len(members[-2]) // 2])
-    r = run_cli("import", "--warc", "--store", store, bad, str(cut))
+    r = run_cli("import", "--create", "--warc", "--store", store, bad, str(cut))
     assert r.rc == 0, repr(r)
     offsets = re.findall(r"record at offset (\d+): (.*)", r.err)
     reasons = [why for _, why in offsets]
@@ -205,7 +205,7 @@ def test_corrupt_gzip_member_loses_only_its_record(tmp_path):
     members[5] = bytes(m)
     path = tmp_path / "damaged.warc.gz"
     path.write_bytes(b"".join(members))
-    r = run_cli("import", "--warc", "--store", store, str(path))
+    r = run_cli("import", "--create", "--warc", "--store", store, str(path))
     assert r.rc == 0, repr(r)
     assert re.search(r"record at offset \d+: corrupt gzip data at file offset \d+", r.err), repr(r)
     assert "3 articles" in done_line(r, "damaged.warc.gz"), repr(r)
@@ -214,5 +214,5 @@ def test_corrupt_gzip_member_loses_only_its_record(tmp_path):
 def test_unreadable_file_fails_with_a_message(tmp_path):
     store = str(tmp_path / "store")
     os.mkdir(store)
-    r = run_cli("import", "--warc", "--store", store, str(tmp_path / "missing.warc.gz"))
+    r = run_cli("import", "--create", "--warc", "--store", store, str(tmp_path / "missing.warc.gz"))
     assert r.rc != 0 and "missing.warc.gz" in r.err and "cannot open" in r.err, repr(r)

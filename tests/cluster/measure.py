@@ -99,7 +99,7 @@ def lag_rounds(pg, uri, nodes, key, d, rounds=20, batch=50):
                         ' "url": "https://lag.example/%d/%d", "publishedAt":'
                         ' "2025-06-30T12:00:00Z", "description": "d", "content": "c"}\n'
                         % (token, i, r, i))
-        newsd("import", "--store", uri, path)
+        newsd("import", "--create", "--store", uri, path)
         t0 = time.monotonic()
         pending = set(range(len(nodes)))
         while pending:
@@ -127,11 +127,11 @@ def main():
             subprocess.run([GEN, str(n)], stdout=f, check=True)
         with open(os.path.join(d, "sources.jsonl"), "wb") as f:
             subprocess.run([GEN, "--sources"], stdout=f, check=True)
-        newsd("sources", "import", "--store", uri, os.path.join(d, "sources.jsonl"))
+        newsd("sources", "import", "--create", "--store", uri, os.path.join(d, "sources.jsonl"))
         t0 = time.monotonic()
-        newsd("import", "--store", uri, corpus)
+        newsd("import", "--create", "--store", uri, corpus)
         t_import = time.monotonic() - t0
-        key = newsd("keys", "create", "--store", uri, "--plan", "unlimited")[1].strip()
+        key = newsd("keys", "create", "--create", "--store", uri, "--plan", "unlimited")[1].strip()
         pg_size = int(Postgres.psql(uri, "SELECT pg_database_size(current_database())").strip())
 
         print("## Cluster figures (N = %d articles)\n" % n)

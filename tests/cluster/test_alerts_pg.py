@@ -37,7 +37,7 @@ def cluster(pg, workdir, monkeypatch):
     config = os.path.join(workdir, "alerts-outbound.conf")
     with open(config, "w") as f:
         f.write("[outbound]\nallow_networks = 127.0.0.0/8\n")
-    newsd("import", "--store", uri, write_jsonl(os.path.join(workdir, "seed.jsonl"),
+    newsd("import", "--create", "--store", uri, write_jsonl(os.path.join(workdir, "seed.jsonl"),
                                                 [article("seed", 0)]))
     nodes = [Node(uri, index_dir=os.path.join(workdir, "alerts-idx-%s-%d" % (n, pg.n)),
                   args=["--config", config], name="alerts-" + n) for n in "ab"]
@@ -51,7 +51,7 @@ def test_two_nodes_deliver_each_article_once_per_alert(cluster, workdir, pg):
     uri, (a, b) = cluster
     rec = Receiver(fail_first=4)
     try:
-        key = newsd("keys", "create", "--store", uri)[1].strip()
+        key = newsd("keys", "create", "--create", "--store", uri)[1].strip()
         alerts, secrets = {}, {}
         for i, word in enumerate(WORDS):
             # Created through either node: one store.
@@ -68,7 +68,7 @@ def test_two_nodes_deliver_each_article_once_per_alert(cluster, workdir, pg):
             rows = [article(WORDS[i % 3], i) for i in range(start, start + n)]
             for r in rows:
                 want[r["title"].split()[0]].append(r["url"])
-            newsd("import", "--store", uri, write_jsonl(os.path.join(workdir, name), rows))
+            newsd("import", "--create", "--store", uri, write_jsonl(os.path.join(workdir, name), rows))
 
         def delivered_all():
             return all(sorted(set(rec.delivered(alerts[w]))) == sorted(want[w]) for w in WORDS)

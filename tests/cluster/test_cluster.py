@@ -23,12 +23,12 @@ CHUNK = 400
 
 
 def import_both(uri, emb, path, *opts):
-    newsd("import", "--store", uri, *opts, path)
-    newsd("import", "--store", emb, *opts, path)
+    newsd("import", "--create", "--store", uri, *opts, path)
+    newsd("import", "--create", "--store", emb, *opts, path)
 
 
 def create_key(store, *args):
-    _, out, _ = newsd("keys", "create", "--store", store, *args)
+    _, out, _ = newsd("keys", "create", "--create", "--store", store, *args)
     key = out.strip()
     assert len(key) == 32, out
     return key
@@ -78,7 +78,7 @@ def cluster(pg, workdir, request):
     os.makedirs(d)
     emb = os.path.join(d, "embedded")
     for store in (uri, emb):
-        newsd("sources", "import", "--store", store, os.path.join(DATA, "sources.jsonl"))
+        newsd("sources", "import", "--create", "--store", store, os.path.join(DATA, "sources.jsonl"))
     return uri, emb, d
 
 
@@ -131,14 +131,14 @@ def test_nodes_match_embedded_mode_through_failures(pg, cluster):
         big = write_jsonl(os.path.join(d, "big.jsonl"),
                           sum((read_jsonl(p) for p in parts[2:8]), []))
         head = pg.head(uri)
-        imp = subprocess.Popen([BIN, "import", "--store", uri, big], env=clean_env(),
+        imp = subprocess.Popen([BIN, "import", "--create", "--store", uri, big], env=clean_env(),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         wait_for("the import to commit a batch",
                  lambda: imp.poll() is not None or pg.head(uri) > head)
         B.kill()
         _, err = imp.communicate(timeout=120)
         assert imp.returncode == 0, err.decode()
-        newsd("import", "--store", emb, big)
+        newsd("import", "--create", "--store", emb, big)
         B.start()
         wait_converged(pg, uri, [A, B, C])
         compare([A, B, C], key, ref, reqs, paged)
@@ -150,7 +150,7 @@ def test_nodes_match_embedded_mode_through_failures(pg, cluster):
         for n in (A, B, C):
             status, h = n.health()
             assert status == 200 and h["status"] == "ok", h
-        rc, _, err = newsd("import", "--store", uri, parts[8], check=False)
+        rc, _, err = newsd("import", "--create", "--store", uri, parts[8], check=False)
         assert rc != 0, "an import with the store down must fail"
         wait_for("a node to notice the store is down",
                  lambda: not A.health()[1]["store_reachable"])
@@ -166,14 +166,14 @@ def test_nodes_match_embedded_mode_through_failures(pg, cluster):
         # PostgreSQL killed (no shutdown checkpoint) while an import runs:
         # whatever the import acknowledged survives; an import that failed
         # is simply run again.
-        imp = subprocess.Popen([BIN, "import", "--store", uri, real[1]], env=clean_env(),
+        imp = subprocess.Popen([BIN, "import", "--create", "--store", uri, real[1]], env=clean_env(),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         pg.kill()
         imp.communicate(timeout=120)
         pg.start()
         if imp.returncode != 0:
-            newsd("import", "--store", uri, real[1])
-        newsd("import", "--store", emb, real[1])
+            newsd("import", "--create", "--store", uri, real[1])
+        newsd("import", "--create", "--store", emb, real[1])
         wait_converged(pg, uri, [A, B, C])
         compare([A, B, C], key, ref, reqs)
 
@@ -209,7 +209,7 @@ def test_nodes_match_embedded_mode_through_failures(pg, cluster):
 def test_a_node_pointed_at_another_database_rebuilds(pg, cluster, workdir):
     uri, emb, d = cluster
     idx = os.path.join(d, "index")
-    newsd("import", "--store", uri, os.path.join(DATA, "handmade.jsonl"))
+    newsd("import", "--create", "--store", uri, os.path.join(DATA, "handmade.jsonl"))
     n = Node(uri, idx, name="first")
     try:
         wait_converged(pg, uri, [n])
@@ -217,7 +217,7 @@ def test_a_node_pointed_at_another_database_rebuilds(pg, cluster, workdir):
     finally:
         n.stop()
     other = pg.new_database()
-    newsd("import", "--store", other, os.path.join(DATA, "updates.jsonl"))
+    newsd("import", "--create", "--store", other, os.path.join(DATA, "updates.jsonl"))
     n = Node(other, idx, name="second")
     try:
         wait_converged(pg, other, [n])
@@ -233,7 +233,7 @@ def test_quota_is_exact_across_nodes(pg, cluster, workdir):
     conf = os.path.join(d, "newsd.conf")
     with open(conf, "w") as f:
         f.write("[plan tiny]\nrequests_per_day = %d\n" % limit)
-    newsd("import", "--store", uri, os.path.join(DATA, "handmade.jsonl"))
+    newsd("import", "--create", "--store", uri, os.path.join(DATA, "handmade.jsonl"))
     key = create_key(uri, "--plan", "tiny", "--config", conf)
     nodes = [Node(uri, os.path.join(d, "index-%d" % i), ["--config", conf], name="q%d" % i)
              for i in range(2)]
@@ -312,7 +312,7 @@ def test_two_crawlers_fetch_each_due_feed_once(pg, cluster):
     try:
         for i in range(n_feeds):
             srv = servers[i % len(servers)]
-            newsd("feeds", "add", "--store", uri, "--config", conf,
+            newsd("feeds", "add", "--create", "--store", uri, "--config", conf,
                   "http://%s:%d/%d.xml" % (srv.server_address[0], srv.server_address[1], i))
         crawlers = [subprocess.Popen([BIN, "crawl", "--once",
                                       "--pages", "never", "--store", uri, "--config", conf],

@@ -20,11 +20,11 @@ KEYS = ("url", "source", "country", "category", "language", "headlines", "interv
 
 
 def manage(store, opml_path):
-    _, out, _ = newsd("feeds", "add", "--store", store, "https://a.example.org/rss",
+    _, out, _ = newsd("feeds", "add", "--create", "--store", store, "https://a.example.org/rss",
                       "--source", "bbc-news", "--country", "gb", "--headlines",
                       "--interval", "3600")
     first = out.strip()
-    newsd("feeds", "import", "--store", store, opml_path)
+    newsd("feeds", "import", "--create", "--store", store, opml_path)
     newsd("feeds", "edit", "--store", store, first, "--interval", "600", "--no-headlines",
           "--category", "general", "--country", "")
     newsd("feeds", "pause", "--store", store, "3")
@@ -60,5 +60,5 @@ def test_feed_management_on_postgresql_matches_the_embedded_store(pg, workdir):
     with open(path, "w") as f:
         f.write(exported)
     again = os.path.join(workdir, "feeds-again")
-    newsd("feeds", "import", "--store", again, path)
+    newsd("feeds", "import", "--create", "--store", again, path)
     assert listed(again) == got

@@ -49,8 +49,8 @@ def new_store(pg, workdir, name):
     start = NOW - 30 * 24 * HOUR
     rows = ([article(i, start + i * HOUR, "alpha", "alpha-wire") for i in range(40)] +
             [article(i, start + i * HOUR, "beta", "beta-wire") for i in range(40)])
-    newsd("import", "--store", uri, write_jsonl(os.path.join(d, "a.jsonl"), rows))
-    key = newsd("keys", "create", "--store", uri, "--plan", "unlimited")[1].strip()
+    newsd("import", "--create", "--store", uri, write_jsonl(os.path.join(d, "a.jsonl"), rows))
+    key = newsd("keys", "create", "--create", "--store", uri, "--plan", "unlimited")[1].strip()
     return uri, d, start, key
 
 

@@ -39,7 +39,7 @@ def test_a_stream_on_each_node_sees_what_is_imported_through_the_store(pg, workd
     uri = pg.new_database()
     d = os.path.join(workdir, "stream")
     os.makedirs(d)
-    _, out, _ = newsd("keys", "create", "--store", uri)
+    _, out, _ = newsd("keys", "create", "--create", "--store", uri)
     key = out.strip()
     nodes = [Node(uri, index_dir=os.path.join(d, "n%d" % i), name="n%d" % i) for i in (1, 2)]
     streams = []
@@ -48,9 +48,9 @@ def test_a_stream_on_each_node_sees_what_is_imported_through_the_store(pg, workd
         streams = [Stream(n.base, STREAM, {"q": word}, {"X-Api-Key": key}) for n in nodes]
         assert [s.status for s in streams] == [200, 200], [s.body for s in streams]
         first = [article(word, 1), article("other", 2)]
-        newsd("import", "--store", uri, write_jsonl(os.path.join(d, "a.jsonl"), first))
+        newsd("import", "--create", "--store", uri, write_jsonl(os.path.join(d, "a.jsonl"), first))
         second = [article(word, 3), article(word, 4)]
-        newsd("import", "--store", uri, write_jsonl(os.path.join(d, "b.jsonl"), second))
+        newsd("import", "--create", "--store", uri, write_jsonl(os.path.join(d, "b.jsonl"), second))
         want = [first[0]["url"], second[0]["url"], second[1]["url"]]
         got = [collect(s, 3) for s in streams]
         for g in got:

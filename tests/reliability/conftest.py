@@ -108,7 +108,7 @@ def check_rows(rows, n_total):
 
 
 def new_key(store):
-    r = cli_ok("keys", "create", "--store", str(store), "--name", "reliability")
+    r = cli_ok("keys", "create", "--create", "--store", str(store), "--name", "reliability")
     return r.out.strip()
 
 

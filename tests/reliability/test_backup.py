@@ -22,12 +22,12 @@ def count(db):
 
 def test_a_backup_taken_during_an_import_restores_and_verifies(tmp_path):
     store = tmp_path / "store"
-    cli_ok("import", "--store", str(store), "--language", "en",
+    cli_ok("import", "--create", "--store", str(store), "--language", "en",
            write_articles(tmp_path / "a.jsonl", 2000))
     key = new_key(store)
     before = count(store / "newsd.db")
     more = write_articles(tmp_path / "b.jsonl", 20000, start=2000)
-    imp = subprocess.Popen([BIN, "import", "--store", str(store), "--language", "en", more],
+    imp = subprocess.Popen([BIN, "import", "--create", "--store", str(store), "--language", "en", more],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=clean_env())
     try:
         # Wait until the import has committed something, then back up.
@@ -73,7 +73,7 @@ def test_a_backup_taken_during_an_import_restores_and_verifies(tmp_path):
 
 def test_backup_usage_and_failures(tmp_path):
     store = tmp_path / "store"
-    cli_ok("import", "--store", str(store), write_articles(tmp_path / "a.jsonl", 10))
+    cli_ok("import", "--create", "--store", str(store), write_articles(tmp_path / "a.jsonl", 10))
     r = run_cli("backup", "--store", str(store))
     assert r.rc == 2 and "usage" in r.err, r
     r = run_cli("backup", "--store", str(store), str(tmp_path / "no-such-dir" / "b.db"))

@@ -35,7 +35,7 @@ class Import:
         self.acked = 0
         self.lines = []
         self.proc = subprocess.Popen(
-            [BIN, "import", "--store", str(store), "--language", "en", "--progress", path],
+            [BIN, "import", "--create", "--store", str(store), "--language", "en", "--progress", path],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=clean_env())
         self.cv = threading.Condition()
         self.reader = threading.Thread(target=self._read, daemon=True)

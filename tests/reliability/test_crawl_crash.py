@@ -191,7 +191,7 @@ def test_sigkill_during_live_crawling(tmp_path):
     rng = random.Random(int(os.environ.get("RELIABILITY_SEED", "8")))
     try:
         for k in range(FEEDS):
-            cli_ok("feeds", "add", "--store", str(store), "--config", conf, "--language", "en",
+            cli_ok("feeds", "add", "--create", "--store", str(store), "--config", conf, "--language", "en",
                    feeds.url(k))
         key = new_key(store)
         acknowledged = set()

@@ -38,7 +38,7 @@ def small_disk(tmp_path):
 
 
 def run_import(store, path):
-    p = subprocess.run([BIN, "import", "--store", str(store), "--language", "en", "--progress",
+    p = subprocess.run([BIN, "import", "--create", "--store", str(store), "--language", "en", "--progress",
                         path], capture_output=True, text=True, env=clean_env(), timeout=300)
     acked = 0
     for line in p.stderr.splitlines():

@@ -73,7 +73,7 @@ def test_sigkill_while_the_engine_writes_its_files(tmp_path, monkeypatch):
         with open(part, "w", encoding="utf-8") as f:
             f.writelines(lines[k * chunk:N if k == KILLS - 1 else (k + 1) * chunk])
         srv = Server(store)
-        imp = subprocess.Popen([BIN, "import", "--store", str(store), "--language", "en",
+        imp = subprocess.Popen([BIN, "import", "--create", "--store", str(store), "--language", "en",
                                 str(part)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                env=clean_env())
         time.sleep(rng.uniform(0.3, 2.0))

@@ -19,7 +19,7 @@ from harness import Client, Server, articles_ok, cli_ok, err
 def store(tmp_path_factory):
     d = tmp_path_factory.mktemp("http")
     store = d / "store"
-    cli_ok("import", "--store", str(store), "--language", "en",
+    cli_ok("import", "--create", "--store", str(store), "--language", "en",
            write_articles(d / "a.jsonl", 200))
     return store
 

@@ -64,13 +64,13 @@ def bench_store(tmp_path_factory):
     else:
         d = str(tmp_path_factory.mktemp("load") / "store")
     src = subprocess.run([BENCH_GEN, "--sources"], capture_output=True, check=True).stdout
-    cli_ok("sources", "import", "--store", d, "-", stdin=src)
+    cli_ok("sources", "import", "--create", "--store", d, "-", stdin=src)
     gen = subprocess.Popen([BENCH_GEN, str(N)], stdout=subprocess.PIPE)
-    imp = subprocess.run([BIN, "import", "--store", d, "-"], stdin=gen.stdout,
+    imp = subprocess.run([BIN, "import", "--create", "--store", d, "-"], stdin=gen.stdout,
                          capture_output=True, env=clean_env(), timeout=6 * 3600)
     gen.stdout.close()
     assert gen.wait() == 0 and imp.returncode == 0, imp.stderr[-2000:]
-    key = cli_ok("keys", "create", "--store", d, "--name", "load").out.strip()
+    key = cli_ok("keys", "create", "--create", "--store", d, "--name", "load").out.strip()
     if LONG:
         with open(os.path.join(d, "complete"), "w") as f:
             f.write(key)
@@ -225,7 +225,7 @@ def test_load_with_the_bench_mix_no_errors_no_memory_growth(bench_store, tmp_pat
     threads = os.environ.get("RELIABILITY_LOAD_THREADS")
     site = PageSite()
     conf = allow_loopback(tmp_path, "127.0.0.1/32")
-    cli_ok("feeds", "add", "--store", store, "--config", conf, site.base + "feed.xml")
+    cli_ok("feeds", "add", "--create", "--store", store, "--config", conf, site.base + "feed.xml")
     srv = Server(store, crawl=True, args=["--quiet", "--config", conf]
                  + (["--threads", threads] if threads else []))
     try:
@@ -453,7 +453,7 @@ def test_a_query_stopped_by_the_time_budget_counts_toward_the_quota(bench_store,
     store, _ = bench_store
     cfg = tmp_path / "plans.conf"
     cfg.write_text("[plan three]\nrequests_per_day = 3\n")
-    key = cli_ok("keys", "create", "--store", store, "--name", "three-%d" % os.getpid(),
+    key = cli_ok("keys", "create", "--create", "--store", store, "--name", "three-%d" % os.getpid(),
                  "--plan", "three", "--config", str(cfg)).out.strip()
     heavy = {"q": "people OR time OR world OR year", "sortBy": "relevancy", "pageSize": 100}
     # Past the budget whatever the machine's speed (see the test above).

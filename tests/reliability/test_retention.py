@@ -75,9 +75,9 @@ def test_retention_under_concurrent_import_and_search(tmp_path):
     store = tmp_path / "store"
     old = [article(i, now - 20 * DAY - i * 600, "oldword") for i in range(1400)]
     fresh = [article(i, now - 2 * DAY + i * 60, "freshword") for i in range(400)]
-    cli_ok("import", "--store", str(store), write_jsonl(tmp_path / "first.jsonl",
+    cli_ok("import", "--create", "--store", str(store), write_jsonl(tmp_path / "first.jsonl",
                                                         old[:600] + fresh[:200]))
-    key = cli_ok("keys", "create", "--store", str(store), "--plan", "unlimited").out.strip()
+    key = cli_ok("keys", "create", "--create", "--store", str(store), "--plan", "unlimited").out.strip()
     conf = tmp_path / "retention.conf"
     # A period of one second and small batches: many runs and many
     # transactions during the test.
@@ -93,7 +93,7 @@ def test_retention_under_concurrent_import_and_search(tmp_path):
 
     def importer():
         for path in rounds:
-            p = subprocess.run([BIN, "import", "--store", str(store), path],
+            p = subprocess.run([BIN, "import", "--create", "--store", str(store), path],
                                capture_output=True, env=clean_env(), timeout=120 * SLOW)
             if p.returncode != 0:
                 errors.append(p.stderr.decode())
@@ -141,8 +141,8 @@ def test_articles_delete_by_each_selector_cli_then_api(tmp_path):
     store = tmp_path / "store"
     arts = ([article(i, now - 30 * DAY + i * 3600, "alpha", "alpha-wire") for i in range(60)] +
             [article(i, now - 30 * DAY + i * 3600, "beta", "beta-wire") for i in range(60)])
-    cli_ok("import", "--store", str(store), write_jsonl(tmp_path / "a.jsonl", arts))
-    key = cli_ok("keys", "create", "--store", str(store), "--plan", "unlimited").out.strip()
+    cli_ok("import", "--create", "--store", str(store), write_jsonl(tmp_path / "a.jsonl", arts))
+    key = cli_ok("keys", "create", "--create", "--store", str(store), "--plan", "unlimited").out.strip()
     srv = Server(store, args=["--quiet"])
     try:
         c = Client(srv.base, key)
@@ -203,7 +203,7 @@ def test_the_store_file_shrinks_after_a_large_delete(tmp_path):
     store = tmp_path / "store"
     arts = [article(i, now - 10 * DAY + i, "bulk", body=300) for i in range(3000)]
     path = write_jsonl(tmp_path / "a.jsonl", arts)
-    cli_ok("import", "--store", str(store), path)
+    cli_ok("import", "--create", "--store", str(store), path)
     big = file_size(store)
     r = cli_ok("articles", "delete", "--store", str(store), "--before", iso(now))
     assert r.out.strip() == "3000"
@@ -219,7 +219,7 @@ def test_an_older_store_is_compacted_once_then_shrinks(tmp_path):
     now = int(time.time())
     store = tmp_path / "store"
     arts = [article(i, now - 10 * DAY + i * 300, "bulk", body=300) for i in range(2000)]
-    cli_ok("import", "--store", str(store), write_jsonl(tmp_path / "a.jsonl", arts))
+    cli_ok("import", "--create", "--store", str(store), write_jsonl(tmp_path / "a.jsonl", arts))
     db = os.path.join(str(store), "newsd.db")
     con = sqlite3.connect(db)
     con.execute("PRAGMA auto_vacuum=NONE")

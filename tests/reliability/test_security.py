@@ -26,7 +26,7 @@ def small_store(tmp_path_factory):
     store = d / "store"
     src = write_articles(d / "a.jsonl", 300)
     # Module scope comes before fts5_side: say it here too.
-    cli_ok("import", "--store", str(store), "--language", "en", src, env={"NEWSD_INDEX": "fts5"})
+    cli_ok("import", "--create", "--store", str(store), "--language", "en", src, env={"NEWSD_INDEX": "fts5"})
     return store
 
 
@@ -112,7 +112,7 @@ def test_errors_carry_no_internals(tmp_path):
     """A broken index makes searches fail: the client sees the generic
     NewsAPI error with a request id, never SQLite's words or a path."""
     store = tmp_path / "store"
-    cli_ok("import", "--store", str(store), "--language", "en",
+    cli_ok("import", "--create", "--store", str(store), "--language", "en",
            write_articles(tmp_path / "a.jsonl", 300))
     key = new_key(store)
     db = sqlite3.connect(str(store / "newsd.db"))
@@ -163,7 +163,7 @@ def test_store_files_are_private_whatever_the_umask(tmp_path, monkeypatch, umask
     store = parent / "store"
     old = os.umask(umask)
     try:
-        cli_ok("import", "--store", str(store), "--language", "en",
+        cli_ok("import", "--create", "--store", str(store), "--language", "en",
                write_articles(tmp_path / "a.jsonl", 50))
         key = new_key(store)
         srv = Server(store)
@@ -171,7 +171,7 @@ def test_store_files_are_private_whatever_the_umask(tmp_path, monkeypatch, umask
             c = Client(srv.base, key)
             articles_ok(c.get("/v2/everything", {"q": "crash"}))
             first = segments(modes(store))
-            cli_ok("import", "--store", str(store), "--language", "en",
+            cli_ok("import", "--create", "--store", str(store), "--language", "en",
                    write_articles(tmp_path / "b.jsonl", 50, start=50))
             new_key(store)
             articles_ok(c.get("/v2/everything", {"q": "crash"}))  # the engine catches up

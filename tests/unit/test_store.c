@@ -227,6 +227,48 @@ static void a_store_written_by_a_newer_version_is_refused(void **state)
     assert_non_null(strstr(err.msg, "999"));
 }
 
+/* Issue 30 item 1: only serve and migrate migrate (store_options.migrate);
+ * any other opener of an older store gets ERR_OUTDATED and the file stays
+ * at its version; index build reads it as it is (read_outdated). */
+static void an_older_store_is_migrated_only_when_asked(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    struct store_schema sc;
+    const char *version = "SELECT value FROM meta WHERE key = 'schema_version'";
+    int64_t current = store_schema_version("sqlite");
+    struct store_options refuse = {.fulltext_when_new = true};
+    struct store_options read = {.fulltext_when_new = true, .read_outdated = true};
+    struct store_options migrate = {.fulltext_when_new = true, .migrate = true};
+
+    store_schema_get(f->s, &sc);
+    assert_int_equal(sc.opened, 0); /* made new by setup */
+    assert_int_equal(sc.current, current);
+    store_close(f->s);
+    f->s = NULL;
+    sql_exec(f->db, "UPDATE meta SET value = 4 WHERE key = 'schema_version'");
+
+    err_clear(&err);
+    assert_int_equal(store_open_with(&f->s, f->store, &refuse, &err), ERR_OUTDATED);
+    assert_null(f->s);
+    assert_non_null(strstr(err.msg, "version 4 needs migrating"));
+    assert_int_equal(sql_int(f->db, version, NULL), 4);
+
+    assert_int_equal(store_open_with(&f->s, f->store, &read, &err), 0);
+    store_schema_get(f->s, &sc);
+    assert_int_equal(sc.opened, 4);
+    assert_int_equal(sc.current, 4);
+    store_close(f->s);
+    f->s = NULL;
+    assert_int_equal(sql_int(f->db, version, NULL), 4);
+
+    assert_int_equal(store_open_with(&f->s, f->store, &migrate, &err), 0);
+    store_schema_get(f->s, &sc);
+    assert_int_equal(sc.opened, 4);
+    assert_int_equal(sc.current, current);
+    assert_int_equal(sql_int(f->db, version, NULL), current);
+}
+
 /* Issue 14 item 9: the database, its WAL and shared memory are 0600 and the
  * directory 0700 under any umask (SQLite's own default is 0644 less the
  * umask); an existing database keeps the mode an operator gave it. */
@@ -1073,6 +1115,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(the_schema_is_versioned_and_migrations_are_idempotent,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(a_store_written_by_a_newer_version_is_refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(an_older_store_is_migrated_only_when_asked, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(bad_locations_fail_cleanly, setup, teardown),
         cmocka_unit_test_setup_teardown(a_new_store_is_private_whatever_the_umask, setup, teardown),

@@ -180,11 +180,11 @@ before(async () => {
   imageBase = `http://127.0.0.1:${imageServer.address().port}`;
   writeFixture(tmp);
   const store = path.join(tmp, "store");
-  cli("sources", "import", "--store", store, SOURCES);
-  cli("import", "--store", store, path.join(tmp, "articles.jsonl"));
-  cli("import", "--store", store, "--headlines", "--country", "us", "--category", "technology",
+  cli("sources", "import", "--create", "--store", store, SOURCES);
+  cli("import", "--create", "--store", store, path.join(tmp, "articles.jsonl"));
+  cli("import", "--create", "--store", store, "--headlines", "--country", "us", "--category", "technology",
       path.join(tmp, "headlines.jsonl"));
-  key = cli("keys", "create", "--store", store, "--name", "web").trim();
+  key = cli("keys", "create", "--create", "--store", store, "--name", "web").trim();
   newsd = await startNewsd(store);
   base = newsd.base;
 
@@ -429,7 +429,7 @@ test("the Live view puts new articles on top as they are stored", async () => {
   for (const [n, word] of [[1, "livewire"], [2, "unrelated"], [3, "livewire"]]) {
     const f = path.join(tmp, `live-${n}.jsonl`);
     fs.writeFileSync(f, JSON.stringify(story(n, word)) + "\n");
-    cli("import", "--store", path.join(tmp, "store"), f);
+    cli("import", "--create", "--store", path.join(tmp, "store"), f);
   }
   await page.waitForFunction(() => document.querySelectorAll("#results article.card").length >= 2,
                              null, { timeout: TIMEOUT });

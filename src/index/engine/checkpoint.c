@@ -189,19 +189,96 @@ void eng_checkpoint_maybe(struct eng_writer *w)
     w->checkpoint_retry_ms = rc < 0 ? now + CHECKPOINT_RETRY_MS : 0;
 }
 
-/* The index directory beside the database file: <db>.engine. Only the
- * process that holds its lock writes there; another one (a second
- * process on the same store) reads the manifest and keeps its changes in
- * RAM. */
+int eng_staged_dir(const char *db_path, char *out, size_t n, struct err *err)
+{
+    if ((size_t)snprintf(out, n, "%s.engine.v%u", db_path, (unsigned)eng_segment_version()) >= n)
+        return err_set(err, ERR_INVALID, "index path too long");
+    return 0;
+}
+
+/* Remove dir and the files in it (an index directory has no
+ * subdirectories); quietly, as far as it goes. */
+static void dir_remove(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    char path[4096];
+    if (d == NULL)
+        return;
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+            (size_t)snprintf(path, sizeof path, "%s/%s", dir, de->d_name) < sizeof path)
+            unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+/* The staged directory that newsd index build wrote ahead of an upgrade
+ * (while the old version's server kept the live one) takes the live one's
+ * place. Only the holder of the live directory's lock gets here, and only
+ * once the build has let go of the staged one's lock; the live directory
+ * goes aside first, so a crash in between leaves one of the two whole.
+ * Afterwards the index catches up from its manifest as after any restart. */
+static void staged_adopt(struct eng_writer *w)
+{
+    char staged[4096], aside[4096], lock[4200];
+    struct err err;
+    if (eng_staged_dir(w->db_path, staged, sizeof staged, NULL) < 0 ||
+        (size_t)snprintf(aside, sizeof aside, "%s.old", w->dir) >= sizeof aside ||
+        (size_t)snprintf(lock, sizeof lock, "%s/lock", staged) >= sizeof lock)
+        return;
+    int fd = open(lock, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return; /* nothing staged */
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        log_msg(LOG_WARN,
+                "search index: %s is still being built (newsd index build); not "
+                "adopted",
+                staged);
+        close(fd);
+        return;
+    }
+    dir_remove(aside); /* what an interrupted adoption left */
+    if (rename(w->dir, aside) != 0 || rename(staged, w->dir) != 0) {
+        log_msg(LOG_WARN, "search index: cannot put %s in place of %s (%s)", staged, w->dir,
+                strerror(errno));
+        if (access(w->dir, F_OK) != 0)
+            (void)rename(aside, w->dir);
+        close(fd);
+        return;
+    }
+    close(w->lock_fd);
+    w->lock_fd = fd; /* the staged directory's lock, now the live one's */
+    dir_remove(aside);
+    /* The renames are entries of the store's directory: make them last. */
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%s", w->dir);
+    char *slash = strrchr(parent, '/');
+    if (slash)
+        *slash = '\0';
+    err_clear(&err);
+    (void)eng_dir_sync(slash ? parent : ".", &err);
+    log_msg(LOG_INFO, "search index: adopted the index built ahead in %s (segment format %u)",
+            staged, (unsigned)eng_segment_version());
+}
+
+/* The index directory beside the database file: <db>.engine (or the
+ * staged one, eng_staged_dir). Only the process that holds its lock writes
+ * there; another one (a second process on the same store) reads the
+ * manifest and keeps its changes in RAM. */
 void eng_persist_open(struct eng_writer *w)
 {
-    size_t n = strlen(w->db_path) + sizeof ".engine";
+    size_t n = strlen(w->db_path) + sizeof ".engine.v4294967295";
     char path[4096];
 
     w->lock_fd = -1;
     if (!w->persist || (w->dir = malloc(n)) == NULL)
         return;
-    snprintf(w->dir, n, "%s.engine", w->db_path);
+    if (w->staged)
+        (void)eng_staged_dir(w->db_path, w->dir, n, NULL);
+    else
+        snprintf(w->dir, n, "%s.engine", w->db_path);
     if (mkdir(w->dir, 0700) != 0 && errno != EEXIST) {
         log_msg(LOG_WARN, "search index: cannot create %s (%s): the index stays in memory", w->dir,
                 strerror(errno));
@@ -214,6 +291,8 @@ void eng_persist_open(struct eng_writer *w)
     w->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     w->writable = w->lock_fd >= 0 && flock(w->lock_fd, LOCK_EX | LOCK_NB) == 0;
     dir_own(w);
+    if (w->writable && !w->staged)
+        staged_adopt(w);
 }
 
 /* A manifest that is not used is removed (and the removal made durable)

@@ -623,3 +623,13 @@ int index_engine_start(struct index_backend **out, const char *db_path,
     *out = &e->base;
     return 0;
 }
+
+uint32_t index_engine_segment_version(void)
+{
+    return eng_segment_version();
+}
+
+int index_engine_staged_dir(const char *db_path, char *out, size_t n, struct err *err)
+{
+    return eng_staged_dir(db_path, out, n, err);
+}

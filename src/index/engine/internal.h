@@ -318,6 +318,9 @@ uint32_t eng_segment_pk_first(const struct eng_segment *s, uint64_t hash);
 
 /* --- segfile.c: segment files --------------------------------------------- */
 
+/* The format version segment files are written in and the only one read. */
+uint32_t eng_segment_version(void);
+
 /* Write s to path: path.tmp, fsync, rename (the caller fsyncs the
  * directory). */
 int eng_segment_write(const struct eng_segment *s, const char *path, struct err *err);

@@ -723,3 +723,8 @@ void eng_segment_sizes(const struct eng_segment *s, struct index_size_report *r)
     if (off[P_END] > named)
         r->header += off[P_END] - named;
 }
+
+uint32_t eng_segment_version(void)
+{
+    return SEG_VERSION;
+}

@@ -212,6 +212,7 @@ int eng_writer_open(struct eng_writer **out, const struct eng_writer_config *cfg
     int64_t ck = cfg->opt->checkpoint_ms;
     w->checkpoint_ms = ck == INDEX_CHECKPOINT_ALWAYS ? 0 : ck > 0 ? ck : CHECKPOINT_MS;
     w->persist = !cfg->opt->no_files;
+    w->staged = cfg->opt->staged;
     w->next_file = 1;
     w->stopping = cfg->stopping;
     w->slot = cfg->slot;

@@ -51,6 +51,7 @@ struct eng_writer {
     int64_t checkpoint_retry_ms; /* after a failed checkpoint: not before this */
     int64_t checkpoint_ms;
     bool persist; /* the index directory may be used */
+    bool staged;  /* it is the staged one (index_engine_options.staged) */
     /* interned source ids */
     char **srcs;
     size_t nsrc, srccap;
@@ -123,6 +124,9 @@ void eng_checkpoint_maybe(struct eng_writer *w);
 void eng_dir_sweep(const struct eng_writer *w);
 /* Find (create) the index directory and take its lock when free. */
 void eng_persist_open(struct eng_writer *w);
+/* <db_path>.engine.v<segment format>: where newsd index build writes an
+ * index ahead of an upgrade (index_engine_staged_dir). */
+int eng_staged_dir(const char *db_path, char *out, size_t n, struct err *err);
 /* Map what the manifest names; false (nothing kept) when it cannot be used. */
 bool eng_persist_load(struct eng_writer *w);
 

@@ -200,9 +200,17 @@ static const char *const schema_v3[] = {
 static const char *const *const migrations[] = {schema_v1, schema_v2, schema_v3};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
+int64_t store_pg_schema_version(void)
+{
+    return SCHEMA_VERSION;
+}
+
 /* One migration step from `from` in a transaction, unless another node did
- * it meanwhile (re-read under the lock). */
-static int migrate_step(PGconn *c, int64_t from, bool *done, struct err *err)
+ * it meanwhile (re-read under the lock). The first step records the
+ * version found in *schema; one that would change an existing schema is
+ * refused (ERR_OUTDATED) unless migrate. */
+static int migrate_step(PGconn *c, int64_t from, bool migrate, bool read_outdated,
+                        struct store_schema *schema, bool *done, struct err *err)
 {
     PGresult *r = NULL;
     int64_t version = 0;
@@ -227,8 +235,21 @@ static int migrate_step(PGconn *c, int64_t from, bool *done, struct err *err)
                      (long long)version, (long long)SCHEMA_VERSION);
         goto out;
     }
+    if (from == 0)
+        *schema = (struct store_schema){.opened = version, .current = version};
     if (version != from) {
         *done = version >= SCHEMA_VERSION;
+        goto out;
+    }
+    /* What this open found decides (schema->opened): a new store is given
+     * every step, each in its own transaction. */
+    if (schema->opened > 0 && !migrate && read_outdated) {
+        *done = true; /* left as it is (store_options.read_outdated) */
+        goto out;
+    }
+    if (schema->opened > 0 && !migrate) {
+        rc = err_set(err, ERR_OUTDATED, "store schema version %lld needs migrating to %lld",
+                     (long long)version, (long long)SCHEMA_VERSION);
         goto out;
     }
     for (const char *const *part = migrations[from]; *part; part++) {
@@ -249,6 +270,7 @@ static int migrate_step(PGconn *c, int64_t from, bool *done, struct err *err)
     }
     PQclear(r);
     r = NULL;
+    schema->current = from + 1;
     *done = from + 1 >= SCHEMA_VERSION;
 out:
     PQclear(r);
@@ -259,8 +281,23 @@ out:
     return rc;
 }
 
-/* Bring the schema to SCHEMA_VERSION under the migration lock. */
-static int schema_migrate(const char *uri, struct err *err)
+/* Bring the schema to SCHEMA_VERSION under the migration lock (an
+ * existing one only when migrate). */
+static int schema_migrate(const char *uri, const struct store_options *opt,
+                          struct store_schema *schema, struct err *err);
+
+/* The migration a node started without PostgreSQL owes (store_options
+ * start_unreachable, which only `newsd serve` sets, and serve migrates),
+ * run at its first connection. */
+static int schema_migrate_deferred(const char *uri, struct err *err)
+{
+    static const struct store_options serve = {.migrate = true};
+    struct store_schema schema;
+    return schema_migrate(uri, &serve, &schema, err);
+}
+
+static int schema_migrate(const char *uri, const struct store_options *opt,
+                          struct store_schema *schema, struct err *err)
 {
     PGconn *c = NULL;
     PGresult *r = NULL;
@@ -282,7 +319,7 @@ static int schema_migrate(const char *uri, struct err *err)
     if (rc < 0)
         goto out;
     for (int64_t v = 0; v < SCHEMA_VERSION && !done && rc == 0; v++)
-        rc = migrate_step(c, v, &done, err);
+        rc = migrate_step(c, v, opt->migrate, opt->read_outdated, schema, &done, err);
     if (rc == 0 && SCHEMA_VERSION == 0)
         done = true;
 out:
@@ -324,7 +361,7 @@ static int pg_log_open(struct store_backend *b, const char *local_dir, struct st
     return store_log_new(out, store_replicate_path(rep), rep, err);
 }
 
-int store_pg_new(struct store_backend **out, const char *uri, bool start_unreachable,
+int store_pg_new(struct store_backend **out, const char *uri, const struct store_options *opt,
                  struct err *err)
 {
     struct store_pg *s = NULL;
@@ -380,9 +417,10 @@ int store_pg_new(struct store_backend **out, const char *uri, bool start_unreach
     arena_init(&s->sources.arena, 0);
     if ((rc = store_pg_pool_init(&s->pool, uri, err)) < 0)
         goto out;
-    s->start_unreachable = start_unreachable;
-    s->pool.migrate = schema_migrate;
-    if ((rc = schema_migrate(uri, err)) == ERR_BUSY && start_unreachable) {
+    s->start_unreachable = opt->start_unreachable;
+    s->pool.migrate = schema_migrate_deferred;
+    if ((rc = schema_migrate(uri, opt, &s->base.schema, err)) == ERR_BUSY &&
+        opt->start_unreachable) {
         /* Down or not there yet (a restart of both, a unit ordering that
          * cannot wait): the node starts and says so; the first connection
          * that works migrates. */

@@ -73,7 +73,10 @@ static int db_open(struct store_replica *r, struct err *err)
 {
     struct store_backend *be = NULL;
     /* No FTS5 side unless the fts5 index asks for it (index_fts5_new). */
-    int rc = store_sqlite_new(&be, r->dir, false, err);
+    /* The replica is this node's copy, made again from the origin at
+     * will: its schema follows the binary. */
+    static const struct store_options opt = {.fulltext_when_new = false, .migrate = true};
+    int rc = store_sqlite_new(&be, r->dir, &opt, err);
     if (rc == 0)
         r->db = (struct store_sqlite *)be;
     return rc;

@@ -279,10 +279,18 @@ static int foreign_keys_on(struct store_sqlite *s, int rc, struct err *err)
     return rc < 0 ? rc : on;
 }
 
+int64_t store_sqlite_schema_version(void)
+{
+    return SCHEMA_VERSION;
+}
+
 /* Bring the schema to SCHEMA_VERSION in one transaction, with foreign keys
- * off (they cannot change inside a transaction): a migration that makes a
- * table again (schema_v7) must not cascade its drop into the children. */
-static int schema_migrate(struct store_sqlite *s, bool fulltext_when_new, struct err *err)
+ * off (they cannot change inside a transaction: a migration that makes a
+ * table again, schema_v7, must not cascade its drop into the children):
+ * always for a new file, for an older one only when opt->migrate (else
+ * ERR_OUTDATED and the transaction rolled back: the file stays as it was). */
+static int schema_migrate(struct store_sqlite *s, const struct store_options *opt,
+                          struct err *err)
 {
     int64_t version = 0;
     int rc;
@@ -303,8 +311,16 @@ static int schema_migrate(struct store_sqlite *s, bool fulltext_when_new, struct
                      (long long)version, (long long)SCHEMA_VERSION);
         goto out;
     }
+    s->base.schema = (struct store_schema){.opened = version, .current = version};
     if (version == SCHEMA_VERSION)
         goto out;
+    if (version > 0 && !opt->migrate && opt->read_outdated)
+        goto out; /* left as it is: the transaction changed nothing */
+    if (version > 0 && !opt->migrate) {
+        rc = err_set(err, ERR_OUTDATED, "store schema version %lld needs migrating to %lld",
+                     (long long)version, (long long)SCHEMA_VERSION);
+        goto out;
+    }
     for (int64_t v = version < 0 ? 0 : version; v < SCHEMA_VERSION; v++) {
         const struct migration *m = &migrations[v];
         rc = m->sql ? store_sqlite_exec(s->writer, m->sql, err) : column_ensure(s, m->column, err);
@@ -314,9 +330,10 @@ static int schema_migrate(struct store_sqlite *s, bool fulltext_when_new, struct
     if ((rc = foreign_keys_check(s, err)) < 0)
         goto out;
     rc = schema_version_set(s->writer, SCHEMA_VERSION, err);
+    s->base.schema.current = SCHEMA_VERSION;
     /* schema_v1 made the full-text side; a new store drops it unless asked
      * (the same transaction: no other process sees it in between). */
-    if (rc == 0 && version <= 0 && !fulltext_when_new)
+    if (rc == 0 && version <= 0 && !opt->fulltext_when_new)
         rc = store_sqlite_exec(s->writer,
                                "DROP TRIGGER articles_fts_insert; DROP TRIGGER articles_fts_delete;"
                                " DROP TRIGGER articles_fts_update; DROP TABLE articles_fts;",
@@ -414,7 +431,7 @@ static void sqlite_free(struct store_backend *b)
     free(s);
 }
 
-int store_sqlite_new(struct store_backend **out, const char *dir, bool fulltext_when_new,
+int store_sqlite_new(struct store_backend **out, const char *dir, const struct store_options *opt,
                      struct err *err)
 {
     struct store_sqlite *s = NULL;
@@ -491,15 +508,21 @@ int store_sqlite_new(struct store_backend **out, const char *dir, bool fulltext_
         goto out;
     }
     /* Before anything creates a table: only a new file takes it (an older
-     * one ignores it until store_compact). */
-    if ((rc = store_sqlite_exec(s->writer, "PRAGMA auto_vacuum=INCREMENTAL", err)) < 0 ||
+     * one ignores it until store_compact). Not set on an existing file,
+     * which it would write to even when unchanged: a command that refuses
+     * a store (ERR_OUTDATED) leaves its file as it was. */
+    int64_t tables = 0;
+    if ((rc = store_sqlite_query_int(s->writer, "SELECT count(*) FROM sqlite_master", &tables,
+                                     err)) < 0 ||
+        (tables == 0 &&
+         (rc = store_sqlite_exec(s->writer, "PRAGMA auto_vacuum=INCREMENTAL", err)) < 0) ||
         (rc = wal_enable(s->writer, err)) < 0 ||
         (rc = store_sqlite_exec(s->writer, "PRAGMA synchronous=NORMAL", err)) < 0 ||
         (rc = store_sqlite_exec(s->writer, "PRAGMA journal_size_limit=" STORE_SQLITE_WAL_LIMIT,
                                 err)) < 0 ||
         (rc = store_sqlite_exec(s->writer, "PRAGMA cache_size=" STORE_SQLITE_WRITER_CACHE, err)) <
             0 ||
-        (rc = schema_migrate(s, fulltext_when_new, err)) < 0 ||
+        (rc = schema_migrate(s, opt, err)) < 0 ||
         (rc = store_sqlite_pool_init(&s->readers, s->path, err)) < 0 ||
         (rc = store_sqlite_idle_start(s, err)) < 0)
         goto out;
