@@ -424,7 +424,7 @@ def test_the_worker_sleeps_once_the_last_alert_is_deleted(tmp_path):
     store, config = str(tmp_path / "store"), str(tmp_path / "newsd.conf")
     with open(config, "w") as f:
         f.write("[outbound]\nallow_networks = 127.0.0.0/8\n")
-    key = cli_ok("keys", "create", "--store", store).out.strip()
+    key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
     srv = start_server(store, config)
     rec = Receiver()
     try:

@@ -144,11 +144,11 @@ def test_keys_ambiguous_name_refused(tmp_path):
 
 S = "{store}"
 USAGE = [
-    [], ["no-such-command"], ["import", "--store", S], ["import", "--store"],
+    [], ["no-such-command"], ["import", "--create", "--store", S], ["import", "--create", "--store"],
     ["serve", "--store", S, "--no-such-flag"], ["keys"], ["keys", "frobnicate", "--store", S],
-    ["keys", "disable", "--store", S], ["keys", "create", "--store", S, "--name"],
-    ["sources"], ["sources", "import", "--store", S], ["sources", "frobnicate", "--store", S],
-    ["import", "--store", S, "--country"], ["serve", "--store", S, "--listen"],
+    ["keys", "disable", "--store", S], ["keys", "create", "--create", "--store", S, "--name"],
+    ["sources"], ["sources", "import", "--create", "--store", S], ["sources", "frobnicate", "--store", S],
+    ["import", "--create", "--store", S, "--country"], ["serve", "--store", S, "--listen"],
 ]
 
 

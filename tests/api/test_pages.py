@@ -345,7 +345,7 @@ def test_a_serving_crawler_counts_its_pages_in_metrics(tmp_path, crawled):
         assert before == {"newsd_pages_fetched_total": 0, "newsd_pages_failed_total": 0,
                           "newsd_pages_retries_total": 0, "newsd_pages_no_article_total": 0,
                           "newsd_pages_waiting": 0}, before
-        cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
+        cli_ok("feeds", "add", "--create", "--store", store, "--config", conf, base + "feed.xml")
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             now = metric_values(api_srv.base)
@@ -425,7 +425,7 @@ def test_pages_queued_for_one_slow_host_each_get_their_own_timeout(tmp_path):
     paths = ["/p/%02d.html" % i for i in range(20)]
     srv, base, store, conf = slow_site(tmp_path, paths, delay=0.5, timeout_seconds=2)
     try:
-        cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
+        cli_ok("feeds", "add", "--create", "--store", store, "--config", conf, base + "feed.xml")
         run = cli_ok("crawl", "--once", "--store", store, "--config", conf)
         m = SUMMARY.search(run.out)
         assert m and m.groups() == ("20", "0", "0", "20"), repr(run)
@@ -442,14 +442,14 @@ def test_a_page_that_fails_for_a_while_is_tried_again_and_stored(tmp_path):
     srv, base, store, conf = slow_site(tmp_path, ["/flaky.html", "/gone.html"],
                                        script={"/flaky.html": [500], "/gone.html": [404] * 9})
     try:
-        cli_ok("feeds", "add", "--store", store, "--config", conf, base + "feed.xml")
+        cli_ok("feeds", "add", "--create", "--store", store, "--config", conf, base + "feed.xml")
         run = cli_ok("crawl", "--once", "--store", store, "--config", conf)
         m = SUMMARY.search(run.out)
         assert m and m.groups() == ("1", "1", "0", "1"), repr(run)
         assert RETRIES.search(run.out).group(1) == "1", repr(run)
         assert SlowPages.asked.count("/flaky.html") == 2, SlowPages.asked
         assert SlowPages.asked.count("/gone.html") == 1, SlowPages.asked
-        key = cli_ok("keys", "create", "--store", store).out.strip()
+        key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
         api = Server(store)
         try:
             c = type("C", (), {"api": Client(api.base, key)})

@@ -110,7 +110,7 @@ def test_an_alert_stored_over_the_limits_is_skipped_at_start(tmp_path):
     with 2,000 words is refused when the worker compiles it, with a log line;
     the server starts and serves, and a valid alert beside it is kept."""
     store = str(tmp_path / "store")
-    key = cli_ok("keys", "create", "--store", store, "--name", "k").out.strip()
+    key = cli_ok("keys", "create", "--create", "--store", store, "--name", "k").out.strip()
     db = sqlite3.connect(os.path.join(store, "newsd.db"))
     (key_id,) = db.execute("SELECT id FROM keys").fetchone()
     big = json.dumps({"q": words(2000)})

@@ -166,7 +166,7 @@ def test_a_new_key_does_not_inherit_a_deleted_keys_id_nor_usage(three_a_day):
         err(c.get("/v2/top-headlines/sources"), 429, "apiKeyExhausted")
         old_id = key_ids(store)["three"]
         cli_ok("keys", "delete", "three", "--store", store)
-        new = cli_ok("keys", "create", "--store", store, "--name", "next", "--plan", "three",
+        new = cli_ok("keys", "create", "--create", "--store", store, "--name", "next", "--plan", "three",
                      "--config", cfg).out.strip()
         assert key_ids(store)["next"] > old_id
         r = Client(srv.base, new).get("/v2/top-headlines/sources")

@@ -490,7 +490,7 @@ KEY_CHANGE_WAIT = 10 * SLOW  # the server sees `newsd keys` changes within 2 s
 
 def new_key(srv, plan="unlimited"):
     name = "k" + uuid.uuid4().hex[:10]
-    key = cli_ok("keys", "create", "--store", srv.store_path, "--name", name, "--plan", plan,
+    key = cli_ok("keys", "create", "--create", "--store", srv.store_path, "--name", name, "--plan", plan,
                  "--config", srv.config).out.strip()
     return name, key
 

@@ -22,14 +22,14 @@ def test_index_verify_says_how_far_the_node_is_behind_postgresql(pg, store):
     rows = read_jsonl(os.path.join(DATA, "articles.jsonl"))
     first = write_jsonl(os.path.join(d, "first.jsonl"), rows[:-10])
     last = write_jsonl(os.path.join(d, "last.jsonl"), rows[-10:])
-    newsd("import", "--store", uri, first)
+    newsd("import", "--create", "--store", uri, first)
     n = Node(uri, idx, name="node")
     try:
         wait_converged(pg, uri, [n])
     finally:
         n.stop()
     # While the node is stopped PostgreSQL gets 10 more articles.
-    newsd("import", "--store", uri, last)
+    newsd("import", "--create", "--store", uri, last)
     _, out, _ = newsd("index", "verify", "--store", uri, "--index-dir", idx)
     here = len(rows) - 10
     assert "rows %d, indexed %d, missing 0, extra 0" % (here, here) in out, out
@@ -56,8 +56,8 @@ def test_a_node_starts_while_postgresql_is_down_and_becomes_ready_by_itself(pg, 
     node with a local index from before, one that never reached it."""
     uri, d = store
     rows = read_jsonl(os.path.join(DATA, "articles.jsonl"))
-    newsd("import", "--store", uri, os.path.join(DATA, "articles.jsonl"))
-    _, key, _ = newsd("keys", "create", "--store", uri, "--name", "outage")
+    newsd("import", "--create", "--store", uri, os.path.join(DATA, "articles.jsonl"))
+    _, key, _ = newsd("keys", "create", "--create", "--store", uri, "--name", "outage")
     key = key.strip()
     known = Node(uri, os.path.join(d, "known"), name="known")
     try:

@@ -96,7 +96,7 @@ def test_slow_webhooks_delay_only_their_own_alerts(tmp_path):
     store, config = str(tmp_path / "store"), str(tmp_path / "newsd.conf")
     with open(config, "w") as f:
         f.write("[outbound]\nallow_networks = 127.0.0.0/8\n\n[plan many]\nalerts = 50\n")
-    keys = [cli_ok("keys", "create", "--store", store, "--plan", "many", "--config",
+    keys = [cli_ok("keys", "create", "--create", "--store", store, "--plan", "many", "--config",
                    config).out.strip() for _ in range(SLOW_KEYS + 1)]
     board = Board()
     servers = []

@@ -94,7 +94,7 @@ def test_the_temporary_file_is_unpredictable_and_the_backup_private(tmp_path):
     temporary is now made by mkstemp beside FILE: a planted symlink and its
     target are left alone, and the backup is 0600 whatever was there."""
     store = tmp_path / "store"
-    cli_ok("import", "--store", str(store), write_articles(tmp_path / "a.jsonl", 10))
+    cli_ok("import", "--create", "--store", str(store), write_articles(tmp_path / "a.jsonl", 10))
     out = tmp_path / "out"
     out.mkdir()
     victim = tmp_path / "victim.txt"
@@ -122,7 +122,7 @@ def test_a_backup_into_the_store_directory_is_refused(tmp_path):
     by any spelling of its path), or one of the store's files under another
     name, is refused with a clear message; the store is untouched."""
     store = tmp_path / "store"
-    cli_ok("import", "--store", str(store), write_articles(tmp_path / "a.jsonl", 10))
+    cli_ok("import", "--create", "--store", str(store), write_articles(tmp_path / "a.jsonl", 10))
     alias = tmp_path / "alias"
     os.symlink(store, alias)
     link = tmp_path / "link.db"

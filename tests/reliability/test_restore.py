@@ -104,7 +104,7 @@ def import_from_stdin(store, path):
     """newsd import of the file at path through stdin (the service's uid
     cannot read the test's temporary directory)."""
     with open(path, "rb") as f:
-        cli_ok("import", "--store", store, "-", stdin=f.read())
+        cli_ok("import", "--create", "--store", store, "-", stdin=f.read())
 
 
 def answers(srv, key):
@@ -131,7 +131,7 @@ def test_a_root_run_restore_serves_the_backed_up_answers_to_the_services_user(se
     real = os.path.join(base, "private", "newsd")
     with run_as(True):  # the service's own store, made by the service's user
         import_from_stdin(link, write_articles(tmp_path / "a.jsonl", 1500))
-        key = cli_ok("keys", "create", "--store", link, "--name", "restore").out.strip()
+        key = cli_ok("keys", "create", "--create", "--store", link, "--name", "restore").out.strip()
         srv = Server(link, now=NOW, args=["--quiet"])
     try:
         before = answers(srv, key)

@@ -24,7 +24,7 @@ def wal_size(store):
 
 def test_the_wal_of_a_serving_store_shrinks_once_it_is_idle(tmp_path):
     store = tmp_path / "store"
-    cli_ok("import", "--store", str(store), write_articles(tmp_path / "a.jsonl", 200))
+    cli_ok("import", "--create", "--store", str(store), write_articles(tmp_path / "a.jsonl", 200))
     srv = Server(store, args=["--quiet"])
     try:
         # A reader holding its snapshot keeps every page the import writes
@@ -32,7 +32,7 @@ def test_the_wal_of_a_serving_store_shrinks_once_it_is_idle(tmp_path):
         reader = sqlite3.connect(str(store / "newsd.db"), isolation_level=None)
         reader.execute("BEGIN")
         reader.execute("SELECT count(*) FROM articles").fetchone()
-        cli_ok("import", "--store", str(store),
+        cli_ok("import", "--create", "--store", str(store),
                write_articles(tmp_path / "b.jsonl", 14000, start=200))
         reader.execute("COMMIT")
         reader.close()
