@@ -111,8 +111,9 @@ $(ASN)/tests/%: tests/unit/%.c $(ASN)/libnewsd.a
 	$(Q)$(CC) $(CFLAGS_COMMON) -Wno-missing-prototypes -O1 $(ASAN_FLAGS) -Itests/unit -o $@ $< $(ASN)/libnewsd.a \
 	    $(PKG_LIBS) $(LIBS_EXTRA) -lcmocka
 
+# scripts/run-unit.sh lists every skip at the end (tests/unit/test_skip.h).
 unit: $(UNIT_BINS)
-	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; (cd tests/unit && ../../$$t); done
+	@scripts/run-unit.sh $(UNIT_BINS)
 
 # ---- fuzz corpora replayed under gcc + ASan -------------------------------
 FUZZ_REPLAY := $(FUZZ_SRCS:fuzz/%.c=$(ASN)/fuzz/%)
