@@ -4,6 +4,7 @@
 #   make demo       install build deps, build, load the sample, serve on 127.0.0.1:8080
 #                   (FEEDS=1: also load the bundled feed catalogue and crawl it)
 #   make fuzz       libFuzzer runs (SECONDS=60 per harness)
+#   make fuzz-merge NAME=x  merge a run's new corpus entries into fuzz/corpus/x
 #   make bench      benchmark (N=1000000, PROFILE=newsapi)
 #   make bench-pages  page extraction quality and speed (docs/extraction.md)
 # Knobs: SANITIZER=address,undefined CC=gcc V=1
@@ -38,7 +39,7 @@ ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-f
 export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps deps-test release asan check unit unit-asan fuzz-replay api-test api-test-asan \
+.PHONY: all deps deps-test release asan check unit unit-asan fuzz-replay fuzz-merge api-test api-test-asan \
         unit-engine api-test-fts5 \
         web-test install uninstall cluster-test docs-check \
         demo fuzz bench bench-smoke bench-sizing bench-pages format format-check clean reliability-test
@@ -111,8 +112,9 @@ $(ASN)/tests/%: tests/unit/%.c $(ASN)/libnewsd.a
 	$(Q)$(CC) $(CFLAGS_COMMON) -Wno-missing-prototypes -O1 $(ASAN_FLAGS) -Itests/unit -o $@ $< $(ASN)/libnewsd.a \
 	    $(PKG_LIBS) $(LIBS_EXTRA) -lcmocka
 
+# scripts/run-unit.sh lists every skip at the end (tests/unit/test_skip.h).
 unit: $(UNIT_BINS)
-	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; (cd tests/unit && ../../$$t); done
+	@scripts/run-unit.sh $(UNIT_BINS)
 
 # ---- fuzz corpora replayed under gcc + ASan -------------------------------
 FUZZ_REPLAY := $(FUZZ_SRCS:fuzz/%.c=$(ASN)/fuzz/%)
@@ -147,6 +149,24 @@ fuzz: deps-test $(FUZZ_SRCS:fuzz/%.c=$(FZ)/bin/%)
 	    mkdir -p $(FZ)/corpus/$$n; d=""; test -f fuzz/$$n.dict && d="-dict=fuzz/$$n.dict"; \
 	    echo "== fuzz $$n for $(SECONDS)s"; \
 	    $$f $$d -max_total_time=$(SECONDS) -print_final_stats=1 $(FZ)/corpus/$$n fuzz/corpus/$$n; done
+
+# Grow the committed corpora: the entries a libFuzzer run left in
+# build/fuzz/corpus/NAME (make fuzz, or build/fuzz/bin/fuzz_NAME run by hand
+# on build/fuzz/corpus/NAME fuzz/corpus/NAME) that add coverage are merged
+# into fuzz/corpus/NAME (libFuzzer -merge=1: only inputs that reach
+# something the committed corpus does not), ready to commit. NAME: one or
+# more harnesses; MERGE_FLAGS: more libFuzzer flags (-max_len=2048 keeps a
+# corpus small).
+#   make fuzz-merge NAME="request headers" MERGE_FLAGS=-max_len=2048
+fuzz-merge:
+	@test -n "$(NAME)" || { echo "fuzz-merge: say which harnesses: NAME=\"request ...\""; exit 2; }
+	$(MAKE) $(patsubst %,$(FZ)/bin/fuzz_%,$(NAME))
+	@set -e; for n in $(NAME); do mkdir -p $(FZ)/corpus/$$n; \
+	    echo "== merge $(FZ)/corpus/$$n into fuzz/corpus/$$n"; \
+	    $(FZ)/bin/fuzz_$$n -merge=1 $(MERGE_FLAGS) fuzz/corpus/$$n $(FZ)/corpus/$$n >$(FZ)/merge-$$n.log 2>&1 || \
+	        { tail -20 $(FZ)/merge-$$n.log; exit 1; }; \
+	    grep -E '^MERGE-OUTER: [0-9]+ new files' $(FZ)/merge-$$n.log || true; \
+	    done
 
 # ---- API tests against a real server --------------------------------------
 api-test: build/newsd

@@ -38,6 +38,10 @@ struct http_request {
     const char *client;     /* the client's address: the peer's, or from
                              * X-Forwarded-For when the peer is a trusted proxy */
     struct http_conn *conn;
+    /* With no conn (a request built by a test or a fuzz harness, never by
+     * the server): the headers, NAME, VALUE, NAME, VALUE, ..., NULL; NULL
+     * for none. http_request_header reads them as it reads a connection's. */
+    const char *const *headers;
     /* A raw NUL byte ends the target and header values libmicrohttpd hands
      * over (the rest is dropped); the server tells the handler, which
      * would otherwise read them cut short: */

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "util/err.h"
+#include "util/netpolicy.h"
 
 /* Bodies shorter than this are sent as they are: gzip's 18-byte frame and
  * the CPU spent are not worth it. */
@@ -20,6 +21,28 @@
  * 2 KiB; the status, id and note must survive); longer ones are cut
  * (after masking, so a cut never reveals part of a key). */
 #define HTTP_LOG_TARGET_MAX 1024
+
+/* headers.c: the request headers the server reads (fuzz/fuzz_headers.c). */
+
+/* The body size a Content-Length value announces: plain digits, spaces and
+ * tabs around them allowed; -1 for NULL, anything else, or an absurd
+ * number (over 2^40). */
+long long http_content_length_parse(const char *cl);
+
+/* Whether a Content-Length value announces a body (a number above zero
+ * after any leading zeros), however the rest of it reads: such a request is
+ * refused or its body read, never taken for one without a body. */
+bool http_content_length_announces(const char *cl);
+
+/* The client behind trusted proxies, from an X-Forwarded-For value (the
+ * addresses each proxy saw, the nearest last) received from a trusted
+ * peer: walking from the right while the hop is a trusted proxy, the first
+ * one that is not is the client (a client cannot forge what our own
+ * proxies appended). client holds the peer's address and is replaced by
+ * each hop read; an entry that is not an address ends the walk at the hop
+ * before it. */
+void http_forwarded_client(char client[NETPOLICY_ADDR_TEXT], const char *xff,
+                           const struct netpolicy *trusted);
 
 /* Parse spec ("HOST:PORT", "[V6]:PORT", ":PORT"; port 0 = any free port),
  * bind and listen. *out_fd is a non-blocking, close-on-exec listening

@@ -169,9 +169,15 @@ static void id_next(char out[17])
 
 const char *http_request_header(const struct http_request *r, const char *name)
 {
-    /* No connection: a request built by a unit test of a handler. */
-    if (!r->conn)
+    /* No connection: a request built by a unit test or a fuzz harness of
+     * a handler, with its headers in a list (first match, any case, as
+     * libmicrohttpd looks them up). */
+    if (!r->conn) {
+        for (const char *const *h = r->headers; h && h[0] && h[1]; h += 2)
+            if (!strcasecmp(h[0], name))
+                return h[1];
         return NULL;
+    }
     return MHD_lookup_connection_value((struct MHD_Connection *)r->conn, MHD_HEADER_KIND, name);
 }
 
@@ -648,11 +654,8 @@ static enum MHD_Result enqueue(struct http_server *s, struct MHD_Connection *con
     return MHD_YES;
 }
 
-/* The client behind a trusted proxy: X-Forwarded-For lists the addresses
- * each proxy saw, the nearest last; walking it from the right while the
- * hop is a trusted proxy, the first one that is not is the client (a
- * client cannot forge the entries our own proxies appended). An entry
- * that is not an address ends the walk at the hop before it. */
+/* The client behind a trusted proxy (http_forwarded_client, headers.c),
+ * when the peer is one. */
 static void client_behind_proxies(struct http_server *s, struct MHD_Connection *conn, struct req *r)
 {
     if (!s->trusted_proxies || !s->trusted_proxies->n_allow || !r->client[0])
@@ -661,28 +664,9 @@ static void client_behind_proxies(struct http_server *s, struct MHD_Connection *
     if (!netpolicy_addr_from_host(&a, r->client, strlen(r->client)) ||
         !netpolicy_holds(s->trusted_proxies, &a))
         return;
-    const char *xff = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Forwarded-For");
-    if (!xff)
-        return;
-    size_t end = strlen(xff);
-    while (end > 0) {
-        size_t start = end;
-        while (start > 0 && xff[start - 1] != ',')
-            start--;
-        size_t b = start, e = end;
-        while (b < e && (xff[b] == ' ' || xff[b] == '\t'))
-            b++;
-        while (e > b && (xff[e - 1] == ' ' || xff[e - 1] == '\t'))
-            e--;
-        if (e == b || e - b >= sizeof r->client || !netpolicy_addr_from_host(&a, xff + b, e - b))
-            return;
-        char text[NETPOLICY_ADDR_TEXT];
-        netpolicy_addr_format(&a, text);
-        snprintf(r->client, sizeof r->client, "%s", text);
-        if (!netpolicy_holds(s->trusted_proxies, &a))
-            return;
-        end = start > 0 ? start - 1 : 0;
-    }
+    http_forwarded_client(r->client,
+                          MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Forwarded-For"),
+                          s->trusted_proxies);
 }
 
 /* The Content-Length of a request that announces one, and no
@@ -692,22 +676,8 @@ static long long content_length(struct MHD_Connection *conn)
 {
     if (MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
         return -1;
-    const char *cl =
-        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    if (!cl)
-        return -1;
-    while (*cl == ' ' || *cl == '\t')
-        cl++;
-    long long n = 0;
-    size_t digits = 0;
-    for (; *cl >= '0' && *cl <= '9'; cl++, digits++) {
-        if (n > (1LL << 40))
-            return -1;
-        n = n * 10 + (*cl - '0');
-    }
-    while (*cl == ' ' || *cl == '\t')
-        cl++;
-    return digits && !*cl ? n : -1;
+    return http_content_length_parse(
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH));
 }
 
 /* Start reading the body of a request whose path takes one (body_limit)
@@ -737,15 +707,8 @@ static bool body_announced(struct MHD_Connection *conn)
 {
     if (MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
         return true;
-    const char *cl =
-        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    if (!cl)
-        return false;
-    while (*cl == ' ' || *cl == '\t')
-        cl++;
-    while (*cl == '0')
-        cl++;
-    return *cl >= '1' && *cl <= '9';
+    return http_content_length_announces(
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH));
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,

@@ -18,11 +18,11 @@ import requests
 from harness import ASAN, BIN, HTTP_TIMEOUT, REPO, clean_env
 
 pytestmark = [
-    pytest.mark.skipif(ASAN, reason="runs the release build as make demo does"),
+    pytest.mark.by_design(ASAN, reason="runs the release build as make demo does"),
     # The demo serves with the default index; the fts5 run of the suite
     # (make api-test-fts5) would only repeat these minutes.
-    pytest.mark.skipif(os.environ.get("NEWSD_INDEX") == "fts5",
-                       reason="the demo uses the default index: run once, in make api-test"),
+    pytest.mark.by_design(os.environ.get("NEWSD_INDEX") == "fts5",
+                          reason="the demo uses the default index: run once, in make api-test"),
 ]
 
 
@@ -130,8 +130,8 @@ def test_a_fresh_clone_runs_make_demo(tmp_path):
     """The README's first command on a fresh clone of the committed tree:
     `make demo` builds from nothing but what is committed (no build/ from
     this checkout, no generated file left lying around) and serves. Skipped
-    outside a git checkout."""
-    if not os.path.isdir(os.path.join(REPO, ".git")):
+    outside a git checkout (a worktree, where .git is a file, is one)."""
+    if not os.path.exists(os.path.join(REPO, ".git")):
         pytest.skip("not a git checkout")
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", REPO, str(clone)], check=True, timeout=120)

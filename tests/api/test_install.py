@@ -12,7 +12,7 @@ import requests
 import harness
 from harness import ASAN, HTTP_TIMEOUT, REPO, Server, clean_env
 
-pytestmark = pytest.mark.skipif(ASAN, reason="installs the release build")
+pytestmark = pytest.mark.by_design(ASAN, reason="installs the release build")
 
 HARDENING = ["NoNewPrivileges=yes", "ProtectSystem=strict", "PrivateTmp=yes",
              "StateDirectory=newsd", "DynamicUser=yes", "ProtectHome=yes",

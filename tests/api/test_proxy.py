@@ -117,8 +117,8 @@ def free_port():
     return port
 
 
-@pytest.mark.skipif(ASAN or os.environ.get("NEWSD_INDEX") == "fts5",
-                    reason="one run is enough: nginx is what is tested here")
+@pytest.mark.by_design(ASAN or os.environ.get("NEWSD_INDEX") == "fts5",
+                       reason="one run is enough: nginx is what is tested here")
 def test_the_nginx_example_serves_newsd_over_tls(store, tmp_path):
     """dist/nginx-newsd.conf, with only its addresses and paths changed for a
     test: HTTPS answers from newsd, newsd logs the client's own address (not

@@ -15,8 +15,8 @@ import requests
 from corpus import tokenize
 from harness import Server, cli_ok, ok
 
-pytestmark = pytest.mark.skipif(os.environ.get("NEWSD_INDEX") == "fts5",
-                                reason="the engine's segments are what is split")
+pytestmark = pytest.mark.by_design(os.environ.get("NEWSD_INDEX") == "fts5",
+                                   reason="the engine's segments are what is split")
 
 
 def requests_for(corpus):

@@ -11,11 +11,15 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 
 import pytest
 import requests
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import skip_policy  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 BIN = os.environ.get("NEWSD_BIN") or os.path.join(REPO, "build", "newsd")
@@ -27,6 +31,10 @@ LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+)")
 SANITIZER = re.compile(r"ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:")
 # The clock every server runs at (top-headlines' live window depends on it).
 NOW = 1673136000  # 2023-01-08T00:00:00Z
+
+
+def pytest_configure(config):
+    skip_policy.install(config)  # every skip shown; in CI a precondition skip fails
 
 
 def clean_env(extra=None):

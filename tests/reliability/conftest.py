@@ -18,13 +18,19 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "api"))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
 
 from harness import BIN, REPO, cli_ok  # noqa: E402
 import gen_articles  # noqa: E402
+import skip_policy  # noqa: E402
 
 TOOLS = os.environ.get("NEWSD_TOOLS") or os.path.join(REPO, "build", "release", "tests",
                                                       "reliability")
 LONG = os.environ.get("RELIABILITY_LONG") == "1"
+
+
+def pytest_configure(config):
+    skip_policy.install(config)  # every skip shown; in CI a precondition skip fails
 
 
 @pytest.fixture

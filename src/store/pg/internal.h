@@ -336,4 +336,12 @@ int store_pg_alert_deliveries_count(struct store_backend *b, int64_t *out, struc
     " url_to_image, published_at, content, domain, language, country, category, headline,"         \
     " ingested_at"
 
+/* Row i of an article log read (deleted, then STORE_PG_ARTICLE_COLUMNS, as
+ * text) into out: strings copied into the arena (cut at a NUL byte), NULL
+ * for SQL NULL, numbers as strtoll reads them, codes "" unless two bytes.
+ * 0, or ERR_NOMEM. Exposed for fuzz/fuzz_pg_row.c: the bytes come from the
+ * database server. */
+int store_pg_log_row(struct arena *a, const PGresult *r, int i, struct article *out,
+                     bool *deleted);
+
 #endif

@@ -94,8 +94,7 @@ int store_pg_log_head(struct store_pg_log *l, int64_t *out, struct err *err)
     return 0;
 }
 
-/* Row i of a log read (deleted, then STORE_PG_ARTICLE_COLUMNS). */
-static int change_row(struct arena *a, const PGresult *r, int i, struct article *out, bool *deleted)
+int store_pg_log_row(struct arena *a, const PGresult *r, int i, struct article *out, bool *deleted)
 {
     int rc = 0;
     memset(out, 0, sizeof *out);
@@ -146,7 +145,7 @@ int store_pg_log_read(struct store_pg_log *l, struct arena *a, int64_t after, si
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
-        if (change_row(a, r, (int)i, &arts[i], &deleted[i]) < 0) {
+        if (store_pg_log_row(a, r, (int)i, &arts[i], &deleted[i]) < 0) {
             rc = err_set(err, ERR_NOMEM, "out of memory reading the article log");
             goto out;
         }
