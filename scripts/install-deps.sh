@@ -19,6 +19,7 @@ TEST="
 clang libclang-rt-dev libcmocka-dev postgresql
 python3-pytest python3-requests wrk
 python3-jsonschema python3-yaml chromium python3-readability nginx openssl
+python3-feedparser
 "
 
 test=no

@@ -382,6 +382,29 @@
     $("request").hidden = false;
     $("request-url").textContent = url;
     $("request-curl").textContent = "curl -s -H \"X-Api-Key: $NEWSD_KEY\" " + shellQuote(url);
+    showSubscribe(url);
+  }
+
+  /* The search as a feed for a reader to follow (docs/api.md, "Search as a
+   * feed"): a reader sends no headers, so the key goes in the URL. */
+  function feedUrl(url, format) {
+    const u = new URL(url);
+    u.searchParams.set("format", format);
+    const key = currentKey();
+    if (key)
+      u.searchParams.set("apiKey", key);
+    return u.href;
+  }
+
+  function showSubscribe(url) {
+    const ep = endpoint();
+    $("subscribe").hidden = ep !== "everything" && ep !== "top-headlines";
+    if ($("subscribe").hidden)
+      return;
+    $("subscribe-url").textContent = feedUrl(url, "atom");
+    $("feed-rss").href = feedUrl(url, "rss");
+    $("feed-atom").href = feedUrl(url, "atom");
+    $("feed-json").href = feedUrl(url, "jsonfeed");
   }
 
   function renderArticles(body, params) {

@@ -101,8 +101,10 @@ int cmd_restore(int argc, char **argv)
         restore_usage(stderr);
         return CMD_EXIT_USAGE;
     }
-    const char *dir = cmd_store_location(store_opt);
-    if (strncmp(dir, "postgres", 8) == 0) {
+    const char *dir = cmd_store_location(store_opt); /* --store, $NEWSD_STORE, the config's */
+    if (!dir)
+        return CMD_EXIT_FAIL; /* the config could not be read: said on stderr */
+    if (store_location_is_pg(dir)) {
         cmd_fail("restore: a PostgreSQL store is restored with PostgreSQL's tools (pg_restore)");
         return CMD_EXIT_FAIL;
     }

@@ -294,6 +294,32 @@ test("a search on everything renders one card per article, newest first", async 
   await shot("everything");
 });
 
+test("the search is offered as a feed to subscribe to, and the feed is the search", async () => {
+  // the previous test's search (everything, q=WORD) is on the page
+  assert.equal(await page.isHidden("#subscribe"), false);
+  const atom = await page.getAttribute("#feed-atom", "href");
+  assert.equal(await page.textContent("#subscribe-url"), atom);
+  const u = new URL(atom);
+  assert.equal(u.searchParams.get("format"), "atom");
+  assert.equal(u.searchParams.get("apiKey"), key); // a reader sends no headers
+  assert.equal(u.searchParams.get("q"), WORD);
+  for (const [id, type] of [["#feed-rss", "application/rss+xml"], ["#feed-atom", "application/atom+xml"],
+                            ["#feed-json", "application/feed+json"]]) {
+    const r = await fetch(await page.getAttribute(id, "href"));
+    assert.equal(r.status, 200, id);
+    assert.equal(r.headers.get("content-type"), type + "; charset=utf-8");
+    const body = await r.text();
+    assert.ok(!body.includes(key), "the key stays out of the feed");
+    const titles = fixture.articles
+      .filter((a) => new RegExp(`\\b${WORD}\\b`, "i").test(a.title + " " + a.description + " " + a.content))
+      .map((a) => a.title);
+    for (const t of titles)
+      assert.ok(body.includes(t.replace(/&/g, "&amp;").replace(/</g, "&lt;")) || body.includes(JSON.stringify(t).slice(1, -1)),
+                `${id} holds "${t}"`);
+  }
+  await shot("subscribe");
+});
+
 test("the key survives a reload and the search is restored from the URL", async () => {
   await page.reload();
   assert.equal(await page.inputValue("#key"), key);
