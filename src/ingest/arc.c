@@ -1,6 +1,11 @@
 /* ARC URL-record lines (ingest/arc.h). Every field is checked, so that a
  * line of a page's text is not taken for a record when the reader looks
- * for the next record after a bad one. */
+ * for the next record after a bad one.
+ *
+ * Old files of the Internet Archive hold URLs with unescaped spaces, so a
+ * line that is neither 5 fields nor a good 10 is read once more as v1 from
+ * its right end: the last four fields must be good, and the URL is what is
+ * before them, spaces included. */
 #include "ingest/arc.h"
 
 #include <string.h>
@@ -54,23 +59,33 @@ static unsigned arc_num(const char *s, size_t n)
     return v;
 }
 
-/* "scheme:" then something: RFC 3986's scheme grammar. */
-static bool arc_url_ok(struct view v)
+/* Whether v starts with "scheme:" (RFC 3986's scheme grammar). */
+static bool arc_has_scheme(struct view v)
 {
-    size_t i = 0;
-    if (v.n < 3 || !((v.s[0] | 0x20) >= 'a' && (v.s[0] | 0x20) <= 'z'))
+    if (v.n < 2 || !((v.s[0] | 0x20) >= 'a' && (v.s[0] | 0x20) <= 'z'))
         return false;
-    for (i = 1; i < v.n && v.s[i] != ':'; i++) {
+    for (size_t i = 1; i < v.n; i++) {
         char c = v.s[i];
+        if (c == ':')
+            return true;
         bool ok = ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
                   c == '-' || c == '.';
         if (!ok)
             return false;
     }
-    if (i + 1 >= v.n)
+    return false;
+}
+
+/* "scheme:" then something; spaces inside when `spaces` (never at the
+ * end: a doubled separator). */
+static bool arc_url_ok(struct view v, bool spaces)
+{
+    if (!arc_has_scheme(v) || v.s[v.n - 1] == ':')
+        return false;
+    if (v.s[v.n - 1] == ' ')
         return false;
     for (size_t k = 0; k < v.n; k++)
-        if ((unsigned char)v.s[k] < 0x21 || v.s[k] == 0x7f)
+        if (((unsigned char)v.s[k] < 0x21 && !(spaces && v.s[k] == ' ')) || v.s[k] == 0x7f)
             return false;
     return true;
 }
@@ -113,52 +128,95 @@ static bool arc_ctype_ok(struct view v)
     return true;
 }
 
+/* The five fields of a URL-record (v2's others are not read) into out. */
+static int arc_fields_check(struct arc_line *out, const struct view *url, const struct view *ip,
+                            const struct view *date, const struct view *ctype,
+                            const struct view *len, bool url_spaces, const char **why)
+{
+    if (!arc_url_ok(*url, url_spaces)) {
+        *why = "ARC record line: the URL has no scheme or holds control characters";
+        return ERR_PARSE;
+    }
+    if (!arc_ip_ok(*ip)) {
+        *why = "ARC record line: IP-address is not an address";
+        return ERR_PARSE;
+    }
+    if (!arc_date_parse(*date, &out->date_s)) {
+        *why = "ARC record line: Archive-date is not a YYYYMMDDhhmmss date";
+        return ERR_PARSE;
+    }
+    if (!arc_ctype_ok(*ctype)) {
+        *why = "ARC record line: Content-type is empty or holds control characters";
+        return ERR_PARSE;
+    }
+    if (len->n > ARC_LENGTH_DIGITS || !arc_digits(len->s, len->n)) {
+        *why = "ARC record line: Archive-length is not a number";
+        return ERR_PARSE;
+    }
+    out->length = 0;
+    for (size_t i = 0; i < len->n; i++)
+        out->length = out->length * 10 + (uint64_t)(len->s[i] - '0');
+    out->url = url->s;
+    out->url_len = url->n;
+    out->ctype = ctype->s;
+    out->ctype_len = ctype->n;
+    return 0;
+}
+
+/* The last four fields of s[0..n) into tail[0..4) (IP-address first) and
+ * what is before them into *url; false when there are fewer. */
+static bool arc_tail_split(struct view *url, struct view tail[4], const char *s, size_t n)
+{
+    size_t end = n;
+    for (int k = 3; k >= 0; k--) {
+        size_t i = end;
+        while (i > 0 && s[i - 1] != ' ')
+            i--;
+        if (i == 0)
+            return false;
+        tail[k].s = s + i;
+        tail[k].n = end - i;
+        end = i - 1;
+    }
+    url->s = s;
+    url->n = end;
+    return end > 0;
+}
+
 int arc_line_parse(struct arc_line *out, const char *s, size_t n, const char **why)
 {
     struct view f[ARC_FIELDS_V2];
     memset(out, 0, sizeof *out);
     size_t k = arc_fields_split(f, ARC_FIELDS_V2, s, n);
-    if (k != ARC_FIELDS_V1 && k != ARC_FIELDS_V2) {
+    if (k < ARC_FIELDS_V1) {
         *why = "an ARC record line has 5 space-separated fields (v1) or 10 (v2)";
         return ERR_PARSE;
     }
-    struct view len = f[k - 1];
-    if (!arc_url_ok(f[0])) {
-        *why = "ARC record line: the URL has no scheme or holds control characters";
-        return ERR_PARSE;
+    if (k == ARC_FIELDS_V1) {
+        out->version = 1;
+        return arc_fields_check(out, &f[0], &f[1], &f[2], &f[3], &f[4], false, why);
     }
-    if (!arc_ip_ok(f[1])) {
-        *why = "ARC record line: IP-address is not an address";
-        return ERR_PARSE;
+    const char *why_v2 = NULL;
+    if (k == ARC_FIELDS_V2) {
+        out->version = 2;
+        if (arc_fields_check(out, &f[0], &f[1], &f[2], &f[3], &f[9], false, &why_v2) == 0)
+            return 0;
     }
-    if (!arc_date_parse(f[2], &out->date_s)) {
-        *why = "ARC record line: Archive-date is not a YYYYMMDDhhmmss date";
-        return ERR_PARSE;
-    }
-    if (!arc_ctype_ok(f[3])) {
-        *why = "ARC record line: Content-type is empty or holds control characters";
-        return ERR_PARSE;
-    }
-    if (len.n > ARC_LENGTH_DIGITS || !arc_digits(len.s, len.n)) {
-        *why = "ARC record line: Archive-length is not a number";
-        return ERR_PARSE;
-    }
-    for (size_t i = 0; i < len.n; i++)
-        out->length = out->length * 10 + (uint64_t)(len.s[i] - '0');
-    out->url = f[0].s;
-    out->url_len = f[0].n;
-    out->ctype = f[3].s;
-    out->ctype_len = f[3].n;
-    out->version = k == ARC_FIELDS_V1 ? 1 : 2;
-    return 0;
+    /* v1 with spaces in its URL */
+    struct view url, tail[4];
+    const char *why_v1 = "an ARC record line has 5 space-separated fields (v1) or 10 (v2)";
+    out->version = 1;
+    if (arc_tail_split(&url, tail, s, n) &&
+        arc_fields_check(out, &url, &tail[0], &tail[1], &tail[2], &tail[3], true, &why_v1) == 0)
+        return 0;
+    memset(out, 0, sizeof *out);
+    *why = why_v2 ? why_v2 : why_v1;
+    return ERR_PARSE;
 }
 
 bool arc_line_looks(const char *s, size_t n)
 {
     struct view f[ARC_FIELDS_V2];
     size_t k = arc_fields_split(f, ARC_FIELDS_V2, s, n);
-    if (k < ARC_FIELDS_V1)
-        return false;
-    const char *colon = memchr(f[0].s, ':', f[0].n);
-    return colon && colon != f[0].s && arc_url_ok(f[0]);
+    return k >= ARC_FIELDS_V1 && arc_has_scheme(f[0]);
 }

@@ -45,8 +45,9 @@ struct arc_line {
  * string). Allocates nothing. */
 int arc_line_parse(struct arc_line *out, const char *s, size_t n, const char **why);
 
-/* Whether s[0..n) looks meant as a URL-record line (a URL, then at least
- * four more fields), so that a parse error is worth reporting as ARC's. */
+/* Whether s[0..n) looks meant as a URL-record line ("scheme:", then at
+ * least four more fields), so that a parse error is worth reporting as
+ * ARC's. */
 bool arc_line_looks(const char *s, size_t n);
 
 #endif

@@ -559,34 +559,52 @@ static void arc_lines_are_checked_field_by_field(void **state)
 {
     (void)state;
     static const struct {
-        const char *line, *why; /* why: NULL when the line is good */
+        const char *line;
+        const char *want; /* the URL of a good line, or (after "!") why it is not */
+        int version;
     } cases[] = {
-        {"http://a.example/ 192.0.2.1 20240305060708 text/html 12", NULL},
-        {"http://a.example/ - 20240305060708 no-type 0", NULL},
-        {"http://a.example/ 192.0.2.1 20240305060708 text/html", "5 space-separated"},
-        {"http://a.example/  192.0.2.1 20240305060708 text/html 12", "5 space-separated"},
-        {"a.example/x 192.0.2.1 20240305060708 text/html 12", "no scheme"},
-        {"http://a.example/ 192.0.2.x 20240305060708 text/html 12", "IP-address"},
-        {"http://a.example/ 192.0.2.1 2024030506070 text/html 12", "Archive-date"},
-        {"http://a.example/ 192.0.2.1 20240230060708 text/html 12", "Archive-date"},
-        {"http://a.example/ 192.0.2.1 20240305250708 text/html 12", "Archive-date"},
-        {"http://a.example/ 192.0.2.1 20240305060708 text/html -12", "Archive-length"},
-        {"http://a.example/ 192.0.2.1 20240305060708 text/html 1234567890123456", "Archive-length"},
-        {"http://a.example/ 192.0.2.1 20240305060708 text/html 12x", "Archive-length"},
-        {"http://a.example/ 192.0.2.1 20240305060708 text/\x01html 12", "Content-type"},
+        {"http://a.example/ 192.0.2.1 20240305060708 text/html 12", "http://a.example/", 1},
+        {"http://a.example/ - 20240305060708 no-type 0", "http://a.example/", 1},
+        {"http://a.example/ 192.0.2.1 20240305060708 text/html 200 0123abcd - 1024 IA-1.arc 12",
+         "http://a.example/", 2},
+        /* unescaped spaces in the URL, as in old files: read from the right */
+        {"http://a.example/a b.html 192.0.2.1 20240305060708 text/html 12",
+         "http://a.example/a b.html", 1},
+        {"http://a.example/a b c d e 192.0.2.1 20240305060708 text/html 12",
+         "http://a.example/a b c d e", 1},
+        {"http://a.example/ 192.0.2.1 20240305060708 text/html", "!5 space-separated", 0},
+        {"", "!5 space-separated", 0},
+        {"http://a.example/  192.0.2.1 20240305060708 text/html 12", "!URL", 0},
+        {"a.example/x 192.0.2.1 20240305060708 text/html 12", "!no scheme", 0},
+        {"http://a.example/ 192.0.2.x 20240305060708 text/html 12", "!IP-address", 0},
+        {"http://a.example/ 192.0.2.1 2024030506070 text/html 12", "!Archive-date", 0},
+        {"http://a.example/ 192.0.2.1 20240230060708 text/html 12", "!Archive-date", 0},
+        {"http://a.example/ 192.0.2.1 20240305250708 text/html 12", "!Archive-date", 0},
+        {"http://a.example/ 192.0.2.1 2024-03-05 text/html 200 0123abcd - 1024 IA-1.arc 12",
+         "!Archive-date", 0},
+        {"http://a.example/ 192.0.2.1 20240305060708 text/html -12", "!Archive-length", 0},
+        {"http://a.example/ 192.0.2.1 20240305060708 text/html 1234567890123456", "!Archive-length",
+         0},
+        {"http://a.example/ 192.0.2.1 20240305060708 text/html 12x", "!Archive-length", 0},
+        {"http://a.example/ 192.0.2.1 20240305060708 text/\x01html 12", "!Content-type", 0},
+        {"http://a.example/\x01 192.0.2.1 20240305060708 text/html 12", "!URL", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct arc_line al;
         const char *why = NULL;
         int rc = arc_line_parse(&al, cases[i].line, strlen(cases[i].line), &why);
-        if (!cases[i].why) {
-            assert_int_equal(rc, 0);
-            assert_int_equal(al.version, 1);
+        if (cases[i].want[0] != '!') {
+            if (rc != 0)
+                fail_msg("%s: %s", cases[i].line, why);
+            assert_int_equal(al.version, cases[i].version);
             assert_int_equal(al.date_s, 1709618828);
+            assert_int_equal(al.length, 12 * (cases[i].line[18] != '-'));
+            assert_int_equal(al.url_len, strlen(cases[i].want));
+            assert_memory_equal(al.url, cases[i].want, al.url_len);
         } else {
             assert_int_equal(rc, ERR_PARSE);
             assert_non_null(why);
-            if (!strstr(why, cases[i].why))
+            if (!strstr(why, cases[i].want + 1))
                 fail_msg("%s: %s", cases[i].line, why);
         }
     }
