@@ -641,6 +641,57 @@ static void bad_arc_records_are_reported_and_skipped(void **state)
     buf_release(&got);
 }
 
+/* s[0..n) as one gzip member whose header carries an extra field, as
+ * Heritrix's .arc.gz members do (its "LX" subfield). */
+static void gz_member_extra(struct buf *out, const char *s, size_t n)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    static unsigned char extra[] = {'L', 'X', 4, 0, 0, 0, 0, 0};
+    gz_header head;
+    memset(&head, 0, sizeof head);
+    head.extra = extra;
+    head.extra_len = sizeof extra;
+    head.os = 3;
+    assert_int_equal(deflateSetHeader(&zs, &head), Z_OK);
+    size_t cap = deflateBound(&zs, n) + 64;
+    char *tmp = malloc(cap);
+    zs.next_in = (Bytef *)s;
+    zs.avail_in = (uInt)n;
+    zs.next_out = (Bytef *)tmp;
+    zs.avail_out = (uInt)cap;
+    assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+    assert_true(((unsigned char)tmp[3] & 4) != 0); /* FEXTRA set */
+    buf_append(out, tmp, cap - zs.avail_out);
+    deflateEnd(&zs);
+    free(tmp);
+}
+
+static void heritrix_arc_gz_members_with_an_extra_field_are_read(void **state)
+{
+    (void)state;
+    struct buf b, gz, got, gotz;
+    buf_init(&b, 0);
+    buf_init(&gz, 0);
+    buf_init(&got, 0);
+    buf_init(&gotz, 0);
+    size_t cuts[3];
+    arc_v1_file(&b, cuts);
+    for (size_t i = 0; i < 3; i++) {
+        size_t end = i + 1 < 3 ? cuts[i + 1] : b.len;
+        gz_member_extra(&gz, b.data + cuts[i], end - cuts[i]);
+    }
+    describe(b.data, b.len, &got);
+    describe(gz.data, gz.len, &gotz);
+    assert_string_equal(gotz.data, got.data);
+    assert_null(strstr(gotz.data, "BAD"));
+    buf_release(&b);
+    buf_release(&gz);
+    buf_release(&got);
+    buf_release(&gotz);
+}
+
 static void a_file_may_mix_arc_and_warc(void **state)
 {
     (void)state;
@@ -676,6 +727,7 @@ int main(void)
         cmocka_unit_test(arc_v2_lines_are_read),
         cmocka_unit_test(arc_lines_are_checked_field_by_field),
         cmocka_unit_test(bad_arc_records_are_reported_and_skipped),
+        cmocka_unit_test(heritrix_arc_gz_members_with_an_extra_field_are_read),
         cmocka_unit_test(a_file_may_mix_arc_and_warc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
