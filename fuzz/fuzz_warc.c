@@ -1,7 +1,10 @@
 /* libFuzzer harness: the WARC reader (ingest/warc.h) on arbitrary bytes,
- * read as a file (fmemopen), plain or gzip as the bytes say. Invariants:
- * it ends (each call consumes input or ends), records' bodies are within
- * their bounds, a response's payload is no longer than WARC_MAX_BODY. */
+ * read as a file (fmemopen), plain or gzip as the bytes say: WARC/0.17 to
+ * 1.1 and ARC v1/v2 records, mixed as the bytes please (the corpus has
+ * seeds of each, valid and broken). Invariants: it ends (each call
+ * consumes input or ends), every record has a known format and a type,
+ * records' bodies are within their bounds, a response's or resource's
+ * payload is no longer than WARC_MAX_BODY. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +37,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             CHECK(rec.offset >= last || last == 0);
             last = rec.offset;
             CHECK(rec.block && rec.block_len <= WARC_MAX_BLOCK);
+            CHECK((unsigned)rec.format < WARC_FORMAT_COUNT);
+            CHECK(strcmp(warc_format_name(rec.format), "unknown") != 0);
+            if (rec.format >= WARC_FORMAT_ARC_1)
+                CHECK(rec.type != NULL); /* ARC records are given one */
+            if (rec.body)
+                CHECK(rec.body_len <= WARC_MAX_BODY);
             if (rec.http_status) {
                 CHECK(rec.http_status >= 0 && rec.http_status <= 999);
                 CHECK(rec.body && rec.body_len <= WARC_MAX_BODY);

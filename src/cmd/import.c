@@ -27,8 +27,9 @@ static void import_usage(FILE *f)
                "  --config          the config file (else $NEWSD_CONFIG, else\n"
                "                    /etc/newsd/newsd.conf when it exists)\n"
                "  --progress        print \"committed N\" on stderr after each committed batch\n"
-               "  --warc            FILEs are WARC files (plain or .gz, e.g. Common Crawl's\n"
-               "                    CC-NEWS): each HTML page that holds an article is imported\n"
+               "  --warc            FILEs are WARC (0.17 to 1.1) or ARC files (plain or .gz,\n"
+               "                    e.g. Common Crawl's CC-NEWS): each HTML page that holds an\n"
+               "                    article is imported\n"
                "  --progress-every  seconds between progress lines of a WARC import (5)\n");
 }
 

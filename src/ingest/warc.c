@@ -6,11 +6,26 @@
  *                  it looks for the next member's magic bytes (1f 8b 08);
  *                  a member cut short by the end of the file marks it
  *                  truncated.
- * the records      "WARC/1.x" line, "Name: value" header lines up to an
- *                  empty line, Content-Length bytes of block, blank lines.
- *                  A record that breaks any of it (or meets a damaged
- *                  source) is reported once and the reader skips lines up to
- *                  the next one that opens a record.
+ * the records      a WARC record: "WARC/x.y" line, "Name: value" header
+ *                  lines up to an empty line, Content-Length bytes of block,
+ *                  blank lines; or an ARC record: a URL-record line
+ *                  (arc.h), Archive-length bytes, a newline. The first line
+ *                  says which. A record that breaks any of it (or meets a
+ *                  damaged source) is reported once and the reader skips
+ *                  lines up to the next one that opens a record.
+ *
+ * Sources for the formats (read, not copied): ISO 28500:2009 (WARC 1.0)
+ * and ISO 28500:2017 (WARC 1.1, whose annex lists the changes since 1.0:
+ * WARC-Target-URI without angle brackets among them); the WARC 0.17 draft
+ * and 0.18 drafts of ISO 28500 (2008): the same record grammar and
+ * record types (warcinfo, response, resource, request, metadata, revisit,
+ * conversion, continuation), as Heritrix 1.14's and 2.0's writers wrote
+ * them ("WARC/0.17", Content-Type "application/http; msgtype=response");
+ * the drafts before 0.17 (0.9, 0.10) put the length, type, URI, date and
+ * id on the version line: told apart and refused with their own message;
+ * the Internet Archive's "Arc File Format" (Burner and Kahle, 1996) for
+ * ARC v1 and v2 (see arc.h), and Heritrix's ARCWriter for what real .arc.gz
+ * files hold (one gzip member per record, a version block "1 1").
  * HTTP payloads of response records: status line and head, then chunked
  * transfer-encoding undone and gzip/deflate content-encoding inflated, each
  * bounded by WARC_MAX_BODY; a payload that does not decode is kept as it
@@ -25,6 +40,7 @@
 
 #include <zlib.h>
 
+#include "ingest/arc.h"
 #include "util/buf.h"
 #include "util/timefmt.h"
 
@@ -248,9 +264,36 @@ static size_t src_read(struct warc_reader *r, struct buf *b, uint64_t n)
 
 /* ---- records ------------------------------------------------------------------ */
 
+/* The WARC version a line opens, or -1 when it is no version line we
+ * read; *other says it is one of WARC's all the same ("WARC/0.10"). */
+static int warc_line_version(const char *s, size_t n, bool *other)
+{
+    static const char *const lines[] = {
+        [WARC_FORMAT_0_17] = "WARC/0.17",
+        [WARC_FORMAT_0_18] = "WARC/0.18",
+        [WARC_FORMAT_1_0] = "WARC/1.0",
+        [WARC_FORMAT_1_1] = "WARC/1.1",
+    };
+    *other = false;
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    for (int v = WARC_FORMAT_0_17; v <= WARC_FORMAT_1_1; v++)
+        if (n == strlen(lines[v]) && memcmp(s, lines[v], n) == 0)
+            return v;
+    *other = n >= 7 && memcmp(s, "WARC/", 5) == 0 && s[5] >= '0' && s[5] <= '9';
+    return -1;
+}
+
+/* Whether a line opens a record: one of WARC (even a version we do not
+ * read: it gets its own report) or a well-formed ARC line. */
 static bool opens_record(const char *s, size_t n)
 {
-    return n >= 7 && memcmp(s, "WARC/1.", 7) == 0;
+    bool other;
+    if (warc_line_version(s, n, &other) >= 0 || other)
+        return true;
+    struct arc_line al;
+    const char *why;
+    return arc_line_parse(&al, s, n, &why) == 0;
 }
 
 static void trim(const char **s, size_t *n)
@@ -312,40 +355,84 @@ static const char *field(const struct warc_reader *r, size_t at)
     return at == SIZE_MAX || buf_error(&r->head) ? NULL : r->head.data + at;
 }
 
-int warc_next(struct warc_reader *r, struct warc_record *rec, struct err *err)
+/* The charset parameter of a Content-Type value, cut out in place (its
+ * end gets a NUL: the type's parameters after it are lost, which is fine),
+ * or NULL. */
+static char *ctype_charset(char *ctype)
 {
-    memset(rec, 0, sizeof *rec);
-    buf_reset(&r->head);
-    buf_reset(&r->block);
-    buf_reset(&r->body);
-    /* the version line, past blank lines between records */
-    if (r->have_line) {
-        r->have_line = false;
-        rec->offset = r->line_at;
-    } else {
-        for (;;) {
-            int c = src_peek(r);
-            if (c != '\r' && c != '\n')
-                break;
-            src_getc(r);
-        }
-        rec->offset = r->upos;
-        if (!src_line(r)) {
-            if (r->io_error)
-                return err_set(err, r->io_error == ENOMEM ? ERR_NOMEM : ERR_IO, "read error: %s",
-                               strerror(r->io_error));
-            if (r->damaged) {
-                rec->offset = r->upos;
-                return bad(r, err, "damaged");
-            }
-            return WARC_END;
-        }
-        if (r->damaged)
-            return bad(r, err, "damaged");
-        if (!opens_record(r->line.data, r->line.len))
-            return bad(r, err, "no WARC/1.x line where a record should start");
+    char *cs = NULL;
+    for (char *p = ctype; *p && !cs; p++)
+        if (strncasecmp(p, "charset=", 8) == 0)
+            cs = p;
+    if (!cs)
+        return NULL;
+    cs += 8;
+    if (*cs == '"' || *cs == '\'')
+        cs++;
+    char *e = cs;
+    while (*e && *e != ';' && *e != '"' && *e != '\'' && *e != ' ')
+        e++;
+    *e = '\0';
+    return *cs ? cs : NULL;
+}
+
+/* Read the record's block of `length` bytes into r->block (or past it
+ * when larger than WARC_MAX_BLOCK): 0, WARC_BAD with err, or a negative
+ * code. */
+static int read_block(struct warc_reader *r, uint64_t length, struct err *err)
+{
+    bool kept = length <= WARC_MAX_BLOCK;
+    size_t got = src_read(r, kept ? &r->block : NULL, length);
+    if (r->damaged)
+        return bad(r, err, "damaged");
+    if (got < length) {
+        if (r->io_error)
+            return err_set(err, ERR_IO, "read error: %s", strerror(r->io_error));
+        err_set(err, ERR_PARSE, "file cut short inside the record (%zu of %llu bytes)", got,
+                (unsigned long long)length);
+        return WARC_BAD;
     }
-    /* header lines */
+    if (!kept) {
+        err_set(err, ERR_TOO_LARGE, "record of %llu bytes skipped (more than %zu)",
+                (unsigned long long)length, WARC_MAX_BLOCK);
+        return WARC_BAD;
+    }
+    if (buf_error(&r->block))
+        return err_set(err, ERR_NOMEM, "out of memory");
+    return 0;
+}
+
+/* The block and, by the record's type, its payload: an HTTP response's
+ * decoded, a resource's as it is under the record's Content-Type (which
+ * lives in r->head: ours to cut). WARC_RECORD or ERR_NOMEM (a response
+ * that is no HTTP after all is a record without payload). */
+static int record_payload(struct warc_reader *r, struct warc_record *rec, char *ctype, bool http_ok,
+                          struct err *err)
+{
+    rec->block = r->block.data ? r->block.data : "";
+    rec->block_len = r->block.len;
+    bool response = rec->type && strcasecmp(rec->type, "response") == 0;
+    bool resource = rec->type && strcasecmp(rec->type, "resource") == 0;
+    if (response && http_ok && rec->block_len >= 5 && memcmp(rec->block, "HTTP/", 5) == 0) {
+        if (warc_http_decode(r, rec->block, rec->block_len, rec) == ERR_NOMEM)
+            return err_set(err, ERR_NOMEM, "out of memory");
+    }
+    if (resource) {
+        rec->content_type = ctype;
+        rec->charset = ctype ? ctype_charset(ctype) : NULL;
+        rec->body = rec->block;
+        rec->body_len = rec->block_len;
+        if (rec->body_len > WARC_MAX_BODY) {
+            rec->body_len = WARC_MAX_BODY;
+            rec->body_truncated = true;
+        }
+    }
+    return WARC_RECORD;
+}
+
+/* A WARC record whose version line was read: header lines, block. */
+static int warc_record_read(struct warc_reader *r, struct warc_record *rec, struct err *err)
+{
     struct fields fl = {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, false};
     size_t head_bytes = 0;
     for (;;) {
@@ -391,41 +478,110 @@ int warc_next(struct warc_reader *r, struct warc_record *rec, struct err *err)
         return bad(r, err, "record without Content-Length");
     if (buf_error(&r->head))
         return err_set(err, ERR_NOMEM, "out of memory");
-    /* the block */
-    bool kept = fl.length <= WARC_MAX_BLOCK;
-    size_t got = src_read(r, kept ? &r->block : NULL, fl.length);
-    if (r->damaged)
-        return bad(r, err, "damaged");
-    if (got < fl.length) {
-        if (r->io_error)
-            return err_set(err, ERR_IO, "read error: %s", strerror(r->io_error));
-        err_set(err, ERR_PARSE, "file cut short inside the record (%zu of %llu bytes)", got,
-                (unsigned long long)fl.length);
-        return WARC_BAD;
-    }
-    if (!kept) {
-        err_set(err, ERR_TOO_LARGE, "record of %llu bytes skipped (more than %zu)",
-                (unsigned long long)fl.length, WARC_MAX_BLOCK);
-        return WARC_BAD;
-    }
-    if (buf_error(&r->block))
-        return err_set(err, ERR_NOMEM, "out of memory");
+    int rc = read_block(r, fl.length, err);
+    if (rc != 0)
+        return rc;
     rec->type = field(r, fl.type);
     rec->target_uri = field(r, fl.uri);
     rec->date = field(r, fl.date);
     if (rec->date && timefmt_parse_iso8601(rec->date, strlen(rec->date), &rec->date_s, NULL) < 0)
         rec->date_s = 0;
-    rec->block = r->block.data ? r->block.data : "";
-    rec->block_len = r->block.len;
-    const char *ctype = field(r, fl.ctype);
-    if (rec->type && strcasecmp(rec->type, "response") == 0 &&
-        (!ctype || strncasecmp(ctype, "application/http", 16) == 0) && rec->block_len >= 5 &&
-        memcmp(rec->block, "HTTP/", 5) == 0) {
-        int rc = warc_http_decode(r, rec->block, rec->block_len, rec);
-        if (rc == ERR_NOMEM)
-            return err_set(err, rc, "out of memory");
+    char *ctype = (char *)field(r, fl.ctype); /* r->head is ours */
+    bool http_ok = !ctype || strncasecmp(ctype, "application/http", 16) == 0;
+    return record_payload(r, rec, ctype, http_ok, err);
+}
+
+/* An ARC record whose URL-record line is in r->line: the document. The
+ * version block reads as "warcinfo", a document that starts as an HTTP
+ * response as "response", any other (dns:, ftp:, a v1 document stored
+ * without its head) as "resource" of the line's content type. */
+static int arc_record_read(struct warc_reader *r, struct warc_record *rec, struct err *err)
+{
+    struct arc_line al;
+    const char *why = NULL;
+    if (arc_line_parse(&al, r->line.data, r->line.len, &why) < 0)
+        return bad(r, err, why);
+    size_t uri = keep(r, al.url, al.url_len);
+    size_t ctype = keep(r, al.ctype, al.ctype_len);
+    if (buf_error(&r->head))
+        return err_set(err, ERR_NOMEM, "out of memory");
+    int rc = read_block(r, al.length, err);
+    if (rc != 0)
+        return rc;
+    rec->format = al.version == 1 ? WARC_FORMAT_ARC_1 : WARC_FORMAT_ARC_2;
+    rec->target_uri = field(r, uri);
+    rec->date_s = al.date_s;
+    bool http = r->block.len >= 5 && memcmp(r->block.data, "HTTP/", 5) == 0;
+    if (al.url_len >= 11 && strncasecmp(al.url, "filedesc://", 11) == 0)
+        rec->type = "warcinfo";
+    else
+        rec->type = http ? "response" : "resource";
+    return record_payload(r, rec, (char *)field(r, ctype), true, err);
+}
+
+/* Why a line that should open a record does not, into msg. */
+static const char *not_a_record(const struct warc_reader *r, char *msg, size_t cap)
+{
+    bool other;
+    const char *why = NULL;
+    struct arc_line al;
+    if (warc_line_version(r->line.data, r->line.len, &other) < 0 && other) {
+        size_t n = r->line.len < 16 ? r->line.len : 16;
+        for (size_t i = 0; i < n; i++)
+            if (r->line.data[i] == ' ' || (unsigned char)r->line.data[i] < 0x20)
+                n = i;
+        snprintf(msg, cap, "%.*s records are not read (WARC/0.17, 0.18, 1.0 and 1.1 are)", (int)n,
+                 r->line.data);
+        return msg;
     }
-    return WARC_RECORD;
+    if (arc_line_looks(r->line.data, r->line.len) &&
+        arc_line_parse(&al, r->line.data, r->line.len, &why) < 0)
+        return why;
+    return "neither a WARC version line (WARC/0.17 to 1.1) nor an ARC record line where a "
+           "record should start";
+}
+
+int warc_next(struct warc_reader *r, struct warc_record *rec, struct err *err)
+{
+    memset(rec, 0, sizeof *rec);
+    buf_reset(&r->head);
+    buf_reset(&r->block);
+    buf_reset(&r->body);
+    /* the first line, past blank lines between records */
+    if (r->have_line) {
+        r->have_line = false;
+        rec->offset = r->line_at;
+    } else {
+        for (;;) {
+            int c = src_peek(r);
+            if (c != '\r' && c != '\n')
+                break;
+            src_getc(r);
+        }
+        rec->offset = r->upos;
+        if (!src_line(r)) {
+            if (r->io_error)
+                return err_set(err, r->io_error == ENOMEM ? ERR_NOMEM : ERR_IO, "read error: %s",
+                               strerror(r->io_error));
+            if (r->damaged) {
+                rec->offset = r->upos;
+                return bad(r, err, "damaged");
+            }
+            return WARC_END;
+        }
+        if (r->damaged)
+            return bad(r, err, "damaged");
+    }
+    bool other;
+    int version = warc_line_version(r->line.data, r->line.len, &other);
+    if (version >= 0) {
+        rec->format = (enum warc_format)version;
+        return warc_record_read(r, rec, err);
+    }
+    if (!other && opens_record(r->line.data, r->line.len))
+        return arc_record_read(r, rec, err);
+    char msg[128];
+    return bad(r, err, not_a_record(r, msg, sizeof msg));
 }
 
 /* ---- HTTP ---------------------------------------------------------------------- */
@@ -601,23 +757,7 @@ int warc_http_decode(struct warc_reader *r, const char *block, size_t n, struct 
     rec->content_type = ctype;
     const char *te = http_header(&hl, "Transfer-Encoding");
     const char *ce = http_header(&hl, "Content-Encoding");
-    rec->charset = NULL;
-    if (ctype) {
-        char *cs = NULL;
-        for (char *p = ctype; *p && !cs; p++)
-            if (strncasecmp(p, "charset=", 8) == 0)
-                cs = p;
-        if (cs) {
-            cs += 8;
-            if (*cs == '"' || *cs == '\'')
-                cs++;
-            char *e = cs;
-            while (*e && *e != ';' && *e != '"' && *e != '\'' && *e != ' ')
-                e++;
-            *e = '\0'; /* cuts content_type's parameters after charset: fine */
-            rec->charset = *cs ? cs : NULL;
-        }
-    }
+    rec->charset = ctype ? ctype_charset(ctype) : NULL;
     const char *payload = block + body_at;
     size_t plen = n - body_at;
     rec->body_truncated = false;
@@ -707,6 +847,16 @@ int warc_open(struct warc_reader **out, const char *path, struct err *err)
 uint64_t warc_file_offset(const struct warc_reader *r)
 {
     return r->fpos;
+}
+
+const char *warc_format_name(enum warc_format f)
+{
+    static const char *const names[WARC_FORMAT_COUNT] = {
+        [WARC_FORMAT_0_17] = "WARC/0.17", [WARC_FORMAT_0_18] = "WARC/0.18",
+        [WARC_FORMAT_1_0] = "WARC/1.0",   [WARC_FORMAT_1_1] = "WARC/1.1",
+        [WARC_FORMAT_ARC_1] = "ARC v1",   [WARC_FORMAT_ARC_2] = "ARC v2",
+    };
+    return (unsigned)f < WARC_FORMAT_COUNT ? names[f] : "unknown";
 }
 
 void warc_close(struct warc_reader *r)

@@ -1,16 +1,32 @@
-/* A streaming reader of WARC files (ISO 28500: WARC/1.0 and WARC/1.1), plain
- * or gzip-compressed with any number of members (Common Crawl writes one
- * member per record), in constant memory: one record's block at a time, at
- * most WARC_MAX_BLOCK bytes of it kept.
+/* A streaming reader of web archives, plain or gzip-compressed with any
+ * number of members (Common Crawl and Heritrix write one member per
+ * record), in constant memory: one record's block at a time, at most
+ * WARC_MAX_BLOCK bytes of it kept. It reads, telling them apart record by
+ * record (a file may even mix them):
  *
- * Every byte is hostile. A record that cannot be read (no WARC/1.x line,
- * a header without Content-Length, corrupt gzip data, a block cut short by
- * the end of the file) is reported with its offset and skipped: the reader
- * finds the next record (the next gzip member, or the next line that opens
- * one) and goes on. For `response` records whose block is an HTTP response,
- * the HTTP head is parsed and the payload decoded (chunked
- * transfer-encoding, gzip or deflate content-encoding), bounded by
- * WARC_MAX_BODY. Not thread-safe: one reader belongs to one thread. */
+ *   WARC/1.0, WARC/1.1  ISO 28500:2009 and ISO 28500:2017
+ *   WARC/0.17, 0.18     the drafts Heritrix 1.x and 2.x wrote (2008): the
+ *                       same record layout (version line, named fields,
+ *                       Content-Length bytes of block, CRLF CRLF) and the
+ *                       same record types as 1.0; WARC-Target-URI may be
+ *                       in angle brackets, as in 1.0 (removed here)
+ *   ARC v1 and v2       the Internet Archive's format before WARC
+ *                       (ingest/arc.h): records read as WARC ones, the
+ *                       version block as "warcinfo", a document holding an
+ *                       HTTP response as "response", any other as
+ *                       "resource" with the ARC line's content type
+ *
+ * Older drafts (WARC/0.9, 0.10: the fields on the version line) are
+ * reported, not read. Every byte is hostile. A record that cannot be read
+ * (no WARC or ARC line, a header without Content-Length, a bad ARC field,
+ * corrupt gzip data, a block cut short by the end of the file) is reported
+ * with its offset and why, and skipped: the reader finds the next record
+ * (the next gzip member, or the next line that opens one) and goes on.
+ * For `response` records whose block is an HTTP response, the HTTP head is
+ * parsed and the payload decoded (chunked transfer-encoding, gzip or
+ * deflate content-encoding), bounded by WARC_MAX_BODY; for `resource`
+ * records the block is the payload and the record's Content-Type its type.
+ * Not thread-safe: one reader belongs to one thread. */
 #ifndef NEWSD_INGEST_WARC_H
 #define NEWSD_INGEST_WARC_H
 
@@ -27,20 +43,36 @@
 
 struct warc_reader;
 
+/* The format a record was read in. */
+enum warc_format {
+    WARC_FORMAT_0_17,
+    WARC_FORMAT_0_18,
+    WARC_FORMAT_1_0,
+    WARC_FORMAT_1_1,
+    WARC_FORMAT_ARC_1,
+    WARC_FORMAT_ARC_2,
+    WARC_FORMAT_COUNT
+};
+
 /* One record, valid until the next warc_next or warc_close. Strings are
  * NUL-terminated header values as written (trimmed), NULL when absent. */
 struct warc_record {
-    uint64_t offset;        /* where the record starts: byte offset in the
-                             * uncompressed stream (= in the file when plain) */
-    const char *type;       /* WARC-Type: "response", "request", "warcinfo", ... */
-    const char *target_uri; /* WARC-Target-URI ("<...>" of WARC/1.0 drafts removed) */
-    const char *date;       /* WARC-Date */
-    int64_t date_s;         /* WARC-Date read as UTC seconds; 0 when unreadable */
-    const char *block;      /* the record's block (Content-Length bytes) */
+    uint64_t offset;         /* where the record starts: byte offset in the
+                              * uncompressed stream (= in the file when plain) */
+    enum warc_format format; /* what the record was read as */
+    const char *type;        /* WARC-Type: "response", "resource", "warcinfo", ...
+                              * (ARC records: see the top of this file) */
+    const char *target_uri;  /* WARC-Target-URI ("<...>" of WARC/1.0 removed),
+                              * ARC's URL */
+    const char *date;        /* WARC-Date; NULL for ARC records */
+    int64_t date_s;          /* WARC-Date (ARC: Archive-date) as UTC seconds;
+                              * 0 when unreadable */
+    const char *block;       /* the record's block (Content-Length bytes) */
     size_t block_len;
-    /* A response record whose block is an HTTP response (http_status > 0): */
+    /* A response record whose block is an HTTP response (http_status > 0),
+     * or a resource record (http_status 0, the record's Content-Type): */
     int http_status;
-    const char *content_type; /* HTTP Content-Type, or NULL */
+    const char *content_type; /* HTTP Content-Type (resource: the record's), or NULL */
     const char *charset;      /* its charset parameter (unquoted), or NULL */
     const char *body;         /* payload: dechunked and decompressed */
     size_t body_len;
@@ -67,6 +99,9 @@ int warc_next(struct warc_reader *r, struct warc_record *rec, struct err *err);
 uint64_t warc_file_offset(const struct warc_reader *r);
 
 void warc_close(struct warc_reader *r);
+
+/* "WARC/1.0", "ARC v1", ...: what the summaries print. */
+const char *warc_format_name(enum warc_format f);
 
 /* Decode an HTTP response held in block[0..n) into the http_* and body
  * fields of rec (the reader does it for response records; exposed for the

@@ -1,7 +1,8 @@
-/* Articles from WARC files (ingest/ingest.h: ingest_import_warc): every
- * HTML response with status 200 whose page holds an article (extract.h)
- * becomes an article, through the import pipeline of import.c (normalised,
- * batched, committed by its writer thread, upserted by canonical URL).
+/* Articles from WARC and ARC files (ingest/ingest.h: ingest_import_warc):
+ * every HTML response with status 200, and every HTML resource record,
+ * whose page holds an article (extract.h) becomes an article, through the
+ * import pipeline of import.c (normalised, batched, committed by its
+ * writer thread, upserted by canonical URL).
  *
  * Threads: a reader (decompression and WARC parsing, warc.h), `workers`
  * extractors, this thread (in order: normalising and batching, progress)
@@ -20,8 +21,9 @@
  *   publishedAt  the page's, else the record's WARC-Date
  *   language     the page's (html lang, og:locale), else the source's, else
  *                detected (ingest_normalize)
- * Records that are not responses are counted and passed over; responses
- * that give no article are counted skipped by reason. */
+ * Records that are neither responses nor resources are counted and passed
+ * over; pages that give no article are counted skipped by reason. The
+ * summary says which formats the records were read in (warc.h). */
 #include "ingest/ingest.h"
 
 #include <pthread.h>
@@ -68,6 +70,7 @@ struct slot {
     uint64_t seq;
     enum outcome outcome;
     uint64_t offset;
+    enum warc_format format; /* of a record read (not OUT_BAD_RECORD) */
     struct buf uri, charset, body, note;
     int64_t date_s;
     struct arena a;
@@ -103,6 +106,7 @@ struct warc_job {
     struct err reader_err;
     /* counts, on the consuming thread */
     uint64_t records, counts[OUT_COUNT];
+    unsigned formats; /* 1 << enum warc_format of every record read */
     int64_t start_ms, last_progress_ms;
 };
 
@@ -258,6 +262,18 @@ static void copy_str(struct buf *b, const char *s, size_t n)
         buf_append(b, s, n);
 }
 
+static bool is_resource(const struct warc_record *rec)
+{
+    return rec->type && strcasecmp(rec->type, "resource") == 0;
+}
+
+/* A record that may hold a page: a response, or a resource (a page stored
+ * as it is, without HTTP: no status to check). */
+static bool page_record(const struct warc_record *rec)
+{
+    return rec->type && (strcasecmp(rec->type, "response") == 0 || is_resource(rec));
+}
+
 static void *reader_main(void *arg)
 {
     struct warc_job *j = arg;
@@ -290,14 +306,15 @@ static void *reader_main(void *arg)
         pthread_mutex_unlock(&j->mu);
         /* The slot is ours until it is READY. */
         sl->offset = rec.offset;
+        sl->format = rec.format;
         buf_reset(&sl->note);
         buf_reset(&sl->body);
         if (rc == WARC_BAD) {
             sl->outcome = OUT_BAD_RECORD;
             buf_puts(&sl->note, e.msg);
-        } else if (!rec.type || strcasecmp(rec.type, "response") != 0) {
+        } else if (!page_record(&rec)) {
             sl->outcome = OUT_NOT_RESPONSE;
-        } else if (rec.http_status != 200) {
+        } else if (rec.http_status != 200 && !is_resource(&rec)) {
             sl->outcome = OUT_STATUS;
         } else if (!is_html(rec.content_type, rec.body, rec.body_len)) {
             sl->outcome = OUT_NOT_HTML;
@@ -320,8 +337,25 @@ static void *reader_main(void *arg)
 
 /* ---- in order, on the import's thread ---------------------------------------------- */
 
+/* "; read as WARC/0.17 and ARC v1": the formats of the records read. */
+static void status_formats(const struct warc_job *j, FILE *f)
+{
+    if (!j->formats) {
+        if (j->records)
+            fprintf(f, "; no WARC or ARC record read");
+        return;
+    }
+    const char *sep = "; read as ";
+    for (int k = 0; k < WARC_FORMAT_COUNT; k++) {
+        if (j->formats & (1u << k)) {
+            fprintf(f, "%s%s", sep, warc_format_name((enum warc_format)k));
+            sep = " and ";
+        }
+    }
+}
+
 /* "warc FILE: WHAT N records (R/s), P responses (R/s), A articles, S
- * skipped (reason n, ...)"; malformed records count as responses. */
+ * skipped (reason n, ...); read as FORMAT"; malformed records count as responses. */
 static void status_line(const struct warc_job *j, FILE *f, const char *what)
 {
     int64_t ms = clock_mono_ms() - j->start_ms;
@@ -343,7 +377,9 @@ static void status_line(const struct warc_job *j, FILE *f, const char *what)
             sep = ", ";
         }
     }
-    fprintf(f, "%s\n", sep[0] == ',' ? ")" : "");
+    fprintf(f, "%s", sep[0] == ',' ? ")" : "");
+    status_formats(j, f);
+    fprintf(f, "\n");
     fflush(f);
 }
 
@@ -351,6 +387,8 @@ static int consume(struct warc_job *j, struct slot *sl)
 {
     j->records++;
     j->counts[sl->outcome]++;
+    if (sl->outcome != OUT_BAD_RECORD)
+        j->formats |= 1u << sl->format;
     char where[64];
     switch (sl->outcome) {
     case OUT_ARTICLE:

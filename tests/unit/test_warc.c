@@ -1,7 +1,8 @@
 /* The WARC reader (ingest/warc.h): records and their fields from plain and
  * gzip files (one member per record), HTTP payloads (chunked, gzip), and
  * what it survives: malformed records, a file cut short, a corrupt gzip
- * member, blocks larger than a window or than the bound. */
+ * member, blocks larger than a window or than the bound. Every vintage:
+ * WARC/0.17 and 0.18, resource records, ARC v1 and v2 (ingest/arc.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 
 #include <zlib.h>
 
+#include "ingest/arc.h"
 #include "ingest/warc.h"
 #include "util/buf.h"
 
@@ -90,7 +92,7 @@ static void read_all(const char *data, size_t n, struct got *g)
         g->results[g->n++] = rc;
         if (rc == WARC_BAD) {
             if (g->n_bad < 8) {
-                snprintf(g->errs[g->n_bad], sizeof g->errs[0], "%s", e.msg);
+                snprintf(g->errs[g->n_bad], sizeof g->errs[0], "%.200s", e.msg);
                 g->bad_offsets[g->n_bad] = rec.offset;
             }
             g->n_bad++;
@@ -229,7 +231,7 @@ static void malformed_records_are_reported_and_skipped(void **state)
     assert_int_equal(g.bad_offsets[0], bad1);
     assert_non_null(strstr(g.errs[0], "Content-Length"));
     assert_int_equal(g.bad_offsets[1], bad2);
-    assert_non_null(strstr(g.errs[1], "no WARC/1.x line"));
+    assert_non_null(strstr(g.errs[1], "neither a WARC version line"));
     assert_non_null(strstr(g.errs[2], "not a number"));
     buf_release(&b);
 }
@@ -358,6 +360,355 @@ static void a_missing_file_is_an_error(void **state)
     warc_close(NULL);
 }
 
+/* ---- every vintage ---------------------------------------------------------------- */
+
+/* The records of a file, each as "format type uri status body", one per
+ * line, and the reports as "BAD@offset why". */
+static void describe(const char *data, size_t n, struct buf *out)
+{
+    FILE *f = fmemopen((void *)data, n, "rb");
+    assert_non_null(f);
+    struct warc_reader *r;
+    struct err e;
+    err_clear(&e);
+    assert_int_equal(warc_open_stream(&r, f, &e), 0);
+    struct warc_record rec;
+    int rc;
+    while ((rc = warc_next(r, &rec, &e)) != WARC_END) {
+        assert_true(rc == WARC_RECORD || rc == WARC_BAD);
+        if (rc == WARC_BAD) {
+            buf_printf(out, "BAD@%llu %s\n", (unsigned long long)rec.offset, e.msg);
+            continue;
+        }
+        buf_printf(out, "%s %s %s %d %.*s\n", warc_format_name(rec.format), rec.type,
+                   rec.target_uri ? rec.target_uri : "-", rec.http_status,
+                   rec.body ? (int)rec.body_len : 1, rec.body ? rec.body : "-");
+    }
+    warc_close(r);
+    fclose(f);
+}
+
+/* Each record of `plain` (records separated at the offsets in cuts[0..n))
+ * as one gzip member. */
+static void gz_records(struct buf *gz, const struct buf *plain, const size_t *cuts, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t end = i + 1 < n ? cuts[i + 1] : plain->len;
+        gz_member(gz, plain->data + cuts[i], end - cuts[i]);
+    }
+}
+
+static void warc_drafts_017_and_018_are_read(void **state)
+{
+    (void)state;
+    struct buf b, gz, got, gotz;
+    buf_init(&b, 0);
+    buf_init(&gz, 0);
+    buf_init(&got, 0);
+    buf_init(&gotz, 0);
+    size_t cuts[3];
+    cuts[0] = b.len;
+    add_record(&b, "WARC/0.17", "warcinfo", NULL, "software: Heritrix/1.14.4\r\n", 27);
+    cuts[1] = b.len;
+    struct buf blk;
+    buf_init(&blk, 0);
+    buf_printf(&blk, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n%s", "old page");
+    add_record(&b, "WARC/0.17", "response", "<http://old.example/a>", blk.data, blk.len);
+    cuts[2] = b.len;
+    add_record(&b, "WARC/0.18", "response", "http://old.example/b", blk.data, blk.len);
+    describe(b.data, b.len, &got);
+    assert_string_equal(got.data, "WARC/0.17 warcinfo - 0 -\n"
+                                  "WARC/0.17 response http://old.example/a 200 old page\n"
+                                  "WARC/0.18 response http://old.example/b 200 old page\n");
+    gz_records(&gz, &b, cuts, 3);
+    describe(gz.data, gz.len, &gotz);
+    assert_string_equal(gotz.data, got.data);
+    buf_release(&blk);
+    buf_release(&b);
+    buf_release(&gz);
+    buf_release(&got);
+    buf_release(&gotz);
+}
+
+static void older_drafts_are_reported_by_their_version(void **state)
+{
+    (void)state;
+    struct buf b, got;
+    buf_init(&b, 0);
+    buf_init(&got, 0);
+    /* WARC/0.10 put the length, type and URI on the version line */
+    buf_puts(&b, "WARC/0.10 120 response http://x.example/ 20080101000000 x text/html\r\n"
+                 "stuff\r\n\r\n");
+    add_record(&b, "WARC/1.0", "resource", "http://x.example/r", "text", 4);
+    describe(b.data, b.len, &got);
+    assert_non_null(strstr(got.data, "BAD@0 WARC/0.10 records are not read"));
+    assert_non_null(strstr(got.data, "WARC/1.0 resource http://x.example/r 0 text\n"));
+    buf_release(&b);
+    buf_release(&got);
+}
+
+static void resource_records_hold_their_page(void **state)
+{
+    (void)state;
+    struct buf b;
+    buf_init(&b, 0);
+    buf_printf(&b,
+               "WARC/1.0\r\nWARC-Type: resource\r\nWARC-Target-URI: file:///site/a.html\r\n"
+               "Content-Type: text/html; charset=windows-1252\r\nContent-Length: %zu\r\n\r\n%s"
+               "\r\n\r\n",
+               sizeof html - 1, html);
+    FILE *f = fmemopen(b.data, b.len, "rb");
+    struct warc_reader *r;
+    struct err e;
+    err_clear(&e);
+    assert_int_equal(warc_open_stream(&r, f, &e), 0);
+    struct warc_record rec;
+    assert_int_equal(warc_next(r, &rec, &e), WARC_RECORD);
+    assert_string_equal(rec.type, "resource");
+    assert_int_equal(rec.http_status, 0);
+    assert_string_equal(rec.content_type, "text/html; charset=windows-1252");
+    assert_string_equal(rec.charset, "windows-1252");
+    assert_int_equal(rec.body_len, sizeof html - 1);
+    assert_memory_equal(rec.body, html, sizeof html - 1);
+    assert_int_equal(warc_next(r, &rec, &e), WARC_END);
+    warc_close(r);
+    fclose(f);
+    buf_release(&b);
+}
+
+/* An ARC v1 file as the Internet Archive's description has it. */
+static void arc_v1_file(struct buf *b, size_t *cuts)
+{
+    static const char desc[] = "1 0 Alexa Internet\n"
+                               "URL IP-address Archive-date Content-type Archive-length\n";
+    static const char page[] = "HTTP/1.0 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
+                               "\r\n<html><p>archived</p></html>";
+    cuts[0] = b->len;
+    buf_printf(b, "filedesc://IA-001102.arc 0.0.0.0 19960923142103 text/plain %zu\n%s\n",
+               sizeof desc - 1, desc);
+    cuts[1] = b->len;
+    buf_printf(b,
+               "http://www.dryswamp.edu:80/index.html 127.10.100.2 19961104142103 text/html "
+               "%zu\n%s\n",
+               sizeof page - 1, page);
+    cuts[2] = b->len;
+    buf_printf(b, "dns:www.dryswamp.edu 127.0.0.1 19961104142104 text/dns 14\n%s\n",
+               "127.10.100.2\r\n");
+}
+
+static void arc_v1_is_read_plain_and_gzip(void **state)
+{
+    (void)state;
+    struct buf b, gz, got, gotz;
+    buf_init(&b, 0);
+    buf_init(&gz, 0);
+    buf_init(&got, 0);
+    buf_init(&gotz, 0);
+    size_t cuts[3];
+    arc_v1_file(&b, cuts);
+    describe(b.data, b.len, &got);
+    assert_string_equal(got.data, "ARC v1 warcinfo filedesc://IA-001102.arc 0 -\n"
+                                  "ARC v1 response http://www.dryswamp.edu:80/index.html 200 "
+                                  "<html><p>archived</p></html>\n"
+                                  "ARC v1 resource dns:www.dryswamp.edu 0 127.10.100.2\r\n\n");
+    gz_records(&gz, &b, cuts, 3);
+    describe(gz.data, gz.len, &gotz);
+    assert_string_equal(gotz.data, got.data);
+    /* the fields of the response */
+    FILE *f = fmemopen(b.data, b.len, "rb");
+    struct warc_reader *r;
+    struct err e;
+    err_clear(&e);
+    assert_int_equal(warc_open_stream(&r, f, &e), 0);
+    struct warc_record rec;
+    assert_int_equal(warc_next(r, &rec, &e), WARC_RECORD);
+    assert_int_equal(rec.date_s, 843488463); /* 1996-09-23T14:21:03Z */
+    assert_int_equal(warc_next(r, &rec, &e), WARC_RECORD);
+    assert_int_equal(rec.offset, cuts[1]);
+    assert_int_equal(rec.date_s, 847117263); /* 1996-11-04T14:21:03Z */
+    assert_string_equal(rec.charset, "utf-8");
+    assert_int_equal(warc_next(r, &rec, &e), WARC_RECORD);
+    assert_string_equal(rec.content_type, "text/dns");
+    assert_int_equal(warc_next(r, &rec, &e), WARC_END);
+    warc_close(r);
+    fclose(f);
+    buf_release(&b);
+    buf_release(&gz);
+    buf_release(&got);
+    buf_release(&gotz);
+}
+
+static void arc_v2_lines_are_read(void **state)
+{
+    (void)state;
+    struct buf b, got;
+    buf_init(&b, 0);
+    buf_init(&got, 0);
+    static const char page[] = "HTTP/1.0 200 OK\r\n\r\nv2 page";
+    buf_printf(&b,
+               "http://v2.example/ 192.0.2.1 20010203040506 text/html 200 "
+               "0123456789abcdef - 1024 IA-000001.arc %zu\n%s\n",
+               sizeof page - 1, page);
+    describe(b.data, b.len, &got);
+    assert_string_equal(got.data, "ARC v2 response http://v2.example/ 200 v2 page\n");
+    buf_release(&b);
+    buf_release(&got);
+}
+
+static void arc_lines_are_checked_field_by_field(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line;
+        const char *want; /* the URL of a good line, or (after "!") why it is not */
+        int version;
+    } cases[] = {
+        {"http://a.example/ 192.0.2.1 20240305060708 text/html 12", "http://a.example/", 1},
+        {"http://a.example/ - 20240305060708 no-type 0", "http://a.example/", 1},
+        {"http://a.example/ 192.0.2.1 20240305060708 text/html 200 0123abcd - 1024 IA-1.arc 12",
+         "http://a.example/", 2},
+        /* unescaped spaces in the URL, as in old files: read from the right */
+        {"http://a.example/a b.html 192.0.2.1 20240305060708 text/html 12",
+         "http://a.example/a b.html", 1},
+        {"http://a.example/a b c d e 192.0.2.1 20240305060708 text/html 12",
+         "http://a.example/a b c d e", 1},
+        {"http://a.example/ 192.0.2.1 20240305060708 text/html", "!5 space-separated", 0},
+        {"", "!5 space-separated", 0},
+        {"http://a.example/  192.0.2.1 20240305060708 text/html 12", "!URL", 0},
+        {"a.example/x 192.0.2.1 20240305060708 text/html 12", "!no scheme", 0},
+        {"http://a.example/ 192.0.2.x 20240305060708 text/html 12", "!IP-address", 0},
+        {"http://a.example/ 192.0.2.1 2024030506070 text/html 12", "!Archive-date", 0},
+        {"http://a.example/ 192.0.2.1 20240230060708 text/html 12", "!Archive-date", 0},
+        {"http://a.example/ 192.0.2.1 20240305250708 text/html 12", "!Archive-date", 0},
+        {"http://a.example/ 192.0.2.1 2024-03-05 text/html 200 0123abcd - 1024 IA-1.arc 12",
+         "!Archive-date", 0},
+        {"http://a.example/ 192.0.2.1 20240305060708 text/html -12", "!Archive-length", 0},
+        {"http://a.example/ 192.0.2.1 20240305060708 text/html 1234567890123456", "!Archive-length",
+         0},
+        {"http://a.example/ 192.0.2.1 20240305060708 text/html 12x", "!Archive-length", 0},
+        {"http://a.example/ 192.0.2.1 20240305060708 text/\x01html 12", "!Content-type", 0},
+        {"http://a.example/\x01 192.0.2.1 20240305060708 text/html 12", "!URL", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct arc_line al;
+        const char *why = NULL;
+        int rc = arc_line_parse(&al, cases[i].line, strlen(cases[i].line), &why);
+        if (cases[i].want[0] != '!') {
+            if (rc != 0)
+                fail_msg("%s: %s", cases[i].line, why);
+            assert_int_equal(al.version, cases[i].version);
+            assert_int_equal(al.date_s, 1709618828);
+            assert_int_equal(al.length, 12 * (cases[i].line[18] != '-'));
+            assert_int_equal(al.url_len, strlen(cases[i].want));
+            assert_memory_equal(al.url, cases[i].want, al.url_len);
+        } else {
+            assert_int_equal(rc, ERR_PARSE);
+            assert_non_null(why);
+            if (!strstr(why, cases[i].want + 1))
+                fail_msg("%s: %s", cases[i].line, why);
+        }
+    }
+}
+
+static void bad_arc_records_are_reported_and_skipped(void **state)
+{
+    (void)state;
+    struct buf b, got;
+    buf_init(&b, 0);
+    buf_init(&got, 0);
+    buf_puts(&b, "http://a.example/1 192.0.2.1 20240305060708 text/html 22\n"
+                 "HTTP/1.0 200 OK\r\n\r\none\n");
+    size_t bad1 = b.len;
+    /* a bad date, then its document: lines up to the next record skipped */
+    buf_puts(&b, "http://a.example/2 192.0.2.1 2024-03-05 text/html 22\n"
+                 "HTTP/1.0 200 OK\r\n\r\ntwo\n");
+    buf_puts(&b, "http://a.example/3 192.0.2.1 20240305060708 text/html 24\n"
+                 "HTTP/1.0 200 OK\r\n\r\nthree\n");
+    size_t bad2 = b.len;
+    /* a length past the end of the file */
+    buf_puts(&b, "http://a.example/4 192.0.2.1 20240305060708 text/html 999999\n"
+                 "HTTP/1.0 200 OK\r\n\r\nfour\n");
+    describe(b.data, b.len, &got);
+    char want[512];
+    snprintf(want, sizeof want,
+             "ARC v1 response http://a.example/1 200 one\n"
+             "BAD@%zu ARC record line: Archive-date is not a YYYYMMDDhhmmss date\n"
+             "ARC v1 response http://a.example/3 200 three\n"
+             "BAD@%zu file cut short inside the record (24 of 999999 bytes)\n",
+             bad1, bad2);
+    assert_string_equal(got.data, want);
+    buf_release(&b);
+    buf_release(&got);
+}
+
+/* s[0..n) as one gzip member whose header carries an extra field, as
+ * Heritrix's .arc.gz members do (its "LX" subfield). */
+static void gz_member_extra(struct buf *out, const char *s, size_t n)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    static unsigned char extra[] = {'L', 'X', 4, 0, 0, 0, 0, 0};
+    gz_header head;
+    memset(&head, 0, sizeof head);
+    head.extra = extra;
+    head.extra_len = sizeof extra;
+    head.os = 3;
+    assert_int_equal(deflateSetHeader(&zs, &head), Z_OK);
+    size_t cap = deflateBound(&zs, n) + 64;
+    char *tmp = malloc(cap);
+    zs.next_in = (Bytef *)s;
+    zs.avail_in = (uInt)n;
+    zs.next_out = (Bytef *)tmp;
+    zs.avail_out = (uInt)cap;
+    assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+    assert_true(((unsigned char)tmp[3] & 4) != 0); /* FEXTRA set */
+    buf_append(out, tmp, cap - zs.avail_out);
+    deflateEnd(&zs);
+    free(tmp);
+}
+
+static void heritrix_arc_gz_members_with_an_extra_field_are_read(void **state)
+{
+    (void)state;
+    struct buf b, gz, got, gotz;
+    buf_init(&b, 0);
+    buf_init(&gz, 0);
+    buf_init(&got, 0);
+    buf_init(&gotz, 0);
+    size_t cuts[3];
+    arc_v1_file(&b, cuts);
+    for (size_t i = 0; i < 3; i++) {
+        size_t end = i + 1 < 3 ? cuts[i + 1] : b.len;
+        gz_member_extra(&gz, b.data + cuts[i], end - cuts[i]);
+    }
+    describe(b.data, b.len, &got);
+    describe(gz.data, gz.len, &gotz);
+    assert_string_equal(gotz.data, got.data);
+    assert_null(strstr(gotz.data, "BAD"));
+    buf_release(&b);
+    buf_release(&gz);
+    buf_release(&got);
+    buf_release(&gotz);
+}
+
+static void a_file_may_mix_arc_and_warc(void **state)
+{
+    (void)state;
+    struct buf b, got;
+    buf_init(&b, 0);
+    buf_init(&got, 0);
+    size_t cuts[3];
+    arc_v1_file(&b, cuts);
+    add_record(&b, "WARC/1.1", "resource", "http://x.example/", "text", 4);
+    describe(b.data, b.len, &got);
+    assert_non_null(strstr(got.data, "ARC v1 resource dns:"));
+    assert_non_null(strstr(got.data, "\nWARC/1.1 resource http://x.example/ 0 text\n"));
+    assert_null(strstr(got.data, "BAD"));
+    buf_release(&b);
+    buf_release(&got);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -369,6 +720,15 @@ int main(void)
         cmocka_unit_test(a_corrupt_gzip_member_loses_only_its_record),
         cmocka_unit_test(blocks_across_windows_and_past_the_bound),
         cmocka_unit_test(a_missing_file_is_an_error),
+        cmocka_unit_test(warc_drafts_017_and_018_are_read),
+        cmocka_unit_test(older_drafts_are_reported_by_their_version),
+        cmocka_unit_test(resource_records_hold_their_page),
+        cmocka_unit_test(arc_v1_is_read_plain_and_gzip),
+        cmocka_unit_test(arc_v2_lines_are_read),
+        cmocka_unit_test(arc_lines_are_checked_field_by_field),
+        cmocka_unit_test(bad_arc_records_are_reported_and_skipped),
+        cmocka_unit_test(heritrix_arc_gz_members_with_an_extra_field_are_read),
+        cmocka_unit_test(a_file_may_mix_arc_and_warc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

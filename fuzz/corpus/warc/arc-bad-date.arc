@@ -1,0 +1,14 @@
+filedesc://seed.arc 0.0.0.0 20080430204825 text/plain 76
+1 1 InternetArchive
+URL IP-address Archive-date Content-type Archive-length
+
+http://a.example/ 192.0.2.1 2008-04-30 text/html 138
+HTTP/1.1 200 OK
+Content-Type: text/html; charset=utf-8
+
+<html><head><title>T</title></head><body><p>Body of the page.</p></body></html>
+http://b.example/ 192.0.2.1 20080430204825 text/html 138
+HTTP/1.1 200 OK
+Content-Type: text/html; charset=utf-8
+
+<html><head><title>T</title></head><body><p>Body of the page.</p></body></html>

@@ -1,0 +1,7 @@
+http://a.example/ 192.0.2.1 20080430204825 text/html extra 10
+0123456789
+http://b.example/ 192.0.2.1 20080430204825 text/html 138
+HTTP/1.1 200 OK
+Content-Type: text/html; charset=utf-8
+
+<html><head><title>T</title></head><body><p>Body of the page.</p></body></html>
