@@ -1,8 +1,10 @@
 /* GET /v2/everything (API.md §2): search the whole archive. Its filters
  * are shared with the live stream of the same filters (stream.c). */
+#include "api/cursor.h"
 #include "api/internal.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "util/banned.h"
 
@@ -35,6 +37,43 @@ int api_everything_filters(struct api_call *c, struct index_request *req)
     return 0;
 }
 
+/* cursor (an extension, api/cursor.h): "*" starts a newest-first walk,
+ * a cursor this search's previous page gave goes on below it. */
+static int get_cursor(struct api_call *c, struct index_request *req)
+{
+    const struct api_param *p = api_params_first(&c->params, "cursor");
+    struct api_cursor cur;
+    if (!p)
+        return 0;
+    if (api_param(c, "page"))
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "The page parameter cannot be combined with cursor: the cursor says "
+                        "where the next page starts.");
+    if (req->sort != INDEX_SORT_PUBLISHED_DESC)
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "Cursor paging follows sortBy=publishedAt (newest first): relevancy and "
+                        "popularity orders change as articles arrive, so no place in them stays "
+                        "put. Page through them with page, up to the result window.");
+    if (c->feed != API_FEED_NONE)
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "The cursor parameter cannot be combined with format: cursor pages are "
+                        "NewsAPI's JSON with a nextCursor.");
+    c->walk = true;
+    if (p->len == 1 && p->value[0] == '*')
+        return 0;
+    if (!api_cursor_decode(p->value, p->len, &cur))
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "The cursor parameter is not a cursor newsd gave: pass cursor=* to start "
+                        "a walk, then each response's nextCursor.");
+    if (cur.search != api_cursor_search(&c->params))
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "This cursor belongs to another search: keep every parameter but cursor "
+                        "and pageSize as it was when the walk started.");
+    req->below = true;
+    req->id_below = cur.id;
+    return 0;
+}
+
 void api_everything(struct api_call *c)
 {
     struct index_request req = {0};
@@ -45,6 +84,7 @@ void api_everything(struct api_call *c)
         api_get_language(c, &req.language) < 0 ||
         api_get_sort(c, INDEX_SORT_PUBLISHED_DESC, &req.sort) < 0 ||
         api_get_paging(c, 100, &page, &size) < 0 || api_get_feed_format(c) < 0 ||
+        get_cursor(c, &req) < 0 ||
         api_check_plan(c, page, size, &req.from, from_given, &req.to) < 0)
         return;
     req.offset = (page - 1) * size;

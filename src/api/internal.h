@@ -43,6 +43,7 @@ struct api_call {
     int64_t now;
     bool searched; /* the search ran: the request counts even if it ends in a 5xx */
     enum api_feed_format feed; /* format=rss|atom|jsonfeed: the page as a feed */
+    bool walk;                 /* cursor=: the page carries nextCursor (api/cursor.h) */
 };
 
 /* --- respond.c: the answer --------------------------------------------- */

@@ -137,7 +137,8 @@ static const struct {
                    {"sortby", "sortBy"},
                    {"page", "page"},
                    {"pagesize", "pageSize"},
-                   {"format", "format"}};
+                   {"format", "format"},
+                   {"cursor", "cursor"}};
 #define N_SEARCH_ONLY (sizeof search_only / sizeof search_only[0])
 
 const char *api_search_only_param(const char *name)

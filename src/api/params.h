@@ -41,7 +41,7 @@ const char *api_params_joined(struct arena *a, const struct api_params *p, const
 
 /* /v2/everything's search-only parameters, its date window, order and
  * paging: from, to, sortBy, page, pageSize, and the form of its page
- * (format: a feed). They mean nothing to a live
+ * (format: a feed; cursor: a walk). They mean nothing to a live
  * stream or an alert (both get every new matching article), which refuse
  * them rather than ignore them; the list is kept here once for both. */
 

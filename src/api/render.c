@@ -4,6 +4,7 @@
 #include "util/jw.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "util/banned.h"
 
@@ -41,6 +42,18 @@ void api_render_page(struct buf *out, uint64_t total, const struct index_doc *do
         buf_append(out, docs[i].json, docs[i].len);
     }
     buf_puts(out, "]}");
+}
+
+void api_render_page_walk(struct buf *out, uint64_t total, const struct index_doc *docs, size_t n,
+                          const char *next)
+{
+    api_render_page(out, total, docs, n);
+    if (!next || buf_error(out) || out->len == 0)
+        return;
+    out->len--; /* the closing brace: the key goes after the articles */
+    buf_puts(out, ",\"nextCursor\":\"");
+    jw_escape(out, next, strlen(next));
+    buf_puts(out, "\"}");
 }
 
 void api_render_sources(struct buf *out, const struct source *srcs, size_t n)

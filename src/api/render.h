@@ -18,6 +18,11 @@ void api_render_articles(struct buf *out, uint64_t total, const struct article *
  * articles copied, nothing escaped. */
 void api_render_page(struct buf *out, uint64_t total, const struct index_doc *docs, size_t n);
 
+/* api_render_page's bytes with "nextCursor":next after the articles
+ * (cursor paging, api/cursor.h); next NULL: none follows. */
+void api_render_page_walk(struct buf *out, uint64_t total, const struct index_doc *docs, size_t n,
+                          const char *next);
+
 /* {"status":"ok","sources":[…]} */
 void api_render_sources(struct buf *out, const struct source *srcs, size_t n);
 

@@ -2,6 +2,7 @@
  * of articles (api/internal.h): the query time budget, and the index's
  * failures turned into NewsAPI errors (timeout and index-not-ready 503,
  * anything else 500 with the cause in the log only). */
+#include "api/cursor.h"
 #include "api/internal.h"
 #include "util/ascii.h"
 #include "util/clock.h"
@@ -150,17 +151,18 @@ static void respond_feed(struct api_call *c, const struct index_result *res)
     api_respond_rendered(c, &b);
 }
 
-void api_respond_search(struct api_call *c, const struct index_request *req)
+/* req on the index within the request's time budget: 0 with *res, or -1
+ * with the error answered. */
+static int search_timed(struct api_call *c, const struct index_request *req,
+                        struct index_result *res)
 {
-    struct index_result res;
     struct err err;
     err_clear(&err);
-    c->searched = true;
     if (req->from > req->to) {
         /* An empty window (plan delay, history): nothing can match. */
-        res.total = 0;
-        res.n = 0;
-        res.docs = NULL;
+        res->total = 0;
+        res->n = 0;
+        res->docs = NULL;
     } else {
         struct index_request timed = *req;
         /* The budget counts from the request's arrival: time spent waiting
@@ -168,19 +170,19 @@ void api_respond_search(struct api_call *c, const struct index_request *req)
         if (c->api->cfg.query_timeout_ms > 0)
             timed.deadline_ms = (c->req->received_ms > 0 ? c->req->received_ms : clock_mono_ms()) +
                                 c->api->cfg.query_timeout_ms;
-        int rc = index_search(c->api->index, &c->arena, &timed, &res, &err);
+        int rc = index_search(c->api->index, &c->arena, &timed, res, &err);
         if (rc == ERR_TIMEOUT) {
             /* A runaway query: the client may retry a narrower one. */
             api_fail(c, API_ERR_UNAVAILABLE,
                      "Your query took too long to run and was stopped. Try a narrower query "
                      "(fewer OR terms, a date range) or try again later.");
             c->resp->log_note = "query time budget exceeded";
-            return;
+            return -1;
         }
         if (rc == ERR_BUSY) {
             c->searched = false; /* no search ran: the index is not ready yet */
             api_fail_building(c);
-            return;
+            return -1;
         }
         if (rc < 0) {
             api_fail(c, API_ERR_UNEXPECTED, NULL);
@@ -188,8 +190,52 @@ void api_respond_search(struct api_call *c, const struct index_request *req)
             log_msg(LOG_ERROR, "request %s: search failed: %s", c->req->request_id,
                     err_msg(&err, rc));
             c->resp->log_note = "index failure";
-            return;
+            return -1;
         }
+    }
+    return 0;
+}
+
+/* A page of a cursor walk (api/cursor.h): the rest of the walk is
+ * searched; totalResults stays the whole search's (one more count when
+ * the walk is under way), and nextCursor comes when more follow this
+ * page: the walk goes on below its last article. */
+static void respond_walk(struct api_call *c, const struct index_request *req,
+                         const struct index_result *rest)
+{
+    uint64_t total = rest->total;
+    if (req->below) {
+        struct index_request whole = *req;
+        struct index_result all;
+        whole.below = false;
+        whole.offset = 0;
+        whole.limit = 0;
+        if (search_timed(c, &whole, &all) < 0)
+            return;
+        total = all.total;
+    }
+    char next[API_CURSOR_LEN + 1];
+    bool more = rest->total > rest->n && rest->n > 0;
+    if (more) {
+        struct api_cursor cur = {.search = api_cursor_search(&c->params),
+                                 .id = rest->docs[rest->n - 1].id};
+        api_cursor_encode(&cur, next);
+    }
+    struct buf b;
+    buf_init(&b, LIMIT_RESPONSE_BYTES);
+    api_render_page_walk(&b, total, rest->docs, rest->n, more ? next : NULL);
+    api_respond_rendered(c, &b);
+}
+
+void api_respond_search(struct api_call *c, const struct index_request *req)
+{
+    struct index_result res;
+    c->searched = true;
+    if (search_timed(c, req, &res) < 0)
+        return;
+    if (c->walk) {
+        respond_walk(c, req, &res);
+        return;
     }
     if (c->feed != API_FEED_NONE) {
         respond_feed(c, &res);

@@ -49,12 +49,27 @@ struct index_request {
     const char *category; /* NULL any; lower case */
     bool headlines_only;
     int64_t from, to; /* inclusive UTC seconds; INT64_MIN / INT64_MAX = open */
+    /* Cursor paging (api/cursor.h): only articles whose id is below
+     * id_below. Ids order articles as publishedAt does, so this is the
+     * rest of a newest-first walk. */
+    bool below;
+    int64_t id_below;
     enum index_sort sort;
     size_t offset;       /* (page-1)*pageSize */
     size_t limit;        /* pageSize */
     int64_t deadline_ms; /* CLOCK_MONOTONIC ms after which the search gives up
                           * with ERR_TIMEOUT; 0 = no time budget */
 };
+
+/* The highest article id req admits: its `to` second's last id, or below
+ * the cursor's (index_request.below). Every backend bounds its ids so. */
+static inline int64_t index_request_id_hi(const struct index_request *req)
+{
+    int64_t hi = store_id_hi(req->to);
+    if (req->below && (req->id_below == INT64_MIN || req->id_below - 1 < hi))
+        hi = req->id_below == INT64_MIN ? INT64_MIN : req->id_below - 1;
+    return hi;
+}
 
 /* One article of a page: its JSON object exactly as the API writes it
  * (article/json.h), not NUL-terminated. */

@@ -214,7 +214,7 @@ int index_matcher_new(struct index_matcher **out, const struct index_request *re
     }
     m->root = plan.root;
     m->id_lo = store_id_lo(req->from);
-    m->id_hi = store_id_hi(req->to);
+    m->id_hi = index_request_id_hi(req);
     m->never = req->from > req->to || m->id_lo > m->id_hi;
     if (!keys.none) {
         m->keys = keys.v;

@@ -1673,7 +1673,7 @@ int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index
                    size_t *n, struct err *err)
 {
     struct run r = {.snap = s, .req = req, .deadline = req->deadline_ms};
-    int64_t id_lo = store_id_lo(req->from), id_hi = store_id_hi(req->to);
+    int64_t id_lo = store_id_lo(req->from), id_hi = index_request_id_hi(req);
     int rc;
 
     *total = 0;

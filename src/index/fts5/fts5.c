@@ -188,7 +188,7 @@ static int fts5_search(struct index_backend *b, struct arena *a, const struct in
     struct index_fts5 *x = (struct index_fts5 *)b;
     struct buf match;
     struct store_reader *r = NULL;
-    int64_t lo = store_id_lo(req->from), hi = store_id_hi(req->to);
+    int64_t lo = store_id_lo(req->from), hi = index_request_id_hi(req);
     struct deadline dl = {req->deadline_ms, false};
     int rc;
 
