@@ -182,6 +182,21 @@ class Server:
     def stderr(self):
         return self._read(self.err_path)
 
+    def wait_log(self, pattern, n=1, timeout=None):
+        """Wait until stderr holds n lines matching pattern (a regex); its
+        text. For events the server logs (an access line follows the answer;
+        a test delay's start shows a request being run), instead of a sleep."""
+        deadline = time.monotonic() + (timeout or HTTP_TIMEOUT)
+        rx = re.compile(pattern, re.M)
+        while True:
+            text = self.stderr()
+            if len(rx.findall(text)) >= n:
+                return text
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise AssertionError("newsd logged %d of %d lines matching %r\n%s" % (
+                    len(rx.findall(text)), n, pattern, text[-3000:]))
+            time.sleep(0.02)
+
     def stop(self):
         """SIGTERM; returns a list of problems (empty when it exited 0, cleanly)."""
         problems = []

@@ -154,6 +154,7 @@ def test_the_config_file_alone_sets_every_serve_setting(feed_store, tmp_path):
         err = stop(p)
     assert FeedHits.hits == 0
     lines = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
+    assert any(o.get("msg", "").startswith("crawler: off") for o in lines), err[-2000:]
     http_lines = [o for o in lines if o.get("msg") == "http"]
     # access_log, log_format = json; trusted_proxies: the client is X-Forwarded-For's.
     assert [(o["status"], o["client"]) for o in http_lines
@@ -192,7 +193,7 @@ def test_the_command_line_and_the_environment_win_over_the_file(feed_store, tmp_
         err = stop(p)
     assert not (tmp_path / "not-this-store").exists()
     assert " GET /v2/everything" not in err, err[-2000:]
-    assert FeedHits.hits == 0
+    assert "crawler: off" in err and FeedHits.hits == 0
     # NEWSD_STORE alone (no file) is the store, NEWSD_LISTEN the address.
     p = subprocess.Popen([BIN, "serve", "--no-crawl"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, cwd=str(tmp_path),
