@@ -85,7 +85,11 @@ def value(samples, name):
     return samples.get((name, frozenset()))
 
 
-def test_metrics_needs_no_key_and_a_server_without_crawler_polls_nothing(api):
+def test_metrics_needs_no_key_and_a_server_without_crawler_shows_its_metrics_at_0(api):
+    """The session's store has no feed, so this shows the families only;
+    that --no-crawl polls nothing, on a store with a due feed, is
+    test_feeds.py::test_no_crawl_means_no_crawling and
+    test_proxy.py::test_the_config_file_alone_sets_every_serve_setting."""
     samples, types = scrape(api)
     assert types["newsd_http_requests_total"] == "counter"
     assert types["newsd_http_request_duration_seconds"] == "histogram"
@@ -346,9 +350,10 @@ def test_the_crawler_counts_polls_failures_failing_feeds_and_ingest_lag(tmp_path
         assert value(after, "newsd_feeds_failing") == 1
         lag = value(after, "newsd_ingest_lag_seconds")
         assert 3600 <= lag <= scraped_at - published + 1, lag
-        # nothing is due again for minutes: the counts stay, the lag grows
-        time.sleep(2.2)
-        later, _ = scrape(m)
+        # nothing is due again for minutes: the lag grows (waited for, not
+        # slept through) while the counts stay
+        later = wait_until(lambda: scrape(m)[0],
+                           lambda x: value(x, "newsd_ingest_lag_seconds") > lag, "the lag grow")
         assert polled(later) == 2 and value(later, "newsd_feeds_failed_total") == 1
         assert value(later, "newsd_ingest_lag_seconds") > lag
     finally:
