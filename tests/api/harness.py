@@ -123,13 +123,13 @@ class Server:
     """newsd serve on 127.0.0.1:0 with its own stdout/stderr files; with
     --no-crawl unless crawl=True."""
 
-    def __init__(self, store, now=None, args=(), wait_ready=True, crawl=False):
+    def __init__(self, store, now=None, args=(), wait_ready=True, crawl=False, env=None):
         self.store = store
         fd, self.out_path = tempfile.mkstemp(prefix="newsd-out-")
         os.close(fd)
         fd, self.err_path = tempfile.mkstemp(prefix="newsd-err-")
         os.close(fd)
-        env = clean_env({"NEWSD_NOW": str(now)} if now is not None else None)
+        env = clean_env(dict({"NEWSD_NOW": str(now)} if now is not None else {}, **(env or {})))
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.proc = subprocess.Popen(
                 [BIN, "serve", "--store", str(store), "--listen", "127.0.0.1:0"]
