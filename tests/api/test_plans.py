@@ -45,6 +45,11 @@ allowed_origins = https://a.example, https://b.example
 
 [plan monthly]
 requests_per_month = 7
+
+[plan bursty]
+requests_per_day = 10
+burst_per_second = 0.5
+burst_size = 3
 """ % WINDOW_HOURS
 
 
@@ -80,7 +85,7 @@ def site(tmp_path_factory):
     cfg.write_text(CONFIG)
     import_jsonl(store, [row(n) for n in TIMES])
     keys = {}
-    for plan in ("unlimited", "developer", "business", "origins", "monthly"):
+    for plan in ("unlimited", "developer", "business", "origins", "monthly", "bursty"):
         keys[plan] = cli_ok("keys", "create", "--store", store, "--name", plan, "--plan", plan,
                             "--config", str(cfg)).out.strip()
     srv = Server(store, now=NOW, args=["--config", str(cfg)])
@@ -216,3 +221,22 @@ def test_rate_limit_headers_carry_the_monthly_quota_exactly(site):
 def test_keys_without_a_quota_get_no_rate_limit_headers(site):
     r, _ = get(site, "unlimited", "/v2/top-headlines/sources", {})
     assert not [h for h in r.headers if h.lower().startswith("x-ratelimit")], r.headers
+
+
+def test_the_burst_limit_allows_its_size_then_says_when_to_retry(site):
+    """burst_size = 3 at 0.5 a second: three at once, then 429 rateLimited
+    with Retry-After 2 (whole seconds until the bucket holds a request);
+    the refused request does not count toward the daily quota."""
+    srv, keys = site
+    c = Client(srv.base, keys["bursty"])
+    for left in (9, 8, 7):
+        r = c.get("/v2/top-headlines/sources")
+        assert r.status_code == 200 and rate(r)[1] == left, r.headers
+    r = c.get("/v2/top-headlines/sources")
+    assert r.status_code == 429, r.text
+    assert parse_json(r.content) == {
+        "status": "error", "code": "rateLimited",
+        "message": "You have made too many requests in a short time. Back off and try again "
+                   "in a moment."}
+    assert r.headers["Retry-After"] == "2", r.headers
+    assert rate(r)[:2] == (10, 7), r.headers
