@@ -7,10 +7,12 @@ the server's live_window_hours and result_window; a plan's allowed_origins;
 the exact X-RateLimit-Limit / -Remaining / -Reset values of a daily and of
 a monthly quota. Each test names the boundary it would notice moving."""
 import calendar
+import json
 
 import pytest
 
-from harness import Client, Server, cli_ok, import_jsonl, parse_json
+from harness import HTTP_TIMEOUT, Client, Server, cli_ok, import_jsonl, parse_json
+from sse import Stream
 
 NOW = calendar.timegm((2023, 1, 7, 6, 0, 0))       # a Saturday, 06:00 UTC
 TODAY = NOW - NOW % 86400
@@ -240,3 +242,29 @@ def test_the_burst_limit_allows_its_size_then_says_when_to_retry(site):
                    "in a moment."}
     assert r.headers["Retry-After"] == "2", r.headers
     assert rate(r)[:2] == (10, 7), r.headers
+
+
+def test_a_live_stream_of_the_developer_plan_is_delayed_too(site):
+    """docs/api.md §2: the plan's delay applies to /v2/everything/stream as
+    the stream opens. A fresh article is committed, then one older than the
+    delay: the older one is the stream's very next event (events come in
+    commit order), so the fresh one was held back, with no fixed wait."""
+    srv, keys = site
+    word = "streamdelayx"
+    s = Stream(srv.base, "/v2/everything/stream", {"q": word},
+               {"X-Api-Key": keys["developer"]}, timeout=HTTP_TIMEOUT)
+    try:
+        assert s.status == 200, s.body
+
+        def plain(name, t):  # not a headline: the top-headlines tests keep their set
+            return {"source": {"id": None, "name": "Plan Desk"}, "author": None,
+                    "title": "%s %s" % (word, name), "description": None,
+                    "url": "https://plans.example/stream/%s" % name, "urlToImage": None,
+                    "publishedAt": fmt(t), "content": None}
+        import_jsonl(srv.store, [plain("fresh", NOW - 10)])
+        import_jsonl(srv.store, [plain("old-enough", DELAY - 60)])
+        e = s.next_event(HTTP_TIMEOUT)
+        assert e is not None, "no event"
+        assert json.loads(e.text)["url"] == "https://plans.example/stream/old-enough", e
+    finally:
+        s.close()
