@@ -181,8 +181,9 @@ def test_a_plan_limits_the_alerts_of_a_key(site):
     for i in range(2):
         assert post(tiny, alert_body(q="limit%d" % i)).status_code == 201
     r = post(tiny, alert_body(q="limit2"))
-    err(r, 403, "tooManyAlerts")
-    assert "2 alerts" in r.json()["message"]
+    err(r, 403, "tooManyAlerts", "You have 2 alerts, as many as your plan allows. Delete one "
+        "(DELETE /v2/alerts/ID) before adding another.")
+    assert len(tiny.get(ALERTS).json()["alerts"]) == 2  # the refused one was not kept
     # Deleting one makes room again.
     first = tiny.get(ALERTS).json()["alerts"][0]["id"]
     assert tiny.request("DELETE", "%s/%d" % (ALERTS, first)).status_code == 200

@@ -206,10 +206,12 @@ def test_parameter_names_and_values_of_every_length(api, key, klen, vlen):
     assert line.split(b" ")[1:2] == [want], (klen, vlen, line)
 
 
-def test_compact_json_with_unescaped_non_ascii(api):
-    r = api.get(EV, [("q", "langcheck OR lencheck OR escapecheck")])
+def test_compact_json_with_unescaped_non_ascii(api, corpus):
+    q = '"langcheck" OR "lencheck" OR "escapecheck"'
+    r = api.get(EV, [("q", q)])
     b = articles_ok(r)
-    assert b["totalResults"] >= 10
+    # The page holds every one of them, so every character below is looked at.
+    assert b["totalResults"] == len(b["articles"]) == len(corpus.everything(q=q)) >= 10
     assert_compact(r.content)
     assert "Montréal".encode() in r.content and "😀".encode() in r.content
     assert b"\\u00e9" not in r.content.lower()
