@@ -36,9 +36,11 @@ def conf(tmp_path, text, name="newsd.conf"):
     return str(p)
 
 
-def access_lines(srv):
-    time.sleep(0.3)  # the log line follows the answer
-    return [json.loads(line) for line in srv.stderr().splitlines()
+def access_lines(srv, n, target=""):
+    """The JSON access lines, once n of them for targets starting with
+    target are written (a line follows its answer: waited for, not slept)."""
+    text = srv.wait_log(r'"msg":"http".*"target":"%s' % re.escape(target), n)
+    return [json.loads(line) for line in text.splitlines()
             if line.startswith("{") and '"msg":"http"' in line]
 
 
@@ -228,7 +230,7 @@ def test_x_forwarded_for_is_believed_only_from_trusted_proxies(store, tmp_path):
         r = requests.get(base + "/metrics", headers={"X-Forwarded-For": "10.9.9.9"},
                          timeout=HTTP_TIMEOUT)
         assert r.status_code == 200, r.text[:200]
-        lines = access_lines(srv)
+        lines = access_lines(srv, 3, "/")
     finally:
         problems = srv.stop()
     assert not problems, problems
@@ -242,7 +244,7 @@ def test_x_forwarded_for_is_believed_only_from_trusted_proxies(store, tmp_path):
         r = requests.get(srv.base + "/metrics", headers={"X-Forwarded-For": "10.9.9.9"},
                          timeout=HTTP_TIMEOUT)
         assert r.status_code == 403, r.text[:200]
-        lines = access_lines(srv)
+        lines = access_lines(srv, 1, "/metrics")
     finally:
         problems = srv.stop()
     assert not problems, problems
@@ -321,7 +323,7 @@ def test_the_nginx_example_serves_newsd_over_tls(store, tmp_path):
         bodies = out.stdout.replace("}{", "}\n{").splitlines()
         assert len(bodies) == 2 and all(json.loads(b)["status"] == "ok" for b in bodies), \
             out.stdout[:300]
-        lines = access_lines(srv)
+        lines = access_lines(srv, 2, "/v2/everything")
     finally:
         if ngx:
             ngx.send_signal(signal.SIGQUIT)
