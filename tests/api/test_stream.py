@@ -445,11 +445,20 @@ def test_a_position_older_than_the_replay_window_is_expired(tmp_path):
         first = collect(s, 1)[0]
         s.close()
         import_rows(store, [article(word, 2)])
-        time.sleep(2.5)
-        s = Stream(srv.base, STREAM, {"q": word}, {"X-Api-Key": key, "Last-Event-ID": first.id})
-        assert s.status == 200
-        e = s.next_event(WAIT)
-        assert e is not None and e.event == "error", e
+        # Until the position is a second old it replays article 2; then it
+        # is expired. Asked again until then (a bounded wait), not slept.
+        deadline = time.monotonic() + WAIT
+        while True:
+            s = Stream(srv.base, STREAM, {"q": word},
+                       {"X-Api-Key": key, "Last-Event-ID": first.id})
+            assert s.status == 200
+            e = s.next_event(WAIT)
+            assert e is not None, "neither the replay nor the error came"
+            if e.event == "error":
+                break
+            assert e.event == "article" and time.monotonic() < deadline, e
+            s.close()
+            time.sleep(0.2)
         body = json.loads(e.text)
         assert list(body) == ["status", "code", "message"]
         assert body["status"] == "error" and body["code"] == "streamPositionExpired"
@@ -480,7 +489,12 @@ def test_a_client_that_does_not_read_is_cut_off(tmp_path):
         sock.connect(("127.0.0.1", srv.port))
         sock.sendall(("GET %s?q=%s HTTP/1.1\r\nHost: x\r\nX-Api-Key: %s\r\n\r\n"
                       % (STREAM, word, key)).encode())
-        time.sleep(0.5)
+        # The stream is open (seen on /metrics) before the flood begins.
+        deadline = time.monotonic() + WAIT
+        while not re.search(r"^newsd_streams_open 1$", requests.get(
+                srv.base + "/metrics", timeout=HTTP_TIMEOUT).text, re.M):
+            assert time.monotonic() < deadline, "the stream never opened"
+            time.sleep(0.05)
         big = "lorem ipsum " * 8000  # ~100 KB of description per article
         rows = [dict(article(word, n), description=big) for n in range(200)]
         import_rows(store, rows, batch=50)
