@@ -10,6 +10,7 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
 import time
 
 import pytest
@@ -344,3 +345,41 @@ def test_the_nginx_example_serves_newsd_over_tls(store, tmp_path):
 
 def srv_log_text(lines):
     return "\n".join(json.dumps(o) for o in lines)
+
+
+def test_threads_from_the_file_is_the_number_of_workers_and_the_flag_wins(store, tmp_path):
+    """[server] threads = 1: of two slow searches sent at once the second
+    begins only once the first's 2 s test delay is over; --threads 2 over
+    the file: the second begins while the first still sleeps. Read from the
+    log's own timestamps of each search's start: the gap is bounded by the
+    delay the test sets, not by newsd's speed."""
+    d, key = store
+    path = conf(tmp_path, "[server]\nthreads = 1\n", "threads.conf")
+    delay = 2.0
+    for args, serial in (([], True), (["--threads", "2"], False)):
+        srv = Server(d, args=["--config", path] + args,
+                     env={"NEWSD_TEST_SEARCH_DELAY_MS": str(int(delay * 1000))})
+        try:
+            def search():
+                requests.get(srv.base + "/v2/everything", params={"q": "plinthor"},
+                             headers={"X-Api-Key": key}, timeout=HTTP_TIMEOUT)
+            both = [threading.Thread(target=search) for _ in range(2)]
+            for t in both:
+                t.start()
+            text = srv.wait_log(r"test delay of \d+ ms begins", 2)
+            for t in both:
+                t.join()
+        finally:
+            problems = srv.stop()
+        assert not problems, problems
+        starts = [log_time(line) for line in text.splitlines() if "test delay of" in line]
+        gap = starts[1] - starts[0]
+        assert (gap >= delay - 0.01) if serial else (gap < delay), (args, gap, text[-2000:])
+
+
+def log_time(line):
+    """Seconds of a text log line's timestamp (2026-11-28T09:23:33.681Z ...)."""
+    import calendar
+    stamp = line.split(" ", 1)[0]
+    whole, frac = stamp.rstrip("Z").split(".")
+    return calendar.timegm(time.strptime(whole, "%Y-%m-%dT%H:%M:%S")) + float("0." + frac)
