@@ -383,3 +383,23 @@ def log_time(line):
     stamp = line.split(" ", 1)[0]
     whole, frac = stamp.rstrip("Z").split(".")
     return calendar.timegm(time.strptime(whole, "%Y-%m-%dT%H:%M:%S")) + float("0." + frac)
+
+
+def test_query_timeout_from_the_file_and_the_flag_over_it(store, tmp_path):
+    """[server] query_timeout_ms = 100 with every search first sleeping
+    400 ms (the test hook): 503 serviceUnavailable; --query-timeout-ms
+    5000 over the same file: 200."""
+    d, key = store
+    path = conf(tmp_path, "[server]\nquery_timeout_ms = 100\n", "budget.conf")
+    for args, status in (([], 503), (["--query-timeout-ms", "5000"], 200)):
+        srv = Server(d, args=["--config", path] + args,
+                     env={"NEWSD_TEST_SEARCH_DELAY_MS": "400"})
+        try:
+            r = requests.get(srv.base + "/v2/everything", params={"q": "plinthor"},
+                             headers={"X-Api-Key": key}, timeout=HTTP_TIMEOUT)
+        finally:
+            problems = srv.stop()
+        assert not problems, problems
+        assert r.status_code == status, (args, r.text)
+        if status == 503:
+            assert r.json()["code"] == "serviceUnavailable", r.text
