@@ -505,8 +505,13 @@ size_t api_body_limit(const char *method, const char *path, void *ctx)
 /* Answer a route of the NewsAPI interface, the key checked. */
 static void respond_keyed(struct api_call *c, enum route route)
 {
-    if (c->api->cfg.test_search_delay_ms > 0)
+    if (c->api->cfg.test_search_delay_ms > 0) {
+        /* Tests wait for this line to know a request has started, rather
+         * than sleeping and hoping it has. */
+        log_info("request %s: test delay of %lld ms begins", c->req->request_id,
+                 (long long)c->api->cfg.test_search_delay_ms);
         clock_sleep_ms(c->api->cfg.test_search_delay_ms);
+    }
     switch (route) {
     case ROUTE_EVERYTHING:
         api_everything(c);

@@ -176,6 +176,10 @@ void api_metrics_render_index(struct buf *b, const struct index_stats *st)
                    "Segment match counts the count cache did not have.", "counter");
     buf_printf(b, "newsd_index_count_cache_misses_total %llu\n",
                (unsigned long long)st->cache_misses);
+    metrics_family(b, "newsd_index_split_searches_total",
+                   "Searches run over two threads (docs/engine.md).", "counter");
+    buf_printf(b, "newsd_index_split_searches_total %llu\n",
+               (unsigned long long)st->split_searches);
 }
 
 void api_metrics_render_replica(struct buf *b, const struct index_replica_status *rs)

@@ -577,8 +577,12 @@ static int start_listeners(struct serve_parts *p, const struct serve_settings *s
 static int start_crawler(struct serve_parts *p, const struct serve_settings *set)
 {
     crawl_metrics_init();
-    if (!set->crawl)
+    if (!set->crawl) {
+        /* Said once, so that an operator (and a test) sees that no crawler
+         * runs, rather than inferring it from feeds left unpolled. */
+        log_info("crawler: off (--no-crawl or crawl = false): no feed is polled");
         return 0;
+    }
     struct err err;
     err_clear(&err);
     int rc;

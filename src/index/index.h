@@ -187,6 +187,7 @@ struct index_stats {
     uint64_t merging;    /* segment merges running now */
     uint64_t cache_hits; /* count cache */
     uint64_t cache_misses;
+    uint64_t split_searches; /* searches run over two threads */
 };
 void index_stats(struct index *idx, struct index_stats *out);
 

@@ -126,13 +126,13 @@ class Server:
     """newsd serve on 127.0.0.1:0 with its own stdout/stderr files; with
     --no-crawl unless crawl=True."""
 
-    def __init__(self, store, now=None, args=(), wait_ready=True, crawl=False):
+    def __init__(self, store, now=None, args=(), wait_ready=True, crawl=False, env=None):
         self.store = store
         fd, self.out_path = tempfile.mkstemp(prefix="newsd-out-")
         os.close(fd)
         fd, self.err_path = tempfile.mkstemp(prefix="newsd-err-")
         os.close(fd)
-        env = clean_env({"NEWSD_NOW": str(now)} if now is not None else None)
+        env = clean_env(dict({"NEWSD_NOW": str(now)} if now is not None else {}, **(env or {})))
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.proc = subprocess.Popen(
                 [BIN, "serve", "--store", str(store), "--listen", "127.0.0.1:0"]
@@ -184,6 +184,21 @@ class Server:
 
     def stderr(self):
         return self._read(self.err_path)
+
+    def wait_log(self, pattern, n=1, timeout=None):
+        """Wait until stderr holds n lines matching pattern (a regex); its
+        text. For events the server logs (an access line follows the answer;
+        a test delay's start shows a request being run), instead of a sleep."""
+        deadline = time.monotonic() + (timeout or HTTP_TIMEOUT)
+        rx = re.compile(pattern, re.M)
+        while True:
+            text = self.stderr()
+            if len(rx.findall(text)) >= n:
+                return text
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise AssertionError("newsd logged %d of %d lines matching %r\n%s" % (
+                    len(rx.findall(text)), n, pattern, text[-3000:]))
+            time.sleep(0.02)
 
     def stop(self):
         """SIGTERM; returns a list of problems (empty when it exited 0, cleanly)."""

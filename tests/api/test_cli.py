@@ -119,18 +119,59 @@ def test_keys_lifecycle(tmp_path):
     for k in (k1, k2):
         assert len(k.split()) == 1 and k.endswith("\n"), repr(k)
     assert k1 != k2
-    listing = cli_ok("keys", "list", "--store", store).out
-    assert "alpha" in listing and "beta" in listing
-    for verb in ("disable", "enable", "delete"):
+    assert key_rows(store) == {"alpha": ("1", "unlimited", "active"),
+                               "beta": ("2", "unlimited", "active")}
+    # Each verb seen doing its work in the listing, not only exiting 0.
+    for verb, state in (("disable", "disabled"), ("enable", "active")):
         cli_ok("keys", verb, "--store", store, "beta")
-    listing = cli_ok("keys", "list", "--store", store).out
-    assert "alpha" in listing and "beta" not in listing
+        assert key_rows(store)["beta"] == ("2", "unlimited", state), verb
+    cli_ok("keys", "delete", "--store", store, "2")  # an id works as a name does
+    assert key_rows(store) == {"alpha": ("1", "unlimited", "active")}
     for verb in ("disable", "enable", "delete"):
         r = run_cli("keys", verb, "--store", store, "no-such-key")
         assert r.rc == 1, repr(r)
         assert len([l for l in r.err.splitlines() if l.strip()]) == 1, repr(r)
+    # An unknown plan exits 2 (docs/configuration.md), creating nothing.
     r = run_cli("keys", "create", "--create", "--store", store, "--plan", "no-such-plan")
-    assert r.rc in (1, 2) and r.err.strip() and not r.out.strip(), repr(r)
+    assert r.rc == 2 and r.err.strip() and not r.out.strip(), repr(r)
+    assert list(key_rows(store)) == ["alpha"]
+
+
+def key_rows(store):
+    """keys list as {name: (id, plan, state)}."""
+    lines = cli_ok("keys", "list", "--store", store).out.splitlines()
+    assert lines[0].split()[:4] == ["ID", "NAME", "PLAN", "STATE"], lines[0]
+    return {f[1]: (f[0], f[2], f[3]) for f in (line.split() for line in lines[1:] if line.strip())}
+
+
+def test_keys_set_plan_is_seen_by_a_running_server(tmp_path):
+    """set-plan changes the plan in the store; a running server applies it
+    (here at once: NEWSD_KEY_CACHE_TTL_MS=0); a plan of --config works, an
+    unknown plan exits 2, an unknown key 1, and neither changes anything."""
+    store = tmp_path / "k"
+    cfg = tmp_path / "plans.conf"
+    cfg.write_text("[plan five]\nrequests_per_day = 5\n")
+    key = cli_ok("keys", "create", "--create", "--store", store, "--name", "alpha").out.strip()
+    srv = Server(store, args=["--config", str(cfg)], env={"NEWSD_KEY_CACHE_TTL_MS": "0"})
+    try:
+        c = Client(srv.base, key)
+        r = c.get("/v2/top-headlines/sources")
+        assert r.status_code == 200 and "X-RateLimit-Limit" not in r.headers, r.headers
+        cli_ok("keys", "set-plan", "--store", store, "alpha", "developer")
+        assert key_rows(store)["alpha"] == ("1", "developer", "active")
+        r = c.get("/v2/top-headlines/sources")
+        assert r.headers.get("X-RateLimit-Limit") == "100", r.headers
+        cli_ok("keys", "set-plan", "--store", store, "1", "five", "--config", str(cfg))
+        r = c.get("/v2/top-headlines/sources")
+        assert r.headers.get("X-RateLimit-Limit") == "5", r.headers
+        r = run_cli("keys", "set-plan", "--store", store, "alpha", "no-such-plan")
+        assert r.rc == 2 and "unknown plan 'no-such-plan'" in r.err, repr(r)
+        r = run_cli("keys", "set-plan", "--store", store, "nobody", "business")
+        assert r.rc == 1 and "'nobody'" in r.err, repr(r)
+        assert key_rows(store)["alpha"] == ("1", "five", "active")
+    finally:
+        problems = srv.stop()
+    assert not problems, problems
 
 
 def test_keys_ambiguous_name_refused(tmp_path):
@@ -139,7 +180,9 @@ def test_keys_ambiguous_name_refused(tmp_path):
     cli_ok("keys", "create", "--create", "--store", store, "--name", "twin")
     cli_ok("keys", "create", "--create", "--store", store, "--name", "twin")
     r = run_cli("keys", "disable", "--store", store, "twin")
-    assert r.rc != 0 and r.err.strip(), repr(r)
+    # Exit 1 (docs/configuration.md), and neither key was touched.
+    assert r.rc == 1 and r.err.strip(), repr(r)
+    assert "disabled" not in cli_ok("keys", "list", "--store", store).out
 
 
 S = "{store}"
@@ -183,7 +226,7 @@ def test_a_bad_proxy_in_the_config_is_refused_without_its_password(tmp_path, pro
     conf = tmp_path / "newsd.conf"
     conf.write_text("[outbound]\nproxy = %s\n" % proxy)
     r = run_cli(*command, "--store", store, "--config", conf)
-    assert r.rc != 0, repr(r)
+    assert r.rc == 2, repr(r)  # a config error, as every other
     assert "newsd.conf:2: proxy" in r.err, repr(r)
     assert "PW5ECRET" not in r.err + r.out, repr(r)
 

@@ -60,7 +60,7 @@ def test_a_walk_goes_past_the_result_window(tmp_path):
             for i in range(23)]
     cli_ok("import", "--create", "--store", store, "-",
            stdin="".join(json.dumps(r) + "\n" for r in rows).encode())
-    key = cli_ok("keys", "create", "--store", store, "--plan", "small", "--config",
+    key = cli_ok("keys", "create", "--create", "--store", store, "--plan", "small", "--config",
                  str(conf)).out.strip()
     srv = Server(store, args=["--config", str(conf)])
     try:
@@ -90,7 +90,7 @@ def test_a_walk_has_no_gap_and_no_duplicate_while_articles_come_and_go(tmp_path)
                "source": {"id": None, "name": "F"}} for i in range(40)]
     cli_ok("import", "--create", "--store", store, "-",
            stdin="".join(json.dumps(r) + "\n" for r in base + doomed).encode())
-    key = cli_ok("keys", "create", "--store", store).out.strip()
+    key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
     srv = Server(store)
     stop = threading.Event()
     rounds = [0]

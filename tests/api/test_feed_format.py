@@ -156,7 +156,7 @@ def test_markup_in_articles_is_text_in_the_feed(tmp_path):
                "publishedAt": "2024-05-06T07:08:09Z", "source": {"id": None, "name": "A & B"},
                "urlToImage": "https://img.example.com/x.png?a=1&b=2"}
     cli_ok("import", "--create", "--store", store, "-", stdin=(json.dumps(hostile) + "\n").encode())
-    key = cli_ok("keys", "create", "--store", store).out.strip()
+    key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
     srv = Server(store)
     try:
         c = Client(srv.base, key)
@@ -181,7 +181,7 @@ def test_conditional_get_answers_304_and_does_not_count(tmp_path):
     art = {"url": "https://example.com/1", "title": "Zebra crossing opens",
            "publishedAt": "2024-05-06T07:08:09Z", "source": {"id": None, "name": "Ex"}}
     import_jsonl_create(store, [art])
-    key = cli_ok("keys", "create", "--store", store, "--plan", "five", "--config",
+    key = cli_ok("keys", "create", "--create", "--store", store, "--plan", "five", "--config",
                  str(conf)).out.strip()
     srv = Server(store, args=["--config", str(conf)])
     try:

@@ -412,8 +412,13 @@ def test_a_running_server_follows_pause_and_resume(tmp_path, feed_server):
     srv = CrawlingServer(store, conf)
     try:
         wait_for(rec.paths, lambda p: "/" + GUARDIAN in p, "the active feed's poll")
-        # Several of the crawler's rounds (one a second): the paused feed waits.
-        time.sleep(3)
+        # One more of the crawler's rounds, seen (not slept through): once
+        # the first poll is stored, every feed is made due now and the
+        # active one is polled again; the paused one, due all along, waits.
+        wait_for(lambda: {f["url"]: f for f in feeds_json(store)}[base + GUARDIAN],
+                 lambda f: f["items_total"] > 0, "the first poll stored")
+        cli_ok("feeds", "poll", "--store", store, "--all")
+        wait_for(rec.paths, lambda p: p.count("/" + GUARDIAN) >= 2, "the active feed's 2nd poll")
         assert "/" + HEISE not in rec.paths()
         cli_ok("feeds", "resume", "--store", store, heise)
         wait_for(rec.paths, lambda p: "/" + HEISE in p, "the resumed feed's poll")

@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from harness import (articles_ok, assert_compact, err, ok, parse_json, run_cli, sources_ok, urls)
+from harness import (SLOW, articles_ok, assert_compact, err, ok, parse_json, run_cli, sources_ok,
+                     urls)
 
 EV = "/v2/everything"
 H = "https://newsd.test/"
@@ -125,8 +126,11 @@ def test_a_body_is_refused_unread(api):
     articles_ok(api.get(EV, Q, headers={"Content-Length": "0"}, fresh=True))
 
 
-def _first_answer(api, raw, wait=5.0):
-    """Send raw bytes; return (seconds to the first byte, status line, rest)."""
+def _first_answer(api, raw, wait=5.0 * SLOW):
+    """Send raw bytes; return (seconds to the first byte, status line, rest).
+    A server that waits for bytes never sent (the bug these tests guard
+    against) leaves the status line empty: the client gives up after wait
+    seconds, while the server would wait on. No bound on the server's speed."""
     host, port = api.base[len("http://"):].split(":")
     with socket.create_connection((host, int(port)), timeout=wait) as s:
         t0 = time.monotonic()
@@ -153,9 +157,8 @@ def _first_answer(api, raw, wait=5.0):
     (b"GET /v2/everything?q=a HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n", b"413"),
 ])
 def test_an_announced_body_is_answered_at_once(api, raw, status):
-    took, line, data = _first_answer(api, raw)
+    _, line, data = _first_answer(api, raw)
     assert line.split(b" ")[1:2] == [status], (line, data[:300])
-    assert took < 1.0, took
     assert b'"status":"error"' in data or b"Content-Length" in data
 
 
@@ -169,27 +172,25 @@ def _params_target(n, key=None):
 @pytest.mark.parametrize("n", [1, 100, 1000, 5000])
 def test_many_parameters_are_answered_at_once(api, key, n):
     """A request of n unknown parameters: answered (not hung, not dropped)
-    within a second, with or without a key; over 8 KiB it is a 414."""
+    at once (not after a client's timeout), with or without a key; over 8 KiB it is a 414."""
     for with_key in (False, True):
         target = _params_target(n, key if with_key else None)
         raw = ("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % target).encode()
-        took, line, _ = _first_answer(api, raw)
+        _, line, _ = _first_answer(api, raw)
         if len(target) > 8192:
             want = b"414"
         else:
             want = b"200" if with_key else b"401"
         assert line.split(b" ")[1:2] == [want], (n, with_key, len(target), line)
-        assert took < 1.0, (n, with_key, took)
 
 
 @pytest.mark.parametrize("amps", [1, 1000, 4000, 8100, 40000])
 def test_a_query_of_empty_parameters_is_answered(api, amps):
     """The smallest form of the attack: "/?" and thousands of '&'."""
     raw = b"GET /v2/everything?" + b"&" * amps + b" HTTP/1.1\r\nHost: x\r\n\r\n"
-    took, line, _ = _first_answer(api, raw)
+    _, line, _ = _first_answer(api, raw)
     want = b"414" if amps + len("/v2/everything?") > 8192 else b"401"
     assert line.split(b" ")[1:2] == [want], (amps, line)
-    assert took < 1.0, took
 
 
 @pytest.mark.parametrize("klen", [1, 100, 1000, 4000, 8150, 8200])
@@ -200,16 +201,17 @@ def test_parameter_names_and_values_of_every_length(api, key, klen, vlen):
     target = "/v2/everything?q=plinthor&%s=%s" % ("k" * klen, "v" * vlen)
     raw = ("GET %s HTTP/1.1\r\nHost: x\r\nX-Api-Key: %s\r\nConnection: close\r\n\r\n"
            % (target, key)).encode()
-    took, line, _ = _first_answer(api, raw)
+    _, line, _ = _first_answer(api, raw)
     want = b"414" if len(target) > 8192 else b"200"
     assert line.split(b" ")[1:2] == [want], (klen, vlen, line)
-    assert took < 1.0, took
 
 
-def test_compact_json_with_unescaped_non_ascii(api):
-    r = api.get(EV, [("q", "langcheck OR lencheck OR escapecheck")])
+def test_compact_json_with_unescaped_non_ascii(api, corpus):
+    q = '"langcheck" OR "lencheck" OR "escapecheck"'
+    r = api.get(EV, [("q", q)])
     b = articles_ok(r)
-    assert b["totalResults"] >= 10
+    # The page holds every one of them, so every character below is looked at.
+    assert b["totalResults"] == len(b["articles"]) == len(corpus.everything(q=q)) >= 10
     assert_compact(r.content)
     assert "Montréal".encode() in r.content and "😀".encode() in r.content
     assert b"\\u00e9" not in r.content.lower()

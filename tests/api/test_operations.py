@@ -36,7 +36,7 @@ def test_a_second_serve_on_one_store_is_refused_naming_the_first(tmp_path):
     try:
         second = run_cli("serve", "--store", store, "--listen", "127.0.0.1:0", "--no-crawl",
                          timeout=30 * SLOW)
-        assert second.rc != 0, repr(second)
+        assert second.rc == 1, repr(second)
         assert "pid %d" % first.proc.pid in second.err, repr(second)
         assert "listening on" not in second.out, repr(second)
         # The first one is untouched by the attempt.

@@ -228,7 +228,7 @@ def test_a_feeds_own_pages_setting_wins_and_travels_with_it(tmp_path):
     try:
         bad = run_cli("feeds", "add", "--create", "--store", store, "--config", conf, base + "feed.xml",
                       "--pages", "sometimes")
-        assert bad.rc != 0 and "pages" in bad.err, repr(bad)
+        assert bad.rc == 2 and "pages must be missing, always or never" in bad.err, repr(bad)
         fid = cli_ok("feeds", "add", "--create", "--store", store, "--config", conf, base + "feed.xml",
                      "--pages", "never").out.strip()
         listed = json.loads(cli_ok("feeds", "list", "--store", store, "--format", "json").out)
@@ -259,7 +259,7 @@ def test_a_feeds_own_pages_setting_wins_and_travels_with_it(tmp_path):
         listed = json.loads(cli_ok("feeds", "list", "--store", store, "--format", "json").out)
         assert "pages" not in listed[0], listed
         bad = run_cli("feeds", "edit", "--store", store, fid, "--pages", "often")
-        assert bad.rc != 0 and "--pages" in bad.err, repr(bad)
+        assert bad.rc == 2 and "--pages" in bad.err, repr(bad)
     finally:
         srv.shutdown()
         srv.server_close()

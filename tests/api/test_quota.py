@@ -34,7 +34,17 @@ def three_a_day(tmp_path):
     return store, str(cfg), key
 
 
+def next_midnight():
+    return (int(time.time()) // 86400 + 1) * 86400
+
+
 def remaining(r):
+    """X-RateLimit-Remaining, once the other two headers are checked too:
+    the limit is the plan's 3 whatever is left, and the reset is the next
+    UTC midnight (either side of one, should the test run across it)."""
+    assert int(r.headers["X-RateLimit-Limit"]) == 3, r.headers
+    assert int(r.headers["X-RateLimit-Reset"]) in (next_midnight(), next_midnight() - 86400), \
+        r.headers
     return int(r.headers["X-RateLimit-Remaining"])
 
 

@@ -52,7 +52,7 @@ def test_no_paging(api, corpus, path):
 @pytest.mark.parametrize("path", PATHS)
 def test_malformed_filters(api, path, name, value):
     b = err(api.get(path, [(name, value)]), 400, "parameterInvalid")
-    assert name in b["message"].lower(), b["message"]
+    assert b["message"].startswith("The %s parameter must be " % name), b["message"]
 
 
 @pytest.mark.parametrize("path", PATHS + ["/v2/top-headlines/sources/", "/v2/sources/"])

@@ -7,6 +7,7 @@ phrases, filters, every sort, two pages) give byte-identical bodies, and
 the same bodies as the session's server over its own segments."""
 import collections
 import os
+import re
 import urllib.parse
 
 import pytest
@@ -76,10 +77,22 @@ def get(base, key, params):
     return r.content
 
 
+def split_searches(srv):
+    """newsd_index_split_searches_total: the searches srv ran over two threads."""
+    text = requests.get(srv.base + "/metrics", timeout=30).text
+    m = re.search(r"^newsd_index_split_searches_total (\d+)$", text, re.M)
+    assert m, text[-2000:]
+    return int(m.group(1))
+
+
 def test_a_split_search_answers_as_one_thread(servers, server, store, corpus):
+    """Every request of the split server was split (its counter moved by
+    exactly their number) and none of the other's: equal bodies then say
+    that two threads answer as one, not that neither split."""
     split, single = servers
     key = store.keys["main"]
     reqs = requests_for(corpus)
+    before = split_searches(split), split_searches(single)
     found = 0
     for params in reqs:
         a = get(split.base, key, params)
@@ -90,6 +103,8 @@ def test_a_split_search_answers_as_one_thread(servers, server, store, corpus):
         found += b'"totalResults":0,' not in a
     # the requests do find articles (most of them: a phrase or a filter may not)
     assert found > len(reqs) // 2, (found, len(reqs))
+    assert split_searches(split) - before[0] == len(reqs)
+    assert split_searches(single) == before[1] == 0
 
 
 def test_the_split_servers_hold_many_segments(servers):

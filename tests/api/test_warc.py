@@ -243,7 +243,7 @@ def vintages(tmp_path_factory):
         paths.append(make(str(d / name)))
     s = types.SimpleNamespace(store=store, files=files)
     s.run = cli_ok("import", "--create", "--warc", "--store", store, *paths)
-    key = cli_ok("keys", "create", "--store", store).out.strip()
+    key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
     s.srv = Server(store)
     s.api = Client(s.srv.base, key)
     yield s

@@ -326,6 +326,7 @@ static void engine_stats(struct index_backend *b, struct index_stats *out)
     struct index_engine *e = (struct index_engine *)b;
     out->engine = true;
     out->merging = (uint64_t)eng_merges_running();
+    out->split_searches = eng_split_searches();
     if (e->ccache) {
         size_t bytes;
         eng_ccache_stats(e->ccache, &out->cache_hits, &out->cache_misses, &bytes);

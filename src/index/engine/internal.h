@@ -597,6 +597,8 @@ struct eng_doc_ref {
 int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index_request *req,
                    enum eng_split split, uint64_t *total, int64_t **ids, struct eng_doc_ref **refs,
                    size_t *n, struct err *err);
+/* Searches eng_search_ids ran over two threads in this process, so far. */
+uint64_t eng_split_searches(void);
 
 /* --- page.c --------------------------------------------------------------- */
 

@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -1589,6 +1590,15 @@ static void order_segments(const struct run *r, size_t *segs, size_t n)
     }
 }
 
+/* Searches this process ran over two threads: /metrics shows it, so that a
+ * test (and an operator) can see that searches are split at all. */
+static atomic_uint_fast64_t split_searches;
+
+uint64_t eng_split_searches(void)
+{
+    return (uint64_t)atomic_load(&split_searches);
+}
+
 /* Every segment of the snapshot into r (relevancy: its nHits first, then
  * the idf, then the scores): by two threads when split_deal says so (and a
  * thread can be had), else by this one alone. */
@@ -1639,6 +1649,7 @@ static int run_segments(struct run *r, struct arena *a, enum eng_split split, in
         }
         return 0;
     }
+    atomic_fetch_add(&split_searches, 1);
     part[0].r = *r;
     if (rel) { /* the two halves' nHits, summed into the idf both score with */
         part[0].rc = leaf_hits(&part[0].r, a, part[0].segs, part[0].nsegs, part[0].hits);
