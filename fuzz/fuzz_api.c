@@ -4,8 +4,9 @@
  * once per process in a temporary directory.
  * Input: byte 0 picks the route (and whether a valid key is sent), the rest
  * is the raw query string. Invariants: never a 500 (a store that works
- * cannot fail a request), always a JSON object body with "status", never a
- * 200 when a parameter value holds a NUL byte (%00). */
+ * cannot fail a request), always a JSON object body with "status" (a feed:
+ * well-formed XML, or JSON Feed with its version), never a 200 when a
+ * parameter value holds a NUL byte (%00). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <libxml/parser.h>
 
 #include "api/api.h"
 #include "api/params.h"
@@ -78,7 +80,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     abort(); /* read cut short at the NUL */
         arena_release(&a);
     }
-    if (resp.body && (!resp.content_type || strstr(resp.content_type, "json"))) {
+    if (resp.body && resp.content_type && strstr(resp.content_type, "+xml")) {
+        /* format=rss|atom: whatever the articles hold, well-formed XML */
+        xmlDocPtr doc = xmlReadMemory(resp.body, (int)resp.len, NULL, NULL,
+                                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+        if (!doc)
+            abort();
+        xmlFreeDoc(doc);
+    } else if (resp.body && resp.content_type && strstr(resp.content_type, "feed+json")) {
+        json_t *v = json_loadb(resp.body, resp.len, 0, NULL); /* format=jsonfeed */
+        if (!v || !json_is_string(json_object_get(v, "version")))
+            abort();
+        json_decref(v);
+    } else if (resp.body && (!resp.content_type || strstr(resp.content_type, "json"))) {
         json_error_t jerr;
         json_t *v = json_loadb(resp.body, resp.len, 0, &jerr);
         if (!v || !json_is_object(v) || !json_is_string(json_object_get(v, "status")))
