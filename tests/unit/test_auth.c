@@ -305,7 +305,7 @@ static void a_key_whose_plan_is_not_defined_is_refused(void **state)
     struct fixture *f = *state;
     char key[AUTH_KEY_CHARS + 1];
     make_key(f, NULL, "gold", key);
-    assert_int_equal(check(f, key, T_MAR15_NOON, NULL), AUTH_DISABLED);
+    assert_int_equal(check(f, key, T_MAR15_NOON, NULL), AUTH_PLAN_UNKNOWN);
     struct auth_plan gold = {.name = "gold", .requests_per_day = 7};
     define_plan(f, &gold);
     struct auth_result r;
