@@ -7,6 +7,7 @@ the same body every time, signed with the alert's secret, in order per
 alert."""
 import json
 import os
+import re
 import signal
 import socket
 import time
@@ -315,6 +316,31 @@ def test_a_failing_delivery_logs_the_alert_and_host_but_not_the_webhook_secret(s
         log = site.server.stderr()
         assert "SECRETXYZ" not in log
         assert "alert %d: delivery" % a["id"] in log and host + "/..." in log, log[-2000:]
+        me.request("DELETE", "%s/%d" % (ALERTS, a["id"]))
+    finally:
+        rec.close()
+
+
+def test_a_failing_delivery_is_retried_after_doubling_delays_up_to_the_maximum(site):
+    """docs/api.md: retried after 1 s, 2 s, 4 s ... at most 10 minutes apart
+    (here FAST: 200 ms doubling up to 800 ms). The schedule is read from the
+    log line of each failed attempt (`attempt K in MS ms`), not timed: a
+    loaded machine cannot make it pass or fail."""
+    rec = Receiver(fail_first=10 ** 9)
+    try:
+        me = client(site)
+        a = post(me, alert_body(q="backoffix", webhook=rec.url, secret="b")).json()["alert"]
+        import_jsonl(site.store, [article("backoffix", 0)])
+        pat = re.compile(r"alert %d: delivery \S+ to \S+ failed \(HTTP 500\); attempt (\d+) in "
+                         r"(\d+) ms" % a["id"])
+
+        def schedule():
+            got = [(int(k), int(ms)) for k, ms in pat.findall(site.server.stderr())]
+            return got if len(got) >= 5 else None
+        got = wait_for("five failed attempts", schedule)
+        assert got[:5] == [(2, 200), (3, 400), (4, 800), (5, 800), (6, 800)], got
+        # one delivery, the same id every time
+        assert len({p[0] for p in rec.snapshot()}) == 1
         me.request("DELETE", "%s/%d" % (ALERTS, a["id"]))
     finally:
         rec.close()
