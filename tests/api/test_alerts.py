@@ -17,7 +17,9 @@ import pytest
 import requests
 
 from corpus import DATA
-from harness import SLOW, Client, Server, cli_ok, err, import_jsonl, run_cli
+from http.server import BaseHTTPRequestHandler
+
+from harness import SLOW, Client, Server, cli_ok, err, import_jsonl, run_cli, serve_http
 from webhook import Receiver, check_deliveries
 
 ALERTS = "/v2/alerts"
@@ -344,6 +346,43 @@ def test_a_failing_delivery_is_retried_after_doubling_delays_up_to_the_maximum(s
         me.request("DELETE", "%s/%d" % (ALERTS, a["id"]))
     finally:
         rec.close()
+
+
+def test_a_webhook_that_redirects_is_a_failed_delivery_not_followed(site):
+    """docs/security.md: a webhook answers where it was asked; a redirect
+    (here 307 to another receiver on loopback, which the outbound policy
+    allows) is a failed attempt, retried to the same URL, and the target of
+    the redirect never receives the delivery."""
+    target = Receiver()
+    asked = []
+
+    class Redirect(BaseHTTPRequestHandler):
+        def do_POST(self):
+            asked.append(self.path)
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(307)
+            self.send_header("Location", target.url)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *a):
+            pass
+
+    httpd, base = serve_http(Redirect)
+    try:
+        me = client(site)
+        a = post(me, alert_body(q="redirectix", webhook=base + "moved",
+                                secret="r")).json()["alert"]
+        import_jsonl(site.store, [article("redirectix", 0)])
+        wait_for("two attempts, or one followed", lambda: len(asked) >= 2 or target.snapshot())
+        assert target.snapshot() == []
+        wait_for("the failure's log line", lambda: "alert %d: delivery" % a["id"]
+                 in site.server.stderr() and "(HTTP 307)" in site.server.stderr())
+        me.request("DELETE", "%s/%d" % (ALERTS, a["id"]))
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        target.close()
 
 
 def metric(base, name):
