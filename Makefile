@@ -187,7 +187,8 @@ api-test-asan: $(ASN)/newsd
 # differential tests run the bench query mix, decoded as bench_index decodes
 # it, against both backends (and the single-article matcher).
 $(ASN)/tests/test_index_engine $(ASN)/tests/test_match: $(ASN)/tests/%: tests/unit/%.c \
-        bench/common.c bench/common.h $(ASN)/libnewsd.a
+        bench/common.c bench/common.h tests/unit/test_requests.h tests/unit/test_oracle.h \
+        $(ASN)/libnewsd.a
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(CFLAGS_COMMON) -Wno-missing-prototypes -O1 $(ASAN_FLAGS) -Itests/unit -Ibench -o $@ $< \

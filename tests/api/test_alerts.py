@@ -339,6 +339,68 @@ def test_a_failing_delivery_logs_the_alert_and_host_but_not_the_webhook_secret(s
         rec.close()
 
 
+def test_a_failing_delivery_is_retried_after_doubling_delays_up_to_the_maximum(site):
+    """docs/api.md: retried after 1 s, 2 s, 4 s ... at most 10 minutes apart
+    (here FAST: 200 ms doubling up to 800 ms). The schedule is read from the
+    log line of each failed attempt (`attempt K in MS ms`), not timed: a
+    loaded machine cannot make it pass or fail."""
+    rec = Receiver(fail_first=10 ** 9)
+    try:
+        me = client(site)
+        a = post(me, alert_body(q="backoffix", webhook=rec.url, secret="b")).json()["alert"]
+        import_jsonl(site.store, [article("backoffix", 0)])
+        pat = re.compile(r"alert %d: delivery \S+ to \S+ failed \(HTTP 500\); attempt (\d+) in "
+                         r"(\d+) ms" % a["id"])
+
+        def schedule():
+            got = [(int(k), int(ms)) for k, ms in pat.findall(site.server.stderr())]
+            return got if len(got) >= 5 else None
+        got = wait_for("five failed attempts", schedule)
+        assert got[:5] == [(2, 200), (3, 400), (4, 800), (5, 800), (6, 800)], got
+        # one delivery, the same id every time
+        assert len({p[0] for p in rec.snapshot()}) == 1
+        me.request("DELETE", "%s/%d" % (ALERTS, a["id"]))
+    finally:
+        rec.close()
+
+
+def test_a_webhook_that_redirects_is_a_failed_delivery_not_followed(site):
+    """docs/security.md: a webhook answers where it was asked; a redirect
+    (here 307 to another receiver on loopback, which the outbound policy
+    allows) is a failed attempt, retried to the same URL, and the target of
+    the redirect never receives the delivery."""
+    target = Receiver()
+    asked = []
+
+    class Redirect(BaseHTTPRequestHandler):
+        def do_POST(self):
+            asked.append(self.path)
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(307)
+            self.send_header("Location", target.url)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *a):
+            pass
+
+    httpd, base = serve_http(Redirect)
+    try:
+        me = client(site)
+        a = post(me, alert_body(q="redirectix", webhook=base + "moved",
+                                secret="r")).json()["alert"]
+        import_jsonl(site.store, [article("redirectix", 0)])
+        wait_for("two attempts, or one followed", lambda: len(asked) >= 2 or target.snapshot())
+        assert target.snapshot() == []
+        wait_for("the failure's log line", lambda: "alert %d: delivery" % a["id"]
+                 in site.server.stderr() and "(HTTP 307)" in site.server.stderr())
+        me.request("DELETE", "%s/%d" % (ALERTS, a["id"]))
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        target.close()
+
+
 def metric(base, name):
     for line in requests.get(base + "/metrics").text.splitlines():
         if line.startswith(name + " "):

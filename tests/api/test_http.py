@@ -1,13 +1,15 @@
 """HTTP-level rules of §1, §3 and §8: methods, paths, CORS, limits, JSON form."""
 import gzip
+import os
 import re
 import socket
 import time
 
 import pytest
 
-from harness import (SLOW, articles_ok, assert_compact, err, ok, parse_json, run_cli, sources_ok,
-                     urls)
+from corpus import DATA
+from harness import (SLOW, Client, Server, articles_ok, assert_compact, cli_ok, err, ok,
+                     parse_json, run_cli, sources_ok, urls)
 
 EV = "/v2/everything"
 H = "https://newsd.test/"
@@ -64,6 +66,33 @@ def test_cors_on_every_response(api, case):
         "healthz": lambda: api.get("/healthz", key=None),
     }[case]()
     assert r.headers.get("Access-Control-Allow-Origin") == "*", (case, r.status_code)
+
+
+def test_a_plans_allowed_origins_echo_a_listed_origin_and_never_another(tmp_path):
+    """docs/configuration.md `[plan] allowed_origins`: a listed Origin is sent
+    back in Access-Control-Allow-Origin (blanks or commas between them); any
+    other Origin, or none, gets the first listed one, never itself or `*`."""
+    cfg = tmp_path / "plans.conf"
+    cfg.write_text("[plan web]\nallowed_origins = https://app.example, https://admin.example\n")
+    store = str(tmp_path / "store")
+    cli_ok("import", "--create", "--store", store, os.path.join(DATA, "handmade.jsonl"))
+    key = cli_ok("keys", "create", "--create", "--store", store, "--name", "web", "--plan", "web",
+                 "--config", str(cfg)).out.strip()
+    srv = Server(store, args=["--config", str(cfg)])
+    try:
+        c = Client(srv.base, key)
+        for origin, want in (("https://admin.example", "https://admin.example"),
+                             ("https://app.example", "https://app.example"),
+                             ("https://evil.example", "https://app.example"),
+                             ("https://app.example.evil", "https://app.example"),
+                             (None, "https://app.example")):
+            r = c.get(EV, [("q", "handmade")], headers={"Origin": origin} if origin else {})
+            # (not articles_ok: it asserts the `*` of a plan without origins)
+            assert r.status_code == 200 and r.json()["status"] == "ok", r.text
+            assert r.headers.get("Access-Control-Allow-Origin") == want, (origin, r.headers)
+    finally:
+        problems = srv.stop()
+    assert not problems, problems
 
 
 @pytest.mark.parametrize("prefix", ["/https://newsapi.org", "/http://newsapi.org"])

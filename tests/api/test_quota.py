@@ -185,3 +185,35 @@ def test_a_new_key_does_not_inherit_a_deleted_keys_id_nor_usage(three_a_day):
     finally:
         problems = srv.stop()
     assert not problems, problems
+
+
+def test_the_reset_header_is_when_the_tighter_quota_ends(tmp_path):
+    """docs/configuration.md: X-RateLimit-Reset is the unix second the
+    period ends, from the quota with fewer requests left: the next UTC
+    midnight for a daily one, the first of the next month for a monthly
+    one (also on the apiKeyExhausted answer). The server's clock is fixed."""
+    cfg = tmp_path / "plans.conf"
+    cfg.write_text("[plan daily]\nrequests_per_day = 2\n\n"
+                   "[plan monthly]\nrequests_per_day = 50\nrequests_per_month = 2\n")
+    store = str(tmp_path / "store")
+    cli_ok("import", "--create", "--store", store, os.path.join(DATA, "articles.jsonl"))
+    keys = {p: cli_ok("keys", "create", "--create", "--store", store, "--name", p, "--plan", p,
+                      "--config", str(cfg)).out.strip() for p in ("daily", "monthly")}
+    now = 1773576000  # 2026-03-15T12:00:00Z
+    want = {"daily": 1773619200,  # 2026-03-16T00:00:00Z
+            "monthly": 1775001600}  # 2026-04-01T00:00:00Z
+    srv = Server(store, now=now, args=["--config", str(cfg)])
+    try:
+        for plan, reset in want.items():
+            c = Client(srv.base, keys[plan])
+            for left in (1, 0):
+                r = c.get("/v2/everything", {"q": "the"})
+                articles_ok(r)
+                assert remaining(r) == left, r.headers
+                assert int(r.headers["X-RateLimit-Reset"]) == reset, (plan, r.headers)
+            r = c.get("/v2/everything", {"q": "the"})
+            err(r, 429, "apiKeyExhausted")
+            assert int(r.headers["X-RateLimit-Reset"]) == reset, (plan, r.headers)
+    finally:
+        problems = srv.stop()
+    assert not problems, problems

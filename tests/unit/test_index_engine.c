@@ -42,8 +42,11 @@
 #include "util/arena.h"
 #include "util/err.h"
 
+#include "test_oracle.h" /* after store/log.h: it reads the rows itself */
+
 #define DATA "../data/api/"
 #define RANDOM_QUERIES 400
+#define ORACLE_QUERIES 300
 
 struct fixture {
     char dir[64];
@@ -254,11 +257,109 @@ static void the_bench_query_mix_gives_fts5s_answers(void **state)
     mix_free(&m);
 }
 
-static void random_queries_give_fts5s_answers(void **state)
+static int oracle_doc_cmp(const void *x, const void *y)
 {
-    struct fixture *f = *state;
+    const struct oracle_doc *a = x, *b = y;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static const struct oracle_doc *oracle_find(const struct oracle *o, int64_t id)
+{
+    struct oracle_doc key = {.id = id};
+    return bsearch(&key, o->doc, o->n, sizeof *o->doc, oracle_doc_cmp);
+}
+
+/* One backend's whole matched set against the oracle's answer: every YES
+ * found, nothing found that is NO; with no MAYBE the same total. Returns
+ * the number of YES documents, or -1 when some document was MAYBE. */
+static long oracle_check(const struct oracle *o, struct index_backend *b, const char *name,
+                         const struct index_request *req, const struct oracle_q *tree,
+                         const char *q)
+{
+    struct index_request all = *req;
+    struct index_result r;
+    struct arena a;
+    struct err err;
+    long yes = 0, maybe = 0, found_yes = 0;
+
+    arena_init(&a, 0);
+    err_clear(&err);
+    if (q[0])
+        assert_int_equal(query_parse(&a, q, strlen(q), (struct query_node **)&all.q, &err), 0);
+    all.offset = 0;
+    all.limit = o->n + 1;
+    all.sort = INDEX_SORT_PUBLISHED_DESC;
+    assert_int_equal(b->search(b, &a, &all, &r, &err), 0);
+    assert_int_equal(r.n, r.total);
+    for (size_t i = 0; i < r.n; i++) {
+        const struct oracle_doc *d = oracle_find(o, r.docs[i].id);
+        assert_non_null(d);
+        enum oracle_value v = oracle_filters_pass(d, req)
+                                  ? (tree ? oracle_eval(d, req->q_fields, tree) : ORACLE_YES)
+                                  : ORACLE_NO;
+        if (v == ORACLE_NO)
+            fail_msg("%s: q=[%s] fields=%u from=%lld to=%lld: found id %lld the oracle refuses",
+                     name, q, req->q_fields, (long long)req->from, (long long)req->to,
+                     (long long)d->id);
+        found_yes += v == ORACLE_YES;
+    }
+    for (size_t i = 0; i < o->n; i++) {
+        const struct oracle_doc *d = &o->doc[i];
+        if (!oracle_filters_pass(d, req))
+            continue;
+        enum oracle_value v = tree ? oracle_eval(d, req->q_fields, tree) : ORACLE_YES;
+        yes += v == ORACLE_YES;
+        maybe += v == ORACLE_MAYBE;
+    }
+    if (found_yes != yes)
+        fail_msg("%s: q=[%s] fields=%u from=%lld to=%lld: %ld of the oracle's %ld found", name, q,
+                 req->q_fields, (long long)req->from, (long long)req->to, found_yes, yes);
+    if (maybe == 0)
+        assert_int_equal(r.total, (uint64_t)yes);
+    arena_release(&a);
+    return maybe ? -1 : yes;
+}
+
+/* The oracle's random requests on both backends. */
+static void oracle_queries_agree(struct fixture *f)
+{
+    struct oracle o;
+    size_t exact = 0, exact_matches = 0;
+
+    oracle_load(&o, store_sqlite_path(f->s));
+    assert_true(o.n > 0 && o.n_vocab > 100);
+    qsort(o.doc, o.n, sizeof *o.doc, oracle_doc_cmp);
+    srand(20261128);
+    for (int i = 0; i < ORACLE_QUERIES; i++) {
+        struct arena a;
+        struct index_request req;
+        struct oracle_q *tree;
+        char q[8192];
+        arena_init(&a, 0);
+        oracle_request_random(&o, &f->c, &a, &req, &tree, q, sizeof q);
+        long y = oracle_check(&o, f->eng, "engine", &req, tree, q);
+        assert_int_equal(oracle_check(&o, f->fts, "fts5", &req, tree, q), y);
+        exact += y >= 0;
+        exact_matches += y > 0;
+        arena_release(&a);
+    }
+    print_message("oracle: %d queries over %zu rows, %zu decided on every row, %zu of them with "
+                  "matches\n",
+                  ORACLE_QUERIES, o.n, exact, exact_matches);
+    /* the generator asks questions the oracle can settle, with answers */
+    assert_true(exact > ORACLE_QUERIES / 4);
+    assert_true(exact_matches > ORACLE_QUERIES / 10);
+    oracle_release(&o);
+}
+
+/* The random set (learnt again from the rows as they are now): every query
+ * with the same page and total on both backends, then the oracle's. Run
+ * after every step that changes the rows or the segments. */
+static void random_set_agrees(struct fixture *f)
+{
     size_t run = 0, with_matches = 0;
 
+    test_corpus_release(&f->c);
     learn_corpus(f);
     srand(20261123);
     for (int i = 0; run < RANDOM_QUERIES && i < 20 * RANDOM_QUERIES; i++) {
@@ -276,6 +377,13 @@ static void random_queries_give_fts5s_answers(void **state)
                   run, with_matches, f->rel_same, f->rel_total);
     assert_int_equal(run, RANDOM_QUERIES);
     assert_true(with_matches > RANDOM_QUERIES / 4); /* the generator finds real matches */
+    if (!getenv(DIFF_STORE_ENV))
+        oracle_queries_agree(f);
+}
+
+static void random_queries_give_fts5s_answers(void **state)
+{
+    random_set_agrees(*state);
 }
 
 static uint64_t total_of(struct index_backend *b, const char *q)
@@ -307,6 +415,7 @@ static void an_upsert_replaces_and_new_rows_are_found_at_once(void **state)
     assert_int_equal(total_of(f->eng, "glimmerfen"), total_of(f->fts, "glimmerfen"));
     assert_int_equal(total_of(f->eng, NULL), total_of(f->fts, NULL));
     assert_true(total_of(f->eng, NULL) >= all);
+    random_set_agrees(f); /* every page, not only these totals */
 }
 
 static void a_deleted_row_leaves_the_index(void **state)
@@ -331,6 +440,7 @@ static void a_deleted_row_leaves_the_index(void **state)
         usleep(50 * 1000);
     assert_int_equal(total_of(f->eng, NULL), before - 3);
     assert_int_equal(total_of(f->fts, NULL), before - 3);
+    random_set_agrees(f);
 }
 
 /* A delete through the store (retention, `articles delete`) reaches the
@@ -404,6 +514,7 @@ static void many_small_batches_are_merged_and_still_agree(void **state)
         same_answer(f, &req, "batch");
     }
     arena_release(&a);
+    random_set_agrees(f);
 }
 
 static void a_spent_time_budget_is_a_timeout(void **state)
@@ -809,6 +920,7 @@ static void a_damaged_index_directory_is_rebuilt_from_the_table(void **state)
     engine_reopen(f);
     assert_false(engine_loaded(f->eng));
     engine_agrees_with_the_table(f);
+    random_set_agrees(f); /* the index built again answers as before */
 }
 
 /* Segments of 37 documents from the build: the background merges (a
@@ -854,11 +966,13 @@ static void background_merges_keep_every_answer(void **state)
         }
         arena_release(&a);
     }
-    engine_reopen(f); /* after a checkpoint at close: the merged files */
+    random_set_agrees(f); /* the merged segments, before any reopen */
+    engine_reopen(f);     /* after a checkpoint at close: the merged files */
     assert_true(engine_loaded(f->eng));
     f->eng->stats(f->eng, &st);
     assert_true(st.segments < built);
     engine_agrees_with_the_table(f);
+    random_set_agrees(f);
 }
 
 /* A second process on the same store reads the files but does not write
@@ -883,6 +997,7 @@ static void a_second_opener_reads_the_files_without_writing(void **state)
     other->free(other);
     assert_int_equal(stat(path, &after), 0);
     assert_int_equal(before.st_ino, after.st_ino); /* the reader replaced nothing */
+    random_set_agrees(f);
 }
 
 static struct fixture *shared;

@@ -20,6 +20,7 @@
 
 #define MAX_WORDS 3000
 #define MAX_TITLES 600
+#define MAX_TIMES 4000
 
 struct test_corpus {
     char *words[MAX_WORDS]; /* frequent words first (met first) */
@@ -29,6 +30,8 @@ struct test_corpus {
     char *sources[64], *domains[64];
     size_t n_sources, n_domains;
     int64_t t_min, t_max;
+    int64_t times[MAX_TIMES]; /* publication seconds, for windows on a boundary */
+    size_t n_times;
 };
 
 static void test_corpus_release(struct test_corpus *f)
@@ -80,6 +83,8 @@ static void test_corpus_learn(struct test_corpus *f, const struct article *arts,
             f->t_min = art->published_at;
         if (art->published_at > f->t_max)
             f->t_max = art->published_at;
+        if (f->n_times < MAX_TIMES)
+            f->times[f->n_times++] = art->published_at;
         if (art->title)
             text_tokenize(art->title, strlen(art->title), collect_token, &line);
         if (line && f->n_titles < MAX_TITLES)
@@ -183,6 +188,32 @@ static void random_q(struct test_corpus *f, char *out, size_t cap)
     }
 }
 
+/* A window whose from and/or to is an article's own publication second or
+ * one second either side: an off-by-one at a boundary (> for >=) changes
+ * the answer only there, and random spans almost never land on one. */
+static void boundary_window(struct test_corpus *f, struct index_request *req)
+{
+    int64_t t = f->times[rnd((unsigned)f->n_times)];
+    int64_t u = f->times[rnd((unsigned)f->n_times)];
+    int64_t d = (int64_t)rnd(3) - 1, e = (int64_t)rnd(3) - 1;
+    switch (rnd(4)) {
+    case 0:
+        req->from = t + d; /* open to */
+        break;
+    case 1:
+        req->to = t + d; /* open from */
+        break;
+    case 2:
+        req->from = t + d; /* a few seconds around one article */
+        req->to = t + e;
+        break;
+    default:
+        req->from = (t < u ? t : u) + d; /* between two articles' seconds */
+        req->to = (t < u ? u : t) + e;
+        break;
+    }
+}
+
 static const char *const langs[] = {"en", "de", "fr", "es", "it", "ru", "ar", "zh", "he", "xx"};
 
 static bool random_request(struct test_corpus *f, struct arena *a, struct index_request *req,
@@ -248,13 +279,16 @@ static bool random_request(struct test_corpus *f, struct arena *a, struct index_
         req->to = req->from + (int64_t)(rand() % (span > 0 ? span : 1));
         if (rnd(4) == 0)
             req->to = req->from - 1; /* an empty window */
+    } else if (f->n_times > 0 && rnd(3) == 0) {
+        boundary_window(f, req);
     }
     req->sort = (enum index_sort)rnd(4);
     req->limit = (size_t[]){1, 10, 100}[rnd(3)];
     req->offset = req->limit * rnd(3);
-    snprintf(desc, cap, "q=[%s] fields=%u sort=%d lang=%s n_src=%zu n_dom=%zu excl=%zu", q,
+    snprintf(desc, cap,
+             "q=[%s] fields=%u sort=%d lang=%s n_src=%zu n_dom=%zu excl=%zu from=%lld to=%lld", q,
              req->q_fields, (int)req->sort, req->language ? req->language : "-", req->n_sources,
-             req->n_domains, req->n_exclude_domains);
+             req->n_domains, req->n_exclude_domains, (long long)req->from, (long long)req->to);
     return true;
 }
 
