@@ -209,7 +209,8 @@ def test_the_reset_header_is_when_the_tighter_quota_ends(tmp_path):
             for left in (1, 0):
                 r = c.get("/v2/everything", {"q": "the"})
                 articles_ok(r)
-                assert remaining(r) == left, r.headers
+                assert int(r.headers["X-RateLimit-Remaining"]) == left, r.headers
+                assert int(r.headers["X-RateLimit-Limit"]) == 2, r.headers
                 assert int(r.headers["X-RateLimit-Reset"]) == reset, (plan, r.headers)
             r = c.get("/v2/everything", {"q": "the"})
             err(r, 429, "apiKeyExhausted")
