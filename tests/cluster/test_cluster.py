@@ -156,6 +156,12 @@ def test_nodes_match_embedded_mode_through_failures(pg, cluster):
                  lambda: not A.health()[1]["store_reachable"])
         # What an operator alerts on is in /metrics too (issue 30 item 7).
         assert cluster_metrics(A)["newsd_cluster_store_reachable"] == 0
+        # What PostgreSQL says as it goes (its FATAL to open connections)
+        # reaches the log as newsd's own lines, not as libpq's raw ones,
+        # which broke --log-format json (issue 30 item 7).
+        raw = [l for l in A.stderr().splitlines()
+               if l.strip() and not re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", l)]
+        assert not raw, raw
         pg.start()
         import_both(uri, emb, parts[8])
         wait_converged(pg, uri, [A])
