@@ -326,7 +326,11 @@ $(REL)/bench/bench_pages: bench/bench_pages.c $(REL)/libnewsd.a
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(CFLAGS_COMMON) -O2 -o $@ $< $(REL)/libnewsd.a $(PKG_LIBS) $(LIBS_EXTRA)
-bench-pages: deps $(REL)/bench/bench_pages
+$(REL)/bench/pages_extract: bench/pages_extract.c $(REL)/libnewsd.a
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(CFLAGS_COMMON) -O2 -o $@ $< $(REL)/libnewsd.a $(PKG_LIBS) $(LIBS_EXTRA)
+bench-pages: deps $(REL)/bench/bench_pages $(REL)/bench/pages_extract
 	@mkdir -p build
 	$(PYTHON) bench/pages_readability.py tests/data/pages > build/pages-readability.jsonl
 	$(REL)/bench/bench_pages tests/data/pages build/pages-readability.jsonl

@@ -36,6 +36,7 @@
 
 #include "ingest/extract_internal.h"
 #include "util/err.h"
+#include "util/url.h"
 #include "util/utf8.h"
 
 #include "util/banned.h"
@@ -49,6 +50,11 @@
 #define READERABLE_MIN_CHARS 140
 #define READERABLE_MIN_SCORE 20.0
 #define CLASS_MAX 256 /* bytes of class + id looked at */
+#define DECLARED_MIN_CHARS 100    /* main text of a page that says it is an article */
+#define UNDECLARED_MIN_CHARS 400  /* main text of a page that says nothing, gate failed */
+#define TEXT_MAX_LINKS 0.25f      /* share of link text in such a main text */
+#define PAGE_MAX_LINKS 0.5f       /* a page whose text is more links is an index */
+#define SECTION_MAX_CHARS 24      /* bytes of a section's name in its URL ("/politik/") */
 
 enum attempt_flags {
     STRIP_UNLIKELY = 1 << 0,
@@ -83,6 +89,7 @@ struct ctx {
     struct nfo *f;
     struct arena *a;
     const char *title; /* the page's title, folded, for heading duplicates */
+    float page_links;  /* share of the visible text that is link text */
     int rc;
 };
 
@@ -879,6 +886,7 @@ static int attempt(struct ctx *c, unsigned flags, struct pick *pk, struct buf *o
             f[i].gone = 0;
         sum_pass(c);
         *readerable = readerable_test(c);
+        c->page_links = link_density(&f[0]);
     }
     mark_gone(c, flags);
     sum_pass(c);
@@ -1020,6 +1028,100 @@ static char *byline_of_page(struct ctx *c)
     return NULL;
 }
 
+/* ---- article or not ---------------------------------------------------------- */
+
+/* "index", "index.html", "default.aspx", "home", "start.php": a home page's
+ * file name. */
+static bool is_home_file(const char *p, size_t n)
+{
+    static const char *const names[] = {"index", "default", "home", "start", "startseite", "main"};
+    size_t stem = 0;
+    while (stem < n && p[stem] != '.')
+        stem++;
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strlen(names[k]) == stem && strncasecmp(p, names[k], stem) == 0)
+            return true;
+    return false;
+}
+
+/* The path of url, the archived URL's when it is a Wayback Machine one
+ * ("/web/20160526181643/http://example.com/"). */
+static void page_path(const char *url, struct url_parts *u)
+{
+    url_split(url, strlen(url), u);
+    const char *p = u->path;
+    if (u->path_len > 5 && strncmp(p, "/web/", 5) == 0) {
+        const char *inner = strstr(p + 5, "/http");
+        if (inner && inner < p + u->path_len)
+            url_split(inner + 1, strlen(inner + 1), u);
+    }
+}
+
+/* A site's home page: nothing, or a home file, after the host, and no
+ * query (WordPress's "/?p=123" is an article). */
+static bool url_is_site_root(const char *url)
+{
+    struct url_parts u;
+    page_path(url, &u);
+    if (!u.authority || (u.query && u.query_len > 0))
+        return false;
+    const char *p = u.path;
+    size_t n = u.path_len;
+    while (n > 0 && *p == '/')
+        p++, n--;
+    return n == 0 || (memchr(p, '/', n) == NULL && is_home_file(p, n));
+}
+
+/* A section's index: one short path segment of letters that ends with '/'
+ * ("/politik/", "/news/"); an article's slug has digits or dashes. */
+static bool url_is_section(const char *url)
+{
+    struct url_parts u;
+    page_path(url, &u);
+    if (!u.authority || (u.query && u.query_len > 0) || u.path_len < 3)
+        return false;
+    const char *p = u.path;
+    size_t n = u.path_len;
+    if (p[0] != '/' || p[n - 1] != '/' || n - 2 > SECTION_MAX_CHARS)
+        return false;
+    for (size_t i = 1; i + 1 < n; i++)
+        if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z')))
+            return false;
+    return true;
+}
+
+/* Share of link text in the picked main text. */
+static float pick_links(const struct ctx *c, const struct pick *pk)
+{
+    uint32_t t = 0, l = 0;
+    for (uint32_t k = 0; k < pk->n; k++) {
+        t += c->f[pk->nodes[k]].tlen;
+        l += c->f[pk->nodes[k]].llen;
+    }
+    return t ? (float)l / (float)t : 0.0f;
+}
+
+/* Whether the page holds an article (docs/extraction.md, "Article or
+ * not"): a home page never does, whatever it declares; a page that says it
+ * is an article does when it has a main text at all, since Firefox's
+ * gate (gate) misses briefs, lists and text in <div>s; a page of links or
+ * a section's index does not; one that says "website" needs the gate; one
+ * that says nothing needs the gate or a longer main text of few links. */
+static bool page_is_article(const struct ctx *c, const struct pick *pk, enum xmeta_kind kind,
+                            const char *url, bool gate, size_t chars)
+{
+    if (url && url_is_site_root(url))
+        return false;
+    float text_links = pick_links(c, pk);
+    if (kind == XMETA_ARTICLE)
+        return gate || chars >= DECLARED_MIN_CHARS;
+    if (text_links > PAGE_MAX_LINKS || (url && url_is_section(url)))
+        return false;
+    if (gate || kind == XMETA_WEBSITE)
+        return gate;
+    return chars >= UNDECLARED_MIN_CHARS && text_links < TEXT_MAX_LINKS;
+}
+
 int extract_page(struct arena *a, const char *page, size_t len, const struct extract_options *opt,
                  struct extracted_page *out)
 {
@@ -1033,6 +1135,7 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
     char *html_owned = NULL;
     size_t html_len = 0;
     const char *base = NULL;
+    enum xmeta_kind kind = XMETA_UNDECLARED;
     int rc;
     memset(out, 0, sizeof *out);
     buf_init(&text, 0);
@@ -1046,7 +1149,7 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
     rc = xdom_build(&d, html, html_len);
     if (rc < 0)
         goto out;
-    rc = xmeta_read(&d, a, opt ? opt->url : NULL, out, &base);
+    rc = xmeta_read(&d, a, opt ? opt->url : NULL, out, &base, &kind);
     if (rc < 0)
         goto out;
 
@@ -1060,7 +1163,7 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
     page_pass(&c);
     if (!out->byline)
         out->byline = byline_of_page(&c);
-    size_t best_try = 0;
+    size_t best_try = 0, best_chars = 0;
     for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
         rc = attempt(&c, tries[t], &pk, &text, t == 0 ? &out->readerable : NULL);
         if (rc < 0)
@@ -1070,6 +1173,7 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
             buf_reset(&best);
             buf_append(&best, text.data ? text.data : "", text.len);
             best_try = t;
+            best_chars = chars;
         }
         if (chars >= RETRY_BELOW_CHARS)
             break;
@@ -1087,6 +1191,8 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
     if (!out->text)
         goto out;
     out->text_len = best.len;
+    out->readerable = page_is_article(&c, &pk, kind, opt ? opt->url : NULL, out->readerable,
+                                      best_chars);
     if (!out->image)
         out->image = lead_image(&c, &pk, base);
     if (!out->excerpt)

@@ -130,12 +130,22 @@ char *xtext_clean(struct arena *a, const char *s, size_t n, size_t max, bool une
 /* True when s holds word (lower case ASCII) in any case. */
 bool xtext_has_ci(const char *s, const char *word);
 
+/* What the page says it is: og:type "article..." or a JSON-LD object of an
+ * article type (NewsArticle, BlogPosting, ...) is XMETA_ARTICLE, else
+ * og:type "website" is XMETA_WEBSITE, else XMETA_UNDECLARED. */
+enum xmeta_kind {
+    XMETA_UNDECLARED = 0,
+    XMETA_ARTICLE,
+    XMETA_WEBSITE,
+};
+
 /* Metadata of the page (extract_meta.c): everything but text and
  * readerable. url resolves relative links (may be NULL); *base_out is the
- * base they resolve against (<base href>, else url; may be NULL). */
+ * base they resolve against (<base href>, else url; may be NULL); *kind_out
+ * what the page declares itself. */
 struct extracted_page;
 int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct extracted_page *out,
-               const char **base_out);
+               const char **base_out, enum xmeta_kind *kind_out);
 
 /* Element i says it holds the author's name: rel=author, itemprop=author,
  * or a class or id with byline, author, dateline or writtenby in it. */

@@ -48,6 +48,7 @@ enum mfield {
     MF_IMAGE,
     MF_URL,
     MF_LOCALE,
+    MF_TYPE,
     MF_COUNT
 };
 
@@ -88,6 +89,7 @@ static const struct {
     {"og:url", MF_URL},
     {"og:locale", MF_LOCALE},
     {"content-language", MF_LOCALE},
+    {"og:type", MF_TYPE},
 };
 #define N_META_NAMES (sizeof meta_names / sizeof meta_names[0])
 
@@ -100,6 +102,7 @@ struct meta_state {
     /* from JSON-LD */
     char *ld_title, *ld_name, *ld_headline, *ld_author, *ld_desc, *ld_published, *ld_image,
         *ld_site;
+    bool ld_article; /* a JSON-LD object of an article type */
     uint32_t title_node, html_node, base_node, canonical_node, image_src_node, time_node;
 };
 
@@ -188,6 +191,7 @@ static char *json_image(struct meta_state *m, const json_t *v)
 
 static void jsonld_article(struct meta_state *m, const json_t *o)
 {
+    m->ld_article = true;
     if (!m->ld_title) {
         m->ld_name = json_str(m, json_object_get(o, "name"));
         m->ld_headline = json_str(m, json_object_get(o, "headline"));
@@ -577,8 +581,20 @@ static char *attr_url(struct meta_state *m, uint32_t i, enum xattr name, const c
     return v ? xmeta_url(m->a, v, n, base) : NULL;
 }
 
+/* og:type "article", "article:...", or JSON-LD says article; og:type
+ * "website" says home or index page. */
+static enum xmeta_kind kind_of(struct meta_state *m)
+{
+    char *t = first_of(m, MF_TYPE);
+    if (m->ld_article || (t && strncasecmp(t, "article", 7) == 0))
+        return XMETA_ARTICLE;
+    if (t && strcasecmp(t, "website") == 0)
+        return XMETA_WEBSITE;
+    return XMETA_UNDECLARED;
+}
+
 int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct extracted_page *out,
-               const char **base_out)
+               const char **base_out, enum xmeta_kind *kind_out)
 {
     struct meta_state m = {.d = d, .a = a};
     uint32_t heads[TITLE_HEADINGS];
@@ -640,6 +656,7 @@ int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct ex
             base = b;
     }
     *base_out = base;
+    *kind_out = kind_of(&m);
 
     /* title: JSON-LD's name or headline (when they differ, the one that
      * says more of the <title>), the <meta> titles, the <title> cut */
