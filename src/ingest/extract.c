@@ -991,20 +991,66 @@ static char *first_paragraph(struct ctx *c, const struct pick *pk)
 }
 
 #define BYLINE_MAX_CHARS 100
+#define BYLINE_MAX_UP 64 /* ancestors looked at for a comment or widget */
 
-/* The author's line when the metadata has none: the first element outside
- * the boilerplate that says it holds the author, with a short text (its
- * itemprop=name part when it has one). It leaves the main text. */
-static char *byline_of_page(struct ctx *c)
+/* A word of the class or id list v starts with w ("comment-author",
+ * "sidebar-main"; not "sticky-sidebar-parent", which says nothing). */
+static bool class_word_starts(const char *v, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = v; p && *p; p++)
+        if ((p == v || p[-1] == ' ') && strncasecmp(p, w, n) == 0)
+            return true;
+    return false;
+}
+
+/* Element i sits in a comment, a widget or a sidebar, whose author lines
+ * are readers' or other articles'. */
+static bool in_other_voice(const struct xdom *d, uint32_t i)
+{
+    static const char *const words[] = {"comment", "widget", "sidebar", "related", "footer",
+                                        "teaser", "recommend"};
+    int up = BYLINE_MAX_UP;
+    for (; i != 0 && up-- > 0; i = d->nodes[i].parent) {
+        enum xtag t = (enum xtag)d->nodes[i].tag;
+        if (t == XTAG_body) /* its classes describe the whole page ("has-sidebar") */
+            return false;
+        if (t == XTAG_nav) /* an <aside> or <footer> may well hold the article's author */
+            return true;
+        const char *v[2] = {xdom_attr(d, i, XATTR_class, NULL), xdom_attr(d, i, XATTR_id, NULL)};
+        for (int k = 0; k < 2; k++)
+            for (size_t w = 0; v[k] && w < sizeof words / sizeof words[0]; w++)
+                if (class_word_starts(v[k], words[w]))
+                    return true;
+    }
+    return false;
+}
+
+/* The names in the author's line from node from, or NULL. */
+static char *byline_names(struct ctx *c, uint32_t from, const char *site)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    xdom_text_line(c->d, from, &b, EXTRACT_MAX_FIELD);
+    char *s = b.len ? xtext_clean(c->a, b.data, b.len, EXTRACT_MAX_FIELD, false, &c->rc) : NULL;
+    buf_release(&b);
+    return xmeta_byline_clean(c->a, s, site, &c->rc);
+}
+
+/* The author's line when the metadata has none: the first visible element
+ * outside comments and widgets that says it holds the author, with a short
+ * text that names someone (its itemprop=name part when it has one, else
+ * the whole line less its labels and date). It leaves the main text. */
+static char *byline_in(struct ctx *c, const char *site, unsigned flags)
 {
     const struct xdom *d = c->d;
     struct nfo *f = c->f;
-    mark_gone(c, STRIP_UNLIKELY);
+    mark_gone(c, flags);
     sum_pass(c);
     for (uint32_t i = 1; i < d->n; i++) {
         if (f[i].gone || d->nodes[i].tag == XTAG_TEXT || !xmeta_marks_author(d, i))
             continue;
-        if (f[i].tlen == 0 || f[i].tlen > BYLINE_MAX_CHARS)
+        if (f[i].tlen == 0 || f[i].tlen > BYLINE_MAX_CHARS || in_other_voice(d, i))
             continue;
         uint32_t from = i, end = xdom_subtree_end(d, i);
         for (uint32_t k = i + 1; k < end; k++) {
@@ -1013,19 +1059,22 @@ static char *byline_of_page(struct ctx *c)
                 break;
             }
         }
-        struct buf b;
-        buf_init(&b, 0);
-        xdom_text_line(d, from, &b, EXTRACT_MAX_FIELD);
-        char *s = b.len ? xtext_clean(c->a, b.data, b.len, EXTRACT_MAX_FIELD, false, &c->rc) : NULL;
-        buf_release(&b);
+        char *s = byline_names(c, from, site);
         if (s) {
-            f[i].invisible = 1;
-            for (uint32_t k = i + 1; k < end; k++)
+            for (uint32_t k = i; k < end; k++)
                 f[k].invisible = 1;
             return s;
         }
     }
     return NULL;
+}
+
+/* Outside the boilerplate first (a menu's "Sign in" may have an author
+ * class), then in it: a theme's entry header often says "header". */
+static char *byline_of_page(struct ctx *c, const char *site)
+{
+    char *s = byline_in(c, site, STRIP_UNLIKELY);
+    return s ? s : byline_in(c, site, 0);
 }
 
 /* ---- article or not ---------------------------------------------------------- */
@@ -1162,7 +1211,7 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
     c.f[0].block = 1;
     page_pass(&c);
     if (!out->byline)
-        out->byline = byline_of_page(&c);
+        out->byline = byline_of_page(&c, out->site_name);
     size_t best_try = 0, best_chars = 0;
     for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
         rc = attempt(&c, tries[t], &pk, &text, t == 0 ? &out->readerable : NULL);
