@@ -35,6 +35,7 @@
 #include <strings.h>
 
 #include "ingest/extract_internal.h"
+#include "util/ascii.h"
 #include "util/err.h"
 #include "util/url.h"
 #include "util/utf8.h"
@@ -594,6 +595,16 @@ static void remove_node(struct ctx *c, uint32_t i)
     n->gone = 1;
 }
 
+/* Remove node i and mark what is below it gone too, so that a later
+ * look at one of them does not take its sums off a second time. */
+static void remove_subtree(struct ctx *c, uint32_t i)
+{
+    remove_node(c, i);
+    uint32_t end = xdom_subtree_end(c->d, i);
+    for (uint32_t k = i + 1; k < end; k++)
+        c->f[k].gone = 1;
+}
+
 static bool has_ancestor_tag(const struct xdom *d, uint32_t i, enum xtag t, int max_up)
 {
     for (uint32_t up = d->nodes[i].parent; up != 0 && max_up-- > 0; up = d->nodes[up].parent)
@@ -696,28 +707,132 @@ static bool repeats_title(struct ctx *c, uint32_t i)
     return same;
 }
 
+#define LINE_MAX_CHARS 200   /* a boilerplate line is short */
+#define CREDIT_MAX_CHARS 120 /* a photo credit, a copyright line */
+#define LEAD_MAX_CHARS 60    /* "Read more:" alone leads what follows it */
+
+/* How a short line of the page starts when it is no part of the article:
+ * pointers to other articles, the footer's asks, tag lists. Lower case;
+ * ASCII case is folded, other letters are written both ways. */
+static const char *const other_lines[] = {
+    "read more", "read also", "related", "see also", "don't miss", "don\u2019t miss",
+    "you might also like", "you may also like", "more from", "more on this", "recommended",
+    "lea también", "lea más", "lea:", "lee también", "leer más", "lire aussi", "à lire aussi",
+    "a lire aussi", "voir aussi", "lesen sie auch", "lesen sie hier", "lesen sie mehr",
+    "auch interessant", "das könnte sie auch", "das könnte dich auch", "mehr zum thema",
+    "zum weiterlesen", "weiterlesen", "schon gelesen", "auch lesen", "auch auf ",
+    "ähnliche artikel", "weitere artikel", "neueste artikel", "entdecke weitere", "czytaj też",
+    "czytaj także", "zobacz też", "zobacz także", "przeczytaj też", "about the author",
+    "über den autor", "über die autorin", "sign up for", "subscribe to our", "newsletter",
+    "have a tip", "got a tip", "kommentar verfassen", "kommentieren", "wird geladen",
+    "war der artikel", "möchten sie den artikel", "share this", "diesen artikel teilen",
+    "tags:", "schlagwörter", "schlagworte", "stichwörter", "etiquetas:", "tagi:", "mots-clés",
+    "filed under", "posted in", "kategorie:", "categories:", "alle angaben ohne gewähr"};
+
+/* A short line that credits a photo or holds the copyright. */
+static const char *const credit_lines[] = {"©", "(c) ", "copyright", "foto:", "fotos:",
+                                           "photo:", "photos:", "bild:", "bilder:",
+                                           "titelbild:", "image:", "credit:", "photo credit",
+                                           "bildquelle", "quelle:", "source:", "fuente:"};
+
+/* s starts with one of list; when long, only with a label (the phrase
+ * then a ':', "Read more: ...") and not with a sentence ("Related to the
+ * plan, ..."). */
+static bool starts_any(const char *s, const char *const *list, size_t n, bool long_line)
+{
+    for (size_t k = 0; k < n; k++) {
+        size_t len = strlen(list[k]);
+        if (strncmp(s, list[k], len) != 0)
+            continue;
+        if (!long_line || list[k][len - 1] == ':' || s[len] == ':' ||
+            (s[len] == ' ' && s[len + 1] == ':'))
+            return true;
+    }
+    return false;
+}
+
+/* Element i is a short line that is no part of the article (docs/
+ * extraction.md, "Lines that are not the article"). */
+static bool is_other_line(struct ctx *c, uint32_t i)
+{
+    uint32_t len = c->f[i].tlen;
+    if (len == 0 || len > LINE_MAX_CHARS)
+        return false;
+    struct buf b;
+    buf_init(&b, 0);
+    xdom_text_line(c->d, i, &b, 96);
+    bool other = false;
+    if (b.len > 0 && !buf_error(&b)) {
+        ascii_lower_str(b.data);
+        bool long_line = len > LEAD_MAX_CHARS;
+        other = starts_any(b.data, other_lines, sizeof other_lines / sizeof other_lines[0],
+                           long_line) ||
+                (len <= CREDIT_MAX_CHARS &&
+                 starts_any(b.data, credit_lines, sizeof credit_lines / sizeof credit_lines[0],
+                            false));
+    }
+    buf_release(&b);
+    return other;
+}
+
+/* The element after i, when it is what a lead line ("Related:") leads: a
+ * list, or mostly links. */
+static uint32_t led_by(struct ctx *c, uint32_t i)
+{
+    if (c->f[i].tlen > LEAD_MAX_CHARS)
+        return 0;
+    uint32_t k = c->d->nodes[i].next;
+    while (k && c->d->nodes[k].tag == XTAG_TEXT && c->f[k].chars == 0)
+        k = c->d->nodes[k].next;
+    if (!k || c->d->nodes[k].tag == XTAG_TEXT || c->f[k].gone)
+        return 0;
+    enum xtag t = (enum xtag)c->d->nodes[k].tag;
+    return t == XTAG_ul || t == XTAG_ol || link_density(&c->f[k]) > 0.5f ? k : 0;
+}
+
+static bool tag_is_line(enum xtag t)
+{
+    return t == XTAG_p || t == XTAG_div || t == XTAG_li || t == XTAG_figcaption ||
+           t == XTAG_section || t == XTAG_aside || t == XTAG_span || t == XTAG_strong ||
+           t == XTAG_b || t == XTAG_em || (tag_is_heading(t) && t != XTAG_h1);
+}
+
 static void clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned flags)
 {
     const struct xdom *d = c->d;
     struct nfo *f = c->f;
     bool title_seen = false;
+    /* a removed subtree is skipped whole: its nodes' sums are off its
+     * ancestors already */
     for (uint32_t i = root; i < end; i++) {
         enum xtag t = (enum xtag)d->nodes[i].tag;
         if (f[i].gone || t == XTAG_TEXT)
             continue;
         if ((t == XTAG_h1 || t == XTAG_h2) && !title_seen && repeats_title(c, i)) {
             title_seen = true;
-            remove_node(c, i);
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
             continue;
         }
         if ((t == XTAG_h1 || t == XTAG_h2) && (flags & WEIGHT_CLASSES) && f[i].weight < 0) {
-            remove_node(c, i);
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
             continue;
         }
         if (t == XTAG_footer || t == XTAG_aside || t == XTAG_nav || t == XTAG_form ||
             t == XTAG_fieldset) {
-            if (i != root)
-                remove_node(c, i);
+            if (i != root) {
+                remove_subtree(c, i);
+                i = xdom_subtree_end(d, i) - 1;
+            }
+            continue;
+        }
+        if (i != root && tag_is_line(t) && is_other_line(c, i)) {
+            uint32_t k = led_by(c, i);
+            if (k)
+                remove_subtree(c, k);
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
             continue;
         }
         const char *klass = xdom_attr(d, i, XATTR_class, NULL);
@@ -725,7 +840,8 @@ static void clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned flag
         if (i != root && f[i].tlen < 500 &&
             ((klass && (xtext_has_ci(klass, "share") || xtext_has_ci(klass, "sharedaddy"))) ||
              (id && xtext_has_ci(id, "share")))) {
-            remove_node(c, i);
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
             continue;
         }
     }
