@@ -83,6 +83,7 @@ struct nfo {
     uint32_t own;                 /* characters of its own text (blocks) */
     uint32_t own_commas;
     uint32_t p, img, li, input, embed, htext; /* subtree counts; htext: heading chars */
+    uint32_t quote; /* blockquotes of 25+ characters, mostly not links: a quote, a tweet */
 };
 
 struct ctx {
@@ -409,7 +410,7 @@ static void sum_pass(struct ctx *c)
     for (uint32_t i = 0; i < d->n; i++) {
         struct nfo *n = &f[i];
         n->tlen = n->llen = n->ncommas = n->own = n->own_commas = 0;
-        n->p = n->img = n->li = n->input = n->embed = n->htext = 0;
+        n->p = n->img = n->li = n->input = n->embed = n->htext = n->quote = 0;
         n->has_block = 0;
     }
     for (uint32_t i = d->n; i-- > 1;) {
@@ -432,6 +433,10 @@ static void sum_pass(struct ctx *c)
             n->embed += x->tag == XTAG_iframe || x->tag == XTAG_embed || x->tag == XTAG_object;
             if (tag_is_heading(x->tag))
                 n->htext = n->tlen;
+            /* children come first: its sums are whole here */
+            if (x->tag == XTAG_blockquote && n->tlen >= PARAGRAPH_MIN_CHARS &&
+                n->llen * 2 < n->tlen)
+                n->quote++;
             if (n->block || x->tag == XTAG_img)
                 p->has_block = 1;
             else if (n->has_block)
@@ -446,6 +451,7 @@ static void sum_pass(struct ctx *c)
         p->input += n->input;
         p->embed += n->embed;
         p->htext += n->htext;
+        p->quote += n->quote;
     }
 }
 
@@ -591,6 +597,7 @@ static void remove_node(struct ctx *c, uint32_t i)
         u->input -= n->input;
         u->embed -= n->embed;
         u->htext -= n->htext;
+        u->quote -= n->quote;
     }
     n->gone = 1;
 }
@@ -646,6 +653,9 @@ static bool conditional_removes(struct ctx *c, uint32_t i, unsigned flags)
     if ((float)weight + score < 0)
         return true;
     if (n->ncommas >= 10)
+        return false;
+    /* an embedded tweet or a quote in its wrapper: the article quotes it */
+    if (n->quote > 0 && link_density(n) < 0.5f)
         return false;
     bool is_list = t == XTAG_ul || t == XTAG_ol;
     float ld = link_density(n);
@@ -790,6 +800,29 @@ static uint32_t led_by(struct ctx *c, uint32_t i)
     return t == XTAG_ul || t == XTAG_ol || link_density(&c->f[k]) > 0.5f ? k : 0;
 }
 
+/* A figcaption of a figure that shows a photo (an image, no video): the
+ * article does not rely on it. A video's caption often says what the
+ * article does not, and stays. */
+static bool is_photo_caption(struct ctx *c, uint32_t i)
+{
+    const struct xdom *d = c->d;
+    uint32_t fig = d->nodes[i].parent;
+    for (int up = 0; fig && d->nodes[fig].tag != XTAG_figure && up < 3; up++)
+        fig = d->nodes[fig].parent;
+    if (!fig || d->nodes[fig].tag != XTAG_figure)
+        return false;
+    bool image = false;
+    uint32_t end = xdom_subtree_end(d, fig);
+    for (uint32_t k = fig + 1; k < end; k++) {
+        enum xtag t = (enum xtag)d->nodes[k].tag;
+        if (t == XTAG_video || t == XTAG_iframe || t == XTAG_object || t == XTAG_embed ||
+            t == XTAG_audio)
+            return false;
+        image = image || t == XTAG_img || t == XTAG_picture;
+    }
+    return image;
+}
+
 static bool tag_is_line(enum xtag t)
 {
     return t == XTAG_p || t == XTAG_div || t == XTAG_li || t == XTAG_figcaption ||
@@ -825,6 +858,11 @@ static void clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned flag
                 remove_subtree(c, i);
                 i = xdom_subtree_end(d, i) - 1;
             }
+            continue;
+        }
+        if (t == XTAG_figcaption && i != root && is_photo_caption(c, i)) {
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
             continue;
         }
         if (i != root && tag_is_line(t) && is_other_line(c, i)) {

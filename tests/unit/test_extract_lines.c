@@ -62,10 +62,48 @@ static void lines_that_are_not_the_article_are_dropped(void **state)
     arena_release(&a);
 }
 
+/* What the article relies on stays: an embedded tweet in its wrapper (a
+ * link-heavy div), a block quote, a video's caption, the text after an
+ * inline ad; a photo's caption goes. */
+static const char quotes_page[] =
+    "<html><head><title>River plan</title><meta property=\"og:type\" content=\"article\">"
+    "</head><body><div class=\"article-body\">" PARA(1)
+    "<div class=\"embed embed-twitter\"><blockquote class=\"twitter-tweet\"><p>The bridge is "
+    "finally approved, great news for the whole valley <a href=\"https://t.co/a\">pic.twitter"
+    ".com/a</a></p>&mdash; Mayor Jane (@mayorjane) <a href=\"https://twitter.com/x/status/1\">"
+    "May 7, 2024</a></blockquote><script src=\"https://platform.twitter.com/widgets.js\">"
+    "</script></div>" PARA(2)
+    "<blockquote><p>We waited twenty years for this bridge, said a resident.</p></blockquote>"
+    "<div class=\"ad-container\"><div class=\"ad\">Advertisement</div></div>" PARA(3)
+    "<figure class=\"video\"><video src=\"v.mp4\"></video><figcaption>The mayor explains the "
+    "bridge plan in two minutes.</figcaption></figure>"
+    "<figure><img src=\"/b.jpg\"><figcaption>The river at dawn, seen from the old ferry."
+    "</figcaption></figure>" PARA(4) "</div></body></html>";
+
+static void quotes_tweets_and_video_captions_stay(void **state)
+{
+    (void)state;
+    struct arena a;
+    arena_init(&a, 0);
+    struct extracted_page p;
+    struct extract_options opt = {.url = "https://news.example/2024/05/river-plan"};
+    assert_int_equal(extract_page(&a, quotes_page, sizeof quotes_page - 1, &opt, &p), 0);
+    static const char *const kept[] = {"Paragraph 1 of", "finally approved", "Paragraph 2 of",
+                                       "twenty years", "Paragraph 3 of", "explains the bridge",
+                                       "Paragraph 4 of"};
+    for (size_t k = 0; k < sizeof kept / sizeof kept[0]; k++)
+        if (!strstr(p.text, kept[k]))
+            fail_msg("lost [%s] in [%s]", kept[k], p.text);
+    if (strstr(p.text, "river at dawn"))
+        fail_msg("kept the photo's caption in [%s]", p.text);
+    arena_release(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lines_that_are_not_the_article_are_dropped),
+        cmocka_unit_test(quotes_tweets_and_video_captions_stay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
