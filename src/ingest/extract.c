@@ -35,7 +35,9 @@
 #include <strings.h>
 
 #include "ingest/extract_internal.h"
+#include "util/ascii.h"
 #include "util/err.h"
+#include "util/url.h"
 #include "util/utf8.h"
 
 #include "util/banned.h"
@@ -49,6 +51,11 @@
 #define READERABLE_MIN_CHARS 140
 #define READERABLE_MIN_SCORE 20.0
 #define CLASS_MAX 256 /* bytes of class + id looked at */
+#define DECLARED_MIN_CHARS 100    /* main text of a page that says it is an article */
+#define UNDECLARED_MIN_CHARS 400  /* main text of a page that says nothing, gate failed */
+#define TEXT_MAX_LINKS 0.25f      /* share of link text in such a main text */
+#define PAGE_MAX_LINKS 0.5f       /* a page whose text is more links is an index */
+#define SECTION_MAX_CHARS 24      /* bytes of a section's name in its URL ("/politik/") */
 
 enum attempt_flags {
     STRIP_UNLIKELY = 1 << 0,
@@ -76,6 +83,7 @@ struct nfo {
     uint32_t own;                 /* characters of its own text (blocks) */
     uint32_t own_commas;
     uint32_t p, img, li, input, embed, htext; /* subtree counts; htext: heading chars */
+    uint32_t quote; /* blockquotes of 25+ characters, mostly not links: a quote, a tweet */
 };
 
 struct ctx {
@@ -83,6 +91,7 @@ struct ctx {
     struct nfo *f;
     struct arena *a;
     const char *title; /* the page's title, folded, for heading duplicates */
+    float page_links;  /* share of the visible text that is link text */
     int rc;
 };
 
@@ -401,7 +410,7 @@ static void sum_pass(struct ctx *c)
     for (uint32_t i = 0; i < d->n; i++) {
         struct nfo *n = &f[i];
         n->tlen = n->llen = n->ncommas = n->own = n->own_commas = 0;
-        n->p = n->img = n->li = n->input = n->embed = n->htext = 0;
+        n->p = n->img = n->li = n->input = n->embed = n->htext = n->quote = 0;
         n->has_block = 0;
     }
     for (uint32_t i = d->n; i-- > 1;) {
@@ -424,6 +433,10 @@ static void sum_pass(struct ctx *c)
             n->embed += x->tag == XTAG_iframe || x->tag == XTAG_embed || x->tag == XTAG_object;
             if (tag_is_heading(x->tag))
                 n->htext = n->tlen;
+            /* children come first: its sums are whole here */
+            if (x->tag == XTAG_blockquote && n->tlen >= PARAGRAPH_MIN_CHARS &&
+                n->llen * 2 < n->tlen)
+                n->quote++;
             if (n->block || x->tag == XTAG_img)
                 p->has_block = 1;
             else if (n->has_block)
@@ -438,6 +451,7 @@ static void sum_pass(struct ctx *c)
         p->input += n->input;
         p->embed += n->embed;
         p->htext += n->htext;
+        p->quote += n->quote;
     }
 }
 
@@ -583,8 +597,19 @@ static void remove_node(struct ctx *c, uint32_t i)
         u->input -= n->input;
         u->embed -= n->embed;
         u->htext -= n->htext;
+        u->quote -= n->quote;
     }
     n->gone = 1;
+}
+
+/* Remove node i and mark what is below it gone too, so that a later
+ * look at one of them does not take its sums off a second time. */
+static void remove_subtree(struct ctx *c, uint32_t i)
+{
+    remove_node(c, i);
+    uint32_t end = xdom_subtree_end(c->d, i);
+    for (uint32_t k = i + 1; k < end; k++)
+        c->f[k].gone = 1;
 }
 
 static bool has_ancestor_tag(const struct xdom *d, uint32_t i, enum xtag t, int max_up)
@@ -628,6 +653,9 @@ static bool conditional_removes(struct ctx *c, uint32_t i, unsigned flags)
     if ((float)weight + score < 0)
         return true;
     if (n->ncommas >= 10)
+        return false;
+    /* an embedded tweet or a quote in its wrapper: the article quotes it */
+    if (n->quote > 0 && link_density(n) < 0.5f)
         return false;
     bool is_list = t == XTAG_ul || t == XTAG_ol;
     float ld = link_density(n);
@@ -689,28 +717,160 @@ static bool repeats_title(struct ctx *c, uint32_t i)
     return same;
 }
 
+#define LINE_MAX_CHARS 200   /* a boilerplate line is short */
+#define CREDIT_MAX_CHARS 120 /* a photo credit, a copyright line */
+#define LEAD_MAX_CHARS 60    /* "Read more:" alone leads what follows it */
+
+/* How a short line of the page starts when it is no part of the article:
+ * pointers to other articles, the footer's asks, tag lists. Lower case;
+ * ASCII case is folded, other letters are written both ways. */
+static const char *const other_lines[] = {
+    "read more", "read also", "related", "see also", "don't miss", "don\u2019t miss",
+    "you might also like", "you may also like", "more from", "more on this", "recommended",
+    "lea también", "lea más", "lea:", "lee también", "leer más", "lire aussi", "à lire aussi",
+    "a lire aussi", "voir aussi", "lesen sie auch", "lesen sie hier", "lesen sie mehr",
+    "auch interessant", "das könnte sie auch", "das könnte dich auch", "mehr zum thema",
+    "zum weiterlesen", "weiterlesen", "schon gelesen", "auch lesen", "auch auf ",
+    "ähnliche artikel", "weitere artikel", "neueste artikel", "entdecke weitere", "czytaj też",
+    "czytaj także", "zobacz też", "zobacz także", "przeczytaj też", "about the author",
+    "über den autor", "über die autorin", "sign up for", "subscribe to our", "newsletter",
+    "have a tip", "got a tip", "kommentar verfassen", "kommentieren", "wird geladen",
+    "war der artikel", "möchten sie den artikel", "share this", "diesen artikel teilen",
+    "tags:", "schlagwörter", "schlagworte", "stichwörter", "etiquetas:", "tagi:", "mots-clés",
+    "filed under", "posted in", "kategorie:", "categories:", "alle angaben ohne gewähr"};
+
+/* A short line that credits a photo or holds the copyright. */
+static const char *const credit_lines[] = {"©", "(c) ", "copyright", "foto:", "fotos:",
+                                           "photo:", "photos:", "bild:", "bilder:",
+                                           "titelbild:", "image:", "credit:", "photo credit",
+                                           "bildquelle", "quelle:", "source:", "fuente:"};
+
+/* s starts with one of list; when long, only with a label (the phrase
+ * then a ':', "Read more: ...") and not with a sentence ("Related to the
+ * plan, ..."). */
+static bool starts_any(const char *s, const char *const *list, size_t n, bool long_line)
+{
+    for (size_t k = 0; k < n; k++) {
+        size_t len = strlen(list[k]);
+        if (strncmp(s, list[k], len) != 0)
+            continue;
+        if (!long_line || list[k][len - 1] == ':' || s[len] == ':' ||
+            (s[len] == ' ' && s[len + 1] == ':'))
+            return true;
+    }
+    return false;
+}
+
+/* Element i is a short line that is no part of the article (docs/
+ * extraction.md, "Lines that are not the article"). */
+static bool is_other_line(struct ctx *c, uint32_t i)
+{
+    uint32_t len = c->f[i].tlen;
+    if (len == 0 || len > LINE_MAX_CHARS)
+        return false;
+    struct buf b;
+    buf_init(&b, 0);
+    xdom_text_line(c->d, i, &b, 96);
+    bool other = false;
+    if (b.len > 0 && !buf_error(&b)) {
+        ascii_lower_str(b.data);
+        bool long_line = len > LEAD_MAX_CHARS;
+        other = starts_any(b.data, other_lines, sizeof other_lines / sizeof other_lines[0],
+                           long_line) ||
+                (len <= CREDIT_MAX_CHARS &&
+                 starts_any(b.data, credit_lines, sizeof credit_lines / sizeof credit_lines[0],
+                            false));
+    }
+    buf_release(&b);
+    return other;
+}
+
+/* The element after i, when it is what a lead line ("Related:") leads: a
+ * list, or mostly links. */
+static uint32_t led_by(struct ctx *c, uint32_t i)
+{
+    if (c->f[i].tlen > LEAD_MAX_CHARS)
+        return 0;
+    uint32_t k = c->d->nodes[i].next;
+    while (k && c->d->nodes[k].tag == XTAG_TEXT && c->f[k].chars == 0)
+        k = c->d->nodes[k].next;
+    if (!k || c->d->nodes[k].tag == XTAG_TEXT || c->f[k].gone)
+        return 0;
+    enum xtag t = (enum xtag)c->d->nodes[k].tag;
+    return t == XTAG_ul || t == XTAG_ol || link_density(&c->f[k]) > 0.5f ? k : 0;
+}
+
+/* A figcaption of a figure that shows a photo (an image, no video): the
+ * article does not rely on it. A video's caption often says what the
+ * article does not, and stays. */
+static bool is_photo_caption(struct ctx *c, uint32_t i)
+{
+    const struct xdom *d = c->d;
+    uint32_t fig = d->nodes[i].parent;
+    for (int up = 0; fig && d->nodes[fig].tag != XTAG_figure && up < 3; up++)
+        fig = d->nodes[fig].parent;
+    if (!fig || d->nodes[fig].tag != XTAG_figure)
+        return false;
+    bool image = false;
+    uint32_t end = xdom_subtree_end(d, fig);
+    for (uint32_t k = fig + 1; k < end; k++) {
+        enum xtag t = (enum xtag)d->nodes[k].tag;
+        if (t == XTAG_video || t == XTAG_iframe || t == XTAG_object || t == XTAG_embed ||
+            t == XTAG_audio)
+            return false;
+        image = image || t == XTAG_img || t == XTAG_picture;
+    }
+    return image;
+}
+
+static bool tag_is_line(enum xtag t)
+{
+    return t == XTAG_p || t == XTAG_div || t == XTAG_li || t == XTAG_figcaption ||
+           t == XTAG_section || t == XTAG_aside || t == XTAG_span || t == XTAG_strong ||
+           t == XTAG_b || t == XTAG_em || (tag_is_heading(t) && t != XTAG_h1);
+}
+
 static void clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned flags)
 {
     const struct xdom *d = c->d;
     struct nfo *f = c->f;
     bool title_seen = false;
+    /* a removed subtree is skipped whole: its nodes' sums are off its
+     * ancestors already */
     for (uint32_t i = root; i < end; i++) {
         enum xtag t = (enum xtag)d->nodes[i].tag;
         if (f[i].gone || t == XTAG_TEXT)
             continue;
         if ((t == XTAG_h1 || t == XTAG_h2) && !title_seen && repeats_title(c, i)) {
             title_seen = true;
-            remove_node(c, i);
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
             continue;
         }
         if ((t == XTAG_h1 || t == XTAG_h2) && (flags & WEIGHT_CLASSES) && f[i].weight < 0) {
-            remove_node(c, i);
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
             continue;
         }
         if (t == XTAG_footer || t == XTAG_aside || t == XTAG_nav || t == XTAG_form ||
             t == XTAG_fieldset) {
-            if (i != root)
-                remove_node(c, i);
+            if (i != root) {
+                remove_subtree(c, i);
+                i = xdom_subtree_end(d, i) - 1;
+            }
+            continue;
+        }
+        if (t == XTAG_figcaption && i != root && is_photo_caption(c, i)) {
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
+            continue;
+        }
+        if (i != root && tag_is_line(t) && is_other_line(c, i)) {
+            uint32_t k = led_by(c, i);
+            if (k)
+                remove_subtree(c, k);
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
             continue;
         }
         const char *klass = xdom_attr(d, i, XATTR_class, NULL);
@@ -718,7 +878,8 @@ static void clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned flag
         if (i != root && f[i].tlen < 500 &&
             ((klass && (xtext_has_ci(klass, "share") || xtext_has_ci(klass, "sharedaddy"))) ||
              (id && xtext_has_ci(id, "share")))) {
-            remove_node(c, i);
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
             continue;
         }
     }
@@ -879,6 +1040,7 @@ static int attempt(struct ctx *c, unsigned flags, struct pick *pk, struct buf *o
             f[i].gone = 0;
         sum_pass(c);
         *readerable = readerable_test(c);
+        c->page_links = link_density(&f[0]);
     }
     mark_gone(c, flags);
     sum_pass(c);
@@ -983,20 +1145,66 @@ static char *first_paragraph(struct ctx *c, const struct pick *pk)
 }
 
 #define BYLINE_MAX_CHARS 100
+#define BYLINE_MAX_UP 64 /* ancestors looked at for a comment or widget */
 
-/* The author's line when the metadata has none: the first element outside
- * the boilerplate that says it holds the author, with a short text (its
- * itemprop=name part when it has one). It leaves the main text. */
-static char *byline_of_page(struct ctx *c)
+/* A word of the class or id list v starts with w ("comment-author",
+ * "sidebar-main"; not "sticky-sidebar-parent", which says nothing). */
+static bool class_word_starts(const char *v, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = v; p && *p; p++)
+        if ((p == v || p[-1] == ' ') && strncasecmp(p, w, n) == 0)
+            return true;
+    return false;
+}
+
+/* Element i sits in a comment, a widget or a sidebar, whose author lines
+ * are readers' or other articles'. */
+static bool in_other_voice(const struct xdom *d, uint32_t i)
+{
+    static const char *const words[] = {"comment", "widget", "sidebar", "related", "footer",
+                                        "teaser", "recommend"};
+    int up = BYLINE_MAX_UP;
+    for (; i != 0 && up-- > 0; i = d->nodes[i].parent) {
+        enum xtag t = (enum xtag)d->nodes[i].tag;
+        if (t == XTAG_body) /* its classes describe the whole page ("has-sidebar") */
+            return false;
+        if (t == XTAG_nav) /* an <aside> or <footer> may well hold the article's author */
+            return true;
+        const char *v[2] = {xdom_attr(d, i, XATTR_class, NULL), xdom_attr(d, i, XATTR_id, NULL)};
+        for (int k = 0; k < 2; k++)
+            for (size_t w = 0; v[k] && w < sizeof words / sizeof words[0]; w++)
+                if (class_word_starts(v[k], words[w]))
+                    return true;
+    }
+    return false;
+}
+
+/* The names in the author's line from node from, or NULL. */
+static char *byline_names(struct ctx *c, uint32_t from, const char *site)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    xdom_text_line(c->d, from, &b, EXTRACT_MAX_FIELD);
+    char *s = b.len ? xtext_clean(c->a, b.data, b.len, EXTRACT_MAX_FIELD, false, &c->rc) : NULL;
+    buf_release(&b);
+    return xmeta_byline_clean(c->a, s, site, &c->rc);
+}
+
+/* The author's line when the metadata has none: the first visible element
+ * outside comments and widgets that says it holds the author, with a short
+ * text that names someone (its itemprop=name part when it has one, else
+ * the whole line less its labels and date). It leaves the main text. */
+static char *byline_in(struct ctx *c, const char *site, unsigned flags)
 {
     const struct xdom *d = c->d;
     struct nfo *f = c->f;
-    mark_gone(c, STRIP_UNLIKELY);
+    mark_gone(c, flags);
     sum_pass(c);
     for (uint32_t i = 1; i < d->n; i++) {
         if (f[i].gone || d->nodes[i].tag == XTAG_TEXT || !xmeta_marks_author(d, i))
             continue;
-        if (f[i].tlen == 0 || f[i].tlen > BYLINE_MAX_CHARS)
+        if (f[i].tlen == 0 || f[i].tlen > BYLINE_MAX_CHARS || in_other_voice(d, i))
             continue;
         uint32_t from = i, end = xdom_subtree_end(d, i);
         for (uint32_t k = i + 1; k < end; k++) {
@@ -1005,19 +1213,116 @@ static char *byline_of_page(struct ctx *c)
                 break;
             }
         }
-        struct buf b;
-        buf_init(&b, 0);
-        xdom_text_line(d, from, &b, EXTRACT_MAX_FIELD);
-        char *s = b.len ? xtext_clean(c->a, b.data, b.len, EXTRACT_MAX_FIELD, false, &c->rc) : NULL;
-        buf_release(&b);
+        char *s = byline_names(c, from, site);
         if (s) {
-            f[i].invisible = 1;
-            for (uint32_t k = i + 1; k < end; k++)
+            for (uint32_t k = i; k < end; k++)
                 f[k].invisible = 1;
             return s;
         }
     }
     return NULL;
+}
+
+/* Outside the boilerplate first (a menu's "Sign in" may have an author
+ * class), then in it: a theme's entry header often says "header". */
+static char *byline_of_page(struct ctx *c, const char *site)
+{
+    char *s = byline_in(c, site, STRIP_UNLIKELY);
+    return s ? s : byline_in(c, site, 0);
+}
+
+/* ---- article or not ---------------------------------------------------------- */
+
+/* "index", "index.html", "default.aspx", "home", "start.php": a home page's
+ * file name. */
+static bool is_home_file(const char *p, size_t n)
+{
+    static const char *const names[] = {"index", "default", "home", "start", "startseite", "main"};
+    size_t stem = 0;
+    while (stem < n && p[stem] != '.')
+        stem++;
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strlen(names[k]) == stem && strncasecmp(p, names[k], stem) == 0)
+            return true;
+    return false;
+}
+
+/* The path of url, the archived URL's when it is a Wayback Machine one
+ * ("/web/20160526181643/http://example.com/"). */
+static void page_path(const char *url, struct url_parts *u)
+{
+    url_split(url, strlen(url), u);
+    const char *p = u->path;
+    if (u->path_len > 5 && strncmp(p, "/web/", 5) == 0) {
+        const char *inner = strstr(p + 5, "/http");
+        if (inner && inner < p + u->path_len)
+            url_split(inner + 1, strlen(inner + 1), u);
+    }
+}
+
+/* A site's home page: nothing, or a home file, after the host, and no
+ * query (WordPress's "/?p=123" is an article). */
+static bool url_is_site_root(const char *url)
+{
+    struct url_parts u;
+    page_path(url, &u);
+    if (!u.authority || (u.query && u.query_len > 0))
+        return false;
+    const char *p = u.path;
+    size_t n = u.path_len;
+    while (n > 0 && *p == '/')
+        p++, n--;
+    return n == 0 || (memchr(p, '/', n) == NULL && is_home_file(p, n));
+}
+
+/* A section's index: one short path segment of letters that ends with '/'
+ * ("/politik/", "/news/"); an article's slug has digits or dashes. */
+static bool url_is_section(const char *url)
+{
+    struct url_parts u;
+    page_path(url, &u);
+    if (!u.authority || (u.query && u.query_len > 0) || u.path_len < 3)
+        return false;
+    const char *p = u.path;
+    size_t n = u.path_len;
+    if (p[0] != '/' || p[n - 1] != '/' || n - 2 > SECTION_MAX_CHARS)
+        return false;
+    for (size_t i = 1; i + 1 < n; i++)
+        if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z')))
+            return false;
+    return true;
+}
+
+/* Share of link text in the picked main text. */
+static float pick_links(const struct ctx *c, const struct pick *pk)
+{
+    uint32_t t = 0, l = 0;
+    for (uint32_t k = 0; k < pk->n; k++) {
+        t += c->f[pk->nodes[k]].tlen;
+        l += c->f[pk->nodes[k]].llen;
+    }
+    return t ? (float)l / (float)t : 0.0f;
+}
+
+/* Whether the page holds an article (docs/extraction.md, "Article or
+ * not"): a home page never does, whatever it declares; a page that says it
+ * is an article does when it has a main text at all, since Firefox's
+ * gate (gate) misses briefs, lists and text in <div>s; a page of links or
+ * a section's index does not; one that says "website" needs the gate; one
+ * that says nothing needs the gate or a longer main text of few links. */
+static bool page_is_article(const struct ctx *c, const struct pick *pk, enum xmeta_kind kind,
+                            const char *url, bool gate, size_t chars)
+{
+    if (url && url_is_site_root(url))
+        return false;
+    float text_links = pick_links(c, pk);
+    if (kind == XMETA_ARTICLE)
+        return gate || chars >= DECLARED_MIN_CHARS;
+    if (text_links > PAGE_MAX_LINKS || (url && url_is_section(url)))
+        return false;
+    if (gate || kind == XMETA_WEBSITE)
+        return gate;
+    return chars >= UNDECLARED_MIN_CHARS && text_links < TEXT_MAX_LINKS;
 }
 
 int extract_page(struct arena *a, const char *page, size_t len, const struct extract_options *opt,
@@ -1033,6 +1338,7 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
     char *html_owned = NULL;
     size_t html_len = 0;
     const char *base = NULL;
+    enum xmeta_kind kind = XMETA_UNDECLARED;
     int rc;
     memset(out, 0, sizeof *out);
     buf_init(&text, 0);
@@ -1046,7 +1352,7 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
     rc = xdom_build(&d, html, html_len);
     if (rc < 0)
         goto out;
-    rc = xmeta_read(&d, a, opt ? opt->url : NULL, out, &base);
+    rc = xmeta_read(&d, a, opt ? opt->url : NULL, out, &base, &kind);
     if (rc < 0)
         goto out;
 
@@ -1059,8 +1365,8 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
     c.f[0].block = 1;
     page_pass(&c);
     if (!out->byline)
-        out->byline = byline_of_page(&c);
-    size_t best_try = 0;
+        out->byline = byline_of_page(&c, out->site_name);
+    size_t best_try = 0, best_chars = 0;
     for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
         rc = attempt(&c, tries[t], &pk, &text, t == 0 ? &out->readerable : NULL);
         if (rc < 0)
@@ -1070,6 +1376,7 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
             buf_reset(&best);
             buf_append(&best, text.data ? text.data : "", text.len);
             best_try = t;
+            best_chars = chars;
         }
         if (chars >= RETRY_BELOW_CHARS)
             break;
@@ -1087,6 +1394,8 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
     if (!out->text)
         goto out;
     out->text_len = best.len;
+    out->readerable = page_is_article(&c, &pk, kind, opt ? opt->url : NULL, out->readerable,
+                                      best_chars);
     if (!out->image)
         out->image = lead_image(&c, &pk, base);
     if (!out->excerpt)

@@ -130,16 +130,32 @@ char *xtext_clean(struct arena *a, const char *s, size_t n, size_t max, bool une
 /* True when s holds word (lower case ASCII) in any case. */
 bool xtext_has_ci(const char *s, const char *word);
 
+/* What the page says it is: og:type "article..." or a JSON-LD object of an
+ * article type (NewsArticle, BlogPosting, ...) is XMETA_ARTICLE, else
+ * og:type "website" is XMETA_WEBSITE, else XMETA_UNDECLARED. */
+enum xmeta_kind {
+    XMETA_UNDECLARED = 0,
+    XMETA_ARTICLE,
+    XMETA_WEBSITE,
+};
+
 /* Metadata of the page (extract_meta.c): everything but text and
  * readerable. url resolves relative links (may be NULL); *base_out is the
- * base they resolve against (<base href>, else url; may be NULL). */
+ * base they resolve against (<base href>, else url; may be NULL); *kind_out
+ * what the page declares itself. */
 struct extracted_page;
 int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct extracted_page *out,
-               const char **base_out);
+               const char **base_out, enum xmeta_kind *kind_out);
 
 /* Element i says it holds the author's name: rel=author, itemprop=author,
  * or a class or id with byline, author, dateline or writtenby in it. */
 bool xmeta_marks_author(const struct xdom *d, uint32_t i);
+
+/* The names in the byline s (labels such as "By" or "Veröffentlicht von"
+ * and trailing dates cut off), in the arena; NULL when s names no one: a
+ * URL, an e-mail address, "Staff"-like stand-ins, site (the site's name,
+ * may be NULL), or more than a few words. *rc: ERR_NOMEM. */
+char *xmeta_byline_clean(struct arena *a, const char *s, const char *site, int *rc);
 
 /* Resolve ref against base (absolute http(s), or NULL) into an absolute
  * http(s) URL in the arena; NULL when that is not possible. */

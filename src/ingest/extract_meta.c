@@ -30,6 +30,7 @@
 
 #include "ingest/extract.h"
 #include "ingest/feed_internal.h"
+#include "util/ascii.h"
 #include "util/err.h"
 #include "util/utf8.h"
 
@@ -48,6 +49,7 @@ enum mfield {
     MF_IMAGE,
     MF_URL,
     MF_LOCALE,
+    MF_TYPE,
     MF_COUNT
 };
 
@@ -88,6 +90,7 @@ static const struct {
     {"og:url", MF_URL},
     {"og:locale", MF_LOCALE},
     {"content-language", MF_LOCALE},
+    {"og:type", MF_TYPE},
 };
 #define N_META_NAMES (sizeof meta_names / sizeof meta_names[0])
 
@@ -100,6 +103,7 @@ struct meta_state {
     /* from JSON-LD */
     char *ld_title, *ld_name, *ld_headline, *ld_author, *ld_desc, *ld_published, *ld_image,
         *ld_site;
+    bool ld_article; /* a JSON-LD object of an article type */
     uint32_t title_node, html_node, base_node, canonical_node, image_src_node, time_node;
 };
 
@@ -188,6 +192,7 @@ static char *json_image(struct meta_state *m, const json_t *v)
 
 static void jsonld_article(struct meta_state *m, const json_t *o)
 {
+    m->ld_article = true;
     if (!m->ld_title) {
         m->ld_name = json_str(m, json_object_get(o, "name"));
         m->ld_headline = json_str(m, json_object_get(o, "headline"));
@@ -359,6 +364,120 @@ bool xmeta_marks_author(const struct xdom *d, uint32_t i)
     return rel_has(d, i, "author") || itemprop_has(d, i, "author") ||
            names_byline(xdom_attr(d, i, XATTR_class, NULL)) ||
            names_byline(xdom_attr(d, i, XATTR_id, NULL));
+}
+
+/* ---- the author's name ------------------------------------------------- */
+
+/* Words a byline writes before the names ("By", "Veröffentlicht von",
+ * "Zeige alle Beiträge von"), longest first where one starts another. */
+static const char *const byline_labels[] = {
+    "zeige alle beiträge von", "alle beiträge von", "view all posts by", "all posts by",
+    "ein beitrag von", "beitrag von", "veröffentlicht von", "geschrieben von", "verfasst von",
+    "written by", "posted by", "published by", "publié par", "escrito por", "publicado por",
+    "napisał", "autorin", "autor", "auteur", "author", "von", "vom", "by", "par", "por", "door"};
+
+/* Where a byline's names end: a date, a place, a separator. */
+static const char *const byline_stops[] = {" · ", " • ", " | ", "|", " - ", " – ", " — ", " / ", "→",
+                                           " am ", " on ", " le ", " el ", " in ", " at ",
+                                           " um "};
+
+/* Months that, a day after them, start the date after the names. */
+static const char *const byline_months[] = {
+    " January ", " February ", " March ", " April ", " May ",      " June ",    " July ",
+    " August ",  " September ", " October ", " November ", " December ", " Januar ", " Februar ",
+    " März ",    " Mai ",       " Juni ",    " Juli ",     " Oktober ",  " Dezember "};
+
+/* Bylines that name no one (lower case). */
+static const char *const byline_nobody[] = {"staff", "admin", "administrator", "editor",
+                                            "editors", "redaktion", "anonymous", "unknown",
+                                            "guest", "posted on", "published on",
+                                            "veröffentlicht am", "publiziert am", "last updated", "updated",
+                                            "sign in", "log in", "login"};
+
+#define BYLINE_MAX_WORDS 8
+
+/* s starts with label as a whole word (ASCII case aside). */
+static size_t label_at(const char *s, const char *label)
+{
+    size_t n = strlen(label);
+    if (strncasecmp(s, label, n) != 0)
+        return 0;
+    unsigned char c = (unsigned char)s[n];
+    /* "AuthorAndreas Kalt": a label glued to the name (two elements) */
+    bool glued = (c >= 'A' && c <= 'Z') || (c >= 0xC3 && c < 0xF5);
+    return c == '\0' || c == ' ' || c == ':' || c == ',' || glued ? n : 0;
+}
+
+static bool byline_separator(char c)
+{
+    return c == ' ' || c == ':' || c == ',' || c == '|' || c == '-' || c == ';' || c == '~';
+}
+
+/* The names in a byline: its labels cut off the front and what follows
+ * the names (dates, "| 3 comments") off the end. NULL when none is left,
+ * or when what is left names no one: a URL or an e-mail address, a
+ * stand-in ("Staff", "Admin"), the site's own name, or a sentence. */
+char *xmeta_byline_clean(struct arena *a, const char *s, const char *site, int *rc)
+{
+    if (!s)
+        return NULL;
+    for (bool cut = true; cut;) {
+        cut = false;
+        while (byline_separator(*s) || *s == '.')
+            s++;
+        for (size_t k = 0; k < sizeof byline_labels / sizeof byline_labels[0] && !cut; k++) {
+            size_t n = label_at(s, byline_labels[k]);
+            if (n)
+                s += n, cut = true;
+        }
+    }
+    size_t n = strlen(s);
+    for (size_t k = 0; k < sizeof byline_stops / sizeof byline_stops[0]; k++) {
+        const char *e = strstr(s, byline_stops[k]);
+        if (e && (size_t)(e - s) < n)
+            n = (size_t)(e - s);
+    }
+    /* a number with more after it starts a date ("8 January", ", 3:51");
+     * one that ends the line is part of the name ("Writer 2") */
+    for (size_t i = 1; i + 1 < n; i++) {
+        if (s[i] != ' ' || !ascii_is_digit(s[i + 1]))
+            continue;
+        size_t j = i + 1;
+        while (j < n && ascii_is_digit(s[j]))
+            j++;
+        if (j < n) {
+            n = s[i - 1] == ',' ? i - 1 : i;
+            break;
+        }
+    }
+    for (size_t k = 0; k < sizeof byline_months / sizeof byline_months[0]; k++) {
+        const char *e = strstr(s, byline_months[k]);
+        if (e && (size_t)(e - s) < n && ascii_is_digit(e[strlen(byline_months[k])]))
+            n = (size_t)(e - s);
+    }
+    while (n > 0 && byline_separator(s[n - 1]))
+        n--;
+    static const char *const weekdays[] = {"monday", "tuesday", "wednesday", "thursday",
+                                           "friday", "saturday", "sunday", "montag", "dienstag",
+                                           "mittwoch", "donnerstag", "freitag", "samstag",
+                                           "sonntag"};
+    for (size_t k = 0; k < sizeof weekdays / sizeof weekdays[0]; k++)
+        if (strncasecmp(s, weekdays[k], strlen(weekdays[k])) == 0)
+            return NULL; /* a date where the name should be */
+    if (n == 0 || memchr(s, '@', n) || strstr(s, "://") || strncasecmp(s, "www.", 4) == 0 ||
+        (s[0] >= '0' && s[0] <= '9'))
+        return NULL;
+    for (size_t k = 0; k < sizeof byline_nobody / sizeof byline_nobody[0]; k++)
+        if (strlen(byline_nobody[k]) == n && strncasecmp(s, byline_nobody[k], n) == 0)
+            return NULL;
+    if (site && strlen(site) == n && strncasecmp(s, site, n) == 0)
+        return NULL;
+    size_t words = 1;
+    for (size_t i = 0; i < n; i++)
+        words += s[i] == ' ';
+    if (words > BYLINE_MAX_WORDS)
+        return NULL;
+    return xtext_clean(a, s, n, EXTRACT_MAX_FIELD, false, rc);
 }
 
 static char *node_text(struct meta_state *m, uint32_t i, size_t max);
@@ -577,8 +696,20 @@ static char *attr_url(struct meta_state *m, uint32_t i, enum xattr name, const c
     return v ? xmeta_url(m->a, v, n, base) : NULL;
 }
 
+/* og:type "article", "article:...", or JSON-LD says article; og:type
+ * "website" says home or index page. */
+static enum xmeta_kind kind_of(struct meta_state *m)
+{
+    char *t = first_of(m, MF_TYPE);
+    if (m->ld_article || (t && strncasecmp(t, "article", 7) == 0))
+        return XMETA_ARTICLE;
+    if (t && strcasecmp(t, "website") == 0)
+        return XMETA_WEBSITE;
+    return XMETA_UNDECLARED;
+}
+
 int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct extracted_page *out,
-               const char **base_out)
+               const char **base_out, enum xmeta_kind *kind_out)
 {
     struct meta_state m = {.d = d, .a = a};
     uint32_t heads[TITLE_HEADINGS];
@@ -640,6 +771,7 @@ int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct ex
             base = b;
     }
     *base_out = base;
+    *kind_out = kind_of(&m);
 
     /* title: JSON-LD's name or headline (when they differ, the one that
      * says more of the <title>), the <meta> titles, the <title> cut */
@@ -653,16 +785,18 @@ int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct ex
     if (!out->title && doc_title)
         out->title = title_cut(&m, doc_title, heads, n_heads, h1s);
 
-    /* byline */
-    out->byline = m.ld_author;
-    if (!out->byline) {
-        for (size_t k = 0; k < N_META_NAMES && !out->byline; k++) {
-            if (meta_names[k].field != MF_AUTHOR || !m.meta[k])
-                continue;
-            char *v = clean(&m, m.meta[k], m.meta_len[k]);
-            if (v && !looks_like_url(v))
-                out->byline = v;
-        }
+    /* byline: JSON-LD, then the <meta> names, each only when it names
+     * someone; the page's author line is extract.c's */
+    char *site = first_of(&m, MF_SITE);
+    out->byline = xmeta_byline_clean(a, m.ld_author, site ? site : m.ld_site, &m.rc);
+    for (size_t k = 0; k < N_META_NAMES && !out->byline; k++) {
+        if (meta_names[k].field != MF_AUTHOR || !m.meta[k])
+            continue;
+        char *v = clean(&m, m.meta[k], m.meta_len[k]);
+        /* a blogger's own name is often the site's: <meta name=author> is
+         * written by hand, JSON-LD's author by a plugin */
+        if (v && !looks_like_url(v))
+            out->byline = xmeta_byline_clean(a, v, NULL, &m.rc);
     }
 
     out->excerpt = m.ld_desc ? m.ld_desc : first_of(&m, MF_DESC);

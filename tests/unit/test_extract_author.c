@@ -1,0 +1,135 @@
+/* The author (ingest/extract.h byline; docs/extraction.md "Author"): from
+ * JSON-LD author (string, object, array, @graph), <meta name=author>,
+ * article:author, then the page's author line (rel=author, itemprop,
+ * byline and author classes), with its labels and dates cut off and
+ * non-names (URLs, e-mail addresses, "Staff", the site's name) refused. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ingest/extract.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+#define PARA                                                                                       \
+    "<p>The committee met on Tuesday to discuss the proposal, which had been debated for "         \
+    "months, and decided after a long session that the plan would go ahead, with changes.</p>"
+
+struct page {
+    struct arena a;
+    struct extracted_page p;
+};
+
+static void page_extract(struct page *pg, const char *head, const char *body_class,
+                         const char *body)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    buf_printf(&b, "<html><head><title>River plan</title>%s</head><body class=\"%s\">%s"
+                   "<article>" PARA PARA PARA PARA "</article></body></html>",
+               head, body_class, body);
+    arena_init(&pg->a, 0);
+    struct extract_options opt = {.url = "https://news.example/2024/05/river-plan"};
+    assert_int_equal(extract_page(&pg->a, b.data, b.len, &opt, &pg->p), 0);
+    buf_release(&b);
+}
+
+static void assert_author(const char *head, const char *body, const char *want)
+{
+    struct page pg;
+    page_extract(&pg, head, "", body);
+    if (want == NULL ? pg.p.byline != NULL : (!pg.p.byline || strcmp(pg.p.byline, want) != 0))
+        fail_msg("byline [%s], want [%s]", pg.p.byline ? pg.p.byline : "(null)",
+                 want ? want : "(null)");
+    arena_release(&pg.a);
+}
+
+static void labels_and_dates_are_cut_off_the_author_line(void **state)
+{
+    (void)state;
+    assert_author("", "<div class=\"byline\">By Emily Burack 8 January 2020, 3:51 pm</div>",
+                  "Emily Burack");
+    /* a screen reader's label glued to the link */
+    assert_author("",
+                  "<span class=\"byline\"><span class=\"screen-reader-text\">Veröffentlicht von"
+                  "</span><a class=\"url fn n\" href=\"/author/cj/\">Chris Jung</a></span>",
+                  "Chris Jung");
+    assert_author("", "<span class=\"byline\"> von <span class=\"author vcard\">Heiko</span></span>",
+                  "Heiko");
+    assert_author("", "<p class=\"author\">~ Cem Basman | 3 Kommentare</p>", "Cem Basman");
+    assert_author("", "<p class=\"author\">Zeige alle Beiträge von Simon Dückert →</p>",
+                  "Simon Dückert");
+    assert_author("", "<span class=\"author\">Perry Bacon Jr.</span>", "Perry Bacon Jr.");
+    /* a number that ends the line is part of the name */
+    assert_author("<meta name=\"author\" content=\"Writer 2\">", "", "Writer 2");
+}
+
+static void metadata_authors_are_read_in_order(void **state)
+{
+    (void)state;
+    assert_author("<script type=\"application/ld+json\">{\"@graph\":[{\"@type\":\"NewsArticle\","
+                  "\"author\":{\"@type\":\"Person\",\"name\":\"Ada Lovelace\"}}]}</script>"
+                  "<meta name=\"author\" content=\"Someone Else\">",
+                  "", "Ada Lovelace");
+    assert_author("<script type=\"application/ld+json\">{\"@type\":\"Article\",\"author\":["
+                  "{\"name\":\"Ada Lovelace\"},{\"name\":\"Alan Turing\"}]}</script>",
+                  "", "Ada Lovelace, Alan Turing");
+    assert_author("<meta property=\"article:author\" content=\"Grace Hopper\">", "",
+                  "Grace Hopper");
+    assert_author("", "<a rel=\"author\" href=\"/author/gh\">Grace Hopper</a>", "Grace Hopper");
+}
+
+static void what_names_no_one_is_refused(void **state)
+{
+    (void)state;
+    /* a URL in JSON-LD: the <meta> name is taken instead */
+    assert_author("<script type=\"application/ld+json\">{\"@type\":\"Article\",\"author\":"
+                  "\"https://news.example/author/ada\"}</script>"
+                  "<meta name=\"author\" content=\"Ada Lovelace\">",
+                  "", "Ada Lovelace");
+    assert_author("<meta name=\"author\" content=\"Staff\">", "", NULL);
+    assert_author("<meta name=\"author\" content=\"ada@news.example\">", "", NULL);
+    /* the site's name in JSON-LD's author is a plugin's default, not a
+     * name; in <meta name=author> it is a blogger's own */
+    assert_author("<meta property=\"og:site_name\" content=\"Daily Example\">"
+                  "<script type=\"application/ld+json\">{\"@type\":\"Article\",\"author\":"
+                  "{\"@type\":\"Organization\",\"name\":\"Daily Example\"}}</script>",
+                  "", NULL);
+    assert_author("<meta property=\"og:site_name\" content=\"Haki Benita\">"
+                  "<meta name=\"author\" content=\"Haki Benita\">",
+                  "", "Haki Benita");
+    assert_author("", "<span class=\"byline\">Sunday, Feb 1, 2015</span>", NULL);
+    assert_author("", "<a class=\"author-link\">James Akinaka \u2022 8h</a>", "James Akinaka");
+    assert_author("", "<span class=\"byline\">Posted on</span>", NULL);
+    /* a sentence is no name */
+    assert_author("", "<p class=\"author\">This is a very long line that talks about the "
+                      "author and many other things</p>", NULL);
+}
+
+static void commenters_are_not_the_author(void **state)
+{
+    (void)state;
+    struct page pg;
+    page_extract(&pg, "", "single has-sidebar comments-open",
+                 "<div class=\"comments\"><span class=\"comment-author-link\">Reader Joe</span>"
+                 "</div><span class=\"byline\">von <a rel=\"author\">Heiko</a></span>");
+    assert_non_null(pg.p.byline);
+    assert_string_equal(pg.p.byline, "Heiko");
+    arena_release(&pg.a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(labels_and_dates_are_cut_off_the_author_line),
+        cmocka_unit_test(metadata_authors_are_read_in_order),
+        cmocka_unit_test(what_names_no_one_is_refused),
+        cmocka_unit_test(commenters_are_not_the_author),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

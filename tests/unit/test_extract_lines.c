@@ -1,0 +1,109 @@
+/* Lines that are not the article (docs/extraction.md): pointers to other
+ * articles ("Read more:", "Related" and the list it leads), tag lists,
+ * "About the author", newsletter and tip asks, photo credits and
+ * copyright lines are dropped from the main text; the article's own
+ * paragraphs, even one that says "related", stay. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ingest/extract.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+#define PARA(n)                                                                                    \
+    "<p>Paragraph " #n " of the report: the committee met on Tuesday to discuss the proposal, "    \
+    "which had been debated for months, and decided that the plan would go ahead.</p>"
+
+static const char page[] =
+    "<html><head><title>River plan</title></head><body><article>" PARA(1)
+    "<figure><img src=\"/a.jpg\"><figcaption>Foto: Reuters/Jane Doe</figcaption></figure>" PARA(2)
+    "<p><strong>Read more: The council's budget for next year</strong></p>" PARA(3)
+    "<p>Lea también: Otro artículo sobre el río</p>" PARA(4)
+    "<p>Related to the plan, the mayor spoke of the bridge, the ferry, the costs and the "
+    "timetable at length, in a long speech that went on well past the hour set for it, and "
+    "to the end of the afternoon.</p>"
+    "<h3>Related</h3><ul><li><a href=\"/x\">Another story about the river</a></li>"
+    "<li><a href=\"/y\">Weather this weekend in the valley</a></li></ul>"
+    "<p>Tags: river, council, bridge</p>"
+    "<h3>About the author</h3>"
+    "<p>Sign up for our newsletter to get the news every morning.</p>"
+    "<p>Have a tip? Write to us.</p>"
+    "<p>© 2024 The Daily Example</p>"
+    "</article></body></html>";
+
+static void lines_that_are_not_the_article_are_dropped(void **state)
+{
+    (void)state;
+    struct arena a;
+    arena_init(&a, 0);
+    struct extracted_page p;
+    struct extract_options opt = {.url = "https://news.example/2024/05/river-plan"};
+    assert_int_equal(extract_page(&a, page, sizeof page - 1, &opt, &p), 0);
+    for (int n = 1; n <= 4; n++) {
+        char want[32];
+        snprintf(want, sizeof want, "Paragraph %d of", n);
+        if (!strstr(p.text, want))
+            fail_msg("lost [%s] in [%s]", want, p.text);
+    }
+    assert_non_null(strstr(p.text, "Related to the plan, the mayor"));
+    static const char *const gone[] = {"Foto: Reuters",  "Read more",   "Lea también",
+                                       "Another story", "Weather this", "Tags:",
+                                       "About the author", "newsletter", "Have a tip",
+                                       "©"};
+    for (size_t k = 0; k < sizeof gone / sizeof gone[0]; k++)
+        if (strstr(p.text, gone[k]))
+            fail_msg("kept [%s] in [%s]", gone[k], p.text);
+    arena_release(&a);
+}
+
+/* What the article relies on stays: an embedded tweet in its wrapper (a
+ * link-heavy div), a block quote, a video's caption, the text after an
+ * inline ad; a photo's caption goes. */
+static const char quotes_page[] =
+    "<html><head><title>River plan</title><meta property=\"og:type\" content=\"article\">"
+    "</head><body><div class=\"article-body\">" PARA(1)
+    "<div class=\"embed embed-twitter\"><blockquote class=\"twitter-tweet\"><p>The bridge is "
+    "finally approved, great news for the whole valley <a href=\"https://t.co/a\">pic.twitter"
+    ".com/a</a></p>&mdash; Mayor Jane (@mayorjane) <a href=\"https://twitter.com/x/status/1\">"
+    "May 7, 2024</a></blockquote><script src=\"https://platform.twitter.com/widgets.js\">"
+    "</script></div>" PARA(2)
+    "<blockquote><p>We waited twenty years for this bridge, said a resident.</p></blockquote>"
+    "<div class=\"ad-container\"><div class=\"ad\">Advertisement</div></div>" PARA(3)
+    "<figure class=\"video\"><video src=\"v.mp4\"></video><figcaption>The mayor explains the "
+    "bridge plan in two minutes.</figcaption></figure>"
+    "<figure><img src=\"/b.jpg\"><figcaption>The river at dawn, seen from the old ferry."
+    "</figcaption></figure>" PARA(4) "</div></body></html>";
+
+static void quotes_tweets_and_video_captions_stay(void **state)
+{
+    (void)state;
+    struct arena a;
+    arena_init(&a, 0);
+    struct extracted_page p;
+    struct extract_options opt = {.url = "https://news.example/2024/05/river-plan"};
+    assert_int_equal(extract_page(&a, quotes_page, sizeof quotes_page - 1, &opt, &p), 0);
+    static const char *const kept[] = {"Paragraph 1 of", "finally approved", "Paragraph 2 of",
+                                       "twenty years", "Paragraph 3 of", "explains the bridge",
+                                       "Paragraph 4 of"};
+    for (size_t k = 0; k < sizeof kept / sizeof kept[0]; k++)
+        if (!strstr(p.text, kept[k]))
+            fail_msg("lost [%s] in [%s]", kept[k], p.text);
+    if (strstr(p.text, "river at dawn"))
+        fail_msg("kept the photo's caption in [%s]", p.text);
+    arena_release(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(lines_that_are_not_the_article_are_dropped),
+        cmocka_unit_test(quotes_tweets_and_video_captions_stay),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
