@@ -260,8 +260,10 @@ def test_matching_articles_reach_the_webhook_signed_and_in_order(site):
         assert any(p[3] == 500 for p in rec.snapshot())
         # Counted by value: at least one delivery per alert went out, and
         # the three 500s were three retries.
-        assert metric(site.server.base, "newsd_alert_deliveries_sent_total") >= 2
-        assert metric(site.server.base, "newsd_alert_delivery_retries_total") >= 3
+        # (a sender records its outcome just after the answer: waited for)
+        wait_for("the deliveries counted", lambda: metric(
+            site.server.base, "newsd_alert_deliveries_sent_total") >= 2 and metric(
+            site.server.base, "newsd_alert_delivery_retries_total") >= 3)
         for a in (a1, a2):
             me.request("DELETE", "%s/%d" % (ALERTS, a["id"]))
     finally:
