@@ -19,6 +19,25 @@ def pytest_configure(config):
     skip_policy.install(config)  # every skip shown; in CI a precondition skip fails
 
 
+# Modules whose subject does not touch the search backend (ingestion, the
+# CLI, webhook delivery, live streams, which match through index/match.c
+# whatever the backend, operations): `make api-test-fts5` exists to run the
+# searches on FTS5, so it skips them by design, and `make check` stays
+# within its time (the release and ASan runs have them all).
+BACKEND_INDEPENDENT = {"test_alerts", "test_feeds", "test_feeds_manage", "test_pages",
+                       "test_warc", "test_operations", "test_admin_store", "test_proxy",
+                       "test_stream", "test_install", "test_demo"}
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("NEWSD_INDEX") != "fts5":
+        return
+    for item in items:
+        if item.module.__name__ in BACKEND_INDEPENDENT:
+            item.add_marker(pytest.mark.by_design(
+                True, reason="not about the search backend: the release and ASan runs have it"))
+
+
 def data(name):
     return os.path.join(DATA, name)
 
