@@ -2,6 +2,9 @@
 #include "util/xml.h"
 
 #include <stdbool.h>
+#include <stdint.h>
+
+#include "util/utf8.h"
 
 #include "util/banned.h"
 
@@ -37,12 +40,24 @@ static void xml_put(struct buf *b, const char *s, size_t n, bool attr)
         }
         if (c < 0x20 || c == 0x7f) {
             buf_putc(b, '?');
-        } else if (c == 0xef && i + 2 < n && p[i + 1] == 0xbf &&
-                   (p[i + 2] == 0xbe || p[i + 2] == 0xbf)) {
-            buf_putc(b, '?'); /* U+FFFE, U+FFFF: not XML characters */
-            i += 2;
-        } else {
+            continue;
+        }
+        if (c < 0x80) {
             buf_putc(b, (char)c);
+            continue;
+        }
+        /* Bytes that are not UTF-8 (a parameter's, a page's) would make
+         * the document ill-formed: U+FFFD, as the JSON writer does. */
+        uint32_t cp;
+        size_t len = utf8_decode(s + i, n - i, &cp);
+        if (len == 0) {
+            buf_puts(b, "\xEF\xBF\xBD");
+        } else if (cp == 0xFFFE || cp == 0xFFFF) {
+            buf_putc(b, '?'); /* not XML characters */
+            i += len - 1;
+        } else {
+            buf_append(b, s + i, len);
+            i += len - 1;
         }
     }
 }

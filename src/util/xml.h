@@ -2,7 +2,7 @@
  * escaped, and what XML 1.0 cannot carry (control characters other than
  * tab, newline and carriage return; U+FFFE and U+FFFF) written as '?', so
  * that any string stored from a feed or a page makes a well-formed
- * document. The input is UTF-8 (bytes ≥ 0x80 are passed through). One copy
+ * document; bytes that are not well-formed UTF-8 become U+FFFD. One copy
  * for every XML newsd writes: OPML exports and the search feeds. */
 #ifndef NEWSD_UTIL_XML_H
 #define NEWSD_UTIL_XML_H
