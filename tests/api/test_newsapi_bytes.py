@@ -1,0 +1,111 @@
+"""Extensions never change NewsAPI's bytes: a request that uses none of them
+(no cursor, format, or any other newsd parameter or endpoint) gets exactly
+the answer newsd gave before the extensions existed — status and body, key
+order, escaping and totals included.
+
+tests/data/api/newsapi-bytes.json holds, per request, the status and the
+SHA-256 of the body that the build before this round's extensions (commit
+4514e56, 0.14.0) gave on the session's store (the fixture imported as
+conftest.py imports it, the clock at the fixture's NOW). Regenerate it only
+when a NewsAPI answer is meant to change, and say why in the commit:
+
+    NEWSD_BIN=/path/to/newsd python3 tests/api/test_newsapi_bytes.py --write
+"""
+import hashlib
+import json
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOLDEN = os.path.join(HERE, "..", "data", "api", "newsapi-bytes.json")
+
+E, TH, SRC = "/v2/everything", "/v2/top-headlines", "/v2/top-headlines/sources"
+REQUESTS = [
+    (E, "q=the"),
+    (E, "q=the&pageSize=100&page=2"),
+    (E, "q=market%20OR%20election"),
+    (E, "q=%22prime%20minister%22"),
+    (E, "q=covid%20AND%20NOT%20china"),
+    (E, "q=%2Bvaccine%20-trial"),
+    (E, "q=(election%20OR%20vote)%20AND%20president&sortBy=relevancy"),
+    (E, "q=the&sortBy=popularity&pageSize=7"),
+    (E, "qInTitle=the&searchIn=title,description"),
+    (E, "q=the&searchIn=content&language=en"),
+    (E, "sources=bbc-news,cnn&pageSize=5"),
+    (E, "domains=com&excludeDomains=cnn.com&pageSize=20"),
+    (E, "domains=newsd.test&from=2023-01-05&to=2023-01-06T12:00:00Z"),
+    (E, "q=the&language=de"),
+    (E, "q=%C3%A9t%C3%A9&pageSize=3"),
+    (TH, "country=us"),
+    (TH, "country=gb&category=sport&pageSize=5"),
+    (TH, "category=business&page=2&pageSize=3"),
+    (TH, "sources=bbc-news"),
+    (TH, "q=the&language=en"),
+    (SRC, ""),
+    (SRC, "category=technology&language=en"),
+    ("/v2/sources", "country=us"),
+    (E, ""),
+    (E, "q=the&sortBy=newest"),
+    (E, "q=the&pageSize=101"),
+    (E, "q=the&page=101&pageSize=100"),
+    (E, "sources=no-such-source"),
+    (E, "q=the&country=us"),
+    (TH, "sources=bbc-news&country=us"),
+    (TH, ""),
+    (E, "q=(unclosed"),
+]
+
+
+def answer(base, key, path, query):
+    import requests
+    sep = "&" if query else ""
+    r = requests.get("%s%s?%s%sapiKey=%s" % (base, path, query, sep, key), timeout=60)
+    return {"status": r.status_code, "sha256": hashlib.sha256(r.content).hexdigest()}
+
+
+def test_newsapi_requests_get_the_bytes_they_got_before_the_extensions(server, store):
+    with open(GOLDEN, encoding="utf-8") as f:
+        golden = json.load(f)
+    assert len(golden) == len(REQUESTS)
+    changed = []
+    for path, query in REQUESTS:
+        got = answer(server.base, store.keys["main"], path, query)
+        if got != golden["%s?%s" % (path, query)]:
+            changed.append("%s?%s" % (path, query))
+    assert not changed, "NewsAPI answers changed: %s" % changed
+
+
+def _write(bin_path):
+    """Build the session's store with bin_path, serve it, record the answers."""
+    import subprocess
+    import tempfile
+    sys.path.insert(0, HERE)
+    os.environ["NEWSD_BIN"] = bin_path
+    import harness  # after NEWSD_BIN: it reads it at import
+    from corpus import DATA, Corpus
+    create = ["--create"] if "--create" in subprocess.run(
+        [bin_path, "import", "--help"], capture_output=True, text=True).stdout else []
+    d = tempfile.mkdtemp(prefix="newsd-golden-")
+    def cli(*a):
+        return harness.cli_ok(*a)
+    cli("sources", "import", *create, "--store", d, os.path.join(DATA, "sources.jsonl"))
+    cli("import", *create, "--store", d, os.path.join(DATA, "articles.jsonl"),
+        os.path.join(DATA, "handmade.jsonl"))
+    cli("import", "--store", d, os.path.join(DATA, "updates.jsonl"))
+    key = cli("keys", "create", "--store", d, "--name", "main").out.strip()
+    srv = harness.Server(d, now=Corpus().now)
+    try:
+        out = {"%s?%s" % (p, q): answer(srv.base, key, p, q) for p, q in REQUESTS}
+    finally:
+        srv.stop()
+    with open(GOLDEN, "w", encoding="utf-8") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--write"] or not os.environ.get("NEWSD_BIN"):
+        sys.exit(__doc__)
+    _write(os.environ["NEWSD_BIN"])
