@@ -198,8 +198,10 @@ static void rss_render(struct buf *b, const struct api_feed_meta *m, const struc
     buf_puts(b, "<atom:link rel=\"self\" type=\"application/rss+xml\"");
     xml_attr_s(b, "href", m->self_url);
     buf_puts(b, "/>");
-    timefmt_http(updated, date);
-    xml_elem(b, "lastBuildDate", date);
+    if (updated) {
+        timefmt_http(updated, date);
+        xml_elem(b, "lastBuildDate", date);
+    }
     buf_puts(b, "<generator>newsd ");
     xml_text(b, m->version, strlen(m->version));
     buf_puts(b, "</generator>\n");
@@ -358,7 +360,9 @@ int api_feed_render(struct buf *out, enum api_feed_format f, const struct api_fe
         if (rc == 0 && items[i].published > *newest)
             *newest = items[i].published;
     }
-    int64_t updated = *newest ? *newest : m->now;
+    /* The feed changes when its page does: an empty page's time is fixed
+     * too (the epoch), so that its ETag holds and a reader's poll gets 304. */
+    int64_t updated = *newest;
     if (rc == 0) {
         if (f == API_FEED_RSS)
             rss_render(out, m, items, n, updated);

@@ -31,11 +31,12 @@ struct api_feed_meta {
     const char *self_url; /* this feed's absolute address, without the key */
     const char *home_url; /* the site: the server's search page */
     const char *version;  /* newsd's, for the generator */
-    int64_t now;          /* the feed's update time when the page is empty */
 };
 
 /* The page docs[0..n) as format f into out. *newest: the newest
- * publishedAt among them (0 for an empty page), for Last-Modified.
+ * publishedAt among them (0 for an empty page), for Last-Modified; it is
+ * also the feed's own update time (the epoch for an empty page, whose
+ * bytes then stay the same).
  * Returns 0, or ERR_PARSE when a document is no article object (never one
  * the index wrote), ERR_NOMEM. */
 int api_feed_render(struct buf *out, enum api_feed_format f, const struct api_feed_meta *m,

@@ -34,15 +34,19 @@ static void feed_base(struct api_call *c, struct buf *b)
     buf_puts(b, ok ? host : "localhost");
 }
 
-/* The request's query string without its apiKey (any case): the key
- * stays in the reader's subscription, never in the document it gets. */
-static void query_without_key(struct buf *b, const char *q)
+/* The request's query string without its apiKey: the key stays in the
+ * reader's subscription, never in the document it gets. A segment is
+ * dropped when its name decodes (api/params.h, as the key check reads it)
+ * to apikey: "API%4Bey=" is a key too. */
+static void query_without_key(struct api_call *c, struct buf *b, const char *q)
 {
     bool first = true;
     while (*q) {
         size_t n = strcspn(q, "&");
-        if (n && !(n >= 7 && !strncasecmp(q, "apikey=", 7)) &&
-            !(n == 6 && !strncasecmp(q, "apikey", 6))) {
+        struct api_params one;
+        bool key = n && api_params_parse(&c->arena, q, n, &one) == 0 && one.n == 1 &&
+                   !strcmp(one.items[0].name, "apikey");
+        if (n && !key) {
             if (!first)
                 buf_putc(b, '&');
             buf_append(b, q, n);
@@ -107,7 +111,7 @@ static void respond_feed(struct api_call *c, const struct index_result *res)
     buf_printf(&self, "%s%s", base.data ? base.data : "", c->req->path);
     if (*c->req->query)
         buf_putc(&self, '?');
-    query_without_key(&self, c->req->query);
+    query_without_key(c, &self, c->req->query);
     buf_putc(&self, '\0');
     buf_printf(&home, "%s/", base.data ? base.data : "");
     buf_putc(&home, '\0');
@@ -116,8 +120,7 @@ static void respond_feed(struct api_call *c, const struct index_result *res)
     struct api_feed_meta m = {.title = title.data,
                               .self_url = self.data,
                               .home_url = home.data,
-                              .version = version_release(),
-                              .now = c->now};
+                              .version = version_release()};
     int64_t newest = 0;
     buf_init(&b, LIMIT_RESPONSE_BYTES);
     int rc = buf_error(&base) || buf_error(&self) || buf_error(&home) || buf_error(&title)

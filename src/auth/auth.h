@@ -100,7 +100,7 @@ int auth_check(struct auth *a, const char *key, int64_t now, struct auth_result 
  * stream). Through the same cache as auth_check, so a change made with
  * `newsd keys` is seen within key_cache_ttl_ms here too. out->status is
  * AUTH_OK (with out->plan), AUTH_INVALID (the key was deleted) or
- * AUTH_DISABLED (disabled, or its plan is not defined); a negative ERR_*
+ * AUTH_DISABLED, AUTH_PLAN_UNKNOWN (its plan is not defined); a negative ERR_*
  * on a store failure. */
 int auth_key_state(struct auth *a, const unsigned char hash[32], struct auth_result *out,
                    struct err *err);

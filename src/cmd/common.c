@@ -153,7 +153,7 @@ static bool store_missing(const char *loc)
 {
     char db[4096];
     struct stat sb;
-    if (store_location_is_uri(loc) || store_sqlite_path_at(loc, db, sizeof db, NULL) < 0)
+    if (store_location_is_pg(loc) || store_sqlite_path_at(loc, db, sizeof db, NULL) < 0)
         return false; /* opening says what is wrong */
     return stat(db, &sb) != 0 && errno == ENOENT;
 }

@@ -293,8 +293,10 @@ static int feeds_change(struct store *s, struct arena *ar, const char *verb, con
     struct err err;
     err_clear(&err);
     struct feed_record f;
-    int rc = id < 0 ? ERR_NOTFOUND : store_feed_get(s, ar, id, &f, &err);
-    if (rc == 0 && (!strcmp(verb, "pause") || !strcmp(verb, "resume")) && !change_is_news(&f, c))
+    bool toggle = !strcmp(verb, "pause") || !strcmp(verb, "resume");
+    /* Only a pause or resume reads the feed first: to say when it changes nothing. */
+    int rc = id < 0 ? ERR_NOTFOUND : toggle ? store_feed_get(s, ar, id, &f, &err) : 0;
+    if (rc == 0 && toggle && !change_is_news(&f, c))
         return CMD_EXIT_OK;
     if (rc == 0)
         rc = !strcmp(verb, "remove") ? store_feed_remove(s, id, &err)

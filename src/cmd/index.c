@@ -115,7 +115,7 @@ static bool build_possible(const char *loc, const char *kind)
         cmd_fail("index build: the %s index has no files to build ahead (only the engine)", kind);
         return false;
     }
-    if (store_location_is_uri(loc)) {
+    if (store_location_is_pg(loc)) {
         cmd_fail("index build: only for the embedded store; a cluster is upgraded node by node "
                  "(docs/operations.md \"Upgrading\")");
         return false;

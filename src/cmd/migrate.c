@@ -6,6 +6,7 @@
  * the store's server lock first, so it fails while a server runs. */
 #include "cmd/cmd.h"
 #include "cmd/common.h"
+#include "cmd/lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,30 +29,21 @@ static void migrate_usage(FILE *f)
                "  exists), else ./newsd-data\n");
 }
 
-/* While a server holds an embedded store's lock (serve.c: newsd.db.pid,
- * flock), refuse: it runs the old schema. -1 after one line on stderr,
- * else the lock's fd (held until exit) or -2 when there is none to take. */
+/* The store's lock (cmd/lock.h), as serve takes it: refused while a server
+ * (of the old version) holds it, and held until exit so that no server
+ * starts on the store halfway through the migration. -1 after one line on
+ * stderr, else the lock's fd, or -2 when there is nothing to lock (a
+ * cluster's nodes each lock their own directory; a missing store is
+ * refused by the open that follows). */
 static int migrate_lock(const char *loc)
 {
     char db[4096], path[4200];
-    if (store_location_is_uri(loc) || store_sqlite_path_at(loc, db, sizeof db, NULL) < 0)
-        return -2; /* a cluster's nodes each lock their own directory */
-    snprintf(path, sizeof path, "%s.pid", db);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0 && errno == ENOENT)
-        return -2; /* no server ever ran here */
-    if (fd < 0) {
-        cmd_fail("cannot open %s: %s", path, strerror(errno));
-        return -1;
-    }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        cmd_fail("a newsd server is running on this store (it holds %s): stop it first, then "
-                 "migrate",
-                 path);
-        close(fd);
-        return -1;
-    }
-    return fd;
+    int fd;
+    if (store_location_is_pg(loc) || access(loc, F_OK) != 0 ||
+        store_sqlite_path_at(loc, db, sizeof db, NULL) < 0)
+        return -2;
+    snprintf(path, sizeof path, "%s" CMD_LOCK_SUFFIX, db);
+    return cmd_lock_take(&fd, path, "migrate") < 0 ? -1 : fd;
 }
 
 int cmd_migrate(int argc, char **argv)

@@ -458,7 +458,7 @@ static int serve_lock_path(char *out, size_t n, const char *loc, const char *ind
 {
     char db[4096];
     size_t len;
-    if (!store_location_is_uri(loc)) {
+    if (!store_location_is_pg(loc)) {
         if (store_sqlite_path_at(loc, db, sizeof db, NULL) < 0) {
             cmd_fail("the store's path is too long");
             return -1;

@@ -32,11 +32,6 @@ char *store_location_redacted(const char *loc, char *buf, size_t n)
     return urlview_redacted(loc, URLVIEW_REDACT_PASSWORDS, buf, n);
 }
 
-bool store_location_is_uri(const char *loc)
-{
-    return store_location_is_pg(loc);
-}
-
 int store_sqlite_path_at(const char *loc, char *out, size_t n, struct err *err)
 {
     if (store_location_is_pg(loc))

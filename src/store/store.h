@@ -164,10 +164,6 @@ void store_restore_abort(const char *dir);
  * bytes (NUL included) to buf and returns buf. */
 char *store_location_redacted(const char *loc, char *buf, size_t n);
 
-/* Whether loc names a PostgreSQL store (a postgresql:// URI) rather than
- * an embedded one (a directory). */
-bool store_location_is_uri(const char *loc);
-
 /* The database file of the embedded store at directory loc (whether it
  * exists or not) into out; ERR_INVALID for a URI or a path that does not
  * fit in n bytes. */

@@ -145,6 +145,9 @@ def test_the_key_stays_out_of_the_feed(server, store):
             links = feedparser.parse(r.content).feed.get("links", [])
             self_link = [x.href for x in links if x.get("rel") == "self"][0]
         assert "format=%s" % fmt in self_link and "apiKey" not in self_link, self_link
+    # A name that decodes to apikey is the key too (the key check decodes it).
+    r = c.get("/v2/everything?q=the&API%%4Bey=%s&format=atom" % key)
+    assert r.status_code == 200 and key.encode() not in r.content, r.content[:300]
 
 
 def test_markup_in_articles_is_text_in_the_feed(tmp_path):

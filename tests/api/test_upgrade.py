@@ -225,7 +225,7 @@ def test_migrate_refuses_while_a_server_runs_on_the_store(tmp_path):
     try:
         r = run_cli("migrate", "--store", store)
         assert r.rc == 1, repr(r)
-        assert "server is running" in r.err and "stop it first" in r.err, repr(r)
+        assert "pid %d" % srv.proc.pid in r.err and "stop it first" in r.err, repr(r)
     finally:
         assert not srv.stop()
     cli_ok("migrate", "--store", store)

@@ -220,3 +220,25 @@ def test_restore_refuses_what_is_not_a_sound_newsd_store(service, tmp_path):
     r = run_cli("restore", "--store", str(tmp_path / "nowhere"), str(damaged))
     assert r.rc == 1 and "does not exist" in r.err, r
     assert not os.path.exists(tmp_path / "nowhere")
+
+
+def test_a_restore_drops_an_index_built_ahead_from_the_replaced_table(tmp_path):
+    """`newsd index build` stages the next format's index beside the live
+    one (newsd.db.engine.vN), and the next server adopts it: built from the
+    table a restore replaces, it would be taken for the restored table's
+    (same store, same table identity). restore removes it with the live
+    index and an adoption's leftover (newsd.db.engine.old)."""
+    store = str(tmp_path / "s")
+    cli_ok("keys", "create", "--create", "--store", store)
+    backup = tmp_path / "b.db"
+    cli_ok("backup", "--store", store, str(backup))
+    version = [l for l in cli_ok("--version").out.splitlines() if "segment format" in l][0]
+    fmt = version.rsplit(" ", 1)[1]
+    leftovers = [os.path.join(store, "newsd.db.engine.v" + fmt),
+                 os.path.join(store, "newsd.db.engine.old"), os.path.join(store, "newsd.db.engine")]
+    for d in leftovers:
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "seg-0000000000000001.seg"), "wb") as f:
+            f.write(b"from the replaced table")
+    cli_ok("restore", "--store", store, str(backup))
+    assert [d for d in leftovers if os.path.exists(d)] == []

@@ -197,21 +197,32 @@ int eng_staged_dir(const char *db_path, char *out, size_t n, struct err *err)
 }
 
 /* Remove dir and the files in it (an index directory has no
- * subdirectories); quietly, as far as it goes. */
-static void dir_remove(const char *dir)
+ * subdirectories). A missing dir is nothing to do. err NULL: quietly, as
+ * far as it goes; else the first failure, ERR_IO. */
+static int dir_remove(const char *dir, struct err *err)
 {
-    DIR *d = opendir(dir);
-    struct dirent *de;
     char path[4096];
+    struct dirent *de;
+    int rc = 0;
+    DIR *d = opendir(dir);
     if (d == NULL)
-        return;
+        return errno == ENOENT || !err
+                   ? 0
+                   : err_set(err, ERR_IO, "cannot open %s: %s", dir, strerror(errno));
     while ((de = readdir(d)) != NULL) {
-        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
-            (size_t)snprintf(path, sizeof path, "%s/%s", dir, de->d_name) < sizeof path)
-            unlink(path);
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= sizeof path) {
+            if (err && rc == 0)
+                rc = err_set(err, ERR_INVALID, "index path too long");
+        } else if (unlink(path) != 0 && errno != ENOENT && err && rc == 0) {
+            rc = err_set(err, ERR_IO, "cannot remove %s: %s", path, strerror(errno));
+        }
     }
     closedir(d);
-    rmdir(dir);
+    if (rmdir(dir) != 0 && errno != ENOENT && err && rc == 0)
+        rc = err_set(err, ERR_IO, "cannot remove %s: %s", dir, strerror(errno));
+    return rc;
 }
 
 /* The staged directory that newsd index build wrote ahead of an upgrade
@@ -239,7 +250,7 @@ static void staged_adopt(struct eng_writer *w)
         close(fd);
         return;
     }
-    dir_remove(aside); /* what an interrupted adoption left */
+    dir_remove(aside, NULL); /* what an interrupted adoption left */
     if (rename(w->dir, aside) != 0 || rename(staged, w->dir) != 0) {
         log_msg(LOG_WARN, "search index: cannot put %s in place of %s (%s)", staged, w->dir,
                 strerror(errno));
@@ -250,7 +261,7 @@ static void staged_adopt(struct eng_writer *w)
     }
     close(w->lock_fd);
     w->lock_fd = fd; /* the staged directory's lock, now the live one's */
-    dir_remove(aside);
+    dir_remove(aside, NULL);
     /* The renames are entries of the store's directory: make them last. */
     char parent[4096];
     snprintf(parent, sizeof parent, "%s", w->dir);
@@ -401,28 +412,20 @@ out:
 /* The index directory and every file in it removed (newsd restore: the
  * files belong to the table being replaced, and a backup of the same
  * store has the same table identity, so they would be taken for the
- * restored table's). The directory holds files only. */
+ * restored table's), and with it a staged index (newsd index build, built
+ * from the table being replaced, which the next server would adopt) and a
+ * live directory set aside by an adoption. */
 int index_engine_files_remove(const char *db_path, struct err *err)
 {
-    char dir[4096], path[4096];
-    if ((size_t)snprintf(dir, sizeof dir, "%s.engine", db_path) >= sizeof dir)
+    char live[4096], staged[4096], aside[4200];
+    if ((size_t)snprintf(live, sizeof live, "%s.engine", db_path) >= sizeof live ||
+        eng_staged_dir(db_path, staged, sizeof staged, err) < 0 ||
+        (size_t)snprintf(aside, sizeof aside, "%s.old", live) >= sizeof aside)
         return err_set(err, ERR_INVALID, "index path too long");
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return errno == ENOENT ? 0
-                               : err_set(err, ERR_IO, "cannot open %s: %s", dir, strerror(errno));
-    struct dirent *e;
-    int rc = 0;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path)
-            rc = err_set(err, ERR_INVALID, "index path too long");
-        else if (unlink(path) != 0 && errno != ENOENT)
-            rc = err_set(err, ERR_IO, "cannot remove %s: %s", path, strerror(errno));
-    }
-    closedir(d);
-    if (rc == 0 && rmdir(dir) != 0 && errno != ENOENT)
-        rc = err_set(err, ERR_IO, "cannot remove %s: %s", dir, strerror(errno));
+    int rc = dir_remove(live, err);
+    if (rc == 0)
+        rc = dir_remove(staged, err);
+    if (rc == 0)
+        rc = dir_remove(aside, err);
     return rc;
 }
