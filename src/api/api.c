@@ -26,6 +26,10 @@ int api_new(struct api **out, struct store *s, struct index *idx, struct auth *a
     api->index = idx;
     api->auth = auth;
     api->cfg = *cfg;
+    if (api_exports_new(&api->exports) < 0) {
+        free(api);
+        return err_set(err, ERR_NOMEM, "out of memory");
+    }
     pthread_mutex_init(&api->streams_lock, NULL);
     if (api->cfg.stream_buffer_bytes == 0)
         api->cfg.stream_buffer_bytes = LIMIT_STREAM_BUFFER_BYTES;
@@ -52,6 +56,7 @@ void api_free(struct api *api)
     if (!api)
         return;
     push_live_free(api->live); /* releases every stream still open */
+    api_exports_free(api->exports); /* waits for the running exports */
     free(api->stream_counts);
     pthread_mutex_destroy(&api->streams_lock);
     free(api);
@@ -68,6 +73,7 @@ enum route {
     ROUTE_NONE,
     ROUTE_EVERYTHING,
     ROUTE_STREAM,
+    ROUTE_EXPORT,
     ROUTE_TOP_HEADLINES,
     ROUTE_SOURCES,
     ROUTE_HEALTH,
@@ -90,6 +96,7 @@ static const struct {
 } routes[] = {
     {"/v2/everything", ROUTE_EVERYTHING},
     {"/v2/everything/stream", ROUTE_STREAM},
+    {"/v2/everything/export", ROUTE_EXPORT},
     {"/v2/top-headlines", ROUTE_TOP_HEADLINES},
     {"/v2/top-headlines/sources", ROUTE_SOURCES},
     {"/v2/sources", ROUTE_SOURCES},
@@ -437,6 +444,8 @@ static enum metrics_endpoint metrics_endpoint_of(enum route route)
         return METRICS_EP_EVERYTHING;
     case ROUTE_STREAM:
         return METRICS_EP_STREAM;
+    case ROUTE_EXPORT:
+        return METRICS_EP_EXPORT;
     case ROUTE_TOP_HEADLINES:
         return METRICS_EP_TOP_HEADLINES;
     case ROUTE_SOURCES:
@@ -464,7 +473,8 @@ static enum metrics_endpoint metrics_endpoint_of(enum route route)
 /* The routes of the NewsAPI interface, which check a key. */
 static bool route_takes_key(enum route route)
 {
-    return route == ROUTE_EVERYTHING || route == ROUTE_STREAM || route == ROUTE_TOP_HEADLINES ||
+    return route == ROUTE_EVERYTHING || route == ROUTE_STREAM || route == ROUTE_EXPORT ||
+           route == ROUTE_TOP_HEADLINES ||
            route == ROUTE_SOURCES || route == ROUTE_ALERTS || route == ROUTE_ALERT;
 }
 
@@ -521,6 +531,9 @@ static void respond_keyed(struct api_call *c, enum route route)
         break;
     case ROUTE_STREAM:
         api_everything_stream(c);
+        break;
+    case ROUTE_EXPORT:
+        api_everything_export(c);
         break;
     case ROUTE_TOP_HEADLINES:
         api_top_headlines(c);

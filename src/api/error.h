@@ -29,6 +29,7 @@
     X(API_ERR_SOURCE_DOES_NOT_EXIST, "sourceDoesNotExist", 400, NULL)                              \
     X(API_ERR_MAXIMUM_RESULTS, "maximumResultsReached", 426, NULL)                                 \
     X(API_ERR_TOO_MANY_STREAMS, "tooManyStreams", 429, NULL)                                       \
+    X(API_ERR_EXPORT_LIMIT, "exportLimitReached", 429, NULL)                                       \
     /* sent as an `event: error` of a 200 stream, not as a status of its own */                  \
     X(API_ERR_STREAM_POSITION_EXPIRED, "streamPositionExpired", 200, NULL)                         \
     X(API_ERR_ROUTE_NOT_FOUND, "routeNotFound", 404,                                               \

@@ -31,6 +31,7 @@ struct api {
     pthread_mutex_t streams_lock; /* open streams per key (stream.c) */
     struct api_stream_count *stream_counts;
     size_t n_stream_counts, cap_stream_counts;
+    struct api_exports *exports; /* exports running, articles exported per key (export.c) */
 };
 
 struct api_call {
@@ -130,6 +131,13 @@ int api_everything_filters(struct api_call *c, struct index_request *req);
 
 void api_everything(struct api_call *c);
 void api_everything_stream(struct api_call *c); /* stream.c */
+void api_everything_export(struct api_call *c); /* export.c */
+/* export.c: the node's exports (how many run, each key's articles of the
+ * day); free waits for the running ones, whose streams the stopped server
+ * has ended. */
+struct api_exports;
+int api_exports_new(struct api_exports **out);
+void api_exports_free(struct api_exports *e);
 void api_stream_metrics_init(void);             /* stream.c: its series shown from the start */
 
 /* alerts.c: /v2/alerts (GET: the key's alerts, POST: a new one) and

@@ -33,12 +33,20 @@ struct auth_plan {
     int64_t streams;           /* live streams open at once per key (on one node) */
     /* webhook alerts (issue 17) */
     int64_t alerts; /* alerts a key may keep (AUTH_PLAN_ALERTS_DEFAULT unless set) */
+    /* exports (issue 27): articles a key may export per UTC day, on one
+     * node (/v2/everything/export); 0: no limit */
+    int64_t export_per_day;
 };
 
 /* streams of the built-in plans and of a plan the config file adds. */
 #define AUTH_PLAN_STREAMS_DEFAULT 5
 
 #define AUTH_PLAN_ALERTS_DEFAULT 10 /* a plan's alerts when it does not say */
+
+/* export_per_day of the built-in developer plan (its result window is
+ * 100: an export of a few pages' worth a day); business and unlimited,
+ * and a plan the config file adds, have no limit unless they set one. */
+#define AUTH_PLAN_DEVELOPER_EXPORT_PER_DAY 1000
 
 enum auth_status {
     AUTH_OK = 0,

@@ -522,6 +522,7 @@ static const struct plan_key {
     {"allowed_origins", CONFIG_PLAN_ALLOWED_ORIGINS, 0},
     {"streams", CONFIG_PLAN_STREAMS, 1000000LL},
     {"alerts", CONFIG_PLAN_ALERTS, 1000000LL},
+    {"export_per_day", CONFIG_PLAN_EXPORT_PER_DAY, 1000000000000000LL},
 };
 
 static int plan_set(struct parser *ps, struct span key, struct span v)
@@ -540,7 +541,8 @@ static int plan_set(struct parser *ps, struct span key, struct span v)
         return parse_fail(ps,
                           "unknown key '%s' in [plan %s] (requests_per_day, "
                           "requests_per_month, burst_per_second, burst_size, result_window, "
-                          "history_days, delay_seconds, allowed_origins, streams, alerts)",
+                          "history_days, delay_seconds, allowed_origins, streams, alerts, "
+                          "export_per_day)",
                           span_show(key, kb), p->name);
     if (*fields & k->field)
         return parse_fail(ps, "%s is set twice", k->name);
@@ -564,6 +566,8 @@ static int plan_set(struct parser *ps, struct span key, struct span v)
         return value_int(ps, key, v, 0, k->max, &p->streams);
     case CONFIG_PLAN_ALERTS:
         return value_int(ps, key, v, 0, k->max, &p->alerts);
+    case CONFIG_PLAN_EXPORT_PER_DAY:
+        return value_int(ps, key, v, 0, k->max, &p->export_per_day);
     default:
         return value_origins(ps, v, p->allowed_origins, sizeof p->allowed_origins);
     }
@@ -769,6 +773,8 @@ int config_plans_apply(const struct config *c, struct auth *a, struct err *err)
             p.streams = src->streams;
         if (f & CONFIG_PLAN_ALERTS)
             p.alerts = src->alerts;
+        if (f & CONFIG_PLAN_EXPORT_PER_DAY)
+            p.export_per_day = src->export_per_day;
         int rc = auth_plan_set(a, &p, err);
         if (rc < 0)
             return rc;

@@ -44,6 +44,7 @@ enum config_plan_field {
     CONFIG_PLAN_ALLOWED_ORIGINS = 1 << 7,
     CONFIG_PLAN_STREAMS = 1 << 8,
     CONFIG_PLAN_ALERTS = 1 << 9,
+    CONFIG_PLAN_EXPORT_PER_DAY = 1 << 10,
 };
 
 /* [outbound]: every request newsd makes (feeds now; pages and webhooks to

@@ -109,8 +109,22 @@ int http_stream_write(struct http_stream *st, const char *data, size_t len);
 /* Bytes written and not yet sent. */
 size_t http_stream_pending(struct http_stream *st);
 
+/* Wait until room more bytes fit (unsent + room <= max_pending): for a
+ * writer that produces as fast as the client reads (an export) rather
+ * than one that must not wait (a live stream, cut off when full). 0 when
+ * they fit; ERR_IO when the stream is closed or ended (or room can never
+ * fit); ERR_TIMEOUT after timeout_ms without room (the client reads
+ * nothing: the caller may check http_stream_open and wait again). */
+int http_stream_wait_room(struct http_stream *st, size_t room, int64_t timeout_ms);
+
 /* No more data: the body ends once what was written is sent. */
 void http_stream_end(struct http_stream *st);
+
+/* No more data, and the body is broken off once what was written is sent:
+ * the connection closes without the chunked body's terminating chunk, so
+ * the client sees an incomplete transfer (for a writer that failed after
+ * the headers went: its client must not take what it got for the whole). */
+void http_stream_fail(struct http_stream *st);
 
 /* Whether writes can still succeed (the client has not gone, the server
  * is not stopping, nobody ended it). A client that closed its connection

@@ -22,14 +22,18 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "util/clock.h"
 #include "util/banned.h"
 
 struct http_stream {
     pthread_mutex_t lock;
+    pthread_cond_t room;         /* signalled when unsent bytes go out or the stream closes
+                                  * (http_stream_wait_room) */
     int refs;
     char *data;
     size_t off, len, cap, max;   /* unsent bytes: data[off..len); len - off <= max */
     bool ended;                  /* no more writes: the body ends after what is there */
+    bool failed;                 /* ended by http_stream_fail: broken off, not ended */
     bool closed;                 /* the connection is done (or was cut): writes fail */
     bool suspended;              /* the connection waits for a write */
     struct MHD_Connection *conn; /* while the response is queued; NULL after */
@@ -44,6 +48,11 @@ int http_stream_new(struct http_stream **out, size_t max_pending, struct err *er
     if (!st)
         return err_set(err, ERR_NOMEM, "out of memory");
     pthread_mutex_init(&st->lock, NULL);
+    if (clock_cond_init(&st->room) != 0) {
+        pthread_mutex_destroy(&st->lock);
+        free(st);
+        return err_set(err, ERR_NOMEM, "out of memory");
+    }
     st->refs = 1;
     st->max = max_pending;
     *out = st;
@@ -58,6 +67,7 @@ static void stream_unref(struct http_stream *st)
     if (!last)
         return;
     pthread_mutex_destroy(&st->lock);
+    pthread_cond_destroy(&st->room);
     free(st->data);
     free(st);
 }
@@ -79,6 +89,8 @@ void http_stream_release(struct http_stream *st)
 /* Under st->lock: let a connection waiting for data go on. */
 static void wake(struct http_stream *st)
 {
+    if (st->closed || st->ended)
+        pthread_cond_broadcast(&st->room); /* a writer waiting for room stops waiting */
     if (st->suspended && st->conn) {
         st->suspended = false;
         MHD_resume_connection(st->conn);
@@ -167,6 +179,15 @@ void http_stream_end(struct http_stream *st)
     pthread_mutex_unlock(&st->lock);
 }
 
+void http_stream_fail(struct http_stream *st)
+{
+    pthread_mutex_lock(&st->lock);
+    st->ended = true;
+    st->failed = true;
+    wake(st);
+    pthread_mutex_unlock(&st->lock);
+}
+
 /* Under st->lock: whether the client of a parked connection has gone (its
  * socket reads as closed). libmicrohttpd does not watch the sockets of
  * suspended connections, so without this a client that left would be
@@ -197,6 +218,27 @@ bool http_stream_open(struct http_stream *st)
     return open;
 }
 
+int http_stream_wait_room(struct http_stream *st, size_t room, int64_t timeout_ms)
+{
+    struct timespec until = clock_mono_in(timeout_ms);
+    int rc = 0;
+    pthread_mutex_lock(&st->lock);
+    for (;;) {
+        if (st->closed || st->ended || room > st->max) {
+            rc = ERR_IO;
+            break;
+        }
+        if (st->len - st->off <= st->max - room)
+            break;
+        if (pthread_cond_timedwait(&st->room, &st->lock, &until) == ETIMEDOUT) {
+            rc = st->len - st->off <= st->max - room ? 0 : ERR_TIMEOUT;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&st->lock);
+    return rc;
+}
+
 /* ---- the server's side ------------------------------------------------------ */
 
 /* libmicrohttpd's content reader, on its I/O thread. */
@@ -216,7 +258,12 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
         st->off += take;
         if (st->off == st->len)
             st->off = st->len = 0;
+        pthread_cond_broadcast(&st->room);
         n = (ssize_t)take;
+    } else if (st->failed) {
+        /* The connection is closed without the chunked body's last
+         * chunk: the client sees an incomplete transfer. */
+        n = MHD_CONTENT_READER_END_WITH_ERROR;
     } else if (st->ended) {
         n = MHD_CONTENT_READER_END_OF_STREAM;
     } else {
@@ -254,6 +301,7 @@ static void stream_done(void *cls)
     st->reg = NULL;
     st->suspended = false;
     drop_pending(st);
+    pthread_cond_broadcast(&st->room);
     pthread_mutex_unlock(&st->lock);
     stream_unref(st);
 }

@@ -45,4 +45,8 @@
  * slow to read (about 250 articles). */
 #define LIMIT_STREAM_BUFFER_BYTES (1024 * 1024)
 
+/* Exports (/v2/everything/export) running at once on a node; one more is
+ * 503 (each holds a thread and a store connection for minutes). */
+#define LIMIT_EXPORTS_RUNNING 8
+
 #endif
