@@ -12,6 +12,7 @@
  *              [--name NAME]
  *   bench_http --url BASE --wait-settled TIMEOUT [--since EPOCH] [--pid PID]
  *              [--name NAME]
+ *   bench_http --url BASE --key KEY --export PARAMS [--pid PID] [--name NAME]
  *
  * A request that does not answer 200 with a totalResults is an error (err
  * line), never a silent fast sample. Prints lat/tput/mem lines
@@ -24,7 +25,15 @@
  * when the server was started) it first answered at all (listening_seconds)
  * and answered 200 (healthy_seconds); exit 1 when TIMEOUT seconds pass or
  * the process PID ends first. --wait-settled then waits for the background
- * merges the first build leaves to end (wait_settled). */
+ * merges the first build leaves to end (wait_settled).
+ *
+ * --export streams GET /v2/everything/export?PARAMS (NDJSON: a line per
+ * article) to its end and prints its rate (articles/s, MB/s) with the
+ * server's anonymous memory (RssAnon) before, at its highest during the
+ * transfer (sampled every 64 MiB received) and after; then, as the
+ * baseline of the same run, walks the same matches with cursor paging
+ * (pageSize=100, what a client does without an export) and prints its
+ * rate: `export` and `export-cursor` stat lines. */
 #include "common.h"
 
 #include <curl/curl.h>
@@ -135,6 +144,153 @@ static int h_run(void *state, const struct mix_query *q, size_t qi, uint64_t *to
     return 0;
 }
 
+/* ---- --export ------------------------------------------------------------- */
+
+struct export_count {
+    uint64_t bytes, lines, next_sample;
+    pid_t pid;
+    long anon_max;
+};
+
+static size_t on_export(char *p, size_t size, size_t n, void *ud)
+{
+    struct export_count *e = ud;
+    size_t len = size * n;
+    for (const char *q = p; (q = memchr(q, '\n', (size_t)(p + len - q))) != NULL; q++)
+        e->lines++;
+    e->bytes += len;
+    if (e->bytes >= e->next_sample) {
+        long kb = e->pid > 0 ? bench_status_kb(e->pid, "RssAnon") : -1;
+        if (kb > e->anon_max)
+            e->anon_max = kb;
+        e->next_sample = e->bytes + (64u << 20);
+    }
+    return len;
+}
+
+static CURL *export_handle(struct curl_slist **headers, const char *key)
+{
+    char header[512];
+    CURL *curl = curl_easy_init();
+    snprintf(header, sizeof header, "X-Api-Key: %s", key);
+    *headers = curl_slist_append(NULL, header);
+    if (!curl || !*headers) {
+        if (curl)
+            curl_easy_cleanup(curl);
+        curl_slist_free_all(*headers);
+        return NULL;
+    }
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, *headers);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT, 7200L);
+    return curl;
+}
+
+/* The cursor walk of the same search: articles and seconds, or -1. */
+static int cursor_walk(const struct hctx *c, const char *params, uint64_t *articles,
+                       double *seconds)
+{
+    struct curl_slist *headers = NULL;
+    CURL *curl = export_handle(&headers, c->key);
+    struct buf body;
+    char url[8192], cursor[64] = "*";
+    int rc = -1;
+    if (!curl)
+        return -1;
+    buf_init(&body, BODY_MAX);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+    *articles = 0;
+    double t0 = bench_now();
+    for (;;) {
+        long status = 0;
+        snprintf(url, sizeof url, "%s/v2/everything?%s&pageSize=100&cursor=%s", c->base, params,
+                 cursor);
+        buf_reset(&body);
+        curl_easy_setopt(curl, CURLOPT_URL, url);
+        if (curl_easy_perform(curl) != CURLE_OK)
+            goto out;
+        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+        buf_putc(&body, '\0');
+        if (status != 200 || buf_error(&body))
+            goto out;
+        /* Articles: each has one "publishedAt" key. */
+        for (const char *q = body.data; (q = strstr(q, "\"publishedAt\":")) != NULL; q++)
+            (*articles)++;
+        const char *nc = strstr(body.data, "\"nextCursor\":\"");
+        if (!nc)
+            break;
+        nc += strlen("\"nextCursor\":\"");
+        size_t n = strcspn(nc, "\"");
+        if (n >= sizeof cursor)
+            goto out;
+        memcpy(cursor, nc, n);
+        cursor[n] = '\0';
+    }
+    *seconds = bench_now() - t0;
+    rc = 0;
+out:
+    buf_release(&body);
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(curl);
+    return rc;
+}
+
+static int run_export(const struct hctx *c, const char *params, const char *name, pid_t pid)
+{
+    struct curl_slist *headers = NULL;
+    CURL *curl = export_handle(&headers, c->key);
+    struct export_count e = {.pid = pid, .anon_max = -1};
+    char url[8192];
+    long status = 0;
+    if (!curl)
+        return 1;
+    snprintf(url, sizeof url, "%s/v2/everything/export?%s", c->base, params);
+    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_export);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &e);
+    long before = pid > 0 ? bench_status_kb(pid, "RssAnon") : -1;
+    double t0 = bench_now();
+    CURLcode cc = curl_easy_perform(curl);
+    double secs = bench_now() - t0;
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(curl);
+    if (cc != CURLE_OK || status != 200) {
+        printf("err\t%s\texport\tHTTP %ld: %s\n", name, status, curl_easy_strerror(cc));
+        return 1;
+    }
+    printf("stat\t%s\tparams\t%s\n", name, params);
+    printf("stat\t%s\tarticles\t%llu\n", name, (unsigned long long)e.lines);
+    printf("stat\t%s\tbytes\t%llu\n", name, (unsigned long long)e.bytes);
+    printf("stat\t%s\tseconds\t%.3f\n", name, secs);
+    printf("stat\t%s\tarticles_per_s\t%.0f\n", name, secs > 0 ? (double)e.lines / secs : 0);
+    if (pid > 0) {
+        printf("stat\t%s\tanon_before_kb\t%ld\n", name, before);
+        printf("stat\t%s\tanon_max_kb\t%ld\n", name, e.anon_max);
+        printf("stat\t%s\tanon_after_kb\t%ld\n", name, bench_status_kb(pid, "RssAnon"));
+    }
+    fflush(stdout);
+    uint64_t walked;
+    double wsecs;
+    if (cursor_walk(c, params, &walked, &wsecs) < 0) {
+        printf("err\t%s\tcursor walk failed\n", name);
+        return 1;
+    }
+    printf("stat\t%s-cursor\tarticles\t%llu\n", name, (unsigned long long)walked);
+    printf("stat\t%s-cursor\tseconds\t%.3f\n", name, wsecs);
+    printf("stat\t%s-cursor\tarticles_per_s\t%.0f\n", name,
+           wsecs > 0 ? (double)walked / wsecs : 0);
+    fflush(stdout);
+    if (walked != e.lines) {
+        printf("err\t%s\texport gave %llu articles, the cursor walk %llu\n", name,
+               (unsigned long long)e.lines, (unsigned long long)walked);
+        return 1;
+    }
+    return 0;
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_http --url BASE --key KEY --mix FILE [--pid PID] [--reps R]\n"
@@ -143,7 +299,9 @@ static void usage(void)
                     "       bench_http --url BASE --wait-healthy TIMEOUT [--since EPOCH]\n"
                     "                  [--pid PID] [--name NAME]\n"
                     "       bench_http --url BASE --wait-settled TIMEOUT [--since EPOCH]\n"
-                    "                  [--pid PID] [--name NAME]\n");
+                    "                  [--pid PID] [--name NAME]\n"
+                    "       bench_http --url BASE --key KEY --export PARAMS [--pid PID]\n"
+                    "                  [--name NAME]\n");
 }
 
 static double wall_now(void)
@@ -328,7 +486,7 @@ static void server_mem(pid_t pid, const char *name, const char *when)
 
 int main(int argc, char **argv)
 {
-    const char *clients_arg = "1,2,4,16", *mix_path = NULL, *name = "http";
+    const char *clients_arg = "1,2,4,16", *mix_path = NULL, *name = "http", *export = NULL;
     struct hctx c = {0};
     struct mix m = {0};
     int reps = 3, warmup = 0, clients[16], n_clients, rc = 1;
@@ -361,6 +519,8 @@ int main(int argc, char **argv)
             settle = strtod(v, NULL);
         else if (v && strcmp(argv[i], "--since") == 0)
             since = strtod(v, NULL);
+        else if (v && strcmp(argv[i], "--export") == 0)
+            export = v;
         else {
             usage();
             return 2;
@@ -375,6 +535,13 @@ int main(int argc, char **argv)
             rc = wait_healthy(c.base, name, since > 0 ? since : wall_now(), wait, pid);
         else
             rc = wait_settled(c.base, name, since > 0 ? since : wall_now(), settle, pid);
+        curl_global_cleanup();
+        return rc;
+    }
+    if (c.base && c.key && export) {
+        if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
+            return 1;
+        rc = run_export(&c, export, name, pid);
         curl_global_cleanup();
         return rc;
     }

@@ -48,6 +48,8 @@ FRESH_S = 1.0
 # Issue 17: saved searches against each committed article, one core.
 PERCOLATE_SEARCHES = 10000
 PERCOLATE_RATE = 2000.0
+# Issue 27: an export of a broad query over loopback.
+EXPORT_RATE = 100000.0
 
 ONE_WORD_SHAPES = ("word-common", "word-rare", "word-ru")
 # The index proper's parts, as `newsd index sizes` names them.
@@ -367,6 +369,11 @@ def main():
         format(PERCOLATE_SEARCHES, ","), format(int(PERCOLATE_RATE), ",")), AT_ANY,
         "%s articles/s" % format(int(prate), ",") if prate is not None else "—",
         prate >= PERCOLATE_RATE if prate is not None else None)
+    erate = R.fstat("export", "articles_per_s")
+    target("export of a broad query ≥ %s articles/s over loopback (issue 27)" %
+           format(int(EXPORT_RATE), ","), AT_10M,
+           "%s articles/s" % format(int(erate), ",") if erate is not None else "—",
+           erate >= EXPORT_RATE if erate is not None else None)
     w("| target | set for | measured | verdict |")
     w("|---|---|---|---|")
     for t, at, meas, ok in rows:
@@ -582,6 +589,30 @@ def main():
             format(int(float(st.get("prep_per_s", 0))), ","),
             format(int(rate or 0), ","), "%.0f" % (brute or 0),
             times(rate / brute) if rate and brute else "—"))
+        w("")
+
+    # ---- export
+    if "export" in R.stat:
+        st = R.stat["export"]
+        rate, base = R.fstat("export", "articles_per_s"), R.fstat("export-cursor", "articles_per_s")
+        secs = R.fstat("export", "seconds")
+        w("## Export")
+        w("")
+        w("`bench_http --export`: GET /v2/everything/export?%s (NDJSON, whole content) read to "
+          "its end on one connection, then the same matches walked with cursor paging "
+          "(pageSize=100, one request per page: what a client does without an export), in the "
+          "same run. Memory: the server's RssAnon before, at its highest during the transfer "
+          "(sampled every 64 MiB) and after." % st.get("params", "?"))
+        w("")
+        w("| articles | MB | export | cursor paging | × faster | RssAnon before / max / after |")
+        w("|---:|---:|---:|---:|---:|---|")
+        w("| %s | %.0f | %s articles/s | %s articles/s | %s | %s / %s / %s |" % (
+            format(int(float(st.get("articles", 0))), ","),
+            float(st.get("bytes", 0)) / 1e6 if secs else 0,
+            format(int(rate or 0), ","), format(int(base or 0), ","),
+            times(rate / base) if rate and base else "—",
+            *[human_bytes(float(st[k]) * 1024) if k in st else "—"
+              for k in ("anon_before_kb", "anon_max_kb", "anon_after_kb")]))
         w("")
 
     # ---- checks

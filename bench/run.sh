@@ -11,6 +11,8 @@
 #      listening and to healthy) and runs the mix again, warm;
 #   3. runs the mix in-process (bench_index), cold then warm, and against the
 #      baseline (fts5_baseline);
+#      then streams one export of a broad query (issue 27) and walks the
+#      same matches by cursor paging (BENCH_EXPORT: its parameters);
 #   4. the percolator (bench_percolate): 10,000 saved searches against each
 #      article, on one core, and the same by testing every search;
 #   5. the freshness probe (bench/fresh.py): a marker article imported while
@@ -221,6 +223,11 @@ step "newsd serve: restart on the built store, then the mix over HTTP, count cac
 start_server serve-restart 1
 "$bin/bench_http" --url "$url" --key "$key" --pid "$server_pid" --name http-warm "${lat_args[@]}" \
     >>"$raw" || failed=1
+# Issue 27: every match of a broad query (most articles) as NDJSON, then
+# the same matches walked by cursor paging, the baseline of the same run.
+step "export: every match of a broad query, then the same by cursor paging"
+"$bin/bench_http" --url "$url" --key "$key" --pid "$server_pid" --name export \
+    --export "${BENCH_EXPORT:-q=the%20OR%20of%20OR%20and%20OR%20a%20OR%20in}" >>"$raw" || failed=1
 stop_server
 
 step "in-process queries (index.h), count cache off"
