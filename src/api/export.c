@@ -55,8 +55,10 @@
 /* How often a writer waiting for a client that reads nothing looks again
  * whether it is still there. */
 #define EXPORT_WAIT_MS 1000
-/* Ceiling of one batch's arena (whole articles of EXPORT_BATCH rows). */
-#define EXPORT_BATCH_ARENA_BYTES (256 * 1024 * 1024)
+/* Whole articles read from the store at a time, and the ceiling of their
+ * arena (an article's fields are at most LIMIT_FIELD_BYTES each). */
+#define EXPORT_ROWS 100
+#define EXPORT_ROWS_ARENA_BYTES (512 * 1024 * 1024)
 
 /* ---- the node's exports: how many run, and each key's articles today ---------- */
 
@@ -249,19 +251,66 @@ static void job_fail(struct export_job *j, const char *why)
     http_stream_fail(j->st);
 }
 
-/* One batch: the next EXPORT_BATCH matches below *below (all when
- * !req.below), written. 1 when more may follow, 0 at the end, ERR_IO when
- * the client went, another ERR_* (with why) on a failure. */
+/* ids[0..n) of one search batch, written: their whole articles read
+ * EXPORT_ROWS at a time (an arena each), formatted, written as the client
+ * reads. 0, ERR_IO when the client went, another ERR_* (with why). */
+static int job_rows(struct export_job *j, const int64_t *ids, size_t n, char *why, size_t why_len)
+{
+    struct buf out;
+    struct err err;
+    int rc = 0;
+    err_clear(&err);
+    buf_init(&out, 0);
+    for (size_t at = 0; at < n && rc == 0; at += EXPORT_ROWS) {
+        size_t k = n - at < EXPORT_ROWS ? n - at : EXPORT_ROWS;
+        struct arena a;
+        arena_init(&a, EXPORT_ROWS_ARENA_BYTES);
+        struct article *arts = arena_calloc(&a, k, sizeof *arts);
+        if (!arts) {
+            rc = ERR_NOMEM;
+            snprintf(why, why_len, "out of memory");
+        } else if ((rc = api_export_rows_get(j->rows, &a, ids + at, k, arts, &err)) < 0) {
+            snprintf(why, why_len, "rows: %s", err_msg(&err, rc));
+        }
+        int64_t in_out = INT64_MIN; /* the last article in out */
+        size_t n_out = 0;
+        for (size_t i = 0; i < k && rc == 0; i++) {
+            char cur[API_CURSOR_LEN + 1];
+            if (arts[i].id != 0) { /* 0: deleted since the search, gone from the export too */
+                cursor_after(j, ids[at + i], cur);
+                api_export_article(&out, j->format, &arts[i], cur);
+                in_out = ids[at + i];
+                n_out++;
+            }
+            if (n_out && (out.len >= EXPORT_WRITE_BYTES || i + 1 == k)) {
+                if (buf_error(&out)) {
+                    rc = ERR_NOMEM;
+                    snprintf(why, why_len, "out of memory");
+                } else if ((rc = job_write(j, out.data, out.len)) == 0) {
+                    j->written = in_out;
+                    j->sent += n_out;
+                    n_out = 0;
+                }
+                buf_reset(&out);
+            }
+        }
+        arena_release(&a);
+    }
+    buf_release(&out);
+    return rc;
+}
+
+/* One batch: the next EXPORT_BATCH matches below *last_id (from the
+ * newest when INT64_MIN), written. 1 when more may follow, 0 at the end,
+ * ERR_IO when the client went, another ERR_* (with why) on a failure. */
 static int job_batch(struct export_job *j, int64_t *last_id, char *why, size_t why_len)
 {
     struct arena a;
-    struct index_result res;
+    struct index_result res = {0};
     struct err err;
-    struct buf out;
-    int rc;
+    int rc = 0;
     err_clear(&err);
-    arena_init(&a, EXPORT_BATCH_ARENA_BYTES);
-    buf_init(&out, 0);
+    arena_init(&a, LIMIT_REQUEST_ARENA_BYTES);
     struct index_request req = j->req;
     req.offset = 0;
     req.limit = EXPORT_BATCH;
@@ -271,55 +320,26 @@ static int job_batch(struct export_job *j, int64_t *last_id, char *why, size_t w
     }
     if (j->api->cfg.query_timeout_ms > 0)
         req.deadline_ms = clock_mono_ms() + j->api->cfg.query_timeout_ms;
-    rc = req.from > req.to ? 0 : index_search(j->api->index, &a, &req, &res, &err);
-    if (rc < 0 || req.from > req.to) {
-        if (rc < 0)
-            snprintf(why, why_len, "search: %s", err_msg(&err, rc));
+    if (req.from <= req.to && (rc = index_search(j->api->index, &a, &req, &res, &err)) < 0) {
+        snprintf(why, why_len, "search: %s", err_msg(&err, rc));
         goto out;
     }
+    /* The ids alone: the page's JSON (content cut) is not what is sent. */
     int64_t *ids = arena_calloc(&a, res.n ? res.n : 1, sizeof *ids);
-    struct article *arts = arena_calloc(&a, res.n ? res.n : 1, sizeof *arts);
-    if (!ids || !arts) {
-        rc = err_set(&err, ERR_NOMEM, "out of memory");
+    if (!ids) {
+        rc = ERR_NOMEM;
         snprintf(why, why_len, "out of memory");
         goto out;
     }
     for (size_t i = 0; i < res.n; i++)
         ids[i] = res.docs[i].id;
-    if (res.n && (rc = api_export_rows_get(j->rows, &a, ids, res.n, arts, &err)) < 0) {
-        snprintf(why, why_len, "rows: %s", err_msg(&err, rc));
+    if ((rc = job_rows(j, ids, res.n, why, why_len)) < 0)
         goto out;
-    }
-    int64_t in_out = INT64_MIN; /* the last article in out */
-    size_t n_out = 0;
-    for (size_t i = 0; i < res.n; i++) {
-        char cur[API_CURSOR_LEN + 1];
-        if (arts[i].id != 0) { /* 0: deleted since the search, gone from the export too */
-            cursor_after(j, ids[i], cur);
-            api_export_article(&out, j->format, &arts[i], cur);
-            in_out = ids[i];
-            n_out++;
-        }
-        if (n_out && (out.len >= EXPORT_WRITE_BYTES || i + 1 == res.n)) {
-            if (buf_error(&out)) {
-                rc = ERR_NOMEM;
-                snprintf(why, why_len, "out of memory");
-                goto out;
-            }
-            if ((rc = job_write(j, out.data, out.len)) < 0)
-                goto out;
-            buf_reset(&out);
-            j->written = in_out;
-            j->sent += n_out;
-            n_out = 0;
-        }
-    }
     /* Past every id of the batch, rows found or not. */
     if (res.n)
         *last_id = ids[res.n - 1];
     rc = res.n == EXPORT_BATCH && res.total > res.n ? 1 : 0;
 out:
-    buf_release(&out);
     arena_release(&a);
     return rc;
 }
