@@ -383,6 +383,31 @@
     $("request-url").textContent = url;
     $("request-curl").textContent = "curl -s -H \"X-Api-Key: $NEWSD_KEY\" " + shellQuote(url);
     showSubscribe(url);
+    showExport(url);
+  }
+
+  /* Every match of the search as a file (docs/api.md, "Export"): the
+   * filters of the search, without its page, order and form (an export is
+   * every match, newest first); a download link sends no headers, so the
+   * key goes in the URL. */
+  function exportUrl(url, format) {
+    const u = new URL(url);
+    u.pathname = u.pathname.replace(/\/v2\/everything$/, "/v2/everything/export");
+    for (const p of ["page", "pageSize", "sortBy", "format", "cursor"])
+      u.searchParams.delete(p);
+    u.searchParams.set("format", format);
+    const key = currentKey();
+    if (key)
+      u.searchParams.set("apiKey", key);
+    return u.href;
+  }
+
+  function showExport(url) {
+    $("export").hidden = endpoint() !== "everything";
+    if ($("export").hidden)
+      return;
+    $("export-csv").href = exportUrl(url, "csv");
+    $("export-ndjson").href = exportUrl(url, "ndjson");
   }
 
   /* The search as a feed for a reader to follow (docs/api.md, "Search as a

@@ -320,6 +320,40 @@ test("the search is offered as a feed to subscribe to, and the feed is the searc
   await shot("subscribe");
 });
 
+test("the search is offered as an export, and the files hold every match", async () => {
+  // the previous tests' search (everything, q=WORD) is on the page
+  assert.equal(await page.isHidden("#export"), false);
+  const want = fixture.articles
+    .filter((a) => new RegExp(`\\b${WORD}\\b`, "i").test(a.title + " " + a.description + " " + a.content))
+    .sort((a, b) => (a.publishedAt < b.publishedAt ? 1 : a.publishedAt > b.publishedAt ? -1 : 0))
+    .map((a) => a.url);
+  assert.ok(want.length > 0);
+  const files = {};
+  for (const [id, format, type] of [["#export-csv", "csv", "text/csv"],
+                                    ["#export-ndjson", "ndjson", "application/x-ndjson"]]) {
+    const u = new URL(await page.getAttribute(id, "href"));
+    assert.equal(u.pathname, "/v2/everything/export");
+    assert.equal(u.searchParams.get("format"), format);
+    assert.equal(u.searchParams.get("apiKey"), key); // a download sends no headers
+    assert.equal(u.searchParams.get("q"), WORD);
+    assert.equal(u.searchParams.get("page"), null);
+    assert.equal(u.searchParams.get("pageSize"), null);
+    const r = await fetch(u);
+    assert.equal(r.status, 200, id);
+    assert.ok(r.headers.get("content-type").startsWith(type), r.headers.get("content-type"));
+    files[format] = await r.text();
+  }
+  const lines = files.ndjson.split("\n").filter((l) => l).map((l) => JSON.parse(l));
+  assert.deepEqual(lines.map((a) => a.url), want);
+  assert.ok(files.csv.startsWith("sourceId,sourceName,author,title,"));
+  for (const u of want)
+    assert.ok(files.csv.includes(u), `the CSV holds ${u}`);
+  // a click downloads the file
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export-csv")]);
+  assert.equal(download.suggestedFilename(), "newsd-export.csv");
+  await shot("export");
+});
+
 test("the key survives a reload and the search is restored from the URL", async () => {
   await page.reload();
   assert.equal(await page.inputValue("#key"), key);
