@@ -47,7 +47,7 @@
 #include "util/banned.h"
 
 /* Matches searched and read per step of the walk. */
-#define EXPORT_BATCH 1000
+#define EXPORT_BATCH 250
 /* Unsent bytes an export lets wait for its client before it waits too. */
 #define EXPORT_BUFFER_BYTES (1024 * 1024)
 /* Bytes handed to the stream at a time (an article may be larger). */
@@ -534,7 +534,9 @@ void api_everything_export(struct api_call *c)
     struct buf head;
     buf_init(&head, 0);
     api_export_head(&head, format);
-    rc = buf_error(&head) ? ERR_NOMEM : http_stream_write(j->st, head.data, head.len);
+    rc = buf_error(&head) ? ERR_NOMEM
+         : head.len     ? http_stream_write(j->st, head.data, head.len)
+                        : 0; /* NDJSON has no head */
     buf_release(&head);
     if (rc < 0)
         goto fail_job;
