@@ -41,7 +41,7 @@ export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
 .PHONY: all deps deps-test release asan check unit unit-asan fuzz-replay fuzz-merge api-test api-test-asan \
         unit-engine api-test-fts5 \
-        web-test install uninstall cluster-test docs-check \
+        web-test install uninstall cluster-test docs-check structure-check \
         demo fuzz bench bench-smoke bench-sizing bench-pages format format-check clean reliability-test
 
 all: build/newsd
@@ -217,10 +217,16 @@ check: deps-test
 
 # ---- the docs agree with the program --------------------------------------
 # Every option of every command's --help is in docs/newsd.1 and docs/api.md
-# §7, and they name no other; docs/openapi.yaml renders docs/openapi.json.
-docs-check: build/newsd
+# §7, and they name no other; docs/openapi.yaml renders docs/openapi.json;
+# the source keeps the structure docs/architecture.md draws (structure-check).
+docs-check: build/newsd structure-check
 	$(PYTHON) scripts/check-options.py build/newsd
 	$(PYTHON) scripts/openapi-yaml.py --check
+
+# The mechanical rules of docs/architecture.md (scripts/check-structure.py:
+# one function per rule), e.g. no store backend header outside its backend.
+structure-check:
+	$(PYTHON) scripts/check-structure.py
 
 # ---- reliability: crash safety, disk full, load, security (tests/reliability)
 # Helpers built from tests/reliability/*.c against the release objects;

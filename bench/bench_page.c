@@ -20,7 +20,7 @@
 
 #include "api/render.h"
 #include "index/engine/internal.h"
-#include "store/log.h"
+#include "store/journal.h"
 #include "util/arena.h"
 
 #define PAGE 100

@@ -33,7 +33,7 @@
 #include "index/match.h"
 #include "push/percolator.h"
 #include "query/query.h"
-#include "store/log.h"
+#include "store/journal.h"
 #include "store/store.h"
 #include "text/text.h"
 #include "util/strtab.h"

@@ -38,7 +38,7 @@ int api_new(struct api **out, struct store *s, struct index *idx, struct auth *a
     struct err lerr;
     err_clear(&lerr);
     /* An api without an index (`newsd alerts add`'s) has no streams. */
-    int lrc = idx ? push_live_new(&api->live, index_log(idx), &lc, &lerr) : 0;
+    int lrc = idx ? push_live_new(&api->live, index_journal(idx), &lc, &lerr) : 0;
     if (lrc < 0) /* searches need no streams: answer those 503 and go on */
         log_warn("live streams unavailable: %s", err_msg(&lerr, lrc));
     if (api->cfg.live_window_seconds <= 0)

@@ -305,7 +305,7 @@ struct serve_settings {
     struct http_config metrics; /* --metrics-listen; .listen NULL: none */
     struct api_config api;
     struct auth_options auth;
-    struct alerts_options alerts; /* log_path, compile: set at start */
+    struct alerts_options alerts; /* journal_path, compile: set at start */
 };
 
 /* NEWSD_NOW (test hook): the api's clock fixed at these unix seconds. */
@@ -612,7 +612,7 @@ static int start_alerts(struct serve_parts *p, struct serve_settings *set)
     alerts_metrics_init();
     struct err err;
     err_clear(&err);
-    set->alerts.log_path = store_log_path(index_log(p->index));
+    set->alerts.journal_path = store_journal_path(index_journal(p->index));
     set->alerts.compile = compile_alert;
     set->alerts.compile_ctx = p->api;
     int rc = alerts_start(&p->alerts, p->store, &set->alerts, &err);

@@ -24,7 +24,7 @@ struct index_backend {
     int (*count_check)(struct index_backend *b, struct index_count_check *out, struct err *err);
 };
 
-/* SQLite FTS5 over the log's SQLite file at db_path (store/log.h: its
+/* SQLite FTS5 over the journal's SQLite file at db_path (store/journal.h: its
  * articles_fts table, built once when the file lacks it), read through its
  * own pool of read-only connections. */
 int index_fts5_new(struct index_backend **out, const char *db_path, struct err *err);

@@ -1,10 +1,10 @@
 /* index.h dispatcher: the backend asked for (index/backend.h) over the
- * store's log (store/log.h): the embedded store's own file, or a
+ * store's journal (store/journal.h): the embedded store's own file, or a
  * PostgreSQL store's node-local replica, searched alike — by the
  * purpose-built engine unless "fts5" is asked for (struct index_options). */
 #include "index/index.h"
 #include "index/backend.h"
-#include "store/log.h"
+#include "store/journal.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -16,7 +16,8 @@
 
 struct index {
     struct index_backend *be;
-    struct store_log *log; /* what the backend reads (a replica kept in step, or the store) */
+    struct store_journal
+        *journal; /* what the backend reads (a replica kept in step, or the store) */
 };
 
 /* The backend of `kind` over the SQLite file at db_path; the engine opened
@@ -69,10 +70,10 @@ static int open_with(struct index **out, struct store *s, const struct index_opt
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto out;
     }
-    if ((rc = store_log_open(&idx->log, s, opt->local_dir, err)) < 0 ||
-        (rc = backend_new(&idx->be, engine, background, store_log_path(idx->log), &opt->engine,
-                          err)) < 0 ||
-        (!opt->no_follow && (rc = store_log_start(idx->log, err)) < 0))
+    if ((rc = store_journal_open(&idx->journal, s, opt->local_dir, err)) < 0 ||
+        (rc = backend_new(&idx->be, engine, background, store_journal_path(idx->journal),
+                          &opt->engine, err)) < 0 ||
+        (!opt->no_follow && (rc = store_journal_start(idx->journal, err)) < 0))
         goto out;
     *out = idx;
     idx = NULL;
@@ -138,7 +139,7 @@ void index_close(struct index *idx)
     if (idx == NULL)
         return;
     /* A replica's thread stops before the file's readers go. */
-    store_log_close(idx->log);
+    store_journal_close(idx->journal);
     if (idx->be)
         idx->be->free(idx->be);
     free(idx);
@@ -146,11 +147,11 @@ void index_close(struct index *idx)
 
 void index_replica_status(struct index *idx, struct index_replica_status *out)
 {
-    struct store_log_status st;
+    struct store_journal_status st;
     memset(out, 0, sizeof *out);
-    if (idx->log == NULL)
+    if (idx->journal == NULL)
         return;
-    store_log_status(idx->log, &st);
+    store_journal_status(idx->journal, &st);
     *out = (struct index_replica_status){
         .replica = st.replica,
         .caught_up = st.caught_up,
@@ -199,7 +200,7 @@ int index_newest_headline(struct index *idx, int64_t before, int64_t *out, struc
     return idx->be->newest_headline(idx->be, before, out, err);
 }
 
-struct store_log *index_log(struct index *idx)
+struct store_journal *index_journal(struct index *idx)
 {
-    return idx->log;
+    return idx->journal;
 }

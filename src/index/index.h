@@ -1,10 +1,10 @@
 /* The search seam (DESIGN.md): the only thing api/ sees of search. An index
  * answers a typed request with the exact number of matches and one page of
- * articles, each as its NewsAPI JSON. It is local to the node and reads the store's article log
- * (store/log.h). Two backends behind this header: the purpose-built engine
- * of docs/engine.md (index/engine/, the default) and SQLite FTS5
- * (index/fts5/, `--index fts5`, the tests' oracle); both give the same
- * answers. Thread-safe: any number of concurrent searches. */
+ * articles, each as its NewsAPI JSON. It is local to the node and reads the
+ * store's article journal (store/journal.h). Two backends behind this header: the purpose-built
+ * engine of docs/engine.md (index/engine/, the default) and SQLite FTS5 (index/fts5/, `--index
+ * fts5`, the tests' oracle); both give the same answers. Thread-safe: any number of concurrent
+ * searches. */
 #ifndef NEWSD_INDEX_INDEX_H
 #define NEWSD_INDEX_INDEX_H
 
@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "query/query.h"
-#include "store/log.h"
+#include "store/journal.h"
 #include "store/store.h"
 #include "util/arena.h"
 #include "util/err.h"
@@ -168,7 +168,7 @@ struct index_options {
     struct index_engine_options engine;
 };
 
-/* Open the default index (INDEX_KIND_DEFAULT) over the store's log. */
+/* Open the default index (INDEX_KIND_DEFAULT) over the store's journal. */
 int index_open(struct index **out, struct store *s, struct err *err);
 
 /* Open the index opt describes (NULL: index_open's). ERR_INVALID for an
@@ -219,9 +219,9 @@ int index_sizes(struct index *idx, struct index_size_report *out, struct err *er
 
 /* Where the node-local index of a PostgreSQL store lives when no directory
  * is given (relative: the working directory): a replica of the store's
- * articles, kept in step by a thread (store/log.h). The embedded store's
+ * articles, kept in step by a thread (store/journal.h). The embedded store's
  * index lives beside its own file. */
-#define INDEX_LOCAL_DIR_DEFAULT STORE_LOG_LOCAL_DIR_DEFAULT
+#define INDEX_LOCAL_DIR_DEFAULT STORE_JOURNAL_LOCAL_DIR_DEFAULT
 
 /* Remove the index files kept beside the SQLite file db_path (the
  * engine's directory; FTS5 lives in the file itself): newsd restore, so
@@ -255,10 +255,10 @@ bool index_ready(struct index *idx);
 /* Wait up to ms for index_ready; its value at the end. */
 bool index_wait_ready(struct index *idx, int64_t ms);
 
-/* The log the index follows (store/log.h): a replica of a PostgreSQL
+/* The journal the index follows (store/journal.h): a replica of a PostgreSQL
  * store, or the embedded store's own file. Whoever else follows the
  * articles on this node (live streams, src/push/) reads it too. */
-struct store_log *index_log(struct index *idx);
+struct store_journal *index_journal(struct index *idx);
 
 /* The format version of the engine's segment files this build writes and
  * reads (docs/engine.md): a store's index directory of another version is

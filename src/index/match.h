@@ -20,7 +20,7 @@
 #include <stddef.h>
 
 #include "index/index.h"
-#include "store/log.h"
+#include "store/journal.h"
 #include "util/err.h"
 
 /* A request compiled for matching: q, q_fields, q_title, sources, domains,

@@ -48,7 +48,7 @@
 #include <unistd.h>
 
 #include "article/json.h"
-#include "store/log.h"
+#include "store/journal.h"
 #include "util/ascii.h"
 #include "util/buf.h"
 #include "util/clock.h"
@@ -440,7 +440,7 @@ static bool follow_step(struct alerts *a)
         push_follow_free(a->follow);
         a->follow = NULL;
     }
-    if (!a->follow && (rc = push_follow_new(&a->follow, a->o.log_path, from, &err)) < 0) {
+    if (!a->follow && (rc = push_follow_new(&a->follow, a->o.journal_path, from, &err)) < 0) {
         log_warn("alerts: cannot read the article log: %s", err_msg(&err, rc));
         return false;
     }
@@ -795,7 +795,7 @@ int alerts_start(struct alerts **out, struct store *s, const struct alerts_optio
     int rc;
 
     *out = NULL;
-    if (!o || !o->log_path || !o->compile)
+    if (!o || !o->journal_path || !o->compile)
         return err_set(err, ERR_INVALID, "alerts: no article log or no query compiler");
     alerts_metrics_init();
     a = calloc(1, sizeof *a);

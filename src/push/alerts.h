@@ -49,7 +49,7 @@ typedef int (*alerts_compile_fn)(void *ctx, const char *query_json, struct index
                                  struct err *err);
 
 struct alerts_options {
-    const char *log_path; /* the article log file (store_log_path of index_log) */
+    const char *journal_path; /* the article journal's file (store_journal_path of index_journal) */
     alerts_compile_fn compile;
     void *compile_ctx;
     struct fetch_options fetch; /* policy, proxy (timeouts: ALERTS_TIMEOUT_MS_DEFAULT) */

@@ -1,4 +1,4 @@
-/* Following the article log (store/log.h) from a position: what a live
+/* Following the article log (store/journal.h) from a position: what a live
  * stream and the webhook alerts both read. A follower owns one read-only
  * connection to the log file and a position (a seq); each poll gives the
  * caller the rows committed after it, in seq order, each with its
@@ -18,14 +18,14 @@
 #include <stdint.h>
 
 #include "index/match.h"
-#include "store/log.h"
+#include "store/journal.h"
 #include "util/err.h"
 
 #define PUSH_FOLLOW_INTERVAL_MS 50
 
 struct push_follow;
 
-/* A follower of the log file at path (store_log_path) whose first rows
+/* A follower of the log file at path (store_journal_path) whose first rows
  * will be those with seq > after. ERR_STORE / ERR_NOMEM with err set. */
 int push_follow_new(struct push_follow **out, const char *path, int64_t after, struct err *err);
 void push_follow_free(struct push_follow *f); /* NULL: no-op */

@@ -464,8 +464,8 @@ size_t push_live_count(struct push_live *h)
     return atomic_load(&h->count);
 }
 
-int push_live_new(struct push_live **out, struct store_log *l, const struct push_live_config *cfg,
-                  struct err *err)
+int push_live_new(struct push_live **out, struct store_journal *l,
+                  const struct push_live_config *cfg, struct err *err)
 {
     struct push_live *h = calloc(1, sizeof *h);
     int rc;
@@ -483,7 +483,7 @@ int push_live_new(struct push_live **out, struct store_log *l, const struct push
     pthread_mutex_init(&h->lock, NULL);
     atomic_init(&h->count, 0);
     atomic_init(&h->wake, false);
-    if (!(h->path = strdup(store_log_path(l)))) {
+    if (!(h->path = strdup(store_journal_path(l)))) {
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto fail;
     }

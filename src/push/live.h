@@ -1,5 +1,5 @@
 /* Live streams' hub: one thread follows this node's article log
- * (store/log.h) and hands every newly committed article to the open
+ * (store/journal.h) and hands every newly committed article to the open
  * subscriptions it matches (push/percolator.h), in commit order, as its
  * NewsAPI JSON. Knows nothing of HTTP: a subscriber is a sink of callbacks
  * (the API writes Server-Sent Events into a streamed response).
@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "index/match.h"
-#include "store/log.h"
+#include "store/journal.h"
 #include "util/err.h"
 
 #define PUSH_LIVE_KEEPALIVE_MS_DEFAULT 15000
@@ -57,8 +57,8 @@ struct push_live_sink {
 struct push_live;
 
 /* Start the hub over the log l (borrowed; must outlive the hub). */
-int push_live_new(struct push_live **out, struct store_log *l, const struct push_live_config *cfg,
-                  struct err *err);
+int push_live_new(struct push_live **out, struct store_journal *l,
+                  const struct push_live_config *cfg, struct err *err);
 
 /* Stop the thread; every subscriber still there is released. NULL: no-op. */
 void push_live_free(struct push_live *h);

@@ -6,17 +6,21 @@
 #ifndef NEWSD_STORE_BACKEND_H
 #define NEWSD_STORE_BACKEND_H
 
-#include "store/log.h"
 #include "store/store.h"
 
 struct store_backend {
     const char *kind;           /* "sqlite", "pg" */
     struct store_schema schema; /* filled by the backend's open */
     void (*free)(struct store_backend *b);
-    const char *(*sqlite_path)(const struct store_backend *b); /* NULL: not SQLite */
-    /* The log a local index reads (store/log.h); NULL: none in this build. */
-    int (*log_open)(struct store_backend *b, const char *local_dir, struct store_log **out,
-                    struct err *err);
+    /* The store's own SQLite file, which is also its journal (store/journal.h);
+     * NULL: not SQLite. */
+    const char *(*sqlite_path)(const struct store_backend *b);
+    /* The URI of the store a node-local replica of the journal follows
+     * (journal.c starts its replication, store/replicate.h), and whether
+     * it may start while the store cannot be reached; NULL: a store
+     * without a replica (sqlite_path). Data only: a backend never opens
+     * the journal or starts the replication itself. */
+    const char *(*replica_origin)(const struct store_backend *b, bool *offline_ok);
     /* NULL: the backend has its own tools (pg_dump) */
     int (*backup)(struct store_backend *b, const char *dest, struct err *err);
 
@@ -104,13 +108,8 @@ struct store_backend {
     int (*alert_deliveries_count)(struct store_backend *b, int64_t *out, struct err *err);
 };
 
-/* A log over the SQLite file at path, kept in step by rep (a PostgreSQL
- * store's replication, started by store_log_start and freed with the log;
- * NULL for the embedded store, whose own file it is). On failure rep is
- * freed too. */
-struct store_replicate;
-int store_log_new(struct store_log **out, const char *path, struct store_replicate *rep,
-                  struct err *err);
+/* The backend of s (for the root's other files: journal.c). */
+struct store_backend *store_backend_get(struct store *s);
 
 /* The embedded store in directory dir (created, mode 0700, when missing;
  * its parent must exist; with the FTS5 side when opt->fulltext_when_new;

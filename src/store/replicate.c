@@ -374,7 +374,7 @@ void store_replicate_free(struct store_replicate *f)
     free(f);
 }
 
-void store_replicate_status(struct store_replicate *f, struct store_log_status *out)
+void store_replicate_status(struct store_replicate *f, struct store_journal_status *out)
 {
     int64_t now = clock_mono_ms();
     memset(out, 0, sizeof *out);

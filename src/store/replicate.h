@@ -1,9 +1,9 @@
 /* Replication of a PostgreSQL store into a node-local SQLite file (cluster
  * mode, DESIGN.md): a thread keeps a replica of the store's articles and
  * sources (an embedded store's file, store/sqlite/replica.h) in step with
- * its article log (store/pg/pg.h). The replica is the log a node's search
- * index reads (store/log.h, whichever index backend), so searches never
- * touch PostgreSQL.
+ * its article log (store/pg/pg.h). The replica is the journal a node's
+ * search index reads (store/journal.h, whichever index backend), so
+ * searches never touch PostgreSQL.
  *
  * The thread LISTENs for newsd_articles / newsd_sources on a connection of
  * its own and also polls every STORE_REPLICATE_POLL_MS (a notification can
@@ -12,12 +12,12 @@
  * transaction with its position; sources are copied when their revision
  * moves. A fresh node starts at seq 0 (bootstrap), a restarted one where it
  * stopped. A lost connection is reopened with backoff while searches go on
- * over what the replica holds. Private to src/store/ (store/log.c opens it
- * for the PostgreSQL backend). */
+ * over what the replica holds. Private to src/store/: the root's journal.c
+ * starts it for a PostgreSQL store (store/backend.h replica_origin). */
 #ifndef NEWSD_STORE_REPLICATE_H
 #define NEWSD_STORE_REPLICATE_H
 
-#include "store/log.h"
+#include "store/journal.h"
 
 #define STORE_REPLICATE_POLL_MS 200
 #define STORE_REPLICATE_BATCH 2000
@@ -34,7 +34,7 @@ struct store_replicate;
 int store_replicate_new(struct store_replicate **out, const char *uri, const char *dir,
                         bool offline_ok, struct err *err);
 
-/* The replica's database file (the log's, store_log_path). */
+/* The replica's database file (the journal's, store_journal_path). */
 const char *store_replicate_path(const struct store_replicate *f);
 
 int store_replicate_start(struct store_replicate *f, struct err *err);
@@ -42,6 +42,6 @@ int store_replicate_start(struct store_replicate *f, struct err *err);
 /* Stop the thread (waits for the batch in hand) and close. NULL: no-op. */
 void store_replicate_free(struct store_replicate *f);
 
-void store_replicate_status(struct store_replicate *f, struct store_log_status *out);
+void store_replicate_status(struct store_replicate *f, struct store_journal_status *out);
 
 #endif

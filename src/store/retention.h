@@ -11,7 +11,7 @@
  * batch took (at least pause_ms), in which imports take their turn:
  * deleting never takes more than half of the writer's time. Searches do
  * not wait for the writer (WAL). The index learns each batch's ids from
- * the store's log (store/log.h store_reader_deletions). */
+ * the store's log (store/journal.h store_reader_deletions). */
 #ifndef NEWSD_STORE_RETENTION_H
 #define NEWSD_STORE_RETENTION_H
 

@@ -112,31 +112,9 @@ const char *store_sqlite_path(const struct store *s)
     return s->be->sqlite_path ? s->be->sqlite_path(s->be) : NULL;
 }
 
-int64_t store_id_lo(int64_t t)
+struct store_backend *store_backend_get(struct store *s)
 {
-    if (t < STORE_ID_TIME_MIN)
-        return INT64_MIN;
-    if (t > STORE_ID_TIME_MAX)
-        return INT64_MAX;
-    return STORE_ID_MIN_FOR_TIME(t);
-}
-
-int64_t store_id_hi(int64_t t)
-{
-    if (t < STORE_ID_TIME_MIN)
-        return INT64_MIN;
-    if (t > STORE_ID_TIME_MAX)
-        return INT64_MAX;
-    return STORE_ID_MAX_FOR_TIME(t);
-}
-
-int store_log_open(struct store_log **out, struct store *s, const char *local_dir, struct err *err)
-{
-    *out = NULL;
-    if (s->be->log_open == NULL)
-        return err_set(err, ERR_UNSUPPORTED, "no search index for a %s store in this build",
-                       s->be->kind);
-    return s->be->log_open(s->be, local_dir, out, err);
+    return s->be;
 }
 
 int store_articles_put(struct store *s, struct article *arts, size_t n,

@@ -2,7 +2,7 @@
  * keys and usage (DESIGN.md). One opaque handle, backends chosen by location: a
  * directory is the embedded SQLite store (store/sqlite/), a postgresql://
  * URI the cluster store (store/pg/). What a search index reads of it is
- * store/log.h. Every function is safe to call
+ * store/journal.h. Every function is safe to call
  * from several threads at once; writes are serialised by the backend.
  * Strings returned through an arena are owned by that arena. */
 #ifndef NEWSD_STORE_STORE_H
@@ -48,9 +48,25 @@ struct article {
 #define STORE_ID_TIME_MAX (((int64_t)1 << 42) - 1)
 
 /* Smallest / largest article id of second t, clamped to int64 (for open
- * bounds such as INT64_MIN / INT64_MAX): a time window as an id range. */
-int64_t store_id_lo(int64_t t);
-int64_t store_id_hi(int64_t t);
+ * bounds such as INT64_MIN / INT64_MAX): a time window as an id range.
+ * Inline: the backends use them too, and they call nothing above them. */
+static inline int64_t store_id_lo(int64_t t)
+{
+    if (t < STORE_ID_TIME_MIN)
+        return INT64_MIN;
+    if (t > STORE_ID_TIME_MAX)
+        return INT64_MAX;
+    return STORE_ID_MIN_FOR_TIME(t);
+}
+
+static inline int64_t store_id_hi(int64_t t)
+{
+    if (t < STORE_ID_TIME_MIN)
+        return INT64_MIN;
+    if (t > STORE_ID_TIME_MAX)
+        return INT64_MAX;
+    return STORE_ID_MAX_FOR_TIME(t);
+}
 
 struct source {
     const char *id;

@@ -16,7 +16,7 @@
 
 #include "index/match.h"
 #include "ingest/ingest.h"
-#include "store/log.h"
+#include "store/journal.h"
 #include "store/store.h"
 #include "util/arena.h"
 #include "util/err.h"

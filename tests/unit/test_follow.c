@@ -22,7 +22,7 @@
 #include "index/match.h"
 #include "ingest/ingest.h"
 #include "push/follow.h"
-#include "store/log.h"
+#include "store/journal.h"
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/clock.h"

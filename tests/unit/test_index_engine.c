@@ -35,14 +35,14 @@
 #include "index/engine/internal.h" /* loaded: opened from its files */
 #include "ingest/ingest.h"
 #include "query/query.h"
-#include "store/log.h"
+#include "store/journal.h"
 #include "store/store.h"
 #include "store/sqlite/db.h"
 #include "text/text.h"
 #include "util/arena.h"
 #include "util/err.h"
 
-#include "test_oracle.h" /* after store/log.h: it reads the rows itself */
+#include "test_oracle.h" /* after store/journal.h: it reads the rows itself */
 
 #define DATA "../data/api/"
 #define RANDOM_QUERIES 400

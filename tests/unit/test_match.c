@@ -24,7 +24,7 @@
 #include "index/match.h"
 #include "ingest/ingest.h"
 #include "query/query.h"
-#include "store/log.h"
+#include "store/journal.h"
 #include "store/meta.h"
 #include "store/store.h"
 #include "store/sqlite/db.h"

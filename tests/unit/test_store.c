@@ -18,9 +18,10 @@
 #include "test_tmpdir.h"
 #include <sqlite3.h>
 
-#include "store/log.h"
+#include "store/journal.h"
 #include "store/store.h"
 #include "util/arena.h"
+#include "util/clock.h"
 #include "util/err.h"
 
 #include "store_alerts_scenario.h"
@@ -672,6 +673,108 @@ static void deletes_go_oldest_first_and_are_in_the_log_by_seq(void **state)
     store_reader_close(r);
 }
 
+/* --- the journal's full-text side ----------------------------------------- */
+
+/* ids[0..n) of a match in order (INT64 window unless given). */
+static size_t match_page(struct store_reader *r, const struct store_match *m,
+                         enum store_match_order order, size_t offset, size_t max, int64_t *ids)
+{
+    size_t n = 99;
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(store_reader_match_ids(r, m, order, offset, max, ids, &n, &err), 0);
+    assert_true(n <= max);
+    return n;
+}
+
+static void the_full_text_side_counts_and_pages_matches_in_each_order(void **state)
+{
+    struct fixture *f = *state;
+    struct store_reader *r = NULL;
+    struct err err;
+    int64_t total = -1, ids[8];
+    struct article a[3] = {
+        make_article("https://x.test/old", T0 + 10, "storm over the sea"),
+        make_article("https://x.test/mid", T0 + 20, "calm sea"),
+        make_article("https://x.test/new", T0 + 30, "storm warning"),
+    };
+    struct store_match m = {.expr = "{title} : \"storm\"", .id_lo = INT64_MIN, .id_hi = INT64_MAX};
+
+    err_clear(&err);
+    assert_int_equal(store_articles_put(f->s, a, 3, NULL, &err), 0);
+    assert_int_equal(store_reader_open(&r, f->db, &err), 0);
+    assert_int_equal(store_reader_begin(r, &err), 0);
+    assert_int_equal(store_reader_match_count(r, &m, &total, &err), 0);
+    assert_int_equal(total, 2);
+    assert_int_equal(match_page(r, &m, STORE_MATCH_NEWEST, 0, 8, ids), 2);
+    assert_int_equal(ids[0], a[2].id);
+    assert_int_equal(ids[1], a[0].id);
+    assert_int_equal(match_page(r, &m, STORE_MATCH_OLDEST, 0, 8, ids), 2);
+    assert_int_equal(ids[0], a[0].id);
+    assert_int_equal(ids[1], a[2].id);
+    /* Popularity ties (no catalogue here) and an offset: newest first. */
+    assert_int_equal(match_page(r, &m, STORE_MATCH_POPULARITY, 1, 8, ids), 1);
+    assert_int_equal(ids[0], a[0].id);
+    assert_int_equal(match_page(r, &m, STORE_MATCH_RELEVANCE, 0, 1, ids), 1);
+    assert_int_equal(match_page(r, &m, STORE_MATCH_NEWEST, 0, 0, ids), 0);
+    /* A time window is an id range. */
+    m.id_lo = store_id_lo(T0 + 25);
+    assert_int_equal(store_reader_match_count(r, &m, &total, &err), 0);
+    assert_int_equal(total, 1);
+    assert_int_equal(match_page(r, &m, STORE_MATCH_OLDEST, 0, 8, ids), 1);
+    assert_int_equal(ids[0], a[2].id);
+    /* FTS5 syntax errors are the caller's: an error, not a crash. */
+    m.expr = "\"unbalanced";
+    assert_true(store_reader_match_count(r, &m, &total, &err) < 0);
+    assert_int_equal(store_reader_end(r, NULL), 0);
+    store_reader_close(r);
+
+    char detail[256] = "x";
+    int64_t rows = -1;
+    assert_int_equal(store_journal_fulltext_verify(f->db, &rows, detail, sizeof detail, &err), 0);
+    assert_int_equal(rows, 3);
+    assert_string_equal(detail, "");
+}
+
+static void a_spent_deadline_stops_a_match_and_the_reader_goes_on(void **state)
+{
+    struct fixture *f = *state;
+    struct store_reader *r = NULL;
+    struct err err;
+    enum { N = 2000, BATCH = 500 }; /* enough rows for SQLite's progress handler to be asked */
+    static char urls[N][32];
+    struct article a[BATCH];
+    int64_t total = -1, ids[4];
+    size_t n = 0;
+    struct store_match m = {
+        .expr = "\"description\"",
+        .id_lo = INT64_MIN,
+        .id_hi = INT64_MAX,
+        .deadline_ms = clock_mono_ms() - 1,
+    };
+
+    err_clear(&err);
+    for (int b = 0; b < N / BATCH; b++) {
+        for (int i = 0; i < BATCH; i++) {
+            snprintf(urls[b * BATCH + i], sizeof urls[0], "https://many.test/%d", b * BATCH + i);
+            a[i] = make_article(urls[b * BATCH + i], T0 + b * BATCH + i, "many");
+        }
+        assert_int_equal(store_articles_put(f->s, a, BATCH, NULL, &err), 0);
+    }
+    assert_int_equal(store_reader_open(&r, f->db, &err), 0);
+    assert_int_equal(store_reader_match_count(r, &m, &total, &err), ERR_TIMEOUT);
+    assert_int_equal(store_reader_match_ids(r, &m, STORE_MATCH_RELEVANCE, 0, 4, ids, &n, &err),
+                     ERR_TIMEOUT);
+    /* The budget went with the search: the next one on the reader runs. */
+    m.deadline_ms = 0;
+    assert_int_equal(store_reader_match_count(r, &m, &total, &err), 0);
+    assert_int_equal(total, N);
+    m.deadline_ms = clock_mono_ms() + 60000;
+    assert_int_equal(store_reader_match_ids(r, &m, STORE_MATCH_RELEVANCE, 0, 4, ids, &n, &err), 0);
+    assert_int_equal(n, 4);
+    store_reader_close(r);
+}
+
 static void a_new_store_gives_deleted_space_back(void **state)
 {
     struct fixture *f = *state;
@@ -1149,6 +1252,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(deletes_go_oldest_first_and_are_in_the_log_by_seq, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(a_new_store_gives_deleted_space_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_full_text_side_counts_and_pages_matches_in_each_order,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(a_spent_deadline_stops_a_match_and_the_reader_goes_on,
+                                        setup, teardown),
         cmocka_unit_test(passwords_are_redacted_from_shown_locations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

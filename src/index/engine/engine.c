@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "store/log.h"
+#include "store/journal.h"
 #include "store/meta.h"
 #include "text/text.h"
 #include "util/clock.h"

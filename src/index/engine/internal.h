@@ -169,7 +169,7 @@ struct eng_snap {
     double *pop;            /* popularity by interned source id */
     size_t npop;
     uint64_t nrow, ntoken;     /* live documents and their tokens (BM25) */
-    int64_t covered;           /* the log's head (store/log.h) this snapshot shows */
+    int64_t covered;           /* the log's head (store/journal.h) this snapshot shows */
     struct eng_ccache *ccache; /* the engine's count cache (not owned); NULL none */
     /* Relevancy scores every match, no block-max pruning: the reference
      * that tests and fuzzing compare pruning with. */

@@ -16,7 +16,7 @@
 #define NEWSD_INDEX_ENGINE_WRITER_H
 
 #include "index/engine/internal.h"
-#include "store/log.h"
+#include "store/journal.h"
 
 /* Documents per segment built at open, and the size past which a segment
  * is no longer merged with others (only rewritten when a quarter is

@@ -1,6 +1,8 @@
-/* The FTS5 index (index/backend.h): searches articles_fts in the log's
- * SQLite file (store/log.h: the embedded store's file or a node's replica)
- * through read-only connections. One search is one read
+/* The FTS5 index (index/backend.h): searches the full-text side of the
+ * journal's SQLite file (store/journal.h: the embedded store's file or a
+ * node's replica) through read-only connections. This file and match.c
+ * say what to search; the journal runs the SQL (store_reader_match_*), so
+ * no SQLite handle crosses into src/index/. One search is one read
  * transaction (count, page of ids, page rows) so the total and the page
  * agree even while an import commits. Newest-first and oldest-first read
  * FTS5 in rowid order, which is time order (ids are time-ordered), so they
@@ -11,72 +13,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#include <sqlite3.h>
 
 #include "article/json.h"
-#include "store/log.h"
-#include "util/clock.h"
+#include "store/journal.h"
 #include "util/banned.h"
-
-/* SQLite virtual-machine steps between two looks at the clock: small enough
- * that a query overruns its budget by well under a millisecond, large
- * enough that clock_gettime costs nothing measurable. */
-#define DEADLINE_CHECK_OPS 1000
 
 struct index_fts5 {
     struct index_backend base; /* first: the vtable */
     struct store_readers *readers;
-    char *path; /* the log's file */
+    char *path; /* the journal's file */
 };
 
-#define FTS_WHERE "articles_fts MATCH ?1 AND articles_fts.rowid BETWEEN ?2 AND ?3"
-
-static const char sql_count[] = "SELECT count(*) FROM articles_fts WHERE " FTS_WHERE;
-
-static const char *page_sql(enum index_sort sort)
+static enum store_match_order match_order(enum index_sort sort)
 {
     switch (sort) {
     case INDEX_SORT_PUBLISHED_ASC:
-        return "SELECT rowid FROM articles_fts WHERE " FTS_WHERE
-               " ORDER BY rowid ASC LIMIT ?4 OFFSET ?5";
+        return STORE_MATCH_OLDEST;
     case INDEX_SORT_RELEVANCY:
-        /* bm25 is lower for better matches; title counts most, meta not at all. */
-        return "SELECT rowid FROM articles_fts WHERE " FTS_WHERE
-               " ORDER BY bm25(articles_fts, 3.0, 1.5, 1.0, 0.0), rowid DESC"
-               " LIMIT ?4 OFFSET ?5";
+        return STORE_MATCH_RELEVANCE;
     case INDEX_SORT_POPULARITY:
-        /* CROSS JOIN keeps FTS5 as the outer loop. Articles of sources
-         * outside the catalogue rank below every catalogue source. */
-        return "SELECT articles_fts.rowid FROM articles_fts"
-               " CROSS JOIN articles ON articles.id = articles_fts.rowid"
-               " LEFT JOIN sources ON sources.id = articles.source_id"
-               " WHERE " FTS_WHERE
-               " ORDER BY coalesce(sources.popularity, -1) DESC, articles_fts.rowid DESC"
-               " LIMIT ?4 OFFSET ?5";
+        return STORE_MATCH_POPULARITY;
     case INDEX_SORT_PUBLISHED_DESC:
     default:
-        return "SELECT rowid FROM articles_fts WHERE " FTS_WHERE
-               " ORDER BY rowid DESC LIMIT ?4 OFFSET ?5";
+        return STORE_MATCH_NEWEST;
     }
 }
 
-static int prepare(struct store_reader *r, const char *sql, sqlite3_stmt **st, struct err *err)
-{
-    int rc = sqlite3_prepare_v2(store_reader_sqlite(r), sql, -1, st, NULL);
-    if (rc == SQLITE_OK)
-        return 0;
-    *st = NULL;
-    return store_reader_fail(r, rc, err);
-}
-
-static int64_t clamp_i64(size_t v)
-{
-    return v > (size_t)INT64_MAX ? INT64_MAX : (int64_t)v;
-}
-
-/* Count, page of ids and their rows, on r inside one read transaction. */
 /* The article's JSON (article/json.h) into the arena. */
 static int render_doc(struct arena *a, const struct article *art, struct index_doc *out,
                       struct err *err)
@@ -94,63 +56,33 @@ static int render_doc(struct arena *a, const struct article *art, struct index_d
     return json ? 0 : err_set(err, ERR_NOMEM, "out of memory for a page of results");
 }
 
+/* Count, page of ids and their rows, on r inside one read transaction. */
 static int search_run(struct store_reader *r, struct arena *a, const struct index_request *req,
-                      const char *match, int64_t lo, int64_t hi, struct index_result *out,
-                      struct err *err)
+                      const struct store_match *m, struct index_result *out, struct err *err)
 {
-    sqlite3_stmt *st = NULL;
-    int64_t *ids = NULL;
+    int64_t *ids = NULL, total = 0;
     size_t want, n = 0;
     int rc;
 
-    if ((rc = prepare(r, sql_count, &st, err)) < 0)
-        goto out;
-    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, lo);
-    sqlite3_bind_int64(st, 3, hi);
-    rc = sqlite3_step(st);
-    if (rc != SQLITE_ROW) {
-        rc = store_reader_fail(r, rc, err);
-        goto out;
-    }
-    out->total = (uint64_t)sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    st = NULL;
-
-    if (req->limit == 0 || out->total <= (uint64_t)req->offset) {
-        rc = 0;
-        goto out;
-    }
+    if ((rc = store_reader_match_count(r, m, &total, err)) < 0)
+        return rc;
+    out->total = (uint64_t)total;
+    if (req->limit == 0 || out->total <= (uint64_t)req->offset)
+        return 0;
     want = out->total - req->offset < req->limit ? (size_t)(out->total - req->offset) : req->limit;
     ids = arena_calloc(a, want, sizeof *ids);
-    if (ids == NULL) {
-        rc = err_set(err, ERR_NOMEM, "out of memory for a page of results");
-        goto out;
-    }
-    if ((rc = prepare(r, page_sql(req->sort), &st, err)) < 0)
-        goto out;
-    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, lo);
-    sqlite3_bind_int64(st, 3, hi);
-    sqlite3_bind_int64(st, 4, clamp_i64(want));
-    sqlite3_bind_int64(st, 5, clamp_i64(req->offset));
-    while (n < want && (rc = sqlite3_step(st)) == SQLITE_ROW)
-        ids[n++] = sqlite3_column_int64(st, 0);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-        rc = store_reader_fail(r, rc, err);
-        goto out;
-    }
-    sqlite3_finalize(st);
-    st = NULL;
+    if (ids == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory for a page of results");
+    if ((rc = store_reader_match_ids(r, m, match_order(req->sort), req->offset, want, ids, &n,
+                                     err)) < 0)
+        return rc;
 
     struct article *arts = arena_calloc(a, n ? n : 1, sizeof *arts);
     out->docs = arena_calloc(a, n ? n : 1, sizeof *out->docs);
-    if (arts == NULL || out->docs == NULL) {
-        rc = err_set(err, ERR_NOMEM, "out of memory for a page of results");
-        goto out;
-    }
+    if (arts == NULL || out->docs == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory for a page of results");
     if ((rc = store_reader_articles(r, a, ids, n, arts, err)) < 0)
-        goto out;
+        return rc;
     /* Each row as the API writes it; slots whose row vanished are dropped
      * (cannot happen within one snapshot). */
     size_t kept = 0;
@@ -158,28 +90,10 @@ static int search_run(struct store_reader *r, struct arena *a, const struct inde
         if (arts[i].id != ids[i])
             continue;
         if ((rc = render_doc(a, &arts[i], &out->docs[kept++], err)) < 0)
-            goto out;
+            return rc;
     }
     out->n = kept;
-    rc = 0;
-out:
-    sqlite3_finalize(st);
-    return rc;
-}
-
-/* A request's time budget, watched by SQLite's progress handler. */
-struct deadline {
-    int64_t at_ms; /* CLOCK_MONOTONIC */
-    bool expired;
-};
-
-/* Non-zero interrupts the running statement (SQLITE_INTERRUPT). */
-static int deadline_check(void *ctx)
-{
-    struct deadline *d = ctx;
-    if (clock_mono_ms() >= d->at_ms)
-        d->expired = true;
-    return d->expired;
+    return 0;
 }
 
 static int fts5_search(struct index_backend *b, struct arena *a, const struct index_request *req,
@@ -188,32 +102,28 @@ static int fts5_search(struct index_backend *b, struct arena *a, const struct in
     struct index_fts5 *x = (struct index_fts5 *)b;
     struct buf match;
     struct store_reader *r = NULL;
-    int64_t lo = store_id_lo(req->from), hi = index_request_id_hi(req);
-    struct deadline dl = {req->deadline_ms, false};
+    struct store_match m = {
+        .id_lo = store_id_lo(req->from),
+        .id_hi = index_request_id_hi(req),
+        .deadline_ms = req->deadline_ms, /* the journal stops a search that overruns it */
+    };
     int rc;
 
     buf_init(&match, INDEX_FTS5_MATCH_MAX);
     memset(out, 0, sizeof *out);
     if ((rc = index_fts5_match_build(&match, a, req, err)) < 0)
         goto out;
-    if (req->from > req->to || lo > hi)
+    if (req->from > req->to || m.id_lo > m.id_hi)
         goto out; /* an empty window: nothing matches */
+    m.expr = match.data;
     if ((rc = store_readers_get(x->readers, &r, err)) < 0)
         goto out;
-    /* The budget interrupts whichever statement is running when it ends;
-     * the handler is removed again before the connection goes back. */
-    if (dl.at_ms > 0)
-        sqlite3_progress_handler(store_reader_sqlite(r), DEADLINE_CHECK_OPS, deadline_check, &dl);
     if ((rc = store_reader_begin(r, err)) < 0)
         goto out;
-    rc = search_run(r, a, req, match.data, lo, hi, out, err);
+    rc = search_run(r, a, req, &m, out, err);
     if (rc == 0)
         rc = store_reader_end(r, err);
 out:
-    if (r && dl.at_ms > 0)
-        sqlite3_progress_handler(store_reader_sqlite(r), 0, NULL, NULL);
-    if (rc < 0 && dl.expired)
-        rc = err_set(err, ERR_TIMEOUT, "the search ran out of its time budget");
     if (rc < 0) {
         out->n = 0;
         out->docs = NULL;
@@ -238,36 +148,22 @@ static int fts5_newest_headline(struct index_backend *b, int64_t before, int64_t
 }
 
 /* FTS5's own integrity check (every entry of articles_fts agrees with the
- * rows it was made from), and the row count. The check is an INSERT
- * command, so a read-write connection; it writes nothing. */
+ * rows it was made from), and the row count. */
 static int fts5_verify(struct index_backend *b, struct index_verify_report *out, struct err *err)
 {
     struct index_fts5 *x = (struct index_fts5 *)b;
-    struct store_reader *r = NULL;
     int64_t rows = 0;
     int rc;
 
     memset(out, 0, sizeof *out);
-    if ((rc = store_reader_open_writable(&r, x->path, err)) < 0)
+    if ((rc = store_journal_fulltext_verify(x->path, &rows, out->detail, sizeof out->detail, err)) <
+        0)
         return rc;
-    if ((rc = store_reader_count(r, &rows, err)) < 0)
-        goto out;
     out->rows = (uint64_t)rows;
     out->indexed = (uint64_t)rows;
-    rc = sqlite3_exec(store_reader_sqlite(r),
-                      "INSERT INTO articles_fts(articles_fts) VALUES('integrity-check')", NULL,
-                      NULL, NULL);
-    if (rc == SQLITE_CORRUPT_VTAB || rc == SQLITE_CORRUPT) {
-        snprintf(out->detail, sizeof out->detail, "FTS5 integrity-check: %s",
-                 sqlite3_errmsg(store_reader_sqlite(r)));
+    if (out->detail[0] != '\0')
         out->extra = 1; /* FTS5 does not say which rows disagree */
-        rc = 0;
-    } else {
-        rc = rc == SQLITE_OK ? 0 : store_reader_fail(r, rc, err);
-    }
-out:
-    store_reader_close(r);
-    return rc;
+    return 0;
 }
 
 static void fts5_free(struct index_backend *b)
@@ -306,7 +202,7 @@ int index_fts5_new(struct index_backend **out, const char *db_path, struct err *
         goto out;
     /* Fail now, not on the first search, when the file cannot be read; a
      * store kept for the engine index has no articles_fts: built once. */
-    if ((rc = store_log_fulltext_ensure(db_path, err)) < 0)
+    if ((rc = store_journal_fulltext_ensure(db_path, err)) < 0)
         goto out;
     *out = &x->base;
     x = NULL;

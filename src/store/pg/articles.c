@@ -17,7 +17,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "store/sqlite/db.h"
 #include "util/hash.h"
 
 #include "util/banned.h"
@@ -401,8 +400,7 @@ int store_pg_articles_put(struct store_backend *b, struct article *arts, size_t 
     for (size_t i = 0; i < n; i++) {
         if (arts[i].canonical_url == NULL || arts[i].canonical_url[0] == '\0')
             return err_set(err, ERR_INVALID, "article %zu has no canonical url", i);
-        if (arts[i].published_at < STORE_SQLITE_TIME_MIN ||
-            arts[i].published_at > STORE_SQLITE_TIME_MAX)
+        if (arts[i].published_at < STORE_ID_TIME_MIN || arts[i].published_at > STORE_ID_TIME_MAX)
             return err_set(err, ERR_INVALID, "article %zu has an out-of-range publication time", i);
     }
     if ((rc = batch_init(&pb, n, err)) < 0)

@@ -26,7 +26,6 @@
  *   newsd_alert_add()  store_alert_add in one round trip: the key's row
  *               lock makes the per-key limit exact across nodes */
 #include "store/pg/internal.h"
-#include "store/replicate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -345,20 +344,12 @@ static void pg_free(struct store_backend *b)
 }
 
 /* A node's index reads a local replica that a thread keeps in step with
- * this store's article log (store/replicate.h). */
-static int pg_log_open(struct store_backend *b, const char *local_dir, struct store_log **out,
-                       struct err *err)
+ * this store's article log (store/journal.c starts it). */
+static const char *pg_replica_origin(const struct store_backend *b, bool *offline_ok)
 {
-    struct store_replicate *rep = NULL;
-    int rc;
-
-    *out = NULL;
     const struct store_pg *s = (const struct store_pg *)b;
-    if ((rc = store_replicate_new(&rep, s->pool.uri,
-                                  local_dir ? local_dir : STORE_LOG_LOCAL_DIR_DEFAULT,
-                                  s->start_unreachable, err)) < 0)
-        return rc;
-    return store_log_new(out, store_replicate_path(rep), rep, err);
+    *offline_ok = s->start_unreachable;
+    return s->pool.uri;
 }
 
 int store_pg_new(struct store_backend **out, const char *uri, const struct store_options *opt,
@@ -375,7 +366,7 @@ int store_pg_new(struct store_backend **out, const char *uri, const struct store
         .kind = "pg",
         .free = pg_free,
         .sqlite_path = NULL,
-        .log_open = pg_log_open,
+        .replica_origin = pg_replica_origin,
         .articles_put = store_pg_articles_put,
         .articles_count = store_pg_articles_count,
         .articles_delete = store_pg_articles_delete,

@@ -2,8 +2,8 @@
  * (the same schema, schema.c): opening connections (every one with the
  * "newsd" tokenizer registered), a pool of read connections, SQLite result
  * codes → ERR_*, the full-text side, reading and writing article rows.
- * Private to src/store/: the index reads these files through store/log.h
- * (sqlite/reader.c). */
+ * Private to src/store/: the index reads these files through store/journal.h
+ * (sqlite/journal.c). */
 #ifndef NEWSD_STORE_SQLITE_DB_H
 #define NEWSD_STORE_SQLITE_DB_H
 
@@ -23,10 +23,6 @@
 #define STORE_SQLITE_FILE "newsd.db"
 #define STORE_SQLITE_POOL_MAX 16 /* idle read connections kept */
 #define STORE_SQLITE_BUSY_TIMEOUT_MS 5000
-
-/* published_at range whose ids fit in an int64 (store.h). */
-#define STORE_SQLITE_TIME_MIN STORE_ID_TIME_MIN
-#define STORE_SQLITE_TIME_MAX STORE_ID_TIME_MAX
 
 /* Idle read connections to one database file. */
 struct store_sqlite_pool {

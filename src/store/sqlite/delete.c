@@ -6,7 +6,7 @@
  * trigger takes its full-text entry with it) and recorded in
  * article_deletions under the next ingest sequence number (meta 'seq'), so
  * a search index following the file learns what left the table by
- * sequence (store/log.h store_reader_deletions) instead of comparing every
+ * sequence (store/journal.h store_reader_deletions) instead of comparing every
  * id. The records are pruned after STORE_SQLITE_DELETIONS_KEEP_S: an index
  * that was stopped for longer finds the row count changed and compares
  * ids once. */

@@ -1,9 +1,9 @@
 /* Private to src/store/sqlite/: the embedded store's handle and what its
- * files share (sqlite.c: lifecycle and schema; articles.c; sources.c;
- * keys.c: keys and usage; feeds.c: feeds and their item memory). Writes go
- * through the one writer connection under write_lock, one transaction per
- * call; reads take a connection of the read pool, used by one thread until
- * it is put back. */
+ * files share (sqlite.c: lifecycle and schema; write.c: the writer's
+ * transactions; articles.c; sources.c; keys.c: keys and usage; feeds.c:
+ * feeds and their item memory). Writes go through the one writer
+ * connection under write_lock, one transaction per call; reads take a
+ * connection of the read pool, used by one thread until it is put back. */
 #ifndef NEWSD_STORE_SQLITE_INTERNAL_H
 #define NEWSD_STORE_SQLITE_INTERNAL_H
 
@@ -48,7 +48,8 @@ struct store_sqlite {
 int store_sqlite_idle_start(struct store_sqlite *s, struct err *err);
 void store_sqlite_idle_stop(struct store_sqlite *s);
 
-/* Begin an IMMEDIATE transaction on the writer; the caller holds write_lock. */
+/* write.c. Begin an IMMEDIATE transaction on the writer; the caller holds
+ * write_lock. */
 int store_sqlite_begin(struct store_sqlite *s, struct err *err);
 /* Commit when rc is 0, else roll back; returns rc or the commit's error. */
 int store_sqlite_end(struct store_sqlite *s, int rc, struct err *err);

@@ -25,7 +25,7 @@
  * Version 3: meta articles_epoch (schema_v3).
  * Version 4 (delete.c): article_deletions  seq → id of each article
  *               deleted (store_articles_delete), for the indexes that
- *               follow the file (store/log.h store_reader_deletions).
+ *               follow the file (store/journal.h store_reader_deletions).
  * Version 5 (feeds.c): feeds.pages, a feed's page-fetch setting.
  * Version 6 (alerts.c; ids never reused: a delivery names its alert):
  *   alerts      saved searches POSTed to a webhook: the owning key, the
@@ -176,40 +176,6 @@ static const struct migration {
                   {NULL, &schema_v5}, {schema_v6, NULL}, {schema_v7, NULL}};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
-int store_sqlite_begin(struct store_sqlite *s, struct err *err)
-{
-    return store_sqlite_exec(s->writer, "BEGIN IMMEDIATE", err);
-}
-
-int store_sqlite_write_begin(struct store_sqlite *s, struct err *err)
-{
-    pthread_mutex_lock(&s->write_lock);
-    int rc = store_sqlite_begin(s, err);
-    if (rc < 0)
-        pthread_mutex_unlock(&s->write_lock);
-    return rc;
-}
-
-int store_sqlite_write_end(struct store_sqlite *s, int rc, struct err *err)
-{
-    rc = store_sqlite_end(s, rc, err);
-    pthread_mutex_unlock(&s->write_lock);
-    return rc;
-}
-
-int store_sqlite_end(struct store_sqlite *s, int rc, struct err *err)
-{
-    if (rc == 0) {
-        rc = store_sqlite_exec(s->writer, "COMMIT", err);
-        if (rc == 0)
-            return 0;
-    }
-    /* A failed COMMIT (e.g. SQLITE_BUSY) leaves the transaction open. */
-    if (!sqlite3_get_autocommit(s->writer))
-        sqlite3_exec(s->writer, "ROLLBACK", NULL, NULL, NULL);
-    return rc;
-}
-
 static int schema_version_get(sqlite3 *db, int64_t *out, struct err *err)
 {
     return store_sqlite_query_int(db, "SELECT value FROM meta WHERE key = 'schema_version'", out,
@@ -289,8 +255,7 @@ int64_t store_sqlite_schema_version(void)
  * table again, schema_v7, must not cascade its drop into the children):
  * always for a new file, for an older one only when opt->migrate (else
  * ERR_OUTDATED and the transaction rolled back: the file stays as it was). */
-static int schema_migrate(struct store_sqlite *s, const struct store_options *opt,
-                          struct err *err)
+static int schema_migrate(struct store_sqlite *s, const struct store_options *opt, struct err *err)
 {
     int64_t version = 0;
     int rc;
@@ -390,14 +355,6 @@ static const char *sqlite_path(const struct store_backend *b)
     return ((const struct store_sqlite *)b)->path;
 }
 
-/* The embedded store's own file is the log its index reads. */
-static int sqlite_log_open(struct store_backend *b, const char *local_dir, struct store_log **out,
-                           struct err *err)
-{
-    (void)local_dir; /* the index lives beside the store's file */
-    return store_log_new(out, ((const struct store_sqlite *)b)->path, NULL, err);
-}
-
 static int sqlite_fulltext_get(struct store_backend *b, bool *on, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
@@ -450,7 +407,6 @@ int store_sqlite_new(struct store_backend **out, const char *dir, const struct s
         .kind = "sqlite",
         .free = sqlite_free,
         .sqlite_path = sqlite_path,
-        .log_open = sqlite_log_open,
         .backup = store_sqlite_backup,
         .articles_put = store_sqlite_articles_put,
         .articles_count = store_sqlite_articles_count,

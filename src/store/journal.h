@@ -1,14 +1,17 @@
-/* What a node-local search index (src/index/) reads of the store, and all
- * it reads: the articles as a log ordered by ingest sequence, rows by id,
- * the row count, the table's identity and its head. Nothing in src/index/
- * names a store backend; this header is the floor it stands on.
+/* The article journal: what a node-local search index (src/index/) and
+ * the live streams and webhooks (src/push/) read of the store, and all
+ * they read: the articles in ingest order, rows by id, the row count, the
+ * table's identity and its head, and the full-text side's matches. Nothing
+ * outside src/store/ names a store backend; this header is the floor the
+ * readers stand on. ("The log" elsewhere is util/log.h, the logger.)
  *
- * The log lives in a SQLite file on this node (store_log_path): the
- * embedded store's own file, or for a PostgreSQL store a replica of its
- * articles and sources that a thread started by store_log_start keeps in
- * step with PostgreSQL's article log (store/replicate.h). Either way the
- * index reads it through read-only connections (struct store_reader), so
- * no search waits on PostgreSQL.
+ * The journal lives in a SQLite file on this node (store_journal_path):
+ * the embedded store's own file, or for a PostgreSQL store a replica of
+ * its articles and sources that a thread started by store_journal_start
+ * keeps in step with PostgreSQL's article log (store/replicate.h). The
+ * store's root (journal.c) opens it and starts the replication; either way
+ * readers use read-only connections (struct store_reader), so no search
+ * waits on PostgreSQL.
  *
  * Sequence numbers: every insert or update of an article gives it the next
  * seq; a reader that has seen seq s has seen every change below s. The
@@ -19,11 +22,11 @@
  * is replaced (a replica started over, a store rebuilt), so that files made
  * from one table are never taken for another's.
  *
- * Threads: a struct store_log is shared; a struct store_reader belongs to
- * one thread at a time. Strings a reader returns are valid until the next
- * call on it (or on the cursor that returned them). */
-#ifndef NEWSD_STORE_LOG_H
-#define NEWSD_STORE_LOG_H
+ * Threads: a struct store_journal is shared; a struct store_reader belongs
+ * to one thread at a time. Strings a reader returns are valid until the
+ * next call on it (or on the cursor that returned them). */
+#ifndef NEWSD_STORE_JOURNAL_H
+#define NEWSD_STORE_JOURNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,35 +36,36 @@
 #include "util/arena.h"
 #include "util/err.h"
 
-/* --- the log: where this node's index reads ---------------------------------- */
+/* --- the journal: where this node's index reads ------------------------------ */
 
-struct store_log;
+struct store_journal;
 
 /* Where a PostgreSQL store's replica lives when no directory is given
  * (relative: the working directory). */
-#define STORE_LOG_LOCAL_DIR_DEFAULT "newsd-index"
+#define STORE_JOURNAL_LOCAL_DIR_DEFAULT "newsd-index"
 
-/* The log of store s for a local index. local_dir: where a PostgreSQL
+/* The journal of store s for a local index. local_dir: where a PostgreSQL
  * store's replica is kept (created, mode 0700; NULL:
- * STORE_LOG_LOCAL_DIR_DEFAULT), unused for the embedded store, whose own
- * file is the log. ERR_UNSUPPORTED for a store with neither. */
-int store_log_open(struct store_log **out, struct store *s, const char *local_dir, struct err *err);
+ * STORE_JOURNAL_LOCAL_DIR_DEFAULT), unused for the embedded store, whose
+ * own file is the journal. ERR_UNSUPPORTED for a store with neither. */
+int store_journal_open(struct store_journal **out, struct store *s, const char *local_dir,
+                       struct err *err);
 
-/* Start keeping the log in step (a replica's thread; nothing for the
- * embedded store). Separate from store_log_open so that the index opens
- * the file before the first change is applied to it. */
-int store_log_start(struct store_log *l, struct err *err);
+/* Start keeping the journal in step (a replica's thread; nothing for the
+ * embedded store). Separate from store_journal_open so that the index
+ * opens the file before the first change is applied to it. */
+int store_journal_start(struct store_journal *j, struct err *err);
 
 /* Stop the replica's thread (it finishes the batch in hand) and close.
  * NULL: no-op. */
-void store_log_close(struct store_log *l);
+void store_journal_close(struct store_journal *j);
 
 /* The SQLite file the readers open (an index may keep files beside it). */
-const char *store_log_path(const struct store_log *l);
+const char *store_journal_path(const struct store_journal *j);
 
 /* How far a replica trails its store. */
-struct store_log_status {
-    bool replica;         /* false: the log is the store itself; nothing below */
+struct store_journal_status {
+    bool replica;         /* false: the journal is the store's own file; nothing below */
     bool caught_up;       /* has held every committed change at least once since it opened */
     bool store_reachable; /* the replica's connection to the store is up */
     int64_t applied_seq;  /* last change applied */
@@ -70,7 +74,7 @@ struct store_log_status {
     double lag_seconds;   /* 0 when in step, else time since it last was */
     int64_t articles;     /* articles the replica holds */
 };
-void store_log_status(struct store_log *l, struct store_log_status *out);
+void store_journal_status(struct store_journal *j, struct store_journal_status *out);
 
 /* --- readers ---------------------------------------------------------------- */
 
@@ -78,7 +82,7 @@ struct store_reader;
 
 #define STORE_IDENTITY_MAX 64 /* bytes of a table identity, NUL included */
 
-/* A read-only connection to the log file at path (store_log_path). */
+/* A read-only connection to the journal's file at path (store_journal_path). */
 int store_reader_open(struct store_reader **out, const char *path, struct err *err);
 void store_reader_close(struct store_reader *r);
 
@@ -110,7 +114,7 @@ int store_reader_ids(struct store_reader *r, int64_t **ids, size_t *n, struct er
 /* The ids of the articles deleted by store_articles_delete (or, in a
  * replica, by its store) with seq > after, in seq order, in *ids
  * (malloc()ed; NULL when none); *last gets the highest such seq (after
- * when none). A follower that has read the log up to a head h and asks
+ * when none). A follower that has read the journal up to a head h and asks
  * with after = h learns every deletion since, without comparing ids
  * (the records of the embedded store are kept for a week: a follower
  * further behind sees the row count differ and compares ids once). A
@@ -153,14 +157,14 @@ struct store_row {
 };
 
 /* The article of a row: the fields a row carries (strings borrowed from
- * it), the others zero. What a reader of the log renders with
+ * it), the others zero. What a reader of the journal renders with
  * article_json, as the engine's document store and the live streams do. */
 void store_row_article(const struct store_row *row, struct article *out);
 
 struct store_rows;
 
 /* The rows with seq > after, in seq order, read one at a time with
- * store_rows_next (the log's batches are the caller's to cut). */
+ * store_rows_next (the journal's batches are the caller's to cut). */
 int store_rows_after(struct store_rows **out, struct store_reader *r, int64_t after,
                      struct err *err);
 /* 1 and *row set, 0 at the end, or an ERR_*. */
@@ -184,30 +188,51 @@ int store_readers_get(struct store_readers *p, struct store_reader **out, struct
 /* Give it back (a snapshot left open is ended); NULL is a no-op. */
 void store_readers_put(struct store_readers *p, struct store_reader *r);
 
-/* --- the fts5 index's access --------------------------------------------------- */
-/* The fts5 index IS SQLite: it searches articles_fts, a table of the
- * store's own file (the store's full-text side, store_fulltext_set), with
- * FTS5's MATCH and bm25. That SQL is legitimately its own, so it gets the
- * reader's SQLite connection here rather than through the store backend's
- * private headers. Nothing else in src/index/ uses these. */
+/* --- the full-text side: what the fts5 index searches ------------------------ */
+/* articles_fts, the FTS5 table of the journal's file (the store's
+ * full-text side, store_fulltext_set), is read here and nowhere else: the
+ * fts5 index (src/index/fts5/) writes the MATCH expression, the journal
+ * runs it, as SQLite's own fts5_storage.c alone owns its tables. */
 
-struct sqlite3;
+/* One search of the full-text side. */
+struct store_match {
+    const char *expr;     /* an FTS5 MATCH expression (its syntax: the caller's) */
+    int64_t id_lo, id_hi; /* only articles with ids in [id_lo, id_hi] (a time window) */
+    int64_t deadline_ms;  /* util/clock.h clock_mono_ms() at which a running search
+                           * stops with ERR_TIMEOUT; 0: none */
+};
 
-/* The reader's connection (the "newsd" tokenizer registered). Every
- * statement must be finalized before the reader goes back to its pool. */
-struct sqlite3 *store_reader_sqlite(struct store_reader *r);
+/* The order of store_reader_match_ids; ties go newest first. */
+enum store_match_order {
+    STORE_MATCH_NEWEST,     /* id descending: ids are time-ordered, nothing to sort */
+    STORE_MATCH_OLDEST,     /* id ascending */
+    STORE_MATCH_RELEVANCE,  /* FTS5's bm25: title counts most, the meta column not at all */
+    STORE_MATCH_POPULARITY, /* the source's popularity; outside the catalogue: last */
+};
 
-/* A SQLite result code on the reader's connection as ERR_FULL / ERR_BUSY
- * / ERR_NOMEM / ERR_STORE, with SQLite's message in err. */
-int store_reader_fail(struct store_reader *r, int sqlite_rc, struct err *err);
+/* How many articles m matches. ERR_TIMEOUT when its deadline passes. */
+int store_reader_match_count(struct store_reader *r, const struct store_match *m, int64_t *out,
+                             struct err *err);
 
-/* A read-write connection to the file at path, for FTS5's integrity check
- * (an INSERT command that writes nothing). */
-int store_reader_open_writable(struct store_reader **out, const char *path, struct err *err);
+/* The ids of the articles m matches, in order, skipping the first offset:
+ * at most max of them into ids[0..*n). ERR_TIMEOUT when its deadline
+ * passes. A page and its count agree inside one read snapshot
+ * (store_reader_begin). */
+int store_reader_match_ids(struct store_reader *r, const struct store_match *m,
+                           enum store_match_order order, size_t offset, size_t max, int64_t *ids,
+                           size_t *n, struct err *err);
+
+/* FTS5's own integrity check of the full-text side of the file at path
+ * (every entry of articles_fts agrees with the rows it was made from) and
+ * its row count in *rows. A disagreement is no error: it is described in
+ * detail[0..cap) ("" when none). The check is an FTS5 command written as
+ * an INSERT, so it opens a read-write connection; it writes nothing. */
+int store_journal_fulltext_verify(const char *path, int64_t *rows, char *detail, size_t cap,
+                                  struct err *err);
 
 /* Give the file at path its full-text side when it lacks it (filling
  * articles_fts from every article: minutes for millions); nothing when it
  * has it. */
-int store_log_fulltext_ensure(const char *path, struct err *err);
+int store_journal_fulltext_ensure(const char *path, struct err *err);
 
 #endif

@@ -1,13 +1,16 @@
-/* Readers of the log file (store/log.h): read-only SQLite connections to
- * the embedded store's file or a replica's, which share one schema
- * (schema.c). Every query an index runs against the store is here, except
- * the fts5 index's own MATCH queries. */
-#include "store/log.h"
+/* Readers of a journal's file (store/sqlite/journal.h): read-only SQLite
+ * connections to the embedded store's file or a replica's, which share one
+ * schema (sqlite.c). Every query run against a journal is here, the
+ * full-text side's MATCH queries included: no SQLite handle leaves
+ * src/store/. */
+#include "store/sqlite/journal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/sqlite/db.h"
+#include "util/clock.h"
 #include "util/banned.h"
 
 struct store_reader {
@@ -28,9 +31,9 @@ struct store_rows {
  * position in its store's log (which deletes move). */
 #define HEAD_SQL                                                                                   \
     STORE_SQLITE_KEPT                                                                              \
-        "SELECT max(coalesce((SELECT max(seq) FROM articles), 0),"                                 \
-        " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'seq'), 0),"               \
-        " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'replica_seq'), 0))"
+    "SELECT max(coalesce((SELECT max(seq) FROM articles), 0),"                                     \
+    " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'seq'), 0),"                   \
+    " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'replica_seq'), 0))"
 
 #define ROW_COLUMNS                                                                                \
     "id, seq, published_at, title, description, content, language, meta_terms, source_id,"         \
@@ -58,17 +61,12 @@ static int reader_open(struct store_reader **out, const char *path, bool readonl
     return reader_wrap(out, db, err);
 }
 
-int store_reader_open(struct store_reader **out, const char *path, struct err *err)
+int store_sqlite_reader_open(struct store_reader **out, const char *path, struct err *err)
 {
     return reader_open(out, path, true, err);
 }
 
-int store_reader_open_writable(struct store_reader **out, const char *path, struct err *err)
-{
-    return reader_open(out, path, false, err);
-}
-
-void store_reader_close(struct store_reader *r)
+void store_sqlite_reader_close(struct store_reader *r)
 {
     if (r == NULL)
         return;
@@ -76,37 +74,28 @@ void store_reader_close(struct store_reader *r)
     free(r);
 }
 
-struct sqlite3 *store_reader_sqlite(struct store_reader *r)
-{
-    return r->db;
-}
-
-int store_reader_fail(struct store_reader *r, int sqlite_rc, struct err *err)
-{
-    return store_sqlite_fail(r->db, sqlite_rc, err);
-}
-
-int store_reader_version(struct store_reader *r, int64_t *out, struct err *err)
+int store_sqlite_reader_version(struct store_reader *r, int64_t *out, struct err *err)
 {
     return store_sqlite_query_int(r->db, "PRAGMA data_version", out, err);
 }
 
-int store_reader_begin(struct store_reader *r, struct err *err)
+int store_sqlite_reader_begin(struct store_reader *r, struct err *err)
 {
     return store_sqlite_exec(r->db, "BEGIN", err);
 }
 
-int store_reader_end(struct store_reader *r, struct err *err)
+int store_sqlite_reader_end(struct store_reader *r, struct err *err)
 {
     return store_sqlite_exec(r->db, "COMMIT", err);
 }
 
-int store_reader_identity(struct store_reader *r, char out[STORE_IDENTITY_MAX], struct err *err)
+int store_sqlite_reader_identity(struct store_reader *r, char out[STORE_IDENTITY_MAX],
+                                 struct err *err)
 {
     return store_sqlite_meta_text(r->db, "articles_epoch", out, STORE_IDENTITY_MAX, err);
 }
 
-int store_reader_head(struct store_reader *r, int64_t *out, struct err *err)
+int store_sqlite_reader_head(struct store_reader *r, int64_t *out, struct err *err)
 {
     /* Every search asks (read-your-writes): the statement stays with the
      * pooled connection; parsing it each time was 1.4 % of a rare word's
@@ -125,7 +114,7 @@ int store_reader_head(struct store_reader *r, int64_t *out, struct err *err)
     return rc;
 }
 
-int store_reader_count(struct store_reader *r, int64_t *out, struct err *err)
+int store_sqlite_reader_count(struct store_reader *r, int64_t *out, struct err *err)
 {
     return store_sqlite_query_int(r->db, "SELECT count(*) FROM articles", out, err);
 }
@@ -168,7 +157,7 @@ static int ids_collect(struct store_reader *r, sqlite3_stmt *st, int64_t **ids, 
     return rc;
 }
 
-int store_reader_ids(struct store_reader *r, int64_t **ids, size_t *n, struct err *err)
+int store_sqlite_reader_ids(struct store_reader *r, int64_t **ids, size_t *n, struct err *err)
 {
     sqlite3_stmt *st = NULL;
     int rc;
@@ -180,8 +169,8 @@ int store_reader_ids(struct store_reader *r, int64_t **ids, size_t *n, struct er
     return ids_collect(r, st, ids, n, NULL, err);
 }
 
-int store_reader_deletions(struct store_reader *r, int64_t after, int64_t **ids, size_t *n,
-                           int64_t *last, struct err *err)
+int store_sqlite_reader_deletions(struct store_reader *r, int64_t after, int64_t **ids, size_t *n,
+                                  int64_t *last, struct err *err)
 {
     sqlite3_stmt *st = NULL;
     int rc;
@@ -198,7 +187,8 @@ int store_reader_deletions(struct store_reader *r, int64_t after, int64_t **ids,
     return ids_collect(r, st, ids, n, last, err);
 }
 
-int store_reader_sources(struct store_reader *r, store_source_fn fn, void *ctx, struct err *err)
+int store_sqlite_reader_sources(struct store_reader *r, store_source_fn fn, void *ctx,
+                                struct err *err)
 {
     sqlite3_stmt *st = NULL;
     int rc;
@@ -220,14 +210,14 @@ out:
     return rc;
 }
 
-int store_reader_articles(struct store_reader *r, struct arena *a, const int64_t *ids, size_t n,
-                          struct article *arts, struct err *err)
+int store_sqlite_reader_articles(struct store_reader *r, struct arena *a, const int64_t *ids,
+                                 size_t n, struct article *arts, struct err *err)
 {
     return store_sqlite_articles_by_id(r->db, a, ids, n, arts, err);
 }
 
-int store_reader_newest_headline(struct store_reader *r, int64_t id_hi, int64_t *out,
-                                 struct err *err)
+int store_sqlite_reader_newest_headline(struct store_reader *r, int64_t id_hi, int64_t *out,
+                                        struct err *err)
 {
     sqlite3_stmt *st = NULL;
     int rc =
@@ -251,23 +241,187 @@ int store_reader_newest_headline(struct store_reader *r, int64_t id_hi, int64_t 
     return rc;
 }
 
-int store_log_fulltext_ensure(const char *path, struct err *err)
+/* --- the full-text side ------------------------------------------------------ */
+
+/* SQLite virtual-machine steps between two looks at the clock: small enough
+ * that a query overruns its budget by well under a millisecond, large
+ * enough that clock_gettime costs nothing measurable. */
+#define DEADLINE_CHECK_OPS 1000
+
+/* A search's time budget, watched by SQLite's progress handler while one
+ * statement runs. */
+struct deadline {
+    int64_t at_ms; /* clock_mono_ms(); 0: none */
+    bool expired;
+};
+
+/* Non-zero interrupts the running statement (SQLITE_INTERRUPT). */
+static int deadline_check(void *ctx)
+{
+    struct deadline *d = ctx;
+    if (clock_mono_ms() >= d->at_ms)
+        d->expired = true;
+    return d->expired;
+}
+
+static void deadline_arm(struct store_reader *r, struct deadline *d)
+{
+    if (d->at_ms > 0)
+        sqlite3_progress_handler(r->db, DEADLINE_CHECK_OPS, deadline_check, d);
+}
+
+/* The handler removed again (the connection goes back to a pool); rc, or
+ * ERR_TIMEOUT when the budget is what stopped the statement. */
+static int deadline_disarm(struct store_reader *r, struct deadline *d, int rc, struct err *err)
+{
+    if (d->at_ms > 0)
+        sqlite3_progress_handler(r->db, 0, NULL, NULL);
+    if (rc < 0 && d->expired)
+        rc = err_set(err, ERR_TIMEOUT, "the search ran out of its time budget");
+    return rc;
+}
+
+#define MATCH_WHERE "articles_fts MATCH ?1 AND articles_fts.rowid BETWEEN ?2 AND ?3"
+
+static const char *match_ids_sql(enum store_match_order order)
+{
+    switch (order) {
+    case STORE_MATCH_OLDEST:
+        return "SELECT rowid FROM articles_fts WHERE " MATCH_WHERE
+               " ORDER BY rowid ASC LIMIT ?4 OFFSET ?5";
+    case STORE_MATCH_RELEVANCE:
+        /* bm25 is lower for better matches; title counts most, meta not at all. */
+        return "SELECT rowid FROM articles_fts WHERE " MATCH_WHERE
+               " ORDER BY bm25(articles_fts, 3.0, 1.5, 1.0, 0.0), rowid DESC"
+               " LIMIT ?4 OFFSET ?5";
+    case STORE_MATCH_POPULARITY:
+        /* CROSS JOIN keeps FTS5 as the outer loop. Articles of sources
+         * outside the catalogue rank below every catalogue source. */
+        return "SELECT articles_fts.rowid FROM articles_fts"
+               " CROSS JOIN articles ON articles.id = articles_fts.rowid"
+               " LEFT JOIN sources ON sources.id = articles.source_id"
+               " WHERE " MATCH_WHERE
+               " ORDER BY coalesce(sources.popularity, -1) DESC, articles_fts.rowid DESC"
+               " LIMIT ?4 OFFSET ?5";
+    case STORE_MATCH_NEWEST:
+    default:
+        return "SELECT rowid FROM articles_fts WHERE " MATCH_WHERE
+               " ORDER BY rowid DESC LIMIT ?4 OFFSET ?5";
+    }
+}
+
+static int64_t clamp_i64(size_t v)
+{
+    return v > (size_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* sql prepared on r with m bound to ?1..?3. */
+static int match_prepare(struct store_reader *r, const char *sql, const struct store_match *m,
+                         sqlite3_stmt **st, struct err *err)
+{
+    int rc = store_sqlite_prepare(r->db, sql, st, err);
+    if (rc < 0)
+        return rc;
+    sqlite3_bind_text(*st, 1, m->expr, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(*st, 2, m->id_lo);
+    sqlite3_bind_int64(*st, 3, m->id_hi);
+    return 0;
+}
+
+int store_sqlite_reader_match_count(struct store_reader *r, const struct store_match *m,
+                                    int64_t *out, struct err *err)
+{
+    struct deadline dl = {m->deadline_ms, false};
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    *out = 0;
+    deadline_arm(r, &dl);
+    if ((rc = match_prepare(r, "SELECT count(*) FROM articles_fts WHERE " MATCH_WHERE, m, &st,
+                            err)) < 0)
+        goto out;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *out = sqlite3_column_int64(st, 0);
+        rc = 0;
+    } else {
+        rc = store_sqlite_fail(r->db, rc, err);
+    }
+out:
+    sqlite3_finalize(st);
+    return deadline_disarm(r, &dl, rc, err);
+}
+
+int store_sqlite_reader_match_ids(struct store_reader *r, const struct store_match *m,
+                                  enum store_match_order order, size_t offset, size_t max,
+                                  int64_t *ids, size_t *n, struct err *err)
+{
+    struct deadline dl = {m->deadline_ms, false};
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    *n = 0;
+    deadline_arm(r, &dl);
+    if ((rc = match_prepare(r, match_ids_sql(order), m, &st, err)) < 0)
+        goto out;
+    sqlite3_bind_int64(st, 4, clamp_i64(max));
+    sqlite3_bind_int64(st, 5, clamp_i64(offset));
+    while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        ids[(*n)++] = sqlite3_column_int64(st, 0);
+    if (max == 0 || rc == SQLITE_ROW || rc == SQLITE_DONE)
+        rc = 0;
+    else
+        rc = store_sqlite_fail(r->db, rc, err);
+out:
+    sqlite3_finalize(st);
+    return deadline_disarm(r, &dl, rc, err);
+}
+
+int store_sqlite_journal_fulltext_verify(const char *path, int64_t *rows, char *detail, size_t cap,
+                                         struct err *err)
+{
+    struct store_reader *r = NULL;
+    int rc;
+
+    *rows = 0;
+    if (cap > 0)
+        detail[0] = '\0';
+    /* The check is an INSERT command: a read-write connection. */
+    if ((rc = reader_open(&r, path, false, err)) < 0)
+        return rc;
+    if ((rc = store_sqlite_reader_count(r, rows, err)) < 0)
+        goto out;
+    rc = sqlite3_exec(r->db, "INSERT INTO articles_fts(articles_fts) VALUES('integrity-check')",
+                      NULL, NULL, NULL);
+    if (rc == SQLITE_CORRUPT_VTAB || rc == SQLITE_CORRUPT) {
+        if (cap > 0)
+            snprintf(detail, cap, "FTS5 integrity-check: %s", sqlite3_errmsg(r->db));
+        rc = 0;
+    } else {
+        rc = rc == SQLITE_OK ? 0 : store_sqlite_fail(r->db, rc, err);
+    }
+out:
+    store_sqlite_reader_close(r);
+    return rc;
+}
+
+int store_sqlite_journal_fulltext_ensure(const char *path, struct err *err)
 {
     struct store_reader *r = NULL;
     bool on = false;
     int rc;
 
-    if ((rc = store_reader_open(&r, path, err)) < 0)
+    if ((rc = reader_open(&r, path, true, err)) < 0)
         return rc;
     rc = store_sqlite_fulltext_get(r->db, &on, err);
-    store_reader_close(r);
+    store_sqlite_reader_close(r);
     if (rc < 0 || on)
         return rc;
     /* Building it is a write: only then a read-write connection. */
-    if ((rc = store_reader_open_writable(&r, path, err)) < 0)
+    if ((rc = reader_open(&r, path, false, err)) < 0)
         return rc;
     rc = store_sqlite_fulltext_set(r->db, true, err);
-    store_reader_close(r);
+    store_sqlite_reader_close(r);
     return rc;
 }
 
@@ -291,8 +445,8 @@ static int rows_new(struct store_rows **out, struct store_reader *r, const char 
     return 0;
 }
 
-int store_rows_after(struct store_rows **out, struct store_reader *r, int64_t after,
-                     struct err *err)
+int store_sqlite_rows_after(struct store_rows **out, struct store_reader *r, int64_t after,
+                            struct err *err)
 {
     int rc =
         rows_new(out, r, "SELECT " ROW_COLUMNS " FROM articles WHERE seq > ?1 ORDER BY seq", err);
@@ -301,7 +455,7 @@ int store_rows_after(struct store_rows **out, struct store_reader *r, int64_t af
     return rc;
 }
 
-int store_rows_by_id(struct store_rows **out, struct store_reader *r, struct err *err)
+int store_sqlite_rows_by_id(struct store_rows **out, struct store_reader *r, struct err *err)
 {
     return rows_new(out, r, "SELECT " ROW_COLUMNS " FROM articles WHERE id = ?1", err);
 }
@@ -336,19 +490,19 @@ static int rows_step(struct store_rows *c, struct store_row *row, struct err *er
     return rc == SQLITE_DONE ? 0 : store_sqlite_fail(c->r->db, rc, err);
 }
 
-int store_rows_next(struct store_rows *c, struct store_row *row, struct err *err)
+int store_sqlite_rows_next(struct store_rows *c, struct store_row *row, struct err *err)
 {
     return rows_step(c, row, err);
 }
 
-int store_rows_get(struct store_rows *c, int64_t id, struct store_row *row, struct err *err)
+int store_sqlite_rows_get(struct store_rows *c, int64_t id, struct store_row *row, struct err *err)
 {
     sqlite3_reset(c->st);
     sqlite3_bind_int64(c->st, 1, id);
     return rows_step(c, row, err);
 }
 
-void store_rows_free(struct store_rows *c)
+void store_sqlite_rows_free(struct store_rows *c)
 {
     if (c == NULL)
         return;
@@ -358,7 +512,7 @@ void store_rows_free(struct store_rows *c)
 
 /* --- the pool ---------------------------------------------------------------- */
 
-int store_readers_new(struct store_readers **out, const char *path, struct err *err)
+int store_sqlite_readers_new(struct store_readers **out, const char *path, struct err *err)
 {
     struct store_readers *p = calloc(1, sizeof *p);
     int rc;
@@ -374,7 +528,7 @@ int store_readers_new(struct store_readers **out, const char *path, struct err *
     return 0;
 }
 
-void store_readers_free(struct store_readers *p)
+void store_sqlite_readers_free(struct store_readers *p)
 {
     if (p == NULL)
         return;
@@ -382,7 +536,7 @@ void store_readers_free(struct store_readers *p)
     free(p);
 }
 
-int store_readers_get(struct store_readers *p, struct store_reader **out, struct err *err)
+int store_sqlite_readers_get(struct store_readers *p, struct store_reader **out, struct err *err)
 {
     sqlite3 *db = NULL;
     int rc;
@@ -393,7 +547,7 @@ int store_readers_get(struct store_readers *p, struct store_reader **out, struct
     return reader_wrap(out, db, err);
 }
 
-void store_readers_put(struct store_readers *p, struct store_reader *r)
+void store_sqlite_readers_put(struct store_readers *p, struct store_reader *r)
 {
     if (r == NULL)
         return;
