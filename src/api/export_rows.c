@@ -1,10 +1,10 @@
 /* Whole articles for an export (api/export_rows.h): the only file of
- * src/api/ that calls store/log.h. */
+ * src/api/ that calls store/journal.h. */
 #include "api/export_rows.h"
 
 #include <stdlib.h>
 
-#include "store/log.h"
+#include "store/journal.h"
 
 #include "util/banned.h"
 
@@ -18,7 +18,7 @@ int api_export_rows_open(struct api_export_rows **out, struct index *idx, struct
     *out = NULL;
     if (!r)
         return err_set(err, ERR_NOMEM, "out of memory");
-    int rc = store_reader_open(&r->reader, store_log_path(index_log(idx)), err);
+    int rc = store_reader_open(&r->reader, store_journal_path(index_journal(idx)), err);
     if (rc < 0) {
         free(r);
         return rc;

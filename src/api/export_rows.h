@@ -1,6 +1,6 @@
 /* The whole articles of an export's ids, read from the log the index
- * follows (store/log.h): the index's pages carry `content` cut to 200
- * characters, an export carries it whole. Every call into store/log.h
+ * follows (store/journal.h): the index's pages carry `content` cut to 200
+ * characters, an export carries it whole. Every call into store/journal.h
  * from src/api/ is in export_rows.c, so that a rename there is one file
  * here. One struct api_export_rows per export, used by one thread. */
 #ifndef NEWSD_API_EXPORT_ROWS_H
