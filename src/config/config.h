@@ -54,7 +54,7 @@ enum config_plan_field {
 struct config_outbound {
     struct netpolicy policy; /* allow_networks: special-use networks allowed */
     /* user_agent: the User-Agent header, printable ASCII; "" = the
-     * default (ingest/fetch.h FETCH_DEFAULT_USER_AGENT) */
+     * default (fetch/fetch.h FETCH_DEFAULT_USER_AGENT) */
     char user_agent[CONFIG_USER_AGENT_MAX];
     /* proxy: http://[user:password@]host:port every request goes through;
      * "" = none (proxies named by the environment are never used) */

@@ -1,5 +1,5 @@
 /* The feed crawler: polls the store's due feeds (store.h "feeds") and runs
- * each through fetch (conditional GET, ingest/fetch.h) → parse
+ * each through fetch (conditional GET, fetch/fetch.h) → parse
  * (ingest/feed.h) → the one normalisation (ingest_normalize) → one
  * store_articles_put per feed, then records the fetch state and the next
  * poll time.
@@ -59,7 +59,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ingest/fetch.h"
+#include "fetch/fetch.h"
 #include "store/store.h"
 #include "util/err.h"
 

@@ -1,4 +1,4 @@
-/* Batch HTTP fetching with libcurl's multi interface (ingest/fetch.h).
+/* Batch HTTP fetching with libcurl's multi interface (fetch/fetch.h).
  * One multi handle per batch. Politeness (one transfer per host at a time)
  * and the bound on sockets are kept here, not by curl's queue: a transfer
  * is added to the multi handle only when its host has none running and
@@ -33,7 +33,7 @@
  * lookup blocks the batch's loop while it runs (a proxy is for networks
  * where the crawler is small). CURLOPT_NOPROXY "" makes sure no host
  * bypasses the proxy, whatever no_proxy says. */
-#include "ingest/fetch.h"
+#include "fetch/fetch.h"
 
 #include <pthread.h>
 #include <stddef.h>

@@ -1,5 +1,6 @@
-/* Fetching feeds over HTTP(S) with libcurl's multi interface: one call
- * fetches a batch of URLs concurrently across hosts while keeping to one
+/* Outbound HTTP(S), below its users: feeds and pages (ingest/feeds) and
+ * webhook POSTs (push/) all go through it. libcurl's multi interface: one
+ * call fetches a batch of URLs concurrently across hosts while keeping to one
  * transfer per host at a time (politeness; the others of a host wait their
  * turn, and their timeouts start only with them), with conditional GET
  * (If-None-Match / If-Modified-Since, answered by 304), gzip/deflate,
@@ -19,8 +20,8 @@
  * given curl_global_init was called once before threads start; fetch_run
  * calls it itself otherwise).
  * Results own their memory (malloc): fetch_result_release frees it. */
-#ifndef NEWSD_INGEST_FETCH_H
-#define NEWSD_INGEST_FETCH_H
+#ifndef NEWSD_FETCH_FETCH_H
+#define NEWSD_FETCH_FETCH_H
 
 #include <stdbool.h>
 #include <stddef.h>
