@@ -27,7 +27,7 @@
 
 #include <zlib.h>
 
-#include "ingest/feed.h"
+#include "ingest/feeds/feeds.h"
 #include "fetch/fetch.h"
 #include "util/arena.h"
 #include "util/err.h"

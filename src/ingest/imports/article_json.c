@@ -1,4 +1,4 @@
-/* One NewsAPI article JSON object → struct article (ingest/import_internal.h),
+/* One NewsAPI article JSON object → struct article (ingest/imports/imports_internal.h),
  * with no store: the mapping the JSONL and response imports share and the
  * fuzz harness exercises alone.
  *
@@ -11,7 +11,7 @@
  *   "language": 2 letters ("se" read as "sv")
  *   "headline": true marks a live headline
  * Other keys are ignored. Values are stored verbatim (no HTML stripping). */
-#include "ingest/import_internal.h"
+#include "ingest/imports/imports_internal.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,33 +25,6 @@
 #include "util/utf8.h"
 
 #include "util/banned.h"
-
-static const char *const categories[] = {"business", "entertainment", "general",   "health",
-                                         "science",  "sports",        "technology"};
-
-bool ingest_category_known(const char *s)
-{
-    if (!s)
-        return false;
-    for (size_t i = 0; i < sizeof categories / sizeof categories[0]; i++) {
-        if (strcmp(s, categories[i]) == 0)
-            return true;
-    }
-    return false;
-}
-
-bool ingest_language_code(const char *s, char out[3])
-{
-    out[0] = '\0';
-    if (!s || !ascii_is_alpha(s[0]) || !ascii_is_alpha(s[1]) || s[2] != '\0')
-        return false;
-    out[0] = ascii_lower(s[0]);
-    out[1] = ascii_lower(s[1]);
-    out[2] = '\0';
-    if (out[0] == 's' && out[1] == 'e')
-        out[1] = 'v';
-    return true;
-}
 
 /* A string member as a bounded arena copy; NULL when absent, null, not a
  * string, or on allocation failure (*rc then ERR_NOMEM). */
@@ -144,10 +117,9 @@ int ingest_article_from_json(struct arena *a, const json_t *obj, struct article 
             for (size_t i = 0; i < n; i++)
                 cat[i] = ascii_lower(json_string_value(v)[i]);
             cat[n] = '\0';
-            for (size_t i = 0; i < sizeof categories / sizeof categories[0]; i++) {
-                if (strcmp(cat, categories[i]) == 0)
-                    out->category = categories[i];
-            }
+            const char *known = ingest_category_of(cat);
+            if (known)
+                out->category = known;
         }
     }
     v = json_object_get(obj, "language");

@@ -47,7 +47,7 @@
 
 #include <jansson.h>
 
-#include "ingest/import_internal.h"
+#include "ingest/imports/imports_internal.h"
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/hash.h"

@@ -1,6 +1,7 @@
-/* A page's bytes to the extractor's compact tree (ingest/extract_internal.h):
- * charset to UTF-8, then libxml2's HTML parser in SAX mode building our own
- * node array.
+/* A page's bytes to the extractor's compact tree (extract_internal.h):
+ * charset to UTF-8, then the pages room's HTML front end (html_internal.h:
+ * libxml2's HTML parser in SAX mode, the tag table) building our own node
+ * array.
  *
  * The parser was chosen by measurement on the 99 pages of tests/data/pages
  * (make bench-pages, docs/extraction.md): with libxml2's HTML parser
@@ -21,7 +22,7 @@
  * GB18030) and converted with iconv. libxml2 then gets UTF-8 only and is
  * told to ignore any declaration: its own encoding switch half-way through
  * a document is a source of surprises we do without. */
-#include "ingest/extract_internal.h"
+#include "ingest/pages/extract_internal.h"
 
 #include <errno.h>
 #include <iconv.h>
@@ -30,11 +31,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include <libxml/HTMLparser.h>
-#include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 
-#include "ingest/extract.h"
+#include "ingest/pages/html_internal.h"
+#include "ingest/pages/pages.h"
 #include "util/err.h"
 #include "util/utf8.h"
 
@@ -131,29 +131,6 @@ static size_t utf8_lead_len(unsigned char c)
     return 0;
 }
 
-/* UTF-8 with ill-formed sequences and NULs replaced by U+FFFD. */
-static void utf8_repair(struct buf *out, const char *p, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        size_t run = i;
-        while (run < n && (unsigned char)p[run] < 0x80 && p[run] != 0)
-            run++;
-        buf_append(out, p + i, run - i);
-        i = run;
-        if (i >= n)
-            break;
-        size_t l = utf8_lead_len((unsigned char)p[i]);
-        if (p[i] != 0 && l > 1 && i + l <= n && utf8_valid(p + i, l)) {
-            buf_append(out, p + i, l);
-            i += l;
-        } else {
-            buf_append(out, REPLACEMENT, 3);
-            i++;
-        }
-    }
-}
-
 /* iconv from `from` to UTF-8; an unconvertible byte becomes U+FFFD. False
  * when iconv does not know the charset. */
 static bool convert(struct buf *out, const char *p, size_t n, const char *from)
@@ -223,7 +200,7 @@ int xdom_to_utf8(const char *page, size_t len, const char *charset, const char *
      * through sequences past U+10FFFF: one more pass when needed. */
     if (buf_error(&b) == 0 &&
         (memchr(b.data ? b.data : "", 0, b.len) || !utf8_valid(b.data ? b.data : "", b.len))) {
-        utf8_repair(&fixed, b.data, b.len);
+        html_utf8_repair(&fixed, b.data, b.len, HTML_NUL_REPLACE);
         buf_release(&b);
         b = fixed;
     }
@@ -249,30 +226,11 @@ static size_t xtext_cut(const char *s, size_t n, size_t max)
 
 /* ---- the tree ------------------------------------------------------------ */
 
-static const char *const tag_names[] = {
-#define XTAG_NAME_(n) #n,
-    XTAGS(XTAG_NAME_)
-#undef XTAG_NAME_
-};
-
 static const char *const attr_names[] = {
 #define XATTR_NAME_(n) #n,
     XATTRS(XATTR_NAME_)
 #undef XATTR_NAME_
 };
-
-static int cmp_tag(const void *key, const void *elem)
-{
-    return strcmp(key, *(const char *const *)elem);
-}
-
-/* XTAGS is in byte order: binary search. */
-static enum xtag tag_of(const char *name)
-{
-    const char *const *hit = bsearch(name, tag_names, sizeof tag_names / sizeof tag_names[0],
-                                     sizeof tag_names[0], cmp_tag);
-    return hit ? (enum xtag)(XTAG_OTHER + 1 + (hit - tag_names)) : XTAG_OTHER;
-}
 
 /* Attribute names match with '-' written '_' ("data-src", "http-equiv"). */
 static int attr_of(const char *name)
@@ -296,14 +254,8 @@ struct builder {
     uint32_t depth;    /* of cur */
     uint32_t overflow; /* open elements not made into nodes (too deep, too many) */
     uint32_t skip;     /* inside script/style/...: text dropped unless JSON-LD */
-    htmlParserCtxtPtr ctxt;
+    struct html_sax *sax;
 };
-
-static bool tag_skips_text(enum xtag t)
-{
-    return t == XTAG_script || t == XTAG_style || t == XTAG_template || t == XTAG_noscript ||
-           t == XTAG_svg || t == XTAG_math || t == XTAG_textarea || t == XTAG_select;
-}
 
 /* style="display:none" or "visibility:hidden", spaces and case aside. */
 static bool style_hides(const char *s)
@@ -387,8 +339,7 @@ static void attr_add(struct xdom *d, int name, const char *value)
 
 static void stop(struct builder *b)
 {
-    if (b->ctxt)
-        xmlStopParser(b->ctxt);
+    html_sax_stop(b->sax);
 }
 
 static void sax_start(void *ctx, const xmlChar *xname, const xmlChar **attrs)
@@ -397,7 +348,7 @@ static void sax_start(void *ctx, const xmlChar *xname, const xmlChar **attrs)
     struct xdom *d = b->d;
     if (d->rc < 0 || !xname)
         return;
-    enum xtag tag = tag_of((const char *)xname);
+    enum xtag tag = html_tag_of((const char *)xname);
     if (b->overflow || b->depth >= EXTRACT_MAX_DEPTH || d->n >= EXTRACT_MAX_NODES) {
         b->overflow++;
         return;
@@ -430,7 +381,7 @@ static void sax_start(void *ctx, const xmlChar *xname, const xmlChar **attrs)
     d->nodes[i].len = d->n_attrs - first_attr;
     b->cur = i;
     b->depth++;
-    if (tag_skips_text(tag) || b->skip)
+    if ((html_tag_flags(tag) & HT_NO_TEXT) || b->skip)
         b->skip++;
 }
 
@@ -446,7 +397,7 @@ static void sax_end(void *ctx, const xmlChar *xname)
     }
     /* libxml2 closes what it opened; still, close up to the nearest open
      * element of this name, and nothing when there is none. */
-    enum xtag tag = tag_of((const char *)xname);
+    enum xtag tag = html_tag_of((const char *)xname);
     uint32_t i = b->cur;
     uint32_t up = 0;
     while (i != 0 && d->nodes[i].tag != tag)
@@ -506,28 +457,12 @@ int xdom_build(struct xdom *d, const char *html, size_t len)
     if (len > EXTRACT_MAX_INPUT * 4)
         len = EXTRACT_MAX_INPUT * 4;
     if (len == 0)
-        return 0;    /* libxml2 makes no parser for nothing: an empty document */
-    xmlInitParser(); /* once per process; a no-op afterwards */
-    htmlParserCtxtPtr ctxt = htmlCreateMemoryParserCtxt(html, (int)len);
-    if (!ctxt)
-        return d->rc = ERR_NOMEM;
-    htmlSAXHandler sax;
-    memset(&sax, 0, sizeof sax);
-    sax.startElement = sax_start;
-    sax.endElement = sax_end;
-    sax.characters = sax_chars;
-    sax.ignorableWhitespace = sax_chars;
-    sax.cdataBlock = sax_chars; /* script and style bodies */
-    memcpy(ctxt->sax, &sax, sizeof sax);
-    ctxt->userData = &b;
-    xmlSwitchEncoding(ctxt, XML_CHAR_ENCODING_UTF8);
-    htmlCtxtUseOptions(ctxt, HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-                                 HTML_PARSE_NONET | HTML_PARSE_IGNORE_ENC | HTML_PARSE_NOIMPLIED);
-    b.ctxt = ctxt;
-    htmlParseDocument(ctxt);
-    if (ctxt->myDoc)
-        xmlFreeDoc(ctxt->myDoc);
-    htmlFreeParserCtxt(ctxt);
+        return 0; /* libxml2 makes no parser for nothing: an empty document */
+    struct html_sax sax = {.start = sax_start, .end = sax_end, .text = sax_chars, .ctx = &b};
+    b.sax = &sax;
+    int rc = html_sax_parse(&sax, html, len);
+    if (rc < 0)
+        return d->rc = rc;
     return d->rc;
 }
 

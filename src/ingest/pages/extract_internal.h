@@ -5,8 +5,9 @@
  * children's), so a forward pass visits parents first and a backward pass
  * children first; every walk of the tree is such a pass or follows
  * parent/sibling links, never recursion. Node 0 is the document. Element
- * names are an enum (tags the extractor cares about; everything else is
- * XTAG_OTHER); only the attributes it reads are kept. Text is UTF-8 as the
+ * names are the front end's enum xtag (html_internal.h: tags either reader
+ * cares about; everything else is XTAG_OTHER); only the attributes it
+ * reads are kept. Text is UTF-8 as the
  * parser decoded it (entities decoded, white space not yet folded). */
 #ifndef NEWSD_INGEST_EXTRACT_INTERNAL_H
 #define NEWSD_INGEST_EXTRACT_INTERNAL_H
@@ -15,31 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ingest/pages/html_internal.h"
 #include "util/arena.h"
 #include "util/buf.h"
-
-/* clang-format off */
-#define XTAGS(X)                                                                                   \
-    X(a) X(abbr) X(address) X(article) X(aside) X(audio) X(b) X(base) X(blockquote) X(body)       \
-    X(br) X(button) X(canvas) X(caption) X(center) X(code) X(dd) X(del) X(details) X(dialog)      \
-    X(div) X(dl) X(dt) X(em) X(embed) X(fieldset) X(figcaption) X(figure) X(font) X(footer)       \
-    X(form) X(h1) X(h2) X(h3) X(h4) X(h5) X(h6) X(head) X(header) X(hr) X(html) X(i) X(iframe)    \
-    X(img) X(input) X(ins) X(kbd) X(label) X(li) X(link) X(main) X(map) X(math) X(menu) X(meta)   \
-    X(nav) X(noscript) X(object) X(ol) X(option) X(p) X(picture) X(pre) X(q) X(s) X(samp)        \
-    X(script) X(section) X(select) X(small) X(source) X(span) X(strong) X(style) X(sub)          \
-    X(summary) X(sup) X(svg) X(table) X(tbody) X(td) X(template) X(textarea) X(tfoot) X(th)      \
-    X(thead) X(time) X(title) X(tr) X(tt) X(u) X(ul) X(var) X(video) X(wbr)
-/* clang-format on */
-
-enum xtag {
-    XTAG_TEXT = 0, /* a text run, not an element */
-    XTAG_DOC,      /* node 0 */
-    XTAG_OTHER,    /* an element of no interest by name */
-#define XTAG_ENUM_(n) XTAG_##n,
-    XTAGS(XTAG_ENUM_)
-#undef XTAG_ENUM_
-        XTAG_COUNT
-};
 
 /* The attributes kept. */
 /* clang-format off */

@@ -1,11 +1,11 @@
-/* OPML feed lists (ingest/opml.h): read with libxml2 into a tree, then
+/* OPML feed lists (ingest/feeds/feeds.h): read with libxml2 into a tree, then
  * walked; written with util/buf. Safety rules, all here: no network, no
  * DTD (the parser stops at a DOCTYPE, before any declaration is read, so
  * no entity but the predefined five can exist and nothing is expanded), no
  * recover mode (a document that is not well-formed is refused with its
  * line rather than half read), and the walk is bounded in depth and
  * outline count. */
-#include "ingest/opml.h"
+#include "ingest/feeds/feeds.h"
 
 #include <stdio.h>
 #include <string.h>

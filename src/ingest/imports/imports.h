@@ -1,3 +1,48 @@
+/* The imports room of ingest/ (docs/architecture.md): files into the
+ * store: JSONL of articles and saved NewsAPI responses, sources
+ * catalogues (ingest_import_file, ingest_sources_import), and web archives
+ * (ingest_import_warc, on the WARC/ARC reader warc_). Every article goes
+ * through the one normalisation (ingest/ingest.h); pages of web archives
+ * through ingest/pages. Private: imports_internal.h (the JSON mapping, the
+ * import pipeline, ARC record lines). */
+#ifndef NEWSD_INGEST_IMPORTS_H
+#define NEWSD_INGEST_IMPORTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ingest/ingest.h"
+#include "util/err.h"
+
+/* Imports. */
+
+/* Import a file ("-" = stdin): JSONL of NewsAPI-shaped articles (one per
+ * line), or one NewsAPI response object with an "articles" array. A bad line
+ * or article is reported with its line (or array index) and skipped; the rest
+ * is imported in batched transactions. An urlToImage that ingest_normalize
+ * drops is reported the same way and counted. Returns 0 unless the file
+ * cannot be read or the store fails. */
+int ingest_import_file(struct store *s, const char *path, const struct ingest_options *opt,
+                       struct ingest_stats *stats, struct err *err);
+
+/* Import the articles of a WARC file (plain or gzip, "-" = stdin;
+ * ingest/imports/imports.h): each HTML response with status 200 whose page holds an
+ * article (ingest/pages/pages.h) is normalised and upserted like an imported
+ * article (warc_import.c says how its fields are found). Progress lines and
+ * a last "warc FILE: done: ..." line (records, articles, skipped by reason)
+ * go to opt->report (else stderr), as do malformed records, with their
+ * offset; they are skipped. Streams in bounded memory. Returns 0 unless the
+ * file cannot be read or the store fails. */
+int ingest_import_warc(struct store *s, const char *path, const struct ingest_options *opt,
+                       struct ingest_stats *stats, struct err *err);
+
+/* Import a sources catalogue: a NewsAPI sources response ({"sources":[...]})
+ * or JSONL of source objects; extra keys popularity (number) and headlines
+ * (bool, default true). Values stored verbatim. *n_out = sources stored. */
+int ingest_sources_import(struct store *s, const char *path, size_t *n_out, struct err *err);
+
 /* A streaming reader of web archives, plain or gzip-compressed with any
  * number of members (Common Crawl and Heritrix write one member per
  * record), in constant memory: one record's block at a time, at most
@@ -11,7 +56,7 @@
  *                       same record types as 1.0; WARC-Target-URI may be
  *                       in angle brackets, as in 1.0 (removed here)
  *   ARC v1 and v2       the Internet Archive's format before WARC
- *                       (ingest/arc.h): records read as WARC ones, the
+ *                       (ingest/imports/imports_internal.h): records read as WARC ones, the
  *                       version block as "warcinfo", a document holding an
  *                       HTTP response as "response", any other as
  *                       "resource" with the ARC line's content type
@@ -27,15 +72,6 @@
  * deflate content-encoding), bounded by WARC_MAX_BODY; for `resource`
  * records the block is the payload and the record's Content-Type its type.
  * Not thread-safe: one reader belongs to one thread. */
-#ifndef NEWSD_INGEST_WARC_H
-#define NEWSD_INGEST_WARC_H
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-
-#include "util/err.h"
 
 #define WARC_MAX_HEADER (64 * 1024)       /* bytes of a WARC or HTTP head */
 #define WARC_MAX_BLOCK ((size_t)32 << 20) /* block bytes kept; longer ones are skipped */

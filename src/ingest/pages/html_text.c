@@ -1,20 +1,19 @@
-/* HTML to plain text (ingest/html_text.h): libxml2's HTML parser in SAX
- * mode feeds an emitter that decodes nothing itself (the parser has decoded
- * entities) but owns every output rule: white space folding, line breaks
- * for block elements, dropped invisible elements, control characters and
- * the byte bound. Input that is not valid UTF-8 is repaired first (U+FFFD)
- * so the parser never falls back to guessing an encoding. */
-#include "ingest/html_text.h"
+/* HTML to plain text (ingest/pages/pages.h: html_text_extract): the
+ * pages room's HTML front end (html_internal.h: libxml2's HTML parser in
+ * SAX mode, the tag table's TEXT_ columns) feeds an emitter that decodes
+ * nothing itself (the parser has decoded entities) but owns every output
+ * rule: white space folding, line breaks for block elements, dropped
+ * invisible elements, control characters and the byte bound. Input that
+ * is not valid UTF-8 is repaired first (U+FFFD) so the parser never falls
+ * back to guessing an encoding. */
+#include "ingest/pages/pages.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include <libxml/HTMLparser.h>
-#include <libxml/parser.h>
-#include <libxml/parserInternals.h>
-
+#include "ingest/pages/html_internal.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/utf8.h"
@@ -37,7 +36,7 @@ struct emitter {
     bool stop; /* output full: ignore the rest */
     struct arena *a;
     char *first_img;
-    htmlParserCtxtPtr ctxt; /* NULL in plain mode */
+    struct html_sax *sax; /* the parse; NULL in plain mode */
 };
 
 #define REPLACEMENT_CP 0xFFFDu
@@ -96,8 +95,8 @@ static bool cp_is_dropped(uint32_t cp)
 static void emit_stop(struct emitter *e)
 {
     e->stop = true;
-    if (e->ctxt)
-        xmlStopParser(e->ctxt);
+    if (e->sax)
+        html_sax_stop(e->sax);
 }
 
 /* Append one visible code point, first writing the pending white space. */
@@ -144,59 +143,24 @@ static void emit_break(struct emitter *e)
     e->pending = PENDING_BREAK;
 }
 
-/* Elements whose content is never shown as text. */
-static bool tag_is_invisible(const char *name)
-{
-    static const char *const tags[] = {"script", "style",  "noscript", "template", "iframe",
-                                       "object", "embed",  "svg",      "math",     "head",
-                                       "select", "canvas", "audio",    "video"};
-    for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
-        if (strcasecmp(name, tags[i]) == 0)
-            return true;
-    return false;
-}
-
-/* Elements that start and end a line of their own. */
-static bool tag_is_block(const char *name)
-{
-    static const char *const tags[] = {
-        "address", "article", "aside", "blockquote", "br",       "caption",    "dd",
-        "details", "div",     "dl",    "dt",         "fieldset", "figcaption", "figure",
-        "footer",  "form",    "h1",    "h2",         "h3",       "h4",         "h5",
-        "h6",      "header",  "hr",    "legend",     "li",       "main",       "nav",
-        "ol",      "p",       "pre",   "section",    "summary",  "table",      "tbody",
-        "tfoot",   "thead",   "title", "tr",         "ul",       "body",       "html",
-        "center",  "dir",     "menu",  "listing",    "xmp",      "plaintext"};
-    for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
-        if (strcasecmp(name, tags[i]) == 0)
-            return true;
-    return false;
-}
-
-/* Cells and images separate words without breaking the line. */
-static bool tag_is_spacer(const char *name)
-{
-    return strcasecmp(name, "td") == 0 || strcasecmp(name, "th") == 0 ||
-           strcasecmp(name, "img") == 0;
-}
-
 static void sax_start(void *ctx, const xmlChar *xname, const xmlChar **attrs)
 {
     struct emitter *e = ctx;
-    const char *name = (const char *)xname;
-    if (e->stop || !name)
+    if (e->stop || !xname)
         return;
-    if (tag_is_invisible(name)) {
+    enum xtag tag = html_tag_of((const char *)xname);
+    unsigned flags = html_tag_flags(tag);
+    if (flags & HT_TEXT_DROP) {
         e->skip++;
         return;
     }
     if (e->skip)
         return;
-    if (tag_is_block(name))
+    if (flags & HT_TEXT_BREAK)
         emit_break(e);
-    else if (tag_is_spacer(name) && e->pending < PENDING_SPACE)
+    else if ((flags & HT_TEXT_SPACE) && e->pending < PENDING_SPACE)
         e->pending = PENDING_SPACE;
-    if (!e->first_img && strcasecmp(name, "img") == 0 && attrs) {
+    if (!e->first_img && tag == XTAG_img && attrs) {
         const char *src = NULL;
         bool pixel = false;
         for (size_t i = 0; attrs[i]; i += 2) {
@@ -219,19 +183,19 @@ static void sax_start(void *ctx, const xmlChar *xname, const xmlChar **attrs)
 static void sax_end(void *ctx, const xmlChar *xname)
 {
     struct emitter *e = ctx;
-    const char *name = (const char *)xname;
-    if (e->stop || !name)
+    if (e->stop || !xname)
         return;
-    if (tag_is_invisible(name)) {
+    unsigned flags = html_tag_flags(html_tag_of((const char *)xname));
+    if (flags & HT_TEXT_DROP) {
         if (e->skip)
             e->skip--;
         return;
     }
     if (e->skip)
         return;
-    if (tag_is_block(name))
+    if (flags & HT_TEXT_BREAK)
         emit_break(e);
-    else if (tag_is_spacer(name) && e->pending < PENDING_SPACE)
+    else if ((flags & HT_TEXT_SPACE) && e->pending < PENDING_SPACE)
         e->pending = PENDING_SPACE;
 }
 
@@ -243,46 +207,13 @@ static void sax_chars(void *ctx, const xmlChar *s, int n)
     emit_text(e, (const char *)s, (size_t)n);
 }
 
-/* Parse with libxml2's HTML parser, events going to the emitter. */
+/* Parse with the front end, events going to the emitter. */
 static int parse_html(struct emitter *e, const char *in, size_t len)
 {
-    int rc = 0;
-    htmlParserCtxtPtr ctxt = NULL;
-    xmlInitParser(); /* once per process; a no-op afterwards */
-    if (len > INT32_MAX)
-        len = INT32_MAX;
-    ctxt = htmlCreateMemoryParserCtxt(in, (int)len);
-    if (!ctxt) {
-        rc = ERR_NOMEM;
-        goto out;
-    }
-    htmlSAXHandler sax;
-    memset(&sax, 0, sizeof sax);
-    sax.startElement = sax_start;
-    sax.endElement = sax_end;
-    sax.characters = sax_chars;
-    sax.ignorableWhitespace = sax_chars;
-    /* script/style bodies arrive as CDATA; the skip depth drops them. */
-    sax.cdataBlock = sax_chars;
-    memcpy(ctxt->sax, &sax, sizeof sax);
-    ctxt->userData = e;
-    /* Without this the HTML parser decodes the first non-ASCII byte as
-     * Latin-1. */
-    xmlSwitchEncoding(ctxt, XML_CHAR_ENCODING_UTF8);
-    /* Our input is UTF-8 already: a <meta charset> inside a feed's HTML must
-     * not switch decoding half-way. */
-    htmlCtxtUseOptions(ctxt, HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-                                 HTML_PARSE_NONET | HTML_PARSE_IGNORE_ENC | HTML_PARSE_NOIMPLIED);
-    e->ctxt = ctxt;
-    htmlParseDocument(ctxt);
-    e->ctxt = NULL;
-out:
-    if (ctxt) {
-        /* The SAX handler copy is libxml2's to free; myDoc is never built. */
-        if (ctxt->myDoc)
-            xmlFreeDoc(ctxt->myDoc);
-        htmlFreeParserCtxt(ctxt);
-    }
+    struct html_sax sax = {.start = sax_start, .end = sax_end, .text = sax_chars, .ctx = e};
+    e->sax = &sax;
+    int rc = html_sax_parse(&sax, in, len);
+    e->sax = NULL;
     return rc;
 }
 
@@ -298,26 +229,7 @@ static char *html_prepare(const char *in, size_t len, size_t *out_len)
     struct buf b;
     buf_init(&b, 0);
     buf_puts(&b, BODY_PREFIX);
-    const unsigned char *p = (const unsigned char *)in;
-    size_t i = 0;
-    while (i < len) {
-        size_t run = i;
-        /* Copy valid runs whole; only bad bytes go one by one. */
-        while (run < len) {
-            uint32_t cp;
-            size_t n = utf8_decode(in + run, len - run, &cp);
-            if (n == 0 || cp == 0)
-                break;
-            run += n;
-        }
-        buf_append(&b, p + i, run - i);
-        if (run < len) {
-            if (p[run] != 0)
-                buf_append(&b, "\xEF\xBF\xBD", 3);
-            run++;
-        }
-        i = run;
-    }
+    html_utf8_repair(&b, in, len, HTML_NUL_DROP);
     if (buf_error(&b)) {
         buf_release(&b);
         return NULL;

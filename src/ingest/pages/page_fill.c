@@ -1,14 +1,13 @@
-/* What a page adds to an article (ingest/ingest.h: ingest_page_fill): the
+/* What a page adds to an article (ingest/pages/pages.h: page_fill): the
  * article's own fields win where they say something, the page fills the
  * gaps (issue 16). One mapping for every path from a page to an article:
  * the WARC import (an article made from the page alone) and the crawler's
  * page fetches (a feed item completed by its page). */
-#include "ingest/ingest.h"
+#include "ingest/pages/pages.h"
 
 #include <string.h>
 
-#include "ingest/extract.h"
-#include "ingest/import_internal.h"
+#include "ingest/ingest.h"
 
 #include "util/banned.h"
 
@@ -17,7 +16,7 @@ static bool empty(const char *s)
     return !s || !s[0];
 }
 
-bool ingest_page_language(const char *tag, char out[3])
+bool page_language(const char *tag, char out[3])
 {
     out[0] = '\0';
     if (!tag || strlen(tag) < 2 || (tag[2] != '\0' && tag[2] != '-' && tag[2] != '_'))
@@ -26,7 +25,7 @@ bool ingest_page_language(const char *tag, char out[3])
     return ingest_language_code(code, out);
 }
 
-unsigned ingest_page_fill(struct article *art, const struct extracted_page *pg, bool dated)
+unsigned page_fill(struct article *art, const struct extracted_page *pg, bool dated)
 {
     unsigned filled = 0;
     /* A feed's content that only repeats its description is no text of
@@ -35,25 +34,25 @@ unsigned ingest_page_fill(struct article *art, const struct extracted_page *pg, 
                               strcmp(art->content, art->description) == 0;
     if (pg->text_len > 0 && (empty(art->content) || content_is_summary)) {
         art->content = pg->text;
-        filled |= INGEST_FILLED_CONTENT;
+        filled |= PAGE_FILLED_CONTENT;
     }
     if (empty(art->description) && pg->excerpt) {
         art->description = pg->excerpt;
-        filled |= INGEST_FILLED_DESCRIPTION;
+        filled |= PAGE_FILLED_DESCRIPTION;
     }
     if (empty(art->url_to_image) && pg->image) {
         art->url_to_image = pg->image;
-        filled |= INGEST_FILLED_IMAGE;
+        filled |= PAGE_FILLED_IMAGE;
     }
     if (empty(art->author) && pg->byline) {
         art->author = pg->byline;
-        filled |= INGEST_FILLED_AUTHOR;
+        filled |= PAGE_FILLED_AUTHOR;
     }
     if (!dated && pg->published_at) {
         art->published_at = pg->published_at;
-        filled |= INGEST_FILLED_PUBLISHED;
+        filled |= PAGE_FILLED_PUBLISHED;
     }
-    if (!art->language[0] && ingest_page_language(pg->lang, art->language))
-        filled |= INGEST_FILLED_LANGUAGE;
+    if (!art->language[0] && page_language(pg->lang, art->language))
+        filled |= PAGE_FILLED_LANGUAGE;
     return filled;
 }

@@ -1,10 +1,10 @@
 /* Articles from WARC and ARC files (ingest/ingest.h: ingest_import_warc):
  * every HTML response with status 200, and every HTML resource record,
- * whose page holds an article (extract.h) becomes an article, through the
+ * whose page holds an article (ingest/pages) becomes an article, through the
  * import pipeline of import.c (normalised, batched, committed by its
  * writer thread, upserted by canonical URL).
  *
- * Threads: a reader (decompression and WARC parsing, warc.h), `workers`
+ * Threads: a reader (decompression and WARC parsing, imports.h), `workers`
  * extractors, this thread (in order: normalising and batching, progress)
  * and import.c's writer (SQLite). Records travel through a ring of RING
  * slots in file order; each slot owns its record's bytes and its arena, so
@@ -23,17 +23,17 @@
  *                detected (ingest_normalize)
  * Records that are neither responses nor resources are counted and passed
  * over; pages that give no article are counted skipped by reason. The
- * summary says which formats the records were read in (warc.h). */
-#include "ingest/ingest.h"
+ * summary says which formats the records were read in (imports.h). */
+#include "ingest/imports/imports.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "ingest/extract.h"
-#include "ingest/import_internal.h"
-#include "ingest/warc.h"
+#include "ingest/imports/imports_internal.h"
+#include "ingest/ingest.h"
+#include "ingest/pages/pages.h"
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/hash.h"
@@ -208,7 +208,7 @@ static void page_to_article(struct warc_job *j, struct slot *sl)
     }
     art->url = url;
     art->title = pg.title;
-    ingest_page_fill(art, &pg, false);
+    page_fill(art, &pg, false);
     if (!art->published_at)
         art->published_at = sl->date_s;
     const struct source *src = domain_map_find(&j->dm, dom);

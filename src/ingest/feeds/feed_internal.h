@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ingest/feed.h"
+#include "ingest/feeds/feeds.h"
 #include "util/arena.h"
 #include "util/err.h"
 

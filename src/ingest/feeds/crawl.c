@@ -1,4 +1,4 @@
-/* The feed crawler (ingest/crawl.h): the due → claim → fetch → parse →
+/* The feed crawler (ingest/feeds/feeds.h): the due → claim → fetch → parse →
  * normalise → store pipeline, the adaptive schedule, host politeness and
  * the background thread of `newsd serve`.
  *
@@ -8,7 +8,8 @@
  * written again (no new ingest sequence, nothing for the index to redo); an
  * undated item keeps the time it was first seen instead of taking each
  * poll's time. */
-#include "ingest/crawl.h"
+
+#include "ingest/feeds/feeds.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -19,9 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ingest/crawl_pages.h"
-#include "ingest/feed.h"
+#include "ingest/feeds/crawl_pages.h"
 #include "ingest/ingest.h"
+#include "ingest/pages/pages.h"
 #include "util/arena.h"
 #include "util/ascii.h"
 #include "util/clock.h"
@@ -162,7 +163,7 @@ static void host_touch(struct crawler *c, const char *host, int64_t now)
 }
 
 /* One field of a fingerprint: its bytes (none for NULL), then a separator
- * that no field holds (feed.h strips control characters but '\n'), so that
+ * that no field holds (feeds.h strips control characters but '\n'), so that
  * ("ab", "c") and ("a", "bc") differ. */
 static uint64_t fingerprint_field(uint64_t h, const char *s)
 {
@@ -221,7 +222,7 @@ void crawl_stats_add(struct crawl_stats *sum, const struct crawl_stats *x)
 
 /* ---- metrics ---------------------------------------------------------------- */
 
-/* The handles of crawl.h's metrics, registered once per process. */
+/* The handles of feeds.h's crawler metrics, registered once per process. */
 static struct {
     struct metric *polled, *failed, *failing, *lag;
     struct metric *pages_fetched, *pages_failed, *pages_retried, *pages_no_article, *pages_waiting;
@@ -339,7 +340,7 @@ static int64_t observed_gap(struct arena *a, const struct feed *doc)
     return t[(n - 2) / 2];
 }
 
-/* The longest interval a feed may reach (crawl.h "Scheduling"). */
+/* The longest interval a feed may reach (feeds.h "Scheduling"). */
 static int64_t interval_ceiling(const struct crawler *c, const struct feed_record *f)
 {
     if (f->headline)
@@ -439,7 +440,7 @@ static int doc_articles(struct store *s, struct arena *a, const struct feed_reco
 
     const char *source_name = feed_source_name(s, a, f, doc, host);
     char doc_lang[3];
-    ingest_page_language(doc->language, doc_lang);
+    page_language(doc->language, doc_lang);
     struct ingest_options io = {
         .headlines = f->headline,
         .country = f->country[0] ? f->country : NULL,

@@ -1,4 +1,4 @@
-/* The main text of a page (ingest/extract.h), by scoring its blocks the way
+/* The main text of a page (ingest/pages/pages.h), by scoring its blocks the way
  * reader views do, in passes over the node array that are each linear:
  *
  * 1. Drop what is never the article: invisible elements (script, forms'
@@ -26,7 +26,7 @@
  * enough long visible paragraphs (sum of sqrt(chars - 140) over blocks of
  * 140+ characters above 20).
  * The ideas are those of Mozilla's Readability; the code is our own. */
-#include "ingest/extract.h"
+#include "ingest/pages/pages.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -34,7 +34,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ingest/extract_internal.h"
+#include "ingest/pages/extract_internal.h"
 #include "util/ascii.h"
 #include "util/err.h"
 #include "util/url.h"
@@ -97,93 +97,17 @@ struct ctx {
 
 /* ---- tags ------------------------------------------------------------- */
 
+/* The front end's tag table (html_internal.h) holds the extractor's
+ * columns: blocks, and elements whose content never shows as text of an
+ * article. */
 static bool tag_is_block(enum xtag t)
 {
-    switch (t) {
-    case XTAG_address:
-    case XTAG_article:
-    case XTAG_aside:
-    case XTAG_blockquote:
-    case XTAG_body:
-    case XTAG_caption:
-    case XTAG_center:
-    case XTAG_dd:
-    case XTAG_details:
-    case XTAG_dialog:
-    case XTAG_div:
-    case XTAG_dl:
-    case XTAG_dt:
-    case XTAG_fieldset:
-    case XTAG_figcaption:
-    case XTAG_figure:
-    case XTAG_footer:
-    case XTAG_form:
-    case XTAG_h1:
-    case XTAG_h2:
-    case XTAG_h3:
-    case XTAG_h4:
-    case XTAG_h5:
-    case XTAG_h6:
-    case XTAG_header:
-    case XTAG_hr:
-    case XTAG_html:
-    case XTAG_li:
-    case XTAG_main:
-    case XTAG_menu:
-    case XTAG_nav:
-    case XTAG_ol:
-    case XTAG_p:
-    case XTAG_pre:
-    case XTAG_section:
-    case XTAG_summary:
-    case XTAG_table:
-    case XTAG_tbody:
-    case XTAG_td:
-    case XTAG_tfoot:
-    case XTAG_th:
-    case XTAG_thead:
-    case XTAG_tr:
-    case XTAG_ul:
-    case XTAG_DOC:
-        return true;
-    default:
-        return false;
-    }
+    return t == XTAG_DOC || (html_tag_flags(t) & HT_BLOCK);
 }
 
-/* Elements whose content never shows as text of an article. */
 static bool tag_is_invisible(enum xtag t)
 {
-    switch (t) {
-    case XTAG_script:
-    case XTAG_style:
-    case XTAG_noscript:
-    case XTAG_template:
-    case XTAG_svg:
-    case XTAG_math:
-    case XTAG_head:
-    case XTAG_title:
-    case XTAG_meta:
-    case XTAG_link:
-    case XTAG_iframe:
-    case XTAG_object:
-    case XTAG_embed:
-    case XTAG_select:
-    case XTAG_textarea:
-    case XTAG_button:
-    case XTAG_input:
-    case XTAG_canvas:
-    case XTAG_audio:
-    case XTAG_video:
-    case XTAG_map:
-    case XTAG_base:
-    case XTAG_option:
-    case XTAG_dialog:
-    case XTAG_label:
-        return true;
-    default:
-        return false;
-    }
+    return html_tag_flags(t) & HT_INVISIBLE;
 }
 
 /* Blocks whose own text makes a paragraph that scores. */

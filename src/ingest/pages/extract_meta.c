@@ -1,4 +1,4 @@
-/* A page's metadata (ingest/extract_internal.h: xmeta_read): title, author,
+/* A page's metadata (ingest/pages/extract_internal.h: xmeta_read): title, author,
  * description, image, publication time, language, site name, canonical URL.
  *
  * Sources, each field taking the first that says something:
@@ -19,7 +19,7 @@
  * …Posting, Report), found at the top, in an array or in @graph.
  * <meta property> may hold several names separated by spaces. Relative URLs
  * resolve against <base href> (itself resolved against the page's URL). */
-#include "ingest/extract_internal.h"
+#include "ingest/pages/extract_internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,10 +28,11 @@
 
 #include <jansson.h>
 
-#include "ingest/extract.h"
-#include "ingest/feed_internal.h"
+#include "ingest/pages/pages.h"
+#include "ingest/ingest.h"
 #include "util/ascii.h"
 #include "util/err.h"
+#include "util/limits.h"
 #include "util/utf8.h"
 
 #include "util/banned.h"
@@ -668,10 +669,10 @@ static bool looks_like_url(const char *s)
 
 char *xmeta_url(struct arena *a, const char *ref, size_t n, const char *base)
 {
-    struct feed_ctx c = {.a = a, .base_url = base};
+    int rc = 0; /* a full arena shows at the extractor's next allocation */
     if (!ref)
         return NULL;
-    return (char *)feed_ctx_url(&c, ref, n, base);
+    return (char *)ingest_url_absolute(a, ref, n, base, LIMIT_URL_BYTES, &rc);
 }
 
 static char *node_text(struct meta_state *m, uint32_t i, size_t max)
@@ -817,7 +818,7 @@ int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct ex
     out->published_at = 0;
     if (out->published) {
         int64_t t;
-        if (feed_ctx_date(out->published, strlen(out->published), &t))
+        if (ingest_date_parse(out->published, strlen(out->published), &t))
             out->published_at = t;
         else
             out->published = NULL;

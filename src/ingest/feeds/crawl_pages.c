@@ -1,11 +1,11 @@
-/* The pages of crawled items (ingest/crawl_pages.h). */
-#include "ingest/crawl_pages.h"
+/* The pages of crawled items (ingest/feeds/crawl_pages.h). */
+#include "ingest/feeds/crawl_pages.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "ingest/extract.h"
+#include "ingest/pages/pages.h"
 #include "ingest/ingest.h"
 #include "util/log.h"
 
@@ -216,7 +216,7 @@ int crawl_pages_run(struct crawl_page_queue *q, struct store *s, const struct fe
             continue;
         }
         struct article art = q->arts[i];
-        if (ingest_page_fill(&art, &pg, q->wait[i].dated) != 0)
+        if (page_fill(&art, &pg, q->wait[i].dated) != 0)
             put[n_put++] = art;
     }
     if (n_put > 0) {

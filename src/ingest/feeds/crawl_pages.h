@@ -3,10 +3,10 @@
  * says wants its page (by default those that lack content, description,
  * image or author). Once every feed of the pass is stored, and so
  * searchable, the oldest queued pages, up to a pass's bound, are fetched
- * together (fetch.h: one connection per host, the crawler's limits and
+ * together (fetch/fetch.h: one connection per host, the crawler's limits and
  * cancel hook); the rest wait in order for the next passes, which run for
  * them even when no feed is due. Each page's article is extracted
- * (extract.h) and fills the item's gaps (ingest_page_fill: what the feed
+ * (ingest/pages) and fills the item's gaps (page_fill: what the feed
  * said wins), and the filled articles are stored again, upserted by
  * canonical URL. A page that is no HTML, holds no article or fails for
  * good (4xx but 408 and 429, a refused address, too large) leaves its item
@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ingest/crawl.h"
+#include "ingest/feeds/feeds.h"
 #include "store/store.h"
 #include "util/arena.h"
 #include "util/err.h"

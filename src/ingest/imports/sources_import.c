@@ -19,7 +19,7 @@
 
 #include <jansson.h>
 
-#include "ingest/import_internal.h"
+#include "ingest/imports/imports_internal.h"
 #include "util/buf.h"
 #include "util/limits.h"
 

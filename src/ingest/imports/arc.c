@@ -1,4 +1,4 @@
-/* ARC URL-record lines (ingest/arc.h). Every field is checked, so that a
+/* ARC URL-record lines (ingest/imports/imports_internal.h). Every field is checked, so that a
  * line of a page's text is not taken for a record when the reader looks
  * for the next record after a bad one.
  *
@@ -6,7 +6,7 @@
  * line that is neither 5 fields nor a good 10 is read once more as v1 from
  * its right end: the last four fields must be good, and the URL is what is
  * before them, spaces included. */
-#include "ingest/arc.h"
+#include "ingest/imports/imports_internal.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* JSON Feed 1.0 / 1.1 (ingest/feed.h via feed_internal.h) with jansson.
+/* JSON Feed 1.0 / 1.1 (ingest/feeds/feeds.h via feed_internal.h) with jansson.
  * https://jsonfeed.org/version/1.1: items[] with id, url (else
  * external_url), title, summary, content_html / content_text, image (else
  * banner_image), date_published (else date_modified), authors[].name (1.1)
@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "ingest/feed_internal.h"
+#include "ingest/feeds/feed_internal.h"
 
 #include "util/banned.h"
 

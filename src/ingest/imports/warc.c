@@ -1,4 +1,4 @@
-/* WARC reader (ingest/warc.h) in two layers:
+/* WARC reader (ingest/imports/imports.h) in two layers:
  *
  * the byte source  plain bytes, or gzip members inflated one after the
  *                  other into a window (zlib, inflateReset between
@@ -9,7 +9,7 @@
  * the records      a WARC record: "WARC/x.y" line, "Name: value" header
  *                  lines up to an empty line, Content-Length bytes of block,
  *                  blank lines; or an ARC record: a URL-record line
- *                  (arc.h), Archive-length bytes, a newline. The first line
+ *                  (imports_internal.h), Archive-length bytes, a newline. The first line
  *                  says which. A record that breaks any of it (or meets a
  *                  damaged source) is reported once and the reader skips
  *                  lines up to the next one that opens a record.
@@ -24,14 +24,14 @@
  * the drafts before 0.17 (0.9, 0.10) put the length, type, URI, date and
  * id on the version line: told apart and refused with their own message;
  * the Internet Archive's "Arc File Format" (Burner and Kahle, 1996) for
- * ARC v1 and v2 (see arc.h), and Heritrix's ARCWriter for what real .arc.gz
+ * ARC v1 and v2 (see imports_internal.h), and Heritrix's ARCWriter for what real .arc.gz
  * files hold (one gzip member per record, a version block "1 1").
  * HTTP payloads of response records: status line and head, then chunked
  * transfer-encoding undone and gzip/deflate content-encoding inflated, each
  * bounded by WARC_MAX_BODY; a payload that does not decode is kept as it
  * came (Common Crawl's records carry decoded payloads under their original
  * headers, renamed X-Crawler-*, but others keep both). */
-#include "ingest/warc.h"
+#include "ingest/imports/imports.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -40,7 +40,7 @@
 
 #include <zlib.h>
 
-#include "ingest/arc.h"
+#include "ingest/imports/imports_internal.h"
 #include "util/buf.h"
 #include "util/timefmt.h"
 

@@ -1,4 +1,4 @@
-/* XML feeds (ingest/feed.h via feed_internal.h): RSS 0.9x/2.0, RSS 1.0/0.90
+/* XML feeds (ingest/feeds/feeds.h via feed_internal.h): RSS 0.9x/2.0, RSS 1.0/0.90
  * (RDF) and Atom 1.0/0.3 parsed by libxml2 into a tree, then mapped.
  * Safety rules, all here: recover mode, no network, no DTD loading, no
  * entity substitution by libxml2 (XML_PARSE_NOENT off) and our own text
@@ -18,7 +18,7 @@
 #include <libxml/parserInternals.h>
 #include <libxml/tree.h>
 
-#include "ingest/feed_internal.h"
+#include "ingest/feeds/feed_internal.h"
 #include "util/ascii.h"
 #include "util/buf.h"
 #include "util/utf8.h"
