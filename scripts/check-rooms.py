@@ -10,8 +10,9 @@ issue 24): run by `make docs-check`, after the release build.
   - Rooms lean one way: the roof (src/ingest/*.c, ingest.h) includes no
     room; pages includes neither feeds nor imports; feeds and imports do
     not include each other.
-  - A room's header declares functions of at most three name prefixes
-    (the word before the first '_': feed_parse, crawl_new, opml_write).
+  - A room's header (and the roof's, and fetch/'s) declares functions of at
+    most three name prefixes (the word before the first '_': feed_parse,
+    crawl_new, opml_write).
   - No two files of a room (or of the roof, or of fetch/) call each other,
     directly or round a circle: read from the symbols of the release
     objects (build/release/src/...), when they are built.
@@ -90,8 +91,8 @@ def check_includes(problems):
 
 
 def check_headers(problems):
-    for room in ROOMS:
-        header = f"src/ingest/{room}/{room}.h"
+    headers = [f"src/ingest/{room}/{room}.h" for room in ROOMS]
+    for header in headers + ["src/ingest/ingest.h", "src/fetch/fetch.h"]:
         if not os.path.exists(header):
             problems.append(f"{header}: missing: each room has one header")
             continue
