@@ -1,5 +1,5 @@
 /* Extraction quality and speed on real pages (make bench-pages,
- * docs/extraction.md): runs ingest/extract.h over every page folder of a
+ * docs/extraction.md): runs ingest/pages/pages.h over every page folder of a
  * directory (source.html, expected.html, expected-metadata.json, as in
  * tests/data/pages) and prints, per page and overall:
  *
@@ -8,7 +8,7 @@
  *          (text/text.h: case folded, accents off, CJK bigrams), counted as
  *          a multiset: precision = shared / extracted, recall = shared /
  *          expected. Both texts go through the same HTML-to-text step
- *          (ingest/html_text.h) where they are HTML.
+ *          (ingest/pages/pages.h) where they are HTML.
  *   title, byline, excerpt: match when their token sequences are equal
  *          (case, accents, punctuation and white space aside; a byline's
  *          leading "by" aside), or when both are absent
@@ -36,8 +36,7 @@
 
 #include <jansson.h>
 
-#include "ingest/extract.h"
-#include "ingest/html_text.h"
+#include "ingest/pages/pages.h"
 #include "text/text.h"
 #include "util/arena.h"
 #include "util/buf.h"

@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "ingest/extract.h"
+#include "ingest/pages/pages.h"
 #include "util/arena.h"
 #include "util/buf.h"
 

@@ -13,6 +13,7 @@
 #include "api/api.h"
 #include "auth/auth.h"
 #include "index/index.h"
+#include "ingest/imports/imports.h"
 #include "ingest/ingest.h"
 #include "store/store.h"
 

@@ -1,4 +1,4 @@
-/* libFuzzer harness: ARC URL-record lines (ingest/arc.h) on arbitrary
+/* libFuzzer harness: ARC URL-record lines (ingest/imports/imports_internal.h) on arbitrary
  * bytes. Invariants: a parse gives 0 with views inside the line, a known
  * version and a length that the digits allow, or ERR_PARSE with a reason;
  * arc_line_looks never reads past the line. */
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "ingest/arc.h"
+#include "ingest/imports/imports_internal.h"
 #include "util/err.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the page extractor (ingest/extract.h) on arbitrary
+/* libFuzzer harness: the page extractor (ingest/pages/pages.h) on arbitrary
  * bytes, with and without a URL and a charset hint. Invariants: every
  * string is valid UTF-8 without control characters (but '\n' in the text),
  * without leading, trailing or doubled white space; text_len is the text's
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "ingest/extract.h"
+#include "ingest/pages/pages.h"
 #include "util/arena.h"
 #include "util/utf8.h"
 

@@ -1,4 +1,4 @@
-/* libFuzzer harness: feed parsing (ingest/feed.h) on arbitrary bytes —
+/* libFuzzer harness: feed parsing (ingest/feeds/feeds.h) on arbitrary bytes —
  * XML (RSS, RDF, Atom) through libxml2 in recover mode, JSON Feed through
  * jansson, gzip bodies, encodings. Invariants: every string the parser
  * returns is non-empty valid UTF-8 within its FEED_MAX_* bound, links are
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ingest/feed.h"
+#include "ingest/feeds/feeds.h"
 #include "util/arena.h"
 #include "util/err.h"
 #include "util/utf8.h"

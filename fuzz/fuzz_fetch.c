@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "ingest/fetch.h"
+#include "fetch/fetch.h"
 #include "util/netpolicy.h"
 
 #define FUZZ_FETCH_MAX 65536

@@ -21,7 +21,7 @@
 
 #include "check.h"
 #include "http/internal.h"
-#include "ingest/fetch.h"
+#include "fetch/fetch.h"
 #include "util/netpolicy.h"
 
 #define PEER "10.1.2.3"

@@ -1,4 +1,4 @@
-/* libFuzzer harness: HTML to plain text (ingest/html_text.h) on arbitrary
+/* libFuzzer harness: HTML to plain text (ingest/pages/pages.h) on arbitrary
  * bytes, in the three modes feeds use. Invariants: valid UTF-8, within
  * max_out, no control character but '\n' (none in one-line mode), no
  * leading, trailing or doubled white space. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ingest/html_text.h"
+#include "ingest/pages/pages.h"
 #include "util/arena.h"
 #include "util/utf8.h"
 

@@ -19,6 +19,7 @@
 
 #include "check.h"
 #include "cmd/feeds_internal.h"
+#include "ingest/imports/imports.h"
 #include "ingest/ingest.h"
 #include "store/store.h"
 #include "util/arena.h"

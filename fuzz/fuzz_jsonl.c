@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "ingest/import_internal.h"
+#include "ingest/imports/imports_internal.h"
 #include "ingest/ingest.h"
 #include "util/arena.h"
 #include "util/limits.h"

@@ -1,4 +1,4 @@
-/* libFuzzer harness: OPML feed lists (ingest/opml.h) on arbitrary bytes
+/* libFuzzer harness: OPML feed lists (ingest/feeds/feeds.h) on arbitrary bytes
  * through libxml2 (no network, DOCTYPE refused). Invariants: a success
  * gives at most OPML_MAX_OUTLINES feeds, each with a url, every string
  * non-empty valid UTF-8, a folder category one of NewsAPI's; a failure is
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "ingest/opml.h"
+#include "ingest/feeds/feeds.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/err.h"

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the WARC reader (ingest/warc.h) on arbitrary bytes,
+/* libFuzzer harness: the WARC reader (ingest/imports/imports.h) on arbitrary bytes,
  * read as a file (fmemopen), plain or gzip as the bytes say: WARC/0.17 to
  * 1.1 and ARC v1/v2 records, mixed as the bytes please (the corpus has
  * seeds of each, valid and broken). Invariants: it ends (each call
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "ingest/warc.h"
+#include "ingest/imports/imports.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -11,7 +11,7 @@ Writes
                   quirks such as language "se" kept)
   articles.jsonl  real articles from real/articles.jsonl, one per line, the
                   original article object with newsd's extra import keys
-                  appended (ingest/article_json.c):
+                  appended (ingest/imports/article_json.c):
                     country, category  the first label of the article in
                                        real/articles_labels.jsonl (same line
                                        order), when it has labels

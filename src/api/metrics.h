@@ -6,7 +6,7 @@
  * scrape time), newsd_process_start_time_seconds and the search index's
  * figures (index_stats at scrape time). Then every metric of the process
  * registry (util/metrics.h), each counted by the module that owns its
- * event, e.g. the crawler's feed counts (ingest/crawl.h). */
+ * event, e.g. the crawler's feed counts (ingest/feeds/feeds.h). */
 #ifndef NEWSD_API_METRICS_H
 #define NEWSD_API_METRICS_H
 

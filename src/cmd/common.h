@@ -7,8 +7,8 @@
 
 #include "config/config.h"
 #include "index/index.h"
-#include "ingest/crawl.h"
-#include "ingest/fetch.h"
+#include "ingest/feeds/feeds.h"
+#include "fetch/fetch.h"
 #include "store/store.h"
 #include "util/arena.h"
 

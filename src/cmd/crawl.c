@@ -1,4 +1,4 @@
-/* newsd crawl (API.md §7): poll the feeds that are due (ingest/crawl.h).
+/* newsd crawl (API.md §7): poll the feeds that are due (ingest/feeds/feeds.h).
  * --once: one round over every feed due now, then a summary line on stdout
  * and exit; without it, keep polling until SIGTERM or SIGINT (what `newsd
  * serve` does in the background, for a node that only ingests). Feed
@@ -7,7 +7,7 @@
  * which special-use networks the feeds may be fetched from. */
 #include "cmd/cmd.h"
 #include "cmd/common.h"
-#include "ingest/crawl.h"
+#include "ingest/feeds/feeds.h"
 #include "store/store.h"
 #include "util/log.h"
 

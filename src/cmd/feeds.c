@@ -8,7 +8,7 @@
 #include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "cmd/feeds_internal.h"
-#include "ingest/crawl.h"
+#include "ingest/feeds/feeds.h"
 #include "ingest/ingest.h"
 #include "store/store.h"
 

@@ -1,6 +1,6 @@
 /* newsd feeds import, export and list (cmd/feeds_internal.h).
  *
- * Import reads JSONL or OPML, told apart by content (ingest/opml.h
+ * Import reads JSONL or OPML, told apart by content (ingest/feeds/feeds.h
  * opml_sniff). JSONL is one object per line with the fields of `feeds
  * add`: url (required), source, country, category, language, headlines
  * (bool), interval (seconds), paused (bool), pages (missing, always,
@@ -18,7 +18,7 @@
 #include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "cmd/feeds_internal.h"
-#include "ingest/opml.h"
+#include "ingest/feeds/feeds.h"
 #include "store/store.h"
 
 #include <ctype.h>

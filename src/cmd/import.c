@@ -1,6 +1,7 @@
 /* newsd import and newsd sources import (API.md §7, §8). */
 #include "cmd/cmd.h"
 #include "cmd/common.h"
+#include "ingest/imports/imports.h"
 #include "ingest/ingest.h"
 
 #include <getopt.h>

@@ -13,7 +13,7 @@
 #include "config/config.h"
 #include "http/http.h"
 #include "index/index.h"
-#include "ingest/crawl.h"
+#include "ingest/feeds/feeds.h"
 #include "push/alerts.h"
 #include "store/retention.h"
 #include "store/store.h"

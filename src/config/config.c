@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "ingest/crawl.h"
+#include "ingest/feeds/feeds.h"
 #include "util/limits.h"
 
 #include "util/banned.h"
@@ -256,7 +256,7 @@ enum server_kind {
     SK_BOOL,     /* true/false, yes/no, on/off, 1/0 */
     SK_INDEX,    /* fts5 | engine */
     SK_LOGFMT,   /* text | json */
-    SK_PAGES,    /* missing | always | never (ingest/crawl.h) */
+    SK_PAGES,    /* missing | always | never (ingest/feeds/feeds.h) */
     SK_NETWORKS  /* CIDR list (util/netpolicy.h) */
 };
 

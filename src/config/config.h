@@ -55,7 +55,7 @@ enum config_plan_field {
 struct config_outbound {
     struct netpolicy policy; /* allow_networks: special-use networks allowed */
     /* user_agent: the User-Agent header, printable ASCII; "" = the
-     * default (ingest/fetch.h FETCH_DEFAULT_USER_AGENT) */
+     * default (fetch/fetch.h FETCH_DEFAULT_USER_AGENT) */
     char user_agent[CONFIG_USER_AGENT_MAX];
     /* proxy: http://[user:password@]host:port every request goes through;
      * "" = none (proxies named by the environment are never used) */
@@ -76,7 +76,7 @@ struct config_retention {
     int64_t batch_size;     /* articles per transaction; 0 = the default (1000) */
 };
 
-/* [crawl]: the feed crawler's scheduling (ingest/crawl.h); 0 = the
+/* [crawl]: the feed crawler's scheduling (ingest/feeds/feeds.h); 0 = the
  * default. A key added here gets a row in config.c's crawl_keys. */
 struct config_crawl {
     int64_t max_interval_s;           /* longest wait between two polls of a feed */
@@ -100,7 +100,7 @@ struct config {
     char metrics_listen[CONFIG_LISTEN_MAX];
     char user[64];
     int crawl, access_log; /* 0 / 1, -1 = not set */
-    int crawl_pages;       /* pages: enum crawl_pages_mode (ingest/crawl.h), -1 = not set */
+    int crawl_pages;       /* pages: enum crawl_pages_mode (ingest/feeds/feeds.h), -1 = not set */
     int log_format_json;   /* 0 text, 1 json, -1 = not set */
     /* X-Forwarded-For is believed only from these peers (none by default). */
     struct netpolicy trusted_proxies;

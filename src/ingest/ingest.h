@@ -1,9 +1,14 @@
-/* Getting articles and sources into the store: imports of JSONL or saved
- * NewsAPI responses, sources catalogue imports, and the normalisation every
- * article goes through (shared with the feed crawler): canonical URL and
- * domain, publish time, language (given, else the catalogue source's, else
- * detected); a source id the catalogue lacks is registered as a
- * non-headline catalogue entry (API.md §8). */
+/* The roof of ingest/ (docs/architecture.md): what its three rooms share.
+ * The rooms are ingest/feeds (feeds.h: feeds, the crawler, OPML),
+ * ingest/pages (pages.h: the HTML front end, page extraction) and
+ * ingest/imports (imports.h: JSONL, NewsAPI responses, sources, WARC/ARC);
+ * feeds and imports use pages, every room uses this roof, the roof uses no
+ * room. Here: the normalisation every article goes through before the
+ * store, whichever room it came from: canonical URL and domain, publish
+ * time, language (given, else the catalogue source's, else detected); a
+ * source id the catalogue lacks is registered as a non-headline catalogue
+ * entry (API.md §8). And the field readers more than one room needs: an
+ * absolute http(s) URL from a reference, a date as publishers write it. */
 #ifndef NEWSD_INGEST_INGEST_H
 #define NEWSD_INGEST_INGEST_H
 
@@ -36,66 +41,49 @@ struct ingest_stats {
     size_t images_dropped; /* urlToImage values stored as null: not absolute http(s) URLs */
 };
 
-/* Import a file ("-" = stdin): JSONL of NewsAPI-shaped articles (one per
- * line), or one NewsAPI response object with an "articles" array. A bad line
- * or article is reported with its line (or array index) and skipped; the rest
- * is imported in batched transactions. An urlToImage that ingest_normalize
- * drops is reported the same way and counted. Returns 0 unless the file
- * cannot be read or the store fails. */
-int ingest_import_file(struct store *s, const char *path, const struct ingest_options *opt,
-                       struct ingest_stats *stats, struct err *err);
-
-/* Import the articles of a WARC file (plain or gzip, "-" = stdin;
- * ingest/warc.h): each HTML response with status 200 whose page holds an
- * article (ingest/extract.h) is normalised and upserted like an imported
- * article (warc_import.c says how its fields are found). Progress lines and
- * a last "warc FILE: done: ..." line (records, articles, skipped by reason)
- * go to opt->report (else stderr), as do malformed records, with their
- * offset; they are skipped. Streams in bounded memory. Returns 0 unless the
- * file cannot be read or the store fails. */
-int ingest_import_warc(struct store *s, const char *path, const struct ingest_options *opt,
-                       struct ingest_stats *stats, struct err *err);
-
 /* *dst = *src with every string copied into a (category is a constant and
  * stays shared). ERR_NOMEM. */
 int ingest_article_copy(struct arena *a, struct article *dst, const struct article *src);
-
-/* ---- pages ------------------------------------------------------------ */
-
-struct extracted_page; /* ingest/extract.h */
-
-enum ingest_filled {
-    INGEST_FILLED_CONTENT = 1 << 0,
-    INGEST_FILLED_DESCRIPTION = 1 << 1,
-    INGEST_FILLED_IMAGE = 1 << 2,
-    INGEST_FILLED_AUTHOR = 1 << 3,
-    INGEST_FILLED_PUBLISHED = 1 << 4,
-    INGEST_FILLED_LANGUAGE = 1 << 5,
-};
-
-/* Fill the gaps of art from its page: content (also when the article's
- * content only repeats its description), description, image, author, the
- * publication time when !dated (the article's source gave none), the
- * language when art has none. What art says otherwise stays. The page's
- * strings are borrowed (they live where pg's do). Returns the
- * INGEST_FILLED_* bits of what changed. */
-unsigned ingest_page_fill(struct article *art, const struct extracted_page *pg, bool dated);
-
-/* The two-letter code of a page's or feed's language tag ("en-US",
- * "pt_BR", "de"), as ingest_language_code writes it; false ("" written)
- * for anything else. */
-bool ingest_page_language(const char *tag, char out[3]);
-
-/* Import a sources catalogue: a NewsAPI sources response ({"sources":[...]})
- * or JSONL of source objects; extra keys popularity (number) and headlines
- * (bool, default true). Values stored verbatim. *n_out = sources stored. */
-int ingest_sources_import(struct store *s, const char *path, size_t *n_out, struct err *err);
 
 /* Canonical form of an absolute http(s) URL (duplicate key): scheme and host
  * lower case, default port, fragment and tracking parameters (utm_*, fbclid,
  * gclid, ...) dropped. *domain_out = host lower case without "www.".
  * ERR_INVALID when url is not an absolute http(s) URL. */
 int ingest_url_canonical(struct arena *a, const char *url, char **canon_out, char **domain_out);
+
+/* The canonical two-letter code of an article language: lower case, "se"
+ * (the sources catalogue's spelling of Swedish) becomes "sv". Writes "" and
+ * returns false when s is not two ASCII letters. */
+bool ingest_language_code(const char *s, char out[3]);
+
+/* True when s is one of the seven categories (exact, lower case). */
+bool ingest_category_known(const char *s);
+
+/* The category s names (exact, lower case) as a constant string that lives
+ * as long as the program (an article's category is shared, not copied:
+ * ingest_article_copy), or NULL. */
+const char *ingest_category_of(const char *s);
+
+/* s[0..n) without the ASCII blanks (space, \t, \n, \r, \f, \v) around it. */
+void ingest_trim(const char **s, size_t *n);
+
+/* "http://" or "https://" with a host. */
+bool ingest_url_is_http(const char *url);
+
+/* s[0..n) trimmed, spaces written %20, and resolved against base (when it
+ * is not absolute already; base NULL or not http(s): no resolution): an
+ * absolute http(s) URL with a lower-case scheme in the arena, or NULL (not
+ * http(s), not resolvable, control characters, invalid UTF-8, longer than
+ * max bytes before or after resolution). *rc = ERR_NOMEM when the arena
+ * is full. What feeds' links and pages' references both go through. */
+const char *ingest_url_absolute(struct arena *a, const char *s, size_t n, const char *base,
+                                size_t max, int *rc);
+
+/* A date written as RFC 822 or ISO 8601 (surrounding blanks allowed; at
+ * most 128 bytes), also with its weekday and month in Portuguese, Spanish,
+ * French, German or Italian ("Seg, 24 Set 2018 19:42:40 -0300"), as UTC
+ * seconds. False when it is none. */
+bool ingest_date_parse(const char *s, size_t n, int64_t *out);
 
 /* Fill the derived fields of an article parsed from any input (canonical url,
  * domain, clamped time, language, source id) — the one normalisation. Also

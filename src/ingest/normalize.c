@@ -28,8 +28,8 @@
 #include <strings.h>
 #include <time.h>
 
-#include "ingest/import_internal.h"
 #include "text/text.h"
+#include "util/ascii.h"
 #include "util/buf.h"
 #include "util/limits.h"
 #include "util/url.h"
@@ -201,6 +201,38 @@ int ingest_normalize(struct store *s, struct arena *a, struct article *art,
     if (!art->language[0])
         detect_language(art, art->language);
     return 0;
+}
+
+static const char *const categories[] = {"business", "entertainment", "general",   "health",
+                                         "science",  "sports",        "technology"};
+
+const char *ingest_category_of(const char *s)
+{
+    if (!s)
+        return NULL;
+    for (size_t i = 0; i < sizeof categories / sizeof categories[0]; i++) {
+        if (strcmp(s, categories[i]) == 0)
+            return categories[i];
+    }
+    return NULL;
+}
+
+bool ingest_category_known(const char *s)
+{
+    return ingest_category_of(s) != NULL;
+}
+
+bool ingest_language_code(const char *s, char out[3])
+{
+    out[0] = '\0';
+    if (!s || !ascii_is_alpha(s[0]) || !ascii_is_alpha(s[1]) || s[2] != '\0')
+        return false;
+    out[0] = ascii_lower(s[0]);
+    out[1] = ascii_lower(s[1]);
+    out[2] = '\0';
+    if (out[0] == 's' && out[1] == 'e')
+        out[1] = 'v';
+    return true;
 }
 
 int ingest_article_copy(struct arena *a, struct article *dst, const struct article *src)

@@ -22,7 +22,7 @@
  *                  cursor (a compare and set), so each article is queued
  *                  once per alert; a node taking over resends what the
  *                  previous one had queued, under the same ids.
- * Webhooks are fetched with ingest/fetch.h, so [outbound] applies to every
+ * Webhooks are fetched with fetch/fetch.h, so [outbound] applies to every
  * connection. Counted in /metrics: newsd_alert_deliveries_sent_total,
  * newsd_alert_delivery_retries_total, newsd_alert_deliveries_failed_total,
  * newsd_alert_deliveries_pending. */
@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "index/match.h"
-#include "ingest/fetch.h"
+#include "fetch/fetch.h"
 #include "store/store.h"
 #include "util/err.h"
 

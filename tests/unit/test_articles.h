@@ -15,6 +15,7 @@
 #include "test_tmpdir.h"
 
 #include "index/match.h"
+#include "ingest/imports/imports.h"
 #include "ingest/ingest.h"
 #include "store/journal.h"
 #include "store/store.h"

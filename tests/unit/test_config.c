@@ -13,7 +13,7 @@
 
 #include "auth/auth.h"
 #include "config/config.h"
-#include "ingest/crawl.h"
+#include "ingest/feeds/feeds.h"
 #include "util/err.h"
 #include "util/limits.h"
 #include "util/netpolicy.h"

@@ -1,4 +1,4 @@
-/* The feed crawler (ingest/crawl.h) and the feeds of the store (store.h
+/* The feed crawler (ingest/feeds/feeds.h) and the feeds of the store (store.h
  * "feeds") against a tiny HTTP server run by the test on 127.0.0.1 (one
  * thread, canned bodies from the real feed files of tests/data/feeds, ETag
  * and 304 support) and a real SQLite store in a temporary directory. The
@@ -28,8 +28,7 @@
 
 #include <sqlite3.h>
 
-#include "ingest/crawl.h"
-#include "ingest/feed.h"
+#include "ingest/feeds/feeds.h"
 #include "store/store.h"
 #include "util/arena.h"
 #include "util/err.h"

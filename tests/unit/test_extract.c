@@ -1,4 +1,4 @@
-/* The page extractor (ingest/extract.h): main text without the boilerplate
+/* The page extractor (ingest/pages/pages.h): main text without the boilerplate
  * around it, metadata from its several sources, charsets, pages that hold
  * no article, and hostile input (deep nesting, invalid bytes, NULs, a
  * memory ceiling at every size). */
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ingest/extract.h"
+#include "ingest/pages/pages.h"
 #include "ingest/ingest.h"
 #include "util/arena.h"
 #include "util/buf.h"
@@ -409,10 +409,10 @@ static void the_page_fills_only_the_gaps(void **state)
     };
     /* a feed item with only a title and a link: everything filled */
     struct article bare = {.title = "T", .url = "https://f.example/a", .published_at = 5};
-    unsigned got = ingest_page_fill(&bare, &pg, false);
-    assert_int_equal(got, INGEST_FILLED_CONTENT | INGEST_FILLED_DESCRIPTION | INGEST_FILLED_IMAGE |
-                              INGEST_FILLED_AUTHOR | INGEST_FILLED_PUBLISHED |
-                              INGEST_FILLED_LANGUAGE);
+    unsigned got = page_fill(&bare, &pg, false);
+    assert_int_equal(got, PAGE_FILLED_CONTENT | PAGE_FILLED_DESCRIPTION | PAGE_FILLED_IMAGE |
+                              PAGE_FILLED_AUTHOR | PAGE_FILLED_PUBLISHED |
+                              PAGE_FILLED_LANGUAGE);
     assert_string_equal(bare.content, pg.text);
     assert_string_equal(bare.description, "Page excerpt");
     assert_string_equal(bare.url_to_image, pg.image);
@@ -429,8 +429,8 @@ static void the_page_fills_only_the_gaps(void **state)
                            .url_to_image = "https://f.example/f.jpg",
                            .published_at = 7,
                            .language = "en"};
-    got = ingest_page_fill(&full, &pg, true);
-    assert_int_equal(got, INGEST_FILLED_CONTENT);
+    got = page_fill(&full, &pg, true);
+    assert_int_equal(got, PAGE_FILLED_CONTENT);
     assert_string_equal(full.content, pg.text);
     assert_string_equal(full.description, "Feed summary");
     assert_string_equal(full.author, "Feed Author");
@@ -439,7 +439,7 @@ static void the_page_fills_only_the_gaps(void **state)
     assert_string_equal(full.language, "en");
     /* a feed's own full content stays */
     struct article own = {.content = "Feed full text", .description = "Feed summary"};
-    assert_int_equal(ingest_page_fill(&own, &pg, true) & INGEST_FILLED_CONTENT, 0);
+    assert_int_equal(page_fill(&own, &pg, true) & PAGE_FILLED_CONTENT, 0);
     assert_string_equal(own.content, "Feed full text");
     /* language tags */
     static const struct {
@@ -448,7 +448,7 @@ static void the_page_fills_only_the_gaps(void **state)
                 {"eng", ""},  {"e", ""},       {"", ""},        {"x-klingon", ""}};
     for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
         char out[3];
-        ingest_page_language(tags[i].tag, out);
+        page_language(tags[i].tag, out);
         assert_string_equal(out, tags[i].want);
     }
 }

@@ -1,4 +1,4 @@
-/* The author (ingest/extract.h byline; docs/extraction.md "Author"): from
+/* The author (ingest/pages/pages.h byline; docs/extraction.md "Author"): from
  * JSON-LD author (string, object, array, @graph), <meta name=author>,
  * article:author, then the page's author line (rel=author, itemprop,
  * byline and author classes), with its labels and dates cut off and
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ingest/extract.h"
+#include "ingest/pages/pages.h"
 #include "util/arena.h"
 #include "util/buf.h"
 

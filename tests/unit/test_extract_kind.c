@@ -1,4 +1,4 @@
-/* Article or not (ingest/extract.h readerable; docs/extraction.md "Article
+/* Article or not (ingest/pages/pages.h readerable; docs/extraction.md "Article
  * or not"): what a page declares in its metadata and what its URL says
  * decide before Firefox's gate of long paragraphs, which misses briefs,
  * lists and text in <div>s, and passes home pages full of teasers. */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ingest/extract.h"
+#include "ingest/pages/pages.h"
 #include "util/arena.h"
 #include "util/buf.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ingest/extract.h"
+#include "ingest/pages/pages.h"
 #include "util/arena.h"
 #include "util/buf.h"
 

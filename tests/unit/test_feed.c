@@ -1,4 +1,4 @@
-/* Feed parsing (ingest/feed.h): every real feed of tests/data/feeds parses
+/* Feed parsing (ingest/feeds/feeds.h): every real feed of tests/data/feeds parses
  * or is reported, a hand-checked subset field by field (the expected values
  * were read off the XML files by eye, not produced by the parser), dates,
  * links, encodings, HTML in text, limits and hostile documents. */
@@ -18,7 +18,7 @@
 
 #include <zlib.h>
 
-#include "ingest/feed.h"
+#include "ingest/feeds/feeds.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/err.h"

@@ -1,4 +1,4 @@
-/* The feed fetcher (ingest/fetch.h) against tiny HTTP servers run by the
+/* The feed fetcher (fetch/fetch.h) against tiny HTTP servers run by the
  * test itself on 127.0.0.1 (a thread per server, a thread per connection,
  * canned responses and the real feed files of tests/data/feeds). Every
  * server stops by itself; no request leaves the loopback interface. The
@@ -27,8 +27,8 @@
 
 #include <zlib.h>
 
-#include "ingest/feed.h"
-#include "ingest/fetch.h"
+#include "ingest/feeds/feeds.h"
+#include "fetch/fetch.h"
 #include "util/arena.h"
 #include "util/err.h"
 #include "util/netpolicy.h"

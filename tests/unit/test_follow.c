@@ -20,6 +20,7 @@
 
 #include "article/json.h"
 #include "index/match.h"
+#include "ingest/imports/imports.h"
 #include "ingest/ingest.h"
 #include "push/follow.h"
 #include "store/journal.h"

@@ -1,4 +1,4 @@
-/* HTML to plain text (ingest/html_text.h). */
+/* HTML to plain text (ingest/pages/pages.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ingest/html_text.h"
+#include "ingest/pages/pages.h"
 #include "util/arena.h"
 #include "util/utf8.h"
 

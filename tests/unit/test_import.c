@@ -21,7 +21,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-#include "ingest/import_internal.h"
+#include "ingest/imports/imports_internal.h"
 #include "ingest/ingest.h"
 #include "store/store.h"
 #include "util/arena.h"

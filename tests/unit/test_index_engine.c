@@ -33,6 +33,7 @@
 #include "api/render.h"
 #include "index/backend.h"
 #include "index/engine/internal.h" /* loaded: opened from its files */
+#include "ingest/imports/imports.h"
 #include "ingest/ingest.h"
 #include "query/query.h"
 #include "store/journal.h"

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "ingest/imports/imports.h"
 #include "ingest/ingest.h"
 #include "store/store.h"
 #include "util/err.h"

@@ -1,4 +1,4 @@
-/* ingest/opml.h: OPML feed lists as readers write them (folders in
+/* ingest/feeds/feeds.h: OPML feed lists as readers write them (folders in
  * folders, attribute names in any case, entities), newsd's own attributes,
  * what is refused (a DOCTYPE with entities, not well-formed, not OPML,
  * nesting past the bound), and opml_write read back to the same feeds. */
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ingest/opml.h"
+#include "ingest/feeds/feeds.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/err.h"

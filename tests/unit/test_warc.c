@@ -1,8 +1,8 @@
-/* The WARC reader (ingest/warc.h): records and their fields from plain and
+/* The WARC reader (ingest/imports/imports.h): records and their fields from plain and
  * gzip files (one member per record), HTTP payloads (chunked, gzip), and
  * what it survives: malformed records, a file cut short, a corrupt gzip
  * member, blocks larger than a window or than the bound. Every vintage:
- * WARC/0.17 and 0.18, resource records, ARC v1 and v2 (ingest/arc.h). */
+ * WARC/0.17 and 0.18, resource records, ARC v1 and v2 (ingest/imports/imports_internal.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,8 +15,8 @@
 
 #include <zlib.h>
 
-#include "ingest/arc.h"
-#include "ingest/warc.h"
+#include "ingest/imports/imports_internal.h"
+#include "ingest/imports/imports.h"
 #include "util/buf.h"
 
 static const char html[] = "<html><title>T</title><p>Body of the page.</p></html>";

@@ -1,0 +1,1339 @@
+/* The main text of a page (ingest/pages/pages.h), by scoring its blocks the way
+ * reader views do, in passes over the node array that are each linear:
+ *
+ * 1. Drop what is never the article: invisible elements (script, forms'
+ *    controls, hidden ones) and, in the first attempt, elements whose class
+ *    or id says menu, comment, share, sidebar, footer, ... (unless it also
+ *    says article, content, main, ...) or whose role is navigation.
+ * 2. Paragraphs: every block with 25 characters of its own text (text not
+ *    inside a nested block). A paragraph is worth 1 + its commas + one per
+ *    100 characters (at most 3); that goes to the block that holds it, half
+ *    to the next one up, a third of a third further, up to 5 levels. A
+ *    candidate starts from its tag (div +5, lists and headings less) and
+ *    its class and id (+25 for article words, -25 for boilerplate words),
+ *    and its sum is scaled by the share of its text that is not link text.
+ * 3. The best candidate, moved up to an ancestor when several near-best
+ *    candidates sit under it (an article split into blocks), or when its
+ *    parent scores nearly as well; then its siblings that score well, share
+ *    its class, or are link-poor paragraphs, join it.
+ * 4. Inside what was picked, lists, tables, forms and divs that look like
+ *    boilerplate (many links, few paragraphs, more images or inputs than
+ *    text, negative class) are dropped, inner ones first; headings that
+ *    repeat the title and share bars too.
+ * 5. Less than 500 characters: again without step 1's class rule, then
+ *    without class weights, then without step 4; the longest result wins.
+ * Whether the page holds an article at all is a separate, cheaper test:
+ * enough long visible paragraphs (sum of sqrt(chars - 140) over blocks of
+ * 140+ characters above 20).
+ * The ideas are those of Mozilla's Readability; the code is our own. */
+#include "ingest/pages/pages.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ingest/pages/extract_internal.h"
+#include "util/ascii.h"
+#include "util/err.h"
+#include "util/url.h"
+#include "util/utf8.h"
+
+#include "util/banned.h"
+
+#define PARAGRAPH_MIN_CHARS 25
+#define SCORE_LEVELS 5
+#define ALT_CANDIDATES 5
+#define ALT_SHARE 0.75f
+#define ALT_MIN_SHARED 3
+#define RETRY_BELOW_CHARS 500
+#define READERABLE_MIN_CHARS 140
+#define READERABLE_MIN_SCORE 20.0
+#define CLASS_MAX 256 /* bytes of class + id looked at */
+#define DECLARED_MIN_CHARS 100    /* main text of a page that says it is an article */
+#define UNDECLARED_MIN_CHARS 400  /* main text of a page that says nothing, gate failed */
+#define TEXT_MAX_LINKS 0.25f      /* share of link text in such a main text */
+#define PAGE_MAX_LINKS 0.5f       /* a page whose text is more links is an index */
+#define SECTION_MAX_CHARS 24      /* bytes of a section's name in its URL ("/politik/") */
+
+enum attempt_flags {
+    STRIP_UNLIKELY = 1 << 0,
+    WEIGHT_CLASSES = 1 << 1,
+    CLEAN_CONDITIONALLY = 1 << 2,
+};
+
+/* What the passes know about one node. */
+struct nfo {
+    /* per page */
+    int8_t weight;     /* class and id: -50..50 */
+    uint8_t unlikely;  /* class, id or role says boilerplate */
+    uint8_t block;     /* a block element */
+    uint8_t link;      /* inside <a> */
+    uint8_t invisible; /* never shown: script, hidden, ... */
+    uint32_t owner;    /* nearest block ancestor */
+    uint32_t chars;    /* text nodes: characters, white space folded */
+    uint32_t commas;   /* text nodes */
+    /* per attempt */
+    uint8_t gone;
+    uint8_t scored;
+    uint8_t has_block; /* a block below it */
+    float score;
+    uint32_t tlen, llen, ncommas; /* subtree: characters, link characters, commas */
+    uint32_t own;                 /* characters of its own text (blocks) */
+    uint32_t own_commas;
+    uint32_t p, img, li, input, embed, htext; /* subtree counts; htext: heading chars */
+    uint32_t quote; /* blockquotes of 25+ characters, mostly not links: a quote, a tweet */
+};
+
+struct ctx {
+    const struct xdom *d;
+    struct nfo *f;
+    struct arena *a;
+    const char *title; /* the page's title, folded, for heading duplicates */
+    float page_links;  /* share of the visible text that is link text */
+    int rc;
+};
+
+/* ---- tags ------------------------------------------------------------- */
+
+/* The front end's tag table (html_internal.h) holds the extractor's
+ * columns: blocks, and elements whose content never shows as text of an
+ * article. */
+static bool tag_is_block(enum xtag t)
+{
+    return t == XTAG_DOC || (html_tag_flags(t) & HT_BLOCK);
+}
+
+static bool tag_is_invisible(enum xtag t)
+{
+    return html_tag_flags(t) & HT_INVISIBLE;
+}
+
+/* Blocks whose own text makes a paragraph that scores. */
+static bool tag_scores(enum xtag t)
+{
+    switch (t) {
+    case XTAG_p:
+    case XTAG_pre:
+    case XTAG_td:
+    case XTAG_section:
+    case XTAG_h2:
+    case XTAG_h3:
+    case XTAG_h4:
+    case XTAG_h5:
+    case XTAG_h6:
+    case XTAG_div:
+    case XTAG_article:
+    case XTAG_main:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Containers that, holding only inline content, are a paragraph. */
+static bool tag_div_like(enum xtag t)
+{
+    return t == XTAG_div || t == XTAG_article || t == XTAG_main || t == XTAG_section;
+}
+
+static bool tag_is_heading(enum xtag t)
+{
+    return t >= XTAG_h1 && t <= XTAG_h6;
+}
+
+static float tag_base_score(enum xtag t)
+{
+    switch (t) {
+    case XTAG_div:
+        return 5;
+    case XTAG_pre:
+    case XTAG_td:
+    case XTAG_blockquote:
+        return 3;
+    case XTAG_address:
+    case XTAG_ol:
+    case XTAG_ul:
+    case XTAG_dl:
+    case XTAG_dd:
+    case XTAG_dt:
+    case XTAG_li:
+    case XTAG_form:
+        return -3;
+    case XTAG_h1:
+    case XTAG_h2:
+    case XTAG_h3:
+    case XTAG_h4:
+    case XTAG_h5:
+    case XTAG_h6:
+    case XTAG_th:
+        return -5;
+    default:
+        return 0;
+    }
+}
+
+/* ---- class and id ----------------------------------------------------- */
+
+static bool has_any(const char *s, const char *const *words, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strstr(s, words[i]))
+            return true;
+    return false;
+}
+
+#define HAS_ANY(s, list) has_any(s, list, sizeof list / sizeof list[0])
+
+static const char *const unlikely_words[] = {
+    "-ad-",       "ai2html", "banner",     "breadcrumbs",  "combx",    "comment",   "community",
+    "cover-wrap", "disqus",  "extra",      "footer",       "gdpr",     "header",    "legends",
+    "menu",       "related", "remark",     "replies",      "rss",      "shoutbox",  "sidebar",
+    "skyscraper", "social",  "sponsor",    "supplemental", "ad-break", "agegate",   "pagination",
+    "pager",      "popup",   "yom-remote", "cookie",       "consent",  "newsletter"};
+static const char *const maybe_words[] = {"and",     "article", "body",    "column",
+                                          "content", "main",    "mathjax", "shadow"};
+static const char *const positive_words[] = {"article", "body", "content", "entry",      "hentry",
+                                             "h-entry", "main", "page",    "pagination", "post",
+                                             "text",    "blog", "story"};
+static const char *const negative_words[] = {
+    "-ad-",     "banner",  "combx",      "comment",  "com-",     "contact", "footer", "gdpr",
+    "masthead", "media",   "meta",       "outbrain", "promo",    "related", "scroll", "share",
+    "shoutbox", "sidebar", "skyscraper", "sponsor",  "shopping", "tags",    "widget"};
+
+/* Lower-case copy of an attribute into out (bounded). */
+static void lower_into(char *out, size_t cap, const char *v)
+{
+    size_t k = 0;
+    for (; v && *v && k + 1 < cap; v++)
+        out[k++] = (char)(*v >= 'A' && *v <= 'Z' ? *v + 32 : *v);
+    out[k] = '\0';
+}
+
+/* " hid " as a whole class word. */
+static bool has_hid_word(const char *s)
+{
+    for (const char *p = strstr(s, "hid"); p; p = strstr(p + 1, "hid"))
+        if ((p == s || p[-1] == ' ') && (p[3] == '\0' || p[3] == ' '))
+            return true;
+    return false;
+}
+
+static int word_weight(const char *s)
+{
+    if (!s[0])
+        return 0;
+    int w = 0;
+    if (HAS_ANY(s, negative_words) || strstr(s, "hidden") || has_hid_word(s))
+        w -= 25;
+    if (HAS_ANY(s, positive_words))
+        w += 25;
+    return w;
+}
+
+static bool role_is_boilerplate(const char *r)
+{
+    static const char *const roles[] = {"menu",  "menubar",     "complementary", "navigation",
+                                        "alert", "alertdialog", "dialog"};
+    for (size_t i = 0; r && i < sizeof roles / sizeof roles[0]; i++)
+        if (strcasecmp(r, roles[i]) == 0)
+            return true;
+    return false;
+}
+
+/* ---- text lengths --------------------------------------------------------- */
+
+/* Characters of s[0..n) with white space runs as one; commas (',', '，', '、'). */
+static void measure(const char *s, size_t n, uint32_t *chars, uint32_t *commas)
+{
+    uint32_t c = 0, k = 0;
+    bool space = true;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b = (unsigned char)s[i];
+        if (b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\f') {
+            if (!space)
+                c++;
+            space = true;
+            continue;
+        }
+        space = false;
+        if ((b & 0xC0) != 0x80)
+            c++;
+        if (b == ',')
+            k++;
+        else if (b == 0xEF && i + 2 < n && (unsigned char)s[i + 1] == 0xBC &&
+                 (unsigned char)s[i + 2] == 0x8C)
+            k++;
+        else if (b == 0xE3 && i + 2 < n && (unsigned char)s[i + 1] == 0x80 &&
+                 (unsigned char)s[i + 2] == 0x81)
+            k++;
+    }
+    if (space && c > 0)
+        c--; /* trailing space */
+    *chars = c;
+    *commas = k;
+}
+
+/* ---- per page ---------------------------------------------------------------- */
+
+static void page_pass(struct ctx *c)
+{
+    const struct xdom *d = c->d;
+    struct nfo *f = c->f;
+    char cls[CLASS_MAX];
+    for (uint32_t i = 1; i < d->n; i++) {
+        const struct xnode *x = &d->nodes[i];
+        struct nfo *n = &f[i];
+        uint32_t p = x->parent;
+        n->link = f[p].link || x->tag == XTAG_a;
+        n->owner = f[p].block ? p : f[p].owner;
+        n->invisible = f[p].invisible;
+        if (x->tag == XTAG_TEXT) {
+            measure(d->text.data + x->off, x->len, &n->chars, &n->commas);
+            continue;
+        }
+        n->block = tag_is_block(x->tag);
+        if (tag_is_invisible(x->tag) || (x->flags & XN_HIDDEN))
+            n->invisible = 1;
+        const char *klass = xdom_attr(d, i, XATTR_class, NULL);
+        const char *id = xdom_attr(d, i, XATTR_id, NULL);
+        int w = 0;
+        bool unlikely = false;
+        if (klass) {
+            lower_into(cls, sizeof cls, klass);
+            w += word_weight(cls);
+            unlikely = HAS_ANY(cls, unlikely_words) && !HAS_ANY(cls, maybe_words);
+        }
+        if (id) {
+            lower_into(cls, sizeof cls, id);
+            w += word_weight(cls);
+            unlikely = unlikely || (HAS_ANY(cls, unlikely_words) && !HAS_ANY(cls, maybe_words));
+        }
+        if (x->tag == XTAG_body || x->tag == XTAG_a || x->tag == XTAG_html)
+            unlikely = false;
+        if (role_is_boilerplate(xdom_attr(d, i, XATTR_role, NULL)))
+            unlikely = true;
+        n->weight = (int8_t)w;
+        n->unlikely = unlikely;
+    }
+}
+
+/* ---- one attempt --------------------------------------------------------- */
+
+static float link_density(const struct nfo *n)
+{
+    return n->tlen ? (float)n->llen / (float)n->tlen : 0.0f;
+}
+
+/* Subtree sums from scratch over what is not gone (children first). */
+static void sum_pass(struct ctx *c)
+{
+    const struct xdom *d = c->d;
+    struct nfo *f = c->f;
+    for (uint32_t i = 0; i < d->n; i++) {
+        struct nfo *n = &f[i];
+        n->tlen = n->llen = n->ncommas = n->own = n->own_commas = 0;
+        n->p = n->img = n->li = n->input = n->embed = n->htext = n->quote = 0;
+        n->has_block = 0;
+    }
+    for (uint32_t i = d->n; i-- > 1;) {
+        const struct xnode *x = &d->nodes[i];
+        struct nfo *n = &f[i];
+        if (n->gone)
+            continue;
+        struct nfo *p = &f[x->parent];
+        if (x->tag == XTAG_TEXT) {
+            n->tlen = n->chars;
+            n->ncommas = n->commas;
+            n->llen = n->link ? n->chars : 0;
+            f[n->owner].own += n->chars;
+            f[n->owner].own_commas += n->commas;
+        } else {
+            n->p += x->tag == XTAG_p;
+            n->img += x->tag == XTAG_img;
+            n->li += x->tag == XTAG_li;
+            n->input += x->tag == XTAG_input;
+            n->embed += x->tag == XTAG_iframe || x->tag == XTAG_embed || x->tag == XTAG_object;
+            if (tag_is_heading(x->tag))
+                n->htext = n->tlen;
+            /* children come first: its sums are whole here */
+            if (x->tag == XTAG_blockquote && n->tlen >= PARAGRAPH_MIN_CHARS &&
+                n->llen * 2 < n->tlen)
+                n->quote++;
+            if (n->block || x->tag == XTAG_img)
+                p->has_block = 1;
+            else if (n->has_block)
+                p->has_block = 1;
+        }
+        p->tlen += n->tlen;
+        p->llen += n->llen;
+        p->ncommas += n->ncommas;
+        p->p += n->p;
+        p->img += n->img;
+        p->li += n->li;
+        p->input += n->input;
+        p->embed += n->embed;
+        p->htext += n->htext;
+        p->quote += n->quote;
+    }
+}
+
+static void candidate_init(struct ctx *c, uint32_t i, unsigned flags)
+{
+    struct nfo *n = &c->f[i];
+    if (n->scored)
+        return;
+    n->scored = 1;
+    n->score = tag_base_score((enum xtag)c->d->nodes[i].tag);
+    if (flags & WEIGHT_CLASSES)
+        n->score += n->weight;
+}
+
+static void score_pass(struct ctx *c, unsigned flags)
+{
+    const struct xdom *d = c->d;
+    struct nfo *f = c->f;
+    for (uint32_t i = 0; i < d->n; i++) {
+        f[i].scored = 0;
+        f[i].score = 0;
+    }
+    for (uint32_t i = 1; i < d->n; i++) {
+        const struct xnode *x = &d->nodes[i];
+        struct nfo *n = &f[i];
+        if (n->gone || x->tag == XTAG_TEXT || !tag_scores((enum xtag)x->tag))
+            continue;
+        if (n->own < PARAGRAPH_MIN_CHARS)
+            continue;
+        float worth = 1.0f + (float)n->own_commas + (float)(n->own / 100 < 3 ? n->own / 100 : 3);
+        /* A container with blocks inside holds its own text as paragraphs
+         * of its own: it is their parent. */
+        uint32_t a = tag_div_like((enum xtag)x->tag) && n->has_block ? i : x->parent;
+        for (int level = 0; level < SCORE_LEVELS && a != 0; level++) {
+            candidate_init(c, a, flags);
+            float div = level == 0 ? 1.0f : level == 1 ? 2.0f : (float)level * 3.0f;
+            f[a].score += worth / div;
+            a = d->nodes[a].parent;
+        }
+    }
+    for (uint32_t i = 1; i < d->n; i++)
+        if (f[i].scored)
+            f[i].score *= 1.0f - link_density(&f[i]);
+}
+
+static bool in_subtree(const struct xdom *d, uint32_t root, uint32_t i, uint32_t end)
+{
+    (void)d;
+    return i >= root && i < end;
+}
+
+static uint32_t pick_top(struct ctx *c)
+{
+    const struct xdom *d = c->d;
+    struct nfo *f = c->f;
+    uint32_t best[ALT_CANDIDATES] = {0};
+    for (uint32_t i = 1; i < d->n; i++) {
+        if (!f[i].scored || f[i].gone)
+            continue;
+        for (int k = 0; k < ALT_CANDIDATES; k++) {
+            if (best[k] == 0 || f[i].score > f[best[k]].score) {
+                memmove(&best[k + 1], &best[k], (ALT_CANDIDATES - 1 - (size_t)k) * sizeof best[0]);
+                best[k] = i;
+                break;
+            }
+        }
+    }
+    uint32_t top = best[0];
+    if (top == 0)
+        return 0;
+    /* Several near-best candidates under one ancestor: the article is
+     * split into blocks, take the ancestor. */
+    uint32_t alts[ALT_CANDIDATES];
+    int n_alts = 0;
+    for (int k = 1; k < ALT_CANDIDATES && best[k]; k++)
+        if (f[best[k]].score >= f[top].score * ALT_SHARE)
+            alts[n_alts++] = best[k];
+    if (n_alts >= ALT_MIN_SHARED) {
+        for (uint32_t up = d->nodes[top].parent; up != 0; up = d->nodes[up].parent) {
+            if (d->nodes[up].tag == XTAG_body || d->nodes[up].tag == XTAG_html)
+                break;
+            uint32_t end = xdom_subtree_end(d, up);
+            int inside = 0;
+            for (int k = 0; k < n_alts; k++)
+                inside += in_subtree(d, up, alts[k], end);
+            if (inside >= ALT_MIN_SHARED) {
+                top = up;
+                break;
+            }
+        }
+    }
+    if (!f[top].scored)
+        candidate_init(c, top, 0);
+    /* A parent scoring nearly as well holds more of the article. */
+    float last = f[top].score;
+    float threshold = last / 3.0f;
+    for (uint32_t up = d->nodes[top].parent; up != 0; up = d->nodes[up].parent) {
+        if (d->nodes[up].tag == XTAG_body || d->nodes[up].tag == XTAG_html)
+            break;
+        if (!f[up].scored)
+            continue;
+        if (f[up].score < threshold)
+            break;
+        if (f[up].score > last) {
+            top = up;
+            break;
+        }
+        last = f[up].score;
+    }
+    /* An only child says nothing its parent does not. */
+    for (;;) {
+        uint32_t up = d->nodes[top].parent;
+        if (up == 0 || d->nodes[up].tag == XTAG_body || d->nodes[up].tag == XTAG_html)
+            break;
+        int elems = 0;
+        for (uint32_t k = d->nodes[up].first; k; k = d->nodes[k].next)
+            if (d->nodes[k].tag != XTAG_TEXT && !f[k].gone)
+                elems++;
+            else if (d->nodes[k].tag == XTAG_TEXT && f[k].chars > 0 && !f[k].gone)
+                elems += 2; /* text beside it: not an only child */
+        if (elems != 1)
+            break;
+        top = up;
+    }
+    return top;
+}
+
+/* ---- cleaning ------------------------------------------------------------- */
+
+/* Take node i's sums off its ancestors, and mark it gone. */
+static void remove_node(struct ctx *c, uint32_t i)
+{
+    struct nfo *f = c->f;
+    struct nfo *n = &f[i];
+    for (uint32_t up = c->d->nodes[i].parent; up != 0; up = c->d->nodes[up].parent) {
+        struct nfo *u = &f[up];
+        u->tlen -= n->tlen;
+        u->llen -= n->llen;
+        u->ncommas -= n->ncommas;
+        u->p -= n->p;
+        u->img -= n->img;
+        u->li -= n->li;
+        u->input -= n->input;
+        u->embed -= n->embed;
+        u->htext -= n->htext;
+        u->quote -= n->quote;
+    }
+    n->gone = 1;
+}
+
+/* Remove node i and mark what is below it gone too, so that a later
+ * look at one of them does not take its sums off a second time. */
+static void remove_subtree(struct ctx *c, uint32_t i)
+{
+    remove_node(c, i);
+    uint32_t end = xdom_subtree_end(c->d, i);
+    for (uint32_t k = i + 1; k < end; k++)
+        c->f[k].gone = 1;
+}
+
+static bool has_ancestor_tag(const struct xdom *d, uint32_t i, enum xtag t, int max_up)
+{
+    for (uint32_t up = d->nodes[i].parent; up != 0 && max_up-- > 0; up = d->nodes[up].parent)
+        if (d->nodes[up].tag == t)
+            return true;
+    return false;
+}
+
+/* A table of data (not layout): a caption, headers, or many cells. */
+static bool is_data_table(const struct xdom *d, uint32_t i, uint32_t end)
+{
+    uint32_t rows = 0, cells = 0;
+    for (uint32_t k = i + 1; k < end; k++) {
+        enum xtag t = (enum xtag)d->nodes[k].tag;
+        if (t == XTAG_caption || t == XTAG_th || t == XTAG_thead)
+            return true;
+        if (t == XTAG_table)
+            return false;
+        rows += t == XTAG_tr;
+        cells += t == XTAG_td;
+    }
+    return rows >= 10 || cells > 4 * rows + 0 || (rows > 1 && cells / (rows ? rows : 1) >= 4);
+}
+
+static bool conditional_removes(struct ctx *c, uint32_t i, unsigned flags)
+{
+    const struct xdom *d = c->d;
+    const struct nfo *n = &c->f[i];
+    enum xtag t = (enum xtag)d->nodes[i].tag;
+    if (t == XTAG_table && is_data_table(d, i, xdom_subtree_end(d, i)))
+        return false;
+    if (has_ancestor_tag(d, i, XTAG_table, 64) && t != XTAG_table && t != XTAG_ul && t != XTAG_ol)
+        return false; /* inside a table kept as data */
+    if (t == XTAG_pre || has_ancestor_tag(d, i, XTAG_pre, 64) ||
+        has_ancestor_tag(d, i, XTAG_code, 8))
+        return false;
+    int weight = (flags & WEIGHT_CLASSES) ? n->weight : 0;
+    float score = n->scored ? n->score : 0;
+    if ((float)weight + score < 0)
+        return true;
+    if (n->ncommas >= 10)
+        return false;
+    /* an embedded tweet or a quote in its wrapper: the article quotes it */
+    if (n->quote > 0 && link_density(n) < 0.5f)
+        return false;
+    bool is_list = t == XTAG_ul || t == XTAG_ol;
+    float ld = link_density(n);
+    uint32_t len = n->tlen;
+    int li = (int)n->li - 100;
+    bool figure = has_ancestor_tag(d, i, XTAG_figure, 8);
+    float heading_density = len ? (float)n->htext / (float)len : 0;
+    if (n->img > 1 && (float)n->p / (float)n->img < 0.5f && !figure)
+        return true;
+    if (!is_list && li > (int)n->p)
+        return true;
+    if (n->input > n->p / 3)
+        return true;
+    if (!is_list && heading_density < 0.9f && len < 25 && (n->img == 0 || n->img > 2) && !figure)
+        return true;
+    if (!is_list && weight < 25 && ld > 0.2f)
+        return true;
+    if (weight >= 25 && ld > 0.5f)
+        return true;
+    if ((n->embed == 1 && len < 75) || n->embed > 1)
+        return true;
+    return false;
+}
+
+/* Fold a string for comparisons: lower ASCII, letters and digits only. */
+static void squash(struct buf *out, const char *s)
+{
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch >= 'A' && ch <= 'Z')
+            buf_putc(out, (char)(ch + 32));
+        else if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch >= 0x80)
+            buf_putc(out, (char)ch);
+    }
+}
+
+/* A heading that says what the title says. */
+static bool repeats_title(struct ctx *c, uint32_t i)
+{
+    if (!c->title)
+        return false;
+    struct buf h, t, sq;
+    buf_init(&h, 0);
+    buf_init(&t, 0);
+    buf_init(&sq, 0);
+    xdom_text_line(c->d, i, &h, 1024);
+    squash(&sq, h.data);
+    squash(&t, c->title);
+    bool same = false;
+    if (sq.len > 0 && t.len > 0 && !buf_error(&sq) && !buf_error(&t)) {
+        size_t a = sq.len, b = t.len;
+        const char *big = a >= b ? sq.data : t.data, *small = a >= b ? t.data : sq.data;
+        size_t lo = a < b ? a : b, hi = a < b ? b : a;
+        same = strstr(big, small) != NULL && (float)lo / (float)hi >= 0.75f;
+    }
+    buf_release(&h);
+    buf_release(&t);
+    buf_release(&sq);
+    return same;
+}
+
+#define LINE_MAX_CHARS 200   /* a boilerplate line is short */
+#define CREDIT_MAX_CHARS 120 /* a photo credit, a copyright line */
+#define LEAD_MAX_CHARS 60    /* "Read more:" alone leads what follows it */
+
+/* How a short line of the page starts when it is no part of the article:
+ * pointers to other articles, the footer's asks, tag lists. Lower case;
+ * ASCII case is folded, other letters are written both ways. */
+static const char *const other_lines[] = {
+    "read more", "read also", "related", "see also", "don't miss", "don\u2019t miss",
+    "you might also like", "you may also like", "more from", "more on this", "recommended",
+    "lea también", "lea más", "lea:", "lee también", "leer más", "lire aussi", "à lire aussi",
+    "\u00c0 lire aussi",
+    "a lire aussi", "voir aussi", "lesen sie auch", "lesen sie hier", "lesen sie mehr",
+    "auch interessant", "das könnte sie auch", "das könnte dich auch", "mehr zum thema",
+    "zum weiterlesen", "weiterlesen", "schon gelesen", "auch lesen", "auch auf ",
+    "ähnliche artikel", "\u00c4hnliche artikel", "weitere artikel", "neueste artikel",
+    "entdecke weitere", "czytaj też",
+    "czytaj także", "zobacz też", "zobacz także", "przeczytaj też", "about the author",
+    "über den autor", "über die autorin", "\u00dcber den autor",
+    "\u00dcber die autorin", "sign up for", "subscribe to our", "newsletter",
+    "have a tip", "got a tip", "kommentar verfassen", "kommentieren", "wird geladen",
+    "war der artikel", "möchten sie den artikel", "share this", "diesen artikel teilen",
+    "tags:", "schlagwörter", "schlagworte", "stichwörter", "etiquetas:", "tagi:", "mots-clés",
+    "filed under", "posted in", "kategorie:", "categories:", "alle angaben ohne gewähr"};
+
+/* A short line that credits a photo or holds the copyright. */
+static const char *const credit_lines[] = {"©", "(c) ", "copyright", "foto:", "fotos:",
+                                           "photo:", "photos:", "bild:", "bilder:",
+                                           "titelbild:", "image:", "credit:", "photo credit",
+                                           "bildquelle", "quelle:", "source:", "fuente:"};
+
+/* s starts with one of list; when long, only with a label (the phrase
+ * then a ':', "Read more: ...") and not with a sentence ("Related to the
+ * plan, ..."). */
+static bool starts_any(const char *s, const char *const *list, size_t n, bool long_line)
+{
+    for (size_t k = 0; k < n; k++) {
+        size_t len = strlen(list[k]);
+        if (strncmp(s, list[k], len) != 0)
+            continue;
+        if (!long_line || list[k][len - 1] == ':' || s[len] == ':' ||
+            (s[len] == ' ' && s[len + 1] == ':'))
+            return true;
+    }
+    return false;
+}
+
+/* Element i is a short line that is no part of the article (docs/
+ * extraction.md, "Lines that are not the article"). */
+static bool is_other_line(struct ctx *c, uint32_t i)
+{
+    uint32_t len = c->f[i].tlen;
+    if (len == 0 || len > LINE_MAX_CHARS)
+        return false;
+    struct buf b;
+    buf_init(&b, 0);
+    xdom_text_line(c->d, i, &b, 96);
+    bool other = false;
+    if (b.len > 0 && !buf_error(&b)) {
+        ascii_lower_str(b.data);
+        bool long_line = len > LEAD_MAX_CHARS;
+        other = starts_any(b.data, other_lines, sizeof other_lines / sizeof other_lines[0],
+                           long_line) ||
+                (len <= CREDIT_MAX_CHARS &&
+                 starts_any(b.data, credit_lines, sizeof credit_lines / sizeof credit_lines[0],
+                            false));
+    }
+    buf_release(&b);
+    return other;
+}
+
+/* The element after i, when it is what a lead line ("Related:") leads: a
+ * list, or mostly links. */
+static uint32_t led_by(struct ctx *c, uint32_t i)
+{
+    if (c->f[i].tlen > LEAD_MAX_CHARS)
+        return 0;
+    uint32_t k = c->d->nodes[i].next;
+    while (k && c->d->nodes[k].tag == XTAG_TEXT && c->f[k].chars == 0)
+        k = c->d->nodes[k].next;
+    if (!k || c->d->nodes[k].tag == XTAG_TEXT || c->f[k].gone)
+        return 0;
+    enum xtag t = (enum xtag)c->d->nodes[k].tag;
+    return t == XTAG_ul || t == XTAG_ol || link_density(&c->f[k]) > 0.5f ? k : 0;
+}
+
+/* A figcaption of a figure that shows a photo (an image, no video): the
+ * article does not rely on it. A video's caption often says what the
+ * article does not, and stays. */
+static bool is_photo_caption(struct ctx *c, uint32_t i)
+{
+    const struct xdom *d = c->d;
+    uint32_t fig = d->nodes[i].parent;
+    for (int up = 0; fig && d->nodes[fig].tag != XTAG_figure && up < 3; up++)
+        fig = d->nodes[fig].parent;
+    if (!fig || d->nodes[fig].tag != XTAG_figure)
+        return false;
+    bool image = false;
+    uint32_t end = xdom_subtree_end(d, fig);
+    for (uint32_t k = fig + 1; k < end; k++) {
+        enum xtag t = (enum xtag)d->nodes[k].tag;
+        if (t == XTAG_video || t == XTAG_iframe || t == XTAG_object || t == XTAG_embed ||
+            t == XTAG_audio)
+            return false;
+        image = image || t == XTAG_img || t == XTAG_picture;
+    }
+    return image;
+}
+
+static bool tag_is_line(enum xtag t)
+{
+    return t == XTAG_p || t == XTAG_div || t == XTAG_li || t == XTAG_figcaption ||
+           t == XTAG_section || t == XTAG_aside || t == XTAG_span || t == XTAG_strong ||
+           t == XTAG_b || t == XTAG_em || (tag_is_heading(t) && t != XTAG_h1);
+}
+
+static void clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned flags)
+{
+    const struct xdom *d = c->d;
+    struct nfo *f = c->f;
+    bool title_seen = false;
+    /* a removed subtree is skipped whole: its nodes' sums are off its
+     * ancestors already */
+    for (uint32_t i = root; i < end; i++) {
+        enum xtag t = (enum xtag)d->nodes[i].tag;
+        if (f[i].gone || t == XTAG_TEXT)
+            continue;
+        if ((t == XTAG_h1 || t == XTAG_h2) && !title_seen && repeats_title(c, i)) {
+            title_seen = true;
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
+            continue;
+        }
+        if ((t == XTAG_h1 || t == XTAG_h2) && (flags & WEIGHT_CLASSES) && f[i].weight < 0) {
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
+            continue;
+        }
+        if (t == XTAG_footer || t == XTAG_aside || t == XTAG_nav || t == XTAG_form ||
+            t == XTAG_fieldset) {
+            if (i != root) {
+                remove_subtree(c, i);
+                i = xdom_subtree_end(d, i) - 1;
+            }
+            continue;
+        }
+        if (t == XTAG_figcaption && i != root && is_photo_caption(c, i)) {
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
+            continue;
+        }
+        if (i != root && tag_is_line(t) && is_other_line(c, i)) {
+            uint32_t k = led_by(c, i);
+            if (k)
+                remove_subtree(c, k);
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
+            continue;
+        }
+        const char *klass = xdom_attr(d, i, XATTR_class, NULL);
+        const char *id = xdom_attr(d, i, XATTR_id, NULL);
+        if (i != root && f[i].tlen < 500 &&
+            ((klass && (xtext_has_ci(klass, "share") || xtext_has_ci(klass, "sharedaddy"))) ||
+             (id && xtext_has_ci(id, "share")))) {
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
+            continue;
+        }
+    }
+    if (!(flags & CLEAN_CONDITIONALLY))
+        return;
+    /* Inner ones first, as their removal changes their parents' sums. */
+    for (uint32_t i = end; i-- > root;) {
+        enum xtag t = (enum xtag)d->nodes[i].tag;
+        if (f[i].gone || i == root)
+            continue;
+        if (t != XTAG_table && t != XTAG_ul && t != XTAG_ol && t != XTAG_div && t != XTAG_section &&
+            t != XTAG_header && t != XTAG_form && t != XTAG_fieldset)
+            continue;
+        bool ancestor_gone = false;
+        for (uint32_t up = d->nodes[i].parent; up != 0 && up >= root; up = d->nodes[up].parent)
+            if (f[up].gone) {
+                ancestor_gone = true;
+                break;
+            }
+        if (!ancestor_gone && conditional_removes(c, i, flags))
+            remove_node(c, i);
+    }
+}
+
+/* ---- output ------------------------------------------------------------------ */
+
+/* Text runs in document order; a line break between two runs that belong
+ * to different blocks (one was left or entered between them), or with a
+ * <br> between them. */
+struct render {
+    struct buf b;
+    bool space;
+    bool br;
+    uint32_t owner; /* block of the last run written */
+};
+
+static void render_subtree(struct ctx *c, struct render *r, uint32_t root)
+{
+    const struct xdom *d = c->d;
+    const struct nfo *f = c->f;
+    uint32_t end = xdom_subtree_end(d, root);
+    for (uint32_t i = root; i < end && r->b.len < EXTRACT_MAX_TEXT; i++) {
+        const struct xnode *x = &d->nodes[i];
+        if (f[i].gone || f[i].invisible) {
+            i = xdom_subtree_end(d, i) - 1;
+            continue;
+        }
+        if (x->tag == XTAG_br) {
+            r->br = true;
+        } else if (x->tag == XTAG_img || x->tag == XTAG_td || x->tag == XTAG_th) {
+            r->space = true;
+        } else if (x->tag == XTAG_TEXT && f[i].chars == 0) {
+            /* white space alone still separates words: "<b>a</b> <i>b</i>" */
+            if (x->len > 0)
+                r->space = true;
+        } else if (x->tag == XTAG_TEXT) {
+            if (r->b.len > 0 && (r->br || f[i].owner != r->owner) &&
+                r->b.data[r->b.len - 1] != '\n') {
+                buf_putc(&r->b, '\n');
+                r->space = false;
+            }
+            r->br = false;
+            r->owner = f[i].owner;
+            xtext_fold(&r->b, d->text.data + x->off, x->len, &r->space, EXTRACT_MAX_TEXT);
+        }
+    }
+}
+
+/* ---- attempts ------------------------------------------------------------------ */
+
+struct pick {
+    uint32_t *nodes; /* picked subtrees, in document order */
+    uint32_t n;
+};
+
+/* A sibling without a score joins when it reads like a paragraph. */
+static bool sibling_reads_as_text(struct ctx *c, uint32_t i)
+{
+    const struct nfo *n = &c->f[i];
+    enum xtag t = (enum xtag)c->d->nodes[i].tag;
+    if (t != XTAG_p && !(tag_div_like(t) && !n->has_block))
+        return false;
+    float ld = link_density(n);
+    if (n->tlen > 80)
+        return ld < 0.25f;
+    if (n->tlen == 0 || ld > 0)
+        return false;
+    struct buf b;
+    buf_init(&b, 0);
+    xdom_text_line(c->d, i, &b, 1024);
+    bool sentence = b.len > 0 && (b.data[b.len - 1] == '.' || strstr(b.data, ". ") != NULL);
+    buf_release(&b);
+    return sentence;
+}
+
+static bool same_class(const struct xdom *d, uint32_t a, uint32_t b)
+{
+    const char *x = xdom_attr(d, a, XATTR_class, NULL);
+    const char *y = xdom_attr(d, b, XATTR_class, NULL);
+    return x && y && x[0] && strcmp(x, y) == 0;
+}
+
+static uint32_t find_tag(const struct xdom *d, enum xtag t)
+{
+    for (uint32_t i = 1; i < d->n; i++)
+        if (d->nodes[i].tag == t)
+            return i;
+    return 0;
+}
+
+static void mark_gone(struct ctx *c, unsigned flags)
+{
+    const struct xdom *d = c->d;
+    struct nfo *f = c->f;
+    f[0].gone = 0;
+    for (uint32_t i = 1; i < d->n; i++) {
+        const struct nfo *p = &f[d->nodes[i].parent];
+        f[i].gone = p->gone || f[i].invisible || ((flags & STRIP_UNLIKELY) && f[i].unlikely);
+    }
+}
+
+/* Blocks of 140+ characters (their whole text, hidden parts and all, as a
+ * browser's textContent), each visible and not boilerplate by its own
+ * class or id. */
+static bool readerable_test(struct ctx *c)
+{
+    const struct xdom *d = c->d;
+    const struct nfo *f = c->f;
+    double score = 0;
+    for (uint32_t i = 1; i < d->n; i++) {
+        enum xtag t = (enum xtag)d->nodes[i].tag;
+        bool take = t == XTAG_p || t == XTAG_pre || t == XTAG_article;
+        if (!take && t == XTAG_div) {
+            for (uint32_t k = d->nodes[i].first; k && !take; k = d->nodes[k].next)
+                take = d->nodes[k].tag == XTAG_br;
+        }
+        if (!take || (d->nodes[i].flags & XN_HIDDEN) || f[i].unlikely)
+            continue;
+        if (t == XTAG_p && has_ancestor_tag(d, i, XTAG_li, 64))
+            continue;
+        if (f[i].tlen < READERABLE_MIN_CHARS)
+            continue;
+        score += sqrt((double)(f[i].tlen - READERABLE_MIN_CHARS));
+        if (score > READERABLE_MIN_SCORE)
+            return true;
+    }
+    return false;
+}
+
+/* One attempt: the picked subtrees into *pk, their text into out. */
+static int attempt(struct ctx *c, unsigned flags, struct pick *pk, struct buf *out,
+                   bool *readerable)
+{
+    const struct xdom *d = c->d;
+    struct nfo *f = c->f;
+    if (readerable) {
+        for (uint32_t i = 0; i < d->n; i++)
+            f[i].gone = 0;
+        sum_pass(c);
+        *readerable = readerable_test(c);
+        c->page_links = link_density(&f[0]);
+    }
+    mark_gone(c, flags);
+    sum_pass(c);
+    score_pass(c, flags);
+    uint32_t top = pick_top(c);
+    pk->n = 0;
+    if (top == 0) {
+        top = find_tag(d, XTAG_body);
+        if (top == 0 || f[top].gone)
+            top = 0;
+        pk->nodes[pk->n++] = top;
+    } else {
+        uint32_t parent = d->nodes[top].parent;
+        float threshold = f[top].score * 0.2f;
+        if (threshold < 10)
+            threshold = 10;
+        for (uint32_t s = d->nodes[parent].first; s; s = d->nodes[s].next) {
+            if (d->nodes[s].tag == XTAG_TEXT || f[s].gone)
+                continue;
+            bool take = s == top;
+            if (!take) {
+                float bonus = same_class(d, s, top) ? f[top].score * 0.2f : 0;
+                if (f[s].scored && f[s].score + bonus >= threshold)
+                    take = true;
+                else
+                    take = sibling_reads_as_text(c, s);
+            }
+            if (take)
+                pk->nodes[pk->n++] = s;
+        }
+    }
+    for (uint32_t k = 0; k < pk->n; k++)
+        clean_pass(c, pk->nodes[k], xdom_subtree_end(d, pk->nodes[k]), flags);
+    struct render r = {.b = BUF_INIT};
+    buf_init(&r.b, EXTRACT_MAX_TEXT + 8);
+    for (uint32_t k = 0; k < pk->n; k++)
+        render_subtree(c, &r, pk->nodes[k]);
+    /* a break written just before the bound cut the text */
+    while (r.b.len > 0 && (r.b.data[r.b.len - 1] == '\n' || r.b.data[r.b.len - 1] == ' '))
+        r.b.data[--r.b.len] = '\0';
+    if (buf_error(&r.b) == ERR_NOMEM) {
+        buf_release(&r.b);
+        return ERR_NOMEM;
+    }
+    buf_reset(out);
+    buf_append(out, r.b.data ? r.b.data : "", r.b.len);
+    buf_release(&r.b);
+    return buf_error(out) == ERR_NOMEM ? ERR_NOMEM : 0;
+}
+
+/* First image of the picked text, as an absolute URL. */
+static char *lead_image(struct ctx *c, const struct pick *pk, const char *base)
+{
+    static const enum xattr srcs[] = {XATTR_src, XATTR_data_src, XATTR_data_original,
+                                      XATTR_data_lazy_src};
+    const struct xdom *d = c->d;
+    for (uint32_t k = 0; k < pk->n; k++) {
+        uint32_t end = xdom_subtree_end(d, pk->nodes[k]);
+        for (uint32_t i = pk->nodes[k]; i < end; i++) {
+            if (d->nodes[i].tag != XTAG_img || c->f[i].gone)
+                continue;
+            const char *w = xdom_attr(d, i, XATTR_width, NULL);
+            const char *h = xdom_attr(d, i, XATTR_height, NULL);
+            if ((w && (strcmp(w, "1") == 0 || strcmp(w, "0") == 0)) ||
+                (h && (strcmp(h, "1") == 0 || strcmp(h, "0") == 0)))
+                continue;
+            for (size_t s = 0; s < sizeof srcs / sizeof srcs[0]; s++) {
+                size_t n = 0;
+                const char *v = xdom_attr(d, i, srcs[s], &n);
+                char *u = v ? xmeta_url(c->a, v, n, base) : NULL;
+                if (u)
+                    return u;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* The first paragraph of the picked text (a <p>, or a container of
+ * inline content only), one line. */
+static char *first_paragraph(struct ctx *c, const struct pick *pk)
+{
+    const struct xdom *d = c->d;
+    for (uint32_t k = 0; k < pk->n; k++) {
+        uint32_t end = xdom_subtree_end(d, pk->nodes[k]);
+        for (uint32_t i = pk->nodes[k]; i < end; i++) {
+            enum xtag t = (enum xtag)d->nodes[i].tag;
+            bool para = t == XTAG_p || (tag_div_like(t) && !c->f[i].has_block);
+            if (!para || c->f[i].gone || c->f[i].tlen == 0)
+                continue;
+            struct buf b;
+            buf_init(&b, 0);
+            xdom_text_line(d, i, &b, EXTRACT_MAX_FIELD);
+            char *s =
+                b.len ? xtext_clean(c->a, b.data, b.len, EXTRACT_MAX_FIELD, false, &c->rc) : NULL;
+            buf_release(&b);
+            if (s)
+                return s;
+        }
+    }
+    return NULL;
+}
+
+#define BYLINE_MAX_CHARS 100
+#define BYLINE_MAX_UP 64 /* ancestors looked at for a comment or widget */
+
+/* A word of the class or id list v starts with w ("comment-author",
+ * "sidebar-main"; not "sticky-sidebar-parent", which says nothing). */
+static bool class_word_starts(const char *v, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = v; p && *p; p++)
+        if ((p == v || p[-1] == ' ') && strncasecmp(p, w, n) == 0)
+            return true;
+    return false;
+}
+
+/* Element i sits in a comment, a widget or a sidebar, whose author lines
+ * are readers' or other articles'. */
+static bool in_other_voice(const struct xdom *d, uint32_t i)
+{
+    static const char *const words[] = {"comment", "widget", "sidebar", "related", "footer",
+                                        "teaser", "recommend"};
+    int up = BYLINE_MAX_UP;
+    for (; i != 0 && up-- > 0; i = d->nodes[i].parent) {
+        enum xtag t = (enum xtag)d->nodes[i].tag;
+        if (t == XTAG_body) /* its classes describe the whole page ("has-sidebar") */
+            return false;
+        if (t == XTAG_nav) /* an <aside> or <footer> may well hold the article's author */
+            return true;
+        const char *v[2] = {xdom_attr(d, i, XATTR_class, NULL), xdom_attr(d, i, XATTR_id, NULL)};
+        for (int k = 0; k < 2; k++)
+            for (size_t w = 0; v[k] && w < sizeof words / sizeof words[0]; w++)
+                if (class_word_starts(v[k], words[w]))
+                    return true;
+    }
+    return false;
+}
+
+/* The names in the author's line from node from, or NULL. */
+static char *byline_names(struct ctx *c, uint32_t from, const char *site)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    xdom_text_line(c->d, from, &b, EXTRACT_MAX_FIELD);
+    char *s = b.len ? xtext_clean(c->a, b.data, b.len, EXTRACT_MAX_FIELD, false, &c->rc) : NULL;
+    buf_release(&b);
+    return xmeta_byline_clean(c->a, s, site, &c->rc);
+}
+
+/* The author's line when the metadata has none: the first visible element
+ * outside comments and widgets that says it holds the author, with a short
+ * text that names someone (its itemprop=name part when it has one, else
+ * the whole line less its labels and date). It leaves the main text. */
+static char *byline_in(struct ctx *c, const char *site, unsigned flags)
+{
+    const struct xdom *d = c->d;
+    struct nfo *f = c->f;
+    mark_gone(c, flags);
+    sum_pass(c);
+    for (uint32_t i = 1; i < d->n; i++) {
+        if (f[i].gone || d->nodes[i].tag == XTAG_TEXT || !xmeta_marks_author(d, i))
+            continue;
+        if (f[i].tlen == 0 || f[i].tlen > BYLINE_MAX_CHARS || in_other_voice(d, i))
+            continue;
+        uint32_t from = i, end = xdom_subtree_end(d, i);
+        for (uint32_t k = i + 1; k < end; k++) {
+            if (xdom_attr_is(d, k, XATTR_itemprop, "name") && f[k].tlen > 0) {
+                from = k;
+                break;
+            }
+        }
+        char *s = byline_names(c, from, site);
+        if (s) {
+            for (uint32_t k = i; k < end; k++)
+                f[k].invisible = 1;
+            return s;
+        }
+    }
+    return NULL;
+}
+
+/* Outside the boilerplate first (a menu's "Sign in" may have an author
+ * class), then in it: a theme's entry header often says "header". */
+static char *byline_of_page(struct ctx *c, const char *site)
+{
+    char *s = byline_in(c, site, STRIP_UNLIKELY);
+    return s ? s : byline_in(c, site, 0);
+}
+
+/* ---- article or not ---------------------------------------------------------- */
+
+/* "index", "index.html", "default.aspx", "home", "start.php": a home page's
+ * file name. */
+static bool is_home_file(const char *p, size_t n)
+{
+    static const char *const names[] = {"index", "default", "home", "start", "startseite", "main"};
+    size_t stem = 0;
+    while (stem < n && p[stem] != '.')
+        stem++;
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strlen(names[k]) == stem && strncasecmp(p, names[k], stem) == 0)
+            return true;
+    return false;
+}
+
+/* The path of url, the archived URL's when it is a Wayback Machine one
+ * ("/web/20160526181643/http://example.com/"). */
+static void page_path(const char *url, struct url_parts *u)
+{
+    url_split(url, strlen(url), u);
+    const char *p = u->path;
+    if (u->path_len > 5 && strncmp(p, "/web/", 5) == 0) {
+        const char *inner = strstr(p + 5, "/http");
+        if (inner && inner < p + u->path_len)
+            url_split(inner + 1, strlen(inner + 1), u);
+    }
+}
+
+/* A site's home page: nothing, or a home file, after the host, and no
+ * query (WordPress's "/?p=123" is an article). */
+static bool url_is_site_root(const char *url)
+{
+    struct url_parts u;
+    page_path(url, &u);
+    if (!u.authority || (u.query && u.query_len > 0))
+        return false;
+    const char *p = u.path;
+    size_t n = u.path_len;
+    while (n > 0 && *p == '/')
+        p++, n--;
+    return n == 0 || (memchr(p, '/', n) == NULL && is_home_file(p, n));
+}
+
+/* A section's index: one short path segment of letters that ends with '/'
+ * ("/politik/", "/news/"); an article's slug has digits or dashes. */
+static bool url_is_section(const char *url)
+{
+    struct url_parts u;
+    page_path(url, &u);
+    if (!u.authority || (u.query && u.query_len > 0) || u.path_len < 3)
+        return false;
+    const char *p = u.path;
+    size_t n = u.path_len;
+    if (p[0] != '/' || p[n - 1] != '/' || n - 2 > SECTION_MAX_CHARS)
+        return false;
+    for (size_t i = 1; i + 1 < n; i++)
+        if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z')))
+            return false;
+    return true;
+}
+
+/* Share of link text in the picked main text. */
+static float pick_links(const struct ctx *c, const struct pick *pk)
+{
+    uint32_t t = 0, l = 0;
+    for (uint32_t k = 0; k < pk->n; k++) {
+        t += c->f[pk->nodes[k]].tlen;
+        l += c->f[pk->nodes[k]].llen;
+    }
+    return t ? (float)l / (float)t : 0.0f;
+}
+
+/* Whether the page holds an article (docs/extraction.md, "Article or
+ * not"): a home page never does, whatever it declares; a page that says it
+ * is an article does when it has a main text at all, since Firefox's
+ * gate (gate) misses briefs, lists and text in <div>s; a page of links or
+ * a section's index does not; one that says "website" needs the gate; one
+ * that says nothing needs the gate or a longer main text of few links. */
+static bool page_is_article(const struct ctx *c, const struct pick *pk, enum xmeta_kind kind,
+                            const char *url, bool gate, size_t chars)
+{
+    if (url && url_is_site_root(url))
+        return false;
+    float text_links = pick_links(c, pk);
+    if (kind == XMETA_ARTICLE)
+        return gate || chars >= DECLARED_MIN_CHARS;
+    if (text_links > PAGE_MAX_LINKS || (url && url_is_section(url)))
+        return false;
+    if (gate || kind == XMETA_WEBSITE)
+        return gate;
+    return chars >= UNDECLARED_MIN_CHARS && text_links < TEXT_MAX_LINKS;
+}
+
+int extract_page(struct arena *a, const char *page, size_t len, const struct extract_options *opt,
+                 struct extracted_page *out)
+{
+    static const unsigned tries[] = {STRIP_UNLIKELY | WEIGHT_CLASSES | CLEAN_CONDITIONALLY,
+                                     WEIGHT_CLASSES | CLEAN_CONDITIONALLY, CLEAN_CONDITIONALLY, 0};
+    struct xdom d = {0};
+    struct ctx c = {0};
+    struct pick pk = {0};
+    struct buf text, best;
+    const char *html = NULL;
+    char *html_owned = NULL;
+    size_t html_len = 0;
+    const char *base = NULL;
+    enum xmeta_kind kind = XMETA_UNDECLARED;
+    int rc;
+    memset(out, 0, sizeof *out);
+    buf_init(&text, 0);
+    buf_init(&best, 0);
+    if (len > EXTRACT_MAX_INPUT)
+        len = EXTRACT_MAX_INPUT;
+    rc = xdom_to_utf8(page, len, opt ? opt->charset : NULL, &html, &html_len, &html_owned);
+    if (rc < 0)
+        goto out;
+    d.a = a;
+    rc = xdom_build(&d, html, html_len);
+    if (rc < 0)
+        goto out;
+    rc = xmeta_read(&d, a, opt ? opt->url : NULL, out, &base, &kind);
+    if (rc < 0)
+        goto out;
+
+    rc = ERR_NOMEM;
+    c = (struct ctx){.d = &d, .a = a, .title = out->title};
+    c.f = calloc(d.n, sizeof *c.f);
+    pk.nodes = calloc(d.n, sizeof *pk.nodes);
+    if (!c.f || !pk.nodes)
+        goto out;
+    c.f[0].block = 1;
+    page_pass(&c);
+    if (!out->byline)
+        out->byline = byline_of_page(&c, out->site_name);
+    size_t best_try = 0, best_chars = 0;
+    for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
+        rc = attempt(&c, tries[t], &pk, &text, t == 0 ? &out->readerable : NULL);
+        if (rc < 0)
+            goto out;
+        size_t chars = utf8_count(text.data ? text.data : "", text.len);
+        if (t == 0 || text.len > best.len) {
+            buf_reset(&best);
+            buf_append(&best, text.data ? text.data : "", text.len);
+            best_try = t;
+            best_chars = chars;
+        }
+        if (chars >= RETRY_BELOW_CHARS)
+            break;
+    }
+    if (buf_error(&best)) {
+        rc = ERR_NOMEM;
+        goto out;
+    }
+    /* The picked nodes of the winning attempt, for the image and excerpt. */
+    rc = attempt(&c, tries[best_try], &pk, &text, NULL);
+    if (rc < 0)
+        goto out;
+    rc = ERR_NOMEM;
+    out->text = arena_strndup(a, best.data ? best.data : "", best.len);
+    if (!out->text)
+        goto out;
+    out->text_len = best.len;
+    out->readerable = page_is_article(&c, &pk, kind, opt ? opt->url : NULL, out->readerable,
+                                      best_chars);
+    if (!out->image)
+        out->image = lead_image(&c, &pk, base);
+    if (!out->excerpt)
+        out->excerpt = first_paragraph(&c, &pk);
+    rc = c.rc;
+out:
+    free(c.f);
+    free(pk.nodes);
+    free(html_owned);
+    buf_release(&text);
+    buf_release(&best);
+    xdom_release(&d);
+    return rc;
+}
