@@ -224,6 +224,154 @@ out:
     return rc;
 }
 
+/* --- index_counts, index_facets: GROUP BY over the same matches ---------- */
+
+/* What one aggregate reads: counts per bucket, or one facet's values. */
+struct agg {
+    const int64_t *bounds;
+    size_t nbuckets;
+    uint64_t *counts;
+    unsigned mask;
+    size_t size;
+    struct index_facet_top *top;
+};
+
+/* Each facet's value as index.h defines it (store/meta.h's spelling
+ * decoded: domains lower case without leading dots, "se" filed as "sv"). */
+static const char *const facet_expr[INDEX_FACET_N] = {
+    "a.source_id",
+    "ltrim(lower(a.domain), '.')",
+    "CASE lower(a.language) WHEN 'se' THEN 'sv' ELSE lower(a.language) END",
+    "lower(a.country)",
+    "lower(a.category)",
+    "a.author",
+};
+
+static int agg_counts(struct store_reader *r, struct arena *a, const char *match, int64_t lo,
+                      int64_t hi, const struct agg *g, struct err *err)
+{
+    (void)a;
+    /* ids are publishedAt << STORE_ID_SHIFT | n: the second of a match is
+     * its rowid shifted (SQLite's >> keeps the sign). */
+    static const char sql[] = "SELECT articles_fts.rowid >> 20 AS t, count(*) FROM articles_fts"
+                              " WHERE " FTS_WHERE " GROUP BY t";
+    _Static_assert(STORE_ID_SHIFT == 20, "the SQL above shifts by 20");
+    sqlite3_stmt *st = NULL;
+    int rc = prepare(r, sql, &st, err);
+    if (rc < 0)
+        return rc;
+    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, lo);
+    sqlite3_bind_int64(st, 3, hi);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t t = sqlite3_column_int64(st, 0);
+        uint64_t n = (uint64_t)sqlite3_column_int64(st, 1);
+        if (t < g->bounds[0] || t >= g->bounds[g->nbuckets])
+            continue;
+        size_t b0 = 0, b1 = g->nbuckets; /* the last bucket starting at or before t */
+        while (b1 - b0 > 1) {
+            size_t mid = b0 + (b1 - b0) / 2;
+            if (g->bounds[mid] <= t)
+                b0 = mid;
+            else
+                b1 = mid;
+        }
+        g->counts[b0] += n;
+    }
+    rc = rc == SQLITE_DONE ? 0 : store_reader_fail(r, rc, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int agg_facets(struct store_reader *r, struct arena *a, const char *match, int64_t lo,
+                      int64_t hi, const struct agg *g, struct err *err)
+{
+    for (int f = 0; f < INDEX_FACET_N; f++) {
+        struct index_facet_acc acc = {0};
+        char sql[512];
+        sqlite3_stmt *st = NULL;
+        int rc;
+        if (!(g->mask >> f & 1))
+            continue;
+        /* CROSS JOIN keeps FTS5 as the outer loop (the matches first). */
+        snprintf(sql, sizeof sql,
+                 "SELECT v, count(*) FROM (SELECT %s AS v FROM articles_fts"
+                 " CROSS JOIN articles a ON a.id = articles_fts.rowid WHERE " FTS_WHERE
+                 ") WHERE v <> '' GROUP BY v",
+                 facet_expr[f]);
+        if ((rc = prepare(r, sql, &st, err)) < 0)
+            return rc;
+        sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, lo);
+        sqlite3_bind_int64(st, 3, hi);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            const char *v = (const char *)sqlite3_column_text(st, 0);
+            size_t len = (size_t)sqlite3_column_bytes(st, 0);
+            if (v && index_facet_acc_add(&acc, a, v, len,
+                                         (uint64_t)sqlite3_column_int64(st, 1)) < 0) {
+                sqlite3_finalize(st);
+                return err_set(err, ERR_NOMEM, "out of memory for facets");
+            }
+        }
+        rc = rc == SQLITE_DONE ? 0 : store_reader_fail(r, rc, err);
+        sqlite3_finalize(st);
+        if (rc < 0)
+            return rc;
+        index_facet_acc_top(&acc, g->size, &g->top[f]);
+    }
+    return 0;
+}
+
+/* One aggregate in one read transaction, within the request's budget. */
+static int fts5_aggregate(struct index_backend *b, struct arena *a,
+                          const struct index_request *req, const struct agg *g, struct err *err)
+{
+    struct index_fts5 *x = (struct index_fts5 *)b;
+    struct buf match;
+    struct store_reader *r = NULL;
+    int64_t lo = store_id_lo(req->from), hi = index_request_id_hi(req);
+    struct deadline dl = {req->deadline_ms, false};
+    int rc;
+
+    buf_init(&match, INDEX_FTS5_MATCH_MAX);
+    if ((rc = index_fts5_match_build(&match, a, req, err)) < 0)
+        goto out;
+    if (req->from > req->to || lo > hi)
+        goto out;
+    if ((rc = store_readers_get(x->readers, &r, err)) < 0)
+        goto out;
+    if (dl.at_ms > 0)
+        sqlite3_progress_handler(store_reader_sqlite(r), DEADLINE_CHECK_OPS, deadline_check, &dl);
+    if ((rc = store_reader_begin(r, err)) < 0)
+        goto out;
+    rc = g->counts ? agg_counts(r, a, match.data, lo, hi, g, err)
+                   : agg_facets(r, a, match.data, lo, hi, g, err);
+    if (rc == 0)
+        rc = store_reader_end(r, err);
+out:
+    if (r && dl.at_ms > 0)
+        sqlite3_progress_handler(store_reader_sqlite(r), 0, NULL, NULL);
+    if (rc < 0 && dl.expired)
+        rc = err_set(err, ERR_TIMEOUT, "the search ran out of its time budget");
+    store_readers_put(x->readers, r);
+    buf_release(&match);
+    return rc;
+}
+
+static int fts5_counts(struct index_backend *b, struct arena *a, const struct index_request *req,
+                       const int64_t *bounds, size_t nbuckets, uint64_t *counts, struct err *err)
+{
+    struct agg g = {.bounds = bounds, .nbuckets = nbuckets, .counts = counts};
+    return nbuckets ? fts5_aggregate(b, a, req, &g, err) : 0;
+}
+
+static int fts5_facets(struct index_backend *b, struct arena *a, const struct index_request *req,
+                       unsigned mask, size_t size, struct index_facet_top *out, struct err *err)
+{
+    struct agg g = {.mask = mask, .size = size, .top = out};
+    return fts5_aggregate(b, a, req, &g, err);
+}
+
 static int fts5_newest_headline(struct index_backend *b, int64_t before, int64_t *out,
                                 struct err *err)
 {
@@ -297,6 +445,8 @@ int index_fts5_new(struct index_backend **out, const char *db_path, struct err *
         .search = fts5_search,
         .newest_headline = fts5_newest_headline,
         .verify = fts5_verify,
+        .counts = fts5_counts,
+        .facets = fts5_facets,
     };
     if ((x->path = strdup(db_path)) == NULL) {
         rc = err_set(err, ERR_NOMEM, "out of memory");
