@@ -66,9 +66,8 @@ bool api_interval_bounds(enum api_interval iv, const struct tzif *z, int64_t fro
     size_t k = 0;
     *n = 0;
     if (iv == API_INTERVAL_HOUR) {
-        int64_t u = tzif_to_utc(z, floor_div(local, 3600) * 3600);
-        if (u > from) /* a wall hour that began in a jump: an hour before */
-            u -= 3600;
+        /* the wall clock's hour holding from began this far before it */
+        int64_t u = from - (local - floor_div(local, 3600) * 3600);
         for (;;) {
             if (k > max)
                 return false;

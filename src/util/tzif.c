@@ -172,11 +172,11 @@ int tzif_load(const char *dir, const char *name, size_t len, struct tzif *out)
         return ERR_NOMEM;
     }
     for (;;) {
-        ssize_t r = read(fd, buf + got, sizeof buf - got);
+        ssize_t r = read(fd, buf + got, TZIF_FILE_MAX - got);
         if (r <= 0)
             break;
         got += (size_t)r;
-        if (got == sizeof buf)
+        if (got == TZIF_FILE_MAX)
             break;
     }
     close(fd);
