@@ -5,13 +5,14 @@
  *   hourly-month  hourly counts over a month, the common word
  *   facets5       five facets (source, domain, language, country,
  *                 category) over the common word's matches
- * In process, through index.h (index_counts twice, for count and total,
- * as the endpoint does; index_facets), on the engine with its count cache
+ * In process, through index.h as the endpoint calls it (index_counts
+ * twice, for count and total; then index_facets), on the engine with its count cache
  * off and on FTS5 (GROUP BY over the same MATCH) in the same run; with
  * --url, the same requests over HTTP against a running server
  * (/v2/everything/counts), named by --http-name. Prints
  *   agg ENGINE SHAPE MICROSECONDS TOTAL PASS
- * lines (pass 0: the shape's first run in this process) and stat lines
+ * lines (TOTAL: the response's totalResults; pass 0: the shape's first
+ * run in this process) and stat lines
  * (the facet columns' first build). Figures only: nothing is asserted.
  *
  *   bench_counts --store DIR [--reps R] [--no-inprocess]
@@ -22,6 +23,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api/interval.h"
 #include "index/index.h"
@@ -89,22 +91,18 @@ static int run_inprocess(struct index *idx, const struct shape *sh, uint64_t *to
         rc = -1;
         goto out;
     }
-    if (sh->facets) {
+    rc = index_counts(idx, &a, &req, bounds, nb, counts, &err);
+    struct index_request scope = req;
+    scope.q = NULL;
+    if (rc == 0)
+        rc = index_counts(idx, &a, &scope, bounds, nb, totals, &err);
+    if (rc == 0 && sh->facets) {
         struct index_facet_top top[INDEX_FACET_N];
         rc = index_facets(idx, &a, &req, FACETS5, 10, top, &err);
-        *total = 0;
-        for (size_t i = 0; rc == 0 && i < top[0].n; i++)
-            *total += top[0].v[i].count;
-    } else {
-        rc = index_counts(idx, &a, &req, bounds, nb, counts, &err);
-        struct index_request scope = req;
-        scope.q = NULL;
-        if (rc == 0)
-            rc = index_counts(idx, &a, &scope, bounds, nb, totals, &err);
-        *total = 0;
-        for (size_t i = 0; rc == 0 && i < nb; i++)
-            *total += counts[i];
     }
+    *total = 0; /* totalResults */
+    for (size_t i = 0; rc == 0 && i < nb; i++)
+        *total += counts[i];
     if (rc < 0)
         fprintf(stderr, "bench_counts: %s: %s\n", sh->name, err.msg);
 out:
@@ -222,6 +220,23 @@ int main(int argc, char **argv)
             return 1;
         }
         if (open_kind(s, INDEX_KIND_ENGINE, &eng) == 0) {
+            /* the passes measure the index its merges leave, as over HTTP
+             * (bench_http --wait-settled): no merge running, the segment
+             * count still for a second */
+            struct index_stats st;
+            uint64_t segs = UINT64_MAX;
+            for (double still = bench_now(), end = still + 600; bench_now() < end;) {
+                index_stats(eng, &st);
+                if (st.merging > 0 || st.segments != segs) {
+                    segs = st.segments;
+                    still = bench_now();
+                } else if (bench_now() - still >= 1.0) {
+                    break;
+                }
+                struct timespec ts = {0, 20 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+            }
+            printf("stat\tcounts-engine\tsegments\t%llu\n", (unsigned long long)segs);
             double t0 = bench_now();
             uint64_t total;
             run_inprocess(eng, &shapes[N_SHAPES - 1], &total); /* the facet columns built */

@@ -236,7 +236,10 @@ static void respond_walk(struct api_call *c, const struct index_request *req,
     struct buf b;
     buf_init(&b, LIMIT_RESPONSE_BYTES);
     api_render_page_walk(&b, total, rest->docs, rest->n, more ? next : NULL);
-    if (api_facets_append(c, req, &b) < 0) {
+    /* facets, like totalResults, are the whole search's on every page */
+    struct index_request whole = *req;
+    whole.below = false;
+    if (api_facets_append(c, &whole, &b) < 0) {
         buf_release(&b);
         return;
     }

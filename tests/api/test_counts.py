@@ -134,3 +134,35 @@ def test_counts_with_facets(api, corpus):
                   ["language", "source"], 3)
     assert [(v["value"], v["count"]) for v in body["facets"]["language"]] == want["language"]
     assert [(v["value"], v["count"]) for v in body["facets"]["source"]] == want["source"]
+
+
+def test_a_counts_request_is_one_request_against_the_quota(tmp_path, corpus):
+    """However many buckets and facets: one request, like the search it
+    extends; the key's quota then refuses it as it refuses /v2/everything."""
+    import os
+
+    from corpus import DATA
+    from harness import Client, Server, cli_ok
+    cfg = tmp_path / "plans.conf"
+    cfg.write_text("[plan three]\nrequests_per_day = 3\n")
+    store = str(tmp_path / "store")
+    cli_ok("import", "--create", "--store", store, os.path.join(DATA, "articles.jsonl"))
+    key = cli_ok("keys", "create", "--create", "--store", store, "--name", "three", "--plan",
+                 "three", "--config", str(cfg)).out.strip()
+    srv = Server(store, now=corpus.now, args=["--config", str(cfg)])
+    try:
+        c = Client(srv.base, key)
+        left = []
+        for params in ([("q", "covid"), ("interval", "hour"), ("from", "2021-09-01"),
+                        ("to", "2021-10-31"), ("facets", "source,author")],
+                       [("q", "covid"), ("facets", "language")],
+                       [("q", "covid"), ("interval", "month"), ("from", "2019-01-01")]):
+            r = c.get(CT if ("interval", "hour") in params or ("interval", "month") in params
+                      else "/v2/everything", params)
+            assert r.status_code == 200, r.text
+            left.append(int(r.headers["X-RateLimit-Remaining"]))
+        assert left == [2, 1, 0]
+        err(c.get(CT, [("q", "covid")]), 429, "apiKeyExhausted")
+    finally:
+        problems = srv.stop()
+    assert not problems, problems

@@ -65,11 +65,13 @@ def test_only_the_asked_facets_in_asked_order_of_index(api):
     assert list(body["facets"]) == ["source", "language"]
 
 
-def test_cursor_pages_carry_facets(api, corpus):
-    body = api.get(EV, [("q", "covid"), ("cursor", "*"), ("pageSize", "3"),
-                        ("facets", "domain")]).json()
-    assert "nextCursor" in body
-    assert got(body, "domain") == facets(corpus.everything(q="covid"), ["domain"], 10)["domain"]
+def test_cursor_pages_carry_the_whole_search_s_facets(api, corpus):
+    want = facets(corpus.everything(q="covid"), ["domain"], 10)["domain"]
+    params = [("q", "covid"), ("pageSize", "3"), ("facets", "domain")]
+    body = api.get(EV, params + [("cursor", "*")]).json()
+    assert "nextCursor" in body and got(body, "domain") == want
+    body = api.get(EV, params + [("cursor", body["nextCursor"])]).json()
+    assert got(body, "domain") == want  # the next page: still every match's
 
 
 def test_no_match_is_empty_lists(api):
