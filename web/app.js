@@ -566,7 +566,8 @@
 
   /* ---- coverage over time and facets (docs/api.md, "Coverage over time and
    * facets") -------------------------------------------------------------------------- */
-  const SVG_NS = "http://www.w3.org/2000/svg";
+  /* the SVG namespace, from the page's own <svg> (no address in this file) */
+  const SVG_NS = document.getElementById("chart").namespaceURI;
   const FACETS_SHOWN = ["source", "domain", "language", "author"];
   const FACETS_FILTER = { source: true, domain: true, language: true }; /* click filters */
   let interval = "day";
@@ -614,9 +615,11 @@
     const n = Math.max(1, counts.length);
     const max = Math.max(1, ...counts.map((c) => c.count));
     const w = W / n;
-    const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, role: "img",
-                               "aria-label": body.totalResults.toLocaleString() +
-                                 " matches in " + counts.length + " buckets of one " + interval });
+    const svg = $("chart");
+    svg.replaceChildren();
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    svg.setAttribute("aria-label", body.totalResults.toLocaleString() + " matches in " +
+                     counts.length + " buckets of one " + interval);
     svg.append(svgEl("line", { x1: 0, y1: H - BOTTOM + 0.5, x2: W, y2: H - BOTTOM + 0.5,
                                class: "base" }));
     const top = svgEl("text", { x: 2, y: 10, class: "axis" });
@@ -659,7 +662,6 @@
       last.textContent = bucketLabel(counts[counts.length - 1].from);
       svg.append(first, last);
     }
-    $("timeline").replaceChildren(svg);
     $("timeline-tip").textContent = body.totalResults.toLocaleString() +
       " matches. Point at a bar to see its count; click it to search that period.";
   }
