@@ -15,6 +15,7 @@
 #include "index/engine/internal.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,13 +89,16 @@ static bool meta_value(char kind, const char *t, size_t len, struct buf *out)
     return true;
 }
 
-/* Index of the first term of s not below the prefix p[0..n). */
+/* Index of the first term of s not below the prefix p[0..n); SIZE_MAX when
+ * a term's string is out of the segment's bounds. */
 static size_t terms_from(const struct eng_segment *s, const char *p, size_t n)
 {
     size_t lo = 0, hi = s->nterms;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         const struct eng_term *t = &s->terms[mid];
+        if ((uint64_t)t->str + t->len > s->strs_len)
+            return SIZE_MAX; /* a damaged dictionary */
         size_t m = t->len < n ? t->len : n;
         int c = memcmp(s->strs + t->str, p, m);
         if (c < 0 || (c == 0 && t->len < n))
@@ -115,8 +119,15 @@ static int build_meta(const struct eng_segment *s, char kind, struct eng_facet_c
     if (cur == NULL)
         return ERR_NOMEM;
     buf_init(&val, 0);
-    for (size_t i = terms_from(s, prefix, 2); i < s->nterms && rc == 0; i++) {
+    size_t first = terms_from(s, prefix, 2);
+    if (first == SIZE_MAX)
+        rc = ERR_PARSE;
+    for (size_t i = first; rc == 0 && i < s->nterms; i++) {
         const struct eng_term *t = &s->terms[i];
+        if ((uint64_t)t->str + t->len > s->strs_len) { /* as eng_segment_term checks */
+            rc = ERR_PARSE;
+            break;
+        }
         const char *str = s->strs + t->str;
         if (t->len < 2 || memcmp(str, prefix, 2))
             break;
@@ -173,9 +184,12 @@ static int build_author(const struct eng_segment *s, struct eng_docs_pool *pool,
         if ((rc = eng_docs_read(s, dctx, d, json, size)) < 0)
             break;
         val.len = 0;
+        /* A document that decoded (its zstd checksum held) is the JSON
+         * article_json wrote; should its author not read back, the
+         * document has none here rather than the segment being damaged. */
         int got = article_json_author(json, size, &val);
-        if (got < 0 || buf_error(&val)) {
-            rc = got < 0 ? ERR_PARSE : ERR_NOMEM;
+        if (buf_error(&val)) {
+            rc = ERR_NOMEM;
             break;
         }
         if (got == 1) {
