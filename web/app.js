@@ -741,6 +741,13 @@
       const r = await getJson(url, currentKey());
       if (seq !== insightSeq)
         return;
+      if (r.body && r.body.status === "error") {
+        /* e.g. too many hours for the window: say so, keep the picker */
+        $("chart").replaceChildren();
+        $("facets").replaceChildren();
+        $("timeline-tip").textContent = String(r.body.message || r.body.code || "");
+        return;
+      }
       if (!r.body || r.body.status !== "ok" || !Array.isArray(r.body.counts)) {
         $("insights").hidden = true;
         return;
