@@ -352,12 +352,16 @@ int index_facets(struct index *idx, struct arena *a, const struct index_request 
 struct index_facet_acc {
     struct index_facet_value *v;
     size_t n, cap;
+    bool repeats; /* a value may come in several pairs (from several segments) */
 };
-/* Add count to value (copied into a). 0 or ERR_NOMEM. Pairs may repeat a
- * value: index_facet_acc_top merges them. */
+/* Add count to value, which is borrowed (it must stay valid until
+ * index_facet_acc_top). 0 or ERR_NOMEM. */
 int index_facet_acc_add(struct index_facet_acc *acc, struct arena *a, const char *value,
                         size_t len, uint64_t count);
-/* The merged pairs' top size into *out (the order of index_facet_top). */
-void index_facet_acc_top(struct index_facet_acc *acc, size_t size, struct index_facet_top *out);
+/* The top size into *out (the order of index_facet_top), the chosen values
+ * copied into a; pairs of one value summed when acc->repeats. 0 or
+ * ERR_NOMEM. */
+int index_facet_acc_top(struct index_facet_acc *acc, struct arena *a, size_t size,
+                        struct index_facet_top *out);
 
 #endif

@@ -246,29 +246,66 @@ out:
     return rc;
 }
 
+/* A segment's matches are gathered first, then each facet's column is read
+ * at them with the reads issued ahead (prefetch): the matches of a common
+ * word are scattered over the segment, and reading five columns per match
+ * as it comes was a cache miss per column per match (8.7 ms for five
+ * facets over 33,000 matches at 1 M documents). */
+#define PREFETCH_AHEAD 16
+
 struct facets_run {
     const struct eng_facet_col **col; /* [segment * INDEX_FACET_N + f]; NULL: not asked */
     uint64_t **cnt;                   /* the same, counts per value number */
+    uint32_t si;                      /* the segment docs are of */
+    uint32_t *docs;                   /* its matches so far, ascending */
+    size_t n, cap;
+    bool nomem;
 };
+
+static void facets_flush(struct facets_run *r)
+{
+    for (int f = 0; r->n > 0 && f < INDEX_FACET_N; f++) {
+        size_t k = (size_t)r->si * INDEX_FACET_N + (size_t)f;
+        if (r->col[k] == NULL)
+            continue;
+        const uint32_t *v = r->col[k]->v;
+        uint64_t *cnt = r->cnt[k];
+        for (size_t i = 0; i < r->n; i++) {
+            if (i + PREFETCH_AHEAD < r->n)
+                __builtin_prefetch(&v[r->docs[i + PREFETCH_AHEAD]]);
+            uint32_t x = v[r->docs[i]];
+            if (x != NO_VALUE)
+                cnt[x]++;
+        }
+    }
+    r->n = 0;
+}
 
 static void facet_doc(void *ctx, uint32_t si, uint32_t doc)
 {
     struct facets_run *r = ctx;
-    for (int f = 0; f < INDEX_FACET_N; f++) {
-        size_t k = (size_t)si * INDEX_FACET_N + (size_t)f;
-        if (r->col[k] == NULL)
-            continue;
-        uint32_t v = r->col[k]->v[doc];
-        if (v != NO_VALUE)
-            r->cnt[k][v]++;
+    if (si != r->si) {
+        facets_flush(r);
+        r->si = si;
     }
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 4096;
+        uint32_t *grown = realloc(r->docs, cap * sizeof *grown);
+        if (grown == NULL) {
+            r->nomem = true;
+            return;
+        }
+        r->docs = grown;
+        r->cap = cap;
+    }
+    r->docs[r->n++] = doc;
 }
 
 int eng_facets_run(const struct eng_snap *s, struct eng_docs_pool *dctxs, struct arena *a,
                    const struct index_request *req, unsigned mask, size_t size,
                    struct index_facet_top *out, struct err *err)
 {
-    struct facets_run r;
+    struct facets_run r = {.si = 0};
     struct eng_visit v = {.doc = facet_doc, .term = NULL, .ctx = &r};
     size_t slots = s->nseg * INDEX_FACET_N;
     uint64_t total;
@@ -294,14 +331,23 @@ int eng_facets_run(const struct eng_snap *s, struct eng_docs_pool *dctxs, struct
                 return err_set(err, ERR_NOMEM, "out of memory for facets");
         }
     }
-    if ((rc = eng_search_visit(s, a, req, &v, &total, err)) < 0)
+    rc = eng_search_visit(s, a, req, &v, &total, err);
+    if (rc == 0)
+        facets_flush(&r);
+    free(r.docs);
+    if (rc < 0)
         return rc;
+    if (r.nomem)
+        return err_set(err, ERR_NOMEM, "out of memory for facets");
     for (int f = 0; f < INDEX_FACET_N; f++) {
         struct index_facet_acc acc = {0};
+        size_t from_segments = 0;
         if (!(mask >> f & 1))
             continue;
+        /* the segments' strings are lent: the snapshot holds them until the
+         * top is copied out */
         for (size_t si = 0; si < s->nseg; si++) {
-            size_t k = si * INDEX_FACET_N + (size_t)f;
+            size_t k = si * INDEX_FACET_N + (size_t)f, before = acc.n;
             for (size_t i = 0; i < r.col[k]->vals.n; i++) {
                 if (r.cnt[k][i] == 0)
                     continue;
@@ -309,8 +355,11 @@ int eng_facets_run(const struct eng_snap *s, struct eng_docs_pool *dctxs, struct
                                         strtab_len(&r.col[k]->vals, i), r.cnt[k][i]) < 0)
                     return err_set(err, ERR_NOMEM, "out of memory for facets");
             }
+            from_segments += acc.n > before;
         }
-        index_facet_acc_top(&acc, size, &out[f]);
+        acc.repeats = from_segments > 1;
+        if (index_facet_acc_top(&acc, a, size, &out[f]) < 0)
+            return err_set(err, ERR_NOMEM, "out of memory for facets");
     }
     return 0;
 }

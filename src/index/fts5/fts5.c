@@ -307,8 +307,10 @@ static int agg_facets(struct store_reader *r, struct arena *a, const char *match
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
             const char *v = (const char *)sqlite3_column_text(st, 0);
             size_t len = (size_t)sqlite3_column_bytes(st, 0);
-            if (v && index_facet_acc_add(&acc, a, v, len,
-                                         (uint64_t)sqlite3_column_int64(st, 1)) < 0) {
+            /* copied: the row's text lasts until the next step */
+            const char *copy = v ? arena_strndup(a, v, len) : NULL;
+            if (v && (copy == NULL || index_facet_acc_add(&acc, a, copy, len,
+                                                          (uint64_t)sqlite3_column_int64(st, 1)) < 0)) {
                 sqlite3_finalize(st);
                 return err_set(err, ERR_NOMEM, "out of memory for facets");
             }
@@ -317,7 +319,8 @@ static int agg_facets(struct store_reader *r, struct arena *a, const char *match
         sqlite3_finalize(st);
         if (rc < 0)
             return rc;
-        index_facet_acc_top(&acc, g->size, &g->top[f]);
+        if (index_facet_acc_top(&acc, a, g->size, &g->top[f]) < 0)
+            return err_set(err, ERR_NOMEM, "out of memory for facets");
     }
     return 0;
 }
