@@ -309,7 +309,8 @@ demo: deps
 # ---- bench ------------------------------------------------------------------
 N ?= 1000000
 BENCH_BINS := $(REL)/bench/gen $(REL)/bench/bench_index $(REL)/bench/bench_http \
-              $(REL)/bench/fts5_baseline $(REL)/bench/bench_page $(REL)/bench/bench_percolate
+              $(REL)/bench/fts5_baseline $(REL)/bench/bench_page $(REL)/bench/bench_percolate \
+              $(REL)/bench/bench_counts
 $(REL)/bench/gen: bench/gen.c $(REL)/libnewsd.a
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"

@@ -166,6 +166,7 @@ class Run:
         self.size = collections.defaultdict(dict)  # engine -> what -> bytes
         self.stat = collections.defaultdict(dict)  # engine -> what -> text
         self.fresh = []  # seconds
+        self.agg = collections.defaultdict(list)  # (engine, shape) -> [(us, total, pass)]
         self.errors = []
         self.order = collections.defaultdict(list)  # column -> values in mix order
         with open(path, encoding="utf-8") as f:
@@ -193,6 +194,8 @@ class Run:
                     self.size[p[1]][p[2]] = int(p[3])
                 elif kind == "stat":
                     self.stat[p[1]][p[2]] = p[3]
+                elif kind == "agg":
+                    self.agg[(p[1], p[2])].append((float(p[3]), int(p[4]), int(p[5])))
                 elif kind == "fresh":
                     self.fresh.append(float(p[3]))
                 elif kind == "err":
@@ -613,6 +616,54 @@ def main():
             times(rate / base) if rate and base else "—",
             *[human_bytes(float(st[k]) * 1024) if k in st else "—"
               for k in ("anon_before_kb", "anon_max_kb", "anon_after_kb")]))
+        w("")
+
+    # ---- coverage over time and facets (issue 26)
+    agg_shapes = []
+    for (eng, shape) in R.agg:
+        if shape not in agg_shapes:
+            agg_shapes.append(shape)
+    if agg_shapes:
+        w("## Coverage over time and facets (issue 26), cold")
+        w("")
+        w("bench/bench_counts: daily counts over the two years for a one-word query "
+          "(`rainfall`) and a very common word (`people`), hourly counts over a month "
+          "(`people`, March 2025), five facets over `people`'s matches. In process: the "
+          "endpoint's index calls (counts for `count` and for `total`; facets), the engine "
+          "with its count cache off against FTS5's GROUP BY over the same MATCH, in this run. "
+          "HTTP: `/v2/everything/counts` on a server with the count cache off, and on one "
+          "started with `NEWSD_INDEX=fts5`. p50 / p95 of the repeats, ms; **× faster** = "
+          "FTS5's p95 ÷ the engine's.")
+        w("")
+        w("| shape | engine | FTS5 | × faster | HTTP engine | HTTP FTS5 | × faster (HTTP) | "
+          "engine first run |")
+        w("|---|---:|---:|---:|---:|---:|---:|---:|")
+
+        def agg_us(eng, shape, first=False):
+            return [u for u, _, ps in R.agg.get((eng, shape), []) if (ps == 0) == first]
+
+        def pp(v):
+            return "%s / %s" % (ms(pct(v, 50)), ms(pct(v, 95))) if v else "—"
+
+        for shape in agg_shapes:
+            e, f = agg_us("counts-engine", shape), agg_us("counts-fts5", shape)
+            he, hf = agg_us("counts-http", shape), agg_us("counts-http-fts5", shape)
+            w("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                shape, pp(e), pp(f), times(pct(f, 95) / pct(e, 95)) if e and f and pct(e, 95) else "—",
+                pp(he), pp(hf), times(pct(hf, 95) / pct(he, 95)) if he and hf and pct(he, 95) else "—",
+                ms(pct(agg_us("counts-engine", shape, True), 50))
+                if agg_us("counts-engine", shape, True) else "—"))
+            tot = {t for eng in ("counts-engine", "counts-fts5", "counts-http", "counts-http-fts5")
+                   for _, t, _ in R.agg.get((eng, shape), [])}
+            if len(tot) > 1:
+                bad.append("counts shape %s: the engines disagree on its total (%s)" % (
+                    shape, sorted(tot)))
+        fb = R.fstat("counts-engine", "facet_columns_first_build_seconds")
+        if fb is not None:
+            w("")
+            w("The engine's facet columns (five facets, every segment) were built by the first "
+              "facets request in %.3f s; the process then held %s kB resident." % (
+                  fb, R.mem.get("counts-engine", {}).get("after-facet-columns", "?")))
         w("")
 
     # ---- checks

@@ -51,7 +51,7 @@ cd "$root"
 bin="${BENCH_BIN:-build/release/bench}"
 newsd="${NEWSD_BIN:-build/newsd}"
 for b in "$newsd" "$bin/gen" "$bin/bench_index" "$bin/bench_http" "$bin/fts5_baseline" \
-    "$bin/bench_percolate"; do
+    "$bin/bench_percolate" "$bin/bench_counts"; do
     if [ ! -x "$b" ]; then
         echo "bench: $b is missing: run 'make bench' (it builds them)" >&2
         exit 1
@@ -199,6 +199,10 @@ if ! "$bin/bench_http" --url "$url" --wait-settled 3600 --since "$server_started
 fi
 "$bin/bench_http" --url "$url" --key "$key" --pid "$server_pid" --name http-cold "${lat_args[@]}" \
     >>"$raw" || failed=1
+# Issue 26: counts per bucket and facets over HTTP, count cache off.
+# (each shape is milliseconds: five times the passes, for a p95 of some use)
+"$bin/bench_counts" --url "$url" --key "$key" --reps "$((reps * 5))" --no-inprocess \
+    --http-name counts-http >>"$raw" || failed=1
 stop_server
 # The index files the first start wrote, against the rest of the store.
 engine_dir="$store/newsd.db.engine"
@@ -236,6 +240,18 @@ NEWSD_ENGINE_COUNT_CACHE=0 "$bin/bench_index" --store "$store" --name newsd-cold
 step "in-process queries (index.h), count cache on"
 env -u NEWSD_ENGINE_COUNT_CACHE "$bin/bench_index" --store "$store" --name newsd-warm \
     "${lat_args[@]}" >>"$raw" 2>"$work/bench_index-warm.err" || failed=1
+
+step "counts and facets (issue 26): in-process, engine (count cache off) and FTS5 GROUP BY"
+"$bin/bench_counts" --store "$store" --reps "$((reps * 5))" >>"$raw" 2>"$work/bench_counts.err" ||
+    failed=1
+step "counts and facets over HTTP on an FTS5 server (the baseline's endpoint)"
+(
+    export NEWSD_INDEX=fts5
+    start_server serve-fts5 0
+    "$bin/bench_counts" --url "$url" --key "$key" --reps "$((reps * 5))" --no-inprocess \
+        --http-name counts-http-fts5 >>"$raw" || exit 1
+    stop_server
+) || failed=1
 
 step "FTS5 baseline queries"
 "$bin/fts5_baseline" query --db "$base" "${lat_args[@]}" >>"$raw" || failed=1

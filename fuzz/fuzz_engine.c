@@ -31,7 +31,10 @@
  *     a search over those segments answers the same (total, page, every
  *     sort) on one thread and split over two (eng_split); their merge must
  *     equal, byte for byte, the segment built from the live documents and
- *     answer every query of 0 as brute force does. */
+ *     answer every query of 0 as brute force does.
+ * In 0, 1 and the served image of 1, every search is also counted per
+ * time bucket and faceted (issue 26: counts.c, facets.c): the buckets sum
+ * to the total, and on an edited image both stay inside it (ASan). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +44,7 @@
 #include "index/engine/internal.h"
 #include "index/engine/writer.h"
 #include "query/query.h"
+#include "store/store.h"
 #include "util/arena.h"
 #include "util/hash.h"
 #include "check.h"
@@ -59,6 +63,48 @@ struct doc {
 };
 
 /* --- searching a segment ------------------------------------------------------ */
+
+/* Issue 26 on the same snapshot (counts.c, facets.c): the counts of three
+ * buckets spanning the request's window, and (exact: a segment built
+ * here) they sum to its total; the facets' columns and counts stay inside
+ * the segment, each facet's values at most its matches. */
+static void aggregate(struct eng_snap *snap, struct arena *a, const struct index_request *req,
+                      uint64_t total, bool exact)
+{
+    static struct eng_docs_pool pool;
+    static bool pool_ready;
+    if (!pool_ready) {
+        eng_docs_pool_init(&pool);
+        pool_ready = true;
+    }
+    int64_t lo = req->from < STORE_ID_TIME_MIN ? STORE_ID_TIME_MIN : req->from;
+    int64_t hi = req->to > STORE_ID_TIME_MAX ? STORE_ID_TIME_MAX : req->to;
+    if (lo > hi)
+        return;
+    int64_t step = (hi - lo) / 3;
+    int64_t b[4] = {lo, lo + step, lo + 2 * step, hi + 1};
+    size_t nb = step > 0 ? 3 : 1;
+    if (nb == 1)
+        b[1] = hi + 1;
+    uint64_t c[3] = {0, 0, 0};
+    struct index_facet_top top[INDEX_FACET_N];
+    struct err err;
+    err_clear(&err);
+    int rc = eng_counts_run(snap, a, req, b, nb, c, &err);
+    if (exact)
+        CHECK(rc == 0 && c[0] + c[1] + c[2] == total);
+    memset(top, 0, sizeof top);
+    rc = eng_facets_run(snap, &pool, a, req, (1u << INDEX_FACET_N) - 1, 5, top, &err);
+    if (exact)
+        CHECK(rc == 0);
+    for (int f = 0; rc == 0 && f < INDEX_FACET_N; f++) {
+        uint64_t sum = 0;
+        CHECK(top[f].n <= 5);
+        for (size_t i = 0; i < top[f].n; i++)
+            sum += top[f].v[i].count;
+        CHECK(!exact || sum <= total);
+    }
+}
 
 /* total and newest-first page of q over seg (NULL q: every document). */
 static int search(struct eng_segment *seg, const char *q, int64_t from, int64_t to, uint64_t *total,
@@ -105,6 +151,7 @@ static int search(struct eng_segment *seg, const char *q, int64_t from, int64_t 
         CHECK(ref_total == *total && nref == *n);
         CHECK(nref == 0 || memcmp(ref, ids, nref * sizeof *ref) == 0);
     }
+    aggregate(&snap, &a, &req, *total, true);
     /* Block-max pruning against scoring every match: the same total and
      * the same page, in the same order. */
     uint64_t pruned_total = 0, all_total = 0;
@@ -511,6 +558,7 @@ static void search_any(struct eng_segment *seg, const char *q)
                     CHECK(n <= 10 && n <= total);
             }
         }
+        aggregate(&snap, &a, &req, 0, false);
     }
     arena_release(&a);
 }

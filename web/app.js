@@ -480,6 +480,7 @@
 
   function startLive() {
     stopLive();
+    hideInsights();
     ++requestSeq; /* a search still running is no longer shown */
     const params = requestParams();
     for (const name of NOT_LIVE)
@@ -547,6 +548,7 @@
 
   async function search() {
     stopLive();
+    hideInsights();
     const ep = endpoint();
     const params = requestParams();
     const url = requestUrl(ep, params);
@@ -571,6 +573,8 @@
         renderSources(b);
       } else if (Array.isArray(b.articles)) {
         renderArticles(b, params);
+        if (ep === "everything")
+          loadInsights(params);
       } else {
         showError(r.status, "invalidResponse", "The server's answer has an unexpected shape.");
       }
@@ -583,6 +587,217 @@
         $("submit").disabled = false;
       }
     }
+  }
+
+  /* ---- coverage over time and facets (docs/api.md, "Coverage over time and
+   * facets") -------------------------------------------------------------------------- */
+  /* the SVG namespace, from the page's own <svg> (no address in this file) */
+  const SVG_NS = document.getElementById("chart").namespaceURI;
+  const FACETS_SHOWN = ["source", "domain", "language", "author"];
+  const FACETS_FILTER = { source: true, domain: true, language: true }; /* click filters */
+  let interval = "day";
+  let insightSeq = 0;
+  let insightParams = null; /* the search the chart is of */
+
+  function svgEl(tag, attrs) {
+    const e = document.createElementNS(SVG_NS, tag);
+    for (const k in attrs)
+      e.setAttribute(k, String(attrs[k]));
+    return e;
+  }
+
+  function bucketLabel(from) {
+    const d = from.slice(0, 10);
+    if (interval === "hour")
+      return d + " " + from.slice(11, 16) + " UTC";
+    if (interval === "week")
+      return "week of " + d;
+    if (interval === "month")
+      return from.slice(0, 7);
+    return d;
+  }
+
+  function isoDate(ms) {
+    return new Date(ms).toISOString().slice(0, 10);
+  }
+
+  /* Clicking bucket i searches its period (the date fields hold whole
+   * days) with the next finer bucket. */
+  function narrow(counts, i) {
+    const start = Date.parse(counts[i].from);
+    const end = i + 1 < counts.length ? Date.parse(counts[i + 1].from) :
+      start + { hour: 3600e3, day: 86400e3, week: 7 * 86400e3, month: 31 * 86400e3 }[interval];
+    form.elements.from.value = isoDate(start);
+    form.elements.to.value = isoDate(end - 1000);
+    form.elements.page.value = "1";
+    setInterval_({ month: "day", week: "day", day: "hour", hour: "hour" }[interval]);
+    search();
+  }
+
+  function drawTimeline(body) {
+    const counts = body.counts;
+    const W = 640, H = 150, TOP = 14, BOTTOM = 18;
+    const n = Math.max(1, counts.length);
+    const max = Math.max(1, ...counts.map((c) => c.count));
+    const w = W / n;
+    const svg = $("chart");
+    svg.replaceChildren();
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    svg.setAttribute("aria-label", body.totalResults.toLocaleString() + " matches in " +
+                     counts.length + " buckets of one " + interval);
+    svg.append(svgEl("line", { x1: 0, y1: H - BOTTOM + 0.5, x2: W, y2: H - BOTTOM + 0.5,
+                               class: "base" }));
+    const top = svgEl("text", { x: 2, y: 10, class: "axis" });
+    top.textContent = max.toLocaleString();
+    svg.append(top);
+    counts.forEach((c, i) => {
+      const g = svgEl("g", { class: "bucket", tabindex: 0, "data-from": c.from,
+                             "data-count": c.count });
+      const h = (H - TOP - BOTTOM) * c.count / max;
+      g.append(svgEl("rect", { class: "hit", x: i * w, y: 0, width: w, height: H - BOTTOM }));
+      g.append(svgEl("rect", { class: "bar", x: i * w + Math.min(1, w * 0.15), y: H - BOTTOM - h,
+                               width: Math.max(0.5, w - 2 * Math.min(1, w * 0.15)), height: h }));
+      const tip = bucketLabel(c.from) + ": " + c.count.toLocaleString() +
+        (c.count === 1 ? " match" : " matches") +
+        (c.total !== c.count ? " of " + c.total.toLocaleString() + " articles in scope" : "");
+      const title = svgEl("title", {});
+      title.textContent = tip;
+      g.append(title);
+      const show = () => {
+        $("timeline-tip").textContent = tip;
+        for (const o of svg.querySelectorAll(".bucket.on"))
+          o.classList.remove("on");
+        g.classList.add("on");
+      };
+      g.addEventListener("mouseenter", show);
+      g.addEventListener("focus", show);
+      g.addEventListener("click", () => narrow(counts, i));
+      g.addEventListener("keydown", (ev) => {
+        if (ev.key === "Enter" || ev.key === " ") {
+          ev.preventDefault();
+          narrow(counts, i);
+        }
+      });
+      svg.append(g);
+    });
+    if (counts.length) {
+      const first = svgEl("text", { x: 2, y: H - 4, class: "axis" });
+      first.textContent = bucketLabel(counts[0].from);
+      const last = svgEl("text", { x: W - 2, y: H - 4, class: "axis", "text-anchor": "end" });
+      last.textContent = bucketLabel(counts[counts.length - 1].from);
+      svg.append(first, last);
+    }
+    $("timeline-tip").textContent = body.totalResults.toLocaleString() +
+      " matches. Point at a bar to see its count; click it to search that period.";
+  }
+
+  function filterBy(facet, value) {
+    if (facet === "source") {
+      const select = form.elements.sources;
+      let found = false;
+      for (const o of select.options) {
+        o.selected = o.value === value;
+        found = found || o.selected;
+      }
+      if (!found) {
+        const o = el("option", null, value);
+        o.value = value;
+        o.selected = true;
+        select.append(o);
+      }
+    } else if (facet === "domain") {
+      form.elements.domains.value = value;
+    } else if (facet === "language") {
+      form.elements.language.value = value;
+    }
+    form.elements.page.value = "1";
+    search();
+  }
+
+  function drawFacets(facets) {
+    const frag = document.createDocumentFragment();
+    for (const name of FACETS_SHOWN) {
+      const values = facets[name] || [];
+      if (!values.length)
+        continue;
+      const box = el("div", "facet-list");
+      box.dataset.facet = name;
+      box.append(el("h4", null, name));
+      const ul = el("ul");
+      const max = values[0].count;
+      for (const v of values) {
+        const li = el("li");
+        const b = el("button", "facet");
+        b.type = "button";
+        const label = name === "language" ? displayName("language", v.value) :
+          (v.name || v.value);
+        const fill = el("span", "fill");
+        fill.style.width = (100 * v.count / max).toFixed(1) + "%";
+        b.append(fill, el("span", "label", label), el("span", "n", v.count.toLocaleString()));
+        b.dataset.value = v.value;
+        if (FACETS_FILTER[name]) {
+          b.title = "Search only " + name + " " + v.value;
+          b.addEventListener("click", () => filterBy(name, v.value));
+        } else {
+          b.disabled = true;
+        }
+        li.append(b);
+        ul.append(li);
+      }
+      box.append(ul);
+      frag.append(box);
+    }
+    $("facets").replaceChildren(frag);
+  }
+
+  async function loadInsights(params) {
+    const seq = ++insightSeq;
+    insightParams = params;
+    const p = new URLSearchParams(params);
+    for (const name of ["sortBy", "page", "pageSize"])
+      p.delete(name);
+    p.set("interval", interval);
+    p.set("facets", FACETS_SHOWN.join(","));
+    p.set("facetSize", "6");
+    const url = new URL("v2/everything/counts?" + p.toString(), document.baseURI).href;
+    $("insights").hidden = false;
+    $("insights").setAttribute("aria-busy", "true");
+    try {
+      const r = await getJson(url, currentKey());
+      if (seq !== insightSeq)
+        return;
+      if (r.body && r.body.status === "error") {
+        /* e.g. too many hours for the window: say so, keep the picker */
+        $("chart").replaceChildren();
+        $("facets").replaceChildren();
+        $("timeline-tip").textContent = String(r.body.message || r.body.code || "");
+        return;
+      }
+      if (!r.body || r.body.status !== "ok" || !Array.isArray(r.body.counts)) {
+        $("insights").hidden = true;
+        return;
+      }
+      drawTimeline(r.body);
+      drawFacets(r.body.facets || {});
+    } catch (e) {
+      if (seq === insightSeq)
+        $("insights").hidden = true;
+    } finally {
+      if (seq === insightSeq)
+        $("insights").removeAttribute("aria-busy");
+    }
+  }
+
+  function hideInsights() {
+    ++insightSeq;
+    insightParams = null;
+    $("insights").hidden = true;
+  }
+
+  function setInterval_(iv) {
+    interval = iv;
+    for (const b of document.querySelectorAll(".intervals button"))
+      b.setAttribute("aria-pressed", String(b.dataset.interval === iv));
   }
 
   /* ---- copying the request ------------------------------------------------------ */
@@ -687,6 +902,13 @@
       r.addEventListener("change", () => {
         if (endpoint() !== "everything")
           stopLive();
+      });
+
+    for (const b of document.querySelectorAll(".intervals button"))
+      b.addEventListener("click", () => {
+        setInterval_(b.dataset.interval);
+        if (insightParams)
+          loadInsights(insightParams);
       });
 
     loadCatalogue();

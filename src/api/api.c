@@ -72,6 +72,7 @@ int64_t api_now(const struct api *api)
 enum route {
     ROUTE_NONE,
     ROUTE_EVERYTHING,
+    ROUTE_COUNTS, /* issue 26: /v2/everything/counts */
     ROUTE_STREAM,
     ROUTE_EXPORT,
     ROUTE_TOP_HEADLINES,
@@ -97,6 +98,7 @@ static const struct {
     {"/v2/everything", ROUTE_EVERYTHING},
     {"/v2/everything/stream", ROUTE_STREAM},
     {"/v2/everything/export", ROUTE_EXPORT},
+    {"/v2/everything/counts", ROUTE_COUNTS},
     {"/v2/top-headlines", ROUTE_TOP_HEADLINES},
     {"/v2/top-headlines/sources", ROUTE_SOURCES},
     {"/v2/sources", ROUTE_SOURCES},
@@ -441,6 +443,7 @@ static enum metrics_endpoint metrics_endpoint_of(enum route route)
 {
     switch (route) {
     case ROUTE_EVERYTHING:
+    case ROUTE_COUNTS: /* a search of /v2/everything's, counted */
         return METRICS_EP_EVERYTHING;
     case ROUTE_STREAM:
         return METRICS_EP_STREAM;
@@ -473,8 +476,8 @@ static enum metrics_endpoint metrics_endpoint_of(enum route route)
 /* The routes of the NewsAPI interface, which check a key. */
 static bool route_takes_key(enum route route)
 {
-    return route == ROUTE_EVERYTHING || route == ROUTE_STREAM || route == ROUTE_EXPORT ||
-           route == ROUTE_TOP_HEADLINES ||
+    return route == ROUTE_EVERYTHING || route == ROUTE_COUNTS || route == ROUTE_STREAM ||
+           route == ROUTE_EXPORT || route == ROUTE_TOP_HEADLINES ||
            route == ROUTE_SOURCES || route == ROUTE_ALERTS || route == ROUTE_ALERT;
 }
 
@@ -534,6 +537,9 @@ static void respond_keyed(struct api_call *c, enum route route)
         break;
     case ROUTE_EXPORT:
         api_everything_export(c);
+        break;
+    case ROUTE_COUNTS:
+        api_everything_counts(c);
         break;
     case ROUTE_TOP_HEADLINES:
         api_top_headlines(c);

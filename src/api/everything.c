@@ -84,7 +84,7 @@ void api_everything(struct api_call *c)
         api_get_language(c, &req.language) < 0 ||
         api_get_sort(c, INDEX_SORT_PUBLISHED_DESC, &req.sort) < 0 ||
         api_get_paging(c, 100, &page, &size) < 0 || api_get_feed_format(c) < 0 ||
-        get_cursor(c, &req) < 0 ||
+        get_cursor(c, &req) < 0 || api_get_facets(c) < 0 ||
         api_check_plan(c, page, size, &req.from, from_given, &req.to) < 0)
         return;
     req.offset = (page - 1) * size;

@@ -45,6 +45,8 @@ struct api_call {
     bool searched; /* the search ran: the request counts even if it ends in a 5xx */
     enum api_feed_format feed; /* format=rss|atom|jsonfeed: the page as a feed */
     bool walk;                 /* cursor=: the page carries nextCursor (api/cursor.h) */
+    unsigned facets;           /* facets=: 1 << enum index_facet of each asked (counts.c) */
+    size_t facet_size;         /* facetSize */
 };
 
 /* --- respond.c: the answer --------------------------------------------- */
@@ -121,6 +123,26 @@ void api_plan_window(const struct auth_plan *plan, int64_t now, int64_t *from, i
 /* Run the validated search within the query time budget and answer with
  * the articles response (or the error the index's failure maps to). */
 void api_respond_search(struct api_call *c, const struct index_request *req);
+
+/* The request's time budget as an index deadline (0: none). */
+int64_t api_deadline(const struct api_call *c);
+
+/* Answer the error an index call's failure rc maps to (timeout and
+ * index-not-ready 503, anything else 500 with the cause in the log); -1. */
+int api_fail_index(struct api_call *c, int rc, struct err *err);
+
+/* --- counts.c: coverage over time and facets (issue 26) ------------------ */
+
+/* facets and facetSize into c->facets and c->facet_size. */
+int api_get_facets(struct api_call *c);
+
+/* When c asked for facets: drop the closing brace of the object rendered
+ * into b and append ,"facets":{…}} for req's matches. 0, or -1 with the
+ * error answered (b then belongs to the caller still). */
+int api_facets_append(struct api_call *c, const struct index_request *req, struct buf *b);
+
+/* GET /v2/everything/counts. */
+void api_everything_counts(struct api_call *c);
 
 /* --- one file per endpoint --------------------------------------------- */
 

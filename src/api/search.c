@@ -154,6 +154,38 @@ static void respond_feed(struct api_call *c, const struct index_result *res)
     api_respond_rendered(c, &b);
 }
 
+int64_t api_deadline(const struct api_call *c)
+{
+    /* The budget counts from the request's arrival: time spent waiting
+     * for a worker is part of what the client waits. */
+    if (c->api->cfg.query_timeout_ms <= 0)
+        return 0;
+    return (c->req->received_ms > 0 ? c->req->received_ms : clock_mono_ms()) +
+           c->api->cfg.query_timeout_ms;
+}
+
+int api_fail_index(struct api_call *c, int rc, struct err *err)
+{
+    if (rc == ERR_TIMEOUT) {
+        /* A runaway query: the client may retry a narrower one. */
+        api_fail(c, API_ERR_UNAVAILABLE,
+                 "Your query took too long to run and was stopped. Try a narrower query "
+                 "(fewer OR terms, a date range) or try again later.");
+        c->resp->log_note = "query time budget exceeded";
+        return -1;
+    }
+    if (rc == ERR_BUSY) {
+        c->searched = false; /* no search ran: the index is not ready yet */
+        api_fail_building(c);
+        return -1;
+    }
+    api_fail(c, API_ERR_UNEXPECTED, NULL);
+    /* The cause goes to the log only (no internals in responses). */
+    log_msg(LOG_ERROR, "request %s: search failed: %s", c->req->request_id, err_msg(err, rc));
+    c->resp->log_note = "index failure";
+    return -1;
+}
+
 /* req on the index within the request's time budget: 0 with *res, or -1
  * with the error answered. */
 static int search_timed(struct api_call *c, const struct index_request *req,
@@ -168,33 +200,10 @@ static int search_timed(struct api_call *c, const struct index_request *req,
         res->docs = NULL;
     } else {
         struct index_request timed = *req;
-        /* The budget counts from the request's arrival: time spent waiting
-         * for a worker is part of what the client waits. */
-        if (c->api->cfg.query_timeout_ms > 0)
-            timed.deadline_ms = (c->req->received_ms > 0 ? c->req->received_ms : clock_mono_ms()) +
-                                c->api->cfg.query_timeout_ms;
+        timed.deadline_ms = api_deadline(c);
         int rc = index_search(c->api->index, &c->arena, &timed, res, &err);
-        if (rc == ERR_TIMEOUT) {
-            /* A runaway query: the client may retry a narrower one. */
-            api_fail(c, API_ERR_UNAVAILABLE,
-                     "Your query took too long to run and was stopped. Try a narrower query "
-                     "(fewer OR terms, a date range) or try again later.");
-            c->resp->log_note = "query time budget exceeded";
-            return -1;
-        }
-        if (rc == ERR_BUSY) {
-            c->searched = false; /* no search ran: the index is not ready yet */
-            api_fail_building(c);
-            return -1;
-        }
-        if (rc < 0) {
-            api_fail(c, API_ERR_UNEXPECTED, NULL);
-            /* The cause goes to the log only (no internals in responses). */
-            log_msg(LOG_ERROR, "request %s: search failed: %s", c->req->request_id,
-                    err_msg(&err, rc));
-            c->resp->log_note = "index failure";
-            return -1;
-        }
+        if (rc < 0)
+            return api_fail_index(c, rc, &err);
     }
     return 0;
 }
@@ -227,6 +236,13 @@ static void respond_walk(struct api_call *c, const struct index_request *req,
     struct buf b;
     buf_init(&b, LIMIT_RESPONSE_BYTES);
     api_render_page_walk(&b, total, rest->docs, rest->n, more ? next : NULL);
+    /* facets, like totalResults, are the whole search's on every page */
+    struct index_request whole = *req;
+    whole.below = false;
+    if (api_facets_append(c, &whole, &b) < 0) {
+        buf_release(&b);
+        return;
+    }
     api_respond_rendered(c, &b);
 }
 
@@ -247,5 +263,9 @@ void api_respond_search(struct api_call *c, const struct index_request *req)
     struct buf b;
     buf_init(&b, LIMIT_RESPONSE_BYTES);
     api_render_page(&b, res.total, res.docs, res.n);
+    if (api_facets_append(c, req, &b) < 0) {
+        buf_release(&b);
+        return;
+    }
     api_respond_rendered(c, &b);
 }

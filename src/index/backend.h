@@ -22,6 +22,11 @@ struct index_backend {
     void (*stats)(struct index_backend *b, struct index_stats *out);
     /* NULL: the index is the table (index_count_check: not compared). */
     int (*count_check)(struct index_backend *b, struct index_count_check *out, struct err *err);
+    /* index_counts, index_facets (index.h) */
+    int (*counts)(struct index_backend *b, struct arena *a, const struct index_request *req,
+                  const int64_t *bounds, size_t nbuckets, uint64_t *counts, struct err *err);
+    int (*facets)(struct index_backend *b, struct arena *a, const struct index_request *req,
+                  unsigned mask, size_t size, struct index_facet_top *out, struct err *err);
 };
 
 /* SQLite FTS5 over the journal's SQLite file at db_path (store/journal.h: its

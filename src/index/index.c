@@ -204,3 +204,22 @@ struct store_journal *index_journal(struct index *idx)
 {
     return idx->journal;
 }
+
+int index_counts(struct index *idx, struct arena *a, const struct index_request *req,
+                 const int64_t *bounds, size_t nbuckets, uint64_t *counts, struct err *err)
+{
+    memset(counts, 0, nbuckets * sizeof *counts);
+    return idx->be->counts(idx->be, a, req, bounds, nbuckets, counts, err);
+}
+
+int index_facets(struct index *idx, struct arena *a, const struct index_request *req,
+                 unsigned mask, size_t size, struct index_facet_top out[INDEX_FACET_N],
+                 struct err *err)
+{
+    memset(out, 0, INDEX_FACET_N * sizeof *out);
+    if (size < 1)
+        size = 1;
+    if (size > INDEX_FACET_SIZE_MAX)
+        size = INDEX_FACET_SIZE_MAX;
+    return idx->be->facets(idx->be, a, req, mask & ((1u << INDEX_FACET_N) - 1), size, out, err);
+}

@@ -296,4 +296,72 @@ int index_search(struct index *idx, struct arena *a, const struct index_request 
  * (the end of the top-headlines live window); ERR_NOTFOUND when none. */
 int index_newest_headline(struct index *idx, int64_t before, int64_t *out, struct err *err);
 
+/* --- coverage over time and facets (issue 26, docs/api.md §counts) ------- */
+
+/* Matches per bucket: counts[i] = matches of req (its page ignored) whose
+ * publishedAt is in [bounds[i], bounds[i + 1]) and in [req->from,
+ * req->to]; bounds ascending, nbuckets + 1 of them. Exact: every bucket
+ * counted, none sampled. Errors as index_search. */
+int index_counts(struct index *idx, struct arena *a, const struct index_request *req,
+                 const int64_t *bounds, size_t nbuckets, uint64_t *counts, struct err *err);
+
+/* What a match is grouped by. The value of each, as both backends file it
+ * (store/meta.h's spelling, decoded): source = the article's source id;
+ * domain = its domain, ASCII lower case, leading dots dropped; language =
+ * lower case, "se" filed as "sv"; country, category = lower case; author =
+ * the author string as stored. An article without one (no source id, no
+ * author ...) is in no bucket of that facet. */
+enum index_facet {
+    INDEX_FACET_SOURCE,
+    INDEX_FACET_DOMAIN,
+    INDEX_FACET_LANGUAGE,
+    INDEX_FACET_COUNTRY,
+    INDEX_FACET_CATEGORY,
+    INDEX_FACET_AUTHOR,
+    INDEX_FACET_N
+};
+#define INDEX_FACET_SIZE_MAX 100
+
+/* "source" ... "author" (index order). */
+const char *index_facet_name(enum index_facet f);
+
+struct index_facet_value {
+    const char *value; /* arena-owned, NUL-terminated (may hold no NUL) */
+    size_t len;
+    uint64_t count;
+};
+
+/* One facet's top values: count descending, ties by value's bytes
+ * ascending (memcmp, the shorter first), so the order is the same on both
+ * backends and from one call to the next. */
+struct index_facet_top {
+    size_t n;
+    struct index_facet_value *v;
+};
+
+/* The exact top `size` (1..INDEX_FACET_SIZE_MAX) values of every facet in
+ * mask (1 << enum index_facet) over all of req's matches (its page
+ * ignored) into out[f]. Errors as index_search. */
+int index_facets(struct index *idx, struct arena *a, const struct index_request *req,
+                 unsigned mask, size_t size, struct index_facet_top out[INDEX_FACET_N],
+                 struct err *err);
+
+/* --- for the backends (index/facet.c) --- */
+
+/* (value, count) pairs of one facet, merged and cut to its top. */
+struct index_facet_acc {
+    struct index_facet_value *v;
+    size_t n, cap;
+    bool repeats; /* a value may come in several pairs (from several segments) */
+};
+/* Add count to value, which is borrowed (it must stay valid until
+ * index_facet_acc_top). 0 or ERR_NOMEM. */
+int index_facet_acc_add(struct index_facet_acc *acc, struct arena *a, const char *value,
+                        size_t len, uint64_t count);
+/* The top size into *out (the order of index_facet_top), the chosen values
+ * copied into a; pairs of one value summed when acc->repeats. 0 or
+ * ERR_NOMEM. */
+int index_facet_acc_top(struct index_facet_acc *acc, struct arena *a, size_t size,
+                        struct index_facet_top *out);
+
 #endif

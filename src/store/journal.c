@@ -236,6 +236,21 @@ int store_reader_match_ids(struct store_reader *r, const struct store_match *m,
     return store_sqlite_reader_match_ids(r, m, order, offset, max, ids, n, err);
 }
 
+int store_reader_match_per_second(struct store_reader *r, const struct store_match *m,
+                                  int (*each)(void *ctx, int64_t second, uint64_t n), void *ctx,
+                                  struct err *err)
+{
+    return store_sqlite_reader_match_per_second(r, m, each, ctx, err);
+}
+
+int store_reader_match_values(struct store_reader *r, const struct store_match *m,
+                              enum store_match_column column,
+                              int (*each)(void *ctx, const char *value, size_t len, uint64_t n),
+                              void *ctx, struct err *err)
+{
+    return store_sqlite_reader_match_values(r, m, column, each, ctx, err);
+}
+
 int store_journal_fulltext_verify(const char *path, int64_t *rows, char *detail, size_t cap,
                                   struct err *err)
 {

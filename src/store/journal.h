@@ -222,6 +222,37 @@ int store_reader_match_ids(struct store_reader *r, const struct store_match *m,
                            enum store_match_order order, size_t offset, size_t max, int64_t *ids,
                            size_t *n, struct err *err);
 
+/* How many articles m matches in each second of publication: each(ctx,
+ * second, n) for every second with matches (ids carry their second:
+ * store_id_lo), in no particular order. each returning < 0 stops the walk
+ * with that code. ERR_TIMEOUT when the deadline passes. */
+int store_reader_match_per_second(struct store_reader *r, const struct store_match *m,
+                                  int (*each)(void *ctx, int64_t second, uint64_t n), void *ctx,
+                                  struct err *err);
+
+/* A column of the matches that can be counted by value (the facets). The
+ * values come decoded from the stored spelling: domains lower case without
+ * leading dots, languages lower case with "se" filed as "sv", countries
+ * and categories lower case, source ids and authors as stored. */
+enum store_match_column {
+    STORE_MATCH_SOURCE,
+    STORE_MATCH_DOMAIN,
+    STORE_MATCH_LANGUAGE,
+    STORE_MATCH_COUNTRY,
+    STORE_MATCH_CATEGORY,
+    STORE_MATCH_AUTHOR,
+    STORE_MATCH_COLUMNS
+};
+
+/* How many articles m matches with each non-empty value of column:
+ * each(ctx, value, len, n) once per value (the value lasts until each
+ * returns). each returning < 0 stops the walk with that code. ERR_TIMEOUT
+ * when the deadline passes. */
+int store_reader_match_values(struct store_reader *r, const struct store_match *m,
+                              enum store_match_column column,
+                              int (*each)(void *ctx, const char *value, size_t len, uint64_t n),
+                              void *ctx, struct err *err);
+
 /* FTS5's own integrity check of the full-text side of the file at path
  * (every entry of articles_fts agrees with the rows it was made from) and
  * its row count in *rows. A disagreement is no error: it is described in

@@ -14,6 +14,8 @@
 #define LIMIT_LIST_ITEMS 200 /* domains, excludeDomains */
 #define LIMIT_PAGE_SIZE 100
 #define LIMIT_RESULT_WINDOW 10000 /* default page*pageSize cap */
+#define LIMIT_COUNT_BUCKETS 2500  /* /v2/everything/counts: ~100 days of hours */
+#define LIMIT_FACET_SIZE 100      /* facetSize (index.h: INDEX_FACET_SIZE_MAX) */
 
 /* Query language */
 #define LIMIT_QUERY_DEPTH 16 /* parenthesis / operator nesting */

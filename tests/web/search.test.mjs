@@ -502,6 +502,81 @@ test("the Live view puts new articles on top as they are stored", async () => {
   assert.match(await page.textContent("#status"), /stopped/);
 });
 
+// Issue 26: the chart of /v2/everything/counts and the facet bars beside
+// the results, checked against the fixture (not newsd's output).
+async function insightsDrawn() {
+  await page.waitForFunction(() => {
+    const i = document.getElementById("insights");
+    return !i.hidden && !i.hasAttribute("aria-busy") && i.querySelector("svg .bucket");
+  }, null, { timeout: TIMEOUT });
+}
+
+test("the timeline counts the matches per bucket and its bars narrow the search", async () => {
+  await page.goto(base + "/");
+  await page.fill("#key", key);
+  await pickEndpoint("everything");
+  await page.fill("#q", WORD);
+  await submit();
+  await insightsDrawn();
+  const matches = fixture.articles.filter((a) => new RegExp(`\\b${WORD}\\b`, "i").test(
+    a.title + " " + a.description + " " + a.content));
+  // hourly: every bucket's count is the fixture's count in that hour
+  await page.click(".intervals button[data-interval=hour]");
+  await page.waitForFunction(() => document.querySelector(".intervals button[aria-pressed=true]")
+    .dataset.interval === "hour" && !document.getElementById("insights").hasAttribute("aria-busy"));
+  await insightsDrawn();
+  const buckets = await page.$$eval("#timeline .bucket", (gs) => gs.map((g) => ({
+    from: g.dataset.from, count: Number(g.dataset.count) })));
+  assert.ok(buckets.length >= 48 && buckets.length <= 49, `${buckets.length} hourly buckets`);
+  for (let i = 0; i < buckets.length; i++) {
+    const lo = Date.parse(buckets[i].from);
+    const hi = i + 1 < buckets.length ? Date.parse(buckets[i + 1].from) : lo + 3600e3;
+    const want = matches.filter((a) => Date.parse(a.publishedAt) >= lo &&
+                                       Date.parse(a.publishedAt) < hi).length;
+    assert.equal(buckets[i].count, want, `bucket ${buckets[i].from}`);
+  }
+  assert.equal(buckets.reduce((n, b) => n + b.count, 0), matches.length);
+  // facet bars: the sources of the matches, most first, ties by id
+  const bySource = {};
+  for (const a of matches)
+    bySource[a.source.id] = (bySource[a.source.id] || 0) + 1;
+  const want = Object.entries(bySource).sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1))
+    .slice(0, 6);
+  const shown = await page.$$eval("#facets [data-facet=source] button.facet", (bs) => bs.map((b) =>
+    [b.dataset.value, Number(b.querySelector(".n").textContent)]));
+  assert.deepEqual(shown, want);
+  // the screenshot check: the chart is drawn, and pointing at a bar
+  // changes what is drawn (the bar lights up) and says its count
+  const chart = await page.$("#timeline");
+  const before = await chart.screenshot();
+  const busiest = buckets.reduce((b, x, i) => (x.count > buckets[b].count ? i : b), 0);
+  await page.hover(`#timeline .bucket:nth-of-type(${busiest + 1})`);
+  await page.waitForFunction(() => document.querySelector("#timeline .bucket.on"));
+  const after = await chart.screenshot();
+  assert.ok(before.length > 1000, "the chart is not blank");
+  assert.notDeepEqual(before, after, "hovering a bar changes the chart");
+  assert.match(await page.textContent("#timeline-tip"),
+               new RegExp(`: ${buckets[busiest].count} match`));
+  await shot("timeline");
+  // clicking a facet bar filters by it
+  await page.click(`#facets [data-facet=source] button.facet[data-value="${want[0][0]}"]`);
+  await page.waitForFunction(() => !document.getElementById("submit").disabled &&
+    !document.getElementById("results").hasAttribute("aria-busy"));
+  assert.equal(await page.textContent("#request-url"),
+               `${base}/v2/everything?q=${WORD}&sources=${want[0][0]}`);
+  assert.equal((await cardTitles()).length, want[0][1]);
+  await insightsDrawn();
+  // clicking a bar narrows from and to to its day
+  await page.click(`#timeline .bucket:nth-of-type(${busiest + 1})`);
+  const day = buckets[busiest].from.slice(0, 10);
+  await page.waitForFunction((d) => document.getElementById("request-url").textContent
+    .includes("from=" + d), day);
+  assert.equal(await page.inputValue("#from"), day);
+  assert.equal(await page.inputValue("#to"), day);
+  await insightsDrawn();
+  await shot("timeline-narrowed");
+});
+
 test("nothing was blocked by the CSP and nothing was fetched from elsewhere", async () => {
   const violations = await page.evaluate(() => window.__csp || []);
   assert.deepEqual(violations.concat(cspViolations), []);

@@ -151,6 +151,55 @@ fail:
     return rc;
 }
 
+/* index_counts and index_facets: the snapshot as engine_search takes it
+ * (read-your-writes, a damaged segment fails the request), one thread. */
+struct engine_agg {
+    const int64_t *bounds;
+    size_t nbuckets;
+    uint64_t *counts; /* counts: not NULL */
+    unsigned mask;
+    size_t size;
+    struct index_facet_top *top;
+};
+
+static int engine_aggregate(struct index_engine *e, struct arena *a,
+                            const struct index_request *req, const struct engine_agg *g,
+                            struct err *err)
+{
+    int rc = not_ready(e, err);
+    if (rc < 0)
+        return rc;
+    catch_up(e, req->deadline_ms);
+    struct eng_snap *s = eng_slot_get(&e->slot);
+    atomic_fetch_add(&e->searching, 1);
+    rc = g->counts ? eng_counts_run(s, a, req, g->bounds, g->nbuckets, g->counts, err)
+                   : eng_facets_run(s, &e->dctxs, a, req, g->mask, g->size, g->top, err);
+    atomic_fetch_sub(&e->searching, 1);
+    if (snap_damaged(s)) {
+        if (rc == 0)
+            rc = err_set(err, ERR_STORE,
+                         "the search index is damaged; the damaged segment is "
+                         "being rebuilt from the table");
+        follower_wake(e);
+    }
+    eng_snap_unref(s);
+    return rc;
+}
+
+static int engine_counts(struct index_backend *b, struct arena *a, const struct index_request *req,
+                         const int64_t *bounds, size_t nbuckets, uint64_t *counts, struct err *err)
+{
+    struct engine_agg g = {.bounds = bounds, .nbuckets = nbuckets, .counts = counts};
+    return engine_aggregate((struct index_engine *)b, a, req, &g, err);
+}
+
+static int engine_facets(struct index_backend *b, struct arena *a, const struct index_request *req,
+                         unsigned mask, size_t size, struct index_facet_top *out, struct err *err)
+{
+    struct engine_agg g = {.mask = mask, .size = size, .top = out};
+    return engine_aggregate((struct index_engine *)b, a, req, &g, err);
+}
+
 static int engine_newest_headline(struct index_backend *b, int64_t before, int64_t *out,
                                   struct err *err)
 {
@@ -554,6 +603,8 @@ static int engine_new(struct index_engine **out, const char *db_path,
         .ready = engine_ready,
         .stats = engine_stats,
         .count_check = engine_count_check,
+        .counts = engine_counts,
+        .facets = engine_facets,
     };
     eng_slot_init(&e->slot);
     eng_docs_pool_init(&e->dctxs);

@@ -134,6 +134,120 @@ out:
     return rc;
 }
 
+/* --- index_counts, index_facets: GROUP BY over the same matches ---------- */
+
+/* What one aggregate reads: counts per bucket, or one facet's values. */
+struct agg {
+    const int64_t *bounds;
+    size_t nbuckets;
+    uint64_t *counts;
+    unsigned mask;
+    size_t size;
+    struct index_facet_top *top;
+};
+
+/* index.h's facets are the journal's countable columns, in one order. */
+static const enum store_match_column facet_column[INDEX_FACET_N] = {
+    [INDEX_FACET_SOURCE] = STORE_MATCH_SOURCE,     [INDEX_FACET_DOMAIN] = STORE_MATCH_DOMAIN,
+    [INDEX_FACET_LANGUAGE] = STORE_MATCH_LANGUAGE, [INDEX_FACET_COUNTRY] = STORE_MATCH_COUNTRY,
+    [INDEX_FACET_CATEGORY] = STORE_MATCH_CATEGORY, [INDEX_FACET_AUTHOR] = STORE_MATCH_AUTHOR,
+};
+
+/* One second's matches into the bucket that holds it. */
+static int agg_second(void *ctx, int64_t t, uint64_t n)
+{
+    const struct agg *g = ctx;
+    if (t < g->bounds[0] || t >= g->bounds[g->nbuckets])
+        return 0;
+    size_t b0 = 0, b1 = g->nbuckets; /* the last bucket starting at or before t */
+    while (b1 - b0 > 1) {
+        size_t mid = b0 + (b1 - b0) / 2;
+        if (g->bounds[mid] <= t)
+            b0 = mid;
+        else
+            b1 = mid;
+    }
+    g->counts[b0] += n;
+    return 0;
+}
+
+/* One facet value's count, copied (the journal's text lasts one call). */
+struct agg_value {
+    struct index_facet_acc *acc;
+    struct arena *a;
+    struct err *err;
+};
+
+static int agg_value(void *ctx, const char *v, size_t len, uint64_t n)
+{
+    struct agg_value *x = ctx;
+    const char *copy = arena_strndup(x->a, v, len);
+    if (copy == NULL || index_facet_acc_add(x->acc, x->a, copy, len, n) < 0)
+        return err_set(x->err, ERR_NOMEM, "out of memory for facets");
+    return 0;
+}
+
+static int agg_facets(struct store_reader *r, struct arena *a, const struct store_match *m,
+                      const struct agg *g, struct err *err)
+{
+    for (int f = 0; f < INDEX_FACET_N; f++) {
+        struct index_facet_acc acc = {0};
+        struct agg_value x = {&acc, a, err};
+        int rc;
+        if (!(g->mask >> f & 1))
+            continue;
+        if ((rc = store_reader_match_values(r, m, facet_column[f], agg_value, &x, err)) < 0)
+            return rc;
+        if (index_facet_acc_top(&acc, a, g->size, &g->top[f]) < 0)
+            return err_set(err, ERR_NOMEM, "out of memory for facets");
+    }
+    return 0;
+}
+
+/* One aggregate in one read transaction, within the request's budget. */
+static int fts5_aggregate(struct index_backend *b, struct arena *a,
+                          const struct index_request *req, const struct agg *g, struct err *err)
+{
+    struct index_fts5 *x = (struct index_fts5 *)b;
+    struct buf match;
+    struct store_reader *r = NULL;
+    int64_t lo = store_id_lo(req->from), hi = index_request_id_hi(req);
+    int rc;
+
+    buf_init(&match, INDEX_FTS5_MATCH_MAX);
+    if ((rc = index_fts5_match_build(&match, a, req, err)) < 0)
+        goto out;
+    if (req->from > req->to || lo > hi)
+        goto out;
+    if ((rc = store_readers_get(x->readers, &r, err)) < 0)
+        goto out;
+    if ((rc = store_reader_begin(r, err)) < 0)
+        goto out;
+    struct store_match m = {match.data, lo, hi, req->deadline_ms};
+    rc = g->counts ? store_reader_match_per_second(r, &m, agg_second, (void *)g, err)
+                   : agg_facets(r, a, &m, g, err);
+    if (rc == 0)
+        rc = store_reader_end(r, err);
+out:
+    store_readers_put(x->readers, r);
+    buf_release(&match);
+    return rc;
+}
+
+static int fts5_counts(struct index_backend *b, struct arena *a, const struct index_request *req,
+                       const int64_t *bounds, size_t nbuckets, uint64_t *counts, struct err *err)
+{
+    struct agg g = {.bounds = bounds, .nbuckets = nbuckets, .counts = counts};
+    return nbuckets ? fts5_aggregate(b, a, req, &g, err) : 0;
+}
+
+static int fts5_facets(struct index_backend *b, struct arena *a, const struct index_request *req,
+                       unsigned mask, size_t size, struct index_facet_top *out, struct err *err)
+{
+    struct agg g = {.mask = mask, .size = size, .top = out};
+    return fts5_aggregate(b, a, req, &g, err);
+}
+
 static int fts5_newest_headline(struct index_backend *b, int64_t before, int64_t *out,
                                 struct err *err)
 {
@@ -193,6 +307,8 @@ int index_fts5_new(struct index_backend **out, const char *db_path, struct err *
         .search = fts5_search,
         .newest_headline = fts5_newest_headline,
         .verify = fts5_verify,
+        .counts = fts5_counts,
+        .facets = fts5_facets,
     };
     if ((x->path = strdup(db_path)) == NULL) {
         rc = err_set(err, ERR_NOMEM, "out of memory");

@@ -377,6 +377,76 @@ out:
     return deadline_disarm(r, &dl, rc, err);
 }
 
+int store_sqlite_reader_match_per_second(struct store_reader *r, const struct store_match *m,
+                                         int (*each)(void *ctx, int64_t second, uint64_t n),
+                                         void *ctx, struct err *err)
+{
+    /* ids are publishedAt << STORE_ID_SHIFT | n: the second of a match is
+     * its rowid shifted (SQLite's >> keeps the sign). */
+    static const char sql[] = "SELECT rowid >> 20 AS t, count(*) FROM articles_fts"
+                              " WHERE " MATCH_WHERE " GROUP BY t";
+    _Static_assert(STORE_ID_SHIFT == 20, "the SQL above shifts by 20");
+    struct deadline dl = {m->deadline_ms, false};
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    deadline_arm(r, &dl);
+    if ((rc = match_prepare(r, sql, m, &st, err)) < 0)
+        goto out;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if ((rc = each(ctx, sqlite3_column_int64(st, 0), (uint64_t)sqlite3_column_int64(st, 1))) <
+            0)
+            goto out;
+    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(r->db, rc, err);
+out:
+    sqlite3_finalize(st);
+    return deadline_disarm(r, &dl, rc, err);
+}
+
+/* Each column's value, decoded from store/meta.h's spelling. */
+static const char *const match_column_expr[STORE_MATCH_COLUMNS] = {
+    [STORE_MATCH_SOURCE] = "a.source_id",
+    [STORE_MATCH_DOMAIN] = "ltrim(lower(a.domain), '.')",
+    [STORE_MATCH_LANGUAGE] = "CASE lower(a.language) WHEN 'se' THEN 'sv' ELSE lower(a.language) END",
+    [STORE_MATCH_COUNTRY] = "lower(a.country)",
+    [STORE_MATCH_CATEGORY] = "lower(a.category)",
+    [STORE_MATCH_AUTHOR] = "a.author",
+};
+
+int store_sqlite_reader_match_values(struct store_reader *r, const struct store_match *m,
+                                     enum store_match_column column,
+                                     int (*each)(void *ctx, const char *value, size_t len,
+                                                 uint64_t n),
+                                     void *ctx, struct err *err)
+{
+    struct deadline dl = {m->deadline_ms, false};
+    sqlite3_stmt *st = NULL;
+    char sql[512];
+    int rc;
+
+    if ((unsigned)column >= STORE_MATCH_COLUMNS)
+        return err_set(err, ERR_INVALID, "no such column to count by");
+    /* CROSS JOIN keeps FTS5 as the outer loop (the matches first). */
+    snprintf(sql, sizeof sql,
+             "SELECT v, count(*) FROM (SELECT %s AS v FROM articles_fts"
+             " CROSS JOIN articles a ON a.id = articles_fts.rowid WHERE " MATCH_WHERE
+             ") WHERE v <> '' GROUP BY v",
+             match_column_expr[column]);
+    deadline_arm(r, &dl);
+    if ((rc = match_prepare(r, sql, m, &st, err)) < 0)
+        goto out;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *v = (const char *)sqlite3_column_text(st, 0);
+        if (v && (rc = each(ctx, v, (size_t)sqlite3_column_bytes(st, 0),
+                            (uint64_t)sqlite3_column_int64(st, 1))) < 0)
+            goto out;
+    }
+    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(r->db, rc, err);
+out:
+    sqlite3_finalize(st);
+    return deadline_disarm(r, &dl, rc, err);
+}
+
 int store_sqlite_journal_fulltext_verify(const char *path, int64_t *rows, char *detail, size_t cap,
                                          struct err *err)
 {

@@ -29,6 +29,14 @@ int store_sqlite_reader_newest_headline(struct store_reader *r, int64_t id_hi, i
                                         struct err *err);
 int store_sqlite_reader_match_count(struct store_reader *r, const struct store_match *m,
                                     int64_t *out, struct err *err);
+int store_sqlite_reader_match_per_second(struct store_reader *r, const struct store_match *m,
+                                         int (*each)(void *ctx, int64_t second, uint64_t n),
+                                         void *ctx, struct err *err);
+int store_sqlite_reader_match_values(struct store_reader *r, const struct store_match *m,
+                                     enum store_match_column column,
+                                     int (*each)(void *ctx, const char *value, size_t len,
+                                                 uint64_t n),
+                                     void *ctx, struct err *err);
 int store_sqlite_reader_match_ids(struct store_reader *r, const struct store_match *m,
                                   enum store_match_order order, size_t offset, size_t max,
                                   int64_t *ids, size_t *n, struct err *err);

@@ -1,0 +1,285 @@
+/* Differential tests of index_counts and index_facets (issue 26): the
+ * engine, over many small segments and with deleted rows, against FTS5's
+ * GROUP BY and against a brute-force count of the rows (test_oracle.h),
+ * for random requests and random bucket bounds (many on an article's own
+ * second, where an off-by-one would show). */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "test_ingest_file.h"
+#include "test_requests.h"
+#include "test_tmpdir.h"
+#include <sqlite3.h>
+#include "index/backend.h"
+#include "ingest/ingest.h"
+#include "query/query.h"
+#include "store/log.h"
+#include "store/sqlite/db.h"
+#include "store/store.h"
+#include "util/arena.h"
+#include "util/err.h"
+
+#include "test_oracle.h"
+
+#define DATA "../data/api/"
+#define REQUESTS 300
+#define MAX_BUCKETS 40
+
+struct fixture {
+    char dir[64];
+    struct store *s;
+    struct index_backend *fts, *eng;
+    struct test_corpus c;
+    struct oracle o;
+};
+
+static uint64_t total_of(struct index_backend *b)
+{
+    struct arena a;
+    struct index_request req = {.from = INT64_MIN, .to = INT64_MAX};
+    struct index_result r;
+    struct err err;
+    arena_init(&a, 0);
+    err_clear(&err);
+    assert_int_equal(b->search(b, &a, &req, &r, &err), 0);
+    arena_release(&a);
+    return r.total;
+}
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    struct index_engine_options opt = {.segment_docs = 37, .no_files = true};
+    struct err err;
+    size_t n;
+    assert_non_null(f);
+    err_clear(&err);
+    snprintf(f->dir, sizeof f->dir, "/tmp/newsd-counts-XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    assert_int_equal(store_open(&f->s, f->dir, &err), 0);
+    assert_int_equal(ingest_sources_import(f->s, DATA "sources.jsonl", &n, &err), 0);
+    test_ingest_file(f->s, DATA "articles.jsonl");
+    test_ingest_file(f->s, DATA "handmade.jsonl");
+    assert_int_equal(index_fts5_new(&f->fts, store_sqlite_path(f->s), &err), 0);
+    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), &opt, &err), 0);
+
+    oracle_load(&f->o, store_sqlite_path(f->s));
+    /* the random requests' words, sources, domains and times */
+    struct arena a;
+    struct index_request all = {.from = INT64_MIN, .to = INT64_MAX, .limit = 2000};
+    struct index_result r;
+    struct store_reader *rd = NULL;
+    arena_init(&a, 0);
+    assert_int_equal(f->fts->search(f->fts, &a, &all, &r, &err), 0);
+    int64_t *ids = arena_calloc(&a, r.n + 1, sizeof *ids);
+    struct article *arts = arena_calloc(&a, r.n + 1, sizeof *arts);
+    for (size_t i = 0; i < r.n; i++)
+        ids[i] = r.docs[i].id;
+    assert_int_equal(store_reader_open(&rd, store_sqlite_path(f->s), &err), 0);
+    assert_int_equal(store_reader_articles(rd, &a, ids, r.n, arts, &err), 0);
+    store_reader_close(rd);
+    test_corpus_learn(&f->c, arts, r.n);
+    arena_release(&a);
+    *state = f;
+    return 0;
+}
+
+/* Deleted rows: the segments then carry deletion sets, which the counts
+ * must leave out (one row of every 11), and the plain-term path (a segment
+ * without deletions) gives way to the visit. */
+static void delete_rows(struct fixture *f)
+{
+    struct err err;
+    err_clear(&err);
+    uint64_t before = total_of(f->eng);
+    sqlite3 *db;
+    assert_int_equal(store_sqlite_conn_open(&db, store_sqlite_path(f->s), false, &err), 0);
+    assert_int_equal(sqlite3_exec(db, "DELETE FROM articles WHERE id % 11 = 3", NULL, NULL, NULL),
+                     SQLITE_OK);
+    int gone = sqlite3_changes(db);
+    store_sqlite_conn_close(db);
+    assert_true(gone > 5);
+    for (int i = 0; i < 100 && total_of(f->eng) != before - (uint64_t)gone; i++)
+        usleep(50 * 1000);
+    assert_int_equal(total_of(f->eng), before - (uint64_t)gone);
+
+    oracle_release(&f->o);
+    oracle_load(&f->o, store_sqlite_path(f->s));
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    f->eng->free(f->eng);
+    f->fts->free(f->fts);
+    store_close(f->s);
+    remove_tree(f->dir);
+    test_corpus_release(&f->c);
+    oracle_release(&f->o);
+    free(f);
+    return 0;
+}
+
+/* Ascending bounds over the corpus' span: evenly spaced, or articles' own
+ * seconds (and one either side). */
+static size_t random_bounds(struct fixture *f, int64_t *b)
+{
+    size_t nb = 1 + rnd(MAX_BUCKETS);
+    int64_t lo = f->c.t_min - 1, hi = f->c.t_max + 2;
+    if (rnd(2)) {
+        int64_t step = (hi - lo) / (int64_t)nb + 1;
+        for (size_t i = 0; i <= nb; i++)
+            b[i] = lo + (int64_t)i * step;
+        return nb;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i <= nb; i++)
+        b[k++] = f->c.times[rnd((unsigned)f->c.n_times)] + (int64_t)rnd(3) - 1;
+    for (size_t i = 1; i < k; i++) /* insertion sort, then drop repeats */
+        for (size_t j = i; j > 0 && b[j - 1] > b[j]; j--) {
+            int64_t t = b[j];
+            b[j] = b[j - 1];
+            b[j - 1] = t;
+        }
+    size_t m = 1;
+    for (size_t i = 1; i < k; i++)
+        if (b[i] != b[m - 1])
+            b[m++] = b[i];
+    if (m < 2)
+        b[m++] = b[0] + 1;
+    return m - 1;
+}
+
+static void counts_agree(void **state)
+{
+    struct fixture *f = *state;
+    size_t decided = 0, with_matches = 0;
+    srand(26);
+    for (int i = 0; i < REQUESTS; i++) {
+        struct arena a;
+        struct index_request req;
+        struct oracle_q *tree;
+        struct err err;
+        char q[8192];
+        int64_t b[MAX_BUCKETS + 2];
+        uint64_t ce[MAX_BUCKETS + 1] = {0}, cf[MAX_BUCKETS + 1] = {0};
+        uint64_t yes[MAX_BUCKETS + 1] = {0};
+        bool maybe = false;
+
+        arena_init(&a, 0);
+        err_clear(&err);
+        oracle_request_random(&f->o, &f->c, &a, &req, &tree, q, sizeof q);
+        if (q[0])
+            assert_int_equal(query_parse(&a, q, strlen(q), (struct query_node **)&req.q, &err), 0);
+        size_t nb = random_bounds(f, b);
+        assert_int_equal(f->eng->counts(f->eng, &a, &req, b, nb, ce, &err), 0);
+        assert_int_equal(f->fts->counts(f->fts, &a, &req, b, nb, cf, &err), 0);
+        for (size_t k = 0; k < nb; k++) {
+            if (ce[k] != cf[k])
+                fail_msg("q=[%s] bucket %zu [%lld, %lld): engine %llu, fts5 %llu", q, k,
+                         (long long)b[k], (long long)b[k + 1], (unsigned long long)ce[k],
+                         (unsigned long long)cf[k]);
+        }
+        for (size_t d = 0; d < f->o.n; d++) {
+            const struct oracle_doc *doc = &f->o.doc[d];
+            if (!oracle_filters_pass(doc, &req) || doc->t < b[0] || doc->t >= b[nb])
+                continue;
+            enum oracle_value v = tree ? oracle_eval(doc, req.q_fields, tree) : ORACLE_YES;
+            size_t k = 0;
+            while (doc->t >= b[k + 1])
+                k++;
+            yes[k] += v == ORACLE_YES;
+            maybe |= v == ORACLE_MAYBE;
+        }
+        if (!maybe) {
+            decided++;
+            for (size_t k = 0; k < nb; k++) {
+                if (ce[k] != yes[k])
+                    fail_msg("q=[%s] bucket %zu [%lld, %lld): engine %llu, brute force %llu", q,
+                             k, (long long)b[k], (long long)b[k + 1],
+                             (unsigned long long)ce[k], (unsigned long long)yes[k]);
+                with_matches += yes[k] > 0;
+            }
+        }
+        arena_release(&a);
+    }
+    print_message("counts: %d requests, %zu decided by the brute force, %zu buckets with matches\n",
+                  REQUESTS, decided, with_matches);
+    assert_true(decided > REQUESTS / 4);
+    assert_true(with_matches > REQUESTS / 10);
+}
+
+static void facets_agree(void **state)
+{
+    struct fixture *f = *state;
+    size_t nonempty = 0;
+    srand(2026);
+    for (int i = 0; i < REQUESTS; i++) {
+        struct arena a;
+        struct index_request req;
+        struct oracle_q *tree;
+        struct err err;
+        char q[8192];
+        struct index_facet_top te[INDEX_FACET_N] = {0}, tf[INDEX_FACET_N] = {0};
+        size_t size = rnd(3) ? 100 : 1 + rnd(5);
+
+        arena_init(&a, 0);
+        err_clear(&err);
+        oracle_request_random(&f->o, &f->c, &a, &req, &tree, q, sizeof q);
+        if (q[0])
+            assert_int_equal(query_parse(&a, q, strlen(q), (struct query_node **)&req.q, &err), 0);
+        unsigned mask = (1u << INDEX_FACET_N) - 1;
+        assert_int_equal(f->eng->facets(f->eng, &a, &req, mask, size, te, &err), 0);
+        assert_int_equal(f->fts->facets(f->fts, &a, &req, mask, size, tf, &err), 0);
+        for (int k = 0; k < INDEX_FACET_N; k++) {
+            if (te[k].n != tf[k].n)
+                fail_msg("q=[%s] facet %s: engine %zu values, fts5 %zu", q,
+                         index_facet_name((enum index_facet)k), te[k].n, tf[k].n);
+            for (size_t j = 0; j < te[k].n; j++) {
+                const struct index_facet_value *x = &te[k].v[j], *y = &tf[k].v[j];
+                if (x->len != y->len || memcmp(x->value, y->value, x->len) || x->count != y->count)
+                    fail_msg("q=[%s] facet %s #%zu: engine %s=%llu, fts5 %s=%llu", q,
+                             index_facet_name((enum index_facet)k), j, x->value,
+                             (unsigned long long)x->count, y->value,
+                             (unsigned long long)y->count);
+                if (j > 0) /* the documented order */
+                    assert_true(te[k].v[j - 1].count > x->count ||
+                                (te[k].v[j - 1].count == x->count &&
+                                 strcmp(te[k].v[j - 1].value, x->value) < 0));
+            }
+            nonempty += te[k].n > 0;
+        }
+        arena_release(&a);
+    }
+    print_message("facets: %d requests, %zu facet lists with values\n", REQUESTS, nonempty);
+    assert_true(nonempty > REQUESTS);
+}
+
+static void after_deletions_too(void **state)
+{
+    struct fixture *f = *state;
+    delete_rows(f);
+    counts_agree(state);
+    facets_agree(state);
+}
+
+int main(void)
+{
+    (void)random_request; /* test_requests.h's: this file draws its own (test_oracle.h) */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(counts_agree),
+        cmocka_unit_test(facets_agree),
+        cmocka_unit_test(after_deletions_too),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
