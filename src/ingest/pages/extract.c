@@ -1158,6 +1158,96 @@ static char *byline_of_page(struct ctx *c, const char *site)
     return s ? s : byline_in(c, site, 0);
 }
 
+/* ---- the lead ----------------------------------------------------------------- */
+
+#define LEAD_MATCH_BYTES 80   /* folded bytes of the description compared */
+#define LEAD_MIN_BYTES 30     /* a shorter description says too little to match */
+#define LEAD_MAX_CHARS_TEXT 1500 /* a lead is a paragraph, not a page */
+
+/* Folded a starts with folded b's first LEAD_MATCH_BYTES bytes (or all of
+ * b when shorter). */
+static bool folded_starts(const struct buf *a, const struct buf *b)
+{
+    size_t n = b->len < LEAD_MATCH_BYTES ? b->len : LEAD_MATCH_BYTES;
+    return a->len >= n && memcmp(a->data, b->data, n) == 0;
+}
+
+/* The lead paragraph (the dek, the standfirst) sits above the article's
+ * body in a container of its own, which scoring seldom joins: the page's
+ * description often says it word for word. When the main text does not
+ * hold the description's start, the last visible paragraph before the
+ * main text that starts with it is put before it. Returns the node, or 0. */
+static uint32_t lead_before(struct ctx *c, const struct pick *pk, const char *desc,
+                            const char *text)
+{
+    const struct xdom *d = c->d;
+    struct nfo *f = c->f;
+    if (!desc || pk->n == 0 || pk->nodes[0] == 0)
+        return 0;
+    struct buf want, got, line;
+    buf_init(&want, 0);
+    buf_init(&got, 0);
+    buf_init(&line, 0);
+    squash(&want, desc);
+    uint32_t found = 0;
+    if (want.len < LEAD_MIN_BYTES || buf_error(&want))
+        goto out;
+    if (want.len > LEAD_MATCH_BYTES)
+        want.data[want.len = LEAD_MATCH_BYTES] = '\0';
+    squash(&got, text);
+    if (buf_error(&got) || (got.data && strstr(got.data, want.data)))
+        goto out; /* the main text has it already */
+    mark_gone(c, 0);
+    sum_pass(c);
+    uint32_t first = pk->nodes[0];
+    for (uint32_t i = 1; i < first; i++) {
+        enum xtag t = (enum xtag)d->nodes[i].tag;
+        if (f[i].gone) {
+            i = xdom_subtree_end(d, i) - 1;
+            continue;
+        }
+        bool para = t == XTAG_p || (tag_is_heading(t) && t != XTAG_h1) ||
+                    (tag_div_like(t) && !f[i].has_block);
+        if (!para || f[i].tlen < LEAD_MIN_BYTES || f[i].tlen > LEAD_MAX_CHARS_TEXT ||
+            xdom_subtree_end(d, i) > first)
+            continue;
+        buf_reset(&line);
+        buf_reset(&got);
+        xdom_text_line(d, i, &line, 1024);
+        squash(&got, line.data);
+        if (!buf_error(&got) && folded_starts(&got, &want))
+            found = i;
+        i = xdom_subtree_end(d, i) - 1;
+    }
+out:
+    buf_release(&want);
+    buf_release(&got);
+    buf_release(&line);
+    return found;
+}
+
+/* text with the lead node's text and a line break before it. */
+static char *with_lead(struct ctx *c, uint32_t lead, const char *text, size_t *len)
+{
+    struct render r = {.b = BUF_INIT};
+    buf_init(&r.b, 0);
+    render_subtree(c, &r, lead);
+    while (r.b.len > 0 && (r.b.data[r.b.len - 1] == '\n' || r.b.data[r.b.len - 1] == ' '))
+        r.b.data[--r.b.len] = '\0';
+    char *s = NULL;
+    if (r.b.len > 0 && r.b.len + 1 + *len <= EXTRACT_MAX_TEXT) {
+        buf_putc(&r.b, '\n');
+        buf_append(&r.b, text, *len);
+        if (!buf_error(&r.b)) {
+            s = arena_strndup(c->a, r.b.data, r.b.len);
+            if (s)
+                *len = r.b.len;
+        }
+    }
+    buf_release(&r.b);
+    return s;
+}
+
 /* ---- article or not ---------------------------------------------------------- */
 
 /* "index", "index.html", "default.aspx", "home", "start.php": a home page's
@@ -1325,8 +1415,15 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
                                       best_chars);
     if (!out->image)
         out->image = lead_image(&c, &pk, base);
+    const char *desc = out->excerpt;
     if (!out->excerpt)
         out->excerpt = first_paragraph(&c, &pk);
+    if (out->readerable) {
+        uint32_t lead = lead_before(&c, &pk, desc, out->text);
+        char *t = lead ? with_lead(&c, lead, out->text, &out->text_len) : NULL;
+        if (t)
+            out->text = t;
+    }
     rc = c.rc;
 out:
     free(c.f);
