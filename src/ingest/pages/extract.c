@@ -664,13 +664,28 @@ static const char *const other_lines[] = {
     "have a tip", "got a tip", "kommentar verfassen", "kommentieren", "wird geladen",
     "war der artikel", "möchten sie den artikel", "share this", "diesen artikel teilen",
     "tags:", "schlagwörter", "schlagworte", "stichwörter", "etiquetas:", "tagi:", "mots-clés",
-    "filed under", "posted in", "kategorie:", "categories:", "alle angaben ohne gewähr"};
+    "filed under", "posted in", "kategorie:", "categories:", "alle angaben ohne gewähr",
+    /* more pointers to other articles, by language */
+    "related articles", "related posts", "more stories", "siehe auch", "verwandte artikel",
+    "verwandte beiträge", "empfohlene beiträge", "weitere beiträge", "mehr themen",
+    "kommentierte artikel", "meistgelesen", "das thema könnte", "diese artikel könnten",
+    "das könnte dich", "noticias relacionadas", "notas relacionadas", "vea también",
+    "le puede interesar", "te puede interesar", "también te puede", "puedes ver:",
+    "lire la suite", "à voir aussi", "\u00c0 voir aussi", "sur le même sujet",
+    "czytaj więcej", "czytaj również", "przeczytaj również", "zobacz również",
+    /* the footer's asks: follow, subscribe, log in to comment */
+    "subscribe now", "never miss", "get the latest", "to view the full story",
+    "you must be logged in", "du musst eingeloggt", "sie sind aktuell nicht eingeloggt",
+    "sie müssen angemeldet", "weitere informationen:", "quellenangaben", "autoren:"};
 
 /* A short line that credits a photo or holds the copyright. */
 static const char *const credit_lines[] = {"©", "(c) ", "copyright", "foto:", "fotos:",
                                            "photo:", "photos:", "bild:", "bilder:",
                                            "titelbild:", "image:", "credit:", "photo credit",
-                                           "bildquelle", "quelle:", "source:", "fuente:"};
+                                           "bildquelle", "quelle:", "source:", "fuente:",
+                                           "beitragsbild", "bildnachweis", "bild via",
+                                           "crédits photo", "crédit photo", "crédito:",
+                                           "(crédito", "foto via", "photo via"};
 
 /* s starts with one of list; when long, only with a label (the phrase
  * then a ':', "Read more: ...") and not with a sentence ("Related to the
@@ -757,6 +772,35 @@ static bool tag_is_line(enum xtag t)
            t == XTAG_b || t == XTAG_em || (tag_is_heading(t) && t != XTAG_h1);
 }
 
+#define AUTHOR_BOX_MAX_CHARS 1500 /* a bio, not an article that names its author box */
+
+/* A class or id that marks the box about the author at the article's end
+ * (a photo, a bio, links to their other articles): "author-box",
+ * "AuthorBox", "author_bio", "about-author", "author-info",
+ * "author-description", WordPress's Simple Author Box "saboxplugin-wrap".
+ * Separators and case aside. */
+static bool names_author_box(const char *v)
+{
+    static const char *const words[] = {"authorbox",  "authorbio",   "authorinfo",
+                                        "aboutauthor", "authordescription", "authorcard",
+                                        "autorbox",   "autorinfo",   "saboxplugin"};
+    char folded[CLASS_MAX];
+    size_t k = 0;
+    for (; v && *v && k + 1 < sizeof folded; v++)
+        if (*v != '-' && *v != '_')
+            folded[k++] = (char)(*v >= 'A' && *v <= 'Z' ? *v + 32 : *v);
+    folded[k] = '\0';
+    return k > 0 && HAS_ANY(folded, words);
+}
+
+static bool is_author_box(struct ctx *c, uint32_t i)
+{
+    if (c->f[i].tlen > AUTHOR_BOX_MAX_CHARS)
+        return false;
+    return names_author_box(xdom_attr(c->d, i, XATTR_class, NULL)) ||
+           names_author_box(xdom_attr(c->d, i, XATTR_id, NULL));
+}
+
 static void clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned flags)
 {
     const struct xdom *d = c->d;
@@ -785,6 +829,11 @@ static void clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned flag
                 remove_subtree(c, i);
                 i = xdom_subtree_end(d, i) - 1;
             }
+            continue;
+        }
+        if (i != root && is_author_box(c, i)) {
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
             continue;
         }
         if (t == XTAG_figcaption && i != root && is_photo_caption(c, i)) {
