@@ -1199,12 +1199,96 @@ static char *byline_in(struct ctx *c, const char *site, unsigned flags)
     return NULL;
 }
 
+#define LABELLED_MAX_CHARS 60 /* "By Jane Doe and John Roe, May 3" */
+
+/* A line that starts with a byline's label ("By ", "Von ", "Autor: ")
+ * and goes on with a capital: the author's line of a theme that marks it
+ * with no class. */
+static bool starts_with_byline_label(const char *s)
+{
+    static const char *const labels[] = {"By ",      "Von ",     "Par ",    "Por ",
+                                         "Door ",    "Written by ", "Written by: ", "By: ", "Autor: ", "Autorin: ",
+                                         "Autor ",   "Text: ",   "Text von "};
+    for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++) {
+        size_t n = strlen(labels[k]);
+        if (strncmp(s, labels[k], n) != 0)
+            continue;
+        unsigned char ch = (unsigned char)s[n];
+        return (ch >= 'A' && ch <= 'Z') || ch >= 0xC3; /* a capital, or a letter outside ASCII */
+    }
+    return false;
+}
+
+/* Every word of a name starts with a capital, connectors aside ("Jane Doe
+ * und John Roe", "Ana de la Cruz"). */
+static bool reads_as_names(const char *s)
+{
+    static const char *const small[] = {"und", "and", "y", "et", "i", "&", "de", "la", "del",
+                                        "van", "von", "der", "da", "di", "le", "du", "mit"};
+    for (const char *w = s; *w;) {
+        while (*w == ' ' || *w == ',')
+            w++;
+        size_t n = 0;
+        while (w[n] && w[n] != ' ' && w[n] != ',')
+            n++;
+        if (n == 0)
+            break;
+        unsigned char ch = (unsigned char)w[0];
+        bool capital = (ch >= 'A' && ch <= 'Z') || ch >= 0xC3;
+        bool connector = false;
+        for (size_t k = 0; k < sizeof small / sizeof small[0] && !capital; k++)
+            connector = connector || (strlen(small[k]) == n && strncmp(w, small[k], n) == 0);
+        if (!capital && !connector)
+            return false;
+        w += n;
+    }
+    return true;
+}
+
+/* The first short visible line outside comments and widgets that starts
+ * with a byline's label and names people. It leaves the main text. */
+static char *labelled_byline(struct ctx *c, const char *site)
+{
+    const struct xdom *d = c->d;
+    struct nfo *f = c->f;
+    mark_gone(c, STRIP_UNLIKELY);
+    sum_pass(c);
+    struct buf b;
+    buf_init(&b, 0);
+    char *found = NULL;
+    for (uint32_t i = 1; i < d->n && !found; i++) {
+        enum xtag t = (enum xtag)d->nodes[i].tag;
+        if (f[i].gone || t == XTAG_TEXT || f[i].tlen < 5 || f[i].tlen > LABELLED_MAX_CHARS ||
+            !(t == XTAG_p || t == XTAG_span || t == XTAG_div || t == XTAG_small ||
+              t == XTAG_em || t == XTAG_strong || t == XTAG_li || t == XTAG_h5 || t == XTAG_h6))
+            continue;
+        buf_reset(&b);
+        xdom_text_line(d, i, &b, 128);
+        if (buf_error(&b) || !b.data || !starts_with_byline_label(b.data) ||
+            in_other_voice(d, i))
+            continue;
+        char *s = byline_names(c, i, site);
+        if (s && reads_as_names(s)) {
+            found = s;
+            uint32_t end = xdom_subtree_end(d, i);
+            for (uint32_t k = i; k < end; k++)
+                f[k].invisible = 1;
+        }
+        i = xdom_subtree_end(d, i) - 1;
+    }
+    buf_release(&b);
+    return found;
+}
+
 /* Outside the boilerplate first (a menu's "Sign in" may have an author
- * class), then in it: a theme's entry header often says "header". */
+ * class), then in it: a theme's entry header often says "header"; then a
+ * line that says "By …" with no class. */
 static char *byline_of_page(struct ctx *c, const char *site)
 {
     char *s = byline_in(c, site, STRIP_UNLIKELY);
-    return s ? s : byline_in(c, site, 0);
+    if (!s)
+        s = byline_in(c, site, 0);
+    return s ? s : labelled_byline(c, site);
 }
 
 /* ---- the lead ----------------------------------------------------------------- */
