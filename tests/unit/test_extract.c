@@ -264,6 +264,13 @@ static void charsets_become_utf8(void **state)
     static const char utf8[] = "<meta charset=\"iso-8859-1\"><title>Caf\xC3\xA9 ok</title>";
     assert_int_equal(extract(&a, utf8, sizeof utf8 - 1, NULL, "iso-8859-1", &p), 0);
     assert_string_equal(p.title, "Caf\xC3\xA9 ok");
+    /* only a <meta> tag's charset counts: a script's (the Wayback Machine's
+     * toolbar comes first) says nothing of the page */
+    static const char wayback[] = "<script charset=\"utf-8\" src=\"/t.js\"></script>"
+                                  "<meta http-equiv=\"Content-Type\" content=\"text/html; "
+                                  "charset=gb2312\"><title>\xC4\xE3\xBA\xC3</title>";
+    assert_int_equal(extract(&a, wayback, sizeof wayback - 1, NULL, NULL, &p), 0);
+    assert_string_equal(p.title, "\xE4\xBD\xA0\xE5\xA5\xBD");
     /* UTF-16 with its byte order mark */
     static const char utf16[] = "\xFF\xFE<\0t\0i\0t\0l\0e\0>\0O\0k\0<\0/\0t\0i\0t\0l\0e\0>\0";
     assert_int_equal(extract(&a, utf16, sizeof utf16 - 1, NULL, NULL, &p), 0);

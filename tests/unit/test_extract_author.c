@@ -111,6 +111,29 @@ static void what_names_no_one_is_refused(void **state)
                       "author and many other things</p>", NULL);
 }
 
+/* Yoast's @graph names the author by @id; the Person with that @id has
+ * the name. A line "By Jane Doe" with no class is the author's line; a
+ * heading or sentence that starts with "Von" is not. */
+static void authors_by_id_and_by_label(void **state)
+{
+    (void)state;
+    assert_author("<script type=\"application/ld+json\">{\"@graph\":[{\"@type\":\"Article\","
+                  "\"author\":{\"@id\":\"https://n.example/#/schema/person/1\"}},"
+                  "{\"@type\":\"Person\",\"@id\":\"https://n.example/#/schema/person/2\","
+                  "\"name\":\"Someone Else\"},"
+                  "{\"@type\":\"Person\",\"@id\":\"https://n.example/#/schema/person/1\","
+                  "\"name\":\"Ada Lovelace\"}]}</script>",
+                  "", "Ada Lovelace");
+    /* an @id that names nothing in the graph gives no name */
+    assert_author("<script type=\"application/ld+json\">{\"@graph\":[{\"@type\":\"Article\","
+                  "\"author\":{\"@id\":\"#nobody\"}}]}</script>",
+                  "", NULL);
+    assert_author("", "<p><em>Written by: Julie Mollins</em></p>", "Julie Mollins");
+    assert_author("", "<p>Von Roland Brockmann und Sebastian Drescher</p>",
+                  "Roland Brockmann und Sebastian Drescher");
+    assert_author("", "<h5>Von der Idee zum fertigen Produkt</h5>", NULL);
+}
+
 static void commenters_are_not_the_author(void **state)
 {
     (void)state;
@@ -129,6 +152,7 @@ int main(void)
         cmocka_unit_test(labels_and_dates_are_cut_off_the_author_line),
         cmocka_unit_test(metadata_authors_are_read_in_order),
         cmocka_unit_test(what_names_no_one_is_refused),
+        cmocka_unit_test(authors_by_id_and_by_label),
         cmocka_unit_test(commenters_are_not_the_author),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -99,11 +99,86 @@ static void quotes_tweets_and_video_captions_stay(void **state)
     arena_release(&a);
 }
 
+/* The lead paragraph above the body, in a header of its own that scoring
+ * leaves out, is put first when the page's description says it; a teaser
+ * that the description does not announce stays out. */
+static const char lead_page[] =
+    "<html><head><title>River plan</title><meta name=\"description\" content=\"The council "
+    "approved the river plan on Tuesday after months of debate.\"></head><body>"
+    "<div class=\"teaser\"><p>Weather: sunny spells all week long in the whole valley.</p></div>"
+    "<div class=\"story-header\"><h1>River plan</h1><p class=\"lead\">The council approved "
+    "the river plan on Tuesday after months of debate. Work starts in May.</p></div>"
+    "<div class=\"article-body\">" PARA(1) PARA(2) PARA(3) PARA(4) PARA(5) "</div></body></html>";
+
+static void the_lead_the_description_announces_comes_first(void **state)
+{
+    (void)state;
+    struct arena a;
+    arena_init(&a, 0);
+    struct extracted_page p;
+    struct extract_options opt = {.url = "https://news.example/2024/05/river-plan"};
+    assert_int_equal(extract_page(&a, lead_page, sizeof lead_page - 1, &opt, &p), 0);
+    assert_true(p.readerable);
+    if (strncmp(p.text, "The council approved the river plan on Tuesday after months of debate. "
+                        "Work starts in May.\nParagraph 1 of", 91) != 0)
+        fail_msg("no lead first in [%s]", p.text);
+    assert_int_equal(strlen(p.text), p.text_len);
+    if (strstr(p.text, "sunny spells"))
+        fail_msg("kept the teaser in [%s]", p.text);
+    /* once only when the body holds it already */
+    const char *again = strstr(p.text + 10, "The council approved");
+    if (again)
+        fail_msg("lead twice in [%s]", p.text);
+    arena_release(&a);
+}
+
+/* The box about the author at the end goes, by its class; so do more
+ * pointers, asks and credits in other languages, while a sentence that
+ * starts with such a word stays. */
+static const char box_page[] =
+    "<html><head><title>River plan</title></head><body><article class=\"post\">" PARA(1) PARA(2)
+    "<p>Beitragsbild: Stadtarchiv</p>" PARA(3)
+    "<p>Vea también: Otro artículo sobre el río</p>" PARA(4)
+    "<p>Siehe auch die Brücke im Tal</p>"
+    "<p>Subscribe now to our print edition for the full story.</p>"
+    "<p>Never miss the latest news: sign up today!</p>"
+    "<p>Sie sind aktuell nicht eingeloggt.</p>"
+    "<div class=\"AuthorBox\"><p>Jane Doe writes about rivers and bridges for the paper, and "
+    "has done so for ten years.</p></div>"
+    "<div class=\"saboxplugin-wrap\"><div class=\"saboxplugin-desc\"><p>Ich mag jede Art von "
+    "Fotografie.</p></div></div>"
+    "</article></body></html>";
+
+static void author_boxes_and_more_lines_are_dropped(void **state)
+{
+    (void)state;
+    struct arena a;
+    arena_init(&a, 0);
+    struct extracted_page p;
+    struct extract_options opt = {.url = "https://news.example/2024/05/river-plan"};
+    assert_int_equal(extract_page(&a, box_page, sizeof box_page - 1, &opt, &p), 0);
+    for (int n = 1; n <= 4; n++) {
+        char want[32];
+        snprintf(want, sizeof want, "Paragraph %d of", n);
+        if (!strstr(p.text, want))
+            fail_msg("lost [%s] in [%s]", want, p.text);
+    }
+    static const char *const gone[] = {"Beitragsbild", "Vea también", "Siehe auch",
+                                       "Subscribe now", "Never miss", "eingeloggt",
+                                       "Jane Doe writes", "jede Art"};
+    for (size_t k = 0; k < sizeof gone / sizeof gone[0]; k++)
+        if (strstr(p.text, gone[k]))
+            fail_msg("kept [%s] in [%s]", gone[k], p.text);
+    arena_release(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lines_that_are_not_the_article_are_dropped),
         cmocka_unit_test(quotes_tweets_and_video_captions_stay),
+        cmocka_unit_test(the_lead_the_description_announces_comes_first),
+        cmocka_unit_test(author_boxes_and_more_lines_are_dropped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -664,13 +664,28 @@ static const char *const other_lines[] = {
     "have a tip", "got a tip", "kommentar verfassen", "kommentieren", "wird geladen",
     "war der artikel", "möchten sie den artikel", "share this", "diesen artikel teilen",
     "tags:", "schlagwörter", "schlagworte", "stichwörter", "etiquetas:", "tagi:", "mots-clés",
-    "filed under", "posted in", "kategorie:", "categories:", "alle angaben ohne gewähr"};
+    "filed under", "posted in", "kategorie:", "categories:", "alle angaben ohne gewähr",
+    /* more pointers to other articles, by language */
+    "related articles", "related posts", "more stories", "siehe auch", "verwandte artikel",
+    "verwandte beiträge", "empfohlene beiträge", "weitere beiträge", "mehr themen",
+    "kommentierte artikel", "meistgelesen", "das thema könnte", "diese artikel könnten",
+    "das könnte dich", "noticias relacionadas", "notas relacionadas", "vea también",
+    "le puede interesar", "te puede interesar", "también te puede", "puedes ver:",
+    "lire la suite", "à voir aussi", "\u00c0 voir aussi", "sur le même sujet",
+    "czytaj więcej", "czytaj również", "przeczytaj również", "zobacz również",
+    /* the footer's asks: follow, subscribe, log in to comment */
+    "subscribe now", "never miss", "get the latest", "to view the full story",
+    "you must be logged in", "du musst eingeloggt", "sie sind aktuell nicht eingeloggt",
+    "sie müssen angemeldet", "weitere informationen:", "quellenangaben", "autoren:"};
 
 /* A short line that credits a photo or holds the copyright. */
 static const char *const credit_lines[] = {"©", "(c) ", "copyright", "foto:", "fotos:",
                                            "photo:", "photos:", "bild:", "bilder:",
                                            "titelbild:", "image:", "credit:", "photo credit",
-                                           "bildquelle", "quelle:", "source:", "fuente:"};
+                                           "bildquelle", "quelle:", "source:", "fuente:",
+                                           "beitragsbild", "bildnachweis", "bild via",
+                                           "crédits photo", "crédit photo", "crédito:",
+                                           "(crédito", "foto via", "photo via"};
 
 /* s starts with one of list; when long, only with a label (the phrase
  * then a ':', "Read more: ...") and not with a sentence ("Related to the
@@ -757,6 +772,35 @@ static bool tag_is_line(enum xtag t)
            t == XTAG_b || t == XTAG_em || (tag_is_heading(t) && t != XTAG_h1);
 }
 
+#define AUTHOR_BOX_MAX_CHARS 1500 /* a bio, not an article that names its author box */
+
+/* A class or id that marks the box about the author at the article's end
+ * (a photo, a bio, links to their other articles): "author-box",
+ * "AuthorBox", "author_bio", "about-author", "author-info",
+ * "author-description", WordPress's Simple Author Box "saboxplugin-wrap".
+ * Separators and case aside. */
+static bool names_author_box(const char *v)
+{
+    static const char *const words[] = {"authorbox",  "authorbio",   "authorinfo",
+                                        "aboutauthor", "authordescription", "authorcard",
+                                        "autorbox",   "autorinfo",   "saboxplugin"};
+    char folded[CLASS_MAX];
+    size_t k = 0;
+    for (; v && *v && k + 1 < sizeof folded; v++)
+        if (*v != '-' && *v != '_')
+            folded[k++] = (char)(*v >= 'A' && *v <= 'Z' ? *v + 32 : *v);
+    folded[k] = '\0';
+    return k > 0 && HAS_ANY(folded, words);
+}
+
+static bool is_author_box(struct ctx *c, uint32_t i)
+{
+    if (c->f[i].tlen > AUTHOR_BOX_MAX_CHARS)
+        return false;
+    return names_author_box(xdom_attr(c->d, i, XATTR_class, NULL)) ||
+           names_author_box(xdom_attr(c->d, i, XATTR_id, NULL));
+}
+
 static void clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned flags)
 {
     const struct xdom *d = c->d;
@@ -785,6 +829,11 @@ static void clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned flag
                 remove_subtree(c, i);
                 i = xdom_subtree_end(d, i) - 1;
             }
+            continue;
+        }
+        if (i != root && is_author_box(c, i)) {
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
             continue;
         }
         if (t == XTAG_figcaption && i != root && is_photo_caption(c, i)) {
@@ -1150,12 +1199,186 @@ static char *byline_in(struct ctx *c, const char *site, unsigned flags)
     return NULL;
 }
 
+#define LABELLED_MAX_CHARS 60 /* "By Jane Doe and John Roe, May 3" */
+
+/* A line that starts with a byline's label ("By ", "Von ", "Autor: ")
+ * and goes on with a capital: the author's line of a theme that marks it
+ * with no class. */
+static bool starts_with_byline_label(const char *s)
+{
+    static const char *const labels[] = {"By ",      "Von ",     "Par ",    "Por ",
+                                         "Door ",    "Written by ", "Written by: ", "By: ", "Autor: ", "Autorin: ",
+                                         "Autor ",   "Text: ",   "Text von "};
+    for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++) {
+        size_t n = strlen(labels[k]);
+        if (strncmp(s, labels[k], n) != 0)
+            continue;
+        unsigned char ch = (unsigned char)s[n];
+        return (ch >= 'A' && ch <= 'Z') || ch >= 0xC3; /* a capital, or a letter outside ASCII */
+    }
+    return false;
+}
+
+/* Every word of a name starts with a capital, connectors aside ("Jane Doe
+ * und John Roe", "Ana de la Cruz"). */
+static bool reads_as_names(const char *s)
+{
+    static const char *const small[] = {"und", "and", "y", "et", "i", "&", "de", "la", "del",
+                                        "van", "von", "der", "da", "di", "le", "du", "mit"};
+    for (const char *w = s; *w;) {
+        while (*w == ' ' || *w == ',')
+            w++;
+        size_t n = 0;
+        while (w[n] && w[n] != ' ' && w[n] != ',')
+            n++;
+        if (n == 0)
+            break;
+        unsigned char ch = (unsigned char)w[0];
+        bool capital = (ch >= 'A' && ch <= 'Z') || ch >= 0xC3;
+        bool connector = false;
+        for (size_t k = 0; k < sizeof small / sizeof small[0] && !capital; k++)
+            connector = connector || (strlen(small[k]) == n && strncmp(w, small[k], n) == 0);
+        if (!capital && !connector)
+            return false;
+        w += n;
+    }
+    return true;
+}
+
+/* The first short visible line outside comments and widgets that starts
+ * with a byline's label and names people. It leaves the main text. */
+static char *labelled_byline(struct ctx *c, const char *site)
+{
+    const struct xdom *d = c->d;
+    struct nfo *f = c->f;
+    mark_gone(c, STRIP_UNLIKELY);
+    sum_pass(c);
+    struct buf b;
+    buf_init(&b, 0);
+    char *found = NULL;
+    for (uint32_t i = 1; i < d->n && !found; i++) {
+        enum xtag t = (enum xtag)d->nodes[i].tag;
+        if (f[i].gone || t == XTAG_TEXT || f[i].tlen < 5 || f[i].tlen > LABELLED_MAX_CHARS ||
+            !(t == XTAG_p || t == XTAG_span || t == XTAG_div || t == XTAG_small ||
+              t == XTAG_em || t == XTAG_strong || t == XTAG_li || t == XTAG_h5 || t == XTAG_h6))
+            continue;
+        buf_reset(&b);
+        xdom_text_line(d, i, &b, 128);
+        if (buf_error(&b) || !b.data || !starts_with_byline_label(b.data) ||
+            in_other_voice(d, i))
+            continue;
+        char *s = byline_names(c, i, site);
+        if (s && reads_as_names(s)) {
+            found = s;
+            uint32_t end = xdom_subtree_end(d, i);
+            for (uint32_t k = i; k < end; k++)
+                f[k].invisible = 1;
+        }
+        i = xdom_subtree_end(d, i) - 1;
+    }
+    buf_release(&b);
+    return found;
+}
+
 /* Outside the boilerplate first (a menu's "Sign in" may have an author
- * class), then in it: a theme's entry header often says "header". */
+ * class), then in it: a theme's entry header often says "header"; then a
+ * line that says "By …" with no class. */
 static char *byline_of_page(struct ctx *c, const char *site)
 {
     char *s = byline_in(c, site, STRIP_UNLIKELY);
-    return s ? s : byline_in(c, site, 0);
+    if (!s)
+        s = byline_in(c, site, 0);
+    return s ? s : labelled_byline(c, site);
+}
+
+/* ---- the lead ----------------------------------------------------------------- */
+
+#define LEAD_MATCH_BYTES 80   /* folded bytes of the description compared */
+#define LEAD_MIN_BYTES 30     /* a shorter description says too little to match */
+#define LEAD_MAX_CHARS_TEXT 1500 /* a lead is a paragraph, not a page */
+
+/* Folded a starts with folded b's first LEAD_MATCH_BYTES bytes (or all of
+ * b when shorter). */
+static bool folded_starts(const struct buf *a, const struct buf *b)
+{
+    size_t n = b->len < LEAD_MATCH_BYTES ? b->len : LEAD_MATCH_BYTES;
+    return a->len >= n && memcmp(a->data, b->data, n) == 0;
+}
+
+/* The lead paragraph (the dek, the standfirst) sits above the article's
+ * body in a container of its own, which scoring seldom joins: the page's
+ * description often says it word for word. When the main text does not
+ * hold the description's start, the last visible paragraph before the
+ * main text that starts with it is put before it. Returns the node, or 0. */
+static uint32_t lead_before(struct ctx *c, const struct pick *pk, const char *desc,
+                            const char *text)
+{
+    const struct xdom *d = c->d;
+    struct nfo *f = c->f;
+    if (!desc || pk->n == 0 || pk->nodes[0] == 0)
+        return 0;
+    struct buf want, got, line;
+    buf_init(&want, 0);
+    buf_init(&got, 0);
+    buf_init(&line, 0);
+    squash(&want, desc);
+    uint32_t found = 0;
+    if (want.len < LEAD_MIN_BYTES || buf_error(&want))
+        goto out;
+    if (want.len > LEAD_MATCH_BYTES)
+        want.data[want.len = LEAD_MATCH_BYTES] = '\0';
+    squash(&got, text);
+    if (buf_error(&got) || (got.data && strstr(got.data, want.data)))
+        goto out; /* the main text has it already */
+    mark_gone(c, 0);
+    sum_pass(c);
+    uint32_t first = pk->nodes[0];
+    for (uint32_t i = 1; i < first; i++) {
+        enum xtag t = (enum xtag)d->nodes[i].tag;
+        if (f[i].gone) {
+            i = xdom_subtree_end(d, i) - 1;
+            continue;
+        }
+        bool para = t == XTAG_p || (tag_is_heading(t) && t != XTAG_h1) ||
+                    (tag_div_like(t) && !f[i].has_block);
+        if (!para || f[i].tlen < LEAD_MIN_BYTES || f[i].tlen > LEAD_MAX_CHARS_TEXT ||
+            xdom_subtree_end(d, i) > first)
+            continue;
+        buf_reset(&line);
+        buf_reset(&got);
+        xdom_text_line(d, i, &line, 1024);
+        squash(&got, line.data);
+        if (!buf_error(&got) && folded_starts(&got, &want))
+            found = i;
+        i = xdom_subtree_end(d, i) - 1;
+    }
+out:
+    buf_release(&want);
+    buf_release(&got);
+    buf_release(&line);
+    return found;
+}
+
+/* text with the lead node's text and a line break before it. */
+static char *with_lead(struct ctx *c, uint32_t lead, const char *text, size_t *len)
+{
+    struct render r = {.b = BUF_INIT};
+    buf_init(&r.b, 0);
+    render_subtree(c, &r, lead);
+    while (r.b.len > 0 && (r.b.data[r.b.len - 1] == '\n' || r.b.data[r.b.len - 1] == ' '))
+        r.b.data[--r.b.len] = '\0';
+    char *s = NULL;
+    if (r.b.len > 0 && r.b.len + 1 + *len <= EXTRACT_MAX_TEXT) {
+        buf_putc(&r.b, '\n');
+        buf_append(&r.b, text, *len);
+        if (!buf_error(&r.b)) {
+            s = arena_strndup(c->a, r.b.data, r.b.len);
+            if (s)
+                *len = r.b.len;
+        }
+    }
+    buf_release(&r.b);
+    return s;
 }
 
 /* ---- article or not ---------------------------------------------------------- */
@@ -1325,8 +1548,15 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
                                       best_chars);
     if (!out->image)
         out->image = lead_image(&c, &pk, base);
+    const char *desc = out->excerpt;
     if (!out->excerpt)
         out->excerpt = first_paragraph(&c, &pk);
+    if (out->readerable) {
+        uint32_t lead = lead_before(&c, &pk, desc, out->text);
+        char *t = lead ? with_lead(&c, lead, out->text, &out->text_len) : NULL;
+        if (t)
+            out->text = t;
+    }
     rc = c.rc;
 out:
     free(c.f);

@@ -16,8 +16,10 @@
  * (a page that declares Latin-1 but is UTF-8 is far more common than
  * Latin-1 text that happens to be valid UTF-8; pure ASCII reads the same
  * in every charset pages declare), parsed in place without a copy; the
- * caller's HTTP charset; a charset in the first 8 KB (<meta charset>,
- * http-equiv); else windows-1252, as browsers do. Labels are mapped to
+ * caller's HTTP charset; a charset in a <meta> tag in the first 8 KB
+ * (<meta charset>, http-equiv; a "charset=" elsewhere, such as the
+ * <script charset="utf-8"> the Wayback Machine puts before the page's own
+ * head, says nothing of the page); else windows-1252, as browsers do. Labels are mapped to
  * their WHATWG supersets (ISO-8859-1 and ASCII are windows-1252, GB2312 is
  * GB18030) and converted with iconv. libxml2 then gets UTF-8 only and is
  * told to ignore any declaration: its own encoding switch half-way through
@@ -55,13 +57,30 @@ static bool is_label_char(char c)
            c == '_' || c == '.' || c == ':';
 }
 
-/* A "charset=" in the first SNIFF_BYTES bytes, lower case, into out. */
+/* Offset i of p sits inside a <meta ...> tag: the nearest '<' before it,
+ * with no '>' between, opens "<meta". */
+static bool in_meta_tag(const char *p, size_t i)
+{
+    while (i > 0) {
+        i--;
+        if (p[i] == '>')
+            return false;
+        if (p[i] == '<')
+            return strncasecmp(p + i + 1, "meta", 4) == 0;
+    }
+    return false;
+}
+
+/* A "charset=" inside a <meta> tag in the first SNIFF_BYTES bytes, lower
+ * case, into out. */
 static bool sniff_charset(const char *p, size_t n, char out[CHARSET_LABEL_MAX])
 {
     if (n > SNIFF_BYTES)
         n = SNIFF_BYTES;
     for (size_t i = 0; i + 7 < n; i++) {
         if ((p[i] | 0x20) != 'c' || strncasecmp(p + i, "charset", 7) != 0)
+            continue;
+        if (!in_meta_tag(p, i))
             continue;
         size_t j = i + 7;
         while (j < n && (p[j] == ' ' || p[j] == '\t' || p[j] == '\n' || p[j] == '\r'))

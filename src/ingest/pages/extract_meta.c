@@ -105,6 +105,7 @@ struct meta_state {
     char *ld_title, *ld_name, *ld_headline, *ld_author, *ld_desc, *ld_published, *ld_image,
         *ld_site;
     bool ld_article; /* a JSON-LD object of an article type */
+    const json_t *ld_graph; /* the list being read, where an {"@id": …} is looked up */
     uint32_t title_node, html_node, base_node, canonical_node, image_src_node, time_node;
 };
 
@@ -156,20 +157,40 @@ static char *json_str(struct meta_state *m, const json_t *v)
     return clean(m, json_string_value(v), json_string_length(v));
 }
 
-/* A name: a string, {"name": …}, or an array of either joined by ", ". */
+/* The "name" of object o; when it has only an "@id" (Yoast's @graph: the
+ * article's author is {"@id": ".../#/schema/person/…"}, the Person beside
+ * it in the graph has the name), that of the object with the same @id in
+ * the list being read. */
+static const json_t *ref_name(const struct meta_state *m, const json_t *o)
+{
+    const json_t *name = json_object_get(o, "name");
+    const json_t *id = json_object_get(o, "@id");
+    if (name || !json_is_string(id) || !json_is_array(m->ld_graph))
+        return name;
+    for (size_t i = 0; i < json_array_size(m->ld_graph); i++) {
+        const json_t *e = json_array_get(m->ld_graph, i);
+        const json_t *eid = json_is_object(e) ? json_object_get(e, "@id") : NULL;
+        if (e != o && json_is_string(eid) && json_equal(eid, id))
+            return json_object_get(e, "name");
+    }
+    return NULL;
+}
+
+/* A name: a string, {"name": …} (or {"@id": …}, ref_name), or an array of
+ * either joined by ", ". */
 static char *json_names(struct meta_state *m, const json_t *v)
 {
     if (json_is_string(v))
         return json_str(m, v);
     if (json_is_object(v))
-        return json_str(m, json_object_get(v, "name"));
+        return json_str(m, ref_name(m, v));
     if (!json_is_array(v))
         return NULL;
     struct buf b;
     buf_init(&b, EXTRACT_MAX_FIELD);
     for (size_t i = 0; i < json_array_size(v) && i < 32; i++) {
         const json_t *e = json_array_get(v, i);
-        const json_t *s = json_is_object(e) ? json_object_get(e, "name") : e;
+        const json_t *s = json_is_object(e) ? ref_name(m, e) : e;
         if (!json_is_string(s) || json_string_length(s) == 0)
             continue;
         if (b.len)
@@ -228,9 +249,11 @@ static void jsonld_value(struct meta_state *m, const json_t *v)
             continue;
         for (size_t i = 0; i < json_array_size(lists[l]); i++) {
             const json_t *e = json_array_get(lists[l], i);
+            m->ld_graph = lists[l];
             if (json_is_object(e) && is_article(e))
                 jsonld_article(m, e);
             const json_t *g = json_is_object(e) ? json_object_get(e, "@graph") : NULL;
+            m->ld_graph = g;
             for (size_t k = 0; json_is_array(g) && k < json_array_size(g); k++) {
                 const json_t *ge = json_array_get(g, k);
                 if (json_is_object(ge) && is_article(ge))
@@ -238,6 +261,7 @@ static void jsonld_value(struct meta_state *m, const json_t *v)
             }
         }
     }
+    m->ld_graph = NULL;
 }
 
 static void jsonld_read(struct meta_state *m, uint32_t i)
