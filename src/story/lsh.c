@@ -38,9 +38,12 @@ struct story_lsh {
     bool any;
     struct entry *e;
     size_t n, cap;
-    /* open addressing: tkey[i] == 0 empty; thead[i] the newest entry */
-    uint64_t *tkey;
-    uint32_t *thead;
+    /* open addressing: t[i].key == 0 empty; t[i].head the newest entry
+     * (one cache line per probe) */
+    struct slot {
+        uint64_t key;
+        uint32_t head;
+    } *t;
     size_t tcap, tused;
 };
 
@@ -53,24 +56,18 @@ static uint64_t slot_key(unsigned slot, uint64_t key)
 static size_t table_find(const struct story_lsh *l, uint64_t k)
 {
     size_t mask = l->tcap - 1, i = (size_t)k & mask;
-    while (l->tkey[i] != 0 && l->tkey[i] != k)
+    while (l->t[i].key != 0 && l->t[i].key != k)
         i = (i + 1) & mask;
     return i;
 }
 
 static int table_alloc(struct story_lsh *l, size_t cap)
 {
-    uint64_t *k = calloc(cap, sizeof *k);
-    uint32_t *h = malloc(cap * sizeof *h);
-    if (k == NULL || h == NULL) {
-        free(k);
-        free(h);
+    struct slot *t = calloc(cap, sizeof *t);
+    if (t == NULL)
         return ERR_NOMEM;
-    }
-    free(l->tkey);
-    free(l->thead);
-    l->tkey = k;
-    l->thead = h;
+    free(l->t);
+    l->t = t;
     l->tcap = cap;
     l->tused = 0;
     return 0;
@@ -86,13 +83,13 @@ static void link_entry(struct story_lsh *l, uint32_t i)
             continue;
         uint64_t k = slot_key(s, e->key[s]);
         size_t at = table_find(l, k);
-        if (l->tkey[at] == 0) {
-            l->tkey[at] = k;
+        if (l->t[at].key == 0) {
+            l->t[at].key = k;
             l->tused++;
         } else {
-            e->next[s] = l->thead[at];
+            e->next[s] = l->t[at].head;
         }
-        l->thead[at] = i;
+        l->t[at].head = i;
     }
 }
 
@@ -168,8 +165,7 @@ void story_lsh_free(struct story_lsh *l)
     if (l == NULL)
         return;
     free(l->e);
-    free(l->tkey);
-    free(l->thead);
+    free(l->t);
     free(l);
 }
 
@@ -224,7 +220,7 @@ static uint32_t chain_head(const struct story_lsh *l, unsigned slot, uint64_t ke
         return NONE;
     uint64_t k = slot_key(slot, key);
     size_t at = table_find(l, k);
-    return l->tkey[at] == 0 ? NONE : l->thead[at];
+    return l->t[at].key == 0 ? NONE : l->t[at].head;
 }
 
 int64_t story_lsh_find_url(const struct story_lsh *l, uint64_t url_key)

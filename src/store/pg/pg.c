@@ -199,8 +199,7 @@ static const char *const schema_v3[] = {
 /* clang-format on */
 
 static const char *const schema_v4[] = {
-    "ALTER TABLE articles ADD COLUMN IF NOT EXISTS story_id BIGINT;"
-    "CREATE INDEX IF NOT EXISTS articles_by_story ON articles(story_id, id);",
+    "ALTER TABLE articles ADD COLUMN IF NOT EXISTS story_id BIGINT;",
     NULL};
 
 /* Each migration: its statements (each under C's 4095-byte literal limit). */
