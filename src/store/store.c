@@ -149,6 +149,13 @@ int store_log_open(struct store_log **out, struct store *s, const char *local_di
 int store_articles_put(struct store *s, struct article *arts, size_t n,
                        struct store_put_stats *stats, struct err *err)
 {
+    return store_articles_put_prepared(s, arts, NULL, n, stats, err);
+}
+
+int store_articles_put_prepared(struct store *s, struct article *arts,
+                                const struct story_prep *preps, size_t n,
+                                struct store_put_stats *stats, struct err *err)
+{
     if (stats) {
         stats->inserted = 0;
         stats->updated = 0;
@@ -157,7 +164,7 @@ int store_articles_put(struct store *s, struct article *arts, size_t n,
         return 0;
     if (arts == NULL)
         return err_set(err, ERR_INVALID, "no articles");
-    int rc = store_stories_assign(s->stories, s->be, arts, n, err);
+    int rc = store_stories_assign(s->stories, s->be, arts, preps, n, err);
     if (rc < 0)
         return rc;
     return s->be->articles_put(s->be, arts, n, stats, err);

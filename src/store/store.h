@@ -197,6 +197,14 @@ int store_fulltext_set(struct store *s, bool on, struct err *err);
 int store_articles_put(struct store *s, struct article *arts, size_t n,
                        struct store_put_stats *stats, struct err *err);
 
+/* store_articles_put with each article's story inputs made already
+ * (story/assign.h story_prepare; preps[i] for arts[i], NULL: made here):
+ * an import makes them on its parsing thread, off the writer's. */
+struct story_prep;
+int store_articles_put_prepared(struct store *s, struct article *arts,
+                                const struct story_prep *preps, size_t n,
+                                struct store_put_stats *stats, struct err *err);
+
 /* The story window of this process's puts, in days of publication time
  * (story/assign.h; clamped to 1..60, default 3): an article is compared
  * with the articles published up to this long before it. Set before the

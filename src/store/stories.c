@@ -76,7 +76,7 @@ static int window_start(struct store_stories *st, struct store_backend *be, stru
 }
 
 int store_stories_assign(struct store_stories *st, struct store_backend *be, struct article *arts,
-                         size_t n, struct err *err)
+                         const struct story_prep *preps, size_t n, struct err *err)
 {
     int rc = 0;
     pthread_mutex_lock(&st->lock);
@@ -85,9 +85,14 @@ int store_stories_assign(struct store_stories *st, struct store_backend *be, str
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (arts[i].story_id != 0)
             continue;
-        struct story_input in = {arts[i].canonical_url, arts[i].title, arts[i].description,
-                                 arts[i].content, arts[i].published_at};
-        if ((rc = story_assign(st->assigner, &in, &arts[i].story_id, NULL)) < 0)
+        struct story_prep made;
+        const struct story_prep *p = preps ? &preps[i] : &made;
+        if (preps == NULL) {
+            struct story_input in = {arts[i].canonical_url, arts[i].title, arts[i].description,
+                                     arts[i].content, arts[i].published_at};
+            story_prepare(&made, &in);
+        }
+        if ((rc = story_assign_prepared(st->assigner, p, &arts[i].story_id, NULL)) < 0)
             err_set(err, rc, "article %zu: cannot assign its story: out of memory", i);
     }
     pthread_mutex_unlock(&st->lock);

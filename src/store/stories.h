@@ -17,8 +17,10 @@ void store_stories_free(struct store_stories *st);
  * start of the window (set it before the first put). */
 void store_stories_window_days(struct store_stories *st, int64_t days);
 
-/* Give every article of arts whose story_id is 0 its story. */
+/* Give every article of arts whose story_id is 0 its story; preps (may
+ * be NULL) holds what story_prepare made of each. */
+struct story_prep;
 int store_stories_assign(struct store_stories *st, struct store_backend *be, struct article *arts,
-                         size_t n, struct err *err);
+                         const struct story_prep *preps, size_t n, struct err *err);
 
 #endif

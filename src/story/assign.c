@@ -51,37 +51,51 @@ size_t story_assigner_size(const struct story_assigner *a)
     return story_lsh_size(a->lsh);
 }
 
-int story_assign(struct story_assigner *a, const struct story_input *in, int64_t *story,
-                 enum story_rule *rule)
+void story_prepare(struct story_prep *out, const struct story_input *in)
 {
-    struct story_sketch sk;
-    uint64_t uk = story_url_key(in->canonical_url);
-    uint64_t tk = story_title_key(in->title);
-    uint64_t hk = story_host_key(in->canonical_url);
+    out->title_key = story_sketch_build_titled(&out->sk, in->title, in->description, in->content);
+    out->url_key = story_url_key(in->canonical_url);
+    out->host_key = story_host_key(in->canonical_url);
+    out->founded = story_id_for_url(in->canonical_url);
+    out->published_at = in->published_at;
+}
+
+int story_assign_prepared(struct story_assigner *a, const struct story_prep *p, int64_t *story,
+                          enum story_rule *rule)
+{
     enum story_rule why = STORY_RULE_NEW;
     double sim = 0;
-    int64_t s = story_lsh_find_url(a->lsh, uk);
+    int64_t s;
 
-    story_sketch_build(&sk, in->title, in->description, in->content);
-    if (s != 0)
+    story_lsh_prefetch(a->lsh, p->url_key, p->title_key, &p->sk);
+    if ((s = story_lsh_find_url(a->lsh, p->url_key)) != 0)
         why = STORY_RULE_URL;
-    else if ((s = story_lsh_find_title(a->lsh, tk, in->published_at, a->p.title_window_s)) != 0)
+    else if ((s = story_lsh_find_title(a->lsh, p->title_key, p->published_at,
+                                       a->p.title_window_s)) != 0)
         why = STORY_RULE_TITLE;
-    else if ((s = story_lsh_find_similar(a->lsh, &sk, hk, in->published_at, a->p.threshold,
-                                         &sim)) != 0)
+    else if ((s = story_lsh_find_similar(a->lsh, &p->sk, p->host_key, p->published_at,
+                                         a->p.threshold, &sim)) != 0)
         why = STORY_RULE_SIMILAR;
     else
-        s = story_id_for_url(in->canonical_url);
+        s = p->founded;
     *story = s;
     if (rule)
         *rule = why;
-    return story_lsh_add(a->lsh, in->published_at, s, hk, uk, tk, &sk);
+    return story_lsh_add(a->lsh, p->published_at, s, p->host_key, p->url_key, p->title_key,
+                         &p->sk);
+}
+
+int story_assign(struct story_assigner *a, const struct story_input *in, int64_t *story,
+                 enum story_rule *rule)
+{
+    struct story_prep p;
+    story_prepare(&p, in);
+    return story_assign_prepared(a, &p, story, rule);
 }
 
 int story_remember(struct story_assigner *a, const struct story_input *in, int64_t story)
 {
-    struct story_sketch sk;
-    story_sketch_build(&sk, in->title, in->description, in->content);
-    return story_lsh_add(a->lsh, in->published_at, story, story_host_key(in->canonical_url),
-                         story_url_key(in->canonical_url), story_title_key(in->title), &sk);
+    struct story_prep p;
+    story_prepare(&p, in);
+    return story_lsh_add(a->lsh, p.published_at, story, p.host_key, p.url_key, p.title_key, &p.sk);
 }

@@ -41,6 +41,19 @@ struct story_input {
 
 enum story_rule { STORY_RULE_NEW = 0, STORY_RULE_URL, STORY_RULE_TITLE, STORY_RULE_SIMILAR };
 
+/* What the rules compare of an article, made from its text alone: the
+ * costly part of an assignment (the words of the text), so an import makes
+ * it on its parsing thread and leaves the writer only the window's look-ups
+ * (store_articles_put_prepared). Pure and thread-safe. */
+struct story_prep {
+    struct story_sketch sk;
+    uint64_t url_key, title_key, host_key;
+    int64_t founded; /* story_id_for_url(canonical_url): the id it founds */
+    int64_t published_at;
+};
+
+void story_prepare(struct story_prep *out, const struct story_input *in);
+
 struct story_assigner;
 
 int story_assigner_new(struct story_assigner **out, const struct story_params *p);
@@ -50,6 +63,10 @@ void story_assigner_free(struct story_assigner *a);
  * *rule (may be NULL) says which rule decided. ERR_NOMEM. */
 int story_assign(struct story_assigner *a, const struct story_input *in, int64_t *story,
                  enum story_rule *rule);
+
+/* story_assign with the article prepared already (story_prepare). */
+int story_assign_prepared(struct story_assigner *a, const struct story_prep *p, int64_t *story,
+                          enum story_rule *rule);
 
 /* Remember an article whose story is already known (a stored one). */
 int story_remember(struct story_assigner *a, const struct story_input *in, int64_t story);

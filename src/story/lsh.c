@@ -6,8 +6,8 @@
  * published within the window of its own time, whatever order they come
  * in (an import of old articles, a feed that is late).
  *
- * Memory follows the window, not the input: once the entries have doubled
- * since the last clean-up (and are at least COMPACT_MIN), those published
+ * Memory follows the window, not the input: once the entries are four
+ * times what the last clean-up kept (and are at least COMPACT_MIN), those published
  * more than two windows before the recent end of the held times go (the
  * slack keeps late and out-of-order articles comparable), and the table is
  * built again from the rest: amortised O(1) per add. An import of years
@@ -167,15 +167,29 @@ static int compact(struct story_lsh *l)
     qsort(ts, l->n, sizeof *ts, cmp_i64);
     int64_t recent = ts[l->n - 1 - l->n / 100];
     int64_t cut = recent > INT64_MIN + 2 * l->window_s ? recent - 2 * l->window_s : INT64_MIN;
-    if (l->n >= STORY_LSH_MAX_ENTRIES && ts[l->n / 2] > cut)
+    /* At the cut time itself, keep at most `at_cut` entries (the latest
+     * come): a full window of one time still halves. */
+    size_t at_cut = SIZE_MAX;
+    if (l->n >= STORY_LSH_MAX_ENTRIES && ts[l->n / 2] >= cut) {
         cut = ts[l->n / 2];
+        size_t above = 0;
+        for (size_t i = l->n / 2; i < l->n; i++)
+            above += ts[i] > cut;
+        at_cut = l->n / 2 > above ? l->n / 2 - above : 0;
+    }
     free(ts);
-    size_t w = 0;
+    size_t w = 0, equal = 0;
     for (size_t i = 0; i < l->n; i++)
-        if (l->e[i].t >= cut)
-            l->e[w++] = l->e[i];
+        equal += l->e[i].t == cut;
+    for (size_t i = 0; i < l->n; i++) {
+        const struct entry *e = &l->e[i];
+        if (e->t == cut && equal-- > at_cut)
+            continue; /* an earlier one of too many at the cut */
+        if (e->t >= cut)
+            l->e[w++] = *e;
+    }
     l->n = w;
-    l->compact_at = 2 * w > COMPACT_MIN ? 2 * w : COMPACT_MIN;
+    l->compact_at = 4 * w > COMPACT_MIN ? 4 * w : COMPACT_MIN;
     if (l->compact_at > STORY_LSH_MAX_ENTRIES)
         l->compact_at = STORY_LSH_MAX_ENTRIES;
     if (l->cap > 4 * l->compact_at) { /* give back what a burst took */
@@ -185,7 +199,8 @@ static int compact(struct story_lsh *l)
             l->cap = l->compact_at;
         }
     }
-    return rebuild(l, 0);
+    /* room for the keys until the next clean-up: no growth on the way */
+    return rebuild(l, l->compact_at > w ? (l->compact_at - w) * NSLOTS : 0);
 }
 
 int story_lsh_new(struct story_lsh **out, int64_t window_s)
@@ -257,6 +272,14 @@ static uint32_t chain_head(const struct story_lsh *l, uint64_t k)
     return l->t[at].key == 0 ? NONE : l->t[at].head;
 }
 
+void story_lsh_prefetch(const struct story_lsh *l, uint64_t url_key, uint64_t title_key,
+                        const struct story_sketch *sk)
+{
+    uint64_t k[NSLOTS];
+    entry_keys(k, url_key, title_key, sk);
+    table_prefetch(l, k);
+}
+
 int64_t story_lsh_find_url(const struct story_lsh *l, uint64_t url_key)
 {
     unsigned seen = 0;
@@ -296,7 +319,6 @@ int64_t story_lsh_find_similar(const struct story_lsh *l, const struct story_ske
     if (sk->shingles < STORY_SKETCH_MIN_SHINGLES)
         return 0;
     entry_keys(k, 0, 0, sk);
-    table_prefetch(l, k);
     for (unsigned b = 0; b < STORY_LSH_BANDS; b++) {
         unsigned seen = 0;
         for (uint32_t i = chain_head(l, k[SLOT_BAND0 + b]); i != NONE && seen < STORY_LSH_CHAIN_MAX;

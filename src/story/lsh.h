@@ -38,8 +38,13 @@ void story_lsh_free(struct story_lsh *l);
 int story_lsh_add(struct story_lsh *l, int64_t t, int64_t story, uint64_t host_key,
                   uint64_t url_key, uint64_t title_key, const struct story_sketch *sk);
 
-/* The story of the newest article with this URL key (at any time: the
- * same article again); 0 none. */
+/* Start loading where the look-ups of an article's keys will go (a hint:
+ * in a window larger than the cache the probes then overlap). */
+void story_lsh_prefetch(const struct story_lsh *l, uint64_t url_key, uint64_t title_key,
+                        const struct story_sketch *sk);
+
+/* The story of the newest article with this URL key (the same article
+ * again, at any time the window still holds); 0 none. */
 int64_t story_lsh_find_url(const struct story_lsh *l, uint64_t url_key);
 
 /* The story of the newest article with this title key published within

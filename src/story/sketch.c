@@ -159,7 +159,30 @@ static int each_word(const char *s, size_t n, int (*word)(void *ctx, uint64_t h)
 
 /* ---- sketches ---------------------------------------------------------- */
 
+struct title_hasher {
+    uint64_t h;
+    unsigned words;
+};
+
+static int title_word(void *ctx, uint64_t wh)
+{
+    struct title_hasher *t = ctx;
+    t->h = hash_mix64(t->h ^ wh);
+    t->words++;
+    return 0;
+}
+
+/* The key of a title that was read (story_title_key). */
+static uint64_t title_key_of(const struct title_hasher *t)
+{
+    if (t->words < STORY_TITLE_MIN_WORDS)
+        return 0;
+    uint64_t k = hash_mix64(t->h);
+    return k ? k : 1;
+}
+
 struct shingler {
+    struct title_hasher title;            /* the title's key, made in the same pass */
     uint64_t recent[STORY_SHINGLE_WORDS]; /* hashes of the last words */
     unsigned words;                       /* words read */
     uint64_t filled;                      /* bins reached */
@@ -176,9 +199,11 @@ static int shingle_word(void *ctx, uint64_t wh)
     s->words++;
     if (s->words < STORY_SHINGLE_WORDS)
         return 0;
-    uint64_t h = HASH_FNV1A64_INIT;
+    /* The words' hashes are well spread already: one finalizer per shingle
+     * (the order counts through the multiply). */
+    uint64_t h = 0;
     for (unsigned i = 0; i < STORY_SHINGLE_WORDS; i++)
-        h = hash_mix64(h ^ s->recent[i]) + i;
+        h = (h ^ s->recent[i]) * 0x9E3779B97F4A7C15ULL;
     h = hash_mix64(h);
     unsigned bin = (unsigned)(h >> BIN_SHIFT);
     uint32_t v = (uint32_t)h;
@@ -186,6 +211,16 @@ static int shingle_word(void *ctx, uint64_t wh)
         s->sk->slot[bin] = v;
     s->filled |= (uint64_t)1 << bin;
     s->sk->shingles++;
+    return 0;
+}
+
+/* A word of the title: its key reads every word, the sketch up to its
+ * limit. */
+static int shingle_title_word(void *ctx, uint64_t wh)
+{
+    struct shingler *s = ctx;
+    (void)title_word(&s->title, wh);
+    (void)shingle_word(s, wh);
     return 0;
 }
 
@@ -198,18 +233,25 @@ static void shingle_text(struct shingler *s, const char *t, size_t n)
 void story_sketch_build(struct story_sketch *out, const char *title, const char *description,
                         const char *content)
 {
+    (void)story_sketch_build_titled(out, title, description, content);
+}
+
+uint64_t story_sketch_build_titled(struct story_sketch *out, const char *title,
+                                   const char *description, const char *content)
+{
     struct shingler s;
     memset(out, 0, sizeof *out);
     memset(&s, 0, sizeof s);
+    s.title.h = HASH_FNV1A64_INIT;
     s.sk = out;
     if (title)
-        shingle_text(&s, title, title_body_len(title, strlen(title)));
+        (void)each_word(title, title_body_len(title, strlen(title)), shingle_title_word, &s);
     if (description)
         shingle_text(&s, description, strlen(description));
     if (content)
         shingle_text(&s, content, content_body_len(content, strlen(content)));
     if (s.filled == 0)
-        return;
+        return title_key_of(&s.title);
     /* Rotation: an empty bin takes the next filled bin's value plus a
      * constant per step of distance. */
     for (unsigned b = 0; b < STORY_SKETCH_K; b++) {
@@ -220,6 +262,7 @@ void story_sketch_build(struct story_sketch *out, const char *title, const char 
             d++;
         out->slot[b] = out->slot[(b + d) % STORY_SKETCH_K] + d * 0x9E3779B9u;
     }
+    return title_key_of(&s.title);
 }
 
 double story_sketch_similarity(const struct story_sketch *a, const struct story_sketch *b)
@@ -232,29 +275,13 @@ double story_sketch_similarity(const struct story_sketch *a, const struct story_
     return (double)same / STORY_SKETCH_K;
 }
 
-struct title_hasher {
-    uint64_t h;
-    unsigned words;
-};
-
-static int title_word(void *ctx, uint64_t wh)
-{
-    struct title_hasher *t = ctx;
-    t->h = hash_mix64(t->h ^ wh);
-    t->words++;
-    return 0;
-}
-
 uint64_t story_title_key(const char *title)
 {
     struct title_hasher t = {HASH_FNV1A64_INIT, 0};
     if (title == NULL)
         return 0;
     (void)each_word(title, title_body_len(title, strlen(title)), title_word, &t);
-    if (t.words < STORY_TITLE_MIN_WORDS)
-        return 0;
-    uint64_t k = hash_mix64(t.h);
-    return k ? k : 1;
+    return title_key_of(&t);
 }
 
 static bool prefix_ci(const char *s, size_t n, const char *p)

@@ -36,6 +36,11 @@ struct story_sketch {
 void story_sketch_build(struct story_sketch *out, const char *title, const char *description,
                         const char *content);
 
+/* story_sketch_build and story_title_key(title) (returned) in one pass
+ * over the title. */
+uint64_t story_sketch_build_titled(struct story_sketch *out, const char *title,
+                                   const char *description, const char *content);
+
 /* Estimated Jaccard similarity of the two shingle sets, 0..1; 0 when
  * either sketch has too few shingles. */
 double story_sketch_similarity(const struct story_sketch *a, const struct story_sketch *b);

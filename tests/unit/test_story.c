@@ -206,6 +206,57 @@ static void assignment_matches_brute_force(void **state)
     }
 }
 
+/* The window's memory follows publication time: articles two windows
+ * older than the recent ones go (an import of years of articles holds a
+ * few days of them), one article dated years ahead does not empty it, and
+ * a copy of a recent article still finds it. */
+static void the_window_follows_time(void **state)
+{
+    (void)state;
+    struct story_params p;
+    story_params_default(&p); /* 3 days */
+    struct story_assigner *a;
+    assert_int_equal(story_assigner_new(&a, &p), 0);
+    const int64_t t0 = 1600000000, step = 120; /* one article every 2 minutes */
+    const size_t n = 30000;
+    char url[64], text[256];
+    int64_t story, first_recent = 0;
+    size_t most = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t t = t0 + (int64_t)i * (int64_t)step;
+        if (i == n / 2) /* a bogus date, ten years ahead */
+            t += 10 * 365 * 86400LL;
+        snprintf(url, sizeof url, "https://site%zu.example/a/%zu", i % 7, i);
+        snprintf(text, sizeof text,
+                 "report %zu alpha%zu beta%zu gamma%zu delta%zu epsilon%zu zeta%zu eta%zu "
+                 "theta%zu iota%zu kappa%zu",
+                 i, i, i, i, i, i, i, i, i, i, i);
+        struct story_input in = {url, NULL, NULL, text, t};
+        assert_int_equal(story_assign(a, &in, &story, NULL), 0);
+        if (i == n - 10)
+            first_recent = story;
+        if (story_assigner_size(a) > most)
+            most = story_assigner_size(a);
+    }
+    /* 3-day window: 2,160 articles; two windows kept, four times that
+     * before a clean-up; without it all 30,000 */
+    assert_true(most < 4 * (2 * 2160 + 300)); /* + the last 1 % of times (lsh.c) */
+    assert_true(story_assigner_size(a) >= 2160);
+    /* a copy of article n-10 from another site joins it */
+    snprintf(text, sizeof text,
+             "report %zu alpha%zu beta%zu gamma%zu delta%zu epsilon%zu zeta%zu eta%zu "
+             "theta%zu iota%zu kappa%zu",
+             n - 10, n - 10, n - 10, n - 10, n - 10, n - 10, n - 10, n - 10, n - 10, n - 10,
+             n - 10);
+    struct story_input copy = {"https://other.example/copy", NULL, NULL, text,
+                               t0 + (int64_t)(n - 5) * step};
+    enum story_rule why;
+    assert_int_equal(story_assign(a, &copy, &story, &why), 0);
+    assert_int_equal(why, STORY_RULE_SIMILAR);
+    assert_int_equal(story, first_recent);
+    story_assigner_free(a);
+}
+
 /* --- the store ------------------------------------------------------------------- */
 
 static struct article art(const char *url, const char *title, int64_t t)
@@ -262,6 +313,7 @@ int main(void)
         cmocka_unit_test(titles_lose_their_publisher_tail),
         cmocka_unit_test(sketches_measure_overlap),
         cmocka_unit_test(assignment_matches_brute_force),
+        cmocka_unit_test(the_window_follows_time),
         cmocka_unit_test(stored_articles_carry_their_story),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
