@@ -486,6 +486,7 @@ static const struct int_key crawl_keys[] = {
  * stays below the story module). */
 static const struct int_key stories_keys[] = {
     {"window_days", offsetof(struct config_stories, window_days), 1, 60},
+    {"similarity_percent", offsetof(struct config_stories, similarity_percent), 10, 100},
 };
 
 #define N_KEYS(t) (sizeof t / sizeof t[0])

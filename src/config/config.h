@@ -87,7 +87,8 @@ struct config_crawl {
 /* [stories]: how articles are grouped into stories at ingest
  * (story/assign.h, store_stories_window_set); 0 = the default. */
 struct config_stories {
-    int64_t window_days; /* articles compared within this many days */
+    int64_t window_days;        /* articles compared within this many days */
+    int64_t similarity_percent; /* sketch similarity that joins a story, in % */
 };
 
 struct config {

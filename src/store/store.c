@@ -170,6 +170,11 @@ int store_articles_put_prepared(struct store *s, struct article *arts,
     return s->be->articles_put(s->be, arts, n, stats, err);
 }
 
+void store_stories_similarity_set(struct store *s, int64_t percent)
+{
+    store_stories_similarity(s->stories, percent);
+}
+
 void store_stories_window_set(struct store *s, int64_t days)
 {
     store_stories_window_days(s->stories, days);

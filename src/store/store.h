@@ -211,6 +211,11 @@ int store_articles_put_prepared(struct store *s, struct article *arts,
  * first put: the window starts from the stored articles then. */
 void store_stories_window_set(struct store *s, int64_t days);
 
+/* The sketch similarity at which this process's puts join an article to
+ * a story, in percent (story/assign.h; clamped to 10..100, default
+ * STORY_THRESHOLD_DEFAULT). Set before the first put. */
+void store_stories_similarity_set(struct store *s, int64_t percent);
+
 /* Number of stored articles. */
 int store_articles_count(struct store *s, int64_t *out, struct err *err);
 

@@ -48,6 +48,17 @@ void store_stories_window_days(struct store_stories *st, int64_t days)
     pthread_mutex_unlock(&st->lock);
 }
 
+void store_stories_similarity(struct store_stories *st, int64_t percent)
+{
+    if (percent < 10)
+        percent = 10;
+    if (percent > 100)
+        percent = 100;
+    pthread_mutex_lock(&st->lock);
+    st->params.threshold = (double)percent / 100.0;
+    pthread_mutex_unlock(&st->lock);
+}
+
 static int remember_row(void *ctx, const struct article *a)
 {
     struct story_input in = {a->canonical_url, a->title, a->description, a->content,

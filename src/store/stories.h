@@ -17,6 +17,10 @@ void store_stories_free(struct store_stories *st);
  * start of the window (set it before the first put). */
 void store_stories_window_days(struct store_stories *st, int64_t days);
 
+/* The similarity that joins a story, in percent (10..100); applies from
+ * the next start of the window (set it before the first put). */
+void store_stories_similarity(struct store_stories *st, int64_t percent);
+
 /* Give every article of arts whose story_id is 0 its story; preps (may
  * be NULL) holds what story_prepare made of each. */
 struct story_prep;

@@ -55,7 +55,7 @@ void story_prepare(struct story_prep *out, const struct story_input *in)
 {
     out->title_key = story_sketch_build_titled(&out->sk, in->title, in->description, in->content);
     out->url_key = story_url_key(in->canonical_url);
-    out->host_key = story_host_key(in->canonical_url);
+    out->site_key = story_site_key(in->canonical_url);
     out->founded = story_id_for_url(in->canonical_url);
     out->published_at = in->published_at;
 }
@@ -73,7 +73,7 @@ int story_assign_prepared(struct story_assigner *a, const struct story_prep *p, 
     else if ((s = story_lsh_find_title(a->lsh, p->title_key, p->published_at,
                                        a->p.title_window_s)) != 0)
         why = STORY_RULE_TITLE;
-    else if ((s = story_lsh_find_similar(a->lsh, &p->sk, p->host_key, p->published_at,
+    else if ((s = story_lsh_find_similar(a->lsh, &p->sk, p->site_key, p->published_at,
                                          a->p.threshold, &sim)) != 0)
         why = STORY_RULE_SIMILAR;
     else
@@ -81,7 +81,7 @@ int story_assign_prepared(struct story_assigner *a, const struct story_prep *p, 
     *story = s;
     if (rule)
         *rule = why;
-    return story_lsh_add(a->lsh, p->published_at, s, p->host_key, p->url_key, p->title_key,
+    return story_lsh_add(a->lsh, p->published_at, s, p->site_key, p->url_key, p->title_key,
                          &p->sk);
 }
 
@@ -97,5 +97,5 @@ int story_remember(struct story_assigner *a, const struct story_input *in, int64
 {
     struct story_prep p;
     story_prepare(&p, in);
-    return story_lsh_add(a->lsh, p.published_at, story, p.host_key, p.url_key, p.title_key, &p.sk);
+    return story_lsh_add(a->lsh, p.published_at, story, p.site_key, p.url_key, p.title_key, &p.sk);
 }

@@ -47,7 +47,7 @@ enum story_rule { STORY_RULE_NEW = 0, STORY_RULE_URL, STORY_RULE_TITLE, STORY_RU
  * (store_articles_put_prepared). Pure and thread-safe. */
 struct story_prep {
     struct story_sketch sk;
-    uint64_t url_key, title_key, host_key;
+    uint64_t url_key, title_key, site_key;
     int64_t founded; /* story_id_for_url(canonical_url): the id it founds */
     int64_t published_at;
 };

@@ -36,7 +36,7 @@
 
 struct entry {
     int64_t t, story;
-    uint64_t host;            /* story_host_key */
+    uint64_t host;            /* story_site_key */
     uint64_t url_key, title_key; /* 0: none */
     uint32_t next[NSLOTS];    /* the previous entry with the same key per slot */
     struct story_sketch sk;
@@ -233,7 +233,7 @@ size_t story_lsh_size(const struct story_lsh *l)
     return l->n;
 }
 
-int story_lsh_add(struct story_lsh *l, int64_t t, int64_t story, uint64_t host_key,
+int story_lsh_add(struct story_lsh *l, int64_t t, int64_t story, uint64_t site_key,
                   uint64_t url_key, uint64_t title_key, const struct story_sketch *sk)
 {
     int rc;
@@ -253,7 +253,7 @@ int story_lsh_add(struct story_lsh *l, int64_t t, int64_t story, uint64_t host_k
     uint64_t k[NSLOTS];
     e->t = t;
     e->story = story;
-    e->host = host_key;
+    e->host = site_key;
     e->url_key = url_key;
     e->title_key = title_key;
     e->sk = *sk;
@@ -310,7 +310,7 @@ int64_t story_lsh_find_title(const struct story_lsh *l, uint64_t title_key, int6
 }
 
 int64_t story_lsh_find_similar(const struct story_lsh *l, const struct story_sketch *sk,
-                               uint64_t host_key, int64_t t, double threshold, double *sim)
+                               uint64_t site_key, int64_t t, double threshold, double *sim)
 {
     int64_t best_story = 0;
     double best = -1;
@@ -324,7 +324,7 @@ int64_t story_lsh_find_similar(const struct story_lsh *l, const struct story_ske
         for (uint32_t i = chain_head(l, k[SLOT_BAND0 + b]); i != NONE && seen < STORY_LSH_CHAIN_MAX;
              i = l->e[i].next[SLOT_BAND0 + b], seen++) {
             const struct entry *e = &l->e[i];
-            if (dt_abs(e->t, t) > l->window_s || (host_key != 0 && e->host == host_key))
+            if (dt_abs(e->t, t) > l->window_s || (site_key != 0 && e->host == site_key))
                 continue;
             double s = story_sketch_similarity(sk, &e->sk);
             if (s > best) {

@@ -35,7 +35,7 @@ int story_lsh_new(struct story_lsh **out, int64_t window_s);
 void story_lsh_free(struct story_lsh *l);
 
 /* Remember an article (ERR_NOMEM). url_key / title_key 0: none. */
-int story_lsh_add(struct story_lsh *l, int64_t t, int64_t story, uint64_t host_key,
+int story_lsh_add(struct story_lsh *l, int64_t t, int64_t story, uint64_t site_key,
                   uint64_t url_key, uint64_t title_key, const struct story_sketch *sk);
 
 /* Start loading where the look-ups of an article's keys will go (a hint:
@@ -52,11 +52,11 @@ int64_t story_lsh_find_url(const struct story_lsh *l, uint64_t url_key);
 int64_t story_lsh_find_title(const struct story_lsh *l, uint64_t title_key, int64_t t,
                              int64_t max_dt);
 
-/* The story of the most similar candidate from another host (host_key
+/* The story of the most similar candidate from another host (site_key
  * 0: any) within the window of t whose similarity is at least threshold
  * (*sim gets it; ties: the newest); 0 none. */
 int64_t story_lsh_find_similar(const struct story_lsh *l, const struct story_sketch *sk,
-                               uint64_t host_key, int64_t t, double threshold, double *sim);
+                               uint64_t site_key, int64_t t, double threshold, double *sim);
 
 /* Articles held (for tests and the metrics). */
 size_t story_lsh_size(const struct story_lsh *l);

@@ -341,13 +341,49 @@ static uint64_t host_hash(const char *host, size_t hn)
     return h;
 }
 
-uint64_t story_host_key(const char *url)
+/* A generic second-level label (bbc.co.uk, abc.net.au, abcnews.go.com). */
+static bool generic_second_level(const char *l, size_t n)
+{
+    static const char *const g[] = {"co", "com", "net", "org", "gov", "ac", "edu", "ne", "or",
+                                    "go", "gob", "gv", "mil", "nic", "ltd", "plc", "sch"};
+    for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
+        if (strlen(g[i]) == n && memcmp(g[i], l, n) == 0)
+            return true;
+    return false;
+}
+
+uint64_t story_site_key(const char *url)
 {
     if (url == NULL || url[0] == '\0')
         return 0;
     size_t hn;
     const char *end, *host = host_span(url, strcspn(url, "#"), &hn, &end);
-    uint64_t h = hash_mix64(host_hash(host, hn));
+    const char *colon = memchr(host, ':', hn); /* the port, or user:pass@ */
+    if (colon != NULL && memchr(host, '@', hn) == NULL)
+        hn = (size_t)(colon - host);
+    while (hn > 0 && host[hn - 1] == '.') /* "example.com." */
+        hn--;
+    /* labels from the right: [l2 .] l1 . tld */
+    size_t dot1 = hn, dot2, dot3;
+    while (dot1 > 0 && host[dot1 - 1] != '.')
+        dot1--;
+    const char *name = host;
+    size_t nn = hn;
+    if (dot1 > 0) {
+        dot2 = dot1 - 1; /* at the dot before the tld */
+        while (dot2 > 0 && host[dot2 - 1] != '.')
+            dot2--;
+        name = host + dot2;
+        nn = dot1 - 1 - dot2;
+        if (dot2 > 0 && generic_second_level(name, nn)) {
+            dot3 = dot2 - 1;
+            while (dot3 > 0 && host[dot3 - 1] != '.')
+                dot3--;
+            name = host + dot3;
+            nn = dot2 - 1 - dot3;
+        }
+    }
+    uint64_t h = hash_mix64(host_hash(name, nn));
     return h ? h : 1;
 }
 

@@ -58,11 +58,16 @@ uint64_t story_title_key(const char *title);
  * NULL or "". */
 uint64_t story_url_key(const char *url);
 
-/* A key of the URL's host without a leading www., m. or amp. label; 0
- * for NULL or "". Sketch similarity is trusted only across hosts: one
- * site's pages share their boiler-plate (a consent wall, an hourly
- * bulletin's blurb), and one site's real copies share a URL or a title. */
-uint64_t story_host_key(const char *url);
+/* A key of the URL's site: the name label of its host, without the
+ * subdomains and the public suffix (news.yahoo.com and ca.yahoo.com,
+ * bbc.co.uk and bbc.com, derstandard.at and derstandard.de are one site:
+ * the label left of the last one, or of the last two when that one is a
+ * generic second level like co, com, org, go); 0 for NULL or "". Sketch
+ * similarity is trusted only across sites: one site's pages share their
+ * boiler-plate (a consent wall, a paywall, an hourly bulletin's blurb),
+ * also across its country domains and subdomains, and one site's real
+ * copies share a URL or a title. */
+uint64_t story_site_key(const char *url);
 
 /* The id of a story that url (an article's canonical url) founds: a
  * positive 63-bit value, never 0. Every node computes the same one. */

@@ -43,6 +43,28 @@ static void url_variants_share_a_key(void **state)
     assert_int_equal(story_url_key(""), 0);
 }
 
+static void sites_ignore_subdomains_and_suffixes(void **state)
+{
+    (void)state;
+    uint64_t bbc = story_site_key("https://www.bbc.co.uk/news/a");
+    assert_int_not_equal(bbc, 0);
+    assert_int_equal(story_site_key("http://bbc.com/x"), bbc);
+    assert_int_equal(story_site_key("https://m.bbc.co.uk/"), bbc);
+    assert_int_equal(story_site_key("https://news.yahoo.com/a"),
+                     story_site_key("https://ca.style.yahoo.com/b"));
+    assert_int_equal(story_site_key("https://www.derstandard.at/story/1"),
+                     story_site_key("https://www.derstandard.de/story/2"));
+    assert_int_equal(story_site_key("https://abcnews.go.com/x"),
+                     story_site_key("https://abcnews.com/y"));
+    assert_int_equal(story_site_key("https://sport.blic.rs/a"), story_site_key("https://blic.rs/b"));
+    assert_int_not_equal(story_site_key("https://www.abc.net.au/news/1"),
+                         story_site_key("https://abcnews.go.com/1"));
+    assert_int_not_equal(story_site_key("https://cnn.com/a"), bbc);
+    assert_int_equal(story_site_key("https://localhost/a"), story_site_key("http://localhost:8080"));
+    assert_int_equal(story_site_key(""), 0);
+    assert_int_equal(story_site_key(NULL), 0);
+}
+
 static void titles_lose_their_publisher_tail(void **state)
 {
     (void)state;
@@ -101,7 +123,7 @@ static void oracle(const struct doc *d, size_t n, const struct story_params *p, 
 {
     for (size_t i = 0; i < n; i++) {
         uint64_t uk = story_url_key(d[i].url), tk = story_title_key(d[i].title);
-        uint64_t hk = story_host_key(d[i].url);
+        uint64_t hk = story_site_key(d[i].url);
         struct story_sketch si;
         int64_t s = 0;
         story_sketch_build(&si, d[i].title, d[i].desc, d[i].content);
@@ -115,7 +137,7 @@ static void oracle(const struct doc *d, size_t n, const struct story_params *p, 
         int64_t bs = 0;
         for (size_t j = i; j-- > 0 && s == 0;) {
             struct story_sketch sj;
-            if (story_host_key(d[j].url) == hk || dt_abs(d[j].t, d[i].t) > p->window_s)
+            if (story_site_key(d[j].url) == hk || dt_abs(d[j].t, d[i].t) > p->window_s)
                 continue;
             story_sketch_build(&sj, d[j].title, d[j].desc, d[j].content);
             double sim = story_sketch_similarity(&si, &sj);
@@ -310,6 +332,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(url_variants_share_a_key),
+        cmocka_unit_test(sites_ignore_subdomains_and_suffixes),
         cmocka_unit_test(titles_lose_their_publisher_tail),
         cmocka_unit_test(sketches_measure_overlap),
         cmocka_unit_test(assignment_matches_brute_force),
