@@ -26,8 +26,9 @@ How the labels are made (bench/data/stories/README.md says why):
     articles of the whole set and at most 2 of one host hold it
     (boiler-plate: consent walls, subscription prompts, market-report
     templates, a site's page furniture, is in many). Two pages of one host
-    must also have titles sharing half their words (a site's pages share
-    furniture the run counts miss; a site does not retitle its copies).
+    must also have titles sharing half their words and the same numbers
+    (a site's pages share furniture the run counts miss, a site does not
+    retitle its copies, and its series differ by a date or a version).
  3. Hand labels override the rule: HAND below, 85 pairs read one by one
     (cross-host pairs within 3 days where a 12-word-lead rule and a
     title-overlap rule disagreed, the hardest part of the set; on them the
@@ -357,6 +358,7 @@ HAND = [
 ]
 
 WORD = re.compile(r"[^\W_]+", re.U)
+NUMBER = re.compile(r"\d+")
 CHAR_SCRIPT = (r"\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff"
                r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff")
 ALONE = re.compile("([" + CHAR_SCRIPT + "])")
@@ -438,6 +440,8 @@ def main():
             u = tw[i] | tw[j]
             if not u or len(tw[i] & tw[j]) / len(u) < 0.5:
                 return False
+            if NUMBER.findall(arts[i]["title"]) != NUMBER.findall(arts[j]["title"]):
+                return False  # a series: "codes for July 9" / "July 10", "1.2.1" / "1.2.2"
         return len(rare[i] & rare[j]) / min(len(rare[i]), len(rare[j])) >= CONTAINMENT
 
     by_url = {a["url"]: i for i, a in enumerate(arts)}

@@ -15,8 +15,8 @@
 
 /* Rows per band: a pair with similarity s becomes a candidate with
  * probability 1 - (1 - s^ROWS)^BANDS: with 16 bands of 2 rows (the first
- * 32 slots), 0.94 at 0.4 and 0.99 at 0.5, so the threshold (0.5) and not
- * the index decides; 3 x 21 missed 6 % of the pairs at 0.5, and 2 x 32
+ * 32 slots), 0.94 at 0.4 (the default threshold) and 0.99 at 0.5, so
+ * mostly the threshold and not the index decides; 3 x 21 missed 6 % of the pairs at 0.5, and 2 x 32
  * cost the import a quarter of its rate in table probes (docs/stories.md). */
 #define STORY_LSH_ROWS 2
 #define STORY_LSH_BANDS 16
@@ -24,8 +24,9 @@ _Static_assert(STORY_LSH_ROWS * STORY_LSH_BANDS <= STORY_SKETCH_K, "bands fit in
 /* Entries looked at per key: a key shared by many articles (a boiler-plate
  * band) costs no more than this. Newest first. */
 #define STORY_LSH_CHAIN_MAX 64
-/* Articles held at most (~0.5 KB each): three days of 150,000 a day with
- * room to spare. */
+/* Articles held at most (~0.4 KB each plus ~0.5 KB of table): three days
+ * of 150,000 a day with room to spare; the window otherwise holds what
+ * was published within two windows of the newest (lsh.c). */
 #define STORY_LSH_MAX_ENTRIES 1000000
 
 struct story_lsh;

@@ -172,11 +172,22 @@ static int title_word(void *ctx, uint64_t wh)
     return 0;
 }
 
-/* The key of a title that was read (story_title_key). */
-static uint64_t title_key_of(const struct title_hasher *t)
+/* The key of a title whose body (without the publisher tail) was read
+ * into t: a body too short to be sure of is keyed with its tail when
+ * that makes it long enough ("Moodle 3.9.1 - Produce/manage educational
+ * sites. (Free)" is cut at its " - " but is no publisher's name). */
+static uint64_t title_key_of(const struct title_hasher *t, const char *title, size_t body,
+                             size_t whole)
 {
-    if (t->words < STORY_TITLE_MIN_WORDS)
-        return 0;
+    struct title_hasher w = {HASH_FNV1A64_INIT, 0};
+    if (t->words < STORY_TITLE_MIN_WORDS) {
+        if (body == whole)
+            return 0;
+        (void)each_word(title, whole, title_word, &w);
+        if (w.words < STORY_TITLE_MIN_WORDS)
+            return 0;
+        t = &w;
+    }
     uint64_t k = hash_mix64(t->h);
     return k ? k : 1;
 }
@@ -244,14 +255,15 @@ uint64_t story_sketch_build_titled(struct story_sketch *out, const char *title,
     memset(&s, 0, sizeof s);
     s.title.h = HASH_FNV1A64_INIT;
     s.sk = out;
+    size_t whole = title ? strlen(title) : 0, body = title ? title_body_len(title, whole) : 0;
     if (title)
-        (void)each_word(title, title_body_len(title, strlen(title)), shingle_title_word, &s);
+        (void)each_word(title, body, shingle_title_word, &s);
     if (description)
         shingle_text(&s, description, strlen(description));
     if (content)
         shingle_text(&s, content, content_body_len(content, strlen(content)));
     if (s.filled == 0)
-        return title_key_of(&s.title);
+        return title ? title_key_of(&s.title, title, body, whole) : 0;
     /* Rotation: an empty bin takes the next filled bin's value plus a
      * constant per step of distance. */
     for (unsigned b = 0; b < STORY_SKETCH_K; b++) {
@@ -262,7 +274,7 @@ uint64_t story_sketch_build_titled(struct story_sketch *out, const char *title,
             d++;
         out->slot[b] = out->slot[(b + d) % STORY_SKETCH_K] + d * 0x9E3779B9u;
     }
-    return title_key_of(&s.title);
+    return title ? title_key_of(&s.title, title, body, whole) : 0;
 }
 
 double story_sketch_similarity(const struct story_sketch *a, const struct story_sketch *b)
@@ -280,8 +292,9 @@ uint64_t story_title_key(const char *title)
     struct title_hasher t = {HASH_FNV1A64_INIT, 0};
     if (title == NULL)
         return 0;
-    (void)each_word(title, title_body_len(title, strlen(title)), title_word, &t);
-    return title_key_of(&t);
+    size_t whole = strlen(title), body = title_body_len(title, whole);
+    (void)each_word(title, body, title_word, &t);
+    return title_key_of(&t, title, body, whole);
 }
 
 static bool prefix_ci(const char *s, size_t n, const char *p)

@@ -78,6 +78,14 @@ static void titles_lose_their_publisher_tail(void **state)
     assert_int_not_equal(
         story_title_key("New virus surge sends older patients to Spain's hospitals"), k);
     assert_int_equal(story_title_key("Live updates - CNN"), 0); /* too short to be sure */
+    /* a short body with a long tail is keyed whole */
+    uint64_t m = story_title_key("Moodle 3.9.1 - Produce/manage educational sites. (Free)");
+    assert_int_not_equal(m, 0);
+    assert_int_not_equal(m, story_title_key("Moodle 3.9.2 - Produce/manage educational sites. (Free)"));
+    struct story_sketch sk;
+    assert_int_equal(story_sketch_build_titled(&sk, "Moodle 3.9.1 - Produce/manage educational sites. (Free)",
+                                               NULL, NULL),
+                     m);
     assert_int_equal(story_title_key(NULL), 0);
 }
 
