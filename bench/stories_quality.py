@@ -73,6 +73,32 @@ def scores(truth, pred):
             "bp": bp, "br": br, "bf1": f(bp, br)}
 
 
+def recall_by_kind(truth, pred, lines):
+    """Recall of the same-story pairs by kind: within the 3-day window or
+    not (what the window can find at all)."""
+    import json
+    t = {}
+    for l in lines.split("\n"):
+        if l.strip():
+            a = json.loads(l)
+            t[a["url"]] = datetime.datetime.strptime(a["publishedAt"],
+                                                     "%Y-%m-%dT%H:%M:%SZ").timestamp()
+    by_t = collections.defaultdict(list)
+    for k in truth:
+        if k in pred:
+            by_t[truth[k]].append(k)
+    kinds = collections.Counter()
+    found = collections.Counter()
+    for members in by_t.values():
+        for x in range(len(members)):
+            for y in range(x):
+                u, v = members[x], members[y]
+                kind = "within 3 days" if abs(t[u] - t[v]) <= 3 * 86400 else "further apart"
+                kinds[kind] += 1
+                found[kind] += pred[u] == pred[v]
+    return ", ".join(f"{k}: {found[k] / kinds[k]:.3f} of {kinds[k]}" for k in sorted(kinds))
+
+
 def newsd_grouping(newsd, lines, percent, tmp):
     store = os.path.join(tmp, f"store-{percent}")
     conf = os.path.join(tmp, f"newsd-{percent}.conf")
@@ -169,15 +195,20 @@ def main():
     print()
     print("| grouping | pairwise P | R | F1 | BCubed P | R | F1 | pairs joined |")
     print("|---|---|---|---|---|---|---|---|")
+    kinds = []
     with tempfile.TemporaryDirectory(prefix="newsd-stories-") as tmp:
         for pct in (int(x) for x in args.percent.split(",")):
             got = newsd_grouping(args.newsd, lines, pct, tmp)
             s = scores(labels, got)
             print(row(f"newsd, similarity {pct} %", s), flush=True)
+            kinds.append(f"newsd {pct} %: {recall_by_kind(labels, got, lines)}")
     sigs = None
     for th in (float(x) for x in args.baseline.split(",")):
         got, sigs = baseline_grouping(lines, th, sigs)
         print(row(f"plain MinHash, threshold {th:.2f}", scores(labels, got)), flush=True)
+    print("\npairwise recall by how far apart the two were published:")
+    for k in kinds:
+        print(f"  {k}")
     if len(got) != len(labels):
         print(f"\n({len(labels) - s['n']} labelled articles share a stored URL with another"
               " and are scored once)")
