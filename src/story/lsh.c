@@ -47,16 +47,17 @@ struct story_lsh {
     struct entry *e;
     size_t n, cap;
     size_t compact_at; /* clean up when n reaches this */
-    /* open addressing: t[i].key == 0 empty; t[i].head the newest entry */
+    /* open addressing, 8 bytes a slot: fp, 32 bits of the table key (0:
+     * empty), its other bits pick the slot; head the newest entry. Two keys
+     * with one fingerprint share a chain: look-ups check the entry. */
     struct slot {
-        uint64_t key;
+        uint32_t fp;
         uint32_t head;
     } *t;
     size_t tcap, tused;
 };
 
-/* The table key of (slot, key); a band's key is its slots' values. The
- * table compares all 64 bits, so a chain holds one key's entries. */
+/* The table key of (slot, key); a band's key is its slots' values. */
 static uint64_t slot_key(unsigned slot, uint64_t key)
 {
     uint64_t k = hash_mix64(key ^ ((uint64_t)(slot + 1) * 0x9E3779B97F4A7C15ULL));
@@ -81,10 +82,17 @@ static void entry_keys(uint64_t k[NSLOTS], uint64_t url_key, uint64_t title_key,
                                 : 0;
 }
 
+static uint32_t key_fp(uint64_t k)
+{
+    uint32_t fp = (uint32_t)(k >> 32);
+    return fp ? fp : 1;
+}
+
 static size_t table_find(const struct story_lsh *l, uint64_t k)
 {
     size_t mask = l->tcap - 1, i = (size_t)k & mask;
-    while (l->t[i].key != 0 && l->t[i].key != k)
+    uint32_t fp = key_fp(k);
+    while (l->t[i].fp != 0 && l->t[i].fp != fp)
         i = (i + 1) & mask;
     return i;
 }
@@ -100,6 +108,11 @@ static void table_prefetch(const struct story_lsh *l, const uint64_t k[NSLOTS])
 
 static int table_alloc(struct story_lsh *l, size_t cap)
 {
+    if (cap == l->tcap) { /* a clean-up's rebuild: the pages are there */
+        memset(l->t, 0, cap * sizeof *l->t);
+        l->tused = 0;
+        return 0;
+    }
     struct slot *t = calloc(cap, sizeof *t);
     if (t == NULL)
         return ERR_NOMEM;
@@ -119,8 +132,8 @@ static void link_entry(struct story_lsh *l, uint32_t i, const uint64_t k[NSLOTS]
         if (k[s] == 0)
             continue;
         size_t at = table_find(l, k[s]);
-        if (l->t[at].key == 0) {
-            l->t[at].key = k[s];
+        if (l->t[at].fp == 0) {
+            l->t[at].fp = key_fp(k[s]);
             l->tused++;
         } else {
             e->next[s] = l->t[at].head;
@@ -269,7 +282,7 @@ static uint32_t chain_head(const struct story_lsh *l, uint64_t k)
     if (k == 0)
         return NONE;
     size_t at = table_find(l, k);
-    return l->t[at].key == 0 ? NONE : l->t[at].head;
+    return l->t[at].fp == 0 ? NONE : l->t[at].head;
 }
 
 void story_lsh_prefetch(const struct story_lsh *l, uint64_t url_key, uint64_t title_key,
@@ -324,7 +337,8 @@ int64_t story_lsh_find_similar(const struct story_lsh *l, const struct story_ske
         for (uint32_t i = chain_head(l, k[SLOT_BAND0 + b]); i != NONE && seen < STORY_LSH_CHAIN_MAX;
              i = l->e[i].next[SLOT_BAND0 + b], seen++) {
             const struct entry *e = &l->e[i];
-            if (dt_abs(e->t, t) > l->window_s || (site_key != 0 && e->host == site_key))
+            if (dt_abs(e->t, t) > l->window_s || (site_key != 0 && e->host == site_key) ||
+                band_value(&e->sk, b) != band_value(sk, b))
                 continue;
             double s = story_sketch_similarity(sk, &e->sk);
             if (s > best) {
