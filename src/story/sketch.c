@@ -123,9 +123,20 @@ static int each_word(const char *s, size_t n, int (*word)(void *ctx, uint64_t h)
         uint32_t cp;
         enum cp_kind k;
         unsigned char b = (unsigned char)s[i];
-        if (b < 0x80) { /* the common case, without the decoder */
-            cp = b;
+        if (b < 0x80) { /* the common case, in line: a letter, a digit or not */
+            unsigned lower = b | 0x20u;
             i++;
+            if (lower - 'a' < 26u || (unsigned)b - '0' < 10u) {
+                h = (h ^ (lower - 'a' < 26u ? lower : b)) * FNV_PRIME;
+                in = true;
+            } else if (in) {
+                int rc = word(ctx, h);
+                if (rc != 0)
+                    return rc;
+                h = HASH_FNV1A64_INIT;
+                in = false;
+            }
+            continue;
         } else {
             size_t len = utf8_decode(s + i, n - i, &cp);
             if (len == 0) {
@@ -205,8 +216,9 @@ static int shingle_word(void *ctx, uint64_t wh)
     struct shingler *s = ctx;
     if (s->words >= STORY_SKETCH_MAX_WORDS)
         return 1; /* enough read: stops the splitter */
-    memmove(s->recent, s->recent + 1, sizeof s->recent - sizeof s->recent[0]);
-    s->recent[STORY_SHINGLE_WORDS - 1] = wh;
+    _Static_assert(STORY_SHINGLE_WORDS == 2, "a shingle is the last two words");
+    s->recent[0] = s->recent[1];
+    s->recent[1] = wh;
     s->words++;
     if (s->words < STORY_SHINGLE_WORDS)
         return 0;
