@@ -71,7 +71,7 @@
 
 struct import_batch {
     struct arena a;
-    struct article *arts; /* LIMIT_IMPORT_BATCH */
+    struct article *arts;     /* LIMIT_IMPORT_BATCH */
     struct story_prep *preps; /* arts[i]'s story inputs, made on the parsing thread */
     size_t n;
     size_t replaced;              /* later duplicates within the batch */

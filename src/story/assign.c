@@ -81,8 +81,7 @@ int story_assign_prepared(struct story_assigner *a, const struct story_prep *p, 
     *story = s;
     if (rule)
         *rule = why;
-    return story_lsh_add(a->lsh, p->published_at, s, p->site_key, p->url_key, p->title_key,
-                         &p->sk);
+    return story_lsh_add(a->lsh, p->published_at, s, p->site_key, p->url_key, p->title_key, &p->sk);
 }
 
 int story_assign(struct story_assigner *a, const struct story_input *in, int64_t *story,

@@ -36,9 +36,9 @@
 
 struct entry {
     int64_t t, story;
-    uint64_t host;            /* story_site_key */
+    uint64_t host;               /* story_site_key */
     uint64_t url_key, title_key; /* 0: none */
-    uint32_t next[NSLOTS];    /* the previous entry with the same key per slot */
+    uint32_t next[NSLOTS];       /* the previous entry with the same key per slot */
     struct story_sketch sk;
 };
 
@@ -53,7 +53,7 @@ struct story_lsh {
     struct slot {
         uint32_t fp;
         uint32_t head;
-    } *t;
+    } * t;
     size_t tcap, tused;
 };
 

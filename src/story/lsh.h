@@ -20,7 +20,7 @@
  * cost the import a quarter of its rate in table probes (docs/stories.md). */
 #define STORY_LSH_ROWS 2
 #define STORY_LSH_BANDS 16
-_Static_assert(STORY_LSH_ROWS * STORY_LSH_BANDS <= STORY_SKETCH_K, "bands fit in a sketch");
+_Static_assert(STORY_LSH_ROWS *STORY_LSH_BANDS <= STORY_SKETCH_K, "bands fit in a sketch");
 /* Entries looked at per key: a key shared by many articles (a boiler-plate
  * band) costs no more than this. Newest first. */
 #define STORY_LSH_CHAIN_MAX 64

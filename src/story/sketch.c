@@ -369,8 +369,8 @@ static uint64_t host_hash(const char *host, size_t hn)
 /* A generic second-level label (bbc.co.uk, abc.net.au, abcnews.go.com). */
 static bool generic_second_level(const char *l, size_t n)
 {
-    static const char *const g[] = {"co", "com", "net", "org", "gov", "ac", "edu", "ne", "or",
-                                    "go", "gob", "gv", "mil", "nic", "ltd", "plc", "sch"};
+    static const char *const g[] = {"co", "com", "net", "org", "gov", "ac",  "edu", "ne", "or",
+                                    "go", "gob", "gv",  "mil", "nic", "ltd", "plc", "sch"};
     for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
         if (strlen(g[i]) == n && memcmp(g[i], l, n) == 0)
             return true;

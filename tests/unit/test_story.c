@@ -25,10 +25,11 @@ static void url_variants_share_a_key(void **state)
 {
     (void)state;
     uint64_t k = story_url_key("https://www.example.com/news/a-1");
-    const char *same[] = {"http://example.com/news/a-1",     "https://m.example.com/news/a-1/",
-                          "https://amp.example.com/news/a-1", "https://www.example.com/news/a-1/amp",
-                          "https://example.com/amp/news/a-1", "https://example.com/news/a-1?amp=1",
-                          "https://EXAMPLE.com/news/a-1#top"};
+    const char *same[] = {
+        "http://example.com/news/a-1",      "https://m.example.com/news/a-1/",
+        "https://amp.example.com/news/a-1", "https://www.example.com/news/a-1/amp",
+        "https://example.com/amp/news/a-1", "https://example.com/news/a-1?amp=1",
+        "https://EXAMPLE.com/news/a-1#top"};
     for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
         assert_int_equal(story_url_key(same[i]), k);
     assert_int_equal(story_url_key("https://example.com/news/a-1.amp.html"),
@@ -57,11 +58,13 @@ static void sites_ignore_subdomains_and_suffixes(void **state)
                      story_site_key("https://www.derstandard.de/story/2"));
     assert_int_equal(story_site_key("https://abcnews.go.com/x"),
                      story_site_key("https://abcnews.com/y"));
-    assert_int_equal(story_site_key("https://sport.blic.rs/a"), story_site_key("https://blic.rs/b"));
+    assert_int_equal(story_site_key("https://sport.blic.rs/a"),
+                     story_site_key("https://blic.rs/b"));
     assert_int_not_equal(story_site_key("https://www.abc.net.au/news/1"),
                          story_site_key("https://abcnews.go.com/1"));
     assert_int_not_equal(story_site_key("https://cnn.com/a"), bbc);
-    assert_int_equal(story_site_key("https://localhost/a"), story_site_key("http://localhost:8080"));
+    assert_int_equal(story_site_key("https://localhost/a"),
+                     story_site_key("http://localhost:8080"));
     assert_int_equal(story_site_key(""), 0);
     assert_int_equal(story_site_key(NULL), 0);
 }
@@ -82,11 +85,13 @@ static void titles_lose_their_publisher_tail(void **state)
     /* a short body with a long tail is keyed whole */
     uint64_t m = story_title_key("Moodle 3.9.1 - Produce/manage educational sites. (Free)");
     assert_int_not_equal(m, 0);
-    assert_int_not_equal(m, story_title_key("Moodle 3.9.2 - Produce/manage educational sites. (Free)"));
+    assert_int_not_equal(
+        m, story_title_key("Moodle 3.9.2 - Produce/manage educational sites. (Free)"));
     struct story_sketch sk;
-    assert_int_equal(story_sketch_build_titled(&sk, "Moodle 3.9.1 - Produce/manage educational sites. (Free)",
-                                               NULL, NULL),
-                     m);
+    assert_int_equal(
+        story_sketch_build_titled(&sk, "Moodle 3.9.1 - Produce/manage educational sites. (Free)",
+                                  NULL, NULL),
+        m);
     assert_int_equal(story_title_key(NULL), 0);
 }
 
@@ -157,7 +162,8 @@ static void oracle(const struct doc *d, size_t n, const struct story_params *p, 
             if (uk && story_url_key(d[j].url) == uk)
                 s = out[j];
         for (size_t j = i; j-- > 0 && s == 0;)
-            if (tk && story_title_key(d[j].title) == tk && dt_abs(d[j].t, d[i].t) <= p->title_window_s)
+            if (tk && story_title_key(d[j].title) == tk &&
+                dt_abs(d[j].t, d[i].t) <= p->title_window_s)
                 s = out[j];
         double best = -1;
         int64_t bs = 0;
@@ -348,8 +354,8 @@ static void stored_articles_carry_their_story(void **state)
 
     /* a new process: its window starts from what is stored */
     assert_int_equal(store_open(&s, dir, &err), 0);
-    struct article b = art("https://four.example/x", "Budget passes in the regional parliament",
-                           1700003600);
+    struct article b =
+        art("https://four.example/x", "Budget passes in the regional parliament", 1700003600);
     assert_int_equal(store_articles_put(s, &b, 1, NULL, &err), 0);
     assert_int_equal(b.story_id, a[0].story_id);
     store_close(s);
