@@ -42,7 +42,7 @@ export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 .PHONY: all deps deps-test release asan check unit unit-asan fuzz-replay fuzz-merge api-test api-test-asan \
         unit-engine api-test-fts5 \
         web-test install uninstall cluster-test docs-check structure-check \
-        demo fuzz bench bench-smoke bench-sizing bench-pages format format-check clean reliability-test
+        demo fuzz bench bench-smoke bench-sizing bench-pages bench-stories format format-check clean reliability-test
 
 all: build/newsd
 
@@ -324,10 +324,15 @@ $(REL)/bench/%: bench/%.c bench/common.c bench/common.h $(REL)/libnewsd.a
 PROFILE ?= newsapi
 bench: deps build/newsd $(BENCH_BINS)
 	@PROFILE=$(PROFILE) bench/run.sh $(N)
+	$(PYTHON) bench/stories_quality.py --percent 40 --baseline 0.5
 # Disk, memory and build time per million articles, NewsAPI-sized and full
 # page text (docs/operations.md "Sizing"); N articles per profile.
 bench-sizing: deps build/newsd $(REL)/bench/gen
 	$(PYTHON) bench/sizing.py $(if $(filter command line,$(origin N)),$(N),200000)
+# Story grouping quality on the labelled real articles of bench/data/stories
+# against plain MinHash, per similarity threshold (docs/stories.md).
+bench-stories: deps build/newsd
+	$(PYTHON) bench/stories_quality.py
 bench-smoke: deps build/newsd $(BENCH_BINS)
 	@PROFILE=$(PROFILE) bench/run.sh --smoke 10000
 

@@ -4,7 +4,7 @@
  * here as a PGresult (libpq's PQmakeEmptyPGresult/PQsetvalue) without a
  * server.
  * Input: rows separated by '\n', fields by '\t' in the column order of a
- * log read (deleted, then STORE_PG_ARTICLE_COLUMNS: 19 in all; missing ones
+ * log read (deleted, then STORE_PG_ARTICLE_COLUMNS: 20 in all; missing ones
  * are SQL NULL, extra ones ignored); a field "\N" is SQL NULL. Values may
  * hold any other byte; a NUL ends one (PostgreSQL's text never holds it).
  * Invariants: every string is the field's bytes up to its first NUL; codes
@@ -21,7 +21,7 @@
 #include "store/pg/internal.h"
 #include "util/arena.h"
 
-#define COLS 19
+#define COLS 20
 #define ROWS_MAX 64
 
 static void check_str(const PGresult *r, int i, int j, const char *s)

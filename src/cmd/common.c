@@ -48,6 +48,10 @@ void cmd_store_where_from(struct cmd_store_where *out, const char *option, const
         out->loc = CMD_DEFAULT_STORE;
         snprintf(out->from, sizeof out->from, "the default");
     }
+    if (c)
+        out->story_window_days = c->stories.window_days;
+    if (c)
+        out->story_similarity_percent = c->stories.similarity_percent;
 }
 
 int cmd_store_where_get(struct cmd_store_where *out, const char *option, const char *config_path)
@@ -205,6 +209,10 @@ int cmd_store_open_where(struct store **out, const struct cmd_store_where *w,
         cmd_fail("cannot open store %s (%s): %s", shown, w->from, err_msg(&err, rc));
         return -1;
     }
+    if (w->story_window_days > 0)
+        store_stories_window_set(*out, w->story_window_days);
+    if (w->story_similarity_percent > 0)
+        store_stories_similarity_set(*out, w->story_similarity_percent);
     store_schema_get(*out, &schema);
     if (schema.opened > 0 && schema.opened != schema.current)
         log_info("store %s: schema migrated from version %lld to %lld", shown,

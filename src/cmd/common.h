@@ -31,6 +31,8 @@ struct cmd_store_where {
      * missing store is more likely a typo than a first start */
     bool chosen;
     char configured[CONFIG_PATH_MAX]; /* the config's [server] store, when it gave loc */
+    int64_t story_window_days;        /* the config's [stories] window_days; 0 default */
+    int64_t story_similarity_percent; /* [stories] similarity_percent; 0 default */
 };
 
 /* The store: option (its --store), else $NEWSD_STORE, else the [server]

@@ -36,6 +36,7 @@ enum section {
     SECTION_OUTBOUND,
     SECTION_RETENTION,
     SECTION_CRAWL,
+    SECTION_STORIES,
     SECTION_PLAN
 };
 
@@ -55,6 +56,7 @@ struct parser {
     unsigned outbound_set;  /* enum outbound_field bits given so far */
     unsigned retention_set; /* bits of retention_keys given so far */
     unsigned crawl_set;     /* bits of crawl_keys given so far */
+    unsigned stories_set;   /* bits of stories_keys given so far */
     size_t plan;            /* index in c->plans of the current [plan] */
 };
 
@@ -480,6 +482,13 @@ static const struct int_key crawl_keys[] = {
      7 * 86400},
 };
 
+/* story/assign.h STORY_WINDOW_DAYS_MAX bounds it (not included: config
+ * stays below the story module). */
+static const struct int_key stories_keys[] = {
+    {"window_days", offsetof(struct config_stories, window_days), 1, 60},
+    {"similarity_percent", offsetof(struct config_stories, similarity_percent), 10, 100},
+};
+
 #define N_KEYS(t) (sizeof t / sizeof t[0])
 
 /* key = v into base, by the row of keys that names it; an unknown key is
@@ -603,10 +612,14 @@ static int section_start(struct parser *ps, struct span s)
         ps->section = SECTION_CRAWL;
         return 0;
     }
+    if (span_eq(in, "stories")) {
+        ps->section = SECTION_STORIES;
+        return 0;
+    }
     if (in.n < 4 || memcmp(in.p, "plan", 4) != 0 || (in.n > 4 && !is_blank(in.p[4])))
         return parse_fail(ps,
                           "unknown section [%s] (expected [server], [outbound], [retention], "
-                          "[crawl] or [plan NAME])",
+                          "[crawl], [stories] or [plan NAME])",
                           span_show(in, b));
     struct span name = span_trim((struct span){in.p + 4, in.n - 4});
     if (name.n == 0)
@@ -664,12 +677,16 @@ static int parse_line(struct parser *ps, struct span line)
     case SECTION_CRAWL:
         return int_key_set(ps, "crawl", crawl_keys, N_KEYS(crawl_keys), &ps->c->crawl_cfg,
                            &ps->crawl_set, key, value);
+    case SECTION_STORIES:
+        return int_key_set(ps, "stories", stories_keys, N_KEYS(stories_keys), &ps->c->stories,
+                           &ps->stories_set, key, value);
     case SECTION_PLAN:
         return plan_set(ps, key, value);
     default:
         return parse_fail(
             ps,
-            "'%s' is outside a section ([server], [outbound], [retention], [crawl] or [plan NAME])",
+            "'%s' is outside a section ([server], [outbound], [retention], [crawl], [stories] or "
+            "[plan NAME])",
             span_show(key, b));
     }
 }

@@ -12,6 +12,8 @@
  *     allow_networks = 10.0.0.0/8
  *     [retention]
  *     max_age_days = 90
+ *     [stories]
+ *     window_days = 3
  *
  * A [plan NAME] section for a built-in plan changes only the fields it
  * names; config_plans_apply merges that way. Errors name file:line. The
@@ -83,6 +85,13 @@ struct config_crawl {
     int64_t headlines_max_interval_s; /* the same for a feed marked headlines */
 };
 
+/* [stories]: how articles are grouped into stories at ingest
+ * (story/assign.h, store_stories_window_set); 0 = the default. */
+struct config_stories {
+    int64_t window_days;        /* articles compared within this many days */
+    int64_t similarity_percent; /* sketch similarity that joins a story, in % */
+};
+
 struct config {
     char listen[CONFIG_LISTEN_MAX]; /* HOST:PORT; "" = not set (flag, env, default) */
     unsigned threads;               /* HTTP workers; 0 = not set (number of cores) */
@@ -112,6 +121,7 @@ struct config {
     struct config_outbound outbound;
     struct config_retention retention;
     struct config_crawl crawl_cfg; /* "crawl" is [server]'s on/off */
+    struct config_stories stories;
 };
 
 /* Values used when there is no config file (or it leaves them out): listen

@@ -27,6 +27,14 @@ struct store_backend {
     int (*articles_put)(struct store_backend *b, struct article *arts, size_t n,
                         struct store_put_stats *stats, struct err *err);
     int (*articles_count)(struct store_backend *b, int64_t *out, struct err *err);
+    /* The articles published at most window_s before the newest stored
+     * one, oldest first, each passed to fn with canonical_url, title,
+     * description, content, published_at and story_id set (0 when stored
+     * before stories); fn's non-zero return stops and is returned. What a
+     * process's story window starts from (store.c). */
+    int (*stories_window)(struct store_backend *b, int64_t window_s,
+                          int (*fn)(void *ctx, const struct article *a), void *ctx,
+                          struct err *err);
     int (*articles_delete)(struct store_backend *b, const struct store_delete_filter *f, size_t max,
                            int64_t *deleted, struct err *err);
     /* NULL: the backend gives space back by itself (PostgreSQL's autovacuum) */

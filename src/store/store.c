@@ -3,6 +3,7 @@
 #include "store/store.h"
 #include "store/backend.h"
 #include "store/sqlite/db.h"
+#include "store/stories.h"
 #include "util/urlview.h"
 
 #include <stdio.h>
@@ -14,6 +15,7 @@
 
 struct store {
     struct store_backend *be;
+    struct store_stories *stories; /* the story of each article put */
 };
 
 bool store_location_is_pg(const char *loc)
@@ -72,6 +74,10 @@ int store_open_with(struct store **out, const char *loc, const struct store_opti
         rc = store_sqlite_new(&be, loc, opt, err);
     if (rc < 0)
         goto out;
+    if ((rc = store_stories_new(&s->stories, err)) < 0) {
+        be->free(be);
+        goto out;
+    }
     s->be = be;
     *out = s;
     s = NULL;
@@ -84,6 +90,7 @@ void store_close(struct store *s)
 {
     if (s == NULL)
         return;
+    store_stories_free(s->stories);
     s->be->free(s->be);
     free(s);
 }
@@ -120,6 +127,13 @@ struct store_backend *store_backend_get(struct store *s)
 int store_articles_put(struct store *s, struct article *arts, size_t n,
                        struct store_put_stats *stats, struct err *err)
 {
+    return store_articles_put_prepared(s, arts, NULL, n, stats, err);
+}
+
+int store_articles_put_prepared(struct store *s, struct article *arts,
+                                const struct story_prep *preps, size_t n,
+                                struct store_put_stats *stats, struct err *err)
+{
     if (stats) {
         stats->inserted = 0;
         stats->updated = 0;
@@ -128,7 +142,20 @@ int store_articles_put(struct store *s, struct article *arts, size_t n,
         return 0;
     if (arts == NULL)
         return err_set(err, ERR_INVALID, "no articles");
+    int rc = store_stories_assign(s->stories, s->be, arts, preps, n, err);
+    if (rc < 0)
+        return rc;
     return s->be->articles_put(s->be, arts, n, stats, err);
+}
+
+void store_stories_similarity_set(struct store *s, int64_t percent)
+{
+    store_stories_similarity(s->stories, percent);
+}
+
+void store_stories_window_set(struct store *s, int64_t days)
+{
+    store_stories_window_days(s->stories, days);
 }
 
 int store_backup(struct store *s, const char *dest, struct err *err)

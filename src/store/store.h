@@ -37,6 +37,10 @@ struct article {
     const char *category;      /* NULL none */
     bool headline;             /* shown by /v2/top-headlines */
     int64_t ingested_at;
+    /* The story it belongs to (story/assign.h): store_articles_put assigns
+     * it when 0; read back as stored (0 for an article stored before
+     * stories, whose story is then story_id_for_url of its canonical url). */
+    int64_t story_id;
 };
 
 /* Article ids: time in the high bits so newest-first is id-descending. */
@@ -204,9 +208,29 @@ int store_fulltext_set(struct store *s, bool on, struct err *err);
 
 /* Upsert n articles in one transaction, keyed by canonical_url: a new url is
  * inserted, a known one replaced (flags included). Assigns id and seq (the
- * array is updated in place). stats may be NULL. */
+ * array is updated in place), and story_id where it is 0 (story/assign.h).
+ * stats may be NULL. */
 int store_articles_put(struct store *s, struct article *arts, size_t n,
                        struct store_put_stats *stats, struct err *err);
+
+/* store_articles_put with each article's story inputs made already
+ * (story/assign.h story_prepare; preps[i] for arts[i], NULL: made here):
+ * an import makes them on its parsing thread, off the writer's. */
+struct story_prep;
+int store_articles_put_prepared(struct store *s, struct article *arts,
+                                const struct story_prep *preps, size_t n,
+                                struct store_put_stats *stats, struct err *err);
+
+/* The story window of this process's puts, in days of publication time
+ * (story/assign.h; clamped to 1..60, default 3): an article is compared
+ * with the articles published up to this long before it. Set before the
+ * first put: the window starts from the stored articles then. */
+void store_stories_window_set(struct store *s, int64_t days);
+
+/* The sketch similarity at which this process's puts join an article to
+ * a story, in percent (story/assign.h; clamped to 10..100, default
+ * STORY_THRESHOLD_DEFAULT). Set before the first put. */
+void store_stories_similarity_set(struct store *s, int64_t percent);
 
 /* Number of stored articles. */
 int store_articles_count(struct store *s, int64_t *out, struct err *err);

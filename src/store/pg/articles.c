@@ -38,24 +38,32 @@ static const struct pg_sql sql_upsert = {
     PG_ST_ARTICLES_UPSERT,
     "INSERT INTO articles(id, seq, url, canonical_url, source_id, source_name, author, title,"
     " description, url_to_image, published_at, content, domain, language, country, category,"
-    " headline, ingested_at)"
+    " headline, ingested_at, story_id)"
     " SELECT u.id, 0, u.url, u.curl, u.source_id, u.source_name, u.author, u.title,"
     " u.description, u.url_to_image, u.published_at, u.content, u.domain, u.language,"
-    " u.country, u.category, u.headline, u.ingested_at"
+    " u.country, u.category, u.headline, u.ingested_at, nullif(u.story_id, 0)"
     " FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],"
     " $7::text[], $8::text[], $9::text[], $10::bigint[], $11::text[], $12::text[], $13::text[],"
-    " $14::text[], $15::text[], $16::boolean[], $17::bigint[])"
+    " $14::text[], $15::text[], $16::boolean[], $17::bigint[], $18::bigint[])"
     " AS u(id, url, curl, source_id, source_name, author, title, description, url_to_image,"
-    " published_at, content, domain, language, country, category, headline, ingested_at)"
+    " published_at, content, domain, language, country, category, headline, ingested_at,"
+    " story_id)"
     " ON CONFLICT (canonical_url) DO UPDATE SET id = EXCLUDED.id, url = EXCLUDED.url,"
     " source_id = EXCLUDED.source_id, source_name = EXCLUDED.source_name,"
     " author = EXCLUDED.author, title = EXCLUDED.title, description = EXCLUDED.description,"
     " url_to_image = EXCLUDED.url_to_image, published_at = EXCLUDED.published_at,"
     " content = EXCLUDED.content, domain = EXCLUDED.domain, language = EXCLUDED.language,"
     " country = EXCLUDED.country, category = EXCLUDED.category, headline = EXCLUDED.headline,"
-    " ingested_at = EXCLUDED.ingested_at"
+    " ingested_at = EXCLUDED.ingested_at, story_id = EXCLUDED.story_id"
     " RETURNING canonical_url, id, seq"};
 static const struct pg_sql sql_count = {PG_ST_ARTICLES_COUNT, "SELECT count(*) FROM articles"};
+/* The story window's start (backend.h stories_window): ids are
+ * time-ordered, so the window is an id range of the primary key. */
+static const struct pg_sql sql_stories_window = {
+    PG_ST_STORIES_WINDOW,
+    "SELECT canonical_url, title, description, content, published_at, coalesce(story_id, 0)"
+    " FROM articles WHERE id >= (SELECT (coalesce(max(id), 0) >> 20) - $1 FROM articles) * 1048576"
+    " ORDER BY id"};
 /* Deletes (store_articles_delete): the trigger gives each row a tombstone,
  * which every node's replica applies. By canonical URL through its unique
  * index; else the oldest first, through the primary key. */
@@ -330,7 +338,7 @@ static void code_str(char out[3], const char code[3])
 static int write_rows(struct pg_conn *c, struct put_batch *pb, const struct article *arts,
                       struct err *err)
 {
-    enum { N_COLS = 17 };
+    enum { N_COLS = 18 };
     struct buf col[N_COLS];
     struct pg_params p;
     PGresult *r = NULL;
@@ -364,6 +372,7 @@ static int write_rows(struct pg_conn *c, struct put_batch *pb, const struct arti
         store_pg_array_text(&col[14], a->category);
         store_pg_array_bool(&col[15], a->headline);
         store_pg_array_int(&col[16], a->ingested_at ? a->ingested_at : now);
+        store_pg_array_int(&col[17], a->story_id);
     }
     store_pg_params_init(&p);
     for (int k = 0; k < N_COLS; k++) {
@@ -486,5 +495,32 @@ int store_pg_articles_delete(struct store_backend *b, const struct store_delete_
         PQclear(r);
     }
     store_pg_pool_put(&s->pool, c);
+    return rc;
+}
+
+int store_pg_stories_window(struct store_backend *b, int64_t window_s,
+                            int (*fn)(void *ctx, const struct article *a), void *ctx,
+                            struct err *err)
+{
+    struct store_pg *s = (struct store_pg *)b;
+    struct pg_params p;
+    PGresult *r = NULL;
+    int rc;
+
+    store_pg_params_init(&p);
+    store_pg_param_int(&p, window_s);
+    if ((rc = store_pg_query(s, &sql_stories_window, &p, &r, err)) < 0)
+        return rc;
+    for (int i = 0; i < PQntuples(r) && rc == 0; i++) {
+        struct article a = {0};
+        a.canonical_url = PQgetisnull(r, i, 0) ? NULL : PQgetvalue(r, i, 0);
+        a.title = PQgetisnull(r, i, 1) ? NULL : PQgetvalue(r, i, 1);
+        a.description = PQgetisnull(r, i, 2) ? NULL : PQgetvalue(r, i, 2);
+        a.content = PQgetisnull(r, i, 3) ? NULL : PQgetvalue(r, i, 3);
+        a.published_at = store_pg_get_int(r, i, 4);
+        a.story_id = store_pg_get_int(r, i, 5);
+        rc = fn(ctx, &a);
+    }
+    PQclear(r);
     return rc;
 }

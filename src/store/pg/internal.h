@@ -90,6 +90,7 @@ enum pg_stmt_id {
     PG_ST_ALERT_DELIVERY_DONE,
     PG_ST_ALERT_DELIVERY_FAILED,
     PG_ST_ALERT_DELIVERIES_COUNT,
+    PG_ST_STORIES_WINDOW,
     PG_ST_COUNT
 };
 _Static_assert(PG_ST_COUNT <= 64, "pg_conn.prepared has 64 bits");
@@ -252,6 +253,9 @@ void store_pg_array_end(struct buf *b);
 int store_pg_articles_put(struct store_backend *b, struct article *arts, size_t n,
                           struct store_put_stats *stats, struct err *err);
 int store_pg_articles_count(struct store_backend *b, int64_t *out, struct err *err);
+int store_pg_stories_window(struct store_backend *b, int64_t window_s,
+                            int (*fn)(void *ctx, const struct article *a), void *ctx,
+                            struct err *err);
 int store_pg_articles_delete(struct store_backend *b, const struct store_delete_filter *f,
                              size_t max, int64_t *deleted, struct err *err);
 
@@ -334,7 +338,7 @@ int store_pg_alert_deliveries_count(struct store_backend *b, int64_t *out, struc
 #define STORE_PG_ARTICLE_COLUMNS                                                                   \
     "id, seq, url, canonical_url, source_id, source_name, author, title, description,"             \
     " url_to_image, published_at, content, domain, language, country, category, headline,"         \
-    " ingested_at"
+    " ingested_at, story_id"
 
 /* Row i of an article log read (deleted, then STORE_PG_ARTICLE_COLUMNS, as
  * text) into out: strings copied into the arena (cut at a NUL byte), NULL

@@ -28,7 +28,7 @@ static const struct pg_sql sql_read = {
     " ORDER BY seq LIMIT $2)"
     " UNION ALL"
     " (SELECT true, id, seq, NULL, canonical_url, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL,"
-    " NULL, '', '', NULL, false, 0 FROM article_tombstones WHERE seq > $1 ORDER BY seq LIMIT $2)"
+    " NULL, '', '', NULL, false, 0, NULL FROM article_tombstones WHERE seq > $1 ORDER BY seq LIMIT $2)"
     " ORDER BY seq LIMIT $2"};
 static const struct pg_sql sql_rev = {
     PG_ST_SOURCES_REV, "SELECT value::bigint FROM newsd_meta WHERE key = 'sources_rev'"};
@@ -117,6 +117,7 @@ int store_pg_log_row(struct arena *a, const PGresult *r, int i, struct article *
     store_pg_get_code(r, i, 15, out->country);
     out->headline = store_pg_get_bool(r, i, 17);
     out->ingested_at = store_pg_get_int(r, i, 18);
+    out->story_id = store_pg_get_int(r, i, 19); /* NULL (stored before stories): 0 */
     return rc;
 }
 

@@ -24,7 +24,9 @@
  * Version 3 (alerts.c):
  *   alerts, alert_deliveries  as the embedded store's (sqlite.c, version 6)
  *   newsd_alert_add()  store_alert_add in one round trip: the key's row
- *               lock makes the per-key limit exact across nodes */
+ *               lock makes the per-key limit exact across nodes
+ * Version 4: articles.story_id, the story of each article (story/assign.h;
+ *   NULL for the articles stored before it), replicated with the row. */
 #include "store/pg/internal.h"
 
 #include <stdio.h>
@@ -195,8 +197,12 @@ static const char *const schema_v3[] = {
     NULL};
 /* clang-format on */
 
+static const char *const schema_v4[] = {
+    "ALTER TABLE articles ADD COLUMN IF NOT EXISTS story_id BIGINT;",
+    NULL};
+
 /* Each migration: its statements (each under C's 4095-byte literal limit). */
-static const char *const *const migrations[] = {schema_v1, schema_v2, schema_v3};
+static const char *const *const migrations[] = {schema_v1, schema_v2, schema_v3, schema_v4};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
 int64_t store_pg_schema_version(void)
@@ -369,6 +375,7 @@ int store_pg_new(struct store_backend **out, const char *uri, const struct store
         .replica_origin = pg_replica_origin,
         .articles_put = store_pg_articles_put,
         .articles_count = store_pg_articles_count,
+        .stories_window = store_pg_stories_window,
         .articles_delete = store_pg_articles_delete,
         .sources_put = store_pg_sources_put,
         .sources_ensure = store_pg_sources_ensure,

@@ -320,7 +320,9 @@ int store_sqlite_bind_article(sqlite3_stmt *st, const struct article *a, int64_t
                           STORE_SQLITE_TEXT(a->content), STORE_SQLITE_TEXT(a->domain),
                           STORE_SQLITE_CODE(a->language), STORE_SQLITE_CODE(a->country),
                           STORE_SQLITE_TEXT(a->category), STORE_SQLITE_INT(a->headline ? 1 : 0),
-                          STORE_SQLITE_INT(ingested_at), STORE_SQLITE_TEXT(meta_terms)));
+                          STORE_SQLITE_INT(ingested_at), STORE_SQLITE_TEXT(meta_terms),
+                          /* 0: not assigned (a replica of rows stored before stories) */
+                          a->story_id ? STORE_SQLITE_INT(a->story_id) : STORE_SQLITE_TEXT(NULL)));
 }
 
 #define FETCH_CHUNK 100 /* ids per "WHERE id IN (...)" */

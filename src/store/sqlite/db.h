@@ -208,9 +208,9 @@ int store_sqlite_read_int(struct store_sqlite_pool *p, const char *sql,
 #define STORE_SQLITE_ARTICLE_INSERT                                                                \
     "INSERT INTO articles(id, seq, url, canonical_url, source_id, source_name, author, title,"     \
     " description, url_to_image, published_at, content, domain, language, country, category,"      \
-    " headline, ingested_at, meta_terms)"                                                          \
+    " headline, ingested_at, meta_terms, story_id)"                                                \
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"    \
-    " ?19)"
+    " ?19, ?20)"
 int store_sqlite_bind_article(sqlite3_stmt *st, const struct article *a, int64_t id, int64_t seq,
                               int64_t ingested_at, const char *meta_terms);
 
