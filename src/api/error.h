@@ -49,6 +49,9 @@
     X(API_ERR_ALERT_NOT_FOUND, "alertNotFound", 404,                                               \
       "You have no alert with this id. GET /v2/alerts lists yours.")                               \
     X(API_ERR_TOO_MANY_ALERTS, "tooManyAlerts", 403, NULL)                                         \
+    X(API_ERR_STORY_NOT_FOUND, "storyNotFound", 404,                                               \
+      "There is no story with this id that your key may read. Story ids come from "               \
+      "/v2/stories and from the storyId of dedupe=true.")                                          \
     X(API_ERR_UNAVAILABLE, "serviceUnavailable", 503,                                              \
       "The server cannot answer this request right now. Try again in a moment.")                   \
     X(API_ERR_UNEXPECTED, "unexpectedError", 500, NULL)

@@ -121,6 +121,24 @@ void api_plan_window(const struct auth_plan *plan, int64_t now, int64_t *from, i
  * the articles response (or the error the index's failure maps to). */
 void api_respond_search(struct api_call *c, const struct index_request *req);
 
+/* req's time budget (deadline_ms) from the request's arrival. */
+void api_search_deadline(struct api_call *c, struct index_request *req);
+/* The NewsAPI error an index failure rc maps to (timeout and
+ * index-not-ready 503, anything else 500 with err in the log only); -1. */
+int api_fail_search(struct api_call *c, int rc, struct err *err);
+/* res answered as the feed c->feed asks for. */
+void api_respond_feed(struct api_call *c, const struct index_result *res);
+
+/* --- stories.c: one story, many copies (issue 25) ---------------------- */
+
+/* dedupe (an extension): true or false (the default) into *on. */
+int api_get_dedupe(struct api_call *c, bool *on);
+/* The validated search answered one article per story (dedupe=true). */
+void api_respond_dedupe(struct api_call *c, const struct index_request *req);
+/* GET /v2/stories and GET /v2/stories/{id} (id: the path's segment). */
+void api_stories(struct api_call *c);
+void api_story(struct api_call *c, const char *id, size_t len);
+
 /* --- one file per endpoint --------------------------------------------- */
 
 /* /v2/everything's filters into req (everything.c): the unsupported

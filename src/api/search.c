@@ -168,35 +168,42 @@ static int search_timed(struct api_call *c, const struct index_request *req,
         res->docs = NULL;
     } else {
         struct index_request timed = *req;
-        /* The budget counts from the request's arrival: time spent waiting
-         * for a worker is part of what the client waits. */
-        if (c->api->cfg.query_timeout_ms > 0)
-            timed.deadline_ms = (c->req->received_ms > 0 ? c->req->received_ms : clock_mono_ms()) +
-                                c->api->cfg.query_timeout_ms;
+        api_search_deadline(c, &timed);
         int rc = index_search(c->api->index, &c->arena, &timed, res, &err);
-        if (rc == ERR_TIMEOUT) {
-            /* A runaway query: the client may retry a narrower one. */
-            api_fail(c, API_ERR_UNAVAILABLE,
-                     "Your query took too long to run and was stopped. Try a narrower query "
-                     "(fewer OR terms, a date range) or try again later.");
-            c->resp->log_note = "query time budget exceeded";
-            return -1;
-        }
-        if (rc == ERR_BUSY) {
-            c->searched = false; /* no search ran: the index is not ready yet */
-            api_fail_building(c);
-            return -1;
-        }
-        if (rc < 0) {
-            api_fail(c, API_ERR_UNEXPECTED, NULL);
-            /* The cause goes to the log only (no internals in responses). */
-            log_msg(LOG_ERROR, "request %s: search failed: %s", c->req->request_id,
-                    err_msg(&err, rc));
-            c->resp->log_note = "index failure";
-            return -1;
-        }
+        if (rc < 0)
+            return api_fail_search(c, rc, &err);
     }
     return 0;
+}
+
+void api_search_deadline(struct api_call *c, struct index_request *req)
+{
+    /* The budget counts from the request's arrival: time spent waiting
+     * for a worker is part of what the client waits. */
+    if (c->api->cfg.query_timeout_ms > 0)
+        req->deadline_ms = (c->req->received_ms > 0 ? c->req->received_ms : clock_mono_ms()) +
+                           c->api->cfg.query_timeout_ms;
+}
+
+int api_fail_search(struct api_call *c, int rc, struct err *err)
+{
+    if (rc == ERR_TIMEOUT) {
+        /* A runaway query: the client may retry a narrower one. */
+        api_fail(c, API_ERR_UNAVAILABLE,
+                 "Your query took too long to run and was stopped. Try a narrower query "
+                 "(fewer OR terms, a date range) or try again later.");
+        c->resp->log_note = "query time budget exceeded";
+        return -1;
+    }
+    if (rc == ERR_BUSY) {
+        c->searched = false; /* no search ran: the index is not ready yet */
+        return api_fail_building(c);
+    }
+    api_fail(c, API_ERR_UNEXPECTED, NULL);
+    /* The cause goes to the log only (no internals in responses). */
+    log_msg(LOG_ERROR, "request %s: search failed: %s", c->req->request_id, err_msg(err, rc));
+    c->resp->log_note = "index failure";
+    return -1;
 }
 
 /* A page of a cursor walk (api/cursor.h): the rest of the walk is
@@ -228,6 +235,11 @@ static void respond_walk(struct api_call *c, const struct index_request *req,
     buf_init(&b, LIMIT_RESPONSE_BYTES);
     api_render_page_walk(&b, total, rest->docs, rest->n, more ? next : NULL);
     api_respond_rendered(c, &b);
+}
+
+void api_respond_feed(struct api_call *c, const struct index_result *res)
+{
+    respond_feed(c, res);
 }
 
 void api_respond_search(struct api_call *c, const struct index_request *req)

@@ -22,6 +22,9 @@ struct index_backend {
     void (*stats)(struct index_backend *b, struct index_stats *out);
     /* NULL: the index is the table (index_count_check: not compared). */
     int (*count_check)(struct index_backend *b, struct index_count_check *out, struct err *err);
+    /* index_story_matches (index.h) */
+    int (*story_matches)(struct index_backend *b, struct arena *a, const struct index_request *req,
+                         struct index_story_match **out, size_t *n, struct err *err);
 };
 
 /* SQLite FTS5 over the log's SQLite file at db_path (store/log.h: its
@@ -45,5 +48,10 @@ int index_engine_files_remove(const char *db_path, struct err *err);
  * is open (ready), searches fail with ERR_BUSY. */
 int index_engine_start(struct index_backend **out, const char *db_path,
                        const struct index_engine_options *opt, struct err *err);
+
+/* A reader of the index's log for the calling thread (index.c): the rows
+ * by id that index/stories.c shows. Back with index_reader_put. */
+int index_reader_get(struct index *idx, struct store_reader **out, struct err *err);
+void index_reader_put(struct index *idx, struct store_reader *r);
 
 #endif

@@ -17,6 +17,7 @@
 struct index {
     struct index_backend *be;
     struct store_log *log; /* what the backend reads (a replica kept in step, or the store) */
+    struct store_readers *readers; /* the log's rows by id (index_docs, stories) */
 };
 
 /* The backend of `kind` over the SQLite file at db_path; the engine opened
@@ -72,6 +73,7 @@ static int open_with(struct index **out, struct store *s, const struct index_opt
     if ((rc = store_log_open(&idx->log, s, opt->local_dir, err)) < 0 ||
         (rc = backend_new(&idx->be, engine, background, store_log_path(idx->log), &opt->engine,
                           err)) < 0 ||
+        (rc = store_readers_new(&idx->readers, store_log_path(idx->log), err)) < 0 ||
         (!opt->no_follow && (rc = store_log_start(idx->log, err)) < 0))
         goto out;
     *out = idx;
@@ -141,6 +143,8 @@ void index_close(struct index *idx)
     store_log_close(idx->log);
     if (idx->be)
         idx->be->free(idx->be);
+    if (idx->readers)
+        store_readers_free(idx->readers);
     free(idx);
 }
 
@@ -202,4 +206,27 @@ int index_newest_headline(struct index *idx, int64_t before, int64_t *out, struc
 struct store_log *index_log(struct index *idx)
 {
     return idx->log;
+}
+
+int index_story_matches(struct index *idx, struct arena *a, const struct index_request *req,
+                        struct index_story_match **out, size_t *n, struct err *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (req->from > req->to)
+        return 0; /* an empty window: nothing matches */
+    if (idx->be->story_matches == NULL)
+        return err_set(err, ERR_UNSUPPORTED, "this index has no stories");
+    return idx->be->story_matches(idx->be, a, req, out, n, err);
+}
+
+/* A reader of the log for this thread (back with store_readers_put). */
+int index_reader_get(struct index *idx, struct store_reader **out, struct err *err)
+{
+    return store_readers_get(idx->readers, out, err);
+}
+
+void index_reader_put(struct index *idx, struct store_reader *r)
+{
+    store_readers_put(idx->readers, r);
 }

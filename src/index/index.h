@@ -296,4 +296,69 @@ int index_search(struct index *idx, struct arena *a, const struct index_request 
  * (the end of the top-headlines live window); ERR_NOTFOUND when none. */
 int index_newest_headline(struct index *idx, int64_t before, int64_t *out, struct err *err);
 
+/* --- stories: one story, many copies (issue 25, docs/api.md §10) ---------- */
+
+/* One match of a request and its story (store_story_resolve). */
+struct index_story_match {
+    int64_t id, story;
+};
+
+/* Every match of req (its page ignored) with its story, in any order, in
+ * *out (arena; *n of them). Both backends give the same set. Errors as
+ * index_search. */
+int index_story_matches(struct index *idx, struct arena *a, const struct index_request *req,
+                        struct index_story_match **out, size_t *n, struct err *err);
+
+/* A page of articles, one per story (index/stories.c): the stories among
+ * req's matches in req's order, each shown by its first member in that
+ * order (newest first: its newest matching member; earliest first: its
+ * earliest; relevancy, popularity: its best). total: the exact number of
+ * stories among the matches; size[i]: how many of the matches are
+ * docs[i]'s story. */
+struct index_dedupe_result {
+    uint64_t total;
+    size_t n;
+    struct index_doc *docs;
+    int64_t *story;
+    uint64_t *size;
+};
+int index_search_dedupe(struct index *idx, struct arena *a, const struct index_request *req,
+                        struct index_dedupe_result *out, struct err *err);
+
+/* One story among a request's matches: its members there, their
+ * publication times' span, and the one shown for it (the newest). */
+struct index_story {
+    int64_t story;
+    uint64_t size;            /* matching members */
+    int64_t first_id, last_id; /* the earliest and newest matching member */
+    struct index_doc doc;     /* the newest matching member's article */
+    const int64_t *members;   /* every matching member's id, newest first */
+};
+enum index_story_sort {
+    INDEX_STORY_NEWEST, /* by the newest matching member, newest first */
+    INDEX_STORY_SIZE,   /* most matching members first; ties newest first */
+};
+struct index_story_page {
+    uint64_t total; /* stories among the matches */
+    size_t n;
+    struct index_story *s;
+};
+/* The stories among req's matches, one page of them (req's offset and
+ * limit count stories) in the order sort says. */
+int index_stories(struct index *idx, struct arena *a, const struct index_request *req,
+                  enum index_story_sort sort, struct index_story_page *out, struct err *err);
+
+/* The articles of ids, as a page shows them (article/json.h), read from
+ * the log; an id without a row is left out (*kept: how many remain). */
+int index_docs(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
+               struct index_doc *out, size_t *kept, struct err *err);
+/* The whole articles of ids (source names ...), in order; an id without a
+ * row leaves its slot's id 0 (store_reader_articles). */
+int index_articles(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
+                   struct article *arts, struct err *err);
+/* Every article of story in the whole store, newest first (ids in the
+ * arena); *n = 0 for a story nobody has. */
+int index_story_members(struct index *idx, struct arena *a, int64_t story, int64_t **ids,
+                        size_t *n, struct err *err);
+
 #endif

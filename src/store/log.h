@@ -210,4 +210,25 @@ int store_reader_open_writable(struct store_reader **out, const char *path, stru
  * has it. */
 int store_log_fulltext_ensure(const char *path, struct err *err);
 
+/* --- stories: each article's story as an index reads it back (issue 25) ------ */
+
+/* The story an article belongs to: its story_id, or, for an article
+ * stored before stories (story_id NULL, passed as 0), the story it would
+ * have founded, story_id_for_url(canonical_url) (story/sketch.h): its
+ * own. Both search backends and every node resolve it so. */
+int64_t store_story_resolve(int64_t story_id, const char *canonical_url, int64_t id);
+
+/* Called per article with its id and resolved story; non-zero stops with
+ * that code. */
+typedef int (*store_story_fn)(void *ctx, int64_t id, int64_t story);
+/* Every article with lo <= id <= hi, ascending id (a range of the primary
+ * key: the engine's per-segment story column). */
+int store_reader_stories(struct store_reader *r, int64_t lo, int64_t hi, store_story_fn fn,
+                         void *ctx, struct err *err);
+/* The ids of every article of story, newest first, into *ids (arena);
+ * *n = 0 when there is none. A scan of the table: story_id has no index
+ * (it cost imports a third of their rate, docs/stories.md). */
+int store_reader_story_members(struct store_reader *r, struct arena *a, int64_t story,
+                               int64_t **ids, size_t *n, struct err *err);
+
 #endif

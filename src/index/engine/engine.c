@@ -151,6 +151,32 @@ fail:
     return rc;
 }
 
+/* index_story_matches: the snapshot as engine_search takes it
+ * (read-your-writes, a damaged segment fails the request), one thread. */
+static int engine_story_matches(struct index_backend *b, struct arena *a,
+                                const struct index_request *req, struct index_story_match **out,
+                                size_t *n, struct err *err)
+{
+    struct index_engine *e = (struct index_engine *)b;
+    int rc = not_ready(e, err);
+    if (rc < 0)
+        return rc;
+    catch_up(e, req->deadline_ms);
+    struct eng_snap *s = eng_slot_get(&e->slot);
+    atomic_fetch_add(&e->searching, 1);
+    rc = eng_story_matches_run(s, e->readers, a, req, out, n, err);
+    atomic_fetch_sub(&e->searching, 1);
+    if (snap_damaged(s)) {
+        if (rc == 0)
+            rc = err_set(err, ERR_STORE,
+                         "the search index is damaged; the damaged segment is "
+                         "being rebuilt from the table");
+        follower_wake(e);
+    }
+    eng_snap_unref(s);
+    return rc;
+}
+
 static int engine_newest_headline(struct index_backend *b, int64_t before, int64_t *out,
                                   struct err *err)
 {
@@ -554,6 +580,7 @@ static int engine_new(struct index_engine **out, const char *db_path,
         .ready = engine_ready,
         .stats = engine_stats,
         .count_check = engine_count_check,
+        .story_matches = engine_story_matches,
     };
     eng_slot_init(&e->slot);
     eng_docs_pool_init(&e->dctxs);

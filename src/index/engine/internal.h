@@ -150,6 +150,9 @@ struct eng_segment {
      * passed; NULL for a segment built in this process (trusted). */
     _Atomic uint64_t *term_ok;
     atomic_bool damaged; /* a check failed: searches fail, the writer rebuilds it */
+    /* Each docid's story (stories.c), read from the table the first time a
+     * search asks for stories; NULL until then. Freed with the segment. */
+    _Atomic(int64_t *) story;
 };
 
 /* Deleted docids of one segment; immutable, shared between snapshots. */
@@ -222,6 +225,16 @@ void *eng_docs_pool_get(struct eng_docs_pool *p);
 void eng_docs_pool_put(struct eng_docs_pool *p, void *dctx);
 /* Every document decodes within its bounds (eng_segment_check). */
 int eng_docs_check(const struct eng_segment *s, struct err *err);
+
+/* --- stories.c: each match's story (issue 25) ------------------------------ */
+
+/* Free s's story column (the segment's last reference going). */
+void eng_story_col_free(struct eng_segment *s);
+/* index_story_matches over snapshot s (index.h); readers: the table the
+ * story columns are read from. */
+int eng_story_matches_run(const struct eng_snap *s, struct store_readers *readers,
+                          struct arena *a, const struct index_request *req,
+                          struct index_story_match **out, size_t *n, struct err *err);
 
 /* --- snapshot.c ----------------------------------------------------------- */
 
@@ -597,6 +610,21 @@ struct eng_doc_ref {
 int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index_request *req,
                    enum eng_split split, uint64_t *total, int64_t **ids, struct eng_doc_ref **refs,
                    size_t *n, struct err *err);
+/* A search's matches handed over one by one (counts.c, facets.c): doc
+ * for every live match of segment si (index in the snapshot), in
+ * ascending docid order within a segment. term, when not NULL, is called
+ * instead for a plan that is one unfiltered term over a segment without
+ * deletions: its matches are t's postings in the docid window [lo, hi),
+ * which the caller counts from the skip table. */
+struct eng_visit {
+    void (*doc)(void *ctx, uint32_t si, uint32_t doc);
+    void (*term)(void *ctx, uint32_t si, const struct eng_term *t, uint32_t lo, uint32_t hi);
+    void *ctx;
+};
+/* eng_search_ids's matches of req (its page ignored) handed to v, on this
+ * thread; *total: how many. */
+int eng_search_visit(const struct eng_snap *s, struct arena *a, const struct index_request *req,
+                     const struct eng_visit *v, uint64_t *total, struct err *err);
 /* Searches eng_search_ids ran over two threads in this process, so far. */
 uint64_t eng_split_searches(void);
 

@@ -403,6 +403,7 @@ struct run {
     size_t keylen;
     bool plain;       /* plain_plan(root) */
     bool term_leaves; /* some scored leaf is a term (its frequency is postings data) */
+    const struct eng_visit *visit; /* eng_search_visit: every match handed over */
 };
 
 /* Newest first: match d of segment si into the page's k newest, a heap by
@@ -1156,6 +1157,9 @@ static int run_segment_sets(struct run *r, struct ev *ev, size_t si, struct node
         }
         uint64_t here = set_count(&b, v);
         r->total += here;
+        for (uint32_t w = 0; r->visit && w < b.nw; w++) /* eng_search_visit */
+            for (uint64_t bits = v[w]; bits; bits &= bits - 1)
+                r->visit->doc(r->visit->ctx, ev->si, b.base + w * 64 + bits_low(bits));
         if (r->key && !known)
             eng_ccache_put(r->snap->ccache, ck, here);
         if (r->k > 0 && here > 0)
@@ -1352,7 +1356,9 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
     /* Count path of a single unfiltered term: the skip table, no decoding
      * of whole blocks; the page is the first k postings. */
     if (root->kind == PLAN_TERM && !root->filter && dels == NULL &&
-        (r->k == 0 || sort == INDEX_SORT_PUBLISHED_DESC)) {
+        (r->k == 0 || sort == INDEX_SORT_PUBLISHED_DESC) && (!r->visit || r->visit->term)) {
+        if (r->visit)
+            r->visit->term(r->visit->ctx, ev.si, root->cur[0].t, lo, hi);
         struct eng_cursor c;
         eng_cursor_init(&c, seg, root->cur[0].t);
         for (d = eng_cursor_seek(&c, lo); r->k > 0 && d < hi && take_newest(r, seg, ev.si, d);
@@ -1367,7 +1373,7 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
      * newest-first page then needs only its first k live matches. */
     struct eng_ccache_key ck = {seg->gen, dels ? dels->gen : 0, lo, hi, r->key, r->keylen};
     uint64_t cached;
-    bool known = r->key && eng_ccache_get(r->snap->ccache, &ck, &cached);
+    bool known = !r->visit && r->key && eng_ccache_get(r->snap->ccache, &ck, &cached);
     if (known && (r->k == 0 || sort == INDEX_SORT_PUBLISHED_DESC)) {
         for (d = r->k > 0 ? seek(&ev, root, lo) : hi; d < hi; d = seek(&ev, root, d + 1)) {
             if (!eng_dels_has(dels, d) && !take_newest(r, seg, ev.si, d))
@@ -1390,6 +1396,8 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
             continue;
         r->total++;
         here++;
+        if (r->visit)
+            r->visit->doc(r->visit->ctx, ev.si, d);
         if (expired(r))
             return ERR_TIMEOUT;
         if (r->k == 0)
@@ -1679,11 +1687,32 @@ static int run_segments(struct run *r, struct arena *a, enum eng_split split, in
     return 0;
 }
 
+static int search_run(const struct eng_snap *s, struct arena *a, const struct index_request *req,
+                      enum eng_split split, const struct eng_visit *visit, uint64_t *total,
+                      int64_t **ids, struct eng_doc_ref **refs, size_t *n, struct err *err);
+
 int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index_request *req,
                    enum eng_split split, uint64_t *total, int64_t **ids, struct eng_doc_ref **refs,
                    size_t *n, struct err *err)
 {
-    struct run r = {.snap = s, .req = req, .deadline = req->deadline_ms};
+    return search_run(s, a, req, split, NULL, total, ids, refs, n, err);
+}
+
+int eng_search_visit(const struct eng_snap *s, struct arena *a, const struct index_request *req,
+                     const struct eng_visit *visit, uint64_t *total, struct err *err)
+{
+    struct index_request count = *req;
+    int64_t *ids;
+    size_t n;
+    count.offset = count.limit = 0;
+    return search_run(s, a, &count, ENG_SPLIT_NEVER, visit, total, &ids, NULL, &n, err);
+}
+
+static int search_run(const struct eng_snap *s, struct arena *a, const struct index_request *req,
+                      enum eng_split split, const struct eng_visit *visit, uint64_t *total,
+                      int64_t **ids, struct eng_doc_ref **refs, size_t *n, struct err *err)
+{
+    struct run r = {.snap = s, .req = req, .deadline = req->deadline_ms, .visit = visit};
     int64_t id_lo = store_id_lo(req->from), id_hi = index_request_id_hi(req);
     int rc;
 

@@ -224,6 +224,92 @@ out:
     return rc;
 }
 
+/* index_story_matches: every match's id and story in one statement,
+ * resolved as store_story_resolve does for every reader. */
+static const char sql_story_matches[] =
+    "SELECT articles.id, coalesce(articles.story_id, 0),"
+    " CASE WHEN articles.story_id IS NULL THEN articles.canonical_url END"
+    " FROM articles_fts CROSS JOIN articles ON articles.id = articles_fts.rowid"
+    " WHERE " FTS_WHERE;
+
+static int story_matches_run(struct store_reader *r, const char *match, int64_t lo, int64_t hi,
+                             struct index_story_match **m, size_t *n, size_t *cap,
+                             struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = prepare(r, sql_story_matches, &st, err);
+    if (rc < 0)
+        return rc;
+    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, lo);
+    sqlite3_bind_int64(st, 3, hi);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == *cap) {
+            size_t grown = *cap ? *cap * 2 : 1024;
+            struct index_story_match *more = realloc(*m, grown * sizeof *more);
+            if (more == NULL) {
+                sqlite3_finalize(st);
+                return err_set(err, ERR_NOMEM, "out of memory for stories");
+            }
+            *m = more;
+            *cap = grown;
+        }
+        int64_t id = sqlite3_column_int64(st, 0);
+        (*m)[(*n)++] = (struct index_story_match){
+            id, store_story_resolve(sqlite3_column_int64(st, 1),
+                                    (const char *)sqlite3_column_text(st, 2), id)};
+    }
+    rc = rc == SQLITE_DONE ? 0 : store_reader_fail(r, rc, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int fts5_story_matches(struct index_backend *b, struct arena *a,
+                              const struct index_request *req, struct index_story_match **out,
+                              size_t *n, struct err *err)
+{
+    struct index_fts5 *x = (struct index_fts5 *)b;
+    struct buf match;
+    struct store_reader *r = NULL;
+    struct index_story_match *m = NULL;
+    size_t cap = 0;
+    int64_t lo = store_id_lo(req->from), hi = index_request_id_hi(req);
+    struct deadline dl = {req->deadline_ms, false};
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    buf_init(&match, INDEX_FTS5_MATCH_MAX);
+    if ((rc = index_fts5_match_build(&match, a, req, err)) < 0)
+        goto out;
+    if (req->from > req->to || lo > hi)
+        goto out;
+    if ((rc = store_readers_get(x->readers, &r, err)) < 0)
+        goto out;
+    if (dl.at_ms > 0)
+        sqlite3_progress_handler(store_reader_sqlite(r), DEADLINE_CHECK_OPS, deadline_check, &dl);
+    rc = story_matches_run(r, match.data, lo, hi, &m, n, &cap, err);
+    if (rc == 0 && *n > 0) {
+        if ((*out = arena_alloc(a, *n * sizeof **out)) == NULL)
+            rc = err_set(err, ERR_NOMEM, "out of memory for stories");
+        else
+            memcpy(*out, m, *n * sizeof **out);
+    }
+out:
+    if (r && dl.at_ms > 0)
+        sqlite3_progress_handler(store_reader_sqlite(r), 0, NULL, NULL);
+    if (rc < 0 && dl.expired)
+        rc = err_set(err, ERR_TIMEOUT, "the search ran out of its time budget");
+    if (rc < 0) {
+        *out = NULL;
+        *n = 0;
+    }
+    store_readers_put(x->readers, r);
+    buf_release(&match);
+    free(m);
+    return rc;
+}
+
 static int fts5_newest_headline(struct index_backend *b, int64_t before, int64_t *out,
                                 struct err *err)
 {
@@ -296,6 +382,7 @@ int index_fts5_new(struct index_backend **out, const char *db_path, struct err *
         .free = fts5_free,
         .search = fts5_search,
         .newest_headline = fts5_newest_headline,
+        .story_matches = fts5_story_matches,
         .verify = fts5_verify,
     };
     if ((x->path = strdup(db_path)) == NULL) {

@@ -1,0 +1,139 @@
+/* Each match's story (index_story_matches, index.h) over a snapshot: per
+ * segment a column holding each docid's story, so that a match costs one
+ * array read; the matches come from the search's visitor
+ * (eng_search_visit), as facets' do.
+ *
+ * The column is not in the segment files: a story id belongs to the row
+ * (articles.story_id, replicated to every node), and reading it back for a
+ * segment is one range scan of the table's primary key (ids are the
+ * segment's, descending), done the first time a search asks for stories
+ * of that segment and kept with it (docs/engine.md "Stories"). A segment
+ * file of an older build then needs no rebuild, and an assignment made
+ * better later (story/) reaches the index with the rows. */
+#include "index/engine/internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/log.h"
+#include "util/banned.h"
+
+/* Columns are built one at a time: two searches asking for the same
+ * segment's wait for one build. */
+static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void eng_story_col_free(struct eng_segment *s)
+{
+    free(atomic_load(&s->story));
+}
+
+struct col_fill {
+    const struct eng_segment *seg;
+    int64_t *col;
+};
+
+static int col_row(void *ctx, int64_t id, int64_t story)
+{
+    struct col_fill *f = ctx;
+    uint32_t d = eng_segment_find(f->seg, id);
+    if (d != ENG_END)
+        f->col[d] = story;
+    return 0;
+}
+
+/* s's story column, read from the table when it is not yet. */
+static int column(struct eng_segment *s, struct store_readers *readers, const int64_t **out,
+                  struct err *err)
+{
+    int64_t *col = atomic_load(&s->story);
+    struct store_reader *r = NULL;
+    int rc = 0;
+    if (col) {
+        *out = col;
+        return 0;
+    }
+    pthread_mutex_lock(&build_lock);
+    if ((col = atomic_load(&s->story)) != NULL)
+        goto out;
+    if ((col = calloc(s->n ? s->n : 1, sizeof *col)) == NULL) {
+        rc = err_set(err, ERR_NOMEM, "out of memory for a story column");
+        goto out;
+    }
+    /* A docid the table no longer has (deleted since the segment was
+     * built, so not live either) is its own story: its id. */
+    for (uint32_t d = 0; d < s->n; d++)
+        col[d] = s->ids[d];
+    if (s->n > 0) {
+        struct col_fill f = {s, col};
+        if ((rc = store_readers_get(readers, &r, err)) == 0)
+            rc = store_reader_stories(r, s->ids[s->n - 1], s->ids[0], col_row, &f, err);
+        store_readers_put(readers, r);
+    }
+    if (rc < 0) {
+        free(col);
+        col = NULL;
+        goto out;
+    }
+    atomic_store(&s->story, col);
+out:
+    pthread_mutex_unlock(&build_lock);
+    *out = col;
+    return rc;
+}
+
+struct matches_run {
+    const int64_t **col; /* per segment of the snapshot */
+    const struct eng_snap *snap;
+    struct index_story_match *m;
+    size_t n, cap;
+    bool nomem;
+};
+
+static void match_doc(void *ctx, uint32_t si, uint32_t doc)
+{
+    struct matches_run *r = ctx;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 1024;
+        struct index_story_match *m = r->nomem ? NULL : realloc(r->m, cap * sizeof *m);
+        if (m == NULL) {
+            r->nomem = true;
+            return;
+        }
+        r->m = m;
+        r->cap = cap;
+    }
+    r->m[r->n++] = (struct index_story_match){r->snap->segs[si]->ids[doc], r->col[si][doc]};
+}
+
+int eng_story_matches_run(const struct eng_snap *s, struct store_readers *readers,
+                          struct arena *a, const struct index_request *req,
+                          struct index_story_match **out, size_t *n, struct err *err)
+{
+    struct matches_run r = {.snap = s};
+    struct eng_visit v = {.doc = match_doc, .term = NULL, .ctx = &r};
+    uint64_t total;
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    r.col = arena_calloc(a, s->nseg ? s->nseg : 1, sizeof *r.col);
+    if (r.col == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory for stories");
+    for (size_t si = 0; si < s->nseg; si++)
+        if ((rc = column(s->segs[si], readers, &r.col[si], err)) < 0)
+            return rc;
+    rc = eng_search_visit(s, a, req, &v, &total, err);
+    if (rc == 0 && r.nomem)
+        rc = err_set(err, ERR_NOMEM, "out of memory for stories");
+    if (rc == 0 && r.n > 0) {
+        /* into the arena: the caller's to keep */
+        if ((*out = arena_alloc(a, r.n * sizeof **out)) == NULL)
+            rc = err_set(err, ERR_NOMEM, "out of memory for stories");
+        else
+            memcpy(*out, r.m, r.n * sizeof **out);
+        *n = rc == 0 ? r.n : 0;
+    }
+    free(r.m);
+    return rc;
+}

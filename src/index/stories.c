@@ -1,0 +1,317 @@
+/* One story, many copies (index.h "stories", issue 25): a search's
+ * matches grouped by story, over either backend. The backend gives every
+ * match with its story (index_story_matches: the engine from its
+ * per-segment story columns, FTS5 from SQL); the grouping, the order and
+ * the articles shown are here, once, so both backends answer alike.
+ *
+ * Exact: every match is grouped, so totals are the exact number of
+ * stories, never an estimate. The shown articles are read from the log by
+ * id and rendered as both backends render a page (article/json.h). */
+#include "index/backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "article/json.h"
+#include "util/banned.h"
+
+/* Matches by story, then newest first within a story. */
+static int cmp_story_then_newest(const void *x, const void *y)
+{
+    const struct index_story_match *a = x, *b = y;
+    if (a->story != b->story)
+        return a->story < b->story ? -1 : 1;
+    return a->id > b->id ? -1 : a->id < b->id;
+}
+
+static int cmp_id(const void *x, const void *y)
+{
+    const struct index_story_match *a = x, *b = y;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* A story among the matches: members m[at .. at + size) of the array
+ * sorted by cmp_story_then_newest (newest first). */
+struct group {
+    int64_t story;
+    size_t at, size;
+    int64_t first, last; /* earliest and newest member's id */
+};
+
+/* The groups of m[0..n), m sorted here by story; *ng of them in *out. */
+static int group_matches(struct arena *a, struct index_story_match *m, size_t n,
+                         struct group **out, size_t *ng, struct err *err)
+{
+    size_t k = 0;
+    *out = NULL;
+    *ng = 0;
+    if (n == 0)
+        return 0;
+    qsort(m, n, sizeof *m, cmp_story_then_newest);
+    struct group *g = arena_calloc(a, n, sizeof *g);
+    if (g == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory grouping stories");
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || m[i].story != m[i - 1].story)
+            g[k++] = (struct group){.story = m[i].story, .at = i, .last = m[i].id};
+        g[k - 1].size++;
+        g[k - 1].first = m[i].id;
+    }
+    *out = g;
+    *ng = k;
+    return 0;
+}
+
+static int cmp_group_newest(const void *x, const void *y)
+{
+    const struct group *a = x, *b = y;
+    return a->last > b->last ? -1 : a->last < b->last;
+}
+
+static int cmp_group_earliest(const void *x, const void *y)
+{
+    const struct group *a = x, *b = y;
+    return a->first < b->first ? -1 : a->first > b->first;
+}
+
+static int cmp_group_size(const void *x, const void *y)
+{
+    const struct group *a = x, *b = y;
+    if (a->size != b->size)
+        return a->size > b->size ? -1 : 1;
+    return cmp_group_newest(x, y);
+}
+
+static int cmp_group_story(const void *x, const void *y)
+{
+    const struct group *a = x, *b = y;
+    return a->story < b->story ? -1 : a->story > b->story;
+}
+
+int index_articles(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
+                   struct article *arts, struct err *err)
+{
+    struct store_reader *r = NULL;
+    int rc;
+    if (n == 0)
+        return 0;
+    if ((rc = index_reader_get(idx, &r, err)) < 0)
+        return rc;
+    rc = store_reader_articles(r, a, ids, n, arts, err);
+    index_reader_put(idx, r);
+    return rc;
+}
+
+int index_docs(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
+               struct index_doc *out, size_t *kept, struct err *err)
+{
+    struct article *arts = arena_calloc(a, n ? n : 1, sizeof *arts);
+    struct buf b;
+    int rc;
+    *kept = 0;
+    if (arts == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory for a page of results");
+    if ((rc = index_articles(idx, a, ids, n, arts, err)) < 0)
+        return rc;
+    buf_init(&b, 0);
+    for (size_t i = 0; i < n; i++) {
+        if (arts[i].id != ids[i] || ids[i] == 0)
+            continue; /* deleted since the search */
+        b.len = 0;
+        article_json(&b, &arts[i]);
+        char *json = buf_error(&b) ? NULL : arena_alloc(a, b.len ? b.len : 1);
+        if (json == NULL) {
+            buf_release(&b);
+            return err_set(err, ERR_NOMEM, "out of memory for a page of results");
+        }
+        memcpy(json, b.data, b.len);
+        out[*kept] = (struct index_doc){.id = ids[i], .json = json, .len = b.len};
+        (*kept)++;
+    }
+    buf_release(&b);
+    return 0;
+}
+
+int index_story_members(struct index *idx, struct arena *a, int64_t story, int64_t **ids,
+                        size_t *n, struct err *err)
+{
+    struct store_reader *r = NULL;
+    int rc;
+    *ids = NULL;
+    *n = 0;
+    if ((rc = index_reader_get(idx, &r, err)) < 0)
+        return rc;
+    rc = store_reader_story_members(r, a, story, ids, n, err);
+    index_reader_put(idx, r);
+    return rc;
+}
+
+/* The page's slice [req->offset, req->offset + req->limit) of k items. */
+static void page_slice(const struct index_request *req, size_t k, size_t *from, size_t *count)
+{
+    *from = req->offset < k ? req->offset : k;
+    *count = k - *from < req->limit ? k - *from : req->limit;
+}
+
+/* Fill out's page from the groups chosen (the shown member's id each). */
+static int dedupe_fill(struct index *idx, struct arena *a, const int64_t *ids,
+                       const struct group *const *chosen, size_t n,
+                       struct index_dedupe_result *out, struct err *err)
+{
+    struct index_doc *docs = arena_calloc(a, n ? n : 1, sizeof *docs);
+    out->story = arena_calloc(a, n ? n : 1, sizeof *out->story);
+    out->size = arena_calloc(a, n ? n : 1, sizeof *out->size);
+    size_t kept;
+    int rc;
+    if (docs == NULL || out->story == NULL || out->size == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory for a page of results");
+    if ((rc = index_docs(idx, a, ids, n, docs, &kept, err)) < 0)
+        return rc;
+    /* (an article deleted since the search is left out: match what is left) */
+    size_t j = 0;
+    for (size_t i = 0; i < n && j < kept; i++) {
+        if (docs[j].id != ids[i])
+            continue;
+        out->story[j] = chosen[i]->story;
+        out->size[j] = chosen[i]->size;
+        j++;
+    }
+    out->docs = docs;
+    out->n = j;
+    return 0;
+}
+
+/* Relevancy and popularity: the backend's own order, walked from the top
+ * in pages that double, keeping each story's first member met, until the
+ * page's stories are all found. Matches are ids sorted ascending (their
+ * story looked up by id); groups sorted by story. */
+static int dedupe_walk(struct index *idx, struct arena *a, const struct index_request *req,
+                       const struct index_story_match *by_id, size_t n, const struct group *g,
+                       size_t ng, struct index_dedupe_result *out, struct err *err)
+{
+    size_t want = req->offset + req->limit, found = 0, walked = 0;
+    if (want > ng)
+        want = ng;
+    bool *seen = arena_calloc(a, ng ? ng : 1, sizeof *seen);
+    int64_t *ids = arena_calloc(a, want ? want : 1, sizeof *ids);
+    const struct group **chosen = arena_calloc(a, want ? want : 1, sizeof *chosen);
+    if (seen == NULL || ids == NULL || chosen == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory grouping stories");
+    size_t chunk = 2 * want < 64 ? 64 : 2 * want;
+    while (found < want && walked < n) {
+        struct index_request part = *req;
+        struct index_result res;
+        int rc;
+        part.offset = walked;
+        part.limit = chunk;
+        if ((rc = index_search(idx, a, &part, &res, err)) < 0)
+            return rc;
+        for (size_t i = 0; i < res.n && found < want; i++) {
+            struct index_story_match key = {.id = res.docs[i].id};
+            const struct index_story_match *m = bsearch(&key, by_id, n, sizeof *by_id, cmp_id);
+            if (m == NULL)
+                continue; /* arrived after the grouping: not among its stories */
+            struct group gk = {.story = m->story};
+            const struct group *gr = bsearch(&gk, g, ng, sizeof *g, cmp_group_story);
+            if (gr == NULL || seen[gr - g])
+                continue;
+            seen[gr - g] = true;
+            if (found >= req->offset) {
+                ids[found - req->offset] = res.docs[i].id;
+                chosen[found - req->offset] = gr;
+            }
+            found++;
+        }
+        if (res.n < chunk)
+            break; /* the end of the matches */
+        walked += res.n;
+        chunk *= 2;
+    }
+    size_t k = found > req->offset ? found - req->offset : 0;
+    return dedupe_fill(idx, a, ids, chosen, k, out, err);
+}
+
+int index_search_dedupe(struct index *idx, struct arena *a, const struct index_request *req,
+                        struct index_dedupe_result *out, struct err *err)
+{
+    struct index_story_match *m;
+    struct group *g;
+    size_t n, ng;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if ((rc = index_story_matches(idx, a, req, &m, &n, err)) < 0 ||
+        (rc = group_matches(a, m, n, &g, &ng, err)) < 0)
+        return rc;
+    out->total = ng;
+    if (req->limit == 0 || req->offset >= ng)
+        return 0;
+    if (req->sort == INDEX_SORT_RELEVANCY || req->sort == INDEX_SORT_POPULARITY) {
+        /* by story for the lookups; matches by id */
+        qsort(g, ng, sizeof *g, cmp_group_story);
+        qsort(m, n, sizeof *m, cmp_id);
+        return dedupe_walk(idx, a, req, m, n, g, ng, out, err);
+    }
+    /* Ids order articles as publishedAt does: a story's place is its
+     * newest (earliest) member's, and that member is the one shown. */
+    bool asc = req->sort == INDEX_SORT_PUBLISHED_ASC;
+    qsort(g, ng, sizeof *g, asc ? cmp_group_earliest : cmp_group_newest);
+    size_t from, count;
+    page_slice(req, ng, &from, &count);
+    int64_t *ids = arena_calloc(a, count ? count : 1, sizeof *ids);
+    const struct group **chosen = arena_calloc(a, count ? count : 1, sizeof *chosen);
+    if (ids == NULL || chosen == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory grouping stories");
+    for (size_t i = 0; i < count; i++) {
+        chosen[i] = &g[from + i];
+        ids[i] = asc ? g[from + i].first : g[from + i].last;
+    }
+    return dedupe_fill(idx, a, ids, chosen, count, out, err);
+}
+
+int index_stories(struct index *idx, struct arena *a, const struct index_request *req,
+                  enum index_story_sort sort, struct index_story_page *out, struct err *err)
+{
+    struct index_story_match *m;
+    struct group *g;
+    size_t n, ng, from, count, kept;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if ((rc = index_story_matches(idx, a, req, &m, &n, err)) < 0 ||
+        (rc = group_matches(a, m, n, &g, &ng, err)) < 0)
+        return rc;
+    out->total = ng;
+    qsort(g, ng, sizeof *g, sort == INDEX_STORY_SIZE ? cmp_group_size : cmp_group_newest);
+    page_slice(req, ng, &from, &count);
+    if (count == 0)
+        return 0;
+    int64_t *ids = arena_calloc(a, count, sizeof *ids);
+    struct index_doc *docs = arena_calloc(a, count, sizeof *docs);
+    out->s = arena_calloc(a, count, sizeof *out->s);
+    if (ids == NULL || docs == NULL || out->s == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory grouping stories");
+    for (size_t i = 0; i < count; i++)
+        ids[i] = g[from + i].last;
+    if ((rc = index_docs(idx, a, ids, count, docs, &kept, err)) < 0)
+        return rc;
+    int64_t *members = arena_calloc(a, n, sizeof *members);
+    if (members == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory grouping stories");
+    for (size_t i = 0, j = 0; i < count && j < kept; i++) {
+        const struct group *gr = &g[from + i];
+        if (docs[j].id != ids[i])
+            continue; /* deleted since the search */
+        for (size_t k = 0; k < gr->size; k++)
+            members[gr->at + k] = m[gr->at + k].id;
+        out->s[j] = (struct index_story){.story = gr->story,
+                                         .size = gr->size,
+                                         .first_id = gr->first,
+                                         .last_id = gr->last,
+                                         .doc = docs[j],
+                                         .members = &members[gr->at]};
+        j++;
+        out->n = j;
+    }
+    return 0;
+}
