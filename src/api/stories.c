@@ -1,4 +1,4 @@
-/* One story, many copies (issue 25, docs/api.md §10), all extensions:
+/* One story, many copies (issue 25, docs/api.md §9 "Stories"), all extensions:
  * dedupe=true on /v2/everything and /v2/top-headlines (one article per
  * story, each with storyId and storySize after NewsAPI's keys), GET
  * /v2/stories (the stories among /v2/everything's matches) and GET

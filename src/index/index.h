@@ -296,7 +296,7 @@ int index_search(struct index *idx, struct arena *a, const struct index_request 
  * (the end of the top-headlines live window); ERR_NOTFOUND when none. */
 int index_newest_headline(struct index *idx, int64_t before, int64_t *out, struct err *err);
 
-/* --- stories: one story, many copies (issue 25, docs/api.md §10) ---------- */
+/* --- stories: one story, many copies (issue 25, docs/api.md §9 "Stories") ---------- */
 
 /* One match of a request and its story (store_story_resolve). */
 struct index_story_match {
