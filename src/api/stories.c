@@ -29,8 +29,7 @@ int api_get_dedupe(struct api_call *c, bool *on)
         *on = true;
         return 0;
     }
-    return api_fail(c, API_ERR_PARAMETER_INVALID,
-                    "The dedupe parameter must be true or false.");
+    return api_fail(c, API_ERR_PARAMETER_INVALID, "The dedupe parameter must be true or false.");
 }
 
 static void story_id_str(int64_t story, char out[24])
@@ -39,8 +38,8 @@ static void story_id_str(int64_t story, char out[24])
 }
 
 /* The article's JSON with storyId and storySize after NewsAPI's keys. */
-static int with_story(struct api_call *c, const struct index_doc *d, int64_t story,
-                      uint64_t size, struct index_doc *out)
+static int with_story(struct api_call *c, const struct index_doc *d, int64_t story, uint64_t size,
+                      struct index_doc *out)
 {
     char id[24], tail[80];
     story_id_str(story, id);

@@ -39,8 +39,8 @@ struct group {
 };
 
 /* The groups of m[0..n), m sorted here by story; *ng of them in *out. */
-static int group_matches(struct arena *a, struct index_story_match *m, size_t n,
-                         struct group **out, size_t *ng, struct err *err)
+static int group_matches(struct arena *a, struct index_story_match *m, size_t n, struct group **out,
+                         size_t *ng, struct err *err)
 {
     size_t k = 0;
     *out = NULL;
@@ -132,8 +132,8 @@ int index_docs(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
     return 0;
 }
 
-int index_story_members(struct index *idx, struct arena *a, int64_t story, int64_t **ids,
-                        size_t *n, struct err *err)
+int index_story_members(struct index *idx, struct arena *a, int64_t story, int64_t **ids, size_t *n,
+                        struct err *err)
 {
     struct store_reader *r = NULL;
     int rc;
@@ -155,8 +155,8 @@ static void page_slice(const struct index_request *req, size_t k, size_t *from, 
 
 /* Fill out's page from the groups chosen (the shown member's id each). */
 static int dedupe_fill(struct index *idx, struct arena *a, const int64_t *ids,
-                       const struct group *const *chosen, size_t n,
-                       struct index_dedupe_result *out, struct err *err)
+                       const struct group *const *chosen, size_t n, struct index_dedupe_result *out,
+                       struct err *err)
 {
     struct index_doc *docs = arena_calloc(a, n ? n : 1, sizeof *docs);
     out->story = arena_calloc(a, n ? n : 1, sizeof *out->story);

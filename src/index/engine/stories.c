@@ -106,9 +106,9 @@ static void match_doc(void *ctx, uint32_t si, uint32_t doc)
     r->m[r->n++] = (struct index_story_match){r->snap->segs[si]->ids[doc], r->col[si][doc]};
 }
 
-int eng_story_matches_run(const struct eng_snap *s, struct store_readers *readers,
-                          struct arena *a, const struct index_request *req,
-                          struct index_story_match **out, size_t *n, struct err *err)
+int eng_story_matches_run(const struct eng_snap *s, struct store_readers *readers, struct arena *a,
+                          const struct index_request *req, struct index_story_match **out,
+                          size_t *n, struct err *err)
 {
     struct matches_run r = {.snap = s};
     struct eng_visit v = {.doc = match_doc, .term = NULL, .ctx = &r};

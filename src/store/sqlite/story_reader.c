@@ -30,15 +30,16 @@ static int prepare(struct store_reader *r, const char *sql, sqlite3_stmt **st, s
 
 /* The canonical URL is read only where story_id is NULL: the rest need
  * not copy it. */
-#define STORY_COLUMNS                                                                              \
-    "id, coalesce(story_id, 0), CASE WHEN story_id IS NULL THEN canonical_url END"
+#define STORY_COLUMNS "id, coalesce(story_id, 0), CASE WHEN story_id IS NULL THEN canonical_url END"
 
 int store_reader_stories(struct store_reader *r, int64_t lo, int64_t hi, store_story_fn fn,
                          void *ctx, struct err *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = prepare(r, "SELECT " STORY_COLUMNS " FROM articles WHERE id BETWEEN ?1 AND ?2"
-                        " ORDER BY id", &st, err);
+    int rc = prepare(r,
+                     "SELECT " STORY_COLUMNS " FROM articles WHERE id BETWEEN ?1 AND ?2"
+                     " ORDER BY id",
+                     &st, err);
     if (rc < 0)
         return rc;
     sqlite3_bind_int64(st, 1, lo);
@@ -65,8 +66,10 @@ int store_reader_story_members(struct store_reader *r, struct arena *a, int64_t 
     size_t cap = 0;
     *ids = NULL;
     *n = 0;
-    int rc = prepare(r, "SELECT " STORY_COLUMNS " FROM articles"
-                        " WHERE story_id = ?1 OR story_id IS NULL ORDER BY id DESC", &st, err);
+    int rc = prepare(r,
+                     "SELECT " STORY_COLUMNS " FROM articles"
+                     " WHERE story_id = ?1 OR story_id IS NULL ORDER BY id DESC",
+                     &st, err);
     if (rc < 0)
         return rc;
     sqlite3_bind_int64(st, 1, story);
