@@ -13,7 +13,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "article/json.h"
 #include "util/jw.h"
 #include "util/limits.h"
 #include "util/timefmt.h"
@@ -107,59 +106,94 @@ static int get_story_sort(struct api_call *c, enum index_story_sort *out)
                     "The sortBy parameter of /v2/stories must be one of publishedAt, size.");
 }
 
+/* A story's sources are read from its newest members, at most this many
+ * of them, and at most STORY_SOURCES_MAX are listed: a story of ten
+ * thousand copies costs a page's reads, not ten thousand (docs/api.md §9
+ * "Stories"). */
+#define STORY_SOURCES_READ 100
+#define STORY_SOURCES_MAX 10
+
+/* What a story's keys but its article are made of, read from its members
+ * (ids newest first): the newest and the earliest article, and the
+ * newest STORY_SOURCES_READ. */
+struct story_sum {
+    int64_t story;
+    uint64_t size;
+    int64_t first_seen, last_seen;
+    const struct article *arts; /* the newest members, newest first */
+    size_t n;
+};
+
+static int read_sum(struct api_call *c, int64_t story, const int64_t *ids, size_t n,
+                    struct story_sum *out, struct err *err)
+{
+    size_t take = n < STORY_SOURCES_READ ? n : STORY_SOURCES_READ;
+    int64_t *want = arena_calloc(&c->arena, take + 1, sizeof *want);
+    struct article *arts = arena_calloc(&c->arena, take + 1, sizeof *arts);
+    int rc;
+    *out = (struct story_sum){.story = story};
+    if (want == NULL || arts == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory for a story");
+    if (n == 0)
+        return 0;
+    memcpy(want, ids, take * sizeof *want);
+    want[take] = ids[n - 1]; /* the earliest, for firstSeen */
+    if ((rc = index_articles(c->api->index, &c->arena, want, take + 1, arts, err)) < 0)
+        return rc;
+    /* (a member deleted since the search is left out of the sources; the
+     * times are the nearest members still there) */
+    size_t k = 0;
+    for (size_t i = 0; i < take; i++)
+        if (arts[i].id == want[i] && want[i] != 0)
+            arts[k++] = arts[i];
+    const struct article *earliest = arts[take].id == want[take] ? &arts[take] : NULL;
+    out->size = n;
+    out->arts = arts;
+    out->n = k;
+    out->last_seen = k ? arts[0].published_at : 0;
+    out->first_seen = earliest ? earliest->published_at : k ? arts[k - 1].published_at : 0;
+    return 0;
+}
+
+static bool same_source(const struct article *x, const struct article *y)
+{
+    return !strcmp(x->source_name ? x->source_name : "", y->source_name ? y->source_name : "") &&
+           !strcmp(x->source_id ? x->source_id : "", y->source_id ? y->source_id : "");
+}
+
 /* A story's keys but its article: id, size, firstSeen, lastSeen and the
- * sources that carried it (each once, newest member first), from its
- * members' articles (arts[0..n), newest first). */
-static void story_keys(struct jw *w, int64_t story, const struct article *arts, size_t n)
+ * sources that carried it (each once, newest member first, bounded). */
+static void story_keys(struct jw *w, const struct story_sum *s)
 {
     char id[24], when[TIMEFMT_ISO_LEN];
-    story_id_str(story, id);
+    story_id_str(s->story, id);
     jw_key(w, "id");
     jw_str(w, id);
     jw_key(w, "size");
-    jw_uint(w, n);
-    timefmt_iso8601(n ? arts[n - 1].published_at : 0, when);
+    jw_uint(w, s->size);
+    timefmt_iso8601(s->first_seen, when);
     jw_key(w, "firstSeen");
     jw_str(w, when);
-    timefmt_iso8601(n ? arts[0].published_at : 0, when);
+    timefmt_iso8601(s->last_seen, when);
     jw_key(w, "lastSeen");
     jw_str(w, when);
     jw_key(w, "sources");
     jw_arr_begin(w);
-    for (size_t i = 0; i < n; i++) {
-        const char *name = arts[i].source_name ? arts[i].source_name : "";
+    for (size_t i = 0, listed = 0; i < s->n && listed < STORY_SOURCES_MAX; i++) {
         bool again = false;
         for (size_t j = 0; j < i && !again; j++)
-            again = !strcmp(arts[j].source_name ? arts[j].source_name : "", name) &&
-                    !strcmp(arts[j].source_id ? arts[j].source_id : "",
-                            arts[i].source_id ? arts[i].source_id : "");
+            again = same_source(&s->arts[j], &s->arts[i]);
         if (again)
             continue;
         jw_obj_begin(w);
         jw_key(w, "id");
-        jw_str(w, arts[i].source_id);
+        jw_str(w, s->arts[i].source_id);
         jw_key(w, "name");
-        jw_str(w, arts[i].source_name);
+        jw_str(w, s->arts[i].source_name);
         jw_obj_end(w);
+        listed++;
     }
     jw_arr_end(w);
-}
-
-/* The articles of ids[0..n) (newest first) that are still there. */
-static int read_members(struct api_call *c, const int64_t *ids, size_t n, struct article **arts,
-                        size_t *kept, struct err *err)
-{
-    *kept = 0;
-    *arts = arena_calloc(&c->arena, n ? n : 1, sizeof **arts);
-    if (*arts == NULL)
-        return err_set(err, ERR_NOMEM, "out of memory for a story");
-    int rc = index_articles(c->api->index, &c->arena, ids, n, *arts, err);
-    if (rc < 0)
-        return rc;
-    for (size_t i = 0; i < n; i++)
-        if ((*arts)[i].id == ids[i] && ids[i] != 0)
-            (*arts)[(*kept)++] = (*arts)[i];
-    return 0;
 }
 
 void api_stories(struct api_call *c)
@@ -202,15 +236,14 @@ void api_stories(struct api_call *c)
     jw_arr_begin(&w);
     for (size_t i = 0; i < page.n; i++) {
         const struct index_story *s = &page.s[i];
-        struct article *arts;
-        size_t kept;
-        if ((rc = read_members(c, s->members, s->size, &arts, &kept, &err)) < 0) {
+        struct story_sum sum;
+        if ((rc = read_sum(c, s->story, s->members, s->size, &sum, &err)) < 0) {
             buf_release(&b);
             api_fail_search(c, rc, &err);
             return;
         }
         jw_obj_begin(&w);
-        story_keys(&w, s->story, arts, kept);
+        story_keys(&w, &sum);
         jw_key(&w, "article");
         jw_raw(&w, s->doc.json, s->doc.len);
         jw_obj_end(&w);
@@ -240,7 +273,8 @@ static bool parse_story_id(const char *s, size_t len, int64_t *out)
 void api_story(struct api_call *c, const char *id, size_t len)
 {
     int64_t story, *ids, from = INT64_MIN, to = INT64_MAX;
-    size_t n, kept = 0;
+    size_t n, pg, size;
+    struct story_sum sum;
     struct err err;
     int rc;
 
@@ -249,23 +283,34 @@ void api_story(struct api_call *c, const char *id, size_t len)
         api_fail(c, API_ERR_STORY_NOT_FOUND, NULL);
         return;
     }
+    /* paged as /v2/everything is; what the key's plan shows (history,
+     * delay), as a search would */
+    if (api_get_paging(c, 100, &pg, &size) < 0 ||
+        api_check_plan(c, pg, size, &from, false, &to) < 0)
+        return;
     c->searched = true;
-    if ((rc = index_story_members(c->api->index, &c->arena, story, &ids, &n, &err)) < 0) {
+    struct index_request timed = {0};
+    api_search_deadline(c, &timed);
+    if ((rc = index_story_members(c->api->index, &c->arena, story, store_id_lo(from),
+                                  store_id_hi(to), timed.deadline_ms, &ids, &n, &err)) < 0 ||
+        (rc = read_sum(c, story, ids, n, &sum, &err)) < 0) {
         api_fail_search(c, rc, &err);
         return;
     }
-    /* What the key's plan shows (history, delay), as a search would. */
-    api_plan_window(&c->auth.plan, c->now, &from, &to);
-    for (size_t i = 0; i < n; i++)
-        if (ids[i] >= store_id_lo(from) && ids[i] <= store_id_hi(to))
-            ids[kept++] = ids[i];
-    struct article *arts;
-    if ((rc = read_members(c, ids, kept, &arts, &n, &err)) < 0) {
-        api_fail_search(c, rc, &err);
-        return;
-    }
-    if (n == 0) {
+    if (sum.n == 0) {
         api_fail(c, API_ERR_STORY_NOT_FOUND, NULL);
+        return;
+    }
+    size_t off = (pg - 1) * size < n ? (pg - 1) * size : n;
+    size_t count = n - off < size ? n - off : size;
+    struct index_doc *docs = arena_calloc(&c->arena, count ? count : 1, sizeof *docs);
+    size_t kept = 0;
+    if (docs == NULL) {
+        api_fail(c, API_ERR_UNEXPECTED, NULL);
+        return;
+    }
+    if ((rc = index_docs(c->api->index, &c->arena, ids + off, count, docs, &kept, &err)) < 0) {
+        api_fail_search(c, rc, &err);
         return;
     }
     struct buf b;
@@ -277,16 +322,14 @@ void api_story(struct api_call *c, const char *id, size_t len)
     jw_str(&w, "ok");
     jw_key(&w, "story");
     jw_obj_begin(&w);
-    story_keys(&w, story, arts, n);
+    story_keys(&w, &sum);
     jw_obj_end(&w);
     jw_key(&w, "totalResults");
     jw_uint(&w, n);
     jw_key(&w, "articles");
     jw_arr_begin(&w);
-    for (size_t i = 0; i < n; i++) {
-        jw_raw(&w, "", 0); /* the comma; the object is article_json's */
-        article_json(&b, &arts[i]);
-    }
+    for (size_t i = 0; i < kept; i++)
+        jw_raw(&w, docs[i].json, docs[i].len);
     jw_arr_end(&w);
     jw_obj_end(&w);
     api_respond_rendered(c, &b);

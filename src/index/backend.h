@@ -25,6 +25,10 @@ struct index_backend {
     /* index_story_matches (index.h) */
     int (*story_matches)(struct index_backend *b, struct arena *a, const struct index_request *req,
                          struct index_story_match **out, size_t *n, struct err *err);
+    /* index_story_members (index.h); deadline_ms as index_request's */
+    int (*story_members)(struct index_backend *b, struct arena *a, int64_t story, int64_t lo,
+                         int64_t hi, int64_t deadline_ms, int64_t **out, size_t *n,
+                         struct err *err);
 };
 
 /* SQLite FTS5 over the log's SQLite file at db_path (store/log.h: its

@@ -220,6 +220,18 @@ int index_story_matches(struct index *idx, struct arena *a, const struct index_r
     return idx->be->story_matches(idx->be, a, req, out, n, err);
 }
 
+int index_story_members(struct index *idx, struct arena *a, int64_t story, int64_t lo, int64_t hi,
+                        int64_t deadline_ms, int64_t **ids, size_t *n, struct err *err)
+{
+    *ids = NULL;
+    *n = 0;
+    if (lo > hi)
+        return 0;
+    if (idx->be->story_members == NULL)
+        return err_set(err, ERR_UNSUPPORTED, "this index has no stories");
+    return idx->be->story_members(idx->be, a, story, lo, hi, deadline_ms, ids, n, err);
+}
+
 /* A reader of the log for this thread (back with store_readers_put). */
 int index_reader_get(struct index *idx, struct store_reader **out, struct err *err)
 {

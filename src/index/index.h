@@ -356,9 +356,12 @@ int index_docs(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
  * row leaves its slot's id 0 (store_reader_articles). */
 int index_articles(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
                    struct article *arts, struct err *err);
-/* Every article of story in the whole store, newest first (ids in the
- * arena); *n = 0 for a story nobody has. */
-int index_story_members(struct index *idx, struct arena *a, int64_t story, int64_t **ids,
-                        size_t *n, struct err *err);
+/* Every article of story with lo <= id <= hi (store_id_lo/hi of a
+ * window of publication times), newest first (ids in the arena); *n = 0
+ * for a story nobody has. Not a scan of the table: the engine reads its
+ * story columns (8 bytes a document, in memory), FTS5 an index on
+ * articles.story_id. deadline_ms as index_request's. */
+int index_story_members(struct index *idx, struct arena *a, int64_t story, int64_t lo, int64_t hi,
+                        int64_t deadline_ms, int64_t **ids, size_t *n, struct err *err);
 
 #endif

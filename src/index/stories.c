@@ -195,20 +195,6 @@ int index_docs(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
     return 0;
 }
 
-int index_story_members(struct index *idx, struct arena *a, int64_t story, int64_t **ids, size_t *n,
-                        struct err *err)
-{
-    struct store_reader *r = NULL;
-    int rc;
-    *ids = NULL;
-    *n = 0;
-    if ((rc = index_reader_get(idx, &r, err)) < 0)
-        return rc;
-    rc = store_reader_story_members(r, a, story, ids, n, err);
-    index_reader_put(idx, r);
-    return rc;
-}
-
 /* The page's slice [req->offset, req->offset + req->limit) of k items. */
 static void page_slice(const struct index_request *req, size_t k, size_t *from, size_t *count)
 {

@@ -206,8 +206,9 @@ int store_reader_fail(struct store_reader *r, int sqlite_rc, struct err *err);
 int store_reader_open_writable(struct store_reader **out, const char *path, struct err *err);
 
 /* Give the file at path its full-text side when it lacks it (filling
- * articles_fts from every article: minutes for millions); nothing when it
- * has it. */
+ * articles_fts from every article: minutes for millions) and the side's
+ * story index (STORE_SQLITE_STORY_INDEX, a sort of the story ids);
+ * nothing when it has both. */
 int store_log_fulltext_ensure(const char *path, struct err *err);
 
 /* --- stories: each article's story as an index reads it back (issue 25) ------ */
@@ -225,10 +226,13 @@ typedef int (*store_story_fn)(void *ctx, int64_t id, int64_t story);
  * key: the engine's per-segment story column). */
 int store_reader_stories(struct store_reader *r, int64_t lo, int64_t hi, store_story_fn fn,
                          void *ctx, struct err *err);
-/* The ids of every article of story, newest first, into *ids (arena);
- * *n = 0 when there is none. A scan of the table: story_id has no index
- * (it cost imports a third of their rate, docs/stories.md). */
+/* The ids of every article of story with lo <= id <= hi, newest first,
+ * into *ids (arena); *n = 0 when there is none. By the index
+ * articles_story_id, which only the FTS5 mode keeps
+ * (store_log_fulltext_ensure; the engine reads its story columns): a scan
+ * of the table without it. */
 int store_reader_story_members(struct store_reader *r, struct arena *a, int64_t story,
-                               int64_t **ids, size_t *n, struct err *err);
+                               int64_t lo, int64_t hi, int64_t **ids, size_t *n,
+                               struct err *err);
 
 #endif

@@ -6,6 +6,7 @@ the store wrote (read from its SQLite file). Run on either backend
 (NEWSD_INDEX=fts5 too); the engine is given segments of 7 documents so a
 search spans many story columns, and a copy imported while the server runs
 joins its story."""
+import os
 import random
 import sqlite3
 
@@ -36,7 +37,21 @@ def copies():
                 "url": "https://%s/news/story-%d-%d" % (h, s, k), "urlToImage": None,
                 "publishedAt": "2021-07-%02dT%02d:%02d:00Z" % (10 + s % 5, 8 + k, s),
                 "content": "%s %s" % (topic, " ".join(words[7:])), "headline": True})
+    # One wire story carried by more sites than a story lists sources of
+    # (gamma: no search above matches it).
+    words = rnd.sample(vocab, 120)
+    for k in range(WIRE):
+        rows.append({
+            "source": {"id": None, "name": "Wire%d" % k}, "author": None,
+            "title": "Wire story: %s" % " ".join(words[:7]),
+            "description": "gamma %s" % words[0], "url": "https://wire%d.example/a" % k,
+            "urlToImage": None, "publishedAt": "2021-07-15T%02d:%02d:00Z" % (k // 4, k),
+            "content": "gamma %s" % " ".join(words[7:]), "headline": False})
     return rows
+
+
+WIRE = 14  # copies of the wire story, each from its own source
+SOURCES_MAX = 10  # docs/api.md §9 "Stories": sources listed at most
 
 
 @pytest.fixture(scope="module")
@@ -223,3 +238,45 @@ def test_stories_need_a_key(env):
     api, _ = env
     err(api.get("/v2/stories", [("q", "alpha")], key=None), 401, "apiKeyMissing")
     err(api.get("/v2/stories/1", key=None), 401, "apiKeyMissing")
+
+
+def test_a_story_pages_its_members_and_bounds_its_sources(env):
+    api, d = env
+    b = ok(api.get("/v2/stories", [("q", "gamma")]))
+    assert b["totalResults"] == 1
+    s = b["stories"][0]
+    assert s["size"] == WIRE
+    # the newest members' sources, each once, at most SOURCES_MAX
+    want = ["Wire%d" % k for k in reversed(range(WIRE))][:SOURCES_MAX]
+    assert [x["name"] for x in s["sources"]] == want
+    assert s["firstSeen"] == "2021-07-15T00:00:00Z" and s["lastSeen"] == "2021-07-15T03:13:00Z"
+    whole = ok(api.get("/v2/stories/" + s["id"]))
+    assert whole["totalResults"] == WIRE and len(whole["articles"]) == WIRE
+    assert whole["story"] == {k: s[k] for k in s if k != "article"}
+    assert whole["articles"][0] == s["article"]
+    got = []
+    for page in (1, 2, 3, 4):
+        p = ok(api.get("/v2/stories/" + s["id"], [("pageSize", "5"), ("page", str(page))]))
+        assert p["totalResults"] == WIRE and p["story"] == whole["story"]
+        assert len(p["articles"]) == max(0, min(5, WIRE - 5 * (page - 1)))
+        got += p["articles"]
+    assert got == whole["articles"]
+    err(api.get("/v2/stories/" + s["id"], [("pageSize", "101")]), 400, "parameterInvalid")
+    err(api.get("/v2/stories/" + s["id"], [("page", "0")]), 400, "parameterInvalid")
+
+
+def test_fts5_keeps_an_index_of_stories(env):
+    """The FTS5 mode answers a story by an index on articles.story_id, not
+    a scan (the engine reads its in-memory story columns instead)."""
+    _, d = env
+    db = sqlite3.connect(d + "/newsd.db")
+    has = db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'index'"
+                     " AND name = 'articles_story_id'").fetchone()[0]
+    plan = " ".join(r[-1] for r in db.execute(
+        "EXPLAIN QUERY PLAN SELECT id FROM articles WHERE (story_id = 1 OR story_id IS NULL)"
+        " AND id BETWEEN 0 AND 9 ORDER BY id DESC"))
+    db.close()
+    fts5 = os.environ.get("NEWSD_INDEX") == "fts5"
+    assert has == (1 if fts5 else 0)
+    if fts5:
+        assert "articles_story_id" in plan

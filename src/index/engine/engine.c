@@ -177,6 +177,23 @@ static int engine_story_matches(struct index_backend *b, struct arena *a,
     return rc;
 }
 
+/* index_story_members: the snapshot's story columns, read as
+ * engine_story_matches reads them. */
+static int engine_story_members(struct index_backend *b, struct arena *a, int64_t story,
+                                int64_t lo, int64_t hi, int64_t deadline_ms, int64_t **out,
+                                size_t *n, struct err *err)
+{
+    struct index_engine *e = (struct index_engine *)b;
+    int rc = not_ready(e, err);
+    if (rc < 0)
+        return rc;
+    catch_up(e, deadline_ms);
+    struct eng_snap *s = eng_slot_get(&e->slot);
+    rc = eng_story_members_run(s, e->readers, a, story, lo, hi, out, n, err);
+    eng_snap_unref(s);
+    return rc;
+}
+
 static int engine_newest_headline(struct index_backend *b, int64_t before, int64_t *out,
                                   struct err *err)
 {
@@ -581,6 +598,7 @@ static int engine_new(struct index_engine **out, const char *db_path,
         .stats = engine_stats,
         .count_check = engine_count_check,
         .story_matches = engine_story_matches,
+        .story_members = engine_story_members,
     };
     eng_slot_init(&e->slot);
     eng_docs_pool_init(&e->dctxs);

@@ -235,6 +235,11 @@ void eng_story_col_free(struct eng_segment *s);
 int eng_story_matches_run(const struct eng_snap *s, struct store_readers *readers,
                           struct arena *a, const struct index_request *req,
                           struct index_story_match **out, size_t *n, struct err *err);
+/* index_story_members over snapshot s (index.h): the live docids of story
+ * with lo <= id <= hi, from the story columns. */
+int eng_story_members_run(const struct eng_snap *s, struct store_readers *readers,
+                          struct arena *a, int64_t story, int64_t lo, int64_t hi, int64_t **out,
+                          size_t *n, struct err *err);
 
 /* --- snapshot.c ----------------------------------------------------------- */
 

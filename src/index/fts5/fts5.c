@@ -310,6 +310,32 @@ out:
     return rc;
 }
 
+/* index_story_members: by the index on articles.story_id that the FTS5
+ * mode keeps (store/log.h store_log_fulltext_ensure), not a scan. */
+static int fts5_story_members(struct index_backend *b, struct arena *a, int64_t story, int64_t lo,
+                              int64_t hi, int64_t deadline_ms, int64_t **out, size_t *n,
+                              struct err *err)
+{
+    struct index_fts5 *x = (struct index_fts5 *)b;
+    struct store_reader *r = NULL;
+    struct deadline dl = {deadline_ms, false};
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    if ((rc = store_readers_get(x->readers, &r, err)) < 0)
+        return rc;
+    if (dl.at_ms > 0)
+        sqlite3_progress_handler(store_reader_sqlite(r), DEADLINE_CHECK_OPS, deadline_check, &dl);
+    rc = store_reader_story_members(r, a, story, lo, hi, out, n, err);
+    if (dl.at_ms > 0)
+        sqlite3_progress_handler(store_reader_sqlite(r), 0, NULL, NULL);
+    if (rc < 0 && dl.expired)
+        rc = err_set(err, ERR_TIMEOUT, "the search ran out of its time budget");
+    store_readers_put(x->readers, r);
+    return rc;
+}
+
 static int fts5_newest_headline(struct index_backend *b, int64_t before, int64_t *out,
                                 struct err *err)
 {
@@ -383,6 +409,7 @@ int index_fts5_new(struct index_backend **out, const char *db_path, struct err *
         .search = fts5_search,
         .newest_headline = fts5_newest_headline,
         .story_matches = fts5_story_matches,
+        .story_members = fts5_story_members,
         .verify = fts5_verify,
     };
     if ((x->path = strdup(db_path)) == NULL) {

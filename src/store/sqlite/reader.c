@@ -254,14 +254,16 @@ int store_reader_newest_headline(struct store_reader *r, int64_t id_hi, int64_t 
 int store_log_fulltext_ensure(const char *path, struct err *err)
 {
     struct store_reader *r = NULL;
-    bool on = false;
+    bool on = false, story = false;
     int rc;
 
     if ((rc = store_reader_open(&r, path, err)) < 0)
         return rc;
     rc = store_sqlite_fulltext_get(r->db, &on, err);
+    if (rc == 0 && on)
+        rc = store_sqlite_story_index_get(r->db, &story, err);
     store_reader_close(r);
-    if (rc < 0 || on)
+    if (rc < 0 || (on && story))
         return rc;
     /* Building it is a write: only then a read-write connection. */
     if ((rc = store_reader_open_writable(&r, path, err)) < 0)

@@ -60,7 +60,7 @@ int store_reader_stories(struct store_reader *r, int64_t lo, int64_t hi, store_s
 }
 
 int store_reader_story_members(struct store_reader *r, struct arena *a, int64_t story,
-                               int64_t **ids, size_t *n, struct err *err)
+                               int64_t lo, int64_t hi, int64_t **ids, size_t *n, struct err *err)
 {
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
@@ -68,11 +68,14 @@ int store_reader_story_members(struct store_reader *r, struct arena *a, int64_t 
     *n = 0;
     int rc = prepare(r,
                      "SELECT " STORY_COLUMNS " FROM articles"
-                     " WHERE story_id = ?1 OR story_id IS NULL ORDER BY id DESC",
+                     " WHERE (story_id = ?1 OR story_id IS NULL) AND id BETWEEN ?2 AND ?3"
+                     " ORDER BY id DESC",
                      &st, err);
     if (rc < 0)
         return rc;
     sqlite3_bind_int64(st, 1, story);
+    sqlite3_bind_int64(st, 2, lo);
+    sqlite3_bind_int64(st, 3, hi);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         if (store_story_resolve(sqlite3_column_int64(st, 1),
