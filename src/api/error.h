@@ -52,6 +52,9 @@
     X(API_ERR_STORY_NOT_FOUND, "storyNotFound", 404,                                               \
       "There is no story with this id that your key may read. Story ids come from "               \
       "/v2/stories and from the storyId of dedupe=true.")                                          \
+    X(API_ERR_ARTICLE_NOT_FOUND, "articleNotFound", 404,                                           \
+      "No stored article that your key may read has the address given in similarTo. Pass the "    \
+      "url of an article this server answered.")                                                   \
     X(API_ERR_UNAVAILABLE, "serviceUnavailable", 503,                                              \
       "The server cannot answer this request right now. Try again in a moment.")                   \
     X(API_ERR_UNEXPECTED, "unexpectedError", 500, NULL)

@@ -79,6 +79,10 @@ void api_everything(struct api_call *c)
     struct index_request req = {0};
     bool from_given, dedupe;
     size_t page, size;
+    if (api_param(c, "similarto")) { /* an extension: a search of its own */
+        api_similar(c);
+        return;
+    }
     if (api_everything_filters(c, &req) < 0 ||
         api_get_dates(c, &req.from, &req.to, &from_given) < 0 ||
         api_get_language(c, &req.language) < 0 ||

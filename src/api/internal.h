@@ -139,6 +139,11 @@ void api_respond_dedupe(struct api_call *c, const struct index_request *req);
 void api_stories(struct api_call *c);
 void api_story(struct api_call *c, const char *id, size_t len);
 
+/* --- similar.c: similarTo on /v2/everything (issue 25) ---------------- */
+
+/* /v2/everything with similarTo: the articles most like that one. */
+void api_similar(struct api_call *c);
+
 /* --- one file per endpoint --------------------------------------------- */
 
 /* /v2/everything's filters into req (everything.c): the unsupported

@@ -29,6 +29,9 @@ struct index_backend {
     int (*story_members)(struct index_backend *b, struct arena *a, int64_t story, int64_t lo,
                          int64_t hi, int64_t deadline_ms, int64_t **out, size_t *n,
                          struct err *err);
+    /* index_term_docs (index.h) */
+    int (*term_docs)(struct index_backend *b, const char *const *terms, const size_t *lens,
+                     size_t n, uint64_t *df, uint64_t *ndocs, struct err *err);
 };
 
 /* SQLite FTS5 over the log's SQLite file at db_path (store/log.h: its

@@ -232,6 +232,14 @@ int index_story_members(struct index *idx, struct arena *a, int64_t story, int64
     return idx->be->story_members(idx->be, a, story, lo, hi, deadline_ms, ids, n, err);
 }
 
+int index_term_docs(struct index *idx, const char *const *terms, const size_t *lens, size_t n,
+                    uint64_t *df, uint64_t *ndocs, struct err *err)
+{
+    if (idx->be->term_docs == NULL)
+        return err_set(err, ERR_UNSUPPORTED, "this index has no term statistics");
+    return idx->be->term_docs(idx->be, terms, lens, n, df, ndocs, err);
+}
+
 /* A reader of the log for this thread (back with store_readers_put). */
 int index_reader_get(struct index *idx, struct store_reader **out, struct err *err)
 {

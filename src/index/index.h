@@ -364,4 +364,32 @@ int index_articles(struct index *idx, struct arena *a, const int64_t *ids, size_
 int index_story_members(struct index *idx, struct arena *a, int64_t story, int64_t lo, int64_t hi,
                         int64_t deadline_ms, int64_t **ids, size_t *n, struct err *err);
 
+/* --- similarTo: more like this (docs/api.md §9 "More like this") ------------ */
+
+/* The article stored under canonical_url (ingest_url_canonical of an
+ * address), whole, in *art (arena); ERR_NOTFOUND when none. */
+int index_article_by_url(struct index *idx, struct arena *a, const char *canonical_url,
+                         struct article *art, struct err *err);
+
+/* How many documents hold each of terms[0..n) (folded tokens, text/text.h)
+ * in df[i], and the documents there are (an upper bound), from the
+ * backend's own dictionary: the inputs of an idf. */
+int index_term_docs(struct index *idx, const char *const *terms, const size_t *lens, size_t n,
+                    uint64_t *df, uint64_t *ndocs, struct err *err);
+
+/* The terms a topic of art is searched by: its heaviest INDEX_SIMILAR_TERMS
+ * folded tokens by tf (title 3, description 1.5, content 1, as relevancy
+ * weighs the fields) times BM25's idf, heaviest first, in *terms (arena). */
+#define INDEX_SIMILAR_TERMS 10
+int index_similar_terms(struct index *idx, struct arena *a, const struct article *art,
+                        const char ***terms, size_t *n, struct err *err);
+
+/* The articles most like art among req's time window (req's other
+ * filters, q and sort are not used; its page and deadline are): first the
+ * other articles of art's story, newest first, then the matches of an OR
+ * of index_similar_terms ranked by relevancy, the story's articles and art
+ * left out. total: exactly how many there are in both parts. */
+int index_similar(struct index *idx, struct arena *a, const struct index_request *req,
+                  const struct article *art, struct index_result *out, struct err *err);
+
 #endif

@@ -194,6 +194,20 @@ static int engine_story_members(struct index_backend *b, struct arena *a, int64_
     return rc;
 }
 
+static int engine_term_docs(struct index_backend *b, const char *const *terms,
+                            const size_t *lens, size_t n, uint64_t *df, uint64_t *ndocs,
+                            struct err *err)
+{
+    struct index_engine *e = (struct index_engine *)b;
+    int rc = not_ready(e, err);
+    if (rc < 0)
+        return rc;
+    struct eng_snap *s = eng_slot_get(&e->slot);
+    eng_term_docs_run(s, terms, lens, n, df, ndocs);
+    eng_snap_unref(s);
+    return 0;
+}
+
 static int engine_newest_headline(struct index_backend *b, int64_t before, int64_t *out,
                                   struct err *err)
 {
@@ -599,6 +613,7 @@ static int engine_new(struct index_engine **out, const char *db_path,
         .count_check = engine_count_check,
         .story_matches = engine_story_matches,
         .story_members = engine_story_members,
+        .term_docs = engine_term_docs,
     };
     eng_slot_init(&e->slot);
     eng_docs_pool_init(&e->dctxs);

@@ -240,6 +240,10 @@ int eng_story_matches_run(const struct eng_snap *s, struct store_readers *reader
 int eng_story_members_run(const struct eng_snap *s, struct store_readers *readers,
                           struct arena *a, int64_t story, int64_t lo, int64_t hi, int64_t **out,
                           size_t *n, struct err *err);
+/* index_term_docs over snapshot s (index.h): each term's document count
+ * from the segments' dictionaries, and the live documents. */
+void eng_term_docs_run(const struct eng_snap *s, const char *const *terms, const size_t *lens,
+                       size_t n, uint64_t *df, uint64_t *ndocs);
 
 /* --- snapshot.c ----------------------------------------------------------- */
 

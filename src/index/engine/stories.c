@@ -204,3 +204,19 @@ int eng_story_members_run(const struct eng_snap *s, struct store_readers *reader
     free(r.ids);
     return rc;
 }
+
+void eng_term_docs_run(const struct eng_snap *s, const char *const *terms, const size_t *lens,
+                       size_t n, uint64_t *df, uint64_t *ndocs)
+{
+    /* A term's df summed over the segments' dictionaries: deleted
+     * documents still count, as they do in BM25's statistics here. */
+    for (size_t i = 0; i < n; i++) {
+        df[i] = 0;
+        for (size_t si = 0; si < s->nseg; si++) {
+            const struct eng_term *t = eng_segment_term(s->segs[si], terms[i], lens[i]);
+            if (t && t->kind == ENG_TERM_EXACT)
+                df[i] += t->df;
+        }
+    }
+    *ndocs = s->nrow;
+}

@@ -336,6 +336,46 @@ static int fts5_story_members(struct index_backend *b, struct arena *a, int64_t 
     return rc;
 }
 
+/* index_term_docs: FTS5's own statistics through an fts5vocab table of
+ * the connection's temp schema (made once per connection; nothing is
+ * written to the file). */
+static int fts5_term_docs(struct index_backend *b, const char *const *terms, const size_t *lens,
+                          size_t n, uint64_t *df, uint64_t *ndocs, struct err *err)
+{
+    struct index_fts5 *x = (struct index_fts5 *)b;
+    struct store_reader *r = NULL;
+    sqlite3_stmt *st = NULL;
+    int64_t rows = 0;
+    int rc;
+
+    if ((rc = store_readers_get(x->readers, &r, err)) < 0)
+        return rc;
+    sqlite3 *db = store_reader_sqlite(r);
+    rc = sqlite3_exec(db,
+                      "CREATE VIRTUAL TABLE IF NOT EXISTS temp.articles_fts_terms"
+                      " USING fts5vocab(main, 'articles_fts', 'row')",
+                      NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db, "SELECT doc FROM temp.articles_fts_terms WHERE term = ?1", -1,
+                                &st, NULL);
+    for (size_t i = 0; i < n && rc == SQLITE_OK; i++) {
+        df[i] = 0;
+        sqlite3_bind_text(st, 1, terms[i], (int)lens[i], SQLITE_STATIC);
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+            df[i] = (uint64_t)sqlite3_column_int64(st, 0);
+        rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? sqlite3_reset(st) : rc;
+    }
+    sqlite3_finalize(st);
+    rc = rc == SQLITE_OK ? 0 : store_reader_fail(r, rc, err);
+    /* The documents: the log's head, the articles ever stored, an upper
+     * bound read from an index (a count(*) reads the whole table) */
+    if (rc == 0 && (rc = store_reader_head(r, &rows, err)) == 0)
+        *ndocs = rows > 0 ? (uint64_t)rows : 0;
+    store_readers_put(x->readers, r);
+    return rc;
+}
+
 static int fts5_newest_headline(struct index_backend *b, int64_t before, int64_t *out,
                                 struct err *err)
 {
@@ -410,6 +450,7 @@ int index_fts5_new(struct index_backend **out, const char *db_path, struct err *
         .newest_headline = fts5_newest_headline,
         .story_matches = fts5_story_matches,
         .story_members = fts5_story_members,
+        .term_docs = fts5_term_docs,
         .verify = fts5_verify,
     };
     if ((x->path = strdup(db_path)) == NULL) {

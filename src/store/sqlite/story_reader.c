@@ -99,3 +99,24 @@ int store_reader_story_members(struct store_reader *r, struct arena *a, int64_t 
     sqlite3_finalize(st);
     return rc;
 }
+
+int store_reader_article_by_url(struct store_reader *r, const char *canonical_url, int64_t *id,
+                                struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = prepare(r, "SELECT id FROM articles WHERE canonical_url = ?1", &st, err);
+    if (rc < 0)
+        return rc;
+    sqlite3_bind_text(st, 1, canonical_url, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+        rc = 0;
+    } else if (rc == SQLITE_DONE) {
+        rc = err_set(err, ERR_NOTFOUND, "no article has this address");
+    } else {
+        rc = store_reader_fail(r, rc, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
