@@ -448,9 +448,10 @@ static enum metrics_endpoint metrics_endpoint_of(enum route route)
 {
     switch (route) {
     case ROUTE_EVERYTHING:
-    case ROUTE_STORIES: /* /v2/everything's searches, grouped */
-    case ROUTE_STORY:
         return METRICS_EP_EVERYTHING;
+    case ROUTE_STORIES: /* their own label: a grouping costs more than a page */
+    case ROUTE_STORY:
+        return METRICS_EP_STORIES;
     case ROUTE_STREAM:
         return METRICS_EP_STREAM;
     case ROUTE_TOP_HEADLINES:

@@ -31,6 +31,7 @@ static const char *const endpoint_names[METRICS_EP_COUNT] = {
     [METRICS_EP_METRICS] = "metrics",
     [METRICS_EP_WEB] = "web",
     [METRICS_EP_ALERTS] = "alerts",
+    [METRICS_EP_STORIES] = "stories",
     [METRICS_EP_NONE] = "none",
 };
 
