@@ -138,7 +138,8 @@ static const struct {
                    {"page", "page"},
                    {"pagesize", "pageSize"},
                    {"format", "format"},
-                   {"cursor", "cursor"}};
+                   {"cursor", "cursor"},
+                   {"similarto", "similarTo"}};
 #define N_SEARCH_ONLY (sizeof search_only / sizeof search_only[0])
 
 const char *api_search_only_param(const char *name)

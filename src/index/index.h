@@ -364,6 +364,10 @@ int index_articles(struct index *idx, struct arena *a, const int64_t *ids, size_
 int index_story_members(struct index *idx, struct arena *a, int64_t story, int64_t lo, int64_t hi,
                         int64_t deadline_ms, int64_t **ids, size_t *n, struct err *err);
 
+/* The story of article id (store_story_resolve); ERR_NOTFOUND when the
+ * log has no such article. One lookup by the primary key. */
+int index_story_of(struct index *idx, int64_t id, int64_t *story, struct err *err);
+
 /* --- similarTo: more like this (docs/api.md §9 "More like this") ------------ */
 
 /* The article stored under canonical_url (ingest_url_canonical of an
