@@ -144,8 +144,8 @@ static void story_part(struct stream_sub *s, int64_t seq, int64_t id, char *out,
     snprintf(out, cap, ",\"storyId\":\"%" PRId64 "\",\"storySize\":1}", story);
 }
 
-static int sink_article(void *ctx, int64_t seq, int64_t id, int64_t published_at,
-                        const char *json, size_t len)
+static int sink_article(void *ctx, int64_t seq, int64_t id, int64_t published_at, const char *json,
+                        size_t len)
 {
     struct stream_sub *s = ctx;
     int64_t from = INT64_MIN, to = INT64_MAX;
@@ -352,8 +352,7 @@ void api_everything_stream(struct api_call *c)
     err_clear(&err);
     if (refuse_search_params(c) < 0 || api_everything_filters(c, &req) < 0 ||
         api_get_language(c, &req.language) < 0 || api_get_dedupe(c, &dedupe) < 0 ||
-        get_position(c, &pos) < 0 ||
-        api_check_plan(c, 1, 1, &from, false, &to) < 0)
+        get_position(c, &pos) < 0 || api_check_plan(c, 1, 1, &from, false, &to) < 0)
         return;
     if (!api->live) {
         api_fail(c, API_ERR_UNAVAILABLE, "Live streams are not available on this server.");

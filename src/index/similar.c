@@ -155,11 +155,11 @@ static struct query_node *or_query(struct arena *a, const char *const *terms, si
     }
     if (n == 1)
         return kids[0];
-    struct query_node *or = arena_calloc(a, 1, sizeof *or);
-    if (or == NULL)
+    struct query_node *any = arena_calloc(a, 1, sizeof *any);
+    if (any == NULL)
         return NULL;
-    *or = (struct query_node){.kind = QUERY_OR, .n = n, .kids = kids, .pos = 1};
-    return or ;
+    *any = (struct query_node){.kind = QUERY_OR, .n = n, .kids = kids, .pos = 1};
+    return any;
 }
 
 static int cmp_match_id(const void *x, const void *y)

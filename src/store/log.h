@@ -231,9 +231,8 @@ int store_reader_stories(struct store_reader *r, int64_t lo, int64_t hi, store_s
  * articles_story_id, which only the FTS5 mode keeps
  * (store_log_fulltext_ensure; the engine reads its story columns): a scan
  * of the table without it. */
-int store_reader_story_members(struct store_reader *r, struct arena *a, int64_t story,
-                               int64_t lo, int64_t hi, int64_t **ids, size_t *n,
-                               struct err *err);
+int store_reader_story_members(struct store_reader *r, struct arena *a, int64_t story, int64_t lo,
+                               int64_t hi, int64_t **ids, size_t *n, struct err *err);
 /* The id of the article stored under canonical_url (ingest_url_canonical
  * of an address; the table's unique key), ERR_NOTFOUND when none. */
 int store_reader_article_by_url(struct store_reader *r, const char *canonical_url, int64_t *id,

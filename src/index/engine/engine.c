@@ -179,9 +179,9 @@ static int engine_story_matches(struct index_backend *b, struct arena *a,
 
 /* index_story_members: the snapshot's story columns, read as
  * engine_story_matches reads them. */
-static int engine_story_members(struct index_backend *b, struct arena *a, int64_t story,
-                                int64_t lo, int64_t hi, int64_t deadline_ms, int64_t **out,
-                                size_t *n, struct err *err)
+static int engine_story_members(struct index_backend *b, struct arena *a, int64_t story, int64_t lo,
+                                int64_t hi, int64_t deadline_ms, int64_t **out, size_t *n,
+                                struct err *err)
 {
     struct index_engine *e = (struct index_engine *)b;
     int rc = not_ready(e, err);
@@ -194,9 +194,8 @@ static int engine_story_members(struct index_backend *b, struct arena *a, int64_
     return rc;
 }
 
-static int engine_term_docs(struct index_backend *b, const char *const *terms,
-                            const size_t *lens, size_t n, uint64_t *df, uint64_t *ndocs,
-                            struct err *err)
+static int engine_term_docs(struct index_backend *b, const char *const *terms, const size_t *lens,
+                            size_t n, uint64_t *df, uint64_t *ndocs, struct err *err)
 {
     struct index_engine *e = (struct index_engine *)b;
     int rc = not_ready(e, err);

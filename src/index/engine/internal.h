@@ -237,9 +237,9 @@ int eng_story_matches_run(const struct eng_snap *s, struct store_readers *reader
                           struct index_story_match **out, size_t *n, struct err *err);
 /* index_story_members over snapshot s (index.h): the live docids of story
  * with lo <= id <= hi, from the story columns. */
-int eng_story_members_run(const struct eng_snap *s, struct store_readers *readers,
-                          struct arena *a, int64_t story, int64_t lo, int64_t hi, int64_t **out,
-                          size_t *n, struct err *err);
+int eng_story_members_run(const struct eng_snap *s, struct store_readers *readers, struct arena *a,
+                          int64_t story, int64_t lo, int64_t hi, int64_t **out, size_t *n,
+                          struct err *err);
 /* index_term_docs over snapshot s (index.h): each term's document count
  * from the segments' dictionaries, and the live documents. */
 void eng_term_docs_run(const struct eng_snap *s, const char *const *terms, const size_t *lens,

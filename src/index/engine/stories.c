@@ -164,9 +164,9 @@ static int cmp_id_desc(const void *x, const void *y)
     return *a > *b ? -1 : *a < *b;
 }
 
-int eng_story_members_run(const struct eng_snap *s, struct store_readers *readers,
-                          struct arena *a, int64_t story, int64_t lo, int64_t hi, int64_t **out,
-                          size_t *n, struct err *err)
+int eng_story_members_run(const struct eng_snap *s, struct store_readers *readers, struct arena *a,
+                          int64_t story, int64_t lo, int64_t hi, int64_t **out, size_t *n,
+                          struct err *err)
 {
     struct members_run r = {.story = story, .lo = lo, .hi = hi};
     int rc = 0;

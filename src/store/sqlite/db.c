@@ -424,11 +424,11 @@ int store_sqlite_fulltext_get(sqlite3 *db, bool *on, struct err *err)
 int store_sqlite_story_index_get(sqlite3 *db, bool *on, struct err *err)
 {
     int64_t n = 0;
-    int rc = store_sqlite_query_int(db,
-                                    "SELECT count(*) FROM sqlite_master"
-                                    " WHERE type = 'index' AND name = '" STORE_SQLITE_STORY_INDEX
-                                    "'",
-                                    &n, err);
+    int rc =
+        store_sqlite_query_int(db,
+                               "SELECT count(*) FROM sqlite_master"
+                               " WHERE type = 'index' AND name = '" STORE_SQLITE_STORY_INDEX "'",
+                               &n, err);
     *on = n > 0;
     return rc;
 }

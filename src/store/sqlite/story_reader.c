@@ -59,8 +59,8 @@ int store_reader_stories(struct store_reader *r, int64_t lo, int64_t hi, store_s
     return rc;
 }
 
-int store_reader_story_members(struct store_reader *r, struct arena *a, int64_t story,
-                               int64_t lo, int64_t hi, int64_t **ids, size_t *n, struct err *err)
+int store_reader_story_members(struct store_reader *r, struct arena *a, int64_t story, int64_t lo,
+                               int64_t hi, int64_t **ids, size_t *n, struct err *err)
 {
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
