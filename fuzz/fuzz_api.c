@@ -3,7 +3,8 @@
  * search, the plan checks and the rendering — on a small real store built
  * once per process in a temporary directory.
  * Input: byte 0 picks the route (and whether a valid key is sent), the rest
- * is the raw query string. Invariants: never a 500 (a store that works
+ * is the raw query string (for /v2/stories/{id}, its bytes up to the first
+ * '&' are also the id). Invariants: never a 500 (a store that works
  * cannot fail a request), always a JSON object body with "status" (a feed:
  * well-formed XML, or JSON Feed with its version), never a 200 when a
  * parameter value holds a NUL byte (%00). */
@@ -37,8 +38,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     unsigned sel = data[0];
     const char *path = paths[sel % 4];
+    static char story_path[64];
     if ((sel & 0x40) && sel % 4 == 0)
         path = "/v2/everything/stream"; /* the live stream's validation, same filters */
+    if ((sel & 0x40) && sel % 4 == 1)
+        path = "/v2/stories"; /* /v2/everything's filters, grouped */
+    if ((sel & 0x40) && sel % 4 == 2) {
+        /* /v2/stories/{id}: the input up to its first '&' is the id */
+        size_t n = 1;
+        while (n < size && n < 40 && data[n] != '&' && data[n] != '\0')
+            n++;
+        snprintf(story_path, sizeof story_path, "/v2/stories/%.*s", (int)(n - 1),
+                 (const char *)data + 1);
+        path = story_path;
+    }
     size_t qlen = 0;
     if (!(sel & 0x10)) { /* mostly with a valid key: the deep paths */
         int m = snprintf(query, sizeof query, "apiKey=%s&", key);

@@ -30,7 +30,7 @@
    * key never is. */
   const STATE_FIELDS = ["q", "qInTitle", "searchIn", "sources", "domains", "excludeDomains",
                         "from", "to", "country", "category", "language", "sortBy", "pageSize",
-                        "page"];
+                        "page", "dedupe"];
 
   const $ = (id) => document.getElementById(id);
   const form = $("search");
@@ -39,7 +39,7 @@
   let live = null;         /* the open EventSource of the Live view */
   const LIVE_MAX_CARDS = 200; /* older cards go as new ones come */
   /* /v2/everything parameters a stream refuses (it sends what comes). */
-  const NOT_LIVE = ["from", "to", "sortBy", "page", "pageSize"];
+  const NOT_LIVE = ["from", "to", "sortBy", "page", "pageSize", "dedupe"];
   let catalogueFor = null; /* the key the sources list was loaded with */
 
   /* ---- small DOM helpers ------------------------------------------------ */
@@ -151,6 +151,9 @@
     const page = form.elements.page;
     if (usable(page) && page.value.trim() && page.value.trim() !== "1")
       p.set("page", page.value.trim());
+    const dedupe = form.elements.dedupe;
+    if (usable(dedupe) && dedupe.checked)
+      p.set("dedupe", "true"); /* one card per story (docs/api.md §9 "Stories") */
     return p;
   }
 
@@ -182,6 +185,8 @@
         const on = v.split(",");
         for (const b of form.querySelectorAll("input[name=searchIn]"))
           b.checked = on.includes(b.value);
+      } else if (name === "dedupe") {
+        form.elements.dedupe.checked = v === "true";
       } else if (name === "sources") {
         form.elements.sources.dataset.pending = v; /* chosen once the catalogue is in */
       } else if (form.elements[name]) {
@@ -332,8 +337,77 @@
       body.append(el("p", "snippet", text));
     if (a.author)
       body.append(el("p", "author", a.author));
+    if (typeof a.storyId === "string" && /^[0-9]{1,19}$/.test(a.storyId) &&
+        Number.isInteger(a.storySize) && a.storySize > 1)
+      body.append(storyMore(a));
     card.append(body);
     return card;
+  }
+
+  /* dedupe=true: "+N more" under a story's card; opening it reads the
+   * story's articles (GET /v2/stories/{id}) and lists the others, and the
+   * button then says which sources carried them. */
+  function storyMore(a) {
+    const box = el("div", "story-more");
+    const more = a.storySize - 1;
+    const button = el("button", "secondary story-toggle", "+" + more + " more");
+    button.type = "button";
+    button.setAttribute("aria-expanded", "false");
+    button.title = "Other articles of the same story";
+    const list = el("ul", "story-members");
+    list.hidden = true;
+    let loaded = false;
+    button.addEventListener("click", async () => {
+      const open = button.getAttribute("aria-expanded") === "true";
+      button.setAttribute("aria-expanded", String(!open));
+      list.hidden = open;
+      if (open || loaded)
+        return;
+      loaded = true;
+      list.replaceChildren(el("li", "story-loading", "Loading…"));
+      try {
+        const url = new URL("v2/stories/" + a.storyId + "?pageSize=100", document.baseURI).href;
+        const r = await getJson(url, currentKey());
+        const b = r.body;
+        if (!b || b.status !== "ok" || !Array.isArray(b.articles)) {
+          list.replaceChildren(el("li", "story-loading", "The story could not be loaded" +
+            (b && b.code ? " (" + b.code + ")." : ".")));
+          loaded = false;
+          return;
+        }
+        const others = b.articles.filter((x) => x.url !== a.url);
+        const names = [];
+        const frag = document.createDocumentFragment();
+        for (const x of others) {
+          const name = (x.source && (x.source.name || x.source.id)) || "Unknown source";
+          if (!names.includes(name))
+            names.push(name);
+          const li = el("li");
+          li.append(el("span", "source", name), el("span", "sep", "·"));
+          const href = httpUrl(x.url);
+          if (href) {
+            const link = el("a", null, x.title || href);
+            link.href = href;
+            link.target = "_blank";
+            link.rel = "noopener noreferrer";
+            li.append(link);
+          } else {
+            li.append(el("span", null, x.title || "(untitled)"));
+          }
+          frag.append(li);
+        }
+        list.replaceChildren(frag);
+        if (names.length)
+          button.textContent = "+" + more + " more from " + names.slice(0, 3).join(", ") +
+            (names.length > 3 ? " and " + (names.length - 3) + " more" : "");
+      } catch (e) {
+        list.replaceChildren(el("li", "story-loading", "The story could not be loaded: " +
+                                (e.message || String(e))));
+        loaded = false;
+      }
+    });
+    box.append(button, list);
+    return box;
   }
 
   function sourceCard(s) {

@@ -88,6 +88,9 @@ enum route {
     /* webhook alerts (issue 17): the list, and one alert by id */
     ROUTE_ALERTS,
     ROUTE_ALERT,
+    /* stories (issue 25): the stories of a search, and one story by id */
+    ROUTE_STORIES,
+    ROUTE_STORY,
 };
 
 /* Every path newsd answers (404 routeNotFound for the rest). */
@@ -110,6 +113,7 @@ static const struct {
     {"/v2/openapi.json", ROUTE_OPENAPI},
     {"/metrics", ROUTE_METRICS},
     {"/v2/alerts", ROUTE_ALERTS},
+    {"/v2/stories", ROUTE_STORIES},
 };
 #define N_ROUTES (sizeof routes / sizeof routes[0])
 
@@ -128,19 +132,27 @@ static const char *path_unprefixed(const char *path)
     return path;
 }
 
-/* /v2/alerts/ID (one optional trailing slash): ID's length, 0 when path is
+#define STORY_PREFIX "/v2/stories/"
+
+/* prefix + ID (one optional trailing slash): ID's length, 0 when path is
  * not such a path. */
-static size_t alert_segment(const char *path, const char **seg)
+static size_t path_segment(const char *path, const char *prefix, const char **seg)
 {
     path = path_unprefixed(path);
-    size_t n = strlen(ALERT_PREFIX);
-    if (strncmp(path, ALERT_PREFIX, n))
+    size_t n = strlen(prefix);
+    if (strncmp(path, prefix, n))
         return 0;
     *seg = path + n;
     size_t len = strlen(*seg);
     if (len > 0 && (*seg)[len - 1] == '/')
         len--;
     return len > 0 && !memchr(*seg, '/', len) ? len : 0;
+}
+
+/* /v2/alerts/ID: ID's length, 0 when path is not such a path. */
+static size_t alert_segment(const char *path, const char **seg)
+{
+    return path_segment(path, ALERT_PREFIX, seg);
 }
 
 /* Match the path after the optional newsapi.org prefix and one optional
@@ -150,6 +162,8 @@ static enum route route_of(const char *path)
     const char *seg;
     if (alert_segment(path, &seg))
         return ROUTE_ALERT;
+    if (path_segment(path, STORY_PREFIX, &seg))
+        return ROUTE_STORY;
     path = path_unprefixed(path);
     size_t len = strlen(path);
     if (len > 1 && path[len - 1] == '/')
@@ -445,6 +459,9 @@ static enum metrics_endpoint metrics_endpoint_of(enum route route)
     case ROUTE_EVERYTHING:
     case ROUTE_COUNTS: /* a search of /v2/everything's, counted */
         return METRICS_EP_EVERYTHING;
+    case ROUTE_STORIES: /* their own label: a grouping costs more than a page */
+    case ROUTE_STORY:
+        return METRICS_EP_STORIES;
     case ROUTE_STREAM:
         return METRICS_EP_STREAM;
     case ROUTE_EXPORT:
@@ -477,8 +494,9 @@ static enum metrics_endpoint metrics_endpoint_of(enum route route)
 static bool route_takes_key(enum route route)
 {
     return route == ROUTE_EVERYTHING || route == ROUTE_COUNTS || route == ROUTE_STREAM ||
-           route == ROUTE_EXPORT || route == ROUTE_TOP_HEADLINES ||
-           route == ROUTE_SOURCES || route == ROUTE_ALERTS || route == ROUTE_ALERT;
+           route == ROUTE_EXPORT || route == ROUTE_TOP_HEADLINES || route == ROUTE_SOURCES ||
+           route == ROUTE_ALERTS || route == ROUTE_ALERT || route == ROUTE_STORIES ||
+           route == ROUTE_STORY;
 }
 
 /* The methods a route answers (the Allow header of its 405). Only the
@@ -558,6 +576,15 @@ static void respond_keyed(struct api_call *c, enum route route)
             api_alert(c, id);
         else
             api_fail(c, API_ERR_UNEXPECTED, NULL);
+        break;
+    }
+    case ROUTE_STORIES:
+        api_stories(c);
+        break;
+    case ROUTE_STORY: {
+        const char *seg = NULL;
+        size_t len = path_segment(c->req->path, STORY_PREFIX, &seg);
+        api_story(c, seg, len);
         break;
     }
     default:

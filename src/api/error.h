@@ -30,13 +30,13 @@
     X(API_ERR_MAXIMUM_RESULTS, "maximumResultsReached", 426, NULL)                                 \
     X(API_ERR_TOO_MANY_STREAMS, "tooManyStreams", 429, NULL)                                       \
     X(API_ERR_EXPORT_LIMIT, "exportLimitReached", 429, NULL)                                       \
-    /* sent as an `event: error` of a 200 stream, not as a status of its own */                  \
+    /* sent as an `event: error` of a 200 stream, not as a status of its own */                    \
     X(API_ERR_STREAM_POSITION_EXPIRED, "streamPositionExpired", 200, NULL)                         \
     X(API_ERR_ROUTE_NOT_FOUND, "routeNotFound", 404,                                               \
       "The route you requested does not exist. The endpoints are /v2/top-headlines, "              \
       "/v2/everything and /v2/top-headlines/sources.")                                             \
     X(API_ERR_FORBIDDEN, "forbidden", 403,                                                         \
-      "This address may not read this path (the server's metrics_allow_networks).")               \
+      "This address may not read this path (the server's metrics_allow_networks).")                \
     X(API_ERR_METHOD_NOT_ALLOWED, "methodNotAllowed", 405,                                         \
       "This method is not allowed. Use GET, HEAD or OPTIONS.")                                     \
     X(API_ERR_URL_TOO_LARGE, "requestTooLarge", 414,                                               \
@@ -45,11 +45,17 @@
       "The request headers are too large. The limit is 16 KiB.")                                   \
     X(API_ERR_BODY_NOT_ALLOWED, "requestTooLarge", 413,                                            \
       "This endpoint takes no request body. Send the parameters in the query string.")             \
-    X(API_ERR_BODY_TOO_LARGE, "requestTooLarge", 413,                                             \
-      "The request body is too large or has no Content-Length. The limit is 16 KiB.")             \
+    X(API_ERR_BODY_TOO_LARGE, "requestTooLarge", 413,                                              \
+      "The request body is too large or has no Content-Length. The limit is 16 KiB.")              \
     X(API_ERR_ALERT_NOT_FOUND, "alertNotFound", 404,                                               \
       "You have no alert with this id. GET /v2/alerts lists yours.")                               \
     X(API_ERR_TOO_MANY_ALERTS, "tooManyAlerts", 403, NULL)                                         \
+    X(API_ERR_STORY_NOT_FOUND, "storyNotFound", 404,                                               \
+      "There is no story with this id that your key may read. Story ids come from "                \
+      "/v2/stories and from the storyId of dedupe=true.")                                          \
+    X(API_ERR_ARTICLE_NOT_FOUND, "articleNotFound", 404,                                           \
+      "No stored article that your key may read has the address given in similarTo. Pass the "     \
+      "url of an article this server answered.")                                                   \
     X(API_ERR_UNAVAILABLE, "serviceUnavailable", 503,                                              \
       "The server cannot answer this request right now. Try again in a moment.")                   \
     X(API_ERR_UNEXPECTED, "unexpectedError", 500, NULL)

@@ -77,17 +77,32 @@ static int get_cursor(struct api_call *c, struct index_request *req)
 void api_everything(struct api_call *c)
 {
     struct index_request req = {0};
-    bool from_given;
+    bool from_given, dedupe;
     size_t page, size;
+    if (api_param(c, "similarto")) { /* an extension: a search of its own */
+        api_similar(c);
+        return;
+    }
     if (api_everything_filters(c, &req) < 0 ||
         api_get_dates(c, &req.from, &req.to, &from_given) < 0 ||
         api_get_language(c, &req.language) < 0 ||
         api_get_sort(c, INDEX_SORT_PUBLISHED_DESC, &req.sort) < 0 ||
         api_get_paging(c, 100, &page, &size) < 0 || api_get_feed_format(c) < 0 ||
-        get_cursor(c, &req) < 0 || api_get_facets(c) < 0 ||
+        get_cursor(c, &req) < 0 || api_get_facets(c) < 0 || api_get_dedupe(c, &dedupe) < 0 ||
+        (dedupe && c->walk &&
+         api_fail(c, API_ERR_PARAMETER_INVALID,
+                  "The dedupe parameter cannot be combined with cursor: page through the "
+                  "stories with page.") < 0) ||
+        (dedupe && c->facets &&
+         api_fail(c, API_ERR_PARAMETER_INVALID,
+                  "The dedupe parameter cannot be combined with facets: facets count "
+                  "articles, ask for them without dedupe.") < 0) ||
         api_check_plan(c, page, size, &req.from, from_given, &req.to) < 0)
         return;
     req.offset = (page - 1) * size;
     req.limit = size;
-    api_respond_search(c, &req);
+    if (dedupe)
+        api_respond_dedupe(c, &req);
+    else
+        api_respond_search(c, &req);
 }

@@ -143,6 +143,23 @@ int api_facets_append(struct api_call *c, const struct index_request *req, struc
 
 /* GET /v2/everything/counts. */
 void api_everything_counts(struct api_call *c);
+/* res answered as the feed c->feed asks for. */
+void api_respond_feed(struct api_call *c, const struct index_result *res);
+
+/* --- stories.c: one story, many copies (issue 25) ---------------------- */
+
+/* dedupe (an extension): true or false (the default) into *on. */
+int api_get_dedupe(struct api_call *c, bool *on);
+/* The validated search answered one article per story (dedupe=true). */
+void api_respond_dedupe(struct api_call *c, const struct index_request *req);
+/* GET /v2/stories and GET /v2/stories/{id} (id: the path's segment). */
+void api_stories(struct api_call *c);
+void api_story(struct api_call *c, const char *id, size_t len);
+
+/* --- similar.c: similarTo on /v2/everything (issue 25) ---------------- */
+
+/* /v2/everything with similarTo: the articles most like that one. */
+void api_similar(struct api_call *c);
 
 /* --- one file per endpoint --------------------------------------------- */
 

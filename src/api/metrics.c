@@ -32,6 +32,7 @@ static const char *const endpoint_names[METRICS_EP_COUNT] = {
     [METRICS_EP_WEB] = "web",
     [METRICS_EP_ALERTS] = "alerts",
     [METRICS_EP_EXPORT] = "export",
+    [METRICS_EP_STORIES] = "stories",
     [METRICS_EP_NONE] = "none",
 };
 

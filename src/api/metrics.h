@@ -30,7 +30,8 @@ enum metrics_endpoint {
     METRICS_EP_WEB,
     METRICS_EP_ALERTS,
     METRICS_EP_EXPORT,
-    METRICS_EP_NONE, /* unknown path, or refused before routing (414, 431) */
+    METRICS_EP_STORIES, /* /v2/stories and /v2/stories/{id} (issue 25) */
+    METRICS_EP_NONE,    /* unknown path, or refused before routing (414, 431) */
     METRICS_EP_COUNT
 };
 

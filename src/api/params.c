@@ -132,13 +132,10 @@ const char *api_params_joined(struct arena *a, const struct api_params *p, const
  * case) and as documented, which the refusals quote. */
 static const struct {
     const char *name, *display;
-} search_only[] = {{"from", "from"},
-                   {"to", "to"},
-                   {"sortby", "sortBy"},
-                   {"page", "page"},
-                   {"pagesize", "pageSize"},
-                   {"format", "format"},
-                   {"cursor", "cursor"}};
+} search_only[] = {{"from", "from"},         {"to", "to"},
+                   {"sortby", "sortBy"},     {"page", "page"},
+                   {"pagesize", "pageSize"}, {"format", "format"},
+                   {"cursor", "cursor"},     {"similarto", "similarTo"}};
 #define N_SEARCH_ONLY (sizeof search_only / sizeof search_only[0])
 
 const char *api_search_only_param(const char *name)

@@ -246,6 +246,11 @@ static void respond_walk(struct api_call *c, const struct index_request *req,
     api_respond_rendered(c, &b);
 }
 
+void api_respond_feed(struct api_call *c, const struct index_result *res)
+{
+    respond_feed(c, res);
+}
+
 void api_respond_search(struct api_call *c, const struct index_request *req)
 {
     struct index_result res;

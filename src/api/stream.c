@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "index/match.h"
+#include "push/seen.h"
 #include "util/log.h"
 #include "util/metrics.h"
 
@@ -87,6 +88,7 @@ struct stream_sub {
     unsigned char key_hash[32]; /* to look the key up again */
     struct auth_plan plan;      /* the key's plan at the last look (hub's thread) */
     bool counted;               /* holds one of the key's streams (streams_take) */
+    struct push_seen *seen;     /* dedupe=true: the stories sent; NULL: every article */
 };
 
 static struct metric *slow_metric(void)
@@ -115,23 +117,62 @@ static int sink_result(struct stream_sub *s, int rc)
     return http_stream_pending(s->st) > s->api->cfg.stream_buffer_bytes / 2 ? PUSH_LIVE_SLOW : 0;
 }
 
-static int sink_article(void *ctx, int64_t seq, int64_t published_at, const char *json, size_t len)
+/* dedupe=true: the tail of an article sent as its story's first
+ * (",\"storyId\":…,\"storySize\":1}", after NewsAPI's keys as a search's
+ * dedupe writes them), or a whole `event: copy` frame for a later copy.
+ * *copy: which; false and an empty tail when the story cannot be read (the
+ * article goes as NewsAPI's). */
+static void story_part(struct stream_sub *s, int64_t seq, int64_t id, char *out, size_t cap,
+                       bool *copy)
+{
+    int64_t story;
+    struct err err;
+    err_clear(&err);
+    *copy = false;
+    out[0] = '\0';
+    if (index_story_of(s->api->index, id, &story, &err) < 0)
+        return;
+    uint64_t n = push_seen_add(s->seen, story);
+    if (n > 1) {
+        *copy = true;
+        snprintf(out, cap,
+                 "id: %" PRId64 "\nevent: copy\ndata: {\"storyId\":\"%" PRId64
+                 "\",\"storySize\":%" PRIu64 "}\n\n",
+                 seq, story, n);
+        return;
+    }
+    snprintf(out, cap, ",\"storyId\":\"%" PRId64 "\",\"storySize\":1}", story);
+}
+
+static int sink_article(void *ctx, int64_t seq, int64_t id, int64_t published_at, const char *json,
+                        size_t len)
 {
     struct stream_sub *s = ctx;
     int64_t from = INT64_MIN, to = INT64_MAX;
     api_plan_window(&s->plan, api_now(s->api), &from, &to);
     if (published_at < from || published_at > to)
         return 0; /* outside what the plan shows now: as /v2/everything would hide it */
+    char tail[160] = "";
+    bool copy = false;
+    if (s->seen && len > 0 && json[len - 1] == '}') {
+        story_part(s, seq, id, tail, sizeof tail, &copy);
+        if (copy) /* counted, not sent again */
+            return sink_result(s, http_stream_write(s->st, tail, strlen(tail)));
+        if (tail[0])
+            len--; /* the closing brace comes with the tail */
+    }
     char head[64];
     int n = snprintf(head, sizeof head, "id: %" PRId64 "\nevent: article\ndata: ", seq);
+    size_t tlen = strlen(tail);
     /* One write: a frame is sent whole or not at all. */
-    size_t total = (size_t)n + len + 2;
+    size_t total = (size_t)n + len + tlen + 2;
     char *frame = malloc(total);
     if (!frame)
         return -1;
     memcpy(frame, head, (size_t)n);
     memcpy(frame + n, json, len);
-    memcpy(frame + n + len, "\n\n", 2);
+    memcpy(frame + n + len, tail, tlen);
+    memcpy(frame + n + len + tlen, "\n\n", 2);
     int rc = http_stream_write(s->st, frame, total);
     free(frame);
     return sink_result(s, rc);
@@ -227,6 +268,7 @@ static void sink_release(void *ctx)
     http_stream_release(s->st);
     if (s->counted)
         streams_give_back(s->api, s->key_id);
+    push_seen_free(s->seen);
     free(s);
 }
 
@@ -305,11 +347,12 @@ void api_everything_stream(struct api_call *c)
     struct stream_sub *sub = NULL;
     struct err err;
     int64_t pos;
+    bool dedupe;
     int rc;
     err_clear(&err);
     if (refuse_search_params(c) < 0 || api_everything_filters(c, &req) < 0 ||
-        api_get_language(c, &req.language) < 0 || get_position(c, &pos) < 0 ||
-        api_check_plan(c, 1, 1, &from, false, &to) < 0)
+        api_get_language(c, &req.language) < 0 || api_get_dedupe(c, &dedupe) < 0 ||
+        get_position(c, &pos) < 0 || api_check_plan(c, 1, 1, &from, false, &to) < 0)
         return;
     if (!api->live) {
         api_fail(c, API_ERR_UNAVAILABLE, "Live streams are not available on this server.");
@@ -356,6 +399,12 @@ void api_everything_stream(struct api_call *c)
     }
     *sub = (struct stream_sub){
         .api = api, .st = st, .key_id = c->auth.key_id, .plan = c->auth.plan, .counted = true};
+    if (dedupe && (sub->seen = push_seen_new()) == NULL) {
+        free(sub);
+        sub = NULL;
+        rc = err_set(&err, ERR_NOMEM, "out of memory");
+        goto fail;
+    }
     memcpy(sub->key_hash, c->auth.key_hash, sizeof sub->key_hash);
     /* One reference for the server, ours for the hub (sink_release). */
     c->resp->stream = http_stream_ref(st);
@@ -367,6 +416,7 @@ void api_everything_stream(struct api_call *c)
         http_stream_end(st);
         http_stream_release(c->resp->stream);
         c->resp->stream = NULL;
+        push_seen_free(sub->seen);
         free(sub);
         goto fail;
     }

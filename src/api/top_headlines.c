@@ -48,7 +48,7 @@ void api_top_headlines(struct api_call *c)
 
     struct index_request req = {0};
     char country_code[3], language_code[3];
-    bool country_given, language_given;
+    bool country_given, language_given, dedupe;
     size_t page, size;
     req.q_fields = INDEX_FIELD_ALL;
     if (api_get_two_letters(c, "country", country_code, &country_given) < 0 ||
@@ -58,7 +58,8 @@ void api_top_headlines(struct api_call *c)
         api_get_query(c, "qintitle", "qInTitle", (struct query_node **)&req.q_title) < 0 ||
         api_get_two_letters(c, "language", language_code, &language_given) < 0 ||
         api_get_sort(c, INDEX_SORT_PUBLISHED_ASC, &req.sort) < 0 ||
-        api_get_paging(c, 20, &page, &size) < 0 || api_get_feed_format(c) < 0)
+        api_get_paging(c, 20, &page, &size) < 0 || api_get_feed_format(c) < 0 ||
+        api_get_dedupe(c, &dedupe) < 0)
         return;
     if (country_given)
         req.country = country_code;
@@ -71,5 +72,8 @@ void api_top_headlines(struct api_call *c)
         return;
     req.offset = (page - 1) * size;
     req.limit = size;
-    api_respond_search(c, &req);
+    if (dedupe)
+        api_respond_dedupe(c, &req);
+    else
+        api_respond_search(c, &req);
 }

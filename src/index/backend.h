@@ -27,6 +27,16 @@ struct index_backend {
                   const int64_t *bounds, size_t nbuckets, uint64_t *counts, struct err *err);
     int (*facets)(struct index_backend *b, struct arena *a, const struct index_request *req,
                   unsigned mask, size_t size, struct index_facet_top *out, struct err *err);
+    /* index_story_matches (index.h) */
+    int (*story_matches)(struct index_backend *b, struct arena *a, const struct index_request *req,
+                         struct index_story_match **out, size_t *n, struct err *err);
+    /* index_story_members (index.h); deadline_ms as index_request's */
+    int (*story_members)(struct index_backend *b, struct arena *a, int64_t story, int64_t lo,
+                         int64_t hi, int64_t deadline_ms, int64_t **out, size_t *n,
+                         struct err *err);
+    /* index_term_docs (index.h) */
+    int (*term_docs)(struct index_backend *b, const char *const *terms, const size_t *lens,
+                     size_t n, uint64_t *df, uint64_t *ndocs, struct err *err);
 };
 
 /* SQLite FTS5 over the journal's SQLite file at db_path (store/journal.h: its
@@ -50,5 +60,10 @@ int index_engine_files_remove(const char *db_path, struct err *err);
  * is open (ready), searches fail with ERR_BUSY. */
 int index_engine_start(struct index_backend **out, const char *db_path,
                        const struct index_engine_options *opt, struct err *err);
+
+/* A reader of the index's log for the calling thread (index.c): the rows
+ * by id that index/stories.c shows. Back with index_reader_put. */
+int index_reader_get(struct index *idx, struct store_reader **out, struct err *err);
+void index_reader_put(struct index *idx, struct store_reader *r);
 
 #endif

@@ -18,6 +18,7 @@ struct index {
     struct index_backend *be;
     struct store_journal
         *journal; /* what the backend reads (a replica kept in step, or the store) */
+    struct store_readers *readers; /* the journal's rows by id (index_docs, stories) */
 };
 
 /* The backend of `kind` over the SQLite file at db_path; the engine opened
@@ -73,6 +74,7 @@ static int open_with(struct index **out, struct store *s, const struct index_opt
     if ((rc = store_journal_open(&idx->journal, s, opt->local_dir, err)) < 0 ||
         (rc = backend_new(&idx->be, engine, background, store_journal_path(idx->journal),
                           &opt->engine, err)) < 0 ||
+        (rc = store_readers_new(&idx->readers, store_journal_path(idx->journal), err)) < 0 ||
         (!opt->no_follow && (rc = store_journal_start(idx->journal, err)) < 0))
         goto out;
     *out = idx;
@@ -142,6 +144,8 @@ void index_close(struct index *idx)
     store_journal_close(idx->journal);
     if (idx->be)
         idx->be->free(idx->be);
+    if (idx->readers)
+        store_readers_free(idx->readers);
     free(idx);
 }
 
@@ -222,4 +226,47 @@ int index_facets(struct index *idx, struct arena *a, const struct index_request 
     if (size > INDEX_FACET_SIZE_MAX)
         size = INDEX_FACET_SIZE_MAX;
     return idx->be->facets(idx->be, a, req, mask & ((1u << INDEX_FACET_N) - 1), size, out, err);
+}
+
+int index_story_matches(struct index *idx, struct arena *a, const struct index_request *req,
+                        struct index_story_match **out, size_t *n, struct err *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (req->from > req->to)
+        return 0; /* an empty window: nothing matches */
+    if (idx->be->story_matches == NULL)
+        return err_set(err, ERR_UNSUPPORTED, "this index has no stories");
+    return idx->be->story_matches(idx->be, a, req, out, n, err);
+}
+
+int index_story_members(struct index *idx, struct arena *a, int64_t story, int64_t lo, int64_t hi,
+                        int64_t deadline_ms, int64_t **ids, size_t *n, struct err *err)
+{
+    *ids = NULL;
+    *n = 0;
+    if (lo > hi)
+        return 0;
+    if (idx->be->story_members == NULL)
+        return err_set(err, ERR_UNSUPPORTED, "this index has no stories");
+    return idx->be->story_members(idx->be, a, story, lo, hi, deadline_ms, ids, n, err);
+}
+
+int index_term_docs(struct index *idx, const char *const *terms, const size_t *lens, size_t n,
+                    uint64_t *df, uint64_t *ndocs, struct err *err)
+{
+    if (idx->be->term_docs == NULL)
+        return err_set(err, ERR_UNSUPPORTED, "this index has no term statistics");
+    return idx->be->term_docs(idx->be, terms, lens, n, df, ndocs, err);
+}
+
+/* A reader of the log for this thread (back with store_readers_put). */
+int index_reader_get(struct index *idx, struct store_reader **out, struct err *err)
+{
+    return store_readers_get(idx->readers, out, err);
+}
+
+void index_reader_put(struct index *idx, struct store_reader *r)
+{
+    store_readers_put(idx->readers, r);
 }

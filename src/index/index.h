@@ -363,5 +363,104 @@ int index_facet_acc_add(struct index_facet_acc *acc, struct arena *a, const char
  * ERR_NOMEM. */
 int index_facet_acc_top(struct index_facet_acc *acc, struct arena *a, size_t size,
                         struct index_facet_top *out);
+/* --- stories: one story, many copies (issue 25, docs/api.md §9 "Stories") ---------- */
+
+/* One match of a request and its story (store_story_resolve). */
+struct index_story_match {
+    int64_t id, story;
+};
+
+/* Every match of req (its page ignored) with its story, in any order, in
+ * *out (arena; *n of them). Both backends give the same set. Errors as
+ * index_search. */
+int index_story_matches(struct index *idx, struct arena *a, const struct index_request *req,
+                        struct index_story_match **out, size_t *n, struct err *err);
+
+/* A page of articles, one per story (index/stories.c): the stories among
+ * req's matches in req's order, each shown by its first member in that
+ * order (newest first: its newest matching member; earliest first: its
+ * earliest; relevancy, popularity: its best). total: the exact number of
+ * stories among the matches; size[i]: how many of the matches are
+ * docs[i]'s story. */
+struct index_dedupe_result {
+    uint64_t total;
+    size_t n;
+    struct index_doc *docs;
+    int64_t *story;
+    uint64_t *size;
+};
+int index_search_dedupe(struct index *idx, struct arena *a, const struct index_request *req,
+                        struct index_dedupe_result *out, struct err *err);
+
+/* One story among a request's matches: its members there, their
+ * publication times' span, and the one shown for it (the newest). */
+struct index_story {
+    int64_t story;
+    uint64_t size;            /* matching members */
+    int64_t first_id, last_id; /* the earliest and newest matching member */
+    struct index_doc doc;     /* the newest matching member's article */
+    const int64_t *members;   /* every matching member's id, newest first */
+};
+enum index_story_sort {
+    INDEX_STORY_NEWEST, /* by the newest matching member, newest first */
+    INDEX_STORY_SIZE,   /* most matching members first; ties newest first */
+};
+struct index_story_page {
+    uint64_t total; /* stories among the matches */
+    size_t n;
+    struct index_story *s;
+};
+/* The stories among req's matches, one page of them (req's offset and
+ * limit count stories) in the order sort says. */
+int index_stories(struct index *idx, struct arena *a, const struct index_request *req,
+                  enum index_story_sort sort, struct index_story_page *out, struct err *err);
+
+/* The articles of ids, as a page shows them (article/json.h), read from
+ * the log; an id without a row is left out (*kept: how many remain). */
+int index_docs(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
+               struct index_doc *out, size_t *kept, struct err *err);
+/* The whole articles of ids (source names ...), in order; an id without a
+ * row leaves its slot's id 0 (store_reader_articles). */
+int index_articles(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
+                   struct article *arts, struct err *err);
+/* Every article of story with lo <= id <= hi (store_id_lo/hi of a
+ * window of publication times), newest first (ids in the arena); *n = 0
+ * for a story nobody has. Not a scan of the table: the engine reads its
+ * story columns (8 bytes a document, in memory), FTS5 an index on
+ * articles.story_id. deadline_ms as index_request's. */
+int index_story_members(struct index *idx, struct arena *a, int64_t story, int64_t lo, int64_t hi,
+                        int64_t deadline_ms, int64_t **ids, size_t *n, struct err *err);
+
+/* The story of article id (store_story_resolve); ERR_NOTFOUND when the
+ * log has no such article. One lookup by the primary key. */
+int index_story_of(struct index *idx, int64_t id, int64_t *story, struct err *err);
+
+/* --- similarTo: more like this (docs/api.md §9 "More like this") ------------ */
+
+/* The article stored under canonical_url (ingest_url_canonical of an
+ * address), whole, in *art (arena); ERR_NOTFOUND when none. */
+int index_article_by_url(struct index *idx, struct arena *a, const char *canonical_url,
+                         struct article *art, struct err *err);
+
+/* How many documents hold each of terms[0..n) (folded tokens, text/text.h)
+ * in df[i], and the documents there are (an upper bound), from the
+ * backend's own dictionary: the inputs of an idf. */
+int index_term_docs(struct index *idx, const char *const *terms, const size_t *lens, size_t n,
+                    uint64_t *df, uint64_t *ndocs, struct err *err);
+
+/* The terms a topic of art is searched by: its heaviest INDEX_SIMILAR_TERMS
+ * folded tokens by tf (title 3, description 1.5, content 1, as relevancy
+ * weighs the fields) times BM25's idf, heaviest first, in *terms (arena). */
+#define INDEX_SIMILAR_TERMS 10
+int index_similar_terms(struct index *idx, struct arena *a, const struct article *art,
+                        const char ***terms, size_t *n, struct err *err);
+
+/* The articles most like art among req's time window (req's other
+ * filters, q and sort are not used; its page and deadline are): first the
+ * other articles of art's story, newest first, then the matches of an OR
+ * of index_similar_terms ranked by relevancy, the story's articles and art
+ * left out. total: exactly how many there are in both parts. */
+int index_similar(struct index *idx, struct arena *a, const struct index_request *req,
+                  const struct article *art, struct index_result *out, struct err *err);
 
 #endif

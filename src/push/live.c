@@ -197,7 +197,7 @@ static int deliver(struct sub *s, const struct store_row *row, struct buf *json)
         return 0;
     /* PUSH_LIVE_SLOW means nothing to a live subscriber: a live subscriber that cannot
      * keep up is its sink's to cut off (a bounded buffer). */
-    int rc = s->sink->article(s->ctx, row->seq, row->published_at, json->data, json->len);
+    int rc = s->sink->article(s->ctx, row->seq, row->id, row->published_at, json->data, json->len);
     s->last_ms = clock_mono_ms();
     if (rc < 0) {
         s->dead = true;

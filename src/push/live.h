@@ -43,9 +43,11 @@ struct push_live_config {
  * negative: the subscriber is gone (it is dropped, then released). */
 #define PUSH_LIVE_SLOW 1
 struct push_live_sink {
-    /* published_at: the article's publication time (unix seconds), for a
-     * window the subscriber applies at the moment of sending. */
-    int (*article)(void *ctx, int64_t seq, int64_t published_at, const char *json, size_t len);
+    /* id: the article's; published_at: its publication time (unix
+     * seconds), for a window the subscriber applies at the moment of
+     * sending. */
+    int (*article)(void *ctx, int64_t seq, int64_t id, int64_t published_at, const char *json,
+                   size_t len);
     int (*idle)(void *ctx);
     /* Whether the subscriber is still there, and still entitled to its
      * stream (asked every PUSH_LIVE_ALIVE_MS). */

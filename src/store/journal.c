@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "story/sketch.h"
 #include "util/banned.h"
 
 struct store_journal {
@@ -260,4 +261,45 @@ int store_journal_fulltext_verify(const char *path, int64_t *rows, char *detail,
 int store_journal_fulltext_ensure(const char *path, struct err *err)
 {
     return store_sqlite_journal_fulltext_ensure(path, err);
+}
+
+/* --- stories ------------------------------------------------------------------ */
+
+int64_t store_story_resolve(int64_t story_id, const char *canonical_url, int64_t id)
+{
+    if (story_id != 0)
+        return story_id;
+    /* (canonical_url is NOT NULL in the schema; the id keeps a damaged
+     * row its own story all the same) */
+    return canonical_url ? story_id_for_url(canonical_url) : id;
+}
+
+int store_reader_stories(struct store_reader *r, int64_t lo, int64_t hi, store_story_fn fn,
+                         void *ctx, struct err *err)
+{
+    return store_sqlite_reader_stories(r, lo, hi, fn, ctx, err);
+}
+
+int store_reader_story_members(struct store_reader *r, struct arena *a, int64_t story, int64_t lo,
+                               int64_t hi, int64_t **ids, size_t *n, struct err *err)
+{
+    return store_sqlite_reader_story_members(r, a, story, lo, hi, ids, n, err);
+}
+
+int store_reader_article_by_url(struct store_reader *r, const char *canonical_url, int64_t *id,
+                                struct err *err)
+{
+    return store_sqlite_reader_article_by_url(r, canonical_url, id, err);
+}
+
+int store_reader_match_stories(struct store_reader *r, const struct store_match *m,
+                               store_story_fn fn, void *ctx, struct err *err)
+{
+    return store_sqlite_reader_match_stories(r, m, fn, ctx, err);
+}
+
+int store_reader_term_docs(struct store_reader *r, const char *const *terms, const size_t *lens,
+                           size_t n, uint64_t *df, struct err *err)
+{
+    return store_sqlite_reader_term_docs(r, terms, lens, n, df, err);
 }

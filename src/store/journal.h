@@ -262,8 +262,46 @@ int store_journal_fulltext_verify(const char *path, int64_t *rows, char *detail,
                                   struct err *err);
 
 /* Give the file at path its full-text side when it lacks it (filling
- * articles_fts from every article: minutes for millions); nothing when it
- * has it. */
+ * articles_fts from every article: minutes for millions) and the side's
+ * story index (STORE_SQLITE_STORY_INDEX, a sort of the story ids);
+ * nothing when it has both. */
 int store_journal_fulltext_ensure(const char *path, struct err *err);
+
+/* --- stories: each article's story as an index reads it back (issue 25) ------ */
+
+/* The story an article belongs to: its story_id, or, for an article
+ * stored before stories (story_id NULL, passed as 0), the story it would
+ * have founded, story_id_for_url(canonical_url) (story/sketch.h): its
+ * own. Both search backends and every node resolve it so. */
+int64_t store_story_resolve(int64_t story_id, const char *canonical_url, int64_t id);
+
+/* Called per article with its id and resolved story; non-zero stops with
+ * that code. */
+typedef int (*store_story_fn)(void *ctx, int64_t id, int64_t story);
+/* Every article with lo <= id <= hi, ascending id (a range of the primary
+ * key: the engine's per-segment story column). */
+int store_reader_stories(struct store_reader *r, int64_t lo, int64_t hi, store_story_fn fn,
+                         void *ctx, struct err *err);
+/* The ids of every article of story with lo <= id <= hi, newest first,
+ * into *ids (arena); *n = 0 when there is none. By the index
+ * articles_story_id, which only the FTS5 mode keeps
+ * (store_journal_fulltext_ensure; the engine reads its story columns): a scan
+ * of the table without it. */
+int store_reader_story_members(struct store_reader *r, struct arena *a, int64_t story, int64_t lo,
+                               int64_t hi, int64_t **ids, size_t *n, struct err *err);
+/* The id of the article stored under canonical_url (ingest_url_canonical
+ * of an address; the table's unique key), ERR_NOTFOUND when none. */
+int store_reader_article_by_url(struct store_reader *r, const char *canonical_url, int64_t *id,
+                                struct err *err);
+
+/* The id and resolved story of every article m matches (the full-text
+ * side), in no particular order; fn non-zero stops with that code.
+ * ERR_TIMEOUT when m's deadline passes. */
+int store_reader_match_stories(struct store_reader *r, const struct store_match *m,
+                               store_story_fn fn, void *ctx, struct err *err);
+/* Each term's document count on the full-text side (FTS5's statistics,
+ * terms as FTS5 stores them) into df[0..n). */
+int store_reader_term_docs(struct store_reader *r, const char *const *terms, const size_t *lens,
+                           size_t n, uint64_t *df, struct err *err);
 
 #endif

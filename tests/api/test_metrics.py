@@ -169,9 +169,12 @@ def test_statuses_and_endpoints_are_labelled(api):
     api.get("/no/such/path", key=None)
     api.request("DELETE", "/v2/sources")
     api.get("/healthz", key=None)
+    api.get("/v2/stories", [("q", "plinthor")])
+    api.get("/v2/stories/12345")
     after, _ = scrape(api)
     for endpoint, status in [("everything", 200), ("everything", 401), ("sources", 200),
-                             ("none", 404), ("sources", 405), ("healthz", 200)]:
+                             ("none", 404), ("sources", 405), ("healthz", 200),
+                             ("stories", 200), ("stories", 404)]:
         assert requests_total(after, endpoint, status) - \
             requests_total(before, endpoint, status) == 1, (endpoint, status)
     # the scrape that produced `before` is counted too

@@ -92,6 +92,10 @@ def test_every_error_of_the_code_is_documented_under_its_status():
                 continue  # /metrics only (metrics_allow_networks): components/responses/Forbidden
             if code in ("alertNotFound", "tooManyAlerts"):
                 continue  # /v2/alerts only
+            if code == "storyNotFound":
+                continue  # /v2/stories/{id} only
+            if code == "articleNotFound" and path != EV:
+                continue  # /v2/everything's similarTo only
             resp = responses.get(str(status))
             assert resp, "%s: status %d (%s) not documented" % (path, status, code)
             enum = resp["content"]["application/json"]["schema"]["allOf"][1]["properties"][
@@ -301,6 +305,13 @@ def representative(api, planned_client, keys, corpus):
                                             key=keys["shallow"]), 404, "alertNotFound"),
         ("alert body too large", lambda: p.request("POST", "/v2/alerts", key=keys["shallow"],
                                                    data=b"x" * 20000), 413, "requestTooLarge"),
+        # stories (an extension)
+        ("dedupe", lambda: api.get(EV, [("q", "a"), ("dedupe", "true"), ("pageSize", "3")]), 200,
+         None),
+        ("stories", lambda: api.get("/v2/stories", [("q", "a"), ("pageSize", "3")]), 200, None),
+        ("story of nobody", lambda: api.get("/v2/stories/987654"), 404, "storyNotFound"),
+        ("similarTo of nothing", lambda: api.get(EV, [("similarTo", "https://no.example/x")]),
+         404, "articleNotFound"),
     ]
     for label, send, status, code in reqs:
         yield label, send(), status, code

@@ -654,3 +654,50 @@ def test_the_plans_window_applies_to_every_article_and_follows_a_plan_change(liv
         assert rest == [last["url"]]
     finally:
         s.close()
+
+
+def test_dedupe_sends_a_story_once_and_counts_its_copies(live):
+    """dedupe=true (issue 25): a story's first article is sent with storyId
+    and storySize after NewsAPI's keys, each later copy is an `event: copy`
+    with the story's id and how many of its articles the stream has met;
+    a stream without dedupe gets every copy as NewsAPI's article."""
+    word = "quarrybell"
+    title = "%s harbour warehouse fire forces evacuation downtown" % word
+
+    def copy_of(host, n):
+        return dict(article(word, n), title=title, url="https://%s/fire/%d" % (host, n),
+                    source={"id": None, "name": host},
+                    description="A warehouse fire at the %s harbour." % word,
+                    content="Crews fought the %s harbour warehouse fire overnight." % word)
+    rows = [copy_of("wire-a.example", 1), article(word, 2, "other"),
+            copy_of("wire-b.example", 3), copy_of("wire-c.example", 4)]
+    d = open_stream(live, {"q": word, "dedupe": "true"})
+    plain = open_stream(live, {"q": word})
+    try:
+        import_rows(live.store_path, rows, batch=1)
+        got = collect(d, 4)
+        every = collect(plain, 4)
+    finally:
+        d.close()
+        plain.close()
+    check_article_events(every)
+    assert urls_of(every) == [r["url"] for r in rows]
+    assert [e.event for e in got] == ["article", "article", "copy", "copy"]
+    first, other = json.loads(got[0].text), json.loads(got[1].text)
+    assert list(first) == ARTICLE_KEYS + ["storyId", "storySize"]
+    assert first["url"] == rows[0]["url"] and first["storySize"] == 1
+    assert {k: first[k] for k in ARTICLE_KEYS} == json.loads(every[0].text)
+    assert other["url"] == rows[1]["url"] and other["storyId"] != first["storyId"]
+    assert [json.loads(e.text) for e in got[2:]] == [
+        {"storyId": first["storyId"], "storySize": 2},
+        {"storyId": first["storyId"], "storySize": 3}]
+    # the ids are the articles' positions, as without dedupe (a reconnect resumes)
+    assert [e.id for e in got] == [e.id for e in every]
+    # the story is the one the search API gives
+    b = live.client.get("/v2/everything", {"q": word, "dedupe": "true"}).json()
+    assert {a["storyId"]: a["storySize"] for a in b["articles"]}[first["storyId"]] == 3
+
+
+@pytest.mark.parametrize("params", [{"dedupe": "yes"}, {"similarTo": "https://x.example/a"}])
+def test_dedupe_and_similar_to_on_a_stream_are_checked(live, params):
+    err(live.client.get(STREAM, dict(params, q="x")), 400, "parameterInvalid")

@@ -23,7 +23,7 @@
 #include "index/backend.h"
 #include "ingest/ingest.h"
 #include "query/query.h"
-#include "store/log.h"
+#include "store/journal.h"
 #include "store/sqlite/db.h"
 #include "store/store.h"
 #include "util/arena.h"

@@ -26,6 +26,7 @@ const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const SHOTS = path.join(REPO, "build", "web-screenshots");
 const SOURCES = path.join(REPO, "tests", "data", "api", "sources.jsonl");
 const WORD = "aurora";
+const STORY_WORD = "geyser";
 const TIMEOUT = 15000;
 
 let tmp, imageServer, imageBase, newsd, base, key, browser, context, page;
@@ -124,6 +125,28 @@ function writeFixture(dir) {
     content: "Demand for accelerators keeps growing.",
   }));
   fixture.headlines = heads;
+  // one story carried by three sources (the same title and text: newsd's
+  // stories join them) and a lone article, all about STORY_WORD
+  const story = ["reuters", "bbc-news", "abc-news"].map((source, i) => ({
+    source: { id: source, name: null },
+    author: null,
+    title: `Iceland ${STORY_WORD} erupts near the fishing town of Grindavik`,
+    description: `The ${STORY_WORD} sent steam a kilometre high.`,
+    url: `https://copy${i}.example.net/${STORY_WORD}`,
+    urlToImage: null,
+    publishedAt: new Date(now - (i + 2) * 3600 * 1000).toISOString().replace(/\.\d{3}Z$/, "Z"),
+    content: `The ${STORY_WORD} sent steam a kilometre high. Residents watched from the harbour.`,
+  }));
+  story.push({
+    source: { id: "the-verge", name: null }, author: null,
+    title: `How a ${STORY_WORD} works, explained with a kettle`,
+    description: "Pressure, heat and a narrow pipe.", url: `https://explain.example.net/${STORY_WORD}`,
+    urlToImage: null,
+    publishedAt: new Date(now - 30 * 3600 * 1000).toISOString().replace(/\.\d{3}Z$/, "Z"),
+    content: "Pressure, heat and a narrow pipe.",
+  });
+  fixture.story = story;
+  fs.writeFileSync(path.join(dir, "story.jsonl"), story.map((a) => JSON.stringify(a)).join("\n") + "\n");
   fs.writeFileSync(path.join(dir, "headlines.jsonl"), heads.map((a) => JSON.stringify(a)).join("\n") + "\n");
 }
 
@@ -184,6 +207,7 @@ before(async () => {
   cli("import", "--create", "--store", store, path.join(tmp, "articles.jsonl"));
   cli("import", "--create", "--store", store, "--headlines", "--country", "us", "--category", "technology",
       path.join(tmp, "headlines.jsonl"));
+  cli("import", "--create", "--store", store, path.join(tmp, "story.jsonl"));
   key = cli("keys", "create", "--create", "--store", store, "--name", "web").trim();
   newsd = await startNewsd(store);
   base = newsd.base;
@@ -575,6 +599,44 @@ test("the timeline counts the matches per bucket and its bars narrow the search"
   assert.equal(await page.inputValue("#to"), day);
   await insightsDrawn();
   await shot("timeline-narrowed");
+});
+
+test("one card per story, whose \"+N more\" opens the story's other articles", async () => {
+  await page.goto(base + "/");
+  await page.fill("#key", key);
+  await pickEndpoint("everything");
+  await page.fill("#q", STORY_WORD);
+  await submit();
+  assert.equal((await cardTitles()).length, fixture.story.length); // one card per article
+  await page.check("#dedupe");
+  await submit();
+  assert.equal(await page.textContent("#request-url"),
+               `${base}/v2/everything?q=${STORY_WORD}&dedupe=true`);
+  const copies = fixture.story.slice(0, 3);
+  const newest = copies.slice().sort((a, b) => b.publishedAt.localeCompare(a.publishedAt))[0];
+  assert.deepEqual(await cardTitles(), [newest.title, fixture.story[3].title]);
+  const cards = await page.$$("#results article.card");
+  assert.equal(await cards[1].$(".story-toggle"), null); // a story of one: no button
+  const toggle = await cards[0].$(".story-toggle");
+  assert.equal((await toggle.textContent()).trim(), "+2 more");
+  await toggle.click();
+  await page.waitForFunction(() => document.querySelectorAll(
+    "#results article.card .story-members li a").length === 2, null, { timeout: TIMEOUT });
+  const catalogue = fs.readFileSync(SOURCES, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const others = copies.filter((a) => a.url !== newest.url)
+    .sort((a, b) => b.publishedAt.localeCompare(a.publishedAt));
+  const names = others.map((a) => catalogue.find((s) => s.id === a.source.id).name);
+  const items = await cards[0].$$eval(".story-members li", (lis) => lis.map((li) => ({
+    source: li.querySelector(".source").textContent, href: li.querySelector("a").href })));
+  assert.deepEqual(items, others.map((a, i) => ({ source: names[i], href: a.url })));
+  assert.equal((await toggle.textContent()).trim(), "+2 more from " + names.join(", "));
+  assert.equal(await toggle.getAttribute("aria-expanded"), "true");
+  await shot("stories");
+  await toggle.click(); // closes again
+  assert.equal(await cards[0].$eval(".story-members", (u) => u.hidden), true);
+  // the choice is kept in the page's URL, as every other field
+  assert.match(page.url(), /dedupe=true/);
+  await page.uncheck("#dedupe");
 });
 
 test("nothing was blocked by the CSP and nothing was fetched from elsewhere", async () => {

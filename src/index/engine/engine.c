@@ -151,29 +151,22 @@ fail:
     return rc;
 }
 
-/* index_counts and index_facets: the snapshot as engine_search takes it
- * (read-your-writes, a damaged segment fails the request), one thread. */
-struct engine_agg {
-    const int64_t *bounds;
-    size_t nbuckets;
-    uint64_t *counts; /* counts: not NULL */
-    unsigned mask;
-    size_t size;
-    struct index_facet_top *top;
-};
+/* A one-thread job over the snapshot as engine_search takes it
+ * (read-your-writes, a damaged segment fails the request): counts,
+ * facets and each match's story. */
+typedef int (*engine_job)(struct index_engine *e, const struct eng_snap *s, void *ctx,
+                          struct err *err);
 
-static int engine_aggregate(struct index_engine *e, struct arena *a,
-                            const struct index_request *req, const struct engine_agg *g,
-                            struct err *err)
+static int engine_on_snapshot(struct index_engine *e, int64_t deadline_ms, engine_job job,
+                              void *ctx, struct err *err)
 {
     int rc = not_ready(e, err);
     if (rc < 0)
         return rc;
-    catch_up(e, req->deadline_ms);
+    catch_up(e, deadline_ms);
     struct eng_snap *s = eng_slot_get(&e->slot);
     atomic_fetch_add(&e->searching, 1);
-    rc = g->counts ? eng_counts_run(s, a, req, g->bounds, g->nbuckets, g->counts, err)
-                   : eng_facets_run(s, &e->dctxs, a, req, g->mask, g->size, g->top, err);
+    rc = job(e, s, ctx, err);
     atomic_fetch_sub(&e->searching, 1);
     if (snap_damaged(s)) {
         if (rc == 0)
@@ -186,18 +179,93 @@ static int engine_aggregate(struct index_engine *e, struct arena *a,
     return rc;
 }
 
+/* index_counts and index_facets. */
+struct engine_agg {
+    struct arena *a;
+    const struct index_request *req;
+    const int64_t *bounds;
+    size_t nbuckets;
+    uint64_t *counts; /* counts: not NULL */
+    unsigned mask;
+    size_t size;
+    struct index_facet_top *top;
+};
+
+static int engine_agg_job(struct index_engine *e, const struct eng_snap *s, void *ctx,
+                          struct err *err)
+{
+    const struct engine_agg *g = ctx;
+    return g->counts ? eng_counts_run(s, g->a, g->req, g->bounds, g->nbuckets, g->counts, err)
+                     : eng_facets_run(s, &e->dctxs, g->a, g->req, g->mask, g->size, g->top, err);
+}
+
 static int engine_counts(struct index_backend *b, struct arena *a, const struct index_request *req,
                          const int64_t *bounds, size_t nbuckets, uint64_t *counts, struct err *err)
 {
-    struct engine_agg g = {.bounds = bounds, .nbuckets = nbuckets, .counts = counts};
-    return engine_aggregate((struct index_engine *)b, a, req, &g, err);
+    struct engine_agg g = {.a = a, .req = req, .bounds = bounds, .nbuckets = nbuckets,
+                           .counts = counts};
+    return engine_on_snapshot((struct index_engine *)b, req->deadline_ms, engine_agg_job, &g, err);
 }
 
 static int engine_facets(struct index_backend *b, struct arena *a, const struct index_request *req,
                          unsigned mask, size_t size, struct index_facet_top *out, struct err *err)
 {
-    struct engine_agg g = {.mask = mask, .size = size, .top = out};
-    return engine_aggregate((struct index_engine *)b, a, req, &g, err);
+    struct engine_agg g = {.a = a, .req = req, .mask = mask, .size = size, .top = out};
+    return engine_on_snapshot((struct index_engine *)b, req->deadline_ms, engine_agg_job, &g, err);
+}
+
+/* index_story_matches. */
+struct engine_story_matches_ctx {
+    struct arena *a;
+    const struct index_request *req;
+    struct index_story_match **out;
+    size_t *n;
+};
+
+static int engine_story_matches_job(struct index_engine *e, const struct eng_snap *s, void *ctx,
+                                    struct err *err)
+{
+    struct engine_story_matches_ctx *x = ctx;
+    return eng_story_matches_run(s, e->readers, x->a, x->req, x->out, x->n, err);
+}
+
+static int engine_story_matches(struct index_backend *b, struct arena *a,
+                                const struct index_request *req, struct index_story_match **out,
+                                size_t *n, struct err *err)
+{
+    struct engine_story_matches_ctx x = {a, req, out, n};
+    return engine_on_snapshot((struct index_engine *)b, req->deadline_ms,
+                              engine_story_matches_job, &x, err);
+}
+
+/* index_story_members: the snapshot's story columns, read as
+ * engine_story_matches reads them. */
+static int engine_story_members(struct index_backend *b, struct arena *a, int64_t story, int64_t lo,
+                                int64_t hi, int64_t deadline_ms, int64_t **out, size_t *n,
+                                struct err *err)
+{
+    struct index_engine *e = (struct index_engine *)b;
+    int rc = not_ready(e, err);
+    if (rc < 0)
+        return rc;
+    catch_up(e, deadline_ms);
+    struct eng_snap *s = eng_slot_get(&e->slot);
+    rc = eng_story_members_run(s, e->readers, a, story, lo, hi, out, n, err);
+    eng_snap_unref(s);
+    return rc;
+}
+
+static int engine_term_docs(struct index_backend *b, const char *const *terms, const size_t *lens,
+                            size_t n, uint64_t *df, uint64_t *ndocs, struct err *err)
+{
+    struct index_engine *e = (struct index_engine *)b;
+    int rc = not_ready(e, err);
+    if (rc < 0)
+        return rc;
+    struct eng_snap *s = eng_slot_get(&e->slot);
+    eng_term_docs_run(s, terms, lens, n, df, ndocs);
+    eng_snap_unref(s);
+    return 0;
 }
 
 static int engine_newest_headline(struct index_backend *b, int64_t before, int64_t *out,
@@ -605,6 +673,9 @@ static int engine_new(struct index_engine **out, const char *db_path,
         .count_check = engine_count_check,
         .counts = engine_counts,
         .facets = engine_facets,
+        .story_matches = engine_story_matches,
+        .story_members = engine_story_members,
+        .term_docs = engine_term_docs,
     };
     eng_slot_init(&e->slot);
     eng_docs_pool_init(&e->dctxs);

@@ -153,6 +153,9 @@ struct eng_segment {
     /* The facet columns (facets.c), built the first time a search asks for
      * them; NULL until then. Freed with the segment. */
     _Atomic(struct eng_facet_cols *) facets;
+    /* Each docid's story (stories.c), read from the table the first time a
+     * search asks for stories; NULL until then. Freed with the segment. */
+    _Atomic(int64_t *) story;
 };
 
 /* Deleted docids of one segment; immutable, shared between snapshots. */
@@ -239,6 +242,24 @@ int eng_counts_run(const struct eng_snap *s, struct arena *a, const struct index
 int eng_facets_run(const struct eng_snap *s, struct eng_docs_pool *dctxs, struct arena *a,
                    const struct index_request *req, unsigned mask, size_t size,
                    struct index_facet_top *out, struct err *err);
+/* --- stories.c: each match's story (issue 25) ------------------------------ */
+
+/* Free s's story column (the segment's last reference going). */
+void eng_story_col_free(struct eng_segment *s);
+/* index_story_matches over snapshot s (index.h); readers: the table the
+ * story columns are read from. */
+int eng_story_matches_run(const struct eng_snap *s, struct store_readers *readers,
+                          struct arena *a, const struct index_request *req,
+                          struct index_story_match **out, size_t *n, struct err *err);
+/* index_story_members over snapshot s (index.h): the live docids of story
+ * with lo <= id <= hi, from the story columns. */
+int eng_story_members_run(const struct eng_snap *s, struct store_readers *readers, struct arena *a,
+                          int64_t story, int64_t lo, int64_t hi, int64_t **out, size_t *n,
+                          struct err *err);
+/* index_term_docs over snapshot s (index.h): each term's document count
+ * from the segments' dictionaries, and the live documents. */
+void eng_term_docs_run(const struct eng_snap *s, const char *const *terms, const size_t *lens,
+                       size_t n, uint64_t *df, uint64_t *ndocs);
 
 /* --- snapshot.c ----------------------------------------------------------- */
 

@@ -50,6 +50,7 @@ void eng_segment_unref(struct eng_segment *s)
     if (s == NULL || atomic_fetch_sub(&s->ref, 1) != 1)
         return;
     eng_facet_cols_free(s);
+    eng_story_col_free(s);
     eng_docs_release(s);
     if (s->home != ENG_SEG_HEAP) { /* every array points into the file image (segfile.c) */
         if (s->home == ENG_SEG_MAPPED && s->image)

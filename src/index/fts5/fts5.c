@@ -248,6 +248,109 @@ static int fts5_facets(struct index_backend *b, struct arena *a, const struct in
     return fts5_aggregate(b, a, req, &g, err);
 }
 
+/* --- index_story_matches, index_story_members, index_term_docs (issue 25) -- */
+
+/* The matches' ids and stories, grown as they come. */
+struct story_acc {
+    struct index_story_match *m;
+    size_t n, cap;
+};
+
+static int story_acc_add(void *ctx, int64_t id, int64_t story)
+{
+    struct story_acc *x = ctx;
+    if (x->n == x->cap) {
+        size_t grown = x->cap ? x->cap * 2 : 1024;
+        struct index_story_match *more = realloc(x->m, grown * sizeof *more);
+        if (more == NULL)
+            return ERR_NOMEM;
+        x->m = more;
+        x->cap = grown;
+    }
+    x->m[x->n++] = (struct index_story_match){id, story};
+    return 0;
+}
+
+static int fts5_story_matches(struct index_backend *b, struct arena *a,
+                              const struct index_request *req, struct index_story_match **out,
+                              size_t *n, struct err *err)
+{
+    struct index_fts5 *x = (struct index_fts5 *)b;
+    struct buf match;
+    struct store_reader *r = NULL;
+    struct story_acc acc = {0};
+    int64_t lo = store_id_lo(req->from), hi = index_request_id_hi(req);
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    buf_init(&match, INDEX_FTS5_MATCH_MAX);
+    if ((rc = index_fts5_match_build(&match, a, req, err)) < 0)
+        goto out;
+    if (req->from > req->to || lo > hi)
+        goto out;
+    if ((rc = store_readers_get(x->readers, &r, err)) < 0)
+        goto out;
+    struct store_match m = {match.data, lo, hi, req->deadline_ms};
+    rc = store_reader_match_stories(r, &m, story_acc_add, &acc, err);
+    if (rc == ERR_NOMEM)
+        rc = err_set(err, ERR_NOMEM, "out of memory for stories");
+    if (rc == 0 && acc.n > 0) {
+        if ((*out = arena_alloc(a, acc.n * sizeof **out)) == NULL)
+            rc = err_set(err, ERR_NOMEM, "out of memory for stories");
+        else {
+            memcpy(*out, acc.m, acc.n * sizeof **out);
+            *n = acc.n;
+        }
+    }
+out:
+    store_readers_put(x->readers, r);
+    buf_release(&match);
+    free(acc.m);
+    return rc;
+}
+
+/* index_story_members: by the index on articles.story_id that the FTS5
+ * mode keeps (store_journal_fulltext_ensure), not a scan: no budget is
+ * needed for an index range. */
+static int fts5_story_members(struct index_backend *b, struct arena *a, int64_t story, int64_t lo,
+                              int64_t hi, int64_t deadline_ms, int64_t **out, size_t *n,
+                              struct err *err)
+{
+    struct index_fts5 *x = (struct index_fts5 *)b;
+    struct store_reader *r = NULL;
+    int rc;
+
+    (void)deadline_ms;
+    *out = NULL;
+    *n = 0;
+    if ((rc = store_readers_get(x->readers, &r, err)) < 0)
+        return rc;
+    rc = store_reader_story_members(r, a, story, lo, hi, out, n, err);
+    store_readers_put(x->readers, r);
+    return rc;
+}
+
+/* index_term_docs: FTS5's own statistics, and the documents: the
+ * journal's head, the articles ever stored, an upper bound read from an
+ * index (a count(*) reads the whole table). */
+static int fts5_term_docs(struct index_backend *b, const char *const *terms, const size_t *lens,
+                          size_t n, uint64_t *df, uint64_t *ndocs, struct err *err)
+{
+    struct index_fts5 *x = (struct index_fts5 *)b;
+    struct store_reader *r = NULL;
+    int64_t rows = 0;
+    int rc;
+
+    if ((rc = store_readers_get(x->readers, &r, err)) < 0)
+        return rc;
+    rc = store_reader_term_docs(r, terms, lens, n, df, err);
+    if (rc == 0 && (rc = store_reader_head(r, &rows, err)) == 0)
+        *ndocs = rows > 0 ? (uint64_t)rows : 0;
+    store_readers_put(x->readers, r);
+    return rc;
+}
+
 static int fts5_newest_headline(struct index_backend *b, int64_t before, int64_t *out,
                                 struct err *err)
 {
@@ -306,6 +409,9 @@ int index_fts5_new(struct index_backend **out, const char *db_path, struct err *
         .free = fts5_free,
         .search = fts5_search,
         .newest_headline = fts5_newest_headline,
+        .story_matches = fts5_story_matches,
+        .story_members = fts5_story_members,
+        .term_docs = fts5_term_docs,
         .verify = fts5_verify,
         .counts = fts5_counts,
         .facets = fts5_facets,

@@ -421,6 +421,18 @@ int store_sqlite_fulltext_get(sqlite3 *db, bool *on, struct err *err)
     return rc;
 }
 
+int store_sqlite_story_index_get(sqlite3 *db, bool *on, struct err *err)
+{
+    int64_t n = 0;
+    int rc =
+        store_sqlite_query_int(db,
+                               "SELECT count(*) FROM sqlite_master"
+                               " WHERE type = 'index' AND name = '" STORE_SQLITE_STORY_INDEX "'",
+                               &n, err);
+    *on = n > 0;
+    return rc;
+}
+
 int store_sqlite_fulltext_set(sqlite3 *db, bool on, struct err *err)
 {
     bool now;
@@ -428,7 +440,13 @@ int store_sqlite_fulltext_set(sqlite3 *db, bool on, struct err *err)
 
     if ((rc = store_sqlite_exec(db, "BEGIN IMMEDIATE", err)) < 0)
         return rc;
-    if ((rc = store_sqlite_fulltext_get(db, &now, err)) < 0 || now == on)
+    if ((rc = store_sqlite_fulltext_get(db, &now, err)) < 0)
+        goto out;
+    /* The story index of the FTS5 mode (a store whose side predates it
+     * gets it too) */
+    if (on && (rc = store_sqlite_exec(db, STORE_SQLITE_STORY_INDEX_SQL, err)) < 0)
+        goto out;
+    if (now == on)
         goto out;
     if (on) {
         /* A stale table without its triggers (dropped by hand) is rebuilt. */
@@ -441,6 +459,7 @@ int store_sqlite_fulltext_set(sqlite3 *db, bool on, struct err *err)
                                err);
     } else {
         rc = store_sqlite_exec(db,
+                               "DROP INDEX IF EXISTS " STORE_SQLITE_STORY_INDEX ";"
                                "DROP TRIGGER IF EXISTS articles_fts_insert;"
                                "DROP TRIGGER IF EXISTS articles_fts_delete;"
                                "DROP TRIGGER IF EXISTS articles_fts_update;"

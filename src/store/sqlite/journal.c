@@ -478,14 +478,16 @@ out:
 int store_sqlite_journal_fulltext_ensure(const char *path, struct err *err)
 {
     struct store_reader *r = NULL;
-    bool on = false;
+    bool on = false, story = false;
     int rc;
 
     if ((rc = reader_open(&r, path, true, err)) < 0)
         return rc;
     rc = store_sqlite_fulltext_get(r->db, &on, err);
+    if (rc == 0 && on)
+        rc = store_sqlite_story_index_get(r->db, &story, err);
     store_sqlite_reader_close(r);
-    if (rc < 0 || on)
+    if (rc < 0 || (on && story))
         return rc;
     /* Building it is a write: only then a read-write connection. */
     if ((rc = reader_open(&r, path, false, err)) < 0)
@@ -623,4 +625,161 @@ void store_sqlite_readers_put(struct store_readers *p, struct store_reader *r)
         return;
     store_sqlite_pool_put(&p->pool, r->db); /* rolls back an open snapshot */
     free(r);
+}
+
+/* --- stories (issue 25) ---------------------------------------------------- */
+
+/* The canonical URL is read only where story_id is NULL: the rest need
+ * not copy it. */
+
+
+/* The canonical URL is read only where story_id is NULL: the rest need
+ * not copy it. */
+#define STORY_COLUMNS "id, coalesce(story_id, 0), CASE WHEN story_id IS NULL THEN canonical_url END"
+
+int store_sqlite_reader_stories(struct store_reader *r, int64_t lo, int64_t hi, store_story_fn fn,
+                         void *ctx, struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = store_sqlite_prepare(r->db,
+                     "SELECT " STORY_COLUMNS " FROM articles WHERE id BETWEEN ?1 AND ?2"
+                     " ORDER BY id",
+                     &st, err);
+    if (rc < 0)
+        return rc;
+    sqlite3_bind_int64(st, 1, lo);
+    sqlite3_bind_int64(st, 2, hi);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        int64_t story = store_story_resolve(sqlite3_column_int64(st, 1),
+                                            (const char *)sqlite3_column_text(st, 2), id);
+        int stop = fn(ctx, id, story);
+        if (stop) {
+            sqlite3_finalize(st);
+            return stop;
+        }
+    }
+    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(r->db, rc, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_sqlite_reader_story_members(struct store_reader *r, struct arena *a, int64_t story, int64_t lo,
+                               int64_t hi, int64_t **ids, size_t *n, struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    size_t cap = 0;
+    *ids = NULL;
+    *n = 0;
+    int rc = store_sqlite_prepare(r->db,
+                     "SELECT " STORY_COLUMNS " FROM articles"
+                     " WHERE (story_id = ?1 OR story_id IS NULL) AND id BETWEEN ?2 AND ?3"
+                     " ORDER BY id DESC",
+                     &st, err);
+    if (rc < 0)
+        return rc;
+    sqlite3_bind_int64(st, 1, story);
+    sqlite3_bind_int64(st, 2, lo);
+    sqlite3_bind_int64(st, 3, hi);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (store_story_resolve(sqlite3_column_int64(st, 1),
+                                (const char *)sqlite3_column_text(st, 2), id) != story)
+            continue;
+        if (*n == cap) {
+            size_t grown = cap ? cap * 2 : 16;
+            int64_t *more = arena_alloc(a, grown * sizeof *more);
+            if (more == NULL) {
+                sqlite3_finalize(st);
+                return err_set(err, ERR_NOMEM, "out of memory for a story's articles");
+            }
+            if (*n)
+                memcpy(more, *ids, *n * sizeof *more);
+            *ids = more;
+            cap = grown;
+        }
+        (*ids)[(*n)++] = id;
+    }
+    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(r->db, rc, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_sqlite_reader_article_by_url(struct store_reader *r, const char *canonical_url, int64_t *id,
+                                struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = store_sqlite_prepare(r->db, "SELECT id FROM articles WHERE canonical_url = ?1", &st, err);
+    if (rc < 0)
+        return rc;
+    sqlite3_bind_text(st, 1, canonical_url, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+        rc = 0;
+    } else if (rc == SQLITE_DONE) {
+        rc = err_set(err, ERR_NOTFOUND, "no article has this address");
+    } else {
+        rc = store_sqlite_fail(r->db, rc, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_sqlite_reader_match_stories(struct store_reader *r, const struct store_match *m,
+                                      store_story_fn fn, void *ctx, struct err *err)
+{
+    static const char sql[] =
+        "SELECT articles.id, coalesce(articles.story_id, 0),"
+        " CASE WHEN articles.story_id IS NULL THEN articles.canonical_url END"
+        " FROM articles_fts CROSS JOIN articles ON articles.id = articles_fts.rowid"
+        " WHERE " MATCH_WHERE;
+    struct deadline dl = {m->deadline_ms, false};
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    deadline_arm(r, &dl);
+    if ((rc = match_prepare(r, sql, m, &st, err)) < 0)
+        goto out;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        int stop = fn(ctx, id,
+                      store_story_resolve(sqlite3_column_int64(st, 1),
+                                          (const char *)sqlite3_column_text(st, 2), id));
+        if (stop) {
+            rc = stop;
+            goto out;
+        }
+    }
+    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(r->db, rc, err);
+out:
+    sqlite3_finalize(st);
+    return deadline_disarm(r, &dl, rc, err);
+}
+
+int store_sqlite_reader_term_docs(struct store_reader *r, const char *const *terms,
+                                  const size_t *lens, size_t n, uint64_t *df, struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    /* FTS5's own statistics through an fts5vocab table of the connection's
+     * temp schema (made once per connection; nothing is written to the file). */
+    int rc = sqlite3_exec(r->db,
+                          "CREATE VIRTUAL TABLE IF NOT EXISTS temp.articles_fts_terms"
+                          " USING fts5vocab(main, 'articles_fts', 'row')",
+                          NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(r->db, "SELECT doc FROM temp.articles_fts_terms WHERE term = ?1",
+                                -1, &st, NULL);
+    for (size_t i = 0; i < n && rc == SQLITE_OK; i++) {
+        df[i] = 0;
+        if (lens[i] > INT32_MAX)
+            continue;
+        sqlite3_bind_text(st, 1, terms[i], (int)lens[i], SQLITE_STATIC);
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+            df[i] = (uint64_t)sqlite3_column_int64(st, 0);
+        rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? sqlite3_reset(st) : rc;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_OK ? 0 : store_sqlite_fail(r->db, rc, err);
 }

@@ -57,4 +57,16 @@ int store_sqlite_journal_fulltext_verify(const char *path, int64_t *rows, char *
                                          struct err *err);
 int store_sqlite_journal_fulltext_ensure(const char *path, struct err *err);
 
+int store_sqlite_reader_stories(struct store_reader *r, int64_t lo, int64_t hi, store_story_fn fn,
+                                void *ctx, struct err *err);
+int store_sqlite_reader_story_members(struct store_reader *r, struct arena *a, int64_t story,
+                                      int64_t lo, int64_t hi, int64_t **ids, size_t *n,
+                                      struct err *err);
+int store_sqlite_reader_article_by_url(struct store_reader *r, const char *canonical_url,
+                                       int64_t *id, struct err *err);
+int store_sqlite_reader_match_stories(struct store_reader *r, const struct store_match *m,
+                                      store_story_fn fn, void *ctx, struct err *err);
+int store_sqlite_reader_term_docs(struct store_reader *r, const char *const *terms,
+                                  const size_t *lens, size_t n, uint64_t *df, struct err *err);
+
 #endif
