@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/vocab.h"
+
 #include "util/banned.h"
 
 /* [start, end] of the live window, or false when there are no headlines. */
@@ -63,7 +65,7 @@ void api_top_headlines(struct api_call *c)
     if (country_given)
         req.country = country_code;
     if (language_given)
-        req.language = strcmp(language_code, "se") ? language_code : "sv";
+        req.language = vocab_language_alias(language_code);
     req.headlines_only = true;
     if (live_window(c, &req.from, &req.to) < 0)
         return;

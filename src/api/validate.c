@@ -267,31 +267,16 @@ int api_get_category(struct api_call *c, const char **out)
                     "The category parameter must be one of " VOCAB_CATEGORY_LIST ".");
 }
 
-static const char *const languages[] = {"ar", "de", "en", "es", "fr", "he", "it",
-                                        "nl", "no", "pt", "ru", "sv", "ud", "zh"};
-
 int api_get_language(struct api_call *c, const char **out)
 {
     *out = NULL;
     const char *v = api_param(c, "language");
     if (!v)
         return 0;
-    if (strlen(v) == 2) {
-        char lower[3] = {v[0], v[1], '\0'};
-        ascii_lower_str(lower);
-        if (!strcmp(lower, "se")) {
-            *out = "sv";
-            return 0;
-        }
-        for (size_t i = 0; i < sizeof languages / sizeof languages[0]; i++)
-            if (!strcmp(lower, languages[i])) {
-                *out = languages[i];
-                return 0;
-            }
-    }
+    if ((*out = vocab_language(v)) != NULL)
+        return 0;
     return api_fail(c, API_ERR_PARAMETER_INVALID,
-                    "The language parameter must be one of ar, de, en, es, fr, he, it, nl, no, "
-                    "pt, ru, sv, ud, zh.");
+                    "The language parameter must be one of " VOCAB_LANGUAGE_LIST ".");
 }
 
 int api_get_feed_format(struct api_call *c)

@@ -55,6 +55,7 @@
 #include "util/limits.h"
 #include "util/log.h"
 #include "util/metrics.h"
+#include "util/sort.h"
 #include "util/urlview.h"
 
 #include "util/banned.h"
@@ -221,17 +222,16 @@ static void state_free(struct alert_live *st)
     free(st);
 }
 
+/* states[] is sorted by id: sort_lower_bound's order of one against an id. */
+static int state_cmp_id(const void *element, const void *key)
+{
+    return sort_order_i64((*(struct alert_live *const *)element)->id, *(const int64_t *)key);
+}
+
 static struct alert_live *state_find(struct alerts *a, int64_t id)
 {
-    size_t lo = 0, hi = a->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a->states[mid]->id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < a->n && a->states[lo]->id == id ? a->states[lo] : NULL;
+    size_t at = sort_lower_bound(a->states, a->n, sizeof *a->states, &id, state_cmp_id);
+    return at < a->n && a->states[at]->id == id ? a->states[at] : NULL;
 }
 
 /* Forget what was read past the stored cursor: the next pass reads it again. */

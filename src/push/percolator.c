@@ -222,18 +222,16 @@ static int file(struct percolator *p, struct entry *e)
 }
 
 /* Position of id in by_id, or where it would go. */
+static int entry_cmp_id(const void *element, const void *key)
+{
+    return sort_order_u64((*(struct entry *const *)element)->id, *(const uint64_t *)key);
+}
+
 static size_t find(const struct percolator *p, uint64_t id, bool *found)
 {
-    size_t lo = 0, hi = p->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->by_id[mid]->id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *found = lo < p->n && p->by_id[lo]->id == id;
-    return lo;
+    size_t at = sort_lower_bound(p->by_id, p->n, sizeof *p->by_id, &id, entry_cmp_id);
+    *found = at < p->n && p->by_id[at]->id == id;
+    return at;
 }
 
 static void slot_release(struct percolator *p, struct entry *e)
