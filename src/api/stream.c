@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "index/match.h"
+#include "util/array.h"
 #include "util/log.h"
 #include "util/metrics.h"
 
@@ -46,14 +47,9 @@ static bool streams_take(struct api *api, int64_t key_id, int64_t limit)
         if (api->stream_counts[i].key_id == key_id)
             break;
     if (i == api->n_stream_counts) {
-        if (api->n_stream_counts == api->cap_stream_counts) {
-            size_t cap = api->cap_stream_counts ? api->cap_stream_counts * 2 : 16;
-            struct api_stream_count *p = realloc(api->stream_counts, cap * sizeof *p);
-            if (!p)
-                goto out;
-            api->stream_counts = p;
-            api->cap_stream_counts = cap;
-        }
+        if (array_reserve(&api->stream_counts, &api->cap_stream_counts, api->n_stream_counts, 1,
+                          sizeof *api->stream_counts) < 0)
+            goto out;
         api->stream_counts[api->n_stream_counts++] = (struct api_stream_count){key_id, 0};
     }
     if (limit > 0 && api->stream_counts[i].n >= limit)

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "article/json.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/limits.h"
@@ -148,16 +149,10 @@ static void admit(struct push_live *h, struct sub *list)
     for (struct sub *s = rev, *next; s; s = next) {
         next = s->next;
         s->next = NULL;
-        if (h->n == h->cap) {
-            size_t cap = h->cap ? h->cap * 2 : 16;
-            struct sub **p = realloc(h->subs, cap * sizeof *p);
-            if (!p) {
-                log_warn("live stream: out of memory admitting a subscriber");
-                sub_release(h, s);
-                continue;
-            }
-            h->subs = p;
-            h->cap = cap;
+        if (array_reserve(&h->subs, &h->cap, h->n, 1, sizeof *h->subs) < 0) {
+            log_warn("live stream: out of memory admitting a subscriber");
+            sub_release(h, s);
+            continue;
         }
         h->subs[h->n++] = s;
         s->last_ms = clock_mono_ms();
