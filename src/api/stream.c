@@ -258,7 +258,7 @@ static int get_position(struct api_call *c, int64_t *pos)
     const char *v = http_request_header(c->req, "Last-Event-ID");
     const char *name = "Last-Event-ID header";
     if (!v || !*v) {
-        v = api_param(c, "lasteventid");
+        v = api_first_value(c, "lasteventid");
         name = "lastEventId parameter";
     }
     if (!v || !*v)

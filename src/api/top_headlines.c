@@ -33,10 +33,10 @@ static int live_window(struct api_call *c, int64_t *start, int64_t *end)
 
 void api_top_headlines(struct api_call *c)
 {
-    const char *sources = api_param(c, "sources");
-    const char *country = api_param(c, "country");
-    const char *category = api_param(c, "category");
-    if (!sources && !api_param(c, "q") && !api_param(c, "qintitle") && !api_param(c, "language") &&
+    const char *sources = api_first_value(c, "sources");
+    const char *country = api_first_value(c, "country");
+    const char *category = api_first_value(c, "category");
+    if (!sources && !api_first_value(c, "q") && !api_first_value(c, "qintitle") && !api_first_value(c, "language") &&
         !country && !category) {
         api_fail(c, API_ERR_PARAMETERS_MISSING,
                  "Required parameters are missing. Please set any of the following parameters "

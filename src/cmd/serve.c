@@ -14,7 +14,7 @@
 #include "http/http.h"
 #include "index/index.h"
 #include "ingest/crawl.h"
-#include "push/alerts.h"
+#include "push/webhook.h"
 #include "store/retention.h"
 #include "store/store.h"
 #include "util/log.h"
@@ -305,7 +305,7 @@ struct serve_settings {
     struct http_config metrics; /* --metrics-listen; .listen NULL: none */
     struct api_config api;
     struct auth_options auth;
-    struct alerts_options alerts; /* log_path, compile: set at start */
+    struct push_webhook_options alerts; /* log_path, compile: set at start */
 };
 
 /* NEWSD_NOW (test hook): the api's clock fixed at these unix seconds. */
@@ -435,7 +435,7 @@ struct serve_parts {
     struct http_server *server;
     struct http_server *metrics_server;
     struct crawler *crawler;
-    struct alerts *alerts;
+    struct push_webhook *alerts;
     struct retention *retention;
     struct run_as run_as;
     int lock_fd; /* the one-server-per-store lock (serve_lock_take); -1: none */
@@ -604,18 +604,18 @@ static int compile_alert(void *ctx, const char *query_json, struct index_matcher
     return api_alert_matcher(ctx, query_json, out, err);
 }
 
-/* The webhook alerts' delivery worker (push/alerts.h): it follows the log
+/* The webhook alerts' delivery worker (push/webhook.h): it follows the log
  * this node's index follows, and compiles each saved query through the
  * api's validators. */
 static int start_alerts(struct serve_parts *p, struct serve_settings *set)
 {
-    alerts_metrics_init();
+    push_webhook_metrics_init();
     struct err err;
     err_clear(&err);
     set->alerts.log_path = store_log_path(index_log(p->index));
     set->alerts.compile = compile_alert;
     set->alerts.compile_ctx = p->api;
-    int rc = alerts_start(&p->alerts, p->store, &set->alerts, &err);
+    int rc = push_webhook_start(&p->alerts, p->store, &set->alerts, &err);
     if (rc < 0) {
         cmd_fail("cannot start the alerts' delivery: %s", err_msg(&err, rc));
         return -1;
@@ -707,7 +707,7 @@ static void serve_stop(struct serve_parts *p)
 {
     http_server_stop(p->metrics_server);
     http_server_stop(p->server);
-    alerts_stop(p->alerts); /* it compiles queries through the api */
+    push_webhook_stop(p->alerts); /* it compiles queries through the api */
     api_free(p->api);
     auth_free(p->auth);
     retention_stop(p->retention);
