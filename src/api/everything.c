@@ -19,8 +19,8 @@ int api_everything_filters(struct api_call *c, struct index_request *req)
         return api_fail(c, API_ERR_PARAMETER_INVALID,
                         "The category param is not currently supported on the /everything "
                         "endpoint.");
-    if (!api_first_value(c, "q") && !api_first_value(c, "qintitle") && !api_first_value(c, "sources") &&
-        !api_first_value(c, "domains"))
+    if (!api_first_value(c, "q") && !api_first_value(c, "qintitle") &&
+        !api_first_value(c, "sources") && !api_first_value(c, "domains"))
         return api_fail(c, API_ERR_PARAMETERS_MISSING,
                         "Required parameters are missing, the scope of your search is too broad. "
                         "Please set any of the following required parameters and try again: q, "

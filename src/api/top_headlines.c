@@ -36,8 +36,8 @@ void api_top_headlines(struct api_call *c)
     const char *sources = api_first_value(c, "sources");
     const char *country = api_first_value(c, "country");
     const char *category = api_first_value(c, "category");
-    if (!sources && !api_first_value(c, "q") && !api_first_value(c, "qintitle") && !api_first_value(c, "language") &&
-        !country && !category) {
+    if (!sources && !api_first_value(c, "q") && !api_first_value(c, "qintitle") &&
+        !api_first_value(c, "language") && !country && !category) {
         api_fail(c, API_ERR_PARAMETERS_MISSING,
                  "Required parameters are missing. Please set any of the following parameters "
                  "and try again: sources, q, language, country, category.");

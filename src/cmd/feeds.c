@@ -102,7 +102,7 @@ static bool url_valid(struct arena *ar, const char *url)
 }
 
 bool cmd_feeds_fill(struct arena *ar, const struct netpolicy *policy, struct feed_record *f,
-                const struct feeds_spec *sp, char *why, size_t why_size)
+                    const struct feeds_spec *sp, char *why, size_t why_size)
 {
     memset(f, 0, sizeof *f);
     f->enabled = !sp->paused;

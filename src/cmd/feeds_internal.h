@@ -27,14 +27,14 @@ struct feeds_spec {
  * message in why when a value is bad or the url's host is an address the
  * policy refuses. */
 bool cmd_feeds_fill(struct arena *ar, const struct netpolicy *policy, struct feed_record *f,
-                const struct feeds_spec *sp, char *why, size_t why_size);
+                    const struct feeds_spec *sp, char *why, size_t why_size);
 
 /* Plain decimal digits (at most 15); -1 otherwise. */
 long long cmd_feeds_parse_number(const char *s);
 
 /* newsd feeds import FILE: JSONL or OPML (by content). An exit status. */
 int cmd_feeds_import(struct store *s, struct arena *ar, const struct netpolicy *policy,
-                 const char *path);
+                     const char *path);
 
 /* newsd feeds export: every feed as "opml" or "jsonl" on stdout. */
 int cmd_feeds_export(struct store *s, struct arena *ar, const char *format);

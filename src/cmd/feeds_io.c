@@ -247,7 +247,7 @@ static int read_input(const char *path, struct buf *b)
 }
 
 int cmd_feeds_import(struct store *s, struct arena *ar, const struct netpolicy *policy,
-                 const char *path)
+                     const char *path)
 {
     struct buf b;
     struct import_counts n = {0};

@@ -152,15 +152,16 @@ void push_webhook_metrics_init(void)
                                    "Webhook alert deliveries waiting to be sent (whole store).");
 }
 
-static int64_t wall_ms(void)
+static int64_t system_wall_ms(void *ctx)
 {
+    (void)ctx;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 void push_webhook_signature(const char *secret, const char *body, size_t len,
-                      char out[PUSH_WEBHOOK_SIGNATURE_LEN])
+                            char out[PUSH_WEBHOOK_SIGNATURE_LEN])
 {
     struct hmac_sha256_ctx ctx;
     uint8_t mac[SHA256_DIGEST_SIZE];
@@ -180,6 +181,12 @@ static int delivery_id(char out[2 * DELIVERY_ID_BYTES + 1])
         return ERR_IO;
     ascii_hex_encode(out, raw, sizeof raw);
     return 0;
+}
+
+/* The worker's wall clock (push_webhook_options.now_ms). */
+static int64_t now_ms(const struct push_webhook *a)
+{
+    return a->o.now_ms(a->o.now_ctx);
 }
 
 static void pending_free(struct pending *p)
@@ -260,7 +267,7 @@ static struct alert_live *state_new(struct push_webhook *a, const struct alert_r
     }
     push_sched_host(st->webhook, st->host);
     st->stored_cursor = st->read_cursor = r->cursor_seq;
-    st->cursor_written_ms = wall_ms();
+    st->cursor_written_ms = now_ms(a);
     struct index_matcher *m = NULL;
     struct err err;
     err_clear(&err);
@@ -283,7 +290,7 @@ static void lease_step(struct push_webhook *a)
     struct alert_record *list = NULL;
     size_t n = 0;
     struct err err;
-    int64_t now = wall_ms();
+    int64_t now = now_ms(a);
     err_clear(&err);
     arena_init(&ar, 0);
     int rc = store_alerts_lease(a->store, &ar, a->owner, now, now + a->o.lease_ms, &list, &n, &err);
@@ -356,7 +363,7 @@ static void flush(struct push_webhook *a, struct alert_live *st, int64_t seq)
     rc = buf_error(&body) ? buf_error(&body) : buf_error(&st->batch);
     if (rc == 0)
         rc = delivery_id(id);
-    int64_t now = wall_ms();
+    int64_t now = now_ms(a);
     struct alert_delivery d = {
         .alert_id = st->id,
         .seq = seq,
@@ -472,7 +479,7 @@ static bool follow_step(struct push_webhook *a)
 /* Write the cursors that only moved, now and then. */
 static void cursor_step(struct push_webhook *a)
 {
-    int64_t now = wall_ms();
+    int64_t now = now_ms(a);
     for (size_t i = 0; i < a->n; i++) {
         struct alert_live *st = a->states[i];
         if (st->n_batch || st->read_cursor <= st->stored_cursor ||
@@ -546,7 +553,7 @@ static void outcome(struct push_webhook *a, struct alert_live *st, const struct 
 {
     struct pending *p = st->head;
     struct err err;
-    int64_t now = wall_ms();
+    int64_t now = now_ms(a);
     err_clear(&err);
     if (r->rc == 0 && r->status >= 200 && r->status < 300) {
         delivery_over(a, st, metric.sent);
@@ -701,7 +708,7 @@ static void send_step(struct push_webhook *a)
     send_collect(a);
     if (push_sched_full(&a->sched))
         return;
-    int64_t now = wall_ms();
+    int64_t now = now_ms(a);
     struct push_sched_cand *cands = calloc(a->n ? a->n : 1, sizeof *cands);
     struct alert_live **who = calloc(a->n ? a->n : 1, sizeof *who);
     size_t *order = calloc(a->n ? a->n : 1, sizeof *order);
@@ -746,7 +753,7 @@ static void *worker_main(void *arg)
     struct push_webhook *a = arg;
     while (!atomic_load(&a->stopping)) {
         atomic_store(&a->wake, false); /* what finishes from here on wakes the wait below */
-        if (wall_ms() >= a->next_lease_ms)
+        if (now_ms(a) >= a->next_lease_ms)
             lease_step(a);
         bool more = follow_step(a);
         cursor_step(a);
@@ -788,8 +795,8 @@ static void webhook_free(struct push_webhook *a)
     free(a);
 }
 
-int push_webhook_start(struct push_webhook **out, struct store *s, const struct push_webhook_options *o,
-                 struct err *err)
+int push_webhook_start(struct push_webhook **out, struct store *s,
+                       const struct push_webhook_options *o, struct err *err)
 {
     struct push_webhook *a = NULL;
     int rc;
@@ -815,6 +822,8 @@ int push_webhook_start(struct push_webhook **out, struct store *s, const struct 
         a->o.retry_max_ms = a->o.retry_min_ms;
     if (a->o.expire_ms <= 0)
         a->o.expire_ms = PUSH_WEBHOOK_EXPIRE_MS_DEFAULT;
+    if (!a->o.now_ms)
+        a->o.now_ms = system_wall_ms;
     if (a->o.fetch.timeout_ms <= 0)
         a->o.fetch.timeout_ms = PUSH_WEBHOOK_TIMEOUT_MS_DEFAULT;
     if (a->o.fetch.max_body == 0)

@@ -45,8 +45,8 @@
 
 /* A stored query (alert_record.query) compiled for matching; newsd's is
  * api_alert_matcher. */
-typedef int (*push_webhook_compile_fn)(void *ctx, const char *query_json, struct index_matcher **out,
-                                 struct err *err);
+typedef int (*push_webhook_compile_fn)(void *ctx, const char *query_json,
+                                       struct index_matcher **out, struct err *err);
 
 struct push_webhook_options {
     const char *log_path; /* the article log file (store_log_path of index_log) */
@@ -55,6 +55,12 @@ struct push_webhook_options {
     struct fetch_options fetch; /* policy, proxy (timeouts: PUSH_WEBHOOK_TIMEOUT_MS_DEFAULT) */
     /* 0: the defaults above (tests shorten them) */
     int64_t lease_ms, poll_ms, retry_min_ms, retry_max_ms, expire_ms;
+    /* The wall clock (unix ms) that deliveries are stamped, retried and
+     * dropped by and leases run on; NULL: the system's. A seam for tests,
+     * which step a fake one through backoffs and a retry window. Waits
+     * (poll_ms) stay on the monotonic clock. */
+    int64_t (*now_ms)(void *ctx);
+    void *now_ctx;
 };
 
 struct push_webhook;
@@ -63,8 +69,8 @@ struct push_webhook;
 void push_webhook_metrics_init(void);
 
 /* Start the worker on store s (borrowed: it must outlive the worker). */
-int push_webhook_start(struct push_webhook **out, struct store *s, const struct push_webhook_options *o,
-                 struct err *err);
+int push_webhook_start(struct push_webhook **out, struct store *s,
+                       const struct push_webhook_options *o, struct err *err);
 
 /* Stop: a POST in flight is abandoned (its delivery is sent again later),
  * the leases are handed back. NULL: no-op. */
@@ -74,6 +80,6 @@ void push_webhook_stop(struct push_webhook *a);
  * "sha256=" + 64 lower-case hex digits, NUL-terminated. */
 #define PUSH_WEBHOOK_SIGNATURE_LEN (7 + 64 + 1)
 void push_webhook_signature(const char *secret, const char *body, size_t len,
-                      char out[PUSH_WEBHOOK_SIGNATURE_LEN]);
+                            char out[PUSH_WEBHOOK_SIGNATURE_LEN]);
 
 #endif

@@ -40,7 +40,8 @@ int array_reserve(void *items_ptr, size_t *cap, size_t n, size_t more, size_t si
     }
 
 /* Room for more items: 0 or ERR_NOMEM. a is evaluated more than once. */
-#define array_grow(a, more) array_reserve(&(a)->items, &(a)->cap, (a)->n, (more), sizeof *(a)->items)
+#define array_grow(a, more)                                                                        \
+    array_reserve(&(a)->items, &(a)->cap, (a)->n, (more), sizeof *(a)->items)
 
 /* A pointer to a new last item (its bytes unset), or NULL when there is no
  * room (the array unchanged). a is evaluated more than once. */

@@ -30,12 +30,7 @@ static void a_counter_is_found_again_by_its_name(void **state)
 static void names_outside_the_prometheus_alphabet_are_refused(void **state)
 {
     (void)state;
-    static const char *const bad[] = {"",
-                                      "9lives",
-                                      "with space",
-                                      "dash-ed",
-                                      "ütf",
-                                      "a{b}"};
+    static const char *const bad[] = {"", "9lives", "with space", "dash-ed", "ütf", "a{b}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_null(metrics_counter(bad[i], "x"));
     assert_null(metrics_gauge(NULL, "x"));
