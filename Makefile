@@ -218,9 +218,11 @@ check: deps-test
 # ---- the docs agree with the program --------------------------------------
 # Every option of every command's --help is in docs/newsd.1 and docs/api.md
 # §7, and they name no other; docs/openapi.yaml renders docs/openapi.json.
+# And the source keeps one copy of each helper (scripts/check-helpers.py).
 docs-check: build/newsd
 	$(PYTHON) scripts/check-options.py build/newsd
 	$(PYTHON) scripts/openapi-yaml.py --check
+	$(PYTHON) scripts/check-helpers.py
 
 # ---- reliability: crash safety, disk full, load, security (tests/reliability)
 # Helpers built from tests/reliability/*.c against the release objects;

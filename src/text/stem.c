@@ -99,7 +99,8 @@ static int lang_index(const char *lang)
 
 bool text_lang_known(const char *lang)
 {
-    return lang != NULL && strcmp(lang, "se") != 0 && lang_index(lang) >= 0;
+    /* Known as written: a code the language rule would respell ("se") is not. */
+    return lang != NULL && strcmp(vocab_language_alias(lang), lang) == 0 && lang_index(lang) >= 0;
 }
 
 bool text_lang_has_stemmer(const char *lang)
