@@ -256,12 +256,8 @@ int cmd_alerts(int argc, char **argv)
         case 'l':
             o.language = optarg;
             break;
-        case 'h':
-            alerts_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            alerts_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, alerts_usage);
         }
     }
     int rest = argc - 1 - optind; /* operands after the options */

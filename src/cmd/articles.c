@@ -162,12 +162,8 @@ int cmd_articles(int argc, char **argv)
         case 'u':
             url = optarg;
             break;
-        case 'h':
-            articles_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            articles_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, articles_usage);
         }
     }
     if (optind != argc - 1) {

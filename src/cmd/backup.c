@@ -37,12 +37,8 @@ int cmd_backup(int argc, char **argv)
         case 's':
             store_opt = optarg;
             break;
-        case 'h':
-            backup_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            backup_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, backup_usage);
         }
     }
     if (optind + 1 != argc || !argv[optind][0]) {

@@ -106,6 +106,12 @@ void cmd_engine_options(struct index_engine_options *out)
         out->checkpoint_ms = v == 0 ? INDEX_CHECKPOINT_ALWAYS : v;
 }
 
+int cmd_option_end(int ch, void (*usage)(FILE *))
+{
+    usage(ch == 'h' ? stdout : stderr);
+    return ch == 'h' ? CMD_EXIT_OK : CMD_EXIT_USAGE;
+}
+
 void cmd_fail(const char *fmt, ...)
 {
     va_list ap;

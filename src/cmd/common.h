@@ -4,6 +4,7 @@
 #define NEWSD_CMD_COMMON_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "config/config.h"
 #include "index/index.h"
@@ -134,6 +135,12 @@ void cmd_fetch_options(struct fetch_options *out, const struct config *c);
 /* The config file's settings of the crawler ([outbound] for its fetches,
  * [crawl] for its scheduling) into out; its other fields are left. */
 void cmd_crawl_options(struct crawl_options *out, const struct config *c);
+
+/* The end of every command's option switch (its default: label), for
+ * getopt_long's ch: --help ('h') prints the usage on stdout and gives
+ * CMD_EXIT_OK, anything else (an unknown option, a missing argument)
+ * prints it on stderr and gives CMD_EXIT_USAGE. */
+int cmd_option_end(int ch, void (*usage)(FILE *));
 
 /* Print "newsd: <msg>\n" on stderr. */
 void cmd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

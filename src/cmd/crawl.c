@@ -68,12 +68,8 @@ int cmd_crawl(int argc, char **argv)
                 return CMD_EXIT_USAGE;
             }
             break;
-        case 'h':
-            crawl_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            crawl_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, crawl_usage);
         }
     }
     if (optind != argc) {

@@ -465,12 +465,8 @@ int cmd_feeds(int argc, char **argv)
         case 'R':
             o.create = true;
             break;
-        case 'h':
-            feeds_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            feeds_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, feeds_usage);
         }
     }
     if (optind >= argc) {

@@ -101,12 +101,8 @@ int cmd_import(int argc, char **argv)
                 io.progress_ms = 1;
             break;
         }
-        case 'h':
-            import_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            import_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, import_usage);
         }
     }
     if (optind >= argc) {
@@ -225,12 +221,8 @@ int cmd_sources(int argc, char **argv)
         case 'f':
             config_opt = optarg;
             break;
-        case 'h':
-            sources_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            sources_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, sources_usage);
         }
     }
     if (optind + 1 != argc) {

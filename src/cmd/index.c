@@ -182,12 +182,8 @@ int cmd_index(int argc, char **argv)
         case 'c':
             config_opt = optarg;
             break;
-        case 'h':
-            index_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            index_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, index_usage);
         }
     }
     if (optind + 1 != argc ||

@@ -293,12 +293,8 @@ int cmd_keys(int argc, char **argv)
         case 'C':
             o.create = true;
             break;
-        case 'h':
-            keys_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            keys_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, keys_usage);
         }
     }
     if (optind >= argc) {

@@ -69,12 +69,8 @@ int cmd_migrate(int argc, char **argv)
         case 'c':
             config_opt = optarg;
             break;
-        case 'h':
-            migrate_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            migrate_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, migrate_usage);
         }
     }
     if (optind != argc) {

@@ -89,12 +89,8 @@ int cmd_restore(int argc, char **argv)
         case 's':
             store_opt = optarg;
             break;
-        case 'h':
-            restore_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            restore_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, restore_usage);
         }
     }
     if (optind + 1 != argc || !argv[optind][0]) {

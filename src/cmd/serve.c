@@ -272,12 +272,8 @@ static int serve_parse(struct serve_flags *f, int argc, char **argv)
             }
             f->index_kind = optarg;
             break;
-        case 'h':
-            serve_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            serve_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, serve_usage);
         }
     }
     if (optind != argc) {
