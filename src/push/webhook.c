@@ -94,7 +94,7 @@ struct alert_live {
     int64_t served_ms;              /* when its last POST started */
 };
 
-/* One POST on a sender thread; under alerts.mu: state. */
+/* One POST on a sender thread; under push_webhook.mu: state. */
 enum job_state { JOB_FREE, JOB_QUEUED, JOB_DONE };
 struct send_job {
     enum job_state state;
