@@ -4,6 +4,7 @@
 #define NEWSD_CMD_COMMON_H
 
 #include <stdbool.h>
+#include <getopt.h>
 #include <stdio.h>
 
 #include "config/config.h"
@@ -136,8 +137,26 @@ void cmd_fetch_options(struct fetch_options *out, const struct config *c);
  * [crawl] for its scheduling) into out; its other fields are left. */
 void cmd_crawl_options(struct crawl_options *out, const struct config *c);
 
+/* The options every command has, in its getopt_long table (opts[]):
+ * --store LOC first, --help and the table's end last. Their letters are
+ * cmd_next_option's and cmd_option_end's. */
+#define CMD_OPTION_STORE                                                                           \
+    {                                                                                              \
+        "store", required_argument, NULL, 's'                                                      \
+    }
+#define CMD_OPTIONS_END                                                                            \
+    {"help", no_argument, NULL, 'h'},                                                              \
+    {                                                                                              \
+        NULL, 0, NULL, 0                                                                           \
+    }
+
+/* getopt_long(argc, argv, "h", opts) with --store taken into *store: the
+ * next other option's letter, or -1 after the last option (set optind to
+ * 1 before the first call). */
+int cmd_next_option(int argc, char **argv, const struct option *opts, const char **store);
+
 /* The end of every command's option switch (its default: label), for
- * getopt_long's ch: --help ('h') prints the usage on stdout and gives
+ * cmd_next_option's ch: --help ('h') prints the usage on stdout and gives
  * CMD_EXIT_OK, anything else (an unknown option, a missing argument)
  * prints it on stderr and gives CMD_EXIT_USAGE. */
 int cmd_option_end(int ch, void (*usage)(FILE *));

@@ -401,7 +401,7 @@ static const char *misplaced_option(const struct feeds_opts *o, const char *verb
 int cmd_feeds(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},
+        CMD_OPTION_STORE,
         {"config", required_argument, NULL, 'C'},
         {"source", required_argument, NULL, 'S'},
         {"country", required_argument, NULL, 'c'},
@@ -412,21 +412,17 @@ int cmd_feeds(int argc, char **argv)
         {"interval", required_argument, NULL, 'i'},
         {"format", required_argument, NULL, 'f'},
         {"pages", required_argument, NULL, 'p'},
-        {"help", no_argument, NULL, 'h'},
         {"all", no_argument, NULL, 'A'},
         {"create", no_argument, NULL, 'R'},
-        {NULL, 0, NULL, 0},
+        CMD_OPTIONS_END,
     };
     struct feeds_opts o;
     memset(&o, 0, sizeof o);
     o.headlines = -1;
     int ch;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((ch = cmd_next_option(argc, argv, opts, &o.store)) != -1) {
         switch (ch) {
-        case 's':
-            o.store = optarg;
-            break;
         case 'C':
             o.config = optarg;
             break;

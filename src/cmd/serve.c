@@ -180,7 +180,7 @@ struct serve_flags {
 static int serve_parse(struct serve_flags *f, int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},
+        CMD_OPTION_STORE,
         {"listen", required_argument, NULL, 'l'},
         {"threads", required_argument, NULL, 't'},
         {"config", required_argument, NULL, 'c'},
@@ -189,12 +189,11 @@ static int serve_parse(struct serve_flags *f, int argc, char **argv)
         {"query-timeout-ms", required_argument, NULL, 'T'},
         {"metrics-listen", required_argument, NULL, 'M'},
         {"user", required_argument, NULL, 'u'},
-        {"help", no_argument, NULL, 'h'},
         {"index-dir", required_argument, NULL, 'I'},
         {"index", required_argument, NULL, 'X'},
         {"log-format", required_argument, NULL, 'F'},
         {"pages", required_argument, NULL, 'P'},
-        {NULL, 0, NULL, 0},
+        CMD_OPTIONS_END,
     };
     memset(f, 0, sizeof *f);
     f->query_timeout_ms = -1;
@@ -202,11 +201,8 @@ static int serve_parse(struct serve_flags *f, int argc, char **argv)
     f->pages = -1;
     int ch;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((ch = cmd_next_option(argc, argv, opts, &f->store)) != -1) {
         switch (ch) {
-        case 's':
-            f->store = optarg;
-            break;
         case 'l':
             f->listen = optarg;
             break;
