@@ -19,6 +19,10 @@ first, so that prose may name what code may not):
   decode     no hand-written percent-decoding (a byte compared with '%'
              next to a hex digit read): util/url.h's url_decode_byte.
                                                                  [enforced*]
+  repair     U+FFFD's bytes, the stand-in for invalid UTF-8, are written only by
+             util/utf8.c (utf8_put_repaired, the one repair) and the JSON
+             and XML writers that escape byte by byte (util/jw.c,
+             util/xml.c).                                       [enforced*]
   language   the language rule ("se" is "sv") and the category list are
              util/vocab.c's alone: no "se" or "entertainment" string in
              code elsewhere.                                    [enforced*]
@@ -49,6 +53,8 @@ HEX_READ = re.compile(r"ascii_hex_value\s*\(|isxdigit\s*\(")
 # literal, kept aside.
 SE_LITERAL = re.compile(r'"se"|==\s*\'s\'[^;\n]*==\s*\'e\'')
 CATEGORY_LITERAL = re.compile(r'"entertainment"')
+REPLACEMENT = re.compile(r"\\x[eE][fF]\\x[bB][fF]\\x[bB][dD]")
+REPAIRERS = ("util/utf8.c", "util/jw.c", "util/xml.c")
 
 
 def strip(text):
@@ -142,6 +148,10 @@ def main():
             for m in PERCENT.finditer(code):
                 hit(rel, "decode", code, m.start(),
                     "a hand-written percent-decoder (util/url.h: url_decode_byte)")
+        if rel not in REPAIRERS:
+            for m in REPLACEMENT.finditer(code):
+                hit(rel, "repair", code, m.start(),
+                    "invalid UTF-8 repaired again (util/utf8.h: utf8_put_repaired)")
         if rel != "util/vocab.c":
             for m in SE_LITERAL.finditer(code):
                 hit(rel, "language", code, m.start(),
