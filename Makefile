@@ -219,12 +219,14 @@ check: deps-test
 # Every option of every command's --help is in docs/newsd.1 and docs/api.md
 # §7, and they name no other; docs/openapi.yaml renders docs/openapi.json;
 # the source keeps the structure docs/architecture.md draws (structure-check),
-# and the rooms of ingest/ and fetch/ keep their shape (scripts/check-rooms.py:
-# includes, one header per room, name prefixes, no call circles).
+# the rooms of ingest/ and fetch/ keep their shape (scripts/check-rooms.py:
+# includes, one header per room, name prefixes, no call circles), and one
+# copy of each helper (scripts/check-helpers.py).
 docs-check: build/newsd structure-check
 	$(PYTHON) scripts/check-options.py build/newsd
 	$(PYTHON) scripts/openapi-yaml.py --check
 	$(PYTHON) scripts/check-rooms.py $(REL)
+	$(PYTHON) scripts/check-helpers.py
 
 # The mechanical rules of docs/architecture.md (scripts/check-structure.py:
 # one function per rule), e.g. no store backend header outside its backend.

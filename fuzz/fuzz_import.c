@@ -7,7 +7,7 @@
  * Input: byte 0 picks the importer, the rest is the file:
  *   0  newsd import: JSONL articles or a NewsAPI response (ingest_import_file)
  *   1  newsd sources import: {"sources":[...]} or JSONL (ingest_sources_import)
- *   2  newsd feeds import: JSONL or OPML (feeds_import, src/cmd/feeds_io.c)
+ *   2  newsd feeds import: JSONL or OPML (cmd_feeds_import, src/cmd/feeds_io.c)
  * Invariants: an article import returns 0 (the file is readable and the
  * store works) and the store then holds exactly `imported` more articles;
  * the others return and leave the store working. */
@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct netpolicy policy;
         netpolicy_init(&policy);
         arena_init(&ar, 1 << 16);
-        (void)feeds_import(store, &ar, &policy, file);
+        (void)cmd_feeds_import(store, &ar, &policy, file);
         arena_release(&ar);
         break;
     }

@@ -6,7 +6,9 @@
  * url_resolve against an absolute base: a reference without a scheme takes
  * the base's, one without an authority the base's too, and the result
  * resolved again against any base is itself (it is absolute, its dot
- * segments gone). */
+ * segments gone). The query walker's pieces, each with its separator,
+ * join back to the query, each name ending at its piece's first '=';
+ * decoding never lengthens, and a byte with no '%' or '+' stays as it is. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,9 +87,44 @@ static void check_resolve(const char *ref)
     buf_release(&again);
 }
 
+static void check_query(const char *s, size_t n)
+{
+    char *joined = malloc(n + 1), *decoded = malloc(n + 1);
+    if (!joined || !decoded)
+        goto out;
+    size_t at = 0;
+    struct url_query q;
+    struct url_param prm;
+    url_query_start(&q, s, n, "&;");
+    while (url_query_next(&q, &prm)) {
+        if (prm.p != s + at || at + prm.n > n || prm.name_len > prm.n ||
+            memchr(prm.p, '=', prm.name_len) ||
+            (prm.value ? prm.value != prm.p + prm.name_len + 1 ||
+                             prm.name_len + 1 + prm.value_len != prm.n
+                       : prm.name_len != prm.n))
+            abort();
+        put(joined, &at, prm.p, prm.n);
+        if (prm.sep)
+            put(joined, &at, &prm.sep, 1);
+        else if (at != n)
+            abort(); /* the last piece ends the query */
+    }
+    if (at != n || (n && memcmp(joined, s, n) != 0))
+        abort();
+    size_t len = url_decode(decoded, s, n, true);
+    if (len > n)
+        abort();
+    if (!memchr(s, '%', n) && !memchr(s, '+', n) && (len != n || (n && memcmp(decoded, s, n))))
+        abort();
+out:
+    free(joined);
+    free(decoded);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     check_split((const char *)data, size);
+    check_query((const char *)data, size);
     char *s = malloc(size + 1);
     if (!s)
         return 0;

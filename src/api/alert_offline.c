@@ -1,5 +1,5 @@
 /* Alerts outside a request (api/api.h): a stored query compiled for the
- * delivery worker (api_alert_matcher, src/push/alerts.h) and an alert
+ * delivery worker (api_alert_matcher, src/push/webhook.h) and an alert
  * added by the operator (api_alert_add, `newsd alerts add`), each through
  * the same validation as POST /v2/alerts, run on a throwaway call whose
  * error envelope becomes the message. Apart from alerts.c so that a

@@ -269,7 +269,7 @@ static int check_nul(struct api_call *c)
  * with or without "Bearer " — the first non-empty one wins. */
 static const char *presented_key(struct api_call *c)
 {
-    const char *k = api_param(c, "apikey");
+    const char *k = api_first_value(c, "apikey");
     if (k && *k)
         return k;
     k = http_request_header(c->req, "X-Api-Key");

@@ -51,7 +51,7 @@ size_t api_body_limit(const char *method, const char *path, void *ctx);
 
 /* The matcher of a stored alert query (alert_record.query), validated as
  * when it was saved (ERR_INVALID when it no longer is: a source gone from
- * the catalogue). For the delivery worker (push/alerts.h). */
+ * the catalogue). For the delivery worker (push/webhook.h). */
 struct index_matcher;
 int api_alert_matcher(struct api *api, const char *query_json, struct index_matcher **out,
                       struct err *err);

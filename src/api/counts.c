@@ -19,7 +19,7 @@
 int api_get_facets(struct api_call *c)
 {
     const char *list = api_params_joined(&c->arena, &c->params, "facets", ",");
-    const char *size = api_param(c, "facetsize");
+    const char *size = api_first_value(c, "facetsize");
     const char **items;
     size_t n;
     c->facets = 0;
@@ -138,7 +138,7 @@ static int refuse_page_params(struct api_call *c)
                                            {"pagesize", "pageSize"}, {"cursor", "cursor"},
                                            {"format", "format"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (api_param(c, names[i][0]))
+        if (api_first_value(c, names[i][0]))
             return api_fail(c, API_ERR_PARAMETER_INVALID,
                             "The %s parameter means nothing on /v2/everything/counts, which "
                             "counts every match: drop it.",

@@ -11,16 +11,16 @@
 int api_everything_filters(struct api_call *c, struct index_request *req)
 {
     /* Unsupported parameters come before the scope check (§5 order). */
-    if (api_param(c, "country"))
+    if (api_first_value(c, "country"))
         return api_fail(c, API_ERR_PARAMETER_INVALID,
                         "The country param is not currently supported on the /everything "
                         "endpoint.");
-    if (api_param(c, "category"))
+    if (api_first_value(c, "category"))
         return api_fail(c, API_ERR_PARAMETER_INVALID,
                         "The category param is not currently supported on the /everything "
                         "endpoint.");
-    if (!api_param(c, "q") && !api_param(c, "qintitle") && !api_param(c, "sources") &&
-        !api_param(c, "domains"))
+    if (!api_first_value(c, "q") && !api_first_value(c, "qintitle") &&
+        !api_first_value(c, "sources") && !api_first_value(c, "domains"))
         return api_fail(c, API_ERR_PARAMETERS_MISSING,
                         "Required parameters are missing, the scope of your search is too broad. "
                         "Please set any of the following required parameters and try again: q, "
@@ -45,7 +45,7 @@ static int get_cursor(struct api_call *c, struct index_request *req)
     struct api_cursor cur;
     if (!p)
         return 0;
-    if (api_param(c, "page"))
+    if (api_first_value(c, "page"))
         return api_fail(c, API_ERR_PARAMETER_INVALID,
                         "The page parameter cannot be combined with cursor: the cursor says "
                         "where the next page starts.");
@@ -79,7 +79,7 @@ void api_everything(struct api_call *c)
     struct index_request req = {0};
     bool from_given, dedupe;
     size_t page, size;
-    if (api_param(c, "similarto")) { /* an extension: a search of its own */
+    if (api_first_value(c, "similarto")) { /* an extension: a search of its own */
         api_similar(c);
         return;
     }

@@ -371,7 +371,7 @@ static void *job_main(void *arg)
 /* format: ndjson (the default) or csv. */
 static int get_format(struct api_call *c, enum api_export_format *out)
 {
-    const char *v = api_param(c, "format");
+    const char *v = api_first_value(c, "format");
     *out = API_EXPORT_NDJSON;
     if (!v || !strcasecmp(v, "ndjson"))
         return 0;
@@ -389,7 +389,7 @@ static int refuse_page_params(struct api_call *c, const struct index_request *re
 {
     static const char *const page[][2] = {{"page", "page"}, {"pagesize", "pageSize"}};
     for (size_t i = 0; i < 2; i++)
-        if (api_param(c, page[i][0]))
+        if (api_first_value(c, page[i][0]))
             return api_fail(c, API_ERR_PARAMETER_INVALID,
                             "The %s param is not supported on the /everything/export endpoint: "
                             "an export sends every match.",

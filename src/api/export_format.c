@@ -27,21 +27,7 @@ void api_export_head(struct buf *out, enum api_export_format f)
 /* s[0..n) with every byte that is not UTF-8 as U+FFFD. */
 static void utf8_clean(struct buf *out, const char *s, size_t n)
 {
-    if (utf8_valid(s, n)) {
-        buf_append(out, s, n);
-        return;
-    }
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        size_t k = utf8_decode(s + i, n - i, &cp);
-        if (k == 0) {
-            buf_puts(out, "\xEF\xBF\xBD");
-            i++;
-        } else {
-            buf_append(out, s + i, k);
-            i += k;
-        }
-    }
+    utf8_put_repaired(out, s, n, UTF8_NUL_KEEP);
 }
 
 void api_export_csv_field(struct buf *out, const char *s, size_t n)

@@ -64,8 +64,9 @@ void api_respond_rendered(struct api_call *c, struct buf *b);
 
 /* --- validate.c: parameters -------------------------------------------- */
 
-/* The value of a parameter, NULL when absent (first of repeated values). */
-const char *api_param(struct api_call *c, const char *name);
+/* The value of the request's parameter name (lower case), the first of
+ * repeated values; NULL when absent. */
+const char *api_first_value(struct api_call *c, const char *name);
 
 /* Plain decimal digits (1 to 18 of them) into *out; false for anything
  * else. validate.c. */

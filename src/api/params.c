@@ -2,6 +2,7 @@
 #include "api/params.h"
 #include "util/ascii.h"
 #include "util/err.h"
+#include "util/url.h"
 
 #include <string.h>
 #include <strings.h>
@@ -14,23 +15,9 @@ static char *decode(struct arena *a, const char *s, size_t n, bool lower, size_t
     char *out = arena_alloc(a, n + 1);
     if (!out)
         return NULL;
-    size_t j = 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c == '+') {
-            c = ' ';
-        } else if (c == '%' && i + 2 < n) {
-            int hi = ascii_hex_value(s[i + 1]);
-            int lo = ascii_hex_value(s[i + 2]);
-            if (hi >= 0 && lo >= 0) {
-                c = (char)(hi * 16 + lo);
-                i += 2;
-            }
-        }
-        if (lower)
-            c = ascii_lower(c);
-        out[j++] = c;
-    }
+    size_t j = url_decode(out, s, n, true);
+    if (lower)
+        ascii_lower_n(out, out, j);
     out[j] = '\0';
     *len_out = j;
     return out;
@@ -49,18 +36,14 @@ int api_params_parse(struct arena *a, const char *query, size_t len, struct api_
     out->items = arena_calloc(a, count, sizeof *out->items);
     if (!out->items)
         return ERR_NOMEM;
-    size_t start = 0;
-    while (start <= len) {
-        const char *amp = memchr(query + start, '&', len - start);
-        size_t end = amp ? (size_t)(amp - query) : len;
-        const char *pair = query + start;
-        size_t plen = end - start;
-        const char *eq = memchr(pair, '=', plen);
-        size_t nlen = eq ? (size_t)(eq - pair) : plen;
-        if (eq && plen > nlen + 1) {
+    struct url_query walk;
+    struct url_param pair;
+    url_query_start(&walk, query, len, "&");
+    while (url_query_next(&walk, &pair)) {
+        if (pair.value && pair.value_len > 0) {
             size_t name_len, value_len;
-            char *name = decode(a, pair, nlen, true, &name_len);
-            char *value = decode(a, eq + 1, plen - nlen - 1, false, &value_len);
+            char *name = decode(a, pair.p, pair.name_len, true, &name_len);
+            char *value = decode(a, pair.value, pair.value_len, false, &value_len);
             if (!name || !value)
                 return ERR_NOMEM;
             /* A name holding a decoded NUL ("apiKey%00") would compare equal
@@ -73,9 +56,6 @@ int api_params_parse(struct arena *a, const char *query, size_t len, struct api_
                 out->n++;
             }
         }
-        if (!amp)
-            break;
-        start = end + 1;
     }
     return 0;
 }

@@ -31,13 +31,13 @@ static const struct {
 static int check_alone(struct api_call *c)
 {
     for (size_t i = 0; i < sizeof not_with / sizeof not_with[0]; i++)
-        if (api_param(c, not_with[i].name))
+        if (api_first_value(c, not_with[i].name))
             return api_fail(c, API_ERR_PARAMETER_INVALID,
                             "The %s parameter cannot be combined with similarTo: the search is "
                             "the article's (its story, then its topic). similarTo takes from, "
                             "to, page, pageSize and format.",
                             not_with[i].display);
-    const char *sort = api_param(c, "sortby");
+    const char *sort = api_first_value(c, "sortby");
     if (sort && strcmp(sort, "relevancy") != 0)
         return api_fail(c, API_ERR_PARAMETER_INVALID,
                         "The sortBy parameter of similarTo can only be relevancy: its story "
@@ -49,7 +49,7 @@ static int check_alone(struct api_call *c)
  * 0 with *art, or -1 with the error answered. */
 static int find_article(struct api_call *c, struct article *art)
 {
-    const char *url = api_param(c, "similarto");
+    const char *url = api_first_value(c, "similarto");
     char *canon = NULL, *domain = NULL;
     struct err err;
     int rc;
@@ -81,7 +81,7 @@ void api_similar(struct api_call *c)
 
     err_clear(&err);
     /* NewsAPI's unsupported parameters first, as /v2/everything */
-    if (api_param(c, "country") || api_param(c, "category")) {
+    if (api_first_value(c, "country") || api_first_value(c, "category")) {
         api_everything_filters(c, &req);
         return;
     }

@@ -20,7 +20,7 @@
 
 int api_get_dedupe(struct api_call *c, bool *on)
 {
-    const char *v = api_param(c, "dedupe");
+    const char *v = api_first_value(c, "dedupe");
     *on = false;
     if (!v || !strcasecmp(v, "false"))
         return 0;
@@ -94,7 +94,7 @@ void api_respond_dedupe(struct api_call *c, const struct index_request *req)
 /* sortBy of /v2/stories: publishedAt (the default) or size. */
 static int get_story_sort(struct api_call *c, enum index_story_sort *out)
 {
-    const char *v = api_param(c, "sortby");
+    const char *v = api_first_value(c, "sortby");
     *out = INDEX_STORY_NEWEST;
     if (!v || !strcasecmp(v, "publishedat"))
         return 0;

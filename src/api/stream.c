@@ -22,6 +22,7 @@
 
 #include "index/match.h"
 #include "push/seen.h"
+#include "util/array.h"
 #include "util/log.h"
 #include "util/metrics.h"
 
@@ -47,14 +48,9 @@ static bool streams_take(struct api *api, int64_t key_id, int64_t limit)
         if (api->stream_counts[i].key_id == key_id)
             break;
     if (i == api->n_stream_counts) {
-        if (api->n_stream_counts == api->cap_stream_counts) {
-            size_t cap = api->cap_stream_counts ? api->cap_stream_counts * 2 : 16;
-            struct api_stream_count *p = realloc(api->stream_counts, cap * sizeof *p);
-            if (!p)
-                goto out;
-            api->stream_counts = p;
-            api->cap_stream_counts = cap;
-        }
+        if (array_reserve(&api->stream_counts, &api->cap_stream_counts, api->n_stream_counts, 1,
+                          sizeof *api->stream_counts) < 0)
+            goto out;
         api->stream_counts[api->n_stream_counts++] = (struct api_stream_count){key_id, 0};
     }
     if (limit > 0 && api->stream_counts[i].n >= limit)
@@ -185,18 +181,26 @@ static int sink_idle(void *ctx)
     return sink_result(s, http_stream_write(s->st, ka, sizeof ka - 1));
 }
 
-/* One `event: error` with NewsAPI's envelope into an open stream (its
- * last event: the caller ends the stream). */
-static void sink_error_event(struct stream_sub *s, enum api_error e, const char *message)
+/* `event: error` with NewsAPI's error envelope as its data, into b (a new
+ * buffer; an append failure is its sticky error). */
+static void error_event(struct buf *b, enum api_error e, const char *message,
+                        const char *request_id)
 {
     struct http_response tmp = {0};
-    api_error_respond(&tmp, e, message, NULL);
-    struct buf b;
-    buf_init(&b, 0);
-    buf_puts(&b, "event: error\ndata: ");
-    buf_append(&b, tmp.body ? tmp.body : "", tmp.body ? tmp.len : 0);
-    buf_puts(&b, "\n\n");
+    api_error_respond(&tmp, e, message, request_id);
+    buf_init(b, 0);
+    buf_puts(b, "event: error\ndata: ");
+    buf_append(b, tmp.body ? tmp.body : "", tmp.body ? tmp.len : 0);
+    buf_puts(b, "\n\n");
     free(tmp.body);
+}
+
+/* One `event: error` into an open stream (its last event: the caller
+ * ends the stream). */
+static void sink_error_event(struct stream_sub *s, enum api_error e, const char *message)
+{
+    struct buf b;
+    error_event(&b, e, message, NULL);
     if (!buf_error(&b))
         http_stream_write(s->st, b.data, b.len);
     buf_release(&b);
@@ -304,7 +308,7 @@ static int get_position(struct api_call *c, int64_t *pos)
     const char *v = http_request_header(c->req, "Last-Event-ID");
     const char *name = "Last-Event-ID header";
     if (!v || !*v) {
-        v = api_param(c, "lasteventid");
+        v = api_first_value(c, "lasteventid");
         name = "lastEventId parameter";
     }
     if (!v || !*v)
@@ -321,14 +325,8 @@ static int get_position(struct api_call *c, int64_t *pos)
 /* A 200 stream holding one `event: error`, then closed. */
 static void respond_error_event(struct api_call *c, enum api_error e, const char *message)
 {
-    struct http_response tmp = {0};
-    api_error_respond(&tmp, e, message, c->req->request_id);
     struct buf b;
-    buf_init(&b, 0);
-    buf_puts(&b, "event: error\ndata: ");
-    buf_append(&b, tmp.body ? tmp.body : "", tmp.body ? tmp.len : 0);
-    buf_puts(&b, "\n\n");
-    free(tmp.body);
+    error_event(&b, e, message, c->req->request_id);
     api_respond_rendered(c, &b);
     c->resp->content_type = STREAM_CONTENT_TYPE;
     /* The end of the body must end the stream for the client: close. */

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/vocab.h"
+
 #include "util/banned.h"
 
 /* [start, end] of the live window, or false when there are no headlines. */
@@ -31,11 +33,11 @@ static int live_window(struct api_call *c, int64_t *start, int64_t *end)
 
 void api_top_headlines(struct api_call *c)
 {
-    const char *sources = api_param(c, "sources");
-    const char *country = api_param(c, "country");
-    const char *category = api_param(c, "category");
-    if (!sources && !api_param(c, "q") && !api_param(c, "qintitle") && !api_param(c, "language") &&
-        !country && !category) {
+    const char *sources = api_first_value(c, "sources");
+    const char *country = api_first_value(c, "country");
+    const char *category = api_first_value(c, "category");
+    if (!sources && !api_first_value(c, "q") && !api_first_value(c, "qintitle") &&
+        !api_first_value(c, "language") && !country && !category) {
         api_fail(c, API_ERR_PARAMETERS_MISSING,
                  "Required parameters are missing. Please set any of the following parameters "
                  "and try again: sources, q, language, country, category.");
@@ -64,7 +66,7 @@ void api_top_headlines(struct api_call *c)
     if (country_given)
         req.country = country_code;
     if (language_given)
-        req.language = strcmp(language_code, "se") ? language_code : "sv";
+        req.language = vocab_language_alias(language_code);
     req.headlines_only = true;
     if (live_window(c, &req.from, &req.to) < 0)
         return;

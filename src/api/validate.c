@@ -16,7 +16,7 @@
 
 #include "util/banned.h"
 
-const char *api_param(struct api_call *c, const char *name)
+const char *api_first_value(struct api_call *c, const char *name)
 {
     const struct api_param *p = api_params_first(&c->params, name);
     return p ? p->value : NULL;
@@ -258,7 +258,7 @@ int api_get_two_letters(struct api_call *c, const char *name, char out[3], bool 
 int api_get_category(struct api_call *c, const char **out)
 {
     *out = NULL;
-    const char *v = api_param(c, "category");
+    const char *v = api_first_value(c, "category");
     if (!v)
         return 0;
     if ((*out = vocab_category(v)) != NULL)
@@ -267,36 +267,21 @@ int api_get_category(struct api_call *c, const char **out)
                     "The category parameter must be one of " VOCAB_CATEGORY_LIST ".");
 }
 
-static const char *const languages[] = {"ar", "de", "en", "es", "fr", "he", "it",
-                                        "nl", "no", "pt", "ru", "sv", "ud", "zh"};
-
 int api_get_language(struct api_call *c, const char **out)
 {
     *out = NULL;
-    const char *v = api_param(c, "language");
+    const char *v = api_first_value(c, "language");
     if (!v)
         return 0;
-    if (strlen(v) == 2) {
-        char lower[3] = {v[0], v[1], '\0'};
-        ascii_lower_str(lower);
-        if (!strcmp(lower, "se")) {
-            *out = "sv";
-            return 0;
-        }
-        for (size_t i = 0; i < sizeof languages / sizeof languages[0]; i++)
-            if (!strcmp(lower, languages[i])) {
-                *out = languages[i];
-                return 0;
-            }
-    }
+    if ((*out = vocab_language(v)) != NULL)
+        return 0;
     return api_fail(c, API_ERR_PARAMETER_INVALID,
-                    "The language parameter must be one of ar, de, en, es, fr, he, it, nl, no, "
-                    "pt, ru, sv, ud, zh.");
+                    "The language parameter must be one of " VOCAB_LANGUAGE_LIST ".");
 }
 
 int api_get_feed_format(struct api_call *c)
 {
-    const char *v = api_param(c, "format");
+    const char *v = api_first_value(c, "format");
     int f = v ? api_feed_format_of(v) : API_FEED_NONE;
     if (f < 0)
         return api_fail(c, API_ERR_PARAMETER_INVALID,
@@ -308,7 +293,7 @@ int api_get_feed_format(struct api_call *c)
 int api_get_sort(struct api_call *c, enum index_sort dflt, enum index_sort *out)
 {
     *out = dflt;
-    const char *v = api_param(c, "sortby");
+    const char *v = api_first_value(c, "sortby");
     if (!v)
         return 0;
     if (!strcasecmp(v, "publishedat"))

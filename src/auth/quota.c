@@ -24,12 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/log.h"
 #include "util/timefmt.h"
 
 #include "util/banned.h"
-
-#define PENDING_MIN_CAP 2
 
 int64_t auth_day(int64_t t)
 {
@@ -83,14 +82,8 @@ static int usage_pending_add(struct auth_usage *u, int64_t day, int64_t n)
             return 0;
         }
     }
-    if (u->n_pending == u->cap_pending) {
-        size_t cap = u->cap_pending ? u->cap_pending * 2 : PENDING_MIN_CAP;
-        struct auth_pending *p = realloc(u->pending, cap * sizeof *p);
-        if (!p)
-            return ERR_NOMEM;
-        u->pending = p;
-        u->cap_pending = cap;
-    }
+    if (array_reserve(&u->pending, &u->cap_pending, u->n_pending, 1, sizeof *u->pending) < 0)
+        return ERR_NOMEM;
     u->pending[u->n_pending].day = day;
     u->pending[u->n_pending].n = n;
     u->n_pending++;

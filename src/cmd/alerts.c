@@ -191,7 +191,7 @@ static int alerts_remove(struct store *s, const struct alerts_opts *o, const cha
 int cmd_alerts(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},
+        CMD_OPTION_STORE,
         {"config", required_argument, NULL, 'c'},
         {"key-id", required_argument, NULL, 'k'},
         {"webhook", required_argument, NULL, 'w'},
@@ -203,8 +203,7 @@ int cmd_alerts(int argc, char **argv)
         {"domains", required_argument, NULL, 'd'},
         {"exclude-domains", required_argument, NULL, 'x'},
         {"language", required_argument, NULL, 'l'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        CMD_OPTIONS_END,
     };
     struct alerts_opts o = {0};
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -214,11 +213,8 @@ int cmd_alerts(int argc, char **argv)
     const char *sub = argv[1];
     int ch;
     optind = 1;
-    while ((ch = getopt_long(argc - 1, argv + 1, "h", opts, NULL)) != -1) {
+    while ((ch = cmd_next_option(argc - 1, argv + 1, opts, &o.store)) != -1) {
         switch (ch) {
-        case 's':
-            o.store = optarg;
-            break;
         case 'c':
             o.config = optarg;
             break;
@@ -256,12 +252,8 @@ int cmd_alerts(int argc, char **argv)
         case 'l':
             o.language = optarg;
             break;
-        case 'h':
-            alerts_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            alerts_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, alerts_usage);
         }
     }
     int rest = argc - 1 - optind; /* operands after the options */

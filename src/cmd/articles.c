@@ -124,13 +124,12 @@ static int run_compact(const char *store_opt, const char *config_opt)
 int cmd_articles(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},
+        CMD_OPTION_STORE,
         {"before", required_argument, NULL, 'b'},
         {"source", required_argument, NULL, 'S'},
         {"url", required_argument, NULL, 'u'},
         {"config", required_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        CMD_OPTIONS_END,
     };
     const char *store_opt = NULL, *config_opt = NULL, *before = NULL, *source = NULL, *url = NULL;
     int ch;
@@ -145,11 +144,8 @@ int cmd_articles(int argc, char **argv)
         return CMD_EXIT_USAGE;
     }
     optind = 1;
-    while ((ch = getopt_long(argc - 1, argv + 1, "h", opts, NULL)) != -1) {
+    while ((ch = cmd_next_option(argc - 1, argv + 1, opts, &store_opt)) != -1) {
         switch (ch) {
-        case 's':
-            store_opt = optarg;
-            break;
         case 'c':
             config_opt = optarg;
             break;
@@ -162,12 +158,8 @@ int cmd_articles(int argc, char **argv)
         case 'u':
             url = optarg;
             break;
-        case 'h':
-            articles_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            articles_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, articles_usage);
         }
     }
     if (optind != argc - 1) {

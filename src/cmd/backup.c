@@ -22,9 +22,8 @@ static void backup_usage(FILE *f)
 int cmd_backup(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        CMD_OPTION_STORE,
+        CMD_OPTIONS_END,
     };
     const char *store_opt = NULL;
     struct store *store = NULL;
@@ -32,17 +31,10 @@ int cmd_backup(int argc, char **argv)
     int ch, rc;
 
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((ch = cmd_next_option(argc, argv, opts, &store_opt)) != -1) {
         switch (ch) {
-        case 's':
-            store_opt = optarg;
-            break;
-        case 'h':
-            backup_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            backup_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, backup_usage);
         }
     }
     if (optind + 1 != argc || !argv[optind][0]) {

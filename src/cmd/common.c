@@ -110,6 +110,20 @@ void cmd_engine_options(struct index_engine_options *out)
         out->checkpoint_ms = v == 0 ? INDEX_CHECKPOINT_ALWAYS : v;
 }
 
+int cmd_next_option(int argc, char **argv, const struct option *opts, const char **store)
+{
+    int ch;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) == 's')
+        *store = optarg;
+    return ch;
+}
+
+int cmd_option_end(int ch, void (*usage)(FILE *))
+{
+    usage(ch == 'h' ? stdout : stderr);
+    return ch == 'h' ? CMD_EXIT_OK : CMD_EXIT_USAGE;
+}
+
 void cmd_fail(const char *fmt, ...)
 {
     va_list ap;

@@ -4,6 +4,8 @@
 #define NEWSD_CMD_COMMON_H
 
 #include <stdbool.h>
+#include <getopt.h>
+#include <stdio.h>
 
 #include "config/config.h"
 #include "index/index.h"
@@ -136,6 +138,30 @@ void cmd_fetch_options(struct fetch_options *out, const struct config *c);
 /* The config file's settings of the crawler ([outbound] for its fetches,
  * [crawl] for its scheduling) into out; its other fields are left. */
 void cmd_crawl_options(struct crawl_options *out, const struct config *c);
+
+/* The options every command has, in its getopt_long table (opts[]):
+ * --store LOC first, --help and the table's end last. Their letters are
+ * cmd_next_option's and cmd_option_end's. */
+#define CMD_OPTION_STORE                                                                           \
+    {                                                                                              \
+        "store", required_argument, NULL, 's'                                                      \
+    }
+#define CMD_OPTIONS_END                                                                            \
+    {"help", no_argument, NULL, 'h'},                                                              \
+    {                                                                                              \
+        NULL, 0, NULL, 0                                                                           \
+    }
+
+/* getopt_long(argc, argv, "h", opts) with --store taken into *store: the
+ * next other option's letter, or -1 after the last option (set optind to
+ * 1 before the first call). */
+int cmd_next_option(int argc, char **argv, const struct option *opts, const char **store);
+
+/* The end of every command's option switch (its default: label), for
+ * cmd_next_option's ch: --help ('h') prints the usage on stdout and gives
+ * CMD_EXIT_OK, anything else (an unknown option, a missing argument)
+ * prints it on stderr and gives CMD_EXIT_USAGE. */
+int cmd_option_end(int ch, void (*usage)(FILE *));
 
 /* Print "newsd: <msg>\n" on stderr. */
 void cmd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

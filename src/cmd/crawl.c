@@ -38,12 +38,11 @@ static void crawl_usage(FILE *f)
 int cmd_crawl(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},
+        CMD_OPTION_STORE,
         {"once", no_argument, NULL, 'o'},
         {"config", required_argument, NULL, 'c'},
         {"pages", required_argument, NULL, 'p'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        CMD_OPTIONS_END,
     };
     const char *store_opt = NULL, *config_path = NULL;
     bool once = false;
@@ -51,11 +50,8 @@ int cmd_crawl(int argc, char **argv)
     memset(&co, 0, sizeof co);
     int ch;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((ch = cmd_next_option(argc, argv, opts, &store_opt)) != -1) {
         switch (ch) {
-        case 's':
-            store_opt = optarg;
-            break;
         case 'o':
             once = true;
             break;
@@ -68,12 +64,8 @@ int cmd_crawl(int argc, char **argv)
                 return CMD_EXIT_USAGE;
             }
             break;
-        case 'h':
-            crawl_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            crawl_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, crawl_usage);
         }
     }
     if (optind != argc) {

@@ -101,8 +101,8 @@ static bool url_valid(struct arena *ar, const char *url)
     return ingest_url_canonical(ar, url, &canon, &domain) == 0;
 }
 
-bool feeds_fill(struct arena *ar, const struct netpolicy *policy, struct feed_record *f,
-                const struct feeds_spec *sp, char *why, size_t why_size)
+bool cmd_feeds_fill(struct arena *ar, const struct netpolicy *policy, struct feed_record *f,
+                    const struct feeds_spec *sp, char *why, size_t why_size)
 {
     memset(f, 0, sizeof *f);
     f->enabled = !sp->paused;
@@ -149,7 +149,7 @@ bool feeds_fill(struct arena *ar, const struct netpolicy *policy, struct feed_re
     return true;
 }
 
-long long feeds_parse_number(const char *s)
+long long cmd_feeds_parse_number(const char *s)
 {
     long long v = 0;
     size_t n = strlen(s);
@@ -182,7 +182,7 @@ static void opts_spec(const struct feeds_opts *o, const char *url, struct feeds_
     sp->language = o->language;
     sp->headlines = o->headlines == 1;
     sp->pages = o->pages;
-    if (o->interval && (sp->interval = feeds_parse_number(o->interval)) <= 0)
+    if (o->interval && (sp->interval = cmd_feeds_parse_number(o->interval)) <= 0)
         sp->interval = -1;
 }
 
@@ -214,7 +214,7 @@ static bool edit_change(const struct feeds_opts *o, struct feed_change *c, char 
     c->enabled = -1;
     c->now = (int64_t)time(NULL);
     if (o->interval) {
-        long long v = feeds_parse_number(o->interval);
+        long long v = cmd_feeds_parse_number(o->interval);
         if (v < FEEDS_INTERVAL_MIN || v > FEEDS_INTERVAL_MAX) {
             snprintf(why, why_size, "--interval must be %d to %d seconds", FEEDS_INTERVAL_MIN,
                      FEEDS_INTERVAL_MAX);
@@ -289,7 +289,7 @@ static bool change_is_news(const struct feed_record *f, const struct feed_change
 static int feeds_change(struct store *s, struct arena *ar, const char *verb, const char *ref,
                         const struct feed_change *c)
 {
-    long long id = feeds_parse_number(ref);
+    long long id = cmd_feeds_parse_number(ref);
     struct err err;
     err_clear(&err);
     struct feed_record f;
@@ -333,7 +333,7 @@ static int feeds_poll(struct store *s, struct arena *ar, const struct feeds_opts
     if (o->all) {
         rc = store_feeds_list(s, ar, &all, &n, &err);
     } else {
-        long long id = feeds_parse_number(ref);
+        long long id = cmd_feeds_parse_number(ref);
         rc = id < 0 ? ERR_NOTFOUND : store_feed_get(s, ar, id, &one, &err);
         all = &one;
         n = 1;
@@ -401,7 +401,7 @@ static const char *misplaced_option(const struct feeds_opts *o, const char *verb
 int cmd_feeds(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},
+        CMD_OPTION_STORE,
         {"config", required_argument, NULL, 'C'},
         {"source", required_argument, NULL, 'S'},
         {"country", required_argument, NULL, 'c'},
@@ -412,21 +412,17 @@ int cmd_feeds(int argc, char **argv)
         {"interval", required_argument, NULL, 'i'},
         {"format", required_argument, NULL, 'f'},
         {"pages", required_argument, NULL, 'p'},
-        {"help", no_argument, NULL, 'h'},
         {"all", no_argument, NULL, 'A'},
         {"create", no_argument, NULL, 'R'},
-        {NULL, 0, NULL, 0},
+        CMD_OPTIONS_END,
     };
     struct feeds_opts o;
     memset(&o, 0, sizeof o);
     o.headlines = -1;
     int ch;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((ch = cmd_next_option(argc, argv, opts, &o.store)) != -1) {
         switch (ch) {
-        case 's':
-            o.store = optarg;
-            break;
         case 'C':
             o.config = optarg;
             break;
@@ -465,12 +461,8 @@ int cmd_feeds(int argc, char **argv)
         case 'R':
             o.create = true;
             break;
-        case 'h':
-            feeds_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            feeds_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, feeds_usage);
         }
     }
     if (optind >= argc) {
@@ -521,7 +513,7 @@ int cmd_feeds(int argc, char **argv)
     if (!strcmp(verb, "add")) {
         struct feeds_spec sp;
         opts_spec(&o, args[0], &sp);
-        if (!feeds_fill(&ar, policy, &f, &sp, why, sizeof why)) {
+        if (!cmd_feeds_fill(&ar, policy, &f, &sp, why, sizeof why)) {
             cmd_fail("feeds add: %s", why);
             goto out;
         }
@@ -549,11 +541,11 @@ int cmd_feeds(int argc, char **argv)
     if (!strcmp(verb, "add"))
         status = feeds_add(s, &f);
     else if (!strcmp(verb, "import"))
-        status = feeds_import(s, &ar, policy, args[0]);
+        status = cmd_feeds_import(s, &ar, policy, args[0]);
     else if (!strcmp(verb, "export"))
-        status = feeds_export(s, &ar, o.format ? o.format : "opml");
+        status = cmd_feeds_export(s, &ar, o.format ? o.format : "opml");
     else if (!strcmp(verb, "list"))
-        status = feeds_list(s, &ar, o.format ? o.format : "table");
+        status = cmd_feeds_list(s, &ar, o.format ? o.format : "table");
     else if (!strcmp(verb, "poll"))
         status = feeds_poll(s, &ar, &o, n_args ? args[0] : NULL);
     else

@@ -26,20 +26,20 @@ struct feeds_spec {
 /* Check sp and fill f (a new, enabled unless paused, feed); false with a
  * message in why when a value is bad or the url's host is an address the
  * policy refuses. */
-bool feeds_fill(struct arena *ar, const struct netpolicy *policy, struct feed_record *f,
-                const struct feeds_spec *sp, char *why, size_t why_size);
+bool cmd_feeds_fill(struct arena *ar, const struct netpolicy *policy, struct feed_record *f,
+                    const struct feeds_spec *sp, char *why, size_t why_size);
 
 /* Plain decimal digits (at most 15); -1 otherwise. */
-long long feeds_parse_number(const char *s);
+long long cmd_feeds_parse_number(const char *s);
 
 /* newsd feeds import FILE: JSONL or OPML (by content). An exit status. */
-int feeds_import(struct store *s, struct arena *ar, const struct netpolicy *policy,
-                 const char *path);
+int cmd_feeds_import(struct store *s, struct arena *ar, const struct netpolicy *policy,
+                     const char *path);
 
 /* newsd feeds export: every feed as "opml" or "jsonl" on stdout. */
-int feeds_export(struct store *s, struct arena *ar, const char *format);
+int cmd_feeds_export(struct store *s, struct arena *ar, const char *format);
 
 /* newsd feeds list: a "table" or "json" of the feeds and their health. */
-int feeds_list(struct store *s, struct arena *ar, const char *format);
+int cmd_feeds_list(struct store *s, struct arena *ar, const char *format);
 
 #endif

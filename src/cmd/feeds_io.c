@@ -59,7 +59,7 @@ static int import_one(struct store *s, struct arena *ar, const struct netpolicy 
         n->skipped++;
         return CMD_EXIT_OK;
     }
-    if (!feeds_fill(ar, policy, &f, sp, why, sizeof why)) {
+    if (!cmd_feeds_fill(ar, policy, &f, sp, why, sizeof why)) {
         fprintf(stderr, "%s: %s: %s\n", path, where, why);
         n->skipped++;
         return CMD_EXIT_OK;
@@ -122,7 +122,7 @@ static bool jsonl_spec(json_t *obj, struct feeds_spec *sp, char *why, size_t why
     }
     sp->interval = json_is_integer(iv) ? (long long)json_integer_value(iv) : 0;
     if (json_is_integer(iv) && sp->interval <= 0)
-        sp->interval = -1; /* out of range: feeds_fill says so */
+        sp->interval = -1; /* out of range: cmd_feeds_fill says so */
     return true;
 }
 
@@ -211,7 +211,7 @@ static int import_opml(struct store *s, struct arena *ar, const struct netpolicy
         snprintf(where, sizeof where, "line %ld", o->line);
         if (!opml_bool(o->headlines, &sp.headlines) || !opml_bool(o->paused, &sp.paused))
             bad = "newsd:headlines and newsd:paused are true or false";
-        else if (o->interval && (sp.interval = feeds_parse_number(o->interval)) <= 0)
+        else if (o->interval && (sp.interval = cmd_feeds_parse_number(o->interval)) <= 0)
             sp.interval = -1;
         status = import_one(s, ar, policy, &sp, path, where, bad, n);
     }
@@ -246,8 +246,8 @@ static int read_input(const char *path, struct buf *b)
     return status;
 }
 
-int feeds_import(struct store *s, struct arena *ar, const struct netpolicy *policy,
-                 const char *path)
+int cmd_feeds_import(struct store *s, struct arena *ar, const struct netpolicy *policy,
+                     const char *path)
 {
     struct buf b;
     struct import_counts n = {0};
@@ -334,7 +334,7 @@ static int all_feeds(struct store *s, struct arena *ar, const char *verb, struct
     return CMD_EXIT_OK;
 }
 
-int feeds_export(struct store *s, struct arena *ar, const char *format)
+int cmd_feeds_export(struct store *s, struct arena *ar, const char *format)
 {
     struct feed_record *feeds = NULL;
     size_t n = 0;
@@ -505,7 +505,7 @@ static int list_table(struct arena *ar, const struct feed_record *feeds, size_t 
     return CMD_EXIT_OK;
 }
 
-int feeds_list(struct store *s, struct arena *ar, const char *format)
+int cmd_feeds_list(struct store *s, struct arena *ar, const char *format)
 {
     struct feed_record *feeds = NULL;
     size_t n = 0;

@@ -42,18 +42,17 @@ static int valid_two_letters(const char *s)
 int cmd_import(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},
+        CMD_OPTION_STORE,
         {"headlines", no_argument, NULL, 'H'},
         {"country", required_argument, NULL, 'c'},
         {"category", required_argument, NULL, 'k'},
         {"language", required_argument, NULL, 'l'},
-        {"help", no_argument, NULL, 'h'},
         {"progress", no_argument, NULL, 'p'},
         {"warc", no_argument, NULL, 'w'},
         {"progress-every", required_argument, NULL, 'e'},
         {"create", no_argument, NULL, 'C'},
         {"config", required_argument, NULL, 'f'},
-        {NULL, 0, NULL, 0},
+        CMD_OPTIONS_END,
     };
     const char *store_opt = NULL, *config_opt = NULL;
     unsigned open_flags = CMD_OPEN_MAY_CREATE;
@@ -61,11 +60,8 @@ int cmd_import(int argc, char **argv)
     bool warc = false;
     int ch;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((ch = cmd_next_option(argc, argv, opts, &store_opt)) != -1) {
         switch (ch) {
-        case 's':
-            store_opt = optarg;
-            break;
         case 'H':
             io.headlines = true;
             break;
@@ -102,12 +98,8 @@ int cmd_import(int argc, char **argv)
                 io.progress_ms = 1;
             break;
         }
-        case 'h':
-            import_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            import_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, import_usage);
         }
     }
     if (optind >= argc) {
@@ -195,11 +187,10 @@ static void sources_usage(FILE *f)
 int cmd_sources(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},
+        CMD_OPTION_STORE,
         {"create", no_argument, NULL, 'C'},
         {"config", required_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        CMD_OPTIONS_END,
     };
     if (argc < 2 || strcmp(argv[1], "import")) {
         if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -215,23 +206,16 @@ int cmd_sources(int argc, char **argv)
     unsigned open_flags = CMD_OPEN_MAY_CREATE;
     int ch;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((ch = cmd_next_option(argc, argv, opts, &store_opt)) != -1) {
         switch (ch) {
-        case 's':
-            store_opt = optarg;
-            break;
         case 'C':
             open_flags |= CMD_OPEN_CREATE;
             break;
         case 'f':
             config_opt = optarg;
             break;
-        case 'h':
-            sources_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            sources_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, sources_usage);
         }
     }
     if (optind + 1 != argc) {

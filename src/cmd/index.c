@@ -153,12 +153,11 @@ static int build_report(struct store *store, const struct index_verify_report *r
 int cmd_index(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},
+        CMD_OPTION_STORE,
         {"index", required_argument, NULL, 'i'},
         {"index-dir", required_argument, NULL, 'I'},
         {"config", required_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        CMD_OPTIONS_END,
     };
     const char *store_opt = NULL, *kind = NULL, *dir = NULL, *config_opt = NULL;
     struct store *store = NULL;
@@ -168,11 +167,8 @@ int cmd_index(int argc, char **argv)
     int ch, rc, status = CMD_EXIT_FAIL;
 
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((ch = cmd_next_option(argc, argv, opts, &store_opt)) != -1) {
         switch (ch) {
-        case 's':
-            store_opt = optarg;
-            break;
         case 'i':
             kind = optarg;
             break;
@@ -182,12 +178,8 @@ int cmd_index(int argc, char **argv)
         case 'c':
             config_opt = optarg;
             break;
-        case 'h':
-            index_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            index_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, index_usage);
         }
     }
     if (optind + 1 != argc ||

@@ -265,22 +265,18 @@ static int keys_change(struct store *s, struct arena *ar, const char *verb, cons
 int cmd_keys(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},
+        CMD_OPTION_STORE,
         {"name", required_argument, NULL, 'n'},
         {"plan", required_argument, NULL, 'p'},
         {"config", required_argument, NULL, 'c'},
         {"create", no_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        CMD_OPTIONS_END,
     };
     struct keys_opts o = {0};
     int ch;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((ch = cmd_next_option(argc, argv, opts, &o.store)) != -1) {
         switch (ch) {
-        case 's':
-            o.store = optarg;
-            break;
         case 'n':
             o.name = optarg;
             break;
@@ -293,12 +289,8 @@ int cmd_keys(int argc, char **argv)
         case 'C':
             o.create = true;
             break;
-        case 'h':
-            keys_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            keys_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, keys_usage);
         }
     }
     if (optind >= argc) {

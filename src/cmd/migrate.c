@@ -49,10 +49,9 @@ static int migrate_lock(const char *loc)
 int cmd_migrate(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},
+        CMD_OPTION_STORE,
         {"config", required_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        CMD_OPTIONS_END,
     };
     const char *store_opt = NULL, *config_opt = NULL;
     struct cmd_store_where where;
@@ -61,20 +60,13 @@ int cmd_migrate(int argc, char **argv)
     int ch;
 
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((ch = cmd_next_option(argc, argv, opts, &store_opt)) != -1) {
         switch (ch) {
-        case 's':
-            store_opt = optarg;
-            break;
         case 'c':
             config_opt = optarg;
             break;
-        case 'h':
-            migrate_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            migrate_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, migrate_usage);
         }
     }
     if (optind != argc) {

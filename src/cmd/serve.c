@@ -14,7 +14,7 @@
 #include "http/http.h"
 #include "index/index.h"
 #include "ingest/feeds/feeds.h"
-#include "push/alerts.h"
+#include "push/webhook.h"
 #include "store/retention.h"
 #include "store/store.h"
 #include "util/log.h"
@@ -180,7 +180,7 @@ struct serve_flags {
 static int serve_parse(struct serve_flags *f, int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},
+        CMD_OPTION_STORE,
         {"listen", required_argument, NULL, 'l'},
         {"threads", required_argument, NULL, 't'},
         {"config", required_argument, NULL, 'c'},
@@ -189,12 +189,11 @@ static int serve_parse(struct serve_flags *f, int argc, char **argv)
         {"query-timeout-ms", required_argument, NULL, 'T'},
         {"metrics-listen", required_argument, NULL, 'M'},
         {"user", required_argument, NULL, 'u'},
-        {"help", no_argument, NULL, 'h'},
         {"index-dir", required_argument, NULL, 'I'},
         {"index", required_argument, NULL, 'X'},
         {"log-format", required_argument, NULL, 'F'},
         {"pages", required_argument, NULL, 'P'},
-        {NULL, 0, NULL, 0},
+        CMD_OPTIONS_END,
     };
     memset(f, 0, sizeof *f);
     f->query_timeout_ms = -1;
@@ -202,11 +201,8 @@ static int serve_parse(struct serve_flags *f, int argc, char **argv)
     f->pages = -1;
     int ch;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((ch = cmd_next_option(argc, argv, opts, &f->store)) != -1) {
         switch (ch) {
-        case 's':
-            f->store = optarg;
-            break;
         case 'l':
             f->listen = optarg;
             break;
@@ -272,12 +268,8 @@ static int serve_parse(struct serve_flags *f, int argc, char **argv)
             }
             f->index_kind = optarg;
             break;
-        case 'h':
-            serve_usage(stdout);
-            return CMD_EXIT_OK;
         default:
-            serve_usage(stderr);
-            return CMD_EXIT_USAGE;
+            return cmd_option_end(ch, serve_usage);
         }
     }
     if (optind != argc) {
@@ -305,7 +297,7 @@ struct serve_settings {
     struct http_config metrics; /* --metrics-listen; .listen NULL: none */
     struct api_config api;
     struct auth_options auth;
-    struct alerts_options alerts; /* journal_path, compile: set at start */
+    struct push_webhook_options alerts; /* journal_path, compile: set at start */
 };
 
 /* NEWSD_NOW (test hook): the api's clock fixed at these unix seconds. */
@@ -435,7 +427,7 @@ struct serve_parts {
     struct http_server *server;
     struct http_server *metrics_server;
     struct crawler *crawler;
-    struct alerts *alerts;
+    struct push_webhook *alerts;
     struct retention *retention;
     struct run_as run_as;
     int lock_fd; /* the one-server-per-store lock (serve_lock_take); -1: none */
@@ -604,18 +596,18 @@ static int compile_alert(void *ctx, const char *query_json, struct index_matcher
     return api_alert_matcher(ctx, query_json, out, err);
 }
 
-/* The webhook alerts' delivery worker (push/alerts.h): it follows the log
+/* The webhook alerts' delivery worker (push/webhook.h): it follows the log
  * this node's index follows, and compiles each saved query through the
  * api's validators. */
 static int start_alerts(struct serve_parts *p, struct serve_settings *set)
 {
-    alerts_metrics_init();
+    push_webhook_metrics_init();
     struct err err;
     err_clear(&err);
     set->alerts.journal_path = store_journal_path(index_journal(p->index));
     set->alerts.compile = compile_alert;
     set->alerts.compile_ctx = p->api;
-    int rc = alerts_start(&p->alerts, p->store, &set->alerts, &err);
+    int rc = push_webhook_start(&p->alerts, p->store, &set->alerts, &err);
     if (rc < 0) {
         cmd_fail("cannot start the alerts' delivery: %s", err_msg(&err, rc));
         return -1;
@@ -707,7 +699,7 @@ static void serve_stop(struct serve_parts *p)
 {
     http_server_stop(p->metrics_server);
     http_server_stop(p->server);
-    alerts_stop(p->alerts); /* it compiles queries through the api */
+    push_webhook_stop(p->alerts); /* it compiles queries through the api */
     api_free(p->api);
     auth_free(p->auth);
     retention_stop(p->retention);

@@ -11,6 +11,7 @@
 
 #include "util/ascii.h"
 #include "util/log.h"
+#include "util/url.h"
 
 #include "util/banned.h"
 
@@ -21,19 +22,12 @@ static bool is_key_name(const char *name, size_t n)
 {
     static const char want[] = "apikey";
     size_t j = 0;
-    for (size_t i = 0; i < n; i++, j++) {
-        char c = name[i];
-        if (c == '+') {
-            c = ' ';
-        } else if (c == '%' && i + 2 < n && ascii_hex_value(name[i + 1]) >= 0 &&
-                   ascii_hex_value(name[i + 2]) >= 0) {
-            c = (char)(ascii_hex_value(name[i + 1]) * 16 + ascii_hex_value(name[i + 2]));
-            i += 2;
-        }
-        if (c == '\0')
+    for (size_t i = 0; i < n; j++) {
+        unsigned char byte;
+        i += url_decode_byte(name + i, n - i, true, &byte);
+        if (byte == '\0')
             break; /* mask what a C-string reading of the name would take for apikey */
-        c = ascii_lower(c);
-        if (j >= sizeof want - 1 || c != want[j])
+        if (j >= sizeof want - 1 || ascii_lower((char)byte) != want[j])
             return false;
     }
     return j == sizeof want - 1;
@@ -77,21 +71,18 @@ static void out_put(struct target_out *o, const char *s, size_t n)
  * parameter starts after one of seps and ends at the next one. */
 static void out_masked(struct target_out *o, const char *s, size_t n, const char *seps)
 {
-    size_t i = 0;
-    while (i <= n) {
-        size_t j = i;
-        while (j < n && !strchr(seps, s[j]))
-            j++;
-        const char *eq = memchr(s + i, '=', j - i);
-        if (eq && is_key_name(s + i, (size_t)(eq - (s + i)))) {
-            out_put(o, s + i, (size_t)(eq - (s + i)) + 1);
+    struct url_query walk;
+    struct url_param param;
+    url_query_start(&walk, s, n, seps);
+    while (url_query_next(&walk, &param)) {
+        if (param.value && is_key_name(param.p, param.name_len)) {
+            out_put(o, param.p, param.name_len + 1);
             out_put(o, "***", 3);
         } else {
-            out_put(o, s + i, j - i);
+            out_put(o, param.p, param.n);
         }
-        if (j < n)
-            out_put(o, s + j, 1);
-        i = j + 1;
+        if (param.sep)
+            out_put(o, &param.sep, 1);
     }
 }
 

@@ -30,11 +30,13 @@
 #include <string.h>
 
 #include "article/json.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/limits.h"
 #include "util/log.h"
 #include "util/metrics.h"
+#include "util/sort.h"
 
 #include "util/banned.h"
 
@@ -91,17 +93,16 @@ static void metrics_init(void)
 
 /* ---- subscribers ------------------------------------------------------------- */
 
+/* subs[] is sorted by id (ids only grow, new ones go last). */
+static int sub_cmp_id(const void *element, const void *key)
+{
+    return sort_order_u64((*(struct sub *const *)element)->id, *(const uint64_t *)key);
+}
+
 static struct sub *sub_find(struct push_live *h, uint64_t id)
 {
-    size_t lo = 0, hi = h->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (h->subs[mid]->id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < h->n && h->subs[lo]->id == id ? h->subs[lo] : NULL;
+    size_t at = sort_lower_bound(h->subs, h->n, sizeof *h->subs, &id, sub_cmp_id);
+    return at < h->n && h->subs[at]->id == id ? h->subs[at] : NULL;
 }
 
 static void sub_release(struct push_live *h, struct sub *s)
@@ -148,16 +149,10 @@ static void admit(struct push_live *h, struct sub *list)
     for (struct sub *s = rev, *next; s; s = next) {
         next = s->next;
         s->next = NULL;
-        if (h->n == h->cap) {
-            size_t cap = h->cap ? h->cap * 2 : 16;
-            struct sub **p = realloc(h->subs, cap * sizeof *p);
-            if (!p) {
-                log_warn("live stream: out of memory admitting a subscriber");
-                sub_release(h, s);
-                continue;
-            }
-            h->subs = p;
-            h->cap = cap;
+        if (array_reserve(&h->subs, &h->cap, h->n, 1, sizeof *h->subs) < 0) {
+            log_warn("live stream: out of memory admitting a subscriber");
+            sub_release(h, s);
+            continue;
         }
         h->subs[h->n++] = s;
         s->last_ms = clock_mono_ms();

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/sort.h"
 #include "util/strtab.h"
 #include "util/banned.h"
@@ -92,26 +93,9 @@ void percolator_free(struct percolator *p)
     free(p);
 }
 
-/* Room for `need` elements of `size` in *v (capacity *cap). */
-static int reserve(void *v, size_t *cap, size_t need, size_t size)
-{
-    void **pv = v;
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : 16;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*pv, c * size);
-    if (q == NULL)
-        return ERR_NOMEM;
-    *pv = q;
-    *cap = c;
-    return 0;
-}
-
 static int bucket_push(struct bucket *b, struct entry *e)
 {
-    if (reserve(&b->v, &b->cap, b->n + 1, sizeof *b->v) < 0)
+    if (array_reserve(&b->v, &b->cap, b->n, 1, sizeof *b->v) < 0)
         return ERR_NOMEM;
     b->v[b->n++] = e;
     return 0;
@@ -202,7 +186,7 @@ static int file(struct percolator *p, struct entry *e)
         size_t k;
         int added;
         /* the bucket's room first: a key in the table always has one */
-        if (reserve(&p->buckets, &p->buckets_cap, p->keys.n + 1, sizeof *p->buckets) < 0 ||
+        if (array_reserve(&p->buckets, &p->buckets_cap, p->keys.n, 1, sizeof *p->buckets) < 0 ||
             strtab_add(&p->keys, keys[i], strlen(keys[i]), &k, &added) < 0)
             break;
         if (added)
@@ -222,18 +206,16 @@ static int file(struct percolator *p, struct entry *e)
 }
 
 /* Position of id in by_id, or where it would go. */
+static int entry_cmp_id(const void *element, const void *key)
+{
+    return sort_order_u64((*(struct entry *const *)element)->id, *(const uint64_t *)key);
+}
+
 static size_t find(const struct percolator *p, uint64_t id, bool *found)
 {
-    size_t lo = 0, hi = p->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->by_id[mid]->id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *found = lo < p->n && p->by_id[lo]->id == id;
-    return lo;
+    size_t at = sort_lower_bound(p->by_id, p->n, sizeof *p->by_id, &id, entry_cmp_id);
+    *found = at < p->n && p->by_id[at]->id == id;
+    return at;
 }
 
 static void slot_release(struct percolator *p, struct entry *e)
@@ -256,9 +238,9 @@ int percolator_add(struct percolator *p, uint64_t id, struct index_matcher *m, s
     e->m = m;
     pthread_rwlock_wrlock(&p->lock);
     /* Every allocation first, so that a failure leaves the old search. */
-    if (reserve(&p->by_id, &p->by_id_cap, p->n + 1, sizeof *p->by_id) < 0 ||
-        reserve(&p->slots, &p->slots_cap, p->n_slots + 1, sizeof *p->slots) < 0 ||
-        reserve(&p->free_slots, &p->free_cap, p->n_slots + 1, sizeof *p->free_slots) < 0) {
+    if (array_reserve(&p->by_id, &p->by_id_cap, p->n, 1, sizeof *p->by_id) < 0 ||
+        array_reserve(&p->slots, &p->slots_cap, p->n_slots, 1, sizeof *p->slots) < 0 ||
+        array_reserve(&p->free_slots, &p->free_cap, p->n_slots, 1, sizeof *p->free_slots) < 0) {
         rc = ERR_NOMEM;
         goto fail;
     }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/ascii.h"
+#include "util/sort.h"
 #include "util/urlview.h"
 
 #include "util/banned.h"
@@ -123,11 +124,6 @@ struct turn {
     size_t round; /* its place among its key's candidates */
 };
 
-static int cmp_i64(int64_t x, int64_t y)
-{
-    return (x > y) - (x < y);
-}
-
 /* Keys in turn order, then each key's candidates oldest served first. */
 static int cmp_by_key(const void *x, const void *y)
 {
@@ -135,11 +131,11 @@ static int cmp_by_key(const void *x, const void *y)
     int c;
     if ((c = (a->wrapped > b->wrapped) - (a->wrapped < b->wrapped)) != 0)
         return c;
-    if ((c = cmp_i64(a->key_id, b->key_id)) != 0)
+    if ((c = sort_order_i64(a->key_id, b->key_id)) != 0)
         return c;
-    if ((c = cmp_i64(a->served_ms, b->served_ms)) != 0)
+    if ((c = sort_order_i64(a->served_ms, b->served_ms)) != 0)
         return c;
-    return cmp_i64(a->alert_id, b->alert_id);
+    return sort_order_i64(a->alert_id, b->alert_id);
 }
 
 /* Round by round; within a round, keys in turn order (one candidate each). */
@@ -149,7 +145,7 @@ static int cmp_by_round(const void *x, const void *y)
     if (a->round != b->round)
         return a->round < b->round ? -1 : 1;
     int c = (a->wrapped > b->wrapped) - (a->wrapped < b->wrapped);
-    return c ? c : cmp_i64(a->key_id, b->key_id);
+    return c ? c : sort_order_i64(a->key_id, b->key_id);
 }
 
 int push_sched_order(const struct push_sched_cand *cands, size_t n, int64_t after_key, size_t *out)

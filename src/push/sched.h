@@ -1,4 +1,4 @@
-/* Turns for webhook deliveries (push/alerts.c): which waiting deliveries
+/* Turns for webhook deliveries (push/webhook.c): which waiting deliveries
  * may start now, so that a slow or dead receiver holds back only its own
  * alerts. Pure bookkeeping, no threads and no I/O (tests/unit/test_push_sched.c).
  *

@@ -23,6 +23,7 @@
 
 #include "util/err.h"
 #include "util/hash.h"
+#include "util/sort.h"
 #include "util/banned.h"
 
 #define SLOT_URL 0
@@ -160,12 +161,6 @@ static int rebuild(struct story_lsh *l, size_t want)
     return 0;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Clean up: drop the entries published more than two windows before the
  * recent end of the held times (the time of the 99th percentile, so one
  * article dated years ahead does not empty the window); when the window
@@ -177,7 +172,7 @@ static int compact(struct story_lsh *l)
         return ERR_NOMEM;
     for (size_t i = 0; i < l->n; i++)
         ts[i] = l->e[i].t;
-    qsort(ts, l->n, sizeof *ts, cmp_i64);
+    qsort(ts, l->n, sizeof *ts, sort_cmp_i64);
     int64_t recent = ts[l->n - 1 - l->n / 100];
     int64_t cut = recent > INT64_MIN + 2 * l->window_s ? recent - 2 * l->window_s : INT64_MIN;
     /* At the cut time itself, keep at most `at_cut` entries (the latest

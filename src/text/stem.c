@@ -18,6 +18,7 @@
 
 #include "util/err.h"
 #include "util/hash.h"
+#include "util/vocab.h"
 #include "util/banned.h"
 
 /* The API's languages, with their Snowball algorithm (NULL: none). */
@@ -88,8 +89,7 @@ static int lang_index(const char *lang)
 {
     if (lang == NULL)
         return -1;
-    if (strcmp(lang, "se") == 0)
-        lang = "sv";
+    lang = vocab_language_alias(lang);
     for (size_t i = 0; i < LANG_COUNT; i++) {
         if (strcmp(langs[i].code, lang) == 0)
             return (int)i;
@@ -99,7 +99,8 @@ static int lang_index(const char *lang)
 
 bool text_lang_known(const char *lang)
 {
-    return lang != NULL && strcmp(lang, "se") != 0 && lang_index(lang) >= 0;
+    /* Known as written: a code the language rule would respell ("se") is not. */
+    return lang != NULL && strcmp(vocab_language_alias(lang), lang) == 0 && lang_index(lang) >= 0;
 }
 
 bool text_lang_has_stemmer(const char *lang)

@@ -18,6 +18,7 @@
 
 #include "util/ascii.h"
 #include "util/limits.h"
+#include "util/sort.h"
 
 #include "util/banned.h"
 
@@ -57,7 +58,7 @@ struct tokenizer {
  * asks, so й folds to и and ё to е (Lucene-style folding; consistent on both
  * index and query side, at the cost of merging a few Russian word pairs).
  * Indic, Thai and other scripts keep their marks: there they are vowels. */
-static const struct {
+static const struct strip_range {
     int32_t lo, hi;
 } strip_ranges[] = {
     {0x0041, 0x024F}, /* Basic Latin .. Latin Extended-B */
@@ -81,19 +82,20 @@ static const struct {
     {0xFF21, 0xFF5A}, /* fullwidth Latin (NFKC makes it ASCII anyway) */
 };
 
+/* The ranges are sorted and apart: a range orders before cp when it ends
+ * below it, so the lower bound is the one range that may hold cp. */
+static int range_cmp_cp(const void *element, const void *key)
+{
+    const struct strip_range *r = element;
+    int32_t cp = *(const int32_t *)key;
+    return r->hi < cp ? -1 : 0;
+}
+
 static bool in_strip_script(int32_t cp)
 {
-    size_t lo = 0, hi = sizeof strip_ranges / sizeof strip_ranges[0];
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (cp < strip_ranges[mid].lo)
-            hi = mid;
-        else if (cp > strip_ranges[mid].hi)
-            lo = mid + 1;
-        else
-            return true;
-    }
-    return false;
+    size_t n = sizeof strip_ranges / sizeof strip_ranges[0];
+    size_t at = sort_lower_bound(strip_ranges, n, sizeof strip_ranges[0], &cp, range_cmp_cp);
+    return at < n && strip_ranges[at].lo <= cp;
 }
 
 /* Han (with extensions and compatibility ideographs), Hiragana, Katakana

@@ -32,7 +32,7 @@
 #define LIMIT_IMPORT_BATCH 2000         /* articles per transaction */
 #define LIMIT_FIELD_BYTES (1024 * 1024) /* one article field */
 
-/* Webhook alerts (src/push/alerts.h, api/alerts.c) */
+/* Webhook alerts (src/push/webhook.h, api/alerts.c) */
 #define LIMIT_ALERT_BODY_BYTES (16 * 1024) /* POST /v2/alerts: larger is 413 */
 #define LIMIT_ALERT_URL_BYTES 2048         /* a webhook URL */
 #define LIMIT_ALERT_SECRET_BYTES 256       /* 1.. bytes of HMAC key */

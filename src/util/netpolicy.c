@@ -19,6 +19,7 @@
 #include "util/err.h"
 #include "util/ascii.h"
 #include "util/urlview.h"
+#include "util/url.h"
 
 #include "util/banned.h"
 
@@ -225,16 +226,11 @@ struct host_reader {
 /* The next decoded byte, -1 at the end; *width gets the bytes it takes. */
 static int host_peek(const struct host_reader *r, size_t *width)
 {
-    int hi, lo;
+    unsigned char byte;
     if (r->i >= r->n)
         return -1;
-    if (r->s[r->i] == '%' && r->i + 2 < r->n && (hi = ascii_hex_value(r->s[r->i + 1])) >= 0 &&
-        (lo = ascii_hex_value(r->s[r->i + 2])) >= 0) {
-        *width = 3;
-        return hi * 16 + lo;
-    }
-    *width = 1;
-    return (unsigned char)r->s[r->i];
+    *width = url_decode_byte(r->s + r->i, r->n - r->i, false, &byte);
+    return byte;
 }
 
 static int host_take(struct host_reader *r)

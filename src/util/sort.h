@@ -1,10 +1,47 @@
-/* Comparison functions for qsort(3) and bsearch(3), kept once here so that
- * modules sorting the same kind of array (id lists, hashes) order it alike.
- * They compare, never subtract: no overflow whatever the values. */
+/* Ordering, kept once here: the comparison functions for qsort(3) and
+ * bsearch(3), so that modules sorting the same kind of array (id lists,
+ * hashes) order it alike, and the one lower-bound search over a sorted
+ * array. They compare, never subtract: no overflow whatever the values. */
 #ifndef NEWSD_UTIL_SORT_H
 #define NEWSD_UTIL_SORT_H
 
-/* Two uint64_t, ascending: negative, 0 or positive. */
+#include <stddef.h>
+#include <stdint.h>
+
+/* a against b: -1, 0 or 1. For comparators of records keyed by integers. */
+static inline int sort_order_i64(int64_t a, int64_t b)
+{
+    return a < b ? -1 : a > b;
+}
+
+static inline int sort_order_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? -1 : a > b;
+}
+
+/* Two uint64_t / int64_t, ascending: negative, 0 or positive. */
 int sort_cmp_u64(const void *x, const void *y);
+int sort_cmp_i64(const void *x, const void *y);
+
+/* The lower bound of key in base[0..n) (elements of size bytes, sorted by
+ * cmp): the first index whose element is not less than key, n when every
+ * element is. cmp(element, key) is negative when the element orders before
+ * key. The element at the result, when it is < n, is key's only when
+ * cmp there is 0: "found" is the caller's second look. Inline so that a
+ * static comparator is inlined too (the tokenizer asks per code point). */
+static inline size_t sort_lower_bound(const void *base, size_t n, size_t size, const void *key,
+                                      int (*cmp)(const void *element, const void *key))
+{
+    const char *p = base;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp(p + mid * size, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/sort.h"
 #include "util/banned.h"
 
 #define OFFSET_MAX (18 * 3600)
@@ -185,21 +186,21 @@ int tzif_load(const char *dir, const char *name, size_t len, struct tzif *out)
     return rc;
 }
 
+/* sort_lower_bound's order for the first transition after a time. */
+static int at_or_before(const void *element, const void *key)
+{
+    return *(const int64_t *)element <= *(const int64_t *)key ? -1 : 1;
+}
+
 int32_t tzif_offset(const struct tzif *z, int64_t t)
 {
     if (z->n == 0)
         return z->fixed;
     if (t < z->at[0])
         return z->before;
-    size_t lo = 0, hi = z->n; /* the last transition at or before t */
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (z->at[mid] <= t)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return z->off[lo];
+    /* the last transition at or before t: one before the first after it */
+    size_t after = sort_lower_bound(z->at, z->n, sizeof z->at[0], &t, at_or_before);
+    return z->off[after - 1];
 }
 
 int64_t tzif_to_utc(const struct tzif *z, int64_t local)

@@ -208,3 +208,54 @@ void url_resolve(struct buf *out, const char *ref, const char *base)
         buf_append(out, r.fragment, r.fragment_len);
     }
 }
+
+void url_query_start(struct url_query *q, const char *s, size_t n, const char *seps)
+{
+    *q = (struct url_query){.s = s, .seps = seps ? seps : "&", .n = n, .at = 0, .done = 0};
+}
+
+bool url_query_next(struct url_query *q, struct url_param *out)
+{
+    if (q->done)
+        return false;
+    size_t i = q->at, j = i;
+    while (j < q->n && !memchr(q->seps, q->s[j], strlen(q->seps)))
+        j++;
+    const char *eq = memchr(q->s + i, '=', j - i);
+    *out = (struct url_param){
+        .p = q->s + i,
+        .n = j - i,
+        .name_len = eq ? (size_t)(eq - (q->s + i)) : j - i,
+        .value = eq ? eq + 1 : NULL,
+        .value_len = eq ? (size_t)(q->s + j - (eq + 1)) : 0,
+        .sep = j < q->n ? q->s[j] : '\0',
+    };
+    if (j < q->n)
+        q->at = j + 1;
+    else
+        q->done = 1;
+    return true;
+}
+
+size_t url_decode_byte(const char *s, size_t n, bool plus_is_space, unsigned char *byte)
+{
+    int hi, lo;
+    if (s[0] == '%' && n > 2 && (hi = ascii_hex_value(s[1])) >= 0 &&
+        (lo = ascii_hex_value(s[2])) >= 0) {
+        *byte = (unsigned char)(hi * 16 + lo);
+        return 3;
+    }
+    *byte = plus_is_space && s[0] == '+' ? ' ' : (unsigned char)s[0];
+    return 1;
+}
+
+size_t url_decode(char *out, const char *s, size_t n, bool plus_is_space)
+{
+    size_t i = 0, j = 0;
+    while (i < n) {
+        unsigned char c;
+        i += url_decode_byte(s + i, n - i, plus_is_space, &c);
+        out[j++] = (char)c;
+    }
+    return j;
+}

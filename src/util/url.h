@@ -38,6 +38,43 @@ struct url_authority {
  * the rest) or something other than ':' follows its ']' (host ends at ']'). */
 bool url_authority_split(const char *a, size_t n, struct url_authority *out);
 
+/* One parameter of a query string: the piece between two separators,
+ * "name=value", "name=" or "name" (nothing decoded). */
+struct url_param {
+    const char *p; /* the whole piece, p[0..n) */
+    size_t n;
+    size_t name_len;   /* the name is p[0..name_len): up to the first '=' */
+    const char *value; /* after that '=', value[0..value_len); NULL without one */
+    size_t value_len;
+    char sep; /* the separator that ends the piece; '\0' after the last */
+};
+
+/* The one query-string walker: s[0..n) cut at every byte of seps (NUL
+ * terminated; "&" when NULL), each piece a url_param. Every piece is
+ * walked, empty ones too: a query with k separators has k + 1 pieces, so a
+ * writer that copies each piece and its sep gives s back. */
+struct url_query {
+    const char *s, *seps;
+    size_t n, at;
+    int done;
+};
+
+void url_query_start(struct url_query *q, const char *s, size_t n, const char *seps);
+
+/* The next piece into *out; false when there is none left. */
+bool url_query_next(struct url_query *q, struct url_param *out);
+
+/* The one percent-decoder. The first byte of s[0..n) (n > 0) decoded into
+ * *byte: a %XX escape (hex digits in either case) is the byte it names and
+ * takes 3; with plus_is_space (a form-encoded query string) '+' is a space;
+ * anything else, a malformed escape's '%' included, is itself and takes 1.
+ * Returns the bytes taken. Decoded bytes may be NUL: callers decide. */
+size_t url_decode_byte(const char *s, size_t n, bool plus_is_space, unsigned char *byte);
+
+/* s[0..n) decoded into out (room for n bytes; no terminator written, out
+ * may be s); returns the decoded length. */
+size_t url_decode(char *out, const char *s, size_t n, bool plus_is_space);
+
 struct buf;
 
 /* Resolve the reference ref against base (RFC 3986 section 5.2, with

@@ -103,24 +103,19 @@ static bool credential_name(const char *name, size_t n)
  * the mode says. */
 static void put_query(struct out *o, struct urlview_span q, enum urlview_redact how)
 {
-    size_t i = 0;
-    while (i <= q.n) {
-        const char *param = q.p + i;
-        size_t len = 0;
-        while (i + len < q.n && param[len] != '&')
-            len++;
-        const char *eq = memchr(param, '=', len);
-        size_t name = eq ? (size_t)(eq - param) : len;
-        bool secret = how == URLVIEW_REDACT_ALL ? len > 0 && !(eq && name + 1 == len)
-                                                : eq && credential_name(param, name);
+    struct url_query walk;
+    struct url_param prm;
+    url_query_start(&walk, q.p, q.n, "&");
+    while (url_query_next(&walk, &prm)) {
+        bool secret = how == URLVIEW_REDACT_ALL ? prm.n > 0 && !(prm.value && prm.value_len == 0)
+                                                : prm.value && credential_name(prm.p, prm.name_len);
         if (!secret)
-            put(o, param, len);
-        else if (eq)
-            put(o, param, name + 1);
+            put(o, prm.p, prm.n);
+        else if (prm.value)
+            put(o, prm.p, prm.name_len + 1);
         if (secret)
             put_str(o, "***");
-        i += len + 1;
-        if (i <= q.n)
+        if (prm.sep)
             put_str(o, "&");
     }
 }

@@ -1,6 +1,8 @@
 /* UTF-8 lengths, limits and the encoder (util/utf8.h). */
 #include "util/utf8.h"
 
+#include "util/buf.h"
+
 size_t utf8_encode(uint32_t cp, char out[4])
 {
     if (cp < 0x80) {
@@ -70,6 +72,26 @@ size_t utf8_cut(const char *s, size_t n, size_t max)
     while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
         k--;
     return k;
+}
+
+void utf8_put_repaired(struct buf *out, const char *s, size_t n, enum utf8_nul nul)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t run = i;
+        uint32_t cp = 0;
+        size_t l;
+        while (run < n && (l = utf8_decode(s + run, n - run, &cp)) != 0 &&
+               (cp != 0 || nul == UTF8_NUL_KEEP))
+            run += l;
+        buf_append(out, s + i, run - i);
+        if (run < n) {
+            if (s[run] != 0 || nul == UTF8_NUL_REPLACE)
+                buf_append(out, "\xEF\xBF\xBD", 3);
+            run++;
+        }
+        i = run;
+    }
 }
 
 size_t utf8_char_index(const char *s, size_t off)

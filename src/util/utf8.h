@@ -68,6 +68,19 @@ size_t utf8_prefix_bytes(const char *s, size_t n, size_t chars);
  * n <= max, else max less the continuation bytes (10xxxxxx) at the cut. */
 size_t utf8_cut(const char *s, size_t n, size_t max);
 
+/* What the repair below does with a NUL byte (well-formed, but a C string
+ * or an HTML parser stops at it). */
+enum utf8_nul { UTF8_NUL_KEEP, UTF8_NUL_REPLACE, UTF8_NUL_DROP };
+
+struct buf;
+
+/* The one invalid-UTF-8 repair: s[0..n) appended to out as well-formed
+ * UTF-8, each byte that starts no well-formed sequence as U+FFFD (one per
+ * byte, so every input moves on), a NUL kept, replaced by U+FFFD or
+ * dropped as nul says; valid runs are copied whole. An append failure is
+ * out's sticky error. */
+void utf8_put_repaired(struct buf *out, const char *s, size_t n, enum utf8_nul nul);
+
 /* 1-based code point index of byte offset off within s (for error messages). */
 size_t utf8_char_index(const char *s, size_t off);
 

@@ -1,5 +1,5 @@
 /* Shared by the unit tests of the matching of single articles (test_match,
- * test_percolator): a real SQLite store built from the real-article
+ * test_push_percolator): a real SQLite store built from the real-article
  * fixtures of tests/data/api (and the hand-made articles beside them),
  * every article of it prepared for matching from its row in the log
  * (index/match.h), and the corpus random requests are made of

@@ -232,6 +232,49 @@ static void every_code_point_encodes_and_decodes_back(void **state)
     }
 }
 
+/* s[0..n) repaired, as a NUL-terminated string (NULs kept show as "\\0"). */
+static const char *repaired(const char *s, size_t n, enum utf8_nul nul)
+{
+    static char shown[256];
+    struct buf b = BUF_INIT;
+    utf8_put_repaired(&b, s, n, nul);
+    assert_int_equal(buf_error(&b), 0);
+    assert_true(utf8_valid(b.data ? b.data : "", b.len));
+    size_t o = 0;
+    for (size_t i = 0; i < b.len && o + 3 < sizeof shown; i++) {
+        if (b.data[i] == '\0') {
+            shown[o++] = '\\';
+            shown[o++] = '0';
+        } else {
+            shown[o++] = b.data[i];
+        }
+    }
+    shown[o] = '\0';
+    buf_release(&b);
+    return shown;
+}
+
+static void invalid_utf8_is_repaired_byte_by_byte_and_nuls_as_asked(void **state)
+{
+    (void)state;
+    static const char ok[] = "caf\xc3\xa9 \xe6\xbc\xa2 \xf0\x9f\x98\x80";
+    assert_string_equal(repaired(ok, sizeof ok - 1, UTF8_NUL_REPLACE), ok); /* as it was */
+    assert_string_equal(repaired("", 0, UTF8_NUL_REPLACE), "");
+    /* a lone continuation, a cut sequence, an overlong form, a surrogate,
+     * past U+10FFFF: one U+FFFD per byte */
+    assert_string_equal(repaired("a\x80z", 3, UTF8_NUL_KEEP), "a\xef\xbf\xbdz");
+    assert_string_equal(repaired("\xe6\xbc", 2, UTF8_NUL_KEEP), "\xef\xbf\xbd\xef\xbf\xbd");
+    assert_string_equal(repaired("\xc0\xaf", 2, UTF8_NUL_KEEP), "\xef\xbf\xbd\xef\xbf\xbd");
+    assert_string_equal(repaired("\xed\xa0\x80", 3, UTF8_NUL_KEEP),
+                        "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    assert_string_equal(repaired("\xf4\x90\x80\x80x", 5, UTF8_NUL_KEEP),
+                        "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdx");
+    /* NULs: kept, replaced or dropped */
+    assert_string_equal(repaired("a\0z\xff", 4, UTF8_NUL_KEEP), "a\\0z\xef\xbf\xbd");
+    assert_string_equal(repaired("a\0z\xff", 4, UTF8_NUL_REPLACE), "a\xef\xbf\xbdz\xef\xbf\xbd");
+    assert_string_equal(repaired("a\0z\xff", 4, UTF8_NUL_DROP), "az\xef\xbf\xbd");
+}
+
 static void a_cut_never_splits_a_sequence(void **state)
 {
     (void)state;
@@ -479,6 +522,7 @@ int main(void)
         cmocka_unit_test(the_decoder_takes_well_formed_sequences_only),
         cmocka_unit_test(every_code_point_encodes_and_decodes_back),
         cmocka_unit_test(a_cut_never_splits_a_sequence),
+        cmocka_unit_test(invalid_utf8_is_repaired_byte_by_byte_and_nuls_as_asked),
         cmocka_unit_test(ascii_case_and_classes_touch_ascii_only),
         cmocka_unit_test(hex_writes_two_lower_case_digits_a_byte_and_a_nul),
         cmocka_unit_test(u64_comparison_sorts_ascending_across_the_whole_range),

@@ -1,4 +1,4 @@
-/* The webhook alerts' delivery worker (push/alerts.h). One thread runs a
+/* The webhook alerts' delivery worker (push/webhook.h). One thread runs a
  * loop of four steps, every poll_ms or at once when there is more to do:
  *
  *   lease   every lease_ms/3: take or renew the leases (store), and make the
@@ -31,7 +31,7 @@
  * An alert's state: stored_cursor is the store's cursor (what an advance
  * compares against), read_cursor how far the log has been read for it
  * (>= stored_cursor; the batch holds the matches in between). */
-#include "push/alerts.h"
+#include "push/webhook.h"
 #include "push/follow.h"
 #include "push/percolator.h"
 #include "push/sched.h"
@@ -55,6 +55,7 @@
 #include "util/limits.h"
 #include "util/log.h"
 #include "util/metrics.h"
+#include "util/sort.h"
 #include "util/urlview.h"
 
 #include "util/banned.h"
@@ -93,7 +94,7 @@ struct alert_live {
     int64_t served_ms;              /* when its last POST started */
 };
 
-/* One POST on a sender thread; under alerts.mu: state. */
+/* One POST on a sender thread; under push_webhook.mu: state. */
 enum job_state { JOB_FREE, JOB_QUEUED, JOB_DONE };
 struct send_job {
     enum job_state state;
@@ -101,20 +102,20 @@ struct send_job {
     char host[PUSH_SCHED_HOST_MAX];
     char *url, *body, *delivery_id; /* copies: the alert may go while it runs */
     size_t len;
-    char sig[ALERTS_SIGNATURE_LEN + 32], did[2 * DELIVERY_ID_BYTES + 64];
+    char sig[PUSH_WEBHOOK_SIGNATURE_LEN + 32], did[2 * DELIVERY_ID_BYTES + 64];
     struct fetch_result res;
 };
 
 struct sender {
-    struct alerts *a;
+    struct push_webhook *a;
     size_t i; /* its job: jobs[i] */
     pthread_t thread;
     bool started;
 };
 
-struct alerts {
+struct push_webhook {
     struct store *store;
-    struct alerts_options o;
+    struct push_webhook_options o;
     char owner[128];
     pthread_t thread;
     bool started;
@@ -138,7 +139,7 @@ static struct {
     struct metric *sent, *retries, *failed, *pending;
 } metric;
 
-void alerts_metrics_init(void)
+void push_webhook_metrics_init(void)
 {
     metric.sent = metrics_counter("newsd_alert_deliveries_sent_total",
                                   "Webhook alert deliveries their webhook accepted (2xx).");
@@ -151,15 +152,16 @@ void alerts_metrics_init(void)
                                    "Webhook alert deliveries waiting to be sent (whole store).");
 }
 
-static int64_t wall_ms(void)
+static int64_t system_wall_ms(void *ctx)
 {
+    (void)ctx;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-void alerts_signature(const char *secret, const char *body, size_t len,
-                      char out[ALERTS_SIGNATURE_LEN])
+void push_webhook_signature(const char *secret, const char *body, size_t len,
+                            char out[PUSH_WEBHOOK_SIGNATURE_LEN])
 {
     struct hmac_sha256_ctx ctx;
     uint8_t mac[SHA256_DIGEST_SIZE];
@@ -181,6 +183,12 @@ static int delivery_id(char out[2 * DELIVERY_ID_BYTES + 1])
     return 0;
 }
 
+/* The worker's wall clock (push_webhook_options.now_ms). */
+static int64_t now_ms(const struct push_webhook *a)
+{
+    return a->o.now_ms(a->o.now_ctx);
+}
+
 static void pending_free(struct pending *p)
 {
     if (!p)
@@ -200,7 +208,7 @@ static void job_clear(struct send_job *j)
 }
 
 /* Whether a POST of alert id is in flight (worker's thread). */
-static bool job_in_flight(struct alerts *a, int64_t id)
+static bool job_in_flight(struct push_webhook *a, int64_t id)
 {
     bool found = false;
     pthread_mutex_lock(&a->mu);
@@ -221,17 +229,16 @@ static void state_free(struct alert_live *st)
     free(st);
 }
 
-static struct alert_live *state_find(struct alerts *a, int64_t id)
+/* states[] is sorted by id: sort_lower_bound's order of one against an id. */
+static int state_cmp_id(const void *element, const void *key)
 {
-    size_t lo = 0, hi = a->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a->states[mid]->id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < a->n && a->states[lo]->id == id ? a->states[lo] : NULL;
+    return sort_order_i64((*(struct alert_live *const *)element)->id, *(const int64_t *)key);
+}
+
+static struct alert_live *state_find(struct push_webhook *a, int64_t id)
+{
+    size_t at = sort_lower_bound(a->states, a->n, sizeof *a->states, &id, state_cmp_id);
+    return at < a->n && a->states[at]->id == id ? a->states[at] : NULL;
 }
 
 /* Forget what was read past the stored cursor: the next pass reads it again. */
@@ -242,7 +249,7 @@ static void state_rewind(struct alert_live *st)
     st->n_batch = 0;
 }
 
-static struct alert_live *state_new(struct alerts *a, const struct alert_record *r)
+static struct alert_live *state_new(struct push_webhook *a, const struct alert_record *r)
 {
     struct alert_live *st = calloc(1, sizeof *st);
     if (!st)
@@ -260,7 +267,7 @@ static struct alert_live *state_new(struct alerts *a, const struct alert_record 
     }
     push_sched_host(st->webhook, st->host);
     st->stored_cursor = st->read_cursor = r->cursor_seq;
-    st->cursor_written_ms = wall_ms();
+    st->cursor_written_ms = now_ms(a);
     struct index_matcher *m = NULL;
     struct err err;
     err_clear(&err);
@@ -277,13 +284,13 @@ static struct alert_live *state_new(struct alerts *a, const struct alert_record 
 
 /* ---- lease ------------------------------------------------------------------ */
 
-static void lease_step(struct alerts *a)
+static void lease_step(struct push_webhook *a)
 {
     struct arena ar;
     struct alert_record *list = NULL;
     size_t n = 0;
     struct err err;
-    int64_t now = wall_ms();
+    int64_t now = now_ms(a);
     err_clear(&err);
     arena_init(&ar, 0);
     int rc = store_alerts_lease(a->store, &ar, a->owner, now, now + a->o.lease_ms, &list, &n, &err);
@@ -342,7 +349,7 @@ out:
 /* ---- follow ------------------------------------------------------------------ */
 
 /* Store st's batch as a delivery that takes its cursor to seq. */
-static void flush(struct alerts *a, struct alert_live *st, int64_t seq)
+static void flush(struct push_webhook *a, struct alert_live *st, int64_t seq)
 {
     struct buf body;
     char id[2 * DELIVERY_ID_BYTES + 1];
@@ -356,7 +363,7 @@ static void flush(struct alerts *a, struct alert_live *st, int64_t seq)
     rc = buf_error(&body) ? buf_error(&body) : buf_error(&st->batch);
     if (rc == 0)
         rc = delivery_id(id);
-    int64_t now = wall_ms();
+    int64_t now = now_ms(a);
     struct alert_delivery d = {
         .alert_id = st->id,
         .seq = seq,
@@ -383,7 +390,7 @@ static void flush(struct alerts *a, struct alert_live *st, int64_t seq)
 }
 
 /* The row matched st: add it to the batch, storing a full one. */
-static void batch_add(struct alerts *a, struct alert_live *st, const struct store_row *row)
+static void batch_add(struct push_webhook *a, struct alert_live *st, const struct store_row *row)
 {
     if (st->n_batch)
         buf_putc(&st->batch, ',');
@@ -399,7 +406,7 @@ static void batch_add(struct alerts *a, struct alert_live *st, const struct stor
 /* push_follow_fn: one row of the log against the alerts' searches. */
 static int match_row(const struct store_row *row, const struct index_match_doc *doc, void *ctx)
 {
-    struct alerts *a = ctx;
+    struct push_webhook *a = ctx;
     uint64_t *ids = NULL;
     size_t n = 0;
     struct err err;
@@ -417,7 +424,7 @@ static int match_row(const struct store_row *row, const struct index_match_doc *
 }
 
 /* One pass over the log; true when it stopped at FOLLOW_MAX_ROWS (more to read). */
-static bool follow_step(struct alerts *a)
+static bool follow_step(struct push_webhook *a)
 {
     struct err err;
     int rc;
@@ -470,9 +477,9 @@ static bool follow_step(struct alerts *a)
 }
 
 /* Write the cursors that only moved, now and then. */
-static void cursor_step(struct alerts *a)
+static void cursor_step(struct push_webhook *a)
 {
-    int64_t now = wall_ms();
+    int64_t now = now_ms(a);
     for (size_t i = 0; i < a->n; i++) {
         struct alert_live *st = a->states[i];
         if (st->n_batch || st->read_cursor <= st->stored_cursor ||
@@ -493,7 +500,7 @@ static void cursor_step(struct alerts *a)
 /* ---- send ------------------------------------------------------------------- */
 
 /* Load st's oldest waiting delivery when it is not known. */
-static void head_load(struct alerts *a, struct alert_live *st)
+static void head_load(struct push_webhook *a, struct alert_live *st)
 {
     struct arena ar;
     struct alert_delivery *d = NULL;
@@ -529,7 +536,7 @@ static void head_load(struct alerts *a, struct alert_live *st)
 
 /* st's head delivery is over (sent, or dropped): out of the store, then
  * out of memory, counted under m. Kept when the store refuses: retried. */
-static void delivery_over(struct alerts *a, struct alert_live *st, struct metric *m)
+static void delivery_over(struct push_webhook *a, struct alert_live *st, struct metric *m)
 {
     struct err err;
     err_clear(&err);
@@ -542,11 +549,11 @@ static void delivery_over(struct alerts *a, struct alert_live *st, struct metric
 }
 
 /* What a webhook's answer to st's head delivery means. */
-static void outcome(struct alerts *a, struct alert_live *st, const struct fetch_result *r)
+static void outcome(struct push_webhook *a, struct alert_live *st, const struct fetch_result *r)
 {
     struct pending *p = st->head;
     struct err err;
-    int64_t now = wall_ms();
+    int64_t now = now_ms(a);
     err_clear(&err);
     if (r->rc == 0 && r->status >= 200 && r->status < 300) {
         delivery_over(a, st, metric.sent);
@@ -584,7 +591,7 @@ static void outcome(struct alerts *a, struct alert_live *st, const struct fetch_
 
 static bool send_cancelled(void *ctx)
 {
-    struct alerts *a = ctx;
+    struct push_webhook *a = ctx;
     return atomic_load(&a->stopping);
 }
 
@@ -592,7 +599,7 @@ static bool send_cancelled(void *ctx)
 static void *sender_main(void *arg)
 {
     struct sender *me = arg;
-    struct alerts *a = me->a;
+    struct push_webhook *a = me->a;
     struct send_job *j = &a->jobs[me->i];
     for (;;) {
         pthread_mutex_lock(&a->mu);
@@ -623,7 +630,7 @@ static void *sender_main(void *arg)
 }
 
 /* Record the outcome of every POST that finished, and free its slot. */
-static void send_collect(struct alerts *a)
+static void send_collect(struct push_webhook *a)
 {
     for (size_t i = 0; i < SEND_SLOTS; i++) {
         struct send_job *j = &a->jobs[i];
@@ -650,7 +657,7 @@ static void send_collect(struct alerts *a)
 
 /* Hand st's head to a free sender (the slot is taken). false: it could not
  * start (out of memory, no thread): the slot is given back. */
-static bool send_start(struct alerts *a, struct alert_live *st)
+static bool send_start(struct push_webhook *a, struct alert_live *st)
 {
     size_t i = 0;
     pthread_mutex_lock(&a->mu);
@@ -661,8 +668,8 @@ static bool send_start(struct alerts *a, struct alert_live *st)
         return false;
     struct send_job *j = &a->jobs[i];
     struct pending *p = st->head;
-    char s[ALERTS_SIGNATURE_LEN];
-    alerts_signature(st->secret, p->body, p->len, s);
+    char s[PUSH_WEBHOOK_SIGNATURE_LEN];
+    push_webhook_signature(st->secret, p->body, p->len, s);
     snprintf(j->sig, sizeof j->sig, "X-Newsd-Signature: %s", s);
     snprintf(j->did, sizeof j->did, "X-Newsd-Delivery: %s", p->id);
     j->alert_id = st->id;
@@ -696,12 +703,12 @@ static bool send_start(struct alerts *a, struct alert_live *st)
     return true;
 }
 
-static void send_step(struct alerts *a)
+static void send_step(struct push_webhook *a)
 {
     send_collect(a);
     if (push_sched_full(&a->sched))
         return;
-    int64_t now = wall_ms();
+    int64_t now = now_ms(a);
     struct push_sched_cand *cands = calloc(a->n ? a->n : 1, sizeof *cands);
     struct alert_live **who = calloc(a->n ? a->n : 1, sizeof *who);
     size_t *order = calloc(a->n ? a->n : 1, sizeof *order);
@@ -743,10 +750,10 @@ out:
 
 static void *worker_main(void *arg)
 {
-    struct alerts *a = arg;
+    struct push_webhook *a = arg;
     while (!atomic_load(&a->stopping)) {
         atomic_store(&a->wake, false); /* what finishes from here on wakes the wait below */
-        if (wall_ms() >= a->next_lease_ms)
+        if (now_ms(a) >= a->next_lease_ms)
             lease_step(a);
         bool more = follow_step(a);
         cursor_step(a);
@@ -772,7 +779,7 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-static void alerts_free(struct alerts *a)
+static void webhook_free(struct push_webhook *a)
 {
     for (size_t i = 0; i < SEND_SLOTS; i++)
         job_clear(&a->jobs[i]);
@@ -788,35 +795,37 @@ static void alerts_free(struct alerts *a)
     free(a);
 }
 
-int alerts_start(struct alerts **out, struct store *s, const struct alerts_options *o,
-                 struct err *err)
+int push_webhook_start(struct push_webhook **out, struct store *s,
+                       const struct push_webhook_options *o, struct err *err)
 {
-    struct alerts *a = NULL;
+    struct push_webhook *a = NULL;
     int rc;
 
     *out = NULL;
     if (!o || !o->journal_path || !o->compile)
         return err_set(err, ERR_INVALID, "alerts: no article log or no query compiler");
-    alerts_metrics_init();
+    push_webhook_metrics_init();
     a = calloc(1, sizeof *a);
     if (!a)
         return err_set(err, ERR_NOMEM, "out of memory");
     a->store = s;
     a->o = *o;
     if (a->o.lease_ms <= 0)
-        a->o.lease_ms = ALERTS_LEASE_MS_DEFAULT;
+        a->o.lease_ms = PUSH_WEBHOOK_LEASE_MS_DEFAULT;
     if (a->o.poll_ms <= 0)
-        a->o.poll_ms = ALERTS_POLL_MS_DEFAULT;
+        a->o.poll_ms = PUSH_WEBHOOK_POLL_MS_DEFAULT;
     if (a->o.retry_min_ms <= 0)
-        a->o.retry_min_ms = ALERTS_RETRY_MIN_MS_DEFAULT;
+        a->o.retry_min_ms = PUSH_WEBHOOK_RETRY_MIN_MS_DEFAULT;
     if (a->o.retry_max_ms <= 0)
-        a->o.retry_max_ms = ALERTS_RETRY_MAX_MS_DEFAULT;
+        a->o.retry_max_ms = PUSH_WEBHOOK_RETRY_MAX_MS_DEFAULT;
     if (a->o.retry_max_ms < a->o.retry_min_ms)
         a->o.retry_max_ms = a->o.retry_min_ms;
     if (a->o.expire_ms <= 0)
-        a->o.expire_ms = ALERTS_EXPIRE_MS_DEFAULT;
+        a->o.expire_ms = PUSH_WEBHOOK_EXPIRE_MS_DEFAULT;
+    if (!a->o.now_ms)
+        a->o.now_ms = system_wall_ms;
     if (a->o.fetch.timeout_ms <= 0)
-        a->o.fetch.timeout_ms = ALERTS_TIMEOUT_MS_DEFAULT;
+        a->o.fetch.timeout_ms = PUSH_WEBHOOK_TIMEOUT_MS_DEFAULT;
     if (a->o.fetch.max_body == 0)
         a->o.fetch.max_body = WEBHOOK_MAX_ANSWER;
     /* A webhook answers where it was asked; a redirect is not followed
@@ -846,11 +855,11 @@ int alerts_start(struct alerts **out, struct store *s, const struct alerts_optio
     *out = a;
     return 0;
 fail:
-    alerts_free(a);
+    webhook_free(a);
     return rc;
 }
 
-void alerts_stop(struct alerts *a)
+void push_webhook_stop(struct push_webhook *a)
 {
     if (!a)
         return;
@@ -873,5 +882,5 @@ void alerts_stop(struct alerts *a)
          * on at once instead of waiting for them to run out. */
         store_alerts_release(a->store, a->owner, NULL);
     }
-    alerts_free(a);
+    webhook_free(a);
 }

@@ -26,8 +26,8 @@
  * connection. Counted in /metrics: newsd_alert_deliveries_sent_total,
  * newsd_alert_delivery_retries_total, newsd_alert_deliveries_failed_total,
  * newsd_alert_deliveries_pending. */
-#ifndef NEWSD_PUSH_ALERTS_H
-#define NEWSD_PUSH_ALERTS_H
+#ifndef NEWSD_PUSH_WEBHOOK_H
+#define NEWSD_PUSH_WEBHOOK_H
 
 #include <stdint.h>
 
@@ -36,44 +36,50 @@
 #include "store/store.h"
 #include "util/err.h"
 
-#define ALERTS_LEASE_MS_DEFAULT 30000                 /* a node's hold: 3 POST timeouts */
-#define ALERTS_POLL_MS_DEFAULT 200                    /* how often the log is looked at */
-#define ALERTS_RETRY_MIN_MS_DEFAULT 1000              /* first retry after a failure */
-#define ALERTS_RETRY_MAX_MS_DEFAULT (600 * 1000)      /* the backoff's cap */
-#define ALERTS_EXPIRE_MS_DEFAULT (24 * 3600 * 1000LL) /* then a delivery is dropped */
-#define ALERTS_TIMEOUT_MS_DEFAULT 10000               /* one POST, connect included */
+#define PUSH_WEBHOOK_LEASE_MS_DEFAULT 30000                 /* a node's hold: 3 POST timeouts */
+#define PUSH_WEBHOOK_POLL_MS_DEFAULT 200                    /* how often the log is looked at */
+#define PUSH_WEBHOOK_RETRY_MIN_MS_DEFAULT 1000              /* first retry after a failure */
+#define PUSH_WEBHOOK_RETRY_MAX_MS_DEFAULT (600 * 1000)      /* the backoff's cap */
+#define PUSH_WEBHOOK_EXPIRE_MS_DEFAULT (24 * 3600 * 1000LL) /* then a delivery is dropped */
+#define PUSH_WEBHOOK_TIMEOUT_MS_DEFAULT 10000               /* one POST, connect included */
 
 /* A stored query (alert_record.query) compiled for matching; newsd's is
  * api_alert_matcher. */
-typedef int (*alerts_compile_fn)(void *ctx, const char *query_json, struct index_matcher **out,
-                                 struct err *err);
+typedef int (*push_webhook_compile_fn)(void *ctx, const char *query_json,
+                                       struct index_matcher **out, struct err *err);
 
-struct alerts_options {
+struct push_webhook_options {
     const char *journal_path; /* the article journal's file (store_journal_path of index_journal) */
-    alerts_compile_fn compile;
+    push_webhook_compile_fn compile;
     void *compile_ctx;
-    struct fetch_options fetch; /* policy, proxy (timeouts: ALERTS_TIMEOUT_MS_DEFAULT) */
+    struct fetch_options fetch; /* policy, proxy (timeouts: PUSH_WEBHOOK_TIMEOUT_MS_DEFAULT) */
     /* 0: the defaults above (tests shorten them) */
     int64_t lease_ms, poll_ms, retry_min_ms, retry_max_ms, expire_ms;
+    /* The wall clock (unix ms) that deliveries are stamped, retried and
+     * dropped by and leases run on; NULL: the system's. A seam for tests,
+     * which step a fake one through backoffs and a retry window. Waits
+     * (poll_ms) stay on the monotonic clock. */
+    int64_t (*now_ms)(void *ctx);
+    void *now_ctx;
 };
 
-struct alerts;
+struct push_webhook;
 
 /* Register the metrics (at 0), so /metrics shows them without a worker. */
-void alerts_metrics_init(void);
+void push_webhook_metrics_init(void);
 
 /* Start the worker on store s (borrowed: it must outlive the worker). */
-int alerts_start(struct alerts **out, struct store *s, const struct alerts_options *o,
-                 struct err *err);
+int push_webhook_start(struct push_webhook **out, struct store *s,
+                       const struct push_webhook_options *o, struct err *err);
 
 /* Stop: a POST in flight is abandoned (its delivery is sent again later),
  * the leases are handed back. NULL: no-op. */
-void alerts_stop(struct alerts *a);
+void push_webhook_stop(struct push_webhook *a);
 
 /* The X-Newsd-Signature value of body[0..len) under secret:
  * "sha256=" + 64 lower-case hex digits, NUL-terminated. */
-#define ALERTS_SIGNATURE_LEN (7 + 64 + 1)
-void alerts_signature(const char *secret, const char *body, size_t len,
-                      char out[ALERTS_SIGNATURE_LEN]);
+#define PUSH_WEBHOOK_SIGNATURE_LEN (7 + 64 + 1)
+void push_webhook_signature(const char *secret, const char *body, size_t len,
+                            char out[PUSH_WEBHOOK_SIGNATURE_LEN]);
 
 #endif

@@ -1,0 +1,103 @@
+/* util/sort.h: the one lower-bound search and the integer comparators. */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "util/sort.h"
+
+static int cmp_int(const void *element, const void *key)
+{
+    return sort_order_i64(*(const int *)element, *(const int *)key);
+}
+
+/* The answer by walking: the first index not below key. */
+static size_t linear_lower_bound(const int *v, size_t n, int key)
+{
+    size_t i = 0;
+    while (i < n && v[i] < key)
+        i++;
+    return i;
+}
+
+static void the_lower_bound_is_the_first_element_not_below_the_key(void **state)
+{
+    (void)state;
+    static const int v[] = {1, 3, 3, 3, 7, 9, 9, 12};
+    size_t n = sizeof v / sizeof v[0];
+    for (int key = -1; key <= 14; key++)
+        assert_int_equal(sort_lower_bound(v, n, sizeof v[0], &key, cmp_int),
+                         linear_lower_bound(v, n, key));
+    int three = 3;
+    assert_int_equal(sort_lower_bound(v, n, sizeof v[0], &three, cmp_int), 1); /* the first 3 */
+    assert_int_equal(sort_lower_bound(v, 0, sizeof v[0], &three, cmp_int), 0); /* empty */
+    assert_int_equal(sort_lower_bound(NULL, 0, sizeof v[0], &three, cmp_int), 0);
+}
+
+/* Every length up to 40 and every key: the search agrees with a walk. */
+static void every_length_and_key_agrees_with_a_walk(void **state)
+{
+    (void)state;
+    int v[40];
+    for (size_t n = 0; n <= 40; n++) {
+        for (size_t i = 0; i < n; i++)
+            v[i] = (int)(2 * i + (i % 3 == 0)); /* ascending with gaps */
+        for (int key = -2; key < 2 * (int)n + 3; key++)
+            assert_int_equal(sort_lower_bound(v, n, sizeof v[0], &key, cmp_int),
+                             linear_lower_bound(v, n, key));
+    }
+}
+
+struct rec {
+    int64_t id;
+    const char *name;
+};
+
+static int rec_cmp_id(const void *element, const void *key)
+{
+    return sort_order_i64((*(struct rec *const *)element)->id, *(const int64_t *)key);
+}
+
+/* What push/ does: an array of pointers to records sorted by id. */
+static void arrays_of_pointers_are_searched_by_their_records_key(void **state)
+{
+    (void)state;
+    struct rec a = {-5, "a"}, b = {0, "b"}, c = {INT64_MAX, "c"};
+    struct rec *by_id[] = {&a, &b, &c};
+    int64_t keys[] = {INT64_MIN, -5, -4, 0, 1, INT64_MAX};
+    size_t want[] = {0, 0, 1, 1, 2, 2};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        assert_int_equal(sort_lower_bound(by_id, 3, sizeof by_id[0], &keys[i], rec_cmp_id),
+                         want[i]);
+}
+
+static void int64_comparison_sorts_ascending_across_the_whole_range(void **state)
+{
+    (void)state;
+    int64_t v[] = {INT64_MAX, 0, -1, INT64_MIN, 1, INT64_MIN + 1, INT64_MAX - 1, 0};
+    size_t n = sizeof v / sizeof v[0];
+    qsort(v, n, sizeof v[0], sort_cmp_i64);
+    for (size_t i = 1; i < n; i++)
+        assert_true(v[i - 1] <= v[i]);
+    assert_true(v[0] == INT64_MIN && v[n - 1] == INT64_MAX);
+    assert_int_equal(sort_order_i64(INT64_MIN, INT64_MAX), -1);
+    assert_int_equal(sort_order_i64(INT64_MAX, INT64_MIN), 1);
+    assert_int_equal(sort_order_i64(7, 7), 0);
+    assert_int_equal(sort_order_u64(UINT64_MAX, 0), 1);
+    int64_t key = -1;
+    assert_non_null(bsearch(&key, v, n, sizeof v[0], sort_cmp_i64));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_lower_bound_is_the_first_element_not_below_the_key),
+        cmocka_unit_test(every_length_and_key_agrees_with_a_walk),
+        cmocka_unit_test(arrays_of_pointers_are_searched_by_their_records_key),
+        cmocka_unit_test(int64_comparison_sorts_ascending_across_the_whole_range),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
