@@ -7,7 +7,7 @@
 #   make fuzz-merge NAME=x  merge a run's new corpus entries into fuzz/corpus/x
 #   make bench      benchmark (N=1000000, PROFILE=newsapi)
 #   make bench-pages  page extraction quality and speed (docs/extraction.md)
-# Knobs: SANITIZER=address,undefined CC=gcc V=1
+# Knobs: SANITIZER=address,undefined CC=gcc V=1 TEST_JOBS=cores PYTEST_JOBS=2*cores
 
 CC      ?= gcc
 ifeq ($(V),1)
