@@ -46,7 +46,7 @@ ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-f
 # time, as before.
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 PYTEST_JOBS ?= $(shell expr 2 \* $(TEST_JOBS))
-XDIST := $(shell test "$(PYTEST_JOBS)" -gt 1 2>/dev/null && $(PYTHON) -c 'import xdist' 2>/dev/null && \
+XDIST = $(shell test "$(PYTEST_JOBS)" -gt 1 2>/dev/null && $(PYTHON) -c 'import xdist' 2>/dev/null && \
            echo "-n $(PYTEST_JOBS) --dist loadfile")
 
 export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1
