@@ -7,7 +7,7 @@
 #   make fuzz-merge NAME=x  merge a run's new corpus entries into fuzz/corpus/x
 #   make bench      benchmark (N=1000000, PROFILE=newsapi)
 #   make bench-pages  page extraction quality and speed (docs/extraction.md)
-# Knobs: SANITIZER=address,undefined CC=gcc V=1
+# Knobs: SANITIZER=address,undefined CC=gcc V=1 TEST_JOBS=cores PYTEST_JOBS=2*cores
 
 CC      ?= gcc
 ifeq ($(V),1)
@@ -35,6 +35,19 @@ FUZZ_SRCS := $(filter-out fuzz/standalone.c,$(wildcard fuzz/fuzz_*.c))
 REL := build/release
 ASN := build/asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+# Tests on every core: make check builds with -j$(TEST_JOBS), make unit and
+# make fuzz-replay run TEST_JOBS binaries at a time, and the pytest suites
+# (api, cluster, reliability) spread their modules over PYTEST_JOBS
+# pytest-xdist workers (python3-pytest-xdist; --dist loadfile: a module
+# stays whole in one worker, with its fixtures and in its order, as in a
+# serial run). They wait more than they compute (servers, timeouts, polls),
+# hence twice the cores. TEST_JOBS=1 PYTEST_JOBS=1 runs everything one at a
+# time, as before.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+PYTEST_JOBS ?= $(shell expr 2 \* $(TEST_JOBS))
+XDIST = $(shell test "$(PYTEST_JOBS)" -gt 1 2>/dev/null && $(PYTHON) -c 'import xdist' 2>/dev/null && \
+           echo "-n $(PYTEST_JOBS) --dist loadfile")
 
 export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
@@ -114,7 +127,7 @@ $(ASN)/tests/%: tests/unit/%.c $(ASN)/libnewsd.a
 
 # scripts/run-unit.sh lists every skip at the end (tests/unit/test_skip.h).
 unit: $(UNIT_BINS)
-	@scripts/run-unit.sh $(UNIT_BINS)
+	@UNIT_JOBS=$(TEST_JOBS) scripts/run-unit.sh $(UNIT_BINS)
 
 # ---- fuzz corpora replayed under gcc + ASan -------------------------------
 FUZZ_REPLAY := $(FUZZ_SRCS:fuzz/%.c=$(ASN)/fuzz/%)
@@ -124,9 +137,11 @@ $(ASN)/fuzz/%: fuzz/%.c fuzz/standalone.c $(ASN)/libnewsd.a
 	$(Q)$(CC) $(CFLAGS_COMMON) -Wno-missing-prototypes -O1 $(ASAN_FLAGS) -o $@ $< fuzz/standalone.c \
 	    $(ASN)/libnewsd.a $(PKG_LIBS) $(LIBS_EXTRA)
 
+# One harness a job, TEST_JOBS at once; -O prints each one's lines together.
 fuzz-replay: $(FUZZ_REPLAY)
-	@set -e; for f in $(FUZZ_REPLAY); do n=$$(basename $$f); n=$${n#fuzz_}; \
-	    echo "== replay $$n"; $$f fuzz/corpus/$$n; done
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) -O $(FUZZ_REPLAY:$(ASN)/fuzz/fuzz_%=fuzz-replay-%)
+fuzz-replay-%: $(ASN)/fuzz/fuzz_%
+	@echo "== replay $*"; $< fuzz/corpus/$*
 
 # ---- libFuzzer (clang) ----------------------------------------------------
 SECONDS ?= 60
@@ -170,17 +185,17 @@ fuzz-merge:
 
 # ---- API tests against a real server --------------------------------------
 api-test: build/newsd
-	NEWSD_BIN=$(CURDIR)/build/newsd $(PYTHON) -m pytest -q tests/api
+	NEWSD_BIN=$(CURDIR)/build/newsd $(PYTHON) -m pytest -q $(XDIST) tests/api
 
 # Cluster mode (issue 7): nodes on one throwaway PostgreSQL
 # (scripts/pg-test-server.sh) checked against embedded mode (tests/cluster).
 # test_store_pg (tests/unit) skips without a database; here it gets one.
 cluster-test: build/newsd $(ASN)/tests/test_store_pg
 	NEWSD_BIN=$(CURDIR)/build/newsd NEWSD_TEST_STORE_PG=$(CURDIR)/$(ASN)/tests/test_store_pg \
-	    $(PYTHON) -m pytest -q tests/cluster
+	    $(PYTHON) -m pytest -q $(XDIST) tests/cluster
 
 api-test-asan: $(ASN)/newsd
-	NEWSD_BIN=$(CURDIR)/$(ASN)/newsd NEWSD_ASAN=1 $(PYTHON) -m pytest -q tests/api
+	NEWSD_BIN=$(CURDIR)/$(ASN)/newsd NEWSD_ASAN=1 $(PYTHON) -m pytest -q $(XDIST) tests/api
 
 # ---- the purpose-built index (issue 9, docs/engine.md) -----------------------
 # test_index_engine and test_match also link bench/common.c: their
@@ -200,10 +215,13 @@ unit-engine: $(ASN)/tests/test_index_engine
 # The whole API suite with SQLite FTS5 as the search backend (the default
 # is the engine; FTS5 stays a supported backend and the tests' oracle).
 api-test-fts5: build/newsd
-	NEWSD_INDEX=fts5 NEWSD_BIN=$(CURDIR)/build/newsd $(PYTHON) -m pytest -q tests/api
+	NEWSD_INDEX=fts5 NEWSD_BIN=$(CURDIR)/build/newsd $(PYTHON) -m pytest -q $(XDIST) tests/api
 
+# Every binary first, on TEST_JOBS cores (the steps after would otherwise
+# link theirs one at a time); then the steps, each spread over the cores.
 check: deps-test
-	$(MAKE) build/newsd $(ASN)/newsd
+	$(MAKE) -j$(TEST_JOBS) build/newsd $(ASN)/newsd $(UNIT_BINS) $(FUZZ_REPLAY) $(RELY_TOOLS) \
+	    $(BENCH_BINS)
 	$(MAKE) docs-check
 	$(MAKE) unit
 	$(MAKE) fuzz-replay
@@ -253,7 +271,7 @@ $(REL)/tests/reliability/%: tests/reliability/%.c $(REL)/libnewsd.a
 
 reliability-test: build/newsd $(RELY_TOOLS) $(REL)/bench/gen
 	NEWSD_BIN=$(CURDIR)/build/newsd NEWSD_TOOLS=$(CURDIR)/$(REL)/tests/reliability \
-	    $(PYTHON) -m pytest -q tests/reliability
+	    $(PYTHON) -m pytest -q $(XDIST) tests/reliability
 
 # ---- the search page in headless Chromium (issue 10) -----------------------
 # playwright-core from tests/web/package-lock.json drives Debian's chromium;

@@ -17,7 +17,7 @@ libpq-dev nettle-dev libzstd-dev tzdata
 "
 TEST="
 clang libclang-rt-dev libcmocka-dev postgresql
-python3-pytest python3-requests wrk
+python3-pytest python3-pytest-xdist python3-requests wrk
 python3-jsonschema python3-yaml chromium python3-readability nginx openssl
 python3-feedparser
 "

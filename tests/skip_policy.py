@@ -19,12 +19,20 @@ Every skip is listed with its reason in the short summary (as -rs would),
 and a last line counts them by kind, so `make check` says what did not run.
 
 conftest.py files install it with skip_policy.install(config) from their
-pytest_configure; installing twice is a no-op (pytest tests/ loads several)."""
+pytest_configure; installing twice is a no-op (pytest tests/ loads several).
+
+With pytest-xdist (make check runs tests/api with -n), a test's report is
+made in a worker and shown by the controller: the kind of a skip travels
+with the report (its user_properties), and the controller counts and lists
+them, so the summary is the same with or without -n."""
 import os
 
 import pytest
 
 NAME = "newsd-skip-policy"
+# user_properties of a skipped test's report: the kind of skip, and the reason
+KIND = "newsd_skip"
+REASON = "newsd_skip_reason"
 CI = os.environ.get("CI", "").lower() == "true"
 
 
@@ -70,17 +78,32 @@ class _Policy:
             return
         reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
         reason = reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason
+        # A copy: the report's list is the item's own, shared with its
+        # other phases' reports.
+        rep.user_properties = list(rep.user_properties)
         if getattr(item, "newsd_by_design", False):
-            self.by_design.append(item.nodeid)
+            rep.user_properties.append((KIND, "by design"))
             # listed at the test, not at this file's pytest.skip()
             path, line, _ = item.location
             rep.longrepr = (path, (line or 0) + 1, "Skipped: " + reason)
             return
-        self.precondition.append((item.nodeid, reason))
+        rep.user_properties.append((KIND, "precondition"))
+        rep.user_properties.append((REASON, reason))
         if CI:
             rep.outcome = "failed"
             rep.longrepr = ("CI=true: a missing precondition is a failure here, the test must "
                             "run (%s)" % reason)
+
+    def pytest_runtest_logreport(self, report):
+        """Counted where the reports are shown: in the one process, or in
+        xdist's controller (the workers' copies of this plugin show nothing)."""
+        props = dict(p for p in report.user_properties
+                     if isinstance(p, (tuple, list)) and len(p) == 2)
+        kind = props.get(KIND)
+        if kind == "by design":
+            self.by_design.append(report.nodeid)
+        elif kind == "precondition":
+            self.precondition.append((report.nodeid, props.get(REASON, "")))
 
     def pytest_terminal_summary(self, terminalreporter):
         if not self.by_design and not self.precondition:

@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 
 from harness import BIN, REPO, cli_ok  # noqa: E402
 import gen_articles  # noqa: E402
+import longest_first  # noqa: E402
 import skip_policy  # noqa: E402
 
 TOOLS = os.environ.get("NEWSD_TOOLS") or os.path.join(REPO, "build", "release", "tests",
@@ -31,6 +32,16 @@ LONG = os.environ.get("RELIABILITY_LONG") == "1"
 
 def pytest_configure(config):
     skip_policy.install(config)  # every skip shown; in CI a precondition skip fails
+
+
+# tests/longest_first.py (--durations=0 summed by file, 2026-11-28: the
+# crash test and the load test ~45 s each of ~220 s).
+LONGEST_FIRST = ["test_crash", "test_load", "test_alert_fairness", "test_crawl_crash",
+                 "test_engine_damage", "test_retention", "test_disk_full", "test_wal"]
+
+
+def pytest_collection_modifyitems(config, items):
+    longest_first.sort(config, items, LONGEST_FIRST)
 
 
 @pytest.fixture
