@@ -134,6 +134,26 @@ static void authors_by_id_and_by_label(void **state)
     assert_author("", "<h5>Von der Idee zum fertigen Produkt</h5>", NULL);
 }
 
+/* The label in an element of its own, the name in the next one ("<span>By
+ * </span><a>Jane Doe</a>", "<h5>Autor:</h5> Jane Doe"); "von" in lower
+ * case; a label inside a longer line that fails is looked for again in
+ * the shorter lines it holds. */
+static void authors_after_a_label_of_their_own(void **state)
+{
+    (void)state;
+    assert_author("", "<div><span>By</span><span><a href=\"/team/ab\">Alex Bozarjian</a></span></div>",
+                  "Alex Bozarjian");
+    assert_author("", "<div><h5>Autor: </h5>Peter Maahn</div>", "Peter Maahn");
+    assert_author("", "<p><i>von Daniela Obers</i></p>", "Daniela Obers");
+    /* the outer line is a date after the name; the inner one is the name */
+    assert_author("", "<div><div><span>By</span><span>Alex Bozarjian</span></div>"
+                      "<div>Thursday, November 9, 2023 4:41AM</div></div>",
+                  "Alex Bozarjian");
+    /* a label alone followed by a sentence names no one */
+    assert_author("", "<div><span>By</span><span>the way, the river is high</span></div>", NULL);
+    assert_author("", "<p>von der Idee zum fertigen Produkt</p>", NULL);
+}
+
 static void commenters_are_not_the_author(void **state)
 {
     (void)state;
@@ -153,6 +173,7 @@ int main(void)
         cmocka_unit_test(metadata_authors_are_read_in_order),
         cmocka_unit_test(what_names_no_one_is_refused),
         cmocka_unit_test(authors_by_id_and_by_label),
+        cmocka_unit_test(authors_after_a_label_of_their_own),
         cmocka_unit_test(commenters_are_not_the_author),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
