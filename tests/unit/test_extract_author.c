@@ -152,6 +152,32 @@ static void authors_after_a_label_of_their_own(void **state)
     /* a label alone followed by a sentence names no one */
     assert_author("", "<div><span>By</span><span>the way, the river is high</span></div>", NULL);
     assert_author("", "<p>von der Idee zum fertigen Produkt</p>", NULL);
+    /* a term and its description */
+    assert_author("", "<dl><dt>Auteur</dt>\n<dd><a href=\"/staff/ug/\">Uriel Gadessaud</a></dd>"
+                      "<dt>Date</dt><dd>2 mars 2020</dd></dl>",
+                  "Uriel Gadessaud");
+    /* in a block whose class says boilerplate ("header"), when nothing
+     * outside it says who wrote the page */
+    assert_author("", "<div class=\"header\"><address>By <a href=\"/author/ta/\">Tim Anderson"
+                      "</a></address></div>",
+                  "Tim Anderson");
+}
+
+/* The site's name as JSON-LD's author is refused unless the author says it
+ * is a Person: a blogger whose site bears their name (Yoast's @graph). */
+static void a_person_may_share_the_sites_name(void **state)
+{
+    (void)state;
+    assert_author("<script type=\"application/ld+json\">{\"@graph\":[{\"@type\":\"WebSite\","
+                  "\"name\":\"Wolfgang Schmale\"},{\"@type\":\"Article\",\"author\":"
+                  "{\"@id\":\"#p1\"}},{\"@type\":[\"Person\"],\"@id\":\"#p1\","
+                  "\"name\":\"Wolfgang Schmale\"}]}</script>"
+                  "<meta property=\"og:site_name\" content=\"Wolfgang Schmale\">",
+                  "", "Wolfgang Schmale");
+    assert_author("<meta property=\"og:site_name\" content=\"Daily Example\">"
+                  "<script type=\"application/ld+json\">{\"@type\":\"Article\",\"author\":"
+                  "[{\"@type\":\"Organization\",\"name\":\"Daily Example\"}]}</script>",
+                  "", NULL);
 }
 
 static void commenters_are_not_the_author(void **state)
@@ -174,6 +200,7 @@ int main(void)
         cmocka_unit_test(what_names_no_one_is_refused),
         cmocka_unit_test(authors_by_id_and_by_label),
         cmocka_unit_test(authors_after_a_label_of_their_own),
+        cmocka_unit_test(a_person_may_share_the_sites_name),
         cmocka_unit_test(commenters_are_not_the_author),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1217,7 +1217,8 @@ static bool starts_with_byline_label(const char *s)
      * heading; the names that must follow keep a sentence out */
     static const char *const labels[] = {"By ",      "Von ",     "Par ",    "Por ",
                                          "Door ",    "Written by ", "Written by: ", "By: ", "Autor: ", "Autorin: ",
-                                         "Autor ",   "Text: ",   "Text von ", "von ", "by "};
+                                         "Autor ",   "Text: ",   "Text von ", "von ", "by ",
+                                         "Auteur ", "Auteur : ", "Author ", "Author: "};
     for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++) {
         size_t n = strlen(labels[k]);
         if (strncmp(s, labels[k], n) != 0)
@@ -1232,7 +1233,8 @@ static bool starts_with_byline_label(const char *s)
 static bool is_byline_label_alone(const char *s)
 {
     static const char *const alone[] = {"By", "By:", "Von", "Von:", "Par", "Por", "Autor:",
-                                        "Autorin:", "Author:", "Text:", "Written by"};
+                                        "Autorin:", "Author:", "Text:", "Written by", "Auteur",
+                                        "Auteur :", "Author", "Autor", "Autorin"};
     size_t n = strlen(s);
     while (n > 0 && s[n - 1] == ' ')
         n--;
@@ -1270,11 +1272,11 @@ static bool reads_as_names(const char *s)
 
 /* The first short visible line outside comments and widgets that starts
  * with a byline's label and names people. It leaves the main text. */
-static char *labelled_byline(struct ctx *c, const char *site)
+static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
 {
     const struct xdom *d = c->d;
     struct nfo *f = c->f;
-    mark_gone(c, STRIP_UNLIKELY);
+    mark_gone(c, flags);
     sum_pass(c);
     struct buf b;
     buf_init(&b, 0);
@@ -1284,7 +1286,7 @@ static char *labelled_byline(struct ctx *c, const char *site)
         if (f[i].gone || t == XTAG_TEXT || f[i].tlen < 2 || f[i].tlen > LABELLED_MAX_CHARS ||
             !(t == XTAG_p || t == XTAG_span || t == XTAG_div || t == XTAG_small ||
               t == XTAG_em || t == XTAG_strong || t == XTAG_b || t == XTAG_li ||
-              t == XTAG_h5 || t == XTAG_h6 || t == XTAG_address))
+              t == XTAG_h5 || t == XTAG_h6 || t == XTAG_address || t == XTAG_dt))
             continue;
         buf_reset(&b);
         xdom_text_line(d, i, &b, 128);
@@ -1292,6 +1294,8 @@ static char *labelled_byline(struct ctx *c, const char *site)
          * Doe</a>", "<h5>Autor:</h5> Jane Doe"): the line goes on with the
          * element's next sibling */
         uint32_t next = d->nodes[i].next;
+        while (next != 0 && d->nodes[next].tag == XTAG_TEXT && f[next].tlen == 0)
+            next = d->nodes[next].next; /* the white space between <dt> and <dd> */
         bool split = !buf_error(&b) && b.data && is_byline_label_alone(b.data) && next != 0;
         if (split)
             xdom_text_line(d, next, &b, 128);
@@ -1312,13 +1316,15 @@ static char *labelled_byline(struct ctx *c, const char *site)
 
 /* Outside the boilerplate first (a menu's "Sign in" may have an author
  * class), then in it: a theme's entry header often says "header"; then a
- * line that says "By …" with no class. */
+ * line that says "By …" with no class, the same two ways. */
 static char *byline_of_page(struct ctx *c, const char *site)
 {
     char *s = byline_in(c, site, STRIP_UNLIKELY);
     if (!s)
         s = byline_in(c, site, 0);
-    return s ? s : labelled_byline(c, site);
+    if (!s)
+        s = labelled_byline(c, site, STRIP_UNLIKELY);
+    return s ? s : labelled_byline(c, site, 0);
 }
 
 /* ---- the lead ----------------------------------------------------------------- */
