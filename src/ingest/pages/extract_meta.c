@@ -105,7 +105,6 @@ struct meta_state {
     char *ld_title, *ld_name, *ld_headline, *ld_author, *ld_desc, *ld_published, *ld_image,
         *ld_site;
     bool ld_article; /* a JSON-LD object of an article type */
-    bool ld_author_person; /* ld_author's object says "@type": "Person" */
     const json_t *ld_graph; /* the list being read, where an {"@id": …} is looked up */
     uint32_t title_node, html_node, base_node, canonical_node, image_src_node, time_node;
 };
@@ -162,42 +161,19 @@ static char *json_str(struct meta_state *m, const json_t *v)
  * article's author is {"@id": ".../#/schema/person/…"}, the Person beside
  * it in the graph has the name), that of the object with the same @id in
  * the list being read. */
-static const json_t *ref_object(const struct meta_state *m, const json_t *o)
+static const json_t *ref_name(const struct meta_state *m, const json_t *o)
 {
+    const json_t *name = json_object_get(o, "name");
     const json_t *id = json_object_get(o, "@id");
-    if (json_object_get(o, "name") || !json_is_string(id) || !json_is_array(m->ld_graph))
-        return o;
+    if (name || !json_is_string(id) || !json_is_array(m->ld_graph))
+        return name;
     for (size_t i = 0; i < json_array_size(m->ld_graph); i++) {
         const json_t *e = json_array_get(m->ld_graph, i);
         const json_t *eid = json_is_object(e) ? json_object_get(e, "@id") : NULL;
         if (e != o && json_is_string(eid) && json_equal(eid, id))
-            return e;
+            return json_object_get(e, "name");
     }
     return NULL;
-}
-
-static const json_t *ref_name(const struct meta_state *m, const json_t *o)
-{
-    const json_t *e = ref_object(m, o);
-    return e ? json_object_get(e, "name") : NULL;
-}
-
-/* The author v (an object, or an array whose first element is one) says
- * it is a Person ("@type": "Person" or ["Person"]), by itself or by @id. */
-static bool names_a_person(const struct meta_state *m, const json_t *v)
-{
-    if (json_is_array(v))
-        v = json_array_get(v, 0);
-    const json_t *o = json_is_object(v) ? ref_object(m, v) : NULL;
-    const json_t *t = o ? json_object_get(o, "@type") : NULL;
-    if (json_is_string(t))
-        return strcmp(json_string_value(t), "Person") == 0;
-    for (size_t i = 0; json_is_array(t) && i < json_array_size(t) && i < 8; i++) {
-        const json_t *e = json_array_get(t, i);
-        if (json_is_string(e) && strcmp(json_string_value(e), "Person") == 0)
-            return true;
-    }
-    return false;
 }
 
 /* A name: a string, {"name": …} (or {"@id": …}, ref_name), or an array of
@@ -244,11 +220,8 @@ static void jsonld_article(struct meta_state *m, const json_t *o)
         m->ld_headline = json_str(m, json_object_get(o, "headline"));
         m->ld_title = m->ld_name ? m->ld_name : m->ld_headline;
     }
-    if (!m->ld_author) {
-        const json_t *author = json_object_get(o, "author");
-        m->ld_author = json_names(m, author);
-        m->ld_author_person = m->ld_author && names_a_person(m, author);
-    }
+    if (!m->ld_author)
+        m->ld_author = json_names(m, json_object_get(o, "author"));
     if (!m->ld_desc)
         m->ld_desc = json_str(m, json_object_get(o, "description"));
     if (!m->ld_published)
@@ -426,10 +399,11 @@ static const char *const byline_labels[] = {
     "zeige alle beiträge von", "alle beiträge von", "view all posts by", "all posts by",
     "ein beitrag von", "beitrag von", "veröffentlicht von", "geschrieben von", "verfasst von",
     "written by", "posted by", "published by", "publié par", "escrito por", "publicado por",
-    "napisał", "autorin", "autor", "auteur", "author", "von", "vom", "by", "par", "por", "door"};
+    "napisał", "autorin", "autor", "auteur", "author", "text von", "text:", "von", "vom", "by",
+    "par", "por", "door"};
 
 /* Where a byline's names end: a date, a place, a separator. */
-static const char *const byline_stops[] = {" · ", " • ", " | ", "|", " - ", " – ", " — ", " / ", "→",
+static const char *const byline_stops[] = {" · ", "•", " | ", "|", " - ", " – ", " — ", " / ", "→",
                                            " am ", " on ", " le ", " el ", " in ", " at ",
                                            " um "};
 
@@ -840,10 +814,7 @@ int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct ex
     /* byline: JSON-LD, then the <meta> names, each only when it names
      * someone; the page's author line is extract.c's */
     char *site = first_of(&m, MF_SITE);
-    /* the site's name as the author is a plugin's default, unless the
-     * author is a Person: a blogger whose site bears their name */
-    out->byline = xmeta_byline_clean(a, m.ld_author,
-                                     m.ld_author_person ? NULL : site ? site : m.ld_site, &m.rc);
+    out->byline = xmeta_byline_clean(a, m.ld_author, site ? site : m.ld_site, &m.rc);
     for (size_t k = 0; k < N_META_NAMES && !out->byline; k++) {
         if (meta_names[k].field != MF_AUTHOR || !m.meta[k])
             continue;
