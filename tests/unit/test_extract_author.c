@@ -175,6 +175,11 @@ static void the_sites_name_gives_way_to_the_author_line(void **state)
                   "<div class=\"byline\">Emma Ducros</div>", "Emma Ducros");
     assert_author("", "<span class=\"author\">Ada Lovelace\u2022 15 min read</span>", "Ada Lovelace");
     assert_author("", "<p>Text: Klausmartin Friedrich</p>", "Klausmartin Friedrich");
+    /* the pictures' credit after the writer's name is not the writer */
+    assert_author("", "<span class=\"byline\">Text von Christian Seiler Illustration von Markus "
+                      "Roost</span>",
+                  "Christian Seiler");
+    assert_author("", "<span class=\"byline\">By Jane Doe Photos by John Roe</span>", "Jane Doe");
     /* "Text und Interview" is no label: the line is left whole */
     assert_author("", "<span class=\"byline\">Text und Interview</span>", "Text und Interview");
 }

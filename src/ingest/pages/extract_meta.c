@@ -405,7 +405,12 @@ static const char *const byline_labels[] = {
 /* Where a byline's names end: a date, a place, a separator. */
 static const char *const byline_stops[] = {" · ", "•", " | ", "|", " - ", " – ", " — ", " / ", "→",
                                            " am ", " on ", " le ", " el ", " in ", " at ",
-                                           " um "};
+                                           " um ",
+                                           /* a credit for the pictures after the writer's */
+                                           " Illustration von ", " Illustrationen von ",
+                                           " Illustration: ", " Fotos von ", " Foto von ",
+                                           " Fotos: ", " Foto: ", " Photos: ", " Photo: ",
+                                           " Photos by ", " Photo by ", " Illustrations by "};
 
 /* Months that, a day after them, start the date after the names. */
 static const char *const byline_months[] = {
