@@ -141,25 +141,29 @@ static void authors_by_id_and_by_label(void **state)
 static void authors_after_a_label_of_their_own(void **state)
 {
     (void)state;
-    assert_author("", "<div><span>By</span><span><a href=\"/team/ab\">Alex Bozarjian</a></span></div>",
+    assert_author("",
+                  "<div><span>By</span><span><a href=\"/team/ab\">Alex Bozarjian</a></span></div>",
                   "Alex Bozarjian");
     assert_author("", "<div><h5>Autor: </h5>Peter Maahn</div>", "Peter Maahn");
     assert_author("", "<p><i>von Daniela Obers</i></p>", "Daniela Obers");
     /* the outer line is a date after the name; the inner one is the name */
-    assert_author("", "<div><div><span>By</span><span>Alex Bozarjian</span></div>"
-                      "<div>Thursday, November 9, 2023 4:41AM</div></div>",
+    assert_author("",
+                  "<div><div><span>By</span><span>Alex Bozarjian</span></div>"
+                  "<div>Thursday, November 9, 2023 4:41AM</div></div>",
                   "Alex Bozarjian");
     /* a label alone followed by a sentence names no one */
     assert_author("", "<div><span>By</span><span>the way, the river is high</span></div>", NULL);
     assert_author("", "<p>von der Idee zum fertigen Produkt</p>", NULL);
     /* a term and its description */
-    assert_author("", "<dl><dt>Auteur</dt>\n<dd><a href=\"/staff/ug/\">Uriel Gadessaud</a></dd>"
-                      "<dt>Date</dt><dd>2 mars 2020</dd></dl>",
+    assert_author("",
+                  "<dl><dt>Auteur</dt>\n<dd><a href=\"/staff/ug/\">Uriel Gadessaud</a></dd>"
+                  "<dt>Date</dt><dd>2 mars 2020</dd></dl>",
                   "Uriel Gadessaud");
     /* in a block whose class says boilerplate ("header"), when nothing
      * outside it says who wrote the page */
-    assert_author("", "<div class=\"header\"><address>By <a href=\"/author/ta/\">Tim Anderson"
-                      "</a></address></div>",
+    assert_author("",
+                  "<div class=\"header\"><address>By <a href=\"/author/ta/\">Tim Anderson"
+                  "</a></address></div>",
                   "Tim Anderson");
 }
 
@@ -173,11 +177,13 @@ static void the_sites_name_gives_way_to_the_author_line(void **state)
                   "<script type=\"application/ld+json\">{\"@type\":\"NewsArticle\",\"author\":"
                   "{\"@type\":\"Person\",\"name\":\"The Opinion\"}}</script>",
                   "<div class=\"byline\">Emma Ducros</div>", "Emma Ducros");
-    assert_author("", "<span class=\"author\">Ada Lovelace\u2022 15 min read</span>", "Ada Lovelace");
+    assert_author("", "<span class=\"author\">Ada Lovelace\u2022 15 min read</span>",
+                  "Ada Lovelace");
     assert_author("", "<p>Text: Klausmartin Friedrich</p>", "Klausmartin Friedrich");
     /* the pictures' credit after the writer's name is not the writer */
-    assert_author("", "<span class=\"byline\">Text von Christian Seiler Illustration von Markus "
-                      "Roost</span>",
+    assert_author("",
+                  "<span class=\"byline\">Text von Christian Seiler Illustration von Markus "
+                  "Roost</span>",
                   "Christian Seiler");
     assert_author("", "<span class=\"byline\">By Jane Doe Photos by John Roe</span>", "Jane Doe");
     /* "Text und Interview" is no label: the line is left whole */

@@ -1215,10 +1215,10 @@ static bool starts_with_byline_label(const char *s)
 {
     /* "von" and "by" in lower case too: "von Daniela Obers" under a
      * heading; the names that must follow keep a sentence out */
-    static const char *const labels[] = {"By ",      "Von ",     "Par ",    "Por ",
-                                         "Door ",    "Written by ", "Written by: ", "By: ", "Autor: ", "Autorin: ",
-                                         "Autor ",   "Text: ",   "Text von ", "von ", "by ",
-                                         "Auteur ", "Auteur : ", "Author ", "Author: "};
+    static const char *const labels[] = {
+        "By ",  "Von ",    "Par ",      "Por ",    "Door ",   "Written by ", "Written by: ",
+        "By: ", "Autor: ", "Autorin: ", "Autor ",  "Text: ",  "Text von ",   "von ",
+        "by ",  "Auteur ", "Auteur : ", "Author ", "Author: "};
     for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++) {
         size_t n = strlen(labels[k]);
         if (strncmp(s, labels[k], n) != 0)
@@ -1232,9 +1232,9 @@ static bool starts_with_byline_label(const char *s)
 /* s is a byline's label and nothing more ("By", "Autor:"). */
 static bool is_byline_label_alone(const char *s)
 {
-    static const char *const alone[] = {"By", "By:", "Von", "Von:", "Par", "Por", "Autor:",
-                                        "Autorin:", "Author:", "Text:", "Written by", "Auteur",
-                                        "Auteur :", "Author", "Autor", "Autorin"};
+    static const char *const alone[] = {
+        "By",      "By:",   "Von",        "Von:",   "Par",      "Por",    "Autor:", "Autorin:",
+        "Author:", "Text:", "Written by", "Auteur", "Auteur :", "Author", "Autor",  "Autorin"};
     size_t n = strlen(s);
     while (n > 0 && s[n - 1] == ' ')
         n--;
@@ -1284,9 +1284,9 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
     for (uint32_t i = 1; i < d->n && !found; i++) {
         enum xtag t = (enum xtag)d->nodes[i].tag;
         if (f[i].gone || t == XTAG_TEXT || f[i].tlen < 2 || f[i].tlen > LABELLED_MAX_CHARS ||
-            !(t == XTAG_p || t == XTAG_span || t == XTAG_div || t == XTAG_small ||
-              t == XTAG_em || t == XTAG_strong || t == XTAG_b || t == XTAG_li ||
-              t == XTAG_h5 || t == XTAG_h6 || t == XTAG_address || t == XTAG_dt))
+            !(t == XTAG_p || t == XTAG_span || t == XTAG_div || t == XTAG_small || t == XTAG_em ||
+              t == XTAG_strong || t == XTAG_b || t == XTAG_li || t == XTAG_h5 || t == XTAG_h6 ||
+              t == XTAG_address || t == XTAG_dt))
             continue;
         buf_reset(&b);
         xdom_text_line(d, i, &b, 128);
