@@ -134,6 +134,62 @@ static void authors_by_id_and_by_label(void **state)
     assert_author("", "<h5>Von der Idee zum fertigen Produkt</h5>", NULL);
 }
 
+/* The label in an element of its own, the name in the next one ("<span>By
+ * </span><a>Jane Doe</a>", "<h5>Autor:</h5> Jane Doe"); "von" in lower
+ * case; a label inside a longer line that fails is looked for again in
+ * the shorter lines it holds. */
+static void authors_after_a_label_of_their_own(void **state)
+{
+    (void)state;
+    assert_author("",
+                  "<div><span>By</span><span><a href=\"/team/ab\">Alex Bozarjian</a></span></div>",
+                  "Alex Bozarjian");
+    assert_author("", "<div><h5>Autor: </h5>Peter Maahn</div>", "Peter Maahn");
+    assert_author("", "<p><i>von Daniela Obers</i></p>", "Daniela Obers");
+    /* the outer line is a date after the name; the inner one is the name */
+    assert_author("",
+                  "<div><div><span>By</span><span>Alex Bozarjian</span></div>"
+                  "<div>Thursday, November 9, 2023 4:41AM</div></div>",
+                  "Alex Bozarjian");
+    /* a label alone followed by a sentence names no one */
+    assert_author("", "<div><span>By</span><span>the way, the river is high</span></div>", NULL);
+    assert_author("", "<p>von der Idee zum fertigen Produkt</p>", NULL);
+    /* a term and its description */
+    assert_author("",
+                  "<dl><dt>Auteur</dt>\n<dd><a href=\"/staff/ug/\">Uriel Gadessaud</a></dd>"
+                  "<dt>Date</dt><dd>2 mars 2020</dd></dl>",
+                  "Uriel Gadessaud");
+    /* in a block whose class says boilerplate ("header"), when nothing
+     * outside it says who wrote the page */
+    assert_author("",
+                  "<div class=\"header\"><address>By <a href=\"/author/ta/\">Tim Anderson"
+                  "</a></address></div>",
+                  "Tim Anderson");
+}
+
+/* The site's name as JSON-LD's author is refused even when typed Person
+ * (a plugin's default often is): the page's own author line wins. A
+ * bullet glued to the name ends it; "Text:" is a label. */
+static void the_sites_name_gives_way_to_the_author_line(void **state)
+{
+    (void)state;
+    assert_author("<meta property=\"og:site_name\" content=\"The Opinion\">"
+                  "<script type=\"application/ld+json\">{\"@type\":\"NewsArticle\",\"author\":"
+                  "{\"@type\":\"Person\",\"name\":\"The Opinion\"}}</script>",
+                  "<div class=\"byline\">Emma Ducros</div>", "Emma Ducros");
+    assert_author("", "<span class=\"author\">Ada Lovelace\u2022 15 min read</span>",
+                  "Ada Lovelace");
+    assert_author("", "<p>Text: Klausmartin Friedrich</p>", "Klausmartin Friedrich");
+    /* the pictures' credit after the writer's name is not the writer */
+    assert_author("",
+                  "<span class=\"byline\">Text von Christian Seiler Illustration von Markus "
+                  "Roost</span>",
+                  "Christian Seiler");
+    assert_author("", "<span class=\"byline\">By Jane Doe Photos by John Roe</span>", "Jane Doe");
+    /* "Text und Interview" is no label: the line is left whole */
+    assert_author("", "<span class=\"byline\">Text und Interview</span>", "Text und Interview");
+}
+
 static void commenters_are_not_the_author(void **state)
 {
     (void)state;
@@ -153,6 +209,8 @@ int main(void)
         cmocka_unit_test(metadata_authors_are_read_in_order),
         cmocka_unit_test(what_names_no_one_is_refused),
         cmocka_unit_test(authors_by_id_and_by_label),
+        cmocka_unit_test(authors_after_a_label_of_their_own),
+        cmocka_unit_test(the_sites_name_gives_way_to_the_author_line),
         cmocka_unit_test(commenters_are_not_the_author),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1156,15 +1156,22 @@ static bool in_other_voice(const struct xdom *d, uint32_t i)
     return false;
 }
 
+/* The names in the author's line line[0..n), or NULL. */
+static char *byline_names_of(struct ctx *c, const char *line, size_t n, const char *site)
+{
+    char *s = n ? xtext_clean(c->a, line, n, EXTRACT_MAX_FIELD, false, &c->rc) : NULL;
+    return xmeta_byline_clean(c->a, s, site, &c->rc);
+}
+
 /* The names in the author's line from node from, or NULL. */
 static char *byline_names(struct ctx *c, uint32_t from, const char *site)
 {
     struct buf b;
     buf_init(&b, 0);
     xdom_text_line(c->d, from, &b, EXTRACT_MAX_FIELD);
-    char *s = b.len ? xtext_clean(c->a, b.data, b.len, EXTRACT_MAX_FIELD, false, &c->rc) : NULL;
+    char *s = buf_error(&b) ? NULL : byline_names_of(c, b.data, b.len, site);
     buf_release(&b);
-    return xmeta_byline_clean(c->a, s, site, &c->rc);
+    return s;
 }
 
 /* The author's line when the metadata has none: the first visible element
@@ -1206,9 +1213,12 @@ static char *byline_in(struct ctx *c, const char *site, unsigned flags)
  * with no class. */
 static bool starts_with_byline_label(const char *s)
 {
-    static const char *const labels[] = {"By ",      "Von ",     "Par ",    "Por ",
-                                         "Door ",    "Written by ", "Written by: ", "By: ", "Autor: ", "Autorin: ",
-                                         "Autor ",   "Text: ",   "Text von "};
+    /* "von" and "by" in lower case too: "von Daniela Obers" under a
+     * heading; the names that must follow keep a sentence out */
+    static const char *const labels[] = {
+        "By ",  "Von ",    "Par ",      "Por ",    "Door ",   "Written by ", "Written by: ",
+        "By: ", "Autor: ", "Autorin: ", "Autor ",  "Text: ",  "Text von ",   "von ",
+        "by ",  "Auteur ", "Auteur : ", "Author ", "Author: "};
     for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++) {
         size_t n = strlen(labels[k]);
         if (strncmp(s, labels[k], n) != 0)
@@ -1216,6 +1226,21 @@ static bool starts_with_byline_label(const char *s)
         unsigned char ch = (unsigned char)s[n];
         return (ch >= 'A' && ch <= 'Z') || ch >= 0xC3; /* a capital, or a letter outside ASCII */
     }
+    return false;
+}
+
+/* s is a byline's label and nothing more ("By", "Autor:"). */
+static bool is_byline_label_alone(const char *s)
+{
+    static const char *const alone[] = {
+        "By",      "By:",   "Von",        "Von:",   "Par",      "Por",    "Autor:", "Autorin:",
+        "Author:", "Text:", "Written by", "Auteur", "Auteur :", "Author", "Autor",  "Autorin"};
+    size_t n = strlen(s);
+    while (n > 0 && s[n - 1] == ' ')
+        n--;
+    for (size_t k = 0; k < sizeof alone / sizeof alone[0]; k++)
+        if (strlen(alone[k]) == n && strncmp(s, alone[k], n) == 0)
+            return true;
     return false;
 }
 
@@ -1247,34 +1272,43 @@ static bool reads_as_names(const char *s)
 
 /* The first short visible line outside comments and widgets that starts
  * with a byline's label and names people. It leaves the main text. */
-static char *labelled_byline(struct ctx *c, const char *site)
+static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
 {
     const struct xdom *d = c->d;
     struct nfo *f = c->f;
-    mark_gone(c, STRIP_UNLIKELY);
+    mark_gone(c, flags);
     sum_pass(c);
     struct buf b;
     buf_init(&b, 0);
     char *found = NULL;
     for (uint32_t i = 1; i < d->n && !found; i++) {
         enum xtag t = (enum xtag)d->nodes[i].tag;
-        if (f[i].gone || t == XTAG_TEXT || f[i].tlen < 5 || f[i].tlen > LABELLED_MAX_CHARS ||
-            !(t == XTAG_p || t == XTAG_span || t == XTAG_div || t == XTAG_small ||
-              t == XTAG_em || t == XTAG_strong || t == XTAG_li || t == XTAG_h5 || t == XTAG_h6))
+        if (f[i].gone || t == XTAG_TEXT || f[i].tlen < 2 || f[i].tlen > LABELLED_MAX_CHARS ||
+            !(t == XTAG_p || t == XTAG_span || t == XTAG_div || t == XTAG_small || t == XTAG_em ||
+              t == XTAG_strong || t == XTAG_b || t == XTAG_li || t == XTAG_h5 || t == XTAG_h6 ||
+              t == XTAG_address || t == XTAG_dt))
             continue;
         buf_reset(&b);
         xdom_text_line(d, i, &b, 128);
-        if (buf_error(&b) || !b.data || !starts_with_byline_label(b.data) ||
-            in_other_voice(d, i))
-            continue;
-        char *s = byline_names(c, i, site);
+        /* the label alone in an element of its own ("<span>By</span><a>Jane
+         * Doe</a>", "<h5>Autor:</h5> Jane Doe"): the line goes on with the
+         * element's next sibling */
+        uint32_t next = d->nodes[i].next;
+        while (next != 0 && d->nodes[next].tag == XTAG_TEXT && f[next].tlen == 0)
+            next = d->nodes[next].next; /* the white space between <dt> and <dd> */
+        bool split = !buf_error(&b) && b.data && is_byline_label_alone(b.data) && next != 0;
+        if (split)
+            xdom_text_line(d, next, &b, 128);
+        if (buf_error(&b) || !b.data || b.len > 2 * LABELLED_MAX_CHARS ||
+            !starts_with_byline_label(b.data) || in_other_voice(d, i))
+            continue; /* a shorter line inside may still be the one */
+        char *s = byline_names_of(c, b.data, b.len, site);
         if (s && reads_as_names(s)) {
             found = s;
-            uint32_t end = xdom_subtree_end(d, i);
+            uint32_t end = xdom_subtree_end(d, split ? next : i);
             for (uint32_t k = i; k < end; k++)
                 f[k].invisible = 1;
         }
-        i = xdom_subtree_end(d, i) - 1;
     }
     buf_release(&b);
     return found;
@@ -1282,13 +1316,15 @@ static char *labelled_byline(struct ctx *c, const char *site)
 
 /* Outside the boilerplate first (a menu's "Sign in" may have an author
  * class), then in it: a theme's entry header often says "header"; then a
- * line that says "By …" with no class. */
+ * line that says "By …" with no class, the same two ways. */
 static char *byline_of_page(struct ctx *c, const char *site)
 {
     char *s = byline_in(c, site, STRIP_UNLIKELY);
     if (!s)
         s = byline_in(c, site, 0);
-    return s ? s : labelled_byline(c, site);
+    if (!s)
+        s = labelled_byline(c, site, STRIP_UNLIKELY);
+    return s ? s : labelled_byline(c, site, 0);
 }
 
 /* ---- the lead ----------------------------------------------------------------- */

@@ -399,12 +399,18 @@ static const char *const byline_labels[] = {
     "zeige alle beiträge von", "alle beiträge von", "view all posts by", "all posts by",
     "ein beitrag von", "beitrag von", "veröffentlicht von", "geschrieben von", "verfasst von",
     "written by", "posted by", "published by", "publié par", "escrito por", "publicado por",
-    "napisał", "autorin", "autor", "auteur", "author", "von", "vom", "by", "par", "por", "door"};
+    "napisał", "autorin", "autor", "auteur", "author", "text von", "text:", "von", "vom", "by",
+    "par", "por", "door"};
 
 /* Where a byline's names end: a date, a place, a separator. */
-static const char *const byline_stops[] = {" · ", " • ", " | ", "|", " - ", " – ", " — ", " / ", "→",
+static const char *const byline_stops[] = {" · ", "•", " | ", "|", " - ", " – ", " — ", " / ", "→",
                                            " am ", " on ", " le ", " el ", " in ", " at ",
-                                           " um "};
+                                           " um ",
+                                           /* a credit for the pictures after the writer's */
+                                           " Illustration von ", " Illustrationen von ",
+                                           " Illustration: ", " Fotos von ", " Foto von ",
+                                           " Fotos: ", " Foto: ", " Photos: ", " Photo: ",
+                                           " Photos by ", " Photo by ", " Illustrations by "};
 
 /* Months that, a day after them, start the date after the names. */
 static const char *const byline_months[] = {
