@@ -338,3 +338,33 @@ int eng_plan_build(struct plan_tree *out, struct arena *a, const struct index_re
     out->nleaves = c.nleaves;
     return 0;
 }
+
+/* A plan's fingerprint for the count cache: kinds, column sets and term
+ * bytes in tree order with every length explicit, so two plans share one
+ * only when they are the same tree (and so match the same documents). */
+static void plan_key_put(struct buf *b, const struct plan *p)
+{
+    uint32_t v[4] = {(uint32_t)p->kind, p->colset, (uint32_t)p->n, (uint32_t)p->nkids};
+    buf_append(b, v, sizeof v);
+    for (size_t i = 0; i < p->n; i++) {
+        uint32_t len = (uint32_t)p->lens[i];
+        buf_append(b, &len, sizeof len);
+        buf_append(b, p->terms[i], p->lens[i]);
+    }
+    for (size_t i = 0; i < p->nkids; i++)
+        plan_key_put(b, p->kids[i]);
+}
+
+/* The fingerprint in the arena; NULL when out of memory (no caching then). */
+const char *eng_plan_key(struct arena *a, const struct plan *p, size_t *len)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    plan_key_put(&b, p);
+    char *out = NULL;
+    if (buf_error(&b) == 0 && (out = arena_alloc(a, b.len + 1)) != NULL)
+        memcpy(out, b.data ? b.data : "", b.len);
+    *len = b.len;
+    buf_release(&b);
+    return out;
+}

@@ -40,4 +40,10 @@ struct plan_tree {
 int eng_plan_build(struct plan_tree *out, struct arena *a, const struct index_request *req,
                    struct err *err);
 
+/* p's fingerprint for the count cache: kinds, column sets and term bytes
+ * in tree order with every length explicit, so two plans share one only
+ * when they are the same tree (and so match the same documents). In the
+ * arena, its length in *len; NULL when out of memory (no caching then). */
+const char *eng_plan_key(struct arena *a, const struct plan *p, size_t *len);
+
 #endif
