@@ -17,13 +17,20 @@
  *   docs.c       the document store: each article's NewsAPI JSON, compressed
  *   snapshot.c   generations; reference counts of segments, deletion sets and
  *                snapshots; the slot holding the current snapshot
- *   postings.c   varints, cursors over one term's postings
- *   segment.c    building a segment from rows; looking terms and ids up
+ *   postings.c   the postings codec whole: varints, blocks, the encoder of a
+ *                term's postings, cursors over them
+ *   segment.c    looking terms, ids and URLs up; the merge's segment writer
+ *   segbuild.c   the builder: rows tokenized into a segment
  *   segfile.c    segment files: write, map, check
  *   manifest.c   the index directory's table of contents
  *   ccache.c     the count cache
  *   qplan.c      a request as a query plan (qplan.h; expansion: index/expand.h)
- *   search.c     evaluating a plan over a snapshot
+ *   iter.c       search: document-at-a-time iterators over a segment
+ *   rank.c       search: relevancy (FTS5's bm25), scores into the page
+ *   sets.c       search: the set evaluator (bitsets of a docid window)
+ *   run.c        search: one segment counted and its page share kept
+ *   split.c      search: every segment, on one thread or two
+ *   search.c     search: the driver (eng_search_ids); search.h their state
  *   page.c       the page from the segments' document stores
  *   the writer   state, sources, dels, checkpoint, rows, reconcile, merge,
  *                writer.c (writer.h lists them in their own order)
@@ -284,7 +291,7 @@ bool eng_ccache_get(struct eng_ccache *c, const struct eng_ccache_key *k, uint64
 void eng_ccache_put(struct eng_ccache *c, const struct eng_ccache_key *k, uint64_t count);
 void eng_ccache_stats(struct eng_ccache *c, uint64_t *hits, uint64_t *misses, size_t *bytes);
 
-/* --- segment.c ----------------------------------------------------------- */
+/* --- segbuild.c: the builder; segment.c: lookups ----------------------- */
 
 struct eng_builder;
 
@@ -315,6 +322,10 @@ uint32_t eng_segment_first_le(const struct eng_segment *s, int64_t hi);
 uint32_t eng_segment_find(const struct eng_segment *s, int64_t id);
 /* Index in pk_hash of the first hash >= hash (n when none). */
 uint32_t eng_segment_pk_first(const struct eng_segment *s, uint64_t hash);
+/* s's URL table from each new docid's canonical-URL hash (url[i] of the
+ * document newdoc[i]). 0 or ERR_NOMEM. */
+int eng_segment_pk_build(struct eng_segment *s, size_t n, const uint64_t *url,
+                         const uint32_t *newdoc);
 
 /* --- segfile.c: segment files --------------------------------------------- */
 
@@ -518,6 +529,44 @@ static inline const struct eng_skip *eng_cursor_block(const struct eng_cursor *c
 {
     return &c->skip[c->blk];
 }
+
+/* The encoder. A term's postings as the builder (segbuild.c) collects them
+ * and the merge (eng_segw) hands them over: docs in any order, each
+ * posting's data as eng_posting_tf_put and eng_varint_put write it. */
+struct eng_bterm {
+    char *s;
+    uint32_t len;
+    uint8_t kind;
+    uint32_t n, cap; /* postings */
+    uint32_t *docs;  /* builder-local doc numbers, insertion order */
+    uint32_t *doff;  /* data offset of each posting */
+    uint8_t *data;
+    uint32_t dlen, dcap;
+};
+
+/* A growing byte buffer of the encoder's output. */
+struct eng_obuf {
+    uint8_t *p;
+    size_t n, cap;
+};
+int eng_obuf_put(struct eng_obuf *o, const void *p, size_t n);
+
+/* The streams eng_postings_encode writes one term's postings into, reused from
+ * term to term. */
+struct eng_enc_bufs {
+    struct eng_obuf docs, data;
+    struct eng_obuf heads, pos; /* an exact term's block: heads, then positions */
+};
+void eng_enc_bufs_free(struct eng_enc_bufs *e);
+
+/* Encode term t (postings remapped by newdoc; dl by new docid; keys: room
+ * for t->n) into post, its dictionary entry into out (but its string). */
+int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const struct eng_bterm *t,
+                        const uint32_t *newdoc, const uint32_t *dl, uint64_t *keys,
+                        struct eng_term *out);
+/* Room for need elements of size bytes in *p (*cap of them now), doubling:
+ * 0 or ERR_NOMEM (*p unchanged). */
+int eng_grow(void **p, size_t *cap, size_t need, size_t size);
 
 /* --- segment.c: a segment from postings (merge.c) ------------------------ */
 
