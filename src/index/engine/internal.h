@@ -24,7 +24,6 @@
  *   segfile.c    segment files: write, map, check
  *   manifest.c   the index directory's table of contents
  *   ccache.c     the count cache
- *   qplan.c      a request as a query plan (qplan.h; expansion: index/expand.h)
  *   iter.c       search: document-at-a-time iterators over a segment
  *   rank.c       search: relevancy (FTS5's bm25), scores into the page
  *   sets.c       search: the set evaluator (bitsets of a docid window)
@@ -58,12 +57,13 @@
 #include <stdint.h>
 
 #include "index/backend.h"
+#include "index/plan.h"
 
 #define ENG_BLOCK 128
-#define ENG_END UINT32_MAX   /* docid past the end of every list */
-#define ENG_META_MARK '\x1E' /* first byte of a meta term in the dictionary */
+#define ENG_END UINT32_MAX           /* docid past the end of every list */
+#define ENG_META_MARK PLAN_META_MARK /* first byte of a meta term in the dictionary */
 #define ENG_NO_SOURCE UINT32_MAX
-#define ENG_FIELDS 3 /* title, description, content */
+#define ENG_FIELDS PLAN_FIELDS /* title, description, content */
 
 enum eng_term_kind {
     ENG_TERM_EXACT, /* text token: field tfs and positions */

@@ -97,7 +97,7 @@ int eng_rank_begin(struct run *r, struct arena *a)
     for (size_t i = 0; r->snap->ccache && i < r->plan.nleaves; i++) {
         struct plan copy = *r->plan.leaves[i];
         copy.leaf = -1;
-        if ((r->hit_keys[i] = eng_plan_key(a, &copy, &r->hit_keylens[i])) == NULL)
+        if ((r->hit_keys[i] = index_plan_key(a, &copy, &r->hit_keylens[i])) == NULL)
             return ERR_NOMEM;
     }
     return 0;

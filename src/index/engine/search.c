@@ -1,5 +1,5 @@
 /* eng_search_ids() of internal.h, the driver of a search (search.h): the
- * request's plan (qplan.h), its page's arrays and relevancy's statistics
+ * request's plan (index/plan.h), its page's arrays and relevancy's statistics
  * set up, every segment run (split.c, run.c), then the page cut from the
  * candidates kept. Every match is counted (exact totals, no scoring on the
  * count path); the page is kept on the side: newest first = a k-heap by id
@@ -44,7 +44,7 @@ int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index
     if (refs)
         *refs = NULL;
     *n = 0;
-    if ((rc = eng_plan_build(&r.plan, a, req, err)) < 0)
+    if ((rc = index_plan_build(&r.plan, a, req, err)) < 0)
         return rc;
     /* Phrase scratch (positions per field), one evaluation at a time. */
     r.pa = arena_alloc(a, ENG_FIELDS * sizeof *r.pa);
@@ -52,7 +52,7 @@ int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index
     if (r.pa == NULL || r.st == NULL)
         goto nomem;
     if (s->ccache && r.plan.root)
-        r.key = eng_plan_key(a, r.plan.root, &r.keylen);
+        r.key = index_plan_key(a, r.plan.root, &r.keylen);
     r.plain = r.plan.root && eng_rank_plain(r.plan.root, false);
     for (size_t i = 0; i < r.plan.nleaves; i++)
         r.term_leaves |= r.plan.leaves[i]->kind == PLAN_TERM;

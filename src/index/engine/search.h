@@ -1,6 +1,6 @@
 /* Private to the search of the engine (search.c the driver, iter.c,
  * rank.c, sets.c, run.c, split.c): the state one search carries through
- * them. A search is a plan (qplan.h) evaluated segment by segment
+ * them. A search is a plan (index/plan.h) evaluated segment by segment
  * (run.c), by document-at-a-time iterators (iter.c) or by sets of a docid
  * window (sets.c), each segment counted exactly and feeding the page's
  * candidates (this header's heap; rank.c scores relevancy), over one
@@ -9,7 +9,7 @@
 #ifndef NEWSD_INDEX_ENGINE_SEARCH_H
 #define NEWSD_INDEX_ENGINE_SEARCH_H
 
-#include "index/engine/qplan.h"
+#include "index/engine/internal.h"
 
 #include "util/clock.h"
 

@@ -1,9 +1,9 @@
-/* eng_plan_build() of qplan.h: the request as index/fts5/match.c reads it.
+/* index_plan_build() of plan.h: the request as index/fts5/match.c reads it.
  * A plain word is the OR of its forms (index/expand.h), an exact word or a
  * one-token phrase is one exact term, a phrase its exact tokens; q is
  * restricted to the searchIn fields, qInTitle to titles; filters are meta
  * terms (store_meta_term, so both backends spell them alike). */
-#include "index/engine/qplan.h"
+#include "index/plan.h"
 #include "index/expand.h"
 
 #include <string.h>
@@ -237,13 +237,13 @@ static int plan_node(struct pctx *c, const struct query_node *q, unsigned colset
     return err_set(c->err, ERR_INVALID, "malformed query tree");
 }
 
-/* One meta term: ENG_META_MARK then store_meta_term's spelling. */
+/* One meta term: PLAN_META_MARK then store_meta_term's spelling. */
 static struct plan *meta_term(struct pctx *c, char kind, const char *v)
 {
     struct buf b;
     struct plan *p = NULL;
     buf_init(&b, LIMIT_FIELD_BYTES);
-    buf_putc(&b, ENG_META_MARK);
+    buf_putc(&b, PLAN_META_MARK);
     store_meta_term(&b, kind, v ? v : "", v ? strlen(v) : 0);
     if (buf_error(&b) == 0) {
         char *t = arena_strndup(c->a, b.data, b.len);
@@ -279,8 +279,8 @@ static size_t count_non_null(const char *const *v, size_t n)
     return k;
 }
 
-int eng_plan_build(struct plan_tree *out, struct arena *a, const struct index_request *req,
-                   struct err *err)
+int index_plan_build(struct plan_tree *out, struct arena *a, const struct index_request *req,
+                     struct err *err)
 {
     struct pctx c = {.a = a, .err = err};
     struct plan *parts[16], *root;
@@ -356,7 +356,7 @@ static void plan_key_put(struct buf *b, const struct plan *p)
 }
 
 /* The fingerprint in the arena; NULL when out of memory (no caching then). */
-const char *eng_plan_key(struct arena *a, const struct plan *p, size_t *len)
+const char *index_plan_key(struct arena *a, const struct plan *p, size_t *len)
 {
     struct buf b;
     buf_init(&b, 0);
