@@ -23,7 +23,7 @@
  *   segbuild.c   the builder: rows tokenized into a segment
  *   segfile.c    segment files: write, map, check
  *   manifest.c   the index directory's table of contents
- *   ccache.c     the count cache
+ *   count_cache.c the count cache
  *   iter.c       search: document-at-a-time iterators over a segment
  *   rank.c       search: relevancy (FTS5's bm25), scores into the page
  *   sets.c       search: the set evaluator (bitsets of a docid window)
@@ -31,7 +31,7 @@
  *   split.c      search: every segment, on one thread or two
  *   search.c     search: the driver (eng_search_ids); search.h their state
  *   page.c       the page from the segments' document stores
- *   the writer   state, sources, dels, checkpoint, rows, reconcile, merge,
+ *   the writer   state, sources, deletions, checkpoint, rows, reconcile, merge,
  *                writer.c (writer.h lists them in their own order)
  *   engine.c     the backend: vtable, the follower thread, read-your-writes
  *
@@ -160,7 +160,7 @@ struct eng_segment {
 };
 
 /* Deleted docids of one segment; immutable, shared between snapshots. */
-struct eng_dels {
+struct eng_deletions {
     atomic_int ref;
     uint64_t gen;    /* eng_next_gen(); a set that changes is a new set */
     uint32_t n;      /* deleted docs */
@@ -172,12 +172,12 @@ struct eng_snap {
     atomic_int ref;
     size_t nseg;
     struct eng_segment **segs;
-    struct eng_dels **dels; /* per segment; NULL = none deleted */
-    double *pop;            /* popularity by interned source id */
+    struct eng_deletions **deletions; /* per segment; NULL = none deleted */
+    double *pop;                      /* popularity by interned source id */
     size_t npop;
-    uint64_t nrow, ntoken;     /* live documents and their tokens (BM25) */
-    int64_t covered;           /* the log's head (store/log.h) this snapshot shows */
-    struct eng_ccache *ccache; /* the engine's count cache (not owned); NULL none */
+    uint64_t nrow, ntoken;               /* live documents and their tokens (BM25) */
+    int64_t covered;                     /* the log's head (store/log.h) this snapshot shows */
+    struct eng_count_cache *count_cache; /* the engine's count cache (not owned); NULL none */
     /* Relevancy scores every match, no block-max pruning: the reference
      * that tests and fuzzing compare pruning with. */
     bool score_all;
@@ -248,13 +248,13 @@ static inline bool eng_segment_damaged(const struct eng_segment *s)
 
 /* Drop a reference; the last one frees (a mapped segment is unmapped). */
 void eng_segment_unref(struct eng_segment *s);
-void eng_dels_unref(struct eng_dels *d);
+void eng_deletions_unref(struct eng_deletions *d);
 void eng_snap_unref(struct eng_snap *s);
 
 /* An empty deletion set for a segment of n documents (one reference, a new
  * gen); NULL when out of memory. */
-struct eng_dels *eng_dels_new(uint32_t n);
-static inline bool eng_dels_has(const struct eng_dels *d, uint32_t doc)
+struct eng_deletions *eng_deletions_new(uint32_t n);
+static inline bool eng_deletions_has(const struct eng_deletions *d, uint32_t doc)
 {
     return d && (d->bits[doc >> 6] >> (doc & 63) & 1);
 }
@@ -274,22 +274,25 @@ struct eng_snap *eng_slot_get(struct eng_slot *s);
  * freed when the last search holding it ends. */
 void eng_slot_publish(struct eng_slot *s, struct eng_snap *snap);
 
-/* --- ccache.c: the count cache -------------------------------------------- */
+/* --- count_cache.c: the count cache ---------------------------------------- */
 
-struct eng_ccache;
-struct eng_ccache_key {
+struct eng_count_cache;
+struct eng_count_cache_key {
     uint64_t seg_gen, del_gen; /* del_gen 0: no deletions */
     uint32_t lo, hi;           /* docid window */
     const char *plan;          /* fingerprint of the plan (search.c) */
     size_t len;
 };
-#define ENG_CCACHE_BYTES ((size_t)32 << 20)
-int eng_ccache_new(struct eng_ccache **out, size_t max_bytes);
-void eng_ccache_free(struct eng_ccache *c);
+#define ENG_COUNT_CACHE_BYTES ((size_t)32 << 20)
+int eng_count_cache_new(struct eng_count_cache **out, size_t max_bytes);
+void eng_count_cache_free(struct eng_count_cache *c);
 /* Thread-safe. */
-bool eng_ccache_get(struct eng_ccache *c, const struct eng_ccache_key *k, uint64_t *count);
-void eng_ccache_put(struct eng_ccache *c, const struct eng_ccache_key *k, uint64_t count);
-void eng_ccache_stats(struct eng_ccache *c, uint64_t *hits, uint64_t *misses, size_t *bytes);
+bool eng_count_cache_get(struct eng_count_cache *c, const struct eng_count_cache_key *k,
+                         uint64_t *count);
+void eng_count_cache_put(struct eng_count_cache *c, const struct eng_count_cache_key *k,
+                         uint64_t count);
+void eng_count_cache_stats(struct eng_count_cache *c, uint64_t *hits, uint64_t *misses,
+                           size_t *bytes);
 
 /* --- segbuild.c: the builder; segment.c: lookups ----------------------- */
 
@@ -603,7 +606,7 @@ struct eng_writer_config {
     const char *db_path;                    /* the log's file */
     const struct index_engine_options *opt; /* files, segment size, checkpoints */
     struct eng_slot *slot;                  /* where snapshots are published */
-    struct eng_ccache *ccache;              /* the snapshots' count cache; NULL none */
+    struct eng_count_cache *count_cache;    /* the snapshots' count cache; NULL none */
     const atomic_bool *stopping; /* set when the engine is being freed: a long read ends */
 };
 /* Open the writer's reader, map the index directory's files or read every
@@ -671,16 +674,16 @@ struct index_engine {
     pthread_cond_t stop_cond;  /* wakes the follower: stop, or a search wants news */
     pthread_cond_t pub_cond;   /* the follower published */
     bool stop;
-    int64_t pub_seq;               /* highest seq the current snapshot covers */
-    struct store_readers *readers; /* page rows, the head */
-    int64_t opened_ms, built_ms;   /* open time and initial build time */
-    bool loaded;                   /* opened from the index directory's files */
-    bool background;               /* opened by the follower thread (index_engine_start) */
-    atomic_bool ready;             /* opened: searches are answered */
-    atomic_bool stopping;          /* engine_free began: a build in progress ends */
-    struct eng_ccache *ccache;     /* NULL with opt.no_count_cache */
-    struct eng_docs_pool dctxs;    /* the pages' decompression contexts */
-    atomic_int searching;          /* searches running now (idle: a search may split) */
+    int64_t pub_seq;                     /* highest seq the current snapshot covers */
+    struct store_readers *readers;       /* page rows, the head */
+    int64_t opened_ms, built_ms;         /* open time and initial build time */
+    bool loaded;                         /* opened from the index directory's files */
+    bool background;                     /* opened by the follower thread (index_engine_start) */
+    atomic_bool ready;                   /* opened: searches are answered */
+    atomic_bool stopping;                /* engine_free began: a build in progress ends */
+    struct eng_count_cache *count_cache; /* NULL with opt.no_count_cache */
+    struct eng_docs_pool dctxs;          /* the pages' decompression contexts */
+    atomic_int searching;                /* searches running now (idle: a search may split) */
     struct index_engine_options opt;
 };
 

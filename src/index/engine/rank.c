@@ -45,10 +45,11 @@ static int leaf_hits_segment(struct run *r, struct arena *a, size_t s, const str
                              const char *key, size_t keylen, int64_t *hits)
 {
     struct ev ev = {.a = a, .seg = r->snap->segs[s]};
-    const struct eng_dels *dels = r->snap->dels[s];
-    struct eng_ccache_key ck = {ev.seg->gen, dels ? dels->gen : 0, 0, ev.seg->n, key, keylen};
+    const struct eng_deletions *deletions = r->snap->deletions[s];
+    struct eng_count_cache_key ck = {ev.seg->gen, deletions ? deletions->gen : 0, 0, ev.seg->n, key,
+                                     keylen};
     uint64_t cached;
-    if (key && eng_ccache_get(r->snap->ccache, &ck, &cached)) {
+    if (key && eng_count_cache_get(r->snap->count_cache, &ck, &cached)) {
         *hits += (int64_t)cached;
         return 0;
     }
@@ -63,20 +64,20 @@ static int leaf_hits_segment(struct run *r, struct arena *a, size_t s, const str
         return ERR_NOMEM;
     if (n == NULL)
         return 0;
-    if (n->kind == PLAN_TERM && !n->filter && dels == NULL) {
+    if (n->kind == PLAN_TERM && !n->filter && deletions == NULL) {
         *hits += n->cur[0].t->df;
         return 0;
     }
     uint64_t here = 0;
     for (uint32_t d = eng_iter_seek(&ev, n, 0); d != ENG_END; d = eng_iter_seek(&ev, n, d + 1)) {
-        if (!eng_dels_has(dels, d))
+        if (!eng_deletions_has(deletions, d))
             here++;
         if (expired(r))
             return ERR_TIMEOUT;
     }
     *hits += (int64_t)here;
     if (key)
-        eng_ccache_put(r->snap->ccache, &ck, here);
+        eng_count_cache_put(r->snap->count_cache, &ck, here);
     return 0;
 }
 
@@ -94,7 +95,7 @@ int eng_rank_begin(struct run *r, struct arena *a)
     if (r->idf == NULL || r->freq == NULL || r->hit_keys == NULL || r->hit_keylens == NULL)
         return ERR_NOMEM;
     r->avgdl = (double)r->snap->ntoken / (double)r->snap->nrow;
-    for (size_t i = 0; r->snap->ccache && i < r->plan.nleaves; i++) {
+    for (size_t i = 0; r->snap->count_cache && i < r->plan.nleaves; i++) {
         struct plan copy = *r->plan.leaves[i];
         copy.leaf = -1;
         if ((r->hit_keys[i] = index_plan_key(a, &copy, &r->hit_keylens[i])) == NULL)

@@ -17,7 +17,7 @@ static void doc_window(const struct eng_segment *seg, int64_t id_lo, int64_t id_
 static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_lo, int64_t id_hi)
 {
     const struct eng_segment *seg = r->snap->segs[si];
-    const struct eng_dels *dels = r->snap->dels[si];
+    const struct eng_deletions *deletions = r->snap->deletions[si];
     struct ev ev = {.a = a, .seg = seg, .si = (uint32_t)si};
     enum index_sort sort = r->req->sort;
     uint32_t lo, hi, d;
@@ -38,7 +38,7 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
 
     /* Count path of a single unfiltered term: the skip table, no decoding
      * of whole blocks; the page is the first k postings. */
-    if (root->kind == PLAN_TERM && !root->filter && dels == NULL &&
+    if (root->kind == PLAN_TERM && !root->filter && deletions == NULL &&
         (r->k == 0 || sort == INDEX_SORT_PUBLISHED_DESC)) {
         struct eng_cursor c;
         eng_cursor_init(&c, seg, root->cur[0].t);
@@ -52,13 +52,14 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
 
     /* A count this segment already gave for the same plan and window: the
      * newest-first page then needs only its first k live matches. */
-    struct eng_ccache_key ck = {seg->gen, dels ? dels->gen : 0, lo, hi, r->key, r->keylen};
+    struct eng_count_cache_key ck = {seg->gen, deletions ? deletions->gen : 0, lo, hi, r->key,
+                                     r->keylen};
     uint64_t cached;
-    bool known = r->key && eng_ccache_get(r->snap->ccache, &ck, &cached);
+    bool known = r->key && eng_count_cache_get(r->snap->count_cache, &ck, &cached);
     if (known && (r->k == 0 || sort == INDEX_SORT_PUBLISHED_DESC)) {
         for (d = r->k > 0 ? eng_iter_seek(&ev, root, lo) : hi; d < hi;
              d = eng_iter_seek(&ev, root, d + 1)) {
-            if (!eng_dels_has(dels, d) && !take_newest(r, seg, ev.si, d))
+            if (!eng_deletions_has(deletions, d) && !take_newest(r, seg, ev.si, d))
                 break;
         }
         r->total += cached;
@@ -74,7 +75,7 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
     uint64_t here = 0;
     bool taking = true; /* newest first: matches may still enter the page */
     for (d = eng_iter_seek(&ev, root, lo); d < hi; d = eng_iter_seek(&ev, root, d + 1)) {
-        if (eng_dels_has(dels, d))
+        if (eng_deletions_has(deletions, d))
             continue;
         r->total++;
         here++;
@@ -103,7 +104,7 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
         }
     }
     if (r->key && !known)
-        eng_ccache_put(r->snap->ccache, &ck, here);
+        eng_count_cache_put(r->snap->count_cache, &ck, here);
     if (sort == INDEX_SORT_PUBLISHED_ASC) {
         size_t m = ring_n < r->k ? ring_n : r->k;
         for (size_t i = 0; i < m; i++)

@@ -51,7 +51,7 @@ int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index
     r.st = arena_alloc(a, ENG_FIELDS * sizeof *r.st);
     if (r.pa == NULL || r.st == NULL)
         goto nomem;
-    if (s->ccache && r.plan.root)
+    if (s->count_cache && r.plan.root)
         r.key = index_plan_key(a, r.plan.root, &r.keylen);
     r.plain = r.plan.root && eng_rank_plain(r.plan.root, false);
     for (size_t i = 0; i < r.plan.nleaves; i++)

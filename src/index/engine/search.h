@@ -211,7 +211,7 @@ bool eng_sets_use(const struct run *r, const struct eng_segment *seg, struct nod
  * over the window [lo, hi)): its count into r->total (and the count cache
  * unless known), its share of the page into r. */
 int eng_sets_run_segment(struct run *r, struct ev *ev, size_t si, struct node *root, uint32_t lo,
-                         uint32_t hi, const struct eng_ccache_key *ck, bool known);
+                         uint32_t hi, const struct eng_count_cache_key *ck, bool known);
 
 /* --- relevancy (rank.c) ------------------------------------------------------- */
 

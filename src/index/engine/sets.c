@@ -392,10 +392,10 @@ bool eng_sets_use(const struct run *r, const struct eng_segment *seg, struct nod
 static int sets_page(struct run *r, struct ev *ev, struct sets *b, const uint64_t *v);
 
 int eng_sets_run_segment(struct run *r, struct ev *ev, size_t si, struct node *root, uint32_t lo,
-                         uint32_t hi, const struct eng_ccache_key *ck, bool known)
+                         uint32_t hi, const struct eng_count_cache_key *ck, bool known)
 {
     const struct eng_segment *seg = ev->seg;
-    const struct eng_dels *dels = r->snap->dels[si];
+    const struct eng_deletions *deletions = r->snap->deletions[si];
     struct sets b = {.ev = ev, .r = r, .lo = lo, .hi = hi, .base = lo & ~63u};
     int rc = 0;
 
@@ -408,14 +408,14 @@ int eng_sets_run_segment(struct run *r, struct ev *ev, size_t si, struct node *r
     else if ((rc = set_build(&b, root, v)) == 0 && ev->nomem)
         rc = ERR_NOMEM;
     if (rc == 0) {
-        if (dels) {
+        if (deletions) {
             for (uint32_t w = 0; w < b.nw; w++)
-                v[w] &= ~dels->bits[(b.base >> 6) + w];
+                v[w] &= ~deletions->bits[(b.base >> 6) + w];
         }
         uint64_t here = set_count(&b, v);
         r->total += here;
         if (r->key && !known)
-            eng_ccache_put(r->snap->ccache, ck, here);
+            eng_count_cache_put(r->snap->count_cache, ck, here);
         if (r->k > 0 && here > 0)
             rc = sets_page(r, ev, &b, v);
     }
