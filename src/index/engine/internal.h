@@ -21,7 +21,8 @@
  *                term's postings, cursors over them
  *   segment.c    looking terms, ids and URLs up; the merge's segment writer
  *   segbuild.c   the builder: rows tokenized into a segment
- *   segfile.c    segment files: write, map, check
+ *   segcheck.c   what a search reads of a file, checked where it first reads it
+ *   segfile.c    segment files: write, map, the full check, where the bytes go
  *   manifest.c   the index directory's table of contents
  *   count_cache.c the count cache
  *   iter.c       search: document-at-a-time iterators over a segment
@@ -360,6 +361,19 @@ int eng_segment_term_open(const struct eng_segment *s, const char *str, size_t l
 /* Term t (of s's dictionary) checked as eng_segment_term_open does, for a
  * caller that walks the dictionary (the merge). 0 or ERR_PARSE. */
 int eng_segment_term_ready(const struct eng_segment *s, const struct eng_term *t);
+/* t's postings (their bytes ending at limit) decodable inside them with
+ * docids < n and the skip table's entries exact: segcheck.c's check of a
+ * term, the first time it is opened and in eng_segment_check. 0 or
+ * ERR_PARSE (err says what). */
+int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t, uint64_t limit,
+                           struct err *err);
+/* A varint inside [p, end); NULL when it runs out or is longer than 5 bytes. */
+const uint8_t *eng_varint_in(const uint8_t *p, const uint8_t *end, uint32_t *v);
+/* A posting's head (mask and tfs) inside [p, end), eng_posting_head_read
+ * bounded: its weighted frequency into *wf2, its tfs' sum into *tfs; NULL
+ * (*why says what) when malformed. */
+const uint8_t *eng_posting_head_in(const uint8_t *p, const uint8_t *end, uint64_t *wf2,
+                                   uint64_t *tfs, const char **why);
 /* The columns a search reads by docid, checked (O(n), at open): ids
  * descending, source ids < nsrc, the URL table, the document offsets, the
  * row sizes' total. */
