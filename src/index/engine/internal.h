@@ -13,7 +13,7 @@
  *    terms (store/meta.h) prefixed with ENG_META_MARK in one dictionary.
  *
  * Files, bottom to top; each calls only files above it in this list (checked
- * by scripts/check-structure.py, `make structure-check`):
+ * by scripts/check-engine.py, `make engine-check`):
  *   docs.c       the document store: each article's NewsAPI JSON, compressed
  *   snapshot.c   generations; reference counts of segments, deletion sets and
  *                snapshots; the slot holding the current snapshot
