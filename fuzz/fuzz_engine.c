@@ -112,7 +112,7 @@ static int search(struct eng_segment *seg, const char *q, int64_t from, int64_t 
 {
     struct eng_snap snap = {0};
     struct eng_segment *segs[1] = {seg};
-    struct eng_dels *dels[1] = {NULL};
+    struct eng_deletions *deletions[1] = {NULL};
     double pop[NSRC] = {0.5, 0.25, -1.0, 2.0};
     struct index_request req = {.from = from, .to = to, .limit = 10};
     struct arena a;
@@ -122,7 +122,7 @@ static int search(struct eng_segment *seg, const char *q, int64_t from, int64_t 
 
     snap.nseg = 1;
     snap.segs = segs;
-    snap.dels = dels;
+    snap.deletions = deletions;
     snap.pop = pop;
     snap.npop = NSRC;
     snap.nrow = seg->n;
@@ -394,24 +394,25 @@ static void check_split_query(struct eng_snap *snap, const char *q, int64_t from
             CHECK(r1[i].seg == r2[i].seg && r1[i].doc == r2[i].doc);
             CHECK(r1[i].seg < snap->nseg && r1[i].doc < snap->segs[r1[i].seg]->n);
             CHECK(snap->segs[r1[i].seg]->ids[r1[i].doc] == p1[i]);
-            CHECK(!eng_dels_has(snap->dels[r1[i].seg], r1[i].doc));
+            CHECK(!eng_deletions_has(snap->deletions[r1[i].seg], r1[i].doc));
         }
     }
     arena_release(&a);
 }
 
-static void check_split(struct eng_segment **in, struct eng_dels **dels, unsigned k, uint8_t salt)
+static void check_split(struct eng_segment **in, struct eng_deletions **deletions, unsigned k,
+                        uint8_t salt)
 {
     struct eng_snap snap = {0};
     double pop[NSRC] = {0.5, 0.25, -1.0, 2.0};
     char q[64];
     snap.nseg = k;
     snap.segs = in;
-    snap.dels = dels;
+    snap.deletions = deletions;
     snap.pop = pop;
     snap.npop = NSRC;
     for (unsigned j = 0; j < k; j++) {
-        snap.nrow += in[j]->n - (dels[j] ? dels[j]->n : 0);
+        snap.nrow += in[j]->n - (deletions[j] ? deletions[j]->n : 0);
         snap.ntoken += in[j]->ntoken;
     }
     if (snap.nrow == 0)
@@ -443,7 +444,7 @@ static void check_merged(const uint8_t *p, size_t len)
 {
     static struct doc docs[MAX_DOCS], part[MAX_DOCS], live[MAX_DOCS];
     struct eng_segment *in[MERGE_K] = {NULL}, *merged = NULL, *whole;
-    struct eng_dels *dels[MERGE_K] = {NULL};
+    struct eng_deletions *deletions[MERGE_K] = {NULL};
     uint8_t piece[MAX_DOCS], *img1 = NULL, *img2 = NULL;
     size_t n = read_docs(p, len, docs), nlive = 0, len1 = 0, len2 = 0;
     struct err err;
@@ -472,15 +473,15 @@ static void check_merged(const uint8_t *p, size_t len)
                 continue;
             uint32_t d = eng_segment_find(in[j], docs[i].id);
             CHECK(d != ENG_END);
-            if (dels[j] == NULL)
-                CHECK((dels[j] = eng_dels_new(in[j]->n)) != NULL);
-            dels[j]->bits[d >> 6] |= (uint64_t)1 << (d & 63);
-            dels[j]->n++;
+            if (deletions[j] == NULL)
+                CHECK((deletions[j] = eng_deletions_new(in[j]->n)) != NULL);
+            deletions[j]->bits[d >> 6] |= (uint64_t)1 << (d & 63);
+            deletions[j]->n++;
         }
     }
-    check_split(in, dels, k, p[0]);
+    check_split(in, deletions, k, p[0]);
     err_clear(&err);
-    CHECK(eng_merge_segments(in, dels, k, &merged, &err) == 0);
+    CHECK(eng_merge_segments(in, deletions, k, &merged, &err) == 0);
     whole = build(live, nlive);
     CHECK(eng_segment_check(merged, NSRC, &err) == 0);
     CHECK(eng_segment_image(merged, &img1, &len1) == 0);
@@ -490,7 +491,7 @@ static void check_merged(const uint8_t *p, size_t len)
         check_queries(live, nlive, merged, p[0]);
     for (unsigned j = 0; j < k; j++) {
         eng_segment_unref(in[j]);
-        eng_dels_unref(dels[j]);
+        eng_deletions_unref(deletions[j]);
     }
     eng_segment_unref(merged);
     eng_segment_unref(whole);
@@ -534,9 +535,10 @@ static void base_make(void)
 static void search_any(struct eng_segment *seg, const char *q)
 {
     struct eng_segment *segs[1] = {seg};
-    struct eng_dels *dels[1] = {NULL};
+    struct eng_deletions *deletions[1] = {NULL};
     double pop[NSRC] = {0.5, 0.25, -1.0, 2.0};
-    struct eng_snap snap = {.nseg = 1, .segs = segs, .dels = dels, .pop = pop, .npop = NSRC};
+    struct eng_snap snap = {
+        .nseg = 1, .segs = segs, .deletions = deletions, .pop = pop, .npop = NSRC};
     struct index_request req = {.from = INT64_MIN, .to = INT64_MAX, .limit = 10};
     struct arena a;
     struct err err;

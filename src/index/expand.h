@@ -1,5 +1,5 @@
 /* Query expansion, the one both search backends use (index/fts5/match.c
- * writes its forms into a MATCH expression, index/engine/qplan.c into a
+ * writes its forms into a MATCH expression, index/plan.c into a
  * plan), so that they agree on what a word matches by construction and the
  * FTS5 oracle cannot share a copied bug unseen (tests/unit/test_expand.c
  * checks it against hand-worked expansions).

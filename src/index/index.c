@@ -181,17 +181,6 @@ int index_sizes(struct index *idx, struct index_size_report *out, struct err *er
     return idx->be->sizes(idx->be, out, err);
 }
 
-uint64_t index_size_index_bytes(const struct index_size_report *r)
-{
-    return r->header + r->columns + r->url_table + r->dictionary + r->term_strs + r->skip +
-           r->docids + r->freqs + r->positions_bytes;
-}
-
-uint64_t index_size_store_bytes(const struct index_size_report *r)
-{
-    return r->store_offsets + r->store_dict + r->store_frames;
-}
-
 int index_search(struct index *idx, struct arena *a, const struct index_request *req,
                  struct index_result *out, struct err *err)
 {

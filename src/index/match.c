@@ -1,16 +1,16 @@
 /* One article against one request (index/match.h). The request becomes
- * the engine's own plan (index/engine/qplan.h: the expansion, the column
+ * the engine's own plan (index/plan.h: the expansion, the column
  * restrictions, the meta terms of the filters, the errors), evaluated here
  * over the terms of one article, which are those the engine and FTS5 index
  * for its row (text_fts5_column_tokenize; meta terms split on spaces and
- * marked with ENG_META_MARK as in the engine's dictionary). The date window
+ * marked with PLAN_META_MARK as in the engine's dictionary). The date window
  * is the backends' id range (store_id_lo / store_id_hi). */
 #include "index/match.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "index/engine/qplan.h"
+#include "index/plan.h"
 #include "store/meta.h"
 #include "store/store.h"
 #include "text/text_fts5.h"
@@ -19,7 +19,7 @@
 #include "util/strtab.h"
 #include "util/banned.h"
 
-#define DOC_META (1u << ENG_FIELDS) /* mask bit of a meta term */
+#define DOC_META (1u << PLAN_FIELDS) /* mask bit of a meta term */
 
 struct index_matcher {
     struct arena a; /* the plan, its strings, the keys */
@@ -89,7 +89,7 @@ struct keyset {
 
 static double term_cost(const char *t, size_t len)
 {
-    if (t[0] == ENG_META_MARK) {
+    if (t[0] == PLAN_META_MARK) {
         switch (len > 1 ? t[1] : 0) {
         case STORE_META_SOURCE:
         case STORE_META_DOMAIN:
@@ -106,7 +106,7 @@ static double term_cost(const char *t, size_t len)
 
 static bool is_all_term(const char *t, size_t len)
 {
-    return len == 2 && t[0] == ENG_META_MARK && t[1] == STORE_META_ALL;
+    return len == 2 && t[0] == PLAN_META_MARK && t[1] == STORE_META_ALL;
 }
 
 static int keys_of(struct arena *a, const struct plan *p, struct keyset *out);
@@ -206,7 +206,7 @@ int index_matcher_new(struct index_matcher **out, const struct index_request *re
     if (m == NULL)
         return err_set(err, ERR_NOMEM, "out of memory");
     arena_init(&m->a, 0);
-    if ((rc = eng_plan_build(&plan, &m->a, req, err)) < 0)
+    if ((rc = index_plan_build(&plan, &m->a, req, err)) < 0)
         goto fail;
     if (plan_own(&m->a, plan.root) < 0 || keys_of(&m->a, plan.root, &keys) < 0) {
         rc = err_set(err, ERR_NOMEM, "out of memory");
@@ -316,7 +316,7 @@ static int doc_meta(struct index_match_doc *d, const char *s)
             int rc;
             if (t == NULL)
                 return ERR_NOMEM;
-            t[0] = ENG_META_MARK;
+            t[0] = PLAN_META_MARK;
             memcpy(t + 1, s, n);
             rc = term_add(d, t, n + 1, DOC_META, &k);
             if (t != small)
@@ -332,7 +332,7 @@ static int doc_meta(struct index_match_doc *d, const char *s)
 int index_match_doc_new(struct index_match_doc **out, const struct store_row *row, struct err *err)
 {
     struct index_match_doc *d = calloc(1, sizeof *d);
-    const char *texts[ENG_FIELDS] = {row->title, row->description, row->content};
+    const char *texts[PLAN_FIELDS] = {row->title, row->description, row->content};
     const char *lang = row->language ? row->language : "";
     int rc = ERR_NOMEM;
 
@@ -341,7 +341,7 @@ int index_match_doc_new(struct index_match_doc **out, const struct store_row *ro
         return err_set(err, ERR_NOMEM, "out of memory");
     strtab_init(&d->terms);
     d->id = row->id;
-    for (uint32_t f = 0; f < ENG_FIELDS; f++) {
+    for (uint32_t f = 0; f < PLAN_FIELDS; f++) {
         struct doc_field df = {.d = d, .field = f};
         if (text_fts5_column_tokenize(lang, texts[f], doc_token, &df) != 0)
             goto fail;
@@ -419,7 +419,7 @@ static bool eval_phrase(const struct plan *p, const struct index_match_doc *d)
         if (i == 0)
             first = t;
     }
-    for (uint32_t f = 0; f < ENG_FIELDS; f++) {
+    for (uint32_t f = 0; f < PLAN_FIELDS; f++) {
         if (!(fields & (1u << f)))
             continue;
         const uint64_t *o = d->occ + d->t[first].occ_at;

@@ -570,10 +570,10 @@ static size_t relevancy_page(struct eng_segment *seg, const char *q, unsigned fi
                              int64_t to, bool score_all, int64_t *out, uint64_t *total)
 {
     struct eng_segment *segs[1] = {seg};
-    struct eng_dels *dels[1] = {NULL};
+    struct eng_deletions *deletions[1] = {NULL};
     struct eng_snap snap = {.nseg = 1,
                             .segs = segs,
-                            .dels = dels,
+                            .deletions = deletions,
                             .nrow = seg->n,
                             .ntoken = seg->ntoken,
                             .score_all = score_all};

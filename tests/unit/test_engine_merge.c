@@ -102,7 +102,7 @@ static void merge_matches_build(unsigned k, bool runs)
 {
     static const struct doc *part[NDOC], *live[NDOC];
     struct eng_segment *in[4], *merged = NULL, *whole;
-    struct eng_dels *dels[4] = {NULL};
+    struct eng_deletions *deletions[4] = {NULL};
     size_t nlive = 0;
     struct err err;
 
@@ -120,10 +120,10 @@ static void merge_matches_build(unsigned k, bool runs)
                 continue;
             uint32_t d = eng_segment_find(in[j], part[i]->id);
             assert_true(d != ENG_END);
-            if (dels[j] == NULL)
-                assert_non_null(dels[j] = eng_dels_new(in[j]->n));
-            dels[j]->bits[d >> 6] |= (uint64_t)1 << (d & 63);
-            dels[j]->n++;
+            if (deletions[j] == NULL)
+                assert_non_null(deletions[j] = eng_deletions_new(in[j]->n));
+            deletions[j]->bits[d >> 6] |= (uint64_t)1 << (d & 63);
+            deletions[j]->n++;
         }
     }
     for (int i = 0; i < NDOC; i++) {
@@ -131,7 +131,7 @@ static void merge_matches_build(unsigned k, bool runs)
             live[nlive++] = &docs[i];
     }
     err_clear(&err);
-    assert_int_equal(eng_merge_segments(in, dels, k, &merged, &err), 0);
+    assert_int_equal(eng_merge_segments(in, deletions, k, &merged, &err), 0);
     whole = build(live, nlive, NULL);
     assert_int_equal(merged->n, nlive);
     assert_int_equal(eng_segment_check(merged, 3, &err), 0);
@@ -142,7 +142,7 @@ static void merge_matches_build(unsigned k, bool runs)
     assert_true(eng_term_nblocks(t) > 2);
     for (unsigned j = 0; j < k; j++) {
         eng_segment_unref(in[j]);
-        eng_dels_unref(dels[j]);
+        eng_deletions_unref(deletions[j]);
     }
     eng_segment_unref(merged);
     eng_segment_unref(whole);
@@ -181,7 +181,7 @@ static void a_field_past_the_cursors_positions_is_refused_not_cut(void **state)
     make_docs(5);
     const struct doc *one[1] = {&docs[0]}, *two[1] = {&docs[1]}, *both[2];
     struct eng_segment *in[2], *merged = NULL, *whole;
-    struct eng_dels *dels[2] = {NULL, NULL};
+    struct eng_deletions *deletions[2] = {NULL, NULL};
     struct err err;
     both[0] = docs[0].id > docs[1].id ? &docs[0] : &docs[1];
     both[1] = both[0] == &docs[0] ? &docs[1] : &docs[0];
@@ -191,7 +191,7 @@ static void a_field_past_the_cursors_positions_is_refused_not_cut(void **state)
     in[0] = build(one, 1, at_cap);
     in[1] = build(two, 1, at_cap);
     err_clear(&err);
-    assert_int_equal(eng_merge_segments(in, dels, 2, &merged, &err), 0);
+    assert_int_equal(eng_merge_segments(in, deletions, 2, &merged, &err), 0);
     whole = build(both, 2, at_cap);
     assert_same_segment(merged, whole);
     eng_segment_unref(merged);
@@ -205,7 +205,7 @@ static void a_field_past_the_cursors_positions_is_refused_not_cut(void **state)
     in[0] = build(one, 1, past);
     in[1] = build(two, 1, NULL);
     merged = NULL;
-    assert_int_equal(eng_merge_segments(in, dels, 2, &merged, &err), ERR_UNSUPPORTED);
+    assert_int_equal(eng_merge_segments(in, deletions, 2, &merged, &err), ERR_UNSUPPORTED);
     assert_null(merged);
     eng_segment_unref(in[0]);
     eng_segment_unref(in[1]);

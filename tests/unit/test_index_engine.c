@@ -235,13 +235,13 @@ static void the_bench_query_mix_gives_fts5s_answers(void **state)
     assert_int_equal(mix_load(&m, "../../bench/querymix.tsv"), 0);
     assert_true(m.n > 100);
     /* Twice: the second pass is answered from the engine's count cache. */
-    struct eng_ccache *cc = ((struct index_engine *)f->eng)->ccache;
+    struct eng_count_cache *cc = ((struct index_engine *)f->eng)->count_cache;
     uint64_t hits0 = 0, hits1 = 0, misses;
     size_t bytes;
     assert_non_null(cc);
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1)
-            eng_ccache_stats(cc, &hits0, &misses, &bytes);
+            eng_count_cache_stats(cc, &hits0, &misses, &bytes);
         for (size_t i = 0; i < m.n; i++) {
             struct index_request req;
             arena_init(&a, 0);
@@ -252,7 +252,7 @@ static void the_bench_query_mix_gives_fts5s_answers(void **state)
             arena_release(&a);
         }
     }
-    eng_ccache_stats(cc, &hits1, &misses, &bytes);
+    eng_count_cache_stats(cc, &hits1, &misses, &bytes);
     assert_true(hits1 - hits0 >= m.n / 2); /* most counts of pass 2 came from the cache */
     print_message("query mix: %zu queries, %zu with matches\n", m.n, with_matches);
     mix_free(&m);

@@ -136,7 +136,7 @@ int eng_checkpoint(struct eng_writer *w, struct err *err)
     if (m.segs == NULL)
         return err_set(err, ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < w->nseg && rc == 0; i++) {
-        const struct eng_dels *d = w->dels[i];
+        const struct eng_deletions *d = w->deletions[i];
         struct eng_manifest_seg *ms = &m.segs[i];
         ms->file_id = w->segs[i]->file_id;
         ms->n = w->segs[i]->n;
@@ -145,7 +145,7 @@ int eng_checkpoint(struct eng_writer *w, struct err *err)
             break;
         }
         for (uint32_t k = 0; d && k < w->segs[i]->n; k++) {
-            if (eng_dels_has(d, k))
+            if (eng_deletions_has(d, k))
                 ms->del[ms->ndel++] = k;
         }
     }
@@ -380,7 +380,7 @@ bool eng_persist_load(struct eng_writer *w)
         }
         if (m.segs[i].ndel == 0)
             continue;
-        struct eng_dels *d = eng_dels_new(seg->n);
+        struct eng_deletions *d = eng_deletions_new(seg->n);
         if (d == NULL)
             goto out;
         for (uint32_t k = 0; k < m.segs[i].ndel; k++) {
@@ -389,7 +389,7 @@ bool eng_persist_load(struct eng_writer *w)
             d->ntoken += seg->dl[doc];
         }
         d->n = m.segs[i].ndel;
-        w->dels[w->nseg - 1] = d;
+        w->deletions[w->nseg - 1] = d;
     }
     snprintf(w->epoch, sizeof w->epoch, "%s", m.epoch);
     w->applied_seq = m.applied_seq;

@@ -292,7 +292,7 @@ static int engine_newest_headline(struct index_backend *b, int64_t before, int64
             continue;
         eng_cursor_init(&c, seg, t);
         uint32_t d = eng_cursor_seek(&c, eng_segment_first_le(seg, hi));
-        while (d != ENG_END && eng_dels_has(s->dels[i], d))
+        while (d != ENG_END && eng_deletions_has(s->deletions[i], d))
             d = eng_cursor_seek(&c, d + 1);
         if (d != ENG_END && seg->ids[d] > best) {
             best = seg->ids[d];
@@ -383,7 +383,7 @@ static int engine_verify(struct index_backend *b, struct index_verify_report *ou
                          (unsigned long long)seg->file_id, err_msg(&cerr, c));
             continue;
         }
-        ndocs += seg->n - (s->dels[i] ? s->dels[i]->n : 0);
+        ndocs += seg->n - (s->deletions[i] ? s->deletions[i]->n : 0);
     }
     if ((docs = malloc((ndocs + 1) * sizeof *docs)) == NULL) {
         rc = err_set(err, ERR_NOMEM, "out of memory");
@@ -394,7 +394,7 @@ static int engine_verify(struct index_backend *b, struct index_verify_report *ou
         if (bad[i])
             continue;
         for (uint32_t d = 0; d < s->segs[i]->n; d++) {
-            if (!eng_dels_has(s->dels[i], d))
+            if (!eng_deletions_has(s->deletions[i], d))
                 docs[ndocs++] = s->segs[i]->ids[d];
         }
     }
@@ -444,9 +444,9 @@ static void engine_stats(struct index_backend *b, struct index_stats *out)
     out->engine = true;
     out->merging = (uint64_t)eng_merges_running();
     out->split_searches = eng_split_searches();
-    if (e->ccache) {
+    if (e->count_cache) {
         size_t bytes;
-        eng_ccache_stats(e->ccache, &out->cache_hits, &out->cache_misses, &bytes);
+        eng_count_cache_stats(e->count_cache, &out->cache_hits, &out->cache_misses, &bytes);
     }
     if (!atomic_load(&e->ready))
         return;
@@ -526,7 +526,7 @@ static void engine_free(struct index_backend *b)
     }
     eng_writer_close(e->w, atomic_load(&e->ready)); /* not after a half-done open */
     eng_slot_release(&e->slot);
-    eng_ccache_free(e->ccache); /* after the last snapshot that points at it */
+    eng_count_cache_free(e->count_cache); /* after the last snapshot that points at it */
     store_readers_free(e->readers);
     eng_docs_pool_release(&e->dctxs);
     pthread_mutex_destroy(&e->stop_lock);
@@ -586,7 +586,7 @@ static int engine_open_index(struct index_engine *e, struct err *err)
         .db_path = e->db_path,
         .opt = &e->opt,
         .slot = &e->slot,
-        .ccache = e->ccache,
+        .count_cache = e->count_cache,
         .stopping = &e->stopping,
     };
     int rc = eng_writer_open(&e->w, &cfg, err);
@@ -694,7 +694,7 @@ static int engine_new(struct index_engine **out, const char *db_path,
         goto out;
     if (opt)
         e->opt = *opt;
-    if (!e->opt.no_count_cache && eng_ccache_new(&e->ccache, ENG_CCACHE_BYTES) < 0) {
+    if (!e->opt.no_count_cache && eng_count_cache_new(&e->count_cache, ENG_COUNT_CACHE_BYTES) < 0) {
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto out;
     }

@@ -13,6 +13,7 @@
  * its longest, which is its own domain). The author, which no term holds,
  * comes from each document's JSON in the document store. */
 #include "index/engine/internal.h"
+#include "index/engine/columns.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -25,39 +26,11 @@
 #include "util/strtab.h"
 #include "util/banned.h"
 
-#define NO_VALUE UINT32_MAX
-
-struct eng_facet_col {
-    uint32_t *v;        /* per docid: the value's number in vals, NO_VALUE */
-    struct strtab vals; /* the segment's values of this facet */
-};
-
-struct eng_facet_cols {
-    _Atomic(struct eng_facet_col *) col[INDEX_FACET_N];
-};
+#define NO_VALUE ENG_FACET_NO_VALUE
 
 /* Columns are built one at a time, whoever asks: a build reads a whole
  * segment, and two searches asking for the same one wait for one build. */
 static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void col_free(struct eng_facet_col *c)
-{
-    if (c == NULL)
-        return;
-    free(c->v);
-    strtab_release(&c->vals);
-    free(c);
-}
-
-void eng_facet_cols_free(struct eng_segment *s)
-{
-    struct eng_facet_cols *f = atomic_load(&s->facets);
-    if (f == NULL)
-        return;
-    for (int i = 0; i < INDEX_FACET_N; i++)
-        col_free(atomic_load(&f->col[i]));
-    free(f);
-}
 
 static const char meta_kind[INDEX_FACET_N] = {STORE_META_SOURCE,  STORE_META_DOMAIN,
                                               STORE_META_LANGUAGE, STORE_META_COUNTRY,
@@ -226,7 +199,7 @@ static int column(struct eng_segment *s, struct eng_docs_pool *pool, enum index_
     if ((c = atomic_load(&cols->col[f])) != NULL)
         goto out;
     if ((c = calloc(1, sizeof *c)) == NULL || (c->v = malloc((s->n ? s->n : 1) * sizeof *c->v)) == NULL) {
-        col_free(c);
+        eng_facet_col_free(c);
         c = NULL;
         rc = ERR_NOMEM;
         goto out;
@@ -235,7 +208,7 @@ static int column(struct eng_segment *s, struct eng_docs_pool *pool, enum index_
     memset(c->v, 0xff, s->n * sizeof *c->v); /* NO_VALUE */
     rc = f == INDEX_FACET_AUTHOR ? build_author(s, pool, c) : build_meta(s, meta_kind[f], c);
     if (rc < 0) {
-        col_free(c);
+        eng_facet_col_free(c);
         c = NULL;
         goto out;
     }

@@ -13,19 +13,30 @@
  *    terms (store/meta.h) prefixed with ENG_META_MARK in one dictionary.
  *
  * Files, bottom to top; each calls only files above it in this list (checked
- * with grep of the calls, docs/engine.md):
+ * by scripts/check-engine.py, `make engine-check`):
  *   docs.c       the document store: each article's NewsAPI JSON, compressed
+ *   columns.c    a segment's in-memory columns (facets, stories): their memory
  *   snapshot.c   generations; reference counts of segments, deletion sets and
  *                snapshots; the slot holding the current snapshot
- *   postings.c   varints, cursors over one term's postings
- *   segment.c    building a segment from rows; looking terms and ids up
- *   segfile.c    segment files: write, map, check
+ *   postings.c   the postings codec whole: varints, blocks, the encoder of a
+ *                term's postings, cursors over them
+ *   segment.c    looking terms, ids and URLs up; the merge's segment writer
+ *   segbuild.c   the builder: rows tokenized into a segment
+ *   segcheck.c   what a search reads of a file, checked where it first reads it
+ *   segfile.c    segment files: write, map, the full check, where the bytes go
  *   manifest.c   the index directory's table of contents
- *   ccache.c     the count cache
- *   qplan.c      a request as a query plan (qplan.h; expansion: index/expand.h)
- *   search.c     evaluating a plan over a snapshot
+ *   count_cache.c the count cache
+ *   iter.c       search: document-at-a-time iterators over a segment
+ *   rank.c       search: relevancy (FTS5's bm25), scores into the page
+ *   sets.c       search: the set evaluator (bitsets of a docid window)
+ *   run.c        search: one segment counted and its page share kept
+ *   split.c      search: every segment, on one thread or two
+ *   search.c     search: the driver (eng_search_ids); search.h their state
+ *   counts.c     matches per time bucket (index_counts) over the driver's visits
+ *   facets.c     facet columns filled on first use, top values (index_facets)
+ *   stories.c    each match's story; a story's documents (index_story_*)
  *   page.c       the page from the segments' document stores
- *   the writer   state, sources, dels, checkpoint, rows, reconcile, merge,
+ *   the writer   state, sources, deletions, checkpoint, rows, reconcile, merge,
  *                writer.c (writer.h lists them in their own order)
  *   engine.c     the backend: vtable, the follower thread, read-your-writes
  *
@@ -51,12 +62,13 @@
 #include <stdint.h>
 
 #include "index/backend.h"
+#include "index/plan.h"
 
 #define ENG_BLOCK 128
-#define ENG_END UINT32_MAX   /* docid past the end of every list */
-#define ENG_META_MARK '\x1E' /* first byte of a meta term in the dictionary */
+#define ENG_END UINT32_MAX           /* docid past the end of every list */
+#define ENG_META_MARK PLAN_META_MARK /* first byte of a meta term in the dictionary */
 #define ENG_NO_SOURCE UINT32_MAX
-#define ENG_FIELDS 3 /* title, description, content */
+#define ENG_FIELDS PLAN_FIELDS /* title, description, content */
 
 enum eng_term_kind {
     ENG_TERM_EXACT, /* text token: field tfs and positions */
@@ -159,7 +171,7 @@ struct eng_segment {
 };
 
 /* Deleted docids of one segment; immutable, shared between snapshots. */
-struct eng_dels {
+struct eng_deletions {
     atomic_int ref;
     uint64_t gen;    /* eng_next_gen(); a set that changes is a new set */
     uint32_t n;      /* deleted docs */
@@ -171,12 +183,12 @@ struct eng_snap {
     atomic_int ref;
     size_t nseg;
     struct eng_segment **segs;
-    struct eng_dels **dels; /* per segment; NULL = none deleted */
-    double *pop;            /* popularity by interned source id */
+    struct eng_deletions **deletions; /* per segment; NULL = none deleted */
+    double *pop;                      /* popularity by interned source id */
     size_t npop;
-    uint64_t nrow, ntoken;     /* live documents and their tokens (BM25) */
-    int64_t covered;           /* the log's head (store/journal.h) this snapshot shows */
-    struct eng_ccache *ccache; /* the engine's count cache (not owned); NULL none */
+    uint64_t nrow, ntoken;               /* live documents and their tokens (BM25) */
+    int64_t covered;                     /* the journal's head (store/journal.h) this snapshot shows */
+    struct eng_count_cache *count_cache; /* the engine's count cache (not owned); NULL none */
     /* Relevancy scores every match, no block-max pruning: the reference
      * that tests and fuzzing compare pruning with. */
     bool score_all;
@@ -279,13 +291,13 @@ static inline bool eng_segment_damaged(const struct eng_segment *s)
 
 /* Drop a reference; the last one frees (a mapped segment is unmapped). */
 void eng_segment_unref(struct eng_segment *s);
-void eng_dels_unref(struct eng_dels *d);
+void eng_deletions_unref(struct eng_deletions *d);
 void eng_snap_unref(struct eng_snap *s);
 
 /* An empty deletion set for a segment of n documents (one reference, a new
  * gen); NULL when out of memory. */
-struct eng_dels *eng_dels_new(uint32_t n);
-static inline bool eng_dels_has(const struct eng_dels *d, uint32_t doc)
+struct eng_deletions *eng_deletions_new(uint32_t n);
+static inline bool eng_deletions_has(const struct eng_deletions *d, uint32_t doc)
 {
     return d && (d->bits[doc >> 6] >> (doc & 63) & 1);
 }
@@ -305,24 +317,27 @@ struct eng_snap *eng_slot_get(struct eng_slot *s);
  * freed when the last search holding it ends. */
 void eng_slot_publish(struct eng_slot *s, struct eng_snap *snap);
 
-/* --- ccache.c: the count cache -------------------------------------------- */
+/* --- count_cache.c: the count cache ---------------------------------------- */
 
-struct eng_ccache;
-struct eng_ccache_key {
+struct eng_count_cache;
+struct eng_count_cache_key {
     uint64_t seg_gen, del_gen; /* del_gen 0: no deletions */
     uint32_t lo, hi;           /* docid window */
     const char *plan;          /* fingerprint of the plan (search.c) */
     size_t len;
 };
-#define ENG_CCACHE_BYTES ((size_t)32 << 20)
-int eng_ccache_new(struct eng_ccache **out, size_t max_bytes);
-void eng_ccache_free(struct eng_ccache *c);
+#define ENG_COUNT_CACHE_BYTES ((size_t)32 << 20)
+int eng_count_cache_new(struct eng_count_cache **out, size_t max_bytes);
+void eng_count_cache_free(struct eng_count_cache *c);
 /* Thread-safe. */
-bool eng_ccache_get(struct eng_ccache *c, const struct eng_ccache_key *k, uint64_t *count);
-void eng_ccache_put(struct eng_ccache *c, const struct eng_ccache_key *k, uint64_t count);
-void eng_ccache_stats(struct eng_ccache *c, uint64_t *hits, uint64_t *misses, size_t *bytes);
+bool eng_count_cache_get(struct eng_count_cache *c, const struct eng_count_cache_key *k,
+                         uint64_t *count);
+void eng_count_cache_put(struct eng_count_cache *c, const struct eng_count_cache_key *k,
+                         uint64_t count);
+void eng_count_cache_stats(struct eng_count_cache *c, uint64_t *hits, uint64_t *misses,
+                           size_t *bytes);
 
-/* --- segment.c ----------------------------------------------------------- */
+/* --- segbuild.c: the builder; segment.c: lookups ----------------------- */
 
 struct eng_builder;
 
@@ -353,6 +368,10 @@ uint32_t eng_segment_first_le(const struct eng_segment *s, int64_t hi);
 uint32_t eng_segment_find(const struct eng_segment *s, int64_t id);
 /* Index in pk_hash of the first hash >= hash (n when none). */
 uint32_t eng_segment_pk_first(const struct eng_segment *s, uint64_t hash);
+/* s's URL table from each new docid's canonical-URL hash (url[i] of the
+ * document newdoc[i]). 0 or ERR_NOMEM. */
+int eng_segment_pk_build(struct eng_segment *s, size_t n, const uint64_t *url,
+                         const uint32_t *newdoc);
 
 /* --- segfile.c: segment files --------------------------------------------- */
 
@@ -384,6 +403,19 @@ int eng_segment_term_open(const struct eng_segment *s, const char *str, size_t l
 /* Term t (of s's dictionary) checked as eng_segment_term_open does, for a
  * caller that walks the dictionary (the merge). 0 or ERR_PARSE. */
 int eng_segment_term_ready(const struct eng_segment *s, const struct eng_term *t);
+/* t's postings (their bytes ending at limit) decodable inside them with
+ * docids < n and the skip table's entries exact: segcheck.c's check of a
+ * term, the first time it is opened and in eng_segment_check. 0 or
+ * ERR_PARSE (err says what). */
+int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t, uint64_t limit,
+                           struct err *err);
+/* A varint inside [p, end); NULL when it runs out or is longer than 5 bytes. */
+const uint8_t *eng_varint_in(const uint8_t *p, const uint8_t *end, uint32_t *v);
+/* A posting's head (mask and tfs) inside [p, end), eng_posting_head_read
+ * bounded: its weighted frequency into *wf2, its tfs' sum into *tfs; NULL
+ * (*why says what) when malformed. */
+const uint8_t *eng_posting_head_in(const uint8_t *p, const uint8_t *end, uint64_t *wf2,
+                                   uint64_t *tfs, const char **why);
 /* The columns a search reads by docid, checked (O(n), at open): ids
  * descending, source ids < nsrc, the URL table, the document offsets, the
  * row sizes' total. */
@@ -557,6 +589,44 @@ static inline const struct eng_skip *eng_cursor_block(const struct eng_cursor *c
     return &c->skip[c->blk];
 }
 
+/* The encoder. A term's postings as the builder (segbuild.c) collects them
+ * and the merge (eng_segw) hands them over: docs in any order, each
+ * posting's data as eng_posting_tf_put and eng_varint_put write it. */
+struct eng_bterm {
+    char *s;
+    uint32_t len;
+    uint8_t kind;
+    uint32_t n, cap; /* postings */
+    uint32_t *docs;  /* builder-local doc numbers, insertion order */
+    uint32_t *doff;  /* data offset of each posting */
+    uint8_t *data;
+    uint32_t dlen, dcap;
+};
+
+/* A growing byte buffer of the encoder's output. */
+struct eng_obuf {
+    uint8_t *p;
+    size_t n, cap;
+};
+int eng_obuf_put(struct eng_obuf *o, const void *p, size_t n);
+
+/* The streams eng_postings_encode writes one term's postings into, reused from
+ * term to term. */
+struct eng_enc_bufs {
+    struct eng_obuf docs, data;
+    struct eng_obuf heads, pos; /* an exact term's block: heads, then positions */
+};
+void eng_enc_bufs_free(struct eng_enc_bufs *e);
+
+/* Encode term t (postings remapped by newdoc; dl by new docid; keys: room
+ * for t->n) into post, its dictionary entry into out (but its string). */
+int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const struct eng_bterm *t,
+                        const uint32_t *newdoc, const uint32_t *dl, uint64_t *keys,
+                        struct eng_term *out);
+/* Room for need elements of size bytes in *p (*cap of them now), doubling:
+ * 0 or ERR_NOMEM (*p unchanged). */
+int eng_grow(void **p, size_t *cap, size_t need, size_t size);
+
 /* --- segment.c: a segment from postings (merge.c) ------------------------ */
 
 /* A segment written from postings already in its final docid order (the
@@ -592,7 +662,7 @@ struct eng_writer_config {
     const char *db_path;                    /* the log's file */
     const struct index_engine_options *opt; /* files, segment size, checkpoints */
     struct eng_slot *slot;                  /* where snapshots are published */
-    struct eng_ccache *ccache;              /* the snapshots' count cache; NULL none */
+    struct eng_count_cache *count_cache;    /* the snapshots' count cache; NULL none */
     const atomic_bool *stopping; /* set when the engine is being freed: a long read ends */
 };
 /* Open the writer's reader, map the index directory's files or read every
@@ -675,16 +745,16 @@ struct index_engine {
     pthread_cond_t stop_cond;  /* wakes the follower: stop, or a search wants news */
     pthread_cond_t pub_cond;   /* the follower published */
     bool stop;
-    int64_t pub_seq;               /* highest seq the current snapshot covers */
-    struct store_readers *readers; /* page rows, the head */
-    int64_t opened_ms, built_ms;   /* open time and initial build time */
-    bool loaded;                   /* opened from the index directory's files */
-    bool background;               /* opened by the follower thread (index_engine_start) */
-    atomic_bool ready;             /* opened: searches are answered */
-    atomic_bool stopping;          /* engine_free began: a build in progress ends */
-    struct eng_ccache *ccache;     /* NULL with opt.no_count_cache */
-    struct eng_docs_pool dctxs;    /* the pages' decompression contexts */
-    atomic_int searching;          /* searches running now (idle: a search may split) */
+    int64_t pub_seq;                     /* highest seq the current snapshot covers */
+    struct store_readers *readers;       /* page rows, the head */
+    int64_t opened_ms, built_ms;         /* open time and initial build time */
+    bool loaded;                         /* opened from the index directory's files */
+    bool background;                     /* opened by the follower thread (index_engine_start) */
+    atomic_bool ready;                   /* opened: searches are answered */
+    atomic_bool stopping;                /* engine_free began: a build in progress ends */
+    struct eng_count_cache *count_cache; /* NULL with opt.no_count_cache */
+    struct eng_docs_pool dctxs;          /* the pages' decompression contexts */
+    atomic_int searching;                /* searches running now (idle: a search may split) */
     struct index_engine_options opt;
 };
 

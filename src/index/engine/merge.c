@@ -48,9 +48,9 @@
 struct eng_merge {
     pthread_t thread;
     size_t k;
-    struct eng_segment **in; /* references */
-    struct eng_dels **dels;  /* references: deletions when the merge began */
-    uint32_t **map;          /* per input: old docid -> new docid, ENG_END dropped */
+    struct eng_segment **in;          /* references */
+    struct eng_deletions **deletions; /* references: deletions when the merge began */
+    uint32_t **map;                   /* per input: old docid -> new docid, ENG_END dropped */
     struct eng_segment *out;
     uint64_t file_id; /* 0: not written (no index directory) */
     char path[4096];
@@ -104,7 +104,7 @@ static int merge_docs(struct eng_merge *m, struct eng_segw **outw)
     if (at == NULL || url == NULL || dctx == NULL)
         goto out;
     for (size_t i = 0; i < m->k; i++) {
-        live += m->in[i]->n - (m->dels[i] ? m->dels[i]->n : 0);
+        live += m->in[i]->n - (m->deletions[i] ? m->deletions[i]->n : 0);
         if ((url[i] = url_of(m->in[i])) == NULL)
             goto out;
     }
@@ -113,7 +113,7 @@ static int merge_docs(struct eng_merge *m, struct eng_segw **outw)
     for (;;) {
         size_t best = m->k;
         for (size_t i = 0; i < m->k; i++) {
-            while (at[i] < m->in[i]->n && eng_dels_has(m->dels[i], at[i]))
+            while (at[i] < m->in[i]->n && eng_deletions_has(m->deletions[i], at[i]))
                 m->map[i][at[i]++] = ENG_END;
             if (at[i] < m->in[i]->n &&
                 (best == m->k || m->in[i]->ids[at[i]] > m->in[best]->ids[at[best]]))
@@ -380,20 +380,20 @@ static void merge_free(struct eng_merge *m)
         return;
     for (size_t i = 0; i < m->k; i++) {
         eng_segment_unref(m->in[i]);
-        eng_dels_unref(m->dels[i]);
+        eng_deletions_unref(m->deletions[i]);
         free(m->map[i]);
     }
     free(m->in);
-    free(m->dels);
+    free(m->deletions);
     free(m->map);
     eng_segment_unref(m->out);
     free(m);
 }
 
-/* A merge of in[0..k) as their deletion sets dels[] (NULL entries: none)
+/* A merge of in[0..k) as their deletion sets deletions[] (NULL entries: none)
  * are now (new references to both); NULL when out of memory. */
-static struct eng_merge *merge_new(struct eng_segment *const *in, struct eng_dels *const *dels,
-                                   size_t k)
+static struct eng_merge *merge_new(struct eng_segment *const *in,
+                                   struct eng_deletions *const *deletions, size_t k)
 {
     struct eng_merge *m = calloc(1, sizeof *m);
     if (m == NULL)
@@ -402,7 +402,7 @@ static struct eng_merge *merge_new(struct eng_segment *const *in, struct eng_del
     atomic_init(&m->done, false);
     atomic_init(&m->cancel, false);
     if ((m->in = calloc(k, sizeof *m->in)) == NULL ||
-        (m->dels = calloc(k, sizeof *m->dels)) == NULL ||
+        (m->deletions = calloc(k, sizeof *m->deletions)) == NULL ||
         (m->map = calloc(k, sizeof *m->map)) == NULL) {
         merge_free(m);
         return NULL;
@@ -411,9 +411,9 @@ static struct eng_merge *merge_new(struct eng_segment *const *in, struct eng_del
         size_t j = m->k;
         m->in[j] = in[j];
         atomic_fetch_add(&in[j]->ref, 1);
-        m->dels[j] = dels[j];
-        if (dels[j])
-            atomic_fetch_add(&dels[j]->ref, 1);
+        m->deletions[j] = deletions[j];
+        if (deletions[j])
+            atomic_fetch_add(&deletions[j]->ref, 1);
         if ((m->map[j] = malloc(((size_t)in[j]->n + 1) * sizeof **m->map)) == NULL) {
             m->k++;
             merge_free(m);
@@ -423,10 +423,10 @@ static struct eng_merge *merge_new(struct eng_segment *const *in, struct eng_del
     return m;
 }
 
-int eng_merge_segments(struct eng_segment *const *in, struct eng_dels *const *dels, size_t k,
-                       struct eng_segment **out, struct err *err)
+int eng_merge_segments(struct eng_segment *const *in, struct eng_deletions *const *deletions,
+                       size_t k, struct eng_segment **out, struct err *err)
 {
-    struct eng_merge *m = merge_new(in, dels, k);
+    struct eng_merge *m = merge_new(in, deletions, k);
     *out = NULL;
     if (m == NULL)
         return err_set(err, ERR_NOMEM, "out of memory");
@@ -441,20 +441,20 @@ int eng_merge_segments(struct eng_segment *const *in, struct eng_dels *const *de
 static int merge_start(struct eng_writer *w, const bool *pick, size_t k, struct err *err)
 {
     struct eng_segment **in = calloc(k, sizeof *in);
-    struct eng_dels **dels = calloc(k, sizeof *dels);
+    struct eng_deletions **deletions = calloc(k, sizeof *deletions);
     struct eng_merge *m = NULL;
     size_t j = 0;
 
-    for (size_t i = 0; in && dels && i < w->nseg; i++) {
+    for (size_t i = 0; in && deletions && i < w->nseg; i++) {
         if (pick[i]) {
             in[j] = w->segs[i];
-            dels[j++] = w->dels[i];
+            deletions[j++] = w->deletions[i];
         }
     }
-    if (in && dels)
-        m = merge_new(in, dels, k);
+    if (in && deletions)
+        m = merge_new(in, deletions, k);
     free(in);
-    free(dels);
+    free(deletions);
     if (m == NULL)
         return err_set(err, ERR_NOMEM, "out of memory");
     m->stopping = w->stopping;
@@ -489,7 +489,7 @@ static size_t seg_index(const struct eng_writer *w, const struct eng_segment *s)
 static int merge_install(struct eng_writer *w, struct eng_merge *m, bool *taken)
 {
     struct eng_segment *out = m->out;
-    struct eng_dels *nd = NULL;
+    struct eng_deletions *nd = NULL;
     size_t first = w->nseg;
 
     for (size_t i = 0; i < m->k; i++) {
@@ -500,14 +500,15 @@ static int merge_install(struct eng_writer *w, struct eng_merge *m, bool *taken)
             first = at;
     }
     for (size_t i = 0; i < m->k && out; i++) {
-        const struct eng_dels *now = w->dels[seg_index(w, m->in[i])], *then = m->dels[i];
+        const struct eng_deletions *now = w->deletions[seg_index(w, m->in[i])],
+                                   *then = m->deletions[i];
         if (now == then || now == NULL)
             continue;
         for (uint32_t d = 0; d < m->in[i]->n; d++) {
             uint32_t x = m->map[i][d];
-            if (x == ENG_END || !eng_dels_has(now, d) || eng_dels_has(then, d))
+            if (x == ENG_END || !eng_deletions_has(now, d) || eng_deletions_has(then, d))
                 continue;
-            if (nd == NULL && (nd = eng_dels_new(out->n)) == NULL)
+            if (nd == NULL && (nd = eng_deletions_new(out->n)) == NULL)
                 return ERR_NOMEM;
             nd->bits[x >> 6] |= (uint64_t)1 << (x & 63);
             nd->n++;
@@ -521,14 +522,14 @@ static int merge_install(struct eng_writer *w, struct eng_merge *m, bool *taken)
             input = w->segs[i] == m->in[j];
         if (!input) {
             w->segs[k] = w->segs[i];
-            w->dels[k++] = w->dels[i];
+            w->deletions[k++] = w->deletions[i];
             continue;
         }
         eng_segment_unref(w->segs[i]);
-        eng_dels_unref(w->dels[i]);
+        eng_deletions_unref(w->deletions[i]);
         if (i == first && out && out->n > 0) { /* out takes the first input's place */
             w->segs[k] = out;
-            w->dels[k++] = nd;
+            w->deletions[k++] = nd;
             *taken = true;
             out = NULL;
             nd = NULL;
@@ -536,7 +537,7 @@ static int merge_install(struct eng_writer *w, struct eng_merge *m, bool *taken)
     }
     w->nseg = k;
     m->out = out; /* an empty output is freed with the job */
-    eng_dels_unref(nd);
+    eng_deletions_unref(nd);
     w->dirty = true;
     return eng_writer_publish(w);
 }
@@ -600,7 +601,7 @@ static size_t merge_pick(const struct eng_writer *w, bool *pick)
     int want = -1;
 
     for (size_t i = 0; i < w->nseg; i++) {
-        uint32_t dn = w->dels[i] ? w->dels[i]->n : 0;
+        uint32_t dn = w->deletions[i] ? w->deletions[i]->n : 0;
         if (skip(w, w->segs[i]))
             continue;
         if (dn > 0 && (uint64_t)dn * 4 > w->segs[i]->n) {
@@ -619,7 +620,7 @@ static size_t merge_pick(const struct eng_writer *w, bool *pick)
     size_t n = 0;
     uint64_t sum = 0;
     for (size_t i = 0; i < w->nseg && n < MERGE_FAN; i++) {
-        uint64_t live = w->segs[i]->n - (w->dels[i] ? w->dels[i]->n : 0);
+        uint64_t live = w->segs[i]->n - (w->deletions[i] ? w->deletions[i]->n : 0);
         if (skip(w, w->segs[i]) || live * 2 > w->merge_max || tier(live) != (unsigned)want)
             continue;
         if (n >= 2 && sum + live > w->merge_max)

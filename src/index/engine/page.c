@@ -18,7 +18,7 @@ static bool find_live(const struct eng_snap *s, int64_t id, size_t *si, uint32_t
         if (seg->n == 0 || id > seg->ids[0] || id < seg->ids[seg->n - 1])
             continue;
         uint32_t d = eng_segment_find(seg, id);
-        if (d != ENG_END && !eng_dels_has(s->dels[i], d)) {
+        if (d != ENG_END && !eng_deletions_has(s->deletions[i], d)) {
             *si = i;
             *doc = d;
             return true;

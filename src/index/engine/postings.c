@@ -7,7 +7,10 @@
  * AND of three words had eng_postings_fill at 42 % (docs/engine.md). */
 #include "index/engine/internal.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "util/sort.h"
 
 #include "util/banned.h"
 
@@ -436,4 +439,183 @@ void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, u
                 wf2[bit_rank(v, rank, d - base)] = w;
         }
     }
+}
+
+/* --- the encoder: a term's postings as the builder (segbuild.c) and the
+ * merge (eng_segw) hand them over, into the layout above ------------------ */
+
+int eng_grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * size);
+    if (q == NULL)
+        return ERR_NOMEM;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+int eng_obuf_put(struct eng_obuf *o, const void *p, size_t n)
+{
+    if (n == 0)
+        return 0;
+    if (eng_grow((void **)&o->p, &o->cap, o->n + n, 1) < 0)
+        return ERR_NOMEM;
+    memcpy(o->p + o->n, p, n);
+    o->n += n;
+    return 0;
+}
+
+/* Each term's postings start 4-byte aligned: its skip table is read in
+ * place (struct eng_skip holds only uint32_t). */
+static int obuf_align(struct eng_obuf *o)
+{
+    static const uint8_t zero[4];
+    return eng_obuf_put(o, zero, (4 - (o->n & 3)) & 3);
+}
+
+void eng_enc_bufs_free(struct eng_enc_bufs *e)
+{
+    free(e->docs.p);
+    free(e->data.p);
+    free(e->heads.p);
+    free(e->pos.p);
+}
+
+static int pack_block(struct eng_obuf *docs, const uint32_t *gaps, uint32_t n)
+{
+    uint8_t out[ENG_BLOCK_MAX_BYTES];
+    return eng_obuf_put(docs, out, eng_block_encode(out, gaps, n));
+}
+
+/* A posting's builder data (flush_doc: per field its tf, then for exact
+ * terms its positions) split: the tfs to heads, the positions to pos;
+ * twice its weighted frequency (eng_wf2 per field times tf) into *wf2. */
+static int split_posting(struct eng_enc_bufs *e, const uint8_t *p, const uint8_t *end,
+                         uint32_t *wf2)
+{
+    const uint8_t *q = p;
+    unsigned mask;
+    uint32_t tf;
+    int rc = 0;
+    p = eng_posting_head(p, &mask, &tf);
+    *wf2 = 0;
+    for (unsigned f = 0, first = 1; f < ENG_FIELDS && rc == 0; f++) {
+        if (!(mask & (1u << f)))
+            continue;
+        if (!first) {
+            q = p;
+            p = eng_posting_tf_next(p, &tf);
+        }
+        first = 0;
+        *wf2 += eng_wf2[f] * tf;
+        rc = eng_obuf_put(&e->heads, q, (size_t)(p - q));
+        q = p;
+        p = eng_varints_skip(p, tf);
+        if (rc == 0)
+            rc = eng_obuf_put(&e->pos, q, (size_t)(p - q));
+    }
+    return rc == 0 && p != end ? ERR_PARSE : rc;
+}
+
+/* Encode term t (postings remapped by newdoc; dl by new docid) into post:
+ * docids as bit-packed blocks; data per block, an exact term's as the
+ * heads' length, its heads, its positions (internal.h). */
+int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const struct eng_bterm *t,
+                        const uint32_t *newdoc, const uint32_t *dl, uint64_t *keys,
+                        struct eng_term *out)
+{
+    uint32_t n = t->n, nblocks = (n + ENG_BLOCK - 1) / ENG_BLOCK;
+    struct eng_skip *skip = calloc(nblocks ? nblocks : 1, sizeof *skip);
+    uint32_t gaps[ENG_BLOCK];
+    uint8_t tmp[8];
+    uint32_t prev = UINT32_MAX;
+    bool exact = t->kind == ENG_TERM_EXACT;
+    int rc = 0;
+
+    if (skip == NULL)
+        return ERR_NOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        keys[i] = (uint64_t)newdoc[t->docs[i]] << 32 | i;
+    /* Ingest order is mostly oldest first, i.e. the reverse of docid order;
+     * a merge (eng_segw) gives docid order. */
+    bool desc = true, asc = true;
+    for (uint32_t i = 1; i < n && desc; i++)
+        desc = keys[i] < keys[i - 1];
+    for (uint32_t i = 1; i < n && asc && !desc; i++)
+        asc = keys[i] > keys[i - 1];
+    if (asc && !desc) {
+        /* already in order */
+    } else if (desc) {
+        for (uint32_t i = 0; i < n / 2; i++) {
+            uint64_t x = keys[i];
+            keys[i] = keys[n - 1 - i];
+            keys[n - 1 - i] = x;
+        }
+    } else {
+        qsort(keys, n, sizeof *keys, sort_cmp_u64);
+    }
+    e->docs.n = 0;
+    e->data.n = 0;
+    for (uint32_t i = 0; i < n && rc == 0; i++) {
+        uint32_t d = (uint32_t)(keys[i] >> 32), k = (uint32_t)keys[i];
+        struct eng_skip *sk = &skip[i / ENG_BLOCK];
+        if (i % ENG_BLOCK == 0) {
+            sk->doc_off = (uint32_t)e->docs.n;
+            sk->data_off = (uint32_t)e->data.n;
+            sk->dl_min = UINT32_MAX;
+            e->heads.n = 0;
+            e->pos.n = 0;
+        }
+        if (dl[d] < sk->dl_min)
+            sk->dl_min = dl[d];
+        gaps[i % ENG_BLOCK] = d - prev - 1;
+        prev = d;
+        if (t->kind != ENG_TERM_META) {
+            const uint8_t *at = t->data + t->doff[k],
+                          *end = t->data + (k + 1 < n ? t->doff[k + 1] : t->dlen);
+            uint32_t wf2, tfs;
+            if (exact) {
+                rc = split_posting(e, at, end, &wf2);
+            } else {
+                eng_posting_head_read(at, &wf2, &tfs);
+                rc = eng_obuf_put(&e->data, at, (size_t)(end - at));
+            }
+            if (wf2 > sk->wf2_max)
+                sk->wf2_max = wf2;
+        }
+        if (rc == 0 && (i % ENG_BLOCK == ENG_BLOCK - 1 || i == n - 1)) {
+            sk->last = d;
+            rc = pack_block(&e->docs, gaps, i % ENG_BLOCK + 1);
+            if (rc == 0 && exact) {
+                rc = eng_obuf_put(&e->data, tmp, eng_varint_put(tmp, (uint32_t)e->heads.n));
+                if (rc == 0)
+                    rc = eng_obuf_put(&e->data, e->heads.p, e->heads.n);
+                if (rc == 0)
+                    rc = eng_obuf_put(&e->data, e->pos.p, e->pos.n);
+            }
+        }
+    }
+    if (rc == 0)
+        rc = obuf_align(post);
+    out->off = post->n;
+    out->df = n;
+    out->docs_len = (uint32_t)e->docs.n;
+    out->kind = t->kind;
+    if (rc == 0 && nblocks == 1) {
+        struct eng_skip1 one = {skip[0].wf2_max, skip[0].dl_min};
+        rc = eng_obuf_put(post, &one, sizeof one);
+    } else if (rc == 0) {
+        rc = eng_obuf_put(post, skip, nblocks * sizeof *skip);
+    }
+    if (rc == 0)
+        rc = eng_obuf_put(post, e->docs.p, e->docs.n);
+    if (rc == 0)
+        rc = eng_obuf_put(post, e->data.p, e->data.n);
+    free(skip);
+    return rc;
 }

@@ -31,7 +31,7 @@ int eng_reconcile(struct eng_writer *w, struct eng_pending *p, struct err *err)
     for (size_t i = 0; i < w->nseg && rc == 0; i++) {
         const struct eng_segment *seg = w->segs[i];
         for (uint32_t d = 0; d < seg->n && rc == 0; d++) {
-            if (eng_dels_has(eng_pending_dels(w, p, i), d))
+            if (eng_deletions_has(eng_pending_deletions(w, p, i), d))
                 continue;
             if (bsearch(&seg->ids[d], ids, n, sizeof *ids, eng_cmp_i64) == NULL &&
                 (rc = eng_pending_mark(w, p, i, d)) < 0)
@@ -80,7 +80,7 @@ static int repair_one(struct eng_writer *w, size_t i, struct err *err)
     rc = store_rows_by_id(&rows, w->db, err);
     for (uint32_t d = 0; d < seg->n && rc == 0; d++) {
         struct store_row row;
-        if (eng_dels_has(w->dels[i], d))
+        if (eng_deletions_has(w->deletions[i], d))
             continue;
         /* (a row since replaced is read again as a new row by the next
          * poll, which deletes this copy of it as any upsert does) */
@@ -97,13 +97,13 @@ static int repair_one(struct eng_writer *w, size_t i, struct err *err)
     if (rc < 0)
         goto out;
     eng_segment_unref(w->segs[i]);
-    eng_dels_unref(w->dels[i]);
+    eng_deletions_unref(w->deletions[i]);
     if (fresh) {
         w->segs[i] = fresh;
-        w->dels[i] = NULL;
+        w->deletions[i] = NULL;
     } else {
         memmove(w->segs + i, w->segs + i + 1, (w->nseg - i - 1) * sizeof *w->segs);
-        memmove(w->dels + i, w->dels + i + 1, (w->nseg - i - 1) * sizeof *w->dels);
+        memmove(w->deletions + i, w->deletions + i + 1, (w->nseg - i - 1) * sizeof *w->deletions);
         w->nseg--;
     }
     w->dirty = true; /* the next checkpoint writes it and drops the damaged file */

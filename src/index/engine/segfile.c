@@ -23,7 +23,7 @@
  * by `newsd index verify` alone (it reads the whole file); ids_crc is the
  * CRC-32 of the ids part, read before a damaged segment is rebuilt from
  * the rows its ids name. A search checks what it reads the first time it
- * reads it (eng_segment_term_open; each document's frame carries zstd's
+ * reads it (segcheck.c; each document's frame carries zstd's
  * checksum of its text, docs.c), never the whole file. The
  * file is this build's memory layout (byte order, struct eng_term's size):
  * the header records both and a file from another layout is refused, and
@@ -403,159 +403,6 @@ out:
 
 /* --- the full check -------------------------------------------------------- */
 
-/* A varint inside [p, end); NULL when it runs out or is longer than 5 bytes. */
-static const uint8_t *varint_in(const uint8_t *p, const uint8_t *end, uint32_t *v)
-{
-    uint64_t x = 0;
-    for (unsigned shift = 0; shift < 35 && p < end; shift += 7) {
-        uint8_t b = *p++;
-        x |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            if (x > UINT32_MAX)
-                return NULL;
-            *v = (uint32_t)x;
-            return p;
-        }
-    }
-    return NULL;
-}
-
-/* One posting's head (mask and tfs) inside [p, end): its weighted
- * frequency into *wf2, its tfs' sum into *tfs; NULL when malformed. */
-static const uint8_t *head_in(const uint8_t *p, const uint8_t *end, uint64_t *wf2, uint64_t *tfs,
-                              const char **why)
-{
-    uint32_t head;
-    *wf2 = *tfs = 0;
-    if ((p = varint_in(p, end, &head)) == NULL) {
-        *why = "a term frequency runs out";
-        return NULL;
-    }
-    unsigned mask = head & 7;
-    if (mask == 0 || mask >> ENG_FIELDS) {
-        *why = "a field mask names no field";
-        return NULL;
-    }
-    for (unsigned f = 0, first = 1; f < ENG_FIELDS; f++) {
-        uint32_t tf;
-        if (!(mask & (1u << f)))
-            continue;
-        if (first) {
-            tf = (head >> 3) + 1;
-        } else if ((p = varint_in(p, end, &tf)) == NULL || tf++ == UINT32_MAX) {
-            *why = "a term frequency runs out";
-            return NULL;
-        }
-        first = 0;
-        *wf2 += (uint64_t)eng_wf2[f] * tf;
-        *tfs += tf;
-    }
-    return p;
-}
-
-/* One term's postings inside post[off, limit). */
-static int check_term(const struct eng_segment *s, const struct eng_term *t, uint64_t limit,
-                      struct err *err)
-{
-    if (t->kind > ENG_TERM_META || t->df == 0 || t->off % 4 != 0 || t->off > limit ||
-        eng_term_skip_bytes(t) + t->docs_len > limit - t->off)
-        return err_set(err, ERR_PARSE, "a term's postings are out of bounds");
-    uint64_t skip_bytes = eng_term_skip_bytes(t);
-    /* A one-block list keeps its maxima alone (struct eng_skip1). */
-    bool one = eng_term_nblocks(t) == 1;
-    bool exact = t->kind == ENG_TERM_EXACT;
-    const struct eng_skip *skip = (const struct eng_skip *)(uintptr_t)(s->post + t->off);
-    const struct eng_skip1 *skip1 = (const struct eng_skip1 *)(uintptr_t)(s->post + t->off);
-    const uint8_t *docs = s->post + t->off + skip_bytes, *docs_end = docs + t->docs_len;
-    const uint8_t *data = docs_end, *data_end = s->post + limit;
-    uint32_t prev = UINT32_MAX, left = t->df;
-    const uint8_t *dp = docs, *ap = data;
-    uint32_t ids[ENG_BLOCK];
-    const char *why = NULL;
-
-    for (uint32_t b = 0; b < eng_term_nblocks(t); b++) {
-        uint32_t nin = left > ENG_BLOCK ? ENG_BLOCK : left;
-        uint32_t dl_min = UINT32_MAX;
-        uint64_t wf2_max = 0, pos_due = 0;
-        const uint8_t *heads_end = data_end;
-        left -= nin;
-        if (!one && (skip[b].doc_off != (uint32_t)(dp - docs) ||
-                     (t->kind != ENG_TERM_META && skip[b].data_off != (uint32_t)(ap - data))))
-            return err_set(err, ERR_PARSE, "a skip entry points elsewhere");
-        if (dp >= docs_end || *dp > 32 || eng_block_bytes(nin, *dp) > (size_t)(docs_end - dp - 1))
-            return err_set(err, ERR_PARSE, "a docid block runs out");
-        eng_block_decode(dp, nin, prev, ids);
-        dp += 1 + eng_block_bytes(nin, *dp);
-        if (exact) {
-            uint32_t hl;
-            if ((ap = varint_in(ap, data_end, &hl)) == NULL || hl > (size_t)(data_end - ap))
-                return err_set(err, ERR_PARSE, "a block's heads run out");
-            heads_end = ap + hl;
-        }
-        for (uint32_t k = 0; k < nin; k++) {
-            /* the first gap counts from "before 0"; a wrap is past the segment */
-            if ((k > 0 || prev != UINT32_MAX) && ids[k] <= (k > 0 ? ids[k - 1] : prev))
-                return err_set(err, ERR_PARSE, "a docid past the segment");
-            uint32_t d = ids[k];
-            if (d >= s->n)
-                return err_set(err, ERR_PARSE, "a docid past the segment");
-            if (s->dl[d] < dl_min)
-                dl_min = s->dl[d];
-            if (t->kind == ENG_TERM_META)
-                continue;
-            uint64_t wf2, tfs;
-            if (ap >= heads_end || (ap = head_in(ap, heads_end, &wf2, &tfs, &why)) == NULL)
-                return err_set(err, ERR_PARSE, "%s", why ? why : "a data stream runs out");
-            if (wf2 > UINT32_MAX)
-                return err_set(err, ERR_PARSE, "a posting's term frequencies overflow");
-            if (wf2 > wf2_max)
-                wf2_max = wf2;
-            pos_due += tfs;
-        }
-        prev = ids[nin - 1];
-        if (exact) { /* the heads fill their length; the positions follow */
-            if (ap != heads_end)
-                return err_set(err, ERR_PARSE, "a block's heads disagree with their length");
-            for (uint64_t i = 0; i < pos_due; i++) {
-                uint32_t pos;
-                if ((ap = varint_in(ap, data_end, &pos)) == NULL)
-                    return err_set(err, ERR_PARSE, "a position list runs out");
-            }
-        }
-        if (!one && skip[b].last != prev)
-            return err_set(err, ERR_PARSE, "a skip entry's last docid disagrees");
-        /* Relevancy skips documents by these: a wrong one loses matches. */
-        uint32_t want_wf2 = one ? skip1->wf2_max : skip[b].wf2_max;
-        uint32_t want_dl = one ? skip1->dl_min : skip[b].dl_min;
-        if (want_wf2 != wf2_max || want_dl != dl_min)
-            return err_set(err, ERR_PARSE, "a skip entry's block maximum disagrees");
-    }
-    if (dp != docs_end)
-        return err_set(err, ERR_PARSE, "a docid stream has trailing bytes");
-    return 0;
-}
-
-int eng_segment_check_columns(const struct eng_segment *s, uint32_t nsrc, struct err *err)
-{
-    uint64_t ntoken = 0;
-    for (uint32_t d = 0; d < s->n; d++) {
-        if (d > 0 && s->ids[d] >= s->ids[d - 1])
-            return err_set(err, ERR_PARSE, "article ids are not descending");
-        if (s->src[d] != ENG_NO_SOURCE && s->src[d] >= nsrc)
-            return err_set(err, ERR_PARSE, "a source id outside the manifest's table");
-        if (s->pk_doc[d] >= s->n || (d > 0 && s->pk_hash[d] < s->pk_hash[d - 1]))
-            return err_set(err, ERR_PARSE, "the URL hash table is not sorted");
-        if (s->doc_off[d] > s->doc_off[d + 1])
-            return err_set(err, ERR_PARSE, "the document store's offsets are not ascending");
-        ntoken += s->dl[d];
-    }
-    if (ntoken != s->ntoken)
-        return err_set(err, ERR_PARSE, "row sizes disagree with the token total");
-    if (s->doc_off[0] != 0 || s->doc_off[s->n] != s->dz_len)
-        return err_set(err, ERR_PARSE, "the document store's offsets disagree with its length");
-    return 0;
-}
-
 bool eng_segment_ids_intact(const struct eng_segment *s)
 {
     struct seg_header h;
@@ -563,55 +410,6 @@ bool eng_segment_ids_intact(const struct eng_segment *s)
         return true; /* built in this process */
     memcpy(&h, s->image, sizeof h);
     return crc_of_ids(s->ids, s->n) == h.ids_crc;
-}
-
-/* Term i's postings end where term i + 1's begin (the last's, at the end
- * of the postings); post_len + 1 when that offset is out of bounds. */
-static uint64_t term_limit(const struct eng_segment *s, size_t i)
-{
-    uint64_t limit = i + 1 < s->nterms ? s->terms[i + 1].off : s->post_len;
-    return limit > s->post_len ? s->post_len + 1 : limit;
-}
-
-int eng_segment_term_ready(const struct eng_segment *s, const struct eng_term *t)
-{
-    struct err err;
-    int rc;
-
-    if (eng_segment_damaged(s))
-        return ERR_PARSE;
-    if (s->term_ok == NULL)
-        return 0;
-    size_t i = (size_t)(t - s->terms);
-    uint64_t bit = (uint64_t)1 << (i & 63);
-    if (atomic_load_explicit(&s->term_ok[i / 64], memory_order_acquire) & bit)
-        return 0;
-    /* Once per term and segment: a whole decode of its postings (what a
-     * search of it reads at most), so that the decoders that follow need
-     * no check of their own in their loops. */
-    err_clear(&err);
-    uint64_t limit = term_limit(s, i);
-    if ((uint64_t)t->str + t->len > s->strs_len)
-        rc = err_set(&err, ERR_PARSE, "a term string out of bounds");
-    else if (limit > s->post_len)
-        rc = err_set(&err, ERR_PARSE, "a term's postings are out of bounds");
-    else
-        rc = check_term(s, t, limit, &err);
-    if (rc < 0) {
-        eng_segment_damage(s, err_msg(&err, rc));
-        return ERR_PARSE;
-    }
-    atomic_fetch_or_explicit(&s->term_ok[i / 64], bit, memory_order_release);
-    return 0;
-}
-
-int eng_segment_term_open(const struct eng_segment *s, const char *str, size_t len,
-                          const struct eng_term **out)
-{
-    const struct eng_term *t = eng_segment_term(s, str, len);
-    int rc = t ? eng_segment_term_ready(s, t) : eng_segment_damaged(s) ? ERR_PARSE : 0;
-    *out = rc == 0 ? t : NULL;
-    return rc;
 }
 
 int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *err)
@@ -642,7 +440,7 @@ int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *er
         uint64_t limit = i + 1 < s->nterms ? s->terms[i + 1].off : s->post_len;
         if (limit > s->post_len)
             return err_set(err, ERR_PARSE, "a term's postings are out of bounds");
-        if ((rc = check_term(s, t, limit, err)) < 0)
+        if ((rc = eng_segment_check_term(s, t, limit, err)) < 0)
             return rc;
     }
     return eng_docs_check(s, err);
@@ -671,13 +469,13 @@ static void term_sizes(const struct eng_segment *s, const struct eng_term *t, ui
         left -= nin;
         if (t->kind == ENG_TERM_EXACT) {
             uint32_t hl;
-            if ((p = varint_in(p, end, &hl)) == NULL || hl > (size_t)(end - p))
+            if ((p = eng_varint_in(p, end, &hl)) == NULL || hl > (size_t)(end - p))
                 return;
             heads_end = p + hl;
         }
         for (uint32_t k = 0; k < nin; k++) {
             uint64_t wf2, tfs;
-            if ((p = head_in(p, heads_end, &wf2, &tfs, &why)) == NULL)
+            if ((p = eng_posting_head_in(p, heads_end, &wf2, &tfs, &why)) == NULL)
                 return;
             due += tfs;
         }
@@ -685,7 +483,7 @@ static void term_sizes(const struct eng_segment *s, const struct eng_term *t, ui
         for (uint64_t i = 0; t->kind == ENG_TERM_EXACT && i < due; i++) {
             uint32_t v;
             q = p;
-            if ((p = varint_in(p, end, &v)) == NULL)
+            if ((p = eng_varint_in(p, end, &v)) == NULL)
                 return;
             pos_bytes += (uint64_t)(p - q);
             r->positions++;

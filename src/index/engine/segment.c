@@ -1,526 +1,13 @@
-/* Segment builder and lookups (index/engine/internal.h). An article is
- * tokenized by the FTS5 "newsd" tokenizer's own code as FTS5 sees its row
- * (text_fts5_doc_tokenize, store/sqlite/sqlite.c's triggers): each text
- * column is "\x1F" language "\x1F" text, each token is an exact term with
- * its position and, in a stemmed language, "~stem" when the stem differs;
- * the meta column is the stored meta_terms split on spaces. The row size
- * (BM25's D) counts the tokens of all four columns as FTS5's docsize does. */
+/* The immutable segment (index/engine/internal.h): its lookups (term
+ * dictionary, id column, canonical-URL table), the URL table built, and a
+ * segment written from postings already in docid order (merge.c's
+ * eng_segw), encoded by the builder's own encoder (postings.c). */
 #include "index/engine/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "text/text.h"
-#include "text/text_fts5.h"
-#include "util/hash.h"
-#include "util/limits.h"
-#include "util/sort.h"
 #include "util/banned.h"
-
-struct bterm {
-    char *s;
-    uint32_t len;
-    uint8_t kind;
-    uint32_t n, cap; /* postings */
-    uint32_t *docs;  /* builder-local doc numbers, insertion order */
-    uint32_t *doff;  /* data offset of each posting */
-    uint8_t *data;
-    uint32_t dlen, dcap;
-};
-
-/* A hash slot holds enough of its term (length, 24 bits of hash, first 8
- * bytes) that most lookups - news words are short - never touch the term
- * itself: building is bound by cache misses on this table. */
-struct hslot {
-    uint32_t idx1;    /* term index + 1 */
-    uint32_t len_tag; /* hash tag << 8 | min(len, 255) */
-    uint64_t pre;     /* first 8 bytes, zero padded */
-};
-
-struct occ {
-    uint32_t term, field, pos;
-};
-
-/* A token waiting for its term lookup: the lookup of token i happens while
- * the slots of tokens i+1..i+PEND_MAX-1 are being prefetched, so the cache
- * misses of a document overlap instead of queueing. */
-#define PEND_MAX 16
-struct pend {
-    uint64_t hv;
-    uint32_t field, pos, len;
-    uint8_t kind;
-    char text[LIMIT_TOKEN_BYTES + 2]; /* prefix byte + token */
-};
-
-struct eng_builder {
-    struct pend ring[PEND_MAX];
-    size_t rhead, rn;
-    size_t n, cap;
-    int64_t *ids, *pub;
-    uint32_t *dl, *src;
-    uint64_t *url;
-    struct bterm *terms;
-    size_t nterms, tcap;
-    struct hslot *hash; /* open addressing, idx1 0 = empty */
-    size_t hcap;
-    struct occ *occ;
-    size_t nocc, occap;
-    /* flush_doc's sort: keys (term << 32 | index), their scratch, and the
-     * occurrences in sorted order (then swapped with occ) */
-    uint64_t *okey, *otmp;
-    struct occ *osort;
-    size_t okcap, otcap, oscap;
-    /* the documents' JSON (docs.c), back to back; doc i is json[joff[i], joff[i+1]) */
-    char *json;
-    size_t jlen, jcap;
-    uint64_t *joff;
-    size_t jocap;
-};
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : 16;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (q == NULL)
-        return ERR_NOMEM;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
-int eng_builder_new(struct eng_builder **out)
-{
-    *out = calloc(1, sizeof **out);
-    return *out ? 0 : ERR_NOMEM;
-}
-
-static void bterm_release(struct bterm *t)
-{
-    free(t->s);
-    free(t->docs);
-    free(t->doff);
-    free(t->data);
-}
-
-void eng_builder_free(struct eng_builder *b)
-{
-    if (b == NULL)
-        return;
-    for (size_t i = 0; i < b->nterms; i++)
-        bterm_release(&b->terms[i]);
-    free(b->terms);
-    free(b->hash);
-    free(b->ids);
-    free(b->pub);
-    free(b->dl);
-    free(b->src);
-    free(b->url);
-    free(b->occ);
-    free(b->okey);
-    free(b->otmp);
-    free(b->osort);
-    free(b->json);
-    free(b->joff);
-    free(b);
-}
-
-size_t eng_builder_count(const struct eng_builder *b)
-{
-    return b->n;
-}
-
-static uint64_t prefix8(const char *s, size_t n)
-{
-    uint64_t x = 0;
-    memcpy(&x, s, n < 8 ? n : 8);
-    return x;
-}
-
-static uint32_t len_tag(uint64_t hv, size_t n)
-{
-    return (uint32_t)(hv >> 40) << 8 | (uint32_t)(n < 255 ? n : 255);
-}
-
-static int rehash(struct eng_builder *b)
-{
-    size_t cap = b->hcap ? b->hcap * 2 : 1024;
-    struct hslot *h = calloc(cap, sizeof *h);
-    if (h == NULL)
-        return ERR_NOMEM;
-    for (size_t i = 0; i < b->nterms; i++) {
-        const struct bterm *t = &b->terms[i];
-        uint64_t hv = hash_bytes64(t->s, t->len);
-        size_t j = hv & (cap - 1);
-        while (h[j].idx1)
-            j = (j + 1) & (cap - 1);
-        h[j] = (struct hslot){(uint32_t)i + 1, len_tag(hv, t->len), prefix8(t->s, t->len)};
-    }
-    free(b->hash);
-    b->hash = h;
-    b->hcap = cap;
-    return 0;
-}
-
-/* Index of term s[0..len) (prefix byte pre, 0 = none), added when new. */
-static int term_find(struct eng_builder *b, const char *tmp, size_t n, uint64_t hv, uint8_t kind,
-                     uint32_t *out)
-{
-    int rc = 0;
-    if ((b->nterms + 1) * 2 > b->hcap && rehash(b) < 0)
-        return ERR_NOMEM;
-    uint64_t p8 = prefix8(tmp, n);
-    uint32_t lt = len_tag(hv, n);
-    size_t j = hv & (b->hcap - 1);
-    while (b->hash[j].idx1) {
-        const struct hslot *h = &b->hash[j];
-        if (h->len_tag == lt && h->pre == p8) {
-            uint32_t k = h->idx1 - 1;
-            if (n <= 8) { /* length and bytes are in the slot */
-                *out = k;
-                goto out;
-            }
-            const struct bterm *t = &b->terms[k];
-            if (t->len == n && memcmp(t->s + 8, tmp + 8, n - 8) == 0) {
-                *out = k;
-                goto out;
-            }
-        }
-        j = (j + 1) & (b->hcap - 1);
-    }
-    if (grow((void **)&b->terms, &b->tcap, b->nterms + 1, sizeof *b->terms) < 0) {
-        rc = ERR_NOMEM;
-        goto out;
-    }
-    struct bterm *t = &b->terms[b->nterms];
-    memset(t, 0, sizeof *t);
-    t->s = malloc(n);
-    if (t->s == NULL) {
-        rc = ERR_NOMEM;
-        goto out;
-    }
-    memcpy(t->s, tmp, n);
-    t->len = (uint32_t)n;
-    t->kind = kind;
-    b->hash[j] = (struct hslot){(uint32_t)b->nterms + 1, lt, p8};
-    *out = (uint32_t)b->nterms++;
-out:
-    return rc;
-}
-
-static int term_id(struct eng_builder *b, char pre, const char *s, size_t len, uint8_t kind,
-                   uint32_t *out)
-{
-    char small[LIMIT_TOKEN_BYTES + 8], *tmp = small;
-    size_t n = len + (pre != 0);
-    int rc;
-
-    if (n > sizeof small && (tmp = malloc(n)) == NULL) /* long meta terms (hex of domains) */
-        return ERR_NOMEM;
-    if (pre)
-        tmp[0] = pre;
-    memcpy(tmp + (pre != 0), s, len);
-    rc = term_find(b, tmp, n, hash_bytes64(tmp, n), kind, out);
-    if (tmp != small)
-        free(tmp);
-    return rc;
-}
-
-static int occ_add(struct eng_builder *b, uint32_t term, uint32_t field, uint32_t pos)
-{
-    if (grow((void **)&b->occ, &b->occap, b->nocc + 1, sizeof *b->occ) < 0)
-        return ERR_NOMEM;
-    b->occ[b->nocc++] = (struct occ){term, field, pos};
-    return 0;
-}
-
-struct tok_ctx {
-    struct eng_builder *b;
-    uint32_t field;
-    uint32_t ntok;
-};
-
-static int pend_resolve(struct eng_builder *b)
-{
-    struct pend *e = &b->ring[b->rhead];
-    uint32_t id;
-    b->rhead = (b->rhead + 1) % PEND_MAX;
-    b->rn--;
-    if (term_find(b, e->text, e->len, e->hv, e->kind, &id) < 0 ||
-        occ_add(b, id, e->field, e->pos) < 0)
-        return ERR_NOMEM;
-    return 0;
-}
-
-static int pend_drain(struct eng_builder *b)
-{
-    while (b->rn > 0) {
-        if (pend_resolve(b) < 0)
-            return ERR_NOMEM;
-    }
-    return 0;
-}
-
-/* Queue term (pre, s[0..len)) of a token, prefetching its hash slot. */
-static int pend_push(struct eng_builder *b, char pre, const char *s, size_t len, uint8_t kind,
-                     uint32_t field, uint32_t pos)
-{
-    if (b->rn == PEND_MAX && pend_resolve(b) < 0)
-        return ERR_NOMEM;
-    struct pend *e = &b->ring[(b->rhead + b->rn++) % PEND_MAX];
-    size_t n = len + (pre != 0);
-    if (pre)
-        e->text[0] = pre;
-    memcpy(e->text + (pre != 0), s, len);
-    e->len = (uint32_t)n;
-    e->kind = kind;
-    e->field = field;
-    e->pos = pos;
-    e->hv = hash_bytes64(e->text, n);
-    if (b->hcap)
-        __builtin_prefetch(&b->hash[e->hv & (b->hcap - 1)]);
-    return 0;
-}
-
-/* A token and its "~stem" as text_fts5_doc_tokenize() gives them. */
-static int on_token(const struct text_token *tok, const char *stem, size_t stem_len, void *arg)
-{
-    struct tok_ctx *d = arg;
-    uint32_t pos = d->ntok++;
-    size_t len = tok->len < LIMIT_TOKEN_BYTES ? tok->len : LIMIT_TOKEN_BYTES;
-
-    if (pend_push(d->b, 0, tok->text, len, ENG_TERM_EXACT, d->field, pos) < 0)
-        return ERR_NOMEM;
-    if (stem &&
-        pend_push(d->b, TEXT_FTS5_STEM_PREFIX[0], stem, stem_len, ENG_TERM_STEM, d->field, pos) < 0)
-        return ERR_NOMEM;
-    return 0;
-}
-
-/* One text column as FTS5 gets it from the trigger. Returns its token
- * count or ERR_NOMEM. */
-static int add_column(struct eng_builder *b, uint32_t field, const char *language, const char *text,
-                      uint32_t *ntok)
-{
-    struct tok_ctx d = {.b = b, .field = field};
-    int rc = text_fts5_column_tokenize(language, text, on_token, &d);
-    if (rc == 0)
-        rc = pend_drain(b);
-    b->rn = 0;
-    *ntok = d.ntok;
-    return rc ? ERR_NOMEM : 0;
-}
-
-/* a[0..n) ascending: insertion sort of runs of 16, then bottom-up merges
- * through tmp (the compare inlined: a document's occurrences were a qsort
- * with a callback, ~5 % of a first build). */
-static void sort_u64(uint64_t *a, uint64_t *tmp, size_t n)
-{
-    enum { RUN = 16 };
-    for (size_t lo = 0; lo < n; lo += RUN) {
-        size_t hi = lo + RUN < n ? lo + RUN : n;
-        for (size_t i = lo + 1; i < hi; i++) {
-            uint64_t v = a[i];
-            size_t j = i;
-            while (j > lo && a[j - 1] > v) {
-                a[j] = a[j - 1];
-                j--;
-            }
-            a[j] = v;
-        }
-    }
-    uint64_t *src = a, *dst = tmp;
-    for (size_t w = RUN; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                dst[k++] = src[j] < src[i] ? src[j++] : src[i++];
-            while (i < mid)
-                dst[k++] = src[i++];
-            while (j < hi)
-                dst[k++] = src[j++];
-        }
-        uint64_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != a)
-        memcpy(a, src, n * sizeof *a);
-}
-
-/* The document's occurrences in (term, field, position) order. They were
- * added in (field, position) order, but for meta terms (field 0 after the
- * text fields: never the same term as a token), so ordering by term while
- * keeping the order of addition is that order. */
-static int sort_occ(struct eng_builder *b)
-{
-    size_t n = b->nocc;
-    if (grow((void **)&b->okey, &b->okcap, n, sizeof *b->okey) < 0 ||
-        grow((void **)&b->otmp, &b->otcap, n, sizeof *b->otmp) < 0 ||
-        grow((void **)&b->osort, &b->oscap, n, sizeof *b->osort) < 0)
-        return ERR_NOMEM;
-    for (size_t i = 0; i < n; i++)
-        b->okey[i] = (uint64_t)b->occ[i].term << 32 | i;
-    sort_u64(b->okey, b->otmp, n);
-    for (size_t i = 0; i < n; i++)
-        b->osort[i] = b->occ[(uint32_t)b->okey[i]];
-    struct occ *o = b->occ;
-    size_t c = b->occap;
-    b->occ = b->osort;
-    b->occap = b->oscap;
-    b->osort = o;
-    b->oscap = c;
-    return 0;
-}
-
-/* Append the postings of the current document's occurrences. */
-static int flush_doc(struct eng_builder *b, uint32_t doc)
-{
-    uint8_t tmp[16];
-    if (b->nocc > 1 && sort_occ(b) < 0) /* (none: no occurrence array yet) */
-        return ERR_NOMEM;
-    for (size_t i = 0; i < b->nocc;) {
-        /* Two-stage prefetch: the term 32 occurrences ahead, and the tails
-         * of the term 16 ahead (its struct is on its way by now). */
-        if (i + 32 < b->nocc)
-            __builtin_prefetch(&b->terms[b->occ[i + 32].term]);
-        if (i + 16 < b->nocc) {
-            const struct bterm *u = &b->terms[b->occ[i + 16].term];
-            if (u->docs)
-                __builtin_prefetch(u->docs + u->n, 1);
-            if (u->data)
-                __builtin_prefetch(u->data + u->dlen, 1);
-        }
-        struct bterm *t = &b->terms[b->occ[i].term];
-        size_t j = i;
-        while (j < b->nocc && b->occ[j].term == b->occ[i].term)
-            j++;
-        size_t cap = t->cap;
-        if (grow((void **)&t->docs, &cap, t->n + 1, sizeof *t->docs) < 0)
-            return ERR_NOMEM;
-        cap = t->cap;
-        if (grow((void **)&t->doff, &cap, t->n + 1, sizeof *t->doff) < 0)
-            return ERR_NOMEM;
-        t->cap = (uint32_t)cap;
-        t->docs[t->n] = doc;
-        t->doff[t->n] = t->dlen;
-        t->n++;
-        if (t->kind != ENG_TERM_META) {
-            /* worst case: mask + per occurrence 5 bytes + 3 tfs */
-            size_t need = t->dlen + 1 + 15 + 5 * (j - i), dcap = t->dcap;
-            if (grow((void **)&t->data, &dcap, need, 1) < 0)
-                return ERR_NOMEM;
-            t->dcap = (uint32_t)dcap;
-            unsigned mask = 0;
-            for (size_t k = i; k < j; k++)
-                mask |= 1u << b->occ[k].field;
-            for (size_t k = i; k < j;) {
-                size_t e = k;
-                while (e < j && b->occ[e].field == b->occ[k].field)
-                    e++;
-                size_t w = eng_posting_tf_put(tmp, mask, b->occ[k].field, (uint32_t)(e - k));
-                memcpy(t->data + t->dlen, tmp, w);
-                t->dlen += (uint32_t)w;
-                if (t->kind == ENG_TERM_EXACT) {
-                    uint32_t prev = 0;
-                    for (size_t m = k; m < e; m++) {
-                        uint32_t p = b->occ[m].pos;
-                        w = eng_varint_put(tmp, m == k ? p : p - prev);
-                        memcpy(t->data + t->dlen, tmp, w);
-                        t->dlen += (uint32_t)w;
-                        prev = p;
-                    }
-                }
-                k = e;
-            }
-        }
-        i = j;
-    }
-    b->nocc = 0;
-    return 0;
-}
-
-int eng_builder_add(struct eng_builder *b, const struct eng_row *r)
-{
-    const char *lang = r->language ? r->language : "";
-    const char *texts[ENG_FIELDS] = {r->title, r->description, r->content};
-    uint32_t doc = (uint32_t)b->n, dl = 0, ntok;
-    size_t cap = b->cap;
-    int rc;
-
-    if (grow((void **)&b->ids, &cap, b->n + 1, sizeof *b->ids) < 0)
-        return ERR_NOMEM;
-    cap = b->cap;
-    if (grow((void **)&b->pub, &cap, b->n + 1, sizeof *b->pub) < 0)
-        return ERR_NOMEM;
-    cap = b->cap;
-    if (grow((void **)&b->dl, &cap, b->n + 1, sizeof *b->dl) < 0)
-        return ERR_NOMEM;
-    cap = b->cap;
-    if (grow((void **)&b->src, &cap, b->n + 1, sizeof *b->src) < 0)
-        return ERR_NOMEM;
-    cap = b->cap;
-    if (grow((void **)&b->url, &cap, b->n + 1, sizeof *b->url) < 0)
-        return ERR_NOMEM;
-    b->cap = cap;
-    if (grow((void **)&b->joff, &b->jocap, b->n + 2, sizeof *b->joff) < 0 ||
-        grow((void **)&b->json, &b->jcap, b->jlen + r->json_len + 1, 1) < 0)
-        return ERR_NOMEM;
-    b->nocc = 0;
-    for (uint32_t f = 0; f < ENG_FIELDS; f++) {
-        if ((rc = add_column(b, f, lang, texts[f], &ntok)) < 0)
-            return rc;
-        dl += ntok;
-    }
-    if (r->meta_terms) {
-        const char *s = r->meta_terms;
-        while (*s) {
-            while (*s == ' ')
-                s++;
-            const char *e = s;
-            while (*e && *e != ' ')
-                e++;
-            if (e > s) {
-                uint32_t id;
-                if (term_id(b, ENG_META_MARK, s, (size_t)(e - s), ENG_TERM_META, &id) < 0 ||
-                    occ_add(b, id, 0, dl) < 0)
-                    return ERR_NOMEM;
-                dl++;
-            }
-            s = e;
-        }
-    }
-    if ((rc = flush_doc(b, doc)) < 0)
-        return rc;
-    b->ids[doc] = r->id;
-    b->pub[doc] = r->published_at;
-    b->dl[doc] = dl;
-    b->src[doc] = r->src;
-    b->url[doc] = r->url_hash;
-    if (r->json_len > 0)
-        memcpy(b->json + b->jlen, r->json, r->json_len);
-    b->joff[doc] = b->jlen;
-    b->jlen += r->json_len;
-    b->joff[doc + 1] = b->jlen;
-    b->n++;
-    return 0;
-}
-
-/* --- finishing: sort docs newest first, encode postings ------------------ */
-
-static _Thread_local const int64_t *sort_ids; /* qsort context */
-
-static int cmp_doc_desc(const void *x, const void *y)
-{
-    int64_t a = sort_ids[*(const uint32_t *)x], b = sort_ids[*(const uint32_t *)y];
-    return a > b ? -1 : a < b;
-}
-
-static _Thread_local const struct bterm *sort_terms;
 
 struct pk_pair {
     uint64_t hash;
@@ -537,7 +24,8 @@ static int cmp_pk(const void *x, const void *y)
 
 /* The canonical-URL hashes of the documents, sorted, beside their docids:
  * an upsert finds the document it replaces by binary search (§5 pk index). */
-static int pk_build(struct eng_segment *s, size_t n, const uint64_t *url, const uint32_t *newdoc)
+int eng_segment_pk_build(struct eng_segment *s, size_t n, const uint64_t *url,
+                         const uint32_t *newdoc)
 {
     struct pk_pair *v = malloc((n + 1) * sizeof *v);
     s->pk_hash = malloc((n + 1) * sizeof *s->pk_hash);
@@ -555,290 +43,6 @@ static int pk_build(struct eng_segment *s, size_t n, const uint64_t *url, const 
     }
     free(v);
     return 0;
-}
-
-static int cmp_term(const void *x, const void *y)
-{
-    const struct bterm *a = &sort_terms[*(const uint32_t *)x],
-                       *b = &sort_terms[*(const uint32_t *)y];
-    size_t n = a->len < b->len ? a->len : b->len;
-    int c = memcmp(a->s, b->s, n);
-    if (c)
-        return c;
-    return a->len < b->len ? -1 : a->len > b->len;
-}
-
-struct obuf {
-    uint8_t *p;
-    size_t n, cap;
-};
-
-static int obuf_put(struct obuf *o, const void *p, size_t n)
-{
-    if (n == 0)
-        return 0;
-    if (grow((void **)&o->p, &o->cap, o->n + n, 1) < 0)
-        return ERR_NOMEM;
-    memcpy(o->p + o->n, p, n);
-    o->n += n;
-    return 0;
-}
-
-/* Each term's postings start 4-byte aligned: its skip table is read in
- * place (struct eng_skip holds only uint32_t). */
-static int obuf_align(struct obuf *o)
-{
-    static const uint8_t zero[4];
-    return obuf_put(o, zero, (4 - (o->n & 3)) & 3);
-}
-
-/* The streams encode_term writes one term's postings into, reused from
- * term to term. */
-struct enc_bufs {
-    struct obuf docs, data;
-    struct obuf heads, pos; /* an exact term's block: heads, then positions */
-};
-
-static void enc_bufs_free(struct enc_bufs *e)
-{
-    free(e->docs.p);
-    free(e->data.p);
-    free(e->heads.p);
-    free(e->pos.p);
-}
-
-static int pack_block(struct obuf *docs, const uint32_t *gaps, uint32_t n)
-{
-    uint8_t out[ENG_BLOCK_MAX_BYTES];
-    return obuf_put(docs, out, eng_block_encode(out, gaps, n));
-}
-
-/* A posting's builder data (flush_doc: per field its tf, then for exact
- * terms its positions) split: the tfs to heads, the positions to pos;
- * twice its weighted frequency (eng_wf2 per field times tf) into *wf2. */
-static int split_posting(struct enc_bufs *e, const uint8_t *p, const uint8_t *end, uint32_t *wf2)
-{
-    const uint8_t *q = p;
-    unsigned mask;
-    uint32_t tf;
-    int rc = 0;
-    p = eng_posting_head(p, &mask, &tf);
-    *wf2 = 0;
-    for (unsigned f = 0, first = 1; f < ENG_FIELDS && rc == 0; f++) {
-        if (!(mask & (1u << f)))
-            continue;
-        if (!first) {
-            q = p;
-            p = eng_posting_tf_next(p, &tf);
-        }
-        first = 0;
-        *wf2 += eng_wf2[f] * tf;
-        rc = obuf_put(&e->heads, q, (size_t)(p - q));
-        q = p;
-        p = eng_varints_skip(p, tf);
-        if (rc == 0)
-            rc = obuf_put(&e->pos, q, (size_t)(p - q));
-    }
-    return rc == 0 && p != end ? ERR_PARSE : rc;
-}
-
-/* Encode term t (postings remapped by newdoc; dl by new docid) into post:
- * docids as bit-packed blocks; data per block, an exact term's as the
- * heads' length, its heads, its positions (internal.h). */
-static int encode_term(struct obuf *post, struct enc_bufs *e, const struct bterm *t,
-                       const uint32_t *newdoc, const uint32_t *dl, uint64_t *keys,
-                       struct eng_term *out)
-{
-    uint32_t n = t->n, nblocks = (n + ENG_BLOCK - 1) / ENG_BLOCK;
-    struct eng_skip *skip = calloc(nblocks ? nblocks : 1, sizeof *skip);
-    uint32_t gaps[ENG_BLOCK];
-    uint8_t tmp[8];
-    uint32_t prev = UINT32_MAX;
-    bool exact = t->kind == ENG_TERM_EXACT;
-    int rc = 0;
-
-    if (skip == NULL)
-        return ERR_NOMEM;
-    for (uint32_t i = 0; i < n; i++)
-        keys[i] = (uint64_t)newdoc[t->docs[i]] << 32 | i;
-    /* Ingest order is mostly oldest first, i.e. the reverse of docid order;
-     * a merge (eng_segw) gives docid order. */
-    bool desc = true, asc = true;
-    for (uint32_t i = 1; i < n && desc; i++)
-        desc = keys[i] < keys[i - 1];
-    for (uint32_t i = 1; i < n && asc && !desc; i++)
-        asc = keys[i] > keys[i - 1];
-    if (asc && !desc) {
-        /* already in order */
-    } else if (desc) {
-        for (uint32_t i = 0; i < n / 2; i++) {
-            uint64_t x = keys[i];
-            keys[i] = keys[n - 1 - i];
-            keys[n - 1 - i] = x;
-        }
-    } else {
-        qsort(keys, n, sizeof *keys, sort_cmp_u64);
-    }
-    e->docs.n = 0;
-    e->data.n = 0;
-    for (uint32_t i = 0; i < n && rc == 0; i++) {
-        uint32_t d = (uint32_t)(keys[i] >> 32), k = (uint32_t)keys[i];
-        struct eng_skip *sk = &skip[i / ENG_BLOCK];
-        if (i % ENG_BLOCK == 0) {
-            sk->doc_off = (uint32_t)e->docs.n;
-            sk->data_off = (uint32_t)e->data.n;
-            sk->dl_min = UINT32_MAX;
-            e->heads.n = 0;
-            e->pos.n = 0;
-        }
-        if (dl[d] < sk->dl_min)
-            sk->dl_min = dl[d];
-        gaps[i % ENG_BLOCK] = d - prev - 1;
-        prev = d;
-        if (t->kind != ENG_TERM_META) {
-            const uint8_t *at = t->data + t->doff[k],
-                          *end = t->data + (k + 1 < n ? t->doff[k + 1] : t->dlen);
-            uint32_t wf2, tfs;
-            if (exact) {
-                rc = split_posting(e, at, end, &wf2);
-            } else {
-                eng_posting_head_read(at, &wf2, &tfs);
-                rc = obuf_put(&e->data, at, (size_t)(end - at));
-            }
-            if (wf2 > sk->wf2_max)
-                sk->wf2_max = wf2;
-        }
-        if (rc == 0 && (i % ENG_BLOCK == ENG_BLOCK - 1 || i == n - 1)) {
-            sk->last = d;
-            rc = pack_block(&e->docs, gaps, i % ENG_BLOCK + 1);
-            if (rc == 0 && exact) {
-                rc = obuf_put(&e->data, tmp, eng_varint_put(tmp, (uint32_t)e->heads.n));
-                if (rc == 0)
-                    rc = obuf_put(&e->data, e->heads.p, e->heads.n);
-                if (rc == 0)
-                    rc = obuf_put(&e->data, e->pos.p, e->pos.n);
-            }
-        }
-    }
-    if (rc == 0)
-        rc = obuf_align(post);
-    out->off = post->n;
-    out->df = n;
-    out->docs_len = (uint32_t)e->docs.n;
-    out->kind = t->kind;
-    if (rc == 0 && nblocks == 1) {
-        struct eng_skip1 one = {skip[0].wf2_max, skip[0].dl_min};
-        rc = obuf_put(post, &one, sizeof one);
-    } else if (rc == 0) {
-        rc = obuf_put(post, skip, nblocks * sizeof *skip);
-    }
-    if (rc == 0)
-        rc = obuf_put(post, e->docs.p, e->docs.n);
-    if (rc == 0)
-        rc = obuf_put(post, e->data.p, e->data.n);
-    free(skip);
-    return rc;
-}
-
-int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
-{
-    struct eng_segment *s = calloc(1, sizeof *s);
-    uint32_t *order = NULL, *newdoc = NULL, *torder = NULL;
-    uint64_t *keys = NULL;
-    struct obuf post = {0}, strs = {0};
-    struct enc_bufs enc = {0};
-    size_t maxdf = 1;
-    int rc = ERR_NOMEM;
-
-    *out = NULL;
-    if (s == NULL)
-        goto out;
-    atomic_init(&s->ref, 1);
-    s->gen = eng_next_gen();
-    s->n = (uint32_t)b->n;
-    order = malloc((b->n + 1) * sizeof *order);
-    newdoc = malloc((b->n + 1) * sizeof *newdoc);
-    s->ids = malloc((b->n + 1) * sizeof *s->ids);
-    s->pub = malloc((b->n + 1) * sizeof *s->pub);
-    s->dl = malloc((b->n + 1) * sizeof *s->dl);
-    s->src = malloc((b->n + 1) * sizeof *s->src);
-    torder = malloc((b->nterms + 1) * sizeof *torder);
-    s->terms = calloc(b->nterms + 1, sizeof *s->terms);
-    if (!order || !newdoc || !s->ids || !s->pub || !s->dl || !s->src || !torder || !s->terms)
-        goto out;
-    for (size_t i = 0; i < b->n; i++)
-        order[i] = (uint32_t)i;
-    sort_ids = b->ids;
-    qsort(order, b->n, sizeof *order, cmp_doc_desc);
-    for (size_t i = 0; i < b->n; i++) {
-        uint32_t l = order[i];
-        newdoc[l] = (uint32_t)i;
-        s->ids[i] = b->ids[l];
-        s->pub[i] = b->pub[l];
-        s->dl[i] = b->dl[l];
-        s->src[i] = b->src[l];
-        s->ntoken += b->dl[l];
-    }
-    if (pk_build(s, b->n, b->url, newdoc) < 0)
-        goto out;
-    if (eng_docs_build(s, b->json, b->joff, order) < 0)
-        goto out;
-    for (size_t i = 0; i < b->nterms; i++) {
-        torder[i] = (uint32_t)i;
-        if (b->terms[i].n > maxdf)
-            maxdf = b->terms[i].n;
-    }
-    sort_terms = b->terms;
-    qsort(torder, b->nterms, sizeof *torder, cmp_term);
-    keys = malloc(maxdf * sizeof *keys);
-    if (keys == NULL)
-        goto out;
-    for (size_t i = 0; i < b->nterms; i++) {
-        struct bterm *t = &b->terms[torder[i]];
-        struct eng_term *et = &s->terms[s->nterms];
-        if (t->len > ENG_TERM_LEN_MAX) { /* unreachable by any query */
-            bterm_release(t);
-            memset(t, 0, sizeof *t);
-            continue;
-        }
-        if ((rc = encode_term(&post, &enc, t, newdoc, s->dl, keys, et)) < 0)
-            goto out;
-        et->str = (uint32_t)strs.n;
-        et->len = t->len;
-        if ((rc = obuf_put(&strs, t->s, t->len)) < 0)
-            goto out;
-        bterm_release(t); /* keep the peak down: the builder is spent anyway */
-        memset(t, 0, sizeof *t);
-        s->nterms++;
-    }
-    s->post = post.p;
-    s->post_len = post.n;
-    s->strs = (char *)strs.p;
-    s->strs_len = strs.n;
-    post.p = NULL;
-    strs.p = NULL;
-    *out = s;
-    s = NULL;
-    rc = 0;
-out:
-    /* The builder is emptied either way. */
-    for (size_t i = 0; i < b->nterms; i++)
-        bterm_release(&b->terms[i]);
-    b->nterms = 0;
-    b->n = 0;
-    b->jlen = 0;
-    free(b->hash);
-    b->hash = NULL;
-    b->hcap = 0;
-    free(order);
-    free(newdoc);
-    free(torder);
-    free(keys);
-    free(post.p);
-    enc_bufs_free(&enc);
-    free(strs.p);
-    eng_segment_unref(s);
-    return rc;
 }
 
 const struct eng_term *eng_segment_term(const struct eng_segment *s, const char *t, size_t len)
@@ -912,9 +116,9 @@ struct eng_segw {
     char *json; /* the documents' JSON back to back, doc i at joff[i] */
     uint64_t *joff;
     size_t jlen, jcap;
-    struct bterm t; /* the term being written (t.s borrowed) */
-    struct obuf post, strs;
-    struct enc_bufs enc;
+    struct eng_bterm t; /* the term being written (t.s borrowed) */
+    struct eng_obuf post, strs;
+    struct eng_enc_bufs enc;
 };
 
 void eng_segw_free(struct eng_segw *w)
@@ -931,7 +135,7 @@ void eng_segw_free(struct eng_segw *w)
     free(w->t.doff);
     free(w->t.data);
     free(w->post.p);
-    enc_bufs_free(&w->enc);
+    eng_enc_bufs_free(&w->enc);
     free(w->strs.p);
     free(w);
 }
@@ -970,7 +174,7 @@ int eng_segw_new(struct eng_segw **out, uint32_t n)
 int eng_segw_doc(struct eng_segw *w, uint32_t doc, const struct eng_segw_doc *d)
 {
     struct eng_segment *s = w->s;
-    if (grow((void **)&w->json, &w->jcap, w->jlen + d->json_len + 1, 1) < 0)
+    if (eng_grow((void **)&w->json, &w->jcap, w->jlen + d->json_len + 1, 1) < 0)
         return ERR_NOMEM;
     if (d->json_len > 0)
         memcpy(w->json + w->jlen, d->json, d->json_len);
@@ -999,12 +203,12 @@ int eng_segw_term(struct eng_segw *w, const char *str, size_t len, uint8_t kind)
 int eng_segw_posting(struct eng_segw *w, uint32_t doc, unsigned mask, const uint32_t tf[ENG_FIELDS],
                      const uint32_t (*pos)[ENG_POS_MAX])
 {
-    struct bterm *t = &w->t;
+    struct eng_bterm *t = &w->t;
     size_t cap = w->pcap;
-    if (grow((void **)&t->docs, &cap, (size_t)t->n + 1, sizeof *t->docs) < 0)
+    if (eng_grow((void **)&t->docs, &cap, (size_t)t->n + 1, sizeof *t->docs) < 0)
         return ERR_NOMEM;
     cap = w->pcap;
-    if (grow((void **)&t->doff, &cap, (size_t)t->n + 1, sizeof *t->doff) < 0)
+    if (eng_grow((void **)&t->doff, &cap, (size_t)t->n + 1, sizeof *t->doff) < 0)
         return ERR_NOMEM;
     w->pcap = cap;
     t->docs[t->n] = doc;
@@ -1018,7 +222,7 @@ int eng_segw_posting(struct eng_segw *w, uint32_t doc, unsigned mask, const uint
     size_t need = t->dlen + 1 + 5 * ENG_FIELDS, dcap = t->dcap;
     for (unsigned f = 0; f < ENG_FIELDS; f++)
         need += t->kind == ENG_TERM_EXACT && (mask & (1u << f)) ? 5 * (size_t)tf[f] : 0;
-    if (grow((void **)&t->data, &dcap, need, 1) < 0)
+    if (eng_grow((void **)&t->data, &dcap, need, 1) < 0)
         return ERR_NOMEM;
     t->dcap = (uint32_t)dcap;
     for (unsigned f = 0; f < ENG_FIELDS; f++) {
@@ -1040,16 +244,16 @@ int eng_segw_term_end(struct eng_segw *w)
     int rc;
     if (w->t.n == 0) /* every posting was of a deleted document */
         return 0;
-    if (grow((void **)&s->terms, &w->tcap, s->nterms + 1, sizeof *s->terms) < 0 ||
-        grow((void **)&w->keys, &w->kcap, w->t.n, sizeof *w->keys) < 0)
+    if (eng_grow((void **)&s->terms, &w->tcap, s->nterms + 1, sizeof *s->terms) < 0 ||
+        eng_grow((void **)&w->keys, &w->kcap, w->t.n, sizeof *w->keys) < 0)
         return ERR_NOMEM;
     struct eng_term *et = &s->terms[s->nterms];
     memset(et, 0, sizeof *et);
-    if ((rc = encode_term(&w->post, &w->enc, &w->t, w->ident, s->dl, w->keys, et)) < 0)
+    if ((rc = eng_postings_encode(&w->post, &w->enc, &w->t, w->ident, s->dl, w->keys, et)) < 0)
         return rc;
     et->str = (uint32_t)w->strs.n;
     et->len = w->t.len;
-    if ((rc = obuf_put(&w->strs, w->t.s, w->t.len)) < 0)
+    if ((rc = eng_obuf_put(&w->strs, w->t.s, w->t.len)) < 0)
         return rc;
     s->nterms++;
     return 0;
@@ -1061,7 +265,7 @@ int eng_segw_finish(struct eng_segw *w, struct eng_segment **out)
     *out = NULL;
     if (s->terms == NULL && (s->terms = calloc(1, sizeof *s->terms)) == NULL)
         return ERR_NOMEM;
-    if (pk_build(s, s->n, w->url, w->ident) < 0 ||
+    if (eng_segment_pk_build(s, s->n, w->url, w->ident) < 0 ||
         eng_docs_build(s, w->json ? w->json : "", w->joff, w->ident) < 0)
         return ERR_NOMEM;
     s->post = w->post.p;

@@ -71,9 +71,9 @@ void eng_segment_unref(struct eng_segment *s)
     free(s);
 }
 
-struct eng_dels *eng_dels_new(uint32_t n)
+struct eng_deletions *eng_deletions_new(uint32_t n)
 {
-    struct eng_dels *d = calloc(1, sizeof *d);
+    struct eng_deletions *d = calloc(1, sizeof *d);
     if (d == NULL || (d->bits = calloc((size_t)(n + 63) / 64 + 1, sizeof *d->bits)) == NULL) {
         free(d);
         return NULL;
@@ -83,7 +83,7 @@ struct eng_dels *eng_dels_new(uint32_t n)
     return d;
 }
 
-void eng_dels_unref(struct eng_dels *d)
+void eng_deletions_unref(struct eng_deletions *d)
 {
     if (d == NULL || atomic_fetch_sub(&d->ref, 1) != 1)
         return;
@@ -97,10 +97,10 @@ void eng_snap_unref(struct eng_snap *s)
         return;
     for (size_t i = 0; i < s->nseg; i++) {
         eng_segment_unref(s->segs[i]);
-        eng_dels_unref(s->dels[i]);
+        eng_deletions_unref(s->deletions[i]);
     }
     free(s->segs);
-    free(s->dels);
+    free(s->deletions);
     free(s->pop);
     free(s);
 }

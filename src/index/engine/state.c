@@ -12,7 +12,7 @@ uint64_t eng_writer_live(const struct eng_writer *w)
 {
     uint64_t n = 0;
     for (size_t i = 0; i < w->nseg; i++)
-        n += w->segs[i]->n - (w->dels[i] ? w->dels[i]->n : 0);
+        n += w->segs[i]->n - (w->deletions[i] ? w->deletions[i]->n : 0);
     return n;
 }
 
@@ -24,9 +24,9 @@ int eng_writer_publish(struct eng_writer *w)
         return ERR_NOMEM;
     atomic_init(&s->ref, 1);
     s->segs = calloc(w->nseg + 1, sizeof *s->segs);
-    s->dels = calloc(w->nseg + 1, sizeof *s->dels);
+    s->deletions = calloc(w->nseg + 1, sizeof *s->deletions);
     s->pop = malloc((w->nsrc + 1) * sizeof *s->pop);
-    if (s->segs == NULL || s->dels == NULL || s->pop == NULL) {
+    if (s->segs == NULL || s->deletions == NULL || s->pop == NULL) {
         eng_snap_unref(s);
         return ERR_NOMEM;
     }
@@ -35,15 +35,15 @@ int eng_writer_publish(struct eng_writer *w)
     s->npop = w->nsrc;
     s->nseg = w->nseg;
     s->covered = w->covered;
-    s->ccache = w->ccache;
+    s->count_cache = w->count_cache;
     for (size_t i = 0; i < w->nseg; i++) {
         s->segs[i] = w->segs[i];
         atomic_fetch_add(&w->segs[i]->ref, 1);
-        s->dels[i] = w->dels[i];
-        if (w->dels[i])
-            atomic_fetch_add(&w->dels[i]->ref, 1);
-        s->nrow += w->segs[i]->n - (w->dels[i] ? w->dels[i]->n : 0);
-        s->ntoken += w->segs[i]->ntoken - (w->dels[i] ? w->dels[i]->ntoken : 0);
+        s->deletions[i] = w->deletions[i];
+        if (w->deletions[i])
+            atomic_fetch_add(&w->deletions[i]->ref, 1);
+        s->nrow += w->segs[i]->n - (w->deletions[i] ? w->deletions[i]->n : 0);
+        s->ntoken += w->segs[i]->ntoken - (w->deletions[i] ? w->deletions[i]->ntoken : 0);
     }
     eng_slot_publish(w->slot, s);
     return 0;
@@ -55,12 +55,12 @@ int eng_writer_append(struct eng_writer *w, struct eng_segment *seg)
     if (s == NULL)
         return ERR_NOMEM;
     w->segs = s;
-    struct eng_dels **d = realloc(w->dels, (w->nseg + 1) * sizeof *d);
+    struct eng_deletions **d = realloc(w->deletions, (w->nseg + 1) * sizeof *d);
     if (d == NULL)
         return ERR_NOMEM;
-    w->dels = d;
+    w->deletions = d;
     w->segs[w->nseg] = seg;
-    w->dels[w->nseg] = NULL;
+    w->deletions[w->nseg] = NULL;
     w->nseg++;
     w->dirty = true;
     return 0;
@@ -70,7 +70,7 @@ void eng_writer_drop_all(struct eng_writer *w)
 {
     for (size_t i = 0; i < w->nseg; i++) {
         eng_segment_unref(w->segs[i]);
-        eng_dels_unref(w->dels[i]);
+        eng_deletions_unref(w->deletions[i]);
     }
     w->nseg = 0;
     w->applied_seq = 0;

@@ -23,11 +23,6 @@
  * segment's wait for one build. */
 static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void eng_story_col_free(struct eng_segment *s)
-{
-    free(atomic_load(&s->story));
-}
-
 struct col_fill {
     const struct eng_segment *seg;
     int64_t *col;
@@ -178,13 +173,13 @@ int eng_story_members_run(const struct eng_snap *s, struct store_readers *reader
      * story_id cost imports a third of their rate, docs/stories.md). */
     for (size_t si = 0; si < s->nseg && rc == 0; si++) {
         const struct eng_segment *seg = s->segs[si];
-        const struct eng_dels *dels = s->dels[si];
+        const struct eng_deletions *deletions = s->deletions[si];
         const int64_t *col;
         if ((rc = column(s->segs[si], readers, &col, err)) < 0)
             break;
         /* ids descending: the docid window of [lo, hi] */
         for (uint32_t d = eng_segment_first_le(seg, hi); d < seg->n && seg->ids[d] >= lo; d++) {
-            if (col[d] != story || eng_dels_has(dels, d))
+            if (col[d] != story || eng_deletions_has(deletions, d))
                 continue;
             if (members_add(&r, seg->ids[d]) < 0) {
                 rc = err_set(err, ERR_NOMEM, "out of memory for a story's articles");

@@ -55,7 +55,8 @@ static int poll_once(struct eng_writer *w, bool force, bool count, struct err *e
         snprintf(w->epoch, sizeof w->epoch, "%s", epoch);
     }
     p.n = w->nseg;
-    if (eng_builder_new(&b) < 0 || (p.dels = calloc(w->nseg + 1, sizeof *p.dels)) == NULL) {
+    if (eng_builder_new(&b) < 0 ||
+        (p.deletions = calloc(w->nseg + 1, sizeof *p.deletions)) == NULL) {
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto commit;
     }
@@ -66,12 +67,12 @@ static int poll_once(struct eng_writer *w, bool force, bool count, struct err *e
     if (rc == 0)
         rc = workers > 1 ? eng_build_parallel(w, workers, err) : eng_rows_read_new(w, b, &p, err);
     if (rc == 0 && w->nseg > p.n) { /* a large backlog appended whole segments */
-        struct eng_dels **d = realloc(p.dels, (w->nseg + 1) * sizeof *d);
+        struct eng_deletions **d = realloc(p.deletions, (w->nseg + 1) * sizeof *d);
         if (d == NULL) {
             rc = err_set(err, ERR_NOMEM, "out of memory");
         } else {
             memset(d + p.n, 0, (w->nseg + 1 - p.n) * sizeof *d);
-            p.dels = d;
+            p.deletions = d;
             p.n = w->nseg;
         }
     }
@@ -82,8 +83,8 @@ static int poll_once(struct eng_writer *w, bool force, bool count, struct err *e
     if (rc == 0 && count) {
         uint64_t live = eng_writer_live(w) + eng_builder_count(b);
         for (size_t i = 0; i < p.n; i++) {
-            if (p.dels[i])
-                live -= p.dels[i]->n - (w->dels[i] ? w->dels[i]->n : 0);
+            if (p.deletions[i])
+                live -= p.deletions[i]->n - (w->deletions[i] ? w->deletions[i]->n : 0);
         }
         if (live != (uint64_t)rows)
             rc = eng_reconcile(w, &p, err);
@@ -216,7 +217,7 @@ int eng_writer_open(struct eng_writer **out, const struct eng_writer_config *cfg
     w->next_file = 1;
     w->stopping = cfg->stopping;
     w->slot = cfg->slot;
-    w->ccache = cfg->ccache;
+    w->count_cache = cfg->count_cache;
     if ((w->db_path = strdup(cfg->db_path)) == NULL) {
         free(w);
         return err_set(err, ERR_NOMEM, "out of memory");
@@ -244,10 +245,10 @@ void eng_writer_close(struct eng_writer *w, bool checkpoint)
     store_reader_close(w->db);
     for (size_t i = 0; i < w->nseg; i++) {
         eng_segment_unref(w->segs[i]);
-        eng_dels_unref(w->dels[i]);
+        eng_deletions_unref(w->deletions[i]);
     }
     free(w->segs);
-    free(w->dels);
+    free(w->deletions);
     for (size_t i = 0; i < w->nsrc; i++)
         free(w->srcs[i]);
     free(w->srcs);

@@ -5,7 +5,7 @@
  * writer.h in internal.h's list):
  *   state.c      the writer's segment list; publishing it as a snapshot
  *   sources.c    source-id interning and the sources' popularity
- *   dels.c       deletion sets, copy-on-write per poll
+ *   deletions.c  deletion sets, copy-on-write per poll
  *   checkpoint.c segment files, the manifest, loading them at open
  *   rows.c       reading new rows into segments
  *   build.c      a build from nothing on every core
@@ -33,9 +33,9 @@ struct eng_merge;
 
 struct eng_writer {
     struct store_reader *db;
-    char *db_path;             /* the log's file; the index directory is beside it */
-    struct eng_slot *slot;     /* where snapshots are published (the engine's) */
-    struct eng_ccache *ccache; /* the engine's count cache, for the snapshots; NULL */
+    char *db_path;                       /* the log's file; the index directory is beside it */
+    struct eng_slot *slot;               /* where snapshots are published (the engine's) */
+    struct eng_count_cache *count_cache; /* the engine's count cache, for the snapshots; NULL */
     int64_t data_version;
     int64_t applied_seq;
     int64_t covered;                /* the log's head as of the last successful poll */
@@ -70,7 +70,7 @@ struct eng_writer {
     /* the writer's copy of what it last published */
     size_t nseg;
     struct eng_segment **segs;
-    struct eng_dels **dels;
+    struct eng_deletions **deletions;
 };
 
 /* --- state.c ---------------------------------------------------------------- */
@@ -92,18 +92,18 @@ int eng_src_intern(struct eng_writer *w, const char *s, uint32_t *out);
 /* Popularity of every catalogue source (coalesce(popularity, -1) of fts5.c). */
 int eng_sources_load(struct eng_writer *w, struct err *err);
 
-/* --- dels.c ------------------------------------------------------------------- */
+/* --- deletions.c ----------------------------------------------------------- */
 
 /* A poll's deletions, adopted into the writer only when it succeeds. */
 struct eng_pending {
-    struct eng_dels **dels; /* per segment: the writer's new set, or NULL = unchanged */
-    size_t n;               /* segments when the poll began (later ones have no deletions) */
+    struct eng_deletions **deletions; /* per segment: the writer's new set, or NULL = unchanged */
+    size_t n; /* segments when the poll began (later ones have no deletions) */
     bool changed;
 };
 int eng_pending_mark(struct eng_writer *w, struct eng_pending *p, size_t si, uint32_t doc);
 /* The deletions of segment si as the poll sees them. */
-const struct eng_dels *eng_pending_dels(const struct eng_writer *w, const struct eng_pending *p,
-                                        size_t si);
+const struct eng_deletions *eng_pending_deletions(const struct eng_writer *w,
+                                                  const struct eng_pending *p, size_t si);
 /* Delete the live document of article id, wherever it is. */
 int eng_pending_delete_id(struct eng_writer *w, struct eng_pending *p, int64_t id);
 /* Delete the live documents whose canonical URL hashes to h. */
@@ -178,11 +178,11 @@ int eng_merge_maybe(struct eng_writer *w, struct err *err);
 void eng_merge_stop(struct eng_writer *w);
 /* Merge threads running now, in every engine of the process. */
 int eng_merges_running(void);
-/* The live documents of in[0..k) (dels[i]: deleted docids of in[i], NULL
+/* The live documents of in[0..k) (deletions[i]: deleted docids of in[i], NULL
  * none) as one new heap segment, on the caller's thread (tests, fuzzing):
  * the same segment a build of those rows gives. ERR_UNSUPPORTED when a
  * field holds more than ENG_POS_MAX occurrences of one word. */
-int eng_merge_segments(struct eng_segment *const *in, struct eng_dels *const *dels, size_t k,
-                       struct eng_segment **out, struct err *err);
+int eng_merge_segments(struct eng_segment *const *in, struct eng_deletions *const *deletions,
+                       size_t k, struct eng_segment **out, struct err *err);
 
 #endif

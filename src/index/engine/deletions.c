@@ -11,19 +11,19 @@
 int eng_pending_mark(struct eng_writer *w, struct eng_pending *p, size_t si, uint32_t doc)
 {
     const struct eng_segment *seg = w->segs[si];
-    struct eng_dels *d = p->dels[si];
+    struct eng_deletions *d = p->deletions[si];
     if (d == NULL) {
         size_t words = (seg->n + 63) / 64 + 1;
-        if ((d = eng_dels_new(seg->n)) == NULL)
+        if ((d = eng_deletions_new(seg->n)) == NULL)
             return ERR_NOMEM;
-        if (w->dels[si]) {
-            memcpy(d->bits, w->dels[si]->bits, words * sizeof *d->bits);
-            d->n = w->dels[si]->n;
-            d->ntoken = w->dels[si]->ntoken;
+        if (w->deletions[si]) {
+            memcpy(d->bits, w->deletions[si]->bits, words * sizeof *d->bits);
+            d->n = w->deletions[si]->n;
+            d->ntoken = w->deletions[si]->ntoken;
         }
-        p->dels[si] = d;
+        p->deletions[si] = d;
     }
-    if (eng_dels_has(d, doc))
+    if (eng_deletions_has(d, doc))
         return 0;
     d->bits[doc >> 6] |= (uint64_t)1 << (doc & 63);
     d->n++;
@@ -32,10 +32,10 @@ int eng_pending_mark(struct eng_writer *w, struct eng_pending *p, size_t si, uin
     return 0;
 }
 
-const struct eng_dels *eng_pending_dels(const struct eng_writer *w, const struct eng_pending *p,
-                                        size_t si)
+const struct eng_deletions *eng_pending_deletions(const struct eng_writer *w,
+                                                  const struct eng_pending *p, size_t si)
 {
-    return p->dels[si] ? p->dels[si] : w->dels[si];
+    return p->deletions[si] ? p->deletions[si] : w->deletions[si];
 }
 
 /* Delete the live document of article id, wherever it is (segments of
@@ -44,7 +44,7 @@ int eng_pending_delete_id(struct eng_writer *w, struct eng_pending *p, int64_t i
 {
     for (size_t i = 0; i < p->n; i++) {
         uint32_t d = eng_segment_find(w->segs[i], id);
-        if (d != ENG_END && !eng_dels_has(eng_pending_dels(w, p, i), d))
+        if (d != ENG_END && !eng_deletions_has(eng_pending_deletions(w, p, i), d))
             return eng_pending_mark(w, p, i, d);
     }
     return 0;
@@ -62,7 +62,7 @@ int eng_pending_delete_url(struct eng_writer *w, struct eng_pending *p, uint64_t
         for (uint32_t k = eng_segment_pk_first(seg, h); k < seg->n && seg->pk_hash[k] == h; k++) {
             uint32_t d = seg->pk_doc[k];
             int rc;
-            if (!eng_dels_has(eng_pending_dels(w, p, i), d) &&
+            if (!eng_deletions_has(eng_pending_deletions(w, p, i), d) &&
                 (rc = eng_pending_mark(w, p, i, d)) < 0)
                 return rc;
         }
@@ -74,11 +74,11 @@ int eng_pending_delete_url(struct eng_writer *w, struct eng_pending *p, uint64_t
 void eng_pending_apply(struct eng_writer *w, struct eng_pending *p)
 {
     for (size_t i = 0; i < p->n; i++) {
-        if (p->dels[i] == NULL)
+        if (p->deletions[i] == NULL)
             continue;
-        eng_dels_unref(w->dels[i]);
-        w->dels[i] = p->dels[i];
-        p->dels[i] = NULL;
+        eng_deletions_unref(w->deletions[i]);
+        w->deletions[i] = p->deletions[i];
+        p->deletions[i] = NULL;
         w->dirty = true;
     }
 }
@@ -86,10 +86,10 @@ void eng_pending_apply(struct eng_writer *w, struct eng_pending *p)
 void eng_pending_drop(struct eng_writer *w, struct eng_pending *p)
 {
     (void)w;
-    if (p->dels == NULL)
+    if (p->deletions == NULL)
         return;
     for (size_t i = 0; i < p->n; i++)
-        eng_dels_unref(p->dels[i]);
-    free(p->dels);
-    p->dels = NULL;
+        eng_deletions_unref(p->deletions[i]);
+    free(p->deletions);
+    p->deletions = NULL;
 }

@@ -5,7 +5,7 @@
  * simply never asked for again once either is replaced: no invalidation.
  *
  * Two generations of hash tables bound the memory: entries go to the
- * young table; when it holds ENG_CCACHE_BYTES / 2 the old table is dropped
+ * young table; when it holds ENG_COUNT_CACHE_BYTES / 2 the old table is dropped
  * and the young one becomes old; a hit in the old table moves the entry
  * back to the young one. What is asked for again survives, what is not
  * goes within two rounds: LRU-like at the cost of one pointer swap. */
@@ -32,7 +32,7 @@ struct ctable {
     size_t bytes;
 };
 
-struct eng_ccache {
+struct eng_count_cache {
     pthread_mutex_t lock;
     struct ctable young, old;
     size_t max_bytes;
@@ -55,9 +55,9 @@ static void table_clear(struct ctable *t)
     t->bytes = 0;
 }
 
-int eng_ccache_new(struct eng_ccache **out, size_t max_bytes)
+int eng_count_cache_new(struct eng_count_cache **out, size_t max_bytes)
 {
-    struct eng_ccache *c = calloc(1, sizeof *c);
+    struct eng_count_cache *c = calloc(1, sizeof *c);
     *out = NULL;
     if (c == NULL)
         return ERR_NOMEM;
@@ -76,7 +76,7 @@ int eng_ccache_new(struct eng_ccache **out, size_t max_bytes)
     return 0;
 }
 
-void eng_ccache_free(struct eng_ccache *c)
+void eng_count_cache_free(struct eng_count_cache *c)
 {
     if (c == NULL)
         return;
@@ -88,7 +88,7 @@ void eng_ccache_free(struct eng_ccache *c)
     free(c);
 }
 
-static uint64_t key_hash(const struct eng_ccache_key *k)
+static uint64_t key_hash(const struct eng_count_cache_key *k)
 {
     uint64_t h = hash_bytes64(k->plan, k->len);
     h ^= k->seg_gen * 0x9e3779b97f4a7c15ull;
@@ -97,7 +97,7 @@ static uint64_t key_hash(const struct eng_ccache_key *k)
     return h ^ (h >> 31);
 }
 
-static struct centry **find(struct ctable *t, const struct eng_ccache_key *k, uint64_t h)
+static struct centry **find(struct ctable *t, const struct eng_count_cache_key *k, uint64_t h)
 {
     struct centry **p = &t->slots[h & (t->nslots - 1)];
     for (; *p; p = &(*p)->next) {
@@ -110,7 +110,7 @@ static struct centry **find(struct ctable *t, const struct eng_ccache_key *k, ui
     return NULL;
 }
 
-static void insert(struct eng_ccache *c, struct centry *e)
+static void insert(struct eng_count_cache *c, struct centry *e)
 {
     if (c->young.bytes + sizeof *e + e->len > c->max_bytes / 2) {
         /* the old generation goes; the young one becomes old */
@@ -125,7 +125,8 @@ static void insert(struct eng_ccache *c, struct centry *e)
     c->young.bytes += sizeof *e + e->len;
 }
 
-bool eng_ccache_get(struct eng_ccache *c, const struct eng_ccache_key *k, uint64_t *count)
+bool eng_count_cache_get(struct eng_count_cache *c, const struct eng_count_cache_key *k,
+                         uint64_t *count)
 {
     if (c == NULL)
         return false;
@@ -152,7 +153,8 @@ bool eng_ccache_get(struct eng_ccache *c, const struct eng_ccache_key *k, uint64
     return hit;
 }
 
-void eng_ccache_put(struct eng_ccache *c, const struct eng_ccache_key *k, uint64_t count)
+void eng_count_cache_put(struct eng_count_cache *c, const struct eng_count_cache_key *k,
+                         uint64_t count)
 {
     if (c == NULL || k->len + sizeof(struct centry) > c->max_bytes / 4)
         return;
@@ -176,7 +178,8 @@ void eng_ccache_put(struct eng_ccache *c, const struct eng_ccache_key *k, uint64
     pthread_mutex_unlock(&c->lock);
 }
 
-void eng_ccache_stats(struct eng_ccache *c, uint64_t *hits, uint64_t *misses, size_t *bytes)
+void eng_count_cache_stats(struct eng_count_cache *c, uint64_t *hits, uint64_t *misses,
+                           size_t *bytes)
 {
     pthread_mutex_lock(&c->lock);
     *hits = c->hits;

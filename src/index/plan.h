@@ -1,14 +1,22 @@
 /* Private to src/index/ (the engine, and index/match.c, which evaluates
  * the same plan over one article so that its answers are the engine's by
  * construction): a request as a segment-independent tree
- * (qplan.c) with the semantics of the FTS5 MATCH expression that
+ * (plan.c) with the semantics of the FTS5 MATCH expression that
  * index/fts5/match.c writes for it — the same terms, the same column
  * restrictions, the same errors — and the list of its scored leaves in the
  * order FTS5 numbers its phrases (bm25 sums over them in that order). */
-#ifndef NEWSD_INDEX_ENGINE_PLAN_H
-#define NEWSD_INDEX_ENGINE_PLAN_H
+#ifndef NEWSD_INDEX_PLAN_H
+#define NEWSD_INDEX_PLAN_H
 
-#include "index/engine/internal.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "index/index.h"
+#include "util/arena.h"
+#include "util/err.h"
+
+#define PLAN_FIELDS 3         /* text fields: title, description, content */
+#define PLAN_META_MARK '\x1E' /* first byte of a meta term (a filter) */
 
 enum plan_kind {
     PLAN_TERM,   /* one term (text: restricted to colset) */
@@ -37,7 +45,13 @@ struct plan_tree {
 
 /* Build the plan of req (arena-owned). ERR_INVALID / ERR_TOO_LARGE /
  * ERR_NOMEM as index_fts5_match_build. */
-int eng_plan_build(struct plan_tree *out, struct arena *a, const struct index_request *req,
-                   struct err *err);
+int index_plan_build(struct plan_tree *out, struct arena *a, const struct index_request *req,
+                     struct err *err);
+
+/* p's fingerprint for the count cache: kinds, column sets and term bytes
+ * in tree order with every length explicit, so two plans share one only
+ * when they are the same tree (and so match the same documents). In the
+ * arena, its length in *len; NULL when out of memory (no caching then). */
+const char *index_plan_key(struct arena *a, const struct plan *p, size_t *len);
 
 #endif

@@ -1,9 +1,9 @@
-/* eng_plan_build() of qplan.h: the request as index/fts5/match.c reads it.
+/* index_plan_build() of plan.h: the request as index/fts5/match.c reads it.
  * A plain word is the OR of its forms (index/expand.h), an exact word or a
  * one-token phrase is one exact term, a phrase its exact tokens; q is
  * restricted to the searchIn fields, qInTitle to titles; filters are meta
  * terms (store_meta_term, so both backends spell them alike). */
-#include "index/engine/qplan.h"
+#include "index/plan.h"
 #include "index/expand.h"
 
 #include <string.h>
@@ -237,13 +237,13 @@ static int plan_node(struct pctx *c, const struct query_node *q, unsigned colset
     return err_set(c->err, ERR_INVALID, "malformed query tree");
 }
 
-/* One meta term: ENG_META_MARK then store_meta_term's spelling. */
+/* One meta term: PLAN_META_MARK then store_meta_term's spelling. */
 static struct plan *meta_term(struct pctx *c, char kind, const char *v)
 {
     struct buf b;
     struct plan *p = NULL;
     buf_init(&b, LIMIT_FIELD_BYTES);
-    buf_putc(&b, ENG_META_MARK);
+    buf_putc(&b, PLAN_META_MARK);
     store_meta_term(&b, kind, v ? v : "", v ? strlen(v) : 0);
     if (buf_error(&b) == 0) {
         char *t = arena_strndup(c->a, b.data, b.len);
@@ -279,8 +279,8 @@ static size_t count_non_null(const char *const *v, size_t n)
     return k;
 }
 
-int eng_plan_build(struct plan_tree *out, struct arena *a, const struct index_request *req,
-                   struct err *err)
+int index_plan_build(struct plan_tree *out, struct arena *a, const struct index_request *req,
+                     struct err *err)
 {
     struct pctx c = {.a = a, .err = err};
     struct plan *parts[16], *root;
@@ -337,4 +337,34 @@ int eng_plan_build(struct plan_tree *out, struct arena *a, const struct index_re
     out->leaves = c.leaves;
     out->nleaves = c.nleaves;
     return 0;
+}
+
+/* A plan's fingerprint for the count cache: kinds, column sets and term
+ * bytes in tree order with every length explicit, so two plans share one
+ * only when they are the same tree (and so match the same documents). */
+static void plan_key_put(struct buf *b, const struct plan *p)
+{
+    uint32_t v[4] = {(uint32_t)p->kind, p->colset, (uint32_t)p->n, (uint32_t)p->nkids};
+    buf_append(b, v, sizeof v);
+    for (size_t i = 0; i < p->n; i++) {
+        uint32_t len = (uint32_t)p->lens[i];
+        buf_append(b, &len, sizeof len);
+        buf_append(b, p->terms[i], p->lens[i]);
+    }
+    for (size_t i = 0; i < p->nkids; i++)
+        plan_key_put(b, p->kids[i]);
+}
+
+/* The fingerprint in the arena; NULL when out of memory (no caching then). */
+const char *index_plan_key(struct arena *a, const struct plan *p, size_t *len)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    plan_key_put(&b, p);
+    char *out = NULL;
+    if (buf_error(&b) == 0 && (out = arena_alloc(a, b.len + 1)) != NULL)
+        memcpy(out, b.data ? b.data : "", b.len);
+    *len = b.len;
+    buf_release(&b);
+    return out;
 }

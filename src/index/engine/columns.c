@@ -1,0 +1,31 @@
+/* A segment's in-memory columns freed with it (columns.h). */
+#include "index/engine/columns.h"
+#include "index/engine/internal.h"
+
+#include <stdlib.h>
+
+#include "util/banned.h"
+
+void eng_facet_col_free(struct eng_facet_col *c)
+{
+    if (c == NULL)
+        return;
+    free(c->v);
+    strtab_release(&c->vals);
+    free(c);
+}
+
+void eng_facet_cols_free(struct eng_segment *s)
+{
+    struct eng_facet_cols *f = atomic_load(&s->facets);
+    if (f == NULL)
+        return;
+    for (int i = 0; i < INDEX_FACET_N; i++)
+        eng_facet_col_free(atomic_load(&f->col[i]));
+    free(f);
+}
+
+void eng_story_col_free(struct eng_segment *s)
+{
+    free(atomic_load(&s->story));
+}

@@ -1,0 +1,29 @@
+/* A segment's per-document columns that are not in its file: built in
+ * memory the first time a search asks for them (facets.c: a value number
+ * per docid and facet; stories.c: each docid's story), kept with the
+ * segment and freed with it (snapshot.c). Their memory is here, below
+ * the snapshot that frees them; what fills them is above, with the
+ * searches that read them. */
+#ifndef NEWSD_INDEX_ENGINE_COLUMNS_H
+#define NEWSD_INDEX_ENGINE_COLUMNS_H
+
+#include <stdint.h>
+
+#include "index/index.h"
+#include "util/strtab.h"
+
+#define ENG_FACET_NO_VALUE UINT32_MAX
+
+struct eng_facet_col {
+    uint32_t *v;        /* per docid: the value's number in vals, ENG_FACET_NO_VALUE */
+    struct strtab vals; /* the segment's values of this facet */
+};
+
+struct eng_facet_cols {
+    _Atomic(struct eng_facet_col *) col[INDEX_FACET_N];
+};
+
+/* One facet column freed (NULL: nothing). */
+void eng_facet_col_free(struct eng_facet_col *c);
+
+#endif

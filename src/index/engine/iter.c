@@ -1,0 +1,263 @@
+/* The document-at-a-time iterators of a search (search.h): a plan's node
+ * per segment over its postings cursors: AND leapfrogs on skip tables, OR
+ * merges, NOT subtracts, phrases check positions; and a scored leaf's
+ * weighted frequency at its document, as FTS5 counts instances. */
+#include "index/engine/search.h"
+
+#include <string.h>
+
+#include "util/banned.h"
+
+static struct node *node_alloc(struct ev *ev, const struct plan *p)
+{
+    struct node *n = arena_calloc(ev->a, 1, sizeof *n);
+    if (n == NULL) {
+        ev->nomem = true;
+        return NULL;
+    }
+    n->kind = p->kind;
+    n->colset = p->colset;
+    n->plan = p;
+    return n;
+}
+
+/* The node of p in this segment; NULL when it cannot match here. */
+struct node *eng_iter_new(struct ev *ev, const struct plan *p)
+{
+    struct node *n;
+    switch (p->kind) {
+    case PLAN_TERM:
+    case PLAN_PHRASE: {
+        const struct eng_term **t = arena_calloc(ev->a, p->n, sizeof *t);
+        if (t == NULL) {
+            ev->nomem = true;
+            return NULL;
+        }
+        for (size_t i = 0; i < p->n; i++) {
+            /* a damaged segment's term is left out here; the search
+             * fails once it ends (engine.c) */
+            if (eng_segment_term_open(ev->seg, p->terms[i], p->lens[i], &t[i]) < 0 || t[i] == NULL)
+                return NULL;
+            /* Phrases need positions: only exact terms have them. */
+            if (p->kind == PLAN_PHRASE && t[i]->kind != ENG_TERM_EXACT)
+                return NULL;
+        }
+        if ((n = node_alloc(ev, p)) == NULL)
+            return NULL;
+        n->n = p->n;
+        n->cur = arena_alloc(ev->a, p->n * sizeof *n->cur);
+        if (n->cur == NULL) {
+            ev->nomem = true;
+            return NULL;
+        }
+        for (size_t i = 0; i < p->n; i++)
+            eng_cursor_init(&n->cur[i], ev->seg, t[i]);
+        n->filter = p->kind == PLAN_TERM && t[0]->kind != ENG_TERM_META &&
+                    (p->colset & INDEX_FIELD_ALL) != INDEX_FIELD_ALL;
+        if (p->leaf >= 0)
+            ev->leaf_nodes[p->leaf] = n;
+        return n;
+    }
+    case PLAN_AND:
+    case PLAN_OR: {
+        if ((n = node_alloc(ev, p)) == NULL)
+            return NULL;
+        n->kids = arena_calloc(ev->a, p->nkids, sizeof *n->kids);
+        if (n->kids == NULL) {
+            ev->nomem = true;
+            return NULL;
+        }
+        for (size_t i = 0; i < p->nkids; i++) {
+            struct node *k = eng_iter_new(ev, p->kids[i]);
+            if (k == NULL && p->kind == PLAN_AND)
+                return NULL; /* leaves of the other kids stay unscored: it cannot match */
+            if (k)
+                n->kids[n->nkids++] = k;
+        }
+        if (n->nkids == 0)
+            return NULL;
+        return n->nkids == 1 ? n->kids[0] : n;
+    }
+    case PLAN_ANDNOT: {
+        struct node *pos = eng_iter_new(ev, p->kids[0]), *neg;
+        if (pos == NULL)
+            return NULL;
+        neg = eng_iter_new(ev, p->kids[1]);
+        if (neg == NULL)
+            return pos;
+        if ((n = node_alloc(ev, p)) == NULL)
+            return NULL;
+        n->kids = arena_calloc(ev->a, 2, sizeof *n->kids);
+        if (n->kids == NULL) {
+            ev->nomem = true;
+            return NULL;
+        }
+        n->kids[0] = pos;
+        n->kids[1] = neg;
+        n->nkids = 2;
+        return n;
+    }
+    }
+    return NULL;
+}
+
+/* Phrase instances of n at its current doc per field of colset, into
+ * out[ENG_FIELDS]; returns their sum. */
+static uint32_t phrase_count(struct ev *ev, struct node *n, uint32_t out[ENG_FIELDS])
+{
+    uint32_t ns[ENG_FIELDS] = {0}, tf[ENG_FIELDS], total = 0;
+    unsigned mask;
+
+    eng_cursor_data(&n->cur[0], &mask, tf, ev->pa);
+    mask &= n->colset;
+    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+        if (mask & (1u << f)) {
+            memcpy(ev->st[f], ev->pa[f], tf[f] * sizeof **ev->pa);
+            ns[f] = tf[f];
+        }
+    }
+    for (size_t k = 1; k < n->n && mask; k++) {
+        unsigned m2;
+        eng_cursor_data(&n->cur[k], &m2, tf, ev->pa);
+        mask &= m2;
+        for (unsigned f = 0; f < ENG_FIELDS; f++) {
+            if (!(mask & (1u << f)))
+                continue;
+            /* keep starts s with s + k among this token's positions */
+            uint32_t w = 0, j = 0;
+            for (uint32_t i = 0; i < ns[f]; i++) {
+                uint32_t want = ev->st[f][i] + (uint32_t)k;
+                while (j < tf[f] && ev->pa[f][j] < want)
+                    j++;
+                if (j < tf[f] && ev->pa[f][j] == want)
+                    ev->st[f][w++] = ev->st[f][i];
+            }
+            ns[f] = w;
+            if (w == 0)
+                mask &= ~(1u << f);
+        }
+    }
+    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+        uint32_t c = (mask & (1u << f)) ? ns[f] : 0;
+        if (out)
+            out[f] = c;
+        total += c;
+    }
+    return total;
+}
+
+static uint32_t seek_term(struct node *n, uint32_t target)
+{
+    struct eng_cursor *c = &n->cur[0];
+    uint32_t d = eng_cursor_seek(c, target), tf[ENG_FIELDS];
+    unsigned mask;
+    while (n->filter && d != ENG_END) {
+        eng_cursor_data(c, &mask, tf, NULL);
+        if (mask & n->colset)
+            break;
+        d = eng_cursor_seek(c, d + 1);
+    }
+    return d;
+}
+
+/* All cursors of a phrase on one doc >= target. */
+static uint32_t leapfrog_cursors(struct node *n, uint32_t target)
+{
+    uint32_t d = eng_cursor_seek(&n->cur[0], target);
+    for (size_t i = 1; i < n->n && d != ENG_END;) {
+        uint32_t e = eng_cursor_seek(&n->cur[i], d);
+        if (e != d) {
+            d = e == ENG_END ? ENG_END : eng_cursor_seek(&n->cur[0], e);
+            i = 1;
+            continue;
+        }
+        i++;
+    }
+    return d;
+}
+
+/* An exhausted AND / NOT takes its whole subtree with it, as FTS5's
+ * fts5ExprSetEof() does: a leaf left on the current doc under it must not
+ * count for bm25 (FTS5 reports no instances for an EOF node). */
+static void set_end(struct node *n)
+{
+    n->started = true;
+    n->doc = ENG_END;
+    for (size_t i = 0; i < n->nkids; i++)
+        set_end(n->kids[i]);
+}
+
+uint32_t eng_iter_seek(struct ev *ev, struct node *n, uint32_t target)
+{
+    uint32_t d;
+    if (n->started && n->doc >= target)
+        return n->doc;
+    n->started = true;
+    switch (n->kind) {
+    case PLAN_TERM:
+        d = seek_term(n, target);
+        break;
+    case PLAN_PHRASE:
+        for (;;) {
+            d = leapfrog_cursors(n, target);
+            if (d == ENG_END || phrase_count(ev, n, n->pf) > 0)
+                break;
+            target = d + 1;
+        }
+        break;
+    case PLAN_AND:
+        d = eng_iter_seek(ev, n->kids[0], target);
+        for (size_t i = 1; i < n->nkids && d != ENG_END;) {
+            uint32_t e = eng_iter_seek(ev, n->kids[i], d);
+            if (e != d) {
+                d = e == ENG_END ? ENG_END : eng_iter_seek(ev, n->kids[0], e);
+                i = 1;
+                continue;
+            }
+            i++;
+        }
+        break;
+    case PLAN_OR:
+        d = ENG_END;
+        for (size_t i = 0; i < n->nkids; i++) {
+            uint32_t e = eng_iter_seek(ev, n->kids[i], target);
+            if (e < d)
+                d = e;
+        }
+        break;
+    case PLAN_ANDNOT:
+        d = eng_iter_seek(ev, n->kids[0], target);
+        while (d != ENG_END && eng_iter_seek(ev, n->kids[1], d) == d)
+            d = eng_iter_seek(ev, n->kids[0], d + 1);
+        break;
+    default:
+        d = ENG_END;
+    }
+    if (d == ENG_END && (n->kind == PLAN_AND || n->kind == PLAN_ANDNOT))
+        set_end(n);
+    n->doc = d;
+    return d;
+}
+
+/* FTS5's weighted instance count of a scored leaf at doc. */
+double eng_iter_leaf_freq(const struct node *n, uint32_t doc)
+{
+    uint32_t tf[ENG_FIELDS];
+    unsigned mask;
+    double w = 0.0;
+
+    if (n == NULL || !n->started || n->doc != doc)
+        return 0.0;
+    if (n->kind == PLAN_PHRASE) {
+        memcpy(tf, n->pf, sizeof tf); /* counted when eng_iter_seek() matched doc */
+        mask = n->colset;
+    } else {
+        eng_cursor_data(&n->cur[0], &mask, tf, NULL);
+        mask &= n->colset;
+    }
+    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+        if (mask & (1u << f))
+            w += eng_wf2[f] * 0.5 * tf[f]; /* bm25(articles_fts, 3.0, 1.5, 1.0, 0.0) */
+    }
+    return w;
+}

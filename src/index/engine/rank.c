@@ -1,0 +1,336 @@
+/* Relevancy: FTS5's bm25() (sqlite ext/fts5/fts5_aux.c) with the weights
+ * index/fts5/fts5.c gives it, computed by the same expression over the same
+ * statistics so the order is FTS5's (search.h): the statistics (nHit per
+ * scored leaf, the idf), a match scored lazily against the page's worst,
+ * and the page of a plain plan weighed a term at a time. */
+#include "index/engine/search.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "util/banned.h"
+
+/* A plan whose scored leaves are all unrestricted terms with no AND (or
+ * NOT) between them and an OR above: at a match, each node above such a
+ * leaf matches whenever the leaf does (AND and NOT nodes on the way down
+ * match with their parent; an OR matches with any kid), so a scored leaf
+ * sits on a match exactly when its term holds the document, as the
+ * document-at-a-time walk leaves it (docs/engine.md "Relevancy"). */
+bool eng_rank_plain(const struct plan *p, bool under_or)
+{
+    switch (p->kind) {
+    case PLAN_TERM:
+        return p->leaf < 0 || (p->colset & INDEX_FIELD_ALL) == INDEX_FIELD_ALL;
+    case PLAN_PHRASE:
+        return p->leaf < 0;
+    case PLAN_OR:
+        for (size_t i = 0; i < p->nkids; i++) {
+            if (!eng_rank_plain(p->kids[i], true))
+                return false;
+        }
+        return true;
+    case PLAN_AND:
+        for (size_t i = 0; i < p->nkids; i++) {
+            if (!eng_rank_plain(p->kids[i], under_or))
+                return false;
+        }
+        return !under_or;
+    case PLAN_ANDNOT: /* the excluded side is never scored */
+        return !under_or && eng_rank_plain(p->kids[0], under_or);
+    }
+    return false;
+}
+
+static int leaf_hits_segment(struct run *r, struct arena *a, size_t s, const struct plan *leaf,
+                             const char *key, size_t keylen, int64_t *hits)
+{
+    struct ev ev = {.a = a, .seg = r->snap->segs[s]};
+    const struct eng_deletions *deletions = r->snap->deletions[s];
+    struct eng_count_cache_key ck = {ev.seg->gen, deletions ? deletions->gen : 0, 0, ev.seg->n, key,
+                                     keylen};
+    uint64_t cached;
+    if (key && eng_count_cache_get(r->snap->count_cache, &ck, &cached)) {
+        *hits += (int64_t)cached;
+        return 0;
+    }
+    struct node *dummy[1];
+    struct plan copy = *leaf;
+    copy.leaf = -1;
+    ev.leaf_nodes = dummy;
+    ev.pa = r->pa;
+    ev.st = r->st;
+    struct node *n = eng_iter_new(&ev, &copy);
+    if (ev.nomem)
+        return ERR_NOMEM;
+    if (n == NULL)
+        return 0;
+    if (n->kind == PLAN_TERM && !n->filter && deletions == NULL) {
+        *hits += n->cur[0].t->df;
+        return 0;
+    }
+    uint64_t here = 0;
+    for (uint32_t d = eng_iter_seek(&ev, n, 0); d != ENG_END; d = eng_iter_seek(&ev, n, d + 1)) {
+        if (!eng_deletions_has(deletions, d))
+            here++;
+        if (expired(r))
+            return ERR_TIMEOUT;
+    }
+    *hits += (int64_t)here;
+    if (key)
+        eng_count_cache_put(r->snap->count_cache, &ck, here);
+    return 0;
+}
+
+/* Relevancy's statistics, in two halves so that a search split over two
+ * threads counts its nHits split too: bm25_begin (one thread, the
+ * request's arena), leaf_hits over some segments (any thread, adding into
+ * hits[] per leaf), bm25_idf (one thread, once every segment is counted). */
+int eng_rank_begin(struct run *r, struct arena *a)
+{
+    size_t n = r->plan.nleaves ? r->plan.nleaves : 1;
+    r->idf = arena_calloc(a, n, sizeof *r->idf);
+    r->freq = arena_calloc(a, n, sizeof *r->freq);
+    r->hit_keys = arena_calloc(a, n, sizeof *r->hit_keys);
+    r->hit_keylens = arena_calloc(a, n, sizeof *r->hit_keylens);
+    if (r->idf == NULL || r->freq == NULL || r->hit_keys == NULL || r->hit_keylens == NULL)
+        return ERR_NOMEM;
+    r->avgdl = (double)r->snap->ntoken / (double)r->snap->nrow;
+    for (size_t i = 0; r->snap->count_cache && i < r->plan.nleaves; i++) {
+        struct plan copy = *r->plan.leaves[i];
+        copy.leaf = -1;
+        if ((r->hit_keys[i] = index_plan_key(a, &copy, &r->hit_keylens[i])) == NULL)
+            return ERR_NOMEM;
+    }
+    return 0;
+}
+
+/* nHit of FTS5's bm25 (live documents matching a leaf anywhere), of every
+ * leaf over segs[0..nsegs), added to hits[leaf]. Each segment's iterators
+ * live in a scratch arena dropped after it (limit: a's): a query of
+ * hundreds of words over many segments would otherwise pile them all up in
+ * the request's arena. */
+int eng_rank_leaf_hits(struct run *r, const struct arena *a, const size_t *segs, size_t nsegs,
+                       int64_t *hits)
+{
+    int rc = 0;
+    for (size_t i = 0; i < r->plan.nleaves && rc == 0; i++) {
+        for (size_t k = 0; k < nsegs && rc == 0; k++) {
+            struct arena scratch;
+            arena_init(&scratch, a->limit);
+            rc = leaf_hits_segment(r, &scratch, segs[k], r->plan.leaves[i], r->hit_keys[i],
+                                   r->hit_keylens[i], &hits[i]);
+            arena_release(&scratch);
+        }
+    }
+    return rc;
+}
+
+void eng_rank_idf(struct run *r, const int64_t *hits)
+{
+    int64_t n_row = (int64_t)r->snap->nrow;
+    for (size_t i = 0; i < r->plan.nleaves; i++) {
+        /* fts5Bm25GetData(): the IDF, clamped so that it is never negative. */
+        double idf = log((n_row - hits[i] + 0.5) / (hits[i] + 0.5));
+        if (idf <= 0.0)
+            idf = 1e-6;
+        r->idf[i] = idf;
+    }
+}
+
+/* One phrase's term of fts5Bm25Function(): weighted frequency f in a
+ * document of D tokens. Rounded operations are monotone, so this grows with
+ * f and shrinks with D in floating point too: with f and D bounded it gives
+ * a true bound of the exact score (bm25_bound). */
+static double bm25_term(const struct run *r, double idf, double f, double D)
+{
+    const double k1 = 1.2;
+    const double b = 0.75;
+    return idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * D / r->avgdl)));
+}
+
+/* fts5Bm25Function(), summing phrases in FTS5's order. */
+static double bm25_sum(const struct run *r, const double *f, double D)
+{
+    double score = 0.0;
+    for (size_t i = 0; i < r->plan.nleaves; i++) {
+        /* a phrase absent here adds exactly +0.0, which changes no sum
+         * (score starts at +0.0): skipped, a division saved per leaf */
+        if (f[i] != 0.0)
+            score += bm25_term(r, r->idf[i], f[i], D);
+    }
+    return score;
+}
+
+/* Each leaf's frequency at doc into r->freq. */
+static void leaf_freqs(struct run *r, struct ev *ev, uint32_t doc)
+{
+    for (size_t i = 0; i < r->plan.nleaves; i++)
+        r->freq[i] = eng_iter_leaf_freq(ev->leaf_nodes[i], doc);
+}
+
+/* A bound of eng_iter_leaf_freq() at the leaf's current doc from the skip table
+ * alone: the block maximum of its weighted frequency (a phrase occurs no
+ * more often in a field than any of its tokens). */
+static double leaf_freq_bound(const struct node *n, uint32_t doc)
+{
+    uint32_t w = UINT32_MAX;
+    if (n == NULL || !n->started || n->doc != doc)
+        return 0.0;
+    for (size_t k = 0; k < n->n; k++) {
+        uint32_t m = eng_cursor_block(&n->cur[k])->wf2_max;
+        if (m < w)
+            w = m;
+    }
+    return w * 0.5;
+}
+
+/* bm25() of doc or more, without decoding any posting's data: the same sum
+ * with each leaf's frequency replaced by its bound and doc's length by D,
+ * at most dl[doc] (docs/engine.md "Relevancy"). */
+static double bm25_bound(struct run *r, struct ev *ev, uint32_t doc, double D)
+{
+    double score = 0.0;
+    for (size_t i = 0; i < r->plan.nleaves; i++) {
+        double f = leaf_freq_bound(ev->leaf_nodes[i], doc);
+        if (f != 0.0) /* as bm25_sum */
+            score += bm25_term(r, r->idf[i], f, D);
+    }
+    return score;
+}
+
+/* At most dl[doc], from the skip table alone (dl[doc] itself is a cache
+ * miss per match): every block a leaf's cursor is in at doc holds doc. */
+static uint32_t dl_floor(struct run *r, struct ev *ev, uint32_t doc)
+{
+    uint32_t D = 0;
+    for (size_t i = 0; i < r->plan.nleaves; i++) {
+        const struct node *n = ev->leaf_nodes[i];
+        if (n == NULL || !n->started || n->doc != doc)
+            continue;
+        for (size_t k = 0; k < n->n; k++) {
+            uint32_t m = eng_cursor_block(&n->cur[k])->dl_min;
+            if (m > D)
+                D = m;
+        }
+    }
+    return D;
+}
+
+/* Score match d into the heap lazily. Once the heap is full, a match is
+ * dropped at the first of these bounds that falls below the page's worst
+ * (then it cannot enter whatever its id), each costing more than the one
+ * before: the skip table alone; the exact frequencies (postings data, read
+ * in order) with the length floor; the exact score (dl[d], a cache miss).
+ * ids[d], another miss, is read only for a score that can enter. */
+void eng_rank_match(struct run *r, struct ev *ev, uint32_t d)
+{
+    const struct eng_segment *seg = ev->seg;
+    bool full = r->heap.n == r->heap.k && !r->snap->score_all;
+    double worst = full ? r->heap.v[0].key : 0.0;
+    double floor = 0.0;
+    if (full) {
+        floor = dl_floor(r, ev, d);
+        if (bm25_bound(r, ev, d, floor) < worst)
+            return;
+        /* the exact length before the postings' data of term leaves:
+         * reading dl[d] costs less than decoding data up to d (profile of
+         * a nested OR/AND relevancy page: eng_cursor_data 31 %); a
+         * phrase's frequency is known already, the read would be waste */
+        if (r->term_leaves) {
+            floor = (double)seg->dl[d];
+            if (bm25_bound(r, ev, d, floor) < worst)
+                return;
+        }
+    }
+    leaf_freqs(r, ev, d);
+    if (full && bm25_sum(r, r->freq, floor) < worst)
+        return;
+    double score = bm25_sum(r, r->freq, (double)seg->dl[d]); /* fts5Bm25Function() */
+    if (full && score < worst)
+        return;
+    heap_push(&r->heap, (struct cand){score, seg->ids[d], {ev->si, d}});
+}
+
+/* A scored leaf's frequencies are read a term at a time over the matches
+ * (eng_postings_weigh) when its postings in the window are at most this
+ * many per match; else it is sought to each match. A sought leaf costs a
+ * skip-table search and a block decode per match (~80 ns), a weighed one
+ * ~2 ns per posting of its list (blocks without a match skipped). */
+#define WEIGH_RATIO 40
+
+/* Relevancy's page from the matches v of a plain plan (plain_plan: a
+ * scored leaf sits on a match exactly when its term holds it), its
+ * frequencies read term at a time for the leaves that pay (WEIGH_RATIO),
+ * sought per match for the others, each match then scored exactly as
+ * relevancy_match scores it. The profile of the nested shape's relevancy
+ * page (4,538 matches of five words): seeking five cursors to each match
+ * and the bounds before it were 60 % of its time. Returns 1 when no leaf
+ * pays (the caller seeks them all). */
+int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, const uint64_t *v)
+{
+    const struct eng_segment *seg = ev2->seg;
+    size_t nl = r->plan.nleaves, nweigh = 0;
+    uint32_t nm = 0, *wf2 = NULL;
+    int rc = 1; /* no leaf pays, until one does */
+
+    uint32_t *rank = malloc((size_t)b->nw * sizeof *rank);
+    size_t *slot = arena_calloc(ev2->a, nl + 1, sizeof *slot); /* 0: sought, else weighed */
+    if (rank == NULL || slot == NULL) {
+        rc = ERR_NOMEM;
+        goto out;
+    }
+    for (uint32_t w = 0; w < b->nw; w++) {
+        rank[w] = nm;
+        nm += bits_pop(v[w]);
+    }
+    for (size_t i = 0; i < nl; i++) {
+        const struct node *n = ev2->leaf_nodes[i];
+        if (n == NULL)
+            continue;
+        if (n->kind != PLAN_TERM || n->filter) /* not a plain plan's leaf */
+            goto out;
+        uint64_t in_window = (uint64_t)n->cur[0].t->df * (b->hi - b->lo) / (seg->n ? seg->n : 1);
+        if (in_window <= (uint64_t)WEIGH_RATIO * nm)
+            slot[i] = ++nweigh;
+    }
+    if (nweigh == 0)
+        goto out;
+    if ((wf2 = calloc(nweigh * (size_t)nm, sizeof *wf2)) == NULL) {
+        rc = ERR_NOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < nl; i++) {
+        if (slot[i])
+            eng_postings_weigh(seg, ev2->leaf_nodes[i]->cur[0].t, b->lo, b->hi, v, b->base, rank,
+                               wf2 + (slot[i] - 1) * (size_t)nm);
+    }
+    rc = 0;
+    uint32_t m = 0;
+    for (uint32_t w = 0; w < b->nw && rc == 0; w++) {
+        for (uint64_t bits = v[w]; bits; bits &= bits - 1, m++) {
+            uint32_t d = b->base + w * 64 + bits_low(bits);
+            for (size_t i = 0; i < nl; i++) {
+                struct node *n = ev2->leaf_nodes[i];
+                if (slot[i]) {
+                    /* as leaf_freq: sum of eng_wf2 * 0.5 * tf, exact */
+                    r->freq[i] = wf2[(slot[i] - 1) * (size_t)nm + m] * 0.5;
+                } else if (n) {
+                    n->started = true;
+                    n->doc = eng_cursor_seek(&n->cur[0], d);
+                    r->freq[i] = eng_iter_leaf_freq(n, d);
+                } else {
+                    r->freq[i] = 0.0;
+                }
+            }
+            double score = bm25_sum(r, r->freq, (double)seg->dl[d]); /* fts5Bm25Function() */
+            if (heap_may_take(&r->heap, score))
+                heap_push(&r->heap, (struct cand){score, seg->ids[d], {ev2->si, d}});
+        }
+        if (expired(r))
+            rc = ERR_TIMEOUT;
+    }
+out:
+    free(wf2);
+    free(rank);
+    return rc;
+}

@@ -1,0 +1,129 @@
+/* One segment of a search (search.h): its docid window, its plan's
+ * instance, then the count (a single term's from its skip table, a cached
+ * one, else every match) and its share of the page, by iterators or by
+ * sets (sets.c). */
+#include "index/engine/search.h"
+
+#include "util/banned.h"
+
+/* Docid interval [*lo, *hi) of the request's id window in seg. */
+static void doc_window(const struct eng_segment *seg, int64_t id_lo, int64_t id_hi, uint32_t *lo,
+                       uint32_t *hi)
+{
+    *lo = eng_segment_first_le(seg, id_hi);
+    *hi = id_lo == INT64_MIN ? seg->n : eng_segment_first_le(seg, id_lo - 1);
+}
+
+static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_lo, int64_t id_hi)
+{
+    const struct eng_segment *seg = r->snap->segs[si];
+    const struct eng_deletions *deletions = r->snap->deletions[si];
+    struct ev ev = {.a = a, .seg = seg, .si = (uint32_t)si};
+    enum index_sort sort = r->req->sort;
+    uint32_t lo, hi, d;
+
+    doc_window(seg, id_lo, id_hi, &lo, &hi);
+    if (lo >= hi)
+        return 0;
+    ev.leaf_nodes = arena_calloc(a, r->plan.nleaves + 1, sizeof *ev.leaf_nodes);
+    ev.pa = r->pa;
+    ev.st = r->st;
+    if (ev.leaf_nodes == NULL)
+        return ERR_NOMEM;
+    struct node *root = eng_iter_new(&ev, r->plan.root);
+    if (ev.nomem)
+        return ERR_NOMEM;
+    if (root == NULL)
+        return 0;
+
+    /* Count path of a single unfiltered term: the skip table, no decoding
+     * of whole blocks; the page is the first k postings. */
+    if (root->kind == PLAN_TERM && !root->filter && deletions == NULL &&
+        (r->k == 0 || sort == INDEX_SORT_PUBLISHED_DESC) && (!r->visit || r->visit->term)) {
+        if (r->visit)
+            r->visit->term(r->visit->ctx, ev.si, root->cur[0].t, lo, hi);
+        struct eng_cursor c;
+        eng_cursor_init(&c, seg, root->cur[0].t);
+        for (d = eng_cursor_seek(&c, lo); r->k > 0 && d < hi && take_newest(r, seg, ev.si, d);
+             d = eng_cursor_seek(&c, d + 1))
+            ;
+        eng_cursor_init(&c, seg, root->cur[0].t);
+        r->total += eng_cursor_count_range(&c, lo, hi);
+        return 0;
+    }
+
+    /* A count this segment already gave for the same plan and window: the
+     * newest-first page then needs only its first k live matches. */
+    struct eng_count_cache_key ck = {seg->gen, deletions ? deletions->gen : 0, lo, hi, r->key,
+                                     r->keylen};
+    uint64_t cached;
+    bool known = !r->visit && r->key && eng_count_cache_get(r->snap->count_cache, &ck, &cached);
+    if (known && (r->k == 0 || sort == INDEX_SORT_PUBLISHED_DESC)) {
+        for (d = r->k > 0 ? eng_iter_seek(&ev, root, lo) : hi; d < hi;
+             d = eng_iter_seek(&ev, root, d + 1)) {
+            if (!eng_deletions_has(deletions, d) && !take_newest(r, seg, ev.si, d))
+                break;
+        }
+        r->total += cached;
+        return 0;
+    }
+
+    if (!r->snap->doc_at_a_time &&
+        (root->kind == PLAN_AND || root->kind == PLAN_OR || root->kind == PLAN_ANDNOT) &&
+        eng_sets_use(r, seg, root, lo, hi))
+        return eng_sets_run_segment(r, &ev, si, root, lo, hi, &ck, known);
+
+    size_t ring_n = 0;
+    uint64_t here = 0;
+    bool taking = true; /* newest first: matches may still enter the page */
+    for (d = eng_iter_seek(&ev, root, lo); d < hi; d = eng_iter_seek(&ev, root, d + 1)) {
+        if (eng_deletions_has(deletions, d))
+            continue;
+        r->total++;
+        here++;
+        if (r->visit)
+            r->visit->doc(r->visit->ctx, ev.si, d);
+        if (expired(r))
+            return ERR_TIMEOUT;
+        if (r->k == 0)
+            continue;
+        switch (sort) {
+        case INDEX_SORT_PUBLISHED_DESC:
+            if (taking)
+                taking = take_newest(r, seg, ev.si, d);
+            break;
+        case INDEX_SORT_PUBLISHED_ASC:
+            r->ring[ring_n++ % r->k] = (struct cand){0, seg->ids[d], {ev.si, d}};
+            break;
+        case INDEX_SORT_POPULARITY: {
+            uint32_t src = seg->src[d];
+            double pop = src < r->snap->npop ? r->snap->pop[src] : -1.0;
+            if (heap_may_take(&r->heap, pop))
+                heap_push(&r->heap, (struct cand){pop, seg->ids[d], {ev.si, d}});
+            break;
+        }
+        case INDEX_SORT_RELEVANCY:
+            eng_rank_match(r, &ev, d);
+            break;
+        }
+    }
+    if (r->key && !known)
+        eng_count_cache_put(r->snap->count_cache, &ck, here);
+    if (sort == INDEX_SORT_PUBLISHED_ASC) {
+        size_t m = ring_n < r->k ? ring_n : r->k;
+        for (size_t i = 0; i < m; i++)
+            r->list[r->nlist++] = r->ring[(ring_n - m + i) % r->k];
+    }
+    return 0;
+}
+
+/* One segment, its iterators in a scratch arena (see leaf_hits); what the
+ * page keeps goes to r's arrays, allocated before. */
+int eng_run_segment(struct run *r, struct arena *a, size_t si, int64_t id_lo, int64_t id_hi)
+{
+    struct arena scratch;
+    arena_init(&scratch, a->limit);
+    int rc = run_segment_in(r, &scratch, si, id_lo, id_hi);
+    arena_release(&scratch);
+    return rc;
+}

@@ -1,0 +1,245 @@
+/* Private to the search of the engine (search.c the driver, iter.c,
+ * rank.c, sets.c, run.c, split.c): the state one search carries through
+ * them. A search is a plan (index/plan.h) evaluated segment by segment
+ * (run.c), by document-at-a-time iterators (iter.c) or by sets of a docid
+ * window (sets.c), each segment counted exactly and feeding the page's
+ * candidates (this header's heap; rank.c scores relevancy), over one
+ * thread or two (split.c). Small functions of the hot loops are inline
+ * here so that cutting the search into files costs no call per match. */
+#ifndef NEWSD_INDEX_ENGINE_SEARCH_H
+#define NEWSD_INDEX_ENGINE_SEARCH_H
+
+#include "index/engine/internal.h"
+
+#include "util/clock.h"
+
+#define DEADLINE_EVERY 1024 /* matches between two looks at the clock */
+
+/* --- iterators (iter.c) ----------------------------------------------------- */
+
+struct node {
+    enum plan_kind kind;
+    bool started, filter; /* filter: a text term whose mask must meet colset */
+    uint32_t doc;
+    unsigned colset;
+    struct eng_cursor *cur;  /* TERM 1, PHRASE n */
+    uint32_t pf[ENG_FIELDS]; /* PHRASE: its instances per field at doc */
+    size_t n;
+    struct node **kids;
+    size_t nkids;
+    const struct plan *plan;
+};
+
+struct ev {
+    struct arena *a;
+    const struct eng_segment *seg;
+    uint32_t si;                 /* seg's index in the snapshot */
+    uint32_t (*pa)[ENG_POS_MAX]; /* positions of one token, per field */
+    uint32_t (*st)[ENG_POS_MAX]; /* phrase start candidates, per field */
+    struct node **leaf_nodes;    /* per scored leaf, this segment; NULL absent */
+    bool nomem;
+};
+
+/* The node of p in this segment; NULL when it cannot match here. */
+struct node *eng_iter_new(struct ev *ev, const struct plan *p);
+/* n's first match >= target, ENG_END past the last. */
+uint32_t eng_iter_seek(struct ev *ev, struct node *n, uint32_t target);
+/* FTS5's weighted instance count of a scored leaf at doc. */
+double eng_iter_leaf_freq(const struct node *n, uint32_t doc);
+
+/* --- the page's candidates ---------------------------------------------------- */
+
+struct cand {
+    double key; /* score or popularity; unused for time orders */
+    int64_t id;
+    struct eng_doc_ref at; /* where its document is: the page reads it there */
+};
+
+/* a ranks before b: higher key, then higher id (newest). */
+static inline bool before(const struct cand *a, const struct cand *b)
+{
+    return a->key > b->key || (a->key == b->key && a->id > b->id);
+}
+
+struct heap {
+    struct cand *v;
+    size_t n, k;
+};
+
+/* Whether a candidate of this key may enter the heap, whatever its id:
+ * false when the heap is full and its worst key is higher (the caller
+ * then reads nothing more of the document, not even its id). */
+static inline bool heap_may_take(const struct heap *h, double key)
+{
+    return h->n < h->k || key >= h->v[0].key;
+}
+
+/* Min-heap of the k best: v[0] is the worst kept. */
+static inline void heap_push(struct heap *h, struct cand c)
+{
+    size_t i;
+    if (h->n < h->k) {
+        i = h->n++;
+        while (i > 0 && before(&h->v[(i - 1) / 2], &c)) {
+            h->v[i] = h->v[(i - 1) / 2];
+            i = (i - 1) / 2;
+        }
+        h->v[i] = c;
+        return;
+    }
+    if (!before(&c, &h->v[0]))
+        return;
+    i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        const struct cand *worst = &c;
+        if (l < h->n && before(worst, &h->v[l])) {
+            m = l;
+            worst = &h->v[l];
+        }
+        if (r < h->n && before(worst, &h->v[r]))
+            m = r;
+        if (m == i)
+            break;
+        h->v[i] = h->v[m];
+        i = m;
+    }
+    h->v[i] = c;
+}
+
+/* --- one search ----------------------------------------------------------------- */
+
+struct run {
+    const struct eng_snap *snap;
+    const struct index_request *req;
+    struct plan_tree plan;
+    size_t k;          /* offset + limit */
+    struct heap heap;  /* relevancy, popularity */
+    struct cand *list; /* oldest first: candidates of every segment */
+    size_t nlist;
+    struct cand *ring; /* oldest first: the last k of one segment */
+    double *idf, avgdl;
+    const char **hit_keys; /* relevancy: each leaf's count-cache key (nHit) */
+    size_t *hit_keylens;
+    double *freq; /* relevancy: each leaf's frequency at the current doc */
+    uint64_t total;
+    int64_t deadline;
+    uint64_t ticks;
+    uint32_t (*pa)[ENG_POS_MAX]; /* phrase scratch shared by every evaluation */
+    uint32_t (*st)[ENG_POS_MAX];
+    const char *key; /* the root plan's fingerprint (count cache) */
+    size_t keylen;
+    bool plain;                    /* eng_rank_plain(root) */
+    bool term_leaves;              /* some scored leaf is a term (its frequency is postings data) */
+    const struct eng_visit *visit; /* eng_search_visit: every match handed over */
+};
+
+/* Newest first: match d of segment si into the page's k newest, a heap by
+ * id (r->k > 0). false once d is older than the k-th newest kept: docids
+ * run newest first, so the segment's later matches are older still and
+ * its part of the page is done (only its count goes on). Segments visited
+ * newest first (order_newest) mostly stop at their first match. */
+static inline bool take_newest(struct run *r, const struct eng_segment *seg, uint32_t si,
+                               uint32_t d)
+{
+    int64_t id = seg->ids[d];
+    if (r->heap.n == r->heap.k && id < r->heap.v[0].id)
+        return false;
+    heap_push(&r->heap, (struct cand){0, id, {si, d}});
+    return true;
+}
+
+static inline bool expired(struct run *r)
+{
+    return r->deadline > 0 && (r->ticks++ % DEADLINE_EVERY) == 0 && clock_mono_ms() >= r->deadline;
+}
+
+/* --- sets of a docid window (sets.c) -------------------------------------------- */
+
+#define SETS_MAX 64 /* sets alive at once in one segment's evaluation, at most */
+
+struct sets {
+    struct ev *ev;
+    struct run *r;
+    uint32_t lo, hi, base, nw; /* window [lo, hi); bit i of a set = docid base + i */
+    uint64_t scale_num, scale_den;
+    /* Sets come from malloc, not the arena, and are reused: a large fresh
+     * allocation is a page fault per 4 KB written (measured: 13 % of an
+     * AND of three words), while malloc hands freed memory back. */
+    uint64_t *all[SETS_MAX], *free[SETS_MAX];
+    size_t nall, nfree;
+};
+
+/* SWAR: without -mpopcnt the compiler's builtin calls a table routine. */
+static inline unsigned bits_pop(uint64_t w)
+{
+    w = w - ((w >> 1) & 0x5555555555555555u);
+    w = (w & 0x3333333333333333u) + ((w >> 2) & 0x3333333333333333u);
+    w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+    return (unsigned)((w * 0x0101010101010101u) >> 56);
+}
+
+static inline unsigned bits_low(uint64_t w) /* index of the lowest set bit, w != 0 */
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctzll(w);
+#else
+    unsigned i = 0;
+    while (!(w & 1)) {
+        w >>= 1;
+        i++;
+    }
+    return i;
+#endif
+}
+
+static inline unsigned bits_high(uint64_t w) /* index of the highest set bit, w != 0 */
+{
+#if defined(__GNUC__)
+    return 63u - (unsigned)__builtin_clzll(w);
+#else
+    unsigned i = 63;
+    while (!(w >> i & 1))
+        i--;
+    return i;
+#endif
+}
+
+/* Whether segment seg's window [lo, hi) is better evaluated as sets. */
+bool eng_sets_use(const struct run *r, const struct eng_segment *seg, struct node *root,
+                  uint32_t lo, uint32_t hi);
+/* Segment si by the set evaluator (root: a fresh AND, OR or NOT instance
+ * over the window [lo, hi)): its count into r->total (and the count cache
+ * unless known), its share of the page into r. */
+int eng_sets_run_segment(struct run *r, struct ev *ev, size_t si, struct node *root, uint32_t lo,
+                         uint32_t hi, const struct eng_count_cache_key *ck, bool known);
+
+/* --- relevancy (rank.c) ------------------------------------------------------- */
+
+/* A plan whose scored leaves sit on a match exactly when their terms hold
+ * it (rank.c says when). */
+bool eng_rank_plain(const struct plan *p, bool under_or);
+/* Relevancy's statistics, in two halves so that a search split over two
+ * threads counts its nHits split too: eng_rank_begin (one thread, the
+ * request's arena), eng_rank_leaf_hits over some segments (any thread,
+ * adding into hits[] per leaf), eng_rank_idf (one thread, once every
+ * segment is counted). */
+int eng_rank_begin(struct run *r, struct arena *a);
+int eng_rank_leaf_hits(struct run *r, const struct arena *a, const size_t *segs, size_t nsegs,
+                       int64_t *hits);
+void eng_rank_idf(struct run *r, const int64_t *hits);
+/* Score match d of ev's segment into the page's heap (lazily: bounds first). */
+void eng_rank_match(struct run *r, struct ev *ev, uint32_t d);
+/* Relevancy's page from the matches v of a plain plan; 1 when no leaf
+ * pays to be weighed (the caller seeks them all). */
+int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, const uint64_t *v);
+
+/* --- one segment (run.c), every segment (split.c) ----------------------------------- */
+
+/* One segment into r, its iterators in a scratch arena (limit: a's). */
+int eng_run_segment(struct run *r, struct arena *a, size_t si, int64_t id_lo, int64_t id_hi);
+/* Every segment of the snapshot into r, over two threads when it pays. */
+int eng_split_run(struct run *r, struct arena *a, enum eng_split split, int64_t id_lo,
+                  int64_t id_hi);
+
+#endif

@@ -1,0 +1,505 @@
+/* The set evaluator of a search (search.h): a plan's matches in a docid
+ * window as bitsets, the count a popcount and the page read off the set. */
+#include "index/engine/search.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/banned.h"
+
+/* --- the set evaluator ------------------------------------------------------
+ * A boolean plan's matches in a docid window as a bitset, built bottom up:
+ * a term is one sequential decode of its postings into the set (no cursor,
+ * no tree walk per posting), OR is bitwise or, AND starts from its cheapest
+ * kid and then either ANDs a kid's own set or, when the kid would cost much
+ * more to build than the candidates left, probes the kid at each candidate
+ * by seeking its iterators (rarest first, skip tables); NOT likewise.
+ * Phrases and column-restricted terms are built by their iterators. The
+ * count is then a popcount and the page is read off the set; relevancy
+ * seeks a second instance of the plan to each match, which puts every
+ * scored leaf on it exactly as the document-at-a-time walk would (a leaf
+ * sits on a match when it and each node above it match there). Measured
+ * on 1 M articles (docs/performance.md): a word's OR of forms cost ~20 ns a
+ * posting through the iterators, ~2 ns decoded into a set. */
+
+/* A kid is probed rather than built when its postings exceed this many per
+ * candidate and cursor: a probe is a seek of each of its cursors (skip-table
+ * search, a partial block decode: ~100 ns), a built posting a byte decode
+ * and a bit set (~1.5 ns). Measured on the and-3 shape: 48 per candidate,
+ * cursors not counted, probed a three-form OR at 400 candidates for longer
+ * than building it took. */
+#define PROBE_RATIO 64
+
+#if defined(__GNUC__) && defined(__x86_64__)
+/* The popcnt instruction where the CPU has it (every x86-64 since 2008):
+ * a million-document set counts in ~5 µs instead of ~40. */
+__attribute__((target("popcnt"))) static uint64_t count_popcnt(const uint64_t *v, uint32_t nw)
+{
+    uint64_t c = 0;
+    for (uint32_t w = 0; w < nw; w++)
+        c += (uint64_t)__builtin_popcountll(v[w]);
+    return c;
+}
+#endif
+
+static uint64_t set_count(const struct sets *b, const uint64_t *v)
+{
+    uint64_t c = 0;
+#if defined(__GNUC__) && defined(__x86_64__)
+    if (__builtin_cpu_supports("popcnt"))
+        return count_popcnt(v, b->nw);
+#endif
+    for (uint32_t w = 0; w < b->nw; w++)
+        c += bits_pop(v[w]);
+    return c;
+}
+
+/* Postings a node would decode in the window (its cost to build). */
+static uint64_t set_cost(const struct sets *b, const struct node *n)
+{
+    uint64_t c = 0;
+    switch (n->kind) {
+    case PLAN_TERM:
+        c = (uint64_t)n->cur[0].t->df * b->scale_num / b->scale_den;
+        return n->filter ? 4 * c : c; /* a filter term decodes each posting's data */
+    case PLAN_PHRASE:
+        c = UINT64_MAX;
+        for (size_t i = 0; i < n->n; i++) {
+            uint64_t d = (uint64_t)n->cur[i].t->df * b->scale_num / b->scale_den;
+            if (d < c)
+                c = d;
+        }
+        return 8 * c; /* positions */
+    case PLAN_OR:
+        for (size_t i = 0; i < n->nkids; i++)
+            c += set_cost(b, n->kids[i]);
+        return c;
+    case PLAN_AND:
+        c = UINT64_MAX;
+        for (size_t i = 0; i < n->nkids; i++) {
+            uint64_t d = set_cost(b, n->kids[i]);
+            if (d < c)
+                c = d;
+        }
+        return c;
+    case PLAN_ANDNOT:
+        return set_cost(b, n->kids[0]);
+    }
+    return c;
+}
+
+/* Cursors a probe of n seeks. */
+static uint64_t node_cursors(const struct node *n)
+{
+    uint64_t c = n->kind == PLAN_TERM || n->kind == PLAN_PHRASE ? n->n : 0;
+    for (size_t i = 0; i < n->nkids; i++)
+        c += node_cursors(n->kids[i]);
+    return c;
+}
+
+/* Sets kept by a thread from one search to its next. A set of a
+ * million-document window is 128 KB: malloc serves that from fresh mapped
+ * pages, and the profile of an AND of three words (and-3, 1 M articles)
+ * had 15 % of its time in the kernel faulting them in, query after query.
+ * A few per thread, each as large as any window it served; freed when the
+ * thread ends (the pthread key's destructor). */
+#define POOL_SETS 4
+
+struct set_pool {
+    uint64_t *v[POOL_SETS];
+    size_t bytes[POOL_SETS];
+    size_t n;
+};
+
+static pthread_key_t pool_key;
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+static bool pool_ok;
+
+static void pool_free(void *arg)
+{
+    struct set_pool *p = arg;
+    for (size_t i = 0; i < p->n; i++)
+        free(p->v[i]);
+    free(p);
+}
+
+static void pool_init(void)
+{
+    pool_ok = pthread_key_create(&pool_key, pool_free) == 0;
+}
+
+/* This thread's pool; NULL when it cannot have one (no memory, no key). */
+static struct set_pool *pool_get(void)
+{
+    pthread_once(&pool_once, pool_init);
+    if (!pool_ok)
+        return NULL;
+    struct set_pool *p = pthread_getspecific(pool_key);
+    if (p == NULL && (p = calloc(1, sizeof *p)) != NULL && pthread_setspecific(pool_key, p) != 0) {
+        free(p);
+        p = NULL;
+    }
+    return p;
+}
+
+/* A set of at least bytes from the thread's pool (zeroed), else calloc. */
+static uint64_t *pool_take(size_t bytes)
+{
+    struct set_pool *p = pool_get();
+    for (size_t i = 0; p && i < p->n; i++) {
+        if (p->bytes[i] >= bytes) {
+            uint64_t *v = p->v[i];
+            p->v[i] = p->v[--p->n];
+            p->bytes[i] = p->bytes[p->n];
+            memset(v, 0, bytes);
+            return v;
+        }
+    }
+    return calloc(1, bytes);
+}
+
+/* Back to the thread's pool, which keeps its POOL_SETS largest. */
+static void pool_give(uint64_t *v, size_t bytes)
+{
+    struct set_pool *p = pool_get();
+    if (p && p->n < POOL_SETS) {
+        p->v[p->n] = v;
+        p->bytes[p->n++] = bytes;
+        return;
+    }
+    size_t small = 0;
+    for (size_t i = 1; p && i < p->n; i++) {
+        if (p->bytes[i] < p->bytes[small])
+            small = i;
+    }
+    if (p && p->bytes[small] < bytes) {
+        uint64_t *old = p->v[small];
+        p->v[small] = v;
+        p->bytes[small] = bytes;
+        v = old;
+    }
+    free(v);
+}
+
+/* An all-zero set; NULL (ev->nomem set) when out of memory. */
+static uint64_t *set_new(struct sets *b)
+{
+    uint64_t *v = NULL;
+    size_t bytes = (b->nw ? b->nw : 1) * sizeof *v;
+    if (b->nfree > 0) {
+        v = b->free[--b->nfree];
+        memset(v, 0, bytes);
+    } else if (b->nall < SETS_MAX && (v = pool_take(bytes)) != NULL) {
+        b->all[b->nall++] = v;
+    } else { /* beyond SETS_MAX, or calloc failed */
+        v = arena_calloc(b->ev->a, b->nw ? b->nw : 1, sizeof *v);
+    }
+    if (v == NULL)
+        b->ev->nomem = true;
+    return v;
+}
+
+/* v (from set_new) is not used any more. */
+static void set_done(struct sets *b, uint64_t *v)
+{
+    for (size_t i = 0; i < b->nall; i++) {
+        if (b->all[i] == v) {
+            b->free[b->nfree++] = v;
+            return;
+        }
+    }
+}
+
+static void sets_release(struct sets *b)
+{
+    for (size_t i = 0; i < b->nall; i++)
+        pool_give(b->all[i], (b->nw ? b->nw : 1) * sizeof *b->all[i]);
+    b->nall = b->nfree = 0;
+}
+
+/* Clears the candidates of v where n matches (drop) or does not (keep). */
+static int set_probe(struct sets *b, struct node *n, uint64_t *v, bool drop)
+{
+    for (uint32_t w = 0; w < b->nw; w++) {
+        uint64_t bits = v[w];
+        while (bits) {
+            unsigned i = bits_low(bits);
+            uint32_t d = b->base + (uint32_t)w * 64 + i;
+            bits &= bits - 1;
+            if ((eng_iter_seek(b->ev, n, d) == d) == drop)
+                v[w] &= ~((uint64_t)1 << i);
+        }
+        if (expired(b->r))
+            return ERR_TIMEOUT;
+    }
+    return 0;
+}
+
+static int set_build(struct sets *b, struct node *n, uint64_t *out);
+
+/* The conjuncts of AND n with nested ANDs flattened, into k from at (NULL:
+ * only counted); returns the new end. */
+static size_t and_leaves(struct node *n, struct node **k, size_t at)
+{
+    for (size_t i = 0; i < n->nkids; i++) {
+        if (n->kids[i]->kind == PLAN_AND)
+            at = and_leaves(n->kids[i], k, at);
+        else if (k)
+            k[at++] = n->kids[i];
+        else
+            at++;
+    }
+    return at;
+}
+
+/* Narrows the candidates in v, about *cand of them, by kid n: AND (neg
+ * false) or NOT (neg true). *cand is then the candidates left, counted
+ * while narrowing. */
+static int set_narrow(struct sets *b, struct node *n, uint64_t *v, bool neg, uint64_t *cand)
+{
+    if (*cand == 0)
+        return 0;
+    if (set_cost(b, n) > PROBE_RATIO * *cand * node_cursors(n)) {
+        int rc = set_probe(b, n, v, neg);
+        *cand = set_count(b, v);
+        return rc;
+    }
+    uint64_t *t = set_new(b);
+    int rc;
+    if (t == NULL)
+        return ERR_NOMEM;
+    if ((rc = set_build(b, n, t)) < 0)
+        return rc;
+    if (neg) {
+        for (uint32_t w = 0; w < b->nw; w++)
+            v[w] &= ~t[w];
+    } else {
+        for (uint32_t w = 0; w < b->nw; w++)
+            v[w] &= t[w];
+    }
+    set_done(b, t);
+    *cand = set_count(b, v);
+    return 0;
+}
+
+/* n's matches in the window into out (all zero on entry). */
+static int set_build(struct sets *b, struct node *n, uint64_t *out)
+{
+    int rc;
+    if (expired(b->r))
+        return ERR_TIMEOUT;
+    switch (n->kind) {
+    case PLAN_TERM:
+        if (n->filter)
+            break;
+        eng_postings_fill(b->ev->seg, n->cur[0].t, b->lo, b->hi, out, b->base);
+        return 0;
+    case PLAN_OR:
+        for (size_t i = 0; i < n->nkids; i++) {
+            struct node *k = n->kids[i];
+            if (k->kind == PLAN_TERM && !k->filter) { /* straight into out */
+                eng_postings_fill(b->ev->seg, k->cur[0].t, b->lo, b->hi, out, b->base);
+                continue;
+            }
+            uint64_t *t = set_new(b);
+            if (t == NULL)
+                return ERR_NOMEM;
+            if ((rc = set_build(b, k, t)) < 0)
+                return rc;
+            for (uint32_t w = 0; w < b->nw; w++)
+                out[w] |= t[w];
+            set_done(b, t);
+        }
+        return 0;
+    case PLAN_AND: {
+        /* cheapest kid first (nested ANDs flattened: the request's filters
+         * AND the q of an AND); the others narrow its set, cheapest next */
+        size_t nk = and_leaves(n, NULL, 0);
+        struct node **k = arena_alloc(b->ev->a, nk * sizeof *k);
+        uint64_t *cost = arena_alloc(b->ev->a, nk * sizeof *cost);
+        if (k == NULL || cost == NULL)
+            return ERR_NOMEM;
+        and_leaves(n, k, 0);
+        for (size_t i = 0; i < nk; i++) {
+            struct node *x = k[i];
+            uint64_t c = set_cost(b, x);
+            size_t j = i;
+            for (; j > 0 && cost[j - 1] > c; j--) {
+                k[j] = k[j - 1];
+                cost[j] = cost[j - 1];
+            }
+            k[j] = x;
+            cost[j] = c;
+        }
+        if ((rc = set_build(b, k[0], out)) < 0)
+            return rc;
+        uint64_t cand = set_count(b, out);
+        for (size_t i = 1; i < nk; i++) {
+            if ((rc = set_narrow(b, k[i], out, false, &cand)) < 0)
+                return rc;
+        }
+        return 0;
+    }
+    case PLAN_ANDNOT:
+        if ((rc = set_build(b, n->kids[0], out)) < 0)
+            return rc;
+        uint64_t cand = set_count(b, out);
+        return set_narrow(b, n->kids[1], out, true, &cand);
+    case PLAN_PHRASE:
+        break;
+    }
+    /* by its iterators: phrases, column-restricted terms */
+    for (uint32_t d = eng_iter_seek(b->ev, n, b->lo); d < b->hi;
+         d = eng_iter_seek(b->ev, n, d + 1)) {
+        out[(d - b->base) >> 6] |= (uint64_t)1 << ((d - b->base) & 63);
+        if (expired(b->r))
+            return ERR_TIMEOUT;
+    }
+    return 0;
+}
+
+/* n has a node the set evaluator builds by its iterators. */
+static bool iterated(const struct node *n)
+{
+    if (n->kind == PLAN_PHRASE || (n->kind == PLAN_TERM && n->filter))
+        return true;
+    for (size_t i = 0; i < n->nkids; i++) {
+        if (iterated(n->kids[i]))
+            return true;
+    }
+    return false;
+}
+
+/* Sets pay when the plan decodes more than a few postings per word of the
+ * set: a set costs a zeroed word and a scan per 64 docids, whatever it
+ * holds (a rare word's OR of forms is faster by its iterators). */
+bool eng_sets_use(const struct run *r, const struct eng_segment *seg, struct node *root,
+                  uint32_t lo, uint32_t hi)
+{
+    struct sets b = {.lo = lo, .hi = hi, .scale_num = hi - lo, .scale_den = seg->n ? seg->n : 1};
+    /* Relevancy seeks a second instance to every match: a phrase (or a
+     * column-restricted term), built by its iterators, would decode its
+     * positions (data) twice. Measured: the phrase shape with a language
+     * filter, relevancy, 3.2 -> 5.4 ms through sets. */
+    if (r->req->sort == INDEX_SORT_RELEVANCY && r->k > 0 && iterated(root))
+        return false;
+    return set_cost(&b, root) > (hi - lo) / 64 / 4;
+}
+
+/* Segment si by the set evaluator (run_segment_in: root is a fresh AND, OR
+ * or NOT instance over the window [lo, hi)); count and page as there. */
+static int sets_page(struct run *r, struct ev *ev, struct sets *b, const uint64_t *v);
+
+int eng_sets_run_segment(struct run *r, struct ev *ev, size_t si, struct node *root, uint32_t lo,
+                         uint32_t hi, const struct eng_count_cache_key *ck, bool known)
+{
+    const struct eng_segment *seg = ev->seg;
+    const struct eng_deletions *deletions = r->snap->deletions[si];
+    struct sets b = {.ev = ev, .r = r, .lo = lo, .hi = hi, .base = lo & ~63u};
+    int rc = 0;
+
+    b.nw = (hi - b.base + 63) / 64;
+    b.scale_num = hi - lo;
+    b.scale_den = seg->n ? seg->n : 1;
+    uint64_t *v = set_new(&b);
+    if (v == NULL)
+        rc = ERR_NOMEM;
+    else if ((rc = set_build(&b, root, v)) == 0 && ev->nomem)
+        rc = ERR_NOMEM;
+    if (rc == 0) {
+        if (deletions) {
+            for (uint32_t w = 0; w < b.nw; w++)
+                v[w] &= ~deletions->bits[(b.base >> 6) + w];
+        }
+        uint64_t here = set_count(&b, v);
+        r->total += here;
+        for (uint32_t w = 0; r->visit && w < b.nw; w++) /* eng_search_visit */
+            for (uint64_t bits = v[w]; bits; bits &= bits - 1)
+                r->visit->doc(r->visit->ctx, ev->si, b.base + w * 64 + bits_low(bits));
+        if (r->key && !known)
+            eng_count_cache_put(r->snap->count_cache, ck, here);
+        if (r->k > 0 && here > 0)
+            rc = sets_page(r, ev, &b, v);
+    }
+    sets_release(&b);
+    return rc;
+}
+
+/* The page's share of segment ev->seg from its matches v. */
+static int sets_page(struct run *r, struct ev *ev, struct sets *sb, const uint64_t *v)
+{
+    const struct eng_segment *seg = ev->seg;
+    const struct sets b = *sb;
+    size_t got = 0;
+
+    switch (r->req->sort) {
+    case INDEX_SORT_PUBLISHED_DESC: /* newest first, while they can enter */
+        for (uint32_t w = 0; w < b.nw; w++) {
+            for (uint64_t bits = v[w]; bits; bits &= bits - 1) {
+                if (!take_newest(r, seg, ev->si, b.base + w * 64 + bits_low(bits)))
+                    return 0;
+            }
+        }
+        return 0;
+    case INDEX_SORT_PUBLISHED_ASC: /* the last k */
+        for (uint32_t w = b.nw; w-- > 0 && got < r->k;) {
+            for (uint64_t bits = v[w]; bits && got < r->k;) {
+                unsigned i = bits_high(bits);
+                bits &= ~((uint64_t)1 << i);
+                r->list[r->nlist + got++] =
+                    (struct cand){0, seg->ids[b.base + w * 64 + i], {ev->si, b.base + w * 64 + i}};
+            }
+        }
+        r->nlist += got;
+        return 0;
+    case INDEX_SORT_POPULARITY:
+        for (uint32_t w = 0; w < b.nw; w++) {
+            for (uint64_t bits = v[w]; bits; bits &= bits - 1) {
+                uint32_t d = b.base + w * 64 + bits_low(bits);
+                uint32_t src = seg->src[d];
+                double pop = src < r->snap->npop ? r->snap->pop[src] : -1.0;
+                if (heap_may_take(&r->heap, pop))
+                    heap_push(&r->heap, (struct cand){pop, seg->ids[d], {ev->si, d}});
+            }
+        }
+        return 0;
+    case INDEX_SORT_RELEVANCY: {
+        /* a second instance, sought to each match: its scored leaves then
+         * sit where the document-at-a-time walk leaves them */
+        struct ev ev2 = *ev;
+        ev2.leaf_nodes = arena_calloc(ev->a, r->plan.nleaves + 1, sizeof *ev2.leaf_nodes);
+        if (ev2.leaf_nodes == NULL)
+            return ERR_NOMEM;
+        struct node *root2 = eng_iter_new(&ev2, r->plan.root);
+        if (ev2.nomem)
+            return ERR_NOMEM;
+        if (r->plain && root2) {
+            int rc = eng_rank_weigh_page(r, &ev2, &b, v);
+            if (rc <= 0)
+                return rc;
+        }
+        for (uint32_t w = 0; w < b.nw && root2; w++) {
+            for (uint64_t bits = v[w]; bits; bits &= bits - 1) {
+                uint32_t d = b.base + w * 64 + bits_low(bits);
+                if (r->plain) { /* the scored leaves alone (plain_plan) */
+                    for (size_t i = 0; i < r->plan.nleaves; i++) {
+                        struct node *n = ev2.leaf_nodes[i];
+                        if (n) {
+                            n->started = true;
+                            n->doc = eng_cursor_seek(&n->cur[0], d);
+                        }
+                    }
+                    eng_rank_match(r, &ev2, d);
+                } else if (eng_iter_seek(&ev2, root2, d) == d) { /* always: d matches */
+                    eng_rank_match(r, &ev2, d);
+                }
+            }
+            if (expired(r))
+                return ERR_TIMEOUT;
+        }
+        return 0;
+    }
+    }
+    return 0;
+}
