@@ -138,6 +138,11 @@ def main():
 
         if rel != "util/sort.h":
             for m in MIDPOINT.finditer(code):
+                # A search that checks each probe against the bounds of a
+                # file it reads (a damaged segment stops it) says so with
+                # "check-helpers: probe checked" in a comment of its function.
+                if "check-helpers: probe checked" in raw[max(0, raw.rfind("\n}", 0, m.start())):m.start()]:
+                    continue
                 hit(rel, "search", code, m.start(),
                     "a hand-written binary search (util/sort.h: sort_lower_bound)")
         if rel != "util/sort.c":

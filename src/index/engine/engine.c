@@ -17,6 +17,7 @@
 #include "text/text.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/sort.h"
 #include "util/banned.h"
 
 /* The follower's look at the file's data version (one cheap pragma): new
@@ -399,7 +400,7 @@ static int engine_verify(struct index_backend *b, struct index_verify_report *ou
         }
     }
     out->indexed = ndocs;
-    qsort(docs, ndocs, sizeof *docs, eng_cmp_i64);
+    qsort(docs, ndocs, sizeof *docs, sort_cmp_i64);
     size_t a = 0, d = 0;
     while (a < nrows || d < ndocs) {
         if (d < ndocs && d > 0 && docs[d] == docs[d - 1]) {

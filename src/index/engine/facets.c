@@ -66,6 +66,9 @@ static bool meta_value(char kind, const char *t, size_t len, struct buf *out)
  * a term's string is out of the segment's bounds. */
 static size_t terms_from(const struct eng_segment *s, const char *p, size_t n)
 {
+    /* Not sort_lower_bound: each probe is checked against the string
+     * table's bounds first, a damaged file stops the search
+     * (check-helpers: probe checked). */
     size_t lo = 0, hi = s->nterms;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;

@@ -681,8 +681,6 @@ bool eng_writer_loaded(const struct eng_writer *w);
 /* Close; first write what is only in RAM when checkpoint (not after a
  * half-done open), so that the next start reads nothing again. NULL: no-op. */
 void eng_writer_close(struct eng_writer *w, bool checkpoint);
-/* qsort/bsearch order of int64_t (reconcile.c). */
-int eng_cmp_i64(const void *x, const void *y);
 
 /* --- search.c ------------------------------------------------------------- */
 

@@ -175,16 +175,14 @@ static const struct eng_skip *term_skip(const struct eng_segment *s, const struc
 }
 
 /* The first block in [lo, hi) whose last docid reaches x; hi if none. */
+static int skip_before(const void *element, const void *key)
+{
+    return ((const struct eng_skip *)element)->last < *(const uint32_t *)key ? -1 : 0;
+}
+
 static uint32_t block_reaching(const struct eng_skip *skip, uint32_t lo, uint32_t hi, uint32_t x)
 {
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (skip[mid].last < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return lo + (uint32_t)sort_lower_bound(skip + lo, hi - lo, sizeof *skip, &x, skip_before);
 }
 
 void eng_cursor_init(struct eng_cursor *c, const struct eng_segment *s, const struct eng_term *t)
@@ -300,6 +298,11 @@ void eng_cursor_data(struct eng_cursor *c, unsigned *mask, uint32_t tf[ENG_FIELD
     }
 }
 
+static int u32_before(const void *element, const void *key)
+{
+    return *(const uint32_t *)element < *(const uint32_t *)key ? -1 : 0;
+}
+
 /* Postings with docid < x. */
 static uint32_t count_below(struct eng_cursor *c, uint32_t x)
 {
@@ -308,14 +311,8 @@ static uint32_t count_below(struct eng_cursor *c, uint32_t x)
     if (lo == nb)
         return c->t->df;
     block_load(c, lo);
-    uint32_t a = 0, b = c->nin; /* the first of the block's ids reaching x */
-    while (a < b) {
-        uint32_t mid = a + (b - a) / 2;
-        if (c->ids[mid] < x)
-            a = mid + 1;
-        else
-            b = mid;
-    }
+    /* the first of the block's ids reaching x */
+    uint32_t a = (uint32_t)sort_lower_bound(c->ids, c->nin, sizeof c->ids[0], &x, u32_before);
     return lo * ENG_BLOCK + a;
 }
 

@@ -13,13 +13,8 @@
 
 #include "util/log.h"
 
+#include "util/sort.h"
 #include "util/banned.h"
-
-int eng_cmp_i64(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return a < b ? -1 : a > b;
-}
 
 /* Rows deleted without a replacement: every live id checked against the table. */
 int eng_reconcile(struct eng_writer *w, struct eng_pending *p, struct err *err)
@@ -33,7 +28,7 @@ int eng_reconcile(struct eng_writer *w, struct eng_pending *p, struct err *err)
         for (uint32_t d = 0; d < seg->n && rc == 0; d++) {
             if (eng_deletions_has(eng_pending_deletions(w, p, i), d))
                 continue;
-            if (bsearch(&seg->ids[d], ids, n, sizeof *ids, eng_cmp_i64) == NULL &&
+            if (bsearch(&seg->ids[d], ids, n, sizeof *ids, sort_cmp_i64) == NULL &&
                 (rc = eng_pending_mark(w, p, i, d)) < 0)
                 rc = err_set(err, rc, "out of memory");
         }

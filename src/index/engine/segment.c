@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/sort.h"
 #include "util/banned.h"
 
 struct pk_pair {
@@ -47,6 +48,9 @@ int eng_segment_pk_build(struct eng_segment *s, size_t n, const uint64_t *url,
 
 const struct eng_term *eng_segment_term(const struct eng_segment *s, const char *t, size_t len)
 {
+    /* Not sort_lower_bound: each probe is checked against the string
+     * table's bounds first, a damaged file stops the search
+     * (check-helpers: probe checked). */
     size_t lo = 0, hi = s->nterms;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -69,30 +73,25 @@ const struct eng_term *eng_segment_term(const struct eng_segment *s, const char 
     return NULL;
 }
 
+/* ids descend with the docid: an id above the key comes before it. */
+static int id_above(const void *element, const void *key)
+{
+    return *(const int64_t *)element > *(const int64_t *)key ? -1 : 0;
+}
+
 uint32_t eng_segment_first_le(const struct eng_segment *s, int64_t hi)
 {
-    uint32_t lo = 0, h = s->n;
-    while (lo < h) {
-        uint32_t mid = lo + (h - lo) / 2;
-        if (s->ids[mid] > hi)
-            lo = mid + 1;
-        else
-            h = mid;
-    }
-    return lo;
+    return (uint32_t)sort_lower_bound(s->ids, s->n, sizeof s->ids[0], &hi, id_above);
+}
+
+static int hash_below(const void *element, const void *key)
+{
+    return *(const uint64_t *)element < *(const uint64_t *)key ? -1 : 0;
 }
 
 uint32_t eng_segment_pk_first(const struct eng_segment *s, uint64_t hash)
 {
-    uint32_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (s->pk_hash[mid] < hash)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return (uint32_t)sort_lower_bound(s->pk_hash, s->n, sizeof s->pk_hash[0], &hash, hash_below);
 }
 
 uint32_t eng_segment_find(const struct eng_segment *s, int64_t id)

@@ -16,6 +16,7 @@
 
 #include "article/json.h"
 #include "store/journal.h"
+#include "util/sort.h"
 #include "util/banned.h"
 
 struct index_fts5 {
@@ -153,21 +154,20 @@ static const enum store_match_column facet_column[INDEX_FACET_N] = {
     [INDEX_FACET_CATEGORY] = STORE_MATCH_CATEGORY, [INDEX_FACET_AUTHOR] = STORE_MATCH_AUTHOR,
 };
 
+static int at_or_before(const void *element, const void *key)
+{
+    return *(const int64_t *)element <= *(const int64_t *)key ? -1 : 1;
+}
+
 /* One second's matches into the bucket that holds it. */
 static int agg_second(void *ctx, int64_t t, uint64_t n)
 {
     const struct agg *g = ctx;
     if (t < g->bounds[0] || t >= g->bounds[g->nbuckets])
         return 0;
-    size_t b0 = 0, b1 = g->nbuckets; /* the last bucket starting at or before t */
-    while (b1 - b0 > 1) {
-        size_t mid = b0 + (b1 - b0) / 2;
-        if (g->bounds[mid] <= t)
-            b0 = mid;
-        else
-            b1 = mid;
-    }
-    g->counts[b0] += n;
+    /* the last bucket starting at or before t: one before the first after it */
+    size_t after = sort_lower_bound(g->bounds, g->nbuckets, sizeof g->bounds[0], &t, at_or_before);
+    g->counts[after - 1] += n;
     return 0;
 }
 
