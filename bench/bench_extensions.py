@@ -5,7 +5,7 @@ shared, noisy machine slows both alike and the ratios hold).
 
   bench_extensions.py run --newsd BIN --bench-bin DIR --store DIR
         --fts5-store DIR --key KEY [--rounds K] [--reps R] [--mix FILE]
-        [--export PARAMS] [--no-fts5-mix]  > RAW
+        [--counts-reps C] [--ext-reps E] [--export PARAMS | --no-export] [--no-fts5-mix]  > RAW
   bench_extensions.py report RAW > REPORT.md
 
 `run` starts two `newsd serve`, both with the count cache off
@@ -129,7 +129,7 @@ def run_programs(a, name, url, raw_mix):
     """bench_counts and bench_http on one server; their lines to stdout."""
     failed = 0
     cmds = [[os.path.join(a.bench_bin, "bench_counts"), "--url", url, "--key", a.key,
-             "--reps", str(a.reps), "--no-inprocess", "--http-name", "counts-" + name]]
+             "--reps", str(a.counts_reps or a.reps * 5), "--no-inprocess", "--http-name", "counts-" + name]]
     if name == "engine" or a.fts5_mix:
         cmds += [[os.path.join(a.bench_bin, "bench_http"), "--url", url, "--key", a.key,
                   "--mix", mix, "--reps", str(a.reps), "--warmup", "0", "--clients", "1",
@@ -171,7 +171,7 @@ def cmd_run(a):
             for name in order:
                 failed |= run_programs(a, name, servers[name][1], raw_mix)
                 for shape, path in reqs:
-                    for _ in range(a.reps):
+                    for _ in range(a.ext_reps or a.reps):
                         us, st, b = clients[name].get(path)
                         if st != 200:
                             print("err\t%s\t%s\t%s %s" % (name, shape, st, b), flush=True)
@@ -180,7 +180,7 @@ def cmd_run(a):
                         total = b.get("totalResults", 0)
                         print("ext\t%s\t%s\t%.1f\t%s\t%d" % (name, shape, us, total, rnd),
                               flush=True)
-        for name in SERVERS:
+        for name in SERVERS if a.export else ():
             sys.stdout.flush()
             failed |= subprocess.call(
                 [os.path.join(a.bench_bin, "bench_http"), "--url", servers[name][1], "--key",
@@ -259,11 +259,25 @@ def cmd_report(a):
                 ms(pct(f, 95)) if f else "–",
                 "%.1f×" % (pct(f, 95) / pct(e, 95)) if f else "–"))
     w("")
-    w("### Export (issue 27)\n")
-    w("| server | what | figure |")
+    w("### Export (issue 27): every match of a broad query, NDJSON, against cursor paging\n")
+    w("| server | articles | export articles/s | cursor paging articles/s | export ÷ cursor |"
+      " RssAnon before → highest → after (MiB) |")
+    w("|---|---:|---:|---:|---:|---|")
+    for srv in SERVERS:
+        e = lambda k, n="export-" + srv: stat.get((n, k))
+        if e("articles_per_s") is None:
+            continue
+        cur = e("articles_per_s", "export-%s-cursor" % srv)
+        mib = lambda k: "%.0f" % (int(e(k)) / 1024) if e(k) not in (None, "-1") else "?"
+        w("| %s | %s | %s | %s | %s | %s → %s → %s |" % (
+            srv, e("articles"), e("articles_per_s"), cur or "–",
+            "%.2f×" % (float(e("articles_per_s")) / float(cur)) if cur else "–",
+            mib("anon_before_kb"), mib("anon_max_kb"), mib("anon_after_kb")))
+    w("")
+    w("| server | stat | value |")
     w("|---|---|---:|")
     for (n, k), v in sorted(stat.items()):
-        if n.startswith("export-") or k in ("healthy_seconds", "largest_story_sizes"):
+        if k in ("healthy_seconds", "largest_story_sizes", "settled_seconds", "segments"):
             w("| %s | %s | %s |" % (n, k, v))
     if errs:
         w("\nErrors:\n")
@@ -283,8 +297,14 @@ def main():
     r.add_argument("--key", required=True)
     r.add_argument("--rounds", type=int, default=3)
     r.add_argument("--reps", type=int, default=3)
+    r.add_argument("--counts-reps", type=int, default=0,
+                   help="bench_counts' passes per round (default: 5 × --reps, as run.sh)")
+    r.add_argument("--ext-reps", type=int, default=0,
+                   help="each stories/similarTo request's runs per round (default: --reps)")
     r.add_argument("--mix", default=os.path.join(os.path.dirname(__file__), "querymix.tsv"))
     r.add_argument("--export", default="q=the%20OR%20of%20OR%20and%20OR%20a%20OR%20in")
+    r.add_argument("--no-export", dest="export", action="store_const", const="",
+                   help="no export step (FTS5's cursor walk alone takes minutes at 1 M)")
     r.add_argument("--no-fts5-mix", dest="fts5_mix", action="store_false",
                    help="the query mix (plain and dedupe) on the engine only")
     p = sub.add_parser("report")
