@@ -29,6 +29,7 @@ import argparse
 import http.client
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -190,7 +191,11 @@ def cmd_run(a):
         for p, _ in servers.values():
             p.send_signal(signal.SIGTERM)
             p.wait()
-    return 1 if failed else 0
+    if failed:
+        print("bench_extensions: the servers' logs are in %s" % log_dir, file=sys.stderr)
+        return 1
+    shutil.rmtree(log_dir)
+    return 0
 
 
 def pct(xs, p):
