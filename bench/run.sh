@@ -28,7 +28,9 @@
 # BENCH_REPS (timed passes, first run included: 4; smoke 2), BENCH_SECONDS
 # (per throughput level: 15; smoke 0.5), BENCH_CLIENTS (1,2,4,16; smoke
 # 1,4), BENCH_FRESH_RATE (5000 articles/s; smoke 1000), BENCH_FRESH_SECONDS
-# (20; smoke 1; 0 skips the probe), BENCH_KEEP=1 keeps the stores in bench/work/,
+# (20; smoke 1; 0 skips the probe), BENCH_EXTENSIONS (1: the extensions of
+# issues 25-27, engine and FTS5 servers interleaved, bench/bench_extensions.py;
+# smoke 0: make check has no minute to spare), BENCH_KEEP=1 keeps the stores in bench/work/,
 # NEWSD_BIN (build/newsd) and BENCH_BIN (build/release/bench) for binaries
 # kept elsewhere (a long run survives a rebuild of the tree).
 set -euo pipefail
@@ -64,11 +66,11 @@ seed="${SEED:-42}"
 if [ "$smoke" = 1 ]; then
     reps="${BENCH_REPS:-2}" seconds="${BENCH_SECONDS:-0.5}" clients="${BENCH_CLIENTS:-1,4}"
     fresh_seconds="${BENCH_FRESH_SECONDS:-1}" fresh_rate="${BENCH_FRESH_RATE:-1000}"
-    fresh_timeout=15
+    fresh_timeout=15 extensions="${BENCH_EXTENSIONS:-0}"
 else
     reps="${BENCH_REPS:-4}" seconds="${BENCH_SECONDS:-15}" clients="${BENCH_CLIENTS:-1,2,4,16}"
     fresh_seconds="${BENCH_FRESH_SECONDS:-20}" fresh_rate="${BENCH_FRESH_RATE:-5000}"
-    fresh_timeout=30
+    fresh_timeout=30 extensions="${BENCH_EXTENSIONS:-1}"
 fi
 case "$profile" in
 newsapi) kb_per_article=6 ;; # store, index files and baseline: about 4 KB at 10 k
@@ -110,7 +112,7 @@ stop_server() {
 cleanup() {
     stop_server
     if [ "${BENCH_KEEP:-0}" != 1 ]; then
-        rm -rf "$store" "$base" "$base-wal" "$base-shm"
+        rm -rf "$store" "$store-fts5" "$base" "$base-wal" "$base-shm"
     fi
 }
 trap cleanup EXIT
@@ -253,6 +255,23 @@ step "counts and facets over HTTP on an FTS5 server (the baseline's endpoint)"
     stop_server
 ) || failed=1
 
+# Issues 25-27 over HTTP: the engine and the FTS5 backend as two servers at
+# once, on the store and a copy of it (one server per store), measured in
+# alternating rounds: counts and facets, the mix with and without
+# dedupe=true, /v2/stories, similarTo, the export. The store has both
+# indexes by now (the FTS5 server above built its tables in it).
+ext_raw="$work/extensions.raw"
+if [ "$extensions" = 1 ]; then
+    step "extensions (issues 25-27): engine and FTS5 servers interleaved"
+    rm -rf "$store-fts5"
+    cp -a --reflink=auto "$store" "$store-fts5"
+    "$PYTHON" bench/bench_extensions.py run --newsd "$newsd" --bench-bin "$bin" --store "$store" \
+        --fts5-store "$store-fts5" --key "$key" --rounds 3 --reps "$reps" \
+        --export "${BENCH_EXPORT:-q=the%20OR%20of%20OR%20and%20OR%20a%20OR%20in}" \
+        >"$ext_raw" 2>"$work/extensions.err" || failed=1
+    rm -rf "$store-fts5"
+fi
+
 step "FTS5 baseline queries"
 "$bin/fts5_baseline" query --db "$base" "${lat_args[@]}" >>"$raw" || failed=1
 
@@ -283,6 +302,10 @@ if [ "$smoke" = 0 ]; then
     out="bench/results/$(date -u +%Y-%m-%d)-$profile-$N.md"
 fi
 "$PYTHON" bench/report.py "$raw" --gen-stats "$work/gen.stats" --out "$out" || failed=1
+if [ "$extensions" = 1 ] && [ -s "$ext_raw" ]; then
+    { printf '\n## Extensions over HTTP, engine and FTS5 servers interleaved (issues 25-27)\n\n'
+      "$PYTHON" bench/bench_extensions.py report "$ext_raw"; } >>"$out" || failed=1
+fi
 step "report written to $out"
 if [ "$failed" != 0 ]; then
     echo "bench: a measuring step failed, or a cold run was not cold (see the report)" >&2

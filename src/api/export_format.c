@@ -1,6 +1,8 @@
 /* The lines of an export (api/export_format.h). */
 #include "api/export_format.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util/jw.h"
@@ -10,7 +12,8 @@
 #include "util/banned.h"
 
 #define CSV_COLUMNS                                                                                \
-    "sourceId,sourceName,author,title,description,url,urlToImage,publishedAt,content,cursor\r\n"
+    "sourceId,sourceName,author,title,description,url,urlToImage,publishedAt,content,storyId,"     \
+    "cursor\r\n"
 
 const char *api_export_content_type(enum api_export_format f)
 {
@@ -55,12 +58,21 @@ static void csv_str(struct buf *out, const char *s)
     api_export_csv_field(out, s, s ? strlen(s) : 0);
 }
 
+/* The story id as a decimal string, as dedupe and /v2/stories write it
+ * (a JSON number would lose digits past 2^53 in most clients). */
+static void story_id_str(const struct article *a, char out[24])
+{
+    snprintf(out, 24, "%" PRId64, a->story_id);
+}
+
 static void csv_record(struct buf *out, const struct article *a, const char *cursor)
 {
-    char when[TIMEFMT_ISO_LEN];
+    char when[TIMEFMT_ISO_LEN], story[24];
     timefmt_iso8601(a->published_at, when);
-    const char *fields[] = {a->source_id, a->source_name, a->author,  a->title, a->description,
-                            a->url,       a->url_to_image, when,       a->content, cursor};
+    story_id_str(a, story);
+    const char *fields[] = {a->source_id,   a->source_name, a->author,       a->title,
+                            a->description, a->url,         a->url_to_image, when,
+                            a->content,     story,          cursor};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         if (i)
             buf_putc(out, ',');
@@ -97,10 +109,10 @@ static void ndjson_line(struct buf *out, const struct article *a, const char *cu
     jw_str(&w, when);
     jw_key(&w, "content");
     jw_str(&w, a->content); /* whole, unlike a page's */
-    /* STORY-ID (issue 27 item 2, the stories issue): the article's story id
-     * goes here, as "storyId", once struct article carries one; it has
-     * none yet, and an export never makes one up. CSV gets a column for
-     * it before "cursor" at the same time. */
+    char story[24];
+    story_id_str(a, story);
+    jw_key(&w, "storyId"); /* after NewsAPI's keys, as dedupe's */
+    jw_str(&w, story);
     jw_key(&w, "cursor");
     jw_str(&w, cursor);
     jw_obj_end(&w);

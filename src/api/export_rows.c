@@ -46,5 +46,12 @@ int api_export_rows_get(struct api_export_rows *r, struct arena *a, const int64_
         return rc;
     rc = store_reader_articles(r->reader, a, ids, n, arts, err);
     store_reader_end(r->reader, NULL);
+    /* An article stored before stories has story_id 0: give it the story
+     * every other reader gives it (the one /v2/stories shows), so that an
+     * export's storyId is never 0. */
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (arts[i].id != 0)
+            arts[i].story_id =
+                store_story_resolve(arts[i].story_id, arts[i].canonical_url, arts[i].id);
     return rc;
 }

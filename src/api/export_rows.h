@@ -20,9 +20,9 @@ struct api_export_rows;
 int api_export_rows_open(struct api_export_rows **out, struct index *idx, struct err *err);
 void api_export_rows_close(struct api_export_rows *r); /* NULL: no-op */
 
-/* arts[0..n) := the articles of ids[0..n), in that order, strings in a;
- * an id whose row is gone (deleted since the search) leaves its slot's
- * id 0. */
+/* arts[0..n) := the articles of ids[0..n), in that order, strings in a,
+ * each with its story_id resolved (never 0: store_story_resolve); an id
+ * whose row is gone (deleted since the search) leaves its slot's id 0. */
 int api_export_rows_get(struct api_export_rows *r, struct arena *a, const int64_t *ids, size_t n,
                         struct article *arts, struct err *err);
 

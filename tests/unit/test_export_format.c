@@ -60,7 +60,9 @@ static struct article sample(void)
                         .url = "https://e.example/1",
                         .url_to_image = NULL,
                         .published_at = 1700000000,
-                        .content = content};
+                        .content = content,
+                        /* past 2^53: a JSON number would lose it, a string does not */
+                        .story_id = INT64_C(9007199254740993)};
     return a;
 }
 
@@ -74,13 +76,14 @@ static void a_csv_record_has_every_column_and_ends_in_crlf(void **state)
     api_export_article(&b, API_EXPORT_CSV, &a, "c1cur");
     buf_putc(&b, '\0');
     const char *want_head =
-        "sourceId,sourceName,author,title,description,url,urlToImage,publishedAt,content,cursor\r\n";
+        "sourceId,sourceName,author,title,description,url,urlToImage,publishedAt,content,"
+        "storyId,cursor\r\n";
     assert_memory_equal(b.data, want_head, strlen(want_head));
     const char *rec = b.data + strlen(want_head);
     char want[1024];
     snprintf(want, sizeof want,
              ",\"Name, Inc\",,\"T \"\"q\"\"\",\"d\nd\",https://e.example/1,,2023-11-14T22:13:20Z,"
-             "%s,c1cur\r\n",
+             "%s,9007199254740993,c1cur\r\n",
              a.content);
     assert_string_equal(rec, want);
     buf_release(&b);
@@ -101,7 +104,7 @@ static void an_ndjson_line_is_the_article_with_content_whole(void **state)
              "{\"source\":{\"id\":null,\"name\":\"Name, Inc\"},\"author\":null,\"title\":\"T "
              "\\\"q\\\"\",\"description\":\"d\\nd\",\"url\":\"https://e.example/1\","
              "\"urlToImage\":null,\"publishedAt\":\"2023-11-14T22:13:20Z\",\"content\":\"%s\","
-             "\"cursor\":\"c1cur\"}\n",
+             "\"storyId\":\"9007199254740993\",\"cursor\":\"c1cur\"}\n",
              a.content);
     assert_string_equal(b.data, want);
     buf_release(&b);

@@ -330,7 +330,7 @@ int store_sqlite_bind_article(sqlite3_stmt *st, const struct article *a, int64_t
 #define ARTICLE_COLUMNS                                                                            \
     "id, seq, source_id, source_name, author, title, description, url, url_to_image,"              \
     " published_at, content, canonical_url, domain, language, country, category, headline,"        \
-    " ingested_at"
+    " ingested_at, coalesce(story_id, 0)"
 
 /* The current row (ARTICLE_COLUMNS) into *out, strings in the arena. */
 static int article_row(struct arena *a, sqlite3_stmt *st, struct article *out)
@@ -362,6 +362,7 @@ static int article_row(struct arena *a, sqlite3_stmt *st, struct article *out)
         rc = store_sqlite_column_dup(a, st, 15, &out->category);
     out->headline = sqlite3_column_int(st, 16) != 0;
     out->ingested_at = sqlite3_column_int64(st, 17);
+    out->story_id = sqlite3_column_int64(st, 18); /* 0: stored before stories */
     return rc;
 }
 
