@@ -1,6 +1,8 @@
 /* The lines of an export (api/export_format.h). */
 #include "api/export_format.h"
 
+#include "article/json.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -83,33 +85,11 @@ static void csv_record(struct buf *out, const struct article *a, const char *cur
 
 static void ndjson_line(struct buf *out, const struct article *a, const char *cursor)
 {
-    char when[TIMEFMT_ISO_LEN];
+    char story[24];
     struct jw w;
     jw_init(&w, out);
     jw_obj_begin(&w);
-    jw_key(&w, "source");
-    jw_obj_begin(&w);
-    jw_key(&w, "id");
-    jw_str(&w, a->source_id);
-    jw_key(&w, "name");
-    jw_str(&w, a->source_name);
-    jw_obj_end(&w);
-    jw_key(&w, "author");
-    jw_str(&w, a->author);
-    jw_key(&w, "title");
-    jw_str(&w, a->title);
-    jw_key(&w, "description");
-    jw_str(&w, a->description);
-    jw_key(&w, "url");
-    jw_str(&w, a->url);
-    jw_key(&w, "urlToImage");
-    jw_str(&w, a->url_to_image);
-    jw_key(&w, "publishedAt");
-    timefmt_iso8601(a->published_at, when);
-    jw_str(&w, when);
-    jw_key(&w, "content");
-    jw_str(&w, a->content); /* whole, unlike a page's */
-    char story[24];
+    article_json_fields(&w, a, ARTICLE_CONTENT_WHOLE); /* content whole, unlike a page's */
     story_id_str(a, story);
     jw_key(&w, "storyId"); /* after NewsAPI's keys, as dedupe's */
     jw_str(&w, story);

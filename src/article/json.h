@@ -12,9 +12,20 @@
 
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/jw.h"
 
 /* Append {"source":{"id":…,"name":…},"author":…,…,"content":…} to out. */
 void article_json(struct buf *out, const struct article *a);
+
+/* How much of content an article's JSON carries. */
+enum article_content {
+    ARTICLE_CONTENT_PAGE,  /* as a page shows it: article_json_content's cut */
+    ARTICLE_CONTENT_WHOLE, /* all of it (an export) */
+};
+
+/* The keys of article_json, "source" to "content", into the object w has
+ * open: for writers that add keys of their own after NewsAPI's. */
+void article_json_fields(struct jw *w, const struct article *a, enum article_content content);
 
 /* Append content as the API shows it: text longer than LIMIT_CONTENT_CHARS
  * code points becomes its first 199 + "…" + " [+N chars]" (N = code points
