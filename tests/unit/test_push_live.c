@@ -23,7 +23,7 @@
 
 #include "index/match.h"
 #include "push/live.h"
-#include "store/log.h"
+#include "store/journal.h"
 #include "store/store.h"
 #include "util/clock.h"
 #include "util/err.h"
@@ -37,7 +37,7 @@
 struct fixture {
     char dir[64];
     struct store *s;
-    struct store_log *log;
+    struct store_journal *log;
     struct push_live *hub;
     int batch; /* articles committed so far: each commit's URLs are new */
 };
@@ -55,9 +55,11 @@ struct sub {
     atomic_bool released;
 };
 
-static int sink_article(void *ctx, int64_t seq, int64_t published_at, const char *json, size_t len)
+static int sink_article(void *ctx, int64_t seq, int64_t id, int64_t published_at, const char *json,
+                        size_t len)
 {
     struct sub *s = ctx;
+    (void)id;
     (void)published_at;
     pthread_mutex_lock(&s->mu);
     bool refuse = s->refuse_after > 0 && s->n >= (size_t)s->refuse_after;
@@ -132,8 +134,8 @@ static int setup(void **state)
     assert_int_equal(store_open(&f->s, f->dir, &err), 0);
     assert_int_equal(ingest_sources_import(f->s, DATA "sources.jsonl", &n, &err), 0);
     test_ingest_file(f->s, DATA "handmade.jsonl"); /* history before the hub */
-    assert_int_equal(store_log_open(&f->log, f->s, NULL, &err), 0);
-    assert_int_equal(store_log_start(f->log, &err), 0);
+    assert_int_equal(store_journal_open(&f->log, f->s, NULL, &err), 0);
+    assert_int_equal(store_journal_start(f->log, &err), 0);
     struct push_live_config cfg = {.keepalive_ms = 50, .replay_window_s = WINDOW_S, .poll_ms = 10};
     assert_int_equal(push_live_new(&f->hub, f->log, &cfg, &err), 0);
     *state = f;
@@ -144,7 +146,7 @@ static int teardown(void **state)
 {
     struct fixture *f = *state;
     push_live_free(f->hub);
-    store_log_close(f->log);
+    store_journal_close(f->log);
     store_close(f->s);
     remove_tree(f->dir);
     free(f);

@@ -229,7 +229,7 @@ static void start(struct fixture *f, const int *script, size_t n, int64_t expire
                              .cursor_seq = -1};
     assert_int_equal(store_alert_add(f->s, &r, 0, &f->alert, &err), 0);
     struct push_webhook_options o = {
-        .log_path = store_sqlite_path(f->s),
+        .journal_path = store_sqlite_path(f->s),
         .compile = compile_match_test,
         .poll_ms = 10,
         .retry_min_ms = 1000,
