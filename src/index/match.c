@@ -385,22 +385,20 @@ void index_match_doc_terms(const struct index_match_doc *d, const char *const **
 
 /* --- evaluation ------------------------------------------------------------------ */
 
+/* Two occurrence keys, ascending (static, so the search inlines it). */
+static int cmp_occ(const void *element, const void *key)
+{
+    return sort_order_u64(*(const uint64_t *)element, *(const uint64_t *)key);
+}
+
 /* Whether term k occurs in field f at position pos. */
 static bool occurs_at(const struct index_match_doc *d, uint32_t k, uint32_t f, uint32_t pos)
 {
     const uint64_t *o = d->occ + d->t[k].occ_at;
-    size_t lo = 0, hi = d->t[k].occ_n;
+    size_t n = d->t[k].occ_n;
     uint64_t key = occ_of(k, f, pos);
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (o[mid] == key)
-            return true;
-        if (o[mid] < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return false;
+    size_t i = sort_lower_bound(o, n, sizeof *o, &key, cmp_occ);
+    return i < n && o[i] == key;
 }
 
 #define PHRASE_KNOWN 64 /* tokens of a phrase whose term numbers are kept */

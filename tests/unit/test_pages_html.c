@@ -1,5 +1,5 @@
 /* The pages room's HTML front end (ingest/pages/html_internal.h): the one
- * tag table both readers look names up in, and the one UTF-8 repair. The
+ * tag table both readers look names up in, and the UTF-8 repair it uses (util/utf8.h). The
  * readers themselves are tested in test_html_text.c and test_extract*.c. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +13,7 @@
 
 #include "ingest/pages/html_internal.h"
 #include "util/buf.h"
+#include "util/utf8.h"
 
 static const char *const names[] = {
 #define NAME_(n, flags) #n,
@@ -80,10 +81,10 @@ static void each_reader_keeps_its_own_column(void **state)
     assert_int_equal(html_tag_flags(XTAG_span), 0);
 }
 
-static const char *repaired(struct buf *b, const char *in, size_t n, enum html_nul nul)
+static const char *repaired(struct buf *b, const char *in, size_t n, enum utf8_nul nul)
 {
     buf_reset(b);
-    html_utf8_repair(b, in, n, nul);
+    utf8_put_repaired(b, in, n, nul);
     assert_int_equal(buf_error(b), 0);
     buf_putc(b, '\0');
     return b->data;
@@ -94,19 +95,19 @@ static void bad_bytes_become_one_replacement_each_and_nuls_as_asked(void **state
     (void)state;
     struct buf b;
     buf_init(&b, 0);
-    assert_string_equal(repaired(&b, "caf\xC3\xA9", 5, HTML_NUL_DROP), "caf\xC3\xA9");
+    assert_string_equal(repaired(&b, "caf\xC3\xA9", 5, UTF8_NUL_DROP), "caf\xC3\xA9");
     /* a lone continuation byte, a cut sequence, an overlong NUL, a surrogate */
-    assert_string_equal(repaired(&b, "a\x80z", 3, HTML_NUL_DROP), "a\xEF\xBF\xBDz");
-    assert_string_equal(repaired(&b, "a\xE2\x82z", 4, HTML_NUL_DROP), "a\xEF\xBF\xBD\xEF\xBF\xBDz");
-    assert_string_equal(repaired(&b, "\xC0\x80", 2, HTML_NUL_DROP), "\xEF\xBF\xBD\xEF\xBF\xBD");
-    assert_string_equal(repaired(&b, "\xED\xA0\x80", 3, HTML_NUL_DROP),
+    assert_string_equal(repaired(&b, "a\x80z", 3, UTF8_NUL_DROP), "a\xEF\xBF\xBDz");
+    assert_string_equal(repaired(&b, "a\xE2\x82z", 4, UTF8_NUL_DROP), "a\xEF\xBF\xBD\xEF\xBF\xBDz");
+    assert_string_equal(repaired(&b, "\xC0\x80", 2, UTF8_NUL_DROP), "\xEF\xBF\xBD\xEF\xBF\xBD");
+    assert_string_equal(repaired(&b, "\xED\xA0\x80", 3, UTF8_NUL_DROP),
                         "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
     /* a sequence cut by the end of the input */
-    assert_string_equal(repaired(&b, "x\xF0\x9F\x98", 4, HTML_NUL_REPLACE),
+    assert_string_equal(repaired(&b, "x\xF0\x9F\x98", 4, UTF8_NUL_REPLACE),
                         "x\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
     /* NUL: dropped for the renderer, U+FFFD for the extractor */
-    assert_string_equal(repaired(&b, "a\0b", 3, HTML_NUL_DROP), "ab");
-    assert_string_equal(repaired(&b, "a\0b", 3, HTML_NUL_REPLACE), "a\xEF\xBF\xBD"
+    assert_string_equal(repaired(&b, "a\0b", 3, UTF8_NUL_DROP), "ab");
+    assert_string_equal(repaired(&b, "a\0b", 3, UTF8_NUL_REPLACE), "a\xEF\xBF\xBD"
                                                                    "b");
     buf_release(&b);
 }

@@ -16,6 +16,8 @@
 
 #include "article/json.h"
 #include "store/journal.h"
+#include "util/sort.h"
+
 #include "util/banned.h"
 
 struct index_fts5 {
@@ -153,21 +155,22 @@ static const enum store_match_column facet_column[INDEX_FACET_N] = {
     [INDEX_FACET_CATEGORY] = STORE_MATCH_CATEGORY, [INDEX_FACET_AUTHOR] = STORE_MATCH_AUTHOR,
 };
 
-/* One second's matches into the bucket that holds it. */
+/* A bucket bound against a second: "before" while the bucket starts at or
+ * before it, so the lower bound is the first bucket starting after it. */
+static int bound_starts_by(const void *bound, const void *t)
+{
+    return *(const int64_t *)bound <= *(const int64_t *)t ? -1 : 1;
+}
+
+/* One second's matches into the bucket that holds it: the last bucket
+ * starting at or before t (bounds[0] <= t, so there is one). */
 static int agg_second(void *ctx, int64_t t, uint64_t n)
 {
     const struct agg *g = ctx;
     if (t < g->bounds[0] || t >= g->bounds[g->nbuckets])
         return 0;
-    size_t b0 = 0, b1 = g->nbuckets; /* the last bucket starting at or before t */
-    while (b1 - b0 > 1) {
-        size_t mid = b0 + (b1 - b0) / 2;
-        if (g->bounds[mid] <= t)
-            b0 = mid;
-        else
-            b1 = mid;
-    }
-    g->counts[b0] += n;
+    size_t after = sort_lower_bound(g->bounds, g->nbuckets, sizeof *g->bounds, &t, bound_starts_by);
+    g->counts[after - 1] += n;
     return 0;
 }
 

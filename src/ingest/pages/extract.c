@@ -207,7 +207,7 @@ static void lower_into(char *out, size_t cap, const char *v)
 {
     size_t k = 0;
     for (; v && *v && k + 1 < cap; v++)
-        out[k++] = (char)(*v >= 'A' && *v <= 'Z' ? *v + 32 : *v);
+        out[k++] = ascii_lower(*v);
     out[k] = '\0';
 }
 
@@ -609,8 +609,8 @@ static void squash(struct buf *out, const char *s)
 {
     for (; s && *s; s++) {
         unsigned char ch = (unsigned char)*s;
-        if (ch >= 'A' && ch <= 'Z')
-            buf_putc(out, (char)(ch + 32));
+        if (ascii_is_upper((char)ch))
+            buf_putc(out, ascii_lower((char)ch));
         else if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch >= 0x80)
             buf_putc(out, (char)ch);
     }
@@ -788,7 +788,7 @@ static bool names_author_box(const char *v)
     size_t k = 0;
     for (; v && *v && k + 1 < sizeof folded; v++)
         if (*v != '-' && *v != '_')
-            folded[k++] = (char)(*v >= 'A' && *v <= 'Z' ? *v + 32 : *v);
+            folded[k++] = ascii_lower(*v);
     folded[k] = '\0';
     return k > 0 && HAS_ANY(folded, words);
 }

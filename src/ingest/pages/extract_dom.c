@@ -37,6 +37,7 @@
 
 #include "ingest/pages/html_internal.h"
 #include "ingest/pages/pages.h"
+#include "util/ascii.h"
 #include "util/err.h"
 #include "util/utf8.h"
 
@@ -44,7 +45,6 @@
 
 #define SNIFF_BYTES 8192
 #define CHARSET_LABEL_MAX 40
-#define REPLACEMENT "\xEF\xBF\xBD"
 /* Text of all runs of one page, bytes (UTF-8 text can only shrink from the
  * input, by entity decoding aside: &lt; is 4 bytes for 1). */
 #define XDOM_MAX_TEXT ((size_t)64 * 1024 * 1024)
@@ -93,7 +93,7 @@ static bool sniff_charset(const char *p, size_t n, char out[CHARSET_LABEL_MAX])
         size_t k = 0;
         while (j < n && k + 1 < CHARSET_LABEL_MAX && is_label_char(p[j])) {
             char ch = p[j++];
-            out[k++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+            out[k++] = ascii_lower(ch);
         }
         out[k] = '\0';
         if (k > 0)
@@ -168,7 +168,8 @@ static bool convert(struct buf *out, const char *p, size_t n, const char *from)
         buf_append(out, chunk, (size_t)(o - chunk));
         if (r == (size_t)-1 && e != E2BIG) {
             /* EILSEQ or EINVAL (cut short at the end): one byte lost */
-            buf_append(out, REPLACEMENT, 3);
+            char fffd[4];
+            buf_append(out, fffd, utf8_encode(0xFFFD, fffd));
             in++;
             left--;
             iconv(cd, NULL, NULL, NULL, NULL);
@@ -219,7 +220,7 @@ int xdom_to_utf8(const char *page, size_t len, const char *charset, const char *
      * through sequences past U+10FFFF: one more pass when needed. */
     if (buf_error(&b) == 0 &&
         (memchr(b.data ? b.data : "", 0, b.len) || !utf8_valid(b.data ? b.data : "", b.len))) {
-        html_utf8_repair(&fixed, b.data, b.len, HTML_NUL_REPLACE);
+        utf8_put_repaired(&fixed, b.data, b.len, UTF8_NUL_REPLACE);
         buf_release(&b);
         b = fixed;
     }
@@ -230,17 +231,6 @@ int xdom_to_utf8(const char *page, size_t len, const char *charset, const char *
     *owned = buf_detach(&b, out_len);
     *out = *owned;
     return *owned ? 0 : ERR_NOMEM;
-}
-
-/* s[0..n) cut to at most max bytes without splitting a UTF-8 sequence. */
-static size_t xtext_cut(const char *s, size_t n, size_t max)
-{
-    if (n <= max)
-        return n;
-    size_t k = max;
-    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
-        k--;
-    return k;
 }
 
 /* ---- the tree ------------------------------------------------------------ */
@@ -292,7 +282,7 @@ static bool style_hides(const char *s)
                     q++;
                     continue;
                 }
-                char c = *q >= 'A' && *q <= 'Z' ? (char)(*q + 32) : *q;
+                char c = ascii_lower(*q);
                 if (c != rule[k])
                     break;
                 q++, k++;
@@ -347,7 +337,7 @@ static void attr_add(struct xdom *d, int name, const char *value)
     }
     size_t len = strlen(value);
     if (len > EXTRACT_MAX_FIELD * 4)
-        len = xtext_cut(value, len, EXTRACT_MAX_FIELD * 4);
+        len = utf8_cut(value, len, EXTRACT_MAX_FIELD * 4);
     char *copy = arena_strndup(d->a, value, len);
     if (!copy) {
         d->rc = ERR_NOMEM;
@@ -591,7 +581,7 @@ void xtext_fold(struct buf *b, const char *s, size_t n, bool *pending_space, siz
         *pending_space = false;
         if (max && b->len + (j - i) > max) {
             size_t room = max > b->len ? max - b->len : 0;
-            buf_append(b, s + i, xtext_cut(s + i, j - i, room));
+            buf_append(b, s + i, utf8_cut(s + i, j - i, room));
             return;
         }
         buf_append(b, s + i, j - i);

@@ -179,16 +179,4 @@ int html_sax_parse(struct html_sax *h, const char *html, size_t len);
 /* Stop the parse h runs (from inside one of its events): no more events. */
 void html_sax_stop(struct html_sax *h);
 
-/* What the repair does with a NUL byte. */
-enum html_nul {
-    HTML_NUL_DROP,    /* left out */
-    HTML_NUL_REPLACE, /* written as U+FFFD */
-};
-
-/* p[0..n) appended to out with each byte that starts no well-formed UTF-8
- * sequence (RFC 3629: util/utf8.h) written as U+FFFD, one per byte, and
- * NULs as nul says (libxml2 stops at a NUL). The caller checks
- * buf_error. */
-void html_utf8_repair(struct buf *out, const char *p, size_t n, enum html_nul nul);
-
 #endif

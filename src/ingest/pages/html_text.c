@@ -229,7 +229,7 @@ static char *html_prepare(const char *in, size_t len, size_t *out_len)
     struct buf b;
     buf_init(&b, 0);
     buf_puts(&b, BODY_PREFIX);
-    html_utf8_repair(&b, in, len, HTML_NUL_DROP);
+    utf8_put_repaired(&b, in, len, UTF8_NUL_DROP);
     if (buf_error(&b)) {
         buf_release(&b);
         return NULL;
