@@ -136,20 +136,6 @@ static const char *charset_name(const char *label)
     return label;
 }
 
-/* Bytes of the UTF-8 sequence a lead byte announces; 0 for no lead byte. */
-static size_t utf8_lead_len(unsigned char c)
-{
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        return 2;
-    if (c >= 0xE0 && c <= 0xEF)
-        return 3;
-    if (c >= 0xF0 && c <= 0xF4)
-        return 4;
-    return 0;
-}
-
 /* iconv from `from` to UTF-8; an unconvertible byte becomes U+FFFD. False
  * when iconv does not know the charset. */
 static bool convert(struct buf *out, const char *p, size_t n, const char *from)
@@ -506,87 +492,13 @@ bool xdom_attr_is(const struct xdom *d, uint32_t i, enum xattr name, const char 
     return v && strcasecmp(v, s) == 0;
 }
 
-/* ---- white space --------------------------------------------------------- */
-
-/* Bytes of white space at s[0..n) (ASCII, NBSP and the Unicode spaces
- * pages use), 0 when none. */
-static size_t space_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v')
-        return 1;
-    if (c == 0xC2 && n >= 2 && s[1] == 0xA0)
-        return 2;
-    if (c == 0xE2 && n >= 3 && s[1] == 0x80 &&
-        ((s[2] >= 0x80 && s[2] <= 0x8A) || s[2] == 0xA8 || s[2] == 0xA9 || s[2] == 0xAF))
-        return 3;
-    if (c == 0xE3 && n >= 3 && s[1] == 0x80 && s[2] == 0x80)
-        return 3;
-    return 0;
-}
-
-/* Bytes of an invisible character at s[0..n): controls, soft hyphen, zero
- * width space, BOM. */
-static size_t dropped_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    if (c < 0x20 || c == 0x7F)
-        return 1;
-    if (c == 0xC2 && n >= 2 && (s[1] == 0xAD || (s[1] >= 0x80 && s[1] <= 0x9F)))
-        return 2;
-    if (c == 0xE2 && n >= 3 && s[1] == 0x80 && (s[2] == 0x8B || s[2] == 0x8C || s[2] == 0x8D))
-        return 3;
-    if (c == 0xEF && n >= 3 && s[1] == 0xBB && s[2] == 0xBF)
-        return 3;
-    return 0;
-}
+/* ---- text ------------------------------------------------------------------ */
 
 void xtext_fold(struct buf *b, const char *s, size_t n, bool *pending_space, size_t max)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        size_t k = space_len(p + i, n - i);
-        if (k) {
-            *pending_space = true;
-            i += k;
-            continue;
-        }
-        k = dropped_len(p + i, n - i);
-        if (k) {
-            i += k;
-            continue;
-        }
-        /* a run of visible characters, whole UTF-8 sequences, so that a cut
-         * at max falls between two of them */
-        size_t j = i;
-        while (j < n) {
-            unsigned char c = p[j];
-            if (c <= ' ' || c == 0x7F)
-                break;
-            size_t l = 1;
-            if (c >= 0x80) {
-                if (space_len(p + j, n - j) || dropped_len(p + j, n - j))
-                    break;
-                l = utf8_lead_len(c);
-                if (l == 0 || l > n - j)
-                    l = 1;
-            }
-            j += l;
-        }
-        if (j == i)
-            j = i + 1;
-        if (*pending_space && b->len > 0 && b->data[b->len - 1] != '\n')
-            buf_putc(b, ' ');
-        *pending_space = false;
-        if (max && b->len + (j - i) > max) {
-            size_t room = max > b->len ? max - b->len : 0;
-            buf_append(b, s + i, utf8_cut(s + i, j - i, room));
-            return;
-        }
-        buf_append(b, s + i, j - i);
-        i = j;
-    }
+    struct html_fold f = {.b = b, .max = max, .gap = *pending_space ? HTML_GAP_SPACE : HTML_GAP_NONE};
+    html_fold_text(&f, s, n);
+    *pending_space = f.gap != HTML_GAP_NONE;
 }
 
 uint32_t xdom_subtree_end(const struct xdom *d, uint32_t i)
