@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "article/json.h"
 #include "util/jw.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
@@ -71,30 +72,9 @@ static void csv_record(struct buf *out, const struct article *a, const char *cur
 
 static void ndjson_line(struct buf *out, const struct article *a, const char *cursor)
 {
-    char when[TIMEFMT_ISO_LEN];
     struct jw w;
     jw_init(&w, out);
-    jw_obj_begin(&w);
-    jw_key(&w, "source");
-    jw_obj_begin(&w);
-    jw_key(&w, "id");
-    jw_str(&w, a->source_id);
-    jw_key(&w, "name");
-    jw_str(&w, a->source_name);
-    jw_obj_end(&w);
-    jw_key(&w, "author");
-    jw_str(&w, a->author);
-    jw_key(&w, "title");
-    jw_str(&w, a->title);
-    jw_key(&w, "description");
-    jw_str(&w, a->description);
-    jw_key(&w, "url");
-    jw_str(&w, a->url);
-    jw_key(&w, "urlToImage");
-    jw_str(&w, a->url_to_image);
-    jw_key(&w, "publishedAt");
-    timefmt_iso8601(a->published_at, when);
-    jw_str(&w, when);
+    article_json_head(&w, a);
     jw_key(&w, "content");
     jw_str(&w, a->content); /* whole, unlike a page's */
     /* STORY-ID (issue 27 item 2, the stories issue): the article's story id

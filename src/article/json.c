@@ -29,32 +29,37 @@ void article_json_content(struct buf *out, const char *content)
     buf_putc(out, '"');
 }
 
-void article_json(struct buf *out, const struct article *a)
+void article_json_head(struct jw *w, const struct article *a)
 {
     char when[TIMEFMT_ISO_LEN];
+    jw_obj_begin(w);
+    jw_key(w, "source");
+    jw_obj_begin(w);
+    jw_key(w, "id");
+    jw_str(w, a->source_id);
+    jw_key(w, "name");
+    jw_str(w, a->source_name);
+    jw_obj_end(w);
+    jw_key(w, "author");
+    jw_str(w, a->author);
+    jw_key(w, "title");
+    jw_str(w, a->title);
+    jw_key(w, "description");
+    jw_str(w, a->description);
+    jw_key(w, "url");
+    jw_str(w, a->url);
+    jw_key(w, "urlToImage");
+    jw_str(w, a->url_to_image);
+    jw_key(w, "publishedAt");
+    timefmt_iso8601(a->published_at, when);
+    jw_str(w, when);
+}
+
+void article_json(struct buf *out, const struct article *a)
+{
     struct jw w;
     jw_init(&w, out);
-    jw_obj_begin(&w);
-    jw_key(&w, "source");
-    jw_obj_begin(&w);
-    jw_key(&w, "id");
-    jw_str(&w, a->source_id);
-    jw_key(&w, "name");
-    jw_str(&w, a->source_name);
-    jw_obj_end(&w);
-    jw_key(&w, "author");
-    jw_str(&w, a->author);
-    jw_key(&w, "title");
-    jw_str(&w, a->title);
-    jw_key(&w, "description");
-    jw_str(&w, a->description);
-    jw_key(&w, "url");
-    jw_str(&w, a->url);
-    jw_key(&w, "urlToImage");
-    jw_str(&w, a->url_to_image);
-    jw_key(&w, "publishedAt");
-    timefmt_iso8601(a->published_at, when);
-    jw_str(&w, when);
+    article_json_head(&w, a);
     jw_key(&w, "content");
     /* The writer's comma bookkeeping is done by jw_raw with an empty value;
      * the content itself is appended straight to the buffer. */

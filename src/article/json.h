@@ -13,6 +13,13 @@
 #include "store/store.h"
 #include "util/buf.h"
 
+struct jw;
+
+/* Write {"source":{"id":…,"name":…},"author":…,…,"publishedAt":…, through
+ * w, the object left open for the writer's own "content" and what follows
+ * (the API's page and an export's NDJSON line share the head). */
+void article_json_head(struct jw *w, const struct article *a);
+
 /* Append {"source":{"id":…,"name":…},"author":…,…,"content":…} to out. */
 void article_json(struct buf *out, const struct article *a);
 

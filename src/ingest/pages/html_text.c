@@ -136,9 +136,25 @@ static void emit_text(struct emitter *e, const char *s, size_t n)
         emit_stop(e);
 }
 
-static void emit_break(struct emitter *e)
+/* An element's start (opening) or end: a dropped element's depth counted,
+ * else its break or space owed to the text. True when the element's text
+ * shows (not inside a dropped one). */
+static bool tag_edge(struct emitter *e, unsigned flags, bool opening)
 {
-    e->fold.gap = HTML_GAP_BREAK;
+    if (flags & HT_TEXT_DROP) {
+        if (opening)
+            e->skip++;
+        else if (e->skip)
+            e->skip--;
+        return false;
+    }
+    if (e->skip)
+        return false;
+    if (flags & HT_TEXT_BREAK)
+        e->fold.gap = HTML_GAP_BREAK;
+    else if ((flags & HT_TEXT_SPACE) && e->fold.gap < HTML_GAP_SPACE)
+        e->fold.gap = HTML_GAP_SPACE;
+    return true;
 }
 
 static void sax_start(void *ctx, const xmlChar *xname, const xmlChar **attrs)
@@ -148,16 +164,8 @@ static void sax_start(void *ctx, const xmlChar *xname, const xmlChar **attrs)
         return;
     enum xtag tag = html_tag_of((const char *)xname);
     unsigned flags = html_tag_flags(tag);
-    if (flags & HT_TEXT_DROP) {
-        e->skip++;
+    if (!tag_edge(e, flags, true))
         return;
-    }
-    if (e->skip)
-        return;
-    if (flags & HT_TEXT_BREAK)
-        emit_break(e);
-    else if ((flags & HT_TEXT_SPACE) && e->fold.gap < HTML_GAP_SPACE)
-        e->fold.gap = HTML_GAP_SPACE;
     if (!e->first_img && tag == XTAG_img && attrs) {
         const char *src = NULL;
         bool pixel = false;
@@ -184,17 +192,7 @@ static void sax_end(void *ctx, const xmlChar *xname)
     if (e->stop || !xname)
         return;
     unsigned flags = html_tag_flags(html_tag_of((const char *)xname));
-    if (flags & HT_TEXT_DROP) {
-        if (e->skip)
-            e->skip--;
-        return;
-    }
-    if (e->skip)
-        return;
-    if (flags & HT_TEXT_BREAK)
-        emit_break(e);
-    else if ((flags & HT_TEXT_SPACE) && e->fold.gap < HTML_GAP_SPACE)
-        e->fold.gap = HTML_GAP_SPACE;
+    tag_edge(e, flags, false);
 }
 
 static void sax_chars(void *ctx, const xmlChar *s, int n)
