@@ -1,5 +1,6 @@
 /* The extractor's state shared by its passes (ingest/pages/pages.h:
- * extract_page): extract.c scores, picks and renders; extract_clean.c
+ * extract_page): extract_passes.c marks and sums what an attempt keeps;
+ * extract.c scores, picks and renders; extract_clean.c
  * drops boilerplate inside what was picked; extract_byline.c finds a
  * byline in the page's text; extract_kind.c decides article or not.
  * Private to those files. */
@@ -102,8 +103,8 @@ static inline float link_density(const struct nfo *n)
     return n->tlen ? (float)n->llen / (float)n->tlen : 0.0f;
 }
 
-/* extract.c: subtree sums from scratch over what is not gone; what an
- * attempt with flags leaves out marked gone. */
+/* extract_passes.c: subtree sums from scratch over what is not gone; what
+ * an attempt with flags leaves out marked gone. */
 void extract_sum_pass(struct ctx *c);
 void extract_mark_gone(struct ctx *c, unsigned flags);
 
