@@ -198,10 +198,10 @@ api-test-asan: $(ASN)/newsd
 	NEWSD_BIN=$(CURDIR)/$(ASN)/newsd NEWSD_ASAN=1 $(PYTHON) -m pytest -q $(XDIST) tests/api
 
 # ---- the purpose-built index (issue 9, docs/engine.md) -----------------------
-# test_index_engine and test_match also link bench/common.c: their
+# test_index_engine and test_index_match also link bench/common.c: their
 # differential tests run the bench query mix, decoded as bench_index decodes
 # it, against both backends (and the single-article matcher).
-$(ASN)/tests/test_index_engine $(ASN)/tests/test_match: $(ASN)/tests/%: tests/unit/%.c \
+$(ASN)/tests/test_index_engine $(ASN)/tests/test_index_match: $(ASN)/tests/%: tests/unit/%.c \
         bench/common.c bench/common.h tests/unit/test_requests.h tests/unit/test_oracle.h \
         $(ASN)/libnewsd.a
 	@mkdir -p $(@D)

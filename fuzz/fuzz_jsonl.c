@@ -17,6 +17,7 @@
 #include "util/arena.h"
 #include "util/limits.h"
 #include "util/timefmt.h"
+#include "util/vocab.h"
 
 #define FUZZ_NOW ((int64_t)1700000000)
 
@@ -53,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             (art.language[0] < 'a' || art.language[0] > 'z' || art.language[1] < 'a' ||
              art.language[1] > 'z' || art.language[2] != '\0'))
             abort();
-        if (art.category && !ingest_category_known(art.category))
+        if (art.category && !vocab_is_category(art.category))
             abort();
         const char *img = art.url_to_image;
         if (img && (strpbrk(img, "\t\r\n") || ingest_url_canonical(&a, img, NULL, NULL) != 0))

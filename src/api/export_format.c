@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "article/json.h"
 #include "util/jw.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"

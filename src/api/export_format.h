@@ -1,7 +1,7 @@
 /* The lines of an export (docs/api.md, "Export: every match in a file"):
  * one article as an NDJSON line or a CSV record (RFC 4180), with the
  * cursor that resumes the export after it. Pure functions onto a buffer:
- * unit-tested (tests/unit/test_export_format.c).
+ * unit-tested (tests/unit/test_api_export_format.c).
  *
  * Both carry NewsAPI's article fields with `content` whole (the page's
  * 200-character cut is for pages, not for a copy to take away), then the

@@ -1,7 +1,7 @@
 /* Query expansion, the one both search backends use (index/fts5/match.c
  * writes its forms into a MATCH expression, index/plan.c into a
  * plan), so that they agree on what a word matches by construction and the
- * FTS5 oracle cannot share a copied bug unseen (tests/unit/test_expand.c
+ * FTS5 oracle cannot share a copied bug unseen (tests/unit/test_index_expand.c
  * checks it against hand-worked expansions).
  *
  * A plain (not exact) query word w matches the tokens w and, per language

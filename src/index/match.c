@@ -385,9 +385,10 @@ void index_match_doc_terms(const struct index_match_doc *d, const char *const **
 
 /* --- evaluation ------------------------------------------------------------------ */
 
-static int u64_before(const void *element, const void *key)
+/* Two occurrence keys, ascending (static, so the search inlines it). */
+static int cmp_occ(const void *element, const void *key)
 {
-    return *(const uint64_t *)element < *(const uint64_t *)key ? -1 : 0;
+    return sort_order_u64(*(const uint64_t *)element, *(const uint64_t *)key);
 }
 
 /* Whether term k occurs in field f at position pos. */
@@ -396,7 +397,7 @@ static bool occurs_at(const struct index_match_doc *d, uint32_t k, uint32_t f, u
     const uint64_t *o = d->occ + d->t[k].occ_at;
     size_t n = d->t[k].occ_n;
     uint64_t key = occ_of(k, f, pos);
-    size_t i = sort_lower_bound(o, n, sizeof *o, &key, u64_before);
+    size_t i = sort_lower_bound(o, n, sizeof *o, &key, cmp_occ);
     return i < n && o[i] == key;
 }
 

@@ -3,7 +3,7 @@
  * article just committed matches a saved search. The answer is the one
  * both search backends give for the same request over the same row (the
  * same tokenizer, the same expansion, index/expand.h; the same meta terms
- * for the filters, store/meta.h); tests/unit/test_match.c holds it to the
+ * for the filters, store/meta.h); tests/unit/test_index_match.c holds it to the
  * engine's answers over a real corpus.
  *
  * An article is prepared once (index_match_doc_new: tokenized, its terms

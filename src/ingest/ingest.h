@@ -51,19 +51,6 @@ int ingest_article_copy(struct arena *a, struct article *dst, const struct artic
  * ERR_INVALID when url is not an absolute http(s) URL. */
 int ingest_url_canonical(struct arena *a, const char *url, char **canon_out, char **domain_out);
 
-/* The canonical two-letter code of an article language: lower case, "se"
- * (the sources catalogue's spelling of Swedish) becomes "sv". Writes "" and
- * returns false when s is not two ASCII letters. */
-bool ingest_language_code(const char *s, char out[3]);
-
-/* True when s is one of the seven categories (exact, lower case). */
-bool ingest_category_known(const char *s);
-
-/* The category s names (exact, lower case) as a constant string that lives
- * as long as the program (an article's category is shared, not copied:
- * ingest_article_copy), or NULL. */
-const char *ingest_category_of(const char *s);
-
 /* s[0..n) without the ASCII blanks (space, \t, \n, \r, \f, \v) around it. */
 void ingest_trim(const char **s, size_t *n);
 

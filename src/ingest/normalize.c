@@ -29,10 +29,10 @@
 #include <time.h>
 
 #include "text/text.h"
-#include "util/ascii.h"
 #include "util/buf.h"
 #include "util/limits.h"
 #include "util/url.h"
+#include "util/vocab.h"
 
 #include "util/banned.h"
 
@@ -162,9 +162,9 @@ int ingest_normalize(struct store *s, struct arena *a, struct article *art,
     if (opt->category && opt->category[0])
         art->category = opt->category;
     char lang[3];
-    if (opt->language && ingest_language_code(opt->language, lang))
+    if (opt->language && vocab_language_code(opt->language, lang))
         memcpy(art->language, lang, sizeof lang);
-    else if (ingest_language_code(art->language, lang))
+    else if (vocab_language_code(art->language, lang))
         memcpy(art->language, lang, sizeof lang);
     else
         art->language[0] = '\0';
@@ -182,10 +182,10 @@ int ingest_normalize(struct store *s, struct arena *a, struct article *art,
                 art->country[1] = src.country[1];
                 art->country[2] = '\0';
             }
-            if (!art->category && ingest_category_known(src.category))
+            if (!art->category && vocab_is_category(src.category))
                 art->category = src.category;
             if (!art->language[0])
-                ingest_language_code(src.language, art->language);
+                vocab_language_code(src.language, art->language);
         } else if (rc == ERR_NOTFOUND) {
             const char *id = art->source_id;
             const char *name = art->source_name;
@@ -201,38 +201,6 @@ int ingest_normalize(struct store *s, struct arena *a, struct article *art,
     if (!art->language[0])
         detect_language(art, art->language);
     return 0;
-}
-
-static const char *const categories[] = {"business", "entertainment", "general",   "health",
-                                         "science",  "sports",        "technology"};
-
-const char *ingest_category_of(const char *s)
-{
-    if (!s)
-        return NULL;
-    for (size_t i = 0; i < sizeof categories / sizeof categories[0]; i++) {
-        if (strcmp(s, categories[i]) == 0)
-            return categories[i];
-    }
-    return NULL;
-}
-
-bool ingest_category_known(const char *s)
-{
-    return ingest_category_of(s) != NULL;
-}
-
-bool ingest_language_code(const char *s, char out[3])
-{
-    out[0] = '\0';
-    if (!s || !ascii_is_alpha(s[0]) || !ascii_is_alpha(s[1]) || s[2] != '\0')
-        return false;
-    out[0] = ascii_lower(s[0]);
-    out[1] = ascii_lower(s[1]);
-    out[2] = '\0';
-    if (out[0] == 's' && out[1] == 'e')
-        out[1] = 'v';
-    return true;
 }
 
 int ingest_article_copy(struct arena *a, struct article *dst, const struct article *src)

@@ -2,7 +2,7 @@
  * writes, exact under contention, each latency in the bucket of its upper
  * bound, the names it writes kept out of util/metrics.h's registry, and
  * the text exposition with every family declared once. (Each registered
- * metric's own counting is tested with its owner: tests/unit/test_crawl.c,
+ * metric's own counting is tested with its owner: tests/unit/test_feeds_crawl.c,
  * tests/api/test_metrics.py.) */
 #include <stdarg.h>
 #include <stdbool.h>

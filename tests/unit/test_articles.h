@@ -1,4 +1,4 @@
-/* Shared by the unit tests of the matching of single articles (test_match,
+/* Shared by the unit tests of the matching of single articles (test_index_match,
  * test_push_percolator): a real SQLite store built from the real-article
  * fixtures of tests/data/api (and the hand-made articles beside them),
  * every article of it prepared for matching from its row in the log

@@ -1,5 +1,5 @@
 /* Shared by the unit tests that hold two ways of answering a search to the
- * same answers (test_index_engine: the engine against FTS5; test_match: the
+ * same answers (test_index_engine: the engine against FTS5; test_index_match: the
  * single-article matcher against both): random requests made of a real
  * corpus' words, title phrases, sources, domains and dates. */
 #ifndef NEWSD_TEST_REQUESTS_H

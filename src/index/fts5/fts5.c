@@ -154,19 +154,21 @@ static const enum store_match_column facet_column[INDEX_FACET_N] = {
     [INDEX_FACET_CATEGORY] = STORE_MATCH_CATEGORY, [INDEX_FACET_AUTHOR] = STORE_MATCH_AUTHOR,
 };
 
-static int at_or_before(const void *element, const void *key)
+/* A bucket bound against a second: "before" while the bucket starts at or
+ * before it, so the lower bound is the first bucket starting after it. */
+static int bound_starts_by(const void *bound, const void *t)
 {
-    return *(const int64_t *)element <= *(const int64_t *)key ? -1 : 1;
+    return *(const int64_t *)bound <= *(const int64_t *)t ? -1 : 1;
 }
 
-/* One second's matches into the bucket that holds it. */
+/* One second's matches into the bucket that holds it: the last bucket
+ * starting at or before t (bounds[0] <= t, so there is one). */
 static int agg_second(void *ctx, int64_t t, uint64_t n)
 {
     const struct agg *g = ctx;
     if (t < g->bounds[0] || t >= g->bounds[g->nbuckets])
         return 0;
-    /* the last bucket starting at or before t: one before the first after it */
-    size_t after = sort_lower_bound(g->bounds, g->nbuckets, sizeof g->bounds[0], &t, at_or_before);
+    size_t after = sort_lower_bound(g->bounds, g->nbuckets, sizeof *g->bounds, &t, bound_starts_by);
     g->counts[after - 1] += n;
     return 0;
 }

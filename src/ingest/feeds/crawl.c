@@ -29,6 +29,7 @@
 #include "util/hash.h"
 #include "util/log.h"
 #include "util/metrics.h"
+#include "util/sort.h"
 #include "util/url.h"
 #include "util/urlview.h"
 
@@ -311,12 +312,6 @@ static int64_t current_interval(const struct feed_record *f)
     return f->interval_s > 0 ? f->interval_s : STORE_FEED_DEFAULT_INTERVAL;
 }
 
-static int cmp_i64(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
 /* How often a document's items appear: the median of the gaps between its
  * dated items in time order (the lower middle one when their number is
  * even), 0 when fewer than two are dated. The median, not the mean: one old
@@ -333,10 +328,10 @@ static int64_t observed_gap(struct arena *a, const struct feed *doc)
     }
     if (n < 2)
         return 0;
-    qsort(t, n, sizeof *t, cmp_i64);
+    qsort(t, n, sizeof *t, sort_cmp_i64);
     for (size_t i = 0; i + 1 < n; i++)
         t[i] = t[i + 1] - t[i];
-    qsort(t, n - 1, sizeof *t, cmp_i64);
+    qsort(t, n - 1, sizeof *t, sort_cmp_i64);
     return t[(n - 2) / 2];
 }
 

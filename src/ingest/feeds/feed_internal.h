@@ -62,6 +62,26 @@ void feed_ctx_item_finish(struct feed_ctx *c, struct feed_item *it, const char *
 /* True when s looks like a URL whose path names an image file. */
 bool feed_url_is_image(const char *s);
 
+/* An XML feed's bytes before libxml2 reads them (feed_xml_bytes.c). */
+
+/* *body[0..*len) without the blanks before an XML declaration (a fatal
+ * error for libxml2 but harmless); a BOM or wide encoding stays untouched. */
+void feed_xml_skip_prolog_blanks(const char **body, size_t *len);
+
+/* '&' and '<' are plain bytes of s[0..n) under charset: not UTF-16/32, not
+ * ISO-2022 or UTF-7 (so bare ampersands can be escaped byte-wise). */
+bool feed_xml_ascii_compatible(const char *s, size_t n, const char *charset);
+
+/* A copy of s[0..n) with bare '&'s escaped in *out (malloc'd), or *out =
+ * NULL when there are none; 0 or ERR_NOMEM. */
+int feed_xml_amp_escape(const char *s, size_t n, char **out, size_t *out_len);
+
+/* The encoding to force, or NULL to let libxml2 read BOM and declaration. */
+const char *feed_xml_choose_encoding(const char *body, size_t len, const char *charset);
+
+/* The document starts with an XML declaration naming an encoding. */
+bool feed_xml_decl_has_encoding(const char *s, size_t n);
+
 /* Per-format parsers: fill c->out; 0 or a negative ERR_* (with c->err). */
 int feed_xml_parse(struct feed_ctx *c, const char *body, size_t len, const char *charset);
 int feed_json_parse(struct feed_ctx *c, const char *body, size_t len);

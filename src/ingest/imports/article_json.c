@@ -23,6 +23,7 @@
 #include "util/limits.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
+#include "util/vocab.h"
 
 #include "util/banned.h"
 
@@ -117,13 +118,13 @@ int ingest_article_from_json(struct arena *a, const json_t *obj, struct article 
             for (size_t i = 0; i < n; i++)
                 cat[i] = ascii_lower(json_string_value(v)[i]);
             cat[n] = '\0';
-            const char *known = ingest_category_of(cat);
+            const char *known = vocab_category(cat);
             if (known)
                 out->category = known;
         }
     }
     v = json_object_get(obj, "language");
-    if (json_is_string(v) && !ingest_language_code(json_string_value(v), out->language))
+    if (json_is_string(v) && !vocab_language_code(json_string_value(v), out->language))
         out->language[0] = '\0';
     v = json_object_get(obj, "headline");
     out->headline = json_is_true(v);

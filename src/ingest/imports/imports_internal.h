@@ -20,7 +20,7 @@
 #include "util/buf.h"
 #include "util/err.h"
 
-/* Bytes import.c reads from its input at a time (tests/unit/test_import.c
+/* Bytes import.c reads from its input at a time (tests/unit/test_imports.c
  * puts lines across this boundary). */
 #define IMPORT_READ_BYTES (64 * 1024)
 /* Largest whole-file JSON (a NewsAPI response or sources catalogue). */

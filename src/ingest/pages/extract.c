@@ -35,65 +35,13 @@
 #include <strings.h>
 
 #include "ingest/pages/extract_internal.h"
+#include "ingest/pages/extract_passes.h"
 #include "util/ascii.h"
 #include "util/err.h"
 #include "util/url.h"
 #include "util/utf8.h"
 
 #include "util/banned.h"
-
-#define PARAGRAPH_MIN_CHARS 25
-#define SCORE_LEVELS 5
-#define ALT_CANDIDATES 5
-#define ALT_SHARE 0.75f
-#define ALT_MIN_SHARED 3
-#define RETRY_BELOW_CHARS 500
-#define READERABLE_MIN_CHARS 140
-#define READERABLE_MIN_SCORE 20.0
-#define CLASS_MAX 256 /* bytes of class + id looked at */
-#define DECLARED_MIN_CHARS 100    /* main text of a page that says it is an article */
-#define UNDECLARED_MIN_CHARS 400  /* main text of a page that says nothing, gate failed */
-#define TEXT_MAX_LINKS 0.25f      /* share of link text in such a main text */
-#define PAGE_MAX_LINKS 0.5f       /* a page whose text is more links is an index */
-#define SECTION_MAX_CHARS 24      /* bytes of a section's name in its URL ("/politik/") */
-
-enum attempt_flags {
-    STRIP_UNLIKELY = 1 << 0,
-    WEIGHT_CLASSES = 1 << 1,
-    CLEAN_CONDITIONALLY = 1 << 2,
-};
-
-/* What the passes know about one node. */
-struct nfo {
-    /* per page */
-    int8_t weight;     /* class and id: -50..50 */
-    uint8_t unlikely;  /* class, id or role says boilerplate */
-    uint8_t block;     /* a block element */
-    uint8_t link;      /* inside <a> */
-    uint8_t invisible; /* never shown: script, hidden, ... */
-    uint32_t owner;    /* nearest block ancestor */
-    uint32_t chars;    /* text nodes: characters, white space folded */
-    uint32_t commas;   /* text nodes */
-    /* per attempt */
-    uint8_t gone;
-    uint8_t scored;
-    uint8_t has_block; /* a block below it */
-    float score;
-    uint32_t tlen, llen, ncommas; /* subtree: characters, link characters, commas */
-    uint32_t own;                 /* characters of its own text (blocks) */
-    uint32_t own_commas;
-    uint32_t p, img, li, input, embed, htext; /* subtree counts; htext: heading chars */
-    uint32_t quote; /* blockquotes of 25+ characters, mostly not links: a quote, a tweet */
-};
-
-struct ctx {
-    const struct xdom *d;
-    struct nfo *f;
-    struct arena *a;
-    const char *title; /* the page's title, folded, for heading duplicates */
-    float page_links;  /* share of the visible text that is link text */
-    int rc;
-};
 
 /* ---- tags ------------------------------------------------------------- */
 
@@ -132,17 +80,6 @@ static bool tag_scores(enum xtag t)
     }
 }
 
-/* Containers that, holding only inline content, are a paragraph. */
-static bool tag_div_like(enum xtag t)
-{
-    return t == XTAG_div || t == XTAG_article || t == XTAG_main || t == XTAG_section;
-}
-
-static bool tag_is_heading(enum xtag t)
-{
-    return t >= XTAG_h1 && t <= XTAG_h6;
-}
-
 static float tag_base_score(enum xtag t)
 {
     switch (t) {
@@ -176,16 +113,6 @@ static float tag_base_score(enum xtag t)
 
 /* ---- class and id ----------------------------------------------------- */
 
-static bool has_any(const char *s, const char *const *words, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strstr(s, words[i]))
-            return true;
-    return false;
-}
-
-#define HAS_ANY(s, list) has_any(s, list, sizeof list / sizeof list[0])
-
 static const char *const unlikely_words[] = {
     "-ad-",       "ai2html", "banner",     "breadcrumbs",  "combx",    "comment",   "community",
     "cover-wrap", "disqus",  "extra",      "footer",       "gdpr",     "header",    "legends",
@@ -207,7 +134,7 @@ static void lower_into(char *out, size_t cap, const char *v)
 {
     size_t k = 0;
     for (; v && *v && k + 1 < cap; v++)
-        out[k++] = (char)(*v >= 'A' && *v <= 'Z' ? *v + 32 : *v);
+        out[k++] = ascii_lower(*v);
     out[k] = '\0';
 }
 
@@ -320,64 +247,6 @@ static void page_pass(struct ctx *c)
 }
 
 /* ---- one attempt --------------------------------------------------------- */
-
-static float link_density(const struct nfo *n)
-{
-    return n->tlen ? (float)n->llen / (float)n->tlen : 0.0f;
-}
-
-/* Subtree sums from scratch over what is not gone (children first). */
-static void sum_pass(struct ctx *c)
-{
-    const struct xdom *d = c->d;
-    struct nfo *f = c->f;
-    for (uint32_t i = 0; i < d->n; i++) {
-        struct nfo *n = &f[i];
-        n->tlen = n->llen = n->ncommas = n->own = n->own_commas = 0;
-        n->p = n->img = n->li = n->input = n->embed = n->htext = n->quote = 0;
-        n->has_block = 0;
-    }
-    for (uint32_t i = d->n; i-- > 1;) {
-        const struct xnode *x = &d->nodes[i];
-        struct nfo *n = &f[i];
-        if (n->gone)
-            continue;
-        struct nfo *p = &f[x->parent];
-        if (x->tag == XTAG_TEXT) {
-            n->tlen = n->chars;
-            n->ncommas = n->commas;
-            n->llen = n->link ? n->chars : 0;
-            f[n->owner].own += n->chars;
-            f[n->owner].own_commas += n->commas;
-        } else {
-            n->p += x->tag == XTAG_p;
-            n->img += x->tag == XTAG_img;
-            n->li += x->tag == XTAG_li;
-            n->input += x->tag == XTAG_input;
-            n->embed += x->tag == XTAG_iframe || x->tag == XTAG_embed || x->tag == XTAG_object;
-            if (tag_is_heading(x->tag))
-                n->htext = n->tlen;
-            /* children come first: its sums are whole here */
-            if (x->tag == XTAG_blockquote && n->tlen >= PARAGRAPH_MIN_CHARS &&
-                n->llen * 2 < n->tlen)
-                n->quote++;
-            if (n->block || x->tag == XTAG_img)
-                p->has_block = 1;
-            else if (n->has_block)
-                p->has_block = 1;
-        }
-        p->tlen += n->tlen;
-        p->llen += n->llen;
-        p->ncommas += n->ncommas;
-        p->p += n->p;
-        p->img += n->img;
-        p->li += n->li;
-        p->input += n->input;
-        p->embed += n->embed;
-        p->htext += n->htext;
-        p->quote += n->quote;
-    }
-}
 
 static void candidate_init(struct ctx *c, uint32_t i, unsigned flags)
 {
@@ -503,383 +372,6 @@ static uint32_t pick_top(struct ctx *c)
     return top;
 }
 
-/* ---- cleaning ------------------------------------------------------------- */
-
-/* Take node i's sums off its ancestors, and mark it gone. */
-static void remove_node(struct ctx *c, uint32_t i)
-{
-    struct nfo *f = c->f;
-    struct nfo *n = &f[i];
-    for (uint32_t up = c->d->nodes[i].parent; up != 0; up = c->d->nodes[up].parent) {
-        struct nfo *u = &f[up];
-        u->tlen -= n->tlen;
-        u->llen -= n->llen;
-        u->ncommas -= n->ncommas;
-        u->p -= n->p;
-        u->img -= n->img;
-        u->li -= n->li;
-        u->input -= n->input;
-        u->embed -= n->embed;
-        u->htext -= n->htext;
-        u->quote -= n->quote;
-    }
-    n->gone = 1;
-}
-
-/* Remove node i and mark what is below it gone too, so that a later
- * look at one of them does not take its sums off a second time. */
-static void remove_subtree(struct ctx *c, uint32_t i)
-{
-    remove_node(c, i);
-    uint32_t end = xdom_subtree_end(c->d, i);
-    for (uint32_t k = i + 1; k < end; k++)
-        c->f[k].gone = 1;
-}
-
-static bool has_ancestor_tag(const struct xdom *d, uint32_t i, enum xtag t, int max_up)
-{
-    for (uint32_t up = d->nodes[i].parent; up != 0 && max_up-- > 0; up = d->nodes[up].parent)
-        if (d->nodes[up].tag == t)
-            return true;
-    return false;
-}
-
-/* A table of data (not layout): a caption, headers, or many cells. */
-static bool is_data_table(const struct xdom *d, uint32_t i, uint32_t end)
-{
-    uint32_t rows = 0, cells = 0;
-    for (uint32_t k = i + 1; k < end; k++) {
-        enum xtag t = (enum xtag)d->nodes[k].tag;
-        if (t == XTAG_caption || t == XTAG_th || t == XTAG_thead)
-            return true;
-        if (t == XTAG_table)
-            return false;
-        rows += t == XTAG_tr;
-        cells += t == XTAG_td;
-    }
-    return rows >= 10 || cells > 4 * rows + 0 || (rows > 1 && cells / (rows ? rows : 1) >= 4);
-}
-
-static bool conditional_removes(struct ctx *c, uint32_t i, unsigned flags)
-{
-    const struct xdom *d = c->d;
-    const struct nfo *n = &c->f[i];
-    enum xtag t = (enum xtag)d->nodes[i].tag;
-    if (t == XTAG_table && is_data_table(d, i, xdom_subtree_end(d, i)))
-        return false;
-    if (has_ancestor_tag(d, i, XTAG_table, 64) && t != XTAG_table && t != XTAG_ul && t != XTAG_ol)
-        return false; /* inside a table kept as data */
-    if (t == XTAG_pre || has_ancestor_tag(d, i, XTAG_pre, 64) ||
-        has_ancestor_tag(d, i, XTAG_code, 8))
-        return false;
-    int weight = (flags & WEIGHT_CLASSES) ? n->weight : 0;
-    float score = n->scored ? n->score : 0;
-    if ((float)weight + score < 0)
-        return true;
-    if (n->ncommas >= 10)
-        return false;
-    /* an embedded tweet or a quote in its wrapper: the article quotes it */
-    if (n->quote > 0 && link_density(n) < 0.5f)
-        return false;
-    bool is_list = t == XTAG_ul || t == XTAG_ol;
-    float ld = link_density(n);
-    uint32_t len = n->tlen;
-    int li = (int)n->li - 100;
-    bool figure = has_ancestor_tag(d, i, XTAG_figure, 8);
-    float heading_density = len ? (float)n->htext / (float)len : 0;
-    if (n->img > 1 && (float)n->p / (float)n->img < 0.5f && !figure)
-        return true;
-    if (!is_list && li > (int)n->p)
-        return true;
-    if (n->input > n->p / 3)
-        return true;
-    if (!is_list && heading_density < 0.9f && len < 25 && (n->img == 0 || n->img > 2) && !figure)
-        return true;
-    if (!is_list && weight < 25 && ld > 0.2f)
-        return true;
-    if (weight >= 25 && ld > 0.5f)
-        return true;
-    if ((n->embed == 1 && len < 75) || n->embed > 1)
-        return true;
-    return false;
-}
-
-/* Fold a string for comparisons: lower ASCII, letters and digits only. */
-static void squash(struct buf *out, const char *s)
-{
-    for (; s && *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch >= 'A' && ch <= 'Z')
-            buf_putc(out, (char)(ch + 32));
-        else if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch >= 0x80)
-            buf_putc(out, (char)ch);
-    }
-}
-
-/* A heading that says what the title says. */
-static bool repeats_title(struct ctx *c, uint32_t i)
-{
-    if (!c->title)
-        return false;
-    struct buf h, t, sq;
-    buf_init(&h, 0);
-    buf_init(&t, 0);
-    buf_init(&sq, 0);
-    xdom_text_line(c->d, i, &h, 1024);
-    squash(&sq, h.data);
-    squash(&t, c->title);
-    bool same = false;
-    if (sq.len > 0 && t.len > 0 && !buf_error(&sq) && !buf_error(&t)) {
-        size_t a = sq.len, b = t.len;
-        const char *big = a >= b ? sq.data : t.data, *small = a >= b ? t.data : sq.data;
-        size_t lo = a < b ? a : b, hi = a < b ? b : a;
-        same = strstr(big, small) != NULL && (float)lo / (float)hi >= 0.75f;
-    }
-    buf_release(&h);
-    buf_release(&t);
-    buf_release(&sq);
-    return same;
-}
-
-#define LINE_MAX_CHARS 200   /* a boilerplate line is short */
-#define CREDIT_MAX_CHARS 120 /* a photo credit, a copyright line */
-#define LEAD_MAX_CHARS 60    /* "Read more:" alone leads what follows it */
-
-/* How a short line of the page starts when it is no part of the article:
- * pointers to other articles, the footer's asks, tag lists. Lower case;
- * ASCII case is folded, other letters are written both ways. */
-static const char *const other_lines[] = {
-    "read more", "read also", "related", "see also", "don't miss", "don\u2019t miss",
-    "you might also like", "you may also like", "more from", "more on this", "recommended",
-    "lea también", "lea más", "lea:", "lee también", "leer más", "lire aussi", "à lire aussi",
-    "\u00c0 lire aussi",
-    "a lire aussi", "voir aussi", "lesen sie auch", "lesen sie hier", "lesen sie mehr",
-    "auch interessant", "das könnte sie auch", "das könnte dich auch", "mehr zum thema",
-    "zum weiterlesen", "weiterlesen", "schon gelesen", "auch lesen", "auch auf ",
-    "ähnliche artikel", "\u00c4hnliche artikel", "weitere artikel", "neueste artikel",
-    "entdecke weitere", "czytaj też",
-    "czytaj także", "zobacz też", "zobacz także", "przeczytaj też", "about the author",
-    "über den autor", "über die autorin", "\u00dcber den autor",
-    "\u00dcber die autorin", "sign up for", "subscribe to our", "newsletter",
-    "have a tip", "got a tip", "kommentar verfassen", "kommentieren", "wird geladen",
-    "war der artikel", "möchten sie den artikel", "share this", "diesen artikel teilen",
-    "tags:", "schlagwörter", "schlagworte", "stichwörter", "etiquetas:", "tagi:", "mots-clés",
-    "filed under", "posted in", "kategorie:", "categories:", "alle angaben ohne gewähr",
-    /* more pointers to other articles, by language */
-    "related articles", "related posts", "more stories", "siehe auch", "verwandte artikel",
-    "verwandte beiträge", "empfohlene beiträge", "weitere beiträge", "mehr themen",
-    "kommentierte artikel", "meistgelesen", "das thema könnte", "diese artikel könnten",
-    "das könnte dich", "noticias relacionadas", "notas relacionadas", "vea también",
-    "le puede interesar", "te puede interesar", "también te puede", "puedes ver:",
-    "lire la suite", "à voir aussi", "\u00c0 voir aussi", "sur le même sujet",
-    "czytaj więcej", "czytaj również", "przeczytaj również", "zobacz również",
-    /* the footer's asks: follow, subscribe, log in to comment */
-    "subscribe now", "never miss", "get the latest", "to view the full story",
-    "you must be logged in", "du musst eingeloggt", "sie sind aktuell nicht eingeloggt",
-    "sie müssen angemeldet", "weitere informationen:", "quellenangaben", "autoren:"};
-
-/* A short line that credits a photo or holds the copyright. */
-static const char *const credit_lines[] = {"©", "(c) ", "copyright", "foto:", "fotos:",
-                                           "photo:", "photos:", "bild:", "bilder:",
-                                           "titelbild:", "image:", "credit:", "photo credit",
-                                           "bildquelle", "quelle:", "source:", "fuente:",
-                                           "beitragsbild", "bildnachweis", "bild via",
-                                           "crédits photo", "crédit photo", "crédito:",
-                                           "(crédito", "foto via", "photo via"};
-
-/* s starts with one of list; when long, only with a label (the phrase
- * then a ':', "Read more: ...") and not with a sentence ("Related to the
- * plan, ..."). */
-static bool starts_any(const char *s, const char *const *list, size_t n, bool long_line)
-{
-    for (size_t k = 0; k < n; k++) {
-        size_t len = strlen(list[k]);
-        if (strncmp(s, list[k], len) != 0)
-            continue;
-        if (!long_line || list[k][len - 1] == ':' || s[len] == ':' ||
-            (s[len] == ' ' && s[len + 1] == ':'))
-            return true;
-    }
-    return false;
-}
-
-/* Element i is a short line that is no part of the article (docs/
- * extraction.md, "Lines that are not the article"). */
-static bool is_other_line(struct ctx *c, uint32_t i)
-{
-    uint32_t len = c->f[i].tlen;
-    if (len == 0 || len > LINE_MAX_CHARS)
-        return false;
-    struct buf b;
-    buf_init(&b, 0);
-    xdom_text_line(c->d, i, &b, 96);
-    bool other = false;
-    if (b.len > 0 && !buf_error(&b)) {
-        ascii_lower_str(b.data);
-        bool long_line = len > LEAD_MAX_CHARS;
-        other = starts_any(b.data, other_lines, sizeof other_lines / sizeof other_lines[0],
-                           long_line) ||
-                (len <= CREDIT_MAX_CHARS &&
-                 starts_any(b.data, credit_lines, sizeof credit_lines / sizeof credit_lines[0],
-                            false));
-    }
-    buf_release(&b);
-    return other;
-}
-
-/* The element after i, when it is what a lead line ("Related:") leads: a
- * list, or mostly links. */
-static uint32_t led_by(struct ctx *c, uint32_t i)
-{
-    if (c->f[i].tlen > LEAD_MAX_CHARS)
-        return 0;
-    uint32_t k = c->d->nodes[i].next;
-    while (k && c->d->nodes[k].tag == XTAG_TEXT && c->f[k].chars == 0)
-        k = c->d->nodes[k].next;
-    if (!k || c->d->nodes[k].tag == XTAG_TEXT || c->f[k].gone)
-        return 0;
-    enum xtag t = (enum xtag)c->d->nodes[k].tag;
-    return t == XTAG_ul || t == XTAG_ol || link_density(&c->f[k]) > 0.5f ? k : 0;
-}
-
-/* A figcaption of a figure that shows a photo (an image, no video): the
- * article does not rely on it. A video's caption often says what the
- * article does not, and stays. */
-static bool is_photo_caption(struct ctx *c, uint32_t i)
-{
-    const struct xdom *d = c->d;
-    uint32_t fig = d->nodes[i].parent;
-    for (int up = 0; fig && d->nodes[fig].tag != XTAG_figure && up < 3; up++)
-        fig = d->nodes[fig].parent;
-    if (!fig || d->nodes[fig].tag != XTAG_figure)
-        return false;
-    bool image = false;
-    uint32_t end = xdom_subtree_end(d, fig);
-    for (uint32_t k = fig + 1; k < end; k++) {
-        enum xtag t = (enum xtag)d->nodes[k].tag;
-        if (t == XTAG_video || t == XTAG_iframe || t == XTAG_object || t == XTAG_embed ||
-            t == XTAG_audio)
-            return false;
-        image = image || t == XTAG_img || t == XTAG_picture;
-    }
-    return image;
-}
-
-static bool tag_is_line(enum xtag t)
-{
-    return t == XTAG_p || t == XTAG_div || t == XTAG_li || t == XTAG_figcaption ||
-           t == XTAG_section || t == XTAG_aside || t == XTAG_span || t == XTAG_strong ||
-           t == XTAG_b || t == XTAG_em || (tag_is_heading(t) && t != XTAG_h1);
-}
-
-#define AUTHOR_BOX_MAX_CHARS 1500 /* a bio, not an article that names its author box */
-
-/* A class or id that marks the box about the author at the article's end
- * (a photo, a bio, links to their other articles): "author-box",
- * "AuthorBox", "author_bio", "about-author", "author-info",
- * "author-description", WordPress's Simple Author Box "saboxplugin-wrap".
- * Separators and case aside. */
-static bool names_author_box(const char *v)
-{
-    static const char *const words[] = {"authorbox",  "authorbio",   "authorinfo",
-                                        "aboutauthor", "authordescription", "authorcard",
-                                        "autorbox",   "autorinfo",   "saboxplugin"};
-    char folded[CLASS_MAX];
-    size_t k = 0;
-    for (; v && *v && k + 1 < sizeof folded; v++)
-        if (*v != '-' && *v != '_')
-            folded[k++] = (char)(*v >= 'A' && *v <= 'Z' ? *v + 32 : *v);
-    folded[k] = '\0';
-    return k > 0 && HAS_ANY(folded, words);
-}
-
-static bool is_author_box(struct ctx *c, uint32_t i)
-{
-    if (c->f[i].tlen > AUTHOR_BOX_MAX_CHARS)
-        return false;
-    return names_author_box(xdom_attr(c->d, i, XATTR_class, NULL)) ||
-           names_author_box(xdom_attr(c->d, i, XATTR_id, NULL));
-}
-
-static void clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned flags)
-{
-    const struct xdom *d = c->d;
-    struct nfo *f = c->f;
-    bool title_seen = false;
-    /* a removed subtree is skipped whole: its nodes' sums are off its
-     * ancestors already */
-    for (uint32_t i = root; i < end; i++) {
-        enum xtag t = (enum xtag)d->nodes[i].tag;
-        if (f[i].gone || t == XTAG_TEXT)
-            continue;
-        if ((t == XTAG_h1 || t == XTAG_h2) && !title_seen && repeats_title(c, i)) {
-            title_seen = true;
-            remove_subtree(c, i);
-            i = xdom_subtree_end(d, i) - 1;
-            continue;
-        }
-        if ((t == XTAG_h1 || t == XTAG_h2) && (flags & WEIGHT_CLASSES) && f[i].weight < 0) {
-            remove_subtree(c, i);
-            i = xdom_subtree_end(d, i) - 1;
-            continue;
-        }
-        if (t == XTAG_footer || t == XTAG_aside || t == XTAG_nav || t == XTAG_form ||
-            t == XTAG_fieldset) {
-            if (i != root) {
-                remove_subtree(c, i);
-                i = xdom_subtree_end(d, i) - 1;
-            }
-            continue;
-        }
-        if (i != root && is_author_box(c, i)) {
-            remove_subtree(c, i);
-            i = xdom_subtree_end(d, i) - 1;
-            continue;
-        }
-        if (t == XTAG_figcaption && i != root && is_photo_caption(c, i)) {
-            remove_subtree(c, i);
-            i = xdom_subtree_end(d, i) - 1;
-            continue;
-        }
-        if (i != root && tag_is_line(t) && is_other_line(c, i)) {
-            uint32_t k = led_by(c, i);
-            if (k)
-                remove_subtree(c, k);
-            remove_subtree(c, i);
-            i = xdom_subtree_end(d, i) - 1;
-            continue;
-        }
-        const char *klass = xdom_attr(d, i, XATTR_class, NULL);
-        const char *id = xdom_attr(d, i, XATTR_id, NULL);
-        if (i != root && f[i].tlen < 500 &&
-            ((klass && (xtext_has_ci(klass, "share") || xtext_has_ci(klass, "sharedaddy"))) ||
-             (id && xtext_has_ci(id, "share")))) {
-            remove_subtree(c, i);
-            i = xdom_subtree_end(d, i) - 1;
-            continue;
-        }
-    }
-    if (!(flags & CLEAN_CONDITIONALLY))
-        return;
-    /* Inner ones first, as their removal changes their parents' sums. */
-    for (uint32_t i = end; i-- > root;) {
-        enum xtag t = (enum xtag)d->nodes[i].tag;
-        if (f[i].gone || i == root)
-            continue;
-        if (t != XTAG_table && t != XTAG_ul && t != XTAG_ol && t != XTAG_div && t != XTAG_section &&
-            t != XTAG_header && t != XTAG_form && t != XTAG_fieldset)
-            continue;
-        bool ancestor_gone = false;
-        for (uint32_t up = d->nodes[i].parent; up != 0 && up >= root; up = d->nodes[up].parent)
-            if (f[up].gone) {
-                ancestor_gone = true;
-                break;
-            }
-        if (!ancestor_gone && conditional_removes(c, i, flags))
-            remove_node(c, i);
-    }
-}
-
 /* ---- output ------------------------------------------------------------------ */
 
 /* Text runs in document order; a line break between two runs that belong
@@ -926,11 +418,6 @@ static void render_subtree(struct ctx *c, struct render *r, uint32_t root)
 
 /* ---- attempts ------------------------------------------------------------------ */
 
-struct pick {
-    uint32_t *nodes; /* picked subtrees, in document order */
-    uint32_t n;
-};
-
 /* A sibling without a score joins when it reads like a paragraph. */
 static bool sibling_reads_as_text(struct ctx *c, uint32_t i)
 {
@@ -966,17 +453,6 @@ static uint32_t find_tag(const struct xdom *d, enum xtag t)
     return 0;
 }
 
-static void mark_gone(struct ctx *c, unsigned flags)
-{
-    const struct xdom *d = c->d;
-    struct nfo *f = c->f;
-    f[0].gone = 0;
-    for (uint32_t i = 1; i < d->n; i++) {
-        const struct nfo *p = &f[d->nodes[i].parent];
-        f[i].gone = p->gone || f[i].invisible || ((flags & STRIP_UNLIKELY) && f[i].unlikely);
-    }
-}
-
 /* Blocks of 140+ characters (their whole text, hidden parts and all, as a
  * browser's textContent), each visible and not boilerplate by its own
  * class or id. */
@@ -994,7 +470,7 @@ static bool readerable_test(struct ctx *c)
         }
         if (!take || (d->nodes[i].flags & XN_HIDDEN) || f[i].unlikely)
             continue;
-        if (t == XTAG_p && has_ancestor_tag(d, i, XTAG_li, 64))
+        if (t == XTAG_p && extract_has_ancestor_tag(d, i, XTAG_li, 64))
             continue;
         if (f[i].tlen < READERABLE_MIN_CHARS)
             continue;
@@ -1014,12 +490,12 @@ static int attempt(struct ctx *c, unsigned flags, struct pick *pk, struct buf *o
     if (readerable) {
         for (uint32_t i = 0; i < d->n; i++)
             f[i].gone = 0;
-        sum_pass(c);
+        extract_sum_pass(c);
         *readerable = readerable_test(c);
         c->page_links = link_density(&f[0]);
     }
-    mark_gone(c, flags);
-    sum_pass(c);
+    extract_mark_gone(c, flags);
+    extract_sum_pass(c);
     score_pass(c, flags);
     uint32_t top = pick_top(c);
     pk->n = 0;
@@ -1049,7 +525,7 @@ static int attempt(struct ctx *c, unsigned flags, struct pick *pk, struct buf *o
         }
     }
     for (uint32_t k = 0; k < pk->n; k++)
-        clean_pass(c, pk->nodes[k], xdom_subtree_end(d, pk->nodes[k]), flags);
+        extract_clean_pass(c, pk->nodes[k], xdom_subtree_end(d, pk->nodes[k]), flags);
     struct render r = {.b = BUF_INIT};
     buf_init(&r.b, EXTRACT_MAX_TEXT + 8);
     for (uint32_t k = 0; k < pk->n; k++)
@@ -1120,213 +596,6 @@ static char *first_paragraph(struct ctx *c, const struct pick *pk)
     return NULL;
 }
 
-#define BYLINE_MAX_CHARS 100
-#define BYLINE_MAX_UP 64 /* ancestors looked at for a comment or widget */
-
-/* A word of the class or id list v starts with w ("comment-author",
- * "sidebar-main"; not "sticky-sidebar-parent", which says nothing). */
-static bool class_word_starts(const char *v, const char *w)
-{
-    size_t n = strlen(w);
-    for (const char *p = v; p && *p; p++)
-        if ((p == v || p[-1] == ' ') && strncasecmp(p, w, n) == 0)
-            return true;
-    return false;
-}
-
-/* Element i sits in a comment, a widget or a sidebar, whose author lines
- * are readers' or other articles'. */
-static bool in_other_voice(const struct xdom *d, uint32_t i)
-{
-    static const char *const words[] = {"comment", "widget", "sidebar", "related", "footer",
-                                        "teaser", "recommend"};
-    int up = BYLINE_MAX_UP;
-    for (; i != 0 && up-- > 0; i = d->nodes[i].parent) {
-        enum xtag t = (enum xtag)d->nodes[i].tag;
-        if (t == XTAG_body) /* its classes describe the whole page ("has-sidebar") */
-            return false;
-        if (t == XTAG_nav) /* an <aside> or <footer> may well hold the article's author */
-            return true;
-        const char *v[2] = {xdom_attr(d, i, XATTR_class, NULL), xdom_attr(d, i, XATTR_id, NULL)};
-        for (int k = 0; k < 2; k++)
-            for (size_t w = 0; v[k] && w < sizeof words / sizeof words[0]; w++)
-                if (class_word_starts(v[k], words[w]))
-                    return true;
-    }
-    return false;
-}
-
-/* The names in the author's line line[0..n), or NULL. */
-static char *byline_names_of(struct ctx *c, const char *line, size_t n, const char *site)
-{
-    char *s = n ? xtext_clean(c->a, line, n, EXTRACT_MAX_FIELD, false, &c->rc) : NULL;
-    return xmeta_byline_clean(c->a, s, site, &c->rc);
-}
-
-/* The names in the author's line from node from, or NULL. */
-static char *byline_names(struct ctx *c, uint32_t from, const char *site)
-{
-    struct buf b;
-    buf_init(&b, 0);
-    xdom_text_line(c->d, from, &b, EXTRACT_MAX_FIELD);
-    char *s = buf_error(&b) ? NULL : byline_names_of(c, b.data, b.len, site);
-    buf_release(&b);
-    return s;
-}
-
-/* The author's line when the metadata has none: the first visible element
- * outside comments and widgets that says it holds the author, with a short
- * text that names someone (its itemprop=name part when it has one, else
- * the whole line less its labels and date). It leaves the main text. */
-static char *byline_in(struct ctx *c, const char *site, unsigned flags)
-{
-    const struct xdom *d = c->d;
-    struct nfo *f = c->f;
-    mark_gone(c, flags);
-    sum_pass(c);
-    for (uint32_t i = 1; i < d->n; i++) {
-        if (f[i].gone || d->nodes[i].tag == XTAG_TEXT || !xmeta_marks_author(d, i))
-            continue;
-        if (f[i].tlen == 0 || f[i].tlen > BYLINE_MAX_CHARS || in_other_voice(d, i))
-            continue;
-        uint32_t from = i, end = xdom_subtree_end(d, i);
-        for (uint32_t k = i + 1; k < end; k++) {
-            if (xdom_attr_is(d, k, XATTR_itemprop, "name") && f[k].tlen > 0) {
-                from = k;
-                break;
-            }
-        }
-        char *s = byline_names(c, from, site);
-        if (s) {
-            for (uint32_t k = i; k < end; k++)
-                f[k].invisible = 1;
-            return s;
-        }
-    }
-    return NULL;
-}
-
-#define LABELLED_MAX_CHARS 60 /* "By Jane Doe and John Roe, May 3" */
-
-/* A line that starts with a byline's label ("By ", "Von ", "Autor: ")
- * and goes on with a capital: the author's line of a theme that marks it
- * with no class. */
-static bool starts_with_byline_label(const char *s)
-{
-    /* "von" and "by" in lower case too: "von Daniela Obers" under a
-     * heading; the names that must follow keep a sentence out */
-    static const char *const labels[] = {
-        "By ",  "Von ",    "Par ",      "Por ",    "Door ",   "Written by ", "Written by: ",
-        "By: ", "Autor: ", "Autorin: ", "Autor ",  "Text: ",  "Text von ",   "von ",
-        "by ",  "Auteur ", "Auteur : ", "Author ", "Author: "};
-    for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++) {
-        size_t n = strlen(labels[k]);
-        if (strncmp(s, labels[k], n) != 0)
-            continue;
-        unsigned char ch = (unsigned char)s[n];
-        return (ch >= 'A' && ch <= 'Z') || ch >= 0xC3; /* a capital, or a letter outside ASCII */
-    }
-    return false;
-}
-
-/* s is a byline's label and nothing more ("By", "Autor:"). */
-static bool is_byline_label_alone(const char *s)
-{
-    static const char *const alone[] = {
-        "By",      "By:",   "Von",        "Von:",   "Par",      "Por",    "Autor:", "Autorin:",
-        "Author:", "Text:", "Written by", "Auteur", "Auteur :", "Author", "Autor",  "Autorin"};
-    size_t n = strlen(s);
-    while (n > 0 && s[n - 1] == ' ')
-        n--;
-    for (size_t k = 0; k < sizeof alone / sizeof alone[0]; k++)
-        if (strlen(alone[k]) == n && strncmp(s, alone[k], n) == 0)
-            return true;
-    return false;
-}
-
-/* Every word of a name starts with a capital, connectors aside ("Jane Doe
- * und John Roe", "Ana de la Cruz"). */
-static bool reads_as_names(const char *s)
-{
-    static const char *const small[] = {"und", "and", "y", "et", "i", "&", "de", "la", "del",
-                                        "van", "von", "der", "da", "di", "le", "du", "mit"};
-    for (const char *w = s; *w;) {
-        while (*w == ' ' || *w == ',')
-            w++;
-        size_t n = 0;
-        while (w[n] && w[n] != ' ' && w[n] != ',')
-            n++;
-        if (n == 0)
-            break;
-        unsigned char ch = (unsigned char)w[0];
-        bool capital = (ch >= 'A' && ch <= 'Z') || ch >= 0xC3;
-        bool connector = false;
-        for (size_t k = 0; k < sizeof small / sizeof small[0] && !capital; k++)
-            connector = connector || (strlen(small[k]) == n && strncmp(w, small[k], n) == 0);
-        if (!capital && !connector)
-            return false;
-        w += n;
-    }
-    return true;
-}
-
-/* The first short visible line outside comments and widgets that starts
- * with a byline's label and names people. It leaves the main text. */
-static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
-{
-    const struct xdom *d = c->d;
-    struct nfo *f = c->f;
-    mark_gone(c, flags);
-    sum_pass(c);
-    struct buf b;
-    buf_init(&b, 0);
-    char *found = NULL;
-    for (uint32_t i = 1; i < d->n && !found; i++) {
-        enum xtag t = (enum xtag)d->nodes[i].tag;
-        if (f[i].gone || t == XTAG_TEXT || f[i].tlen < 2 || f[i].tlen > LABELLED_MAX_CHARS ||
-            !(t == XTAG_p || t == XTAG_span || t == XTAG_div || t == XTAG_small || t == XTAG_em ||
-              t == XTAG_strong || t == XTAG_b || t == XTAG_li || t == XTAG_h5 || t == XTAG_h6 ||
-              t == XTAG_address || t == XTAG_dt))
-            continue;
-        buf_reset(&b);
-        xdom_text_line(d, i, &b, 128);
-        /* the label alone in an element of its own ("<span>By</span><a>Jane
-         * Doe</a>", "<h5>Autor:</h5> Jane Doe"): the line goes on with the
-         * element's next sibling */
-        uint32_t next = d->nodes[i].next;
-        while (next != 0 && d->nodes[next].tag == XTAG_TEXT && f[next].tlen == 0)
-            next = d->nodes[next].next; /* the white space between <dt> and <dd> */
-        bool split = !buf_error(&b) && b.data && is_byline_label_alone(b.data) && next != 0;
-        if (split)
-            xdom_text_line(d, next, &b, 128);
-        if (buf_error(&b) || !b.data || b.len > 2 * LABELLED_MAX_CHARS ||
-            !starts_with_byline_label(b.data) || in_other_voice(d, i))
-            continue; /* a shorter line inside may still be the one */
-        char *s = byline_names_of(c, b.data, b.len, site);
-        if (s && reads_as_names(s)) {
-            found = s;
-            uint32_t end = xdom_subtree_end(d, split ? next : i);
-            for (uint32_t k = i; k < end; k++)
-                f[k].invisible = 1;
-        }
-    }
-    buf_release(&b);
-    return found;
-}
-
-/* Outside the boilerplate first (a menu's "Sign in" may have an author
- * class), then in it: a theme's entry header often says "header"; then a
- * line that says "By …" with no class, the same two ways. */
-static char *byline_of_page(struct ctx *c, const char *site)
-{
-    char *s = byline_in(c, site, STRIP_UNLIKELY);
-    if (!s)
-        s = byline_in(c, site, 0);
-    if (!s)
-        s = labelled_byline(c, site, STRIP_UNLIKELY);
-    return s ? s : labelled_byline(c, site, 0);
-}
-
 /* ---- the lead ----------------------------------------------------------------- */
 
 #define LEAD_MATCH_BYTES 80   /* folded bytes of the description compared */
@@ -1357,17 +626,17 @@ static uint32_t lead_before(struct ctx *c, const struct pick *pk, const char *de
     buf_init(&want, 0);
     buf_init(&got, 0);
     buf_init(&line, 0);
-    squash(&want, desc);
+    extract_squash(&want, desc);
     uint32_t found = 0;
     if (want.len < LEAD_MIN_BYTES || buf_error(&want))
         goto out;
     if (want.len > LEAD_MATCH_BYTES)
         want.data[want.len = LEAD_MATCH_BYTES] = '\0';
-    squash(&got, text);
+    extract_squash(&got, text);
     if (buf_error(&got) || (got.data && strstr(got.data, want.data)))
         goto out; /* the main text has it already */
-    mark_gone(c, 0);
-    sum_pass(c);
+    extract_mark_gone(c, 0);
+    extract_sum_pass(c);
     uint32_t first = pk->nodes[0];
     for (uint32_t i = 1; i < first; i++) {
         enum xtag t = (enum xtag)d->nodes[i].tag;
@@ -1383,7 +652,7 @@ static uint32_t lead_before(struct ctx *c, const struct pick *pk, const char *de
         buf_reset(&line);
         buf_reset(&got);
         xdom_text_line(d, i, &line, 1024);
-        squash(&got, line.data);
+        extract_squash(&got, line.data);
         if (!buf_error(&got) && folded_starts(&got, &want))
             found = i;
         i = xdom_subtree_end(d, i) - 1;
@@ -1415,100 +684,6 @@ static char *with_lead(struct ctx *c, uint32_t lead, const char *text, size_t *l
     }
     buf_release(&r.b);
     return s;
-}
-
-/* ---- article or not ---------------------------------------------------------- */
-
-/* "index", "index.html", "default.aspx", "home", "start.php": a home page's
- * file name. */
-static bool is_home_file(const char *p, size_t n)
-{
-    static const char *const names[] = {"index", "default", "home", "start", "startseite", "main"};
-    size_t stem = 0;
-    while (stem < n && p[stem] != '.')
-        stem++;
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
-        if (strlen(names[k]) == stem && strncasecmp(p, names[k], stem) == 0)
-            return true;
-    return false;
-}
-
-/* The path of url, the archived URL's when it is a Wayback Machine one
- * ("/web/20160526181643/http://example.com/"). */
-static void page_path(const char *url, struct url_parts *u)
-{
-    url_split(url, strlen(url), u);
-    const char *p = u->path;
-    if (u->path_len > 5 && strncmp(p, "/web/", 5) == 0) {
-        const char *inner = strstr(p + 5, "/http");
-        if (inner && inner < p + u->path_len)
-            url_split(inner + 1, strlen(inner + 1), u);
-    }
-}
-
-/* A site's home page: nothing, or a home file, after the host, and no
- * query (WordPress's "/?p=123" is an article). */
-static bool url_is_site_root(const char *url)
-{
-    struct url_parts u;
-    page_path(url, &u);
-    if (!u.authority || (u.query && u.query_len > 0))
-        return false;
-    const char *p = u.path;
-    size_t n = u.path_len;
-    while (n > 0 && *p == '/')
-        p++, n--;
-    return n == 0 || (memchr(p, '/', n) == NULL && is_home_file(p, n));
-}
-
-/* A section's index: one short path segment of letters that ends with '/'
- * ("/politik/", "/news/"); an article's slug has digits or dashes. */
-static bool url_is_section(const char *url)
-{
-    struct url_parts u;
-    page_path(url, &u);
-    if (!u.authority || (u.query && u.query_len > 0) || u.path_len < 3)
-        return false;
-    const char *p = u.path;
-    size_t n = u.path_len;
-    if (p[0] != '/' || p[n - 1] != '/' || n - 2 > SECTION_MAX_CHARS)
-        return false;
-    for (size_t i = 1; i + 1 < n; i++)
-        if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z')))
-            return false;
-    return true;
-}
-
-/* Share of link text in the picked main text. */
-static float pick_links(const struct ctx *c, const struct pick *pk)
-{
-    uint32_t t = 0, l = 0;
-    for (uint32_t k = 0; k < pk->n; k++) {
-        t += c->f[pk->nodes[k]].tlen;
-        l += c->f[pk->nodes[k]].llen;
-    }
-    return t ? (float)l / (float)t : 0.0f;
-}
-
-/* Whether the page holds an article (docs/extraction.md, "Article or
- * not"): a home page never does, whatever it declares; a page that says it
- * is an article does when it has a main text at all, since Firefox's
- * gate (gate) misses briefs, lists and text in <div>s; a page of links or
- * a section's index does not; one that says "website" needs the gate; one
- * that says nothing needs the gate or a longer main text of few links. */
-static bool page_is_article(const struct ctx *c, const struct pick *pk, enum xmeta_kind kind,
-                            const char *url, bool gate, size_t chars)
-{
-    if (url && url_is_site_root(url))
-        return false;
-    float text_links = pick_links(c, pk);
-    if (kind == XMETA_ARTICLE)
-        return gate || chars >= DECLARED_MIN_CHARS;
-    if (text_links > PAGE_MAX_LINKS || (url && url_is_section(url)))
-        return false;
-    if (gate || kind == XMETA_WEBSITE)
-        return gate;
-    return chars >= UNDECLARED_MIN_CHARS && text_links < TEXT_MAX_LINKS;
 }
 
 int extract_page(struct arena *a, const char *page, size_t len, const struct extract_options *opt,
@@ -1551,7 +726,7 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
     c.f[0].block = 1;
     page_pass(&c);
     if (!out->byline)
-        out->byline = byline_of_page(&c, out->site_name);
+        out->byline = extract_byline_of_page(&c, out->site_name);
     size_t best_try = 0, best_chars = 0;
     for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
         rc = attempt(&c, tries[t], &pk, &text, t == 0 ? &out->readerable : NULL);
@@ -1580,7 +755,7 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
     if (!out->text)
         goto out;
     out->text_len = best.len;
-    out->readerable = page_is_article(&c, &pk, kind, opt ? opt->url : NULL, out->readerable,
+    out->readerable = extract_page_is_article(&c, &pk, kind, opt ? opt->url : NULL, out->readerable,
                                       best_chars);
     if (!out->image)
         out->image = lead_image(&c, &pk, base);

@@ -37,6 +37,7 @@
 
 #include "ingest/pages/html_internal.h"
 #include "ingest/pages/pages.h"
+#include "util/ascii.h"
 #include "util/err.h"
 #include "util/utf8.h"
 
@@ -44,7 +45,6 @@
 
 #define SNIFF_BYTES 8192
 #define CHARSET_LABEL_MAX 40
-#define REPLACEMENT "\xEF\xBF\xBD"
 /* Text of all runs of one page, bytes (UTF-8 text can only shrink from the
  * input, by entity decoding aside: &lt; is 4 bytes for 1). */
 #define XDOM_MAX_TEXT ((size_t)64 * 1024 * 1024)
@@ -93,7 +93,7 @@ static bool sniff_charset(const char *p, size_t n, char out[CHARSET_LABEL_MAX])
         size_t k = 0;
         while (j < n && k + 1 < CHARSET_LABEL_MAX && is_label_char(p[j])) {
             char ch = p[j++];
-            out[k++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+            out[k++] = ascii_lower(ch);
         }
         out[k] = '\0';
         if (k > 0)
@@ -136,20 +136,6 @@ static const char *charset_name(const char *label)
     return label;
 }
 
-/* Bytes of the UTF-8 sequence a lead byte announces; 0 for no lead byte. */
-static size_t utf8_lead_len(unsigned char c)
-{
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        return 2;
-    if (c >= 0xE0 && c <= 0xEF)
-        return 3;
-    if (c >= 0xF0 && c <= 0xF4)
-        return 4;
-    return 0;
-}
-
 /* iconv from `from` to UTF-8; an unconvertible byte becomes U+FFFD. False
  * when iconv does not know the charset. */
 static bool convert(struct buf *out, const char *p, size_t n, const char *from)
@@ -168,7 +154,8 @@ static bool convert(struct buf *out, const char *p, size_t n, const char *from)
         buf_append(out, chunk, (size_t)(o - chunk));
         if (r == (size_t)-1 && e != E2BIG) {
             /* EILSEQ or EINVAL (cut short at the end): one byte lost */
-            buf_append(out, REPLACEMENT, 3);
+            char fffd[4];
+            buf_append(out, fffd, utf8_encode(0xFFFD, fffd));
             in++;
             left--;
             iconv(cd, NULL, NULL, NULL, NULL);
@@ -219,7 +206,7 @@ int xdom_to_utf8(const char *page, size_t len, const char *charset, const char *
      * through sequences past U+10FFFF: one more pass when needed. */
     if (buf_error(&b) == 0 &&
         (memchr(b.data ? b.data : "", 0, b.len) || !utf8_valid(b.data ? b.data : "", b.len))) {
-        html_utf8_repair(&fixed, b.data, b.len, HTML_NUL_REPLACE);
+        utf8_put_repaired(&fixed, b.data, b.len, UTF8_NUL_REPLACE);
         buf_release(&b);
         b = fixed;
     }
@@ -230,17 +217,6 @@ int xdom_to_utf8(const char *page, size_t len, const char *charset, const char *
     *owned = buf_detach(&b, out_len);
     *out = *owned;
     return *owned ? 0 : ERR_NOMEM;
-}
-
-/* s[0..n) cut to at most max bytes without splitting a UTF-8 sequence. */
-static size_t xtext_cut(const char *s, size_t n, size_t max)
-{
-    if (n <= max)
-        return n;
-    size_t k = max;
-    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
-        k--;
-    return k;
 }
 
 /* ---- the tree ------------------------------------------------------------ */
@@ -292,7 +268,7 @@ static bool style_hides(const char *s)
                     q++;
                     continue;
                 }
-                char c = *q >= 'A' && *q <= 'Z' ? (char)(*q + 32) : *q;
+                char c = ascii_lower(*q);
                 if (c != rule[k])
                     break;
                 q++, k++;
@@ -347,7 +323,7 @@ static void attr_add(struct xdom *d, int name, const char *value)
     }
     size_t len = strlen(value);
     if (len > EXTRACT_MAX_FIELD * 4)
-        len = xtext_cut(value, len, EXTRACT_MAX_FIELD * 4);
+        len = utf8_cut(value, len, EXTRACT_MAX_FIELD * 4);
     char *copy = arena_strndup(d->a, value, len);
     if (!copy) {
         d->rc = ERR_NOMEM;
@@ -516,87 +492,13 @@ bool xdom_attr_is(const struct xdom *d, uint32_t i, enum xattr name, const char 
     return v && strcasecmp(v, s) == 0;
 }
 
-/* ---- white space --------------------------------------------------------- */
-
-/* Bytes of white space at s[0..n) (ASCII, NBSP and the Unicode spaces
- * pages use), 0 when none. */
-static size_t space_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v')
-        return 1;
-    if (c == 0xC2 && n >= 2 && s[1] == 0xA0)
-        return 2;
-    if (c == 0xE2 && n >= 3 && s[1] == 0x80 &&
-        ((s[2] >= 0x80 && s[2] <= 0x8A) || s[2] == 0xA8 || s[2] == 0xA9 || s[2] == 0xAF))
-        return 3;
-    if (c == 0xE3 && n >= 3 && s[1] == 0x80 && s[2] == 0x80)
-        return 3;
-    return 0;
-}
-
-/* Bytes of an invisible character at s[0..n): controls, soft hyphen, zero
- * width space, BOM. */
-static size_t dropped_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    if (c < 0x20 || c == 0x7F)
-        return 1;
-    if (c == 0xC2 && n >= 2 && (s[1] == 0xAD || (s[1] >= 0x80 && s[1] <= 0x9F)))
-        return 2;
-    if (c == 0xE2 && n >= 3 && s[1] == 0x80 && (s[2] == 0x8B || s[2] == 0x8C || s[2] == 0x8D))
-        return 3;
-    if (c == 0xEF && n >= 3 && s[1] == 0xBB && s[2] == 0xBF)
-        return 3;
-    return 0;
-}
+/* ---- text ------------------------------------------------------------------ */
 
 void xtext_fold(struct buf *b, const char *s, size_t n, bool *pending_space, size_t max)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        size_t k = space_len(p + i, n - i);
-        if (k) {
-            *pending_space = true;
-            i += k;
-            continue;
-        }
-        k = dropped_len(p + i, n - i);
-        if (k) {
-            i += k;
-            continue;
-        }
-        /* a run of visible characters, whole UTF-8 sequences, so that a cut
-         * at max falls between two of them */
-        size_t j = i;
-        while (j < n) {
-            unsigned char c = p[j];
-            if (c <= ' ' || c == 0x7F)
-                break;
-            size_t l = 1;
-            if (c >= 0x80) {
-                if (space_len(p + j, n - j) || dropped_len(p + j, n - j))
-                    break;
-                l = utf8_lead_len(c);
-                if (l == 0 || l > n - j)
-                    l = 1;
-            }
-            j += l;
-        }
-        if (j == i)
-            j = i + 1;
-        if (*pending_space && b->len > 0 && b->data[b->len - 1] != '\n')
-            buf_putc(b, ' ');
-        *pending_space = false;
-        if (max && b->len + (j - i) > max) {
-            size_t room = max > b->len ? max - b->len : 0;
-            buf_append(b, s + i, xtext_cut(s + i, j - i, room));
-            return;
-        }
-        buf_append(b, s + i, j - i);
-        i = j;
-    }
+    struct html_fold f = {.b = b, .max = max, .gap = *pending_space ? HTML_GAP_SPACE : HTML_GAP_NONE};
+    html_fold_text(&f, s, n);
+    *pending_space = f.gap != HTML_GAP_NONE;
 }
 
 uint32_t xdom_subtree_end(const struct xdom *d, uint32_t i)

@@ -87,11 +87,11 @@ bool xdom_attr_is(const struct xdom *d, uint32_t i, enum xattr name, const char 
  * the subtree of i is [i, end)). */
 uint32_t xdom_subtree_end(const struct xdom *d, uint32_t i);
 
-/* Append s[0..n) to b with white space folded: a run of it becomes one
- * space, written only before the next visible character and never at the
- * start of b or of a line; invisible characters dropped. *pending_space
- * carries a run across calls. Stops at max bytes (0 = no bound) on a code
- * point boundary. */
+/* Append s[0..n) to b by the pages' one text renderer (html_internal.h:
+ * html_fold_text): a run of white space becomes one space, written only
+ * before the next shown character and never at the start of b or of a
+ * line; invisible characters dropped. *pending_space carries a run across
+ * calls. Stops at max bytes (0 = no bound) on a code point boundary. */
 void xtext_fold(struct buf *b, const char *s, size_t n, bool *pending_space, size_t max);
 
 /* The text below node i, white space folded, in one line (at most max

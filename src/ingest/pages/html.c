@@ -1,5 +1,5 @@
 /* The pages room's HTML front end (html_internal.h): the tag table's
- * look-ups, the one libxml2 HTML parser set-up, the one UTF-8 repair. */
+ * look-ups, the one libxml2 HTML parser set-up. */
 #include "ingest/pages/html_internal.h"
 
 #include <stdlib.h>
@@ -9,11 +9,8 @@
 #include <libxml/parserInternals.h>
 
 #include "util/err.h"
-#include "util/utf8.h"
 
 #include "util/banned.h"
-
-#define REPLACEMENT "\xEF\xBF\xBD"
 
 /* ---- the tag table -------------------------------------------------------- */
 
@@ -84,29 +81,4 @@ void html_sax_stop(struct html_sax *h)
 {
     if (h->running)
         xmlStopParser(h->running);
-}
-
-/* ---- UTF-8 ------------------------------------------------------------------ */
-
-void html_utf8_repair(struct buf *out, const char *p, size_t n, enum html_nul nul)
-{
-    size_t i = 0;
-    while (i < n) {
-        size_t run = i;
-        /* Copy well-formed runs whole; only bad bytes go one by one. */
-        while (run < n) {
-            uint32_t cp;
-            size_t k = utf8_decode(p + run, n - run, &cp);
-            if (k == 0 || cp == 0)
-                break;
-            run += k;
-        }
-        buf_append(out, p + i, run - i);
-        if (run < n) {
-            if (p[run] != 0 || nul == HTML_NUL_REPLACE)
-                buf_append(out, REPLACEMENT, 3);
-            run++;
-        }
-        i = run;
-    }
 }

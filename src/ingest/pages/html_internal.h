@@ -179,16 +179,45 @@ int html_sax_parse(struct html_sax *h, const char *html, size_t len);
 /* Stop the parse h runs (from inside one of its events): no more events. */
 void html_sax_stop(struct html_sax *h);
 
-/* What the repair does with a NUL byte. */
-enum html_nul {
-    HTML_NUL_DROP,    /* left out */
-    HTML_NUL_REPLACE, /* written as U+FFFD */
+/* ---- the text renderer (html_text.c) -------------------------------------- */
+
+/* What text becomes of a code point: the one rule of both readers (the
+ * renderer of html_text_extract and the extractor's text). Unicode's
+ * White_Space code points are spaces; the other C0 and C1 controls, the
+ * soft hyphen, U+200B, U+FEFF and the noncharacters (U+FDD0..U+FDEF and
+ * the last two of each plane) are dropped: invisible, they only get in the
+ * way of search and display. Every other is shown: ZWNJ and ZWJ too, which
+ * carry meaning in Persian, Indic scripts and emoji sequences. */
+enum html_cp {
+    HTML_CP_SHOWN,
+    HTML_CP_SPACE,
+    HTML_CP_DROPPED,
+};
+enum html_cp html_cp_class(uint32_t cp);
+
+/* White space read and not yet written. */
+enum html_gap {
+    HTML_GAP_NONE,
+    HTML_GAP_SPACE,
+    HTML_GAP_BREAK, /* a line break: outranks a space */
 };
 
-/* p[0..n) appended to out with each byte that starts no well-formed UTF-8
- * sequence (RFC 3629: util/utf8.h) written as U+FFFD, one per byte, and
- * NULs as nul says (libxml2 stops at a NUL). The caller checks
- * buf_error. */
-void html_utf8_repair(struct buf *out, const char *p, size_t n, enum html_nul nul);
+/* Where a text is rendered to, and what is carried across its runs. */
+struct html_fold {
+    struct buf *b;
+    size_t max;        /* bound of b->len in bytes, 0: none */
+    enum html_gap gap; /* before the next shown code point */
+    bool one_line;     /* a break is written as a space */
+    bool full;         /* the bound was reached, or b failed: no more is written */
+};
+
+/* s[0..n) appended to f->b under the rule above: a run of spaces becomes
+ * f->gap, written (' ', or '\n' for a break unless one_line) only before
+ * the next shown code point and never at the start of b or of a line;
+ * dropped code points are left out, a byte that starts no well-formed
+ * UTF-8 sequence is written as U+FFFD. The first code point that would
+ * take b past max is not written, nor anything after it (f->full, as on
+ * an append failure: the caller checks buf_error). Returns !f->full. */
+bool html_fold_text(struct html_fold *f, const char *s, size_t n);
 
 #endif

@@ -1,9 +1,11 @@
-/* HTML to plain text (ingest/pages/pages.h: html_text_extract): the
- * pages room's HTML front end (html_internal.h: libxml2's HTML parser in
- * SAX mode, the tag table's TEXT_ columns) feeds an emitter that decodes
- * nothing itself (the parser has decoded entities) but owns every output
- * rule: white space folding, line breaks for block elements, dropped
- * invisible elements, control characters and the byte bound. Input that
+/* HTML to plain text (ingest/pages/pages.h: html_text_extract), and the
+ * pages room's one text renderer (html_internal.h: html_fold_text, which
+ * the extractor's text goes through too): the HTML front end
+ * (html_internal.h: libxml2's HTML parser in SAX mode, the tag table's
+ * TEXT_ columns) feeds an emitter that decodes nothing itself (the parser
+ * has decoded entities); the renderer owns the code point rule (spaces
+ * folded, invisible ones dropped) and the byte bound, the emitter line
+ * breaks for block elements and dropped invisible elements. Input that
  * is not valid UTF-8 is repaired first (U+FFFD) so the parser never falls
  * back to guessing an encoding. */
 #include "ingest/pages/pages.h"
@@ -20,47 +22,27 @@
 
 #include "util/banned.h"
 
-enum pending {
-    PENDING_NONE = 0,
-    PENDING_SPACE = 1,
-    PENDING_BREAK = 2,
-};
-
 struct emitter {
     struct buf b;
-    size_t max; /* output bound in bytes, 0 = none */
-    unsigned flags;
-    enum pending pending;
-    unsigned skip; /* depth inside script/style/... */
-    bool truncated;
-    bool stop; /* output full: ignore the rest */
+    struct html_fold fold; /* into b */
+    unsigned skip;         /* depth inside script/style/... */
+    bool stop;             /* output full: ignore the rest */
     struct arena *a;
     char *first_img;
     struct html_sax *sax; /* the parse; NULL in plain mode */
 };
 
-#define REPLACEMENT_CP 0xFFFDu
+/* ---- the one text renderer ------------------------------------------------ */
 
-/* The code point at s[0..n) (n > 0) and its length: an invalid byte reads
- * as U+FFFD of length 1, so every input makes progress. */
-static size_t decode_or_replacement(const unsigned char *s, size_t n, uint32_t *cp)
-{
-    size_t len = utf8_decode((const char *)s, n, cp);
-    if (len)
-        return len;
-    *cp = REPLACEMENT_CP;
-    return 1;
-}
-
-static bool cp_is_space(uint32_t cp)
+enum html_cp html_cp_class(uint32_t cp)
 {
     switch (cp) {
-    case ' ':
     case '\t':
     case '\n':
-    case '\r':
-    case '\f':
     case '\v':
+    case '\f':
+    case '\r':
+    case ' ':
     case 0x85: /* NEL */
     case 0xA0: /* no-break space: folded like any space */
     case 0x1680:
@@ -69,28 +51,77 @@ static bool cp_is_space(uint32_t cp)
     case 0x202F:
     case 0x205F:
     case 0x3000:
-        return true;
-    default:
-        return cp >= 0x2000 && cp <= 0x200A;
-    }
-}
-
-/* Invisible code points that only get in the way of search and display. */
-static bool cp_is_dropped(uint32_t cp)
-{
-    if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
-        return true;
-    switch (cp) {
+        return HTML_CP_SPACE;
     case 0xAD:   /* soft hyphen */
     case 0x200B: /* zero width space */
     case 0xFEFF: /* BOM / zero width no-break space */
-    case 0xFFFE:
-    case 0xFFFF:
-        return true;
+        return HTML_CP_DROPPED;
     default:
-        return false;
+        break;
     }
+    if (cp >= 0x2000 && cp <= 0x200A)
+        return HTML_CP_SPACE;
+    if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
+        return HTML_CP_DROPPED;
+    if ((cp >= 0xFDD0 && cp <= 0xFDEF) || (cp & 0xFFFE) == 0xFFFE)
+        return HTML_CP_DROPPED;
+    return HTML_CP_SHOWN;
 }
+
+/* s[0..n), whole shown code points, appended after the gap (see
+ * html_fold_text). */
+static bool put_shown(struct html_fold *f, const char *s, size_t n)
+{
+    struct buf *b = f->b;
+    if (n == 0 || f->full)
+        return !f->full;
+    char gap = 0;
+    if (f->gap != HTML_GAP_NONE && b->len > 0 && b->data[b->len - 1] != '\n')
+        gap = f->gap == HTML_GAP_BREAK && !f->one_line ? '\n' : ' ';
+    size_t g = gap != 0;
+    if (f->max && b->len + g + n > f->max) {
+        n = utf8_cut(s, n, f->max > b->len + g ? f->max - b->len - g : 0);
+        f->full = true;
+    }
+    if (n > 0) {
+        if (gap)
+            buf_putc(b, gap);
+        buf_append(b, s, n);
+        f->gap = HTML_GAP_NONE;
+    }
+    if (buf_error(b))
+        f->full = true;
+    return !f->full;
+}
+
+bool html_fold_text(struct html_fold *f, const char *s, size_t n)
+{
+    size_t run = 0, i = 0; /* s[run..i): shown code points not yet written */
+    while (i < n && !f->full) {
+        uint32_t cp;
+        size_t l = utf8_decode(s + i, n - i, &cp);
+        enum html_cp kind = l ? html_cp_class(cp) : HTML_CP_SHOWN;
+        if (l && kind == HTML_CP_SHOWN) {
+            i += l;
+            continue;
+        }
+        if (!put_shown(f, s + run, i - run))
+            break;
+        if (l == 0) {
+            char fffd[4];
+            put_shown(f, fffd, utf8_encode(0xFFFD, fffd));
+            l = 1;
+        } else if (kind == HTML_CP_SPACE && f->gap < HTML_GAP_SPACE) {
+            f->gap = HTML_GAP_SPACE;
+        }
+        i += l;
+        run = i;
+    }
+    put_shown(f, s + run, i - run);
+    return !f->full;
+}
+
+/* ---- HTML to text ------------------------------------------------------------ */
 
 static void emit_stop(struct emitter *e)
 {
@@ -99,48 +130,31 @@ static void emit_stop(struct emitter *e)
         html_sax_stop(e->sax);
 }
 
-/* Append one visible code point, first writing the pending white space. */
-static void emit_cp(struct emitter *e, uint32_t cp)
-{
-    char enc[5];
-    size_t n = 0;
-    if (e->pending != PENDING_NONE && e->b.len > 0) {
-        enc[0] = (e->pending == PENDING_BREAK && !(e->flags & HTML_TEXT_ONE_LINE)) ? '\n' : ' ';
-        n = 1;
-    }
-    n += utf8_encode(cp, enc + n);
-    if (e->max && e->b.len + n > e->max) {
-        e->truncated = true;
-        emit_stop(e);
-        return;
-    }
-    buf_append(&e->b, enc, n);
-    if (buf_error(&e->b)) {
-        emit_stop(e);
-        return;
-    }
-    e->pending = PENDING_NONE;
-}
-
 static void emit_text(struct emitter *e, const char *s, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n && !e->stop) {
-        uint32_t cp;
-        i += decode_or_replacement(p + i, n - i, &cp);
-        if (cp_is_space(cp)) {
-            if (e->pending < PENDING_SPACE)
-                e->pending = PENDING_SPACE;
-        } else if (!cp_is_dropped(cp)) {
-            emit_cp(e, cp);
-        }
-    }
+    if (!e->stop && !html_fold_text(&e->fold, s, n))
+        emit_stop(e);
 }
 
-static void emit_break(struct emitter *e)
+/* An element's start (opening) or end: a dropped element's depth counted,
+ * else its break or space owed to the text. True when the element's text
+ * shows (not inside a dropped one). */
+static bool tag_edge(struct emitter *e, unsigned flags, bool opening)
 {
-    e->pending = PENDING_BREAK;
+    if (flags & HT_TEXT_DROP) {
+        if (opening)
+            e->skip++;
+        else if (e->skip)
+            e->skip--;
+        return false;
+    }
+    if (e->skip)
+        return false;
+    if (flags & HT_TEXT_BREAK)
+        e->fold.gap = HTML_GAP_BREAK;
+    else if ((flags & HT_TEXT_SPACE) && e->fold.gap < HTML_GAP_SPACE)
+        e->fold.gap = HTML_GAP_SPACE;
+    return true;
 }
 
 static void sax_start(void *ctx, const xmlChar *xname, const xmlChar **attrs)
@@ -150,16 +164,8 @@ static void sax_start(void *ctx, const xmlChar *xname, const xmlChar **attrs)
         return;
     enum xtag tag = html_tag_of((const char *)xname);
     unsigned flags = html_tag_flags(tag);
-    if (flags & HT_TEXT_DROP) {
-        e->skip++;
+    if (!tag_edge(e, flags, true))
         return;
-    }
-    if (e->skip)
-        return;
-    if (flags & HT_TEXT_BREAK)
-        emit_break(e);
-    else if ((flags & HT_TEXT_SPACE) && e->pending < PENDING_SPACE)
-        e->pending = PENDING_SPACE;
     if (!e->first_img && tag == XTAG_img && attrs) {
         const char *src = NULL;
         bool pixel = false;
@@ -186,17 +192,7 @@ static void sax_end(void *ctx, const xmlChar *xname)
     if (e->stop || !xname)
         return;
     unsigned flags = html_tag_flags(html_tag_of((const char *)xname));
-    if (flags & HT_TEXT_DROP) {
-        if (e->skip)
-            e->skip--;
-        return;
-    }
-    if (e->skip)
-        return;
-    if (flags & HT_TEXT_BREAK)
-        emit_break(e);
-    else if ((flags & HT_TEXT_SPACE) && e->pending < PENDING_SPACE)
-        e->pending = PENDING_SPACE;
+    tag_edge(e, flags, false);
 }
 
 static void sax_chars(void *ctx, const xmlChar *s, int n)
@@ -229,7 +225,7 @@ static char *html_prepare(const char *in, size_t len, size_t *out_len)
     struct buf b;
     buf_init(&b, 0);
     buf_puts(&b, BODY_PREFIX);
-    html_utf8_repair(&b, in, len, HTML_NUL_DROP);
+    utf8_put_repaired(&b, in, len, UTF8_NUL_DROP);
     if (buf_error(&b)) {
         buf_release(&b);
         return NULL;
@@ -245,8 +241,7 @@ int html_text_extract(struct arena *a, const char *in, size_t len, size_t max_ou
     struct emitter e;
     memset(&e, 0, sizeof e);
     buf_init(&e.b, 0);
-    e.max = max_out;
-    e.flags = flags;
+    e.fold = (struct html_fold){.b = &e.b, .max = max_out, .one_line = flags & HTML_TEXT_ONE_LINE};
     e.a = a;
     memset(out, 0, sizeof *out);
 
@@ -275,7 +270,7 @@ int html_text_extract(struct arena *a, const char *in, size_t len, size_t max_ou
         goto out;
     }
     out->len = e.b.len;
-    out->truncated = e.truncated;
+    out->truncated = e.fold.full;
     out->first_img = e.first_img;
 out:
     buf_release(&e.b);

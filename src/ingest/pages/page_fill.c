@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ingest/ingest.h"
+#include "util/vocab.h"
 
 #include "util/banned.h"
 
@@ -22,7 +23,7 @@ bool page_language(const char *tag, char out[3])
     if (!tag || strlen(tag) < 2 || (tag[2] != '\0' && tag[2] != '-' && tag[2] != '_'))
         return false;
     char code[3] = {tag[0], tag[1], '\0'};
-    return ingest_language_code(code, out);
+    return vocab_language_code(code, out);
 }
 
 unsigned page_fill(struct article *art, const struct extracted_page *pg, bool dated)

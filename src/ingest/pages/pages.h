@@ -111,7 +111,7 @@ enum page_filled {
 unsigned page_fill(struct article *art, const struct extracted_page *pg, bool dated);
 
 /* The two-letter code of a page's or feed's language tag ("en-US",
- * "pt_BR", "de"), as ingest_language_code writes it; false ("" written)
+ * "pt_BR", "de"), as vocab_language_code writes it; false ("" written)
  * for anything else. */
 bool page_language(const char *tag, char out[3]);
 

@@ -14,6 +14,7 @@
 
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/vocab.h"
 
 #include "util/banned.h"
 
@@ -237,14 +238,15 @@ static bool field_matches(const char *want, const char *have)
     return want == NULL || (have != NULL && strcasecmp(want, have) == 0);
 }
 
-/* A language filter: se is NewsAPI's other code for sv (API.md §2). */
+/* A language filter: equal ignoring ASCII case, or the same code under the
+ * language rule (se is NewsAPI's other code for sv, API.md §2). */
 static bool language_matches(const char *want, const char *have)
 {
     if (field_matches(want, have))
         return true;
-    return want != NULL && have != NULL &&
-           (strcasecmp(want, "se") == 0 || strcasecmp(want, "sv") == 0) &&
-           (strcasecmp(have, "se") == 0 || strcasecmp(have, "sv") == 0);
+    char w[3], h[3];
+    return want != NULL && have != NULL && vocab_language_code(want, w) &&
+           vocab_language_code(have, h) && strcmp(w, h) == 0;
 }
 
 int store_pg_sources_list(struct store_backend *b, struct arena *a, const struct source_filter *f,

@@ -1,0 +1,219 @@
+/* The byline a page's text shows (ingest/pages/extract_passes.h:
+ * extract_byline_of_page): an element whose class or rel says author or
+ * byline, outside comments and widgets, else a line led by a label ("By",
+ * "Von", ...) that reads as names; never the site's own name
+ * (docs/extraction.md "Author"). */
+#include <stdint.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ingest/pages/extract_passes.h"
+
+#include "util/banned.h"
+
+#define BYLINE_MAX_CHARS 100
+#define BYLINE_MAX_UP 64 /* ancestors looked at for a comment or widget */
+
+/* A word of the class or id list v starts with w ("comment-author",
+ * "sidebar-main"; not "sticky-sidebar-parent", which says nothing). */
+static bool class_word_starts(const char *v, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = v; p && *p; p++)
+        if ((p == v || p[-1] == ' ') && strncasecmp(p, w, n) == 0)
+            return true;
+    return false;
+}
+
+/* Element i sits in a comment, a widget or a sidebar, whose author lines
+ * are readers' or other articles'. */
+static bool in_other_voice(const struct xdom *d, uint32_t i)
+{
+    static const char *const words[] = {"comment", "widget", "sidebar", "related", "footer",
+                                        "teaser", "recommend"};
+    int up = BYLINE_MAX_UP;
+    for (; i != 0 && up-- > 0; i = d->nodes[i].parent) {
+        enum xtag t = (enum xtag)d->nodes[i].tag;
+        if (t == XTAG_body) /* its classes describe the whole page ("has-sidebar") */
+            return false;
+        if (t == XTAG_nav) /* an <aside> or <footer> may well hold the article's author */
+            return true;
+        const char *v[2] = {xdom_attr(d, i, XATTR_class, NULL), xdom_attr(d, i, XATTR_id, NULL)};
+        for (int k = 0; k < 2; k++)
+            for (size_t w = 0; v[k] && w < sizeof words / sizeof words[0]; w++)
+                if (class_word_starts(v[k], words[w]))
+                    return true;
+    }
+    return false;
+}
+
+/* The names in the author's line line[0..n), or NULL. */
+static char *byline_names_of(struct ctx *c, const char *line, size_t n, const char *site)
+{
+    char *s = n ? xtext_clean(c->a, line, n, EXTRACT_MAX_FIELD, false, &c->rc) : NULL;
+    return xmeta_byline_clean(c->a, s, site, &c->rc);
+}
+
+/* The names in the author's line from node from, or NULL. */
+static char *byline_names(struct ctx *c, uint32_t from, const char *site)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    xdom_text_line(c->d, from, &b, EXTRACT_MAX_FIELD);
+    char *s = buf_error(&b) ? NULL : byline_names_of(c, b.data, b.len, site);
+    buf_release(&b);
+    return s;
+}
+
+/* The author's line when the metadata has none: the first visible element
+ * outside comments and widgets that says it holds the author, with a short
+ * text that names someone (its itemprop=name part when it has one, else
+ * the whole line less its labels and date). It leaves the main text. */
+static char *byline_in(struct ctx *c, const char *site, unsigned flags)
+{
+    const struct xdom *d = c->d;
+    struct nfo *f = c->f;
+    extract_mark_gone(c, flags);
+    extract_sum_pass(c);
+    for (uint32_t i = 1; i < d->n; i++) {
+        if (f[i].gone || d->nodes[i].tag == XTAG_TEXT || !xmeta_marks_author(d, i))
+            continue;
+        if (f[i].tlen == 0 || f[i].tlen > BYLINE_MAX_CHARS || in_other_voice(d, i))
+            continue;
+        uint32_t from = i, end = xdom_subtree_end(d, i);
+        for (uint32_t k = i + 1; k < end; k++) {
+            if (xdom_attr_is(d, k, XATTR_itemprop, "name") && f[k].tlen > 0) {
+                from = k;
+                break;
+            }
+        }
+        char *s = byline_names(c, from, site);
+        if (s) {
+            for (uint32_t k = i; k < end; k++)
+                f[k].invisible = 1;
+            return s;
+        }
+    }
+    return NULL;
+}
+
+#define LABELLED_MAX_CHARS 60 /* "By Jane Doe and John Roe, May 3" */
+
+/* A line that starts with a byline's label ("By ", "Von ", "Autor: ")
+ * and goes on with a capital: the author's line of a theme that marks it
+ * with no class. */
+static bool starts_with_byline_label(const char *s)
+{
+    /* "von" and "by" in lower case too: "von Daniela Obers" under a
+     * heading; the names that must follow keep a sentence out */
+    static const char *const labels[] = {
+        "By ",  "Von ",    "Par ",      "Por ",    "Door ",   "Written by ", "Written by: ",
+        "By: ", "Autor: ", "Autorin: ", "Autor ",  "Text: ",  "Text von ",   "von ",
+        "by ",  "Auteur ", "Auteur : ", "Author ", "Author: "};
+    for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++) {
+        size_t n = strlen(labels[k]);
+        if (strncmp(s, labels[k], n) != 0)
+            continue;
+        unsigned char ch = (unsigned char)s[n];
+        return (ch >= 'A' && ch <= 'Z') || ch >= 0xC3; /* a capital, or a letter outside ASCII */
+    }
+    return false;
+}
+
+/* s is a byline's label and nothing more ("By", "Autor:"). */
+static bool is_byline_label_alone(const char *s)
+{
+    static const char *const alone[] = {
+        "By",      "By:",   "Von",        "Von:",   "Par",      "Por",    "Autor:", "Autorin:",
+        "Author:", "Text:", "Written by", "Auteur", "Auteur :", "Author", "Autor",  "Autorin"};
+    size_t n = strlen(s);
+    while (n > 0 && s[n - 1] == ' ')
+        n--;
+    for (size_t k = 0; k < sizeof alone / sizeof alone[0]; k++)
+        if (strlen(alone[k]) == n && strncmp(s, alone[k], n) == 0)
+            return true;
+    return false;
+}
+
+/* Every word of a name starts with a capital, connectors aside ("Jane Doe
+ * und John Roe", "Ana de la Cruz"). */
+static bool reads_as_names(const char *s)
+{
+    static const char *const small[] = {"und", "and", "y", "et", "i", "&", "de", "la", "del",
+                                        "van", "von", "der", "da", "di", "le", "du", "mit"};
+    for (const char *w = s; *w;) {
+        while (*w == ' ' || *w == ',')
+            w++;
+        size_t n = 0;
+        while (w[n] && w[n] != ' ' && w[n] != ',')
+            n++;
+        if (n == 0)
+            break;
+        unsigned char ch = (unsigned char)w[0];
+        bool capital = (ch >= 'A' && ch <= 'Z') || ch >= 0xC3;
+        bool connector = false;
+        for (size_t k = 0; k < sizeof small / sizeof small[0] && !capital; k++)
+            connector = connector || (strlen(small[k]) == n && strncmp(w, small[k], n) == 0);
+        if (!capital && !connector)
+            return false;
+        w += n;
+    }
+    return true;
+}
+
+/* The first short visible line outside comments and widgets that starts
+ * with a byline's label and names people. It leaves the main text. */
+static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
+{
+    const struct xdom *d = c->d;
+    struct nfo *f = c->f;
+    extract_mark_gone(c, flags);
+    extract_sum_pass(c);
+    struct buf b;
+    buf_init(&b, 0);
+    char *found = NULL;
+    for (uint32_t i = 1; i < d->n && !found; i++) {
+        enum xtag t = (enum xtag)d->nodes[i].tag;
+        if (f[i].gone || t == XTAG_TEXT || f[i].tlen < 2 || f[i].tlen > LABELLED_MAX_CHARS ||
+            !(t == XTAG_p || t == XTAG_span || t == XTAG_div || t == XTAG_small || t == XTAG_em ||
+              t == XTAG_strong || t == XTAG_b || t == XTAG_li || t == XTAG_h5 || t == XTAG_h6 ||
+              t == XTAG_address || t == XTAG_dt))
+            continue;
+        buf_reset(&b);
+        xdom_text_line(d, i, &b, 128);
+        /* the label alone in an element of its own ("<span>By</span><a>Jane
+         * Doe</a>", "<h5>Autor:</h5> Jane Doe"): the line goes on with the
+         * element's next sibling */
+        uint32_t next = d->nodes[i].next;
+        while (next != 0 && d->nodes[next].tag == XTAG_TEXT && f[next].tlen == 0)
+            next = d->nodes[next].next; /* the white space between <dt> and <dd> */
+        bool split = !buf_error(&b) && b.data && is_byline_label_alone(b.data) && next != 0;
+        if (split)
+            xdom_text_line(d, next, &b, 128);
+        if (buf_error(&b) || !b.data || b.len > 2 * LABELLED_MAX_CHARS ||
+            !starts_with_byline_label(b.data) || in_other_voice(d, i))
+            continue; /* a shorter line inside may still be the one */
+        char *s = byline_names_of(c, b.data, b.len, site);
+        if (s && reads_as_names(s)) {
+            found = s;
+            uint32_t end = xdom_subtree_end(d, split ? next : i);
+            for (uint32_t k = i; k < end; k++)
+                f[k].invisible = 1;
+        }
+    }
+    buf_release(&b);
+    return found;
+}
+
+/* Outside the boilerplate first (a menu's "Sign in" may have an author
+ * class), then in it: a theme's entry header often says "header"; then a
+ * line that says "By …" with no class, the same two ways. */
+char *extract_byline_of_page(struct ctx *c, const char *site)
+{
+    char *s = byline_in(c, site, STRIP_UNLIKELY);
+    if (!s)
+        s = byline_in(c, site, 0);
+    if (!s)
+        s = labelled_byline(c, site, STRIP_UNLIKELY);
+    return s ? s : labelled_byline(c, site, 0);
+}

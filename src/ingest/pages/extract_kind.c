@@ -1,0 +1,106 @@
+/* Article or not (ingest/pages/extract_passes.h: extract_page_is_article):
+ * a site root is never one, a section index or a page of links is one only
+ * when it says so; else the main text's length and link share decide
+ * (docs/extraction.md "Article or not"). */
+#include <stdint.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ingest/pages/extract_passes.h"
+#include "util/url.h"
+
+#include "util/banned.h"
+
+/* ---- article or not ---------------------------------------------------------- */
+
+/* "index", "index.html", "default.aspx", "home", "start.php": a home page's
+ * file name. */
+static bool is_home_file(const char *p, size_t n)
+{
+    static const char *const names[] = {"index", "default", "home", "start", "startseite", "main"};
+    size_t stem = 0;
+    while (stem < n && p[stem] != '.')
+        stem++;
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strlen(names[k]) == stem && strncasecmp(p, names[k], stem) == 0)
+            return true;
+    return false;
+}
+
+/* The path of url, the archived URL's when it is a Wayback Machine one
+ * ("/web/20160526181643/http://example.com/"). */
+static void page_path(const char *url, struct url_parts *u)
+{
+    url_split(url, strlen(url), u);
+    const char *p = u->path;
+    if (u->path_len > 5 && strncmp(p, "/web/", 5) == 0) {
+        const char *inner = strstr(p + 5, "/http");
+        if (inner && inner < p + u->path_len)
+            url_split(inner + 1, strlen(inner + 1), u);
+    }
+}
+
+/* A site's home page: nothing, or a home file, after the host, and no
+ * query (WordPress's "/?p=123" is an article). */
+static bool url_is_site_root(const char *url)
+{
+    struct url_parts u;
+    page_path(url, &u);
+    if (!u.authority || (u.query && u.query_len > 0))
+        return false;
+    const char *p = u.path;
+    size_t n = u.path_len;
+    while (n > 0 && *p == '/')
+        p++, n--;
+    return n == 0 || (memchr(p, '/', n) == NULL && is_home_file(p, n));
+}
+
+/* A section's index: one short path segment of letters that ends with '/'
+ * ("/politik/", "/news/"); an article's slug has digits or dashes. */
+static bool url_is_section(const char *url)
+{
+    struct url_parts u;
+    page_path(url, &u);
+    if (!u.authority || (u.query && u.query_len > 0) || u.path_len < 3)
+        return false;
+    const char *p = u.path;
+    size_t n = u.path_len;
+    if (p[0] != '/' || p[n - 1] != '/' || n - 2 > SECTION_MAX_CHARS)
+        return false;
+    for (size_t i = 1; i + 1 < n; i++)
+        if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z')))
+            return false;
+    return true;
+}
+
+/* Share of link text in the picked main text. */
+static float pick_links(const struct ctx *c, const struct pick *pk)
+{
+    uint32_t t = 0, l = 0;
+    for (uint32_t k = 0; k < pk->n; k++) {
+        t += c->f[pk->nodes[k]].tlen;
+        l += c->f[pk->nodes[k]].llen;
+    }
+    return t ? (float)l / (float)t : 0.0f;
+}
+
+/* Whether the page holds an article (docs/extraction.md, "Article or
+ * not"): a home page never does, whatever it declares; a page that says it
+ * is an article does when it has a main text at all, since Firefox's
+ * gate (gate) misses briefs, lists and text in <div>s; a page of links or
+ * a section's index does not; one that says "website" needs the gate; one
+ * that says nothing needs the gate or a longer main text of few links. */
+bool extract_page_is_article(const struct ctx *c, const struct pick *pk, enum xmeta_kind kind,
+                            const char *url, bool gate, size_t chars)
+{
+    if (url && url_is_site_root(url))
+        return false;
+    float text_links = pick_links(c, pk);
+    if (kind == XMETA_ARTICLE)
+        return gate || chars >= DECLARED_MIN_CHARS;
+    if (text_links > PAGE_MAX_LINKS || (url && url_is_section(url)))
+        return false;
+    if (gate || kind == XMETA_WEBSITE)
+        return gate;
+    return chars >= UNDECLARED_MIN_CHARS && text_links < TEXT_MAX_LINKS;
+}
