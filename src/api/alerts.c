@@ -5,6 +5,7 @@
  * errors are word for word /everything's; a key sees and removes only its
  * own alerts (another key's id is answered as one that does not exist). */
 #include "api/internal.h"
+#include "api/render.h"
 #include "api/alert_body.h"
 
 #include <stdio.h>
@@ -56,10 +57,7 @@ static void respond_alerts(struct api_call *c, const struct alert_record *list, 
     struct buf b;
     struct jw w;
     buf_init(&b, LIMIT_RESPONSE_BYTES);
-    jw_init(&w, &b);
-    jw_obj_begin(&w);
-    jw_key(&w, "status");
-    jw_str(&w, "ok");
+    api_render_ok_begin(&w, &b);
     if (one) {
         jw_key(&w, "alert");
         alert_write(&w, list);

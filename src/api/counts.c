@@ -4,6 +4,7 @@
  * before, byte for byte. A counts request is one request against the
  * key's quota and rate limit, like the /v2/everything search it extends. */
 #include "api/interval.h"
+#include "api/render.h"
 #include "api/internal.h"
 #include "util/jw.h"
 #include "util/limits.h"
@@ -201,10 +202,7 @@ static void respond_counts(struct api_call *c, enum api_interval iv, const char 
     for (size_t i = 0; i < nb; i++)
         sum += counts[i];
     buf_init(&b, LIMIT_RESPONSE_BYTES);
-    jw_init(&w, &b);
-    jw_obj_begin(&w);
-    jw_key(&w, "status");
-    jw_str(&w, "ok");
+    api_render_ok_begin(&w, &b);
     jw_key(&w, "totalResults");
     jw_uint(&w, sum);
     jw_key(&w, "interval");

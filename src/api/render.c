@@ -8,13 +8,18 @@
 
 #include "util/banned.h"
 
+void api_render_ok_begin(struct jw *w, struct buf *out)
+{
+    jw_init(w, out);
+    jw_obj_begin(w);
+    jw_key(w, "status");
+    jw_str(w, "ok");
+}
+
 void api_render_articles(struct buf *out, uint64_t total, const struct article *arts, size_t n)
 {
     struct jw w;
-    jw_init(&w, out);
-    jw_obj_begin(&w);
-    jw_key(&w, "status");
-    jw_str(&w, "ok");
+    api_render_ok_begin(&w, out);
     jw_key(&w, "totalResults");
     jw_uint(&w, total);
     jw_key(&w, "articles");
@@ -59,10 +64,7 @@ void api_render_page_walk(struct buf *out, uint64_t total, const struct index_do
 void api_render_sources(struct buf *out, const struct source *srcs, size_t n)
 {
     struct jw w;
-    jw_init(&w, out);
-    jw_obj_begin(&w);
-    jw_key(&w, "status");
-    jw_str(&w, "ok");
+    api_render_ok_begin(&w, out);
     jw_key(&w, "sources");
     jw_arr_begin(&w);
     for (size_t i = 0; i < n; i++) {

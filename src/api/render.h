@@ -11,6 +11,11 @@
 #include "store/store.h"
 #include "util/buf.h"
 
+/* Start a successful answer into out through w: {"status":"ok" with the
+ * object left open for the endpoint's own keys. */
+struct jw;
+void api_render_ok_begin(struct jw *w, struct buf *out);
+
 /* {"status":"ok","totalResults":N,"articles":[…]} from rows. */
 void api_render_articles(struct buf *out, uint64_t total, const struct article *arts, size_t n);
 

@@ -7,6 +7,7 @@
  * writes JSON. A story id is written as a decimal string: it is a 63-bit
  * number, past what a JavaScript number holds exactly. */
 #include "api/internal.h"
+#include "api/render.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -226,10 +227,7 @@ void api_stories(struct api_call *c)
     struct buf b;
     struct jw w;
     buf_init(&b, LIMIT_RESPONSE_BYTES);
-    jw_init(&w, &b);
-    jw_obj_begin(&w);
-    jw_key(&w, "status");
-    jw_str(&w, "ok");
+    api_render_ok_begin(&w, &b);
     jw_key(&w, "totalResults");
     jw_uint(&w, page.total);
     jw_key(&w, "stories");
@@ -316,10 +314,7 @@ void api_story(struct api_call *c, const char *id, size_t len)
     struct buf b;
     struct jw w;
     buf_init(&b, LIMIT_RESPONSE_BYTES);
-    jw_init(&w, &b);
-    jw_obj_begin(&w);
-    jw_key(&w, "status");
-    jw_str(&w, "ok");
+    api_render_ok_begin(&w, &b);
     jw_key(&w, "story");
     jw_obj_begin(&w);
     story_keys(&w, &sum);
