@@ -19,6 +19,18 @@ static const struct {
 #undef API_ERR_ROW_
 };
 
+void api_error_begin(struct jw *w, struct buf *out, const char *code, const char *message)
+{
+    jw_init(w, out);
+    jw_obj_begin(w);
+    jw_key(w, "status");
+    jw_str(w, "error");
+    jw_key(w, "code");
+    jw_str(w, code);
+    jw_key(w, "message");
+    jw_str(w, message);
+}
+
 const char *api_error_code(enum api_error e)
 {
     return errors[e].code;
@@ -45,14 +57,7 @@ void api_error_respond(struct http_response *resp, enum api_error e, const char 
     struct buf b;
     buf_init(&b, 0);
     struct jw w;
-    jw_init(&w, &b);
-    jw_obj_begin(&w);
-    jw_key(&w, "status");
-    jw_str(&w, "error");
-    jw_key(&w, "code");
-    jw_str(&w, errors[e].code);
-    jw_key(&w, "message");
-    jw_str(&w, message);
+    api_error_begin(&w, &b, errors[e].code, message);
     jw_obj_end(&w);
     free(resp->body);
     resp->status = errors[e].status;

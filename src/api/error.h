@@ -68,6 +68,12 @@ enum api_error {
 
 /* The NewsAPI code string and HTTP status of an error. */
 const char *api_error_code(enum api_error e);
+
+/* {"status":"error","code":code,"message":message into out through w, the
+ * object left open for keys of the caller's own (an export's nextCursor). */
+struct jw;
+struct buf;
+void api_error_begin(struct jw *w, struct buf *out, const char *code, const char *message);
 int api_error_status(enum api_error e);
 
 /* Fill resp with the error envelope. message NULL = the default message

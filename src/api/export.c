@@ -225,15 +225,9 @@ static void job_fail(struct export_job *j, const char *why)
         struct buf b;
         buf_init(&b, 0);
         struct jw w;
-        jw_init(&w, &b);
-        jw_obj_begin(&w);
-        jw_key(&w, "status");
-        jw_str(&w, "error");
-        jw_key(&w, "code");
-        jw_str(&w, api_error_code(API_ERR_UNEXPECTED));
-        jw_key(&w, "message");
-        jw_str(&w, "The export failed before its end. Resume it with nextCursor (the same "
-                   "parameters and cursor=nextCursor).");
+        api_error_begin(&w, &b, api_error_code(API_ERR_UNEXPECTED),
+                        "The export failed before its end. Resume it with nextCursor (the same "
+                        "parameters and cursor=nextCursor).");
         jw_key(&w, "nextCursor");
         char next[API_CURSOR_LEN + 1];
         if (j->written != INT64_MIN) {

@@ -210,6 +210,24 @@ out:
     return rc;
 }
 
+/* The first column of st's one row into *out (ERR_NOTFOUND, saying none,
+ * when there is no row); st is finalized. */
+static int step_one_i64(struct store_reader *r, sqlite3_stmt *st, int64_t *out, const char *none,
+                        struct err *err)
+{
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *out = sqlite3_column_int64(st, 0);
+        rc = 0;
+    } else if (rc == SQLITE_DONE) {
+        rc = err_set(err, ERR_NOTFOUND, "%s", none);
+    } else {
+        rc = store_sqlite_fail(r->db, rc, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int store_sqlite_reader_articles(struct store_reader *r, struct arena *a, const int64_t *ids,
                                  size_t n, struct article *arts, struct err *err)
 {
@@ -228,17 +246,7 @@ int store_sqlite_reader_newest_headline(struct store_reader *r, int64_t id_hi, i
     if (rc < 0)
         return rc;
     sqlite3_bind_int64(st, 1, id_hi);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        *out = sqlite3_column_int64(st, 0);
-        rc = 0;
-    } else if (rc == SQLITE_DONE) {
-        rc = err_set(err, ERR_NOTFOUND, "no headline articles");
-    } else {
-        rc = store_sqlite_fail(r->db, rc, err);
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return step_one_i64(r, st, out, "no headline articles", err);
 }
 
 /* --- the full-text side ------------------------------------------------------ */
@@ -713,17 +721,7 @@ int store_sqlite_reader_article_by_url(struct store_reader *r, const char *canon
     if (rc < 0)
         return rc;
     sqlite3_bind_text(st, 1, canonical_url, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        *id = sqlite3_column_int64(st, 0);
-        rc = 0;
-    } else if (rc == SQLITE_DONE) {
-        rc = err_set(err, ERR_NOTFOUND, "no article has this address");
-    } else {
-        rc = store_sqlite_fail(r->db, rc, err);
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return step_one_i64(r, st, id, "no article has this address", err);
 }
 
 int store_sqlite_reader_match_stories(struct store_reader *r, const struct store_match *m,
