@@ -184,6 +184,7 @@ struct export_job {
     struct arena arena;       /* the request's, taken over */
     uint64_t search;          /* api_cursor_search of the request */
     int64_t key_id, day;
+    unsigned char key_hash[32]; /* to look the key up again (auth_key_state) */
     uint64_t reserved, sent;
     int64_t written; /* id of the last article the client was sent, or where the
                       * export resumed (INT64_MIN: from the newest) */
@@ -215,19 +216,16 @@ static void cursor_after(const struct export_job *j, int64_t id, char out[API_CU
     api_cursor_encode(&cur, out);
 }
 
-/* A failure after the headers: NDJSON's last line says what and where to
- * go on; then the body is broken off (http_stream_fail) in both formats. */
-static void job_fail(struct export_job *j, const char *why)
+/* The end of an export after its headers: NDJSON's last line says why
+ * (code, message) and where to go on; then the body is broken off
+ * (http_stream_fail) in both formats. */
+static void job_end_early(struct export_job *j, enum api_error code, const char *message)
 {
-    log_error("request %s: export failed after %" PRIu64 " articles: %s", j->request_id, j->sent,
-              why);
     if (j->format == API_EXPORT_NDJSON) {
         struct buf b;
         buf_init(&b, 0);
         struct jw w;
-        api_error_begin(&w, &b, api_error_code(API_ERR_UNEXPECTED),
-                        "The export failed before its end. Resume it with nextCursor (the same "
-                        "parameters and cursor=nextCursor).");
+        api_error_begin(&w, &b, api_error_code(code), message);
         jw_key(&w, "nextCursor");
         char next[API_CURSOR_LEN + 1];
         if (j->written != INT64_MIN) {
@@ -243,6 +241,39 @@ static void job_fail(struct export_job *j, const char *why)
         buf_release(&b);
     }
     http_stream_fail(j->st);
+}
+
+static void job_fail(struct export_job *j, const char *why)
+{
+    log_error("request %s: export failed after %" PRIu64 " articles: %s", j->request_id, j->sent,
+              why);
+    job_end_early(j, API_ERR_UNEXPECTED,
+                  "The export failed before its end. Resume it with nextCursor (the same "
+                  "parameters and cursor=nextCursor).");
+}
+
+/* The key as it is now, looked up again between batches (through the key
+ * cache, as a live stream does): an export whose key was disabled or
+ * deleted while it ran ends there with apiKeyDisabled or apiKeyInvalid.
+ * true while the key may go on; a store that cannot be read leaves the
+ * key's state unknown, not changed. */
+static bool job_key_still_valid(struct export_job *j)
+{
+    struct auth_result res;
+    struct err err;
+    err_clear(&err);
+    if (auth_key_state(j->api->auth, j->key_hash, &res, &err) < 0 || res.status == AUTH_OK)
+        return true;
+    enum api_error code = res.status == AUTH_INVALID ? API_ERR_KEY_INVALID : API_ERR_KEY_DISABLED;
+    log_info("request %s: export of key %" PRId64 " ended after %" PRIu64
+             " articles: the key was %s",
+             j->request_id, j->key_id, j->sent,
+             code == API_ERR_KEY_INVALID ? "deleted" : "disabled");
+    job_end_early(j, code,
+                  code == API_ERR_KEY_INVALID
+                      ? "The API key of this export was deleted while it ran; the export ended."
+                      : "The API key of this export was disabled while it ran; the export ended.");
+    return false;
 }
 
 /* ids[0..n) of one search batch, written: their whole articles read
@@ -345,9 +376,13 @@ static void *job_main(void *arg)
     char why[256] = "";
     int rc;
     j->req.below = false; /* job_batch sets it from last_id */
-    while ((rc = job_batch(j, &last_id, why, sizeof why)) == 1)
+    bool key_ok = true;
+    while ((rc = job_batch(j, &last_id, why, sizeof why)) == 1 &&
+           (key_ok = job_key_still_valid(j)))
         ;
-    if (rc == 0)
+    if (!key_ok)
+        ; /* ended with the key's error line */
+    else if (rc == 0)
         http_stream_end(j->st);
     else if (rc != ERR_IO)
         job_fail(j, why);
@@ -522,6 +557,7 @@ void api_everything_export(struct api_call *c)
                              .reserved = total,
                              .written = req.below ? req.id_below : INT64_MIN};
     snprintf(j->request_id, sizeof j->request_id, "%s", c->req->request_id);
+    memcpy(j->key_hash, c->auth.key_hash, sizeof j->key_hash);
     if ((rc = api_export_rows_open(&j->rows, api->index, &err)) < 0 ||
         (rc = http_stream_new(&j->st, EXPORT_BUFFER_BYTES, &err)) < 0)
         goto fail_job;

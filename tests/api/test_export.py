@@ -12,7 +12,9 @@ import io
 import json
 import os
 import socket
+import re
 import sqlite3
+import time
 
 import pytest
 
@@ -315,3 +317,40 @@ def test_a_client_that_leaves_mid_export_costs_the_server_nothing(own):
     srv.wait_log(r"export.*\(client abort\)|\(error\)", n=3)
     assert c.get("/healthz").status_code == 200
     assert len(ndjson(c.get(EXPORT, [("domains", "hostile.example")]))) == 3
+
+
+def test_an_export_ends_when_its_key_is_disabled_while_it_runs(own):
+    """As a live stream does (hardening II): the export looks its key up
+    again between batches, and a key disabled meanwhile ends it with an
+    apiKeyDisabled line, the body broken off (no final chunk)."""
+    srv, _ = own
+    name = "fade" + os.urandom(4).hex()
+    key = cli_ok("keys", "create", "--store", srv.store, "--name", name).out.strip()
+    host, port = srv.base[len("http://"):].split(":")
+    s = socket.create_connection((host, int(port)))
+    s.settimeout(60)
+    try:
+        s.sendall(("GET %s?q=bulk&apiKey=%s HTTP/1.1\r\nHost: x\r\n\r\n"
+                   % (EXPORT, key)).encode())
+        got = s.recv(65536)
+        assert got.startswith(b"HTTP/1.1 200"), got[:200]
+        cli_ok("keys", "disable", "--store", srv.store, name)
+        # The server holds at most 1 MiB unsent: reading nothing while the
+        # key cache (2 s) forgets the key keeps the export inside its first
+        # batch of 250 articles (5 MB), so the key is looked up again with
+        # most of the export still to come.
+        time.sleep(3)
+        while True:
+            chunk = s.recv(1 << 20)
+            if not chunk:
+                break
+            got += chunk
+    finally:
+        s.close()
+    lines = re.findall(rb'\{"status":"error"[^\n]*', got)
+    assert lines, "no error line in the %d bytes received" % len(got)
+    last = json.loads(lines[-1])
+    assert last["code"] == "apiKeyDisabled" and "nextCursor" in last
+    assert not got.endswith(b"0\r\n\r\n"), "the body was ended as if complete"
+    assert got.count(b'"url":"https://bulk.example/') < BIG
+    srv.wait_log(r"export of key \d+ ended after \d+ articles: the key was disabled")
