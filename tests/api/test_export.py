@@ -297,8 +297,12 @@ def test_a_big_export_streams_in_bounded_memory(own):
     n, size, grew = export_growth(srv, c, whole)
     assert n_q == sum(1 for i in range(BIG) if i % 28 < 7) and n == BIG
     assert size > BIG * BIG_CONTENT
+    # Holding the rows would grow the server by at least the difference of
+    # the two exports' sizes (22 MB here); half of it is the bound, as the
+    # threads' malloc arenas move by several MB from one export to the next
+    # (14.5 MB against 7 MB measured once with FTS5 under a parallel run).
     if not ASAN:  # ASan's quarantine keeps freed memory: no figure to hold it to
-        assert grew < grew_q + (size - size_q) // 4, (
+        assert grew < grew_q + (size - size_q) // 2, (
             "the server grew %d kB for a %d kB export, %d kB for a %d kB one" % (
                 grew // 1024, size // 1024, grew_q // 1024, size_q // 1024))
 
