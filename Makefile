@@ -212,13 +212,6 @@ $(ASN)/tests/test_index_engine $(ASN)/tests/test_index_match: $(ASN)/tests/%: te
 unit-engine: $(ASN)/tests/test_index_engine
 	cd tests/unit && ../../$(ASN)/tests/test_index_engine
 
-# The engine's structure (issue 24): no src/ file over 1,000 lines (the
-# engine's over 750), and the engine's files call one another downwards
-# only, in internal.h's order (scripts/check-engine.py, one rule a function).
-.PHONY: engine-check
-engine-check:
-	$(PYTHON) scripts/check-engine.py
-
 # The whole API suite with SQLite FTS5 as the search backend (the default
 # is the engine; FTS5 stays a supported backend and the tests' oracle).
 api-test-fts5: build/newsd
@@ -230,7 +223,6 @@ check: deps-test
 	$(MAKE) -j$(TEST_JOBS) build/newsd $(ASN)/newsd $(UNIT_BINS) $(FUZZ_REPLAY) $(RELY_TOOLS) \
 	    $(BENCH_BINS)
 	$(MAKE) docs-check
-	$(MAKE) engine-check
 	$(MAKE) unit
 	$(MAKE) fuzz-replay
 	$(MAKE) api-test

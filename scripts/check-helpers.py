@@ -10,36 +10,30 @@ first, so that prose may name what code may not):
 
   clock      CLOCK_MONOTONIC is named in util/clock.c only, plus at most
              two other files where it only sets a condition variable's
-             clock (pthread_condattr_setclock).                 [enforced]
+             clock (pthread_condattr_setclock).                
   search     no hand-written binary search (a "lo + (hi - lo) / 2" or
              "(lo + hi) / 2" midpoint): util/sort.h's sort_lower_bound is
-             the one.                                           [enforced*]
+             the one.                                          
   compare    no hand-written int64_t qsort comparator: util/sort.h's
-             sort_cmp_i64 / sort_order_i64.                     [enforced*]
+             sort_cmp_i64 / sort_order_i64.                    
   decode     no hand-written percent-decoding (a byte compared with '%'
              next to a hex digit read): util/url.h's url_decode_byte.
-                                                                 [enforced*]
+                                                                
   repair     U+FFFD's bytes, the stand-in for invalid UTF-8, are written only by
              util/utf8.c (utf8_put_repaired, the one repair) and the JSON
              and XML writers that escape byte by byte (util/jw.c,
-             util/xml.c).                                       [enforced*]
+             util/xml.c).                                      
   language   the language rule ("se" is "sv") and the category list are
              util/vocab.c's alone: no "se" or "entertainment" string in
-             code elsewhere.                                    [enforced*]
-  size       no src/ file over 1,000 lines.                     [report]
+             code elsewhere.                                   
+  (File lengths are scripts/check-structure.py's rule.)
 
-* enforced outside src/index/engine; inside it a hit is printed as
-  pending (its files are being split; the lead converts them after the
-  merge, then PENDING below becomes empty). A [report] rule prints and never fails.
-
-Exit status: 1 when an enforced rule is broken, else 0."""
+Exit status: 1 when a rule is broken, else 0."""
 import os
 import re
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-PENDING = ("index/engine/",)
-MAX_LINES = 1000
 CONDVAR_FILES_MAX = 2
 
 MIDPOINT = re.compile(r"\b(\w+)\s*\+\s*\(\s*(\w+)\s*-\s*\1\s*\)\s*(/\s*2\b|>>\s*1\b)|"
@@ -100,26 +94,16 @@ def files(src):
 
 def main():
     src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "src")
-    broken, pending, reported = [], [], []
+    broken = []
     condvar_files = []
 
-    def hit(rel, rule, text, pos, what, enforced=True):
-        where = "src/%s:%d" % (rel, line_of(text, pos))
-        line = "%s: %s: %s" % (where, rule, what)
-        if not enforced:
-            reported.append(line)
-        elif rel.startswith(PENDING):
-            pending.append(line)
-        else:
-            broken.append(line)
+    def hit(rel, rule, text, pos, what):
+        broken.append("src/%s:%d: %s: %s" % (rel, line_of(text, pos), rule, what))
 
     for rel, path in sorted(files(src)):
         with open(path, encoding="utf-8", errors="replace") as f:
             raw = f.read()
         code = strip(raw)
-        lines = raw.count("\n")
-        if lines > MAX_LINES:
-            hit(rel, "size", raw, 0, "%d lines (at most %d)" % (lines, MAX_LINES), enforced=False)
 
         if rel != "util/clock.c":
             uses = [m.start() for m in re.finditer(r"\bCLOCK_MONOTONIC\b", code)]
@@ -170,14 +154,9 @@ def main():
                           "%d files may (util/clock.h: clock_cond_init)" % (
                               rel, line, CONDVAR_FILES_MAX))
 
-    for line in reported:
-        print("report: " + line)
-    for line in pending:
-        print("pending: " + line)
     for line in broken:
         print(line)
-    print("check-helpers: %d broken, %d pending (src/index/engine), %d reported"
-          % (len(broken), len(pending), len(reported)))
+    print("check-helpers: %d broken" % len(broken))
     return 1 if broken else 0
 
 
