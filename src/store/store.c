@@ -142,6 +142,14 @@ int store_articles_put_prepared(struct store *s, struct article *arts,
         return 0;
     if (arts == NULL)
         return err_set(err, ERR_INVALID, "no articles");
+    /* Checked before a story is assigned: an article refused here never
+     * enters the story window (the backends store what passes). */
+    for (size_t i = 0; i < n; i++) {
+        if (arts[i].canonical_url == NULL || arts[i].canonical_url[0] == '\0')
+            return err_set(err, ERR_INVALID, "article %zu has no canonical url", i);
+        if (arts[i].published_at < STORE_ID_TIME_MIN || arts[i].published_at > STORE_ID_TIME_MAX)
+            return err_set(err, ERR_INVALID, "article %zu has an out-of-range publication time", i);
+    }
     int rc = store_stories_assign(s->stories, s->be, arts, preps, n, err);
     if (rc < 0)
         return rc;

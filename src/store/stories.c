@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "story/assign.h"
+#include "store/journal.h"
 #include "util/banned.h"
 
 struct store_stories {
@@ -63,8 +64,7 @@ static int remember_row(void *ctx, const struct article *a)
 {
     struct story_input in = {a->canonical_url, a->title, a->description, a->content,
                              a->published_at};
-    int64_t story = a->story_id ? a->story_id : story_id_for_url(a->canonical_url);
-    return story_remember(ctx, &in, story);
+    return story_remember(ctx, &in, store_story_resolve(a->story_id, a->canonical_url, 0));
 }
 
 /* The window from the stored articles of its length before the newest. */

@@ -406,12 +406,6 @@ int store_pg_articles_put(struct store_backend *b, struct article *arts, size_t 
     size_t inserted = 0, updated = 0;
     int rc;
 
-    for (size_t i = 0; i < n; i++) {
-        if (arts[i].canonical_url == NULL || arts[i].canonical_url[0] == '\0')
-            return err_set(err, ERR_INVALID, "article %zu has no canonical url", i);
-        if (arts[i].published_at < STORE_ID_TIME_MIN || arts[i].published_at > STORE_ID_TIME_MAX)
-            return err_set(err, ERR_INVALID, "article %zu has an out-of-range publication time", i);
-    }
     if ((rc = batch_init(&pb, n, err)) < 0)
         return rc;
     for (size_t i = 0; i < n; i++) {

@@ -140,11 +140,6 @@ static int put_one(sqlite3 *db, struct put_stmts *ps, struct buf *meta, const st
     bool found = false;
     int rc;
 
-    if (a->canonical_url == NULL || a->canonical_url[0] == '\0')
-        return err_set(err, ERR_INVALID, "article %zu has no canonical url", i);
-    if (a->published_at < STORE_ID_TIME_MIN || a->published_at > STORE_ID_TIME_MAX)
-        return err_set(err, ERR_INVALID, "article %zu has an out-of-range publication time", i);
-
     store_sqlite_bind_text(ps->find, 1, a->canonical_url);
     rc = store_sqlite_step_row(db, ps->find, err);
     if (rc == 1) {

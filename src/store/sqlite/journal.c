@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "store/sqlite/db.h"
+#include "util/array.h"
 #include "util/clock.h"
 #include "util/banned.h"
 
@@ -130,15 +131,9 @@ static int ids_collect(struct store_reader *r, sqlite3_stmt *st, int64_t **ids, 
     *ids = NULL;
     *n = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            size_t c = cap ? cap * 2 : 4096;
-            int64_t *v = realloc(*ids, c * sizeof *v);
-            if (v == NULL) {
-                rc = err_set(err, ERR_NOMEM, "out of memory");
-                break;
-            }
-            *ids = v;
-            cap = c;
+        if (array_reserve(ids, &cap, *n, 1, sizeof **ids) < 0) {
+            rc = err_set(err, ERR_NOMEM, "out of memory");
+            break;
         }
         (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
         if (last)
@@ -636,10 +631,6 @@ void store_sqlite_readers_put(struct store_readers *p, struct store_reader *r)
 }
 
 /* --- stories (issue 25) ---------------------------------------------------- */
-
-/* The canonical URL is read only where story_id is NULL: the rest need
- * not copy it. */
-
 
 /* The canonical URL is read only where story_id is NULL: the rest need
  * not copy it. */
