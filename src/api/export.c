@@ -38,6 +38,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/array.h"
 #include "util/clock.h"
 #include "util/jw.h"
 #include "util/limits.h"
@@ -106,23 +107,26 @@ void api_exports_free(struct api_exports *e)
 
 /* Under e->lock: key's entry for day (a new one, or one of an older day
  * started over); NULL on OOM. */
+/* key_id's entry, whatever its day; NULL when it has none. */
+static struct export_usage *usage_find(struct api_exports *e, int64_t key_id)
+{
+    for (size_t i = 0; i < e->n_usage; i++)
+        if (e->usage[i].key_id == key_id)
+            return &e->usage[i];
+    return NULL;
+}
+
+/* key_id's entry for day: one of an earlier day starts again at 0. */
 static struct export_usage *usage_of(struct api_exports *e, int64_t key_id, int64_t day)
 {
-    for (size_t i = 0; i < e->n_usage; i++) {
-        if (e->usage[i].key_id != key_id)
-            continue;
-        if (e->usage[i].day != day)
-            e->usage[i] = (struct export_usage){key_id, day, 0};
-        return &e->usage[i];
+    struct export_usage *u = usage_find(e, key_id);
+    if (u) {
+        if (u->day != day)
+            *u = (struct export_usage){key_id, day, 0};
+        return u;
     }
-    if (e->n_usage == e->cap_usage) {
-        size_t cap = e->cap_usage ? e->cap_usage * 2 : 16;
-        struct export_usage *p = realloc(e->usage, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        e->usage = p;
-        e->cap_usage = cap;
-    }
+    if (array_reserve(&e->usage, &e->cap_usage, e->n_usage, 1, sizeof *e->usage) < 0)
+        return NULL;
     e->usage[e->n_usage] = (struct export_usage){key_id, day, 0};
     return &e->usage[e->n_usage++];
 }
@@ -162,7 +166,9 @@ static void exports_done(struct api_exports *e, int64_t key_id, int64_t day, uin
                          uint64_t sent)
 {
     pthread_mutex_lock(&e->lock);
-    struct export_usage *u = usage_of(e, key_id, day);
+    /* Found, not reset: an export that ran past midnight leaves the new
+     * day's count to the exports of the new day. */
+    struct export_usage *u = usage_find(e, key_id);
     if (u && u->day == day) {
         u->n += (int64_t)sent - (int64_t)reserved;
         if (u->n < 0)
@@ -387,11 +393,16 @@ static void *job_main(void *arg)
     else if (rc != ERR_IO)
         job_fail(j, why);
     /* ERR_IO: the client went (or the server stops): nothing to tell. */
-    exports_done(j->api->exports, j->key_id, j->day, j->reserved, j->sent);
+    /* Everything released first: api_free may return (and the server tear
+     * down) as soon as the last export is done. */
+    struct api_exports *e = j->api->exports;
+    int64_t key_id = j->key_id, day = j->day;
+    uint64_t reserved = j->reserved, sent = j->sent;
     http_stream_release(j->st);
     api_export_rows_close(j->rows);
     arena_release(&j->arena);
     free(j);
+    exports_done(e, key_id, day, reserved, sent);
     return NULL;
 }
 
@@ -464,22 +475,10 @@ static int count_matches(struct api_call *c, const struct index_request *req, ui
         return 0; /* an empty window (the plan's delay or history) */
     count.offset = 0;
     count.limit = 0;
-    if (c->api->cfg.query_timeout_ms > 0)
-        count.deadline_ms = (c->req->received_ms > 0 ? c->req->received_ms : clock_mono_ms()) +
-                            c->api->cfg.query_timeout_ms;
+    count.deadline_ms = api_deadline(c);
     int rc = index_search(c->api->index, &c->arena, &count, &res, &err);
-    if (rc == ERR_BUSY) {
-        c->searched = false;
-        return api_fail_building(c);
-    }
-    if (rc == ERR_TIMEOUT)
-        return api_fail(c, API_ERR_UNAVAILABLE,
-                        "Your query took too long to run and was stopped. Try a narrower query "
-                        "(fewer OR terms, a date range) or try again later.");
-    if (rc < 0) {
-        log_error("request %s: export count failed: %s", c->req->request_id, err_msg(&err, rc));
-        return api_fail(c, API_ERR_UNEXPECTED, NULL);
-    }
+    if (rc < 0)
+        return api_fail_index(c, rc, &err);
     *total = res.total;
     return 0;
 }

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "article/json.h"
 #include "util/jw.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
@@ -30,29 +29,23 @@ void api_export_head(struct buf *out, enum api_export_format f)
         buf_puts(out, CSV_COLUMNS);
 }
 
-/* s[0..n) with every byte that is not UTF-8 as U+FFFD. */
-static void utf8_clean(struct buf *out, const char *s, size_t n)
-{
-    utf8_put_repaired(out, s, n, UTF8_NUL_KEEP);
-}
-
 void api_export_csv_field(struct buf *out, const char *s, size_t n)
 {
     if (!s)
         return;
     if (!memchr(s, '"', n) && !memchr(s, ',', n) && !memchr(s, '\r', n) && !memchr(s, '\n', n)) {
-        utf8_clean(out, s, n);
+        utf8_put_repaired(out, s, n, UTF8_NUL_KEEP);
         return;
     }
     buf_putc(out, '"');
     for (const char *q; n && (q = memchr(s, '"', n)) != NULL;) {
         size_t k = (size_t)(q - s) + 1;
-        utf8_clean(out, s, k); /* through the quote, */
+        utf8_put_repaired(out, s, k, UTF8_NUL_KEEP); /* through the quote, */
         buf_putc(out, '"');    /* then its double */
         s += k;
         n -= k;
     }
-    utf8_clean(out, s, n);
+    utf8_put_repaired(out, s, n, UTF8_NUL_KEEP);
     buf_putc(out, '"');
 }
 
