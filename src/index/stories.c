@@ -13,18 +13,13 @@
 #include <string.h>
 
 #include "article/json.h"
+#include "util/sort.h"
 #include "util/banned.h"
 
 static int cmp_id(const void *x, const void *y)
 {
     const struct index_story_match *a = x, *b = y;
     return a->id < b->id ? -1 : a->id > b->id;
-}
-
-static int cmp_id_desc(const void *x, const void *y)
-{
-    const int64_t *a = x, *b = y;
-    return *a > *b ? -1 : *a < *b;
 }
 
 /* A story among the matches. */
@@ -363,7 +358,7 @@ int index_stories(struct index *idx, struct arena *a, const struct index_request
         const struct group *gr = top[from + i];
         if (docs[j].id != ids[i])
             continue; /* deleted since the search */
-        qsort(members[i], nm[i], sizeof *members[i], cmp_id_desc);
+        qsort(members[i], nm[i], sizeof *members[i], sort_cmp_i64_desc);
         out->s[j] = (struct index_story){.story = gr->story,
                                          .size = gr->size,
                                          .first_id = gr->first,

@@ -12,3 +12,8 @@ int sort_cmp_i64(const void *x, const void *y)
 {
     return sort_order_i64(*(const int64_t *)x, *(const int64_t *)y);
 }
+
+int sort_cmp_i64_desc(const void *x, const void *y)
+{
+    return sort_order_i64(*(const int64_t *)y, *(const int64_t *)x);
+}

@@ -22,6 +22,8 @@ static inline int sort_order_u64(uint64_t a, uint64_t b)
 /* Two uint64_t / int64_t, ascending: negative, 0 or positive. */
 int sort_cmp_u64(const void *x, const void *y);
 int sort_cmp_i64(const void *x, const void *y);
+/* int64_t values, descending (newest id first). */
+int sort_cmp_i64_desc(const void *x, const void *y);
 
 /* The lower bound of key in base[0..n) (elements of size bytes, sorted by
  * cmp): the first index whose element is not less than key, n when every

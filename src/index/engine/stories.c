@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "store/journal.h"
+#include "util/sort.h"
 #include "util/banned.h"
 
 /* Columns are built one at a time: two searches asking for the same
@@ -153,12 +154,6 @@ static int members_add(struct members_run *r, int64_t id)
     return 0;
 }
 
-static int cmp_id_desc(const void *x, const void *y)
-{
-    const int64_t *a = x, *b = y;
-    return *a > *b ? -1 : *a < *b;
-}
-
 int eng_story_members_run(const struct eng_snap *s, struct store_readers *readers, struct arena *a,
                           int64_t story, int64_t lo, int64_t hi, int64_t **out, size_t *n,
                           struct err *err)
@@ -188,7 +183,7 @@ int eng_story_members_run(const struct eng_snap *s, struct store_readers *reader
         }
     }
     if (rc == 0 && r.n > 0) {
-        qsort(r.ids, r.n, sizeof *r.ids, cmp_id_desc); /* segments may interleave */
+        qsort(r.ids, r.n, sizeof *r.ids, sort_cmp_i64_desc); /* segments may interleave */
         if ((*out = arena_alloc(a, r.n * sizeof **out)) == NULL)
             rc = err_set(err, ERR_NOMEM, "out of memory for a story's articles");
         else {
