@@ -13,7 +13,7 @@
  *    terms (store/meta.h) prefixed with ENG_META_MARK in one dictionary.
  *
  * Files, bottom to top; each calls only files above it in this list (checked
- * by scripts/check-engine.py, `make engine-check`):
+ * by scripts/check-structure.py, engine_calls_downward: `make structure-check`):
  *   docs.c       the document store: each article's NewsAPI JSON, compressed
  *   columns.c    a segment's in-memory columns (facets, stories): their memory
  *   snapshot.c   generations; reference counts of segments, deletion sets and

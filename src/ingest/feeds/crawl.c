@@ -203,7 +203,8 @@ static const char *error_line(struct arena *a, const char *prefix, const char *m
     return copy ? copy : "error";
 }
 
-void crawl_stats_add(struct crawl_stats *sum, const struct crawl_stats *x)
+/* sum += x, field by field. */
+static void crawl_stats_add(struct crawl_stats *sum, const struct crawl_stats *x)
 {
     sum->fetched += x->fetched;
     sum->not_modified += x->not_modified;

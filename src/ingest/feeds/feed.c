@@ -21,22 +21,6 @@
 
 #include "util/banned.h"
 
-const char *feed_format_name(enum feed_format f)
-{
-    switch (f) {
-    case FEED_FORMAT_RSS:
-        return "rss";
-    case FEED_FORMAT_RDF:
-        return "rdf";
-    case FEED_FORMAT_ATOM:
-        return "atom";
-    case FEED_FORMAT_JSON:
-        return "json";
-    default:
-        return "unknown";
-    }
-}
-
 /* ---- entry --------------------------------------------------------------- */
 
 /* Inflate a gzip body into a malloc'd buffer of at most FEED_MAX_BODY_BYTES. */

@@ -182,11 +182,6 @@ const char *feed_ctx_join(struct feed_ctx *c, const char *a, const char *b)
     return j ? j : a;
 }
 
-bool feed_ctx_date(const char *s, size_t n, int64_t *out)
-{
-    return ingest_date_parse(s, n, out);
-}
-
 bool feed_url_is_image(const char *s)
 {
     static const char *const exts[] = {".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif"};

@@ -51,9 +51,6 @@ const char *feed_ctx_author(struct feed_ctx *c, const char *s, size_t n);
  * when it does not fit); either may be NULL. */
 const char *feed_ctx_join(struct feed_ctx *c, const char *a, const char *b);
 
-/* Parse a date written as RFC 822 or ISO 8601 (surrounding blanks allowed). */
-bool feed_ctx_date(const char *s, size_t n, int64_t *out);
-
 /* Fill what an item lacks from what it has: content from description,
  * image from the first <img> of its markup (resolved against base). */
 void feed_ctx_item_finish(struct feed_ctx *c, struct feed_item *it, const char *first_img,

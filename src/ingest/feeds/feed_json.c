@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "ingest/feeds/feed_internal.h"
+#include "ingest/ingest.h"
 
 #include "util/banned.h"
 
@@ -98,10 +99,10 @@ static void json_item(struct feed_ctx *c, const json_t *o, const char *feed_base
     size_t n = 0;
     const char *d = jstr(o, "date_published", &n);
     if (d)
-        it->has_date = feed_ctx_date(d, n, &it->published_at);
+        it->has_date = ingest_date_parse(d, n, &it->published_at);
     d = jstr(o, "date_modified", &n);
     if (!it->has_date && d)
-        it->has_date = feed_ctx_date(d, n, &it->published_at);
+        it->has_date = ingest_date_parse(d, n, &it->published_at);
     feed_ctx_item_finish(c, it, first_img, it->link ? it->link : feed_base);
 }
 

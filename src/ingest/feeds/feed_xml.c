@@ -19,6 +19,7 @@
 #include <libxml/tree.h>
 
 #include "ingest/feeds/feed_internal.h"
+#include "ingest/ingest.h"
 #include "util/ascii.h"
 #include "util/buf.h"
 #include "util/utf8.h"
@@ -312,7 +313,7 @@ static bool field_date(struct xctx *x, const xmlNode *n, int64_t *out)
     struct buf b;
     buf_init(&b, 256);
     gather(x, n, false, &b, XML_GATHER_DEPTH);
-    bool ok = !buf_error(&b) && feed_ctx_date(b.data, b.len, out);
+    bool ok = !buf_error(&b) && ingest_date_parse(b.data, b.len, out);
     buf_release(&b);
     return ok;
 }

@@ -88,9 +88,6 @@ struct feed {
 int feed_parse(struct arena *a, const char *body, size_t len, const char *charset,
                const char *base_url, struct feed *out, struct err *err);
 
-/* "rss", "rdf", "atom", "json" or "unknown". */
-const char *feed_format_name(enum feed_format f);
-
 /* The feed crawler: polls the store's due feeds (store.h "feeds") and runs
  * each through fetch (conditional GET, fetch/fetch.h) → parse
  * (ingest/feeds/feeds.h) → the one normalisation (ingest_normalize) → one
@@ -255,9 +252,6 @@ void crawl_stop(struct crawler *c);
  * before the first pass, or with no crawler at all (serve --no-crawl).
  * Idempotent, thread-safe; crawl_new calls it too. */
 void crawl_metrics_init(void);
-
-/* sum += x, field by field. */
-void crawl_stats_add(struct crawl_stats *sum, const struct crawl_stats *x);
 
 /* OPML 2.0 feed lists, what every feed reader imports and exports
  * (`newsd feeds import` / `export`, docs/feeds.md "OPML"). An outline with

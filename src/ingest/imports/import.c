@@ -583,11 +583,6 @@ FILE *ingest_import_report(struct import_ctx *c)
     return c->report ? c->report : stderr;
 }
 
-struct store *ingest_import_store(struct import_ctx *c)
-{
-    return c->s;
-}
-
 static int file_producer(struct import_ctx *c, void *arg)
 {
     return import_stream(c, arg);

@@ -131,9 +131,6 @@ int warc_open_stream(struct warc_reader **out, FILE *f, struct err *err);
  * rec->offset; call again), WARC_END, or a negative ERR_IO / ERR_NOMEM. */
 int warc_next(struct warc_reader *r, struct warc_record *rec, struct err *err);
 
-/* Bytes of the file read so far (compressed bytes when gzip). */
-uint64_t warc_file_offset(const struct warc_reader *r);
-
 void warc_close(struct warc_reader *r);
 
 /* "WARC/1.0", "ARC v1", ...: what the summaries print. */

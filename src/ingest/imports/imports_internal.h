@@ -71,9 +71,6 @@ void ingest_import_skip(struct import_ctx *c);
 /* Where the producer reports problems and progress. */
 FILE *ingest_import_report(struct import_ctx *c);
 
-/* The store being imported into (for catalogue look-ups). */
-struct store *ingest_import_store(struct import_ctx *c);
-
 /* The record lines of ARC files, the Internet Archive's format before WARC
  * (read by ingest/imports/imports.h's reader, which tells ARC from WARC per record).
  *

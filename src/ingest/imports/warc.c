@@ -844,11 +844,6 @@ int warc_open(struct warc_reader **out, const char *path, struct err *err)
     return 0;
 }
 
-uint64_t warc_file_offset(const struct warc_reader *r)
-{
-    return r->fpos;
-}
-
 const char *warc_format_name(enum warc_format f)
 {
     static const char *const names[WARC_FORMAT_COUNT] = {
