@@ -5,7 +5,8 @@ shared, noisy machine slows both alike and the ratios hold).
 
   bench_extensions.py run --newsd BIN --bench-bin DIR --store DIR
         --fts5-store DIR --key KEY [--rounds K] [--reps R] [--mix FILE]
-        [--counts-reps C] [--ext-reps E] [--export PARAMS | --no-export] [--no-fts5-mix]  > RAW
+        [--counts-reps C] [--ext-reps E] [--export PARAMS | --no-export]
+        [--export-servers engine[,fts5]] [--no-fts5-mix]  > RAW
   bench_extensions.py report RAW > REPORT.md
 
 `run` starts two `newsd serve`, both with the count cache off
@@ -181,7 +182,7 @@ def cmd_run(a):
                         total = b.get("totalResults", 0)
                         print("ext\t%s\t%s\t%.1f\t%s\t%d" % (name, shape, us, total, rnd),
                               flush=True)
-        for name in SERVERS if a.export else ():
+        for name in (a.export_servers.split(",") if a.export else ()):
             sys.stdout.flush()
             failed |= subprocess.call(
                 [os.path.join(a.bench_bin, "bench_http"), "--url", servers[name][1], "--key",
@@ -310,6 +311,9 @@ def main():
     r.add_argument("--export", default="q=the%20OR%20of%20OR%20and%20OR%20a%20OR%20in")
     r.add_argument("--no-export", dest="export", action="store_const", const="",
                    help="no export step (FTS5's cursor walk alone takes minutes at 1 M)")
+    r.add_argument("--export-servers", default=",".join(SERVERS),
+                   help="the servers that export, comma-separated (FTS5's cursor walk is"
+                   " hours at 10 M: --export-servers engine)")
     r.add_argument("--no-fts5-mix", dest="fts5_mix", action="store_false",
                    help="the query mix (plain and dedupe) on the engine only")
     p = sub.add_parser("report")
