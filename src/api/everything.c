@@ -37,8 +37,40 @@ int api_everything_filters(struct api_call *c, struct index_request *req)
     return 0;
 }
 
-/* cursor (an extension, api/cursor.h): "*" starts a newest-first walk,
- * a cursor this search's previous page gave goes on below it. */
+/* The cursor kind of a sortBy order. */
+static enum api_cursor_kind cursor_kind(enum index_sort sort)
+{
+    return sort == INDEX_SORT_RELEVANCY    ? API_CURSOR_RELEVANCY
+           : sort == INDEX_SORT_POPULARITY ? API_CURSOR_POPULARITY
+                                           : API_CURSOR_PUBLISHED;
+}
+
+/* Where a cursor puts the rest of its walk in req: below its id
+ * (publishedAt), after its place in a ranked order, with a relevancy
+ * walk's frozen statistics. */
+static int cursor_place(struct api_call *c, const struct api_cursor *cur,
+                        struct index_request *req)
+{
+    if (cur->kind == API_CURSOR_PUBLISHED) {
+        req->below = true;
+        req->id_below = cur->id;
+        return 0;
+    }
+    req->after = true;
+    req->after_key = cur->key;
+    req->after_id = cur->id;
+    if (cur->kind == API_CURSOR_RELEVANCY) {
+        struct index_rank_stats *st = arena_alloc(&c->arena, sizeof *st);
+        if (st == NULL)
+            return api_fail(c, API_ERR_UNEXPECTED, NULL);
+        *st = cur->stats;
+        req->stats = st;
+    }
+    return 0;
+}
+
+/* cursor (an extension, api/cursor.h): "*" starts a walk in the sortBy
+ * order, a cursor this search's previous page gave goes on after it. */
 static int get_cursor(struct api_call *c, struct index_request *req)
 {
     const struct api_param *p = api_params_first(&c->params, "cursor");
@@ -49,29 +81,30 @@ static int get_cursor(struct api_call *c, struct index_request *req)
         return api_fail(c, API_ERR_PARAMETER_INVALID,
                         "The page parameter cannot be combined with cursor: the cursor says "
                         "where the next page starts.");
-    if (req->sort != INDEX_SORT_PUBLISHED_DESC)
+    if (req->sort == INDEX_SORT_PUBLISHED_ASC) /* (not a sortBy of /v2/everything) */
         return api_fail(c, API_ERR_PARAMETER_INVALID,
-                        "Cursor paging follows sortBy=publishedAt (newest first): relevancy and "
-                        "popularity orders change as articles arrive, so no place in them stays "
-                        "put. Page through them with page, up to the result window.");
+                        "Cursor paging follows sortBy=publishedAt, relevancy or popularity.");
     if (c->feed != API_FEED_NONE)
         return api_fail(c, API_ERR_PARAMETER_INVALID,
                         "The cursor parameter cannot be combined with format: cursor pages are "
                         "NewsAPI's JSON with a nextCursor.");
     c->walk = true;
+    req->walk = req->sort != INDEX_SORT_PUBLISHED_DESC;
     if (p->len == 1 && p->value[0] == '*')
         return 0;
     if (!api_cursor_decode(p->value, p->len, &cur))
         return api_fail(c, API_ERR_PARAMETER_INVALID,
                         "The cursor parameter is not a cursor newsd gave: pass cursor=* to start "
                         "a walk, then each response's nextCursor.");
+    if (cur.kind != cursor_kind(req->sort))
+        return api_fail(c, API_ERR_PARAMETER_INVALID,
+                        "This cursor belongs to a walk in another sortBy order: keep sortBy as "
+                        "it was when the walk started, or start a new walk with cursor=*.");
     if (cur.search != api_cursor_search(&c->params))
         return api_fail(c, API_ERR_PARAMETER_INVALID,
                         "This cursor belongs to another search: keep every parameter but cursor "
                         "and pageSize as it was when the walk started.");
-    req->below = true;
-    req->id_below = cur.id;
-    return 0;
+    return cursor_place(c, &cur, req);
 }
 
 void api_everything(struct api_call *c)

@@ -216,7 +216,7 @@ static int job_write(struct export_job *j, const char *data, size_t len)
 }
 
 /* The cursor that goes on after article id. */
-static void cursor_after(const struct export_job *j, int64_t id, char out[API_CURSOR_LEN + 1])
+static void cursor_after(const struct export_job *j, int64_t id, char out[API_CURSOR_MAX + 1])
 {
     struct api_cursor cur = {.search = j->search, .id = id};
     api_cursor_encode(&cur, out);
@@ -233,7 +233,7 @@ static void job_end_early(struct export_job *j, enum api_error code, const char 
         struct jw w;
         api_error_begin(&w, &b, api_error_code(code), message);
         jw_key(&w, "nextCursor");
-        char next[API_CURSOR_LEN + 1];
+        char next[API_CURSOR_MAX + 1];
         if (j->written != INT64_MIN) {
             cursor_after(j, j->written, next);
             jw_str(&w, next);
@@ -306,7 +306,7 @@ static int job_rows(struct export_job *j, const int64_t *ids, size_t n, char *wh
         int64_t in_out = INT64_MIN; /* the last article in out */
         size_t n_out = 0;
         for (size_t i = 0; i < k && rc == 0; i++) {
-            char cur[API_CURSOR_LEN + 1];
+            char cur[API_CURSOR_MAX + 1];
             if (arts[i].id != 0) { /* 0: deleted since the search, gone from the export too */
                 cursor_after(j, ids[at + i], cur);
                 api_export_article(&out, j->format, &arts[i], cur);
@@ -449,7 +449,8 @@ static int get_resume(struct api_call *c, struct index_request *req)
     struct api_cursor cur;
     if (!p || (p->len == 1 && p->value[0] == '*'))
         return 0;
-    if (!api_cursor_decode(p->value, p->len, &cur))
+    /* (an export is newest first: a ranked walk's cursor is not one of its places) */
+    if (!api_cursor_decode(p->value, p->len, &cur) || cur.kind != API_CURSOR_PUBLISHED)
         return api_fail(c, API_ERR_PARAMETER_INVALID,
                         "The cursor parameter is not a cursor newsd gave: leave it out to export "
                         "from the newest match, or pass the cursor of the last line you have.");

@@ -202,43 +202,84 @@ static int search_timed(struct api_call *c, const struct index_request *req,
         struct index_request timed = *req;
         timed.deadline_ms = api_deadline(c);
         int rc = index_search(c->api->index, &c->arena, &timed, res, &err);
+        if (req->walk && req->sort == INDEX_SORT_RELEVANCY && rc == ERR_TOO_LARGE)
+            return api_fail(c, API_ERR_PARAMETER_INVALID,
+                            "A relevancy cursor holds the statistics of at most %d words, phrases "
+                            "and filter terms: narrow the search, or walk it in another sortBy "
+                            "order.",
+                            INDEX_RANK_LEAVES_MAX);
+        if (req->walk && req->stats && rc == ERR_INVALID)
+            return api_fail(c, API_ERR_PARAMETER_INVALID,
+                            "This cursor does not fit this search: pass cursor=* to start a walk, "
+                            "then each response's nextCursor.");
         if (rc < 0)
             return api_fail_index(c, rc, &err);
     }
     return 0;
 }
 
-/* A page of a cursor walk (api/cursor.h): the rest of the walk is
- * searched; totalResults stays the whole search's (one more count when
- * the walk is under way), and nextCursor comes when more follow this
- * page: the walk goes on below its last article. */
-static void respond_walk(struct api_call *c, const struct index_request *req,
-                         const struct index_result *rest)
+/* The cursor that goes on after the last article of a page. */
+static void cursor_next(struct api_call *c, const struct index_request *req,
+                        const struct index_result *page, char out[API_CURSOR_MAX + 1])
 {
-    uint64_t total = rest->total;
-    if (req->below) {
-        struct index_request whole = *req;
-        struct index_result all;
-        whole.below = false;
-        whole.offset = 0;
-        whole.limit = 0;
-        if (search_timed(c, &whole, &all) < 0)
-            return;
-        total = all.total;
+    struct api_cursor cur = {.search = api_cursor_search(&c->params),
+                             .id = page->docs[page->n - 1].id};
+    if (req->sort == INDEX_SORT_RELEVANCY || req->sort == INDEX_SORT_POPULARITY) {
+        cur.kind =
+            req->sort == INDEX_SORT_RELEVANCY ? API_CURSOR_RELEVANCY : API_CURSOR_POPULARITY;
+        cur.key = page->keys[page->n - 1];
+        /* the walk's statistics: the first page's, then the same again */
+        cur.stats = req->stats ? *req->stats : page->stats;
     }
-    char next[API_CURSOR_LEN + 1];
-    bool more = rest->total > rest->n && rest->n > 0;
-    if (more) {
-        struct api_cursor cur = {.search = api_cursor_search(&c->params),
-                                 .id = rest->docs[rest->n - 1].id};
-        api_cursor_encode(&cur, next);
+    api_cursor_encode(&cur, out);
+}
+
+/* A page of a cursor walk (api/cursor.h): the rest of the walk is
+ * searched; totalResults stays the whole search's, and nextCursor comes
+ * when more follow this page: the walk goes on after its last article.
+ * Newest first, the rest below the cursor is counted (one more count for
+ * the whole search when the walk is under way); a ranked order's count is
+ * the whole search's already, and one match more than the page says
+ * whether more follow. */
+static void respond_walk(struct api_call *c, const struct index_request *req)
+{
+    struct index_request ask = *req;
+    struct index_result rest;
+    uint64_t total;
+    bool more;
+    if (req->walk)
+        ask.limit = req->limit + 1;
+    if (search_timed(c, &ask, &rest) < 0)
+        return;
+    total = rest.total;
+    if (req->walk) {
+        more = rest.n > req->limit;
+        if (more)
+            rest.n = req->limit;
+    } else {
+        more = rest.total > rest.n && rest.n > 0;
+        if (req->below) {
+            struct index_request whole = *req;
+            struct index_result all;
+            whole.below = false;
+            whole.offset = 0;
+            whole.limit = 0;
+            if (search_timed(c, &whole, &all) < 0)
+                return;
+            total = all.total;
+        }
     }
+    char next[API_CURSOR_MAX + 1];
+    if (more)
+        cursor_next(c, req, &rest, next);
     struct buf b;
     buf_init(&b, LIMIT_RESPONSE_BYTES);
-    api_render_page_walk(&b, total, rest->docs, rest->n, more ? next : NULL);
+    api_render_page_walk(&b, total, rest.docs, rest.n, more ? next : NULL);
     /* facets, like totalResults, are the whole search's on every page */
     struct index_request whole = *req;
     whole.below = false;
+    whole.after = false;
+    whole.walk = false;
     if (api_facets_append(c, &whole, &b) < 0) {
         buf_release(&b);
         return;
@@ -255,12 +296,12 @@ void api_respond_search(struct api_call *c, const struct index_request *req)
 {
     struct index_result res;
     c->searched = true;
-    if (search_timed(c, req, &res) < 0)
-        return;
     if (c->walk) {
-        respond_walk(c, req, &res);
+        respond_walk(c, req);
         return;
     }
+    if (search_timed(c, req, &res) < 0)
+        return;
     if (c->feed != API_FEED_NONE) {
         respond_feed(c, &res);
         return;

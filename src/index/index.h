@@ -34,6 +34,18 @@ enum index_sort {
     INDEX_SORT_POPULARITY,     /* source popularity, ties newest first */
 };
 
+/* Scored leaves of a query that a relevancy cursor can freeze the
+ * statistics of (each one's document count travels in the cursor). */
+#define INDEX_RANK_LEAVES_MAX 64
+
+/* What relevancy (FTS5's bm25) reads of the collection: its documents,
+ * their tokens, and per scored leaf (phrase) the documents it matches. */
+struct index_rank_stats {
+    int64_t nrow, ntoken;
+    size_t nleaves;
+    int64_t hits[INDEX_RANK_LEAVES_MAX];
+};
+
 struct index_request {
     const struct query_node *q;       /* NULL: no text condition */
     unsigned q_fields;                /* enum index_field mask for q (searchIn) */
@@ -54,6 +66,18 @@ struct index_request {
      * rest of a newest-first walk. */
     bool below;
     int64_t id_below;
+    /* Cursor paging in a ranked order (relevancy, popularity): the page
+     * holds only matches ranked after the cursor's place, a lower key
+     * (score or popularity) or the same key and a lower id; the count
+     * stays the whole search's. */
+    bool after;
+    double after_key;
+    int64_t after_id;
+    /* Relevancy's collection statistics: NULL ranks with the index's own
+     * as of now; else with these (a cursor walk's, frozen at its first
+     * page, so that a document's score is a function of the document). */
+    const struct index_rank_stats *stats;
+    bool walk; /* a cursor page: index_result.keys (and .stats) filled */
     enum index_sort sort;
     size_t offset;       /* (page-1)*pageSize */
     size_t limit;        /* pageSize */
@@ -83,6 +107,11 @@ struct index_result {
     uint64_t total;         /* exact number of matches */
     size_t n;               /* articles in this page */
     struct index_doc *docs; /* arena-owned */
+    /* index_request.walk in a ranked order: each doc's sort key (relevancy
+     * score, higher first; popularity), arena-owned; and relevancy's
+     * statistics the page was ranked with (req->stats, or the index's). */
+    double *keys;
+    struct index_rank_stats stats;
 };
 
 /* What `newsd index verify` found (index_verify). */

@@ -237,6 +237,14 @@ int store_reader_match_ids(struct store_reader *r, const struct store_match *m,
     return store_sqlite_reader_match_ids(r, m, order, offset, max, ids, n, err);
 }
 
+int store_reader_match_ranked(struct store_reader *r, const struct store_match *m,
+                              enum store_match_order order, const struct store_match_ranked *rk,
+                              size_t max, int64_t *ids, double *keys, size_t *n,
+                              struct store_match_stats *used, struct err *err)
+{
+    return store_sqlite_reader_match_ranked(r, m, order, rk, max, ids, keys, n, used, err);
+}
+
 int store_reader_match_per_second(struct store_reader *r, const struct store_match *m,
                                   int (*each)(void *ctx, int64_t second, uint64_t n), void *ctx,
                                   struct err *err)

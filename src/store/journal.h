@@ -210,6 +210,30 @@ enum store_match_order {
     STORE_MATCH_POPULARITY, /* the source's popularity; outside the catalogue: last */
 };
 
+/* Phrases of a MATCH expression whose statistics a ranked page can be
+ * given (store_reader_match_ranked). */
+#define STORE_MATCH_PHRASES_MAX 64
+
+/* What FTS5's bm25 reads of the collection: its rows, their tokens, and
+ * per phrase of the expression the rows it matches. */
+struct store_match_stats {
+    int64_t nrow, ntoken;
+    size_t nphrases;
+    int64_t hits[STORE_MATCH_PHRASES_MAX];
+};
+
+/* A page of a ranked order (STORE_MATCH_RELEVANCE, STORE_MATCH_POPULARITY)
+ * that cursor paging continues: each match's key goes with it (-bm25, or
+ * the popularity), and the page starts after a place in the order. */
+struct store_match_ranked {
+    bool after; /* only matches ranked after (key, id): a lower key, or the same and a lower id */
+    double key;
+    int64_t id;
+    /* relevance: rank with these statistics (a walk's, frozen at its first
+     * page); NULL: FTS5's own, as of now */
+    const struct store_match_stats *stats;
+};
+
 /* How many articles m matches. ERR_TIMEOUT when its deadline passes. */
 int store_reader_match_count(struct store_reader *r, const struct store_match *m, int64_t *out,
                              struct err *err);
@@ -221,6 +245,17 @@ int store_reader_match_count(struct store_reader *r, const struct store_match *m
 int store_reader_match_ids(struct store_reader *r, const struct store_match *m,
                            enum store_match_order order, size_t offset, size_t max, int64_t *ids,
                            size_t *n, struct err *err);
+
+/* The first max matches of m in order after rk's place (ranked orders
+ * only): ids[0..*n) and their keys[0..*n); relevance ranks with rk->stats
+ * or FTS5's own, and *used says which (ignored for popularity).
+ * ERR_INVALID: rk->stats do not fit the expression's phrases;
+ * ERR_TOO_LARGE: more phrases than STORE_MATCH_PHRASES_MAX (err set);
+ * ERR_TIMEOUT as store_reader_match_ids. */
+int store_reader_match_ranked(struct store_reader *r, const struct store_match *m,
+                              enum store_match_order order, const struct store_match_ranked *rk,
+                              size_t max, int64_t *ids, double *keys, size_t *n,
+                              struct store_match_stats *used, struct err *err);
 
 /* How many articles m matches in each second of publication: each(ctx,
  * second, n) for every second with matches (ids carry their second:

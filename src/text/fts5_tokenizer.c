@@ -178,23 +178,29 @@ static int newsd_tokenize(Fts5Tokenizer *tok, void *ctx, int flags, const char *
     return rc;
 }
 
-int text_fts5_register(sqlite3 *db)
+fts5_api *text_fts5_api(sqlite3 *db)
 {
-    static fts5_tokenizer methods = {newsd_create, newsd_delete, newsd_tokenize};
     fts5_api *api = NULL;
     sqlite3_stmt *stmt = NULL;
-    int rc = ERR_STORE;
 
     if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, NULL) != SQLITE_OK)
         goto out;
     if (sqlite3_bind_pointer(stmt, 1, (void *)&api, "fts5_api_ptr", NULL) != SQLITE_OK)
         goto out;
     if (sqlite3_step(stmt) != SQLITE_ROW || api == NULL || api->iVersion < 2)
-        goto out;
-    if (api->xCreateTokenizer(api, TEXT_FTS5_TOKENIZER, NULL, &methods, NULL) != SQLITE_OK)
-        goto out;
-    rc = 0;
+        api = NULL;
 out:
     sqlite3_finalize(stmt);
-    return rc;
+    return api;
+}
+
+int text_fts5_register(sqlite3 *db)
+{
+    static fts5_tokenizer methods = {newsd_create, newsd_delete, newsd_tokenize};
+    fts5_api *api = text_fts5_api(db);
+
+    if (api == NULL ||
+        api->xCreateTokenizer(api, TEXT_FTS5_TOKENIZER, NULL, &methods, NULL) != SQLITE_OK)
+        return ERR_STORE;
+    return 0;
 }

@@ -44,6 +44,10 @@ int text_fts5_doc_tokenize(const char *s, size_t n, text_fts5_doc_cb cb, void *c
 int text_fts5_column_tokenize(const char *language, const char *text, text_fts5_doc_cb cb,
                               void *ctx);
 
+/* db's FTS5 API (version 2 or later), for registering what FTS5 calls
+ * back; NULL when db has none. */
+fts5_api *text_fts5_api(sqlite3 *db);
+
 /* Register the tokenizer on db. Returns 0 or ERR_STORE. */
 int text_fts5_register(sqlite3 *db);
 

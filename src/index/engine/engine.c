@@ -127,7 +127,9 @@ static int engine_search(struct index_backend *b, struct arena *a, const struct 
                            : e->opt.split == INDEX_SPLIT_ALWAYS       ? ENG_SPLIT_ALWAYS
                            : others == 0 && eng_merges_running() == 0 ? ENG_SPLIT_HEAVY
                                                                       : ENG_SPLIT_NEVER;
-    rc = eng_search_ids(s, a, req, split, &out->total, &ids, &refs, &n, err);
+    rc = req->walk ? eng_search_walk(s, a, req, split, &out->total, &ids, &refs, &out->keys,
+                                     &out->stats, &n, err)
+                   : eng_search_ids(s, a, req, split, &out->total, &ids, &refs, &n, err);
     atomic_fetch_sub(&e->searching, 1);
     /* The page from the same snapshot: its segments' document stores. */
     if (rc == 0 && n > 0) {

@@ -703,6 +703,14 @@ struct eng_doc_ref {
 int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index_request *req,
                    enum eng_split split, uint64_t *total, int64_t **ids, struct eng_doc_ref **refs,
                    size_t *n, struct err *err);
+/* eng_search_ids for a cursor page (index_request.walk) in a ranked
+ * order: also each id's sort key into *keys (arena-owned) and, for
+ * relevancy, the statistics it ranked with into *stats. ERR_TOO_LARGE:
+ * more scored leaves than a cursor holds; ERR_INVALID: req->stats do not
+ * fit the query (err set for both). */
+int eng_search_walk(const struct eng_snap *s, struct arena *a, const struct index_request *req,
+                    enum eng_split split, uint64_t *total, int64_t **ids, struct eng_doc_ref **refs,
+                    double **keys, struct index_rank_stats *stats, size_t *n, struct err *err);
 /* A search's matches handed over one by one (counts.c, facets.c): doc
  * for every live match of segment si (index in the snapshot), in
  * ascending docid order within a segment. term, when not NULL, is called

@@ -92,9 +92,15 @@ int eng_rank_begin(struct run *r, struct arena *a)
     r->freq = arena_calloc(a, n, sizeof *r->freq);
     r->hit_keys = arena_calloc(a, n, sizeof *r->hit_keys);
     r->hit_keylens = arena_calloc(a, n, sizeof *r->hit_keylens);
-    if (r->idf == NULL || r->freq == NULL || r->hit_keys == NULL || r->hit_keylens == NULL)
+    r->hits = arena_calloc(a, n, sizeof *r->hits);
+    if (r->idf == NULL || r->freq == NULL || r->hit_keys == NULL || r->hit_keylens == NULL ||
+        r->hits == NULL)
         return ERR_NOMEM;
-    r->avgdl = (double)r->snap->ntoken / (double)r->snap->nrow;
+    if (r->req->stats)
+        return eng_rank_frozen(r);
+    r->nrow = (int64_t)r->snap->nrow;
+    r->ntoken = (int64_t)r->snap->ntoken;
+    r->avgdl = (double)r->ntoken / (double)r->nrow;
     for (size_t i = 0; r->snap->count_cache && i < r->plan.nleaves; i++) {
         struct plan copy = *r->plan.leaves[i];
         copy.leaf = -1;
@@ -127,14 +133,32 @@ int eng_rank_leaf_hits(struct run *r, const struct arena *a, const size_t *segs,
 
 void eng_rank_idf(struct run *r, const int64_t *hits)
 {
-    int64_t n_row = (int64_t)r->snap->nrow;
+    int64_t n_row = r->nrow;
     for (size_t i = 0; i < r->plan.nleaves; i++) {
         /* fts5Bm25GetData(): the IDF, clamped so that it is never negative. */
         double idf = log((n_row - hits[i] + 0.5) / (hits[i] + 0.5));
         if (idf <= 0.0)
             idf = 1e-6;
         r->idf[i] = idf;
+        r->hits[i] = hits[i];
     }
+}
+
+int eng_rank_frozen(struct run *r)
+{
+    const struct index_rank_stats *st = r->req->stats;
+    if (st->nleaves != r->plan.nleaves || st->nrow <= 0 || st->ntoken < 0)
+        return ERR_INVALID;
+    for (size_t i = 0; i < st->nleaves; i++) {
+        if (st->hits[i] < 0 || st->hits[i] > st->nrow)
+            return ERR_INVALID;
+    }
+    r->frozen = true;
+    r->nrow = st->nrow;
+    r->ntoken = st->ntoken;
+    r->avgdl = (double)r->ntoken / (double)r->nrow; /* as eng_rank_begin's */
+    eng_rank_idf(r, st->hits);
+    return 0;
 }
 
 /* One phrase's term of fts5Bm25Function(): weighted frequency f in a
@@ -248,7 +272,7 @@ void eng_rank_match(struct run *r, struct ev *ev, uint32_t d)
     double score = bm25_sum(r, r->freq, (double)seg->dl[d]); /* fts5Bm25Function() */
     if (full && score < worst)
         return;
-    heap_push(&r->heap, (struct cand){score, seg->ids[d], {ev->si, d}});
+    heap_offer(r, (struct cand){score, seg->ids[d], {ev->si, d}});
 }
 
 /* A scored leaf's frequencies are read a term at a time over the matches
@@ -324,7 +348,7 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
             }
             double score = bm25_sum(r, r->freq, (double)seg->dl[d]); /* fts5Bm25Function() */
             if (heap_may_take(&r->heap, score))
-                heap_push(&r->heap, (struct cand){score, seg->ids[d], {ev2->si, d}});
+                heap_offer(r, (struct cand){score, seg->ids[d], {ev2->si, d}});
         }
         if (expired(r))
             rc = ERR_TIMEOUT;

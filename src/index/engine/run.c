@@ -99,7 +99,7 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
             uint32_t src = seg->src[d];
             double pop = src < r->snap->npop ? r->snap->pop[src] : -1.0;
             if (heap_may_take(&r->heap, pop))
-                heap_push(&r->heap, (struct cand){pop, seg->ids[d], {ev.si, d}});
+                heap_offer(r, (struct cand){pop, seg->ids[d], {ev.si, d}});
             break;
         }
         case INDEX_SORT_RELEVANCY:

@@ -31,15 +31,32 @@ static int cmp_id_asc(const void *x, const void *y)
     return -cmp_id_desc(x, y);
 }
 
+/* What a cursor page takes besides its ids (eng_search_walk). */
+struct walk_out {
+    double **keys;
+    struct index_rank_stats *stats;
+};
+
 static int search_run(const struct eng_snap *s, struct arena *a, const struct index_request *req,
                       enum eng_split split, const struct eng_visit *visit, uint64_t *total,
-                      int64_t **ids, struct eng_doc_ref **refs, size_t *n, struct err *err);
+                      int64_t **ids, struct eng_doc_ref **refs, const struct walk_out *w,
+                      size_t *n, struct err *err);
 
 int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index_request *req,
                    enum eng_split split, uint64_t *total, int64_t **ids, struct eng_doc_ref **refs,
                    size_t *n, struct err *err)
 {
-    return search_run(s, a, req, split, NULL, total, ids, refs, n, err);
+    return search_run(s, a, req, split, NULL, total, ids, refs, NULL, n, err);
+}
+
+int eng_search_walk(const struct eng_snap *s, struct arena *a, const struct index_request *req,
+                    enum eng_split split, uint64_t *total, int64_t **ids, struct eng_doc_ref **refs,
+                    double **keys, struct index_rank_stats *stats, size_t *n, struct err *err)
+{
+    struct walk_out w = {keys, stats};
+    *keys = NULL;
+    memset(stats, 0, sizeof *stats);
+    return search_run(s, a, req, split, NULL, total, ids, refs, &w, n, err);
 }
 
 int eng_search_visit(const struct eng_snap *s, struct arena *a, const struct index_request *req,
@@ -49,12 +66,23 @@ int eng_search_visit(const struct eng_snap *s, struct arena *a, const struct ind
     int64_t *ids;
     size_t n;
     count.offset = count.limit = 0;
-    return search_run(s, a, &count, ENG_SPLIT_NEVER, visit, total, &ids, NULL, &n, err);
+    return search_run(s, a, &count, ENG_SPLIT_NEVER, visit, total, &ids, NULL, NULL, &n, err);
+}
+
+/* A cursor page's statistics: the ones ranked with (relevancy). */
+static void walk_stats(const struct run *r, struct index_rank_stats *out)
+{
+    out->nrow = r->nrow;
+    out->ntoken = r->ntoken;
+    out->nleaves = r->plan.nleaves;
+    for (size_t i = 0; i < r->plan.nleaves; i++)
+        out->hits[i] = r->hits[i];
 }
 
 static int search_run(const struct eng_snap *s, struct arena *a, const struct index_request *req,
                       enum eng_split split, const struct eng_visit *visit, uint64_t *total,
-                      int64_t **ids, struct eng_doc_ref **refs, size_t *n, struct err *err)
+                      int64_t **ids, struct eng_doc_ref **refs, const struct walk_out *w,
+                      size_t *n, struct err *err)
 {
     struct run r = {.snap = s, .req = req, .deadline = req->deadline_ms, .visit = visit};
     int64_t id_lo = store_id_lo(req->from), id_hi = index_request_id_hi(req);
@@ -77,6 +105,10 @@ static int search_run(const struct eng_snap *s, struct arena *a, const struct in
     r.plain = r.plan.root && eng_rank_plain(r.plan.root, false);
     for (size_t i = 0; i < r.plan.nleaves; i++)
         r.term_leaves |= r.plan.leaves[i]->kind == PLAN_TERM;
+    if (w && req->sort == INDEX_SORT_RELEVANCY && r.plan.nleaves > INDEX_RANK_LEAVES_MAX)
+        return err_set(err, ERR_TOO_LARGE,
+                       "a relevancy cursor holds the statistics of at most %d words or phrases",
+                       INDEX_RANK_LEAVES_MAX);
     if (req->from > req->to || id_lo > id_hi || s->nrow == 0)
         return 0;
     if (req->limit > 0) {
@@ -107,6 +139,8 @@ static int search_run(const struct eng_snap *s, struct arena *a, const struct in
     }
     if ((rc = eng_split_run(&r, a, split, id_lo, id_hi)) < 0)
         goto fail;
+    if (w && r.hits) /* counted (or frozen) by now */
+        walk_stats(&r, w->stats);
     *total = r.total;
     if (r.k == 0 || r.total <= req->offset)
         return 0;
@@ -128,12 +162,15 @@ static int search_run(const struct eng_snap *s, struct arena *a, const struct in
     if (m > req->limit)
         m = req->limit;
     *ids = arena_calloc(a, m, sizeof **ids);
-    if (*ids == NULL || (refs && (*refs = arena_calloc(a, m, sizeof **refs)) == NULL))
+    if (*ids == NULL || (refs && (*refs = arena_calloc(a, m, sizeof **refs)) == NULL) ||
+        (w && (*w->keys = arena_calloc(a, m, sizeof **w->keys)) == NULL))
         goto nomem;
     for (size_t i = 0; i < m; i++) {
         (*ids)[i] = v[req->offset + i].id;
         if (refs)
             (*refs)[i] = v[req->offset + i].at;
+        if (w)
+            (*w->keys)[i] = v[req->offset + i].key;
     }
     *n = m;
     return 0;
@@ -145,5 +182,7 @@ fail:
         return err_set(err, ERR_TIMEOUT, "the search ran out of its time budget");
     if (rc == ERR_NOMEM)
         return err_set(err, ERR_NOMEM, "out of memory for a search");
+    if (rc == ERR_INVALID)
+        return err_set(err, ERR_INVALID, "the cursor's statistics do not fit the query");
     return rc;
 }

@@ -119,6 +119,9 @@ struct run {
     size_t nlist;
     struct cand *ring; /* oldest first: the last k of one segment */
     double *idf, avgdl;
+    int64_t nrow, ntoken; /* relevancy: what idf and avgdl were made of */
+    int64_t *hits;        /* relevancy: each leaf's nHit (counted, or frozen) */
+    bool frozen;          /* relevancy: statistics from req->stats, none counted */
     const char **hit_keys; /* relevancy: each leaf's count-cache key (nHit) */
     size_t *hit_keylens;
     double *freq; /* relevancy: each leaf's frequency at the current doc */
@@ -147,6 +150,22 @@ static inline bool take_newest(struct run *r, const struct eng_segment *seg, uin
         return false;
     heap_push(&r->heap, (struct cand){0, id, {si, d}});
     return true;
+}
+
+/* Cursor paging in a ranked order (index_request.after): whether a
+ * candidate ranks after the cursor's place, as before() orders them. */
+static inline bool after_cursor(const struct run *r, double key, int64_t id)
+{
+    const struct index_request *q = r->req;
+    return !q->after || key < q->after_key || (key == q->after_key && id < q->after_id);
+}
+
+/* A ranked candidate (relevancy, popularity) into the page's heap, unless
+ * a cursor has given it already. */
+static inline void heap_offer(struct run *r, struct cand c)
+{
+    if (after_cursor(r, c.key, c.id))
+        heap_push(&r->heap, c);
 }
 
 static inline bool expired(struct run *r)
@@ -225,6 +244,9 @@ bool eng_rank_plain(const struct plan *p, bool under_or);
  * adding into hits[] per leaf), eng_rank_idf (one thread, once every
  * segment is counted). */
 int eng_rank_begin(struct run *r, struct arena *a);
+/* A cursor walk's frozen statistics (index_request.stats) as r's idf and
+ * avgdl: nothing is counted. ERR_INVALID when they do not fit the plan. */
+int eng_rank_frozen(struct run *r);
 int eng_rank_leaf_hits(struct run *r, const struct arena *a, const size_t *segs, size_t nsegs,
                        int64_t *hits);
 void eng_rank_idf(struct run *r, const int64_t *hits);

@@ -460,7 +460,7 @@ static int sets_page(struct run *r, struct ev *ev, struct sets *sb, const uint64
                 uint32_t src = seg->src[d];
                 double pop = src < r->snap->npop ? r->snap->pop[src] : -1.0;
                 if (heap_may_take(&r->heap, pop))
-                    heap_push(&r->heap, (struct cand){pop, seg->ids[d], {ev->si, d}});
+                    heap_offer(r, (struct cand){pop, seg->ids[d], {ev->si, d}});
             }
         }
         return 0;

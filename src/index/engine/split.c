@@ -180,7 +180,8 @@ int eng_split_run(struct run *r, struct arena *a, enum eng_split split, int64_t 
     struct part part[2] = {{.a = a, .id_lo = id_lo, .id_hi = id_hi},
                            {.a = a, .id_lo = id_lo, .id_hi = id_hi}};
     size_t nleaves = r->plan.nleaves ? r->plan.nleaves : 1;
-    bool rel = r->idf != NULL, two = split_deal(r, a, split, part), bar_made = false;
+    /* relevancy's nHits to count (a cursor walk's frozen ones are given) */
+    bool rel = r->idf != NULL && !r->frozen, two = split_deal(r, a, split, part), bar_made = false;
     pthread_barrier_t bar;
     pthread_t th;
     int rc;

@@ -57,6 +57,37 @@ static int render_doc(struct arena *a, const struct article *art, struct index_d
     return json ? 0 : err_set(err, ERR_NOMEM, "out of memory for a page of results");
 }
 
+/* A cursor page of a ranked order (index_request.walk): its ids after
+ * the cursor's place, their keys, and relevancy's statistics. */
+static int ranked_ids(struct store_reader *r, struct arena *a, const struct index_request *req,
+                      const struct store_match *m, size_t want, int64_t *ids, size_t *n,
+                      struct index_result *out, struct err *err)
+{
+    _Static_assert(STORE_MATCH_PHRASES_MAX == INDEX_RANK_LEAVES_MAX, "one bound for both");
+    struct store_match_stats frozen, used;
+    struct store_match_ranked rk = {.after = req->after, .key = req->after_key,
+                                    .id = req->after_id};
+    if (req->stats) {
+        frozen.nrow = req->stats->nrow;
+        frozen.ntoken = req->stats->ntoken;
+        frozen.nphrases = req->stats->nleaves;
+        memcpy(frozen.hits, req->stats->hits, sizeof frozen.hits);
+        rk.stats = &frozen;
+    }
+    out->keys = arena_calloc(a, want ? want : 1, sizeof *out->keys);
+    if (out->keys == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory for a page of results");
+    int rc = store_reader_match_ranked(r, m, match_order(req->sort), &rk, want, ids, out->keys,
+                                       n, &used, err);
+    if (rc < 0)
+        return rc;
+    out->stats.nrow = used.nrow;
+    out->stats.ntoken = used.ntoken;
+    out->stats.nleaves = used.nphrases;
+    memcpy(out->stats.hits, used.hits, sizeof out->stats.hits);
+    return 0;
+}
+
 /* Count, page of ids and their rows, on r inside one read transaction. */
 static int search_run(struct store_reader *r, struct arena *a, const struct index_request *req,
                       const struct store_match *m, struct index_result *out, struct err *err)
@@ -74,8 +105,11 @@ static int search_run(struct store_reader *r, struct arena *a, const struct inde
     ids = arena_calloc(a, want, sizeof *ids);
     if (ids == NULL)
         return err_set(err, ERR_NOMEM, "out of memory for a page of results");
-    if ((rc = store_reader_match_ids(r, m, match_order(req->sort), req->offset, want, ids, &n,
-                                     err)) < 0)
+    if (req->walk) /* the offset is 0: the cursor says where the page starts */
+        rc = ranked_ids(r, a, req, m, want, ids, &n, out, err);
+    else
+        rc = store_reader_match_ids(r, m, match_order(req->sort), req->offset, want, ids, &n, err);
+    if (rc < 0)
         return rc;
 
     struct article *arts = arena_calloc(a, n ? n : 1, sizeof *arts);
@@ -90,6 +124,8 @@ static int search_run(struct store_reader *r, struct arena *a, const struct inde
     for (size_t i = 0; i < n; i++) {
         if (arts[i].id != ids[i])
             continue;
+        if (out->keys)
+            out->keys[kept] = out->keys[i];
         if ((rc = render_doc(a, &arts[i], &out->docs[kept++], err)) < 0)
             return rc;
     }

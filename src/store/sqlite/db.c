@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store/sqlite/bm25.h"
 #include "text/text_fts5.h"
 #include "util/arena.h"
 #include "util/ascii.h"
@@ -104,6 +105,10 @@ int store_sqlite_conn_open(sqlite3 **out, const char *path, bool readonly, struc
     if (rc < 0) {
         err_set(err, rc, "cannot register the %s tokenizer: %s", TEXT_FTS5_TOKENIZER,
                 sqlite3_errmsg(db));
+        goto out;
+    }
+    if ((rc = store_sqlite_bm25_register(db)) < 0) {
+        err_set(err, rc, "cannot register %s: %s", STORE_BM25_FUNCTION, sqlite3_errmsg(db));
         goto out;
     }
     if ((rc = store_sqlite_exec(db, "PRAGMA foreign_keys=ON", err)) < 0)

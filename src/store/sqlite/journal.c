@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/sqlite/bm25.h"
 #include "store/sqlite/db.h"
 #include "util/array.h"
 #include "util/clock.h"
@@ -375,6 +376,70 @@ int store_sqlite_reader_match_ids(struct store_reader *r, const struct store_mat
         rc = 0;
     else
         rc = store_sqlite_fail(r->db, rc, err);
+out:
+    sqlite3_finalize(st);
+    return deadline_disarm(r, &dl, rc, err);
+}
+
+/* A ranked page after a cursor's place: ?4 the bm25 context (relevance),
+ * ?5 whether there is a place, ?6 its key, ?7 its id, ?8 the page size.
+ * The key is bm25 negated (exact), so both orders run key-descending as
+ * the engine's do. A subquery gives the key a name the place compares. */
+static const char *match_ranked_sql(enum store_match_order order)
+{
+    if (order == STORE_MATCH_RELEVANCE)
+        return "SELECT id, k FROM (SELECT articles_fts.rowid AS id,"
+               " -" STORE_BM25_FUNCTION "(articles_fts, ?4) AS k"
+               " FROM articles_fts WHERE " MATCH_WHERE ")"
+               " WHERE ?5 = 0 OR k < ?6 OR (k = ?6 AND id < ?7)"
+               " ORDER BY k DESC, id DESC LIMIT ?8";
+    /* as match_ids_sql's popularity: FTS5 the outer loop */
+    return "SELECT articles_fts.rowid, coalesce(sources.popularity, -1) AS k FROM articles_fts"
+           " CROSS JOIN articles ON articles.id = articles_fts.rowid"
+           " LEFT JOIN sources ON sources.id = articles.source_id"
+           " WHERE " MATCH_WHERE " AND (?5 = 0 OR k < ?6 OR (k = ?6 AND articles_fts.rowid < ?7))"
+           " ORDER BY k DESC, articles_fts.rowid DESC LIMIT ?8";
+}
+
+int store_sqlite_reader_match_ranked(struct store_reader *r, const struct store_match *m,
+                                     enum store_match_order order,
+                                     const struct store_match_ranked *rk, size_t max,
+                                     int64_t *ids, double *keys, size_t *n,
+                                     struct store_match_stats *used, struct err *err)
+{
+    struct deadline dl = {m->deadline_ms, false};
+    struct store_bm25 bm = {.frozen = rk->stats};
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    *n = 0;
+    memset(used, 0, sizeof *used);
+    if (order != STORE_MATCH_RELEVANCE && order != STORE_MATCH_POPULARITY)
+        return err_set(err, ERR_INVALID, "a ranked page needs a ranked order");
+    deadline_arm(r, &dl);
+    if ((rc = match_prepare(r, match_ranked_sql(order), m, &st, err)) < 0)
+        goto out;
+    if (order == STORE_MATCH_RELEVANCE)
+        sqlite3_bind_pointer(st, 4, &bm, STORE_BM25_POINTER, NULL);
+    sqlite3_bind_int(st, 5, rk->after);
+    sqlite3_bind_double(st, 6, rk->key);
+    sqlite3_bind_int64(st, 7, rk->id);
+    sqlite3_bind_int64(st, 8, clamp_i64(max));
+    while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        ids[*n] = sqlite3_column_int64(st, 0);
+        keys[(*n)++] = sqlite3_column_double(st, 1);
+    }
+    if (max == 0 || rc == SQLITE_ROW || rc == SQLITE_DONE)
+        rc = 0;
+    else if (bm.too_many)
+        rc = err_set(err, ERR_TOO_LARGE, "a ranked page ranks at most %d phrases",
+                     STORE_MATCH_PHRASES_MAX);
+    else if (bm.unfit)
+        rc = err_set(err, ERR_INVALID, "the statistics given do not fit the expression");
+    else
+        rc = store_sqlite_fail(r->db, rc, err);
+    if (rc == 0)
+        *used = bm.used;
 out:
     sqlite3_finalize(st);
     return deadline_disarm(r, &dl, rc, err);
