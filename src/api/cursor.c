@@ -117,8 +117,7 @@ static bool stats_decode(const char *s, size_t at, size_t end, struct index_rank
         return false;
     while (at < end) {
         if (st->nleaves == INDEX_RANK_LEAVES_MAX ||
-            !number_read(s, end, &at, &st->hits[st->nleaves]) ||
-            st->hits[st->nleaves] > st->nrow)
+            !number_read(s, end, &at, &st->hits[st->nleaves]) || st->hits[st->nleaves] > st->nrow)
             return false;
         st->nleaves++;
     }
@@ -129,8 +128,7 @@ static bool ranked_decode(const char *s, size_t n, struct api_cursor *out)
 {
     uint64_t search, id, bits;
     if (n < RANKED_HEAD + CHECK_DIGITS || (s[2] != 'p' && s[2] != 'r') ||
-        !hex_read(s + 3, 16, &search) || !hex_read(s + 19, 16, &id) ||
-        !hex_read(s + 35, 16, &bits))
+        !hex_read(s + 3, 16, &search) || !hex_read(s + 19, 16, &id) || !hex_read(s + 35, 16, &bits))
         return false;
     out->kind = s[2] == 'r' ? API_CURSOR_RELEVANCY : API_CURSOR_POPULARITY;
     out->search = search;

@@ -48,8 +48,7 @@ static enum api_cursor_kind cursor_kind(enum index_sort sort)
 /* Where a cursor puts the rest of its walk in req: below its id
  * (publishedAt), after its place in a ranked order, with a relevancy
  * walk's frozen statistics. */
-static int cursor_place(struct api_call *c, const struct api_cursor *cur,
-                        struct index_request *req)
+static int cursor_place(struct api_call *c, const struct api_cursor *cur, struct index_request *req)
 {
     if (cur->kind == API_CURSOR_PUBLISHED) {
         req->below = true;

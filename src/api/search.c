@@ -225,8 +225,7 @@ static void cursor_next(struct api_call *c, const struct index_request *req,
     struct api_cursor cur = {.search = api_cursor_search(&c->params),
                              .id = page->docs[page->n - 1].id};
     if (req->sort == INDEX_SORT_RELEVANCY || req->sort == INDEX_SORT_POPULARITY) {
-        cur.kind =
-            req->sort == INDEX_SORT_RELEVANCY ? API_CURSOR_RELEVANCY : API_CURSOR_POPULARITY;
+        cur.kind = req->sort == INDEX_SORT_RELEVANCY ? API_CURSOR_RELEVANCY : API_CURSOR_POPULARITY;
         cur.key = page->keys[page->n - 1];
         /* the walk's statistics: the first page's, then the same again */
         cur.stats = req->stats ? *req->stats : page->stats;

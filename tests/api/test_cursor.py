@@ -29,6 +29,46 @@ def walk(client, params, size, limit=10000, between=None):
     raise AssertionError("the walk did not end")
 
 
+def serve_rows(store, rows, sources=None):
+    """A new store of rows (and a sources file) served: (server, key)."""
+    if sources:
+        cli_ok("sources", "import", "--create", "--store", store, sources)
+    cli_ok("import", "--create", "--store", store, "-",
+           stdin="".join(json.dumps(r) + "\n" for r in rows).encode())
+    key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
+    return Server(store), key
+
+
+def walk_while(srv, key, params, size, churn_round, need):
+    """A walk while another thread runs churn_round(k) for k in 0..29
+    (each an import and a deletion in another process): the walk goes on
+    at page i only once need.get(i, 0) rounds are done, so that the churn
+    falls inside it. The server is stopped after. The walk's bodies."""
+    progressed = threading.Condition()
+    rounds = [0]
+
+    def churn():
+        for k in range(30):
+            churn_round(k)
+            with progressed:
+                rounds[0] = k + 1
+                progressed.notify_all()
+
+    def wait_for_churn(i):
+        with progressed:
+            progressed.wait_for(lambda: rounds[0] >= need.get(i, 0) or not t.is_alive(),
+                                timeout=60)
+    t = threading.Thread(target=churn)
+    try:
+        t.start()
+        bodies = walk(Client(srv.base, key), params, size, between=wait_for_churn)
+    finally:
+        t.join()
+        assert not srv.stop()
+    assert rounds[0] == 30, "the churn did not finish"
+    return bodies
+
+
 @pytest.mark.parametrize("params,expect,size", [
     ([("domains", "com")], {"domains": "com"}, 7),
     ([("q", '"covid"')], {"q": '"covid"'}, 1),
@@ -89,44 +129,18 @@ def test_a_walk_has_no_gap_and_no_duplicate_while_articles_come_and_go(tmp_path)
     doomed = [{"url": "https://flow.example/doomed/%d" % i, "title": "Flowing doomed %d" % i,
                "publishedAt": "2024-02-%02dT12:30:00Z" % (1 + i % 28),
                "source": {"id": None, "name": "F"}} for i in range(40)]
-    cli_ok("import", "--create", "--store", store, "-",
-           stdin="".join(json.dumps(r) + "\n" for r in base + doomed).encode())
-    key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
-    srv = Server(store)
-    stop = threading.Event()
-    rounds = [0]
-    progressed = threading.Condition()
+    srv, key = serve_rows(store, base + doomed)
 
-    def churn():
-        k = 0
-        while not stop.is_set() and k < 30:
-            import_jsonl(store, [{"url": "https://flow.example/new/%d/%d" % (k, j),
-                                  "title": "Flowing newcomer %d" % j,
-                                  "publishedAt": "2024-02-%02dT06:15:00Z" % (1 + (k * 7 + j) % 28),
-                                  "source": {"id": None, "name": "F"}} for j in range(5)])
-            cli_ok("articles", "delete", "--store", store, "--url", doomed[k]["url"])
-            k += 1
-            with progressed:
-                rounds[0] = k
-                progressed.notify_all()
-
-    def wait_for_churn(i):
-        """The walk goes on only once the churn has moved: a third of the
-        rounds by page 5, two thirds by page 20, all by page 40."""
-        need = 10 if i == 5 else 20 if i == 20 else 30 if i == 40 else 0
-        with progressed:
-            progressed.wait_for(lambda: rounds[0] >= need or not t.is_alive(), timeout=60)
-    t = threading.Thread(target=churn)
-    try:
-        c = Client(srv.base, key)
-        t.start()
-        bodies = walk(c, [("q", "flowing"), ("sortBy", "publishedAt")], 5,
-                      between=wait_for_churn)
-    finally:
-        stop.set()
-        t.join()
-        assert not srv.stop()
-    assert rounds[0] == 30 and len(bodies) > 40
+    def churn_round(k):
+        import_jsonl(store, [{"url": "https://flow.example/new/%d/%d" % (k, j),
+                              "title": "Flowing newcomer %d" % j,
+                              "publishedAt": "2024-02-%02dT06:15:00Z" % (1 + (k * 7 + j) % 28),
+                              "source": {"id": None, "name": "F"}} for j in range(5)])
+        cli_ok("articles", "delete", "--store", store, "--url", doomed[k]["url"])
+    # a third of the rounds by page 5, two thirds by page 20, all by page 40
+    bodies = walk_while(srv, key, [("q", "flowing"), ("sortBy", "publishedAt")], 5, churn_round,
+                        {5: 10, 20: 20, 40: 30})
+    assert len(bodies) > 40
     got = [u for b in bodies for u in urls(b)]
     assert len(got) == len(set(got)), "an article given twice"
     assert {r["url"] for r in base} <= set(got), "an article there all along was missed"
@@ -214,11 +228,7 @@ def big(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("rank")
     store = str(tmp / "s")
     rows = rank_rows(11000, 27)
-    cli_ok("sources", "import", "--create", "--store", store, rank_sources_file(tmp))
-    cli_ok("import", "--create", "--store", store, "-",
-           stdin="".join(json.dumps(r) + "\n" for r in rows).encode())
-    key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
-    srv = Server(store)
+    srv, key = serve_rows(store, rows, rank_sources_file(tmp))
     try:
         yield Client(srv.base, key), rows
     finally:
@@ -264,37 +274,16 @@ def test_a_ranked_walk_has_no_gap_and_no_duplicate_while_articles_come_and_go(tm
     store = str(tmp_path / "s")
     base = rank_rows(300, 5)
     doomed = rank_rows(40, 6, tag="doomed")
-    cli_ok("sources", "import", "--create", "--store", store, rank_sources_file(tmp_path))
-    cli_ok("import", "--create", "--store", store, "-",
-           stdin="".join(json.dumps(r) + "\n" for r in base + doomed).encode())
-    key = cli_ok("keys", "create", "--create", "--store", store).out.strip()
-    srv = Server(store)
-    progressed = threading.Condition()
-    rounds = [0]
+    srv, key = serve_rows(store, base + doomed, rank_sources_file(tmp_path))
 
-    def churn():
-        for k in range(30):
-            # river-heavy newcomers: "river" grows common, its idf falls
-            import_jsonl(store, [dict(r, title=r["title"] + " river river")
-                                 for r in rank_rows(8, 100 + k, tag="new%d" % k)])
-            cli_ok("articles", "delete", "--store", store, "--url", doomed[k]["url"])
-            with progressed:
-                rounds[0] = k + 1
-                progressed.notify_all()
-
-    def wait_for_churn(i):
-        need = {3: 10, 10: 20, 20: 30}.get(i, 0)
-        with progressed:
-            progressed.wait_for(lambda: rounds[0] >= need or not t.is_alive(), timeout=60)
-    t = threading.Thread(target=churn)
-    try:
-        c = Client(srv.base, key)
-        t.start()
-        bodies = walk(c, [("q", "river OR kilo"), ("sortBy", sort)], 7, between=wait_for_churn)
-    finally:
-        t.join()
-        assert not srv.stop()
-    assert rounds[0] == 30 and len(bodies) > 20
+    def churn_round(k):
+        # river-heavy newcomers: "river" grows common, its idf falls
+        import_jsonl(store, [dict(r, title=r["title"] + " river river")
+                             for r in rank_rows(8, 100 + k, tag="new%d" % k)])
+        cli_ok("articles", "delete", "--store", store, "--url", doomed[k]["url"])
+    bodies = walk_while(srv, key, [("q", "river OR kilo"), ("sortBy", sort)], 7, churn_round,
+                        {3: 10, 10: 20, 20: 30})
+    assert len(bodies) > 20
     got = [u for b in bodies for u in urls(b)]
     assert len(got) == len(set(got)), "an article given twice"
     want = {r["url"] for r in base if holds(r, "river") or holds(r, "kilo")}

@@ -39,8 +39,8 @@ struct walk_out {
 
 static int search_run(const struct eng_snap *s, struct arena *a, const struct index_request *req,
                       enum eng_split split, const struct eng_visit *visit, uint64_t *total,
-                      int64_t **ids, struct eng_doc_ref **refs, const struct walk_out *w,
-                      size_t *n, struct err *err);
+                      int64_t **ids, struct eng_doc_ref **refs, const struct walk_out *w, size_t *n,
+                      struct err *err);
 
 int eng_search_ids(const struct eng_snap *s, struct arena *a, const struct index_request *req,
                    enum eng_split split, uint64_t *total, int64_t **ids, struct eng_doc_ref **refs,
@@ -81,8 +81,8 @@ static void walk_stats(const struct run *r, struct index_rank_stats *out)
 
 static int search_run(const struct eng_snap *s, struct arena *a, const struct index_request *req,
                       enum eng_split split, const struct eng_visit *visit, uint64_t *total,
-                      int64_t **ids, struct eng_doc_ref **refs, const struct walk_out *w,
-                      size_t *n, struct err *err)
+                      int64_t **ids, struct eng_doc_ref **refs, const struct walk_out *w, size_t *n,
+                      struct err *err)
 {
     struct run r = {.snap = s, .req = req, .deadline = req->deadline_ms, .visit = visit};
     int64_t id_lo = store_id_lo(req->from), id_hi = index_request_id_hi(req);

@@ -119,9 +119,9 @@ struct run {
     size_t nlist;
     struct cand *ring; /* oldest first: the last k of one segment */
     double *idf, avgdl;
-    int64_t nrow, ntoken; /* relevancy: what idf and avgdl were made of */
-    int64_t *hits;        /* relevancy: each leaf's nHit (counted, or frozen) */
-    bool frozen;          /* relevancy: statistics from req->stats, none counted */
+    int64_t nrow, ntoken;  /* relevancy: what idf and avgdl were made of */
+    int64_t *hits;         /* relevancy: each leaf's nHit (counted, or frozen) */
+    bool frozen;           /* relevancy: statistics from req->stats, none counted */
     const char **hit_keys; /* relevancy: each leaf's count-cache key (nHit) */
     size_t *hit_keylens;
     double *freq; /* relevancy: each leaf's frequency at the current doc */

@@ -65,8 +65,8 @@ static int ranked_ids(struct store_reader *r, struct arena *a, const struct inde
 {
     _Static_assert(STORE_MATCH_PHRASES_MAX == INDEX_RANK_LEAVES_MAX, "one bound for both");
     struct store_match_stats frozen, used;
-    struct store_match_ranked rk = {.after = req->after, .key = req->after_key,
-                                    .id = req->after_id};
+    struct store_match_ranked rk = {
+        .after = req->after, .key = req->after_key, .id = req->after_id};
     if (req->stats) {
         frozen.nrow = req->stats->nrow;
         frozen.ntoken = req->stats->ntoken;
@@ -77,8 +77,8 @@ static int ranked_ids(struct store_reader *r, struct arena *a, const struct inde
     out->keys = arena_calloc(a, want ? want : 1, sizeof *out->keys);
     if (out->keys == NULL)
         return err_set(err, ERR_NOMEM, "out of memory for a page of results");
-    int rc = store_reader_match_ranked(r, m, match_order(req->sort), &rk, want, ids, out->keys,
-                                       n, &used, err);
+    int rc = store_reader_match_ranked(r, m, match_order(req->sort), &rk, want, ids, out->keys, n,
+                                       &used, err);
     if (rc < 0)
         return rc;
     out->stats.nrow = used.nrow;

@@ -89,7 +89,8 @@ static void bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context 
         rc = api->xColumnSize(fts, -1, &ntok);
     double D = (double)ntok;
     for (size_t i = 0; rc == SQLITE_OK && i < st->used.nphrases; i++)
-        score += st->idf[i] * ((freq[i] * (k1 + 1.0)) / (freq[i] + k1 * (1 - b + b * D / st->avgdl)));
+        score +=
+            st->idf[i] * ((freq[i] * (k1 + 1.0)) / (freq[i] + k1 * (1 - b + b * D / st->avgdl)));
     if (rc == SQLITE_OK)
         sqlite3_result_double(ctx, -1.0 * score);
     else

@@ -403,9 +403,9 @@ static const char *match_ranked_sql(enum store_match_order order)
 
 int store_sqlite_reader_match_ranked(struct store_reader *r, const struct store_match *m,
                                      enum store_match_order order,
-                                     const struct store_match_ranked *rk, size_t max,
-                                     int64_t *ids, double *keys, size_t *n,
-                                     struct store_match_stats *used, struct err *err)
+                                     const struct store_match_ranked *rk, size_t max, int64_t *ids,
+                                     double *keys, size_t *n, struct store_match_stats *used,
+                                     struct err *err)
 {
     struct deadline dl = {m->deadline_ms, false};
     struct store_bm25 bm = {.frozen = rk->stats};

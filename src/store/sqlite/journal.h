@@ -39,9 +39,9 @@ int store_sqlite_reader_match_values(struct store_reader *r, const struct store_
                                      void *ctx, struct err *err);
 int store_sqlite_reader_match_ranked(struct store_reader *r, const struct store_match *m,
                                      enum store_match_order order,
-                                     const struct store_match_ranked *rk, size_t max,
-                                     int64_t *ids, double *keys, size_t *n,
-                                     struct store_match_stats *used, struct err *err);
+                                     const struct store_match_ranked *rk, size_t max, int64_t *ids,
+                                     double *keys, size_t *n, struct store_match_stats *used,
+                                     struct err *err);
 int store_sqlite_reader_match_ids(struct store_reader *r, const struct store_match *m,
                                   enum store_match_order order, size_t offset, size_t max,
                                   int64_t *ids, size_t *n, struct err *err);
