@@ -633,6 +633,99 @@ static void paging_slices_the_results_and_keeps_the_total(void **state)
     EXPECT_TOTAL(f, &r, 15, 2, 3);
 }
 
+/* Cursor paging in a ranked order (index_request.after, .stats): pages of
+ * two, each after the last one's (key, id), give the whole order of one
+ * search, with every key; and statistics frozen otherwise than the
+ * index's still give every match exactly once (scores are a function of
+ * the article under them), while statistics of another query's leaves
+ * are refused. */
+static size_t walk_ranked(struct fixture *f, struct index_request r,
+                          const struct index_rank_stats *stats, int64_t *ids, double *keys)
+{
+    struct index_result res;
+    struct err err;
+    size_t n = 0;
+    r.walk = true;
+    r.limit = 2;
+    r.stats = stats;
+    for (;;) {
+        err_clear(&err);
+        if (index_search(f->idx, &f->ar, &r, &res, &err) != 0)
+            fail_msg("a ranked page failed: %s", err.msg);
+        assert_non_null(res.keys);
+        if (r.sort == INDEX_SORT_RELEVANCY && !r.stats)
+            r.stats = &res.stats; /* the first page's, frozen for the rest */
+        for (size_t i = 0; i < res.n; i++) {
+            assert_true(n < N_ARTICLES);
+            ids[n] = res.docs[i].id;
+            keys[n++] = res.keys[i];
+        }
+        if (res.n < r.limit)
+            return n;
+        struct index_rank_stats *copy = arena_alloc(&f->ar, sizeof *copy);
+        assert_non_null(copy);
+        if (r.stats) {
+            *copy = *r.stats;
+            r.stats = copy;
+        }
+        r.after = true;
+        r.after_key = res.keys[res.n - 1];
+        r.after_id = res.docs[res.n - 1].id;
+    }
+}
+
+static void a_ranked_walk_pages_through_the_whole_order(void **state)
+{
+    struct fixture *f = *state;
+    static const enum index_sort sorts[] = {INDEX_SORT_RELEVANCY, INDEX_SORT_POPULARITY};
+    for (size_t k = 0; k < 2; k++) {
+        struct index_request r = request();
+        struct index_result whole;
+        struct err err;
+        int64_t ids[N_ARTICLES], other[N_ARTICLES];
+        double keys[N_ARTICLES], other_keys[N_ARTICLES];
+        r.sort = sorts[k];
+        r.language = "en";
+        r.q = parse(f, "economy OR markets OR storm OR election");
+        err_clear(&err);
+        assert_int_equal(index_search(f->idx, &f->ar, &r, &whole, &err), 0);
+        assert_true(whole.n >= 4);
+        size_t n = walk_ranked(f, r, NULL, ids, keys);
+        assert_int_equal(n, whole.n);
+        for (size_t i = 0; i < n; i++) {
+            assert_int_equal(ids[i], whole.docs[i].id);
+            if (i > 0)
+                assert_true(keys[i] <= keys[i - 1]);
+        }
+        if (sorts[k] != INDEX_SORT_RELEVANCY)
+            continue;
+        /* statistics of another collection: every match once all the same */
+        struct index_result first;
+        r.walk = true;
+        assert_int_equal(index_search(f->idx, &f->ar, &r, &first, &err), 0);
+        struct index_rank_stats moved = first.stats;
+        assert_true(moved.nleaves >= 4);
+        moved.nrow *= 3;
+        moved.ntoken *= 2;
+        moved.hits[0] = moved.nrow / 2;
+        assert_int_equal(walk_ranked(f, r, &moved, other, other_keys), n);
+        bool scored_otherwise = false; /* the statistics given are the ones ranked with */
+        for (size_t i = 0; i < n; i++)
+            scored_otherwise |= other_keys[i] != keys[i];
+        assert_true(scored_otherwise);
+        for (size_t i = 0; i < n; i++) {
+            size_t seen = 0;
+            for (size_t j = 0; j < n; j++)
+                seen += other[j] == ids[i];
+            assert_int_equal(seen, 1);
+        }
+        /* another query's statistics: refused, never misread */
+        moved.nleaves--;
+        r.stats = &moved;
+        assert_int_equal(search_rc(f, &r), ERR_INVALID);
+    }
+}
+
 /* A page's article is exactly the API's JSON of the article as imported
  * (article/json.h), whichever backend wrote it. */
 static void expect_json(struct fixture *f, const struct index_doc *d, int i)
@@ -946,6 +1039,7 @@ int main(void)
         cmocka_unit_test(relevancy_weights_titles_higher),
         cmocka_unit_test(popularity_orders_by_source_then_newest),
         cmocka_unit_test(paging_slices_the_results_and_keeps_the_total),
+        cmocka_unit_test(a_ranked_walk_pages_through_the_whole_order),
         cmocka_unit_test(a_page_carries_every_article_as_the_api_writes_it),
         cmocka_unit_test(the_newest_headline_is_found_before_a_time),
         cmocka_unit_test(tokens_are_never_read_as_fts5_syntax),
