@@ -147,7 +147,9 @@ void eng_rank_idf(struct run *r, const int64_t *hits)
 int eng_rank_frozen(struct run *r)
 {
     const struct index_rank_stats *st = r->req->stats;
-    if (st->nleaves != r->plan.nleaves || st->nrow <= 0 || st->ntoken < 0)
+    /* (a collection with a scored word has tokens: avgdl 0 would be NaN) */
+    if (st->nleaves != r->plan.nleaves || st->nrow <= 0 || st->ntoken < 0 ||
+        (st->ntoken == 0 && st->nleaves > 0))
         return ERR_INVALID;
     for (size_t i = 0; i < st->nleaves; i++) {
         if (st->hits[i] < 0 || st->hits[i] > st->nrow)

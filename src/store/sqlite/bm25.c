@@ -33,7 +33,9 @@ static int prepare(const Fts5ExtensionApi *api, Fts5Context *fts, struct store_b
         return SQLITE_ERROR;
     }
     if (b->frozen) {
-        if (b->frozen->nphrases != (size_t)nphrases) {
+        /* (statistics no collection has: avgdl would be 0 or NaN) */
+        if (b->frozen->nphrases != (size_t)nphrases || b->frozen->nrow <= 0 ||
+            (b->frozen->ntoken <= 0 && nphrases > 0)) {
             b->unfit = true;
             return SQLITE_ERROR;
         }
