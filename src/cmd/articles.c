@@ -123,16 +123,14 @@ static int run_compact(const char *store_opt, const char *config_opt)
 
 int cmd_articles(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_OPTION_STORE,
-        {"before", required_argument, NULL, 'b'},
-        {"source", required_argument, NULL, 'S'},
-        {"url", required_argument, NULL, 'u'},
-        {"config", required_argument, NULL, 'c'},
+    const char *store_opt = NULL, *config_opt = NULL, *before = NULL, *source = NULL, *url = NULL;
+    const struct cmd_option opts[] = {
+        CMD_TEXT("before", &before),
+        CMD_TEXT("source", &source),
+        CMD_TEXT("url", &url),
+        CMD_TEXT("config", &config_opt),
         CMD_OPTIONS_END,
     };
-    const char *store_opt = NULL, *config_opt = NULL, *before = NULL, *source = NULL, *url = NULL;
-    int ch;
 
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         articles_usage(argc < 2 ? stderr : stdout);
@@ -143,25 +141,9 @@ int cmd_articles(int argc, char **argv)
         cmd_fail("articles: unknown subcommand '%s' (delete, compact)", sub);
         return CMD_EXIT_USAGE;
     }
-    optind = 1;
-    while ((ch = cmd_next_option(argc - 1, argv + 1, opts, &store_opt)) != -1) {
-        switch (ch) {
-        case 'c':
-            config_opt = optarg;
-            break;
-        case 'b':
-            before = optarg;
-            break;
-        case 'S':
-            source = optarg;
-            break;
-        case 'u':
-            url = optarg;
-            break;
-        default:
-            return cmd_option_end(ch, articles_usage);
-        }
-    }
+    int parsed = cmd_options_parse(argc - 1, argv + 1, opts, &store_opt, articles_usage);
+    if (parsed != CMD_GO_ON)
+        return parsed;
     if (optind != argc - 1) {
         cmd_fail("articles %s: unexpected argument '%s'", sub, argv[optind + 1]);
         return CMD_EXIT_USAGE;

@@ -110,18 +110,69 @@ void cmd_engine_options(struct index_engine_options *out)
         out->checkpoint_ms = v == 0 ? INDEX_CHECKPOINT_ALWAYS : v;
 }
 
-int cmd_next_option(int argc, char **argv, const struct option *opts, const char **store)
+int cmd_take_text(const char *value, void *to)
 {
-    int ch;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) == 's')
-        *store = optarg;
-    return ch;
+    *(const char **)to = value;
+    return CMD_EXIT_OK;
 }
 
-int cmd_option_end(int ch, void (*usage)(FILE *))
+int cmd_take_flag(const char *value, void *to)
 {
-    usage(ch == 'h' ? stdout : stderr);
-    return ch == 'h' ? CMD_EXIT_OK : CMD_EXIT_USAGE;
+    (void)value;
+    *(bool *)to = true;
+    return CMD_EXIT_OK;
+}
+
+/* getopt_long's value for --store; a row of opts is OPTION_ROW + its index
+ * (above every byte, so no short option can stand for one). */
+#define OPTION_STORE 's'
+#define OPTION_ROW 256
+
+int cmd_options_parse(int argc, char **argv, const struct cmd_option *opts, const char **store,
+                      void (*usage)(FILE *))
+{
+    struct option table[CMD_OPTIONS_MAX + 3];
+    size_t n = 0;
+    table[n++] = (struct option){"store", required_argument, NULL, OPTION_STORE};
+    for (size_t i = 0; opts[i].name; i++) {
+        if (i == CMD_OPTIONS_MAX)
+            abort(); /* a command's table outgrew CMD_OPTIONS_MAX */
+        table[n++] =
+            (struct option){opts[i].name, opts[i].has_value ? required_argument : no_argument, NULL,
+                            OPTION_ROW + (int)i};
+    }
+    table[n++] = (struct option){"help", no_argument, NULL, 'h'};
+    table[n] = (struct option){NULL, 0, NULL, 0};
+
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", table, NULL)) != -1) {
+        if (ch == OPTION_STORE) {
+            *store = optarg;
+        } else if (ch >= OPTION_ROW) {
+            const struct cmd_option *o = &opts[ch - OPTION_ROW];
+            int status = o->take(o->has_value ? optarg : NULL, o->to);
+            if (status != CMD_EXIT_OK)
+                return status;
+        } else {
+            usage(ch == 'h' ? stdout : stderr);
+            return ch == 'h' ? CMD_EXIT_OK : CMD_EXIT_USAGE;
+        }
+    }
+    return CMD_GO_ON;
+}
+
+int cmd_options_store_file(int argc, char **argv, const char **store, void (*usage)(FILE *))
+{
+    static const struct cmd_option none[] = {CMD_OPTIONS_END};
+    int status = cmd_options_parse(argc, argv, none, store, usage);
+    if (status != CMD_GO_ON)
+        return status;
+    if (optind + 1 != argc || !argv[optind][0]) {
+        usage(stderr);
+        return CMD_EXIT_USAGE;
+    }
+    return CMD_GO_ON;
 }
 
 void cmd_fail(const char *fmt, ...)

@@ -398,73 +398,53 @@ static const char *misplaced_option(const struct feeds_opts *o, const char *verb
     return NULL;
 }
 
+/* --headlines (on 1) and --no-headlines (on 0) into feeds_opts.headlines
+ * at to, which may hear one of them only. */
+static int take_headlines_as(int *to, int on)
+{
+    if (*to >= 0 && *to != on) {
+        cmd_fail("feeds: --headlines or --no-headlines, not both");
+        return CMD_EXIT_USAGE;
+    }
+    *to = on;
+    return CMD_EXIT_OK;
+}
+
+static int take_headlines(const char *value, void *to)
+{
+    (void)value;
+    return take_headlines_as(to, 1);
+}
+
+static int take_no_headlines(const char *value, void *to)
+{
+    (void)value;
+    return take_headlines_as(to, 0);
+}
+
 int cmd_feeds(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_OPTION_STORE,
-        {"config", required_argument, NULL, 'C'},
-        {"source", required_argument, NULL, 'S'},
-        {"country", required_argument, NULL, 'c'},
-        {"category", required_argument, NULL, 'k'},
-        {"language", required_argument, NULL, 'l'},
-        {"headlines", no_argument, NULL, 'H'},
-        {"no-headlines", no_argument, NULL, 'N'},
-        {"interval", required_argument, NULL, 'i'},
-        {"format", required_argument, NULL, 'f'},
-        {"pages", required_argument, NULL, 'p'},
-        {"all", no_argument, NULL, 'A'},
-        {"create", no_argument, NULL, 'R'},
-        CMD_OPTIONS_END,
-    };
     struct feeds_opts o;
     memset(&o, 0, sizeof o);
     o.headlines = -1;
-    int ch;
-    optind = 1;
-    while ((ch = cmd_next_option(argc, argv, opts, &o.store)) != -1) {
-        switch (ch) {
-        case 'C':
-            o.config = optarg;
-            break;
-        case 'S':
-            o.source = optarg;
-            break;
-        case 'c':
-            o.country = optarg;
-            break;
-        case 'k':
-            o.category = optarg;
-            break;
-        case 'l':
-            o.language = optarg;
-            break;
-        case 'H':
-        case 'N':
-            if (o.headlines >= 0 && o.headlines != (ch == 'H')) {
-                cmd_fail("feeds: --headlines or --no-headlines, not both");
-                return CMD_EXIT_USAGE;
-            }
-            o.headlines = ch == 'H';
-            break;
-        case 'i':
-            o.interval = optarg;
-            break;
-        case 'f':
-            o.format = optarg;
-            break;
-        case 'p':
-            o.pages = optarg;
-            break;
-        case 'A':
-            o.all = true;
-            break;
-        case 'R':
-            o.create = true;
-            break;
-        default:
-            return cmd_option_end(ch, feeds_usage);
-        }
-    }
+    const struct cmd_option opts[] = {
+        CMD_TEXT("config", &o.config),
+        CMD_TEXT("source", &o.source),
+        CMD_TEXT("country", &o.country),
+        CMD_TEXT("category", &o.category),
+        CMD_TEXT("language", &o.language),
+        {"headlines", false, take_headlines, &o.headlines},
+        {"no-headlines", false, take_no_headlines, &o.headlines},
+        CMD_TEXT("interval", &o.interval),
+        CMD_TEXT("format", &o.format),
+        CMD_TEXT("pages", &o.pages),
+        CMD_FLAG("all", &o.all),
+        CMD_FLAG("create", &o.create),
+        CMD_OPTIONS_END,
+    };
+    int parsed = cmd_options_parse(argc, argv, opts, &o.store, feeds_usage);
+    if (parsed != CMD_GO_ON)
+        return parsed;
     if (optind >= argc) {
         cmd_fail("feeds: which command? add, edit, pause, resume, poll, import, export, list "
                  "or remove");

@@ -264,35 +264,14 @@ static int keys_change(struct store *s, struct arena *ar, const char *verb, cons
 
 int cmd_keys(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_OPTION_STORE,
-        {"name", required_argument, NULL, 'n'},
-        {"plan", required_argument, NULL, 'p'},
-        {"config", required_argument, NULL, 'c'},
-        {"create", no_argument, NULL, 'C'},
-        CMD_OPTIONS_END,
-    };
     struct keys_opts o = {0};
-    int ch;
-    optind = 1;
-    while ((ch = cmd_next_option(argc, argv, opts, &o.store)) != -1) {
-        switch (ch) {
-        case 'n':
-            o.name = optarg;
-            break;
-        case 'p':
-            o.plan = optarg;
-            break;
-        case 'c':
-            o.config = optarg;
-            break;
-        case 'C':
-            o.create = true;
-            break;
-        default:
-            return cmd_option_end(ch, keys_usage);
-        }
-    }
+    const struct cmd_option opts[] = {
+        CMD_TEXT("name", &o.name),     CMD_TEXT("plan", &o.plan), CMD_TEXT("config", &o.config),
+        CMD_FLAG("create", &o.create), CMD_OPTIONS_END,
+    };
+    int parsed = cmd_options_parse(argc, argv, opts, &o.store, keys_usage);
+    if (parsed != CMD_GO_ON)
+        return parsed;
     if (optind >= argc) {
         cmd_fail("keys: which command? create, list, disable, enable, delete or set-plan");
         keys_usage(stderr);
