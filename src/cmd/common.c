@@ -2,6 +2,7 @@
 #include "cmd/common.h"
 #include "cmd/cmd.h"
 #include "index/index.h"
+#include "util/ascii.h"
 #include "util/log.h"
 
 #include <errno.h>
@@ -183,6 +184,46 @@ void cmd_fail(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+int cmd_status_of(int rc, const struct err *err, const char *fmt, ...)
+{
+    if (rc >= 0)
+        return CMD_EXIT_OK;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cmd_fail("%s: %s", msg, err_msg(err, rc));
+    return CMD_EXIT_FAIL;
+}
+
+int64_t cmd_parse_digits(const char *s, size_t max_digits)
+{
+    int64_t v = 0;
+    size_t n = strlen(s);
+    if (n == 0 || n > max_digits)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!ascii_is_digit(s[i]))
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+bool cmd_name_valid(const char *s, size_t max, bool blanks)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > max)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch < 0x20 || ch == 0x7f || (ch == ' ' && !blanks))
+            return false;
+    }
+    return true;
 }
 
 const char *cmd_index_kind(const char *option, const char *configured)

@@ -193,6 +193,19 @@ int cmd_options_store_file(int argc, char **argv, const char **store, void (*usa
 /* Print "newsd: <msg>\n" on stderr. */
 void cmd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The exit status of a call that gave rc with err: CMD_EXIT_OK when rc >= 0,
+ * else "newsd: <msg>: <why>" on stderr and CMD_EXIT_FAIL. */
+int cmd_status_of(int rc, const struct err *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* s as plain decimal digits, 1 to max_digits (at most 18, so it fits);
+ * -1 otherwise. */
+int64_t cmd_parse_digits(const char *s, size_t max_digits);
+
+/* A name typed on the command line (a key's name, a feed's source): 1 to
+ * max bytes, no control byte, and no blank unless blanks. */
+bool cmd_name_valid(const char *s, size_t max, bool blanks);
+
 /* A cell of a printed table: "-" for none or empty, control bytes as '?'
  * (a name or URL from the store cannot move the terminal's cursor). */
 const char *cmd_table_cell(struct arena *ar, const char *s);

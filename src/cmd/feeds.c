@@ -78,18 +78,6 @@ static bool code_parse(const char *s, char out[3])
     return true;
 }
 
-static bool source_valid(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n > FEEDS_SOURCE_MAX)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        if ((unsigned char)s[i] <= 0x20 || s[i] == 0x7f)
-            return false;
-    }
-    return true;
-}
-
 /* An absolute http(s) URL without control characters. */
 static bool url_valid(struct arena *ar, const char *url)
 {
@@ -115,7 +103,7 @@ bool cmd_feeds_fill(struct arena *ar, const struct netpolicy *policy, struct fee
         return false;
     f->url = sp->url;
     if (sp->source) {
-        if (!source_valid(sp->source)) {
+        if (!cmd_name_valid(sp->source, FEEDS_SOURCE_MAX, false)) {
             snprintf(why, why_size, "the source id must be 1 to %d characters without spaces",
                      FEEDS_SOURCE_MAX);
             return false;
@@ -149,20 +137,6 @@ bool cmd_feeds_fill(struct arena *ar, const struct netpolicy *policy, struct fee
     return true;
 }
 
-long long cmd_feeds_parse_number(const char *s)
-{
-    long long v = 0;
-    size_t n = strlen(s);
-    if (n == 0 || n > 15)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    return v;
-}
-
 struct feeds_opts {
     const char *store, *config, *format;
     const char *source, *country, *category, *language, *interval, *pages;
@@ -182,7 +156,7 @@ static void opts_spec(const struct feeds_opts *o, const char *url, struct feeds_
     sp->language = o->language;
     sp->headlines = o->headlines == 1;
     sp->pages = o->pages;
-    if (o->interval && (sp->interval = cmd_feeds_parse_number(o->interval)) <= 0)
+    if (o->interval && (sp->interval = cmd_parse_digits(o->interval, FEEDS_NUMBER_DIGITS)) <= 0)
         sp->interval = -1;
 }
 
@@ -214,7 +188,7 @@ static bool edit_change(const struct feeds_opts *o, struct feed_change *c, char 
     c->enabled = -1;
     c->now = (int64_t)time(NULL);
     if (o->interval) {
-        long long v = cmd_feeds_parse_number(o->interval);
+        long long v = cmd_parse_digits(o->interval, FEEDS_NUMBER_DIGITS);
         if (v < FEEDS_INTERVAL_MIN || v > FEEDS_INTERVAL_MAX) {
             snprintf(why, why_size, "--interval must be %d to %d seconds", FEEDS_INTERVAL_MIN,
                      FEEDS_INTERVAL_MAX);
@@ -289,7 +263,7 @@ static bool change_is_news(const struct feed_record *f, const struct feed_change
 static int feeds_change(struct store *s, struct arena *ar, const char *verb, const char *ref,
                         const struct feed_change *c)
 {
-    long long id = cmd_feeds_parse_number(ref);
+    long long id = cmd_parse_digits(ref, FEEDS_NUMBER_DIGITS);
     struct err err;
     err_clear(&err);
     struct feed_record f;
@@ -333,7 +307,7 @@ static int feeds_poll(struct store *s, struct arena *ar, const struct feeds_opts
     if (o->all) {
         rc = store_feeds_list(s, ar, &all, &n, &err);
     } else {
-        long long id = cmd_feeds_parse_number(ref);
+        long long id = cmd_parse_digits(ref, FEEDS_NUMBER_DIGITS);
         rc = id < 0 ? ERR_NOTFOUND : store_feed_get(s, ar, id, &one, &err);
         all = &one;
         n = 1;

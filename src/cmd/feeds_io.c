@@ -211,7 +211,8 @@ static int import_opml(struct store *s, struct arena *ar, const struct netpolicy
         snprintf(where, sizeof where, "line %ld", o->line);
         if (!opml_bool(o->headlines, &sp.headlines) || !opml_bool(o->paused, &sp.paused))
             bad = "newsd:headlines and newsd:paused are true or false";
-        else if (o->interval && (sp.interval = cmd_feeds_parse_number(o->interval)) <= 0)
+        else if (o->interval &&
+                 (sp.interval = cmd_parse_digits(o->interval, FEEDS_NUMBER_DIGITS)) <= 0)
             sp.interval = -1;
         status = import_one(s, ar, policy, &sp, path, where, bad, n);
     }
@@ -326,12 +327,7 @@ static int all_feeds(struct store *s, struct arena *ar, const char *verb, struct
 {
     struct err err;
     err_clear(&err);
-    int rc = store_feeds_list(s, ar, out, n, &err);
-    if (rc < 0) {
-        cmd_fail("feeds %s: %s", verb, err_msg(&err, rc));
-        return CMD_EXIT_FAIL;
-    }
-    return CMD_EXIT_OK;
+    return cmd_status_of(store_feeds_list(s, ar, out, n, &err), &err, "feeds %s", verb);
 }
 
 int cmd_feeds_export(struct store *s, struct arena *ar, const char *format)
