@@ -21,15 +21,8 @@
 
 int api_get_dedupe(struct api_call *c, bool *on)
 {
-    const char *v = api_first_value(c, "dedupe");
-    *on = false;
-    if (!v || !strcasecmp(v, "false"))
-        return 0;
-    if (!strcasecmp(v, "true")) {
-        *on = true;
-        return 0;
-    }
-    return api_fail(c, API_ERR_PARAMETER_INVALID, "The dedupe parameter must be true or false.");
+    return api_get_either(c, "dedupe", "false", "true",
+                          "The dedupe parameter must be true or false.", on);
 }
 
 static void story_id_str(int64_t story, char out[24])
@@ -95,16 +88,13 @@ void api_respond_dedupe(struct api_call *c, const struct index_request *req)
 /* sortBy of /v2/stories: publishedAt (the default) or size. */
 static int get_story_sort(struct api_call *c, enum index_story_sort *out)
 {
-    const char *v = api_first_value(c, "sortby");
-    *out = INDEX_STORY_NEWEST;
-    if (!v || !strcasecmp(v, "publishedat"))
-        return 0;
-    if (!strcasecmp(v, "size")) {
-        *out = INDEX_STORY_SIZE;
-        return 0;
-    }
-    return api_fail(c, API_ERR_PARAMETER_INVALID,
-                    "The sortBy parameter of /v2/stories must be one of publishedAt, size.");
+    bool by_size;
+    if (api_get_either(c, "sortby", "publishedat", "size",
+                       "The sortBy parameter of /v2/stories must be one of publishedAt, size.",
+                       &by_size) < 0)
+        return -1;
+    *out = by_size ? INDEX_STORY_SIZE : INDEX_STORY_NEWEST;
+    return 0;
 }
 
 /* A story's sources are read from its newest members, at most this many
