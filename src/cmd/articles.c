@@ -141,13 +141,11 @@ int cmd_articles(int argc, char **argv)
         cmd_fail("articles: unknown subcommand '%s' (delete, compact)", sub);
         return CMD_EXIT_USAGE;
     }
-    int parsed = cmd_options_parse(argc - 1, argv + 1, opts, &store_opt, articles_usage);
+    char name[32]; /* "articles delete" or "articles compact" */
+    snprintf(name, sizeof name, "articles %s", sub);
+    int parsed = cmd_options_only(name, argc - 1, argv + 1, opts, &store_opt, articles_usage);
     if (parsed != CMD_GO_ON)
         return parsed;
-    if (optind != argc - 1) {
-        cmd_fail("articles %s: unexpected argument '%s'", sub, argv[optind + 1]);
-        return CMD_EXIT_USAGE;
-    }
     if (!strcmp(sub, "compact")) {
         if (before || source || url) {
             cmd_fail("articles compact: takes only --store and --config");

@@ -163,6 +163,17 @@ int cmd_options_parse(int argc, char **argv, const struct cmd_option *opts, cons
     return CMD_GO_ON;
 }
 
+int cmd_options_only(const char *name, int argc, char **argv, const struct cmd_option *opts,
+                     const char **store, void (*usage)(FILE *))
+{
+    int status = cmd_options_parse(argc, argv, opts, store, usage);
+    if (status == CMD_GO_ON && optind != argc) {
+        cmd_fail("%s: unexpected argument '%s'", name, argv[optind]);
+        return CMD_EXIT_USAGE;
+    }
+    return status;
+}
+
 int cmd_options_store_file(int argc, char **argv, const char **store, void (*usage)(FILE *))
 {
     static const struct cmd_option none[] = {CMD_OPTIONS_END};
@@ -266,6 +277,11 @@ static bool store_missing(const char *loc)
     if (store_location_is_pg(loc) || store_sqlite_path_at(loc, db, sizeof db, NULL) < 0)
         return false; /* opening says what is wrong */
     return stat(db, &sb) != 0 && errno == ENOENT;
+}
+
+unsigned cmd_open_making(bool create)
+{
+    return CMD_OPEN_MAY_CREATE | (create ? CMD_OPEN_CREATE : 0u);
 }
 
 /* Whether flags let a command make a new store where w points. */

@@ -69,6 +69,10 @@ enum cmd_open_flags {
     CMD_OPEN_START_UNREACHABLE = 1 << 5,
 };
 
+/* The flags of a command that makes stores: CMD_OPEN_MAY_CREATE, and
+ * CMD_OPEN_CREATE when it was given --create. */
+unsigned cmd_open_making(bool create);
+
 /* Open the store w names under flags (enum cmd_open_flags), or print one
  * line on stderr: 0, 1 (outdated, with CMD_OPEN_OUTDATED_QUIET) or -1. A
  * missing embedded store is refused naming where its path came from,
@@ -184,6 +188,12 @@ int cmd_take_flag(const char *value, void *to);
 #define CMD_OPTIONS_MAX 30
 int cmd_options_parse(int argc, char **argv, const struct cmd_option *opts, const char **store,
                       void (*usage)(FILE *));
+/* For the commands that take no operand (crawl, migrate, serve, articles
+ * VERB): cmd_options_parse, then "newsd: NAME: unexpected argument 'A'"
+ * and CMD_EXIT_USAGE for an operand A. */
+int cmd_options_only(const char *name, int argc, char **argv, const struct cmd_option *opts,
+                     const char **store, void (*usage)(FILE *));
+
 /* For the commands that take --store and one FILE (backup, restore):
  * cmd_options_parse without rows of their own, then exactly one operand,
  * not empty (argv[optind] when CMD_GO_ON), else the usage on stderr and

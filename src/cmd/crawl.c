@@ -56,13 +56,9 @@ int cmd_crawl(int argc, char **argv)
         {"pages", true, take_pages, &co.pages},
         CMD_OPTIONS_END,
     };
-    int parsed = cmd_options_parse(argc, argv, opts, &store_opt, crawl_usage);
+    int parsed = cmd_options_only("crawl", argc, argv, opts, &store_opt, crawl_usage);
     if (parsed != CMD_GO_ON)
         return parsed;
-    if (optind != argc) {
-        cmd_fail("crawl: unexpected argument '%s'", argv[optind]);
-        return CMD_EXIT_USAGE;
-    }
     static struct config cfg; /* static: it is large */
     config_path = cmd_config_path(config_path);
     int cstatus = cmd_config_load(&cfg, config_path);

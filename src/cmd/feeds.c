@@ -487,7 +487,7 @@ int cmd_feeds(int argc, char **argv)
      * a new installation): at the configured place, elsewhere with --create. */
     unsigned flags = 0;
     if (!strcmp(verb, "add") || !strcmp(verb, "import"))
-        flags = CMD_OPEN_MAY_CREATE | (o.create ? CMD_OPEN_CREATE : 0u);
+        flags = cmd_open_making(o.create);
     struct cmd_store_where where;
     cmd_store_where_from(&where, o.store, &cfg, config_path);
     if (cmd_store_open_where(&s, &where, cmd_index_kind(NULL, cfg.index), flags) != 0)
@@ -496,10 +496,8 @@ int cmd_feeds(int argc, char **argv)
         status = feeds_add(s, &f);
     else if (!strcmp(verb, "import"))
         status = cmd_feeds_import(s, &ar, policy, args[0]);
-    else if (!strcmp(verb, "export"))
-        status = cmd_feeds_export(s, &ar, o.format ? o.format : "opml");
-    else if (!strcmp(verb, "list"))
-        status = cmd_feeds_list(s, &ar, o.format ? o.format : "table");
+    else if (!strcmp(verb, "export") || !strcmp(verb, "list"))
+        status = cmd_feeds_show(s, &ar, verb, o.format);
     else if (!strcmp(verb, "poll"))
         status = feeds_poll(s, &ar, &o, n_args ? args[0] : NULL);
     else

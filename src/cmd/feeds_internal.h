@@ -36,10 +36,9 @@ bool cmd_feeds_fill(struct arena *ar, const struct netpolicy *policy, struct fee
 int cmd_feeds_import(struct store *s, struct arena *ar, const struct netpolicy *policy,
                      const char *path);
 
-/* newsd feeds export: every feed as "opml" or "jsonl" on stdout. */
-int cmd_feeds_export(struct store *s, struct arena *ar, const char *format);
-
-/* newsd feeds list: a "table" or "json" of the feeds and their health. */
-int cmd_feeds_list(struct store *s, struct arena *ar, const char *format);
+/* newsd feeds export (verb "export"): every feed as "opml" (format NULL)
+ * or "jsonl" on stdout; newsd feeds list (verb "list"): a "table" (NULL)
+ * or "json" of the feeds and their health. */
+int cmd_feeds_show(struct store *s, struct arena *ar, const char *verb, const char *format);
 
 #endif

@@ -73,7 +73,6 @@ int cmd_import(int argc, char **argv)
     int parsed = cmd_options_parse(argc, argv, opts, &store_opt, import_usage);
     if (parsed != CMD_GO_ON)
         return parsed;
-    unsigned open_flags = CMD_OPEN_MAY_CREATE | (create ? CMD_OPEN_CREATE : 0u);
     if (progress)
         io.progress = stderr;
     if (optind >= argc) {
@@ -98,7 +97,7 @@ int cmd_import(int argc, char **argv)
     }
 
     struct store *s;
-    int status = cmd_store_open_for(&s, store_opt, config_opt, open_flags);
+    int status = cmd_store_open_for(&s, store_opt, config_opt, cmd_open_making(create));
     if (status != CMD_EXIT_OK)
         return status;
     struct ingest_stats total = {0};
@@ -180,13 +179,12 @@ int cmd_sources(int argc, char **argv)
     int parsed = cmd_options_parse(argc, argv, opts, &store_opt, sources_usage);
     if (parsed != CMD_GO_ON)
         return parsed;
-    unsigned open_flags = CMD_OPEN_MAY_CREATE | (create ? CMD_OPEN_CREATE : 0u);
     if (optind + 1 != argc) {
         cmd_fail("sources import: exactly one FILE expected");
         return CMD_EXIT_USAGE;
     }
     struct store *s;
-    int status = cmd_store_open_for(&s, store_opt, config_opt, open_flags);
+    int status = cmd_store_open_for(&s, store_opt, config_opt, cmd_open_making(create));
     if (status != CMD_EXIT_OK)
         return status;
     size_t n = 0;

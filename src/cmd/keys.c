@@ -303,7 +303,7 @@ int cmd_keys(int argc, char **argv)
     arena_init(&ar, KEYS_ARENA_BYTES);
     unsigned flags = 0;
     if (!strcmp(verb, "create"))
-        flags = CMD_OPEN_MAY_CREATE | (o.create ? CMD_OPEN_CREATE : 0u);
+        flags = cmd_open_making(o.create);
     int status = cmd_store_open_for(&s, o.store, o.config, flags);
     if (status != CMD_EXIT_OK)
         goto out;

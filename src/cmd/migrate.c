@@ -53,14 +53,10 @@ int cmd_migrate(int argc, char **argv)
     struct store *s = NULL;
     struct store_schema schema;
     const struct cmd_option opts[] = {CMD_TEXT("config", &config_opt), CMD_OPTIONS_END};
-    int status = cmd_options_parse(argc, argv, opts, &store_opt, migrate_usage);
+    int status = cmd_options_only("migrate", argc, argv, opts, &store_opt, migrate_usage);
 
     if (status != CMD_GO_ON)
         return status;
-    if (optind != argc) {
-        cmd_fail("migrate: unexpected argument '%s'", argv[optind]);
-        return CMD_EXIT_USAGE;
-    }
     const char *config_path = cmd_config_path(config_opt);
     status = cmd_store_where_get(&where, store_opt, config_path);
     if (status != CMD_EXIT_OK)

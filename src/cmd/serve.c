@@ -175,7 +175,7 @@ struct serve_flags {
     int pages;      /* enum crawl_pages_mode; -1: not given */
 };
 
-#define SERVE_GO (-1) /* parse and resolve: carry on (else an exit status) */
+#define SERVE_GO CMD_GO_ON /* parse and resolve: carry on (else an exit status) */
 
 /* The takes of the flags checked as they are read (cmd_option). */
 static int take_threads(const char *value, void *to)
@@ -257,14 +257,7 @@ static int serve_parse(struct serve_flags *f, int argc, char **argv)
     f->query_timeout_ms = -1;
     f->log_format = -1;
     f->pages = -1;
-    int parsed = cmd_options_parse(argc, argv, opts, &f->store, serve_usage);
-    if (parsed != CMD_GO_ON)
-        return parsed;
-    if (optind != argc) {
-        cmd_fail("serve: unexpected argument '%s'", argv[optind]);
-        return CMD_EXIT_USAGE;
-    }
-    return SERVE_GO;
+    return cmd_options_only("serve", argc, argv, opts, &f->store, serve_usage);
 }
 
 /* ---- resolve: flags, environment, config file, defaults ------------------- */
