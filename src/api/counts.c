@@ -201,8 +201,7 @@ static void respond_counts(struct api_call *c, enum api_interval iv, const char 
     uint64_t sum = 0;
     for (size_t i = 0; i < nb; i++)
         sum += counts[i];
-    buf_init(&b, LIMIT_RESPONSE_BYTES);
-    api_render_ok_begin(&w, &b);
+    api_respond_ok_begin(&w, &b);
     jw_key(&w, "totalResults");
     jw_uint(&w, sum);
     jw_key(&w, "interval");

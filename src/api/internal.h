@@ -62,6 +62,11 @@ int api_fail_building(struct api_call *c);
  * when rendering ran out of room or memory. */
 void api_respond_rendered(struct api_call *c, struct buf *b);
 
+/* A body of its own for a response: b made (LIMIT_RESPONSE_BYTES) and
+ * begun through w as api_render_ok_begin does; api_respond_rendered sends
+ * it. */
+void api_respond_ok_begin(struct jw *w, struct buf *b);
+
 /* --- validate.c: parameters -------------------------------------------- */
 
 /* The value of the request's parameter name (lower case), the first of

@@ -194,6 +194,8 @@ void api_stories(struct api_call *c)
     enum index_story_sort sort;
     bool from_given;
     size_t pg, size;
+    struct buf b;
+    struct jw w;
     struct err err;
     int rc;
 
@@ -214,10 +216,7 @@ void api_stories(struct api_call *c)
         api_fail_index(c, rc, &err);
         return;
     }
-    struct buf b;
-    struct jw w;
-    buf_init(&b, LIMIT_RESPONSE_BYTES);
-    api_render_ok_begin(&w, &b);
+    api_respond_ok_begin(&w, &b);
     jw_key(&w, "totalResults");
     jw_uint(&w, page.total);
     jw_key(&w, "stories");
@@ -263,6 +262,8 @@ void api_story(struct api_call *c, const char *id, size_t len)
     int64_t story, *ids, from = INT64_MIN, to = INT64_MAX;
     size_t n, pg, size;
     struct story_sum sum;
+    struct buf b;
+    struct jw w;
     struct err err;
     int rc;
 
@@ -301,10 +302,7 @@ void api_story(struct api_call *c, const char *id, size_t len)
         api_fail_index(c, rc, &err);
         return;
     }
-    struct buf b;
-    struct jw w;
-    buf_init(&b, LIMIT_RESPONSE_BYTES);
-    api_render_ok_begin(&w, &b);
+    api_respond_ok_begin(&w, &b);
     jw_key(&w, "story");
     jw_obj_begin(&w);
     story_keys(&w, &sum);
