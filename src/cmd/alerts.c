@@ -191,12 +191,7 @@ static int alerts_remove(struct store *s, const struct alerts_opts *o, const cha
         cmd_fail("alerts remove: '%s' is not an alert id", arg);
         return CMD_EXIT_USAGE;
     }
-    int rc = store_alert_remove(s, id, o->key_id, &err);
-    if (rc < 0) {
-        cmd_fail("alerts remove: %s", err_msg(&err, rc));
-        return CMD_EXIT_FAIL;
-    }
-    return CMD_EXIT_OK;
+    return cmd_status_of(store_alert_remove(s, id, o->key_id, &err), &err, "alerts remove");
 }
 
 int cmd_alerts(int argc, char **argv)

@@ -113,10 +113,8 @@ static int run_compact(const char *store_opt, const char *config_opt)
     int64_t t0 = clock_mono_ms();
     int rc = store_compact(store, &err);
     store_close(store);
-    if (rc < 0) {
-        cmd_fail("articles compact: %s", err_msg(&err, rc));
-        return CMD_EXIT_FAIL;
-    }
+    if ((status = cmd_status_of(rc, &err, "articles compact")) != CMD_EXIT_OK)
+        return status;
     fprintf(stderr, "articles compact: done in %.1f s\n", (double)(clock_mono_ms() - t0) / 1000.0);
     return CMD_EXIT_OK;
 }

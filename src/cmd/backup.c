@@ -35,10 +35,8 @@ int cmd_backup(int argc, char **argv)
     int64_t t0 = clock_mono_ms();
     rc = store_backup(store, argv[optind], &err);
     store_close(store);
-    if (rc < 0) {
-        cmd_fail("backup: %s", err_msg(&err, rc));
-        return CMD_EXIT_FAIL;
-    }
+    if ((status = cmd_status_of(rc, &err, "backup")) != CMD_EXIT_OK)
+        return status;
     fprintf(stderr, "backup: %s written in %.1f s\n", argv[optind],
             (double)(clock_mono_ms() - t0) / 1000.0);
     return CMD_EXIT_OK;

@@ -165,11 +165,9 @@ static int feeds_add(struct store *s, struct feed_record *f)
     struct err err;
     err_clear(&err);
     int64_t id = 0;
-    int rc = store_feed_add(s, f, &id, &err);
-    if (rc < 0) {
-        cmd_fail("feeds add: %s", err_msg(&err, rc));
-        return CMD_EXIT_FAIL;
-    }
+    int status = cmd_status_of(store_feed_add(s, f, &id, &err), &err, "feeds add");
+    if (status != CMD_EXIT_OK)
+        return status;
     printf("%lld\n", (long long)id);
     if (fflush(stdout) != 0) {
         cmd_fail("feeds add: cannot write to stdout");

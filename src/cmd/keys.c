@@ -81,10 +81,9 @@ static int keys_create(struct store *s, const struct keys_opts *o)
     err_clear(&err);
     int64_t id = 0;
     int rc = auth_key_create(s, o->name, o->plan ? o->plan : "unlimited", key, &id, &err);
-    if (rc < 0) {
-        cmd_fail("keys create: %s", err_msg(&err, rc));
-        return CMD_EXIT_FAIL;
-    }
+    int status = cmd_status_of(rc, &err, "keys create");
+    if (status != CMD_EXIT_OK)
+        return status;
     printf("%s\n", key);
     if (fflush(stdout) != 0) {
         cmd_fail("keys create: cannot write the key to stdout");
