@@ -56,8 +56,7 @@ static void respond_alerts(struct api_call *c, const struct alert_record *list, 
 {
     struct buf b;
     struct jw w;
-    buf_init(&b, LIMIT_RESPONSE_BYTES);
-    api_render_ok_begin(&w, &b);
+    api_respond_ok_begin(&w, &b);
     if (one) {
         jw_key(&w, "alert");
         alert_write(&w, list);

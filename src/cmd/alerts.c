@@ -59,6 +59,17 @@ static int64_t parse_id(const char *s)
     return v;
 }
 
+/* --key-id ID into the int64_t at to. */
+static int take_key_id(const char *value, void *to)
+{
+    int64_t id = parse_id(value);
+    *(int64_t *)to = id;
+    if (id >= 0)
+        return CMD_EXIT_OK;
+    cmd_fail("alerts: --key-id must be a key's id (a positive number)");
+    return CMD_EXIT_USAGE;
+}
+
 static int alerts_list(struct store *s, const struct alerts_opts *o)
 {
     struct arena ar;
@@ -180,82 +191,34 @@ static int alerts_remove(struct store *s, const struct alerts_opts *o, const cha
         cmd_fail("alerts remove: '%s' is not an alert id", arg);
         return CMD_EXIT_USAGE;
     }
-    int rc = store_alert_remove(s, id, o->key_id, &err);
-    if (rc < 0) {
-        cmd_fail("alerts remove: %s", err_msg(&err, rc));
-        return CMD_EXIT_FAIL;
-    }
-    return CMD_EXIT_OK;
+    return cmd_status_of(store_alert_remove(s, id, o->key_id, &err), &err, "alerts remove");
 }
 
 int cmd_alerts(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_OPTION_STORE,
-        {"config", required_argument, NULL, 'c'},
-        {"key-id", required_argument, NULL, 'k'},
-        {"webhook", required_argument, NULL, 'w'},
-        {"secret", required_argument, NULL, 'S'},
-        {"q", required_argument, NULL, 'q'},
-        {"qintitle", required_argument, NULL, 't'},
-        {"search-in", required_argument, NULL, 'i'},
-        {"sources", required_argument, NULL, 'o'},
-        {"domains", required_argument, NULL, 'd'},
-        {"exclude-domains", required_argument, NULL, 'x'},
-        {"language", required_argument, NULL, 'l'},
+    struct alerts_opts o = {0};
+    const struct cmd_option opts[] = {
+        CMD_TEXT("config", &o.config),
+        {"key-id", true, take_key_id, &o.key_id},
+        CMD_TEXT("webhook", &o.webhook),
+        CMD_TEXT("secret", &o.secret),
+        CMD_TEXT("q", &o.q),
+        CMD_TEXT("qintitle", &o.qintitle),
+        CMD_TEXT("search-in", &o.search_in),
+        CMD_TEXT("sources", &o.sources),
+        CMD_TEXT("domains", &o.domains),
+        CMD_TEXT("exclude-domains", &o.exclude_domains),
+        CMD_TEXT("language", &o.language),
         CMD_OPTIONS_END,
     };
-    struct alerts_opts o = {0};
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         alerts_usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? CMD_EXIT_USAGE : CMD_EXIT_OK;
     }
     const char *sub = argv[1];
-    int ch;
-    optind = 1;
-    while ((ch = cmd_next_option(argc - 1, argv + 1, opts, &o.store)) != -1) {
-        switch (ch) {
-        case 'c':
-            o.config = optarg;
-            break;
-        case 'k':
-            o.key_id = parse_id(optarg);
-            if (o.key_id < 0) {
-                cmd_fail("alerts: --key-id must be a key's id (a positive number)");
-                return CMD_EXIT_USAGE;
-            }
-            break;
-        case 'w':
-            o.webhook = optarg;
-            break;
-        case 'S':
-            o.secret = optarg;
-            break;
-        case 'q':
-            o.q = optarg;
-            break;
-        case 't':
-            o.qintitle = optarg;
-            break;
-        case 'i':
-            o.search_in = optarg;
-            break;
-        case 'o':
-            o.sources = optarg;
-            break;
-        case 'd':
-            o.domains = optarg;
-            break;
-        case 'x':
-            o.exclude_domains = optarg;
-            break;
-        case 'l':
-            o.language = optarg;
-            break;
-        default:
-            return cmd_option_end(ch, alerts_usage);
-        }
-    }
+    int parsed = cmd_options_parse(argc - 1, argv + 1, opts, &o.store, alerts_usage);
+    if (parsed != CMD_GO_ON)
+        return parsed;
     int rest = argc - 1 - optind; /* operands after the options */
     char **args = argv + 1 + optind;
     bool is_list = !strcmp(sub, "list"), is_add = !strcmp(sub, "add"),

@@ -48,33 +48,17 @@ static int migrate_lock(const char *loc)
 
 int cmd_migrate(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_OPTION_STORE,
-        {"config", required_argument, NULL, 'c'},
-        CMD_OPTIONS_END,
-    };
     const char *store_opt = NULL, *config_opt = NULL;
     struct cmd_store_where where;
     struct store *s = NULL;
     struct store_schema schema;
-    int ch;
+    const struct cmd_option opts[] = {CMD_TEXT("config", &config_opt), CMD_OPTIONS_END};
+    int status = cmd_options_only("migrate", argc, argv, opts, &store_opt, migrate_usage);
 
-    optind = 1;
-    while ((ch = cmd_next_option(argc, argv, opts, &store_opt)) != -1) {
-        switch (ch) {
-        case 'c':
-            config_opt = optarg;
-            break;
-        default:
-            return cmd_option_end(ch, migrate_usage);
-        }
-    }
-    if (optind != argc) {
-        cmd_fail("migrate: unexpected argument '%s'", argv[optind]);
-        return CMD_EXIT_USAGE;
-    }
+    if (status != CMD_GO_ON)
+        return status;
     const char *config_path = cmd_config_path(config_opt);
-    int status = cmd_store_where_get(&where, store_opt, config_path);
+    status = cmd_store_where_get(&where, store_opt, config_path);
     if (status != CMD_EXIT_OK)
         return status;
     int lock = migrate_lock(where.loc);
