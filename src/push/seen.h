@@ -1,5 +1,5 @@
-/* The stories a push subscriber (a live stream with dedupe=true) has been
- * sent, and how many copies of each it has met since: a bounded memory,
+/* The stories a push subscriber (a live stream with dedupe=true, a webhook
+ * alert with "dedupe": true) has been sent, and how many copies of each it has met since: a bounded memory,
  * so that a stream open for weeks holds no more than PUSH_SEEN_MAX
  * stories' worth (two generations of at most that many: a story is
  * remembered at least until PUSH_SEEN_MAX other stories came after it). */
@@ -20,5 +20,8 @@ void push_seen_free(struct push_seen *s);
  * be sent), else how many articles of it have been met, this one
  * included; 0 when out of memory (the caller sends it, as a first). */
 uint64_t push_seen_add(struct push_seen *s, int64_t story);
+
+/* Forget every story (a subscriber that reads its articles again). */
+void push_seen_clear(struct push_seen *s);
 
 #endif

@@ -484,6 +484,8 @@ struct alert_record {
     int state;               /* enum alert_state */
     const char *lease_owner; /* the node that delivers it; NULL none */
     int64_t lease_until_ms;  /* its lease ends then */
+    bool dedupe;             /* a story is delivered once (push/webhook.h) */
+    int64_t copies;          /* dedupe: later copies of a story counted, not delivered */
 };
 
 /* A delivery waiting for its webhook: the body is kept byte for byte, so
@@ -529,11 +531,14 @@ int store_alerts_lease(struct store *s, struct arena *a, const char *owner, int6
 int store_alerts_release(struct store *s, const char *owner, struct err *err);
 
 /* In one transaction, while owner holds alert_id's lease and its cursor is
- * still from_seq: set the cursor to d->seq (to_seq when d is NULL) and
- * keep d. ERR_BUSY when the lease or the cursor moved (another node took
- * the alert: nothing is written), ERR_NOTFOUND when the alert is gone. */
+ * still from_seq: set the cursor to d->seq (to_seq when d is NULL), keep
+ * d, and add copies (the story copies met on the way, not delivered) to
+ * the alert's count. ERR_BUSY when the lease or the cursor moved (another
+ * node took the alert: nothing is written), ERR_NOTFOUND when the alert
+ * is gone. */
 int store_alert_advance(struct store *s, int64_t alert_id, const char *owner, int64_t from_seq,
-                        int64_t to_seq, const struct alert_delivery *d, struct err *err);
+                        int64_t to_seq, int64_t copies, const struct alert_delivery *d,
+                        struct err *err);
 
 /* Up to max waiting deliveries of alert_id, oldest (lowest seq) first. */
 int store_alert_deliveries(struct store *s, struct arena *a, int64_t alert_id, size_t max,

@@ -1,5 +1,5 @@
 /* Alerts of the PostgreSQL store (store.h "alerts"; schema version 3,
- * pg.c). A lease is UPDATE ... SET lease_owner = me WHERE the lease ended
+ * dedupe and copies version 5, pg.c). A lease is UPDATE ... SET lease_owner = me WHERE the lease ended
  * or is mine: two nodes leasing at once queue on each row's lock, and the
  * second re-reads the row after the first commits, finds it leased and
  * leaves it, so one node delivers an alert at a time. A node that lost
@@ -14,14 +14,15 @@
 
 #define ALERT_COLUMNS                                                                              \
     "id, key_id, query, webhook, secret, created_at, cursor_seq, state, lease_owner,"              \
-    " lease_until_ms"
+    " lease_until_ms, dedupe, copies"
 #define DELIVERY_COLUMNS "alert_id, seq, id, body, attempts, next_ms, first_failure_ms, created_ms"
 
 /* $1 key, $2 max per key (0 none), $3 query, $4 webhook, $5 secret,
- * $6 created_at, $7 cursor (< 0: the head), $8 state. newsd_alert_add
- * answers the new id, -1 without such a key, -2 when the key is full. */
-static const struct pg_sql sql_add = {PG_ST_ALERT_ADD,
-                                      "SELECT newsd_alert_add($1, $2, $3, $4, $5, $6, $7, $8)"};
+ * $6 created_at, $7 cursor (< 0: the head), $8 state, $9 dedupe (0, 1).
+ * newsd_alert_add answers the new id, -1 without such a key, -2 when the
+ * key is full. */
+static const struct pg_sql sql_add = {
+    PG_ST_ALERT_ADD, "SELECT newsd_alert_add($1, $2, $3, $4, $5, $6, $7, $8, $9::integer)"};
 static const struct pg_sql sql_list = {PG_ST_ALERTS_LIST,
                                        "SELECT " ALERT_COLUMNS " FROM alerts"
                                        " WHERE $1::bigint = 0 OR key_id = $1 ORDER BY id"};
@@ -41,7 +42,7 @@ static const struct pg_sql sql_release = {
     PG_ST_ALERTS_RELEASE,
     "UPDATE alerts SET lease_owner = NULL, lease_until_ms = 0 WHERE lease_owner = $1"};
 static const struct pg_sql sql_advance = {
-    PG_ST_ALERT_ADVANCE, "UPDATE alerts SET cursor_seq = $4"
+    PG_ST_ALERT_ADVANCE, "UPDATE alerts SET cursor_seq = $4, copies = copies + $5"
                          " WHERE id = $1 AND lease_owner = $2 AND cursor_seq = $3"};
 static const struct pg_sql sql_exists = {PG_ST_ALERT_EXISTS,
                                          "SELECT count(*) FROM alerts WHERE id = $1"};
@@ -79,6 +80,8 @@ static int alert_row(struct arena *a, const PGresult *r, int i, void *item)
     if (rc == 0)
         rc = store_pg_get_str(a, r, i, 8, &out->lease_owner);
     out->lease_until_ms = store_pg_get_int(r, i, 9);
+    out->dedupe = store_pg_get_int(r, i, 10) != 0;
+    out->copies = store_pg_get_int(r, i, 11);
     return rc;
 }
 
@@ -126,6 +129,7 @@ int store_pg_alert_add(struct store_backend *b, const struct alert_record *a, in
     store_pg_param_int(&p, a->created_at ? a->created_at : (int64_t)time(NULL));
     store_pg_param_int(&p, a->cursor_seq);
     store_pg_param_int(&p, a->state);
+    store_pg_param_int(&p, a->dedupe);
     if ((rc = store_pg_write(s, &sql_add, &p, NULL, &r, err)) < 0)
         return rc;
     int64_t id = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
@@ -192,7 +196,8 @@ int store_pg_alerts_release(struct store_backend *b, const char *owner, struct e
 }
 
 int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,
-                           int64_t from_seq, int64_t to_seq, const struct alert_delivery *d,
+                           int64_t from_seq, int64_t to_seq, int64_t copies,
+    const struct alert_delivery *d,
                            struct err *err)
 {
     struct store_pg *s = (struct store_pg *)b;
@@ -210,6 +215,7 @@ int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char
     store_pg_param_text(&p, owner);
     store_pg_param_int(&p, from_seq);
     store_pg_param_int(&p, to_seq);
+    store_pg_param_int(&p, copies);
     rc = store_pg_run(c, &sql_advance, &p, &r, err);
     long changed = rc == 0 ? store_pg_changed(r) : 0;
     PQclear(r);

@@ -26,7 +26,9 @@
  *   newsd_alert_add()  store_alert_add in one round trip: the key's row
  *               lock makes the per-key limit exact across nodes
  * Version 4: articles.story_id, the story of each article (story/assign.h;
- *   NULL for the articles stored before it), replicated with the row. */
+ *   NULL for the articles stored before it), replicated with the row.
+ * Version 5 (alerts.c): alerts.dedupe and alerts.copies as the embedded
+ *   store's (version 9); newsd_alert_add() takes dedupe. */
 #include "store/pg/internal.h"
 
 #include <stdio.h>
@@ -201,8 +203,37 @@ static const char *const schema_v4[] = {
     "ALTER TABLE articles ADD COLUMN IF NOT EXISTS story_id BIGINT;",
     NULL};
 
+/* clang-format off */
+static const char *const schema_v5[] = {
+    "ALTER TABLE alerts ADD COLUMN IF NOT EXISTS dedupe INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE alerts ADD COLUMN IF NOT EXISTS copies BIGINT NOT NULL DEFAULT 0;"
+    "DROP FUNCTION IF EXISTS newsd_alert_add(BIGINT, BIGINT, TEXT, TEXT, TEXT, BIGINT, BIGINT,"
+    " INTEGER);",
+    /* version 3's, with dedupe */
+    "CREATE OR REPLACE FUNCTION newsd_alert_add(k BIGINT, lim BIGINT, q TEXT, w TEXT, sec TEXT,"
+    " t BIGINT, cur BIGINT, st INTEGER, dd INTEGER) RETURNS BIGINT LANGUAGE plpgsql AS $f$"
+    " DECLARE n BIGINT; new_id BIGINT;"
+    " BEGIN"
+    "  PERFORM 1 FROM keys WHERE id = k FOR UPDATE;"
+    "  IF NOT FOUND THEN RETURN -1; END IF;"
+    "  IF lim > 0 THEN"
+    "   SELECT count(*) INTO n FROM alerts WHERE key_id = k;"
+    "   IF n >= lim THEN RETURN -2; END IF;"
+    "  END IF;"
+    "  IF cur < 0 THEN"
+    "   SELECT greatest(coalesce((SELECT max(seq) FROM articles), 0),"
+    "                   coalesce((SELECT max(seq) FROM article_tombstones), 0)) INTO cur;"
+    "  END IF;"
+    "  INSERT INTO alerts(key_id, query, webhook, secret, created_at, cursor_seq, state, dedupe)"
+    "  VALUES (k, q, w, sec, t, cur, st, dd) RETURNING id INTO new_id;"
+    "  RETURN new_id;"
+    " END $f$;",
+    NULL};
+/* clang-format on */
+
 /* Each migration: its statements (each under C's 4095-byte literal limit). */
-static const char *const *const migrations[] = {schema_v1, schema_v2, schema_v3, schema_v4};
+static const char *const *const migrations[] = {schema_v1, schema_v2, schema_v3, schema_v4,
+                                                schema_v5};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
 int64_t store_pg_schema_version(void)

@@ -1,6 +1,7 @@
 /* Alerts of the embedded store (store.h "alerts"): the alerts table with
  * each alert's cursor and lease, and alert_deliveries, the deliveries
- * waiting for their webhook (schema version 6, sqlite.c). Writes take
+ * waiting for their webhook (schema version 6, sqlite.c; dedupe and
+ * copies: version 9). Writes take
  * write_lock and one transaction; reads use the read pool. */
 #include "store/sqlite/internal.h"
 
@@ -11,7 +12,7 @@
 
 #define ALERT_COLUMNS                                                                              \
     "id, key_id, query, webhook, secret, created_at, cursor_seq, state, lease_owner,"              \
-    " lease_until_ms"
+    " lease_until_ms, dedupe, copies"
 #define DELIVERY_COLUMNS "alert_id, seq, id, body, attempts, next_ms, first_failure_ms, created_ms"
 
 static int alert_row(struct arena *a, sqlite3_stmt *st, void *item)
@@ -32,6 +33,8 @@ static int alert_row(struct arena *a, sqlite3_stmt *st, void *item)
     if (rc == 0)
         rc = store_sqlite_column_dup(a, st, 8, &out->lease_owner);
     out->lease_until_ms = sqlite3_column_int64(st, 9);
+    out->dedupe = sqlite3_column_int(st, 10) != 0;
+    out->copies = sqlite3_column_int64(st, 11);
     return rc;
 }
 
@@ -81,12 +84,12 @@ int store_sqlite_alert_add(struct store_backend *b, const struct alert_record *r
     if (rc == 0)
         rc = store_sqlite_write(
             s->writer,
-            "INSERT INTO alerts(key_id, query, webhook, secret, created_at, cursor_seq, state)"
-            " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO alerts(key_id, query, webhook, secret, created_at, cursor_seq, state,"
+            " dedupe) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             STORE_SQLITE_ARGS(STORE_SQLITE_INT(r->key_id), STORE_SQLITE_TEXT(r->query),
                               STORE_SQLITE_TEXT(r->webhook), STORE_SQLITE_TEXT(r->secret),
                               STORE_SQLITE_INT(created), STORE_SQLITE_INT(cursor),
-                              STORE_SQLITE_INT(r->state)),
+                              STORE_SQLITE_INT(r->state), STORE_SQLITE_INT(r->dedupe)),
             NULL, err);
     if (rc == 0 && id_out)
         *id_out = sqlite3_last_insert_rowid(s->writer);
@@ -172,7 +175,8 @@ int store_sqlite_alerts_release(struct store_backend *b, const char *owner, stru
 }
 
 int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,
-                               int64_t from_seq, int64_t to_seq, const struct alert_delivery *d,
+                               int64_t from_seq, int64_t to_seq, int64_t copies,
+    const struct alert_delivery *d,
                                struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
@@ -182,10 +186,11 @@ int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const 
     if ((rc = store_sqlite_write_begin(s, err)) < 0)
         return rc;
     rc = store_sqlite_write(s->writer,
-                            "UPDATE alerts SET cursor_seq = ?4"
+                            "UPDATE alerts SET cursor_seq = ?4, copies = copies + ?5"
                             " WHERE id = ?1 AND lease_owner = ?2 AND cursor_seq = ?3",
                             STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id), STORE_SQLITE_TEXT(owner),
-                                              STORE_SQLITE_INT(from_seq), STORE_SQLITE_INT(to_seq)),
+                                              STORE_SQLITE_INT(from_seq), STORE_SQLITE_INT(to_seq),
+                                              STORE_SQLITE_INT(copies)),
                             &changes, err);
     if (rc == 0 && changes == 0) {
         int64_t exists = 0;

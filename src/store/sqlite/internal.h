@@ -148,7 +148,8 @@ int store_sqlite_alerts_lease(struct store_backend *b, struct arena *a, const ch
                               size_t *n_out, struct err *err);
 int store_sqlite_alerts_release(struct store_backend *b, const char *owner, struct err *err);
 int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,
-                               int64_t from_seq, int64_t to_seq, const struct alert_delivery *d,
+                               int64_t from_seq, int64_t to_seq, int64_t copies,
+    const struct alert_delivery *d,
                                struct err *err);
 int store_sqlite_alert_deliveries(struct store_backend *b, struct arena *a, int64_t alert_id,
                                   size_t max, struct alert_delivery **out, size_t *n_out,
