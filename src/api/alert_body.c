@@ -91,6 +91,12 @@ static int query_read(struct arena *a, const json_t *q, struct api_params *out, 
                            "The %s parameter does not apply to alerts: an alert gets every new "
                            "matching article.",
                            refused);
+        /* Not ignored as an unknown name: the alert would send every copy
+         * to a client that asked for one. */
+        if (!strcasecmp(key, "dedupe"))
+            return err_set(err, ERR_INVALID,
+                           "The dedupe parameter is a field of the body beside query: "
+                           "\"dedupe\": true.");
         int k = query_name_index(key);
         if (k < 0)
             continue; /* unknown parameters are ignored, as in a query string */

@@ -160,6 +160,8 @@ def test_the_query_is_refused_exactly_as_everything_refuses_it(site, query):
      "parameterInvalid"),
     (b'{"query":{"q":"a"},"webhook":"https://e.com/h","secret":"s","dedupe":1}',
      "parameterInvalid"),
+    (b'{"query":{"q":"a","dedupe":"true"},"webhook":"https://e.com/h","secret":"s"}',
+     "parameterInvalid"),
 ])
 def test_a_bad_body_is_a_clear_error(site, body, code):
     r = post(client(site), body)
@@ -759,6 +761,25 @@ def test_dedupe_delivers_a_story_once_and_counts_its_copies(site):
             me.request("DELETE", "%s/%d" % (ALERTS, a["id"]))
     finally:
         rec.close()
+
+
+def test_dedupe_must_be_a_boolean_beside_the_query(site):
+    body = alert_body(q="a")
+    body["dedupe"] = "yes"
+    err(post(client(site), body), 400, "parameterInvalid",
+        "The dedupe field must be true or false.")
+    body = alert_body(q="a", dedupe="true")
+    err(post(client(site), body), 400, "parameterInvalid",
+        'The dedupe parameter is a field of the body beside query: "dedupe": true.')
+    # false and null are an alert without dedupe, as no dedupe is.
+    for off in (False, None):
+        body = alert_body(q="dedupeoff")
+        body["dedupe"] = off
+        r = post(client(site), body)
+        assert r.status_code == 201, r.text
+        alert = r.json()["alert"]
+        assert list(alert) == ["id", "query", "webhook", "createdAt"]
+        client(site).request("DELETE", "%s/%d" % (ALERTS, alert["id"]))
 
 
 def test_the_operator_adds_an_alert_with_dedupe(site):
