@@ -28,7 +28,7 @@
  * Version 4: articles.story_id, the story of each article (story/assign.h;
  *   NULL for the articles stored before it), replicated with the row.
  * Version 5 (alerts.c): alerts.dedupe and alerts.copies as the embedded
- *   store's (version 9); newsd_alert_add() takes dedupe. */
+ *   store's (version 9); newsd_alert_add() with a ninth argument, dedupe. */
 #include "store/pg/internal.h"
 
 #include <stdio.h>
@@ -206,26 +206,14 @@ static const char *const schema_v4[] = {
 /* clang-format off */
 static const char *const schema_v5[] = {
     "ALTER TABLE alerts ADD COLUMN IF NOT EXISTS dedupe INTEGER NOT NULL DEFAULT 0;"
-    "ALTER TABLE alerts ADD COLUMN IF NOT EXISTS copies BIGINT NOT NULL DEFAULT 0;"
-    "DROP FUNCTION IF EXISTS newsd_alert_add(BIGINT, BIGINT, TEXT, TEXT, TEXT, BIGINT, BIGINT,"
-    " INTEGER);",
-    /* version 3's, with dedupe */
+    "ALTER TABLE alerts ADD COLUMN IF NOT EXISTS copies BIGINT NOT NULL DEFAULT 0;",
+    /* version 3's (8 arguments), then dedupe, in the same statement */
     "CREATE OR REPLACE FUNCTION newsd_alert_add(k BIGINT, lim BIGINT, q TEXT, w TEXT, sec TEXT,"
     " t BIGINT, cur BIGINT, st INTEGER, dd INTEGER) RETURNS BIGINT LANGUAGE plpgsql AS $f$"
-    " DECLARE n BIGINT; new_id BIGINT;"
+    " DECLARE new_id BIGINT;"
     " BEGIN"
-    "  PERFORM 1 FROM keys WHERE id = k FOR UPDATE;"
-    "  IF NOT FOUND THEN RETURN -1; END IF;"
-    "  IF lim > 0 THEN"
-    "   SELECT count(*) INTO n FROM alerts WHERE key_id = k;"
-    "   IF n >= lim THEN RETURN -2; END IF;"
-    "  END IF;"
-    "  IF cur < 0 THEN"
-    "   SELECT greatest(coalesce((SELECT max(seq) FROM articles), 0),"
-    "                   coalesce((SELECT max(seq) FROM article_tombstones), 0)) INTO cur;"
-    "  END IF;"
-    "  INSERT INTO alerts(key_id, query, webhook, secret, created_at, cursor_seq, state, dedupe)"
-    "  VALUES (k, q, w, sec, t, cur, st, dd) RETURNING id INTO new_id;"
+    "  new_id := newsd_alert_add(k, lim, q, w, sec, t, cur, st);"
+    "  IF new_id > 0 AND dd <> 0 THEN UPDATE alerts SET dedupe = dd WHERE id = new_id; END IF;"
     "  RETURN new_id;"
     " END $f$;",
     NULL};
