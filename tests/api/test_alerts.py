@@ -755,8 +755,15 @@ def test_dedupe_delivers_a_story_once_and_counts_its_copies(site):
             "%s/%d" % (ALERTS, once["id"])).json()["alert"]["copies"] == 3)
         wait_for("the copy to the plain alert", lambda: len(rec.delivered(every["id"])) >= 5)
         assert len(rec.delivered(once["id"])) == 2
+        # An update of the first article is of a story delivered: counted.
+        import_jsonl(site.store, [dict(rows[0], content=rows[0]["content"] + " Updated.")])
+        wait_for("the update counted", lambda: me.get(
+            "%s/%d" % (ALERTS, once["id"])).json()["alert"]["copies"] == 4)
+        wait_for("the update to the plain alert", lambda: len(rec.delivered(every["id"])) >= 6)
+        assert rec.delivered(every["id"])[5] == urls[0]
+        assert len(rec.delivered(once["id"])) == 2
         listed = {a["id"]: a for a in me.get(ALERTS).json()["alerts"]}
-        assert listed[once["id"]]["copies"] == 3 and "copies" not in listed[every["id"]]
+        assert listed[once["id"]]["copies"] == 4 and "copies" not in listed[every["id"]]
         for a in (once, every):
             me.request("DELETE", "%s/%d" % (ALERTS, a["id"]))
     finally:
