@@ -36,10 +36,11 @@
  * "dedupe": true (issue 25): a match whose story (push_follow_story) the
  * alert delivered already is counted, not batched. The stories delivered
  * are the live streams' memory (push/seen.h, PUSH_SEEN_MAX stories at
- * least), held by this worker alone: it starts empty when the alert is
- * taken up (a restart, another node's lease) and when its reading starts
- * over from the stored cursor (a failed write), so a copy may then go
- * out once more: at least once, never lost. */
+ * least), loaded from the store (store_alert_stories) when the alert is
+ * taken up and whenever its reading starts over from the stored cursor;
+ * a delivery writes the stories it sends first with it, so the memory a
+ * restart or another node loads is exactly what was delivered up to the
+ * stored cursor. */
 #include "push/webhook.h"
 #include "push/follow.h"
 #include "push/percolator.h"
@@ -97,6 +98,8 @@ struct alert_live {
     size_t n_batch;
     struct push_seen *seen; /* dedupe: the stories delivered; NULL: every match is */
     int64_t copies;         /* dedupe: copies met past stored_cursor, not yet written */
+    int64_t batch_stories[LIMIT_ALERT_ARTICLES]; /* dedupe: the stories the batch sends first */
+    size_t n_batch_stories;
     bool stalled;    /* a store write failed this pass: read again from stored_cursor */
     bool head_known; /* head is the oldest waiting delivery (or there is none) */
     struct pending *head;
@@ -254,17 +257,43 @@ static struct alert_live *state_find(struct push_webhook *a, int64_t id)
     return at < a->n && a->states[at]->id == id ? a->states[at] : NULL;
 }
 
+_Static_assert(STORE_ALERT_STORIES_MAX == PUSH_SEEN_MAX,
+               "the stories stored per alert are what its memory holds");
+
+/* st's memory of stories: the store's, as of the stored cursor. Left empty
+ * when the store cannot be read: a copy may then go out once more (at
+ * least once), never a first be lost. */
+static void seen_load(struct push_webhook *a, struct alert_live *st)
+{
+    struct arena ar;
+    int64_t *stories = NULL;
+    size_t n = 0;
+    struct err err;
+    err_clear(&err);
+    push_seen_clear(st->seen);
+    arena_init(&ar, 0);
+    int rc = store_alert_stories(a->store, &ar, st->id, &stories, &n, &err);
+    if (rc < 0)
+        log_warn("alert %lld: cannot read the stories it delivered: %s", (long long)st->id,
+                 err_msg(&err, rc));
+    for (size_t i = 0; i < n; i++)
+        push_seen_add(st->seen, stories[i]);
+    arena_release(&ar);
+}
+
 /* Forget what was read past the stored cursor: the next pass reads it
- * again. The stories delivered are forgotten too: some of them may be in
- * the batch dropped here, whose articles must go out when read again. */
-static void state_rewind(struct alert_live *st)
+ * again. The memory of stories goes back to the stored cursor too: the
+ * batch dropped here may hold a story's first article, which must go out
+ * when read again. */
+static void state_rewind(struct push_webhook *a, struct alert_live *st)
 {
     st->read_cursor = st->stored_cursor;
     buf_reset(&st->batch);
     st->n_batch = 0;
+    st->n_batch_stories = 0;
     st->copies = 0;
     if (st->seen)
-        push_seen_clear(st->seen);
+        seen_load(a, st);
 }
 
 static struct alert_live *state_new(struct push_webhook *a, const struct alert_record *r)
@@ -285,6 +314,8 @@ static struct alert_live *state_new(struct push_webhook *a, const struct alert_r
         return NULL;
     }
     push_sched_host(st->webhook, st->host);
+    if (st->seen)
+        seen_load(a, st);
     st->stored_cursor = st->read_cursor = r->cursor_seq;
     st->cursor_written_ms = now_ms(a);
     struct index_matcher *m = NULL;
@@ -333,7 +364,7 @@ static void lease_step(struct push_webhook *a)
         if (st && list[i].cursor_seq != st->stored_cursor) {
             /* Another node moved it while this one did not hold it. */
             st->stored_cursor = list[i].cursor_seq;
-            state_rewind(st);
+            state_rewind(a, st);
             pending_free(st->head);
             st->head = NULL;
             st->head_known = false;
@@ -390,6 +421,8 @@ static void flush(struct push_webhook *a, struct alert_live *st, int64_t seq)
         .body = body.data,
         .next_ms = now,
         .created_ms = now,
+        .stories = st->batch_stories,
+        .n_stories = st->n_batch_stories,
     };
     if (rc == 0)
         rc = store_alert_advance(a->store, st->id, a->owner, st->stored_cursor, seq, st->copies,
@@ -400,6 +433,7 @@ static void flush(struct push_webhook *a, struct alert_live *st, int64_t seq)
         st->cursor_written_ms = now;
         buf_reset(&st->batch);
         st->n_batch = 0;
+        st->n_batch_stories = 0;
         st->head_known = st->head_known && st->head != NULL; /* a new last one: the head stays */
     } else {
         log_warn("alert %lld: cannot queue a delivery: %s", (long long)st->id, err_msg(&err, rc));
@@ -425,6 +459,7 @@ static void batch_add(struct push_webhook *a, struct alert_live *st, const struc
         st->batch.data[st->batch.len - 1] == '}') {
         st->batch.len--; /* the closing brace comes after the story */
         buf_printf(&st->batch, ",\"storyId\":\"%lld\"}", (long long)story);
+        st->batch_stories[st->n_batch_stories++] = story; /* one per article at most */
     }
     st->n_batch++;
     st->read_cursor = row->seq;
@@ -514,7 +549,7 @@ static bool follow_step(struct push_webhook *a)
                 st->read_cursor = last;
         }
         if (st->stalled)
-            state_rewind(st);
+            state_rewind(a, st);
     }
     return rc >= FOLLOW_MAX_ROWS;
 }

@@ -494,3 +494,11 @@ int store_alert_deliveries_count(struct store *s, int64_t *out, struct err *err)
     *out = 0;
     return s->be->alert_deliveries_count(s->be, out, err);
 }
+
+int store_alert_stories(struct store *s, struct arena *a, int64_t alert_id, int64_t **out,
+                        size_t *n_out, struct err *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    return s->be->alert_stories(s->be, a, alert_id, out, n_out, err);
+}

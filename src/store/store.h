@@ -499,7 +499,15 @@ struct alert_delivery {
     int64_t next_ms;          /* not sent again before then */
     int64_t first_failure_ms; /* 0: never failed */
     int64_t created_ms;
+    /* Written only (store_alert_advance): the stories it delivers first,
+     * for an alert with dedupe, remembered with it (store_alert_stories). */
+    const int64_t *stories;
+    size_t n_stories;
 };
+
+/* The stories remembered per alert with dedupe: the newest this many (by
+ * the delivery that sent them first; a few more when ties). */
+#define STORE_ALERT_STORIES_MAX 4096
 
 /* Add an alert (id and the lease are set by the store): key_id, query,
  * webhook and secret required. cursor_seq < 0: the log's head now (only
@@ -539,6 +547,13 @@ int store_alerts_release(struct store *s, const char *owner, struct err *err);
 int store_alert_advance(struct store *s, int64_t alert_id, const char *owner, int64_t from_seq,
                         int64_t to_seq, int64_t copies, const struct alert_delivery *d,
                         struct err *err);
+
+/* The stories alert_id delivered (alert_delivery.stories), the newest
+ * STORE_ALERT_STORIES_MAX, oldest first, into an arena array. They move
+ * with the cursor in one transaction: what a node taking the alert up
+ * reads is exactly what was delivered up to the stored cursor. */
+int store_alert_stories(struct store *s, struct arena *a, int64_t alert_id, int64_t **out,
+                        size_t *n_out, struct err *err);
 
 /* Up to max waiting deliveries of alert_id, oldest (lowest seq) first. */
 int store_alert_deliveries(struct store *s, struct arena *a, int64_t alert_id, size_t max,

@@ -770,6 +770,32 @@ def test_dedupe_delivers_a_story_once_and_counts_its_copies(site):
         rec.close()
 
 
+def test_dedupe_remembers_the_stories_delivered_across_a_restart(site):
+    """The stories delivered are written with the deliveries: after a
+    restart (or another node taking the alert) a later copy of a story
+    delivered before is still counted, not delivered again."""
+    word = "petrelmoor"
+    rec = Receiver()
+    try:
+        body = alert_body(q=word, webhook=rec.url, secret="again")
+        body["dedupe"] = True
+        a = post(client(site), body).json()["alert"]
+        first = story_copy(word, "wire-a.example", 1)
+        import_jsonl(site.store, [first])
+        wait_for("the story's first article", lambda: rec.delivered(a["id"]) == [first["url"]])
+        problems = site.server.stop()
+        assert not problems, "\n".join(problems)
+        site.server = start_server(site.store, site.config)
+        import_jsonl(site.store, [story_copy(word, "wire-b.example", 2), other_story(word, 3)])
+        wait_for("the other story", lambda: len(rec.delivered(a["id"])) >= 2)
+        wait_for("the copy counted", lambda: client(site).get(
+            "%s/%d" % (ALERTS, a["id"])).json()["alert"]["copies"] == 1)
+        assert rec.delivered(a["id"]) == [first["url"], other_story(word, 3)["url"]]
+        client(site).request("DELETE", "%s/%d" % (ALERTS, a["id"]))
+    finally:
+        rec.close()
+
+
 def test_dedupe_must_be_a_boolean_beside_the_query(site):
     body = alert_body(q="a")
     body["dedupe"] = "yes"

@@ -128,10 +128,11 @@ def story_copy(word, host, i):
                 content="Crews fought the %s harbour warehouse fire overnight." % word)
 
 
-def test_dedupe_delivers_a_story_once_and_counts_copies_for_every_node(cluster, workdir):
+def test_dedupe_delivers_a_story_once_and_counts_copies_for_every_node(cluster, workdir, pg):
     """"dedupe": true in cluster mode: the story ids come with the rows, so
     the node that delivers sends the story's first article once and counts
-    its copies in the store, where the other node reads the same count."""
+    its copies in the store, where the other node reads the same count; a
+    node that takes the alert over knows the stories delivered."""
     uri, (a, b) = cluster
     rec = Receiver()
     try:
@@ -155,6 +156,18 @@ def test_dedupe_delivers_a_story_once_and_counts_copies_for_every_node(cluster, 
                                 timeout=30).json()["alert"]["copies"]
         wait_for("both stories", lambda: len(rec.delivered(aid)) >= 2)
         wait_for("the copies counted", lambda: copies(a) == 2 and copies(b) == 2)
+        assert rec.delivered(aid) == [rows[0]["url"], rows[1]["url"]]
+        # The node that delivers dies; the other takes the alert over with
+        # the stories delivered (they are in the store): a copy is counted.
+        owner = pg.psql(uri, "SELECT lease_owner FROM alerts WHERE id = %d" % aid).strip()
+        holder, rest = (a, b) if ":%d:" % a.proc.pid in owner else (b, a)
+        assert ":%d:" % holder.proc.pid in owner, owner
+        holder.kill()
+        newsd("import", "--create", "--store", uri,
+              write_jsonl(os.path.join(workdir, "dd-late.jsonl"),
+                          [story_copy("skerrywind", "wire-d.example", 5)]))
+        wait_for("the copy counted by the node that took over", lambda: copies(rest) == 3,
+                 timeout=60)
         assert rec.delivered(aid) == [rows[0]["url"], rows[1]["url"]]
         check_deliveries(rec, {aid: "once"})
     finally:

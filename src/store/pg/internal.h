@@ -90,6 +90,9 @@ enum pg_stmt_id {
     PG_ST_ALERT_DELIVERY_DONE,
     PG_ST_ALERT_DELIVERY_FAILED,
     PG_ST_ALERT_DELIVERIES_COUNT,
+    PG_ST_ALERT_STORIES_PUT,
+    PG_ST_ALERT_STORIES_TRIM,
+    PG_ST_ALERT_STORIES,
     PG_ST_STORIES_WINDOW,
     PG_ST_COUNT
 };
@@ -334,6 +337,8 @@ int store_pg_alert_delivery_failed(struct store_backend *b, int64_t alert_id, co
                                    int64_t attempts, int64_t next_ms, int64_t first_failure_ms,
                                    struct err *err);
 int store_pg_alert_deliveries_count(struct store_backend *b, int64_t *out, struct err *err);
+int store_pg_alert_stories(struct store_backend *b, struct arena *a, int64_t alert_id, int64_t **out,
+    size_t *n_out, struct err *err);
 
 /* The article columns shared by articles.c and log.c. */
 #define STORE_PG_ARTICLE_COLUMNS                                                                   \

@@ -27,8 +27,9 @@
  *               lock makes the per-key limit exact across nodes
  * Version 4: articles.story_id, the story of each article (story/assign.h;
  *   NULL for the articles stored before it), replicated with the row.
- * Version 5 (alerts.c): alerts.dedupe and alerts.copies as the embedded
- *   store's (version 9); newsd_alert_add() with a ninth argument, dedupe. */
+ * Version 5 (alerts.c): alerts.dedupe, alerts.copies and alert_stories as
+ *   the embedded store's (version 9); newsd_alert_add() with a ninth
+ *   argument, dedupe. */
 #include "store/pg/internal.h"
 
 #include <stdio.h>
@@ -206,7 +207,11 @@ static const char *const schema_v4[] = {
 /* clang-format off */
 static const char *const schema_v5[] = {
     "ALTER TABLE alerts ADD COLUMN IF NOT EXISTS dedupe INTEGER NOT NULL DEFAULT 0;"
-    "ALTER TABLE alerts ADD COLUMN IF NOT EXISTS copies BIGINT NOT NULL DEFAULT 0;",
+    "ALTER TABLE alerts ADD COLUMN IF NOT EXISTS copies BIGINT NOT NULL DEFAULT 0;"
+    "CREATE TABLE IF NOT EXISTS alert_stories("
+    " alert_id BIGINT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,"
+    " story_id BIGINT NOT NULL, seq BIGINT NOT NULL, PRIMARY KEY(alert_id, story_id));"
+    "CREATE INDEX IF NOT EXISTS alert_stories_by_seq ON alert_stories(alert_id, seq);",
     /* version 3's (8 arguments), then dedupe, in the same statement */
     "CREATE OR REPLACE FUNCTION newsd_alert_add(k BIGINT, lim BIGINT, q TEXT, w TEXT, sec TEXT,"
     " t BIGINT, cur BIGINT, st INTEGER, dd INTEGER) RETURNS BIGINT LANGUAGE plpgsql AS $f$"
@@ -428,6 +433,7 @@ int store_pg_new(struct store_backend **out, const char *uri, const struct store
         .alert_delivery_done = store_pg_alert_delivery_done,
         .alert_delivery_failed = store_pg_alert_delivery_failed,
         .alert_deliveries_count = store_pg_alert_deliveries_count,
+        .alert_stories = store_pg_alert_stories,
     };
     pthread_mutex_init(&s->sources_mu, NULL);
     pthread_mutex_init(&s->keys_mu, NULL);

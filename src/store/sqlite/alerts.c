@@ -1,7 +1,7 @@
 /* Alerts of the embedded store (store.h "alerts"): the alerts table with
- * each alert's cursor and lease, and alert_deliveries, the deliveries
- * waiting for their webhook (schema version 6, sqlite.c; dedupe and
- * copies: version 9). Writes take
+ * each alert's cursor and lease, alert_deliveries, the deliveries waiting
+ * for their webhook (schema version 6, sqlite.c), and alert_stories, the
+ * stories an alert with dedupe delivered (version 9). Writes take
  * write_lock and one transaction; reads use the read pool. */
 #include "store/sqlite/internal.h"
 
@@ -128,6 +128,9 @@ int store_sqlite_alert_remove(struct store_backend *b, int64_t id, int64_t key_i
     if (rc == 0)
         rc = store_sqlite_write(s->writer, "DELETE FROM alert_deliveries WHERE alert_id = ?1",
                                 STORE_SQLITE_ARGS(STORE_SQLITE_INT(id)), NULL, err);
+    if (rc == 0)
+        rc = store_sqlite_write(s->writer, "DELETE FROM alert_stories WHERE alert_id = ?1",
+                                STORE_SQLITE_ARGS(STORE_SQLITE_INT(id)), NULL, err);
     return store_sqlite_write_end(s, rc, err);
 }
 
@@ -216,6 +219,23 @@ int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const 
             NULL, err);
     if (rc == ERR_EXISTS)
         rc = err_set(err, ERR_EXISTS, "the delivery %s exists", d->id);
+    for (size_t i = 0; rc == 0 && d && i < d->n_stories; i++)
+        rc = store_sqlite_write(s->writer,
+                                "INSERT INTO alert_stories(alert_id, story_id, seq) VALUES (?1, ?2, ?3)"
+                                " ON CONFLICT(alert_id, story_id) DO UPDATE SET seq = excluded.seq",
+                                STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id),
+                                                  STORE_SQLITE_INT(d->stories[i]),
+                                                  STORE_SQLITE_INT(d->seq)),
+                                NULL, err);
+    /* The oldest go: below the seq of the STORE_ALERT_STORIES_MAX-th newest. */
+    if (rc == 0 && d && d->n_stories)
+        rc = store_sqlite_write(
+            s->writer,
+            "DELETE FROM alert_stories WHERE alert_id = ?1 AND seq < (SELECT seq FROM alert_stories"
+            " WHERE alert_id = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)",
+            STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id),
+                              STORE_SQLITE_INT(STORE_ALERT_STORIES_MAX - 1)),
+            NULL, err);
     return store_sqlite_write_end(s, rc, err);
 }
 
@@ -275,4 +295,27 @@ int store_sqlite_alert_deliveries_count(struct store_backend *b, int64_t *out, s
     struct store_sqlite *s = (struct store_sqlite *)b;
     return store_sqlite_read_int(&s->readers, "SELECT count(*) FROM alert_deliveries", NULL, 0, out,
                                  err);
+}
+
+static int story_row(struct arena *a, sqlite3_stmt *st, void *item)
+{
+    (void)a;
+    *(int64_t *)item = sqlite3_column_int64(st, 0);
+    return 0;
+}
+
+int store_sqlite_alert_stories(struct store_backend *b, struct arena *a, int64_t alert_id,
+                               int64_t **out, size_t *n_out, struct err *err)
+{
+    struct store_sqlite *s = (struct store_sqlite *)b;
+    void *items = NULL;
+    int rc = store_sqlite_read_all(
+        &s->readers,
+        "SELECT story_id FROM (SELECT story_id, seq FROM alert_stories WHERE alert_id = ?1"
+        " ORDER BY seq DESC LIMIT ?2) ORDER BY seq",
+        STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id), STORE_SQLITE_INT(STORE_ALERT_STORIES_MAX)),
+        a, sizeof **out, story_row, &items, n_out, "stories", err);
+    if (rc == 0)
+        *out = items;
+    return rc;
 }

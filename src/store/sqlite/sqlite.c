@@ -40,8 +40,10 @@
  *   NULL for the articles stored before it). Not indexed: an index over
  *   random story ids cost imports 30 % of their rate (every insert a
  *   random B-tree page); the search index holds the column per document.
- * Version 9 (alerts.c): alerts.dedupe (a story delivered once) and
- *   alerts.copies (the later copies counted instead).
+ * Version 9 (alerts.c): alerts.dedupe (a story delivered once),
+ *   alerts.copies (the later copies counted instead) and alert_stories,
+ *   per alert the stories delivered (the newest STORE_ALERT_STORIES_MAX)
+ *   with the seq of the delivery that sent each.
  * A new file is made with auto_vacuum=INCREMENTAL (set before its first
  * table), so deleted articles' pages can be given back
  * (store_space_release); an older file keeps auto_vacuum=NONE until
@@ -177,19 +179,26 @@ static const char schema_v7[] =
 /* The story of each article (issue 25). */
 static const struct column_add schema_v8[] = {{"articles", "story_id", "INTEGER"}, {NULL}};
 
-/* An alert that delivers a story once (push/webhook.h), and the later
- * copies it counted instead of delivering. */
-static const struct column_add schema_v9[] = {{"alerts", "dedupe", "INTEGER NOT NULL DEFAULT 0"},
-                                              {"alerts", "copies", "INTEGER NOT NULL DEFAULT 0"},
-                                              {NULL}};
+/* An alert that delivers a story once (push/webhook.h), the later copies
+ * it counted instead of delivering, and the stories it delivered. */
+static const struct column_add schema_v9_columns[] = {
+    {"alerts", "dedupe", "INTEGER NOT NULL DEFAULT 0"},
+    {"alerts", "copies", "INTEGER NOT NULL DEFAULT 0"},
+    {NULL}};
+static const char schema_v9[] =
+    "CREATE TABLE IF NOT EXISTS alert_stories("
+    " alert_id INTEGER NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,"
+    " story_id INTEGER NOT NULL, seq INTEGER NOT NULL,"
+    " PRIMARY KEY(alert_id, story_id)) WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS alert_stories_by_seq ON alert_stories(alert_id, seq);";
 
-/* Each step: its statements, or columns to add. */
+/* Each step: its columns to add, then its statements. */
 static const struct migration {
     const char *sql;
     const struct column_add *column;
 } migrations[] = {{schema_v1, NULL},  {schema_v2, NULL}, {schema_v3, NULL}, {schema_v4, NULL},
                   {NULL, schema_v5},  {schema_v6, NULL}, {schema_v7, NULL},
-                  {NULL, schema_v8},  {NULL, schema_v9}};
+                  {NULL, schema_v8},  {schema_v9, schema_v9_columns}};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
 static int schema_version_get(sqlite3 *db, int64_t *out, struct err *err)
@@ -469,6 +478,7 @@ int store_sqlite_new(struct store_backend **out, const char *dir, const struct s
         .alert_delivery_done = store_sqlite_alert_delivery_done,
         .alert_delivery_failed = store_sqlite_alert_delivery_failed,
         .alert_deliveries_count = store_sqlite_alert_deliveries_count,
+        .alert_stories = store_sqlite_alert_stories,
     };
     len = strlen(dir) + sizeof "/" STORE_SQLITE_FILE;
     s->path = malloc(len);
