@@ -1,8 +1,9 @@
 /* The stories a push subscriber (a live stream with dedupe=true, a webhook
- * alert with "dedupe": true) has been sent, and how many copies of each it has met since: a bounded memory,
- * so that a stream open for weeks holds no more than PUSH_SEEN_MAX
- * stories' worth (two generations of at most that many: a story is
- * remembered at least until PUSH_SEEN_MAX other stories came after it). */
+ * alert with "dedupe": true) has been sent, and how many copies of each
+ * it has met since: a bounded memory, so that a stream open for weeks
+ * holds no more than PUSH_SEEN_MAX stories' worth (two generations of at
+ * most that many: a story is remembered at least until PUSH_SEEN_MAX
+ * other stories came after it). */
 #ifndef NEWSD_PUSH_SEEN_H
 #define NEWSD_PUSH_SEEN_H
 

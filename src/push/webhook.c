@@ -425,8 +425,8 @@ static void flush(struct push_webhook *a, struct alert_live *st, int64_t seq)
         .n_stories = st->n_batch_stories,
     };
     if (rc == 0)
-        rc = store_alert_advance(a->store, st->id, a->owner, st->stored_cursor, seq, st->copies,
-                                 &d, &err);
+        rc = store_alert_advance(a->store, st->id, a->owner, st->stored_cursor, seq, st->copies, &d,
+                                 &err);
     if (rc == 0) {
         st->stored_cursor = st->read_cursor = seq;
         st->copies = 0;
@@ -571,8 +571,7 @@ static void cursor_step(struct push_webhook *a)
         if (rc == 0) {
             st->stored_cursor = st->read_cursor;
             st->copies = 0;
-        }
-        else if (rc == ERR_BUSY || rc == ERR_NOTFOUND)
+        } else if (rc == ERR_BUSY || rc == ERR_NOTFOUND)
             a->next_lease_ms = 0;
     }
 }

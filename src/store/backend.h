@@ -114,8 +114,8 @@ struct store_backend {
                                  int64_t attempts, int64_t next_ms, int64_t first_failure_ms,
                                  struct err *err);
     int (*alert_deliveries_count)(struct store_backend *b, int64_t *out, struct err *err);
-    int (*alert_stories)(struct store_backend *b, struct arena *a, int64_t alert_id,
-                         int64_t **out, size_t *n_out, struct err *err);
+    int (*alert_stories)(struct store_backend *b, struct arena *a, int64_t alert_id, int64_t **out,
+                         size_t *n_out, struct err *err);
 };
 
 /* The backend of s (for the root's other files: journal.c). */

@@ -170,11 +170,8 @@ static void store_alerts_scenario(struct store *s, int64_t head)
     assert_non_null(many);
     for (size_t i = 0; i < STORE_ALERT_STORIES_MAX; i++)
         many[i] = 1000 + (int64_t)i;
-    struct alert_delivery old = {.seq = head + 1,
-                                 .id = "d-old",
-                                 .body = "{}",
-                                 .stories = first,
-                                 .n_stories = 1};
+    struct alert_delivery old = {
+        .seq = head + 1, .id = "d-old", .body = "{}", .stories = first, .n_stories = 1};
     struct alert_delivery big = {.seq = head + 2,
                                  .id = "d-big",
                                  .body = "{}",

@@ -1,6 +1,6 @@
 /* Alerts of the PostgreSQL store (store.h "alerts"; schema version 3,
- * dedupe, copies and alert_stories version 5, pg.c). A lease is UPDATE ... SET lease_owner = me WHERE the lease ended
- * or is mine: two nodes leasing at once queue on each row's lock, and the
+ * dedupe, copies and alert_stories version 5, pg.c). A lease is UPDATE ... SET lease_owner = me
+ * WHERE the lease ended or is mine: two nodes leasing at once queue on each row's lock, and the
  * second re-reads the row after the first commits, finds it leased and
  * leaves it, so one node delivers an alert at a time. A node that lost
  * the lease (it stalled past it) cannot move the cursor any more: the
@@ -65,10 +65,9 @@ static const struct pg_sql sql_count = {PG_ST_ALERT_DELIVERIES_COUNT,
                                         "SELECT count(*) FROM alert_deliveries"};
 /* $1 alert, $2 the stories as an array literal ("{1,2}"), $3 seq. */
 static const struct pg_sql sql_stories_put = {
-    PG_ST_ALERT_STORIES_PUT,
-    "INSERT INTO alert_stories(alert_id, story_id, seq)"
-    " SELECT DISTINCT $1::bigint, unnest($2::bigint[]), $3::bigint"
-    " ON CONFLICT (alert_id, story_id) DO UPDATE SET seq = excluded.seq"};
+    PG_ST_ALERT_STORIES_PUT, "INSERT INTO alert_stories(alert_id, story_id, seq)"
+                             " SELECT DISTINCT $1::bigint, unnest($2::bigint[]), $3::bigint"
+                             " ON CONFLICT (alert_id, story_id) DO UPDATE SET seq = excluded.seq"};
 /* The oldest go: below the seq of the $2+1-th newest. */
 static const struct pg_sql sql_stories_trim = {
     PG_ST_ALERT_STORIES_TRIM,
@@ -245,8 +244,7 @@ static int stories_put(struct pg_conn *c, int64_t alert_id, const struct alert_d
 
 int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,
                            int64_t from_seq, int64_t to_seq, int64_t copies,
-    const struct alert_delivery *d,
-                           struct err *err)
+                           const struct alert_delivery *d, struct err *err)
 {
     struct store_pg *s = (struct store_pg *)b;
     struct pg_conn *c = NULL;

@@ -179,8 +179,7 @@ int store_sqlite_alerts_release(struct store_backend *b, const char *owner, stru
 
 int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,
                                int64_t from_seq, int64_t to_seq, int64_t copies,
-    const struct alert_delivery *d,
-                               struct err *err)
+                               const struct alert_delivery *d, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
     int changes = 0;
@@ -220,13 +219,13 @@ int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const 
     if (rc == ERR_EXISTS)
         rc = err_set(err, ERR_EXISTS, "the delivery %s exists", d->id);
     for (size_t i = 0; rc == 0 && d && i < d->n_stories; i++)
-        rc = store_sqlite_write(s->writer,
-                                "INSERT INTO alert_stories(alert_id, story_id, seq) VALUES (?1, ?2, ?3)"
-                                " ON CONFLICT(alert_id, story_id) DO UPDATE SET seq = excluded.seq",
-                                STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id),
-                                                  STORE_SQLITE_INT(d->stories[i]),
-                                                  STORE_SQLITE_INT(d->seq)),
-                                NULL, err);
+        rc = store_sqlite_write(
+            s->writer,
+            "INSERT INTO alert_stories(alert_id, story_id, seq) VALUES (?1, ?2, ?3)"
+            " ON CONFLICT(alert_id, story_id) DO UPDATE SET seq = excluded.seq",
+            STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id), STORE_SQLITE_INT(d->stories[i]),
+                              STORE_SQLITE_INT(d->seq)),
+            NULL, err);
     /* The oldest go: below the seq of the STORE_ALERT_STORIES_MAX-th newest. */
     if (rc == 0 && d && d->n_stories)
         rc = store_sqlite_write(
@@ -313,8 +312,8 @@ int store_sqlite_alert_stories(struct store_backend *b, struct arena *a, int64_t
         &s->readers,
         "SELECT story_id FROM (SELECT story_id, seq FROM alert_stories WHERE alert_id = ?1"
         " ORDER BY seq DESC LIMIT ?2) ORDER BY seq",
-        STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id), STORE_SQLITE_INT(STORE_ALERT_STORIES_MAX)),
-        a, sizeof **out, story_row, &items, n_out, "stories", err);
+        STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id), STORE_SQLITE_INT(STORE_ALERT_STORIES_MAX)), a,
+        sizeof **out, story_row, &items, n_out, "stories", err);
     if (rc == 0)
         *out = items;
     return rc;
