@@ -104,8 +104,8 @@ struct store_backend {
                         struct err *err);
     int (*alerts_release)(struct store_backend *b, const char *owner, struct err *err);
     int (*alert_advance)(struct store_backend *b, int64_t alert_id, const char *owner,
-                         int64_t from_seq, int64_t to_seq, const struct alert_delivery *d,
-                         struct err *err);
+                         int64_t from_seq, int64_t to_seq, int64_t copies,
+                         const struct alert_delivery *d, struct err *err);
     int (*alert_deliveries)(struct store_backend *b, struct arena *a, int64_t alert_id, size_t max,
                             struct alert_delivery **out, size_t *n_out, struct err *err);
     int (*alert_delivery_done)(struct store_backend *b, int64_t alert_id, const char *id,
@@ -114,6 +114,8 @@ struct store_backend {
                                  int64_t attempts, int64_t next_ms, int64_t first_failure_ms,
                                  struct err *err);
     int (*alert_deliveries_count)(struct store_backend *b, int64_t *out, struct err *err);
+    int (*alert_stories)(struct store_backend *b, struct arena *a, int64_t alert_id, int64_t **out,
+                         size_t *n_out, struct err *err);
 };
 
 /* The backend of s (for the root's other files: journal.c). */
