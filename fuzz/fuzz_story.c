@@ -91,9 +91,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (in.canonical_url) {
             char pub[STORY_PUBLISHER_URL_MAX];
             const char *u = story_publisher_url(in.canonical_url, pub, sizeof pub);
-            if (u != in.canonical_url && (u != pub || strlen(pub) >= sizeof pub ||
-                                          (strncmp(pub, "http://", 7) != 0 &&
-                                           strncmp(pub, "https://", 8) != 0)))
+            if (u != in.canonical_url &&
+                (u != pub || strlen(pub) >= sizeof pub ||
+                 (strncmp(pub, "http://", 7) != 0 && strncmp(pub, "https://", 8) != 0)))
                 abort();
         }
         uint64_t uk = story_url_key(in.canonical_url);

@@ -30,6 +30,7 @@ static const struct cmd_entry {
     {"articles", cmd_articles, "delete articles (by date, source, URL); compact the store"},
     {"alerts", cmd_alerts, "list, add, remove webhook alerts (saved searches)"},
     {"migrate", cmd_migrate, "bring the store's schema up to this version (server stopped)"},
+    {"stories", cmd_stories, "stories backfill: older articles get their stories (newsd stopped)"},
 };
 
 static void usage(FILE *f)

@@ -19,5 +19,6 @@ int cmd_restore(int argc, char **argv);
 int cmd_articles(int argc, char **argv);
 int cmd_alerts(int argc, char **argv);
 int cmd_migrate(int argc, char **argv);
+int cmd_stories(int argc, char **argv);
 
 #endif

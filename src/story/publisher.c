@@ -83,7 +83,7 @@ const char *story_publisher_url(const char *url, char *buf, size_t cap)
     for (size_t i = 0; i + 8 <= n; i++) {
         size_t skip = memcmp(raw + i, "https://", 8) == 0  ? 8
                       : memcmp(raw + i, "http://", 7) == 0 ? 7
-                                                            : 0;
+                                                           : 0;
         if (skip == 0)
             continue;
         size_t e = i;

@@ -71,7 +71,8 @@ static void sites_ignore_subdomains_and_suffixes(void **state)
     const char *gn = "https://news.google.com/__i/rss/rd/articles/"
                      "CBMiK2h0dHBzOi8vd3d3LnlvdXR1YmUuY29tL3dhdGNoP3Y9ZmI1c0FlcENING_SAQA?oc=5";
     assert_int_equal(story_site_key(gn), story_site_key("https://youtube.com/x"));
-    assert_int_equal(story_url_key(gn), story_url_key("https://www.youtube.com/watch?v=fb5sAepCH4o"));
+    assert_int_equal(story_url_key(gn),
+                     story_url_key("https://www.youtube.com/watch?v=fb5sAepCH4o"));
     assert_int_not_equal(story_site_key(gn), story_site_key("https://news.google.com/"));
     /* an id that holds no URL leaves the link as it is */
     assert_int_equal(story_site_key("https://news.google.com/rss/articles/AAAA"),
