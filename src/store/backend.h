@@ -35,6 +35,21 @@ struct store_backend {
     int (*stories_window)(struct store_backend *b, int64_t window_s,
                           int (*fn)(void *ctx, const struct article *a), void *ctx,
                           struct err *err);
+    /* Up to max articles with id > after, ascending id (publication
+     * order), each passed to fn as stories_window passes them, with id
+     * set too; *last: the id of the last one passed (after when none).
+     * What store_stories_backfill replays. */
+    int (*stories_scan)(struct store_backend *b, int64_t after, size_t max,
+                        int (*fn)(void *ctx, const struct article *a), void *ctx, int64_t *last,
+                        struct err *err);
+    /* Give each article ids[i] that still has no story stories[i], in one
+     * transaction, in place: no new seq, so no index re-reads the row and
+     * no webhook alert or live stream is sent it again (the story is no
+     * index's data: docs/stories.md "Backfill"); *set: the rows changed.
+     * NULL with stories_scan: the backend cannot backfill (PostgreSQL, whose
+     * nodes learn a row's change only from a new entry of its log). */
+    int (*stories_fill)(struct store_backend *b, const int64_t *ids, const int64_t *stories,
+                        size_t n, int64_t *set, struct err *err);
     int (*articles_delete)(struct store_backend *b, const struct store_delete_filter *f, size_t max,
                            int64_t *deleted, struct err *err);
     /* NULL: the backend gives space back by itself (PostgreSQL's autovacuum) */

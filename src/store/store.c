@@ -166,6 +166,12 @@ void store_stories_window_set(struct store *s, int64_t days)
     store_stories_window_days(s->stories, days);
 }
 
+int store_stories_backfill(struct store *s, size_t batch, struct store_backfill_stats *stats,
+                           struct err *err)
+{
+    return store_stories_backfill_run(s->stories, s->be, batch, stats, err);
+}
+
 int store_backup(struct store *s, const char *dest, struct err *err)
 {
     if (s->be->backup == NULL)

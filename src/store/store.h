@@ -232,6 +232,26 @@ void store_stories_window_set(struct store *s, int64_t days);
  * STORY_THRESHOLD_DEFAULT). Set before the first put. */
 void store_stories_similarity_set(struct store *s, int64_t percent);
 
+/* What store_stories_backfill did. */
+struct store_backfill_stats {
+    int64_t read;   /* stored articles replayed */
+    int64_t filled; /* stories written (articles that had none) */
+    int64_t joined; /* of those, joined to an earlier article's story */
+};
+
+/* Give every stored article without a story (stored before stories:
+ * schema < 8) the one the assigner gives it now, replaying every article
+ * in publication order through a window of this process's settings (the
+ * window needs the articles before each one; those with a story are
+ * remembered with it), batch articles a read and a write. Idempotent: a
+ * second run finds none without a story. The rows are changed in place
+ * (backend.h stories_fill: no new seq, so nothing is re-indexed or sent
+ * to webhooks again); a running server's engine keeps the stories it has
+ * read, so run it with the server stopped (newsd stories backfill takes
+ * the server's lock). ERR_UNSUPPORTED for a PostgreSQL store. */
+int store_stories_backfill(struct store *s, size_t batch, struct store_backfill_stats *stats,
+                           struct err *err);
+
 /* Number of stored articles. */
 int store_articles_count(struct store *s, int64_t *out, struct err *err);
 

@@ -74,10 +74,15 @@ int store_sqlite_backup(struct store_backend *b, const char *dest, struct err *e
 int store_sqlite_articles_put(struct store_backend *b, struct article *arts, size_t n,
                               struct store_put_stats *stats, struct err *err);
 int store_sqlite_articles_count(struct store_backend *b, int64_t *out, struct err *err);
-/* backend.h stories_window (stories.c) */
+/* backend.h stories_window, stories_scan, stories_fill (stories.c) */
 int store_sqlite_stories_window(struct store_backend *b, int64_t window_s,
                                 int (*fn)(void *ctx, const struct article *a), void *ctx,
                                 struct err *err);
+int store_sqlite_stories_scan(struct store_backend *b, int64_t after, size_t max,
+                              int (*fn)(void *ctx, const struct article *a), void *ctx,
+                              int64_t *last, struct err *err);
+int store_sqlite_stories_fill(struct store_backend *b, const int64_t *ids, const int64_t *stories,
+                              size_t n, int64_t *set, struct err *err);
 
 /* delete.c: store_articles_delete, store_space_release, store_compact. */
 int store_sqlite_articles_delete(struct store_backend *b, const struct store_delete_filter *f,

@@ -441,6 +441,8 @@ int store_sqlite_new(struct store_backend **out, const char *dir, const struct s
         .articles_put = store_sqlite_articles_put,
         .articles_count = store_sqlite_articles_count,
         .stories_window = store_sqlite_stories_window,
+        .stories_scan = store_sqlite_stories_scan,
+        .stories_fill = store_sqlite_stories_fill,
         .articles_delete = store_sqlite_articles_delete,
         .space_release = store_sqlite_space_release,
         .space_incremental = store_sqlite_space_incremental,
