@@ -87,17 +87,30 @@ static int run_backfill(const char *store_opt, const char *config_opt, size_t ba
     return CMD_EXIT_OK;
 }
 
+/* --batch N: a number from 1 to BACKFILL_BATCH_MAX into the size_t at to. */
+static int take_batch(const char *value, void *to)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(value, &end, 10);
+    if (errno || end == value || *end || v < 1 || v > BACKFILL_BATCH_MAX) {
+        cmd_fail("stories backfill: --batch '%s' is not a number from 1 to %d", value,
+                 BACKFILL_BATCH_MAX);
+        return CMD_EXIT_USAGE;
+    }
+    *(size_t *)to = (size_t)v;
+    return CMD_EXIT_OK;
+}
+
 int cmd_stories(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_OPTION_STORE,
-        {"config", required_argument, NULL, 'c'},
-        {"batch", required_argument, NULL, 'b'},
-        CMD_OPTIONS_END,
-    };
     const char *store_opt = NULL, *config_opt = NULL;
     size_t batch = BACKFILL_BATCH_DEFAULT;
-    int ch;
+    const struct cmd_option opts[] = {
+        CMD_TEXT("config", &config_opt),
+        {"batch", true, take_batch, &batch},
+        CMD_OPTIONS_END,
+    };
 
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         stories_usage(argc < 2 ? stderr : stdout);
@@ -107,31 +120,9 @@ int cmd_stories(int argc, char **argv)
         cmd_fail("stories: unknown subcommand '%s' (backfill)", argv[1]);
         return CMD_EXIT_USAGE;
     }
-    optind = 1;
-    while ((ch = cmd_next_option(argc - 1, argv + 1, opts, &store_opt)) != -1) {
-        switch (ch) {
-        case 'c':
-            config_opt = optarg;
-            break;
-        case 'b': {
-            char *end;
-            errno = 0;
-            long long v = strtoll(optarg, &end, 10);
-            if (errno || end == optarg || *end || v < 1 || v > BACKFILL_BATCH_MAX) {
-                cmd_fail("stories backfill: --batch '%s' is not a number from 1 to %d", optarg,
-                         BACKFILL_BATCH_MAX);
-                return CMD_EXIT_USAGE;
-            }
-            batch = (size_t)v;
-            break;
-        }
-        default:
-            return cmd_option_end(ch, stories_usage);
-        }
-    }
-    if (optind != argc - 1) {
-        cmd_fail("stories backfill: unexpected argument '%s'", argv[optind + 1]);
-        return CMD_EXIT_USAGE;
-    }
+    int parsed = cmd_options_only("stories backfill", argc - 1, argv + 1, opts, &store_opt,
+                                  stories_usage);
+    if (parsed != CMD_GO_ON)
+        return parsed;
     return run_backfill(store_opt, config_opt, batch);
 }
