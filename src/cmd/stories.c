@@ -10,7 +10,6 @@
 #include "cmd/lock.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
