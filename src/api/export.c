@@ -411,16 +411,12 @@ static void *job_main(void *arg)
 /* format: ndjson (the default) or csv. */
 static int get_format(struct api_call *c, enum api_export_format *out)
 {
-    const char *v = api_first_value(c, "format");
-    *out = API_EXPORT_NDJSON;
-    if (!v || !strcasecmp(v, "ndjson"))
-        return 0;
-    if (!strcasecmp(v, "csv")) {
-        *out = API_EXPORT_CSV;
-        return 0;
-    }
-    return api_fail(c, API_ERR_PARAMETER_INVALID,
-                    "The format parameter of an export must be ndjson or csv.");
+    bool csv;
+    if (api_get_either(c, "format", "ndjson", "csv",
+                       "The format parameter of an export must be ndjson or csv.", &csv) < 0)
+        return -1;
+    *out = csv ? API_EXPORT_CSV : API_EXPORT_NDJSON;
+    return 0;
 }
 
 /* An export is every match, newest first: the parameters of a page and of
@@ -446,21 +442,12 @@ static int refuse_page_params(struct api_call *c, const struct index_request *re
 static int get_resume(struct api_call *c, struct index_request *req)
 {
     const struct api_param *p = api_params_first(&c->params, "cursor");
-    struct api_cursor cur;
     if (!p || (p->len == 1 && p->value[0] == '*'))
         return 0;
-    /* (an export is newest first: a ranked walk's cursor is not one of its places) */
-    if (!api_cursor_decode(p->value, p->len, &cur) || cur.kind != API_CURSOR_PUBLISHED)
-        return api_fail(c, API_ERR_PARAMETER_INVALID,
-                        "The cursor parameter is not a cursor newsd gave: leave it out to export "
-                        "from the newest match, or pass the cursor of the last line you have.");
-    if (cur.search != api_cursor_search(&c->params))
-        return api_fail(c, API_ERR_PARAMETER_INVALID,
-                        "This cursor belongs to another search: keep every parameter but cursor "
-                        "and format as it was when the export started.");
-    req->below = true;
-    req->id_below = cur.id;
-    return 0;
+    return api_cursor_below(c, p, req,
+                            "leave it out to export from the newest match, or pass the cursor of "
+                            "the last line you have",
+                            "format as it was when the export started");
 }
 
 /* The number of matches (the rest of them below a cursor): 0, or -1 with

@@ -371,13 +371,6 @@ int index_stories(struct index *idx, struct arena *a, const struct index_request
     return 0;
 }
 
-static int story_one(void *ctx, int64_t id, int64_t story)
-{
-    (void)id;
-    *(int64_t *)ctx = story;
-    return 0;
-}
-
 int index_story_of(struct index *idx, int64_t id, int64_t *story, struct err *err)
 {
     struct store_reader *r = NULL;
@@ -385,9 +378,7 @@ int index_story_of(struct index *idx, int64_t id, int64_t *story, struct err *er
     *story = 0;
     if ((rc = index_reader_get(idx, &r, err)) < 0)
         return rc;
-    rc = store_reader_stories(r, id, id, story_one, story, err);
+    rc = store_reader_story_of(r, id, story, err);
     index_reader_put(idx, r);
-    if (rc == 0 && *story == 0)
-        rc = err_set(err, ERR_NOTFOUND, "no article %lld", (long long)id);
     return rc;
 }

@@ -317,6 +317,9 @@ typedef int (*store_story_fn)(void *ctx, int64_t id, int64_t story);
  * key: the engine's per-segment story column). */
 int store_reader_stories(struct store_reader *r, int64_t lo, int64_t hi, store_story_fn fn,
                          void *ctx, struct err *err);
+/* The story of article id (0 and ERR_NOTFOUND when there is no such
+ * article): store_reader_stories over that one id. */
+int store_reader_story_of(struct store_reader *r, int64_t id, int64_t *story, struct err *err);
 /* The ids of every article of story with lo <= id <= hi, newest first,
  * into *ids (arena); *n = 0 when there is none. By the index
  * articles_story_id, which only the FTS5 mode keeps

@@ -1,6 +1,6 @@
 /* Alerts of the PostgreSQL store (store.h "alerts"; schema version 3,
- * pg.c). A lease is UPDATE ... SET lease_owner = me WHERE the lease ended
- * or is mine: two nodes leasing at once queue on each row's lock, and the
+ * dedupe, copies and alert_stories version 5, pg.c). A lease is UPDATE ... SET lease_owner = me
+ * WHERE the lease ended or is mine: two nodes leasing at once queue on each row's lock, and the
  * second re-reads the row after the first commits, finds it leased and
  * leaves it, so one node delivers an alert at a time. A node that lost
  * the lease (it stalled past it) cannot move the cursor any more: the
@@ -10,18 +10,21 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/buf.h"
+
 #include "util/banned.h"
 
 #define ALERT_COLUMNS                                                                              \
     "id, key_id, query, webhook, secret, created_at, cursor_seq, state, lease_owner,"              \
-    " lease_until_ms"
+    " lease_until_ms, dedupe, copies"
 #define DELIVERY_COLUMNS "alert_id, seq, id, body, attempts, next_ms, first_failure_ms, created_ms"
 
 /* $1 key, $2 max per key (0 none), $3 query, $4 webhook, $5 secret,
- * $6 created_at, $7 cursor (< 0: the head), $8 state. newsd_alert_add
- * answers the new id, -1 without such a key, -2 when the key is full. */
-static const struct pg_sql sql_add = {PG_ST_ALERT_ADD,
-                                      "SELECT newsd_alert_add($1, $2, $3, $4, $5, $6, $7, $8)"};
+ * $6 created_at, $7 cursor (< 0: the head), $8 state, $9 dedupe (0, 1).
+ * newsd_alert_add answers the new id, -1 without such a key, -2 when the
+ * key is full. */
+static const struct pg_sql sql_add = {
+    PG_ST_ALERT_ADD, "SELECT newsd_alert_add($1, $2, $3, $4, $5, $6, $7, $8, $9::integer)"};
 static const struct pg_sql sql_list = {PG_ST_ALERTS_LIST,
                                        "SELECT " ALERT_COLUMNS " FROM alerts"
                                        " WHERE $1::bigint = 0 OR key_id = $1 ORDER BY id"};
@@ -41,7 +44,7 @@ static const struct pg_sql sql_release = {
     PG_ST_ALERTS_RELEASE,
     "UPDATE alerts SET lease_owner = NULL, lease_until_ms = 0 WHERE lease_owner = $1"};
 static const struct pg_sql sql_advance = {
-    PG_ST_ALERT_ADVANCE, "UPDATE alerts SET cursor_seq = $4"
+    PG_ST_ALERT_ADVANCE, "UPDATE alerts SET cursor_seq = $4, copies = copies + $5"
                          " WHERE id = $1 AND lease_owner = $2 AND cursor_seq = $3"};
 static const struct pg_sql sql_exists = {PG_ST_ALERT_EXISTS,
                                          "SELECT count(*) FROM alerts WHERE id = $1"};
@@ -60,6 +63,20 @@ static const struct pg_sql sql_failed = {
     " WHERE alert_id = $1 AND id = $2"};
 static const struct pg_sql sql_count = {PG_ST_ALERT_DELIVERIES_COUNT,
                                         "SELECT count(*) FROM alert_deliveries"};
+/* $1 alert, $2 the stories as an array literal ("{1,2}"), $3 seq. */
+static const struct pg_sql sql_stories_put = {
+    PG_ST_ALERT_STORIES_PUT, "INSERT INTO alert_stories(alert_id, story_id, seq)"
+                             " SELECT DISTINCT $1::bigint, unnest($2::bigint[]), $3::bigint"
+                             " ON CONFLICT (alert_id, story_id) DO UPDATE SET seq = excluded.seq"};
+/* The oldest go: below the seq of the $2+1-th newest. */
+static const struct pg_sql sql_stories_trim = {
+    PG_ST_ALERT_STORIES_TRIM,
+    "DELETE FROM alert_stories WHERE alert_id = $1 AND seq < (SELECT seq FROM alert_stories"
+    " WHERE alert_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2)"};
+static const struct pg_sql sql_stories = {
+    PG_ST_ALERT_STORIES,
+    "SELECT story_id FROM (SELECT story_id, seq FROM alert_stories WHERE alert_id = $1"
+    " ORDER BY seq DESC LIMIT $2) AS newest ORDER BY seq"};
 
 static int alert_row(struct arena *a, const PGresult *r, int i, void *item)
 {
@@ -79,6 +96,8 @@ static int alert_row(struct arena *a, const PGresult *r, int i, void *item)
     if (rc == 0)
         rc = store_pg_get_str(a, r, i, 8, &out->lease_owner);
     out->lease_until_ms = store_pg_get_int(r, i, 9);
+    out->dedupe = store_pg_get_int(r, i, 10) != 0;
+    out->copies = store_pg_get_int(r, i, 11);
     return rc;
 }
 
@@ -126,6 +145,7 @@ int store_pg_alert_add(struct store_backend *b, const struct alert_record *a, in
     store_pg_param_int(&p, a->created_at ? a->created_at : (int64_t)time(NULL));
     store_pg_param_int(&p, a->cursor_seq);
     store_pg_param_int(&p, a->state);
+    store_pg_param_int(&p, a->dedupe);
     if ((rc = store_pg_write(s, &sql_add, &p, NULL, &r, err)) < 0)
         return rc;
     int64_t id = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
@@ -191,9 +211,40 @@ int store_pg_alerts_release(struct store_backend *b, const char *owner, struct e
     return store_pg_write((struct store_pg *)b, &sql_release, &p, NULL, NULL, err);
 }
 
+/* d's stories into alert_stories, the oldest beyond STORE_ALERT_STORIES_MAX out. */
+static int stories_put(struct pg_conn *c, int64_t alert_id, const struct alert_delivery *d,
+                       struct err *err)
+{
+    struct pg_params p;
+    struct buf list;
+    buf_init(&list, 0);
+    buf_putc(&list, '{');
+    for (size_t i = 0; i < d->n_stories; i++)
+        buf_printf(&list, "%s%lld", i ? "," : "", (long long)d->stories[i]);
+    buf_putc(&list, '}');
+    int rc = buf_error(&list);
+    if (rc < 0) {
+        buf_release(&list);
+        return err_set(err, rc, "out of memory");
+    }
+    store_pg_params_init(&p);
+    store_pg_param_int(&p, alert_id);
+    store_pg_param_text(&p, list.data);
+    store_pg_param_int(&p, d->seq);
+    rc = store_pg_run(c, &sql_stories_put, &p, NULL, err);
+    buf_release(&list);
+    if (rc == 0) {
+        store_pg_params_init(&p);
+        store_pg_param_int(&p, alert_id);
+        store_pg_param_int(&p, STORE_ALERT_STORIES_MAX - 1);
+        rc = store_pg_run(c, &sql_stories_trim, &p, NULL, err);
+    }
+    return rc;
+}
+
 int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,
-                           int64_t from_seq, int64_t to_seq, const struct alert_delivery *d,
-                           struct err *err)
+                           int64_t from_seq, int64_t to_seq, int64_t copies,
+                           const struct alert_delivery *d, struct err *err)
 {
     struct store_pg *s = (struct store_pg *)b;
     struct pg_conn *c = NULL;
@@ -210,6 +261,7 @@ int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char
     store_pg_param_text(&p, owner);
     store_pg_param_int(&p, from_seq);
     store_pg_param_int(&p, to_seq);
+    store_pg_param_int(&p, copies);
     rc = store_pg_run(c, &sql_advance, &p, &r, err);
     long changed = rc == 0 ? store_pg_changed(r) : 0;
     PQclear(r);
@@ -238,6 +290,8 @@ int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char
         store_pg_param_int(&p, d->created_ms);
         rc = store_pg_run(c, &sql_delivery_put, &p, NULL, err);
     }
+    if (rc == 0 && d && d->n_stories)
+        rc = stories_put(c, alert_id, d, err);
     rc = store_pg_end(c, rc, err);
 out:
     store_pg_pool_put(&s->pool, c);
@@ -295,5 +349,27 @@ int store_pg_alert_deliveries_count(struct store_backend *b, int64_t *out, struc
     if (rc == 0)
         *out = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
     PQclear(r);
+    return rc;
+}
+
+static int story_row(struct arena *a, const PGresult *r, int i, void *item)
+{
+    (void)a;
+    *(int64_t *)item = store_pg_get_int(r, i, 0);
+    return 0;
+}
+
+int store_pg_alert_stories(struct store_backend *b, struct arena *a, int64_t alert_id,
+                           int64_t **out, size_t *n_out, struct err *err)
+{
+    struct pg_params p;
+    void *items = NULL;
+    store_pg_params_init(&p);
+    store_pg_param_int(&p, alert_id);
+    store_pg_param_int(&p, STORE_ALERT_STORIES_MAX);
+    int rc = store_pg_read_all((struct store_pg *)b, &sql_stories, &p, a, sizeof **out, story_row,
+                               &items, n_out, "stories", err);
+    if (rc == 0)
+        *out = items;
     return rc;
 }

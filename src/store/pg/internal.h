@@ -90,6 +90,9 @@ enum pg_stmt_id {
     PG_ST_ALERT_DELIVERY_DONE,
     PG_ST_ALERT_DELIVERY_FAILED,
     PG_ST_ALERT_DELIVERIES_COUNT,
+    PG_ST_ALERT_STORIES_PUT,
+    PG_ST_ALERT_STORIES_TRIM,
+    PG_ST_ALERT_STORIES,
     PG_ST_STORIES_WINDOW,
     PG_ST_COUNT
 };
@@ -322,8 +325,8 @@ int store_pg_alerts_lease(struct store_backend *b, struct arena *a, const char *
                           size_t *n_out, struct err *err);
 int store_pg_alerts_release(struct store_backend *b, const char *owner, struct err *err);
 int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,
-                           int64_t from_seq, int64_t to_seq, const struct alert_delivery *d,
-                           struct err *err);
+                           int64_t from_seq, int64_t to_seq, int64_t copies,
+                           const struct alert_delivery *d, struct err *err);
 int store_pg_alert_deliveries(struct store_backend *b, struct arena *a, int64_t alert_id,
                               size_t max, struct alert_delivery **out, size_t *n_out,
                               struct err *err);
@@ -333,6 +336,8 @@ int store_pg_alert_delivery_failed(struct store_backend *b, int64_t alert_id, co
                                    int64_t attempts, int64_t next_ms, int64_t first_failure_ms,
                                    struct err *err);
 int store_pg_alert_deliveries_count(struct store_backend *b, int64_t *out, struct err *err);
+int store_pg_alert_stories(struct store_backend *b, struct arena *a, int64_t alert_id,
+                           int64_t **out, size_t *n_out, struct err *err);
 
 /* The article columns shared by articles.c and log.c. */
 #define STORE_PG_ARTICLE_COLUMNS                                                                   \
@@ -345,7 +350,6 @@ int store_pg_alert_deliveries_count(struct store_backend *b, int64_t *out, struc
  * for SQL NULL, numbers as strtoll reads them, codes "" unless two bytes.
  * 0, or ERR_NOMEM. Exposed for fuzz/fuzz_pg_row.c: the bytes come from the
  * database server. */
-int store_pg_log_row(struct arena *a, const PGresult *r, int i, struct article *out,
-                     bool *deleted);
+int store_pg_log_row(struct arena *a, const PGresult *r, int i, struct article *out, bool *deleted);
 
 #endif

@@ -1,6 +1,7 @@
 /* Alerts of the embedded store (store.h "alerts"): the alerts table with
- * each alert's cursor and lease, and alert_deliveries, the deliveries
- * waiting for their webhook (schema version 6, sqlite.c). Writes take
+ * each alert's cursor and lease, alert_deliveries, the deliveries waiting
+ * for their webhook (schema version 6, sqlite.c), and alert_stories, the
+ * stories an alert with dedupe delivered (version 9). Writes take
  * write_lock and one transaction; reads use the read pool. */
 #include "store/sqlite/internal.h"
 
@@ -11,7 +12,7 @@
 
 #define ALERT_COLUMNS                                                                              \
     "id, key_id, query, webhook, secret, created_at, cursor_seq, state, lease_owner,"              \
-    " lease_until_ms"
+    " lease_until_ms, dedupe, copies"
 #define DELIVERY_COLUMNS "alert_id, seq, id, body, attempts, next_ms, first_failure_ms, created_ms"
 
 static int alert_row(struct arena *a, sqlite3_stmt *st, void *item)
@@ -32,6 +33,8 @@ static int alert_row(struct arena *a, sqlite3_stmt *st, void *item)
     if (rc == 0)
         rc = store_sqlite_column_dup(a, st, 8, &out->lease_owner);
     out->lease_until_ms = sqlite3_column_int64(st, 9);
+    out->dedupe = sqlite3_column_int(st, 10) != 0;
+    out->copies = sqlite3_column_int64(st, 11);
     return rc;
 }
 
@@ -81,12 +84,12 @@ int store_sqlite_alert_add(struct store_backend *b, const struct alert_record *r
     if (rc == 0)
         rc = store_sqlite_write(
             s->writer,
-            "INSERT INTO alerts(key_id, query, webhook, secret, created_at, cursor_seq, state)"
-            " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO alerts(key_id, query, webhook, secret, created_at, cursor_seq, state,"
+            " dedupe) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             STORE_SQLITE_ARGS(STORE_SQLITE_INT(r->key_id), STORE_SQLITE_TEXT(r->query),
                               STORE_SQLITE_TEXT(r->webhook), STORE_SQLITE_TEXT(r->secret),
                               STORE_SQLITE_INT(created), STORE_SQLITE_INT(cursor),
-                              STORE_SQLITE_INT(r->state)),
+                              STORE_SQLITE_INT(r->state), STORE_SQLITE_INT(r->dedupe)),
             NULL, err);
     if (rc == 0 && id_out)
         *id_out = sqlite3_last_insert_rowid(s->writer);
@@ -124,6 +127,9 @@ int store_sqlite_alert_remove(struct store_backend *b, int64_t id, int64_t key_i
     /* foreign_keys is on, but say it outright: the deliveries go with it. */
     if (rc == 0)
         rc = store_sqlite_write(s->writer, "DELETE FROM alert_deliveries WHERE alert_id = ?1",
+                                STORE_SQLITE_ARGS(STORE_SQLITE_INT(id)), NULL, err);
+    if (rc == 0)
+        rc = store_sqlite_write(s->writer, "DELETE FROM alert_stories WHERE alert_id = ?1",
                                 STORE_SQLITE_ARGS(STORE_SQLITE_INT(id)), NULL, err);
     return store_sqlite_write_end(s, rc, err);
 }
@@ -172,8 +178,8 @@ int store_sqlite_alerts_release(struct store_backend *b, const char *owner, stru
 }
 
 int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,
-                               int64_t from_seq, int64_t to_seq, const struct alert_delivery *d,
-                               struct err *err)
+                               int64_t from_seq, int64_t to_seq, int64_t copies,
+                               const struct alert_delivery *d, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
     int changes = 0;
@@ -182,10 +188,11 @@ int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const 
     if ((rc = store_sqlite_write_begin(s, err)) < 0)
         return rc;
     rc = store_sqlite_write(s->writer,
-                            "UPDATE alerts SET cursor_seq = ?4"
+                            "UPDATE alerts SET cursor_seq = ?4, copies = copies + ?5"
                             " WHERE id = ?1 AND lease_owner = ?2 AND cursor_seq = ?3",
                             STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id), STORE_SQLITE_TEXT(owner),
-                                              STORE_SQLITE_INT(from_seq), STORE_SQLITE_INT(to_seq)),
+                                              STORE_SQLITE_INT(from_seq), STORE_SQLITE_INT(to_seq),
+                                              STORE_SQLITE_INT(copies)),
                             &changes, err);
     if (rc == 0 && changes == 0) {
         int64_t exists = 0;
@@ -211,6 +218,23 @@ int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const 
             NULL, err);
     if (rc == ERR_EXISTS)
         rc = err_set(err, ERR_EXISTS, "the delivery %s exists", d->id);
+    for (size_t i = 0; rc == 0 && d && i < d->n_stories; i++)
+        rc = store_sqlite_write(
+            s->writer,
+            "INSERT INTO alert_stories(alert_id, story_id, seq) VALUES (?1, ?2, ?3)"
+            " ON CONFLICT(alert_id, story_id) DO UPDATE SET seq = excluded.seq",
+            STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id), STORE_SQLITE_INT(d->stories[i]),
+                              STORE_SQLITE_INT(d->seq)),
+            NULL, err);
+    /* The oldest go: below the seq of the STORE_ALERT_STORIES_MAX-th newest. */
+    if (rc == 0 && d && d->n_stories)
+        rc = store_sqlite_write(
+            s->writer,
+            "DELETE FROM alert_stories WHERE alert_id = ?1 AND seq < (SELECT seq FROM alert_stories"
+            " WHERE alert_id = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)",
+            STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id),
+                              STORE_SQLITE_INT(STORE_ALERT_STORIES_MAX - 1)),
+            NULL, err);
     return store_sqlite_write_end(s, rc, err);
 }
 
@@ -270,4 +294,27 @@ int store_sqlite_alert_deliveries_count(struct store_backend *b, int64_t *out, s
     struct store_sqlite *s = (struct store_sqlite *)b;
     return store_sqlite_read_int(&s->readers, "SELECT count(*) FROM alert_deliveries", NULL, 0, out,
                                  err);
+}
+
+static int story_row(struct arena *a, sqlite3_stmt *st, void *item)
+{
+    (void)a;
+    *(int64_t *)item = sqlite3_column_int64(st, 0);
+    return 0;
+}
+
+int store_sqlite_alert_stories(struct store_backend *b, struct arena *a, int64_t alert_id,
+                               int64_t **out, size_t *n_out, struct err *err)
+{
+    struct store_sqlite *s = (struct store_sqlite *)b;
+    void *items = NULL;
+    int rc = store_sqlite_read_all(
+        &s->readers,
+        "SELECT story_id FROM (SELECT story_id, seq FROM alert_stories WHERE alert_id = ?1"
+        " ORDER BY seq DESC LIMIT ?2) ORDER BY seq",
+        STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id), STORE_SQLITE_INT(STORE_ALERT_STORIES_MAX)), a,
+        sizeof **out, story_row, &items, n_out, "stories", err);
+    if (rc == 0)
+        *out = items;
+    return rc;
 }

@@ -74,10 +74,15 @@ int store_sqlite_backup(struct store_backend *b, const char *dest, struct err *e
 int store_sqlite_articles_put(struct store_backend *b, struct article *arts, size_t n,
                               struct store_put_stats *stats, struct err *err);
 int store_sqlite_articles_count(struct store_backend *b, int64_t *out, struct err *err);
-/* backend.h stories_window (stories.c) */
+/* backend.h stories_window, stories_scan, stories_fill (stories.c) */
 int store_sqlite_stories_window(struct store_backend *b, int64_t window_s,
                                 int (*fn)(void *ctx, const struct article *a), void *ctx,
                                 struct err *err);
+int store_sqlite_stories_scan(struct store_backend *b, int64_t after, size_t max,
+                              int (*fn)(void *ctx, const struct article *a), void *ctx,
+                              int64_t *last, struct err *err);
+int store_sqlite_stories_fill(struct store_backend *b, const int64_t *ids, const int64_t *stories,
+                              size_t n, int64_t *set, struct err *err);
 
 /* delete.c: store_articles_delete, store_space_release, store_compact. */
 int store_sqlite_articles_delete(struct store_backend *b, const struct store_delete_filter *f,
@@ -148,8 +153,8 @@ int store_sqlite_alerts_lease(struct store_backend *b, struct arena *a, const ch
                               size_t *n_out, struct err *err);
 int store_sqlite_alerts_release(struct store_backend *b, const char *owner, struct err *err);
 int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,
-                               int64_t from_seq, int64_t to_seq, const struct alert_delivery *d,
-                               struct err *err);
+                               int64_t from_seq, int64_t to_seq, int64_t copies,
+                               const struct alert_delivery *d, struct err *err);
 int store_sqlite_alert_deliveries(struct store_backend *b, struct arena *a, int64_t alert_id,
                                   size_t max, struct alert_delivery **out, size_t *n_out,
                                   struct err *err);
@@ -159,5 +164,7 @@ int store_sqlite_alert_delivery_failed(struct store_backend *b, int64_t alert_id
                                        int64_t attempts, int64_t next_ms, int64_t first_failure_ms,
                                        struct err *err);
 int store_sqlite_alert_deliveries_count(struct store_backend *b, int64_t *out, struct err *err);
+int store_sqlite_alert_stories(struct store_backend *b, struct arena *a, int64_t alert_id,
+                               int64_t **out, size_t *n_out, struct err *err);
 
 #endif
