@@ -78,8 +78,16 @@ static int search_run(struct store_reader *r, struct arena *a, const struct inde
                                      err)) < 0)
         return rc;
 
-    struct article *arts = arena_calloc(a, n ? n : 1, sizeof *arts);
     out->docs = arena_calloc(a, n ? n : 1, sizeof *out->docs);
+    if (req->ids_only) {
+        if (out->docs == NULL)
+            return err_set(err, ERR_NOMEM, "out of memory for a page of results");
+        for (size_t i = 0; i < n; i++)
+            out->docs[i].id = ids[i];
+        out->n = n;
+        return 0;
+    }
+    struct article *arts = arena_calloc(a, n ? n : 1, sizeof *arts);
     if (arts == NULL || out->docs == NULL)
         return err_set(err, ERR_NOMEM, "out of memory for a page of results");
     if ((rc = store_reader_articles(r, a, ids, n, arts, err)) < 0)

@@ -332,7 +332,20 @@ int store_sqlite_bind_article(sqlite3_stmt *st, const struct article *a, int64_t
     " published_at, content, canonical_url, domain, language, country, category, headline,"        \
     " ingested_at, coalesce(story_id, 0)"
 
-/* The current row (ARTICLE_COLUMNS) into *out, strings in the arena. */
+/* String column i of st's current row: copied into a, or (a NULL) the
+ * row's own bytes, valid until st's next step or reset. NULL for SQL NULL. */
+static int column_str(struct arena *a, sqlite3_stmt *st, int i, const char **out)
+{
+    if (a)
+        return store_sqlite_column_dup(a, st, i, out);
+    *out = NULL;
+    if (sqlite3_column_type(st, i) == SQLITE_NULL)
+        return 0;
+    *out = (const char *)sqlite3_column_text(st, i);
+    return *out ? 0 : ERR_NOMEM; /* not NULL typed, so conversion failed */
+}
+
+/* The current row (ARTICLE_COLUMNS) into *out, strings as column_str. */
 static int article_row(struct arena *a, sqlite3_stmt *st, struct article *out)
 {
     const char *lang = NULL, *country = NULL;
@@ -344,14 +357,14 @@ static int article_row(struct arena *a, sqlite3_stmt *st, struct article *out)
     const char **strs[] = {&out->source_id,   &out->source_name, &out->author,      &out->title,
                            &out->description, &out->url,         &out->url_to_image};
     for (int i = 0; i < 7 && rc == 0; i++)
-        rc = store_sqlite_column_dup(a, st, 2 + i, strs[i]);
+        rc = column_str(a, st, 2 + i, strs[i]);
     out->published_at = sqlite3_column_int64(st, 9);
     if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 10, &out->content);
+        rc = column_str(a, st, 10, &out->content);
     if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 11, &out->canonical_url);
+        rc = column_str(a, st, 11, &out->canonical_url);
     if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 12, &out->domain);
+        rc = column_str(a, st, 12, &out->domain);
     lang = (const char *)sqlite3_column_text(st, 13);
     country = (const char *)sqlite3_column_text(st, 14);
     if (lang)
@@ -359,7 +372,7 @@ static int article_row(struct arena *a, sqlite3_stmt *st, struct article *out)
     if (country)
         snprintf(out->country, sizeof out->country, "%s", country);
     if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 15, &out->category);
+        rc = column_str(a, st, 15, &out->category);
     out->headline = sqlite3_column_int(st, 16) != 0;
     out->ingested_at = sqlite3_column_int64(st, 17);
     out->story_id = sqlite3_column_int64(st, 18); /* 0: stored before stories */
@@ -407,6 +420,33 @@ int store_sqlite_articles_by_id(sqlite3 *db, struct arena *a, const int64_t *ids
             rc = store_sqlite_fail(db, rc, err);
         sqlite3_finalize(st);
         st = NULL;
+    }
+    return rc;
+}
+
+int store_sqlite_articles_each(sqlite3 *db, const int64_t *ids, size_t n,
+                               int (*fn)(void *ctx, const struct article *a), void *ctx,
+                               struct err *err)
+{
+    /* One kept statement, an id at a time: no SQL parsed per call (an IN
+     * list's was 7 % of an export's thread) and no string copied. */
+    sqlite3_stmt *st = NULL;
+    int rc = store_sqlite_prepare_kept(
+        db, STORE_SQLITE_KEPT "SELECT " ARTICLE_COLUMNS " FROM articles WHERE id = ?1", &st, err);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct article art;
+        sqlite3_bind_int64(st, 1, ids[i]);
+        if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            if ((rc = article_row(NULL, st, &art)) < 0)
+                err_set(err, rc, "out of memory reading articles");
+            else
+                rc = fn(ctx, &art);
+        } else if (rc == SQLITE_DONE) {
+            rc = 0; /* deleted since: passed over */
+        } else {
+            rc = store_sqlite_fail(db, rc, err);
+        }
+        sqlite3_reset(st);
     }
     return rc;
 }
