@@ -344,6 +344,7 @@ static int job_batch(struct export_job *j, int64_t *last_id, char *why, size_t w
     req.offset = 0;
     req.limit = EXPORT_BATCH;
     req.ids_only = true; /* the rows are read whole below */
+    req.no_total = true; /* a batch that is not full is the last */
     if (*last_id != INT64_MIN) {
         req.below = true;
         req.id_below = *last_id;
@@ -368,7 +369,7 @@ static int job_batch(struct export_job *j, int64_t *last_id, char *why, size_t w
     /* Past every id of the batch, rows found or not. */
     if (res.n)
         *last_id = ids[res.n - 1];
-    rc = res.n == EXPORT_BATCH && res.total > res.n ? 1 : 0;
+    rc = res.n == EXPORT_BATCH ? 1 : 0;
 out:
     arena_release(&a);
     return rc;
