@@ -69,12 +69,38 @@ void jw_key(struct jw *w, const char *key)
     w->after_key = true;
 }
 
+/* Bytes of x that are a zero, less than 0x20, or at least 0x80: non-zero
+ * when any is (which one is not said). Exact as a yes or no: "hasless"
+ * and "haszero" of the Bit Twiddling Hacks. */
+#define JW_ONES 0x0101010101010101ULL
+#define JW_HIGHS 0x8080808080808080ULL
+static inline uint64_t jw_has_zero(uint64_t x)
+{
+    return (x - JW_ONES) & ~x & JW_HIGHS;
+}
+
+/* Non-zero when one of the 8 bytes of x is not copied verbatim: a control
+ * byte, '"', '\\' or a byte of a non-ASCII character. */
+static inline uint64_t jw_word_special(uint64_t x)
+{
+    return (x & JW_HIGHS) | ((x - JW_ONES * 0x20) & ~x & JW_HIGHS) |
+           jw_has_zero(x ^ (JW_ONES * '"')) | jw_has_zero(x ^ (JW_ONES * '\\'));
+}
+
 void jw_escape(struct buf *b, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t run = 0; /* start of the pending run of bytes copied verbatim */
     size_t i = 0;
     while (i < n) {
+        /* Eight plain ASCII bytes at a time: the text of an article is
+         * mostly that (jw_escape was 15 % of an export's thread byte by
+         * byte). */
+        uint64_t word;
+        if (n - i >= 8 && (memcpy(&word, p + i, 8), !jw_word_special(word))) {
+            i += 8;
+            continue;
+        }
         unsigned char c = p[i];
         if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
             i++;
