@@ -345,6 +345,17 @@ static int column_str(struct arena *a, sqlite3_stmt *st, int i, const char **out
     return *out ? 0 : ERR_NOMEM; /* not NULL typed, so conversion failed */
 }
 
+/* s (NULL: nothing) into out[0..cap), cut to fit, NUL-terminated: what
+ * snprintf("%s") did, without its cost on every row of an export. */
+static void code_put(char *out, size_t cap, const char *s)
+{
+    if (!s)
+        return;
+    size_t n = strnlen(s, cap - 1);
+    memcpy(out, s, n);
+    out[n] = '\0';
+}
+
 /* The current row (ARTICLE_COLUMNS) into *out, strings as column_str. */
 static int article_row(struct arena *a, sqlite3_stmt *st, struct article *out)
 {
@@ -367,10 +378,8 @@ static int article_row(struct arena *a, sqlite3_stmt *st, struct article *out)
         rc = column_str(a, st, 12, &out->domain);
     lang = (const char *)sqlite3_column_text(st, 13);
     country = (const char *)sqlite3_column_text(st, 14);
-    if (lang)
-        snprintf(out->language, sizeof out->language, "%s", lang);
-    if (country)
-        snprintf(out->country, sizeof out->country, "%s", country);
+    code_put(out->language, sizeof out->language, lang);
+    code_put(out->country, sizeof out->country, country);
     if (rc == 0)
         rc = column_str(a, st, 15, &out->category);
     out->headline = sqlite3_column_int(st, 16) != 0;
