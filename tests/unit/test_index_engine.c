@@ -224,12 +224,19 @@ static void learn_corpus(struct fixture *f)
 
 /* --- tests -------------------------------------------------------------------- */
 
+/* The bench mix's query i as a request, its parts in a. */
+static void mix_request(struct arena *a, const struct mix *m, size_t i, struct index_request *req)
+{
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(bench_request_build(a, m->q[i].params, req, &err), 0);
+}
+
 static void the_bench_query_mix_gives_fts5s_answers(void **state)
 {
     struct fixture *f = *state;
     struct mix m = {0};
     struct arena a;
-    struct err err;
     size_t with_matches = 0;
 
     assert_int_equal(mix_load(&m, "../../bench/querymix.tsv"), 0);
@@ -245,8 +252,7 @@ static void the_bench_query_mix_gives_fts5s_answers(void **state)
         for (size_t i = 0; i < m.n; i++) {
             struct index_request req;
             arena_init(&a, 0);
-            err_clear(&err);
-            assert_int_equal(bench_request_build(&a, m.q[i].params, &req, &err), 0);
+            mix_request(&a, &m, i, &req);
             uint64_t t = same_answer(f, &req, m.q[i].id);
             with_matches += pass == 0 && t > 0;
             arena_release(&a);
@@ -474,10 +480,8 @@ static void a_walk_of_pages_without_totals_gives_every_match(void **state)
     for (size_t i = 0; i < m.n; i++) {
         struct arena a;
         struct index_request req;
-        struct err err;
         arena_init(&a, 0);
-        err_clear(&err);
-        assert_int_equal(bench_request_build(&a, m.q[i].params, &req, &err), 0);
+        mix_request(&a, &m, i, &req);
         many_pages += walks_agree(f, req, m.q[i].id) > 14; /* three pages of 7 at least */
         arena_release(&a);
     }
