@@ -116,8 +116,9 @@ static void an_ndjson_line_is_the_article_with_content_whole(void **state)
 static void story_ids_are_their_decimals(void **state)
 {
     (void)state;
-    const int64_t ids[] = {0, 1, -1, 9, 10, 99, 100, -10, INT64_C(9007199254740993),
-                           INT64_MAX, INT64_MIN, INT64_MIN + 1};
+    const int64_t ids[] = {
+        0,         1,         -1,           9, 10, 99, 100, -10, INT64_C(9007199254740993),
+        INT64_MAX, INT64_MIN, INT64_MIN + 1};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         struct buf b;
         buf_init(&b, 0);

@@ -435,7 +435,7 @@ int store_sqlite_articles_by_id(sqlite3 *db, struct arena *a, const int64_t *ids
 
 #define EACH_BY_ID_SQL STORE_SQLITE_KEPT "SELECT " ARTICLE_COLUMNS " FROM articles WHERE id = ?1"
 #define EACH_RANGE_SQL                                                                             \
-    STORE_SQLITE_KEPT "SELECT " ARTICLE_COLUMNS " FROM articles WHERE id BETWEEN ?1 AND ?2"          \
+    STORE_SQLITE_KEPT "SELECT " ARTICLE_COLUMNS " FROM articles WHERE id BETWEEN ?1 AND ?2"        \
                       " ORDER BY id DESC"
 
 /* The current row of st to fn, its strings the row's own. */
