@@ -124,6 +124,13 @@ int store_sqlite_fulltext_set(sqlite3 *db, bool on, struct err *err);
  * they give byte-identical articles. Only placeholders enter the SQL. */
 int store_sqlite_articles_by_id(sqlite3 *db, struct arena *a, const int64_t *ids, size_t n,
                                 struct article *arts, struct err *err);
+/* The same rows handed to fn one by one, in ids' order, without a copy:
+ * a's strings are the row's, valid during the call only. An id without a
+ * row is passed over; fn's first non-zero return stops the walk and is
+ * returned. */
+int store_sqlite_articles_each(sqlite3 *db, const int64_t *ids, size_t n,
+                               int (*fn)(void *ctx, const struct article *a), void *ctx,
+                               struct err *err);
 
 /* --- single statements ------------------------------------------------------
  * The one prepare → bind → step → finalize: a statement's arguments are

@@ -229,6 +229,12 @@ int store_sqlite_reader_articles(struct store_reader *r, struct arena *a, const 
     return store_sqlite_articles_by_id(r->db, a, ids, n, arts, err);
 }
 
+int store_sqlite_reader_articles_each(struct store_reader *r, const int64_t *ids, size_t n,
+                                      store_article_fn fn, void *ctx, struct err *err)
+{
+    return store_sqlite_articles_each(r->db, ids, n, fn, ctx, err);
+}
+
 int store_sqlite_reader_newest_headline(struct store_reader *r, int64_t id_hi, int64_t *out,
                                         struct err *err)
 {
