@@ -14,6 +14,7 @@
 
 #include "test_tmpdir.h"
 
+#include "store/columns.h"
 #include "store/sqlite/db.h"
 #include "util/arena.h"
 #include "util/err.h"
@@ -54,34 +55,30 @@ static int teardown(void **state)
     return 0;
 }
 
+/* A record read through a store/columns.h table: every kind of column. */
 struct row {
     int64_t id;
-    const char *name, *code, *note;
+    const char *name, *code, *note, *raw_hex;
     double score;
-    unsigned char raw[4];
     int raw_len;
-    int note_type;
+    char code2[3];
+    bool positive;
+    unsigned char hash[32];
 };
 
-static int read_row(struct arena *a, sqlite3_stmt *st, void *item)
-{
-    struct row *r = item;
-    r->id = sqlite3_column_int64(st, 0);
-    r->score = sqlite3_column_double(st, 3);
-    r->raw_len = sqlite3_column_bytes(st, 4);
-    if (r->raw_len > 0 && r->raw_len <= 4)
-        memcpy(r->raw, sqlite3_column_blob(st, 4), (size_t)r->raw_len);
-    r->note_type = sqlite3_column_type(st, 5);
-    int rc = store_sqlite_column_dup(a, st, 1, &r->name);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 2, &r->code);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 5, &r->note);
-    return rc;
-}
+static const struct store_col row_cols[] = {
+    STORE_COL(I64, struct row, id),      STORE_COL(STR, struct row, name),
+    STORE_COL(STR, struct row, code),    STORE_COL(DOUBLE, struct row, score),
+    STORE_COL(STR, struct row, raw_hex), STORE_COL(INT, struct row, raw_len),
+    STORE_COL(STR, struct row, note),    STORE_COL(CODE, struct row, code2),
+    STORE_COL(BOOL, struct row, positive), STORE_COL(HASH, struct row, hash),
+};
+static const struct store_record row_record = STORE_RECORD(struct row, row_cols, "rows");
 
 #define INSERT "INSERT INTO t(id, name, code, score, raw, note) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
-#define SELECT "SELECT id, name, code, score, raw, note FROM t"
+#define SELECT                                                                                     \
+    "SELECT id, name, code, score, hex(raw), length(raw), note, code, score > 0,"                  \
+    " CASE WHEN length(raw) = 3 THEN zeroblob(31) || x'07' END FROM t"
 
 static void every_kind_of_argument_reaches_its_placeholder(void **state)
 {
@@ -113,24 +110,34 @@ static void every_kind_of_argument_reaches_its_placeholder(void **state)
     memset(&r, 0, sizeof r);
     assert_int_equal(store_sqlite_read_one(&f->readers, SELECT " WHERE name = ?1",
                                            STORE_SQLITE_ARGS(STORE_SQLITE_TEXT("alpha")), &a,
-                                           read_row, &r, "none", &err),
+                                           &row_record, &r, "none", &err),
                      0);
     assert_true(r.id == (INT64_C(1) << 40));
     assert_string_equal(r.name, "alpha");
     assert_string_equal(r.code, "gb");
+    assert_string_equal(r.code2, "gb");
     assert_true(r.score == 2.5);
+    assert_true(r.positive);
     assert_int_equal(r.raw_len, 3);
-    assert_memory_equal(r.raw, raw, 3);
-    assert_int_equal(r.note_type, SQLITE_NULL); /* NULL text is SQL NULL */
+    assert_string_equal(r.raw_hex, "00FF10");
+    assert_int_equal(r.hash[31], 7); /* a 32-byte blob is a hash */
     assert_null(r.note);
+    int64_t nulls = -1; /* NULL text is SQL NULL */
+    assert_int_equal(store_sqlite_read_int(&f->readers, "SELECT count(*) FROM t WHERE note IS NULL",
+                                           NULL, 0, &nulls, &err),
+                     0);
+    assert_int_equal(nulls, 1);
 
     memset(&r, 0, sizeof r);
     assert_int_equal(store_sqlite_read_one(&f->readers, SELECT " WHERE id = ?1",
-                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(7)), &a, read_row, &r,
-                                           "none", &err),
+                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(7)), &a, &row_record,
+                                           &r, "none", &err),
                      0);
     assert_string_equal(r.code, ""); /* an empty code is '', not NULL */
+    assert_string_equal(r.code2, "");
+    assert_false(r.positive);
     assert_int_equal(r.raw_len, 1);
+    assert_int_equal(r.hash[31], 0); /* NULL is no hash */
     assert_string_equal(r.note, "n");
     arena_release(&a);
 }
@@ -201,8 +208,7 @@ static void reads_give_every_row_one_integer_or_not_found(void **state)
     size_t count = 0;
     assert_int_equal(store_sqlite_read_all(&f->readers, SELECT " WHERE id <= ?1 ORDER BY id",
                                            STORE_SQLITE_ARGS(STORE_SQLITE_INT(80)), &a,
-                                           sizeof(struct row), read_row, &items, &count, "rows",
-                                           &err),
+                                           &row_record, &items, &count, &err),
                      0);
     assert_int_equal(count, 20); /* ids 61..100 were written */
     struct row *rows = items;
@@ -211,13 +217,13 @@ static void reads_give_every_row_one_integer_or_not_found(void **state)
 
     struct row r;
     assert_int_equal(store_sqlite_read_one(&f->readers, SELECT " WHERE id = ?1",
-                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(5)), &a, read_row, &r,
+                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(5)), &a, &row_record, &r,
                                            "no row 5", &err),
                      ERR_NOTFOUND);
     assert_string_equal(err.msg, "no row 5");
     /* A row exists: with no item, only that is answered. */
     assert_int_equal(store_sqlite_read_one(&f->readers, SELECT " WHERE id = ?1",
-                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(70)), &a, read_row,
+                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(70)), &a, &row_record,
                                            NULL, "none", &err),
                      0);
     /* Bad SQL fails cleanly and gives the connection back. */

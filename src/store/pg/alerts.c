@@ -10,12 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/columns.h"
 #include "util/banned.h"
-
-#define ALERT_COLUMNS                                                                              \
-    "id, key_id, query, webhook, secret, created_at, cursor_seq, state, lease_owner,"              \
-    " lease_until_ms"
-#define DELIVERY_COLUMNS "alert_id, seq, id, body, attempts, next_ms, first_failure_ms, created_ms"
 
 /* $1 key, $2 max per key (0 none), $3 query, $4 webhook, $5 secret,
  * $6 created_at, $7 cursor (< 0: the head), $8 state. newsd_alert_add
@@ -23,7 +19,7 @@
 static const struct pg_sql sql_add = {PG_ST_ALERT_ADD,
                                       "SELECT newsd_alert_add($1, $2, $3, $4, $5, $6, $7, $8)"};
 static const struct pg_sql sql_list = {PG_ST_ALERTS_LIST,
-                                       "SELECT " ALERT_COLUMNS " FROM alerts"
+                                       "SELECT " STORE_ALERT_COLUMNS " FROM alerts"
                                        " WHERE $1::bigint = 0 OR key_id = $1 ORDER BY id"};
 static const struct pg_sql sql_remove = {
     PG_ST_ALERT_REMOVE, "DELETE FROM alerts WHERE id = $1 AND ($2::bigint = 0 OR key_id = $2)"};
@@ -33,7 +29,7 @@ static const struct pg_sql sql_lease = {
     " WHERE (lease_owner = $1 AND lease_until_ms <= $2::bigint + ($3::bigint - $2::bigint) / 2)"
     " OR lease_owner IS NULL OR lease_until_ms <= $2"};
 static const struct pg_sql sql_leased = {PG_ST_ALERTS_LEASED,
-                                         "SELECT " ALERT_COLUMNS " FROM alerts"
+                                         "SELECT " STORE_ALERT_COLUMNS " FROM alerts"
                                          " WHERE lease_owner = $1"
                                          " AND key_id IN (SELECT id FROM keys WHERE state = 0)"
                                          " ORDER BY id"};
@@ -46,10 +42,10 @@ static const struct pg_sql sql_advance = {
 static const struct pg_sql sql_exists = {PG_ST_ALERT_EXISTS,
                                          "SELECT count(*) FROM alerts WHERE id = $1"};
 static const struct pg_sql sql_delivery_put = {PG_ST_ALERT_DELIVERY_PUT,
-                                               "INSERT INTO alert_deliveries(" DELIVERY_COLUMNS
+                                               "INSERT INTO alert_deliveries(" STORE_DELIVERY_COLUMNS
                                                ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"};
 static const struct pg_sql sql_deliveries = {PG_ST_ALERT_DELIVERIES,
-                                             "SELECT " DELIVERY_COLUMNS " FROM alert_deliveries"
+                                             "SELECT " STORE_DELIVERY_COLUMNS " FROM alert_deliveries"
                                              " WHERE alert_id = $1 ORDER BY seq LIMIT $2"};
 static const struct pg_sql sql_done = {PG_ST_ALERT_DELIVERY_DONE,
                                        "DELETE FROM alert_deliveries"
@@ -61,49 +57,11 @@ static const struct pg_sql sql_failed = {
 static const struct pg_sql sql_count = {PG_ST_ALERT_DELIVERIES_COUNT,
                                         "SELECT count(*) FROM alert_deliveries"};
 
-static int alert_row(struct arena *a, const PGresult *r, int i, void *item)
-{
-    struct alert_record *out = item;
-    int rc;
-    memset(out, 0, sizeof *out);
-    out->id = store_pg_get_int(r, i, 0);
-    out->key_id = store_pg_get_int(r, i, 1);
-    rc = store_pg_get_str(a, r, i, 2, &out->query);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 3, &out->webhook);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 4, &out->secret);
-    out->created_at = store_pg_get_int(r, i, 5);
-    out->cursor_seq = store_pg_get_int(r, i, 6);
-    out->state = (int)store_pg_get_int(r, i, 7);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 8, &out->lease_owner);
-    out->lease_until_ms = store_pg_get_int(r, i, 9);
-    return rc;
-}
-
-static int delivery_row(struct arena *a, const PGresult *r, int i, void *item)
-{
-    struct alert_delivery *out = item;
-    int rc;
-    memset(out, 0, sizeof *out);
-    out->alert_id = store_pg_get_int(r, i, 0);
-    out->seq = store_pg_get_int(r, i, 1);
-    rc = store_pg_get_str(a, r, i, 2, &out->id);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 3, &out->body);
-    out->attempts = store_pg_get_int(r, i, 4);
-    out->next_ms = store_pg_get_int(r, i, 5);
-    out->first_failure_ms = store_pg_get_int(r, i, 6);
-    out->created_ms = store_pg_get_int(r, i, 7);
-    return rc;
-}
-
 static int alert_rows(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                       struct arena *a, struct alert_record **out, size_t *n_out, struct err *err)
 {
     void *items = NULL;
-    int rc = store_pg_read_all(s, q, p, a, sizeof **out, alert_row, &items, n_out, "alerts", err);
+    int rc = store_pg_read_all(s, q, p, a, &store_alert_record, &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;
@@ -253,8 +211,8 @@ int store_pg_alert_deliveries(struct store_backend *b, struct arena *a, int64_t 
     store_pg_params_init(&p);
     store_pg_param_int(&p, alert_id);
     store_pg_param_int(&p, max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max);
-    int rc = store_pg_read_all((struct store_pg *)b, &sql_deliveries, &p, a, sizeof **out,
-                               delivery_row, &items, n_out, "deliveries", err);
+    int rc = store_pg_read_all((struct store_pg *)b, &sql_deliveries, &p, a,
+                               &store_delivery_record, &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/columns.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -384,30 +385,79 @@ int store_pg_write(struct store_pg *s, const struct pg_sql *q, const struct pg_p
     return rc;
 }
 
+int store_pg_row(struct arena *a, const PGresult *r, int i, const struct store_record *rec,
+                 void *item)
+{
+    unsigned char *base = item;
+    memset(item, 0, rec->size);
+    for (size_t k = 0; k < rec->n_cols; k++) {
+        void *field = base + rec->cols[k].offset;
+        int j = (int)k, rc = 0;
+        switch (rec->cols[k].kind) {
+        case STORE_COL_I64:
+            *(int64_t *)field = store_pg_get_int(r, i, j);
+            break;
+        case STORE_COL_INT:
+            *(int *)field = (int)store_pg_get_int(r, i, j);
+            break;
+        case STORE_COL_BOOL:
+            *(bool *)field = store_pg_get_bool(r, i, j);
+            break;
+        case STORE_COL_DOUBLE:
+            *(double *)field = store_pg_get_double(r, i, j);
+            break;
+        case STORE_COL_STR:
+            rc = store_pg_get_str(a, r, i, j, field);
+            break;
+        case STORE_COL_CODE:
+            store_pg_get_code(r, i, j, field);
+            break;
+        case STORE_COL_HASH: {
+            /* bytea comes as text ("\x…"): unescaped, kept when 32 bytes */
+            size_t len = 0;
+            unsigned char *raw = PQunescapeBytea((const unsigned char *)PQgetvalue(r, i, j), &len);
+            if (raw == NULL)
+                return ERR_NOMEM;
+            if (len == 32)
+                memcpy(field, raw, 32);
+            PQfreemem(raw);
+            break;
+        }
+        }
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int store_pg_rows(struct arena *a, const PGresult *r, const struct store_record *rec, void **out,
+                  size_t *n_out)
+{
+    size_t n = (size_t)PQntuples(r);
+    unsigned char *items = arena_calloc(a, n ? n : 1, rec->size);
+    if (items == NULL)
+        return ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        int rc = store_pg_row(a, r, (int)i, rec, items + i * rec->size);
+        if (rc < 0)
+            return rc;
+    }
+    *out = items;
+    *n_out = n;
+    return 0;
+}
+
 int store_pg_read_all(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
-                      struct arena *a, size_t item_size, store_pg_row_fn row, void **out,
-                      size_t *n_out, const char *what, struct err *err)
+                      struct arena *a, const struct store_record *rec, void **out, size_t *n_out,
+                      struct err *err)
 {
     PGresult *r = NULL;
     int rc;
 
     if ((rc = store_pg_query(s, q, p, &r, err)) < 0)
         return rc;
-    size_t n = (size_t)PQntuples(r);
-    char *items = arena_calloc(a, n ? n : 1, item_size);
-    if (items == NULL) {
-        rc = err_set(err, ERR_NOMEM, "out of memory listing %s", what);
-        goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if ((rc = row(a, r, (int)i, items + i * item_size)) < 0) {
-            err_set(err, rc, "out of memory listing %s", what);
-            goto out;
-        }
-    }
-    *out = items;
-    *n_out = n;
-out:
+    if ((rc = store_pg_rows(a, r, rec, out, n_out)) < 0)
+        err_set(err, rc, "out of memory listing %s", rec->what);
     PQclear(r);
     return rc;
 }

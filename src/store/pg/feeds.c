@@ -11,27 +11,22 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/columns.h"
 #include "util/urlview.h"
 
 #include "util/banned.h"
-
-#define FEED_COLUMNS                                                                               \
-    "id, url, source_id, country, category, language, headline, title, site_url, etag,"            \
-    " last_modified, last_status, last_error, last_fetch_at, last_success_at,"                     \
-    " last_new_item_at, next_fetch_at, interval_s, consecutive_errors, items_last,"                \
-    " items_total, enabled, created_at, pages"
 
 static const struct pg_sql sql_add = {
     PG_ST_FEED_ADD, "INSERT INTO feeds(url, source_id, country, category, language, headline,"
                     " interval_s, enabled, created_at, next_fetch_at, pages)"
                     " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id"};
 static const struct pg_sql sql_list = {PG_ST_FEEDS_LIST,
-                                       "SELECT " FEED_COLUMNS " FROM feeds ORDER BY id"};
+                                       "SELECT " STORE_FEED_COLUMNS " FROM feeds ORDER BY id"};
 static const struct pg_sql sql_get = {PG_ST_FEED_GET,
-                                      "SELECT " FEED_COLUMNS " FROM feeds WHERE id = $1"};
+                                      "SELECT " STORE_FEED_COLUMNS " FROM feeds WHERE id = $1"};
 static const struct pg_sql sql_remove = {PG_ST_FEED_REMOVE, "DELETE FROM feeds WHERE id = $1"};
 static const struct pg_sql sql_due = {
-    PG_ST_FEEDS_DUE, "SELECT " FEED_COLUMNS " FROM feeds WHERE enabled AND next_fetch_at <= $1"
+    PG_ST_FEEDS_DUE, "SELECT " STORE_FEED_COLUMNS " FROM feeds WHERE enabled AND next_fetch_at <= $1"
                      " ORDER BY next_fetch_at, id LIMIT $2"};
 static const struct pg_sql sql_claim = {
     PG_ST_FEEDS_CLAIM, "UPDATE feeds SET next_fetch_at = $3 WHERE id = ANY($1::bigint[])"
@@ -84,53 +79,12 @@ static const struct pg_sql sql_items_get = {PG_ST_FEED_ITEMS_GET,
                                             "SELECT key, hash, published_at FROM feed_items"
                                             " WHERE feed_id = $1 AND key = ANY($2::text[])"};
 
-/* Row i (FEED_COLUMNS) into *out, strings in the arena. */
-static int feed_row(struct arena *a, const PGresult *r, int i, void *item)
-{
-    struct feed_record *out = item;
-    int rc = 0;
-    memset(out, 0, sizeof *out);
-    out->id = store_pg_get_int(r, i, 0);
-    rc = store_pg_get_str(a, r, i, 1, &out->url);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 2, &out->source_id);
-    store_pg_get_code(r, i, 3, out->country);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 4, &out->category);
-    store_pg_get_code(r, i, 5, out->language);
-    out->headline = store_pg_get_bool(r, i, 6);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 7, &out->title);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 8, &out->site_url);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 9, &out->etag);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 10, &out->last_modified);
-    out->last_status = (int)store_pg_get_int(r, i, 11);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 12, &out->last_error);
-    out->last_fetch_at = store_pg_get_int(r, i, 13);
-    out->last_success_at = store_pg_get_int(r, i, 14);
-    out->last_new_item_at = store_pg_get_int(r, i, 15);
-    out->next_fetch_at = store_pg_get_int(r, i, 16);
-    out->interval_s = store_pg_get_int(r, i, 17);
-    out->consecutive_errors = store_pg_get_int(r, i, 18);
-    out->items_last = store_pg_get_int(r, i, 19);
-    out->items_total = store_pg_get_int(r, i, 20);
-    out->enabled = store_pg_get_bool(r, i, 21);
-    out->created_at = store_pg_get_int(r, i, 22);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 23, &out->pages);
-    return rc;
-}
-
 /* Run a read and collect its rows as feeds. */
 static int feed_rows(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                      struct arena *a, struct feed_record **out, size_t *n_out, struct err *err)
 {
     void *items = NULL;
-    int rc = store_pg_read_all(s, q, p, a, sizeof **out, feed_row, &items, n_out, "feeds", err);
+    int rc = store_pg_read_all(s, q, p, a, &store_feed_record, &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;

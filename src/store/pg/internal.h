@@ -213,16 +213,24 @@ int store_pg_write(struct store_pg *s, const struct pg_sql *q, const struct pg_p
 /* Rows a command's result r changed (PQcmdTuples). */
 long store_pg_changed(PGresult *r);
 
-/* Reads row i of r into *item (a struct of the caller's kind), strings in
- * the arena; 0 or ERR_NOMEM. */
-typedef int (*store_pg_row_fn)(struct arena *a, const PGresult *r, int i, void *item);
+/* Reads row i of r into *item, a record as rec describes it
+ * (store/columns.h): zeroed, then column j into rec->cols[j], strings
+ * copied into the arena. 0 or ERR_NOMEM. */
+struct store_record;
+int store_pg_row(struct arena *a, const PGresult *r, int i, const struct store_record *rec,
+                 void *item);
 
-/* Every row of the read q with p, read with `row` into an arena array of
- * item_size-byte elements (*out, *n_out). `what` names the rows in an
- * out-of-memory message ("feeds"). */
+/* Every row of r read as rec into an arena array of records (*out,
+ * *n_out, set on success only). 0 or ERR_NOMEM; the caller says what ran
+ * out. */
+int store_pg_rows(struct arena *a, const PGresult *r, const struct store_record *rec, void **out,
+                  size_t *n_out);
+
+/* Every row of the read q with p, read as rec into an arena array of
+ * records (*out, *n_out). */
 int store_pg_read_all(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
-                      struct arena *a, size_t item_size, store_pg_row_fn row, void **out,
-                      size_t *n_out, const char *what, struct err *err);
+                      struct arena *a, const struct store_record *rec, void **out, size_t *n_out,
+                      struct err *err);
 
 void store_pg_params_init(struct pg_params *p);
 void store_pg_param_text(struct pg_params *p, const char *s); /* NULL → SQL NULL */
@@ -268,10 +276,6 @@ int store_pg_sources_list(struct store_backend *b, struct arena *a, const struct
 int store_pg_source_get(struct store_backend *b, struct arena *a, const char *id,
                         struct source *out, struct err *err);
 void store_pg_sources_release(struct store_pg *s);
-/* The columns and row reader shared with log.c. */
-#define STORE_PG_SOURCE_COLUMNS                                                                    \
-    "id, name, description, url, category, language, country, headlines, popularity"
-int store_pg_source_row(struct arena *a, const PGresult *r, int i, struct source *out);
 
 int store_pg_key_insert(struct store_backend *b, const struct key_record *k, int64_t *id_out,
                         struct err *err);

@@ -12,17 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/banned.h"
+#include "store/columns.h"
 
-#define KEY_COLUMNS "id, hash, name, plan, state, created_at, last_used"
+#include "util/banned.h"
 
 static const struct pg_sql sql_insert = {
     PG_ST_KEY_INSERT, "INSERT INTO keys(hash, name, plan, state, created_at, last_used)"
                       " VALUES ($1, $2, $3, $4, $5, $6) RETURNING id"};
 static const struct pg_sql sql_find = {PG_ST_KEY_FIND,
-                                       "SELECT " KEY_COLUMNS " FROM keys WHERE hash = $1"};
+                                       "SELECT " STORE_KEY_COLUMNS " FROM keys WHERE hash = $1"};
 static const struct pg_sql sql_list = {PG_ST_KEYS_LIST,
-                                       "SELECT " KEY_COLUMNS " FROM keys ORDER BY id"};
+                                       "SELECT " STORE_KEY_COLUMNS " FROM keys ORDER BY id"};
 static const struct pg_sql sql_update = {
     PG_ST_KEY_UPDATE, "UPDATE keys SET plan = coalesce($2, plan),"
                       " state = CASE WHEN $3::int < 0 THEN state ELSE $3::int END WHERE id = $1"};
@@ -65,29 +65,6 @@ int store_pg_key_insert(struct store_backend *b, const struct key_record *k, int
         *id_out = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
     PQclear(r);
     store_pg_pool_put(&s->pool, c);
-    return rc;
-}
-
-/* Row i (KEY_COLUMNS, hash as text "\x…") into *out. */
-static int key_row(struct arena *a, const PGresult *r, int i, void *item)
-{
-    struct key_record *out = item;
-    int rc;
-    memset(out, 0, sizeof *out);
-    out->id = store_pg_get_int(r, i, 0);
-    size_t len = 0;
-    unsigned char *raw = PQunescapeBytea((const unsigned char *)PQgetvalue(r, i, 1), &len);
-    if (raw == NULL)
-        return ERR_NOMEM;
-    if (len == sizeof out->hash)
-        memcpy(out->hash, raw, sizeof out->hash);
-    PQfreemem(raw);
-    rc = store_pg_get_str(a, r, i, 2, &out->name);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 3, &out->plan);
-    out->state = (int)store_pg_get_int(r, i, 4);
-    out->created_at = store_pg_get_int(r, i, 5);
-    out->last_used = store_pg_get_int(r, i, 6);
     return rc;
 }
 
@@ -205,7 +182,7 @@ int store_pg_key_find(struct store_backend *b, struct arena *a, const unsigned c
     if (PQntuples(r) == 0) {
         cached_forget(s, hash);
         rc = err_set(err, ERR_NOTFOUND, "no such key");
-    } else if ((rc = key_row(a, r, 0, out)) < 0) {
+    } else if ((rc = store_pg_row(a, r, 0, &store_key_record, out)) < 0) {
         err_set(err, rc, "out of memory reading a key");
     } else {
         cached_put(s, out);
@@ -218,8 +195,8 @@ int store_pg_keys_list(struct store_backend *b, struct arena *a, struct key_reco
                        size_t *n_out, struct err *err)
 {
     void *items = NULL;
-    int rc = store_pg_read_all((struct store_pg *)b, &sql_list, NULL, a, sizeof **out, key_row,
-                               &items, n_out, "keys", err);
+    int rc = store_pg_read_all((struct store_pg *)b, &sql_list, NULL, a, &store_key_record,
+                               &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/columns.h"
 #include "util/banned.h"
 
 struct store_pg_log {
@@ -32,7 +33,7 @@ static const struct pg_sql sql_read = {
     " ORDER BY seq LIMIT $2"};
 static const struct pg_sql sql_rev = {
     PG_ST_SOURCES_REV, "SELECT value::bigint FROM newsd_meta WHERE key = 'sources_rev'"};
-static const struct pg_sql sql_sources = {PG_ST_SOURCES_ALL, "SELECT " STORE_PG_SOURCE_COLUMNS
+static const struct pg_sql sql_sources = {PG_ST_SOURCES_ALL, "SELECT " STORE_SOURCE_COLUMNS
                                                              " FROM sources ORDER BY id"};
 
 int store_pg_log_open(struct store_pg_log **out, const char *uri, struct err *err)
@@ -177,28 +178,17 @@ int store_pg_log_sources(struct store_pg_log *l, struct arena *a, struct source 
                          size_t *n_out, struct err *err)
 {
     PGresult *r = NULL;
-    struct source *items;
+    void *items = NULL;
     int rc;
 
     *out = NULL;
     *n_out = 0;
     if ((rc = store_pg_run(&l->conn, &sql_sources, NULL, &r, err)) < 0)
         return rc;
-    size_t n = (size_t)PQntuples(r);
-    items = arena_calloc(a, n ? n : 1, sizeof *items);
-    if (items == NULL) {
-        rc = err_set(err, ERR_NOMEM, "out of memory reading sources");
-        goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (store_pg_source_row(a, r, (int)i, &items[i]) < 0) {
-            rc = err_set(err, ERR_NOMEM, "out of memory reading sources");
-            goto out;
-        }
-    }
-    *out = items;
-    *n_out = n;
-out:
+    if ((rc = store_pg_rows(a, r, &store_source_record, &items, n_out)) < 0)
+        err_set(err, rc, "out of memory reading sources");
+    else
+        *out = items;
     PQclear(r);
     return rc;
 }

@@ -7,50 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/columns.h"
+
 #include "util/banned.h"
-
-#define ALERT_COLUMNS                                                                              \
-    "id, key_id, query, webhook, secret, created_at, cursor_seq, state, lease_owner,"              \
-    " lease_until_ms"
-#define DELIVERY_COLUMNS "alert_id, seq, id, body, attempts, next_ms, first_failure_ms, created_ms"
-
-static int alert_row(struct arena *a, sqlite3_stmt *st, void *item)
-{
-    struct alert_record *out = item;
-    int rc;
-    memset(out, 0, sizeof *out);
-    out->id = sqlite3_column_int64(st, 0);
-    out->key_id = sqlite3_column_int64(st, 1);
-    rc = store_sqlite_column_dup(a, st, 2, &out->query);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 3, &out->webhook);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 4, &out->secret);
-    out->created_at = sqlite3_column_int64(st, 5);
-    out->cursor_seq = sqlite3_column_int64(st, 6);
-    out->state = sqlite3_column_int(st, 7);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 8, &out->lease_owner);
-    out->lease_until_ms = sqlite3_column_int64(st, 9);
-    return rc;
-}
-
-static int delivery_row(struct arena *a, sqlite3_stmt *st, void *item)
-{
-    struct alert_delivery *out = item;
-    int rc;
-    memset(out, 0, sizeof *out);
-    out->alert_id = sqlite3_column_int64(st, 0);
-    out->seq = sqlite3_column_int64(st, 1);
-    rc = store_sqlite_column_dup(a, st, 2, &out->id);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 3, &out->body);
-    out->attempts = sqlite3_column_int64(st, 4);
-    out->next_ms = sqlite3_column_int64(st, 5);
-    out->first_failure_ms = sqlite3_column_int64(st, 6);
-    out->created_ms = sqlite3_column_int64(st, 7);
-    return rc;
-}
 
 int store_sqlite_alert_add(struct store_backend *b, const struct alert_record *r,
                            int64_t max_per_key, int64_t *id_out, struct err *err)
@@ -99,10 +58,10 @@ int store_sqlite_alerts_list(struct store_backend *b, struct arena *a, int64_t k
     struct store_sqlite *s = (struct store_sqlite *)b;
     void *items = NULL;
     int rc = store_sqlite_read_all(&s->readers,
-                                   "SELECT " ALERT_COLUMNS " FROM alerts"
+                                   "SELECT " STORE_ALERT_COLUMNS " FROM alerts"
                                    " WHERE ?1 = 0 OR key_id = ?1 ORDER BY id",
-                                   STORE_SQLITE_ARGS(STORE_SQLITE_INT(key_id)), a, sizeof **out,
-                                   alert_row, &items, n_out, "alerts", err);
+                                   STORE_SQLITE_ARGS(STORE_SQLITE_INT(key_id)), a,
+                                   &store_alert_record, &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;
@@ -150,10 +109,10 @@ int store_sqlite_alerts_lease(struct store_backend *b, struct arena *a, const ch
         return rc;
     /* Ours until until_ms: no other owner can take them before this read. */
     rc = store_sqlite_read_all(&s->readers,
-                               "SELECT " ALERT_COLUMNS " FROM alerts WHERE lease_owner = ?1"
+                               "SELECT " STORE_ALERT_COLUMNS " FROM alerts WHERE lease_owner = ?1"
                                " AND key_id IN (SELECT id FROM keys WHERE state = 0) ORDER BY id",
-                               STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(owner)), a, sizeof **out,
-                               alert_row, &items, n_out, "alerts", err);
+                               STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(owner)), a,
+                               &store_alert_record, &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;
@@ -201,7 +160,7 @@ int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const 
     if (rc == 0 && d)
         rc = store_sqlite_write(
             s->writer,
-            "INSERT INTO alert_deliveries(" DELIVERY_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+            "INSERT INTO alert_deliveries(" STORE_DELIVERY_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
             " ?7, ?8)",
             STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id), STORE_SQLITE_INT(d->seq),
                               STORE_SQLITE_TEXT(d->id), STORE_SQLITE_TEXT(d->body),
@@ -222,11 +181,11 @@ int store_sqlite_alert_deliveries(struct store_backend *b, struct arena *a, int6
     void *items = NULL;
     int rc = store_sqlite_read_all(
         &s->readers,
-        "SELECT " DELIVERY_COLUMNS " FROM alert_deliveries WHERE alert_id = ?1"
+        "SELECT " STORE_DELIVERY_COLUMNS " FROM alert_deliveries WHERE alert_id = ?1"
         " ORDER BY seq LIMIT ?2",
         STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id),
                           STORE_SQLITE_INT(max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max)),
-        a, sizeof **out, delivery_row, &items, n_out, "deliveries", err);
+        a, &store_delivery_record, &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;

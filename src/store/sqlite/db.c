@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store/columns.h"
 #include "text/text_fts5.h"
 #include "util/arena.h"
 #include "util/ascii.h"
@@ -474,11 +475,55 @@ out:
     return rc;
 }
 
-/* Step st to its end, reading every row with `row` into an arena array. */
-static int collect(sqlite3 *db, sqlite3_stmt *st, struct arena *a, size_t item_size,
-                   store_sqlite_row_fn row, void **out, size_t *n_out, const char *what,
-                   struct err *err)
+int store_sqlite_row(struct arena *a, sqlite3_stmt *st, const struct store_record *rec, void *item)
 {
+    unsigned char *base = item;
+    memset(item, 0, rec->size);
+    for (size_t j = 0; j < rec->n_cols; j++) {
+        void *field = base + rec->cols[j].offset;
+        int i = (int)j;
+        switch (rec->cols[j].kind) {
+        case STORE_COL_I64:
+            *(int64_t *)field = sqlite3_column_int64(st, i);
+            break;
+        case STORE_COL_INT:
+            *(int *)field = sqlite3_column_int(st, i);
+            break;
+        case STORE_COL_BOOL:
+            *(bool *)field = sqlite3_column_int(st, i) != 0;
+            break;
+        case STORE_COL_DOUBLE:
+            *(double *)field = sqlite3_column_double(st, i);
+            break;
+        case STORE_COL_STR: {
+            int rc = store_sqlite_column_dup(a, st, i, field);
+            if (rc < 0)
+                return rc;
+            break;
+        }
+        case STORE_COL_CODE: {
+            const unsigned char *t = sqlite3_column_text(st, i);
+            if (t && sqlite3_column_bytes(st, i) == 2)
+                memcpy(field, t, 2); /* the third byte stays the memset's NUL */
+            break;
+        }
+        case STORE_COL_HASH: {
+            const void *hash = sqlite3_column_blob(st, i);
+            if (hash && sqlite3_column_bytes(st, i) == 32)
+                memcpy(field, hash, 32);
+            break;
+        }
+        }
+    }
+    return 0;
+}
+
+/* Step st to its end, reading every row as rec into an arena array. */
+static int collect(sqlite3 *db, sqlite3_stmt *st, struct arena *a, const struct store_record *rec,
+                   void **out, size_t *n_out, struct err *err)
+{
+    const size_t item_size = rec->size;
+    const char *what = rec->what;
     unsigned char *items = NULL;
     size_t n = 0, cap = 0;
     int rc;
@@ -495,7 +540,7 @@ static int collect(sqlite3 *db, sqlite3_stmt *st, struct arena *a, size_t item_s
             items = grown;
             cap = ncap;
         }
-        if ((rc = row(a, st, items + n * item_size)) < 0)
+        if ((rc = store_sqlite_row(a, st, rec, items + n * item_size)) < 0)
             return err_set(err, rc, "out of memory listing %s", what);
         n++;
     }
@@ -506,17 +551,17 @@ static int collect(sqlite3 *db, sqlite3_stmt *st, struct arena *a, size_t item_s
     return 0;
 }
 
-/* Step st once: no row → ERR_NOTFOUND with `missing`; a row → read with
- * `row` into item (skipped when item is NULL). */
-static int one(sqlite3 *db, sqlite3_stmt *st, struct arena *a, store_sqlite_row_fn row, void *item,
-               const char *missing, struct err *err)
+/* Step st once: no row → ERR_NOTFOUND with `missing`; a row → read as
+ * rec into item (skipped when item is NULL). */
+static int one(sqlite3 *db, sqlite3_stmt *st, struct arena *a, const struct store_record *rec,
+               void *item, const char *missing, struct err *err)
 {
     int rc = store_sqlite_step_row(db, st, err);
     if (rc <= 0)
         return rc < 0 ? rc : err_set(err, ERR_NOTFOUND, "%s", missing);
     if (item == NULL)
         return 0;
-    if ((rc = row(a, st, item)) < 0)
+    if ((rc = store_sqlite_row(a, st, rec, item)) < 0)
         return err_set(err, rc, "out of memory reading a row");
     return 0;
 }
@@ -544,27 +589,28 @@ static void reader_done(struct store_sqlite_pool *p, sqlite3 *db, sqlite3_stmt *
 
 int store_sqlite_read_one(struct store_sqlite_pool *p, const char *sql,
                           const struct store_sqlite_arg *args, size_t n, struct arena *a,
-                          store_sqlite_row_fn row, void *item, const char *missing, struct err *err)
+                          const struct store_record *rec, void *item, const char *missing,
+                          struct err *err)
 {
     sqlite3 *db;
     sqlite3_stmt *st;
     int rc = reader_open(p, sql, args, n, &db, &st, err);
     if (rc == 0)
-        rc = one(db, st, a, row, item, missing, err);
+        rc = one(db, st, a, rec, item, missing, err);
     reader_done(p, db, st);
     return rc;
 }
 
 int store_sqlite_read_all(struct store_sqlite_pool *p, const char *sql,
                           const struct store_sqlite_arg *args, size_t n, struct arena *a,
-                          size_t item_size, store_sqlite_row_fn row, void **out, size_t *n_out,
-                          const char *what, struct err *err)
+                          const struct store_record *rec, void **out, size_t *n_out,
+                          struct err *err)
 {
     sqlite3 *db;
     sqlite3_stmt *st;
     int rc = reader_open(p, sql, args, n, &db, &st, err);
     if (rc == 0)
-        rc = collect(db, st, a, item_size, row, out, n_out, what, err);
+        rc = collect(db, st, a, rec, out, n_out, err);
     reader_done(p, db, st);
     return rc;
 }

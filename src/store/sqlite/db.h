@@ -186,25 +186,26 @@ int store_sqlite_write(sqlite3 *db, const char *sql, const struct store_sqlite_a
 int store_sqlite_query_int_args(sqlite3 *db, const char *sql, const struct store_sqlite_arg *args,
                                 size_t n, int64_t *out, struct err *err);
 
-/* Reads the current row of st into *item (a struct of the caller's kind),
- * copying strings into the arena. 0 or ERR_NOMEM. */
-typedef int (*store_sqlite_row_fn)(struct arena *a, sqlite3_stmt *st, void *item);
+/* Reads the current row of st into *item, a record as rec describes it
+ * (store/columns.h): zeroed, then column j into rec->cols[j], strings
+ * copied into the arena. 0 or ERR_NOMEM. */
+struct store_record;
+int store_sqlite_row(struct arena *a, sqlite3_stmt *st, const struct store_record *rec, void *item);
 
 /* On a connection of the read pool p: the one row of sql with args, read
- * with `row` into item (NULL: only whether there is one); ERR_NOTFOUND with
+ * as rec into item (NULL: only whether there is one); ERR_NOTFOUND with
  * `missing` as the message when there is none. */
 int store_sqlite_read_one(struct store_sqlite_pool *p, const char *sql,
                           const struct store_sqlite_arg *args, size_t n, struct arena *a,
-                          store_sqlite_row_fn row, void *item, const char *missing,
+                          const struct store_record *rec, void *item, const char *missing,
                           struct err *err);
 
-/* On a connection of the read pool p: every row of sql with args, read with
- * `row` into an arena array of item_size-byte elements (*out, *n_out).
- * `what` names the rows in an out-of-memory message ("feeds"). */
+/* On a connection of the read pool p: every row of sql with args, read as
+ * rec into an arena array of records (*out, *n_out). */
 int store_sqlite_read_all(struct store_sqlite_pool *p, const char *sql,
                           const struct store_sqlite_arg *args, size_t n, struct arena *a,
-                          size_t item_size, store_sqlite_row_fn row, void **out, size_t *n_out,
-                          const char *what, struct err *err);
+                          const struct store_record *rec, void **out, size_t *n_out,
+                          struct err *err);
 
 /* On a connection of the read pool p: the integer in the first column of
  * the first row of sql with args (0 when there is no row or it is NULL). */

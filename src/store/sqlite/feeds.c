@@ -8,83 +8,19 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/columns.h"
 #include "util/urlview.h"
 
 #include "util/banned.h"
 
-#define FEED_COLUMNS                                                                               \
-    "id, url, source_id, country, category, language, headline, title, site_url, etag,"            \
-    " last_modified, last_status, last_error, last_fetch_at, last_success_at,"                     \
-    " last_new_item_at, next_fetch_at, interval_s, consecutive_errors, items_last,"                \
-    " items_total, enabled, created_at, pages"
-
-/* A two-letter column value into a char[3] ("" when it is not 2 bytes). */
-static void column_code(sqlite3_stmt *st, int i, char out[3])
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    out[0] = '\0';
-    if (t && sqlite3_column_bytes(st, i) == 2) {
-        out[0] = (char)t[0];
-        out[1] = (char)t[1];
-        out[2] = '\0';
-    }
-}
-
-/* The current row (FEED_COLUMNS) into *out, strings in the arena. */
-static int feed_row(struct arena *a, sqlite3_stmt *st, struct feed_record *out)
-{
-    int rc = 0;
-    memset(out, 0, sizeof *out);
-    out->id = sqlite3_column_int64(st, 0);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 1, &out->url);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 2, &out->source_id);
-    column_code(st, 3, out->country);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 4, &out->category);
-    column_code(st, 5, out->language);
-    out->headline = sqlite3_column_int(st, 6) != 0;
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 7, &out->title);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 8, &out->site_url);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 9, &out->etag);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 10, &out->last_modified);
-    out->last_status = sqlite3_column_int(st, 11);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 12, &out->last_error);
-    out->last_fetch_at = sqlite3_column_int64(st, 13);
-    out->last_success_at = sqlite3_column_int64(st, 14);
-    out->last_new_item_at = sqlite3_column_int64(st, 15);
-    out->next_fetch_at = sqlite3_column_int64(st, 16);
-    out->interval_s = sqlite3_column_int64(st, 17);
-    out->consecutive_errors = sqlite3_column_int64(st, 18);
-    out->items_last = sqlite3_column_int64(st, 19);
-    out->items_total = sqlite3_column_int64(st, 20);
-    out->enabled = sqlite3_column_int(st, 21) != 0;
-    out->created_at = sqlite3_column_int64(st, 22);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 23, &out->pages);
-    return rc;
-}
-
-/* Step st to its end, collecting rows into an arena array. */
-static int feed_row_any(struct arena *a, sqlite3_stmt *st, void *out)
-{
-    return feed_row(a, st, out);
-}
-
-/* Every feed sql selects (FEED_COLUMNS) with args, from the read pool. */
+/* Every feed sql selects (STORE_FEED_COLUMNS) with args, from the read pool. */
 static int feed_rows(struct store_sqlite *s, struct arena *a, const char *sql,
                      const struct store_sqlite_arg *args, size_t n, struct feed_record **out,
                      size_t *n_out, struct err *err)
 {
     void *items = NULL;
-    int rc = store_sqlite_read_all(&s->readers, sql, args, n, a, sizeof **out, feed_row_any, &items,
-                                   n_out, "feeds", err);
+    int rc = store_sqlite_read_all(&s->readers, sql, args, n, a, &store_feed_record, &items, n_out,
+                                   err);
     if (rc == 0)
         *out = items;
     return rc;
@@ -129,7 +65,7 @@ int store_sqlite_feed_add(struct store_backend *b, const struct feed_record *f, 
 int store_sqlite_feeds_list(struct store_backend *b, struct arena *a, struct feed_record **out,
                             size_t *n_out, struct err *err)
 {
-    return feed_rows((struct store_sqlite *)b, a, "SELECT " FEED_COLUMNS " FROM feeds ORDER BY id",
+    return feed_rows((struct store_sqlite *)b, a, "SELECT " STORE_FEED_COLUMNS " FROM feeds ORDER BY id",
                      NULL, 0, out, n_out, err);
 }
 
@@ -139,9 +75,9 @@ int store_sqlite_feed_get(struct store_backend *b, struct arena *a, int64_t id,
     struct store_sqlite *s = (struct store_sqlite *)b;
     char missing[64];
     snprintf(missing, sizeof missing, "no feed has the id %lld", (long long)id);
-    return store_sqlite_read_one(&s->readers, "SELECT " FEED_COLUMNS " FROM feeds WHERE id = ?1",
-                                 STORE_SQLITE_ARGS(STORE_SQLITE_INT(id)), a, feed_row_any, out,
-                                 missing, err);
+    return store_sqlite_read_one(&s->readers, "SELECT " STORE_FEED_COLUMNS " FROM feeds WHERE id = ?1",
+                                 STORE_SQLITE_ARGS(STORE_SQLITE_INT(id)), a,
+                                 &store_feed_record, out, missing, err);
 }
 
 int store_sqlite_feed_remove(struct store_backend *b, int64_t id, struct err *err)
@@ -207,7 +143,7 @@ int store_sqlite_feeds_due(struct store_backend *b, struct arena *a, int64_t now
     /* feeds_due(enabled, next_fetch_at) answers this in index order. */
     return feed_rows(
         (struct store_sqlite *)b, a,
-        "SELECT " FEED_COLUMNS " FROM feeds"
+        "SELECT " STORE_FEED_COLUMNS " FROM feeds"
         " WHERE enabled = 1 AND next_fetch_at <= ?1"
         " ORDER BY next_fetch_at, id LIMIT ?2",
         STORE_SQLITE_ARGS(STORE_SQLITE_INT(now),

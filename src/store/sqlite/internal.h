@@ -59,7 +59,7 @@ int store_sqlite_end(struct store_sqlite *s, int rc, struct err *err);
 int store_sqlite_write_begin(struct store_sqlite *s, struct err *err);
 int store_sqlite_write_end(struct store_sqlite *s, int rc, struct err *err);
 
-/* Bind a source to ?1..?9 in SOURCE_COLUMNS order (sources.c and the
+/* Bind a source to ?1..?9 in STORE_SOURCE_COLUMNS order (sources.c and the
  * replica's copy of the catalogue). Returns a SQLite code. */
 int store_sqlite_bind_source(sqlite3_stmt *st, const struct source *x);
 

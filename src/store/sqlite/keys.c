@@ -4,9 +4,9 @@
 
 #include <string.h>
 
-#include "util/banned.h"
+#include "store/columns.h"
 
-#define KEY_COLUMNS "id, hash, name, plan, state, created_at, last_used"
+#include "util/banned.h"
 
 int store_sqlite_key_insert(struct store_backend *b, const struct key_record *k, int64_t *id_out,
                             struct err *err)
@@ -31,38 +31,13 @@ int store_sqlite_key_insert(struct store_backend *b, const struct key_record *k,
     return rc;
 }
 
-/* The current row (KEY_COLUMNS) into *out. */
-static int key_row(struct arena *a, sqlite3_stmt *st, struct key_record *out)
-{
-    const void *hash;
-    int rc;
-
-    memset(out, 0, sizeof *out);
-    out->id = sqlite3_column_int64(st, 0);
-    hash = sqlite3_column_blob(st, 1);
-    if (hash && sqlite3_column_bytes(st, 1) == (int)sizeof out->hash)
-        memcpy(out->hash, hash, sizeof out->hash);
-    rc = store_sqlite_column_dup(a, st, 2, &out->name);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 3, &out->plan);
-    out->state = sqlite3_column_int(st, 4);
-    out->created_at = sqlite3_column_int64(st, 5);
-    out->last_used = sqlite3_column_int64(st, 6);
-    return rc;
-}
-
-static int key_row_any(struct arena *a, sqlite3_stmt *st, void *out)
-{
-    return key_row(a, st, out);
-}
-
 int store_sqlite_key_find(struct store_backend *b, struct arena *a, const unsigned char hash[32],
                           struct key_record *out, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    return store_sqlite_read_one(&s->readers, "SELECT " KEY_COLUMNS " FROM keys WHERE hash = ?1",
-                                 STORE_SQLITE_ARGS(STORE_SQLITE_BLOB(hash, 32)), a, key_row_any,
-                                 out, "no such key", err);
+    return store_sqlite_read_one(&s->readers, "SELECT " STORE_KEY_COLUMNS " FROM keys WHERE hash = ?1",
+                                 STORE_SQLITE_ARGS(STORE_SQLITE_BLOB(hash, 32)), a,
+                                 &store_key_record, out, "no such key", err);
 }
 
 int store_sqlite_keys_list(struct store_backend *b, struct arena *a, struct key_record **out,
@@ -71,8 +46,8 @@ int store_sqlite_keys_list(struct store_backend *b, struct arena *a, struct key_
     struct store_sqlite *s = (struct store_sqlite *)b;
     void *items = NULL;
     int rc =
-        store_sqlite_read_all(&s->readers, "SELECT " KEY_COLUMNS " FROM keys ORDER BY id", NULL, 0,
-                              a, sizeof **out, key_row_any, &items, n_out, "keys", err);
+        store_sqlite_read_all(&s->readers, "SELECT " STORE_KEY_COLUMNS " FROM keys ORDER BY id", NULL, 0,
+                              a, &store_key_record, &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;

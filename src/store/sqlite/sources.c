@@ -3,10 +3,9 @@
 
 #include <string.h>
 
-#include "util/banned.h"
+#include "store/columns.h"
 
-#define SOURCE_COLUMNS                                                                             \
-    "id, name, description, url, category, language, country, headlines, popularity"
+#include "util/banned.h"
 
 int store_sqlite_bind_source(sqlite3_stmt *st, const struct source *x)
 {
@@ -28,7 +27,7 @@ int store_sqlite_sources_put(struct store_backend *b, const struct source *src, 
     if ((rc = store_sqlite_write_begin(s, err)) < 0)
         return rc;
     rc = store_sqlite_prepare(s->writer,
-                              "INSERT INTO sources(" SOURCE_COLUMNS
+                              "INSERT INTO sources(" STORE_SOURCE_COLUMNS
                               ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
                               " ON CONFLICT(id) DO UPDATE SET name = excluded.name,"
                               " description = excluded.description, url = excluded.url,"
@@ -83,35 +82,6 @@ end:
     return rc;
 }
 
-/* The current row (SOURCE_COLUMNS) into *out, strings in the arena. */
-static int source_row(struct arena *a, sqlite3_stmt *st, struct source *out)
-{
-    int rc = 0;
-    memset(out, 0, sizeof *out);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 0, &out->id);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 1, &out->name);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 2, &out->description);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 3, &out->url);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 4, &out->category);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 5, &out->language);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 6, &out->country);
-    out->headlines = sqlite3_column_int(st, 7) != 0;
-    out->popularity = sqlite3_column_double(st, 8);
-    return rc;
-}
-
-static int source_row_any(struct arena *a, sqlite3_stmt *st, void *out)
-{
-    return source_row(a, st, out);
-}
-
 int store_sqlite_sources_list(struct store_backend *b, struct arena *a,
                               const struct source_filter *f, struct source **out, size_t *n_out,
                               struct err *err)
@@ -120,7 +90,7 @@ int store_sqlite_sources_list(struct store_backend *b, struct arena *a,
     void *items = NULL;
     int rc = store_sqlite_read_all(
         &s->readers,
-        "SELECT " SOURCE_COLUMNS " FROM sources"
+        "SELECT " STORE_SOURCE_COLUMNS " FROM sources"
         " WHERE (?1 IS NULL OR category = ?1 COLLATE NOCASE)"
         /* se is NewsAPI's other code for sv (API.md §2) */
         " AND (?2 IS NULL OR language = ?2 COLLATE NOCASE"
@@ -131,7 +101,7 @@ int store_sqlite_sources_list(struct store_backend *b, struct arena *a,
         STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(f->category), STORE_SQLITE_TEXT(f->language),
                           STORE_SQLITE_TEXT(f->country),
                           STORE_SQLITE_INT(f->headlines_only ? 1 : 0)),
-        a, sizeof **out, source_row_any, &items, n_out, "sources", err);
+        a, &store_source_record, &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;
@@ -142,6 +112,7 @@ int store_sqlite_source_get(struct store_backend *b, struct arena *a, const char
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
     return store_sqlite_read_one(
-        &s->readers, "SELECT " SOURCE_COLUMNS " FROM sources WHERE id = ?1",
-        STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(id)), a, source_row_any, out, "no such source", err);
+        &s->readers, "SELECT " STORE_SOURCE_COLUMNS " FROM sources WHERE id = ?1",
+        STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(id)), a, &store_source_record, out, "no such source",
+        err);
 }
