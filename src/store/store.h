@@ -65,11 +65,8 @@ static inline int64_t store_id_lo(int64_t t)
 
 static inline int64_t store_id_hi(int64_t t)
 {
-    if (t < STORE_ID_TIME_MIN)
-        return INT64_MIN;
-    if (t > STORE_ID_TIME_MAX)
-        return INT64_MAX;
-    return STORE_ID_MAX_FOR_TIME(t);
+    int64_t lo = store_id_lo(t);
+    return lo == INT64_MIN || lo == INT64_MAX ? lo : STORE_ID_MAX_FOR_TIME(t);
 }
 
 struct source {
