@@ -242,6 +242,21 @@ struct store_delete_filter {
     const char *canonical_url; /* NULL: any (ingest_url_canonical of a URL) */
 };
 
+/* *hi = the highest article id f's before bound lets a delete reach
+ * (INT64_MAX without one); false when nothing can match, a bound before
+ * the first representable second. Inline: both backends start from it. */
+static inline bool store_delete_max_id(const struct store_delete_filter *f, int64_t *hi)
+{
+    *hi = INT64_MAX;
+    if (f->before_set) {
+        int64_t lo = store_id_lo(f->before);
+        if (lo == INT64_MIN)
+            return false;
+        *hi = lo - 1;
+    }
+    return true;
+}
+
 /* Delete up to max articles matching f, oldest first (by publication
  * time), in one transaction; *deleted gets how many (0: none left). A
  * caller deleting many repeats it with a pause between batches, so that

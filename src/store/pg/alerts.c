@@ -248,10 +248,5 @@ int store_pg_alert_delivery_failed(struct store_backend *b, int64_t alert_id, co
 
 int store_pg_alert_deliveries_count(struct store_backend *b, int64_t *out, struct err *err)
 {
-    PGresult *r = NULL;
-    int rc = store_pg_query((struct store_pg *)b, &sql_count, NULL, &r, err);
-    if (rc == 0)
-        *out = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
-    PQclear(r);
-    return rc;
+    return store_pg_query_int((struct store_pg *)b, &sql_count, NULL, out, err);
 }

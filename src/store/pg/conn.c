@@ -358,6 +358,33 @@ int store_pg_query(struct store_pg *s, const struct pg_sql *q, const struct pg_p
     return rc;
 }
 
+/* The integer in the first column of r's first row (0 when there is no
+ * row or it is NULL); r is cleared. */
+static int64_t first_int(PGresult *r)
+{
+    int64_t v = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
+    PQclear(r);
+    return v;
+}
+
+int store_pg_run_int(struct pg_conn *c, const struct pg_sql *q, const struct pg_params *p,
+                     int64_t *out, struct err *err)
+{
+    PGresult *r = NULL;
+    int rc = store_pg_run(c, q, p, &r, err);
+    *out = rc == 0 ? first_int(r) : 0;
+    return rc;
+}
+
+int store_pg_query_int(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
+                       int64_t *out, struct err *err)
+{
+    PGresult *r = NULL;
+    int rc = store_pg_query(s, q, p, &r, err);
+    *out = rc == 0 ? first_int(r) : 0;
+    return rc;
+}
+
 long store_pg_changed(PGresult *r)
 {
     const char *t = PQcmdTuples(r);
@@ -607,7 +634,17 @@ void store_pg_array_bool(struct buf *b, bool v)
     buf_putc(b, v ? 't' : 'f');
 }
 
-void store_pg_array_end(struct buf *b)
+static void array_end(struct buf *b)
 {
     buf_putc(b, '}');
+}
+
+int store_pg_param_array(struct pg_params *p, struct buf *arr, struct err *err)
+{
+    array_end(arr);
+    int rc = buf_error(arr);
+    if (rc < 0)
+        return err_set(err, rc, "out of memory");
+    store_pg_param_text(p, arr->data);
+    return 0;
 }

@@ -206,13 +206,9 @@ int store_pg_feeds_claim(struct store_backend *b, const int64_t *ids, size_t n, 
     store_pg_array_begin(&arr);
     for (size_t i = 0; i < n; i++)
         store_pg_array_int(&arr, ids[i]);
-    store_pg_array_end(&arr);
-    if ((rc = buf_error(&arr)) < 0) {
-        rc = err_set(err, rc, "out of memory");
-        goto out;
-    }
     store_pg_params_init(&p);
-    store_pg_param_text(&p, arr.data);
+    if ((rc = store_pg_param_array(&p, &arr, err)) < 0)
+        goto out;
     store_pg_param_int(&p, now);
     store_pg_param_int(&p, until);
     if ((rc = store_pg_write(s, &sql_claim, &p, NULL, &r, err)) < 0)
@@ -330,14 +326,10 @@ int store_pg_feed_items_get(struct store_backend *b, int64_t id, struct feed_ite
         if (marks[i].key)
             store_pg_array_text(&arr, marks[i].key);
     }
-    store_pg_array_end(&arr);
-    if ((rc = buf_error(&arr)) < 0) {
-        rc = err_set(err, rc, "out of memory");
-        goto out;
-    }
     store_pg_params_init(&p);
     store_pg_param_int(&p, id);
-    store_pg_param_text(&p, arr.data);
+    if ((rc = store_pg_param_array(&p, &arr, err)) < 0)
+        goto out;
     if ((rc = store_pg_query(s, &sql_items_get, &p, &r, err)) < 0)
         goto out;
     /* A feed lists few items: match the answers back by a plain scan. */

@@ -204,6 +204,14 @@ int store_pg_end(struct pg_conn *c, int rc, struct err *err);
 int store_pg_query(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                    PGresult **out, struct err *err);
 
+/* The integer in the first column of the first row of q with p (0 when
+ * there is no row or it is NULL): on c (store_pg_run), or on a pooled
+ * connection, retried as store_pg_query. */
+int store_pg_run_int(struct pg_conn *c, const struct pg_sql *q, const struct pg_params *p,
+                     int64_t *out, struct err *err);
+int store_pg_query_int(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
+                       int64_t *out, struct err *err);
+
 /* A one-statement write on a pooled connection: *changed (may be NULL)
  * gets the rows it changed, *out (may be NULL) its result, which the
  * caller clears. Not retried (store_pg_query's note on writes). */
@@ -249,12 +257,14 @@ void store_pg_get_code(const PGresult *r, int i, int j, char out[3]);
 int store_pg_get_str(struct arena *a, const PGresult *r, int i, int j, const char **out);
 
 /* Array literals for text[] / bigint[] / boolean[] parameters: open with
- * store_pg_array_begin, add elements, close with store_pg_array_end. */
+ * store_pg_array_begin, add elements, close with store_pg_param_array. */
 void store_pg_array_begin(struct buf *b);
 void store_pg_array_text(struct buf *b, const char *s); /* NULL → NULL */
 void store_pg_array_int(struct buf *b, int64_t v);
 void store_pg_array_bool(struct buf *b, bool v);
-void store_pg_array_end(struct buf *b);
+/* Close the array arr and add it to p as the next parameter; ERR_NOMEM
+ * ("out of memory") when building it ran out. */
+int store_pg_param_array(struct pg_params *p, struct buf *arr, struct err *err);
 
 /* --- vtable entries ------------------------------------------------------- */
 

@@ -202,7 +202,9 @@ int store_pg_keys_list(struct store_backend *b, struct arena *a, struct key_reco
     return rc;
 }
 
-/* A one-row write; ERR_NOTFOUND when it changed nothing. */
+/* A one-row write to a key; ERR_NOTFOUND when it changed nothing. The
+ * keys remembered for an outage are forgotten after it: a remembered copy
+ * would hide the change while the server cannot be reached. */
 static int write_one(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                      struct err *err)
 {
@@ -210,41 +212,31 @@ static int write_one(struct store_pg *s, const struct pg_sql *q, const struct pg
     int rc = store_pg_write(s, q, p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
         rc = err_set(err, ERR_NOTFOUND, "no such key");
+    if (rc == 0) {
+        pthread_mutex_lock(&s->keys_mu);
+        store_pg_keys_release(s);
+        pthread_mutex_unlock(&s->keys_mu);
+    }
     return rc;
 }
 
 int store_pg_key_update(struct store_backend *b, int64_t id, const char *plan, int state,
                         struct err *err)
 {
-    struct store_pg *s = (struct store_pg *)b;
     struct pg_params p;
     store_pg_params_init(&p);
     store_pg_param_int(&p, id);
     store_pg_param_text(&p, plan);
     store_pg_param_int(&p, state);
-    int rc = write_one(s, &sql_update, &p, err);
-    if (rc == 0) {
-        /* The remembered copy would hide the change during an outage. */
-        pthread_mutex_lock(&s->keys_mu);
-        store_pg_keys_release(s);
-        pthread_mutex_unlock(&s->keys_mu);
-    }
-    return rc;
+    return write_one((struct store_pg *)b, &sql_update, &p, err);
 }
 
 int store_pg_key_delete(struct store_backend *b, int64_t id, struct err *err)
 {
-    struct store_pg *s = (struct store_pg *)b;
     struct pg_params p;
     store_pg_params_init(&p);
     store_pg_param_int(&p, id);
-    int rc = write_one(s, &sql_delete, &p, err);
-    if (rc == 0) {
-        pthread_mutex_lock(&s->keys_mu);
-        store_pg_keys_release(s);
-        pthread_mutex_unlock(&s->keys_mu);
-    }
-    return rc;
+    return write_one((struct store_pg *)b, &sql_delete, &p, err);
 }
 
 int store_pg_usage_add(struct store_backend *b, int64_t key_id, int64_t day, int64_t n,
@@ -270,22 +262,12 @@ int store_pg_usage_add(struct store_backend *b, int64_t key_id, int64_t day, int
 int store_pg_usage_sum(struct store_backend *b, int64_t key_id, int64_t day_from, int64_t day_to,
                        int64_t *out, struct err *err)
 {
-    struct store_pg *s = (struct store_pg *)b;
     struct pg_params p;
-    PGresult *r = NULL;
-    int rc;
-
-    *out = 0;
     store_pg_params_init(&p);
     store_pg_param_int(&p, key_id);
     store_pg_param_int(&p, day_from);
     store_pg_param_int(&p, day_to);
-    if ((rc = store_pg_query(s, &sql_usage_sum, &p, &r, err)) < 0)
-        return rc;
-    if (PQntuples(r) == 1)
-        *out = store_pg_get_int(r, 0, 0);
-    PQclear(r);
-    return 0;
+    return store_pg_query_int((struct store_pg *)b, &sql_usage_sum, &p, out, err);
 }
 
 int store_pg_usage_take(struct store_backend *b, int64_t key_id, int64_t day, int64_t month_from,

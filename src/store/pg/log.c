@@ -83,16 +83,7 @@ int store_pg_log_origin(struct store_pg_log *l, char out[STORE_PG_ORIGIN_MAX], s
 
 int store_pg_log_head(struct store_pg_log *l, int64_t *out, struct err *err)
 {
-    PGresult *r = NULL;
-    int rc;
-
-    *out = 0;
-    if ((rc = store_pg_run(&l->conn, &sql_head, NULL, &r, err)) < 0)
-        return rc;
-    if (PQntuples(r) == 1)
-        *out = store_pg_get_int(r, 0, 0);
-    PQclear(r);
-    return 0;
+    return store_pg_run_int(&l->conn, &sql_head, NULL, out, err);
 }
 
 int store_pg_log_row(struct arena *a, const PGresult *r, int i, struct article *out, bool *deleted)
@@ -162,16 +153,7 @@ out:
 
 int store_pg_log_sources_rev(struct store_pg_log *l, int64_t *out, struct err *err)
 {
-    PGresult *r = NULL;
-    int rc;
-
-    *out = 0;
-    if ((rc = store_pg_run(&l->conn, &sql_rev, NULL, &r, err)) < 0)
-        return rc;
-    if (PQntuples(r) == 1)
-        *out = store_pg_get_int(r, 0, 0);
-    PQclear(r);
-    return 0;
+    return store_pg_run_int(&l->conn, &sql_rev, NULL, out, err);
 }
 
 int store_pg_log_sources(struct store_pg_log *l, struct arena *a, struct source **out,

@@ -124,11 +124,8 @@ static int snapshot_read(struct store_pg *s, int64_t have_rev, bool force,
     int rc;
 
     *changed = false;
-    if ((rc = store_pg_query(s, &sql_rev, NULL, &r, err)) < 0)
+    if ((rc = store_pg_query_int(s, &sql_rev, NULL, &out->rev, err)) < 0)
         return rc;
-    out->rev = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
-    PQclear(r);
-    r = NULL;
     if (!force && out->rev == have_rev)
         return 0;
     if ((rc = store_pg_query(s, &sql_all, NULL, &r, err)) < 0)

@@ -31,16 +31,12 @@ static int ids_select(sqlite3 *db, const struct store_delete_filter *f, size_t m
                       size_t *n, struct err *err)
 {
     sqlite3_stmt *st = NULL;
-    int64_t hi = INT64_MAX;
+    int64_t hi;
     int rc;
 
     *n = 0;
-    if (f->before_set) {
-        hi = store_id_lo(f->before);
-        if (hi == INT64_MIN)
-            return 0; /* before the first representable second: nothing */
-        hi--;
-    }
+    if (!store_delete_max_id(f, &hi))
+        return 0;
     rc = store_sqlite_prepare(db, f->canonical_url ? sql_ids_by_url : sql_ids_oldest, &st, err);
     if (rc < 0)
         return rc;
