@@ -30,7 +30,10 @@ struct store_col {
 };
 
 /* One table entry: how column `field` of record type `type` is kept. */
-#define STORE_COL(kind, type, field) {STORE_COL_##kind, offsetof(type, field)}
+#define STORE_COL(kind, type, field)                                                               \
+    {                                                                                              \
+        STORE_COL_##kind, offsetof(type, field)                                                    \
+    }
 
 /* A record as the row readers take it: its size (the reader zeroes it
  * first), its columns, and what its rows are called in an out-of-memory
@@ -42,15 +45,21 @@ struct store_record {
     const char *what;
 };
 #define STORE_RECORD(type, table, what)                                                            \
-    {sizeof(type), (table), sizeof(table) / sizeof((table)[0]), (what)}
+    {                                                                                              \
+        sizeof(type), (table), sizeof(table) / sizeof((table)[0]), (what)                          \
+    }
 
 #define STORE_SOURCE_COLUMNS                                                                       \
     "id, name, description, url, category, language, country, headlines, popularity"
 static const struct store_col store_source_cols[] = {
-    STORE_COL(STR, struct source, id),          STORE_COL(STR, struct source, name),
-    STORE_COL(STR, struct source, description), STORE_COL(STR, struct source, url),
-    STORE_COL(STR, struct source, category),    STORE_COL(STR, struct source, language),
-    STORE_COL(STR, struct source, country),     STORE_COL(BOOL, struct source, headlines),
+    STORE_COL(STR, struct source, id),
+    STORE_COL(STR, struct source, name),
+    STORE_COL(STR, struct source, description),
+    STORE_COL(STR, struct source, url),
+    STORE_COL(STR, struct source, category),
+    STORE_COL(STR, struct source, language),
+    STORE_COL(STR, struct source, country),
+    STORE_COL(BOOL, struct source, headlines),
     STORE_COL(DOUBLE, struct source, popularity),
 };
 static const struct store_record store_source_record =
@@ -58,9 +67,9 @@ static const struct store_record store_source_record =
 
 #define STORE_KEY_COLUMNS "id, hash, name, plan, state, created_at, last_used"
 static const struct store_col store_key_cols[] = {
-    STORE_COL(I64, struct key_record, id),         STORE_COL(HASH, struct key_record, hash),
-    STORE_COL(STR, struct key_record, name),       STORE_COL(STR, struct key_record, plan),
-    STORE_COL(INT, struct key_record, state),      STORE_COL(I64, struct key_record, created_at),
+    STORE_COL(I64, struct key_record, id),        STORE_COL(HASH, struct key_record, hash),
+    STORE_COL(STR, struct key_record, name),      STORE_COL(STR, struct key_record, plan),
+    STORE_COL(INT, struct key_record, state),     STORE_COL(I64, struct key_record, created_at),
     STORE_COL(I64, struct key_record, last_used),
 };
 static const struct store_record store_key_record =

@@ -67,10 +67,10 @@ struct row {
 };
 
 static const struct store_col row_cols[] = {
-    STORE_COL(I64, struct row, id),      STORE_COL(STR, struct row, name),
-    STORE_COL(STR, struct row, code),    STORE_COL(DOUBLE, struct row, score),
-    STORE_COL(STR, struct row, raw_hex), STORE_COL(INT, struct row, raw_len),
-    STORE_COL(STR, struct row, note),    STORE_COL(CODE, struct row, code2),
+    STORE_COL(I64, struct row, id),        STORE_COL(STR, struct row, name),
+    STORE_COL(STR, struct row, code),      STORE_COL(DOUBLE, struct row, score),
+    STORE_COL(STR, struct row, raw_hex),   STORE_COL(INT, struct row, raw_len),
+    STORE_COL(STR, struct row, note),      STORE_COL(CODE, struct row, code2),
     STORE_COL(BOOL, struct row, positive), STORE_COL(HASH, struct row, hash),
 };
 static const struct store_record row_record = STORE_RECORD(struct row, row_cols, "rows");
@@ -89,28 +89,25 @@ static void every_kind_of_argument_reaches_its_placeholder(void **state)
     const unsigned char raw[3] = {0x00, 0xFF, 0x10};
     const char code[3] = "gb", empty[3] = "";
     int changes = -1;
-    assert_int_equal(
-        store_sqlite_write(
-            f->db, INSERT,
-            STORE_SQLITE_ARGS(STORE_SQLITE_INT(INT64_C(1) << 40), STORE_SQLITE_TEXT("alpha"),
-                              STORE_SQLITE_CODE(code), STORE_SQLITE_DOUBLE(2.5),
-                              STORE_SQLITE_BLOB(raw, sizeof raw), STORE_SQLITE_TEXT(NULL)),
-            &changes, &err),
-        0);
+    assert_int_equal(store_sqlite_write(f->db, INSERT,
+                                        STORE_ARGS(STORE_INT(INT64_C(1) << 40), STORE_TEXT("alpha"),
+                                                   STORE_CODE(code), STORE_DOUBLE(2.5),
+                                                   STORE_BLOB(raw, sizeof raw), STORE_TEXT(NULL)),
+                                        &changes, &err),
+                     0);
     assert_int_equal(changes, 1);
     assert_int_equal(
         store_sqlite_write(f->db, INSERT,
-                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(7), STORE_SQLITE_TEXT("beta"),
-                                             STORE_SQLITE_CODE(empty), STORE_SQLITE_DOUBLE(-1),
-                                             STORE_SQLITE_BLOB(raw, 1), STORE_SQLITE_TEXT("n")),
+                           STORE_ARGS(STORE_INT(7), STORE_TEXT("beta"), STORE_CODE(empty),
+                                      STORE_DOUBLE(-1), STORE_BLOB(raw, 1), STORE_TEXT("n")),
                            NULL, &err),
         0);
 
     struct row r;
     memset(&r, 0, sizeof r);
     assert_int_equal(store_sqlite_read_one(&f->readers, SELECT " WHERE name = ?1",
-                                           STORE_SQLITE_ARGS(STORE_SQLITE_TEXT("alpha")), &a,
-                                           &row_record, &r, "none", &err),
+                                           STORE_ARGS(STORE_TEXT("alpha")), &a, &row_record, &r,
+                                           "none", &err),
                      0);
     assert_true(r.id == (INT64_C(1) << 40));
     assert_string_equal(r.name, "alpha");
@@ -130,8 +127,8 @@ static void every_kind_of_argument_reaches_its_placeholder(void **state)
 
     memset(&r, 0, sizeof r);
     assert_int_equal(store_sqlite_read_one(&f->readers, SELECT " WHERE id = ?1",
-                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(7)), &a, &row_record,
-                                           &r, "none", &err),
+                                           STORE_ARGS(STORE_INT(7)), &a, &row_record, &r, "none",
+                                           &err),
                      0);
     assert_string_equal(r.code, ""); /* an empty code is '', not NULL */
     assert_string_equal(r.code2, "");
@@ -149,35 +146,27 @@ static void writes_count_changes_and_name_a_unique_conflict(void **state)
     for (int i = 1; i <= 3; i++) {
         char name[16];
         snprintf(name, sizeof name, "n%d", i);
-        assert_int_equal(
-            store_sqlite_write(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)",
-                               STORE_SQLITE_ARGS(STORE_SQLITE_INT(i), STORE_SQLITE_TEXT(name)),
-                               NULL, &err),
-            0);
+        assert_int_equal(store_sqlite_write(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)",
+                                            STORE_ARGS(STORE_INT(i), STORE_TEXT(name)), NULL, &err),
+                         0);
     }
     int changes = -1;
-    assert_int_equal(
-        store_sqlite_write(f->db, "UPDATE t SET score = ?1 WHERE id >= ?2",
-                           STORE_SQLITE_ARGS(STORE_SQLITE_DOUBLE(1), STORE_SQLITE_INT(2)), &changes,
-                           &err),
-        0);
+    assert_int_equal(store_sqlite_write(f->db, "UPDATE t SET score = ?1 WHERE id >= ?2",
+                                        STORE_ARGS(STORE_DOUBLE(1), STORE_INT(2)), &changes, &err),
+                     0);
     assert_int_equal(changes, 2);
     assert_int_equal(store_sqlite_write(f->db, "DELETE FROM t WHERE id = ?1",
-                                        STORE_SQLITE_ARGS(STORE_SQLITE_INT(99)), &changes, &err),
+                                        STORE_ARGS(STORE_INT(99)), &changes, &err),
                      0);
     assert_int_equal(changes, 0);
     /* The same name again: a UNIQUE conflict, which the caller words. */
-    assert_int_equal(
-        store_sqlite_write(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)",
-                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(4), STORE_SQLITE_TEXT("n1")), NULL,
-                           &err),
-        ERR_EXISTS);
+    assert_int_equal(store_sqlite_write(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)",
+                                        STORE_ARGS(STORE_INT(4), STORE_TEXT("n1")), NULL, &err),
+                     ERR_EXISTS);
     /* Other failures are store errors. */
-    assert_int_equal(
-        store_sqlite_write(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)",
-                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(1), STORE_SQLITE_TEXT("other")), NULL,
-                           &err),
-        ERR_STORE); /* the primary key, not a UNIQUE column */
+    assert_int_equal(store_sqlite_write(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)",
+                                        STORE_ARGS(STORE_INT(1), STORE_TEXT("other")), NULL, &err),
+                     ERR_STORE); /* the primary key, not a UNIQUE column */
     assert_int_equal(
         store_sqlite_write(f->db, "INSERT INTO nowhere VALUES (1)", NULL, 0, NULL, &err),
         ERR_STORE);
@@ -194,21 +183,20 @@ static void reads_give_every_row_one_integer_or_not_found(void **state)
                      0);
     assert_int_equal(n, 0); /* NULL reads as 0 */
     for (int i = 0; i < 40; i++)
-        assert_int_equal(
-            store_sqlite_write(f->db, "INSERT INTO t(id, score) VALUES (?1, ?2)",
-                               STORE_SQLITE_ARGS(STORE_SQLITE_INT(100 - i), STORE_SQLITE_DOUBLE(i)),
-                               NULL, &err),
-            0);
+        assert_int_equal(store_sqlite_write(f->db, "INSERT INTO t(id, score) VALUES (?1, ?2)",
+                                            STORE_ARGS(STORE_INT(100 - i), STORE_DOUBLE(i)), NULL,
+                                            &err),
+                         0);
     assert_int_equal(store_sqlite_read_int(&f->readers, "SELECT count(*) FROM t WHERE id > ?1",
-                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(90)), &n, &err),
+                                           STORE_ARGS(STORE_INT(90)), &n, &err),
                      0);
     assert_int_equal(n, 10);
 
     void *items = NULL;
     size_t count = 0;
     assert_int_equal(store_sqlite_read_all(&f->readers, SELECT " WHERE id <= ?1 ORDER BY id",
-                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(80)), &a,
-                                           &row_record, &items, &count, &err),
+                                           STORE_ARGS(STORE_INT(80)), &a, &row_record, &items,
+                                           &count, &err),
                      0);
     assert_int_equal(count, 20); /* ids 61..100 were written */
     struct row *rows = items;
@@ -217,14 +205,14 @@ static void reads_give_every_row_one_integer_or_not_found(void **state)
 
     struct row r;
     assert_int_equal(store_sqlite_read_one(&f->readers, SELECT " WHERE id = ?1",
-                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(5)), &a, &row_record, &r,
+                                           STORE_ARGS(STORE_INT(5)), &a, &row_record, &r,
                                            "no row 5", &err),
                      ERR_NOTFOUND);
     assert_string_equal(err.msg, "no row 5");
     /* A row exists: with no item, only that is answered. */
     assert_int_equal(store_sqlite_read_one(&f->readers, SELECT " WHERE id = ?1",
-                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(70)), &a, &row_record,
-                                           NULL, "none", &err),
+                                           STORE_ARGS(STORE_INT(70)), &a, &row_record, NULL, "none",
+                                           &err),
                      0);
     /* Bad SQL fails cleanly and gives the connection back. */
     for (int i = 0; i < STORE_SQLITE_POOL_MAX + 2; i++)
@@ -245,15 +233,14 @@ static void step_done_resets_for_the_next_binding(void **state)
     for (int i = 1; i <= 5; i++) {
         char name[16];
         snprintf(name, sizeof name, "m%d", i);
-        assert_int_equal(
-            store_sqlite_bind(st, STORE_SQLITE_ARGS(STORE_SQLITE_INT(i), STORE_SQLITE_TEXT(name))),
-            SQLITE_OK);
+        assert_int_equal(store_sqlite_bind(st, STORE_ARGS(STORE_INT(i), STORE_TEXT(name))),
+                         SQLITE_OK);
         assert_int_equal(store_sqlite_step_done(f->db, st, &err), 0);
     }
     /* A conflicting row fails, and the statement is usable again after. */
-    store_sqlite_bind(st, STORE_SQLITE_ARGS(STORE_SQLITE_INT(3), STORE_SQLITE_TEXT("x")));
+    store_sqlite_bind(st, STORE_ARGS(STORE_INT(3), STORE_TEXT("x")));
     assert_int_equal(store_sqlite_step_done(f->db, st, &err), ERR_STORE);
-    store_sqlite_bind(st, STORE_SQLITE_ARGS(STORE_SQLITE_INT(6), STORE_SQLITE_TEXT("m6")));
+    store_sqlite_bind(st, STORE_ARGS(STORE_INT(6), STORE_TEXT("m6")));
     assert_int_equal(store_sqlite_step_done(f->db, st, &err), 0);
     sqlite3_finalize(st);
     int64_t n = 0;

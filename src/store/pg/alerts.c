@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/args.h"
 #include "store/columns.h"
 #include "util/banned.h"
 
@@ -41,12 +42,12 @@ static const struct pg_sql sql_advance = {
                          " WHERE id = $1 AND lease_owner = $2 AND cursor_seq = $3"};
 static const struct pg_sql sql_exists = {PG_ST_ALERT_EXISTS,
                                          "SELECT count(*) FROM alerts WHERE id = $1"};
-static const struct pg_sql sql_delivery_put = {PG_ST_ALERT_DELIVERY_PUT,
-                                               "INSERT INTO alert_deliveries(" STORE_DELIVERY_COLUMNS
-                                               ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"};
-static const struct pg_sql sql_deliveries = {PG_ST_ALERT_DELIVERIES,
-                                             "SELECT " STORE_DELIVERY_COLUMNS " FROM alert_deliveries"
-                                             " WHERE alert_id = $1 ORDER BY seq LIMIT $2"};
+static const struct pg_sql sql_delivery_put = {
+    PG_ST_ALERT_DELIVERY_PUT, "INSERT INTO alert_deliveries(" STORE_DELIVERY_COLUMNS
+                              ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"};
+static const struct pg_sql sql_deliveries = {
+    PG_ST_ALERT_DELIVERIES, "SELECT " STORE_DELIVERY_COLUMNS " FROM alert_deliveries"
+                            " WHERE alert_id = $1 ORDER BY seq LIMIT $2"};
 static const struct pg_sql sql_done = {PG_ST_ALERT_DELIVERY_DONE,
                                        "DELETE FROM alert_deliveries"
                                        " WHERE alert_id = $1 AND id = $2"};
@@ -75,15 +76,11 @@ int store_pg_alert_add(struct store_backend *b, const struct alert_record *a, in
     PGresult *r = NULL;
     int rc;
 
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, a->key_id);
-    store_pg_param_int(&p, max_per_key > 0 ? max_per_key : 0);
-    store_pg_param_text(&p, a->query);
-    store_pg_param_text(&p, a->webhook);
-    store_pg_param_text(&p, a->secret);
-    store_pg_param_int(&p, a->created_at ? a->created_at : (int64_t)time(NULL));
-    store_pg_param_int(&p, a->cursor_seq);
-    store_pg_param_int(&p, a->state);
+    store_pg_params_set(
+        &p, STORE_ARGS(STORE_INT(a->key_id), STORE_INT(max_per_key > 0 ? max_per_key : 0),
+                       STORE_TEXT(a->query), STORE_TEXT(a->webhook), STORE_TEXT(a->secret),
+                       STORE_INT(a->created_at ? a->created_at : (int64_t)time(NULL)),
+                       STORE_INT(a->cursor_seq), STORE_INT(a->state)));
     if ((rc = store_pg_write(s, &sql_add, &p, NULL, &r, err)) < 0)
         return rc;
     int64_t id = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
@@ -104,8 +101,7 @@ int store_pg_alerts_list(struct store_backend *b, struct arena *a, int64_t key_i
                          struct alert_record **out, size_t *n_out, struct err *err)
 {
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, key_id);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(key_id)));
     return alert_rows((struct store_pg *)b, &sql_list, &p, a, out, n_out, err);
 }
 
@@ -113,9 +109,7 @@ int store_pg_alert_remove(struct store_backend *b, int64_t id, int64_t key_id, s
 {
     struct pg_params p;
     long changed = 0;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
-    store_pg_param_int(&p, key_id);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id), STORE_INT(key_id)));
     /* Its deliveries go with it (ON DELETE CASCADE). */
     int rc = store_pg_write((struct store_pg *)b, &sql_remove, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
@@ -129,23 +123,18 @@ int store_pg_alerts_lease(struct store_backend *b, struct arena *a, const char *
 {
     struct store_pg *s = (struct store_pg *)b;
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_text(&p, owner);
-    store_pg_param_int(&p, now_ms);
-    store_pg_param_int(&p, until_ms);
+    store_pg_params_set(&p, STORE_ARGS(STORE_TEXT(owner), STORE_INT(now_ms), STORE_INT(until_ms)));
     int rc = store_pg_write(s, &sql_lease, &p, NULL, NULL, err);
     if (rc < 0)
         return rc;
-    store_pg_params_init(&p);
-    store_pg_param_text(&p, owner);
+    store_pg_params_set(&p, STORE_ARGS(STORE_TEXT(owner)));
     return alert_rows(s, &sql_leased, &p, a, out, n_out, err);
 }
 
 int store_pg_alerts_release(struct store_backend *b, const char *owner, struct err *err)
 {
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_text(&p, owner);
+    store_pg_params_set(&p, STORE_ARGS(STORE_TEXT(owner)));
     return store_pg_write((struct store_pg *)b, &sql_release, &p, NULL, NULL, err);
 }
 
@@ -163,18 +152,14 @@ int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char
         return rc;
     if ((rc = store_pg_exec(c->c, "BEGIN", err)) < 0)
         goto out;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, alert_id);
-    store_pg_param_text(&p, owner);
-    store_pg_param_int(&p, from_seq);
-    store_pg_param_int(&p, to_seq);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(alert_id), STORE_TEXT(owner), STORE_INT(from_seq),
+                                       STORE_INT(to_seq)));
     rc = store_pg_run(c, &sql_advance, &p, &r, err);
     long changed = rc == 0 ? store_pg_changed(r) : 0;
     PQclear(r);
     r = NULL;
     if (rc == 0 && changed == 0) {
-        store_pg_params_init(&p);
-        store_pg_param_int(&p, alert_id);
+        store_pg_params_set(&p, STORE_ARGS(STORE_INT(alert_id)));
         rc = store_pg_run(c, &sql_exists, &p, &r, err);
         if (rc == 0)
             rc = PQntuples(r) == 1 && store_pg_get_int(r, 0, 0) > 0
@@ -185,15 +170,10 @@ int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char
         r = NULL;
     }
     if (rc == 0 && d) {
-        store_pg_params_init(&p);
-        store_pg_param_int(&p, alert_id);
-        store_pg_param_int(&p, d->seq);
-        store_pg_param_text(&p, d->id);
-        store_pg_param_text(&p, d->body);
-        store_pg_param_int(&p, d->attempts);
-        store_pg_param_int(&p, d->next_ms);
-        store_pg_param_int(&p, d->first_failure_ms);
-        store_pg_param_int(&p, d->created_ms);
+        store_pg_params_set(
+            &p, STORE_ARGS(STORE_INT(alert_id), STORE_INT(d->seq), STORE_TEXT(d->id),
+                           STORE_TEXT(d->body), STORE_INT(d->attempts), STORE_INT(d->next_ms),
+                           STORE_INT(d->first_failure_ms), STORE_INT(d->created_ms)));
         rc = store_pg_run(c, &sql_delivery_put, &p, NULL, err);
     }
     rc = store_pg_end(c, rc, err);
@@ -208,11 +188,11 @@ int store_pg_alert_deliveries(struct store_backend *b, struct arena *a, int64_t 
 {
     struct pg_params p;
     void *items = NULL;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, alert_id);
-    store_pg_param_int(&p, max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max);
-    int rc = store_pg_read_all((struct store_pg *)b, &sql_deliveries, &p, a,
-                               &store_delivery_record, &items, n_out, err);
+    store_pg_params_set(&p,
+                        STORE_ARGS(STORE_INT(alert_id),
+                                   STORE_INT(max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max)));
+    int rc = store_pg_read_all((struct store_pg *)b, &sql_deliveries, &p, a, &store_delivery_record,
+                               &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;
@@ -222,9 +202,7 @@ int store_pg_alert_delivery_done(struct store_backend *b, int64_t alert_id, cons
                                  struct err *err)
 {
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, alert_id);
-    store_pg_param_text(&p, id);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(alert_id), STORE_TEXT(id)));
     return store_pg_write((struct store_pg *)b, &sql_done, &p, NULL, NULL, err);
 }
 
@@ -234,12 +212,8 @@ int store_pg_alert_delivery_failed(struct store_backend *b, int64_t alert_id, co
 {
     struct pg_params p;
     long changed = 0;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, alert_id);
-    store_pg_param_text(&p, id);
-    store_pg_param_int(&p, attempts);
-    store_pg_param_int(&p, next_ms);
-    store_pg_param_int(&p, first_failure_ms);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(alert_id), STORE_TEXT(id), STORE_INT(attempts),
+                                       STORE_INT(next_ms), STORE_INT(first_failure_ms)));
     int rc = store_pg_write((struct store_pg *)b, &sql_failed, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
         rc = err_set(err, ERR_NOTFOUND, "no delivery %s", id);

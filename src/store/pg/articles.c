@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/args.h"
 #include "util/hash.h"
 
 #include "util/banned.h"
@@ -265,9 +266,7 @@ static int id_alloc(struct pg_conn *c, struct put_batch *pb, int64_t t, int64_t 
     }
     for (size_t i = 0; i < pb->n_vacated; i++)
         store_pg_array_int(&arr, pb->vacated[i]);
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, lo);
-    store_pg_param_int(&p, hi);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(lo), STORE_INT(hi)));
     if ((rc = store_pg_param_array(&p, &arr, err)) < 0)
         goto out;
     if ((rc = store_pg_run(c, &sql_scan, &p, &r, err)) < 0)
@@ -443,9 +442,7 @@ int store_pg_articles_delete(struct store_backend *b, const struct store_delete_
     *deleted = 0;
     if (!store_delete_max_id(f, &hi))
         return 0;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, hi);
-    store_pg_param_text(&p, f->source_id);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(hi), STORE_TEXT(f->source_id)));
     if (f->canonical_url) /* unique: one row at most, whatever max */
         store_pg_param_text(&p, f->canonical_url);
     else
@@ -471,8 +468,7 @@ int store_pg_stories_window(struct store_backend *b, int64_t window_s,
     PGresult *r = NULL;
     int rc;
 
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, window_s);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(window_s)));
     if ((rc = store_pg_query(s, &sql_stories_window, &p, &r, err)) < 0)
         return rc;
     for (int i = 0; i < PQntuples(r) && rc == 0; i++) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/args.h"
 #include "store/columns.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -547,6 +548,39 @@ void store_pg_param_bytes(struct pg_params *p, const void *data, int len)
     p->values[i] = data;
     p->lengths[i] = len;
     p->formats[i] = 1;
+}
+
+void store_pg_params_set(struct pg_params *p, const struct store_arg *args, size_t n)
+{
+    store_pg_params_init(p);
+    for (size_t k = 0; k < n; k++) {
+        const struct store_arg *x = &args[k];
+        switch (x->kind) {
+        case STORE_ARG_INT:
+            store_pg_param_int(p, x->i);
+            break;
+        case STORE_ARG_DOUBLE:
+            store_pg_param_double(p, x->d);
+            break;
+        case STORE_ARG_BOOL:
+            store_pg_param_bool(p, x->i != 0);
+            break;
+        case STORE_ARG_TEXT:
+            if (x->p == NULL || x->len < 0) {
+                store_pg_param_text(p, x->p);
+            } else { /* counted bytes (a code): text parameters end at a NUL */
+                int i = param_slot(p);
+                assert((size_t)x->len < sizeof p->num[i]);
+                memcpy(p->num[i], x->p, (size_t)x->len);
+                p->num[i][x->len] = '\0';
+                p->values[i] = p->num[i];
+            }
+            break;
+        case STORE_ARG_BLOB:
+            store_pg_param_bytes(p, x->p, x->len);
+            break;
+        }
+    }
 }
 
 /* --- results ----------------------------------------------------------------- */

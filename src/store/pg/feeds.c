@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/args.h"
 #include "store/columns.h"
 #include "util/urlview.h"
 
@@ -25,9 +26,10 @@ static const struct pg_sql sql_list = {PG_ST_FEEDS_LIST,
 static const struct pg_sql sql_get = {PG_ST_FEED_GET,
                                       "SELECT " STORE_FEED_COLUMNS " FROM feeds WHERE id = $1"};
 static const struct pg_sql sql_remove = {PG_ST_FEED_REMOVE, "DELETE FROM feeds WHERE id = $1"};
-static const struct pg_sql sql_due = {
-    PG_ST_FEEDS_DUE, "SELECT " STORE_FEED_COLUMNS " FROM feeds WHERE enabled AND next_fetch_at <= $1"
-                     " ORDER BY next_fetch_at, id LIMIT $2"};
+static const struct pg_sql sql_due = {PG_ST_FEEDS_DUE,
+                                      "SELECT " STORE_FEED_COLUMNS
+                                      " FROM feeds WHERE enabled AND next_fetch_at <= $1"
+                                      " ORDER BY next_fetch_at, id LIMIT $2"};
 static const struct pg_sql sql_claim = {
     PG_ST_FEEDS_CLAIM, "UPDATE feeds SET next_fetch_at = $3 WHERE id = ANY($1::bigint[])"
                        " AND enabled AND next_fetch_at <= $2 RETURNING id"};
@@ -100,18 +102,15 @@ int store_pg_feed_add(struct store_backend *b, const struct feed_record *f, int6
     PGresult *r = NULL;
     int rc;
 
-    store_pg_params_init(&p);
-    store_pg_param_text(&p, f->url);
-    store_pg_param_text(&p, f->source_id && f->source_id[0] ? f->source_id : NULL);
-    store_pg_param_code(&p, f->country);
-    store_pg_param_text(&p, f->category && f->category[0] ? f->category : NULL);
-    store_pg_param_code(&p, f->language);
-    store_pg_param_bool(&p, f->headline);
-    store_pg_param_int(&p, interval);
-    store_pg_param_bool(&p, f->enabled);
-    store_pg_param_int(&p, created);
-    store_pg_param_int(&p, f->next_fetch_at ? f->next_fetch_at : created);
-    store_pg_param_text(&p, f->pages && f->pages[0] ? f->pages : NULL);
+    store_pg_params_set(
+        &p, STORE_ARGS(STORE_TEXT(f->url),
+                       STORE_TEXT(f->source_id && f->source_id[0] ? f->source_id : NULL),
+                       STORE_CODE(f->country),
+                       STORE_TEXT(f->category && f->category[0] ? f->category : NULL),
+                       STORE_CODE(f->language), STORE_BOOL(f->headline), STORE_INT(interval),
+                       STORE_BOOL(f->enabled), STORE_INT(created),
+                       STORE_INT(f->next_fetch_at ? f->next_fetch_at : created),
+                       STORE_TEXT(f->pages && f->pages[0] ? f->pages : NULL)));
     rc = store_pg_write(s, &sql_add, &p, NULL, &r, err);
     if (rc == ERR_EXISTS) {
         char shown[ERR_MSG_MAX];
@@ -136,8 +135,7 @@ int store_pg_feed_get(struct store_backend *b, struct arena *a, int64_t id, stru
     struct feed_record *rows = NULL;
     size_t n = 0;
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id)));
     int rc = feed_rows((struct store_pg *)b, &sql_get, &p, a, &rows, &n, err);
     if (rc < 0)
         return rc;
@@ -151,8 +149,7 @@ int store_pg_feed_remove(struct store_backend *b, int64_t id, struct err *err)
 {
     struct pg_params p;
     long changed = 0;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id)));
     /* feed_items go with it (ON DELETE CASCADE). */
     int rc = store_pg_write((struct store_pg *)b, &sql_remove, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
@@ -165,16 +162,10 @@ int store_pg_feed_change(struct store_backend *b, int64_t id, const struct feed_
 {
     struct pg_params p;
     long changed = 0;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
-    store_pg_param_int(&p, c->interval_s);
-    store_pg_param_text(&p, c->country);
-    store_pg_param_text(&p, c->category);
-    store_pg_param_text(&p, c->language);
-    store_pg_param_int(&p, c->headline);
-    store_pg_param_int(&p, c->enabled);
-    store_pg_param_int(&p, c->now);
-    store_pg_param_text(&p, c->pages);
+    store_pg_params_set(
+        &p, STORE_ARGS(STORE_INT(id), STORE_INT(c->interval_s), STORE_TEXT(c->country),
+                       STORE_TEXT(c->category), STORE_TEXT(c->language), STORE_INT(c->headline),
+                       STORE_INT(c->enabled), STORE_INT(c->now), STORE_TEXT(c->pages)));
     int rc = store_pg_write((struct store_pg *)b, &sql_change, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
         rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
@@ -185,9 +176,9 @@ int store_pg_feeds_due(struct store_backend *b, struct arena *a, int64_t now, si
                        struct feed_record **out, size_t *n_out, struct err *err)
 {
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, now);
-    store_pg_param_int(&p, max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max);
+    store_pg_params_set(
+        &p,
+        STORE_ARGS(STORE_INT(now), STORE_INT(max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max)));
     return feed_rows((struct store_pg *)b, &sql_due, &p, a, out, n_out, err);
 }
 
@@ -231,9 +222,7 @@ int store_pg_feed_schedule(struct store_backend *b, int64_t id, int64_t next_fet
 {
     struct pg_params p;
     long changed = 0;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
-    store_pg_param_int(&p, next_fetch_at);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id), STORE_INT(next_fetch_at)));
     int rc = store_pg_write((struct store_pg *)b, &sql_schedule, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
         rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
@@ -252,18 +241,12 @@ static int marks_put(struct pg_conn *c, int64_t id, const struct feed_fetch_outc
         const struct feed_item_mark *m = &o->marks[i];
         if (m->key == NULL)
             continue;
-        store_pg_params_init(&p);
-        store_pg_param_int(&p, id);
-        store_pg_param_text(&p, m->key);
-        store_pg_param_int(&p, m->hash);
-        store_pg_param_int(&p, m->published_at);
-        store_pg_param_int(&p, o->fetched_at);
+        store_pg_params_set(&p, STORE_ARGS(STORE_INT(id), STORE_TEXT(m->key), STORE_INT(m->hash),
+                                           STORE_INT(m->published_at), STORE_INT(o->fetched_at)));
         rc = store_pg_run(c, &sql_mark_put, &p, NULL, err);
     }
     if (rc == 0 && o->forget_before > 0) {
-        store_pg_params_init(&p);
-        store_pg_param_int(&p, id);
-        store_pg_param_int(&p, o->forget_before);
+        store_pg_params_set(&p, STORE_ARGS(STORE_INT(id), STORE_INT(o->forget_before)));
         rc = store_pg_run(c, &sql_marks_forget, &p, NULL, err);
     }
     return rc;
@@ -278,21 +261,13 @@ int store_pg_feed_fetch_record(struct store_backend *b, int64_t id,
     PGresult *r = NULL;
     int rc;
 
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
-    store_pg_param_int(&p, o->fetched_at);
-    store_pg_param_int(&p, o->status);
-    store_pg_param_text(&p, o->error);
-    store_pg_param_bool(&p, o->new_validators);
-    store_pg_param_text(&p, o->etag);
-    store_pg_param_text(&p, o->last_modified);
-    store_pg_param_text(&p, o->title);
-    store_pg_param_text(&p, o->site_url);
-    store_pg_param_int(&p, o->items);
-    store_pg_param_int(&p, o->new_items > 0 ? o->new_items : 0);
-    store_pg_param_int(&p, o->interval_s);
-    store_pg_param_int(&p, o->consecutive_errors);
-    store_pg_param_int(&p, o->next_fetch_at);
+    store_pg_params_set(
+        &p, STORE_ARGS(STORE_INT(id), STORE_INT(o->fetched_at), STORE_INT(o->status),
+                       STORE_TEXT(o->error), STORE_BOOL(o->new_validators), STORE_TEXT(o->etag),
+                       STORE_TEXT(o->last_modified), STORE_TEXT(o->title), STORE_TEXT(o->site_url),
+                       STORE_INT(o->items), STORE_INT(o->new_items > 0 ? o->new_items : 0),
+                       STORE_INT(o->interval_s), STORE_INT(o->consecutive_errors),
+                       STORE_INT(o->next_fetch_at)));
     if ((rc = store_pg_pool_get(&s->pool, &c, err)) < 0)
         return rc;
     if ((rc = store_pg_exec(c->c, "BEGIN", err)) < 0)
@@ -326,8 +301,7 @@ int store_pg_feed_items_get(struct store_backend *b, int64_t id, struct feed_ite
         if (marks[i].key)
             store_pg_array_text(&arr, marks[i].key);
     }
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id)));
     if ((rc = store_pg_param_array(&p, &arr, err)) < 0)
         goto out;
     if ((rc = store_pg_query(s, &sql_items_get, &p, &r, err)) < 0)

@@ -247,6 +247,10 @@ void store_pg_param_double(struct pg_params *p, double v);
 void store_pg_param_bool(struct pg_params *p, bool v);
 void store_pg_param_code(struct pg_params *p, const char code[3]); /* "" → '' */
 void store_pg_param_bytes(struct pg_params *p, const void *data, int len);
+/* p = args[0..n) (store/args.h: STORE_ARGS(...)), as the calls above
+ * would make them; more may be added after. */
+struct store_arg;
+void store_pg_params_set(struct pg_params *p, const struct store_arg *args, size_t n);
 
 /* Values of row i, column j of r. */
 int64_t store_pg_get_int(const PGresult *r, int i, int j);

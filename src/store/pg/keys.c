@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/args.h"
 #include "store/columns.h"
 
 #include "util/banned.h"
@@ -49,13 +50,10 @@ int store_pg_key_insert(struct store_backend *b, const struct key_record *k, int
     PGresult *r = NULL;
     int rc;
 
-    store_pg_params_init(&p);
-    store_pg_param_bytes(&p, k->hash, (int)sizeof k->hash);
-    store_pg_param_text(&p, k->name);
-    store_pg_param_text(&p, k->plan);
-    store_pg_param_int(&p, k->state);
-    store_pg_param_int(&p, k->created_at);
-    store_pg_param_int(&p, k->last_used);
+    store_pg_params_set(&p,
+                        STORE_ARGS(STORE_BLOB(k->hash, (int)sizeof k->hash), STORE_TEXT(k->name),
+                                   STORE_TEXT(k->plan), STORE_INT(k->state),
+                                   STORE_INT(k->created_at), STORE_INT(k->last_used)));
     if ((rc = store_pg_pool_get(&s->pool, &c, err)) < 0)
         return rc;
     rc = store_pg_run(c, &sql_insert, &p, &r, err);
@@ -172,8 +170,7 @@ int store_pg_key_find(struct store_backend *b, struct arena *a, const unsigned c
     PGresult *r = NULL;
     int rc;
 
-    store_pg_params_init(&p);
-    store_pg_param_bytes(&p, hash, 32);
+    store_pg_params_set(&p, STORE_ARGS(STORE_BLOB(hash, 32)));
     rc = store_pg_query(s, &sql_find, &p, &r, err);
     if (rc == ERR_BUSY && cached_get(s, a, hash, out))
         return 0; /* unreachable server: the last known record */
@@ -195,8 +192,8 @@ int store_pg_keys_list(struct store_backend *b, struct arena *a, struct key_reco
                        size_t *n_out, struct err *err)
 {
     void *items = NULL;
-    int rc = store_pg_read_all((struct store_pg *)b, &sql_list, NULL, a, &store_key_record,
-                               &items, n_out, err);
+    int rc = store_pg_read_all((struct store_pg *)b, &sql_list, NULL, a, &store_key_record, &items,
+                               n_out, err);
     if (rc == 0)
         *out = items;
     return rc;
@@ -224,18 +221,14 @@ int store_pg_key_update(struct store_backend *b, int64_t id, const char *plan, i
                         struct err *err)
 {
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
-    store_pg_param_text(&p, plan);
-    store_pg_param_int(&p, state);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id), STORE_TEXT(plan), STORE_INT(state)));
     return write_one((struct store_pg *)b, &sql_update, &p, err);
 }
 
 int store_pg_key_delete(struct store_backend *b, int64_t id, struct err *err)
 {
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id)));
     return write_one((struct store_pg *)b, &sql_delete, &p, err);
 }
 
@@ -247,11 +240,8 @@ int store_pg_usage_add(struct store_backend *b, int64_t key_id, int64_t day, int
     struct pg_params p;
     int rc;
 
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, key_id);
-    store_pg_param_int(&p, day);
-    store_pg_param_int(&p, n);
-    store_pg_param_int(&p, last_used);
+    store_pg_params_set(
+        &p, STORE_ARGS(STORE_INT(key_id), STORE_INT(day), STORE_INT(n), STORE_INT(last_used)));
     if ((rc = store_pg_pool_get(&s->pool, &c, err)) < 0)
         return rc;
     rc = store_pg_run(c, &sql_usage_add, &p, NULL, err);
@@ -263,10 +253,7 @@ int store_pg_usage_sum(struct store_backend *b, int64_t key_id, int64_t day_from
                        int64_t *out, struct err *err)
 {
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, key_id);
-    store_pg_param_int(&p, day_from);
-    store_pg_param_int(&p, day_to);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(key_id), STORE_INT(day_from), STORE_INT(day_to)));
     return store_pg_query_int((struct store_pg *)b, &sql_usage_sum, &p, out, err);
 }
 
@@ -280,13 +267,9 @@ int store_pg_usage_take(struct store_backend *b, int64_t key_id, int64_t day, in
     PGresult *r = NULL;
     int rc;
 
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, key_id);
-    store_pg_param_int(&p, day);
-    store_pg_param_int(&p, month_from);
-    store_pg_param_int(&p, limit_day);
-    store_pg_param_int(&p, limit_month);
-    store_pg_param_int(&p, last_used);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(key_id), STORE_INT(day), STORE_INT(month_from),
+                                       STORE_INT(limit_day), STORE_INT(limit_month),
+                                       STORE_INT(last_used)));
     /* A write: not retried on a dead connection (it may have counted). */
     if ((rc = store_pg_pool_get(&s->pool, &c, err)) < 0)
         return rc;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/args.h"
 #include "store/columns.h"
 #include "util/banned.h"
 
@@ -125,9 +126,9 @@ int store_pg_log_read(struct store_pg_log *l, struct arena *a, int64_t after, si
     *arts_out = NULL;
     *deleted_out = NULL;
     *n_out = 0;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, after);
-    store_pg_param_int(&p, max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max);
+    store_pg_params_set(&p,
+                        STORE_ARGS(STORE_INT(after),
+                                   STORE_INT(max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max)));
     if ((rc = store_pg_run(&l->conn, &sql_read, &p, &r, err)) < 0)
         return rc;
     size_t n = (size_t)PQntuples(r);

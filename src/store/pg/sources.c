@@ -31,8 +31,8 @@ static const struct pg_sql sql_ensure = {
                           " ON CONFLICT (id) DO NOTHING"};
 static const struct pg_sql sql_rev = {
     PG_ST_SOURCES_REV, "SELECT value::bigint FROM newsd_meta WHERE key = 'sources_rev'"};
-static const struct pg_sql sql_all = {PG_ST_SOURCES_ALL, "SELECT " STORE_SOURCE_COLUMNS
-                                                         " FROM sources ORDER BY id"};
+static const struct pg_sql sql_all = {PG_ST_SOURCES_ALL,
+                                      "SELECT " STORE_SOURCE_COLUMNS " FROM sources ORDER BY id"};
 
 /* Run one statement per item in one transaction. */
 static int write_each(struct store_pg *s, const struct pg_sql *q, size_t n,

@@ -22,12 +22,12 @@ int store_sqlite_alert_add(struct store_backend *b, const struct alert_record *r
     if ((rc = store_sqlite_write_begin(s, err)) < 0)
         return rc;
     rc = store_sqlite_query_int_args(s->writer, "SELECT count(*) FROM keys WHERE id = ?1",
-                                     STORE_SQLITE_ARGS(STORE_SQLITE_INT(r->key_id)), &n, err);
+                                     STORE_ARGS(STORE_INT(r->key_id)), &n, err);
     if (rc == 0 && n == 0)
         rc = err_set(err, ERR_NOTFOUND, "no key has the id %lld", (long long)r->key_id);
     if (rc == 0 && max_per_key > 0)
         rc = store_sqlite_query_int_args(s->writer, "SELECT count(*) FROM alerts WHERE key_id = ?1",
-                                         STORE_SQLITE_ARGS(STORE_SQLITE_INT(r->key_id)), &n, err);
+                                         STORE_ARGS(STORE_INT(r->key_id)), &n, err);
     if (rc == 0 && max_per_key > 0 && n >= max_per_key)
         rc = err_set(err, ERR_FULL, "the key has %lld alerts, its plan's limit", (long long)n);
     /* The head: what was committed before this alert is not its to deliver. */
@@ -42,10 +42,9 @@ int store_sqlite_alert_add(struct store_backend *b, const struct alert_record *r
             s->writer,
             "INSERT INTO alerts(key_id, query, webhook, secret, created_at, cursor_seq, state)"
             " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            STORE_SQLITE_ARGS(STORE_SQLITE_INT(r->key_id), STORE_SQLITE_TEXT(r->query),
-                              STORE_SQLITE_TEXT(r->webhook), STORE_SQLITE_TEXT(r->secret),
-                              STORE_SQLITE_INT(created), STORE_SQLITE_INT(cursor),
-                              STORE_SQLITE_INT(r->state)),
+            STORE_ARGS(STORE_INT(r->key_id), STORE_TEXT(r->query), STORE_TEXT(r->webhook),
+                       STORE_TEXT(r->secret), STORE_INT(created), STORE_INT(cursor),
+                       STORE_INT(r->state)),
             NULL, err);
     if (rc == 0 && id_out)
         *id_out = sqlite3_last_insert_rowid(s->writer);
@@ -60,8 +59,8 @@ int store_sqlite_alerts_list(struct store_backend *b, struct arena *a, int64_t k
     int rc = store_sqlite_read_all(&s->readers,
                                    "SELECT " STORE_ALERT_COLUMNS " FROM alerts"
                                    " WHERE ?1 = 0 OR key_id = ?1 ORDER BY id",
-                                   STORE_SQLITE_ARGS(STORE_SQLITE_INT(key_id)), a,
-                                   &store_alert_record, &items, n_out, err);
+                                   STORE_ARGS(STORE_INT(key_id)), a, &store_alert_record, &items,
+                                   n_out, err);
     if (rc == 0)
         *out = items;
     return rc;
@@ -75,15 +74,15 @@ int store_sqlite_alert_remove(struct store_backend *b, int64_t id, int64_t key_i
 
     if ((rc = store_sqlite_write_begin(s, err)) < 0)
         return rc;
-    rc = store_sqlite_write(
-        s->writer, "DELETE FROM alerts WHERE id = ?1 AND (?2 = 0 OR key_id = ?2)",
-        STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_INT(key_id)), &changes, err);
+    rc = store_sqlite_write(s->writer,
+                            "DELETE FROM alerts WHERE id = ?1 AND (?2 = 0 OR key_id = ?2)",
+                            STORE_ARGS(STORE_INT(id), STORE_INT(key_id)), &changes, err);
     if (rc == 0 && changes == 0)
         rc = err_set(err, ERR_NOTFOUND, "no alert has the id %lld", (long long)id);
     /* foreign_keys is on, but say it outright: the deliveries go with it. */
     if (rc == 0)
         rc = store_sqlite_write(s->writer, "DELETE FROM alert_deliveries WHERE alert_id = ?1",
-                                STORE_SQLITE_ARGS(STORE_SQLITE_INT(id)), NULL, err);
+                                STORE_ARGS(STORE_INT(id)), NULL, err);
     return store_sqlite_write_end(s, rc, err);
 }
 
@@ -95,24 +94,21 @@ int store_sqlite_alerts_lease(struct store_backend *b, struct arena *a, const ch
     void *items = NULL;
     int rc;
 
-    pthread_mutex_lock(&s->write_lock);
     /* One statement: each row is a compare and set under the write lock. */
-    rc = store_sqlite_write(s->writer,
-                            "UPDATE alerts SET lease_owner = ?1, lease_until_ms = ?3"
-                            " WHERE (lease_owner = ?1 AND lease_until_ms <= ?2 + (?3 - ?2) / 2)"
-                            " OR lease_owner IS NULL OR lease_until_ms <= ?2",
-                            STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(owner), STORE_SQLITE_INT(now_ms),
-                                              STORE_SQLITE_INT(until_ms)),
-                            NULL, err);
-    pthread_mutex_unlock(&s->write_lock);
+    rc = store_sqlite_write_locked(
+        s,
+        "UPDATE alerts SET lease_owner = ?1, lease_until_ms = ?3"
+        " WHERE (lease_owner = ?1 AND lease_until_ms <= ?2 + (?3 - ?2) / 2)"
+        " OR lease_owner IS NULL OR lease_until_ms <= ?2",
+        STORE_ARGS(STORE_TEXT(owner), STORE_INT(now_ms), STORE_INT(until_ms)), NULL, err);
     if (rc < 0)
         return rc;
     /* Ours until until_ms: no other owner can take them before this read. */
     rc = store_sqlite_read_all(&s->readers,
                                "SELECT " STORE_ALERT_COLUMNS " FROM alerts WHERE lease_owner = ?1"
                                " AND key_id IN (SELECT id FROM keys WHERE state = 0) ORDER BY id",
-                               STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(owner)), a,
-                               &store_alert_record, &items, n_out, err);
+                               STORE_ARGS(STORE_TEXT(owner)), a, &store_alert_record, &items, n_out,
+                               err);
     if (rc == 0)
         *out = items;
     return rc;
@@ -120,14 +116,10 @@ int store_sqlite_alerts_lease(struct store_backend *b, struct arena *a, const ch
 
 int store_sqlite_alerts_release(struct store_backend *b, const char *owner, struct err *err)
 {
-    struct store_sqlite *s = (struct store_sqlite *)b;
-    pthread_mutex_lock(&s->write_lock);
-    int rc = store_sqlite_write(
-        s->writer,
+    return store_sqlite_write_locked(
+        (struct store_sqlite *)b,
         "UPDATE alerts SET lease_owner = NULL, lease_until_ms = 0 WHERE lease_owner = ?1",
-        STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(owner)), NULL, err);
-    pthread_mutex_unlock(&s->write_lock);
-    return rc;
+        STORE_ARGS(STORE_TEXT(owner)), NULL, err);
 }
 
 int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,
@@ -140,17 +132,16 @@ int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const 
 
     if ((rc = store_sqlite_write_begin(s, err)) < 0)
         return rc;
-    rc = store_sqlite_write(s->writer,
-                            "UPDATE alerts SET cursor_seq = ?4"
-                            " WHERE id = ?1 AND lease_owner = ?2 AND cursor_seq = ?3",
-                            STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id), STORE_SQLITE_TEXT(owner),
-                                              STORE_SQLITE_INT(from_seq), STORE_SQLITE_INT(to_seq)),
-                            &changes, err);
+    rc = store_sqlite_write(
+        s->writer,
+        "UPDATE alerts SET cursor_seq = ?4"
+        " WHERE id = ?1 AND lease_owner = ?2 AND cursor_seq = ?3",
+        STORE_ARGS(STORE_INT(alert_id), STORE_TEXT(owner), STORE_INT(from_seq), STORE_INT(to_seq)),
+        &changes, err);
     if (rc == 0 && changes == 0) {
         int64_t exists = 0;
         rc = store_sqlite_query_int_args(s->writer, "SELECT count(*) FROM alerts WHERE id = ?1",
-                                         STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id)), &exists,
-                                         err);
+                                         STORE_ARGS(STORE_INT(alert_id)), &exists, err);
         if (rc == 0)
             rc = exists
                      ? err_set(err, ERR_BUSY, "alert %lld moved on without this node",
@@ -160,13 +151,12 @@ int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const 
     if (rc == 0 && d)
         rc = store_sqlite_write(
             s->writer,
-            "INSERT INTO alert_deliveries(" STORE_DELIVERY_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+            "INSERT INTO alert_deliveries(" STORE_DELIVERY_COLUMNS
+            ") VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
             " ?7, ?8)",
-            STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id), STORE_SQLITE_INT(d->seq),
-                              STORE_SQLITE_TEXT(d->id), STORE_SQLITE_TEXT(d->body),
-                              STORE_SQLITE_INT(d->attempts), STORE_SQLITE_INT(d->next_ms),
-                              STORE_SQLITE_INT(d->first_failure_ms),
-                              STORE_SQLITE_INT(d->created_ms)),
+            STORE_ARGS(STORE_INT(alert_id), STORE_INT(d->seq), STORE_TEXT(d->id),
+                       STORE_TEXT(d->body), STORE_INT(d->attempts), STORE_INT(d->next_ms),
+                       STORE_INT(d->first_failure_ms), STORE_INT(d->created_ms)),
             NULL, err);
     if (rc == ERR_EXISTS)
         rc = err_set(err, ERR_EXISTS, "the delivery %s exists", d->id);
@@ -183,8 +173,8 @@ int store_sqlite_alert_deliveries(struct store_backend *b, struct arena *a, int6
         &s->readers,
         "SELECT " STORE_DELIVERY_COLUMNS " FROM alert_deliveries WHERE alert_id = ?1"
         " ORDER BY seq LIMIT ?2",
-        STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id),
-                          STORE_SQLITE_INT(max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max)),
+        STORE_ARGS(STORE_INT(alert_id),
+                   STORE_INT(max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max)),
         a, &store_delivery_record, &items, n_out, err);
     if (rc == 0)
         *out = items;
@@ -194,31 +184,23 @@ int store_sqlite_alert_deliveries(struct store_backend *b, struct arena *a, int6
 int store_sqlite_alert_delivery_done(struct store_backend *b, int64_t alert_id, const char *id,
                                      struct err *err)
 {
-    struct store_sqlite *s = (struct store_sqlite *)b;
-    pthread_mutex_lock(&s->write_lock);
-    int rc = store_sqlite_write(
-        s->writer, "DELETE FROM alert_deliveries WHERE alert_id = ?1 AND id = ?2",
-        STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id), STORE_SQLITE_TEXT(id)), NULL, err);
-    pthread_mutex_unlock(&s->write_lock);
-    return rc;
+    return store_sqlite_write_locked((struct store_sqlite *)b,
+                                     "DELETE FROM alert_deliveries WHERE alert_id = ?1 AND id = ?2",
+                                     STORE_ARGS(STORE_INT(alert_id), STORE_TEXT(id)), NULL, err);
 }
 
 int store_sqlite_alert_delivery_failed(struct store_backend *b, int64_t alert_id, const char *id,
                                        int64_t attempts, int64_t next_ms, int64_t first_failure_ms,
                                        struct err *err)
 {
-    struct store_sqlite *s = (struct store_sqlite *)b;
     int changes = 0;
-    pthread_mutex_lock(&s->write_lock);
-    int rc = store_sqlite_write(
-        s->writer,
+    int rc = store_sqlite_write_locked(
+        (struct store_sqlite *)b,
         "UPDATE alert_deliveries SET attempts = ?3, next_ms = ?4, first_failure_ms = ?5"
         " WHERE alert_id = ?1 AND id = ?2",
-        STORE_SQLITE_ARGS(STORE_SQLITE_INT(alert_id), STORE_SQLITE_TEXT(id),
-                          STORE_SQLITE_INT(attempts), STORE_SQLITE_INT(next_ms),
-                          STORE_SQLITE_INT(first_failure_ms)),
+        STORE_ARGS(STORE_INT(alert_id), STORE_TEXT(id), STORE_INT(attempts), STORE_INT(next_ms),
+                   STORE_INT(first_failure_ms)),
         &changes, err);
-    pthread_mutex_unlock(&s->write_lock);
     if (rc == 0 && changes == 0)
         rc = err_set(err, ERR_NOTFOUND, "no delivery %s", id);
     return rc;

@@ -147,24 +147,25 @@ int store_sqlite_prepare_kept(sqlite3 *db, const char *sql, sqlite3_stmt **out, 
     return 0;
 }
 
-int store_sqlite_bind(sqlite3_stmt *st, const struct store_sqlite_arg *args, size_t n)
+int store_sqlite_bind(sqlite3_stmt *st, const struct store_arg *args, size_t n)
 {
     int rc = SQLITE_OK;
     for (size_t i = 0; i < n && rc == SQLITE_OK; i++) {
-        const struct store_sqlite_arg *x = &args[i];
+        const struct store_arg *x = &args[i];
         int at = (int)i + 1;
         switch (x->kind) {
-        case STORE_SQLITE_ARG_INT:
+        case STORE_ARG_INT:
+        case STORE_ARG_BOOL:
             rc = sqlite3_bind_int64(st, at, x->i);
             break;
-        case STORE_SQLITE_ARG_DOUBLE:
+        case STORE_ARG_DOUBLE:
             rc = sqlite3_bind_double(st, at, x->d);
             break;
-        case STORE_SQLITE_ARG_TEXT:
+        case STORE_ARG_TEXT:
             rc = x->p ? sqlite3_bind_text(st, at, x->p, x->len, SQLITE_STATIC)
                       : sqlite3_bind_null(st, at);
             break;
-        case STORE_SQLITE_ARG_BLOB:
+        case STORE_ARG_BLOB:
             rc = sqlite3_bind_blob(st, at, x->p, x->len, SQLITE_STATIC);
             break;
         }
@@ -173,7 +174,7 @@ int store_sqlite_bind(sqlite3_stmt *st, const struct store_sqlite_arg *args, siz
 }
 
 /* Prepare sql on db and bind args: 0, or *st NULL and the error. */
-static int prepare_args(sqlite3 *db, const char *sql, const struct store_sqlite_arg *args, size_t n,
+static int prepare_args(sqlite3 *db, const char *sql, const struct store_arg *args, size_t n,
                         sqlite3_stmt **st, struct err *err)
 {
     int rc = store_sqlite_prepare(db, sql, st, err);
@@ -205,7 +206,7 @@ int store_sqlite_step_done(sqlite3 *db, sqlite3_stmt *st, struct err *err)
     return rc;
 }
 
-int store_sqlite_write(sqlite3 *db, const char *sql, const struct store_sqlite_arg *args, size_t n,
+int store_sqlite_write(sqlite3 *db, const char *sql, const struct store_arg *args, size_t n,
                        int *changes, struct err *err)
 {
     sqlite3_stmt *st = NULL;
@@ -248,7 +249,7 @@ int store_sqlite_query_int(sqlite3 *db, const char *sql, int64_t *out, struct er
     return step_int(db, st, out, err);
 }
 
-int store_sqlite_query_int_args(sqlite3 *db, const char *sql, const struct store_sqlite_arg *args,
+int store_sqlite_query_int_args(sqlite3 *db, const char *sql, const struct store_arg *args,
                                 size_t n, int64_t *out, struct err *err)
 {
     sqlite3_stmt *st = NULL;
@@ -313,17 +314,14 @@ int store_sqlite_bind_article(sqlite3_stmt *st, const struct article *a, int64_t
 {
     return store_sqlite_bind(
         st,
-        STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_INT(seq), STORE_SQLITE_TEXT(a->url),
-                          STORE_SQLITE_TEXT(a->canonical_url), STORE_SQLITE_TEXT(a->source_id),
-                          STORE_SQLITE_TEXT(a->source_name), STORE_SQLITE_TEXT(a->author),
-                          STORE_SQLITE_TEXT(a->title), STORE_SQLITE_TEXT(a->description),
-                          STORE_SQLITE_TEXT(a->url_to_image), STORE_SQLITE_INT(a->published_at),
-                          STORE_SQLITE_TEXT(a->content), STORE_SQLITE_TEXT(a->domain),
-                          STORE_SQLITE_CODE(a->language), STORE_SQLITE_CODE(a->country),
-                          STORE_SQLITE_TEXT(a->category), STORE_SQLITE_INT(a->headline ? 1 : 0),
-                          STORE_SQLITE_INT(ingested_at), STORE_SQLITE_TEXT(meta_terms),
-                          /* 0: not assigned (a replica of rows stored before stories) */
-                          a->story_id ? STORE_SQLITE_INT(a->story_id) : STORE_SQLITE_TEXT(NULL)));
+        STORE_ARGS(STORE_INT(id), STORE_INT(seq), STORE_TEXT(a->url), STORE_TEXT(a->canonical_url),
+                   STORE_TEXT(a->source_id), STORE_TEXT(a->source_name), STORE_TEXT(a->author),
+                   STORE_TEXT(a->title), STORE_TEXT(a->description), STORE_TEXT(a->url_to_image),
+                   STORE_INT(a->published_at), STORE_TEXT(a->content), STORE_TEXT(a->domain),
+                   STORE_CODE(a->language), STORE_CODE(a->country), STORE_TEXT(a->category),
+                   STORE_INT(a->headline ? 1 : 0), STORE_INT(ingested_at), STORE_TEXT(meta_terms),
+                   /* 0: not assigned (a replica of rows stored before stories) */
+                   a->story_id ? STORE_INT(a->story_id) : STORE_TEXT(NULL)));
 }
 
 #define FETCH_CHUNK 100 /* ids per "WHERE id IN (...)" */
@@ -568,9 +566,8 @@ static int one(sqlite3 *db, sqlite3_stmt *st, struct arena *a, const struct stor
 
 /* A read connection of p with sql prepared and args bound; *db and *st
  * are NULL (and safe to give to reader_done) on error. */
-static int reader_open(struct store_sqlite_pool *p, const char *sql,
-                       const struct store_sqlite_arg *args, size_t n, sqlite3 **db,
-                       sqlite3_stmt **st, struct err *err)
+static int reader_open(struct store_sqlite_pool *p, const char *sql, const struct store_arg *args,
+                       size_t n, sqlite3 **db, sqlite3_stmt **st, struct err *err)
 {
     *st = NULL;
     int rc = store_sqlite_pool_get(p, db, err);
@@ -588,7 +585,7 @@ static void reader_done(struct store_sqlite_pool *p, sqlite3 *db, sqlite3_stmt *
 }
 
 int store_sqlite_read_one(struct store_sqlite_pool *p, const char *sql,
-                          const struct store_sqlite_arg *args, size_t n, struct arena *a,
+                          const struct store_arg *args, size_t n, struct arena *a,
                           const struct store_record *rec, void *item, const char *missing,
                           struct err *err)
 {
@@ -602,7 +599,7 @@ int store_sqlite_read_one(struct store_sqlite_pool *p, const char *sql,
 }
 
 int store_sqlite_read_all(struct store_sqlite_pool *p, const char *sql,
-                          const struct store_sqlite_arg *args, size_t n, struct arena *a,
+                          const struct store_arg *args, size_t n, struct arena *a,
                           const struct store_record *rec, void **out, size_t *n_out,
                           struct err *err)
 {
@@ -616,8 +613,7 @@ int store_sqlite_read_all(struct store_sqlite_pool *p, const char *sql,
 }
 
 int store_sqlite_read_int(struct store_sqlite_pool *p, const char *sql,
-                          const struct store_sqlite_arg *args, size_t n, int64_t *out,
-                          struct err *err)
+                          const struct store_arg *args, size_t n, int64_t *out, struct err *err)
 {
     sqlite3 *db;
     sqlite3_stmt *st;

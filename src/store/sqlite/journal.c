@@ -326,8 +326,7 @@ typedef int (*match_row_fn)(void *ctx, sqlite3_stmt *st);
  * more[0..n_more) to ?4..., every row to row(ctx, st). 0 at the end, a
  * row's non-zero answer, or an ERR_* (ERR_TIMEOUT past the deadline). */
 static int match_each(struct store_reader *r, const char *sql, const struct store_match *m,
-                      const int64_t *more, int n_more, match_row_fn row, void *ctx,
-                      struct err *err)
+                      const int64_t *more, int n_more, match_row_fn row, void *ctx, struct err *err)
 {
     struct deadline dl = {m->deadline_ms, false};
     sqlite3_stmt *st = NULL;
