@@ -36,7 +36,8 @@ static void index_usage(FILE *f)
 static void size_line(const char *name, uint64_t bytes, uint64_t docs, uint64_t total)
 {
     printf("%-16s %12llu %9.1f %6.1f%%\n", name, (unsigned long long)bytes,
-           docs ? (double)bytes / (double)docs : 0.0, total ? 100.0 * (double)bytes / (double)total : 0.0);
+           docs ? (double)bytes / (double)docs : 0.0,
+           total ? 100.0 * (double)bytes / (double)total : 0.0);
 }
 
 /* One line per part: name, bytes, bytes per document, share of all (the

@@ -564,10 +564,9 @@ static int one(sqlite3 *db, sqlite3_stmt *st, struct arena *a, const struct stor
     return 0;
 }
 
-/* A read connection of p with sql prepared and args bound; *db and *st
- * are NULL (and safe to give to reader_done) on error. */
-static int reader_open(struct store_sqlite_pool *p, const char *sql, const struct store_arg *args,
-                       size_t n, sqlite3 **db, sqlite3_stmt **st, struct err *err)
+int store_sqlite_pool_prepare(struct store_sqlite_pool *p, const char *sql,
+                              const struct store_arg *args, size_t n, sqlite3 **db,
+                              sqlite3_stmt **st, struct err *err)
 {
     *st = NULL;
     int rc = store_sqlite_pool_get(p, db, err);
@@ -578,7 +577,7 @@ static int reader_open(struct store_sqlite_pool *p, const char *sql, const struc
     return prepare_args(*db, sql, args, n, st, err);
 }
 
-static void reader_done(struct store_sqlite_pool *p, sqlite3 *db, sqlite3_stmt *st)
+void store_sqlite_pool_finish(struct store_sqlite_pool *p, sqlite3 *db, sqlite3_stmt *st)
 {
     sqlite3_finalize(st);
     store_sqlite_pool_put(p, db);
@@ -591,10 +590,10 @@ int store_sqlite_read_one(struct store_sqlite_pool *p, const char *sql,
 {
     sqlite3 *db;
     sqlite3_stmt *st;
-    int rc = reader_open(p, sql, args, n, &db, &st, err);
+    int rc = store_sqlite_pool_prepare(p, sql, args, n, &db, &st, err);
     if (rc == 0)
         rc = one(db, st, a, rec, item, missing, err);
-    reader_done(p, db, st);
+    store_sqlite_pool_finish(p, db, st);
     return rc;
 }
 
@@ -605,10 +604,10 @@ int store_sqlite_read_all(struct store_sqlite_pool *p, const char *sql,
 {
     sqlite3 *db;
     sqlite3_stmt *st;
-    int rc = reader_open(p, sql, args, n, &db, &st, err);
+    int rc = store_sqlite_pool_prepare(p, sql, args, n, &db, &st, err);
     if (rc == 0)
         rc = collect(db, st, a, rec, out, n_out, err);
-    reader_done(p, db, st);
+    store_sqlite_pool_finish(p, db, st);
     return rc;
 }
 
@@ -618,12 +617,12 @@ int store_sqlite_read_int(struct store_sqlite_pool *p, const char *sql,
     sqlite3 *db;
     sqlite3_stmt *st;
     *out = 0;
-    int rc = reader_open(p, sql, args, n, &db, &st, err);
+    int rc = store_sqlite_pool_prepare(p, sql, args, n, &db, &st, err);
     if (rc == 0) {
         rc = step_int(db, st, out, err);
         st = NULL; /* finalized */
     }
-    reader_done(p, db, st);
+    store_sqlite_pool_finish(p, db, st);
     return rc;
 }
 

@@ -160,6 +160,15 @@ int store_sqlite_query_int_args(sqlite3 *db, const char *sql, const struct store
 struct store_record;
 int store_sqlite_row(struct arena *a, sqlite3_stmt *st, const struct store_record *rec, void *item);
 
+/* A connection of the read pool p with sql prepared and args bound, for
+ * a read that steps it itself; *st is NULL on error (and *db too when no
+ * connection was had). Give both back with store_sqlite_pool_finish, also
+ * after an error. */
+int store_sqlite_pool_prepare(struct store_sqlite_pool *p, const char *sql,
+                              const struct store_arg *args, size_t n, sqlite3 **db,
+                              sqlite3_stmt **st, struct err *err);
+void store_sqlite_pool_finish(struct store_sqlite_pool *p, sqlite3 *db, sqlite3_stmt *st);
+
 /* On a connection of the read pool p: the one row of sql with args, read
  * as rec into item (NULL: only whether there is one); ERR_NOTFOUND with
  * `missing` as the message when there is none. */

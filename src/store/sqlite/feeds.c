@@ -276,12 +276,10 @@ int store_sqlite_feed_items_get(struct store_backend *b, int64_t id, struct feed
 
     for (size_t i = 0; i < n; i++)
         marks[i].known = false;
-    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
-        goto out;
-    rc = store_sqlite_prepare(db,
-                              "SELECT hash, published_at FROM feed_items"
-                              " WHERE feed_id = ?1 AND key = ?2",
-                              &st, err);
+    rc = store_sqlite_pool_prepare(&s->readers,
+                                   "SELECT hash, published_at FROM feed_items"
+                                   " WHERE feed_id = ?1 AND key = ?2",
+                                   NULL, 0, &db, &st, err);
     if (rc < 0)
         goto out;
     for (size_t i = 0; i < n; i++) {
@@ -300,7 +298,6 @@ int store_sqlite_feed_items_get(struct store_backend *b, int64_t id, struct feed
             goto out;
     }
 out:
-    sqlite3_finalize(st);
-    store_sqlite_pool_put(&s->readers, db);
+    store_sqlite_pool_finish(&s->readers, db, st);
     return rc;
 }

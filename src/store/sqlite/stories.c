@@ -21,16 +21,11 @@ int store_sqlite_stories_window(struct store_backend *b, int64_t window_s,
     if (newest_id == 0)
         return 0;
     int64_t newest = newest_id >> STORE_ID_SHIFT; /* floor, also for times before 1970 */
-    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
-        return rc;
-    rc = store_sqlite_prepare(db,
-                              "SELECT canonical_url, title, description, content, published_at,"
-                              " coalesce(story_id, 0) FROM articles WHERE id >= ?1 ORDER BY id",
-                              &st, err);
-    if (rc == 0)
-        rc = sqlite3_bind_int64(st, 1, store_id_lo(newest - window_s)) == SQLITE_OK
-                 ? 0
-                 : store_sqlite_fail(db, SQLITE_ERROR, err);
+    rc = store_sqlite_pool_prepare(
+        &s->readers,
+        "SELECT canonical_url, title, description, content, published_at,"
+        " coalesce(story_id, 0) FROM articles WHERE id >= ?1 ORDER BY id",
+        STORE_ARGS(STORE_INT(store_id_lo(newest - window_s))), &db, &st, err);
     while (rc == 0) {
         int step = sqlite3_step(st);
         if (step == SQLITE_DONE)
@@ -48,7 +43,6 @@ int store_sqlite_stories_window(struct store_backend *b, int64_t window_s,
         a.story_id = sqlite3_column_int64(st, 5);
         rc = fn(ctx, &a);
     }
-    sqlite3_finalize(st);
-    store_sqlite_pool_put(&s->readers, db);
+    store_sqlite_pool_finish(&s->readers, db, st);
     return rc;
 }
