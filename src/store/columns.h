@@ -1,17 +1,21 @@
 /* The records both backends read from rows of the same columns (sources,
  * keys, feeds, alerts, deliveries): each one's SELECT list and, beside it,
  * a table of where each column goes in the record, in the list's order.
- * Both backends read these records with one loop over the table
- * (store_sqlite_row, store_pg_row) instead of a hand-written reader per
- * record and backend, so the list, its order and the fields are kept in
- * step in this one place. Data only: included by the backends (it calls
- * nothing), never by the rest of the program. */
+ * Both backends read these records with store_row_read, one loop over the
+ * table given the backend's column accessors, instead of a hand-written
+ * reader per record and backend, so the list, its order and the fields
+ * are kept in step in this one place. Included by the backends only; it
+ * calls nothing but the accessors a backend hands it. */
 #ifndef NEWSD_STORE_COLUMNS_H
 #define NEWSD_STORE_COLUMNS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "store/store.h"
+#include "util/arena.h"
 
 /* How a column's value is kept in the record. */
 enum store_col_kind {
@@ -48,6 +52,58 @@ struct store_record {
     {                                                                                              \
         sizeof(type), (table), sizeof(table) / sizeof((table)[0]), (what)                          \
     }
+
+/* A backend's way to read column j of its current row src (a SQLite
+ * statement, a PostgreSQL result and row number): one accessor a kind.
+ * str copies into the arena (NULL for SQL NULL); str and hash return 0 or
+ * ERR_NOMEM. */
+struct store_col_access {
+    int64_t (*i64)(void *src, int j);
+    bool (*boolean)(void *src, int j);
+    double (*dbl)(void *src, int j);
+    int (*str)(struct arena *a, void *src, int j, const char **out);
+    void (*code)(void *src, int j, char out[3]);
+    int (*hash)(void *src, int j, unsigned char out[32]);
+};
+
+/* Read the row src into *item, a record as rec describes it: zeroed, then
+ * column j into rec->cols[j] with acc. 0 or ERR_NOMEM. */
+static inline int store_row_read(const struct store_col_access *acc, struct arena *a, void *src,
+                                 const struct store_record *rec, void *item)
+{
+    unsigned char *base = item;
+    memset(item, 0, rec->size);
+    for (size_t k = 0; k < rec->n_cols; k++) {
+        void *field = base + rec->cols[k].offset;
+        int j = (int)k, rc = 0;
+        switch (rec->cols[k].kind) {
+        case STORE_COL_I64:
+            *(int64_t *)field = acc->i64(src, j);
+            break;
+        case STORE_COL_INT:
+            *(int *)field = (int)acc->i64(src, j);
+            break;
+        case STORE_COL_BOOL:
+            *(bool *)field = acc->boolean(src, j);
+            break;
+        case STORE_COL_DOUBLE:
+            *(double *)field = acc->dbl(src, j);
+            break;
+        case STORE_COL_STR:
+            rc = acc->str(a, src, j, field);
+            break;
+        case STORE_COL_CODE:
+            acc->code(src, j, field);
+            break;
+        case STORE_COL_HASH:
+            rc = acc->hash(src, j, field);
+            break;
+        }
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
 
 #define STORE_SOURCE_COLUMNS                                                                       \
     "id, name, description, url, category, language, country, headlines, popularity"

@@ -413,49 +413,64 @@ int store_pg_write(struct store_pg *s, const struct pg_sql *q, const struct pg_p
     return rc;
 }
 
+/* store/columns.h's accessors on row i of a result. */
+struct result_row {
+    const PGresult *r;
+    int i;
+};
+
+static int64_t col_i64(void *src, int j)
+{
+    const struct result_row *x = src;
+    return store_pg_get_int(x->r, x->i, j);
+}
+
+static bool col_bool(void *src, int j)
+{
+    const struct result_row *x = src;
+    return store_pg_get_bool(x->r, x->i, j);
+}
+
+static double col_double(void *src, int j)
+{
+    const struct result_row *x = src;
+    return store_pg_get_double(x->r, x->i, j);
+}
+
+static int col_str(struct arena *a, void *src, int j, const char **out)
+{
+    const struct result_row *x = src;
+    return store_pg_get_str(a, x->r, x->i, j, out);
+}
+
+static void col_code(void *src, int j, char out[3])
+{
+    const struct result_row *x = src;
+    store_pg_get_code(x->r, x->i, j, out);
+}
+
+/* bytea comes as text ("\x…"): unescaped, kept when 32 bytes. */
+static int col_hash(void *src, int j, unsigned char out[32])
+{
+    const struct result_row *x = src;
+    size_t len = 0;
+    unsigned char *raw = PQunescapeBytea((const unsigned char *)PQgetvalue(x->r, x->i, j), &len);
+    if (raw == NULL)
+        return ERR_NOMEM;
+    if (len == 32)
+        memcpy(out, raw, 32);
+    PQfreemem(raw);
+    return 0;
+}
+
+static const struct store_col_access column_access = {col_i64, col_bool, col_double,
+                                                      col_str, col_code, col_hash};
+
 int store_pg_row(struct arena *a, const PGresult *r, int i, const struct store_record *rec,
                  void *item)
 {
-    unsigned char *base = item;
-    memset(item, 0, rec->size);
-    for (size_t k = 0; k < rec->n_cols; k++) {
-        void *field = base + rec->cols[k].offset;
-        int j = (int)k, rc = 0;
-        switch (rec->cols[k].kind) {
-        case STORE_COL_I64:
-            *(int64_t *)field = store_pg_get_int(r, i, j);
-            break;
-        case STORE_COL_INT:
-            *(int *)field = (int)store_pg_get_int(r, i, j);
-            break;
-        case STORE_COL_BOOL:
-            *(bool *)field = store_pg_get_bool(r, i, j);
-            break;
-        case STORE_COL_DOUBLE:
-            *(double *)field = store_pg_get_double(r, i, j);
-            break;
-        case STORE_COL_STR:
-            rc = store_pg_get_str(a, r, i, j, field);
-            break;
-        case STORE_COL_CODE:
-            store_pg_get_code(r, i, j, field);
-            break;
-        case STORE_COL_HASH: {
-            /* bytea comes as text ("\x…"): unescaped, kept when 32 bytes */
-            size_t len = 0;
-            unsigned char *raw = PQunescapeBytea((const unsigned char *)PQgetvalue(r, i, j), &len);
-            if (raw == NULL)
-                return ERR_NOMEM;
-            if (len == 32)
-                memcpy(field, raw, 32);
-            PQfreemem(raw);
-            break;
-        }
-        }
-        if (rc < 0)
-            return rc;
-    }
-    return 0;
+    struct result_row x = {r, i};
+    return store_row_read(&column_access, a, &x, rec, item);
 }
 
 int store_pg_rows(struct arena *a, const PGresult *r, const struct store_record *rec, void **out,

@@ -363,7 +363,6 @@ int store_pg_alert_deliveries_count(struct store_backend *b, int64_t *out, struc
  * for SQL NULL, numbers as strtoll reads them, codes "" unless two bytes.
  * 0, or ERR_NOMEM. Exposed for fuzz/fuzz_pg_row.c: the bytes come from the
  * database server. */
-int store_pg_log_row(struct arena *a, const PGresult *r, int i, struct article *out,
-                     bool *deleted);
+int store_pg_log_row(struct arena *a, const PGresult *r, int i, struct article *out, bool *deleted);
 
 #endif

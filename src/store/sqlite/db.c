@@ -473,47 +473,48 @@ out:
     return rc;
 }
 
+/* store/columns.h's accessors on a statement's current row. */
+static int64_t col_i64(void *st, int j)
+{
+    return sqlite3_column_int64(st, j);
+}
+
+static bool col_bool(void *st, int j)
+{
+    return sqlite3_column_int(st, j) != 0;
+}
+
+static double col_double(void *st, int j)
+{
+    return sqlite3_column_double(st, j);
+}
+
+static int col_str(struct arena *a, void *st, int j, const char **out)
+{
+    return store_sqlite_column_dup(a, st, j, out);
+}
+
+static void col_code(void *st, int j, char out[3])
+{
+    const unsigned char *t = sqlite3_column_text(st, j);
+    if (t && sqlite3_column_bytes(st, j) == 2)
+        memcpy(out, t, 2); /* out[2] stays the record's zeroed NUL */
+}
+
+static int col_hash(void *st, int j, unsigned char out[32])
+{
+    const void *hash = sqlite3_column_blob(st, j);
+    if (hash && sqlite3_column_bytes(st, j) == 32)
+        memcpy(out, hash, 32);
+    return 0;
+}
+
+static const struct store_col_access column_access = {col_i64, col_bool, col_double,
+                                                      col_str, col_code, col_hash};
+
 int store_sqlite_row(struct arena *a, sqlite3_stmt *st, const struct store_record *rec, void *item)
 {
-    unsigned char *base = item;
-    memset(item, 0, rec->size);
-    for (size_t j = 0; j < rec->n_cols; j++) {
-        void *field = base + rec->cols[j].offset;
-        int i = (int)j;
-        switch (rec->cols[j].kind) {
-        case STORE_COL_I64:
-            *(int64_t *)field = sqlite3_column_int64(st, i);
-            break;
-        case STORE_COL_INT:
-            *(int *)field = sqlite3_column_int(st, i);
-            break;
-        case STORE_COL_BOOL:
-            *(bool *)field = sqlite3_column_int(st, i) != 0;
-            break;
-        case STORE_COL_DOUBLE:
-            *(double *)field = sqlite3_column_double(st, i);
-            break;
-        case STORE_COL_STR: {
-            int rc = store_sqlite_column_dup(a, st, i, field);
-            if (rc < 0)
-                return rc;
-            break;
-        }
-        case STORE_COL_CODE: {
-            const unsigned char *t = sqlite3_column_text(st, i);
-            if (t && sqlite3_column_bytes(st, i) == 2)
-                memcpy(field, t, 2); /* the third byte stays the memset's NUL */
-            break;
-        }
-        case STORE_COL_HASH: {
-            const void *hash = sqlite3_column_blob(st, i);
-            if (hash && sqlite3_column_bytes(st, i) == 32)
-                memcpy(field, hash, 32);
-            break;
-        }
-        }
-    }
-    return 0;
+    return store_row_read(&column_access, a, st, rec, item);
 }
 
 /* Step st to its end, reading every row as rec into an arena array. */

@@ -180,8 +180,7 @@ static const struct migration {
     const char *sql;
     const struct column_add *column;
 } migrations[] = {{schema_v1, NULL},  {schema_v2, NULL}, {schema_v3, NULL}, {schema_v4, NULL},
-                  {NULL, &schema_v5}, {schema_v6, NULL}, {schema_v7, NULL},
-                  {NULL, &schema_v8}};
+                  {NULL, &schema_v5}, {schema_v6, NULL}, {schema_v7, NULL}, {NULL, &schema_v8}};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
 static int schema_version_get(sqlite3 *db, int64_t *out, struct err *err)
