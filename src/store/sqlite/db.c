@@ -173,9 +173,8 @@ int store_sqlite_bind(sqlite3_stmt *st, const struct store_arg *args, size_t n)
     return rc;
 }
 
-/* Prepare sql on db and bind args: 0, or *st NULL and the error. */
-static int prepare_args(sqlite3 *db, const char *sql, const struct store_arg *args, size_t n,
-                        sqlite3_stmt **st, struct err *err)
+int store_sqlite_prepare_args(sqlite3 *db, const char *sql, const struct store_arg *args, size_t n,
+                              sqlite3_stmt **st, struct err *err)
 {
     int rc = store_sqlite_prepare(db, sql, st, err);
     if (rc < 0)
@@ -210,7 +209,7 @@ int store_sqlite_write(sqlite3 *db, const char *sql, const struct store_arg *arg
                        int *changes, struct err *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = prepare_args(db, sql, args, n, &st, err);
+    int rc = store_sqlite_prepare_args(db, sql, args, n, &st, err);
     if (rc < 0)
         return rc;
     rc = sqlite3_step(st);
@@ -253,7 +252,7 @@ int store_sqlite_query_int_args(sqlite3 *db, const char *sql, const struct store
                                 size_t n, int64_t *out, struct err *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = prepare_args(db, sql, args, n, &st, err);
+    int rc = store_sqlite_prepare_args(db, sql, args, n, &st, err);
     *out = 0;
     if (rc < 0)
         return rc;
@@ -575,7 +574,7 @@ int store_sqlite_pool_prepare(struct store_sqlite_pool *p, const char *sql,
         *db = NULL;
         return rc;
     }
-    return prepare_args(*db, sql, args, n, st, err);
+    return store_sqlite_prepare_args(*db, sql, args, n, st, err);
 }
 
 void store_sqlite_pool_finish(struct store_sqlite_pool *p, sqlite3 *db, sqlite3_stmt *st)

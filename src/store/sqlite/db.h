@@ -130,6 +130,10 @@ int store_sqlite_articles_by_id(sqlite3 *db, struct arena *a, const int64_t *ids
  * The one prepare → bind → step → finalize: a statement's arguments are
  * store/args.h's values, bound to ?1, ?2, ... in order. */
 
+/* Prepare sql on db and bind args: 0, or *st NULL and the error. */
+int store_sqlite_prepare_args(sqlite3 *db, const char *sql, const struct store_arg *args, size_t n,
+                              sqlite3_stmt **st, struct err *err);
+
 /* Bind args[0..n) to ?1..?n of st (for statements run many times). Returns a
  * SQLite code. */
 int store_sqlite_bind(sqlite3_stmt *st, const struct store_arg *args, size_t n);

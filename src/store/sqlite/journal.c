@@ -173,12 +173,11 @@ int store_sqlite_reader_deletions(struct store_reader *r, int64_t after, int64_t
     *ids = NULL;
     *n = 0;
     *last = after;
-    if ((rc = store_sqlite_prepare(r->db,
-                                   "SELECT id, seq FROM article_deletions WHERE seq > ?1"
-                                   " ORDER BY seq",
-                                   &st, err)) < 0)
+    if ((rc = store_sqlite_prepare_args(r->db,
+                                        "SELECT id, seq FROM article_deletions WHERE seq > ?1"
+                                        " ORDER BY seq",
+                                        STORE_ARGS(STORE_INT(after)), &st, err)) < 0)
         return rc;
-    sqlite3_bind_int64(st, 1, after);
     return ids_collect(r, st, ids, n, last, err);
 }
 
@@ -233,14 +232,13 @@ int store_sqlite_reader_newest_headline(struct store_reader *r, int64_t id_hi, i
                                         struct err *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc =
-        store_sqlite_prepare(r->db,
-                             "SELECT published_at FROM articles WHERE headline = 1 AND id <= ?1"
-                             " ORDER BY id DESC LIMIT 1",
-                             &st, err);
+    int rc = store_sqlite_prepare_args(
+        r->db,
+        "SELECT published_at FROM articles WHERE headline = 1 AND id <= ?1"
+        " ORDER BY id DESC LIMIT 1",
+        STORE_ARGS(STORE_INT(id_hi)), &st, err);
     if (rc < 0)
         return rc;
-    sqlite3_bind_int64(st, 1, id_hi);
     return step_one_i64(r, st, out, "no headline articles", err);
 }
 
@@ -649,14 +647,12 @@ int store_sqlite_reader_stories(struct store_reader *r, int64_t lo, int64_t hi, 
                          void *ctx, struct err *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = store_sqlite_prepare(r->db,
-                     "SELECT " STORY_COLUMNS " FROM articles WHERE id BETWEEN ?1 AND ?2"
-                     " ORDER BY id",
-                     &st, err);
+    int rc = store_sqlite_prepare_args(r->db,
+                                       "SELECT " STORY_COLUMNS " FROM articles"
+                                       " WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
+                                       STORE_ARGS(STORE_INT(lo), STORE_INT(hi)), &st, err);
     if (rc < 0)
         return rc;
-    sqlite3_bind_int64(st, 1, lo);
-    sqlite3_bind_int64(st, 2, hi);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         int64_t story = store_story_resolve(sqlite3_column_int64(st, 1),
@@ -679,16 +675,14 @@ int store_sqlite_reader_story_members(struct store_reader *r, struct arena *a, i
     size_t cap = 0;
     *ids = NULL;
     *n = 0;
-    int rc = store_sqlite_prepare(r->db,
-                     "SELECT " STORY_COLUMNS " FROM articles"
-                     " WHERE (story_id = ?1 OR story_id IS NULL) AND id BETWEEN ?2 AND ?3"
-                     " ORDER BY id DESC",
-                     &st, err);
+    int rc = store_sqlite_prepare_args(
+        r->db,
+        "SELECT " STORY_COLUMNS " FROM articles"
+        " WHERE (story_id = ?1 OR story_id IS NULL) AND id BETWEEN ?2 AND ?3"
+        " ORDER BY id DESC",
+        STORE_ARGS(STORE_INT(story), STORE_INT(lo), STORE_INT(hi)), &st, err);
     if (rc < 0)
         return rc;
-    sqlite3_bind_int64(st, 1, story);
-    sqlite3_bind_int64(st, 2, lo);
-    sqlite3_bind_int64(st, 3, hi);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         if (store_story_resolve(sqlite3_column_int64(st, 1),
@@ -717,10 +711,10 @@ int store_sqlite_reader_article_by_url(struct store_reader *r, const char *canon
                                 struct err *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = store_sqlite_prepare(r->db, "SELECT id FROM articles WHERE canonical_url = ?1", &st, err);
+    int rc = store_sqlite_prepare_args(r->db, "SELECT id FROM articles WHERE canonical_url = ?1",
+                                       STORE_ARGS(STORE_TEXT(canonical_url)), &st, err);
     if (rc < 0)
         return rc;
-    sqlite3_bind_text(st, 1, canonical_url, -1, SQLITE_STATIC);
     return step_one_i64(r, st, id, "no article has this address", err);
 }
 
