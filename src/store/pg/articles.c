@@ -185,7 +185,6 @@ static int load_known(struct pg_conn *c, struct put_batch *pb, struct err *err)
     PGresult *r = NULL;
     int rc;
 
-    buf_init(&arr, 0);
     store_pg_array_begin(&arr);
     for (size_t i = 0; i < pb->n_entries; i++)
         store_pg_array_text(&arr, pb->entries[i].url);
@@ -217,7 +216,6 @@ static int load_seconds(struct pg_conn *c, struct put_batch *pb, const struct ar
     PGresult *r = NULL;
     int rc;
 
-    buf_init(&arr, 0);
     store_pg_array_begin(&arr);
     for (size_t i = 0; i < n; i++) {
         struct put_second *sec = second_get(pb, arts[i].published_at);
@@ -258,7 +256,6 @@ static int id_alloc(struct pg_conn *c, struct put_batch *pb, int64_t t, int64_t 
         *out = sec->next++;
         return 0;
     }
-    buf_init(&arr, 0);
     store_pg_array_begin(&arr);
     for (size_t i = 0; i < pb->n_entries; i++) {
         if (pb->entries[i].known && pb->entries[i].id >= lo && pb->entries[i].id <= hi)
@@ -332,10 +329,8 @@ static int write_rows(struct pg_conn *c, struct put_batch *pb, const struct arti
     int64_t now = (int64_t)time(NULL);
     int rc = 0;
 
-    for (int k = 0; k < N_COLS; k++) {
-        buf_init(&col[k], 0);
+    for (int k = 0; k < N_COLS; k++)
         store_pg_array_begin(&col[k]);
-    }
     for (size_t i = 0; i < pb->n_entries; i++) {
         const struct put_entry *e = &pb->entries[i];
         const struct article *a = &arts[e->last];

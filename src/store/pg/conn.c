@@ -644,6 +644,7 @@ int store_pg_get_str(struct arena *a, const PGresult *r, int i, int j, const cha
 
 void store_pg_array_begin(struct buf *b)
 {
+    buf_init(b, 0);
     buf_putc(b, '{');
 }
 

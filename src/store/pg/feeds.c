@@ -193,7 +193,6 @@ int store_pg_feeds_claim(struct store_backend *b, const int64_t *ids, size_t n, 
 
     for (size_t i = 0; i < n; i++)
         claimed[i] = false;
-    buf_init(&arr, 0);
     store_pg_array_begin(&arr);
     for (size_t i = 0; i < n; i++)
         store_pg_array_int(&arr, ids[i]);
@@ -295,7 +294,6 @@ int store_pg_feed_items_get(struct store_backend *b, int64_t id, struct feed_ite
 
     for (size_t i = 0; i < n; i++)
         marks[i].known = false;
-    buf_init(&arr, 0);
     store_pg_array_begin(&arr);
     for (size_t i = 0; i < n; i++) {
         if (marks[i].key)

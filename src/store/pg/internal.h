@@ -261,7 +261,8 @@ void store_pg_get_code(const PGresult *r, int i, int j, char out[3]);
 int store_pg_get_str(struct arena *a, const PGresult *r, int i, int j, const char **out);
 
 /* Array literals for text[] / bigint[] / boolean[] parameters: open with
- * store_pg_array_begin, add elements, close with store_pg_param_array. */
+ * store_pg_array_begin (which initialises the buffer; buf_release it
+ * after the statement), add elements, close with store_pg_param_array. */
 void store_pg_array_begin(struct buf *b);
 void store_pg_array_text(struct buf *b, const char *s); /* NULL → NULL */
 void store_pg_array_int(struct buf *b, int64_t v);
