@@ -40,6 +40,26 @@ static uint32_t check_of(const char *s, size_t n)
     return (uint32_t)(hash_bytes64(s, n) >> 32);
 }
 
+/* v as 2 * n lower-case hex digits (its low n bytes, most significant
+ * first) into out, no terminator. */
+static void hex_put(char *out, uint64_t v, size_t n)
+{
+    for (size_t i = n; i-- > 0; v >>= 8)
+        ascii_hex_byte(out + 2 * i, (unsigned char)(v & 0xff));
+}
+
+/* "c1", the search, the id (16 hex digits each), a check of those (8):
+ * written by hand, not snprintf (an export writes one per line). */
+static void published_encode(const struct api_cursor *c, char out[API_CURSOR_LEN + 1])
+{
+    out[0] = 'c';
+    out[1] = '1';
+    hex_put(out + 2, c->search, 8);
+    hex_put(out + 18, (uint64_t)c->id, 8);
+    hex_put(out + 34, check_of(out, 34), 4);
+    out[API_CURSOR_LEN] = '\0';
+}
+
 static uint64_t key_bits(double key)
 {
     uint64_t bits;
@@ -57,21 +77,19 @@ static size_t stats_encode(const struct index_rank_stats *st, char *out, size_t 
     return at;
 }
 
-void api_cursor_encode(const struct api_cursor *c, char out[API_CURSOR_MAX + 1])
+void api_cursor_encode(const struct api_cursor *c, char *out)
 {
     const size_t cap = API_CURSOR_MAX + 1;
-    size_t at;
     if (c->kind == API_CURSOR_PUBLISHED) {
-        at = (size_t)snprintf(out, cap, "c1%016llx%016llx", (unsigned long long)c->search,
-                              (unsigned long long)(uint64_t)c->id);
-    } else {
-        at = (size_t)snprintf(out, cap, "c2%c%016llx%016llx%016llx",
-                              c->kind == API_CURSOR_RELEVANCY ? 'r' : 'p',
-                              (unsigned long long)c->search, (unsigned long long)(uint64_t)c->id,
-                              (unsigned long long)key_bits(c->key));
-        if (c->kind == API_CURSOR_RELEVANCY)
-            at = stats_encode(&c->stats, out, at, cap);
+        published_encode(c, out);
+        return;
     }
+    size_t at =
+        (size_t)snprintf(out, cap, "c2%c%016llx%016llx%016llx",
+                         c->kind == API_CURSOR_RELEVANCY ? 'r' : 'p', (unsigned long long)c->search,
+                         (unsigned long long)(uint64_t)c->id, (unsigned long long)key_bits(c->key));
+    if (c->kind == API_CURSOR_RELEVANCY)
+        at = stats_encode(&c->stats, out, at, cap);
     snprintf(out + at, cap - at, "%08x", (unsigned)check_of(out, at));
 }
 

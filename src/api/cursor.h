@@ -59,9 +59,10 @@ struct api_cursor {
  * page (pageSize, cursor, the key). */
 uint64_t api_cursor_search(const struct api_params *p);
 
-/* c as at most API_CURSOR_MAX characters and a NUL (API_CURSOR_LEN for a
- * publishedAt one). */
-void api_cursor_encode(const struct api_cursor *c, char out[API_CURSOR_MAX + 1]);
+/* c as at most API_CURSOR_MAX characters and a NUL into out, which holds
+ * API_CURSOR_MAX + 1 bytes (API_CURSOR_LEN + 1 suffice for a publishedAt
+ * cursor: exactly that many are written). */
+void api_cursor_encode(const struct api_cursor *c, char *out);
 
 /* s[0..n) back into *out: false when it is not a cursor this build wrote
  * (length, version, digits, check, a key or statistics no walk has). */

@@ -170,6 +170,12 @@ int store_reader_articles(struct store_reader *r, struct arena *a, const int64_t
     return store_sqlite_reader_articles(r, a, ids, n, arts, err);
 }
 
+int store_reader_articles_each(struct store_reader *r, const int64_t *ids, size_t n,
+                               store_article_fn fn, void *ctx, struct err *err)
+{
+    return store_sqlite_reader_articles_each(r, ids, n, fn, ctx, err);
+}
+
 int store_reader_newest_headline(struct store_reader *r, int64_t id_hi, int64_t *out,
                                  struct err *err)
 {

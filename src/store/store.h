@@ -65,11 +65,8 @@ static inline int64_t store_id_lo(int64_t t)
 
 static inline int64_t store_id_hi(int64_t t)
 {
-    if (t < STORE_ID_TIME_MIN)
-        return INT64_MIN;
-    if (t > STORE_ID_TIME_MAX)
-        return INT64_MAX;
-    return STORE_ID_MAX_FOR_TIME(t);
+    int64_t lo = store_id_lo(t);
+    return lo == INT64_MIN || lo == INT64_MAX ? lo : STORE_ID_MAX_FOR_TIME(t);
 }
 
 struct source {
@@ -264,6 +261,21 @@ struct store_delete_filter {
     const char *source_id;     /* NULL: any source */
     const char *canonical_url; /* NULL: any (ingest_url_canonical of a URL) */
 };
+
+/* *hi = the highest article id f's before bound lets a delete reach
+ * (INT64_MAX without one); false when nothing can match, a bound before
+ * the first representable second. Inline: both backends start from it. */
+static inline bool store_delete_max_id(const struct store_delete_filter *f, int64_t *hi)
+{
+    *hi = INT64_MAX;
+    if (f->before_set) {
+        int64_t lo = store_id_lo(f->before);
+        if (lo == INT64_MIN)
+            return false;
+        *hi = lo - 1;
+    }
+    return true;
+}
 
 /* Delete up to max articles matching f, oldest first (by publication
  * time), in one transaction; *deleted gets how many (0: none left). A

@@ -142,6 +142,85 @@ static void invalid_utf8_becomes_replacement_characters(void **state)
     buf_release(&b);
 }
 
+/* jw_escape as it was byte by byte, the oracle of its eight-at-a-time
+ * skip: the same bytes out for any input. */
+static void escape_oracle(struct buf *b, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        uint32_t cp;
+        size_t l;
+        if (c >= 0x80 && (l = utf8_decode(s + i, n - i, &cp)) != 0) {
+            buf_append(b, s + i, l);
+            i += l;
+            continue;
+        }
+        i++;
+        if (c == '"' || c == '\\')
+            buf_printf(b, "\\%c", c);
+        else if (c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f')
+            buf_printf(b, "\\%c",
+                       c == '\n'   ? 'n'
+                       : c == '\r' ? 'r'
+                       : c == '\t' ? 't'
+                       : c == '\b' ? 'b'
+                                   : 'f');
+        else if (c < 0x20)
+            buf_printf(b, "\\u%04x", c);
+        else if (c >= 0x80)
+            buf_puts(b, "\xEF\xBF\xBD");
+        else
+            buf_putc(b, (char)c);
+    }
+}
+
+/* jw_escape's bytes for s[0..len) are the oracle's. */
+static void escape_agrees(struct buf *got, struct buf *want, const char *s, size_t len)
+{
+    buf_reset(got);
+    buf_reset(want);
+    jw_escape(got, s, len);
+    escape_oracle(want, s, len);
+    assert_int_equal(got->len, want->len);
+    assert_memory_equal(got->data, want->data, want->len);
+}
+
+static void escaping_eight_bytes_at_a_time_changes_no_byte(void **state)
+{
+    (void)state;
+    /* Every byte value at every offset of plain runs around a word. */
+    static const unsigned char alphabet[] = {'a',  ' ',  '"',  '\\', 0x00, 0x01, 0x1f, 0x20, 0x21,
+                                             0x5b, 0x5d, 0x7f, 0x80, 0xC3, 0xA9, 0xE2, 0x82, 0xAC,
+                                             0xF0, 0x9F, 0x98, 0xFF, '\n', 0x22, 0x5c};
+    char s[64];
+    struct buf got, want;
+    buf_init(&got, 0);
+    buf_init(&want, 0);
+    for (int c = 0; c < 256; c++) {
+        for (size_t len = 1; len <= 20; len++) {
+            for (size_t at = 0; at < len; at++) {
+                memset(s, 'x', len);
+                s[at] = (char)c;
+                escape_agrees(&got, &want, s, len);
+            }
+        }
+    }
+    /* Random strings of the bytes that matter, mostly plain. */
+    uint64_t seed = 42;
+    for (int round = 0; round < 20000; round++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        size_t len = (size_t)(seed >> 58); /* 0..63 */
+        for (size_t i = 0; i < len; i++) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            unsigned r = (unsigned)(seed >> 40);
+            s[i] = r % 4 ? (char)('a' + r % 26) : (char)alphabet[(r >> 8) % sizeof alphabet];
+        }
+        escape_agrees(&got, &want, s, len);
+    }
+    buf_release(&got);
+    buf_release(&want);
+}
+
 static void utf8_lengths_count_code_points(void **state)
 {
     (void)state;
@@ -517,6 +596,7 @@ int main(void)
         cmocka_unit_test(a_buffer_error_is_sticky_past_its_maximum),
         cmocka_unit_test(detaching_an_untouched_buffer_gives_an_empty_string),
         cmocka_unit_test(the_json_writer_keeps_key_order_and_escapes_controls_only),
+        cmocka_unit_test(escaping_eight_bytes_at_a_time_changes_no_byte),
         cmocka_unit_test(invalid_utf8_becomes_replacement_characters),
         cmocka_unit_test(utf8_lengths_count_code_points),
         cmocka_unit_test(the_decoder_takes_well_formed_sequences_only),

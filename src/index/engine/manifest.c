@@ -27,6 +27,7 @@
 #include <zlib.h>
 
 #include "util/buf.h"
+#include "util/fsync.h"
 #include "util/banned.h"
 
 #define MAN_MAGIC "NEWSDMAN"
@@ -247,12 +248,7 @@ int eng_file_replace(const char *path, const uint8_t *p, size_t len, struct err 
 
 int eng_dir_sync(const char *dir, struct err *err)
 {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return err_set(err, ERR_IO, "cannot open %s: %s", dir, strerror(errno));
-    int rc = fsync(fd) == 0 ? 0 : err_set(err, ERR_IO, "cannot sync %s: %s", dir, strerror(errno));
-    close(fd);
-    return rc;
+    return fsync_path(dir, true, err);
 }
 
 int eng_manifest_write(const char *dir, const struct eng_manifest *m, struct err *err)

@@ -96,12 +96,19 @@ static int search_run(struct store_reader *r, struct arena *a, const struct inde
     size_t want, n = 0;
     int rc;
 
-    if ((rc = store_reader_match_count(r, m, &total, err)) < 0)
-        return rc;
-    out->total = (uint64_t)total;
-    if (req->limit == 0 || out->total <= (uint64_t)req->offset)
-        return 0;
-    want = out->total - req->offset < req->limit ? (size_t)(out->total - req->offset) : req->limit;
+    if (req->no_total) { /* the page alone: at most limit ids after offset */
+        if (req->limit == 0)
+            return 0;
+        want = req->limit;
+    } else {
+        if ((rc = store_reader_match_count(r, m, &total, err)) < 0)
+            return rc;
+        out->total = (uint64_t)total;
+        if (req->limit == 0 || out->total <= (uint64_t)req->offset)
+            return 0;
+        want = out->total - req->offset < req->limit ? (size_t)(out->total - req->offset)
+                                                      : req->limit;
+    }
     ids = arena_calloc(a, want, sizeof *ids);
     if (ids == NULL)
         return err_set(err, ERR_NOMEM, "out of memory for a page of results");
@@ -111,9 +118,19 @@ static int search_run(struct store_reader *r, struct arena *a, const struct inde
         rc = store_reader_match_ids(r, m, match_order(req->sort), req->offset, want, ids, &n, err);
     if (rc < 0)
         return rc;
+    if (req->no_total)
+        out->total = req->offset + n; /* what was looked at (index_request.no_total) */
 
-    struct article *arts = arena_calloc(a, n ? n : 1, sizeof *arts);
     out->docs = arena_calloc(a, n ? n : 1, sizeof *out->docs);
+    if (req->ids_only) {
+        if (out->docs == NULL)
+            return err_set(err, ERR_NOMEM, "out of memory for a page of results");
+        for (size_t i = 0; i < n; i++)
+            out->docs[i].id = ids[i];
+        out->n = n;
+        return 0;
+    }
+    struct article *arts = arena_calloc(a, n ? n : 1, sizeof *arts);
     if (arts == NULL || out->docs == NULL)
         return err_set(err, ERR_NOMEM, "out of memory for a page of results");
     if ((rc = store_reader_articles(r, a, ids, n, arts, err)) < 0)

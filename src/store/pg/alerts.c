@@ -10,14 +10,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/args.h"
+#include "store/columns.h"
 #include "util/buf.h"
-
 #include "util/banned.h"
-
-#define ALERT_COLUMNS                                                                              \
-    "id, key_id, query, webhook, secret, created_at, cursor_seq, state, lease_owner,"              \
-    " lease_until_ms, dedupe, copies"
-#define DELIVERY_COLUMNS "alert_id, seq, id, body, attempts, next_ms, first_failure_ms, created_ms"
 
 /* $1 key, $2 max per key (0 none), $3 query, $4 webhook, $5 secret,
  * $6 created_at, $7 cursor (< 0: the head), $8 state, $9 dedupe (0, 1).
@@ -26,7 +22,7 @@
 static const struct pg_sql sql_add = {
     PG_ST_ALERT_ADD, "SELECT newsd_alert_add($1, $2, $3, $4, $5, $6, $7, $8, $9::integer)"};
 static const struct pg_sql sql_list = {PG_ST_ALERTS_LIST,
-                                       "SELECT " ALERT_COLUMNS " FROM alerts"
+                                       "SELECT " STORE_ALERT_COLUMNS " FROM alerts"
                                        " WHERE $1::bigint = 0 OR key_id = $1 ORDER BY id"};
 static const struct pg_sql sql_remove = {
     PG_ST_ALERT_REMOVE, "DELETE FROM alerts WHERE id = $1 AND ($2::bigint = 0 OR key_id = $2)"};
@@ -36,7 +32,7 @@ static const struct pg_sql sql_lease = {
     " WHERE (lease_owner = $1 AND lease_until_ms <= $2::bigint + ($3::bigint - $2::bigint) / 2)"
     " OR lease_owner IS NULL OR lease_until_ms <= $2"};
 static const struct pg_sql sql_leased = {PG_ST_ALERTS_LEASED,
-                                         "SELECT " ALERT_COLUMNS " FROM alerts"
+                                         "SELECT " STORE_ALERT_COLUMNS " FROM alerts"
                                          " WHERE lease_owner = $1"
                                          " AND key_id IN (SELECT id FROM keys WHERE state = 0)"
                                          " ORDER BY id"};
@@ -48,12 +44,12 @@ static const struct pg_sql sql_advance = {
                          " WHERE id = $1 AND lease_owner = $2 AND cursor_seq = $3"};
 static const struct pg_sql sql_exists = {PG_ST_ALERT_EXISTS,
                                          "SELECT count(*) FROM alerts WHERE id = $1"};
-static const struct pg_sql sql_delivery_put = {PG_ST_ALERT_DELIVERY_PUT,
-                                               "INSERT INTO alert_deliveries(" DELIVERY_COLUMNS
-                                               ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"};
-static const struct pg_sql sql_deliveries = {PG_ST_ALERT_DELIVERIES,
-                                             "SELECT " DELIVERY_COLUMNS " FROM alert_deliveries"
-                                             " WHERE alert_id = $1 ORDER BY seq LIMIT $2"};
+static const struct pg_sql sql_delivery_put = {
+    PG_ST_ALERT_DELIVERY_PUT, "INSERT INTO alert_deliveries(" STORE_DELIVERY_COLUMNS
+                              ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"};
+static const struct pg_sql sql_deliveries = {
+    PG_ST_ALERT_DELIVERIES, "SELECT " STORE_DELIVERY_COLUMNS " FROM alert_deliveries"
+                            " WHERE alert_id = $1 ORDER BY seq LIMIT $2"};
 static const struct pg_sql sql_done = {PG_ST_ALERT_DELIVERY_DONE,
                                        "DELETE FROM alert_deliveries"
                                        " WHERE alert_id = $1 AND id = $2"};
@@ -78,51 +74,11 @@ static const struct pg_sql sql_stories = {
     "SELECT story_id FROM (SELECT story_id, seq FROM alert_stories WHERE alert_id = $1"
     " ORDER BY seq DESC LIMIT $2) AS newest ORDER BY seq"};
 
-static int alert_row(struct arena *a, const PGresult *r, int i, void *item)
-{
-    struct alert_record *out = item;
-    int rc;
-    memset(out, 0, sizeof *out);
-    out->id = store_pg_get_int(r, i, 0);
-    out->key_id = store_pg_get_int(r, i, 1);
-    rc = store_pg_get_str(a, r, i, 2, &out->query);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 3, &out->webhook);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 4, &out->secret);
-    out->created_at = store_pg_get_int(r, i, 5);
-    out->cursor_seq = store_pg_get_int(r, i, 6);
-    out->state = (int)store_pg_get_int(r, i, 7);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 8, &out->lease_owner);
-    out->lease_until_ms = store_pg_get_int(r, i, 9);
-    out->dedupe = store_pg_get_int(r, i, 10) != 0;
-    out->copies = store_pg_get_int(r, i, 11);
-    return rc;
-}
-
-static int delivery_row(struct arena *a, const PGresult *r, int i, void *item)
-{
-    struct alert_delivery *out = item;
-    int rc;
-    memset(out, 0, sizeof *out);
-    out->alert_id = store_pg_get_int(r, i, 0);
-    out->seq = store_pg_get_int(r, i, 1);
-    rc = store_pg_get_str(a, r, i, 2, &out->id);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 3, &out->body);
-    out->attempts = store_pg_get_int(r, i, 4);
-    out->next_ms = store_pg_get_int(r, i, 5);
-    out->first_failure_ms = store_pg_get_int(r, i, 6);
-    out->created_ms = store_pg_get_int(r, i, 7);
-    return rc;
-}
-
 static int alert_rows(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                       struct arena *a, struct alert_record **out, size_t *n_out, struct err *err)
 {
     void *items = NULL;
-    int rc = store_pg_read_all(s, q, p, a, sizeof **out, alert_row, &items, n_out, "alerts", err);
+    int rc = store_pg_read_all(s, q, p, a, &store_alert_record, &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;
@@ -136,16 +92,11 @@ int store_pg_alert_add(struct store_backend *b, const struct alert_record *a, in
     PGresult *r = NULL;
     int rc;
 
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, a->key_id);
-    store_pg_param_int(&p, max_per_key > 0 ? max_per_key : 0);
-    store_pg_param_text(&p, a->query);
-    store_pg_param_text(&p, a->webhook);
-    store_pg_param_text(&p, a->secret);
-    store_pg_param_int(&p, a->created_at ? a->created_at : (int64_t)time(NULL));
-    store_pg_param_int(&p, a->cursor_seq);
-    store_pg_param_int(&p, a->state);
-    store_pg_param_int(&p, a->dedupe);
+    store_pg_params_set(
+        &p, STORE_ARGS(STORE_INT(a->key_id), STORE_INT(max_per_key > 0 ? max_per_key : 0),
+                       STORE_TEXT(a->query), STORE_TEXT(a->webhook), STORE_TEXT(a->secret),
+                       STORE_INT(a->created_at ? a->created_at : (int64_t)time(NULL)),
+                       STORE_INT(a->cursor_seq), STORE_INT(a->state), STORE_INT(a->dedupe)));
     if ((rc = store_pg_write(s, &sql_add, &p, NULL, &r, err)) < 0)
         return rc;
     int64_t id = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
@@ -166,8 +117,7 @@ int store_pg_alerts_list(struct store_backend *b, struct arena *a, int64_t key_i
                          struct alert_record **out, size_t *n_out, struct err *err)
 {
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, key_id);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(key_id)));
     return alert_rows((struct store_pg *)b, &sql_list, &p, a, out, n_out, err);
 }
 
@@ -175,9 +125,7 @@ int store_pg_alert_remove(struct store_backend *b, int64_t id, int64_t key_id, s
 {
     struct pg_params p;
     long changed = 0;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
-    store_pg_param_int(&p, key_id);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id), STORE_INT(key_id)));
     /* Its deliveries go with it (ON DELETE CASCADE). */
     int rc = store_pg_write((struct store_pg *)b, &sql_remove, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
@@ -191,23 +139,18 @@ int store_pg_alerts_lease(struct store_backend *b, struct arena *a, const char *
 {
     struct store_pg *s = (struct store_pg *)b;
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_text(&p, owner);
-    store_pg_param_int(&p, now_ms);
-    store_pg_param_int(&p, until_ms);
+    store_pg_params_set(&p, STORE_ARGS(STORE_TEXT(owner), STORE_INT(now_ms), STORE_INT(until_ms)));
     int rc = store_pg_write(s, &sql_lease, &p, NULL, NULL, err);
     if (rc < 0)
         return rc;
-    store_pg_params_init(&p);
-    store_pg_param_text(&p, owner);
+    store_pg_params_set(&p, STORE_ARGS(STORE_TEXT(owner)));
     return alert_rows(s, &sql_leased, &p, a, out, n_out, err);
 }
 
 int store_pg_alerts_release(struct store_backend *b, const char *owner, struct err *err)
 {
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_text(&p, owner);
+    store_pg_params_set(&p, STORE_ARGS(STORE_TEXT(owner)));
     return store_pg_write((struct store_pg *)b, &sql_release, &p, NULL, NULL, err);
 }
 
@@ -217,26 +160,18 @@ static int stories_put(struct pg_conn *c, int64_t alert_id, const struct alert_d
 {
     struct pg_params p;
     struct buf list;
-    buf_init(&list, 0);
-    buf_putc(&list, '{');
+    store_pg_array_begin(&list);
     for (size_t i = 0; i < d->n_stories; i++)
-        buf_printf(&list, "%s%lld", i ? "," : "", (long long)d->stories[i]);
-    buf_putc(&list, '}');
-    int rc = buf_error(&list);
-    if (rc < 0) {
-        buf_release(&list);
-        return err_set(err, rc, "out of memory");
-    }
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, alert_id);
-    store_pg_param_text(&p, list.data);
+        store_pg_array_int(&list, d->stories[i]);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(alert_id)));
+    int rc = store_pg_param_array(&p, &list, err);
     store_pg_param_int(&p, d->seq);
-    rc = store_pg_run(c, &sql_stories_put, &p, NULL, err);
+    if (rc == 0)
+        rc = store_pg_run(c, &sql_stories_put, &p, NULL, err);
     buf_release(&list);
     if (rc == 0) {
-        store_pg_params_init(&p);
-        store_pg_param_int(&p, alert_id);
-        store_pg_param_int(&p, STORE_ALERT_STORIES_MAX - 1);
+        store_pg_params_set(&p,
+                            STORE_ARGS(STORE_INT(alert_id), STORE_INT(STORE_ALERT_STORIES_MAX - 1)));
         rc = store_pg_run(c, &sql_stories_trim, &p, NULL, err);
     }
     return rc;
@@ -256,19 +191,14 @@ int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char
         return rc;
     if ((rc = store_pg_exec(c->c, "BEGIN", err)) < 0)
         goto out;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, alert_id);
-    store_pg_param_text(&p, owner);
-    store_pg_param_int(&p, from_seq);
-    store_pg_param_int(&p, to_seq);
-    store_pg_param_int(&p, copies);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(alert_id), STORE_TEXT(owner), STORE_INT(from_seq),
+                                       STORE_INT(to_seq), STORE_INT(copies)));
     rc = store_pg_run(c, &sql_advance, &p, &r, err);
     long changed = rc == 0 ? store_pg_changed(r) : 0;
     PQclear(r);
     r = NULL;
     if (rc == 0 && changed == 0) {
-        store_pg_params_init(&p);
-        store_pg_param_int(&p, alert_id);
+        store_pg_params_set(&p, STORE_ARGS(STORE_INT(alert_id)));
         rc = store_pg_run(c, &sql_exists, &p, &r, err);
         if (rc == 0)
             rc = PQntuples(r) == 1 && store_pg_get_int(r, 0, 0) > 0
@@ -279,15 +209,10 @@ int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char
         r = NULL;
     }
     if (rc == 0 && d) {
-        store_pg_params_init(&p);
-        store_pg_param_int(&p, alert_id);
-        store_pg_param_int(&p, d->seq);
-        store_pg_param_text(&p, d->id);
-        store_pg_param_text(&p, d->body);
-        store_pg_param_int(&p, d->attempts);
-        store_pg_param_int(&p, d->next_ms);
-        store_pg_param_int(&p, d->first_failure_ms);
-        store_pg_param_int(&p, d->created_ms);
+        store_pg_params_set(
+            &p, STORE_ARGS(STORE_INT(alert_id), STORE_INT(d->seq), STORE_TEXT(d->id),
+                           STORE_TEXT(d->body), STORE_INT(d->attempts), STORE_INT(d->next_ms),
+                           STORE_INT(d->first_failure_ms), STORE_INT(d->created_ms)));
         rc = store_pg_run(c, &sql_delivery_put, &p, NULL, err);
     }
     if (rc == 0 && d && d->n_stories)
@@ -304,11 +229,11 @@ int store_pg_alert_deliveries(struct store_backend *b, struct arena *a, int64_t 
 {
     struct pg_params p;
     void *items = NULL;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, alert_id);
-    store_pg_param_int(&p, max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max);
-    int rc = store_pg_read_all((struct store_pg *)b, &sql_deliveries, &p, a, sizeof **out,
-                               delivery_row, &items, n_out, "deliveries", err);
+    store_pg_params_set(&p,
+                        STORE_ARGS(STORE_INT(alert_id),
+                                   STORE_INT(max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max)));
+    int rc = store_pg_read_all((struct store_pg *)b, &sql_deliveries, &p, a, &store_delivery_record,
+                               &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;
@@ -318,9 +243,7 @@ int store_pg_alert_delivery_done(struct store_backend *b, int64_t alert_id, cons
                                  struct err *err)
 {
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, alert_id);
-    store_pg_param_text(&p, id);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(alert_id), STORE_TEXT(id)));
     return store_pg_write((struct store_pg *)b, &sql_done, &p, NULL, NULL, err);
 }
 
@@ -330,12 +253,8 @@ int store_pg_alert_delivery_failed(struct store_backend *b, int64_t alert_id, co
 {
     struct pg_params p;
     long changed = 0;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, alert_id);
-    store_pg_param_text(&p, id);
-    store_pg_param_int(&p, attempts);
-    store_pg_param_int(&p, next_ms);
-    store_pg_param_int(&p, first_failure_ms);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(alert_id), STORE_TEXT(id), STORE_INT(attempts),
+                                       STORE_INT(next_ms), STORE_INT(first_failure_ms)));
     int rc = store_pg_write((struct store_pg *)b, &sql_failed, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
         rc = err_set(err, ERR_NOTFOUND, "no delivery %s", id);
@@ -344,19 +263,7 @@ int store_pg_alert_delivery_failed(struct store_backend *b, int64_t alert_id, co
 
 int store_pg_alert_deliveries_count(struct store_backend *b, int64_t *out, struct err *err)
 {
-    PGresult *r = NULL;
-    int rc = store_pg_query((struct store_pg *)b, &sql_count, NULL, &r, err);
-    if (rc == 0)
-        *out = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
-    PQclear(r);
-    return rc;
-}
-
-static int story_row(struct arena *a, const PGresult *r, int i, void *item)
-{
-    (void)a;
-    *(int64_t *)item = store_pg_get_int(r, i, 0);
-    return 0;
+    return store_pg_query_int((struct store_pg *)b, &sql_count, NULL, out, err);
 }
 
 int store_pg_alert_stories(struct store_backend *b, struct arena *a, int64_t alert_id,
@@ -364,11 +271,9 @@ int store_pg_alert_stories(struct store_backend *b, struct arena *a, int64_t ale
 {
     struct pg_params p;
     void *items = NULL;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, alert_id);
-    store_pg_param_int(&p, STORE_ALERT_STORIES_MAX);
-    int rc = store_pg_read_all((struct store_pg *)b, &sql_stories, &p, a, sizeof **out, story_row,
-                               &items, n_out, "stories", err);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(alert_id), STORE_INT(STORE_ALERT_STORIES_MAX)));
+    int rc = store_pg_read_all((struct store_pg *)b, &sql_stories, &p, a, &store_story_id_record,
+                               &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;

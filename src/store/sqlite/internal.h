@@ -59,7 +59,20 @@ int store_sqlite_end(struct store_sqlite *s, int rc, struct err *err);
 int store_sqlite_write_begin(struct store_sqlite *s, struct err *err);
 int store_sqlite_write_end(struct store_sqlite *s, int rc, struct err *err);
 
-/* Bind a source to ?1..?9 in SOURCE_COLUMNS order (sources.c and the
+/* store_sqlite_write on the writer under write_lock: one statement, its
+ * own transaction. */
+int store_sqlite_write_locked(struct store_sqlite *s, const char *sql, const struct store_arg *args,
+                              size_t n, int *changes, struct err *err);
+
+/* One write transaction running sql once per item i of n: bind(st, i,
+ * ctx, err) binds item i and returns 0, 1 to skip it, or an ERR_* that
+ * rolls everything back. */
+int store_sqlite_write_each(struct store_sqlite *s, const char *sql, size_t n,
+                            int (*bind)(sqlite3_stmt *st, size_t i, const void *ctx,
+                                        struct err *err),
+                            const void *ctx, struct err *err);
+
+/* Bind a source to ?1..?9 in STORE_SOURCE_COLUMNS order (sources.c and the
  * replica's copy of the catalogue). Returns a SQLite code. */
 int store_sqlite_bind_source(sqlite3_stmt *st, const struct source *x);
 

@@ -212,7 +212,7 @@ static int schema_version_set(sqlite3 *db, int64_t v, struct err *err)
     return store_sqlite_write(db,
                               "INSERT INTO meta(key, value) VALUES ('schema_version', ?1)"
                               " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                              STORE_SQLITE_ARGS(STORE_SQLITE_INT(v)), NULL, err);
+                              STORE_ARGS(STORE_INT(v)), NULL, err);
 }
 
 int store_sqlite_schema_check(sqlite3 *db, struct err *err)

@@ -55,18 +55,12 @@ int store_sqlite_stories_window(struct store_backend *b, int64_t window_s,
     if (newest_id == 0)
         return 0;
     int64_t newest = newest_id >> STORE_ID_SHIFT; /* floor, also for times before 1970 */
-    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
-        return rc;
-    rc = store_sqlite_prepare(
-        db, "SELECT " STORY_ROW_COLUMNS " FROM articles WHERE id >= ?1 ORDER BY id", &st, err);
-    if (rc == 0)
-        rc = sqlite3_bind_int64(st, 1, store_id_lo(newest - window_s)) == SQLITE_OK
-                 ? 0
-                 : store_sqlite_fail(db, SQLITE_ERROR, err);
+    rc = store_sqlite_pool_prepare(
+        &s->readers, "SELECT " STORY_ROW_COLUMNS " FROM articles WHERE id >= ?1 ORDER BY id",
+        STORE_ARGS(STORE_INT(store_id_lo(newest - window_s))), &db, &st, err);
     if (rc == 0)
         rc = story_rows(db, st, fn, ctx, NULL, err);
-    sqlite3_finalize(st);
-    store_sqlite_pool_put(&s->readers, db);
+    store_sqlite_pool_finish(&s->readers, db, st);
     return rc;
 }
 
@@ -80,20 +74,12 @@ int store_sqlite_stories_scan(struct store_backend *b, int64_t after, size_t max
     int rc;
 
     *last = after;
-    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
-        return rc;
-    rc = store_sqlite_prepare(
-        db, "SELECT " STORY_ROW_COLUMNS " FROM articles WHERE id > ?1 ORDER BY id LIMIT ?2", &st,
-        err);
-    if (rc == 0)
-        rc = sqlite3_bind_int64(st, 1, after) == SQLITE_OK &&
-                     sqlite3_bind_int64(st, 2, (int64_t)max) == SQLITE_OK
-                 ? 0
-                 : store_sqlite_fail(db, SQLITE_ERROR, err);
+    rc = store_sqlite_pool_prepare(
+        &s->readers, "SELECT " STORY_ROW_COLUMNS " FROM articles WHERE id > ?1 ORDER BY id LIMIT ?2",
+        STORE_ARGS(STORE_INT(after), STORE_INT((int64_t)max)), &db, &st, err);
     if (rc == 0)
         rc = story_rows(db, st, fn, ctx, last, err);
-    sqlite3_finalize(st);
-    store_sqlite_pool_put(&s->readers, db);
+    store_sqlite_pool_finish(&s->readers, db, st);
     return rc;
 }
 
