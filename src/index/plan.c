@@ -42,16 +42,8 @@ static int leaf_add(struct pctx *c, struct plan *p, bool scored)
 {
     if (!scored)
         return 0;
-    if (c->nleaves == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 16;
-        struct plan **l = arena_calloc(c->a, cap, sizeof *l);
-        if (l == NULL)
-            return ERR_NOMEM;
-        if (c->nleaves)
-            memcpy(l, c->leaves, c->nleaves * sizeof *l);
-        c->leaves = l;
-        c->cap = cap;
-    }
+    if (arena_grow(c->a, &c->leaves, &c->cap, c->nleaves, 16, sizeof *c->leaves) < 0)
+        return ERR_NOMEM;
     p->leaf = (int)c->nleaves;
     c->leaves[c->nleaves++] = p;
     return 0;

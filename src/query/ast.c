@@ -129,16 +129,8 @@ static int kids_push(struct arena *a, struct query_kids *k, struct query_node *x
 {
     if (kids_has(k, x))
         return 0;
-    if (k->n == k->cap) {
-        size_t cap = k->cap ? k->cap * 2 : 4;
-        struct query_node **v = arena_calloc(a, cap, sizeof *v);
-        if (!v)
-            return ERR_NOMEM;
-        if (k->n)
-            memcpy(v, k->v, k->n * sizeof *v);
-        k->v = v;
-        k->cap = cap;
-    }
+    if (arena_grow(a, &k->v, &k->cap, k->n, 4, sizeof *k->v) < 0)
+        return ERR_NOMEM;
     k->v[k->n++] = x;
     if (k->n <= QUERY_KIDS_SCAN)
         return 0;

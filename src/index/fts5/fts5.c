@@ -16,6 +16,7 @@
 
 #include "article/json.h"
 #include "store/journal.h"
+#include "util/array.h"
 #include "util/sort.h"
 #include "util/banned.h"
 
@@ -278,14 +279,8 @@ struct story_acc {
 static int story_acc_add(void *ctx, int64_t id, int64_t story)
 {
     struct story_acc *x = ctx;
-    if (x->n == x->cap) {
-        size_t grown = x->cap ? x->cap * 2 : 1024;
-        struct index_story_match *more = realloc(x->m, grown * sizeof *more);
-        if (more == NULL)
-            return ERR_NOMEM;
-        x->m = more;
-        x->cap = grown;
-    }
+    if (array_reserve(&x->m, &x->cap, x->n, 1, sizeof *x->m) < 0)
+        return ERR_NOMEM;
     x->m[x->n++] = (struct index_story_match){id, story};
     return 0;
 }
