@@ -129,36 +129,19 @@ static struct plan *andnot_new(struct pctx *c, struct plan *pos, struct plan *ne
 static int plan_and(struct pctx *c, const struct query_node *q, unsigned colset, bool scored,
                     int depth, struct plan **out)
 {
-    struct query_node **pos = NULL, **neg = NULL;
-    size_t n_pos = 0, n_neg = 0;
+    struct query_and_parts parts;
     struct plan *pp, *np;
     int rc;
 
-    pos = arena_calloc(c->a, q->n, sizeof *pos);
-    neg = arena_calloc(c->a, q->n, sizeof *neg);
-    if (pos == NULL || neg == NULL)
-        return err_set(c->err, ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < q->n; i++) {
-        struct query_node *k = q->kids[i];
-        if (k == NULL)
-            return err_set(c->err, ERR_INVALID, "malformed query tree");
-        if (k->kind == QUERY_NOT) {
-            if (k->n != 1 || k->kids == NULL || k->kids[0] == NULL)
-                return err_set(c->err, ERR_INVALID, "malformed query tree");
-            neg[n_neg++] = k->kids[0];
-        } else {
-            pos[n_pos++] = k;
-        }
-    }
-    if (n_pos == 0)
-        return err_set(c->err, ERR_INVALID, "a query cannot only exclude");
-    if ((rc = plan_list(c, pos, n_pos, PLAN_AND, colset, scored, depth, &pp)) < 0)
+    if ((rc = query_and_split(c->a, q, &parts, c->err)) < 0)
         return rc;
-    if (n_neg == 0) {
+    if ((rc = plan_list(c, parts.pos, parts.n_pos, PLAN_AND, colset, scored, depth, &pp)) < 0)
+        return rc;
+    if (parts.n_neg == 0) {
         *out = pp;
         return 0;
     }
-    if ((rc = plan_list(c, neg, n_neg, PLAN_OR, colset, false, depth, &np)) < 0)
+    if ((rc = plan_list(c, parts.neg, parts.n_neg, PLAN_OR, colset, false, depth, &np)) < 0)
         return rc;
     if ((*out = andnot_new(c, pp, np)) == NULL)
         return err_set(c->err, ERR_NOMEM, "out of memory");

@@ -250,3 +250,28 @@ struct query_node *query_and(struct arena *a, struct query_node *x, struct query
         return NULL;
     return out;
 }
+
+int query_and_split(struct arena *a, const struct query_node *q, struct query_and_parts *out,
+                    struct err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->pos = arena_calloc(a, q->n, sizeof *out->pos);
+    out->neg = arena_calloc(a, q->n, sizeof *out->neg);
+    if (out->pos == NULL || out->neg == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < q->n; i++) {
+        struct query_node *k = q->kids[i];
+        if (k == NULL)
+            return err_set(err, ERR_INVALID, "malformed query tree");
+        if (k->kind == QUERY_NOT) {
+            if (k->n != 1 || k->kids == NULL || k->kids[0] == NULL)
+                return err_set(err, ERR_INVALID, "malformed query tree");
+            out->neg[out->n_neg++] = k->kids[0];
+        } else {
+            out->pos[out->n_pos++] = k;
+        }
+    }
+    if (out->n_pos == 0)
+        return err_set(err, ERR_INVALID, "a query cannot only exclude");
+    return 0;
+}

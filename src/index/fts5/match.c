@@ -91,35 +91,18 @@ static int put_list(struct match *m, struct query_node *const *kids, size_t n, c
 
 static int put_and(struct match *m, const struct query_node *q, int depth)
 {
-    struct query_node **pos = NULL, **neg = NULL;
-    size_t n_pos = 0, n_neg = 0;
+    struct query_and_parts parts;
     int rc;
 
-    pos = arena_calloc(m->a, q->n, sizeof *pos);
-    neg = arena_calloc(m->a, q->n, sizeof *neg);
-    if (pos == NULL || neg == NULL)
-        return err_set(m->err, ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < q->n; i++) {
-        struct query_node *k = q->kids[i];
-        if (k == NULL)
-            return err_set(m->err, ERR_INVALID, "malformed query tree");
-        if (k->kind == QUERY_NOT) {
-            if (k->n != 1 || k->kids == NULL || k->kids[0] == NULL)
-                return err_set(m->err, ERR_INVALID, "malformed query tree");
-            neg[n_neg++] = k->kids[0];
-        } else {
-            pos[n_pos++] = k;
-        }
-    }
-    if (n_pos == 0)
-        return err_set(m->err, ERR_INVALID, "a query cannot only exclude");
-    if (n_neg > 0)
-        buf_putc(m->b, '(');
-    if ((rc = put_list(m, pos, n_pos, " AND ", depth)) < 0)
+    if ((rc = query_and_split(m->a, q, &parts, m->err)) < 0)
         return rc;
-    if (n_neg > 0) {
+    if (parts.n_neg > 0)
+        buf_putc(m->b, '(');
+    if ((rc = put_list(m, parts.pos, parts.n_pos, " AND ", depth)) < 0)
+        return rc;
+    if (parts.n_neg > 0) {
         buf_puts(m->b, " NOT ");
-        if ((rc = put_list(m, neg, n_neg, " OR ", depth)) < 0)
+        if ((rc = put_list(m, parts.neg, parts.n_neg, " OR ", depth)) < 0)
             return rc;
         buf_putc(m->b, ')');
     }
