@@ -225,6 +225,22 @@ static int dedupe_fill(struct index *idx, struct arena *a, const int64_t *ids,
     return 0;
 }
 
+/* The request's matches with their stories, grouped. */
+struct grouped {
+    struct index_story_match *m; /* the matches, n of them */
+    size_t n;
+    struct group *g; /* the stories, ng of them */
+    size_t ng;
+    size_t *gi; /* each match's story: an index into g */
+};
+
+static int grouped_matches(struct index *idx, struct arena *a, const struct index_request *req,
+                           struct grouped *out, struct err *err)
+{
+    int rc = index_story_matches(idx, a, req, &out->m, &out->n, err);
+    return rc < 0 ? rc : group_matches(a, out->m, out->n, &out->g, &out->ng, &out->gi, err);
+}
+
 /* Relevancy and popularity: the backend's own order, walked from the top
  * in pages that double, keeping each story's first member met, until the
  * page's stories are all found. by_id: each match's id and its group's
@@ -274,29 +290,26 @@ static int dedupe_walk(struct index *idx, struct arena *a, const struct index_re
 int index_search_dedupe(struct index *idx, struct arena *a, const struct index_request *req,
                         struct index_dedupe_result *out, struct err *err)
 {
-    struct index_story_match *m;
-    struct group *g;
-    size_t n, ng, *gi;
+    struct grouped gm;
     int rc;
 
     memset(out, 0, sizeof *out);
-    if ((rc = index_story_matches(idx, a, req, &m, &n, err)) < 0 ||
-        (rc = group_matches(a, m, n, &g, &ng, &gi, err)) < 0)
+    if ((rc = grouped_matches(idx, a, req, &gm, err)) < 0)
         return rc;
-    out->total = ng;
-    if (req->limit == 0 || req->offset >= ng)
+    out->total = gm.ng;
+    if (req->limit == 0 || req->offset >= gm.ng)
         return 0;
     if (req->sort == INDEX_SORT_RELEVANCY || req->sort == INDEX_SORT_POPULARITY) {
-        for (size_t i = 0; i < n; i++) /* each match's group, looked up by id */
-            m[i].story = (int64_t)gi[i];
-        qsort(m, n, sizeof *m, cmp_id);
-        return dedupe_walk(idx, a, req, m, n, g, ng, out, err);
+        for (size_t i = 0; i < gm.n; i++) /* each match's group, looked up by id */
+            gm.m[i].story = (int64_t)gm.gi[i];
+        qsort(gm.m, gm.n, sizeof *gm.m, cmp_id);
+        return dedupe_walk(idx, a, req, gm.m, gm.n, gm.g, gm.ng, out, err);
     }
     /* Ids order articles as publishedAt does: a story's place is its
      * newest (earliest) member's, and that member is the one shown. */
     bool asc = req->sort == INDEX_SORT_PUBLISHED_ASC;
     const struct group **top;
-    size_t k = top_groups(a, g, ng, req->offset + req->limit,
+    size_t k = top_groups(a, gm.g, gm.ng, req->offset + req->limit,
                           asc ? cmp_group_earliest : cmp_group_newest, &top);
     if (top == NULL)
         return err_set(err, ERR_NOMEM, "out of memory grouping stories");
@@ -313,18 +326,16 @@ int index_search_dedupe(struct index *idx, struct arena *a, const struct index_r
 int index_stories(struct index *idx, struct arena *a, const struct index_request *req,
                   enum index_story_sort sort, struct index_story_page *out, struct err *err)
 {
-    struct index_story_match *m;
-    struct group *g;
+    struct grouped gm;
     const struct group **top;
-    size_t n, ng, *gi, from, count, kept;
+    size_t from, count, kept;
     int rc;
 
     memset(out, 0, sizeof *out);
-    if ((rc = index_story_matches(idx, a, req, &m, &n, err)) < 0 ||
-        (rc = group_matches(a, m, n, &g, &ng, &gi, err)) < 0)
+    if ((rc = grouped_matches(idx, a, req, &gm, err)) < 0)
         return rc;
-    out->total = ng;
-    size_t k = top_groups(a, g, ng, req->offset + req->limit,
+    out->total = gm.ng;
+    size_t k = top_groups(a, gm.g, gm.ng, req->offset + req->limit,
                           sort == INDEX_STORY_SIZE ? cmp_group_size : cmp_group_newest, &top);
     if (top == NULL)
         return err_set(err, ERR_NOMEM, "out of memory grouping stories");
@@ -333,7 +344,7 @@ int index_stories(struct index *idx, struct arena *a, const struct index_request
         return 0;
     int64_t *ids = arena_calloc(a, count, sizeof *ids);
     struct index_doc *docs = arena_calloc(a, count, sizeof *docs);
-    size_t *slot = arena_calloc(a, ng, sizeof *slot); /* page position + 1 per group */
+    size_t *slot = arena_calloc(a, gm.ng, sizeof *slot); /* page position + 1 per group */
     int64_t **members = arena_calloc(a, count, sizeof *members);
     size_t *nm = arena_calloc(a, count, sizeof *nm);
     out->s = arena_calloc(a, count, sizeof *out->s);
@@ -343,14 +354,14 @@ int index_stories(struct index *idx, struct arena *a, const struct index_request
     for (size_t i = 0; i < count; i++) {
         const struct group *gr = top[from + i];
         ids[i] = gr->last;
-        slot[gr - g] = i + 1;
+        slot[gr - gm.g] = i + 1;
         if ((members[i] = arena_calloc(a, gr->size, sizeof **members)) == NULL)
             return err_set(err, ERR_NOMEM, "out of memory grouping stories");
     }
-    for (size_t i = 0; i < n; i++) /* the page's stories' members */
-        if (slot[gi[i]]) {
-            size_t p = slot[gi[i]] - 1;
-            members[p][nm[p]++] = m[i].id;
+    for (size_t i = 0; i < gm.n; i++) /* the page's stories' members */
+        if (slot[gm.gi[i]]) {
+            size_t p = slot[gm.gi[i]] - 1;
+            members[p][nm[p]++] = gm.m[i].id;
         }
     if ((rc = index_docs(idx, a, ids, count, docs, &kept, err)) < 0)
         return rc;
