@@ -246,14 +246,6 @@ static struct plan *meta_any(struct pctx *c, char kind, const char *const *value
     return k == 1 ? or->kids[0] : or ;
 }
 
-static size_t count_non_null(const char *const *v, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        k += v[i] != NULL;
-    return k;
-}
-
 int index_plan_build(struct plan_tree *out, struct arena *a, const struct index_request *req,
                      struct err *err)
 {
@@ -274,9 +266,9 @@ int index_plan_build(struct plan_tree *out, struct arena *a, const struct index_
     if (req->q_title &&
         (rc = plan_node(&c, req->q_title, INDEX_FIELD_TITLE, true, 0, &parts[n++])) < 0)
         return rc;
-    if (req->n_sources > 0 && count_non_null(req->sources, req->n_sources) > 0)
+    if (index_request_names_any(req->sources, req->n_sources))
         parts[n++] = meta_any(&c, STORE_META_SOURCE, req->sources, req->n_sources);
-    if (req->n_domains > 0 && count_non_null(req->domains, req->n_domains) > 0)
+    if (index_request_names_any(req->domains, req->n_domains))
         parts[n++] = meta_any(&c, STORE_META_DOMAIN, req->domains, req->n_domains);
     if (req->language)
         parts[n++] = meta_term(&c, STORE_META_LANGUAGE, req->language);
@@ -301,8 +293,7 @@ int index_plan_build(struct plan_tree *out, struct arena *a, const struct index_
         memcpy(root->kids, parts, n * sizeof *parts);
         root->nkids = n;
     }
-    if (req->n_exclude_domains > 0 &&
-        count_non_null(req->exclude_domains, req->n_exclude_domains) > 0) {
+    if (index_request_names_any(req->exclude_domains, req->n_exclude_domains)) {
         struct plan *neg =
             meta_any(&c, STORE_META_DOMAIN, req->exclude_domains, req->n_exclude_domains);
         if (neg == NULL || (root = andnot_new(&c, root, neg)) == NULL)

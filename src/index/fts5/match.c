@@ -211,14 +211,6 @@ static void put_meta_one(struct match *m, char kind, const char *value, size_t *
     put_meta_any(m, kind, values, 1);
 }
 
-static size_t count_non_null(const char *const *v, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        k += v[i] != NULL;
-    return k;
-}
-
 int index_fts5_match_build(struct buf *b, struct arena *a, const struct index_request *req,
                            struct err *err)
 {
@@ -228,8 +220,7 @@ int index_fts5_match_build(struct buf *b, struct arena *a, const struct index_re
     int rc = 0;
 
     index_expand_langs(&req->language, &m.langs, &m.n_langs);
-    exclude = req->n_exclude_domains > 0 &&
-              count_non_null(req->exclude_domains, req->n_exclude_domains) > 0;
+    exclude = index_request_names_any(req->exclude_domains, req->n_exclude_domains);
     if (exclude)
         buf_puts(b, "((");
 
@@ -248,11 +239,11 @@ int index_fts5_match_build(struct buf *b, struct arena *a, const struct index_re
     }
     if (req->q_title && (rc = put_text(&m, "title", req->q_title, &n_pos)) < 0)
         return rc;
-    if (req->n_sources > 0 && count_non_null(req->sources, req->n_sources) > 0) {
+    if (index_request_names_any(req->sources, req->n_sources)) {
         put_sep(&m, &n_pos);
         put_meta_any(&m, STORE_META_SOURCE, req->sources, req->n_sources);
     }
-    if (req->n_domains > 0 && count_non_null(req->domains, req->n_domains) > 0) {
+    if (index_request_names_any(req->domains, req->n_domains)) {
         put_sep(&m, &n_pos);
         put_meta_any(&m, STORE_META_DOMAIN, req->domains, req->n_domains);
     }
