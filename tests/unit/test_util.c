@@ -475,6 +475,10 @@ static void error_names_and_messages_come_from_one_table(void **state)
     (void)state;
     assert_string_equal(err_name(ERR_NOMEM), "ERR_NOMEM");
     assert_string_equal(err_default_msg(ERR_NOTFOUND), "not found");
+    assert_string_equal(err_name(0), "OK");
+    assert_string_equal(err_default_msg(0), "ok");
+    assert_string_equal(err_name(-12345), "ERR_UNKNOWN");
+    assert_string_equal(err_default_msg(12345), "unknown error");
     struct err e;
     err_clear(&e);
     assert_string_equal(err_msg(&e, ERR_IO), "input/output error");
