@@ -388,12 +388,35 @@ static void media_offer(struct xctx *x, const xmlNode *e, struct img *img)
 
 /* ---- RSS and RDF -------------------------------------------------------------- */
 
+/* Past FEED_MAX_ITEMS an item is counted without being read: true then. */
+static bool item_dropped(struct xctx *x)
+{
+    if (x->c->out->n_items < FEED_MAX_ITEMS)
+        return false;
+    x->c->out->n_dropped++;
+    return true;
+}
+
+/* An item's last steps, RSS's and Atom's alike: the first of its dates
+ * that parses (dates[0..n) by preference), the best image offered by its
+ * media elements, and feed_ctx_item_finish with the first inline image of
+ * its text (found in img_src_node's text, whose base resolves it). */
+static void item_close(struct xctx *x, struct feed_item *it, const xmlNode *const *dates, size_t n,
+                       const struct img *img, const char *base, const char *first_img,
+                       const xmlNode *img_src_node)
+{
+    for (size_t i = 0; i < n && !it->has_date; i++)
+        it->has_date = field_date(x, dates[i], &it->published_at);
+    if (img->rank)
+        it->image_url = attr_url(x, img->node, img->attr, base);
+    feed_ctx_item_finish(x->c, it, first_img,
+                         img_src_node ? node_base(x, img_src_node, base) : base);
+}
+
 static void rss_item(struct xctx *x, const xmlNode *item)
 {
-    if (x->c->out->n_items >= FEED_MAX_ITEMS) {
-        x->c->out->n_dropped++; /* counted without being read */
+    if (item_dropped(x))
         return;
-    }
     const xmlNode *title = NULL, *link = NULL, *guid = NULL, *desc = NULL, *content = NULL,
                   *author = NULL;
     const xmlNode *d_pub = NULL, *d_dc = NULL, *d_pubd = NULL, *d_upd = NULL;
@@ -474,11 +497,7 @@ static void rss_item(struct xctx *x, const xmlNode *item)
         buf_release(&b);
     }
     const xmlNode *dates[] = {d_pub, d_dc, d_pubd, d_upd};
-    for (size_t i = 0; i < sizeof dates / sizeof dates[0] && !it->has_date; i++)
-        it->has_date = field_date(x, dates[i], &it->published_at);
-    if (img.rank)
-        it->image_url = attr_url(x, img.node, img.attr, base);
-    feed_ctx_item_finish(c, it, first_img, img_src_node ? node_base(x, img_src_node, base) : base);
+    item_close(x, it, dates, sizeof dates / sizeof dates[0], &img, base, first_img, img_src_node);
 }
 
 static int rss_parse(struct xctx *x, const xmlNode *root)
@@ -581,10 +600,8 @@ static const char *atom_authors(struct xctx *x, const xmlNode *n)
 
 static void atom_entry(struct xctx *x, const xmlNode *entry)
 {
-    if (x->c->out->n_items >= FEED_MAX_ITEMS) {
-        x->c->out->n_dropped++; /* counted without being read */
+    if (item_dropped(x))
         return;
-    }
     const xmlNode *title = NULL, *link = NULL, *id = NULL, *summary = NULL, *content = NULL;
     const xmlNode *d_pub = NULL, *d_upd = NULL, *d_dc = NULL;
     struct img img = {0};
@@ -646,11 +663,7 @@ static void atom_entry(struct xctx *x, const xmlNode *entry)
     if (!it->author)
         it->author = x->feed_author;
     const xmlNode *dates[] = {d_pub, d_upd, d_dc};
-    for (size_t i = 0; i < sizeof dates / sizeof dates[0] && !it->has_date; i++)
-        it->has_date = field_date(x, dates[i], &it->published_at);
-    if (img.rank)
-        it->image_url = attr_url(x, img.node, img.attr, base);
-    feed_ctx_item_finish(c, it, first_img, img_src_node ? node_base(x, img_src_node, base) : base);
+    item_close(x, it, dates, sizeof dates / sizeof dates[0], &img, base, first_img, img_src_node);
 }
 
 static int atom_parse(struct xctx *x, const xmlNode *root)
@@ -848,7 +861,8 @@ int feed_xml_parse(struct feed_ctx *c, const char *body, size_t len, const char 
         rc = err_set(c->err, ERR_NOMEM, "out of memory starting the XML parser");
         goto out;
     }
-    if ((!doc || !xmlDocGetRootElement(doc)) && !encoding && feed_xml_decl_has_encoding(body, len)) {
+    if ((!doc || !xmlDocGetRootElement(doc)) && !encoding &&
+        feed_xml_decl_has_encoding(body, len)) {
         /* An encoding libxml2 does not know ("bogus"): read the bytes as
          * what they look like instead of giving up. */
         xmlFreeDoc(doc);
