@@ -15,9 +15,6 @@
 #include "util/limits.h"
 #include "util/banned.h"
 
-/* As match.c: the nesting limit. */
-#define PLAN_DEPTH_MAX (4 * LIMIT_QUERY_DEPTH)
-
 struct pctx {
     struct arena *a;
     struct err *err;
@@ -151,12 +148,6 @@ static int plan_and(struct pctx *c, const struct query_node *q, unsigned colset,
 static int plan_phrase(struct pctx *c, const struct query_node *q, unsigned colset, bool scored,
                        struct plan **out)
 {
-    if (q->n == 0 || q->tokens == NULL)
-        return err_set(c->err, ERR_INVALID, "malformed query phrase");
-    for (size_t i = 0; i < q->n; i++) {
-        if (q->tokens[i] == NULL || q->tokens[i][0] == '\0')
-            return err_set(c->err, ERR_INVALID, "malformed query phrase");
-    }
     if (q->n == 1) { /* FTS5: a one-token phrase is that term */
         *out = term_new(c, q->tokens[0], strlen(q->tokens[0]), colset, scored);
         return *out ? 0 : err_set(c->err, ERR_NOMEM, "out of memory");
@@ -179,14 +170,11 @@ static int plan_phrase(struct pctx *c, const struct query_node *q, unsigned cols
 static int plan_node(struct pctx *c, const struct query_node *q, unsigned colset, bool scored,
                      int depth, struct plan **out)
 {
-    if (q == NULL)
-        return err_set(c->err, ERR_INVALID, "malformed query tree");
-    if (depth > PLAN_DEPTH_MAX)
-        return err_set(c->err, ERR_TOO_LARGE, "query nested too deeply");
+    int rc = query_node_check(q, depth, c->err);
+    if (rc < 0)
+        return rc;
     switch (q->kind) {
     case QUERY_WORD:
-        if (q->n != 1 || q->tokens == NULL || q->tokens[0] == NULL || q->tokens[0][0] == '\0')
-            return err_set(c->err, ERR_INVALID, "malformed query word");
         if (q->exact) {
             *out = term_new(c, q->tokens[0], strlen(q->tokens[0]), colset, scored);
             return *out ? 0 : err_set(c->err, ERR_NOMEM, "out of memory");
@@ -195,19 +183,11 @@ static int plan_node(struct pctx *c, const struct query_node *q, unsigned colset
     case QUERY_PHRASE:
         return plan_phrase(c, q, colset, scored, out);
     case QUERY_AND:
-        if (q->n == 0 || q->kids == NULL)
-            return err_set(c->err, ERR_INVALID, "malformed query tree");
         return plan_and(c, q, colset, scored, depth, out);
     case QUERY_OR:
-        if (q->n == 0 || q->kids == NULL)
-            return err_set(c->err, ERR_INVALID, "malformed query tree");
-        for (size_t i = 0; i < q->n; i++) {
-            if (q->kids[i] == NULL || q->kids[i]->kind == QUERY_NOT)
-                return err_set(c->err, ERR_INVALID, "an exclusion cannot be inside OR");
-        }
         return plan_list(c, q->kids, q->n, PLAN_OR, colset, scored, depth, out);
     case QUERY_NOT:
-        return err_set(c->err, ERR_INVALID, "a query cannot only exclude");
+        break; /* refused by query_node_check */
     }
     return err_set(c->err, ERR_INVALID, "malformed query tree");
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/hash.h"
+#include "util/limits.h"
 
 #include "util/banned.h"
 
@@ -274,4 +275,41 @@ int query_and_split(struct arena *a, const struct query_node *q, struct query_an
     if (out->n_pos == 0)
         return err_set(err, ERR_INVALID, "a query cannot only exclude");
     return 0;
+}
+
+/* Deeper than any parsed tree (LIMIT_QUERY_DEPTH) plus AND/OR/NOT levels. */
+#define QUERY_CHECK_DEPTH (4 * LIMIT_QUERY_DEPTH)
+
+int query_node_check(const struct query_node *q, int depth, struct err *err)
+{
+    if (q == NULL)
+        return err_set(err, ERR_INVALID, "malformed query tree");
+    if (depth > QUERY_CHECK_DEPTH)
+        return err_set(err, ERR_TOO_LARGE, "query nested too deeply");
+    switch (q->kind) {
+    case QUERY_WORD:
+        if (q->n != 1 || q->tokens == NULL || q->tokens[0] == NULL || q->tokens[0][0] == '\0')
+            return err_set(err, ERR_INVALID, "malformed query word");
+        return 0;
+    case QUERY_PHRASE:
+        if (q->n == 0 || q->tokens == NULL)
+            return err_set(err, ERR_INVALID, "malformed query phrase");
+        for (size_t i = 0; i < q->n; i++) {
+            if (q->tokens[i] == NULL || q->tokens[i][0] == '\0')
+                return err_set(err, ERR_INVALID, "malformed query phrase");
+        }
+        return 0;
+    case QUERY_AND:
+    case QUERY_OR:
+        if (q->n == 0 || q->kids == NULL)
+            return err_set(err, ERR_INVALID, "malformed query tree");
+        for (size_t i = 0; i < q->n && q->kind == QUERY_OR; i++) {
+            if (q->kids[i] == NULL || q->kids[i]->kind == QUERY_NOT)
+                return err_set(err, ERR_INVALID, "an exclusion cannot be inside OR");
+        }
+        return 0;
+    case QUERY_NOT:
+        return err_set(err, ERR_INVALID, "a query cannot only exclude");
+    }
+    return err_set(err, ERR_INVALID, "malformed query tree");
 }

@@ -24,9 +24,6 @@
 #include "util/limits.h"
 #include "util/banned.h"
 
-/* Deeper than any parsed tree (LIMIT_QUERY_DEPTH) plus AND/OR/NOT levels. */
-#define MATCH_DEPTH_MAX (4 * LIMIT_QUERY_DEPTH)
-
 struct match {
     struct buf *b;
     struct arena *a;
@@ -111,27 +108,20 @@ static int put_and(struct match *m, const struct query_node *q, int depth)
 
 static int put_node(struct match *m, const struct query_node *q, int depth)
 {
-    if (q == NULL)
-        return err_set(m->err, ERR_INVALID, "malformed query tree");
-    if (depth > MATCH_DEPTH_MAX)
-        return err_set(m->err, ERR_TOO_LARGE, "query nested too deeply");
+    int rc = query_node_check(q, depth, m->err);
+    if (rc < 0)
+        return rc;
     switch (q->kind) {
     case QUERY_WORD:
-        if (q->n != 1 || q->tokens == NULL || q->tokens[0] == NULL || q->tokens[0][0] == '\0')
-            return err_set(m->err, ERR_INVALID, "malformed query word");
         if (q->exact) {
             put_quoted(m->b, NULL, q->tokens[0]);
             return 0;
         }
         return put_word(m, q->tokens[0]);
     case QUERY_PHRASE:
-        if (q->n == 0 || q->tokens == NULL)
-            return err_set(m->err, ERR_INVALID, "malformed query phrase");
         buf_putc(m->b, '"');
         for (size_t i = 0; i < q->n; i++) {
             const char *t = q->tokens[i];
-            if (t == NULL || t[0] == '\0')
-                return err_set(m->err, ERR_INVALID, "malformed query phrase");
             if (i > 0)
                 buf_putc(m->b, ' ');
             for (; *t; t++) {
@@ -143,19 +133,11 @@ static int put_node(struct match *m, const struct query_node *q, int depth)
         buf_putc(m->b, '"');
         return 0;
     case QUERY_AND:
-        if (q->n == 0 || q->kids == NULL)
-            return err_set(m->err, ERR_INVALID, "malformed query tree");
         return put_and(m, q, depth);
     case QUERY_OR:
-        if (q->n == 0 || q->kids == NULL)
-            return err_set(m->err, ERR_INVALID, "malformed query tree");
-        for (size_t i = 0; i < q->n; i++) {
-            if (q->kids[i] == NULL || q->kids[i]->kind == QUERY_NOT)
-                return err_set(m->err, ERR_INVALID, "an exclusion cannot be inside OR");
-        }
         return put_list(m, q->kids, q->n, " OR ", depth);
     case QUERY_NOT:
-        return err_set(m->err, ERR_INVALID, "a query cannot only exclude");
+        break; /* refused by query_node_check */
     }
     return err_set(m->err, ERR_INVALID, "malformed query tree");
 }
