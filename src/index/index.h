@@ -105,6 +105,18 @@ static inline int64_t index_request_id_hi(const struct index_request *req)
     return hi;
 }
 
+/* Whether a list filter of a request (sources, domains, excludeDomains)
+ * names anything: a list of only NULLs filters nothing, and every backend
+ * skips it alike. */
+static inline bool index_request_names_any(const char *const *values, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (values[i] != NULL)
+            return true;
+    }
+    return false;
+}
+
 /* One article of a page: its JSON object exactly as the API writes it
  * (article/json.h), not NUL-terminated. */
 struct index_doc {

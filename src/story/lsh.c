@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/err.h"
 #include "util/hash.h"
 #include "util/sort.h"
@@ -247,14 +248,8 @@ int story_lsh_add(struct story_lsh *l, int64_t t, int64_t story, uint64_t site_k
     int rc;
     if (l->n >= l->compact_at && (rc = compact(l)) < 0)
         return rc;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 256;
-        struct entry *e = realloc(l->e, cap * sizeof *e);
-        if (e == NULL)
-            return ERR_NOMEM;
-        l->e = e;
-        l->cap = cap;
-    }
+    if (array_reserve(&l->e, &l->cap, l->n, 1, sizeof *l->e) < 0)
+        return ERR_NOMEM;
     if (2 * (l->tused + NSLOTS) > l->tcap && (rc = rebuild(l, NSLOTS)) < 0)
         return rc;
     struct entry *e = &l->e[l->n];

@@ -60,6 +60,31 @@ static void arena_allocations_are_aligned_and_distinct(void **state)
     arena_release(&a);
 }
 
+/* arena_grow: the room doubles from the first size, the items survive
+ * each move, and a ceiling refusal leaves the array as it was. */
+static void an_arena_array_grows_by_copying_and_keeps_it_on_refusal(void **state)
+{
+    (void)state;
+    struct arena a;
+    arena_init(&a, 4096);
+    int *v = NULL;
+    size_t n = 0, cap = 0;
+    for (int i = 0; i < 20; i++) {
+        assert_int_equal(arena_grow(&a, &v, &cap, n, 4, sizeof *v), 0);
+        v[n++] = i;
+    }
+    assert_int_equal(cap, 32);
+    for (int i = 0; i < 20; i++)
+        assert_int_equal(v[i], i);
+    assert_int_equal(arena_grow(&a, &v, &cap, n, 4, sizeof *v), 0); /* room left: no move */
+    int *before = v;
+    n = cap;
+    assert_int_equal(arena_grow(&a, &v, &cap, n, 4, 1024), ERR_NOMEM);
+    assert_ptr_equal(v, before);
+    assert_int_equal(cap, 32);
+    arena_release(&a);
+}
+
 static void a_buffer_error_is_sticky_past_its_maximum(void **state)
 {
     (void)state;
@@ -450,6 +475,10 @@ static void error_names_and_messages_come_from_one_table(void **state)
     (void)state;
     assert_string_equal(err_name(ERR_NOMEM), "ERR_NOMEM");
     assert_string_equal(err_default_msg(ERR_NOTFOUND), "not found");
+    assert_string_equal(err_name(0), "OK");
+    assert_string_equal(err_default_msg(0), "ok");
+    assert_string_equal(err_name(-12345), "ERR_UNKNOWN");
+    assert_string_equal(err_default_msg(12345), "unknown error");
     struct err e;
     err_clear(&e);
     assert_string_equal(err_msg(&e, ERR_IO), "input/output error");
@@ -593,6 +622,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(an_arena_refuses_allocations_past_its_ceiling),
         cmocka_unit_test(arena_allocations_are_aligned_and_distinct),
+        cmocka_unit_test(an_arena_array_grows_by_copying_and_keeps_it_on_refusal),
         cmocka_unit_test(a_buffer_error_is_sticky_past_its_maximum),
         cmocka_unit_test(detaching_an_untouched_buffer_gives_an_empty_string),
         cmocka_unit_test(the_json_writer_keeps_key_order_and_escapes_controls_only),

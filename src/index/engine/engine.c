@@ -211,8 +211,8 @@ static int engine_agg_job(struct index_engine *e, const struct eng_snap *s, void
 static int engine_counts(struct index_backend *b, struct arena *a, const struct index_request *req,
                          const int64_t *bounds, size_t nbuckets, uint64_t *counts, struct err *err)
 {
-    struct engine_agg g = {.a = a, .req = req, .bounds = bounds, .nbuckets = nbuckets,
-                           .counts = counts};
+    struct engine_agg g = {
+        .a = a, .req = req, .bounds = bounds, .nbuckets = nbuckets, .counts = counts};
     return engine_on_snapshot((struct index_engine *)b, req->deadline_ms, engine_agg_job, &g, err);
 }
 
@@ -243,8 +243,8 @@ static int engine_story_matches(struct index_backend *b, struct arena *a,
                                 size_t *n, struct err *err)
 {
     struct engine_story_matches_ctx x = {a, req, out, n};
-    return engine_on_snapshot((struct index_engine *)b, req->deadline_ms,
-                              engine_story_matches_job, &x, err);
+    return engine_on_snapshot((struct index_engine *)b, req->deadline_ms, engine_story_matches_job,
+                              &x, err);
 }
 
 /* index_story_members: the snapshot's story columns, read as
@@ -714,8 +714,10 @@ out:
     return rc;
 }
 
-int index_engine_new(struct index_backend **out, const char *db_path,
-                     const struct index_engine_options *opt, struct err *err)
+/* index_engine_new (the index opened here) and index_engine_start (opened
+ * by the follower thread: background) are this with the one difference. */
+static int engine_launch(struct index_backend **out, const char *db_path,
+                         const struct index_engine_options *opt, bool background, struct err *err)
 {
     struct index_engine *e = NULL;
     int rc;
@@ -723,7 +725,8 @@ int index_engine_new(struct index_backend **out, const char *db_path,
     *out = NULL;
     if ((rc = engine_new(&e, db_path, opt, err)) < 0)
         return rc;
-    if ((rc = engine_open_index(e, err)) < 0)
+    e->background = background;
+    if (!background && (rc = engine_open_index(e, err)) < 0)
         goto out;
     if (pthread_create(&e->thread, NULL, follower_main, e) != 0) {
         rc = err_set(err, ERR_NOMEM, "cannot start the index follower");
@@ -737,23 +740,16 @@ out:
     return rc;
 }
 
+int index_engine_new(struct index_backend **out, const char *db_path,
+                     const struct index_engine_options *opt, struct err *err)
+{
+    return engine_launch(out, db_path, opt, false, err);
+}
+
 int index_engine_start(struct index_backend **out, const char *db_path,
                        const struct index_engine_options *opt, struct err *err)
 {
-    struct index_engine *e = NULL;
-    int rc;
-
-    *out = NULL;
-    if ((rc = engine_new(&e, db_path, opt, err)) < 0)
-        return rc;
-    e->background = true;
-    if (pthread_create(&e->thread, NULL, follower_main, e) != 0) {
-        engine_free(&e->base);
-        return err_set(err, ERR_NOMEM, "cannot start the index follower");
-    }
-    e->started = true;
-    *out = &e->base;
-    return 0;
+    return engine_launch(out, db_path, opt, true, err);
 }
 
 uint32_t index_engine_segment_version(void)

@@ -16,6 +16,7 @@
 
 #include "article/json.h"
 #include "store/journal.h"
+#include "util/array.h"
 #include "util/sort.h"
 #include "util/banned.h"
 
@@ -150,27 +151,44 @@ static int search_run(struct store_reader *r, struct arena *a, const struct inde
     return 0;
 }
 
+/* The journal's match for req: its MATCH expression built into *match
+ * (always initialised, for the caller to release), its id window and
+ * deadline (the journal stops a search that overruns it) in *m, and a
+ * pooled reader in *r for the caller to put back. 1 when there is
+ * something to read, 0 for an empty window (no reader taken), or an error. */
+static int match_open(struct index_fts5 *x, struct arena *a, const struct index_request *req,
+                      struct buf *match, struct store_match *m, struct store_reader **r,
+                      struct err *err)
+{
+    int rc;
+
+    buf_init(match, INDEX_FTS5_MATCH_MAX);
+    *m = (struct store_match){
+        .id_lo = store_id_lo(req->from),
+        .id_hi = index_request_id_hi(req),
+        .deadline_ms = req->deadline_ms,
+    };
+    if ((rc = index_fts5_match_build(match, a, req, err)) < 0)
+        return rc;
+    if (req->from > req->to || m->id_lo > m->id_hi)
+        return 0; /* an empty window: nothing matches */
+    m->expr = match->data;
+    if ((rc = store_readers_get(x->readers, r, err)) < 0)
+        return rc;
+    return 1;
+}
+
 static int fts5_search(struct index_backend *b, struct arena *a, const struct index_request *req,
                        struct index_result *out, struct err *err)
 {
     struct index_fts5 *x = (struct index_fts5 *)b;
     struct buf match;
     struct store_reader *r = NULL;
-    struct store_match m = {
-        .id_lo = store_id_lo(req->from),
-        .id_hi = index_request_id_hi(req),
-        .deadline_ms = req->deadline_ms, /* the journal stops a search that overruns it */
-    };
+    struct store_match m;
     int rc;
 
-    buf_init(&match, INDEX_FTS5_MATCH_MAX);
     memset(out, 0, sizeof *out);
-    if ((rc = index_fts5_match_build(&match, a, req, err)) < 0)
-        goto out;
-    if (req->from > req->to || m.id_lo > m.id_hi)
-        goto out; /* an empty window: nothing matches */
-    m.expr = match.data;
-    if ((rc = store_readers_get(x->readers, &r, err)) < 0)
+    if ((rc = match_open(x, a, req, &match, &m, &r, err)) <= 0)
         goto out;
     if ((rc = store_reader_begin(r, err)) < 0)
         goto out;
@@ -266,19 +284,13 @@ static int fts5_aggregate(struct index_backend *b, struct arena *a,
     struct index_fts5 *x = (struct index_fts5 *)b;
     struct buf match;
     struct store_reader *r = NULL;
-    int64_t lo = store_id_lo(req->from), hi = index_request_id_hi(req);
+    struct store_match m;
     int rc;
 
-    buf_init(&match, INDEX_FTS5_MATCH_MAX);
-    if ((rc = index_fts5_match_build(&match, a, req, err)) < 0)
-        goto out;
-    if (req->from > req->to || lo > hi)
-        goto out;
-    if ((rc = store_readers_get(x->readers, &r, err)) < 0)
+    if ((rc = match_open(x, a, req, &match, &m, &r, err)) <= 0)
         goto out;
     if ((rc = store_reader_begin(r, err)) < 0)
         goto out;
-    struct store_match m = {match.data, lo, hi, req->deadline_ms};
     rc = g->counts ? store_reader_match_per_second(r, &m, agg_second, (void *)g, err)
                    : agg_facets(r, a, &m, g, err);
     if (rc == 0)
@@ -314,14 +326,8 @@ struct story_acc {
 static int story_acc_add(void *ctx, int64_t id, int64_t story)
 {
     struct story_acc *x = ctx;
-    if (x->n == x->cap) {
-        size_t grown = x->cap ? x->cap * 2 : 1024;
-        struct index_story_match *more = realloc(x->m, grown * sizeof *more);
-        if (more == NULL)
-            return ERR_NOMEM;
-        x->m = more;
-        x->cap = grown;
-    }
+    if (array_reserve(&x->m, &x->cap, x->n, 1, sizeof *x->m) < 0)
+        return ERR_NOMEM;
     x->m[x->n++] = (struct index_story_match){id, story};
     return 0;
 }
@@ -333,20 +339,14 @@ static int fts5_story_matches(struct index_backend *b, struct arena *a,
     struct index_fts5 *x = (struct index_fts5 *)b;
     struct buf match;
     struct store_reader *r = NULL;
+    struct store_match m;
     struct story_acc acc = {0};
-    int64_t lo = store_id_lo(req->from), hi = index_request_id_hi(req);
     int rc;
 
     *out = NULL;
     *n = 0;
-    buf_init(&match, INDEX_FTS5_MATCH_MAX);
-    if ((rc = index_fts5_match_build(&match, a, req, err)) < 0)
+    if ((rc = match_open(x, a, req, &match, &m, &r, err)) <= 0)
         goto out;
-    if (req->from > req->to || lo > hi)
-        goto out;
-    if ((rc = store_readers_get(x->readers, &r, err)) < 0)
-        goto out;
-    struct store_match m = {match.data, lo, hi, req->deadline_ms};
     rc = store_reader_match_stories(r, &m, story_acc_add, &acc, err);
     if (rc == ERR_NOMEM)
         rc = err_set(err, ERR_NOMEM, "out of memory for stories");
