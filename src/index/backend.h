@@ -29,7 +29,7 @@ struct index_backend {
                   unsigned mask, size_t size, struct index_facet_top *out, struct err *err);
     /* index_story_matches (index.h) */
     int (*story_matches)(struct index_backend *b, struct arena *a, const struct index_request *req,
-                         struct index_story_match **out, size_t *n, struct err *err);
+                         size_t keep, struct index_story_matches *out, struct err *err);
     /* index_story_members (index.h); deadline_ms as index_request's */
     int (*story_members)(struct index_backend *b, struct arena *a, int64_t story, int64_t lo,
                          int64_t hi, int64_t deadline_ms, int64_t **out, size_t *n,

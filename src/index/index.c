@@ -218,15 +218,14 @@ int index_facets(struct index *idx, struct arena *a, const struct index_request 
 }
 
 int index_story_matches(struct index *idx, struct arena *a, const struct index_request *req,
-                        struct index_story_match **out, size_t *n, struct err *err)
+                        size_t keep, struct index_story_matches *out, struct err *err)
 {
-    *out = NULL;
-    *n = 0;
+    memset(out, 0, sizeof *out);
     if (req->from > req->to)
         return 0; /* an empty window: nothing matches */
     if (idx->be->story_matches == NULL)
         return err_set(err, ERR_UNSUPPORTED, "this index has no stories");
-    return idx->be->story_matches(idx->be, a, req, out, n, err);
+    return idx->be->story_matches(idx->be, a, req, keep, out, err);
 }
 
 int index_story_members(struct index *idx, struct arena *a, int64_t story, int64_t lo, int64_t hi,

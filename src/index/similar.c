@@ -230,8 +230,11 @@ int index_similar(struct index *idx, struct arena *a, const struct index_request
             return err_set(err, ERR_NOMEM, "out of memory for a similar query");
         topic.q_fields = INDEX_FIELD_ALL;
         topic.sort = INDEX_SORT_RELEVANCY;
-        if ((rc = index_story_matches(idx, a, &topic, &m, &np, err)) < 0)
+        struct index_story_matches sm;
+        if ((rc = index_story_matches(idx, a, &topic, INDEX_STORY_ALL, &sm, err)) < 0)
             return rc;
+        m = sm.m;
+        np = sm.n;
         size_t kept = 0;
         for (size_t i = 0; i < np; i++)
             if (m[i].story != story && m[i].id != art->id)

@@ -29,18 +29,21 @@ struct group {
     int64_t first, last; /* earliest and newest member's id */
 };
 
-/* The groups of m[0..n), in *out (*ng of them, in no order), and each
- * match's group in gi[i]. A hash table of the stories, not a sort: a
- * profile of dedupe on a common word (31,000 matches) spent 80 % of the
- * request sorting. */
+/* The groups of m[0..n), in *out (*ng of them, in no order, with room
+ * for extra more after them), and each match's group in gi[i]. A hash
+ * table of the stories, not a sort: a profile of dedupe on a common word
+ * (31,000 matches) spent 80 % of the request sorting. */
 static int group_matches(struct arena *a, const struct index_story_match *m, size_t n,
-                         struct group **out, size_t *ng, size_t **gi, struct err *err)
+                         size_t extra, struct group **out, size_t *ng, size_t **gi,
+                         struct err *err)
 {
     size_t k = 0, cap = 16;
     int shift = 60;
-    *out = NULL;
     *ng = 0;
-    *gi = NULL;
+    *out = arena_calloc(a, n + extra ? n + extra : 1, sizeof **out);
+    *gi = arena_calloc(a, n ? n : 1, sizeof **gi);
+    if (*out == NULL || *gi == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory grouping stories");
     if (n == 0)
         return 0;
     while (cap < 2 * n) { /* a power of two at least twice the matches */
@@ -48,9 +51,8 @@ static int group_matches(struct arena *a, const struct index_story_match *m, siz
         shift--;
     }
     size_t *slot = arena_calloc(a, cap, sizeof *slot); /* group + 1; 0 free */
-    struct group *g = arena_calloc(a, n, sizeof *g);
-    *gi = arena_calloc(a, n, sizeof **gi);
-    if (slot == NULL || g == NULL || *gi == NULL)
+    struct group *g = *out;
+    if (slot == NULL)
         return err_set(err, ERR_NOMEM, "out of memory grouping stories");
     for (size_t i = 0; i < n; i++) {
         size_t h = (size_t)(((uint64_t)m[i].story * UINT64_C(0x9E3779B97F4A7C15)) >> shift);
@@ -68,8 +70,36 @@ static int group_matches(struct arena *a, const struct index_story_match *m, siz
             gr->last = m[i].id;
         (*gi)[i] = slot[h] - 1;
     }
-    *out = g;
     *ng = k;
+    return 0;
+}
+
+/* A request's matches by story (index_story_matches): g[0..ng) the groups
+ * of the matches listed (gi: each one's group), then g[ng..ng + na) the
+ * alone matches kept at the newest end of time (newest) or the earliest,
+ * one group each; total: every story among the matches. */
+struct by_story {
+    struct index_story_matches sm;
+    struct group *g;
+    size_t ng, na, *gi;
+    uint64_t total;
+};
+
+static int by_story(struct index *idx, struct arena *a, const struct index_request *req,
+                    size_t keep, bool newest, struct by_story *b, struct err *err)
+{
+    int rc;
+    memset(b, 0, sizeof *b);
+    if ((rc = index_story_matches(idx, a, req, keep, &b->sm, err)) < 0)
+        return rc;
+    const struct index_story_match *al = newest ? b->sm.newest : b->sm.oldest;
+    b->na = newest ? b->sm.nnewest : b->sm.noldest;
+    if ((rc = group_matches(a, b->sm.m, b->sm.n, b->na, &b->g, &b->ng, &b->gi, err)) < 0)
+        return rc;
+    for (size_t i = 0; i < b->na; i++)
+        b->g[b->ng + i] =
+            (struct group){.story = al[i].story, .size = 1, .first = al[i].id, .last = al[i].id};
+    b->total = b->ng + b->sm.alone;
     return 0;
 }
 
@@ -160,8 +190,9 @@ int index_articles(struct index *idx, struct arena *a, const int64_t *ids, size_
     return rc;
 }
 
-int index_docs(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
-               struct index_doc *out, size_t *kept, struct err *err)
+/* index_docs, and (stories not NULL) each kept article's story. */
+static int docs_read(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
+                     struct index_doc *out, size_t *kept, int64_t *stories, struct err *err)
 {
     struct article *arts = arena_calloc(a, n ? n : 1, sizeof *arts);
     struct buf b;
@@ -184,10 +215,18 @@ int index_docs(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
         }
         memcpy(json, b.data, b.len);
         out[*kept] = (struct index_doc){.id = ids[i], .json = json, .len = b.len};
+        if (stories)
+            stories[*kept] = store_story_resolve(arts[i].story_id, arts[i].canonical_url, ids[i]);
         (*kept)++;
     }
     buf_release(&b);
     return 0;
+}
+
+int index_docs(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
+               struct index_doc *out, size_t *kept, struct err *err)
+{
+    return docs_read(idx, a, ids, n, out, kept, NULL, err);
 }
 
 /* The page's slice [req->offset, req->offset + req->limit) of k items. */
@@ -203,20 +242,22 @@ static int dedupe_fill(struct index *idx, struct arena *a, const int64_t *ids,
                        struct err *err)
 {
     struct index_doc *docs = arena_calloc(a, n ? n : 1, sizeof *docs);
+    int64_t *stories = arena_calloc(a, n ? n : 1, sizeof *stories);
     out->story = arena_calloc(a, n ? n : 1, sizeof *out->story);
     out->size = arena_calloc(a, n ? n : 1, sizeof *out->size);
     size_t kept;
     int rc;
-    if (docs == NULL || out->story == NULL || out->size == NULL)
+    if (docs == NULL || stories == NULL || out->story == NULL || out->size == NULL)
         return err_set(err, ERR_NOMEM, "out of memory for a page of results");
-    if ((rc = index_docs(idx, a, ids, n, docs, &kept, err)) < 0)
+    if ((rc = docs_read(idx, a, ids, n, docs, &kept, stories, err)) < 0)
         return rc;
     /* (an article deleted since the search is left out: match what is left) */
     size_t j = 0;
     for (size_t i = 0; i < n && j < kept; i++) {
         if (docs[j].id != ids[i])
             continue;
-        out->story[j] = chosen[i]->story;
+        /* an alone match met by the walk: its story is its article's */
+        out->story[j] = chosen[i]->story ? chosen[i]->story : stories[j];
         out->size[j] = chosen[i]->size;
         j++;
     }
@@ -227,22 +268,25 @@ static int dedupe_fill(struct index *idx, struct arena *a, const int64_t *ids,
 
 /* Relevancy and popularity: the backend's own order, walked from the top
  * in pages that double, keeping each story's first member met, until the
- * page's stories are all found. by_id: each match's id and its group's
- * index, sorted by id. */
+ * page's stories are all found. by_id: each listed match's id and its
+ * group's index, sorted by id; a match not listed is alone in its story
+ * (b->sm.alone of them), a story of its own. */
 static int dedupe_walk(struct index *idx, struct arena *a, const struct index_request *req,
-                       const struct index_story_match *by_id, size_t n, const struct group *g,
-                       size_t ng, struct index_dedupe_result *out, struct err *err)
+                       const struct index_story_match *by_id, const struct by_story *b,
+                       struct index_dedupe_result *out, struct err *err)
 {
-    size_t want = req->offset + req->limit, found = 0, walked = 0;
-    if (want > ng)
-        want = ng;
+    size_t n = b->sm.n, ng = b->ng, want = req->offset + req->limit, found = 0, walked = 0;
+    uint64_t alone = 0;
+    if (want > b->total)
+        want = (size_t)b->total;
     bool *seen = arena_calloc(a, ng ? ng : 1, sizeof *seen);
     int64_t *ids = arena_calloc(a, want ? want : 1, sizeof *ids);
     const struct group **chosen = arena_calloc(a, want ? want : 1, sizeof *chosen);
-    if (seen == NULL || ids == NULL || chosen == NULL)
+    struct group *one = arena_calloc(a, want ? want : 1, sizeof *one); /* alone ones shown */
+    if (seen == NULL || ids == NULL || chosen == NULL || one == NULL)
         return err_set(err, ERR_NOMEM, "out of memory grouping stories");
     size_t chunk = 2 * want < 64 ? 64 : 2 * want;
-    while (found < want && walked < n) {
+    while (found < want && walked < n + b->sm.alone) {
         struct index_request part = *req;
         struct index_result res;
         int rc;
@@ -253,12 +297,23 @@ static int dedupe_walk(struct index *idx, struct arena *a, const struct index_re
         for (size_t i = 0; i < res.n && found < want; i++) {
             struct index_story_match key = {.id = res.docs[i].id};
             const struct index_story_match *m = bsearch(&key, by_id, n, sizeof *by_id, cmp_id);
-            if (m == NULL || seen[m->story])
-                continue; /* (not found: arrived after the grouping) */
-            seen[m->story] = true;
+            const struct group *gr;
+            if (m != NULL && !seen[m->story]) {
+                seen[m->story] = true;
+                gr = &b->g[m->story];
+            } else if (m == NULL && alone < b->sm.alone) {
+                /* alone in its story (or, when the backend lists every
+                 * match, none: arrived after the grouping, left out) */
+                alone++;
+                one[found < req->offset ? 0 : found - req->offset] =
+                    (struct group){.size = 1, .first = key.id, .last = key.id};
+                gr = &one[found < req->offset ? 0 : found - req->offset];
+            } else {
+                continue;
+            }
             if (found >= req->offset) {
                 ids[found - req->offset] = res.docs[i].id;
-                chosen[found - req->offset] = &g[m->story];
+                chosen[found - req->offset] = gr;
             }
             found++;
         }
@@ -271,32 +326,38 @@ static int dedupe_walk(struct index *idx, struct arena *a, const struct index_re
     return dedupe_fill(idx, a, ids, chosen, k, out, err);
 }
 
+/* offset + limit, without overflow */
+static size_t page_end(const struct index_request *req)
+{
+    return req->offset + req->limit < req->offset ? SIZE_MAX - 1 : req->offset + req->limit;
+}
+
 int index_search_dedupe(struct index *idx, struct arena *a, const struct index_request *req,
                         struct index_dedupe_result *out, struct err *err)
 {
-    struct index_story_match *m;
-    struct group *g;
-    size_t n, ng, *gi;
+    struct by_story b;
     int rc;
 
     memset(out, 0, sizeof *out);
-    if ((rc = index_story_matches(idx, a, req, &m, &n, err)) < 0 ||
-        (rc = group_matches(a, m, n, &g, &ng, &gi, err)) < 0)
+    bool walk = req->sort == INDEX_SORT_RELEVANCY || req->sort == INDEX_SORT_POPULARITY;
+    bool asc = req->sort == INDEX_SORT_PUBLISHED_ASC;
+    /* a walk keeps no alone match: it meets them in its own order */
+    if ((rc = by_story(idx, a, req, walk ? 0 : page_end(req), !asc, &b, err)) < 0)
         return rc;
-    out->total = ng;
-    if (req->limit == 0 || req->offset >= ng)
+    out->total = b.total;
+    if (req->limit == 0 || req->offset >= b.total)
         return 0;
-    if (req->sort == INDEX_SORT_RELEVANCY || req->sort == INDEX_SORT_POPULARITY) {
-        for (size_t i = 0; i < n; i++) /* each match's group, looked up by id */
-            m[i].story = (int64_t)gi[i];
-        qsort(m, n, sizeof *m, cmp_id);
-        return dedupe_walk(idx, a, req, m, n, g, ng, out, err);
+    if (walk) {
+        struct index_story_match *m = b.sm.m;
+        for (size_t i = 0; i < b.sm.n; i++) /* each match's group, looked up by id */
+            m[i].story = (int64_t)b.gi[i];
+        qsort(m, b.sm.n, sizeof *m, cmp_id);
+        return dedupe_walk(idx, a, req, m, &b, out, err);
     }
     /* Ids order articles as publishedAt does: a story's place is its
      * newest (earliest) member's, and that member is the one shown. */
-    bool asc = req->sort == INDEX_SORT_PUBLISHED_ASC;
     const struct group **top;
-    size_t k = top_groups(a, g, ng, req->offset + req->limit,
+    size_t k = top_groups(a, b.g, b.ng + b.na, req->offset + req->limit,
                           asc ? cmp_group_earliest : cmp_group_newest, &top);
     if (top == NULL)
         return err_set(err, ERR_NOMEM, "out of memory grouping stories");
@@ -313,17 +374,19 @@ int index_search_dedupe(struct index *idx, struct arena *a, const struct index_r
 int index_stories(struct index *idx, struct arena *a, const struct index_request *req,
                   enum index_story_sort sort, struct index_story_page *out, struct err *err)
 {
-    struct index_story_match *m;
-    struct group *g;
+    struct by_story b;
     const struct group **top;
-    size_t n, ng, *gi, from, count, kept;
+    size_t from, count, kept;
     int rc;
 
     memset(out, 0, sizeof *out);
-    if ((rc = index_story_matches(idx, a, req, &m, &n, err)) < 0 ||
-        (rc = group_matches(a, m, n, &g, &ng, &gi, err)) < 0)
+    /* both orders end in newest first: the alone ones kept are the newest */
+    if ((rc = by_story(idx, a, req, page_end(req), true, &b, err)) < 0)
         return rc;
-    out->total = ng;
+    const struct index_story_match *m = b.sm.m;
+    const struct group *g = b.g;
+    size_t n = b.sm.n, ng = b.ng + b.na, *gi = b.gi;
+    out->total = b.total;
     size_t k = top_groups(a, g, ng, req->offset + req->limit,
                           sort == INDEX_STORY_SIZE ? cmp_group_size : cmp_group_newest, &top);
     if (top == NULL)
@@ -346,6 +409,8 @@ int index_stories(struct index *idx, struct arena *a, const struct index_request
         slot[gr - g] = i + 1;
         if ((members[i] = arena_calloc(a, gr->size, sizeof **members)) == NULL)
             return err_set(err, ERR_NOMEM, "out of memory grouping stories");
+        if ((size_t)(gr - g) >= b.ng) /* an alone match: its only member */
+            members[i][nm[i]++] = gr->last;
     }
     for (size_t i = 0; i < n; i++) /* the page's stories' members */
         if (slot[gi[i]]) {

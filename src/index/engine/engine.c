@@ -219,22 +219,22 @@ static int engine_facets(struct index_backend *b, struct arena *a, const struct 
 struct engine_story_matches_ctx {
     struct arena *a;
     const struct index_request *req;
-    struct index_story_match **out;
-    size_t *n;
+    size_t keep;
+    struct index_story_matches *out;
 };
 
 static int engine_story_matches_job(struct index_engine *e, const struct eng_snap *s, void *ctx,
                                     struct err *err)
 {
     struct engine_story_matches_ctx *x = ctx;
-    return eng_story_matches_run(s, e->readers, x->a, x->req, x->out, x->n, err);
+    return eng_story_matches_run(s, e->readers, x->a, x->req, x->keep, x->out, err);
 }
 
 static int engine_story_matches(struct index_backend *b, struct arena *a,
-                                const struct index_request *req, struct index_story_match **out,
-                                size_t *n, struct err *err)
+                                const struct index_request *req, size_t keep,
+                                struct index_story_matches *out, struct err *err)
 {
-    struct engine_story_matches_ctx x = {a, req, out, n};
+    struct engine_story_matches_ctx x = {a, req, keep, out};
     return engine_on_snapshot((struct index_engine *)b, req->deadline_ms,
                               engine_story_matches_job, &x, err);
 }

@@ -273,9 +273,11 @@ static int story_acc_add(void *ctx, int64_t id, int64_t story)
     return 0;
 }
 
+/* Every match in out->m (keep unused): SQL does not know which stories
+ * are alone. */
 static int fts5_story_matches(struct index_backend *b, struct arena *a,
-                              const struct index_request *req, struct index_story_match **out,
-                              size_t *n, struct err *err)
+                              const struct index_request *req, size_t keep,
+                              struct index_story_matches *out, struct err *err)
 {
     struct index_fts5 *x = (struct index_fts5 *)b;
     struct buf match;
@@ -284,8 +286,8 @@ static int fts5_story_matches(struct index_backend *b, struct arena *a,
     int64_t lo = store_id_lo(req->from), hi = index_request_id_hi(req);
     int rc;
 
-    *out = NULL;
-    *n = 0;
+    (void)keep;
+    memset(out, 0, sizeof *out);
     buf_init(&match, INDEX_FTS5_MATCH_MAX);
     if ((rc = index_fts5_match_build(&match, a, req, err)) < 0)
         goto out;
@@ -298,11 +300,11 @@ static int fts5_story_matches(struct index_backend *b, struct arena *a,
     if (rc == ERR_NOMEM)
         rc = err_set(err, ERR_NOMEM, "out of memory for stories");
     if (rc == 0 && acc.n > 0) {
-        if ((*out = arena_alloc(a, acc.n * sizeof **out)) == NULL)
+        if ((out->m = arena_alloc(a, acc.n * sizeof *out->m)) == NULL)
             rc = err_set(err, ERR_NOMEM, "out of memory for stories");
         else {
-            memcpy(*out, acc.m, acc.n * sizeof **out);
-            *n = acc.n;
+            memcpy(out->m, acc.m, acc.n * sizeof *out->m);
+            out->n = acc.n;
         }
     }
 out:
