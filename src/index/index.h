@@ -59,6 +59,10 @@ struct index_request {
     size_t limit;        /* pageSize */
     int64_t deadline_ms; /* CLOCK_MONOTONIC ms after which the search gives up
                           * with ERR_TIMEOUT; 0 = no time budget */
+    /* The caller reads only the page's ids (dedupe's and similarTo's walks
+     * in their backend's order): a backend may leave each docs[i].json
+     * NULL (the engine does: no document decompressed). */
+    bool ids_only;
 };
 
 /* The highest article id req admits: its `to` second's last id, or below

@@ -7,7 +7,8 @@
  * story's articles and the article itself left out.
  *
  * Exact totals: the topic part is counted from every match with its story
- * (index_story_matches), as dedupe counts. */
+ * (index_story_matches), as dedupe counts: those alone in their story by
+ * the count alone, the article itself found by a search of its second. */
 #include "index/backend.h"
 
 #include <math.h>
@@ -162,17 +163,18 @@ static struct query_node *or_query(struct arena *a, const char *const *terms, si
     return any;
 }
 
-static int cmp_match_id(const void *x, const void *y)
+static int cmp_id_desc(const void *x, const void *y)
 {
-    const struct index_story_match *a = x, *b = y;
-    return a->id < b->id ? -1 : a->id > b->id;
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a > b ? -1 : a < b;
 }
 
 /* ids[0..k) of the topic part's order (relevancy), from position `from`:
  * the backend's pages walked from the top, in pages that double, leaving
- * out what is not in part (sorted by id: the matches counted). */
+ * out the article and its story's other articles (story[0..ns), ids
+ * descending). */
 static int topic_page(struct index *idx, struct arena *a, const struct index_request *topic,
-                      const struct index_story_match *part, size_t np, size_t from, size_t want,
+                      int64_t art, const int64_t *story, size_t ns, size_t from, size_t want,
                       int64_t *ids, size_t *k, struct err *err)
 {
     size_t seen = 0, walked = 0, chunk = 2 * (from + want) < 64 ? 64 : 2 * (from + want);
@@ -183,14 +185,15 @@ static int topic_page(struct index *idx, struct arena *a, const struct index_req
         int rc;
         p.offset = walked;
         p.limit = chunk;
+        p.ids_only = true;
         if ((rc = index_search(idx, a, &p, &res, err)) < 0)
             return rc;
         for (size_t i = 0; i < res.n && *k < want; i++) {
-            struct index_story_match key = {.id = res.docs[i].id};
-            if (!bsearch(&key, part, np, sizeof *part, cmp_match_id))
-                continue; /* the story's, the article, or new since the count */
+            int64_t id = res.docs[i].id;
+            if (id == art || bsearch(&id, story, ns, sizeof *story, cmp_id_desc))
+                continue;
             if (seen++ >= from)
-                ids[(*k)++] = res.docs[i].id;
+                ids[(*k)++] = id;
         }
         if (res.n < chunk)
             break;
@@ -200,15 +203,42 @@ static int topic_page(struct index *idx, struct arena *a, const struct index_req
     return 0;
 }
 
+/* Whether the article art is one of topic's matches: topic narrowed to
+ * art's second and the ids up to art's, newest first, one asked. */
+static int topic_has(struct index *idx, struct arena *a, const struct index_request *topic,
+                     const struct article *art, bool *has, struct err *err)
+{
+    struct index_request p = *topic;
+    struct index_result res;
+    int rc;
+    *has = false;
+    if (p.from < art->published_at)
+        p.from = art->published_at;
+    if (p.to > art->published_at)
+        p.to = art->published_at;
+    if (p.from > p.to || (p.below && p.id_below <= art->id))
+        return 0;
+    p.below = true;
+    p.id_below = art->id + 1;
+    p.sort = INDEX_SORT_PUBLISHED_DESC;
+    p.offset = 0;
+    p.limit = 1;
+    p.ids_only = true;
+    if ((rc = index_search(idx, a, &p, &res, err)) < 0)
+        return rc;
+    *has = res.n == 1 && res.docs[0].id == art->id;
+    return 0;
+}
+
 int index_similar(struct index *idx, struct arena *a, const struct index_request *req,
                   const struct article *art, struct index_result *out, struct err *err)
 {
     int64_t story = store_story_resolve(art->story_id, art->canonical_url, art->id);
     int64_t *members, *ids;
-    size_t nm, own = 0, np = 0;
+    size_t nm, own = 0;
+    uint64_t ntopic = 0;
     const char **terms;
     size_t nt;
-    struct index_story_match *m = NULL;
     int rc;
 
     memset(out, 0, sizeof *out);
@@ -221,7 +251,9 @@ int index_similar(struct index *idx, struct arena *a, const struct index_request
     for (size_t i = 0; i < nm; i++)
         if (members[i] != art->id)
             members[own++] = members[i];
-    /* the topic: every match of its terms but the story's */
+    /* the topic: every match of its terms but the story's; a match alone
+     * in its story (counted, not listed) is not the story's, but may be
+     * the article itself */
     struct index_request topic = *req;
     if ((rc = index_similar_terms(idx, a, art, &terms, &nt, err)) < 0)
         return rc;
@@ -231,27 +263,30 @@ int index_similar(struct index *idx, struct arena *a, const struct index_request
         topic.q_fields = INDEX_FIELD_ALL;
         topic.sort = INDEX_SORT_RELEVANCY;
         struct index_story_matches sm;
-        if ((rc = index_story_matches(idx, a, &topic, INDEX_STORY_ALL, &sm, err)) < 0)
+        bool listed = false, has = false;
+        if ((rc = index_story_matches(idx, a, &topic, 0, &sm, err)) < 0)
             return rc;
-        m = sm.m;
-        np = sm.n;
-        size_t kept = 0;
-        for (size_t i = 0; i < np; i++)
-            if (m[i].story != story && m[i].id != art->id)
-                m[kept++] = m[i];
-        np = kept;
-        qsort(m, np, sizeof *m, cmp_match_id);
+        for (size_t i = 0; i < sm.n; i++) {
+            if (sm.m[i].id == art->id)
+                listed = true;
+            else if (sm.m[i].story != story)
+                ntopic++;
+        }
+        if (!listed && sm.alone > 0 && (rc = topic_has(idx, a, &topic, art, &has, err)) < 0)
+            return rc;
+        ntopic += sm.alone - (has ? 1 : 0);
     }
-    out->total = own + np;
+    out->total = own + ntopic;
     /* the page: the story's part, then the topic's */
     size_t from = req->offset, want = req->limit, k = 0;
     if ((ids = arena_calloc(a, want ? want : 1, sizeof *ids)) == NULL)
         return err_set(err, ERR_NOMEM, "out of memory for a page of results");
     for (; from < own && k < want; from++)
         ids[k++] = members[from];
-    if (k < want && np > 0) {
+    if (k < want && ntopic > 0) {
         size_t got;
-        if ((rc = topic_page(idx, a, &topic, m, np, from - own, want - k, ids + k, &got, err)) < 0)
+        if ((rc = topic_page(idx, a, &topic, art->id, members, own, from - own, want - k, ids + k,
+                             &got, err)) < 0)
             return rc;
         k += got;
     }

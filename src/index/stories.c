@@ -292,6 +292,7 @@ static int dedupe_walk(struct index *idx, struct arena *a, const struct index_re
         int rc;
         part.offset = walked;
         part.limit = chunk;
+        part.ids_only = true;
         if ((rc = index_search(idx, a, &part, &res, err)) < 0)
             return rc;
         for (size_t i = 0; i < res.n && found < want; i++) {

@@ -132,8 +132,13 @@ static int engine_search(struct index_backend *b, struct arena *a, const struct 
     /* The page from the same snapshot: its segments' document stores. */
     if (rc == 0 && n > 0) {
         out->docs = arena_calloc(a, n, sizeof *out->docs);
-        rc = out->docs ? eng_page_docs(s, &e->dctxs, a, ids, refs, n, out->docs, &kept, err)
-                       : err_set(err, ERR_NOMEM, "out of memory for a page of results");
+        if (out->docs == NULL)
+            rc = err_set(err, ERR_NOMEM, "out of memory for a page of results");
+        else if (req->ids_only) /* the snapshot's live documents: all kept */
+            for (kept = 0; kept < n; kept++)
+                out->docs[kept] = (struct index_doc){.id = ids[kept]};
+        else
+            rc = eng_page_docs(s, &e->dctxs, a, ids, refs, n, out->docs, &kept, err);
     }
     if (snap_damaged(s)) {
         if (rc == 0)
