@@ -229,11 +229,12 @@ static int alone_ready(const struct eng_snap *s, const int64_t *const *col, stru
 /* --- each match's story ------------------------------------------------------ */
 
 /* The keep matches alone in their story with the highest ids (newest) or
- * the lowest: a heap whose root is the worst kept. */
+ * the lowest: a heap whose root is the worst kept, grown as matches come
+ * (a deep page asks for a large keep; the matches may be few). */
 struct keep_heap {
     struct index_story_match *v;
-    size_t n, k;
-    bool newest;
+    size_t n, cap, k;
+    bool newest, nomem;
 };
 
 static inline bool keep_worse(const struct keep_heap *h, int64_t a, int64_t b)
@@ -247,6 +248,16 @@ static bool keep_push(struct keep_heap *h, struct index_story_match m)
     size_t i;
     if (h->k == 0)
         return false;
+    if (h->n == h->cap && h->n < h->k) {
+        size_t cap = h->cap ? h->cap * 2 : 64;
+        struct index_story_match *v = h->nomem ? NULL : realloc(h->v, cap * sizeof *v);
+        if (v == NULL) {
+            h->nomem = true;
+            return false;
+        }
+        h->v = v;
+        h->cap = cap;
+    }
     if (h->n < h->k) {
         for (i = h->n++; i > 0 && keep_worse(h, m.id, h->v[(i - 1) / 2].id); i = (i - 1) / 2)
             h->v[i] = h->v[(i - 1) / 2];
@@ -271,6 +282,20 @@ static bool keep_push(struct keep_heap *h, struct index_story_match m)
     }
     h->v[i] = m;
     return true;
+}
+
+/* m[0..n) into a copy in the arena at *out (NULL when n is 0); -1 when out
+ * of memory. */
+static int matches_to_arena(struct arena *a, const struct index_story_match *m, size_t n,
+                      struct index_story_match **out)
+{
+    *out = NULL;
+    if (n == 0)
+        return 0;
+    if ((*out = arena_alloc(a, n * sizeof **out)) == NULL)
+        return -1;
+    memcpy(*out, m, n * sizeof **out);
+    return 0;
 }
 
 static int cmp_match_id_desc(const void *x, const void *y)
@@ -379,40 +404,35 @@ int eng_story_matches_run(const struct eng_snap *s, struct store_readers *reader
             keep = (size_t)s->nrow;
         r.newest = (struct keep_heap){.k = keep, .newest = true};
         r.oldest = (struct keep_heap){.k = keep, .newest = false};
-        r.newest.v = arena_calloc(a, keep ? keep : 1, sizeof *r.newest.v);
-        r.oldest.v = arena_calloc(a, keep ? keep : 1, sizeof *r.oldest.v);
-        if (r.newest.v == NULL || r.oldest.v == NULL)
-            return err_set(err, ERR_NOMEM, "out of memory for stories");
         if ((rc = alone_ready(s, r.col, err)) < 0)
             return rc;
     }
     rc = eng_search_visit(s, a, req, &v, &total, err);
-    if (rc == 0 && r.nomem)
+    if (rc == 0 && (r.nomem || r.newest.nomem || r.oldest.nomem))
         rc = err_set(err, ERR_NOMEM, "out of memory for stories");
-    if (rc == 0 && r.n > 0) {
-        /* into the arena: the caller's to keep */
-        if ((out->m = arena_alloc(a, r.n * sizeof *out->m)) == NULL)
-            rc = err_set(err, ERR_NOMEM, "out of memory for stories");
-        else
-            out->n = r.n;
-        if (out->m)
-            memcpy(out->m, r.m, r.n * sizeof *out->m);
-    }
+    /* into the arena: the caller's to keep */
+    if (rc == 0 && (matches_to_arena(a, r.m, r.n, &out->m) < 0 ||
+                    matches_to_arena(a, r.newest.v, r.newest.n, &out->newest) < 0 ||
+                    matches_to_arena(a, r.oldest.v, r.oldest.n, &out->oldest) < 0))
+        rc = err_set(err, ERR_NOMEM, "out of memory for stories");
     free(r.m);
-    if (rc < 0)
+    free(r.newest.v);
+    free(r.oldest.v);
+    if (rc < 0) {
+        memset(out, 0, sizeof *out);
         return rc;
-    qsort(r.newest.v, r.newest.n, sizeof *r.newest.v, cmp_match_id_desc);
-    qsort(r.oldest.v, r.oldest.n, sizeof *r.oldest.v, cmp_match_id_desc);
-    for (size_t i = 0; i < r.oldest.n / 2; i++) { /* earliest first */
-        struct index_story_match t = r.oldest.v[i];
-        r.oldest.v[i] = r.oldest.v[r.oldest.n - 1 - i];
-        r.oldest.v[r.oldest.n - 1 - i] = t;
+    }
+    out->n = r.n;
+    out->nnewest = r.newest.n;
+    out->noldest = r.oldest.n;
+    qsort(out->newest, out->nnewest, sizeof *out->newest, cmp_match_id_desc);
+    qsort(out->oldest, out->noldest, sizeof *out->oldest, cmp_match_id_desc);
+    for (size_t i = 0; i < out->noldest / 2; i++) { /* earliest first */
+        struct index_story_match t = out->oldest[i];
+        out->oldest[i] = out->oldest[out->noldest - 1 - i];
+        out->oldest[out->noldest - 1 - i] = t;
     }
     out->alone = r.alone;
-    out->newest = r.newest.v;
-    out->nnewest = r.newest.n;
-    out->oldest = r.oldest.v;
-    out->noldest = r.oldest.n;
     return 0;
 }
 
