@@ -190,7 +190,7 @@ static int topic_page(struct index *idx, struct arena *a, const struct index_req
             return rc;
         for (size_t i = 0; i < res.n && *k < want; i++) {
             int64_t id = res.docs[i].id;
-            if (id == art || bsearch(&id, story, ns, sizeof *story, cmp_id_desc))
+            if (id == art || (ns && bsearch(&id, story, ns, sizeof *story, cmp_id_desc)))
                 continue;
             if (seen++ >= from)
                 ids[(*k)++] = id;

@@ -297,7 +297,8 @@ static int dedupe_walk(struct index *idx, struct arena *a, const struct index_re
             return rc;
         for (size_t i = 0; i < res.n && found < want; i++) {
             struct index_story_match key = {.id = res.docs[i].id};
-            const struct index_story_match *m = bsearch(&key, by_id, n, sizeof *by_id, cmp_id);
+            const struct index_story_match *m =
+                n ? bsearch(&key, by_id, n, sizeof *by_id, cmp_id) : NULL;
             const struct group *gr;
             if (m != NULL && !seen[m->story]) {
                 seen[m->story] = true;
@@ -352,7 +353,8 @@ int index_search_dedupe(struct index *idx, struct arena *a, const struct index_r
         struct index_story_match *m = b.sm.m;
         for (size_t i = 0; i < b.sm.n; i++) /* each match's group, looked up by id */
             m[i].story = (int64_t)b.gi[i];
-        qsort(m, b.sm.n, sizeof *m, cmp_id);
+        if (b.sm.n > 1)
+            qsort(m, b.sm.n, sizeof *m, cmp_id);
         return dedupe_walk(idx, a, req, m, &b, out, err);
     }
     /* Ids order articles as publishedAt does: a story's place is its

@@ -425,8 +425,10 @@ int eng_story_matches_run(const struct eng_snap *s, struct store_readers *reader
     out->n = r.n;
     out->nnewest = r.newest.n;
     out->noldest = r.oldest.n;
-    qsort(out->newest, out->nnewest, sizeof *out->newest, cmp_match_id_desc);
-    qsort(out->oldest, out->noldest, sizeof *out->oldest, cmp_match_id_desc);
+    if (out->nnewest > 1)
+        qsort(out->newest, out->nnewest, sizeof *out->newest, cmp_match_id_desc);
+    if (out->noldest > 1)
+        qsort(out->oldest, out->noldest, sizeof *out->oldest, cmp_match_id_desc);
     for (size_t i = 0; i < out->noldest / 2; i++) { /* earliest first */
         struct index_story_match t = out->oldest[i];
         out->oldest[i] = out->oldest[out->noldest - 1 - i];
