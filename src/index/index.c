@@ -249,6 +249,14 @@ int index_term_docs(struct index *idx, const char *const *terms, const size_t *l
 }
 
 /* A reader of the log for this thread (back with store_readers_put). */
+int index_backend_docs(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
+                       struct index_doc *out, int64_t *stories, size_t *kept, struct err *err)
+{
+    if (idx->be->docs == NULL)
+        return 1;
+    return idx->be->docs(idx->be, a, ids, n, out, stories, kept, err);
+}
+
 int index_reader_get(struct index *idx, struct store_reader **out, struct err *err)
 {
     return store_readers_get(idx->readers, out, err);

@@ -190,13 +190,17 @@ int index_articles(struct index *idx, struct arena *a, const int64_t *ids, size_
     return rc;
 }
 
-/* index_docs, and (stories not NULL) each kept article's story. */
+/* index_docs, and (stories not NULL) each kept article's story: from the
+ * backend's copy of the articles (the engine's document stores: what its
+ * searches' pages show, no row read or escaped), else from the rows. */
 static int docs_read(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
                      struct index_doc *out, size_t *kept, int64_t *stories, struct err *err)
 {
+    int rc = index_backend_docs(idx, a, ids, n, out, stories, kept, err);
+    if (rc <= 0)
+        return rc;
     struct article *arts = arena_calloc(a, n ? n : 1, sizeof *arts);
     struct buf b;
-    int rc;
     *kept = 0;
     if (arts == NULL)
         return err_set(err, ERR_NOMEM, "out of memory for a page of results");

@@ -244,6 +244,32 @@ static int engine_story_matches(struct index_backend *b, struct arena *a,
                               engine_story_matches_job, &x, err);
 }
 
+/* index_docs: the current snapshot's document stores, as a search's page
+ * (the ids come from searches and story columns: live in it, or deleted
+ * since and left out as a vanished row is); stories from its columns. */
+static int engine_docs(struct index_backend *b, struct arena *a, const int64_t *ids, size_t n,
+                       struct index_doc *out, int64_t *stories, size_t *kept, struct err *err)
+{
+    struct index_engine *e = (struct index_engine *)b;
+    int rc = not_ready(e, err);
+    *kept = 0;
+    if (rc < 0)
+        return rc;
+    struct eng_snap *s = eng_slot_get(&e->slot);
+    rc = eng_page_docs(s, &e->dctxs, a, ids, NULL, n, out, kept, err);
+    if (rc == 0 && stories)
+        rc = eng_page_stories(s, e->readers, out, *kept, stories, err);
+    if (snap_damaged(s)) {
+        if (rc == 0)
+            rc = err_set(err, ERR_STORE,
+                         "the search index is damaged; the damaged segment is "
+                         "being rebuilt from the table");
+        follower_wake(e);
+    }
+    eng_snap_unref(s);
+    return rc;
+}
+
 /* index_story_members: the snapshot's story columns, read as
  * engine_story_matches reads them. */
 static int engine_story_members(struct index_backend *b, struct arena *a, int64_t story, int64_t lo,
@@ -681,6 +707,7 @@ static int engine_new(struct index_engine **out, const char *db_path,
         .facets = engine_facets,
         .story_matches = engine_story_matches,
         .story_members = engine_story_members,
+        .docs = engine_docs,
         .term_docs = engine_term_docs,
     };
     eng_slot_init(&e->slot);

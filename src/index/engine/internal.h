@@ -263,6 +263,10 @@ int eng_facets_run(const struct eng_snap *s, struct eng_docs_pool *dctxs, struct
 
 /* Free s's story column and alone set (the segment's last reference going). */
 void eng_story_col_free(struct eng_segment *s);
+/* s's story column (*out: a story per docid), read from the table the
+ * first time it is asked for. */
+int eng_story_column(struct eng_segment *s, struct store_readers *readers, const int64_t **out,
+                     struct err *err);
 /* index_story_matches over snapshot s (index.h); readers: the table the
  * story columns are read from. */
 int eng_story_matches_run(const struct eng_snap *s, struct store_readers *readers,
@@ -738,6 +742,10 @@ uint64_t eng_split_searches(void);
 int eng_page_docs(const struct eng_snap *s, struct eng_docs_pool *pool, struct arena *a,
                   const int64_t *ids, const struct eng_doc_ref *refs, size_t n,
                   struct index_doc *docs, size_t *kept, struct err *err);
+/* Each of docs[0..n)'s story (docs from eng_page_docs over s), from the
+ * story columns. */
+int eng_page_stories(const struct eng_snap *s, struct store_readers *readers,
+                     const struct index_doc *docs, size_t n, int64_t *stories, struct err *err);
 
 /* --- engine.c: the backend ------------------------------------------------ */
 

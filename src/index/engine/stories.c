@@ -40,9 +40,8 @@ static int col_row(void *ctx, int64_t id, int64_t story)
     return 0;
 }
 
-/* s's story column, read from the table when it is not yet. */
-static int column(struct eng_segment *s, struct store_readers *readers, const int64_t **out,
-                  struct err *err)
+int eng_story_column(struct eng_segment *s, struct store_readers *readers, const int64_t **out,
+                     struct err *err)
 {
     int64_t *col = atomic_load(&s->story);
     struct store_reader *r = NULL;
@@ -397,7 +396,7 @@ int eng_story_matches_run(const struct eng_snap *s, struct store_readers *reader
     if (r.col == NULL)
         return err_set(err, ERR_NOMEM, "out of memory for stories");
     for (size_t si = 0; si < s->nseg; si++)
-        if ((rc = column(s->segs[si], readers, &r.col[si], err)) < 0)
+        if ((rc = eng_story_column(s->segs[si], readers, &r.col[si], err)) < 0)
             return rc;
     if (r.split) {
         if (keep > s->nrow)
@@ -474,7 +473,7 @@ int eng_story_members_run(const struct eng_snap *s, struct store_readers *reader
         const struct eng_segment *seg = s->segs[si];
         const struct eng_deletions *deletions = s->deletions[si];
         const int64_t *col;
-        if ((rc = column(s->segs[si], readers, &col, err)) < 0)
+        if ((rc = eng_story_column(s->segs[si], readers, &col, err)) < 0)
             break;
         /* ids descending: the docid window of [lo, hi] */
         for (uint32_t d = eng_segment_first_le(seg, hi); d < seg->n && seg->ids[d] >= lo; d++) {
