@@ -18,6 +18,7 @@
 #include "query/query.h"
 #include "text/text.h"
 #include "util/hash.h"
+#include "util/sort.h"
 #include "util/banned.h"
 
 /* Distinct tokens weighed (the first met, title first); tokens read from
@@ -163,12 +164,6 @@ static struct query_node *or_query(struct arena *a, const char *const *terms, si
     return any;
 }
 
-static int cmp_id_desc(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return a > b ? -1 : a < b;
-}
-
 /* ids[0..k) of the topic part's order (relevancy), from position `from`:
  * the backend's pages walked from the top, in pages that double, leaving
  * out the article and its story's other articles (story[0..ns), ids
@@ -190,7 +185,7 @@ static int topic_page(struct index *idx, struct arena *a, const struct index_req
             return rc;
         for (size_t i = 0; i < res.n && *k < want; i++) {
             int64_t id = res.docs[i].id;
-            if (id == art || (ns && bsearch(&id, story, ns, sizeof *story, cmp_id_desc)))
+            if (id == art || (ns && bsearch(&id, story, ns, sizeof *story, sort_cmp_i64_desc)))
                 continue;
             if (seen++ >= from)
                 ids[(*k)++] = id;

@@ -159,9 +159,24 @@ fail:
 
 /* A one-thread job over the snapshot as engine_search takes it
  * (read-your-writes, a damaged segment fails the request): counts,
- * facets and each match's story. */
+ * facets, each match's story and the articles shown by id. */
 typedef int (*engine_job)(struct index_engine *e, const struct eng_snap *s, void *ctx,
                           struct err *err);
+
+/* The end of a job over s: rc, or ERR_STORE when a segment of s is
+ * damaged (its rebuild asked for); s's reference dropped. */
+static int snap_done(struct index_engine *e, struct eng_snap *s, int rc, struct err *err)
+{
+    if (snap_damaged(s)) {
+        if (rc == 0)
+            rc = err_set(err, ERR_STORE,
+                         "the search index is damaged; the damaged segment is "
+                         "being rebuilt from the table");
+        follower_wake(e);
+    }
+    eng_snap_unref(s);
+    return rc;
+}
 
 static int engine_on_snapshot(struct index_engine *e, int64_t deadline_ms, engine_job job,
                               void *ctx, struct err *err)
@@ -174,15 +189,7 @@ static int engine_on_snapshot(struct index_engine *e, int64_t deadline_ms, engin
     atomic_fetch_add(&e->searching, 1);
     rc = job(e, s, ctx, err);
     atomic_fetch_sub(&e->searching, 1);
-    if (snap_damaged(s)) {
-        if (rc == 0)
-            rc = err_set(err, ERR_STORE,
-                         "the search index is damaged; the damaged segment is "
-                         "being rebuilt from the table");
-        follower_wake(e);
-    }
-    eng_snap_unref(s);
-    return rc;
+    return snap_done(e, s, rc, err);
 }
 
 /* index_counts and index_facets. */
@@ -244,9 +251,10 @@ static int engine_story_matches(struct index_backend *b, struct arena *a,
                               engine_story_matches_job, &x, err);
 }
 
-/* index_docs: the current snapshot's document stores, as a search's page
- * (the ids come from searches and story columns: live in it, or deleted
- * since and left out as a vanished row is); stories from its columns. */
+/* index_docs: the snapshot's document stores, as a search's page (the
+ * ids come from searches and story columns: live in it, or deleted since
+ * and left out as a vanished row is); stories from its columns. No
+ * catch-up wait: the search that gave the ids waited. */
 static int engine_docs(struct index_backend *b, struct arena *a, const int64_t *ids, size_t n,
                        struct index_doc *out, int64_t *stories, size_t *kept, struct err *err)
 {
@@ -259,15 +267,7 @@ static int engine_docs(struct index_backend *b, struct arena *a, const int64_t *
     rc = eng_page_docs(s, &e->dctxs, a, ids, NULL, n, out, kept, err);
     if (rc == 0 && stories)
         rc = eng_page_stories(s, e->readers, out, *kept, stories, err);
-    if (snap_damaged(s)) {
-        if (rc == 0)
-            rc = err_set(err, ERR_STORE,
-                         "the search index is damaged; the damaged segment is "
-                         "being rebuilt from the table");
-        follower_wake(e);
-    }
-    eng_snap_unref(s);
-    return rc;
+    return snap_done(e, s, rc, err);
 }
 
 /* index_story_members: the snapshot's story columns, read as

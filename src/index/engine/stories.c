@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "store/journal.h"
+#include "util/array.h"
 #include "util/sort.h"
 #include "util/banned.h"
 
@@ -163,14 +164,8 @@ static bool alone_paired(const struct eng_story_alone *al, uint64_t gen)
 
 static int alone_note(struct eng_story_alone *al, uint64_t gen)
 {
-    if (al->npaired == al->cap) {
-        size_t cap = al->cap ? al->cap * 2 : 16;
-        uint64_t *p = realloc(al->paired, cap * sizeof *p);
-        if (p == NULL)
-            return -1;
-        al->paired = p;
-        al->cap = cap;
-    }
+    if (array_reserve(&al->paired, &al->cap, al->npaired, 1, sizeof *al->paired) < 0)
+        return -1;
     al->paired[al->npaired++] = gen;
     return 0;
 }
@@ -247,15 +242,9 @@ static bool keep_push(struct keep_heap *h, struct index_story_match m)
     size_t i;
     if (h->k == 0)
         return false;
-    if (h->n == h->cap && h->n < h->k) {
-        size_t cap = h->cap ? h->cap * 2 : 64;
-        struct index_story_match *v = h->nomem ? NULL : realloc(h->v, cap * sizeof *v);
-        if (v == NULL) {
-            h->nomem = true;
-            return false;
-        }
-        h->v = v;
-        h->cap = cap;
+    if (h->n < h->k && (h->nomem || array_reserve(&h->v, &h->cap, h->n, 1, sizeof *h->v) < 0)) {
+        h->nomem = true;
+        return false;
     }
     if (h->n < h->k) {
         for (i = h->n++; i > 0 && keep_worse(h, m.id, h->v[(i - 1) / 2].id); i = (i - 1) / 2)
@@ -322,15 +311,9 @@ static inline struct index_story_match match_at(const struct matches_run *r, uin
 
 static void match_add(struct matches_run *r, uint32_t si, uint32_t doc)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 1024;
-        struct index_story_match *m = r->nomem ? NULL : realloc(r->m, cap * sizeof *m);
-        if (m == NULL) {
-            r->nomem = true;
-            return;
-        }
-        r->m = m;
-        r->cap = cap;
+    if (r->nomem || array_reserve(&r->m, &r->cap, r->n, 1, sizeof *r->m) < 0) {
+        r->nomem = true;
+        return;
     }
     r->m[r->n++] = match_at(r, si, doc);
 }
@@ -445,14 +428,8 @@ struct members_run {
 
 static int members_add(struct members_run *r, int64_t id)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 64;
-        int64_t *ids = realloc(r->ids, cap * sizeof *ids);
-        if (ids == NULL)
-            return -1;
-        r->ids = ids;
-        r->cap = cap;
-    }
+    if (array_reserve(&r->ids, &r->cap, r->n, 1, sizeof *r->ids) < 0)
+        return -1;
     r->ids[r->n++] = id;
     return 0;
 }
