@@ -1,10 +1,11 @@
 /* bench_counts: coverage over time and facets (issue 26), the issue's
  * shapes, on a store loaded by `newsd import` (bench/run.sh):
- *   daily-word    daily counts over the whole two years, a one-word query
- *   daily-common  the same for a very common word
- *   hourly-month  hourly counts over a month, the common word
+ *   daily-word    daily counts over the whole two years, one-word queries
+ *   daily-common  the same for very common words
+ *   hourly-month  hourly counts over a month (common and rarer words)
  *   facets5       five facets (source, domain, language, country,
- *                 category) over the common word's matches
+ *                 category) over common words' matches
+ * (each shape several queries: shapes[]).
  * In process, through index.h as the endpoint calls it (index_counts
  * twice, for count and total; then index_facets), on the engine with its count cache
  * off and on FTS5 (GROUP BY over the same MATCH) in the same run; with
@@ -43,16 +44,34 @@ struct shape {
     bool facets;
 };
 
+/* Several queries a shape, so that a shape's p95 is over words of
+ * different frequencies, not the repeats of one word: a one-word query of
+ * the mix's rarer words, very common words, and the common words over a
+ * month by the hour. The facet shapes come last (the first facet run
+ * builds the facet columns: main() times it). */
+#define WHOLE "&from=2023-07-01&to=2025-06-30&interval=day"
+#define WHOLE_FROM "2023-07-01T00:00:00Z"
+#define WHOLE_TO "2025-06-30T23:59:59Z"
+#define MONTH "&from=2025-03-01&to=2025-03-31&interval=hour"
+#define MONTH_FROM "2025-03-01T00:00:00Z"
+#define MONTH_TO "2025-03-31T23:59:59Z"
+#define FACETS "&from=2023-07-01&to=2025-06-30&interval=month" \
+               "&facets=source,domain,language,country,category"
 static const struct shape shapes[] = {
-    {"daily-word", "q=rainfall&from=2023-07-01&to=2025-06-30&interval=day", API_INTERVAL_DAY,
-     "2023-07-01T00:00:00Z", "2025-06-30T23:59:59Z", false},
-    {"daily-common", "q=people&from=2023-07-01&to=2025-06-30&interval=day", API_INTERVAL_DAY,
-     "2023-07-01T00:00:00Z", "2025-06-30T23:59:59Z", false},
-    {"hourly-month", "q=people&from=2025-03-01&to=2025-03-31&interval=hour", API_INTERVAL_HOUR,
-     "2025-03-01T00:00:00Z", "2025-03-31T23:59:59Z", false},
-    {"facets5", "q=people&from=2023-07-01&to=2025-06-30&interval=month"
-                "&facets=source,domain,language,country,category",
-     API_INTERVAL_MONTH, "2023-07-01T00:00:00Z", "2025-06-30T23:59:59Z", true},
+    {"daily-word", "q=rainfall" WHOLE, API_INTERVAL_DAY, WHOLE_FROM, WHOLE_TO, false},
+    {"daily-word", "q=cricket" WHOLE, API_INTERVAL_DAY, WHOLE_FROM, WHOLE_TO, false},
+    {"daily-word", "q=vaccine" WHOLE, API_INTERVAL_DAY, WHOLE_FROM, WHOLE_TO, false},
+    {"daily-word", "q=football" WHOLE, API_INTERVAL_DAY, WHOLE_FROM, WHOLE_TO, false},
+    {"daily-common", "q=coronavirus" WHOLE, API_INTERVAL_DAY, WHOLE_FROM, WHOLE_TO, false},
+    {"daily-common", "q=people" WHOLE, API_INTERVAL_DAY, WHOLE_FROM, WHOLE_TO, false},
+    {"daily-common", "q=government" WHOLE, API_INTERVAL_DAY, WHOLE_FROM, WHOLE_TO, false},
+    {"daily-common", "q=market" WHOLE, API_INTERVAL_DAY, WHOLE_FROM, WHOLE_TO, false},
+    {"daily-common", "q=police" WHOLE, API_INTERVAL_DAY, WHOLE_FROM, WHOLE_TO, false},
+    {"hourly-month", "q=people" MONTH, API_INTERVAL_HOUR, MONTH_FROM, MONTH_TO, false},
+    {"hourly-month", "q=market" MONTH, API_INTERVAL_HOUR, MONTH_FROM, MONTH_TO, false},
+    {"hourly-month", "q=rainfall" MONTH, API_INTERVAL_HOUR, MONTH_FROM, MONTH_TO, false},
+    {"facets5", "q=government" FACETS, API_INTERVAL_MONTH, WHOLE_FROM, WHOLE_TO, true},
+    {"facets5", "q=people" FACETS, API_INTERVAL_MONTH, WHOLE_FROM, WHOLE_TO, true},
 };
 #define N_SHAPES (sizeof shapes / sizeof shapes[0])
 #define FACETS5 0x1f

@@ -7,7 +7,7 @@ shared, noisy machine slows both alike and the ratios hold).
         --fts5-store DIR --key KEY [--rounds K] [--reps R] [--mix FILE]
         [--counts-reps C] [--ext-reps E] [--export PARAMS | --no-export]
         [--export-servers engine[,fts5]] [--no-fts5-mix]  > RAW
-  bench_extensions.py report RAW > REPORT.md
+  bench_extensions.py report RAW [RAW...] > REPORT.md
 
 `run` starts two `newsd serve`, both with the count cache off
 (NEWSD_ENGINE_COUNT_CACHE=0, cold): the engine on --store and the FTS5
@@ -210,10 +210,16 @@ def ms(us):
 
 def cmd_report(a):
     lat, agg, ext, stat, errs = {}, {}, {}, {}, []
-    for line in open(a.raw):
+    first, seen = {}, set()  # counts: each query's first run in its server
+    for line in (l for raw in a.raw for l in open(raw)):
         f = line.rstrip("\n").split("\t")
         if f[0] == "lat" and int(f[9]) > 0:  # repeats only (pass 0: first runs)
             lat.setdefault((f[1], f[3]), []).append(float(f[7]))
+        elif f[0] == "agg" and (f[1], f[2], f[4]) not in seen and int(f[5]) == 0:
+            # a shape's queries differ in their totals: the first line of
+            # (server, shape, total) is that query's first run
+            seen.add((f[1], f[2], f[4]))
+            first.setdefault((f[1], f[2]), []).append(float(f[3]))
         elif f[0] == "agg" and int(f[5]) > 0:
             agg.setdefault((f[1], f[2]), []).append(float(f[3]))
         elif f[0] == "ext":
@@ -225,15 +231,22 @@ def cmd_report(a):
     out = []
     w = out.append
     w("### Coverage over time and facets (issue 26): /v2/everything/counts, cold\n")
-    w("| shape | engine p50 ms | engine p95 ms | FTS5 p50 ms | FTS5 p95 ms | × faster (p95) |")
-    w("|---|---:|---:|---:|---:|---:|")
+    w("Repeats (pass > 0) in the main columns; *first run* = each query's first run"
+      " in its server (cold, count cache off); *warm* = the engine with its count cache"
+      " on, repeats (when measured).\n")
+    w("| shape | engine p50 ms | engine p95 ms | FTS5 p50 ms | FTS5 p95 ms | × faster (p95) |"
+      " engine first-run p95 | FTS5 first-run p95 | engine warm p95 |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for shape in ("daily-word", "daily-common", "hourly-month", "facets5"):
         e, f = agg.get(("counts-engine", shape), []), agg.get(("counts-fts5", shape), [])
+        e1, f1 = first.get(("counts-engine", shape), []), first.get(("counts-fts5", shape), [])
+        wm = agg.get(("counts-engine-warm", shape), [])
+        opt = lambda xs: ms(pct(xs, 95)) if xs else "–"
         if e:
-            w("| %s | %s | %s | %s | %s | %s |" % (
+            w("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 shape, ms(pct(e, 50)), ms(pct(e, 95)), ms(pct(f, 50)) if f else "–",
                 ms(pct(f, 95)) if f else "–",
-                "%.1f×" % (pct(f, 95) / pct(e, 95)) if f else "–"))
+                "%.1f×" % (pct(f, 95) / pct(e, 95)) if f else "–", opt(e1), opt(f1), opt(wm)))
     w("")
     w("### dedupe=true against the same request without it (issue 25), cold, repeats\n")
     w("| server | shape | plain p50 | plain p95 | dedupe p50 | dedupe p95 | dedupe ÷ plain (p95) |")
@@ -317,7 +330,7 @@ def main():
     r.add_argument("--no-fts5-mix", dest="fts5_mix", action="store_false",
                    help="the query mix (plain and dedupe) on the engine only")
     p = sub.add_parser("report")
-    p.add_argument("raw")
+    p.add_argument("raw", nargs="+", help="raw files of `run` (and bench_counts' lines)")
     a = ap.parse_args()
     return cmd_run(a) if a.cmd == "run" else cmd_report(a)
 

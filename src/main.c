@@ -18,18 +18,9 @@ static const struct cmd_entry {
     int (*run)(int argc, char **argv);
     const char *summary;
 } commands[] = {
-    {"serve", cmd_serve, "serve the NewsAPI v2 interface"},
-    {"import", cmd_import, "import articles (JSONL or NewsAPI response JSON)"},
-    {"sources", cmd_sources, "sources import: load the sources catalogue"},
-    {"keys", cmd_keys, "create, list, disable, enable, delete API keys"},
-    {"feeds", cmd_feeds, "add, import, list, remove the feeds to crawl"},
-    {"crawl", cmd_crawl, "poll the feeds that are due (--once: one round)"},
-    {"index", cmd_index, "index verify: check the search index against the articles; index sizes"},
-    {"backup", cmd_backup, "a consistent copy of the store, taken while newsd runs"},
-    {"restore", cmd_restore, "put a backup in place of the store's database (newsd stopped)"},
-    {"articles", cmd_articles, "delete articles (by date, source, URL); compact the store"},
-    {"alerts", cmd_alerts, "list, add, remove webhook alerts (saved searches)"},
-    {"migrate", cmd_migrate, "bring the store's schema up to this version (server stopped)"},
+#define CMD_ENTRY(name, summary) {#name, cmd_##name, summary},
+    CMD_COMMANDS(CMD_ENTRY)
+#undef CMD_ENTRY
 };
 
 static void usage(FILE *f)

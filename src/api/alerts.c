@@ -45,6 +45,12 @@ static void alert_write(struct jw *w, const struct alert_record *r)
     jw_str(w, r->webhook);
     jw_key(w, "createdAt");
     jw_str(w, created);
+    if (r->dedupe) { /* an alert without it reads as before dedupe existed */
+        jw_key(w, "dedupe");
+        jw_bool(w, true);
+        jw_key(w, "copies");
+        jw_int(w, r->copies);
+    }
     jw_obj_end(w);
 }
 
@@ -56,8 +62,7 @@ static void respond_alerts(struct api_call *c, const struct alert_record *list, 
 {
     struct buf b;
     struct jw w;
-    buf_init(&b, LIMIT_RESPONSE_BYTES);
-    api_render_ok_begin(&w, &b);
+    api_respond_ok_begin(&w, &b);
     if (one) {
         jw_key(&w, "alert");
         alert_write(&w, list);
@@ -111,6 +116,7 @@ int api_alert_add_call(struct api_call *c, int64_t key_id, int64_t max_per_key,
         .created_at = c->now,
         .cursor_seq = -1,
         .state = ALERT_ACTIVE,
+        .dedupe = body.dedupe,
     };
     rc = store_alert_add(c->api->store, r, max_per_key, &r->id, err);
     if (rc == ERR_FULL)

@@ -19,21 +19,21 @@
 
 int api_get_facets(struct api_call *c)
 {
-    const char *list = api_params_joined(&c->arena, &c->params, "facets", ",");
     const char *size = api_first_value(c, "facetsize");
     const char **items;
     size_t n;
     c->facets = 0;
     c->facet_size = FACET_SIZE_DEFAULT;
-    if (!list) {
+    int given = api_get_list(c, "facets", &items, &n);
+    if (given < 0)
+        return -1;
+    if (!given) {
         if (size)
             return api_fail(c, API_ERR_PARAMETER_INVALID,
                             "The facetSize parameter needs facets: say which ones, e.g. "
                             "facets=source,language.");
         return 0;
     }
-    if (api_list_split(&c->arena, list, &items, &n) < 0)
-        return api_fail(c, API_ERR_UNEXPECTED, NULL);
     for (size_t i = 0; i < n; i++) {
         int f = 0;
         while (f < INDEX_FACET_N && strcmp(items[i], index_facet_name((enum index_facet)f)))
@@ -201,8 +201,7 @@ static void respond_counts(struct api_call *c, enum api_interval iv, const char 
     uint64_t sum = 0;
     for (size_t i = 0; i < nb; i++)
         sum += counts[i];
-    buf_init(&b, LIMIT_RESPONSE_BYTES);
-    api_render_ok_begin(&w, &b);
+    api_respond_ok_begin(&w, &b);
     jw_key(&w, "totalResults");
     jw_uint(&w, sum);
     jw_key(&w, "interval");

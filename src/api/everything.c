@@ -42,7 +42,6 @@ int api_everything_filters(struct api_call *c, struct index_request *req)
 static int get_cursor(struct api_call *c, struct index_request *req)
 {
     const struct api_param *p = api_params_first(&c->params, "cursor");
-    struct api_cursor cur;
     if (!p)
         return 0;
     if (api_first_value(c, "page"))
@@ -61,14 +60,23 @@ static int get_cursor(struct api_call *c, struct index_request *req)
     c->walk = true;
     if (p->len == 1 && p->value[0] == '*')
         return 0;
+    return api_cursor_below(c, p, req,
+                            "pass cursor=* to start a walk, then each response's nextCursor",
+                            "pageSize as it was when the walk started");
+}
+
+int api_cursor_below(struct api_call *c, const struct api_param *p, struct index_request *req,
+                     const char *how_to_start, const char *keep)
+{
+    struct api_cursor cur;
     if (!api_cursor_decode(p->value, p->len, &cur))
         return api_fail(c, API_ERR_PARAMETER_INVALID,
-                        "The cursor parameter is not a cursor newsd gave: pass cursor=* to start "
-                        "a walk, then each response's nextCursor.");
+                        "The cursor parameter is not a cursor newsd gave: %s.", how_to_start);
     if (cur.search != api_cursor_search(&c->params))
         return api_fail(c, API_ERR_PARAMETER_INVALID,
                         "This cursor belongs to another search: keep every parameter but cursor "
-                        "and pageSize as it was when the walk started.");
+                        "and %s.",
+                        keep);
     req->below = true;
     req->id_below = cur.id;
     return 0;
@@ -99,10 +107,5 @@ void api_everything(struct api_call *c)
                   "articles, ask for them without dedupe.") < 0) ||
         api_check_plan(c, page, size, &req.from, from_given, &req.to) < 0)
         return;
-    req.offset = (page - 1) * size;
-    req.limit = size;
-    if (dedupe)
-        api_respond_dedupe(c, &req);
-    else
-        api_respond_search(c, &req);
+    api_respond_matches(c, &req, page, size, dedupe);
 }

@@ -31,34 +31,30 @@
 
 #include "util/banned.h"
 
+/* Each format by enum api_feed_format: its format= value and its
+ * Content-Type. */
+static const struct {
+    const char *name, *content_type;
+} formats[] = {
+    [API_FEED_NONE] = {"json", "application/json; charset=utf-8"},
+    [API_FEED_RSS] = {"rss", "application/rss+xml; charset=utf-8"},
+    [API_FEED_ATOM] = {"atom", "application/atom+xml; charset=utf-8"},
+    [API_FEED_JSONFEED] = {"jsonfeed", "application/feed+json; charset=utf-8"},
+};
+
+#define N_FORMATS (sizeof formats / sizeof formats[0])
+
 int api_feed_format_of(const char *value)
 {
-    static const struct {
-        const char *name;
-        enum api_feed_format f;
-    } names[] = {{"json", API_FEED_NONE},
-                 {"rss", API_FEED_RSS},
-                 {"atom", API_FEED_ATOM},
-                 {"jsonfeed", API_FEED_JSONFEED}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(value, names[i].name))
-            return (int)names[i].f;
+    for (size_t i = 0; i < N_FORMATS; i++)
+        if (!strcmp(value, formats[i].name))
+            return (int)i;
     return -1;
 }
 
 const char *api_feed_content_type(enum api_feed_format f)
 {
-    switch (f) {
-    case API_FEED_RSS:
-        return "application/rss+xml; charset=utf-8";
-    case API_FEED_ATOM:
-        return "application/atom+xml; charset=utf-8";
-    case API_FEED_JSONFEED:
-        return "application/feed+json; charset=utf-8";
-    case API_FEED_NONE:
-        break;
-    }
-    return "application/json; charset=utf-8";
+    return formats[(size_t)f < N_FORMATS ? (size_t)f : API_FEED_NONE].content_type;
 }
 
 /* One article of the page, as views into its parsed JSON. */

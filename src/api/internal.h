@@ -62,6 +62,11 @@ int api_fail_building(struct api_call *c);
  * when rendering ran out of room or memory. */
 void api_respond_rendered(struct api_call *c, struct buf *b);
 
+/* A body of its own for a response: b made (LIMIT_RESPONSE_BYTES) and
+ * begun through w as api_render_ok_begin does; api_respond_rendered sends
+ * it. */
+void api_respond_ok_begin(struct jw *w, struct buf *b);
+
 /* --- validate.c: parameters -------------------------------------------- */
 
 /* The value of the request's parameter name (lower case), the first of
@@ -75,6 +80,11 @@ bool api_parse_digits(const char *s, size_t len, uint64_t *out);
 /* q or qInTitle: every value ≤ 500 code points, parsed and ANDed. */
 int api_get_query(struct api_call *c, const char *name, const char *display,
                   struct query_node **out);
+
+/* Every value of the list parameter name (name=a,b&name=c) into
+ * items[0..n): 1, 0 when it is absent (none), or -1 with the error
+ * answered. */
+int api_get_list(struct api_call *c, const char *name, const char ***items, size_t *n);
 
 /* searchIn → enum index_field mask (default all). */
 int api_get_search_in(struct api_call *c, unsigned *out);
@@ -98,6 +108,11 @@ int api_get_category(struct api_call *c, const char **out);
 
 /* language on /everything: one of the fourteen (se = sv). */
 int api_get_language(struct api_call *c, const char **out);
+
+/* A parameter with two values (either case): absent or first, *is_second
+ * false; second, true; else -1 with refusal answered. */
+int api_get_either(struct api_call *c, const char *name, const char *first, const char *second,
+                   const char *refusal, bool *is_second);
 
 /* sortBy → index sort; dflt when absent. */
 int api_get_sort(struct api_call *c, enum index_sort dflt, enum index_sort *out);
@@ -124,6 +139,16 @@ void api_plan_window(const struct auth_plan *plan, int64_t now, int64_t *from, i
 /* Run the validated search within the query time budget and answer with
  * the articles response (or the error the index's failure maps to). */
 void api_respond_search(struct api_call *c, const struct index_request *req);
+
+/* Page page of size matches of the validated search req: answered one
+ * article per story when dedupe, else by api_respond_search. */
+void api_respond_matches(struct api_call *c, struct index_request *req, size_t page, size_t size,
+                         bool dedupe);
+
+/* A search's result res answered: the feed c->feed asks for, else the
+ * articles response with the facets c asked for (of req's matches). */
+void api_respond_result(struct api_call *c, const struct index_request *req,
+                        const struct index_result *res);
 
 /* The request's time budget as an index deadline (0: none). */
 int64_t api_deadline(const struct api_call *c);
@@ -170,6 +195,12 @@ void api_similar(struct api_call *c);
 int api_everything_filters(struct api_call *c, struct index_request *req);
 
 void api_everything(struct api_call *c);
+/* The cursor p (not "*") into req: its search goes on below the cursor's
+ * article. 0, or -1 with the error answered when p is not a cursor newsd
+ * wrote ("...: how_to_start.") or is another search's ("... keep every
+ * parameter but cursor and keep."). */
+int api_cursor_below(struct api_call *c, const struct api_param *p, struct index_request *req,
+                     const char *how_to_start, const char *keep);
 void api_everything_stream(struct api_call *c); /* stream.c */
 void api_everything_export(struct api_call *c); /* export.c */
 /* export.c: the node's exports (how many run, each key's articles of the

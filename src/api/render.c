@@ -67,23 +67,17 @@ void api_render_sources(struct buf *out, const struct source *srcs, size_t n)
     api_render_ok_begin(&w, out);
     jw_key(&w, "sources");
     jw_arr_begin(&w);
+    static const char *const keys[] = {"id",       "name",     "description", "url",
+                                       "category", "language", "country"};
     for (size_t i = 0; i < n; i++) {
         const struct source *s = &srcs[i];
+        const char *values[] = {s->id,       s->name,     s->description, s->url,
+                                s->category, s->language, s->country};
         jw_obj_begin(&w);
-        jw_key(&w, "id");
-        jw_str(&w, s->id);
-        jw_key(&w, "name");
-        jw_str(&w, s->name);
-        jw_key(&w, "description");
-        jw_str(&w, s->description);
-        jw_key(&w, "url");
-        jw_str(&w, s->url);
-        jw_key(&w, "category");
-        jw_str(&w, s->category);
-        jw_key(&w, "language");
-        jw_str(&w, s->language);
-        jw_key(&w, "country");
-        jw_str(&w, s->country);
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            jw_key(&w, keys[k]);
+            jw_str(&w, values[k]);
+        }
         jw_obj_end(&w);
     }
     jw_arr_end(&w);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "util/limits.h"
 #include "util/banned.h"
 
 int api_fail(struct api_call *c, enum api_error e, const char *fmt, ...)
@@ -30,6 +31,12 @@ int api_fail_building(struct api_call *c)
     return api_fail(c, API_ERR_UNAVAILABLE,
                     "The search index is being built (newsd just started on this store); try "
                     "again in a moment.");
+}
+
+void api_respond_ok_begin(struct jw *w, struct buf *b)
+{
+    buf_init(b, LIMIT_RESPONSE_BYTES);
+    api_render_ok_begin(w, b);
 }
 
 void api_respond_rendered(struct api_call *c, struct buf *b)

@@ -251,26 +251,42 @@ void api_respond_feed(struct api_call *c, const struct index_result *res)
     respond_feed(c, res);
 }
 
+void api_respond_result(struct api_call *c, const struct index_request *req,
+                        const struct index_result *res)
+{
+    if (c->feed != API_FEED_NONE) {
+        respond_feed(c, res);
+        return;
+    }
+    struct buf b;
+    buf_init(&b, LIMIT_RESPONSE_BYTES);
+    api_render_page(&b, res->total, res->docs, res->n);
+    if (api_facets_append(c, req, &b) < 0) {
+        buf_release(&b);
+        return;
+    }
+    api_respond_rendered(c, &b);
+}
+
 void api_respond_search(struct api_call *c, const struct index_request *req)
 {
     struct index_result res;
     c->searched = true;
     if (search_timed(c, req, &res) < 0)
         return;
-    if (c->walk) {
+    if (c->walk)
         respond_walk(c, req, &res);
-        return;
-    }
-    if (c->feed != API_FEED_NONE) {
-        respond_feed(c, &res);
-        return;
-    }
-    struct buf b;
-    buf_init(&b, LIMIT_RESPONSE_BYTES);
-    api_render_page(&b, res.total, res.docs, res.n);
-    if (api_facets_append(c, req, &b) < 0) {
-        buf_release(&b);
-        return;
-    }
-    api_respond_rendered(c, &b);
+    else
+        api_respond_result(c, req, &res);
+}
+
+void api_respond_matches(struct api_call *c, struct index_request *req, size_t page, size_t size,
+                         bool dedupe)
+{
+    req->offset = (page - 1) * size;
+    req->limit = size;
+    if (dedupe)
+        api_respond_dedupe(c, req);
+    else
+        api_respond_search(c, req);
 }

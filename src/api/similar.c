@@ -100,12 +100,5 @@ void api_similar(struct api_call *c)
         api_fail_index(c, rc, &err);
         return;
     }
-    if (c->feed != API_FEED_NONE) {
-        api_respond_feed(c, &res);
-        return;
-    }
-    struct buf b;
-    buf_init(&b, LIMIT_RESPONSE_BYTES);
-    api_render_page(&b, res.total, res.docs, res.n);
-    api_respond_rendered(c, &b);
+    api_respond_result(c, &req, &res); /* similarTo takes no facets */
 }

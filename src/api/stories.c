@@ -21,15 +21,8 @@
 
 int api_get_dedupe(struct api_call *c, bool *on)
 {
-    const char *v = api_first_value(c, "dedupe");
-    *on = false;
-    if (!v || !strcasecmp(v, "false"))
-        return 0;
-    if (!strcasecmp(v, "true")) {
-        *on = true;
-        return 0;
-    }
-    return api_fail(c, API_ERR_PARAMETER_INVALID, "The dedupe parameter must be true or false.");
+    return api_get_either(c, "dedupe", "false", "true",
+                          "The dedupe parameter must be true or false.", on);
 }
 
 static void story_id_str(int64_t story, char out[24])
@@ -95,16 +88,13 @@ void api_respond_dedupe(struct api_call *c, const struct index_request *req)
 /* sortBy of /v2/stories: publishedAt (the default) or size. */
 static int get_story_sort(struct api_call *c, enum index_story_sort *out)
 {
-    const char *v = api_first_value(c, "sortby");
-    *out = INDEX_STORY_NEWEST;
-    if (!v || !strcasecmp(v, "publishedat"))
-        return 0;
-    if (!strcasecmp(v, "size")) {
-        *out = INDEX_STORY_SIZE;
-        return 0;
-    }
-    return api_fail(c, API_ERR_PARAMETER_INVALID,
-                    "The sortBy parameter of /v2/stories must be one of publishedAt, size.");
+    bool by_size;
+    if (api_get_either(c, "sortby", "publishedat", "size",
+                       "The sortBy parameter of /v2/stories must be one of publishedAt, size.",
+                       &by_size) < 0)
+        return -1;
+    *out = by_size ? INDEX_STORY_SIZE : INDEX_STORY_NEWEST;
+    return 0;
 }
 
 /* A story's sources are read from its newest members, at most this many
@@ -204,6 +194,8 @@ void api_stories(struct api_call *c)
     enum index_story_sort sort;
     bool from_given;
     size_t pg, size;
+    struct buf b;
+    struct jw w;
     struct err err;
     int rc;
 
@@ -224,10 +216,7 @@ void api_stories(struct api_call *c)
         api_fail_index(c, rc, &err);
         return;
     }
-    struct buf b;
-    struct jw w;
-    buf_init(&b, LIMIT_RESPONSE_BYTES);
-    api_render_ok_begin(&w, &b);
+    api_respond_ok_begin(&w, &b);
     jw_key(&w, "totalResults");
     jw_uint(&w, page.total);
     jw_key(&w, "stories");
@@ -273,6 +262,8 @@ void api_story(struct api_call *c, const char *id, size_t len)
     int64_t story, *ids, from = INT64_MIN, to = INT64_MAX;
     size_t n, pg, size;
     struct story_sum sum;
+    struct buf b;
+    struct jw w;
     struct err err;
     int rc;
 
@@ -311,10 +302,7 @@ void api_story(struct api_call *c, const char *id, size_t len)
         api_fail_index(c, rc, &err);
         return;
     }
-    struct buf b;
-    struct jw w;
-    buf_init(&b, LIMIT_RESPONSE_BYTES);
-    api_render_ok_begin(&w, &b);
+    api_respond_ok_begin(&w, &b);
     jw_key(&w, "story");
     jw_obj_begin(&w);
     story_keys(&w, &sum);

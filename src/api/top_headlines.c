@@ -72,10 +72,5 @@ void api_top_headlines(struct api_call *c)
         return;
     if (api_check_plan(c, page, size, &req.from, false, &req.to) < 0)
         return;
-    req.offset = (page - 1) * size;
-    req.limit = size;
-    if (dedupe)
-        api_respond_dedupe(c, &req);
-    else
-        api_respond_search(c, &req);
+    api_respond_matches(c, &req, page, size, dedupe);
 }

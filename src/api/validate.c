@@ -92,16 +92,25 @@ int api_get_query(struct api_call *c, const char *name, const char *display,
     return 0;
 }
 
-int api_get_search_in(struct api_call *c, unsigned *out)
+int api_get_list(struct api_call *c, const char *name, const char ***items, size_t *n)
 {
-    *out = INDEX_FIELD_ALL;
-    const char *v = api_params_joined(&c->arena, &c->params, "searchin", ",");
+    *items = NULL;
+    *n = 0;
+    const char *v = api_params_joined(&c->arena, &c->params, name, ",");
     if (!v)
         return 0;
+    if (api_list_split(&c->arena, v, items, n) < 0)
+        return api_fail(c, API_ERR_UNEXPECTED, NULL);
+    return 1;
+}
+
+int api_get_search_in(struct api_call *c, unsigned *out)
+{
     const char **items;
     size_t n;
-    if (api_list_split(&c->arena, v, &items, &n) < 0)
-        return api_fail(c, API_ERR_UNEXPECTED, NULL);
+    *out = INDEX_FIELD_ALL;
+    if (api_get_list(c, "searchin", &items, &n) < 0)
+        return -1;
     unsigned mask = 0;
     for (size_t i = 0; i < n; i++) {
         char *item = (char *)items[i];
@@ -125,13 +134,8 @@ int api_get_search_in(struct api_call *c, unsigned *out)
 
 int api_get_sources(struct api_call *c, const char ***ids, size_t *n)
 {
-    *ids = NULL;
-    *n = 0;
-    const char *v = api_params_joined(&c->arena, &c->params, "sources", ",");
-    if (!v)
-        return 0;
-    if (api_list_split(&c->arena, v, ids, n) < 0)
-        return api_fail(c, API_ERR_UNEXPECTED, NULL);
+    if (api_get_list(c, "sources", ids, n) < 0)
+        return -1;
     if (*n > LIMIT_SOURCES)
         return api_fail(c, API_ERR_SOURCES_TOO_MANY, NULL);
     for (size_t i = 0; i < *n; i++) {
@@ -156,15 +160,12 @@ static bool domain_char_ok(unsigned char ch)
 int api_get_domains(struct api_call *c, const char *name, const char *display, const char ***out,
                     size_t *n)
 {
-    *out = NULL;
-    *n = 0;
-    const char *v = api_params_joined(&c->arena, &c->params, name, ",");
-    if (!v)
-        return 0;
     const char **items;
     size_t count;
-    if (api_list_split(&c->arena, v, &items, &count) < 0)
-        return api_fail(c, API_ERR_UNEXPECTED, NULL);
+    *out = NULL;
+    *n = 0;
+    if (api_get_list(c, name, &items, &count) < 0)
+        return -1;
     if (count > LIMIT_LIST_ITEMS)
         return api_fail(c, API_ERR_PARAMETER_INVALID,
                         "The %s parameter lists too many domains: the limit is %d.", display,
@@ -255,28 +256,29 @@ int api_get_two_letters(struct api_call *c, const char *name, char out[3], bool 
     return 0;
 }
 
-int api_get_category(struct api_call *c, const char **out)
+/* The parameter name as a word of a vocabulary (util/vocab.h): lookup
+ * gives its canonical spelling, or NULL for a word not in list. */
+static int get_vocab(struct api_call *c, const char *name, const char *(*lookup)(const char *),
+                     const char *list, const char **out)
 {
     *out = NULL;
-    const char *v = api_first_value(c, "category");
+    const char *v = api_first_value(c, name);
     if (!v)
         return 0;
-    if ((*out = vocab_category(v)) != NULL)
+    if ((*out = lookup(v)) != NULL)
         return 0;
-    return api_fail(c, API_ERR_PARAMETER_INVALID,
-                    "The category parameter must be one of " VOCAB_CATEGORY_LIST ".");
+    return api_fail(c, API_ERR_PARAMETER_INVALID, "The %s parameter must be one of %s.", name,
+                    list);
+}
+
+int api_get_category(struct api_call *c, const char **out)
+{
+    return get_vocab(c, "category", vocab_category, VOCAB_CATEGORY_LIST, out);
 }
 
 int api_get_language(struct api_call *c, const char **out)
 {
-    *out = NULL;
-    const char *v = api_first_value(c, "language");
-    if (!v)
-        return 0;
-    if ((*out = vocab_language(v)) != NULL)
-        return 0;
-    return api_fail(c, API_ERR_PARAMETER_INVALID,
-                    "The language parameter must be one of " VOCAB_LANGUAGE_LIST ".");
+    return get_vocab(c, "language", vocab_language, VOCAB_LANGUAGE_LIST, out);
 }
 
 int api_get_feed_format(struct api_call *c)
@@ -288,6 +290,20 @@ int api_get_feed_format(struct api_call *c)
                         "The format parameter must be json, rss, atom or jsonfeed.");
     c->feed = (enum api_feed_format)f;
     return 0;
+}
+
+int api_get_either(struct api_call *c, const char *name, const char *first, const char *second,
+                   const char *refusal, bool *is_second)
+{
+    const char *v = api_first_value(c, name);
+    *is_second = false;
+    if (!v || !strcasecmp(v, first))
+        return 0;
+    if (!strcasecmp(v, second)) {
+        *is_second = true;
+        return 0;
+    }
+    return api_fail(c, API_ERR_PARAMETER_INVALID, "%s", refusal);
 }
 
 int api_get_sort(struct api_call *c, enum index_sort dflt, enum index_sort *out)
@@ -355,19 +371,16 @@ int api_check_plan(struct api_call *c, size_t page, size_t size, int64_t *from, 
     if (window > 0 && (__builtin_mul_overflow((uint64_t)page, (uint64_t)size, &last) ||
                        last > (uint64_t)window)) {
         uint64_t first = (uint64_t)(page - 1) * size;
-        if (plan->result_window)
-            return api_fail(c, API_ERR_MAXIMUM_RESULTS,
-                            "You have requested too many results. Your plan is limited to a "
-                            "max of %lld results. You are trying to request results %llu to "
-                            "%llu.",
-                            (long long)window, (unsigned long long)first,
-                            (unsigned long long)(first + size));
+        char limit[128]; /* whose limit it is: the plan's, else the server's */
+        snprintf(limit, sizeof limit,
+                 plan->result_window ? "Your plan is limited to a max of %lld results"
+                                     : "This server returns at most the first %lld results of "
+                                       "a search",
+                 (long long)window);
         return api_fail(c, API_ERR_MAXIMUM_RESULTS,
-                        "You have requested too many results. This server returns at most "
-                        "the first %lld results of a search. You are trying to request "
+                        "You have requested too many results. %s. You are trying to request "
                         "results %llu to %llu.",
-                        (long long)window, (unsigned long long)first,
-                        (unsigned long long)(first + size));
+                        limit, (unsigned long long)first, (unsigned long long)(first + size));
     }
     if (plan->history_days > 0) {
         int64_t earliest = (timefmt_day(c->now) - plan->history_days) * 86400;

@@ -29,13 +29,15 @@ static void alerts_usage(FILE *f)
             "       newsd alerts add [--store LOC] [--config FILE] --key-id ID --webhook URL\n"
             "                        [--secret SECRET] [--q Q] [--qintitle Q] [--search-in LIST]\n"
             "                        [--sources LIST] [--domains LIST] [--exclude-domains LIST]\n"
-            "                        [--language LL]\n"
+            "                        [--language LL] [--dedupe]\n"
             "       newsd alerts remove [--store LOC] [--config FILE] [--key-id ID] ALERT_ID\n"
             "  --key-id  the key (an id of `keys list`) that owns the alert; with list and\n"
             "            remove: only that key's alerts\n"
             "  --secret  the HMAC key of X-Newsd-Signature; without it one is made up and\n"
             "            printed\n"
             "  --q ... --language  the /v2/everything filters of the saved search\n"
+            "  --dedupe  deliver a story once: its later copies are counted (COPIES in\n"
+            "            list), not delivered\n"
             "  --config  the config file (else $NEWSD_CONFIG, else /etc/newsd/newsd.conf when\n"
             "            it exists): its [server] store when there is no --store or\n"
             "            $NEWSD_STORE; its [outbound] rules refuse a webhook at a forbidden\n"
@@ -45,6 +47,7 @@ static void alerts_usage(FILE *f)
 struct alerts_opts {
     const char *store, *config, *webhook, *secret;
     int64_t key_id; /* 0: none given */
+    bool dedupe;    /* --dedupe: a story is delivered once */
     /* the query, in the order of alert_body.c's names */
     const char *q, *qintitle, *search_in, *sources, *domains, *exclude_domains, *language;
 };
@@ -57,6 +60,17 @@ static int64_t parse_id(const char *s)
     if (errno || end == s || *end || v <= 0)
         return -1;
     return v;
+}
+
+/* --key-id ID into the int64_t at to. */
+static int take_key_id(const char *value, void *to)
+{
+    int64_t id = parse_id(value);
+    *(int64_t *)to = id;
+    if (id >= 0)
+        return CMD_EXIT_OK;
+    cmd_fail("alerts: --key-id must be a key's id (a positive number)");
+    return CMD_EXIT_USAGE;
 }
 
 static int alerts_list(struct store *s, const struct alerts_opts *o)
@@ -73,14 +87,16 @@ static int alerts_list(struct store *s, const struct alerts_opts *o)
         arena_release(&ar);
         return CMD_EXIT_FAIL;
     }
-    printf("%-6s %-6s %-20s %-10s %-40s %s\n", "ID", "KEY", "CREATED", "CURSOR", "WEBHOOK",
-           "QUERY");
+    printf("%-6s %-6s %-20s %-10s %-8s %-40s %s\n", "ID", "KEY", "CREATED", "CURSOR", "COPIES",
+           "WEBHOOK", "QUERY");
     for (size_t i = 0; i < n; i++) {
-        char created[TIMEFMT_ISO_LEN], shown[512];
+        char created[TIMEFMT_ISO_LEN], shown[512], copies[24] = "-"; /* -: no dedupe */
         timefmt_iso8601(list[i].created_at, created);
         urlview_redacted(list[i].webhook, URLVIEW_REDACT_ALL, shown, sizeof shown);
-        printf("%-6lld %-6lld %-20s %-10lld %-40s %s\n", (long long)list[i].id,
-               (long long)list[i].key_id, created, (long long)list[i].cursor_seq,
+        if (list[i].dedupe)
+            snprintf(copies, sizeof copies, "%lld", (long long)list[i].copies);
+        printf("%-6lld %-6lld %-20s %-10lld %-8s %-40s %s\n", (long long)list[i].id,
+               (long long)list[i].key_id, created, (long long)list[i].cursor_seq, copies,
                cmd_table_cell(&ar, shown), cmd_table_cell(&ar, list[i].query));
     }
     arena_release(&ar);
@@ -110,6 +126,10 @@ static int body_build(struct buf *b, const struct alerts_opts *o, const char *se
     jw_str(&w, o->webhook);
     jw_key(&w, "secret");
     jw_str(&w, secret);
+    if (o->dedupe) {
+        jw_key(&w, "dedupe");
+        jw_bool(&w, true);
+    }
     jw_obj_end(&w);
     return buf_error(b);
 }
@@ -180,82 +200,35 @@ static int alerts_remove(struct store *s, const struct alerts_opts *o, const cha
         cmd_fail("alerts remove: '%s' is not an alert id", arg);
         return CMD_EXIT_USAGE;
     }
-    int rc = store_alert_remove(s, id, o->key_id, &err);
-    if (rc < 0) {
-        cmd_fail("alerts remove: %s", err_msg(&err, rc));
-        return CMD_EXIT_FAIL;
-    }
-    return CMD_EXIT_OK;
+    return cmd_status_of(store_alert_remove(s, id, o->key_id, &err), &err, "alerts remove");
 }
 
 int cmd_alerts(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_OPTION_STORE,
-        {"config", required_argument, NULL, 'c'},
-        {"key-id", required_argument, NULL, 'k'},
-        {"webhook", required_argument, NULL, 'w'},
-        {"secret", required_argument, NULL, 'S'},
-        {"q", required_argument, NULL, 'q'},
-        {"qintitle", required_argument, NULL, 't'},
-        {"search-in", required_argument, NULL, 'i'},
-        {"sources", required_argument, NULL, 'o'},
-        {"domains", required_argument, NULL, 'd'},
-        {"exclude-domains", required_argument, NULL, 'x'},
-        {"language", required_argument, NULL, 'l'},
+    struct alerts_opts o = {0};
+    const struct cmd_option opts[] = {
+        CMD_TEXT("config", &o.config),
+        {"key-id", true, take_key_id, &o.key_id},
+        CMD_TEXT("webhook", &o.webhook),
+        CMD_TEXT("secret", &o.secret),
+        CMD_TEXT("q", &o.q),
+        CMD_TEXT("qintitle", &o.qintitle),
+        CMD_TEXT("search-in", &o.search_in),
+        CMD_TEXT("sources", &o.sources),
+        CMD_TEXT("domains", &o.domains),
+        CMD_TEXT("exclude-domains", &o.exclude_domains),
+        CMD_TEXT("language", &o.language),
+        CMD_FLAG("dedupe", &o.dedupe),
         CMD_OPTIONS_END,
     };
-    struct alerts_opts o = {0};
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         alerts_usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? CMD_EXIT_USAGE : CMD_EXIT_OK;
     }
     const char *sub = argv[1];
-    int ch;
-    optind = 1;
-    while ((ch = cmd_next_option(argc - 1, argv + 1, opts, &o.store)) != -1) {
-        switch (ch) {
-        case 'c':
-            o.config = optarg;
-            break;
-        case 'k':
-            o.key_id = parse_id(optarg);
-            if (o.key_id < 0) {
-                cmd_fail("alerts: --key-id must be a key's id (a positive number)");
-                return CMD_EXIT_USAGE;
-            }
-            break;
-        case 'w':
-            o.webhook = optarg;
-            break;
-        case 'S':
-            o.secret = optarg;
-            break;
-        case 'q':
-            o.q = optarg;
-            break;
-        case 't':
-            o.qintitle = optarg;
-            break;
-        case 'i':
-            o.search_in = optarg;
-            break;
-        case 'o':
-            o.sources = optarg;
-            break;
-        case 'd':
-            o.domains = optarg;
-            break;
-        case 'x':
-            o.exclude_domains = optarg;
-            break;
-        case 'l':
-            o.language = optarg;
-            break;
-        default:
-            return cmd_option_end(ch, alerts_usage);
-        }
-    }
+    int parsed = cmd_options_parse(argc - 1, argv + 1, opts, &o.store, alerts_usage);
+    if (parsed != CMD_GO_ON)
+        return parsed;
     int rest = argc - 1 - optind; /* operands after the options */
     char **args = argv + 1 + optind;
     bool is_list = !strcmp(sub, "list"), is_add = !strcmp(sub, "add"),

@@ -113,26 +113,22 @@ static int run_compact(const char *store_opt, const char *config_opt)
     int64_t t0 = clock_mono_ms();
     int rc = store_compact(store, &err);
     store_close(store);
-    if (rc < 0) {
-        cmd_fail("articles compact: %s", err_msg(&err, rc));
-        return CMD_EXIT_FAIL;
-    }
+    if ((status = cmd_status_of(rc, &err, "articles compact")) != CMD_EXIT_OK)
+        return status;
     fprintf(stderr, "articles compact: done in %.1f s\n", (double)(clock_mono_ms() - t0) / 1000.0);
     return CMD_EXIT_OK;
 }
 
 int cmd_articles(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_OPTION_STORE,
-        {"before", required_argument, NULL, 'b'},
-        {"source", required_argument, NULL, 'S'},
-        {"url", required_argument, NULL, 'u'},
-        {"config", required_argument, NULL, 'c'},
+    const char *store_opt = NULL, *config_opt = NULL, *before = NULL, *source = NULL, *url = NULL;
+    const struct cmd_option opts[] = {
+        CMD_TEXT("before", &before),
+        CMD_TEXT("source", &source),
+        CMD_TEXT("url", &url),
+        CMD_TEXT("config", &config_opt),
         CMD_OPTIONS_END,
     };
-    const char *store_opt = NULL, *config_opt = NULL, *before = NULL, *source = NULL, *url = NULL;
-    int ch;
 
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         articles_usage(argc < 2 ? stderr : stdout);
@@ -143,29 +139,11 @@ int cmd_articles(int argc, char **argv)
         cmd_fail("articles: unknown subcommand '%s' (delete, compact)", sub);
         return CMD_EXIT_USAGE;
     }
-    optind = 1;
-    while ((ch = cmd_next_option(argc - 1, argv + 1, opts, &store_opt)) != -1) {
-        switch (ch) {
-        case 'c':
-            config_opt = optarg;
-            break;
-        case 'b':
-            before = optarg;
-            break;
-        case 'S':
-            source = optarg;
-            break;
-        case 'u':
-            url = optarg;
-            break;
-        default:
-            return cmd_option_end(ch, articles_usage);
-        }
-    }
-    if (optind != argc - 1) {
-        cmd_fail("articles %s: unexpected argument '%s'", sub, argv[optind + 1]);
-        return CMD_EXIT_USAGE;
-    }
+    char name[32]; /* "articles delete" or "articles compact" */
+    snprintf(name, sizeof name, "articles %s", sub);
+    int parsed = cmd_options_only(name, argc - 1, argv + 1, opts, &store_opt, articles_usage);
+    if (parsed != CMD_GO_ON)
+        return parsed;
     if (!strcmp(sub, "compact")) {
         if (before || source || url) {
             cmd_fail("articles compact: takes only --store and --config");

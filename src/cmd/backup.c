@@ -21,26 +21,13 @@ static void backup_usage(FILE *f)
 
 int cmd_backup(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_OPTION_STORE,
-        CMD_OPTIONS_END,
-    };
     const char *store_opt = NULL;
     struct store *store = NULL;
     struct err err;
-    int ch, rc;
+    int rc, status = cmd_options_store_file(argc, argv, &store_opt, backup_usage);
 
-    optind = 1;
-    while ((ch = cmd_next_option(argc, argv, opts, &store_opt)) != -1) {
-        switch (ch) {
-        default:
-            return cmd_option_end(ch, backup_usage);
-        }
-    }
-    if (optind + 1 != argc || !argv[optind][0]) {
-        backup_usage(stderr);
-        return CMD_EXIT_USAGE;
-    }
+    if (status != CMD_GO_ON)
+        return status;
     err_clear(&err);
     /* The index kind only matters to a store this call would create. */
     if (cmd_store_open(&store, cmd_store_location(store_opt), cmd_index_kind(NULL, NULL)) < 0)
@@ -48,10 +35,8 @@ int cmd_backup(int argc, char **argv)
     int64_t t0 = clock_mono_ms();
     rc = store_backup(store, argv[optind], &err);
     store_close(store);
-    if (rc < 0) {
-        cmd_fail("backup: %s", err_msg(&err, rc));
-        return CMD_EXIT_FAIL;
-    }
+    if ((status = cmd_status_of(rc, &err, "backup")) != CMD_EXIT_OK)
+        return status;
     fprintf(stderr, "backup: %s written in %.1f s\n", argv[optind],
             (double)(clock_mono_ms() - t0) / 1000.0);
     return CMD_EXIT_OK;

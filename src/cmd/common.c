@@ -2,6 +2,7 @@
 #include "cmd/common.h"
 #include "cmd/cmd.h"
 #include "index/index.h"
+#include "util/ascii.h"
 #include "util/log.h"
 
 #include <errno.h>
@@ -110,18 +111,80 @@ void cmd_engine_options(struct index_engine_options *out)
         out->checkpoint_ms = v == 0 ? INDEX_CHECKPOINT_ALWAYS : v;
 }
 
-int cmd_next_option(int argc, char **argv, const struct option *opts, const char **store)
+int cmd_take_text(const char *value, void *to)
 {
-    int ch;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) == 's')
-        *store = optarg;
-    return ch;
+    *(const char **)to = value;
+    return CMD_EXIT_OK;
 }
 
-int cmd_option_end(int ch, void (*usage)(FILE *))
+int cmd_take_flag(const char *value, void *to)
 {
-    usage(ch == 'h' ? stdout : stderr);
-    return ch == 'h' ? CMD_EXIT_OK : CMD_EXIT_USAGE;
+    (void)value;
+    *(bool *)to = true;
+    return CMD_EXIT_OK;
+}
+
+/* getopt_long's value for --store; a row of opts is OPTION_ROW + its index
+ * (above every byte, so no short option can stand for one). */
+#define OPTION_STORE 's'
+#define OPTION_ROW 256
+
+int cmd_options_parse(int argc, char **argv, const struct cmd_option *opts, const char **store,
+                      void (*usage)(FILE *))
+{
+    struct option table[CMD_OPTIONS_MAX + 3];
+    size_t n = 0;
+    table[n++] = (struct option){"store", required_argument, NULL, OPTION_STORE};
+    for (size_t i = 0; opts[i].name; i++) {
+        if (i == CMD_OPTIONS_MAX)
+            abort(); /* a command's table outgrew CMD_OPTIONS_MAX */
+        table[n++] =
+            (struct option){opts[i].name, opts[i].has_value ? required_argument : no_argument, NULL,
+                            OPTION_ROW + (int)i};
+    }
+    table[n++] = (struct option){"help", no_argument, NULL, 'h'};
+    table[n] = (struct option){NULL, 0, NULL, 0};
+
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", table, NULL)) != -1) {
+        if (ch == OPTION_STORE) {
+            *store = optarg;
+        } else if (ch >= OPTION_ROW) {
+            const struct cmd_option *o = &opts[ch - OPTION_ROW];
+            int status = o->take(o->has_value ? optarg : NULL, o->to);
+            if (status != CMD_EXIT_OK)
+                return status;
+        } else {
+            usage(ch == 'h' ? stdout : stderr);
+            return ch == 'h' ? CMD_EXIT_OK : CMD_EXIT_USAGE;
+        }
+    }
+    return CMD_GO_ON;
+}
+
+int cmd_options_only(const char *name, int argc, char **argv, const struct cmd_option *opts,
+                     const char **store, void (*usage)(FILE *))
+{
+    int status = cmd_options_parse(argc, argv, opts, store, usage);
+    if (status == CMD_GO_ON && optind != argc) {
+        cmd_fail("%s: unexpected argument '%s'", name, argv[optind]);
+        return CMD_EXIT_USAGE;
+    }
+    return status;
+}
+
+int cmd_options_store_file(int argc, char **argv, const char **store, void (*usage)(FILE *))
+{
+    static const struct cmd_option none[] = {CMD_OPTIONS_END};
+    int status = cmd_options_parse(argc, argv, none, store, usage);
+    if (status != CMD_GO_ON)
+        return status;
+    if (optind + 1 != argc || !argv[optind][0]) {
+        usage(stderr);
+        return CMD_EXIT_USAGE;
+    }
+    return CMD_GO_ON;
 }
 
 void cmd_fail(const char *fmt, ...)
@@ -132,6 +195,46 @@ void cmd_fail(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+int cmd_status_of(int rc, const struct err *err, const char *fmt, ...)
+{
+    if (rc >= 0)
+        return CMD_EXIT_OK;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cmd_fail("%s: %s", msg, err_msg(err, rc));
+    return CMD_EXIT_FAIL;
+}
+
+int64_t cmd_parse_digits(const char *s, size_t max_digits)
+{
+    int64_t v = 0;
+    size_t n = strlen(s);
+    if (n == 0 || n > max_digits)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!ascii_is_digit(s[i]))
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+bool cmd_name_valid(const char *s, size_t max, bool blanks)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > max)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch < 0x20 || ch == 0x7f || (ch == ' ' && !blanks))
+            return false;
+    }
+    return true;
 }
 
 const char *cmd_index_kind(const char *option, const char *configured)
@@ -174,6 +277,11 @@ static bool store_missing(const char *loc)
     if (store_location_is_pg(loc) || store_sqlite_path_at(loc, db, sizeof db, NULL) < 0)
         return false; /* opening says what is wrong */
     return stat(db, &sb) != 0 && errno == ENOENT;
+}
+
+unsigned cmd_open_making(bool create)
+{
+    return CMD_OPEN_MAY_CREATE | (create ? CMD_OPEN_CREATE : 0u);
 }
 
 /* Whether flags let a command make a new store where w points. */

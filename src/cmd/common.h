@@ -69,6 +69,10 @@ enum cmd_open_flags {
     CMD_OPEN_START_UNREACHABLE = 1 << 5,
 };
 
+/* The flags of a command that makes stores: CMD_OPEN_MAY_CREATE, and
+ * CMD_OPEN_CREATE when it was given --create. */
+unsigned cmd_open_making(bool create);
+
 /* Open the store w names under flags (enum cmd_open_flags), or print one
  * line on stderr: 0, 1 (outdated, with CMD_OPEN_OUTDATED_QUIET) or -1. A
  * missing embedded store is refused naming where its path came from,
@@ -139,32 +143,78 @@ void cmd_fetch_options(struct fetch_options *out, const struct config *c);
  * [crawl] for its scheduling) into out; its other fields are left. */
 void cmd_crawl_options(struct crawl_options *out, const struct config *c);
 
-/* The options every command has, in its getopt_long table (opts[]):
- * --store LOC first, --help and the table's end last. Their letters are
- * cmd_next_option's and cmd_option_end's. */
-#define CMD_OPTION_STORE                                                                           \
+/* One option of a command's table (ended by a row whose name is NULL).
+ * take does what the option means, as getopt_long reads it (in argv's
+ * order, so a bad value is refused before a later option is looked at):
+ * value is the option's argument (NULL for one that has none); it gives
+ * CMD_EXIT_OK, or the exit status after one line on stderr. to is where
+ * it puts what it read. CMD_TEXT and CMD_FLAG are the common rows. */
+struct cmd_option {
+    const char *name;
+    bool has_value;
+    int (*take)(const char *value, void *to);
+    void *to;
+};
+
+/* take for --NAME VALUE kept as it is: *(const char **)to = value. */
+int cmd_take_text(const char *value, void *to);
+/* take for --NAME without a value: *(bool *)to = true. */
+int cmd_take_flag(const char *value, void *to);
+
+/* The rows for those two; the ?: only checks that to has the right type. */
+#define CMD_TEXT(name, to)                                                                         \
     {                                                                                              \
-        "store", required_argument, NULL, 's'                                                      \
+        (name), true, cmd_take_text, (void *)(1 ? (to) : (const char **)0)                         \
+    }
+#define CMD_FLAG(name, to)                                                                         \
+    {                                                                                              \
+        (name), false, cmd_take_flag, (void *)(1 ? (to) : (bool *)0)                               \
     }
 #define CMD_OPTIONS_END                                                                            \
-    {"help", no_argument, NULL, 'h'},                                                              \
     {                                                                                              \
-        NULL, 0, NULL, 0                                                                           \
+        NULL, false, NULL, NULL                                                                    \
     }
 
-/* getopt_long(argc, argv, "h", opts) with --store taken into *store: the
- * next other option's letter, or -1 after the last option (set optind to
- * 1 before the first call). */
-int cmd_next_option(int argc, char **argv, const struct option *opts, const char **store);
+/* What cmd_options_parse gives when the command goes on (never an exit
+ * status). */
+#define CMD_GO_ON (-1)
 
-/* The end of every command's option switch (its default: label), for
- * cmd_next_option's ch: --help ('h') prints the usage on stdout and gives
- * CMD_EXIT_OK, anything else (an unknown option, a missing argument)
- * prints it on stderr and gives CMD_EXIT_USAGE. */
-int cmd_option_end(int ch, void (*usage)(FILE *));
+/* Read argv's options (from argv[1], getopt_long's order and messages):
+ * every command's --store LOC into *store and --help, then the rows of
+ * opts. CMD_GO_ON with optind at the first operand; else the exit status
+ * to return: a row's take refused its value, --help printed the usage on
+ * stdout (CMD_EXIT_OK), an unknown option or a missing value printed it
+ * on stderr (CMD_EXIT_USAGE). At most CMD_OPTIONS_MAX rows. */
+#define CMD_OPTIONS_MAX 30
+int cmd_options_parse(int argc, char **argv, const struct cmd_option *opts, const char **store,
+                      void (*usage)(FILE *));
+/* For the commands that take no operand (crawl, migrate, serve, articles
+ * VERB): cmd_options_parse, then "newsd: NAME: unexpected argument 'A'"
+ * and CMD_EXIT_USAGE for an operand A. */
+int cmd_options_only(const char *name, int argc, char **argv, const struct cmd_option *opts,
+                     const char **store, void (*usage)(FILE *));
+
+/* For the commands that take --store and one FILE (backup, restore):
+ * cmd_options_parse without rows of their own, then exactly one operand,
+ * not empty (argv[optind] when CMD_GO_ON), else the usage on stderr and
+ * CMD_EXIT_USAGE. */
+int cmd_options_store_file(int argc, char **argv, const char **store, void (*usage)(FILE *));
 
 /* Print "newsd: <msg>\n" on stderr. */
 void cmd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The exit status of a call that gave rc with err: CMD_EXIT_OK when rc >= 0,
+ * else "newsd: <msg>: <why>" on stderr and CMD_EXIT_FAIL. */
+int cmd_status_of(int rc, const struct err *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* s as plain decimal digits, 1 to max_digits (at most 18, so it fits);
+ * -1 otherwise. */
+int64_t cmd_parse_digits(const char *s, size_t max_digits);
+
+/* A name typed on the command line (a key's name, a feed's source): 1 to
+ * max bytes, no control byte, and no blank unless blanks. */
+bool cmd_name_valid(const char *s, size_t max, bool blanks);
 
 /* A cell of a printed table: "-" for none or empty, control bytes as '?'
  * (a name or URL from the store cannot move the terminal's cursor). */

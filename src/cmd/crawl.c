@@ -35,43 +35,30 @@ static void crawl_usage(FILE *f)
                "            and author: those missing one (default), all, none\n");
 }
 
+/* --pages MODE into the enum crawl_pages_mode at to. */
+static int take_pages(const char *value, void *to)
+{
+    if (crawl_pages_mode_parse(value, to))
+        return CMD_EXIT_OK;
+    cmd_fail("crawl: --pages must be missing, always or never");
+    return CMD_EXIT_USAGE;
+}
+
 int cmd_crawl(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_OPTION_STORE,
-        {"once", no_argument, NULL, 'o'},
-        {"config", required_argument, NULL, 'c'},
-        {"pages", required_argument, NULL, 'p'},
-        CMD_OPTIONS_END,
-    };
     const char *store_opt = NULL, *config_path = NULL;
     bool once = false;
     struct crawl_options co;
     memset(&co, 0, sizeof co);
-    int ch;
-    optind = 1;
-    while ((ch = cmd_next_option(argc, argv, opts, &store_opt)) != -1) {
-        switch (ch) {
-        case 'o':
-            once = true;
-            break;
-        case 'c':
-            config_path = optarg;
-            break;
-        case 'p':
-            if (!crawl_pages_mode_parse(optarg, &co.pages)) {
-                cmd_fail("crawl: --pages must be missing, always or never");
-                return CMD_EXIT_USAGE;
-            }
-            break;
-        default:
-            return cmd_option_end(ch, crawl_usage);
-        }
-    }
-    if (optind != argc) {
-        cmd_fail("crawl: unexpected argument '%s'", argv[optind]);
-        return CMD_EXIT_USAGE;
-    }
+    const struct cmd_option opts[] = {
+        CMD_FLAG("once", &once),
+        CMD_TEXT("config", &config_path),
+        {"pages", true, take_pages, &co.pages},
+        CMD_OPTIONS_END,
+    };
+    int parsed = cmd_options_only("crawl", argc, argv, opts, &store_opt, crawl_usage);
+    if (parsed != CMD_GO_ON)
+        return parsed;
     static struct config cfg; /* static: it is large */
     config_path = cmd_config_path(config_path);
     int cstatus = cmd_config_load(&cfg, config_path);

@@ -78,18 +78,6 @@ static bool code_parse(const char *s, char out[3])
     return true;
 }
 
-static bool source_valid(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n > FEEDS_SOURCE_MAX)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        if ((unsigned char)s[i] <= 0x20 || s[i] == 0x7f)
-            return false;
-    }
-    return true;
-}
-
 /* An absolute http(s) URL without control characters. */
 static bool url_valid(struct arena *ar, const char *url)
 {
@@ -115,7 +103,7 @@ bool cmd_feeds_fill(struct arena *ar, const struct netpolicy *policy, struct fee
         return false;
     f->url = sp->url;
     if (sp->source) {
-        if (!source_valid(sp->source)) {
+        if (!cmd_name_valid(sp->source, FEEDS_SOURCE_MAX, false)) {
             snprintf(why, why_size, "the source id must be 1 to %d characters without spaces",
                      FEEDS_SOURCE_MAX);
             return false;
@@ -149,20 +137,6 @@ bool cmd_feeds_fill(struct arena *ar, const struct netpolicy *policy, struct fee
     return true;
 }
 
-long long cmd_feeds_parse_number(const char *s)
-{
-    long long v = 0;
-    size_t n = strlen(s);
-    if (n == 0 || n > 15)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    return v;
-}
-
 struct feeds_opts {
     const char *store, *config, *format;
     const char *source, *country, *category, *language, *interval, *pages;
@@ -182,7 +156,7 @@ static void opts_spec(const struct feeds_opts *o, const char *url, struct feeds_
     sp->language = o->language;
     sp->headlines = o->headlines == 1;
     sp->pages = o->pages;
-    if (o->interval && (sp->interval = cmd_feeds_parse_number(o->interval)) <= 0)
+    if (o->interval && (sp->interval = cmd_parse_digits(o->interval, FEEDS_NUMBER_DIGITS)) <= 0)
         sp->interval = -1;
 }
 
@@ -191,11 +165,9 @@ static int feeds_add(struct store *s, struct feed_record *f)
     struct err err;
     err_clear(&err);
     int64_t id = 0;
-    int rc = store_feed_add(s, f, &id, &err);
-    if (rc < 0) {
-        cmd_fail("feeds add: %s", err_msg(&err, rc));
-        return CMD_EXIT_FAIL;
-    }
+    int status = cmd_status_of(store_feed_add(s, f, &id, &err), &err, "feeds add");
+    if (status != CMD_EXIT_OK)
+        return status;
     printf("%lld\n", (long long)id);
     if (fflush(stdout) != 0) {
         cmd_fail("feeds add: cannot write to stdout");
@@ -214,7 +186,7 @@ static bool edit_change(const struct feeds_opts *o, struct feed_change *c, char 
     c->enabled = -1;
     c->now = (int64_t)time(NULL);
     if (o->interval) {
-        long long v = cmd_feeds_parse_number(o->interval);
+        long long v = cmd_parse_digits(o->interval, FEEDS_NUMBER_DIGITS);
         if (v < FEEDS_INTERVAL_MIN || v > FEEDS_INTERVAL_MAX) {
             snprintf(why, why_size, "--interval must be %d to %d seconds", FEEDS_INTERVAL_MIN,
                      FEEDS_INTERVAL_MAX);
@@ -289,7 +261,7 @@ static bool change_is_news(const struct feed_record *f, const struct feed_change
 static int feeds_change(struct store *s, struct arena *ar, const char *verb, const char *ref,
                         const struct feed_change *c)
 {
-    long long id = cmd_feeds_parse_number(ref);
+    long long id = cmd_parse_digits(ref, FEEDS_NUMBER_DIGITS);
     struct err err;
     err_clear(&err);
     struct feed_record f;
@@ -333,7 +305,7 @@ static int feeds_poll(struct store *s, struct arena *ar, const struct feeds_opts
     if (o->all) {
         rc = store_feeds_list(s, ar, &all, &n, &err);
     } else {
-        long long id = cmd_feeds_parse_number(ref);
+        long long id = cmd_parse_digits(ref, FEEDS_NUMBER_DIGITS);
         rc = id < 0 ? ERR_NOTFOUND : store_feed_get(s, ar, id, &one, &err);
         all = &one;
         n = 1;
@@ -398,73 +370,53 @@ static const char *misplaced_option(const struct feeds_opts *o, const char *verb
     return NULL;
 }
 
+/* --headlines (on 1) and --no-headlines (on 0) into feeds_opts.headlines
+ * at to, which may hear one of them only. */
+static int take_headlines_as(int *to, int on)
+{
+    if (*to >= 0 && *to != on) {
+        cmd_fail("feeds: --headlines or --no-headlines, not both");
+        return CMD_EXIT_USAGE;
+    }
+    *to = on;
+    return CMD_EXIT_OK;
+}
+
+static int take_headlines(const char *value, void *to)
+{
+    (void)value;
+    return take_headlines_as(to, 1);
+}
+
+static int take_no_headlines(const char *value, void *to)
+{
+    (void)value;
+    return take_headlines_as(to, 0);
+}
+
 int cmd_feeds(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_OPTION_STORE,
-        {"config", required_argument, NULL, 'C'},
-        {"source", required_argument, NULL, 'S'},
-        {"country", required_argument, NULL, 'c'},
-        {"category", required_argument, NULL, 'k'},
-        {"language", required_argument, NULL, 'l'},
-        {"headlines", no_argument, NULL, 'H'},
-        {"no-headlines", no_argument, NULL, 'N'},
-        {"interval", required_argument, NULL, 'i'},
-        {"format", required_argument, NULL, 'f'},
-        {"pages", required_argument, NULL, 'p'},
-        {"all", no_argument, NULL, 'A'},
-        {"create", no_argument, NULL, 'R'},
-        CMD_OPTIONS_END,
-    };
     struct feeds_opts o;
     memset(&o, 0, sizeof o);
     o.headlines = -1;
-    int ch;
-    optind = 1;
-    while ((ch = cmd_next_option(argc, argv, opts, &o.store)) != -1) {
-        switch (ch) {
-        case 'C':
-            o.config = optarg;
-            break;
-        case 'S':
-            o.source = optarg;
-            break;
-        case 'c':
-            o.country = optarg;
-            break;
-        case 'k':
-            o.category = optarg;
-            break;
-        case 'l':
-            o.language = optarg;
-            break;
-        case 'H':
-        case 'N':
-            if (o.headlines >= 0 && o.headlines != (ch == 'H')) {
-                cmd_fail("feeds: --headlines or --no-headlines, not both");
-                return CMD_EXIT_USAGE;
-            }
-            o.headlines = ch == 'H';
-            break;
-        case 'i':
-            o.interval = optarg;
-            break;
-        case 'f':
-            o.format = optarg;
-            break;
-        case 'p':
-            o.pages = optarg;
-            break;
-        case 'A':
-            o.all = true;
-            break;
-        case 'R':
-            o.create = true;
-            break;
-        default:
-            return cmd_option_end(ch, feeds_usage);
-        }
-    }
+    const struct cmd_option opts[] = {
+        CMD_TEXT("config", &o.config),
+        CMD_TEXT("source", &o.source),
+        CMD_TEXT("country", &o.country),
+        CMD_TEXT("category", &o.category),
+        CMD_TEXT("language", &o.language),
+        {"headlines", false, take_headlines, &o.headlines},
+        {"no-headlines", false, take_no_headlines, &o.headlines},
+        CMD_TEXT("interval", &o.interval),
+        CMD_TEXT("format", &o.format),
+        CMD_TEXT("pages", &o.pages),
+        CMD_FLAG("all", &o.all),
+        CMD_FLAG("create", &o.create),
+        CMD_OPTIONS_END,
+    };
+    int parsed = cmd_options_parse(argc, argv, opts, &o.store, feeds_usage);
+    if (parsed != CMD_GO_ON)
+        return parsed;
     if (optind >= argc) {
         cmd_fail("feeds: which command? add, edit, pause, resume, poll, import, export, list "
                  "or remove");
@@ -533,7 +485,7 @@ int cmd_feeds(int argc, char **argv)
      * a new installation): at the configured place, elsewhere with --create. */
     unsigned flags = 0;
     if (!strcmp(verb, "add") || !strcmp(verb, "import"))
-        flags = CMD_OPEN_MAY_CREATE | (o.create ? CMD_OPEN_CREATE : 0u);
+        flags = cmd_open_making(o.create);
     struct cmd_store_where where;
     cmd_store_where_from(&where, o.store, &cfg, config_path);
     if (cmd_store_open_where(&s, &where, cmd_index_kind(NULL, cfg.index), flags) != 0)
@@ -542,10 +494,8 @@ int cmd_feeds(int argc, char **argv)
         status = feeds_add(s, &f);
     else if (!strcmp(verb, "import"))
         status = cmd_feeds_import(s, &ar, policy, args[0]);
-    else if (!strcmp(verb, "export"))
-        status = cmd_feeds_export(s, &ar, o.format ? o.format : "opml");
-    else if (!strcmp(verb, "list"))
-        status = cmd_feeds_list(s, &ar, o.format ? o.format : "table");
+    else if (!strcmp(verb, "export") || !strcmp(verb, "list"))
+        status = cmd_feeds_show(s, &ar, verb, o.format);
     else if (!strcmp(verb, "poll"))
         status = feeds_poll(s, &ar, &o, n_args ? args[0] : NULL);
     else

@@ -29,17 +29,16 @@ struct feeds_spec {
 bool cmd_feeds_fill(struct arena *ar, const struct netpolicy *policy, struct feed_record *f,
                     const struct feeds_spec *sp, char *why, size_t why_size);
 
-/* Plain decimal digits (at most 15); -1 otherwise. */
-long long cmd_feeds_parse_number(const char *s);
+/* How many digits a feed's number (id, interval) may have. */
+#define FEEDS_NUMBER_DIGITS 15
 
 /* newsd feeds import FILE: JSONL or OPML (by content). An exit status. */
 int cmd_feeds_import(struct store *s, struct arena *ar, const struct netpolicy *policy,
                      const char *path);
 
-/* newsd feeds export: every feed as "opml" or "jsonl" on stdout. */
-int cmd_feeds_export(struct store *s, struct arena *ar, const char *format);
-
-/* newsd feeds list: a "table" or "json" of the feeds and their health. */
-int cmd_feeds_list(struct store *s, struct arena *ar, const char *format);
+/* newsd feeds export (verb "export"): every feed as "opml" (format NULL)
+ * or "jsonl" on stdout; newsd feeds list (verb "list"): a "table" (NULL)
+ * or "json" of the feeds and their health. */
+int cmd_feeds_show(struct store *s, struct arena *ar, const char *verb, const char *format);
 
 #endif

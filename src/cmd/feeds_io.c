@@ -211,7 +211,8 @@ static int import_opml(struct store *s, struct arena *ar, const struct netpolicy
         snprintf(where, sizeof where, "line %ld", o->line);
         if (!opml_bool(o->headlines, &sp.headlines) || !opml_bool(o->paused, &sp.paused))
             bad = "newsd:headlines and newsd:paused are true or false";
-        else if (o->interval && (sp.interval = cmd_feeds_parse_number(o->interval)) <= 0)
+        else if (o->interval &&
+                 (sp.interval = cmd_parse_digits(o->interval, FEEDS_NUMBER_DIGITS)) <= 0)
             sp.interval = -1;
         status = import_one(s, ar, policy, &sp, path, where, bad, n);
     }
@@ -321,26 +322,10 @@ static int write_json(const char *verb, json_t *v, size_t flags)
     return status;
 }
 
-static int all_feeds(struct store *s, struct arena *ar, const char *verb, struct feed_record **out,
-                     size_t *n)
+/* feeds export: feeds[0..n) as "opml" or "jsonl" on stdout. */
+static int export_write(const struct feed_record *feeds, size_t n, const char *format)
 {
-    struct err err;
-    err_clear(&err);
-    int rc = store_feeds_list(s, ar, out, n, &err);
-    if (rc < 0) {
-        cmd_fail("feeds %s: %s", verb, err_msg(&err, rc));
-        return CMD_EXIT_FAIL;
-    }
-    return CMD_EXIT_OK;
-}
-
-int cmd_feeds_export(struct store *s, struct arena *ar, const char *format)
-{
-    struct feed_record *feeds = NULL;
-    size_t n = 0;
-    int status = all_feeds(s, ar, "export", &feeds, &n);
-    if (status != CMD_EXIT_OK)
-        return status;
+    int status = CMD_EXIT_OK;
     if (!strcmp(format, "jsonl")) {
         for (size_t i = 0; i < n && status == CMD_EXIT_OK; i++)
             status = write_json("export", feed_settings_json(&feeds[i]), JSON_COMPACT);
@@ -505,13 +490,10 @@ static int list_table(struct arena *ar, const struct feed_record *feeds, size_t 
     return CMD_EXIT_OK;
 }
 
-int cmd_feeds_list(struct store *s, struct arena *ar, const char *format)
+/* feeds list: feeds[0..n) and their health as a "table" or "json". */
+static int list_write(struct arena *ar, const struct feed_record *feeds, size_t n,
+                      const char *format)
 {
-    struct feed_record *feeds = NULL;
-    size_t n = 0;
-    int status = all_feeds(s, ar, "list", &feeds, &n);
-    if (status != CMD_EXIT_OK)
-        return status;
     if (strcmp(format, "json"))
         return list_table(ar, feeds, n);
     json_t *all = json_array();
@@ -522,4 +504,20 @@ int cmd_feeds_list(struct store *s, struct arena *ar, const char *format)
         }
     }
     return write_json("list", all, JSON_INDENT(2));
+}
+
+int cmd_feeds_show(struct store *s, struct arena *ar, const char *verb, const char *format)
+{
+    struct feed_record *feeds = NULL;
+    size_t n = 0;
+    struct err err;
+    err_clear(&err);
+    int status =
+        cmd_status_of(store_feeds_list(s, ar, &feeds, &n, &err), &err, "feeds %s", verb);
+    if (status != CMD_EXIT_OK)
+        return status;
+    bool export = !strcmp(verb, "export");
+    if (!format)
+        format = export ? "opml" : "table";
+    return export ? export_write(feeds, n, format) : list_write(ar, feeds, n, format);
 }

@@ -39,69 +39,42 @@ static int valid_two_letters(const char *s)
     return strlen(s) == 2 && s[0] >= 'a' && s[0] <= 'z' && s[1] >= 'a' && s[1] <= 'z';
 }
 
+/* --progress-every SECONDS into the int64_t milliseconds at to. */
+static int take_progress_every(const char *value, void *to)
+{
+    char *end = NULL;
+    double secs = strtod(value, &end);
+    if (!end || *end || !(secs > 0 && secs <= 86400)) {
+        cmd_fail("import: --progress-every must be a number of seconds, e.g. 5");
+        return CMD_EXIT_USAGE;
+    }
+    int64_t ms = (int64_t)(secs * 1000.0 + 0.5);
+    *(int64_t *)to = ms == 0 ? 1 : ms;
+    return CMD_EXIT_OK;
+}
+
 int cmd_import(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_OPTION_STORE,
-        {"headlines", no_argument, NULL, 'H'},
-        {"country", required_argument, NULL, 'c'},
-        {"category", required_argument, NULL, 'k'},
-        {"language", required_argument, NULL, 'l'},
-        {"progress", no_argument, NULL, 'p'},
-        {"warc", no_argument, NULL, 'w'},
-        {"progress-every", required_argument, NULL, 'e'},
-        {"create", no_argument, NULL, 'C'},
-        {"config", required_argument, NULL, 'f'},
+    const char *store_opt = NULL, *config_opt = NULL;
+    struct ingest_options io = {0};
+    bool warc = false, progress = false, create = false;
+    const struct cmd_option opts[] = {
+        CMD_FLAG("headlines", &io.headlines),
+        CMD_TEXT("country", &io.country),
+        CMD_TEXT("category", &io.category),
+        CMD_TEXT("language", &io.language),
+        CMD_FLAG("progress", &progress),
+        CMD_FLAG("warc", &warc),
+        {"progress-every", true, take_progress_every, &io.progress_ms},
+        CMD_FLAG("create", &create),
+        CMD_TEXT("config", &config_opt),
         CMD_OPTIONS_END,
     };
-    const char *store_opt = NULL, *config_opt = NULL;
-    unsigned open_flags = CMD_OPEN_MAY_CREATE;
-    struct ingest_options io = {0};
-    bool warc = false;
-    int ch;
-    optind = 1;
-    while ((ch = cmd_next_option(argc, argv, opts, &store_opt)) != -1) {
-        switch (ch) {
-        case 'H':
-            io.headlines = true;
-            break;
-        case 'c':
-            io.country = optarg;
-            break;
-        case 'k':
-            io.category = optarg;
-            break;
-        case 'l':
-            io.language = optarg;
-            break;
-        case 'p':
-            io.progress = stderr;
-            break;
-        case 'w':
-            warc = true;
-            break;
-        case 'C':
-            open_flags |= CMD_OPEN_CREATE;
-            break;
-        case 'f':
-            config_opt = optarg;
-            break;
-        case 'e': {
-            char *end = NULL;
-            double secs = strtod(optarg, &end);
-            if (!end || *end || !(secs > 0 && secs <= 86400)) {
-                cmd_fail("import: --progress-every must be a number of seconds, e.g. 5");
-                return CMD_EXIT_USAGE;
-            }
-            io.progress_ms = (int64_t)(secs * 1000.0 + 0.5);
-            if (io.progress_ms == 0)
-                io.progress_ms = 1;
-            break;
-        }
-        default:
-            return cmd_option_end(ch, import_usage);
-        }
-    }
+    int parsed = cmd_options_parse(argc, argv, opts, &store_opt, import_usage);
+    if (parsed != CMD_GO_ON)
+        return parsed;
+    if (progress)
+        io.progress = stderr;
     if (optind >= argc) {
         cmd_fail("import: no FILE given");
         import_usage(stderr);
@@ -124,7 +97,7 @@ int cmd_import(int argc, char **argv)
     }
 
     struct store *s;
-    int status = cmd_store_open_for(&s, store_opt, config_opt, open_flags);
+    int status = cmd_store_open_for(&s, store_opt, config_opt, cmd_open_making(create));
     if (status != CMD_EXIT_OK)
         return status;
     struct ingest_stats total = {0};
@@ -186,12 +159,6 @@ static void sources_usage(FILE *f)
 
 int cmd_sources(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_OPTION_STORE,
-        {"create", no_argument, NULL, 'C'},
-        {"config", required_argument, NULL, 'f'},
-        CMD_OPTIONS_END,
-    };
     if (argc < 2 || strcmp(argv[1], "import")) {
         if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
             sources_usage(stdout);
@@ -203,27 +170,21 @@ int cmd_sources(int argc, char **argv)
     argc--;
     argv++;
     const char *store_opt = NULL, *config_opt = NULL;
-    unsigned open_flags = CMD_OPEN_MAY_CREATE;
-    int ch;
-    optind = 1;
-    while ((ch = cmd_next_option(argc, argv, opts, &store_opt)) != -1) {
-        switch (ch) {
-        case 'C':
-            open_flags |= CMD_OPEN_CREATE;
-            break;
-        case 'f':
-            config_opt = optarg;
-            break;
-        default:
-            return cmd_option_end(ch, sources_usage);
-        }
-    }
+    bool create = false;
+    const struct cmd_option opts[] = {
+        CMD_FLAG("create", &create),
+        CMD_TEXT("config", &config_opt),
+        CMD_OPTIONS_END,
+    };
+    int parsed = cmd_options_parse(argc, argv, opts, &store_opt, sources_usage);
+    if (parsed != CMD_GO_ON)
+        return parsed;
     if (optind + 1 != argc) {
         cmd_fail("sources import: exactly one FILE expected");
         return CMD_EXIT_USAGE;
     }
     struct store *s;
-    int status = cmd_store_open_for(&s, store_opt, config_opt, open_flags);
+    int status = cmd_store_open_for(&s, store_opt, config_opt, cmd_open_making(create));
     if (status != CMD_EXIT_OK)
         return status;
     size_t n = 0;

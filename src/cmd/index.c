@@ -36,7 +36,8 @@ static void index_usage(FILE *f)
 static void size_line(const char *name, uint64_t bytes, uint64_t docs, uint64_t total)
 {
     printf("%-16s %12llu %9.1f %6.1f%%\n", name, (unsigned long long)bytes,
-           docs ? (double)bytes / (double)docs : 0.0, total ? 100.0 * (double)bytes / (double)total : 0.0);
+           docs ? (double)bytes / (double)docs : 0.0,
+           total ? 100.0 * (double)bytes / (double)total : 0.0);
 }
 
 /* One line per part: name, bytes, bytes per document, share of all (the
@@ -152,36 +153,23 @@ static int build_report(struct store *store, const struct index_verify_report *r
 
 int cmd_index(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_OPTION_STORE,
-        {"index", required_argument, NULL, 'i'},
-        {"index-dir", required_argument, NULL, 'I'},
-        {"config", required_argument, NULL, 'c'},
-        CMD_OPTIONS_END,
-    };
     const char *store_opt = NULL, *kind = NULL, *dir = NULL, *config_opt = NULL;
     struct store *store = NULL;
     struct index *idx = NULL;
     struct index_verify_report r;
     struct err err;
-    int ch, rc, status = CMD_EXIT_FAIL;
+    int rc;
+    const struct cmd_option opts[] = {
+        CMD_TEXT("index", &kind),
+        CMD_TEXT("index-dir", &dir),
+        CMD_TEXT("config", &config_opt),
+        CMD_OPTIONS_END,
+    };
+    int status = cmd_options_parse(argc, argv, opts, &store_opt, index_usage);
 
-    optind = 1;
-    while ((ch = cmd_next_option(argc, argv, opts, &store_opt)) != -1) {
-        switch (ch) {
-        case 'i':
-            kind = optarg;
-            break;
-        case 'I':
-            dir = optarg;
-            break;
-        case 'c':
-            config_opt = optarg;
-            break;
-        default:
-            return cmd_option_end(ch, index_usage);
-        }
-    }
+    if (status != CMD_GO_ON)
+        return status;
+    status = CMD_EXIT_FAIL;
     if (optind + 1 != argc ||
         (strcmp(argv[optind], "verify") != 0 && strcmp(argv[optind], "sizes") != 0 &&
          strcmp(argv[optind], "build") != 0)) {

@@ -74,18 +74,6 @@ out:
     return status;
 }
 
-static bool name_valid(const char *name)
-{
-    size_t n = strlen(name);
-    if (n == 0 || n > KEYS_NAME_MAX)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
-            return false;
-    }
-    return true;
-}
-
 static int keys_create(struct store *s, const struct keys_opts *o)
 {
     char key[AUTH_KEY_CHARS + 1];
@@ -93,10 +81,9 @@ static int keys_create(struct store *s, const struct keys_opts *o)
     err_clear(&err);
     int64_t id = 0;
     int rc = auth_key_create(s, o->name, o->plan ? o->plan : "unlimited", key, &id, &err);
-    if (rc < 0) {
-        cmd_fail("keys create: %s", err_msg(&err, rc));
-        return CMD_EXIT_FAIL;
-    }
+    int status = cmd_status_of(rc, &err, "keys create");
+    if (status != CMD_EXIT_OK)
+        return status;
     printf("%s\n", key);
     if (fflush(stdout) != 0) {
         cmd_fail("keys create: cannot write the key to stdout");
@@ -110,22 +97,31 @@ struct row {
     const char *name, *plan, *state;
 };
 
-static int keys_list(struct store *s, struct arena *ar)
+/* Every key of the store into *out, or "keys VERB: why" on stderr; the
+ * exit status. */
+static int all_keys(struct store *s, struct arena *ar, const char *verb, struct key_record **out,
+                    size_t *n)
 {
     struct err err;
     err_clear(&err);
+    return cmd_status_of(store_keys_list(s, ar, out, n, &err), &err, "keys %s", verb);
+}
+
+static int keys_list(struct store *s, struct arena *ar)
+{
     struct key_record *keys = NULL;
     size_t n = 0;
-    int rc = store_keys_list(s, ar, &keys, &n, &err);
-    if (rc < 0) {
-        cmd_fail("keys list: %s", err_msg(&err, rc));
-        return CMD_EXIT_FAIL;
-    }
+    int status = all_keys(s, ar, "list", &keys, &n);
+    if (status != CMD_EXIT_OK)
+        return status;
     struct row *rows = arena_calloc(ar, n ? n : 1, sizeof *rows);
     if (!rows) {
         cmd_fail("keys list: out of memory");
         return CMD_EXIT_FAIL;
     }
+    struct err err;
+    err_clear(&err);
+    int rc;
     int64_t day = timefmt_day((int64_t)time(NULL));
     int64_t y;
     unsigned m, d;
@@ -178,35 +174,16 @@ static int keys_list(struct store *s, struct arena *ar)
     return CMD_EXIT_OK;
 }
 
-/* Plain decimal digits that fit an id; -1 otherwise. */
-static int64_t parse_id(const char *s)
-{
-    int64_t v = 0;
-    size_t n = strlen(s);
-    if (n == 0 || n > 18)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    return v;
-}
-
 /* The id of the key that `ref` names; exit status on failure (1), else 0. */
 static int key_resolve(struct store *s, struct arena *ar, const char *verb, const char *ref,
                        int64_t *out)
 {
-    struct err err;
-    err_clear(&err);
     struct key_record *keys = NULL;
     size_t n = 0;
-    int rc = store_keys_list(s, ar, &keys, &n, &err);
-    if (rc < 0) {
-        cmd_fail("keys %s: %s", verb, err_msg(&err, rc));
-        return CMD_EXIT_FAIL;
-    }
-    int64_t id = parse_id(ref);
+    int status = all_keys(s, ar, verb, &keys, &n);
+    if (status != CMD_EXIT_OK)
+        return status;
+    int64_t id = cmd_parse_digits(ref, 18); /* any id fits */
     for (size_t i = 0; id >= 0 && i < n; i++) {
         if (keys[i].id == id) {
             *out = id;
@@ -264,35 +241,14 @@ static int keys_change(struct store *s, struct arena *ar, const char *verb, cons
 
 int cmd_keys(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_OPTION_STORE,
-        {"name", required_argument, NULL, 'n'},
-        {"plan", required_argument, NULL, 'p'},
-        {"config", required_argument, NULL, 'c'},
-        {"create", no_argument, NULL, 'C'},
-        CMD_OPTIONS_END,
-    };
     struct keys_opts o = {0};
-    int ch;
-    optind = 1;
-    while ((ch = cmd_next_option(argc, argv, opts, &o.store)) != -1) {
-        switch (ch) {
-        case 'n':
-            o.name = optarg;
-            break;
-        case 'p':
-            o.plan = optarg;
-            break;
-        case 'c':
-            o.config = optarg;
-            break;
-        case 'C':
-            o.create = true;
-            break;
-        default:
-            return cmd_option_end(ch, keys_usage);
-        }
-    }
+    const struct cmd_option opts[] = {
+        CMD_TEXT("name", &o.name),     CMD_TEXT("plan", &o.plan), CMD_TEXT("config", &o.config),
+        CMD_FLAG("create", &o.create), CMD_OPTIONS_END,
+    };
+    int parsed = cmd_options_parse(argc, argv, opts, &o.store, keys_usage);
+    if (parsed != CMD_GO_ON)
+        return parsed;
     if (optind >= argc) {
         cmd_fail("keys: which command? create, list, disable, enable, delete or set-plan");
         keys_usage(stderr);
@@ -328,7 +284,7 @@ int cmd_keys(int argc, char **argv)
         cmd_fail("keys %s: --create belongs to keys create", verb);
         return CMD_EXIT_USAGE;
     }
-    if (o.name && !name_valid(o.name)) {
+    if (o.name && !cmd_name_valid(o.name, KEYS_NAME_MAX, true)) {
         cmd_fail("keys create: --name must be 1 to %d characters without control characters",
                  KEYS_NAME_MAX);
         return CMD_EXIT_USAGE;
@@ -346,7 +302,7 @@ int cmd_keys(int argc, char **argv)
     arena_init(&ar, KEYS_ARENA_BYTES);
     unsigned flags = 0;
     if (!strcmp(verb, "create"))
-        flags = CMD_OPEN_MAY_CREATE | (o.create ? CMD_OPEN_CREATE : 0u);
+        flags = cmd_open_making(o.create);
     int status = cmd_store_open_for(&s, o.store, o.config, flags);
     if (status != CMD_EXIT_OK)
         goto out;

@@ -29,55 +29,24 @@ static void migrate_usage(FILE *f)
                "  exists), else ./newsd-data\n");
 }
 
-/* The store's lock (cmd/lock.h), as serve takes it: refused while a server
- * (of the old version) holds it, and held until exit so that no server
- * starts on the store halfway through the migration. -1 after one line on
- * stderr, else the lock's fd, or -2 when there is nothing to lock (a
- * cluster's nodes each lock their own directory; a missing store is
- * refused by the open that follows). */
-static int migrate_lock(const char *loc)
-{
-    char db[4096], path[4200];
-    int fd;
-    if (store_location_is_pg(loc) || access(loc, F_OK) != 0 ||
-        store_sqlite_path_at(loc, db, sizeof db, NULL) < 0)
-        return -2;
-    snprintf(path, sizeof path, "%s" CMD_LOCK_SUFFIX, db);
-    return cmd_lock_take(&fd, path, "migrate") < 0 ? -1 : fd;
-}
-
 int cmd_migrate(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_OPTION_STORE,
-        {"config", required_argument, NULL, 'c'},
-        CMD_OPTIONS_END,
-    };
     const char *store_opt = NULL, *config_opt = NULL;
     struct cmd_store_where where;
     struct store *s = NULL;
     struct store_schema schema;
-    int ch;
+    const struct cmd_option opts[] = {CMD_TEXT("config", &config_opt), CMD_OPTIONS_END};
+    int status = cmd_options_only("migrate", argc, argv, opts, &store_opt, migrate_usage);
 
-    optind = 1;
-    while ((ch = cmd_next_option(argc, argv, opts, &store_opt)) != -1) {
-        switch (ch) {
-        case 'c':
-            config_opt = optarg;
-            break;
-        default:
-            return cmd_option_end(ch, migrate_usage);
-        }
-    }
-    if (optind != argc) {
-        cmd_fail("migrate: unexpected argument '%s'", argv[optind]);
-        return CMD_EXIT_USAGE;
-    }
+    if (status != CMD_GO_ON)
+        return status;
     const char *config_path = cmd_config_path(config_opt);
-    int status = cmd_store_where_get(&where, store_opt, config_path);
+    status = cmd_store_where_get(&where, store_opt, config_path);
     if (status != CMD_EXIT_OK)
         return status;
-    int lock = migrate_lock(where.loc);
+    /* Held until exit, so that no server starts on the store halfway
+     * through the migration. */
+    int lock = cmd_lock_store(where.loc, "migrate");
     if (lock == -1)
         return CMD_EXIT_FAIL;
     /* The index kind only matters for a new store, which migrate never makes. */

@@ -75,24 +75,11 @@ out:
 
 int cmd_restore(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_OPTION_STORE,
-        CMD_OPTIONS_END,
-    };
     const char *store_opt = NULL;
-    int ch;
+    int status = cmd_options_store_file(argc, argv, &store_opt, restore_usage);
 
-    optind = 1;
-    while ((ch = cmd_next_option(argc, argv, opts, &store_opt)) != -1) {
-        switch (ch) {
-        default:
-            return cmd_option_end(ch, restore_usage);
-        }
-    }
-    if (optind + 1 != argc || !argv[optind][0]) {
-        restore_usage(stderr);
-        return CMD_EXIT_USAGE;
-    }
+    if (status != CMD_GO_ON)
+        return status;
     const char *dir = cmd_store_location(store_opt); /* --store, $NEWSD_STORE, the config's */
     if (!dir)
         return CMD_EXIT_FAIL; /* the config could not be read: said on stderr */

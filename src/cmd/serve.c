@@ -175,108 +175,89 @@ struct serve_flags {
     int pages;      /* enum crawl_pages_mode; -1: not given */
 };
 
-#define SERVE_GO (-1) /* parse and resolve: carry on (else an exit status) */
+#define SERVE_GO CMD_GO_ON /* parse and resolve: carry on (else an exit status) */
+
+/* The takes of the flags checked as they are read (cmd_option). */
+static int take_threads(const char *value, void *to)
+{
+    long *threads = to;
+    *threads = parse_count(value);
+    if (*threads >= 0)
+        return CMD_EXIT_OK;
+    cmd_fail("serve: --threads must be a number from 0 to 4096");
+    return CMD_EXIT_USAGE;
+}
+
+static int take_log_format(const char *value, void *to)
+{
+    int *format = to;
+    if (!strcmp(value, "text")) {
+        *format = LOG_FORMAT_TEXT;
+    } else if (!strcmp(value, "json")) {
+        *format = LOG_FORMAT_JSON;
+    } else {
+        cmd_fail("serve: --log-format must be text or json");
+        return CMD_EXIT_USAGE;
+    }
+    return CMD_EXIT_OK;
+}
+
+static int take_pages(const char *value, void *to)
+{
+    enum crawl_pages_mode m;
+    if (!crawl_pages_mode_parse(value, &m)) {
+        cmd_fail("serve: --pages must be missing, always or never");
+        return CMD_EXIT_USAGE;
+    }
+    *(int *)to = (int)m;
+    return CMD_EXIT_OK;
+}
+
+static int take_query_timeout(const char *value, void *to)
+{
+    long long *ms = to;
+    char *end;
+    errno = 0;
+    *ms = strtoll(value, &end, 10);
+    if (errno || end == value || *end || *ms < 0 || *ms > 3600 * 1000) {
+        cmd_fail("serve: --query-timeout-ms must be a number from 0 to 3600000");
+        return CMD_EXIT_USAGE;
+    }
+    return CMD_EXIT_OK;
+}
+
+static int take_index_kind(const char *value, void *to)
+{
+    if (strcmp(value, INDEX_KIND_FTS5) != 0 && strcmp(value, INDEX_KIND_ENGINE) != 0) {
+        cmd_fail("serve: --index must be fts5 or engine");
+        return CMD_EXIT_USAGE;
+    }
+    *(const char **)to = value;
+    return CMD_EXIT_OK;
+}
 
 static int serve_parse(struct serve_flags *f, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_OPTION_STORE,
-        {"listen", required_argument, NULL, 'l'},
-        {"threads", required_argument, NULL, 't'},
-        {"config", required_argument, NULL, 'c'},
-        {"no-crawl", no_argument, NULL, 'n'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"query-timeout-ms", required_argument, NULL, 'T'},
-        {"metrics-listen", required_argument, NULL, 'M'},
-        {"user", required_argument, NULL, 'u'},
-        {"index-dir", required_argument, NULL, 'I'},
-        {"index", required_argument, NULL, 'X'},
-        {"log-format", required_argument, NULL, 'F'},
-        {"pages", required_argument, NULL, 'P'},
+    const struct cmd_option opts[] = {
+        CMD_TEXT("listen", &f->listen),
+        {"threads", true, take_threads, &f->threads},
+        CMD_TEXT("config", &f->config_path),
+        CMD_FLAG("no-crawl", &f->no_crawl),
+        CMD_FLAG("quiet", &f->quiet),
+        {"query-timeout-ms", true, take_query_timeout, &f->query_timeout_ms},
+        CMD_TEXT("metrics-listen", &f->metrics_listen),
+        CMD_TEXT("user", &f->user),
+        CMD_TEXT("index-dir", &f->index_dir),
+        {"index", true, take_index_kind, &f->index_kind},
+        {"log-format", true, take_log_format, &f->log_format},
+        {"pages", true, take_pages, &f->pages},
         CMD_OPTIONS_END,
     };
     memset(f, 0, sizeof *f);
     f->query_timeout_ms = -1;
     f->log_format = -1;
     f->pages = -1;
-    int ch;
-    optind = 1;
-    while ((ch = cmd_next_option(argc, argv, opts, &f->store)) != -1) {
-        switch (ch) {
-        case 'l':
-            f->listen = optarg;
-            break;
-        case 't':
-            f->threads = parse_count(optarg);
-            if (f->threads < 0) {
-                cmd_fail("serve: --threads must be a number from 0 to 4096");
-                return CMD_EXIT_USAGE;
-            }
-            break;
-        case 'c':
-            f->config_path = optarg;
-            break;
-        case 'n':
-            f->no_crawl = true;
-            break;
-        case 'q':
-            f->quiet = true;
-            break;
-        case 'F':
-            if (!strcmp(optarg, "text")) {
-                f->log_format = LOG_FORMAT_TEXT;
-            } else if (!strcmp(optarg, "json")) {
-                f->log_format = LOG_FORMAT_JSON;
-            } else {
-                cmd_fail("serve: --log-format must be text or json");
-                return CMD_EXIT_USAGE;
-            }
-            break;
-        case 'P': {
-            enum crawl_pages_mode m;
-            if (!crawl_pages_mode_parse(optarg, &m)) {
-                cmd_fail("serve: --pages must be missing, always or never");
-                return CMD_EXIT_USAGE;
-            }
-            f->pages = (int)m;
-            break;
-        }
-        case 'T': {
-            char *end;
-            errno = 0;
-            f->query_timeout_ms = strtoll(optarg, &end, 10);
-            if (errno || end == optarg || *end || f->query_timeout_ms < 0 ||
-                f->query_timeout_ms > 3600 * 1000) {
-                cmd_fail("serve: --query-timeout-ms must be a number from 0 to 3600000");
-                return CMD_EXIT_USAGE;
-            }
-            break;
-        }
-        case 'u':
-            f->user = optarg;
-            break;
-        case 'M':
-            f->metrics_listen = optarg;
-            break;
-        case 'I':
-            f->index_dir = optarg;
-            break;
-        case 'X':
-            if (strcmp(optarg, INDEX_KIND_FTS5) != 0 && strcmp(optarg, INDEX_KIND_ENGINE) != 0) {
-                cmd_fail("serve: --index must be fts5 or engine");
-                return CMD_EXIT_USAGE;
-            }
-            f->index_kind = optarg;
-            break;
-        default:
-            return cmd_option_end(ch, serve_usage);
-        }
-    }
-    if (optind != argc) {
-        cmd_fail("serve: unexpected argument '%s'", argv[optind]);
-        return CMD_EXIT_USAGE;
-    }
-    return SERVE_GO;
+    return cmd_options_only("serve", argc, argv, opts, &f->store, serve_usage);
 }
 
 /* ---- resolve: flags, environment, config file, defaults ------------------- */

@@ -515,23 +515,32 @@ static int int_key_set(struct parser *ps, const char *section, const struct int_
     return parse_fail(ps, "unknown key '%s' in [%s] (%s)", span_show(key, kb), section, names);
 }
 
-/* The plan keys and their ranges. */
+/* The plan keys, their ranges and where each goes in struct auth_plan
+ * (read by plan_set, copied by config_plans_apply). A whole number unless
+ * the field is burst_per_second (a decimal) or allowed_origins. */
 static const struct plan_key {
     const char *name;
     unsigned field;
     int64_t max;
+    size_t offset, size;
 } plan_keys[] = {
-    {"requests_per_day", CONFIG_PLAN_REQUESTS_PER_DAY, 1000000000000000LL},
-    {"requests_per_month", CONFIG_PLAN_REQUESTS_PER_MONTH, 1000000000000000LL},
-    {"burst_per_second", CONFIG_PLAN_BURST_PER_SECOND, 1000000000LL},
-    {"burst_size", CONFIG_PLAN_BURST_SIZE, 1000000000LL},
-    {"result_window", CONFIG_PLAN_RESULT_WINDOW, 1000000000000LL},
-    {"history_days", CONFIG_PLAN_HISTORY_DAYS, 1000000LL}, /* ~2700 years */
-    {"delay_seconds", CONFIG_PLAN_DELAY_SECONDS, 1000000000000LL},
-    {"allowed_origins", CONFIG_PLAN_ALLOWED_ORIGINS, 0},
-    {"streams", CONFIG_PLAN_STREAMS, 1000000LL},
-    {"alerts", CONFIG_PLAN_ALERTS, 1000000LL},
-    {"export_per_day", CONFIG_PLAN_EXPORT_PER_DAY, 1000000000000000LL},
+#define PKEY(n, bit, f, hi)                                                                        \
+    {                                                                                              \
+        n, bit, hi, offsetof(struct auth_plan, f), sizeof(((struct auth_plan *)0)->f)              \
+    }
+    PKEY("requests_per_day", CONFIG_PLAN_REQUESTS_PER_DAY, requests_per_day, 1000000000000000LL),
+    PKEY("requests_per_month", CONFIG_PLAN_REQUESTS_PER_MONTH, requests_per_month,
+         1000000000000000LL),
+    PKEY("burst_per_second", CONFIG_PLAN_BURST_PER_SECOND, burst_per_second, 1000000000LL),
+    PKEY("burst_size", CONFIG_PLAN_BURST_SIZE, burst_size, 1000000000LL),
+    PKEY("result_window", CONFIG_PLAN_RESULT_WINDOW, result_window, 1000000000000LL),
+    PKEY("history_days", CONFIG_PLAN_HISTORY_DAYS, history_days, 1000000LL), /* ~2700 years */
+    PKEY("delay_seconds", CONFIG_PLAN_DELAY_SECONDS, delay_seconds, 1000000000000LL),
+    PKEY("allowed_origins", CONFIG_PLAN_ALLOWED_ORIGINS, allowed_origins, 0),
+    PKEY("streams", CONFIG_PLAN_STREAMS, streams, 1000000LL),
+    PKEY("alerts", CONFIG_PLAN_ALERTS, alerts, 1000000LL),
+    PKEY("export_per_day", CONFIG_PLAN_EXPORT_PER_DAY, export_per_day, 1000000000000000LL),
+#undef PKEY
 };
 
 static int plan_set(struct parser *ps, struct span key, struct span v)
@@ -540,7 +549,7 @@ static int plan_set(struct parser *ps, struct span key, struct span v)
     unsigned *fields = &ps->c->plan_fields[ps->plan];
     char kb[68];
     const struct plan_key *k = NULL;
-    for (size_t i = 0; i < sizeof plan_keys / sizeof plan_keys[0]; i++) {
+    for (size_t i = 0; i < N_KEYS(plan_keys); i++) {
         if (span_eq(key, plan_keys[i].name)) {
             k = &plan_keys[i];
             break;
@@ -556,30 +565,11 @@ static int plan_set(struct parser *ps, struct span key, struct span v)
     if (*fields & k->field)
         return parse_fail(ps, "%s is set twice", k->name);
     *fields |= k->field;
-    switch (k->field) {
-    case CONFIG_PLAN_REQUESTS_PER_DAY:
-        return value_int(ps, key, v, 0, k->max, &p->requests_per_day);
-    case CONFIG_PLAN_REQUESTS_PER_MONTH:
-        return value_int(ps, key, v, 0, k->max, &p->requests_per_month);
-    case CONFIG_PLAN_BURST_PER_SECOND:
+    if (k->field == CONFIG_PLAN_BURST_PER_SECOND)
         return value_decimal(ps, key, v, (double)k->max, &p->burst_per_second);
-    case CONFIG_PLAN_BURST_SIZE:
-        return value_int(ps, key, v, 0, k->max, &p->burst_size);
-    case CONFIG_PLAN_RESULT_WINDOW:
-        return value_int(ps, key, v, 0, k->max, &p->result_window);
-    case CONFIG_PLAN_HISTORY_DAYS:
-        return value_int(ps, key, v, 0, k->max, &p->history_days);
-    case CONFIG_PLAN_DELAY_SECONDS:
-        return value_int(ps, key, v, 0, k->max, &p->delay_seconds);
-    case CONFIG_PLAN_STREAMS:
-        return value_int(ps, key, v, 0, k->max, &p->streams);
-    case CONFIG_PLAN_ALERTS:
-        return value_int(ps, key, v, 0, k->max, &p->alerts);
-    case CONFIG_PLAN_EXPORT_PER_DAY:
-        return value_int(ps, key, v, 0, k->max, &p->export_per_day);
-    default:
+    if (k->field == CONFIG_PLAN_ALLOWED_ORIGINS)
         return value_origins(ps, v, p->allowed_origins, sizeof p->allowed_origins);
-    }
+    return value_int(ps, key, v, 0, k->max, (int64_t *)(void *)((char *)p + k->offset));
 }
 
 static bool plan_name_char(char ch)
@@ -587,6 +577,15 @@ static bool plan_name_char(char ch)
     return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
            ch == '.' || ch == '_' || ch == '-';
 }
+
+/* The sections without a name of their own (all but [plan NAME]). */
+static const struct {
+    const char *name;
+    enum section section;
+} named_sections[] = {
+    {"server", SECTION_SERVER}, {"outbound", SECTION_OUTBOUND}, {"retention", SECTION_RETENTION},
+    {"crawl", SECTION_CRAWL},   {"stories", SECTION_STORIES},
+};
 
 /* "[server]", "[outbound]" or "[plan NAME]"; s is the trimmed line. */
 static int section_start(struct parser *ps, struct span s)
@@ -596,25 +595,11 @@ static int section_start(struct parser *ps, struct span s)
     if (s.n < 2 || s.p[s.n - 1] != ']')
         return parse_fail(ps, "a section header ends with ']'");
     struct span in = span_trim((struct span){s.p + 1, s.n - 2});
-    if (span_eq(in, "server")) {
-        ps->section = SECTION_SERVER;
-        return 0;
-    }
-    if (span_eq(in, "outbound")) {
-        ps->section = SECTION_OUTBOUND;
-        return 0;
-    }
-    if (span_eq(in, "retention")) {
-        ps->section = SECTION_RETENTION;
-        return 0;
-    }
-    if (span_eq(in, "crawl")) {
-        ps->section = SECTION_CRAWL;
-        return 0;
-    }
-    if (span_eq(in, "stories")) {
-        ps->section = SECTION_STORIES;
-        return 0;
+    for (size_t i = 0; i < N_KEYS(named_sections); i++) {
+        if (span_eq(in, named_sections[i].name)) {
+            ps->section = named_sections[i].section;
+            return 0;
+        }
     }
     if (in.n < 4 || memcmp(in.p, "plan", 4) != 0 || (in.n > 4 && !is_blank(in.p[4])))
         return parse_fail(ps,
@@ -770,28 +755,12 @@ int config_plans_apply(const struct config *c, struct auth *a, struct err *err)
             p.streams = AUTH_PLAN_STREAMS_DEFAULT;
             p.alerts = AUTH_PLAN_ALERTS_DEFAULT;
         }
-        if (f & CONFIG_PLAN_REQUESTS_PER_DAY)
-            p.requests_per_day = src->requests_per_day;
-        if (f & CONFIG_PLAN_REQUESTS_PER_MONTH)
-            p.requests_per_month = src->requests_per_month;
-        if (f & CONFIG_PLAN_BURST_PER_SECOND)
-            p.burst_per_second = src->burst_per_second;
-        if (f & CONFIG_PLAN_BURST_SIZE)
-            p.burst_size = src->burst_size;
-        if (f & CONFIG_PLAN_RESULT_WINDOW)
-            p.result_window = src->result_window;
-        if (f & CONFIG_PLAN_HISTORY_DAYS)
-            p.history_days = src->history_days;
-        if (f & CONFIG_PLAN_DELAY_SECONDS)
-            p.delay_seconds = src->delay_seconds;
-        if (f & CONFIG_PLAN_ALLOWED_ORIGINS)
-            memcpy(p.allowed_origins, src->allowed_origins, sizeof p.allowed_origins);
-        if (f & CONFIG_PLAN_STREAMS)
-            p.streams = src->streams;
-        if (f & CONFIG_PLAN_ALERTS)
-            p.alerts = src->alerts;
-        if (f & CONFIG_PLAN_EXPORT_PER_DAY)
-            p.export_per_day = src->export_per_day;
+        /* the keys the file set; the others keep the plan's own */
+        for (size_t k = 0; k < N_KEYS(plan_keys); k++) {
+            if (f & plan_keys[k].field)
+                memcpy((char *)&p + plan_keys[k].offset, (const char *)src + plan_keys[k].offset,
+                       plan_keys[k].size);
+        }
         int rc = auth_plan_set(a, &p, err);
         if (rc < 0)
             return rc;

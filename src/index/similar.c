@@ -10,6 +10,7 @@
  * (index_story_matches), as dedupe counts: those alone in their story by
  * the count alone, the article itself found by a search of its second. */
 #include "index/backend.h"
+#include "index/walk.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -164,38 +165,44 @@ static struct query_node *or_query(struct arena *a, const char *const *terms, si
     return any;
 }
 
+/* What topic_page keeps of the walk: the matches from position `from` on
+ * that are neither the article nor its story's (story[0..ns), ids
+ * descending). */
+struct topic_pass {
+    size_t from, want, seen;
+    int64_t art;
+    const int64_t *story;
+    size_t ns;
+    int64_t *ids;
+    size_t *k;
+};
+
+/* index_walk_fn of topic_page (no set: every match walked comes here). */
+static int topic_take(void *ctx, int64_t id, const struct index_story_match *m)
+{
+    struct topic_pass *p = ctx;
+    (void)m;
+    if (id == p->art || (p->ns && bsearch(&id, p->story, p->ns, sizeof *p->story,
+                                          sort_cmp_i64_desc)))
+        return 0;
+    if (p->seen++ >= p->from)
+        p->ids[(*p->k)++] = id;
+    return *p->k >= p->want;
+}
+
 /* ids[0..k) of the topic part's order (relevancy), from position `from`:
  * the backend's pages walked from the top, in pages that double, leaving
- * out the article and its story's other articles (story[0..ns), ids
- * descending). */
+ * out the article and its story's other articles. */
 static int topic_page(struct index *idx, struct arena *a, const struct index_request *topic,
                       int64_t art, const int64_t *story, size_t ns, size_t from, size_t want,
                       int64_t *ids, size_t *k, struct err *err)
 {
-    size_t seen = 0, walked = 0, chunk = 2 * (from + want) < 64 ? 64 : 2 * (from + want);
+    size_t chunk = 2 * (from + want) < 64 ? 64 : 2 * (from + want);
+    struct topic_pass p = {from, want, 0, art, story, ns, ids, k};
     *k = 0;
-    while (*k < want) {
-        struct index_request p = *topic;
-        struct index_result res;
-        int rc;
-        p.offset = walked;
-        p.limit = chunk;
-        p.ids_only = true;
-        if ((rc = index_search(idx, a, &p, &res, err)) < 0)
-            return rc;
-        for (size_t i = 0; i < res.n && *k < want; i++) {
-            int64_t id = res.docs[i].id;
-            if (id == art || (ns && bsearch(&id, story, ns, sizeof *story, sort_cmp_i64_desc)))
-                continue;
-            if (seen++ >= from)
-                ids[(*k)++] = id;
-        }
-        if (res.n < chunk)
-            break;
-        walked += res.n;
-        chunk *= 2;
-    }
-    return 0;
+    if (want == 0)
+        return 0;
+    return index_walk_matches(idx, a, topic, NULL, 0, chunk, SIZE_MAX, topic_take, &p, err);
 }
 
 /* Whether the article art is one of topic's matches: topic narrowed to

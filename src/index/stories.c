@@ -8,6 +8,7 @@
  * stories, never an estimate. The shown articles are read from the log by
  * id and rendered as both backends render a page (article/json.h). */
 #include "index/backend.h"
+#include "index/walk.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +16,6 @@
 #include "article/json.h"
 #include "util/sort.h"
 #include "util/banned.h"
-
-static int cmp_id(const void *x, const void *y)
-{
-    const struct index_story_match *a = x, *b = y;
-    return a->id < b->id ? -1 : a->id > b->id;
-}
 
 /* A story among the matches. */
 struct group {
@@ -270,66 +265,69 @@ static int dedupe_fill(struct index *idx, struct arena *a, const int64_t *ids,
     return 0;
 }
 
+/* What dedupe_walk keeps of the walk: each story's first member met, the
+ * ones past the page's offset in ids and chosen. */
+struct dedupe_pass {
+    size_t offset, want, found;
+    const struct by_story *b;
+    uint64_t alone;     /* alone matches met */
+    bool *seen;         /* per listed group */
+    struct group *one;  /* the alone ones shown, a group of one each */
+    int64_t *ids;
+    const struct group **chosen;
+};
+
+/* index_walk_fn of dedupe_walk: m->story is the match's group; a match
+ * not listed is alone in its story (b->sm.alone of them; when the backend
+ * lists every match, none: one arrived after the grouping, left out). */
+static int dedupe_take(void *ctx, int64_t id, const struct index_story_match *m)
+{
+    struct dedupe_pass *p = ctx;
+    size_t at = p->found < p->offset ? 0 : p->found - p->offset;
+    const struct group *gr;
+    if (m != NULL && !p->seen[m->story]) {
+        p->seen[m->story] = true;
+        gr = &p->b->g[m->story];
+    } else if (m == NULL && p->alone < p->b->sm.alone) {
+        p->alone++;
+        p->one[at] = (struct group){.size = 1, .first = id, .last = id};
+        gr = &p->one[at];
+    } else {
+        return 0;
+    }
+    if (p->found >= p->offset) {
+        p->ids[at] = id;
+        p->chosen[at] = gr;
+    }
+    p->found++;
+    return p->found >= p->want;
+}
+
 /* Relevancy and popularity: the backend's own order, walked from the top
  * in pages that double, keeping each story's first member met, until the
  * page's stories are all found. by_id: each listed match's id and its
- * group's index, sorted by id; a match not listed is alone in its story
- * (b->sm.alone of them), a story of its own. */
+ * group's index, sorted by id. */
 static int dedupe_walk(struct index *idx, struct arena *a, const struct index_request *req,
                        const struct index_story_match *by_id, const struct by_story *b,
                        struct index_dedupe_result *out, struct err *err)
 {
-    size_t n = b->sm.n, ng = b->ng, want = req->offset + req->limit, found = 0, walked = 0;
-    uint64_t alone = 0;
+    size_t want = req->offset + req->limit;
     if (want > b->total)
         want = (size_t)b->total;
-    bool *seen = arena_calloc(a, ng ? ng : 1, sizeof *seen);
-    int64_t *ids = arena_calloc(a, want ? want : 1, sizeof *ids);
-    const struct group **chosen = arena_calloc(a, want ? want : 1, sizeof *chosen);
-    struct group *one = arena_calloc(a, want ? want : 1, sizeof *one); /* alone ones shown */
-    if (seen == NULL || ids == NULL || chosen == NULL || one == NULL)
+    struct dedupe_pass p = {.offset = req->offset, .want = want, .b = b};
+    p.seen = arena_calloc(a, b->ng ? b->ng : 1, sizeof *p.seen);
+    p.ids = arena_calloc(a, want ? want : 1, sizeof *p.ids);
+    p.chosen = arena_calloc(a, want ? want : 1, sizeof *p.chosen);
+    p.one = arena_calloc(a, want ? want : 1, sizeof *p.one);
+    if (p.seen == NULL || p.ids == NULL || p.chosen == NULL || p.one == NULL)
         return err_set(err, ERR_NOMEM, "out of memory grouping stories");
     size_t chunk = 2 * want < 64 ? 64 : 2 * want;
-    while (found < want && walked < n + b->sm.alone) {
-        struct index_request part = *req;
-        struct index_result res;
-        int rc;
-        part.offset = walked;
-        part.limit = chunk;
-        part.ids_only = true;
-        if ((rc = index_search(idx, a, &part, &res, err)) < 0)
-            return rc;
-        for (size_t i = 0; i < res.n && found < want; i++) {
-            struct index_story_match key = {.id = res.docs[i].id};
-            const struct index_story_match *m =
-                n ? bsearch(&key, by_id, n, sizeof *by_id, cmp_id) : NULL;
-            const struct group *gr;
-            if (m != NULL && !seen[m->story]) {
-                seen[m->story] = true;
-                gr = &b->g[m->story];
-            } else if (m == NULL && alone < b->sm.alone) {
-                /* alone in its story (or, when the backend lists every
-                 * match, none: arrived after the grouping, left out) */
-                alone++;
-                one[found < req->offset ? 0 : found - req->offset] =
-                    (struct group){.size = 1, .first = key.id, .last = key.id};
-                gr = &one[found < req->offset ? 0 : found - req->offset];
-            } else {
-                continue;
-            }
-            if (found >= req->offset) {
-                ids[found - req->offset] = res.docs[i].id;
-                chosen[found - req->offset] = gr;
-            }
-            found++;
-        }
-        if (res.n < chunk)
-            break; /* the end of the matches */
-        walked += res.n;
-        chunk *= 2;
-    }
-    size_t k = found > req->offset ? found - req->offset : 0;
-    return dedupe_fill(idx, a, ids, chosen, k, out, err);
+    int rc = index_walk_matches(idx, a, req, by_id, b->sm.n, chunk, b->sm.n + b->sm.alone,
+                                dedupe_take, &p, err);
+    if (rc < 0)
+        return rc;
+    size_t k = p.found > req->offset ? p.found - req->offset : 0;
+    return dedupe_fill(idx, a, p.ids, p.chosen, k, out, err);
 }
 
 /* offset + limit, without overflow */
@@ -358,7 +356,7 @@ int index_search_dedupe(struct index *idx, struct arena *a, const struct index_r
         for (size_t i = 0; i < b.sm.n; i++) /* each match's group, looked up by id */
             m[i].story = (int64_t)b.gi[i];
         if (b.sm.n > 1)
-            qsort(m, b.sm.n, sizeof *m, cmp_id);
+            qsort(m, b.sm.n, sizeof *m, index_story_match_cmp_id);
         return dedupe_walk(idx, a, req, m, &b, out, err);
     }
     /* Ids order articles as publishedAt does: a story's place is its
@@ -443,13 +441,6 @@ int index_stories(struct index *idx, struct arena *a, const struct index_request
     return 0;
 }
 
-static int story_one(void *ctx, int64_t id, int64_t story)
-{
-    (void)id;
-    *(int64_t *)ctx = story;
-    return 0;
-}
-
 int index_story_of(struct index *idx, int64_t id, int64_t *story, struct err *err)
 {
     struct store_reader *r = NULL;
@@ -457,9 +448,7 @@ int index_story_of(struct index *idx, int64_t id, int64_t *story, struct err *er
     *story = 0;
     if ((rc = index_reader_get(idx, &r, err)) < 0)
         return rc;
-    rc = store_reader_stories(r, id, id, story_one, story, err);
+    rc = store_reader_story_of(r, id, story, err);
     index_reader_put(idx, r);
-    if (rc == 0 && *story == 0)
-        rc = err_set(err, ERR_NOTFOUND, "no article %lld", (long long)id);
     return rc;
 }
