@@ -29,7 +29,12 @@ struct index_backend {
                   unsigned mask, size_t size, struct index_facet_top *out, struct err *err);
     /* index_story_matches (index.h) */
     int (*story_matches)(struct index_backend *b, struct arena *a, const struct index_request *req,
-                         struct index_story_match **out, size_t *n, struct err *err);
+                         size_t keep, struct index_story_matches *out, struct err *err);
+    /* index_docs (index.h) from the backend's own copy of the articles,
+     * and (stories not NULL) each kept one's story; NULL: read from the
+     * table. */
+    int (*docs)(struct index_backend *b, struct arena *a, const int64_t *ids, size_t n,
+                struct index_doc *out, int64_t *stories, size_t *kept, struct err *err);
     /* index_story_members (index.h); deadline_ms as index_request's */
     int (*story_members)(struct index_backend *b, struct arena *a, int64_t story, int64_t lo,
                          int64_t hi, int64_t deadline_ms, int64_t **out, size_t *n,
@@ -64,6 +69,10 @@ int index_engine_start(struct index_backend **out, const char *db_path,
 /* A reader of the index's log for the calling thread (index.c): the rows
  * by id that index/stories.c shows. Back with index_reader_put. */
 int index_reader_get(struct index *idx, struct store_reader **out, struct err *err);
+/* The backend's docs (above): 0, an error, or 1 when it has no copy of
+ * the articles (the caller reads the rows). */
+int index_backend_docs(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
+                       struct index_doc *out, int64_t *stories, size_t *kept, struct err *err);
 void index_reader_put(struct index *idx, struct store_reader *r);
 
 #endif

@@ -218,15 +218,14 @@ int index_facets(struct index *idx, struct arena *a, const struct index_request 
 }
 
 int index_story_matches(struct index *idx, struct arena *a, const struct index_request *req,
-                        struct index_story_match **out, size_t *n, struct err *err)
+                        size_t keep, struct index_story_matches *out, struct err *err)
 {
-    *out = NULL;
-    *n = 0;
+    memset(out, 0, sizeof *out);
     if (req->from > req->to)
         return 0; /* an empty window: nothing matches */
     if (idx->be->story_matches == NULL)
         return err_set(err, ERR_UNSUPPORTED, "this index has no stories");
-    return idx->be->story_matches(idx->be, a, req, out, n, err);
+    return idx->be->story_matches(idx->be, a, req, keep, out, err);
 }
 
 int index_story_members(struct index *idx, struct arena *a, int64_t story, int64_t lo, int64_t hi,
@@ -250,6 +249,14 @@ int index_term_docs(struct index *idx, const char *const *terms, const size_t *l
 }
 
 /* A reader of the log for this thread (back with store_readers_put). */
+int index_backend_docs(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
+                       struct index_doc *out, int64_t *stories, size_t *kept, struct err *err)
+{
+    if (idx->be->docs == NULL)
+        return 1;
+    return idx->be->docs(idx->be, a, ids, n, out, stories, kept, err);
+}
+
 int index_reader_get(struct index *idx, struct store_reader **out, struct err *err)
 {
     return store_readers_get(idx->readers, out, err);

@@ -84,7 +84,8 @@ struct index_request {
     int64_t deadline_ms; /* CLOCK_MONOTONIC ms after which the search gives up
                           * with ERR_TIMEOUT; 0 = no time budget */
     /* The page's ids alone (docs[i].json NULL): for a caller that reads
-     * the rows itself (an export), which has no use for the page's JSON
+     * the rows itself (an export) or only the ids (dedupe's and
+     * similarTo's walks), which has no use for the page's JSON
      * (decompressing it was 8 % of an export's thread). */
     bool ids_only;
     /* The page without the count of every match: total then counts only
@@ -429,11 +430,26 @@ struct index_story_match {
     int64_t id, story;
 };
 
-/* Every match of req (its page ignored) with its story, in any order, in
- * *out (arena; *n of them). Both backends give the same set. Errors as
- * index_search. */
+/* The matches of a request by story (index_story_matches). A match alone
+ * in its story in the whole index is a story of its own whatever the
+ * query: a backend that knows which matches are (the engine) counts them
+ * without listing them, and lists only the first keep of them at each end
+ * of time, which is all a page by time can show of them. */
+struct index_story_matches {
+    struct index_story_match *m; /* the matches not counted in alone, any order */
+    size_t n;
+    uint64_t alone;                       /* matches alone in their story (not in m) */
+    struct index_story_match *newest;     /* the keep newest of those, newest first */
+    struct index_story_match *oldest;     /* the keep earliest of those, earliest first */
+    size_t nnewest, noldest;
+};
+/* keep for a caller that wants every match in m (alone 0). */
+#define INDEX_STORY_ALL SIZE_MAX
+/* req's matches (its page ignored) with their stories into *out (arena):
+ * every match is in m, or counted in alone. Both backends give the same
+ * stories. Errors as index_search. */
 int index_story_matches(struct index *idx, struct arena *a, const struct index_request *req,
-                        struct index_story_match **out, size_t *n, struct err *err);
+                        size_t keep, struct index_story_matches *out, struct err *err);
 
 /* A page of articles, one per story (index/stories.c): the stories among
  * req's matches in req's order, each shown by its first member in that

@@ -7,7 +7,8 @@
  * story's articles and the article itself left out.
  *
  * Exact totals: the topic part is counted from every match with its story
- * (index_story_matches), as dedupe counts. */
+ * (index_story_matches), as dedupe counts: those alone in their story by
+ * the count alone, the article itself found by a search of its second. */
 #include "index/backend.h"
 #include "index/walk.h"
 
@@ -18,6 +19,7 @@
 #include "query/query.h"
 #include "text/text.h"
 #include "util/hash.h"
+#include "util/sort.h"
 #include "util/banned.h"
 
 /* Distinct tokens weighed (the first met, title first); tokens read from
@@ -163,34 +165,71 @@ static struct query_node *or_query(struct arena *a, const char *const *terms, si
     return any;
 }
 
-/* What topic_page keeps of the walk: the matches from position `from` on. */
+/* What topic_page keeps of the walk: the matches from position `from` on
+ * that are neither the article nor its story's (story[0..ns), ids
+ * descending). */
 struct topic_pass {
     size_t from, want, seen;
+    int64_t art;
+    const int64_t *story;
+    size_t ns;
     int64_t *ids;
     size_t *k;
 };
 
-/* index_walk_fn of topic_page. Not in the part (passed over by the walk):
- * the story's, the article, or new since the count. */
-static int topic_take(void *ctx, const struct index_story_match *m)
+/* index_walk_fn of topic_page (no set: every match walked comes here). */
+static int topic_take(void *ctx, int64_t id, const struct index_story_match *m)
 {
     struct topic_pass *p = ctx;
+    (void)m;
+    if (id == p->art || (p->ns && bsearch(&id, p->story, p->ns, sizeof *p->story,
+                                          sort_cmp_i64_desc)))
+        return 0;
     if (p->seen++ >= p->from)
-        p->ids[(*p->k)++] = m->id;
+        p->ids[(*p->k)++] = id;
     return *p->k >= p->want;
 }
 
 /* ids[0..k) of the topic part's order (relevancy), from position `from`:
  * the backend's pages walked from the top, in pages that double, leaving
- * out what is not in part (sorted by id: the matches counted). */
+ * out the article and its story's other articles. */
 static int topic_page(struct index *idx, struct arena *a, const struct index_request *topic,
-                      const struct index_story_match *part, size_t np, size_t from, size_t want,
+                      int64_t art, const int64_t *story, size_t ns, size_t from, size_t want,
                       int64_t *ids, size_t *k, struct err *err)
 {
     size_t chunk = 2 * (from + want) < 64 ? 64 : 2 * (from + want);
-    struct topic_pass p = {from, want, 0, ids, k};
+    struct topic_pass p = {from, want, 0, art, story, ns, ids, k};
     *k = 0;
-    return index_walk_matches(idx, a, topic, part, np, chunk, SIZE_MAX, topic_take, &p, err);
+    if (want == 0)
+        return 0;
+    return index_walk_matches(idx, a, topic, NULL, 0, chunk, SIZE_MAX, topic_take, &p, err);
+}
+
+/* Whether the article art is one of topic's matches: topic narrowed to
+ * art's second and the ids up to art's, newest first, one asked. */
+static int topic_has(struct index *idx, struct arena *a, const struct index_request *topic,
+                     const struct article *art, bool *has, struct err *err)
+{
+    struct index_request p = *topic;
+    struct index_result res;
+    int rc;
+    *has = false;
+    if (p.from < art->published_at)
+        p.from = art->published_at;
+    if (p.to > art->published_at)
+        p.to = art->published_at;
+    if (p.from > p.to || (p.below && p.id_below <= art->id))
+        return 0;
+    p.below = true;
+    p.id_below = art->id + 1;
+    p.sort = INDEX_SORT_PUBLISHED_DESC;
+    p.offset = 0;
+    p.limit = 1;
+    p.ids_only = true;
+    if ((rc = index_search(idx, a, &p, &res, err)) < 0)
+        return rc;
+    *has = res.n == 1 && res.docs[0].id == art->id;
+    return 0;
 }
 
 int index_similar(struct index *idx, struct arena *a, const struct index_request *req,
@@ -198,10 +237,10 @@ int index_similar(struct index *idx, struct arena *a, const struct index_request
 {
     int64_t story = store_story_resolve(art->story_id, art->canonical_url, art->id);
     int64_t *members, *ids;
-    size_t nm, own = 0, np = 0;
+    size_t nm, own = 0;
+    uint64_t ntopic = 0;
     const char **terms;
     size_t nt;
-    struct index_story_match *m = NULL;
     int rc;
 
     memset(out, 0, sizeof *out);
@@ -214,7 +253,9 @@ int index_similar(struct index *idx, struct arena *a, const struct index_request
     for (size_t i = 0; i < nm; i++)
         if (members[i] != art->id)
             members[own++] = members[i];
-    /* the topic: every match of its terms but the story's */
+    /* the topic: every match of its terms but the story's; a match alone
+     * in its story (counted, not listed) is not the story's, but may be
+     * the article itself */
     struct index_request topic = *req;
     if ((rc = index_similar_terms(idx, a, art, &terms, &nt, err)) < 0)
         return rc;
@@ -223,25 +264,31 @@ int index_similar(struct index *idx, struct arena *a, const struct index_request
             return err_set(err, ERR_NOMEM, "out of memory for a similar query");
         topic.q_fields = INDEX_FIELD_ALL;
         topic.sort = INDEX_SORT_RELEVANCY;
-        if ((rc = index_story_matches(idx, a, &topic, &m, &np, err)) < 0)
+        struct index_story_matches sm;
+        bool listed = false, has = false;
+        if ((rc = index_story_matches(idx, a, &topic, 0, &sm, err)) < 0)
             return rc;
-        size_t kept = 0;
-        for (size_t i = 0; i < np; i++)
-            if (m[i].story != story && m[i].id != art->id)
-                m[kept++] = m[i];
-        np = kept;
-        qsort(m, np, sizeof *m, index_story_match_cmp_id);
+        for (size_t i = 0; i < sm.n; i++) {
+            if (sm.m[i].id == art->id)
+                listed = true;
+            else if (sm.m[i].story != story)
+                ntopic++;
+        }
+        if (!listed && sm.alone > 0 && (rc = topic_has(idx, a, &topic, art, &has, err)) < 0)
+            return rc;
+        ntopic += sm.alone - (has ? 1 : 0);
     }
-    out->total = own + np;
+    out->total = own + ntopic;
     /* the page: the story's part, then the topic's */
     size_t from = req->offset, want = req->limit, k = 0;
     if ((ids = arena_calloc(a, want ? want : 1, sizeof *ids)) == NULL)
         return err_set(err, ERR_NOMEM, "out of memory for a page of results");
     for (; from < own && k < want; from++)
         ids[k++] = members[from];
-    if (k < want && np > 0) {
+    if (k < want && ntopic > 0) {
         size_t got;
-        if ((rc = topic_page(idx, a, &topic, m, np, from - own, want - k, ids + k, &got, err)) < 0)
+        if ((rc = topic_page(idx, a, &topic, art->id, members, own, from - own, want - k, ids + k,
+                             &got, err)) < 0)
             return rc;
         k += got;
     }

@@ -24,18 +24,21 @@ struct group {
     int64_t first, last; /* earliest and newest member's id */
 };
 
-/* The groups of m[0..n), in *out (*ng of them, in no order), and each
- * match's group in gi[i]. A hash table of the stories, not a sort: a
- * profile of dedupe on a common word (31,000 matches) spent 80 % of the
- * request sorting. */
+/* The groups of m[0..n), in *out (*ng of them, in no order, with room
+ * for extra more after them), and each match's group in gi[i]. A hash
+ * table of the stories, not a sort: a profile of dedupe on a common word
+ * (31,000 matches) spent 80 % of the request sorting. */
 static int group_matches(struct arena *a, const struct index_story_match *m, size_t n,
-                         struct group **out, size_t *ng, size_t **gi, struct err *err)
+                         size_t extra, struct group **out, size_t *ng, size_t **gi,
+                         struct err *err)
 {
     size_t k = 0, cap = 16;
     int shift = 60;
-    *out = NULL;
     *ng = 0;
-    *gi = NULL;
+    *out = arena_calloc(a, n + extra ? n + extra : 1, sizeof **out);
+    *gi = arena_calloc(a, n ? n : 1, sizeof **gi);
+    if (*out == NULL || *gi == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory grouping stories");
     if (n == 0)
         return 0;
     while (cap < 2 * n) { /* a power of two at least twice the matches */
@@ -43,9 +46,8 @@ static int group_matches(struct arena *a, const struct index_story_match *m, siz
         shift--;
     }
     size_t *slot = arena_calloc(a, cap, sizeof *slot); /* group + 1; 0 free */
-    struct group *g = arena_calloc(a, n, sizeof *g);
-    *gi = arena_calloc(a, n, sizeof **gi);
-    if (slot == NULL || g == NULL || *gi == NULL)
+    struct group *g = *out;
+    if (slot == NULL)
         return err_set(err, ERR_NOMEM, "out of memory grouping stories");
     for (size_t i = 0; i < n; i++) {
         size_t h = (size_t)(((uint64_t)m[i].story * UINT64_C(0x9E3779B97F4A7C15)) >> shift);
@@ -63,8 +65,36 @@ static int group_matches(struct arena *a, const struct index_story_match *m, siz
             gr->last = m[i].id;
         (*gi)[i] = slot[h] - 1;
     }
-    *out = g;
     *ng = k;
+    return 0;
+}
+
+/* A request's matches by story (index_story_matches): g[0..ng) the groups
+ * of the matches listed (gi: each one's group), then g[ng..ng + na) the
+ * alone matches kept at the newest end of time (newest) or the earliest,
+ * one group each; total: every story among the matches. */
+struct by_story {
+    struct index_story_matches sm;
+    struct group *g;
+    size_t ng, na, *gi;
+    uint64_t total;
+};
+
+static int by_story(struct index *idx, struct arena *a, const struct index_request *req,
+                    size_t keep, bool newest, struct by_story *b, struct err *err)
+{
+    int rc;
+    memset(b, 0, sizeof *b);
+    if ((rc = index_story_matches(idx, a, req, keep, &b->sm, err)) < 0)
+        return rc;
+    const struct index_story_match *al = newest ? b->sm.newest : b->sm.oldest;
+    b->na = newest ? b->sm.nnewest : b->sm.noldest;
+    if ((rc = group_matches(a, b->sm.m, b->sm.n, b->na, &b->g, &b->ng, &b->gi, err)) < 0)
+        return rc;
+    for (size_t i = 0; i < b->na; i++)
+        b->g[b->ng + i] =
+            (struct group){.story = al[i].story, .size = 1, .first = al[i].id, .last = al[i].id};
+    b->total = b->ng + b->sm.alone;
     return 0;
 }
 
@@ -155,12 +185,17 @@ int index_articles(struct index *idx, struct arena *a, const int64_t *ids, size_
     return rc;
 }
 
-int index_docs(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
-               struct index_doc *out, size_t *kept, struct err *err)
+/* index_docs, and (stories not NULL) each kept article's story: from the
+ * backend's copy of the articles (the engine's document stores: what its
+ * searches' pages show, no row read or escaped), else from the rows. */
+static int docs_read(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
+                     struct index_doc *out, size_t *kept, int64_t *stories, struct err *err)
 {
+    int rc = index_backend_docs(idx, a, ids, n, out, stories, kept, err);
+    if (rc <= 0)
+        return rc;
     struct article *arts = arena_calloc(a, n ? n : 1, sizeof *arts);
     struct buf b;
-    int rc;
     *kept = 0;
     if (arts == NULL)
         return err_set(err, ERR_NOMEM, "out of memory for a page of results");
@@ -179,10 +214,18 @@ int index_docs(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
         }
         memcpy(json, b.data, b.len);
         out[*kept] = (struct index_doc){.id = ids[i], .json = json, .len = b.len};
+        if (stories)
+            stories[*kept] = store_story_resolve(arts[i].story_id, arts[i].canonical_url, ids[i]);
         (*kept)++;
     }
     buf_release(&b);
     return 0;
+}
+
+int index_docs(struct index *idx, struct arena *a, const int64_t *ids, size_t n,
+               struct index_doc *out, size_t *kept, struct err *err)
+{
+    return docs_read(idx, a, ids, n, out, kept, NULL, err);
 }
 
 /* The page's slice [req->offset, req->offset + req->limit) of k items. */
@@ -198,20 +241,22 @@ static int dedupe_fill(struct index *idx, struct arena *a, const int64_t *ids,
                        struct err *err)
 {
     struct index_doc *docs = arena_calloc(a, n ? n : 1, sizeof *docs);
+    int64_t *stories = arena_calloc(a, n ? n : 1, sizeof *stories);
     out->story = arena_calloc(a, n ? n : 1, sizeof *out->story);
     out->size = arena_calloc(a, n ? n : 1, sizeof *out->size);
     size_t kept;
     int rc;
-    if (docs == NULL || out->story == NULL || out->size == NULL)
+    if (docs == NULL || stories == NULL || out->story == NULL || out->size == NULL)
         return err_set(err, ERR_NOMEM, "out of memory for a page of results");
-    if ((rc = index_docs(idx, a, ids, n, docs, &kept, err)) < 0)
+    if ((rc = docs_read(idx, a, ids, n, docs, &kept, stories, err)) < 0)
         return rc;
     /* (an article deleted since the search is left out: match what is left) */
     size_t j = 0;
     for (size_t i = 0; i < n && j < kept; i++) {
         if (docs[j].id != ids[i])
             continue;
-        out->story[j] = chosen[i]->story;
+        /* an alone match met by the walk: its story is its article's */
+        out->story[j] = chosen[i]->story ? chosen[i]->story : stories[j];
         out->size[j] = chosen[i]->size;
         j++;
     }
@@ -220,42 +265,39 @@ static int dedupe_fill(struct index *idx, struct arena *a, const int64_t *ids,
     return 0;
 }
 
-/* The request's matches with their stories, grouped. */
-struct grouped {
-    struct index_story_match *m; /* the matches, n of them */
-    size_t n;
-    struct group *g; /* the stories, ng of them */
-    size_t ng;
-    size_t *gi; /* each match's story: an index into g */
-};
-
-static int grouped_matches(struct index *idx, struct arena *a, const struct index_request *req,
-                           struct grouped *out, struct err *err)
-{
-    int rc = index_story_matches(idx, a, req, &out->m, &out->n, err);
-    return rc < 0 ? rc : group_matches(a, out->m, out->n, &out->g, &out->ng, &out->gi, err);
-}
-
 /* What dedupe_walk keeps of the walk: each story's first member met, the
  * ones past the page's offset in ids and chosen. */
 struct dedupe_pass {
     size_t offset, want, found;
-    const struct group *g;
-    bool *seen; /* per group */
+    const struct by_story *b;
+    uint64_t alone;     /* alone matches met */
+    bool *seen;         /* per listed group */
+    struct group *one;  /* the alone ones shown, a group of one each */
     int64_t *ids;
     const struct group **chosen;
 };
 
-/* index_walk_fn of dedupe_walk: m->story is the match's group. */
-static int dedupe_take(void *ctx, const struct index_story_match *m)
+/* index_walk_fn of dedupe_walk: m->story is the match's group; a match
+ * not listed is alone in its story (b->sm.alone of them; when the backend
+ * lists every match, none: one arrived after the grouping, left out). */
+static int dedupe_take(void *ctx, int64_t id, const struct index_story_match *m)
 {
     struct dedupe_pass *p = ctx;
-    if (p->seen[m->story])
+    size_t at = p->found < p->offset ? 0 : p->found - p->offset;
+    const struct group *gr;
+    if (m != NULL && !p->seen[m->story]) {
+        p->seen[m->story] = true;
+        gr = &p->b->g[m->story];
+    } else if (m == NULL && p->alone < p->b->sm.alone) {
+        p->alone++;
+        p->one[at] = (struct group){.size = 1, .first = id, .last = id};
+        gr = &p->one[at];
+    } else {
         return 0;
-    p->seen[m->story] = true;
+    }
     if (p->found >= p->offset) {
-        p->ids[p->found - p->offset] = m->id;
-        p->chosen[p->found - p->offset] = &p->g[m->story];
+        p->ids[at] = id;
+        p->chosen[at] = gr;
     }
     p->found++;
     return p->found >= p->want;
@@ -263,52 +305,64 @@ static int dedupe_take(void *ctx, const struct index_story_match *m)
 
 /* Relevancy and popularity: the backend's own order, walked from the top
  * in pages that double, keeping each story's first member met, until the
- * page's stories are all found. by_id: each match's id and its group's
- * index, sorted by id. */
+ * page's stories are all found. by_id: each listed match's id and its
+ * group's index, sorted by id. */
 static int dedupe_walk(struct index *idx, struct arena *a, const struct index_request *req,
-                       const struct index_story_match *by_id, size_t n, const struct group *g,
-                       size_t ng, struct index_dedupe_result *out, struct err *err)
+                       const struct index_story_match *by_id, const struct by_story *b,
+                       struct index_dedupe_result *out, struct err *err)
 {
     size_t want = req->offset + req->limit;
-    if (want > ng)
-        want = ng;
-    bool *seen = arena_calloc(a, ng ? ng : 1, sizeof *seen);
-    int64_t *ids = arena_calloc(a, want ? want : 1, sizeof *ids);
-    const struct group **chosen = arena_calloc(a, want ? want : 1, sizeof *chosen);
-    if (seen == NULL || ids == NULL || chosen == NULL)
+    if (want > b->total)
+        want = (size_t)b->total;
+    struct dedupe_pass p = {.offset = req->offset, .want = want, .b = b};
+    p.seen = arena_calloc(a, b->ng ? b->ng : 1, sizeof *p.seen);
+    p.ids = arena_calloc(a, want ? want : 1, sizeof *p.ids);
+    p.chosen = arena_calloc(a, want ? want : 1, sizeof *p.chosen);
+    p.one = arena_calloc(a, want ? want : 1, sizeof *p.one);
+    if (p.seen == NULL || p.ids == NULL || p.chosen == NULL || p.one == NULL)
         return err_set(err, ERR_NOMEM, "out of memory grouping stories");
     size_t chunk = 2 * want < 64 ? 64 : 2 * want;
-    struct dedupe_pass p = {req->offset, want, 0, g, seen, ids, chosen};
-    int rc = index_walk_matches(idx, a, req, by_id, n, chunk, n, dedupe_take, &p, err);
+    int rc = index_walk_matches(idx, a, req, by_id, b->sm.n, chunk, b->sm.n + b->sm.alone,
+                                dedupe_take, &p, err);
     if (rc < 0)
         return rc;
     size_t k = p.found > req->offset ? p.found - req->offset : 0;
-    return dedupe_fill(idx, a, ids, chosen, k, out, err);
+    return dedupe_fill(idx, a, p.ids, p.chosen, k, out, err);
+}
+
+/* offset + limit, without overflow */
+static size_t page_end(const struct index_request *req)
+{
+    return req->offset + req->limit < req->offset ? SIZE_MAX - 1 : req->offset + req->limit;
 }
 
 int index_search_dedupe(struct index *idx, struct arena *a, const struct index_request *req,
                         struct index_dedupe_result *out, struct err *err)
 {
-    struct grouped gm;
+    struct by_story b;
     int rc;
 
     memset(out, 0, sizeof *out);
-    if ((rc = grouped_matches(idx, a, req, &gm, err)) < 0)
+    bool walk = req->sort == INDEX_SORT_RELEVANCY || req->sort == INDEX_SORT_POPULARITY;
+    bool asc = req->sort == INDEX_SORT_PUBLISHED_ASC;
+    /* a walk keeps no alone match: it meets them in its own order */
+    if ((rc = by_story(idx, a, req, walk ? 0 : page_end(req), !asc, &b, err)) < 0)
         return rc;
-    out->total = gm.ng;
-    if (req->limit == 0 || req->offset >= gm.ng)
+    out->total = b.total;
+    if (req->limit == 0 || req->offset >= b.total)
         return 0;
-    if (req->sort == INDEX_SORT_RELEVANCY || req->sort == INDEX_SORT_POPULARITY) {
-        for (size_t i = 0; i < gm.n; i++) /* each match's group, looked up by id */
-            gm.m[i].story = (int64_t)gm.gi[i];
-        qsort(gm.m, gm.n, sizeof *gm.m, index_story_match_cmp_id);
-        return dedupe_walk(idx, a, req, gm.m, gm.n, gm.g, gm.ng, out, err);
+    if (walk) {
+        struct index_story_match *m = b.sm.m;
+        for (size_t i = 0; i < b.sm.n; i++) /* each match's group, looked up by id */
+            m[i].story = (int64_t)b.gi[i];
+        if (b.sm.n > 1)
+            qsort(m, b.sm.n, sizeof *m, index_story_match_cmp_id);
+        return dedupe_walk(idx, a, req, m, &b, out, err);
     }
     /* Ids order articles as publishedAt does: a story's place is its
      * newest (earliest) member's, and that member is the one shown. */
-    bool asc = req->sort == INDEX_SORT_PUBLISHED_ASC;
     const struct group **top;
-    size_t k = top_groups(a, gm.g, gm.ng, req->offset + req->limit,
+    size_t k = top_groups(a, b.g, b.ng + b.na, req->offset + req->limit,
                           asc ? cmp_group_earliest : cmp_group_newest, &top);
     if (top == NULL)
         return err_set(err, ERR_NOMEM, "out of memory grouping stories");
@@ -325,16 +379,20 @@ int index_search_dedupe(struct index *idx, struct arena *a, const struct index_r
 int index_stories(struct index *idx, struct arena *a, const struct index_request *req,
                   enum index_story_sort sort, struct index_story_page *out, struct err *err)
 {
-    struct grouped gm;
+    struct by_story b;
     const struct group **top;
     size_t from, count, kept;
     int rc;
 
     memset(out, 0, sizeof *out);
-    if ((rc = grouped_matches(idx, a, req, &gm, err)) < 0)
+    /* both orders end in newest first: the alone ones kept are the newest */
+    if ((rc = by_story(idx, a, req, page_end(req), true, &b, err)) < 0)
         return rc;
-    out->total = gm.ng;
-    size_t k = top_groups(a, gm.g, gm.ng, req->offset + req->limit,
+    const struct index_story_match *m = b.sm.m;
+    const struct group *g = b.g;
+    size_t n = b.sm.n, ng = b.ng + b.na, *gi = b.gi;
+    out->total = b.total;
+    size_t k = top_groups(a, g, ng, req->offset + req->limit,
                           sort == INDEX_STORY_SIZE ? cmp_group_size : cmp_group_newest, &top);
     if (top == NULL)
         return err_set(err, ERR_NOMEM, "out of memory grouping stories");
@@ -343,7 +401,7 @@ int index_stories(struct index *idx, struct arena *a, const struct index_request
         return 0;
     int64_t *ids = arena_calloc(a, count, sizeof *ids);
     struct index_doc *docs = arena_calloc(a, count, sizeof *docs);
-    size_t *slot = arena_calloc(a, gm.ng, sizeof *slot); /* page position + 1 per group */
+    size_t *slot = arena_calloc(a, ng, sizeof *slot); /* page position + 1 per group */
     int64_t **members = arena_calloc(a, count, sizeof *members);
     size_t *nm = arena_calloc(a, count, sizeof *nm);
     out->s = arena_calloc(a, count, sizeof *out->s);
@@ -353,14 +411,16 @@ int index_stories(struct index *idx, struct arena *a, const struct index_request
     for (size_t i = 0; i < count; i++) {
         const struct group *gr = top[from + i];
         ids[i] = gr->last;
-        slot[gr - gm.g] = i + 1;
+        slot[gr - g] = i + 1;
         if ((members[i] = arena_calloc(a, gr->size, sizeof **members)) == NULL)
             return err_set(err, ERR_NOMEM, "out of memory grouping stories");
+        if ((size_t)(gr - g) >= b.ng) /* an alone match: its only member */
+            members[i][nm[i]++] = gr->last;
     }
-    for (size_t i = 0; i < gm.n; i++) /* the page's stories' members */
-        if (slot[gm.gi[i]]) {
-            size_t p = slot[gm.gi[i]] - 1;
-            members[p][nm[p]++] = gm.m[i].id;
+    for (size_t i = 0; i < n; i++) /* the page's stories' members */
+        if (slot[gi[i]]) {
+            size_t p = slot[gi[i]] - 1;
+            members[p][nm[p]++] = m[i].id;
         }
     if ((rc = index_docs(idx, a, ids, count, docs, &kept, err)) < 0)
         return rc;

@@ -23,13 +23,14 @@ int index_walk_matches(struct index *idx, struct arena *a, const struct index_re
         int rc;
         part.offset = walked;
         part.limit = chunk;
+        part.ids_only = true;
         if ((rc = index_search(idx, a, &part, &res, err)) < 0)
             return rc;
         for (size_t i = 0; i < res.n; i++) {
             struct index_story_match key = {.id = res.docs[i].id};
             const struct index_story_match *m =
-                bsearch(&key, set, n, sizeof *set, index_story_match_cmp_id);
-            if (m != NULL && (rc = fn(ctx, m)) != 0)
+                n ? bsearch(&key, set, n, sizeof *set, index_story_match_cmp_id) : NULL;
+            if ((rc = fn(ctx, key.id, m)) != 0)
                 return rc < 0 ? rc : 0;
         }
         if (res.n < chunk)

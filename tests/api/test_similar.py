@@ -182,3 +182,20 @@ def test_errors(env, params, status, code):
 def test_needs_a_key(env):
     err(env.get("/v2/everything", [("similarTo", "https://wire1.example/volcano")], key=None),
         401, "apiKeyMissing")
+
+
+@pytest.mark.parametrize("window", [[("from", "2021-07-09"), ("to", "2021-07-10")],
+                                    [("from", "2021-07-11"), ("to", "2021-07-11")]])
+def test_a_lone_article_counts_right_in_and_out_of_the_window(env, window):
+    """The engine counts matches alone in their story without listing them:
+    the article itself is among them only when the window holds it."""
+    api = env
+    rows = corpus()
+    src = rows[4]  # 2021-07-11, alone in its story
+    total, got = similar(api, src["url"], window)
+    urls = [a["url"] for a in got]
+    terms = top_terms(src, rows)
+    b = ok(api.get("/v2/everything", [("q", " OR ".join(terms)), ("sortBy", "relevancy"),
+                                      ("pageSize", "100")] + window))
+    assert urls == [a["url"] for a in b["articles"] if a["url"] != src["url"]]
+    assert total == len(urls)

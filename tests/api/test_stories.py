@@ -127,10 +127,14 @@ SEARCHES = [
 @pytest.mark.parametrize("path,params", SEARCHES)
 def test_dedupe_is_one_article_per_story_in_the_search_order(env, path, params):
     api, d = env
+    assert_dedupe_is_the_oracle(api, d, path, params, (1, 3, 100))
+
+
+def assert_dedupe_is_the_oracle(api, d, path, params, sizes):
     stories = story_of(d)
     want = oracle(every_match(api, path, params), stories)
     assert len(want) >= 2
-    for size in (1, 3, 100):
+    for size in sizes:
         got = []
         for page in range(1, 100):
             b = ok(api.get(path, params + [("dedupe", "true"), ("pageSize", str(size)),
@@ -161,12 +165,19 @@ def test_dedupe_false_or_absent_is_newsapis_answer(env):
 
 def test_stories_match_the_oracle(env):
     api, d = env
+    want = assert_stories_are_the_oracle(api, d, "alpha OR beta")
+    # paging counts stories
+    p2 = ok(api.get("/v2/stories", [("q", "alpha OR beta"), ("pageSize", "2"), ("page", "2")]))
+    assert [s["article"]["url"] for s in p2["stories"]] == [f["url"] for _, f, _ in want[2:4]]
+
+
+def assert_stories_are_the_oracle(api, d, q):
+    """/v2/stories of q in both orders against the oracle; the oracle."""
     stories = story_of(d)
-    want = oracle(every_match(api, "/v2/everything", [("q", "alpha OR beta")]), stories)
+    want = oracle(every_match(api, "/v2/everything", [("q", q)]), stories)
     for sort in ("publishedAt", "size"):
         w = want if sort == "publishedAt" else sorted(want, key=lambda s: -len(s[2]))
-        b = ok(api.get("/v2/stories", [("q", "alpha OR beta"), ("sortBy", sort),
-                                        ("pageSize", "100")]))
+        b = ok(api.get("/v2/stories", [("q", q), ("sortBy", sort), ("pageSize", "100")]))
         assert list(b) == ["status", "totalResults", "stories"]
         assert b["totalResults"] == len(want)
         assert [s["article"]["url"] for s in b["stories"]] == [f["url"] for _, f, _ in w]
@@ -182,9 +193,13 @@ def test_stories_match_the_oracle(env):
             assert s["sources"] == names
             if isinstance(k, int):
                 assert s["id"] == str(k)
-    # paging counts stories
-    p2 = ok(api.get("/v2/stories", [("q", "alpha OR beta"), ("pageSize", "2"), ("page", "2")]))
-    assert [s["article"]["url"] for s in p2["stories"]] == [f["url"] for _, f, _ in want[2:4]]
+        for size, page in ((3, 1), (3, 2), (1, 5)):
+            p = ok(api.get("/v2/stories", [("q", q), ("sortBy", sort), ("pageSize", str(size)),
+                                           ("page", str(page))]))
+            assert p["totalResults"] == len(want)
+            assert [s["article"]["url"] for s in p["stories"]] == [
+                f["url"] for _, f, _ in w[size * (page - 1):size * page]]
+    return want
 
 
 def test_a_story_lists_every_member(env):
@@ -280,3 +295,76 @@ def test_fts5_keeps_an_index_of_stories(env):
     assert has == (1 if fts5 else 0)
     if fts5:
         assert "articles_story_id" in plan
+
+
+def spread(n_alone, copies_of):
+    """n_alone articles alone in their story and stories of copies_of[i]
+    copies, all mentioning delta, publication times interleaved."""
+    rnd = random.Random(2525)
+    vocab = ["v%03d%s" % (i, rnd.choice("ijklmnop")) for i in range(3000)]
+    rows = []
+    for s in range(n_alone + len(copies_of)):
+        words = rnd.sample(vocab, 120)
+        size = 1 if s < n_alone else copies_of[s - n_alone]
+        for k in range(size):
+            rows.append({
+                "source": {"id": None, "name": "Spread%d" % k}, "author": None,
+                "title": "Spread %d: %s" % (s, " ".join(words[:7])),
+                "description": "delta %s %d" % (words[0], s),
+                "url": "https://spread%d.example/n/%d" % (k, s), "urlToImage": None,
+                "publishedAt": "2021-07-%02dT%02d:%02d:00Z" % (10 + s % 4, 8 + k, s % 60),
+                "content": "delta %s" % " ".join(words[7:]), "headline": True})
+    return rows
+
+
+DELTA = [("/v2/everything", [("q", "delta")]),
+         ("/v2/everything", [("q", "delta"), ("sortBy", "publishedAt"), ("from", "2021-07-11")]),
+         ("/v2/everything", [("q", "delta OR spread"), ("sortBy", "relevancy")]),
+         ("/v2/everything", [("q", "delta"), ("sortBy", "popularity")])]
+
+
+def test_dedupe_stays_exact_as_copies_come_and_go_across_segments(tmp_path):
+    """Most matches alone in their story (the engine counts those without
+    listing them): copies that join a story from another segment (a later
+    import), and copies deleted, keep dedupe and /v2/stories equal to the
+    oracle, in every order, paged."""
+    d = str(tmp_path)
+    rows = spread(40, [2, 3, 2])
+    first = [r for r in rows if "spread0." in r["url"]]
+    import_jsonl(d, first)
+    import_jsonl(d, [r for r in rows if r not in first])  # copies: later segments
+    key = cli_ok("keys", "create", "--create", "--store", d, "--name", "s").out.strip()
+    srv = Server(d, now=NOW, env={"NEWSD_ENGINE_SEGMENT_DOCS": "5"})
+    try:
+        api = Client(srv.base, key)
+
+        # words of articles alone in their story only: a walk by relevancy
+        # meets no match the engine listed
+        lone_words = " OR ".join(first[i]["description"].split()[1] for i in (2, 5, 9))
+        alone_only = [("/v2/everything", [("q", lone_words), ("sortBy", sort)])
+                for sort in ("relevancy", "popularity")]
+
+        def check():
+            for path, params in DELTA + alone_only:
+                assert_dedupe_is_the_oracle(api, d, path, params, (1, 4, 100))
+            return assert_stories_are_the_oracle(api, d, "delta")
+        want = check()
+        assert len(want) == 43 and sorted(len(m) for _, _, m in want)[-3:] == [2, 2, 3]
+        # a copy of an article alone so far, from a new segment
+        lone = first[7]
+        import_jsonl(d, [dict(lone, url="https://late.example/n/7",
+                              source={"id": None, "name": "Late"},
+                              publishedAt=lone["publishedAt"].replace("T08", "T09"))])
+        want = check()
+        assert len(want) == 43 and sorted(len(m) for _, _, m in want)[-4:] == [2, 2, 2, 3]
+        # copies deleted: a story of two left alone, one of three down to two
+        for url in ("https://late.example/n/7", "https://spread1.example/n/41",
+                    "https://spread2.example/n/41"):
+            cli_ok("articles", "delete", "--store", d, "--url", url)
+        want = check()
+        assert len(want) == 43 and sorted(len(m) for _, _, m in want)[-3:] == [1, 2, 2]
+        # an article alone in its story deleted
+        cli_ok("articles", "delete", "--store", d, "--url", first[3]["url"])
+        assert len(check()) == 42
+    finally:
+        assert not srv.stop()

@@ -27,5 +27,12 @@ void eng_facet_cols_free(struct eng_segment *s)
 
 void eng_story_col_free(struct eng_segment *s)
 {
+    struct eng_story_alone *al = atomic_load(&s->alone);
+    if (al) {
+        free((void *)al->bits);
+        free(al->slot);
+        free(al->paired);
+        free(al);
+    }
     free(atomic_load(&s->story));
 }

@@ -26,4 +26,18 @@ struct eng_facet_cols {
 /* One facet column freed (NULL: nothing). */
 void eng_facet_col_free(struct eng_facet_col *c);
 
+/* A segment's docids alone in their story (stories.c). A bit is set when
+ * no other document of the segment, nor of any segment it was checked
+ * against (paired), has the docid's story; bits are only ever cleared
+ * after the build, so a search over any snapshot holding the segment may
+ * read them while a newer snapshot's segments are checked (a bit cleared
+ * by a segment the search does not see only lists one match more). */
+struct eng_story_alone {
+    _Atomic uint64_t *bits;
+    uint32_t *slot; /* open addressing by story: a docid with it; UINT32_MAX free */
+    uint32_t shift; /* 64 - log2(slots) */
+    uint64_t *paired; /* gens of the segments checked against */
+    size_t npaired, cap;
+};
+
 #endif

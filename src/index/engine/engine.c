@@ -162,9 +162,24 @@ fail:
 
 /* A one-thread job over the snapshot as engine_search takes it
  * (read-your-writes, a damaged segment fails the request): counts,
- * facets and each match's story. */
+ * facets, each match's story and the articles shown by id. */
 typedef int (*engine_job)(struct index_engine *e, const struct eng_snap *s, void *ctx,
                           struct err *err);
+
+/* The end of a job over s: rc, or ERR_STORE when a segment of s is
+ * damaged (its rebuild asked for); s's reference dropped. */
+static int snap_done(struct index_engine *e, struct eng_snap *s, int rc, struct err *err)
+{
+    if (snap_damaged(s)) {
+        if (rc == 0)
+            rc = err_set(err, ERR_STORE,
+                         "the search index is damaged; the damaged segment is "
+                         "being rebuilt from the table");
+        follower_wake(e);
+    }
+    eng_snap_unref(s);
+    return rc;
+}
 
 static int engine_on_snapshot(struct index_engine *e, int64_t deadline_ms, engine_job job,
                               void *ctx, struct err *err)
@@ -177,15 +192,7 @@ static int engine_on_snapshot(struct index_engine *e, int64_t deadline_ms, engin
     atomic_fetch_add(&e->searching, 1);
     rc = job(e, s, ctx, err);
     atomic_fetch_sub(&e->searching, 1);
-    if (snap_damaged(s)) {
-        if (rc == 0)
-            rc = err_set(err, ERR_STORE,
-                         "the search index is damaged; the damaged segment is "
-                         "being rebuilt from the table");
-        follower_wake(e);
-    }
-    eng_snap_unref(s);
-    return rc;
+    return snap_done(e, s, rc, err);
 }
 
 /* index_counts and index_facets. */
@@ -227,24 +234,43 @@ static int engine_facets(struct index_backend *b, struct arena *a, const struct 
 struct engine_story_matches_ctx {
     struct arena *a;
     const struct index_request *req;
-    struct index_story_match **out;
-    size_t *n;
+    size_t keep;
+    struct index_story_matches *out;
 };
 
 static int engine_story_matches_job(struct index_engine *e, const struct eng_snap *s, void *ctx,
                                     struct err *err)
 {
     struct engine_story_matches_ctx *x = ctx;
-    return eng_story_matches_run(s, e->readers, x->a, x->req, x->out, x->n, err);
+    return eng_story_matches_run(s, e->readers, x->a, x->req, x->keep, x->out, err);
 }
 
 static int engine_story_matches(struct index_backend *b, struct arena *a,
-                                const struct index_request *req, struct index_story_match **out,
-                                size_t *n, struct err *err)
+                                const struct index_request *req, size_t keep,
+                                struct index_story_matches *out, struct err *err)
 {
-    struct engine_story_matches_ctx x = {a, req, out, n};
+    struct engine_story_matches_ctx x = {a, req, keep, out};
     return engine_on_snapshot((struct index_engine *)b, req->deadline_ms, engine_story_matches_job,
                               &x, err);
+}
+
+/* index_docs: the snapshot's document stores, as a search's page (the
+ * ids come from searches and story columns: live in it, or deleted since
+ * and left out as a vanished row is); stories from its columns. No
+ * catch-up wait: the search that gave the ids waited. */
+static int engine_docs(struct index_backend *b, struct arena *a, const int64_t *ids, size_t n,
+                       struct index_doc *out, int64_t *stories, size_t *kept, struct err *err)
+{
+    struct index_engine *e = (struct index_engine *)b;
+    int rc = not_ready(e, err);
+    *kept = 0;
+    if (rc < 0)
+        return rc;
+    struct eng_snap *s = eng_slot_get(&e->slot);
+    rc = eng_page_docs(s, &e->dctxs, a, ids, NULL, n, out, kept, err);
+    if (rc == 0 && stories)
+        rc = eng_page_stories(s, e->readers, out, *kept, stories, err);
+    return snap_done(e, s, rc, err);
 }
 
 /* index_story_members: the snapshot's story columns, read as
@@ -684,6 +710,7 @@ static int engine_new(struct index_engine **out, const char *db_path,
         .facets = engine_facets,
         .story_matches = engine_story_matches,
         .story_members = engine_story_members,
+        .docs = engine_docs,
         .term_docs = engine_term_docs,
     };
     eng_slot_init(&e->slot);

@@ -128,6 +128,8 @@ enum eng_seg_home {
     ENG_SEG_BORROWED, /* bytes the caller keeps alive (fuzzing) */
 };
 
+struct eng_story_alone; /* stories.c */
+
 struct eng_segment {
     atomic_int ref;
     uint64_t gen;         /* eng_next_gen(): names this segment in the count cache */
@@ -168,6 +170,9 @@ struct eng_segment {
     /* Each docid's story (stories.c), read from the table the first time a
      * search asks for stories; NULL until then. Freed with the segment. */
     _Atomic(int64_t *) story;
+    /* Which docids are alone in their story among every segment they were
+     * checked against (stories.c); NULL until a search asks. */
+    _Atomic(struct eng_story_alone *) alone;
 };
 
 /* Deleted docids of one segment; immutable, shared between snapshots. */
@@ -256,13 +261,17 @@ int eng_facets_run(const struct eng_snap *s, struct eng_docs_pool *dctxs, struct
                    struct index_facet_top *out, struct err *err);
 /* --- stories.c: each match's story (issue 25) ------------------------------ */
 
-/* Free s's story column (the segment's last reference going). */
+/* Free s's story column and alone set (the segment's last reference going). */
 void eng_story_col_free(struct eng_segment *s);
+/* s's story column (*out: a story per docid), read from the table the
+ * first time it is asked for. */
+int eng_story_column(struct eng_segment *s, struct store_readers *readers, const int64_t **out,
+                     struct err *err);
 /* index_story_matches over snapshot s (index.h); readers: the table the
  * story columns are read from. */
 int eng_story_matches_run(const struct eng_snap *s, struct store_readers *readers,
-                          struct arena *a, const struct index_request *req,
-                          struct index_story_match **out, size_t *n, struct err *err);
+                          struct arena *a, const struct index_request *req, size_t keep,
+                          struct index_story_matches *out, struct err *err);
 /* index_story_members over snapshot s (index.h): the live docids of story
  * with lo <= id <= hi, from the story columns. */
 int eng_story_members_run(const struct eng_snap *s, struct store_readers *readers, struct arena *a,
@@ -720,6 +729,10 @@ int eng_search_walk(const struct eng_snap *s, struct arena *a, const struct inde
 struct eng_visit {
     void (*doc)(void *ctx, uint32_t si, uint32_t doc);
     void (*term)(void *ctx, uint32_t si, const struct eng_term *t, uint32_t lo, uint32_t hi);
+    /* set, when not NULL, is called instead of doc for a segment the set
+     * evaluator ran (sets.c), and the evaluator runs for any plan where it
+     * pays: the live matches as bits, bit i docid base + i (nw words). */
+    void (*set)(void *ctx, uint32_t si, uint32_t base, uint32_t nw, const uint64_t *v);
     void *ctx;
 };
 /* eng_search_ids's matches of req (its page ignored) handed to v, on this
@@ -737,6 +750,10 @@ uint64_t eng_split_searches(void);
 int eng_page_docs(const struct eng_snap *s, struct eng_docs_pool *pool, struct arena *a,
                   const int64_t *ids, const struct eng_doc_ref *refs, size_t n,
                   struct index_doc *docs, size_t *kept, struct err *err);
+/* Each of docs[0..n)'s story (docs from eng_page_docs over s), from the
+ * story columns. */
+int eng_page_stories(const struct eng_snap *s, struct store_readers *readers,
+                     const struct index_doc *docs, size_t n, int64_t *stories, struct err *err);
 
 /* --- engine.c: the backend ------------------------------------------------ */
 

@@ -92,3 +92,20 @@ out:
     eng_docs_pool_put(pool, dctx);
     return rc;
 }
+
+int eng_page_stories(const struct eng_snap *s, struct store_readers *readers,
+                     const struct index_doc *docs, size_t n, int64_t *stories, struct err *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        const int64_t *col;
+        size_t si;
+        uint32_t d;
+        int rc;
+        if (!find_live(s, docs[i].id, &si, &d)) /* (found by eng_page_docs just before) */
+            return err_set(err, ERR_STORE, "an article of the page left the index");
+        if ((rc = eng_story_column(s->segs[si], readers, &col, err)) < 0)
+            return rc;
+        stories[i] = col[d];
+    }
+    return 0;
+}

@@ -85,9 +85,11 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
         return 0;
     }
 
-    if (!r->snap->doc_at_a_time &&
-        (root->kind == PLAN_AND || root->kind == PLAN_OR || root->kind == PLAN_ANDNOT) &&
-        eng_sets_use(r, seg, root, lo, hi))
+    /* A visitor that takes sets takes them for any plan: a term's matches
+     * decode into a set as fast as an OR's (stories AND them with a set). */
+    bool sets_kind = root->kind == PLAN_AND || root->kind == PLAN_OR ||
+                     root->kind == PLAN_ANDNOT || (r->visit && r->visit->set);
+    if (!r->snap->doc_at_a_time && sets_kind && eng_sets_use(r, seg, root, lo, hi))
         return eng_sets_run_segment(r, &ev, si, root, lo, hi, &ck, known);
 
     size_t ring_n = 0;

@@ -414,7 +414,9 @@ int eng_sets_run_segment(struct run *r, struct ev *ev, size_t si, struct node *r
         }
         uint64_t here = set_count(&b, v);
         r->total += here;
-        for (uint32_t w = 0; r->visit && w < b.nw; w++) /* eng_search_visit */
+        if (r->visit && r->visit->set) /* eng_search_visit */
+            r->visit->set(r->visit->ctx, ev->si, b.base, b.nw, v);
+        for (uint32_t w = 0; r->visit && !r->visit->set && w < b.nw; w++)
             for (uint64_t bits = v[w]; bits; bits &= bits - 1)
                 r->visit->doc(r->visit->ctx, ev->si, b.base + w * 64 + bits_low(bits));
         if (r->key && !known)

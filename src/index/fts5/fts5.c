@@ -332,9 +332,11 @@ static int story_acc_add(void *ctx, int64_t id, int64_t story)
     return 0;
 }
 
+/* Every match in out->m (keep unused): SQL does not know which stories
+ * are alone. */
 static int fts5_story_matches(struct index_backend *b, struct arena *a,
-                              const struct index_request *req, struct index_story_match **out,
-                              size_t *n, struct err *err)
+                              const struct index_request *req, size_t keep,
+                              struct index_story_matches *out, struct err *err)
 {
     struct index_fts5 *x = (struct index_fts5 *)b;
     struct buf match;
@@ -343,19 +345,19 @@ static int fts5_story_matches(struct index_backend *b, struct arena *a,
     struct story_acc acc = {0};
     int rc;
 
-    *out = NULL;
-    *n = 0;
+    (void)keep;
+    memset(out, 0, sizeof *out);
     if ((rc = match_open(x, a, req, &match, &m, &r, err)) <= 0)
         goto out;
     rc = store_reader_match_stories(r, &m, story_acc_add, &acc, err);
     if (rc == ERR_NOMEM)
         rc = err_set(err, ERR_NOMEM, "out of memory for stories");
     if (rc == 0 && acc.n > 0) {
-        if ((*out = arena_alloc(a, acc.n * sizeof **out)) == NULL)
+        if ((out->m = arena_alloc(a, acc.n * sizeof *out->m)) == NULL)
             rc = err_set(err, ERR_NOMEM, "out of memory for stories");
         else {
-            memcpy(*out, acc.m, acc.n * sizeof **out);
-            *n = acc.n;
+            memcpy(out->m, acc.m, acc.n * sizeof *out->m);
+            out->n = acc.n;
         }
     }
 out:
