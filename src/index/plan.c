@@ -1,8 +1,9 @@
 /* index_plan_build() of plan.h: the request as index/fts5/match.c reads it.
  * A plain word is the OR of its forms (index/expand.h), an exact word or a
  * one-token phrase is one exact term, a phrase its exact tokens; q is
- * restricted to the searchIn fields, qInTitle to titles; filters are meta
- * terms (store_meta_term, so both backends spell them alike). */
+ * restricted to the searchIn fields, qInTitle and title: field terms to
+ * titles; filters and source:/domain: field terms are meta terms
+ * (store_meta_term, so both backends spell them alike). */
 #include "index/plan.h"
 #include "index/expand.h"
 
@@ -201,9 +202,16 @@ static int plan_phrase(struct pctx *c, const struct query_node *q, unsigned cols
     return 0;
 }
 
+static struct plan *meta_term(struct pctx *c, char kind, const char *v);
+
 static int plan_node(struct pctx *c, const struct query_node *q, unsigned colset, bool scored,
                      int depth, struct plan **out)
 {
+    /* A field term: title: searches titles whatever searchIn says (as
+     * qInTitle does), source:/domain: are the filters' meta terms, which
+     * score nothing (as the filters). */
+    if (q != NULL && q->field == QUERY_FIELD_TITLE)
+        colset = INDEX_FIELD_TITLE;
     if (q == NULL)
         return err_set(c->err, ERR_INVALID, "malformed query tree");
     if (depth > PLAN_DEPTH_MAX)
@@ -233,6 +241,12 @@ static int plan_node(struct pctx *c, const struct query_node *q, unsigned colset
         return plan_list(c, q->kids, q->n, PLAN_OR, colset, scored, depth, out);
     case QUERY_NOT:
         return err_set(c->err, ERR_INVALID, "a query cannot only exclude");
+    case QUERY_META:
+        if (q->n != 1 || q->tokens == NULL || q->tokens[0] == NULL || q->tokens[0][0] == '\0')
+            return err_set(c->err, ERR_INVALID, "malformed query field term");
+        *out = meta_term(c, q->field == QUERY_FIELD_SOURCE ? STORE_META_SOURCE : STORE_META_DOMAIN,
+                         q->tokens[0]);
+        return *out ? 0 : err_set(c->err, ERR_NOMEM, "out of memory");
     }
     return err_set(c->err, ERR_INVALID, "malformed query tree");
 }

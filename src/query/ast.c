@@ -25,11 +25,12 @@ bool query_node_equal(const struct query_node *x, const struct query_node *y)
 {
     if (x == y)
         return true;
-    if (!x || !y || x->kind != y->kind || x->n != y->n)
+    if (!x || !y || x->kind != y->kind || x->n != y->n || x->field != y->field)
         return false;
     switch (x->kind) {
     case QUERY_WORD:
     case QUERY_PHRASE:
+    case QUERY_META:
         if (x->exact != y->exact)
             return false;
         for (size_t i = 0; i < x->n; i++)
@@ -65,9 +66,10 @@ uint64_t query_node_hash(struct query_node *n)
 {
     if (n->hash)
         return n->hash;
-    unsigned char head[2] = {(unsigned char)n->kind, (unsigned char)n->exact};
+    unsigned char head[3] = {(unsigned char)n->kind, (unsigned char)n->exact,
+                             (unsigned char)n->field};
     uint64_t h = hash_fnv1a64(head, sizeof head);
-    if (n->kind == QUERY_WORD || n->kind == QUERY_PHRASE) {
+    if (n->kind == QUERY_WORD || n->kind == QUERY_PHRASE || n->kind == QUERY_META) {
         /* With each NUL: ("ab") and ("a", "b") differ. */
         for (size_t i = 0; i < n->n; i++)
             h = hash_fnv1a64_update(h, n->tokens[i], strlen(n->tokens[i]) + 1);
@@ -220,8 +222,14 @@ void query_format(struct buf *out, const struct query_node *n)
     if (!n)
         return;
     switch (n->kind) {
+    case QUERY_META:
+        buf_puts(out, n->field == QUERY_FIELD_SOURCE ? "source:" : "domain:");
+        buf_puts(out, n->tokens[0]);
+        return;
     case QUERY_WORD:
     case QUERY_PHRASE:
+        if (n->field == QUERY_FIELD_TITLE)
+            buf_puts(out, "title:");
         if (n->kind == QUERY_PHRASE || n->exact)
             buf_putc(out, '"');
         for (size_t i = 0; i < n->n; i++) {

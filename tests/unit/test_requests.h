@@ -138,10 +138,36 @@ static void phrase(struct test_corpus *f, char *out, size_t cap)
     snprintf(out + w, cap - w, "\"");
 }
 
+/* A field term (docs/query-language.md): a word or phrase in titles, a
+ * source, a domain or a parent domain of the corpus. */
+static void field_term(struct test_corpus *f, char *out, size_t cap)
+{
+    char p[256];
+    const char *d = f->domains[rnd((unsigned)f->n_domains)];
+    const char *dot = strchr(d, '.');
+    switch (rnd(4)) {
+    case 0:
+        snprintf(out, cap, "title:%s", word(f));
+        break;
+    case 1:
+        phrase(f, p, sizeof p);
+        snprintf(out, cap, "title:%s", p);
+        break;
+    case 2:
+        snprintf(out, cap, "source:%s", f->sources[rnd((unsigned)f->n_sources)]);
+        break;
+    default:
+        snprintf(out, cap, "domain:%s", rnd(3) == 0 && dot && strchr(dot + 1, '.') ? dot + 1 : d);
+        break;
+    }
+}
+
 static void operand(struct test_corpus *f, char *out, size_t cap, int depth)
 {
     unsigned k = rnd(10);
-    if (k < 5)
+    if (k == 9 && rnd(2))
+        field_term(f, out, cap);
+    else if (k < 5)
         snprintf(out, cap, "%s", word(f));
     else if (k < 7)
         phrase(f, out, cap);
