@@ -47,6 +47,7 @@ static size_t walk(const struct query_node *n, const struct query_node *parent, 
             CHECK(utf8_valid(n->tokens[i], strlen(n->tokens[i])));
         }
         CHECK(n->field == QUERY_FIELD_ANY || n->field == QUERY_FIELD_TITLE);
+        CHECK(!n->prefix || (n->kind == QUERY_WORD && !n->exact));
         return 1;
     case QUERY_META: /* source:/domain: values are bytes, whole, without space or quote */
         CHECK(n->n == 1 && n->tokens[0] && n->tokens[0][0]);
@@ -98,6 +99,8 @@ static void to_query(struct buf *b, const struct query_node *n, const struct que
         }
         if (quote)
             buf_putc(b, '"');
+        if (n->prefix)
+            buf_putc(b, '*');
         return;
     }
     case QUERY_NOT:

@@ -26,6 +26,7 @@ struct pctx {
     size_t n_langs;
     struct plan **leaves;
     size_t nleaves, cap;
+    bool has_prefix;
 };
 
 static struct plan *node_new(struct pctx *c, enum plan_kind kind, unsigned colset)
@@ -220,6 +221,12 @@ static int plan_node(struct pctx *c, const struct query_node *q, unsigned colset
     case QUERY_WORD:
         if (q->n != 1 || q->tokens == NULL || q->tokens[0] == NULL || q->tokens[0][0] == '\0')
             return err_set(c->err, ERR_INVALID, "malformed query word");
+        if (q->prefix) { /* unscored: only the matcher reads it */
+            if ((*out = term_new(c, q->tokens[0], strlen(q->tokens[0]), colset, false)) == NULL)
+                return err_set(c->err, ERR_NOMEM, "out of memory");
+            (*out)->prefix = c->has_prefix = true;
+            return 0;
+        }
         if (q->exact) {
             *out = term_new(c, q->tokens[0], strlen(q->tokens[0]), colset, scored);
             return *out ? 0 : err_set(c->err, ERR_NOMEM, "out of memory");
@@ -350,6 +357,7 @@ int index_plan_build(struct plan_tree *out, struct arena *a, const struct index_
     out->root = root;
     out->leaves = c.leaves;
     out->nleaves = c.nleaves;
+    out->has_prefix = c.has_prefix;
     return 0;
 }
 
@@ -358,7 +366,8 @@ int index_plan_build(struct plan_tree *out, struct arena *a, const struct index_
  * only when they are the same tree (and so match the same documents). */
 static void plan_key_put(struct buf *b, const struct plan *p)
 {
-    uint32_t v[4] = {(uint32_t)p->kind, p->colset, (uint32_t)p->n, (uint32_t)p->nkids};
+    uint32_t v[5] = {(uint32_t)p->kind, p->colset, (uint32_t)p->n, (uint32_t)p->nkids,
+                     (uint32_t)p->prefix};
     buf_append(b, v, sizeof v);
     for (size_t i = 0; i < p->n; i++) {
         uint32_t len = (uint32_t)p->lens[i];

@@ -25,7 +25,8 @@ bool query_node_equal(const struct query_node *x, const struct query_node *y)
 {
     if (x == y)
         return true;
-    if (!x || !y || x->kind != y->kind || x->n != y->n || x->field != y->field)
+    if (!x || !y || x->kind != y->kind || x->n != y->n || x->field != y->field ||
+        x->prefix != y->prefix)
         return false;
     switch (x->kind) {
     case QUERY_WORD:
@@ -66,8 +67,8 @@ uint64_t query_node_hash(struct query_node *n)
 {
     if (n->hash)
         return n->hash;
-    unsigned char head[3] = {(unsigned char)n->kind, (unsigned char)n->exact,
-                             (unsigned char)n->field};
+    unsigned char head[4] = {(unsigned char)n->kind, (unsigned char)n->exact,
+                             (unsigned char)n->field, (unsigned char)n->prefix};
     uint64_t h = hash_fnv1a64(head, sizeof head);
     if (n->kind == QUERY_WORD || n->kind == QUERY_PHRASE || n->kind == QUERY_META) {
         /* With each NUL: ("ab") and ("a", "b") differ. */
@@ -239,6 +240,8 @@ void query_format(struct buf *out, const struct query_node *n)
         }
         if (n->kind == QUERY_PHRASE || n->exact)
             buf_putc(out, '"');
+        if (n->prefix)
+            buf_putc(out, '*');
         return;
     case QUERY_AND:
     case QUERY_OR:

@@ -220,6 +220,38 @@ static int make_meta(struct parser *p, enum query_field field, const char *v, si
     return 0;
 }
 
+/* Whether text[0..len) is one token that runs to its end ("app" in app*,
+ * not "covid-1" nor "app-"): what makes a word ending in '*' a prefix. */
+struct one_token {
+    size_t n, end;
+};
+
+static int count_tokens(const struct text_token *t, void *ctx)
+{
+    struct one_token *o = ctx;
+    o->end = t->end;
+    return ++o->n > 1 ? 1 : 0;
+}
+
+static bool one_token_to_end(const char *text, size_t len)
+{
+    struct one_token o = {0, 0};
+    return text_tokenize(text, len, count_tokens, &o) == 0 && o.n == 1 && o.end == len;
+}
+
+/* word* as a prefix WORD: its one token, which the index expands into the
+ * exact words that start with it (index/prefix.c). */
+static int make_prefix(struct parser *p, const char *text, size_t len, enum query_field field,
+                       size_t pos, struct query_node **out)
+{
+    int rc = make_operand(p, text, len, true, field, pos, out);
+    if (rc == 0 && *out) {
+        (*out)->prefix = true;
+        (*out)->exact = false;
+    }
+    return rc;
+}
+
 /* The current WORD or PHRASE token as an operand, reading a field term
  * (title:word, title:"a phrase", source:ID, domain:D) when the word starts
  * with a field name and its value follows at once; then the next token. */
@@ -250,6 +282,8 @@ static int parse_operand(struct parser *p, struct query_node **out)
     size_t len = p->tok.end - p->tok.start - skip;
     if (field == QUERY_FIELD_SOURCE || field == QUERY_FIELD_DOMAIN)
         rc = make_meta(p, field, text, len, t.pos, out);
+    else if (!quoted && len > 1 && text[len - 1] == '*' && one_token_to_end(text, len - 1))
+        rc = make_prefix(p, text, len - 1, field, t.pos, out);
     else
         rc = make_operand(p, text, len, quoted, field, t.pos, out);
     if (rc < 0)

@@ -6,6 +6,8 @@
  *   unary   := 'NOT' unary | '+' primary | '-' primary | primary
  *   primary := field | WORD | '"' phrase '"' | '(' or ')'
  *   field   := ('title:' | 'source:' | 'domain:') (WORD-text | '"' phrase '"')
+ * A bare word ending in '*' whose text before the star is one token is a
+ * prefix (WORD with prefix set): the index expands it (index/prefix.c).
  * Operators are upper case only. Words are tokenized with text/: a word
  * giving one token is a WORD, several tokens (covid-19, Trump's, CJK) a
  * PHRASE. Quoted text is exact (no stemming).
@@ -51,6 +53,7 @@ struct query_node {
     enum query_kind kind;
     bool exact;               /* WORD: quoted; match the exact form only */
     enum query_field field;   /* WORD/PHRASE: ANY or TITLE; META: SOURCE or DOMAIN */
+    bool prefix;              /* WORD: word* — the exact words that start with tokens[0] */
     size_t n;                 /* WORD/PHRASE: tokens; AND/OR/NOT: children */
     char **tokens;            /* folded tokens, NUL-terminated */
     struct query_node **kids; /* children */

@@ -149,3 +149,65 @@ def test_unknown_source_term_matches_nothing(api, picks):
     assert page(api, [("q", "source:no-such-source-here")]) == (0, [])
     n = page(api, [("q", picks["word"])])[0]
     assert page(api, [("q", "%s OR source:no-such-source-here" % picks["word"])])[0] == n
+
+
+# ---- prefixes: word* -------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def prefix_pick(corpus):
+    """A prefix of a few (2..10) distinct ASCII words of the fixture, and
+    those words."""
+    words = set()
+    for a in corpus.articles:
+        for f in ("title", "description", "content"):
+            words.update(t for t in a.tok[f] if t.isascii() and t.isalnum())
+    by = {}
+    for w in words:
+        if len(w) >= 5:
+            by.setdefault(w[:4], set()).add(w)
+    best = sorted((p for p, ws in by.items() if 3 <= len(ws) <= 10 and p.isalpha()
+                   and not any(x.startswith(p) and x not in ws for x in words)))
+    p = best[0]
+    return p, sorted(x for x in words if x.startswith(p))
+
+
+def test_prefix_is_the_or_of_its_words(api, prefix_pick):
+    """word* = the OR of the exact (quoted) words of the store that start with it."""
+    p, words = prefix_pick
+    alt = " OR ".join('"%s"' % w for w in words)
+    n = same(api, [("q", p + "*")], [("q", alt)])
+    assert n > 0 and len(words) >= 3
+    same(api, [("q", "title:%s*" % p)], [("qInTitle", alt)])
+    # before the extension the star was dropped: the word itself
+    assert page(api, [("q", p + "*")])[0] != page(api, [("q", p)])[0]
+
+
+def test_prefix_combines_with_words_and_exclusions(api, prefix_pick, picks):
+    p, words = prefix_pick
+    alt = "(" + " OR ".join('"%s"' % w for w in words) + ")"
+    same(api, [("q", "%s* OR %s" % (p, picks["word"]))], [("q", "%s OR %s" % (alt, picks["word"]))])
+    same(api, [("q", "%s -%s*" % (picks["word"], p))], [("q", "%s -%s" % (picks["word"], alt))])
+
+
+def test_prefix_of_no_word_matches_nothing(api):
+    assert page(api, [("q", "zqxjvw*")]) == (0, [])
+
+
+def test_prefix_of_too_many_words_is_refused(api):
+    """Past 64 words: 400 parameterInvalid naming the prefix, on every
+    search endpoint; a longer prefix of the same words is fine."""
+    for path, extra in ((EV, []), (TH, [("language", "en")]), (EV + "/counts", [])):
+        b = err(api.get(path, [("q", "s*")] + extra), 400, "parameterInvalid")
+        assert "s*" in b["message"] and "64" in b["message"], b["message"]
+
+
+def test_prefix_in_a_saved_search_is_accepted(api):
+    """Alerts match each new article's own words: no dictionary, no bound."""
+    import json
+    body = {"query": {"q": "s* OR tech*"}, "webhook": "https://example.com/hook",
+            "secret": "s3cret"}
+    r = api.request("POST", "/v2/alerts", data=json.dumps(body),
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code in (200, 201), r.text
+    aid = r.json().get("id") or r.json().get("alert", {}).get("id")
+    if aid:
+        api.request("DELETE", "/v2/alerts/%s" % aid)

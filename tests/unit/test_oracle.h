@@ -63,6 +63,7 @@ enum oracle_kind {
     OQ_TITLE,  /* title:leaf, the leaf a */
     OQ_SOURCE, /* source:w[0] */
     OQ_DOMAIN, /* domain:w[0] */
+    OQ_PREFIX, /* w[0]*: an exact word that starts with w[0] */
 };
 
 struct oracle_q {
@@ -422,10 +423,33 @@ static bool oracle_phrase_at(const struct oracle_field *f, size_t at, const stru
     return true;
 }
 
+/* w[0]*: any token of the fields that starts with it; MAYBE where a token
+ * the oracle does not read whole could. */
+static enum oracle_value oracle_prefix(const struct oracle_doc *d, unsigned fields,
+                                       const struct oracle_q *q)
+{
+    enum oracle_value v = ORACLE_NO;
+    size_t len = strlen(q->w[0]);
+    for (int k = 0; k < ORACLE_FIELDS; k++) {
+        const struct oracle_field *f = &d->f[k];
+        if (!(fields & (1u << k)))
+            continue;
+        for (size_t i = 0; i < f->n; i++) {
+            if (f->tok[i] && strncmp(f->tok[i], q->w[0], len) == 0)
+                return ORACLE_YES;
+        }
+        if (f->odd || f->n_maybe > 0)
+            v = ORACLE_MAYBE;
+    }
+    return v;
+}
+
 static enum oracle_value oracle_leaf(const struct oracle_doc *d, unsigned fields,
                                      const struct oracle_q *q)
 {
     enum oracle_value v = ORACLE_NO;
+    if (q->kind == OQ_PREFIX)
+        return oracle_prefix(d, fields, q);
     for (int k = 0; k < ORACLE_FIELDS; k++) {
         const struct oracle_field *f = &d->f[k];
         if (!(fields & (1u << k)))
@@ -573,6 +597,11 @@ static struct oracle_q *oracle_q_random(const struct oracle *o, struct arena *a,
         q->kind = k < 4 ? OQ_EXACT : OQ_WORD; /* unquoted: mostly MAYBE where stemmed */
         q->nw = 1;
         q->w[0] = (char *)oracle_word(o);
+        if (strlen(q->w[0]) >= 6 && rnd(4) == 0) { /* its first five letters, then '*' */
+            q->kind = OQ_PREFIX;
+            q->w[0] = arena_strndup(a, q->w[0], 5);
+            assert_non_null(q->w[0]);
+        }
     }
     if (q->kind != OQ_AND && q->kind != OQ_OR && q->kind != OQ_AND_NOT && rnd(6) == 0)
         return oracle_q_field(o, a, q);
@@ -582,7 +611,8 @@ static struct oracle_q *oracle_q_random(const struct oracle *o, struct arena *a,
 static bool oracle_q_leaf(const struct oracle_q *q)
 {
     return q->kind == OQ_WORD || q->kind == OQ_EXACT || q->kind == OQ_PHRASE ||
-           q->kind == OQ_TITLE || q->kind == OQ_SOURCE || q->kind == OQ_DOMAIN;
+           q->kind == OQ_TITLE || q->kind == OQ_SOURCE || q->kind == OQ_DOMAIN ||
+           q->kind == OQ_PREFIX;
 }
 
 /* Fully bracketed, in the documented spellings (AND or juxtaposition, OR,
@@ -596,6 +626,9 @@ static void oracle_q_text(const struct oracle_q *q, char *out, size_t cap)
         break;
     case OQ_EXACT:
         snprintf(out, cap, "\"%s\"", q->w[0]);
+        break;
+    case OQ_PREFIX:
+        snprintf(out, cap, "%s*", q->w[0]);
         break;
     case OQ_PHRASE:
         snprintf(out, cap, "\"%s %s%s%s\"", q->w[0], q->w[1], q->nw > 2 ? " " : "",

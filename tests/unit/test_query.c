@@ -42,6 +42,8 @@ static size_t check_node(const struct query_node *n, const struct query_node *pa
             assert_null(strpbrk(n->tokens[i], " \"()"));
         }
         assert_true(n->field == QUERY_FIELD_ANY || n->field == QUERY_FIELD_TITLE);
+        if (n->prefix)
+            assert_true(n->kind == QUERY_WORD && !n->exact);
         return 1;
     case QUERY_META:
         assert_int_equal(n->n, 1);
@@ -108,6 +110,8 @@ static void to_query(struct buf *b, const struct query_node *n, const struct que
             buf_printf(b, "%s%s", i ? " " : "", n->tokens[i]);
         if (n->kind == QUERY_PHRASE || n->exact)
             buf_putc(b, '"');
+        if (n->prefix)
+            buf_putc(b, '*');
         return;
     case QUERY_NOT:
         buf_puts(b, "NOT ");
@@ -299,6 +303,20 @@ static const struct qcase cases[] = {
     BAD("a source:\"b c\"", ERR_PARSE, "invalid source id after source: at character 3"),
     BAD("-source:a", ERR_INVALID, "only excludes"),
     BAD("a OR -domain:b.com", ERR_INVALID, "inside OR"),
+    /* prefixes (an extension): a bare word ending in '*', one token before it */
+    OK("app*", "app*"),
+    OK("App* apple", "(AND app* apple)"),
+    OK("app* app*", "app*"),
+    OK("app* OR title:app*", "(OR app* title:app*)"),
+    OK("-app* b", "(AND (NOT app*) b)"),
+    OK("Café*", "cafe*"),
+    OK("\"app*\"", "\"app\""), /* quoted: text, as before */
+    OK("app**", "app"),        /* not one token then the star: as before */
+    OK("covid-1*", "\"covid 1\""),
+    OK("app-*", "app"),
+    BAD("*", ERR_INVALID, "no searchable words"),
+    OK("a *app", "(AND a app)"),
+    BAD("-app*", ERR_INVALID, "only excludes"),
     /* grouping */
     OK("(a OR b) c", "(AND (OR a b) c)"),
     OK("(a OR b) AND (c OR d)", "(AND (OR a b) (OR c d))"),

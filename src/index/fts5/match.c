@@ -167,6 +167,8 @@ static int put_node_bare(struct match *m, const struct query_node *q, int depth)
     case QUERY_WORD:
         if (q->n != 1 || q->tokens == NULL || q->tokens[0] == NULL || q->tokens[0][0] == '\0')
             return err_set(m->err, ERR_INVALID, "malformed query word");
+        if (q->prefix) /* index.c expands word* before a backend sees it */
+            return err_set(m->err, ERR_INVALID, "a prefix reached FTS5 unexpanded");
         if (q->exact) {
             put_quoted(m->b, NULL, q->tokens[0]);
             return 0;
