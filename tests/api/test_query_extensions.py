@@ -207,7 +207,7 @@ def test_prefix_in_a_saved_search_is_accepted(api):
             "secret": "s3cret"}
     r = api.request("POST", "/v2/alerts", data=json.dumps(body),
                     headers={"Content-Type": "application/json"})
-    assert r.status_code in (200, 201), r.text
-    aid = r.json().get("id") or r.json().get("alert", {}).get("id")
-    if aid:
-        api.request("DELETE", "/v2/alerts/%s" % aid)
+    assert r.status_code == 201, r.text
+    alert = r.json()["alert"]
+    assert alert["query"] == {"q": "s* OR tech*"}
+    assert api.request("DELETE", "/v2/alerts/%s" % alert["id"]).status_code in (200, 204)
