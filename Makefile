@@ -344,15 +344,16 @@ $(REL)/bench/%: bench/%.c bench/common.c bench/common.h $(REL)/libnewsd.a
 PROFILE ?= newsapi
 bench: deps build/newsd $(BENCH_BINS)
 	@PROFILE=$(PROFILE) bench/run.sh $(N)
-	$(PYTHON) bench/stories_quality.py --percent 40 --baseline 0.5
+	$(PYTHON) bench/stories_quality.py --percent 40 --baseline 0.4 --halves
 # Disk, memory and build time per million articles, NewsAPI-sized and full
 # page text (docs/operations.md "Sizing"); N articles per profile.
 bench-sizing: deps build/newsd $(REL)/bench/gen
 	$(PYTHON) bench/sizing.py $(if $(filter command line,$(origin N)),$(N),200000)
 # Story grouping quality on the labelled real articles of bench/data/stories
-# against plain MinHash, per similarity threshold (docs/stories.md).
+# against plain MinHash, per similarity threshold, over each fixed half of
+# the labelled stories and the whole (docs/stories.md "Quality").
 bench-stories: deps build/newsd
-	$(PYTHON) bench/stories_quality.py
+	$(PYTHON) bench/stories_quality.py --halves --baseline 0.4,0.5,0.6
 bench-smoke: deps build/newsd $(BENCH_BINS)
 	@PROFILE=$(PROFILE) bench/run.sh --smoke 10000
 

@@ -6,12 +6,14 @@
  * assigner (every node computes the same stories); an article whose URL
  * key equals an earlier one's joins that story; a sketch is fully similar
  * to itself (or has too few shingles) and similarities lie in [0, 1]; the
- * window never holds more than it was given. */
+ * window never holds more than it was given; the publisher's URL found in
+ * an aggregator's link is the link itself or an http(s) URL that fits. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "story/assign.h"
+#include "story/publisher.h"
 #include "story/sketch.h"
 
 #define MAX_ARTICLES 64
@@ -86,6 +88,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (s1 <= 0 || s1 != s2)
             abort();
         first[i] = s1;
+        if (in.canonical_url) {
+            char pub[STORY_PUBLISHER_URL_MAX];
+            const char *u = story_publisher_url(in.canonical_url, pub, sizeof pub);
+            if (u != in.canonical_url &&
+                (u != pub || strlen(pub) >= sizeof pub ||
+                 (strncmp(pub, "http://", 7) != 0 && strncmp(pub, "https://", 8) != 0)))
+                abort();
+        }
         uint64_t uk = story_url_key(in.canonical_url);
         for (size_t j = 0; j < i && uk != 0; j++) {
             if (story_url_key(recs[j].f[0]) == uk) {

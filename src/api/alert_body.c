@@ -91,6 +91,12 @@ static int query_read(struct arena *a, const json_t *q, struct api_params *out, 
                            "The %s parameter does not apply to alerts: an alert gets every new "
                            "matching article.",
                            refused);
+        /* Not ignored as an unknown name: the alert would send every copy
+         * to a client that asked for one. */
+        if (!strcasecmp(key, "dedupe"))
+            return err_set(err, ERR_INVALID,
+                           "The dedupe parameter is a field of the body beside query: "
+                           "\"dedupe\": true.");
         int k = query_name_index(key);
         if (k < 0)
             continue; /* unknown parameters are ignored, as in a query string */
@@ -172,6 +178,19 @@ static int string_field(const json_t *o, const char *name, size_t max, const cha
     return 0;
 }
 
+/* A boolean field of the body: false when absent or null. */
+static int bool_field(const json_t *o, const char *name, bool *out, struct err *err)
+{
+    const json_t *v = json_object_get(o, name);
+    *out = false;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_boolean(v))
+        return err_set(err, ERR_INVALID, "The %s field must be true or false.", name);
+    *out = json_is_true(v);
+    return 0;
+}
+
 /* An http(s) URL with a host, without spaces or control characters. */
 static int webhook_check(const char *url, struct err *err)
 {
@@ -219,7 +238,8 @@ int api_alert_body_parse(struct arena *a, const char *body, size_t len, struct a
     }
     const json_t *q = json_object_get(root, "query");
     if ((rc = string_field(root, "webhook", LIMIT_ALERT_URL_BYTES, &webhook, err)) < 0 ||
-        (rc = string_field(root, "secret", LIMIT_ALERT_SECRET_BYTES, &secret, err)) < 0)
+        (rc = string_field(root, "secret", LIMIT_ALERT_SECRET_BYTES, &secret, err)) < 0 ||
+        (rc = bool_field(root, "dedupe", &out->dedupe, err)) < 0)
         goto out;
     if (!q || json_is_null(q) || !webhook || !*webhook || !secret || !*secret) {
         rc = err_set(err, ERR_NOTFOUND,

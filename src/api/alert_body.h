@@ -1,7 +1,7 @@
 /* The body of POST /v2/alerts (docs/api.md "Webhook alerts"):
  *   {"query": {"q": …, "qInTitle": …, "searchIn": …, "sources": …,
  *              "domains": …, "excludeDomains": …, "language": …},
- *    "webhook": "https://…", "secret": "…"}
+ *    "webhook": "https://…", "secret": "…", "dedupe": true}
  * turned into the parameters /v2/everything would get from a query string
  * (api/params.h: names lower-cased, an empty value absent, a list of
  * strings as repeated values), so that the query is validated by the very
@@ -15,6 +15,7 @@
 #ifndef NEWSD_API_ALERT_BODY_H
 #define NEWSD_API_ALERT_BODY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "api/params.h"
@@ -26,6 +27,7 @@ struct api_alert_body {
     const char *query_json;  /* canonical JSON of the query (arena) */
     const char *webhook;     /* as given (checked: http(s), length) */
     const char *secret;
+    bool dedupe; /* a story is delivered once (absent or null: false) */
 };
 
 /* Parse body[0..len). 0; ERR_NOTFOUND when query, webhook or secret is

@@ -45,6 +45,12 @@ static void alert_write(struct jw *w, const struct alert_record *r)
     jw_str(w, r->webhook);
     jw_key(w, "createdAt");
     jw_str(w, created);
+    if (r->dedupe) { /* an alert without it reads as before dedupe existed */
+        jw_key(w, "dedupe");
+        jw_bool(w, true);
+        jw_key(w, "copies");
+        jw_int(w, r->copies);
+    }
     jw_obj_end(w);
 }
 
@@ -110,6 +116,7 @@ int api_alert_add_call(struct api_call *c, int64_t key_id, int64_t max_per_key,
         .created_at = c->now,
         .cursor_seq = -1,
         .state = ALERT_ACTIVE,
+        .dedupe = body.dedupe,
     };
     rc = store_alert_add(c->api->store, r, max_per_key, &r->id, err);
     if (rc == ERR_FULL)

@@ -1,7 +1,6 @@
 /* Cursor paging's cursors (api/cursor.h). */
 #include "api/cursor.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "util/ascii.h"
@@ -36,11 +35,24 @@ static uint32_t check_of(const char *s, size_t n)
     return (uint32_t)(hash_bytes64(s, n) >> 32);
 }
 
+/* v as 2 * n lower-case hex digits (its low n bytes, most significant
+ * first) into out, no terminator. */
+static void hex_put(char *out, uint64_t v, size_t n)
+{
+    for (size_t i = n; i-- > 0; v >>= 8)
+        ascii_hex_byte(out + 2 * i, (unsigned char)(v & 0xff));
+}
+
+/* "c1", the search, the id (16 hex digits each), a check of those (8):
+ * written by hand, not snprintf (an export writes one per line). */
 void api_cursor_encode(const struct api_cursor *c, char out[API_CURSOR_LEN + 1])
 {
-    snprintf(out, API_CURSOR_LEN + 1, "c1%016llx%016llx", (unsigned long long)c->search,
-             (unsigned long long)(uint64_t)c->id);
-    snprintf(out + 34, API_CURSOR_LEN + 1 - 34, "%08x", (unsigned)check_of(out, 34));
+    out[0] = 'c';
+    out[1] = '1';
+    hex_put(out + 2, c->search, 8);
+    hex_put(out + 18, (uint64_t)c->id, 8);
+    hex_put(out + 34, check_of(out, 34), 4);
+    out[API_CURSOR_LEN] = '\0';
 }
 
 /* n lower-case hex digits of s into *out. */

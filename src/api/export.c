@@ -56,10 +56,9 @@
 /* How often a writer waiting for a client that reads nothing looks again
  * whether it is still there. */
 #define EXPORT_WAIT_MS 1000
-/* Whole articles read from the store at a time, and the ceiling of their
- * arena (an article's fields are at most LIMIT_FIELD_BYTES each). */
+/* Whole articles read from the store (in one snapshot) and formatted at a
+ * time, before their lines go to the client. */
 #define EXPORT_ROWS 100
-#define EXPORT_ROWS_ARENA_BYTES (512 * 1024 * 1024)
 
 /* ---- the node's exports: how many run, and each key's articles today ---------- */
 
@@ -282,9 +281,29 @@ static bool job_key_still_valid(struct export_job *j)
     return false;
 }
 
-/* ids[0..n) of one search batch, written: their whole articles read
- * EXPORT_ROWS at a time (an arena each), formatted, written as the client
- * reads. 0, ERR_IO when the client went, another ERR_* (with why). */
+/* A run of rows formatted (api_export_rows_each's callback): the lines go
+ * to out, the client gets them once the rows' snapshot is over. */
+struct rows_out {
+    struct export_job *j;
+    struct buf *out;
+    int64_t last; /* the last article in out */
+    uint64_t n;   /* articles in out */
+};
+
+static int row_format(void *ctx, const struct article *a)
+{
+    struct rows_out *r = ctx;
+    char cur[API_CURSOR_LEN + 1];
+    cursor_after(r->j, a->id, cur);
+    api_export_article(r->out, r->j->format, a, cur);
+    r->last = a->id;
+    r->n++;
+    return buf_error(r->out) ? ERR_NOMEM : 0;
+}
+
+/* ids[0..n) of one search batch, written: their whole articles read and
+ * formatted EXPORT_ROWS at a time, written as the client reads. 0, ERR_IO
+ * when the client went, another ERR_* (with why). */
 static int job_rows(struct export_job *j, const int64_t *ids, size_t n, char *why, size_t why_len)
 {
     struct buf out;
@@ -294,38 +313,17 @@ static int job_rows(struct export_job *j, const int64_t *ids, size_t n, char *wh
     buf_init(&out, 0);
     for (size_t at = 0; at < n && rc == 0; at += EXPORT_ROWS) {
         size_t k = n - at < EXPORT_ROWS ? n - at : EXPORT_ROWS;
-        struct arena a;
-        arena_init(&a, EXPORT_ROWS_ARENA_BYTES);
-        struct article *arts = arena_calloc(&a, k, sizeof *arts);
-        if (!arts) {
-            rc = ERR_NOMEM;
+        struct rows_out r = {.j = j, .out = &out};
+        buf_reset(&out);
+        rc = api_export_rows_each(j->rows, ids + at, k, row_format, &r, &err);
+        if (rc == ERR_NOMEM && buf_error(&out))
             snprintf(why, why_len, "out of memory");
-        } else if ((rc = api_export_rows_get(j->rows, &a, ids + at, k, arts, &err)) < 0) {
+        else if (rc < 0)
             snprintf(why, why_len, "rows: %s", err_msg(&err, rc));
+        else if (r.n && (rc = job_write(j, out.data, out.len)) == 0) {
+            j->written = r.last;
+            j->sent += r.n;
         }
-        int64_t in_out = INT64_MIN; /* the last article in out */
-        size_t n_out = 0;
-        for (size_t i = 0; i < k && rc == 0; i++) {
-            char cur[API_CURSOR_LEN + 1];
-            if (arts[i].id != 0) { /* 0: deleted since the search, gone from the export too */
-                cursor_after(j, ids[at + i], cur);
-                api_export_article(&out, j->format, &arts[i], cur);
-                in_out = ids[at + i];
-                n_out++;
-            }
-            if (n_out && (out.len >= EXPORT_WRITE_BYTES || i + 1 == k)) {
-                if (buf_error(&out)) {
-                    rc = ERR_NOMEM;
-                    snprintf(why, why_len, "out of memory");
-                } else if ((rc = job_write(j, out.data, out.len)) == 0) {
-                    j->written = in_out;
-                    j->sent += n_out;
-                    n_out = 0;
-                }
-                buf_reset(&out);
-            }
-        }
-        arena_release(&a);
     }
     buf_release(&out);
     return rc;
@@ -345,6 +343,8 @@ static int job_batch(struct export_job *j, int64_t *last_id, char *why, size_t w
     struct index_request req = j->req;
     req.offset = 0;
     req.limit = EXPORT_BATCH;
+    req.ids_only = true; /* the rows are read whole below */
+    req.no_total = true; /* a batch that is not full is the last */
     if (*last_id != INT64_MIN) {
         req.below = true;
         req.id_below = *last_id;
@@ -369,7 +369,7 @@ static int job_batch(struct export_job *j, int64_t *last_id, char *why, size_t w
     /* Past every id of the batch, rows found or not. */
     if (res.n)
         *last_id = ids[res.n - 1];
-    rc = res.n == EXPORT_BATCH && res.total > res.n ? 1 : 0;
+    rc = res.n == EXPORT_BATCH ? 1 : 0;
 out:
     arena_release(&a);
     return rc;

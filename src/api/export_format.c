@@ -3,8 +3,7 @@
 
 #include "article/json.h"
 
-#include <inttypes.h>
-#include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "util/jw.h"
@@ -55,10 +54,21 @@ static void csv_str(struct buf *out, const char *s)
 }
 
 /* The story id as a decimal string, as dedupe and /v2/stories write it
- * (a JSON number would lose digits past 2^53 in most clients). */
+ * (a JSON number would lose digits past 2^53 in most clients): "%" PRId64
+ * written by hand, once per line of an export. */
 static void story_id_str(const struct article *a, char out[24])
 {
-    snprintf(out, 24, "%" PRId64, a->story_id);
+    uint64_t v = a->story_id < 0 ? 0 - (uint64_t)a->story_id : (uint64_t)a->story_id;
+    char digits[20];
+    size_t n = 0, k = 0;
+    do
+        digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    if (a->story_id < 0)
+        out[k++] = '-';
+    while (n > 0)
+        out[k++] = digits[--n];
+    out[k] = '\0';
 }
 
 static void csv_record(struct buf *out, const struct article *a, const char *cursor)

@@ -35,23 +35,35 @@ void api_export_rows_close(struct api_export_rows *r)
     free(r);
 }
 
-int api_export_rows_get(struct api_export_rows *r, struct arena *a, const int64_t *ids, size_t n,
-                        struct article *arts, struct err *err)
+/* store_reader_articles_each's callback: the article with its story
+ * resolved, to the caller's fn. */
+struct each_ctx {
+    api_export_row_fn fn;
+    void *ctx;
+};
+
+static int each_row(void *ctx, const struct article *a)
 {
-    /* One snapshot per batch: a batch's rows agree with one another; a
-     * long export holds no snapshot across batches (SQLite's WAL would
-     * grow behind it). */
-    int rc = store_reader_begin(r->reader, err);
-    if (rc < 0)
-        return rc;
-    rc = store_reader_articles(r->reader, a, ids, n, arts, err);
-    store_reader_end(r->reader, NULL);
+    const struct each_ctx *e = ctx;
+    struct article art = *a;
     /* An article stored before stories has story_id 0: give it the story
      * every other reader gives it (the one /v2/stories shows), so that an
      * export's storyId is never 0. */
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        if (arts[i].id != 0)
-            arts[i].story_id =
-                store_story_resolve(arts[i].story_id, arts[i].canonical_url, arts[i].id);
+    art.story_id = store_story_resolve(art.story_id, art.canonical_url, art.id);
+    return e->fn(e->ctx, &art);
+}
+
+int api_export_rows_each(struct api_export_rows *r, const int64_t *ids, size_t n,
+                         api_export_row_fn fn, void *ctx, struct err *err)
+{
+    /* One snapshot per call: its rows agree with one another; a long
+     * export holds no snapshot across calls (SQLite's WAL would grow
+     * behind it), so the caller writes nothing to its client in fn. */
+    int rc = store_reader_begin(r->reader, err);
+    if (rc < 0)
+        return rc;
+    struct each_ctx e = {fn, ctx};
+    rc = store_reader_articles_each(r->reader, ids, n, each_row, &e, err);
+    store_reader_end(r->reader, NULL);
     return rc;
 }

@@ -20,10 +20,13 @@ struct api_export_rows;
 int api_export_rows_open(struct api_export_rows **out, struct index *idx, struct err *err);
 void api_export_rows_close(struct api_export_rows *r); /* NULL: no-op */
 
-/* arts[0..n) := the articles of ids[0..n), in that order, strings in a,
- * each with its story_id resolved (never 0: store_story_resolve); an id
- * whose row is gone (deleted since the search) leaves its slot's id 0. */
-int api_export_rows_get(struct api_export_rows *r, struct arena *a, const int64_t *ids, size_t n,
-                        struct article *arts, struct err *err);
+/* The articles of ids[0..n) handed to fn one by one, in that order, each
+ * with its story_id resolved (never 0: store_story_resolve), from one
+ * snapshot; an id whose row is gone (deleted since the search) is passed
+ * over. a's strings are valid during the call only. fn's first non-zero
+ * return stops the walk and is returned. */
+typedef int (*api_export_row_fn)(void *ctx, const struct article *a);
+int api_export_rows_each(struct api_export_rows *r, const int64_t *ids, size_t n,
+                         api_export_row_fn fn, void *ctx, struct err *err);
 
 #endif

@@ -29,13 +29,15 @@ static void alerts_usage(FILE *f)
             "       newsd alerts add [--store LOC] [--config FILE] --key-id ID --webhook URL\n"
             "                        [--secret SECRET] [--q Q] [--qintitle Q] [--search-in LIST]\n"
             "                        [--sources LIST] [--domains LIST] [--exclude-domains LIST]\n"
-            "                        [--language LL]\n"
+            "                        [--language LL] [--dedupe]\n"
             "       newsd alerts remove [--store LOC] [--config FILE] [--key-id ID] ALERT_ID\n"
             "  --key-id  the key (an id of `keys list`) that owns the alert; with list and\n"
             "            remove: only that key's alerts\n"
             "  --secret  the HMAC key of X-Newsd-Signature; without it one is made up and\n"
             "            printed\n"
             "  --q ... --language  the /v2/everything filters of the saved search\n"
+            "  --dedupe  deliver a story once: its later copies are counted (COPIES in\n"
+            "            list), not delivered\n"
             "  --config  the config file (else $NEWSD_CONFIG, else /etc/newsd/newsd.conf when\n"
             "            it exists): its [server] store when there is no --store or\n"
             "            $NEWSD_STORE; its [outbound] rules refuse a webhook at a forbidden\n"
@@ -45,6 +47,7 @@ static void alerts_usage(FILE *f)
 struct alerts_opts {
     const char *store, *config, *webhook, *secret;
     int64_t key_id; /* 0: none given */
+    bool dedupe;    /* --dedupe: a story is delivered once */
     /* the query, in the order of alert_body.c's names */
     const char *q, *qintitle, *search_in, *sources, *domains, *exclude_domains, *language;
 };
@@ -84,14 +87,16 @@ static int alerts_list(struct store *s, const struct alerts_opts *o)
         arena_release(&ar);
         return CMD_EXIT_FAIL;
     }
-    printf("%-6s %-6s %-20s %-10s %-40s %s\n", "ID", "KEY", "CREATED", "CURSOR", "WEBHOOK",
-           "QUERY");
+    printf("%-6s %-6s %-20s %-10s %-8s %-40s %s\n", "ID", "KEY", "CREATED", "CURSOR", "COPIES",
+           "WEBHOOK", "QUERY");
     for (size_t i = 0; i < n; i++) {
-        char created[TIMEFMT_ISO_LEN], shown[512];
+        char created[TIMEFMT_ISO_LEN], shown[512], copies[24] = "-"; /* -: no dedupe */
         timefmt_iso8601(list[i].created_at, created);
         urlview_redacted(list[i].webhook, URLVIEW_REDACT_ALL, shown, sizeof shown);
-        printf("%-6lld %-6lld %-20s %-10lld %-40s %s\n", (long long)list[i].id,
-               (long long)list[i].key_id, created, (long long)list[i].cursor_seq,
+        if (list[i].dedupe)
+            snprintf(copies, sizeof copies, "%lld", (long long)list[i].copies);
+        printf("%-6lld %-6lld %-20s %-10lld %-8s %-40s %s\n", (long long)list[i].id,
+               (long long)list[i].key_id, created, (long long)list[i].cursor_seq, copies,
                cmd_table_cell(&ar, shown), cmd_table_cell(&ar, list[i].query));
     }
     arena_release(&ar);
@@ -121,6 +126,10 @@ static int body_build(struct buf *b, const struct alerts_opts *o, const char *se
     jw_str(&w, o->webhook);
     jw_key(&w, "secret");
     jw_str(&w, secret);
+    if (o->dedupe) {
+        jw_key(&w, "dedupe");
+        jw_bool(&w, true);
+    }
     jw_obj_end(&w);
     return buf_error(b);
 }
@@ -209,6 +218,7 @@ int cmd_alerts(int argc, char **argv)
         CMD_TEXT("domains", &o.domains),
         CMD_TEXT("exclude-domains", &o.exclude_domains),
         CMD_TEXT("language", &o.language),
+        CMD_FLAG("dedupe", &o.dedupe),
         CMD_OPTIONS_END,
     };
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {

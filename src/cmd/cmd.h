@@ -22,7 +22,8 @@
     X(restore, "put a backup in place of the store's database (newsd stopped)")                    \
     X(articles, "delete articles (by date, source, URL); compact the store")                       \
     X(alerts, "list, add, remove webhook alerts (saved searches)")                                 \
-    X(migrate, "bring the store's schema up to this version (server stopped)")
+    X(migrate, "bring the store's schema up to this version (server stopped)")                     \
+    X(stories, "stories backfill: older articles get their stories (newsd stopped)")
 
 #define CMD_DECLARE(name, summary) int cmd_##name(int argc, char **argv);
 CMD_COMMANDS(CMD_DECLARE)

@@ -9,6 +9,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "store/store.h"
+
 #include "util/log.h"
 #include "util/owner.h"
 
@@ -58,4 +60,15 @@ int cmd_lock_take(int *out_fd, const char *path, const char *what)
         log_warn("cannot write the pid to %s: %s", path, strerror(errno));
     *out_fd = fd;
     return 0;
+}
+
+int cmd_lock_store(const char *loc, const char *what)
+{
+    char db[4096], path[4200];
+    int fd;
+    if (store_location_is_pg(loc) || access(loc, F_OK) != 0 ||
+        store_sqlite_path_at(loc, db, sizeof db, NULL) < 0)
+        return -2;
+    snprintf(path, sizeof path, "%s" CMD_LOCK_SUFFIX, db);
+    return cmd_lock_take(&fd, path, what) < 0 ? -1 : fd;
 }

@@ -17,4 +17,12 @@
  * (util/owner.h), so that the service can take it later. */
 int cmd_lock_take(int *out_fd, const char *path, const char *what);
 
+/* The lock of the embedded store at loc, as serve takes it, for a command
+ * that must not run beside a server (what: as for cmd_lock_take): the
+ * lock's fd (close it to let go), -1 after one line on stderr, or -2
+ * when there is nothing to lock (a PostgreSQL store's nodes each lock
+ * their own directory; a missing store is refused by the open that
+ * follows). */
+int cmd_lock_store(const char *loc, const char *what);
+
 #endif

@@ -29,23 +29,6 @@ static void migrate_usage(FILE *f)
                "  exists), else ./newsd-data\n");
 }
 
-/* The store's lock (cmd/lock.h), as serve takes it: refused while a server
- * (of the old version) holds it, and held until exit so that no server
- * starts on the store halfway through the migration. -1 after one line on
- * stderr, else the lock's fd, or -2 when there is nothing to lock (a
- * cluster's nodes each lock their own directory; a missing store is
- * refused by the open that follows). */
-static int migrate_lock(const char *loc)
-{
-    char db[4096], path[4200];
-    int fd;
-    if (store_location_is_pg(loc) || access(loc, F_OK) != 0 ||
-        store_sqlite_path_at(loc, db, sizeof db, NULL) < 0)
-        return -2;
-    snprintf(path, sizeof path, "%s" CMD_LOCK_SUFFIX, db);
-    return cmd_lock_take(&fd, path, "migrate") < 0 ? -1 : fd;
-}
-
 int cmd_migrate(int argc, char **argv)
 {
     const char *store_opt = NULL, *config_opt = NULL;
@@ -61,7 +44,9 @@ int cmd_migrate(int argc, char **argv)
     status = cmd_store_where_get(&where, store_opt, config_path);
     if (status != CMD_EXIT_OK)
         return status;
-    int lock = migrate_lock(where.loc);
+    /* Held until exit, so that no server starts on the store halfway
+     * through the migration. */
+    int lock = cmd_lock_store(where.loc, "migrate");
     if (lock == -1)
         return CMD_EXIT_FAIL;
     /* The index kind only matters for a new store, which migrate never makes. */

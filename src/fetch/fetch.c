@@ -51,6 +51,7 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/hash.h"
+#include "util/sort.h"
 #include "util/urlview.h"
 
 #include "util/banned.h"
@@ -313,6 +314,23 @@ static int transfer_setup_post(struct transfer *t, const struct fetch_request *r
     return transfer_setup_common(t, req, o);
 }
 
+/* A conditional request's validator header (name: value) when the value
+ * is there and holds no line break (it came from a stored response and
+ * must not smuggle a header of its own). Out of memory, the request
+ * simply goes unconditional. */
+static void transfer_validator(struct transfer *t, const char *name, const char *value)
+{
+    if (!value || !*value || strpbrk(value, "\r\n"))
+        return;
+    struct buf h;
+    buf_init(&h, 4096);
+    buf_printf(&h, "%s: %s", name, value);
+    struct curl_slist *l = buf_error(&h) ? NULL : curl_slist_append(t->headers, h.data);
+    if (l)
+        t->headers = l;
+    buf_release(&h);
+}
+
 /* Configure t->easy for req; 0 or ERR_NOMEM / ERR_INVALID. */
 static int transfer_setup(struct transfer *t, const struct fetch_request *req,
                           const struct fetch_options *o)
@@ -322,22 +340,8 @@ static int transfer_setup(struct transfer *t, const struct fetch_request *req,
     t->headers = curl_slist_append(NULL, FETCH_ACCEPT);
     if (!t->headers)
         return ERR_NOMEM;
-    struct buf h;
-    buf_init(&h, 4096);
-    if (req->etag && *req->etag && !strpbrk(req->etag, "\r\n")) {
-        buf_printf(&h, "If-None-Match: %s", req->etag);
-        struct curl_slist *l = buf_error(&h) ? NULL : curl_slist_append(t->headers, h.data);
-        if (l)
-            t->headers = l;
-        buf_reset(&h);
-    }
-    if (req->last_modified && *req->last_modified && !strpbrk(req->last_modified, "\r\n")) {
-        buf_printf(&h, "If-Modified-Since: %s", req->last_modified);
-        struct curl_slist *l = buf_error(&h) ? NULL : curl_slist_append(t->headers, h.data);
-        if (l)
-            t->headers = l;
-    }
-    buf_release(&h);
+    transfer_validator(t, "If-None-Match", req->etag);
+    transfer_validator(t, "If-Modified-Since", req->last_modified);
     return transfer_setup_common(t, req, o);
 }
 
@@ -449,24 +453,11 @@ static uint64_t host_key(const char *url, size_t i)
     return hash_bytes64(key, k);
 }
 
-struct keyed {
-    uint64_t key;
-    size_t i;
-};
-
-static int keyed_cmp(const void *x, const void *y)
-{
-    const struct keyed *a = x, *b = y;
-    if (a->key != b->key)
-        return a->key < b->key ? -1 : 1;
-    return a->i < b->i ? -1 : a->i > b->i;
-}
-
 /* Chain each host's transfers in request order (next_of_host) and queue
  * the first of each host, in request order. ERR_NOMEM. */
 static int batch_order(struct batch *b, const struct fetch_request *reqs)
 {
-    struct keyed *k = calloc(b->n, sizeof *k);
+    struct sort_keyed *k = calloc(b->n, sizeof *k);
     bool *first = calloc(b->n, sizeof *first);
     if (!k || !first) {
         free(k);
@@ -474,12 +465,12 @@ static int batch_order(struct batch *b, const struct fetch_request *reqs)
         return ERR_NOMEM;
     }
     for (size_t i = 0; i < b->n; i++)
-        k[i] = (struct keyed){host_key(reqs[i].url, i), i};
-    qsort(k, b->n, sizeof *k, keyed_cmp);
+        k[i] = (struct sort_keyed){host_key(reqs[i].url, i), i};
+    qsort(k, b->n, sizeof *k, sort_cmp_keyed);
     for (size_t j = 0; j < b->n; j++) {
         bool same_as_next = j + 1 < b->n && k[j + 1].key == k[j].key;
-        b->ts[k[j].i].next_of_host = same_as_next ? k[j + 1].i : b->n;
-        first[k[j].i] = j == 0 || k[j - 1].key != k[j].key;
+        b->ts[k[j].at].next_of_host = same_as_next ? (size_t)k[j + 1].at : b->n;
+        first[k[j].at] = j == 0 || k[j - 1].key != k[j].key;
     }
     for (size_t i = 0; i < b->n; i++) {
         if (first[i])

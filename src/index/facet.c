@@ -18,16 +18,8 @@ const char *index_facet_name(enum index_facet f)
 int index_facet_acc_add(struct index_facet_acc *acc, struct arena *a, const char *value,
                         size_t len, uint64_t count)
 {
-    if (acc->n == acc->cap) {
-        size_t cap = acc->cap ? acc->cap * 2 : 64;
-        struct index_facet_value *v = arena_calloc(a, cap, sizeof *v);
-        if (v == NULL)
-            return ERR_NOMEM;
-        if (acc->n)
-            memcpy(v, acc->v, acc->n * sizeof *v);
-        acc->v = v;
-        acc->cap = cap;
-    }
+    if (arena_grow(a, &acc->v, &acc->cap, acc->n, 64, sizeof *acc->v) < 0)
+        return ERR_NOMEM;
     acc->v[acc->n++] = (struct index_facet_value){value, len, count};
     return 0;
 }

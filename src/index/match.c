@@ -14,6 +14,7 @@
 #include "store/meta.h"
 #include "store/store.h"
 #include "text/text_fts5.h"
+#include "util/array.h"
 #include "util/limits.h"
 #include "util/sort.h"
 #include "util/strtab.h"
@@ -254,14 +255,8 @@ static int term_add(struct index_match_doc *d, const char *s, size_t len, unsign
     int added;
     if (strtab_add(&d->terms, s, len, &k, &added) < 0)
         return ERR_NOMEM;
-    if (added && k >= d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 64;
-        struct doc_term *t = realloc(d->t, cap * sizeof *t);
-        if (t == NULL)
-            return ERR_NOMEM;
-        d->t = t;
-        d->cap = cap;
-    }
+    if (added && array_reserve(&d->t, &d->cap, k, 1, sizeof *d->t) < 0)
+        return ERR_NOMEM;
     if (added)
         d->t[k] = (struct doc_term){0, 0, 0};
     d->t[k].mask |= (uint8_t)bit;

@@ -16,9 +16,6 @@
 #include "util/limits.h"
 #include "util/banned.h"
 
-/* As match.c: the nesting limit. */
-#define PLAN_DEPTH_MAX (4 * LIMIT_QUERY_DEPTH)
-
 struct pctx {
     struct arena *a;
     struct err *err;
@@ -44,16 +41,8 @@ static int leaf_add(struct pctx *c, struct plan *p, bool scored)
 {
     if (!scored)
         return 0;
-    if (c->nleaves == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 16;
-        struct plan **l = arena_calloc(c->a, cap, sizeof *l);
-        if (l == NULL)
-            return ERR_NOMEM;
-        if (c->nleaves)
-            memcpy(l, c->leaves, c->nleaves * sizeof *l);
-        c->leaves = l;
-        c->cap = cap;
-    }
+    if (arena_grow(c->a, &c->leaves, &c->cap, c->nleaves, 16, sizeof *c->leaves) < 0)
+        return ERR_NOMEM;
     p->leaf = (int)c->nleaves;
     c->leaves[c->nleaves++] = p;
     return 0;
@@ -139,36 +128,19 @@ static struct plan *andnot_new(struct pctx *c, struct plan *pos, struct plan *ne
 static int plan_and(struct pctx *c, const struct query_node *q, unsigned colset, bool scored,
                     int depth, struct plan **out)
 {
-    struct query_node **pos = NULL, **neg = NULL;
-    size_t n_pos = 0, n_neg = 0;
+    struct query_and_parts parts;
     struct plan *pp, *np;
     int rc;
 
-    pos = arena_calloc(c->a, q->n, sizeof *pos);
-    neg = arena_calloc(c->a, q->n, sizeof *neg);
-    if (pos == NULL || neg == NULL)
-        return err_set(c->err, ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < q->n; i++) {
-        struct query_node *k = q->kids[i];
-        if (k == NULL)
-            return err_set(c->err, ERR_INVALID, "malformed query tree");
-        if (k->kind == QUERY_NOT) {
-            if (k->n != 1 || k->kids == NULL || k->kids[0] == NULL)
-                return err_set(c->err, ERR_INVALID, "malformed query tree");
-            neg[n_neg++] = k->kids[0];
-        } else {
-            pos[n_pos++] = k;
-        }
-    }
-    if (n_pos == 0)
-        return err_set(c->err, ERR_INVALID, "a query cannot only exclude");
-    if ((rc = plan_list(c, pos, n_pos, PLAN_AND, colset, scored, depth, &pp)) < 0)
+    if ((rc = query_and_split(c->a, q, &parts, c->err)) < 0)
         return rc;
-    if (n_neg == 0) {
+    if ((rc = plan_list(c, parts.pos, parts.n_pos, PLAN_AND, colset, scored, depth, &pp)) < 0)
+        return rc;
+    if (parts.n_neg == 0) {
         *out = pp;
         return 0;
     }
-    if ((rc = plan_list(c, neg, n_neg, PLAN_OR, colset, false, depth, &np)) < 0)
+    if ((rc = plan_list(c, parts.neg, parts.n_neg, PLAN_OR, colset, false, depth, &np)) < 0)
         return rc;
     if ((*out = andnot_new(c, pp, np)) == NULL)
         return err_set(c->err, ERR_NOMEM, "out of memory");
@@ -178,12 +150,6 @@ static int plan_and(struct pctx *c, const struct query_node *q, unsigned colset,
 static int plan_phrase(struct pctx *c, const struct query_node *q, unsigned colset, bool scored,
                        struct plan **out)
 {
-    if (q->n == 0 || q->tokens == NULL)
-        return err_set(c->err, ERR_INVALID, "malformed query phrase");
-    for (size_t i = 0; i < q->n; i++) {
-        if (q->tokens[i] == NULL || q->tokens[i][0] == '\0')
-            return err_set(c->err, ERR_INVALID, "malformed query phrase");
-    }
     if (q->n == 1) { /* FTS5: a one-token phrase is that term */
         *out = term_new(c, q->tokens[0], strlen(q->tokens[0]), colset, scored);
         return *out ? 0 : err_set(c->err, ERR_NOMEM, "out of memory");
@@ -211,16 +177,13 @@ static int plan_node(struct pctx *c, const struct query_node *q, unsigned colset
     /* A field term: title: searches titles whatever searchIn says (as
      * qInTitle does), source:/domain: are the filters' meta terms, which
      * score nothing (as the filters). */
-    if (q != NULL && q->field == QUERY_FIELD_TITLE)
+    int rc = query_node_check(q, depth, c->err);
+    if (rc < 0)
+        return rc;
+    if (q->field == QUERY_FIELD_TITLE)
         colset = INDEX_FIELD_TITLE;
-    if (q == NULL)
-        return err_set(c->err, ERR_INVALID, "malformed query tree");
-    if (depth > PLAN_DEPTH_MAX)
-        return err_set(c->err, ERR_TOO_LARGE, "query nested too deeply");
     switch (q->kind) {
     case QUERY_WORD:
-        if (q->n != 1 || q->tokens == NULL || q->tokens[0] == NULL || q->tokens[0][0] == '\0')
-            return err_set(c->err, ERR_INVALID, "malformed query word");
         if (q->prefix) { /* unscored: only the matcher reads it */
             if ((*out = term_new(c, q->tokens[0], strlen(q->tokens[0]), colset, false)) == NULL)
                 return err_set(c->err, ERR_NOMEM, "out of memory");
@@ -235,22 +198,12 @@ static int plan_node(struct pctx *c, const struct query_node *q, unsigned colset
     case QUERY_PHRASE:
         return plan_phrase(c, q, colset, scored, out);
     case QUERY_AND:
-        if (q->n == 0 || q->kids == NULL)
-            return err_set(c->err, ERR_INVALID, "malformed query tree");
         return plan_and(c, q, colset, scored, depth, out);
     case QUERY_OR:
-        if (q->n == 0 || q->kids == NULL)
-            return err_set(c->err, ERR_INVALID, "malformed query tree");
-        for (size_t i = 0; i < q->n; i++) {
-            if (q->kids[i] == NULL || q->kids[i]->kind == QUERY_NOT)
-                return err_set(c->err, ERR_INVALID, "an exclusion cannot be inside OR");
-        }
         return plan_list(c, q->kids, q->n, PLAN_OR, colset, scored, depth, out);
     case QUERY_NOT:
-        return err_set(c->err, ERR_INVALID, "a query cannot only exclude");
+        break; /* refused by query_node_check */
     case QUERY_META:
-        if (q->n != 1 || q->tokens == NULL || q->tokens[0] == NULL || q->tokens[0][0] == '\0')
-            return err_set(c->err, ERR_INVALID, "malformed query field term");
         *out = meta_term(c, q->field == QUERY_FIELD_SOURCE ? STORE_META_SOURCE : STORE_META_DOMAIN,
                          q->tokens[0]);
         return *out ? 0 : err_set(c->err, ERR_NOMEM, "out of memory");
@@ -292,14 +245,6 @@ static struct plan *meta_any(struct pctx *c, char kind, const char *const *value
     return k == 1 ? or->kids[0] : or ;
 }
 
-static size_t count_non_null(const char *const *v, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        k += v[i] != NULL;
-    return k;
-}
-
 int index_plan_build(struct plan_tree *out, struct arena *a, const struct index_request *req,
                      struct err *err)
 {
@@ -320,9 +265,9 @@ int index_plan_build(struct plan_tree *out, struct arena *a, const struct index_
     if (req->q_title &&
         (rc = plan_node(&c, req->q_title, INDEX_FIELD_TITLE, true, 0, &parts[n++])) < 0)
         return rc;
-    if (req->n_sources > 0 && count_non_null(req->sources, req->n_sources) > 0)
+    if (index_request_names_any(req->sources, req->n_sources))
         parts[n++] = meta_any(&c, STORE_META_SOURCE, req->sources, req->n_sources);
-    if (req->n_domains > 0 && count_non_null(req->domains, req->n_domains) > 0)
+    if (index_request_names_any(req->domains, req->n_domains))
         parts[n++] = meta_any(&c, STORE_META_DOMAIN, req->domains, req->n_domains);
     if (req->language)
         parts[n++] = meta_term(&c, STORE_META_LANGUAGE, req->language);
@@ -347,8 +292,7 @@ int index_plan_build(struct plan_tree *out, struct arena *a, const struct index_
         memcpy(root->kids, parts, n * sizeof *parts);
         root->nkids = n;
     }
-    if (req->n_exclude_domains > 0 &&
-        count_non_null(req->exclude_domains, req->n_exclude_domains) > 0) {
+    if (index_request_names_any(req->exclude_domains, req->n_exclude_domains)) {
         struct plan *neg =
             meta_any(&c, STORE_META_DOMAIN, req->exclude_domains, req->n_exclude_domains);
         if (neg == NULL || (root = andnot_new(&c, root, neg)) == NULL)

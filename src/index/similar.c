@@ -9,6 +9,7 @@
  * Exact totals: the topic part is counted from every match with its story
  * (index_story_matches), as dedupe counts. */
 #include "index/backend.h"
+#include "index/walk.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -162,10 +163,21 @@ static struct query_node *or_query(struct arena *a, const char *const *terms, si
     return any;
 }
 
-static int cmp_match_id(const void *x, const void *y)
+/* What topic_page keeps of the walk: the matches from position `from` on. */
+struct topic_pass {
+    size_t from, want, seen;
+    int64_t *ids;
+    size_t *k;
+};
+
+/* index_walk_fn of topic_page. Not in the part (passed over by the walk):
+ * the story's, the article, or new since the count. */
+static int topic_take(void *ctx, const struct index_story_match *m)
 {
-    const struct index_story_match *a = x, *b = y;
-    return a->id < b->id ? -1 : a->id > b->id;
+    struct topic_pass *p = ctx;
+    if (p->seen++ >= p->from)
+        p->ids[(*p->k)++] = m->id;
+    return *p->k >= p->want;
 }
 
 /* ids[0..k) of the topic part's order (relevancy), from position `from`:
@@ -175,29 +187,10 @@ static int topic_page(struct index *idx, struct arena *a, const struct index_req
                       const struct index_story_match *part, size_t np, size_t from, size_t want,
                       int64_t *ids, size_t *k, struct err *err)
 {
-    size_t seen = 0, walked = 0, chunk = 2 * (from + want) < 64 ? 64 : 2 * (from + want);
+    size_t chunk = 2 * (from + want) < 64 ? 64 : 2 * (from + want);
+    struct topic_pass p = {from, want, 0, ids, k};
     *k = 0;
-    while (*k < want) {
-        struct index_request p = *topic;
-        struct index_result res;
-        int rc;
-        p.offset = walked;
-        p.limit = chunk;
-        if ((rc = index_search(idx, a, &p, &res, err)) < 0)
-            return rc;
-        for (size_t i = 0; i < res.n && *k < want; i++) {
-            struct index_story_match key = {.id = res.docs[i].id};
-            if (!bsearch(&key, part, np, sizeof *part, cmp_match_id))
-                continue; /* the story's, the article, or new since the count */
-            if (seen++ >= from)
-                ids[(*k)++] = res.docs[i].id;
-        }
-        if (res.n < chunk)
-            break;
-        walked += res.n;
-        chunk *= 2;
-    }
-    return 0;
+    return index_walk_matches(idx, a, topic, part, np, chunk, SIZE_MAX, topic_take, &p, err);
 }
 
 int index_similar(struct index *idx, struct arena *a, const struct index_request *req,
@@ -237,7 +230,7 @@ int index_similar(struct index *idx, struct arena *a, const struct index_request
             if (m[i].story != story && m[i].id != art->id)
                 m[kept++] = m[i];
         np = kept;
-        qsort(m, np, sizeof *m, cmp_match_id);
+        qsort(m, np, sizeof *m, index_story_match_cmp_id);
     }
     out->total = own + np;
     /* the page: the story's part, then the topic's */

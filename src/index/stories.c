@@ -8,6 +8,7 @@
  * stories, never an estimate. The shown articles are read from the log by
  * id and rendered as both backends render a page (article/json.h). */
 #include "index/backend.h"
+#include "index/walk.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +16,6 @@
 #include "article/json.h"
 #include "util/sort.h"
 #include "util/banned.h"
-
-static int cmp_id(const void *x, const void *y)
-{
-    const struct index_story_match *a = x, *b = y;
-    return a->id < b->id ? -1 : a->id > b->id;
-}
 
 /* A story among the matches. */
 struct group {
@@ -225,6 +220,47 @@ static int dedupe_fill(struct index *idx, struct arena *a, const int64_t *ids,
     return 0;
 }
 
+/* The request's matches with their stories, grouped. */
+struct grouped {
+    struct index_story_match *m; /* the matches, n of them */
+    size_t n;
+    struct group *g; /* the stories, ng of them */
+    size_t ng;
+    size_t *gi; /* each match's story: an index into g */
+};
+
+static int grouped_matches(struct index *idx, struct arena *a, const struct index_request *req,
+                           struct grouped *out, struct err *err)
+{
+    int rc = index_story_matches(idx, a, req, &out->m, &out->n, err);
+    return rc < 0 ? rc : group_matches(a, out->m, out->n, &out->g, &out->ng, &out->gi, err);
+}
+
+/* What dedupe_walk keeps of the walk: each story's first member met, the
+ * ones past the page's offset in ids and chosen. */
+struct dedupe_pass {
+    size_t offset, want, found;
+    const struct group *g;
+    bool *seen; /* per group */
+    int64_t *ids;
+    const struct group **chosen;
+};
+
+/* index_walk_fn of dedupe_walk: m->story is the match's group. */
+static int dedupe_take(void *ctx, const struct index_story_match *m)
+{
+    struct dedupe_pass *p = ctx;
+    if (p->seen[m->story])
+        return 0;
+    p->seen[m->story] = true;
+    if (p->found >= p->offset) {
+        p->ids[p->found - p->offset] = m->id;
+        p->chosen[p->found - p->offset] = &p->g[m->story];
+    }
+    p->found++;
+    return p->found >= p->want;
+}
+
 /* Relevancy and popularity: the backend's own order, walked from the top
  * in pages that double, keeping each story's first member met, until the
  * page's stories are all found. by_id: each match's id and its group's
@@ -233,7 +269,7 @@ static int dedupe_walk(struct index *idx, struct arena *a, const struct index_re
                        const struct index_story_match *by_id, size_t n, const struct group *g,
                        size_t ng, struct index_dedupe_result *out, struct err *err)
 {
-    size_t want = req->offset + req->limit, found = 0, walked = 0;
+    size_t want = req->offset + req->limit;
     if (want > ng)
         want = ng;
     bool *seen = arena_calloc(a, ng ? ng : 1, sizeof *seen);
@@ -242,61 +278,37 @@ static int dedupe_walk(struct index *idx, struct arena *a, const struct index_re
     if (seen == NULL || ids == NULL || chosen == NULL)
         return err_set(err, ERR_NOMEM, "out of memory grouping stories");
     size_t chunk = 2 * want < 64 ? 64 : 2 * want;
-    while (found < want && walked < n) {
-        struct index_request part = *req;
-        struct index_result res;
-        int rc;
-        part.offset = walked;
-        part.limit = chunk;
-        if ((rc = index_search(idx, a, &part, &res, err)) < 0)
-            return rc;
-        for (size_t i = 0; i < res.n && found < want; i++) {
-            struct index_story_match key = {.id = res.docs[i].id};
-            const struct index_story_match *m = bsearch(&key, by_id, n, sizeof *by_id, cmp_id);
-            if (m == NULL || seen[m->story])
-                continue; /* (not found: arrived after the grouping) */
-            seen[m->story] = true;
-            if (found >= req->offset) {
-                ids[found - req->offset] = res.docs[i].id;
-                chosen[found - req->offset] = &g[m->story];
-            }
-            found++;
-        }
-        if (res.n < chunk)
-            break; /* the end of the matches */
-        walked += res.n;
-        chunk *= 2;
-    }
-    size_t k = found > req->offset ? found - req->offset : 0;
+    struct dedupe_pass p = {req->offset, want, 0, g, seen, ids, chosen};
+    int rc = index_walk_matches(idx, a, req, by_id, n, chunk, n, dedupe_take, &p, err);
+    if (rc < 0)
+        return rc;
+    size_t k = p.found > req->offset ? p.found - req->offset : 0;
     return dedupe_fill(idx, a, ids, chosen, k, out, err);
 }
 
 int index_search_dedupe(struct index *idx, struct arena *a, const struct index_request *req,
                         struct index_dedupe_result *out, struct err *err)
 {
-    struct index_story_match *m;
-    struct group *g;
-    size_t n, ng, *gi;
+    struct grouped gm;
     int rc;
 
     memset(out, 0, sizeof *out);
-    if ((rc = index_story_matches(idx, a, req, &m, &n, err)) < 0 ||
-        (rc = group_matches(a, m, n, &g, &ng, &gi, err)) < 0)
+    if ((rc = grouped_matches(idx, a, req, &gm, err)) < 0)
         return rc;
-    out->total = ng;
-    if (req->limit == 0 || req->offset >= ng)
+    out->total = gm.ng;
+    if (req->limit == 0 || req->offset >= gm.ng)
         return 0;
     if (req->sort == INDEX_SORT_RELEVANCY || req->sort == INDEX_SORT_POPULARITY) {
-        for (size_t i = 0; i < n; i++) /* each match's group, looked up by id */
-            m[i].story = (int64_t)gi[i];
-        qsort(m, n, sizeof *m, cmp_id);
-        return dedupe_walk(idx, a, req, m, n, g, ng, out, err);
+        for (size_t i = 0; i < gm.n; i++) /* each match's group, looked up by id */
+            gm.m[i].story = (int64_t)gm.gi[i];
+        qsort(gm.m, gm.n, sizeof *gm.m, index_story_match_cmp_id);
+        return dedupe_walk(idx, a, req, gm.m, gm.n, gm.g, gm.ng, out, err);
     }
     /* Ids order articles as publishedAt does: a story's place is its
      * newest (earliest) member's, and that member is the one shown. */
     bool asc = req->sort == INDEX_SORT_PUBLISHED_ASC;
     const struct group **top;
-    size_t k = top_groups(a, g, ng, req->offset + req->limit,
+    size_t k = top_groups(a, gm.g, gm.ng, req->offset + req->limit,
                           asc ? cmp_group_earliest : cmp_group_newest, &top);
     if (top == NULL)
         return err_set(err, ERR_NOMEM, "out of memory grouping stories");
@@ -313,18 +325,16 @@ int index_search_dedupe(struct index *idx, struct arena *a, const struct index_r
 int index_stories(struct index *idx, struct arena *a, const struct index_request *req,
                   enum index_story_sort sort, struct index_story_page *out, struct err *err)
 {
-    struct index_story_match *m;
-    struct group *g;
+    struct grouped gm;
     const struct group **top;
-    size_t n, ng, *gi, from, count, kept;
+    size_t from, count, kept;
     int rc;
 
     memset(out, 0, sizeof *out);
-    if ((rc = index_story_matches(idx, a, req, &m, &n, err)) < 0 ||
-        (rc = group_matches(a, m, n, &g, &ng, &gi, err)) < 0)
+    if ((rc = grouped_matches(idx, a, req, &gm, err)) < 0)
         return rc;
-    out->total = ng;
-    size_t k = top_groups(a, g, ng, req->offset + req->limit,
+    out->total = gm.ng;
+    size_t k = top_groups(a, gm.g, gm.ng, req->offset + req->limit,
                           sort == INDEX_STORY_SIZE ? cmp_group_size : cmp_group_newest, &top);
     if (top == NULL)
         return err_set(err, ERR_NOMEM, "out of memory grouping stories");
@@ -333,7 +343,7 @@ int index_stories(struct index *idx, struct arena *a, const struct index_request
         return 0;
     int64_t *ids = arena_calloc(a, count, sizeof *ids);
     struct index_doc *docs = arena_calloc(a, count, sizeof *docs);
-    size_t *slot = arena_calloc(a, ng, sizeof *slot); /* page position + 1 per group */
+    size_t *slot = arena_calloc(a, gm.ng, sizeof *slot); /* page position + 1 per group */
     int64_t **members = arena_calloc(a, count, sizeof *members);
     size_t *nm = arena_calloc(a, count, sizeof *nm);
     out->s = arena_calloc(a, count, sizeof *out->s);
@@ -343,14 +353,14 @@ int index_stories(struct index *idx, struct arena *a, const struct index_request
     for (size_t i = 0; i < count; i++) {
         const struct group *gr = top[from + i];
         ids[i] = gr->last;
-        slot[gr - g] = i + 1;
+        slot[gr - gm.g] = i + 1;
         if ((members[i] = arena_calloc(a, gr->size, sizeof **members)) == NULL)
             return err_set(err, ERR_NOMEM, "out of memory grouping stories");
     }
-    for (size_t i = 0; i < n; i++) /* the page's stories' members */
-        if (slot[gi[i]]) {
-            size_t p = slot[gi[i]] - 1;
-            members[p][nm[p]++] = m[i].id;
+    for (size_t i = 0; i < gm.n; i++) /* the page's stories' members */
+        if (slot[gm.gi[i]]) {
+            size_t p = slot[gm.gi[i]] - 1;
+            members[p][nm[p]++] = gm.m[i].id;
         }
     if ((rc = index_docs(idx, a, ids, count, docs, &kept, err)) < 0)
         return rc;
@@ -371,13 +381,6 @@ int index_stories(struct index *idx, struct arena *a, const struct index_request
     return 0;
 }
 
-static int story_one(void *ctx, int64_t id, int64_t story)
-{
-    (void)id;
-    *(int64_t *)ctx = story;
-    return 0;
-}
-
 int index_story_of(struct index *idx, int64_t id, int64_t *story, struct err *err)
 {
     struct store_reader *r = NULL;
@@ -385,9 +388,7 @@ int index_story_of(struct index *idx, int64_t id, int64_t *story, struct err *er
     *story = 0;
     if ((rc = index_reader_get(idx, &r, err)) < 0)
         return rc;
-    rc = store_reader_stories(r, id, id, story_one, story, err);
+    rc = store_reader_story_of(r, id, story, err);
     index_reader_put(idx, r);
-    if (rc == 0 && *story == 0)
-        rc = err_set(err, ERR_NOTFOUND, "no article %lld", (long long)id);
     return rc;
 }

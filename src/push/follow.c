@@ -60,6 +60,11 @@ int push_follow_head(struct push_follow *f, int64_t *out, struct err *err)
     return store_reader_head(f->r, out, err);
 }
 
+int push_follow_story(struct push_follow *f, int64_t id, int64_t *story, struct err *err)
+{
+    return store_reader_story_of(f->r, id, story, err);
+}
+
 int push_follow_poll(struct push_follow *f, push_follow_fn fn, void *ctx, size_t max_rows,
                      struct err *err)
 {

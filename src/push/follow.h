@@ -53,6 +53,10 @@ typedef int (*push_follow_fn)(const struct store_row *row, const struct index_ma
 int push_follow_poll(struct push_follow *f, push_follow_fn fn, void *ctx, size_t max_rows,
                      struct err *err);
 
+/* The story of article id (store_reader_story_of), read in the poll's
+ * snapshot: for push_follow_fn, during a poll. */
+int push_follow_story(struct push_follow *f, int64_t id, int64_t *story, struct err *err);
+
 /* Wait until there may be rows to read (a commit to the log since the last
  * poll, or a poll cut short by max_rows or by fn), at most ms, or until
  * *stop (NULL: no flag) is set. 1: poll now; 0: timed out or stopped; or

@@ -72,12 +72,17 @@ struct push_seen *push_seen_new(void)
     return calloc(1, sizeof(struct push_seen));
 }
 
+void push_seen_clear(struct push_seen *s)
+{
+    gen_free(&s->cur);
+    gen_free(&s->old);
+}
+
 void push_seen_free(struct push_seen *s)
 {
     if (s == NULL)
         return;
-    gen_free(&s->cur);
-    gen_free(&s->old);
+    push_seen_clear(s);
     free(s);
 }
 

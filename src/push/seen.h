@@ -1,8 +1,9 @@
-/* The stories a push subscriber (a live stream with dedupe=true) has been
- * sent, and how many copies of each it has met since: a bounded memory,
- * so that a stream open for weeks holds no more than PUSH_SEEN_MAX
- * stories' worth (two generations of at most that many: a story is
- * remembered at least until PUSH_SEEN_MAX other stories came after it). */
+/* The stories a push subscriber (a live stream with dedupe=true, a webhook
+ * alert with "dedupe": true) has been sent, and how many copies of each
+ * it has met since: a bounded memory, so that a stream open for weeks
+ * holds no more than PUSH_SEEN_MAX stories' worth (two generations of at
+ * most that many: a story is remembered at least until PUSH_SEEN_MAX
+ * other stories came after it). */
 #ifndef NEWSD_PUSH_SEEN_H
 #define NEWSD_PUSH_SEEN_H
 
@@ -20,5 +21,8 @@ void push_seen_free(struct push_seen *s);
  * be sent), else how many articles of it have been met, this one
  * included; 0 when out of memory (the caller sends it, as a first). */
 uint64_t push_seen_add(struct push_seen *s, int64_t story);
+
+/* Forget every story (a subscriber that reads its articles again). */
+void push_seen_clear(struct push_seen *s);
 
 #endif

@@ -30,11 +30,22 @@
  *
  * An alert's state: stored_cursor is the store's cursor (what an advance
  * compares against), read_cursor how far the log has been read for it
- * (>= stored_cursor; the batch holds the matches in between). */
+ * (>= stored_cursor; the batch holds the matches in between, copies the
+ * story copies met in between, written with the cursor).
+ *
+ * "dedupe": true (issue 25): a match whose story (push_follow_story) the
+ * alert delivered already is counted, not batched. The stories delivered
+ * are the live streams' memory (push/seen.h, PUSH_SEEN_MAX stories at
+ * least), loaded from the store (store_alert_stories) when the alert is
+ * taken up and whenever its reading starts over from the stored cursor;
+ * a delivery writes the stories it sends first with it, so the memory a
+ * restart or another node loads is exactly what was delivered up to the
+ * stored cursor. */
 #include "push/webhook.h"
 #include "push/follow.h"
 #include "push/percolator.h"
 #include "push/sched.h"
+#include "push/seen.h"
 
 #include <nettle/hmac.h>
 #include <pthread.h>
@@ -85,6 +96,10 @@ struct alert_live {
     int64_t cursor_written_ms;
     struct buf batch; /* article objects, comma-separated */
     size_t n_batch;
+    struct push_seen *seen; /* dedupe: the stories delivered; NULL: every match is */
+    int64_t copies;         /* dedupe: copies met past stored_cursor, not yet written */
+    int64_t batch_stories[LIMIT_ALERT_ARTICLES]; /* dedupe: the stories the batch sends first */
+    size_t n_batch_stories;
     bool stalled;    /* a store write failed this pass: read again from stored_cursor */
     bool head_known; /* head is the oldest waiting delivery (or there is none) */
     struct pending *head;
@@ -225,6 +240,7 @@ static void state_free(struct alert_live *st)
     free(st->webhook);
     free(st->secret);
     buf_release(&st->batch);
+    push_seen_free(st->seen);
     pending_free(st->head);
     free(st);
 }
@@ -241,12 +257,43 @@ static struct alert_live *state_find(struct push_webhook *a, int64_t id)
     return at < a->n && a->states[at]->id == id ? a->states[at] : NULL;
 }
 
-/* Forget what was read past the stored cursor: the next pass reads it again. */
-static void state_rewind(struct alert_live *st)
+_Static_assert(STORE_ALERT_STORIES_MAX == PUSH_SEEN_MAX,
+               "the stories stored per alert are what its memory holds");
+
+/* st's memory of stories: the store's, as of the stored cursor. Left empty
+ * when the store cannot be read: a copy may then go out once more (at
+ * least once), never a first be lost. */
+static void seen_load(struct push_webhook *a, struct alert_live *st)
+{
+    struct arena ar;
+    int64_t *stories = NULL;
+    size_t n = 0;
+    struct err err;
+    err_clear(&err);
+    push_seen_clear(st->seen);
+    arena_init(&ar, 0);
+    int rc = store_alert_stories(a->store, &ar, st->id, &stories, &n, &err);
+    if (rc < 0)
+        log_warn("alert %lld: cannot read the stories it delivered: %s", (long long)st->id,
+                 err_msg(&err, rc));
+    for (size_t i = 0; i < n; i++)
+        push_seen_add(st->seen, stories[i]);
+    arena_release(&ar);
+}
+
+/* Forget what was read past the stored cursor: the next pass reads it
+ * again. The memory of stories goes back to the stored cursor too: the
+ * batch dropped here may hold a story's first article, which must go out
+ * when read again. */
+static void state_rewind(struct push_webhook *a, struct alert_live *st)
 {
     st->read_cursor = st->stored_cursor;
     buf_reset(&st->batch);
     st->n_batch = 0;
+    st->n_batch_stories = 0;
+    st->copies = 0;
+    if (st->seen)
+        seen_load(a, st);
 }
 
 static struct alert_live *state_new(struct push_webhook *a, const struct alert_record *r)
@@ -260,12 +307,15 @@ static struct alert_live *state_new(struct push_webhook *a, const struct alert_r
     st->sending = job_in_flight(a, r->id);
     st->webhook = strdup(r->webhook);
     st->secret = strdup(r->secret);
+    st->seen = r->dedupe ? push_seen_new() : NULL;
     buf_init(&st->batch, 0);
-    if (!st->webhook || !st->secret) {
+    if (!st->webhook || !st->secret || (r->dedupe && !st->seen)) {
         state_free(st);
         return NULL;
     }
     push_sched_host(st->webhook, st->host);
+    if (st->seen)
+        seen_load(a, st);
     st->stored_cursor = st->read_cursor = r->cursor_seq;
     st->cursor_written_ms = now_ms(a);
     struct index_matcher *m = NULL;
@@ -314,7 +364,7 @@ static void lease_step(struct push_webhook *a)
         if (st && list[i].cursor_seq != st->stored_cursor) {
             /* Another node moved it while this one did not hold it. */
             st->stored_cursor = list[i].cursor_seq;
-            state_rewind(st);
+            state_rewind(a, st);
             pending_free(st->head);
             st->head = NULL;
             st->head_known = false;
@@ -371,14 +421,19 @@ static void flush(struct push_webhook *a, struct alert_live *st, int64_t seq)
         .body = body.data,
         .next_ms = now,
         .created_ms = now,
+        .stories = st->batch_stories,
+        .n_stories = st->n_batch_stories,
     };
     if (rc == 0)
-        rc = store_alert_advance(a->store, st->id, a->owner, st->stored_cursor, seq, &d, &err);
+        rc = store_alert_advance(a->store, st->id, a->owner, st->stored_cursor, seq, st->copies, &d,
+                                 &err);
     if (rc == 0) {
         st->stored_cursor = st->read_cursor = seq;
+        st->copies = 0;
         st->cursor_written_ms = now;
         buf_reset(&st->batch);
         st->n_batch = 0;
+        st->n_batch_stories = 0;
         st->head_known = st->head_known && st->head != NULL; /* a new last one: the head stays */
     } else {
         log_warn("alert %lld: cannot queue a delivery: %s", (long long)st->id, err_msg(&err, rc));
@@ -389,14 +444,23 @@ static void flush(struct push_webhook *a, struct alert_live *st, int64_t seq)
     buf_release(&body);
 }
 
-/* The row matched st: add it to the batch, storing a full one. */
-static void batch_add(struct push_webhook *a, struct alert_live *st, const struct store_row *row)
+/* The row matched st: add it to the batch, storing a full one. story: the
+ * row's story, written after NewsAPI's keys as a search's dedupe writes
+ * it, for an alert with dedupe (0: none, or not known). */
+static void batch_add(struct push_webhook *a, struct alert_live *st, const struct store_row *row,
+                      int64_t story)
 {
     if (st->n_batch)
         buf_putc(&st->batch, ',');
     struct article art;
     store_row_article(row, &art);
     article_json(&st->batch, &art);
+    if (st->seen && story && !buf_error(&st->batch) && st->batch.len &&
+        st->batch.data[st->batch.len - 1] == '}') {
+        st->batch.len--; /* the closing brace comes after the story */
+        buf_printf(&st->batch, ",\"storyId\":\"%lld\"}", (long long)story);
+        st->batch_stories[st->n_batch_stories++] = story; /* one per article at most */
+    }
     st->n_batch++;
     st->read_cursor = row->seq;
     if (st->n_batch >= LIMIT_ALERT_ARTICLES)
@@ -414,10 +478,24 @@ static int match_row(const struct store_row *row, const struct index_match_doc *
     int rc = percolator_match(a->perc, doc, &ids, &n, &err);
     if (rc < 0)
         return rc; /* not taken: read again at the next pass */
+    int64_t story = 0;
+    bool story_read = false;
     for (size_t i = 0; i < n; i++) {
         struct alert_live *st = state_find(a, (int64_t)ids[i]);
-        if (st && !st->stalled && row->seq > st->read_cursor)
-            batch_add(a, st, row);
+        if (!st || st->stalled || row->seq <= st->read_cursor)
+            continue;
+        if (st->seen && !story_read) {
+            /* Not read (an error): the article goes, as a first. */
+            story_read = true;
+            if (push_follow_story(a->follow, row->id, &story, &err) < 0)
+                story = 0;
+        }
+        if (st->seen && story && push_seen_add(st->seen, story) > 1) {
+            st->copies++; /* delivered already: counted, not sent again */
+            st->read_cursor = row->seq;
+            continue;
+        }
+        batch_add(a, st, row, story);
     }
     free(ids);
     return 0;
@@ -471,7 +549,7 @@ static bool follow_step(struct push_webhook *a)
                 st->read_cursor = last;
         }
         if (st->stalled)
-            state_rewind(st);
+            state_rewind(a, st);
     }
     return rc >= FOLLOW_MAX_ROWS;
 }
@@ -488,11 +566,12 @@ static void cursor_step(struct push_webhook *a)
         struct err err;
         err_clear(&err);
         int rc = store_alert_advance(a->store, st->id, a->owner, st->stored_cursor, st->read_cursor,
-                                     NULL, &err);
+                                     st->copies, NULL, &err);
         st->cursor_written_ms = now;
-        if (rc == 0)
+        if (rc == 0) {
             st->stored_cursor = st->read_cursor;
-        else if (rc == ERR_BUSY || rc == ERR_NOTFOUND)
+            st->copies = 0;
+        } else if (rc == ERR_BUSY || rc == ERR_NOTFOUND)
             a->next_lease_ms = 0;
     }
 }

@@ -21,7 +21,12 @@
  *   one node       in a cluster, only the lease holder moves an alert's
  *                  cursor (a compare and set), so each article is queued
  *                  once per alert; a node taking over resends what the
- *                  previous one had queued, under the same ids.
+ *                  previous one had queued, under the same ids;
+ *   story once     an alert with dedupe queues a story's first article
+ *                  only; a later copy adds to the alert's copies, stored
+ *                  with the cursor; the stories queued are stored with
+ *                  their delivery, so a restart or a node taking over
+ *                  knows them (the newest STORE_ALERT_STORIES_MAX).
  * Webhooks are fetched with fetch/fetch.h, so [outbound] applies to every
  * connection. Counted in /metrics: newsd_alert_deliveries_sent_total,
  * newsd_alert_delivery_retries_total, newsd_alert_deliveries_failed_total,

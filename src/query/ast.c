@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/hash.h"
+#include "util/limits.h"
 
 #include "util/banned.h"
 
@@ -132,16 +133,8 @@ static int kids_push(struct arena *a, struct query_kids *k, struct query_node *x
 {
     if (kids_has(k, x))
         return 0;
-    if (k->n == k->cap) {
-        size_t cap = k->cap ? k->cap * 2 : 4;
-        struct query_node **v = arena_calloc(a, cap, sizeof *v);
-        if (!v)
-            return ERR_NOMEM;
-        if (k->n)
-            memcpy(v, k->v, k->n * sizeof *v);
-        k->v = v;
-        k->cap = cap;
-    }
+    if (arena_grow(a, &k->v, &k->cap, k->n, 4, sizeof *k->v) < 0)
+        return ERR_NOMEM;
     k->v[k->n++] = x;
     if (k->n <= QUERY_KIDS_SCAN)
         return 0;
@@ -268,4 +261,70 @@ struct query_node *query_and(struct arena *a, struct query_node *x, struct query
         query_kids_finish(a, &k, QUERY_AND, x->pos, &out) < 0)
         return NULL;
     return out;
+}
+
+int query_and_split(struct arena *a, const struct query_node *q, struct query_and_parts *out,
+                    struct err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->pos = arena_calloc(a, q->n, sizeof *out->pos);
+    out->neg = arena_calloc(a, q->n, sizeof *out->neg);
+    if (out->pos == NULL || out->neg == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < q->n; i++) {
+        struct query_node *k = q->kids[i];
+        if (k == NULL)
+            return err_set(err, ERR_INVALID, "malformed query tree");
+        if (k->kind == QUERY_NOT) {
+            if (k->n != 1 || k->kids == NULL || k->kids[0] == NULL)
+                return err_set(err, ERR_INVALID, "malformed query tree");
+            out->neg[out->n_neg++] = k->kids[0];
+        } else {
+            out->pos[out->n_pos++] = k;
+        }
+    }
+    if (out->n_pos == 0)
+        return err_set(err, ERR_INVALID, "a query cannot only exclude");
+    return 0;
+}
+
+/* Deeper than any parsed tree (LIMIT_QUERY_DEPTH) plus AND/OR/NOT levels. */
+#define QUERY_CHECK_DEPTH (4 * LIMIT_QUERY_DEPTH)
+
+int query_node_check(const struct query_node *q, int depth, struct err *err)
+{
+    if (q == NULL)
+        return err_set(err, ERR_INVALID, "malformed query tree");
+    if (depth > QUERY_CHECK_DEPTH)
+        return err_set(err, ERR_TOO_LARGE, "query nested too deeply");
+    switch (q->kind) {
+    case QUERY_WORD:
+        if (q->n != 1 || q->tokens == NULL || q->tokens[0] == NULL || q->tokens[0][0] == '\0')
+            return err_set(err, ERR_INVALID, "malformed query word");
+        return 0;
+    case QUERY_PHRASE:
+        if (q->n == 0 || q->tokens == NULL)
+            return err_set(err, ERR_INVALID, "malformed query phrase");
+        for (size_t i = 0; i < q->n; i++) {
+            if (q->tokens[i] == NULL || q->tokens[i][0] == '\0')
+                return err_set(err, ERR_INVALID, "malformed query phrase");
+        }
+        return 0;
+    case QUERY_AND:
+    case QUERY_OR:
+        if (q->n == 0 || q->kids == NULL)
+            return err_set(err, ERR_INVALID, "malformed query tree");
+        for (size_t i = 0; i < q->n && q->kind == QUERY_OR; i++) {
+            if (q->kids[i] == NULL || q->kids[i]->kind == QUERY_NOT)
+                return err_set(err, ERR_INVALID, "an exclusion cannot be inside OR");
+        }
+        return 0;
+    case QUERY_NOT:
+        return err_set(err, ERR_INVALID, "a query cannot only exclude");
+    case QUERY_META: /* source:/domain: (query.h) */
+        if (q->n != 1 || q->tokens == NULL || q->tokens[0] == NULL || q->tokens[0][0] == '\0')
+            return err_set(err, ERR_INVALID, "malformed query field term");
+        return 0;
+    }
+    return err_set(err, ERR_INVALID, "malformed query tree");
 }

@@ -90,4 +90,29 @@ void query_format(struct buf *out, const struct query_node *n);
  * joined by query_parse_all, in one pass. */
 struct query_node *query_and(struct arena *a, struct query_node *x, struct query_node *y);
 
+/* Node q, at nesting depth `depth` of a tree a backend is turning into its
+ * own form, checked for the shape that backend relies on: the tree comes
+ * from outside the parser too (a stored alert, a test). Its own shape only;
+ * the backend checks each child as it reaches it. ERR_INVALID with err->msg
+ * "malformed query tree", "malformed query word", "malformed query phrase",
+ * "an exclusion cannot be inside OR" or "a query cannot only exclude" (a
+ * NOT met outside an AND); ERR_TOO_LARGE "query nested too deeply" past
+ * four times LIMIT_QUERY_DEPTH (the parser's normal form adds levels); or 0. */
+int query_node_check(const struct query_node *q, int depth, struct err *err);
+
+/* An AND node's children as a backend plans them: the ones it requires
+ * (pos) and the operands of its NOT children (neg), in the query's order,
+ * the arrays in the arena. */
+struct query_and_parts {
+    struct query_node **pos, **neg;
+    size_t n_pos, n_neg;
+};
+
+/* Split q (an AND) into out. The tree comes from outside the parser too
+ * (a stored alert, a test), so its shape is checked: ERR_INVALID with
+ * err->msg "malformed query tree" for a missing child or a NOT without
+ * exactly one, or "a query cannot only exclude"; ERR_NOMEM. */
+int query_and_split(struct arena *a, const struct query_node *q, struct query_and_parts *out,
+                    struct err *err);
+
 #endif

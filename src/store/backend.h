@@ -35,6 +35,21 @@ struct store_backend {
     int (*stories_window)(struct store_backend *b, int64_t window_s,
                           int (*fn)(void *ctx, const struct article *a), void *ctx,
                           struct err *err);
+    /* Up to max articles with id > after, ascending id (publication
+     * order), each passed to fn as stories_window passes them, with id
+     * set too; *last: the id of the last one passed (after when none).
+     * What store_stories_backfill replays. */
+    int (*stories_scan)(struct store_backend *b, int64_t after, size_t max,
+                        int (*fn)(void *ctx, const struct article *a), void *ctx, int64_t *last,
+                        struct err *err);
+    /* Give each article ids[i] that still has no story stories[i], in one
+     * transaction, in place: no new seq, so no index re-reads the row and
+     * no webhook alert or live stream is sent it again (the story is no
+     * index's data: docs/stories.md "Backfill"); *set: the rows changed.
+     * NULL with stories_scan: the backend cannot backfill (PostgreSQL, whose
+     * nodes learn a row's change only from a new entry of its log). */
+    int (*stories_fill)(struct store_backend *b, const int64_t *ids, const int64_t *stories,
+                        size_t n, int64_t *set, struct err *err);
     int (*articles_delete)(struct store_backend *b, const struct store_delete_filter *f, size_t max,
                            int64_t *deleted, struct err *err);
     /* NULL: the backend gives space back by itself (PostgreSQL's autovacuum) */
@@ -104,8 +119,8 @@ struct store_backend {
                         struct err *err);
     int (*alerts_release)(struct store_backend *b, const char *owner, struct err *err);
     int (*alert_advance)(struct store_backend *b, int64_t alert_id, const char *owner,
-                         int64_t from_seq, int64_t to_seq, const struct alert_delivery *d,
-                         struct err *err);
+                         int64_t from_seq, int64_t to_seq, int64_t copies,
+                         const struct alert_delivery *d, struct err *err);
     int (*alert_deliveries)(struct store_backend *b, struct arena *a, int64_t alert_id, size_t max,
                             struct alert_delivery **out, size_t *n_out, struct err *err);
     int (*alert_delivery_done)(struct store_backend *b, int64_t alert_id, const char *id,
@@ -114,6 +129,8 @@ struct store_backend {
                                  int64_t attempts, int64_t next_ms, int64_t first_failure_ms,
                                  struct err *err);
     int (*alert_deliveries_count)(struct store_backend *b, int64_t *out, struct err *err);
+    int (*alert_stories)(struct store_backend *b, struct arena *a, int64_t alert_id, int64_t **out,
+                         size_t *n_out, struct err *err);
 };
 
 /* The backend of s (for the root's other files: journal.c). */

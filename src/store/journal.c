@@ -170,6 +170,12 @@ int store_reader_articles(struct store_reader *r, struct arena *a, const int64_t
     return store_sqlite_reader_articles(r, a, ids, n, arts, err);
 }
 
+int store_reader_articles_each(struct store_reader *r, const int64_t *ids, size_t n,
+                               store_article_fn fn, void *ctx, struct err *err)
+{
+    return store_sqlite_reader_articles_each(r, ids, n, fn, ctx, err);
+}
+
 int store_reader_newest_headline(struct store_reader *r, int64_t id_hi, int64_t *out,
                                  struct err *err)
 {
@@ -278,6 +284,22 @@ int store_reader_stories(struct store_reader *r, int64_t lo, int64_t hi, store_s
                          void *ctx, struct err *err)
 {
     return store_sqlite_reader_stories(r, lo, hi, fn, ctx, err);
+}
+
+static int story_one(void *ctx, int64_t id, int64_t story)
+{
+    (void)id;
+    *(int64_t *)ctx = story;
+    return 0;
+}
+
+int store_reader_story_of(struct store_reader *r, int64_t id, int64_t *story, struct err *err)
+{
+    *story = 0;
+    int rc = store_reader_stories(r, id, id, story_one, story, err);
+    if (rc == 0 && *story == 0)
+        rc = err_set(err, ERR_NOTFOUND, "no article %lld", (long long)id);
+    return rc;
 }
 
 int store_reader_story_members(struct store_reader *r, struct arena *a, int64_t story, int64_t lo,

@@ -134,6 +134,13 @@ int store_reader_sources(struct store_reader *r, store_source_fn fn, void *ctx, 
  * byte-identical articles. */
 int store_reader_articles(struct store_reader *r, struct arena *a, const int64_t *ids, size_t n,
                           struct article *arts, struct err *err);
+/* The same articles handed to fn one by one, in ids' order, nothing
+ * copied: a's strings are valid during the call only (a whole export
+ * streams through this). An id without a row is passed over; fn's first
+ * non-zero return stops the walk and is returned. */
+typedef int (*store_article_fn)(void *ctx, const struct article *a);
+int store_reader_articles_each(struct store_reader *r, const int64_t *ids, size_t n,
+                               store_article_fn fn, void *ctx, struct err *err);
 
 /* Publication time of the newest headline article with id <= id_hi
  * (index_newest_headline of the fts5 index); ERR_NOTFOUND when none. */
@@ -282,6 +289,9 @@ typedef int (*store_story_fn)(void *ctx, int64_t id, int64_t story);
  * key: the engine's per-segment story column). */
 int store_reader_stories(struct store_reader *r, int64_t lo, int64_t hi, store_story_fn fn,
                          void *ctx, struct err *err);
+/* The story of article id (0 and ERR_NOTFOUND when there is no such
+ * article): store_reader_stories over that one id. */
+int store_reader_story_of(struct store_reader *r, int64_t id, int64_t *story, struct err *err);
 /* The ids of every article of story with lo <= id <= hi, newest first,
  * into *ids (arena); *n = 0 when there is none. By the index
  * articles_story_id, which only the FTS5 mode keeps

@@ -166,6 +166,12 @@ void store_stories_window_set(struct store *s, int64_t days)
     store_stories_window_days(s->stories, days);
 }
 
+int store_stories_backfill(struct store *s, size_t batch, struct store_backfill_stats *stats,
+                           struct err *err)
+{
+    return store_stories_backfill_run(s->stories, s->be, batch, stats, err);
+}
+
 int store_backup(struct store *s, const char *dest, struct err *err)
 {
     if (s->be->backup == NULL)
@@ -447,7 +453,8 @@ int store_alerts_release(struct store *s, const char *owner, struct err *err)
 }
 
 int store_alert_advance(struct store *s, int64_t alert_id, const char *owner, int64_t from_seq,
-                        int64_t to_seq, const struct alert_delivery *d, struct err *err)
+                        int64_t to_seq, int64_t copies, const struct alert_delivery *d,
+                        struct err *err)
 {
     if (owner == NULL)
         return err_set(err, ERR_INVALID, "no lease owner");
@@ -457,7 +464,9 @@ int store_alert_advance(struct store *s, int64_t alert_id, const char *owner, in
         to_seq = d->seq;
     if (to_seq < from_seq)
         return err_set(err, ERR_INVALID, "an alert's cursor only moves forward");
-    return s->be->alert_advance(s->be, alert_id, owner, from_seq, to_seq, d, err);
+    if (copies < 0)
+        return err_set(err, ERR_INVALID, "an alert's count of copies only grows");
+    return s->be->alert_advance(s->be, alert_id, owner, from_seq, to_seq, copies, d, err);
 }
 
 int store_alert_deliveries(struct store *s, struct arena *a, int64_t alert_id, size_t max,
@@ -490,4 +499,12 @@ int store_alert_deliveries_count(struct store *s, int64_t *out, struct err *err)
 {
     *out = 0;
     return s->be->alert_deliveries_count(s->be, out, err);
+}
+
+int store_alert_stories(struct store *s, struct arena *a, int64_t alert_id, int64_t **out,
+                        size_t *n_out, struct err *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    return s->be->alert_stories(s->be, a, alert_id, out, n_out, err);
 }

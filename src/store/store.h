@@ -65,11 +65,8 @@ static inline int64_t store_id_lo(int64_t t)
 
 static inline int64_t store_id_hi(int64_t t)
 {
-    if (t < STORE_ID_TIME_MIN)
-        return INT64_MIN;
-    if (t > STORE_ID_TIME_MAX)
-        return INT64_MAX;
-    return STORE_ID_MAX_FOR_TIME(t);
+    int64_t lo = store_id_lo(t);
+    return lo == INT64_MIN || lo == INT64_MAX ? lo : STORE_ID_MAX_FOR_TIME(t);
 }
 
 struct source {
@@ -232,6 +229,26 @@ void store_stories_window_set(struct store *s, int64_t days);
  * STORY_THRESHOLD_DEFAULT). Set before the first put. */
 void store_stories_similarity_set(struct store *s, int64_t percent);
 
+/* What store_stories_backfill did. */
+struct store_backfill_stats {
+    int64_t read;   /* stored articles replayed */
+    int64_t filled; /* stories written (articles that had none) */
+    int64_t joined; /* of those, joined to an earlier article's story */
+};
+
+/* Give every stored article without a story (stored before stories:
+ * schema < 8) the one the assigner gives it now, replaying every article
+ * in publication order through a window of this process's settings (the
+ * window needs the articles before each one; those with a story are
+ * remembered with it), batch articles a read and a write. Idempotent: a
+ * second run finds none without a story. The rows are changed in place
+ * (backend.h stories_fill: no new seq, so nothing is re-indexed or sent
+ * to webhooks again); a running server's engine keeps the stories it has
+ * read, so run it with the server stopped (newsd stories backfill takes
+ * the server's lock). ERR_UNSUPPORTED for a PostgreSQL store. */
+int store_stories_backfill(struct store *s, size_t batch, struct store_backfill_stats *stats,
+                           struct err *err);
+
 /* Number of stored articles. */
 int store_articles_count(struct store *s, int64_t *out, struct err *err);
 
@@ -244,6 +261,21 @@ struct store_delete_filter {
     const char *source_id;     /* NULL: any source */
     const char *canonical_url; /* NULL: any (ingest_url_canonical of a URL) */
 };
+
+/* *hi = the highest article id f's before bound lets a delete reach
+ * (INT64_MAX without one); false when nothing can match, a bound before
+ * the first representable second. Inline: both backends start from it. */
+static inline bool store_delete_max_id(const struct store_delete_filter *f, int64_t *hi)
+{
+    *hi = INT64_MAX;
+    if (f->before_set) {
+        int64_t lo = store_id_lo(f->before);
+        if (lo == INT64_MIN)
+            return false;
+        *hi = lo - 1;
+    }
+    return true;
+}
 
 /* Delete up to max articles matching f, oldest first (by publication
  * time), in one transaction; *deleted gets how many (0: none left). A
@@ -484,6 +516,8 @@ struct alert_record {
     int state;               /* enum alert_state */
     const char *lease_owner; /* the node that delivers it; NULL none */
     int64_t lease_until_ms;  /* its lease ends then */
+    bool dedupe;             /* a story is delivered once (push/webhook.h) */
+    int64_t copies;          /* dedupe: later copies of a story counted, not delivered */
 };
 
 /* A delivery waiting for its webhook: the body is kept byte for byte, so
@@ -497,7 +531,15 @@ struct alert_delivery {
     int64_t next_ms;          /* not sent again before then */
     int64_t first_failure_ms; /* 0: never failed */
     int64_t created_ms;
+    /* Written only (store_alert_advance): the stories it delivers first,
+     * for an alert with dedupe, remembered with it (store_alert_stories). */
+    const int64_t *stories;
+    size_t n_stories;
 };
+
+/* The stories remembered per alert with dedupe: the newest this many (by
+ * the delivery that sent them first; a few more when ties). */
+#define STORE_ALERT_STORIES_MAX 4096
 
 /* Add an alert (id and the lease are set by the store): key_id, query,
  * webhook and secret required. cursor_seq < 0: the log's head now (only
@@ -529,11 +571,21 @@ int store_alerts_lease(struct store *s, struct arena *a, const char *owner, int6
 int store_alerts_release(struct store *s, const char *owner, struct err *err);
 
 /* In one transaction, while owner holds alert_id's lease and its cursor is
- * still from_seq: set the cursor to d->seq (to_seq when d is NULL) and
- * keep d. ERR_BUSY when the lease or the cursor moved (another node took
- * the alert: nothing is written), ERR_NOTFOUND when the alert is gone. */
+ * still from_seq: set the cursor to d->seq (to_seq when d is NULL), keep
+ * d, and add copies (the story copies met on the way, not delivered) to
+ * the alert's count. ERR_BUSY when the lease or the cursor moved (another
+ * node took the alert: nothing is written), ERR_NOTFOUND when the alert
+ * is gone. */
 int store_alert_advance(struct store *s, int64_t alert_id, const char *owner, int64_t from_seq,
-                        int64_t to_seq, const struct alert_delivery *d, struct err *err);
+                        int64_t to_seq, int64_t copies, const struct alert_delivery *d,
+                        struct err *err);
+
+/* The stories alert_id delivered (alert_delivery.stories), the newest
+ * STORE_ALERT_STORIES_MAX, oldest first, into an arena array. They move
+ * with the cursor in one transaction: what a node taking the alert up
+ * reads is exactly what was delivered up to the stored cursor. */
+int store_alert_stories(struct store *s, struct arena *a, int64_t alert_id, int64_t **out,
+                        size_t *n_out, struct err *err);
 
 /* Up to max waiting deliveries of alert_id, oldest (lowest seq) first. */
 int store_alert_deliveries(struct store *s, struct arena *a, int64_t alert_id, size_t max,

@@ -2,7 +2,9 @@
 #include "store/stories.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "story/assign.h"
 #include "store/journal.h"
@@ -107,5 +109,83 @@ int store_stories_assign(struct store_stories *st, struct store_backend *be, str
             err_set(err, rc, "article %zu: cannot assign its story: out of memory", i);
     }
     pthread_mutex_unlock(&st->lock);
+    return rc;
+}
+
+/* A backfill's pass: every stored article in publication order through a
+ * window of its own (the stored stories remembered, the missing ones
+ * assigned), the missing ones collected for the batch's write. */
+struct backfill {
+    struct story_assigner *as;
+    int64_t *ids, *stories;
+    size_t n;
+    struct store_backfill_stats *stats;
+};
+
+static int backfill_row(void *ctx, const struct article *a)
+{
+    struct backfill *bf = ctx;
+    struct story_input in = {a->canonical_url, a->title, a->description, a->content,
+                             a->published_at};
+    bf->stats->read++;
+    if (a->story_id != 0)
+        return story_remember(bf->as, &in, a->story_id);
+    int64_t story;
+    enum story_rule why;
+    int rc = story_assign(bf->as, &in, &story, &why);
+    if (rc < 0)
+        return rc;
+    if (why != STORY_RULE_NEW)
+        bf->stats->joined++;
+    bf->ids[bf->n] = a->id;
+    bf->stories[bf->n] = story;
+    bf->n++;
+    return 0;
+}
+
+int store_stories_backfill_run(struct store_stories *st, struct store_backend *be, size_t batch,
+                               struct store_backfill_stats *stats, struct err *err)
+{
+    struct backfill bf = {.stats = stats};
+    struct story_params p;
+    int64_t after = INT64_MIN, last;
+    int rc;
+
+    memset(stats, 0, sizeof *stats);
+    if (be->stories_scan == NULL || be->stories_fill == NULL)
+        return err_set(err, ERR_UNSUPPORTED,
+                       "a %s store cannot be backfilled: its articles without a story keep "
+                       "their own",
+                       be->kind);
+    if (batch == 0)
+        batch = 1;
+    pthread_mutex_lock(&st->lock);
+    p = st->params;
+    pthread_mutex_unlock(&st->lock);
+    if ((rc = story_assigner_new(&bf.as, &p)) < 0)
+        return err_set(err, rc, "out of memory");
+    bf.ids = malloc(batch * sizeof *bf.ids);
+    bf.stories = malloc(batch * sizeof *bf.stories);
+    if (bf.ids == NULL || bf.stories == NULL)
+        rc = err_set(err, ERR_NOMEM, "out of memory");
+    while (rc == 0) {
+        int64_t read = stats->read, set = 0;
+        bf.n = 0;
+        rc = be->stories_scan(be, after, batch, backfill_row, &bf, &last, err);
+        if (rc < 0) {
+            if (err && err->code == 0) /* the callback's own error */
+                err_set(err, rc, "cannot assign a story: out of memory");
+            break;
+        }
+        if (stats->read == read)
+            break; /* past the newest */
+        if ((rc = be->stories_fill(be, bf.ids, bf.stories, bf.n, &set, err)) < 0)
+            break;
+        stats->filled += set;
+        after = last;
+    }
+    free(bf.ids);
+    free(bf.stories);
+    story_assigner_free(bf.as);
     return rc;
 }

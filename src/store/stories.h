@@ -27,4 +27,9 @@ struct story_prep;
 int store_stories_assign(struct store_stories *st, struct store_backend *be, struct article *arts,
                          const struct story_prep *preps, size_t n, struct err *err);
 
+/* store_stories_backfill (store.h) over backend be, with st's window and
+ * similarity. */
+int store_stories_backfill_run(struct store_stories *st, struct store_backend *be, size_t batch,
+                               struct store_backfill_stats *stats, struct err *err);
+
 #endif

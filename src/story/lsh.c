@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/err.h"
 #include "util/hash.h"
 #include "util/sort.h"
@@ -247,14 +248,8 @@ int story_lsh_add(struct story_lsh *l, int64_t t, int64_t story, uint64_t site_k
     int rc;
     if (l->n >= l->compact_at && (rc = compact(l)) < 0)
         return rc;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 256;
-        struct entry *e = realloc(l->e, cap * sizeof *e);
-        if (e == NULL)
-            return ERR_NOMEM;
-        l->e = e;
-        l->cap = cap;
-    }
+    if (array_reserve(&l->e, &l->cap, l->n, 1, sizeof *l->e) < 0)
+        return ERR_NOMEM;
     if (2 * (l->tused + NSLOTS) > l->tcap && (rc = rebuild(l, NSLOTS)) < 0)
         return rc;
     struct entry *e = &l->e[l->n];
@@ -332,10 +327,20 @@ int64_t story_lsh_find_similar(const struct story_lsh *l, const struct story_ske
         for (uint32_t i = chain_head(l, k[SLOT_BAND0 + b]); i != NONE && seen < STORY_LSH_CHAIN_MAX;
              i = l->e[i].next[SLOT_BAND0 + b], seen++) {
             const struct entry *e = &l->e[i];
-            if (dt_abs(e->t, t) > l->window_s || (site_key != 0 && e->host == site_key) ||
-                band_value(&e->sk, b) != band_value(sk, b))
+            if (dt_abs(e->t, t) > l->window_s || band_value(&e->sk, b) != band_value(sk, b))
                 continue;
             double s = story_sketch_similarity(sk, &e->sk);
+            if (site_key != 0 && e->host == site_key) {
+                /* A page of its own site this like it under another URL
+                 * and title (rules 1 and 2 found no copy): the text is the
+                 * site's boiler-plate (a template, a consent wall, a
+                 * disclaimer), and what it is like elsewhere is that. */
+                if (s >= threshold)
+                    return 0;
+                continue;
+            }
+            if (s >= threshold && best >= threshold && e->story != best_story)
+                return 0; /* like two stories: text they share, not one's */
             if (s > best) {
                 best = s;
                 best_story = e->story;

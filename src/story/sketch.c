@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "story/publisher.h"
 #include "util/ascii.h"
 #include "util/hash.h"
 #include "util/utf8.h"
@@ -381,6 +382,8 @@ uint64_t story_site_key(const char *url)
 {
     if (url == NULL || url[0] == '\0')
         return 0;
+    char publisher[STORY_PUBLISHER_URL_MAX];
+    url = story_publisher_url(url, publisher, sizeof publisher);
     size_t hn;
     const char *end, *host = host_span(url, strcspn(url, "#"), &hn, &end);
     const char *colon = memchr(host, ':', hn); /* the port, or user:pass@ */
@@ -416,6 +419,8 @@ uint64_t story_url_key(const char *url)
 {
     if (url == NULL || url[0] == '\0')
         return 0;
+    char publisher[STORY_PUBLISHER_URL_MAX];
+    url = story_publisher_url(url, publisher, sizeof publisher);
     size_t n = strcspn(url, "#"), hn;
     const char *path, *host = host_span(url, n, &hn, &path);
     uint64_t h = host_hash(host, hn);

@@ -54,15 +54,17 @@ uint64_t story_title_key(const char *title);
 
 /* A key of a URL equal across its variants: scheme, a leading www., m. or
  * amp. label, an /amp path segment or .amp(.html) ending, an amp=1 /
- * outputType=amp parameter, a trailing slash and the fragment. 0 for
- * NULL or "". */
+ * outputType=amp parameter, a trailing slash and the fragment; of a
+ * Google News redirect link, the publisher's URL in it (story/publisher.h).
+ * 0 for NULL or "". */
 uint64_t story_url_key(const char *url);
 
 /* A key of the URL's site: the name label of its host, without the
  * subdomains and the public suffix (news.yahoo.com and ca.yahoo.com,
  * bbc.co.uk and bbc.com, derstandard.at and derstandard.de are one site:
  * the label left of the last one, or of the last two when that one is a
- * generic second level like co, com, org, go); 0 for NULL or "". Sketch
+ * generic second level like co, com, org, go; a Google News link: its
+ * publisher's site); 0 for NULL or "". Sketch
  * similarity is trusted only across sites: one site's pages share their
  * boiler-plate (a consent wall, a paywall, an hourly bulletin's blurb),
  * also across its country domains and subdomains, and one site's real

@@ -14,6 +14,7 @@
 #include <fingerprint.h>
 #include <utf8proc.h>
 
+#include "text/category.h"
 #include "util/utf8.h"
 
 #include "util/banned.h"
@@ -211,17 +212,8 @@ void text_detect_language(const char *s, size_t n, char out[3])
             cp != 0x0415 && cp != 0x0401 && cp != 0x042E && cp != 0x042F)
             sc.hard_sign++;
         after_hard_sign = cp == 0x044A || cp == 0x042A;
-        switch (utf8proc_category(cp)) {
-        case UTF8PROC_CATEGORY_LU:
-        case UTF8PROC_CATEGORY_LL:
-        case UTF8PROC_CATEGORY_LT:
-        case UTF8PROC_CATEGORY_LM:
-        case UTF8PROC_CATEGORY_LO:
+        if (text_category_letter(utf8proc_category(cp)))
             script_count(&sc, cp);
-            break;
-        default:
-            break;
-        }
     }
     clean[clen] = '\0';
     if (after_hard_sign)

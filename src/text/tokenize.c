@@ -16,6 +16,7 @@
 #include <string.h>
 #include <utf8proc.h>
 
+#include "text/category.h"
 #include "util/ascii.h"
 #include "util/limits.h"
 #include "util/sort.h"
@@ -130,12 +131,10 @@ enum cls { CLS_SEP, CLS_WORD, CLS_MARK };
 
 static enum cls classify(int32_t cp)
 {
-    switch (utf8proc_category(cp)) {
-    case UTF8PROC_CATEGORY_LU:
-    case UTF8PROC_CATEGORY_LL:
-    case UTF8PROC_CATEGORY_LT:
-    case UTF8PROC_CATEGORY_LM:
-    case UTF8PROC_CATEGORY_LO:
+    utf8proc_category_t c = utf8proc_category(cp);
+    if (text_category_letter(c))
+        return CLS_WORD;
+    switch (c) {
     case UTF8PROC_CATEGORY_ND:
     case UTF8PROC_CATEGORY_NL:
     case UTF8PROC_CATEGORY_NO:

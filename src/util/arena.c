@@ -1,6 +1,7 @@
 /* Region allocator (util/arena.h). Blocks grow geometrically up to 1 MiB;
  * large requests get a block of their own. */
 #include "util/arena.h"
+#include "util/err.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -104,6 +105,27 @@ void *arena_calloc(struct arena *a, size_t count, size_t size)
     if (p)
         memset(p, 0, n);
     return p;
+}
+
+int arena_grow(struct arena *a, void *items_ptr, size_t *cap, size_t n, size_t first, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    if (*cap > SIZE_MAX / 2)
+        return ERR_NOMEM;
+    size_t grown_cap = *cap ? *cap * 2 : first;
+    void *grown = arena_calloc(a, grown_cap, size);
+    if (grown == NULL)
+        return ERR_NOMEM;
+    /* The caller's pointer is read and written as bytes: items_ptr may
+     * point to any object pointer type. */
+    void *items;
+    memcpy(&items, items_ptr, sizeof items);
+    if (n)
+        memcpy(grown, items, n * size);
+    memcpy(items_ptr, &grown, sizeof grown);
+    *cap = grown_cap;
+    return 0;
 }
 
 char *arena_strndup(struct arena *a, const char *s, size_t n)

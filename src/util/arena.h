@@ -29,6 +29,14 @@ void *arena_alloc(struct arena *a, size_t n);
 /* Like arena_alloc, zero-filled; count*size checked for overflow. */
 void *arena_calloc(struct arena *a, size_t count, size_t size);
 
+/* Room for one more item in the arena array *items_ptr (a pointer to the
+ * caller's `T *`) holding n items in room for *cap: when it is full, a
+ * zeroed array of twice the room (first when empty) takes a copy of the n
+ * items. The old array stays in the arena until the arena is dropped: an
+ * arena cannot grow a block in place. 0, or ERR_NOMEM with the array and
+ * *cap as they were. */
+int arena_grow(struct arena *a, void *items_ptr, size_t *cap, size_t n, size_t first, size_t size);
+
 /* Copy of s[0..n) plus a NUL; NULL on failure. s may contain NULs. */
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 

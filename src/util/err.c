@@ -25,32 +25,36 @@ int err_set(struct err *e, int code, const char *fmt, ...)
     return code;
 }
 
+/* ERR_MAP as one table, "no error" first: a code's name and its message
+ * are looked up the same way, and a code not in it gets err_unknown's. */
+static const struct err_row {
+    int code;
+    const char *name, *msg;
+} err_rows[] = {{0, "OK", "ok"},
+#define ERR_ROW_(name, val, msg) {val, #name, msg},
+                ERR_MAP(ERR_ROW_)
+#undef ERR_ROW_
+};
+
+static const struct err_row err_unknown = {0, "ERR_UNKNOWN", "unknown error"};
+
+static const struct err_row *err_row_of(int code)
+{
+    for (size_t i = 0; i < sizeof err_rows / sizeof err_rows[0]; i++) {
+        if (err_rows[i].code == code)
+            return &err_rows[i];
+    }
+    return &err_unknown;
+}
+
 const char *err_name(int code)
 {
-    switch (code) {
-    case 0:
-        return "OK";
-#define ERR_NAME_(name, val, msg)                                                                  \
-    case val:                                                                                      \
-        return #name;
-        ERR_MAP(ERR_NAME_)
-#undef ERR_NAME_
-    }
-    return "ERR_UNKNOWN";
+    return err_row_of(code)->name;
 }
 
 const char *err_default_msg(int code)
 {
-    switch (code) {
-    case 0:
-        return "ok";
-#define ERR_MSG_(name, val, msg)                                                                   \
-    case val:                                                                                      \
-        return msg;
-        ERR_MAP(ERR_MSG_)
-#undef ERR_MSG_
-    }
-    return "unknown error";
+    return err_row_of(code)->msg;
 }
 
 const char *err_msg(const struct err *e, int code)

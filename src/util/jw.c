@@ -69,12 +69,49 @@ void jw_key(struct jw *w, const char *key)
     w->after_key = true;
 }
 
+/* A zero byte of x: its high bit set, and maybe the high bits of later
+ * bytes (a borrow), never of an earlier one: "haszero" of the Bit
+ * Twiddling Hacks, exact as a yes or no and in its lowest byte flagged. */
+#define JW_ONES 0x0101010101010101ULL
+#define JW_HIGHS 0x8080808080808080ULL
+static inline uint64_t jw_has_zero(uint64_t x)
+{
+    return (x - JW_ONES) & ~x & JW_HIGHS;
+}
+
+/* Non-zero when one of the 8 bytes of x (loaded in memory order) is not
+ * copied verbatim: a control byte, '"', '\\' or a byte of a non-ASCII
+ * character. The lowest byte flagged is the first such byte: each test
+ * flags later bytes falsely only after a true one ("hasless" as
+ * haszero). */
+static inline uint64_t jw_word_special(uint64_t x)
+{
+    return (x & JW_HIGHS) | ((x - JW_ONES * 0x20) & ~x & JW_HIGHS) |
+           jw_has_zero(x ^ (JW_ONES * '"')) | jw_has_zero(x ^ (JW_ONES * '\\'));
+}
+
 void jw_escape(struct buf *b, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t run = 0; /* start of the pending run of bytes copied verbatim */
     size_t i = 0;
     while (i < n) {
+        /* Eight plain ASCII bytes at a time: the text of an article is
+         * mostly that (jw_escape was 15 % of an export's thread byte by
+         * byte). */
+        uint64_t word, special;
+        if (n - i >= 8) {
+            memcpy(&word, p + i, 8);
+            if (!(special = jw_word_special(word))) {
+                i += 8;
+                continue;
+            }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            /* Straight to the first byte that is not plain (memory order
+             * is the word's low bytes first). */
+            i += (size_t)__builtin_ctzll(special) >> 3;
+#endif
+        }
         unsigned char c = p[i];
         if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
             i++;

@@ -25,6 +25,17 @@ int sort_cmp_i64(const void *x, const void *y);
 /* int64_t values, descending (newest id first). */
 int sort_cmp_i64_desc(const void *x, const void *y);
 
+/* A 64-bit key (a hash) and where it came from (an index, a docid). */
+struct sort_keyed {
+    uint64_t key;
+    uint64_t at;
+};
+
+/* struct sort_keyed by key, equal keys by where they came from: qsort(3)
+ * is not stable, and this order is what a stable sort by key would give
+ * an array filled in place order. */
+int sort_cmp_keyed(const void *x, const void *y);
+
 /* The lower bound of key in base[0..n) (elements of size bytes, sorted by
  * cmp): the first index whose element is not less than key, n when every
  * element is. cmp(element, key) is negative when the element orders before

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/err.h"
 #include "util/hash.h"
 #include "util/banned.h"
@@ -96,16 +97,8 @@ int strtab_add(struct strtab *t, const char *s, size_t len, size_t *num, int *ad
     if (t->n == t->cap && grow(t) < 0)
         return ERR_NOMEM;
     size_t at = t->blen;
-    if (at + len + 1 > t->bcap) {
-        size_t cap = t->bcap ? t->bcap : 1024;
-        while (cap < at + len + 1)
-            cap *= 2;
-        char *b = realloc(t->bytes, cap);
-        if (b == NULL)
-            return ERR_NOMEM;
-        t->bytes = b;
-        t->bcap = cap;
-    }
+    if (array_reserve(&t->bytes, &t->bcap, at, len + 1, 1) < 0)
+        return ERR_NOMEM;
     memcpy(t->bytes + at, s, len);
     t->bytes[at + len] = '\0';
     t->blen = at + len + 1;

@@ -1,7 +1,8 @@
 /* A table of distinct strings, each numbered in the order it was first
  * added (0, 1, 2 ...): the caller keeps what belongs to a string in its own
- * arrays under that number. What index/match.c files an article's terms in
- * and push/percolator.c its searches' keys in. Strings are copied (NUL
+ * arrays under that number. What index/match.c files an article's terms in,
+ * push/percolator.c its searches' keys in and the engine's writer finds its
+ * source ids by (index/engine/sources.c). Strings are copied (NUL
  * terminated); a string's pointer is valid until the next strtab_add.
  * Nothing is ever removed. Not thread-safe. */
 #ifndef NEWSD_UTIL_STRTAB_H

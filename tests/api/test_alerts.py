@@ -97,6 +97,8 @@ def test_an_alert_is_created_listed_read_and_deleted_by_its_key_only(site):
     assert alert["query"] == {"q": "zebulon", "sources": "bbc-news", "language": "en"}
     assert alert["webhook"] == "https://example.com/hook"
     assert "secret" not in alert  # written, never read back
+    # Without dedupe an alert reads as it did before dedupe existed.
+    assert list(alert) == ["id", "query", "webhook", "createdAt"]
     aid = alert["id"]
     listed = me.get(ALERTS).json()
     assert listed["status"] == "ok" and aid in [a["id"] for a in listed["alerts"]]
@@ -154,6 +156,12 @@ def test_the_query_is_refused_exactly_as_everything_refuses_it(site, query):
     (b'{"query":{"q":"a"},"webhook":"https://e.com/h","secret":5}', "parameterInvalid"),
     (b'{"query":{"q":"a"},"webhook":"http://10.1.2.3/h","secret":"s"}', "parameterInvalid"),
     (b'\xff\xfe{}', "parameterInvalid"),
+    (b'{"query":{"q":"a"},"webhook":"https://e.com/h","secret":"s","dedupe":"yes"}',
+     "parameterInvalid"),
+    (b'{"query":{"q":"a"},"webhook":"https://e.com/h","secret":"s","dedupe":1}',
+     "parameterInvalid"),
+    (b'{"query":{"q":"a","dedupe":"true"},"webhook":"https://e.com/h","secret":"s"}',
+     "parameterInvalid"),
 ])
 def test_a_bad_body_is_a_clear_error(site, body, code):
     r = post(client(site), body)
@@ -678,3 +686,147 @@ def test_a_delivery_gets_10_seconds_to_be_answered(tmp_path):
         for conn in held:
             conn.close()
         stop_ok(srv)
+
+
+# ---- a story once (dedupe, issue 25) ----------------------------------------------
+
+
+def story_copy(word, host, n):
+    """Article n of one story: the same text under another site's URL (the
+    story assigner joins them, as tests/api/test_stream.py's copies)."""
+    title = "%s harbour warehouse fire forces evacuation downtown" % word
+    return dict(article(word, n), title=title, url="https://%s/fire/%d" % (host, n),
+                source={"id": None, "name": host},
+                description="A warehouse fire at the %s harbour." % word,
+                content="Crews fought the %s harbour warehouse fire overnight." % word)
+
+
+def other_story(word, n):
+    return dict(article(word, n), title="%s council approves the new cycling budget" % word,
+                description="The %s council voted on bicycles lanes." % word,
+                content="Councillors of %s approved a budget for cycling paths." % word)
+
+
+def test_dedupe_delivers_a_story_once_and_counts_its_copies(site):
+    """"dedupe": true: the first article of a story goes out (with its
+    storyId after NewsAPI's keys), later copies of it are counted on the
+    alert (copies), not delivered; another story goes out; an alert on the
+    same search without dedupe gets every copy, as NewsAPI's articles."""
+    word = "kestrelvane"
+    rec = Receiver()
+    try:
+        me = client(site)
+        body = alert_body(q=word, webhook=rec.url, secret="once")
+        body["dedupe"] = True
+        r = post(me, body)
+        assert r.status_code == 201, r.text
+        once = r.json()["alert"]
+        assert list(once) == ["id", "query", "webhook", "createdAt", "dedupe", "copies"]
+        assert once["dedupe"] is True and once["copies"] == 0
+        every = post(me, alert_body(q=word, webhook=rec.url, secret="all")).json()["alert"]
+        rows = [story_copy(word, "wire-a.example", 1), other_story(word, 2),
+                story_copy(word, "wire-b.example", 3), story_copy(word, "wire-c.example", 4)]
+        for row in rows:  # one commit each: copies come in later passes too
+            import_jsonl(site.store, [row])
+        urls = [row["url"] for row in rows]
+        wait_for("every article to the plain alert", lambda: len(rec.delivered(every["id"])) >= 4)
+        wait_for("both stories to the dedupe alert", lambda: len(rec.delivered(once["id"])) >= 2)
+        wait_for("the copies counted", lambda: me.get(
+            "%s/%d" % (ALERTS, once["id"])).json()["alert"]["copies"] == 2)
+        assert rec.delivered(every["id"]) == urls
+        assert rec.delivered(once["id"]) == [urls[0], urls[1]]
+        check_deliveries(rec, {once["id"]: "once", every["id"]: "all"})
+        sent = [a for p in rec.snapshot() for a in json.loads(p[2])["articles"]
+                if json.loads(p[2])["alert"] == once["id"]]
+        plain = [a for p in rec.snapshot() for a in json.loads(p[2])["articles"]
+                 if json.loads(p[2])["alert"] == every["id"]]
+        keys = ["source", "author", "title", "description", "url", "urlToImage", "publishedAt",
+                "content"]
+        assert all(list(a) == keys for a in plain)
+        assert [list(a) for a in sent] == [keys + ["storyId"]] * 2
+        assert {k: sent[0][k] for k in keys} == plain[0]
+        assert sent[0]["storyId"] != sent[1]["storyId"]
+        # The story is the one the search API gives, with its three copies.
+        b = me.get(EV, params={"q": word, "dedupe": "true"}).json()
+        assert {a["storyId"]: a["storySize"] for a in b["articles"]}[sent[0]["storyId"]] == 3
+        # Later copies stay counted, not sent; the count is the alert's.
+        import_jsonl(site.store, [story_copy(word, "wire-d.example", 5)])
+        wait_for("the fourth copy counted", lambda: me.get(
+            "%s/%d" % (ALERTS, once["id"])).json()["alert"]["copies"] == 3)
+        wait_for("the copy to the plain alert", lambda: len(rec.delivered(every["id"])) >= 5)
+        assert len(rec.delivered(once["id"])) == 2
+        # An update of the first article is of a story delivered: counted.
+        import_jsonl(site.store, [dict(rows[0], content=rows[0]["content"] + " Updated.")])
+        wait_for("the update counted", lambda: me.get(
+            "%s/%d" % (ALERTS, once["id"])).json()["alert"]["copies"] == 4)
+        wait_for("the update to the plain alert", lambda: len(rec.delivered(every["id"])) >= 6)
+        assert rec.delivered(every["id"])[5] == urls[0]
+        assert len(rec.delivered(once["id"])) == 2
+        listed = {a["id"]: a for a in me.get(ALERTS).json()["alerts"]}
+        assert listed[once["id"]]["copies"] == 4 and "copies" not in listed[every["id"]]
+        for a in (once, every):
+            me.request("DELETE", "%s/%d" % (ALERTS, a["id"]))
+    finally:
+        rec.close()
+
+
+def test_dedupe_remembers_the_stories_delivered_across_a_restart(site):
+    """The stories delivered are written with the deliveries: after a
+    restart (or another node taking the alert) a later copy of a story
+    delivered before is still counted, not delivered again."""
+    word = "petrelmoor"
+    rec = Receiver()
+    try:
+        body = alert_body(q=word, webhook=rec.url, secret="again")
+        body["dedupe"] = True
+        a = post(client(site), body).json()["alert"]
+        first = story_copy(word, "wire-a.example", 1)
+        import_jsonl(site.store, [first])
+        wait_for("the story's first article", lambda: rec.delivered(a["id"]) == [first["url"]])
+        problems = site.server.stop()
+        assert not problems, "\n".join(problems)
+        site.server = start_server(site.store, site.config)
+        import_jsonl(site.store, [story_copy(word, "wire-b.example", 2), other_story(word, 3)])
+        wait_for("the other story", lambda: len(rec.delivered(a["id"])) >= 2)
+        wait_for("the copy counted", lambda: client(site).get(
+            "%s/%d" % (ALERTS, a["id"])).json()["alert"]["copies"] == 1)
+        assert rec.delivered(a["id"]) == [first["url"], other_story(word, 3)["url"]]
+        client(site).request("DELETE", "%s/%d" % (ALERTS, a["id"]))
+    finally:
+        rec.close()
+
+
+def test_dedupe_must_be_a_boolean_beside_the_query(site):
+    body = alert_body(q="a")
+    body["dedupe"] = "yes"
+    err(post(client(site), body), 400, "parameterInvalid",
+        "The dedupe field must be true or false.")
+    body = alert_body(q="a", dedupe="true")
+    err(post(client(site), body), 400, "parameterInvalid",
+        'The dedupe parameter is a field of the body beside query: "dedupe": true.')
+    # false and null are an alert without dedupe, as no dedupe is.
+    for off in (False, None):
+        body = alert_body(q="dedupeoff")
+        body["dedupe"] = off
+        r = post(client(site), body)
+        assert r.status_code == 201, r.text
+        alert = r.json()["alert"]
+        assert list(alert) == ["id", "query", "webhook", "createdAt"]
+        client(site).request("DELETE", "%s/%d" % (ALERTS, alert["id"]))
+
+
+def test_the_operator_adds_an_alert_with_dedupe(site):
+    key_id = None
+    for line in cli_ok("keys", "list", "--store", site.store).out.splitlines():
+        if " other " in " %s " % line:
+            key_id = line.split()[0]
+    r = cli_ok("alerts", "add", "--store", site.store, "--key-id", key_id, "--webhook",
+               "https://example.com/op", "--q", "dedupedop", "--dedupe")
+    aid = int(r.out.splitlines()[0])
+    listed = cli_ok("alerts", "list", "--store", site.store, "--key-id", key_id).out.splitlines()
+    assert listed[0].split()[:5] == ["ID", "KEY", "CREATED", "CURSOR", "COPIES"]
+    row = [l.split() for l in listed[1:] if l.split()[0] == str(aid)][0]
+    assert row[4] == "0"
+    got = client(site, "other").get("%s/%d" % (ALERTS, aid)).json()["alert"]
+    assert got["dedupe"] is True and got["copies"] == 0
+    cli_ok("alerts", "remove", "--store", site.store, str(aid))

@@ -77,8 +77,9 @@ def test_newsapi_requests_get_the_bytes_they_got_before_the_extensions(server, s
     assert not changed, "NewsAPI answers changed: %s" % changed
 
 
-def _write(bin_path):
-    """Build the session's store with bin_path, serve it, record the answers."""
+def golden_answers(bin_path, answers):
+    """Build the session's store with bin_path, serve it and return
+    answers(base, key) (the key: "main"'s), the server stopped after."""
     import subprocess
     import tempfile
     sys.path.insert(0, HERE)
@@ -97,12 +98,21 @@ def _write(bin_path):
     key = cli("keys", "create", "--store", d, "--name", "main").out.strip()
     srv = harness.Server(d, now=Corpus().now)
     try:
-        out = {"%s?%s" % (p, q): answer(srv.base, key, p, q) for p, q in REQUESTS}
+        return answers(srv.base, key)
     finally:
         srv.stop()
-    with open(GOLDEN, "w", encoding="utf-8") as f:
+
+
+def golden_write(path, out):
+    with open(path, "w", encoding="utf-8") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")
+
+
+def _write(bin_path):
+    """Record the answers of bin_path on the session's store."""
+    golden_write(GOLDEN, golden_answers(bin_path, lambda base, key: {
+        "%s?%s" % (p, q): answer(base, key, p, q) for p, q in REQUESTS}))
 
 
 if __name__ == "__main__":

@@ -118,3 +118,57 @@ def test_two_nodes_deliver_each_article_once_per_alert(cluster, workdir, pg):
             assert all(int(x["url"].rsplit("/", 1)[1]) >= 147 for x in doc["articles"]), doc
     finally:
         rec.close()
+
+
+def story_copy(word, host, i):
+    """Article i of one story: the same text under another site's URL."""
+    return dict(article(word, i), title="%s harbour warehouse fire forces evacuation" % word,
+                url="https://%s/fire/%d" % (host, i), source={"id": None, "name": host},
+                description="A warehouse fire at the %s harbour." % word,
+                content="Crews fought the %s harbour warehouse fire overnight." % word)
+
+
+def test_dedupe_delivers_a_story_once_and_counts_copies_for_every_node(cluster, workdir, pg):
+    """"dedupe": true in cluster mode: the story ids come with the rows, so
+    the node that delivers sends the story's first article once and counts
+    its copies in the store, where the other node reads the same count; a
+    node that takes the alert over knows the stories delivered."""
+    uri, (a, b) = cluster
+    rec = Receiver()
+    try:
+        key = newsd("keys", "create", "--create", "--store", uri)[1].strip()
+        r = requests.post(a.base + "/v2/alerts", headers={"X-Api-Key": key},
+                          json={"query": {"q": "skerrywind"}, "webhook": rec.url,
+                                "secret": "once", "dedupe": True}, timeout=30)
+        assert r.status_code == 201, r.text
+        aid = r.json()["alert"]["id"]
+        other = dict(article("skerrywind", 2), title="skerrywind council approves a budget",
+                     description="The skerrywind council voted.", content="Budget text.")
+        rows = [story_copy("skerrywind", "wire-a.example", 1), other,
+                story_copy("skerrywind", "wire-b.example", 3),
+                story_copy("skerrywind", "wire-c.example", 4)]
+        for i, row in enumerate(rows):  # a commit each
+            newsd("import", "--create", "--store", uri,
+                  write_jsonl(os.path.join(workdir, "dd%d.jsonl" % i), [row]))
+
+        def copies(node):
+            return requests.get("%s/v2/alerts/%d" % (node.base, aid), headers={"X-Api-Key": key},
+                                timeout=30).json()["alert"]["copies"]
+        wait_for("both stories", lambda: len(rec.delivered(aid)) >= 2)
+        wait_for("the copies counted", lambda: copies(a) == 2 and copies(b) == 2)
+        assert rec.delivered(aid) == [rows[0]["url"], rows[1]["url"]]
+        # The node that delivers dies; the other takes the alert over with
+        # the stories delivered (they are in the store): a copy is counted.
+        owner = pg.psql(uri, "SELECT lease_owner FROM alerts WHERE id = %d" % aid).strip()
+        holder, rest = (a, b) if ":%d:" % a.proc.pid in owner else (b, a)
+        assert ":%d:" % holder.proc.pid in owner, owner
+        holder.kill()
+        newsd("import", "--create", "--store", uri,
+              write_jsonl(os.path.join(workdir, "dd-late.jsonl"),
+                          [story_copy("skerrywind", "wire-d.example", 5)]))
+        wait_for("the copy counted by the node that took over", lambda: copies(rest) == 3,
+                 timeout=60)
+        assert rec.delivered(aid) == [rows[0]["url"], rows[1]["url"]]
+        check_deliveries(rec, {aid: "once"})
+    finally:
+        rec.close()

@@ -43,6 +43,7 @@ static void store_alerts_scenario(struct store *s, int64_t head)
     assert_int_equal(store_alert_add(s, &r, 2, NULL, &err), ERR_FULL);
     r.key_id = k2;
     r.query = "{\"q\":\"okapi\"}";
+    r.dedupe = true;
     assert_int_equal(store_alert_add(s, &r, 2, &id3, &err), 0);
     r.key_id = 999;
     assert_int_equal(store_alert_add(s, &r, 0, NULL, &err), ERR_NOTFOUND);
@@ -56,8 +57,11 @@ static void store_alerts_scenario(struct store *s, int64_t head)
     assert_string_equal(list[0].secret, "s3cret");
     assert_int_equal(list[0].cursor_seq, head); /* only what comes after it */
     assert_null(list[0].lease_owner);
+    assert_false(list[0].dedupe);
+    assert_int_equal(list[0].copies, 0);
     assert_int_equal(store_alerts_list(s, &a, 0, &list, &n, &err), 0);
     assert_int_equal(n, 3);
+    assert_true(list[2].dedupe);
 
     /* Leases: A takes all; B gets none until A's lease ends. */
     assert_int_equal(store_alerts_lease(s, &a, "node-a", 1000, 2000, &list, &n, &err), 0);
@@ -82,18 +86,35 @@ static void store_alerts_scenario(struct store *s, int64_t head)
     assert_int_equal(store_alerts_lease(s, &a, "node-a", 1600, 2600, &list, &n, &err), 0);
     assert_int_equal(n, 3);
 
+    const int64_t first[] = {11, 12}, second[] = {12, 13}, refused[] = {99};
+    int64_t *stories = NULL;
     struct alert_delivery d = {.seq = head + 5,
                                .id = "d-1",
                                .body = "{\"alert\":1,\"articles\":[]}",
                                .next_ms = 1700,
-                               .created_ms = 1700};
-    assert_int_equal(store_alert_advance(s, id1, "node-a", head, 0, &d, &err), 0);
+                               .created_ms = 1700,
+                               .stories = first,
+                               .n_stories = 2};
+    assert_int_equal(store_alert_advance(s, id1, "node-a", head, 0, 0, &d, &err), 0);
     /* The cursor moved: an advance from the old one is refused. */
-    assert_int_equal(store_alert_advance(s, id1, "node-a", head, head + 6, NULL, &err), ERR_BUSY);
-    assert_int_equal(store_alert_advance(s, id1, "node-a", head + 5, head + 7, NULL, &err), 0);
+    assert_int_equal(store_alert_advance(s, id1, "node-a", head, head + 6, 1, NULL, &err),
+                     ERR_BUSY);
+    struct alert_delivery late = d;
+    late.id = "d-late";
+    late.stories = refused;
+    late.n_stories = 1;
+    assert_int_equal(store_alert_advance(s, id1, "node-a", head, 0, 1, &late, &err), ERR_BUSY);
+    assert_int_equal(store_alert_advance(s, id1, "node-a", head + 5, head + 7, 2, NULL, &err), 0);
     d.seq = head + 9;
     d.id = "d-2";
-    assert_int_equal(store_alert_advance(s, id1, "node-a", head + 7, 0, &d, &err), 0);
+    d.stories = second;
+    assert_int_equal(store_alert_advance(s, id1, "node-a", head + 7, 0, 3, &d, &err), 0);
+    /* The stories delivered, oldest first (12 moved to d-2's seq); none of
+     * a refused move. */
+    assert_int_equal(store_alert_stories(s, &a, id1, &stories, &n, &err), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(stories[0], 11);
+    assert_true((stories[1] == 12 && stories[2] == 13) || (stories[1] == 13 && stories[2] == 12));
     assert_int_equal(store_alert_deliveries_count(s, &count, &err), 0);
     assert_int_equal(count, 2);
 
@@ -108,9 +129,11 @@ static void store_alerts_scenario(struct store *s, int64_t head)
     assert_int_equal(store_alerts_lease(s, &a, "node-b", 2700, 3700, &list, &n, &err), 0);
     assert_int_equal(n, 3);
     assert_int_equal(list[0].cursor_seq, head + 9);
-    assert_int_equal(store_alert_advance(s, id1, "node-a", head + 9, head + 10, NULL, &err),
+    /* The copies counted with each move add up; a refused move adds none. */
+    assert_int_equal(list[0].copies, 5);
+    assert_int_equal(store_alert_advance(s, id1, "node-a", head + 9, head + 10, 0, NULL, &err),
                      ERR_BUSY);
-    assert_int_equal(store_alert_advance(s, 4242, "node-b", 0, 1, NULL, &err), ERR_NOTFOUND);
+    assert_int_equal(store_alert_advance(s, 4242, "node-b", 0, 1, 0, NULL, &err), ERR_NOTFOUND);
 
     /* Deliveries come oldest first, bodies as kept; failures are recorded. */
     assert_int_equal(store_alert_deliveries(s, &a, id1, 10, &ds, &n, &err), 0);
@@ -139,6 +162,28 @@ static void store_alerts_scenario(struct store *s, int64_t head)
     assert_int_equal(store_alert_remove(s, id1, k1, &err), ERR_NOTFOUND);
     assert_int_equal(store_alert_deliveries_count(s, &count, &err), 0);
     assert_int_equal(count, 0);
+    assert_int_equal(store_alert_stories(s, &a, id1, &stories, &n, &err), 0);
+    assert_int_equal(n, 0);
+    /* The stories kept are the newest STORE_ALERT_STORIES_MAX: one
+     * delivery of that many pushes the older one out. */
+    int64_t *many = calloc(STORE_ALERT_STORIES_MAX, sizeof *many);
+    assert_non_null(many);
+    for (size_t i = 0; i < STORE_ALERT_STORIES_MAX; i++)
+        many[i] = 1000 + (int64_t)i;
+    struct alert_delivery old = {
+        .seq = head + 1, .id = "d-old", .body = "{}", .stories = first, .n_stories = 1};
+    struct alert_delivery big = {.seq = head + 2,
+                                 .id = "d-big",
+                                 .body = "{}",
+                                 .stories = many,
+                                 .n_stories = STORE_ALERT_STORIES_MAX};
+    assert_int_equal(store_alert_advance(s, id2, "node-b", head, 0, 0, &old, &err), 0);
+    assert_int_equal(store_alert_advance(s, id2, "node-b", head + 1, 0, 0, &big, &err), 0);
+    assert_int_equal(store_alert_stories(s, &a, id2, &stories, &n, &err), 0);
+    assert_int_equal(n, STORE_ALERT_STORIES_MAX);
+    for (size_t i = 0; i < n; i++)
+        assert_true(stories[i] >= 1000);
+    free(many);
     assert_int_equal(store_alert_remove(s, id3, 0, &err), 0);
     /* A deleted key takes its alerts with it. */
     assert_int_equal(store_key_delete(s, k1, &err), 0);

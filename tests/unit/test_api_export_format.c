@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -110,6 +111,29 @@ static void an_ndjson_line_is_the_article_with_content_whole(void **state)
     buf_release(&b);
 }
 
+/* Every story id is its decimal, as "%" PRId64 writes it, both ends of
+ * int64 included. */
+static void story_ids_are_their_decimals(void **state)
+{
+    (void)state;
+    const int64_t ids[] = {
+        0,         1,         -1,           9, 10, 99, 100, -10, INT64_C(9007199254740993),
+        INT64_MAX, INT64_MIN, INT64_MIN + 1};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        struct buf b;
+        buf_init(&b, 0);
+        struct article a = sample();
+        a.story_id = ids[i];
+        api_export_article(&b, API_EXPORT_CSV, &a, "c1cur");
+        buf_putc(&b, '\0');
+        char want[48];
+        snprintf(want, sizeof want, ",%" PRId64 ",c1cur\r\n", ids[i]);
+        assert_true(b.len > strlen(want));
+        assert_string_equal(b.data + strlen(b.data) - strlen(want), want);
+        buf_release(&b);
+    }
+}
+
 static void a_writer_waits_for_room_and_learns_when_the_stream_ends(void **state)
 {
     (void)state;
@@ -135,6 +159,7 @@ int main(void)
         cmocka_unit_test(csv_fields_are_quoted_only_when_they_must_be),
         cmocka_unit_test(a_csv_record_has_every_column_and_ends_in_crlf),
         cmocka_unit_test(an_ndjson_line_is_the_article_with_content_whole),
+        cmocka_unit_test(story_ids_are_their_decimals),
         cmocka_unit_test(a_writer_waits_for_room_and_learns_when_the_stream_ends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -224,12 +224,19 @@ static void learn_corpus(struct fixture *f)
 
 /* --- tests -------------------------------------------------------------------- */
 
+/* The bench mix's query i as a request, its parts in a. */
+static void mix_request(struct arena *a, const struct mix *m, size_t i, struct index_request *req)
+{
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(bench_request_build(a, m->q[i].params, req, &err), 0);
+}
+
 static void the_bench_query_mix_gives_fts5s_answers(void **state)
 {
     struct fixture *f = *state;
     struct mix m = {0};
     struct arena a;
-    struct err err;
     size_t with_matches = 0;
 
     assert_int_equal(mix_load(&m, "../../bench/querymix.tsv"), 0);
@@ -245,8 +252,7 @@ static void the_bench_query_mix_gives_fts5s_answers(void **state)
         for (size_t i = 0; i < m.n; i++) {
             struct index_request req;
             arena_init(&a, 0);
-            err_clear(&err);
-            assert_int_equal(bench_request_build(&a, m.q[i].params, &req, &err), 0);
+            mix_request(&a, &m, i, &req);
             uint64_t t = same_answer(f, &req, m.q[i].id);
             with_matches += pass == 0 && t > 0;
             arena_release(&a);
@@ -385,6 +391,103 @@ static void random_set_agrees(struct fixture *f)
 static void random_queries_give_fts5s_answers(void **state)
 {
     random_set_agrees(*state);
+}
+
+/* req's matches newest first as an export walks them: pages of k asked
+ * for ids alone and no total (index_request.ids_only, no_total), each below
+ * the last id of the one before, until a page is not full. Every id lands
+ * in out (cap of them at most); the number walked. */
+static size_t walk_pages(struct index_backend *b, const struct index_request *req, size_t k,
+                         int64_t *out, size_t cap)
+{
+    size_t n = 0;
+    struct index_request page = *req;
+    page.sort = INDEX_SORT_PUBLISHED_DESC;
+    page.offset = 0;
+    page.limit = k;
+    page.ids_only = page.no_total = true;
+    for (;;) {
+        struct arena a;
+        struct index_result r;
+        struct err err;
+        arena_init(&a, 0);
+        err_clear(&err);
+        assert_int_equal(b->search(b, &a, &page, &r, &err), 0);
+        assert_true(r.n <= k);
+        assert_true(r.total >= r.n); /* what was looked at: the page at least */
+        for (size_t i = 0; i < r.n; i++) {
+            assert_null(r.docs[i].json);
+            assert_true(n < cap);
+            out[n++] = r.docs[i].id;
+        }
+        size_t got = r.n;
+        if (got)
+            page.below = true, page.id_below = r.docs[got - 1].id;
+        arena_release(&a);
+        if (got < k)
+            return n;
+    }
+}
+
+/* req's walk in pages of 1 (small answers), 7 and 250 on both backends
+ * against one newest-first search of all its matches (FTS5's); their
+ * number. */
+static size_t walks_agree(struct fixture *f, struct index_request req, const char *what)
+{
+    struct arena a;
+    struct index_result all;
+    struct err err;
+    arena_init(&a, 0);
+    err_clear(&err);
+    req.sort = INDEX_SORT_PUBLISHED_DESC;
+    req.offset = 0;
+    req.limit = 100000;
+    assert_int_equal(f->fts->search(f->fts, &a, &req, &all, &err), 0);
+    assert_int_equal(all.n, all.total);
+    int64_t *ids = calloc(all.n + 1, sizeof *ids);
+    assert_non_null(ids);
+    const size_t sizes[] = {1, 7, 250};
+    for (size_t s = 0; s < 3; s++) {
+        if (sizes[s] == 1 && all.n > 300)
+            continue; /* a page at a time: the small answers only */
+        struct index_backend *both[] = {f->fts, f->eng};
+        for (size_t b = 0; b < 2; b++) {
+            size_t n = walk_pages(both[b], &req, sizes[s], ids, all.n + 1);
+            if (n != all.n)
+                fail_msg("%s, pages of %zu, %s: walked %zu of %zu", what, sizes[s],
+                         b ? "engine" : "fts5", n, all.n);
+            for (size_t k = 0; k < n; k++)
+                assert_int_equal(ids[k], all.docs[k].id);
+        }
+    }
+    size_t n = all.n;
+    free(ids);
+    arena_release(&a);
+    return n;
+}
+
+/* An export's walk (pages without their totals) gives every match newest
+ * first, the ids of one newest-first search of them all, on both
+ * backends: every article, and the bench mix's queries and filters. */
+static void a_walk_of_pages_without_totals_gives_every_match(void **state)
+{
+    struct fixture *f = *state;
+    struct mix m = {0};
+    size_t many_pages = 0;
+    struct index_request every = {.from = INT64_MIN, .to = INT64_MAX};
+    assert_true(walks_agree(f, every, "every article") > 250);
+    assert_int_equal(mix_load(&m, "../../bench/querymix.tsv"), 0);
+    for (size_t i = 0; i < m.n; i++) {
+        struct arena a;
+        struct index_request req;
+        arena_init(&a, 0);
+        mix_request(&a, &m, i, &req);
+        many_pages += walks_agree(f, req, m.q[i].id) > 14; /* three pages of 7 at least */
+        arena_release(&a);
+    }
+    print_message("walks: %zu of %zu answers of three pages or more\n", many_pages, m.n);
+    assert_true(many_pages > 10);
+    mix_free(&m);
 }
 
 static uint64_t total_of(struct index_backend *b, const char *q)
@@ -1038,6 +1141,7 @@ int main(void)
         cmocka_unit_test_setup(the_bench_query_mix_gives_fts5s_answers, with_shared),
         cmocka_unit_test_setup(random_queries_give_fts5s_answers, with_shared),
         cmocka_unit_test_setup(newest_headline_agrees, with_shared),
+        cmocka_unit_test_setup(a_walk_of_pages_without_totals_gives_every_match, with_shared),
         cmocka_unit_test_setup(an_exhausted_and_under_or_scores_nothing, with_shared),
         cmocka_unit_test_setup(a_spent_time_budget_is_a_timeout, with_shared),
         cmocka_unit_test_setup(an_upsert_replaces_and_new_rows_are_found_at_once, with_shared),

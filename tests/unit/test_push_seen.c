@@ -1,4 +1,4 @@
-/* push/seen.h: the stories a dedupe stream was sent, against a plain
+/* push/seen.h: the stories a dedupe stream (or alert) was sent, against a plain
  * oracle (every story's count). */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -58,11 +58,33 @@ static void test_bounded_memory_keeps_the_recent_ones(void **state)
     push_seen_free(s);
 }
 
+/* Cleared (a webhook alert reading its log again), every story is a first
+ * again, and the memory counts on from there. */
+static void test_cleared_forgets_every_story(void **state)
+{
+    (void)state;
+    struct push_seen *s = push_seen_new();
+    assert_non_null(s);
+    for (int64_t i = 1; i <= PUSH_SEEN_MAX + 10; i++) /* both generations in use */
+        assert_int_equal(push_seen_add(s, i), 1);
+    assert_int_equal(push_seen_add(s, 3), 2);
+    assert_int_equal(push_seen_add(s, PUSH_SEEN_MAX + 5), 2);
+    push_seen_clear(s);
+    assert_int_equal(push_seen_add(s, 3), 1);
+    assert_int_equal(push_seen_add(s, PUSH_SEEN_MAX + 5), 1);
+    assert_int_equal(push_seen_add(s, 3), 2);
+    push_seen_clear(s);
+    push_seen_clear(s); /* twice: nothing to free */
+    assert_int_equal(push_seen_add(s, 3), 1);
+    push_seen_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_first_then_counted),
         cmocka_unit_test(test_bounded_memory_keeps_the_recent_ones),
+        cmocka_unit_test(test_cleared_forgets_every_story),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -942,6 +942,86 @@ static void query_format_prints_nothing_for_no_tree(void **state)
     buf_release(&b);
 }
 
+/* query_and_split: what the backends plan an AND from. The required
+ * children and the NOT operands keep the query's order; a tree built by
+ * hand with a bare NOT, an empty NOT or only exclusions is refused. */
+static void an_and_splits_into_required_and_excluded_children(void **state)
+{
+    (void)state;
+    struct arena a;
+    struct err err;
+    struct query_node *r;
+    struct query_and_parts parts;
+    arena_init(&a, 0);
+    const char *q = "a -b c NOT (d OR e)";
+    assert_int_equal(query_parse(&a, q, strlen(q), &r, &err), 0);
+    assert_int_equal(r->kind, QUERY_AND);
+    assert_int_equal(query_and_split(&a, r, &parts, &err), 0);
+    assert_int_equal(parts.n_pos, 2);
+    assert_string_equal(parts.pos[0]->tokens[0], "a");
+    assert_string_equal(parts.pos[1]->tokens[0], "c");
+    assert_int_equal(parts.n_neg, 2);
+    assert_string_equal(parts.neg[0]->tokens[0], "b");
+    assert_int_equal(parts.neg[1]->kind, QUERY_OR);
+
+    struct query_node *only_not[] = {r->kids[1]};
+    struct query_node excluding = {.kind = QUERY_AND, .n = 1, .kids = only_not};
+    assert_int_equal(query_and_split(&a, &excluding, &parts, &err), ERR_INVALID);
+    assert_string_equal(err.msg, "a query cannot only exclude");
+
+    struct query_node empty_not = {.kind = QUERY_NOT};
+    struct query_node *bad_kids[] = {r->kids[0], &empty_not};
+    struct query_node bad = {.kind = QUERY_AND, .n = 2, .kids = bad_kids};
+    assert_int_equal(query_and_split(&a, &bad, &parts, &err), ERR_INVALID);
+    assert_string_equal(err.msg, "malformed query tree");
+    bad_kids[1] = NULL;
+    assert_int_equal(query_and_split(&a, &bad, &parts, &err), ERR_INVALID);
+    assert_string_equal(err.msg, "malformed query tree");
+    arena_release(&a);
+}
+
+/* query_node_check: the shape both backends rely on, one node at a time,
+ * with the messages a client sees when a stored tree is damaged. */
+static void a_node_is_checked_for_the_shape_the_backends_rely_on(void **state)
+{
+    (void)state;
+    struct arena a;
+    struct err err;
+    struct query_node *r;
+    arena_init(&a, 0);
+    const char *q = "a OR \"b c\"";
+    assert_int_equal(query_parse(&a, q, strlen(q), &r, &err), 0);
+    assert_int_equal(query_node_check(r, 0, &err), 0);
+    assert_int_equal(query_node_check(r->kids[1], 1, &err), 0);
+    assert_int_equal(query_node_check(r, 4 * LIMIT_QUERY_DEPTH, &err), 0);
+    assert_int_equal(query_node_check(r, 4 * LIMIT_QUERY_DEPTH + 1, &err), ERR_TOO_LARGE);
+    assert_string_equal(err.msg, "query nested too deeply");
+    assert_int_equal(query_node_check(NULL, 0, &err), ERR_INVALID);
+    assert_string_equal(err.msg, "malformed query tree");
+
+    char empty[] = "", *no_tokens[] = {empty};
+    struct query_node word = {.kind = QUERY_WORD, .n = 1, .tokens = no_tokens};
+    assert_int_equal(query_node_check(&word, 0, &err), ERR_INVALID);
+    assert_string_equal(err.msg, "malformed query word");
+    char b[] = "b", *gap[] = {b, NULL};
+    struct query_node phrase = {.kind = QUERY_PHRASE, .n = 2, .tokens = gap};
+    assert_int_equal(query_node_check(&phrase, 0, &err), ERR_INVALID);
+    assert_string_equal(err.msg, "malformed query phrase");
+    struct query_node not_node = {.kind = QUERY_NOT, .n = 1, .kids = &r};
+    assert_int_equal(query_node_check(&not_node, 0, &err), ERR_INVALID);
+    assert_string_equal(err.msg, "a query cannot only exclude");
+    struct query_node *kids[] = {r->kids[0], &not_node};
+    struct query_node or_node = {.kind = QUERY_OR, .n = 2, .kids = kids};
+    assert_int_equal(query_node_check(&or_node, 0, &err), ERR_INVALID);
+    assert_string_equal(err.msg, "an exclusion cannot be inside OR");
+    struct query_node and_node = {.kind = QUERY_AND, .n = 2, .kids = kids};
+    assert_int_equal(query_node_check(&and_node, 0, &err), 0); /* its NOT is split off */
+    and_node.kids = NULL;
+    assert_int_equal(query_node_check(&and_node, 0, &err), ERR_INVALID);
+    assert_string_equal(err.msg, "malformed query tree");
+    arena_release(&a);
+}
+
 /* ---- hostile input --------------------------------------------------------- */
 
 static const char *const split_queries[] = {
@@ -1043,6 +1123,8 @@ int main(void)
         cmocka_unit_test(errors_are_returned_without_an_err_to_fill),
         cmocka_unit_test(query_and_returns_null_when_out_of_memory),
         cmocka_unit_test(query_format_prints_nothing_for_no_tree),
+        cmocka_unit_test(an_and_splits_into_required_and_excluded_children),
+        cmocka_unit_test(a_node_is_checked_for_the_shape_the_backends_rely_on),
         cmocka_unit_test(every_prefix_and_suffix_parses_cleanly),
         cmocka_unit_test(allocation_failure_at_any_point_is_a_clean_nomem),
     };

@@ -688,6 +688,108 @@ static size_t match_page(struct store_reader *r, const struct store_match *m,
     return n;
 }
 
+/* What store_reader_articles_each handed over: ids and titles, in order. */
+struct each_seen {
+    size_t n, stop_at; /* stop_at: the call that returns -42 (0: none) */
+    int64_t ids[64];
+    char titles[64][16];
+};
+
+static int each_record(void *ctx, const struct article *a)
+{
+    struct each_seen *e = ctx;
+    assert_true(e->n < 64);
+    e->ids[e->n] = a->id;
+    snprintf(e->titles[e->n], sizeof e->titles[0], "%s", a->title);
+    assert_string_equal(a->content, "content");
+    assert_string_equal(a->source_name, "BBC News");
+    return ++e->n == e->stop_at ? -42 : 0;
+}
+
+/* ids[0..n) through store_reader_articles_each, checked against
+ * store_reader_articles (the copying reader): the same rows, in order,
+ * the deleted ones (id 0 there) left out. */
+static void each_matches_articles(struct store_reader *r, const int64_t *ids, size_t n)
+{
+    struct arena a;
+    struct err err;
+    struct article arts[64];
+    struct each_seen seen = {0};
+    size_t k = 0;
+    err_clear(&err);
+    arena_init(&a, 1 << 20);
+    memset(arts, 0, sizeof arts); /* a slot without a row keeps its id 0 */
+    assert_int_equal(store_reader_articles(r, &a, ids, n, arts, &err), 0);
+    assert_int_equal(store_reader_articles_each(r, ids, n, each_record, &seen, &err), 0);
+    for (size_t i = 0; i < n; i++) {
+        if (arts[i].id == 0)
+            continue;
+        assert_true(k < seen.n);
+        assert_int_equal(seen.ids[k], arts[i].id);
+        assert_string_equal(seen.titles[k], arts[i].title);
+        k++;
+    }
+    assert_int_equal(k, seen.n);
+    arena_release(&a);
+}
+
+static void each_article_comes_in_the_order_asked_dense_sparse_or_any(void **state)
+{
+    struct fixture *f = *state;
+    struct store_reader *r = NULL;
+    struct err err;
+    struct article a[40];
+    char urls[40][32], titles[40][16];
+    int64_t ids[40], pick[40], n = 0;
+
+    err_clear(&err);
+    for (int i = 0; i < 40; i++) {
+        snprintf(urls[i], sizeof urls[i], "https://x.test/each/%d", i);
+        snprintf(titles[i], sizeof titles[i], "t%d", i);
+        a[i] = make_article(urls[i], T0 + i * 60, titles[i]);
+    }
+    assert_int_equal(store_articles_put(f->s, a, 40, NULL, &err), 0);
+    for (int i = 0; i < 40; i++) /* newest first, as an export asks */
+        ids[i] = a[39 - i].id;
+    for (int i = 1; i < 40; i++)
+        assert_true(ids[i] < ids[i - 1]);
+    /* Gaps: two rows deleted inside the range. */
+    struct store_delete_filter gone = {.canonical_url = urls[30]};
+    assert_int_equal(store_articles_delete(f->s, &gone, 10, &n, &err), 0);
+    gone.canonical_url = urls[12];
+    assert_int_equal(store_articles_delete(f->s, &gone, 10, &n, &err), 0);
+    assert_int_equal(store_reader_open(&r, f->db, &err), 0);
+    assert_int_equal(store_reader_begin(r, &err), 0);
+
+    /* Dense: the whole range, walked down. */
+    each_matches_articles(r, ids, 40);
+    /* Sparse: one id in ten, past more rows than ids, then by id. */
+    size_t m = 0;
+    for (int i = 0; i < 40; i += 10)
+        pick[m++] = ids[i];
+    each_matches_articles(r, pick, m);
+    /* Half dense then sparse: the walk gives up part way. */
+    m = 0;
+    for (int i = 0; i < 40; i++)
+        if (i < 8 || i % 9 == 0)
+            pick[m++] = ids[i];
+    each_matches_articles(r, pick, m);
+    /* Any other order: each by id, in the order given. */
+    int64_t mixed[] = {ids[5], ids[20], ids[1], ids[30], ids[2]};
+    each_matches_articles(r, mixed, 5);
+    each_matches_articles(r, ids, 1);
+    each_matches_articles(r, ids, 0);
+    /* fn's non-zero return stops the walk and is returned. */
+    struct each_seen stop = {.stop_at = 3};
+    assert_int_equal(store_reader_articles_each(r, ids, 40, each_record, &stop, &err), -42);
+    assert_int_equal(stop.n, 3);
+    struct each_seen stop2 = {.stop_at = 2};
+    assert_int_equal(store_reader_articles_each(r, mixed, 5, each_record, &stop2, &err), -42);
+    assert_int_equal(stop2.n, 2);
+    store_reader_end(r, NULL);
+    store_reader_close(r);
+}
+
 static void the_full_text_side_counts_and_pages_matches_in_each_order(void **state)
 {
     struct fixture *f = *state;
@@ -1253,6 +1355,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(deletes_go_oldest_first_and_are_in_the_log_by_seq, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(a_new_store_gives_deleted_space_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(each_article_comes_in_the_order_asked_dense_sparse_or_any,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(the_full_text_side_counts_and_pages_matches_in_each_order,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(a_spent_deadline_stops_a_match_and_the_reader_goes_on,

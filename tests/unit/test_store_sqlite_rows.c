@@ -14,6 +14,7 @@
 
 #include "test_tmpdir.h"
 
+#include "store/columns.h"
 #include "store/sqlite/db.h"
 #include "util/arena.h"
 #include "util/err.h"
@@ -54,34 +55,30 @@ static int teardown(void **state)
     return 0;
 }
 
+/* A record read through a store/columns.h table: every kind of column. */
 struct row {
     int64_t id;
-    const char *name, *code, *note;
+    const char *name, *code, *note, *raw_hex;
     double score;
-    unsigned char raw[4];
     int raw_len;
-    int note_type;
+    char code2[3];
+    bool positive;
+    unsigned char hash[32];
 };
 
-static int read_row(struct arena *a, sqlite3_stmt *st, void *item)
-{
-    struct row *r = item;
-    r->id = sqlite3_column_int64(st, 0);
-    r->score = sqlite3_column_double(st, 3);
-    r->raw_len = sqlite3_column_bytes(st, 4);
-    if (r->raw_len > 0 && r->raw_len <= 4)
-        memcpy(r->raw, sqlite3_column_blob(st, 4), (size_t)r->raw_len);
-    r->note_type = sqlite3_column_type(st, 5);
-    int rc = store_sqlite_column_dup(a, st, 1, &r->name);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 2, &r->code);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 5, &r->note);
-    return rc;
-}
+static const struct store_col row_cols[] = {
+    STORE_COL(I64, struct row, id),        STORE_COL(STR, struct row, name),
+    STORE_COL(STR, struct row, code),      STORE_COL(DOUBLE, struct row, score),
+    STORE_COL(STR, struct row, raw_hex),   STORE_COL(INT, struct row, raw_len),
+    STORE_COL(STR, struct row, note),      STORE_COL(CODE, struct row, code2),
+    STORE_COL(BOOL, struct row, positive), STORE_COL(HASH, struct row, hash),
+};
+static const struct store_record row_record = STORE_RECORD(struct row, row_cols, "rows");
 
 #define INSERT "INSERT INTO t(id, name, code, score, raw, note) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
-#define SELECT "SELECT id, name, code, score, raw, note FROM t"
+#define SELECT                                                                                     \
+    "SELECT id, name, code, score, hex(raw), length(raw), note, code, score > 0,"                  \
+    " CASE WHEN length(raw) = 3 THEN zeroblob(31) || x'07' END FROM t"
 
 static void every_kind_of_argument_reaches_its_placeholder(void **state)
 {
@@ -92,45 +89,52 @@ static void every_kind_of_argument_reaches_its_placeholder(void **state)
     const unsigned char raw[3] = {0x00, 0xFF, 0x10};
     const char code[3] = "gb", empty[3] = "";
     int changes = -1;
-    assert_int_equal(
-        store_sqlite_write(
-            f->db, INSERT,
-            STORE_SQLITE_ARGS(STORE_SQLITE_INT(INT64_C(1) << 40), STORE_SQLITE_TEXT("alpha"),
-                              STORE_SQLITE_CODE(code), STORE_SQLITE_DOUBLE(2.5),
-                              STORE_SQLITE_BLOB(raw, sizeof raw), STORE_SQLITE_TEXT(NULL)),
-            &changes, &err),
-        0);
+    assert_int_equal(store_sqlite_write(f->db, INSERT,
+                                        STORE_ARGS(STORE_INT(INT64_C(1) << 40), STORE_TEXT("alpha"),
+                                                   STORE_CODE(code), STORE_DOUBLE(2.5),
+                                                   STORE_BLOB(raw, sizeof raw), STORE_TEXT(NULL)),
+                                        &changes, &err),
+                     0);
     assert_int_equal(changes, 1);
     assert_int_equal(
         store_sqlite_write(f->db, INSERT,
-                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(7), STORE_SQLITE_TEXT("beta"),
-                                             STORE_SQLITE_CODE(empty), STORE_SQLITE_DOUBLE(-1),
-                                             STORE_SQLITE_BLOB(raw, 1), STORE_SQLITE_TEXT("n")),
+                           STORE_ARGS(STORE_INT(7), STORE_TEXT("beta"), STORE_CODE(empty),
+                                      STORE_DOUBLE(-1), STORE_BLOB(raw, 1), STORE_TEXT("n")),
                            NULL, &err),
         0);
 
     struct row r;
     memset(&r, 0, sizeof r);
     assert_int_equal(store_sqlite_read_one(&f->readers, SELECT " WHERE name = ?1",
-                                           STORE_SQLITE_ARGS(STORE_SQLITE_TEXT("alpha")), &a,
-                                           read_row, &r, "none", &err),
+                                           STORE_ARGS(STORE_TEXT("alpha")), &a, &row_record, &r,
+                                           "none", &err),
                      0);
     assert_true(r.id == (INT64_C(1) << 40));
     assert_string_equal(r.name, "alpha");
     assert_string_equal(r.code, "gb");
+    assert_string_equal(r.code2, "gb");
     assert_true(r.score == 2.5);
+    assert_true(r.positive);
     assert_int_equal(r.raw_len, 3);
-    assert_memory_equal(r.raw, raw, 3);
-    assert_int_equal(r.note_type, SQLITE_NULL); /* NULL text is SQL NULL */
+    assert_string_equal(r.raw_hex, "00FF10");
+    assert_int_equal(r.hash[31], 7); /* a 32-byte blob is a hash */
     assert_null(r.note);
+    int64_t nulls = -1; /* NULL text is SQL NULL */
+    assert_int_equal(store_sqlite_read_int(&f->readers, "SELECT count(*) FROM t WHERE note IS NULL",
+                                           NULL, 0, &nulls, &err),
+                     0);
+    assert_int_equal(nulls, 1);
 
     memset(&r, 0, sizeof r);
     assert_int_equal(store_sqlite_read_one(&f->readers, SELECT " WHERE id = ?1",
-                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(7)), &a, read_row, &r,
-                                           "none", &err),
+                                           STORE_ARGS(STORE_INT(7)), &a, &row_record, &r, "none",
+                                           &err),
                      0);
     assert_string_equal(r.code, ""); /* an empty code is '', not NULL */
+    assert_string_equal(r.code2, "");
+    assert_false(r.positive);
     assert_int_equal(r.raw_len, 1);
+    assert_int_equal(r.hash[31], 0); /* NULL is no hash */
     assert_string_equal(r.note, "n");
     arena_release(&a);
 }
@@ -142,35 +146,27 @@ static void writes_count_changes_and_name_a_unique_conflict(void **state)
     for (int i = 1; i <= 3; i++) {
         char name[16];
         snprintf(name, sizeof name, "n%d", i);
-        assert_int_equal(
-            store_sqlite_write(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)",
-                               STORE_SQLITE_ARGS(STORE_SQLITE_INT(i), STORE_SQLITE_TEXT(name)),
-                               NULL, &err),
-            0);
+        assert_int_equal(store_sqlite_write(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)",
+                                            STORE_ARGS(STORE_INT(i), STORE_TEXT(name)), NULL, &err),
+                         0);
     }
     int changes = -1;
-    assert_int_equal(
-        store_sqlite_write(f->db, "UPDATE t SET score = ?1 WHERE id >= ?2",
-                           STORE_SQLITE_ARGS(STORE_SQLITE_DOUBLE(1), STORE_SQLITE_INT(2)), &changes,
-                           &err),
-        0);
+    assert_int_equal(store_sqlite_write(f->db, "UPDATE t SET score = ?1 WHERE id >= ?2",
+                                        STORE_ARGS(STORE_DOUBLE(1), STORE_INT(2)), &changes, &err),
+                     0);
     assert_int_equal(changes, 2);
     assert_int_equal(store_sqlite_write(f->db, "DELETE FROM t WHERE id = ?1",
-                                        STORE_SQLITE_ARGS(STORE_SQLITE_INT(99)), &changes, &err),
+                                        STORE_ARGS(STORE_INT(99)), &changes, &err),
                      0);
     assert_int_equal(changes, 0);
     /* The same name again: a UNIQUE conflict, which the caller words. */
-    assert_int_equal(
-        store_sqlite_write(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)",
-                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(4), STORE_SQLITE_TEXT("n1")), NULL,
-                           &err),
-        ERR_EXISTS);
+    assert_int_equal(store_sqlite_write(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)",
+                                        STORE_ARGS(STORE_INT(4), STORE_TEXT("n1")), NULL, &err),
+                     ERR_EXISTS);
     /* Other failures are store errors. */
-    assert_int_equal(
-        store_sqlite_write(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)",
-                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(1), STORE_SQLITE_TEXT("other")), NULL,
-                           &err),
-        ERR_STORE); /* the primary key, not a UNIQUE column */
+    assert_int_equal(store_sqlite_write(f->db, "INSERT INTO t(id, name) VALUES (?1, ?2)",
+                                        STORE_ARGS(STORE_INT(1), STORE_TEXT("other")), NULL, &err),
+                     ERR_STORE); /* the primary key, not a UNIQUE column */
     assert_int_equal(
         store_sqlite_write(f->db, "INSERT INTO nowhere VALUES (1)", NULL, 0, NULL, &err),
         ERR_STORE);
@@ -187,22 +183,20 @@ static void reads_give_every_row_one_integer_or_not_found(void **state)
                      0);
     assert_int_equal(n, 0); /* NULL reads as 0 */
     for (int i = 0; i < 40; i++)
-        assert_int_equal(
-            store_sqlite_write(f->db, "INSERT INTO t(id, score) VALUES (?1, ?2)",
-                               STORE_SQLITE_ARGS(STORE_SQLITE_INT(100 - i), STORE_SQLITE_DOUBLE(i)),
-                               NULL, &err),
-            0);
+        assert_int_equal(store_sqlite_write(f->db, "INSERT INTO t(id, score) VALUES (?1, ?2)",
+                                            STORE_ARGS(STORE_INT(100 - i), STORE_DOUBLE(i)), NULL,
+                                            &err),
+                         0);
     assert_int_equal(store_sqlite_read_int(&f->readers, "SELECT count(*) FROM t WHERE id > ?1",
-                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(90)), &n, &err),
+                                           STORE_ARGS(STORE_INT(90)), &n, &err),
                      0);
     assert_int_equal(n, 10);
 
     void *items = NULL;
     size_t count = 0;
     assert_int_equal(store_sqlite_read_all(&f->readers, SELECT " WHERE id <= ?1 ORDER BY id",
-                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(80)), &a,
-                                           sizeof(struct row), read_row, &items, &count, "rows",
-                                           &err),
+                                           STORE_ARGS(STORE_INT(80)), &a, &row_record, &items,
+                                           &count, &err),
                      0);
     assert_int_equal(count, 20); /* ids 61..100 were written */
     struct row *rows = items;
@@ -211,14 +205,14 @@ static void reads_give_every_row_one_integer_or_not_found(void **state)
 
     struct row r;
     assert_int_equal(store_sqlite_read_one(&f->readers, SELECT " WHERE id = ?1",
-                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(5)), &a, read_row, &r,
+                                           STORE_ARGS(STORE_INT(5)), &a, &row_record, &r,
                                            "no row 5", &err),
                      ERR_NOTFOUND);
     assert_string_equal(err.msg, "no row 5");
     /* A row exists: with no item, only that is answered. */
     assert_int_equal(store_sqlite_read_one(&f->readers, SELECT " WHERE id = ?1",
-                                           STORE_SQLITE_ARGS(STORE_SQLITE_INT(70)), &a, read_row,
-                                           NULL, "none", &err),
+                                           STORE_ARGS(STORE_INT(70)), &a, &row_record, NULL, "none",
+                                           &err),
                      0);
     /* Bad SQL fails cleanly and gives the connection back. */
     for (int i = 0; i < STORE_SQLITE_POOL_MAX + 2; i++)
@@ -239,15 +233,14 @@ static void step_done_resets_for_the_next_binding(void **state)
     for (int i = 1; i <= 5; i++) {
         char name[16];
         snprintf(name, sizeof name, "m%d", i);
-        assert_int_equal(
-            store_sqlite_bind(st, STORE_SQLITE_ARGS(STORE_SQLITE_INT(i), STORE_SQLITE_TEXT(name))),
-            SQLITE_OK);
+        assert_int_equal(store_sqlite_bind(st, STORE_ARGS(STORE_INT(i), STORE_TEXT(name))),
+                         SQLITE_OK);
         assert_int_equal(store_sqlite_step_done(f->db, st, &err), 0);
     }
     /* A conflicting row fails, and the statement is usable again after. */
-    store_sqlite_bind(st, STORE_SQLITE_ARGS(STORE_SQLITE_INT(3), STORE_SQLITE_TEXT("x")));
+    store_sqlite_bind(st, STORE_ARGS(STORE_INT(3), STORE_TEXT("x")));
     assert_int_equal(store_sqlite_step_done(f->db, st, &err), ERR_STORE);
-    store_sqlite_bind(st, STORE_SQLITE_ARGS(STORE_SQLITE_INT(6), STORE_SQLITE_TEXT("m6")));
+    store_sqlite_bind(st, STORE_ARGS(STORE_INT(6), STORE_TEXT("m6")));
     assert_int_equal(store_sqlite_step_done(f->db, st, &err), 0);
     sqlite3_finalize(st);
     int64_t n = 0;

@@ -67,6 +67,17 @@ static void sites_ignore_subdomains_and_suffixes(void **state)
                      story_site_key("http://localhost:8080"));
     assert_int_equal(story_site_key(""), 0);
     assert_int_equal(story_site_key(NULL), 0);
+    /* a Google News link is its publisher's page: its URL and its site */
+    const char *gn = "https://news.google.com/__i/rss/rd/articles/"
+                     "CBMiK2h0dHBzOi8vd3d3LnlvdXR1YmUuY29tL3dhdGNoP3Y9ZmI1c0FlcENING_SAQA?oc=5";
+    assert_int_equal(story_site_key(gn), story_site_key("https://youtube.com/x"));
+    assert_int_equal(story_url_key(gn),
+                     story_url_key("https://www.youtube.com/watch?v=fb5sAepCH4o"));
+    assert_int_not_equal(story_site_key(gn), story_site_key("https://news.google.com/"));
+    /* an id that holds no URL leaves the link as it is */
+    assert_int_equal(story_site_key("https://news.google.com/rss/articles/AAAA"),
+                     story_site_key("https://news.google.com/"));
+    assert_int_not_equal(story_url_key("https://news.google.com/rss/articles/AAAA"), 0);
 }
 
 static void titles_lose_their_publisher_tail(void **state)
@@ -149,7 +160,9 @@ static bool share_band(const struct story_sketch *a, const struct story_sketch *
 /* The rules of story/assign.h over every earlier article: the newest with
  * the URL key, else the newest with the title key within the title
  * window, else the most similar candidate from another site (ties: the
- * newest). */
+ * newest), unless a candidate of its own site is as similar (its text is
+ * then the site's boiler-plate) or candidates of two stories are (text
+ * they share). */
 static void oracle(const struct doc *d, size_t n, const struct story_params *p, int64_t *out)
 {
     for (size_t i = 0; i < n; i++) {
@@ -167,20 +180,27 @@ static void oracle(const struct doc *d, size_t n, const struct story_params *p, 
                 s = out[j];
         double best = -1;
         int64_t bs = 0;
+        bool boilerplate = false;
         for (size_t j = i; j-- > 0 && s == 0;) {
             struct story_sketch sj;
-            if (story_site_key(d[j].url) == hk || dt_abs(d[j].t, d[i].t) > p->window_s)
+            if (dt_abs(d[j].t, d[i].t) > p->window_s)
                 continue;
             story_sketch_build(&sj, d[j].title, d[j].desc, d[j].content);
             if (!share_band(&si, &sj))
                 continue;
             double sim = story_sketch_similarity(&si, &sj);
+            if (story_site_key(d[j].url) == hk) {
+                boilerplate |= sim >= p->threshold;
+                continue;
+            }
+            if (sim >= p->threshold && best >= p->threshold && out[j] != bs)
+                boilerplate = true;
             if (sim > best) {
                 best = sim;
                 bs = out[j];
             }
         }
-        if (s == 0 && best >= p->threshold)
+        if (s == 0 && best >= p->threshold && !boilerplate)
             s = bs;
         out[i] = s ? s : story_id_for_url(d[i].url);
     }
@@ -313,6 +333,52 @@ static void the_window_follows_time(void **state)
     story_assigner_free(a);
 }
 
+/* A site's boiler-plate (one template under many URLs and titles: market
+ * reports, a consent wall) joins no other site's page by similarity, and
+ * a real copy from another site still does. */
+static void a_sites_boilerplate_joins_nothing(void **state)
+{
+    (void)state;
+    struct story_assigner *a;
+    assert_int_equal(story_assigner_new(&a, NULL), 0);
+    const char *tmpl = "The latest report on the global market covers the whole world and "
+                       "the regional aspects of the market with forecasts for the years to "
+                       "come and the leading players of the industry";
+    struct story_input first = {"https://reports.example/a", "Market of valves", NULL, tmpl,
+                                1700000000};
+    struct story_input second = {"https://reports.example/b", "Market of pumps", NULL, tmpl,
+                                 1700000600};
+    struct story_input other = {"https://spam.example/c", "Market of glass", NULL, tmpl,
+                                1700001200};
+    int64_t s1, s2, s3;
+    enum story_rule why;
+    assert_int_equal(story_assign(a, &first, &s1, NULL), 0);
+    assert_int_equal(story_assign(a, &second, &s2, &why), 0);
+    assert_int_equal(why, STORY_RULE_NEW); /* one site: no join by similarity */
+    assert_int_not_equal(s2, s1);
+    /* like the pages of two stories: the text is their template */
+    assert_int_equal(story_assign(a, &other, &s3, &why), 0);
+    assert_int_equal(why, STORY_RULE_NEW);
+    /* and the template's next page on its own site is the site's
+     * boiler-plate, though another site's page is like it too */
+    struct story_input third = {"https://spam.example/d", "Market of steel", NULL, tmpl,
+                                1700001800};
+    assert_int_equal(story_assign(a, &third, &s3, &why), 0);
+    assert_int_equal(why, STORY_RULE_NEW);
+    /* a copy of a text no site holds twice joins across sites */
+    const char *news = "The committee voted on Tuesday to approve the new budget for schools "
+                       "roads and hospitals after a long debate in the regional parliament";
+    struct story_input orig = {"https://one.example/budget", "Budget approved", NULL, news,
+                               1700002000};
+    struct story_input copy = {"https://two.example/b", "Parliament passes budget", NULL, news,
+                               1700002600};
+    assert_int_equal(story_assign(a, &orig, &s1, NULL), 0);
+    assert_int_equal(story_assign(a, &copy, &s2, &why), 0);
+    assert_int_equal(why, STORY_RULE_SIMILAR);
+    assert_int_equal(s2, s1);
+    story_assigner_free(a);
+}
+
 /* --- the store ------------------------------------------------------------------- */
 
 static struct article art(const char *url, const char *title, int64_t t)
@@ -367,6 +433,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(url_variants_share_a_key),
         cmocka_unit_test(sites_ignore_subdomains_and_suffixes),
+        cmocka_unit_test(a_sites_boilerplate_joins_nothing),
         cmocka_unit_test(titles_lose_their_publisher_tail),
         cmocka_unit_test(sketches_measure_overlap),
         cmocka_unit_test(assignment_matches_brute_force),

@@ -60,6 +60,31 @@ static void arena_allocations_are_aligned_and_distinct(void **state)
     arena_release(&a);
 }
 
+/* arena_grow: the room doubles from the first size, the items survive
+ * each move, and a ceiling refusal leaves the array as it was. */
+static void an_arena_array_grows_by_copying_and_keeps_it_on_refusal(void **state)
+{
+    (void)state;
+    struct arena a;
+    arena_init(&a, 4096);
+    int *v = NULL;
+    size_t n = 0, cap = 0;
+    for (int i = 0; i < 20; i++) {
+        assert_int_equal(arena_grow(&a, &v, &cap, n, 4, sizeof *v), 0);
+        v[n++] = i;
+    }
+    assert_int_equal(cap, 32);
+    for (int i = 0; i < 20; i++)
+        assert_int_equal(v[i], i);
+    assert_int_equal(arena_grow(&a, &v, &cap, n, 4, sizeof *v), 0); /* room left: no move */
+    int *before = v;
+    n = cap;
+    assert_int_equal(arena_grow(&a, &v, &cap, n, 4, 1024), ERR_NOMEM);
+    assert_ptr_equal(v, before);
+    assert_int_equal(cap, 32);
+    arena_release(&a);
+}
+
 static void a_buffer_error_is_sticky_past_its_maximum(void **state)
 {
     (void)state;
@@ -140,6 +165,85 @@ static void invalid_utf8_becomes_replacement_characters(void **state)
     jw_escape(&b, "\xED\xA0\x80", 3); /* a UTF-16 surrogate is not UTF-8 */
     assert_string_equal(b.data, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
     buf_release(&b);
+}
+
+/* jw_escape as it was byte by byte, the oracle of its eight-at-a-time
+ * skip: the same bytes out for any input. */
+static void escape_oracle(struct buf *b, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        uint32_t cp;
+        size_t l;
+        if (c >= 0x80 && (l = utf8_decode(s + i, n - i, &cp)) != 0) {
+            buf_append(b, s + i, l);
+            i += l;
+            continue;
+        }
+        i++;
+        if (c == '"' || c == '\\')
+            buf_printf(b, "\\%c", c);
+        else if (c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f')
+            buf_printf(b, "\\%c",
+                       c == '\n'   ? 'n'
+                       : c == '\r' ? 'r'
+                       : c == '\t' ? 't'
+                       : c == '\b' ? 'b'
+                                   : 'f');
+        else if (c < 0x20)
+            buf_printf(b, "\\u%04x", c);
+        else if (c >= 0x80)
+            buf_puts(b, "\xEF\xBF\xBD");
+        else
+            buf_putc(b, (char)c);
+    }
+}
+
+/* jw_escape's bytes for s[0..len) are the oracle's. */
+static void escape_agrees(struct buf *got, struct buf *want, const char *s, size_t len)
+{
+    buf_reset(got);
+    buf_reset(want);
+    jw_escape(got, s, len);
+    escape_oracle(want, s, len);
+    assert_int_equal(got->len, want->len);
+    assert_memory_equal(got->data, want->data, want->len);
+}
+
+static void escaping_eight_bytes_at_a_time_changes_no_byte(void **state)
+{
+    (void)state;
+    /* Every byte value at every offset of plain runs around a word. */
+    static const unsigned char alphabet[] = {'a',  ' ',  '"',  '\\', 0x00, 0x01, 0x1f, 0x20, 0x21,
+                                             0x5b, 0x5d, 0x7f, 0x80, 0xC3, 0xA9, 0xE2, 0x82, 0xAC,
+                                             0xF0, 0x9F, 0x98, 0xFF, '\n', 0x22, 0x5c};
+    char s[64];
+    struct buf got, want;
+    buf_init(&got, 0);
+    buf_init(&want, 0);
+    for (int c = 0; c < 256; c++) {
+        for (size_t len = 1; len <= 20; len++) {
+            for (size_t at = 0; at < len; at++) {
+                memset(s, 'x', len);
+                s[at] = (char)c;
+                escape_agrees(&got, &want, s, len);
+            }
+        }
+    }
+    /* Random strings of the bytes that matter, mostly plain. */
+    uint64_t seed = 42;
+    for (int round = 0; round < 20000; round++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        size_t len = (size_t)(seed >> 58); /* 0..63 */
+        for (size_t i = 0; i < len; i++) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            unsigned r = (unsigned)(seed >> 40);
+            s[i] = r % 4 ? (char)('a' + r % 26) : (char)alphabet[(r >> 8) % sizeof alphabet];
+        }
+        escape_agrees(&got, &want, s, len);
+    }
+    buf_release(&got);
+    buf_release(&want);
 }
 
 static void utf8_lengths_count_code_points(void **state)
@@ -371,6 +475,10 @@ static void error_names_and_messages_come_from_one_table(void **state)
     (void)state;
     assert_string_equal(err_name(ERR_NOMEM), "ERR_NOMEM");
     assert_string_equal(err_default_msg(ERR_NOTFOUND), "not found");
+    assert_string_equal(err_name(0), "OK");
+    assert_string_equal(err_default_msg(0), "ok");
+    assert_string_equal(err_name(-12345), "ERR_UNKNOWN");
+    assert_string_equal(err_default_msg(12345), "unknown error");
     struct err e;
     err_clear(&e);
     assert_string_equal(err_msg(&e, ERR_IO), "input/output error");
@@ -514,9 +622,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(an_arena_refuses_allocations_past_its_ceiling),
         cmocka_unit_test(arena_allocations_are_aligned_and_distinct),
+        cmocka_unit_test(an_arena_array_grows_by_copying_and_keeps_it_on_refusal),
         cmocka_unit_test(a_buffer_error_is_sticky_past_its_maximum),
         cmocka_unit_test(detaching_an_untouched_buffer_gives_an_empty_string),
         cmocka_unit_test(the_json_writer_keeps_key_order_and_escapes_controls_only),
+        cmocka_unit_test(escaping_eight_bytes_at_a_time_changes_no_byte),
         cmocka_unit_test(invalid_utf8_becomes_replacement_characters),
         cmocka_unit_test(utf8_lengths_count_code_points),
         cmocka_unit_test(the_decoder_takes_well_formed_sequences_only),

@@ -91,6 +91,24 @@ static void int64_comparison_sorts_ascending_across_the_whole_range(void **state
     assert_non_null(bsearch(&key, v, n, sizeof v[0], sort_cmp_i64));
 }
 
+/* fetch/ (hosts) and the engine (URL hashes) sort keys that repeat: equal
+ * keys keep the order of where they came from, whatever qsort does. */
+static void keyed_records_sort_by_key_then_by_origin(void **state)
+{
+    (void)state;
+    struct sort_keyed v[64];
+    size_t n = sizeof v / sizeof v[0];
+    for (size_t i = 0; i < n; i++)
+        v[i] = (struct sort_keyed){(i * 7) % 5 == 0 ? UINT64_MAX : (i * 7) % 5, n - 1 - i};
+    qsort(v, n, sizeof v[0], sort_cmp_keyed);
+    for (size_t i = 1; i < n; i++) {
+        assert_true(v[i - 1].key <= v[i].key);
+        if (v[i - 1].key == v[i].key)
+            assert_true(v[i - 1].at < v[i].at);
+    }
+    assert_int_equal(v[n - 1].key, UINT64_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -98,6 +116,7 @@ int main(void)
         cmocka_unit_test(every_length_and_key_agrees_with_a_walk),
         cmocka_unit_test(arrays_of_pointers_are_searched_by_their_records_key),
         cmocka_unit_test(int64_comparison_sorts_ascending_across_the_whole_range),
+        cmocka_unit_test(keyed_records_sort_by_key_then_by_origin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

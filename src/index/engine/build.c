@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "text/text.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/log.h"
 
@@ -90,16 +91,8 @@ static int batch_str(struct batch *b, const char *s, size_t *off)
         return 0;
     }
     size_t n = strlen(s) + 1;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 65536;
-        while (cap < b->len + n)
-            cap *= 2;
-        char *p = realloc(b->buf, cap);
-        if (p == NULL)
-            return ERR_NOMEM;
-        b->buf = p;
-        b->cap = cap;
-    }
+    if (array_reserve(&b->buf, &b->cap, b->len, n, 1) < 0)
+        return ERR_NOMEM;
     memcpy(b->buf + b->len, s, n);
     *off = b->len;
     b->len += n;

@@ -132,8 +132,14 @@ static int engine_search(struct index_backend *b, struct arena *a, const struct 
     /* The page from the same snapshot: its segments' document stores. */
     if (rc == 0 && n > 0) {
         out->docs = arena_calloc(a, n, sizeof *out->docs);
-        rc = out->docs ? eng_page_docs(s, &e->dctxs, a, ids, refs, n, out->docs, &kept, err)
-                       : err_set(err, ERR_NOMEM, "out of memory for a page of results");
+        if (!out->docs) {
+            rc = err_set(err, ERR_NOMEM, "out of memory for a page of results");
+        } else if (req->ids_only) { /* every id found is a live document of s */
+            for (kept = 0; kept < n; kept++)
+                out->docs[kept].id = ids[kept];
+        } else {
+            rc = eng_page_docs(s, &e->dctxs, a, ids, refs, n, out->docs, &kept, err);
+        }
     }
     if (snap_damaged(s)) {
         if (rc == 0)
@@ -203,8 +209,8 @@ static int engine_agg_job(struct index_engine *e, const struct eng_snap *s, void
 static int engine_counts(struct index_backend *b, struct arena *a, const struct index_request *req,
                          const int64_t *bounds, size_t nbuckets, uint64_t *counts, struct err *err)
 {
-    struct engine_agg g = {.a = a, .req = req, .bounds = bounds, .nbuckets = nbuckets,
-                           .counts = counts};
+    struct engine_agg g = {
+        .a = a, .req = req, .bounds = bounds, .nbuckets = nbuckets, .counts = counts};
     return engine_on_snapshot((struct index_engine *)b, req->deadline_ms, engine_agg_job, &g, err);
 }
 
@@ -235,8 +241,8 @@ static int engine_story_matches(struct index_backend *b, struct arena *a,
                                 size_t *n, struct err *err)
 {
     struct engine_story_matches_ctx x = {a, req, out, n};
-    return engine_on_snapshot((struct index_engine *)b, req->deadline_ms,
-                              engine_story_matches_job, &x, err);
+    return engine_on_snapshot((struct index_engine *)b, req->deadline_ms, engine_story_matches_job,
+                              &x, err);
 }
 
 /* index_story_members: the snapshot's story columns, read as
@@ -720,8 +726,10 @@ out:
     return rc;
 }
 
-int index_engine_new(struct index_backend **out, const char *db_path,
-                     const struct index_engine_options *opt, struct err *err)
+/* index_engine_new (the index opened here) and index_engine_start (opened
+ * by the follower thread: background) are this with the one difference. */
+static int engine_launch(struct index_backend **out, const char *db_path,
+                         const struct index_engine_options *opt, bool background, struct err *err)
 {
     struct index_engine *e = NULL;
     int rc;
@@ -729,7 +737,8 @@ int index_engine_new(struct index_backend **out, const char *db_path,
     *out = NULL;
     if ((rc = engine_new(&e, db_path, opt, err)) < 0)
         return rc;
-    if ((rc = engine_open_index(e, err)) < 0)
+    e->background = background;
+    if (!background && (rc = engine_open_index(e, err)) < 0)
         goto out;
     if (pthread_create(&e->thread, NULL, follower_main, e) != 0) {
         rc = err_set(err, ERR_NOMEM, "cannot start the index follower");
@@ -743,23 +752,16 @@ out:
     return rc;
 }
 
+int index_engine_new(struct index_backend **out, const char *db_path,
+                     const struct index_engine_options *opt, struct err *err)
+{
+    return engine_launch(out, db_path, opt, false, err);
+}
+
 int index_engine_start(struct index_backend **out, const char *db_path,
                        const struct index_engine_options *opt, struct err *err)
 {
-    struct index_engine *e = NULL;
-    int rc;
-
-    *out = NULL;
-    if ((rc = engine_new(&e, db_path, opt, err)) < 0)
-        return rc;
-    e->background = true;
-    if (pthread_create(&e->thread, NULL, follower_main, e) != 0) {
-        engine_free(&e->base);
-        return err_set(err, ERR_NOMEM, "cannot start the index follower");
-    }
-    e->started = true;
-    *out = &e->base;
-    return 0;
+    return engine_launch(out, db_path, opt, true, err);
 }
 
 uint32_t index_engine_segment_version(void)

@@ -27,6 +27,7 @@
 #include <zlib.h>
 
 #include "util/buf.h"
+#include "util/fsync.h"
 #include "util/banned.h"
 
 #define MAN_MAGIC "NEWSDMAN"
@@ -78,6 +79,21 @@ static uint64_t take_u64(struct reader *r)
     return v;
 }
 
+/* A table's entry count in *count, then a zeroed array for count + 1
+ * entries of size bytes. Each entry takes at least `least` bytes of the
+ * file: a count larger than the bytes left is damage (r->bad), caught
+ * before allocating for it. NULL when damaged or out of memory (r->bad
+ * tells which). */
+static void *take_table(struct reader *r, size_t least, size_t size, uint32_t *count)
+{
+    *count = take_u32(r);
+    if (r->bad || *count > (size_t)(r->end - r->p) / least) {
+        r->bad = true;
+        return NULL;
+    }
+    return calloc((size_t)*count + 1, size);
+}
+
 int eng_manifest_parse(const uint8_t *p, size_t len, struct eng_manifest *m, struct err *err)
 {
     struct reader r = {p, p + len, false};
@@ -105,14 +121,10 @@ int eng_manifest_parse(const uint8_t *p, size_t len, struct eng_manifest *m, str
         take(&r, m->epoch, elen);
     if (!r.bad && memchr(m->epoch, '\0', elen) != NULL)
         r.bad = true;
-    uint32_t nsrc = take_u32(&r);
-    /* Each entry needs at least its length word: a count larger than the
-     * bytes left is damage, caught before allocating for it. */
-    if (r.bad || nsrc > (size_t)(r.end - r.p) / 4)
-        goto bad;
-    m->srcs = calloc((size_t)nsrc + 1, sizeof *m->srcs);
-    if (m->srcs == NULL)
-        goto nomem;
+    uint32_t nsrc, nseg;
+    /* A source takes at least its length word, a segment its id and counts. */
+    if ((m->srcs = take_table(&r, 4, sizeof *m->srcs, &nsrc)) == NULL)
+        goto no_table;
     for (uint32_t i = 0; i < nsrc; i++) {
         uint32_t n = take_u32(&r);
         if (r.bad || n > MAN_SRC_MAX || n > (size_t)(r.end - r.p))
@@ -125,12 +137,8 @@ int eng_manifest_parse(const uint8_t *p, size_t len, struct eng_manifest *m, str
         if (memchr(m->srcs[i], '\0', n) != NULL)
             goto bad;
     }
-    uint32_t nseg = take_u32(&r);
-    if (r.bad || nseg > (size_t)(r.end - r.p) / 16)
-        goto bad;
-    m->segs = calloc((size_t)nseg + 1, sizeof *m->segs);
-    if (m->segs == NULL)
-        goto nomem;
+    if ((m->segs = take_table(&r, 16, sizeof *m->segs, &nseg)) == NULL)
+        goto no_table;
     for (uint32_t i = 0; i < nseg; i++) {
         struct eng_manifest_seg *s = &m->segs[i];
         s->file_id = take_u64(&r);
@@ -155,6 +163,9 @@ int eng_manifest_parse(const uint8_t *p, size_t len, struct eng_manifest *m, str
     if (r.bad || r.p != r.end)
         goto bad;
     return 0;
+no_table:
+    if (!r.bad)
+        goto nomem;
 bad:
     eng_manifest_clear(m);
     return err_set(err, ERR_PARSE, "index manifest is damaged");
@@ -247,12 +258,7 @@ int eng_file_replace(const char *path, const uint8_t *p, size_t len, struct err 
 
 int eng_dir_sync(const char *dir, struct err *err)
 {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return err_set(err, ERR_IO, "cannot open %s: %s", dir, strerror(errno));
-    int rc = fsync(fd) == 0 ? 0 : err_set(err, ERR_IO, "cannot sync %s: %s", dir, strerror(errno));
-    close(fd);
-    return rc;
+    return fsync_path(dir, true, err);
 }
 
 int eng_manifest_write(const char *dir, const struct eng_manifest *m, struct err *err)

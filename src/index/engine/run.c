@@ -36,6 +36,23 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
     if (root == NULL)
         return 0;
 
+    /* A page without its count (index_request.no_total), newest first: the
+     * window's first live matches until they are too old to enter, by
+     * iterators whatever the plan (the set evaluator builds the whole
+     * window's sets to count them). */
+    if (r->req->no_total && r->k > 0 && sort == INDEX_SORT_PUBLISHED_DESC && !r->visit) {
+        for (d = eng_iter_seek(&ev, root, lo); d < hi; d = eng_iter_seek(&ev, root, d + 1)) {
+            if (expired(r))
+                return ERR_TIMEOUT;
+            if (eng_deletions_has(deletions, d))
+                continue;
+            if (!take_newest(r, seg, ev.si, d))
+                break;
+            r->total++;
+        }
+        return 0;
+    }
+
     /* Count path of a single unfiltered term: the skip table, no decoding
      * of whole blocks; the page is the first k postings. */
     if (root->kind == PLAN_TERM && !root->filter && deletions == NULL &&

@@ -417,30 +417,34 @@ static int flush_doc(struct eng_builder *b, uint32_t doc)
     return 0;
 }
 
+/* Room for one more document in each per-document column. The columns
+ * share b->cap: each grows from the same room to the same room, and b->cap
+ * moves only when all have. */
+static int grow_doc_columns(struct eng_builder *b)
+{
+    void **cols[] = {(void **)&b->ids, (void **)&b->pub, (void **)&b->dl, (void **)&b->src,
+                     (void **)&b->url};
+    const size_t sizes[] = {sizeof *b->ids, sizeof *b->pub, sizeof *b->dl, sizeof *b->src,
+                            sizeof *b->url};
+    size_t cap = b->cap;
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+        cap = b->cap;
+        if (eng_grow(cols[i], &cap, b->n + 1, sizes[i]) < 0)
+            return ERR_NOMEM;
+    }
+    b->cap = cap;
+    return 0;
+}
+
 int eng_builder_add(struct eng_builder *b, const struct eng_row *r)
 {
     const char *lang = r->language ? r->language : "";
     const char *texts[ENG_FIELDS] = {r->title, r->description, r->content};
     uint32_t doc = (uint32_t)b->n, dl = 0, ntok;
-    size_t cap = b->cap;
     int rc;
 
-    if (eng_grow((void **)&b->ids, &cap, b->n + 1, sizeof *b->ids) < 0)
-        return ERR_NOMEM;
-    cap = b->cap;
-    if (eng_grow((void **)&b->pub, &cap, b->n + 1, sizeof *b->pub) < 0)
-        return ERR_NOMEM;
-    cap = b->cap;
-    if (eng_grow((void **)&b->dl, &cap, b->n + 1, sizeof *b->dl) < 0)
-        return ERR_NOMEM;
-    cap = b->cap;
-    if (eng_grow((void **)&b->src, &cap, b->n + 1, sizeof *b->src) < 0)
-        return ERR_NOMEM;
-    cap = b->cap;
-    if (eng_grow((void **)&b->url, &cap, b->n + 1, sizeof *b->url) < 0)
-        return ERR_NOMEM;
-    b->cap = cap;
-    if (eng_grow((void **)&b->joff, &b->jocap, b->n + 2, sizeof *b->joff) < 0 ||
+    if (grow_doc_columns(b) < 0 ||
+        eng_grow((void **)&b->joff, &b->jocap, b->n + 2, sizeof *b->joff) < 0 ||
         eng_grow((void **)&b->json, &b->jcap, b->jlen + r->json_len + 1, 1) < 0)
         return ERR_NOMEM;
     b->nocc = 0;

@@ -10,25 +10,12 @@
 #include "util/sort.h"
 #include "util/banned.h"
 
-struct pk_pair {
-    uint64_t hash;
-    uint32_t doc;
-};
-
-static int cmp_pk(const void *x, const void *y)
-{
-    const struct pk_pair *a = x, *b = y;
-    if (a->hash != b->hash)
-        return a->hash < b->hash ? -1 : 1;
-    return a->doc < b->doc ? -1 : a->doc > b->doc;
-}
-
 /* The canonical-URL hashes of the documents, sorted, beside their docids:
  * an upsert finds the document it replaces by binary search (§5 pk index). */
 int eng_segment_pk_build(struct eng_segment *s, size_t n, const uint64_t *url,
                          const uint32_t *newdoc)
 {
-    struct pk_pair *v = malloc((n + 1) * sizeof *v);
+    struct sort_keyed *v = malloc((n + 1) * sizeof *v);
     s->pk_hash = malloc((n + 1) * sizeof *s->pk_hash);
     s->pk_doc = malloc((n + 1) * sizeof *s->pk_doc);
     if (v == NULL || s->pk_hash == NULL || s->pk_doc == NULL) {
@@ -36,11 +23,11 @@ int eng_segment_pk_build(struct eng_segment *s, size_t n, const uint64_t *url,
         return ERR_NOMEM;
     }
     for (size_t i = 0; i < n; i++)
-        v[i] = (struct pk_pair){url[i], newdoc[i]};
-    qsort(v, n, sizeof *v, cmp_pk);
+        v[i] = (struct sort_keyed){url[i], newdoc[i]};
+    qsort(v, n, sizeof *v, sort_cmp_keyed);
     for (size_t i = 0; i < n; i++) {
-        s->pk_hash[i] = v[i].hash;
-        s->pk_doc[i] = v[i].doc;
+        s->pk_hash[i] = v[i].key;
+        s->pk_doc[i] = (uint32_t)v[i].at;
     }
     free(v);
     return 0;

@@ -6,35 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/hash.h"
-
 #include "util/banned.h"
 
 int eng_src_intern(struct eng_writer *w, const char *s, uint32_t *out)
 {
     size_t n = strlen(s);
-    if ((w->nsrc + 1) * 2 > w->shcap) {
-        size_t cap = w->shcap ? w->shcap * 2 : 256;
-        uint32_t *h = calloc(cap, sizeof *h);
-        if (h == NULL)
-            return ERR_NOMEM;
-        for (size_t i = 0; i < w->nsrc; i++) {
-            size_t j = hash_bytes64(w->srcs[i], strlen(w->srcs[i])) & (cap - 1);
-            while (h[j])
-                j = (j + 1) & (cap - 1);
-            h[j] = (uint32_t)i + 1;
-        }
-        free(w->shash);
-        w->shash = h;
-        w->shcap = cap;
-    }
-    size_t j = hash_bytes64(s, n) & (w->shcap - 1);
-    while (w->shash[j]) {
-        if (strcmp(w->srcs[w->shash[j] - 1], s) == 0) {
-            *out = w->shash[j] - 1;
-            return 0;
-        }
-        j = (j + 1) & (w->shcap - 1);
+    int64_t known = strtab_find(&w->src_ids, s, n);
+    if (known >= 0) {
+        *out = (uint32_t)known;
+        return 0;
     }
     if (w->nsrc == w->srccap) {
         size_t cap = w->srccap ? w->srccap * 2 : 256;
@@ -47,10 +27,16 @@ int eng_src_intern(struct eng_writer *w, const char *s, uint32_t *out)
         w->pop = p;
         w->srccap = cap;
     }
-    if ((w->srcs[w->nsrc] = strdup(s)) == NULL)
+    /* The table numbers strings in the order they come: this one is nsrc. */
+    char *copy = strdup(s);
+    size_t k;
+    int added;
+    if (copy == NULL || strtab_add(&w->src_ids, s, n, &k, &added) < 0) {
+        free(copy);
         return ERR_NOMEM;
+    }
+    w->srcs[w->nsrc] = copy;
     w->pop[w->nsrc] = -1.0; /* not in the catalogue: below every source (fts5.c) */
-    w->shash[j] = (uint32_t)w->nsrc + 1;
     *out = (uint32_t)w->nsrc++;
     return 0;
 }

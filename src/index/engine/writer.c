@@ -252,7 +252,7 @@ void eng_writer_close(struct eng_writer *w, bool checkpoint)
     for (size_t i = 0; i < w->nsrc; i++)
         free(w->srcs[i]);
     free(w->srcs);
-    free(w->shash);
+    strtab_release(&w->src_ids);
     free(w->pop);
     free(w->pinned);
     if (w->lock_fd >= 0)

@@ -17,6 +17,7 @@
 
 #include "index/engine/internal.h"
 #include "store/journal.h"
+#include "util/strtab.h"
 
 /* Documents per segment built at open, and the size past which a segment
  * is no longer merged with others (only rewritten when a quarter is
@@ -52,11 +53,10 @@ struct eng_writer {
     int64_t checkpoint_ms;
     bool persist; /* the index directory may be used */
     bool staged;  /* it is the staged one (index_engine_options.staged) */
-    /* interned source ids */
+    /* interned source ids: srcs[k] is number k of src_ids, which finds it */
     char **srcs;
     size_t nsrc, srccap;
-    uint32_t *shash;
-    size_t shcap;
+    struct strtab src_ids;
     double *pop;                 /* by interned id */
     uint32_t seg_full;           /* ENG_SEGMENT_FULL unless the options say otherwise */
     const atomic_bool *stopping; /* the engine is being freed: a long read ends */

@@ -16,6 +16,7 @@
 
 #include "article/json.h"
 #include "store/journal.h"
+#include "util/array.h"
 #include "util/sort.h"
 #include "util/banned.h"
 
@@ -65,21 +66,38 @@ static int search_run(struct store_reader *r, struct arena *a, const struct inde
     size_t want, n = 0;
     int rc;
 
-    if ((rc = store_reader_match_count(r, m, &total, err)) < 0)
-        return rc;
-    out->total = (uint64_t)total;
-    if (req->limit == 0 || out->total <= (uint64_t)req->offset)
-        return 0;
-    want = out->total - req->offset < req->limit ? (size_t)(out->total - req->offset) : req->limit;
+    if (req->no_total) { /* the page alone: at most limit ids after offset */
+        if (req->limit == 0)
+            return 0;
+        want = req->limit;
+    } else {
+        if ((rc = store_reader_match_count(r, m, &total, err)) < 0)
+            return rc;
+        out->total = (uint64_t)total;
+        if (req->limit == 0 || out->total <= (uint64_t)req->offset)
+            return 0;
+        want = out->total - req->offset < req->limit ? (size_t)(out->total - req->offset)
+                                                      : req->limit;
+    }
     ids = arena_calloc(a, want, sizeof *ids);
     if (ids == NULL)
         return err_set(err, ERR_NOMEM, "out of memory for a page of results");
     if ((rc = store_reader_match_ids(r, m, match_order(req->sort), req->offset, want, ids, &n,
                                      err)) < 0)
         return rc;
+    if (req->no_total)
+        out->total = req->offset + n; /* what was looked at (index_request.no_total) */
 
-    struct article *arts = arena_calloc(a, n ? n : 1, sizeof *arts);
     out->docs = arena_calloc(a, n ? n : 1, sizeof *out->docs);
+    if (req->ids_only) {
+        if (out->docs == NULL)
+            return err_set(err, ERR_NOMEM, "out of memory for a page of results");
+        for (size_t i = 0; i < n; i++)
+            out->docs[i].id = ids[i];
+        out->n = n;
+        return 0;
+    }
+    struct article *arts = arena_calloc(a, n ? n : 1, sizeof *arts);
     if (arts == NULL || out->docs == NULL)
         return err_set(err, ERR_NOMEM, "out of memory for a page of results");
     if ((rc = store_reader_articles(r, a, ids, n, arts, err)) < 0)
@@ -97,27 +115,44 @@ static int search_run(struct store_reader *r, struct arena *a, const struct inde
     return 0;
 }
 
+/* The journal's match for req: its MATCH expression built into *match
+ * (always initialised, for the caller to release), its id window and
+ * deadline (the journal stops a search that overruns it) in *m, and a
+ * pooled reader in *r for the caller to put back. 1 when there is
+ * something to read, 0 for an empty window (no reader taken), or an error. */
+static int match_open(struct index_fts5 *x, struct arena *a, const struct index_request *req,
+                      struct buf *match, struct store_match *m, struct store_reader **r,
+                      struct err *err)
+{
+    int rc;
+
+    buf_init(match, INDEX_FTS5_MATCH_MAX);
+    *m = (struct store_match){
+        .id_lo = store_id_lo(req->from),
+        .id_hi = index_request_id_hi(req),
+        .deadline_ms = req->deadline_ms,
+    };
+    if ((rc = index_fts5_match_build(match, a, req, err)) < 0)
+        return rc;
+    if (req->from > req->to || m->id_lo > m->id_hi)
+        return 0; /* an empty window: nothing matches */
+    m->expr = match->data;
+    if ((rc = store_readers_get(x->readers, r, err)) < 0)
+        return rc;
+    return 1;
+}
+
 static int fts5_search(struct index_backend *b, struct arena *a, const struct index_request *req,
                        struct index_result *out, struct err *err)
 {
     struct index_fts5 *x = (struct index_fts5 *)b;
     struct buf match;
     struct store_reader *r = NULL;
-    struct store_match m = {
-        .id_lo = store_id_lo(req->from),
-        .id_hi = index_request_id_hi(req),
-        .deadline_ms = req->deadline_ms, /* the journal stops a search that overruns it */
-    };
+    struct store_match m;
     int rc;
 
-    buf_init(&match, INDEX_FTS5_MATCH_MAX);
     memset(out, 0, sizeof *out);
-    if ((rc = index_fts5_match_build(&match, a, req, err)) < 0)
-        goto out;
-    if (req->from > req->to || m.id_lo > m.id_hi)
-        goto out; /* an empty window: nothing matches */
-    m.expr = match.data;
-    if ((rc = store_readers_get(x->readers, &r, err)) < 0)
+    if ((rc = match_open(x, a, req, &match, &m, &r, err)) <= 0)
         goto out;
     if ((rc = store_reader_begin(r, err)) < 0)
         goto out;
@@ -213,19 +248,13 @@ static int fts5_aggregate(struct index_backend *b, struct arena *a,
     struct index_fts5 *x = (struct index_fts5 *)b;
     struct buf match;
     struct store_reader *r = NULL;
-    int64_t lo = store_id_lo(req->from), hi = index_request_id_hi(req);
+    struct store_match m;
     int rc;
 
-    buf_init(&match, INDEX_FTS5_MATCH_MAX);
-    if ((rc = index_fts5_match_build(&match, a, req, err)) < 0)
-        goto out;
-    if (req->from > req->to || lo > hi)
-        goto out;
-    if ((rc = store_readers_get(x->readers, &r, err)) < 0)
+    if ((rc = match_open(x, a, req, &match, &m, &r, err)) <= 0)
         goto out;
     if ((rc = store_reader_begin(r, err)) < 0)
         goto out;
-    struct store_match m = {match.data, lo, hi, req->deadline_ms};
     rc = g->counts ? store_reader_match_per_second(r, &m, agg_second, (void *)g, err)
                    : agg_facets(r, a, &m, g, err);
     if (rc == 0)
@@ -261,14 +290,8 @@ struct story_acc {
 static int story_acc_add(void *ctx, int64_t id, int64_t story)
 {
     struct story_acc *x = ctx;
-    if (x->n == x->cap) {
-        size_t grown = x->cap ? x->cap * 2 : 1024;
-        struct index_story_match *more = realloc(x->m, grown * sizeof *more);
-        if (more == NULL)
-            return ERR_NOMEM;
-        x->m = more;
-        x->cap = grown;
-    }
+    if (array_reserve(&x->m, &x->cap, x->n, 1, sizeof *x->m) < 0)
+        return ERR_NOMEM;
     x->m[x->n++] = (struct index_story_match){id, story};
     return 0;
 }
@@ -280,20 +303,14 @@ static int fts5_story_matches(struct index_backend *b, struct arena *a,
     struct index_fts5 *x = (struct index_fts5 *)b;
     struct buf match;
     struct store_reader *r = NULL;
+    struct store_match m;
     struct story_acc acc = {0};
-    int64_t lo = store_id_lo(req->from), hi = index_request_id_hi(req);
     int rc;
 
     *out = NULL;
     *n = 0;
-    buf_init(&match, INDEX_FTS5_MATCH_MAX);
-    if ((rc = index_fts5_match_build(&match, a, req, err)) < 0)
+    if ((rc = match_open(x, a, req, &match, &m, &r, err)) <= 0)
         goto out;
-    if (req->from > req->to || lo > hi)
-        goto out;
-    if ((rc = store_readers_get(x->readers, &r, err)) < 0)
-        goto out;
-    struct store_match m = {match.data, lo, hi, req->deadline_ms};
     rc = store_reader_match_stories(r, &m, story_acc_add, &acc, err);
     if (rc == ERR_NOMEM)
         rc = err_set(err, ERR_NOMEM, "out of memory for stories");

@@ -26,9 +26,6 @@
 #include "util/limits.h"
 #include "util/banned.h"
 
-/* Deeper than any parsed tree (LIMIT_QUERY_DEPTH) plus AND/OR/NOT levels. */
-#define MATCH_DEPTH_MAX (4 * LIMIT_QUERY_DEPTH)
-
 struct match {
     struct buf *b;
     struct arena *a;
@@ -94,35 +91,18 @@ static int put_list(struct match *m, struct query_node *const *kids, size_t n, c
 
 static int put_and(struct match *m, const struct query_node *q, int depth)
 {
-    struct query_node **pos = NULL, **neg = NULL;
-    size_t n_pos = 0, n_neg = 0;
+    struct query_and_parts parts;
     int rc;
 
-    pos = arena_calloc(m->a, q->n, sizeof *pos);
-    neg = arena_calloc(m->a, q->n, sizeof *neg);
-    if (pos == NULL || neg == NULL)
-        return err_set(m->err, ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < q->n; i++) {
-        struct query_node *k = q->kids[i];
-        if (k == NULL)
-            return err_set(m->err, ERR_INVALID, "malformed query tree");
-        if (k->kind == QUERY_NOT) {
-            if (k->n != 1 || k->kids == NULL || k->kids[0] == NULL)
-                return err_set(m->err, ERR_INVALID, "malformed query tree");
-            neg[n_neg++] = k->kids[0];
-        } else {
-            pos[n_pos++] = k;
-        }
-    }
-    if (n_pos == 0)
-        return err_set(m->err, ERR_INVALID, "a query cannot only exclude");
-    if (n_neg > 0)
-        buf_putc(m->b, '(');
-    if ((rc = put_list(m, pos, n_pos, " AND ", depth)) < 0)
+    if ((rc = query_and_split(m->a, q, &parts, m->err)) < 0)
         return rc;
-    if (n_neg > 0) {
+    if (parts.n_neg > 0)
+        buf_putc(m->b, '(');
+    if ((rc = put_list(m, parts.pos, parts.n_pos, " AND ", depth)) < 0)
+        return rc;
+    if (parts.n_neg > 0) {
         buf_puts(m->b, " NOT ");
-        if ((rc = put_list(m, neg, n_neg, " OR ", depth)) < 0)
+        if ((rc = put_list(m, parts.neg, parts.n_neg, " OR ", depth)) < 0)
             return rc;
         buf_putc(m->b, ')');
     }
@@ -139,11 +119,10 @@ static void put_meta_any(struct match *m, char kind, const char *const *values, 
  * field terms keeps its one outer filter, written exactly as before. */
 static int put_node(struct match *m, const struct query_node *q, int depth)
 {
-    if (q == NULL)
-        return err_set(m->err, ERR_INVALID, "malformed query tree");
+    int rc = query_node_check(q, depth, m->err);
+    if (rc < 0)
+        return rc;
     if (q->kind == QUERY_META) {
-        if (q->n != 1 || q->tokens == NULL || q->tokens[0] == NULL || q->tokens[0][0] == '\0')
-            return err_set(m->err, ERR_INVALID, "malformed query field term");
         const char *values[1] = {q->tokens[0]};
         put_meta_any(m, q->field == QUERY_FIELD_SOURCE ? STORE_META_SOURCE : STORE_META_DOMAIN,
                      values, 1);
@@ -152,21 +131,16 @@ static int put_node(struct match *m, const struct query_node *q, int depth)
     if (m->leaf_cols == NULL || (q->kind != QUERY_WORD && q->kind != QUERY_PHRASE))
         return put_node_bare(m, q, depth);
     buf_printf(m->b, "({%s} : ", q->field == QUERY_FIELD_TITLE ? "title" : m->leaf_cols);
-    int rc = put_node_bare(m, q, depth);
+    rc = put_node_bare(m, q, depth);
     buf_putc(m->b, ')');
     return rc;
 }
 
+/* q, checked by put_node, without a column filter of its own. */
 static int put_node_bare(struct match *m, const struct query_node *q, int depth)
 {
-    if (q == NULL)
-        return err_set(m->err, ERR_INVALID, "malformed query tree");
-    if (depth > MATCH_DEPTH_MAX)
-        return err_set(m->err, ERR_TOO_LARGE, "query nested too deeply");
     switch (q->kind) {
     case QUERY_WORD:
-        if (q->n != 1 || q->tokens == NULL || q->tokens[0] == NULL || q->tokens[0][0] == '\0')
-            return err_set(m->err, ERR_INVALID, "malformed query word");
         if (q->prefix) /* index.c expands word* before a backend sees it */
             return err_set(m->err, ERR_INVALID, "a prefix reached FTS5 unexpanded");
         if (q->exact) {
@@ -175,13 +149,9 @@ static int put_node_bare(struct match *m, const struct query_node *q, int depth)
         }
         return put_word(m, q->tokens[0]);
     case QUERY_PHRASE:
-        if (q->n == 0 || q->tokens == NULL)
-            return err_set(m->err, ERR_INVALID, "malformed query phrase");
         buf_putc(m->b, '"');
         for (size_t i = 0; i < q->n; i++) {
             const char *t = q->tokens[i];
-            if (t == NULL || t[0] == '\0')
-                return err_set(m->err, ERR_INVALID, "malformed query phrase");
             if (i > 0)
                 buf_putc(m->b, ' ');
             for (; *t; t++) {
@@ -193,19 +163,11 @@ static int put_node_bare(struct match *m, const struct query_node *q, int depth)
         buf_putc(m->b, '"');
         return 0;
     case QUERY_AND:
-        if (q->n == 0 || q->kids == NULL)
-            return err_set(m->err, ERR_INVALID, "malformed query tree");
         return put_and(m, q, depth);
     case QUERY_OR:
-        if (q->n == 0 || q->kids == NULL)
-            return err_set(m->err, ERR_INVALID, "malformed query tree");
-        for (size_t i = 0; i < q->n; i++) {
-            if (q->kids[i] == NULL || q->kids[i]->kind == QUERY_NOT)
-                return err_set(m->err, ERR_INVALID, "an exclusion cannot be inside OR");
-        }
         return put_list(m, q->kids, q->n, " OR ", depth);
     case QUERY_NOT:
-        return err_set(m->err, ERR_INVALID, "a query cannot only exclude");
+        break; /* refused by query_node_check */
     case QUERY_META: /* put_node's */
         break;
     }
@@ -222,7 +184,7 @@ static void put_sep(struct match *m, size_t *n_pos)
 /* Whether q holds a field term (depth is bounded by the parser's limits). */
 static bool has_field_term(const struct query_node *q, int depth)
 {
-    if (q == NULL || depth > MATCH_DEPTH_MAX)
+    if (q == NULL || depth > 4 * LIMIT_QUERY_DEPTH) /* query_node_check refuses deeper */
         return false;
     if (q->kind == QUERY_META || q->field != QUERY_FIELD_ANY)
         return true;
@@ -286,14 +248,6 @@ static void put_meta_one(struct match *m, char kind, const char *value, size_t *
     put_meta_any(m, kind, values, 1);
 }
 
-static size_t count_non_null(const char *const *v, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        k += v[i] != NULL;
-    return k;
-}
-
 int index_fts5_match_build(struct buf *b, struct arena *a, const struct index_request *req,
                            struct err *err)
 {
@@ -303,8 +257,7 @@ int index_fts5_match_build(struct buf *b, struct arena *a, const struct index_re
     int rc = 0;
 
     index_expand_langs(&req->language, &m.langs, &m.n_langs);
-    exclude = req->n_exclude_domains > 0 &&
-              count_non_null(req->exclude_domains, req->n_exclude_domains) > 0;
+    exclude = index_request_names_any(req->exclude_domains, req->n_exclude_domains);
     if (exclude)
         buf_puts(b, "((");
 
@@ -323,11 +276,11 @@ int index_fts5_match_build(struct buf *b, struct arena *a, const struct index_re
     }
     if (req->q_title && (rc = put_text(&m, "title", req->q_title, &n_pos)) < 0)
         return rc;
-    if (req->n_sources > 0 && count_non_null(req->sources, req->n_sources) > 0) {
+    if (index_request_names_any(req->sources, req->n_sources)) {
         put_sep(&m, &n_pos);
         put_meta_any(&m, STORE_META_SOURCE, req->sources, req->n_sources);
     }
-    if (req->n_domains > 0 && count_non_null(req->domains, req->n_domains) > 0) {
+    if (index_request_names_any(req->domains, req->n_domains)) {
         put_sep(&m, &n_pos);
         put_meta_any(&m, STORE_META_DOMAIN, req->domains, req->n_domains);
     }

@@ -388,12 +388,46 @@ static void media_offer(struct xctx *x, const xmlNode *e, struct img *img)
 
 /* ---- RSS and RDF -------------------------------------------------------------- */
 
+/* Past FEED_MAX_ITEMS an item is counted without being read: true then. */
+static bool item_dropped(struct xctx *x)
+{
+    if (x->c->out->n_items < FEED_MAX_ITEMS)
+        return false;
+    x->c->out->n_dropped++;
+    return true;
+}
+
+/* The first image inside an item's text (url, filled by field_text) and
+ * the element whose text has it (in: its base resolves the url). */
+struct inline_img {
+    const char *url;
+    const xmlNode *in;
+};
+
+/* After element n's text was read: n has the image when it is the first. */
+static void inline_img_note(struct inline_img *ii, const xmlNode *n)
+{
+    if (ii->url && !ii->in)
+        ii->in = n;
+}
+
+/* An item's last steps, RSS's and Atom's alike: the first of its dates
+ * that parses (dates[0..n) by preference), the best image offered by its
+ * media elements, and feed_ctx_item_finish with its inline image. */
+static void item_close(struct xctx *x, struct feed_item *it, const xmlNode *const *dates, size_t n,
+                       const struct img *img, const char *base, const struct inline_img *ii)
+{
+    for (size_t i = 0; i < n && !it->has_date; i++)
+        it->has_date = field_date(x, dates[i], &it->published_at);
+    if (img->rank)
+        it->image_url = attr_url(x, img->node, img->attr, base);
+    feed_ctx_item_finish(x->c, it, ii->url, ii->in ? node_base(x, ii->in, base) : base);
+}
+
 static void rss_item(struct xctx *x, const xmlNode *item)
 {
-    if (x->c->out->n_items >= FEED_MAX_ITEMS) {
-        x->c->out->n_dropped++; /* counted without being read */
+    if (item_dropped(x))
         return;
-    }
     const xmlNode *title = NULL, *link = NULL, *guid = NULL, *desc = NULL, *content = NULL,
                   *author = NULL;
     const xmlNode *d_pub = NULL, *d_dc = NULL, *d_pubd = NULL, *d_upd = NULL;
@@ -438,17 +472,14 @@ static void rss_item(struct xctx *x, const xmlNode *item)
     if (!it)
         return;
     const char *base = node_base(x, item, x->feed_base);
-    const char *first_img = NULL;
-    const xmlNode *img_src_node = NULL;
+    struct inline_img ii = {0};
     it->title = field_text(x, title, FEED_TEXT_HTML, true, FEED_MAX_TITLE_BYTES, true, NULL);
     it->description =
-        field_text(x, desc, FEED_TEXT_HTML, true, FEED_MAX_DESCRIPTION_BYTES, true, &first_img);
-    if (first_img)
-        img_src_node = desc;
+        field_text(x, desc, FEED_TEXT_HTML, true, FEED_MAX_DESCRIPTION_BYTES, true, &ii.url);
+    inline_img_note(&ii, desc);
     it->content =
-        field_text(x, content, FEED_TEXT_HTML, true, FEED_MAX_CONTENT_BYTES, false, &first_img);
-    if (first_img && !img_src_node)
-        img_src_node = content;
+        field_text(x, content, FEED_TEXT_HTML, true, FEED_MAX_CONTENT_BYTES, false, &ii.url);
+    inline_img_note(&ii, content);
     it->guid = field_text(x, guid, FEED_TEXT_PLAIN, false, FEED_MAX_GUID_BYTES, true, NULL);
     const char *about = attr_ns(x, item, "about", NS_RDF_HREF);
     if (!it->guid && about)
@@ -474,11 +505,7 @@ static void rss_item(struct xctx *x, const xmlNode *item)
         buf_release(&b);
     }
     const xmlNode *dates[] = {d_pub, d_dc, d_pubd, d_upd};
-    for (size_t i = 0; i < sizeof dates / sizeof dates[0] && !it->has_date; i++)
-        it->has_date = field_date(x, dates[i], &it->published_at);
-    if (img.rank)
-        it->image_url = attr_url(x, img.node, img.attr, base);
-    feed_ctx_item_finish(c, it, first_img, img_src_node ? node_base(x, img_src_node, base) : base);
+    item_close(x, it, dates, sizeof dates / sizeof dates[0], &img, base, &ii);
 }
 
 static int rss_parse(struct xctx *x, const xmlNode *root)
@@ -581,10 +608,8 @@ static const char *atom_authors(struct xctx *x, const xmlNode *n)
 
 static void atom_entry(struct xctx *x, const xmlNode *entry)
 {
-    if (x->c->out->n_items >= FEED_MAX_ITEMS) {
-        x->c->out->n_dropped++; /* counted without being read */
+    if (item_dropped(x))
         return;
-    }
     const xmlNode *title = NULL, *link = NULL, *id = NULL, *summary = NULL, *content = NULL;
     const xmlNode *d_pub = NULL, *d_upd = NULL, *d_dc = NULL;
     struct img img = {0};
@@ -625,17 +650,14 @@ static void atom_entry(struct xctx *x, const xmlNode *entry)
     if (!it)
         return;
     const char *base = node_base(x, entry, x->feed_base);
-    const char *first_img = NULL;
-    const xmlNode *img_src_node = NULL;
+    struct inline_img ii = {0};
     it->title = atom_text(x, title, FEED_MAX_TITLE_BYTES, true, NULL);
-    it->description = atom_text(x, summary, FEED_MAX_DESCRIPTION_BYTES, true, &first_img);
-    if (first_img)
-        img_src_node = summary;
+    it->description = atom_text(x, summary, FEED_MAX_DESCRIPTION_BYTES, true, &ii.url);
+    inline_img_note(&ii, summary);
     /* Content by reference (src=) has no text of its own. */
     if (content && !xmlHasNsProp(content, (const xmlChar *)"src", NULL)) {
-        it->content = atom_text(x, content, FEED_MAX_CONTENT_BYTES, false, &first_img);
-        if (first_img && !img_src_node)
-            img_src_node = content;
+        it->content = atom_text(x, content, FEED_MAX_CONTENT_BYTES, false, &ii.url);
+        inline_img_note(&ii, content);
     }
     it->guid = field_text(x, id, FEED_TEXT_PLAIN, false, FEED_MAX_GUID_BYTES, true, NULL);
     if (link)
@@ -646,11 +668,7 @@ static void atom_entry(struct xctx *x, const xmlNode *entry)
     if (!it->author)
         it->author = x->feed_author;
     const xmlNode *dates[] = {d_pub, d_upd, d_dc};
-    for (size_t i = 0; i < sizeof dates / sizeof dates[0] && !it->has_date; i++)
-        it->has_date = field_date(x, dates[i], &it->published_at);
-    if (img.rank)
-        it->image_url = attr_url(x, img.node, img.attr, base);
-    feed_ctx_item_finish(c, it, first_img, img_src_node ? node_base(x, img_src_node, base) : base);
+    item_close(x, it, dates, sizeof dates / sizeof dates[0], &img, base, &ii);
 }
 
 static int atom_parse(struct xctx *x, const xmlNode *root)
@@ -848,7 +866,8 @@ int feed_xml_parse(struct feed_ctx *c, const char *body, size_t len, const char 
         rc = err_set(c->err, ERR_NOMEM, "out of memory starting the XML parser");
         goto out;
     }
-    if ((!doc || !xmlDocGetRootElement(doc)) && !encoding && feed_xml_decl_has_encoding(body, len)) {
+    if ((!doc || !xmlDocGetRootElement(doc)) && !encoding &&
+        feed_xml_decl_has_encoding(body, len)) {
         /* An encoding libxml2 does not know ("bogus"): read the bytes as
          * what they look like instead of giving up. */
         xmlFreeDoc(doc);

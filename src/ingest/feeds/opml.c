@@ -174,16 +174,8 @@ static bool is_outline(const xmlNode *n)
 
 static int feeds_push(struct walk *w, const struct opml_feed *f)
 {
-    if (w->n == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 64;
-        struct opml_feed *grown = arena_calloc(w->a, cap, sizeof *grown);
-        if (!grown)
-            return w->rc = err_set(w->err, ERR_NOMEM, "out of memory reading the OPML");
-        if (w->n)
-            memcpy(grown, w->feeds, w->n * sizeof *grown);
-        w->feeds = grown;
-        w->cap = cap;
-    }
+    if (arena_grow(w->a, &w->feeds, &w->cap, w->n, 64, sizeof *w->feeds) < 0)
+        return w->rc = err_set(w->err, ERR_NOMEM, "out of memory reading the OPML");
     w->feeds[w->n++] = *f;
     return 0;
 }

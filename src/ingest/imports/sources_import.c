@@ -64,16 +64,8 @@ static int sources_add(struct sources_ctx *c, const json_t *obj, const char *whe
         c->skipped++;
         return 0;
     }
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 256;
-        struct source *nl = arena_calloc(c->a, cap, sizeof *nl);
-        if (!nl)
-            return ERR_NOMEM;
-        if (c->n)
-            memcpy(nl, c->list, c->n * sizeof *nl);
-        c->list = nl;
-        c->cap = cap;
-    }
+    if (arena_grow(c->a, &c->list, &c->cap, c->n, 256, sizeof *c->list) < 0)
+        return ERR_NOMEM;
     struct source *s = &c->list[c->n];
     memset(s, 0, sizeof *s);
     s->id = src_str(c->a, obj, "id", &rc);

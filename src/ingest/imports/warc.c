@@ -81,18 +81,26 @@ struct warc_reader {
 
 /* ---- byte source ---------------------------------------------------------- */
 
+/* Up to n bytes of the file into p: how many, 0 at its end or on a read
+ * error (kept in io_error for the caller's report); fpos counts them. */
+static size_t file_read(struct warc_reader *r, void *p, size_t n)
+{
+    size_t k = fread(p, 1, n, r->f);
+    if (k == 0 && ferror(r->f))
+        r->io_error = errno ? errno : EIO;
+    r->fpos += k;
+    return k;
+}
+
 static bool src_fill_in(struct warc_reader *r)
 {
     if (r->in_eof)
         return false;
-    size_t k = fread(r->in, 1, sizeof r->in, r->f);
+    size_t k = file_read(r, r->in, sizeof r->in);
     if (k == 0) {
-        if (ferror(r->f))
-            r->io_error = errno ? errno : EIO;
         r->in_eof = true;
         return false;
     }
-    r->fpos += k;
     r->zs.next_in = r->in;
     r->zs.avail_in = (uInt)k;
     return true;
@@ -127,11 +135,9 @@ static void src_gz_resync(struct warc_reader *r)
             r->zs.avail_in = 0;
             return;
         }
-        size_t k = fread(r->in + nk, 1, sizeof r->in - nk, r->f);
+        size_t k = file_read(r, r->in + nk, sizeof r->in - nk);
         memcpy(r->in, keep, nk);
         if (k == 0) {
-            if (ferror(r->f))
-                r->io_error = errno ? errno : EIO;
             r->in_eof = true;
             r->zs.next_in = r->in;
             r->zs.avail_in = (uInt)nk;
@@ -141,7 +147,6 @@ static void src_gz_resync(struct warc_reader *r)
             }
             continue;
         }
-        r->fpos += k;
         r->zs.next_in = r->in;
         r->zs.avail_in = (uInt)(nk + k);
     }
@@ -160,14 +165,11 @@ static bool src_fill(struct warc_reader *r)
     if (r->eof)
         return false;
     if (!r->gz) {
-        size_t k = fread(r->out, 1, sizeof r->out, r->f);
+        size_t k = file_read(r, r->out, sizeof r->out);
         if (k == 0) {
-            if (ferror(r->f))
-                r->io_error = errno ? errno : EIO;
             r->eof = true;
             return false;
         }
-        r->fpos += k;
         r->out_len = k;
         return true;
     }

@@ -494,8 +494,7 @@ static int attempt(struct ctx *c, unsigned flags, struct pick *pk, struct buf *o
         *readerable = readerable_test(c);
         c->page_links = link_density(&f[0]);
     }
-    extract_mark_gone(c, flags);
-    extract_sum_pass(c);
+    extract_attempt_pass(c, flags);
     score_pass(c, flags);
     uint32_t top = pick_top(c);
     pk->n = 0;
@@ -635,8 +634,7 @@ static uint32_t lead_before(struct ctx *c, const struct pick *pk, const char *de
     extract_squash(&got, text);
     if (buf_error(&got) || (got.data && strstr(got.data, want.data)))
         goto out; /* the main text has it already */
-    extract_mark_gone(c, 0);
-    extract_sum_pass(c);
+    extract_attempt_pass(c, 0);
     uint32_t first = pk->nodes[0];
     for (uint32_t i = 1; i < first; i++) {
         enum xtag t = (enum xtag)d->nodes[i].tag;

@@ -73,8 +73,7 @@ static char *byline_in(struct ctx *c, const char *site, unsigned flags)
 {
     const struct xdom *d = c->d;
     struct nfo *f = c->f;
-    extract_mark_gone(c, flags);
-    extract_sum_pass(c);
+    extract_attempt_pass(c, flags);
     for (uint32_t i = 1; i < d->n; i++) {
         if (f[i].gone || d->nodes[i].tag == XTAG_TEXT || !xmeta_marks_author(d, i))
             continue;
@@ -167,8 +166,7 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
 {
     const struct xdom *d = c->d;
     struct nfo *f = c->f;
-    extract_mark_gone(c, flags);
-    extract_sum_pass(c);
+    extract_attempt_pass(c, flags);
     struct buf b;
     buf_init(&b, 0);
     char *found = NULL;

@@ -37,6 +37,7 @@
 
 #include "ingest/pages/html_internal.h"
 #include "ingest/pages/pages.h"
+#include "util/array.h"
 #include "util/ascii.h"
 #include "util/err.h"
 #include "util/utf8.h"
@@ -282,15 +283,9 @@ static bool style_hides(const char *s)
 
 static uint32_t node_new(struct xdom *d, enum xtag tag)
 {
-    if (d->n == d->cap) {
-        uint32_t cap = d->cap ? d->cap * 2 : 1024;
-        struct xnode *nn = realloc(d->nodes, (size_t)cap * sizeof *nn);
-        if (!nn) {
-            d->rc = ERR_NOMEM;
-            return 0;
-        }
-        d->nodes = nn;
-        d->cap = cap;
+    if (array_reserve(&d->nodes, &d->cap, d->n, 1, sizeof *d->nodes) < 0) {
+        d->rc = ERR_NOMEM;
+        return 0;
     }
     uint32_t i = d->n++;
     memset(&d->nodes[i], 0, sizeof d->nodes[i]);
@@ -311,15 +306,9 @@ static void node_append(struct xdom *d, uint32_t parent, uint32_t child)
 
 static void attr_add(struct xdom *d, int name, const char *value)
 {
-    if (d->n_attrs == d->cap_attrs) {
-        uint32_t cap = d->cap_attrs ? d->cap_attrs * 2 : 1024;
-        struct xattr_kv *na = realloc(d->attrs, (size_t)cap * sizeof *na);
-        if (!na) {
-            d->rc = ERR_NOMEM;
-            return;
-        }
-        d->attrs = na;
-        d->cap_attrs = cap;
+    if (array_reserve(&d->attrs, &d->cap_attrs, d->n_attrs, 1, sizeof *d->attrs) < 0) {
+        d->rc = ERR_NOMEM;
+        return;
     }
     size_t len = strlen(value);
     if (len > EXTRACT_MAX_FIELD * 4)
@@ -337,6 +326,21 @@ static void stop(struct builder *b)
     html_sax_stop(b->sax);
 }
 
+/* A new node of tag in *out, the last child of the builder's current
+ * node; false when out of memory (d->rc says so, the parse is stopped). */
+static bool child_new(struct builder *b, enum xtag tag, uint32_t *out)
+{
+    struct xdom *d = b->d;
+    uint32_t i = node_new(d, tag);
+    if (d->rc < 0) {
+        stop(b);
+        return false;
+    }
+    node_append(d, b->cur, i);
+    *out = i;
+    return true;
+}
+
 static void sax_start(void *ctx, const xmlChar *xname, const xmlChar **attrs)
 {
     struct builder *b = ctx;
@@ -348,12 +352,9 @@ static void sax_start(void *ctx, const xmlChar *xname, const xmlChar **attrs)
         b->overflow++;
         return;
     }
-    uint32_t i = node_new(d, tag);
-    if (d->rc < 0) {
-        stop(b);
+    uint32_t i;
+    if (!child_new(b, tag, &i))
         return;
-    }
-    node_append(d, b->cur, i);
     uint32_t first_attr = d->n_attrs;
     uint16_t flags = 0;
     for (size_t k = 0; attrs && attrs[k]; k += 2) {
@@ -432,12 +433,9 @@ static void sax_chars(void *ctx, const xmlChar *s, int n)
     }
     if (b->overflow == 0 && d->n >= EXTRACT_MAX_NODES)
         return;
-    uint32_t t = node_new(d, XTAG_TEXT);
-    if (d->rc < 0) {
-        stop(b);
+    uint32_t t;
+    if (!child_new(b, XTAG_TEXT, &t))
         return;
-    }
-    node_append(d, b->cur, t);
     d->nodes[t].off = (uint32_t)before;
     d->nodes[t].len = (uint32_t)n;
 }

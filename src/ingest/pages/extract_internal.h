@@ -55,9 +55,11 @@ struct xnode {
 
 struct xdom {
     struct xnode *nodes;
-    uint32_t n, cap;
+    uint32_t n;
+    size_t cap;
     struct xattr_kv *attrs;
-    uint32_t n_attrs, cap_attrs;
+    uint32_t n_attrs;
+    size_t cap_attrs;
     struct buf text; /* every text run, one after the other */
     struct arena *a; /* attribute values */
     int rc;          /* sticky: ERR_NOMEM */

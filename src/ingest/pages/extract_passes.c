@@ -7,7 +7,7 @@
 
 #include "util/banned.h"
 
-void extract_mark_gone(struct ctx *c, unsigned flags)
+static void mark_gone(struct ctx *c, unsigned flags)
 {
     const struct xdom *d = c->d;
     struct nfo *f = c->f;
@@ -69,4 +69,10 @@ void extract_sum_pass(struct ctx *c)
         p->htext += n->htext;
         p->quote += n->quote;
     }
+}
+
+void extract_attempt_pass(struct ctx *c, unsigned flags)
+{
+    mark_gone(c, flags);
+    extract_sum_pass(c);
 }

@@ -103,10 +103,11 @@ static inline float link_density(const struct nfo *n)
     return n->tlen ? (float)n->llen / (float)n->tlen : 0.0f;
 }
 
-/* extract_passes.c: subtree sums from scratch over what is not gone; what
- * an attempt with flags leaves out marked gone. */
+/* extract_passes.c: subtree sums from scratch over what is not gone. */
 void extract_sum_pass(struct ctx *c);
-void extract_mark_gone(struct ctx *c, unsigned flags);
+/* What an attempt with flags leaves out marked gone, then the sums over
+ * the rest: every attempt (the main text, the bylines) starts so. */
+void extract_attempt_pass(struct ctx *c, unsigned flags);
 
 /* extract_clean.c: boilerplate inside root's subtree [root, end) dropped
  * (marked gone) as the attempt's flags allow; whether i has an ancestor

@@ -1,6 +1,6 @@
 /* Alerts of the PostgreSQL store (store.h "alerts"; schema version 3,
- * pg.c). A lease is UPDATE ... SET lease_owner = me WHERE the lease ended
- * or is mine: two nodes leasing at once queue on each row's lock, and the
+ * dedupe, copies and alert_stories version 5, pg.c). A lease is UPDATE ... SET lease_owner = me
+ * WHERE the lease ended or is mine: two nodes leasing at once queue on each row's lock, and the
  * second re-reads the row after the first commits, finds it leased and
  * leaves it, so one node delivers an alert at a time. A node that lost
  * the lease (it stalled past it) cannot move the cursor any more: the
@@ -10,20 +10,19 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/args.h"
+#include "store/columns.h"
+#include "util/buf.h"
 #include "util/banned.h"
 
-#define ALERT_COLUMNS                                                                              \
-    "id, key_id, query, webhook, secret, created_at, cursor_seq, state, lease_owner,"              \
-    " lease_until_ms"
-#define DELIVERY_COLUMNS "alert_id, seq, id, body, attempts, next_ms, first_failure_ms, created_ms"
-
 /* $1 key, $2 max per key (0 none), $3 query, $4 webhook, $5 secret,
- * $6 created_at, $7 cursor (< 0: the head), $8 state. newsd_alert_add
- * answers the new id, -1 without such a key, -2 when the key is full. */
-static const struct pg_sql sql_add = {PG_ST_ALERT_ADD,
-                                      "SELECT newsd_alert_add($1, $2, $3, $4, $5, $6, $7, $8)"};
+ * $6 created_at, $7 cursor (< 0: the head), $8 state, $9 dedupe (0, 1).
+ * newsd_alert_add answers the new id, -1 without such a key, -2 when the
+ * key is full. */
+static const struct pg_sql sql_add = {
+    PG_ST_ALERT_ADD, "SELECT newsd_alert_add($1, $2, $3, $4, $5, $6, $7, $8, $9::integer)"};
 static const struct pg_sql sql_list = {PG_ST_ALERTS_LIST,
-                                       "SELECT " ALERT_COLUMNS " FROM alerts"
+                                       "SELECT " STORE_ALERT_COLUMNS " FROM alerts"
                                        " WHERE $1::bigint = 0 OR key_id = $1 ORDER BY id"};
 static const struct pg_sql sql_remove = {
     PG_ST_ALERT_REMOVE, "DELETE FROM alerts WHERE id = $1 AND ($2::bigint = 0 OR key_id = $2)"};
@@ -33,7 +32,7 @@ static const struct pg_sql sql_lease = {
     " WHERE (lease_owner = $1 AND lease_until_ms <= $2::bigint + ($3::bigint - $2::bigint) / 2)"
     " OR lease_owner IS NULL OR lease_until_ms <= $2"};
 static const struct pg_sql sql_leased = {PG_ST_ALERTS_LEASED,
-                                         "SELECT " ALERT_COLUMNS " FROM alerts"
+                                         "SELECT " STORE_ALERT_COLUMNS " FROM alerts"
                                          " WHERE lease_owner = $1"
                                          " AND key_id IN (SELECT id FROM keys WHERE state = 0)"
                                          " ORDER BY id"};
@@ -41,16 +40,16 @@ static const struct pg_sql sql_release = {
     PG_ST_ALERTS_RELEASE,
     "UPDATE alerts SET lease_owner = NULL, lease_until_ms = 0 WHERE lease_owner = $1"};
 static const struct pg_sql sql_advance = {
-    PG_ST_ALERT_ADVANCE, "UPDATE alerts SET cursor_seq = $4"
+    PG_ST_ALERT_ADVANCE, "UPDATE alerts SET cursor_seq = $4, copies = copies + $5"
                          " WHERE id = $1 AND lease_owner = $2 AND cursor_seq = $3"};
 static const struct pg_sql sql_exists = {PG_ST_ALERT_EXISTS,
                                          "SELECT count(*) FROM alerts WHERE id = $1"};
-static const struct pg_sql sql_delivery_put = {PG_ST_ALERT_DELIVERY_PUT,
-                                               "INSERT INTO alert_deliveries(" DELIVERY_COLUMNS
-                                               ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"};
-static const struct pg_sql sql_deliveries = {PG_ST_ALERT_DELIVERIES,
-                                             "SELECT " DELIVERY_COLUMNS " FROM alert_deliveries"
-                                             " WHERE alert_id = $1 ORDER BY seq LIMIT $2"};
+static const struct pg_sql sql_delivery_put = {
+    PG_ST_ALERT_DELIVERY_PUT, "INSERT INTO alert_deliveries(" STORE_DELIVERY_COLUMNS
+                              ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"};
+static const struct pg_sql sql_deliveries = {
+    PG_ST_ALERT_DELIVERIES, "SELECT " STORE_DELIVERY_COLUMNS " FROM alert_deliveries"
+                            " WHERE alert_id = $1 ORDER BY seq LIMIT $2"};
 static const struct pg_sql sql_done = {PG_ST_ALERT_DELIVERY_DONE,
                                        "DELETE FROM alert_deliveries"
                                        " WHERE alert_id = $1 AND id = $2"};
@@ -60,50 +59,26 @@ static const struct pg_sql sql_failed = {
     " WHERE alert_id = $1 AND id = $2"};
 static const struct pg_sql sql_count = {PG_ST_ALERT_DELIVERIES_COUNT,
                                         "SELECT count(*) FROM alert_deliveries"};
-
-static int alert_row(struct arena *a, const PGresult *r, int i, void *item)
-{
-    struct alert_record *out = item;
-    int rc;
-    memset(out, 0, sizeof *out);
-    out->id = store_pg_get_int(r, i, 0);
-    out->key_id = store_pg_get_int(r, i, 1);
-    rc = store_pg_get_str(a, r, i, 2, &out->query);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 3, &out->webhook);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 4, &out->secret);
-    out->created_at = store_pg_get_int(r, i, 5);
-    out->cursor_seq = store_pg_get_int(r, i, 6);
-    out->state = (int)store_pg_get_int(r, i, 7);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 8, &out->lease_owner);
-    out->lease_until_ms = store_pg_get_int(r, i, 9);
-    return rc;
-}
-
-static int delivery_row(struct arena *a, const PGresult *r, int i, void *item)
-{
-    struct alert_delivery *out = item;
-    int rc;
-    memset(out, 0, sizeof *out);
-    out->alert_id = store_pg_get_int(r, i, 0);
-    out->seq = store_pg_get_int(r, i, 1);
-    rc = store_pg_get_str(a, r, i, 2, &out->id);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 3, &out->body);
-    out->attempts = store_pg_get_int(r, i, 4);
-    out->next_ms = store_pg_get_int(r, i, 5);
-    out->first_failure_ms = store_pg_get_int(r, i, 6);
-    out->created_ms = store_pg_get_int(r, i, 7);
-    return rc;
-}
+/* $1 alert, $2 the stories as an array literal ("{1,2}"), $3 seq. */
+static const struct pg_sql sql_stories_put = {
+    PG_ST_ALERT_STORIES_PUT, "INSERT INTO alert_stories(alert_id, story_id, seq)"
+                             " SELECT DISTINCT $1::bigint, unnest($2::bigint[]), $3::bigint"
+                             " ON CONFLICT (alert_id, story_id) DO UPDATE SET seq = excluded.seq"};
+/* The oldest go: below the seq of the $2+1-th newest. */
+static const struct pg_sql sql_stories_trim = {
+    PG_ST_ALERT_STORIES_TRIM,
+    "DELETE FROM alert_stories WHERE alert_id = $1 AND seq < (SELECT seq FROM alert_stories"
+    " WHERE alert_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2)"};
+static const struct pg_sql sql_stories = {
+    PG_ST_ALERT_STORIES,
+    "SELECT story_id FROM (SELECT story_id, seq FROM alert_stories WHERE alert_id = $1"
+    " ORDER BY seq DESC LIMIT $2) AS newest ORDER BY seq"};
 
 static int alert_rows(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                       struct arena *a, struct alert_record **out, size_t *n_out, struct err *err)
 {
     void *items = NULL;
-    int rc = store_pg_read_all(s, q, p, a, sizeof **out, alert_row, &items, n_out, "alerts", err);
+    int rc = store_pg_read_all(s, q, p, a, &store_alert_record, &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;
@@ -117,15 +92,11 @@ int store_pg_alert_add(struct store_backend *b, const struct alert_record *a, in
     PGresult *r = NULL;
     int rc;
 
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, a->key_id);
-    store_pg_param_int(&p, max_per_key > 0 ? max_per_key : 0);
-    store_pg_param_text(&p, a->query);
-    store_pg_param_text(&p, a->webhook);
-    store_pg_param_text(&p, a->secret);
-    store_pg_param_int(&p, a->created_at ? a->created_at : (int64_t)time(NULL));
-    store_pg_param_int(&p, a->cursor_seq);
-    store_pg_param_int(&p, a->state);
+    store_pg_params_set(
+        &p, STORE_ARGS(STORE_INT(a->key_id), STORE_INT(max_per_key > 0 ? max_per_key : 0),
+                       STORE_TEXT(a->query), STORE_TEXT(a->webhook), STORE_TEXT(a->secret),
+                       STORE_INT(a->created_at ? a->created_at : (int64_t)time(NULL)),
+                       STORE_INT(a->cursor_seq), STORE_INT(a->state), STORE_INT(a->dedupe)));
     if ((rc = store_pg_write(s, &sql_add, &p, NULL, &r, err)) < 0)
         return rc;
     int64_t id = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
@@ -146,8 +117,7 @@ int store_pg_alerts_list(struct store_backend *b, struct arena *a, int64_t key_i
                          struct alert_record **out, size_t *n_out, struct err *err)
 {
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, key_id);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(key_id)));
     return alert_rows((struct store_pg *)b, &sql_list, &p, a, out, n_out, err);
 }
 
@@ -155,9 +125,7 @@ int store_pg_alert_remove(struct store_backend *b, int64_t id, int64_t key_id, s
 {
     struct pg_params p;
     long changed = 0;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
-    store_pg_param_int(&p, key_id);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id), STORE_INT(key_id)));
     /* Its deliveries go with it (ON DELETE CASCADE). */
     int rc = store_pg_write((struct store_pg *)b, &sql_remove, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
@@ -171,29 +139,47 @@ int store_pg_alerts_lease(struct store_backend *b, struct arena *a, const char *
 {
     struct store_pg *s = (struct store_pg *)b;
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_text(&p, owner);
-    store_pg_param_int(&p, now_ms);
-    store_pg_param_int(&p, until_ms);
+    store_pg_params_set(&p, STORE_ARGS(STORE_TEXT(owner), STORE_INT(now_ms), STORE_INT(until_ms)));
     int rc = store_pg_write(s, &sql_lease, &p, NULL, NULL, err);
     if (rc < 0)
         return rc;
-    store_pg_params_init(&p);
-    store_pg_param_text(&p, owner);
+    store_pg_params_set(&p, STORE_ARGS(STORE_TEXT(owner)));
     return alert_rows(s, &sql_leased, &p, a, out, n_out, err);
 }
 
 int store_pg_alerts_release(struct store_backend *b, const char *owner, struct err *err)
 {
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_text(&p, owner);
+    store_pg_params_set(&p, STORE_ARGS(STORE_TEXT(owner)));
     return store_pg_write((struct store_pg *)b, &sql_release, &p, NULL, NULL, err);
 }
 
+/* d's stories into alert_stories, the oldest beyond STORE_ALERT_STORIES_MAX out. */
+static int stories_put(struct pg_conn *c, int64_t alert_id, const struct alert_delivery *d,
+                       struct err *err)
+{
+    struct pg_params p;
+    struct buf list;
+    store_pg_array_begin(&list);
+    for (size_t i = 0; i < d->n_stories; i++)
+        store_pg_array_int(&list, d->stories[i]);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(alert_id)));
+    int rc = store_pg_param_array(&p, &list, err);
+    store_pg_param_int(&p, d->seq);
+    if (rc == 0)
+        rc = store_pg_run(c, &sql_stories_put, &p, NULL, err);
+    buf_release(&list);
+    if (rc == 0) {
+        store_pg_params_set(&p,
+                            STORE_ARGS(STORE_INT(alert_id), STORE_INT(STORE_ALERT_STORIES_MAX - 1)));
+        rc = store_pg_run(c, &sql_stories_trim, &p, NULL, err);
+    }
+    return rc;
+}
+
 int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,
-                           int64_t from_seq, int64_t to_seq, const struct alert_delivery *d,
-                           struct err *err)
+                           int64_t from_seq, int64_t to_seq, int64_t copies,
+                           const struct alert_delivery *d, struct err *err)
 {
     struct store_pg *s = (struct store_pg *)b;
     struct pg_conn *c = NULL;
@@ -205,18 +191,14 @@ int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char
         return rc;
     if ((rc = store_pg_exec(c->c, "BEGIN", err)) < 0)
         goto out;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, alert_id);
-    store_pg_param_text(&p, owner);
-    store_pg_param_int(&p, from_seq);
-    store_pg_param_int(&p, to_seq);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(alert_id), STORE_TEXT(owner), STORE_INT(from_seq),
+                                       STORE_INT(to_seq), STORE_INT(copies)));
     rc = store_pg_run(c, &sql_advance, &p, &r, err);
     long changed = rc == 0 ? store_pg_changed(r) : 0;
     PQclear(r);
     r = NULL;
     if (rc == 0 && changed == 0) {
-        store_pg_params_init(&p);
-        store_pg_param_int(&p, alert_id);
+        store_pg_params_set(&p, STORE_ARGS(STORE_INT(alert_id)));
         rc = store_pg_run(c, &sql_exists, &p, &r, err);
         if (rc == 0)
             rc = PQntuples(r) == 1 && store_pg_get_int(r, 0, 0) > 0
@@ -227,17 +209,14 @@ int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char
         r = NULL;
     }
     if (rc == 0 && d) {
-        store_pg_params_init(&p);
-        store_pg_param_int(&p, alert_id);
-        store_pg_param_int(&p, d->seq);
-        store_pg_param_text(&p, d->id);
-        store_pg_param_text(&p, d->body);
-        store_pg_param_int(&p, d->attempts);
-        store_pg_param_int(&p, d->next_ms);
-        store_pg_param_int(&p, d->first_failure_ms);
-        store_pg_param_int(&p, d->created_ms);
+        store_pg_params_set(
+            &p, STORE_ARGS(STORE_INT(alert_id), STORE_INT(d->seq), STORE_TEXT(d->id),
+                           STORE_TEXT(d->body), STORE_INT(d->attempts), STORE_INT(d->next_ms),
+                           STORE_INT(d->first_failure_ms), STORE_INT(d->created_ms)));
         rc = store_pg_run(c, &sql_delivery_put, &p, NULL, err);
     }
+    if (rc == 0 && d && d->n_stories)
+        rc = stories_put(c, alert_id, d, err);
     rc = store_pg_end(c, rc, err);
 out:
     store_pg_pool_put(&s->pool, c);
@@ -250,11 +229,11 @@ int store_pg_alert_deliveries(struct store_backend *b, struct arena *a, int64_t 
 {
     struct pg_params p;
     void *items = NULL;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, alert_id);
-    store_pg_param_int(&p, max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max);
-    int rc = store_pg_read_all((struct store_pg *)b, &sql_deliveries, &p, a, sizeof **out,
-                               delivery_row, &items, n_out, "deliveries", err);
+    store_pg_params_set(&p,
+                        STORE_ARGS(STORE_INT(alert_id),
+                                   STORE_INT(max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max)));
+    int rc = store_pg_read_all((struct store_pg *)b, &sql_deliveries, &p, a, &store_delivery_record,
+                               &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;
@@ -264,9 +243,7 @@ int store_pg_alert_delivery_done(struct store_backend *b, int64_t alert_id, cons
                                  struct err *err)
 {
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, alert_id);
-    store_pg_param_text(&p, id);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(alert_id), STORE_TEXT(id)));
     return store_pg_write((struct store_pg *)b, &sql_done, &p, NULL, NULL, err);
 }
 
@@ -276,12 +253,8 @@ int store_pg_alert_delivery_failed(struct store_backend *b, int64_t alert_id, co
 {
     struct pg_params p;
     long changed = 0;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, alert_id);
-    store_pg_param_text(&p, id);
-    store_pg_param_int(&p, attempts);
-    store_pg_param_int(&p, next_ms);
-    store_pg_param_int(&p, first_failure_ms);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(alert_id), STORE_TEXT(id), STORE_INT(attempts),
+                                       STORE_INT(next_ms), STORE_INT(first_failure_ms)));
     int rc = store_pg_write((struct store_pg *)b, &sql_failed, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
         rc = err_set(err, ERR_NOTFOUND, "no delivery %s", id);
@@ -290,10 +263,18 @@ int store_pg_alert_delivery_failed(struct store_backend *b, int64_t alert_id, co
 
 int store_pg_alert_deliveries_count(struct store_backend *b, int64_t *out, struct err *err)
 {
-    PGresult *r = NULL;
-    int rc = store_pg_query((struct store_pg *)b, &sql_count, NULL, &r, err);
+    return store_pg_query_int((struct store_pg *)b, &sql_count, NULL, out, err);
+}
+
+int store_pg_alert_stories(struct store_backend *b, struct arena *a, int64_t alert_id,
+                           int64_t **out, size_t *n_out, struct err *err)
+{
+    struct pg_params p;
+    void *items = NULL;
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(alert_id), STORE_INT(STORE_ALERT_STORIES_MAX)));
+    int rc = store_pg_read_all((struct store_pg *)b, &sql_stories, &p, a, &store_story_id_record,
+                               &items, n_out, err);
     if (rc == 0)
-        *out = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
-    PQclear(r);
+        *out = items;
     return rc;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/args.h"
 #include "util/hash.h"
 
 #include "util/banned.h"
@@ -184,17 +185,12 @@ static int load_known(struct pg_conn *c, struct put_batch *pb, struct err *err)
     PGresult *r = NULL;
     int rc;
 
-    buf_init(&arr, 0);
     store_pg_array_begin(&arr);
     for (size_t i = 0; i < pb->n_entries; i++)
         store_pg_array_text(&arr, pb->entries[i].url);
-    store_pg_array_end(&arr);
-    if ((rc = buf_error(&arr)) < 0) {
-        rc = err_set(err, rc, "out of memory");
-        goto out;
-    }
     store_pg_params_init(&p);
-    store_pg_param_text(&p, arr.data);
+    if ((rc = store_pg_param_array(&p, &arr, err)) < 0)
+        goto out;
     if ((rc = store_pg_run(c, &sql_known, &p, &r, err)) < 0)
         goto out;
     for (int i = 0; i < PQntuples(r); i++) {
@@ -220,7 +216,6 @@ static int load_seconds(struct pg_conn *c, struct put_batch *pb, const struct ar
     PGresult *r = NULL;
     int rc;
 
-    buf_init(&arr, 0);
     store_pg_array_begin(&arr);
     for (size_t i = 0; i < n; i++) {
         struct put_second *sec = second_get(pb, arts[i].published_at);
@@ -229,13 +224,9 @@ static int load_seconds(struct pg_conn *c, struct put_batch *pb, const struct ar
             sec->listed = true;
         }
     }
-    store_pg_array_end(&arr);
-    if ((rc = buf_error(&arr)) < 0) {
-        rc = err_set(err, rc, "out of memory");
-        goto out;
-    }
     store_pg_params_init(&p);
-    store_pg_param_text(&p, arr.data);
+    if ((rc = store_pg_param_array(&p, &arr, err)) < 0)
+        goto out;
     if ((rc = store_pg_run(c, &sql_maxid, &p, &r, err)) < 0)
         goto out;
     for (int i = 0; i < PQntuples(r); i++) {
@@ -265,7 +256,6 @@ static int id_alloc(struct pg_conn *c, struct put_batch *pb, int64_t t, int64_t 
         *out = sec->next++;
         return 0;
     }
-    buf_init(&arr, 0);
     store_pg_array_begin(&arr);
     for (size_t i = 0; i < pb->n_entries; i++) {
         if (pb->entries[i].known && pb->entries[i].id >= lo && pb->entries[i].id <= hi)
@@ -273,15 +263,9 @@ static int id_alloc(struct pg_conn *c, struct put_batch *pb, int64_t t, int64_t 
     }
     for (size_t i = 0; i < pb->n_vacated; i++)
         store_pg_array_int(&arr, pb->vacated[i]);
-    store_pg_array_end(&arr);
-    if ((rc = buf_error(&arr)) < 0) {
-        rc = err_set(err, rc, "out of memory");
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(lo), STORE_INT(hi)));
+    if ((rc = store_pg_param_array(&p, &arr, err)) < 0)
         goto out;
-    }
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, lo);
-    store_pg_param_int(&p, hi);
-    store_pg_param_text(&p, arr.data);
     if ((rc = store_pg_run(c, &sql_scan, &p, &r, err)) < 0)
         goto out;
     if (PQntuples(r) != 1 || PQgetisnull(r, 0, 0)) {
@@ -345,10 +329,8 @@ static int write_rows(struct pg_conn *c, struct put_batch *pb, const struct arti
     int64_t now = (int64_t)time(NULL);
     int rc = 0;
 
-    for (int k = 0; k < N_COLS; k++) {
-        buf_init(&col[k], 0);
+    for (int k = 0; k < N_COLS; k++)
         store_pg_array_begin(&col[k]);
-    }
     for (size_t i = 0; i < pb->n_entries; i++) {
         const struct put_entry *e = &pb->entries[i];
         const struct article *a = &arts[e->last];
@@ -376,13 +358,9 @@ static int write_rows(struct pg_conn *c, struct put_batch *pb, const struct arti
     }
     store_pg_params_init(&p);
     for (int k = 0; k < N_COLS; k++) {
-        store_pg_array_end(&col[k]);
-        if (rc == 0 && buf_error(&col[k]) < 0)
-            rc = err_set(err, buf_error(&col[k]), "out of memory");
-        store_pg_param_text(&p, col[k].data);
+        if ((rc = store_pg_param_array(&p, &col[k], err)) < 0)
+            goto out;
     }
-    if (rc < 0)
-        goto out;
     if ((rc = store_pg_run(c, &sql_upsert, &p, &r, err)) < 0)
         goto out;
     for (int i = 0; i < PQntuples(r); i++) {
@@ -443,17 +421,7 @@ out:
 
 int store_pg_articles_count(struct store_backend *b, int64_t *out, struct err *err)
 {
-    struct store_pg *s = (struct store_pg *)b;
-    PGresult *r = NULL;
-    int rc;
-
-    *out = 0;
-    if ((rc = store_pg_query(s, &sql_count, NULL, &r, err)) < 0)
-        return rc;
-    if (PQntuples(r) == 1)
-        *out = store_pg_get_int(r, 0, 0);
-    PQclear(r);
-    return 0;
+    return store_pg_query_int((struct store_pg *)b, &sql_count, NULL, out, err);
 }
 
 int store_pg_articles_delete(struct store_backend *b, const struct store_delete_filter *f,
@@ -463,19 +431,13 @@ int store_pg_articles_delete(struct store_backend *b, const struct store_delete_
     struct pg_params p;
     struct pg_conn *c = NULL;
     PGresult *r = NULL;
-    int64_t hi = INT64_MAX;
+    int64_t hi;
     int rc;
 
     *deleted = 0;
-    if (f->before_set) {
-        hi = store_id_lo(f->before);
-        if (hi == INT64_MIN)
-            return 0; /* before the first representable second: nothing */
-        hi--;
-    }
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, hi);
-    store_pg_param_text(&p, f->source_id);
+    if (!store_delete_max_id(f, &hi))
+        return 0;
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(hi), STORE_TEXT(f->source_id)));
     if (f->canonical_url) /* unique: one row at most, whatever max */
         store_pg_param_text(&p, f->canonical_url);
     else
@@ -501,8 +463,7 @@ int store_pg_stories_window(struct store_backend *b, int64_t window_s,
     PGresult *r = NULL;
     int rc;
 
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, window_s);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(window_s)));
     if ((rc = store_pg_query(s, &sql_stories_window, &p, &r, err)) < 0)
         return rc;
     for (int i = 0; i < PQntuples(r) && rc == 0; i++) {

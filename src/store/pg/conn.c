@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/args.h"
+#include "store/columns.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -357,6 +359,33 @@ int store_pg_query(struct store_pg *s, const struct pg_sql *q, const struct pg_p
     return rc;
 }
 
+/* The integer in the first column of r's first row (0 when there is no
+ * row or it is NULL); r is cleared. */
+static int64_t first_int(PGresult *r)
+{
+    int64_t v = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
+    PQclear(r);
+    return v;
+}
+
+int store_pg_run_int(struct pg_conn *c, const struct pg_sql *q, const struct pg_params *p,
+                     int64_t *out, struct err *err)
+{
+    PGresult *r = NULL;
+    int rc = store_pg_run(c, q, p, &r, err);
+    *out = rc == 0 ? first_int(r) : 0;
+    return rc;
+}
+
+int store_pg_query_int(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
+                       int64_t *out, struct err *err)
+{
+    PGresult *r = NULL;
+    int rc = store_pg_query(s, q, p, &r, err);
+    *out = rc == 0 ? first_int(r) : 0;
+    return rc;
+}
+
 long store_pg_changed(PGresult *r)
 {
     const char *t = PQcmdTuples(r);
@@ -384,30 +413,94 @@ int store_pg_write(struct store_pg *s, const struct pg_sql *q, const struct pg_p
     return rc;
 }
 
+/* store/columns.h's accessors on row i of a result. */
+struct result_row {
+    const PGresult *r;
+    int i;
+};
+
+static int64_t col_i64(void *src, int j)
+{
+    const struct result_row *x = src;
+    return store_pg_get_int(x->r, x->i, j);
+}
+
+static bool col_bool(void *src, int j)
+{
+    const struct result_row *x = src;
+    return store_pg_get_bool(x->r, x->i, j);
+}
+
+static double col_double(void *src, int j)
+{
+    const struct result_row *x = src;
+    return store_pg_get_double(x->r, x->i, j);
+}
+
+static int col_str(struct arena *a, void *src, int j, const char **out)
+{
+    const struct result_row *x = src;
+    return store_pg_get_str(a, x->r, x->i, j, out);
+}
+
+static void col_code(void *src, int j, char out[3])
+{
+    const struct result_row *x = src;
+    store_pg_get_code(x->r, x->i, j, out);
+}
+
+/* bytea comes as text ("\x…"): unescaped, kept when 32 bytes. */
+static int col_hash(void *src, int j, unsigned char out[32])
+{
+    const struct result_row *x = src;
+    size_t len = 0;
+    unsigned char *raw = PQunescapeBytea((const unsigned char *)PQgetvalue(x->r, x->i, j), &len);
+    if (raw == NULL)
+        return ERR_NOMEM;
+    if (len == 32)
+        memcpy(out, raw, 32);
+    PQfreemem(raw);
+    return 0;
+}
+
+static const struct store_col_access column_access = {col_i64, col_bool, col_double,
+                                                      col_str, col_code, col_hash};
+
+int store_pg_row(struct arena *a, const PGresult *r, int i, const struct store_record *rec,
+                 void *item)
+{
+    struct result_row x = {r, i};
+    return store_row_read(&column_access, a, &x, rec, item);
+}
+
+int store_pg_rows(struct arena *a, const PGresult *r, const struct store_record *rec, void **out,
+                  size_t *n_out)
+{
+    size_t n = (size_t)PQntuples(r);
+    unsigned char *items = arena_calloc(a, n ? n : 1, rec->size);
+    if (items == NULL)
+        return ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        int rc = store_pg_row(a, r, (int)i, rec, items + i * rec->size);
+        if (rc < 0)
+            return rc;
+    }
+    *out = items;
+    *n_out = n;
+    return 0;
+}
+
 int store_pg_read_all(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
-                      struct arena *a, size_t item_size, store_pg_row_fn row, void **out,
-                      size_t *n_out, const char *what, struct err *err)
+                      struct arena *a, const struct store_record *rec, void **out, size_t *n_out,
+                      struct err *err)
 {
     PGresult *r = NULL;
     int rc;
 
     if ((rc = store_pg_query(s, q, p, &r, err)) < 0)
         return rc;
-    size_t n = (size_t)PQntuples(r);
-    char *items = arena_calloc(a, n ? n : 1, item_size);
-    if (items == NULL) {
-        rc = err_set(err, ERR_NOMEM, "out of memory listing %s", what);
-        goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if ((rc = row(a, r, (int)i, items + i * item_size)) < 0) {
-            err_set(err, rc, "out of memory listing %s", what);
-            goto out;
-        }
-    }
-    *out = items;
-    *n_out = n;
-out:
+    if ((rc = store_pg_rows(a, r, rec, out, n_out)) < 0)
+        err_set(err, rc, "out of memory listing %s", rec->what);
     PQclear(r);
     return rc;
 }
@@ -472,6 +565,39 @@ void store_pg_param_bytes(struct pg_params *p, const void *data, int len)
     p->formats[i] = 1;
 }
 
+void store_pg_params_set(struct pg_params *p, const struct store_arg *args, size_t n)
+{
+    store_pg_params_init(p);
+    for (size_t k = 0; k < n; k++) {
+        const struct store_arg *x = &args[k];
+        switch (x->kind) {
+        case STORE_ARG_INT:
+            store_pg_param_int(p, x->i);
+            break;
+        case STORE_ARG_DOUBLE:
+            store_pg_param_double(p, x->d);
+            break;
+        case STORE_ARG_BOOL:
+            store_pg_param_bool(p, x->i != 0);
+            break;
+        case STORE_ARG_TEXT:
+            if (x->p == NULL || x->len < 0) {
+                store_pg_param_text(p, x->p);
+            } else { /* counted bytes (a code): text parameters end at a NUL */
+                int i = param_slot(p);
+                assert((size_t)x->len < sizeof p->num[i]);
+                memcpy(p->num[i], x->p, (size_t)x->len);
+                p->num[i][x->len] = '\0';
+                p->values[i] = p->num[i];
+            }
+            break;
+        case STORE_ARG_BLOB:
+            store_pg_param_bytes(p, x->p, x->len);
+            break;
+        }
+    }
+}
+
 /* --- results ----------------------------------------------------------------- */
 
 int64_t store_pg_get_int(const PGresult *r, int i, int j)
@@ -518,6 +644,7 @@ int store_pg_get_str(struct arena *a, const PGresult *r, int i, int j, const cha
 
 void store_pg_array_begin(struct buf *b)
 {
+    buf_init(b, 0);
     buf_putc(b, '{');
 }
 
@@ -557,7 +684,17 @@ void store_pg_array_bool(struct buf *b, bool v)
     buf_putc(b, v ? 't' : 'f');
 }
 
-void store_pg_array_end(struct buf *b)
+static void array_end(struct buf *b)
 {
     buf_putc(b, '}');
+}
+
+int store_pg_param_array(struct pg_params *p, struct buf *arr, struct err *err)
+{
+    array_end(arr);
+    int rc = buf_error(arr);
+    if (rc < 0)
+        return err_set(err, rc, "out of memory");
+    store_pg_param_text(p, arr->data);
+    return 0;
 }

@@ -11,28 +11,25 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/args.h"
+#include "store/columns.h"
 #include "util/urlview.h"
 
 #include "util/banned.h"
-
-#define FEED_COLUMNS                                                                               \
-    "id, url, source_id, country, category, language, headline, title, site_url, etag,"            \
-    " last_modified, last_status, last_error, last_fetch_at, last_success_at,"                     \
-    " last_new_item_at, next_fetch_at, interval_s, consecutive_errors, items_last,"                \
-    " items_total, enabled, created_at, pages"
 
 static const struct pg_sql sql_add = {
     PG_ST_FEED_ADD, "INSERT INTO feeds(url, source_id, country, category, language, headline,"
                     " interval_s, enabled, created_at, next_fetch_at, pages)"
                     " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id"};
 static const struct pg_sql sql_list = {PG_ST_FEEDS_LIST,
-                                       "SELECT " FEED_COLUMNS " FROM feeds ORDER BY id"};
+                                       "SELECT " STORE_FEED_COLUMNS " FROM feeds ORDER BY id"};
 static const struct pg_sql sql_get = {PG_ST_FEED_GET,
-                                      "SELECT " FEED_COLUMNS " FROM feeds WHERE id = $1"};
+                                      "SELECT " STORE_FEED_COLUMNS " FROM feeds WHERE id = $1"};
 static const struct pg_sql sql_remove = {PG_ST_FEED_REMOVE, "DELETE FROM feeds WHERE id = $1"};
-static const struct pg_sql sql_due = {
-    PG_ST_FEEDS_DUE, "SELECT " FEED_COLUMNS " FROM feeds WHERE enabled AND next_fetch_at <= $1"
-                     " ORDER BY next_fetch_at, id LIMIT $2"};
+static const struct pg_sql sql_due = {PG_ST_FEEDS_DUE,
+                                      "SELECT " STORE_FEED_COLUMNS
+                                      " FROM feeds WHERE enabled AND next_fetch_at <= $1"
+                                      " ORDER BY next_fetch_at, id LIMIT $2"};
 static const struct pg_sql sql_claim = {
     PG_ST_FEEDS_CLAIM, "UPDATE feeds SET next_fetch_at = $3 WHERE id = ANY($1::bigint[])"
                        " AND enabled AND next_fetch_at <= $2 RETURNING id"};
@@ -84,53 +81,12 @@ static const struct pg_sql sql_items_get = {PG_ST_FEED_ITEMS_GET,
                                             "SELECT key, hash, published_at FROM feed_items"
                                             " WHERE feed_id = $1 AND key = ANY($2::text[])"};
 
-/* Row i (FEED_COLUMNS) into *out, strings in the arena. */
-static int feed_row(struct arena *a, const PGresult *r, int i, void *item)
-{
-    struct feed_record *out = item;
-    int rc = 0;
-    memset(out, 0, sizeof *out);
-    out->id = store_pg_get_int(r, i, 0);
-    rc = store_pg_get_str(a, r, i, 1, &out->url);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 2, &out->source_id);
-    store_pg_get_code(r, i, 3, out->country);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 4, &out->category);
-    store_pg_get_code(r, i, 5, out->language);
-    out->headline = store_pg_get_bool(r, i, 6);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 7, &out->title);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 8, &out->site_url);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 9, &out->etag);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 10, &out->last_modified);
-    out->last_status = (int)store_pg_get_int(r, i, 11);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 12, &out->last_error);
-    out->last_fetch_at = store_pg_get_int(r, i, 13);
-    out->last_success_at = store_pg_get_int(r, i, 14);
-    out->last_new_item_at = store_pg_get_int(r, i, 15);
-    out->next_fetch_at = store_pg_get_int(r, i, 16);
-    out->interval_s = store_pg_get_int(r, i, 17);
-    out->consecutive_errors = store_pg_get_int(r, i, 18);
-    out->items_last = store_pg_get_int(r, i, 19);
-    out->items_total = store_pg_get_int(r, i, 20);
-    out->enabled = store_pg_get_bool(r, i, 21);
-    out->created_at = store_pg_get_int(r, i, 22);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 23, &out->pages);
-    return rc;
-}
-
 /* Run a read and collect its rows as feeds. */
 static int feed_rows(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                      struct arena *a, struct feed_record **out, size_t *n_out, struct err *err)
 {
     void *items = NULL;
-    int rc = store_pg_read_all(s, q, p, a, sizeof **out, feed_row, &items, n_out, "feeds", err);
+    int rc = store_pg_read_all(s, q, p, a, &store_feed_record, &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;
@@ -146,18 +102,15 @@ int store_pg_feed_add(struct store_backend *b, const struct feed_record *f, int6
     PGresult *r = NULL;
     int rc;
 
-    store_pg_params_init(&p);
-    store_pg_param_text(&p, f->url);
-    store_pg_param_text(&p, f->source_id && f->source_id[0] ? f->source_id : NULL);
-    store_pg_param_code(&p, f->country);
-    store_pg_param_text(&p, f->category && f->category[0] ? f->category : NULL);
-    store_pg_param_code(&p, f->language);
-    store_pg_param_bool(&p, f->headline);
-    store_pg_param_int(&p, interval);
-    store_pg_param_bool(&p, f->enabled);
-    store_pg_param_int(&p, created);
-    store_pg_param_int(&p, f->next_fetch_at ? f->next_fetch_at : created);
-    store_pg_param_text(&p, f->pages && f->pages[0] ? f->pages : NULL);
+    store_pg_params_set(
+        &p, STORE_ARGS(STORE_TEXT(f->url),
+                       STORE_TEXT(f->source_id && f->source_id[0] ? f->source_id : NULL),
+                       STORE_CODE(f->country),
+                       STORE_TEXT(f->category && f->category[0] ? f->category : NULL),
+                       STORE_CODE(f->language), STORE_BOOL(f->headline), STORE_INT(interval),
+                       STORE_BOOL(f->enabled), STORE_INT(created),
+                       STORE_INT(f->next_fetch_at ? f->next_fetch_at : created),
+                       STORE_TEXT(f->pages && f->pages[0] ? f->pages : NULL)));
     rc = store_pg_write(s, &sql_add, &p, NULL, &r, err);
     if (rc == ERR_EXISTS) {
         char shown[ERR_MSG_MAX];
@@ -182,8 +135,7 @@ int store_pg_feed_get(struct store_backend *b, struct arena *a, int64_t id, stru
     struct feed_record *rows = NULL;
     size_t n = 0;
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id)));
     int rc = feed_rows((struct store_pg *)b, &sql_get, &p, a, &rows, &n, err);
     if (rc < 0)
         return rc;
@@ -197,8 +149,7 @@ int store_pg_feed_remove(struct store_backend *b, int64_t id, struct err *err)
 {
     struct pg_params p;
     long changed = 0;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id)));
     /* feed_items go with it (ON DELETE CASCADE). */
     int rc = store_pg_write((struct store_pg *)b, &sql_remove, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
@@ -211,16 +162,10 @@ int store_pg_feed_change(struct store_backend *b, int64_t id, const struct feed_
 {
     struct pg_params p;
     long changed = 0;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
-    store_pg_param_int(&p, c->interval_s);
-    store_pg_param_text(&p, c->country);
-    store_pg_param_text(&p, c->category);
-    store_pg_param_text(&p, c->language);
-    store_pg_param_int(&p, c->headline);
-    store_pg_param_int(&p, c->enabled);
-    store_pg_param_int(&p, c->now);
-    store_pg_param_text(&p, c->pages);
+    store_pg_params_set(
+        &p, STORE_ARGS(STORE_INT(id), STORE_INT(c->interval_s), STORE_TEXT(c->country),
+                       STORE_TEXT(c->category), STORE_TEXT(c->language), STORE_INT(c->headline),
+                       STORE_INT(c->enabled), STORE_INT(c->now), STORE_TEXT(c->pages)));
     int rc = store_pg_write((struct store_pg *)b, &sql_change, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
         rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
@@ -231,9 +176,9 @@ int store_pg_feeds_due(struct store_backend *b, struct arena *a, int64_t now, si
                        struct feed_record **out, size_t *n_out, struct err *err)
 {
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, now);
-    store_pg_param_int(&p, max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max);
+    store_pg_params_set(
+        &p,
+        STORE_ARGS(STORE_INT(now), STORE_INT(max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max)));
     return feed_rows((struct store_pg *)b, &sql_due, &p, a, out, n_out, err);
 }
 
@@ -248,17 +193,12 @@ int store_pg_feeds_claim(struct store_backend *b, const int64_t *ids, size_t n, 
 
     for (size_t i = 0; i < n; i++)
         claimed[i] = false;
-    buf_init(&arr, 0);
     store_pg_array_begin(&arr);
     for (size_t i = 0; i < n; i++)
         store_pg_array_int(&arr, ids[i]);
-    store_pg_array_end(&arr);
-    if ((rc = buf_error(&arr)) < 0) {
-        rc = err_set(err, rc, "out of memory");
-        goto out;
-    }
     store_pg_params_init(&p);
-    store_pg_param_text(&p, arr.data);
+    if ((rc = store_pg_param_array(&p, &arr, err)) < 0)
+        goto out;
     store_pg_param_int(&p, now);
     store_pg_param_int(&p, until);
     if ((rc = store_pg_write(s, &sql_claim, &p, NULL, &r, err)) < 0)
@@ -281,9 +221,7 @@ int store_pg_feed_schedule(struct store_backend *b, int64_t id, int64_t next_fet
 {
     struct pg_params p;
     long changed = 0;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
-    store_pg_param_int(&p, next_fetch_at);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id), STORE_INT(next_fetch_at)));
     int rc = store_pg_write((struct store_pg *)b, &sql_schedule, &p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
         rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
@@ -302,18 +240,12 @@ static int marks_put(struct pg_conn *c, int64_t id, const struct feed_fetch_outc
         const struct feed_item_mark *m = &o->marks[i];
         if (m->key == NULL)
             continue;
-        store_pg_params_init(&p);
-        store_pg_param_int(&p, id);
-        store_pg_param_text(&p, m->key);
-        store_pg_param_int(&p, m->hash);
-        store_pg_param_int(&p, m->published_at);
-        store_pg_param_int(&p, o->fetched_at);
+        store_pg_params_set(&p, STORE_ARGS(STORE_INT(id), STORE_TEXT(m->key), STORE_INT(m->hash),
+                                           STORE_INT(m->published_at), STORE_INT(o->fetched_at)));
         rc = store_pg_run(c, &sql_mark_put, &p, NULL, err);
     }
     if (rc == 0 && o->forget_before > 0) {
-        store_pg_params_init(&p);
-        store_pg_param_int(&p, id);
-        store_pg_param_int(&p, o->forget_before);
+        store_pg_params_set(&p, STORE_ARGS(STORE_INT(id), STORE_INT(o->forget_before)));
         rc = store_pg_run(c, &sql_marks_forget, &p, NULL, err);
     }
     return rc;
@@ -328,21 +260,13 @@ int store_pg_feed_fetch_record(struct store_backend *b, int64_t id,
     PGresult *r = NULL;
     int rc;
 
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
-    store_pg_param_int(&p, o->fetched_at);
-    store_pg_param_int(&p, o->status);
-    store_pg_param_text(&p, o->error);
-    store_pg_param_bool(&p, o->new_validators);
-    store_pg_param_text(&p, o->etag);
-    store_pg_param_text(&p, o->last_modified);
-    store_pg_param_text(&p, o->title);
-    store_pg_param_text(&p, o->site_url);
-    store_pg_param_int(&p, o->items);
-    store_pg_param_int(&p, o->new_items > 0 ? o->new_items : 0);
-    store_pg_param_int(&p, o->interval_s);
-    store_pg_param_int(&p, o->consecutive_errors);
-    store_pg_param_int(&p, o->next_fetch_at);
+    store_pg_params_set(
+        &p, STORE_ARGS(STORE_INT(id), STORE_INT(o->fetched_at), STORE_INT(o->status),
+                       STORE_TEXT(o->error), STORE_BOOL(o->new_validators), STORE_TEXT(o->etag),
+                       STORE_TEXT(o->last_modified), STORE_TEXT(o->title), STORE_TEXT(o->site_url),
+                       STORE_INT(o->items), STORE_INT(o->new_items > 0 ? o->new_items : 0),
+                       STORE_INT(o->interval_s), STORE_INT(o->consecutive_errors),
+                       STORE_INT(o->next_fetch_at)));
     if ((rc = store_pg_pool_get(&s->pool, &c, err)) < 0)
         return rc;
     if ((rc = store_pg_exec(c->c, "BEGIN", err)) < 0)
@@ -370,20 +294,14 @@ int store_pg_feed_items_get(struct store_backend *b, int64_t id, struct feed_ite
 
     for (size_t i = 0; i < n; i++)
         marks[i].known = false;
-    buf_init(&arr, 0);
     store_pg_array_begin(&arr);
     for (size_t i = 0; i < n; i++) {
         if (marks[i].key)
             store_pg_array_text(&arr, marks[i].key);
     }
-    store_pg_array_end(&arr);
-    if ((rc = buf_error(&arr)) < 0) {
-        rc = err_set(err, rc, "out of memory");
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id)));
+    if ((rc = store_pg_param_array(&p, &arr, err)) < 0)
         goto out;
-    }
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
-    store_pg_param_text(&p, arr.data);
     if ((rc = store_pg_query(s, &sql_items_get, &p, &r, err)) < 0)
         goto out;
     /* A feed lists few items: match the answers back by a plain scan. */

@@ -90,6 +90,9 @@ enum pg_stmt_id {
     PG_ST_ALERT_DELIVERY_DONE,
     PG_ST_ALERT_DELIVERY_FAILED,
     PG_ST_ALERT_DELIVERIES_COUNT,
+    PG_ST_ALERT_STORIES_PUT,
+    PG_ST_ALERT_STORIES_TRIM,
+    PG_ST_ALERT_STORIES,
     PG_ST_STORIES_WINDOW,
     PG_ST_COUNT
 };
@@ -204,6 +207,14 @@ int store_pg_end(struct pg_conn *c, int rc, struct err *err);
 int store_pg_query(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                    PGresult **out, struct err *err);
 
+/* The integer in the first column of the first row of q with p (0 when
+ * there is no row or it is NULL): on c (store_pg_run), or on a pooled
+ * connection, retried as store_pg_query. */
+int store_pg_run_int(struct pg_conn *c, const struct pg_sql *q, const struct pg_params *p,
+                     int64_t *out, struct err *err);
+int store_pg_query_int(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
+                       int64_t *out, struct err *err);
+
 /* A one-statement write on a pooled connection: *changed (may be NULL)
  * gets the rows it changed, *out (may be NULL) its result, which the
  * caller clears. Not retried (store_pg_query's note on writes). */
@@ -213,16 +224,24 @@ int store_pg_write(struct store_pg *s, const struct pg_sql *q, const struct pg_p
 /* Rows a command's result r changed (PQcmdTuples). */
 long store_pg_changed(PGresult *r);
 
-/* Reads row i of r into *item (a struct of the caller's kind), strings in
- * the arena; 0 or ERR_NOMEM. */
-typedef int (*store_pg_row_fn)(struct arena *a, const PGresult *r, int i, void *item);
+/* Reads row i of r into *item, a record as rec describes it
+ * (store/columns.h): zeroed, then column j into rec->cols[j], strings
+ * copied into the arena. 0 or ERR_NOMEM. */
+struct store_record;
+int store_pg_row(struct arena *a, const PGresult *r, int i, const struct store_record *rec,
+                 void *item);
 
-/* Every row of the read q with p, read with `row` into an arena array of
- * item_size-byte elements (*out, *n_out). `what` names the rows in an
- * out-of-memory message ("feeds"). */
+/* Every row of r read as rec into an arena array of records (*out,
+ * *n_out, set on success only). 0 or ERR_NOMEM; the caller says what ran
+ * out. */
+int store_pg_rows(struct arena *a, const PGresult *r, const struct store_record *rec, void **out,
+                  size_t *n_out);
+
+/* Every row of the read q with p, read as rec into an arena array of
+ * records (*out, *n_out). */
 int store_pg_read_all(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
-                      struct arena *a, size_t item_size, store_pg_row_fn row, void **out,
-                      size_t *n_out, const char *what, struct err *err);
+                      struct arena *a, const struct store_record *rec, void **out, size_t *n_out,
+                      struct err *err);
 
 void store_pg_params_init(struct pg_params *p);
 void store_pg_param_text(struct pg_params *p, const char *s); /* NULL → SQL NULL */
@@ -231,6 +250,10 @@ void store_pg_param_double(struct pg_params *p, double v);
 void store_pg_param_bool(struct pg_params *p, bool v);
 void store_pg_param_code(struct pg_params *p, const char code[3]); /* "" → '' */
 void store_pg_param_bytes(struct pg_params *p, const void *data, int len);
+/* p = args[0..n) (store/args.h: STORE_ARGS(...)), as the calls above
+ * would make them; more may be added after. */
+struct store_arg;
+void store_pg_params_set(struct pg_params *p, const struct store_arg *args, size_t n);
 
 /* Values of row i, column j of r. */
 int64_t store_pg_get_int(const PGresult *r, int i, int j);
@@ -241,12 +264,15 @@ void store_pg_get_code(const PGresult *r, int i, int j, char out[3]);
 int store_pg_get_str(struct arena *a, const PGresult *r, int i, int j, const char **out);
 
 /* Array literals for text[] / bigint[] / boolean[] parameters: open with
- * store_pg_array_begin, add elements, close with store_pg_array_end. */
+ * store_pg_array_begin (which initialises the buffer; buf_release it
+ * after the statement), add elements, close with store_pg_param_array. */
 void store_pg_array_begin(struct buf *b);
 void store_pg_array_text(struct buf *b, const char *s); /* NULL → NULL */
 void store_pg_array_int(struct buf *b, int64_t v);
 void store_pg_array_bool(struct buf *b, bool v);
-void store_pg_array_end(struct buf *b);
+/* Close the array arr and add it to p as the next parameter; ERR_NOMEM
+ * ("out of memory") when building it ran out. */
+int store_pg_param_array(struct pg_params *p, struct buf *arr, struct err *err);
 
 /* --- vtable entries ------------------------------------------------------- */
 
@@ -268,10 +294,6 @@ int store_pg_sources_list(struct store_backend *b, struct arena *a, const struct
 int store_pg_source_get(struct store_backend *b, struct arena *a, const char *id,
                         struct source *out, struct err *err);
 void store_pg_sources_release(struct store_pg *s);
-/* The columns and row reader shared with log.c. */
-#define STORE_PG_SOURCE_COLUMNS                                                                    \
-    "id, name, description, url, category, language, country, headlines, popularity"
-int store_pg_source_row(struct arena *a, const PGresult *r, int i, struct source *out);
 
 int store_pg_key_insert(struct store_backend *b, const struct key_record *k, int64_t *id_out,
                         struct err *err);
@@ -322,8 +344,8 @@ int store_pg_alerts_lease(struct store_backend *b, struct arena *a, const char *
                           size_t *n_out, struct err *err);
 int store_pg_alerts_release(struct store_backend *b, const char *owner, struct err *err);
 int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,
-                           int64_t from_seq, int64_t to_seq, const struct alert_delivery *d,
-                           struct err *err);
+                           int64_t from_seq, int64_t to_seq, int64_t copies,
+                           const struct alert_delivery *d, struct err *err);
 int store_pg_alert_deliveries(struct store_backend *b, struct arena *a, int64_t alert_id,
                               size_t max, struct alert_delivery **out, size_t *n_out,
                               struct err *err);
@@ -333,6 +355,8 @@ int store_pg_alert_delivery_failed(struct store_backend *b, int64_t alert_id, co
                                    int64_t attempts, int64_t next_ms, int64_t first_failure_ms,
                                    struct err *err);
 int store_pg_alert_deliveries_count(struct store_backend *b, int64_t *out, struct err *err);
+int store_pg_alert_stories(struct store_backend *b, struct arena *a, int64_t alert_id,
+                           int64_t **out, size_t *n_out, struct err *err);
 
 /* The article columns shared by articles.c and log.c. */
 #define STORE_PG_ARTICLE_COLUMNS                                                                   \
@@ -345,7 +369,6 @@ int store_pg_alert_deliveries_count(struct store_backend *b, int64_t *out, struc
  * for SQL NULL, numbers as strtoll reads them, codes "" unless two bytes.
  * 0, or ERR_NOMEM. Exposed for fuzz/fuzz_pg_row.c: the bytes come from the
  * database server. */
-int store_pg_log_row(struct arena *a, const PGresult *r, int i, struct article *out,
-                     bool *deleted);
+int store_pg_log_row(struct arena *a, const PGresult *r, int i, struct article *out, bool *deleted);
 
 #endif

@@ -12,17 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/banned.h"
+#include "store/args.h"
+#include "store/columns.h"
 
-#define KEY_COLUMNS "id, hash, name, plan, state, created_at, last_used"
+#include "util/banned.h"
 
 static const struct pg_sql sql_insert = {
     PG_ST_KEY_INSERT, "INSERT INTO keys(hash, name, plan, state, created_at, last_used)"
                       " VALUES ($1, $2, $3, $4, $5, $6) RETURNING id"};
 static const struct pg_sql sql_find = {PG_ST_KEY_FIND,
-                                       "SELECT " KEY_COLUMNS " FROM keys WHERE hash = $1"};
+                                       "SELECT " STORE_KEY_COLUMNS " FROM keys WHERE hash = $1"};
 static const struct pg_sql sql_list = {PG_ST_KEYS_LIST,
-                                       "SELECT " KEY_COLUMNS " FROM keys ORDER BY id"};
+                                       "SELECT " STORE_KEY_COLUMNS " FROM keys ORDER BY id"};
 static const struct pg_sql sql_update = {
     PG_ST_KEY_UPDATE, "UPDATE keys SET plan = coalesce($2, plan),"
                       " state = CASE WHEN $3::int < 0 THEN state ELSE $3::int END WHERE id = $1"};
@@ -49,13 +50,10 @@ int store_pg_key_insert(struct store_backend *b, const struct key_record *k, int
     PGresult *r = NULL;
     int rc;
 
-    store_pg_params_init(&p);
-    store_pg_param_bytes(&p, k->hash, (int)sizeof k->hash);
-    store_pg_param_text(&p, k->name);
-    store_pg_param_text(&p, k->plan);
-    store_pg_param_int(&p, k->state);
-    store_pg_param_int(&p, k->created_at);
-    store_pg_param_int(&p, k->last_used);
+    store_pg_params_set(&p,
+                        STORE_ARGS(STORE_BLOB(k->hash, (int)sizeof k->hash), STORE_TEXT(k->name),
+                                   STORE_TEXT(k->plan), STORE_INT(k->state),
+                                   STORE_INT(k->created_at), STORE_INT(k->last_used)));
     if ((rc = store_pg_pool_get(&s->pool, &c, err)) < 0)
         return rc;
     rc = store_pg_run(c, &sql_insert, &p, &r, err);
@@ -65,29 +63,6 @@ int store_pg_key_insert(struct store_backend *b, const struct key_record *k, int
         *id_out = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
     PQclear(r);
     store_pg_pool_put(&s->pool, c);
-    return rc;
-}
-
-/* Row i (KEY_COLUMNS, hash as text "\x…") into *out. */
-static int key_row(struct arena *a, const PGresult *r, int i, void *item)
-{
-    struct key_record *out = item;
-    int rc;
-    memset(out, 0, sizeof *out);
-    out->id = store_pg_get_int(r, i, 0);
-    size_t len = 0;
-    unsigned char *raw = PQunescapeBytea((const unsigned char *)PQgetvalue(r, i, 1), &len);
-    if (raw == NULL)
-        return ERR_NOMEM;
-    if (len == sizeof out->hash)
-        memcpy(out->hash, raw, sizeof out->hash);
-    PQfreemem(raw);
-    rc = store_pg_get_str(a, r, i, 2, &out->name);
-    if (rc == 0)
-        rc = store_pg_get_str(a, r, i, 3, &out->plan);
-    out->state = (int)store_pg_get_int(r, i, 4);
-    out->created_at = store_pg_get_int(r, i, 5);
-    out->last_used = store_pg_get_int(r, i, 6);
     return rc;
 }
 
@@ -195,8 +170,7 @@ int store_pg_key_find(struct store_backend *b, struct arena *a, const unsigned c
     PGresult *r = NULL;
     int rc;
 
-    store_pg_params_init(&p);
-    store_pg_param_bytes(&p, hash, 32);
+    store_pg_params_set(&p, STORE_ARGS(STORE_BLOB(hash, 32)));
     rc = store_pg_query(s, &sql_find, &p, &r, err);
     if (rc == ERR_BUSY && cached_get(s, a, hash, out))
         return 0; /* unreachable server: the last known record */
@@ -205,7 +179,7 @@ int store_pg_key_find(struct store_backend *b, struct arena *a, const unsigned c
     if (PQntuples(r) == 0) {
         cached_forget(s, hash);
         rc = err_set(err, ERR_NOTFOUND, "no such key");
-    } else if ((rc = key_row(a, r, 0, out)) < 0) {
+    } else if ((rc = store_pg_row(a, r, 0, &store_key_record, out)) < 0) {
         err_set(err, rc, "out of memory reading a key");
     } else {
         cached_put(s, out);
@@ -218,14 +192,16 @@ int store_pg_keys_list(struct store_backend *b, struct arena *a, struct key_reco
                        size_t *n_out, struct err *err)
 {
     void *items = NULL;
-    int rc = store_pg_read_all((struct store_pg *)b, &sql_list, NULL, a, sizeof **out, key_row,
-                               &items, n_out, "keys", err);
+    int rc = store_pg_read_all((struct store_pg *)b, &sql_list, NULL, a, &store_key_record, &items,
+                               n_out, err);
     if (rc == 0)
         *out = items;
     return rc;
 }
 
-/* A one-row write; ERR_NOTFOUND when it changed nothing. */
+/* A one-row write to a key; ERR_NOTFOUND when it changed nothing. The
+ * keys remembered for an outage are forgotten after it: a remembered copy
+ * would hide the change while the server cannot be reached. */
 static int write_one(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                      struct err *err)
 {
@@ -233,41 +209,27 @@ static int write_one(struct store_pg *s, const struct pg_sql *q, const struct pg
     int rc = store_pg_write(s, q, p, &changed, NULL, err);
     if (rc == 0 && changed == 0)
         rc = err_set(err, ERR_NOTFOUND, "no such key");
+    if (rc == 0) {
+        pthread_mutex_lock(&s->keys_mu);
+        store_pg_keys_release(s);
+        pthread_mutex_unlock(&s->keys_mu);
+    }
     return rc;
 }
 
 int store_pg_key_update(struct store_backend *b, int64_t id, const char *plan, int state,
                         struct err *err)
 {
-    struct store_pg *s = (struct store_pg *)b;
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
-    store_pg_param_text(&p, plan);
-    store_pg_param_int(&p, state);
-    int rc = write_one(s, &sql_update, &p, err);
-    if (rc == 0) {
-        /* The remembered copy would hide the change during an outage. */
-        pthread_mutex_lock(&s->keys_mu);
-        store_pg_keys_release(s);
-        pthread_mutex_unlock(&s->keys_mu);
-    }
-    return rc;
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id), STORE_TEXT(plan), STORE_INT(state)));
+    return write_one((struct store_pg *)b, &sql_update, &p, err);
 }
 
 int store_pg_key_delete(struct store_backend *b, int64_t id, struct err *err)
 {
-    struct store_pg *s = (struct store_pg *)b;
     struct pg_params p;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, id);
-    int rc = write_one(s, &sql_delete, &p, err);
-    if (rc == 0) {
-        pthread_mutex_lock(&s->keys_mu);
-        store_pg_keys_release(s);
-        pthread_mutex_unlock(&s->keys_mu);
-    }
-    return rc;
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id)));
+    return write_one((struct store_pg *)b, &sql_delete, &p, err);
 }
 
 int store_pg_usage_add(struct store_backend *b, int64_t key_id, int64_t day, int64_t n,
@@ -278,11 +240,8 @@ int store_pg_usage_add(struct store_backend *b, int64_t key_id, int64_t day, int
     struct pg_params p;
     int rc;
 
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, key_id);
-    store_pg_param_int(&p, day);
-    store_pg_param_int(&p, n);
-    store_pg_param_int(&p, last_used);
+    store_pg_params_set(
+        &p, STORE_ARGS(STORE_INT(key_id), STORE_INT(day), STORE_INT(n), STORE_INT(last_used)));
     if ((rc = store_pg_pool_get(&s->pool, &c, err)) < 0)
         return rc;
     rc = store_pg_run(c, &sql_usage_add, &p, NULL, err);
@@ -293,22 +252,9 @@ int store_pg_usage_add(struct store_backend *b, int64_t key_id, int64_t day, int
 int store_pg_usage_sum(struct store_backend *b, int64_t key_id, int64_t day_from, int64_t day_to,
                        int64_t *out, struct err *err)
 {
-    struct store_pg *s = (struct store_pg *)b;
     struct pg_params p;
-    PGresult *r = NULL;
-    int rc;
-
-    *out = 0;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, key_id);
-    store_pg_param_int(&p, day_from);
-    store_pg_param_int(&p, day_to);
-    if ((rc = store_pg_query(s, &sql_usage_sum, &p, &r, err)) < 0)
-        return rc;
-    if (PQntuples(r) == 1)
-        *out = store_pg_get_int(r, 0, 0);
-    PQclear(r);
-    return 0;
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(key_id), STORE_INT(day_from), STORE_INT(day_to)));
+    return store_pg_query_int((struct store_pg *)b, &sql_usage_sum, &p, out, err);
 }
 
 int store_pg_usage_take(struct store_backend *b, int64_t key_id, int64_t day, int64_t month_from,
@@ -321,13 +267,9 @@ int store_pg_usage_take(struct store_backend *b, int64_t key_id, int64_t day, in
     PGresult *r = NULL;
     int rc;
 
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, key_id);
-    store_pg_param_int(&p, day);
-    store_pg_param_int(&p, month_from);
-    store_pg_param_int(&p, limit_day);
-    store_pg_param_int(&p, limit_month);
-    store_pg_param_int(&p, last_used);
+    store_pg_params_set(&p, STORE_ARGS(STORE_INT(key_id), STORE_INT(day), STORE_INT(month_from),
+                                       STORE_INT(limit_day), STORE_INT(limit_month),
+                                       STORE_INT(last_used)));
     /* A write: not retried on a dead connection (it may have counted). */
     if ((rc = store_pg_pool_get(&s->pool, &c, err)) < 0)
         return rc;

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/args.h"
+#include "store/columns.h"
 #include "util/banned.h"
 
 struct store_pg_log {
@@ -32,7 +34,7 @@ static const struct pg_sql sql_read = {
     " ORDER BY seq LIMIT $2"};
 static const struct pg_sql sql_rev = {
     PG_ST_SOURCES_REV, "SELECT value::bigint FROM newsd_meta WHERE key = 'sources_rev'"};
-static const struct pg_sql sql_sources = {PG_ST_SOURCES_ALL, "SELECT " STORE_PG_SOURCE_COLUMNS
+static const struct pg_sql sql_sources = {PG_ST_SOURCES_ALL, "SELECT " STORE_SOURCE_COLUMNS
                                                              " FROM sources ORDER BY id"};
 
 int store_pg_log_open(struct store_pg_log **out, const char *uri, struct err *err)
@@ -82,16 +84,7 @@ int store_pg_log_origin(struct store_pg_log *l, char out[STORE_PG_ORIGIN_MAX], s
 
 int store_pg_log_head(struct store_pg_log *l, int64_t *out, struct err *err)
 {
-    PGresult *r = NULL;
-    int rc;
-
-    *out = 0;
-    if ((rc = store_pg_run(&l->conn, &sql_head, NULL, &r, err)) < 0)
-        return rc;
-    if (PQntuples(r) == 1)
-        *out = store_pg_get_int(r, 0, 0);
-    PQclear(r);
-    return 0;
+    return store_pg_run_int(&l->conn, &sql_head, NULL, out, err);
 }
 
 int store_pg_log_row(struct arena *a, const PGresult *r, int i, struct article *out, bool *deleted)
@@ -133,9 +126,9 @@ int store_pg_log_read(struct store_pg_log *l, struct arena *a, int64_t after, si
     *arts_out = NULL;
     *deleted_out = NULL;
     *n_out = 0;
-    store_pg_params_init(&p);
-    store_pg_param_int(&p, after);
-    store_pg_param_int(&p, max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max);
+    store_pg_params_set(&p,
+                        STORE_ARGS(STORE_INT(after),
+                                   STORE_INT(max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max)));
     if ((rc = store_pg_run(&l->conn, &sql_read, &p, &r, err)) < 0)
         return rc;
     size_t n = (size_t)PQntuples(r);
@@ -161,44 +154,24 @@ out:
 
 int store_pg_log_sources_rev(struct store_pg_log *l, int64_t *out, struct err *err)
 {
-    PGresult *r = NULL;
-    int rc;
-
-    *out = 0;
-    if ((rc = store_pg_run(&l->conn, &sql_rev, NULL, &r, err)) < 0)
-        return rc;
-    if (PQntuples(r) == 1)
-        *out = store_pg_get_int(r, 0, 0);
-    PQclear(r);
-    return 0;
+    return store_pg_run_int(&l->conn, &sql_rev, NULL, out, err);
 }
 
 int store_pg_log_sources(struct store_pg_log *l, struct arena *a, struct source **out,
                          size_t *n_out, struct err *err)
 {
     PGresult *r = NULL;
-    struct source *items;
+    void *items = NULL;
     int rc;
 
     *out = NULL;
     *n_out = 0;
     if ((rc = store_pg_run(&l->conn, &sql_sources, NULL, &r, err)) < 0)
         return rc;
-    size_t n = (size_t)PQntuples(r);
-    items = arena_calloc(a, n ? n : 1, sizeof *items);
-    if (items == NULL) {
-        rc = err_set(err, ERR_NOMEM, "out of memory reading sources");
-        goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (store_pg_source_row(a, r, (int)i, &items[i]) < 0) {
-            rc = err_set(err, ERR_NOMEM, "out of memory reading sources");
-            goto out;
-        }
-    }
-    *out = items;
-    *n_out = n;
-out:
+    if ((rc = store_pg_rows(a, r, &store_source_record, &items, n_out)) < 0)
+        err_set(err, rc, "out of memory reading sources");
+    else
+        *out = items;
     PQclear(r);
     return rc;
 }

@@ -26,7 +26,10 @@
  *   newsd_alert_add()  store_alert_add in one round trip: the key's row
  *               lock makes the per-key limit exact across nodes
  * Version 4: articles.story_id, the story of each article (story/assign.h;
- *   NULL for the articles stored before it), replicated with the row. */
+ *   NULL for the articles stored before it), replicated with the row.
+ * Version 5 (alerts.c): alerts.dedupe, alerts.copies and alert_stories as
+ *   the embedded store's (version 9); newsd_alert_add() with a ninth
+ *   argument, dedupe. */
 #include "store/pg/internal.h"
 
 #include <stdio.h>
@@ -201,8 +204,29 @@ static const char *const schema_v4[] = {
     "ALTER TABLE articles ADD COLUMN IF NOT EXISTS story_id BIGINT;",
     NULL};
 
+/* clang-format off */
+static const char *const schema_v5[] = {
+    "ALTER TABLE alerts ADD COLUMN IF NOT EXISTS dedupe INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE alerts ADD COLUMN IF NOT EXISTS copies BIGINT NOT NULL DEFAULT 0;"
+    "CREATE TABLE IF NOT EXISTS alert_stories("
+    " alert_id BIGINT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,"
+    " story_id BIGINT NOT NULL, seq BIGINT NOT NULL, PRIMARY KEY(alert_id, story_id));"
+    "CREATE INDEX IF NOT EXISTS alert_stories_by_seq ON alert_stories(alert_id, seq);",
+    /* version 3's (8 arguments), then dedupe, in the same statement */
+    "CREATE OR REPLACE FUNCTION newsd_alert_add(k BIGINT, lim BIGINT, q TEXT, w TEXT, sec TEXT,"
+    " t BIGINT, cur BIGINT, st INTEGER, dd INTEGER) RETURNS BIGINT LANGUAGE plpgsql AS $f$"
+    " DECLARE new_id BIGINT;"
+    " BEGIN"
+    "  new_id := newsd_alert_add(k, lim, q, w, sec, t, cur, st);"
+    "  IF new_id > 0 AND dd <> 0 THEN UPDATE alerts SET dedupe = dd WHERE id = new_id; END IF;"
+    "  RETURN new_id;"
+    " END $f$;",
+    NULL};
+/* clang-format on */
+
 /* Each migration: its statements (each under C's 4095-byte literal limit). */
-static const char *const *const migrations[] = {schema_v1, schema_v2, schema_v3, schema_v4};
+static const char *const *const migrations[] = {schema_v1, schema_v2, schema_v3, schema_v4,
+                                                schema_v5};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
 int64_t store_pg_schema_version(void)
@@ -409,6 +433,7 @@ int store_pg_new(struct store_backend **out, const char *uri, const struct store
         .alert_delivery_done = store_pg_alert_delivery_done,
         .alert_delivery_failed = store_pg_alert_delivery_failed,
         .alert_deliveries_count = store_pg_alert_deliveries_count,
+        .alert_stories = store_pg_alert_stories,
     };
     pthread_mutex_init(&s->sources_mu, NULL);
     pthread_mutex_init(&s->keys_mu, NULL);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "store/columns.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/vocab.h"
@@ -20,7 +21,7 @@
 
 static const struct pg_sql sql_put = {
     PG_ST_SOURCES_PUT,
-    "INSERT INTO sources(" STORE_PG_SOURCE_COLUMNS ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+    "INSERT INTO sources(" STORE_SOURCE_COLUMNS ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
     " ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, description = EXCLUDED.description,"
     " url = EXCLUDED.url, category = EXCLUDED.category, language = EXCLUDED.language,"
     " country = EXCLUDED.country, headlines = EXCLUDED.headlines,"
@@ -30,21 +31,8 @@ static const struct pg_sql sql_ensure = {
                           " ON CONFLICT (id) DO NOTHING"};
 static const struct pg_sql sql_rev = {
     PG_ST_SOURCES_REV, "SELECT value::bigint FROM newsd_meta WHERE key = 'sources_rev'"};
-static const struct pg_sql sql_all = {PG_ST_SOURCES_ALL, "SELECT " STORE_PG_SOURCE_COLUMNS
-                                                         " FROM sources ORDER BY id"};
-
-int store_pg_source_row(struct arena *a, const PGresult *r, int i, struct source *out)
-{
-    const char **strs[] = {&out->id,       &out->name,     &out->description, &out->url,
-                           &out->category, &out->language, &out->country};
-    int rc = 0;
-    memset(out, 0, sizeof *out);
-    for (int j = 0; j < 7 && rc == 0; j++)
-        rc = store_pg_get_str(a, r, i, j, strs[j]);
-    out->headlines = store_pg_get_bool(r, i, 7);
-    out->popularity = store_pg_get_double(r, i, 8);
-    return rc;
-}
+static const struct pg_sql sql_all = {PG_ST_SOURCES_ALL,
+                                      "SELECT " STORE_SOURCE_COLUMNS " FROM sources ORDER BY id"};
 
 /* Run one statement per item in one transaction. */
 static int write_each(struct store_pg *s, const struct pg_sql *q, size_t n,
@@ -136,24 +124,18 @@ static int snapshot_read(struct store_pg *s, int64_t have_rev, bool force,
     int rc;
 
     *changed = false;
-    if ((rc = store_pg_query(s, &sql_rev, NULL, &r, err)) < 0)
+    if ((rc = store_pg_query_int(s, &sql_rev, NULL, &out->rev, err)) < 0)
         return rc;
-    out->rev = PQntuples(r) == 1 ? store_pg_get_int(r, 0, 0) : 0;
-    PQclear(r);
-    r = NULL;
     if (!force && out->rev == have_rev)
         return 0;
     if ((rc = store_pg_query(s, &sql_all, NULL, &r, err)) < 0)
         return rc;
     arena_init(&out->arena, 0);
-    out->n = (size_t)PQntuples(r);
-    out->items = arena_calloc(&out->arena, out->n ? out->n : 1, sizeof *out->items);
-    if (out->items == NULL)
-        rc = err_set(err, ERR_NOMEM, "out of memory reading sources");
-    for (size_t i = 0; i < out->n && rc == 0; i++) {
-        if (store_pg_source_row(&out->arena, r, (int)i, &out->items[i]) < 0)
-            rc = err_set(err, ERR_NOMEM, "out of memory reading sources");
-    }
+    void *items = NULL;
+    if ((rc = store_pg_rows(&out->arena, r, &store_source_record, &items, &out->n)) < 0)
+        err_set(err, rc, "out of memory reading sources");
+    else
+        out->items = items;
     PQclear(r);
     if (rc < 0) {
         arena_release(&out->arena);

@@ -25,18 +25,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/banned.h"
+#include "util/fsync.h"
 
-/* fsync a file, or the directory that holds it (for the rename). */
-static int sync_path(const char *path, bool dir, struct err *err)
-{
-    int fd = open(path, (dir ? O_RDONLY | O_DIRECTORY : O_RDWR) | O_CLOEXEC);
-    if (fd < 0)
-        return err_set(err, ERR_IO, "cannot open %s: %s", path, strerror(errno));
-    int rc = fsync(fd) == 0 ? 0 : err_set(err, ERR_IO, "cannot sync %s: %s", path, strerror(errno));
-    close(fd);
-    return rc;
-}
+#include "util/banned.h"
 
 static int copy_pages(sqlite3 *src, const char *tmp, struct err *err)
 {
@@ -209,13 +200,13 @@ int store_sqlite_backup(struct store_backend *b, const char *dest, struct err *e
     unlink(side);
     snprintf(side, n, "%s-shm", tmp);
     unlink(side);
-    if ((rc = sync_path(tmp, false, err)) < 0)
+    if ((rc = fsync_path(tmp, false, err)) < 0)
         goto out;
     if (rename(tmp, dest) != 0) {
         rc = err_set(err, ERR_IO, "cannot rename %s to %s: %s", tmp, dest, strerror(errno));
         goto out;
     }
-    rc = sync_path(dir, true, err);
+    rc = fsync_path(dir, true, err);
 out:
     if (src)
         store_sqlite_conn_close(src);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "store/args.h"
 #include "store/meta.h"
 #include "store/store.h"
 #include "text/text_fts5.h"
@@ -124,47 +125,25 @@ int store_sqlite_fulltext_set(sqlite3 *db, bool on, struct err *err);
  * they give byte-identical articles. Only placeholders enter the SQL. */
 int store_sqlite_articles_by_id(sqlite3 *db, struct arena *a, const int64_t *ids, size_t n,
                                 struct article *arts, struct err *err);
+/* The same rows handed to fn one by one, in ids' order, without a copy:
+ * a's strings are the row's, valid during the call only. An id without a
+ * row is passed over; fn's first non-zero return stops the walk and is
+ * returned. */
+int store_sqlite_articles_each(sqlite3 *db, const int64_t *ids, size_t n,
+                               int (*fn)(void *ctx, const struct article *a), void *ctx,
+                               struct err *err);
 
 /* --- single statements ------------------------------------------------------
  * The one prepare → bind → step → finalize: a statement's arguments are
- * typed values bound to ?1, ?2, ... in order, written with the
- * STORE_SQLITE_INT/TEXT/... makers and passed as STORE_SQLITE_ARGS(...)
- * (the array and its count; NULL, 0 for none). Strings and blobs are bound
- * without a copy: they must live until the call returns. */
-enum store_sqlite_arg_kind {
-    STORE_SQLITE_ARG_INT,
-    STORE_SQLITE_ARG_DOUBLE,
-    STORE_SQLITE_ARG_TEXT, /* NULL binds SQL NULL; len < 0: up to the NUL */
-    STORE_SQLITE_ARG_BLOB,
-};
+ * store/args.h's values, bound to ?1, ?2, ... in order. */
 
-struct store_sqlite_arg {
-    enum store_sqlite_arg_kind kind;
-    int64_t i;
-    double d;
-    const void *p;
-    int len;
-};
-
-#define STORE_SQLITE_INT(v)                                                                        \
-    ((struct store_sqlite_arg){.kind = STORE_SQLITE_ARG_INT, .i = (int64_t)(v)})
-#define STORE_SQLITE_DOUBLE(v)                                                                     \
-    ((struct store_sqlite_arg){.kind = STORE_SQLITE_ARG_DOUBLE, .d = (v)})
-#define STORE_SQLITE_TEXT(s)                                                                       \
-    ((struct store_sqlite_arg){.kind = STORE_SQLITE_ARG_TEXT, .p = (s), .len = -1})
-/* A char[3] code: its 0..2 bytes ("" binds '', not NULL). */
-#define STORE_SQLITE_CODE(c)                                                                       \
-    ((struct store_sqlite_arg){                                                                    \
-        .kind = STORE_SQLITE_ARG_TEXT, .p = (c), .len = (int)strnlen((c), 2)})
-#define STORE_SQLITE_BLOB(b, n)                                                                    \
-    ((struct store_sqlite_arg){.kind = STORE_SQLITE_ARG_BLOB, .p = (b), .len = (int)(n)})
-#define STORE_SQLITE_ARGS(...)                                                                     \
-    (const struct store_sqlite_arg[]){__VA_ARGS__},                                                \
-        sizeof((const struct store_sqlite_arg[]){__VA_ARGS__}) / sizeof(struct store_sqlite_arg)
+/* Prepare sql on db and bind args: 0, or *st NULL and the error. */
+int store_sqlite_prepare_args(sqlite3 *db, const char *sql, const struct store_arg *args, size_t n,
+                              sqlite3_stmt **st, struct err *err);
 
 /* Bind args[0..n) to ?1..?n of st (for statements run many times). Returns a
  * SQLite code. */
-int store_sqlite_bind(sqlite3_stmt *st, const struct store_sqlite_arg *args, size_t n);
+int store_sqlite_bind(sqlite3_stmt *st, const struct store_arg *args, size_t n);
 
 /* Step st for its one row: 1 when there is one (read its columns, then
  * reset or finalize st), 0 when there is none, or store_sqlite_fail's
@@ -178,39 +157,48 @@ int store_sqlite_step_done(sqlite3 *db, sqlite3_stmt *st, struct err *err);
 /* Run sql, which returns no rows, with args on db; *changes (when not NULL)
  * = rows it changed. A UNIQUE constraint failure is ERR_EXISTS (the caller
  * says what exists); other failures as store_sqlite_fail. */
-int store_sqlite_write(sqlite3 *db, const char *sql, const struct store_sqlite_arg *args, size_t n,
+int store_sqlite_write(sqlite3 *db, const char *sql, const struct store_arg *args, size_t n,
                        int *changes, struct err *err);
 
 /* store_sqlite_query_int with args bound (on the writer inside its
  * transaction, say, where the read pool would not see the change). */
-int store_sqlite_query_int_args(sqlite3 *db, const char *sql, const struct store_sqlite_arg *args,
+int store_sqlite_query_int_args(sqlite3 *db, const char *sql, const struct store_arg *args,
                                 size_t n, int64_t *out, struct err *err);
 
-/* Reads the current row of st into *item (a struct of the caller's kind),
- * copying strings into the arena. 0 or ERR_NOMEM. */
-typedef int (*store_sqlite_row_fn)(struct arena *a, sqlite3_stmt *st, void *item);
+/* Reads the current row of st into *item, a record as rec describes it
+ * (store/columns.h): zeroed, then column j into rec->cols[j], strings
+ * copied into the arena. 0 or ERR_NOMEM. */
+struct store_record;
+int store_sqlite_row(struct arena *a, sqlite3_stmt *st, const struct store_record *rec, void *item);
+
+/* A connection of the read pool p with sql prepared and args bound, for
+ * a read that steps it itself; *st is NULL on error (and *db too when no
+ * connection was had). Give both back with store_sqlite_pool_finish, also
+ * after an error. */
+int store_sqlite_pool_prepare(struct store_sqlite_pool *p, const char *sql,
+                              const struct store_arg *args, size_t n, sqlite3 **db,
+                              sqlite3_stmt **st, struct err *err);
+void store_sqlite_pool_finish(struct store_sqlite_pool *p, sqlite3 *db, sqlite3_stmt *st);
 
 /* On a connection of the read pool p: the one row of sql with args, read
- * with `row` into item (NULL: only whether there is one); ERR_NOTFOUND with
+ * as rec into item (NULL: only whether there is one); ERR_NOTFOUND with
  * `missing` as the message when there is none. */
 int store_sqlite_read_one(struct store_sqlite_pool *p, const char *sql,
-                          const struct store_sqlite_arg *args, size_t n, struct arena *a,
-                          store_sqlite_row_fn row, void *item, const char *missing,
+                          const struct store_arg *args, size_t n, struct arena *a,
+                          const struct store_record *rec, void *item, const char *missing,
                           struct err *err);
 
-/* On a connection of the read pool p: every row of sql with args, read with
- * `row` into an arena array of item_size-byte elements (*out, *n_out).
- * `what` names the rows in an out-of-memory message ("feeds"). */
+/* On a connection of the read pool p: every row of sql with args, read as
+ * rec into an arena array of records (*out, *n_out). */
 int store_sqlite_read_all(struct store_sqlite_pool *p, const char *sql,
-                          const struct store_sqlite_arg *args, size_t n, struct arena *a,
-                          size_t item_size, store_sqlite_row_fn row, void **out, size_t *n_out,
-                          const char *what, struct err *err);
+                          const struct store_arg *args, size_t n, struct arena *a,
+                          const struct store_record *rec, void **out, size_t *n_out,
+                          struct err *err);
 
 /* On a connection of the read pool p: the integer in the first column of
  * the first row of sql with args (0 when there is no row or it is NULL). */
 int store_sqlite_read_int(struct store_sqlite_pool *p, const char *sql,
-                          const struct store_sqlite_arg *args, size_t n, int64_t *out,
-                          struct err *err);
+                          const struct store_arg *args, size_t n, int64_t *out, struct err *err);
 
 /* The one INSERT of an article row (the store's upserts and the cluster
  * replica's changes), and its binder: id and seq in ?1 ?2 and the rest of

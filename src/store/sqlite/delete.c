@@ -31,22 +31,17 @@ static int ids_select(sqlite3 *db, const struct store_delete_filter *f, size_t m
                       size_t *n, struct err *err)
 {
     sqlite3_stmt *st = NULL;
-    int64_t hi = INT64_MAX;
+    int64_t hi;
     int rc;
 
     *n = 0;
-    if (f->before_set) {
-        hi = store_id_lo(f->before);
-        if (hi == INT64_MIN)
-            return 0; /* before the first representable second: nothing */
-        hi--;
-    }
+    if (!store_delete_max_id(f, &hi))
+        return 0;
     rc = store_sqlite_prepare(db, f->canonical_url ? sql_ids_by_url : sql_ids_oldest, &st, err);
     if (rc < 0)
         return rc;
-    rc = store_sqlite_bind(
-        st, STORE_SQLITE_ARGS(STORE_SQLITE_INT(hi), STORE_SQLITE_TEXT(f->source_id),
-                              STORE_SQLITE_TEXT(f->canonical_url), STORE_SQLITE_INT((int64_t)max)));
+    rc = store_sqlite_bind(st, STORE_ARGS(STORE_INT(hi), STORE_TEXT(f->source_id),
+                                          STORE_TEXT(f->canonical_url), STORE_INT((int64_t)max)));
     if (rc != SQLITE_OK) {
         rc = store_sqlite_fail(db, rc, err);
         goto out;
@@ -79,15 +74,14 @@ static int ids_delete(sqlite3 *db, const int64_t *ids, size_t n, int64_t now, st
         if ((rc = store_sqlite_step_done(db, del, err)) < 0)
             break;
         seq++;
-        store_sqlite_bind(rec, STORE_SQLITE_ARGS(STORE_SQLITE_INT(seq), STORE_SQLITE_INT(ids[i]),
-                                                 STORE_SQLITE_INT(now)));
+        store_sqlite_bind(rec, STORE_ARGS(STORE_INT(seq), STORE_INT(ids[i]), STORE_INT(now)));
         rc = store_sqlite_step_done(db, rec, err);
     }
     if (rc == 0)
         rc = store_sqlite_write(db,
                                 "INSERT INTO meta(key, value) VALUES ('seq', ?1)"
                                 " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                                STORE_SQLITE_ARGS(STORE_SQLITE_INT(seq)), NULL, err);
+                                STORE_ARGS(STORE_INT(seq)), NULL, err);
     if (rc == 0)
         rc = store_sqlite_deletions_prune(db, (int64_t)n, now, err);
 out:
@@ -104,9 +98,7 @@ int store_sqlite_deletions_prune(sqlite3 *db, int64_t n, int64_t now, struct err
         db,
         "DELETE FROM article_deletions WHERE seq IN (SELECT seq FROM article_deletions"
         " ORDER BY seq LIMIT ?1) AND deleted_at < ?2",
-        STORE_SQLITE_ARGS(STORE_SQLITE_INT(n),
-                          STORE_SQLITE_INT(now - STORE_SQLITE_DELETIONS_KEEP_S)),
-        NULL, err);
+        STORE_ARGS(STORE_INT(n), STORE_INT(now - STORE_SQLITE_DELETIONS_KEEP_S)), NULL, err);
 }
 
 int store_sqlite_articles_delete(struct store_backend *b, const struct store_delete_filter *f,

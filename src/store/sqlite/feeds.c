@@ -8,83 +8,27 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/columns.h"
 #include "util/urlview.h"
 
 #include "util/banned.h"
 
-#define FEED_COLUMNS                                                                               \
-    "id, url, source_id, country, category, language, headline, title, site_url, etag,"            \
-    " last_modified, last_status, last_error, last_fetch_at, last_success_at,"                     \
-    " last_new_item_at, next_fetch_at, interval_s, consecutive_errors, items_last,"                \
-    " items_total, enabled, created_at, pages"
-
-/* A two-letter column value into a char[3] ("" when it is not 2 bytes). */
-static void column_code(sqlite3_stmt *st, int i, char out[3])
+/* rc, or ERR_NOTFOUND naming feed id when a write changed no row. */
+static int feed_found(int rc, int changes, int64_t id, struct err *err)
 {
-    const unsigned char *t = sqlite3_column_text(st, i);
-    out[0] = '\0';
-    if (t && sqlite3_column_bytes(st, i) == 2) {
-        out[0] = (char)t[0];
-        out[1] = (char)t[1];
-        out[2] = '\0';
-    }
-}
-
-/* The current row (FEED_COLUMNS) into *out, strings in the arena. */
-static int feed_row(struct arena *a, sqlite3_stmt *st, struct feed_record *out)
-{
-    int rc = 0;
-    memset(out, 0, sizeof *out);
-    out->id = sqlite3_column_int64(st, 0);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 1, &out->url);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 2, &out->source_id);
-    column_code(st, 3, out->country);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 4, &out->category);
-    column_code(st, 5, out->language);
-    out->headline = sqlite3_column_int(st, 6) != 0;
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 7, &out->title);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 8, &out->site_url);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 9, &out->etag);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 10, &out->last_modified);
-    out->last_status = sqlite3_column_int(st, 11);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 12, &out->last_error);
-    out->last_fetch_at = sqlite3_column_int64(st, 13);
-    out->last_success_at = sqlite3_column_int64(st, 14);
-    out->last_new_item_at = sqlite3_column_int64(st, 15);
-    out->next_fetch_at = sqlite3_column_int64(st, 16);
-    out->interval_s = sqlite3_column_int64(st, 17);
-    out->consecutive_errors = sqlite3_column_int64(st, 18);
-    out->items_last = sqlite3_column_int64(st, 19);
-    out->items_total = sqlite3_column_int64(st, 20);
-    out->enabled = sqlite3_column_int(st, 21) != 0;
-    out->created_at = sqlite3_column_int64(st, 22);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 23, &out->pages);
+    if (rc == 0 && changes == 0)
+        return err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
     return rc;
 }
 
-/* Step st to its end, collecting rows into an arena array. */
-static int feed_row_any(struct arena *a, sqlite3_stmt *st, void *out)
-{
-    return feed_row(a, st, out);
-}
-
-/* Every feed sql selects (FEED_COLUMNS) with args, from the read pool. */
+/* Every feed sql selects (STORE_FEED_COLUMNS) with args, from the read pool. */
 static int feed_rows(struct store_sqlite *s, struct arena *a, const char *sql,
-                     const struct store_sqlite_arg *args, size_t n, struct feed_record **out,
+                     const struct store_arg *args, size_t n, struct feed_record **out,
                      size_t *n_out, struct err *err)
 {
     void *items = NULL;
-    int rc = store_sqlite_read_all(&s->readers, sql, args, n, a, sizeof **out, feed_row_any, &items,
-                                   n_out, "feeds", err);
+    int rc =
+        store_sqlite_read_all(&s->readers, sql, args, n, a, &store_feed_record, &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;
@@ -104,15 +48,13 @@ int store_sqlite_feed_add(struct store_backend *b, const struct feed_record *f, 
         "INSERT INTO feeds(url, source_id, country, category, language,"
         " headline, interval_s, enabled, created_at, next_fetch_at, pages)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-        STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(f->url),
-                          STORE_SQLITE_TEXT(f->source_id && f->source_id[0] ? f->source_id : NULL),
-                          STORE_SQLITE_CODE(f->country),
-                          STORE_SQLITE_TEXT(f->category && f->category[0] ? f->category : NULL),
-                          STORE_SQLITE_CODE(f->language), STORE_SQLITE_INT(f->headline ? 1 : 0),
-                          STORE_SQLITE_INT(interval), STORE_SQLITE_INT(f->enabled ? 1 : 0),
-                          STORE_SQLITE_INT(created),
-                          STORE_SQLITE_INT(f->next_fetch_at ? f->next_fetch_at : created),
-                          STORE_SQLITE_TEXT(f->pages && f->pages[0] ? f->pages : NULL)),
+        STORE_ARGS(
+            STORE_TEXT(f->url), STORE_TEXT(f->source_id && f->source_id[0] ? f->source_id : NULL),
+            STORE_CODE(f->country), STORE_TEXT(f->category && f->category[0] ? f->category : NULL),
+            STORE_CODE(f->language), STORE_INT(f->headline ? 1 : 0), STORE_INT(interval),
+            STORE_INT(f->enabled ? 1 : 0), STORE_INT(created),
+            STORE_INT(f->next_fetch_at ? f->next_fetch_at : created),
+            STORE_TEXT(f->pages && f->pages[0] ? f->pages : NULL)),
         NULL, err);
     if (rc == ERR_EXISTS)
         {
@@ -129,8 +71,9 @@ int store_sqlite_feed_add(struct store_backend *b, const struct feed_record *f, 
 int store_sqlite_feeds_list(struct store_backend *b, struct arena *a, struct feed_record **out,
                             size_t *n_out, struct err *err)
 {
-    return feed_rows((struct store_sqlite *)b, a, "SELECT " FEED_COLUMNS " FROM feeds ORDER BY id",
-                     NULL, 0, out, n_out, err);
+    return feed_rows((struct store_sqlite *)b, a,
+                     "SELECT " STORE_FEED_COLUMNS " FROM feeds ORDER BY id", NULL, 0, out, n_out,
+                     err);
 }
 
 int store_sqlite_feed_get(struct store_backend *b, struct arena *a, int64_t id,
@@ -139,9 +82,9 @@ int store_sqlite_feed_get(struct store_backend *b, struct arena *a, int64_t id,
     struct store_sqlite *s = (struct store_sqlite *)b;
     char missing[64];
     snprintf(missing, sizeof missing, "no feed has the id %lld", (long long)id);
-    return store_sqlite_read_one(&s->readers, "SELECT " FEED_COLUMNS " FROM feeds WHERE id = ?1",
-                                 STORE_SQLITE_ARGS(STORE_SQLITE_INT(id)), a, feed_row_any, out,
-                                 missing, err);
+    return store_sqlite_read_one(
+        &s->readers, "SELECT " STORE_FEED_COLUMNS " FROM feeds WHERE id = ?1",
+        STORE_ARGS(STORE_INT(id)), a, &store_feed_record, out, missing, err);
 }
 
 int store_sqlite_feed_remove(struct store_backend *b, int64_t id, struct err *err)
@@ -154,12 +97,11 @@ int store_sqlite_feed_remove(struct store_backend *b, int64_t id, struct err *er
         return rc;
     /* foreign_keys is on, but say it outright: the memory goes with the feed. */
     rc = store_sqlite_write(s->writer, "DELETE FROM feed_items WHERE feed_id = ?1",
-                            STORE_SQLITE_ARGS(STORE_SQLITE_INT(id)), NULL, err);
+                            STORE_ARGS(STORE_INT(id)), NULL, err);
     if (rc == 0)
         rc = store_sqlite_write(s->writer, "DELETE FROM feeds WHERE id = ?1",
-                                STORE_SQLITE_ARGS(STORE_SQLITE_INT(id)), &changes, err);
-    if (rc == 0 && changes == 0)
-        rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
+                                STORE_ARGS(STORE_INT(id)), &changes, err);
+    rc = feed_found(rc, changes, id, err);
     rc = store_sqlite_write_end(s, rc, err);
     return rc;
 }
@@ -167,16 +109,14 @@ int store_sqlite_feed_remove(struct store_backend *b, int64_t id, struct err *er
 int store_sqlite_feed_change(struct store_backend *b, int64_t id, const struct feed_change *c,
                              struct err *err)
 {
-    struct store_sqlite *s = (struct store_sqlite *)b;
     int changes = 0;
     int rc;
 
-    pthread_mutex_lock(&s->write_lock);
     /* ?-numbers: 1 id, 2 interval, 3 country, 4 category, 5 language,
      * 6 headline, 7 enabled, 8 now, 9 pages. Every expression reads the row as it
      * was: "enabled = 0" is the feed's state before this change. */
-    rc = store_sqlite_write(
-        s->writer,
+    rc = store_sqlite_write_locked(
+        (struct store_sqlite *)b,
         "UPDATE feeds SET"
         " next_fetch_at = CASE WHEN ?7 = 1 AND enabled = 0 THEN ?8"
         "  WHEN ?2 > 0 AND ?2 < interval_s THEN min(next_fetch_at, max(last_fetch_at + ?2, ?8))"
@@ -189,16 +129,11 @@ int store_sqlite_feed_change(struct store_backend *b, int64_t id, const struct f
         " enabled = CASE WHEN ?7 >= 0 THEN ?7 ELSE enabled END,"
         " pages = CASE WHEN ?9 IS NULL THEN pages WHEN ?9 = '' THEN NULL ELSE ?9 END"
         " WHERE id = ?1",
-        STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_INT(c->interval_s),
-                          STORE_SQLITE_TEXT(c->country), STORE_SQLITE_TEXT(c->category),
-                          STORE_SQLITE_TEXT(c->language), STORE_SQLITE_INT(c->headline),
-                          STORE_SQLITE_INT(c->enabled), STORE_SQLITE_INT(c->now),
-                          STORE_SQLITE_TEXT(c->pages)),
+        STORE_ARGS(STORE_INT(id), STORE_INT(c->interval_s), STORE_TEXT(c->country),
+                   STORE_TEXT(c->category), STORE_TEXT(c->language), STORE_INT(c->headline),
+                   STORE_INT(c->enabled), STORE_INT(c->now), STORE_TEXT(c->pages)),
         &changes, err);
-    if (rc == 0 && changes == 0)
-        rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
-    pthread_mutex_unlock(&s->write_lock);
-    return rc;
+    return feed_found(rc, changes, id, err);
 }
 
 int store_sqlite_feeds_due(struct store_backend *b, struct arena *a, int64_t now, size_t max,
@@ -207,11 +142,10 @@ int store_sqlite_feeds_due(struct store_backend *b, struct arena *a, int64_t now
     /* feeds_due(enabled, next_fetch_at) answers this in index order. */
     return feed_rows(
         (struct store_sqlite *)b, a,
-        "SELECT " FEED_COLUMNS " FROM feeds"
+        "SELECT " STORE_FEED_COLUMNS " FROM feeds"
         " WHERE enabled = 1 AND next_fetch_at <= ?1"
         " ORDER BY next_fetch_at, id LIMIT ?2",
-        STORE_SQLITE_ARGS(STORE_SQLITE_INT(now),
-                          STORE_SQLITE_INT(max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max)),
+        STORE_ARGS(STORE_INT(now), STORE_INT(max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max)),
         out, n_out, err);
 }
 
@@ -234,8 +168,7 @@ int store_sqlite_feeds_claim(struct store_backend *b, const int64_t *ids, size_t
     if (rc < 0)
         goto end;
     for (size_t i = 0; i < n; i++) {
-        store_sqlite_bind(st, STORE_SQLITE_ARGS(STORE_SQLITE_INT(ids[i]), STORE_SQLITE_INT(now),
-                                                STORE_SQLITE_INT(until)));
+        store_sqlite_bind(st, STORE_ARGS(STORE_INT(ids[i]), STORE_INT(now), STORE_INT(until)));
         if ((rc = store_sqlite_step_done(s->writer, st, err)) < 0)
             goto end;
         claimed[i] = sqlite3_changes(s->writer) > 0;
@@ -253,18 +186,11 @@ end:
 int store_sqlite_feed_schedule(struct store_backend *b, int64_t id, int64_t next_fetch_at,
                                struct err *err)
 {
-    struct store_sqlite *s = (struct store_sqlite *)b;
     int changes = 0;
-    int rc;
-
-    pthread_mutex_lock(&s->write_lock);
-    rc = store_sqlite_write(
-        s->writer, "UPDATE feeds SET next_fetch_at = ?2 WHERE id = ?1",
-        STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_INT(next_fetch_at)), &changes, err);
-    if (rc == 0 && changes == 0)
-        rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
-    pthread_mutex_unlock(&s->write_lock);
-    return rc;
+    int rc = store_sqlite_write_locked(
+        (struct store_sqlite *)b, "UPDATE feeds SET next_fetch_at = ?2 WHERE id = ?1",
+        STORE_ARGS(STORE_INT(id), STORE_INT(next_fetch_at)), &changes, err);
+    return feed_found(rc, changes, id, err);
 }
 
 /* Remember the marks of o and forget the stale ones; inside the caller's
@@ -288,17 +214,15 @@ static int marks_put(struct store_sqlite *s, int64_t id, const struct feed_fetch
         const struct feed_item_mark *m = &o->marks[i];
         if (m->key == NULL)
             continue;
-        store_sqlite_bind(st, STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_TEXT(m->key),
-                                                STORE_SQLITE_INT(m->hash),
-                                                STORE_SQLITE_INT(m->published_at),
-                                                STORE_SQLITE_INT(o->fetched_at)));
+        store_sqlite_bind(st, STORE_ARGS(STORE_INT(id), STORE_TEXT(m->key), STORE_INT(m->hash),
+                                         STORE_INT(m->published_at), STORE_INT(o->fetched_at)));
         if ((rc = store_sqlite_step_done(s->writer, st, err)) < 0)
             goto out;
     }
     if (o->forget_before > 0)
-        rc = store_sqlite_write(
-            s->writer, "DELETE FROM feed_items WHERE feed_id = ?1 AND last_seen_at < ?2",
-            STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_INT(o->forget_before)), NULL, err);
+        rc = store_sqlite_write(s->writer,
+                                "DELETE FROM feed_items WHERE feed_id = ?1 AND last_seen_at < ?2",
+                                STORE_ARGS(STORE_INT(id), STORE_INT(o->forget_before)), NULL, err);
 out:
     sqlite3_finalize(st);
     return rc;
@@ -328,16 +252,14 @@ int store_sqlite_feed_fetch_record(struct store_backend *b, int64_t id,
         " last_new_item_at = CASE WHEN ?11 > 0 THEN ?2 ELSE last_new_item_at END,"
         " interval_s = ?12, consecutive_errors = ?13, next_fetch_at = ?14"
         " WHERE id = ?1",
-        STORE_SQLITE_ARGS(
-            STORE_SQLITE_INT(id), STORE_SQLITE_INT(o->fetched_at), STORE_SQLITE_INT(o->status),
-            STORE_SQLITE_TEXT(o->error), STORE_SQLITE_INT(o->new_validators ? 1 : 0),
-            STORE_SQLITE_TEXT(o->etag), STORE_SQLITE_TEXT(o->last_modified),
-            STORE_SQLITE_TEXT(o->title), STORE_SQLITE_TEXT(o->site_url), STORE_SQLITE_INT(o->items),
-            STORE_SQLITE_INT(o->new_items > 0 ? o->new_items : 0), STORE_SQLITE_INT(o->interval_s),
-            STORE_SQLITE_INT(o->consecutive_errors), STORE_SQLITE_INT(o->next_fetch_at)),
+        STORE_ARGS(STORE_INT(id), STORE_INT(o->fetched_at), STORE_INT(o->status),
+                   STORE_TEXT(o->error), STORE_INT(o->new_validators ? 1 : 0), STORE_TEXT(o->etag),
+                   STORE_TEXT(o->last_modified), STORE_TEXT(o->title), STORE_TEXT(o->site_url),
+                   STORE_INT(o->items), STORE_INT(o->new_items > 0 ? o->new_items : 0),
+                   STORE_INT(o->interval_s), STORE_INT(o->consecutive_errors),
+                   STORE_INT(o->next_fetch_at)),
         &changes, err);
-    if (rc == 0 && changes == 0)
-        rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
+    rc = feed_found(rc, changes, id, err);
     if (rc == 0)
         rc = marks_put(s, id, o, err);
     rc = store_sqlite_write_end(s, rc, err);
@@ -354,19 +276,16 @@ int store_sqlite_feed_items_get(struct store_backend *b, int64_t id, struct feed
 
     for (size_t i = 0; i < n; i++)
         marks[i].known = false;
-    if ((rc = store_sqlite_pool_get(&s->readers, &db, err)) < 0)
-        goto out;
-    rc = store_sqlite_prepare(db,
-                              "SELECT hash, published_at FROM feed_items"
-                              " WHERE feed_id = ?1 AND key = ?2",
-                              &st, err);
+    rc = store_sqlite_pool_prepare(&s->readers,
+                                   "SELECT hash, published_at FROM feed_items"
+                                   " WHERE feed_id = ?1 AND key = ?2",
+                                   NULL, 0, &db, &st, err);
     if (rc < 0)
         goto out;
     for (size_t i = 0; i < n; i++) {
         if (marks[i].key == NULL)
             continue;
-        store_sqlite_bind(st,
-                          STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_TEXT(marks[i].key)));
+        store_sqlite_bind(st, STORE_ARGS(STORE_INT(id), STORE_TEXT(marks[i].key)));
         rc = store_sqlite_step_row(db, st, err);
         if (rc == 1) {
             marks[i].known = true;
@@ -379,7 +298,6 @@ int store_sqlite_feed_items_get(struct store_backend *b, int64_t id, struct feed
             goto out;
     }
 out:
-    sqlite3_finalize(st);
-    store_sqlite_pool_put(&s->readers, db);
+    store_sqlite_pool_finish(&s->readers, db, st);
     return rc;
 }

@@ -59,7 +59,20 @@ int store_sqlite_end(struct store_sqlite *s, int rc, struct err *err);
 int store_sqlite_write_begin(struct store_sqlite *s, struct err *err);
 int store_sqlite_write_end(struct store_sqlite *s, int rc, struct err *err);
 
-/* Bind a source to ?1..?9 in SOURCE_COLUMNS order (sources.c and the
+/* store_sqlite_write on the writer under write_lock: one statement, its
+ * own transaction. */
+int store_sqlite_write_locked(struct store_sqlite *s, const char *sql, const struct store_arg *args,
+                              size_t n, int *changes, struct err *err);
+
+/* One write transaction running sql once per item i of n: bind(st, i,
+ * ctx, err) binds item i and returns 0, 1 to skip it, or an ERR_* that
+ * rolls everything back. */
+int store_sqlite_write_each(struct store_sqlite *s, const char *sql, size_t n,
+                            int (*bind)(sqlite3_stmt *st, size_t i, const void *ctx,
+                                        struct err *err),
+                            const void *ctx, struct err *err);
+
+/* Bind a source to ?1..?9 in STORE_SOURCE_COLUMNS order (sources.c and the
  * replica's copy of the catalogue). Returns a SQLite code. */
 int store_sqlite_bind_source(sqlite3_stmt *st, const struct source *x);
 
@@ -74,10 +87,15 @@ int store_sqlite_backup(struct store_backend *b, const char *dest, struct err *e
 int store_sqlite_articles_put(struct store_backend *b, struct article *arts, size_t n,
                               struct store_put_stats *stats, struct err *err);
 int store_sqlite_articles_count(struct store_backend *b, int64_t *out, struct err *err);
-/* backend.h stories_window (stories.c) */
+/* backend.h stories_window, stories_scan, stories_fill (stories.c) */
 int store_sqlite_stories_window(struct store_backend *b, int64_t window_s,
                                 int (*fn)(void *ctx, const struct article *a), void *ctx,
                                 struct err *err);
+int store_sqlite_stories_scan(struct store_backend *b, int64_t after, size_t max,
+                              int (*fn)(void *ctx, const struct article *a), void *ctx,
+                              int64_t *last, struct err *err);
+int store_sqlite_stories_fill(struct store_backend *b, const int64_t *ids, const int64_t *stories,
+                              size_t n, int64_t *set, struct err *err);
 
 /* delete.c: store_articles_delete, store_space_release, store_compact. */
 int store_sqlite_articles_delete(struct store_backend *b, const struct store_delete_filter *f,
@@ -148,8 +166,8 @@ int store_sqlite_alerts_lease(struct store_backend *b, struct arena *a, const ch
                               size_t *n_out, struct err *err);
 int store_sqlite_alerts_release(struct store_backend *b, const char *owner, struct err *err);
 int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,
-                               int64_t from_seq, int64_t to_seq, const struct alert_delivery *d,
-                               struct err *err);
+                               int64_t from_seq, int64_t to_seq, int64_t copies,
+                               const struct alert_delivery *d, struct err *err);
 int store_sqlite_alert_deliveries(struct store_backend *b, struct arena *a, int64_t alert_id,
                                   size_t max, struct alert_delivery **out, size_t *n_out,
                                   struct err *err);
@@ -159,5 +177,7 @@ int store_sqlite_alert_delivery_failed(struct store_backend *b, int64_t alert_id
                                        int64_t attempts, int64_t next_ms, int64_t first_failure_ms,
                                        struct err *err);
 int store_sqlite_alert_deliveries_count(struct store_backend *b, int64_t *out, struct err *err);
+int store_sqlite_alert_stories(struct store_backend *b, struct arena *a, int64_t alert_id,
+                               int64_t **out, size_t *n_out, struct err *err);
 
 #endif

@@ -173,12 +173,11 @@ int store_sqlite_reader_deletions(struct store_reader *r, int64_t after, int64_t
     *ids = NULL;
     *n = 0;
     *last = after;
-    if ((rc = store_sqlite_prepare(r->db,
-                                   "SELECT id, seq FROM article_deletions WHERE seq > ?1"
-                                   " ORDER BY seq",
-                                   &st, err)) < 0)
+    if ((rc = store_sqlite_prepare_args(r->db,
+                                        "SELECT id, seq FROM article_deletions WHERE seq > ?1"
+                                        " ORDER BY seq",
+                                        STORE_ARGS(STORE_INT(after)), &st, err)) < 0)
         return rc;
-    sqlite3_bind_int64(st, 1, after);
     return ids_collect(r, st, ids, n, last, err);
 }
 
@@ -229,18 +228,23 @@ int store_sqlite_reader_articles(struct store_reader *r, struct arena *a, const 
     return store_sqlite_articles_by_id(r->db, a, ids, n, arts, err);
 }
 
+int store_sqlite_reader_articles_each(struct store_reader *r, const int64_t *ids, size_t n,
+                                      store_article_fn fn, void *ctx, struct err *err)
+{
+    return store_sqlite_articles_each(r->db, ids, n, fn, ctx, err);
+}
+
 int store_sqlite_reader_newest_headline(struct store_reader *r, int64_t id_hi, int64_t *out,
                                         struct err *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc =
-        store_sqlite_prepare(r->db,
-                             "SELECT published_at FROM articles WHERE headline = 1 AND id <= ?1"
-                             " ORDER BY id DESC LIMIT 1",
-                             &st, err);
+    int rc = store_sqlite_prepare_args(
+        r->db,
+        "SELECT published_at FROM articles WHERE headline = 1 AND id <= ?1"
+        " ORDER BY id DESC LIMIT 1",
+        STORE_ARGS(STORE_INT(id_hi)), &st, err);
     if (rc < 0)
         return rc;
-    sqlite3_bind_int64(st, 1, id_hi);
     return step_one_i64(r, st, out, "no headline articles", err);
 }
 
@@ -318,66 +322,86 @@ static int64_t clamp_i64(size_t v)
     return v > (size_t)INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
-/* sql prepared on r with m bound to ?1..?3. */
-static int match_prepare(struct store_reader *r, const char *sql, const struct store_match *m,
-                         sqlite3_stmt **st, struct err *err)
+/* Reads the current row of a MATCH query: 0 goes on to the next row,
+ * anything else stops the query and is what it returns. */
+typedef int (*match_row_fn)(void *ctx, sqlite3_stmt *st);
+
+/* Run the MATCH query sql on r under m's deadline, m bound to ?1..?3 and
+ * more[0..n_more) to ?4..., every row to row(ctx, st). 0 at the end, a
+ * row's non-zero answer, or an ERR_* (ERR_TIMEOUT past the deadline). */
+static int match_each(struct store_reader *r, const char *sql, const struct store_match *m,
+                      const int64_t *more, int n_more, match_row_fn row, void *ctx, struct err *err)
 {
-    int rc = store_sqlite_prepare(r->db, sql, st, err);
-    if (rc < 0)
-        return rc;
-    sqlite3_bind_text(*st, 1, m->expr, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(*st, 2, m->id_lo);
-    sqlite3_bind_int64(*st, 3, m->id_hi);
+    struct deadline dl = {m->deadline_ms, false};
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    deadline_arm(r, &dl);
+    if ((rc = store_sqlite_prepare(r->db, sql, &st, err)) < 0)
+        goto out;
+    sqlite3_bind_text(st, 1, m->expr, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, m->id_lo);
+    sqlite3_bind_int64(st, 3, m->id_hi);
+    for (int i = 0; i < n_more; i++)
+        sqlite3_bind_int64(st, 4 + i, more[i]);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((rc = row(ctx, st)) != 0)
+            goto out;
+    }
+    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(r->db, rc, err);
+out:
+    sqlite3_finalize(st);
+    return deadline_disarm(r, &dl, rc, err);
+}
+
+static int count_row(void *ctx, sqlite3_stmt *st)
+{
+    *(int64_t *)ctx = sqlite3_column_int64(st, 0);
     return 0;
 }
 
 int store_sqlite_reader_match_count(struct store_reader *r, const struct store_match *m,
                                     int64_t *out, struct err *err)
 {
-    struct deadline dl = {m->deadline_ms, false};
-    sqlite3_stmt *st = NULL;
-    int rc;
-
     *out = 0;
-    deadline_arm(r, &dl);
-    if ((rc = match_prepare(r, "SELECT count(*) FROM articles_fts WHERE " MATCH_WHERE, m, &st,
-                            err)) < 0)
-        goto out;
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        *out = sqlite3_column_int64(st, 0);
-        rc = 0;
-    } else {
-        rc = store_sqlite_fail(r->db, rc, err);
-    }
-out:
-    sqlite3_finalize(st);
-    return deadline_disarm(r, &dl, rc, err);
+    return match_each(r, "SELECT count(*) FROM articles_fts WHERE " MATCH_WHERE, m, NULL, 0,
+                      count_row, out, err);
+}
+
+struct ids_ctx {
+    int64_t *ids;
+    size_t n, max;
+};
+
+static int ids_row(void *ctx, sqlite3_stmt *st)
+{
+    struct ids_ctx *c = ctx;
+    c->ids[c->n++] = sqlite3_column_int64(st, 0);
+    return c->n == c->max; /* LIMIT ?4 ends it there too */
 }
 
 int store_sqlite_reader_match_ids(struct store_reader *r, const struct store_match *m,
                                   enum store_match_order order, size_t offset, size_t max,
                                   int64_t *ids, size_t *n, struct err *err)
 {
-    struct deadline dl = {m->deadline_ms, false};
-    sqlite3_stmt *st = NULL;
-    int rc;
+    struct ids_ctx c = {ids, 0, max};
+    const int64_t more[] = {clamp_i64(max), clamp_i64(offset)}; /* ?4 LIMIT, ?5 OFFSET */
+    int rc = max == 0 ? 0 : match_each(r, match_ids_sql(order), m, more, 2, ids_row, &c, err);
+    *n = c.n;
+    return rc > 0 ? 0 : rc;
+}
 
-    *n = 0;
-    deadline_arm(r, &dl);
-    if ((rc = match_prepare(r, match_ids_sql(order), m, &st, err)) < 0)
-        goto out;
-    sqlite3_bind_int64(st, 4, clamp_i64(max));
-    sqlite3_bind_int64(st, 5, clamp_i64(offset));
-    while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
-        ids[(*n)++] = sqlite3_column_int64(st, 0);
-    if (max == 0 || rc == SQLITE_ROW || rc == SQLITE_DONE)
-        rc = 0;
-    else
-        rc = store_sqlite_fail(r->db, rc, err);
-out:
-    sqlite3_finalize(st);
-    return deadline_disarm(r, &dl, rc, err);
+struct per_second_ctx {
+    int (*each)(void *ctx, int64_t second, uint64_t n);
+    void *ctx;
+};
+
+/* each's answers above 0 do not stop the count (only errors do). */
+static int per_second_row(void *ctx, sqlite3_stmt *st)
+{
+    struct per_second_ctx *c = ctx;
+    int rc = c->each(c->ctx, sqlite3_column_int64(st, 0), (uint64_t)sqlite3_column_int64(st, 1));
+    return rc < 0 ? rc : 0;
 }
 
 int store_sqlite_reader_match_per_second(struct store_reader *r, const struct store_match *m,
@@ -389,21 +413,8 @@ int store_sqlite_reader_match_per_second(struct store_reader *r, const struct st
     static const char sql[] = "SELECT rowid >> 20 AS t, count(*) FROM articles_fts"
                               " WHERE " MATCH_WHERE " GROUP BY t";
     _Static_assert(STORE_ID_SHIFT == 20, "the SQL above shifts by 20");
-    struct deadline dl = {m->deadline_ms, false};
-    sqlite3_stmt *st = NULL;
-    int rc;
-
-    deadline_arm(r, &dl);
-    if ((rc = match_prepare(r, sql, m, &st, err)) < 0)
-        goto out;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        if ((rc = each(ctx, sqlite3_column_int64(st, 0), (uint64_t)sqlite3_column_int64(st, 1))) <
-            0)
-            goto out;
-    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(r->db, rc, err);
-out:
-    sqlite3_finalize(st);
-    return deadline_disarm(r, &dl, rc, err);
+    struct per_second_ctx c = {each, ctx};
+    return match_each(r, sql, m, NULL, 0, per_second_row, &c, err);
 }
 
 /* Each column's value, decoded from store/meta.h's spelling. */
@@ -416,16 +427,29 @@ static const char *const match_column_expr[STORE_MATCH_COLUMNS] = {
     [STORE_MATCH_AUTHOR] = "a.author",
 };
 
+struct values_ctx {
+    int (*each)(void *ctx, const char *value, size_t len, uint64_t n);
+    void *ctx;
+};
+
+/* As per_second_row: only errors stop it. */
+static int values_row(void *ctx, sqlite3_stmt *st)
+{
+    struct values_ctx *c = ctx;
+    const char *v = (const char *)sqlite3_column_text(st, 0);
+    int rc = v ? c->each(c->ctx, v, (size_t)sqlite3_column_bytes(st, 0),
+                         (uint64_t)sqlite3_column_int64(st, 1))
+               : 0;
+    return rc < 0 ? rc : 0;
+}
+
 int store_sqlite_reader_match_values(struct store_reader *r, const struct store_match *m,
                                      enum store_match_column column,
                                      int (*each)(void *ctx, const char *value, size_t len,
                                                  uint64_t n),
                                      void *ctx, struct err *err)
 {
-    struct deadline dl = {m->deadline_ms, false};
-    sqlite3_stmt *st = NULL;
     char sql[512];
-    int rc;
 
     if ((unsigned)column >= STORE_MATCH_COLUMNS)
         return err_set(err, ERR_INVALID, "no such column to count by");
@@ -435,19 +459,8 @@ int store_sqlite_reader_match_values(struct store_reader *r, const struct store_
              " CROSS JOIN articles a ON a.id = articles_fts.rowid WHERE " MATCH_WHERE
              ") WHERE v <> '' GROUP BY v",
              match_column_expr[column]);
-    deadline_arm(r, &dl);
-    if ((rc = match_prepare(r, sql, m, &st, err)) < 0)
-        goto out;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *v = (const char *)sqlite3_column_text(st, 0);
-        if (v && (rc = each(ctx, v, (size_t)sqlite3_column_bytes(st, 0),
-                            (uint64_t)sqlite3_column_int64(st, 1))) < 0)
-            goto out;
-    }
-    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(r->db, rc, err);
-out:
-    sqlite3_finalize(st);
-    return deadline_disarm(r, &dl, rc, err);
+    struct values_ctx c = {each, ctx};
+    return match_each(r, sql, m, NULL, 0, values_row, &c, err);
 }
 
 int store_sqlite_journal_fulltext_verify(const char *path, int64_t *rows, char *detail, size_t cap,
@@ -640,14 +653,12 @@ int store_sqlite_reader_stories(struct store_reader *r, int64_t lo, int64_t hi, 
                          void *ctx, struct err *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = store_sqlite_prepare(r->db,
-                     "SELECT " STORY_COLUMNS " FROM articles WHERE id BETWEEN ?1 AND ?2"
-                     " ORDER BY id",
-                     &st, err);
+    int rc = store_sqlite_prepare_args(r->db,
+                                       "SELECT " STORY_COLUMNS " FROM articles"
+                                       " WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
+                                       STORE_ARGS(STORE_INT(lo), STORE_INT(hi)), &st, err);
     if (rc < 0)
         return rc;
-    sqlite3_bind_int64(st, 1, lo);
-    sqlite3_bind_int64(st, 2, hi);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         int64_t story = store_story_resolve(sqlite3_column_int64(st, 1),
@@ -670,16 +681,14 @@ int store_sqlite_reader_story_members(struct store_reader *r, struct arena *a, i
     size_t cap = 0;
     *ids = NULL;
     *n = 0;
-    int rc = store_sqlite_prepare(r->db,
-                     "SELECT " STORY_COLUMNS " FROM articles"
-                     " WHERE (story_id = ?1 OR story_id IS NULL) AND id BETWEEN ?2 AND ?3"
-                     " ORDER BY id DESC",
-                     &st, err);
+    int rc = store_sqlite_prepare_args(
+        r->db,
+        "SELECT " STORY_COLUMNS " FROM articles"
+        " WHERE (story_id = ?1 OR story_id IS NULL) AND id BETWEEN ?2 AND ?3"
+        " ORDER BY id DESC",
+        STORE_ARGS(STORE_INT(story), STORE_INT(lo), STORE_INT(hi)), &st, err);
     if (rc < 0)
         return rc;
-    sqlite3_bind_int64(st, 1, story);
-    sqlite3_bind_int64(st, 2, lo);
-    sqlite3_bind_int64(st, 3, hi);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         if (store_story_resolve(sqlite3_column_int64(st, 1),
@@ -708,11 +717,26 @@ int store_sqlite_reader_article_by_url(struct store_reader *r, const char *canon
                                 struct err *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = store_sqlite_prepare(r->db, "SELECT id FROM articles WHERE canonical_url = ?1", &st, err);
+    int rc = store_sqlite_prepare_args(r->db, "SELECT id FROM articles WHERE canonical_url = ?1",
+                                       STORE_ARGS(STORE_TEXT(canonical_url)), &st, err);
     if (rc < 0)
         return rc;
-    sqlite3_bind_text(st, 1, canonical_url, -1, SQLITE_STATIC);
     return step_one_i64(r, st, id, "no article has this address", err);
+}
+
+struct stories_ctx {
+    store_story_fn fn;
+    void *ctx;
+};
+
+/* fn's non-zero answer stops the walk and is returned. */
+static int stories_row(void *ctx, sqlite3_stmt *st)
+{
+    struct stories_ctx *c = ctx;
+    int64_t id = sqlite3_column_int64(st, 0);
+    return c->fn(c->ctx, id,
+                 store_story_resolve(sqlite3_column_int64(st, 1),
+                                     (const char *)sqlite3_column_text(st, 2), id));
 }
 
 int store_sqlite_reader_match_stories(struct store_reader *r, const struct store_match *m,
@@ -723,27 +747,8 @@ int store_sqlite_reader_match_stories(struct store_reader *r, const struct store
         " CASE WHEN articles.story_id IS NULL THEN articles.canonical_url END"
         " FROM articles_fts CROSS JOIN articles ON articles.id = articles_fts.rowid"
         " WHERE " MATCH_WHERE;
-    struct deadline dl = {m->deadline_ms, false};
-    sqlite3_stmt *st = NULL;
-    int rc;
-
-    deadline_arm(r, &dl);
-    if ((rc = match_prepare(r, sql, m, &st, err)) < 0)
-        goto out;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0);
-        int stop = fn(ctx, id,
-                      store_story_resolve(sqlite3_column_int64(st, 1),
-                                          (const char *)sqlite3_column_text(st, 2), id));
-        if (stop) {
-            rc = stop;
-            goto out;
-        }
-    }
-    rc = rc == SQLITE_DONE ? 0 : store_sqlite_fail(r->db, rc, err);
-out:
-    sqlite3_finalize(st);
-    return deadline_disarm(r, &dl, rc, err);
+    struct stories_ctx c = {fn, ctx};
+    return match_each(r, sql, m, NULL, 0, stories_row, &c, err);
 }
 
 /* FTS5's own statistics through an fts5vocab table of the connection's

@@ -25,6 +25,8 @@ int store_sqlite_reader_sources(struct store_reader *r, store_source_fn fn, void
                                 struct err *err);
 int store_sqlite_reader_articles(struct store_reader *r, struct arena *a, const int64_t *ids,
                                  size_t n, struct article *arts, struct err *err);
+int store_sqlite_reader_articles_each(struct store_reader *r, const int64_t *ids, size_t n,
+                                      store_article_fn fn, void *ctx, struct err *err);
 int store_sqlite_reader_newest_headline(struct store_reader *r, int64_t id_hi, int64_t *out,
                                         struct err *err);
 int store_sqlite_reader_match_count(struct store_reader *r, const struct store_match *m,

@@ -4,9 +4,9 @@
 
 #include <string.h>
 
-#include "util/banned.h"
+#include "store/columns.h"
 
-#define KEY_COLUMNS "id, hash, name, plan, state, created_at, last_used"
+#include "util/banned.h"
 
 int store_sqlite_key_insert(struct store_backend *b, const struct key_record *k, int64_t *id_out,
                             struct err *err)
@@ -15,14 +15,13 @@ int store_sqlite_key_insert(struct store_backend *b, const struct key_record *k,
     int rc;
 
     pthread_mutex_lock(&s->write_lock);
-    rc = store_sqlite_write(
-        s->writer,
-        "INSERT INTO keys(hash, name, plan, state, created_at, last_used)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        STORE_SQLITE_ARGS(STORE_SQLITE_BLOB(k->hash, sizeof k->hash), STORE_SQLITE_TEXT(k->name),
-                          STORE_SQLITE_TEXT(k->plan), STORE_SQLITE_INT(k->state),
-                          STORE_SQLITE_INT(k->created_at), STORE_SQLITE_INT(k->last_used)),
-        NULL, err);
+    rc = store_sqlite_write(s->writer,
+                            "INSERT INTO keys(hash, name, plan, state, created_at, last_used)"
+                            " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                            STORE_ARGS(STORE_BLOB(k->hash, sizeof k->hash), STORE_TEXT(k->name),
+                                       STORE_TEXT(k->plan), STORE_INT(k->state),
+                                       STORE_INT(k->created_at), STORE_INT(k->last_used)),
+                            NULL, err);
     if (rc == ERR_EXISTS)
         rc = err_set(err, ERR_EXISTS, "a key with this hash already exists");
     else if (rc == 0 && id_out)
@@ -31,38 +30,13 @@ int store_sqlite_key_insert(struct store_backend *b, const struct key_record *k,
     return rc;
 }
 
-/* The current row (KEY_COLUMNS) into *out. */
-static int key_row(struct arena *a, sqlite3_stmt *st, struct key_record *out)
-{
-    const void *hash;
-    int rc;
-
-    memset(out, 0, sizeof *out);
-    out->id = sqlite3_column_int64(st, 0);
-    hash = sqlite3_column_blob(st, 1);
-    if (hash && sqlite3_column_bytes(st, 1) == (int)sizeof out->hash)
-        memcpy(out->hash, hash, sizeof out->hash);
-    rc = store_sqlite_column_dup(a, st, 2, &out->name);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 3, &out->plan);
-    out->state = sqlite3_column_int(st, 4);
-    out->created_at = sqlite3_column_int64(st, 5);
-    out->last_used = sqlite3_column_int64(st, 6);
-    return rc;
-}
-
-static int key_row_any(struct arena *a, sqlite3_stmt *st, void *out)
-{
-    return key_row(a, st, out);
-}
-
 int store_sqlite_key_find(struct store_backend *b, struct arena *a, const unsigned char hash[32],
                           struct key_record *out, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    return store_sqlite_read_one(&s->readers, "SELECT " KEY_COLUMNS " FROM keys WHERE hash = ?1",
-                                 STORE_SQLITE_ARGS(STORE_SQLITE_BLOB(hash, 32)), a, key_row_any,
-                                 out, "no such key", err);
+    return store_sqlite_read_one(
+        &s->readers, "SELECT " STORE_KEY_COLUMNS " FROM keys WHERE hash = ?1",
+        STORE_ARGS(STORE_BLOB(hash, 32)), a, &store_key_record, out, "no such key", err);
 }
 
 int store_sqlite_keys_list(struct store_backend *b, struct arena *a, struct key_record **out,
@@ -71,15 +45,15 @@ int store_sqlite_keys_list(struct store_backend *b, struct arena *a, struct key_
     struct store_sqlite *s = (struct store_sqlite *)b;
     void *items = NULL;
     int rc =
-        store_sqlite_read_all(&s->readers, "SELECT " KEY_COLUMNS " FROM keys ORDER BY id", NULL, 0,
-                              a, sizeof **out, key_row_any, &items, n_out, "keys", err);
+        store_sqlite_read_all(&s->readers, "SELECT " STORE_KEY_COLUMNS " FROM keys ORDER BY id",
+                              NULL, 0, a, &store_key_record, &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;
 }
 
 /* Run sql with args on the writer; ERR_NOTFOUND when it changed no key. */
-static int write_key(struct store_sqlite *s, const char *sql, const struct store_sqlite_arg *args,
+static int write_key(struct store_sqlite *s, const char *sql, const struct store_arg *args,
                      size_t n, struct err *err)
 {
     int changes = 0;
@@ -94,12 +68,10 @@ int store_sqlite_key_update(struct store_backend *b, int64_t id, const char *pla
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
     pthread_mutex_lock(&s->write_lock);
-    int rc = write_key(
-        s,
-        "UPDATE keys SET plan = coalesce(?2, plan),"
-        " state = CASE WHEN ?3 < 0 THEN state ELSE ?3 END WHERE id = ?1",
-        STORE_SQLITE_ARGS(STORE_SQLITE_INT(id), STORE_SQLITE_TEXT(plan), STORE_SQLITE_INT(state)),
-        err);
+    int rc = write_key(s,
+                       "UPDATE keys SET plan = coalesce(?2, plan),"
+                       " state = CASE WHEN ?3 < 0 THEN state ELSE ?3 END WHERE id = ?1",
+                       STORE_ARGS(STORE_INT(id), STORE_TEXT(plan), STORE_INT(state)), err);
     pthread_mutex_unlock(&s->write_lock);
     return rc;
 }
@@ -108,8 +80,7 @@ int store_sqlite_key_delete(struct store_backend *b, int64_t id, struct err *err
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
     pthread_mutex_lock(&s->write_lock);
-    int rc = write_key(s, "DELETE FROM keys WHERE id = ?1", STORE_SQLITE_ARGS(STORE_SQLITE_INT(id)),
-                       err);
+    int rc = write_key(s, "DELETE FROM keys WHERE id = ?1", STORE_ARGS(STORE_INT(id)), err);
     pthread_mutex_unlock(&s->write_lock);
     return rc;
 }
@@ -125,19 +96,17 @@ int store_sqlite_usage_add(struct store_backend *b, int64_t key_id, int64_t day,
     if ((rc = store_sqlite_write_begin(s, err)) < 0)
         return rc;
     rc = write_key(s, "UPDATE keys SET last_used = max(last_used, ?2) WHERE id = ?1",
-                   STORE_SQLITE_ARGS(STORE_SQLITE_INT(key_id), STORE_SQLITE_INT(last_used)), err);
+                   STORE_ARGS(STORE_INT(key_id), STORE_INT(last_used)), err);
     if (rc == ERR_NOTFOUND) {
         rc = 0;
         goto end;
     }
     if (rc < 0)
         goto end;
-    rc = store_sqlite_write(
-        s->writer,
-        "INSERT INTO usage(key_id, day, n) VALUES (?1, ?2, ?3)"
-        " ON CONFLICT(key_id, day) DO UPDATE SET n = n + excluded.n",
-        STORE_SQLITE_ARGS(STORE_SQLITE_INT(key_id), STORE_SQLITE_INT(day), STORE_SQLITE_INT(n)),
-        NULL, err);
+    rc = store_sqlite_write(s->writer,
+                            "INSERT INTO usage(key_id, day, n) VALUES (?1, ?2, ?3)"
+                            " ON CONFLICT(key_id, day) DO UPDATE SET n = n + excluded.n",
+                            STORE_ARGS(STORE_INT(key_id), STORE_INT(day), STORE_INT(n)), NULL, err);
 end:
     rc = store_sqlite_write_end(s, rc, err);
     return rc;
@@ -147,11 +116,9 @@ int store_sqlite_usage_sum(struct store_backend *b, int64_t key_id, int64_t day_
                            int64_t day_to, int64_t *out, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    return store_sqlite_read_int(&s->readers,
-                                 "SELECT coalesce(sum(n), 0) FROM usage"
-                                 " WHERE key_id = ?1 AND day BETWEEN ?2 AND ?3",
-                                 STORE_SQLITE_ARGS(STORE_SQLITE_INT(key_id),
-                                                   STORE_SQLITE_INT(day_from),
-                                                   STORE_SQLITE_INT(day_to)),
-                                 out, err);
+    return store_sqlite_read_int(
+        &s->readers,
+        "SELECT coalesce(sum(n), 0) FROM usage"
+        " WHERE key_id = ?1 AND day BETWEEN ?2 AND ?3",
+        STORE_ARGS(STORE_INT(key_id), STORE_INT(day_from), STORE_INT(day_to)), out, err);
 }

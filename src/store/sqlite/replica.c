@@ -47,13 +47,11 @@ static int dir_lock(struct store_replica *r, struct err *err)
 
 static int meta_set(sqlite3 *db, const char *key, const char *text, int64_t num, struct err *err)
 {
-    return store_sqlite_write(
-        db,
-        "INSERT INTO meta(key, value) VALUES (?1, ?2)"
-        " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(key),
-                          text ? STORE_SQLITE_TEXT(text) : STORE_SQLITE_INT(num)),
-        NULL, err);
+    return store_sqlite_write(db,
+                              "INSERT INTO meta(key, value) VALUES (?1, ?2)"
+                              " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                              STORE_ARGS(STORE_TEXT(key), text ? STORE_TEXT(text) : STORE_INT(num)),
+                              NULL, err);
 }
 
 /* The store files of dir (database, WAL, shared memory). */

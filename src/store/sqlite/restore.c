@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/fsync.h"
 #include "util/owner.h"
 
 #include "util/banned.h"
@@ -208,16 +209,6 @@ static int old_retire(const char *db_path, const char *dir, struct err *err)
     return 0;
 }
 
-static int dir_sync(const char *dir, struct err *err)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return err_set(err, ERR_IO, "cannot open %s: %s", dir, strerror(errno));
-    int rc = fsync(fd) == 0 ? 0 : err_set(err, ERR_IO, "cannot sync %s: %s", dir, strerror(errno));
-    close(fd);
-    return rc;
-}
-
 int store_restore_commit(const char *dir, struct err *err)
 {
     char db_path[4096], tmp[4096];
@@ -228,5 +219,5 @@ int store_restore_commit(const char *dir, struct err *err)
         return rc;
     if (rename(tmp, db_path) != 0)
         return err_set(err, ERR_IO, "cannot rename %s to %s: %s", tmp, db_path, strerror(errno));
-    return dir_sync(dir, err);
+    return fsync_path(dir, true, err);
 }

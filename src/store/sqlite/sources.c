@@ -3,113 +3,66 @@
 
 #include <string.h>
 
-#include "util/banned.h"
+#include "store/columns.h"
 
-#define SOURCE_COLUMNS                                                                             \
-    "id, name, description, url, category, language, country, headlines, popularity"
+#include "util/banned.h"
 
 int store_sqlite_bind_source(sqlite3_stmt *st, const struct source *x)
 {
-    return store_sqlite_bind(
-        st, STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(x->id), STORE_SQLITE_TEXT(x->name),
-                              STORE_SQLITE_TEXT(x->description), STORE_SQLITE_TEXT(x->url),
-                              STORE_SQLITE_TEXT(x->category), STORE_SQLITE_TEXT(x->language),
-                              STORE_SQLITE_TEXT(x->country), STORE_SQLITE_INT(x->headlines ? 1 : 0),
-                              STORE_SQLITE_DOUBLE(x->popularity)));
+    return store_sqlite_bind(st, STORE_ARGS(STORE_TEXT(x->id), STORE_TEXT(x->name),
+                                            STORE_TEXT(x->description), STORE_TEXT(x->url),
+                                            STORE_TEXT(x->category), STORE_TEXT(x->language),
+                                            STORE_TEXT(x->country), STORE_INT(x->headlines ? 1 : 0),
+                                            STORE_DOUBLE(x->popularity)));
+}
+
+static int bind_put(sqlite3_stmt *st, size_t i, const void *ctx, struct err *err)
+{
+    const struct source *x = &((const struct source *)ctx)[i];
+    if (x->id == NULL || x->id[0] == '\0')
+        return err_set(err, ERR_INVALID, "source %zu has no id", i);
+    store_sqlite_bind_source(st, x);
+    return 0;
 }
 
 int store_sqlite_sources_put(struct store_backend *b, const struct source *src, size_t n,
                              struct err *err)
 {
-    struct store_sqlite *s = (struct store_sqlite *)b;
-    sqlite3_stmt *st = NULL;
-    int rc;
+    return store_sqlite_write_each((struct store_sqlite *)b,
+                                   "INSERT INTO sources(" STORE_SOURCE_COLUMNS
+                                   ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+                                   " ON CONFLICT(id) DO UPDATE SET name = excluded.name,"
+                                   " description = excluded.description, url = excluded.url,"
+                                   " category = excluded.category, language = excluded.language,"
+                                   " country = excluded.country, headlines = excluded.headlines,"
+                                   " popularity = excluded.popularity",
+                                   n, bind_put, src, err);
+}
 
-    if ((rc = store_sqlite_write_begin(s, err)) < 0)
-        return rc;
-    rc = store_sqlite_prepare(s->writer,
-                              "INSERT INTO sources(" SOURCE_COLUMNS
-                              ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
-                              " ON CONFLICT(id) DO UPDATE SET name = excluded.name,"
-                              " description = excluded.description, url = excluded.url,"
-                              " category = excluded.category, language = excluded.language,"
-                              " country = excluded.country, headlines = excluded.headlines,"
-                              " popularity = excluded.popularity",
-                              &st, err);
-    if (rc < 0)
-        goto end;
-    for (size_t i = 0; i < n; i++) {
-        const struct source *x = &src[i];
-        if (x->id == NULL || x->id[0] == '\0') {
-            rc = err_set(err, ERR_INVALID, "source %zu has no id", i);
-            goto end;
-        }
-        store_sqlite_bind_source(st, x);
-        if ((rc = store_sqlite_step_done(s->writer, st, err)) < 0)
-            goto end;
-    }
-end:
-    sqlite3_finalize(st);
-    rc = store_sqlite_write_end(s, rc, err);
-    return rc;
+struct ensure_ctx {
+    const char *const *ids;
+    const char *const *names;
+};
+
+static int bind_ensure(sqlite3_stmt *st, size_t i, const void *ctx, struct err *err)
+{
+    const struct ensure_ctx *e = ctx;
+    (void)err;
+    if (e->ids[i] == NULL || e->ids[i][0] == '\0')
+        return 1;
+    store_sqlite_bind(st,
+                      STORE_ARGS(STORE_TEXT(e->ids[i]), STORE_TEXT(e->names ? e->names[i] : NULL)));
+    return 0;
 }
 
 int store_sqlite_sources_ensure(struct store_backend *b, const char *const *ids,
                                 const char *const *names, size_t n, struct err *err)
 {
-    struct store_sqlite *s = (struct store_sqlite *)b;
-    sqlite3_stmt *st = NULL;
-    int rc;
-
-    if ((rc = store_sqlite_write_begin(s, err)) < 0)
-        return rc;
-    rc = store_sqlite_prepare(s->writer,
-                              "INSERT INTO sources(id, name, headlines) VALUES (?1, ?2, 0)"
-                              " ON CONFLICT(id) DO NOTHING",
-                              &st, err);
-    if (rc < 0)
-        goto end;
-    for (size_t i = 0; i < n; i++) {
-        if (ids[i] == NULL || ids[i][0] == '\0')
-            continue;
-        store_sqlite_bind(st, STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(ids[i]),
-                                                STORE_SQLITE_TEXT(names ? names[i] : NULL)));
-        if ((rc = store_sqlite_step_done(s->writer, st, err)) < 0)
-            goto end;
-    }
-end:
-    sqlite3_finalize(st);
-    rc = store_sqlite_write_end(s, rc, err);
-    return rc;
-}
-
-/* The current row (SOURCE_COLUMNS) into *out, strings in the arena. */
-static int source_row(struct arena *a, sqlite3_stmt *st, struct source *out)
-{
-    int rc = 0;
-    memset(out, 0, sizeof *out);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 0, &out->id);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 1, &out->name);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 2, &out->description);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 3, &out->url);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 4, &out->category);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 5, &out->language);
-    if (rc == 0)
-        rc = store_sqlite_column_dup(a, st, 6, &out->country);
-    out->headlines = sqlite3_column_int(st, 7) != 0;
-    out->popularity = sqlite3_column_double(st, 8);
-    return rc;
-}
-
-static int source_row_any(struct arena *a, sqlite3_stmt *st, void *out)
-{
-    return source_row(a, st, out);
+    struct ensure_ctx ctx = {ids, names};
+    return store_sqlite_write_each((struct store_sqlite *)b,
+                                   "INSERT INTO sources(id, name, headlines) VALUES (?1, ?2, 0)"
+                                   " ON CONFLICT(id) DO NOTHING",
+                                   n, bind_ensure, &ctx, err);
 }
 
 int store_sqlite_sources_list(struct store_backend *b, struct arena *a,
@@ -120,7 +73,7 @@ int store_sqlite_sources_list(struct store_backend *b, struct arena *a,
     void *items = NULL;
     int rc = store_sqlite_read_all(
         &s->readers,
-        "SELECT " SOURCE_COLUMNS " FROM sources"
+        "SELECT " STORE_SOURCE_COLUMNS " FROM sources"
         " WHERE (?1 IS NULL OR category = ?1 COLLATE NOCASE)"
         /* se is NewsAPI's other code for sv (API.md §2) */
         " AND (?2 IS NULL OR language = ?2 COLLATE NOCASE"
@@ -128,10 +81,9 @@ int store_sqlite_sources_list(struct store_backend *b, struct arena *a,
         " AND (?3 IS NULL OR country = ?3 COLLATE NOCASE)"
         " AND (?4 = 0 OR headlines = 1)"
         " ORDER BY id COLLATE BINARY",
-        STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(f->category), STORE_SQLITE_TEXT(f->language),
-                          STORE_SQLITE_TEXT(f->country),
-                          STORE_SQLITE_INT(f->headlines_only ? 1 : 0)),
-        a, sizeof **out, source_row_any, &items, n_out, "sources", err);
+        STORE_ARGS(STORE_TEXT(f->category), STORE_TEXT(f->language), STORE_TEXT(f->country),
+                   STORE_INT(f->headlines_only ? 1 : 0)),
+        a, &store_source_record, &items, n_out, err);
     if (rc == 0)
         *out = items;
     return rc;
@@ -142,6 +94,6 @@ int store_sqlite_source_get(struct store_backend *b, struct arena *a, const char
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
     return store_sqlite_read_one(
-        &s->readers, "SELECT " SOURCE_COLUMNS " FROM sources WHERE id = ?1",
-        STORE_SQLITE_ARGS(STORE_SQLITE_TEXT(id)), a, source_row_any, out, "no such source", err);
+        &s->readers, "SELECT " STORE_SOURCE_COLUMNS " FROM sources WHERE id = ?1",
+        STORE_ARGS(STORE_TEXT(id)), a, &store_source_record, out, "no such source", err);
 }

@@ -40,6 +40,10 @@
  *   NULL for the articles stored before it). Not indexed: an index over
  *   random story ids cost imports 30 % of their rate (every insert a
  *   random B-tree page); the search index holds the column per document.
+ * Version 9 (alerts.c): alerts.dedupe (a story delivered once),
+ *   alerts.copies (the later copies counted instead) and alert_stories,
+ *   per alert the stories delivered (the newest STORE_ALERT_STORIES_MAX)
+ *   with the seq of the delivery that sent each.
  * A new file is made with auto_vacuum=INCREMENTAL (set before its first
  * table), so deleted articles' pages can be given back
  * (store_space_release); an older file keeps auto_vacuum=NONE until
@@ -128,14 +132,14 @@ static const char schema_v4[] =
 
 /* A column added to a table: SQLite has no ADD COLUMN IF NOT EXISTS, so
  * the step looks first (a migration may run again over what it made: the
- * version row lost, test_store). */
+ * version row lost, test_store). A step's columns end with {NULL}. */
 struct column_add {
     const char *table, *column, *decl;
 };
 
 /* Per feed, which new items get their page fetched (NULL: the crawler's
  * setting; ingest/crawl.h). */
-static const struct column_add schema_v5 = {"feeds", "pages", "TEXT"};
+static const struct column_add schema_v5[] = {{"feeds", "pages", "TEXT"}, {NULL}};
 
 /* clang-format off */
 static const char schema_v6[] =
@@ -173,15 +177,28 @@ static const char schema_v7[] =
 /* clang-format on */
 
 /* The story of each article (issue 25). */
-static const struct column_add schema_v8 = {"articles", "story_id", "INTEGER"};
+static const struct column_add schema_v8[] = {{"articles", "story_id", "INTEGER"}, {NULL}};
 
-/* Each step: its statements, or a column to add. */
+/* An alert that delivers a story once (push/webhook.h), the later copies
+ * it counted instead of delivering, and the stories it delivered. */
+static const struct column_add schema_v9_columns[] = {
+    {"alerts", "dedupe", "INTEGER NOT NULL DEFAULT 0"},
+    {"alerts", "copies", "INTEGER NOT NULL DEFAULT 0"},
+    {NULL}};
+static const char schema_v9[] =
+    "CREATE TABLE IF NOT EXISTS alert_stories("
+    " alert_id INTEGER NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,"
+    " story_id INTEGER NOT NULL, seq INTEGER NOT NULL,"
+    " PRIMARY KEY(alert_id, story_id)) WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS alert_stories_by_seq ON alert_stories(alert_id, seq);";
+
+/* Each step: its columns to add, then its statements. */
 static const struct migration {
     const char *sql;
     const struct column_add *column;
-} migrations[] = {{schema_v1, NULL},  {schema_v2, NULL}, {schema_v3, NULL}, {schema_v4, NULL},
-                  {NULL, &schema_v5}, {schema_v6, NULL}, {schema_v7, NULL},
-                  {NULL, &schema_v8}};
+} migrations[] = {{schema_v1, NULL}, {schema_v2, NULL}, {schema_v3, NULL},
+                  {schema_v4, NULL}, {NULL, schema_v5}, {schema_v6, NULL},
+                  {schema_v7, NULL}, {NULL, schema_v8}, {schema_v9, schema_v9_columns}};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
 static int schema_version_get(sqlite3 *db, int64_t *out, struct err *err)
@@ -195,7 +212,7 @@ static int schema_version_set(sqlite3 *db, int64_t v, struct err *err)
     return store_sqlite_write(db,
                               "INSERT INTO meta(key, value) VALUES ('schema_version', ?1)"
                               " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                              STORE_SQLITE_ARGS(STORE_SQLITE_INT(v)), NULL, err);
+                              STORE_ARGS(STORE_INT(v)), NULL, err);
 }
 
 int store_sqlite_schema_check(sqlite3 *db, struct err *err)
@@ -297,7 +314,9 @@ static int schema_migrate(struct store_sqlite *s, const struct store_options *op
     for (int64_t v = version < 0 ? 0 : version; v < SCHEMA_VERSION; v++) {
         const struct migration *m = &migrations[v];
         /* a column first: the statements of the same step may index it */
-        rc = m->column ? column_ensure(s, m->column, err) : 0;
+        rc = 0;
+        for (const struct column_add *c = m->column; c && c->table && rc == 0; c++)
+            rc = column_ensure(s, c, err);
         if (rc == 0 && m->sql)
             rc = store_sqlite_exec(s->writer, m->sql, err);
         if (rc < 0)
@@ -422,6 +441,8 @@ int store_sqlite_new(struct store_backend **out, const char *dir, const struct s
         .articles_put = store_sqlite_articles_put,
         .articles_count = store_sqlite_articles_count,
         .stories_window = store_sqlite_stories_window,
+        .stories_scan = store_sqlite_stories_scan,
+        .stories_fill = store_sqlite_stories_fill,
         .articles_delete = store_sqlite_articles_delete,
         .space_release = store_sqlite_space_release,
         .space_incremental = store_sqlite_space_incremental,
@@ -459,6 +480,7 @@ int store_sqlite_new(struct store_backend **out, const char *dir, const struct s
         .alert_delivery_done = store_sqlite_alert_delivery_done,
         .alert_delivery_failed = store_sqlite_alert_delivery_failed,
         .alert_deliveries_count = store_sqlite_alert_deliveries_count,
+        .alert_stories = store_sqlite_alert_stories,
     };
     len = strlen(dir) + sizeof "/" STORE_SQLITE_FILE;
     s->path = malloc(len);
