@@ -211,3 +211,10 @@ def test_prefix_in_a_saved_search_is_accepted(api):
     alert = r.json()["alert"]
     assert alert["query"] == {"q": "s* OR tech*"}
     assert api.request("DELETE", "/v2/alerts/%s" % alert["id"]).status_code in (200, 204)
+
+
+def test_source_term_goes_with_country_in_top_headlines(api, picks):
+    """The sources parameter cannot go with country (400), a
+    source: term of q can: it is a condition of the query."""
+    articles_ok(api.get(TH, [("q", "source:" + picks["source"]), ("country", "us")]))
+    assert api.get(TH, [("sources", picks["source"]), ("country", "us")]).status_code == 400
