@@ -46,6 +46,13 @@ static size_t walk(const struct query_node *n, const struct query_node *parent, 
             CHECK(!strpbrk(n->tokens[i], " \"()"));
             CHECK(utf8_valid(n->tokens[i], strlen(n->tokens[i])));
         }
+        CHECK(n->field == QUERY_FIELD_ANY || n->field == QUERY_FIELD_TITLE);
+        CHECK(!n->prefix || (n->kind == QUERY_WORD && !n->exact));
+        return 1;
+    case QUERY_META: /* source:/domain: values are bytes, whole, without space or quote */
+        CHECK(n->n == 1 && n->tokens[0] && n->tokens[0][0]);
+        CHECK(n->field == QUERY_FIELD_SOURCE || n->field == QUERY_FIELD_DOMAIN);
+        CHECK(!strpbrk(n->tokens[0], " \""));
         return 1;
     case QUERY_NOT:
         CHECK(n->n == 1 && parent && parent->kind == QUERY_AND);
@@ -74,9 +81,15 @@ static size_t walk(const struct query_node *n, const struct query_node *parent, 
 static void to_query(struct buf *b, const struct query_node *n, const struct query_node *parent)
 {
     switch (n->kind) {
+    case QUERY_META:
+        buf_printf(b, "%s:\"%s\"", n->field == QUERY_FIELD_SOURCE ? "source" : "domain",
+                   n->tokens[0]);
+        return;
     case QUERY_WORD:
     case QUERY_PHRASE: {
         bool quote = n->kind == QUERY_PHRASE || n->exact;
+        if (n->field == QUERY_FIELD_TITLE)
+            buf_puts(b, "title:");
         if (quote)
             buf_putc(b, '"');
         for (size_t i = 0; i < n->n; i++) {
@@ -86,6 +99,8 @@ static void to_query(struct buf *b, const struct query_node *n, const struct que
         }
         if (quote)
             buf_putc(b, '"');
+        if (n->prefix)
+            buf_putc(b, '*');
         return;
     }
     case QUERY_NOT:

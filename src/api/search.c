@@ -174,6 +174,13 @@ int api_fail_index(struct api_call *c, int rc, struct err *err)
         c->resp->log_note = "query time budget exceeded";
         return -1;
     }
+    if (rc == ERR_REFUSED) {
+        /* A prefix (word*) of too many words (index/prefix.h): refused
+         * before any search ran, as a malformed query is. */
+        c->searched = false;
+        return api_fail(c, API_ERR_PARAMETER_INVALID, "The query is too broad: %s.",
+                        err_msg(err, rc));
+    }
     if (rc == ERR_BUSY) {
         c->searched = false; /* no search ran: the index is not ready yet */
         api_fail_building(c);

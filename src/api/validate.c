@@ -3,6 +3,7 @@
  * does, so a client developer sees at once what to fix. */
 #include "api/internal.h"
 #include "util/ascii.h"
+#include "util/domain.h"
 #include "util/limits.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
@@ -151,12 +152,6 @@ int api_get_sources(struct api_call *c, const char ***ids, size_t *n)
     return 0;
 }
 
-static bool domain_char_ok(unsigned char ch)
-{
-    return ch > ' ' && ch != '/' && ch != '?' && ch != '#' && ch != '@' && ch != '\\' &&
-           ch != 0x7F && ch != ',';
-}
-
 int api_get_domains(struct api_call *c, const char *name, const char *display, const char ***out,
                     size_t *n)
 {
@@ -172,26 +167,10 @@ int api_get_domains(struct api_call *c, const char *name, const char *display, c
                         LIMIT_LIST_ITEMS);
     size_t kept = 0;
     for (size_t i = 0; i < count; i++) {
-        char *d = (char *)items[i];
-        ascii_lower_str(d);
-        /* Clients paste URLs: accept a scheme prefix and drop it. */
-        if (!strncmp(d, "https://", 8))
-            d += 8;
-        else if (!strncmp(d, "http://", 7))
-            d += 7;
-        if (!strncmp(d, "www.", 4))
-            d += 4;
-        size_t len = strlen(d);
-        while (len && d[len - 1] == '.')
-            d[--len] = '\0';
-        if (!len || d[0] == '.')
+        char *d = domain_normalize((char *)items[i]);
+        if (!d)
             return api_fail(c, API_ERR_PARAMETER_INVALID,
                             "The %s parameter has an invalid domain: '%.100s'.", display, items[i]);
-        for (size_t j = 0; j < len; j++)
-            if (!domain_char_ok((unsigned char)d[j]))
-                return api_fail(c, API_ERR_PARAMETER_INVALID,
-                                "The %s parameter has an invalid domain: '%.100s'.", display,
-                                items[i]);
         items[kept++] = d;
     }
     *out = items;

@@ -39,6 +39,11 @@ struct index_backend {
     int (*story_members)(struct index_backend *b, struct arena *a, int64_t story, int64_t lo,
                          int64_t hi, int64_t deadline_ms, int64_t **out, size_t *n,
                          struct err *err);
+    /* The words of the index that start with p[0..len), ascending, in a:
+     * at most max (*n == max: maybe more); index/prefix.c expands word*
+     * with them. */
+    int (*prefix_terms)(struct index_backend *b, struct arena *a, const char *p, size_t len,
+                        size_t max, const char ***out, size_t *n, struct err *err);
     /* index_term_docs (index.h) */
     int (*term_docs)(struct index_backend *b, const char *const *terms, const size_t *lens,
                      size_t n, uint64_t *df, uint64_t *ndocs, struct err *err);

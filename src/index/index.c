@@ -4,6 +4,7 @@
  * purpose-built engine unless "fts5" is asked for (struct index_options). */
 #include "index/index.h"
 #include "index/backend.h"
+#include "index/prefix.h"
 #include "store/journal.h"
 
 #include <stdbool.h>
@@ -184,7 +185,10 @@ int index_sizes(struct index *idx, struct index_size_report *out, struct err *er
 int index_search(struct index *idx, struct arena *a, const struct index_request *req,
                  struct index_result *out, struct err *err)
 {
+    int rc;
     memset(out, 0, sizeof *out);
+    if ((rc = index_prefix_expand(idx->be, a, req, &req, err)) < 0)
+        return rc;
     return idx->be->search(idx->be, a, req, out, err);
 }
 
@@ -201,7 +205,10 @@ struct store_journal *index_journal(struct index *idx)
 int index_counts(struct index *idx, struct arena *a, const struct index_request *req,
                  const int64_t *bounds, size_t nbuckets, uint64_t *counts, struct err *err)
 {
+    int rc;
     memset(counts, 0, nbuckets * sizeof *counts);
+    if ((rc = index_prefix_expand(idx->be, a, req, &req, err)) < 0)
+        return rc;
     return idx->be->counts(idx->be, a, req, bounds, nbuckets, counts, err);
 }
 
@@ -209,7 +216,10 @@ int index_facets(struct index *idx, struct arena *a, const struct index_request 
                  unsigned mask, size_t size, struct index_facet_top out[INDEX_FACET_N],
                  struct err *err)
 {
+    int rc;
     memset(out, 0, INDEX_FACET_N * sizeof *out);
+    if ((rc = index_prefix_expand(idx->be, a, req, &req, err)) < 0)
+        return rc;
     if (size < 1)
         size = 1;
     if (size > INDEX_FACET_SIZE_MAX)
@@ -225,6 +235,9 @@ int index_story_matches(struct index *idx, struct arena *a, const struct index_r
         return 0; /* an empty window: nothing matches */
     if (idx->be->story_matches == NULL)
         return err_set(err, ERR_UNSUPPORTED, "this index has no stories");
+    int rc = index_prefix_expand(idx->be, a, req, &req, err);
+    if (rc < 0)
+        return rc;
     return idx->be->story_matches(idx->be, a, req, keep, out, err);
 }
 

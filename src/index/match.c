@@ -144,6 +144,10 @@ static int keys_of(struct arena *a, const struct plan *p, struct keyset *out)
     memset(out, 0, sizeof *out);
     switch (p->kind) {
     case PLAN_TERM:
+        if (p->prefix) { /* any word that starts with it: no key to look up */
+            out->none = true;
+            return 0;
+        }
         return keys_term(a, p->terms[0], p->lens[0], out);
     case PLAN_PHRASE: { /* every token is required: the rarest */
         size_t best = 0;
@@ -433,10 +437,25 @@ static bool eval_phrase(const struct plan *p, const struct index_match_doc *d)
     return false;
 }
 
+/* word*: any exact word of the article's fields in colset that starts with
+ * it (the backends' expansion over the whole index, bounded, means the same
+ * whenever it is not refused). */
+static bool eval_prefix(const struct plan *p, const struct index_match_doc *d)
+{
+    for (size_t i = 0; i < d->terms.n; i++) {
+        const char *t = d->list[i];
+        if ((d->t[i].mask & p->colset) != 0 && strncmp(t, p->terms[0], p->lens[0]) == 0)
+            return true; /* a prefix starts with a letter or digit: never a stem or meta */
+    }
+    return false;
+}
+
 static bool eval(const struct plan *p, const struct index_match_doc *d)
 {
     switch (p->kind) {
     case PLAN_TERM: {
+        if (p->prefix)
+            return eval_prefix(p, d);
         int64_t k = strtab_find(&d->terms, p->terms[0], p->lens[0]);
         if (k < 0)
             return false;

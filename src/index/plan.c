@@ -1,8 +1,9 @@
 /* index_plan_build() of plan.h: the request as index/fts5/match.c reads it.
  * A plain word is the OR of its forms (index/expand.h), an exact word or a
  * one-token phrase is one exact term, a phrase its exact tokens; q is
- * restricted to the searchIn fields, qInTitle to titles; filters are meta
- * terms (store_meta_term, so both backends spell them alike). */
+ * restricted to the searchIn fields, qInTitle and title: field terms to
+ * titles; filters and source:/domain: field terms are meta terms
+ * (store_meta_term, so both backends spell them alike). */
 #include "index/plan.h"
 #include "index/expand.h"
 
@@ -22,6 +23,7 @@ struct pctx {
     size_t n_langs;
     struct plan **leaves;
     size_t nleaves, cap;
+    bool has_prefix;
 };
 
 static struct plan *node_new(struct pctx *c, enum plan_kind kind, unsigned colset)
@@ -167,14 +169,27 @@ static int plan_phrase(struct pctx *c, const struct query_node *q, unsigned cols
     return 0;
 }
 
+static struct plan *meta_term(struct pctx *c, char kind, const char *v);
+
 static int plan_node(struct pctx *c, const struct query_node *q, unsigned colset, bool scored,
                      int depth, struct plan **out)
 {
+    /* A field term: title: searches titles whatever searchIn says (as
+     * qInTitle does), source:/domain: are the filters' meta terms, which
+     * score nothing (as the filters). */
     int rc = query_node_check(q, depth, c->err);
     if (rc < 0)
         return rc;
+    if (q->field == QUERY_FIELD_TITLE)
+        colset = INDEX_FIELD_TITLE;
     switch (q->kind) {
     case QUERY_WORD:
+        if (q->prefix) { /* unscored: only the matcher reads it */
+            if ((*out = term_new(c, q->tokens[0], strlen(q->tokens[0]), colset, false)) == NULL)
+                return err_set(c->err, ERR_NOMEM, "out of memory");
+            (*out)->prefix = c->has_prefix = true;
+            return 0;
+        }
         if (q->exact) {
             *out = term_new(c, q->tokens[0], strlen(q->tokens[0]), colset, scored);
             return *out ? 0 : err_set(c->err, ERR_NOMEM, "out of memory");
@@ -188,6 +203,10 @@ static int plan_node(struct pctx *c, const struct query_node *q, unsigned colset
         return plan_list(c, q->kids, q->n, PLAN_OR, colset, scored, depth, out);
     case QUERY_NOT:
         break; /* refused by query_node_check */
+    case QUERY_META:
+        *out = meta_term(c, q->field == QUERY_FIELD_SOURCE ? STORE_META_SOURCE : STORE_META_DOMAIN,
+                         q->tokens[0]);
+        return *out ? 0 : err_set(c->err, ERR_NOMEM, "out of memory");
     }
     return err_set(c->err, ERR_INVALID, "malformed query tree");
 }
@@ -282,6 +301,7 @@ int index_plan_build(struct plan_tree *out, struct arena *a, const struct index_
     out->root = root;
     out->leaves = c.leaves;
     out->nleaves = c.nleaves;
+    out->has_prefix = c.has_prefix;
     return 0;
 }
 
@@ -290,7 +310,8 @@ int index_plan_build(struct plan_tree *out, struct arena *a, const struct index_
  * only when they are the same tree (and so match the same documents). */
 static void plan_key_put(struct buf *b, const struct plan *p)
 {
-    uint32_t v[4] = {(uint32_t)p->kind, p->colset, (uint32_t)p->n, (uint32_t)p->nkids};
+    uint32_t v[5] = {(uint32_t)p->kind, p->colset, (uint32_t)p->n, (uint32_t)p->nkids,
+                     (uint32_t)p->prefix};
     buf_append(b, v, sizeof v);
     for (size_t i = 0; i < p->n; i++) {
         uint32_t len = (uint32_t)p->lens[i];

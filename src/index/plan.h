@@ -34,13 +34,16 @@ struct plan {
     size_t *lens;
     struct plan **kids;
     size_t nkids;
-    int leaf; /* index among the scored leaves, -1 */
+    int leaf;    /* index among the scored leaves, -1 */
+    bool prefix; /* TERM: word* as the saved-search matcher tests it (index/match.c); the
+                  * backends never see one (index/prefix.c expands it first) */
 };
 
 struct plan_tree {
     struct plan *root;
     struct plan **leaves; /* TERM/PHRASE of q and qInTitle outside exclusions */
     size_t nleaves;
+    bool has_prefix; /* a TERM is a prefix: for the matcher only */
 };
 
 /* Build the plan of req (arena-owned). ERR_INVALID / ERR_TOO_LARGE /

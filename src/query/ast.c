@@ -26,11 +26,13 @@ bool query_node_equal(const struct query_node *x, const struct query_node *y)
 {
     if (x == y)
         return true;
-    if (!x || !y || x->kind != y->kind || x->n != y->n)
+    if (!x || !y || x->kind != y->kind || x->n != y->n || x->field != y->field ||
+        x->prefix != y->prefix)
         return false;
     switch (x->kind) {
     case QUERY_WORD:
     case QUERY_PHRASE:
+    case QUERY_META:
         if (x->exact != y->exact)
             return false;
         for (size_t i = 0; i < x->n; i++)
@@ -66,9 +68,10 @@ uint64_t query_node_hash(struct query_node *n)
 {
     if (n->hash)
         return n->hash;
-    unsigned char head[2] = {(unsigned char)n->kind, (unsigned char)n->exact};
+    unsigned char head[4] = {(unsigned char)n->kind, (unsigned char)n->exact,
+                             (unsigned char)n->field, (unsigned char)n->prefix};
     uint64_t h = hash_fnv1a64(head, sizeof head);
-    if (n->kind == QUERY_WORD || n->kind == QUERY_PHRASE) {
+    if (n->kind == QUERY_WORD || n->kind == QUERY_PHRASE || n->kind == QUERY_META) {
         /* With each NUL: ("ab") and ("a", "b") differ. */
         for (size_t i = 0; i < n->n; i++)
             h = hash_fnv1a64_update(h, n->tokens[i], strlen(n->tokens[i]) + 1);
@@ -213,8 +216,14 @@ void query_format(struct buf *out, const struct query_node *n)
     if (!n)
         return;
     switch (n->kind) {
+    case QUERY_META:
+        buf_puts(out, n->field == QUERY_FIELD_SOURCE ? "source:" : "domain:");
+        buf_puts(out, n->tokens[0]);
+        return;
     case QUERY_WORD:
     case QUERY_PHRASE:
+        if (n->field == QUERY_FIELD_TITLE)
+            buf_puts(out, "title:");
         if (n->kind == QUERY_PHRASE || n->exact)
             buf_putc(out, '"');
         for (size_t i = 0; i < n->n; i++) {
@@ -224,6 +233,8 @@ void query_format(struct buf *out, const struct query_node *n)
         }
         if (n->kind == QUERY_PHRASE || n->exact)
             buf_putc(out, '"');
+        if (n->prefix)
+            buf_putc(out, '*');
         return;
     case QUERY_AND:
     case QUERY_OR:
@@ -310,6 +321,10 @@ int query_node_check(const struct query_node *q, int depth, struct err *err)
         return 0;
     case QUERY_NOT:
         return err_set(err, ERR_INVALID, "a query cannot only exclude");
+    case QUERY_META: /* source:/domain: (query.h) */
+        if (q->n != 1 || q->tokens == NULL || q->tokens[0] == NULL || q->tokens[0][0] == '\0')
+            return err_set(err, ERR_INVALID, "malformed query field term");
+        return 0;
     }
     return err_set(err, ERR_INVALID, "malformed query tree");
 }

@@ -1,6 +1,9 @@
 /* query_parse of query/query.h: recursive descent over the lexer's tokens,
  *   or := and ('OR' and)*;  and := unary (['AND'] unary)*;
  *   unary := ('NOT' | '+' | '-') unary | primary;  primary := word | phrase | '(' or ')'
+ * where a word that starts with a field name (title: source: domain:) and
+ * its value written at once after the colon (a word, or a quoted phrase)
+ * is a field term;
  * building the normal form as it goes (ast.c). Recursion is bounded: every
  * '(' and every prefix operator adds one level, and more than
  * LIMIT_QUERY_DEPTH levels is ERR_TOO_LARGE before recursing.
@@ -9,8 +12,11 @@
  * malformed query is always reported as malformed, at its first fault. */
 #include "query/query.h"
 
+#include <string.h>
+
 #include "query/internal.h"
 #include "text/text.h"
+#include "util/domain.h"
 #include "util/limits.h"
 #include "util/banned.h"
 
@@ -100,52 +106,197 @@ static int collect_token(const struct text_token *t, void *ctx)
     return 0;
 }
 
-/* The current WORD or PHRASE token as a node; NULL when its text has no
- * token at all (pure punctuation such as "&"): such operands are dropped. */
-static int make_operand(struct parser *p, struct query_node **out)
+static int count_term(struct parser *p, size_t pos)
 {
-    const struct query_token *t = &p->tok;
+    if (++p->terms > LIMIT_QUERY_TERMS)
+        return err_set(p->err, ERR_TOO_LARGE, "more than %d words and phrases at character %zu",
+                       LIMIT_QUERY_TERMS, pos);
+    return 0;
+}
+
+/* text[0..len) as a WORD or PHRASE node searched in field; NULL when it has
+ * no token at all (pure punctuation such as "&"): such operands are
+ * dropped. quoted: it was written between quotes. */
+static int make_operand(struct parser *p, const char *text, size_t len, bool quoted,
+                        enum query_field field, size_t pos, struct query_node **out)
+{
     struct collect c = {.a = p->a, .n = 0};
     int rc;
 
     *out = NULL;
-    rc = text_tokenize(p->lx.q + t->start, t->end - t->start, collect_token, &c);
+    rc = text_tokenize(text, len, collect_token, &c);
     if (rc == ERR_TOO_LARGE)
         return err_set(p->err, rc, "phrase longer than %d tokens at character %zu",
-                       LIMIT_PHRASE_TOKENS, t->pos);
+                       LIMIT_PHRASE_TOKENS, pos);
     if (rc < 0)
         return rc;
     if (rc > 0)
         return ERR_INTERNAL;
     if (c.n == 0)
         return 0;
-    if (++p->terms > LIMIT_QUERY_TERMS)
-        return err_set(p->err, ERR_TOO_LARGE, "more than %d words and phrases at character %zu",
-                       LIMIT_QUERY_TERMS, t->pos);
-    struct query_node *n = query_node_new(p->a, c.n == 1 ? QUERY_WORD : QUERY_PHRASE, t->pos);
+    if ((rc = count_term(p, pos)) < 0)
+        return rc;
+    struct query_node *n = query_node_new(p->a, c.n == 1 ? QUERY_WORD : QUERY_PHRASE, pos);
     char **toks = arena_calloc(p->a, c.n, sizeof *toks);
     if (!n || !toks)
         return ERR_NOMEM;
     for (size_t i = 0; i < c.n; i++)
         toks[i] = c.tok[i];
     /* Quoted text and phrases match exact tokens only (no stemming). */
-    n->exact = t->kind == QUERY_TOK_PHRASE || c.n > 1;
+    n->exact = quoted || c.n > 1;
+    n->field = field;
     n->tokens = toks;
     n->n = c.n;
     *out = n;
     return 0;
 }
 
+/* The field names of field terms, exactly as written (lower case): any
+ * other "name:" is text as it always was. */
+static const struct {
+    const char *name;
+    enum query_field field;
+} field_names[] = {
+    {"title:", QUERY_FIELD_TITLE},
+    {"source:", QUERY_FIELD_SOURCE},
+    {"domain:", QUERY_FIELD_DOMAIN},
+};
+
+/* Whether the current WORD token starts with a field name; its length in
+ * *name_len. */
+static bool field_of_word(const struct parser *p, enum query_field *field, size_t *name_len)
+{
+    const char *w = p->lx.q + p->tok.start;
+    size_t len = p->tok.end - p->tok.start;
+    for (size_t i = 0; i < sizeof field_names / sizeof field_names[0]; i++) {
+        size_t n = strlen(field_names[i].name);
+        if (len >= n && memcmp(w, field_names[i].name, n) == 0) {
+            *field = field_names[i].field;
+            *name_len = n;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* source:ID / domain:D as a META node of value v[0..len). The value is not
+ * tokenized: it is compared whole, as the sources and domains parameters
+ * compare theirs. */
+static int make_meta(struct parser *p, enum query_field field, const char *v, size_t len,
+                     size_t pos, struct query_node **out)
+{
+    const char *name = field == QUERY_FIELD_SOURCE ? "source id" : "domain";
+    char *val = arena_strndup(p->a, v, len);
+    struct query_node *n = query_node_new(p->a, QUERY_META, pos);
+    char **toks = arena_calloc(p->a, 1, sizeof *toks);
+    int rc;
+
+    if (!val || !n || !toks)
+        return ERR_NOMEM;
+    bool ok = len > 0 && strlen(val) == len;
+    for (size_t i = 0; ok && i < len; i++)
+        ok = (unsigned char)val[i] > ' ' && val[i] != 0x7F;
+    /* domains='s reading, to its fixed point ("www.www.x" is "x"), so that
+     * the canonical form reads back as the same term. */
+    while (ok && field == QUERY_FIELD_DOMAIN) {
+        size_t before = strlen(val);
+        char *d = domain_normalize(val);
+        ok = d != NULL;
+        if (!ok || (d == val && strlen(d) == before))
+            break;
+        val = d;
+    }
+    if (!ok)
+        return err_set(p->err, ERR_PARSE, "invalid %s after %s at character %zu", name,
+                       field == QUERY_FIELD_SOURCE ? "source:" : "domain:", pos);
+    if ((rc = count_term(p, pos)) < 0)
+        return rc;
+    toks[0] = val;
+    n->tokens = toks;
+    n->n = 1;
+    n->field = field;
+    n->exact = true;
+    *out = n;
+    return 0;
+}
+
+/* Whether text[0..len) is one token that runs to its end ("app" in app*,
+ * not "covid-1" nor "app-"): what makes a word ending in '*' a prefix. */
+struct one_token {
+    size_t n, end;
+};
+
+static int count_tokens(const struct text_token *t, void *ctx)
+{
+    struct one_token *o = ctx;
+    o->end = t->end;
+    return ++o->n > 1 ? 1 : 0;
+}
+
+static bool one_token_to_end(const char *text, size_t len)
+{
+    struct one_token o = {0, 0};
+    return text_tokenize(text, len, count_tokens, &o) == 0 && o.n == 1 && o.end == len;
+}
+
+/* word* as a prefix WORD: its one token, which the index expands into the
+ * exact words that start with it (index/prefix.c). */
+static int make_prefix(struct parser *p, const char *text, size_t len, enum query_field field,
+                       size_t pos, struct query_node **out)
+{
+    int rc = make_operand(p, text, len, true, field, pos, out);
+    if (rc == 0 && *out) {
+        (*out)->prefix = true;
+        (*out)->exact = false;
+    }
+    return rc;
+}
+
+/* The current WORD or PHRASE token as an operand, reading a field term
+ * (title:word, title:"a phrase", source:ID, domain:D) when the word starts
+ * with a field name and its value follows at once; then the next token. */
+static int parse_operand(struct parser *p, struct query_node **out)
+{
+    const struct query_token t = p->tok;
+    enum query_field field = QUERY_FIELD_ANY;
+    size_t skip = 0;
+    bool quoted = t.kind == QUERY_TOK_PHRASE;
+    int rc;
+
+    if (t.kind == QUERY_TOK_WORD && field_of_word(p, &field, &skip)) {
+        if (t.end - t.start == skip) {
+            /* "title:" then at once a quote: the value is the phrase. A
+             * space, a parenthesis or the end after it: not a field term. */
+            if (t.end < p->lx.len && p->lx.q[t.end] == '"') {
+                if ((rc = next(p)) < 0)
+                    return rc;
+                quoted = true;
+                skip = 0; /* the phrase token holds the value alone */
+            } else {
+                field = QUERY_FIELD_ANY;
+                skip = 0;
+            }
+        }
+    }
+    const char *text = p->lx.q + p->tok.start + skip;
+    size_t len = p->tok.end - p->tok.start - skip;
+    if (field == QUERY_FIELD_SOURCE || field == QUERY_FIELD_DOMAIN)
+        rc = make_meta(p, field, text, len, t.pos, out);
+    else if (!quoted && len > 1 && text[len - 1] == '*' && one_token_to_end(text, len - 1))
+        rc = make_prefix(p, text, len - 1, field, t.pos, out);
+    else
+        rc = make_operand(p, text, len, quoted, field, t.pos, out);
+    if (rc < 0)
+        return rc;
+    return next(p);
+}
+
 static int parse_primary(struct parser *p, unsigned depth, struct query_node **out)
 {
     int rc;
     *out = NULL;
-    if (p->tok.kind == QUERY_TOK_WORD || p->tok.kind == QUERY_TOK_PHRASE) {
-        rc = make_operand(p, out);
-        if (rc < 0)
-            return rc;
-        return next(p);
-    }
+    if (p->tok.kind == QUERY_TOK_WORD || p->tok.kind == QUERY_TOK_PHRASE)
+        return parse_operand(p, out);
     /* starts_operand() held: an opening parenthesis */
     struct query_token open = p->tok;
     if (depth >= LIMIT_QUERY_DEPTH)

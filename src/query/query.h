@@ -4,7 +4,10 @@
  *   or      := and ('OR' and)*
  *   and     := unary (['AND'] unary)*
  *   unary   := 'NOT' unary | '+' primary | '-' primary | primary
- *   primary := WORD | '"' phrase '"' | '(' or ')'
+ *   primary := field | WORD | '"' phrase '"' | '(' or ')'
+ *   field   := ('title:' | 'source:' | 'domain:') (WORD-text | '"' phrase '"')
+ * A bare word ending in '*' whose text before the star is one token is a
+ * prefix (WORD with prefix set): the index expands it (index/prefix.c).
  * Operators are upper case only. Words are tokenized with text/: a word
  * giving one token is a WORD, several tokens (covid-19, Trump's, CJK) a
  * PHRASE. Quoted text is exact (no stemming).
@@ -32,11 +35,25 @@ enum query_kind {
     QUERY_AND,
     QUERY_OR,
     QUERY_NOT,
+    QUERY_META, /* source:ID or domain:D: a filter inside the tree (field says which) */
+};
+
+/* Field terms (docs/query-language.md), an extension of NewsAPI's language:
+ * title:word / title:"a phrase" is a WORD/PHRASE searched in titles only
+ * (as qInTitle), source:ID and domain:D are META nodes that mean what
+ * sources=ID and domains=D mean. */
+enum query_field {
+    QUERY_FIELD_ANY,    /* WORD/PHRASE: the fields of the request (searchIn) */
+    QUERY_FIELD_TITLE,  /* WORD/PHRASE: titles only */
+    QUERY_FIELD_SOURCE, /* META: tokens[0] is the source id */
+    QUERY_FIELD_DOMAIN, /* META: tokens[0] is the domain, normalized as domains= */
 };
 
 struct query_node {
     enum query_kind kind;
     bool exact;               /* WORD: quoted; match the exact form only */
+    enum query_field field;   /* WORD/PHRASE: ANY or TITLE; META: SOURCE or DOMAIN */
+    bool prefix;              /* WORD: word* — the exact words that start with tokens[0] */
     size_t n;                 /* WORD/PHRASE: tokens; AND/OR/NOT: children */
     char **tokens;            /* folded tokens, NUL-terminated */
     struct query_node **kids; /* children */
@@ -65,7 +82,8 @@ int query_parse_all(struct arena *a, const char *const *values, const size_t *le
                     struct query_node **out, size_t *bad, struct err *err);
 
 /* Canonical text of a tree, for tests and logs: words bare, exact words and
- * phrases quoted, operators as S-expressions: (AND a "b c" (NOT d)). */
+ * phrases quoted, operators as S-expressions, field terms with their field:
+ * (AND a "b c" (NOT d) title:e source:bbc-news). */
 void query_format(struct buf *out, const struct query_node *n);
 
 /* AND of two trees, in normal form; either may be NULL. Many values are

@@ -333,3 +333,9 @@ int store_reader_term_docs(struct store_reader *r, const char *const *terms, con
 {
     return store_sqlite_reader_term_docs(r, terms, lens, n, df, err);
 }
+
+int store_reader_prefix_terms(struct store_reader *r, struct arena *a, const char *p, size_t len,
+                              size_t max, const char ***out, size_t *n, struct err *err)
+{
+    return store_sqlite_reader_prefix_terms(r, a, p, len, max, out, n, err);
+}

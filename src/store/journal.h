@@ -348,5 +348,9 @@ int store_reader_match_stories(struct store_reader *r, const struct store_match 
  * terms as FTS5 stores them) into df[0..n). */
 int store_reader_term_docs(struct store_reader *r, const char *const *terms, const size_t *lens,
                            size_t n, uint64_t *df, struct err *err);
+/* The full-text side's words that start with p[0..len), ascending, copied
+ * into a: at most max of them (*n == max: maybe more). */
+int store_reader_prefix_terms(struct store_reader *r, struct arena *a, const char *p, size_t len,
+                              size_t max, const char ***out, size_t *n, struct err *err);
 
 #endif

@@ -21,6 +21,11 @@
 #define LIMIT_QUERY_DEPTH 16 /* parenthesis / operator nesting */
 #define LIMIT_QUERY_TERMS                                                                          \
     256 /* words and phrases in one query (a 500-character q holds at most 250) */
+/* A prefix (word*) stands for the indexed words that start with it: at most
+ * this many for one prefix, and LIMIT_QUERY_TERMS for all of a query's
+ * prefixes together; past either the query is refused as too broad, where
+ * an OR of thousands of words would be a slow query. */
+#define LIMIT_PREFIX_WORDS 64
 #define LIMIT_PHRASE_TOKENS 512 /* a 500-character CJK run is one phrase of 499 bigrams */
 
 /* Text */

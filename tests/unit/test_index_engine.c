@@ -127,8 +127,8 @@ static uint64_t same_answer(struct fixture *f, const struct index_request *req, 
     arena_init(&a, 0);
     err_clear(&ea);
     err_clear(&eb);
-    rca = f->fts->search(f->fts, &a, req, &ra, &ea);
-    rcb = f->eng->search(f->eng, &a, req, &rb, &eb);
+    rca = search_expanded(f->fts, &a, req, &ra, &ea);
+    rcb = search_expanded(f->eng, &a, req, &rb, &eb);
     if (rca != rcb || (rca == 0 && ra.total != rb.total))
         print_message("%s: fts5 rc %d total %llu (%s), engine rc %d total %llu (%s)\n", what, rca,
                       (unsigned long long)ra.total, ea.msg, rcb, (unsigned long long)rb.total,
@@ -163,8 +163,8 @@ static uint64_t same_answer(struct fixture *f, const struct index_request *req, 
         all.offset = 0;
         all.limit = ra.total;
         uint64_t total = ra.total;
-        assert_int_equal(f->fts->search(f->fts, &a, &all, &ra, &ea), 0);
-        assert_int_equal(f->eng->search(f->eng, &a, &all, &rb, &eb), 0);
+        assert_int_equal(search_expanded(f->fts, &a, &all, &ra, &ea), 0);
+        assert_int_equal(search_expanded(f->eng, &a, &all, &rb, &eb), 0);
         assert_int_equal(ra.n, total);
         assert_int_equal(rb.n, total);
         int64_t *x = calloc(total, sizeof *x), *y = calloc(total, sizeof *y);
@@ -296,7 +296,7 @@ static long oracle_check(const struct oracle *o, struct index_backend *b, const 
     all.offset = 0;
     all.limit = o->n + 1;
     all.sort = INDEX_SORT_PUBLISHED_DESC;
-    assert_int_equal(b->search(b, &a, &all, &r, &err), 0);
+    assert_int_equal(search_expanded(b, &a, &all, &r, &err), 0);
     assert_int_equal(r.n, r.total);
     for (size_t i = 0; i < r.n; i++) {
         const struct oracle_doc *d = oracle_find(o, r.docs[i].id);

@@ -83,7 +83,7 @@ static int backend_ids(struct fixture *f, struct index_backend *b, struct arena 
     all.offset = 0;
     all.limit = f->t.n + 1;
     all.deadline_ms = 0;
-    int rc = b->search(b, a, &all, &r, &err);
+    int rc = search_expanded(b, a, &all, &r, &err);
     if (rc < 0)
         return rc;
     assert_int_equal(r.total, r.n);
@@ -126,6 +126,10 @@ static size_t same_answer(struct fixture *f, const struct index_request *req, co
     err_clear(&err);
     rc_fts = backend_ids(f, f->fts, &a, req, &want, &n_want);
     rc_eng = backend_ids(f, f->eng, &a, req, &eng, &n_eng);
+    if (rc_fts == ERR_REFUSED && rc_eng == ERR_REFUSED) { /* a prefix of too many words */
+        arena_release(&a);
+        return 0;
+    }
     rc = index_matcher_new(&m, req, &err);
     if (rc != rc_fts || rc != rc_eng)
         print_message("%s: matcher rc %d (%s), fts5 %d, engine %d\n", what, rc, err.msg, rc_fts,

@@ -53,7 +53,18 @@ struct oracle {
     size_t n_vocab;
 };
 
-enum oracle_kind { OQ_WORD, OQ_EXACT, OQ_PHRASE, OQ_AND, OQ_OR, OQ_AND_NOT };
+enum oracle_kind {
+    OQ_WORD,
+    OQ_EXACT,
+    OQ_PHRASE,
+    OQ_AND,
+    OQ_OR,
+    OQ_AND_NOT,
+    OQ_TITLE,  /* title:leaf, the leaf a */
+    OQ_SOURCE, /* source:w[0] */
+    OQ_DOMAIN, /* domain:w[0] */
+    OQ_PREFIX, /* w[0]*: an exact word that starts with w[0] */
+};
 
 struct oracle_q {
     enum oracle_kind kind;
@@ -412,10 +423,33 @@ static bool oracle_phrase_at(const struct oracle_field *f, size_t at, const stru
     return true;
 }
 
+/* w[0]*: any token of the fields that starts with it; MAYBE where a token
+ * the oracle does not read whole could. */
+static enum oracle_value oracle_prefix(const struct oracle_doc *d, unsigned fields,
+                                       const struct oracle_q *q)
+{
+    enum oracle_value v = ORACLE_NO;
+    size_t len = strlen(q->w[0]);
+    for (int k = 0; k < ORACLE_FIELDS; k++) {
+        const struct oracle_field *f = &d->f[k];
+        if (!(fields & (1u << k)))
+            continue;
+        for (size_t i = 0; i < f->n; i++) {
+            if (f->tok[i] && strncmp(f->tok[i], q->w[0], len) == 0)
+                return ORACLE_YES;
+        }
+        if (f->odd || f->n_maybe > 0)
+            v = ORACLE_MAYBE;
+    }
+    return v;
+}
+
 static enum oracle_value oracle_leaf(const struct oracle_doc *d, unsigned fields,
                                      const struct oracle_q *q)
 {
     enum oracle_value v = ORACLE_NO;
+    if (q->kind == OQ_PREFIX)
+        return oracle_prefix(d, fields, q);
     for (int k = 0; k < ORACLE_FIELDS; k++) {
         const struct oracle_field *f = &d->f[k];
         if (!(fields & (1u << k)))
@@ -437,6 +471,20 @@ static enum oracle_value oracle_leaf(const struct oracle_doc *d, unsigned fields
     return v;
 }
 
+static bool oracle_domain_in(const char *dom, const char *const *list, size_t n)
+{
+    size_t dl = dom ? strlen(dom) : 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(list[i]);
+        /* the domain itself or one of its subdomains */
+        if (dl == l && strcmp(dom, list[i]) == 0)
+            return true;
+        if (dl > l && strcmp(dom + dl - l, list[i]) == 0 && dom[dl - l - 1] == '.')
+            return true;
+    }
+    return false;
+}
+
 static enum oracle_value oracle_eval(const struct oracle_doc *d, unsigned fields,
                                      const struct oracle_q *q)
 {
@@ -454,23 +502,17 @@ static enum oracle_value oracle_eval(const struct oracle_doc *d, unsigned fields
         a = oracle_eval(d, fields, q->a);
         b = (enum oracle_value)(ORACLE_YES - oracle_eval(d, fields, q->b));
         return a < b ? a : b;
+    case OQ_TITLE: /* titles, whatever searchIn says */
+        return oracle_eval(d, INDEX_FIELD_TITLE, q->a);
+    case OQ_SOURCE:
+        return d->source_id && strcmp(d->source_id, q->w[0]) == 0 ? ORACLE_YES : ORACLE_NO;
+    case OQ_DOMAIN: {
+        const char *const list[1] = {q->w[0]};
+        return oracle_domain_in(d->domain, list, 1) ? ORACLE_YES : ORACLE_NO;
+    }
     default:
         return oracle_leaf(d, fields, q);
     }
-}
-
-static bool oracle_domain_in(const char *dom, const char *const *list, size_t n)
-{
-    size_t dl = dom ? strlen(dom) : 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t l = strlen(list[i]);
-        /* the domain itself or one of its subdomains */
-        if (dl == l && strcmp(dom, list[i]) == 0)
-            return true;
-        if (dl > l && strcmp(dom + dl - l, list[i]) == 0 && dom[dl - l - 1] == '.')
-            return true;
-    }
-    return false;
 }
 
 static bool oracle_filters_pass(const struct oracle_doc *d, const struct index_request *req)
@@ -517,6 +559,29 @@ static void oracle_phrase(const struct oracle *o, struct oracle_q *q)
     q->w[0] = (char *)oracle_word(o);
 }
 
+/* A field term (docs/query-language.md): leaf in titles, or one of the
+ * documents' sources or domains (a parent domain now and then). */
+static struct oracle_q *oracle_q_field(const struct oracle *o, struct arena *a,
+                                       struct oracle_q *leaf)
+{
+    const struct oracle_doc *d = &o->doc[rnd((unsigned)o->n)];
+    struct oracle_q *q = arena_calloc(a, 1, sizeof *q);
+    assert_non_null(q);
+    q->nw = 1;
+    if (rnd(2) == 0 || (d->source_id == NULL && d->domain == NULL)) {
+        q->kind = OQ_TITLE;
+        q->a = leaf;
+    } else if (d->source_id && (d->domain == NULL || rnd(2))) {
+        q->kind = OQ_SOURCE;
+        q->w[0] = d->source_id;
+    } else {
+        const char *dot = strchr(d->domain, '.');
+        q->kind = OQ_DOMAIN;
+        q->w[0] = rnd(3) == 0 && dot && strchr(dot + 1, '.') ? (char *)dot + 1 : d->domain;
+    }
+    return q;
+}
+
 static struct oracle_q *oracle_q_random(const struct oracle *o, struct arena *a, int depth)
 {
     struct oracle_q *q = arena_calloc(a, 1, sizeof *q);
@@ -532,13 +597,22 @@ static struct oracle_q *oracle_q_random(const struct oracle *o, struct arena *a,
         q->kind = k < 4 ? OQ_EXACT : OQ_WORD; /* unquoted: mostly MAYBE where stemmed */
         q->nw = 1;
         q->w[0] = (char *)oracle_word(o);
+        if (strlen(q->w[0]) >= 6 && rnd(4) == 0) { /* its first five letters, then '*' */
+            q->kind = OQ_PREFIX;
+            q->w[0] = arena_strndup(a, q->w[0], 5);
+            assert_non_null(q->w[0]);
+        }
     }
+    if (q->kind != OQ_AND && q->kind != OQ_OR && q->kind != OQ_AND_NOT && rnd(6) == 0)
+        return oracle_q_field(o, a, q);
     return q;
 }
 
 static bool oracle_q_leaf(const struct oracle_q *q)
 {
-    return q->kind == OQ_WORD || q->kind == OQ_EXACT || q->kind == OQ_PHRASE;
+    return q->kind == OQ_WORD || q->kind == OQ_EXACT || q->kind == OQ_PHRASE ||
+           q->kind == OQ_TITLE || q->kind == OQ_SOURCE || q->kind == OQ_DOMAIN ||
+           q->kind == OQ_PREFIX;
 }
 
 /* Fully bracketed, in the documented spellings (AND or juxtaposition, OR,
@@ -553,9 +627,22 @@ static void oracle_q_text(const struct oracle_q *q, char *out, size_t cap)
     case OQ_EXACT:
         snprintf(out, cap, "\"%s\"", q->w[0]);
         break;
+    case OQ_PREFIX:
+        snprintf(out, cap, "%s*", q->w[0]);
+        break;
     case OQ_PHRASE:
         snprintf(out, cap, "\"%s %s%s%s\"", q->w[0], q->w[1], q->nw > 2 ? " " : "",
                  q->nw > 2 ? q->w[2] : "");
+        break;
+    case OQ_TITLE:
+        oracle_q_text(q->a, a, sizeof a);
+        snprintf(out, cap, "title:%s", a);
+        break;
+    case OQ_SOURCE:
+        snprintf(out, cap, rnd(2) ? "source:%s" : "source:\"%s\"", q->w[0]);
+        break;
+    case OQ_DOMAIN:
+        snprintf(out, cap, rnd(2) ? "domain:%s" : "domain:\"%s\"", q->w[0]);
         break;
     default:
         oracle_q_text(q->a, a, sizeof a);

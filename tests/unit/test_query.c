@@ -41,6 +41,15 @@ static size_t check_node(const struct query_node *n, const struct query_node *pa
             assert_true(n->tokens[i][0] != '\0');
             assert_null(strpbrk(n->tokens[i], " \"()"));
         }
+        assert_true(n->field == QUERY_FIELD_ANY || n->field == QUERY_FIELD_TITLE);
+        if (n->prefix)
+            assert_true(n->kind == QUERY_WORD && !n->exact);
+        return 1;
+    case QUERY_META:
+        assert_int_equal(n->n, 1);
+        assert_true(n->field == QUERY_FIELD_SOURCE || n->field == QUERY_FIELD_DOMAIN);
+        assert_true(n->tokens[0][0] != '\0');
+        assert_null(strpbrk(n->tokens[0], " \""));
         return 1;
     case QUERY_NOT:
         assert_int_equal(n->n, 1);
@@ -87,14 +96,22 @@ static void check_tree(const struct query_node *root)
 static void to_query(struct buf *b, const struct query_node *n, const struct query_node *parent)
 {
     switch (n->kind) {
+    case QUERY_META:
+        buf_printf(b, "%s:\"%s\"", n->field == QUERY_FIELD_SOURCE ? "source" : "domain",
+                   n->tokens[0]);
+        return;
     case QUERY_WORD:
     case QUERY_PHRASE:
+        if (n->field == QUERY_FIELD_TITLE)
+            buf_puts(b, "title:");
         if (n->kind == QUERY_PHRASE || n->exact)
             buf_putc(b, '"');
         for (size_t i = 0; i < n->n; i++)
             buf_printf(b, "%s%s", i ? " " : "", n->tokens[i]);
         if (n->kind == QUERY_PHRASE || n->exact)
             buf_putc(b, '"');
+        if (n->prefix)
+            buf_putc(b, '*');
         return;
     case QUERY_NOT:
         buf_puts(b, "NOT ");
@@ -251,6 +268,55 @@ static const struct qcase cases[] = {
     OK("a OR b OR NOT c d", "(OR a b (AND (NOT c) d))"),
     OK("a +b OR c", "(OR (AND a b) c)"),
     OK("a OR +b", "(OR a b)"),
+    /* field terms (an extension): title:, source:, domain: with the value at once */
+    OK("title:apple", "title:apple"),
+    OK("title:Apple banana", "(AND title:apple banana)"),
+    OK("title:\"Big Deal\"", "title:\"big deal\""),
+    OK("title:\"apple\"", "title:\"apple\""),
+    OK("title:covid-19", "title:\"covid 19\""),
+    OK("title:apple apple", "(AND title:apple apple)"),
+    OK("title:apple title:apple", "title:apple"),
+    OK("-title:a b", "(AND (NOT title:a) b)"),
+    OK("(title:a OR b) c", "(AND (OR title:a b) c)"),
+    OK("source:bbc-news", "source:bbc-news"),
+    OK("source:\"bbc-news\"", "source:bbc-news"),
+    OK("source:BBC-News", "source:BBC-News"), /* ids compared as the sources parameter does */
+    OK("domain:BBC.co.uk", "domain:bbc.co.uk"),
+    OK("domain:https://www.bbc.co.uk.", "domain:bbc.co.uk"),
+    OK("a -source:bbc-news", "(AND a (NOT source:bbc-news))"),
+    OK("source:a OR domain:b.com", "(OR source:a domain:b.com)"),
+    OK("NOT domain:b.com a", "(AND (NOT domain:b.com) a)"),
+    OK("source:a(b)", "(AND source:a b)"), /* a parenthesis ends the value */
+    /* ... and what stays as it was: not a field name, or no value at once */
+    OK("title: apple", "(AND title apple)"),
+    OK("title:(apple)", "(AND title apple)"),
+    OK("title:", "title"),
+    OK("Title:apple", "\"title apple\""), /* field names are lower case: a phrase as before */
+    OK("foo:bar", "\"foo bar\""),
+    OK("author:smith", "\"author smith\""),
+    OK("\"title:apple\"", "\"title apple\""),
+    OK("xtitle:apple", "\"xtitle apple\""),
+    OK("title:\"a\"b", "(AND title:\"a\" b)"),
+    BAD("title:&", ERR_INVALID, "no searchable words"),
+    BAD("a domain:.com", ERR_PARSE, "invalid domain after domain: at character 3"),
+    BAD("a domain:x/y", ERR_PARSE, "invalid domain after domain: at character 3"),
+    BAD("a source:\"b c\"", ERR_PARSE, "invalid source id after source: at character 3"),
+    BAD("-source:a", ERR_INVALID, "only excludes"),
+    BAD("a OR -domain:b.com", ERR_INVALID, "inside OR"),
+    /* prefixes (an extension): a bare word ending in '*', one token before it */
+    OK("app*", "app*"),
+    OK("App* apple", "(AND app* apple)"),
+    OK("app* app*", "app*"),
+    OK("app* OR title:app*", "(OR app* title:app*)"),
+    OK("-app* b", "(AND (NOT app*) b)"),
+    OK("Café*", "cafe*"),
+    OK("\"app*\"", "\"app\""), /* quoted: text, as before */
+    OK("app**", "app"),        /* not one token then the star: as before */
+    OK("covid-1*", "\"covid 1\""),
+    OK("app-*", "app"),
+    BAD("*", ERR_INVALID, "no searchable words"),
+    OK("a *app", "(AND a app)"),
+    BAD("-app*", ERR_INVALID, "only excludes"),
     /* grouping */
     OK("(a OR b) c", "(AND (OR a b) c)"),
     OK("(a OR b) AND (c OR d)", "(AND (OR a b) (OR c d))"),

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index/backend.h"
 #include "index/index.h"
+#include "index/prefix.h"
 #include "query/query.h"
 #include "store/store.h"
 #include "text/text.h"
@@ -138,10 +140,78 @@ static void phrase(struct test_corpus *f, char *out, size_t cap)
     snprintf(out + w, cap - w, "\"");
 }
 
+/* req as backend b searches it: its prefixes (word*) expanded over b's
+ * dictionary as index.c does first (index/prefix.h); NULL with *rc when
+ * refused. */
+static inline const struct index_request *expanded(struct index_backend *b, struct arena *a,
+                                                   const struct index_request *req, int *rc,
+                                                   struct err *err)
+{
+    const struct index_request *x = NULL;
+    *rc = index_prefix_expand(b, a, req, &x, err);
+    return *rc < 0 ? NULL : x;
+}
+
+/* b->search of req with its prefixes expanded, as index_search does. */
+static inline int search_expanded(struct index_backend *b, struct arena *a,
+                                  const struct index_request *req, struct index_result *r,
+                                  struct err *err)
+{
+    int rc;
+    const struct index_request *x = expanded(b, a, req, &rc, err);
+    return x ? b->search(b, a, x, r, err) : rc;
+}
+
+/* A word of at least 6 letters cut to its first five and a star. */
+static void prefix_of(struct test_corpus *f, char *out, size_t cap)
+{
+    for (int tries = 0; tries < 50; tries++) {
+        const char *w = f->words[rnd((unsigned)f->n_words)];
+        if (strlen(w) >= 6) {
+            snprintf(out, cap, "%.5s*", w);
+            return;
+        }
+    }
+    snprintf(out, cap, "%s", word(f));
+}
+
+/* A field term (docs/query-language.md): a word or phrase in titles, a
+ * source, a domain or a parent domain of the corpus; or a prefix. */
+static void field_term(struct test_corpus *f, char *out, size_t cap)
+{
+    char p[256];
+    const char *d = f->domains[rnd((unsigned)f->n_domains)];
+    const char *dot = strchr(d, '.');
+    switch (rnd(6)) {
+    case 4:
+        prefix_of(f, out, cap);
+        break;
+    case 5:
+        prefix_of(f, p, sizeof p);
+        snprintf(out, cap, "title:%s", p);
+        break;
+    case 0:
+        snprintf(out, cap, "title:%s", word(f));
+        break;
+    case 1:
+        phrase(f, p, sizeof p);
+        snprintf(out, cap, "title:%s", p);
+        break;
+    case 2:
+        snprintf(out, cap, "source:%s", f->sources[rnd((unsigned)f->n_sources)]);
+        break;
+    default:
+        snprintf(out, cap, "domain:%s", rnd(3) == 0 && dot && strchr(dot + 1, '.') ? dot + 1 : d);
+        break;
+    }
+}
+
 static void operand(struct test_corpus *f, char *out, size_t cap, int depth)
 {
     unsigned k = rnd(10);
-    if (k < 5)
+    if (k == 9 && rnd(2))
+        field_term(f, out, cap);
+    else if (k < 5)
         snprintf(out, cap, "%s", word(f));
     else if (k < 7)
         phrase(f, out, cap);

@@ -303,6 +303,19 @@ static int engine_term_docs(struct index_backend *b, const char *const *terms, c
     return 0;
 }
 
+static int engine_prefix_terms(struct index_backend *b, struct arena *a, const char *p, size_t len,
+                               size_t max, const char ***out, size_t *n, struct err *err)
+{
+    struct index_engine *e = (struct index_engine *)b;
+    int rc = not_ready(e, err);
+    if (rc < 0)
+        return rc;
+    struct eng_snap *s = eng_slot_get(&e->slot);
+    rc = eng_prefix_terms(s, a, p, len, max, out, n);
+    eng_snap_unref(s);
+    return rc < 0 ? err_set(err, rc, "out of memory") : 0;
+}
+
 static int engine_newest_headline(struct index_backend *b, int64_t before, int64_t *out,
                                   struct err *err)
 {
@@ -712,6 +725,7 @@ static int engine_new(struct index_engine **out, const char *db_path,
         .story_members = engine_story_members,
         .docs = engine_docs,
         .term_docs = engine_term_docs,
+        .prefix_terms = engine_prefix_terms,
     };
     eng_slot_init(&e->slot);
     eng_docs_pool_init(&e->dctxs);

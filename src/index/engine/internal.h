@@ -35,6 +35,7 @@
  *   counts.c     matches per time bucket (index_counts) over the driver's visits
  *   facets.c     facet columns filled on first use, top values (index_facets)
  *   stories.c    each match's story; a story's documents (index_story_*)
+ *   prefix.c     the exact words of the dictionaries that start with a prefix
  *   page.c       the page from the segments' document stores
  *   the writer   state, sources, deletions, checkpoint, rows, reconcile, merge,
  *                writer.c (writer.h lists them in their own order)
@@ -279,6 +280,14 @@ int eng_story_members_run(const struct eng_snap *s, struct store_readers *reader
                           struct err *err);
 /* index_term_docs over snapshot s (index.h): each term's document count
  * from the segments' dictionaries, and the live documents. */
+/* --- prefix.c: word* (index/prefix.h) ------------------------------------------ */
+
+/* The distinct exact words of s's dictionaries that start with p[0..len),
+ * ascending, copied into a; at most max of them (*n == max: maybe more).
+ * ERR_NOMEM. */
+int eng_prefix_terms(const struct eng_snap *s, struct arena *a, const char *p, size_t len,
+                     size_t max, const char ***out, size_t *n);
+
 void eng_term_docs_run(const struct eng_snap *s, const char *const *terms, const size_t *lens,
                        size_t n, uint64_t *df, uint64_t *ndocs);
 
@@ -371,6 +380,9 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out);
 
 /* The term, or NULL. */
 const struct eng_term *eng_segment_term(const struct eng_segment *s, const char *t, size_t len);
+/* Index in s->terms of the first term >= t[0..len) (nterms when none; a
+ * damaged string table stops there too, eng_segment_damage). */
+size_t eng_segment_term_lower(const struct eng_segment *s, const char *t, size_t len);
 /* First docid whose id <= hi (ids descending); n when none. */
 uint32_t eng_segment_first_le(const struct eng_segment *s, int64_t hi);
 /* docid of id, or ENG_END. */

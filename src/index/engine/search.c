@@ -95,6 +95,8 @@ static int search_run(const struct eng_snap *s, struct arena *a, const struct in
     *n = 0;
     if ((rc = index_plan_build(&r.plan, a, req, err)) < 0)
         return rc;
+    if (r.plan.has_prefix) /* index.c expands word* before a backend sees it */
+        return err_set(err, ERR_INVALID, "a prefix reached the engine unexpanded");
     /* Phrase scratch (positions per field), one evaluation at a time. */
     r.pa = arena_alloc(a, ENG_FIELDS * sizeof *r.pa);
     r.st = arena_alloc(a, ENG_FIELDS * sizeof *r.st);

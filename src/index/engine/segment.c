@@ -33,7 +33,7 @@ int eng_segment_pk_build(struct eng_segment *s, size_t n, const uint64_t *url,
     return 0;
 }
 
-const struct eng_term *eng_segment_term(const struct eng_segment *s, const char *t, size_t len)
+size_t eng_segment_term_lower(const struct eng_segment *s, const char *t, size_t len)
 {
     /* Not sort_lower_bound: each probe is checked against the string
      * table's bounds first, a damaged file stops the search
@@ -44,20 +44,27 @@ const struct eng_term *eng_segment_term(const struct eng_segment *s, const char 
         const struct eng_term *m = &s->terms[mid];
         if ((uint64_t)m->str + m->len > s->strs_len) {
             eng_segment_damage(s, "a term string out of bounds");
-            return NULL;
+            return s->nterms;
         }
         size_t n = m->len < len ? m->len : len;
         int c = memcmp(s->strs + m->str, t, n);
-        if (c == 0)
-            c = m->len < len ? -1 : m->len > len;
-        if (c == 0)
-            return m;
-        if (c < 0)
+        if (c < 0 || (c == 0 && m->len < len))
             lo = mid + 1;
         else
             hi = mid;
     }
-    return NULL;
+    return lo;
+}
+
+const struct eng_term *eng_segment_term(const struct eng_segment *s, const char *t, size_t len)
+{
+    /* The lower bound's entry was probed (bounds checked) by the search
+     * whenever it is inside the table. */
+    size_t i = eng_segment_term_lower(s, t, len);
+    if (i == s->nterms)
+        return NULL;
+    const struct eng_term *m = &s->terms[i];
+    return m->len == len && memcmp(s->strs + m->str, t, len) == 0 ? m : NULL;
 }
 
 /* ids descend with the docid: an id above the key comes before it. */

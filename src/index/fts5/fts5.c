@@ -408,6 +408,20 @@ static int fts5_term_docs(struct index_backend *b, const char *const *terms, con
     return rc;
 }
 
+static int fts5_prefix_terms(struct index_backend *b, struct arena *a, const char *p, size_t len,
+                             size_t max, const char ***out, size_t *n, struct err *err)
+{
+    struct index_fts5 *x = (struct index_fts5 *)b;
+    struct store_reader *r = NULL;
+    int rc;
+
+    if ((rc = store_readers_get(x->readers, &r, err)) < 0)
+        return rc;
+    rc = store_reader_prefix_terms(r, a, p, len, max, out, n, err);
+    store_readers_put(x->readers, r);
+    return rc;
+}
+
 static int fts5_newest_headline(struct index_backend *b, int64_t before, int64_t *out,
                                 struct err *err)
 {
@@ -469,6 +483,7 @@ int index_fts5_new(struct index_backend **out, const char *db_path, struct err *
         .story_matches = fts5_story_matches,
         .story_members = fts5_story_members,
         .term_docs = fts5_term_docs,
+        .prefix_terms = fts5_prefix_terms,
         .verify = fts5_verify,
         .counts = fts5_counts,
         .facets = fts5_facets,

@@ -7,6 +7,8 @@
  *   PHRASE      "t1 t2 t3" (exact tokens, adjacent)
  *   AND         (p1 AND p2), with NOT children: ((p1 AND p2) NOT (n1 OR n2))
  *   OR          (a OR b)
+ *   title:leaf  ({title} : leaf), source:ID / domain:D their meta terms,
+ *               and then every other leaf with q's columns: ({cols} : leaf)
  * q is restricted to its columns ({title description content} : (...)),
  * qInTitle to {title}; filters are meta terms: (meta : ("s.." OR "s..")) for
  * sources, likewise domains, language, country, category, headline; a
@@ -30,6 +32,7 @@ struct match {
     struct err *err;
     const char *const *langs; /* languages whose stems a plain word matches */
     size_t n_langs;
+    const char *leaf_cols; /* non-NULL: each leaf carries its own column filter */
 };
 
 /* "prefix s" with '"' doubled. */
@@ -106,13 +109,40 @@ static int put_and(struct match *m, const struct query_node *q, int depth)
     return 0;
 }
 
+static int put_node_bare(struct match *m, const struct query_node *q, int depth);
+static void put_meta_any(struct match *m, char kind, const char *const *values, size_t n);
+
+/* A query with field terms: FTS5 intersects nested column filters, so a
+ * title: or meta leaf cannot sit under the q's {columns} : (...). Each leaf
+ * gets its own filter instead: ({cols} : leaf), ({title} : leaf), or the
+ * meta term's (meta : ...), which means the same per leaf. A query without
+ * field terms keeps its one outer filter, written exactly as before. */
 static int put_node(struct match *m, const struct query_node *q, int depth)
 {
     int rc = query_node_check(q, depth, m->err);
     if (rc < 0)
         return rc;
+    if (q->kind == QUERY_META) {
+        const char *values[1] = {q->tokens[0]};
+        put_meta_any(m, q->field == QUERY_FIELD_SOURCE ? STORE_META_SOURCE : STORE_META_DOMAIN,
+                     values, 1);
+        return 0;
+    }
+    if (m->leaf_cols == NULL || (q->kind != QUERY_WORD && q->kind != QUERY_PHRASE))
+        return put_node_bare(m, q, depth);
+    buf_printf(m->b, "({%s} : ", q->field == QUERY_FIELD_TITLE ? "title" : m->leaf_cols);
+    rc = put_node_bare(m, q, depth);
+    buf_putc(m->b, ')');
+    return rc;
+}
+
+/* q, checked by put_node, without a column filter of its own. */
+static int put_node_bare(struct match *m, const struct query_node *q, int depth)
+{
     switch (q->kind) {
     case QUERY_WORD:
+        if (q->prefix) /* index.c expands word* before a backend sees it */
+            return err_set(m->err, ERR_INVALID, "a prefix reached FTS5 unexpanded");
         if (q->exact) {
             put_quoted(m->b, NULL, q->tokens[0]);
             return 0;
@@ -138,6 +168,8 @@ static int put_node(struct match *m, const struct query_node *q, int depth)
         return put_list(m, q->kids, q->n, " OR ", depth);
     case QUERY_NOT:
         break; /* refused by query_node_check */
+    case QUERY_META: /* put_node's */
+        break;
     }
     return err_set(m->err, ERR_INVALID, "malformed query tree");
 }
@@ -149,10 +181,33 @@ static void put_sep(struct match *m, size_t *n_pos)
         buf_puts(m->b, " AND ");
 }
 
+/* Whether q holds a field term (depth is bounded by the parser's limits). */
+static bool has_field_term(const struct query_node *q, int depth)
+{
+    if (q == NULL || depth > 4 * LIMIT_QUERY_DEPTH) /* query_node_check refuses deeper */
+        return false;
+    if (q->kind == QUERY_META || q->field != QUERY_FIELD_ANY)
+        return true;
+    if (q->kind == QUERY_WORD || q->kind == QUERY_PHRASE || q->kids == NULL)
+        return false;
+    for (size_t i = 0; i < q->n; i++)
+        if (has_field_term(q->kids[i], depth + 1))
+            return true;
+    return false;
+}
+
 static int put_text(struct match *m, const char *columns, const struct query_node *q, size_t *n_pos)
 {
     int rc;
     put_sep(m, n_pos);
+    if (has_field_term(q, 0)) {
+        m->leaf_cols = columns;
+        buf_putc(m->b, '(');
+        rc = put_node(m, q, 0);
+        buf_putc(m->b, ')');
+        m->leaf_cols = NULL;
+        return rc;
+    }
     buf_printf(m->b, "({%s} : ", columns);
     rc = put_node(m, q, 0);
     buf_putc(m->b, ')');

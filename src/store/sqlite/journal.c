@@ -852,16 +852,62 @@ int store_sqlite_reader_match_stories(struct store_reader *r, const struct store
     return match_each(r, sql, m, NULL, 0, stories_row, &c, err);
 }
 
+/* FTS5's own statistics through an fts5vocab table of the connection's
+ * temp schema (made once per connection; nothing is written to the file). */
+static int vocab_ready(struct store_reader *r)
+{
+    return sqlite3_exec(r->db,
+                        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.articles_fts_terms"
+                        " USING fts5vocab(main, 'articles_fts', 'row')",
+                        NULL, NULL, NULL);
+}
+
+int store_sqlite_reader_prefix_terms(struct store_reader *r, struct arena *a, const char *p,
+                                     size_t len, size_t max, const char ***out, size_t *n,
+                                     struct err *err)
+{
+    sqlite3_stmt *st = NULL;
+    const char **v = arena_calloc(a, max ? max : 1, sizeof *v);
+    int rc = vocab_ready(r);
+
+    *out = v;
+    *n = 0;
+    if (v == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    if (len > INT32_MAX)
+        return 0;
+    /* fts5vocab walks its terms in order from the lower bound: the prefix's
+     * words are the run of them that start with it. */
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(r->db,
+                                "SELECT term FROM temp.articles_fts_terms WHERE term >= ?1"
+                                " ORDER BY term",
+                                -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, 1, p, (int)len, SQLITE_STATIC);
+    while (rc == SQLITE_OK && *n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(st, 0);
+        size_t tl = (size_t)sqlite3_column_bytes(st, 0);
+        if (t == NULL || tl < len || memcmp(t, p, len) != 0) {
+            rc = SQLITE_DONE;
+            break;
+        }
+        if ((v[*n] = arena_strndup(a, t, tl)) == NULL) {
+            sqlite3_finalize(st);
+            return err_set(err, ERR_NOMEM, "out of memory");
+        }
+        (*n)++;
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_OK || rc == SQLITE_DONE ? 0 : store_sqlite_fail(r->db, rc, err);
+}
+
 int store_sqlite_reader_term_docs(struct store_reader *r, const char *const *terms,
                                   const size_t *lens, size_t n, uint64_t *df, struct err *err)
 {
     sqlite3_stmt *st = NULL;
-    /* FTS5's own statistics through an fts5vocab table of the connection's
-     * temp schema (made once per connection; nothing is written to the file). */
-    int rc = sqlite3_exec(r->db,
-                          "CREATE VIRTUAL TABLE IF NOT EXISTS temp.articles_fts_terms"
-                          " USING fts5vocab(main, 'articles_fts', 'row')",
-                          NULL, NULL, NULL);
+    int rc = vocab_ready(r);
     if (rc == SQLITE_OK)
         rc = sqlite3_prepare_v2(r->db, "SELECT doc FROM temp.articles_fts_terms WHERE term = ?1",
                                 -1, &st, NULL);

@@ -75,5 +75,8 @@ int store_sqlite_reader_match_stories(struct store_reader *r, const struct store
                                       store_story_fn fn, void *ctx, struct err *err);
 int store_sqlite_reader_term_docs(struct store_reader *r, const char *const *terms,
                                   const size_t *lens, size_t n, uint64_t *df, struct err *err);
+int store_sqlite_reader_prefix_terms(struct store_reader *r, struct arena *a, const char *p,
+                                     size_t len, size_t max, const char ***out, size_t *n,
+                                     struct err *err);
 
 #endif

@@ -1,0 +1,220 @@
+"""The query language's extensions (issue 31 item 6, docs/query-language.md),
+over HTTP on the session's server (release, ASan and FTS5 passes alike).
+
+Field terms: each is held to the parameter it is documented to equal — the
+same totals and the same pages, in every relevancy and date order — with
+values drawn from the fixture so that every comparison has matches and
+differs from what the same text meant before (a phrase of the words)."""
+from collections import Counter
+
+import pytest
+
+from harness import articles_ok, err, urls
+
+EV = "/v2/everything"
+TH = "/v2/top-headlines"
+
+
+def page(api, params, path=EV, sort="publishedAt"):
+    """Totals and the first 100 urls, in the order asked for."""
+    ps = list(params) + [("pageSize", "100")]
+    if path == EV:
+        ps.append(("sortBy", sort))
+    b = articles_ok(api.get(path, ps))
+    return b["totalResults"], urls(b)
+
+
+def same(api, a, b, path=EV, sorts=("publishedAt", "relevancy")):
+    """a and b give the same answer; the number of matches."""
+    total = None
+    for sort in sorts if path == EV else (None,):
+        ga, gb = page(api, a, path, sort), page(api, b, path, sort)
+        assert ga == gb, (a, b, sort, ga[0], gb[0])
+        total = ga[0]
+    return total
+
+
+@pytest.fixture(scope="module")
+def picks(corpus):
+    """A frequent title word, the most common source id and a domain with
+    a subdomain among the fixture's articles."""
+    titles = Counter()
+    for a in corpus.articles:
+        titles.update(set(t for t in a.tok["title"] if t.isascii() and t.isalpha() and len(t) > 4))
+    sources = Counter(a.source_id for a in corpus.articles if a.source_id)
+    hosts = Counter(a.host for a in corpus.articles)
+    parent = Counter(".".join(h.split(".")[-2:]) for h in hosts if h.count(".") >= 2)
+    return {"word": titles.most_common(1)[0][0],
+            "word2": titles.most_common(8)[7][0],
+            "source": sources.most_common(1)[0][0],
+            "source2": sources.most_common(2)[1][0],
+            "domain": parent.most_common(1)[0][0]}
+
+
+def test_title_term_is_qintitle(api, picks):
+    w = picks["word"]
+    n = same(api, [("q", "title:" + w)], [("qInTitle", w)])
+    assert n > 0
+    assert same(api, [("q", 'title:"%s"' % w)], [("qInTitle", '"%s"' % w)]) > 0
+    # before the extension, the phrase "title <word>": nothing in the fixture
+    assert page(api, [("q", '"title %s"' % w)])[0] != n
+
+
+def test_title_term_ignores_searchin_as_qintitle_does(api, picks):
+    w, w2 = picks["word"], picks["word2"]
+    for search_in in ("content", "description", "title,content"):
+        same(api, [("q", "title:%s %s" % (w, w2)), ("searchIn", search_in)],
+             [("qInTitle", w), ("q", w2), ("searchIn", search_in)])
+    # and it is not the whole-article word
+    assert page(api, [("q", "title:" + w)])[0] < page(api, [("q", w)])[0]
+
+
+def test_title_phrase_term_is_a_qintitle_phrase(api, corpus):
+    a = next(x for x in corpus.articles
+             if len([t for t in x.tok["title"] if t.isascii()]) >= 3 and x.title.isascii())
+    phrase = " ".join(a.tok["title"][:2])
+    assert same(api, [("q", 'title:"%s"' % phrase)], [("qInTitle", '"%s"' % phrase)]) > 0
+
+
+def test_source_term_is_the_sources_parameter(api, picks):
+    s, w = picks["source"], picks["word"]
+    assert same(api, [("q", "source:" + s)], [("sources", s)]) > 0
+    same(api, [("q", "%s source:%s" % (w, s))], [("q", w), ("sources", s)])
+    assert same(api, [("q", "source:%s OR source:%s" % (s, picks["source2"]))],
+                [("sources", s + "," + picks["source2"])]) > 0
+    same(api, [("q", 'source:"%s"' % s)], [("sources", s)])
+
+
+def test_source_term_inside_or_with_a_word(api, picks):
+    """What no parameter can say: from this source, or this word anywhere."""
+    s, w = picks["source"], picks["word"]
+    n_or = page(api, [("q", "source:%s OR %s" % (s, w))])[0]
+    n_s, n_w = page(api, [("sources", s)])[0], page(api, [("q", w)])[0]
+    n_both = page(api, [("q", w), ("sources", s)])[0]
+    assert n_or == n_s + n_w - n_both and n_or > max(n_s, n_w)
+
+
+def test_excluded_source_term(api, picks):
+    s, w = picks["source"], picks["word"]
+    n = page(api, [("q", w)])[0]
+    n_in = page(api, [("q", w), ("sources", s)])[0]
+    assert page(api, [("q", "%s -source:%s" % (w, s))])[0] == n - n_in
+    assert page(api, [("q", "%s NOT source:%s" % (w, s))])[0] == n - n_in
+
+
+def test_domain_term_is_the_domains_parameter(api, picks):
+    d, w = picks["domain"], picks["word"]
+    assert same(api, [("q", "domain:" + d)], [("domains", d)]) > 0
+    for spelled in ("https://www." + d.upper(), d + "."):
+        same(api, [("q", 'domain:"%s"' % spelled)], [("domains", d)], sorts=("publishedAt",))
+    same(api, [("q", "%s -domain:%s" % (w, d))], [("q", w), ("excludeDomains", d)])
+
+
+def test_field_terms_in_top_headlines_and_qintitle(api, picks):
+    s = picks["source"]
+    same(api, [("q", "source:" + s), ("language", "en")], [("sources", s), ("language", "en")],
+         path=TH)
+    w = picks["word"]
+    same(api, [("qInTitle", "%s domain:%s" % (w, picks["domain"]))],
+         [("qInTitle", w), ("domains", picks["domain"])])
+
+
+@pytest.mark.parametrize("q, phrase", [
+    ("foo:bar", '"foo bar"'),
+    ("author:smith", '"author smith"'),
+    ("Title:apple", '"title apple"'),
+    ("title: apple", "title apple"),
+    ("title:(apple)", "title apple"),
+    ('"title:apple"', '"title apple"'),
+])
+def test_other_colons_read_as_before(api, q, phrase):
+    """Only the three lower-case names with a value at once are special."""
+    assert page(api, [("q", q)]) == page(api, [("q", phrase)])
+
+
+@pytest.mark.parametrize("q, msg", [
+    ("a domain:.com", "invalid domain after domain: at character 3"),
+    ("a domain:x/y", "invalid domain after domain: at character 3"),
+    ('a source:"b c"', "invalid source id after source: at character 3"),
+    ("-source:bbc-news", "only excludes"),
+    ("a OR -domain:b.com", "exclusion (NOT or -) inside OR at character 6"),
+])
+def test_bad_field_terms_are_parameter_invalid(api, q, msg):
+    b = err(api.get(EV, [("q", q)]), 400, "parameterInvalid")
+    assert msg in b["message"], b["message"]
+
+
+def test_unknown_source_term_matches_nothing(api, picks):
+    """No sourceDoesNotExist: a condition inside q, like an absent word."""
+    assert page(api, [("q", "source:no-such-source-here")]) == (0, [])
+    n = page(api, [("q", picks["word"])])[0]
+    assert page(api, [("q", "%s OR source:no-such-source-here" % picks["word"])])[0] == n
+
+
+# ---- prefixes: word* -------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def prefix_pick(corpus):
+    """A prefix of a few (2..10) distinct ASCII words of the fixture, and
+    those words."""
+    words = set()
+    for a in corpus.articles:
+        for f in ("title", "description", "content"):
+            words.update(t for t in a.tok[f] if t.isascii() and t.isalnum())
+    by = {}
+    for w in words:
+        if len(w) >= 5:
+            by.setdefault(w[:4], set()).add(w)
+    best = sorted((p for p, ws in by.items() if 3 <= len(ws) <= 10 and p.isalpha()
+                   and not any(x.startswith(p) and x not in ws for x in words)))
+    p = best[0]
+    return p, sorted(x for x in words if x.startswith(p))
+
+
+def test_prefix_is_the_or_of_its_words(api, prefix_pick):
+    """word* = the OR of the exact (quoted) words of the store that start with it."""
+    p, words = prefix_pick
+    alt = " OR ".join('"%s"' % w for w in words)
+    n = same(api, [("q", p + "*")], [("q", alt)])
+    assert n > 0 and len(words) >= 3
+    same(api, [("q", "title:%s*" % p)], [("qInTitle", alt)])
+    # before the extension the star was dropped: the word itself
+    assert page(api, [("q", p + "*")])[0] != page(api, [("q", p)])[0]
+
+
+def test_prefix_combines_with_words_and_exclusions(api, prefix_pick, picks):
+    p, words = prefix_pick
+    alt = "(" + " OR ".join('"%s"' % w for w in words) + ")"
+    same(api, [("q", "%s* OR %s" % (p, picks["word"]))], [("q", "%s OR %s" % (alt, picks["word"]))])
+    same(api, [("q", "%s -%s*" % (picks["word"], p))], [("q", "%s -%s" % (picks["word"], alt))])
+
+
+def test_prefix_of_no_word_matches_nothing(api):
+    assert page(api, [("q", "zqxjvw*")]) == (0, [])
+
+
+def test_prefix_of_too_many_words_is_refused(api):
+    """Past 64 words: 400 parameterInvalid naming the prefix, on every
+    search endpoint; a longer prefix of the same words is fine."""
+    for path, extra in ((EV, []), (TH, [("language", "en")]), (EV + "/counts", [])):
+        b = err(api.get(path, [("q", "s*")] + extra), 400, "parameterInvalid")
+        assert "s*" in b["message"] and "64" in b["message"], b["message"]
+
+
+def test_prefix_in_a_saved_search_is_accepted(api):
+    """Alerts match each new article's own words: no dictionary, no bound."""
+    import json
+    body = {"query": {"q": "s* OR tech*"}, "webhook": "https://example.com/hook",
+            "secret": "s3cret"}
+    r = api.request("POST", "/v2/alerts", data=json.dumps(body),
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 201, r.text
+    alert = r.json()["alert"]
+    assert alert["query"] == {"q": "s* OR tech*"}
+    assert api.request("DELETE", "/v2/alerts/%s" % alert["id"]).status_code in (200, 204)
+
+
+def test_source_term_goes_with_country_in_top_headlines(api, picks):
+    """The sources parameter cannot go with country (400), a
+    source: term of q can: it is a condition of the query."""
+    articles_ok(api.get(TH, [("q", "source:" + picks["source"]), ("country", "us")]))
+    assert api.get(TH, [("sources", picks["source"]), ("country", "us")]).status_code == 400
