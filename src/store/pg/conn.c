@@ -491,16 +491,19 @@ int store_pg_rows(struct arena *a, const PGresult *r, const struct store_record 
 }
 
 int store_pg_read_all(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
-                      struct arena *a, const struct store_record *rec, void **out, size_t *n_out,
+                      struct arena *a, const struct store_record *rec, void *out, size_t *n_out,
                       struct err *err)
 {
     PGresult *r = NULL;
+    void *items = NULL;
     int rc;
 
     if ((rc = store_pg_query(s, q, p, &r, err)) < 0)
         return rc;
-    if ((rc = store_pg_rows(a, r, rec, out, n_out)) < 0)
+    if ((rc = store_pg_rows(a, r, rec, &items, n_out)) < 0)
         err_set(err, rc, "out of memory listing %s", rec->what);
+    else
+        store_records_give(out, items);
     PQclear(r);
     return rc;
 }

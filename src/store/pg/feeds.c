@@ -85,11 +85,7 @@ static const struct pg_sql sql_items_get = {PG_ST_FEED_ITEMS_GET,
 static int feed_rows(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                      struct arena *a, struct feed_record **out, size_t *n_out, struct err *err)
 {
-    void *items = NULL;
-    int rc = store_pg_read_all(s, q, p, a, &store_feed_record, &items, n_out, err);
-    if (rc == 0)
-        *out = items;
-    return rc;
+    return store_pg_read_all(s, q, p, a, &store_feed_record, out, n_out, err);
 }
 
 int store_pg_feed_add(struct store_backend *b, const struct feed_record *f, int64_t *id_out,

@@ -238,9 +238,9 @@ int store_pg_rows(struct arena *a, const PGresult *r, const struct store_record 
                   size_t *n_out);
 
 /* Every row of the read q with p, read as rec into an arena array of
- * records (*out, *n_out). */
+ * records (*out, *n_out; out as store_sqlite_read_all's). */
 int store_pg_read_all(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
-                      struct arena *a, const struct store_record *rec, void **out, size_t *n_out,
+                      struct arena *a, const struct store_record *rec, void *out, size_t *n_out,
                       struct err *err);
 
 void store_pg_params_init(struct pg_params *p);

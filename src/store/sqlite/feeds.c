@@ -26,12 +26,7 @@ static int feed_rows(struct store_sqlite *s, struct arena *a, const char *sql,
                      const struct store_arg *args, size_t n, struct feed_record **out,
                      size_t *n_out, struct err *err)
 {
-    void *items = NULL;
-    int rc =
-        store_sqlite_read_all(&s->readers, sql, args, n, a, &store_feed_record, &items, n_out, err);
-    if (rc == 0)
-        *out = items;
-    return rc;
+    return store_sqlite_read_all(&s->readers, sql, args, n, a, &store_feed_record, out, n_out, err);
 }
 
 int store_sqlite_feed_add(struct store_backend *b, const struct feed_record *f, int64_t *id_out,
@@ -56,13 +51,11 @@ int store_sqlite_feed_add(struct store_backend *b, const struct feed_record *f, 
             STORE_INT(f->next_fetch_at ? f->next_fetch_at : created),
             STORE_TEXT(f->pages && f->pages[0] ? f->pages : NULL)),
         NULL, err);
-    if (rc == ERR_EXISTS)
-        {
+    if (rc == ERR_EXISTS) {
         char shown[ERR_MSG_MAX];
         rc = err_set(err, ERR_EXISTS, "the feed %s is already registered",
                      urlview_redacted(f->url, URLVIEW_REDACT_ALL, shown, sizeof shown));
-    }
-    else if (rc == 0 && id_out)
+    } else if (rc == 0 && id_out)
         *id_out = sqlite3_last_insert_rowid(s->writer);
     pthread_mutex_unlock(&s->write_lock);
     return rc;
