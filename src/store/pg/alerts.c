@@ -119,14 +119,9 @@ int store_pg_alerts_list(struct store_backend *b, struct arena *a, int64_t key_i
 
 int store_pg_alert_remove(struct store_backend *b, int64_t id, int64_t key_id, struct err *err)
 {
-    struct pg_params p;
-    long changed = 0;
-    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id), STORE_INT(key_id)));
     /* Its deliveries go with it (ON DELETE CASCADE). */
-    int rc = store_pg_write((struct store_pg *)b, &sql_remove, &p, &changed, NULL, err);
-    if (rc == 0 && changed == 0)
-        rc = err_set(err, ERR_NOTFOUND, "no alert has the id %lld", (long long)id);
-    return rc;
+    return store_pg_write_row(b, &sql_remove, STORE_ARGS(STORE_INT(id), STORE_INT(key_id)), "alert",
+                              id, err);
 }
 
 int store_pg_alerts_lease(struct store_backend *b, struct arena *a, const char *owner,

@@ -386,6 +386,19 @@ int store_pg_query_int(struct store_pg *s, const struct pg_sql *q, const struct 
     return rc;
 }
 
+int store_pg_write_row(struct store_backend *b, const struct pg_sql *q,
+                       const struct store_arg *args, size_t n, const char *what, int64_t id,
+                       struct err *err)
+{
+    struct pg_params p;
+    long changed = 0;
+    store_pg_params_set(&p, args, n);
+    int rc = store_pg_write((struct store_pg *)b, q, &p, &changed, NULL, err);
+    if (rc == 0 && changed == 0)
+        rc = err_set(err, ERR_NOTFOUND, "no %s has the id %lld", what, (long long)id);
+    return rc;
+}
+
 long store_pg_changed(PGresult *r)
 {
     const char *t = PQcmdTuples(r);

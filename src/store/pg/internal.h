@@ -221,6 +221,14 @@ int store_pg_query_int(struct store_pg *s, const struct pg_sql *q, const struct 
 int store_pg_write(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                    long *changed, PGresult **out, struct err *err);
 
+/* store_pg_write of q with args, a write of the one row (a feed, an
+ * alert: what) with id id; ERR_NOTFOUND "no <what> has the id <id>" when
+ * it changed no row. */
+struct store_arg;
+int store_pg_write_row(struct store_backend *b, const struct pg_sql *q,
+                       const struct store_arg *args, size_t n, const char *what, int64_t id,
+                       struct err *err);
+
 /* Rows a command's result r changed (PQcmdTuples). */
 long store_pg_changed(PGresult *r);
 
