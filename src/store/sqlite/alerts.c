@@ -67,14 +67,12 @@ int store_sqlite_alert_remove(struct store_backend *b, int64_t id, int64_t key_i
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
     int changes = 0;
-    int rc;
-
-    if ((rc = store_sqlite_write_begin(s, err)) < 0)
+    int rc = store_sqlite_write_begin_with(
+        s, "DELETE FROM alerts WHERE id = ?1 AND (?2 = 0 OR key_id = ?2)",
+        STORE_ARGS(STORE_INT(id), STORE_INT(key_id)), &changes, err);
+    if (rc < 0)
         return rc;
-    rc = store_sqlite_write(s->writer,
-                            "DELETE FROM alerts WHERE id = ?1 AND (?2 = 0 OR key_id = ?2)",
-                            STORE_ARGS(STORE_INT(id), STORE_INT(key_id)), &changes, err);
-    if (rc == 0 && changes == 0)
+    if (changes == 0)
         rc = err_set(err, ERR_NOTFOUND, "no alert has the id %lld", (long long)id);
     /* foreign_keys is on, but say it outright: the deliveries go with it. */
     if (rc == 0)
@@ -124,17 +122,16 @@ int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const 
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
     int changes = 0;
-    int rc;
-
-    if ((rc = store_sqlite_write_begin(s, err)) < 0)
+    int rc = store_sqlite_write_begin_with(
+        s,
+        "UPDATE alerts SET cursor_seq = ?4, copies = copies + ?5"
+        " WHERE id = ?1 AND lease_owner = ?2 AND cursor_seq = ?3",
+        STORE_ARGS(STORE_INT(alert_id), STORE_TEXT(owner), STORE_INT(from_seq), STORE_INT(to_seq),
+                   STORE_INT(copies)),
+        &changes, err);
+    if (rc < 0)
         return rc;
-    rc = store_sqlite_write(s->writer,
-                            "UPDATE alerts SET cursor_seq = ?4, copies = copies + ?5"
-                            " WHERE id = ?1 AND lease_owner = ?2 AND cursor_seq = ?3",
-                            STORE_ARGS(STORE_INT(alert_id), STORE_TEXT(owner), STORE_INT(from_seq),
-                                       STORE_INT(to_seq), STORE_INT(copies)),
-                            &changes, err);
-    if (rc == 0 && changes == 0) {
+    if (changes == 0) {
         int64_t exists = 0;
         rc = store_sqlite_query_int_args(s->writer, "SELECT count(*) FROM alerts WHERE id = ?1",
                                          STORE_ARGS(STORE_INT(alert_id)), &exists, err);

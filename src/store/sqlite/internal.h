@@ -58,6 +58,13 @@ int store_sqlite_end(struct store_sqlite *s, int rc, struct err *err);
  * when beginning fails) ... store_sqlite_end, then give the lock back. */
 int store_sqlite_write_begin(struct store_sqlite *s, struct err *err);
 int store_sqlite_write_end(struct store_sqlite *s, int rc, struct err *err);
+/* store_sqlite_write_begin, then the transaction's first statement (sql
+ * with args, *changes as store_sqlite_write's). 0: the transaction is
+ * open, for more statements and store_sqlite_write_end; an ERR_*: none
+ * is (a failed statement was rolled back). */
+int store_sqlite_write_begin_with(struct store_sqlite *s, const char *sql,
+                                  const struct store_arg *args, size_t n, int *changes,
+                                  struct err *err);
 
 /* store_sqlite_write on the writer under write_lock: one statement, its
  * own transaction. */
