@@ -49,8 +49,8 @@ struct store_record {
     const char *what;
 };
 /* *out = items, out being the address of a reader's typed array pointer
- * (a struct feed_record **, passed as void *): what lets one row reader
- * serve every record without a wrapper a type converting its void *.
+ * (a struct feed_record **, passed as void *), so that one row reader
+ * serves every record with no wrapper per type to convert its void *.
  * Object pointers have void *'s representation on every platform newsd
  * builds for; memcpy keeps the write clear of the aliasing rules. */
 static inline void store_records_give(void *out, void *items)
