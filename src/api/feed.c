@@ -142,6 +142,35 @@ static void xml_attr_s(struct buf *b, const char *name, const char *value)
     buf_putc(b, '"');
 }
 
+/* text (NULL: none) between open and close: an element whose start tag
+ * carries fixed attributes or text (xml_elem's has only its name). */
+static void xml_text_in(struct buf *b, const char *open, const char *text, const char *close)
+{
+    buf_puts(b, open);
+    if (text)
+        xml_text(b, text, strlen(text));
+    buf_puts(b, close);
+}
+
+/* <outer><inner>text</inner></outer>, none when text is NULL. */
+static void xml_elem_in(struct buf *b, const char *outer, const char *inner, const char *text)
+{
+    if (!text)
+        return;
+    buf_printf(b, "<%s>", outer);
+    xml_elem(b, inner, text);
+    buf_printf(b, "</%s>", outer);
+}
+
+/* An empty element, the start of its tag open (its name and fixed
+ * attributes), its address href: the links of RSS and Atom. */
+static void xml_link(struct buf *b, const char *open, const char *href)
+{
+    buf_puts(b, open);
+    xml_attr_s(b, "href", href);
+    buf_puts(b, "/>");
+}
+
 /* ---- RSS 2.0 ------------------------------------------------------------------ */
 
 static void rss_item(struct buf *b, const struct item *it)
@@ -150,9 +179,7 @@ static void rss_item(struct buf *b, const struct item *it)
     buf_puts(b, "<item>");
     xml_elem(b, "title", it->title);
     xml_elem(b, "link", it->url);
-    buf_puts(b, "<guid isPermaLink=\"true\">");
-    xml_text(b, it->url, strlen(it->url));
-    buf_puts(b, "</guid>");
+    xml_text_in(b, "<guid isPermaLink=\"true\">", it->url, "</guid>");
     timefmt_http(it->published, date);
     xml_elem(b, "pubDate", date);
     xml_elem(b, "dc:creator", it->author);
@@ -191,16 +218,12 @@ static void rss_render(struct buf *b, const struct api_feed_meta *m, const struc
     xml_elem(b, "title", m->title);
     xml_elem(b, "link", m->home_url);
     xml_elem(b, "description", m->title);
-    buf_puts(b, "<atom:link rel=\"self\" type=\"application/rss+xml\"");
-    xml_attr_s(b, "href", m->self_url);
-    buf_puts(b, "/>");
+    xml_link(b, "<atom:link rel=\"self\" type=\"application/rss+xml\"", m->self_url);
     if (updated) {
         timefmt_http(updated, date);
         xml_elem(b, "lastBuildDate", date);
     }
-    buf_puts(b, "<generator>newsd ");
-    xml_text(b, m->version, strlen(m->version));
-    buf_puts(b, "</generator>\n");
+    xml_text_in(b, "<generator>newsd ", m->version, "</generator>\n");
     for (size_t i = 0; i < n; i++)
         rss_item(b, &items[i]);
     buf_puts(b, "</channel>\n</rss>\n");
@@ -214,40 +237,22 @@ static void atom_entry(struct buf *b, const struct item *it)
     timefmt_iso8601(it->published, date);
     buf_puts(b, "<entry>");
     xml_elem(b, "id", it->url);
-    buf_puts(b, "<title type=\"text\">");
-    if (it->title)
-        xml_text(b, it->title, strlen(it->title));
-    buf_puts(b, "</title><link rel=\"alternate\" type=\"text/html\"");
-    xml_attr_s(b, "href", it->url);
-    buf_puts(b, "/>");
+    xml_text_in(b, "<title type=\"text\">", it->title, "</title>");
+    xml_link(b, "<link rel=\"alternate\" type=\"text/html\"", it->url);
     xml_elem(b, "published", date);
     xml_elem(b, "updated", date);
-    if (it->author) {
-        buf_puts(b, "<author>");
-        xml_elem(b, "name", it->author);
-        buf_puts(b, "</author>");
-    }
-    if (it->description) {
-        buf_puts(b, "<summary type=\"text\">");
-        xml_text(b, it->description, strlen(it->description));
-        buf_puts(b, "</summary>");
-    }
-    if (it->content) {
-        buf_puts(b, "<content type=\"text\">");
-        xml_text(b, it->content, strlen(it->content));
-        buf_puts(b, "</content>");
-    }
+    xml_elem_in(b, "author", "name", it->author);
+    if (it->description)
+        xml_text_in(b, "<summary type=\"text\">", it->description, "</summary>");
+    if (it->content)
+        xml_text_in(b, "<content type=\"text\">", it->content, "</content>");
     if (it->image) {
         buf_puts(b, "<link rel=\"enclosure\"");
         xml_attr_s(b, "type", image_type(it->image));
         xml_attr_s(b, "href", it->image);
         buf_puts(b, "/>");
     }
-    if (it->source_name) {
-        buf_puts(b, "<source>");
-        xml_elem(b, "title", it->source_name);
-        buf_puts(b, "</source>");
-    }
+    xml_elem_in(b, "source", "title", it->source_name);
     buf_puts(b, "</entry>\n");
 }
 
@@ -258,16 +263,12 @@ static void atom_render(struct buf *b, const struct api_feed_meta *m, const stru
     buf_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                 "<feed xmlns=\"http://www.w3.org/2005/Atom\">");
     xml_elem(b, "id", m->self_url);
-    buf_puts(b, "<title type=\"text\">");
-    xml_text(b, m->title, strlen(m->title));
-    buf_puts(b, "</title>");
+    xml_text_in(b, "<title type=\"text\">", m->title, "</title>");
     timefmt_iso8601(updated, date);
     xml_elem(b, "updated", date);
-    buf_puts(b, "<link rel=\"self\" type=\"application/atom+xml\"");
-    xml_attr_s(b, "href", m->self_url);
-    buf_puts(b, "/><link rel=\"alternate\" type=\"text/html\"");
-    xml_attr_s(b, "href", m->home_url);
-    buf_puts(b, "/><author><name>newsd</name></author><generator");
+    xml_link(b, "<link rel=\"self\" type=\"application/atom+xml\"", m->self_url);
+    xml_link(b, "<link rel=\"alternate\" type=\"text/html\"", m->home_url);
+    buf_puts(b, "<author><name>newsd</name></author><generator");
     xml_attr_s(b, "version", m->version);
     buf_puts(b, ">newsd</generator>\n");
     for (size_t i = 0; i < n; i++)

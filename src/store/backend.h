@@ -8,6 +8,118 @@
 
 #include "store/store.h"
 
+/* The operations both backends implement, each X(kind, name, (parameters))
+ * with an int result: written once here for the vtable's members
+ * (STORE_BACKEND_MEMBER), each backend's prototypes of its
+ * store_<kind>_<name> (STORE_BACKEND_DECLARE, its internal.h) and its vtable
+ * entries (STORE_BACKEND_ENTRY), so that the three cannot drift apart. The
+ * operations only one backend has are members of their own below. */
+/* clang-format off */
+#define STORE_BACKEND_OPS(X, kind)                                                                 \
+    /* articles (store.h) */                                                                       \
+    X(kind, articles_put,                                                                          \
+      (struct store_backend *b, struct article *arts, size_t n, struct store_put_stats *stats,     \
+       struct err *err))                                                                           \
+    X(kind, articles_count, (struct store_backend *b, int64_t *out, struct err *err))              \
+    /* The articles published at most window_s before the newest stored                            \
+     * one, oldest first, each passed to fn with canonical_url, title,                             \
+     * description, content, published_at and story_id set (0 when stored                          \
+     * before stories); fn's non-zero return stops and is returned. What a                         \
+     * process's story window starts from (store.c). */                                            \
+    X(kind, stories_window,                                                                        \
+      (struct store_backend *b, int64_t window_s, int (*fn)(void *ctx, const struct article *a),   \
+       void *ctx, struct err *err))                                                                \
+    X(kind, articles_delete,                                                                       \
+      (struct store_backend *b, const struct store_delete_filter *f, size_t max,                   \
+       int64_t *deleted, struct err *err))                                                         \
+    /* sources */                                                                                  \
+    X(kind, sources_put,                                                                           \
+      (struct store_backend *b, const struct source *src, size_t n, struct err *err))              \
+    X(kind, sources_ensure,                                                                        \
+      (struct store_backend *b, const char *const *ids, const char *const *names, size_t n,        \
+       struct err *err))                                                                           \
+    X(kind, sources_list,                                                                          \
+      (struct store_backend *b, struct arena *a, const struct source_filter *f,                    \
+       struct source **out, size_t *n_out, struct err *err))                                       \
+    X(kind, source_get,                                                                            \
+      (struct store_backend *b, struct arena *a, const char *id, struct source *out,               \
+       struct err *err))                                                                           \
+    /* feeds */                                                                                    \
+    X(kind, feed_add,                                                                              \
+      (struct store_backend *b, const struct feed_record *f, int64_t *id_out, struct err *err))    \
+    X(kind, feeds_list,                                                                            \
+      (struct store_backend *b, struct arena *a, struct feed_record **out, size_t *n_out,          \
+       struct err *err))                                                                           \
+    X(kind, feed_get,                                                                              \
+      (struct store_backend *b, struct arena *a, int64_t id, struct feed_record *out,              \
+       struct err *err))                                                                           \
+    X(kind, feed_remove, (struct store_backend *b, int64_t id, struct err *err))                   \
+    X(kind, feed_change,                                                                           \
+      (struct store_backend *b, int64_t id, const struct feed_change *c, struct err *err))         \
+    X(kind, feeds_due,                                                                             \
+      (struct store_backend *b, struct arena *a, int64_t now, size_t max,                          \
+       struct feed_record **out, size_t *n_out, struct err *err))                                  \
+    X(kind, feeds_claim,                                                                           \
+      (struct store_backend *b, const int64_t *ids, size_t n, int64_t now, int64_t until,          \
+       bool *claimed, struct err *err))                                                            \
+    X(kind, feed_schedule,                                                                         \
+      (struct store_backend *b, int64_t id, int64_t next_fetch_at, struct err *err))               \
+    X(kind, feed_fetch_record,                                                                     \
+      (struct store_backend *b, int64_t id, const struct feed_fetch_outcome *o, struct err *err))  \
+    X(kind, feed_items_get,                                                                        \
+      (struct store_backend *b, int64_t id, struct feed_item_mark *marks, size_t n,                \
+       struct err *err))                                                                           \
+    /* keys and their usage */                                                                     \
+    X(kind, key_insert,                                                                            \
+      (struct store_backend *b, const struct key_record *k, int64_t *id_out, struct err *err))     \
+    X(kind, key_find,                                                                              \
+      (struct store_backend *b, struct arena *a, const unsigned char hash[32],                     \
+       struct key_record *out, struct err *err))                                                   \
+    X(kind, keys_list,                                                                             \
+      (struct store_backend *b, struct arena *a, struct key_record **out, size_t *n_out,           \
+       struct err *err))                                                                           \
+    X(kind, key_update,                                                                            \
+      (struct store_backend *b, int64_t id, const char *plan, int state, struct err *err))         \
+    X(kind, key_delete, (struct store_backend *b, int64_t id, struct err *err))                    \
+    X(kind, usage_add,                                                                             \
+      (struct store_backend *b, int64_t key_id, int64_t day, int64_t n, int64_t last_used,         \
+       struct err *err))                                                                           \
+    X(kind, usage_sum,                                                                             \
+      (struct store_backend *b, int64_t key_id, int64_t day_from, int64_t day_to, int64_t *out,    \
+       struct err *err))                                                                           \
+    /* alerts */                                                                                   \
+    X(kind, alert_add,                                                                             \
+      (struct store_backend *b, const struct alert_record *a, int64_t max_per_key,                 \
+       int64_t *id_out, struct err *err))                                                          \
+    X(kind, alerts_list,                                                                           \
+      (struct store_backend *b, struct arena *a, int64_t key_id, struct alert_record **out,        \
+       size_t *n_out, struct err *err))                                                            \
+    X(kind, alert_remove, (struct store_backend *b, int64_t id, int64_t key_id, struct err *err))  \
+    X(kind, alerts_lease,                                                                          \
+      (struct store_backend *b, struct arena *a, const char *owner, int64_t now_ms,                \
+       int64_t until_ms, struct alert_record **out, size_t *n_out, struct err *err))               \
+    X(kind, alerts_release, (struct store_backend *b, const char *owner, struct err *err))         \
+    X(kind, alert_advance,                                                                         \
+      (struct store_backend *b, int64_t alert_id, const char *owner, int64_t from_seq,             \
+       int64_t to_seq, int64_t copies, const struct alert_delivery *d, struct err *err))           \
+    X(kind, alert_deliveries,                                                                      \
+      (struct store_backend *b, struct arena *a, int64_t alert_id, size_t max,                     \
+       struct alert_delivery **out, size_t *n_out, struct err *err))                               \
+    X(kind, alert_delivery_done,                                                                   \
+      (struct store_backend *b, int64_t alert_id, const char *id, struct err *err))                \
+    X(kind, alert_delivery_failed,                                                                 \
+      (struct store_backend *b, int64_t alert_id, const char *id, int64_t attempts,                \
+       int64_t next_ms, int64_t first_failure_ms, struct err *err))                                \
+    X(kind, alert_deliveries_count, (struct store_backend *b, int64_t *out, struct err *err))      \
+    X(kind, alert_stories,                                                                         \
+      (struct store_backend *b, struct arena *a, int64_t alert_id, int64_t **out, size_t *n_out,   \
+       struct err *err))
+/* clang-format on */
+
+#define STORE_BACKEND_MEMBER(kind, name, params) int(*name) params;
+#define STORE_BACKEND_DECLARE(kind, name, params) int store_##kind##_##name params;
+#define STORE_BACKEND_ENTRY(kind, name, params) .name = store_##kind##_##name,
+
 struct store_backend {
     const char *kind;           /* "sqlite", "pg" */
     struct store_schema schema; /* filled by the backend's open */
@@ -23,18 +135,8 @@ struct store_backend {
     const char *(*replica_origin)(const struct store_backend *b, bool *offline_ok);
     /* NULL: the backend has its own tools (pg_dump) */
     int (*backup)(struct store_backend *b, const char *dest, struct err *err);
+    STORE_BACKEND_OPS(STORE_BACKEND_MEMBER, _)
 
-    int (*articles_put)(struct store_backend *b, struct article *arts, size_t n,
-                        struct store_put_stats *stats, struct err *err);
-    int (*articles_count)(struct store_backend *b, int64_t *out, struct err *err);
-    /* The articles published at most window_s before the newest stored
-     * one, oldest first, each passed to fn with canonical_url, title,
-     * description, content, published_at and story_id set (0 when stored
-     * before stories); fn's non-zero return stops and is returned. What a
-     * process's story window starts from (store.c). */
-    int (*stories_window)(struct store_backend *b, int64_t window_s,
-                          int (*fn)(void *ctx, const struct article *a), void *ctx,
-                          struct err *err);
     /* Up to max articles with id > after, ascending id (publication
      * order), each passed to fn as stories_window passes them, with id
      * set too; *last: the id of the last one passed (after when none).
@@ -50,8 +152,6 @@ struct store_backend {
      * nodes learn a row's change only from a new entry of its log). */
     int (*stories_fill)(struct store_backend *b, const int64_t *ids, const int64_t *stories,
                         size_t n, int64_t *set, struct err *err);
-    int (*articles_delete)(struct store_backend *b, const struct store_delete_filter *f, size_t max,
-                           int64_t *deleted, struct err *err);
     /* NULL: the backend gives space back by itself (PostgreSQL's autovacuum) */
     int (*space_release)(struct store_backend *b, int64_t max_pages, int64_t *left,
                          struct err *err);
@@ -61,76 +161,10 @@ struct store_backend {
     int (*fulltext_get)(struct store_backend *b, bool *on, struct err *err);
     int (*fulltext_set)(struct store_backend *b, bool on, struct err *err);
 
-    int (*sources_put)(struct store_backend *b, const struct source *src, size_t n,
-                       struct err *err);
-    int (*sources_ensure)(struct store_backend *b, const char *const *ids, const char *const *names,
-                          size_t n, struct err *err);
-    int (*sources_list)(struct store_backend *b, struct arena *a, const struct source_filter *f,
-                        struct source **out, size_t *n_out, struct err *err);
-    int (*source_get)(struct store_backend *b, struct arena *a, const char *id, struct source *out,
-                      struct err *err);
-
-    /* feeds */
-    int (*feed_add)(struct store_backend *b, const struct feed_record *f, int64_t *id_out,
-                    struct err *err);
-    int (*feeds_list)(struct store_backend *b, struct arena *a, struct feed_record **out,
-                      size_t *n_out, struct err *err);
-    int (*feed_get)(struct store_backend *b, struct arena *a, int64_t id, struct feed_record *out,
-                    struct err *err);
-    int (*feed_remove)(struct store_backend *b, int64_t id, struct err *err);
-    int (*feed_change)(struct store_backend *b, int64_t id, const struct feed_change *c,
-                       struct err *err);
-    int (*feeds_due)(struct store_backend *b, struct arena *a, int64_t now, size_t max,
-                     struct feed_record **out, size_t *n_out, struct err *err);
-    int (*feeds_claim)(struct store_backend *b, const int64_t *ids, size_t n, int64_t now,
-                       int64_t until, bool *claimed, struct err *err);
-    int (*feed_schedule)(struct store_backend *b, int64_t id, int64_t next_fetch_at,
-                         struct err *err);
-    int (*feed_fetch_record)(struct store_backend *b, int64_t id,
-                             const struct feed_fetch_outcome *o, struct err *err);
-    int (*feed_items_get)(struct store_backend *b, int64_t id, struct feed_item_mark *marks,
-                          size_t n, struct err *err);
-
-    int (*key_insert)(struct store_backend *b, const struct key_record *k, int64_t *id_out,
-                      struct err *err);
-    int (*key_find)(struct store_backend *b, struct arena *a, const unsigned char hash[32],
-                    struct key_record *out, struct err *err);
-    int (*keys_list)(struct store_backend *b, struct arena *a, struct key_record **out,
-                     size_t *n_out, struct err *err);
-    int (*key_update)(struct store_backend *b, int64_t id, const char *plan, int state,
-                      struct err *err);
-    int (*key_delete)(struct store_backend *b, int64_t id, struct err *err);
-    int (*usage_add)(struct store_backend *b, int64_t key_id, int64_t day, int64_t n,
-                     int64_t last_used, struct err *err);
-    int (*usage_sum)(struct store_backend *b, int64_t key_id, int64_t day_from, int64_t day_to,
-                     int64_t *out, struct err *err);
     /* NULL: the backend is not shared between processes (store_usage_take). */
     int (*usage_take)(struct store_backend *b, int64_t key_id, int64_t day, int64_t month_from,
                       int64_t limit_day, int64_t limit_month, int64_t last_used, bool *taken,
                       int64_t *day_n, int64_t *month_n, struct err *err);
-    /* alerts (store.h) */
-    int (*alert_add)(struct store_backend *b, const struct alert_record *a, int64_t max_per_key,
-                     int64_t *id_out, struct err *err);
-    int (*alerts_list)(struct store_backend *b, struct arena *a, int64_t key_id,
-                       struct alert_record **out, size_t *n_out, struct err *err);
-    int (*alert_remove)(struct store_backend *b, int64_t id, int64_t key_id, struct err *err);
-    int (*alerts_lease)(struct store_backend *b, struct arena *a, const char *owner, int64_t now_ms,
-                        int64_t until_ms, struct alert_record **out, size_t *n_out,
-                        struct err *err);
-    int (*alerts_release)(struct store_backend *b, const char *owner, struct err *err);
-    int (*alert_advance)(struct store_backend *b, int64_t alert_id, const char *owner,
-                         int64_t from_seq, int64_t to_seq, int64_t copies,
-                         const struct alert_delivery *d, struct err *err);
-    int (*alert_deliveries)(struct store_backend *b, struct arena *a, int64_t alert_id, size_t max,
-                            struct alert_delivery **out, size_t *n_out, struct err *err);
-    int (*alert_delivery_done)(struct store_backend *b, int64_t alert_id, const char *id,
-                               struct err *err);
-    int (*alert_delivery_failed)(struct store_backend *b, int64_t alert_id, const char *id,
-                                 int64_t attempts, int64_t next_ms, int64_t first_failure_ms,
-                                 struct err *err);
-    int (*alert_deliveries_count)(struct store_backend *b, int64_t *out, struct err *err);
-    int (*alert_stories)(struct store_backend *b, struct arena *a, int64_t alert_id, int64_t **out,
-                         size_t *n_out, struct err *err);
 };
 
 /* The backend of s (for the root's other files: journal.c). */

@@ -48,6 +48,16 @@ struct store_record {
     size_t n_cols;
     const char *what;
 };
+/* *out = items, out being the address of a reader's typed array pointer
+ * (a struct feed_record **, passed as void *), so that one row reader
+ * serves every record with no wrapper per type to convert its void *.
+ * Object pointers have void *'s representation on every platform newsd
+ * builds for; memcpy keeps the write clear of the aliasing rules. */
+static inline void store_records_give(void *out, void *items)
+{
+    memcpy(out, &items, sizeof items);
+}
+
 #define STORE_RECORD(type, table, what)                                                            \
     {                                                                                              \
         sizeof(type), (table), sizeof(table) / sizeof((table)[0]), (what)                          \

@@ -77,11 +77,7 @@ static const struct pg_sql sql_stories = {
 static int alert_rows(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                       struct arena *a, struct alert_record **out, size_t *n_out, struct err *err)
 {
-    void *items = NULL;
-    int rc = store_pg_read_all(s, q, p, a, &store_alert_record, &items, n_out, err);
-    if (rc == 0)
-        *out = items;
-    return rc;
+    return store_pg_read_all(s, q, p, a, &store_alert_record, out, n_out, err);
 }
 
 int store_pg_alert_add(struct store_backend *b, const struct alert_record *a, int64_t max_per_key,
@@ -123,14 +119,9 @@ int store_pg_alerts_list(struct store_backend *b, struct arena *a, int64_t key_i
 
 int store_pg_alert_remove(struct store_backend *b, int64_t id, int64_t key_id, struct err *err)
 {
-    struct pg_params p;
-    long changed = 0;
-    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id), STORE_INT(key_id)));
     /* Its deliveries go with it (ON DELETE CASCADE). */
-    int rc = store_pg_write((struct store_pg *)b, &sql_remove, &p, &changed, NULL, err);
-    if (rc == 0 && changed == 0)
-        rc = err_set(err, ERR_NOTFOUND, "no alert has the id %lld", (long long)id);
-    return rc;
+    return store_pg_write_row(b, &sql_remove, STORE_ARGS(STORE_INT(id), STORE_INT(key_id)), "alert",
+                              id, err);
 }
 
 int store_pg_alerts_lease(struct store_backend *b, struct arena *a, const char *owner,
@@ -170,8 +161,8 @@ static int stories_put(struct pg_conn *c, int64_t alert_id, const struct alert_d
         rc = store_pg_run(c, &sql_stories_put, &p, NULL, err);
     buf_release(&list);
     if (rc == 0) {
-        store_pg_params_set(&p,
-                            STORE_ARGS(STORE_INT(alert_id), STORE_INT(STORE_ALERT_STORIES_MAX - 1)));
+        store_pg_params_set(
+            &p, STORE_ARGS(STORE_INT(alert_id), STORE_INT(STORE_ALERT_STORIES_MAX - 1)));
         rc = store_pg_run(c, &sql_stories_trim, &p, NULL, err);
     }
     return rc;
@@ -228,15 +219,11 @@ int store_pg_alert_deliveries(struct store_backend *b, struct arena *a, int64_t 
                               struct err *err)
 {
     struct pg_params p;
-    void *items = NULL;
     store_pg_params_set(&p,
                         STORE_ARGS(STORE_INT(alert_id),
                                    STORE_INT(max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max)));
-    int rc = store_pg_read_all((struct store_pg *)b, &sql_deliveries, &p, a, &store_delivery_record,
-                               &items, n_out, err);
-    if (rc == 0)
-        *out = items;
-    return rc;
+    return store_pg_read_all((struct store_pg *)b, &sql_deliveries, &p, a, &store_delivery_record,
+                             out, n_out, err);
 }
 
 int store_pg_alert_delivery_done(struct store_backend *b, int64_t alert_id, const char *id,
@@ -270,11 +257,7 @@ int store_pg_alert_stories(struct store_backend *b, struct arena *a, int64_t ale
                            int64_t **out, size_t *n_out, struct err *err)
 {
     struct pg_params p;
-    void *items = NULL;
     store_pg_params_set(&p, STORE_ARGS(STORE_INT(alert_id), STORE_INT(STORE_ALERT_STORIES_MAX)));
-    int rc = store_pg_read_all((struct store_pg *)b, &sql_stories, &p, a, &store_story_id_record,
-                               &items, n_out, err);
-    if (rc == 0)
-        *out = items;
-    return rc;
+    return store_pg_read_all((struct store_pg *)b, &sql_stories, &p, a, &store_story_id_record, out,
+                             n_out, err);
 }

@@ -177,22 +177,32 @@ static int batch_init(struct put_batch *pb, size_t n, struct err *err)
     return 0;
 }
 
+/* Run q, whose one parameter is the array literal arr (opened by the
+ * caller, released here); *r its result, for the caller to clear. */
+static int run_on_array(struct pg_conn *c, const struct pg_sql *q, struct buf *arr, PGresult **r,
+                        struct err *err)
+{
+    struct pg_params p;
+    store_pg_params_init(&p);
+    int rc = store_pg_param_array(&p, arr, err);
+    if (rc == 0)
+        rc = store_pg_run(c, q, &p, r, err);
+    buf_release(arr);
+    return rc;
+}
+
 /* The database's rows of the batch's urls. */
 static int load_known(struct pg_conn *c, struct put_batch *pb, struct err *err)
 {
-    struct pg_params p;
     struct buf arr;
     PGresult *r = NULL;
-    int rc;
 
     store_pg_array_begin(&arr);
     for (size_t i = 0; i < pb->n_entries; i++)
         store_pg_array_text(&arr, pb->entries[i].url);
-    store_pg_params_init(&p);
-    if ((rc = store_pg_param_array(&p, &arr, err)) < 0)
-        goto out;
-    if ((rc = store_pg_run(c, &sql_known, &p, &r, err)) < 0)
-        goto out;
+    int rc = run_on_array(c, &sql_known, &arr, &r, err);
+    if (rc < 0)
+        return rc;
     for (int i = 0; i < PQntuples(r); i++) {
         struct put_entry *e = entry_get(pb, PQgetvalue(r, i, 0), false, NULL);
         if (e == NULL)
@@ -201,20 +211,16 @@ static int load_known(struct pg_conn *c, struct put_batch *pb, struct err *err)
         e->id = store_pg_get_int(r, i, 1);
         e->published_at = store_pg_get_int(r, i, 2);
     }
-out:
     PQclear(r);
-    buf_release(&arr);
-    return rc;
+    return 0;
 }
 
 /* The highest id of every second the batch publishes in. */
 static int load_seconds(struct pg_conn *c, struct put_batch *pb, const struct article *arts,
                         size_t n, struct err *err)
 {
-    struct pg_params p;
     struct buf arr;
     PGresult *r = NULL;
-    int rc;
 
     store_pg_array_begin(&arr);
     for (size_t i = 0; i < n; i++) {
@@ -224,20 +230,16 @@ static int load_seconds(struct pg_conn *c, struct put_batch *pb, const struct ar
             sec->listed = true;
         }
     }
-    store_pg_params_init(&p);
-    if ((rc = store_pg_param_array(&p, &arr, err)) < 0)
-        goto out;
-    if ((rc = store_pg_run(c, &sql_maxid, &p, &r, err)) < 0)
-        goto out;
+    int rc = run_on_array(c, &sql_maxid, &arr, &r, err);
+    if (rc < 0)
+        return rc;
     for (int i = 0; i < PQntuples(r); i++) {
         struct put_second *sec = second_get(pb, store_pg_get_int(r, i, 0));
         sec->next =
             PQgetisnull(r, i, 1) ? STORE_ID_MIN_FOR_TIME(sec->t) : store_pg_get_int(r, i, 1) + 1;
     }
-out:
     PQclear(r);
-    buf_release(&arr);
-    return rc;
+    return 0;
 }
 
 /* A free id in second t: past the highest, else the lowest hole that no

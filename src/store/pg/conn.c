@@ -386,6 +386,19 @@ int store_pg_query_int(struct store_pg *s, const struct pg_sql *q, const struct 
     return rc;
 }
 
+int store_pg_write_row(struct store_backend *b, const struct pg_sql *q,
+                       const struct store_arg *args, size_t n, const char *what, int64_t id,
+                       struct err *err)
+{
+    struct pg_params p;
+    long changed = 0;
+    store_pg_params_set(&p, args, n);
+    int rc = store_pg_write((struct store_pg *)b, q, &p, &changed, NULL, err);
+    if (rc == 0 && changed == 0)
+        rc = err_set(err, ERR_NOTFOUND, "no %s has the id %lld", what, (long long)id);
+    return rc;
+}
+
 long store_pg_changed(PGresult *r)
 {
     const char *t = PQcmdTuples(r);
@@ -491,16 +504,19 @@ int store_pg_rows(struct arena *a, const PGresult *r, const struct store_record 
 }
 
 int store_pg_read_all(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
-                      struct arena *a, const struct store_record *rec, void **out, size_t *n_out,
+                      struct arena *a, const struct store_record *rec, void *out, size_t *n_out,
                       struct err *err)
 {
     PGresult *r = NULL;
+    void *items = NULL;
     int rc;
 
     if ((rc = store_pg_query(s, q, p, &r, err)) < 0)
         return rc;
-    if ((rc = store_pg_rows(a, r, rec, out, n_out)) < 0)
+    if ((rc = store_pg_rows(a, r, rec, &items, n_out)) < 0)
         err_set(err, rc, "out of memory listing %s", rec->what);
+    else
+        store_records_give(out, items);
     PQclear(r);
     return rc;
 }

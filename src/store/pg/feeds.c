@@ -85,11 +85,7 @@ static const struct pg_sql sql_items_get = {PG_ST_FEED_ITEMS_GET,
 static int feed_rows(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                      struct arena *a, struct feed_record **out, size_t *n_out, struct err *err)
 {
-    void *items = NULL;
-    int rc = store_pg_read_all(s, q, p, a, &store_feed_record, &items, n_out, err);
-    if (rc == 0)
-        *out = items;
-    return rc;
+    return store_pg_read_all(s, q, p, a, &store_feed_record, out, n_out, err);
 }
 
 int store_pg_feed_add(struct store_backend *b, const struct feed_record *f, int64_t *id_out,
@@ -147,29 +143,19 @@ int store_pg_feed_get(struct store_backend *b, struct arena *a, int64_t id, stru
 
 int store_pg_feed_remove(struct store_backend *b, int64_t id, struct err *err)
 {
-    struct pg_params p;
-    long changed = 0;
-    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id)));
     /* feed_items go with it (ON DELETE CASCADE). */
-    int rc = store_pg_write((struct store_pg *)b, &sql_remove, &p, &changed, NULL, err);
-    if (rc == 0 && changed == 0)
-        rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
-    return rc;
+    return store_pg_write_row(b, &sql_remove, STORE_ARGS(STORE_INT(id)), "feed", id, err);
 }
 
 int store_pg_feed_change(struct store_backend *b, int64_t id, const struct feed_change *c,
                          struct err *err)
 {
-    struct pg_params p;
-    long changed = 0;
-    store_pg_params_set(
-        &p, STORE_ARGS(STORE_INT(id), STORE_INT(c->interval_s), STORE_TEXT(c->country),
-                       STORE_TEXT(c->category), STORE_TEXT(c->language), STORE_INT(c->headline),
-                       STORE_INT(c->enabled), STORE_INT(c->now), STORE_TEXT(c->pages)));
-    int rc = store_pg_write((struct store_pg *)b, &sql_change, &p, &changed, NULL, err);
-    if (rc == 0 && changed == 0)
-        rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
-    return rc;
+    return store_pg_write_row(
+        b, &sql_change,
+        STORE_ARGS(STORE_INT(id), STORE_INT(c->interval_s), STORE_TEXT(c->country),
+                   STORE_TEXT(c->category), STORE_TEXT(c->language), STORE_INT(c->headline),
+                   STORE_INT(c->enabled), STORE_INT(c->now), STORE_TEXT(c->pages)),
+        "feed", id, err);
 }
 
 int store_pg_feeds_due(struct store_backend *b, struct arena *a, int64_t now, size_t max,
@@ -219,13 +205,8 @@ out:
 int store_pg_feed_schedule(struct store_backend *b, int64_t id, int64_t next_fetch_at,
                            struct err *err)
 {
-    struct pg_params p;
-    long changed = 0;
-    store_pg_params_set(&p, STORE_ARGS(STORE_INT(id), STORE_INT(next_fetch_at)));
-    int rc = store_pg_write((struct store_pg *)b, &sql_schedule, &p, &changed, NULL, err);
-    if (rc == 0 && changed == 0)
-        rc = err_set(err, ERR_NOTFOUND, "no feed has the id %lld", (long long)id);
-    return rc;
+    return store_pg_write_row(b, &sql_schedule, STORE_ARGS(STORE_INT(id), STORE_INT(next_fetch_at)),
+                              "feed", id, err);
 }
 
 /* The marks of o, and forgetting the stale ones; inside the caller's

@@ -221,6 +221,14 @@ int store_pg_query_int(struct store_pg *s, const struct pg_sql *q, const struct 
 int store_pg_write(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
                    long *changed, PGresult **out, struct err *err);
 
+/* store_pg_write of q with args, a write of the one row (a feed, an
+ * alert: what) with id id; ERR_NOTFOUND "no <what> has the id <id>" when
+ * it changed no row. */
+struct store_arg;
+int store_pg_write_row(struct store_backend *b, const struct pg_sql *q,
+                       const struct store_arg *args, size_t n, const char *what, int64_t id,
+                       struct err *err);
+
 /* Rows a command's result r changed (PQcmdTuples). */
 long store_pg_changed(PGresult *r);
 
@@ -238,9 +246,9 @@ int store_pg_rows(struct arena *a, const PGresult *r, const struct store_record 
                   size_t *n_out);
 
 /* Every row of the read q with p, read as rec into an arena array of
- * records (*out, *n_out). */
+ * records (*out, *n_out; out as store_sqlite_read_all's). */
 int store_pg_read_all(struct store_pg *s, const struct pg_sql *q, const struct pg_params *p,
-                      struct arena *a, const struct store_record *rec, void **out, size_t *n_out,
+                      struct arena *a, const struct store_record *rec, void *out, size_t *n_out,
                       struct err *err);
 
 void store_pg_params_init(struct pg_params *p);
@@ -276,87 +284,16 @@ int store_pg_param_array(struct pg_params *p, struct buf *arr, struct err *err);
 
 /* --- vtable entries ------------------------------------------------------- */
 
-int store_pg_articles_put(struct store_backend *b, struct article *arts, size_t n,
-                          struct store_put_stats *stats, struct err *err);
-int store_pg_articles_count(struct store_backend *b, int64_t *out, struct err *err);
-int store_pg_stories_window(struct store_backend *b, int64_t window_s,
-                            int (*fn)(void *ctx, const struct article *a), void *ctx,
-                            struct err *err);
-int store_pg_articles_delete(struct store_backend *b, const struct store_delete_filter *f,
-                             size_t max, int64_t *deleted, struct err *err);
+/* The operations both backends have (store/backend.h): articles.c,
+ * sources.c, keys.c, feeds.c, alerts.c. */
+STORE_BACKEND_OPS(STORE_BACKEND_DECLARE, pg)
 
-int store_pg_sources_put(struct store_backend *b, const struct source *src, size_t n,
-                         struct err *err);
-int store_pg_sources_ensure(struct store_backend *b, const char *const *ids,
-                            const char *const *names, size_t n, struct err *err);
-int store_pg_sources_list(struct store_backend *b, struct arena *a, const struct source_filter *f,
-                          struct source **out, size_t *n_out, struct err *err);
-int store_pg_source_get(struct store_backend *b, struct arena *a, const char *id,
-                        struct source *out, struct err *err);
+/* The vtable's PostgreSQL-only entry, and what pg_free releases. */
 void store_pg_sources_release(struct store_pg *s);
-
-int store_pg_key_insert(struct store_backend *b, const struct key_record *k, int64_t *id_out,
-                        struct err *err);
-int store_pg_key_find(struct store_backend *b, struct arena *a, const unsigned char hash[32],
-                      struct key_record *out, struct err *err);
-int store_pg_keys_list(struct store_backend *b, struct arena *a, struct key_record **out,
-                       size_t *n_out, struct err *err);
-int store_pg_key_update(struct store_backend *b, int64_t id, const char *plan, int state,
-                        struct err *err);
-int store_pg_key_delete(struct store_backend *b, int64_t id, struct err *err);
-int store_pg_usage_add(struct store_backend *b, int64_t key_id, int64_t day, int64_t n,
-                       int64_t last_used, struct err *err);
-int store_pg_usage_sum(struct store_backend *b, int64_t key_id, int64_t day_from, int64_t day_to,
-                       int64_t *out, struct err *err);
 int store_pg_usage_take(struct store_backend *b, int64_t key_id, int64_t day, int64_t month_from,
                         int64_t limit_day, int64_t limit_month, int64_t last_used, bool *taken,
                         int64_t *day_n, int64_t *month_n, struct err *err);
 void store_pg_keys_release(struct store_pg *s);
-
-int store_pg_feed_add(struct store_backend *b, const struct feed_record *f, int64_t *id_out,
-                      struct err *err);
-int store_pg_feeds_list(struct store_backend *b, struct arena *a, struct feed_record **out,
-                        size_t *n_out, struct err *err);
-int store_pg_feed_get(struct store_backend *b, struct arena *a, int64_t id, struct feed_record *out,
-                      struct err *err);
-int store_pg_feed_remove(struct store_backend *b, int64_t id, struct err *err);
-int store_pg_feed_change(struct store_backend *b, int64_t id, const struct feed_change *c,
-                         struct err *err);
-int store_pg_feeds_due(struct store_backend *b, struct arena *a, int64_t now, size_t max,
-                       struct feed_record **out, size_t *n_out, struct err *err);
-int store_pg_feeds_claim(struct store_backend *b, const int64_t *ids, size_t n, int64_t now,
-                         int64_t until, bool *claimed, struct err *err);
-int store_pg_feed_schedule(struct store_backend *b, int64_t id, int64_t next_fetch_at,
-                           struct err *err);
-int store_pg_feed_fetch_record(struct store_backend *b, int64_t id,
-                               const struct feed_fetch_outcome *o, struct err *err);
-int store_pg_feed_items_get(struct store_backend *b, int64_t id, struct feed_item_mark *marks,
-                            size_t n, struct err *err);
-
-/* alerts.c: store.h "alerts". */
-int store_pg_alert_add(struct store_backend *b, const struct alert_record *a, int64_t max_per_key,
-                       int64_t *id_out, struct err *err);
-int store_pg_alerts_list(struct store_backend *b, struct arena *a, int64_t key_id,
-                         struct alert_record **out, size_t *n_out, struct err *err);
-int store_pg_alert_remove(struct store_backend *b, int64_t id, int64_t key_id, struct err *err);
-int store_pg_alerts_lease(struct store_backend *b, struct arena *a, const char *owner,
-                          int64_t now_ms, int64_t until_ms, struct alert_record **out,
-                          size_t *n_out, struct err *err);
-int store_pg_alerts_release(struct store_backend *b, const char *owner, struct err *err);
-int store_pg_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,
-                           int64_t from_seq, int64_t to_seq, int64_t copies,
-                           const struct alert_delivery *d, struct err *err);
-int store_pg_alert_deliveries(struct store_backend *b, struct arena *a, int64_t alert_id,
-                              size_t max, struct alert_delivery **out, size_t *n_out,
-                              struct err *err);
-int store_pg_alert_delivery_done(struct store_backend *b, int64_t alert_id, const char *id,
-                                 struct err *err);
-int store_pg_alert_delivery_failed(struct store_backend *b, int64_t alert_id, const char *id,
-                                   int64_t attempts, int64_t next_ms, int64_t first_failure_ms,
-                                   struct err *err);
-int store_pg_alert_deliveries_count(struct store_backend *b, int64_t *out, struct err *err);
-int store_pg_alert_stories(struct store_backend *b, struct arena *a, int64_t alert_id,
-                           int64_t **out, size_t *n_out, struct err *err);
 
 /* The article columns shared by articles.c and log.c. */
 #define STORE_PG_ARTICLE_COLUMNS                                                                   \

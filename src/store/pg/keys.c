@@ -191,12 +191,8 @@ int store_pg_key_find(struct store_backend *b, struct arena *a, const unsigned c
 int store_pg_keys_list(struct store_backend *b, struct arena *a, struct key_record **out,
                        size_t *n_out, struct err *err)
 {
-    void *items = NULL;
-    int rc = store_pg_read_all((struct store_pg *)b, &sql_list, NULL, a, &store_key_record, &items,
-                               n_out, err);
-    if (rc == 0)
-        *out = items;
-    return rc;
+    return store_pg_read_all((struct store_pg *)b, &sql_list, NULL, a, &store_key_record, out,
+                             n_out, err);
 }
 
 /* A one-row write to a key; ERR_NOTFOUND when it changed nothing. The

@@ -56,29 +56,23 @@ int store_sqlite_alerts_list(struct store_backend *b, struct arena *a, int64_t k
                              struct alert_record **out, size_t *n_out, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    void *items = NULL;
-    int rc = store_sqlite_read_all(&s->readers,
-                                   "SELECT " STORE_ALERT_COLUMNS " FROM alerts"
-                                   " WHERE ?1 = 0 OR key_id = ?1 ORDER BY id",
-                                   STORE_ARGS(STORE_INT(key_id)), a, &store_alert_record, &items,
-                                   n_out, err);
-    if (rc == 0)
-        *out = items;
-    return rc;
+    return store_sqlite_read_all(&s->readers,
+                                 "SELECT " STORE_ALERT_COLUMNS " FROM alerts"
+                                 " WHERE ?1 = 0 OR key_id = ?1 ORDER BY id",
+                                 STORE_ARGS(STORE_INT(key_id)), a, &store_alert_record, out, n_out,
+                                 err);
 }
 
 int store_sqlite_alert_remove(struct store_backend *b, int64_t id, int64_t key_id, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
     int changes = 0;
-    int rc;
-
-    if ((rc = store_sqlite_write_begin(s, err)) < 0)
+    int rc = store_sqlite_write_begin_with(
+        s, "DELETE FROM alerts WHERE id = ?1 AND (?2 = 0 OR key_id = ?2)",
+        STORE_ARGS(STORE_INT(id), STORE_INT(key_id)), &changes, err);
+    if (rc < 0)
         return rc;
-    rc = store_sqlite_write(s->writer,
-                            "DELETE FROM alerts WHERE id = ?1 AND (?2 = 0 OR key_id = ?2)",
-                            STORE_ARGS(STORE_INT(id), STORE_INT(key_id)), &changes, err);
-    if (rc == 0 && changes == 0)
+    if (changes == 0)
         rc = err_set(err, ERR_NOTFOUND, "no alert has the id %lld", (long long)id);
     /* foreign_keys is on, but say it outright: the deliveries go with it. */
     if (rc == 0)
@@ -95,7 +89,6 @@ int store_sqlite_alerts_lease(struct store_backend *b, struct arena *a, const ch
                               size_t *n_out, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    void *items = NULL;
     int rc;
 
     /* One statement: each row is a compare and set under the write lock. */
@@ -108,14 +101,11 @@ int store_sqlite_alerts_lease(struct store_backend *b, struct arena *a, const ch
     if (rc < 0)
         return rc;
     /* Ours until until_ms: no other owner can take them before this read. */
-    rc = store_sqlite_read_all(&s->readers,
-                               "SELECT " STORE_ALERT_COLUMNS " FROM alerts WHERE lease_owner = ?1"
-                               " AND key_id IN (SELECT id FROM keys WHERE state = 0) ORDER BY id",
-                               STORE_ARGS(STORE_TEXT(owner)), a, &store_alert_record, &items, n_out,
-                               err);
-    if (rc == 0)
-        *out = items;
-    return rc;
+    return store_sqlite_read_all(&s->readers,
+                                 "SELECT " STORE_ALERT_COLUMNS " FROM alerts WHERE lease_owner = ?1"
+                                 " AND key_id IN (SELECT id FROM keys WHERE state = 0) ORDER BY id",
+                                 STORE_ARGS(STORE_TEXT(owner)), a, &store_alert_record, out, n_out,
+                                 err);
 }
 
 int store_sqlite_alerts_release(struct store_backend *b, const char *owner, struct err *err)
@@ -132,17 +122,16 @@ int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const 
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
     int changes = 0;
-    int rc;
-
-    if ((rc = store_sqlite_write_begin(s, err)) < 0)
+    int rc = store_sqlite_write_begin_with(
+        s,
+        "UPDATE alerts SET cursor_seq = ?4, copies = copies + ?5"
+        " WHERE id = ?1 AND lease_owner = ?2 AND cursor_seq = ?3",
+        STORE_ARGS(STORE_INT(alert_id), STORE_TEXT(owner), STORE_INT(from_seq), STORE_INT(to_seq),
+                   STORE_INT(copies)),
+        &changes, err);
+    if (rc < 0)
         return rc;
-    rc = store_sqlite_write(s->writer,
-                            "UPDATE alerts SET cursor_seq = ?4, copies = copies + ?5"
-                            " WHERE id = ?1 AND lease_owner = ?2 AND cursor_seq = ?3",
-                            STORE_ARGS(STORE_INT(alert_id), STORE_TEXT(owner), STORE_INT(from_seq),
-                                       STORE_INT(to_seq), STORE_INT(copies)),
-                            &changes, err);
-    if (rc == 0 && changes == 0) {
+    if (changes == 0) {
         int64_t exists = 0;
         rc = store_sqlite_query_int_args(s->writer, "SELECT count(*) FROM alerts WHERE id = ?1",
                                          STORE_ARGS(STORE_INT(alert_id)), &exists, err);
@@ -169,18 +158,15 @@ int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const 
             s->writer,
             "INSERT INTO alert_stories(alert_id, story_id, seq) VALUES (?1, ?2, ?3)"
             " ON CONFLICT(alert_id, story_id) DO UPDATE SET seq = excluded.seq",
-            STORE_ARGS(STORE_INT(alert_id), STORE_INT(d->stories[i]),
-                              STORE_INT(d->seq)),
-            NULL, err);
+            STORE_ARGS(STORE_INT(alert_id), STORE_INT(d->stories[i]), STORE_INT(d->seq)), NULL,
+            err);
     /* The oldest go: below the seq of the STORE_ALERT_STORIES_MAX-th newest. */
     if (rc == 0 && d && d->n_stories)
         rc = store_sqlite_write(
             s->writer,
             "DELETE FROM alert_stories WHERE alert_id = ?1 AND seq < (SELECT seq FROM alert_stories"
             " WHERE alert_id = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)",
-            STORE_ARGS(STORE_INT(alert_id),
-                              STORE_INT(STORE_ALERT_STORIES_MAX - 1)),
-            NULL, err);
+            STORE_ARGS(STORE_INT(alert_id), STORE_INT(STORE_ALERT_STORIES_MAX - 1)), NULL, err);
     return store_sqlite_write_end(s, rc, err);
 }
 
@@ -189,17 +175,13 @@ int store_sqlite_alert_deliveries(struct store_backend *b, struct arena *a, int6
                                   struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    void *items = NULL;
-    int rc = store_sqlite_read_all(
+    return store_sqlite_read_all(
         &s->readers,
         "SELECT " STORE_DELIVERY_COLUMNS " FROM alert_deliveries WHERE alert_id = ?1"
         " ORDER BY seq LIMIT ?2",
         STORE_ARGS(STORE_INT(alert_id),
                    STORE_INT(max > (size_t)INT32_MAX ? INT32_MAX : (int64_t)max)),
-        a, &store_delivery_record, &items, n_out, err);
-    if (rc == 0)
-        *out = items;
-    return rc;
+        a, &store_delivery_record, out, n_out, err);
 }
 
 int store_sqlite_alert_delivery_done(struct store_backend *b, int64_t alert_id, const char *id,
@@ -238,14 +220,10 @@ int store_sqlite_alert_stories(struct store_backend *b, struct arena *a, int64_t
                                int64_t **out, size_t *n_out, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    void *items = NULL;
-    int rc = store_sqlite_read_all(
+    return store_sqlite_read_all(
         &s->readers,
         "SELECT story_id FROM (SELECT story_id, seq FROM alert_stories WHERE alert_id = ?1"
         " ORDER BY seq DESC LIMIT ?2) ORDER BY seq",
         STORE_ARGS(STORE_INT(alert_id), STORE_INT(STORE_ALERT_STORIES_MAX)), a,
-        &store_story_id_record, &items, n_out, err);
-    if (rc == 0)
-        *out = items;
-    return rc;
+        &store_story_id_record, out, n_out, err);
 }

@@ -710,15 +710,17 @@ int store_sqlite_read_one(struct store_sqlite_pool *p, const char *sql,
 
 int store_sqlite_read_all(struct store_sqlite_pool *p, const char *sql,
                           const struct store_arg *args, size_t n, struct arena *a,
-                          const struct store_record *rec, void **out, size_t *n_out,
-                          struct err *err)
+                          const struct store_record *rec, void *out, size_t *n_out, struct err *err)
 {
     sqlite3 *db;
     sqlite3_stmt *st;
+    void *items = NULL;
     int rc = store_sqlite_pool_prepare(p, sql, args, n, &db, &st, err);
     if (rc == 0)
-        rc = collect(db, st, a, rec, out, n_out, err);
+        rc = collect(db, st, a, rec, &items, n_out, err);
     store_sqlite_pool_finish(p, db, st);
+    if (rc == 0)
+        store_records_give(out, items);
     return rc;
 }
 

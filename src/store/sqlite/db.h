@@ -189,10 +189,12 @@ int store_sqlite_read_one(struct store_sqlite_pool *p, const char *sql,
                           struct err *err);
 
 /* On a connection of the read pool p: every row of sql with args, read as
- * rec into an arena array of records (*out, *n_out). */
+ * rec into an arena array of records (*out, *n_out; out is the address of
+ * the caller's array pointer of rec's type, set on success only:
+ * store_records_give). */
 int store_sqlite_read_all(struct store_sqlite_pool *p, const char *sql,
                           const struct store_arg *args, size_t n, struct arena *a,
-                          const struct store_record *rec, void **out, size_t *n_out,
+                          const struct store_record *rec, void *out, size_t *n_out,
                           struct err *err);
 
 /* On a connection of the read pool p: the integer in the first column of

@@ -26,12 +26,7 @@ static int feed_rows(struct store_sqlite *s, struct arena *a, const char *sql,
                      const struct store_arg *args, size_t n, struct feed_record **out,
                      size_t *n_out, struct err *err)
 {
-    void *items = NULL;
-    int rc =
-        store_sqlite_read_all(&s->readers, sql, args, n, a, &store_feed_record, &items, n_out, err);
-    if (rc == 0)
-        *out = items;
-    return rc;
+    return store_sqlite_read_all(&s->readers, sql, args, n, a, &store_feed_record, out, n_out, err);
 }
 
 int store_sqlite_feed_add(struct store_backend *b, const struct feed_record *f, int64_t *id_out,
@@ -56,13 +51,11 @@ int store_sqlite_feed_add(struct store_backend *b, const struct feed_record *f, 
             STORE_INT(f->next_fetch_at ? f->next_fetch_at : created),
             STORE_TEXT(f->pages && f->pages[0] ? f->pages : NULL)),
         NULL, err);
-    if (rc == ERR_EXISTS)
-        {
+    if (rc == ERR_EXISTS) {
         char shown[ERR_MSG_MAX];
         rc = err_set(err, ERR_EXISTS, "the feed %s is already registered",
                      urlview_redacted(f->url, URLVIEW_REDACT_ALL, shown, sizeof shown));
-    }
-    else if (rc == 0 && id_out)
+    } else if (rc == 0 && id_out)
         *id_out = sqlite3_last_insert_rowid(s->writer);
     pthread_mutex_unlock(&s->write_lock);
     return rc;
@@ -91,16 +84,13 @@ int store_sqlite_feed_remove(struct store_backend *b, int64_t id, struct err *er
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
     int changes = 0;
-    int rc;
-
-    if ((rc = store_sqlite_write_begin(s, err)) < 0)
-        return rc;
     /* foreign_keys is on, but say it outright: the memory goes with the feed. */
-    rc = store_sqlite_write(s->writer, "DELETE FROM feed_items WHERE feed_id = ?1",
-                            STORE_ARGS(STORE_INT(id)), NULL, err);
-    if (rc == 0)
-        rc = store_sqlite_write(s->writer, "DELETE FROM feeds WHERE id = ?1",
-                                STORE_ARGS(STORE_INT(id)), &changes, err);
+    int rc = store_sqlite_write_begin_with(s, "DELETE FROM feed_items WHERE feed_id = ?1",
+                                           STORE_ARGS(STORE_INT(id)), NULL, err);
+    if (rc < 0)
+        return rc;
+    rc = store_sqlite_write(s->writer, "DELETE FROM feeds WHERE id = ?1", STORE_ARGS(STORE_INT(id)),
+                            &changes, err);
     rc = feed_found(rc, changes, id, err);
     rc = store_sqlite_write_end(s, rc, err);
     return rc;
@@ -233,15 +223,11 @@ int store_sqlite_feed_fetch_record(struct store_backend *b, int64_t id,
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
     int changes = 0;
-    int rc;
-
-    if ((rc = store_sqlite_write_begin(s, err)) < 0)
-        return rc;
     /* ?-numbers: 1 id, 2 fetched_at, 3 status, 4 error, 5 new validators,
      * 6 etag, 7 last_modified, 8 title, 9 site_url, 10 items, 11 new_items,
      * 12 interval, 13 errors, 14 next. */
-    rc = store_sqlite_write(
-        s->writer,
+    int rc = store_sqlite_write_begin_with(
+        s,
         "UPDATE feeds SET last_fetch_at = ?2, last_status = ?3, last_error = ?4,"
         " last_success_at = CASE WHEN ?4 IS NULL THEN ?2 ELSE last_success_at END,"
         " etag = CASE WHEN ?5 THEN ?6 ELSE etag END,"
@@ -259,6 +245,8 @@ int store_sqlite_feed_fetch_record(struct store_backend *b, int64_t id,
                    STORE_INT(o->interval_s), STORE_INT(o->consecutive_errors),
                    STORE_INT(o->next_fetch_at)),
         &changes, err);
+    if (rc < 0)
+        return rc;
     rc = feed_found(rc, changes, id, err);
     if (rc == 0)
         rc = marks_put(s, id, o, err);

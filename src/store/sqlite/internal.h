@@ -58,6 +58,13 @@ int store_sqlite_end(struct store_sqlite *s, int rc, struct err *err);
  * when beginning fails) ... store_sqlite_end, then give the lock back. */
 int store_sqlite_write_begin(struct store_sqlite *s, struct err *err);
 int store_sqlite_write_end(struct store_sqlite *s, int rc, struct err *err);
+/* store_sqlite_write_begin, then the transaction's first statement (sql
+ * with args, *changes as store_sqlite_write's). 0: the transaction is
+ * open, for more statements and store_sqlite_write_end; an ERR_*: none
+ * is (a failed statement was rolled back). */
+int store_sqlite_write_begin_with(struct store_sqlite *s, const char *sql,
+                                  const struct store_arg *args, size_t n, int *changes,
+                                  struct err *err);
 
 /* store_sqlite_write on the writer under write_lock: one statement, its
  * own transaction. */
@@ -84,22 +91,18 @@ int store_sqlite_schema_check(sqlite3 *db, struct err *err);
 /* backup.c: store_backup. */
 int store_sqlite_backup(struct store_backend *b, const char *dest, struct err *err);
 
-int store_sqlite_articles_put(struct store_backend *b, struct article *arts, size_t n,
-                              struct store_put_stats *stats, struct err *err);
-int store_sqlite_articles_count(struct store_backend *b, int64_t *out, struct err *err);
-/* backend.h stories_window, stories_scan, stories_fill (stories.c) */
-int store_sqlite_stories_window(struct store_backend *b, int64_t window_s,
-                                int (*fn)(void *ctx, const struct article *a), void *ctx,
-                                struct err *err);
+/* The operations both backends have (store/backend.h): articles.c,
+ * stories.c, delete.c, sources.c, keys.c, feeds.c, alerts.c. */
+STORE_BACKEND_OPS(STORE_BACKEND_DECLARE, sqlite)
+
+/* backend.h stories_scan, stories_fill (stories.c) */
 int store_sqlite_stories_scan(struct store_backend *b, int64_t after, size_t max,
                               int (*fn)(void *ctx, const struct article *a), void *ctx,
                               int64_t *last, struct err *err);
 int store_sqlite_stories_fill(struct store_backend *b, const int64_t *ids, const int64_t *stories,
                               size_t n, int64_t *set, struct err *err);
 
-/* delete.c: store_articles_delete, store_space_release, store_compact. */
-int store_sqlite_articles_delete(struct store_backend *b, const struct store_delete_filter *f,
-                                 size_t max, int64_t *deleted, struct err *err);
+/* delete.c: store_space_release, store_compact. */
 int store_sqlite_space_release(struct store_backend *b, int64_t max_pages, int64_t *left,
                                struct err *err);
 int store_sqlite_space_incremental(struct store_backend *b, bool *on, struct err *err);
@@ -110,74 +113,5 @@ int store_sqlite_compact(struct store_backend *b, struct err *err);
 #define STORE_SQLITE_DELETIONS_KEEP_S (7 * 86400)
 /* Prune up to n records older than that (the writer's transaction). */
 int store_sqlite_deletions_prune(sqlite3 *db, int64_t n, int64_t now, struct err *err);
-
-int store_sqlite_sources_put(struct store_backend *b, const struct source *src, size_t n,
-                             struct err *err);
-int store_sqlite_sources_ensure(struct store_backend *b, const char *const *ids,
-                                const char *const *names, size_t n, struct err *err);
-int store_sqlite_sources_list(struct store_backend *b, struct arena *a,
-                              const struct source_filter *f, struct source **out, size_t *n_out,
-                              struct err *err);
-int store_sqlite_source_get(struct store_backend *b, struct arena *a, const char *id,
-                            struct source *out, struct err *err);
-
-int store_sqlite_key_insert(struct store_backend *b, const struct key_record *k, int64_t *id_out,
-                            struct err *err);
-int store_sqlite_key_find(struct store_backend *b, struct arena *a, const unsigned char hash[32],
-                          struct key_record *out, struct err *err);
-int store_sqlite_keys_list(struct store_backend *b, struct arena *a, struct key_record **out,
-                           size_t *n_out, struct err *err);
-int store_sqlite_key_update(struct store_backend *b, int64_t id, const char *plan, int state,
-                            struct err *err);
-int store_sqlite_key_delete(struct store_backend *b, int64_t id, struct err *err);
-int store_sqlite_usage_add(struct store_backend *b, int64_t key_id, int64_t day, int64_t n,
-                           int64_t last_used, struct err *err);
-int store_sqlite_usage_sum(struct store_backend *b, int64_t key_id, int64_t day_from,
-                           int64_t day_to, int64_t *out, struct err *err);
-
-int store_sqlite_feed_add(struct store_backend *b, const struct feed_record *f, int64_t *id_out,
-                          struct err *err);
-int store_sqlite_feeds_list(struct store_backend *b, struct arena *a, struct feed_record **out,
-                            size_t *n_out, struct err *err);
-int store_sqlite_feed_get(struct store_backend *b, struct arena *a, int64_t id,
-                          struct feed_record *out, struct err *err);
-int store_sqlite_feed_remove(struct store_backend *b, int64_t id, struct err *err);
-int store_sqlite_feed_change(struct store_backend *b, int64_t id, const struct feed_change *c,
-                             struct err *err);
-int store_sqlite_feeds_due(struct store_backend *b, struct arena *a, int64_t now, size_t max,
-                           struct feed_record **out, size_t *n_out, struct err *err);
-int store_sqlite_feeds_claim(struct store_backend *b, const int64_t *ids, size_t n, int64_t now,
-                             int64_t until, bool *claimed, struct err *err);
-int store_sqlite_feed_schedule(struct store_backend *b, int64_t id, int64_t next_fetch_at,
-                               struct err *err);
-int store_sqlite_feed_fetch_record(struct store_backend *b, int64_t id,
-                                   const struct feed_fetch_outcome *o, struct err *err);
-int store_sqlite_feed_items_get(struct store_backend *b, int64_t id, struct feed_item_mark *marks,
-                                size_t n, struct err *err);
-
-/* alerts.c: store.h "alerts". */
-int store_sqlite_alert_add(struct store_backend *b, const struct alert_record *r,
-                           int64_t max_per_key, int64_t *id_out, struct err *err);
-int store_sqlite_alerts_list(struct store_backend *b, struct arena *a, int64_t key_id,
-                             struct alert_record **out, size_t *n_out, struct err *err);
-int store_sqlite_alert_remove(struct store_backend *b, int64_t id, int64_t key_id, struct err *err);
-int store_sqlite_alerts_lease(struct store_backend *b, struct arena *a, const char *owner,
-                              int64_t now_ms, int64_t until_ms, struct alert_record **out,
-                              size_t *n_out, struct err *err);
-int store_sqlite_alerts_release(struct store_backend *b, const char *owner, struct err *err);
-int store_sqlite_alert_advance(struct store_backend *b, int64_t alert_id, const char *owner,
-                               int64_t from_seq, int64_t to_seq, int64_t copies,
-                               const struct alert_delivery *d, struct err *err);
-int store_sqlite_alert_deliveries(struct store_backend *b, struct arena *a, int64_t alert_id,
-                                  size_t max, struct alert_delivery **out, size_t *n_out,
-                                  struct err *err);
-int store_sqlite_alert_delivery_done(struct store_backend *b, int64_t alert_id, const char *id,
-                                     struct err *err);
-int store_sqlite_alert_delivery_failed(struct store_backend *b, int64_t alert_id, const char *id,
-                                       int64_t attempts, int64_t next_ms, int64_t first_failure_ms,
-                                       struct err *err);
-int store_sqlite_alert_deliveries_count(struct store_backend *b, int64_t *out, struct err *err);
-int store_sqlite_alert_stories(struct store_backend *b, struct arena *a, int64_t alert_id,
-                               int64_t **out, size_t *n_out, struct err *err);
 
 #endif

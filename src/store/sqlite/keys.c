@@ -43,13 +43,8 @@ int store_sqlite_keys_list(struct store_backend *b, struct arena *a, struct key_
                            size_t *n_out, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    void *items = NULL;
-    int rc =
-        store_sqlite_read_all(&s->readers, "SELECT " STORE_KEY_COLUMNS " FROM keys ORDER BY id",
-                              NULL, 0, a, &store_key_record, &items, n_out, err);
-    if (rc == 0)
-        *out = items;
-    return rc;
+    return store_sqlite_read_all(&s->readers, "SELECT " STORE_KEY_COLUMNS " FROM keys ORDER BY id",
+                                 NULL, 0, a, &store_key_record, out, n_out, err);
 }
 
 /* Run sql with args on the writer; ERR_NOTFOUND when it changed no key. */

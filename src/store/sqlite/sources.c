@@ -70,8 +70,7 @@ int store_sqlite_sources_list(struct store_backend *b, struct arena *a,
                               struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
-    void *items = NULL;
-    int rc = store_sqlite_read_all(
+    return store_sqlite_read_all(
         &s->readers,
         "SELECT " STORE_SOURCE_COLUMNS " FROM sources"
         " WHERE (?1 IS NULL OR category = ?1 COLLATE NOCASE)"
@@ -83,10 +82,7 @@ int store_sqlite_sources_list(struct store_backend *b, struct arena *a,
         " ORDER BY id COLLATE BINARY",
         STORE_ARGS(STORE_TEXT(f->category), STORE_TEXT(f->language), STORE_TEXT(f->country),
                    STORE_INT(f->headlines_only ? 1 : 0)),
-        a, &store_source_record, &items, n_out, err);
-    if (rc == 0)
-        *out = items;
-    return rc;
+        a, &store_source_record, out, n_out, err);
 }
 
 int store_sqlite_source_get(struct store_backend *b, struct arena *a, const char *id,

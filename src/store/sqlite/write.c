@@ -40,6 +40,18 @@ int store_sqlite_end(struct store_sqlite *s, int rc, struct err *err)
     return rc;
 }
 
+int store_sqlite_write_begin_with(struct store_sqlite *s, const char *sql,
+                                  const struct store_arg *args, size_t n, int *changes,
+                                  struct err *err)
+{
+    int rc = store_sqlite_write_begin(s, err);
+    if (rc < 0)
+        return rc;
+    if ((rc = store_sqlite_write(s->writer, sql, args, n, changes, err)) < 0)
+        return store_sqlite_write_end(s, rc, err);
+    return 0;
+}
+
 int store_sqlite_write_locked(struct store_sqlite *s, const char *sql, const struct store_arg *args,
                               size_t n, int *changes, struct err *err)
 {
