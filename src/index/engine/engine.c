@@ -384,7 +384,6 @@ static int engine_verify(struct index_backend *b, struct index_verify_report *ou
     struct eng_snap *s = NULL;
     int64_t *rows = NULL, *docs = NULL, head = 0;
     size_t nrows = 0, ndocs = 0;
-    bool *bad = NULL;
     int rc = 0;
 
     memset(out, 0, sizeof *out);
@@ -412,39 +411,12 @@ static int engine_verify(struct index_backend *b, struct index_verify_report *ou
     }
     out->from_files = e->loaded;
     out->rows = nrows;
-    if ((bad = calloc(s->nseg + 1, sizeof *bad)) == NULL) {
-        rc = err_set(err, ERR_NOMEM, "out of memory");
-        goto out;
-    }
     out->segments = s->nseg;
     out->bytes = snap_file_bytes(s, &out->files);
-    for (size_t i = 0; i < s->nseg; i++) {
-        const struct eng_segment *seg = s->segs[i];
-        struct err cerr;
-        err_clear(&cerr);
-        int c = eng_segment_check(seg, (uint32_t)s->npop, &cerr);
-        if (c < 0) {
-            bad[i] = true;
-            out->extra += seg->n;
-            if (!out->detail[0])
-                snprintf(out->detail, sizeof out->detail, "segment %zu (file %016llx): %s", i,
-                         (unsigned long long)seg->file_id, err_msg(&cerr, c));
-            continue;
-        }
-        ndocs += seg->n - (s->deletions[i] ? s->deletions[i]->n : 0);
-    }
-    if ((docs = malloc((ndocs + 1) * sizeof *docs)) == NULL) {
-        rc = err_set(err, ERR_NOMEM, "out of memory");
+    if ((rc = eng_snap_check_live(s, &docs, &ndocs, &out->extra, out->detail,
+                                  sizeof out->detail)) < 0) {
+        rc = err_set(err, rc, "out of memory");
         goto out;
-    }
-    ndocs = 0;
-    for (size_t i = 0; i < s->nseg; i++) {
-        if (bad[i])
-            continue;
-        for (uint32_t d = 0; d < s->segs[i]->n; d++) {
-            if (!eng_deletions_has(s->deletions[i], d))
-                docs[ndocs++] = s->segs[i]->ids[d];
-        }
     }
     out->indexed = ndocs;
     qsort(docs, ndocs, sizeof *docs, sort_cmp_i64);
@@ -474,7 +446,6 @@ static int engine_verify(struct index_backend *b, struct index_verify_report *ou
         }
     }
 out:
-    free(bad);
     free(rows);
     free(docs);
     eng_snap_unref(s);

@@ -450,6 +450,10 @@ bool eng_segment_ids_intact(const struct eng_segment *s);
  * its bytes with docids < n, source ids < nsrc, pk sorted. A segment that
  * passes cannot make a search read outside it. */
 int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *err);
+/* eng_segment_check on every segment of s; the sound ones' live ids into *docs (malloc'd),
+ * a damaged one's count added to *bad and its damage into an empty detail. 0 or ERR_NOMEM. */
+int eng_snap_check_live(const struct eng_snap *s, int64_t **docs, size_t *n, uint64_t *bad,
+                        char *detail, size_t detail_size);
 
 /* Add s's bytes, part by part, to r (`newsd index sizes`). Reads every
  * postings list: seconds at a million documents. */

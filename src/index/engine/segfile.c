@@ -526,3 +526,42 @@ uint32_t eng_segment_version(void)
 {
     return SEG_VERSION;
 }
+
+int eng_snap_check_live(const struct eng_snap *s, int64_t **docs, size_t *n, uint64_t *bad,
+                        char *detail, size_t detail_size)
+{
+    bool *damaged = calloc(s->nseg + 1, sizeof *damaged);
+    size_t live = 0;
+
+    *docs = NULL;
+    *n = 0;
+    if (damaged == NULL)
+        return ERR_NOMEM;
+    for (size_t i = 0; i < s->nseg; i++) {
+        const struct eng_segment *seg = s->segs[i];
+        struct err cerr;
+        err_clear(&cerr);
+        int c = eng_segment_check(seg, (uint32_t)s->npop, &cerr);
+        if (c < 0) {
+            damaged[i] = true;
+            *bad += seg->n;
+            if (!detail[0])
+                snprintf(detail, detail_size, "segment %zu (file %016llx): %s", i,
+                         (unsigned long long)seg->file_id, err_msg(&cerr, c));
+            continue;
+        }
+        live += seg->n - (s->deletions[i] ? s->deletions[i]->n : 0);
+    }
+    if ((*docs = malloc((live + 1) * sizeof **docs)) == NULL) {
+        free(damaged);
+        return ERR_NOMEM;
+    }
+    for (size_t i = 0; i < s->nseg; i++) {
+        for (uint32_t d = 0; !damaged[i] && d < s->segs[i]->n; d++) {
+            if (!eng_deletions_has(s->deletions[i], d))
+                (*docs)[(*n)++] = s->segs[i]->ids[d];
+        }
+    }
+    free(damaged);
+    return 0;
+}
