@@ -25,6 +25,16 @@ static bool class_word_starts(const char *v, const char *w)
     return false;
 }
 
+/* The class list v has the word w, whole. */
+static bool class_word_is(const char *v, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = v; p && *p; p++)
+        if ((p == v || p[-1] == ' ') && strncasecmp(p, w, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
 /* Element i sits in a comment, a widget or a sidebar, whose author lines
  * are readers' or other articles'. */
 static bool in_other_voice(const struct xdom *d, uint32_t i)
@@ -43,6 +53,11 @@ static bool in_other_voice(const struct xdom *d, uint32_t i)
             for (size_t w = 0; v[k] && w < sizeof words / sizeof words[0]; w++)
                 if (class_word_starts(v[k], words[w]))
                     return true;
+        /* the entry itself (<article>, microformats' "hentry"): what holds
+         * it says nothing of its own author line (Blogger's posts sit in a
+         * "widget Blog", a theme's content in an id="sidebar") */
+        if (t == XTAG_article || class_word_is(v[0], "hentry") || class_word_is(v[0], "h-entry"))
+            return false;
     }
     return false;
 }
@@ -108,7 +123,8 @@ static bool starts_with_byline_label(const char *s)
     static const char *const labels[] = {
         "By ",  "Von ",    "Par ",      "Por ",    "Door ",   "Written by ", "Written by: ",
         "By: ", "Autor: ", "Autorin: ", "Autor ",  "Text: ",  "Text von ",   "von ",
-        "by ",  "Auteur ", "Auteur : ", "Author ", "Author: "};
+        "by ",  "Auteur ", "Auteur : ", "Author ", "Author: ", "Posted by ", "Eingestellt von ",
+        "Gespeichert von "};
     for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++) {
         size_t n = strlen(labels[k]);
         if (strncmp(s, labels[k], n) != 0)
