@@ -11,7 +11,10 @@ the author field's precision counts those against it).
 Figures only; asserts nothing. Run bench/pages_split.py first (it unpacks
 the pages into OUT).
 
-    bench/pages_authors.py DEVSET [OUT] [--all]"""
+    bench/pages_authors.py DEVSET [OUT] [--all] [--extra]
+
+--all prints the authors that share a word with the annotation too;
+--extra the authors given on pages whose annotation names none."""
 import html
 import json
 import os
@@ -66,7 +69,10 @@ def main():
         want = "; ".join(want) if isinstance(want, list) else want
         have = got.get(name, {}).get("author")
         if not want:
-            extra += bool(have) and "author" in g
+            given = bool(have) and "author" in g
+            extra += given
+            if given and "--extra" in sys.argv:
+                print(f"EXTRA\t{half(name)}\t{name}\t{have!r}")
             continue
         named += 1
         found += bool(have)

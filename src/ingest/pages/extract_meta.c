@@ -418,7 +418,7 @@ static const char *const byline_labels[] = {
     "zeige alle beiträge von", "alle beiträge von", "view all posts by", "all posts by",
     "ein beitrag von", "blog beitrag von", "beitrag von", "eingestellt von", "gespeichert von", "veröffentlicht von", "geschrieben von", "verfasst von",
     "written by", "posted by", "published by", "publié par", "escrito por", "publicado por",
-    "napisał", "autorin", "autor", "auteur", "author", "text von", "text:", "von", "vom", "by",
+    "napisał", "autor/in", "autorin", "autor", "auteur", "author", "text von", "text:", "von", "vom", "by",
     "par", "por", "door"};
 
 /* Where a byline's names end: a date, a place, a separator. */
@@ -443,7 +443,10 @@ static const char *const byline_nobody[] = {"staff", "admin", "administrator", "
                                             "editors", "redaktion", "anonymous", "unknown",
                                             "guest", "posted on", "published on",
                                             "veröffentlicht am", "publiziert am", "last updated", "updated",
-                                            "sign in", "log in", "login"};
+                                            "sign in", "log in", "login",
+                                            /* a label whose name is elsewhere */
+                                            "veröffentlicht", "published", "posted", "stand",
+                                            "alle beiträge"};
 
 #define BYLINE_MAX_WORDS 8
 
