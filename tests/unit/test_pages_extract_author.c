@@ -247,8 +247,15 @@ static void the_entry_speaks_for_its_author_line(void **state)
     assert_author("", "<div class=\"widget\"><span class=\"author\">Other Writer</span></div>", NULL);
     assert_author("", "<span class=\"category\">Posted by Konstantin</span>", "Konstantin");
     assert_author("", "<p>Auteur : Kossivi Tiassou </p>", "Kossivi Tiassou");
-    /* a label whose name is elsewhere names no one */
+    /* a label whose name is elsewhere names no one; nor does a month cut
+     * from its day, "No Author", or a dateline's place */
     assert_author("", "<span class=\"author\">Veröffentlicht</span>", NULL);
+    assert_author("", "<span class=\"author\">No Author</span>", NULL);
+    assert_author("", "<p class=\"dateline\">KOBE \u2013</p>", NULL);
+    assert_author("",
+                  "<div class=\"byline\">Dezember 10, 2019 2:35 pm</div>"
+                  "<span class=\"author vcard\">freeman1984</span>",
+                  "freeman1984");
 }
 
 /* An author field that names the publisher (a legal form, the site's

@@ -446,7 +446,12 @@ static const char *const byline_nobody[] = {"staff", "admin", "administrator", "
                                             "sign in", "log in", "login",
                                             /* a label whose name is elsewhere */
                                             "veröffentlicht", "published", "posted", "stand",
-                                            "alle beiträge"};
+                                            "alle beiträge", "no author",
+                                            /* a date's month, cut from its day */
+                                            "january", "february", "march", "april", "may",
+                                            "june", "july", "august", "september", "october",
+                                            "november", "december", "januar", "februar", "märz",
+                                            "mai", "juni", "juli", "oktober", "dezember"};
 
 #define BYLINE_MAX_WORDS 8
 
@@ -524,6 +529,10 @@ char *xmeta_byline_clean(struct arena *a, const char *s, const char *site, int *
     }
     while (n > 0 && byline_separator(s[n - 1]))
         n--;
+    /* "KOBE –": a dateline's place, the article's first words after it */
+    if ((n >= 4 && memcmp(s + n - 4, " \xe2\x80\x93", 4) == 0) ||
+        (n >= 4 && memcmp(s + n - 4, " \xe2\x80\x94", 4) == 0))
+        return NULL;
     static const char *const weekdays[] = {"monday", "tuesday", "wednesday", "thursday",
                                            "friday", "saturday", "sunday", "montag", "dienstag",
                                            "mittwoch", "donnerstag", "freitag", "samstag",
