@@ -223,6 +223,11 @@ static void authors_from_twitter_labels_and_web_pages(void **state)
                   "{\"@type\":\"Person\",\"@id\":\"https://x.example/#/schema/person/1\","
                   "\"name\":\"Harald Bauer\"}]}</script>",
                   "", "Harald Bauer");
+    /* a raw line break inside a string (hand-written templates) */
+    assert_author("<script type=\"application/ld+json\">{\"@type\":\"BlogPosting\","
+                  "\"description\":\"two\nlines\",\"author\":{\"@type\":\"Person\","
+                  "\"name\":\"Jacopo Cascioli\"}}</script>",
+                  "", "Jacopo Cascioli");
     /* an article's own author comes first */
     assert_author("<script type=\"application/ld+json\">{\"@graph\":[{\"@type\":\"WebPage\","
                   "\"author\":\"Page Owner\"},{\"@type\":\"Article\",\"author\":\"Ada Lovelace\"}"

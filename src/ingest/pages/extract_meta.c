@@ -283,6 +283,27 @@ static void jsonld_value(struct meta_state *m, const json_t *v)
     m->ld_graph = NULL;
 }
 
+/* JSON-LD that hand-written templates break with a raw line break or tab
+ * inside a string ("description": "two\nlines"): read again with every
+ * control byte a space, which outside strings is white space anyway. Only
+ * after the strict read failed. */
+static json_t *json_load_lenient(const char *s, size_t n)
+{
+    char *copy = malloc(n ? n : 1);
+    if (!copy)
+        return NULL;
+    bool changed = false;
+    for (size_t k = 0; k < n; k++) {
+        unsigned char c = (unsigned char)s[k];
+        copy[k] = c < 0x20 ? ' ' : (char)c;
+        changed = changed || (c < 0x20 && c != ' ');
+    }
+    json_error_t jerr;
+    json_t *v = changed ? json_loadb(copy, n, JSON_DECODE_ANY, &jerr) : NULL;
+    free(copy);
+    return v;
+}
+
 static void jsonld_read(struct meta_state *m, uint32_t i)
 {
     const struct xdom *d = m->d;
@@ -311,6 +332,8 @@ static void jsonld_read(struct meta_state *m, uint32_t i)
         /* JSON nests as deep as the page likes; jansson bounds its own
          * depth (JSON_PARSER_MAX_DEPTH). */
         json_t *v = json_loadb(s, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+        if (!v)
+            v = json_load_lenient(s, n);
         if (v) {
             jsonld_value(m, v);
             json_decref(v);
