@@ -202,6 +202,86 @@ static void commenters_are_not_the_author(void **state)
     arena_release(&pg.a);
 }
 
+/* Yoast's Twitter card names the author beside a label that says so; a
+ * WebPage's author stands in for an article's that names none. */
+static void authors_from_twitter_labels_and_web_pages(void **state)
+{
+    (void)state;
+    assert_author("<meta name=\"twitter:label1\" content=\"Verfasst von\">"
+                  "<meta name=\"twitter:data1\" content=\"Karoline Herr\">",
+                  "", "Karoline Herr");
+    /* a handle after the name is cut */
+    assert_author("<meta name=\"twitter:label1\" content=\"Written by\">"
+                  "<meta name=\"twitter:data1\" content=\"Williams Perdomo @wperdomod\">",
+                  "", "Williams Perdomo");
+    /* the label says what data1 is: a reading time is no author */
+    assert_author("<meta name=\"twitter:label1\" content=\"Est. reading time\">"
+                  "<meta name=\"twitter:data1\" content=\"3 Minuten\">",
+                  "", NULL);
+    assert_author("<script type=\"application/ld+json\">{\"@graph\":[{\"@type\":\"WebPage\","
+                  "\"author\":{\"@id\":\"https://x.example/#/schema/person/1\"}},"
+                  "{\"@type\":\"Person\",\"@id\":\"https://x.example/#/schema/person/1\","
+                  "\"name\":\"Harald Bauer\"}]}</script>",
+                  "", "Harald Bauer");
+    /* a raw line break inside a string (hand-written templates) */
+    assert_author("<script type=\"application/ld+json\">{\"@type\":\"BlogPosting\","
+                  "\"description\":\"two\nlines\",\"author\":{\"@type\":\"Person\","
+                  "\"name\":\"Jacopo Cascioli\"}}</script>",
+                  "", "Jacopo Cascioli");
+    /* an article's own author comes first */
+    assert_author("<script type=\"application/ld+json\">{\"@graph\":[{\"@type\":\"WebPage\","
+                  "\"author\":\"Page Owner\"},{\"@type\":\"Article\",\"author\":\"Ada Lovelace\"}"
+                  "]}</script>",
+                  "", "Ada Lovelace");
+}
+
+/* The entry itself (<article>, "hentry") ends the walk up for comments and
+ * widgets: Blogger's posts sit in a "widget Blog", some themes' content in
+ * an id="sidebar". More labels: "Eingestellt von", "Posted by", "Auteur :". */
+static void the_entry_speaks_for_its_author_line(void **state)
+{
+    (void)state;
+    assert_author("",
+                  "<div class=\"widget Blog\"><div class=\"post hentry\"><span class=\"post-author"
+                  " vcard\">Eingestellt von <span class=\"fn\">der Michel</span></span></div></div>",
+                  "der Michel");
+    assert_author("", "<div id=\"sidebar\"><article><span class=\"author\">Heiko Sauer</span>"
+                      "</article></div>",
+                  "Heiko Sauer");
+    /* a widget's own author line stays out */
+    assert_author("", "<div class=\"widget\"><span class=\"author\">Other Writer</span></div>", NULL);
+    assert_author("", "<span class=\"category\">Posted by Konstantin</span>", "Konstantin");
+    assert_author("", "<p>Auteur : Kossivi Tiassou </p>", "Kossivi Tiassou");
+    /* a label whose name is elsewhere names no one; nor does a month cut
+     * from its day, "No Author", or a dateline's place */
+    assert_author("", "<span class=\"author\">Veröffentlicht</span>", NULL);
+    assert_author("", "<span class=\"author\">No Author</span>", NULL);
+    assert_author("", "<p class=\"dateline\">KOBE \u2013</p>", NULL);
+    assert_author("",
+                  "<div class=\"byline\">Dezember 10, 2019 2:35 pm</div>"
+                  "<span class=\"author vcard\">freeman1984</span>",
+                  "freeman1984");
+}
+
+/* An author field that names the publisher (a legal form, the site's
+ * name, the host's name) gives way to a person the page names; kept when
+ * the page names no one, or only a word. */
+static void a_publisher_gives_way_to_the_writer(void **state)
+{
+    (void)state;
+    assert_author("<meta name=\"author\" content=\"Bund der Energieverbraucher e.V.\">",
+                  "<h5><em>Von Leonora Holling</em></h5>", "Leonora Holling");
+    assert_author("<meta name=\"author\" content=\"news.example\">",
+                  "<p class=\"byline\">By Jane Doe</p>", "Jane Doe");
+    assert_author("<meta name=\"author\" content=\"Hanns-Seidel-Stiftung e.V.\">", "",
+                  "Hanns-Seidel-Stiftung e.V.");
+    assert_author("<meta name=\"author\" content=\"News Example GmbH\">",
+                  "<span class=\"byline\">Jun</span>", "News Example GmbH");
+    /* a person's name in the field is not replaced */
+    assert_author("<meta name=\"author\" content=\"Ada Lovelace\">",
+                  "<p class=\"byline\">By Jane Doe</p>", "Ada Lovelace");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -212,6 +292,9 @@ int main(void)
         cmocka_unit_test(authors_after_a_label_of_their_own),
         cmocka_unit_test(the_sites_name_gives_way_to_the_author_line),
         cmocka_unit_test(commenters_are_not_the_author),
+        cmocka_unit_test(authors_from_twitter_labels_and_web_pages),
+        cmocka_unit_test(the_entry_speaks_for_its_author_line),
+        cmocka_unit_test(a_publisher_gives_way_to_the_writer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -723,8 +723,11 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
         goto out;
     c.f[0].block = 1;
     page_pass(&c);
-    if (!out->byline)
-        out->byline = extract_byline_of_page(&c, out->site_name);
+    /* a publisher in the metadata's author field gives way to a writer the
+     * page names */
+    char *writer = extract_byline_over(&c, out->byline, opt ? opt->url : NULL, out->site_name);
+    if (writer)
+        out->byline = writer;
     size_t best_try = 0, best_chars = 0;
     for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
         rc = attempt(&c, tries[t], &pk, &text, t == 0 ? &out->readerable : NULL);

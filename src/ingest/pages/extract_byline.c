@@ -10,6 +10,7 @@
 #include "ingest/pages/extract_passes.h"
 
 #include "util/banned.h"
+#include "util/urlview.h"
 
 #define BYLINE_MAX_CHARS 100
 #define BYLINE_MAX_UP 64 /* ancestors looked at for a comment or widget */
@@ -21,6 +22,16 @@ static bool class_word_starts(const char *v, const char *w)
     size_t n = strlen(w);
     for (const char *p = v; p && *p; p++)
         if ((p == v || p[-1] == ' ') && strncasecmp(p, w, n) == 0)
+            return true;
+    return false;
+}
+
+/* The class list v has the word w, whole. */
+static bool class_word_is(const char *v, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = v; p && *p; p++)
+        if ((p == v || p[-1] == ' ') && strncasecmp(p, w, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
             return true;
     return false;
 }
@@ -43,6 +54,11 @@ static bool in_other_voice(const struct xdom *d, uint32_t i)
             for (size_t w = 0; v[k] && w < sizeof words / sizeof words[0]; w++)
                 if (class_word_starts(v[k], words[w]))
                     return true;
+        /* the entry itself (<article>, microformats' "hentry"): what holds
+         * it says nothing of its own author line (Blogger's posts sit in a
+         * "widget Blog", a theme's content in an id="sidebar") */
+        if (t == XTAG_article || class_word_is(v[0], "hentry") || class_word_is(v[0], "h-entry"))
+            return false;
     }
     return false;
 }
@@ -108,13 +124,16 @@ static bool starts_with_byline_label(const char *s)
     static const char *const labels[] = {
         "By ",  "Von ",    "Par ",      "Por ",    "Door ",   "Written by ", "Written by: ",
         "By: ", "Autor: ", "Autorin: ", "Autor ",  "Text: ",  "Text von ",   "von ",
-        "by ",  "Auteur ", "Auteur : ", "Author ", "Author: "};
+        "by ",  "Auteur ", "Auteur : ", "Author ", "Author: ", "Posted by ", "Eingestellt von ",
+        "Gespeichert von "};
     for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++) {
         size_t n = strlen(labels[k]);
         if (strncmp(s, labels[k], n) != 0)
             continue;
         unsigned char ch = (unsigned char)s[n];
-        return (ch >= 'A' && ch <= 'Z') || ch >= 0xC3; /* a capital, or a letter outside ASCII */
+        if ((ch >= 'A' && ch <= 'Z') || ch >= 0xC3) /* a capital, or a letter outside ASCII */
+            return true;
+        /* else a longer label may fit: "Auteur : Jane Doe" after "Auteur " */
     }
     return false;
 }
@@ -203,6 +222,22 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
     return found;
 }
 
+/* The page's own author line, when the metadata's author is missing or
+ * names the publisher (extract_byline_is_publisher); over a publisher only
+ * a line that reads as a person's name of two words or more ("Jun" of a
+ * date, a headline, "S." are not) and is no publisher itself. */
+char *extract_byline_over(struct ctx *c, const char *meta, const char *url, const char *site)
+{
+    if (!extract_byline_is_publisher(meta, url, site))
+        return NULL;
+    char *s = extract_byline_of_page(c, site);
+    if (s && meta &&
+        (!strchr(s, ' ') || !reads_as_names(s) || strlen(s) <= 4 ||
+         extract_byline_is_publisher(s, url, site)))
+        return NULL;
+    return s;
+}
+
 /* Outside the boilerplate first (a menu's "Sign in" may have an author
  * class), then in it: a theme's entry header often says "header"; then a
  * line that says "By …" with no class, the same two ways. */
@@ -214,4 +249,70 @@ char *extract_byline_of_page(struct ctx *c, const char *site)
     if (!s)
         s = labelled_byline(c, site, STRIP_UNLIKELY);
     return s ? s : labelled_byline(c, site, 0);
+}
+
+/* ---- an author that is the publisher ------------------------------------ */
+
+/* A legal form ends or fills a word of s: "e.V.", "GmbH", "AG". */
+static bool names_a_company(const char *s)
+{
+    static const char *const forms[] = {"e.V.", "e. V.", "GmbH", "gGmbH", "AG", "mbH", "KG",
+                                        "Inc.", "Ltd", "Ltd.", "LLC", "S.A.", "SE"};
+    for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
+        size_t n = strlen(forms[k]);
+        for (const char *p = strstr(s, forms[k]); p; p = strstr(p + 1, forms[k]))
+            if ((p == s || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ' || p[n] == ','))
+                return true;
+    }
+    return false;
+}
+
+/* The label of url's host before its top-level domain ("tagesschau" of
+ * www.tagesschau.de), squashed, into out; empty when shorter than 3. */
+static void host_label(struct buf *out, const char *url)
+{
+    struct urlview v;
+    urlview_parse(&v, url);
+    if (!v.host.p)
+        return;
+    size_t end = v.host.n;
+    while (end > 0 && v.host.p[end - 1] != '.')
+        end--;
+    if (end == 0)
+        return;
+    size_t start = --end;
+    while (start > 0 && v.host.p[start - 1] != '.')
+        start--;
+    if (end - start < 3)
+        return;
+    char label[64];
+    size_t n = end - start < sizeof label - 1 ? end - start : sizeof label - 1;
+    memcpy(label, v.host.p + start, n);
+    label[n] = '\0';
+    extract_squash(out, label);
+}
+
+bool extract_byline_is_publisher(const char *byline, const char *url, const char *site)
+{
+    if (!byline)
+        return true;
+    if (names_a_company(byline))
+        return true;
+    struct buf by, other;
+    buf_init(&by, 0);
+    buf_init(&other, 0);
+    extract_squash(&by, byline);
+    bool same = false;
+    if (site) {
+        extract_squash(&other, site);
+        same = !buf_error(&other) && other.len >= 3 && by.len && strstr(by.data, other.data);
+    }
+    if (!same && url) {
+        buf_reset(&other);
+        host_label(&other, url);
+        same = !buf_error(&other) && other.len && by.len && strstr(by.data, other.data);
+    }
+    buf_release(&by);
+    buf_release(&other);
+    return same;
 }

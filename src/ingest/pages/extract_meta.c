@@ -51,6 +51,8 @@ enum mfield {
     MF_URL,
     MF_LOCALE,
     MF_TYPE,
+    MF_LABEL, /* Yoast's twitter:label1 / twitter:data1: "Written by" / the name */
+    MF_DATA,
     MF_COUNT
 };
 
@@ -92,6 +94,8 @@ static const struct {
     {"og:locale", MF_LOCALE},
     {"content-language", MF_LOCALE},
     {"og:type", MF_TYPE},
+    {"twitter:label1", MF_LABEL},
+    {"twitter:data1", MF_DATA},
 };
 #define N_META_NAMES (sizeof meta_names / sizeof meta_names[0])
 
@@ -104,6 +108,7 @@ struct meta_state {
     /* from JSON-LD */
     char *ld_title, *ld_name, *ld_headline, *ld_author, *ld_desc, *ld_published, *ld_image,
         *ld_site;
+    char *ld_page_author; /* a WebPage's author: older Yoast graphs name it there, not on an article */
     bool ld_article; /* a JSON-LD object of an article type */
     const json_t *ld_graph; /* the list being read, where an {"@id": …} is looked up */
     uint32_t title_node, html_node, base_node, canonical_node, image_src_node, time_node;
@@ -148,6 +153,18 @@ static bool is_article(const json_t *o)
         }
     }
     return false;
+}
+
+/* A WebPage (or ItemPage, ProfilePage…): its author is the article's when
+ * no article object names one. */
+static bool is_web_page(const json_t *o)
+{
+    const json_t *t = json_object_get(o, "@type");
+    if (json_is_array(t))
+        t = json_array_get(t, 0);
+    const char *v = json_is_string(t) ? json_string_value(t) : "";
+    size_t n = strlen(v);
+    return n >= 4 && strcmp(v + n - 4, "Page") == 0;
 }
 
 static char *json_str(struct meta_state *m, const json_t *v)
@@ -252,6 +269,8 @@ static void jsonld_value(struct meta_state *m, const json_t *v)
             m->ld_graph = lists[l];
             if (json_is_object(e) && is_article(e))
                 jsonld_article(m, e);
+            else if (json_is_object(e) && !m->ld_page_author && is_web_page(e))
+                m->ld_page_author = json_names(m, json_object_get(e, "author"));
             const json_t *g = json_is_object(e) ? json_object_get(e, "@graph") : NULL;
             m->ld_graph = g;
             for (size_t k = 0; json_is_array(g) && k < json_array_size(g); k++) {
@@ -262,6 +281,27 @@ static void jsonld_value(struct meta_state *m, const json_t *v)
         }
     }
     m->ld_graph = NULL;
+}
+
+/* JSON-LD that hand-written templates break with a raw line break or tab
+ * inside a string ("description": "two\nlines"): read again with every
+ * control byte a space, which outside strings is white space anyway. Only
+ * after the strict read failed. */
+static json_t *json_load_lenient(const char *s, size_t n)
+{
+    char *copy = malloc(n ? n : 1);
+    if (!copy)
+        return NULL;
+    bool changed = false;
+    for (size_t k = 0; k < n; k++) {
+        unsigned char c = (unsigned char)s[k];
+        copy[k] = c < 0x20 ? ' ' : (char)c;
+        changed = changed || (c < 0x20 && c != ' ');
+    }
+    json_error_t jerr;
+    json_t *v = changed ? json_loadb(copy, n, JSON_DECODE_ANY, &jerr) : NULL;
+    free(copy);
+    return v;
 }
 
 static void jsonld_read(struct meta_state *m, uint32_t i)
@@ -292,6 +332,8 @@ static void jsonld_read(struct meta_state *m, uint32_t i)
         /* JSON nests as deep as the page likes; jansson bounds its own
          * depth (JSON_PARSER_MAX_DEPTH). */
         json_t *v = json_loadb(s, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+        if (!v)
+            v = json_load_lenient(s, n);
         if (v) {
             jsonld_value(m, v);
             json_decref(v);
@@ -397,13 +439,14 @@ bool xmeta_marks_author(const struct xdom *d, uint32_t i)
  * "Zeige alle Beiträge von"), longest first where one starts another. */
 static const char *const byline_labels[] = {
     "zeige alle beiträge von", "alle beiträge von", "view all posts by", "all posts by",
-    "ein beitrag von", "beitrag von", "veröffentlicht von", "geschrieben von", "verfasst von",
+    "ein beitrag von", "blog beitrag von", "beitrag von", "eingestellt von", "gespeichert von", "veröffentlicht von", "geschrieben von", "verfasst von",
     "written by", "posted by", "published by", "publié par", "escrito por", "publicado por",
-    "napisał", "autorin", "autor", "auteur", "author", "text von", "text:", "von", "vom", "by",
+    "napisał", "autor/in", "autorin", "autor", "auteur", "author", "text von", "text:", "von", "vom", "by",
     "par", "por", "door"};
 
 /* Where a byline's names end: a date, a place, a separator. */
 static const char *const byline_stops[] = {" · ", "•", " | ", "|", " - ", " – ", " — ", " / ", "→",
+                                           " @", /* a handle after the name */
                                            " am ", " on ", " le ", " el ", " in ", " at ",
                                            " um ",
                                            /* a credit for the pictures after the writer's */
@@ -423,7 +466,15 @@ static const char *const byline_nobody[] = {"staff", "admin", "administrator", "
                                             "editors", "redaktion", "anonymous", "unknown",
                                             "guest", "posted on", "published on",
                                             "veröffentlicht am", "publiziert am", "last updated", "updated",
-                                            "sign in", "log in", "login"};
+                                            "sign in", "log in", "login",
+                                            /* a label whose name is elsewhere */
+                                            "veröffentlicht", "published", "posted", "stand",
+                                            "alle beiträge", "no author",
+                                            /* a date's month, cut from its day */
+                                            "january", "february", "march", "april", "may",
+                                            "june", "july", "august", "september", "october",
+                                            "november", "december", "januar", "februar", "märz",
+                                            "mai", "juni", "juli", "oktober", "dezember"};
 
 #define BYLINE_MAX_WORDS 8
 
@@ -437,6 +488,19 @@ static size_t label_at(const char *s, const char *label)
     /* "AuthorAndreas Kalt": a label glued to the name (two elements) */
     bool glued = (c >= 'A' && c <= 'Z') || (c >= 0xC3 && c < 0xF5);
     return c == '\0' || c == ' ' || c == ':' || c == ',' || glued ? n : 0;
+}
+
+/* A label alone and nothing else ("Written by", "Verfasst von"): Yoast's
+ * twitter:label1 says so when twitter:data1 is the author. */
+static bool label_is_author(const char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == ':'))
+        n--;
+    for (size_t k = 0; k < sizeof byline_labels / sizeof byline_labels[0]; k++)
+        if (strlen(byline_labels[k]) == n && label_at(s, byline_labels[k]) == n)
+            return true;
+    return false;
 }
 
 static bool byline_separator(char c)
@@ -488,6 +552,10 @@ char *xmeta_byline_clean(struct arena *a, const char *s, const char *site, int *
     }
     while (n > 0 && byline_separator(s[n - 1]))
         n--;
+    /* "KOBE –": a dateline's place, the article's first words after it */
+    if ((n >= 4 && memcmp(s + n - 4, " \xe2\x80\x93", 4) == 0) ||
+        (n >= 4 && memcmp(s + n - 4, " \xe2\x80\x94", 4) == 0))
+        return NULL;
     static const char *const weekdays[] = {"monday", "tuesday", "wednesday", "thursday",
                                            "friday", "saturday", "sunday", "montag", "dienstag",
                                            "mittwoch", "donnerstag", "freitag", "samstag",
@@ -819,7 +887,8 @@ int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct ex
     /* byline: JSON-LD, then the <meta> names, each only when it names
      * someone; the page's author line is extract.c's */
     char *site = first_of(&m, MF_SITE);
-    out->byline = xmeta_byline_clean(a, m.ld_author, site ? site : m.ld_site, &m.rc);
+    out->byline = xmeta_byline_clean(a, m.ld_author ? m.ld_author : m.ld_page_author,
+                                     site ? site : m.ld_site, &m.rc);
     for (size_t k = 0; k < N_META_NAMES && !out->byline; k++) {
         if (meta_names[k].field != MF_AUTHOR || !m.meta[k])
             continue;
@@ -829,6 +898,10 @@ int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct ex
         if (v && !looks_like_url(v))
             out->byline = xmeta_byline_clean(a, v, NULL, &m.rc);
     }
+    /* Yoast's Twitter card: "Written by" / "Verfasst von" beside the name */
+    char *label = out->byline ? NULL : first_of(&m, MF_LABEL);
+    if (label && label_is_author(label))
+        out->byline = xmeta_byline_clean(a, first_of(&m, MF_DATA), site, &m.rc);
 
     out->excerpt = m.ld_desc ? m.ld_desc : first_of(&m, MF_DESC);
     out->site_name = first_of(&m, MF_SITE);

@@ -120,6 +120,13 @@ void extract_squash(struct buf *out, const char *s);
 /* extract_byline.c: the byline the page's text shows, not the site's own
  * name; NULL when none. */
 char *extract_byline_of_page(struct ctx *c, const char *site);
+/* The metadata's author names the publisher, not a writer: a company's
+ * legal form ("e.V.", "GmbH"), the site's name, or the label of the page's
+ * host ("tagesschau.de" on www.tagesschau.de). url may be NULL. */
+bool extract_byline_is_publisher(const char *byline, const char *url, const char *site);
+/* The page's author line where the metadata's author meta is NULL or the
+ * publisher; NULL to keep meta. */
+char *extract_byline_over(struct ctx *c, const char *meta, const char *url, const char *site);
 
 /* extract_kind.c: whether the page holds an article (docs/extraction.md
  * "Article or not"). */
