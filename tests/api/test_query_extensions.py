@@ -200,13 +200,17 @@ def test_prefix_of_too_many_words_is_refused(api):
         assert "s*" in b["message"] and "64" in b["message"], b["message"]
 
 
+def post_alert(api, q):
+    """POST /v2/alerts of a saved search of q; the response."""
+    import json
+    body = {"query": {"q": q}, "webhook": "https://example.com/hook", "secret": "s3cret"}
+    return api.request("POST", "/v2/alerts", data=json.dumps(body),
+                       headers={"Content-Type": "application/json"})
+
+
 def test_prefix_in_a_saved_search_is_accepted(api):
     """Alerts match each new article's own words: no dictionary, no bound."""
-    import json
-    body = {"query": {"q": "s* OR tech*"}, "webhook": "https://example.com/hook",
-            "secret": "s3cret"}
-    r = api.request("POST", "/v2/alerts", data=json.dumps(body),
-                    headers={"Content-Type": "application/json"})
+    r = post_alert(api, "s* OR tech*")
     assert r.status_code == 201, r.text
     alert = r.json()["alert"]
     assert alert["query"] == {"q": "s* OR tech*"}
@@ -335,15 +339,10 @@ def test_bad_proximity_is_parameter_invalid(api, q, msg):
 
 
 def test_proximity_in_a_saved_search_is_accepted(api):
-    import json
-    body = {"query": {"q": '"rate cut"~3'}, "webhook": "https://example.com/hook",
-            "secret": "s3cret"}
-    r = api.request("POST", "/v2/alerts", data=json.dumps(body),
-                    headers={"Content-Type": "application/json"})
+    r = post_alert(api, '"rate cut"~3')
     assert r.status_code == 201, r.text
     alert = r.json()["alert"]
+    assert alert["query"] == {"q": '"rate cut"~3'}
     assert api.request("DELETE", "/v2/alerts/%s" % alert["id"]).status_code in (200, 204)
-    body["query"]["q"] = '"rate cut"~101'
-    r = api.request("POST", "/v2/alerts", data=json.dumps(body),
-                    headers={"Content-Type": "application/json"})
+    r = post_alert(api, '"rate cut"~101')
     assert r.status_code == 400 and "above 100" in r.text, r.text
