@@ -208,13 +208,18 @@ def post_alert(api, q):
                        headers={"Content-Type": "application/json"})
 
 
-def test_prefix_in_a_saved_search_is_accepted(api):
-    """Alerts match each new article's own words: no dictionary, no bound."""
-    r = post_alert(api, "s* OR tech*")
+def alert_accepted(api, q):
+    """A saved search of q is created, echoes q, and is deleted again."""
+    r = post_alert(api, q)
     assert r.status_code == 201, r.text
     alert = r.json()["alert"]
-    assert alert["query"] == {"q": "s* OR tech*"}
+    assert alert["query"] == {"q": q}
     assert api.request("DELETE", "/v2/alerts/%s" % alert["id"]).status_code in (200, 204)
+
+
+def test_prefix_in_a_saved_search_is_accepted(api):
+    """Alerts match each new article's own words: no dictionary, no bound."""
+    alert_accepted(api, "s* OR tech*")
 
 
 def test_source_term_goes_with_country_in_top_headlines(api, picks):
@@ -339,10 +344,6 @@ def test_bad_proximity_is_parameter_invalid(api, q, msg):
 
 
 def test_proximity_in_a_saved_search_is_accepted(api):
-    r = post_alert(api, '"rate cut"~3')
-    assert r.status_code == 201, r.text
-    alert = r.json()["alert"]
-    assert alert["query"] == {"q": '"rate cut"~3'}
-    assert api.request("DELETE", "/v2/alerts/%s" % alert["id"]).status_code in (200, 204)
+    alert_accepted(api, '"rate cut"~3')
     r = post_alert(api, '"rate cut"~101')
     assert r.status_code == 400 and "above 100" in r.text, r.text
