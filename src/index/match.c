@@ -454,6 +454,36 @@ static const uint64_t *occ_field(const struct index_match_doc *d, uint32_t k, ui
     return o + i;
 }
 
+#define NEAR_STACK 1024 /* positions of one field's words held without malloc */
+
+/* One field's windows of p (near.h) from the words' occurrences k[]. The
+ * positions are the low bits of the occurrence keys, copied out: on the
+ * stack for an article of ordinary length. false also when out of memory
+ * (the article is then not matched, as a search that failed finds nothing). */
+static bool near_field(const struct plan *p, const struct index_match_doc *d, const int64_t *k,
+                       uint32_t f)
+{
+    const uint64_t *occ[LIMIT_NEAR_WORDS];
+    const uint32_t *lists[LIMIT_NEAR_WORDS] = {0};
+    uint32_t lens[LIMIT_NEAR_WORDS] = {0}, stack[NEAR_STACK], *buf = stack;
+    size_t total = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        occ[i] = occ_field(d, (uint32_t)k[i], f, &lens[i]);
+        total += lens[i];
+    }
+    if (total > NEAR_STACK && (buf = malloc(total * sizeof *buf)) == NULL)
+        return false;
+    for (size_t i = 0, at = 0; i < p->n; at += lens[i], i++) {
+        for (uint32_t j = 0; j < lens[i]; j++)
+            buf[at + j] = (uint32_t)occ[i][j];
+        lists[i] = buf + at;
+    }
+    bool found = index_near_windows(lists, lens, p->n, index_near_span(p->distance, p->n)) > 0;
+    if (buf != stack)
+        free(buf);
+    return found;
+}
+
 /* "a b"~N: the windows of near.h over the article's positions, field by
  * field, as the engine counts them. */
 static bool eval_near(const struct plan *p, const struct index_match_doc *d)
@@ -467,27 +497,11 @@ static bool eval_near(const struct plan *p, const struct index_match_doc *d)
             return false;
         fields &= d->t[k[i]].mask;
     }
-    bool found = false;
-    for (uint32_t f = 0; f < PLAN_FIELDS && !found; f++) {
-        if (!(fields & (1u << f)))
-            continue;
-        const uint32_t *lists[LIMIT_NEAR_WORDS];
-        uint32_t lens[LIMIT_NEAR_WORDS];
-        uint32_t *pos[LIMIT_NEAR_WORDS] = {0};
-        bool ok = true;
-        for (size_t i = 0; i < p->n && ok; i++) {
-            const uint64_t *o = occ_field(d, (uint32_t)k[i], f, &lens[i]);
-            ok = lens[i] > 0 && (pos[i] = malloc(lens[i] * sizeof *pos[i])) != NULL;
-            for (uint32_t j = 0; ok && j < lens[i]; j++)
-                pos[i][j] = (uint32_t)o[j]; /* the position: the low bits */
-            lists[i] = pos[i];
-        }
-        found = ok && index_near_windows(lists, lens, p->n,
-                                         index_near_span(p->distance, p->n)) > 0;
-        for (size_t i = 0; i < p->n; i++)
-            free(pos[i]);
+    for (uint32_t f = 0; f < PLAN_FIELDS; f++) {
+        if ((fields & (1u << f)) && near_field(p, d, k, f))
+            return true;
     }
-    return found;
+    return false;
 }
 
 /* word*: any exact word of the article's fields in colset that starts with
