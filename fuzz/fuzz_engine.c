@@ -11,8 +11,9 @@
  *     newest-first page; every document's stored JSON (docs.c) comes
  *     back byte for byte from the heap segment and from the image; the
  *     relevancy page with block-max pruning is compared with the one that
- *     scores every match; every answer (four sorts, nested AND / OR / NOT
- *     and phrase shapes too) is the same through the set evaluator and
+ *     scores every match; every proximity "a b"~d of two words against a
+ *     brute force of positions; every answer (four sorts, nested AND / OR / NOT,
+ *     phrase and proximity shapes too) is the same through the set evaluator and
  *     through the document-at-a-time walk (eng_snap.doc_at_a_time).
  *  1  segment: the rest edits a valid segment image ((offset, byte) pairs)
  *     and the checksum is recomputed, so the structure checks are what
@@ -265,7 +266,31 @@ static int cmp_desc(const void *x, const void *y)
     return a > b ? -1 : a < b;
 }
 
-/* The brute-force answer: which documents match, newest first. */
+/* "w1 w2"~d by brute force (docs/query-language.md): in one field, an
+ * instance of each at most d + 1 positions apart. Words are one token each. */
+static bool near_in(const struct doc *d, unsigned w1, unsigned w2, unsigned dist)
+{
+    for (int f = 0; f < 3; f++) {
+        char copy[64], *save = NULL;
+        int pos1[16], pos2[16];
+        size_t n1 = 0, n2 = 0, at = 0;
+        snprintf(copy, sizeof copy, "%s", d->text[f]);
+        for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save), at++) {
+            if (strcmp(t, vocab[w1]) == 0 && n1 < 16)
+                pos1[n1++] = (int)at;
+            if (strcmp(t, vocab[w2]) == 0 && n2 < 16)
+                pos2[n2++] = (int)at;
+        }
+        for (size_t i = 0; i < n1; i++)
+            for (size_t j = 0; j < n2; j++)
+                if (abs(pos1[i] - pos2[j]) <= (int)dist + 1)
+                    return true;
+    }
+    return false;
+}
+
+/* The brute-force answer: which documents match, newest first. op 0 w1,
+ * 1 AND, 2 OR, 3 AND NOT, 4 + d the proximity "w1 w2"~d. */
 static void expect(const struct doc *docs, size_t n, int op, unsigned w1, unsigned w2, int64_t from,
                    int64_t to, const struct eng_segment *seg, const char *q)
 {
@@ -274,7 +299,11 @@ static void expect(const struct doc *docs, size_t n, int op, unsigned w1, unsign
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) {
         bool a = docs[i].has >> w1 & 1, b = docs[i].has >> w2 & 1;
-        bool m = op == 0 ? a : op == 1 ? a && b : op == 2 ? a || b : a && !b;
+        bool m = op >= 4   ? near_in(&docs[i], w1, w2, (unsigned)op - 4)
+                 : op == 0 ? a
+                 : op == 1 ? a && b
+                 : op == 2 ? a || b
+                           : a && !b;
         if (m && docs[i].pub >= from && docs[i].pub <= to)
             want[nw++] = docs[i].id;
     }
@@ -335,6 +364,10 @@ static void check_queries(const struct doc *docs, size_t n, const struct eng_seg
             expect(docs, n, 2, w1, w2, INT64_MIN, INT64_MAX, seg, q);
             snprintf(q, sizeof q, "%s NOT %s", vocab[w1], vocab[w2]);
             expect(docs, n, 3, w1, w2, INT64_MIN, INT64_MAX, seg, q);
+            unsigned dist = (k + salt) % 3; /* a proximity, either order */
+            snprintf(q, sizeof q, "\"%s %s\"~%u", vocab[k & 1 ? w2 : w1], vocab[k & 1 ? w1 : w2],
+                     dist);
+            expect(docs, n, 4 + (int)dist, w1, w2, INT64_MIN, INT64_MAX, seg, q);
             /* A phrase: no brute force of positions here, but search()
              * compares its pruned relevancy page with the exhaustive one. */
             uint64_t total;
@@ -355,6 +388,10 @@ static void check_queries(const struct doc *docs, size_t n, const struct eng_seg
                   0);
             snprintf(q, sizeof q, "%s OR (%s AND \"%s %s\")", vocab[w3], vocab[w1], vocab[w1],
                      vocab[w2]);
+            CHECK(search((struct eng_segment *)seg, q, INT64_MIN, INT64_MAX, &total, page, &np) ==
+                  0);
+            snprintf(q, sizeof q, "(\"%s %s %s\"~1 OR %s) NOT \"%s %s\"~0", vocab[w1], vocab[w2],
+                     vocab[w3], vocab[w4], vocab[w2], vocab[w4]);
             CHECK(search((struct eng_segment *)seg, q, INT64_MIN, INT64_MAX, &total, page, &np) ==
                   0);
         }

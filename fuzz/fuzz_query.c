@@ -3,7 +3,7 @@
  * ends with "at character N" inside the query, and on success a tree in
  * normal form that survives a round trip: written back in the query language
  * (minimal parentheses, NOT for exclusions, quotes for exact words and
- * phrases) and parsed again it gives the same canonical text. query_and of a
+ * phrases, ~N after a proximity) and parsed again it gives the same canonical text. query_and of a
  * tree with itself is the tree. The input cut at each newline is also a
  * repeated parameter (q=..&q=..): query_parse_all either fails on one value
  * or gives, in normal form, the tree of query_and over each value's. */
@@ -39,8 +39,14 @@ static size_t walk(const struct query_node *n, const struct query_node *parent, 
     switch (n->kind) {
     case QUERY_WORD:
     case QUERY_PHRASE:
+    case QUERY_NEAR:
         CHECK(n->kind == QUERY_WORD ? n->n == 1 : (n->n >= 2 && n->exact));
         CHECK(n->n <= LIMIT_PHRASE_TOKENS);
+        CHECK(n->kind == QUERY_NEAR ? n->n <= LIMIT_NEAR_WORDS && n->distance <= LIMIT_NEAR_DISTANCE
+                                    : n->distance == 0);
+        for (size_t i = 0; n->kind == QUERY_NEAR && i < n->n; i++)
+            for (size_t j = 0; j < i; j++)
+                CHECK(strcmp(n->tokens[i], n->tokens[j]) != 0); /* distinct words */
         for (size_t i = 0; i < n->n; i++) {
             CHECK(n->tokens[i] && n->tokens[i][0]);
             CHECK(!strpbrk(n->tokens[i], " \"()"));
@@ -86,8 +92,9 @@ static void to_query(struct buf *b, const struct query_node *n, const struct que
                    n->tokens[0]);
         return;
     case QUERY_WORD:
-    case QUERY_PHRASE: {
-        bool quote = n->kind == QUERY_PHRASE || n->exact;
+    case QUERY_PHRASE:
+    case QUERY_NEAR: {
+        bool quote = n->kind != QUERY_WORD || n->exact;
         if (n->field == QUERY_FIELD_TITLE)
             buf_puts(b, "title:");
         if (quote)
@@ -99,6 +106,8 @@ static void to_query(struct buf *b, const struct query_node *n, const struct que
         }
         if (quote)
             buf_putc(b, '"');
+        if (n->kind == QUERY_NEAR)
+            buf_printf(b, "~%u", n->distance);
         if (n->prefix)
             buf_putc(b, '*');
         return;

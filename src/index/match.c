@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index/near.h"
 #include "index/plan.h"
 #include "store/meta.h"
 #include "store/store.h"
@@ -149,7 +150,8 @@ static int keys_of(struct arena *a, const struct plan *p, struct keyset *out)
             return 0;
         }
         return keys_term(a, p->terms[0], p->lens[0], out);
-    case PLAN_PHRASE: { /* every token is required: the rarest */
+    case PLAN_PHRASE: /* every token is required: the rarest */
+    case PLAN_NEAR: {
         size_t best = 0;
         for (size_t i = 1; i < p->n; i++) {
             if (term_cost(p->terms[i], p->lens[i]) < term_cost(p->terms[best], p->lens[best]))
@@ -437,6 +439,71 @@ static bool eval_phrase(const struct plan *p, const struct index_match_doc *d)
     return false;
 }
 
+/* The occurrences of term k in field f: a run of d->occ, which sorts by
+ * term, then field. */
+static const uint64_t *occ_field(const struct index_match_doc *d, uint32_t k, uint32_t f,
+                                 uint32_t *n)
+{
+    const uint64_t *o = d->occ + d->t[k].occ_at;
+    size_t all = d->t[k].occ_n;
+    uint64_t key = occ_of(k, f, 0);
+    size_t i = sort_lower_bound(o, all, sizeof *o, &key, cmp_occ), j = i;
+    while (j < all && ((o[j] >> OCC_FIELD_SHIFT) & 3) == f)
+        j++;
+    *n = (uint32_t)(j - i);
+    return o + i;
+}
+
+#define NEAR_STACK 1024 /* positions of one field's words held without malloc */
+
+/* One field's windows of p (near.h) from the words' occurrences k[]. The
+ * positions are the low bits of the occurrence keys, copied out: on the
+ * stack for an article of ordinary length. false also when out of memory
+ * (the article is then not matched, as a search that failed finds nothing). */
+static bool near_field(const struct plan *p, const struct index_match_doc *d, const int64_t *k,
+                       uint32_t f)
+{
+    const uint64_t *occ[LIMIT_NEAR_WORDS];
+    const uint32_t *lists[LIMIT_NEAR_WORDS] = {0};
+    uint32_t lens[LIMIT_NEAR_WORDS] = {0}, stack[NEAR_STACK], *buf = stack;
+    size_t total = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        occ[i] = occ_field(d, (uint32_t)k[i], f, &lens[i]);
+        total += lens[i];
+    }
+    if (total > NEAR_STACK && (buf = malloc(total * sizeof *buf)) == NULL)
+        return false;
+    for (size_t i = 0, at = 0; i < p->n; at += lens[i], i++) {
+        for (uint32_t j = 0; j < lens[i]; j++)
+            buf[at + j] = (uint32_t)occ[i][j];
+        lists[i] = buf + at;
+    }
+    bool found = index_near_windows(lists, lens, p->n, index_near_span(p->distance, p->n)) > 0;
+    if (buf != stack)
+        free(buf);
+    return found;
+}
+
+/* "a b"~N: the windows of near.h over the article's positions, field by
+ * field, as the engine counts them. */
+static bool eval_near(const struct plan *p, const struct index_match_doc *d)
+{
+    int64_t k[LIMIT_NEAR_WORDS];
+    unsigned fields = p->colset;
+    if (p->n < 2 || p->n > LIMIT_NEAR_WORDS)
+        return false;
+    for (size_t i = 0; i < p->n; i++) {
+        if ((k[i] = strtab_find(&d->terms, p->terms[i], p->lens[i])) < 0)
+            return false;
+        fields &= d->t[k[i]].mask;
+    }
+    for (uint32_t f = 0; f < PLAN_FIELDS; f++) {
+        if ((fields & (1u << f)) && near_field(p, d, k, f))
+            return true;
+    }
+    return false;
+}
+
 /* word*: any exact word of the article's fields in colset that starts with
  * it (the backends' expansion over the whole index, bounded, means the same
  * whenever it is not refused). */
@@ -463,6 +530,8 @@ static bool eval(const struct plan *p, const struct index_match_doc *d)
     }
     case PLAN_PHRASE:
         return eval_phrase(p, d);
+    case PLAN_NEAR:
+        return eval_near(p, d);
     case PLAN_AND:
         for (size_t i = 0; i < p->nkids; i++) {
             if (!eval(p->kids[i], d))

@@ -147,18 +147,22 @@ static int plan_and(struct pctx *c, const struct query_node *q, unsigned colset,
     return 0;
 }
 
-static int plan_phrase(struct pctx *c, const struct query_node *q, unsigned colset, bool scored,
-                       struct plan **out)
+/* A PHRASE, or a NEAR (kind): its tokens, exact, one scored leaf (a
+ * proximity scores as a phrase does, its windows its instances, where
+ * FTS5's NEAR scores each word: relevancy orders may differ there). */
+static int plan_phrase(struct pctx *c, const struct query_node *q, enum plan_kind kind,
+                       unsigned colset, bool scored, struct plan **out)
 {
     if (q->n == 1) { /* FTS5: a one-token phrase is that term */
         *out = term_new(c, q->tokens[0], strlen(q->tokens[0]), colset, scored);
         return *out ? 0 : err_set(c->err, ERR_NOMEM, "out of memory");
     }
-    struct plan *p = node_new(c, PLAN_PHRASE, colset);
+    struct plan *p = node_new(c, kind, colset);
     if (p == NULL || (p->terms = arena_calloc(c->a, q->n, sizeof *p->terms)) == NULL ||
         (p->lens = arena_calloc(c->a, q->n, sizeof *p->lens)) == NULL)
         return err_set(c->err, ERR_NOMEM, "out of memory");
     p->n = q->n;
+    p->distance = q->distance;
     for (size_t i = 0; i < q->n; i++) {
         p->terms[i] = q->tokens[i];
         p->lens[i] = strlen(q->tokens[i]);
@@ -196,7 +200,9 @@ static int plan_node(struct pctx *c, const struct query_node *q, unsigned colset
         }
         return plan_word(c, q->tokens[0], colset, scored, out);
     case QUERY_PHRASE:
-        return plan_phrase(c, q, colset, scored, out);
+        return plan_phrase(c, q, PLAN_PHRASE, colset, scored, out);
+    case QUERY_NEAR:
+        return plan_phrase(c, q, PLAN_NEAR, colset, scored, out);
     case QUERY_AND:
         return plan_and(c, q, colset, scored, depth, out);
     case QUERY_OR:
@@ -310,8 +316,8 @@ int index_plan_build(struct plan_tree *out, struct arena *a, const struct index_
  * only when they are the same tree (and so match the same documents). */
 static void plan_key_put(struct buf *b, const struct plan *p)
 {
-    uint32_t v[5] = {(uint32_t)p->kind, p->colset, (uint32_t)p->n, (uint32_t)p->nkids,
-                     (uint32_t)p->prefix};
+    uint32_t v[6] = {(uint32_t)p->kind, p->colset,      (uint32_t)p->n,
+                     (uint32_t)p->nkids, (uint32_t)p->prefix, p->distance};
     buf_append(b, v, sizeof v);
     for (size_t i = 0; i < p->n; i++) {
         uint32_t len = (uint32_t)p->lens[i];

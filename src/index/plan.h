@@ -24,12 +24,14 @@ enum plan_kind {
     PLAN_AND,
     PLAN_OR,
     PLAN_ANDNOT, /* kids[0] and not kids[1] */
+    PLAN_NEAR,   /* ≥ 2 distinct exact terms in one window of one field in colset (near.h) */
 };
 
 struct plan {
     enum plan_kind kind;
     unsigned colset; /* enum index_field mask; 0 for meta terms */
-    size_t n;        /* TERM 1, PHRASE tokens */
+    size_t n;        /* TERM 1, PHRASE/NEAR tokens */
+    unsigned distance; /* NEAR: other tokens allowed in the window */
     const char **terms;
     size_t *lens;
     struct plan **kids;
@@ -41,7 +43,7 @@ struct plan {
 
 struct plan_tree {
     struct plan *root;
-    struct plan **leaves; /* TERM/PHRASE of q and qInTitle outside exclusions */
+    struct plan **leaves; /* TERM/PHRASE/NEAR of q and qInTitle outside exclusions */
     size_t nleaves;
     bool has_prefix; /* a TERM is a prefix: for the matcher only */
 };

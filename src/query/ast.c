@@ -27,11 +27,12 @@ bool query_node_equal(const struct query_node *x, const struct query_node *y)
     if (x == y)
         return true;
     if (!x || !y || x->kind != y->kind || x->n != y->n || x->field != y->field ||
-        x->prefix != y->prefix)
+        x->prefix != y->prefix || x->distance != y->distance)
         return false;
     switch (x->kind) {
     case QUERY_WORD:
     case QUERY_PHRASE:
+    case QUERY_NEAR:
     case QUERY_META:
         if (x->exact != y->exact)
             return false;
@@ -68,10 +69,12 @@ uint64_t query_node_hash(struct query_node *n)
 {
     if (n->hash)
         return n->hash;
-    unsigned char head[4] = {(unsigned char)n->kind, (unsigned char)n->exact,
-                             (unsigned char)n->field, (unsigned char)n->prefix};
+    unsigned char head[5] = {(unsigned char)n->kind, (unsigned char)n->exact,
+                             (unsigned char)n->field, (unsigned char)n->prefix,
+                             (unsigned char)n->distance};
     uint64_t h = hash_fnv1a64(head, sizeof head);
-    if (n->kind == QUERY_WORD || n->kind == QUERY_PHRASE || n->kind == QUERY_META) {
+    if (n->kind == QUERY_WORD || n->kind == QUERY_PHRASE || n->kind == QUERY_META ||
+        n->kind == QUERY_NEAR) {
         /* With each NUL: ("ab") and ("a", "b") differ. */
         for (size_t i = 0; i < n->n; i++)
             h = hash_fnv1a64_update(h, n->tokens[i], strlen(n->tokens[i]) + 1);
@@ -222,17 +225,20 @@ void query_format(struct buf *out, const struct query_node *n)
         return;
     case QUERY_WORD:
     case QUERY_PHRASE:
+    case QUERY_NEAR:
         if (n->field == QUERY_FIELD_TITLE)
             buf_puts(out, "title:");
-        if (n->kind == QUERY_PHRASE || n->exact)
+        if (n->kind != QUERY_WORD || n->exact)
             buf_putc(out, '"');
         for (size_t i = 0; i < n->n; i++) {
             if (i)
                 buf_putc(out, ' ');
             buf_puts(out, n->tokens[i]);
         }
-        if (n->kind == QUERY_PHRASE || n->exact)
+        if (n->kind != QUERY_WORD || n->exact)
             buf_putc(out, '"');
+        if (n->kind == QUERY_NEAR)
+            buf_printf(out, "~%u", n->distance);
         if (n->prefix)
             buf_putc(out, '*');
         return;
@@ -303,7 +309,10 @@ int query_node_check(const struct query_node *q, int depth, struct err *err)
             return err_set(err, ERR_INVALID, "malformed query word");
         return 0;
     case QUERY_PHRASE:
-        if (q->n == 0 || q->tokens == NULL)
+    case QUERY_NEAR:
+        if (q->n == 0 || q->tokens == NULL ||
+            (q->kind == QUERY_NEAR && (q->n < 2 || q->n > LIMIT_NEAR_WORDS ||
+                                       q->distance > LIMIT_NEAR_DISTANCE)))
             return err_set(err, ERR_INVALID, "malformed query phrase");
         for (size_t i = 0; i < q->n; i++) {
             if (q->tokens[i] == NULL || q->tokens[i][0] == '\0')

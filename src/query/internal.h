@@ -29,6 +29,8 @@ struct query_token {
     enum query_tok kind;
     size_t start, end; /* byte range of the word or phrase text */
     size_t pos;        /* 1-based code point position of the token */
+    bool near;         /* PHRASE closed by ~N: a proximity of distance */
+    unsigned distance;
 };
 
 struct query_lexer {
@@ -42,7 +44,8 @@ struct query_lexer {
 void query_lexer_init(struct query_lexer *lx, const char *q, size_t len);
 
 /* Next token into out. ERR_PARSE (message with its position) for an
- * unbalanced quote, an empty phrase, or a '+'/'-' followed by nothing. */
+ * unbalanced quote, an empty phrase, or a '+'/'-' followed by nothing;
+ * ERR_TOO_LARGE for a proximity distance past LIMIT_NEAR_DISTANCE. */
 int query_lexer_next(struct query_lexer *lx, struct query_token *out, struct err *err);
 
 /* How a token is named in error messages: "AND", "'+'", "end of query". */

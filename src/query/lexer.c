@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/limits.h"
 #include "util/utf8.h"
 
 #include "util/banned.h"
@@ -83,6 +84,34 @@ const char *query_tok_name(enum query_tok kind)
     return "?";
 }
 
+/* "~N" right after a closing quote, N digits then a delimiter or the end:
+ * the phrase is a proximity. Anything else after the quote ("a b"~, "a b"~x,
+ * "a b"~2x) is read as it always was, the next word (the '~' punctuation). */
+static int lex_distance(struct query_lexer *lx, struct query_token *out, struct err *err)
+{
+    size_t at = lx->off, end = at + 1, pos = lx->chars + 1;
+    unsigned long n = 0;
+    uint32_t cp;
+
+    if (at >= lx->len || lx->q[at] != '~')
+        return 0;
+    while (end < lx->len && lx->q[end] >= '0' && lx->q[end] <= '9') {
+        if (n <= LIMIT_NEAR_DISTANCE) /* saturates: "~99999999999" is too large, not 0 */
+            n = n * 10 + (unsigned long)(lx->q[end] - '0');
+        end++;
+    }
+    if (end == at + 1 || (end < lx->len && (peek(lx, end, &cp), !is_delim(cp))))
+        return 0;
+    if (n > LIMIT_NEAR_DISTANCE)
+        return err_set(err, ERR_TOO_LARGE, "proximity distance above %d at character %zu",
+                       LIMIT_NEAR_DISTANCE, pos);
+    lx->chars += end - at; /* ASCII: one character a byte */
+    lx->off = end;
+    out->near = true;
+    out->distance = (unsigned)n;
+    return 0;
+}
+
 static int lex_phrase(struct query_lexer *lx, struct query_token *out, struct err *err)
 {
     size_t open = lx->off;
@@ -107,7 +136,7 @@ static int lex_phrase(struct query_lexer *lx, struct query_token *out, struct er
     out->kind = QUERY_TOK_PHRASE;
     out->start = open + 1;
     out->end = end;
-    return 0;
+    return lex_distance(lx, out, err);
 }
 
 static bool word_is(const struct query_lexer *lx, size_t start, const char *op)

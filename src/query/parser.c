@@ -1,6 +1,7 @@
 /* query_parse of query/query.h: recursive descent over the lexer's tokens,
  *   or := and ('OR' and)*;  and := unary (['AND'] unary)*;
- *   unary := ('NOT' | '+' | '-') unary | primary;  primary := word | phrase | '(' or ')'
+ *   unary := ('NOT' | '+' | '-') unary | primary;
+ *   primary := word | phrase ['~' digits] | '(' or ')'
  * where a word that starts with a field name (title: source: domain:) and
  * its value written at once after the colon (a word, or a quoted phrase)
  * is a field term;
@@ -151,6 +152,35 @@ static int make_operand(struct parser *p, const char *text, size_t len, bool quo
     return 0;
 }
 
+/* "text"~distance as a NEAR of its distinct tokens in query order (a
+ * repeated word is one word of the window: FTS5's NEAR lets two phrases
+ * share one instance, so repeats could not mean more there); one distinct
+ * token is that exact WORD, none is dropped as any punctuation is. */
+static int make_near(struct parser *p, const char *text, size_t len, enum query_field field,
+                     unsigned distance, size_t pos, struct query_node **out)
+{
+    int rc = make_operand(p, text, len, true, field, pos, out);
+    struct query_node *n = *out;
+    if (rc < 0 || n == NULL || n->kind == QUERY_WORD)
+        return rc;
+    size_t k = 0;
+    for (size_t i = 0; i < n->n; i++) {
+        size_t j = 0;
+        while (j < k && strcmp(n->tokens[j], n->tokens[i]) != 0)
+            j++;
+        if (j == k)
+            n->tokens[k++] = n->tokens[i];
+    }
+    if (k > LIMIT_NEAR_WORDS)
+        return err_set(p->err, ERR_TOO_LARGE,
+                       "proximity of more than %d distinct words at character %zu",
+                       LIMIT_NEAR_WORDS, pos);
+    n->n = k;
+    n->kind = k == 1 ? QUERY_WORD : QUERY_NEAR;
+    n->distance = k == 1 ? 0 : distance;
+    return 0;
+}
+
 /* The field names of field terms, exactly as written (lower case): any
  * other "name:" is text as it always was. */
 static const struct {
@@ -280,7 +310,14 @@ static int parse_operand(struct parser *p, struct query_node **out)
     }
     const char *text = p->lx.q + p->tok.start + skip;
     size_t len = p->tok.end - p->tok.start - skip;
-    if (field == QUERY_FIELD_SOURCE || field == QUERY_FIELD_DOMAIN)
+    bool meta = field == QUERY_FIELD_SOURCE || field == QUERY_FIELD_DOMAIN;
+    if (p->tok.near && meta)
+        return err_set(p->err, ERR_PARSE,
+                       "a distance ~N follows words in quotes, not %s, at character %zu",
+                       field == QUERY_FIELD_SOURCE ? "source:" : "domain:", t.pos);
+    if (p->tok.near)
+        rc = make_near(p, text, len, field, p->tok.distance, t.pos, out);
+    else if (meta)
         rc = make_meta(p, field, text, len, t.pos, out);
     else if (!quoted && len > 1 && text[len - 1] == '*' && one_token_to_end(text, len - 1))
         rc = make_prefix(p, text, len - 1, field, t.pos, out);

@@ -4,13 +4,15 @@
  *   or      := and ('OR' and)*
  *   and     := unary (['AND'] unary)*
  *   unary   := 'NOT' unary | '+' primary | '-' primary | primary
- *   primary := field | WORD | '"' phrase '"' | '(' or ')'
+ *   primary := field | WORD | '"' phrase '"' ['~' DIGITS] | '(' or ')'
  *   field   := ('title:' | 'source:' | 'domain:') (WORD-text | '"' phrase '"')
  * A bare word ending in '*' whose text before the star is one token is a
  * prefix (WORD with prefix set): the index expands it (index/prefix.c).
  * Operators are upper case only. Words are tokenized with text/: a word
  * giving one token is a WORD, several tokens (covid-19, Trump's, CJK) a
- * PHRASE. Quoted text is exact (no stemming).
+ * PHRASE. Quoted text is exact (no stemming). A quote closed at once by
+ * '~' and digits (then a delimiter or the end) is a proximity: NEAR of its
+ * distinct tokens, one distinct token being that exact WORD.
  *
  * Invariants of a parsed tree (normal form):
  *  - AND and OR have ≥ 2 children and no child of their own kind (flattened);
@@ -36,6 +38,8 @@ enum query_kind {
     QUERY_OR,
     QUERY_NOT,
     QUERY_META, /* source:ID or domain:D: a filter inside the tree (field says which) */
+    QUERY_NEAR, /* "a b"~N: ≥ 2 distinct exact tokens, in one window of one field with at
+                 * most `distance` other tokens among them, in any order */
 };
 
 /* Field terms (docs/query-language.md), an extension of NewsAPI's language:
@@ -54,7 +58,8 @@ struct query_node {
     bool exact;               /* WORD: quoted; match the exact form only */
     enum query_field field;   /* WORD/PHRASE: ANY or TITLE; META: SOURCE or DOMAIN */
     bool prefix;              /* WORD: word* — the exact words that start with tokens[0] */
-    size_t n;                 /* WORD/PHRASE: tokens; AND/OR/NOT: children */
+    unsigned distance;        /* NEAR: other tokens allowed in the window, ≤ LIMIT_NEAR_DISTANCE */
+    size_t n;                 /* WORD/PHRASE/NEAR: tokens; AND/OR/NOT: children */
     char **tokens;            /* folded tokens, NUL-terminated */
     struct query_node **kids; /* children */
     size_t pos;               /* 1-based code point position in the query */
@@ -82,8 +87,9 @@ int query_parse_all(struct arena *a, const char *const *values, const size_t *le
                     struct query_node **out, size_t *bad, struct err *err);
 
 /* Canonical text of a tree, for tests and logs: words bare, exact words and
- * phrases quoted, operators as S-expressions, field terms with their field:
- * (AND a "b c" (NOT d) title:e source:bbc-news). */
+ * phrases quoted, operators as S-expressions, field terms with their field,
+ * a proximity with its distance:
+ * (AND a "b c" (NOT d) title:e source:bbc-news "f g"~3). */
 void query_format(struct buf *out, const struct query_node *n);
 
 /* AND of two trees, in normal form; either may be NULL. Many values are
@@ -94,7 +100,8 @@ struct query_node *query_and(struct arena *a, struct query_node *x, struct query
  * own form, checked for the shape that backend relies on: the tree comes
  * from outside the parser too (a stored alert, a test). Its own shape only;
  * the backend checks each child as it reaches it. ERR_INVALID with err->msg
- * "malformed query tree", "malformed query word", "malformed query phrase",
+ * "malformed query tree", "malformed query word", "malformed query phrase"
+ * (also a NEAR of fewer than 2 tokens, or of a distance past the limit),
  * "an exclusion cannot be inside OR" or "a query cannot only exclude" (a
  * NOT met outside an AND); ERR_TOO_LARGE "query nested too deeply" past
  * four times LIMIT_QUERY_DEPTH (the parser's normal form adds levels); or 0. */

@@ -200,17 +200,26 @@ def test_prefix_of_too_many_words_is_refused(api):
         assert "s*" in b["message"] and "64" in b["message"], b["message"]
 
 
-def test_prefix_in_a_saved_search_is_accepted(api):
-    """Alerts match each new article's own words: no dictionary, no bound."""
+def post_alert(api, q):
+    """POST /v2/alerts of a saved search of q; the response."""
     import json
-    body = {"query": {"q": "s* OR tech*"}, "webhook": "https://example.com/hook",
-            "secret": "s3cret"}
-    r = api.request("POST", "/v2/alerts", data=json.dumps(body),
-                    headers={"Content-Type": "application/json"})
+    body = {"query": {"q": q}, "webhook": "https://example.com/hook", "secret": "s3cret"}
+    return api.request("POST", "/v2/alerts", data=json.dumps(body),
+                       headers={"Content-Type": "application/json"})
+
+
+def alert_accepted(api, q):
+    """A saved search of q is created, echoes q, and is deleted again."""
+    r = post_alert(api, q)
     assert r.status_code == 201, r.text
     alert = r.json()["alert"]
-    assert alert["query"] == {"q": "s* OR tech*"}
+    assert alert["query"] == {"q": q}
     assert api.request("DELETE", "/v2/alerts/%s" % alert["id"]).status_code in (200, 204)
+
+
+def test_prefix_in_a_saved_search_is_accepted(api):
+    """Alerts match each new article's own words: no dictionary, no bound."""
+    alert_accepted(api, "s* OR tech*")
 
 
 def test_source_term_goes_with_country_in_top_headlines(api, picks):
@@ -218,3 +227,123 @@ def test_source_term_goes_with_country_in_top_headlines(api, picks):
     source: term of q can: it is a condition of the query."""
     articles_ok(api.get(TH, [("q", "source:" + picks["source"]), ("country", "us")]))
     assert api.get(TH, [("sources", picks["source"]), ("country", "us")]).status_code == 400
+
+
+# ---- proximity: "a b"~N ----------------------------------------------------------------
+FIELDS = ("title", "description", "content")
+
+
+def near_in(toks, words, n):
+    """Brute force of docs/query-language.md: a window of one field holds
+    every word with last - first <= n + len(words) - 1."""
+    span = n + len(words) - 1
+    pos = {w: [i for i, t in enumerate(toks) if t == w] for w in words}
+    if not all(pos.values()):
+        return False
+    return any(all(any(i <= p <= i + span for p in pos[w]) for w in words)
+               for i, t in enumerate(toks) if t in pos)
+
+
+def near_expected(corpus, words, n, fields=FIELDS):
+    return sorted(a.url for a in corpus.articles
+                  if any(near_in(a.tok[f], words, n) for f in fields))
+
+
+@pytest.fixture(scope="module")
+def near_pick(corpus):
+    """Two ASCII words of a title three positions apart (two tokens between),
+    rare enough that every match fits one page, and matched farther apart
+    elsewhere too (so that the distance decides something)."""
+    best = None
+    for a in corpus.articles:
+        t = a.tok["title"]
+        for i in range(len(t) - 3):
+            w1, w2 = t[i], t[i + 3]
+            if w1 == w2 or not (w1.isascii() and w1.isalpha() and w2.isascii() and w2.isalpha()):
+                continue
+            if len(w1) < 4 or len(w2) < 4:
+                continue
+            n2 = near_expected(corpus, (w1, w2), 2)
+            n1 = near_expected(corpus, (w1, w2), 1)
+            if 0 < len(n2) <= 100 and len(n1) < len(n2):
+                return w1, w2
+            if best is None and 0 < len(n2) <= 100:
+                best = (w1, w2)
+    assert best, "no word pair for the proximity tests"
+    return best
+
+
+def all_urls(api, q, extra=()):
+    total, got = page(api, [("q", q)] + list(extra))
+    assert total == len(got) <= 100, (q, total)
+    return sorted(got)
+
+
+def test_proximity_matches_the_brute_force(api, corpus, near_pick):
+    w1, w2 = near_pick
+    for n in (0, 1, 2, 3, 10):
+        want = near_expected(corpus, (w1, w2), n)
+        assert all_urls(api, '"%s %s"~%d' % (w1, w2, n)) == want, n
+        assert all_urls(api, '"%s %s"~%d' % (w2, w1, n)) == want, n  # any order
+    assert near_expected(corpus, (w1, w2), 2)  # the pick has matches
+
+
+def test_proximity_distance_decides(api, corpus, near_pick):
+    """~1 finds fewer than ~2 for the pick, which is two tokens apart in a
+    title; every ~N match is an AND match."""
+    w1, w2 = near_pick
+    n1 = page(api, [("q", '"%s %s"~1' % (w1, w2))])[0]
+    n2 = page(api, [("q", '"%s %s"~2' % (w1, w2))])[0]
+    both = page(api, [("q", "%s %s" % (w1, w2))])[0]
+    assert n1 <= n2 <= both and n2 > 0
+    assert n1 < n2 or near_expected(corpus, (w1, w2), 1) == near_expected(corpus, (w1, w2), 2)
+
+
+def test_proximity_in_title_and_searchin(api, corpus, near_pick):
+    w1, w2 = near_pick
+    want = near_expected(corpus, (w1, w2), 2, ("title",))
+    assert want
+    assert all_urls(api, 'title:"%s %s"~2' % (w1, w2)) == want
+    assert sorted(page(api, [("qInTitle", '"%s %s"~2' % (w1, w2))])[1]) == want
+    assert all_urls(api, '"%s %s"~2' % (w1, w2), [("searchIn", "content")]) == \
+        near_expected(corpus, (w1, w2), 2, ("content",))
+
+
+def test_proximity_combines(api, corpus, near_pick):
+    w1, w2 = near_pick
+    q = '"%s %s"~2' % (w1, w2)
+    near = set(near_expected(corpus, (w1, w2), 2))
+    total, _ = page(api, [("q", w1)])
+    assert page(api, [("q", "%s -%s" % (w1, q))])[0] == total - len(near)
+    assert all_urls(api, "(%s OR zqxjvw) %s" % (q, w1)) == sorted(near)
+
+
+@pytest.mark.parametrize("q, same_as", [
+    ('"%(a)s %(b)s"~', '"%(a)s %(b)s"'),                # no number: the phrase, as before
+    ('"%(a)s %(b)s" ~2', '"%(a)s %(b)s" 2'),            # not at once: the word 2
+    ('"%(a)s %(b)s"~2x', '"%(a)s %(b)s" 2x'),
+    ('"%(a)s"~3', '"%(a)s"'),                           # one word: the exact word
+    ('"%(a)s %(b)s %(a)s"~2', '"%(a)s %(b)s"~2'),       # a repeated word counts once
+    ('"%(a)s %(b)s"~02', '"%(a)s %(b)s"~2'),
+])
+def test_proximity_spellings(api, near_pick, q, same_as):
+    v = {"a": near_pick[0], "b": near_pick[1]}
+    assert page(api, [("q", q % v)]) == page(api, [("q", same_as % v)])
+
+
+@pytest.mark.parametrize("q, msg", [
+    ('"a b"~101', "proximity distance above 100 at character 6"),
+    ('x "a b"~99999999999', "proximity distance above 100 at character 8"),
+    ('source:"bbc-news"~2', "not source:"),
+    ('-"a b"~2', "only excludes"),
+])
+def test_bad_proximity_is_parameter_invalid(api, q, msg):
+    for path, extra in ((EV, []), (TH, [("language", "en")])):
+        b = err(api.get(path, [("q", q)] + extra), 400, "parameterInvalid")
+        assert msg in b["message"], b["message"]
+
+
+def test_proximity_in_a_saved_search_is_accepted(api):
+    alert_accepted(api, '"rate cut"~3')
+    r = post_alert(api, '"rate cut"~101')
+    assert r.status_code == 400 and "above 100" in r.text, r.text

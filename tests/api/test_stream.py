@@ -202,6 +202,26 @@ def test_an_updated_article_is_sent_again_under_a_higher_id(live):
         s.close()
 
 
+def test_a_proximity_is_matched_on_each_new_article(live):
+    """"a b"~1 through the saved-search matcher: within one field, either
+    order, at most one token between; not across fields."""
+    w1, w2 = "zorbline", "vextral"
+    s = open_stream(live, {"q": '"%s %s"~1' % (w1, w2)})
+    try:
+        rows = [article(w1, n) for n in range(4)]
+        rows[0]["title"] = "%s report %s" % (w1, w2)          # one between: yes
+        rows[1]["title"] = "%s report two %s" % (w1, w2)      # two between: no
+        rows[2]["title"] = "%s %s report" % (w2, w1)          # reversed, adjacent: yes
+        rows[3]["description"] = "%s in the description" % w2  # across fields: no
+        import_rows(live.store_path, rows)
+        got = collect(s, 2)
+        assert urls_of(got) == [rows[0]["url"], rows[2]["url"]]
+        next_is_sentinel(s, live.store_path, "%s %s" % (w2, w1),
+                         url="https://live.example.com/near/%s" % uuid.uuid4().hex)
+    finally:
+        s.close()
+
+
 def test_filters_other_than_q_apply(live):
     s = open_stream(live, {"domains": "filtered.example.org", "language": "en"})
     try:

@@ -64,12 +64,14 @@ enum oracle_kind {
     OQ_SOURCE, /* source:w[0] */
     OQ_DOMAIN, /* domain:w[0] */
     OQ_PREFIX, /* w[0]*: an exact word that starts with w[0] */
+    OQ_NEAR,   /* "w0 w1 (w2)"~distance: the distinct words in one window of one field */
 };
 
 struct oracle_q {
     enum oracle_kind kind;
     char *w[4]; /* the word, or a phrase's 2-3 words */
     size_t nw;
+    unsigned distance;      /* OQ_NEAR */
     struct oracle_q *a, *b; /* AND / OR / AND_NOT (a AND NOT b) */
 };
 
@@ -444,12 +446,71 @@ static enum oracle_value oracle_prefix(const struct oracle_doc *d, unsigned fiel
     return v;
 }
 
+/* Whether word w is a token of f, or could be one the oracle does not read. */
+static enum oracle_value oracle_field_has(const struct oracle_field *f, const char *w)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (f->tok[i] && strcmp(f->tok[i], w) == 0)
+            return ORACLE_YES;
+    for (size_t i = 0; i < f->n_maybe; i++)
+        if (strcmp(f->maybe[i], w) == 0)
+            return ORACLE_MAYBE;
+    return f->odd ? ORACLE_MAYBE : ORACLE_NO;
+}
+
+/* "w0 w1"~D by brute force: some window [i, j] of one field, j − i at most
+ * D + nw − 1, holds every word. Where every word is there, a token the
+ * oracle does not read as the engine does could shift the positions: MAYBE. */
+static enum oracle_value oracle_near(const struct oracle_doc *d, unsigned fields,
+                                     const struct oracle_q *q)
+{
+    enum oracle_value v = ORACLE_NO;
+    size_t span = q->distance + q->nw - 1;
+    for (int k = 0; k < ORACLE_FIELDS; k++) {
+        const struct oracle_field *f = &d->f[k];
+        bool match = false, unsure = f->odd || f->shaky || f->n_maybe > 0;
+        if (!(fields & (1u << k)))
+            continue;
+        enum oracle_value all = ORACLE_YES;
+        for (size_t w = 0; w < q->nw; w++) {
+            enum oracle_value h = oracle_field_has(f, q->w[w]);
+            all = h < all ? h : all;
+        }
+        if (all == ORACLE_NO)
+            continue;
+        unsure |= all == ORACLE_MAYBE;
+        for (size_t i = 0; i < f->n; i++) /* "\x01": one position, none of ours */
+            unsure |= f->tok[i] == NULL;
+        for (size_t i = 0; i < f->n && !match; i++) {
+            for (size_t j = i; j < f->n && j <= i + span && !match; j++) {
+                size_t found = 0;
+                for (size_t w = 0; w < q->nw; w++) {
+                    for (size_t t = i; t <= j; t++) {
+                        if (f->tok[t] && strcmp(f->tok[t], q->w[w]) == 0) {
+                            found++;
+                            break;
+                        }
+                    }
+                }
+                match = found == q->nw;
+            }
+        }
+        if (unsure)
+            v = ORACLE_MAYBE;
+        else if (match)
+            return ORACLE_YES;
+    }
+    return v;
+}
+
 static enum oracle_value oracle_leaf(const struct oracle_doc *d, unsigned fields,
                                      const struct oracle_q *q)
 {
     enum oracle_value v = ORACLE_NO;
     if (q->kind == OQ_PREFIX)
         return oracle_prefix(d, fields, q);
+    if (q->kind == OQ_NEAR)
+        return oracle_near(d, fields, q);
     for (int k = 0; k < ORACLE_FIELDS; k++) {
         const struct oracle_field *f = &d->f[k];
         if (!(fields & (1u << k)))
@@ -559,6 +620,47 @@ static void oracle_phrase(const struct oracle *o, struct oracle_q *q)
     q->w[0] = (char *)oracle_word(o);
 }
 
+/* 2-3 distinct ASCII words of a window of some document's title, in a
+ * shuffled order, with a distance of 0-4: near that title's own spacing,
+ * so that both answers come up. A word if none. The document, or NULL. */
+static const struct oracle_doc *oracle_near_q(const struct oracle *o, struct oracle_q *q)
+{
+    for (int tries = 0; tries < 20; tries++) {
+        const struct oracle_doc *d = &o->doc[rnd((unsigned)o->n)];
+        const struct oracle_field *f = &d->f[0];
+        size_t len = 2 + rnd(2);
+        if (f->n < len + 2)
+            continue;
+        size_t at = rnd((unsigned)(f->n - len - 1)), nw = 0;
+        for (size_t k = 0; k < len + 2 && nw < len; k++) {
+            const char *w = f->tok[at + k];
+            bool seen = false;
+            if (rnd(3) == 0 || !oracle_word_ok(w))
+                continue;
+            for (size_t j = 0; j < nw; j++)
+                seen |= strcmp(q->w[j], w) == 0;
+            if (!seen)
+                q->w[nw++] = (char *)w;
+        }
+        if (nw < 2)
+            continue;
+        for (size_t k = nw - 1; k > 0; k--) { /* any order */
+            size_t j = rnd((unsigned)k + 1);
+            char *t = q->w[k];
+            q->w[k] = q->w[j];
+            q->w[j] = t;
+        }
+        q->kind = OQ_NEAR;
+        q->nw = nw;
+        q->distance = rnd(5);
+        return d;
+    }
+    q->kind = OQ_EXACT;
+    q->nw = 1;
+    q->w[0] = (char *)oracle_word(o);
+    return NULL;
+}
+
 /* A field term (docs/query-language.md): leaf in titles, or one of the
  * documents' sources or domains (a parent domain now and then). */
 static struct oracle_q *oracle_q_field(const struct oracle *o, struct arena *a,
@@ -592,7 +694,10 @@ static struct oracle_q *oracle_q_random(const struct oracle *o, struct arena *a,
         q->a = oracle_q_random(o, a, depth + 1);
         q->b = oracle_q_random(o, a, depth + 1);
     } else if (k >= 5) {
-        oracle_phrase(o, q);
+        if (rnd(3) == 0)
+            oracle_near_q(o, q);
+        else
+            oracle_phrase(o, q);
     } else {
         q->kind = k < 4 ? OQ_EXACT : OQ_WORD; /* unquoted: mostly MAYBE where stemmed */
         q->nw = 1;
@@ -612,7 +717,7 @@ static bool oracle_q_leaf(const struct oracle_q *q)
 {
     return q->kind == OQ_WORD || q->kind == OQ_EXACT || q->kind == OQ_PHRASE ||
            q->kind == OQ_TITLE || q->kind == OQ_SOURCE || q->kind == OQ_DOMAIN ||
-           q->kind == OQ_PREFIX;
+           q->kind == OQ_PREFIX || q->kind == OQ_NEAR;
 }
 
 /* Fully bracketed, in the documented spellings (AND or juxtaposition, OR,
@@ -633,6 +738,10 @@ static void oracle_q_text(const struct oracle_q *q, char *out, size_t cap)
     case OQ_PHRASE:
         snprintf(out, cap, "\"%s %s%s%s\"", q->w[0], q->w[1], q->nw > 2 ? " " : "",
                  q->nw > 2 ? q->w[2] : "");
+        break;
+    case OQ_NEAR:
+        snprintf(out, cap, "\"%s %s%s%s\"~%u", q->w[0], q->w[1], q->nw > 2 ? " " : "",
+                 q->nw > 2 ? q->w[2] : "", q->distance);
         break;
     case OQ_TITLE:
         oracle_q_text(q->a, a, sizeof a);

@@ -32,10 +32,19 @@ static size_t check_node(const struct query_node *n, const struct query_node *pa
     switch (n->kind) {
     case QUERY_WORD:
     case QUERY_PHRASE:
+    case QUERY_NEAR:
         assert_true(n->kind == QUERY_WORD ? n->n == 1 : n->n >= 2);
         assert_true(n->n <= LIMIT_PHRASE_TOKENS);
-        if (n->kind == QUERY_PHRASE)
+        if (n->kind != QUERY_WORD)
             assert_true(n->exact);
+        if (n->kind == QUERY_NEAR) {
+            assert_true(n->n <= LIMIT_NEAR_WORDS && n->distance <= LIMIT_NEAR_DISTANCE);
+            for (size_t i = 0; i < n->n; i++)
+                for (size_t j = 0; j < i; j++)
+                    assert_string_not_equal(n->tokens[i], n->tokens[j]);
+        } else {
+            assert_int_equal(n->distance, 0);
+        }
         for (size_t i = 0; i < n->n; i++) {
             assert_non_null(n->tokens[i]);
             assert_true(n->tokens[i][0] != '\0');
@@ -102,14 +111,17 @@ static void to_query(struct buf *b, const struct query_node *n, const struct que
         return;
     case QUERY_WORD:
     case QUERY_PHRASE:
+    case QUERY_NEAR:
         if (n->field == QUERY_FIELD_TITLE)
             buf_puts(b, "title:");
-        if (n->kind == QUERY_PHRASE || n->exact)
+        if (n->kind != QUERY_WORD || n->exact)
             buf_putc(b, '"');
         for (size_t i = 0; i < n->n; i++)
             buf_printf(b, "%s%s", i ? " " : "", n->tokens[i]);
-        if (n->kind == QUERY_PHRASE || n->exact)
+        if (n->kind != QUERY_WORD || n->exact)
             buf_putc(b, '"');
+        if (n->kind == QUERY_NEAR)
+            buf_printf(b, "~%u", n->distance);
         if (n->prefix)
             buf_putc(b, '*');
         return;
@@ -317,6 +329,36 @@ static const struct qcase cases[] = {
     BAD("*", ERR_INVALID, "no searchable words"),
     OK("a *app", "(AND a app)"),
     BAD("-app*", ERR_INVALID, "only excludes"),
+    /* proximity (an extension): a quote closed at once by ~N */
+    OK("\"a b\"~3", "\"a b\"~3"),
+    OK("\"B a\"~0", "\"b a\"~0"),
+    OK("\"a b c\"~100", "\"a b c\"~100"),
+    OK("\"a b\"~007", "\"a b\"~7"),
+    OK("\"a b a\"~2", "\"a b\"~2"), /* a repeated word is one word of the window */
+    OK("\"a a\"~2", "\"a\""),         /* one distinct word: that exact word */
+    OK("\"a\"~3", "\"a\""),
+    OK("\"covid-19 cases\"~4", "\"covid 19 cases\"~4"),
+    OK("title:\"a b\"~3 c", "(AND title:\"a b\"~3 c)"),
+    OK("-\"a b\"~3 c", "(AND (NOT \"a b\"~3) c)"),
+    OK("(\"a b\"~3)", "\"a b\"~3"),
+    OK("\"a b\"~3 OR \"a b\"~4 OR \"a b\"", "(OR \"a b\"~3 \"a b\"~4 \"a b\")"),
+    OK("\"a b\"~3 \"a b\"~3", "\"a b\"~3"),
+    OK("\"a b\"~3\"c d\"", "(AND \"a b\"~3 \"c d\")"),
+    /* not a proximity: read as before, the '~' is punctuation */
+    OK("\"a b\"~", "\"a b\""),
+    OK("\"a b\"~x", "(AND \"a b\" x)"),
+    OK("\"a b\"~2x", "(AND \"a b\" 2x)"),
+    OK("\"a b\" ~2", "(AND \"a b\" 2)"),
+    OK("\"a b\"~-2", "(AND \"a b\" 2)"),
+    OK("a~2", "\"a 2\""), /* one word of two tokens: a phrase */
+    OK("\"a~2 b\"", "\"a 2 b\""),
+    BAD("\"a b\"~101", ERR_TOO_LARGE, "proximity distance above 100 at character 6"),
+    BAD("x \"a b\"~99999999999999999999", ERR_TOO_LARGE, "above 100 at character 8"),
+    BAD("source:\"a\"~2", ERR_PARSE, "not source:, at character 1"),
+    BAD("-\"a b\"~3", ERR_INVALID, "only excludes"),
+    BAD("\"&\"~3", ERR_INVALID, "no searchable words"),
+    BAD("\"a b c d e f g h i j k l m n o p q r s t u v w x y z 1 2 3 4 5 6 7\"~1", ERR_TOO_LARGE,
+        "proximity of more than 32 distinct words at character 1"),
     /* grouping */
     OK("(a OR b) c", "(AND (OR a b) c)"),
     OK("(a OR b) AND (c OR d)", "(AND (OR a b) (OR c d))"),

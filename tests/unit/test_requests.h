@@ -213,9 +213,13 @@ static void operand(struct test_corpus *f, char *out, size_t cap, int depth)
         field_term(f, out, cap);
     else if (k < 5)
         snprintf(out, cap, "%s", word(f));
-    else if (k < 7)
+    else if (k < 7) {
         phrase(f, out, cap);
-    else if (k < 8 && depth < 2) {
+        if (rnd(3) == 0) { /* a proximity of the phrase's words, "a b"~N */
+            size_t w = strlen(out);
+            snprintf(out + w, cap - w, "~%u", rnd(4));
+        }
+    } else if (k < 8 && depth < 2) {
         char a[256], b[256];
         operand(f, a, sizeof a, depth + 1);
         operand(f, b, sizeof b, depth + 1);

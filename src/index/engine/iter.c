@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "index/near.h"
+#include "util/limits.h"
 #include "util/banned.h"
 
 static struct node *node_alloc(struct ev *ev, const struct plan *p)
@@ -27,7 +29,8 @@ struct node *eng_iter_new(struct ev *ev, const struct plan *p)
     struct node *n;
     switch (p->kind) {
     case PLAN_TERM:
-    case PLAN_PHRASE: {
+    case PLAN_PHRASE:
+    case PLAN_NEAR: {
         const struct eng_term **t = arena_calloc(ev->a, p->n, sizeof *t);
         if (t == NULL) {
             ev->nomem = true;
@@ -39,7 +42,7 @@ struct node *eng_iter_new(struct ev *ev, const struct plan *p)
             if (eng_segment_term_open(ev->seg, p->terms[i], p->lens[i], &t[i]) < 0 || t[i] == NULL)
                 return NULL;
             /* Phrases need positions: only exact terms have them. */
-            if (p->kind == PLAN_PHRASE && t[i]->kind != ENG_TERM_EXACT)
+            if (p->kind != PLAN_TERM && t[i]->kind != ENG_TERM_EXACT)
                 return NULL;
         }
         if ((n = node_alloc(ev, p)) == NULL)
@@ -146,6 +149,63 @@ static uint32_t phrase_count(struct ev *ev, struct node *n, uint32_t out[ENG_FIE
     return total;
 }
 
+/* Proximity windows of n at its current doc per field of colset (near.h),
+ * into out[ENG_FIELDS]; returns their sum. Each word's cursor decodes its
+ * positions into ev->pa, copied into the node's buffer: all k lists must
+ * be held at once. 0 with ev->nomem set when the buffer cannot grow. */
+static uint32_t near_count(struct ev *ev, struct node *n, uint32_t out[ENG_FIELDS])
+{
+    const uint32_t *lists[LIMIT_NEAR_WORDS];
+    size_t offs[ENG_FIELDS][LIMIT_NEAR_WORDS];
+    uint32_t lens[ENG_FIELDS][LIMIT_NEAR_WORDS], tf[ENG_FIELDS], total = 0;
+    unsigned mask = n->colset & ((1u << ENG_FIELDS) - 1);
+    size_t used = 0;
+
+    memset(out, 0, ENG_FIELDS * sizeof *out);
+    if (n->n > LIMIT_NEAR_WORDS)
+        return 0;
+    for (size_t k = 0; k < n->n && mask; k++) {
+        unsigned m;
+        eng_cursor_data(&n->cur[k], &m, tf, ev->pa);
+        mask &= m;
+        size_t need = used;
+        for (unsigned f = 0; f < ENG_FIELDS; f++)
+            need += (mask & (1u << f)) ? tf[f] : 0;
+        if (need > n->near_cap) {
+            /* Lists already copied move with the buffer: they are
+             * kept as offsets until the last word is in. */
+            size_t cap = need * 2 > 64 ? need * 2 : 64;
+            uint32_t *b = arena_alloc(ev->a, cap * sizeof *b);
+            if (b == NULL) {
+                ev->nomem = true;
+                return 0;
+            }
+            if (used)
+                memcpy(b, n->near_pos, used * sizeof *b);
+            n->near_pos = b;
+            n->near_cap = cap;
+        }
+        for (unsigned f = 0; f < ENG_FIELDS; f++) {
+            if (!(mask & (1u << f)))
+                continue;
+            memcpy(n->near_pos + used, ev->pa[f], tf[f] * sizeof *n->near_pos);
+            offs[f][k] = used;
+            lens[f][k] = tf[f];
+            used += tf[f];
+        }
+    }
+    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+        if (!(mask & (1u << f)))
+            continue;
+        for (size_t k = 0; k < n->n; k++)
+            lists[k] = n->near_pos + offs[f][k];
+        out[f] = index_near_windows(lists, lens[f], n->n,
+                                    index_near_span(n->plan->distance, n->n));
+        total += out[f];
+    }
+    return total;
+}
+
 static uint32_t seek_term(struct node *n, uint32_t target)
 {
     struct eng_cursor *c = &n->cur[0];
@@ -205,6 +265,18 @@ uint32_t eng_iter_seek(struct ev *ev, struct node *n, uint32_t target)
             target = d + 1;
         }
         break;
+    case PLAN_NEAR:
+        for (;;) {
+            d = leapfrog_cursors(n, target);
+            if (d == ENG_END || near_count(ev, n, n->pf) > 0)
+                break;
+            if (ev->nomem) { /* the search fails once it ends (run.c) */
+                d = ENG_END;
+                break;
+            }
+            target = d + 1;
+        }
+        break;
     case PLAN_AND:
         d = eng_iter_seek(ev, n->kids[0], target);
         for (size_t i = 1; i < n->nkids && d != ENG_END;) {
@@ -248,7 +320,7 @@ double eng_iter_leaf_freq(const struct node *n, uint32_t doc)
 
     if (n == NULL || !n->started || n->doc != doc)
         return 0.0;
-    if (n->kind == PLAN_PHRASE) {
+    if (n->kind == PLAN_PHRASE || n->kind == PLAN_NEAR) {
         memcpy(tf, n->pf, sizeof tf); /* counted when eng_iter_seek() matched doc */
         mask = n->colset;
     } else {

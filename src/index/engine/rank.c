@@ -22,6 +22,7 @@ bool eng_rank_plain(const struct plan *p, bool under_or)
     case PLAN_TERM:
         return p->leaf < 0 || (p->colset & INDEX_FIELD_ALL) == INDEX_FIELD_ALL;
     case PLAN_PHRASE:
+    case PLAN_NEAR:
         return p->leaf < 0;
     case PLAN_OR:
         for (size_t i = 0; i < p->nkids; i++) {

@@ -22,8 +22,10 @@ struct node {
     bool started, filter; /* filter: a text term whose mask must meet colset */
     uint32_t doc;
     unsigned colset;
-    struct eng_cursor *cur;  /* TERM 1, PHRASE n */
-    uint32_t pf[ENG_FIELDS]; /* PHRASE: its instances per field at doc */
+    struct eng_cursor *cur;  /* TERM 1, PHRASE/NEAR n */
+    uint32_t pf[ENG_FIELDS]; /* PHRASE/NEAR: its instances per field at doc */
+    uint32_t *near_pos;      /* NEAR: every word's positions at doc, grown as needed */
+    size_t near_cap;
     size_t n;
     struct node **kids;
     size_t nkids;

@@ -64,6 +64,7 @@ static uint64_t set_cost(const struct sets *b, const struct node *n)
         c = (uint64_t)n->cur[0].t->df * b->scale_num / b->scale_den;
         return n->filter ? 4 * c : c; /* a filter term decodes each posting's data */
     case PLAN_PHRASE:
+    case PLAN_NEAR:
         c = UINT64_MAX;
         for (size_t i = 0; i < n->n; i++) {
             uint64_t d = (uint64_t)n->cur[i].t->df * b->scale_num / b->scale_den;
@@ -92,7 +93,7 @@ static uint64_t set_cost(const struct sets *b, const struct node *n)
 /* Cursors a probe of n seeks. */
 static uint64_t node_cursors(const struct node *n)
 {
-    uint64_t c = n->kind == PLAN_TERM || n->kind == PLAN_PHRASE ? n->n : 0;
+    uint64_t c = n->kind == PLAN_TERM || n->kind == PLAN_PHRASE || n->kind == PLAN_NEAR ? n->n : 0;
     for (size_t i = 0; i < n->nkids; i++)
         c += node_cursors(n->kids[i]);
     return c;
@@ -347,9 +348,10 @@ static int set_build(struct sets *b, struct node *n, uint64_t *out)
         uint64_t cand = set_count(b, out);
         return set_narrow(b, n->kids[1], out, true, &cand);
     case PLAN_PHRASE:
+    case PLAN_NEAR:
         break;
     }
-    /* by its iterators: phrases, column-restricted terms */
+    /* by its iterators: phrases, proximities, column-restricted terms */
     for (uint32_t d = eng_iter_seek(b->ev, n, b->lo); d < b->hi;
          d = eng_iter_seek(b->ev, n, d + 1)) {
         out[(d - b->base) >> 6] |= (uint64_t)1 << ((d - b->base) & 63);
@@ -362,7 +364,7 @@ static int set_build(struct sets *b, struct node *n, uint64_t *out)
 /* n has a node the set evaluator builds by its iterators. */
 static bool iterated(const struct node *n)
 {
-    if (n->kind == PLAN_PHRASE || (n->kind == PLAN_TERM && n->filter))
+    if (n->kind == PLAN_PHRASE || n->kind == PLAN_NEAR || (n->kind == PLAN_TERM && n->filter))
         return true;
     for (size_t i = 0; i < n->nkids; i++) {
         if (iterated(n->kids[i]))

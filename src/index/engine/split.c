@@ -27,7 +27,7 @@
 static uint64_t plan_postings(const struct plan *p, const struct eng_segment *seg)
 {
     uint64_t c = 0;
-    if (p->kind == PLAN_TERM || p->kind == PLAN_PHRASE) {
+    if (p->kind == PLAN_TERM || p->kind == PLAN_PHRASE || p->kind == PLAN_NEAR) {
         for (size_t i = 0; i < p->n; i++) {
             const struct eng_term *t = eng_segment_term(seg, p->terms[i], p->lens[i]);
             c += t ? t->df : 0;

@@ -5,6 +5,8 @@
  *   exact WORD  "tok"
  *   WORD        ("tok" OR "s" OR "~s" ...): its forms (index/expand.h)
  *   PHRASE      "t1 t2 t3" (exact tokens, adjacent)
+ *   NEAR        NEAR("t1" "t2" "t3", N + 3 - 2): FTS5's N counts the tokens
+ *               between the first and last word, the other words among them
  *   AND         (p1 AND p2), with NOT children: ((p1 AND p2) NOT (n1 OR n2))
  *   OR          (a OR b)
  *   title:leaf  ({title} : leaf), source:ID / domain:D their meta terms,
@@ -128,7 +130,8 @@ static int put_node(struct match *m, const struct query_node *q, int depth)
                      values, 1);
         return 0;
     }
-    if (m->leaf_cols == NULL || (q->kind != QUERY_WORD && q->kind != QUERY_PHRASE))
+    if (m->leaf_cols == NULL ||
+        (q->kind != QUERY_WORD && q->kind != QUERY_PHRASE && q->kind != QUERY_NEAR))
         return put_node_bare(m, q, depth);
     buf_printf(m->b, "({%s} : ", q->field == QUERY_FIELD_TITLE ? "title" : m->leaf_cols);
     rc = put_node_bare(m, q, depth);
@@ -162,6 +165,17 @@ static int put_node_bare(struct match *m, const struct query_node *q, int depth)
         }
         buf_putc(m->b, '"');
         return 0;
+    case QUERY_NEAR:
+        /* Ours: at most distance other tokens in the window (last − first
+         * ≤ distance + k − 1); FTS5's NEAR(…, M): last − first ≤ M + 1. */
+        buf_puts(m->b, "NEAR(");
+        for (size_t i = 0; i < q->n; i++) {
+            if (i > 0)
+                buf_putc(m->b, ' ');
+            put_quoted(m->b, NULL, q->tokens[i]);
+        }
+        buf_printf(m->b, ", %zu)", (size_t)q->distance + q->n - 2);
+        return 0;
     case QUERY_AND:
         return put_and(m, q, depth);
     case QUERY_OR:
@@ -188,7 +202,8 @@ static bool has_field_term(const struct query_node *q, int depth)
         return false;
     if (q->kind == QUERY_META || q->field != QUERY_FIELD_ANY)
         return true;
-    if (q->kind == QUERY_WORD || q->kind == QUERY_PHRASE || q->kids == NULL)
+    if (q->kind == QUERY_WORD || q->kind == QUERY_PHRASE || q->kind == QUERY_NEAR ||
+        q->kids == NULL)
         return false;
     for (size_t i = 0; i < q->n; i++)
         if (has_field_term(q->kids[i], depth + 1))
