@@ -422,6 +422,10 @@ def test_a_running_server_follows_pause_and_resume(tmp_path, feed_server):
         assert "/" + HEISE not in rec.paths()
         cli_ok("feeds", "resume", "--store", store, heise)
         wait_for(rec.paths, lambda p: "/" + HEISE in p, "the resumed feed's poll")
+        # The poll is seen when it is sent; its items are stored after the
+        # answer is parsed (seconds under ASan on a loaded machine).
+        wait_for(lambda: {f["url"]: f for f in feeds_json(store)}[base + HEISE],
+                 lambda f: f["items_total"] > 0, "the resumed feed's items stored")
     finally:
         status, _, err = srv.stop()
     assert status == 0 and not sanitizer_findings(err), err[-3000:]

@@ -139,7 +139,7 @@ struct column_add {
 
 /* Per feed, which new items get their page fetched (NULL: the crawler's
  * setting; ingest/crawl.h). */
-static const struct column_add schema_v5[] = {{"feeds", "pages", "TEXT"}, {NULL}};
+static const struct column_add schema_v5[] = {{"feeds", "pages", "TEXT"}, {NULL, NULL, NULL}};
 
 /* clang-format off */
 static const char schema_v6[] =
@@ -177,14 +177,14 @@ static const char schema_v7[] =
 /* clang-format on */
 
 /* The story of each article (issue 25). */
-static const struct column_add schema_v8[] = {{"articles", "story_id", "INTEGER"}, {NULL}};
+static const struct column_add schema_v8[] = {{"articles", "story_id", "INTEGER"}, {NULL, NULL, NULL}};
 
 /* An alert that delivers a story once (push/webhook.h), the later copies
  * it counted instead of delivering, and the stories it delivered. */
 static const struct column_add schema_v9_columns[] = {
     {"alerts", "dedupe", "INTEGER NOT NULL DEFAULT 0"},
     {"alerts", "copies", "INTEGER NOT NULL DEFAULT 0"},
-    {NULL}};
+    {NULL, NULL, NULL}};
 static const char schema_v9[] =
     "CREATE TABLE IF NOT EXISTS alert_stories("
     " alert_id INTEGER NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,"
