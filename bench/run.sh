@@ -88,6 +88,7 @@ fi
 work="bench/work/$profile-$N-$seed"
 store="$work/store"
 base="$work/baseline.db"
+base_meta="$work/baseline-meta.db"
 raw="$work/raw.tsv"
 rm -rf "$work"
 mkdir -p "$work"
@@ -112,7 +113,8 @@ stop_server() {
 cleanup() {
     stop_server
     if [ "${BENCH_KEEP:-0}" != 1 ]; then
-        rm -rf "$store" "$store-fts5" "$base" "$base-wal" "$base-shm"
+        rm -rf "$store" "$store-fts5" "$base" "$base-wal" "$base-shm" "$base_meta" \
+            "$base_meta-wal" "$base_meta-shm" "$work/groonga"
     fi
 }
 trap cleanup EXIT
@@ -181,6 +183,9 @@ key=$("$newsd" keys create --store "$store" --name bench)
 
 step "FTS5 baseline build"
 "${gen[@]}" "$N" | "$bin/fts5_baseline" build --db "$base" --sources "$work/sources.jsonl" >>"$raw"
+step "FTS5 baseline with filter terms build (issue 31)"
+"${gen[@]}" "$N" | "$bin/fts5_baseline" build --meta --db "$base_meta" \
+    --sources "$work/sources.jsonl" >>"$raw"
 
 # A measuring program that fails (an err line, a crash) does not stop the
 # run: the report shows what was measured and the exit status is 1.
@@ -274,6 +279,8 @@ fi
 
 step "FTS5 baseline queries"
 "$bin/fts5_baseline" query --db "$base" "${lat_args[@]}" >>"$raw" || failed=1
+step "FTS5 with filter terms baseline queries"
+"$bin/fts5_baseline" query --meta --db "$base_meta" "${lat_args[@]}" >>"$raw" || failed=1
 
 # Issue 17: 10,000 saved searches against each new article, one core, over
 # the store's first articles (at most 20,000: the rate does not depend on N).
