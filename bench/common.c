@@ -13,6 +13,7 @@
 
 #include "api/params.h"
 #include "query/query.h"
+#include "util/buf.h"
 #include "util/timefmt.h"
 
 #include "util/banned.h"
@@ -384,4 +385,26 @@ int bench_throughput(const struct bench_engine *e, const struct mix *m, int clie
     free(w);
     free(th);
     return rc;
+}
+
+void bench_url_domain(const char *url, char *out, size_t cap)
+{
+    const char *p = url ? strstr(url, "://") : NULL;
+    size_t n = 0;
+    out[0] = '\0';
+    if (p == NULL)
+        return;
+    p += 3;
+    if (strncmp(p, "www.", 4) == 0)
+        p += 4;
+    for (; *p && *p != '/' && *p != ':' && *p != '?' && n + 1 < cap; p++)
+        out[n++] = (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a') : *p;
+    out[n] = '\0';
+}
+
+size_t bench_on_body(char *p, size_t size, size_t n, void *ud)
+{
+    struct buf *b = ud;
+    buf_append(b, p, size * n);
+    return buf_error(b) ? 0 : size * n;
 }

@@ -77,6 +77,14 @@ double bench_now(void);
  * -1 when unreadable. */
 long bench_status_kb(pid_t pid, const char *field);
 
+/* Host of a URL into out: lower case, without www. and port ("" when
+ * there is none). The baselines' domain column, as newsd files it. */
+void bench_url_domain(const char *url, char *out, size_t cap);
+
+/* A libcurl write callback appending to the struct buf ud (util/buf.h);
+ * 0 (libcurl aborts) once the buffer failed. */
+size_t bench_on_body(char *p, size_t size, size_t n, void *ud);
+
 /* Parse "1,2,4,16" into at most cap ints; the count, or -1. */
 int bench_parse_ints(const char *s, int *out, int cap);
 

@@ -83,22 +83,6 @@ static const char *jstr(const json_t *o, const char *k)
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-/* Host of a URL, lower case, without www. */
-static void url_domain(const char *url, char *out, size_t cap)
-{
-    const char *p = url ? strstr(url, "://") : NULL;
-    size_t n = 0;
-    out[0] = '\0';
-    if (p == NULL)
-        return;
-    p += 3;
-    if (strncmp(p, "www.", 4) == 0)
-        p += 4;
-    for (; *p && *p != '/' && *p != ':' && *p != '?' && n + 1 < cap; p++)
-        out[n++] = (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a') : *p;
-    out[n] = '\0';
-}
-
 /* One filter term of the meta column: a one-letter kind (l language,
  * s source, d domain) and the value with every byte outside [a-z0-9]
  * written as x + two hex digits (x itself too). The tokenizer is the text
@@ -264,7 +248,7 @@ static int cmd_build(const char *db_path, const char *sources_path)
             sql_fail(db, "begin");
             goto out;
         }
-        url_domain(url, domain, sizeof domain);
+        bench_url_domain(url, domain, sizeof domain);
         sqlite3_bind_text(ins_a, 1, jstr(src, "id"), -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(ins_a, 2, jstr(src, "name"), -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(ins_a, 3, jstr(o, "author"), -1, SQLITE_TRANSIENT);
@@ -689,10 +673,11 @@ static int cmd_query(const char *db_path, const char *mix_path, int warmup, int 
 
 static void usage(void)
 {
-    fprintf(stderr,
-            "usage: fts5_baseline build [--meta] --db FILE --sources FILE.jsonl   (articles on stdin)\n"
-            "       fts5_baseline query [--meta] --db FILE --mix FILE [--reps R] [--warmup W]\n"
-            "                           [--clients 1,2,4,16] [--seconds S]\n");
+    fprintf(
+        stderr,
+        "usage: fts5_baseline build [--meta] --db FILE --sources FILE.jsonl   (articles on stdin)\n"
+        "       fts5_baseline query [--meta] --db FILE --mix FILE [--reps R] [--warmup W]\n"
+        "                           [--clients 1,2,4,16] [--seconds S]\n");
 }
 
 int main(int argc, char **argv)
