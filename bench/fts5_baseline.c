@@ -328,63 +328,13 @@ struct prepared {
     int64_t limit, offset;
 };
 
-static void fts_quote(struct buf *b, char *const *tokens, size_t n)
-{
-    buf_putc(b, '"');
-    for (size_t i = 0; i < n; i++) {
-        if (i > 0)
-            buf_putc(b, ' ');
-        for (const char *p = tokens[i]; *p; p++) {
-            if (*p == '"')
-                buf_putc(b, '"');
-            buf_putc(b, *p);
-        }
-    }
-    buf_putc(b, '"');
-}
+/* newsd's tree in FTS5 syntax: "((a AND b) NOT c)", '"' doubled. */
+static const struct bench_query_syntax fts5_syntax = {
+    .and_open = "((", .and_sep = " AND ", .and_mid = ")", .not_sep = " NOT ", .escape = '"'};
 
-/* newsd's tree in FTS5 syntax. NOT children of an AND become "x NOT y". */
 static void fts_expr(struct buf *b, const struct query_node *n)
 {
-    switch (n->kind) {
-    case QUERY_WORD:
-    case QUERY_PHRASE:
-        fts_quote(b, n->tokens, n->n);
-        return;
-    case QUERY_OR:
-        buf_putc(b, '(');
-        for (size_t i = 0; i < n->n; i++) {
-            if (i > 0)
-                buf_puts(b, " OR ");
-            fts_expr(b, n->kids[i]);
-        }
-        buf_putc(b, ')');
-        return;
-    case QUERY_AND: {
-        size_t pos = 0;
-        buf_puts(b, "((");
-        for (size_t i = 0; i < n->n; i++) {
-            if (n->kids[i]->kind == QUERY_NOT)
-                continue;
-            if (pos++ > 0)
-                buf_puts(b, " AND ");
-            fts_expr(b, n->kids[i]);
-        }
-        buf_putc(b, ')');
-        for (size_t i = 0; i < n->n; i++) {
-            if (n->kids[i]->kind != QUERY_NOT)
-                continue;
-            buf_puts(b, " NOT ");
-            fts_expr(b, n->kids[i]->kids[0]);
-        }
-        buf_putc(b, ')');
-        return;
-    }
-    case QUERY_NOT: /* never outside AND in normal form */
-    default:
-        buf_puts(b, "\"\"");
-        return;
-    }
+    bench_query_text(b, n, &fts5_syntax);
 }
 
 static int bind_add(struct prepared *p, struct arena *a, const char *v)
@@ -650,22 +600,19 @@ fail:
     return ERR_STORE;
 }
 
-static int cmd_query(const char *db_path, const char *mix_path, int warmup, int reps,
-                     const int *clients, int n_clients, double seconds)
+static int cmd_query(const char *db_path, const struct bench_mix_opts *o)
 {
     struct mix m;
     struct qctx c = {.db_path = db_path};
-    int rc = 0;
+    int rc;
 
-    if (mix_load(&m, mix_path) < 0)
+    if (mix_load(&m, o->mix) < 0)
         return -1;
     c.m = &m;
     struct bench_engine e = {
         .name = engine_name, .ctx = &c, .thread_init = q_init, .thread_done = q_done, .run = q_run};
     printf("mem\t%s\topened\t%ld\n", engine_name, bench_status_kb(0, "VmRSS"));
-    rc |= bench_latency(&e, &m, warmup, reps, stdout);
-    for (int k = 0; k < n_clients && seconds > 0; k++)
-        rc |= bench_throughput(&e, &m, clients[k], seconds, stdout);
+    rc = bench_run_mix(&e, &m, o, stdout);
     printf("mem\t%s\tpeak\t%ld\n", engine_name, bench_status_kb(0, "VmHWM"));
     mix_free(&m);
     return rc;
@@ -682,9 +629,8 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-    const char *db = NULL, *sources = NULL, *mix = NULL, *clients_arg = "1,2,4,16";
-    int reps = 3, warmup = 0, clients[16], n_clients;
-    double seconds = 10;
+    const char *db = NULL, *sources = NULL;
+    struct bench_mix_opts o = BENCH_MIX_OPTS_INIT;
 
     if (argc < 2) {
         usage();
@@ -692,35 +638,25 @@ int main(int argc, char **argv)
     }
     for (int i = 2; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(argv[i], "--meta") == 0) {
+            meta_mode = true;
+            engine_name = "fts5-meta";
+            continue;
+        }
         if (v && strcmp(argv[i], "--db") == 0)
             db = v;
         else if (v && strcmp(argv[i], "--sources") == 0)
             sources = v;
-        else if (v && strcmp(argv[i], "--mix") == 0)
-            mix = v;
-        else if (v && strcmp(argv[i], "--reps") == 0)
-            reps = (int)strtol(v, NULL, 10);
-        else if (v && strcmp(argv[i], "--warmup") == 0)
-            warmup = (int)strtol(v, NULL, 10);
-        else if (v && strcmp(argv[i], "--clients") == 0)
-            clients_arg = v;
-        else if (v && strcmp(argv[i], "--seconds") == 0)
-            seconds = strtod(v, NULL);
-        else if (strcmp(argv[i], "--meta") == 0) {
-            meta_mode = true;
-            engine_name = "fts5-meta";
-            continue;
-        } else {
+        else if (!bench_mix_opt(&o, argv[i], v)) {
             usage();
             return 2;
         }
         i++;
     }
-    n_clients = bench_parse_ints(clients_arg, clients, 16);
     if (strcmp(argv[1], "build") == 0 && db && sources)
         return cmd_build(db, sources) < 0;
-    if (strcmp(argv[1], "query") == 0 && db && mix && reps >= 1 && warmup >= 0 && n_clients >= 0)
-        return cmd_query(db, mix, warmup, reps, clients, n_clients, seconds) < 0;
+    if (strcmp(argv[1], "query") == 0 && db && o.mix)
+        return cmd_query(db, &o) < 0;
     usage();
     return 2;
 }

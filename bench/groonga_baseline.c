@@ -339,57 +339,17 @@ out:
 
 /* ---- query ----------------------------------------------------------------- */
 
-/* A quoted string of Groonga's query syntax and of its script syntax
- * (the same escapes: backslash before " and \). */
-static void gq_quote(struct buf *b, char *const *tokens, size_t n)
-{
-    buf_putc(b, '"');
-    for (size_t i = 0; i < n; i++) {
-        if (i > 0)
-            buf_putc(b, ' ');
-        for (const char *p = tokens[i]; *p; p++) {
-            if (*p == '"' || *p == '\\')
-                buf_putc(b, '\\');
-            buf_putc(b, *p);
-        }
-    }
-    buf_putc(b, '"');
-}
+/* newsd's tree in Groonga's query syntax: juxtaposition is AND and
+ * "a - b" is a AND NOT b: "(a b - c)"; backslash escapes '"' and '\\'
+ * (in its script syntax too). */
+static const struct bench_query_syntax groonga_syntax = {
+    .and_open = "(", .and_sep = " ", .and_mid = "", .not_sep = " - ", .escape = '\\'};
 
-/* newsd's tree in Groonga's query syntax: juxtaposition is AND, OR, and
- * "a - b" is a AND NOT b (NOT children of an AND, as in normal form). */
-static void gq_expr(struct buf *b, const struct query_node *n)
+/* A quoted string of Groonga's script syntax. */
+static void gq_string(struct buf *b, const char *s)
 {
-    switch (n->kind) {
-    case QUERY_WORD:
-    case QUERY_PHRASE:
-        gq_quote(b, n->tokens, n->n);
-        return;
-    case QUERY_OR:
-    case QUERY_AND: {
-        size_t pos = 0;
-        buf_putc(b, '(');
-        for (size_t i = 0; i < n->n; i++) {
-            if (n->kids[i]->kind == QUERY_NOT)
-                continue;
-            if (pos++ > 0)
-                buf_puts(b, n->kind == QUERY_OR ? " OR " : " ");
-            gq_expr(b, n->kids[i]);
-        }
-        for (size_t i = 0; i < n->n && n->kind == QUERY_AND; i++) {
-            if (n->kids[i]->kind != QUERY_NOT)
-                continue;
-            buf_puts(b, " - ");
-            gq_expr(b, n->kids[i]->kids[0]);
-        }
-        buf_putc(b, ')');
-        return;
-    }
-    case QUERY_NOT: /* never outside AND in normal form */
-    default:
-        buf_puts(b, "\"\"");
-        return;
-    }
+    struct query_node one = {.kind = QUERY_WORD, .tokens = (char *[]){(char *)s}, .n = 1};
+    bench_query_text(b, &one, &groonga_syntax);
 }
 
 static void filter_any(struct buf *f, const char *prefix, const char *const *values, size_t n)
@@ -399,10 +359,9 @@ static void filter_any(struct buf *f, const char *prefix, const char *const *val
     buf_putc(f, '(');
     for (size_t i = 0; i < n; i++) {
         char term[300];
-        char *one[1] = {term};
         snprintf(term, sizeof term, "%s%s", prefix, values[i]);
         buf_puts(f, i ? " || meta @ " : "meta @ ");
-        gq_quote(f, one, 1);
+        gq_string(f, term);
     }
     buf_putc(f, ')');
 }
@@ -432,7 +391,7 @@ static int select_url(const char *base, CURL *curl, const char *params, char **o
         return err_set(err, ERR_INVALID, "searchIn and qInTitle are not translated");
     }
     if (req.q)
-        gq_expr(&q, req.q);
+        bench_query_text(&q, req.q, &groonga_syntax);
     if (req.language) {
         const char *one[1] = {req.language};
         filter_any(&f, "l_", one, 1);
@@ -537,21 +496,18 @@ static int q_run(void *state, const struct mix_query *q, size_t qi, uint64_t *to
     return 0;
 }
 
-static int cmd_query(const char *base, const char *mix_path, int warmup, int reps,
-                     const int *clients, int n_clients, double seconds)
+static int cmd_query(const char *base, const struct bench_mix_opts *o)
 {
     struct mix m;
     struct qctx c = {.base = base};
-    int rc = 0;
+    int rc;
 
-    if (mix_load(&m, mix_path) < 0)
+    if (mix_load(&m, o->mix) < 0)
         return -1;
     c.m = &m;
     struct bench_engine e = {
         .name = "groonga", .ctx = &c, .thread_init = q_init, .thread_done = q_done, .run = q_run};
-    rc |= bench_latency(&e, &m, warmup, reps, stdout);
-    for (int k = 0; k < n_clients && seconds > 0; k++)
-        rc |= bench_throughput(&e, &m, clients[k], seconds, stdout);
+    rc = bench_run_mix(&e, &m, o, stdout);
     mix_free(&m);
     return rc;
 }
@@ -566,9 +522,9 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-    const char *url = NULL, *sources = NULL, *mix = NULL, *clients_arg = "1,2,4,16";
-    int reps = 3, warmup = 0, clients[16], n_clients, rc = 2;
-    double seconds = 10;
+    const char *url = NULL, *sources = NULL;
+    struct bench_mix_opts o = BENCH_MIX_OPTS_INIT;
+    int rc = 2;
 
     if (argc < 2) {
         usage();
@@ -580,29 +536,17 @@ int main(int argc, char **argv)
             url = v;
         else if (v && strcmp(argv[i], "--sources") == 0)
             sources = v;
-        else if (v && strcmp(argv[i], "--mix") == 0)
-            mix = v;
-        else if (v && strcmp(argv[i], "--reps") == 0)
-            reps = (int)strtol(v, NULL, 10);
-        else if (v && strcmp(argv[i], "--warmup") == 0)
-            warmup = (int)strtol(v, NULL, 10);
-        else if (v && strcmp(argv[i], "--clients") == 0)
-            clients_arg = v;
-        else if (v && strcmp(argv[i], "--seconds") == 0)
-            seconds = strtod(v, NULL);
-        else {
+        else if (!bench_mix_opt(&o, argv[i], v)) {
             usage();
             return 2;
         }
         i++;
     }
-    n_clients = bench_parse_ints(clients_arg, clients, 16);
     curl_global_init(CURL_GLOBAL_DEFAULT);
     if (strcmp(argv[1], "build") == 0 && url && sources)
         rc = cmd_build(url, sources) < 0;
-    else if (strcmp(argv[1], "query") == 0 && url && mix && reps >= 1 && warmup >= 0 &&
-             n_clients >= 0)
-        rc = cmd_query(url, mix, warmup, reps, clients, n_clients, seconds) < 0;
+    else if (strcmp(argv[1], "query") == 0 && url && o.mix)
+        rc = cmd_query(url, &o) < 0;
     else
         usage();
     curl_global_cleanup();
