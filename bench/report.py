@@ -434,7 +434,8 @@ def main():
       "sent the same mix in this run: **FTS5** (plain, filters as B-tree lookups), "
       "**FTS5 + filter terms** (`fts5_baseline --meta`: language, source and domain as terms "
       "of a fourth FTS column, MATCHed with the text), **Groonga** (`groonga -s`, HTTP, "
-      "`select` with TokenBigram + NormalizerAuto and a meta vector index; "
+      "`select`, unicode61-like words (TokenDelimit + NormalizerNFKC130) and a meta vector "
+      "index; "
       "bench/groonga_baseline.c). The FTS5 figures are in process; Groonga's are whole HTTP "
       "requests (JSON included), as newsd's HTTP column. Repeats, p50 / p95 in ms; the best "
       "peer is the lowest p95; **× faster** = the best peer's p95 ÷ newsd's.")
@@ -474,11 +475,11 @@ def main():
     gs = peer_skip.get("groonga", {})
     if R.totals_of("groonga"):
         w("- Groonga: totals equal to plain FTS5's on %d of %d lines; the %d others are left "
-          "out of its figures%s. Why they differ: TokenBigram cuts a run of letters from the "
-          "digits after it (\"Football365\" holds the token `football`, for unicode61 it is "
-          "one token), so OR and NOT of such words count differently, and it cuts Cyrillic "
-          "and other non-Latin scripts into bigrams without unicode61's diacritic folding "
-          "(the Russian word)." % (
+          "out of its figures%s. Why they differ: Groonga's tokens are unicode61's words "
+          "(TokenDelimit on runs of letters and digits, NormalizerNFKC130), but its "
+          "normalizers do not fold diacritics as `remove_diacritics 2` does "
+          "(\"coronavírus\" is `coronavirus` to FTS5 only), which moves NOT lines and "
+          "some words by a few articles." % (
               len(R.totals_of("groonga")) - len(gs), len(R.totals_of("groonga")), len(gs),
               (": " + ", ".join("%s (%d vs %d)" % (q, g, f) for q, (g, f) in sorted(gs.items())))
               if gs else ""))
