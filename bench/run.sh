@@ -10,7 +10,9 @@
 #   2. restarts it with the count cache on (the restart time: start to
 #      listening and to healthy) and runs the mix again, warm;
 #   3. runs the mix in-process (bench_index), cold then warm, and against the
-#      baseline (fts5_baseline);
+#      peers (issue 31): the plain FTS5 baseline, FTS5 with filter terms
+#      (fts5_baseline --meta) and Groonga over HTTP (groonga_baseline; not
+#      in the smoke run, nor where groonga is not installed);
 #      then streams one export of a broad query (issue 27) and walks the
 #      same matches by cursor paging (BENCH_EXPORT: its parameters);
 #   4. the percolator (bench_percolate): 10,000 saved searches against each
