@@ -64,6 +64,8 @@ deps:
 	@scripts/install-deps.sh
 deps-test:
 	@scripts/install-deps.sh --test
+deps-bench:
+	@scripts/install-deps.sh --bench
 
 # ---- files embedded in the binary (issue 10) ------------------------------
 # docs/openapi.json (served at /v2/openapi.json) and the search page web/*
@@ -330,7 +332,7 @@ demo: deps
 N ?= 1000000
 BENCH_BINS := $(REL)/bench/gen $(REL)/bench/bench_index $(REL)/bench/bench_http \
               $(REL)/bench/fts5_baseline $(REL)/bench/bench_page $(REL)/bench/bench_percolate \
-              $(REL)/bench/bench_counts
+              $(REL)/bench/bench_counts $(REL)/bench/groonga_baseline
 $(REL)/bench/gen: bench/gen.c $(REL)/libnewsd.a
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"
@@ -342,7 +344,7 @@ $(REL)/bench/%: bench/%.c bench/common.c bench/common.h $(REL)/libnewsd.a
 # PROFILE=newsapi (NewsAPI-sized articles, the headline runs) or full (the
 # heavier corpus of the earlier runs); bench/README.md has the other knobs.
 PROFILE ?= newsapi
-bench: deps build/newsd $(BENCH_BINS)
+bench: deps-bench build/newsd $(BENCH_BINS)
 	@PROFILE=$(PROFILE) bench/run.sh $(N)
 	$(PYTHON) bench/stories_quality.py --percent 40 --baseline 0.4 --halves
 # Disk, memory and build time per million articles, NewsAPI-sized and full

@@ -63,13 +63,6 @@ struct hstate {
     struct buf body;
 };
 
-static size_t on_body(char *p, size_t size, size_t n, void *ud)
-{
-    struct buf *b = ud;
-    buf_append(b, p, size * n);
-    return buf_error(b) ? 0 : size * n;
-}
-
 static void h_done(void *state)
 {
     struct hstate *st = state;
@@ -113,7 +106,7 @@ static void *h_init(void *arg)
         st->n_urls++;
     }
     curl_easy_setopt(st->curl, CURLOPT_HTTPHEADER, st->headers);
-    curl_easy_setopt(st->curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(st->curl, CURLOPT_WRITEFUNCTION, bench_on_body);
     curl_easy_setopt(st->curl, CURLOPT_WRITEDATA, &st->body);
     curl_easy_setopt(st->curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(st->curl, CURLOPT_TCP_NODELAY, 1L);
@@ -199,7 +192,7 @@ static int cursor_walk(const struct hctx *c, const char *params, uint64_t *artic
     if (!curl)
         return -1;
     buf_init(&body, BODY_MAX);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, bench_on_body);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
     *articles = 0;
     double t0 = bench_now();
@@ -280,8 +273,7 @@ static int run_export(const struct hctx *c, const char *params, const char *name
     }
     printf("stat\t%s-cursor\tarticles\t%llu\n", name, (unsigned long long)walked);
     printf("stat\t%s-cursor\tseconds\t%.3f\n", name, wsecs);
-    printf("stat\t%s-cursor\tarticles_per_s\t%.0f\n", name,
-           wsecs > 0 ? (double)walked / wsecs : 0);
+    printf("stat\t%s-cursor\tarticles_per_s\t%.0f\n", name, wsecs > 0 ? (double)walked / wsecs : 0);
     fflush(stdout);
     if (walked != e.lines) {
         printf("err\t%s\texport gave %llu articles, the cursor walk %llu\n", name,
@@ -370,7 +362,7 @@ static CURL *metrics_handle(const char *base, struct buf *body)
         return NULL;
     snprintf(url, sizeof url, "%s/metrics", base);
     curl_easy_setopt(curl, CURLOPT_URL, url);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, bench_on_body);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, body);
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT, 30L);

@@ -13,6 +13,7 @@
 
 #include "api/params.h"
 #include "query/query.h"
+#include "util/buf.h"
 #include "util/timefmt.h"
 
 #include "util/banned.h"
@@ -384,4 +385,118 @@ int bench_throughput(const struct bench_engine *e, const struct mix *m, int clie
     free(w);
     free(th);
     return rc;
+}
+
+void bench_url_domain(const char *url, char *out, size_t cap)
+{
+    const char *p = url ? strstr(url, "://") : NULL;
+    size_t n = 0;
+    out[0] = '\0';
+    if (p == NULL)
+        return;
+    p += 3;
+    if (strncmp(p, "www.", 4) == 0)
+        p += 4;
+    for (; *p && *p != '/' && *p != ':' && *p != '?' && n + 1 < cap; p++)
+        out[n++] = (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a') : *p;
+    out[n] = '\0';
+}
+
+size_t bench_on_body(char *p, size_t size, size_t n, void *ud)
+{
+    struct buf *b = ud;
+    buf_append(b, p, size * n);
+    return buf_error(b) ? 0 : size * n;
+}
+
+int bench_mix_opt(struct bench_mix_opts *o, const char *name, const char *value)
+{
+    if (value == NULL)
+        return 0;
+    if (strcmp(name, "--mix") == 0)
+        o->mix = value;
+    else if (strcmp(name, "--reps") == 0)
+        o->reps = (int)strtol(value, NULL, 10);
+    else if (strcmp(name, "--warmup") == 0)
+        o->warmup = (int)strtol(value, NULL, 10);
+    else if (strcmp(name, "--clients") == 0)
+        o->clients = value;
+    else if (strcmp(name, "--seconds") == 0)
+        o->seconds = strtod(value, NULL);
+    else
+        return 0;
+    return 1;
+}
+
+int bench_run_mix(const struct bench_engine *e, const struct mix *m, const struct bench_mix_opts *o,
+                  FILE *out)
+{
+    int clients[16], n_clients = bench_parse_ints(o->clients, clients, 16), rc = 0;
+    if (o->reps < 1 || o->warmup < 0 || n_clients < 0) {
+        fprintf(stderr, "%s: --reps >= 1, --warmup >= 0, --clients N,N...\n", e->name);
+        return -1;
+    }
+    rc |= bench_latency(e, m, o->warmup, o->reps, out);
+    for (int k = 0; k < n_clients && o->seconds > 0; k++)
+        rc |= bench_throughput(e, m, clients[k], o->seconds, out);
+    return rc;
+}
+
+static void query_quote(struct buf *b, char *const *tokens, size_t n, char escape)
+{
+    buf_putc(b, '"');
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            buf_putc(b, ' ');
+        for (const char *p = tokens[i]; *p; p++) {
+            if (*p == '"' || *p == escape)
+                buf_putc(b, escape);
+            buf_putc(b, *p);
+        }
+    }
+    buf_putc(b, '"');
+}
+
+void bench_query_text(struct buf *b, const struct query_node *n,
+                      const struct bench_query_syntax *syn)
+{
+    switch (n->kind) {
+    case QUERY_WORD:
+    case QUERY_PHRASE:
+        query_quote(b, n->tokens, n->n, syn->escape);
+        return;
+    case QUERY_OR:
+        buf_putc(b, '(');
+        for (size_t i = 0; i < n->n; i++) {
+            if (i > 0)
+                buf_puts(b, " OR ");
+            bench_query_text(b, n->kids[i], syn);
+        }
+        buf_putc(b, ')');
+        return;
+    case QUERY_AND: {
+        size_t pos = 0;
+        buf_puts(b, syn->and_open);
+        for (size_t i = 0; i < n->n; i++) {
+            if (n->kids[i]->kind == QUERY_NOT)
+                continue;
+            if (pos++ > 0)
+                buf_puts(b, syn->and_sep);
+            bench_query_text(b, n->kids[i], syn);
+        }
+        buf_puts(b, syn->and_mid);
+        for (size_t i = 0; i < n->n; i++) {
+            if (n->kids[i]->kind != QUERY_NOT)
+                continue;
+            buf_puts(b, syn->not_sep);
+            bench_query_text(b, n->kids[i]->kids[0], syn);
+        }
+        buf_putc(b, ')');
+        return;
+    }
+    case QUERY_NOT: /* never outside AND in normal form */
+    default:
+        buf_puts(b, "\"\"");
+        return;
+    }
 }

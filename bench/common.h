@@ -70,12 +70,56 @@ int bench_latency(const struct bench_engine *e, const struct mix *m, int warmup,
 int bench_throughput(const struct bench_engine *e, const struct mix *m, int clients, double seconds,
                      FILE *out);
 
+/* How a peer's query language writes newsd's parse tree (query/query.h,
+ * normal form: NOT only as a child of AND): words and phrases as quoted
+ * strings (a '"' or the escape character inside is preceded by escape),
+ * OR as "(a OR b)", AND as and_open a and_sep b and_mid, then not_sep c
+ * for each NOT child, then ")". */
+struct bench_query_syntax {
+    const char *and_open, *and_sep, *and_mid, *not_sep;
+    char escape;
+};
+struct buf;
+struct query_node;
+void bench_query_text(struct buf *b, const struct query_node *n,
+                      const struct bench_query_syntax *syn);
+
+/* The options of a program that runs the mix: --mix FILE, --reps R,
+ * --warmup W, --clients 1,2,4,16, --seconds S. */
+struct bench_mix_opts {
+    const char *mix, *clients;
+    int reps, warmup;
+    double seconds;
+};
+#define BENCH_MIX_OPTS_INIT                                                                        \
+    {                                                                                              \
+        .clients = "1,2,4,16", .reps = 3, .seconds = 10                                            \
+    }
+
+/* If name is one of those options, store value (not NULL) and return 1;
+ * else 0. */
+int bench_mix_opt(struct bench_mix_opts *o, const char *name, const char *value);
+
+/* Run the mix m (loaded from o->mix by the caller, whose engine holds it):
+ * the latency passes, then one throughput run per client count. 0, or -1
+ * (a message on stderr or an err line). */
+int bench_run_mix(const struct bench_engine *e, const struct mix *m, const struct bench_mix_opts *o,
+                  FILE *out);
+
 /* Monotonic seconds. */
 double bench_now(void);
 
 /* A field of /proc/PID/status in kB (VmRSS, VmHWM); pid 0 = this process.
  * -1 when unreadable. */
 long bench_status_kb(pid_t pid, const char *field);
+
+/* Host of a URL into out: lower case, without www. and port ("" when
+ * there is none). The baselines' domain column, as newsd files it. */
+void bench_url_domain(const char *url, char *out, size_t cap);
+
+/* A libcurl write callback appending to the struct buf ud (util/buf.h);
+ * 0 (libcurl aborts) once the buffer failed. */
+size_t bench_on_body(char *p, size_t size, size_t n, void *ud);
 
 /* Parse "1,2,4,16" into at most cap ints; the count, or -1. */
 int bench_parse_ints(const char *s, int *out, int cap);

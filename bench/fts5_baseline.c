@@ -5,9 +5,14 @@
  * need and B-tree indexes on them, and straightforward SQL per request:
  * MATCH + WHERE filters + ORDER BY + LIMIT/OFFSET, and a separate COUNT(*).
  *
- *   fts5_baseline build --db FILE --sources FILE.jsonl      (articles JSONL on stdin)
- *   fts5_baseline query --db FILE --mix FILE [--reps R] [--warmup W]
+ *   fts5_baseline build [--meta] --db FILE --sources FILE.jsonl  (articles JSONL on stdin)
+ *   fts5_baseline query [--meta] --db FILE --mix FILE [--reps R] [--warmup W]
  *                       [--clients 1,2,4,16] [--seconds S]
+ *
+ * --meta (issue 31) is the better-tuned peer: the FTS table has a fourth
+ * column of filter terms (language, source id, domain and its parents) and
+ * those filters are MATCH terms instead of B-tree lookups; the date window
+ * stays a range on the articles table. Its lines are named fts5-meta.
  *
  * The query language is translated to FTS5 syntax from newsd's own parse
  * tree (a user would write the same translation): words and phrases become
@@ -44,9 +49,21 @@ static const char schema[] =
     "CREATE INDEX IF NOT EXISTS articles_language ON articles(language, published_at);"
     "CREATE INDEX IF NOT EXISTS articles_source ON articles(source_id, published_at);"
     "CREATE INDEX IF NOT EXISTS articles_domain ON articles(domain, published_at);"
-    "CREATE TABLE IF NOT EXISTS sources(id TEXT PRIMARY KEY, popularity REAL);"
+    "CREATE TABLE IF NOT EXISTS sources(id TEXT PRIMARY KEY, popularity REAL);";
+static const char schema_fts[] =
     "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, description, content,"
     " tokenize='unicode61 remove_diacritics 2');";
+/* --meta: the same table with a fourth column of filter terms (issue 31),
+ * so that language, sources and domains are MATCH terms of the one FTS5
+ * query instead of B-tree lookups joined to it. */
+static const char schema_fts_meta[] =
+    "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, description, content, meta,"
+    " tokenize='unicode61 remove_diacritics 2');";
+
+/* Which baseline this process is: plain FTS5 ("fts5") or FTS5 with the
+ * filters as terms ("fts5-meta"); names its result lines. */
+static bool meta_mode;
+static const char *engine_name = "fts5";
 
 static int sql_fail(sqlite3 *db, const char *what)
 {
@@ -66,20 +83,48 @@ static const char *jstr(const json_t *o, const char *k)
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-/* Host of a URL, lower case, without www. */
-static void url_domain(const char *url, char *out, size_t cap)
+/* One filter term of the meta column: a one-letter kind (l language,
+ * s source, d domain) and the value with every byte outside [a-z0-9]
+ * written as x + two hex digits (x itself too). The tokenizer is the text
+ * columns' unicode61, which splits at '-' and '.': this keeps each value
+ * one token, so `s` + "bbc-news" cannot match "bbc-news-arabic", and
+ * leaves the text columns tokenized exactly as the plain baseline's. */
+static void meta_term(struct buf *b, char kind, const char *value)
 {
-    const char *p = url ? strstr(url, "://") : NULL;
-    size_t n = 0;
-    out[0] = '\0';
-    if (p == NULL)
-        return;
-    p += 3;
-    if (strncmp(p, "www.", 4) == 0)
-        p += 4;
-    for (; *p && *p != '/' && *p != ':' && *p != '?' && n + 1 < cap; p++)
-        out[n++] = (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a') : *p;
-    out[n] = '\0';
+    static const char hex[] = "0123456789abcdef";
+    buf_putc(b, kind);
+    for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z' && *p != 'x') || (*p >= '0' && *p <= '9')) {
+            buf_putc(b, (char)*p);
+        } else {
+            buf_putc(b, 'x');
+            buf_putc(b, hex[*p >> 4]);
+            buf_putc(b, hex[*p & 15]);
+        }
+    }
+}
+
+/* The meta column of one article: its language, its source id and its
+ * domain with every parent domain (a domains filter matches subdomains,
+ * API.md §8: "edition.cnn.com" is filed under "cnn.com" and "com" too). */
+static void meta_column(struct buf *b, const char *language, const char *source_id,
+                        const char *domain)
+{
+    buf_reset(b);
+    if (language && *language) {
+        meta_term(b, 'l', language);
+        buf_putc(b, ' ');
+    }
+    if (source_id && *source_id) {
+        meta_term(b, 's', source_id);
+        buf_putc(b, ' ');
+    }
+    for (const char *d = domain; d && *d;) {
+        meta_term(b, 'd', d);
+        buf_putc(b, ' ');
+        d = strchr(d, '.');
+        d = d ? d + 1 : NULL;
+    }
 }
 
 /* ---- build --------------------------------------------------------------- */
@@ -110,9 +155,9 @@ static void print_sizes(sqlite3 *db)
             rows += bytes;
     }
     sqlite3_finalize(st);
-    printf("size\tfts5\tfts-index\t%lld\n", fts_index);
-    printf("size\tfts5\tfts-content\t%lld\n", fts_content);
-    printf("size\tfts5\trows\t%lld\n", rows);
+    printf("size\t%s\tfts-index\t%lld\n", engine_name, fts_index);
+    printf("size\t%s\tfts-content\t%lld\n", engine_name, fts_content);
+    printf("size\t%s\trows\t%lld\n", engine_name, rows);
 }
 
 static int load_sources(sqlite3 *db, const char *path)
@@ -161,12 +206,14 @@ static int cmd_build(const char *db_path, const char *sources_path)
     sqlite3 *db = NULL;
     sqlite3_stmt *ins_a = NULL, *ins_f = NULL;
     char *line = NULL, domain[256];
+    struct buf meta = BUF_INIT;
     size_t cap = 0;
     long long n = 0, bad = 0;
     int rc = -1;
     double t0 = bench_now(), built = 0;
 
-    if (sqlite3_open(db_path, &db) != SQLITE_OK || sqlite3_exec(db, schema, NULL, NULL, NULL))
+    if (sqlite3_open(db_path, &db) != SQLITE_OK || sqlite3_exec(db, schema, NULL, NULL, NULL) ||
+        sqlite3_exec(db, meta_mode ? schema_fts_meta : schema_fts, NULL, NULL, NULL))
         return sql_fail(db, db_path);
     if (load_sources(db, sources_path) < 0)
         goto out;
@@ -176,8 +223,10 @@ static int cmd_build(const char *db_path, const char *sources_path)
                            " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                            -1, &ins_a, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db,
-                           "INSERT INTO fts(rowid, title, description, content)"
-                           " VALUES(?1, ?2, ?3, ?4)",
+                           meta_mode ? "INSERT INTO fts(rowid, title, description, content, meta)"
+                                       " VALUES(?1, ?2, ?3, ?4, ?5)"
+                                     : "INSERT INTO fts(rowid, title, description, content)"
+                                       " VALUES(?1, ?2, ?3, ?4)",
                            -1, &ins_f, NULL) != SQLITE_OK) {
         sql_fail(db, "prepare");
         goto out;
@@ -199,7 +248,7 @@ static int cmd_build(const char *db_path, const char *sources_path)
             sql_fail(db, "begin");
             goto out;
         }
-        url_domain(url, domain, sizeof domain);
+        bench_url_domain(url, domain, sizeof domain);
         sqlite3_bind_text(ins_a, 1, jstr(src, "id"), -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(ins_a, 2, jstr(src, "name"), -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(ins_a, 3, jstr(o, "author"), -1, SQLITE_TRANSIENT);
@@ -218,6 +267,15 @@ static int cmd_build(const char *db_path, const char *sources_path)
         sqlite3_bind_text(ins_f, 2, jstr(o, "title"), -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(ins_f, 3, jstr(o, "description"), -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(ins_f, 4, jstr(o, "content"), -1, SQLITE_TRANSIENT);
+        if (meta_mode) {
+            meta_column(&meta, jstr(o, "language"), jstr(src, "id"), domain);
+            if (buf_error(&meta)) {
+                json_decref(o);
+                fprintf(stderr, "fts5_baseline: out of memory\n");
+                goto out;
+            }
+            sqlite3_bind_text(ins_f, 5, meta.data ? meta.data : "", -1, SQLITE_TRANSIENT);
+        }
         if (sqlite3_step(ins_f) != SQLITE_DONE) {
             json_decref(o);
             sql_fail(db, "insert fts");
@@ -244,11 +302,13 @@ out:
     sqlite3_finalize(ins_f);
     sqlite3_close(db);
     free(line);
+    buf_release(&meta);
     if (rc == 0) {
         char wal[4096];
         snprintf(wal, sizeof wal, "%s-wal", db_path);
         printf("run\tsqlite\t%s\n", sqlite3_libversion());
-        printf("load\tfts5\t%lld\t%.3f\t%lld\n", n, built, file_size(db_path) + file_size(wal));
+        printf("load\t%s\t%lld\t%.3f\t%lld\n", engine_name, n, built,
+               file_size(db_path) + file_size(wal));
         if (bad)
             fprintf(stderr, "fts5_baseline: %lld lines skipped\n", bad);
     }
@@ -268,63 +328,13 @@ struct prepared {
     int64_t limit, offset;
 };
 
-static void fts_quote(struct buf *b, char *const *tokens, size_t n)
-{
-    buf_putc(b, '"');
-    for (size_t i = 0; i < n; i++) {
-        if (i > 0)
-            buf_putc(b, ' ');
-        for (const char *p = tokens[i]; *p; p++) {
-            if (*p == '"')
-                buf_putc(b, '"');
-            buf_putc(b, *p);
-        }
-    }
-    buf_putc(b, '"');
-}
+/* newsd's tree in FTS5 syntax: "((a AND b) NOT c)", '"' doubled. */
+static const struct bench_query_syntax fts5_syntax = {
+    .and_open = "((", .and_sep = " AND ", .and_mid = ")", .not_sep = " NOT ", .escape = '"'};
 
-/* newsd's tree in FTS5 syntax. NOT children of an AND become "x NOT y". */
 static void fts_expr(struct buf *b, const struct query_node *n)
 {
-    switch (n->kind) {
-    case QUERY_WORD:
-    case QUERY_PHRASE:
-        fts_quote(b, n->tokens, n->n);
-        return;
-    case QUERY_OR:
-        buf_putc(b, '(');
-        for (size_t i = 0; i < n->n; i++) {
-            if (i > 0)
-                buf_puts(b, " OR ");
-            fts_expr(b, n->kids[i]);
-        }
-        buf_putc(b, ')');
-        return;
-    case QUERY_AND: {
-        size_t pos = 0;
-        buf_puts(b, "((");
-        for (size_t i = 0; i < n->n; i++) {
-            if (n->kids[i]->kind == QUERY_NOT)
-                continue;
-            if (pos++ > 0)
-                buf_puts(b, " AND ");
-            fts_expr(b, n->kids[i]);
-        }
-        buf_putc(b, ')');
-        for (size_t i = 0; i < n->n; i++) {
-            if (n->kids[i]->kind != QUERY_NOT)
-                continue;
-            buf_puts(b, " NOT ");
-            fts_expr(b, n->kids[i]->kids[0]);
-        }
-        buf_putc(b, ')');
-        return;
-    }
-    case QUERY_NOT: /* never outside AND in normal form */
-    default:
-        buf_puts(b, "\"\"");
-        return;
-    }
+    bench_query_text(b, n, &fts5_syntax);
 }
 
 static int bind_add(struct prepared *p, struct arena *a, const char *v)
@@ -333,6 +343,64 @@ static int bind_add(struct prepared *p, struct arena *a, const char *v)
         return -1;
     p->binds[p->n_binds] = arena_strdup(a, v);
     return p->binds[p->n_binds] ? ++p->n_binds : -1;
+}
+
+/* The filters as SQL on the articles table (the plain baseline): language,
+ * sources and domains through their B-tree indexes. */
+static void where_filters(struct buf *where, struct arena *a, struct prepared *p,
+                          const struct index_request *req)
+{
+    if (req->language) {
+        bind_add(p, a, req->language);
+        buf_printf(where, " AND a.language = ?%d", p->n_binds);
+    }
+    if (req->n_sources) {
+        buf_puts(where, " AND a.source_id IN (");
+        for (size_t i = 0; i < req->n_sources; i++) {
+            bind_add(p, a, req->sources[i]);
+            buf_printf(where, "%s?%d", i ? ", " : "", p->n_binds);
+        }
+        buf_putc(where, ')');
+    }
+    if (req->n_domains) {
+        /* A domain matches itself and its subdomains (API.md §8). */
+        buf_puts(where, " AND (");
+        for (size_t i = 0; i < req->n_domains; i++) {
+            char *like = arena_printf(a, "%%.%s", req->domains[i]);
+            bind_add(p, a, req->domains[i]);
+            bind_add(p, a, like ? like : "");
+            buf_printf(where, "%sa.domain = ?%d OR a.domain LIKE ?%d", i ? " OR " : "",
+                       p->n_binds - 1, p->n_binds);
+        }
+        buf_putc(where, ')');
+    }
+}
+
+/* One filter as MATCH terms of the meta column: "meta : (t1 OR t2)". */
+static void meta_any(struct buf *match, char kind, const char *const *values, size_t n)
+{
+    if (match->len)
+        buf_puts(match, " AND ");
+    buf_puts(match, "meta : (");
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            buf_puts(match, " OR ");
+        meta_term(match, kind, values[i]);
+    }
+    buf_putc(match, ')');
+}
+
+/* The filters as MATCH terms (--meta): what build filed in the meta column. */
+static void meta_filters(struct buf *match, const struct index_request *req)
+{
+    if (req->language) {
+        const char *one[1] = {req->language};
+        meta_any(match, 'l', one, 1);
+    }
+    if (req->n_sources)
+        meta_any(match, 's', req->sources, req->n_sources);
+    if (req->n_domains)
+        meta_any(match, 'd', req->domains, req->n_domains);
 }
 
 static int prepare_request(struct arena *a, const char *params, struct prepared *p, struct err *err)
@@ -344,53 +412,37 @@ static int prepare_request(struct arena *a, const char *params, struct prepared 
     memset(p, 0, sizeof *p);
     if ((rc = bench_request_build(a, params, &req, err)) < 0)
         return rc;
-    if (req.q || req.q_title) {
-        if (req.q) {
-            if (req.q_fields != INDEX_FIELD_ALL) {
-                buf_puts(&match, "{");
-                if (req.q_fields & INDEX_FIELD_TITLE)
-                    buf_puts(&match, " title");
-                if (req.q_fields & INDEX_FIELD_DESCRIPTION)
-                    buf_puts(&match, " description");
-                if (req.q_fields & INDEX_FIELD_CONTENT)
-                    buf_puts(&match, " content");
-                buf_puts(&match, "} : ");
-            }
-            fts_expr(&match, req.q);
+    if (req.q) {
+        if (req.q_fields != INDEX_FIELD_ALL) {
+            buf_puts(&match, "{");
+            if (req.q_fields & INDEX_FIELD_TITLE)
+                buf_puts(&match, " title");
+            if (req.q_fields & INDEX_FIELD_DESCRIPTION)
+                buf_puts(&match, " description");
+            if (req.q_fields & INDEX_FIELD_CONTENT)
+                buf_puts(&match, " content");
+            buf_puts(&match, "} : ");
+        } else if (meta_mode) {
+            /* the text columns by name: a bare word would match filter terms too */
+            buf_puts(&match, "{title description content} : ");
         }
-        if (req.q_title) {
-            if (req.q)
-                buf_puts(&match, " AND ");
-            buf_puts(&match, "title : ");
-            fts_expr(&match, req.q_title);
-        }
-        bind_add(p, a, match.data);
+        fts_expr(&match, req.q);
+    }
+    if (req.q_title) {
+        if (req.q)
+            buf_puts(&match, " AND ");
+        buf_puts(&match, "title : ");
+        fts_expr(&match, req.q_title);
+    }
+    if (meta_mode)
+        meta_filters(&match, &req);
+    bool text = match.len > 0;
+    if (text) {
+        bind_add(p, a, match.data ? match.data : "");
         buf_puts(&where, " AND fts MATCH ?1");
     }
-    if (req.language) {
-        bind_add(p, a, req.language);
-        buf_printf(&where, " AND a.language = ?%d", p->n_binds);
-    }
-    if (req.n_sources) {
-        buf_puts(&where, " AND a.source_id IN (");
-        for (size_t i = 0; i < req.n_sources; i++) {
-            bind_add(p, a, req.sources[i]);
-            buf_printf(&where, "%s?%d", i ? ", " : "", p->n_binds);
-        }
-        buf_putc(&where, ')');
-    }
-    if (req.n_domains) {
-        /* A domain matches itself and its subdomains (API.md §8). */
-        buf_puts(&where, " AND (");
-        for (size_t i = 0; i < req.n_domains; i++) {
-            char *like = arena_printf(a, "%%.%s", req.domains[i]);
-            bind_add(p, a, req.domains[i]);
-            bind_add(p, a, like ? like : "");
-            buf_printf(&where, "%sa.domain = ?%d OR a.domain LIKE ?%d", i ? " OR " : "",
-                       p->n_binds - 1, p->n_binds);
-        }
-        buf_putc(&where, ')');
-    }
+    if (!meta_mode)
+        where_filters(&where, a, p, &req);
     if (req.from != INT64_MIN || req.to != INT64_MAX) {
         p->windowed = true;
         p->from = req.from;
@@ -401,7 +453,6 @@ static int prepare_request(struct arena *a, const char *params, struct prepared 
     p->limit = (int64_t)req.limit;
     p->offset = (int64_t)req.offset;
 
-    bool text = req.q || req.q_title;
     /* FROM: the FTS table drives when there is text to match. CROSS JOIN
      * says so to the planner: left to itself it walks a filter's B-tree
      * index and runs the MATCH once per row, seconds per query at 20,000
@@ -425,7 +476,9 @@ static int prepare_request(struct arena *a, const char *params, struct prepared 
     buf_reset(&sql);
     const char *order = "a.published_at DESC";
     if (req.sort == INDEX_SORT_RELEVANCY && text)
-        order = "bm25(fts), a.published_at DESC";
+        /* the meta column weighs nothing: the same ranking as the plain table */
+        order = meta_mode ? "bm25(fts, 1, 1, 1, 0), a.published_at DESC"
+                          : "bm25(fts), a.published_at DESC";
     else if (req.sort == INDEX_SORT_POPULARITY)
         order = "coalesce(s.popularity, -1) DESC, a.published_at DESC";
     else if (req.sort == INDEX_SORT_PUBLISHED_ASC)
@@ -547,40 +600,37 @@ fail:
     return ERR_STORE;
 }
 
-static int cmd_query(const char *db_path, const char *mix_path, int warmup, int reps,
-                     const int *clients, int n_clients, double seconds)
+static int cmd_query(const char *db_path, const struct bench_mix_opts *o)
 {
     struct mix m;
     struct qctx c = {.db_path = db_path};
-    int rc = 0;
+    int rc;
 
-    if (mix_load(&m, mix_path) < 0)
+    if (mix_load(&m, o->mix) < 0)
         return -1;
     c.m = &m;
     struct bench_engine e = {
-        .name = "fts5", .ctx = &c, .thread_init = q_init, .thread_done = q_done, .run = q_run};
-    printf("mem\tfts5\topened\t%ld\n", bench_status_kb(0, "VmRSS"));
-    rc |= bench_latency(&e, &m, warmup, reps, stdout);
-    for (int k = 0; k < n_clients && seconds > 0; k++)
-        rc |= bench_throughput(&e, &m, clients[k], seconds, stdout);
-    printf("mem\tfts5\tpeak\t%ld\n", bench_status_kb(0, "VmHWM"));
+        .name = engine_name, .ctx = &c, .thread_init = q_init, .thread_done = q_done, .run = q_run};
+    printf("mem\t%s\topened\t%ld\n", engine_name, bench_status_kb(0, "VmRSS"));
+    rc = bench_run_mix(&e, &m, o, stdout);
+    printf("mem\t%s\tpeak\t%ld\n", engine_name, bench_status_kb(0, "VmHWM"));
     mix_free(&m);
     return rc;
 }
 
 static void usage(void)
 {
-    fprintf(stderr,
-            "usage: fts5_baseline build --db FILE --sources FILE.jsonl   (articles on stdin)\n"
-            "       fts5_baseline query --db FILE --mix FILE [--reps R] [--warmup W]\n"
-            "                           [--clients 1,2,4,16] [--seconds S]\n");
+    fprintf(
+        stderr,
+        "usage: fts5_baseline build [--meta] --db FILE --sources FILE.jsonl   (articles on stdin)\n"
+        "       fts5_baseline query [--meta] --db FILE --mix FILE [--reps R] [--warmup W]\n"
+        "                           [--clients 1,2,4,16] [--seconds S]\n");
 }
 
 int main(int argc, char **argv)
 {
-    const char *db = NULL, *sources = NULL, *mix = NULL, *clients_arg = "1,2,4,16";
-    int reps = 3, warmup = 0, clients[16], n_clients;
-    double seconds = 10;
+    const char *db = NULL, *sources = NULL;
+    struct bench_mix_opts o = BENCH_MIX_OPTS_INIT;
 
     if (argc < 2) {
         usage();
@@ -588,31 +638,25 @@ int main(int argc, char **argv)
     }
     for (int i = 2; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(argv[i], "--meta") == 0) {
+            meta_mode = true;
+            engine_name = "fts5-meta";
+            continue;
+        }
         if (v && strcmp(argv[i], "--db") == 0)
             db = v;
         else if (v && strcmp(argv[i], "--sources") == 0)
             sources = v;
-        else if (v && strcmp(argv[i], "--mix") == 0)
-            mix = v;
-        else if (v && strcmp(argv[i], "--reps") == 0)
-            reps = (int)strtol(v, NULL, 10);
-        else if (v && strcmp(argv[i], "--warmup") == 0)
-            warmup = (int)strtol(v, NULL, 10);
-        else if (v && strcmp(argv[i], "--clients") == 0)
-            clients_arg = v;
-        else if (v && strcmp(argv[i], "--seconds") == 0)
-            seconds = strtod(v, NULL);
-        else {
+        else if (!bench_mix_opt(&o, argv[i], v)) {
             usage();
             return 2;
         }
         i++;
     }
-    n_clients = bench_parse_ints(clients_arg, clients, 16);
     if (strcmp(argv[1], "build") == 0 && db && sources)
         return cmd_build(db, sources) < 0;
-    if (strcmp(argv[1], "query") == 0 && db && mix && reps >= 1 && warmup >= 0 && n_clients >= 0)
-        return cmd_query(db, mix, warmup, reps, clients, n_clients, seconds) < 0;
+    if (strcmp(argv[1], "query") == 0 && db && o.mix)
+        return cmd_query(db, &o) < 0;
     usage();
     return 2;
 }

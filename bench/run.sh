@@ -10,7 +10,9 @@
 #   2. restarts it with the count cache on (the restart time: start to
 #      listening and to healthy) and runs the mix again, warm;
 #   3. runs the mix in-process (bench_index), cold then warm, and against the
-#      baseline (fts5_baseline);
+#      peers (issue 31): the plain FTS5 baseline, FTS5 with filter terms
+#      (fts5_baseline --meta) and Groonga over HTTP (groonga_baseline; not
+#      in the smoke run, nor where groonga is not installed);
 #      then streams one export of a broad query (issue 27) and walks the
 #      same matches by cursor paging (BENCH_EXPORT: its parameters);
 #   4. the percolator (bench_percolate): 10,000 saved searches against each
@@ -88,6 +90,7 @@ fi
 work="bench/work/$profile-$N-$seed"
 store="$work/store"
 base="$work/baseline.db"
+base_meta="$work/baseline-meta.db"
 raw="$work/raw.tsv"
 rm -rf "$work"
 mkdir -p "$work"
@@ -112,7 +115,8 @@ stop_server() {
 cleanup() {
     stop_server
     if [ "${BENCH_KEEP:-0}" != 1 ]; then
-        rm -rf "$store" "$store-fts5" "$base" "$base-wal" "$base-shm"
+        rm -rf "$store" "$store-fts5" "$base" "$base-wal" "$base-shm" "$base_meta" \
+            "$base_meta-wal" "$base_meta-shm" "$work/groonga"
     fi
 }
 trap cleanup EXIT
@@ -181,6 +185,9 @@ key=$("$newsd" keys create --store "$store" --name bench)
 
 step "FTS5 baseline build"
 "${gen[@]}" "$N" | "$bin/fts5_baseline" build --db "$base" --sources "$work/sources.jsonl" >>"$raw"
+step "FTS5 baseline with filter terms build (issue 31)"
+"${gen[@]}" "$N" | "$bin/fts5_baseline" build --meta --db "$base_meta" \
+    --sources "$work/sources.jsonl" >>"$raw"
 
 # A measuring program that fails (an err line, a crash) does not stop the
 # run: the report shows what was measured and the exit status is 1.
@@ -274,6 +281,58 @@ fi
 
 step "FTS5 baseline queries"
 "$bin/fts5_baseline" query --db "$base" "${lat_args[@]}" >>"$raw" || failed=1
+step "FTS5 with filter terms baseline queries"
+"$bin/fts5_baseline" query --meta --db "$base_meta" "${lat_args[@]}" >>"$raw" || failed=1
+
+# Issue 31: Groonga as users run it, a persistent HTTP server, loaded with
+# the same articles and sent the mix as `select` requests
+# (bench/groonga_baseline.c). Skipped by the smoke run (make check must not
+# need groonga) and where groonga is not installed (scripts/install-deps.sh
+# --bench installs it): the report says which.
+groonga_skip=""
+if [ "$smoke" = 1 ]; then
+    groonga_skip="smoke run"
+elif ! command -v groonga >/dev/null 2>&1; then
+    groonga_skip="groonga is not installed (scripts/install-deps.sh --bench)"
+fi
+if [ -n "$groonga_skip" ]; then
+    printf 'stat\tgroonga\tskipped\t%s\n' "$groonga_skip" >>"$raw"
+else
+    step "Groonga baseline: load, indexes, then the mix over HTTP"
+    gdir="$work/groonga"
+    rm -rf "$gdir"
+    mkdir -p "$gdir"
+    (
+        groonga -n "$gdir/db" shutdown </dev/null >/dev/null
+        gport=$(free_port)
+        gurl="http://127.0.0.1:$gport"
+        # as many worker threads as the most clients of the mix (default 2)
+        gthreads=$(tr ',' '\n' <<<"$clients" | sort -n | tail -1)
+        # its own session: a groonga server that is signalled signals its
+        # process group, which would otherwise be this script's
+        setsid groonga -s --protocol http --bind-address 127.0.0.1 --port "$gport" \
+            --max-threads "$gthreads" "$gdir/db" >"$work/groonga.out" 2>"$work/groonga.err" &
+        gpid=$!
+        trap 'curl -s "$gurl/d/shutdown" >/dev/null || kill "$gpid" 2>/dev/null; wait "$gpid" 2>/dev/null' EXIT
+        for _ in $(seq 100); do
+            curl -sf "$gurl/d/status" >/dev/null && break
+            sleep 0.1
+        done
+        printf 'run\tgroonga_threads\t%s\n' "$gthreads" >>"$raw"
+        "${gen[@]}" "$N" | "$bin/groonga_baseline" build --url "$gurl" \
+            --sources "$work/sources.jsonl" >>"$raw" || exit 1
+        # blocks in use: Groonga's files are sparse, their length is not their size
+        printf 'size\tgroonga\tfiles\t%s\n' "$(($(du -sk "$gdir" | cut -f1) * 1024))" >>"$raw"
+        printf 'mem\tgroonga\topened\t%s\n' "$(awk '/^VmRSS/ { print $2 }' "/proc/$gpid/status")" \
+            >>"$raw"
+        "$bin/groonga_baseline" query --url "$gurl" "${lat_args[@]}" >>"$raw" || exit 1
+        for f in VmRSS RssAnon VmHWM; do
+            printf 'mem\tgroonga\t%s\t%s\n' "$f" "$(awk -v f="$f:" '$1 == f { print $2 }' \
+                "/proc/$gpid/status")" >>"$raw"
+        done
+    ) || failed=1
+    rm -rf "$gdir"
+fi
 
 # Issue 17: 10,000 saved searches against each new article, one core, over
 # the store's first articles (at most 20,000: the rate does not depend on N).

@@ -6,7 +6,10 @@
 #   scripts/install-deps.sh --test   also what `make check` and `make fuzz` need:
 #                                    clang, cmocka, a PostgreSQL server, pytest,
 #                                    wrk, Chromium and Node.js for the page test
-#   scripts/install-deps.sh --list [--test]   print the package names only
+#   scripts/install-deps.sh --bench  also what `make bench` needs beyond the
+#                                    build: groonga-bin, a peer of issue 31
+#                                    (make check does not: bench-smoke skips it)
+#   scripts/install-deps.sh --list [--test] [--bench]   print the package names only
 set -eu
 
 BUILD="
@@ -21,18 +24,24 @@ python3-pytest python3-pytest-xdist python3-requests wrk
 python3-jsonschema python3-yaml chromium python3-readability nginx openssl
 python3-feedparser
 "
+BENCH="
+groonga-bin
+"
 
 test=no
+bench=no
 list=no
 for arg in "$@"; do
     case "$arg" in
     --test) test=yes ;;
+    --bench) bench=yes ;;
     --list) list=yes ;;
-    *) echo "usage: $0 [--list] [--test]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--list] [--test] [--bench]" >&2; exit 2 ;;
     esac
 done
 PACKAGES=$BUILD
-[ "$test" = yes ] && PACKAGES="$BUILD $TEST"
+[ "$test" = yes ] && PACKAGES="$PACKAGES $TEST"
+[ "$bench" = yes ] && PACKAGES="$PACKAGES $BENCH"
 if [ "$list" = yes ]; then
     echo $PACKAGES
     exit 0
