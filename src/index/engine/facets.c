@@ -277,6 +277,43 @@ static void facet_doc(void *ctx, uint32_t si, uint32_t doc)
     r->docs[r->n++] = doc;
 }
 
+/* Facet f's top size over the segments' counts. Each segment numbers its
+ * values on its own, so a value's counts are summed under its number in one
+ * table of strings, hashed once a (segment, value): summing by sorting every
+ * segment's pairs by their bytes was two fifths of five facets over a
+ * common word at 10 M articles in 15 segments (memcmp and qsort in the
+ * profile). The segments' strings are lent: the snapshot holds them until
+ * the top is copied out. */
+static int facet_top(const struct eng_snap *s, const struct facets_run *r, struct arena *a, int f,
+                     size_t size, struct index_facet_top *out)
+{
+    struct strtab seen;
+    struct index_facet_acc acc = {0}; /* acc.v[i]: the value numbered i in seen */
+    int rc = 0;
+
+    strtab_init(&seen);
+    for (size_t si = 0; rc == 0 && si < s->nseg; si++) {
+        size_t k = si * INDEX_FACET_N + (size_t)f;
+        const struct strtab *vals = &r->col[k]->vals;
+        for (size_t i = 0; rc == 0 && i < vals->n; i++) {
+            size_t num;
+            int added;
+            if (r->cnt[k][i] == 0)
+                continue;
+            const char *v = strtab_str(vals, i);
+            size_t len = strtab_len(vals, i);
+            if ((rc = strtab_add(&seen, v, len, &num, &added)) < 0)
+                break;
+            if (added)
+                rc = index_facet_acc_add(&acc, a, v, len, r->cnt[k][i]);
+            else
+                acc.v[num].count += r->cnt[k][i];
+        }
+    }
+    strtab_release(&seen);
+    return rc < 0 ? rc : index_facet_acc_top(&acc, a, size, out);
+}
+
 int eng_facets_run(const struct eng_snap *s, struct eng_docs_pool *dctxs, struct arena *a,
                    const struct index_request *req, unsigned mask, size_t size,
                    struct index_facet_top *out, struct err *err)
@@ -316,25 +353,7 @@ int eng_facets_run(const struct eng_snap *s, struct eng_docs_pool *dctxs, struct
     if (r.nomem)
         return err_set(err, ERR_NOMEM, "out of memory for facets");
     for (int f = 0; f < INDEX_FACET_N; f++) {
-        struct index_facet_acc acc = {0};
-        size_t from_segments = 0;
-        if (!(mask >> f & 1))
-            continue;
-        /* the segments' strings are lent: the snapshot holds them until the
-         * top is copied out */
-        for (size_t si = 0; si < s->nseg; si++) {
-            size_t k = si * INDEX_FACET_N + (size_t)f, before = acc.n;
-            for (size_t i = 0; i < r.col[k]->vals.n; i++) {
-                if (r.cnt[k][i] == 0)
-                    continue;
-                if (index_facet_acc_add(&acc, a, strtab_str(&r.col[k]->vals, i),
-                                        strtab_len(&r.col[k]->vals, i), r.cnt[k][i]) < 0)
-                    return err_set(err, ERR_NOMEM, "out of memory for facets");
-            }
-            from_segments += acc.n > before;
-        }
-        acc.repeats = from_segments > 1;
-        if (index_facet_acc_top(&acc, a, size, &out[f]) < 0)
+        if ((mask >> f & 1) && facet_top(s, &r, a, f, size, &out[f]) < 0)
             return err_set(err, ERR_NOMEM, "out of memory for facets");
     }
     return 0;
