@@ -23,42 +23,11 @@ asserted; a request that fails is an err line and `run` exits 1."""
 import argparse
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import http.client
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def start(name, binary, store, log_dir):
-    port = free_port()
-    env = dict(os.environ, NEWSD_ENGINE_COUNT_CACHE="0")
-    env.pop("NEWSD_INDEX", None)
-    err = open(os.path.join(log_dir, name + ".err"), "w")
-    p = subprocess.Popen([binary, "serve", "--store", store, "--listen", "127.0.0.1:%d" % port,
-                          "--no-crawl", "--quiet", "--query-timeout-ms", "0"],
-                         env=env, stdout=subprocess.DEVNULL, stderr=err)
-    while True:
-        if p.poll() is not None:
-            sys.exit("compare_builds: %s ended (exit %s), see %s" % (name, p.returncode, err.name))
-        try:
-            c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            c.request("GET", "/healthz")
-            if c.getresponse().status == 200:
-                break
-        except OSError:
-            pass
-        time.sleep(0.1)
-    return p, "http://127.0.0.1:%d" % port
+from bench_extensions import pct, start  # nearest-rank percentile; a cold server until /healthz 200
 
 
 def cpu_ms(pid):
@@ -99,7 +68,7 @@ def cmd_run(a):
     http_bin = os.path.join(a.bench_bin, "bench_http")
     try:
         for name, binary, store in builds:
-            servers[name] = start(name, binary, store, log_dir)
+            servers[name] = start(binary, store, name, False, log_dir)
             failed |= subprocess.call([http_bin, "--url", servers[name][1], "--wait-settled",
                                        "3600", "--pid", str(servers[name][0].pid), "--name",
                                        name], stdout=sys.stdout) != 0
@@ -123,11 +92,6 @@ def cmd_run(a):
     if failed:
         print("compare_builds: the servers' logs are in %s" % log_dir, file=sys.stderr)
     return 1 if failed else 0
-
-
-def pct(xs, p):
-    xs = sorted(xs)
-    return xs[max(0, -(-len(xs) * p // 100) - 1)] if xs else float("nan")
 
 
 def cmd_report(a):
