@@ -34,6 +34,7 @@
 #include "util/err.h"
 #include "util/metrics.h"
 #include "util/netpolicy.h"
+#include "test_loopback.h"
 
 #define DATA "../data/feeds/"
 #define GUARDIAN "rbren__rss-parser/test/input/guardian.rss"
@@ -67,44 +68,6 @@ struct server {
     struct route routes[MAX_ROUTES];
     size_t n_routes;
 };
-
-static char *read_file(const char *rel, size_t *len)
-{
-    char path[512];
-    snprintf(path, sizeof path, DATA "%s", rel);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (b) {
-        b[n] = '\0';
-        *len = (size_t)n;
-    }
-    return b;
-}
-
-static bool send_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n > 0) {
-        ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        c += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
 
 static bool req_header(const char *req, const char *name, char *out, size_t out_size)
 {
@@ -155,7 +118,7 @@ static void answer(struct server *srv, int fd, const char *req)
         snprintf(head, sizeof head,
                  "HTTP/1.1 404 Not Found\r\nConnection: close\r\n"
                  "Content-Length: 0\r\n\r\n");
-        send_all(fd, head, strlen(head));
+        test_send_all(fd, head, strlen(head));
         return;
     }
     r->hits++;
@@ -175,7 +138,7 @@ static void answer(struct server *srv, int fd, const char *req)
         snprintf(head, sizeof head, "HTTP/1.1 304 Not Modified\r\nConnection: close\r\n%s\r\n",
                  etag);
         pthread_mutex_unlock(&srv->lock);
-        send_all(fd, head, strlen(head));
+        test_send_all(fd, head, strlen(head));
         return;
     }
     int status = r->status ? r->status : 200;
@@ -189,9 +152,9 @@ static void answer(struct server *srv, int fd, const char *req)
              status, status == 200 ? "OK" : "Oops", r->ctype[0] ? r->ctype : "application/xml",
              etag, retry, body ? len : 0);
     pthread_mutex_unlock(&srv->lock);
-    send_all(fd, head, strlen(head));
+    test_send_all(fd, head, strlen(head));
     if (body)
-        send_all(fd, body, len);
+        test_send_all(fd, body, len);
     free(body);
 }
 
@@ -268,7 +231,7 @@ static struct route *route_add(struct server *srv, const char *path, const char 
     memset(r, 0, sizeof *r);
     snprintf(r->path, sizeof r->path, "%s", path);
     if (rel) {
-        r->body = read_file(rel, &r->len);
+        r->body = test_read_data(DATA, rel, &r->len);
         assert_non_null(r->body);
     } else {
         r->len = strlen(body);
@@ -529,7 +492,7 @@ static int cmp_int64(const void *x, const void *y)
 static int64_t file_gap(const char *rel)
 {
     size_t len = 0;
-    char *body = read_file(rel, &len);
+    char *body = test_read_data(DATA, rel, &len);
     assert_non_null(body);
     struct arena a;
     arena_init(&a, 0);
@@ -928,7 +891,7 @@ static void a_broken_feed_records_its_error_and_backs_off(void **state)
     struct route *b = &fx->srv.routes[0];
     free(b->body);
     size_t len = 0;
-    b->body = read_file(UNDATED, &len);
+    b->body = test_read_data(DATA, UNDATED, &len);
     b->len = len;
     pthread_mutex_unlock(&fx->srv.lock);
     st = pass(c, now);
@@ -986,7 +949,7 @@ static void a_pass_counts_fetches_failures_failing_feeds_and_lag(void **state)
     pthread_mutex_lock(&fx->srv.lock);
     x->status = 0;
     free(x->body);
-    x->body = read_file(UNDATED, &x->len);
+    x->body = test_read_data(DATA, UNDATED, &x->len);
     pthread_mutex_unlock(&fx->srv.lock);
     int64_t when = feed_get(fx, xid).next_fetch_at;
     pass(c, when);

@@ -32,6 +32,7 @@
 #include "util/arena.h"
 #include "util/err.h"
 #include "util/netpolicy.h"
+#include "test_loopback.h"
 
 #define DATA "../data/feeds/"
 #define GUARDIAN "rbren__rss-parser/test/input/guardian.rss"
@@ -78,45 +79,6 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-static char *read_file(const char *rel, size_t *len)
-{
-    char path[512];
-    snprintf(path, sizeof path, DATA "%s", rel);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (b) {
-        b[n] = '\0';
-        *len = (size_t)n;
-    }
-    return b;
-}
-
-/* Send all of p, false when the client went away. */
-static bool send_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n > 0) {
-        ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        c += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 static void send_head(int fd, const char *status, const char *extra, long content_length)
 {
     char head[1024];
@@ -126,19 +88,19 @@ static void send_head(int fd, const char *status, const char *extra, long conten
                  content_length);
     else
         snprintf(head, sizeof head, "HTTP/1.1 %s\r\nConnection: close\r\n%s\r\n", status, extra);
-    send_all(fd, head, strlen(head));
+    test_send_all(fd, head, strlen(head));
 }
 
 static void send_file(int fd, const char *rel, const char *extra)
 {
     size_t len = 0;
-    char *b = read_file(rel, &len);
+    char *b = test_read_data(DATA, rel, &len);
     if (!b) {
         send_head(fd, "404 Not Found", "", 0);
         return;
     }
     send_head(fd, "200 OK", extra, (long)len);
-    send_all(fd, b, len);
+    test_send_all(fd, b, len);
     free(b);
 }
 
@@ -185,7 +147,7 @@ static void serve_gzip_bomb(int fd)
     deflateEnd(&zs);
     send_head(fd, "200 OK", "Content-Type: application/rss+xml\r\nContent-Encoding: gzip\r\n",
               (long)n);
-    send_all(fd, gz, n);
+    test_send_all(fd, gz, n);
 out:
     free(zeros);
     free(gz);
@@ -281,7 +243,7 @@ static void route(struct server *srv, int fd, const char *req)
          * ends this. Gives up after 10 s or when the client leaves. */
         send_head(fd, "200 OK", "Content-Type: application/rss+xml\r\n", 1000);
         for (int i = 0; i < 40 && !atomic_load(&srv->stop); i++) {
-            if (!send_all(fd, " ", 1))
+            if (!test_send_all(fd, " ", 1))
                 break;
             sleep_ms(250);
         }
@@ -293,16 +255,16 @@ static void route(struct server *srv, int fd, const char *req)
         sleep_ms(strtol(path + 7, NULL, 10));
         busy_leave(srv);
         send_head(fd, "200 OK", "Content-Type: text/plain\r\n", 2);
-        send_all(fd, "ok", 2);
+        test_send_all(fd, "ok", 2);
     } else if (strcmp(path, "/big-announced") == 0) {
         send_head(fd, "200 OK", "Content-Type: application/rss+xml\r\n", 20L * 1024 * 1024);
         static const char chunk[4096];
-        for (int i = 0; i < 5120 && send_all(fd, chunk, sizeof chunk); i++)
+        for (int i = 0; i < 5120 && test_send_all(fd, chunk, sizeof chunk); i++)
             ;
     } else if (strcmp(path, "/big-unannounced") == 0) {
         send_head(fd, "200 OK", "Content-Type: application/rss+xml\r\n", -1);
         static const char chunk[4096];
-        for (int i = 0; i < 5120 && send_all(fd, chunk, sizeof chunk); i++)
+        for (int i = 0; i < 5120 && test_send_all(fd, chunk, sizeof chunk); i++)
             ;
     } else if (strcmp(path, "/gzip-bomb") == 0) {
         serve_gzip_bomb(fd);
@@ -311,7 +273,7 @@ static void route(struct server *srv, int fd, const char *req)
         long code = strtol(path + 8, NULL, 10);
         snprintf(status, sizeof status, "%ld %s", code, code == 404 ? "Not Found" : "Oops");
         send_head(fd, status, "Content-Type: text/html\r\n", 5);
-        send_all(fd, "oops!", 5);
+        test_send_all(fd, "oops!", 5);
     } else {
         send_head(fd, "404 Not Found", "", 0);
     }
@@ -466,7 +428,7 @@ static void a_feed_is_fetched_with_its_validators_and_parses(void **state)
     assert_int_equal(r.rc, 0);
     assert_int_equal(r.status, 200);
     size_t len = 0;
-    char *want = read_file(GUARDIAN, &len);
+    char *want = test_read_data(DATA, GUARDIAN, &len);
     assert_non_null(want);
     assert_int_equal(r.len, len);
     assert_memory_equal(r.body, want, len);
@@ -540,7 +502,7 @@ static void a_gzip_body_arrives_decoded(void **state)
     assert_int_equal(r.rc, 0);
     assert_int_equal(r.status, 200);
     size_t len = 0;
-    char *want = read_file(ICONV, &len);
+    char *want = test_read_data(DATA, ICONV, &len);
     assert_non_null(want);
     assert_int_equal(r.len, len);
     assert_memory_equal(r.body, want, len);
