@@ -17,7 +17,9 @@ import sys
 TOOL = "build/release/bench/pages_extract"
 
 
-def unpack(devset, out):
+def unpack(devset, out, records=None):
+    """(name, url, path) of every page, decompressed into OUT/pages once;
+    records (a dict), when given, gets each page's expectations by name."""
     rows = []
     os.makedirs(os.path.join(out, "pages"), exist_ok=True)
     with open(os.path.join(devset, "expectations.jsonl"), encoding="utf-8") as fh:
@@ -28,6 +30,8 @@ def unpack(devset, out):
             if not os.path.exists(path):
                 with gzip.open(os.path.join(devset, rec["file"]), "rb") as src, open(path, "wb") as dst:
                     dst.write(src.read())
+            if records is not None:
+                records[name] = rec
             rows.append((name, rec.get("url") or "-", path))
     return rows
 

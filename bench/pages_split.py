@@ -10,13 +10,14 @@ article. A rule is kept only when it helps the held-out half too.
 Figures only; asserts nothing.
 
     bench/pages_split.py DEVSET [OUT]"""
-import gzip
 import hashlib
 import json
 import os
 import re
 import subprocess
 import sys
+
+from pages_devset import unpack
 
 TOOL = "build/release/bench/pages_extract"
 
@@ -32,18 +33,8 @@ def half(name):
 def main():
     devset = sys.argv[1]
     out = sys.argv[2] if len(sys.argv) > 2 else "build/pages-split"
-    os.makedirs(os.path.join(out, "pages"), exist_ok=True)
-    gold, rows = {}, []
-    with open(os.path.join(devset, "expectations.jsonl"), encoding="utf-8") as fh:
-        for line in fh:
-            rec = json.loads(line)
-            name = os.path.basename(rec["file"])[:-3]
-            path = os.path.join(out, "pages", name)
-            if not os.path.exists(path):
-                with gzip.open(os.path.join(devset, rec["file"]), "rb") as src, open(path, "wb") as dst:
-                    dst.write(src.read())
-            gold[name] = rec
-            rows.append(f"{name}\t{rec.get('url') or '-'}\t{path}\n")
+    gold = {}
+    rows = ["%s\t%s\t%s\n" % r for r in unpack(devset, out, gold)]
     res = subprocess.run([TOOL], input="".join(rows).encode(), stdout=subprocess.PIPE, check=True)
     got = {r["file"]: r for r in map(json.loads, [l for l in res.stdout.decode().split("\n") if l.strip()])}
     sums = {h: [0] * 7 for h in ("tuning", "held-out", "all")}  # tp fp fn named found exact left

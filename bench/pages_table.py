@@ -19,13 +19,14 @@ baselines are not run. Figures only; asserts nothing.
 
     bench/pages_table.py DEVSET PAGES [OUT] [--newsd-only]"""
 import collections
-import gzip
 import json
 import os
 import re
 import subprocess
 import sys
 import time
+
+from pages_devset import unpack
 
 TOOL = "build/release/bench/pages_extract"
 JS_DIR = "build/readability-js/node_modules"
@@ -45,18 +46,7 @@ def html_text(html):
 
 
 def dev_pages(devset, out):
-    rows = []
-    os.makedirs(os.path.join(out, "pages"), exist_ok=True)
-    with open(os.path.join(devset, "expectations.jsonl"), encoding="utf-8") as fh:
-        for line in fh:
-            rec = json.loads(line)
-            name = os.path.basename(rec["file"])[:-3]
-            path = os.path.join(out, "pages", name)
-            if not os.path.exists(path):
-                with gzip.open(os.path.join(devset, rec["file"]), "rb") as src, open(path, "wb") as dst:
-                    dst.write(src.read())
-            rows.append((name, rec.get("url") or "-", path))
-    return rows
+    return unpack(devset, out)
 
 
 def test_pages(root):
