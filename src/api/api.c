@@ -298,7 +298,7 @@ static const char *presented_key(struct api_call *c)
  * answer from a stale or foreign index. */
 static void respond_health(struct api_call *c)
 {
-    struct index_replica_status rs;
+    struct store_journal_status rs;
     struct index_count_check cc = {0};
     int64_t n = 0;
     struct err err;

@@ -184,7 +184,7 @@ void api_metrics_render_index(struct buf *b, const struct index_stats *st)
                (unsigned long long)st->split_searches);
 }
 
-void api_metrics_render_replica(struct buf *b, const struct index_replica_status *rs)
+void api_metrics_render_replica(struct buf *b, const struct store_journal_status *rs)
 {
     if (!rs->replica)
         return; /* an embedded store: the index reads it directly, nothing lags */
@@ -251,7 +251,7 @@ static void metrics_respond(struct api *api, struct http_response *resp, const c
         articles = -1; /* still worth answering: the rest is in memory */
     struct index_stats st;
     index_stats(api->index, &st);
-    struct index_replica_status rs;
+    struct store_journal_status rs;
     index_replica_status(api->index, &rs);
     struct buf b;
     buf_init(&b, 0);

@@ -54,8 +54,8 @@ void api_metrics_render_index(struct buf *b, const struct index_stats *st);
 /* A cluster node's replication gauges (newsd_cluster_*): reachability of
  * PostgreSQL and how far the local index is behind it; nothing for an
  * embedded store. */
-struct index_replica_status;
-void api_metrics_render_replica(struct buf *b, const struct index_replica_status *rs);
+struct store_journal_status;
+void api_metrics_render_replica(struct buf *b, const struct store_journal_status *rs);
 
 /* Note the start time and keep the names written here out of the registry
  * (idempotent). api_new calls it. */

@@ -87,7 +87,7 @@ static int print_sizes(struct index *idx)
 static bool print_replica_lag(struct index *idx, struct store *store,
                               const struct index_verify_report *r)
 {
-    struct index_replica_status rs;
+    struct store_journal_status rs;
     struct err err;
     int64_t there = 0;
     index_replica_status(idx, &rs);

@@ -150,23 +150,11 @@ void index_close(struct index *idx)
     free(idx);
 }
 
-void index_replica_status(struct index *idx, struct index_replica_status *out)
+void index_replica_status(struct index *idx, struct store_journal_status *out)
 {
-    struct store_journal_status st;
     memset(out, 0, sizeof *out);
-    if (idx->journal == NULL)
-        return;
-    store_journal_status(idx->journal, &st);
-    *out = (struct index_replica_status){
-        .replica = st.replica,
-        .caught_up = st.caught_up,
-        .store_reachable = st.store_reachable,
-        .applied_seq = st.applied_seq,
-        .head_seq = st.head_seq,
-        .lag_seq = st.lag_seq,
-        .lag_seconds = st.lag_seconds,
-        .articles = st.articles,
-    };
+    if (idx->journal)
+        store_journal_status(idx->journal, out);
 }
 
 int index_verify(struct index *idx, struct index_verify_report *out, struct err *err)

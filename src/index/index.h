@@ -333,19 +333,9 @@ int index_engine_staged_dir(const char *db_path, char *out, size_t n, struct err
 /* The backend in use ("fts5", "engine"). */
 const char *index_kind(const struct index *idx);
 
-/* How far a node-local index trails its store (cluster mode). */
-struct index_replica_status {
-    bool replica;         /* false: the index reads the store itself; nothing below */
-    bool caught_up;       /* has held every committed change at least once since it opened */
-    bool store_reachable; /* the follower's connection to the store is up */
-    int64_t applied_seq;  /* last change applied */
-    int64_t head_seq;     /* last change known in the store */
-    int64_t lag_seq;      /* head_seq - applied_seq */
-    double lag_seconds;   /* 0 when in step, else time since it last was */
-    int64_t articles;     /* articles the local index holds */
-};
-
-void index_replica_status(struct index *idx, struct index_replica_status *out);
+/* How far a node-local index trails its store (cluster mode): its
+ * journal's status (a zeroed one for an index without a journal). */
+void index_replica_status(struct index *idx, struct store_journal_status *out);
 
 /* Run a request. ERR_NOMEM, ERR_STORE (err set) on failure; ERR_TIMEOUT
  * when req->deadline_ms passes before the search is done. */

@@ -62,29 +62,6 @@ static bool meta_value(char kind, const char *t, size_t len, struct buf *out)
     return true;
 }
 
-/* Index of the first term of s not below the prefix p[0..n); SIZE_MAX when
- * a term's string is out of the segment's bounds. */
-static size_t terms_from(const struct eng_segment *s, const char *p, size_t n)
-{
-    /* Not sort_lower_bound: each probe is checked against the string
-     * table's bounds first, a damaged file stops the search
-     * (check-helpers: probe checked). */
-    size_t lo = 0, hi = s->nterms;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const struct eng_term *t = &s->terms[mid];
-        if ((uint64_t)t->str + t->len > s->strs_len)
-            return SIZE_MAX; /* a damaged dictionary */
-        size_t m = t->len < n ? t->len : n;
-        int c = memcmp(s->strs + t->str, p, m);
-        if (c < 0 || (c == 0 && t->len < n))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* A column from the meta terms of kind. */
 static int build_meta(const struct eng_segment *s, char kind, struct eng_facet_col *c)
 {
@@ -95,8 +72,10 @@ static int build_meta(const struct eng_segment *s, char kind, struct eng_facet_c
     if (cur == NULL)
         return ERR_NOMEM;
     buf_init(&val, 0);
-    size_t first = terms_from(s, prefix, 2);
-    if (first == SIZE_MAX)
+    /* a damaged dictionary (the search says so and flags the segment)
+     * fails the column rather than leaving it empty */
+    size_t first = eng_segment_term_lower(s, prefix, 2);
+    if (eng_segment_damaged(s))
         rc = ERR_PARSE;
     for (size_t i = first; rc == 0 && i < s->nterms; i++) {
         const struct eng_term *t = &s->terms[i];
