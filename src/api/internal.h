@@ -32,6 +32,11 @@ struct api {
     struct api_stream_count *stream_counts;
     size_t n_stream_counts, cap_stream_counts;
     struct api_exports *exports; /* exports running, articles exported per key (export.c) */
+    /* /healthz's last agreeing count check (api.c respond_health) */
+    pthread_mutex_t health_lock;
+    int64_t health_at_ms; /* 0: none yet */
+    struct index_count_check health_cc;
+    int64_t health_rows;
 };
 
 struct api_call {
