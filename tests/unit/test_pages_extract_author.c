@@ -282,6 +282,21 @@ static void a_publisher_gives_way_to_the_writer(void **state)
                   "<p class=\"byline\">By Jane Doe</p>", "Ada Lovelace");
 }
 
+/* A desk the page prints as its byline ("Redaktion") is the author, as
+ * NewsAPI's "Reuters" is; a writer the page names replaces it. */
+static void a_desk_byline_is_an_author(void **state)
+{
+    (void)state;
+    assert_author("<meta name=\"twitter:label1\" content=\"Verfasst von\">"
+                  "<meta name=\"twitter:data1\" content=\"Redaktion\">",
+                  "", "Redaktion");
+    assert_author("", "<span class=\"byline author\">von Redaktion, </span>", "Redaktion");
+    assert_author("<meta name=\"author\" content=\"Redaktion\">",
+                  "<p class=\"byline\">Von Jane Doe</p>", "Jane Doe");
+    /* the stand-ins still name no one */
+    assert_author("<meta name=\"author\" content=\"Editors\">", "", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +310,7 @@ int main(void)
         cmocka_unit_test(authors_from_twitter_labels_and_web_pages),
         cmocka_unit_test(the_entry_speaks_for_its_author_line),
         cmocka_unit_test(a_publisher_gives_way_to_the_writer),
+        cmocka_unit_test(a_desk_byline_is_an_author),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -292,11 +292,18 @@ static void host_label(struct buf *out, const char *url)
     extract_squash(out, label);
 }
 
+/* s names the editorial desk ("Redaktion", "Die Redaktion", "Online-Redaktion"):
+ * the publisher speaking, which a writer the page names replaces. */
+static bool names_the_desk(const char *s)
+{
+    return xtext_has_ci(s, "redaktion");
+}
+
 bool extract_byline_is_publisher(const char *byline, const char *url, const char *site)
 {
     if (!byline)
         return true;
-    if (names_a_company(byline))
+    if (names_a_company(byline) || names_the_desk(byline))
         return true;
     struct buf by, other;
     buf_init(&by, 0);

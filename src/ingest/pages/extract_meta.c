@@ -461,9 +461,11 @@ static const char *const byline_months[] = {
     " August ",  " September ", " October ", " November ", " December ", " Januar ", " Februar ",
     " März ",    " Mai ",       " Juni ",    " Juli ",     " Oktober ",  " Dezember "};
 
-/* Bylines that name no one (lower case). */
+/* Bylines that name no one (lower case). "Redaktion" is not among them:
+ * a desk the page prints as its byline is an author, as NewsAPI's own
+ * "Reuters" or "BBC News" are (extract_byline.c lets a writer replace it). */
 static const char *const byline_nobody[] = {"staff", "admin", "administrator", "editor",
-                                            "editors", "redaktion", "anonymous", "unknown",
+                                            "editors", "anonymous", "unknown",
                                             "guest", "posted on", "published on",
                                             "veröffentlicht am", "publiziert am", "last updated", "updated",
                                             "sign in", "log in", "login",
