@@ -297,6 +297,29 @@ static void a_desk_byline_is_an_author(void **state)
     assert_author("<meta name=\"author\" content=\"Editors\">", "", NULL);
 }
 
+/* A link to the author's page whose slug names its text is the byline,
+ * whatever class holds it; a slug that names someone else, a commenter's
+ * link or a related article's are not. */
+static void an_author_link_whose_slug_names_it(void **state)
+{
+    (void)state;
+    assert_author("", "<div class=\"content sidebar\"><a href=\"/author/heiko-sauer/\">"
+                      "Heiko Sauer</a></div>",
+                  "Heiko Sauer");
+    assert_author("", "<div class=\"teaser-meta\">VON <a href=\"/autoren/gathmann-moritz\">"
+                      "MORITZ GATHMANN</a></div>",
+                  "MORITZ GATHMANN");
+    assert_author("", "<p><a href=\"https://news.example/author/martin\">Alles von Martin "
+                      "Junker</a></p>",
+                  "Martin Junker");
+    assert_author("", "<p><a href=\"/author/modejournalistin/\">Kathrin Bierling</a></p>", NULL);
+    assert_author("", "<div class=\"comments\"><a href=\"/author/jane-doe/\">Jane Doe</a></div>",
+                  NULL);
+    assert_author("", "<div class=\"related-posts\"><a href=\"/author/jane-doe/\">Jane Doe</a>"
+                      "</div>",
+                  NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +334,7 @@ int main(void)
         cmocka_unit_test(the_entry_speaks_for_its_author_line),
         cmocka_unit_test(a_publisher_gives_way_to_the_writer),
         cmocka_unit_test(a_desk_byline_is_an_author),
+        cmocka_unit_test(an_author_link_whose_slug_names_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,12 +36,10 @@ static bool class_word_is(const char *v, const char *w)
     return false;
 }
 
-/* Element i sits in a comment, a widget or a sidebar, whose author lines
- * are readers' or other articles'. */
-static bool in_other_voice(const struct xdom *d, uint32_t i)
+/* Element i sits in a block whose class or id starts with one of words[0..n)
+ * or in a <nav>, below the entry itself (<article>, "hentry"). */
+static bool in_block_of(const struct xdom *d, uint32_t i, const char *const *words, size_t n)
 {
-    static const char *const words[] = {"comment", "widget", "sidebar", "related", "footer",
-                                        "teaser", "recommend"};
     int up = BYLINE_MAX_UP;
     for (; i != 0 && up-- > 0; i = d->nodes[i].parent) {
         enum xtag t = (enum xtag)d->nodes[i].tag;
@@ -51,7 +49,7 @@ static bool in_other_voice(const struct xdom *d, uint32_t i)
             return true;
         const char *v[2] = {xdom_attr(d, i, XATTR_class, NULL), xdom_attr(d, i, XATTR_id, NULL)};
         for (int k = 0; k < 2; k++)
-            for (size_t w = 0; v[k] && w < sizeof words / sizeof words[0]; w++)
+            for (size_t w = 0; v[k] && w < n; w++)
                 if (class_word_starts(v[k], words[w]))
                     return true;
         /* the entry itself (<article>, microformats' "hentry"): what holds
@@ -61,6 +59,15 @@ static bool in_other_voice(const struct xdom *d, uint32_t i)
             return false;
     }
     return false;
+}
+
+/* Element i sits in a comment, a widget or a sidebar, whose author lines
+ * are readers' or other articles'. */
+static bool in_other_voice(const struct xdom *d, uint32_t i)
+{
+    static const char *const words[] = {"comment", "widget", "sidebar", "related", "footer",
+                                        "teaser", "recommend"};
+    return in_block_of(d, i, words, sizeof words / sizeof words[0]);
 }
 
 /* The names in the author's line line[0..n), or NULL. */
@@ -222,6 +229,70 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
     return found;
 }
 
+/* The slug after an "/author/" segment of href ("heiko-sauer" of
+ * https://blog.example/author/heiko-sauer/) into *slug, *n; false when
+ * the link is no author's page. */
+static bool author_slug(const char *href, const char **slug, size_t *n)
+{
+    static const char *const segments[] = {"/author/", "/authors/", "/autor/", "/autoren/"};
+    for (size_t k = 0; k < sizeof segments / sizeof segments[0]; k++) {
+        size_t len = strlen(segments[k]);
+        for (const char *p = href; *p; p++) {
+            if (strncasecmp(p, segments[k], len) != 0)
+                continue;
+            *slug = p + len;
+            *n = strcspn(*slug, "/?#");
+            return *n > 0;
+        }
+    }
+    return false;
+}
+
+/* A word of the slug (3 letters or more; "-", "_", "." between them) is a
+ * word of name, ASCII case aside: "gathmann-moritz" and "MORITZ GATHMANN",
+ * "martin" and "Martin Junker". */
+static bool slug_names(const char *slug, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n;) {
+        size_t w = 0;
+        while (i + w < n && slug[i + w] != '-' && slug[i + w] != '_' && slug[i + w] != '.')
+            w++;
+        for (const char *p = name; w >= 3 && *p; p++) {
+            bool starts = p == name || p[-1] == ' ' || p[-1] == '-';
+            if (starts && strncasecmp(p, slug + i, w) == 0 &&
+                (p[w] == '\0' || p[w] == ' ' || p[w] == ',' || p[w] == '-'))
+                return true;
+        }
+        i += w + 1;
+    }
+    return false;
+}
+
+/* The first link to an author's page ("/author/<slug>/") whose text names
+ * the one its slug names: WordPress and most CMSs link the byline so, and
+ * the slug matching the text is the evidence that the link is an author's
+ * and its text a name, where no class says so (or a class that would hide
+ * it: a theme's "sidebar" column holding the entry, a "teaser" header).
+ * Outside comments and related or recommended articles. */
+static char *author_link(struct ctx *c, const char *site)
+{
+    static const char *const others[] = {"comment", "related", "recommend"};
+    const struct xdom *d = c->d;
+    extract_attempt_pass(c, 0);
+    for (uint32_t i = 1; i < d->n; i++) {
+        const char *slug, *href = d->nodes[i].tag == XTAG_a ? xdom_attr(d, i, XATTR_href, NULL) : NULL;
+        size_t n;
+        if (!href || c->f[i].gone || c->f[i].tlen == 0 || c->f[i].tlen > BYLINE_MAX_CHARS ||
+            !author_slug(href, &slug, &n))
+            continue;
+        char *s = byline_names(c, i, site);
+        if (s && reads_as_names(s) && slug_names(slug, n, s) &&
+            !in_block_of(d, i, others, sizeof others / sizeof others[0]))
+            return s;
+    }
+    return NULL;
+}
+
 /* The page's own author line, when the metadata's author is missing or
  * names the publisher (extract_byline_is_publisher); over a publisher only
  * a line that reads as a person's name of two words or more ("Jun" of a
@@ -248,7 +319,9 @@ char *extract_byline_of_page(struct ctx *c, const char *site)
         s = byline_in(c, site, 0);
     if (!s)
         s = labelled_byline(c, site, STRIP_UNLIKELY);
-    return s ? s : labelled_byline(c, site, 0);
+    if (!s)
+        s = labelled_byline(c, site, 0);
+    return s ? s : author_link(c, site);
 }
 
 /* ---- an author that is the publisher ------------------------------------ */
