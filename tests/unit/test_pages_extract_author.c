@@ -320,6 +320,28 @@ static void an_author_link_whose_slug_names_it(void **state)
                   NULL);
 }
 
+/* More labels ("Ein Artikel von", "Autoren", "Von:" before line breaks);
+ * a date before the label or before a dash and two names or more; not a
+ * calendar's lines, not one name after a dash, not a form's "Von:". */
+static void dated_and_labelled_lines(void **state)
+{
+    (void)state;
+    assert_author("", "<div class=\"metaInfo\">Ein Artikel von <strong>Pamela Sladky</strong> | "
+                      "27.01.2022 - 12:45</div>",
+                  "Pamela Sladky");
+    assert_author("", "<p>Autoren Jelko Djuren und Jutta Klaukien</p>",
+                  "Jelko Djuren und Jutta Klaukien");
+    assert_author("", "<p><b>Von:</b> <br> <br> Götz Warnke</p>", "Götz Warnke");
+    assert_author("", "<p class=\"text-muted\">11.12.2019 - Amelie Loevenich</p>", "Amelie Loevenich");
+    assert_author("", "<small>04.02.2022 | 13:10 Uhr | Uta Helkenberg</small>", "Uta Helkenberg");
+    assert_author("", "<h2>Stars <span>06.11.2023 13:30 von Olga</span></h2>", "Olga");
+    assert_author("", "<p>03.11.2022 - Placebo</p>", NULL);
+    assert_author("", "<div><p>02.11.2022 - Grandbrothers</p><p>03.11.2022 - Mark Turner</p></div>",
+                  NULL);
+    assert_author("", "<p>03.11.2022 - Mark Turner - Arena</p>", NULL);
+    assert_author("", "<form><span>Von:</span> <button>Filter Suche</button></form>", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -335,6 +357,7 @@ int main(void)
         cmocka_unit_test(a_publisher_gives_way_to_the_writer),
         cmocka_unit_test(a_desk_byline_is_an_author),
         cmocka_unit_test(an_author_link_whose_slug_names_it),
+        cmocka_unit_test(dated_and_labelled_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 
 #include "ingest/pages/extract_passes.h"
 
+#include "util/ascii.h"
 #include "util/banned.h"
 #include "util/urlview.h"
 
@@ -132,7 +133,8 @@ static bool starts_with_byline_label(const char *s)
         "By ",  "Von ",    "Par ",      "Por ",    "Door ",   "Written by ", "Written by: ",
         "By: ", "Autor: ", "Autorin: ", "Autor ",  "Text: ",  "Text von ",   "von ",
         "by ",  "Auteur ", "Auteur : ", "Author ", "Author: ", "Posted by ", "Eingestellt von ",
-        "Gespeichert von "};
+        "Gespeichert von ", "Ein Artikel von ", "Ein Beitrag von ", "Blog Beitrag von ",
+        "Autoren ", "Autoren: ", "Von: "};
     for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++) {
         size_t n = strlen(labels[k]);
         if (strncmp(s, labels[k], n) != 0)
@@ -143,6 +145,63 @@ static bool starts_with_byline_label(const char *s)
         /* else a longer label may fit: "Auteur : Jane Doe" after "Auteur " */
     }
     return false;
+}
+
+/* After a date that leads a line ("11.12.2019 - ", "04.02.2022 | 13:10 Uhr
+ * | ", "06.11.2023 13:30 "): where the line goes on, and in *dashed
+ * whether a dash or bar, not a label, leads on to it; s itself when no
+ * date leads it. */
+static const char *after_leading_date(const char *s, bool *dashed)
+{
+    const char *p = s;
+    *dashed = false;
+    for (int part = 0; part < 3; part++) { /* day, month, year */
+        size_t n = 0;
+        while (ascii_is_digit(p[n]))
+            n++;
+        if (n == 0 || n > 4 || (part < 2 && p[n] != '.'))
+            return s;
+        p += n + (part < 2 ? 1 : 0);
+    }
+    for (bool more = true; more;) { /* separators and a time, in any order */
+        more = false;
+        while (*p == ' ')
+            p++;
+        size_t n = 0;
+        while (ascii_is_digit(p[n]))
+            n++;
+        if (*p == '-' || *p == '|' || strncmp(p, "\xe2\x80\x93", 3) == 0) {
+            p += *p == '-' || *p == '|' ? 1 : 3;
+            *dashed = more = true;
+        } else if (n >= 1 && n <= 2 && p[n] == ':' && ascii_is_digit(p[n + 1]) &&
+                   ascii_is_digit(p[n + 2])) {
+            p += n + 3;
+            more = true;
+        } else if (strncmp(p, "Uhr", 3) == 0 && (p[3] == ' ' || p[3] == '\0')) {
+            p += 3;
+            more = true;
+        }
+    }
+    return p;
+}
+
+/* Element i has a sibling whose line starts with a date too: a calendar
+ * or a list of articles ("03.11.2022 - Grandbrothers - Flex"), no byline. */
+static bool dated_sibling(const struct xdom *d, uint32_t i)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    bool found = false;
+    for (uint32_t k = d->nodes[d->nodes[i].parent].first; k != 0 && !found; k = d->nodes[k].next) {
+        if (k == i || d->nodes[k].tag == XTAG_TEXT)
+            continue;
+        buf_reset(&b);
+        xdom_text_line(d, k, &b, 32);
+        bool dashed;
+        found = !buf_error(&b) && b.data && after_leading_date(b.data, &dashed) != b.data;
+    }
+    buf_release(&b);
+    return found;
 }
 
 /* s is a byline's label and nothing more ("By", "Autor:"). */
@@ -209,16 +268,33 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
          * Doe</a>", "<h5>Autor:</h5> Jane Doe"): the line goes on with the
          * element's next sibling */
         uint32_t next = d->nodes[i].next;
-        while (next != 0 && d->nodes[next].tag == XTAG_TEXT && f[next].tlen == 0)
-            next = d->nodes[next].next; /* the white space between <dt> and <dd> */
+        /* the white space between <dt> and <dd>, the <br>s after "Von:" */
+        while (next != 0 && (d->nodes[next].tag == XTAG_br ||
+                             (d->nodes[next].tag == XTAG_TEXT && f[next].tlen == 0)))
+            next = d->nodes[next].next;
         bool split = !buf_error(&b) && b.data && is_byline_label_alone(b.data) && next != 0;
         if (split)
             xdom_text_line(d, next, &b, 128);
-        if (buf_error(&b) || !b.data || b.len > 2 * LABELLED_MAX_CHARS ||
-            !starts_with_byline_label(b.data) || in_other_voice(d, i))
+        if (buf_error(&b) || !b.data || b.len > 2 * LABELLED_MAX_CHARS)
+            continue;
+        /* a date before the label ("06.11.2023 13:30 von Olga"), or before
+         * a dash and the names alone ("11.12.2019 - Amelie Loevenich"):
+         * then two names or more, as a place or a topic is one word, and
+         * nothing after them ("03.11.2022 - Mark Turner - Arena" is a
+         * calendar's line) */
+        bool dashed;
+        const char *line = after_leading_date(b.data, &dashed);
+        size_t rest = b.len - (size_t)(line - b.data);
+        while (rest > 0 && line[rest - 1] == ' ')
+            rest--;
+        bool labelled = starts_with_byline_label(line);
+        /* a form's "Von:" is a search's "from", never a byline */
+        if ((!labelled && !(dashed && line[0] >= 'A' && line[0] <= 'Z')) || in_other_voice(d, i) ||
+            extract_has_ancestor_tag(d, i, XTAG_form, BYLINE_MAX_UP))
             continue; /* a shorter line inside may still be the one */
-        char *s = byline_names_of(c, b.data, b.len, site);
-        if (s && reads_as_names(s)) {
+        char *s = byline_names_of(c, line, rest, site);
+        if (s && reads_as_names(s) &&
+            (labelled || (strchr(s, ' ') && strlen(s) == rest && !dated_sibling(d, i)))) {
             found = s;
             uint32_t end = xdom_subtree_end(d, split ? next : i);
             for (uint32_t k = i; k < end; k++)

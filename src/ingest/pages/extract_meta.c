@@ -439,9 +439,9 @@ bool xmeta_marks_author(const struct xdom *d, uint32_t i)
  * "Zeige alle Beiträge von"), longest first where one starts another. */
 static const char *const byline_labels[] = {
     "zeige alle beiträge von", "alle beiträge von", "view all posts by", "all posts by",
-    "ein beitrag von", "blog beitrag von", "beitrag von", "alles von", "mehr von", "eingestellt von", "gespeichert von", "veröffentlicht von", "geschrieben von", "verfasst von",
+    "ein artikel von", "ein beitrag von", "blog beitrag von", "beitrag von", "alles von", "mehr von", "eingestellt von", "gespeichert von", "veröffentlicht von", "geschrieben von", "verfasst von",
     "written by", "posted by", "published by", "publié par", "escrito por", "publicado por",
-    "napisał", "autor/in", "autorin", "autor", "auteur", "author", "text von", "text:", "von", "vom", "by",
+    "napisał", "autoren", "autor/in", "autorin", "autor", "auteur", "author", "text von", "text:", "von", "vom", "by",
     "par", "por", "door"};
 
 /* Where a byline's names end: a date, a place, a separator. */
