@@ -342,6 +342,37 @@ static void dated_and_labelled_lines(void **state)
     assert_author("", "<form><span>Von:</span> <button>Filter Suche</button></form>", NULL);
 }
 
+/* "Posted on <date> by", an account's lower-case name after blog
+ * software's label, "Redaktion:" with a role after the name. */
+static void posted_on_accounts_and_roles(void **state)
+{
+    (void)state;
+    assert_author("", "<div class=\"page-meta--author\">Posted on September 21, 2020 by Adi "
+                      "Tzlil</div>",
+                  "Adi Tzlil");
+    assert_author("", "<div class=\"submitted\">Gespeichert von <span>rasos</span> am 24. Juli "
+                      "2017</div>",
+                  "rasos");
+    assert_author("", "<div>Gespeichert von rasos und ich</div>", NULL);
+    assert_author("", "<p>von heute an</p>", NULL);
+    assert_author("", "<div>05.02.2020 <span>- Redaktion: Eberhard Fuhr (Pressesprecher des "
+                      "EJW)</span></div>",
+                  "Eberhard Fuhr");
+}
+
+/* A name signed under the text, in bold or italics, the last paragraph of
+ * its block; not a bold line before more text, not one word. */
+static void a_signature_under_the_text(void **state)
+{
+    (void)state;
+    assert_author("", "<div>" PARA PARA PARA PARA "<p><b><i>Stefan Wasmer</i></b></p></div>",
+                  "Stefan Wasmer");
+    assert_author("", "<div>" PARA PARA PARA PARA "<p><b>Stefan Wasmer</b></p>" PARA "</div>",
+                  NULL);
+    assert_author("", "<div>" PARA PARA PARA PARA "<p><strong>Fazit</strong></p></div>", NULL);
+    assert_author("", "<div>" PARA "<p><b>Stefan Wasmer</b></p></div>", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -358,6 +389,8 @@ int main(void)
         cmocka_unit_test(a_desk_byline_is_an_author),
         cmocka_unit_test(an_author_link_whose_slug_names_it),
         cmocka_unit_test(dated_and_labelled_lines),
+        cmocka_unit_test(posted_on_accounts_and_roles),
+        cmocka_unit_test(a_signature_under_the_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -125,6 +125,21 @@ static char *byline_in(struct ctx *c, const char *site, unsigned flags)
 /* A line that starts with a byline's label ("By ", "Von ", "Autor: ")
  * and goes on with a capital: the author's line of a theme that marks it
  * with no class. */
+/* A label blog software prints before the account that posted ("Gespeichert
+ * von rasos am …", Drupal's; "Posted by", Blogger's): what follows is a
+ * user name as its owner typed it, lower case too. */
+static bool starts_with_account_label(const char *s)
+{
+    static const char *const labels[] = {"Posted by ", "Eingestellt von ", "Gespeichert von ",
+                                         "Verfasst von ", "Geschrieben von "};
+    for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++) {
+        size_t n = strlen(labels[k]);
+        if (strncmp(s, labels[k], n) == 0 && s[n] >= 'a' && s[n] <= 'z')
+            return true;
+    }
+    return false;
+}
+
 static bool starts_with_byline_label(const char *s)
 {
     /* "von" and "by" in lower case too: "von Daniela Obers" under a
@@ -134,7 +149,7 @@ static bool starts_with_byline_label(const char *s)
         "By: ", "Autor: ", "Autorin: ", "Autor ",  "Text: ",  "Text von ",   "von ",
         "by ",  "Auteur ", "Auteur : ", "Author ", "Author: ", "Posted by ", "Eingestellt von ",
         "Gespeichert von ", "Ein Artikel von ", "Ein Beitrag von ", "Blog Beitrag von ",
-        "Autoren ", "Autoren: ", "Von: "};
+        "Autoren ", "Autoren: ", "Von: ", "Redaktion: "};
     for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++) {
         size_t n = strlen(labels[k]);
         if (strncmp(s, labels[k], n) != 0)
@@ -144,7 +159,7 @@ static bool starts_with_byline_label(const char *s)
             return true;
         /* else a longer label may fit: "Auteur : Jane Doe" after "Auteur " */
     }
-    return false;
+    return starts_with_account_label(s);
 }
 
 /* After a date that leads a line ("11.12.2019 - ", "04.02.2022 | 13:10 Uhr
@@ -284,7 +299,12 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
          * calendar's line) */
         bool dashed;
         const char *line = after_leading_date(b.data, &dashed);
+        while (*line == '-' || *line == '|' || *line == ' ') /* "- Redaktion: …" after a date */
+            line++;
         size_t rest = b.len - (size_t)(line - b.data);
+        const char *role = strstr(line, " (");
+        if (role && (size_t)(role - line) < rest) /* "Jane Doe (Pressesprecherin)" */
+            rest = (size_t)(role - line);
         while (rest > 0 && line[rest - 1] == ' ')
             rest--;
         bool labelled = starts_with_byline_label(line);
@@ -293,7 +313,9 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
             extract_has_ancestor_tag(d, i, XTAG_form, BYLINE_MAX_UP))
             continue; /* a shorter line inside may still be the one */
         char *s = byline_names_of(c, line, rest, site);
-        if (s && reads_as_names(s) &&
+        /* an account's name is one word: "rasos", not "rasos und ich" */
+        bool account = labelled && starts_with_account_label(line) && s && !strchr(s, ' ');
+        if (s && (reads_as_names(s) || account) &&
             (labelled || (strchr(s, ' ') && strlen(s) == rest && !dated_sibling(d, i)))) {
             found = s;
             uint32_t end = xdom_subtree_end(d, split ? next : i);
@@ -369,6 +391,55 @@ static char *author_link(struct ctx *c, const char *site)
     return NULL;
 }
 
+#define SIGNED_MIN_TEXT 500 /* characters of the text a signature closes */
+
+/* The element child of i that holds all its text, or 0. */
+static uint32_t sole_child(const struct xdom *d, const struct nfo *f, uint32_t i)
+{
+    uint32_t only = 0;
+    for (uint32_t k = d->nodes[i].first; k != 0; k = d->nodes[k].next) {
+        if (f[k].tlen == 0)
+            continue;
+        if (only != 0 || d->nodes[k].tag == XTAG_TEXT)
+            return 0;
+        only = k;
+    }
+    return only;
+}
+
+/* The writer's name signed under the text: a paragraph that is a name and
+ * nothing else, set in bold or italics ("<p><b><i>Stefan Wasmer</i></b></p>"),
+ * the last of its block, after 500 characters of text:
+ * German regional papers and older sites sign so. Two or three words, as
+ * a bold "Fazit" is one. */
+static char *signature(struct ctx *c, const char *site)
+{
+    const struct xdom *d = c->d;
+    struct nfo *f = c->f;
+    extract_attempt_pass(c, STRIP_UNLIKELY);
+    for (uint32_t i = 1; i < d->n; i++) {
+        if (d->nodes[i].tag != XTAG_p || f[i].gone || f[i].tlen < 5 || f[i].tlen > 40 ||
+            f[d->nodes[i].parent].tlen < SIGNED_MIN_TEXT + f[i].tlen || f[i].llen > 0)
+            continue;
+        uint32_t k = sole_child(d, f, i);
+        enum xtag t = k ? (enum xtag)d->nodes[k].tag : XTAG_TEXT;
+        if (t != XTAG_b && t != XTAG_strong && t != XTAG_em && t != XTAG_i)
+            continue;
+        bool last = true;
+        for (uint32_t n = d->nodes[i].next; n != 0 && last; n = d->nodes[n].next)
+            last = f[n].tlen == 0;
+        if (!last)
+            continue;
+        char *s = byline_names(c, i, site);
+        size_t words = 1;
+        for (const char *p = s; p && *p; p++)
+            words += *p == ' ';
+        if (s && reads_as_names(s) && words >= 2 && words <= 3 && !strpbrk(s, "0123456789:"))
+            return s;
+    }
+    return NULL;
+}
+
 /* The page's own author line, when the metadata's author is missing or
  * names the publisher (extract_byline_is_publisher); over a publisher only
  * a line that reads as a person's name of two words or more ("Jun" of a
@@ -397,7 +468,9 @@ char *extract_byline_of_page(struct ctx *c, const char *site)
         s = labelled_byline(c, site, STRIP_UNLIKELY);
     if (!s)
         s = labelled_byline(c, site, 0);
-    return s ? s : author_link(c, site);
+    if (!s)
+        s = author_link(c, site);
+    return s ? s : signature(c, site);
 }
 
 /* ---- an author that is the publisher ------------------------------------ */

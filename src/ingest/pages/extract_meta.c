@@ -441,7 +441,7 @@ static const char *const byline_labels[] = {
     "zeige alle beiträge von", "alle beiträge von", "view all posts by", "all posts by",
     "ein artikel von", "ein beitrag von", "blog beitrag von", "beitrag von", "alles von", "mehr von", "eingestellt von", "gespeichert von", "veröffentlicht von", "geschrieben von", "verfasst von",
     "written by", "posted by", "published by", "publié par", "escrito por", "publicado por",
-    "napisał", "autoren", "autor/in", "autorin", "autor", "auteur", "author", "text von", "text:", "von", "vom", "by",
+    "napisał", "autoren", "autor/in", "autorin", "autor", "auteur", "author", "text von", "text:", "redaktion:", "von", "vom", "by",
     "par", "por", "door"};
 
 /* Where a byline's names end: a date, a place, a separator. */
@@ -518,6 +518,15 @@ char *xmeta_byline_clean(struct arena *a, const char *s, const char *site, int *
 {
     if (!s)
         return NULL;
+    /* "Posted on September 21, 2020 by Adi Tzlil": the date first, the
+     * names after its "by" */
+    static const char *const dated[][2] = {{"posted on ", " by "}, {"published on ", " by "},
+                                           {"veröffentlicht am ", " von "}, {"publié le ", " par "}};
+    for (size_t k = 0; k < sizeof dated / sizeof dated[0]; k++) {
+        const char *by = strncasecmp(s, dated[k][0], strlen(dated[k][0])) == 0 ? strstr(s, dated[k][1]) : NULL;
+        if (by)
+            s = by + strlen(dated[k][1]);
+    }
     for (bool cut = true; cut;) {
         cut = false;
         while (byline_separator(*s) || *s == '.')
