@@ -373,6 +373,25 @@ static void a_signature_under_the_text(void **state)
     assert_author("", "<div>" PARA "<p><b>Stefan Wasmer</b></p></div>", NULL);
 }
 
+/* A login in the metadata ("arianschlichenmayer") gives way to the name
+ * the page prints; labels alone ("Datum:", "Quelle:", "Follow") name no
+ * one, and a date's label ends the names. */
+static void logins_give_way_and_labels_name_no_one(void **state)
+{
+    (void)state;
+    assert_author("<meta name=\"author\" content=\"arianschlichenmayer\">",
+                  "<div class=\"post-author\"><span>von</span> <a href=\"/creator/a/\">Arian "
+                  "Schlichenmayer</a></div>",
+                  "Arian Schlichenmayer");
+    assert_author("<meta name=\"author\" content=\"uriebe\">", "", "uriebe");
+    assert_author("", "<div class=\"AuthorDateBlock\"><span class=\"AuthorLabel\">Datum:</span> "
+                      "19.11.2021<br><span class=\"AuthorLabel\">Autor:</span> Fritz Imhof<br>"
+                      "<span class=\"AuthorLabel\">Quelle:</span> Livenet</div>",
+                  "Fritz Imhof");
+    assert_author("", "<span class=\"author\">Jane Doe, Datum: 3. Mai</span>", "Jane Doe");
+    assert_author("", "<span class=\"author\">Follow</span>", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -391,6 +410,7 @@ int main(void)
         cmocka_unit_test(dated_and_labelled_lines),
         cmocka_unit_test(posted_on_accounts_and_roles),
         cmocka_unit_test(a_signature_under_the_text),
+        cmocka_unit_test(logins_give_way_and_labels_name_no_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -521,11 +521,22 @@ static bool names_the_desk(const char *s)
     return xtext_has_ci(s, "redaktion");
 }
 
+/* s is an account's login, not a name: one word of lower-case letters,
+ * digits and "._-" ("arianschlichenmayer", "sarah-indra"), as WordPress
+ * writes its user into the metadata when no display name is set. */
+static bool is_login(const char *s)
+{
+    for (const char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || ascii_is_digit(*p) || *p == '.' || *p == '_' || *p == '-'))
+            return false;
+    return *s != '\0';
+}
+
 bool extract_byline_is_publisher(const char *byline, const char *url, const char *site)
 {
     if (!byline)
         return true;
-    if (names_a_company(byline) || names_the_desk(byline))
+    if (names_a_company(byline) || names_the_desk(byline) || is_login(byline))
         return true;
     struct buf by, other;
     buf_init(&by, 0);

@@ -448,7 +448,7 @@ static const char *const byline_labels[] = {
 static const char *const byline_stops[] = {" · ", "•", " | ", "|", " - ", " – ", " — ", " / ", "→",
                                            " @", /* a handle after the name */
                                            " am ", " on ", " le ", " el ", " in ", " at ",
-                                           " um ",
+                                           " um ", ", Datum", " Datum:", /* the date's label */
                                            /* a credit for the pictures after the writer's */
                                            " Illustration von ", " Illustrationen von ",
                                            " Illustration: ", " Fotos von ", " Foto von ",
@@ -471,7 +471,9 @@ static const char *const byline_nobody[] = {"staff", "admin", "administrator", "
                                             "sign in", "log in", "login",
                                             /* a label whose name is elsewhere */
                                             "veröffentlicht", "published", "posted", "stand",
-                                            "alle beiträge", "no author",
+                                            "alle beiträge", "no author", "datum", "quelle", "source",
+                                            /* a social network's button beside the name */
+                                            "follow", "folgen",
                                             /* a date's month, cut from its day */
                                             "january", "february", "march", "april", "may",
                                             "june", "july", "august", "september", "october",
