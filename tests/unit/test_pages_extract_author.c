@@ -392,6 +392,42 @@ static void logins_give_way_and_labels_name_no_one(void **state)
     assert_author("", "<span class=\"author\">Follow</span>", NULL);
 }
 
+/* A site named after its host writes in its own name: that name on the
+ * author line is the author when the page names no one else. A block that
+ * holds the title is no sidebar. A weekday's abbreviation before the date
+ * goes with it; a list of names may be long. */
+static void own_sites_titles_weekdays_and_lists(void **state)
+{
+    (void)state;
+    struct page pg;
+    struct buf b;
+    buf_init(&b, 0);
+    buf_printf(&b, "<html><head><meta property=\"og:site_name\" content=\"Wolfgang Schmale\">"
+                   "</head><body><div class=\"content sidebar-included\"><h1>River plan</h1>"
+                   "<div class=\"blog-author\">Von: Wolfgang Schmale</div>"
+                   "<article>" PARA PARA "</article></div></body></html>");
+    arena_init(&pg.a, 0);
+    struct extract_options opt = {.url = "https://wolfgangschmale.eu/river-plan/"};
+    assert_int_equal(extract_page(&pg.a, b.data, b.len, &opt, &pg.p), 0);
+    assert_non_null(pg.p.byline);
+    assert_string_equal(pg.p.byline, "Wolfgang Schmale");
+    arena_release(&pg.a);
+    /* on another host the site's name is a plugin's default */
+    arena_init(&pg.a, 0);
+    opt.url = "https://blog.example/river-plan/";
+    assert_int_equal(extract_page(&pg.a, b.data, b.len, &opt, &pg.p), 0);
+    assert_null(pg.p.byline);
+    arena_release(&pg.a);
+    buf_release(&b);
+    assert_author("", "<span class=\"author\">Heiko Sauer<br>Do 9 Apr 2020</span>", "Heiko Sauer");
+    assert_author("", "<span class=\"byline-author\">Posted by Nathan Parker, Varun Khaneja, Eric "
+                      "Mill and Kiran C Nair - Chrome team</span>",
+                  "Nathan Parker, Varun Khaneja, Eric Mill and Kiran C Nair");
+    assert_author("", "<span class=\"author\">This piece was written by a reporter who lives "
+                      "here</span>",
+                  NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -411,6 +447,7 @@ int main(void)
         cmocka_unit_test(posted_on_accounts_and_roles),
         cmocka_unit_test(a_signature_under_the_text),
         cmocka_unit_test(logins_give_way_and_labels_name_no_one),
+        cmocka_unit_test(own_sites_titles_weekdays_and_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

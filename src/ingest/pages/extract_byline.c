@@ -37,6 +37,18 @@ static bool class_word_is(const char *v, const char *w)
     return false;
 }
 
+/* Element i holds an <h1>: a block that holds the page's title holds the
+ * article, whatever its class says of the layout ("content-wrapper
+ * sidebar-included", "site-content sidebar"). */
+static bool holds_the_title(const struct xdom *d, uint32_t i)
+{
+    uint32_t end = xdom_subtree_end(d, i);
+    for (uint32_t k = i + 1; k < end; k++)
+        if (d->nodes[k].tag == XTAG_h1)
+            return true;
+    return false;
+}
+
 /* Element i sits in a block whose class or id starts with one of words[0..n)
  * or in a <nav>, below the entry itself (<article>, "hentry"). */
 static bool in_block_of(const struct xdom *d, uint32_t i, const char *const *words, size_t n)
@@ -51,7 +63,7 @@ static bool in_block_of(const struct xdom *d, uint32_t i, const char *const *wor
         const char *v[2] = {xdom_attr(d, i, XATTR_class, NULL), xdom_attr(d, i, XATTR_id, NULL)};
         for (int k = 0; k < 2; k++)
             for (size_t w = 0; v[k] && w < n; w++)
-                if (class_word_starts(v[k], words[w]))
+                if (class_word_starts(v[k], words[w]) && !holds_the_title(d, i))
                     return true;
         /* the entry itself (<article>, microformats' "hentry"): what holds
          * it says nothing of its own author line (Blogger's posts sit in a
@@ -440,6 +452,46 @@ static char *signature(struct ctx *c, const char *site)
     return NULL;
 }
 
+#define HOST_NAME_MIN 5 /* letters of a host's label that may name a site */
+
+/* The site is named after the page's host ("Wolfgang Schmale" on
+ * wolfgangschmale.eu, "Telebasel" on telebasel.ch, "uncut-news.ch",
+ * "Zahlenzauberin" on zahlenzauberin.wordpress.com): a person's or a
+ * body's own site, which writes in its own name, so that name on its
+ * author line is the author's, not a plugin's default. */
+static bool site_named_after_host(const char *site, const char *url)
+{
+    struct urlview v;
+    if (!site || !url)
+        return false;
+    urlview_parse(&v, url);
+    char host[256];
+    if (!v.host.p || v.host.n >= sizeof host)
+        return false;
+    memcpy(host, v.host.p, v.host.n);
+    host[v.host.n] = '\0';
+    struct buf name, part;
+    buf_init(&name, 0);
+    buf_init(&part, 0);
+    extract_squash(&name, site);
+    extract_squash(&part, strncasecmp(host, "www.", 4) == 0 ? host + 4 : host);
+    bool same = !buf_error(&name) && name.len >= HOST_NAME_MIN && part.len == name.len &&
+                memcmp(part.data, name.data, name.len) == 0;
+    for (char *label = host; !same && label;) {
+        char *dot = strchr(label, '.');
+        if (dot)
+            *dot = '\0';
+        buf_reset(&part);
+        extract_squash(&part, label);
+        same = !buf_error(&part) && !buf_error(&name) && part.len >= HOST_NAME_MIN &&
+               part.len == name.len && memcmp(part.data, name.data, name.len) == 0;
+        label = dot ? dot + 1 : NULL;
+    }
+    buf_release(&name);
+    buf_release(&part);
+    return same;
+}
+
 /* The page's own author line, when the metadata's author is missing or
  * names the publisher (extract_byline_is_publisher); over a publisher only
  * a line that reads as a person's name of two words or more ("Jun" of a
@@ -449,6 +501,8 @@ char *extract_byline_over(struct ctx *c, const char *meta, const char *url, cons
     if (!extract_byline_is_publisher(meta, url, site))
         return NULL;
     char *s = extract_byline_of_page(c, site);
+    if (!s && site_named_after_host(site, url)) /* a writer the page names still goes first */
+        s = extract_byline_of_page(c, NULL);
     if (s && meta &&
         (!strchr(s, ' ') || !reads_as_names(s) || strlen(s) <= 4 ||
          extract_byline_is_publisher(s, url, site)))

@@ -481,6 +481,27 @@ static const char *const byline_nobody[] = {"staff", "admin", "administrator", "
                                             "mai", "juni", "juli", "oktober", "dezember"};
 
 #define BYLINE_MAX_WORDS 8
+#define BYLINE_MAX_LIST_WORDS 16 /* "Nathan Parker, Varun Khaneja, Eric Mill and Kiran C Nair" */
+
+/* Every word of s[0..n) starts with a capital but "and", "und", "et", "y"
+ * and "&": a list of names, where a sentence or a bio has small words. */
+static bool names_only(const char *s, size_t n)
+{
+    static const char *const joins[] = {"and", "und", "et", "y", "&"};
+    for (size_t i = 0; i < n;) {
+        size_t w = 0;
+        while (i + w < n && s[i + w] != ' ')
+            w++;
+        unsigned char c = (unsigned char)s[i];
+        bool ok = w == 0 || (c >= 'A' && c <= 'Z') || c >= 0xC3;
+        for (size_t k = 0; k < sizeof joins / sizeof joins[0] && !ok; k++)
+            ok = strlen(joins[k]) == w && memcmp(s + i, joins[k], w) == 0;
+        if (!ok)
+            return false;
+        i += w + 1;
+    }
+    return true;
+}
 
 /* s starts with label as a whole word (ASCII case aside). */
 static size_t label_at(const char *s, const char *label)
@@ -510,6 +531,24 @@ static bool label_is_author(const char *s)
 static bool byline_separator(char c)
 {
     return c == ' ' || c == ':' || c == ',' || c == '|' || c == '-' || c == ';' || c == '~';
+}
+
+/* s[0..n) less a weekday's abbreviation that ends it, before a date's day
+ * ("Heiko Sauer Do 9 Apr 2020", "Jane Doe, Thu 3 May"). */
+static size_t before_weekday(const char *s, size_t n)
+{
+    static const char *const days[] = {"Mo", "Di", "Mi", "Do", "Fr", "Sa", "So", "Mon",
+                                       "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+    for (size_t k = 0; k < sizeof days / sizeof days[0]; k++) {
+        size_t w = strlen(days[k]);
+        if (n > w + 1 && s[n - w - 1] == ' ' && memcmp(s + n - w, days[k], w) == 0) {
+            n -= w + 1;
+            while (n > 0 && (s[n - 1] == ',' || s[n - 1] == ' '))
+                n--;
+            return n;
+        }
+    }
+    return n;
 }
 
 /* The names in a byline: its labels cut off the front and what follows
@@ -555,6 +594,7 @@ char *xmeta_byline_clean(struct arena *a, const char *s, const char *site, int *
             j++;
         if (j < n) {
             n = s[i - 1] == ',' ? i - 1 : i;
+            n = before_weekday(s, n);
             break;
         }
     }
@@ -587,7 +627,7 @@ char *xmeta_byline_clean(struct arena *a, const char *s, const char *site, int *
     size_t words = 1;
     for (size_t i = 0; i < n; i++)
         words += s[i] == ' ';
-    if (words > BYLINE_MAX_WORDS)
+    if (words > (names_only(s, n) ? BYLINE_MAX_LIST_WORDS : BYLINE_MAX_WORDS))
         return NULL;
     return xtext_clean(a, s, n, EXTRACT_MAX_FIELD, false, rc);
 }
