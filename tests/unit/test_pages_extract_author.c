@@ -428,6 +428,23 @@ static void own_sites_titles_weekdays_and_lists(void **state)
                   NULL);
 }
 
+/* A line longer than 60 characters names its writer only after
+ * "Autorin:" and with the role after a comma; the publisher gives way. */
+static void a_role_after_the_name(void **state)
+{
+    (void)state;
+    assert_author("<meta name=\"author\" content=\"Hanns-Seidel-Stiftung e.V.\">",
+                  "<p><strong>Autorin: Uta Staschewski, Projektleiterin der HSS in "
+                  "Tunesien.</strong></p>",
+                  "Uta Staschewski");
+    assert_author("", "<p>Von Jane Doe und John Roe, die seit vielen Jahren in der Stadt leben und "
+                      "schreiben.</p>",
+                  NULL);
+    assert_author("", "<p>Autorin: Uta Staschewski und viele andere aus der Stadt, die hier "
+                      "leben und schreiben</p>",
+                  NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -448,6 +465,7 @@ int main(void)
         cmocka_unit_test(a_signature_under_the_text),
         cmocka_unit_test(logins_give_way_and_labels_name_no_one),
         cmocka_unit_test(own_sites_titles_weekdays_and_lists),
+        cmocka_unit_test(a_role_after_the_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -231,6 +231,18 @@ static bool dated_sibling(const struct xdom *d, uint32_t i)
     return found;
 }
 
+/* s starts with a label that says "author" and a colon ("Autorin: "):
+ * a line that may go on with the writer's role. */
+static bool starts_with_role_label(const char *s)
+{
+    static const char *const labels[] = {"Autor: ", "Autorin: ", "Autoren: ", "Author: ",
+                                         "Auteur : ", "Autor:in: "};
+    for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++)
+        if (strncmp(s, labels[k], strlen(labels[k])) == 0)
+            return true;
+    return false;
+}
+
 /* s is a byline's label and nothing more ("By", "Autor:"). */
 static bool is_byline_label_alone(const char *s)
 {
@@ -284,7 +296,7 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
     char *found = NULL;
     for (uint32_t i = 1; i < d->n && !found; i++) {
         enum xtag t = (enum xtag)d->nodes[i].tag;
-        if (f[i].gone || t == XTAG_TEXT || f[i].tlen < 2 || f[i].tlen > LABELLED_MAX_CHARS ||
+        if (f[i].gone || t == XTAG_TEXT || f[i].tlen < 2 || f[i].tlen > 2 * LABELLED_MAX_CHARS ||
             !(t == XTAG_p || t == XTAG_span || t == XTAG_div || t == XTAG_small || t == XTAG_em ||
               t == XTAG_strong || t == XTAG_b || t == XTAG_li || t == XTAG_h5 || t == XTAG_h6 ||
               t == XTAG_address || t == XTAG_dt))
@@ -317,6 +329,15 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
         const char *role = strstr(line, " (");
         if (role && (size_t)(role - line) < rest) /* "Jane Doe (Pressesprecherin)" */
             rest = (size_t)(role - line);
+        /* a longer line only after "Autorin:" and with the role after a
+         * comma: "Autorin: Uta Staschewski, Projektleiterin der HSS in …" */
+        bool long_line = f[i].tlen > LABELLED_MAX_CHARS;
+        if (long_line) {
+            role = starts_with_role_label(line) ? strstr(line, ", ") : NULL;
+            if (!role || (size_t)(role - line) >= rest)
+                continue;
+            rest = (size_t)(role - line);
+        }
         while (rest > 0 && line[rest - 1] == ' ')
             rest--;
         bool labelled = starts_with_byline_label(line);
@@ -327,7 +348,7 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
         char *s = byline_names_of(c, line, rest, site);
         /* an account's name is one word: "rasos", not "rasos und ich" */
         bool account = labelled && starts_with_account_label(line) && s && !strchr(s, ' ');
-        if (s && (reads_as_names(s) || account) &&
+        if (s && (reads_as_names(s) || account) && (!long_line || strchr(s, ' ')) &&
             (labelled || (strchr(s, ' ') && strlen(s) == rest && !dated_sibling(d, i)))) {
             found = s;
             uint32_t end = xdom_subtree_end(d, split ? next : i);
