@@ -39,7 +39,8 @@ static bool class_word_is(const char *v, const char *w)
 
 /* Element i holds an <h1>: a block that holds the page's title holds the
  * article, whatever its class says of the layout ("content-wrapper
- * sidebar-included", "site-content sidebar"). */
+ * sidebar-included", "site-content sidebar"); looked at for "sidebar"
+ * only, as a comment block may be large and is never the article. */
 static bool holds_the_title(const struct xdom *d, uint32_t i)
 {
     uint32_t end = xdom_subtree_end(d, i);
@@ -63,7 +64,8 @@ static bool in_block_of(const struct xdom *d, uint32_t i, const char *const *wor
         const char *v[2] = {xdom_attr(d, i, XATTR_class, NULL), xdom_attr(d, i, XATTR_id, NULL)};
         for (int k = 0; k < 2; k++)
             for (size_t w = 0; v[k] && w < n; w++)
-                if (class_word_starts(v[k], words[w]) && !holds_the_title(d, i))
+                if (class_word_starts(v[k], words[w]) &&
+                    !(strcmp(words[w], "sidebar") == 0 && holds_the_title(d, i)))
                     return true;
         /* the entry itself (<article>, microformats' "hentry"): what holds
          * it says nothing of its own author line (Blogger's posts sit in a
@@ -302,6 +304,14 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
               t == XTAG_address || t == XTAG_dt))
             continue;
         buf_reset(&b);
+        /* a line over 60 characters must start "Autor…" (the role after the
+         * names, below): its first bytes say whether to read the rest */
+        if (f[i].tlen > LABELLED_MAX_CHARS) {
+            xdom_text_line(d, i, &b, 16);
+            if (buf_error(&b) || !b.data || strncmp(b.data, "Aut", 3) != 0)
+                continue;
+            buf_reset(&b);
+        }
         xdom_text_line(d, i, &b, 128);
         /* the label alone in an element of its own ("<span>By</span><a>Jane
          * Doe</a>", "<h5>Autor:</h5> Jane Doe"): the line goes on with the
@@ -366,9 +376,11 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
 static bool author_slug(const char *href, const char **slug, size_t *n)
 {
     static const char *const segments[] = {"/author/", "/authors/", "/autor/", "/autoren/"};
-    for (size_t k = 0; k < sizeof segments / sizeof segments[0]; k++) {
-        size_t len = strlen(segments[k]);
-        for (const char *p = href; *p; p++) {
+    for (const char *p = strchr(href, '/'); p; p = strchr(p + 1, '/')) {
+        if ((p[1] | 0x20) != 'a')
+            continue;
+        for (size_t k = 0; k < sizeof segments / sizeof segments[0]; k++) {
+            size_t len = strlen(segments[k]);
             if (strncasecmp(p, segments[k], len) != 0)
                 continue;
             *slug = p + len;
@@ -408,8 +420,7 @@ static bool slug_names(const char *slug, size_t n, const char *name)
 static char *author_link(struct ctx *c, const char *site)
 {
     static const char *const others[] = {"comment", "related", "recommend"};
-    const struct xdom *d = c->d;
-    extract_attempt_pass(c, 0);
+    const struct xdom *d = c->d; /* on labelled_byline's last pass, nothing left out */
     for (uint32_t i = 1; i < d->n; i++) {
         const char *slug, *href = d->nodes[i].tag == XTAG_a ? xdom_attr(d, i, XATTR_href, NULL) : NULL;
         size_t n;
@@ -448,8 +459,7 @@ static uint32_t sole_child(const struct xdom *d, const struct nfo *f, uint32_t i
 static char *signature(struct ctx *c, const char *site)
 {
     const struct xdom *d = c->d;
-    struct nfo *f = c->f;
-    extract_attempt_pass(c, STRIP_UNLIKELY);
+    struct nfo *f = c->f; /* on labelled_byline's last pass, nothing left out */
     for (uint32_t i = 1; i < d->n; i++) {
         if (d->nodes[i].tag != XTAG_p || f[i].gone || f[i].tlen < 5 || f[i].tlen > 40 ||
             f[d->nodes[i].parent].tlen < SIGNED_MIN_TEXT + f[i].tlen || f[i].llen > 0)
