@@ -103,11 +103,18 @@ static char *byline_names(struct ctx *c, uint32_t from, const char *site)
     return s;
 }
 
+/* The nodes [from, end) of the author's line found, which leave the main
+ * text once the line is taken (extract_byline_over may still refuse it);
+ * empty when the line stays in the text. */
+struct byline_nodes {
+    uint32_t from, end;
+};
+
 /* The author's line when the metadata has none: the first visible element
  * outside comments and widgets that says it holds the author, with a short
  * text that names someone (its itemprop=name part when it has one, else
- * the whole line less its labels and date). It leaves the main text. */
-static char *byline_in(struct ctx *c, const char *site, unsigned flags)
+ * the whole line less its labels and date); *hide its nodes. */
+static char *byline_in(struct ctx *c, const char *site, unsigned flags, struct byline_nodes *hide)
 {
     const struct xdom *d = c->d;
     struct nfo *f = c->f;
@@ -126,8 +133,7 @@ static char *byline_in(struct ctx *c, const char *site, unsigned flags)
         }
         char *s = byline_names(c, from, site);
         if (s) {
-            for (uint32_t k = i; k < end; k++)
-                f[k].invisible = 1;
+            *hide = (struct byline_nodes){i, end};
             return s;
         }
     }
@@ -287,8 +293,10 @@ static bool reads_as_names(const char *s)
 }
 
 /* The first short visible line outside comments and widgets that starts
- * with a byline's label and names people. It leaves the main text. */
-static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
+ * with a byline's label and names people; *hide its nodes, none for a line
+ * that says more than the names (the writer's role stays in the text). */
+static char *labelled_byline(struct ctx *c, const char *site, unsigned flags,
+                             struct byline_nodes *hide)
 {
     const struct xdom *d = c->d;
     struct nfo *f = c->f;
@@ -362,8 +370,7 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
             (labelled || (strchr(s, ' ') && strlen(s) == rest && !dated_sibling(d, i)))) {
             found = s;
             uint32_t end = xdom_subtree_end(d, split ? next : i);
-            for (uint32_t k = i; k < end; k++)
-                f[k].invisible = 1;
+            *hide = (struct byline_nodes){i, long_line ? i : end};
         }
     }
     buf_release(&b);
@@ -527,35 +534,61 @@ static bool site_named_after_host(const char *site, const char *url)
  * names the publisher (extract_byline_is_publisher); over a publisher only
  * a line that reads as a person's name of two words or more ("Jun" of a
  * date, a headline, "S." are not) and is no publisher itself. */
+/* Outside the boilerplate first (a menu's "Sign in" may have an author
+ * class), then in it: a theme's entry header often says "header"; then a
+ * line that says "By …" with no class, the same two ways; then a link to
+ * the author's page, a signature. *hide: the nodes of the line found. */
+static char *byline_of_page(struct ctx *c, const char *site, struct byline_nodes *hide)
+{
+    *hide = (struct byline_nodes){0, 0};
+    char *s = byline_in(c, site, STRIP_UNLIKELY, hide);
+    if (!s)
+        s = byline_in(c, site, 0, hide);
+    if (!s)
+        s = labelled_byline(c, site, STRIP_UNLIKELY, hide);
+    if (!s)
+        s = labelled_byline(c, site, 0, hide);
+    if (!s)
+        s = author_link(c, site);
+    return s ? s : signature(c, site);
+}
+
+/* The line taken leaves the main text. */
+static void hide_line(struct ctx *c, struct byline_nodes hide)
+{
+    for (uint32_t k = hide.from; k < hide.end; k++)
+        c->f[k].invisible = 1;
+}
+
 char *extract_byline_over(struct ctx *c, const char *meta, const char *url, const char *site)
 {
     if (!extract_byline_is_publisher(meta, url, site))
         return NULL;
-    char *s = extract_byline_of_page(c, site);
-    if (!s && site_named_after_host(site, url)) /* a writer the page names still goes first */
-        s = extract_byline_of_page(c, NULL);
+    struct byline_nodes hide;
+    char *s = byline_of_page(c, site, &hide);
+    if (!s && site_named_after_host(site, url)) { /* a writer the page names still goes first */
+        s = byline_of_page(c, NULL, &hide);
+        /* the site's own name is a label of the page, not a line of the
+         * article's: it stays, as taking it out moved the choice of the
+         * main text on a page (a gallery's captions lost) */
+        hide.end = hide.from;
+    }
     if (s && meta &&
         (!strchr(s, ' ') || !reads_as_names(s) || strlen(s) <= 4 ||
          extract_byline_is_publisher(s, url, site)))
-        return NULL;
+        return NULL; /* the line refused stays in the text */
+    if (s)
+        hide_line(c, hide);
     return s;
 }
 
-/* Outside the boilerplate first (a menu's "Sign in" may have an author
- * class), then in it: a theme's entry header often says "header"; then a
- * line that says "By …" with no class, the same two ways. */
 char *extract_byline_of_page(struct ctx *c, const char *site)
 {
-    char *s = byline_in(c, site, STRIP_UNLIKELY);
-    if (!s)
-        s = byline_in(c, site, 0);
-    if (!s)
-        s = labelled_byline(c, site, STRIP_UNLIKELY);
-    if (!s)
-        s = labelled_byline(c, site, 0);
-    if (!s)
-        s = author_link(c, site);
-    return s ? s : signature(c, site);
+    struct byline_nodes hide;
+    char *s = byline_of_page(c, site, &hide);
+    if (s)
+        hide_line(c, hide);
+    return s;
 }
 
 /* ---- an author that is the publisher ------------------------------------ */
