@@ -49,6 +49,17 @@ static void assert_author(const char *head, const char *body, const char *want)
     arena_release(&pg.a);
 }
 
+/* One page's metadata, body and the author it must give (NULL: none). */
+struct author_case {
+    const char *head, *body, *want;
+};
+
+static void assert_authors(const struct author_case *cases, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        assert_author(cases[k].head, cases[k].body, cases[k].want);
+}
+
 static void labels_and_dates_are_cut_off_the_author_line(void **state)
 {
     (void)state;
@@ -287,14 +298,17 @@ static void a_publisher_gives_way_to_the_writer(void **state)
 static void a_desk_byline_is_an_author(void **state)
 {
     (void)state;
-    assert_author("<meta name=\"twitter:label1\" content=\"Verfasst von\">"
-                  "<meta name=\"twitter:data1\" content=\"Redaktion\">",
-                  "", "Redaktion");
-    assert_author("", "<span class=\"byline author\">von Redaktion, </span>", "Redaktion");
-    assert_author("<meta name=\"author\" content=\"Redaktion\">",
-                  "<p class=\"byline\">Von Jane Doe</p>", "Jane Doe");
-    /* the stand-ins still name no one */
-    assert_author("<meta name=\"author\" content=\"Editors\">", "", NULL);
+    static const struct author_case cases[] = {
+        {"<meta name=\"twitter:label1\" content=\"Verfasst von\">"
+         "<meta name=\"twitter:data1\" content=\"Redaktion\">",
+         "", "Redaktion"},
+        {"", "<span class=\"byline author\">von Redaktion, </span>", "Redaktion"},
+        {"<meta name=\"author\" content=\"Redaktion\">", "<p class=\"byline\">Von Jane Doe</p>",
+         "Jane Doe"},
+        /* the stand-ins still name no one */
+        {"<meta name=\"author\" content=\"Editors\">", "", NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
 }
 
 /* A link to the author's page whose slug names its text is the byline,
@@ -303,21 +317,27 @@ static void a_desk_byline_is_an_author(void **state)
 static void an_author_link_whose_slug_names_it(void **state)
 {
     (void)state;
-    assert_author("", "<div class=\"content sidebar\"><a href=\"/author/heiko-sauer/\">"
-                      "Heiko Sauer</a></div>",
-                  "Heiko Sauer");
-    assert_author("", "<div class=\"teaser-meta\">VON <a href=\"/autoren/gathmann-moritz\">"
-                      "MORITZ GATHMANN</a></div>",
-                  "MORITZ GATHMANN");
-    assert_author("", "<p><a href=\"https://news.example/author/martin\">Alles von Martin "
-                      "Junker</a></p>",
-                  "Martin Junker");
-    assert_author("", "<p><a href=\"/author/modejournalistin/\">Kathrin Bierling</a></p>", NULL);
-    assert_author("", "<div class=\"comments\"><a href=\"/author/jane-doe/\">Jane Doe</a></div>",
-                  NULL);
-    assert_author("", "<div class=\"related-posts\"><a href=\"/author/jane-doe/\">Jane Doe</a>"
-                      "</div>",
-                  NULL);
+    static const struct author_case cases[] = {
+        {"",
+         "<div class=\"content sidebar\"><a href=\"/author/heiko-sauer/\">"
+         "Heiko Sauer</a></div>",
+         "Heiko Sauer"},
+        {"",
+         "<div class=\"teaser-meta\">VON <a href=\"/autoren/gathmann-moritz\">"
+         "MORITZ GATHMANN</a></div>",
+         "MORITZ GATHMANN"},
+        {"",
+         "<p><a href=\"https://news.example/author/martin\">Alles von Martin "
+         "Junker</a></p>",
+         "Martin Junker"},
+        {"", "<p><a href=\"/author/modejournalistin/\">Kathrin Bierling</a></p>", NULL},
+        {"", "<div class=\"comments\"><a href=\"/author/jane-doe/\">Jane Doe</a></div>", NULL},
+        {"",
+         "<div class=\"related-posts\"><a href=\"/author/jane-doe/\">Jane Doe</a>"
+         "</div>",
+         NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
 }
 
 /* More labels ("Ein Artikel von", "Autoren", "Von:" before line breaks);
@@ -326,20 +346,22 @@ static void an_author_link_whose_slug_names_it(void **state)
 static void dated_and_labelled_lines(void **state)
 {
     (void)state;
-    assert_author("", "<div class=\"metaInfo\">Ein Artikel von <strong>Pamela Sladky</strong> | "
-                      "27.01.2022 - 12:45</div>",
-                  "Pamela Sladky");
-    assert_author("", "<p>Autoren Jelko Djuren und Jutta Klaukien</p>",
-                  "Jelko Djuren und Jutta Klaukien");
-    assert_author("", "<p><b>Von:</b> <br> <br> Götz Warnke</p>", "Götz Warnke");
-    assert_author("", "<p class=\"text-muted\">11.12.2019 - Amelie Loevenich</p>", "Amelie Loevenich");
-    assert_author("", "<small>04.02.2022 | 13:10 Uhr | Uta Helkenberg</small>", "Uta Helkenberg");
-    assert_author("", "<h2>Stars <span>06.11.2023 13:30 von Olga</span></h2>", "Olga");
-    assert_author("", "<p>03.11.2022 - Placebo</p>", NULL);
-    assert_author("", "<div><p>02.11.2022 - Grandbrothers</p><p>03.11.2022 - Mark Turner</p></div>",
-                  NULL);
-    assert_author("", "<p>03.11.2022 - Mark Turner - Arena</p>", NULL);
-    assert_author("", "<form><span>Von:</span> <button>Filter Suche</button></form>", NULL);
+    static const struct author_case cases[] = {
+        {"",
+         "<div class=\"metaInfo\">Ein Artikel von <strong>Pamela Sladky</strong> | "
+         "27.01.2022 - 12:45</div>",
+         "Pamela Sladky"},
+        {"", "<p>Autoren Jelko Djuren und Jutta Klaukien</p>", "Jelko Djuren und Jutta Klaukien"},
+        {"", "<p><b>Von:</b> <br> <br> Götz Warnke</p>", "Götz Warnke"},
+        {"", "<p class=\"text-muted\">11.12.2019 - Amelie Loevenich</p>", "Amelie Loevenich"},
+        {"", "<small>04.02.2022 | 13:10 Uhr | Uta Helkenberg</small>", "Uta Helkenberg"},
+        {"", "<h2>Stars <span>06.11.2023 13:30 von Olga</span></h2>", "Olga"},
+        {"", "<p>03.11.2022 - Placebo</p>", NULL},
+        {"", "<div><p>02.11.2022 - Grandbrothers</p><p>03.11.2022 - Mark Turner</p></div>", NULL},
+        {"", "<p>03.11.2022 - Mark Turner - Arena</p>", NULL},
+        {"", "<form><span>Von:</span> <button>Filter Suche</button></form>", NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
 }
 
 /* "Posted on <date> by", an account's lower-case name after blog
@@ -347,17 +369,23 @@ static void dated_and_labelled_lines(void **state)
 static void posted_on_accounts_and_roles(void **state)
 {
     (void)state;
-    assert_author("", "<div class=\"page-meta--author\">Posted on September 21, 2020 by Adi "
-                      "Tzlil</div>",
-                  "Adi Tzlil");
-    assert_author("", "<div class=\"submitted\">Gespeichert von <span>rasos</span> am 24. Juli "
-                      "2017</div>",
-                  "rasos");
-    assert_author("", "<div>Gespeichert von rasos und ich</div>", NULL);
-    assert_author("", "<p>von heute an</p>", NULL);
-    assert_author("", "<div>05.02.2020 <span>- Redaktion: Eberhard Fuhr (Pressesprecher des "
-                      "EJW)</span></div>",
-                  "Eberhard Fuhr");
+    static const struct author_case cases[] = {
+        {"",
+         "<div class=\"page-meta--author\">Posted on September 21, 2020 by Adi "
+         "Tzlil</div>",
+         "Adi Tzlil"},
+        {"",
+         "<div class=\"submitted\">Gespeichert von <span>rasos</span> am 24. Juli "
+         "2017</div>",
+         "rasos"},
+        {"", "<div>Gespeichert von rasos und ich</div>", NULL},
+        {"", "<p>von heute an</p>", NULL},
+        {"",
+         "<div>05.02.2020 <span>- Redaktion: Eberhard Fuhr (Pressesprecher des "
+         "EJW)</span></div>",
+         "Eberhard Fuhr"},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
 }
 
 /* A name signed under the text, in bold or italics, the last paragraph of
@@ -365,12 +393,14 @@ static void posted_on_accounts_and_roles(void **state)
 static void a_signature_under_the_text(void **state)
 {
     (void)state;
-    assert_author("", "<div>" PARA PARA PARA PARA "<p><b><i>Stefan Wasmer</i></b></p></div>",
-                  "Stefan Wasmer");
-    assert_author("", "<div>" PARA PARA PARA PARA "<p><b>Stefan Wasmer</b></p>" PARA "</div>",
-                  NULL);
-    assert_author("", "<div>" PARA PARA PARA PARA "<p><strong>Fazit</strong></p></div>", NULL);
-    assert_author("", "<div>" PARA "<p><b>Stefan Wasmer</b></p></div>", NULL);
+    static const struct author_case cases[] = {
+        {"", "<div>" PARA PARA PARA PARA "<p><b><i>Stefan Wasmer</i></b></p></div>",
+         "Stefan Wasmer"},
+        {"", "<div>" PARA PARA PARA PARA "<p><b>Stefan Wasmer</b></p>" PARA "</div>", NULL},
+        {"", "<div>" PARA PARA PARA PARA "<p><strong>Fazit</strong></p></div>", NULL},
+        {"", "<div>" PARA "<p><b>Stefan Wasmer</b></p></div>", NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
 }
 
 /* A login in the metadata ("arianschlichenmayer") gives way to the name
@@ -379,17 +409,21 @@ static void a_signature_under_the_text(void **state)
 static void logins_give_way_and_labels_name_no_one(void **state)
 {
     (void)state;
-    assert_author("<meta name=\"author\" content=\"arianschlichenmayer\">",
-                  "<div class=\"post-author\"><span>von</span> <a href=\"/creator/a/\">Arian "
-                  "Schlichenmayer</a></div>",
-                  "Arian Schlichenmayer");
-    assert_author("<meta name=\"author\" content=\"uriebe\">", "", "uriebe");
-    assert_author("", "<div class=\"AuthorDateBlock\"><span class=\"AuthorLabel\">Datum:</span> "
-                      "19.11.2021<br><span class=\"AuthorLabel\">Autor:</span> Fritz Imhof<br>"
-                      "<span class=\"AuthorLabel\">Quelle:</span> Livenet</div>",
-                  "Fritz Imhof");
-    assert_author("", "<span class=\"author\">Jane Doe, Datum: 3. Mai</span>", "Jane Doe");
-    assert_author("", "<span class=\"author\">Follow</span>", NULL);
+    static const struct author_case cases[] = {
+        {"<meta name=\"author\" content=\"arianschlichenmayer\">",
+         "<div class=\"post-author\"><span>von</span> <a href=\"/creator/a/\">Arian "
+         "Schlichenmayer</a></div>",
+         "Arian Schlichenmayer"},
+        {"<meta name=\"author\" content=\"uriebe\">", "", "uriebe"},
+        {"",
+         "<div class=\"AuthorDateBlock\"><span class=\"AuthorLabel\">Datum:</span> "
+         "19.11.2021<br><span class=\"AuthorLabel\">Autor:</span> Fritz Imhof<br>"
+         "<span class=\"AuthorLabel\">Quelle:</span> Livenet</div>",
+         "Fritz Imhof"},
+        {"", "<span class=\"author\">Jane Doe, Datum: 3. Mai</span>", "Jane Doe"},
+        {"", "<span class=\"author\">Follow</span>", NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
 }
 
 /* A site named after its host writes in its own name: that name on the
@@ -420,11 +454,13 @@ static void own_sites_titles_weekdays_and_lists(void **state)
     arena_release(&pg.a);
     buf_release(&b);
     assert_author("", "<span class=\"author\">Heiko Sauer<br>Do 9 Apr 2020</span>", "Heiko Sauer");
-    assert_author("", "<span class=\"byline-author\">Posted by Nathan Parker, Varun Khaneja, Eric "
-                      "Mill and Kiran C Nair - Chrome team</span>",
+    assert_author("",
+                  "<span class=\"byline-author\">Posted by Nathan Parker, Varun Khaneja, Eric "
+                  "Mill and Kiran C Nair - Chrome team</span>",
                   "Nathan Parker, Varun Khaneja, Eric Mill and Kiran C Nair");
-    assert_author("", "<span class=\"author\">This piece was written by a reporter who lives "
-                      "here</span>",
+    assert_author("",
+                  "<span class=\"author\">This piece was written by a reporter who lives "
+                  "here</span>",
                   NULL);
 }
 
@@ -433,16 +469,21 @@ static void own_sites_titles_weekdays_and_lists(void **state)
 static void a_role_after_the_name(void **state)
 {
     (void)state;
-    assert_author("<meta name=\"author\" content=\"Hanns-Seidel-Stiftung e.V.\">",
-                  "<p><strong>Autorin: Uta Staschewski, Projektleiterin der HSS in "
-                  "Tunesien.</strong></p>",
-                  "Uta Staschewski");
-    assert_author("", "<p>Von Jane Doe und John Roe, die seit vielen Jahren in der Stadt leben und "
-                      "schreiben.</p>",
-                  NULL);
-    assert_author("", "<p>Autorin: Uta Staschewski und viele andere aus der Stadt, die hier "
-                      "leben und schreiben</p>",
-                  NULL);
+    static const struct author_case cases[] = {
+        {"<meta name=\"author\" content=\"Hanns-Seidel-Stiftung e.V.\">",
+         "<p><strong>Autorin: Uta Staschewski, Projektleiterin der HSS in "
+         "Tunesien.</strong></p>",
+         "Uta Staschewski"},
+        {"",
+         "<p>Von Jane Doe und John Roe, die seit vielen Jahren in der Stadt leben und "
+         "schreiben.</p>",
+         NULL},
+        {"",
+         "<p>Autorin: Uta Staschewski und viele andere aus der Stadt, die hier "
+         "leben und schreiben</p>",
+         NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
 }
 
 int main(void)

@@ -429,7 +429,8 @@ static char *author_link(struct ctx *c, const char *site)
     static const char *const others[] = {"comment", "related", "recommend"};
     const struct xdom *d = c->d; /* on labelled_byline's last pass, nothing left out */
     for (uint32_t i = 1; i < d->n; i++) {
-        const char *slug, *href = d->nodes[i].tag == XTAG_a ? xdom_attr(d, i, XATTR_href, NULL) : NULL;
+        const char *slug;
+        const char *href = d->nodes[i].tag == XTAG_a ? xdom_attr(d, i, XATTR_href, NULL) : NULL;
         size_t n;
         if (!href || c->f[i].gone || c->f[i].tlen == 0 || c->f[i].tlen > BYLINE_MAX_CHARS ||
             !author_slug(href, &slug, &n))
@@ -645,7 +646,8 @@ static bool names_the_desk(const char *s)
 static bool is_login(const char *s)
 {
     for (const char *p = s; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || ascii_is_digit(*p) || *p == '.' || *p == '_' || *p == '-'))
+        if (!((*p >= 'a' && *p <= 'z') || ascii_is_digit(*p) || *p == '.' || *p == '_' ||
+              *p == '-'))
             return false;
     return *s != '\0';
 }
