@@ -567,8 +567,10 @@ char *extract_byline_over(struct ctx *c, const char *meta, const char *url, cons
         return NULL;
     struct byline_nodes hide;
     char *s = byline_of_page(c, site, &hide);
-    if (!s && site_named_after_host(site, url)) { /* a writer the page names still goes first */
-        s = byline_of_page(c, NULL, &hide);
+    /* a writer the page names still goes first; the site's name is looked
+     * for on the lines classes mark only, with one more pass */
+    if (!s && site_named_after_host(site, url)) {
+        s = byline_in(c, NULL, 0, &hide);
         /* the site's own name is a label of the page, not a line of the
          * article's: it stays, as taking it out moved the choice of the
          * main text on a page (a gallery's captions lost) */
