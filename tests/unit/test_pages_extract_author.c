@@ -342,7 +342,8 @@ static void an_author_link_whose_slug_names_it(void **state)
 
 /* More labels ("Ein Artikel von", "Autoren", "Von:" before line breaks);
  * a date before the label or before a dash and two names or more; not a
- * calendar's lines, not one name after a dash, not a form's "Von:". */
+ * calendar's lines, not one name after a dash, not a form's "Von:", not a
+ * teaser's line. */
 static void dated_and_labelled_lines(void **state)
 {
     (void)state;
@@ -360,6 +361,9 @@ static void dated_and_labelled_lines(void **state)
         {"", "<div><p>02.11.2022 - Grandbrothers</p><p>03.11.2022 - Mark Turner</p></div>", NULL},
         {"", "<p>03.11.2022 - Mark Turner - Arena</p>", NULL},
         {"", "<form><span>Von:</span> <button>Filter Suche</button></form>", NULL},
+        /* a line styled as a teaser's is no teaser; a teaser's line is */
+        {"", "<span class=\"teaser-cat\">von Andreas Kürten</span>", "Andreas Kürten"},
+        {"", "<div class=\"teaser\"><h3>Another story</h3><span>von Jane Doe</span></div>", NULL},
     };
     assert_authors(cases, sizeof cases / sizeof cases[0]);
 }

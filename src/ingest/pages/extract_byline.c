@@ -55,7 +55,7 @@ static bool holds_the_title(const struct xdom *d, uint32_t i)
 static bool in_block_of(const struct xdom *d, uint32_t i, const char *const *words, size_t n)
 {
     int up = BYLINE_MAX_UP;
-    for (; i != 0 && up-- > 0; i = d->nodes[i].parent) {
+    for (uint32_t self = i; i != 0 && up-- > 0; i = d->nodes[i].parent) {
         enum xtag t = (enum xtag)d->nodes[i].tag;
         if (t == XTAG_body) /* its classes describe the whole page ("has-sidebar") */
             return false;
@@ -65,7 +65,9 @@ static bool in_block_of(const struct xdom *d, uint32_t i, const char *const *wor
         for (int k = 0; k < 2; k++)
             for (size_t w = 0; v[k] && w < n; w++)
                 if (class_word_starts(v[k], words[w]) &&
-                    !(strcmp(words[w], "sidebar") == 0 && holds_the_title(d, i)))
+                    !(strcmp(words[w], "sidebar") == 0 && holds_the_title(d, i)) &&
+                    /* a line styled as a teaser's ("teaser-cat") is no teaser */
+                    !(i == self && strcmp(words[w], "teaser") == 0))
                     return true;
         /* the entry itself (<article>, microformats' "hentry"): what holds
          * it says nothing of its own author line (Blogger's posts sit in a
