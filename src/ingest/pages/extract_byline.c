@@ -1,8 +1,11 @@
 /* The byline a page's text shows (ingest/pages/extract_passes.h:
- * extract_byline_of_page): an element whose class or rel says author or
- * byline, outside comments and widgets, else a line led by a label ("By",
- * "Von", ...) that reads as names; never the site's own name
- * (docs/extraction.md "Author"). */
+ * extract_byline_of_page, extract_byline_over): an element whose class or
+ * rel says author or byline, outside comments and widgets, else a line led
+ * by a label ("By", "Von", ...) or a date that reads as names, else a link
+ * to the author's page whose slug names its text, else a name signed under
+ * the text; the site's own name only where the site is named after its
+ * host; and whether the metadata's author is a publisher, a desk or a
+ * login that such a line replaces (docs/extraction.md "Author"). */
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
