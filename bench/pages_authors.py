@@ -7,7 +7,7 @@ string: expected, got, the half (bench/pages_split.py) and where the first
 annotated name occurs in the page's HTML (JSON-LD, a <meta>, or the markup
 around it), so misses can be grouped by kind. Ends with the counts: found,
 exact, wrong (an author given that shares no word with the annotation:
-the author field's precision counts those against it).
+the author field's precision counts those against it), per half and in all.
 Figures only; asserts nothing. Run bench/pages_split.py first (it unpacks
 the pages into OUT).
 
@@ -64,6 +64,7 @@ def main():
     res = subprocess.run([TOOL], input="".join(rows).encode(), stdout=subprocess.PIPE, check=True)
     got = {r["file"]: r for r in map(json.loads, [l for l in res.stdout.decode().split("\n") if l.strip()])}
     named = found = exact = wrong = extra = 0
+    halves = {h: [0, 0, 0, 0] for h in ("tuning", "held-out")}  # named found exact wrong
     for name, g in gold.items():
         want = g.get("author")
         want = "; ".join(want) if isinstance(want, list) else want
@@ -80,6 +81,8 @@ def main():
         miss = not have
         bad = bool(have) and not (words(have) & words(want))
         wrong += bad
+        for k, v in enumerate((1, bool(have), have == want, bad)):
+            halves[half(name)][k] += v
         if have == want or (not miss and not bad and "--all" not in sys.argv):
             continue
         with open(os.path.join(out, "pages", name), "rb") as fh:
@@ -87,6 +90,8 @@ def main():
         kind, snip = where(raw, want)
         print(f"{'MISS' if miss else 'WRONG' if bad else 'DIFF'}\t{half(name)}\t{name}\n"
               f"  want {want!r}\n  got  {have!r}\n  at   {kind}: {snip}\n")
+    for h, (n, f, e, w) in halves.items():
+        print(f"{h:9} named {n}: found {f}, exact {e}, wrong {w}")
     print(f"named {named}: found {found} ({found / max(named, 1):.3f}), exact {exact}, "
           f"wrong (no shared word) {wrong}; author given where the annotation says none: {extra}")
 

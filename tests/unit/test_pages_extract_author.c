@@ -49,6 +49,17 @@ static void assert_author(const char *head, const char *body, const char *want)
     arena_release(&pg.a);
 }
 
+/* One page's metadata, body and the author it must give (NULL: none). */
+struct author_case {
+    const char *head, *body, *want;
+};
+
+static void assert_authors(const struct author_case *cases, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        assert_author(cases[k].head, cases[k].body, cases[k].want);
+}
+
 static void labels_and_dates_are_cut_off_the_author_line(void **state)
 {
     (void)state;
@@ -282,6 +293,203 @@ static void a_publisher_gives_way_to_the_writer(void **state)
                   "<p class=\"byline\">By Jane Doe</p>", "Ada Lovelace");
 }
 
+/* A desk the page prints as its byline ("Redaktion") is the author, as
+ * NewsAPI's "Reuters" is; a writer the page names replaces it. */
+static void a_desk_byline_is_an_author(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"<meta name=\"twitter:label1\" content=\"Verfasst von\">"
+         "<meta name=\"twitter:data1\" content=\"Redaktion\">",
+         "", "Redaktion"},
+        {"", "<span class=\"byline author\">von Redaktion, </span>", "Redaktion"},
+        {"<meta name=\"author\" content=\"Redaktion\">", "<p class=\"byline\">Von Jane Doe</p>",
+         "Jane Doe"},
+        /* the stand-ins still name no one */
+        {"<meta name=\"author\" content=\"Editors\">", "", NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* A link to the author's page whose slug names its text is the byline,
+ * whatever class holds it; a slug that names someone else, a commenter's
+ * link or a related article's are not. */
+static void an_author_link_whose_slug_names_it(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"",
+         "<div class=\"content sidebar\"><a href=\"/author/heiko-sauer/\">"
+         "Heiko Sauer</a></div>",
+         "Heiko Sauer"},
+        {"",
+         "<div class=\"teaser-meta\">VON <a href=\"/autoren/gathmann-moritz\">"
+         "MORITZ GATHMANN</a></div>",
+         "MORITZ GATHMANN"},
+        {"",
+         "<p><a href=\"https://news.example/author/martin\">Alles von Martin "
+         "Junker</a></p>",
+         "Martin Junker"},
+        {"", "<p><a href=\"/author/modejournalistin/\">Kathrin Bierling</a></p>", NULL},
+        {"", "<div class=\"comments\"><a href=\"/author/jane-doe/\">Jane Doe</a></div>", NULL},
+        {"",
+         "<div class=\"related-posts\"><a href=\"/author/jane-doe/\">Jane Doe</a>"
+         "</div>",
+         NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* More labels ("Ein Artikel von", "Autoren", "Von:" before line breaks);
+ * a date before the label or before a dash and two names or more; not a
+ * calendar's lines, not one name after a dash, not a form's "Von:", not a
+ * teaser's line. */
+static void dated_and_labelled_lines(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"",
+         "<div class=\"metaInfo\">Ein Artikel von <strong>Pamela Sladky</strong> | "
+         "27.01.2022 - 12:45</div>",
+         "Pamela Sladky"},
+        {"", "<p>Autoren Jelko Djuren und Jutta Klaukien</p>", "Jelko Djuren und Jutta Klaukien"},
+        {"", "<p><b>Von:</b> <br> <br> Götz Warnke</p>", "Götz Warnke"},
+        {"", "<p class=\"text-muted\">11.12.2019 - Amelie Loevenich</p>", "Amelie Loevenich"},
+        {"", "<small>04.02.2022 | 13:10 Uhr | Uta Helkenberg</small>", "Uta Helkenberg"},
+        {"", "<h2>Stars <span>06.11.2023 13:30 von Olga</span></h2>", "Olga"},
+        {"", "<p>03.11.2022 - Placebo</p>", NULL},
+        {"", "<div><p>02.11.2022 - Grandbrothers</p><p>03.11.2022 - Mark Turner</p></div>", NULL},
+        {"", "<p>03.11.2022 - Mark Turner - Arena</p>", NULL},
+        {"", "<form><span>Von:</span> <button>Filter Suche</button></form>", NULL},
+        /* a line styled as a teaser's is no teaser; a teaser's line is */
+        {"", "<span class=\"teaser-cat\">von Andreas Kürten</span>", "Andreas Kürten"},
+        {"", "<div class=\"teaser\"><h3>Another story</h3><span>von Jane Doe</span></div>", NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* "Posted on <date> by", an account's lower-case name after blog
+ * software's label, "Redaktion:" with a role after the name. */
+static void posted_on_accounts_and_roles(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"",
+         "<div class=\"page-meta--author\">Posted on September 21, 2020 by Adi "
+         "Tzlil</div>",
+         "Adi Tzlil"},
+        {"",
+         "<div class=\"submitted\">Gespeichert von <span>rasos</span> am 24. Juli "
+         "2017</div>",
+         "rasos"},
+        {"", "<div>Gespeichert von rasos und ich</div>", NULL},
+        {"", "<p>von heute an</p>", NULL},
+        {"",
+         "<div>05.02.2020 <span>- Redaktion: Eberhard Fuhr (Pressesprecher des "
+         "EJW)</span></div>",
+         "Eberhard Fuhr"},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* A name signed under the text, in bold or italics, the last paragraph of
+ * its block; not a bold line before more text, not one word. */
+static void a_signature_under_the_text(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"", "<div>" PARA PARA PARA PARA "<p><b><i>Stefan Wasmer</i></b></p></div>",
+         "Stefan Wasmer"},
+        {"", "<div>" PARA PARA PARA PARA "<p><b>Stefan Wasmer</b></p>" PARA "</div>", NULL},
+        {"", "<div>" PARA PARA PARA PARA "<p><strong>Fazit</strong></p></div>", NULL},
+        {"", "<div>" PARA "<p><b>Stefan Wasmer</b></p></div>", NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* A login in the metadata ("arianschlichenmayer") gives way to the name
+ * the page prints; labels alone ("Datum:", "Quelle:", "Follow") name no
+ * one, and a date's label ends the names. */
+static void logins_give_way_and_labels_name_no_one(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"<meta name=\"author\" content=\"arianschlichenmayer\">",
+         "<div class=\"post-author\"><span>von</span> <a href=\"/creator/a/\">Arian "
+         "Schlichenmayer</a></div>",
+         "Arian Schlichenmayer"},
+        {"<meta name=\"author\" content=\"uriebe\">", "", "uriebe"},
+        {"",
+         "<div class=\"AuthorDateBlock\"><span class=\"AuthorLabel\">Datum:</span> "
+         "19.11.2021<br><span class=\"AuthorLabel\">Autor:</span> Fritz Imhof<br>"
+         "<span class=\"AuthorLabel\">Quelle:</span> Livenet</div>",
+         "Fritz Imhof"},
+        {"", "<span class=\"author\">Jane Doe, Datum: 3. Mai</span>", "Jane Doe"},
+        {"", "<span class=\"author\">Follow</span>", NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* A site named after its host writes in its own name: that name on the
+ * author line is the author when the page names no one else. A block that
+ * holds the title is no sidebar. A weekday's abbreviation before the date
+ * goes with it; a list of names may be long. */
+static void own_sites_titles_weekdays_and_lists(void **state)
+{
+    (void)state;
+    struct page pg;
+    struct buf b;
+    buf_init(&b, 0);
+    buf_printf(&b, "<html><head><meta property=\"og:site_name\" content=\"Wolfgang Schmale\">"
+                   "</head><body><div class=\"content sidebar-included\"><h1>River plan</h1>"
+                   "<div class=\"blog-author\">Von: Wolfgang Schmale</div>"
+                   "<article>" PARA PARA "</article></div></body></html>");
+    arena_init(&pg.a, 0);
+    struct extract_options opt = {.url = "https://wolfgangschmale.eu/river-plan/"};
+    assert_int_equal(extract_page(&pg.a, b.data, b.len, &opt, &pg.p), 0);
+    assert_non_null(pg.p.byline);
+    assert_string_equal(pg.p.byline, "Wolfgang Schmale");
+    arena_release(&pg.a);
+    /* on another host the site's name is a plugin's default */
+    arena_init(&pg.a, 0);
+    opt.url = "https://blog.example/river-plan/";
+    assert_int_equal(extract_page(&pg.a, b.data, b.len, &opt, &pg.p), 0);
+    assert_null(pg.p.byline);
+    arena_release(&pg.a);
+    buf_release(&b);
+    assert_author("", "<span class=\"author\">Heiko Sauer<br>Do 9 Apr 2020</span>", "Heiko Sauer");
+    assert_author("",
+                  "<span class=\"byline-author\">Posted by Nathan Parker, Varun Khaneja, Eric "
+                  "Mill and Kiran C Nair - Chrome team</span>",
+                  "Nathan Parker, Varun Khaneja, Eric Mill and Kiran C Nair");
+    assert_author("",
+                  "<span class=\"author\">This piece was written by a reporter who lives "
+                  "here</span>",
+                  NULL);
+}
+
+/* A line longer than 60 characters names its writer only after
+ * "Autorin:" and with the role after a comma; the publisher gives way. */
+static void a_role_after_the_name(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"<meta name=\"author\" content=\"Hanns-Seidel-Stiftung e.V.\">",
+         "<p><strong>Autorin: Uta Staschewski, Projektleiterin der HSS in "
+         "Tunesien.</strong></p>",
+         "Uta Staschewski"},
+        {"",
+         "<p>Von Jane Doe und John Roe, die seit vielen Jahren in der Stadt leben und "
+         "schreiben.</p>",
+         NULL},
+        {"",
+         "<p>Autorin: Uta Staschewski und viele andere aus der Stadt, die hier "
+         "leben und schreiben</p>",
+         NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +503,14 @@ int main(void)
         cmocka_unit_test(authors_from_twitter_labels_and_web_pages),
         cmocka_unit_test(the_entry_speaks_for_its_author_line),
         cmocka_unit_test(a_publisher_gives_way_to_the_writer),
+        cmocka_unit_test(a_desk_byline_is_an_author),
+        cmocka_unit_test(an_author_link_whose_slug_names_it),
+        cmocka_unit_test(dated_and_labelled_lines),
+        cmocka_unit_test(posted_on_accounts_and_roles),
+        cmocka_unit_test(a_signature_under_the_text),
+        cmocka_unit_test(logins_give_way_and_labels_name_no_one),
+        cmocka_unit_test(own_sites_titles_weekdays_and_lists),
+        cmocka_unit_test(a_role_after_the_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,14 +1,18 @@
 /* The byline a page's text shows (ingest/pages/extract_passes.h:
- * extract_byline_of_page): an element whose class or rel says author or
- * byline, outside comments and widgets, else a line led by a label ("By",
- * "Von", ...) that reads as names; never the site's own name
- * (docs/extraction.md "Author"). */
+ * extract_byline_of_page, extract_byline_over): an element whose class or
+ * rel says author or byline, outside comments and widgets, else a line led
+ * by a label ("By", "Von", ...) or a date that reads as names, else a link
+ * to the author's page whose slug names its text, else a name signed under
+ * the text; the site's own name only where the site is named after its
+ * host; and whether the metadata's author is a publisher, a desk or a
+ * login that such a line replaces (docs/extraction.md "Author"). */
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
 #include "ingest/pages/extract_passes.h"
 
+#include "util/ascii.h"
 #include "util/banned.h"
 #include "util/urlview.h"
 
@@ -36,14 +40,25 @@ static bool class_word_is(const char *v, const char *w)
     return false;
 }
 
-/* Element i sits in a comment, a widget or a sidebar, whose author lines
- * are readers' or other articles'. */
-static bool in_other_voice(const struct xdom *d, uint32_t i)
+/* Element i holds an <h1>: a block that holds the page's title holds the
+ * article, whatever its class says of the layout ("content-wrapper
+ * sidebar-included", "site-content sidebar"); looked at for "sidebar"
+ * only, as a comment block may be large and is never the article. */
+static bool holds_the_title(const struct xdom *d, uint32_t i)
 {
-    static const char *const words[] = {"comment", "widget", "sidebar", "related", "footer",
-                                        "teaser", "recommend"};
+    uint32_t end = xdom_subtree_end(d, i);
+    for (uint32_t k = i + 1; k < end; k++)
+        if (d->nodes[k].tag == XTAG_h1)
+            return true;
+    return false;
+}
+
+/* Element i sits in a block whose class or id starts with one of words[0..n)
+ * or in a <nav>, below the entry itself (<article>, "hentry"). */
+static bool in_block_of(const struct xdom *d, uint32_t i, const char *const *words, size_t n)
+{
     int up = BYLINE_MAX_UP;
-    for (; i != 0 && up-- > 0; i = d->nodes[i].parent) {
+    for (uint32_t self = i; i != 0 && up-- > 0; i = d->nodes[i].parent) {
         enum xtag t = (enum xtag)d->nodes[i].tag;
         if (t == XTAG_body) /* its classes describe the whole page ("has-sidebar") */
             return false;
@@ -51,8 +66,11 @@ static bool in_other_voice(const struct xdom *d, uint32_t i)
             return true;
         const char *v[2] = {xdom_attr(d, i, XATTR_class, NULL), xdom_attr(d, i, XATTR_id, NULL)};
         for (int k = 0; k < 2; k++)
-            for (size_t w = 0; v[k] && w < sizeof words / sizeof words[0]; w++)
-                if (class_word_starts(v[k], words[w]))
+            for (size_t w = 0; v[k] && w < n; w++)
+                if (class_word_starts(v[k], words[w]) &&
+                    !(strcmp(words[w], "sidebar") == 0 && holds_the_title(d, i)) &&
+                    /* a line styled as a teaser's ("teaser-cat") is no teaser */
+                    !(i == self && strcmp(words[w], "teaser") == 0))
                     return true;
         /* the entry itself (<article>, microformats' "hentry"): what holds
          * it says nothing of its own author line (Blogger's posts sit in a
@@ -61,6 +79,15 @@ static bool in_other_voice(const struct xdom *d, uint32_t i)
             return false;
     }
     return false;
+}
+
+/* Element i sits in a comment, a widget or a sidebar, whose author lines
+ * are readers' or other articles'. */
+static bool in_other_voice(const struct xdom *d, uint32_t i)
+{
+    static const char *const words[] = {"comment", "widget", "sidebar", "related", "footer",
+                                        "teaser", "recommend"};
+    return in_block_of(d, i, words, sizeof words / sizeof words[0]);
 }
 
 /* The names in the author's line line[0..n), or NULL. */
@@ -81,11 +108,18 @@ static char *byline_names(struct ctx *c, uint32_t from, const char *site)
     return s;
 }
 
+/* The nodes [from, end) of the author's line found, which leave the main
+ * text once the line is taken (extract_byline_over may still refuse it);
+ * empty when the line stays in the text. */
+struct byline_nodes {
+    uint32_t from, end;
+};
+
 /* The author's line when the metadata has none: the first visible element
  * outside comments and widgets that says it holds the author, with a short
  * text that names someone (its itemprop=name part when it has one, else
- * the whole line less its labels and date). It leaves the main text. */
-static char *byline_in(struct ctx *c, const char *site, unsigned flags)
+ * the whole line less its labels and date); *hide its nodes. */
+static char *byline_in(struct ctx *c, const char *site, unsigned flags, struct byline_nodes *hide)
 {
     const struct xdom *d = c->d;
     struct nfo *f = c->f;
@@ -104,8 +138,7 @@ static char *byline_in(struct ctx *c, const char *site, unsigned flags)
         }
         char *s = byline_names(c, from, site);
         if (s) {
-            for (uint32_t k = i; k < end; k++)
-                f[k].invisible = 1;
+            *hide = (struct byline_nodes){i, end};
             return s;
         }
     }
@@ -117,6 +150,21 @@ static char *byline_in(struct ctx *c, const char *site, unsigned flags)
 /* A line that starts with a byline's label ("By ", "Von ", "Autor: ")
  * and goes on with a capital: the author's line of a theme that marks it
  * with no class. */
+/* A label blog software prints before the account that posted ("Gespeichert
+ * von rasos am …", Drupal's; "Posted by", Blogger's): what follows is a
+ * user name as its owner typed it, lower case too. */
+static bool starts_with_account_label(const char *s)
+{
+    static const char *const labels[] = {"Posted by ", "Eingestellt von ", "Gespeichert von ",
+                                         "Verfasst von ", "Geschrieben von "};
+    for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++) {
+        size_t n = strlen(labels[k]);
+        if (strncmp(s, labels[k], n) == 0 && s[n] >= 'a' && s[n] <= 'z')
+            return true;
+    }
+    return false;
+}
+
 static bool starts_with_byline_label(const char *s)
 {
     /* "von" and "by" in lower case too: "von Daniela Obers" under a
@@ -125,7 +173,8 @@ static bool starts_with_byline_label(const char *s)
         "By ",  "Von ",    "Par ",      "Por ",    "Door ",   "Written by ", "Written by: ",
         "By: ", "Autor: ", "Autorin: ", "Autor ",  "Text: ",  "Text von ",   "von ",
         "by ",  "Auteur ", "Auteur : ", "Author ", "Author: ", "Posted by ", "Eingestellt von ",
-        "Gespeichert von "};
+        "Gespeichert von ", "Ein Artikel von ", "Ein Beitrag von ", "Blog Beitrag von ",
+        "Autoren ", "Autoren: ", "Von: ", "Redaktion: "};
     for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++) {
         size_t n = strlen(labels[k]);
         if (strncmp(s, labels[k], n) != 0)
@@ -135,6 +184,75 @@ static bool starts_with_byline_label(const char *s)
             return true;
         /* else a longer label may fit: "Auteur : Jane Doe" after "Auteur " */
     }
+    return starts_with_account_label(s);
+}
+
+/* After a date that leads a line ("11.12.2019 - ", "04.02.2022 | 13:10 Uhr
+ * | ", "06.11.2023 13:30 "): where the line goes on, and in *dashed
+ * whether a dash or bar, not a label, leads on to it; s itself when no
+ * date leads it. */
+static const char *after_leading_date(const char *s, bool *dashed)
+{
+    const char *p = s;
+    *dashed = false;
+    for (int part = 0; part < 3; part++) { /* day, month, year */
+        size_t n = 0;
+        while (ascii_is_digit(p[n]))
+            n++;
+        if (n == 0 || n > 4 || (part < 2 && p[n] != '.'))
+            return s;
+        p += n + (part < 2 ? 1 : 0);
+    }
+    for (bool more = true; more;) { /* separators and a time, in any order */
+        more = false;
+        while (*p == ' ')
+            p++;
+        size_t n = 0;
+        while (ascii_is_digit(p[n]))
+            n++;
+        if (*p == '-' || *p == '|' || strncmp(p, "\xe2\x80\x93", 3) == 0) {
+            p += *p == '-' || *p == '|' ? 1 : 3;
+            *dashed = more = true;
+        } else if (n >= 1 && n <= 2 && p[n] == ':' && ascii_is_digit(p[n + 1]) &&
+                   ascii_is_digit(p[n + 2])) {
+            p += n + 3;
+            more = true;
+        } else if (strncmp(p, "Uhr", 3) == 0 && (p[3] == ' ' || p[3] == '\0')) {
+            p += 3;
+            more = true;
+        }
+    }
+    return p;
+}
+
+/* Element i has a sibling whose line starts with a date too: a calendar
+ * or a list of articles ("03.11.2022 - Grandbrothers - Flex"), no byline. */
+static bool dated_sibling(const struct xdom *d, uint32_t i)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    bool found = false;
+    for (uint32_t k = d->nodes[d->nodes[i].parent].first; k != 0 && !found; k = d->nodes[k].next) {
+        if (k == i || d->nodes[k].tag == XTAG_TEXT)
+            continue;
+        buf_reset(&b);
+        xdom_text_line(d, k, &b, 32);
+        bool dashed;
+        found = !buf_error(&b) && b.data && after_leading_date(b.data, &dashed) != b.data;
+    }
+    buf_release(&b);
+    return found;
+}
+
+/* s starts with a label that says "author" and a colon ("Autorin: "):
+ * a line that may go on with the writer's role. */
+static bool starts_with_role_label(const char *s)
+{
+    static const char *const labels[] = {"Autor: ", "Autorin: ", "Autoren: ", "Author: ",
+                                         "Auteur : ", "Autor:in: "};
+    for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++)
+        if (strncmp(s, labels[k], strlen(labels[k])) == 0)
+            return true;
     return false;
 }
 
@@ -180,8 +298,10 @@ static bool reads_as_names(const char *s)
 }
 
 /* The first short visible line outside comments and widgets that starts
- * with a byline's label and names people. It leaves the main text. */
-static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
+ * with a byline's label and names people; *hide its nodes, none for a line
+ * that says more than the names (the writer's role stays in the text). */
+static char *labelled_byline(struct ctx *c, const char *site, unsigned flags,
+                             struct byline_nodes *hide)
 {
     const struct xdom *d = c->d;
     struct nfo *f = c->f;
@@ -191,64 +311,292 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags)
     char *found = NULL;
     for (uint32_t i = 1; i < d->n && !found; i++) {
         enum xtag t = (enum xtag)d->nodes[i].tag;
-        if (f[i].gone || t == XTAG_TEXT || f[i].tlen < 2 || f[i].tlen > LABELLED_MAX_CHARS ||
+        if (f[i].gone || t == XTAG_TEXT || f[i].tlen < 2 || f[i].tlen > 2 * LABELLED_MAX_CHARS ||
             !(t == XTAG_p || t == XTAG_span || t == XTAG_div || t == XTAG_small || t == XTAG_em ||
               t == XTAG_strong || t == XTAG_b || t == XTAG_li || t == XTAG_h5 || t == XTAG_h6 ||
               t == XTAG_address || t == XTAG_dt))
             continue;
         buf_reset(&b);
+        /* a line over 60 characters must start "Autor…" (the role after the
+         * names, below): its first bytes say whether to read the rest */
+        if (f[i].tlen > LABELLED_MAX_CHARS) {
+            xdom_text_line(d, i, &b, 16);
+            if (buf_error(&b) || !b.data || strncmp(b.data, "Aut", 3) != 0)
+                continue;
+            buf_reset(&b);
+        }
         xdom_text_line(d, i, &b, 128);
         /* the label alone in an element of its own ("<span>By</span><a>Jane
          * Doe</a>", "<h5>Autor:</h5> Jane Doe"): the line goes on with the
          * element's next sibling */
         uint32_t next = d->nodes[i].next;
-        while (next != 0 && d->nodes[next].tag == XTAG_TEXT && f[next].tlen == 0)
-            next = d->nodes[next].next; /* the white space between <dt> and <dd> */
+        /* the white space between <dt> and <dd>, the <br>s after "Von:" */
+        while (next != 0 && (d->nodes[next].tag == XTAG_br ||
+                             (d->nodes[next].tag == XTAG_TEXT && f[next].tlen == 0)))
+            next = d->nodes[next].next;
         bool split = !buf_error(&b) && b.data && is_byline_label_alone(b.data) && next != 0;
         if (split)
             xdom_text_line(d, next, &b, 128);
-        if (buf_error(&b) || !b.data || b.len > 2 * LABELLED_MAX_CHARS ||
-            !starts_with_byline_label(b.data) || in_other_voice(d, i))
+        if (buf_error(&b) || !b.data || b.len > 2 * LABELLED_MAX_CHARS)
+            continue;
+        /* a date before the label ("06.11.2023 13:30 von Olga"), or before
+         * a dash and the names alone ("11.12.2019 - Amelie Loevenich"):
+         * then two names or more, as a place or a topic is one word, and
+         * nothing after them ("03.11.2022 - Mark Turner - Arena" is a
+         * calendar's line) */
+        bool dashed;
+        const char *line = after_leading_date(b.data, &dashed);
+        while (*line == '-' || *line == '|' || *line == ' ') /* "- Redaktion: …" after a date */
+            line++;
+        size_t rest = b.len - (size_t)(line - b.data);
+        const char *role = strstr(line, " (");
+        if (role && (size_t)(role - line) < rest) /* "Jane Doe (Pressesprecherin)" */
+            rest = (size_t)(role - line);
+        /* a longer line only after "Autorin:" and with the role after a
+         * comma: "Autorin: Uta Staschewski, Projektleiterin der HSS in …" */
+        bool long_line = f[i].tlen > LABELLED_MAX_CHARS;
+        if (long_line) {
+            role = starts_with_role_label(line) ? strstr(line, ", ") : NULL;
+            if (!role || (size_t)(role - line) >= rest)
+                continue;
+            rest = (size_t)(role - line);
+        }
+        while (rest > 0 && line[rest - 1] == ' ')
+            rest--;
+        bool labelled = starts_with_byline_label(line);
+        /* a form's "Von:" is a search's "from", never a byline */
+        if ((!labelled && !(dashed && line[0] >= 'A' && line[0] <= 'Z')) || in_other_voice(d, i) ||
+            extract_has_ancestor_tag(d, i, XTAG_form, BYLINE_MAX_UP))
             continue; /* a shorter line inside may still be the one */
-        char *s = byline_names_of(c, b.data, b.len, site);
-        if (s && reads_as_names(s)) {
+        char *s = byline_names_of(c, line, rest, site);
+        /* an account's name is one word: "rasos", not "rasos und ich" */
+        bool account = labelled && starts_with_account_label(line) && s && !strchr(s, ' ');
+        if (s && (reads_as_names(s) || account) && (!long_line || strchr(s, ' ')) &&
+            (labelled || (strchr(s, ' ') && strlen(s) == rest && !dated_sibling(d, i)))) {
             found = s;
             uint32_t end = xdom_subtree_end(d, split ? next : i);
-            for (uint32_t k = i; k < end; k++)
-                f[k].invisible = 1;
+            *hide = (struct byline_nodes){i, long_line ? i : end};
         }
     }
     buf_release(&b);
     return found;
 }
 
+/* The slug after an "/author/" segment of href ("heiko-sauer" of
+ * https://blog.example/author/heiko-sauer/) into *slug, *n; false when
+ * the link is no author's page. */
+static bool author_slug(const char *href, const char **slug, size_t *n)
+{
+    static const char *const segments[] = {"/author/", "/authors/", "/autor/", "/autoren/"};
+    for (const char *p = strchr(href, '/'); p; p = strchr(p + 1, '/')) {
+        if ((p[1] | 0x20) != 'a')
+            continue;
+        for (size_t k = 0; k < sizeof segments / sizeof segments[0]; k++) {
+            size_t len = strlen(segments[k]);
+            if (strncasecmp(p, segments[k], len) != 0)
+                continue;
+            *slug = p + len;
+            *n = strcspn(*slug, "/?#");
+            return *n > 0;
+        }
+    }
+    return false;
+}
+
+/* A word of the slug (3 letters or more; "-", "_", "." between them) is a
+ * word of name, ASCII case aside: "gathmann-moritz" and "MORITZ GATHMANN",
+ * "martin" and "Martin Junker". */
+static bool slug_names(const char *slug, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n;) {
+        size_t w = 0;
+        while (i + w < n && slug[i + w] != '-' && slug[i + w] != '_' && slug[i + w] != '.')
+            w++;
+        for (const char *p = name; w >= 3 && *p; p++) {
+            bool starts = p == name || p[-1] == ' ' || p[-1] == '-';
+            if (starts && strncasecmp(p, slug + i, w) == 0 &&
+                (p[w] == '\0' || p[w] == ' ' || p[w] == ',' || p[w] == '-'))
+                return true;
+        }
+        i += w + 1;
+    }
+    return false;
+}
+
+/* The first link to an author's page ("/author/<slug>/") whose text names
+ * the one its slug names: WordPress and most CMSs link the byline so, and
+ * the slug matching the text is the evidence that the link is an author's
+ * and its text a name, where no class says so (or a class that would hide
+ * it: a theme's "sidebar" column holding the entry, a "teaser" header).
+ * Outside comments and related or recommended articles. */
+static char *author_link(struct ctx *c, const char *site)
+{
+    static const char *const others[] = {"comment", "related", "recommend"};
+    const struct xdom *d = c->d; /* on labelled_byline's last pass, nothing left out */
+    for (uint32_t i = 1; i < d->n; i++) {
+        const char *slug;
+        const char *href = d->nodes[i].tag == XTAG_a ? xdom_attr(d, i, XATTR_href, NULL) : NULL;
+        size_t n;
+        if (!href || c->f[i].gone || c->f[i].tlen == 0 || c->f[i].tlen > BYLINE_MAX_CHARS ||
+            !author_slug(href, &slug, &n))
+            continue;
+        char *s = byline_names(c, i, site);
+        if (s && reads_as_names(s) && slug_names(slug, n, s) &&
+            !in_block_of(d, i, others, sizeof others / sizeof others[0]))
+            return s;
+    }
+    return NULL;
+}
+
+#define SIGNED_MIN_TEXT 500 /* characters of the text a signature closes */
+
+/* The element child of i that holds all its text, or 0. */
+static uint32_t sole_child(const struct xdom *d, const struct nfo *f, uint32_t i)
+{
+    uint32_t only = 0;
+    for (uint32_t k = d->nodes[i].first; k != 0; k = d->nodes[k].next) {
+        if (f[k].tlen == 0)
+            continue;
+        if (only != 0 || d->nodes[k].tag == XTAG_TEXT)
+            return 0;
+        only = k;
+    }
+    return only;
+}
+
+/* The writer's name signed under the text: a paragraph that is a name and
+ * nothing else, set in bold or italics ("<p><b><i>Stefan Wasmer</i></b></p>"),
+ * the last of its block, after 500 characters of text:
+ * German regional papers and older sites sign so. Two or three words, as
+ * a bold "Fazit" is one. */
+static char *signature(struct ctx *c, const char *site)
+{
+    const struct xdom *d = c->d;
+    struct nfo *f = c->f; /* on labelled_byline's last pass, nothing left out */
+    for (uint32_t i = 1; i < d->n; i++) {
+        if (d->nodes[i].tag != XTAG_p || f[i].gone || f[i].tlen < 5 || f[i].tlen > 40 ||
+            f[d->nodes[i].parent].tlen < SIGNED_MIN_TEXT + f[i].tlen || f[i].llen > 0)
+            continue;
+        uint32_t k = sole_child(d, f, i);
+        enum xtag t = k ? (enum xtag)d->nodes[k].tag : XTAG_TEXT;
+        if (t != XTAG_b && t != XTAG_strong && t != XTAG_em && t != XTAG_i)
+            continue;
+        bool last = true;
+        for (uint32_t n = d->nodes[i].next; n != 0 && last; n = d->nodes[n].next)
+            last = f[n].tlen == 0;
+        if (!last)
+            continue;
+        char *s = byline_names(c, i, site);
+        size_t words = 1;
+        for (const char *p = s; p && *p; p++)
+            words += *p == ' ';
+        if (s && reads_as_names(s) && words >= 2 && words <= 3 && !strpbrk(s, "0123456789:"))
+            return s;
+    }
+    return NULL;
+}
+
+#define HOST_NAME_MIN 5 /* letters of a host's label that may name a site */
+
+/* The site is named after the page's host ("Wolfgang Schmale" on
+ * wolfgangschmale.eu, "Telebasel" on telebasel.ch, "uncut-news.ch",
+ * "Zahlenzauberin" on zahlenzauberin.wordpress.com): a person's or a
+ * body's own site, which writes in its own name, so that name on its
+ * author line is the author's, not a plugin's default. */
+static bool site_named_after_host(const char *site, const char *url)
+{
+    struct urlview v;
+    if (!site || !url)
+        return false;
+    urlview_parse(&v, url);
+    char host[256];
+    if (!v.host.p || v.host.n >= sizeof host)
+        return false;
+    memcpy(host, v.host.p, v.host.n);
+    host[v.host.n] = '\0';
+    struct buf name, part;
+    buf_init(&name, 0);
+    buf_init(&part, 0);
+    extract_squash(&name, site);
+    extract_squash(&part, strncasecmp(host, "www.", 4) == 0 ? host + 4 : host);
+    bool same = !buf_error(&name) && name.len >= HOST_NAME_MIN && part.len == name.len &&
+                memcmp(part.data, name.data, name.len) == 0;
+    for (char *label = host; !same && label;) {
+        char *dot = strchr(label, '.');
+        if (dot)
+            *dot = '\0';
+        buf_reset(&part);
+        extract_squash(&part, label);
+        same = !buf_error(&part) && !buf_error(&name) && part.len >= HOST_NAME_MIN &&
+               part.len == name.len && memcmp(part.data, name.data, name.len) == 0;
+        label = dot ? dot + 1 : NULL;
+    }
+    buf_release(&name);
+    buf_release(&part);
+    return same;
+}
+
 /* The page's own author line, when the metadata's author is missing or
  * names the publisher (extract_byline_is_publisher); over a publisher only
  * a line that reads as a person's name of two words or more ("Jun" of a
  * date, a headline, "S." are not) and is no publisher itself. */
+/* Outside the boilerplate first (a menu's "Sign in" may have an author
+ * class), then in it: a theme's entry header often says "header"; then a
+ * line that says "By …" with no class, the same two ways; then a link to
+ * the author's page, a signature. *hide: the nodes of the line found. */
+static char *byline_of_page(struct ctx *c, const char *site, struct byline_nodes *hide)
+{
+    *hide = (struct byline_nodes){0, 0};
+    char *s = byline_in(c, site, STRIP_UNLIKELY, hide);
+    if (!s)
+        s = byline_in(c, site, 0, hide);
+    if (!s)
+        s = labelled_byline(c, site, STRIP_UNLIKELY, hide);
+    if (!s)
+        s = labelled_byline(c, site, 0, hide);
+    if (!s)
+        s = author_link(c, site);
+    return s ? s : signature(c, site);
+}
+
+/* The line taken leaves the main text. */
+static void hide_line(struct ctx *c, struct byline_nodes hide)
+{
+    for (uint32_t k = hide.from; k < hide.end; k++)
+        c->f[k].invisible = 1;
+}
+
 char *extract_byline_over(struct ctx *c, const char *meta, const char *url, const char *site)
 {
     if (!extract_byline_is_publisher(meta, url, site))
         return NULL;
-    char *s = extract_byline_of_page(c, site);
+    struct byline_nodes hide;
+    char *s = byline_of_page(c, site, &hide);
+    /* a writer the page names still goes first; the site's name is looked
+     * for on the lines classes mark only, with one more pass */
+    if (!s && site_named_after_host(site, url)) {
+        s = byline_in(c, NULL, 0, &hide);
+        /* the site's own name is a label of the page, not a line of the
+         * article's: it stays, as taking it out moved the choice of the
+         * main text on a page (a gallery's captions lost) */
+        hide.end = hide.from;
+    }
     if (s && meta &&
         (!strchr(s, ' ') || !reads_as_names(s) || strlen(s) <= 4 ||
          extract_byline_is_publisher(s, url, site)))
-        return NULL;
+        return NULL; /* the line refused stays in the text */
+    if (s)
+        hide_line(c, hide);
     return s;
 }
 
-/* Outside the boilerplate first (a menu's "Sign in" may have an author
- * class), then in it: a theme's entry header often says "header"; then a
- * line that says "By …" with no class, the same two ways. */
 char *extract_byline_of_page(struct ctx *c, const char *site)
 {
-    char *s = byline_in(c, site, STRIP_UNLIKELY);
-    if (!s)
-        s = byline_in(c, site, 0);
-    if (!s)
-        s = labelled_byline(c, site, STRIP_UNLIKELY);
-    return s ? s : labelled_byline(c, site, 0);
+    struct byline_nodes hide;
+    char *s = byline_of_page(c, site, &hide);
+    if (s)
+        hide_line(c, hide);
+    return s;
 }
 
 /* ---- an author that is the publisher ------------------------------------ */
@@ -292,11 +640,30 @@ static void host_label(struct buf *out, const char *url)
     extract_squash(out, label);
 }
 
+/* s names the editorial desk ("Redaktion", "Die Redaktion", "Online-Redaktion"):
+ * the publisher speaking, which a writer the page names replaces. */
+static bool names_the_desk(const char *s)
+{
+    return xtext_has_ci(s, "redaktion");
+}
+
+/* s is an account's login, not a name: one word of lower-case letters,
+ * digits and "._-" ("arianschlichenmayer", "sarah-indra"), as WordPress
+ * writes its user into the metadata when no display name is set. */
+static bool is_login(const char *s)
+{
+    for (const char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || ascii_is_digit(*p) || *p == '.' || *p == '_' ||
+              *p == '-'))
+            return false;
+    return *s != '\0';
+}
+
 bool extract_byline_is_publisher(const char *byline, const char *url, const char *site)
 {
     if (!byline)
         return true;
-    if (names_a_company(byline))
+    if (names_a_company(byline) || names_the_desk(byline) || is_login(byline))
         return true;
     struct buf by, other;
     buf_init(&by, 0);

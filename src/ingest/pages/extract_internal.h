@@ -132,11 +132,16 @@ int xmeta_read(const struct xdom *d, struct arena *a, const char *url, struct ex
  * or a class or id with byline, author, dateline or writtenby in it. */
 bool xmeta_marks_author(const struct xdom *d, uint32_t i);
 
-/* The names in the byline s (labels such as "By" or "Veröffentlicht von"
- * and trailing dates cut off), in the arena; NULL when s names no one: a
- * URL, an e-mail address, "Staff"-like stand-ins, site (the site's name,
- * may be NULL), or more than a few words. *rc: ERR_NOMEM. */
+/* extract_names.c: the names in the byline s (labels such as "By" or
+ * "Veröffentlicht von" and trailing dates cut off), in the arena; NULL when
+ * s names no one: a URL, an e-mail address, "Staff"-like stand-ins, site
+ * (the site's name, may be NULL), or more than a few words. *rc:
+ * ERR_NOMEM. */
 char *xmeta_byline_clean(struct arena *a, const char *s, const char *site, int *rc);
+
+/* extract_names.c: s is a byline's label alone ("Written by", "Verfasst
+ * von"): Yoast's twitter:label1 says so when twitter:data1 is the author. */
+bool xmeta_label_is_author(const char *s);
 
 /* Resolve ref against base (absolute http(s), or NULL) into an absolute
  * http(s) URL in the arena; NULL when that is not possible. */

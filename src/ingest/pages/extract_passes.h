@@ -121,8 +121,10 @@ void extract_squash(struct buf *out, const char *s);
  * name; NULL when none. */
 char *extract_byline_of_page(struct ctx *c, const char *site);
 /* The metadata's author names the publisher, not a writer: a company's
- * legal form ("e.V.", "GmbH"), the site's name, or the label of the page's
- * host ("tagesschau.de" on www.tagesschau.de). url may be NULL. */
+ * legal form ("e.V.", "GmbH"), the site's name, the label of the page's
+ * host ("tagesschau.de" on www.tagesschau.de), the editorial desk
+ * ("Redaktion") or an account's login ("arianschlichenmayer"). url may be
+ * NULL. */
 bool extract_byline_is_publisher(const char *byline, const char *url, const char *site);
 /* The page's author line where the metadata's author meta is NULL or the
  * publisher; NULL to keep meta. */
