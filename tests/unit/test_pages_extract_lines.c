@@ -132,6 +132,48 @@ static void the_lead_the_description_announces_comes_first(void **state)
     arena_release(&a);
 }
 
+/* Without a description, a lead the page marks by its class ("intro",
+ * "chapo", "teaser", ...) right above the body is put first; one further
+ * up, with other text between it and the body, is another article's. */
+static const char class_lead_page[] =
+    "<html><head><title>River plan</title></head><body>"
+    "<div class=\"teaser\"><p>Weather: sunny spells all week long in the whole valley.</p></div>"
+    "<div class=\"promo\"><p>The market opens on Saturday, with stalls along the quay and music "
+    "in the square until late; the ferry runs every hour and the bridge stays closed to cars "
+    "for the whole day, so come on foot or by bike, and bring a bag for the fish, the bread and "
+    "the cheese, as there will be none at the stalls.</p></div>"
+    "<div class=\"story-header\"><h1>River plan</h1><div class=\"article-intro\"><p>The council "
+    "approved the river plan on Tuesday after months of debate.</p></div><p>By Jane Doe</p></div>"
+    "<main><div class=\"article-body\">" PARA(1) PARA(2) PARA(3) PARA(4) PARA(5)
+    "</div></main></body></html>";
+
+static void the_lead_its_class_marks_comes_first(void **state)
+{
+    (void)state;
+    struct arena a;
+    arena_init(&a, 0);
+    struct extracted_page p;
+    struct extract_options opt = {.url = "https://news.example/2024/05/river-plan"};
+    assert_int_equal(extract_page(&a, class_lead_page, sizeof class_lead_page - 1, &opt, &p), 0);
+    if (strncmp(p.text, "The council approved the river plan on Tuesday after months of debate."
+                        "\nParagraph 1 of", 85) != 0)
+        fail_msg("no lead first in [%s]", p.text);
+    assert_int_equal(strlen(p.text), p.text_len);
+    if (strstr(p.text, "sunny spells"))
+        fail_msg("kept the teaser in [%s]", p.text);
+    /* unmarked, the intro stays out, and the teaser far above does not
+     * take its place */
+    char plain[sizeof class_lead_page];
+    memcpy(plain, class_lead_page, sizeof plain);
+    char *intro = strstr(plain, "article-intro");
+    assert_non_null(intro);
+    memcpy(intro, "plain-block-x", 13);
+    assert_int_equal(extract_page(&a, plain, sizeof plain - 1, &opt, &p), 0);
+    if (strncmp(p.text, "Paragraph 1 of", 14) != 0)
+        fail_msg("text before the body in [%s]", p.text);
+    arena_release(&a);
+}
+
 /* The box about the author at the end goes, by its class; so do more
  * pointers, asks and credits in other languages, while a sentence that
  * starts with such a word stays. */
@@ -178,6 +220,7 @@ int main(void)
         cmocka_unit_test(lines_that_are_not_the_article_are_dropped),
         cmocka_unit_test(quotes_tweets_and_video_captions_stay),
         cmocka_unit_test(the_lead_the_description_announces_comes_first),
+        cmocka_unit_test(the_lead_its_class_marks_comes_first),
         cmocka_unit_test(author_boxes_and_more_lines_are_dropped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

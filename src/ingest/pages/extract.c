@@ -662,6 +662,86 @@ out:
     return found;
 }
 
+#define LEAD_MAX_GAP_CHARS 300 /* a headline, a byline, a date between it and the body */
+
+/* A class or id word that marks a lead: "intro", "lead", "leader",
+ * "chapo" (French), "standfirst", "teaser", "summary", "excerpt",
+ * "abstract". */
+static bool marks_lead(const char *v)
+{
+    static const char *const words[] = {"intro",  "lead",    "chapo",   "standfirst",
+                                        "teaser", "summary", "excerpt", "abstract"};
+    char low[CLASS_MAX];
+    lower_into(low, sizeof low, v);
+    return low[0] && HAS_ANY(low, words);
+}
+
+/* Characters of visible text in nodes [from, to), at most cap. */
+static uint32_t text_between(const struct ctx *c, uint32_t from, uint32_t to, uint32_t cap)
+{
+    uint32_t n = 0;
+    for (uint32_t i = from; i < to && n <= cap; i++) {
+        if (c->f[i].gone) {
+            i = xdom_subtree_end(c->d, i) - 1;
+            continue;
+        }
+        if (c->d->nodes[i].tag == XTAG_TEXT)
+            n += c->f[i].chars;
+    }
+    return n;
+}
+
+/* A lead no description announces: the page marks it by its class or id
+ * instead (docs/extraction.md, "the lead"). The last visible element so
+ * marked before the main text, of paragraph size, mostly not links, with
+ * no heading of its own, and right above the body: at most a headline,
+ * a byline and a date between them (a teaser further up is another
+ * article's). Its text must not be in the main text already. Call after
+ * lead_before, whose attempt pass it relies on. Returns the node, or 0. */
+static uint32_t lead_by_class(struct ctx *c, const struct pick *pk, const char *text)
+{
+    const struct xdom *d = c->d;
+    const struct nfo *f = c->f;
+    if (pk->n == 0 || pk->nodes[0] == 0)
+        return 0;
+    uint32_t first = pk->nodes[0], found = 0;
+    for (uint32_t i = 1; i < first; i++) {
+        if (f[i].gone) {
+            i = xdom_subtree_end(d, i) - 1;
+            continue;
+        }
+        if (d->nodes[i].tag == XTAG_TEXT || xdom_subtree_end(d, i) > first)
+            continue;
+        if (!marks_lead(xdom_attr(d, i, XATTR_class, NULL)) &&
+            !marks_lead(xdom_attr(d, i, XATTR_id, NULL)))
+            continue;
+        if (f[i].tlen >= LEAD_MIN_BYTES && f[i].tlen <= LEAD_MAX_CHARS_TEXT && f[i].htext == 0 &&
+            link_density(&f[i]) < 0.5f) {
+            found = i;
+            i = xdom_subtree_end(d, i) - 1; /* the outermost marked element that fits */
+        }
+    }
+    if (!found ||
+        text_between(c, xdom_subtree_end(d, found), first, LEAD_MAX_GAP_CHARS) > LEAD_MAX_GAP_CHARS)
+        return 0;
+    struct buf line, want, got;
+    buf_init(&line, 0);
+    buf_init(&want, 0);
+    buf_init(&got, 0);
+    xdom_text_line(d, found, &line, 1024);
+    extract_squash(&want, line.data);
+    if (want.len > LEAD_MATCH_BYTES)
+        want.data[want.len = LEAD_MATCH_BYTES] = '\0';
+    extract_squash(&got, text);
+    if (buf_error(&want) || buf_error(&got) || want.len == 0 ||
+        (got.data && strstr(got.data, want.data)))
+        found = 0; /* the main text has it already */
+    buf_release(&line);
+    buf_release(&want);
+    buf_release(&got);
+    return found;
+}
+
 /* text with the lead node's text and a line break before it. */
 static char *with_lead(struct ctx *c, uint32_t lead, const char *text, size_t *len)
 {
@@ -765,6 +845,10 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
         out->excerpt = first_paragraph(&c, &pk);
     if (out->readerable) {
         uint32_t lead = lead_before(&c, &pk, desc, out->text);
+        if (!lead) {
+            extract_attempt_pass(&c, 0);
+            lead = lead_by_class(&c, &pk, out->text);
+        }
         char *t = lead ? with_lead(&c, lead, out->text, &out->text_len) : NULL;
         if (t)
             out->text = t;
