@@ -174,6 +174,30 @@ static void the_lead_its_class_marks_comes_first(void **state)
     arena_release(&a);
 }
 
+/* The block that holds most of what was picked and reads as prose stays,
+ * whatever its class says (a "media" word on the article's own body). */
+static const char prose_page[] =
+    "<html><head><title>River plan</title></head><body><article class=\"post\">" PARA(1)
+    PARA(2) PARA(3) PARA(4) "<div class=\"media-box\">" PARA(5) PARA(6) PARA(7) PARA(8) PARA(9)
+    PARA(10) "</div></article></body></html>";
+
+static void the_article_in_a_block_of_any_class_stays(void **state)
+{
+    (void)state;
+    struct arena a;
+    arena_init(&a, 0);
+    struct extracted_page p;
+    struct extract_options opt = {.url = "https://news.example/2024/05/river-plan"};
+    assert_int_equal(extract_page(&a, prose_page, sizeof prose_page - 1, &opt, &p), 0);
+    for (int n = 1; n <= 10; n++) {
+        char want[32];
+        snprintf(want, sizeof want, "Paragraph %d of", n);
+        if (!strstr(p.text, want))
+            fail_msg("lost [%s] in [%s]", want, p.text);
+    }
+    arena_release(&a);
+}
+
 /* The box about the author at the end goes, by its class; so do more
  * pointers, asks and credits in other languages, while a sentence that
  * starts with such a word stays. */
@@ -221,6 +245,7 @@ int main(void)
         cmocka_unit_test(quotes_tweets_and_video_captions_stay),
         cmocka_unit_test(the_lead_the_description_announces_comes_first),
         cmocka_unit_test(the_lead_its_class_marks_comes_first),
+        cmocka_unit_test(the_article_in_a_block_of_any_class_stays),
         cmocka_unit_test(author_boxes_and_more_lines_are_dropped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -69,7 +69,19 @@ static bool is_data_table(const struct xdom *d, uint32_t i, uint32_t end)
     return rows >= 10 || cells > 4 * rows + 0 || (rows > 1 && cells / (rows ? rows : 1) >= 4);
 }
 
-static bool conditional_removes(struct ctx *c, uint32_t i, unsigned flags)
+#define PROSE_MIN_COMMAS 10 /* a block of sentences, not a list of links or labels */
+
+/* Node i reads as prose (commas, few links) and holds more than half of
+ * the picked text under root: the article itself, whatever its class
+ * says ("o-media", a "field--label-hidden" wrapper). */
+static bool holds_the_article(const struct ctx *c, uint32_t i, uint32_t root)
+{
+    const struct nfo *n = &c->f[i];
+    return n->ncommas >= PROSE_MIN_COMMAS && link_density(n) < 0.2f &&
+           n->tlen * 2 > c->f[root].tlen;
+}
+
+static bool conditional_removes(struct ctx *c, uint32_t i, uint32_t root, unsigned flags)
 {
     const struct xdom *d = c->d;
     const struct nfo *n = &c->f[i];
@@ -83,9 +95,9 @@ static bool conditional_removes(struct ctx *c, uint32_t i, unsigned flags)
         return false;
     int weight = (flags & WEIGHT_CLASSES) ? n->weight : 0;
     float score = n->scored ? n->score : 0;
-    if ((float)weight + score < 0)
+    if ((float)weight + score < 0 && !holds_the_article(c, i, root))
         return true;
-    if (n->ncommas >= 10)
+    if (n->ncommas >= PROSE_MIN_COMMAS)
         return false;
     /* an embedded tweet or a quote in its wrapper: the article quotes it */
     if (n->quote > 0 && link_density(n) < 0.5f)
@@ -384,7 +396,7 @@ void extract_clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned fla
                 ancestor_gone = true;
                 break;
             }
-        if (!ancestor_gone && conditional_removes(c, i, flags))
+        if (!ancestor_gone && conditional_removes(c, i, root, flags))
             remove_node(c, i);
     }
 }
