@@ -198,6 +198,32 @@ static void the_article_in_a_block_of_any_class_stays(void **state)
     arena_release(&a);
 }
 
+/* A list of hardly any links (a recipe's steps) stays, though a list's
+ * tag scores it below zero. */
+static const char steps_page[] =
+    "<html><head><title>River cake</title></head><body><article class=\"post\">" PARA(1)
+    PARA(2) PARA(3) PARA(4) "<ol><li><p>Heat the oven to two hundred degrees</p></li>"
+    "<li><p>Mix the flour and the butter in a bowl</p></li>"
+    "<li><p>Bake the cake for forty minutes or so</p></li>"
+    "<li><p>Let it cool before you cut the first slice</p></li></ol>" PARA(5)
+    "</article></body></html>";
+
+static void a_list_of_steps_stays(void **state)
+{
+    (void)state;
+    struct arena a;
+    arena_init(&a, 0);
+    struct extracted_page p;
+    struct extract_options opt = {.url = "https://news.example/2024/05/river-cake"};
+    assert_int_equal(extract_page(&a, steps_page, sizeof steps_page - 1, &opt, &p), 0);
+    static const char *const kept[] = {"Heat the oven", "Mix the flour", "Bake the cake",
+                                       "Let it cool", "Paragraph 5 of"};
+    for (size_t k = 0; k < sizeof kept / sizeof kept[0]; k++)
+        if (!strstr(p.text, kept[k]))
+            fail_msg("lost [%s] in [%s]", kept[k], p.text);
+    arena_release(&a);
+}
+
 /* The box about the author at the end goes, by its class; so do more
  * pointers, asks and credits in other languages, while a sentence that
  * starts with such a word stays. */
@@ -246,6 +272,7 @@ int main(void)
         cmocka_unit_test(the_lead_the_description_announces_comes_first),
         cmocka_unit_test(the_lead_its_class_marks_comes_first),
         cmocka_unit_test(the_article_in_a_block_of_any_class_stays),
+        cmocka_unit_test(a_list_of_steps_stays),
         cmocka_unit_test(author_boxes_and_more_lines_are_dropped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -95,6 +95,11 @@ static bool conditional_removes(struct ctx *c, uint32_t i, uint32_t root, unsign
         return false;
     int weight = (flags & WEIGHT_CLASSES) ? n->weight : 0;
     float score = n->scored ? n->score : 0;
+    /* a list starts below zero by its tag (tag_base_score); one of hardly
+     * any links (a recipe's steps, an FAQ's answers) is not dropped for
+     * that alone, only for its class */
+    if ((t == XTAG_ul || t == XTAG_ol) && link_density(n) < 0.1f && score < 0)
+        score = 0;
     if ((float)weight + score < 0 && !holds_the_article(c, i, root))
         return true;
     if (n->ncommas >= PROSE_MIN_COMMAS)
