@@ -239,7 +239,8 @@ static void page_pass(struct ctx *c)
         }
         if (x->tag == XTAG_body || x->tag == XTAG_a || x->tag == XTAG_html)
             unlikely = false;
-        if (role_is_boilerplate(xdom_attr(d, i, XATTR_role, NULL)))
+        /* <nav> says what role="navigation" says */
+        if (role_is_boilerplate(xdom_attr(d, i, XATTR_role, NULL)) || x->tag == XTAG_nav)
             unlikely = true;
         n->weight = (int8_t)w;
         n->unlikely = unlikely;
