@@ -224,6 +224,35 @@ static void a_list_of_steps_stays(void **state)
     arena_release(&a);
 }
 
+/* A photo's caption goes when its class says caption (WordPress's
+ * "wp-caption-text") or it is a figcaption outside any figure, beside the
+ * image it captions. */
+static const char caption_page[] =
+    "<html><head><title>River plan</title></head><body><article class=\"post\">" PARA(1)
+    "<div class=\"wp-caption\"><img src=\"/a.jpg\"><p class=\"wp-caption-text\">The river at "
+    "dawn, seen from the old bridge</p></div>" PARA(2) PARA(3)
+    "<div class=\"visual\"><img src=\"/b.jpg\"><figcaption>The mayor at the council "
+    "meeting</figcaption></div>" PARA(4) "</article></body></html>";
+
+static void captions_by_class_and_outside_figures_are_dropped(void **state)
+{
+    (void)state;
+    struct arena a;
+    arena_init(&a, 0);
+    struct extracted_page p;
+    struct extract_options opt = {.url = "https://news.example/2024/05/river-plan"};
+    assert_int_equal(extract_page(&a, caption_page, sizeof caption_page - 1, &opt, &p), 0);
+    for (int n = 1; n <= 4; n++) {
+        char want[32];
+        snprintf(want, sizeof want, "Paragraph %d of", n);
+        if (!strstr(p.text, want))
+            fail_msg("lost [%s] in [%s]", want, p.text);
+    }
+    if (strstr(p.text, "river at dawn") || strstr(p.text, "mayor at the"))
+        fail_msg("kept a caption in [%s]", p.text);
+    arena_release(&a);
+}
+
 /* The box about the author at the end goes, by its class; so do more
  * pointers, asks and credits in other languages, while a sentence that
  * starts with such a word stays. */
@@ -273,6 +302,7 @@ int main(void)
         cmocka_unit_test(the_lead_its_class_marks_comes_first),
         cmocka_unit_test(the_article_in_a_block_of_any_class_stays),
         cmocka_unit_test(a_list_of_steps_stays),
+        cmocka_unit_test(captions_by_class_and_outside_figures_are_dropped),
         cmocka_unit_test(author_boxes_and_more_lines_are_dropped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -268,16 +268,35 @@ static uint32_t led_by(struct ctx *c, uint32_t i)
     return t == XTAG_ul || t == XTAG_ol || link_density(&c->f[k]) > 0.5f ? k : 0;
 }
 
-/* A figcaption of a figure that shows a photo (an image, no video): the
+#define CAPTION_MAX_CHARS 300 /* a caption is a line or two, not a paragraph block */
+#define CAPTION_MAX_UP 4       /* levels from a caption up to what shows the photo */
+
+/* What holds the photo a caption captions: its figure (a figcaption), or
+ * for a caption its class names ("wp-caption-text", "media__caption") or
+ * a figcaption outside any figure, the nearest of its ancestors (a few
+ * levels up) that shows an image. 0 when none. */
+static uint32_t captioned(struct ctx *c, uint32_t i)
+{
+    const struct xdom *d = c->d;
+    uint32_t up = d->nodes[i].parent;
+    for (int k = 0; up && k < CAPTION_MAX_UP; k++, up = d->nodes[up].parent)
+        if (d->nodes[up].tag == XTAG_figure)
+            return up;
+    up = d->nodes[i].parent;
+    for (int k = 0; up && k < CAPTION_MAX_UP; k++, up = d->nodes[up].parent)
+        if (c->f[up].img > 0)
+            return up;
+    return 0;
+}
+
+/* A caption of a figure that shows a photo (an image, no video): the
  * article does not rely on it. A video's caption often says what the
  * article does not, and stays. */
 static bool is_photo_caption(struct ctx *c, uint32_t i)
 {
     const struct xdom *d = c->d;
-    uint32_t fig = d->nodes[i].parent;
-    for (int up = 0; fig && d->nodes[fig].tag != XTAG_figure && up < 3; up++)
-        fig = d->nodes[fig].parent;
-    if (!fig || d->nodes[fig].tag != XTAG_figure)
+    uint32_t fig = captioned(c, i);
+    if (!fig)
         return false;
     bool image = false;
     uint32_t end = xdom_subtree_end(d, fig);
@@ -289,6 +308,14 @@ static bool is_photo_caption(struct ctx *c, uint32_t i)
         image = image || t == XTAG_img || t == XTAG_picture;
     }
     return image;
+}
+
+/* A line whose class says it is a caption ("wp-caption-text",
+ * "media__caption"), short. */
+static bool names_caption(struct ctx *c, uint32_t i)
+{
+    const char *k = xdom_attr(c->d, i, XATTR_class, NULL);
+    return k && c->f[i].tlen <= CAPTION_MAX_CHARS && xtext_has_ci(k, "caption");
 }
 
 static bool tag_is_line(enum xtag t)
@@ -362,7 +389,8 @@ void extract_clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned fla
             i = xdom_subtree_end(d, i) - 1;
             continue;
         }
-        if (t == XTAG_figcaption && i != root && is_photo_caption(c, i)) {
+        if (i != root && (t == XTAG_figcaption || (tag_is_line(t) && names_caption(c, i))) &&
+            is_photo_caption(c, i)) {
             remove_subtree(c, i);
             i = xdom_subtree_end(d, i) - 1;
             continue;
