@@ -293,6 +293,29 @@ static void a_nav_is_never_the_article(void **state)
     arena_release(&r.a);
 }
 
+/* Of two blocks of text, the one by the headline (the h1 that repeats the
+ * title) is the article, though the other, in another branch of the
+ * page, scores a little more. */
+#define NOTICE(n)                                                                                  \
+    "<p>Notice " #n ": the market, the ferry, and the fair are open all week long this summer, "   \
+    "with music every night on the quay.</p>"
+
+static const char headline_page[] =
+    "<html><head><title>River plan</title></head><body><main><div><h1>River plan</h1>" PARA(1)
+        PARA(2) PARA(3) PARA(4) "</div></main><div class=\"notices\"><div><div><div>" NOTICE(1)
+            NOTICE(2) NOTICE(3) NOTICE(4) "</div></div></div></div></body></html>";
+
+static void the_block_at_the_headline_is_the_article(void **state)
+{
+    (void)state;
+    struct river r;
+    const char *text = river(&r, headline_page, sizeof headline_page - 1);
+    assert_paragraphs(text, 4);
+    if (strstr(text, "Notice"))
+        fail_msg("took the notices in [%s]", text);
+    arena_release(&r.a);
+}
+
 /* The box about the author at the end goes, by its class; so do more
  * pointers, asks and credits in other languages, while a sentence that
  * starts with such a word stays. */
@@ -348,6 +371,7 @@ int main(void)
         cmocka_unit_test(a_list_of_steps_stays),
         cmocka_unit_test(captions_by_class_and_outside_figures_are_dropped),
         cmocka_unit_test(a_nav_is_never_the_article),
+        cmocka_unit_test(the_block_at_the_headline_is_the_article),
         cmocka_unit_test(author_boxes_and_more_lines_are_dropped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -142,8 +142,8 @@ void extract_squash(struct buf *out, const char *s)
     }
 }
 
-/* A heading that says what the title says. */
-static bool repeats_title(struct ctx *c, uint32_t i)
+/* A heading that says what the title says (extract_passes.h). */
+bool extract_repeats_title(struct ctx *c, uint32_t i)
 {
     if (!c->title)
         return false;
@@ -365,7 +365,7 @@ void extract_clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned fla
         enum xtag t = (enum xtag)d->nodes[i].tag;
         if (f[i].gone || t == XTAG_TEXT)
             continue;
-        if ((t == XTAG_h1 || t == XTAG_h2) && !title_seen && repeats_title(c, i)) {
+        if ((t == XTAG_h1 || t == XTAG_h2) && !title_seen && extract_repeats_title(c, i)) {
             title_seen = true;
             remove_subtree(c, i);
             i = xdom_subtree_end(d, i) - 1;
