@@ -11,15 +11,17 @@
  *    to the next one up, a third of a third further, up to 5 levels. A
  *    candidate starts from its tag (div +5, lists and headings less) and
  *    its class and id (+25 for article words, -25 for boilerplate words),
- *    and its sum is scaled by the share of its text that is not link text.
+ *    and its sum is scaled by the share of its text that is not link text;
+ *    on the headline's branch (headline_bonus) it scores a fifth more.
  * 3. The best candidate, moved up to an ancestor when several near-best
  *    candidates sit under it (an article split into blocks), or when its
  *    parent scores nearly as well; then its siblings that score well, share
  *    its class, or are link-poor paragraphs, join it.
  * 4. Inside what was picked, lists, tables, forms and divs that look like
  *    boilerplate (many links, few paragraphs, more images or inputs than
- *    text, negative class) are dropped, inner ones first; headings that
- *    repeat the title and share bars too.
+ *    text, negative class) are dropped, inner ones first, but not a
+ *    block that holds most of the text as prose (extract_clean.c says
+ *    which); headings that repeat the title and share bars too.
  * 5. Less than 500 characters: again without step 1's class rule, then
  *    without class weights, then without step 4; the longest result wins.
  * Whether the page holds an article at all is a separate, cheaper test:
