@@ -3,7 +3,8 @@
  * string is valid UTF-8 without control characters (but '\n' in the text),
  * without leading, trailing or doubled white space; text_len is the text's
  * length and within EXTRACT_MAX_TEXT; URLs are absolute http(s). The URLs
- * given are an article's, none, and a site root's (inside a Wayback URL). */
+ * given are an article's, none, a site root's (inside a Wayback URL) and a
+ * permalink filed by date. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -45,6 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         {"https://news.example/a/b/page.html?x=1", "windows-1251"},
         /* a site root inside a Wayback URL: the article-or-not rules */
         {"https://web.archive.org/web/20160401095740/http://news.example/", NULL},
+        /* a dated permalink: counts as a declaration */
+        {"https://blog.example/2012/05/31/river-plan/", NULL},
     };
     for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
         struct arena a;

@@ -56,7 +56,7 @@ static bool readerable(const char *head, const char *body, const char *url)
     return r;
 }
 
-#define ARTICLE_URL "https://news.example/2024/05/07/river-plan-approved"
+#define ARTICLE_URL "https://news.example/politics/river-plan-approved-7"
 #define OG_ARTICLE "<meta property=\"og:type\" content=\"article\">"
 #define OG_WEBSITE "<meta property=\"og:type\" content=\"website\">"
 
@@ -134,6 +134,21 @@ static void a_section_index_is_no_article(void **state)
     assert_true(readerable(OG_ARTICLE, body, "https://news.example/politik/"));
 }
 
+/* A permalink filed by date ("/2012/05/31/slug") says what a declaration
+ * says; a number that is no year and month does not, nor does a date over
+ * a page of links. */
+static void a_dated_permalink_counts_as_a_declaration(void **state)
+{
+    (void)state;
+    assert_true(readerable("", BRIEFS, "https://blog.example/2012/05/31/river-plan/"));
+    assert_true(readerable("", BRIEFS, "https://blog.example/2011/09/river-plan"));
+    assert_true(readerable(OG_WEBSITE, BRIEFS, "https://blog.example/2011/09/river-plan"));
+    assert_false(readerable("", BRIEFS, "https://blog.example/1234/56/river-plan"));
+    assert_false(readerable("", BRIEFS, "https://blog.example/2011/13/river-plan"));
+    assert_false(readerable("", BRIEFS, "https://blog.example/tag/2011/"));
+    assert_false(readerable("", "<p>Subscribe.</p>", "https://blog.example/2012/05/31/x/"));
+}
+
 static void a_page_of_links_is_no_article(void **state)
 {
     (void)state;
@@ -164,6 +179,7 @@ int main(void)
         cmocka_unit_test(a_declaration_without_text_is_no_article),
         cmocka_unit_test(a_site_root_is_never_an_article),
         cmocka_unit_test(a_section_index_is_no_article),
+        cmocka_unit_test(a_dated_permalink_counts_as_a_declaration),
         cmocka_unit_test(a_page_of_links_is_no_article),
         cmocka_unit_test(undeclared_text_without_long_paragraphs_needs_length),
     };

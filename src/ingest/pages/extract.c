@@ -11,15 +11,17 @@
  *    to the next one up, a third of a third further, up to 5 levels. A
  *    candidate starts from its tag (div +5, lists and headings less) and
  *    its class and id (+25 for article words, -25 for boilerplate words),
- *    and its sum is scaled by the share of its text that is not link text.
+ *    and its sum is scaled by the share of its text that is not link text;
+ *    on the headline's branch (headline_bonus) it scores a fifth more.
  * 3. The best candidate, moved up to an ancestor when several near-best
  *    candidates sit under it (an article split into blocks), or when its
  *    parent scores nearly as well; then its siblings that score well, share
  *    its class, or are link-poor paragraphs, join it.
  * 4. Inside what was picked, lists, tables, forms and divs that look like
  *    boilerplate (many links, few paragraphs, more images or inputs than
- *    text, negative class) are dropped, inner ones first; headings that
- *    repeat the title and share bars too.
+ *    text, negative class) are dropped, inner ones first, but not a
+ *    block that holds most of the text as prose (extract_clean.c says
+ *    which); headings that repeat the title and share bars too.
  * 5. Less than 500 characters: again without step 1's class rule, then
  *    without class weights, then without step 4; the longest result wins.
  * Whether the page holds an article at all is a separate, cheaper test:
@@ -239,7 +241,8 @@ static void page_pass(struct ctx *c)
         }
         if (x->tag == XTAG_body || x->tag == XTAG_a || x->tag == XTAG_html)
             unlikely = false;
-        if (role_is_boilerplate(xdom_attr(d, i, XATTR_role, NULL)))
+        /* <nav> says what role="navigation" says */
+        if (role_is_boilerplate(xdom_attr(d, i, XATTR_role, NULL)) || x->tag == XTAG_nav)
             unlikely = true;
         n->weight = (int8_t)w;
         n->unlikely = unlikely;
@@ -288,6 +291,39 @@ static void score_pass(struct ctx *c, unsigned flags)
     for (uint32_t i = 1; i < d->n; i++)
         if (f[i].scored)
             f[i].score *= 1.0f - link_density(&f[i]);
+}
+
+#define HEADLINE_BONUS 1.2f /* a candidate at the headline: the article is there */
+
+/* The first h1 the attempt keeps that repeats the page's title, or 0. */
+static uint32_t find_headline(struct ctx *c)
+{
+    for (uint32_t i = 1; i < c->d->n; i++)
+        if (c->d->nodes[i].tag == XTAG_h1 && !c->f[i].gone && extract_repeats_title(c, i))
+            return i;
+    return 0;
+}
+
+/* A candidate on the headline's branch of the tree (one that holds the
+ * headline, or whose parent does: the headline's siblings and its
+ * ancestors' children) scores a fifth more: of several blocks of text
+ * (a teaser grid, a sidebar's text, a table of names, the next article of
+ * an endless scroll) the one by the headline is the article. Narrower
+ * (the parent at most a few levels above the headline) did worse on the
+ * development set's tuning half. */
+static void headline_bonus(struct ctx *c)
+{
+    const struct xdom *d = c->d;
+    uint32_t h = find_headline(c);
+    if (h == 0)
+        return;
+    for (uint32_t i = 1; i < d->n; i++) {
+        if (!c->f[i].scored || c->f[i].gone)
+            continue;
+        uint32_t at = d->nodes[i].parent ? d->nodes[i].parent : i;
+        if (h >= at && h < xdom_subtree_end(d, at))
+            c->f[i].score *= HEADLINE_BONUS;
+    }
 }
 
 static bool in_subtree(const struct xdom *d, uint32_t root, uint32_t i, uint32_t end)
@@ -496,6 +532,7 @@ static int attempt(struct ctx *c, unsigned flags, struct pick *pk, struct buf *o
     }
     extract_attempt_pass(c, flags);
     score_pass(c, flags);
+    headline_bonus(c);
     uint32_t top = pick_top(c);
     pk->n = 0;
     if (top == 0) {
@@ -662,6 +699,86 @@ out:
     return found;
 }
 
+#define LEAD_MAX_GAP_CHARS 300 /* a headline, a byline, a date between it and the body */
+
+/* A class or id word that marks a lead: "intro", "lead", "leader",
+ * "chapo" (French), "standfirst", "teaser", "summary", "excerpt",
+ * "abstract". */
+static bool marks_lead(const char *v)
+{
+    static const char *const words[] = {"intro",  "lead",    "chapo",   "standfirst",
+                                        "teaser", "summary", "excerpt", "abstract"};
+    char low[CLASS_MAX];
+    lower_into(low, sizeof low, v);
+    return low[0] && HAS_ANY(low, words);
+}
+
+/* Characters of visible text in nodes [from, to), at most cap. */
+static uint32_t text_between(const struct ctx *c, uint32_t from, uint32_t to, uint32_t cap)
+{
+    uint32_t n = 0;
+    for (uint32_t i = from; i < to && n <= cap; i++) {
+        if (c->f[i].gone) {
+            i = xdom_subtree_end(c->d, i) - 1;
+            continue;
+        }
+        if (c->d->nodes[i].tag == XTAG_TEXT)
+            n += c->f[i].chars;
+    }
+    return n;
+}
+
+/* A lead no description announces: the page marks it by its class or id
+ * instead (docs/extraction.md, "the lead"). The last visible element so
+ * marked before the main text, of paragraph size, mostly not links, with
+ * no heading of its own, and right above the body: at most a headline,
+ * a byline and a date between them (a teaser further up is another
+ * article's). Its text must not be in the main text already. Call after
+ * lead_before, whose attempt pass it relies on. Returns the node, or 0. */
+static uint32_t lead_by_class(struct ctx *c, const struct pick *pk, const char *text)
+{
+    const struct xdom *d = c->d;
+    const struct nfo *f = c->f;
+    if (pk->n == 0 || pk->nodes[0] == 0)
+        return 0;
+    uint32_t first = pk->nodes[0], found = 0;
+    for (uint32_t i = 1; i < first; i++) {
+        if (f[i].gone) {
+            i = xdom_subtree_end(d, i) - 1;
+            continue;
+        }
+        if (d->nodes[i].tag == XTAG_TEXT || xdom_subtree_end(d, i) > first)
+            continue;
+        if (!marks_lead(xdom_attr(d, i, XATTR_class, NULL)) &&
+            !marks_lead(xdom_attr(d, i, XATTR_id, NULL)))
+            continue;
+        if (f[i].tlen >= LEAD_MIN_BYTES && f[i].tlen <= LEAD_MAX_CHARS_TEXT && f[i].htext == 0 &&
+            link_density(&f[i]) < 0.5f) {
+            found = i;
+            i = xdom_subtree_end(d, i) - 1; /* the outermost marked element that fits */
+        }
+    }
+    if (!found ||
+        text_between(c, xdom_subtree_end(d, found), first, LEAD_MAX_GAP_CHARS) > LEAD_MAX_GAP_CHARS)
+        return 0;
+    struct buf line, want, got;
+    buf_init(&line, 0);
+    buf_init(&want, 0);
+    buf_init(&got, 0);
+    xdom_text_line(d, found, &line, 1024);
+    extract_squash(&want, line.data);
+    if (want.len > LEAD_MATCH_BYTES)
+        want.data[want.len = LEAD_MATCH_BYTES] = '\0';
+    extract_squash(&got, text);
+    if (buf_error(&want) || buf_error(&got) || want.len == 0 ||
+        (got.data && strstr(got.data, want.data)))
+        found = 0; /* the main text has it already */
+    buf_release(&line);
+    buf_release(&want);
+    buf_release(&got);
+    return found;
+}
+
 /* text with the lead node's text and a line break before it. */
 static char *with_lead(struct ctx *c, uint32_t lead, const char *text, size_t *len)
 {
@@ -765,6 +882,10 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
         out->excerpt = first_paragraph(&c, &pk);
     if (out->readerable) {
         uint32_t lead = lead_before(&c, &pk, desc, out->text);
+        if (!lead) {
+            extract_attempt_pass(&c, 0);
+            lead = lead_by_class(&c, &pk, out->text);
+        }
         char *t = lead ? with_lead(&c, lead, out->text, &out->text_len) : NULL;
         if (t)
             out->text = t;

@@ -69,7 +69,19 @@ static bool is_data_table(const struct xdom *d, uint32_t i, uint32_t end)
     return rows >= 10 || cells > 4 * rows + 0 || (rows > 1 && cells / (rows ? rows : 1) >= 4);
 }
 
-static bool conditional_removes(struct ctx *c, uint32_t i, unsigned flags)
+#define PROSE_MIN_COMMAS 10 /* a block of sentences, not a list of links or labels */
+
+/* Node i reads as prose (commas, few links) and holds more than half of
+ * the picked text under root: the article itself, whatever its class
+ * says ("o-media", a "field--label-hidden" wrapper). */
+static bool holds_the_article(const struct ctx *c, uint32_t i, uint32_t root)
+{
+    const struct nfo *n = &c->f[i];
+    return n->ncommas >= PROSE_MIN_COMMAS && link_density(n) < 0.2f &&
+           n->tlen * 2 > c->f[root].tlen;
+}
+
+static bool conditional_removes(struct ctx *c, uint32_t i, uint32_t root, unsigned flags)
 {
     const struct xdom *d = c->d;
     const struct nfo *n = &c->f[i];
@@ -83,9 +95,14 @@ static bool conditional_removes(struct ctx *c, uint32_t i, unsigned flags)
         return false;
     int weight = (flags & WEIGHT_CLASSES) ? n->weight : 0;
     float score = n->scored ? n->score : 0;
-    if ((float)weight + score < 0)
+    /* a list starts below zero by its tag (tag_base_score); one of hardly
+     * any links (a recipe's steps, an FAQ's answers) is not dropped for
+     * that alone, only for its class */
+    if ((t == XTAG_ul || t == XTAG_ol) && link_density(n) < 0.1f && score < 0)
+        score = 0;
+    if ((float)weight + score < 0 && !holds_the_article(c, i, root))
         return true;
-    if (n->ncommas >= 10)
+    if (n->ncommas >= PROSE_MIN_COMMAS)
         return false;
     /* an embedded tweet or a quote in its wrapper: the article quotes it */
     if (n->quote > 0 && link_density(n) < 0.5f)
@@ -125,8 +142,8 @@ void extract_squash(struct buf *out, const char *s)
     }
 }
 
-/* A heading that says what the title says. */
-static bool repeats_title(struct ctx *c, uint32_t i)
+/* A heading that says what the title says (extract_passes.h). */
+bool extract_repeats_title(struct ctx *c, uint32_t i)
 {
     if (!c->title)
         return false;
@@ -251,16 +268,35 @@ static uint32_t led_by(struct ctx *c, uint32_t i)
     return t == XTAG_ul || t == XTAG_ol || link_density(&c->f[k]) > 0.5f ? k : 0;
 }
 
-/* A figcaption of a figure that shows a photo (an image, no video): the
+#define CAPTION_MAX_CHARS 300 /* a caption is a line or two, not a paragraph block */
+#define CAPTION_MAX_UP 4       /* levels from a caption up to what shows the photo */
+
+/* What holds the photo a caption captions: its figure (a figcaption), or
+ * for a caption its class names ("wp-caption-text", "media__caption") or
+ * a figcaption outside any figure, the nearest of its ancestors (a few
+ * levels up) that shows an image. 0 when none. */
+static uint32_t captioned(struct ctx *c, uint32_t i)
+{
+    const struct xdom *d = c->d;
+    uint32_t up = d->nodes[i].parent;
+    for (int k = 0; up && k < CAPTION_MAX_UP; k++, up = d->nodes[up].parent)
+        if (d->nodes[up].tag == XTAG_figure)
+            return up;
+    up = d->nodes[i].parent;
+    for (int k = 0; up && k < CAPTION_MAX_UP; k++, up = d->nodes[up].parent)
+        if (c->f[up].img > 0)
+            return up;
+    return 0;
+}
+
+/* A caption of a figure that shows a photo (an image, no video): the
  * article does not rely on it. A video's caption often says what the
  * article does not, and stays. */
 static bool is_photo_caption(struct ctx *c, uint32_t i)
 {
     const struct xdom *d = c->d;
-    uint32_t fig = d->nodes[i].parent;
-    for (int up = 0; fig && d->nodes[fig].tag != XTAG_figure && up < 3; up++)
-        fig = d->nodes[fig].parent;
-    if (!fig || d->nodes[fig].tag != XTAG_figure)
+    uint32_t fig = captioned(c, i);
+    if (!fig)
         return false;
     bool image = false;
     uint32_t end = xdom_subtree_end(d, fig);
@@ -272,6 +308,14 @@ static bool is_photo_caption(struct ctx *c, uint32_t i)
         image = image || t == XTAG_img || t == XTAG_picture;
     }
     return image;
+}
+
+/* A line whose class says it is a caption ("wp-caption-text",
+ * "media__caption"), short. */
+static bool names_caption(struct ctx *c, uint32_t i)
+{
+    const char *k = xdom_attr(c->d, i, XATTR_class, NULL);
+    return k && c->f[i].tlen <= CAPTION_MAX_CHARS && xtext_has_ci(k, "caption");
 }
 
 static bool tag_is_line(enum xtag t)
@@ -321,7 +365,7 @@ void extract_clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned fla
         enum xtag t = (enum xtag)d->nodes[i].tag;
         if (f[i].gone || t == XTAG_TEXT)
             continue;
-        if ((t == XTAG_h1 || t == XTAG_h2) && !title_seen && repeats_title(c, i)) {
+        if ((t == XTAG_h1 || t == XTAG_h2) && !title_seen && extract_repeats_title(c, i)) {
             title_seen = true;
             remove_subtree(c, i);
             i = xdom_subtree_end(d, i) - 1;
@@ -345,7 +389,8 @@ void extract_clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned fla
             i = xdom_subtree_end(d, i) - 1;
             continue;
         }
-        if (t == XTAG_figcaption && i != root && is_photo_caption(c, i)) {
+        if (i != root && (t == XTAG_figcaption || (tag_is_line(t) && names_caption(c, i))) &&
+            is_photo_caption(c, i)) {
             remove_subtree(c, i);
             i = xdom_subtree_end(d, i) - 1;
             continue;
@@ -384,7 +429,7 @@ void extract_clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned fla
                 ancestor_gone = true;
                 break;
             }
-        if (!ancestor_gone && conditional_removes(c, i, flags))
+        if (!ancestor_gone && conditional_removes(c, i, root, flags))
             remove_node(c, i);
     }
 }

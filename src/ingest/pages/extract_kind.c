@@ -73,6 +73,37 @@ static bool url_is_section(const char *url)
     return true;
 }
 
+static bool digits(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] < '0' || p[i] > '9')
+            return false;
+    return true;
+}
+
+/* A permalink with the date in its path ("/2012/05/31/slug",
+ * "/2011/09/gefallt-mir/"): a year 1990-2099 and a month 01-12 as path
+ * segments of their own, with more path after them. Blogs and news sites
+ * file their articles so; an index is not filed by date and slug. */
+static bool url_has_date_path(const char *url)
+{
+    struct url_parts u;
+    page_path(url, &u);
+    const char *p = u.path;
+    size_t n = u.path_len;
+    for (size_t i = 0; i + 9 < n; i++) {
+        if (p[i] != '/' || p[i + 5] != '/' || p[i + 8] != '/' || !digits(p + i + 1, 4) ||
+            !digits(p + i + 6, 2))
+            continue;
+        int year = (p[i + 1] - '0') * 1000 + (p[i + 2] - '0') * 100 + (p[i + 3] - '0') * 10 +
+                   (p[i + 4] - '0');
+        int month = (p[i + 6] - '0') * 10 + (p[i + 7] - '0');
+        if (year >= 1990 && year <= 2099 && month >= 1 && month <= 12)
+            return true;
+    }
+    return false;
+}
+
 /* Share of link text in the picked main text. */
 static float pick_links(const struct ctx *c, const struct pick *pk)
 {
@@ -88,8 +119,9 @@ static float pick_links(const struct ctx *c, const struct pick *pk)
  * not"): a home page never does, whatever it declares; a page that says it
  * is an article does when it has a main text at all, since Firefox's
  * gate (gate) misses briefs, lists and text in <div>s; a page of links or
- * a section's index does not; one that says "website" needs the gate; one
- * that says nothing needs the gate or a longer main text of few links. */
+ * a section's index does not; one whose URL is a permalink filed by date
+ * counts as declared; one that says "website" needs the gate; one that
+ * says nothing needs the gate or a longer main text of few links. */
 bool extract_page_is_article(const struct ctx *c, const struct pick *pk, enum xmeta_kind kind,
                             const char *url, bool gate, size_t chars)
 {
@@ -100,6 +132,9 @@ bool extract_page_is_article(const struct ctx *c, const struct pick *pk, enum xm
         return gate || chars >= DECLARED_MIN_CHARS;
     if (text_links > PAGE_MAX_LINKS || (url && url_is_section(url)))
         return false;
+    /* a permalink filed by date says "article" as a declaration does */
+    if (url && url_has_date_path(url))
+        return gate || chars >= DECLARED_MIN_CHARS;
     if (gate || kind == XMETA_WEBSITE)
         return gate;
     return chars >= UNDECLARED_MIN_CHARS && text_links < TEXT_MAX_LINKS;

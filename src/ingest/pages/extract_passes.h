@@ -116,6 +116,11 @@ void extract_attempt_pass(struct ctx *c, unsigned flags);
 void extract_clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned flags);
 bool extract_has_ancestor_tag(const struct xdom *d, uint32_t i, enum xtag t, int max_up);
 void extract_squash(struct buf *out, const char *s);
+/* Heading i says what the page's title says (c->title; the shorter holds
+ * at least three quarters of the longer), case, spaces and punctuation
+ * aside: the headline that extract.c's scoring looks for and the clean
+ * pass drops. */
+bool extract_repeats_title(struct ctx *c, uint32_t i);
 
 /* extract_byline.c: the byline the page's text shows, not the site's own
  * name; NULL when none. */
