@@ -601,13 +601,13 @@ uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi);
 uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
                            uint32_t hi, uint64_t *bits, uint32_t base);
 /* For every posting of t with docid d in [lo, hi) whose bit (d - base)
- * is set in v: its eng_posting_head_read() wf2 into wf2 at d's rank
- * among v's bits (rank[w]: bits set in v's words before word w). Relevancy's frequencies
- * a term at a time over a set of matches (search.c); its heads alone are
+ * is set in v: its eng_posting_head_read() wf2 into wf2 at d's rank among v's bits (rank[w]: bits
+ * set in v's words before word w), its block's dl_min raising dl_floor there. Relevancy's frequencies
+ * a term at a time over a set of matches (rank.c); its heads alone are
  * read, a block without a match is skipped. Meta terms: nothing. */
 void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
                         uint32_t hi, const uint64_t *v, uint32_t base, const uint32_t *rank,
-                        uint32_t *wf2);
+                        uint32_t *wf2, uint32_t *dl_floor);
 /* The skip entry of the cursor's current block. */
 static inline const struct eng_skip *eng_cursor_block(const struct eng_cursor *c)
 {

@@ -395,7 +395,7 @@ static inline uint32_t bit_rank(const uint64_t *v, const uint32_t *rank, uint32_
 
 void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
                         uint32_t hi, const uint64_t *v, uint32_t base, const uint32_t *rank,
-                        uint32_t *wf2)
+                        uint32_t *wf2, uint32_t *dl_floor)
 {
     struct eng_skip one;
     const struct eng_skip *skip = term_skip(s, t, &one);
@@ -432,8 +432,12 @@ void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, u
             p = eng_posting_head_read(p, &w, &tfs);
             if (d >= hi)
                 return;
-            if (d >= lo && (v[(d - base) >> 6] >> ((d - base) & 63) & 1))
-                wf2[bit_rank(v, rank, d - base)] = w;
+            if (d >= lo && (v[(d - base) >> 6] >> ((d - base) & 63) & 1)) {
+                uint32_t m = bit_rank(v, rank, d - base);
+                wf2[m] = w;
+                if (dl_floor[m] < skip[b].dl_min)
+                    dl_floor[m] = skip[b].dl_min;
+            }
         }
     }
 }

@@ -297,7 +297,7 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
 {
     const struct eng_segment *seg = ev2->seg;
     size_t nl = r->plan.nleaves, nweigh = 0;
-    uint32_t nm = 0, *wf2 = NULL;
+    uint32_t nm = 0, *wf2 = NULL, *floor = NULL;
     int rc = 1; /* no leaf pays, until one does */
 
     uint32_t *rank = malloc((size_t)b->nw * sizeof *rank);
@@ -322,14 +322,15 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
     }
     if (nweigh == 0)
         goto out;
-    if ((wf2 = calloc(nweigh * (size_t)nm, sizeof *wf2)) == NULL) {
+    if ((wf2 = calloc(nweigh * (size_t)nm, sizeof *wf2)) == NULL ||
+        (floor = calloc(nm, sizeof *floor)) == NULL) {
         rc = ERR_NOMEM;
         goto out;
     }
     for (size_t i = 0; i < nl; i++) {
         if (slot[i])
             eng_postings_weigh(seg, ev2->leaf_nodes[i]->cur[0].t, b->lo, b->hi, v, b->base, rank,
-                               wf2 + (slot[i] - 1) * (size_t)nm);
+                               wf2 + (slot[i] - 1) * (size_t)nm, floor);
     }
     rc = 0;
     uint32_t m = 0;
@@ -345,10 +346,19 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
                     n->started = true;
                     n->doc = eng_cursor_seek(&n->cur[0], d);
                     r->freq[i] = eng_iter_leaf_freq(n, d);
+                    if (n->doc == d && floor[m] < eng_cursor_block(&n->cur[0])->dl_min)
+                        floor[m] = eng_cursor_block(&n->cur[0])->dl_min;
                 } else {
                     r->freq[i] = 0.0;
                 }
             }
+            /* As eng_rank_match's third bound: the exact frequencies with
+             * the length floor of the blocks holding d, before dl[d] (a
+             * cache miss per match: 71 % of this function's samples on a
+             * common word's relevancy page at 10 M). */
+            if (r->heap.n == r->heap.k && !r->snap->score_all &&
+                bm25_sum(r, r->freq, floor[m]) < r->heap.v[0].key)
+                continue;
             double score = bm25_sum(r, r->freq, (double)seg->dl[d]); /* fts5Bm25Function() */
             if (heap_may_take(&r->heap, score))
                 heap_offer(r, (struct cand){score, seg->ids[d], {ev2->si, d}});
@@ -357,6 +367,7 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
             rc = ERR_TIMEOUT;
     }
 out:
+    free(floor);
     free(wf2);
     free(rank);
     return rc;
