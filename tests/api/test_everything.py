@@ -302,6 +302,33 @@ def test_bad_dates(api, frm, to):
     assert re.search(r"\b(from|to)\b", b["message"]), b["message"]
 
 
+# ---- a broad filter at few candidates: read from the facet column ----------------
+# A language or source term whose documents outnumber the query's matches
+# more than 4 to 1 is checked at each match from its facet column instead of
+# being decoded (index/engine/sets.c, COLUMN_RATIO); the answers must be the
+# decoded ones'.
+@pytest.mark.parametrize("name,value,word", [
+    ("language", "en", "said"), ("language", "en", "people"), ("language", "en", "police"),
+    ("sources", "bbc-news", "government"), ("sources", "bbc-news", "police"),
+    ("sources", "bbc-news", "war")])
+def test_broad_filter_at_few_matches(api, corpus, name, value, word):
+    q = '"%s"' % word
+    matches, everyone = corpus.everything(q=q), corpus.everything(**{name: value})
+    assert 0 < 4 * len(matches) < len(everyone), (word, name, len(matches), len(everyone))
+    check(api, corpus, [("q", q), (name, value)], {"q": q, name: value})
+
+
+@pytest.mark.parametrize("word", ["government", "war", "water", "said"])
+def test_not_a_source_at_few_matches(api, word):
+    """The column's negated narrowing (NOT source:…) against two plain searches."""
+    q = '"%s"' % word
+    total = articles_ok(api.get(EV, [("q", q)]))["totalResults"]
+    bbc = articles_ok(api.get(EV, [("q", q), ("sources", "bbc-news")]))["totalResults"]
+    b = articles_ok(api.get(EV, [("q", q + " NOT source:bbc-news"), ("pageSize", "100")]))
+    assert bbc > 0 and b["totalResults"] == total - bbc, (word, total, bbc, b["totalResults"])
+    assert all(a["source"]["id"] != "bbc-news" for a in b["articles"])
+
+
 # ---- language ---------------------------------------------------------------------
 @pytest.mark.parametrize("lang", ["en", "fr", "ru", "EN", "Fr", "zh", "de", "es", "ud", "he"])
 def test_language(api, corpus, lang):

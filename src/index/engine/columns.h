@@ -7,6 +7,7 @@
 #ifndef NEWSD_INDEX_ENGINE_COLUMNS_H
 #define NEWSD_INDEX_ENGINE_COLUMNS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "index/index.h"
@@ -22,6 +23,22 @@ struct eng_facet_col {
 struct eng_facet_cols {
     _Atomic(struct eng_facet_col *) col[INDEX_FACET_N];
 };
+
+struct eng_segment;
+struct eng_term;
+struct eng_docs_pool;
+
+/* Facet f's column of s, built the first time it is asked (facet_cols.c;
+ * pool: the document store's contexts, read for the author alone). */
+int eng_facet_column(struct eng_segment *s, struct eng_docs_pool *pool, enum index_facet f,
+                     const struct eng_facet_col **out);
+
+/* Narrows the candidates in v (bit d - base, nw words) by meta term t of
+ * s through its facet column: keeps those with t's value (neg: those
+ * without). 1 when done, 0 when t is not a language or source term (or a
+ * value the column lacks), ERR_NOMEM. */
+int eng_facet_column_narrow(struct eng_segment *s, const struct eng_term *t, uint64_t *v,
+                            uint32_t base, uint32_t nw, bool neg);
 
 /* One facet column freed (NULL: nothing). */
 void eng_facet_col_free(struct eng_facet_col *c);

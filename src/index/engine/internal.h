@@ -8,9 +8,8 @@
  *  - a snapshot (segments, their delete sets, source popularity, BM25
  *    totals) is immutable and refcounted; the follower thread is the only
  *    writer and publishes a new snapshot by swapping a pointer;
- *  - terms are the strings the FTS5 tokenizer gives FTS5 (text/text_fts5.h):
- *    exact tokens (with positions), "~stem" (without positions), and meta
- *    terms (store/meta.h) prefixed with ENG_META_MARK in one dictionary.
+ *  - terms are the strings the FTS5 tokenizer gives FTS5 (text/text_fts5.h): exact tokens (with
+ *    positions), "~stem" (without), meta terms (store/meta.h) after ENG_META_MARK, one dictionary.
  *
  * Files, bottom to top; each calls only files above it in this list (checked
  * by scripts/check-structure.py, engine_calls_downward: `make structure-check`):
@@ -26,6 +25,7 @@
  *   segfile.c    segment files: write, map, the full check, where the bytes go
  *   manifest.c   the index directory's table of contents
  *   count_cache.c the count cache
+ *   facet_cols.c facet columns filled on first use (columns.h)
  *   iter.c       search: document-at-a-time iterators over a segment
  *   rank.c       search: relevancy (FTS5's bm25), scores into the page
  *   sets.c       search: the set evaluator (bitsets of a docid window)
@@ -33,7 +33,7 @@
  *   split.c      search: every segment, on one thread or two
  *   search.c     search: the driver (eng_search_ids); search.h their state
  *   counts.c     matches per time bucket (index_counts) over the driver's visits
- *   facets.c     facet columns filled on first use, top values (index_facets)
+ *   facets.c     a facet's top values over the driver's visits (index_facets)
  *   stories.c    each match's story; a story's documents (index_story_*)
  *   prefix.c     the exact words of the dictionaries that start with a prefix
  *   page.c       the page from the segments' document stores

@@ -1,6 +1,7 @@
 /* The set evaluator of a search (search.h): a plan's matches in a docid
  * window as bitsets, the count a popcount and the page read off the set. */
 #include "index/engine/search.h"
+#include "index/engine/columns.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -30,6 +31,12 @@
  * cursors not counted, probed a three-form OR at 400 candidates for longer
  * than building it took. */
 #define PROBE_RATIO 64
+
+/* A language or source term is read from its facet column (facet_cols.c)
+ * when its postings exceed this many per candidate: a column read is a
+ * load per candidate (~3 ns), a decoded posting ~1.5 ns and its share of
+ * the AND over the window's words. */
+#define COLUMN_RATIO 4
 
 #if defined(__GNUC__) && defined(__x86_64__)
 /* The popcnt instruction where the CPU has it (every x86-64 since 2008):
@@ -261,6 +268,18 @@ static int set_narrow(struct sets *b, struct node *n, uint64_t *v, bool neg, uin
 {
     if (*cand == 0)
         return 0;
+    /* A broad language or source filter (a language: most documents) read
+     * at each candidate from its facet column, a load a candidate, rather
+     * than its postings decoded (q=people&language=en at 10 M: 8.5 million
+     * postings for 332,719 candidates) */
+    if (n->kind == PLAN_TERM && !n->filter && set_cost(b, n) > COLUMN_RATIO * *cand) {
+        int rc = eng_facet_column_narrow((struct eng_segment *)(uintptr_t)b->ev->seg,
+                                         n->cur[0].t, v, b->base, b->nw, neg);
+        if (rc != 0) {
+            *cand = set_count(b, v);
+            return rc < 0 ? rc : 0;
+        }
+    }
     if (set_cost(b, n) > PROBE_RATIO * *cand * node_cursors(n)) {
         int rc = set_probe(b, n, v, neg);
         *cand = set_count(b, v);

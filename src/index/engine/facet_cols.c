@@ -1,0 +1,237 @@
+/* Facet columns (columns.h): per segment and facet, each docid's value as
+ * a small integer (a number of the segment's own string table), derived
+ * the first time a search asks for that facet of that segment and kept in
+ * memory with the segment (docs/engine.md "Facets"). Source, domain,
+ * language, country and category come from the meta terms (store/meta.h):
+ * each value's term is walked once and its docids marked (a domain's
+ * suffix terms are walked too: a document keeps its longest, which is its
+ * own domain). The author, which no term holds, comes from each
+ * document's JSON in the document store. Read by facets.c (counting) and
+ * by the set evaluator (sets.c: a broad language or source filter checked
+ * at each candidate). */
+#include "index/engine/columns.h"
+#include "index/engine/internal.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "article/json_author.h"
+#include "store/meta.h"
+#include "util/ascii.h"
+#include "util/buf.h"
+#include "util/strtab.h"
+
+#include "util/banned.h"
+
+#define NO_VALUE ENG_FACET_NO_VALUE
+
+/* Columns are built one at a time, whoever asks: a build reads a whole
+ * segment, and two searches asking for the same one wait for one build. */
+static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char meta_kind[INDEX_FACET_N] = {STORE_META_SOURCE,  STORE_META_DOMAIN,
+                                              STORE_META_LANGUAGE, STORE_META_COUNTRY,
+                                              STORE_META_CATEGORY, 0};
+
+/* A meta term's value back from store_meta_term's spelling: hex for
+ * source and domain, "_"+hex for a language, country or category that is
+ * not one plain word, else the word. false when it is neither. */
+static bool meta_value(char kind, const char *t, size_t len, struct buf *out)
+{
+    bool hex = kind == STORE_META_SOURCE || kind == STORE_META_DOMAIN;
+    if (!hex && len > 0 && t[0] == '_') {
+        hex = true;
+        t++;
+        len--;
+    }
+    if (!hex) {
+        buf_append(out, t, len);
+        return true;
+    }
+    if (len % 2)
+        return false;
+    for (size_t i = 0; i < len; i += 2) {
+        int hi = ascii_hex_value(t[i]), lo = ascii_hex_value(t[i + 1]);
+        if (hi < 0 || lo < 0)
+            return false;
+        buf_putc(out, (char)(hi * 16 + lo));
+    }
+    return true;
+}
+
+/* A column from the meta terms of kind. */
+static int build_meta(const struct eng_segment *s, char kind, struct eng_facet_col *c)
+{
+    const char prefix[2] = {ENG_META_MARK, kind};
+    struct buf val;
+    struct eng_cursor *cur = malloc(sizeof *cur);
+    int rc = 0;
+    if (cur == NULL)
+        return ERR_NOMEM;
+    buf_init(&val, 0);
+    /* a damaged dictionary (the search says so and flags the segment)
+     * fails the column rather than leaving it empty */
+    size_t first = eng_segment_term_lower(s, prefix, 2);
+    if (eng_segment_damaged(s))
+        rc = ERR_PARSE;
+    for (size_t i = first; rc == 0 && i < s->nterms; i++) {
+        const struct eng_term *t = &s->terms[i];
+        if ((uint64_t)t->str + t->len > s->strs_len) { /* as eng_segment_term checks */
+            rc = ERR_PARSE;
+            break;
+        }
+        const char *str = s->strs + t->str;
+        if (t->len < 2 || memcmp(str, prefix, 2))
+            break;
+        size_t num;
+        int added;
+        val.len = 0;
+        if (!meta_value(kind, str + 2, t->len - 2, &val) || val.len == 0)
+            continue; /* not a value newsd writes: no facet value */
+        if (buf_error(&val)) {
+            rc = ERR_NOMEM;
+            break;
+        }
+        if ((rc = eng_segment_term_ready(s, t)) < 0 ||
+            (rc = strtab_add(&c->vals, val.data, val.len, &num, &added)) < 0)
+            break;
+        eng_cursor_init(cur, s, t);
+        for (uint32_t d = eng_cursor_seek(cur, 0); d < s->n; d = eng_cursor_seek(cur, d + 1)) {
+            /* a domain's suffixes are terms too: keep the longest */
+            if (c->v[d] == NO_VALUE || strtab_len(&c->vals, c->v[d]) < val.len)
+                c->v[d] = (uint32_t)num;
+        }
+    }
+    buf_release(&val);
+    free(cur);
+    return rc;
+}
+
+/* The author column from the document store. */
+static int build_author(const struct eng_segment *s, struct eng_docs_pool *pool,
+                        struct eng_facet_col *c)
+{
+    void *dctx = eng_docs_pool_get(pool);
+    struct buf val;
+    char *json = NULL;
+    size_t cap = 0;
+    int rc = 0;
+    if (dctx == NULL)
+        return ERR_NOMEM;
+    buf_init(&val, 0);
+    for (uint32_t d = 0; d < s->n && rc == 0; d++) {
+        size_t size, num;
+        int added;
+        if ((rc = eng_docs_size(s, d, &size)) < 0)
+            break;
+        if (size > cap) {
+            char *grown = realloc(json, size);
+            if (grown == NULL) {
+                rc = ERR_NOMEM;
+                break;
+            }
+            json = grown;
+            cap = size;
+        }
+        if ((rc = eng_docs_read(s, dctx, d, json, size)) < 0)
+            break;
+        val.len = 0;
+        /* A document that decoded (its zstd checksum held) is the JSON
+         * article_json wrote; should its author not read back, the
+         * document has none here rather than the segment being damaged. */
+        int got = article_json_author(json, size, &val);
+        if (buf_error(&val)) {
+            rc = ERR_NOMEM;
+            break;
+        }
+        if (got == 1) {
+            if ((rc = strtab_add(&c->vals, val.data, val.len, &num, &added)) < 0)
+                break;
+            c->v[d] = (uint32_t)num;
+        }
+    }
+    free(json);
+    buf_release(&val);
+    eng_docs_pool_put(pool, dctx);
+    return rc;
+}
+
+int eng_facet_column(struct eng_segment *s, struct eng_docs_pool *pool, enum index_facet f,
+                     const struct eng_facet_col **out)
+{
+    struct eng_facet_cols *cols = atomic_load(&s->facets);
+    struct eng_facet_col *c = cols ? atomic_load(&cols->col[f]) : NULL;
+    int rc = 0;
+    if (c) {
+        *out = c;
+        return 0;
+    }
+    pthread_mutex_lock(&build_lock);
+    if ((cols = atomic_load(&s->facets)) == NULL) {
+        if ((cols = calloc(1, sizeof *cols)) == NULL) {
+            rc = ERR_NOMEM;
+            goto out;
+        }
+        atomic_store(&s->facets, cols);
+    }
+    if ((c = atomic_load(&cols->col[f])) != NULL)
+        goto out;
+    if ((c = calloc(1, sizeof *c)) == NULL || (c->v = malloc((s->n ? s->n : 1) * sizeof *c->v)) == NULL) {
+        eng_facet_col_free(c);
+        c = NULL;
+        rc = ERR_NOMEM;
+        goto out;
+    }
+    strtab_init(&c->vals);
+    memset(c->v, 0xff, s->n * sizeof *c->v); /* NO_VALUE */
+    rc = f == INDEX_FACET_AUTHOR ? build_author(s, pool, c) : build_meta(s, meta_kind[f], c);
+    if (rc < 0) {
+        eng_facet_col_free(c);
+        c = NULL;
+        goto out;
+    }
+    atomic_store(&cols->col[f], c);
+out:
+    pthread_mutex_unlock(&build_lock);
+    *out = c;
+    return rc;
+}
+
+/* Language and source only: one value per document. (A domain's term
+ * also holds its subdomains' documents, and a column keeps a document's
+ * own domain; a country or category may not be the only one.) */
+int eng_facet_column_narrow(struct eng_segment *s, const struct eng_term *t, uint64_t *v,
+                            uint32_t base, uint32_t nw, bool neg)
+{
+    if (t->kind != ENG_TERM_META || t->len < 2)
+        return 0;
+    const char *str = s->strs + t->str; /* a term the dictionary search checked */
+    enum index_facet f;
+    if (str[1] == STORE_META_LANGUAGE)
+        f = INDEX_FACET_LANGUAGE;
+    else if (str[1] == STORE_META_SOURCE)
+        f = INDEX_FACET_SOURCE;
+    else
+        return 0;
+    struct buf val;
+    buf_init(&val, 0);
+    bool ok = meta_value(str[1], str + 2, t->len - 2, &val) && !buf_error(&val);
+    const struct eng_facet_col *c = NULL;
+    int rc = ok ? eng_facet_column(s, NULL, f, &c) : 0;
+    int64_t want = rc == 0 && ok ? strtab_find(&c->vals, val.data, val.len) : -1;
+    buf_release(&val);
+    if (rc < 0 || want < 0) /* not a value the column knows: the caller decodes the term */
+        return rc;
+    for (uint32_t w = 0; w < nw; w++) {
+        uint64_t keep = v[w];
+        for (uint64_t bits = v[w]; bits; bits &= bits - 1) {
+            unsigned i = (unsigned)__builtin_ctzll(bits);
+            if ((c->v[base + w * 64 + i] == (uint32_t)want) == neg)
+                keep &= ~((uint64_t)1 << i);
+        }
+        v[w] = keep;
+    }
+    return 1;
+}
