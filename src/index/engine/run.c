@@ -86,9 +86,14 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
     }
 
     /* A visitor that takes sets takes them for any plan: a term's matches
-     * decode into a set as fast as an OR's (stories AND them with a set). */
+     * decode into a set as fast as an OR's (stories AND them with a set).
+     * So does a one-term relevancy page: the set's page weighs the term a
+     * block at a time and bounds each match before its length is read
+     * (rank.c), where the iterators seek it to every match. */
     bool sets_kind = root->kind == PLAN_AND || root->kind == PLAN_OR ||
-                     root->kind == PLAN_ANDNOT || (r->visit && r->visit->set);
+                     root->kind == PLAN_ANDNOT || (r->visit && r->visit->set) ||
+                     (sort == INDEX_SORT_RELEVANCY && r->k > 0 && root->kind == PLAN_TERM &&
+                      !root->filter);
     if (!r->snap->doc_at_a_time && sets_kind && eng_sets_use(r, seg, root, lo, hi))
         return eng_sets_run_segment(r, &ev, si, root, lo, hi, &ck, known);
 
