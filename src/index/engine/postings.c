@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/bits.h"
 #include "util/sort.h"
 
 #include "util/banned.h"
@@ -242,7 +243,7 @@ static void data_advance(struct eng_cursor *c)
 const uint8_t *eng_varints_skip(const uint8_t *p, uint32_t n)
 {
     while (n >= 8) {
-        n -= (uint32_t)__builtin_popcountll(~load_le64(p) & 0x8080808080808080u);
+        n -= bits_pop(~load_le64(p) & 0x8080808080808080u);
         p += 8;
     }
     while (n > 0) {
@@ -390,7 +391,7 @@ static bool any_bit(const uint64_t *v, uint32_t base, uint32_t a, uint32_t b)
 static inline uint32_t bit_rank(const uint64_t *v, const uint32_t *rank, uint32_t x)
 {
     uint64_t below = v[x >> 6] & (((uint64_t)1 << (x & 63)) - 1);
-    return rank[x >> 6] + (uint32_t)__builtin_popcountll(below);
+    return rank[x >> 6] + bits_pop(below);
 }
 
 void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,

@@ -11,6 +11,7 @@
 
 #include "index/engine/internal.h"
 
+#include "util/bits.h"
 #include "util/clock.h"
 
 #define DEADLINE_EVERY 1024 /* matches between two looks at the clock */
@@ -190,15 +191,6 @@ struct sets {
     uint64_t *all[SETS_MAX], *free[SETS_MAX];
     size_t nall, nfree;
 };
-
-/* SWAR: without -mpopcnt the compiler's builtin calls a table routine. */
-static inline unsigned bits_pop(uint64_t w)
-{
-    w = w - ((w >> 1) & 0x5555555555555555u);
-    w = (w & 0x3333333333333333u) + ((w >> 2) & 0x3333333333333333u);
-    w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0fu;
-    return (unsigned)((w * 0x0101010101010101u) >> 56);
-}
 
 static inline unsigned bits_low(uint64_t w) /* index of the lowest set bit, w != 0 */
 {
