@@ -187,7 +187,8 @@ class Run:
                     self.lat.append((eng, qid, shape, sort, filt, page, float(us), int(total), rep))
                     for col, val in (("shape", shape), ("sort", sort), ("filter", filt),
                                      ("page", page)):
-                        if val not in self.order[col]:
+                        # the query language's mix has a table of its own
+                        if val not in self.order[col] and not eng.startswith("lang-"):
                             self.order[col].append(val)
                 elif kind == "tput":
                     eng, clients, n, secs, errs = p[1:6]
@@ -625,6 +626,37 @@ def main():
               True)
     lat_table("By sortBy", "sort", R.order["sort"], "newsd-warm", "http-warm", "repeat",
               "repeat", False)
+
+    # ---- the query language's own forms (issue 31 item 6)
+    if R.totals_of("lang-engine"):
+        w("## The query language's own forms over HTTP, cold (bench/querymix-lang.tsv)")
+        w("")
+        w("Prefixes, proximity and field terms, which NewsAPI's query language lacks: the "
+          "engine against newsd's FTS5 backend (prefix `*`, `NEAR`, column filters and the "
+          "meta column of FTS5's MATCH), both servers over HTTP with the count cache off. "
+          "Target: every shape's p95 <= 10 ms at 10 M.")
+        w("")
+        w("| id | shape | sort | filter | engine p50 | engine p95 | engine first | FTS5 p95 "
+          "| FTS5 first | FTS5 ÷ engine (p95) | totals |")
+        w("|---|---|---|---|---:|---:|---:|---:|---:|---:|---|")
+        et, ft = R.totals_of("lang-engine"), R.totals_of("lang-fts5")
+        seen = []
+        for r in R.lat:
+            if r[0] == "lang-engine" and r[1] not in seen:
+                seen.append(r[1])
+        for qid in seen:
+            row = next(r for r in R.lat if r[0] == "lang-engine" and r[1] == qid)
+            ex = [r[6] for r in R.lat if r[0] == "lang-engine" and r[1] == qid and r[8] != 0]
+            e0 = [r[6] for r in R.lat if r[0] == "lang-engine" and r[1] == qid and r[8] == 0]
+            fx = [r[6] for r in R.lat if r[0] == "lang-fts5" and r[1] == qid and r[8] != 0]
+            f0 = [r[6] for r in R.lat if r[0] == "lang-fts5" and r[1] == qid and r[8] == 0]
+            agree = ("equal" if qid in ft and len(et[qid] | ft[qid]) == 1
+                     else "—" if qid not in ft else "**differ**")
+            w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                qid, row[2], row[3], row[4], ms(pct(ex, 50)), ms(pct(ex, 95)),
+                ms(e0[0] if e0 else None), ms(pct(fx, 95)), ms(f0[0] if f0 else None),
+                times(pct(fx, 95) / pct(ex, 95)) if ex and fx else "—", agree))
+        w("")
 
     # ---- throughput
     w("## Throughput (queries/s, the whole mix in a loop per client)")

@@ -194,6 +194,7 @@ step "FTS5 baseline with filter terms build (issue 31)"
 failed=0
 mix=bench/querymix.tsv
 lat_args=(--mix "$mix" --reps "$reps" --warmup 0 --clients "$clients" --seconds "$seconds")
+lang_args=(--mix bench/querymix-lang.tsv --reps "$reps" --warmup 0 --clients 1 --seconds 0)
 
 step "newsd serve: first index build, its merges, then the mix over HTTP, count cache off"
 start_server serve-first 0
@@ -208,6 +209,10 @@ if ! "$bin/bench_http" --url "$url" --wait-settled 3600 --since "$server_started
 fi
 "$bin/bench_http" --url "$url" --key "$key" --pid "$server_pid" --name http-cold "${lat_args[@]}" \
     >>"$raw" || failed=1
+# Issue 31 item 6: the query language's own forms (prefixes, proximity,
+# field terms), a mix of their own; the FTS5 server below answers it too.
+"$bin/bench_http" --url "$url" --key "$key" --pid "$server_pid" --name lang-engine \
+    "${lang_args[@]}" >>"$raw" || failed=1
 # Issue 26: counts per bucket and facets over HTTP, count cache off.
 # (each shape is milliseconds: five times the passes, for a p95 of some use)
 "$bin/bench_counts" --url "$url" --key "$key" --reps "$((reps * 5))" --no-inprocess \
@@ -259,6 +264,8 @@ step "counts and facets over HTTP on an FTS5 server (the baseline's endpoint)"
     start_server serve-fts5 0
     "$bin/bench_counts" --url "$url" --key "$key" --reps "$((reps * 5))" --no-inprocess \
         --http-name counts-http-fts5 >>"$raw" || exit 1
+    "$bin/bench_http" --url "$url" --key "$key" --pid "$server_pid" --name lang-fts5 \
+        "${lang_args[@]}" >>"$raw" || exit 1
     stop_server
 ) || failed=1
 
