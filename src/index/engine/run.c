@@ -131,6 +131,8 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
             break;
         }
     }
+    if (sort == INDEX_SORT_RELEVANCY)
+        eng_rank_flush(r);
     if (r->key && !known)
         eng_count_cache_put(r->snap->count_cache, &ck, here);
     if (sort == INDEX_SORT_PUBLISHED_ASC) {

@@ -128,6 +128,10 @@ struct run {
     const char **hit_keys; /* relevancy: each leaf's count-cache key (nHit) */
     size_t *hit_keylens;
     double *freq; /* relevancy: each leaf's frequency at the current doc */
+    /* relevancy: matches of segment pend_si waiting for their lengths (rank.c
+     * eng_rank_match), their frequencies nleaves apiece */
+    uint32_t *pend_d, pend_n, pend_si;
+    double *pend_f;
     uint64_t total;
     int64_t deadline;
     uint64_t ticks;
@@ -246,6 +250,11 @@ int eng_rank_leaf_hits(struct run *r, const struct arena *a, const size_t *segs,
 void eng_rank_idf(struct run *r, const int64_t *hits);
 /* Score match d of ev's segment into the page's heap (lazily: bounds first). */
 void eng_rank_match(struct run *r, struct ev *ev, uint32_t d);
+/* The matches eng_rank_match left waiting for their lengths, scored into the
+ * page: at the end of each segment's walk. */
+void eng_rank_flush(struct run *r);
+/* A part of a split search's own waiting room (split.c). */
+int eng_rank_pending_new(struct run *r, struct arena *a);
 /* Relevancy's page from the matches v of a plain plan; 1 when no leaf
  * pays to be weighed (the caller seeks them all). */
 int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, const uint64_t *v);

@@ -521,6 +521,7 @@ static int sets_page(struct run *r, struct ev *ev, struct sets *sb, const uint64
             if (expired(r))
                 return ERR_TIMEOUT;
         }
+        eng_rank_flush(r);
         return 0;
     }
     }

@@ -133,6 +133,8 @@ static int part_prepare(const struct run *r, struct arena *a, struct part *p)
     if (r->freq && (p->r.freq = arena_calloc(a, r->plan.nleaves ? r->plan.nleaves : 1,
                                              sizeof *p->r.freq)) == NULL)
         return ERR_NOMEM;
+    if (r->pend_d && eng_rank_pending_new(&p->r, a) < 0)
+        return ERR_NOMEM;
     if (r->heap.v && (p->r.heap.v = arena_calloc(a, r->k, sizeof *p->r.heap.v)) == NULL)
         return ERR_NOMEM;
     if (r->list && ((p->r.list = arena_calloc(a, r->k * segs, sizeof *p->r.list)) == NULL ||
