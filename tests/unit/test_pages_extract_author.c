@@ -490,6 +490,37 @@ static void a_role_after_the_name(void **state)
     assert_authors(cases, sizeof cases / sizeof cases[0]);
 }
 
+/* A news agency credited after the dateline's place or at the end of a
+ * paragraph signs a page that names no one; a party, an aside, a photo's
+ * agency or a writer the page names are no such credit. */
+static void a_news_agency_credited_in_the_text(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"", "<p>Hamburg (dpa/lno) – Trotz eines Gespräches blieb es "
+             "dabei.</p>",
+         "dpa/lno"},
+        {"", "<p>Frankfurt/Main (dpa) - Für einen Roman gab es den Preis.</p>", "dpa"},
+        {"", "<p>Wiesbaden (KNA/iz). Der Bundespräsident sprach.</p>", "KNA/iz"},
+        {"",
+         "<p>Die Zyste könne sich jederzeit neu bilden, hieß es am Abend aus "
+         "Kreisen der Regierung in der Hauptstadt. (FR mit dpa)</p>",
+         "FR mit dpa"},
+        /* a party, not an agency; an agency mid-sentence; a short caption */
+        {"", "<p>Berlin (CDU) – Die Partei tagte.</p>", NULL},
+        {"", "<p>Berlin (dpa) meldete am Abend, die Partei habe getagt.</p>", NULL},
+        {"", "<p>Foto: Markus Scholz (dpa)</p>", NULL},
+        {"", "<p>Hamburg (dpa Photo) – Die Stadt feierte.</p>", NULL},
+        /* in a teaser of another article */
+        {"", "<div class=\"teaser\"><p>Bremen (dpa) – Hertha spielte.</p></div>",
+         NULL},
+        /* a writer the page names goes first */
+        {"<meta name=\"author\" content=\"Jane Doe\">",
+         "<p>Hamburg (dpa) – Die Stadt feierte.</p>", "Jane Doe"},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -511,6 +542,7 @@ int main(void)
         cmocka_unit_test(logins_give_way_and_labels_name_no_one),
         cmocka_unit_test(own_sites_titles_weekdays_and_lists),
         cmocka_unit_test(a_role_after_the_name),
+        cmocka_unit_test(a_news_agency_credited_in_the_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

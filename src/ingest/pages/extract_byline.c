@@ -83,7 +83,7 @@ static bool in_block_of(const struct xdom *d, uint32_t i, const char *const *wor
 
 /* Element i sits in a comment, a widget or a sidebar, whose author lines
  * are readers' or other articles'. */
-static bool in_other_voice(const struct xdom *d, uint32_t i)
+bool extract_byline_other_voice(const struct xdom *d, uint32_t i)
 {
     static const char *const words[] = {"comment", "widget", "sidebar", "related", "footer",
                                         "teaser", "recommend"};
@@ -127,7 +127,7 @@ static char *byline_in(struct ctx *c, const char *site, unsigned flags, struct b
     for (uint32_t i = 1; i < d->n; i++) {
         if (f[i].gone || d->nodes[i].tag == XTAG_TEXT || !xmeta_marks_author(d, i))
             continue;
-        if (f[i].tlen == 0 || f[i].tlen > BYLINE_MAX_CHARS || in_other_voice(d, i))
+        if (f[i].tlen == 0 || f[i].tlen > BYLINE_MAX_CHARS || extract_byline_other_voice(d, i))
             continue;
         uint32_t from = i, end = xdom_subtree_end(d, i);
         for (uint32_t k = i + 1; k < end; k++) {
@@ -365,7 +365,7 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags,
             rest--;
         bool labelled = starts_with_byline_label(line);
         /* a form's "Von:" is a search's "from", never a byline */
-        if ((!labelled && !(dashed && line[0] >= 'A' && line[0] <= 'Z')) || in_other_voice(d, i) ||
+        if ((!labelled && !(dashed && line[0] >= 'A' && line[0] <= 'Z')) || extract_byline_other_voice(d, i) ||
             extract_has_ancestor_tag(d, i, XTAG_form, BYLINE_MAX_UP))
             continue; /* a shorter line inside may still be the one */
         char *s = byline_names_of(c, line, rest, site);
@@ -581,6 +581,10 @@ char *extract_byline_over(struct ctx *c, const char *meta, const char *url, cons
          * main text on a page (a gallery's captions lost) */
         hide.end = hide.from;
     }
+    /* a page that names no one may still credit a news agency; over a
+     * publisher's name it gained nothing on the development set */
+    if (!s && !meta)
+        s = extract_byline_agency(c);
     if (s && meta &&
         (!strchr(s, ' ') || !reads_as_names(s) || strlen(s) <= 4 ||
          extract_byline_is_publisher(s, url, site)))

@@ -134,6 +134,15 @@ bool extract_byline_is_publisher(const char *byline, const char *url, const char
 /* The page's author line where the metadata's author meta is NULL or the
  * publisher; NULL to keep meta. */
 char *extract_byline_over(struct ctx *c, const char *meta, const char *url, const char *site);
+/* Element i sits in a comment, a widget, a sidebar, a footer, a teaser or
+ * a related articles' block, whose author lines are others'. */
+bool extract_byline_other_voice(const struct xdom *d, uint32_t i);
+
+/* extract_byline_agency.c: the news agency a paragraph credits after its
+ * dateline's place ("Hamburg (dpa/lno) –") or at its end ("(FR mit
+ * dpa)"), the first such paragraph outside comments and widgets; NULL
+ * when none does. */
+char *extract_byline_agency(struct ctx *c);
 
 /* extract_kind.c: whether the page holds an article (docs/extraction.md
  * "Article or not"). */
