@@ -490,6 +490,23 @@ static void a_role_after_the_name(void **state)
     assert_authors(cases, sizeof cases / sizeof cases[0]);
 }
 
+/* A <br> ends the author's line: the dateline's place on the line after
+ * the names is no name. */
+static void a_line_break_ends_the_author_line(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"",
+         "<p>Von <strong><a href=\"https://a.example/\">Roland Brockmann</a></strong> und "
+         "<strong><a href=\"https://b.example/\">Sebastian Drescher</a></strong><br>"
+         "<span id=\"more-788\"></span><br>Kakuma /Kenia</p>",
+         "Roland Brockmann und Sebastian Drescher"},
+        /* the first line is still read as a whole: no name there, none given */
+        {"", "<p>Von der Idee zum Produkt<br>Jane Doe</p>", NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
 /* A news agency credited after the dateline's place or at the end of a
  * paragraph signs a page that names no one; a party, an aside, a photo's
  * agency or a writer the page names are no such credit. */
@@ -543,6 +560,7 @@ int main(void)
         cmocka_unit_test(own_sites_titles_weekdays_and_lists),
         cmocka_unit_test(a_role_after_the_name),
         cmocka_unit_test(a_news_agency_credited_in_the_text),
+        cmocka_unit_test(a_line_break_ends_the_author_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

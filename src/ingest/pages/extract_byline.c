@@ -297,6 +297,26 @@ static bool reads_as_names(const char *s)
     return true;
 }
 
+/* When a <br> among element i's children ends a line after text, b holds
+ * that first line alone: "Von Jane Doe und John Roe<br>Kakuma /Kenia"
+ * puts the dateline's place on a line of its own, no name of the byline.
+ * b is left as it is for an element of one line. */
+static void first_line_of(const struct xdom *d, const struct nfo *f, uint32_t i, struct buf *b)
+{
+    uint32_t br = 0, before = 0;
+    for (uint32_t k = d->nodes[i].first; k != 0 && br == 0; k = d->nodes[k].next) {
+        if (d->nodes[k].tag == XTAG_br)
+            br = k;
+        else
+            before += f[k].tlen;
+    }
+    if (br == 0 || before == 0 || before == f[i].tlen)
+        return;
+    buf_reset(b);
+    for (uint32_t k = d->nodes[i].first; k != br; k = d->nodes[k].next)
+        xdom_text_line(d, k, b, 128);
+}
+
 /* The first short visible line outside comments and widgets that starts
  * with a byline's label and names people; *hide its nodes, none for a line
  * that says more than the names (the writer's role stays in the text). */
@@ -326,6 +346,7 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags,
             buf_reset(&b);
         }
         xdom_text_line(d, i, &b, 128);
+        first_line_of(d, f, i, &b);
         /* the label alone in an element of its own ("<span>By</span><a>Jane
          * Doe</a>", "<h5>Autor:</h5> Jane Doe"): the line goes on with the
          * element's next sibling */
