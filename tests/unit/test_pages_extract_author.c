@@ -507,6 +507,44 @@ static void a_line_break_ends_the_author_line(void **state)
     assert_authors(cases, sizeof cases / sizeof cases[0]);
 }
 
+/* A byline's label may start a line of text that no element of its own
+ * holds; a small "von" or "by" after an element goes on with a sentence. */
+static void a_line_outside_an_element(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"", "<span class=\"tags\"><a href=\"/fix\">【纠错】</a> 责任编辑： 焦鹏 </span>", "焦鹏"},
+        {"", "<div class=\"info\">Symbolgrafik: Butch<br><br>Autor: <a href=\"/ra/\">"
+             "Rechtsanwalt</a> Sebastian Einbock</div>",
+         "Rechtsanwalt Sebastian Einbock"},
+        {"", "<div class=\"credit\">Theme: <a href=\"/graphy\">Graphy</a> by Themegraphy</div>",
+         NULL},
+        {"", "<h2>Vor- und Nachteile beim <strong>Leasing</strong> von Firmenwägen</h2>", NULL},
+        {"", "<p>作者： 记者王敬照</p>", "王敬照"}, /* "reporter" glued to the name */
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* A line over 60 characters after "Von" is a list of writers when it
+ * holds their names and nothing more. */
+static void a_list_of_writers(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"<meta name=\"author\" content=\"tagesschau.de\">",
+         "<p class=\"autorenzeile small\">Von Volkmar Kabisch, Jan Lukas Strozyk und Benedikt "
+         "Strunz, NDR</p>",
+         "Volkmar Kabisch, Jan Lukas Strozyk und Benedikt Strunz, NDR"},
+        {"", "<p>Von Jane Doe und John Roe, die seit vielen Jahren in der Stadt leben und "
+             "schreiben.</p>",
+         NULL},
+        {"", "<p>Von Jane Doe und John Roe am 07.08.2013 um 09:07 Uhr gespeichert unter "
+             "Kommunizieren</p>",
+         NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
 /* A news agency credited after the dateline's place or at the end of a
  * paragraph signs a page that names no one; a party, an aside, a photo's
  * agency or a writer the page names are no such credit. */
@@ -561,6 +599,8 @@ int main(void)
         cmocka_unit_test(a_role_after_the_name),
         cmocka_unit_test(a_news_agency_credited_in_the_text),
         cmocka_unit_test(a_line_break_ends_the_author_line),
+        cmocka_unit_test(a_line_outside_an_element),
+        cmocka_unit_test(a_list_of_writers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

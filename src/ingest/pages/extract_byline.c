@@ -174,7 +174,12 @@ static bool starts_with_byline_label(const char *s)
         "By: ", "Autor: ", "Autorin: ", "Autor ",  "Text: ",  "Text von ",   "von ",
         "by ",  "Auteur ", "Auteur : ", "Author ", "Author: ", "Posted by ", "Eingestellt von ",
         "Gespeichert von ", "Ein Artikel von ", "Ein Beitrag von ", "Blog Beitrag von ",
-        "Autoren ", "Autoren: ", "Von: ", "Redaktion: "};
+        "Autoren ", "Autoren: ", "Von: ", "Redaktion: ",
+        /* Chinese news' "责任编辑：", "作者：", "记者：", a space after them or not */
+        "\xe8\xb4\xa3\xe4\xbb\xbb\xe7\xbc\x96\xe8\xbe\x91\xef\xbc\x9a",
+        "\xe8\xb4\xa3\xe4\xbb\xbb\xe7\xbc\x96\xe8\xbe\x91\xef\xbc\x9a ",
+        "\xe4\xbd\x9c\xe8\x80\x85\xef\xbc\x9a", "\xe4\xbd\x9c\xe8\x80\x85\xef\xbc\x9a ",
+        "\xe8\xae\xb0\xe8\x80\x85\xef\xbc\x9a", "\xe8\xae\xb0\xe8\x80\x85\xef\xbc\x9a "};
     for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++) {
         size_t n = strlen(labels[k]);
         if (strncmp(s, labels[k], n) != 0)
@@ -317,6 +322,36 @@ static void first_line_of(const struct xdom *d, const struct nfo *f, uint32_t i,
         xdom_text_line(d, k, b, 128);
 }
 
+/* A line of text outside any element of its own that starts with a
+ * byline's label ("【纠错】 责任编辑： 焦鹏", "…<br>Autor: <a>Rechtsanwalt</a>
+ * Sebastian Einbock"): text node i and its next siblings up to a <br> or
+ * a block into b, *last the last of them; false when i starts no byline.
+ * An element holding the line alone is read as a whole instead. */
+static bool loose_line(const struct xdom *d, const struct nfo *f, uint32_t i, struct buf *b,
+                       uint32_t *last)
+{
+    if (f[d->nodes[i].parent].tlen == f[i].tlen)
+        return false; /* the element's own line, read as the element's */
+    xdom_text_line(d, i, b, 128);
+    /* "… von Firmenwägen", "Theme: <a>Graphy</a> by Themegraphy": a small
+     * "von" or "by" after an element goes on with a sentence */
+    if (buf_error(b) || !b->data || (b->data[0] >= 'a' && b->data[0] <= 'z') ||
+        !(starts_with_byline_label(b->data) || is_byline_label_alone(b->data)))
+        return false;
+    *last = i;
+    for (uint32_t k = d->nodes[i].next; k != 0 && b->len <= 2 * LABELLED_MAX_CHARS;
+         k = d->nodes[k].next) {
+        enum xtag t = (enum xtag)d->nodes[k].tag;
+        if (t == XTAG_br || (html_tag_flags(t) & HT_BLOCK))
+            break;
+        if (f[k].gone)
+            continue;
+        xdom_text_line(d, k, b, 128);
+        *last = k;
+    }
+    return true;
+}
+
 /* The first short visible line outside comments and widgets that starts
  * with a byline's label and names people; *hide its nodes, none for a line
  * that says more than the names (the writer's role stays in the text). */
@@ -331,34 +366,46 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags,
     char *found = NULL;
     for (uint32_t i = 1; i < d->n && !found; i++) {
         enum xtag t = (enum xtag)d->nodes[i].tag;
-        if (f[i].gone || t == XTAG_TEXT || f[i].tlen < 2 || f[i].tlen > 2 * LABELLED_MAX_CHARS ||
-            !(t == XTAG_p || t == XTAG_span || t == XTAG_div || t == XTAG_small || t == XTAG_em ||
-              t == XTAG_strong || t == XTAG_b || t == XTAG_li || t == XTAG_h5 || t == XTAG_h6 ||
-              t == XTAG_address || t == XTAG_dt))
+        bool loose = t == XTAG_TEXT;
+        if (f[i].gone || f[i].tlen < 2 || f[i].tlen > 2 * LABELLED_MAX_CHARS ||
+            !(loose || t == XTAG_p || t == XTAG_span || t == XTAG_div || t == XTAG_small ||
+              t == XTAG_em || t == XTAG_strong || t == XTAG_b || t == XTAG_li || t == XTAG_h5 ||
+              t == XTAG_h6 || t == XTAG_address || t == XTAG_dt))
             continue;
         buf_reset(&b);
-        /* a line over 60 characters must start "Autor…" (the role after the
-         * names, below): its first bytes say whether to read the rest */
-        if (f[i].tlen > LABELLED_MAX_CHARS) {
-            xdom_text_line(d, i, &b, 16);
-            if (buf_error(&b) || !b.data || strncmp(b.data, "Aut", 3) != 0)
+        uint32_t next = 0;
+        if (loose) {
+            if (!loose_line(d, f, i, &b, &next))
                 continue;
-            buf_reset(&b);
+        } else {
+            /* a line over 60 characters must start "Autor…" (the role after
+             * the names, below) or "Von "/"By " (a list of names): its first
+             * bytes say whether to read the rest */
+            if (f[i].tlen > LABELLED_MAX_CHARS) {
+                xdom_text_line(d, i, &b, 16);
+                if (buf_error(&b) || !b.data ||
+                    (strncmp(b.data, "Aut", 3) != 0 && strncmp(b.data, "Von ", 4) != 0 &&
+                     strncmp(b.data, "By ", 3) != 0))
+                    continue;
+                buf_reset(&b);
+            }
+            xdom_text_line(d, i, &b, 128);
+            first_line_of(d, f, i, &b);
+            /* the label alone in an element of its own ("<span>By</span><a>Jane
+             * Doe</a>", "<h5>Autor:</h5> Jane Doe"): the line goes on with the
+             * element's next sibling */
+            next = d->nodes[i].next;
+            /* the white space between <dt> and <dd>, the <br>s after "Von:" */
+            while (next != 0 && (d->nodes[next].tag == XTAG_br ||
+                                 (d->nodes[next].tag == XTAG_TEXT && f[next].tlen == 0)))
+                next = d->nodes[next].next;
+            bool split = !buf_error(&b) && b.data && is_byline_label_alone(b.data) && next != 0;
+            if (split)
+                xdom_text_line(d, next, &b, 128);
+            else
+                next = i;
         }
-        xdom_text_line(d, i, &b, 128);
-        first_line_of(d, f, i, &b);
-        /* the label alone in an element of its own ("<span>By</span><a>Jane
-         * Doe</a>", "<h5>Autor:</h5> Jane Doe"): the line goes on with the
-         * element's next sibling */
-        uint32_t next = d->nodes[i].next;
-        /* the white space between <dt> and <dd>, the <br>s after "Von:" */
-        while (next != 0 && (d->nodes[next].tag == XTAG_br ||
-                             (d->nodes[next].tag == XTAG_TEXT && f[next].tlen == 0)))
-            next = d->nodes[next].next;
-        bool split = !buf_error(&b) && b.data && is_byline_label_alone(b.data) && next != 0;
-        if (split)
-            xdom_text_line(d, next, &b, 128);
-        if (buf_error(&b) || !b.data || b.len > 2 * LABELLED_MAX_CHARS)
+        if (buf_error(&b) || !b.data || b.len > (loose ? 1 : 2) * LABELLED_MAX_CHARS)
             continue;
         /* a date before the label ("06.11.2023 13:30 von Olga"), or before
          * a dash and the names alone ("11.12.2019 - Amelie Loevenich"):
@@ -374,28 +421,37 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags,
         if (role && (size_t)(role - line) < rest) /* "Jane Doe (Pressesprecherin)" */
             rest = (size_t)(role - line);
         /* a longer line only after "Autorin:" and with the role after a
-         * comma: "Autorin: Uta Staschewski, Projektleiterin der HSS in …" */
-        bool long_line = f[i].tlen > LABELLED_MAX_CHARS;
+         * comma: "Autorin: Uta Staschewski, Projektleiterin der HSS in …",
+         * or after "Von"/"By" as a list of writers and nothing more */
+        bool long_line = !loose && f[i].tlen > LABELLED_MAX_CHARS, list = false;
         if (long_line) {
             role = starts_with_role_label(line) ? strstr(line, ", ") : NULL;
-            if (!role || (size_t)(role - line) >= rest)
+            if (role && (size_t)(role - line) < rest)
+                rest = (size_t)(role - line);
+            else if (strncmp(line, "Von ", 4) == 0 || strncmp(line, "By ", 3) == 0)
+                list = true;
+            else
                 continue;
-            rest = (size_t)(role - line);
         }
         while (rest > 0 && line[rest - 1] == ' ')
             rest--;
         bool labelled = starts_with_byline_label(line);
         /* a form's "Von:" is a search's "from", never a byline */
-        if ((!labelled && !(dashed && line[0] >= 'A' && line[0] <= 'Z')) || extract_byline_other_voice(d, i) ||
-            extract_has_ancestor_tag(d, i, XTAG_form, BYLINE_MAX_UP))
+        if ((!labelled && !(dashed && line[0] >= 'A' && line[0] <= 'Z')) ||
+            extract_byline_other_voice(d, i) || extract_has_ancestor_tag(d, i, XTAG_form, BYLINE_MAX_UP))
             continue; /* a shorter line inside may still be the one */
         char *s = byline_names_of(c, line, rest, site);
+        /* "Von Volkmar Kabisch, Jan Lukas Strozyk und Benedikt Strunz, NDR":
+         * names joined by commas or "und", nothing cut off but the label */
+        if (list && s &&
+            (strlen(s) + 4 < rest || !(strstr(s, ", ") || strstr(s, " und ") || strstr(s, " and "))))
+            continue;
         /* an account's name is one word: "rasos", not "rasos und ich" */
         bool account = labelled && starts_with_account_label(line) && s && !strchr(s, ' ');
         if (s && (reads_as_names(s) || account) && (!long_line || strchr(s, ' ')) &&
             (labelled || (strchr(s, ' ') && strlen(s) == rest && !dated_sibling(d, i)))) {
             found = s;
-            uint32_t end = xdom_subtree_end(d, split ? next : i);
+            uint32_t end = xdom_subtree_end(d, next);
             *hide = (struct byline_nodes){i, long_line ? i : end};
         }
     }
