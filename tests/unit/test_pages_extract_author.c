@@ -545,6 +545,23 @@ static void a_list_of_writers(void **state)
     assert_authors(cases, sizeof cases / sizeof cases[0]);
 }
 
+/* Two or three capitals in the author field, a publication's code or a
+ * writer's initials, give way to the name the page prints; alone they stay. */
+static void initials_give_way_to_the_printed_name(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"<script type=\"application/ld+json\">{\"@type\":\"NewsArticle\",\"author\":"
+         "{\"@type\":\"Organization\",\"name\":\"LN\"}}</script>",
+         "<p><em>Von <span itemtype=\"http://schema.org/Person\">Cosima Künzel</span></em></p>",
+         "Cosima Künzel"},
+        {"<meta name=\"author\" content=\"LN\">", "", "LN"},
+        /* a person's name in the field stays */
+        {"<meta name=\"author\" content=\"Jane Doe\">", "<p>Von Cosima Künzel</p>", "Jane Doe"},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
 /* A news agency credited after the dateline's place or at the end of a
  * paragraph signs a page that names no one; a party, an aside, a photo's
  * agency or a writer the page names are no such credit. */
@@ -601,6 +618,7 @@ int main(void)
         cmocka_unit_test(a_line_break_ends_the_author_line),
         cmocka_unit_test(a_line_outside_an_element),
         cmocka_unit_test(a_list_of_writers),
+        cmocka_unit_test(initials_give_way_to_the_printed_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

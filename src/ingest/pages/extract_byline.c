@@ -740,11 +740,23 @@ static bool is_login(const char *s)
     return *s != '\0';
 }
 
+/* Two or three capitals and nothing more ("LN", "DT"): a publication's
+ * code (JSON-LD's Organization "LN" of the Lübecker Nachrichten) or a
+ * writer's initials, either of which the name the page prints says better. */
+static bool is_initials(const char *s)
+{
+    size_t n = 0;
+    while (s[n] >= 'A' && s[n] <= 'Z')
+        n++;
+    return s[n] == '\0' && n >= 2 && n <= 3;
+}
+
 bool extract_byline_is_publisher(const char *byline, const char *url, const char *site)
 {
     if (!byline)
         return true;
-    if (names_a_company(byline) || names_the_desk(byline) || is_login(byline))
+    if (names_a_company(byline) || names_the_desk(byline) || is_login(byline) ||
+        is_initials(byline))
         return true;
     struct buf by, other;
     buf_init(&by, 0);
