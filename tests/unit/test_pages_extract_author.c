@@ -562,6 +562,40 @@ static void initials_give_way_to_the_printed_name(void **state)
     assert_authors(cases, sizeof cases / sizeof cases[0]);
 }
 
+/* A page's <title> credits its writer after a comma or a verb that
+ * credits; its own "by" or "von" is as often its subject's. */
+static void a_writer_credited_in_the_title(void **state)
+{
+    (void)state;
+    static const char *const titles[][2] = {
+        {"Turpitude et architecture, par Didier Roy (Les blogs du Diplo, 21 juin 2018)",
+         "Didier Roy"},
+        {"gousto.co.uk reviewed by Mrs H Pyke", "Mrs H Pyke"},
+        {"Auf den Spuren von Rafael Nadal", NULL},
+        {"Inspired by Taylor Swift", NULL},
+        {"Notes, by the river in 2019", NULL},
+        {"Rapport, par Jean (3 pages)", NULL},
+    };
+    for (size_t k = 0; k < sizeof titles / sizeof titles[0]; k++) {
+        struct page pg;
+        struct buf b;
+        buf_init(&b, 0);
+        buf_printf(&b, "<html><head><title>%s</title></head><body><article>" PARA PARA
+                       "</article></body></html>",
+                   titles[k][0]);
+        arena_init(&pg.a, 0);
+        struct extract_options opt = {.url = "https://news.example/2024/05/river-plan"};
+        assert_int_equal(extract_page(&pg.a, b.data, b.len, &opt, &pg.p), 0);
+        const char *want = titles[k][1];
+        bool ok = want ? pg.p.byline && strcmp(pg.p.byline, want) == 0 : pg.p.byline == NULL;
+        if (!ok)
+            fail_msg("title [%s]: byline [%s], want [%s]", titles[k][0],
+                     pg.p.byline ? pg.p.byline : "(null)", want ? want : "(null)");
+        arena_release(&pg.a);
+        buf_release(&b);
+    }
+}
+
 /* A news agency credited after the dateline's place or at the end of a
  * paragraph signs a page that names no one; a party, an aside, a photo's
  * agency or a writer the page names are no such credit. */
@@ -619,6 +653,7 @@ int main(void)
         cmocka_unit_test(a_line_outside_an_element),
         cmocka_unit_test(a_list_of_writers),
         cmocka_unit_test(initials_give_way_to_the_printed_name),
+        cmocka_unit_test(a_writer_credited_in_the_title),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -662,6 +662,8 @@ char *extract_byline_over(struct ctx *c, const char *meta, const char *url, cons
      * publisher's name it gained nothing on the development set */
     if (!s && !meta)
         s = extract_byline_agency(c);
+    if (!s && !meta)
+        s = extract_byline_title(c, site);
     if (s && meta &&
         (!strchr(s, ' ') || !reads_as_names(s) || strlen(s) <= 4 ||
          extract_byline_is_publisher(s, url, site)))

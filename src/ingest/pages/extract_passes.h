@@ -144,6 +144,11 @@ bool extract_byline_other_voice(const struct xdom *d, uint32_t i);
  * when none does. */
 char *extract_byline_agency(struct ctx *c);
 
+/* extract_byline_title.c: a writer the page's <title> credits after a
+ * comma or a verb ("…, par Didier Roy (…)", "… reviewed by Mrs H Pyke");
+ * NULL when it credits none. */
+char *extract_byline_title(struct ctx *c, const char *site);
+
 /* extract_kind.c: whether the page holds an article (docs/extraction.md
  * "Article or not"). */
 bool extract_page_is_article(const struct ctx *c, const struct pick *pk, enum xmeta_kind kind,
