@@ -596,6 +596,27 @@ static void a_writer_credited_in_the_title(void **state)
     }
 }
 
+/* A link to the author's page reads its itemprop=name part: the
+ * picture's credit in the same link is no part of the name. */
+static void an_author_link_reads_its_name_part(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"",
+         "<a href=\"https://news.example/autoren/kathrin-fuehres-684124\"><span "
+         "class=\"profilbild\"><img src=\"/k.jpg\" alt=\"Kathrin Führes\"><span "
+         "class=\"teaser-copyright\">© Kathrin Führes</span></span><span "
+         "itemprop=\"name\">Kathrin Führes</span></a>",
+         "Kathrin Führes"},
+        /* a name part that the slug does not name is no author's */
+        {"",
+         "<a href=\"https://news.example/autoren/kathrin-fuehres-684124\"><span "
+         "itemprop=\"name\">Jagd und Hund</span></a>",
+         NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
 /* A news agency credited after the dateline's place or at the end of a
  * paragraph signs a page that names no one; a party, an aside, a photo's
  * agency or a writer the page names are no such credit. */
@@ -654,6 +675,7 @@ int main(void)
         cmocka_unit_test(a_list_of_writers),
         cmocka_unit_test(initials_give_way_to_the_printed_name),
         cmocka_unit_test(a_writer_credited_in_the_title),
+        cmocka_unit_test(an_author_link_reads_its_name_part),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

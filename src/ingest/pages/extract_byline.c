@@ -517,7 +517,13 @@ static char *author_link(struct ctx *c, const char *site)
         if (!href || c->f[i].gone || c->f[i].tlen == 0 || c->f[i].tlen > BYLINE_MAX_CHARS ||
             !author_slug(href, &slug, &n))
             continue;
-        char *s = byline_names(c, i, site);
+        /* its itemprop=name part when it has one: the picture's credit
+         * beside the name in the link ("© Kathrin Führes Kathrin Führes") */
+        uint32_t from = i, end = xdom_subtree_end(d, i);
+        for (uint32_t k = i + 1; k < end && from == i; k++)
+            if (xdom_attr_is(d, k, XATTR_itemprop, "name") && c->f[k].tlen > 0)
+                from = k;
+        char *s = byline_names(c, from, site);
         if (s && reads_as_names(s) && slug_names(slug, n, s) &&
             !in_block_of(d, i, others, sizeof others / sizeof others[0]))
             return s;
