@@ -19,76 +19,6 @@
 #define BYLINE_MAX_CHARS 100
 #define BYLINE_MAX_UP 64 /* ancestors looked at for a comment or widget */
 
-/* A word of the class or id list v starts with w ("comment-author",
- * "sidebar-main"; not "sticky-sidebar-parent", which says nothing). */
-static bool class_word_starts(const char *v, const char *w)
-{
-    size_t n = strlen(w);
-    for (const char *p = v; p && *p; p++)
-        if ((p == v || p[-1] == ' ') && strncasecmp(p, w, n) == 0)
-            return true;
-    return false;
-}
-
-/* The class list v has the word w, whole. */
-static bool class_word_is(const char *v, const char *w)
-{
-    size_t n = strlen(w);
-    for (const char *p = v; p && *p; p++)
-        if ((p == v || p[-1] == ' ') && strncasecmp(p, w, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
-            return true;
-    return false;
-}
-
-/* Element i holds an <h1>: a block that holds the page's title holds the
- * article, whatever its class says of the layout ("content-wrapper
- * sidebar-included", "site-content sidebar"); looked at for "sidebar"
- * only, as a comment block may be large and is never the article. */
-static bool holds_the_title(const struct xdom *d, uint32_t i)
-{
-    uint32_t end = xdom_subtree_end(d, i);
-    for (uint32_t k = i + 1; k < end; k++)
-        if (d->nodes[k].tag == XTAG_h1)
-            return true;
-    return false;
-}
-
-/* Element i sits in a block whose class or id starts with one of words[0..n)
- * or in a <nav>, below the entry itself (<article>, "hentry"). */
-static bool in_block_of(const struct xdom *d, uint32_t i, const char *const *words, size_t n)
-{
-    int up = BYLINE_MAX_UP;
-    for (uint32_t self = i; i != 0 && up-- > 0; i = d->nodes[i].parent) {
-        enum xtag t = (enum xtag)d->nodes[i].tag;
-        if (t == XTAG_body) /* its classes describe the whole page ("has-sidebar") */
-            return false;
-        if (t == XTAG_nav) /* an <aside> or <footer> may well hold the article's author */
-            return true;
-        const char *v[2] = {xdom_attr(d, i, XATTR_class, NULL), xdom_attr(d, i, XATTR_id, NULL)};
-        for (int k = 0; k < 2; k++)
-            for (size_t w = 0; v[k] && w < n; w++)
-                if (class_word_starts(v[k], words[w]) &&
-                    !(strcmp(words[w], "sidebar") == 0 && holds_the_title(d, i)) &&
-                    /* a line styled as a teaser's ("teaser-cat") is no teaser */
-                    !(i == self && strcmp(words[w], "teaser") == 0))
-                    return true;
-        /* the entry itself (<article>, microformats' "hentry"): what holds
-         * it says nothing of its own author line (Blogger's posts sit in a
-         * "widget Blog", a theme's content in an id="sidebar") */
-        if (t == XTAG_article || class_word_is(v[0], "hentry") || class_word_is(v[0], "h-entry"))
-            return false;
-    }
-    return false;
-}
-
-/* Element i sits in a comment, a widget or a sidebar, whose author lines
- * are readers' or other articles'. */
-bool extract_byline_other_voice(const struct xdom *d, uint32_t i)
-{
-    static const char *const words[] = {"comment", "widget", "sidebar", "related", "footer",
-                                        "teaser", "recommend"};
-    return in_block_of(d, i, words, sizeof words / sizeof words[0]);
-}
 
 /* The names in the author's line line[0..n), or NULL. */
 static char *byline_names_of(struct ctx *c, const char *line, size_t n, const char *site)
@@ -438,13 +368,14 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags,
         bool labelled = starts_with_byline_label(line);
         /* a form's "Von:" is a search's "from", never a byline */
         if ((!labelled && !(dashed && line[0] >= 'A' && line[0] <= 'Z')) ||
-            extract_byline_other_voice(d, i) || extract_has_ancestor_tag(d, i, XTAG_form, BYLINE_MAX_UP))
+            extract_byline_other_voice(d, i) ||
+            extract_has_ancestor_tag(d, i, XTAG_form, BYLINE_MAX_UP))
             continue; /* a shorter line inside may still be the one */
         char *s = byline_names_of(c, line, rest, site);
         /* "Von Volkmar Kabisch, Jan Lukas Strozyk und Benedikt Strunz, NDR":
          * names joined by commas or "und", nothing cut off but the label */
-        if (list && s &&
-            (strlen(s) + 4 < rest || !(strstr(s, ", ") || strstr(s, " und ") || strstr(s, " and "))))
+        bool joined = s && (strstr(s, ", ") || strstr(s, " und ") || strstr(s, " and "));
+        if (list && s && (strlen(s) + 4 < rest || !joined))
             continue;
         /* an account's name is one word: "rasos", not "rasos und ich" */
         bool account = labelled && starts_with_account_label(line) && s && !strchr(s, ' ');
@@ -525,7 +456,7 @@ static char *author_link(struct ctx *c, const char *site)
                 from = k;
         char *s = byline_names(c, from, site);
         if (s && reads_as_names(s) && slug_names(slug, n, s) &&
-            !in_block_of(d, i, others, sizeof others / sizeof others[0]))
+            !extract_byline_in_block_of(d, i, others, sizeof others / sizeof others[0]))
             return s;
     }
     return NULL;

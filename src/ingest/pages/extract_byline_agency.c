@@ -14,18 +14,19 @@
 #include "util/ascii.h"
 #include "util/banned.h"
 
-#define CREDIT_MAX 32           /* "(KNA/epd/dpa)", "(FR mit dpa)" */
-#define CREDIT_OTHER_MAX 6      /* a desk's or region's code beside the agency: "lno", "FR" */
-#define CREDIT_PLACE_MAX 40     /* "Frankfurt/Main", "Rio de Janeiro" */
-#define CREDIT_PLACE_WORDS 3    /* spaces in the place, the one before "(" counted */
-#define CREDIT_SENTENCE_MIN 80  /* text before a closing credit: a paragraph, no caption */
-#define CREDIT_LINE_MAX 4096    /* bytes of a paragraph read */
+#define CREDIT_MAX 32          /* "(KNA/epd/dpa)", "(FR mit dpa)" */
+#define CREDIT_OTHER_MAX 6     /* a desk's or region's code beside the agency: "lno", "FR" */
+#define CREDIT_PLACE_MAX 40    /* "Frankfurt/Main", "Rio de Janeiro" */
+#define CREDIT_PLACE_WORDS 3   /* spaces in the place, the one before "(" counted */
+#define CREDIT_SENTENCE_MIN 80 /* text before a closing credit: a paragraph, no caption */
+#define CREDIT_LINE_MAX 4096   /* bytes of a paragraph read */
 
 /* Agencies whose code credits wire copy (case as they print it). */
 static const char *const agencies[] = {
-    "dpa",  "dpa-AFX", "AFP",  "AP",   "Reuters", "KNA", "epd",  "APA",   "SDA",     "sda",
-    "Keystone-SDA", "dts", "kathpress", "EFE", "ANSA", "Kyodo", "Jiji", "JIJI", "ddp", "AFX",
-    "TASS", "Belga", "ANP", "PAP", "KAP", "AWP", "SID", "sid", "PTI", "IANS", "UPI"};
+    "dpa",  "dpa-AFX", "AFP",          "AP",  "Reuters",   "KNA",   "epd",  "APA",
+    "SDA",  "sda",     "Keystone-SDA", "dts", "kathpress", "EFE",   "ANSA", "Kyodo",
+    "Jiji", "JIJI",    "ddp",          "AFX", "TASS",      "Belga", "ANP",  "PAP",
+    "KAP",  "AWP",     "SID",          "sid", "PTI",       "IANS",  "UPI"};
 
 /* Words that join codes in a credit: "FR mit dpa", "AFP und dpa". */
 static const char *const joins[] = {"mit", "und", "and", "with", "et", "y"};

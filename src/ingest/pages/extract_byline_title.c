@@ -17,7 +17,7 @@
 #define TITLE_NAME_WORDS 4 /* "Mrs H Pyke", "Ana de la Cruz" */
 
 /* What leads a writer's name in a title. */
-static const char *const credits[] = {", par ", ", by ", ", By ", " reviewed by ",
+static const char *const credits[] = {", par ",       ", by ",        ", By ",      " reviewed by ",
                                       " written by ", " Written by ", " posted by "};
 
 /* Small words inside a name. */
@@ -37,7 +37,8 @@ static size_t names_at(const char *s)
         bool capital = (c >= 'A' && c <= 'Z') || c >= 0xC3;
         bool connector = false;
         for (size_t k = 0; k < sizeof connectors / sizeof connectors[0] && !capital; k++)
-            connector = connector || (strlen(connectors[k]) == w && memcmp(s + n, connectors[k], w) == 0);
+            connector =
+                connector || (strlen(connectors[k]) == w && memcmp(s + n, connectors[k], w) == 0);
         if (w == 0 || (!capital && !connector) || ++words > TITLE_NAME_WORDS)
             return 0;
         for (size_t k = 0; k < w; k++)
@@ -46,8 +47,8 @@ static size_t names_at(const char *s)
         n += w;
         /* the names end at the title's end or before " (", ", ", " | ", " - " … */
         unsigned char next = (unsigned char)s[n + 1];
-        if (s[n] == '\0' || s[n] == ',' || (s[n] == ' ' && (next == '(' || next == '|' ||
-                                                             next == '-' || next == 0xE2)))
+        if (s[n] == '\0' || s[n] == ',' ||
+            (s[n] == ' ' && (next == '(' || next == '|' || next == '-' || next == 0xE2)))
             return words >= 2 ? n : 0;
         if (s[n] != ' ')
             return 0;
@@ -76,8 +77,8 @@ char *extract_byline_title(struct ctx *c, const char *site)
         at += strlen(credits[k]);
         size_t n = names_at(at);
         if (n)
-            found = xmeta_byline_clean(c->a, xtext_clean(c->a, at, n, EXTRACT_MAX_FIELD, false, &c->rc),
-                                       site, &c->rc);
+            found = xmeta_byline_clean(
+                c->a, xtext_clean(c->a, at, n, EXTRACT_MAX_FIELD, false, &c->rc), site, &c->rc);
     }
     buf_release(&b);
     return found;

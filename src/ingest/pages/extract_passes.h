@@ -134,8 +134,13 @@ bool extract_byline_is_publisher(const char *byline, const char *url, const char
 /* The page's author line where the metadata's author meta is NULL or the
  * publisher; NULL to keep meta. */
 char *extract_byline_over(struct ctx *c, const char *meta, const char *url, const char *site);
-/* Element i sits in a comment, a widget, a sidebar, a footer, a teaser or
- * a related articles' block, whose author lines are others'. */
+
+/* extract_byline_voice.c: element i sits in a block whose class or id
+ * starts with one of words[0..n) or in a <nav>, below the entry itself
+ * (<article>, "hentry"); in a comment, a widget, a sidebar, a footer, a
+ * teaser or a related articles' block, whose author lines are others'. */
+bool extract_byline_in_block_of(const struct xdom *d, uint32_t i, const char *const *words,
+                                size_t n);
 bool extract_byline_other_voice(const struct xdom *d, uint32_t i);
 
 /* extract_byline_agency.c: the news agency a paragraph credits after its
