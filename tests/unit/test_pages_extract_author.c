@@ -311,9 +311,10 @@ static void a_desk_byline_is_an_author(void **state)
     assert_authors(cases, sizeof cases / sizeof cases[0]);
 }
 
-/* A link to the author's page whose slug names its text is the byline,
- * whatever class holds it; a slug that names someone else, a commenter's
- * link or a related article's are not. */
+/* A link to the author's page whose slug names its text (its itemprop=name
+ * part when it has one) is the byline, whatever class holds it; a slug
+ * that names someone else, a commenter's link or a related article's are
+ * not. */
 static void an_author_link_whose_slug_names_it(void **state)
 {
     (void)state;
@@ -335,6 +336,17 @@ static void an_author_link_whose_slug_names_it(void **state)
         {"",
          "<div class=\"related-posts\"><a href=\"/author/jane-doe/\">Jane Doe</a>"
          "</div>",
+         NULL},
+        /* its itemprop=name part: the picture's credit in the link is none */
+        {"",
+         "<a href=\"https://news.example/autoren/kathrin-fuehres-684124\"><span "
+         "class=\"profilbild\"><img src=\"/k.jpg\" alt=\"Kathrin Führes\"><span "
+         "class=\"teaser-copyright\">© Kathrin Führes</span></span><span "
+         "itemprop=\"name\">Kathrin Führes</span></a>",
+         "Kathrin Führes"},
+        {"",
+         "<a href=\"https://news.example/autoren/kathrin-fuehres-684124\"><span "
+         "itemprop=\"name\">Jagd und Hund</span></a>",
          NULL},
     };
     assert_authors(cases, sizeof cases / sizeof cases[0]);
@@ -490,6 +502,144 @@ static void a_role_after_the_name(void **state)
     assert_authors(cases, sizeof cases / sizeof cases[0]);
 }
 
+/* A <br> ends the author's line: the dateline's place on the line after
+ * the names is no name. */
+static void a_line_break_ends_the_author_line(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"",
+         "<p>Von <strong><a href=\"https://a.example/\">Roland Brockmann</a></strong> und "
+         "<strong><a href=\"https://b.example/\">Sebastian Drescher</a></strong><br>"
+         "<span id=\"more-788\"></span><br>Kakuma /Kenia</p>",
+         "Roland Brockmann und Sebastian Drescher"},
+        /* the first line is still read as a whole: no name there, none given */
+        {"", "<p>Von der Idee zum Produkt<br>Jane Doe</p>", NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* A byline's label may start a line of text that no element of its own
+ * holds; a small "von" or "by" after an element goes on with a sentence. */
+static void a_line_outside_an_element(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"", "<span class=\"tags\"><a href=\"/fix\">【纠错】</a> 责任编辑： 焦鹏 </span>",
+         "焦鹏"},
+        {"", "<div class=\"info\">Symbolgrafik: Butch<br><br>Autor: <a href=\"/ra/\">"
+             "Rechtsanwalt</a> Sebastian Einbock</div>",
+         "Rechtsanwalt Sebastian Einbock"},
+        {"", "<div class=\"credit\">Theme: <a href=\"/graphy\">Graphy</a> by Themegraphy</div>",
+         NULL},
+        {"", "<h2>Vor- und Nachteile beim <strong>Leasing</strong> von Firmenwägen</h2>", NULL},
+        {"", "<p>作者： 记者王敬照</p>", "王敬照"}, /* "reporter" glued to the name */
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* A line over 60 characters after "Von" is a list of writers when it
+ * holds their names and nothing more. */
+static void a_list_of_writers(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"<meta name=\"author\" content=\"tagesschau.de\">",
+         "<p class=\"autorenzeile small\">Von Volkmar Kabisch, Jan Lukas Strozyk und Benedikt "
+         "Strunz, NDR</p>",
+         "Volkmar Kabisch, Jan Lukas Strozyk und Benedikt Strunz, NDR"},
+        {"", "<p>Von Jane Doe und John Roe, die seit vielen Jahren in der Stadt leben und "
+             "schreiben.</p>",
+         NULL},
+        {"", "<p>Von Jane Doe und John Roe am 07.08.2013 um 09:07 Uhr gespeichert unter "
+             "Kommunizieren</p>",
+         NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* Two or three capitals in the author field, a publication's code or a
+ * writer's initials, give way to the name the page prints; alone they stay. */
+static void initials_give_way_to_the_printed_name(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"<script type=\"application/ld+json\">{\"@type\":\"NewsArticle\",\"author\":"
+         "{\"@type\":\"Organization\",\"name\":\"LN\"}}</script>",
+         "<p><em>Von <span itemtype=\"http://schema.org/Person\">Cosima Künzel</span></em></p>",
+         "Cosima Künzel"},
+        {"<meta name=\"author\" content=\"LN\">", "", "LN"},
+        /* a person's name in the field stays */
+        {"<meta name=\"author\" content=\"Jane Doe\">", "<p>Von Cosima Künzel</p>", "Jane Doe"},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* A page's <title> credits its writer after a comma or a verb that
+ * credits; its own "by" or "von" is as often its subject's. */
+static void a_writer_credited_in_the_title(void **state)
+{
+    (void)state;
+    static const char *const titles[][2] = {
+        {"Turpitude et architecture, par Didier Roy (Les blogs du Diplo, 21 juin 2018)",
+         "Didier Roy"},
+        {"gousto.co.uk reviewed by Mrs H Pyke", "Mrs H Pyke"},
+        {"Auf den Spuren von Rafael Nadal", NULL},
+        {"Inspired by Taylor Swift", NULL},
+        {"Notes, by the river in 2019", NULL},
+        {"Rapport, par Jean (3 pages)", NULL},
+    };
+    for (size_t k = 0; k < sizeof titles / sizeof titles[0]; k++) {
+        struct page pg;
+        struct buf b;
+        buf_init(&b, 0);
+        buf_printf(&b, "<html><head><title>%s</title></head><body><article>" PARA PARA
+                       "</article></body></html>",
+                   titles[k][0]);
+        arena_init(&pg.a, 0);
+        struct extract_options opt = {.url = "https://news.example/2024/05/river-plan"};
+        assert_int_equal(extract_page(&pg.a, b.data, b.len, &opt, &pg.p), 0);
+        const char *want = titles[k][1];
+        bool ok = want ? pg.p.byline && strcmp(pg.p.byline, want) == 0 : pg.p.byline == NULL;
+        if (!ok)
+            fail_msg("title [%s]: byline [%s], want [%s]", titles[k][0],
+                     pg.p.byline ? pg.p.byline : "(null)", want ? want : "(null)");
+        arena_release(&pg.a);
+        buf_release(&b);
+    }
+}
+
+/* A news agency credited after the dateline's place or at the end of a
+ * paragraph signs a page that names no one; a party, an aside, a photo's
+ * agency or a writer the page names are no such credit. */
+static void a_news_agency_credited_in_the_text(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"", "<p>Hamburg (dpa/lno) – Trotz eines Gespräches blieb es "
+             "dabei.</p>",
+         "dpa/lno"},
+        {"", "<p>Frankfurt/Main (dpa) - Für einen Roman gab es den Preis.</p>", "dpa"},
+        {"", "<p>Wiesbaden (KNA/iz). Der Bundespräsident sprach.</p>", "KNA/iz"},
+        {"",
+         "<p>Die Zyste könne sich jederzeit neu bilden, hieß es am Abend aus "
+         "Kreisen der Regierung in der Hauptstadt. (FR mit dpa)</p>",
+         "FR mit dpa"},
+        /* a party, not an agency; an agency mid-sentence; a short caption */
+        {"", "<p>Berlin (CDU) – Die Partei tagte.</p>", NULL},
+        {"", "<p>Berlin (dpa) meldete am Abend, die Partei habe getagt.</p>", NULL},
+        {"", "<p>Foto: Markus Scholz (dpa)</p>", NULL},
+        {"", "<p>Hamburg (dpa Photo) – Die Stadt feierte.</p>", NULL},
+        /* in a teaser of another article */
+        {"", "<div class=\"teaser\"><p>Bremen (dpa) – Hertha spielte.</p></div>",
+         NULL},
+        /* a writer the page names goes first */
+        {"<meta name=\"author\" content=\"Jane Doe\">",
+         "<p>Hamburg (dpa) – Die Stadt feierte.</p>", "Jane Doe"},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -511,6 +661,12 @@ int main(void)
         cmocka_unit_test(logins_give_way_and_labels_name_no_one),
         cmocka_unit_test(own_sites_titles_weekdays_and_lists),
         cmocka_unit_test(a_role_after_the_name),
+        cmocka_unit_test(a_news_agency_credited_in_the_text),
+        cmocka_unit_test(a_line_break_ends_the_author_line),
+        cmocka_unit_test(a_line_outside_an_element),
+        cmocka_unit_test(a_list_of_writers),
+        cmocka_unit_test(initials_give_way_to_the_printed_name),
+        cmocka_unit_test(a_writer_credited_in_the_title),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

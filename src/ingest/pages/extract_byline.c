@@ -19,76 +19,6 @@
 #define BYLINE_MAX_CHARS 100
 #define BYLINE_MAX_UP 64 /* ancestors looked at for a comment or widget */
 
-/* A word of the class or id list v starts with w ("comment-author",
- * "sidebar-main"; not "sticky-sidebar-parent", which says nothing). */
-static bool class_word_starts(const char *v, const char *w)
-{
-    size_t n = strlen(w);
-    for (const char *p = v; p && *p; p++)
-        if ((p == v || p[-1] == ' ') && strncasecmp(p, w, n) == 0)
-            return true;
-    return false;
-}
-
-/* The class list v has the word w, whole. */
-static bool class_word_is(const char *v, const char *w)
-{
-    size_t n = strlen(w);
-    for (const char *p = v; p && *p; p++)
-        if ((p == v || p[-1] == ' ') && strncasecmp(p, w, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
-            return true;
-    return false;
-}
-
-/* Element i holds an <h1>: a block that holds the page's title holds the
- * article, whatever its class says of the layout ("content-wrapper
- * sidebar-included", "site-content sidebar"); looked at for "sidebar"
- * only, as a comment block may be large and is never the article. */
-static bool holds_the_title(const struct xdom *d, uint32_t i)
-{
-    uint32_t end = xdom_subtree_end(d, i);
-    for (uint32_t k = i + 1; k < end; k++)
-        if (d->nodes[k].tag == XTAG_h1)
-            return true;
-    return false;
-}
-
-/* Element i sits in a block whose class or id starts with one of words[0..n)
- * or in a <nav>, below the entry itself (<article>, "hentry"). */
-static bool in_block_of(const struct xdom *d, uint32_t i, const char *const *words, size_t n)
-{
-    int up = BYLINE_MAX_UP;
-    for (uint32_t self = i; i != 0 && up-- > 0; i = d->nodes[i].parent) {
-        enum xtag t = (enum xtag)d->nodes[i].tag;
-        if (t == XTAG_body) /* its classes describe the whole page ("has-sidebar") */
-            return false;
-        if (t == XTAG_nav) /* an <aside> or <footer> may well hold the article's author */
-            return true;
-        const char *v[2] = {xdom_attr(d, i, XATTR_class, NULL), xdom_attr(d, i, XATTR_id, NULL)};
-        for (int k = 0; k < 2; k++)
-            for (size_t w = 0; v[k] && w < n; w++)
-                if (class_word_starts(v[k], words[w]) &&
-                    !(strcmp(words[w], "sidebar") == 0 && holds_the_title(d, i)) &&
-                    /* a line styled as a teaser's ("teaser-cat") is no teaser */
-                    !(i == self && strcmp(words[w], "teaser") == 0))
-                    return true;
-        /* the entry itself (<article>, microformats' "hentry"): what holds
-         * it says nothing of its own author line (Blogger's posts sit in a
-         * "widget Blog", a theme's content in an id="sidebar") */
-        if (t == XTAG_article || class_word_is(v[0], "hentry") || class_word_is(v[0], "h-entry"))
-            return false;
-    }
-    return false;
-}
-
-/* Element i sits in a comment, a widget or a sidebar, whose author lines
- * are readers' or other articles'. */
-static bool in_other_voice(const struct xdom *d, uint32_t i)
-{
-    static const char *const words[] = {"comment", "widget", "sidebar", "related", "footer",
-                                        "teaser", "recommend"};
-    return in_block_of(d, i, words, sizeof words / sizeof words[0]);
-}
 
 /* The names in the author's line line[0..n), or NULL. */
 static char *byline_names_of(struct ctx *c, const char *line, size_t n, const char *site)
@@ -127,7 +57,7 @@ static char *byline_in(struct ctx *c, const char *site, unsigned flags, struct b
     for (uint32_t i = 1; i < d->n; i++) {
         if (f[i].gone || d->nodes[i].tag == XTAG_TEXT || !xmeta_marks_author(d, i))
             continue;
-        if (f[i].tlen == 0 || f[i].tlen > BYLINE_MAX_CHARS || in_other_voice(d, i))
+        if (f[i].tlen == 0 || f[i].tlen > BYLINE_MAX_CHARS || extract_byline_other_voice(d, i))
             continue;
         uint32_t from = i, end = xdom_subtree_end(d, i);
         for (uint32_t k = i + 1; k < end; k++) {
@@ -174,7 +104,12 @@ static bool starts_with_byline_label(const char *s)
         "By: ", "Autor: ", "Autorin: ", "Autor ",  "Text: ",  "Text von ",   "von ",
         "by ",  "Auteur ", "Auteur : ", "Author ", "Author: ", "Posted by ", "Eingestellt von ",
         "Gespeichert von ", "Ein Artikel von ", "Ein Beitrag von ", "Blog Beitrag von ",
-        "Autoren ", "Autoren: ", "Von: ", "Redaktion: "};
+        "Autoren ", "Autoren: ", "Von: ", "Redaktion: ",
+        /* Chinese news' "责任编辑：", "作者：", "记者：", a space after them or not */
+        "\xe8\xb4\xa3\xe4\xbb\xbb\xe7\xbc\x96\xe8\xbe\x91\xef\xbc\x9a",
+        "\xe8\xb4\xa3\xe4\xbb\xbb\xe7\xbc\x96\xe8\xbe\x91\xef\xbc\x9a ",
+        "\xe4\xbd\x9c\xe8\x80\x85\xef\xbc\x9a", "\xe4\xbd\x9c\xe8\x80\x85\xef\xbc\x9a ",
+        "\xe8\xae\xb0\xe8\x80\x85\xef\xbc\x9a", "\xe8\xae\xb0\xe8\x80\x85\xef\xbc\x9a "};
     for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++) {
         size_t n = strlen(labels[k]);
         if (strncmp(s, labels[k], n) != 0)
@@ -297,6 +232,56 @@ static bool reads_as_names(const char *s)
     return true;
 }
 
+/* When a <br> among element i's children ends a line after text, b holds
+ * that first line alone: "Von Jane Doe und John Roe<br>Kakuma /Kenia"
+ * puts the dateline's place on a line of its own, no name of the byline.
+ * b is left as it is for an element of one line. */
+static void first_line_of(const struct xdom *d, const struct nfo *f, uint32_t i, struct buf *b)
+{
+    uint32_t br = 0, before = 0;
+    for (uint32_t k = d->nodes[i].first; k != 0 && br == 0; k = d->nodes[k].next) {
+        if (d->nodes[k].tag == XTAG_br)
+            br = k;
+        else
+            before += f[k].tlen;
+    }
+    if (br == 0 || before == 0 || before == f[i].tlen)
+        return;
+    buf_reset(b);
+    for (uint32_t k = d->nodes[i].first; k != br; k = d->nodes[k].next)
+        xdom_text_line(d, k, b, 128);
+}
+
+/* A line of text outside any element of its own that starts with a
+ * byline's label ("【纠错】 责任编辑： 焦鹏", "…<br>Autor: <a>Rechtsanwalt</a>
+ * Sebastian Einbock"): text node i and its next siblings up to a <br> or
+ * a block into b, *last the last of them; false when i starts no byline.
+ * An element holding the line alone is read as a whole instead. */
+static bool loose_line(const struct xdom *d, const struct nfo *f, uint32_t i, struct buf *b,
+                       uint32_t *last)
+{
+    if (f[d->nodes[i].parent].tlen == f[i].tlen)
+        return false; /* the element's own line, read as the element's */
+    xdom_text_line(d, i, b, 128);
+    /* "… von Firmenwägen", "Theme: <a>Graphy</a> by Themegraphy": a small
+     * "von" or "by" after an element goes on with a sentence */
+    if (buf_error(b) || !b->data || (b->data[0] >= 'a' && b->data[0] <= 'z') ||
+        !(starts_with_byline_label(b->data) || is_byline_label_alone(b->data)))
+        return false;
+    *last = i;
+    for (uint32_t k = d->nodes[i].next; k != 0 && b->len <= 2 * LABELLED_MAX_CHARS;
+         k = d->nodes[k].next) {
+        enum xtag t = (enum xtag)d->nodes[k].tag;
+        if (t == XTAG_br || (html_tag_flags(t) & HT_BLOCK))
+            break;
+        if (f[k].gone)
+            continue;
+        xdom_text_line(d, k, b, 128);
+        *last = k;
+    }
+    return true;
+}
+
 /* The first short visible line outside comments and widgets that starts
  * with a byline's label and names people; *hide its nodes, none for a line
  * that says more than the names (the writer's role stays in the text). */
@@ -311,33 +296,46 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags,
     char *found = NULL;
     for (uint32_t i = 1; i < d->n && !found; i++) {
         enum xtag t = (enum xtag)d->nodes[i].tag;
-        if (f[i].gone || t == XTAG_TEXT || f[i].tlen < 2 || f[i].tlen > 2 * LABELLED_MAX_CHARS ||
-            !(t == XTAG_p || t == XTAG_span || t == XTAG_div || t == XTAG_small || t == XTAG_em ||
-              t == XTAG_strong || t == XTAG_b || t == XTAG_li || t == XTAG_h5 || t == XTAG_h6 ||
-              t == XTAG_address || t == XTAG_dt))
+        bool loose = t == XTAG_TEXT;
+        if (f[i].gone || f[i].tlen < 2 || f[i].tlen > 2 * LABELLED_MAX_CHARS ||
+            !(loose || t == XTAG_p || t == XTAG_span || t == XTAG_div || t == XTAG_small ||
+              t == XTAG_em || t == XTAG_strong || t == XTAG_b || t == XTAG_li || t == XTAG_h5 ||
+              t == XTAG_h6 || t == XTAG_address || t == XTAG_dt))
             continue;
         buf_reset(&b);
-        /* a line over 60 characters must start "Autor…" (the role after the
-         * names, below): its first bytes say whether to read the rest */
-        if (f[i].tlen > LABELLED_MAX_CHARS) {
-            xdom_text_line(d, i, &b, 16);
-            if (buf_error(&b) || !b.data || strncmp(b.data, "Aut", 3) != 0)
+        uint32_t next = 0;
+        if (loose) {
+            if (!loose_line(d, f, i, &b, &next))
                 continue;
-            buf_reset(&b);
+        } else {
+            /* a line over 60 characters must start "Autor…" (the role after
+             * the names, below) or "Von "/"By " (a list of names): its first
+             * bytes say whether to read the rest */
+            if (f[i].tlen > LABELLED_MAX_CHARS) {
+                xdom_text_line(d, i, &b, 16);
+                if (buf_error(&b) || !b.data ||
+                    (strncmp(b.data, "Aut", 3) != 0 && strncmp(b.data, "Von ", 4) != 0 &&
+                     strncmp(b.data, "By ", 3) != 0))
+                    continue;
+                buf_reset(&b);
+            }
+            xdom_text_line(d, i, &b, 128);
+            first_line_of(d, f, i, &b);
+            /* the label alone in an element of its own ("<span>By</span><a>Jane
+             * Doe</a>", "<h5>Autor:</h5> Jane Doe"): the line goes on with the
+             * element's next sibling */
+            next = d->nodes[i].next;
+            /* the white space between <dt> and <dd>, the <br>s after "Von:" */
+            while (next != 0 && (d->nodes[next].tag == XTAG_br ||
+                                 (d->nodes[next].tag == XTAG_TEXT && f[next].tlen == 0)))
+                next = d->nodes[next].next;
+            bool split = !buf_error(&b) && b.data && is_byline_label_alone(b.data) && next != 0;
+            if (split)
+                xdom_text_line(d, next, &b, 128);
+            else
+                next = i;
         }
-        xdom_text_line(d, i, &b, 128);
-        /* the label alone in an element of its own ("<span>By</span><a>Jane
-         * Doe</a>", "<h5>Autor:</h5> Jane Doe"): the line goes on with the
-         * element's next sibling */
-        uint32_t next = d->nodes[i].next;
-        /* the white space between <dt> and <dd>, the <br>s after "Von:" */
-        while (next != 0 && (d->nodes[next].tag == XTAG_br ||
-                             (d->nodes[next].tag == XTAG_TEXT && f[next].tlen == 0)))
-            next = d->nodes[next].next;
-        bool split = !buf_error(&b) && b.data && is_byline_label_alone(b.data) && next != 0;
-        if (split)
-            xdom_text_line(d, next, &b, 128);
-        if (buf_error(&b) || !b.data || b.len > 2 * LABELLED_MAX_CHARS)
+        if (buf_error(&b) || !b.data || b.len > (loose ? 1 : 2) * LABELLED_MAX_CHARS)
             continue;
         /* a date before the label ("06.11.2023 13:30 von Olga"), or before
          * a dash and the names alone ("11.12.2019 - Amelie Loevenich"):
@@ -353,28 +351,38 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags,
         if (role && (size_t)(role - line) < rest) /* "Jane Doe (Pressesprecherin)" */
             rest = (size_t)(role - line);
         /* a longer line only after "Autorin:" and with the role after a
-         * comma: "Autorin: Uta Staschewski, Projektleiterin der HSS in …" */
-        bool long_line = f[i].tlen > LABELLED_MAX_CHARS;
+         * comma: "Autorin: Uta Staschewski, Projektleiterin der HSS in …",
+         * or after "Von"/"By" as a list of writers and nothing more */
+        bool long_line = !loose && f[i].tlen > LABELLED_MAX_CHARS, list = false;
         if (long_line) {
             role = starts_with_role_label(line) ? strstr(line, ", ") : NULL;
-            if (!role || (size_t)(role - line) >= rest)
+            if (role && (size_t)(role - line) < rest)
+                rest = (size_t)(role - line);
+            else if (strncmp(line, "Von ", 4) == 0 || strncmp(line, "By ", 3) == 0)
+                list = true;
+            else
                 continue;
-            rest = (size_t)(role - line);
         }
         while (rest > 0 && line[rest - 1] == ' ')
             rest--;
         bool labelled = starts_with_byline_label(line);
         /* a form's "Von:" is a search's "from", never a byline */
-        if ((!labelled && !(dashed && line[0] >= 'A' && line[0] <= 'Z')) || in_other_voice(d, i) ||
+        if ((!labelled && !(dashed && line[0] >= 'A' && line[0] <= 'Z')) ||
+            extract_byline_other_voice(d, i) ||
             extract_has_ancestor_tag(d, i, XTAG_form, BYLINE_MAX_UP))
             continue; /* a shorter line inside may still be the one */
         char *s = byline_names_of(c, line, rest, site);
+        /* "Von Volkmar Kabisch, Jan Lukas Strozyk und Benedikt Strunz, NDR":
+         * names joined by commas or "und", nothing cut off but the label */
+        bool joined = s && (strstr(s, ", ") || strstr(s, " und ") || strstr(s, " and "));
+        if (list && s && (strlen(s) + 4 < rest || !joined))
+            continue;
         /* an account's name is one word: "rasos", not "rasos und ich" */
         bool account = labelled && starts_with_account_label(line) && s && !strchr(s, ' ');
         if (s && (reads_as_names(s) || account) && (!long_line || strchr(s, ' ')) &&
             (labelled || (strchr(s, ' ') && strlen(s) == rest && !dated_sibling(d, i)))) {
             found = s;
-            uint32_t end = xdom_subtree_end(d, split ? next : i);
+            uint32_t end = xdom_subtree_end(d, next);
             *hide = (struct byline_nodes){i, long_line ? i : end};
         }
     }
@@ -440,9 +448,15 @@ static char *author_link(struct ctx *c, const char *site)
         if (!href || c->f[i].gone || c->f[i].tlen == 0 || c->f[i].tlen > BYLINE_MAX_CHARS ||
             !author_slug(href, &slug, &n))
             continue;
-        char *s = byline_names(c, i, site);
+        /* its itemprop=name part when it has one: the picture's credit
+         * beside the name in the link ("© Kathrin Führes Kathrin Führes") */
+        uint32_t from = i, end = xdom_subtree_end(d, i);
+        for (uint32_t k = i + 1; k < end && from == i; k++)
+            if (xdom_attr_is(d, k, XATTR_itemprop, "name") && c->f[k].tlen > 0)
+                from = k;
+        char *s = byline_names(c, from, site);
         if (s && reads_as_names(s) && slug_names(slug, n, s) &&
-            !in_block_of(d, i, others, sizeof others / sizeof others[0]))
+            !extract_byline_in_block_of(d, i, others, sizeof others / sizeof others[0]))
             return s;
     }
     return NULL;
@@ -581,6 +595,12 @@ char *extract_byline_over(struct ctx *c, const char *meta, const char *url, cons
          * main text on a page (a gallery's captions lost) */
         hide.end = hide.from;
     }
+    /* a page that names no one may still credit a news agency; over a
+     * publisher's name it gained nothing on the development set */
+    if (!s && !meta)
+        s = extract_byline_agency(c);
+    if (!s && !meta)
+        s = extract_byline_title(c, site);
     if (s && meta &&
         (!strchr(s, ' ') || !reads_as_names(s) || strlen(s) <= 4 ||
          extract_byline_is_publisher(s, url, site)))
@@ -659,11 +679,23 @@ static bool is_login(const char *s)
     return *s != '\0';
 }
 
+/* Two or three capitals and nothing more ("LN", "DT"): a publication's
+ * code (JSON-LD's Organization "LN" of the Lübecker Nachrichten) or a
+ * writer's initials, either of which the name the page prints says better. */
+static bool is_initials(const char *s)
+{
+    size_t n = 0;
+    while (s[n] >= 'A' && s[n] <= 'Z')
+        n++;
+    return s[n] == '\0' && n >= 2 && n <= 3;
+}
+
 bool extract_byline_is_publisher(const char *byline, const char *url, const char *site)
 {
     if (!byline)
         return true;
-    if (names_a_company(byline) || names_the_desk(byline) || is_login(byline))
+    if (names_a_company(byline) || names_the_desk(byline) || is_login(byline) ||
+        is_initials(byline))
         return true;
     struct buf by, other;
     buf_init(&by, 0);

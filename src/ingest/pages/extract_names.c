@@ -24,7 +24,12 @@ static const char *const byline_labels[] = {
     "mehr von", "eingestellt von", "gespeichert von", "veröffentlicht von", "geschrieben von",
     "verfasst von", "written by", "posted by", "published by", "publié par", "escrito por",
     "publicado por", "napisał", "autoren", "autor/in", "autorin", "autor", "auteur", "author",
-    "text von", "text:", "redaktion:", "von", "vom", "by", "par", "por", "door"};
+    "text von", "text:", "redaktion:", "von", "vom", "by", "par", "por", "door",
+    /* Chinese news' "责任编辑：" (editor in charge), "作者：", "记者：" (reporter),
+     * and "记者" glued to the name: "作者： 记者王敬照" */
+    "\xe8\xb4\xa3\xe4\xbb\xbb\xe7\xbc\x96\xe8\xbe\x91\xef\xbc\x9a",
+    "\xe4\xbd\x9c\xe8\x80\x85\xef\xbc\x9a", "\xe8\xae\xb0\xe8\x80\x85\xef\xbc\x9a",
+    "\xe8\xae\xb0\xe8\x80\x85"};
 
 /* Where a byline's names end: a date, a place, a separator. */
 static const char *const byline_stops[] = {" · ", "•", " | ", "|", " - ", " – ", " — ", " / ", "→",

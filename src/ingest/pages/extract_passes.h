@@ -135,6 +135,25 @@ bool extract_byline_is_publisher(const char *byline, const char *url, const char
  * publisher; NULL to keep meta. */
 char *extract_byline_over(struct ctx *c, const char *meta, const char *url, const char *site);
 
+/* extract_byline_voice.c: element i sits in a block whose class or id
+ * starts with one of words[0..n) or in a <nav>, below the entry itself
+ * (<article>, "hentry"); in a comment, a widget, a sidebar, a footer, a
+ * teaser or a related articles' block, whose author lines are others'. */
+bool extract_byline_in_block_of(const struct xdom *d, uint32_t i, const char *const *words,
+                                size_t n);
+bool extract_byline_other_voice(const struct xdom *d, uint32_t i);
+
+/* extract_byline_agency.c: the news agency a paragraph credits after its
+ * dateline's place ("Hamburg (dpa/lno) –") or at its end ("(FR mit
+ * dpa)"), the first such paragraph outside comments and widgets; NULL
+ * when none does. */
+char *extract_byline_agency(struct ctx *c);
+
+/* extract_byline_title.c: a writer the page's <title> credits after a
+ * comma or a verb ("…, par Didier Roy (…)", "… reviewed by Mrs H Pyke");
+ * NULL when it credits none. */
+char *extract_byline_title(struct ctx *c, const char *site);
+
 /* extract_kind.c: whether the page holds an article (docs/extraction.md
  * "Article or not"). */
 bool extract_page_is_article(const struct ctx *c, const struct pick *pk, enum xmeta_kind kind,
