@@ -360,6 +360,30 @@ static void author_boxes_and_more_lines_are_dropped(void **state)
     arena_release(&r.a);
 }
 
+/* A paragraph that is all links (a related headline, "Bilder des
+ * Treffens", a forum thread) goes wherever it sits; a paragraph with a
+ * link in its sentence stays. */
+static const char link_page[] =
+    "<html><head><title>River plan</title></head><body><article>" PARA(1)
+        "<p><a href=\"/x\">Ferry prices rise again as the summer season starts</a></p>" PARA(2)
+            "<p>The mayor <a href=\"/m\">explained the plan</a> to the council and "
+            "the press on Monday.</p>" PARA(3) "<p><strong><a href=\"/f\">The forum: your "
+                                              "bridge stories</a></strong></p></article>"
+                                              "</body></html>";
+
+static void a_paragraph_of_links_is_dropped(void **state)
+{
+    (void)state;
+    struct river r;
+    const char *text = river(&r, link_page, sizeof link_page - 1);
+    assert_paragraphs(text, 3);
+    if (!strstr(text, "The mayor explained the plan"))
+        fail_msg("lost the sentence with a link in [%s]", text);
+    if (strstr(text, "Ferry prices") || strstr(text, "The forum"))
+        fail_msg("kept a paragraph of links in [%s]", text);
+    arena_release(&r.a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,6 +397,7 @@ int main(void)
         cmocka_unit_test(a_nav_is_never_the_article),
         cmocka_unit_test(the_block_at_the_headline_is_the_article),
         cmocka_unit_test(author_boxes_and_more_lines_are_dropped),
+        cmocka_unit_test(a_paragraph_of_links_is_dropped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -170,6 +170,7 @@ bool extract_repeats_title(struct ctx *c, uint32_t i)
 #define LINE_MAX_CHARS 200   /* a boilerplate line is short */
 #define CREDIT_MAX_CHARS 120 /* a photo credit, a copyright line */
 #define LEAD_MAX_CHARS 60    /* "Read more:" alone leads what follows it */
+#define LINK_PARAGRAPH_SHARE 0.9f /* a <p> this much link text is a pointer */
 
 /* How a short line of the page starts when it is no part of the article:
  * pointers to other articles, the footer's asks, tag lists. Lower case;
@@ -399,6 +400,15 @@ void extract_clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned fla
             uint32_t k = led_by(c, i);
             if (k)
                 remove_subtree(c, k);
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
+            continue;
+        }
+        /* a paragraph that is all links points elsewhere: a related
+         * headline, a forum thread, "Bilder des Treffens"; the dev set's
+         * annotators leave these out wherever they sit */
+        if (i != root && t == XTAG_p && f[i].tlen > 0 &&
+            (float)f[i].llen >= LINK_PARAGRAPH_SHARE * (float)f[i].tlen) {
             remove_subtree(c, i);
             i = xdom_subtree_end(d, i) - 1;
             continue;
