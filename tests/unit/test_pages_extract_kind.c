@@ -185,6 +185,9 @@ static void undeclared_text_without_long_paragraphs_needs_length(void **state)
     /* A blog post in short paragraphs that says nothing of itself. */
     assert_true(readerable("", BRIEFS BRIEFS, ARTICLE_URL));
     assert_false(readerable("", "<p>The council approved the river plan today.</p>", ARTICLE_URL));
+    /* og:type "website" says nothing: CMSs write it on articles too */
+    assert_true(readerable(OG_WEBSITE, BRIEFS BRIEFS, ARTICLE_URL));
+    assert_false(readerable(OG_WEBSITE, BRIEFS, ARTICLE_URL));
 }
 
 int main(void)

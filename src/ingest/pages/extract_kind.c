@@ -145,8 +145,8 @@ static float pick_links(const struct ctx *c, const struct pick *pk)
  * gate (gate) misses briefs, lists and text in <div>s; a page of links or
  * a section's index does not; one whose main text sits in the page's only
  * <article> element, or whose URL is a permalink filed by date,
- * counts as declared; one that says "website" needs the gate; one that
- * says nothing needs the gate or a longer main text of few links. */
+ * counts as declared; one that says nothing (og:type "website" says
+ * nothing either) needs the gate or a longer main text of few links. */
 bool extract_page_is_article(const struct ctx *c, const struct pick *pk, enum xmeta_kind kind,
                             const char *url, bool gate, size_t chars)
 {
@@ -157,8 +157,8 @@ bool extract_page_is_article(const struct ctx *c, const struct pick *pk, enum xm
         return gate || chars >= DECLARED_MIN_CHARS;
     if (text_links > PAGE_MAX_LINKS)
         return false;
-    /* before the URL's and og:type's word: a slug like "/supermarket/" reads
-     * as a section, and many articles say "website" */
+    /* before the URL's word: a slug like "/supermarket/" reads as a
+     * section */
     if (pick_in_only_article(c, pk))
         return gate || chars >= DECLARED_MIN_CHARS;
     if (url && url_is_section(url))
@@ -166,7 +166,5 @@ bool extract_page_is_article(const struct ctx *c, const struct pick *pk, enum xm
     /* a permalink filed by date says "article" as a declaration does */
     if (url && url_has_date_path(url))
         return gate || chars >= DECLARED_MIN_CHARS;
-    if (gate || kind == XMETA_WEBSITE)
-        return gate;
-    return chars >= UNDECLARED_MIN_CHARS && text_links < TEXT_MAX_LINKS;
+    return gate || (chars >= UNDECLARED_MIN_CHARS && text_links < TEXT_MAX_LINKS);
 }
