@@ -362,12 +362,14 @@ static void author_boxes_and_more_lines_are_dropped(void **state)
 
 /* A paragraph that is all links (a related headline, "Bilder des
  * Treffens", a forum thread) goes wherever it sits; a paragraph with a
- * link in its sentence stays. */
+ * link in its sentence stays, and so does a link that shows a web or mail
+ * address (the article gives it as information). */
 static const char link_page[] =
     "<html><head><title>River plan</title></head><body><article>" PARA(1)
         "<p><a href=\"/x\">Ferry prices rise again as the summer season starts</a></p>" PARA(2)
             "<p>The mayor <a href=\"/m\">explained the plan</a> to the council and "
-            "the press on Monday.</p>" PARA(3) "<p><strong><a href=\"/f\">The forum: your "
+            "the press on Monday.</p><p><a href=\"mailto:river@city.example\">"
+            "river@city.example</a></p>" PARA(3) "<p><strong><a href=\"/f\">The forum: your "
                                               "bridge stories</a></strong></p></article>"
                                               "</body></html>";
 
@@ -379,6 +381,8 @@ static void a_paragraph_of_links_is_dropped(void **state)
     assert_paragraphs(text, 3);
     if (!strstr(text, "The mayor explained the plan"))
         fail_msg("lost the sentence with a link in [%s]", text);
+    if (!strstr(text, "river@city.example"))
+        fail_msg("lost the address in [%s]", text);
     if (strstr(text, "Ferry prices") || strstr(text, "The forum"))
         fail_msg("kept a paragraph of links in [%s]", text);
     arena_release(&r.a);

@@ -172,6 +172,20 @@ bool extract_repeats_title(struct ctx *c, uint32_t i)
 #define LEAD_MAX_CHARS 60    /* "Read more:" alone leads what follows it */
 #define LINK_PARAGRAPH_SHARE 0.9f /* a <p> this much link text is a pointer */
 
+/* Node i's text shows a web or mail address ("http://www.openpetition.de",
+ * "name@example.org"): a link the article gives as information, not a
+ * pointer to another page of the site. */
+static bool shows_an_address(struct ctx *c, uint32_t i)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    xdom_text_line(c->d, i, &b, 512);
+    bool address = b.len > 0 && !buf_error(&b) &&
+                   (strchr(b.data, '@') || strstr(b.data, "://") || strstr(b.data, "www."));
+    buf_release(&b);
+    return address;
+}
+
 /* How a short line of the page starts when it is no part of the article:
  * pointers to other articles, the footer's asks, tag lists. Lower case;
  * ASCII case is folded, other letters are written both ways. */
@@ -408,7 +422,7 @@ void extract_clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned fla
          * headline, a forum thread, "Bilder des Treffens"; the dev set's
          * annotators leave these out wherever they sit */
         if (i != root && t == XTAG_p && f[i].tlen > 0 &&
-            (float)f[i].llen >= LINK_PARAGRAPH_SHARE * (float)f[i].tlen) {
+            (float)f[i].llen >= LINK_PARAGRAPH_SHARE * (float)f[i].tlen && !shows_an_address(c, i)) {
             remove_subtree(c, i);
             i = xdom_subtree_end(d, i) - 1;
             continue;
