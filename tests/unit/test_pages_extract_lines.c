@@ -388,6 +388,29 @@ static void a_paragraph_of_links_is_dropped(void **state)
     arena_release(&r.a);
 }
 
+/* A heading that ends the text heads what cleaning dropped (a block of
+ * links to other articles): it goes; a heading with the article's text after it
+ * stays. */
+static const char trailing_heading_page[] =
+    "<html><head><title>River plan</title></head><body><article>" PARA(1)
+        "<h3>What the mayor said</h3>" PARA(2) PARA(3) PARA(4)
+            "<h3>Upcoming at the quay</h3><div><a href=\"/a\">Ferry prices</a> "
+            "<a href=\"/b\">Bridge works</a> <a href=\"/c\">Quay fair</a></div>"
+            "</article></body></html>";
+
+static void a_heading_that_ends_the_text_is_dropped(void **state)
+{
+    (void)state;
+    struct river r;
+    const char *text = river(&r, trailing_heading_page, sizeof trailing_heading_page - 1);
+    assert_paragraphs(text, 4);
+    if (!strstr(text, "What the mayor said"))
+        fail_msg("lost the heading inside the text in [%s]", text);
+    if (strstr(text, "Upcoming at the quay"))
+        fail_msg("kept the heading that ends the text in [%s]", text);
+    arena_release(&r.a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -402,6 +425,7 @@ int main(void)
         cmocka_unit_test(the_block_at_the_headline_is_the_article),
         cmocka_unit_test(author_boxes_and_more_lines_are_dropped),
         cmocka_unit_test(a_paragraph_of_links_is_dropped),
+        cmocka_unit_test(a_heading_that_ends_the_text_is_dropped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
