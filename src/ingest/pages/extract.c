@@ -574,8 +574,10 @@ static int attempt(struct ctx *c, unsigned flags, struct pick *pk, struct buf *o
         render_subtree(c, &r, pk->nodes[k]);
     /* a heading that ends the text heads what cleaning dropped ("More from
      * the channel", "Upcoming events"): nothing of the article follows it */
-    if (r.line_heading && r.line_start > 0 && r.b.len < EXTRACT_MAX_TEXT)
+    if (r.line_heading && r.line_start > 0 && r.b.len < EXTRACT_MAX_TEXT) {
         r.b.len = r.line_start;
+        r.b.data[r.b.len] = '\0';
+    }
     /* a break written just before the bound cut the text */
     while (r.b.len > 0 && (r.b.data[r.b.len - 1] == '\n' || r.b.data[r.b.len - 1] == ' '))
         r.b.data[--r.b.len] = '\0';
