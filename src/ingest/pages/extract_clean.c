@@ -170,7 +170,7 @@ bool extract_repeats_title(struct ctx *c, uint32_t i)
 #define LINE_MAX_CHARS 200   /* a boilerplate line is short */
 #define CREDIT_MAX_CHARS 120 /* a photo credit, a copyright line */
 #define LEAD_MAX_CHARS 60    /* "Read more:" alone leads what follows it */
-#define LINK_PARAGRAPH_SHARE 0.9f /* a <p> this much link text is a pointer */
+#define LINK_PARAGRAPH_SHARE 0.8f /* a <p> this much link text is a pointer */
 
 /* Node i's text shows a web or mail address ("http://www.openpetition.de",
  * "name@example.org"): a link the article gives as information, not a
@@ -418,7 +418,7 @@ void extract_clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned fla
             i = xdom_subtree_end(d, i) - 1;
             continue;
         }
-        /* a paragraph that is all links points elsewhere: a related
+        /* a paragraph of links (four fifths) points elsewhere: a related
          * headline, a forum thread, "Bilder des Treffens"; the dev set's
          * annotators leave these out wherever they sit */
         if (i != root && t == XTAG_p && f[i].tlen > 0 &&
