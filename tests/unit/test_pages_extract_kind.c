@@ -160,8 +160,8 @@ static void the_only_article_element_counts_as_a_declaration(void **state)
     assert_true(readerable(OG_WEBSITE, "<article>" BRIEFS "</article>", url));
     assert_true(readerable("", "<article><h1>River plan</h1>" BRIEFS "</article>", url));
     assert_false(readerable(OG_WEBSITE, BRIEFS, url));
-    assert_false(readerable(OG_WEBSITE, "<article>" BRIEFS "</article><article>" BRIEFS "</article>",
-                            url));
+    assert_false(
+        readerable(OG_WEBSITE, "<article>" BRIEFS "</article><article>" BRIEFS "</article>", url));
     assert_false(readerable("", "<article>" BRIEFS "</article>", "https://blog.example/"));
     assert_false(readerable("", "<article><p>Subscribe.</p></article>", url));
 }

@@ -364,51 +364,58 @@ static void author_boxes_and_more_lines_are_dropped(void **state)
  * Treffens", a forum thread) goes wherever it sits; a paragraph with a
  * link in its sentence stays, and so does a link that shows a web or mail
  * address (the article gives it as information). */
-static const char link_page[] =
-    "<html><head><title>River plan</title></head><body><article>" PARA(1)
-        "<p><a href=\"/x\">Ferry prices rise again as the summer season starts</a></p>" PARA(2)
-            "<p>The mayor <a href=\"/m\">explained the plan</a> to the council and "
-            "the press on Monday.</p><p><a href=\"mailto:river@city.example\">"
-            "river@city.example</a></p>" PARA(3) "<p><strong><a href=\"/f\">The forum: your "
-                                              "bridge stories</a></strong></p></article>"
-                                              "</body></html>";
+static const char
+    link_page
+        [] =
+            "<html><head><title>River plan</title></head><body><article>" PARA(
+                1) "<p><a href=\"/x\">Ferry prices rise again as the summer season "
+                   "starts</a></p>" PARA(2) "<p>The mayor <a href=\"/m\">explained the plan</a> to "
+                                            "the council and "
+                                            "the press on Monday.</p><p><a "
+                                            "href=\"mailto:river@city.example\">"
+                                            "river@city.example</a></p>" PARA(
+                                                3) "<p><strong><a href=\"/f\">The forum: your "
+                                                   "bridge stories</a></strong></p></article>"
+                                                   "</body></html>";
+
+/* html extracted as the river story: paragraphs 1 to last, the kept
+ * phrase there, the dropped one not. */
+static void assert_keeps_and_drops(const char *html, size_t n, int last, const char *kept,
+                                   const char *dropped)
+{
+    struct river r;
+    const char *text = river(&r, html, n);
+    assert_paragraphs(text, last);
+    if (!strstr(text, kept))
+        fail_msg("lost [%s] in [%s]", kept, text);
+    if (strstr(text, dropped))
+        fail_msg("kept [%s] in [%s]", dropped, text);
+    arena_release(&r.a);
+}
 
 static void a_paragraph_of_links_is_dropped(void **state)
 {
     (void)state;
-    struct river r;
-    const char *text = river(&r, link_page, sizeof link_page - 1);
-    assert_paragraphs(text, 3);
-    if (!strstr(text, "The mayor explained the plan"))
-        fail_msg("lost the sentence with a link in [%s]", text);
-    if (!strstr(text, "river@city.example"))
-        fail_msg("lost the address in [%s]", text);
-    if (strstr(text, "Ferry prices") || strstr(text, "The forum"))
-        fail_msg("kept a paragraph of links in [%s]", text);
-    arena_release(&r.a);
+    size_t n = sizeof link_page - 1;
+    assert_keeps_and_drops(link_page, n, 3, "The mayor explained the plan", "Ferry prices");
+    assert_keeps_and_drops(link_page, n, 3, "river@city.example", "The forum");
 }
 
 /* A heading that ends the text heads what cleaning dropped (a block of
  * links to other articles): it goes; a heading with the article's text after it
  * stays. */
 static const char trailing_heading_page[] =
-    "<html><head><title>River plan</title></head><body><article>" PARA(1)
-        "<h3>What the mayor said</h3>" PARA(2) PARA(3) PARA(4)
-            "<h3>Upcoming at the quay</h3><div><a href=\"/a\">Ferry prices</a> "
-            "<a href=\"/b\">Bridge works</a> <a href=\"/c\">Quay fair</a></div>"
-            "</article></body></html>";
+    "<html><head><title>River plan</title></head><body><article>" PARA(
+        1) "<h3>What the mayor said</h3>" PARA(2) PARA(3)
+        PARA(4) "<h3>Upcoming at the quay</h3><div><a href=\"/a\">Ferry prices</a> "
+                "<a href=\"/b\">Bridge works</a> <a href=\"/c\">Quay fair</a></div>"
+                "</article></body></html>";
 
 static void a_heading_that_ends_the_text_is_dropped(void **state)
 {
     (void)state;
-    struct river r;
-    const char *text = river(&r, trailing_heading_page, sizeof trailing_heading_page - 1);
-    assert_paragraphs(text, 4);
-    if (!strstr(text, "What the mayor said"))
-        fail_msg("lost the heading inside the text in [%s]", text);
-    if (strstr(text, "Upcoming at the quay"))
-        fail_msg("kept the heading that ends the text in [%s]", text);
-    arena_release(&r.a);
+    assert_keeps_and_drops(trailing_heading_page, sizeof trailing_heading_page - 1, 4,
+                           "What the mayor said", "Upcoming at the quay");
 }
 
 int main(void)

@@ -417,9 +417,9 @@ struct render {
     struct buf b;
     bool space;
     bool br;
-    uint32_t owner;      /* block of the last run written */
-    size_t line_start;   /* offset of the last line in b */
-    bool line_heading;   /* the last line is a heading's */
+    uint32_t owner;    /* block of the last run written */
+    size_t line_start; /* offset of the last line in b */
+    bool line_heading; /* the last line is a heading's */
 };
 
 static void render_subtree(struct ctx *c, struct render *r, uint32_t root)

@@ -422,7 +422,8 @@ void extract_clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned fla
          * headline, a forum thread, "Bilder des Treffens"; the dev set's
          * annotators leave these out wherever they sit */
         if (i != root && t == XTAG_p && f[i].tlen > 0 &&
-            (float)f[i].llen >= LINK_PARAGRAPH_SHARE * (float)f[i].tlen && !shows_an_address(c, i)) {
+            (float)f[i].llen >= LINK_PARAGRAPH_SHARE * (float)f[i].tlen &&
+            !shows_an_address(c, i)) {
             remove_subtree(c, i);
             i = xdom_subtree_end(d, i) - 1;
             continue;
