@@ -364,19 +364,16 @@ static void author_boxes_and_more_lines_are_dropped(void **state)
  * Treffens", a forum thread) goes wherever it sits; a paragraph with a
  * link in its sentence stays, and so does a link that shows a web or mail
  * address (the article gives it as information). */
-static const char
-    link_page
-        [] =
-            "<html><head><title>River plan</title></head><body><article>" PARA(
-                1) "<p><a href=\"/x\">Ferry prices rise again as the summer season "
-                   "starts</a></p>" PARA(2) "<p>The mayor <a href=\"/m\">explained the plan</a> to "
-                                            "the council and "
-                                            "the press on Monday.</p><p><a "
-                                            "href=\"mailto:river@city.example\">"
-                                            "river@city.example</a></p>" PARA(
-                                                3) "<p><strong><a href=\"/f\">The forum: your "
-                                                   "bridge stories</a></strong></p></article>"
-                                                   "</body></html>";
+static const char link_page[] = "<html><head><title>River plan</title></head><body><article>" PARA(
+    1) "<p><a href=\"/x\">Ferry prices rise again as the summer season "
+       "starts</a></p>" PARA(2) "<p>The mayor <a href=\"/m\">explained the plan</a> to "
+                                "the council and "
+                                "the press on Monday.</p><p><a "
+                                "href=\"mailto:river@city.example\">"
+                                "river@city.example</a></p>" PARA(
+                                    3) "<p><strong><a href=\"/f\">The forum: your "
+                                       "bridge stories</a></strong></p></article>"
+                                       "</body></html>";
 
 /* html extracted as the river story: paragraphs 1 to last, the kept
  * phrase there, the dropped one not. */
@@ -418,6 +415,25 @@ static void a_heading_that_ends_the_text_is_dropped(void **state)
                            "What the mayor said", "Upcoming at the quay");
 }
 
+/* A short block whose class says it is a photo's credit, a disclaimer or
+ * a rating widget goes; a paragraph of the article beside it stays. */
+static const char side_note_page[] =
+    "<html><head><title>River plan</title></head><body><article>"
+    "<div class=\"post-image-credits\">Jane Roe</div>" PARA(1)
+        PARA(2) "<p class=\"editorial-disclaimer\">We may receive compensation for some "
+                "links.</p>" PARA(
+                    3) "<p class=\"lead-quote\">The ferry stays until the bridge opens.</p>"
+                       "<div class=\"post-ratings\">(No ratings yet)</div></article></body></html>";
+
+static void side_notes_by_class_are_dropped(void **state)
+{
+    (void)state;
+    size_t n = sizeof side_note_page - 1;
+    assert_keeps_and_drops(side_note_page, n, 3, "The ferry stays", "Jane Roe");
+    assert_keeps_and_drops(side_note_page, n, 3, "The ferry stays", "compensation");
+    assert_keeps_and_drops(side_note_page, n, 3, "The ferry stays", "No ratings");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -433,6 +449,7 @@ int main(void)
         cmocka_unit_test(author_boxes_and_more_lines_are_dropped),
         cmocka_unit_test(a_paragraph_of_links_is_dropped),
         cmocka_unit_test(a_heading_that_ends_the_text_is_dropped),
+        cmocka_unit_test(side_notes_by_class_are_dropped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

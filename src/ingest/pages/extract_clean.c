@@ -333,6 +333,21 @@ static bool names_caption(struct ctx *c, uint32_t i)
     return k && c->f[i].tlen <= CAPTION_MAX_CHARS && xtext_has_ci(k, "caption");
 }
 
+/* A short block whose class or id says it is a note beside the article:
+ * a photo's credit, a disclaimer, a rating widget, a copyright line. */
+static bool names_side_note(struct ctx *c, uint32_t i)
+{
+    static const char *const words[] = {"credit", "disclaimer", "rating", "copyright"};
+    if (c->f[i].tlen > CAPTION_MAX_CHARS)
+        return false;
+    const char *k = xdom_attr(c->d, i, XATTR_class, NULL);
+    const char *id = xdom_attr(c->d, i, XATTR_id, NULL);
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++)
+        if ((k && xtext_has_ci(k, words[w])) || (id && xtext_has_ci(id, words[w])))
+            return true;
+    return false;
+}
+
 static bool tag_is_line(enum xtag t)
 {
     return t == XTAG_p || t == XTAG_div || t == XTAG_li || t == XTAG_figcaption ||
@@ -406,6 +421,11 @@ void extract_clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned fla
         }
         if (i != root && (t == XTAG_figcaption || (tag_is_line(t) && names_caption(c, i))) &&
             is_photo_caption(c, i)) {
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
+            continue;
+        }
+        if (i != root && tag_is_line(t) && names_side_note(c, i)) {
             remove_subtree(c, i);
             i = xdom_subtree_end(d, i) - 1;
             continue;
