@@ -415,15 +415,18 @@ static void a_heading_that_ends_the_text_is_dropped(void **state)
                            "What the mayor said", "Upcoming at the quay");
 }
 
-/* A short block whose class says it is a photo's credit, a disclaimer or
- * a rating widget goes; a paragraph of the article beside it stays. */
+/* A short block whose class says it is a photo's credit, a disclaimer, a
+ * rating widget or a call to action goes; a paragraph of the article
+ * beside it stays. */
 static const char side_note_page[] =
     "<html><head><title>River plan</title></head><body><article>"
     "<div class=\"post-image-credits\">Jane Roe</div>" PARA(1)
         PARA(2) "<p class=\"editorial-disclaimer\">We may receive compensation for some "
                 "links.</p>" PARA(
                     3) "<p class=\"lead-quote\">The ferry stays until the bridge opens.</p>"
-                       "<div class=\"post-ratings\">(No ratings yet)</div></article></body></html>";
+                       "<div class=\"post-ratings\">(No ratings yet)</div>"
+                       "<div class=\"vc_cta3\">Join our river seminar in June!</div>"
+                       "</article></body></html>";
 
 static void side_notes_by_class_are_dropped(void **state)
 {
@@ -432,6 +435,7 @@ static void side_notes_by_class_are_dropped(void **state)
     assert_keeps_and_drops(side_note_page, n, 3, "The ferry stays", "Jane Roe");
     assert_keeps_and_drops(side_note_page, n, 3, "The ferry stays", "compensation");
     assert_keeps_and_drops(side_note_page, n, 3, "The ferry stays", "No ratings");
+    assert_keeps_and_drops(side_note_page, n, 3, "The ferry stays", "river seminar");
 }
 
 int main(void)

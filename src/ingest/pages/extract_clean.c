@@ -334,10 +334,13 @@ static bool names_caption(struct ctx *c, uint32_t i)
 }
 
 /* A short block whose class or id says it is a note beside the article:
- * a photo's credit, a disclaimer, a rating widget, a copyright line. */
+ * a photo's credit, a disclaimer, a rating widget, a copyright line, a
+ * box of links or a call to action ("cta": a seminar, an app, a letter
+ * to the editor). */
 static bool names_side_note(struct ctx *c, uint32_t i)
 {
-    static const char *const words[] = {"credit", "disclaimer", "rating", "copyright"};
+    static const char *const words[] = {"credit",    "disclaimer", "rating",
+                                        "copyright", "linkbox",    "cta"};
     if (c->f[i].tlen > CAPTION_MAX_CHARS)
         return false;
     const char *k = xdom_attr(c->d, i, XATTR_class, NULL);
