@@ -149,6 +149,23 @@ static void a_dated_permalink_counts_as_a_declaration(void **state)
     assert_false(readerable("", "<p>Subscribe.</p>", "https://blog.example/2012/05/31/x/"));
 }
 
+/* A page whose main text sits in its only <article> element says what it
+ * is, even under og:type "website" and a slug that reads as a section
+ * ("/supermarket/"); a page of several <article> teasers does not, nor
+ * does a site root. */
+static void the_only_article_element_counts_as_a_declaration(void **state)
+{
+    (void)state;
+    const char *url = "https://blog.example/supermarket/";
+    assert_true(readerable(OG_WEBSITE, "<article>" BRIEFS "</article>", url));
+    assert_true(readerable("", "<article><h1>River plan</h1>" BRIEFS "</article>", url));
+    assert_false(readerable(OG_WEBSITE, BRIEFS, url));
+    assert_false(
+        readerable(OG_WEBSITE, "<article>" BRIEFS "</article><article>" BRIEFS "</article>", url));
+    assert_false(readerable("", "<article>" BRIEFS "</article>", "https://blog.example/"));
+    assert_false(readerable("", "<article><p>Subscribe.</p></article>", url));
+}
+
 static void a_page_of_links_is_no_article(void **state)
 {
     (void)state;
@@ -168,6 +185,9 @@ static void undeclared_text_without_long_paragraphs_needs_length(void **state)
     /* A blog post in short paragraphs that says nothing of itself. */
     assert_true(readerable("", BRIEFS BRIEFS, ARTICLE_URL));
     assert_false(readerable("", "<p>The council approved the river plan today.</p>", ARTICLE_URL));
+    /* og:type "website" says nothing: CMSs write it on articles too */
+    assert_true(readerable(OG_WEBSITE, BRIEFS BRIEFS, ARTICLE_URL));
+    assert_false(readerable(OG_WEBSITE, BRIEFS, ARTICLE_URL));
 }
 
 int main(void)
@@ -180,6 +200,7 @@ int main(void)
         cmocka_unit_test(a_site_root_is_never_an_article),
         cmocka_unit_test(a_section_index_is_no_article),
         cmocka_unit_test(a_dated_permalink_counts_as_a_declaration),
+        cmocka_unit_test(the_only_article_element_counts_as_a_declaration),
         cmocka_unit_test(a_page_of_links_is_no_article),
         cmocka_unit_test(undeclared_text_without_long_paragraphs_needs_length),
     };

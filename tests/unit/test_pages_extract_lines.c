@@ -360,6 +360,84 @@ static void author_boxes_and_more_lines_are_dropped(void **state)
     arena_release(&r.a);
 }
 
+/* A paragraph that is all links (a related headline, "Bilder des
+ * Treffens", a forum thread) goes wherever it sits; a paragraph with a
+ * link in its sentence stays, and so does a link that shows a web or mail
+ * address (the article gives it as information). */
+static const char link_page[] = "<html><head><title>River plan</title></head><body><article>" PARA(
+    1) "<p><a href=\"/x\">Ferry prices rise again as the summer season "
+       "starts</a></p>" PARA(2) "<p>The mayor <a href=\"/m\">explained the plan</a> to "
+                                "the council and "
+                                "the press on Monday.</p><p><a "
+                                "href=\"mailto:river@city.example\">"
+                                "river@city.example</a></p>" PARA(
+                                    3) "<p><strong><a href=\"/f\">The forum: your "
+                                       "bridge stories</a></strong></p></article>"
+                                       "</body></html>";
+
+/* html extracted as the river story: paragraphs 1 to last, the kept
+ * phrase there, the dropped one not. */
+static void assert_keeps_and_drops(const char *html, size_t n, int last, const char *kept,
+                                   const char *dropped)
+{
+    struct river r;
+    const char *text = river(&r, html, n);
+    assert_paragraphs(text, last);
+    if (!strstr(text, kept))
+        fail_msg("lost [%s] in [%s]", kept, text);
+    if (strstr(text, dropped))
+        fail_msg("kept [%s] in [%s]", dropped, text);
+    arena_release(&r.a);
+}
+
+static void a_paragraph_of_links_is_dropped(void **state)
+{
+    (void)state;
+    size_t n = sizeof link_page - 1;
+    assert_keeps_and_drops(link_page, n, 3, "The mayor explained the plan", "Ferry prices");
+    assert_keeps_and_drops(link_page, n, 3, "river@city.example", "The forum");
+}
+
+/* A heading that ends the text heads what cleaning dropped (a block of
+ * links to other articles): it goes; a heading with the article's text after it
+ * stays. */
+static const char trailing_heading_page[] =
+    "<html><head><title>River plan</title></head><body><article>" PARA(
+        1) "<h3>What the mayor said</h3>" PARA(2) PARA(3)
+        PARA(4) "<h3>Upcoming at the quay</h3><div><a href=\"/a\">Ferry prices</a> "
+                "<a href=\"/b\">Bridge works</a> <a href=\"/c\">Quay fair</a></div>"
+                "</article></body></html>";
+
+static void a_heading_that_ends_the_text_is_dropped(void **state)
+{
+    (void)state;
+    assert_keeps_and_drops(trailing_heading_page, sizeof trailing_heading_page - 1, 4,
+                           "What the mayor said", "Upcoming at the quay");
+}
+
+/* A short block whose class says it is a photo's credit, a disclaimer, a
+ * rating widget or a call to action goes; a paragraph of the article
+ * beside it stays. */
+static const char side_note_page[] =
+    "<html><head><title>River plan</title></head><body><article>"
+    "<div class=\"post-image-credits\">Jane Roe</div>" PARA(1)
+        PARA(2) "<p class=\"editorial-disclaimer\">We may receive compensation for some "
+                "links.</p>" PARA(
+                    3) "<p class=\"lead-quote\">The ferry stays until the bridge opens.</p>"
+                       "<div class=\"post-ratings\">(No ratings yet)</div>"
+                       "<div class=\"vc_cta3\">Join our river seminar in June!</div>"
+                       "</article></body></html>";
+
+static void side_notes_by_class_are_dropped(void **state)
+{
+    (void)state;
+    size_t n = sizeof side_note_page - 1;
+    assert_keeps_and_drops(side_note_page, n, 3, "The ferry stays", "Jane Roe");
+    assert_keeps_and_drops(side_note_page, n, 3, "The ferry stays", "compensation");
+    assert_keeps_and_drops(side_note_page, n, 3, "The ferry stays", "No ratings");
+    assert_keeps_and_drops(side_note_page, n, 3, "The ferry stays", "river seminar");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,6 +451,9 @@ int main(void)
         cmocka_unit_test(a_nav_is_never_the_article),
         cmocka_unit_test(the_block_at_the_headline_is_the_article),
         cmocka_unit_test(author_boxes_and_more_lines_are_dropped),
+        cmocka_unit_test(a_paragraph_of_links_is_dropped),
+        cmocka_unit_test(a_heading_that_ends_the_text_is_dropped),
+        cmocka_unit_test(side_notes_by_class_are_dropped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

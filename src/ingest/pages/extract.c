@@ -417,7 +417,9 @@ struct render {
     struct buf b;
     bool space;
     bool br;
-    uint32_t owner; /* block of the last run written */
+    uint32_t owner;    /* block of the last run written */
+    size_t line_start; /* offset of the last line in b */
+    bool line_heading; /* the last line is a heading's */
 };
 
 static void render_subtree(struct ctx *c, struct render *r, uint32_t root)
@@ -444,6 +446,10 @@ static void render_subtree(struct ctx *c, struct render *r, uint32_t root)
                 r->b.data[r->b.len - 1] != '\n') {
                 buf_putc(&r->b, '\n');
                 r->space = false;
+            }
+            if (r->b.len == 0 || r->b.data[r->b.len - 1] == '\n') {
+                r->line_start = r->b.len;
+                r->line_heading = tag_is_heading((enum xtag)d->nodes[f[i].owner].tag);
             }
             r->br = false;
             r->owner = f[i].owner;
@@ -566,6 +572,12 @@ static int attempt(struct ctx *c, unsigned flags, struct pick *pk, struct buf *o
     buf_init(&r.b, EXTRACT_MAX_TEXT + 8);
     for (uint32_t k = 0; k < pk->n; k++)
         render_subtree(c, &r, pk->nodes[k]);
+    /* a heading that ends the text heads what cleaning dropped ("More from
+     * the channel", "Upcoming events"): nothing of the article follows it */
+    if (r.line_heading && r.line_start > 0 && r.b.len < EXTRACT_MAX_TEXT) {
+        r.b.len = r.line_start;
+        r.b.data[r.b.len] = '\0';
+    }
     /* a break written just before the bound cut the text */
     while (r.b.len > 0 && (r.b.data[r.b.len - 1] == '\n' || r.b.data[r.b.len - 1] == ' '))
         r.b.data[--r.b.len] = '\0';

@@ -170,6 +170,21 @@ bool extract_repeats_title(struct ctx *c, uint32_t i)
 #define LINE_MAX_CHARS 200   /* a boilerplate line is short */
 #define CREDIT_MAX_CHARS 120 /* a photo credit, a copyright line */
 #define LEAD_MAX_CHARS 60    /* "Read more:" alone leads what follows it */
+#define LINK_PARAGRAPH_SHARE 0.8f /* a <p> this much link text is a pointer */
+
+/* Node i's text shows a web or mail address ("http://www.openpetition.de",
+ * "name@example.org"): a link the article gives as information, not a
+ * pointer to another page of the site. */
+static bool shows_an_address(struct ctx *c, uint32_t i)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    xdom_text_line(c->d, i, &b, 512);
+    bool address = b.len > 0 && !buf_error(&b) &&
+                   (strchr(b.data, '@') || strstr(b.data, "://") || strstr(b.data, "www."));
+    buf_release(&b);
+    return address;
+}
 
 /* How a short line of the page starts when it is no part of the article:
  * pointers to other articles, the footer's asks, tag lists. Lower case;
@@ -318,6 +333,24 @@ static bool names_caption(struct ctx *c, uint32_t i)
     return k && c->f[i].tlen <= CAPTION_MAX_CHARS && xtext_has_ci(k, "caption");
 }
 
+/* A short block whose class or id says it is a note beside the article:
+ * a photo's credit, a disclaimer, a rating widget, a copyright line, a
+ * box of links or a call to action ("cta": a seminar, an app, a letter
+ * to the editor). */
+static bool names_side_note(struct ctx *c, uint32_t i)
+{
+    static const char *const words[] = {"credit",    "disclaimer", "rating",
+                                        "copyright", "linkbox",    "cta"};
+    if (c->f[i].tlen > CAPTION_MAX_CHARS)
+        return false;
+    const char *k = xdom_attr(c->d, i, XATTR_class, NULL);
+    const char *id = xdom_attr(c->d, i, XATTR_id, NULL);
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++)
+        if ((k && xtext_has_ci(k, words[w])) || (id && xtext_has_ci(id, words[w])))
+            return true;
+    return false;
+}
+
 static bool tag_is_line(enum xtag t)
 {
     return t == XTAG_p || t == XTAG_div || t == XTAG_li || t == XTAG_figcaption ||
@@ -395,10 +428,25 @@ void extract_clean_pass(struct ctx *c, uint32_t root, uint32_t end, unsigned fla
             i = xdom_subtree_end(d, i) - 1;
             continue;
         }
+        if (i != root && tag_is_line(t) && names_side_note(c, i)) {
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
+            continue;
+        }
         if (i != root && tag_is_line(t) && is_other_line(c, i)) {
             uint32_t k = led_by(c, i);
             if (k)
                 remove_subtree(c, k);
+            remove_subtree(c, i);
+            i = xdom_subtree_end(d, i) - 1;
+            continue;
+        }
+        /* a paragraph of links (four fifths) points elsewhere: a related
+         * headline, a forum thread, "Bilder des Treffens"; the dev set's
+         * annotators leave these out wherever they sit */
+        if (i != root && t == XTAG_p && f[i].tlen > 0 &&
+            (float)f[i].llen >= LINK_PARAGRAPH_SHARE * (float)f[i].tlen &&
+            !shows_an_address(c, i)) {
             remove_subtree(c, i);
             i = xdom_subtree_end(d, i) - 1;
             continue;

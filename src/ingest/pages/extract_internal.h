@@ -113,11 +113,11 @@ bool xtext_has_ci(const char *s, const char *word);
 
 /* What the page says it is: og:type "article..." or a JSON-LD object of an
  * article type (NewsArticle, BlogPosting, ...) is XMETA_ARTICLE, else
- * og:type "website" is XMETA_WEBSITE, else XMETA_UNDECLARED. */
+ * XMETA_UNDECLARED (og:type "website" included: CMSs write it on every
+ * page, articles too). */
 enum xmeta_kind {
     XMETA_UNDECLARED = 0,
     XMETA_ARTICLE,
-    XMETA_WEBSITE,
 };
 
 /* Metadata of the page (extract_meta.c): everything but text and

@@ -1,6 +1,7 @@
 /* Article or not (ingest/pages/extract_passes.h: extract_page_is_article):
  * a site root is never one, a section index or a page of links is one only
- * when it says so; else the main text's length and link share decide
+ * when it says so; a main text in the page's only <article> says so; else
+ * the main text's length and link share decide
  * (docs/extraction.md "Article or not"). */
 #include <stdint.h>
 #include <string.h>
@@ -104,6 +105,29 @@ static bool url_has_date_path(const char *url)
     return false;
 }
 
+/* Whether the page has one <article> element and the main text sits on its
+ * branch (inside it, or the picked block holds it): a page that marks one
+ * article so says what it is, as a declaration does. A page of teasers
+ * marks each teaser, or none. */
+static bool pick_in_only_article(const struct ctx *c, const struct pick *pk)
+{
+    uint32_t article = 0;
+    for (uint32_t i = 1; i < c->d->n; i++) {
+        if (c->d->nodes[i].tag != XTAG_article || c->f[i].invisible)
+            continue;
+        if (article)
+            return false;
+        article = i;
+    }
+    if (!article || pk->n == 0)
+        return false;
+    uint32_t first = pk->nodes[0];
+    uint32_t a_end = xdom_subtree_end(c->d, article);
+    if (first >= article && first < a_end)
+        return true;
+    return article > first && article < xdom_subtree_end(c->d, first);
+}
+
 /* Share of link text in the picked main text. */
 static float pick_links(const struct ctx *c, const struct pick *pk)
 {
@@ -119,9 +143,10 @@ static float pick_links(const struct ctx *c, const struct pick *pk)
  * not"): a home page never does, whatever it declares; a page that says it
  * is an article does when it has a main text at all, since Firefox's
  * gate (gate) misses briefs, lists and text in <div>s; a page of links or
- * a section's index does not; one whose URL is a permalink filed by date
- * counts as declared; one that says "website" needs the gate; one that
- * says nothing needs the gate or a longer main text of few links. */
+ * a section's index does not; one whose main text sits in the page's only
+ * <article> element, or whose URL is a permalink filed by date,
+ * counts as declared; one that says nothing (og:type "website" says
+ * nothing either) needs the gate or a longer main text of few links. */
 bool extract_page_is_article(const struct ctx *c, const struct pick *pk, enum xmeta_kind kind,
                             const char *url, bool gate, size_t chars)
 {
@@ -130,12 +155,16 @@ bool extract_page_is_article(const struct ctx *c, const struct pick *pk, enum xm
     float text_links = pick_links(c, pk);
     if (kind == XMETA_ARTICLE)
         return gate || chars >= DECLARED_MIN_CHARS;
-    if (text_links > PAGE_MAX_LINKS || (url && url_is_section(url)))
+    if (text_links > PAGE_MAX_LINKS)
+        return false;
+    /* before the URL's word: a slug like "/supermarket/" reads as a
+     * section */
+    if (pick_in_only_article(c, pk))
+        return gate || chars >= DECLARED_MIN_CHARS;
+    if (url && url_is_section(url))
         return false;
     /* a permalink filed by date says "article" as a declaration does */
     if (url && url_has_date_path(url))
         return gate || chars >= DECLARED_MIN_CHARS;
-    if (gate || kind == XMETA_WEBSITE)
-        return gate;
-    return chars >= UNDECLARED_MIN_CHARS && text_links < TEXT_MAX_LINKS;
+    return gate || (chars >= UNDECLARED_MIN_CHARS && text_links < TEXT_MAX_LINKS);
 }
