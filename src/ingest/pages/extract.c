@@ -854,7 +854,8 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
     page_pass(&c);
     /* a publisher in the metadata's author field gives way to a writer the
      * page names */
-    char *writer = extract_byline_over(&c, out->byline, opt ? opt->url : NULL, out->site_name);
+    char *writer = extract_byline_over(&c, out->byline, opt ? opt->url : NULL, out->site_name,
+                                       out->excerpt);
     if (writer)
         out->byline = writer;
     size_t best_try = 0, best_chars = 0;

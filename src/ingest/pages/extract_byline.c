@@ -206,9 +206,7 @@ static bool is_byline_label_alone(const char *s)
     return false;
 }
 
-/* Every word of a name starts with a capital, connectors aside ("Jane Doe
- * und John Roe", "Ana de la Cruz"). */
-static bool reads_as_names(const char *s)
+bool extract_reads_as_names(const char *s)
 {
     static const char *const small[] = {"und", "and", "y", "et", "i", "&", "de", "la", "del",
                                         "van", "von", "der", "da", "di", "le", "du", "mit"};
@@ -379,7 +377,7 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags,
             continue;
         /* an account's name is one word: "rasos", not "rasos und ich" */
         bool account = labelled && starts_with_account_label(line) && s && !strchr(s, ' ');
-        if (s && (reads_as_names(s) || account) && (!long_line || strchr(s, ' ')) &&
+        if (s && (extract_reads_as_names(s) || account) && (!long_line || strchr(s, ' ')) &&
             (labelled || (strchr(s, ' ') && strlen(s) == rest && !dated_sibling(d, i)))) {
             found = s;
             uint32_t end = xdom_subtree_end(d, next);
@@ -455,7 +453,7 @@ static char *author_link(struct ctx *c, const char *site)
             if (xdom_attr_is(d, k, XATTR_itemprop, "name") && c->f[k].tlen > 0)
                 from = k;
         char *s = byline_names(c, from, site);
-        if (s && reads_as_names(s) && slug_names(slug, n, s) &&
+        if (s && extract_reads_as_names(s) && slug_names(slug, n, s) &&
             !extract_byline_in_block_of(d, i, others, sizeof others / sizeof others[0]))
             return s;
     }
@@ -504,7 +502,7 @@ static char *signature(struct ctx *c, const char *site)
         size_t words = 1;
         for (const char *p = s; p && *p; p++)
             words += *p == ' ';
-        if (s && reads_as_names(s) && words >= 2 && words <= 3 && !strpbrk(s, "0123456789:"))
+        if (s && extract_reads_as_names(s) && words >= 2 && words <= 3 && !strpbrk(s, "0123456789:"))
             return s;
     }
     return NULL;
@@ -580,7 +578,8 @@ static void hide_line(struct ctx *c, struct byline_nodes hide)
         c->f[k].invisible = 1;
 }
 
-char *extract_byline_over(struct ctx *c, const char *meta, const char *url, const char *site)
+char *extract_byline_over(struct ctx *c, const char *meta, const char *url, const char *site,
+                          const char *desc)
 {
     if (!extract_byline_is_publisher(meta, url, site))
         return NULL;
@@ -601,8 +600,12 @@ char *extract_byline_over(struct ctx *c, const char *meta, const char *url, cons
         s = extract_byline_agency(c);
     if (!s && !meta)
         s = extract_byline_title(c, site);
+    /* Blogger's posts print their "Posted by" line in a <noscript> and a
+     * script's template only, which the description's snippet repeats */
+    if (!s && !meta)
+        s = extract_byline_description(c, desc, site);
     if (s && meta &&
-        (!strchr(s, ' ') || !reads_as_names(s) || strlen(s) <= 4 ||
+        (!strchr(s, ' ') || !extract_reads_as_names(s) || strlen(s) <= 4 ||
          extract_byline_is_publisher(s, url, site)))
         return NULL; /* the line refused stays in the text */
     if (s)

@@ -1,10 +1,14 @@
-/* A writer credited in the page's <title> of a page that names no one
- * (ingest/pages/extract_passes.h: extract_byline_title): "Turpitude et
+/* A writer credited in the page's <title> or description of a page that
+ * names no one (ingest/pages/extract_passes.h: extract_byline_title,
+ * extract_byline_description). In the title: "Turpitude et
  * architecture, par Didier Roy (Les blogs du Diplo, 21 juin 2018)",
  * "gousto.co.uk reviewed by Mrs H Pyke". Only after a comma or a verb
  * that credits ("reviewed by", "written by"): a title's own "by" or
  * "von" is as often its subject's ("Auf den Spuren von Rafael Nadal",
- * "Inspired by Taylor Swift"). docs/extraction.md "Author". */
+ * "Inspired by Taylor Swift"). In the description: a label that opens it
+ * ("Posted by Nathan Parker and Eric Mill - Chrome team Over the past …",
+ * Blogger's snippet of the post's first line). docs/extraction.md
+ * "Author". */
 #include <stdint.h>
 #include <string.h>
 
@@ -82,4 +86,21 @@ char *extract_byline_title(struct ctx *c, const char *site)
     }
     buf_release(&b);
     return found;
+}
+
+/* Labels a description opens with when its first line is the byline. */
+static const char *const description_labels[] = {"Posted by ", "Written by ", "By "};
+
+char *extract_byline_description(struct ctx *c, const char *desc, const char *site)
+{
+    for (size_t k = 0; desc && k < sizeof description_labels / sizeof description_labels[0];
+         k++) {
+        if (strncmp(desc, description_labels[k], strlen(description_labels[k])) != 0)
+            continue;
+        /* the names end at a separator (" - Chrome team"); a sentence
+         * after them makes the whole too long or lower case, refused */
+        char *s = xmeta_byline_clean(c->a, desc, site, &c->rc);
+        return s && strchr(s, ' ') && extract_reads_as_names(s) ? s : NULL;
+    }
+    return NULL;
 }
