@@ -191,12 +191,15 @@ static bool starts_with_role_label(const char *s)
     return false;
 }
 
-/* s is a byline's label and nothing more ("By", "Autor:"). */
+/* s is a byline's label and nothing more ("By", "Autor:"), a bar before
+ * it aside: a screen reader's "| By " between the date and the name. */
 static bool is_byline_label_alone(const char *s)
 {
     static const char *const alone[] = {
         "By",      "By:",   "Von",        "Von:",   "Par",      "Por",    "Autor:", "Autorin:",
         "Author:", "Text:", "Written by", "Auteur", "Auteur :", "Author", "Autor",  "Autorin"};
+    while (*s == '|' || *s == ' ')
+        s++;
     size_t n = strlen(s);
     while (n > 0 && s[n - 1] == ' ')
         n--;
