@@ -79,7 +79,9 @@ def main():
         found += bool(have)
         exact += have == want
         miss = not have
-        bad = bool(have) and not (words(have) & words(want))
+        # the annotated name itself is never wrong, even one with no word
+        # of two letters ("R. R.")
+        bad = bool(have) and have != want and not (words(have) & words(want))
         wrong += bad
         for k, v in enumerate((1, bool(have), have == want, bad)):
             halves[half(name)][k] += v
