@@ -253,6 +253,19 @@ static void first_line_of(const struct xdom *d, const struct nfo *f, uint32_t i,
         xdom_text_line(d, k, b, 128);
 }
 
+/* The names s, read off line, are followed by " am " or " on " and a
+ * date's digit: "Von R. R. am 07.08.2013 um 09:07 Uhr gespeichert unter
+ * …", a post's meta line that goes on past the names with its date and
+ * category. */
+static bool dated_after(const char *line, const char *s)
+{
+    const char *p = strstr(line, s);
+    if (!p)
+        return false;
+    p += strlen(s);
+    return (strncmp(p, " am ", 4) == 0 || strncmp(p, " on ", 4) == 0) && ascii_is_digit(p[4]);
+}
+
 /* A line of text outside any element of its own that starts with a
  * byline's label ("【纠错】 责任编辑： 焦鹏", "…<br>Autor: <a>Rechtsanwalt</a>
  * Sebastian Einbock"): text node i and its next siblings up to a <br> or
@@ -376,7 +389,7 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags,
         /* "Von Volkmar Kabisch, Jan Lukas Strozyk und Benedikt Strunz, NDR":
          * names joined by commas or "und", nothing cut off but the label */
         bool joined = s && (strstr(s, ", ") || strstr(s, " und ") || strstr(s, " and "));
-        if (list && s && (strlen(s) + 4 < rest || !joined))
+        if (list && s && !dated_after(line, s) && (strlen(s) + 4 < rest || !joined))
             continue;
         /* an account's name is one word: "rasos", not "rasos und ich" */
         bool account = labelled && starts_with_account_label(line) && s && !strchr(s, ' ');

@@ -49,6 +49,18 @@ static bool holds_the_title(const struct xdom *d, uint32_t i)
     return false;
 }
 
+/* The id v is WordPress's for a post, "post-" and its number: the entry
+ * itself, as classic themes mark it (<div class="post" id="post-2037">). */
+static bool is_post_id(const char *v)
+{
+    if (!v || strncmp(v, "post-", 5) != 0 || v[5] == '\0')
+        return false;
+    for (v += 5; *v; v++)
+        if (*v < '0' || *v > '9')
+            return false;
+    return true;
+}
+
 /* Element i sits in a block whose class or id starts with one of words[0..n)
  * or in a <nav>, below the entry itself (<article>, "hentry"). */
 bool extract_byline_in_block_of(const struct xdom *d, uint32_t i, const char *const *words,
@@ -69,10 +81,13 @@ bool extract_byline_in_block_of(const struct xdom *d, uint32_t i, const char *co
                     /* a line styled as a teaser's ("teaser-cat") is no teaser */
                     !(i == self && strcmp(words[w], "teaser") == 0))
                     return true;
-        /* the entry itself (<article>, microformats' "hentry"): what holds
-         * it says nothing of its own author line (Blogger's posts sit in a
-         * "widget Blog", a theme's content in an id="sidebar") */
-        if (t == XTAG_article || class_word_is(v[0], "hentry") || class_word_is(v[0], "h-entry"))
+        /* the entry itself (<article>, microformats' "hentry", WordPress's
+         * id="post-2037"): what holds it says nothing of its own author
+         * line (Blogger's posts sit in a "widget Blog", a theme's content in
+         * an id="sidebar", a post in a widget that broken markup leaves
+         * open: <img … < div>) */
+        if (t == XTAG_article || class_word_is(v[0], "hentry") || class_word_is(v[0], "h-entry") ||
+            is_post_id(v[1]))
             return false;
     }
     return false;
