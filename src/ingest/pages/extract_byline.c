@@ -476,6 +476,57 @@ static char *author_link(struct ctx *c, const char *site)
     return NULL;
 }
 
+#define AVATAR_NAME_MAX_CHARS 40
+
+/* Node i's next sibling, white space between them aside; 0 when none. */
+static uint32_t next_with_text(const struct xdom *d, const struct nfo *f, uint32_t i)
+{
+    uint32_t k = d->nodes[i].next;
+    while (k != 0 && d->nodes[k].tag == XTAG_TEXT && f[k].tlen == 0)
+        k = d->nodes[k].next;
+    return k;
+}
+
+/* The poster a post's meta line names beside an avatar: an <img> whose
+ * class says "avatar", a link right after it, a date right after the link
+ * (`<img class="avatar"> <a href="/user/?u=79003">MikeNils</a> 18.10.2019,
+ * 15:07 Uhr`, a deal or forum post's own line). The picture and the date
+ * are the evidence that the link names who posted; outside comments and
+ * widgets, where every reader's line looks the same. */
+static char *avatar_line(struct ctx *c, const char *site)
+{
+    const struct xdom *d = c->d;
+    struct nfo *f = c->f; /* on labelled_byline's last pass, nothing left out */
+    struct buf b;
+    buf_init(&b, 0);
+    char *found = NULL;
+    for (uint32_t i = 1; i < d->n && !found; i++) {
+        const char *klass = d->nodes[i].tag == XTAG_img ? xdom_attr(d, i, XATTR_class, NULL) : NULL;
+        if (!klass || f[i].gone || !xtext_has_ci(klass, "avatar"))
+            continue;
+        uint32_t link = next_with_text(d, f, i);
+        if (link == 0 || d->nodes[link].tag != XTAG_a || f[link].tlen == 0 ||
+            f[link].tlen > AVATAR_NAME_MAX_CHARS)
+            continue;
+        uint32_t after = d->nodes[link].next;
+        if (after == 0 || d->nodes[after].tag != XTAG_TEXT || extract_byline_other_voice(d, i))
+            continue;
+        buf_reset(&b);
+        xdom_text_line(d, after, &b, 32);
+        bool dashed;
+        const char *line = buf_error(&b) || !b.data ? NULL : b.data;
+        while (line && *line == ' ')
+            line++;
+        if (!line || after_leading_date(line, &dashed) == line)
+            continue;
+        char *s = byline_names(c, link, site);
+        if (s && extract_reads_as_names(s))
+            found = s;
+    }
+    buf_release(&b);
+    return found;
+}
+
 #define SIGNED_MIN_TEXT 500 /* characters of the text a signature closes */
 
 /* The element child of i that holds all its text, or 0. */
@@ -571,7 +622,8 @@ static bool site_named_after_host(const char *site, const char *url)
 /* Outside the boilerplate first (a menu's "Sign in" may have an author
  * class), then in it: a theme's entry header often says "header"; then a
  * line that says "By …" with no class, the same two ways; then a link to
- * the author's page, a signature. *hide: the nodes of the line found. */
+ * the author's page, a poster beside an avatar, a signature. *hide: the
+ * nodes of the line found. */
 static char *byline_of_page(struct ctx *c, const char *site, struct byline_nodes *hide)
 {
     *hide = (struct byline_nodes){0, 0};
@@ -584,6 +636,8 @@ static char *byline_of_page(struct ctx *c, const char *site, struct byline_nodes
         s = labelled_byline(c, site, 0, hide);
     if (!s)
         s = author_link(c, site);
+    if (!s)
+        s = avatar_line(c, site);
     return s ? s : signature(c, site);
 }
 
