@@ -569,7 +569,8 @@ static char *signature(struct ctx *c, const char *site)
         size_t words = 1;
         for (const char *p = s; p && *p; p++)
             words += *p == ' ';
-        if (s && extract_reads_as_names(s) && words >= 2 && words <= 3 && !strpbrk(s, "0123456789:"))
+        if (s && extract_reads_as_names(s) && words >= 2 && words <= 3 &&
+            !strpbrk(s, "0123456789:"))
             return s;
     }
     return NULL;
