@@ -543,11 +543,51 @@ static uint32_t sole_child(const struct xdom *d, const struct nfo *f, uint32_t i
     return only;
 }
 
+#define SIGNED_DATE_MAX_CHARS 24 /* "10. September 2017" */
+
+/* Paragraph i is a name on a line and a date on the next and nothing more
+ * ("<p>Benni<br>10. September 2017</p>"): a letter's close, signed and
+ * dated. The text node of the name, or 0. */
+static uint32_t signed_and_dated(const struct xdom *d, const struct nfo *f, uint32_t i)
+{
+    uint32_t parts[3], n = 0;
+    for (uint32_t k = d->nodes[i].first; k != 0; k = d->nodes[k].next) {
+        if (d->nodes[k].tag == XTAG_TEXT && f[k].tlen == 0)
+            continue;
+        if (n == 3)
+            return 0;
+        parts[n++] = k;
+    }
+    if (n != 3 || d->nodes[parts[0]].tag != XTAG_TEXT || d->nodes[parts[1]].tag != XTAG_br ||
+        d->nodes[parts[2]].tag != XTAG_TEXT || f[parts[2]].tlen > SIGNED_DATE_MAX_CHARS)
+        return 0;
+    /* the date: a day's digit first, a year's four digits in it */
+    const struct xnode *t = &d->nodes[parts[2]];
+    const char *s = d->text.data + t->off;
+    size_t len = t->len, at = 0, run = 0;
+    while (at < len && (s[at] == ' ' || s[at] == '\n' || s[at] == '\t' || s[at] == '\r'))
+        at++;
+    if (at == len || !ascii_is_digit(s[at]))
+        return 0;
+    for (; at < len && run < 4; at++)
+        run = ascii_is_digit(s[at]) ? run + 1 : 0;
+    return run == 4 ? parts[0] : 0;
+}
+
+/* Element i is set to the right (align="right"): a signature, where
+ * footnotes or a next piece may follow it in the same block. */
+static bool aligned_right(const struct xdom *d, uint32_t i)
+{
+    const char *v = xdom_attr(d, i, XATTR_align, NULL);
+    return v && strcasecmp(v, "right") == 0;
+}
+
 /* The writer's name signed under the text: a paragraph that is a name and
  * nothing else, set in bold or italics ("<p><b><i>Stefan Wasmer</i></b></p>"),
- * the last of its block, after 500 characters of text:
- * German regional papers and older sites sign so. Two or three words, as
- * a bold "Fazit" is one. */
+ * the last of its block (or set to the right), after 500 characters of
+ * text: German regional papers and older sites sign so. Two or three
+ * words, as a bold "Fazit" is one; a name of one word when a date is
+ * signed under it ("Benni<br>10. September 2017"). */
 static char *signature(struct ctx *c, const char *site)
 {
     const struct xdom *d = c->d;
@@ -558,18 +598,20 @@ static char *signature(struct ctx *c, const char *site)
             continue;
         uint32_t k = sole_child(d, f, i);
         enum xtag t = k ? (enum xtag)d->nodes[k].tag : XTAG_TEXT;
-        if (t != XTAG_b && t != XTAG_strong && t != XTAG_em && t != XTAG_i)
+        bool set_apart = t == XTAG_b || t == XTAG_strong || t == XTAG_em || t == XTAG_i;
+        uint32_t name = set_apart ? i : signed_and_dated(d, f, i);
+        if (name == 0)
             continue;
         bool last = true;
         for (uint32_t n = d->nodes[i].next; n != 0 && last; n = d->nodes[n].next)
             last = f[n].tlen == 0;
-        if (!last)
+        if (!last && !aligned_right(d, i))
             continue;
-        char *s = byline_names(c, i, site);
+        char *s = byline_names(c, name, site);
         size_t words = 1;
         for (const char *p = s; p && *p; p++)
             words += *p == ' ';
-        if (s && extract_reads_as_names(s) && words >= 2 && words <= 3 &&
+        if (s && extract_reads_as_names(s) && words >= (name == i ? 2 : 1) && words <= 3 &&
             !strpbrk(s, "0123456789:"))
             return s;
     }

@@ -25,7 +25,7 @@
 #define XATTRS(X)                                                                                  \
     X(class) X(id) X(href) X(src) X(srcset) X(data_src) X(data_srcset) X(data_original)          \
     X(data_lazy_src) X(content) X(property) X(name) X(itemprop) X(rel) X(datetime) X(lang)       \
-    X(role) X(type) X(charset) X(http_equiv) X(width) X(height) X(alt) X(pubdate)
+    X(role) X(type) X(charset) X(http_equiv) X(width) X(height) X(alt) X(pubdate) X(align)
 /* clang-format on */
 
 enum xattr {
