@@ -551,9 +551,10 @@ static void a_list_of_writers(void **state)
         {"", "<p>Von Jane Doe und John Roe, die seit vielen Jahren in der Stadt leben und "
              "schreiben.</p>",
          NULL},
+        /* the names before "am" and a date: a post's meta line (seventh pass) */
         {"", "<p>Von Jane Doe und John Roe am 07.08.2013 um 09:07 Uhr gespeichert unter "
              "Kommunizieren</p>",
-         NULL},
+         "Jane Doe und John Roe"},
     };
     assert_authors(cases, sizeof cases / sizeof cases[0]);
 }
@@ -640,6 +641,116 @@ static void a_news_agency_credited_in_the_text(void **state)
     assert_authors(cases, sizeof cases / sizeof cases[0]);
 }
 
+/* A description that opens with "Posted by" names the writers where the
+ * page prints its byline in a <noscript> only (Blogger); a sentence after
+ * the label names no one, and the page's own line goes first. */
+static void a_description_posted_by(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"<meta property=\"og:description\" content=\"Posted by Nathan Parker, Eric Mill and "
+         "Kiran C Nair - Chrome team Over the past few years we have seen threats\">",
+         "<noscript><span class=\"byline-author\">Posted by Nathan Parker</span></noscript>",
+         "Nathan Parker, Eric Mill and Kiran C Nair"},
+        {"<meta name=\"description\" content=\"By Aaron Humes: The Americas cannot ignore the "
+         "risk of further surges, warns the agency\">",
+         "", NULL},
+        {"<meta name=\"description\" content=\"By 2030 the river will be clean\">", "", NULL},
+        {"<meta name=\"description\" content=\"Posted by Nathan Parker - Chrome team\">",
+         "<p class=\"byline\">Von Jane Doe</p>", "Jane Doe"},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* A bar before a label alone ("| By ", a screen reader's text between the
+ * date and the name) still leads to the name in the next element. */
+static void a_bar_before_a_label_alone(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"",
+         "<div class=\"meta\"><span class=\"trending\">yas!</span> <span "
+         "class=\"screen-reader-text\">| By </span> <span>Cara Stiles</span> | <time>April 13, "
+         "2020</time></div>",
+         "Cara Stiles"},
+        {"",
+         "<div class=\"meta\"><span>yas!</span> <span>| Top </span> <span>Cara "
+         "Stiles</span></div>",
+         NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* A post that broken markup leaves inside a widget (<img … < div> never
+ * closes it) is still the entry: WordPress's id="post-N" ends the walk up
+ * as <article> does; a meta line over 60 characters gives the names
+ * "am" and a date follow. */
+static void a_post_left_inside_a_widget(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"",
+         "<ul><li class=\"widget widget_text\"><div class=\"textwidget\"><img src=\"x.gif\" "
+         "< div></li></ul><div id=\"content\"><div class=\"post\" id=\"post-2037\">" PARA
+         "<p class=\"postmetadata\">Von R. R. am <a href=\"/2013/08/07/\">07.08.2013</a> um "
+         "09:07 Uhr gespeichert unter <a href=\"/cat/\">Kommunizieren</a></p></div></div>",
+         "R. R."},
+        /* a widget's own line is still no byline; nor an id that is no post's */
+        {"",
+         "<ul><li class=\"widget\"><div id=\"post-list\"><p>Von Jane Doe am 07.08.2013 um "
+         "09:07 Uhr gespeichert unter Kommunizieren</p></div></li></ul>",
+         NULL},
+        /* a long line whose names no date follows is a sentence */
+        {"",
+         "<p>Von Jane Doe gibt es seit dem Sommer eine neue Reihe von Beiträgen zum Fluss.</p>",
+         NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* The poster a post's meta line names beside an avatar and before a date;
+ * not in a comment, and not without the date. */
+static void a_poster_beside_an_avatar(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"",
+         "<div class=\"row\"><img src=\"a.jpg\" class=\"avatar avatar-19\" alt=\"Profilbild\"> "
+         "<a href=\"/user-uebersicht/?u=79003\">MikeNils</a> 18.10.2019, 15:07 Uhr</div>",
+         "MikeNils"},
+        {"",
+         "<div class=\"comment\"><img src=\"a.jpg\" class=\"avatar\"> <a href=\"/u/1\">MikeNils</a> "
+         "18.10.2019, 15:07 Uhr</div>",
+         NULL},
+        {"", "<div><img src=\"a.jpg\" class=\"avatar\"> <a href=\"/u/1\">MikeNils</a> hat "
+             "geschrieben</div>",
+         NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* A signature set to the right need not close its block; a name of one
+ * word signs when a date is signed under it. */
+static void a_signature_set_right_or_dated(void **state)
+{
+    (void)state;
+    static const struct author_case cases[] = {
+        {"",
+         "<div>" PARA PARA PARA PARA "<p align=\"right\"><em>Denis Clerc</em></p><p>(1) Ces "
+         "chiffres sont ceux de l'OCDE.</p></div>",
+         "Denis Clerc"},
+        {"",
+         "<div>" PARA PARA PARA PARA "<p><em>Denis Clerc</em></p><p>(1) Ces chiffres sont "
+         "ceux de l'OCDE.</p></div>",
+         NULL},
+        {"", "<div>" PARA PARA PARA PARA "<p>Benni<br>10. September 2017</p></div>", "Benni"},
+        {"", "<div>" PARA PARA PARA PARA "<p>Benni<br>im September</p></div>", NULL},
+        {"", "<div>" PARA PARA PARA PARA "<p>Benni<br>10. September 2017</p>" PARA "</div>",
+         NULL},
+    };
+    assert_authors(cases, sizeof cases / sizeof cases[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -667,6 +778,11 @@ int main(void)
         cmocka_unit_test(a_list_of_writers),
         cmocka_unit_test(initials_give_way_to_the_printed_name),
         cmocka_unit_test(a_writer_credited_in_the_title),
+        cmocka_unit_test(a_description_posted_by),
+        cmocka_unit_test(a_bar_before_a_label_alone),
+        cmocka_unit_test(a_post_left_inside_a_widget),
+        cmocka_unit_test(a_poster_beside_an_avatar),
+        cmocka_unit_test(a_signature_set_right_or_dated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
