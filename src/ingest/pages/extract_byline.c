@@ -2,10 +2,11 @@
  * extract_byline_of_page, extract_byline_over): an element whose class or
  * rel says author or byline, outside comments and widgets, else a line led
  * by a label ("By", "Von", ...) or a date that reads as names, else a link
- * to the author's page whose slug names its text, else a name signed under
- * the text; the site's own name only where the site is named after its
- * host; and whether the metadata's author is a publisher, a desk or a
- * login that such a line replaces (docs/extraction.md "Author"). */
+ * to the author's page whose slug names its text, else the poster beside
+ * an avatar, else a name signed under the text; the site's own name only
+ * where the site is named after its host; and whether the metadata's
+ * author is a publisher, a desk or a login that such a line replaces
+ * (docs/extraction.md "Author"). */
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
@@ -209,7 +210,9 @@ static bool is_byline_label_alone(const char *s)
     return false;
 }
 
-bool extract_reads_as_names(const char *s)
+/* Every word of a name starts with a capital, connectors aside ("Jane Doe
+ * und John Roe", "Ana de la Cruz"). */
+static bool reads_as_names(const char *s)
 {
     static const char *const small[] = {"und", "and", "y", "et", "i", "&", "de", "la", "del",
                                         "van", "von", "der", "da", "di", "le", "du", "mit"};
@@ -393,7 +396,7 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags,
             continue;
         /* an account's name is one word: "rasos", not "rasos und ich" */
         bool account = labelled && starts_with_account_label(line) && s && !strchr(s, ' ');
-        if (s && (extract_reads_as_names(s) || account) && (!long_line || strchr(s, ' ')) &&
+        if (s && (reads_as_names(s) || account) && (!long_line || strchr(s, ' ')) &&
             (labelled || (strchr(s, ' ') && strlen(s) == rest && !dated_sibling(d, i)))) {
             found = s;
             uint32_t end = xdom_subtree_end(d, next);
@@ -469,7 +472,7 @@ static char *author_link(struct ctx *c, const char *site)
             if (xdom_attr_is(d, k, XATTR_itemprop, "name") && c->f[k].tlen > 0)
                 from = k;
         char *s = byline_names(c, from, site);
-        if (s && extract_reads_as_names(s) && slug_names(slug, n, s) &&
+        if (s && reads_as_names(s) && slug_names(slug, n, s) &&
             !extract_byline_in_block_of(d, i, others, sizeof others / sizeof others[0]))
             return s;
     }
@@ -520,7 +523,7 @@ static char *avatar_line(struct ctx *c, const char *site)
         if (!line || after_leading_date(line, &dashed) == line)
             continue;
         char *s = byline_names(c, link, site);
-        if (s && extract_reads_as_names(s))
+        if (s && reads_as_names(s))
             found = s;
     }
     buf_release(&b);
@@ -611,7 +614,7 @@ static char *signature(struct ctx *c, const char *site)
         size_t words = 1;
         for (const char *p = s; p && *p; p++)
             words += *p == ' ';
-        if (s && extract_reads_as_names(s) && words >= (name == i ? 2 : 1) && words <= 3 &&
+        if (s && reads_as_names(s) && words >= (name == i ? 2 : 1) && words <= 3 &&
             !strpbrk(s, "0123456789:"))
             return s;
     }
@@ -715,10 +718,13 @@ char *extract_byline_over(struct ctx *c, const char *meta, const char *url, cons
         s = extract_byline_title(c, site);
     /* Blogger's posts print their "Posted by" line in a <noscript> and a
      * script's template only, which the description's snippet repeats */
-    if (!s && !meta)
+    if (!s && !meta) {
         s = extract_byline_description(c, desc, site);
+        if (s && (!strchr(s, ' ') || !reads_as_names(s)))
+            s = NULL; /* "By Aaron Humes: The Americas cannot …": a sentence */
+    }
     if (s && meta &&
-        (!strchr(s, ' ') || !extract_reads_as_names(s) || strlen(s) <= 4 ||
+        (!strchr(s, ' ') || !reads_as_names(s) || strlen(s) <= 4 ||
          extract_byline_is_publisher(s, url, site)))
         return NULL; /* the line refused stays in the text */
     if (s)

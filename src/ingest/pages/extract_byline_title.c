@@ -98,9 +98,8 @@ char *extract_byline_description(struct ctx *c, const char *desc, const char *si
         if (strncmp(desc, description_labels[k], strlen(description_labels[k])) != 0)
             continue;
         /* the names end at a separator (" - Chrome team"); a sentence
-         * after them makes the whole too long or lower case, refused */
-        char *s = xmeta_byline_clean(c->a, desc, site, &c->rc);
-        return s && strchr(s, ' ') && extract_reads_as_names(s) ? s : NULL;
+         * after them makes the whole too long, refused */
+        return xmeta_byline_clean(c->a, desc, site, &c->rc);
     }
     return NULL;
 }

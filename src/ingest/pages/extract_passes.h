@@ -136,9 +136,6 @@ bool extract_byline_is_publisher(const char *byline, const char *url, const char
  * NULL. */
 char *extract_byline_over(struct ctx *c, const char *meta, const char *url, const char *site,
                           const char *desc);
-/* Every word of s starts with a capital, connectors aside ("Jane Doe und
- * John Roe", "Ana de la Cruz"): names, not a sentence. */
-bool extract_reads_as_names(const char *s);
 
 /* extract_byline_voice.c: element i sits in a block whose class or id
  * starts with one of words[0..n) or in a <nav>, below the entry itself
@@ -159,8 +156,8 @@ char *extract_byline_agency(struct ctx *c);
  * NULL when it credits none. */
 char *extract_byline_title(struct ctx *c, const char *site);
 /* The writers a description names after the label it opens with ("Posted
- * by Jane Doe and John Roe - Team …"); NULL when it opens with none or
- * what follows reads as no names. desc may be NULL. */
+ * by Jane Doe and John Roe - Team …"), cut as a byline is; NULL when it
+ * opens with none. desc may be NULL. The caller checks they read as names. */
 char *extract_byline_description(struct ctx *c, const char *desc, const char *site);
 
 /* extract_kind.c: whether the page holds an article (docs/extraction.md
