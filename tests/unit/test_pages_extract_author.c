@@ -719,8 +719,8 @@ static void a_poster_beside_an_avatar(void **state)
          "<a href=\"/user-uebersicht/?u=79003\">MikeNils</a> 18.10.2019, 15:07 Uhr</div>",
          "MikeNils"},
         {"",
-         "<div class=\"comment\"><img src=\"a.jpg\" class=\"avatar\"> <a href=\"/u/1\">MikeNils</a> "
-         "18.10.2019, 15:07 Uhr</div>",
+         "<div class=\"comment\"><img src=\"a.jpg\" class=\"avatar\"> <a "
+         "href=\"/u/1\">MikeNils</a> 18.10.2019, 15:07 Uhr</div>",
          NULL},
         {"", "<div><img src=\"a.jpg\" class=\"avatar\"> <a href=\"/u/1\">MikeNils</a> hat "
              "geschrieben</div>",
