@@ -33,6 +33,13 @@ struct eng_docs_pool;
 int eng_facet_column(struct eng_segment *s, struct eng_docs_pool *pool, enum index_facet f,
                      const struct eng_facet_col **out);
 
+/* The facet column of meta term t of s and the number of t's value in it,
+ * when t is a language or source term (one value per document: the
+ * column holds t's value exactly where t's postings are): 1 with *col and
+ * *want set, 0 when not, ERR_NOMEM. */
+int eng_facet_term_column(struct eng_segment *s, const struct eng_term *t, const uint32_t **col,
+                          uint32_t *want);
+
 /* Narrows the candidates in v (bit d - base, nw words) by meta term t of
  * s through its facet column: keeps those with t's value (neg: those
  * without). 1 when done, 0 when t is not a language or source term (or a

@@ -202,8 +202,8 @@ out:
 /* Language and source only: one value per document. (A domain's term
  * also holds its subdomains' documents, and a column keeps a document's
  * own domain; a country or category may not be the only one.) */
-int eng_facet_column_narrow(struct eng_segment *s, const struct eng_term *t, uint64_t *v,
-                            uint32_t base, uint32_t nw, bool neg)
+int eng_facet_term_column(struct eng_segment *s, const struct eng_term *t, const uint32_t **col,
+                          uint32_t *want)
 {
     if (t->kind != ENG_TERM_META || t->len < 2)
         return 0;
@@ -220,15 +220,28 @@ int eng_facet_column_narrow(struct eng_segment *s, const struct eng_term *t, uin
     bool ok = meta_value(str[1], str + 2, t->len - 2, &val) && !buf_error(&val);
     const struct eng_facet_col *c = NULL;
     int rc = ok ? eng_facet_column(s, NULL, f, &c) : 0;
-    int64_t want = rc == 0 && ok ? strtab_find(&c->vals, val.data, val.len) : -1;
+    int64_t num = rc == 0 && ok ? strtab_find(&c->vals, val.data, val.len) : -1;
     buf_release(&val);
-    if (rc < 0 || want < 0) /* not a value the column knows: the caller decodes the term */
+    if (rc < 0 || num < 0) /* not a value the column knows: the caller decodes the term */
+        return rc;
+    *col = c->v;
+    *want = (uint32_t)num;
+    return 1;
+}
+
+int eng_facet_column_narrow(struct eng_segment *s, const struct eng_term *t, uint64_t *v,
+                            uint32_t base, uint32_t nw, bool neg)
+{
+    const uint32_t *col;
+    uint32_t want;
+    int rc = eng_facet_term_column(s, t, &col, &want);
+    if (rc <= 0)
         return rc;
     for (uint32_t w = 0; w < nw; w++) {
         uint64_t keep = v[w];
         for (uint64_t bits = v[w]; bits; bits &= bits - 1) {
             unsigned i = (unsigned)__builtin_ctzll(bits);
-            if ((c->v[base + w * 64 + i] == (uint32_t)want) == neg)
+            if ((col[base + w * 64 + i] == want) == neg)
                 keep &= ~((uint64_t)1 << i);
         }
         v[w] = keep;

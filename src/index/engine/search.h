@@ -21,6 +21,10 @@
 struct node {
     enum plan_kind kind;
     bool started, filter; /* filter: a text term whose mask must meet colset */
+    /* TERM: a dense language or source term checked at a target from its
+     * facet column before its cursor is moved (iter.c seek_term) */
+    const uint32_t *col;
+    uint32_t col_want, col_n;
     uint32_t doc;
     unsigned colset;
     struct eng_cursor *cur;  /* TERM 1, PHRASE/NEAR n */
