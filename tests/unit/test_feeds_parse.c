@@ -19,31 +19,13 @@
 #include <zlib.h>
 
 #include "ingest/feeds/feeds.h"
+#include "test_loopback.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/utf8.h"
 
 #define DATA "../data/feeds/"
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && n > 0 && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (b)
-        *len = (size_t)n;
-    return b;
-}
 
 static double now_s(void)
 {
@@ -123,7 +105,7 @@ static struct feed parse_file(struct arena *a, const char *rel, const char *char
     char path[512];
     snprintf(path, sizeof path, DATA "%s", rel);
     size_t len = 0;
-    char *body = read_file(path, &len);
+    char *body = test_read_data("", path, &len);
     if (!body)
         fail_msg("cannot read %s", path);
     struct feed f;
@@ -152,7 +134,7 @@ struct walk {
 static void parse_any(const char *path, const char *rel, struct walk *w)
 {
     size_t len = 0;
-    char *body = read_file(path, &len);
+    char *body = test_read_data("", path, &len);
     assert_non_null(body);
     struct arena a;
     arena_init(&a, 256 * 1024 * 1024);
@@ -650,7 +632,7 @@ static void broken_and_oversized_gzip_is_reported(void **state)
 
     /* Truncated gzip of a real feed: what was inflated is still parsed. */
     size_t len = 0;
-    char *c = read_file(DATA "danmactough__node-feedparser/test/feeds/compressed.xml", &len);
+    char *c = test_read_data("", DATA "danmactough__node-feedparser/test/feeds/compressed.xml", &len);
     assert_non_null(c);
     err_clear(&e);
     int rc = feed_parse(&a, c, len / 2, NULL, NULL, &f, &e);
@@ -1063,7 +1045,7 @@ static void a_feed_cut_at_every_byte_never_crashes(void **state)
 {
     (void)state;
     size_t len = 0;
-    char *body = read_file(DATA "danmactough__node-feedparser/test/feeds/rss2sample.xml", &len);
+    char *body = test_read_data("", DATA "danmactough__node-feedparser/test/feeds/rss2sample.xml", &len);
     assert_non_null(body);
     size_t parsed = 0;
     for (size_t n = 0; n <= len; n++) {
@@ -1198,7 +1180,7 @@ static void an_arena_ceiling_gives_nomem(void **state)
 {
     (void)state;
     size_t len = 0;
-    char *body = read_file(DATA "rbren__rss-parser/test/input/heise.atom", &len);
+    char *body = test_read_data("", DATA "rbren__rss-parser/test/input/heise.atom", &len);
     assert_non_null(body);
     bool succeeded = false;
     for (size_t limit = 64; limit < 1024 * 1024 && !succeeded; limit = limit * 5 / 4 + 64) {

@@ -15,8 +15,10 @@
  * cannot be read. */
 static inline char *test_read_data(const char *dir, const char *rel, size_t *len)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s%s", dir, rel);
+    char path[4096];
+    int w = snprintf(path, sizeof path, "%s%s", dir, rel);
+    if (w < 0 || (size_t)w >= sizeof path)
+        return NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;

@@ -272,7 +272,8 @@ static int set_narrow(struct sets *b, struct node *n, uint64_t *v, bool neg, uin
      * at each candidate from its facet column, a load a candidate, rather
      * than its postings decoded (q=people&language=en at 10 M: 8.5 million
      * postings for 332,719 candidates) */
-    if (n->kind == PLAN_TERM && !n->filter && set_cost(b, n) > COLUMN_RATIO * *cand) {
+    uint64_t cost = set_cost(b, n);
+    if (n->kind == PLAN_TERM && !n->filter && cost > COLUMN_RATIO * *cand) {
         int rc = eng_facet_column_narrow((struct eng_segment *)(uintptr_t)b->ev->seg,
                                          n->cur[0].t, v, b->base, b->nw, neg);
         if (rc != 0) {
@@ -280,7 +281,7 @@ static int set_narrow(struct sets *b, struct node *n, uint64_t *v, bool neg, uin
             return rc < 0 ? rc : 0;
         }
     }
-    if (set_cost(b, n) > PROBE_RATIO * *cand * node_cursors(n)) {
+    if (cost > PROBE_RATIO * *cand * node_cursors(n)) {
         int rc = set_probe(b, n, v, neg);
         *cand = set_count(b, v);
         return rc;
