@@ -347,18 +347,17 @@ static void respond_health(struct api_call *c)
             api_fail(c, API_ERR_UNAVAILABLE, NULL);
             return;
         }
-        /* The table's count once: the check's when it read it. */
-        if (rs.replica) {
-            n = rs.articles;
-        } else if (cc.compared) {
+        /* The table's count once: the check's when it read it (a
+         * replica's comes from its status below, live) */
+        if (cc.compared) {
             n = cc.rows;
-        } else if (store_articles_count(c->api->store, &n, &err) < 0) {
+        } else if (!rs.replica && store_articles_count(c->api->store, &n, &err) < 0) {
             api_fail(c, API_ERR_UNAVAILABLE, NULL);
             return;
         }
         health_counts_keep(c->api, ready, &cc, n);
     }
-    if (rs.replica) /* live, not reused */
+    if (rs.replica)
         n = rs.articles;
     bool disagree = cc.compared && cc.rows != cc.documents;
     /* A node started while its database was down has never caught up:
