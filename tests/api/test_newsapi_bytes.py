@@ -5,7 +5,8 @@ order, escaping and totals included.
 
 tests/data/api/newsapi-bytes.json holds, per request, the status and the
 SHA-256 of the body that the build before this round's extensions (commit
-4514e56, 0.14.0) gave on the session's store (the fixture imported as
+4514e56, 0.14.0) gave on the session's store — the key's own errors
+(missing, wrong) included (the fixture imported as
 conftest.py imports it, the clock at the fixture's NOW). Regenerate it only
 when a NewsAPI answer is meant to change, and say why in the commit:
 
@@ -57,23 +58,41 @@ REQUESTS = [
     (E, "q=(unclosed"),
 ]
 
+# The key's own errors (NewsAPI's apiKeyMissing and apiKeyInvalid), each on
+# the three endpoints: the key given as apiKey, or none.
+KEYLESS, WRONG_KEY = "", "0123456789abcdef0123456789abcdef"
+KEY_REQUESTS = [(path, "q=the" if path == E else "", key)
+                for path in (E, TH, SRC) for key in (KEYLESS, WRONG_KEY)]
+
+
+def key_label(path, query, key):
+    return "%s?%s#%s" % (path, query, "no-key" if key == KEYLESS else "wrong-key")
+
 
 def answer(base, key, path, query):
     import requests
     sep = "&" if query else ""
-    r = requests.get("%s%s?%s%sapiKey=%s" % (base, path, query, sep, key), timeout=60)
+    url = "%s%s?%s" % (base, path, query)
+    if key != KEYLESS:
+        url += "%sapiKey=%s" % (sep, key)
+    r = requests.get(url, timeout=60)
     return {"status": r.status_code, "sha256": hashlib.sha256(r.content).hexdigest()}
 
 
 def test_newsapi_requests_get_the_bytes_they_got_before_the_extensions(server, store):
     with open(GOLDEN, encoding="utf-8") as f:
         golden = json.load(f)
-    assert len(golden) == len(REQUESTS)
+    assert len(golden) == len(REQUESTS) + len(KEY_REQUESTS)
     changed = []
     for path, query in REQUESTS:
         got = answer(server.base, store.keys["main"], path, query)
         if got != golden["%s?%s" % (path, query)]:
             changed.append("%s?%s" % (path, query))
+    for path, query, key in KEY_REQUESTS:
+        got = answer(server.base, key, path, query)
+        assert got["status"] == 401, (path, key, got)
+        if got != golden[key_label(path, query, key)]:
+            changed.append(key_label(path, query, key))
     assert not changed, "NewsAPI answers changed: %s" % changed
 
 
@@ -111,8 +130,11 @@ def golden_write(path, out):
 
 def _write(bin_path):
     """Record the answers of bin_path on the session's store."""
-    golden_write(GOLDEN, golden_answers(bin_path, lambda base, key: {
-        "%s?%s" % (p, q): answer(base, key, p, q) for p, q in REQUESTS}))
+    def answers(base, key):
+        out = {"%s?%s" % (p, q): answer(base, key, p, q) for p, q in REQUESTS}
+        out.update({key_label(p, q, k): answer(base, k, p, q) for p, q, k in KEY_REQUESTS})
+        return out
+    golden_write(GOLDEN, golden_answers(bin_path, answers))
 
 
 if __name__ == "__main__":
