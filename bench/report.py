@@ -67,6 +67,7 @@ PART_LABELS = (
     ("columns", "per-document columns (id, published_at, row size, source)"),
     ("url-table", "URL-hash table (upserts)"),
     ("header+align", "headers and alignment"),
+    ("of-it-pairs", "of all the above, the pairs' (the next-word index: entries, strings, lists)"),
 )
 
 

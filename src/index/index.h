@@ -168,6 +168,7 @@ struct index_size_report {
     uint64_t docids;          /* docid gaps */
     uint64_t freqs;           /* field masks and term frequencies */
     uint64_t positions_bytes; /* position deltas (exact terms) */
+    uint64_t pairs;           /* of the above, the pair terms' (a next-word index) */
     /* the document store */
     uint64_t store_offsets, store_dict, store_frames;
 };

@@ -205,7 +205,7 @@ out:
 int eng_facet_term_column(struct eng_segment *s, const struct eng_term *t, const uint32_t **col,
                           uint32_t *want)
 {
-    if (t->kind != ENG_TERM_META || t->len < 2)
+    if (eng_kind(t->kind) != ENG_TERM_META || t->len < 2)
         return 0;
     const char *str = s->strs + t->str; /* a term the dictionary search checked */
     enum index_facet f;

@@ -64,6 +64,7 @@
 
 #include "index/backend.h"
 #include "index/plan.h"
+#include "index/engine/pairs.h"
 
 #define ENG_BLOCK 128
 #define ENG_END UINT32_MAX           /* docid past the end of every list */
@@ -75,6 +76,7 @@ enum eng_term_kind {
     ENG_TERM_EXACT, /* text token: field tfs and positions */
     ENG_TERM_STEM,  /* "~stem": field tfs only */
     ENG_TERM_META,  /* filter term: docids only */
+    ENG_TERM_PAIR,  /* a pair of exact terms (pairs.h): field tfs only */
 };
 
 struct eng_skip {
@@ -87,9 +89,8 @@ struct eng_skip {
     uint32_t dl_min;  /* smallest dl of the block's documents */
 };
 
-/* The skip table of a list of one block (most terms: 1.4 million of 1.5
- * at 1 M articles) is its block maxima alone: its offsets are 0 and its
- * last docid is found by decoding the block, which a cursor does at once. */
+/* The skip table of a list of one block (most terms) is its block maxima alone: its
+ * offsets are 0 and its last docid is found by decoding the block, as a cursor does. */
 struct eng_skip1 {
     uint32_t wf2_max, dl_min;
 };
@@ -108,8 +109,7 @@ struct eng_term {
     uint32_t df;
     uint32_t docs_len; /* bytes of the docid stream */
 };
-/* A longer token is left out of the dictionary: no query reaches it (q and
- * qInTitle are at most 500 characters), and 16 MB tokens are not news. */
+/* A longer token is left out of the dictionary: no query (500 characters) reaches it. */
 #define ENG_TERM_LEN_MAX ((1u << 24) - 1)
 static inline uint32_t eng_term_nblocks(const struct eng_term *t)
 {

@@ -30,6 +30,46 @@ static struct node *node_alloc(struct ev *ev, const struct plan *p)
     return n;
 }
 
+/* The rarest pair term (pairs.h) of phrase p's consecutive words t[] that
+ * this segment pairs, into *out (NULL: none paired). -1 when one such pair
+ * is absent (the phrase cannot match here) or the segment is damaged. */
+static int rarest_pair(struct ev *ev, const struct plan *p, const struct eng_term *const *t,
+                       const struct eng_term **out)
+{
+    char str[2 * LIMIT_TOKEN_BYTES + 2];
+    *out = NULL;
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        const struct eng_term *pt;
+        if (!(t[i]->kind & ENG_TERM_PAIRED) || !(t[i + 1]->kind & ENG_TERM_PAIRED) ||
+            p->lens[i] + p->lens[i + 1] + 2 > sizeof str)
+            continue;
+        size_t len = eng_pair_str(str, p->terms[i], p->lens[i], p->terms[i + 1], p->lens[i + 1]);
+        if (eng_segment_term_open(ev->seg, str, len, &pt) < 0 || pt == NULL)
+            return -1;
+        if (*out == NULL || pt->df < (*out)->df)
+            *out = pt;
+    }
+    return 0;
+}
+
+/* A phrase of two paired words as its pair's list: a term of the phrase's
+ * columns, its tfs the phrase's instances per field. */
+static struct node *pair_node(struct ev *ev, struct node *n, const struct eng_term *pair)
+{
+    const struct plan *p = n->plan;
+    n->kind = PLAN_TERM;
+    n->n = 1;
+    if ((n->cur = arena_alloc(ev->a, sizeof *n->cur)) == NULL) {
+        ev->nomem = true;
+        return NULL;
+    }
+    eng_cursor_init(n->cur, ev->seg, pair);
+    n->filter = (p->colset & INDEX_FIELD_ALL) != INDEX_FIELD_ALL;
+    if (p->leaf >= 0)
+        ev->leaf_nodes[p->leaf] = n;
+    return n;
+}
+
 /* The node of p in this segment; NULL when it cannot match here. */
 struct node *eng_iter_new(struct ev *ev, const struct plan *p)
 {
@@ -49,11 +89,23 @@ struct node *eng_iter_new(struct ev *ev, const struct plan *p)
             if (eng_segment_term_open(ev->seg, p->terms[i], p->lens[i], &t[i]) < 0 || t[i] == NULL)
                 return NULL;
             /* Phrases need positions: only exact terms have them. */
-            if (p->kind != PLAN_TERM && t[i]->kind != ENG_TERM_EXACT)
+            if (p->kind != PLAN_TERM && eng_kind(t[i]->kind) != ENG_TERM_EXACT)
                 return NULL;
         }
+        const struct eng_term *pair = NULL;
+        if (p->kind == PLAN_PHRASE && !ev->positions && rarest_pair(ev, p, t, &pair) < 0)
+            return NULL; /* a pair of paired words absent: no match here */
         if ((n = node_alloc(ev, p)) == NULL)
             return NULL;
+        if (pair && p->n == 2)
+            return pair_node(ev, n, pair);
+        if (pair) {
+            if ((n->lead = arena_alloc(ev->a, sizeof *n->lead)) == NULL) {
+                ev->nomem = true;
+                return NULL;
+            }
+            eng_cursor_init(n->lead, ev->seg, pair);
+        }
         n->n = p->n;
         n->cur = arena_alloc(ev->a, p->n * sizeof *n->cur);
         if (n->cur == NULL) {
@@ -62,9 +114,9 @@ struct node *eng_iter_new(struct ev *ev, const struct plan *p)
         }
         for (size_t i = 0; i < p->n; i++)
             eng_cursor_init(&n->cur[i], ev->seg, t[i]);
-        n->filter = p->kind == PLAN_TERM && t[0]->kind != ENG_TERM_META &&
+        n->filter = p->kind == PLAN_TERM && eng_kind(t[0]->kind) != ENG_TERM_META &&
                     (p->colset & INDEX_FIELD_ALL) != INDEX_FIELD_ALL;
-        if (p->kind == PLAN_TERM && t[0]->kind == ENG_TERM_META &&
+        if (p->kind == PLAN_TERM && eng_kind(t[0]->kind) == ENG_TERM_META &&
             t[0]->df > ev->seg->n / COLUMN_DENSE) {
             int rc = eng_facet_term_column((struct eng_segment *)(uintptr_t)ev->seg, t[0],
                                            &n->col, &n->col_want);
@@ -241,15 +293,18 @@ static uint32_t seek_term(struct node *n, uint32_t target)
     return d;
 }
 
-/* All cursors of a phrase on one doc >= target. */
+/* All cursors of a phrase on one doc >= target, its rarest pair's first
+ * when it has one. */
 static uint32_t leapfrog_cursors(struct node *n, uint32_t target)
 {
-    uint32_t d = eng_cursor_seek(&n->cur[0], target);
-    for (size_t i = 1; i < n->n && d != ENG_END;) {
+    struct eng_cursor *lead = n->lead ? n->lead : &n->cur[0];
+    size_t first = n->lead ? 0 : 1;
+    uint32_t d = eng_cursor_seek(lead, target);
+    for (size_t i = first; i < n->n && d != ENG_END;) {
         uint32_t e = eng_cursor_seek(&n->cur[i], d);
         if (e != d) {
-            d = e == ENG_END ? ENG_END : eng_cursor_seek(&n->cur[0], e);
-            i = 1;
+            d = e == ENG_END ? ENG_END : eng_cursor_seek(lead, e);
+            i = first;
             continue;
         }
         i++;

@@ -154,7 +154,7 @@ static void block_load(struct eng_cursor *c, uint32_t b)
     c->dp = c->data ? c->data + c->skip[b].data_off : NULL;
     c->pp = NULL;
     c->pskip = 0;
-    if (c->dp && t->kind == ENG_TERM_EXACT) {
+    if (c->dp && eng_kind(t->kind) == ENG_TERM_EXACT) {
         uint32_t heads;
         c->dp = eng_varint_get(c->dp, &heads);
         c->pp = c->dp + heads;
@@ -191,7 +191,7 @@ void eng_cursor_init(struct eng_cursor *c, const struct eng_segment *s, const st
     c->t = t;
     c->skip = term_skip(s, t, &c->one);
     c->docs = s->post + t->off + eng_term_skip_bytes(t);
-    c->data = t->kind == ENG_TERM_META ? NULL : c->docs + t->docs_len;
+    c->data = eng_kind(t->kind) == ENG_TERM_META ? NULL : c->docs + t->docs_len;
     c->blk = 0;
     c->nin = 0;
     c->i = 0;
@@ -226,7 +226,7 @@ uint32_t eng_cursor_seek(struct eng_cursor *c, uint32_t target)
  * positions are only counted (pskip), skipped when positions are read. */
 static void data_advance(struct eng_cursor *c)
 {
-    bool exact = c->t->kind == ENG_TERM_EXACT;
+    bool exact = eng_kind(c->t->kind) == ENG_TERM_EXACT;
     while (c->di < c->i) {
         uint32_t wf2, tfs;
         c->dp = eng_posting_head_read(c->dp, &wf2, &tfs);
@@ -259,7 +259,7 @@ void eng_cursor_data(struct eng_cursor *c, unsigned *mask, uint32_t tf[ENG_FIELD
                      uint32_t (*pos)[ENG_POS_MAX])
 {
     const uint8_t *p;
-    bool exact = c->t->kind == ENG_TERM_EXACT;
+    bool exact = eng_kind(c->t->kind) == ENG_TERM_EXACT;
 
     memset(tf, 0, ENG_FIELDS * sizeof *tf);
     if (c->data == NULL) {
@@ -405,7 +405,7 @@ void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, u
     uint32_t nb = eng_term_nblocks(t);
     uint32_t ids[ENG_BLOCK];
 
-    if (t->df == 0 || lo >= hi || t->kind == ENG_TERM_META)
+    if (t->df == 0 || lo >= hi || eng_kind(t->kind) == ENG_TERM_META)
         return;
     for (uint32_t b = block_reaching(skip, 0, nb, lo); b < nb; b++) {
         uint32_t prev = block_prev(skip, b);
@@ -424,7 +424,7 @@ void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, u
         }
         eng_block_decode(docs + skip[b].doc_off, n, prev, ids);
         const uint8_t *p = data + skip[b].data_off;
-        if (t->kind == ENG_TERM_EXACT) {
+        if (eng_kind(t->kind) == ENG_TERM_EXACT) {
             uint32_t heads;
             p = eng_varint_get(p, &heads);
         }
@@ -536,7 +536,7 @@ int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const str
     uint32_t gaps[ENG_BLOCK];
     uint8_t tmp[8];
     uint32_t prev = UINT32_MAX;
-    bool exact = t->kind == ENG_TERM_EXACT;
+    bool exact = eng_kind(t->kind) == ENG_TERM_EXACT;
     int rc = 0;
 
     if (skip == NULL)
@@ -577,7 +577,7 @@ int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const str
             sk->dl_min = dl[d];
         gaps[i % ENG_BLOCK] = d - prev - 1;
         prev = d;
-        if (t->kind != ENG_TERM_META) {
+        if (eng_kind(t->kind) != ENG_TERM_META) {
             const uint8_t *at = t->data + t->doff[k],
                           *end = t->data + (k + 1 < n ? t->doff[k + 1] : t->dlen);
             uint32_t wf2, tfs;

@@ -70,7 +70,7 @@ int eng_prefix_terms(const struct eng_snap *s, struct arena *a, const char *p, s
             if ((uint64_t)t->str + t->len > seg->strs_len || t->len < len ||
                 memcmp(seg->strs + t->str, p, len) != 0)
                 break; /* past the run (or a damaged table: nothing more from it) */
-            if (t->kind == ENG_TERM_EXACT &&
+            if (eng_kind(t->kind) == ENG_TERM_EXACT &&
                 (rc = words_add(a, &w, seg->strs + t->str, t->len, &full)) < 0)
                 return rc;
         }

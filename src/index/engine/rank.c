@@ -46,7 +46,7 @@ bool eng_rank_plain(const struct plan *p, bool under_or)
 static int leaf_hits_segment(struct run *r, struct arena *a, size_t s, const struct plan *leaf,
                              const char *key, size_t keylen, int64_t *hits)
 {
-    struct ev ev = {.a = a, .seg = r->snap->segs[s]};
+    struct ev ev = {.a = a, .seg = r->snap->segs[s], .positions = r->snap->doc_at_a_time};
     const struct eng_deletions *deletions = r->snap->deletions[s];
     struct eng_count_cache_key ck = {ev.seg->gen, deletions ? deletions->gen : 0, 0, ev.seg->n, key,
                                      keylen};

@@ -28,6 +28,7 @@ struct node {
     uint32_t doc;
     unsigned colset;
     struct eng_cursor *cur;  /* TERM 1, PHRASE/NEAR n */
+    struct eng_cursor *lead; /* PHRASE: its rarest pair's cursor (pairs.h), seeked first; NULL none */
     uint32_t pf[ENG_FIELDS]; /* PHRASE/NEAR: its instances per field at doc */
     uint32_t *near_pos;      /* NEAR: every word's positions at doc, grown as needed */
     size_t near_cap;
@@ -44,6 +45,7 @@ struct ev {
     uint32_t (*pa)[ENG_POS_MAX]; /* positions of one token, per field */
     uint32_t (*st)[ENG_POS_MAX]; /* phrase start candidates, per field */
     struct node **leaf_nodes;    /* per scored leaf, this segment; NULL absent */
+    bool positions;              /* phrases by positions alone, no pairs (the reference) */
     bool nomem;
 };
 

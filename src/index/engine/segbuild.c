@@ -29,6 +29,8 @@ struct occ {
     uint32_t term, field, pos;
 };
 
+#define SEQ_END UINT32_MAX
+
 /* A token waiting for its term lookup: the lookup of token i happens while
  * the slots of tokens i+1..i+PEND_MAX-1 are being prefetched, so the cache
  * misses of a document overlap instead of queueing. */
@@ -58,6 +60,11 @@ struct eng_builder {
     uint64_t *okey, *otmp;
     struct occ *osort;
     size_t okcap, otcap, oscap;
+    /* Each document's exact terms in position order, field after field,
+     * each field ended by SEQ_END: its pairs (pairs.h) are made from them
+     * once every term's document count is known (add_pairs). */
+    uint32_t *seq;
+    size_t nseq, seqcap;
     /* the documents' JSON (docs.c), back to back; doc i is json[joff[i], joff[i+1]) */
     char *json;
     size_t jlen, jcap;
@@ -96,6 +103,7 @@ void eng_builder_free(struct eng_builder *b)
     free(b->okey);
     free(b->otmp);
     free(b->osort);
+    free(b->seq);
     free(b->json);
     free(b->joff);
     free(b);
@@ -382,7 +390,7 @@ static int flush_doc(struct eng_builder *b, uint32_t doc)
         t->docs[t->n] = doc;
         t->doff[t->n] = t->dlen;
         t->n++;
-        if (t->kind != ENG_TERM_META) {
+        if (eng_kind(t->kind) != ENG_TERM_META) {
             /* worst case: mask + per occurrence 5 bytes + 3 tfs */
             size_t need = t->dlen + 1 + 15 + 5 * (j - i), dcap = t->dcap;
             if (eng_grow((void **)&t->data, &dcap, need, 1) < 0)
@@ -398,7 +406,7 @@ static int flush_doc(struct eng_builder *b, uint32_t doc)
                 size_t w = eng_posting_tf_put(tmp, mask, b->occ[k].field, (uint32_t)(e - k));
                 memcpy(t->data + t->dlen, tmp, w);
                 t->dlen += (uint32_t)w;
-                if (t->kind == ENG_TERM_EXACT) {
+                if (eng_kind(t->kind) == ENG_TERM_EXACT) {
                     uint32_t prev = 0;
                     for (size_t m = k; m < e; m++) {
                         uint32_t p = b->occ[m].pos;
@@ -415,6 +423,167 @@ static int flush_doc(struct eng_builder *b, uint32_t doc)
     }
     b->nocc = 0;
     return 0;
+}
+
+/* The exact terms of the field whose occurrences are occ[from, nocc) onto
+ * seq, in position order: a token's exact term is its first occurrence,
+ * its stem (at the same position) the next. */
+static int seq_field(struct eng_builder *b, size_t from)
+{
+    if (eng_grow((void **)&b->seq, &b->seqcap, b->nseq + (b->nocc - from) + 1, sizeof *b->seq) < 0)
+        return ERR_NOMEM;
+    for (size_t i = from; i < b->nocc; i++) {
+        if (i == from || b->occ[i].pos != b->occ[i - 1].pos)
+            b->seq[b->nseq++] = b->occ[i].term;
+    }
+    b->seq[b->nseq++] = SEQ_END;
+    return 0;
+}
+
+/* --- pairs (pairs.h): made once the documents are in ------------------ */
+
+/* (a << 32 | b) + 1 of a pair of term indexes, 0 = empty; its term. */
+struct pslot {
+    uint64_t key;
+    uint32_t term;
+};
+
+struct pairs {
+    struct pslot *tab;
+    size_t cap, used;
+    uint64_t *paired; /* a bit per word: paired */
+    uint32_t *count;  /* a long field's occurrences so far, per word */
+    uint32_t *rank;   /* a long field's occurrence ranks, per position */
+    size_t rcap;
+};
+
+static int pairs_grow(struct pairs *ps)
+{
+    size_t cap = ps->cap ? ps->cap * 2 : 1024;
+    struct pslot *t = calloc(cap, sizeof *t);
+    if (t == NULL)
+        return ERR_NOMEM;
+    for (size_t i = 0; i < ps->cap; i++) {
+        if (ps->tab[i].key == 0)
+            continue;
+        size_t j = hash_mix64(ps->tab[i].key) & (cap - 1);
+        while (t[j].key)
+            j = (j + 1) & (cap - 1);
+        t[j] = ps->tab[i];
+    }
+    free(ps->tab);
+    ps->tab = t;
+    ps->cap = cap;
+    return 0;
+}
+
+/* The builder's term of the pair of words x, y, added when new. */
+static int pair_term(struct eng_builder *b, struct pairs *ps, uint32_t x, uint32_t y, uint32_t *out)
+{
+    if ((ps->used + 1) * 2 > ps->cap && pairs_grow(ps) < 0)
+        return ERR_NOMEM;
+    uint64_t key = ((uint64_t)x << 32 | y) + 1;
+    size_t j = hash_mix64(key) & (ps->cap - 1);
+    for (; ps->tab[j].key; j = (j + 1) & (ps->cap - 1)) {
+        if (ps->tab[j].key == key) {
+            *out = ps->tab[j].term;
+            return 0;
+        }
+    }
+    const struct eng_bterm *a = &b->terms[x], *c = &b->terms[y];
+    char *str = malloc((size_t)a->len + c->len + 2);
+    if (str == NULL)
+        return ERR_NOMEM;
+    size_t len = eng_pair_str(str, a->s, a->len, c->s, c->len);
+    if (eng_grow((void **)&b->terms, &b->tcap, b->nterms + 1, sizeof *b->terms) < 0) {
+        free(str);
+        return ERR_NOMEM;
+    }
+    struct eng_bterm *t = &b->terms[b->nterms];
+    memset(t, 0, sizeof *t);
+    t->s = str;
+    t->len = (uint32_t)len;
+    t->kind = ENG_TERM_PAIR;
+    ps->tab[j] = (struct pslot){key, (uint32_t)b->nterms};
+    ps->used++;
+    *out = (uint32_t)b->nterms++;
+    return 0;
+}
+
+static bool word_paired(const struct pairs *ps, uint32_t w)
+{
+    return ps->paired[w >> 6] >> (w & 63) & 1;
+}
+
+/* One field's pairs (its exact terms x[0, len)) as occurrences of doc. A
+ * field longer than ENG_POS_MAX pairs a word's first ENG_POS_MAX
+ * occurrences only, as the phrase matcher reads no more (postings.c). */
+static int field_pairs(struct eng_builder *b, struct pairs *ps, const uint32_t *x, size_t len,
+                       uint32_t field)
+{
+    bool capped = len > ENG_POS_MAX;
+    if (capped) {
+        if (eng_grow((void **)&ps->rank, &ps->rcap, len, sizeof *ps->rank) < 0)
+            return ERR_NOMEM;
+        for (size_t p = 0; p < len; p++)
+            ps->rank[p] = ps->count[x[p]]++;
+        for (size_t p = 0; p < len; p++)
+            ps->count[x[p]] = 0;
+    }
+    for (size_t p = 0; p + 1 < len; p++) {
+        uint32_t id;
+        if (!word_paired(ps, x[p]) || !word_paired(ps, x[p + 1]))
+            continue;
+        if (capped && (ps->rank[p] >= ENG_POS_MAX || ps->rank[p + 1] >= ENG_POS_MAX))
+            continue;
+        if (pair_term(b, ps, x[p], x[p + 1], &id) < 0 || occ_add(b, id, field, (uint32_t)p) < 0)
+            return ERR_NOMEM;
+    }
+    return 0;
+}
+
+/* The segment's pairs: its exact terms in eng_pair_min_df documents or
+ * more are marked paired, then every document's fields are walked again
+ * for the places where two paired words follow one another. */
+static int add_pairs(struct eng_builder *b)
+{
+    struct pairs ps = {0};
+    size_t nwords = b->nterms, at = 0;
+    uint32_t min = eng_pair_min_df((uint32_t)b->n);
+    int rc = ERR_NOMEM;
+
+    ps.paired = calloc(nwords / 64 + 1, sizeof *ps.paired);
+    ps.count = calloc(nwords + 1, sizeof *ps.count);
+    if (ps.paired == NULL || ps.count == NULL)
+        goto out;
+    for (size_t i = 0; i < nwords; i++) {
+        struct eng_bterm *t = &b->terms[i];
+        if (t->kind == ENG_TERM_EXACT && t->n >= min && eng_pair_word(t->s, t->len)) {
+            t->kind |= ENG_TERM_PAIRED;
+            ps.paired[i >> 6] |= (uint64_t)1 << (i & 63);
+        }
+    }
+    for (uint32_t doc = 0; doc < b->n; doc++) {
+        b->nocc = 0;
+        for (uint32_t f = 0; f < ENG_FIELDS; f++) {
+            size_t from = at;
+            while (b->seq[at] != SEQ_END)
+                at++;
+            if (field_pairs(b, &ps, b->seq + from, at - from, f) < 0)
+                goto out;
+            at++;
+        }
+        if (flush_doc(b, doc) < 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    free(ps.tab);
+    free(ps.paired);
+    free(ps.count);
+    free(ps.rank);
+    b->nseq = 0;
+    return rc;
 }
 
 /* Room for one more document in each per-document column. The columns
@@ -449,7 +618,8 @@ int eng_builder_add(struct eng_builder *b, const struct eng_row *r)
         return ERR_NOMEM;
     b->nocc = 0;
     for (uint32_t f = 0; f < ENG_FIELDS; f++) {
-        if ((rc = add_column(b, f, lang, texts[f], &ntok)) < 0)
+        size_t from = b->nocc;
+        if ((rc = add_column(b, f, lang, texts[f], &ntok)) < 0 || (rc = seq_field(b, from)) < 0)
             return rc;
         dl += ntok;
     }
@@ -521,7 +691,7 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     int rc = ERR_NOMEM;
 
     *out = NULL;
-    if (s == NULL)
+    if (s == NULL || add_pairs(b) < 0)
         goto out;
     atomic_init(&s->ref, 1);
     s->gen = eng_next_gen();
@@ -596,6 +766,7 @@ out:
         bterm_release(&b->terms[i]);
     b->nterms = 0;
     b->n = 0;
+    b->nseq = 0;
     b->jlen = 0;
     free(b->hash);
     b->hash = NULL;

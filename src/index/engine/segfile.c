@@ -54,8 +54,9 @@
  * heads (masks, tfs) before its positions; 7: each document's frame with
  * zstd's content checksum and the ids' CRC-32 in the header (a damaged file was read
  * as it came: a wrong document frequency crashed a search, a damaged
- * dictionary changed the articles' text). */
-#define SEG_VERSION 7u
+ * dictionary changed the articles' text); 8: pairs (pairs.h), exact terms
+ * marked paired. */
+#define SEG_VERSION 8u
 #define SEG_ENDIAN 0x01020304u
 
 struct seg_header {
@@ -462,12 +463,12 @@ static void term_sizes(const struct eng_segment *s, const struct eng_term *t, ui
     r->skip += skip_bytes;
     r->docids += t->docs_len;
     r->postings += t->df;
-    for (uint32_t left = t->df; t->kind != ENG_TERM_META && left > 0 && p < end;) {
+    for (uint32_t left = t->df; eng_kind(t->kind) != ENG_TERM_META && left > 0 && p < end;) {
         uint32_t nin = left > ENG_BLOCK ? ENG_BLOCK : left;
         const uint8_t *q = p, *heads_end = end;
         uint64_t due = 0;
         left -= nin;
-        if (t->kind == ENG_TERM_EXACT) {
+        if (eng_kind(t->kind) == ENG_TERM_EXACT) {
             uint32_t hl;
             if ((p = eng_varint_in(p, end, &hl)) == NULL || hl > (size_t)(end - p))
                 return;
@@ -480,7 +481,7 @@ static void term_sizes(const struct eng_segment *s, const struct eng_term *t, ui
             due += tfs;
         }
         freqs += (uint64_t)(p - q);
-        for (uint64_t i = 0; t->kind == ENG_TERM_EXACT && i < due; i++) {
+        for (uint64_t i = 0; eng_kind(t->kind) == ENG_TERM_EXACT && i < due; i++) {
             uint32_t v;
             q = p;
             if ((p = eng_varint_in(p, end, &v)) == NULL)
@@ -514,7 +515,11 @@ void eng_segment_sizes(const struct eng_segment *s, struct index_size_report *r)
     r->store_frames += s->dz_len;
     for (size_t i = 0; i < s->nterms; i++) {
         uint64_t limit = i + 1 < s->nterms ? s->terms[i + 1].off : s->post_len;
+        uint64_t at = r->skip + r->docids + r->freqs;
         term_sizes(s, &s->terms[i], limit, r);
+        if (eng_kind(s->terms[i].kind) == ENG_TERM_PAIR)
+            r->pairs +=
+                r->skip + r->docids + r->freqs - at + sizeof(struct eng_term) + s->terms[i].len;
     }
     /* The header, and every byte no part above names (alignment). */
     uint64_t named = index_size_index_bytes(r) + index_size_store_bytes(r) - before;

@@ -207,14 +207,14 @@ int eng_segw_posting(struct eng_segw *w, uint32_t doc, unsigned mask, const uint
     t->docs[t->n] = doc;
     t->doff[t->n] = t->dlen;
     t->n++;
-    if (t->kind == ENG_TERM_META)
+    if (eng_kind(t->kind) == ENG_TERM_META)
         return 0;
     /* The builder's posting data (flush_doc): per field in the mask its tf
      * (the first with the mask, eng_posting_tf_put) and, for exact terms,
      * the position deltas. */
     size_t need = t->dlen + 1 + 5 * ENG_FIELDS, dcap = t->dcap;
     for (unsigned f = 0; f < ENG_FIELDS; f++)
-        need += t->kind == ENG_TERM_EXACT && (mask & (1u << f)) ? 5 * (size_t)tf[f] : 0;
+        need += eng_kind(t->kind) == ENG_TERM_EXACT && (mask & (1u << f)) ? 5 * (size_t)tf[f] : 0;
     if (eng_grow((void **)&t->data, &dcap, need, 1) < 0)
         return ERR_NOMEM;
     t->dcap = (uint32_t)dcap;
@@ -222,7 +222,7 @@ int eng_segw_posting(struct eng_segw *w, uint32_t doc, unsigned mask, const uint
         if (!(mask & (1u << f)))
             continue;
         t->dlen += (uint32_t)eng_posting_tf_put(t->data + t->dlen, mask, f, tf[f]);
-        if (t->kind != ENG_TERM_EXACT)
+        if (eng_kind(t->kind) != ENG_TERM_EXACT)
             continue;
         for (uint32_t k = 0; k < tf[f]; k++)
             t->dlen += (uint32_t)eng_varint_put(t->data + t->dlen,
@@ -237,6 +237,8 @@ int eng_segw_term_end(struct eng_segw *w)
     int rc;
     if (w->t.n == 0) /* every posting was of a deleted document */
         return 0;
+    if (w->t.n < eng_pair_min_df(s->n)) /* no longer frequent: its pairs are left out */
+        w->t.kind &= (uint8_t)~ENG_TERM_PAIRED;
     if (eng_grow((void **)&s->terms, &w->tcap, s->nterms + 1, sizeof *s->terms) < 0 ||
         eng_grow((void **)&w->keys, &w->kcap, w->t.n, sizeof *w->keys) < 0)
         return ERR_NOMEM;
@@ -250,6 +252,28 @@ int eng_segw_term_end(struct eng_segw *w)
         return rc;
     s->nterms++;
     return 0;
+}
+
+bool eng_segw_paired(const struct eng_segw *w, const char *str, size_t len)
+{
+    const struct eng_segment *s = w->s;
+    const char *strs = (const char *)w->strs.p;
+    size_t lo = 0, hi = s->nterms;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct eng_term *t = &s->terms[mid];
+        size_t n = t->len < len ? t->len : len;
+        int c = memcmp(strs + t->str, str, n);
+        if (c == 0)
+            c = t->len < len ? -1 : t->len > len;
+        if (c == 0)
+            return (t->kind & ENG_TERM_PAIRED) != 0;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
 }
 
 int eng_segw_finish(struct eng_segw *w, struct eng_segment **out)

@@ -484,7 +484,7 @@ void eng_term_docs_run(const struct eng_snap *s, const char *const *terms, const
         df[i] = 0;
         for (size_t si = 0; si < s->nseg; si++) {
             const struct eng_term *t = eng_segment_term(s->segs[si], terms[i], lens[i]);
-            if (t && t->kind == ENG_TERM_EXACT)
+            if (t && eng_kind(t->kind) == ENG_TERM_EXACT)
                 df[i] += t->df;
         }
     }
