@@ -30,6 +30,26 @@ static struct node *node_alloc(struct ev *ev, const struct plan *p)
     return n;
 }
 
+/* The pair term of words i and i + 1 of phrase p into str (room for
+ * 2 * LIMIT_TOKEN_BYTES + 2); its length, 0 when longer. */
+static size_t pair_string(const struct plan *p, size_t i, char *str)
+{
+    if (p->lens[i] + p->lens[i + 1] + 2 > 2 * LIMIT_TOKEN_BYTES + 2)
+        return 0;
+    return eng_pair_str(str, p->terms[i], p->lens[i], p->terms[i + 1], p->lens[i + 1]);
+}
+
+const struct eng_term *eng_iter_phrase_pair(const struct eng_segment *seg, const struct plan *p)
+{
+    char str[2 * LIMIT_TOKEN_BYTES + 2];
+    if (p->kind != PLAN_PHRASE || p->n != 2)
+        return NULL;
+    const struct eng_term *a = eng_segment_term(seg, p->terms[0], p->lens[0]);
+    const struct eng_term *b = eng_segment_term(seg, p->terms[1], p->lens[1]);
+    size_t len = a && b && (a->kind & b->kind & ENG_TERM_PAIRED) ? pair_string(p, 0, str) : 0;
+    return len ? eng_segment_term(seg, str, len) : NULL;
+}
+
 /* The rarest pair term (pairs.h) of phrase p's consecutive words t[] that
  * this segment pairs, into *out (NULL: none paired). -1 when one such pair
  * is absent (the phrase cannot match here) or the segment is damaged. */
@@ -40,10 +60,9 @@ static int rarest_pair(struct ev *ev, const struct plan *p, const struct eng_ter
     *out = NULL;
     for (size_t i = 0; i + 1 < p->n; i++) {
         const struct eng_term *pt;
-        if (!(t[i]->kind & ENG_TERM_PAIRED) || !(t[i + 1]->kind & ENG_TERM_PAIRED) ||
-            p->lens[i] + p->lens[i + 1] + 2 > sizeof str)
+        size_t len;
+        if (!(t[i]->kind & t[i + 1]->kind & ENG_TERM_PAIRED) || (len = pair_string(p, i, str)) == 0)
             continue;
-        size_t len = eng_pair_str(str, p->terms[i], p->lens[i], p->terms[i + 1], p->lens[i + 1]);
         if (eng_segment_term_open(ev->seg, str, len, &pt) < 0 || pt == NULL)
             return -1;
         if (*out == NULL || pt->df < (*out)->df)

@@ -55,6 +55,9 @@ struct node *eng_iter_new(struct ev *ev, const struct plan *p);
 uint32_t eng_iter_seek(struct ev *ev, struct node *n, uint32_t target);
 /* FTS5's weighted instance count of a scored leaf at doc. */
 double eng_iter_leaf_freq(const struct node *n, uint32_t doc);
+/* The pair term (pairs.h) answering phrase p of two words in seg; NULL
+ * when they are not both paired there or p is no such phrase. */
+const struct eng_term *eng_iter_phrase_pair(const struct eng_segment *seg, const struct plan *p);
 
 /* --- the page's candidates ---------------------------------------------------- */
 

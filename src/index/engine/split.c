@@ -27,6 +27,9 @@
 static uint64_t plan_postings(const struct plan *p, const struct eng_segment *seg)
 {
     uint64_t c = 0;
+    const struct eng_term *pair = eng_iter_phrase_pair(seg, p);
+    if (pair) /* the phrase reads its pair's list alone */
+        return pair->df;
     if (p->kind == PLAN_TERM || p->kind == PLAN_PHRASE || p->kind == PLAN_NEAR) {
         for (size_t i = 0; i < p->n; i++) {
             const struct eng_term *t = eng_segment_term(seg, p->terms[i], p->lens[i]);
