@@ -81,6 +81,12 @@ static void make_docs(unsigned seed)
         }
         d->content[c] = '\0';
     }
+    /* "mid" in 1 document of 97, unpaired: its phrases are checked by positions */
+    for (size_t i = 0; i < NDOC; i += 97) {
+        struct doc *d = &docs[i];
+        memmove(d->content + 14, d->content, strlen(d->content) + 1);
+        memcpy(d->content, "mid f1 mid f2 ", 14);
+    }
     struct doc *last = &docs[NDOC - 1]; /* "lumpy" once after the first third */
     memmove(last->content + 9, last->content, strlen(last->content) + 1);
     memcpy(last->content, "lumpy f1 ", 9);
@@ -165,6 +171,9 @@ static const char *const queries[] = {
     "\"f10 f11\" AND NOT \"f11 f10\"",
     "\"m7 f1\"",
     "\"f2 m7 m7\"",
+    /* relevancy over ORs of phrases, some answered by pairs, some not */
+    "\"mid f1\" OR \"f2 f3\"",
+    "\"mid f2\" OR f5 OR \"f6 f7\"",
 };
 
 /* Every query, over all fields and over titles, in three sorts: pairs give
@@ -219,6 +228,7 @@ static void a_built_segment_answers_phrases_by_pairs_as_by_positions(void **stat
     /* the frequent words are paired, the rare ones are not */
     assert_true(paired(seg, "f1") && paired(seg, "m3"));
     assert_false(paired(seg, "r7"));
+    assert_false(paired(seg, "mid"));
     const struct eng_term *f1f2 = pair_of(seg, "f1", "f2");
     assert_non_null(f1f2);
     assert_int_equal(eng_kind(f1f2->kind), ENG_TERM_PAIR);

@@ -21,8 +21,8 @@ bool eng_rank_plain(const struct plan *p, bool under_or)
 {
     switch (p->kind) {
     case PLAN_TERM:
+    case PLAN_PHRASE: /* a phrase's node sits on a match exactly when it occurs there */
         return p->leaf < 0 || (p->colset & INDEX_FIELD_ALL) == INDEX_FIELD_ALL;
-    case PLAN_PHRASE:
     case PLAN_NEAR:
         return p->leaf < 0;
     case PLAN_OR:

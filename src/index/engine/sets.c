@@ -274,8 +274,8 @@ static int set_narrow(struct sets *b, struct node *n, uint64_t *v, bool neg, uin
      * postings for 332,719 candidates) */
     uint64_t cost = set_cost(b, n);
     if (n->kind == PLAN_TERM && !n->filter && cost > COLUMN_RATIO * *cand) {
-        int rc = eng_facet_column_narrow((struct eng_segment *)(uintptr_t)b->ev->seg,
-                                         n->cur[0].t, v, b->base, b->nw, neg);
+        int rc = eng_facet_column_narrow((struct eng_segment *)(uintptr_t)b->ev->seg, n->cur[0].t,
+                                         v, b->base, b->nw, neg);
         if (rc != 0) {
             *cand = set_count(b, v);
             return rc < 0 ? rc : 0;
@@ -509,9 +509,12 @@ static int sets_page(struct run *r, struct ev *ev, struct sets *sb, const uint64
                 if (r->plain) { /* the scored leaves alone (plain_plan) */
                     for (size_t i = 0; i < r->plan.nleaves; i++) {
                         struct node *n = ev2.leaf_nodes[i];
-                        if (n) {
+                        if (n && n->kind == PLAN_TERM) {
                             n->started = true;
                             n->doc = eng_cursor_seek(&n->cur[0], d);
+                        } else if (n) { /* a phrase by positions (unreached today:
+                                         * eng_sets_use keeps such a page by iterators) */
+                            eng_iter_seek(&ev2, n, d);
                         }
                     }
                     eng_rank_match(r, &ev2, d);
