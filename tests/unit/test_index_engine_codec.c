@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_engine_search.h"
 #include "test_tmpdir.h"
 
 #include "index/engine/internal.h"
@@ -569,29 +570,13 @@ static void block_maxima_bound_every_posting_and_a_wrong_one_is_refused(void **s
 static size_t relevancy_page(struct eng_segment *seg, const char *q, unsigned fields, size_t k,
                              int64_t to, bool score_all, int64_t *out, uint64_t *total)
 {
-    struct eng_segment *segs[1] = {seg};
-    struct eng_deletions *deletions[1] = {NULL};
-    struct eng_snap snap = {.nseg = 1,
-                            .segs = segs,
-                            .deletions = deletions,
-                            .nrow = seg->n,
-                            .ntoken = seg->ntoken,
-                            .score_all = score_all};
-    struct index_request req = {
-        .from = INT64_MIN, .to = to, .limit = k, .sort = INDEX_SORT_RELEVANCY, .q_fields = fields};
-    struct arena a;
-    struct err err;
-    int64_t *ids = NULL;
-    size_t n = 0;
-    arena_init(&a, 0);
-    err_clear(&err);
-    assert_int_equal(query_parse(&a, q, strlen(q), (struct query_node **)&req.q, &err), 0);
-    assert_int_equal(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, total, &ids, NULL, &n, &err),
-                     0);
-    if (n > 0)
-        memcpy(out, ids, n * sizeof *ids);
-    arena_release(&a);
-    return n;
+    struct test_engine_search s = {.q = q,
+                                   .fields = fields,
+                                   .sort = INDEX_SORT_RELEVANCY,
+                                   .k = k,
+                                   .to = to,
+                                   .score_all = score_all};
+    return test_engine_search(seg, &s, out, total);
 }
 
 /* Block-max pruning (a match whose bound cannot enter the page is not

@@ -17,6 +17,7 @@
 
 #include "index/engine/internal.h"
 #include "index/engine/writer.h"
+#include "test_engine_search.h"
 #include "query/query.h"
 #include "util/arena.h"
 #include "util/hash.h"
@@ -126,29 +127,13 @@ static size_t page(struct eng_segment *seg, struct eng_deletions *del, const cha
                    unsigned fields, enum index_sort sort, bool positions, int64_t *out,
                    uint64_t *total)
 {
-    struct eng_segment *segs[1] = {seg};
-    struct eng_deletions *dels[1] = {del};
-    struct eng_snap snap = {.nseg = 1,
-                            .segs = segs,
-                            .deletions = dels,
-                            .nrow = seg->n - (del ? del->n : 0),
-                            .ntoken = seg->ntoken - (del ? del->ntoken : 0),
-                            .doc_at_a_time = positions};
-    struct index_request req = {
-        .from = INT64_MIN, .to = INT64_MAX, .limit = PAGE, .sort = sort, .q_fields = fields};
-    struct arena a;
-    struct err err;
-    int64_t *ids = NULL;
-    size_t n = 0;
-    arena_init(&a, 0);
-    err_clear(&err);
-    assert_int_equal(query_parse(&a, q, strlen(q), (struct query_node **)&req.q, &err), 0);
-    assert_int_equal(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, total, &ids, NULL, &n, &err),
-                     0);
-    if (n > 0)
-        memcpy(out, ids, n * sizeof *ids);
-    arena_release(&a);
-    return n;
+    struct test_engine_search s = {.q = q,
+                                   .fields = fields,
+                                   .sort = sort,
+                                   .k = PAGE,
+                                   .positions = positions,
+                                   .deletions = del};
+    return test_engine_search(seg, &s, out, total);
 }
 
 static const char *const queries[] = {

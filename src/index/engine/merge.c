@@ -189,25 +189,34 @@ static uint32_t next_live(struct eng_merge *m, size_t i, struct eng_cursor *c)
     return ENG_END;
 }
 
+/* The term as the first input holding it (flagged in has[]) has it, and
+ * that input into *seg. */
+static const struct eng_term *first_held(const struct eng_merge *m, const bool *has,
+                                         const size_t *ti, const struct eng_segment **seg)
+{
+    for (size_t i = 0; i < m->k; i++) {
+        if (has[i]) {
+            *seg = m->in[i];
+            return &m->in[i]->terms[ti[i]];
+        }
+    }
+    return NULL;
+}
+
 /* One term present in the inputs flagged in has[]: its postings merged. */
 static int merge_term(struct eng_merge *m, struct eng_segw *w, const bool *has, const size_t *ti,
                       unsigned kind, struct eng_cursor *cur, uint32_t *head,
                       uint32_t (*pos)[ENG_POS_MAX])
 {
-    const struct eng_term *t0 = NULL;
     const struct eng_segment *s0 = NULL;
+    const struct eng_term *t0 = first_held(m, has, ti, &s0);
     int rc;
 
     for (size_t i = 0; i < m->k; i++) {
         head[i] = ENG_END;
         if (!has[i])
             continue;
-        const struct eng_term *t = &m->in[i]->terms[ti[i]];
-        if (t0 == NULL) {
-            t0 = t;
-            s0 = m->in[i];
-        }
-        eng_cursor_init(&cur[i], m->in[i], t);
+        eng_cursor_init(&cur[i], m->in[i], &m->in[i]->terms[ti[i]]);
         head[i] = next_live(m, i, &cur[i]);
     }
     if ((rc = eng_segw_term(w, s0->strs + t0->str, t0->len, (uint8_t)kind)) < 0)
@@ -262,19 +271,11 @@ static int merge_term_ready(const struct eng_merge *m, const size_t *ti, size_t 
 static int merged_kind(const struct eng_merge *m, const struct eng_segw *w, const bool *has,
                        const size_t *ti, unsigned *kind)
 {
-    const struct eng_term *t0 = NULL;
     const struct eng_segment *s0 = NULL;
+    const struct eng_term *t0 = first_held(m, has, ti, &s0);
     bool paired = true;
-    for (size_t i = 0; i < m->k; i++) {
-        if (!has[i])
-            continue;
-        const struct eng_term *t = &m->in[i]->terms[ti[i]];
-        if (t0 == NULL) {
-            t0 = t;
-            s0 = m->in[i];
-        }
-        paired = paired && (t->kind & ENG_TERM_PAIRED);
-    }
+    for (size_t i = 0; i < m->k; i++)
+        paired = paired && (!has[i] || (m->in[i]->terms[ti[i]].kind & ENG_TERM_PAIRED));
     *kind = eng_kind(t0->kind);
     if (*kind == ENG_TERM_EXACT && paired)
         *kind |= ENG_TERM_PAIRED;

@@ -13,6 +13,7 @@
 #include "text/text.h"
 #include "text/text_fts5.h"
 #include "util/hash.h"
+#include "util/strtab.h"
 #include "util/limits.h"
 #include "util/banned.h"
 
@@ -442,71 +443,42 @@ static int seq_field(struct eng_builder *b, size_t from)
 
 /* --- pairs (pairs.h): made once the documents are in ------------------ */
 
-/* (a << 32 | b) + 1 of a pair of term indexes, 0 = empty; its term. */
-struct pslot {
-    uint64_t key;
-    uint32_t term;
-};
-
 struct pairs {
-    struct pslot *tab;
-    size_t cap, used;
+    /* each pair of word indexes (a << 32 | b, 8 bytes) numbered as first
+     * seen: its term is the builder's term nwords + that number */
+    struct strtab seen;
+    size_t nwords;
     uint64_t *paired; /* a bit per word: paired */
     uint32_t *count;  /* a long field's occurrences so far, per word */
     uint32_t *rank;   /* a long field's occurrence ranks, per position */
     size_t rcap;
 };
 
-static int pairs_grow(struct pairs *ps)
-{
-    size_t cap = ps->cap ? ps->cap * 2 : 1024;
-    struct pslot *t = calloc(cap, sizeof *t);
-    if (t == NULL)
-        return ERR_NOMEM;
-    for (size_t i = 0; i < ps->cap; i++) {
-        if (ps->tab[i].key == 0)
-            continue;
-        size_t j = hash_mix64(ps->tab[i].key) & (cap - 1);
-        while (t[j].key)
-            j = (j + 1) & (cap - 1);
-        t[j] = ps->tab[i];
-    }
-    free(ps->tab);
-    ps->tab = t;
-    ps->cap = cap;
-    return 0;
-}
-
 /* The builder's term of the pair of words x, y, added when new. */
 static int pair_term(struct eng_builder *b, struct pairs *ps, uint32_t x, uint32_t y, uint32_t *out)
 {
-    if ((ps->used + 1) * 2 > ps->cap && pairs_grow(ps) < 0)
+    uint64_t key = (uint64_t)x << 32 | y;
+    size_t num;
+    int added;
+    if (strtab_add(&ps->seen, (const char *)&key, sizeof key, &num, &added) < 0)
         return ERR_NOMEM;
-    uint64_t key = ((uint64_t)x << 32 | y) + 1;
-    size_t j = hash_mix64(key) & (ps->cap - 1);
-    for (; ps->tab[j].key; j = (j + 1) & (ps->cap - 1)) {
-        if (ps->tab[j].key == key) {
-            *out = ps->tab[j].term;
-            return 0;
-        }
-    }
+    *out = (uint32_t)(ps->nwords + num);
+    if (!added)
+        return 0;
     const struct eng_bterm *a = &b->terms[x], *c = &b->terms[y];
     char *str = malloc((size_t)a->len + c->len + 2);
     if (str == NULL)
-        return ERR_NOMEM;
+        return ERR_NOMEM; /* (the pair stays numbered: the build fails) */
     size_t len = eng_pair_str(str, a->s, a->len, c->s, c->len);
     if (eng_grow((void **)&b->terms, &b->tcap, b->nterms + 1, sizeof *b->terms) < 0) {
         free(str);
         return ERR_NOMEM;
     }
-    struct eng_bterm *t = &b->terms[b->nterms];
+    struct eng_bterm *t = &b->terms[b->nterms++];
     memset(t, 0, sizeof *t);
     t->s = str;
     t->len = (uint32_t)len;
     t->kind = ENG_TERM_PAIR;
-    ps->tab[j] = (struct pslot){key, (uint32_t)b->nterms};
-    ps->used++;
-    *out = (uint32_t)b->nterms++;
     return 0;
 }
 
@@ -547,11 +519,12 @@ static int field_pairs(struct eng_builder *b, struct pairs *ps, const uint32_t *
  * for the places where two paired words follow one another. */
 static int add_pairs(struct eng_builder *b)
 {
-    struct pairs ps = {0};
+    struct pairs ps = {.nwords = b->nterms};
     size_t nwords = b->nterms, at = 0;
     uint32_t min = eng_pair_min_df((uint32_t)b->n);
     int rc = ERR_NOMEM;
 
+    strtab_init(&ps.seen);
     ps.paired = calloc(nwords / 64 + 1, sizeof *ps.paired);
     ps.count = calloc(nwords + 1, sizeof *ps.count);
     if (ps.paired == NULL || ps.count == NULL)
@@ -578,7 +551,7 @@ static int add_pairs(struct eng_builder *b)
     }
     rc = 0;
 out:
-    free(ps.tab);
+    strtab_release(&ps.seen);
     free(ps.paired);
     free(ps.count);
     free(ps.rank);
