@@ -254,26 +254,29 @@ int eng_segw_term_end(struct eng_segw *w)
     return 0;
 }
 
+/* A term written so far against a string: sort_lower_bound's order. */
+struct segw_key {
+    const char *strs; /* the strings written so far */
+    const char *s;
+    size_t len;
+};
+
+static int written_below(const void *element, const void *key)
+{
+    const struct eng_term *t = element;
+    const struct segw_key *k = key;
+    size_t n = t->len < k->len ? t->len : k->len;
+    int c = memcmp(k->strs + t->str, k->s, n);
+    return c ? c : (t->len > k->len) - (t->len < k->len);
+}
+
 bool eng_segw_paired(const struct eng_segw *w, const char *str, size_t len)
 {
     const struct eng_segment *s = w->s;
-    const char *strs = (const char *)w->strs.p;
-    size_t lo = 0, hi = s->nterms;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const struct eng_term *t = &s->terms[mid];
-        size_t n = t->len < len ? t->len : len;
-        int c = memcmp(strs + t->str, str, n);
-        if (c == 0)
-            c = t->len < len ? -1 : t->len > len;
-        if (c == 0)
-            return (t->kind & ENG_TERM_PAIRED) != 0;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return false;
+    struct segw_key key = {(const char *)w->strs.p, str, len};
+    size_t i = sort_lower_bound(s->terms, s->nterms, sizeof *s->terms, &key, written_below);
+    return i < s->nterms && written_below(&s->terms[i], &key) == 0 &&
+           (s->terms[i].kind & ENG_TERM_PAIRED);
 }
 
 int eng_segw_finish(struct eng_segw *w, struct eng_segment **out)
