@@ -16,7 +16,7 @@ crash nor answer other text than the table holds.
 - Its ids damaged too: the rows it held cannot be named, the whole index
   is rebuilt from the table.
 
-The offsets come from parsing the file here (segfile.c's layout, format 7).
+The offsets come from parsing the file here (segfile.c's layout, format 8).
 """
 import os
 import re
@@ -66,7 +66,7 @@ def layout(path):
         head = f.read(HEADER.size)
     (magic, version, _endian, term_size, n, nterms, strs_len, post_len, _ntoken, _crc,
      _ids_crc, dict_len, dz_len) = HEADER.unpack(head)
-    assert magic == b"NEWSDSEG" and version == 7 and term_size == TERM.size
+    assert magic == b"NEWSDSEG" and version == 8 and term_size == TERM.size
     parts = [("ids", 8 * n), ("pub", 8 * n), ("dl", 4 * n), ("src", 4 * n), ("pkh", 8 * n),
              ("pkd", 4 * n), ("terms", TERM.size * nterms), ("strs", strs_len),
              ("post", post_len), ("doff", 8 * (n + 1)), ("dict", dict_len),
