@@ -159,6 +159,13 @@ static const char *const queries[] = {
     /* relevancy over ORs of phrases, some answered by pairs, some not */
     "\"mid f1\" OR \"f2 f3\"",
     "\"mid f2\" OR f5 OR \"f6 f7\"",
+    /* proximity: a pair either way is a window; else positions */
+    "\"f1 f2\"~0",
+    "\"f2 f1\"~3",
+    "\"f1 m3\"~2 OR f9",
+    "\"mid f2\"~1",
+    "\"f1 f1\"~2",
+    "\"f3 lumpy\"~4",
 };
 
 /* Every query, over all fields and over titles, in three sorts: pairs give

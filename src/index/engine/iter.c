@@ -71,6 +71,53 @@ static int rarest_pair(struct ev *ev, const struct plan *p, const struct eng_ter
     return 0;
 }
 
+/* A proximity of two distinct words paired here: the cursors of their
+ * pairs both ways (a term left NULL when absent). Adjacent, the two words
+ * are a window of any "a b"~N (index_near_span(N, 2) >= 1), and within
+ * the positions near_count reads (pairs.h): a document holding either pair
+ * in the node's columns matches without its positions decoded. */
+static int near_pairs(struct ev *ev, struct node *n, const struct eng_term *const *t)
+{
+    const struct plan *p = n->plan;
+    char str[2 * LIMIT_TOKEN_BYTES + 2];
+    if (p->n != 2 || !(t[0]->kind & t[1]->kind & ENG_TERM_PAIRED) || t[0] == t[1])
+        return 0;
+    if ((n->near_pairs = arena_calloc(ev->a, 2, sizeof *n->near_pairs)) == NULL) {
+        ev->nomem = true;
+        return -1;
+    }
+    struct plan back = *p; /* the words the other way round */
+    const char *terms[2] = {p->terms[1], p->terms[0]};
+    size_t lens[2] = {p->lens[1], p->lens[0]};
+    back.terms = terms;
+    back.lens = lens;
+    for (int k = 0; k < 2; k++) {
+        const struct eng_term *pt = NULL;
+        size_t len = pair_string(k ? &back : p, 0, str);
+        if (len && eng_segment_term_open(ev->seg, str, len, &pt) < 0)
+            return -1;
+        if (pt)
+            eng_cursor_init(&n->near_pairs[k], ev->seg, pt);
+    }
+    return 0;
+}
+
+/* Whether a pair of proximity n holds doc in n's columns. */
+static bool near_paired(struct node *n, uint32_t doc)
+{
+    for (int k = 0; n->near_pairs && k < 2; k++) {
+        struct eng_cursor *c = &n->near_pairs[k];
+        uint32_t tf[ENG_FIELDS];
+        unsigned mask;
+        if (c->t == NULL || eng_cursor_seek(c, doc) != doc)
+            continue;
+        eng_cursor_data(c, &mask, tf, NULL);
+        if (mask & n->colset)
+            return true;
+    }
+    return false;
+}
+
 /* A phrase of two paired words as its pair's list: a term of the phrase's
  * columns, its tfs the phrase's instances per field. */
 static struct node *pair_node(struct ev *ev, struct node *n, const struct eng_term *pair)
@@ -133,12 +180,14 @@ struct node *eng_iter_new(struct ev *ev, const struct plan *p)
         }
         for (size_t i = 0; i < p->n; i++)
             eng_cursor_init(&n->cur[i], ev->seg, t[i]);
+        if (p->kind == PLAN_NEAR && !ev->positions && near_pairs(ev, n, t) < 0)
+            return NULL;
         n->filter = p->kind == PLAN_TERM && eng_kind(t[0]->kind) != ENG_TERM_META &&
                     (p->colset & INDEX_FIELD_ALL) != INDEX_FIELD_ALL;
         if (p->kind == PLAN_TERM && eng_kind(t[0]->kind) == ENG_TERM_META &&
             t[0]->df > ev->seg->n / COLUMN_DENSE) {
-            int rc = eng_facet_term_column((struct eng_segment *)(uintptr_t)ev->seg, t[0],
-                                           &n->col, &n->col_want);
+            int rc = eng_facet_term_column((struct eng_segment *)(uintptr_t)ev->seg, t[0], &n->col,
+                                           &n->col_want);
             if (rc < 0) {
                 ev->nomem = true;
                 return NULL;
@@ -287,8 +336,7 @@ static uint32_t near_count(struct ev *ev, struct node *n, uint32_t out[ENG_FIELD
             continue;
         for (size_t k = 0; k < n->n; k++)
             lists[k] = n->near_pos + offs[f][k];
-        out[f] = index_near_windows(lists, lens[f], n->n,
-                                    index_near_span(n->plan->distance, n->n));
+        out[f] = index_near_windows(lists, lens[f], n->n, index_near_span(n->plan->distance, n->n));
         total += out[f];
     }
     return total;
@@ -363,6 +411,11 @@ uint32_t eng_iter_seek(struct ev *ev, struct node *n, uint32_t target)
     case PLAN_NEAR:
         for (;;) {
             d = leapfrog_cursors(n, target);
+            if (d != ENG_END && near_paired(n, d)) {
+                n->pf_due = true; /* counted if its score is asked for */
+                break;
+            }
+            n->pf_due = false;
             if (d == ENG_END || near_count(ev, n, n->pf) > 0)
                 break;
             if (ev->nomem) { /* the search fails once it ends (run.c) */
@@ -407,7 +460,7 @@ uint32_t eng_iter_seek(struct ev *ev, struct node *n, uint32_t target)
 }
 
 /* FTS5's weighted instance count of a scored leaf at doc. */
-double eng_iter_leaf_freq(const struct node *n, uint32_t doc)
+double eng_iter_leaf_freq(struct ev *ev, struct node *n, uint32_t doc)
 {
     uint32_t tf[ENG_FIELDS];
     unsigned mask;
@@ -415,6 +468,10 @@ double eng_iter_leaf_freq(const struct node *n, uint32_t doc)
 
     if (n == NULL || !n->started || n->doc != doc)
         return 0.0;
+    if (n->pf_due) { /* its cursors still sit on doc */
+        near_count(ev, n, n->pf);
+        n->pf_due = false;
+    }
     if (n->kind == PLAN_PHRASE || n->kind == PLAN_NEAR) {
         memcpy(tf, n->pf, sizeof tf); /* counted when eng_iter_seek() matched doc */
         mask = n->colset;

@@ -193,7 +193,7 @@ static double bm25_sum(const struct run *r, const double *f, double D)
 static void leaf_freqs(struct run *r, struct ev *ev, uint32_t doc)
 {
     for (size_t i = 0; i < r->plan.nleaves; i++)
-        r->freq[i] = eng_iter_leaf_freq(ev->leaf_nodes[i], doc);
+        r->freq[i] = eng_iter_leaf_freq(ev, ev->leaf_nodes[i], doc);
 }
 
 /* A bound of eng_iter_leaf_freq() at the leaf's current doc from the skip table
@@ -394,7 +394,7 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
                 } else if (n) {
                     n->started = true;
                     n->doc = eng_cursor_seek(&n->cur[0], d);
-                    r->freq[i] = eng_iter_leaf_freq(n, d);
+                    r->freq[i] = eng_iter_leaf_freq(ev2, n, d);
                     if (n->doc == d && floor[m] < eng_cursor_block(&n->cur[0])->dl_min)
                         floor[m] = eng_cursor_block(&n->cur[0])->dl_min;
                 } else {

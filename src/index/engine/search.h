@@ -30,6 +30,8 @@ struct node {
     struct eng_cursor *cur;  /* TERM 1, PHRASE/NEAR n */
     struct eng_cursor *lead; /* PHRASE: its rarest pair's cursor (pairs.h), seeked first; NULL none */
     uint32_t pf[ENG_FIELDS]; /* PHRASE/NEAR: its instances per field at doc */
+    bool pf_due;             /* NEAR matched by a pair: pf not counted yet */
+    struct eng_cursor *near_pairs; /* NEAR of two paired words: "a b", "b a" (t NULL: absent) */
     uint32_t *near_pos;      /* NEAR: every word's positions at doc, grown as needed */
     size_t near_cap;
     size_t n;
@@ -53,8 +55,9 @@ struct ev {
 struct node *eng_iter_new(struct ev *ev, const struct plan *p);
 /* n's first match >= target, ENG_END past the last. */
 uint32_t eng_iter_seek(struct ev *ev, struct node *n, uint32_t target);
-/* FTS5's weighted instance count of a scored leaf at doc. */
-double eng_iter_leaf_freq(const struct node *n, uint32_t doc);
+/* FTS5's weighted instance count of a scored leaf at doc (a proximity
+ * matched by its pairs counts its windows now). */
+double eng_iter_leaf_freq(struct ev *ev, struct node *n, uint32_t doc);
 /* The pair term (pairs.h) answering phrase p of two words in seg; NULL
  * when they are not both paired there or p is no such phrase. */
 const struct eng_term *eng_iter_phrase_pair(const struct eng_segment *seg, const struct plan *p);
