@@ -17,4 +17,30 @@ static inline unsigned bits_pop(uint64_t w)
     return (unsigned)((w * 0x0101010101010101u) >> 56);
 }
 
+static inline unsigned bits_low(uint64_t w) /* index of the lowest set bit, w != 0 */
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctzll(w);
+#else
+    unsigned i = 0;
+    while (!(w & 1)) {
+        w >>= 1;
+        i++;
+    }
+    return i;
+#endif
+}
+
+static inline unsigned bits_high(uint64_t w) /* index of the highest set bit, w != 0 */
+{
+#if defined(__GNUC__)
+    return 63u - (unsigned)__builtin_clzll(w);
+#else
+    unsigned i = 63;
+    while (!(w >> i & 1))
+        i--;
+    return i;
+#endif
+}
+
 #endif

@@ -20,6 +20,7 @@
 #include "article/json_author.h"
 #include "store/meta.h"
 #include "util/ascii.h"
+#include "util/bits.h"
 #include "util/buf.h"
 #include "util/strtab.h"
 
@@ -31,7 +32,7 @@
  * segment, and two searches asking for the same one wait for one build. */
 static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static const char meta_kind[INDEX_FACET_N] = {STORE_META_SOURCE,  STORE_META_DOMAIN,
+static const char meta_kind[INDEX_FACET_N] = {STORE_META_SOURCE,   STORE_META_DOMAIN,
                                               STORE_META_LANGUAGE, STORE_META_COUNTRY,
                                               STORE_META_CATEGORY, 0};
 
@@ -178,7 +179,8 @@ int eng_facet_column(struct eng_segment *s, struct eng_docs_pool *pool, enum ind
     }
     if ((c = atomic_load(&cols->col[f])) != NULL)
         goto out;
-    if ((c = calloc(1, sizeof *c)) == NULL || (c->v = malloc((s->n ? s->n : 1) * sizeof *c->v)) == NULL) {
+    if ((c = calloc(1, sizeof *c)) == NULL ||
+        (c->v = malloc((s->n ? s->n : 1) * sizeof *c->v)) == NULL) {
         eng_facet_col_free(c);
         c = NULL;
         rc = ERR_NOMEM;
@@ -240,7 +242,7 @@ int eng_facet_column_narrow(struct eng_segment *s, const struct eng_term *t, uin
     for (uint32_t w = 0; w < nw; w++) {
         uint64_t keep = v[w];
         for (uint64_t bits = v[w]; bits; bits &= bits - 1) {
-            unsigned i = (unsigned)__builtin_ctzll(bits);
+            unsigned i = bits_low(bits);
             if ((col[base + w * 64 + i] == want) == neg)
                 keep &= ~((uint64_t)1 << i);
         }

@@ -189,27 +189,12 @@ static uint32_t next_live(struct eng_merge *m, size_t i, struct eng_cursor *c)
     return ENG_END;
 }
 
-/* The term as the first input holding it (flagged in has[]) has it, and
- * that input into *seg. */
-static const struct eng_term *first_held(const struct eng_merge *m, const bool *has,
-                                         const size_t *ti, const struct eng_segment **seg)
-{
-    for (size_t i = 0; i < m->k; i++) {
-        if (has[i]) {
-            *seg = m->in[i];
-            return &m->in[i]->terms[ti[i]];
-        }
-    }
-    return NULL;
-}
-
 /* One term present in the inputs flagged in has[]: its postings merged. */
 static int merge_term(struct eng_merge *m, struct eng_segw *w, const bool *has, const size_t *ti,
-                      unsigned kind, struct eng_cursor *cur, uint32_t *head,
-                      uint32_t (*pos)[ENG_POS_MAX])
+                      const char *str, size_t len, unsigned kind, struct eng_cursor *cur,
+                      uint32_t *head, uint32_t (*pos)[ENG_POS_MAX])
 {
-    const struct eng_segment *s0 = NULL;
-    const struct eng_term *t0 = first_held(m, has, ti, &s0);
+    bool exact = eng_kind(kind) == ENG_TERM_EXACT;
     int rc;
 
     for (size_t i = 0; i < m->k; i++) {
@@ -219,7 +204,7 @@ static int merge_term(struct eng_merge *m, struct eng_segw *w, const bool *has, 
         eng_cursor_init(&cur[i], m->in[i], &m->in[i]->terms[ti[i]]);
         head[i] = next_live(m, i, &cur[i]);
     }
-    if ((rc = eng_segw_term(w, s0->strs + t0->str, t0->len, (uint8_t)kind)) < 0)
+    if ((rc = eng_segw_term(w, str, len, (uint8_t)kind)) < 0)
         return rc;
     for (;;) {
         size_t best = m->k;
@@ -232,7 +217,6 @@ static int merge_term(struct eng_merge *m, struct eng_segw *w, const bool *has, 
         struct eng_cursor *c = &cur[best];
         unsigned mask = 0;
         uint32_t tf[ENG_FIELDS] = {0};
-        bool exact = eng_kind(t0->kind) == ENG_TERM_EXACT;
         eng_cursor_data(c, &mask, tf, exact ? pos : NULL);
         for (unsigned f = 0; exact && f < ENG_FIELDS; f++) {
             if (tf[f] < ENG_POS_MAX)
@@ -262,17 +246,17 @@ static int merge_term_ready(const struct eng_merge *m, const size_t *ti, size_t 
     return eng_segment_term_ready(m->in[i], &m->in[i]->terms[ti[i]]);
 }
 
-/* The merged kind of the term the inputs flagged in has[] hold: an exact
- * term stays paired when every input holding it pairs it (each then holds
- * its pairs; eng_segw_term_end unpairs it when it became rare). A pair
- * term is kept (1) when both its words are paired in the output, which
- * has them by now (pairs sort after every paired word): an input holding
- * both words paired both, so the merged list is whole. 0: left out. */
+/* The merged kind of term t0 (str[0, len)), which the inputs flagged in
+ * has[] hold: an exact term stays paired when every input holding it
+ * pairs it (each then holds its pairs; eng_segw_term_end unpairs it when it
+ * became rare). A pair term is kept (1) when both its words are paired in
+ * the output, which has them by now (pairs sort after every paired word):
+ * an input holding both words paired both, so the merged list is whole.
+ * 0: left out. */
 static int merged_kind(const struct eng_merge *m, const struct eng_segw *w, const bool *has,
-                       const size_t *ti, unsigned *kind)
+                       const size_t *ti, const struct eng_term *t0, const char *str, size_t len,
+                       unsigned *kind)
 {
-    const struct eng_segment *s0 = NULL;
-    const struct eng_term *t0 = first_held(m, has, ti, &s0);
     bool paired = true;
     for (size_t i = 0; i < m->k; i++)
         paired = paired && (!has[i] || (m->in[i]->terms[ti[i]].kind & ENG_TERM_PAIRED));
@@ -281,13 +265,10 @@ static int merged_kind(const struct eng_merge *m, const struct eng_segw *w, cons
         *kind |= ENG_TERM_PAIRED;
     if (*kind != ENG_TERM_PAIR)
         return 1;
-    if (t0->len < 4)
-        return 0;
-    const char *str = s0->strs + t0->str, *sep = memchr(str + 1, ENG_PAIR_SEP, t0->len - 1);
-    if (str[0] != ENG_PAIR_MARK || sep == NULL)
-        return 0;
-    return eng_segw_paired(w, str + 1, (size_t)(sep - str - 1)) &&
-           eng_segw_paired(w, sep + 1, (size_t)(str + t0->len - sep - 1));
+    const char *a, *b;
+    size_t alen, blen;
+    return eng_pair_words(str, len, &a, &alen, &b, &blen) && eng_segw_paired(w, a, alen) &&
+           eng_segw_paired(w, b, blen);
 }
 
 /* Every term of the inputs in byte order, each merged once. */
@@ -322,9 +303,11 @@ static int merge_terms(struct eng_merge *m, struct eng_segw *w)
                 ti[i] < m->in[i]->nterms && term_cmp(m->in[i], &m->in[i]->terms[ti[i]], m->in[lo],
                                                      &m->in[lo]->terms[ti[lo]]) == 0;
         }
+        const struct eng_term *t0 = &m->in[lo]->terms[ti[lo]]; /* as every holder has it */
+        const char *str = m->in[lo]->strs + t0->str;
         unsigned kind;
-        if (merged_kind(m, w, has, ti, &kind))
-            rc = merge_term(m, w, has, ti, kind, cur, head, pos);
+        if (merged_kind(m, w, has, ti, t0, str, t0->len, &kind))
+            rc = merge_term(m, w, has, ti, str, t0->len, kind, cur, head, pos);
         for (size_t i = 0; i < m->k; i++) {
             ti[i] += has[i];
             if (rc == 0 && has[i])

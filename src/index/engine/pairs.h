@@ -53,6 +53,22 @@ static inline size_t eng_pair_str(char *out, const char *a, size_t alen, const c
     return alen + blen + 2;
 }
 
+/* The two words of pair term str[0, len) into *a, *alen, *b, *blen; false
+ * when it is not one (a damaged file). */
+static inline bool eng_pair_words(const char *str, size_t len, const char **a, size_t *alen,
+                                  const char **b, size_t *blen)
+{
+    const char *sep =
+        len >= 4 && str[0] == ENG_PAIR_MARK ? memchr(str + 1, ENG_PAIR_SEP, len - 1) : NULL;
+    if (sep == NULL)
+        return false;
+    *a = str + 1;
+    *alen = (size_t)(sep - str - 1);
+    *b = sep + 1;
+    *blen = (size_t)(str + len - sep - 1);
+    return true;
+}
+
 /* Whether the term str a merge wrote before is paired (segment.c). */
 struct eng_segw;
 bool eng_segw_paired(const struct eng_segw *w, const char *str, size_t len);

@@ -269,7 +269,7 @@ void eng_rank_flush(struct run *r)
     for (uint32_t i = 0; i < r->pend_n; i++) {
         uint32_t d = r->pend_d[i];
         double score = bm25_sum(r, r->pend_f + i * nl, (double)seg->dl[d]);
-        if (heap_may_take(&r->heap, score) || r->snap->score_all)
+        if (heap_may_take(&r->heap, score))
             heap_offer(r, (struct cand){score, seg->ids[d], {r->pend_si, d}});
     }
     r->pend_n = 0;

@@ -208,32 +208,6 @@ struct sets {
     size_t nall, nfree;
 };
 
-static inline unsigned bits_low(uint64_t w) /* index of the lowest set bit, w != 0 */
-{
-#if defined(__GNUC__)
-    return (unsigned)__builtin_ctzll(w);
-#else
-    unsigned i = 0;
-    while (!(w & 1)) {
-        w >>= 1;
-        i++;
-    }
-    return i;
-#endif
-}
-
-static inline unsigned bits_high(uint64_t w) /* index of the highest set bit, w != 0 */
-{
-#if defined(__GNUC__)
-    return 63u - (unsigned)__builtin_clzll(w);
-#else
-    unsigned i = 63;
-    while (!(w >> i & 1))
-        i--;
-    return i;
-#endif
-}
-
 /* Whether segment seg's window [lo, hi) is better evaluated as sets. */
 bool eng_sets_use(const struct run *r, const struct eng_segment *seg, struct node *root,
                   uint32_t lo, uint32_t hi);

@@ -520,16 +520,16 @@ static int field_pairs(struct eng_builder *b, struct pairs *ps, const uint32_t *
 static int add_pairs(struct eng_builder *b)
 {
     struct pairs ps = {.nwords = b->nterms};
-    size_t nwords = b->nterms, at = 0;
+    size_t at = 0;
     uint32_t min = eng_pair_min_df((uint32_t)b->n);
     int rc = ERR_NOMEM;
 
     strtab_init(&ps.seen);
-    ps.paired = calloc(nwords / 64 + 1, sizeof *ps.paired);
-    ps.count = calloc(nwords + 1, sizeof *ps.count);
+    ps.paired = calloc(ps.nwords / 64 + 1, sizeof *ps.paired);
+    ps.count = calloc(ps.nwords + 1, sizeof *ps.count);
     if (ps.paired == NULL || ps.count == NULL)
         goto out;
-    for (size_t i = 0; i < nwords; i++) {
+    for (size_t i = 0; i < ps.nwords; i++) {
         struct eng_bterm *t = &b->terms[i];
         if (t->kind == ENG_TERM_EXACT && t->n >= min && eng_pair_word(t->s, t->len)) {
             t->kind |= ENG_TERM_PAIRED;
@@ -555,7 +555,6 @@ out:
     free(ps.paired);
     free(ps.count);
     free(ps.rank);
-    b->nseq = 0;
     return rc;
 }
 

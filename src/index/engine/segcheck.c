@@ -71,7 +71,7 @@ int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t
     uint64_t skip_bytes = eng_term_skip_bytes(t);
     /* A one-block list keeps its maxima alone (struct eng_skip1). */
     bool one = eng_term_nblocks(t) == 1;
-    bool exact = eng_kind(t->kind) == ENG_TERM_EXACT;
+    bool exact = kind == ENG_TERM_EXACT;
     const struct eng_skip *skip = (const struct eng_skip *)(uintptr_t)(s->post + t->off);
     const struct eng_skip1 *skip1 = (const struct eng_skip1 *)(uintptr_t)(s->post + t->off);
     const uint8_t *docs = s->post + t->off + skip_bytes, *docs_end = docs + t->docs_len;
@@ -87,9 +87,8 @@ int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t
         uint64_t wf2_max = 0, pos_due = 0;
         const uint8_t *heads_end = data_end;
         left -= nin;
-        if (!one &&
-            (skip[b].doc_off != (uint32_t)(dp - docs) ||
-             (eng_kind(t->kind) != ENG_TERM_META && skip[b].data_off != (uint32_t)(ap - data))))
+        if (!one && (skip[b].doc_off != (uint32_t)(dp - docs) ||
+                     (kind != ENG_TERM_META && skip[b].data_off != (uint32_t)(ap - data))))
             return err_set(err, ERR_PARSE, "a skip entry points elsewhere");
         if (dp >= docs_end || *dp > 32 || eng_block_bytes(nin, *dp) > (size_t)(docs_end - dp - 1))
             return err_set(err, ERR_PARSE, "a docid block runs out");
@@ -110,7 +109,7 @@ int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t
                 return err_set(err, ERR_PARSE, "a docid past the segment");
             if (s->dl[d] < dl_min)
                 dl_min = s->dl[d];
-            if (eng_kind(t->kind) == ENG_TERM_META)
+            if (kind == ENG_TERM_META)
                 continue;
             uint64_t wf2, tfs;
             if (ap >= heads_end ||

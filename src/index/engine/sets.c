@@ -509,13 +509,8 @@ static int sets_page(struct run *r, struct ev *ev, struct sets *sb, const uint64
                 if (r->plain) { /* the scored leaves alone (plain_plan) */
                     for (size_t i = 0; i < r->plan.nleaves; i++) {
                         struct node *n = ev2.leaf_nodes[i];
-                        if (n && n->kind == PLAN_TERM) {
-                            n->started = true;
-                            n->doc = eng_cursor_seek(&n->cur[0], d);
-                        } else if (n) { /* a phrase by positions (unreached today:
-                                         * eng_sets_use keeps such a page by iterators) */
+                        if (n) /* a term's cursor, or its pair's (pairs.h) */
                             eng_iter_seek(&ev2, n, d);
-                        }
                     }
                     eng_rank_match(r, &ev2, d);
                 } else if (eng_iter_seek(&ev2, root2, d) == d) { /* always: d matches */
