@@ -20,7 +20,6 @@
 #define BYLINE_MAX_CHARS 100
 #define BYLINE_MAX_UP 64 /* ancestors looked at for a comment or widget */
 
-
 /* The names in the author's line line[0..n), or NULL. */
 static char *byline_names_of(struct ctx *c, const char *line, size_t n, const char *site)
 {
@@ -101,11 +100,11 @@ static bool starts_with_byline_label(const char *s)
     /* "von" and "by" in lower case too: "von Daniela Obers" under a
      * heading; the names that must follow keep a sentence out */
     static const char *const labels[] = {
-        "By ",  "Von ",    "Par ",      "Por ",    "Door ",   "Written by ", "Written by: ",
-        "By: ", "Autor: ", "Autorin: ", "Autor ",  "Text: ",  "Text von ",   "von ",
-        "by ",  "Auteur ", "Auteur : ", "Author ", "Author: ", "Posted by ", "Eingestellt von ",
-        "Gespeichert von ", "Ein Artikel von ", "Ein Beitrag von ", "Blog Beitrag von ",
-        "Autoren ", "Autoren: ", "Von: ", "Redaktion: ",
+        "By ", "Von ", "Par ", "Por ", "Door ", "Written by ",
+        "Written by: ", "By: ", "Autor: ", "Autorin: ", "Autor ", "Text: ", "Text von ", "von ",
+        "by ", "Auteur ", "Auteur : ", "Author ", "Author: ", "Posted by ", "Eingestellt von ",
+        "Gespeichert von ", "Ein Artikel von ", "Ein Beitrag von ", "Blog Beitrag von ", "Autoren ",
+        "Autoren: ", "Von: ", "Redaktion: ",
         /* Chinese news' "责任编辑：", "作者：", "记者：", a space after them or not */
         "\xe8\xb4\xa3\xe4\xbb\xbb\xe7\xbc\x96\xe8\xbe\x91\xef\xbc\x9a",
         "\xe8\xb4\xa3\xe4\xbb\xbb\xe7\xbc\x96\xe8\xbe\x91\xef\xbc\x9a ",
@@ -184,8 +183,8 @@ static bool dated_sibling(const struct xdom *d, uint32_t i)
  * a line that may go on with the writer's role. */
 static bool starts_with_role_label(const char *s)
 {
-    static const char *const labels[] = {"Autor: ", "Autorin: ", "Autoren: ", "Author: ",
-                                         "Auteur : ", "Autor:in: "};
+    static const char *const labels[] = {
+        "Autor: ", "Autorin: ", "Autoren: ", "Author: ", "Auteur : ", "Autor:in: "};
     for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++)
         if (strncmp(s, labels[k], strlen(labels[k])) == 0)
             return true;
@@ -214,7 +213,7 @@ static bool is_byline_label_alone(const char *s)
  * und John Roe", "Ana de la Cruz"). */
 static bool reads_as_names(const char *s)
 {
-    static const char *const small[] = {"und", "and", "y", "et", "i", "&", "de", "la", "del",
+    static const char *const small[] = {"und", "and", "y",   "et", "i",  "&",  "de", "la", "del",
                                         "van", "von", "der", "da", "di", "le", "du", "mit"};
     for (const char *w = s; *w;) {
         while (*w == ' ' || *w == ',')
@@ -240,7 +239,7 @@ static bool reads_as_names(const char *s)
  * that first line alone: "Von Jane Doe und John Roe<br>Kakuma /Kenia"
  * puts the dateline's place on a line of its own, no name of the byline.
  * b is left as it is for an element of one line. */
-static void first_line_of(const struct xdom *d, const struct nfo *f, uint32_t i, struct buf *b)
+static bool first_line_of(const struct xdom *d, const struct nfo *f, uint32_t i, struct buf *b)
 {
     uint32_t br = 0, before = 0;
     for (uint32_t k = d->nodes[i].first; k != 0 && br == 0; k = d->nodes[k].next) {
@@ -250,10 +249,10 @@ static void first_line_of(const struct xdom *d, const struct nfo *f, uint32_t i,
             before += f[k].tlen;
     }
     if (br == 0 || before == 0 || before == f[i].tlen)
-        return;
-    buf_reset(b);
+        return false;
     for (uint32_t k = d->nodes[i].first; k != br; k = d->nodes[k].next)
         xdom_text_line(d, k, b, 128);
+    return true;
 }
 
 /* The names s, read off line, are followed by " am " or " on " and a
@@ -336,8 +335,8 @@ static char *labelled_byline(struct ctx *c, const char *site, unsigned flags,
                     continue;
                 buf_reset(&b);
             }
-            xdom_text_line(d, i, &b, 128);
-            first_line_of(d, f, i, &b);
+            if (!first_line_of(d, f, i, &b))
+                xdom_text_line(d, i, &b, 128);
             /* the label alone in an element of its own ("<span>By</span><a>Jane
              * Doe</a>", "<h5>Autor:</h5> Jane Doe"): the line goes on with the
              * element's next sibling */
@@ -577,14 +576,6 @@ static uint32_t signed_and_dated(const struct xdom *d, const struct nfo *f, uint
     return run == 4 ? parts[0] : 0;
 }
 
-/* Element i is set to the right (align="right"): a signature, where
- * footnotes or a next piece may follow it in the same block. */
-static bool aligned_right(const struct xdom *d, uint32_t i)
-{
-    const char *v = xdom_attr(d, i, XATTR_align, NULL);
-    return v && strcasecmp(v, "right") == 0;
-}
-
 /* The writer's name signed under the text: a paragraph that is a name and
  * nothing else, set in bold or italics ("<p><b><i>Stefan Wasmer</i></b></p>"),
  * the last of its block (or set to the right), after 500 characters of
@@ -608,7 +599,9 @@ static char *signature(struct ctx *c, const char *site)
         bool last = true;
         for (uint32_t n = d->nodes[i].next; n != 0 && last; n = d->nodes[n].next)
             last = f[n].tlen == 0;
-        if (!last && !aligned_right(d, i))
+        /* set to the right (align="right"): a signature, where footnotes
+         * or a next piece may follow it in the same block */
+        if (!last && !xdom_attr_is(d, i, XATTR_align, "right"))
             continue;
         char *s = byline_names(c, name, site);
         size_t words = 1;
@@ -746,8 +739,8 @@ char *extract_byline_of_page(struct ctx *c, const char *site)
 /* A legal form ends or fills a word of s: "e.V.", "GmbH", "AG". */
 static bool names_a_company(const char *s)
 {
-    static const char *const forms[] = {"e.V.", "e. V.", "GmbH", "gGmbH", "AG", "mbH", "KG",
-                                        "Inc.", "Ltd", "Ltd.", "LLC", "S.A.", "SE"};
+    static const char *const forms[] = {"e.V.", "e. V.", "GmbH", "gGmbH", "AG",   "mbH", "KG",
+                                        "Inc.", "Ltd",   "Ltd.", "LLC",   "S.A.", "SE"};
     for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
         size_t n = strlen(forms[k]);
         for (const char *p = strstr(s, forms[k]); p; p = strstr(p + 1, forms[k]))
@@ -807,7 +800,7 @@ static bool is_login(const char *s)
 static bool is_initials(const char *s)
 {
     size_t n = 0;
-    while (s[n] >= 'A' && s[n] <= 'Z')
+    while (ascii_is_upper(s[n]))
         n++;
     return s[n] == '\0' && n >= 2 && n <= 3;
 }

@@ -39,11 +39,6 @@ static bool word_in(const char *w, size_t n, const char *const *list, size_t len
     return false;
 }
 
-static bool ascii_letter(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 /* s[0..n), the inside of the brackets, credits an agency: codes split by
  * "/", ", " or a joining word, each an agency or a short code of letters,
  * one at least an agency. */
@@ -54,7 +49,7 @@ static bool is_agency_credit(const char *s, size_t n)
     bool agency = false;
     for (size_t i = 0; i < n;) {
         size_t w = 0;
-        while (i + w < n && (ascii_letter((unsigned char)s[i + w]) || s[i + w] == '-'))
+        while (i + w < n && (ascii_is_alpha(s[i + w]) || s[i + w] == '-'))
             w++;
         if (w == 0)
             return false;
@@ -74,7 +69,7 @@ static bool is_agency_credit(const char *s, size_t n)
         bool slash = memchr(s + i, '/', j - i) || memchr(s + i, ',', j - i);
         if (!slash) { /* spaces alone: a joining word must follow */
             size_t v = 0;
-            while (j + v < n && ascii_letter((unsigned char)s[j + v]))
+            while (j + v < n && ascii_is_alpha(s[j + v]))
                 v++;
             if (!word_in(s + j, v, joins, sizeof joins / sizeof joins[0]) || j + v >= n ||
                 s[j + v] != ' ')
@@ -94,7 +89,7 @@ static bool agency_credit(const char *line, size_t n, const char **at, size_t *l
 {
     /* the place: capitalised words, "/" and "-" inside them */
     size_t p = 0, spaces = 0;
-    if (n > 0 && ((line[0] >= 'A' && line[0] <= 'Z') || (unsigned char)line[0] >= 0xC3)) {
+    if (n > 0 && (ascii_is_upper(line[0]) || (unsigned char)line[0] >= 0xC3)) {
         while (p < n && p <= CREDIT_PLACE_MAX && spaces <= CREDIT_PLACE_WORDS && line[p] != '(' &&
                line[p] != '.' && line[p] != ',' && !ascii_is_digit(line[p]))
             spaces += line[p++] == ' ';
@@ -139,14 +134,15 @@ char *extract_byline_agency(struct ctx *c)
     buf_init(&b, 0);
     char *found = NULL;
     for (uint32_t i = 1; i < d->n && !found; i++) {
-        if (d->nodes[i].tag != XTAG_p || c->f[i].gone || c->f[i].tlen == 0 ||
-            extract_byline_other_voice(d, i))
+        if (d->nodes[i].tag != XTAG_p || c->f[i].gone || c->f[i].tlen == 0)
             continue;
         buf_reset(&b);
         xdom_text_line(d, i, &b, CREDIT_LINE_MAX);
         const char *at;
         size_t len;
-        if (!buf_error(&b) && b.data && agency_credit(b.data, b.len, &at, &len))
+        /* the credit first: another voice's block is an ancestors' walk */
+        if (!buf_error(&b) && b.data && agency_credit(b.data, b.len, &at, &len) &&
+            !extract_byline_other_voice(d, i))
             found = xtext_clean(c->a, at, len, EXTRACT_MAX_FIELD, false, &c->rc);
     }
     buf_release(&b);

@@ -49,8 +49,9 @@ static size_t names_at(const char *s)
             if (ascii_is_digit(s[n + k]))
                 return 0;
         n += w;
-        /* the names end at the title's end or before " (", ", ", " | ", " - " … */
-        unsigned char next = (unsigned char)s[n + 1];
+        /* the names end at the title's end or before " (", ", ", " | ", " - " …
+         * (the byte after a space: s[n] is no NUL then) */
+        unsigned char next = s[n] == ' ' ? (unsigned char)s[n + 1] : 0;
         if (s[n] == '\0' || s[n] == ',' ||
             (s[n] == ' ' && (next == '(' || next == '|' || next == '-' || next == 0xE2)))
             return words >= 2 ? n : 0;
@@ -93,8 +94,7 @@ static const char *const description_labels[] = {"Posted by ", "Written by ", "B
 
 char *extract_byline_description(struct ctx *c, const char *desc, const char *site)
 {
-    for (size_t k = 0; desc && k < sizeof description_labels / sizeof description_labels[0];
-         k++) {
+    for (size_t k = 0; desc && k < sizeof description_labels / sizeof description_labels[0]; k++) {
         if (strncmp(desc, description_labels[k], strlen(description_labels[k])) != 0)
             continue;
         /* the names end at a separator (" - Chrome team"); a sentence

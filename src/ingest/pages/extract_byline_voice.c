@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "ingest/pages/extract_passes.h"
+#include "util/ascii.h"
 
 #include "util/banned.h"
 
@@ -56,7 +57,7 @@ static bool is_post_id(const char *v)
     if (!v || strncmp(v, "post-", 5) != 0 || v[5] == '\0')
         return false;
     for (v += 5; *v; v++)
-        if (*v < '0' || *v > '9')
+        if (!ascii_is_digit(*v))
             return false;
     return true;
 }
