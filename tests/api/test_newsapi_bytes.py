@@ -28,6 +28,16 @@ REQUESTS = [
     (E, "q=the&pageSize=100&page=2"),
     (E, "q=market%20OR%20election"),
     (E, "q=%22prime%20minister%22"),
+    # phrases by relevancy and popularity, in the title, of three words, of
+    # two common words (the engine's pairs answer them since segment format
+    # 8; 0.14.0 read positions). Not '"ces 2023"' by relevancy: its page
+    # holds the fixture's one article with a relative urlToImage, which
+    # 0.14.0 dropped and 0.15.0 resolves (CHANGELOG, a fix)
+    (E, "q=%22covid%2019%22&sortBy=relevancy"),
+    (E, "q=%22ces%202023%22&sortBy=popularity&pageSize=10"),
+    (E, "qInTitle=%22covid%2019%22"),
+    (E, "q=%22at%20ces%202023%22&sortBy=relevancy&pageSize=20"),
+    (E, "q=%22of%20the%22&sortBy=relevancy&pageSize=20"),
     (E, "q=covid%20AND%20NOT%20china"),
     (E, "q=%2Bvaccine%20-trial"),
     (E, "q=(election%20OR%20vote)%20AND%20president&sortBy=relevancy"),
