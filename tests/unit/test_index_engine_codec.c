@@ -613,6 +613,67 @@ static void pruned_relevancy_pages_are_those_of_scoring_every_match(void **state
     eng_segment_unref(seg);
 }
 
+/* A proximity's instances are the positions that start a window (near.h),
+ * which can outnumber either word's: "kiwi mango kiwi" holds two windows
+ * of "kiwi mango"~1 and one mango. Its block bound must allow for that:
+ * here the one document with two windows, among longer documents in its
+ * blocks, is the best match, and a bound taken as the rarer word's
+ * maximum (one instance) left it out of the page. */
+static void a_proximity_with_more_windows_than_one_word_is_not_pruned(void **state)
+{
+    (void)state;
+    enum { SHORT = 200, LONG = 255 };
+    struct eng_builder *b = NULL;
+    struct eng_segment *seg = NULL;
+    assert_int_equal(eng_builder_new(&b), 0);
+    for (uint32_t i = 0; i <= SHORT + LONG; i++) {
+        char url[48];
+        const char *content = i < SHORT        ? "kiwi mango"
+                              : i < SHORT + LONG ? "kiwi mango stone stone"
+                                                 : "kiwi mango kiwi stone";
+        snprintf(url, sizeof url, "https://near.example/%u", i);
+        struct eng_row r = {
+            .id = (1600000000 + (int64_t)(SHORT + LONG + 1 - i)) << 20,
+            .seq = (int64_t)(i + 1),
+            .published_at = 1600000000 + (int64_t)(SHORT + LONG + 1 - i),
+            .title = "",
+            .description = "",
+            .content = content,
+            .language = "en",
+            .meta_terms = "",
+            .src = ENG_NO_SOURCE,
+            .url_hash = hash_bytes64(url, strlen(url)),
+        };
+        assert_int_equal(eng_builder_add(b, &r), 0);
+    }
+    assert_int_equal(eng_builder_finish(b, &seg), 0);
+    eng_builder_free(b);
+    int64_t want[8], got[8];
+    static const char *const queries[] = {"\"kiwi mango\"~1", "\"mango kiwi\"~1"};
+    for (size_t q = 0; q < 2; q++) {
+        for (int positions = 0; positions < 2; positions++) {
+            uint64_t tw = 0, tg = 0;
+            struct test_engine_search s = {.q = queries[q],
+                                           .fields = INDEX_FIELD_ALL,
+                                           .sort = INDEX_SORT_RELEVANCY,
+                                           .k = 8,
+                                           .score_all = true,
+                                           .positions = positions};
+            size_t nw = test_engine_search(seg, &s, want, &tw);
+            s.score_all = false;
+            size_t ng = test_engine_search(seg, &s, got, &tg);
+            assert_int_equal(tw, SHORT + LONG + 1);
+            assert_int_equal(tg, tw);
+            assert_int_equal(nw, 8);
+            assert_int_equal(ng, nw);
+            /* the two-window document first */
+            assert_int_equal(want[0], (int64_t)1600000001 << 20);
+            assert_memory_equal(got, want, nw * sizeof *want);
+        }
+    }
+    eng_segment_unref(seg);
+}
+
 static void the_manifest_round_trips_and_refuses_every_cut(void **state)
 {
     (void)state;
@@ -807,6 +868,7 @@ int main(void)
         cmocka_unit_test(postings_of_every_shape_read_back_in_heap_and_file),
         cmocka_unit_test(block_maxima_bound_every_posting_and_a_wrong_one_is_refused),
         cmocka_unit_test(pruned_relevancy_pages_are_those_of_scoring_every_match),
+        cmocka_unit_test(a_proximity_with_more_windows_than_one_word_is_not_pruned),
         cmocka_unit_test(the_manifest_round_trips_and_refuses_every_cut),
         cmocka_unit_test(damaged_bytes_are_found_where_a_search_reads_them),
     };

@@ -459,6 +459,29 @@ uint32_t eng_iter_seek(struct ev *ev, struct node *n, uint32_t target)
     return d;
 }
 
+/* The sweep of near.h ends when one word runs out, every other still on
+ * one of its positions, and counts at most one window a step: a field's
+ * windows are at most the words' frequencies there less k - 1. Those from
+ * the heads (uncapped: at least the ENG_POS_MAX the count reads). */
+double eng_iter_near_bound(struct node *n)
+{
+    uint32_t tf[ENG_FIELDS], sum[ENG_FIELDS] = {0};
+    unsigned mask = n->colset & ((1u << ENG_FIELDS) - 1);
+    double w = 0.0;
+    for (size_t k = 0; k < n->n && mask; k++) {
+        unsigned m;
+        eng_cursor_data(&n->cur[k], &m, tf, NULL);
+        mask &= m;
+        for (unsigned f = 0; f < ENG_FIELDS; f++)
+            sum[f] += tf[f];
+    }
+    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+        if (mask & (1u << f))
+            w += eng_wf2[f] * 0.5 * (sum[f] - (n->n - 1)); /* as eng_iter_leaf_freq */
+    }
+    return w;
+}
+
 /* FTS5's weighted instance count of a scored leaf at doc. */
 double eng_iter_leaf_freq(struct ev *ev, struct node *n, uint32_t doc)
 {

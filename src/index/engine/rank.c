@@ -197,19 +197,42 @@ static void leaf_freqs(struct run *r, struct ev *ev, uint32_t doc)
 }
 
 /* A bound of eng_iter_leaf_freq() at the leaf's current doc from the skip table
- * alone: the block maximum of its weighted frequency (a phrase occurs no
- * more often in a field than any of its tokens). */
+ * alone: the block maximum of its weighted frequency. A phrase occurs no
+ * more often in a field than any of its tokens (the least maximum); a
+ * proximity's windows can outnumber either word's ("a b a": two windows of
+ * "a b"~1, one b), never all its words' together (eng_iter_near_bound). */
 static double leaf_freq_bound(const struct node *n, uint32_t doc)
 {
-    uint32_t w = UINT32_MAX;
     if (n == NULL || !n->started || n->doc != doc)
         return 0.0;
+    if (n->kind == PLAN_NEAR) {
+        double sum = 0.0;
+        for (size_t k = 0; k < n->n; k++)
+            sum += eng_cursor_block(&n->cur[k])->wf2_max;
+        return sum * 0.5;
+    }
+    uint32_t w = UINT32_MAX;
     for (size_t k = 0; k < n->n; k++) {
         uint32_t m = eng_cursor_block(&n->cur[k])->wf2_max;
         if (m < w)
             w = m;
     }
     return w * 0.5;
+}
+
+/* Each leaf's frequency at doc into r->freq, but a proximity's windows not
+ * counted yet (matched by its pairs), bounded from its words' frequencies
+ * instead; whether one was. */
+static bool leaf_freqs_bounded(struct run *r, struct ev *ev, uint32_t doc)
+{
+    bool bounded = false;
+    for (size_t i = 0; i < r->plan.nleaves; i++) {
+        struct node *n = ev->leaf_nodes[i];
+        double f = n && n->pf_due && n->doc == doc ? eng_iter_near_bound(n) : -1.0;
+        bounded |= f >= 0.0;
+        r->freq[i] = f >= 0.0 ? f : eng_iter_leaf_freq(ev, n, doc);
+    }
+    return bounded;
 }
 
 /* bm25() of doc or more, without decoding any posting's data: the same sum
@@ -313,6 +336,19 @@ void eng_rank_match(struct run *r, struct ev *ev, uint32_t d)
             if (bm25_bound(r, ev, d, floor) < worst)
                 return;
         }
+    }
+    /* A proximity matched by its pairs counts its windows from positions
+     * (the profile of "Premier League"~3 by relevancy at 10 M: counting
+     * 40 % of the search; under 1 % with this bound): the bound from
+     * its words' frequencies first. */
+    if (full && r->near_leaves && leaf_freqs_bounded(r, ev, d)) {
+        if (bm25_sum(r, r->freq, floor) < worst)
+            return;
+        /* dl[d] (a miss) still costs less than counting the windows:
+         * the loop over that page at 10 M, 57 → 68 queries/s */
+        floor = (double)seg->dl[d];
+        if (bm25_sum(r, r->freq, floor) < worst)
+            return;
     }
     leaf_freqs(r, ev, d);
     if (full && bm25_sum(r, r->freq, floor) < worst)

@@ -105,8 +105,10 @@ static int search_run(const struct eng_snap *s, struct arena *a, const struct in
     if (s->count_cache && r.plan.root)
         r.key = index_plan_key(a, r.plan.root, &r.keylen);
     r.plain = r.plan.root && eng_rank_plain(r.plan.root, false);
-    for (size_t i = 0; i < r.plan.nleaves; i++)
+    for (size_t i = 0; i < r.plan.nleaves; i++) {
         r.term_leaves |= r.plan.leaves[i]->kind == PLAN_TERM;
+        r.near_leaves |= r.plan.leaves[i]->kind == PLAN_NEAR;
+    }
     if (w && req->sort == INDEX_SORT_RELEVANCY && r.plan.nleaves > INDEX_RANK_LEAVES_MAX)
         return err_set(err, ERR_TOO_LARGE,
                        "a relevancy cursor holds the statistics of at most %d words or phrases",

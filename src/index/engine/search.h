@@ -58,6 +58,10 @@ uint32_t eng_iter_seek(struct ev *ev, struct node *n, uint32_t target);
 /* FTS5's weighted instance count of a scored leaf at doc (a proximity
  * matched by its pairs counts its windows now). */
 double eng_iter_leaf_freq(struct ev *ev, struct node *n, uint32_t doc);
+/* At least eng_iter_leaf_freq() at n's doc for a proximity whose windows
+ * are not counted yet (pf_due), from its words' frequencies alone, no
+ * position read. */
+double eng_iter_near_bound(struct node *n);
 /* The pair term (pairs.h) answering phrase p of two words in seg; NULL
  * when they are not both paired there or p is no such phrase. */
 const struct eng_term *eng_iter_phrase_pair(const struct eng_segment *seg, const struct plan *p);
@@ -153,6 +157,7 @@ struct run {
     size_t keylen;
     bool plain;                    /* eng_rank_plain(root) */
     bool term_leaves;              /* some scored leaf is a term (its frequency is postings data) */
+    bool near_leaves;              /* some scored leaf is a proximity */
     const struct eng_visit *visit; /* eng_search_visit: every match handed over */
 };
 
