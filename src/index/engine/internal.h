@@ -41,18 +41,7 @@
  *                writer.c (writer.h lists them in their own order)
  *   engine.c     the backend: vtable, the follower thread, read-your-writes
  *
- * Postings of a term: skip table (one struct eng_skip per block of
- * ENG_BLOCK docs; a struct eng_skip1 for a list of one block), then the docid stream, then the
- * data stream. Docids, per block: one byte w (0..32), then the block's gaps minus one (the first
- * from the previous block's last docid, or from "before 0") bit-packed w bits each, least
- * significant bit first (eng_block_bytes); unpacking has no dependency from one gap to the next,
- * where a varint's length was known only once its bytes were read. Data, text terms only, per
- * posting its head: per field in the field mask its tf as a varint — the first field's as
- * (tf - 1) << 3 | mask, so that the usual posting, one field with a few occurrences, takes one
- * byte; the others' as tf - 1. A stem term's block is its postings' heads; an exact term's block
- * is the heads' byte length (varint), the heads, then the positions (per posting, per field, tf
- * deltas as varints), so that relevancy reads the heads without walking any position. Meta terms
- * have no data. */
+ * The postings layout: postings.c. */
 #ifndef NEWSD_INDEX_ENGINE_INTERNAL_H
 #define NEWSD_INDEX_ENGINE_INTERNAL_H
 
@@ -501,10 +490,9 @@ int eng_dir_sync(const char *dir, struct err *err);
 size_t eng_varint_put(uint8_t *p, uint32_t v);
 const uint8_t *eng_varint_get(const uint8_t *p, uint32_t *v);
 
-/* Field f's tf of a posting whose field mask is mask (f in it), appended
- * to a posting's data at p: the mask goes with the lowest field's tf.
- * tf < 2^29 (a field holds fewer tokens than SQLite's longest value has
- * bytes / 2). Returns the bytes written (at most 5). */
+/* Field f's tf of a posting whose field mask is mask (f in it), appended to a posting's data at
+ * p: the mask goes with the lowest field's tf. tf < 2^29 (a field holds fewer tokens than
+ * SQLite's longest value has bytes / 2). Returns the bytes written (at most 5). */
 size_t eng_posting_tf_put(uint8_t *p, unsigned mask, unsigned f, uint32_t tf);
 /* eng_varint_get with the one-byte case (nearly every tf) inline. */
 static inline const uint8_t *eng_varint_get1(const uint8_t *p, uint32_t *v)
@@ -600,14 +588,26 @@ uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi);
  * (search.c), one sequential decode with no cursor. Returns how many. */
 uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
                            uint32_t hi, uint64_t *bits, uint32_t base);
-/* For every posting of t with docid d in [lo, hi) whose bit (d - base)
- * is set in v: its eng_posting_head_read() wf2 into wf2 at d's rank among v's bits (rank[w]: bits
- * set in v's words before word w), its block's dl_min raising dl_floor there. Relevancy's frequencies
- * a term at a time over a set of matches (rank.c); its heads alone are
- * read, a block without a match is skipped. Meta terms: nothing. */
+/* Relevancy's frequencies a term at a time over a set of matches (rank.c): for every posting of
+ * t with docid d in [lo, hi) set in v (bit d - base), its wf2 (eng_posting_head_read) into wf2 at
+ * d's rank among v's bits (rank[w]: bits before word w), its block's dl_min raising dl_floor
+ * there; heads alone read, a block without a match skipped. Meta terms: nothing. */
 void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
                         uint32_t hi, const uint64_t *v, uint32_t base, const uint32_t *rank,
                         uint32_t *wf2, uint32_t *dl_floor);
+/* Block b of a term's postings, its skip entry's maxima, the caller's key. */
+struct eng_block_bound {
+    uint32_t b, wf2_max, dl_min;
+    double key;
+};
+/* t's blocks holding a docid of [lo, hi) set in v (as eng_postings_weigh reads), in order,
+ * into out (room for eng_term_nblocks(t)); how many. Block b's docids, each posting's wf2
+ * (eng_posting_head_read) as well: how many. Meta terms: none. */
+uint32_t eng_postings_blocks(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
+                             uint32_t hi, const uint64_t *v, uint32_t base,
+                             struct eng_block_bound *out);
+uint32_t eng_postings_block(const struct eng_segment *s, const struct eng_term *t, uint32_t b,
+                            uint32_t ids[ENG_BLOCK], uint32_t wf2[ENG_BLOCK]);
 /* The skip entry of the cursor's current block. */
 static inline const struct eng_skip *eng_cursor_block(const struct eng_cursor *c)
 {

@@ -1,4 +1,18 @@
-/* Postings codec and cursor (index/engine/internal.h has the layout).
+/* Postings codec and cursor.
+ *
+ * Postings of a term: skip table (one struct eng_skip per block of
+ * ENG_BLOCK docs; a struct eng_skip1 for a list of one block), then the docid stream, then the
+ * data stream. Docids, per block: one byte w (0..32), then the block's gaps minus one (the first
+ * from the previous block's last docid, or from "before 0") bit-packed w bits each, least
+ * significant bit first (eng_block_bytes); unpacking has no dependency from one gap to the next,
+ * where a varint's length was known only once its bytes were read. Data, text terms only, per
+ * posting its head: per field in the field mask its tf as a varint — the first field's as
+ * (tf - 1) << 3 | mask, so that the usual posting, one field with a few occurrences, takes one
+ * byte; the others' as tf - 1. A stem term's block is its postings' heads; an exact term's block
+ * is the heads' byte length (varint), the heads, then the positions (per posting, per field, tf
+ * deltas as varints), so that relevancy reads the heads without walking any position. Meta terms
+ * have no data.
+ *
  * Docids are bit-packed gaps in blocks of ENG_BLOCK (FOR-128) with a skip
  * table of the last docid per block, so a seek binary-searches the skip
  * table and decodes one block; counting a docid range decodes at most the
@@ -441,6 +455,53 @@ void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, u
             }
         }
     }
+}
+
+uint32_t eng_postings_blocks(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
+                             uint32_t hi, const uint64_t *v, uint32_t base,
+                             struct eng_block_bound *out)
+{
+    struct eng_skip one;
+    const struct eng_skip *skip = term_skip(s, t, &one);
+    uint32_t nb = eng_term_nblocks(t), m = 0;
+
+    if (t->df == 0 || lo >= hi || eng_kind(t->kind) == ENG_TERM_META)
+        return 0;
+    for (uint32_t b = block_reaching(skip, 0, nb, lo); b < nb; b++) {
+        uint32_t first = b == 0 ? 0 : block_prev(skip, b) + 1;
+        if (first >= hi)
+            break;
+        if (nb > 1) { /* as eng_postings_weigh */
+            uint32_t a = first < lo ? lo : first, z = skip[b].last < hi ? skip[b].last : hi - 1;
+            if (!any_bit(v, base, a, z))
+                continue;
+        }
+        out[m++] = (struct eng_block_bound){.b = b, .wf2_max = skip[b].wf2_max, .dl_min = skip[b].dl_min};
+    }
+    return m;
+}
+
+uint32_t eng_postings_block(const struct eng_segment *s, const struct eng_term *t, uint32_t b,
+                            uint32_t ids[ENG_BLOCK], uint32_t wf2[ENG_BLOCK])
+{
+    struct eng_skip one;
+    const struct eng_skip *skip = term_skip(s, t, &one);
+    const uint8_t *docs = s->post + t->off + eng_term_skip_bytes(t);
+    uint32_t n = t->df - b * ENG_BLOCK;
+
+    if (n > ENG_BLOCK)
+        n = ENG_BLOCK;
+    eng_block_decode(docs + skip[b].doc_off, n, block_prev(skip, b), ids);
+    const uint8_t *p = docs + t->docs_len + skip[b].data_off;
+    if (eng_kind(t->kind) == ENG_TERM_EXACT) {
+        uint32_t heads;
+        p = eng_varint_get(p, &heads);
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t tfs;
+        p = eng_posting_head_read(p, &wf2[j], &tfs);
+    }
+    return n;
 }
 
 /* --- the encoder: a term's postings as the builder (segbuild.c) and the

@@ -363,6 +363,71 @@ void eng_rank_match(struct run *r, struct ev *ev, uint32_t d)
     heap_offer(r, (struct cand){score, seg->ids[d], {ev->si, d}});
 }
 
+/* Max-heap of blocks by key: h[0] the best. */
+static void block_sift(struct eng_block_bound *h, uint32_t n, uint32_t i)
+{
+    for (;;) {
+        uint32_t l = 2 * i + 1, best = i;
+        if (l < n && h[l].key > h[best].key)
+            best = l;
+        if (l + 1 < n && h[l + 1].key > h[best].key)
+            best = l + 1;
+        if (best == i)
+            return;
+        struct eng_block_bound x = h[i];
+        h[i] = h[best];
+        h[best] = x;
+        i = best;
+    }
+}
+
+/* The relevancy page of one weighed term (block-max top-k): its blocks
+ * holding a match are scored best bound first — bm25 of the block's
+ * largest weighted frequency at its shortest length, above every score in
+ * it — each match as eng_rank_weigh_page scores it, until the next bound
+ * is below the page's worst: no document of it or of any block after
+ * could enter (ties by id included: the heap takes an equal score). The
+ * total is the set's, counted before; only the page's work shrinks. */
+static int rank_blocks(struct run *r, struct ev *ev2, const struct sets *b, const uint64_t *v)
+{
+    const struct eng_segment *seg = ev2->seg;
+    const struct eng_term *t = ev2->leaf_nodes[0]->cur[0].t;
+    struct eng_block_bound *h = malloc((size_t)eng_term_nblocks(t) * sizeof *h);
+    uint32_t ids[ENG_BLOCK], wf2[ENG_BLOCK];
+    int rc = 0;
+
+    if (h == NULL)
+        return ERR_NOMEM;
+    uint32_t n = eng_postings_blocks(seg, t, b->lo, b->hi, v, b->base, h);
+    for (uint32_t i = 0; i < n; i++)
+        h[i].key = bm25_term(r, r->idf[0], h[i].wf2_max * 0.5, h[i].dl_min);
+    for (uint32_t i = n / 2; i-- > 0;)
+        block_sift(h, n, i);
+    while (n > 0 && rc == 0) {
+        struct eng_block_bound top = h[0];
+        if (r->heap.n == r->heap.k && top.key < r->heap.v[0].key)
+            break;
+        h[0] = h[--n];
+        block_sift(h, n, 0);
+        uint32_t np = eng_postings_block(seg, t, top.b, ids, wf2);
+        for (uint32_t j = 0; j < np; j++) {
+            uint32_t d = ids[j];
+            if (d < b->lo || d >= b->hi || !(v[(d - b->base) >> 6] >> ((d - b->base) & 63) & 1))
+                continue;
+            r->freq[0] = wf2[j] * 0.5; /* as eng_rank_weigh_page */
+            if (r->heap.n == r->heap.k && bm25_sum(r, r->freq, top.dl_min) < r->heap.v[0].key)
+                continue;
+            double score = bm25_sum(r, r->freq, (double)seg->dl[d]); /* fts5Bm25Function() */
+            if (heap_may_take(&r->heap, score))
+                heap_offer(r, (struct cand){score, seg->ids[d], {ev2->si, d}});
+        }
+        if (expired(r))
+            rc = ERR_TIMEOUT;
+    }
+    free(h);
+    return rc;
+}
+
 /* A scored leaf's frequencies are read a term at a time over the matches
  * (eng_postings_weigh) when its postings in the window are at most this
  * many per match; else it is sought to each match. A sought leaf costs a
@@ -407,6 +472,10 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
     }
     if (nweigh == 0)
         goto out;
+    if (nl == 1 && !r->snap->score_all) {
+        rc = rank_blocks(r, ev2, b, v);
+        goto out;
+    }
     if ((wf2 = calloc(nweigh * (size_t)nm, sizeof *wf2)) == NULL ||
         (floor = calloc(nm, sizeof *floor)) == NULL) {
         rc = ERR_NOMEM;
