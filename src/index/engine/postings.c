@@ -476,7 +476,8 @@ uint32_t eng_postings_blocks(const struct eng_segment *s, const struct eng_term 
             if (!any_bit(v, base, a, z))
                 continue;
         }
-        out[m++] = (struct eng_block_bound){.b = b, .wf2_max = skip[b].wf2_max, .dl_min = skip[b].dl_min};
+        out[m++] =
+            (struct eng_block_bound){.b = b, .wf2_max = skip[b].wf2_max, .dl_min = skip[b].dl_min};
     }
     return m;
 }
