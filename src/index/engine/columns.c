@@ -22,6 +22,12 @@ void eng_facet_cols_free(struct eng_segment *s)
         return;
     for (int i = 0; i < INDEX_FACET_N; i++)
         eng_facet_col_free(atomic_load(&f->col[i]));
+    struct eng_source_docs *sd = atomic_load(&f->by_source);
+    if (sd) {
+        free(sd->off);
+        free(sd->docs);
+        free(sd);
+    }
     free(f);
 }
 

@@ -20,8 +20,16 @@ struct eng_facet_col {
     struct strtab vals; /* the segment's values of this facet */
 };
 
+/* A segment's docids by interned source: source k's are docs[off[k],
+ * off[k + 1]) ascending, for k < nsrc (ENG_NO_SOURCE's left out). */
+struct eng_source_docs {
+    uint32_t nsrc;
+    uint32_t *off, *docs;
+};
+
 struct eng_facet_cols {
     _Atomic(struct eng_facet_col *) col[INDEX_FACET_N];
+    _Atomic(struct eng_source_docs *) by_source;
 };
 
 struct eng_segment;
@@ -46,6 +54,10 @@ int eng_facet_term_column(struct eng_segment *s, const struct eng_term *t, const
  * value the column lacks), ERR_NOMEM. */
 int eng_facet_column_narrow(struct eng_segment *s, const struct eng_term *t, uint64_t *v,
                             uint32_t base, uint32_t nw, bool neg);
+
+/* s's docids by source, built the first time it is asked (facet_cols.c:
+ * a counting sort of the source column). 0 or ERR_NOMEM. */
+int eng_source_docs(struct eng_segment *s, const struct eng_source_docs **out);
 
 /* One facet column freed (NULL: nothing). */
 void eng_facet_col_free(struct eng_facet_col *c);

@@ -159,6 +159,16 @@ static int build_author(const struct eng_segment *s, struct eng_docs_pool *pool,
     return rc;
 }
 
+/* The segment's facet columns, made the first time one is asked for
+ * (under build_lock). */
+static struct eng_facet_cols *cols_of(struct eng_segment *s)
+{
+    struct eng_facet_cols *cols = atomic_load(&s->facets);
+    if (cols == NULL && (cols = calloc(1, sizeof *cols)) != NULL)
+        atomic_store(&s->facets, cols);
+    return cols;
+}
+
 int eng_facet_column(struct eng_segment *s, struct eng_docs_pool *pool, enum index_facet f,
                      const struct eng_facet_col **out)
 {
@@ -170,12 +180,9 @@ int eng_facet_column(struct eng_segment *s, struct eng_docs_pool *pool, enum ind
         return 0;
     }
     pthread_mutex_lock(&build_lock);
-    if ((cols = atomic_load(&s->facets)) == NULL) {
-        if ((cols = calloc(1, sizeof *cols)) == NULL) {
-            rc = ERR_NOMEM;
-            goto out;
-        }
-        atomic_store(&s->facets, cols);
+    if ((cols = cols_of(s)) == NULL) {
+        rc = ERR_NOMEM;
+        goto out;
     }
     if ((c = atomic_load(&cols->col[f])) != NULL)
         goto out;
@@ -198,6 +205,56 @@ int eng_facet_column(struct eng_segment *s, struct eng_docs_pool *pool, enum ind
 out:
     pthread_mutex_unlock(&build_lock);
     *out = c;
+    return rc;
+}
+
+static struct eng_source_docs *source_docs_build(const struct eng_segment *s)
+{
+    uint32_t nsrc = 0;
+    for (uint32_t d = 0; d < s->n; d++) {
+        if (s->src[d] != ENG_NO_SOURCE && s->src[d] >= nsrc)
+            nsrc = s->src[d] + 1;
+    }
+    struct eng_source_docs *sd = calloc(1, sizeof *sd);
+    if (sd == NULL || (sd->off = calloc((size_t)nsrc + 2, sizeof *sd->off)) == NULL ||
+        (sd->docs = malloc(((size_t)s->n + 1) * sizeof *sd->docs)) == NULL) {
+        if (sd)
+            free(sd->off);
+        free(sd);
+        return NULL;
+    }
+    sd->nsrc = nsrc;
+    for (uint32_t d = 0; d < s->n; d++) { /* off[k + 2]: k's count, then shifted */
+        if (s->src[d] != ENG_NO_SOURCE)
+            sd->off[s->src[d] + 2]++;
+    }
+    for (uint32_t k = 2; k < nsrc + 2; k++)
+        sd->off[k] += sd->off[k - 1];
+    for (uint32_t d = 0; d < s->n; d++) { /* off[k + 1]: where k's next goes */
+        if (s->src[d] != ENG_NO_SOURCE)
+            sd->docs[sd->off[s->src[d] + 1]++] = d;
+    }
+    return sd;
+}
+
+int eng_source_docs(struct eng_segment *s, const struct eng_source_docs **out)
+{
+    struct eng_facet_cols *cols = atomic_load(&s->facets);
+    struct eng_source_docs *sd = cols ? atomic_load(&cols->by_source) : NULL;
+    int rc = 0;
+    if (sd == NULL) {
+        pthread_mutex_lock(&build_lock);
+        if ((cols = cols_of(s)) == NULL)
+            rc = ERR_NOMEM;
+        else if ((sd = atomic_load(&cols->by_source)) == NULL) {
+            if ((sd = source_docs_build(s)) == NULL)
+                rc = ERR_NOMEM;
+            else
+                atomic_store(&cols->by_source, sd);
+        }
+        pthread_mutex_unlock(&build_lock);
+    }
+    *out = sd;
     return rc;
 }
 

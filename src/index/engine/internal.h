@@ -180,13 +180,12 @@ struct eng_snap {
     struct eng_segment **segs;
     struct eng_deletions **deletions; /* per segment; NULL = none deleted */
     double *pop;                      /* popularity by interned source id */
-    size_t npop;
+    size_t npop, nlisted;
+    uint32_t *listed; /* the sources with a popularity (not -1), the most popular first */
     uint64_t nrow, ntoken;               /* live documents and their tokens (BM25) */
     int64_t covered;                     /* the journal's head (store/journal.h) this snapshot shows */
     struct eng_count_cache *count_cache; /* the engine's count cache (not owned); NULL none */
-    /* Relevancy scores every match, no block-max pruning: the reference
-     * that tests and fuzzing compare pruning with. */
-    bool score_all;
+    bool score_all; /* relevancy scores every match, no pruning: the tests' reference */
     /* Every query document at a time, no match sets (search.c): the
      * reference that fuzzing compares the set evaluator with. */
     bool doc_at_a_time;

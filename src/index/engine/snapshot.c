@@ -102,6 +102,7 @@ void eng_snap_unref(struct eng_snap *s)
     free(s->segs);
     free(s->deletions);
     free(s->pop);
+    free(s->listed);
     free(s);
 }
 

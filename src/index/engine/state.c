@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/sort.h"
+
 #include "util/banned.h"
 
 uint64_t eng_writer_live(const struct eng_writer *w)
@@ -14,6 +16,34 @@ uint64_t eng_writer_live(const struct eng_writer *w)
     for (size_t i = 0; i < w->nseg; i++)
         n += w->segs[i]->n - (w->deletions[i] ? w->deletions[i]->n : 0);
     return n;
+}
+
+/* s->listed: the sources with a popularity, the most popular first (the
+ * popularity page walks them in this order: sets.c). A double's bits,
+ * the sign's flipped (all of them for a negative), order as the double;
+ * their complement the other way. */
+static int listed_order(struct eng_snap *s)
+{
+    struct sort_keyed *k = malloc((s->npop + 1) * sizeof *k);
+    if (k == NULL || (s->listed = malloc((s->npop + 1) * sizeof *s->listed)) == NULL) {
+        free(k);
+        return ERR_NOMEM;
+    }
+    size_t n = 0;
+    for (uint32_t i = 0; i < s->npop; i++) {
+        if (s->pop[i] == -1.0) /* sources.c: not in the catalogue */
+            continue;
+        uint64_t b;
+        memcpy(&b, &s->pop[i], sizeof b);
+        b = b >> 63 ? ~b : b | (uint64_t)1 << 63;
+        k[n++] = (struct sort_keyed){~b, i};
+    }
+    qsort(k, n, sizeof *k, sort_cmp_keyed);
+    for (size_t i = 0; i < n; i++)
+        s->listed[i] = (uint32_t)k[i].at;
+    s->nlisted = n;
+    free(k);
+    return 0;
 }
 
 /* A snapshot of the writer's state (new references throughout). */
@@ -33,6 +63,10 @@ int eng_writer_publish(struct eng_writer *w)
     if (w->nsrc)
         memcpy(s->pop, w->pop, w->nsrc * sizeof *s->pop);
     s->npop = w->nsrc;
+    if (listed_order(s) < 0) {
+        eng_snap_unref(s);
+        return ERR_NOMEM;
+    }
     s->nseg = w->nseg;
     s->covered = w->covered;
     s->count_cache = w->count_cache;
