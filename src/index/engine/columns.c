@@ -12,6 +12,8 @@ void eng_facet_col_free(struct eng_facet_col *c)
         return;
     free(c->v);
     strtab_release(&c->vals);
+    for (uint32_t i = 0; i < atomic_load(&c->nset); i++)
+        free(c->set[i]);
     free(c);
 }
 

@@ -15,9 +15,18 @@
 
 #define ENG_FACET_NO_VALUE UINT32_MAX
 
+/* Values whose documents a narrowing ANDs as a bitset, per column (one bit
+ * a document each: bounded, so no run of filters can grow it without end). */
+#define ENG_FACET_VALUE_SETS 8
+
 struct eng_facet_col {
     uint32_t *v;        /* per docid: the value's number in vals, ENG_FACET_NO_VALUE */
     struct strtab vals; /* the segment's values of this facet */
+    /* set[i]: the docids holding value set_value[i], for i < nset (the
+     * value first, then the set, then nset: readers take nset first) */
+    _Atomic uint32_t nset;
+    uint32_t set_value[ENG_FACET_VALUE_SETS];
+    uint64_t *set[ENG_FACET_VALUE_SETS];
 };
 
 /* A segment's docids by interned source: source k's are docs[off[k],

@@ -261,8 +261,8 @@ int eng_source_docs(struct eng_segment *s, const struct eng_source_docs **out)
 /* Language and source only: one value per document. (A domain's term
  * also holds its subdomains' documents, and a column keeps a document's
  * own domain; a country or category may not be the only one.) */
-int eng_facet_term_column(struct eng_segment *s, const struct eng_term *t, const uint32_t **col,
-                          uint32_t *want)
+static int term_column(struct eng_segment *s, const struct eng_term *t,
+                       const struct eng_facet_col **out, uint32_t *want)
 {
     if (eng_kind(t->kind) != ENG_TERM_META || t->len < 2)
         return 0;
@@ -283,19 +283,76 @@ int eng_facet_term_column(struct eng_segment *s, const struct eng_term *t, const
     buf_release(&val);
     if (rc < 0 || num < 0) /* not a value the column knows: the caller decodes the term */
         return rc;
-    *col = c->v;
+    *out = c;
     *want = (uint32_t)num;
     return 1;
+}
+
+int eng_facet_term_column(struct eng_segment *s, const struct eng_term *t, const uint32_t **col,
+                          uint32_t *want)
+{
+    const struct eng_facet_col *c;
+    int rc = term_column(s, t, &c, want);
+    if (rc > 0)
+        *col = c->v;
+    return rc;
+}
+
+/* The bitset of value want's documents in column c of s: made the first
+ * time a narrowing asks for it, while fewer than ENG_FACET_VALUE_SETS are;
+ * NULL past that or out of memory (the caller reads the column). */
+static const uint64_t *value_set(const struct eng_segment *s, struct eng_facet_col *c,
+                                 uint32_t want)
+{
+    uint32_t n = atomic_load(&c->nset);
+    for (uint32_t i = 0; i < n; i++) {
+        if (c->set_value[i] == want)
+            return c->set[i];
+    }
+    if (n == ENG_FACET_VALUE_SETS)
+        return NULL;
+    const uint64_t *found = NULL;
+    pthread_mutex_lock(&build_lock);
+    n = atomic_load(&c->nset);
+    for (uint32_t i = 0; i < n && found == NULL; i++) {
+        if (c->set_value[i] == want)
+            found = c->set[i];
+    }
+    uint64_t *b;
+    if (found == NULL && n < ENG_FACET_VALUE_SETS &&
+        (b = calloc(s->n / 64 + 1, sizeof *b)) != NULL) {
+        for (uint32_t d = 0; d < s->n; d++)
+            b[d >> 6] |= (uint64_t)(c->v[d] == want) << (d & 63);
+        c->set_value[n] = want;
+        c->set[n] = b;
+        atomic_store(&c->nset, n + 1);
+        found = b;
+    }
+    pthread_mutex_unlock(&build_lock);
+    return found;
 }
 
 int eng_facet_column_narrow(struct eng_segment *s, const struct eng_term *t, uint64_t *v,
                             uint32_t base, uint32_t nw, bool neg)
 {
-    const uint32_t *col;
+    const struct eng_facet_col *c;
     uint32_t want;
-    int rc = eng_facet_term_column(s, t, &col, &want);
+    int rc = term_column(s, t, &c, &want);
     if (rc <= 0)
         return rc;
+    /* A word of the value's bitset a word of candidates: a language
+     * filter read at each of 330,000 candidates (q=people&language=en at
+     * 10 M) was a load each, 10 % of the mix over 16 clients. (The
+     * column is the segment's, made writable by malloc: the sets are
+     * added to it under build_lock.) */
+    const uint32_t *col = c->v;
+    const uint64_t *set = value_set(s, (struct eng_facet_col *)(uintptr_t)c, want);
+    if (set) {
+        const uint64_t *from = set + base / 64;
+        for (uint32_t w = 0; w < nw; w++)
+            v[w] &= neg ? ~from[w] : from[w];
+        return 1;
+    }
     for (uint32_t w = 0; w < nw; w++) {
         uint64_t keep = v[w];
         for (uint64_t bits = v[w]; bits; bits &= bits - 1) {
