@@ -154,6 +154,7 @@ struct eng_segment {
      * passed; NULL for a segment built in this process (trusted). */
     _Atomic uint64_t *term_ok;
     atomic_bool damaged; /* a check failed: searches fail, the writer rebuilds it */
+    _Atomic(_Atomic uint64_t *) term_cache; /* segment.c: recent lookups; NULL until one */
     /* The facet columns (facets.c), built the first time a search asks for
      * them; NULL until then. Freed with the segment. */
     _Atomic(struct eng_facet_cols *) facets;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
 #include "util/sort.h"
 #include "util/banned.h"
 
@@ -56,15 +57,57 @@ size_t eng_segment_term_lower(const struct eng_segment *s, const char *t, size_t
     return lo;
 }
 
+/* Recent lookups of a segment's dictionary: in the slot of a term's hash,
+ * the hash's high half and the term's index + 1. A query's terms then
+ * cost one probe and one compare from their second lookup on, where the
+ * binary search costs ~21 probes, a cache miss or two each (profile of the
+ * mix at 10 M over 16 clients: 5 % of the server, 14 segments times each
+ * query's terms and their forms). Slots are written racily, each read
+ * whole and checked against the dictionary's own string. */
+#define TERM_CACHE_SLOTS 4096
+
+static _Atomic uint64_t *term_cache(const struct eng_segment *s)
+{
+    struct eng_segment *w = (struct eng_segment *)(uintptr_t)s; /* the cache alone */
+    _Atomic uint64_t *c = atomic_load(&w->term_cache), *none = NULL;
+    if (c != NULL || (c = calloc(TERM_CACHE_SLOTS, sizeof *c)) == NULL)
+        return c;
+    if (!atomic_compare_exchange_strong(&w->term_cache, &none, c)) {
+        free((void *)c);
+        return none; /* another thread's, made meanwhile */
+    }
+    return c;
+}
+
+/* Term i of s when its string is t[0..len), its bounds checked. */
+static const struct eng_term *term_is(const struct eng_segment *s, size_t i, const char *t,
+                                      size_t len)
+{
+    const struct eng_term *m = &s->terms[i];
+    if (m->len != len || (uint64_t)m->str + m->len > s->strs_len)
+        return NULL;
+    return memcmp(s->strs + m->str, t, len) == 0 ? m : NULL;
+}
+
 const struct eng_term *eng_segment_term(const struct eng_segment *s, const char *t, size_t len)
 {
+    uint64_t h = hash_bytes64(t, len);
+    _Atomic uint64_t *c = term_cache(s);
+    if (c) {
+        uint64_t e = atomic_load_explicit(&c[h % TERM_CACHE_SLOTS], memory_order_relaxed);
+        uint32_t at = (uint32_t)e;
+        const struct eng_term *m;
+        if (e >> 32 == h >> 32 && at > 0 && at <= s->nterms && (m = term_is(s, at - 1, t, len)))
+            return m;
+    }
     /* The lower bound's entry was probed (bounds checked) by the search
      * whenever it is inside the table. */
     size_t i = eng_segment_term_lower(s, t, len);
-    if (i == s->nterms)
-        return NULL;
-    const struct eng_term *m = &s->terms[i];
-    return m->len == len && memcmp(s->strs + m->str, t, len) == 0 ? m : NULL;
+    const struct eng_term *m = i < s->nterms ? term_is(s, i, t, len) : NULL;
+    if (m && c)
+        atomic_store_explicit(&c[h % TERM_CACHE_SLOTS], (h >> 32) << 32 | (uint64_t)(i + 1),
+                              memory_order_relaxed);
+    return m;
 }
 
 /* ids descend with the docid: an id above the key comes before it. */

@@ -52,6 +52,7 @@ void eng_segment_unref(struct eng_segment *s)
     eng_facet_cols_free(s);
     eng_story_col_free(s);
     eng_docs_release(s);
+    free((void *)atomic_load(&s->term_cache));
     if (s->home != ENG_SEG_HEAP) { /* every array points into the file image (segfile.c) */
         if (s->home == ENG_SEG_MAPPED && s->image)
             munmap((void *)(uintptr_t)s->image, s->image_len);
