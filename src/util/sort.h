@@ -57,4 +57,10 @@ static inline size_t sort_lower_bound(const void *base, size_t n, size_t size, c
     return lo;
 }
 
+/* sort_lower_bound's cmp over ascending uint32_t (a docid list). */
+static inline int sort_u32_before(const void *element, const void *key)
+{
+    return *(const uint32_t *)element < *(const uint32_t *)key ? -1 : 0;
+}
+
 #endif

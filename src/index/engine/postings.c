@@ -313,11 +313,6 @@ void eng_cursor_data(struct eng_cursor *c, unsigned *mask, uint32_t tf[ENG_FIELD
     }
 }
 
-static int u32_before(const void *element, const void *key)
-{
-    return *(const uint32_t *)element < *(const uint32_t *)key ? -1 : 0;
-}
-
 /* Postings with docid < x. */
 static uint32_t count_below(struct eng_cursor *c, uint32_t x)
 {
@@ -327,7 +322,8 @@ static uint32_t count_below(struct eng_cursor *c, uint32_t x)
         return c->t->df;
     block_load(c, lo);
     /* the first of the block's ids reaching x */
-    uint32_t a = (uint32_t)sort_lower_bound(c->ids, c->nin, sizeof c->ids[0], &x, u32_before);
+    uint32_t a = (uint32_t)sort_lower_bound(c->ids, c->nin, sizeof c->ids[0], &x,
+                                         sort_u32_before);
     return lo * ENG_BLOCK + a;
 }
 

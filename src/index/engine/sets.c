@@ -452,20 +452,14 @@ int eng_sets_run_segment(struct run *r, struct ev *ev, size_t si, struct node *r
     return rc;
 }
 
-/* The page's share of segment ev->seg from its matches v. */
-static int u32_before(const void *element, const void *key)
-{
-    return *(const uint32_t *)element < *(const uint32_t *)key ? -1 : 0;
-}
-
 /* Source k's docids in the window: [*a, *z) of sd->docs. */
 static void source_window(const struct eng_source_docs *sd, uint32_t k, const struct sets *b,
                           const uint32_t **a, const uint32_t **z)
 {
     const uint32_t *p = sd->docs + (k < sd->nsrc ? sd->off[k] : 0);
     size_t n = k < sd->nsrc ? sd->off[k + 1] - sd->off[k] : 0;
-    *a = p + sort_lower_bound(p, n, sizeof *p, &b->lo, u32_before);
-    *z = p + sort_lower_bound(p, n, sizeof *p, &b->hi, u32_before);
+    *a = p + sort_lower_bound(p, n, sizeof *p, &b->lo, sort_u32_before);
+    *z = p + sort_lower_bound(p, n, sizeof *p, &b->hi, sort_u32_before);
 }
 
 static inline bool in_set(const struct sets *b, const uint64_t *v, uint32_t d)
@@ -540,6 +534,7 @@ static int pop_by_source(struct run *r, const struct ev *ev, const struct sets *
     return 0;
 }
 
+/* The page's share of segment ev->seg from its matches v. */
 static int sets_page(struct run *r, struct ev *ev, struct sets *sb, const uint64_t *v)
 {
     const struct eng_segment *seg = ev->seg;
