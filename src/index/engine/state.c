@@ -2,6 +2,7 @@
  * the list the writer owns, and the immutable snapshot made of it that
  * searches take (index/engine/snapshot.c). */
 #include "index/engine/writer.h"
+#include "index/engine/columns.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,12 @@ int eng_writer_publish(struct eng_writer *w)
     s->covered = w->covered;
     s->count_cache = w->count_cache;
     for (size_t i = 0; i < w->nseg; i++) {
+        /* The popularity page's docids by source (sets.c), made here on
+         * the writer's thread rather than by a segment's first popularity
+         * page (at 1 M, 7 ms of that page's first run). Out of memory is
+         * no error: that page makes it then. */
+        const struct eng_source_docs *sd;
+        (void)eng_source_docs(w->segs[i], &sd);
         s->segs[i] = w->segs[i];
         atomic_fetch_add(&w->segs[i]->ref, 1);
         s->deletions[i] = w->deletions[i];
