@@ -363,6 +363,22 @@ void eng_rank_match(struct run *r, struct ev *ev, uint32_t d)
     heap_offer(r, (struct cand){score, seg->ids[d], {ev->si, d}});
 }
 
+/* Match d of ev's segment, its frequencies in r->freq and its length at
+ * least floor, into the heap: as eng_rank_match's third bound, the exact
+ * frequencies with the floor of the blocks holding d first, before dl[d]
+ * (a cache miss per match: 71 % of the weighed page's samples on a common
+ * word's relevancy page at 10 M), then the exact score. */
+static void score_weighed(struct run *r, const struct ev *ev, uint32_t d, double floor)
+{
+    const struct eng_segment *seg = ev->seg;
+    if (r->heap.n == r->heap.k && !r->snap->score_all &&
+        bm25_sum(r, r->freq, floor) < r->heap.v[0].key)
+        return;
+    double score = bm25_sum(r, r->freq, (double)seg->dl[d]); /* fts5Bm25Function() */
+    if (heap_may_take(&r->heap, score))
+        heap_offer(r, (struct cand){score, seg->ids[d], {ev->si, d}});
+}
+
 /* Max-heap of blocks by key: h[0] the best. */
 static void block_sift(struct eng_block_bound *h, uint32_t n, uint32_t i)
 {
@@ -415,11 +431,7 @@ static int rank_blocks(struct run *r, struct ev *ev2, const struct sets *b, cons
             if (d < b->lo || d >= b->hi || !(v[(d - b->base) >> 6] >> ((d - b->base) & 63) & 1))
                 continue;
             r->freq[0] = wf2[j] * 0.5; /* as eng_rank_weigh_page */
-            if (r->heap.n == r->heap.k && bm25_sum(r, r->freq, top.dl_min) < r->heap.v[0].key)
-                continue;
-            double score = bm25_sum(r, r->freq, (double)seg->dl[d]); /* fts5Bm25Function() */
-            if (heap_may_take(&r->heap, score))
-                heap_offer(r, (struct cand){score, seg->ids[d], {ev2->si, d}});
+            score_weighed(r, ev2, d, top.dl_min);
         }
         if (expired(r))
             rc = ERR_TIMEOUT;
@@ -557,16 +569,7 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
                     r->freq[i] = 0.0;
                 }
             }
-            /* As eng_rank_match's third bound: the exact frequencies with
-             * the length floor of the blocks holding d, before dl[d] (a
-             * cache miss per match: 71 % of this function's samples on a
-             * common word's relevancy page at 10 M). */
-            if (r->heap.n == r->heap.k && !r->snap->score_all &&
-                bm25_sum(r, r->freq, floor[m]) < r->heap.v[0].key)
-                continue;
-            double score = bm25_sum(r, r->freq, (double)seg->dl[d]); /* fts5Bm25Function() */
-            if (heap_may_take(&r->heap, score))
-                heap_offer(r, (struct cand){score, seg->ids[d], {ev2->si, d}});
+            score_weighed(r, ev2, d, floor[m]);
         }
         if (expired(r))
             rc = ERR_TIMEOUT;
