@@ -57,6 +57,13 @@ static const char *const vocab[] = {"zqk", "zqm", "zqp", "zqx", "zqw", "zqf",
 #define MAX_DOCS 200
 #define NSRC 4
 
+/* The sources' popularity, two equal and one below the unlisted's -1 (a
+ * popularity page walks the listed ones, most popular first: sets.c),
+ * and that order as a snapshot lists it (state.c). */
+static double pop[NSRC] = {0.5, -3.0, -1.0, 0.5};
+static uint32_t listed[] = {0, 3, 1};
+#define NLISTED (sizeof listed / sizeof *listed)
+
 struct doc {
     int64_t id, pub;
     uint16_t has; /* bit w: vocab[w] occurs */
@@ -114,7 +121,6 @@ static int search(struct eng_segment *seg, const char *q, int64_t from, int64_t 
     struct eng_snap snap = {0};
     struct eng_segment *segs[1] = {seg};
     struct eng_deletions *deletions[1] = {NULL};
-    double pop[NSRC] = {0.5, 0.25, -1.0, 2.0};
     struct index_request req = {.from = from, .to = to, .limit = 10};
     struct arena a;
     struct err err;
@@ -126,6 +132,8 @@ static int search(struct eng_segment *seg, const char *q, int64_t from, int64_t 
     snap.deletions = deletions;
     snap.pop = pop;
     snap.npop = NSRC;
+    snap.listed = listed;
+    snap.nlisted = NLISTED;
     snap.nrow = seg->n;
     snap.ntoken = seg->ntoken;
     arena_init(&a, 0);
@@ -441,13 +449,14 @@ static void check_split(struct eng_segment **in, struct eng_deletions **deletion
                         uint8_t salt)
 {
     struct eng_snap snap = {0};
-    double pop[NSRC] = {0.5, 0.25, -1.0, 2.0};
     char q[64];
     snap.nseg = k;
     snap.segs = in;
     snap.deletions = deletions;
     snap.pop = pop;
     snap.npop = NSRC;
+    snap.listed = listed;
+    snap.nlisted = NLISTED;
     for (unsigned j = 0; j < k; j++) {
         snap.nrow += in[j]->n - (deletions[j] ? deletions[j]->n : 0);
         snap.ntoken += in[j]->ntoken;
@@ -573,9 +582,13 @@ static void search_any(struct eng_segment *seg, const char *q)
 {
     struct eng_segment *segs[1] = {seg};
     struct eng_deletions *deletions[1] = {NULL};
-    double pop[NSRC] = {0.5, 0.25, -1.0, 2.0};
-    struct eng_snap snap = {
-        .nseg = 1, .segs = segs, .deletions = deletions, .pop = pop, .npop = NSRC};
+    struct eng_snap snap = {.nseg = 1,
+                            .segs = segs,
+                            .deletions = deletions,
+                            .pop = pop,
+                            .npop = NSRC,
+                            .listed = listed,
+                            .nlisted = NLISTED};
     struct index_request req = {.from = INT64_MIN, .to = INT64_MAX, .limit = 10};
     struct arena a;
     struct err err;

@@ -220,6 +220,17 @@ static double leaf_freq_bound(const struct node *n, uint32_t doc)
     return w * 0.5;
 }
 
+/* The exact frequency of each leaf leaf_freqs_bounded() bounded (its
+ * windows counted now), the others' left as it read them. */
+static void near_freqs(struct run *r, struct ev *ev, uint32_t doc)
+{
+    for (size_t i = 0; i < r->plan.nleaves; i++) {
+        struct node *n = ev->leaf_nodes[i];
+        if (n && n->pf_due && n->doc == doc)
+            r->freq[i] = eng_iter_leaf_freq(ev, n, doc);
+    }
+}
+
 /* Each leaf's frequency at doc into r->freq, but a proximity's windows not
  * counted yet (matched by its pairs), bounded from its words' frequencies
  * instead; whether one was. */
@@ -341,16 +352,20 @@ void eng_rank_match(struct run *r, struct ev *ev, uint32_t d)
      * (the profile of "Premier League"~3 by relevancy at 10 M: counting
      * 40 % of the search; under 1 % with this bound): the bound from
      * its words' frequencies first. */
-    if (full && r->near_leaves && leaf_freqs_bounded(r, ev, d)) {
-        if (bm25_sum(r, r->freq, floor) < worst)
-            return;
-        /* dl[d] (a miss) still costs less than counting the windows:
-         * the loop over that page at 10 M, 57 → 68 queries/s */
-        floor = (double)seg->dl[d];
-        if (bm25_sum(r, r->freq, floor) < worst)
-            return;
+    if (full && r->near_leaves) {
+        if (leaf_freqs_bounded(r, ev, d)) {
+            if (bm25_sum(r, r->freq, floor) < worst)
+                return;
+            /* dl[d] (a miss) still costs less than counting the windows:
+             * the loop over that page at 10 M, 57 → 68 queries/s */
+            floor = (double)seg->dl[d];
+            if (bm25_sum(r, r->freq, floor) < worst)
+                return;
+            near_freqs(r, ev, d);
+        }
+    } else {
+        leaf_freqs(r, ev, d);
     }
-    leaf_freqs(r, ev, d);
     if (full && bm25_sum(r, r->freq, floor) < worst)
         return;
     if (!r->term_leaves && r->pend_d) { /* dl[d] not read yet: wait for it */

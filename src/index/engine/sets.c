@@ -489,9 +489,8 @@ static int pop_by_source(struct run *r, const struct ev *ev, const struct sets *
     uint64_t nm = 0, first = 0;
     for (uint32_t w = 0; w < b->nw; w++)
         nm += bits_pop(v[w]);
-    int rc = eng_source_docs((struct eng_segment *)(uintptr_t)seg, &sd);
-    if (rc < 0)
-        return rc;
+    if (eng_source_docs((struct eng_segment *)(uintptr_t)seg, &sd) < 0)
+        return 1; /* out of memory: the scan needs none */
     double top = snap->pop[snap->listed[0]];
     for (size_t i = 0; i < snap->nlisted && snap->pop[snap->listed[i]] == top; i++) {
         source_window(sd, snap->listed[i], b, &a, &z);
@@ -502,7 +501,7 @@ static int pop_by_source(struct run *r, const struct ev *ev, const struct sets *
     for (size_t i = 0; i < snap->nlisted;) {
         double pop = snap->pop[snap->listed[i]];
         if (!heap_may_take(&r->heap, pop))
-            return 0; /* nor can any after it, the unlisted (-1) last */
+            break; /* nor can any after it (but the unlisted, -1, may be above) */
         for (; i < snap->nlisted && snap->pop[snap->listed[i]] == pop; i++) {
             source_window(sd, snap->listed[i], b, &a, &z);
             for (; a < z; a++) {
