@@ -43,4 +43,10 @@ static inline unsigned bits_high(uint64_t w) /* index of the highest set bit, w 
 #endif
 }
 
+/* Bit i of the bitset v (bit i % 64 of word i / 64). */
+static inline unsigned bits_get(const uint64_t *v, uint64_t i)
+{
+    return (unsigned)(v[i >> 6] >> (i & 63) & 1);
+}
+
 #endif

@@ -301,23 +301,26 @@ int eng_facet_term_column(struct eng_segment *s, const struct eng_term *t, const
 /* The bitset of value want's documents in column c of s: made the first
  * time a narrowing asks for it, while fewer than ENG_FACET_VALUE_SETS are;
  * NULL past that or out of memory (the caller reads the column). */
-static const uint64_t *value_set(const struct eng_segment *s, struct eng_facet_col *c,
-                                 uint32_t want)
+/* The set of value want among c's first n; NULL when none. */
+static const uint64_t *set_made(const struct eng_facet_col *c, uint32_t n, uint32_t want)
 {
-    uint32_t n = atomic_load(&c->nset);
     for (uint32_t i = 0; i < n; i++) {
         if (c->set_value[i] == want)
             return c->set[i];
     }
-    if (n == ENG_FACET_VALUE_SETS)
-        return NULL;
-    const uint64_t *found = NULL;
+    return NULL;
+}
+
+static const uint64_t *value_set(const struct eng_segment *s, struct eng_facet_col *c,
+                                 uint32_t want)
+{
+    uint32_t n = atomic_load(&c->nset);
+    const uint64_t *found = set_made(c, n, want);
+    if (found || n == ENG_FACET_VALUE_SETS)
+        return found;
     pthread_mutex_lock(&build_lock);
     n = atomic_load(&c->nset);
-    for (uint32_t i = 0; i < n && found == NULL; i++) {
-        if (c->set_value[i] == want)
-            found = c->set[i];
-    }
+    found = set_made(c, n, want);
     uint64_t *b;
     if (found == NULL && n < ENG_FACET_VALUE_SETS &&
         (b = calloc(s->n / 64 + 1, sizeof *b)) != NULL) {

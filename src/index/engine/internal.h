@@ -40,7 +40,6 @@
  *   the writer   state, sources, deletions, checkpoint, rows, reconcile, merge,
  *                writer.c (writer.h lists them in their own order)
  *   engine.c     the backend: vtable, the follower thread, read-your-writes
- *
  * The postings layout: postings.c. */
 #ifndef NEWSD_INDEX_ENGINE_INTERNAL_H
 #define NEWSD_INDEX_ENGINE_INTERNAL_H
@@ -54,6 +53,7 @@
 #include "index/backend.h"
 #include "index/plan.h"
 #include "index/engine/pairs.h"
+#include "util/bits.h"
 
 #define ENG_BLOCK 128
 #define ENG_END UINT32_MAX           /* docid past the end of every list */
@@ -306,7 +306,7 @@ void eng_snap_unref(struct eng_snap *s);
 struct eng_deletions *eng_deletions_new(uint32_t n);
 static inline bool eng_deletions_has(const struct eng_deletions *d, uint32_t doc)
 {
-    return d && (d->bits[doc >> 6] >> (doc & 63) & 1);
+    return d && bits_get(d->bits, doc);
 }
 
 /* The current snapshot: a search takes a reference under a mutex held for a

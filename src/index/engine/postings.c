@@ -145,6 +145,13 @@ static void block_fill(const uint8_t *p, uint32_t n, uint32_t prev, uint64_t *bi
     block_each(p, n, prev - base, emit_bit, bits);
 }
 
+/* Postings in block b of t. */
+static inline uint32_t block_len(const struct eng_term *t, uint32_t b)
+{
+    uint32_t n = t->df - b * ENG_BLOCK;
+    return n > ENG_BLOCK ? ENG_BLOCK : n;
+}
+
 /* The docid before block b (UINT32_MAX before the first). */
 static inline uint32_t block_prev(const struct eng_skip *skip, uint32_t b)
 {
@@ -155,10 +162,8 @@ static inline uint32_t block_prev(const struct eng_skip *skip, uint32_t b)
 static void block_load(struct eng_cursor *c, uint32_t b)
 {
     const struct eng_term *t = c->t;
-    uint32_t n = t->df - b * ENG_BLOCK;
+    uint32_t n = block_len(t, b);
 
-    if (n > ENG_BLOCK)
-        n = ENG_BLOCK;
     c->blk = b;
     c->nin = n;
     c->i = 0;
@@ -322,8 +327,7 @@ static uint32_t count_below(struct eng_cursor *c, uint32_t x)
         return c->t->df;
     block_load(c, lo);
     /* the first of the block's ids reaching x */
-    uint32_t a = (uint32_t)sort_lower_bound(c->ids, c->nin, sizeof c->ids[0], &x,
-                                         sort_u32_before);
+    uint32_t a = (uint32_t)sort_lower_bound(c->ids, c->nin, sizeof c->ids[0], &x, sort_u32_before);
     return lo * ENG_BLOCK + a;
 }
 
@@ -350,9 +354,7 @@ uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t
         return 0;
     for (uint32_t b = block_reaching(skip, 0, nb, lo); b < nb; b++) {
         uint32_t prev = block_prev(skip, b);
-        uint32_t n = t->df - b * ENG_BLOCK;
-        if (n > ENG_BLOCK)
-            n = ENG_BLOCK;
+        uint32_t n = block_len(t, b);
         if (b > 0 && prev + 1 >= hi)
             break;
         if ((b == 0 ? 0 : prev + 1) >= lo && skip[b].last < hi && nb > 1) {
@@ -404,46 +406,57 @@ static inline uint32_t bit_rank(const uint64_t *v, const uint32_t *rank, uint32_
     return rank[x >> 6] + bits_pop(below);
 }
 
+/* Whether block b of a list of nb, its first docid first, may hold a docid
+ * of [lo, hi) set in v: a block without one is skipped whole, its data
+ * having its own offset (a one-block list is decoded: its last docid is a
+ * stand-in). */
+static bool block_has_match(const struct eng_skip *skip, uint32_t nb, uint32_t b, uint32_t first,
+                            uint32_t lo, uint32_t hi, const uint64_t *v, uint32_t base)
+{
+    if (nb == 1)
+        return true;
+    uint32_t a = first < lo ? lo : first, z = skip[b].last < hi ? skip[b].last : hi - 1;
+    return any_bit(v, base, a, z);
+}
+
+/* Block b of text term t: its docids into ids; its first posting's head. */
+static const uint8_t *block_read(const struct eng_segment *s, const struct eng_term *t,
+                                 const struct eng_skip *skip, uint32_t b, uint32_t ids[ENG_BLOCK])
+{
+    const uint8_t *docs = s->post + t->off + eng_term_skip_bytes(t);
+    eng_block_decode(docs + skip[b].doc_off, block_len(t, b), block_prev(skip, b), ids);
+    const uint8_t *p = docs + t->docs_len + skip[b].data_off;
+    if (eng_kind(t->kind) == ENG_TERM_EXACT) { /* the heads' length first */
+        uint32_t heads;
+        p = eng_varint_get(p, &heads);
+    }
+    return p;
+}
+
 void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
                         uint32_t hi, const uint64_t *v, uint32_t base, const uint32_t *rank,
                         uint32_t *wf2, uint32_t *dl_floor)
 {
     struct eng_skip one;
     const struct eng_skip *skip = term_skip(s, t, &one);
-    const uint8_t *docs = s->post + t->off + eng_term_skip_bytes(t);
-    const uint8_t *data = docs + t->docs_len;
     uint32_t nb = eng_term_nblocks(t);
     uint32_t ids[ENG_BLOCK];
 
     if (t->df == 0 || lo >= hi || eng_kind(t->kind) == ENG_TERM_META)
         return;
     for (uint32_t b = block_reaching(skip, 0, nb, lo); b < nb; b++) {
-        uint32_t prev = block_prev(skip, b);
-        uint32_t n = t->df - b * ENG_BLOCK;
-        if (n > ENG_BLOCK)
-            n = ENG_BLOCK;
-        uint32_t first = b == 0 ? 0 : prev + 1;
+        uint32_t first = b == 0 ? 0 : block_prev(skip, b) + 1;
         if (first >= hi)
             break;
-        /* a block without a match is skipped whole: its data has its own
-         * offset (one-block lists are decoded: their last is a stand-in) */
-        if (nb > 1) {
-            uint32_t a = first < lo ? lo : first, z = skip[b].last < hi ? skip[b].last : hi - 1;
-            if (!any_bit(v, base, a, z))
-                continue;
-        }
-        eng_block_decode(docs + skip[b].doc_off, n, prev, ids);
-        const uint8_t *p = data + skip[b].data_off;
-        if (eng_kind(t->kind) == ENG_TERM_EXACT) {
-            uint32_t heads;
-            p = eng_varint_get(p, &heads);
-        }
-        for (uint32_t j = 0; j < n; j++) {
+        if (!block_has_match(skip, nb, b, first, lo, hi, v, base))
+            continue;
+        const uint8_t *p = block_read(s, t, skip, b, ids);
+        for (uint32_t j = 0, n = block_len(t, b); j < n; j++) {
             uint32_t d = ids[j], w, tfs;
             p = eng_posting_head_read(p, &w, &tfs);
             if (d >= hi)
                 return;
-            if (d >= lo && (v[(d - base) >> 6] >> ((d - base) & 63) & 1)) {
+            if (d >= lo && bits_get(v, d - base)) {
                 uint32_t m = bit_rank(v, rank, d - base);
                 wf2[m] = w;
                 if (dl_floor[m] < skip[b].dl_min)
@@ -467,13 +480,9 @@ uint32_t eng_postings_blocks(const struct eng_segment *s, const struct eng_term 
         uint32_t first = b == 0 ? 0 : block_prev(skip, b) + 1;
         if (first >= hi)
             break;
-        if (nb > 1) { /* as eng_postings_weigh */
-            uint32_t a = first < lo ? lo : first, z = skip[b].last < hi ? skip[b].last : hi - 1;
-            if (!any_bit(v, base, a, z))
-                continue;
-        }
-        out[m++] =
-            (struct eng_block_bound){.b = b, .wf2_max = skip[b].wf2_max, .dl_min = skip[b].dl_min};
+        if (block_has_match(skip, nb, b, first, lo, hi, v, base))
+            out[m++] = (struct eng_block_bound){
+                .b = b, .wf2_max = skip[b].wf2_max, .dl_min = skip[b].dl_min};
     }
     return m;
 }
@@ -483,17 +492,8 @@ uint32_t eng_postings_block(const struct eng_segment *s, const struct eng_term *
 {
     struct eng_skip one;
     const struct eng_skip *skip = term_skip(s, t, &one);
-    const uint8_t *docs = s->post + t->off + eng_term_skip_bytes(t);
-    uint32_t n = t->df - b * ENG_BLOCK;
-
-    if (n > ENG_BLOCK)
-        n = ENG_BLOCK;
-    eng_block_decode(docs + skip[b].doc_off, n, block_prev(skip, b), ids);
-    const uint8_t *p = docs + t->docs_len + skip[b].data_off;
-    if (eng_kind(t->kind) == ENG_TERM_EXACT) {
-        uint32_t heads;
-        p = eng_varint_get(p, &heads);
-    }
+    const uint8_t *p = block_read(s, t, skip, b, ids);
+    uint32_t n = block_len(t, b);
     for (uint32_t j = 0; j < n; j++) {
         uint32_t tfs;
         p = eng_posting_head_read(p, &wf2[j], &tfs);

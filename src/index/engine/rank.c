@@ -220,14 +220,20 @@ static double leaf_freq_bound(const struct node *n, uint32_t doc)
     return w * 0.5;
 }
 
+/* Whether leaf n is a proximity on doc whose windows are not counted yet
+ * (matched by its pairs). */
+static bool near_due(const struct node *n, uint32_t doc)
+{
+    return n && n->pf_due && n->doc == doc;
+}
+
 /* The exact frequency of each leaf leaf_freqs_bounded() bounded (its
  * windows counted now), the others' left as it read them. */
 static void near_freqs(struct run *r, struct ev *ev, uint32_t doc)
 {
     for (size_t i = 0; i < r->plan.nleaves; i++) {
-        struct node *n = ev->leaf_nodes[i];
-        if (n && n->pf_due && n->doc == doc)
-            r->freq[i] = eng_iter_leaf_freq(ev, n, doc);
+        if (near_due(ev->leaf_nodes[i], doc))
+            r->freq[i] = eng_iter_leaf_freq(ev, ev->leaf_nodes[i], doc);
     }
 }
 
@@ -239,7 +245,7 @@ static bool leaf_freqs_bounded(struct run *r, struct ev *ev, uint32_t doc)
     bool bounded = false;
     for (size_t i = 0; i < r->plan.nleaves; i++) {
         struct node *n = ev->leaf_nodes[i];
-        double f = n && n->pf_due && n->doc == doc ? eng_iter_near_bound(n) : -1.0;
+        double f = near_due(n, doc) ? eng_iter_near_bound(n) : -1.0;
         bounded |= f >= 0.0;
         r->freq[i] = f >= 0.0 ? f : eng_iter_leaf_freq(ev, n, doc);
     }
@@ -443,7 +449,7 @@ static int rank_blocks(struct run *r, struct ev *ev2, const struct sets *b, cons
         uint32_t np = eng_postings_block(seg, t, top.b, ids, wf2);
         for (uint32_t j = 0; j < np; j++) {
             uint32_t d = ids[j];
-            if (d < b->lo || d >= b->hi || !(v[(d - b->base) >> 6] >> ((d - b->base) & 63) & 1))
+            if (d < b->lo || d >= b->hi || !bits_get(v, d - b->base))
                 continue;
             r->freq[0] = wf2[j] * 0.5; /* as eng_rank_weigh_page */
             score_weighed(r, ev2, d, top.dl_min);
@@ -455,21 +461,6 @@ static int rank_blocks(struct run *r, struct ev *ev2, const struct sets *b, cons
     return rc;
 }
 
-/* A scored leaf's frequencies are read a term at a time over the matches
- * (eng_postings_weigh) when its postings in the window are at most this
- * many per match; else it is sought to each match. A sought leaf costs a
- * skip-table search and a block decode per match (~80 ns), a weighed one
- * ~2 ns per posting of its list (blocks without a match skipped). */
-#define WEIGH_RATIO 40
-
-/* Relevancy's page from the matches v of a plain plan (plain_plan: a
- * scored leaf sits on a match exactly when its term holds it), its
- * frequencies read term at a time for the leaves that pay (WEIGH_RATIO),
- * sought per match for the others, each match then scored exactly as
- * relevancy_match scores it. The profile of the nested shape's relevancy
- * page (4,538 matches of five words): seeking five cursors to each match
- * and the bounds before it were 60 % of its time. Returns 1 when no leaf
- * pays (the caller seeks them all). */
 /* The cheapest bound of a match when every scored leaf is weighed: each
  * leaf's bm25 term at the shortest length any match of the window can have
  * (the least of their length floors), tabled by weighted frequency once a
@@ -513,6 +504,21 @@ static bool wf2_table_below(const struct run *r, const double *t, const size_t *
     return bound < worst;
 }
 
+/* A scored leaf's frequencies are read a term at a time over the matches
+ * (eng_postings_weigh) when its postings in the window are at most this
+ * many per match; else it is sought to each match. A sought leaf costs a
+ * skip-table search and a block decode per match (~80 ns), a weighed one
+ * ~2 ns per posting of its list (blocks without a match skipped). */
+#define WEIGH_RATIO 40
+
+/* Relevancy's page from the matches v of a plain plan (plain_plan: a
+ * scored leaf sits on a match exactly when its term holds it), its
+ * frequencies read term at a time for the leaves that pay (WEIGH_RATIO),
+ * sought per match for the others, each match then scored exactly as
+ * relevancy_match scores it. The profile of the nested shape's relevancy
+ * page (4,538 matches of five words): seeking five cursors to each match
+ * and the bounds before it were 60 % of its time. Returns 1 when no leaf
+ * pays (the caller seeks them all). */
 int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, const uint64_t *v)
 {
     const struct eng_segment *seg = ev2->seg;

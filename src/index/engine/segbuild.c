@@ -484,7 +484,7 @@ static int pair_term(struct eng_builder *b, struct pairs *ps, uint32_t x, uint32
 
 static bool word_paired(const struct pairs *ps, uint32_t w)
 {
-    return ps->paired[w >> 6] >> (w & 63) & 1;
+    return bits_get(ps->paired, w);
 }
 
 /* One field's pairs (its exact terms x[0, len)) as occurrences of doc. A

@@ -462,11 +462,6 @@ static void source_window(const struct eng_source_docs *sd, uint32_t k, const st
     *z = p + sort_lower_bound(p, n, sizeof *p, &b->hi, sort_u32_before);
 }
 
-static inline bool in_set(const struct sets *b, const uint64_t *v, uint32_t d)
-{
-    return v[(d - b->base) >> 6] >> ((d - b->base) & 63) & 1;
-}
-
 /* The popularity page by sources, the most popular first (a match's key
  * is its source's popularity): each listed source's documents in the
  * window that are matches offered to the heap, a group of equal
@@ -505,7 +500,7 @@ static int pop_by_source(struct run *r, const struct ev *ev, const struct sets *
         for (; i < snap->nlisted && snap->pop[snap->listed[i]] == pop; i++) {
             source_window(sd, snap->listed[i], b, &a, &z);
             for (; a < z; a++) {
-                if (!in_set(b, v, *a))
+                if (!bits_get(v, *a - b->base))
                     continue;
                 struct cand c = {pop, seg->ids[*a], {ev->si, *a}};
                 /* a later docid of the source is an older id of the same
