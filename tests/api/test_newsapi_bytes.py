@@ -41,6 +41,16 @@ REQUESTS = [
     (E, "q=covid%20AND%20NOT%20china"),
     (E, "q=%2Bvaccine%20-trial"),
     (E, "q=(election%20OR%20vote)%20AND%20president&sortBy=relevancy"),
+    # relevancy over a plain word's forms and popularity with filters (the
+    # engine bounds the first by a table of terms and walks sources most
+    # popular first for the second since 0.15.0; 0.14.0 scored every match
+    # and read every match's source)
+    (E, "q=the&sortBy=relevancy&pageSize=50"),
+    (E, "q=market&sortBy=relevancy&pageSize=5&page=3"),
+    (E, "q=election&language=en&sortBy=popularity&pageSize=20"),
+    (E, "q=the&sources=bbc-news,cnn&sortBy=popularity&pageSize=20"),
+    (E, "q=the&sortBy=popularity&pageSize=100&page=2"),
+    (E, "q=the&language=en&sortBy=relevancy&pageSize=30"),
     (E, "q=the&sortBy=popularity&pageSize=7"),
     (E, "qInTitle=the&searchIn=title,description"),
     (E, "q=the&searchIn=content&language=en"),
