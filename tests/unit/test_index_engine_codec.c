@@ -18,6 +18,7 @@
 #include "test_engine_search.h"
 #include "test_tmpdir.h"
 
+#include "index/engine/columns.h"
 #include "index/engine/internal.h"
 #include "query/query.h"
 #include "text/text.h"
@@ -247,6 +248,32 @@ static void docid_blocks_round_trip_at_every_width_and_length(void **state)
             free(cut);
         }
     }
+}
+
+/* A length's byte (relevancy's bound before dl[d]) never stands for more
+ * than the length, is monotone, and is close: exact below 128, within
+ * 1/16 below 32 x 1024, the largest byte for anything longer. */
+static void length_bytes_are_monotone_lower_bounds(void **state)
+{
+    (void)state;
+    uint8_t last = 0;
+    for (uint64_t dl = 0; dl <= UINT32_MAX; dl += dl < 70000 ? 1 : dl / 1000) {
+        uint8_t c = eng_norm_of((uint32_t)dl);
+        uint32_t least = eng_norm_length(c);
+        assert_true(c >= last);
+        assert_true(least <= dl);
+        if (dl < 128)
+            assert_int_equal(least, dl);
+        else if (dl < 32 * 1024)
+            assert_true(dl - least <= dl / 16);
+        else if (dl >= 31744 + 1024)
+            assert_int_equal(c, 255);
+        if (c > last) /* a new byte starts at its own least length */
+            assert_int_equal(least, dl);
+        last = c;
+    }
+    assert_int_equal(eng_norm_of(UINT32_MAX), 255);
+    assert_int_equal(eng_norm_length(255), 31744);
 }
 
 static void postings_of_every_shape_read_back_in_heap_and_file(void **state)
@@ -863,6 +890,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(varints_round_trip_at_every_width),
         cmocka_unit_test(docid_blocks_round_trip_at_every_width_and_length),
+        cmocka_unit_test(length_bytes_are_monotone_lower_bounds),
         cmocka_unit_test(field_masks_and_term_frequencies_round_trip_at_every_width),
         cmocka_unit_test(large_term_frequencies_read_back_through_the_writer),
         cmocka_unit_test(postings_of_every_shape_read_back_in_heap_and_file),

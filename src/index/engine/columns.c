@@ -30,6 +30,7 @@ void eng_facet_cols_free(struct eng_segment *s)
         free(sd->docs);
         free(sd);
     }
+    free(atomic_load(&f->norm));
     free(f);
 }
 

@@ -39,7 +39,30 @@ struct eng_source_docs {
 struct eng_facet_cols {
     _Atomic(struct eng_facet_col *) col[INDEX_FACET_N];
     _Atomic(struct eng_source_docs *) by_source;
+    _Atomic(uint8_t *) norm; /* per docid: eng_norm_of(dl[docid]) */
 };
+
+/* A document's length in a byte, rounded down: exact below 128, then
+ * four bits of mantissa (steps of 3-6 %), 31,744 for any length above.
+ * What relevancy bounds a match by before it reads dl[d]: one byte a
+ * document is four times as many documents a cache line as dl's four
+ * (Lucene and tantivy keep only such a byte; FTS5's scores need the
+ * exact length, so it stays, read only for matches the byte lets by). */
+static inline uint8_t eng_norm_of(uint32_t dl)
+{
+    if (dl < 128)
+        return (uint8_t)dl;
+    unsigned e = 31u - (unsigned)__builtin_clz(dl) - 4; /* dl >> e in [16, 32) */
+    if (e > 10)
+        return 255;
+    return (uint8_t)(((e + 5) << 4) + (dl >> e) - 16);
+}
+
+/* The least length of norm c: at most every length it was made of. */
+static inline uint32_t eng_norm_length(uint8_t c)
+{
+    return c < 128 ? c : (16u + (c & 15u)) << ((c >> 4) - 5);
+}
 
 struct eng_segment;
 struct eng_term;
@@ -67,6 +90,10 @@ int eng_facet_column_narrow(struct eng_segment *s, const struct eng_term *t, uin
 /* s's docids by source, built the first time it is asked (facet_cols.c:
  * a counting sort of the source column). 0 or ERR_NOMEM. */
 int eng_source_docs(struct eng_segment *s, const struct eng_source_docs **out);
+
+/* s's length norms (eng_norm_of), built the first time they are asked
+ * (facet_cols.c). 0 or ERR_NOMEM. */
+int eng_length_norms(struct eng_segment *s, const uint8_t **out);
 
 /* One facet column freed (NULL: nothing). */
 void eng_facet_col_free(struct eng_facet_col *c);

@@ -237,24 +237,83 @@ static struct eng_source_docs *source_docs_build(const struct eng_segment *s)
     return sd;
 }
 
-int eng_source_docs(struct eng_segment *s, const struct eng_source_docs **out)
+/* A column of s kept in its eng_facet_cols, made by make on first ask
+ * under the build lock (readers take it without). */
+struct lazy_col {
+    void *(*get)(struct eng_facet_cols *cols);
+    void (*put)(struct eng_facet_cols *cols, void *col);
+    void *(*make)(const struct eng_segment *s);
+};
+
+static int lazy_col(struct eng_segment *s, const struct lazy_col *c, const void **out)
 {
     struct eng_facet_cols *cols = atomic_load(&s->facets);
-    struct eng_source_docs *sd = cols ? atomic_load(&cols->by_source) : NULL;
+    void *col = cols ? c->get(cols) : NULL;
     int rc = 0;
-    if (sd == NULL) {
+    if (col == NULL) {
         pthread_mutex_lock(&build_lock);
         if ((cols = cols_of(s)) == NULL)
             rc = ERR_NOMEM;
-        else if ((sd = atomic_load(&cols->by_source)) == NULL) {
-            if ((sd = source_docs_build(s)) == NULL)
+        else if ((col = c->get(cols)) == NULL) {
+            if ((col = c->make(s)) == NULL)
                 rc = ERR_NOMEM;
             else
-                atomic_store(&cols->by_source, sd);
+                c->put(cols, col);
         }
         pthread_mutex_unlock(&build_lock);
     }
-    *out = sd;
+    *out = col;
+    return rc;
+}
+
+static void *by_source_get(struct eng_facet_cols *cols)
+{
+    return atomic_load(&cols->by_source);
+}
+
+static void by_source_put(struct eng_facet_cols *cols, void *col)
+{
+    atomic_store(&cols->by_source, col);
+}
+
+static void *by_source_make(const struct eng_segment *s)
+{
+    return source_docs_build(s);
+}
+
+int eng_source_docs(struct eng_segment *s, const struct eng_source_docs **out)
+{
+    static const struct lazy_col c = {by_source_get, by_source_put, by_source_make};
+    const void *col;
+    int rc = lazy_col(s, &c, &col);
+    *out = col;
+    return rc;
+}
+
+static void *norm_get(struct eng_facet_cols *cols)
+{
+    return atomic_load(&cols->norm);
+}
+
+static void norm_put(struct eng_facet_cols *cols, void *col)
+{
+    atomic_store(&cols->norm, col);
+}
+
+static void *norm_make(const struct eng_segment *s)
+{
+    uint8_t *norm = malloc(s->n ? s->n : 1);
+    for (uint32_t d = 0; norm && d < s->n; d++)
+        norm[d] = eng_norm_of(s->dl[d]);
+    return norm;
+}
+
+int eng_length_norms(struct eng_segment *s, const uint8_t **out)
+{
+    static const struct lazy_col c = {norm_get, norm_put, norm_make};
+    const void *col;
+    int rc = lazy_col(s, &c, &col);
+    *out = col;
     return rc;
 }
 

@@ -4,6 +4,8 @@
  * sets (sets.c). */
 #include "index/engine/search.h"
 
+#include "index/engine/columns.h"
+
 #include "util/banned.h"
 
 /* Docid interval [*lo, *hi) of the request's id window in seg. */
@@ -27,6 +29,8 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
     if (lo >= hi)
         return 0;
     ev.leaf_nodes = arena_calloc(a, r->plan.nleaves + 1, sizeof *ev.leaf_nodes);
+    if (sort == INDEX_SORT_RELEVANCY) /* out of memory: no bound by them */
+        (void)eng_length_norms((struct eng_segment *)(uintptr_t)seg, &ev.norm);
     ev.pa = r->pa;
     ev.st = r->st;
     if (ev.leaf_nodes == NULL)

@@ -47,6 +47,7 @@ struct ev {
     uint32_t (*pa)[ENG_POS_MAX]; /* positions of one token, per field */
     uint32_t (*st)[ENG_POS_MAX]; /* phrase start candidates, per field */
     struct node **leaf_nodes;    /* per scored leaf, this segment; NULL absent */
+    const uint8_t *norm;         /* relevancy: seg's length bytes (columns.h); NULL none */
     bool positions;              /* phrases by positions alone, no pairs (the reference) */
     bool nomem;
 };
