@@ -52,6 +52,36 @@ __attribute__((target("popcnt"))) static uint64_t count_popcnt(const uint64_t *v
 }
 #endif
 
+/* v &= t (neg: v &= ~t), counting what is left in the same pass: a
+ * narrowing was followed by a count of its own over the window's words
+ * (the 10 M mix over 16 clients: count_popcnt 5 %). */
+#if defined(__GNUC__) && defined(__x86_64__)
+__attribute__((target("popcnt"))) static uint64_t and_count_popcnt(uint64_t *v, const uint64_t *t,
+                                                                    uint32_t nw, uint64_t flip)
+{
+    uint64_t c = 0;
+    for (uint32_t w = 0; w < nw; w++) {
+        v[w] &= t[w] ^ flip;
+        c += (uint64_t)__builtin_popcountll(v[w]);
+    }
+    return c;
+}
+#endif
+
+static uint64_t set_and_count(const struct sets *b, uint64_t *v, const uint64_t *t, bool neg)
+{
+    uint64_t flip = neg ? ~(uint64_t)0 : 0, c = 0;
+#if defined(__GNUC__) && defined(__x86_64__)
+    if (__builtin_cpu_supports("popcnt"))
+        return and_count_popcnt(v, t, b->nw, flip);
+#endif
+    for (uint32_t w = 0; w < b->nw; w++) {
+        v[w] &= t[w] ^ flip;
+        c += bits_pop(v[w]);
+    }
+    return c;
+}
+
 static uint64_t set_count(const struct sets *b, const uint64_t *v)
 {
     uint64_t c = 0;
@@ -294,15 +324,8 @@ static int set_narrow(struct sets *b, struct node *n, uint64_t *v, bool neg, uin
         return ERR_NOMEM;
     if ((rc = set_build(b, n, t)) < 0)
         return rc;
-    if (neg) {
-        for (uint32_t w = 0; w < b->nw; w++)
-            v[w] &= ~t[w];
-    } else {
-        for (uint32_t w = 0; w < b->nw; w++)
-            v[w] &= t[w];
-    }
+    *cand = set_and_count(b, v, t, neg);
     set_done(b, t);
-    *cand = set_count(b, v);
     return 0;
 }
 
@@ -432,11 +455,8 @@ int eng_sets_run_segment(struct run *r, struct ev *ev, size_t si, struct node *r
     else if ((rc = set_build(&b, root, v)) == 0 && ev->nomem)
         rc = ERR_NOMEM;
     if (rc == 0) {
-        if (deletions) {
-            for (uint32_t w = 0; w < b.nw; w++)
-                v[w] &= ~deletions->bits[(b.base >> 6) + w];
-        }
-        uint64_t here = set_count(&b, v);
+        uint64_t here = deletions ? set_and_count(&b, v, deletions->bits + (b.base >> 6), true)
+                                  : set_count(&b, v);
         r->total += here;
         if (r->visit && r->visit->set) /* eng_search_visit */
             r->visit->set(r->visit->ctx, ev->si, b.base, b.nw, v);

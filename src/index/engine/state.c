@@ -78,7 +78,7 @@ int eng_writer_publish(struct eng_writer *w)
          * no error: that page makes it then. */
         const struct eng_source_docs *sd;
         (void)eng_source_docs(w->segs[i], &sd);
-        const uint8_t *norm; /* relevancy's length bytes likewise (10 M: 40 ms in all) */
+        const uint8_t *norm; /* relevancy's length bytes likewise (a pass over dl) */
         (void)eng_length_norms(w->segs[i], &norm);
         s->segs[i] = w->segs[i];
         atomic_fetch_add(&w->segs[i]->ref, 1);
