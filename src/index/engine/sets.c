@@ -482,6 +482,25 @@ static void source_window(const struct eng_source_docs *sd, uint32_t k, const st
     *z = p + sort_lower_bound(p, n, sizeof *p, &b->hi, sort_u32_before);
 }
 
+/* The popularity page's scan: each match of v keyed by its source's
+ * popularity (unlisted: only those of unlisted sources, -1) into the
+ * heap. (Asking for the sources of the matches eight words ahead was
+ * tried: the mix's popularity lines at 10 M, no faster.) */
+static void pop_scan(struct run *r, const struct ev *ev, const struct sets *b, const uint64_t *v,
+                     bool unlisted)
+{
+    const struct eng_segment *seg = ev->seg;
+    const struct eng_snap *snap = r->snap;
+    for (uint32_t w = 0; w < b->nw; w++) {
+        for (uint64_t bits = v[w]; bits; bits &= bits - 1) {
+            uint32_t d = b->base + w * 64 + bits_low(bits), src = seg->src[d];
+            double pop = src < snap->npop ? snap->pop[src] : -1.0;
+            if ((!unlisted || pop == -1.0) && heap_may_take(&r->heap, pop))
+                heap_offer(r, (struct cand){pop, seg->ids[d], {ev->si, d}});
+        }
+    }
+}
+
 /* The popularity page by sources, the most popular first (a match's key
  * is its source's popularity): each listed source's documents in the
  * window that are matches offered to the heap, a group of equal
@@ -535,16 +554,8 @@ static int pop_by_source(struct run *r, const struct ev *ev, const struct sets *
         if (expired(r))
             return ERR_TIMEOUT;
     }
-    if (!heap_may_take(&r->heap, -1.0))
-        return 0;
-    for (uint32_t w = 0; w < b->nw; w++) { /* the unlisted, as the scan keys them */
-        for (uint64_t bits = v[w]; bits; bits &= bits - 1) {
-            uint32_t d = b->base + w * 64 + bits_low(bits), src = seg->src[d];
-            double pop = src < snap->npop ? snap->pop[src] : -1.0;
-            if (pop == -1.0 && heap_may_take(&r->heap, pop))
-                heap_offer(r, (struct cand){pop, seg->ids[d], {ev->si, d}});
-        }
-    }
+    if (heap_may_take(&r->heap, -1.0))
+        pop_scan(r, ev, b, v, true);
     return 0;
 }
 
@@ -579,15 +590,7 @@ static int sets_page(struct run *r, struct ev *ev, struct sets *sb, const uint64
         int rc = pop_by_source(r, ev, &b, v);
         if (rc <= 0)
             return rc;
-        for (uint32_t w = 0; w < b.nw; w++) {
-            for (uint64_t bits = v[w]; bits; bits &= bits - 1) {
-                uint32_t d = b.base + w * 64 + bits_low(bits);
-                uint32_t src = seg->src[d];
-                double pop = src < r->snap->npop ? r->snap->pop[src] : -1.0;
-                if (heap_may_take(&r->heap, pop))
-                    heap_offer(r, (struct cand){pop, seg->ids[d], {ev->si, d}});
-            }
-        }
+        pop_scan(r, ev, &b, v, false);
         return 0;
     }
     case INDEX_SORT_RELEVANCY: {
