@@ -162,19 +162,25 @@ static int search(struct eng_segment *seg, const char *q, int64_t from, int64_t 
     }
     aggregate(&snap, &a, &req, *total, true);
     /* Block-max pruning against scoring every match: the same total and
-     * the same page, in the same order. */
-    uint64_t pruned_total = 0, all_total = 0;
-    int64_t *pruned = NULL, *all = NULL;
-    size_t npruned = 0, nall = 0;
-    req.sort = INDEX_SORT_RELEVANCY;
-    CHECK(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, &pruned_total, &pruned, NULL, &npruned,
-                         &err) == 0);
-    snap.score_all = true;
-    CHECK(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, &all_total, &all, NULL, &nall, &err) ==
-          0);
-    snap.score_all = false;
-    CHECK(pruned_total == all_total && npruned == nall);
-    CHECK(nall == 0 || memcmp(pruned, all, nall * sizeof *all) == 0);
+     * the same page, in the same order; a page of 2 as well, whose heap is
+     * full after two matches of a small segment (the bounds then prune). */
+    static const size_t limits[] = {10, 2};
+    for (size_t li = 0; li < sizeof limits / sizeof limits[0]; li++) {
+        uint64_t pruned_total = 0, all_total = 0;
+        int64_t *pruned = NULL, *all = NULL;
+        size_t npruned = 0, nall = 0;
+        req.sort = INDEX_SORT_RELEVANCY;
+        req.limit = limits[li];
+        CHECK(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, &pruned_total, &pruned, NULL,
+                             &npruned, &err) == 0);
+        snap.score_all = true;
+        CHECK(eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, &all_total, &all, NULL, &nall,
+                             &err) == 0);
+        snap.score_all = false;
+        CHECK(pruned_total == all_total && npruned == nall);
+        CHECK(nall == 0 || memcmp(pruned, all, nall * sizeof *all) == 0);
+    }
+    req.limit = 10;
     req.sort = INDEX_SORT_PUBLISHED_DESC;
     rc = eng_search_ids(&snap, &a, &req, ENG_SPLIT_NEVER, total, &ids, NULL, n, &err);
     CHECK(rc == 0);
@@ -400,6 +406,15 @@ static void check_queries(const struct doc *docs, size_t n, const struct eng_seg
                   0);
             snprintf(q, sizeof q, "(\"%s %s %s\"~1 OR %s) NOT \"%s %s\"~0", vocab[w1], vocab[w2],
                      vocab[w3], vocab[w4], vocab[w2], vocab[w4]);
+            CHECK(search((struct eng_segment *)seg, q, INT64_MIN, INT64_MAX, &total, page, &np) ==
+                  0);
+            /* A scored proximity beside a term, under an AND and an OR: the
+             * page bounded from their words weighed (bounds.c). */
+            snprintf(q, sizeof q, "\"%s %s\"~%u AND (%s OR %s)", vocab[w1], vocab[w2], dist,
+                     vocab[w3], vocab[w4]);
+            CHECK(search((struct eng_segment *)seg, q, INT64_MIN, INT64_MAX, &total, page, &np) ==
+                  0);
+            snprintf(q, sizeof q, "\"%s %s\"~%u OR %s", vocab[w2], vocab[w1], dist + 1, vocab[w3]);
             CHECK(search((struct eng_segment *)seg, q, INT64_MIN, INT64_MAX, &total, page, &np) ==
                   0);
         }

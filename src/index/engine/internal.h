@@ -17,8 +17,7 @@
  *   columns.c    a segment's in-memory columns (facets, stories): their memory
  *   snapshot.c   generations; reference counts of segments, deletion sets and
  *                snapshots; the slot holding the current snapshot
- *   postings.c   the postings codec whole: varints, blocks, the encoder of a
- *                term's postings, cursors over them
+ *   postings.c   the postings codec whole: varints, blocks, the encoder, cursors
  *   segment.c    looking terms, ids and URLs up; the merge's segment writer
  *   segbuild.c   the builder: rows tokenized into a segment
  *   segcheck.c   what a search reads of a file, checked where it first reads it
@@ -28,6 +27,7 @@
  *   facet_cols.c facet columns filled on first use (columns.h)
  *   iter.c       search: document-at-a-time iterators over a segment
  *   rank.c       search: relevancy (FTS5's bm25), scores into the page
+ *   bounds.c     search: a relevancy page's bounds when its plan is not plain
  *   sets.c       search: the set evaluator (bitsets of a docid window)
  *   run.c        search: one segment counted and its page share kept
  *   split.c      search: every segment, on one thread or two
@@ -589,12 +589,12 @@ uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi);
 uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
                            uint32_t hi, uint64_t *bits, uint32_t base);
 /* Relevancy's frequencies a term at a time over a set of matches (rank.c): for every posting of
- * t with docid d in [lo, hi) set in v (bit d - base), its wf2 (eng_posting_head_read) into wf2 at
- * d's rank among v's bits (rank[w]: bits before word w), its block's dl_min raising dl_floor
- * there; heads alone read, a block without a match skipped. Meta terms: nothing. */
+ * t with docid d in [lo, hi) set in v (bit d - base), its wf2 (eng_posting_head_read; fields: its
+ * head packed, heads.h) into wf2 at d's rank among v's bits (rank[w]: bits before word w), its
+ * block's dl_min raising dl_floor there; heads alone read, a block without a match skipped. */
 void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
                         uint32_t hi, const uint64_t *v, uint32_t base, const uint32_t *rank,
-                        uint32_t *wf2, uint32_t *dl_floor);
+                        uint32_t *wf2, uint32_t *dl_floor, bool fields);
 /* Block b of a term's postings, its skip entry's maxima, the caller's key. */
 struct eng_block_bound {
     uint32_t b, wf2_max, dl_min;

@@ -111,6 +111,8 @@ static bool near_paired(struct node *n, uint32_t doc)
         unsigned mask;
         if (c->t == NULL || eng_cursor_seek(c, doc) != doc)
             continue;
+        if ((n->colset & INDEX_FIELD_ALL) == INDEX_FIELD_ALL)
+            return true; /* in some column: no need to read which */
         eng_cursor_data(c, &mask, tf, NULL);
         if (mask & n->colset)
             return true;
@@ -457,6 +459,19 @@ uint32_t eng_iter_seek(struct ev *ev, struct node *n, uint32_t target)
         set_end(n);
     n->doc = d;
     return d;
+}
+
+bool eng_iter_near_at(struct ev *ev, struct node *n, uint32_t d)
+{
+    for (size_t k = 0; k < n->n; k++) {
+        if (eng_cursor_seek(&n->cur[k], d) != d)
+            return false;
+    }
+    n->pf_due = false;
+    bool near = near_count(ev, n, n->pf) > 0;
+    n->started = near; /* else the next seek looks again */
+    n->doc = d;
+    return near;
 }
 
 /* The sweep of near.h ends when one word runs out, every other still on

@@ -21,6 +21,8 @@
  * AND of three words had eng_postings_fill at 42 % (docs/engine.md). */
 #include "index/engine/internal.h"
 
+#include "index/engine/heads.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,8 +147,9 @@ block_each_w(const uint8_t *p, uint32_t n, uint32_t x, unsigned w,
 /* A docid block's docids, each after x: emit(ctx, i, docid i) in order,
  * by the loop of its width. Inline with emit known at each call, so that
  * each caller's loops are its own. */
-static inline __attribute__((always_inline)) void block_each(const uint8_t *block, uint32_t n, uint32_t x,
-                              void (*emit)(void *ctx, uint32_t i, uint32_t docid), void *ctx)
+static inline __attribute__((always_inline)) void
+block_each(const uint8_t *block, uint32_t n, uint32_t x,
+           void (*emit)(void *ctx, uint32_t i, uint32_t docid), void *ctx)
 {
     const uint8_t *p = block + 1;
     switch (*block & 63u) { /* <= 32 in any checked segment */
@@ -154,6 +157,7 @@ static inline __attribute__((always_inline)) void block_each(const uint8_t *bloc
     case w:                                                                                        \
         block_each_w(p, n, x, w, emit, ctx);                                                       \
         return;
+        /* clang-format off */
         EACH_W(0) EACH_W(1) EACH_W(2) EACH_W(3) EACH_W(4) EACH_W(5) EACH_W(6) EACH_W(7) EACH_W(8)
         EACH_W(9) EACH_W(10) EACH_W(11) EACH_W(12) EACH_W(13) EACH_W(14) EACH_W(15) EACH_W(16)
         EACH_W(17) EACH_W(18) EACH_W(19) EACH_W(20) EACH_W(21) EACH_W(22) EACH_W(23) EACH_W(24)
@@ -162,6 +166,7 @@ static inline __attribute__((always_inline)) void block_each(const uint8_t *bloc
     default:
         gaps_each(p, 0, n, x, *block & 63u, emit, ctx);
     }
+    /* clang-format on */
 }
 
 static inline __attribute__((always_inline)) void emit_id(void *ctx, uint32_t i, uint32_t docid)
@@ -479,7 +484,7 @@ static const uint8_t *block_read(const struct eng_segment *s, const struct eng_t
 
 void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
                         uint32_t hi, const uint64_t *v, uint32_t base, const uint32_t *rank,
-                        uint32_t *wf2, uint32_t *dl_floor)
+                        uint32_t *wf2, uint32_t *dl_floor, bool fields)
 {
     struct eng_skip one;
     const struct eng_skip *skip = term_skip(s, t, &one);
@@ -497,7 +502,10 @@ void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, u
         const uint8_t *p = block_read(s, t, skip, b, ids);
         for (uint32_t j = 0, n = block_len(t, b); j < n; j++) {
             uint32_t d = ids[j], w, tfs;
-            p = eng_posting_head_read(p, &w, &tfs);
+            if (fields)
+                p = eng_head_pack(p, &w);
+            else
+                p = eng_posting_head_read(p, &w, &tfs);
             if (d >= hi)
                 return;
             if (d >= lo && bits_get(v, d - base)) {

@@ -45,50 +45,11 @@ bool eng_rank_plain(const struct plan *p, bool under_or)
     return false;
 }
 
-static int leaf_hits_segment(struct run *r, struct arena *a, size_t s, const struct plan *leaf,
-                             const char *key, size_t keylen, int64_t *hits)
-{
-    struct ev ev = {.a = a, .seg = r->snap->segs[s], .positions = r->snap->doc_at_a_time};
-    const struct eng_deletions *deletions = r->snap->deletions[s];
-    struct eng_count_cache_key ck = {ev.seg->gen, deletions ? deletions->gen : 0, 0, ev.seg->n, key,
-                                     keylen};
-    uint64_t cached;
-    if (key && eng_count_cache_get(r->snap->count_cache, &ck, &cached)) {
-        *hits += (int64_t)cached;
-        return 0;
-    }
-    struct node *dummy[1];
-    struct plan copy = *leaf;
-    copy.leaf = -1;
-    ev.leaf_nodes = dummy;
-    ev.pa = r->pa;
-    ev.st = r->st;
-    struct node *n = eng_iter_new(&ev, &copy);
-    if (ev.nomem)
-        return ERR_NOMEM;
-    if (n == NULL)
-        return 0;
-    if (n->kind == PLAN_TERM && !n->filter && deletions == NULL) {
-        *hits += n->cur[0].t->df;
-        return 0;
-    }
-    uint64_t here = 0;
-    for (uint32_t d = eng_iter_seek(&ev, n, 0); d != ENG_END; d = eng_iter_seek(&ev, n, d + 1)) {
-        if (!eng_deletions_has(deletions, d))
-            here++;
-        if (expired(r))
-            return ERR_TIMEOUT;
-    }
-    *hits += (int64_t)here;
-    if (key)
-        eng_count_cache_put(r->snap->count_cache, &ck, here);
-    return 0;
-}
-
 /* Relevancy's statistics, in two halves so that a search split over two
- * threads counts its nHits split too: bm25_begin (one thread, the
- * request's arena), leaf_hits over some segments (any thread, adding into
- * hits[] per leaf), bm25_idf (one thread, once every segment is counted). */
+ * threads counts its nHits split too: eng_rank_begin (one thread, the
+ * request's arena), eng_run_leaf_hits (run.c) over some segments (any
+ * thread, adding into hits[] per leaf), eng_rank_idf (one thread, once
+ * every segment is counted). */
 int eng_rank_begin(struct run *r, struct arena *a)
 {
     size_t n = r->plan.nleaves ? r->plan.nleaves : 1;
@@ -112,27 +73,6 @@ int eng_rank_begin(struct run *r, struct arena *a)
             return ERR_NOMEM;
     }
     return 0;
-}
-
-/* nHit of FTS5's bm25 (live documents matching a leaf anywhere), of every
- * leaf over segs[0..nsegs), added to hits[leaf]. Each segment's iterators
- * live in a scratch arena dropped after it (limit: a's): a query of
- * hundreds of words over many segments would otherwise pile them all up in
- * the request's arena. */
-int eng_rank_leaf_hits(struct run *r, const struct arena *a, const size_t *segs, size_t nsegs,
-                       int64_t *hits)
-{
-    int rc = 0;
-    for (size_t i = 0; i < r->plan.nleaves && rc == 0; i++) {
-        for (size_t k = 0; k < nsegs && rc == 0; k++) {
-            struct arena scratch;
-            arena_init(&scratch, a->limit);
-            rc = leaf_hits_segment(r, &scratch, segs[k], r->plan.leaves[i], r->hit_keys[i],
-                                   r->hit_keylens[i], &hits[i]);
-            arena_release(&scratch);
-        }
-    }
-    return rc;
 }
 
 void eng_rank_idf(struct run *r, const int64_t *hits)
@@ -167,17 +107,6 @@ int eng_rank_frozen(struct run *r)
     return 0;
 }
 
-/* One phrase's term of fts5Bm25Function(): weighted frequency f in a
- * document of D tokens. Rounded operations are monotone, so this grows with
- * f and shrinks with D in floating point too: with f and D bounded it gives
- * a true bound of the exact score (bm25_bound). */
-static double bm25_term(const struct run *r, double idf, double f, double D)
-{
-    const double k1 = 1.2;
-    const double b = 0.75;
-    return idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * D / r->avgdl)));
-}
-
 /* fts5Bm25Function(), summing phrases in FTS5's order. */
 static double bm25_sum(const struct run *r, const double *f, double D)
 {
@@ -186,7 +115,7 @@ static double bm25_sum(const struct run *r, const double *f, double D)
         /* a phrase absent here adds exactly +0.0, which changes no sum
          * (score starts at +0.0): skipped, a division saved per leaf */
         if (f[i] != 0.0)
-            score += bm25_term(r, r->idf[i], f[i], D);
+            score += eng_bm25_term(r, r->idf[i], f[i], D);
     }
     return score;
 }
@@ -263,7 +192,7 @@ static double bm25_bound(struct run *r, struct ev *ev, uint32_t doc, double D)
     for (size_t i = 0; i < r->plan.nleaves; i++) {
         double f = leaf_freq_bound(ev->leaf_nodes[i], doc);
         if (f != 0.0) /* as bm25_sum */
-            score += bm25_term(r, r->idf[i], f, D);
+            score += eng_bm25_term(r, r->idf[i], f, D);
     }
     return score;
 }
@@ -460,7 +389,7 @@ static int rank_blocks(struct run *r, struct ev *ev2, const struct sets *b, cons
         return ERR_NOMEM;
     uint32_t n = eng_postings_blocks(seg, t, b->lo, b->hi, v, b->base, h);
     for (uint32_t i = 0; i < n; i++)
-        h[i].key = bm25_term(r, r->idf[0], h[i].wf2_max * 0.5, h[i].dl_min);
+        h[i].key = eng_bm25_term(r, r->idf[0], h[i].wf2_max * 0.5, h[i].dl_min);
     for (uint32_t i = n / 2; i-- > 0;)
         block_sift(h, n, i);
     while (n > 0 && rc == 0) {
@@ -499,18 +428,13 @@ static int rank_blocks(struct run *r, struct ev *ev2, const struct sets *b, cons
  * divides once a leaf (a common word's relevancy page at 10 M: bm25_sum
  * 36 % of the profile, nearly all of it that bound). NULL: not tabled
  * (out of memory is no error here: the slower bounds remain). */
-#define TABLE_WF2 256
-
-static double *wf2_table(const struct run *r, const size_t *slot, const uint32_t *floor,
-                         uint32_t nm)
+double *eng_rank_wf2_table(const struct run *r, const size_t *slot, uint32_t lo)
 {
-    uint32_t lo = UINT32_MAX;
-    for (uint32_t m = 0; m < nm; m++)
-        lo = floor[m] < lo ? floor[m] : lo;
-    double *t = malloc(r->plan.nleaves * TABLE_WF2 * sizeof *t);
+    double *t = malloc(r->plan.nleaves * ENG_TABLE_WF2 * sizeof *t);
     for (size_t i = 0; t && i < r->plan.nleaves; i++) {
-        for (uint32_t w = 0; w < TABLE_WF2; w++)
-            t[i * TABLE_WF2 + w] = slot[i] && w ? bm25_term(r, r->idf[i], w * 0.5, lo) : 0.0;
+        for (uint32_t w = 0; w < ENG_TABLE_WF2; w++)
+            t[i * ENG_TABLE_WF2 + w] =
+                slot[i] && w ? eng_bm25_term(r, r->idf[i], w * 0.5, lo) : 0.0;
     }
     return t;
 }
@@ -525,10 +449,10 @@ static bool wf2_table_below(const struct run *r, const double *t, const size_t *
         if (!slot[i])
             continue;
         uint32_t w = wf2[(slot[i] - 1) * (size_t)nm + m];
-        if (w >= TABLE_WF2)
+        if (w >= ENG_TABLE_WF2)
             return false;
         if (w)
-            bound += t[i * TABLE_WF2 + w];
+            bound += t[i * ENG_TABLE_WF2 + w];
     }
     return bound < worst;
 }
@@ -589,16 +513,9 @@ static void weighed_wait(struct run *r, struct ev *ev2, struct weighed *wd, uint
         weighed_flush(r, ev2, wd);
 }
 
-/* A scored leaf's frequencies are read a term at a time over the matches
- * (eng_postings_weigh) when its postings in the window are at most this
- * many per match; else it is sought to each match. A sought leaf costs a
- * skip-table search and a block decode per match (~80 ns), a weighed one
- * ~2 ns per posting of its list (blocks without a match skipped). */
-#define WEIGH_RATIO 40
-
 /* Relevancy's page from the matches v of a plain plan (plain_plan: a
  * scored leaf sits on a match exactly when its term holds it), its
- * frequencies read term at a time for the leaves that pay (WEIGH_RATIO),
+ * frequencies read term at a time for the leaves that pay (ENG_WEIGH_RATIO),
  * sought per match for the others, each match then scored exactly as
  * relevancy_match scores it. The profile of the nested shape's relevancy
  * page (4,538 matches of five words): seeking five cursors to each match
@@ -629,7 +546,7 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
         if (n->kind != PLAN_TERM || n->filter) /* not a plain plan's leaf */
             goto out;
         uint64_t in_window = (uint64_t)n->cur[0].t->df * (b->hi - b->lo) / (seg->n ? seg->n : 1);
-        if (in_window <= (uint64_t)WEIGH_RATIO * nm)
+        if (in_window <= (uint64_t)ENG_WEIGH_RATIO * nm)
             slot[i] = ++nweigh;
     }
     if (nweigh == 0)
@@ -646,13 +563,16 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
     for (size_t i = 0; i < nl; i++) {
         if (slot[i])
             eng_postings_weigh(seg, ev2->leaf_nodes[i]->cur[0].t, b->lo, b->hi, v, b->base, rank,
-                               wf2 + (slot[i] - 1) * (size_t)nm, floor);
+                               wf2 + (slot[i] - 1) * (size_t)nm, floor, false);
     }
     rc = 0;
     bool all_weighed = !r->snap->score_all;
     for (size_t i = 0; i < nl; i++)
         all_weighed &= slot[i] || ev2->leaf_nodes[i] == NULL;
-    table = all_weighed ? wf2_table(r, slot, floor, nm) : NULL;
+    uint32_t lo = UINT32_MAX;
+    for (uint32_t m2 = 0; all_weighed && m2 < nm; m2++)
+        lo = floor[m2] < lo ? floor[m2] : lo;
+    table = all_weighed ? eng_rank_wf2_table(r, slot, lo) : NULL;
     struct weighed wd = {.slot = slot, .wf2 = wf2, .floor = floor, .nm = nm};
     uint32_t m = 0;
     for (uint32_t w = 0; w < b->nw && rc == 0; w++) {

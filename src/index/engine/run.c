@@ -1,7 +1,7 @@
 /* One segment of a search (search.h): its docid window, its plan's
  * instance, then the count (a single term's from its skip table, a cached
  * one, else every match) and its share of the page, by iterators or by
- * sets (sets.c). */
+ * sets (sets.c); and a leaf's nHit for relevancy (eng_run_leaf_hits). */
 #include "index/engine/search.h"
 
 #include "index/engine/columns.h"
@@ -94,11 +94,14 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
      * decode into a set as fast as an OR's (stories AND them with a set).
      * So does a one-term relevancy page: the set's page weighs the term a
      * block at a time and bounds each match before its length is read
-     * (rank.c), where the iterators seek it to every match. */
-    bool sets_kind = root->kind == PLAN_AND || root->kind == PLAN_OR ||
-                     root->kind == PLAN_ANDNOT || (r->visit && r->visit->set) ||
-                     (sort == INDEX_SORT_RELEVANCY && r->k > 0 && root->kind == PLAN_TERM &&
-                      !root->filter);
+     * (rank.c), where the iterators seek it to every match. And a
+     * proximity of two paired words: its pairs' sets answer most of it
+     * (sets.c near_by_sets), and its relevancy page is bounded from its
+     * words weighed (bounds.c) before the plan is sought to a match. */
+    bool sets_kind =
+        root->kind == PLAN_AND || root->kind == PLAN_OR || root->kind == PLAN_ANDNOT ||
+        (r->visit && r->visit->set) || (root->kind == PLAN_NEAR && eng_sets_near(root)) ||
+        (sort == INDEX_SORT_RELEVANCY && r->k > 0 && root->kind == PLAN_TERM && !root->filter);
     if (!r->snap->doc_at_a_time && sets_kind && eng_sets_use(r, seg, root, lo, hi))
         return eng_sets_run_segment(r, &ev, si, root, lo, hi, &ck, known);
 
@@ -156,5 +159,77 @@ int eng_run_segment(struct run *r, struct arena *a, size_t si, int64_t id_lo, in
     arena_init(&scratch, a->limit);
     int rc = run_segment_in(r, &scratch, si, id_lo, id_hi);
     arena_release(&scratch);
+    return rc;
+}
+
+static int leaf_hits_segment(struct run *r, struct arena *a, size_t s, const struct plan *leaf,
+                             const char *key, size_t keylen, int64_t *hits)
+{
+    struct ev ev = {.a = a, .seg = r->snap->segs[s], .positions = r->snap->doc_at_a_time};
+    const struct eng_deletions *deletions = r->snap->deletions[s];
+    struct eng_count_cache_key ck = {ev.seg->gen, deletions ? deletions->gen : 0, 0, ev.seg->n, key,
+                                     keylen};
+    uint64_t cached;
+    if (key && eng_count_cache_get(r->snap->count_cache, &ck, &cached)) {
+        *hits += (int64_t)cached;
+        return 0;
+    }
+    struct node *dummy[1];
+    struct plan copy = *leaf;
+    copy.leaf = -1;
+    ev.leaf_nodes = dummy;
+    ev.pa = r->pa;
+    ev.st = r->st;
+    struct node *n = eng_iter_new(&ev, &copy);
+    if (ev.nomem)
+        return ERR_NOMEM;
+    if (n == NULL)
+        return 0;
+    if (n->kind == PLAN_TERM && !n->filter && deletions == NULL) {
+        *hits += n->cur[0].t->df;
+        return 0;
+    }
+    uint64_t here = 0;
+    /* as sets where they pay: a proximity whose pairs answer it ("Premier
+     * League"~3 by relevancy at 10 M: its hits walked by iterators were
+     * as long as its whole count), a term less its deletions */
+    if (!ev.positions &&
+        ((n->kind == PLAN_NEAR && eng_sets_near(n)) || (n->kind == PLAN_TERM && !n->filter))) {
+        int rc = eng_sets_count(r, &ev, n, deletions, &here);
+        if (rc < 0)
+            return rc;
+    } else {
+        for (uint32_t d = eng_iter_seek(&ev, n, 0); d != ENG_END;
+             d = eng_iter_seek(&ev, n, d + 1)) {
+            if (!eng_deletions_has(deletions, d))
+                here++;
+            if (expired(r))
+                return ERR_TIMEOUT;
+        }
+    }
+    *hits += (int64_t)here;
+    if (key)
+        eng_count_cache_put(r->snap->count_cache, &ck, here);
+    return 0;
+}
+
+/* nHit of FTS5's bm25 (live documents matching a leaf anywhere), of every
+ * leaf over segs[0..nsegs), added to hits[leaf]. Each segment's iterators
+ * live in a scratch arena dropped after it (limit: a's): a query of
+ * hundreds of words over many segments would otherwise pile them all up in
+ * the request's arena. */
+int eng_run_leaf_hits(struct run *r, const struct arena *a, const size_t *segs, size_t nsegs,
+                      int64_t *hits)
+{
+    int rc = 0;
+    for (size_t i = 0; i < r->plan.nleaves && rc == 0; i++) {
+        for (size_t k = 0; k < nsegs && rc == 0; k++) {
+            struct arena scratch;
+            arena_init(&scratch, a->limit);
+            rc = leaf_hits_segment(r, &scratch, segs[k], r->plan.leaves[i], r->hit_keys[i],
+                                   r->hit_keylens[i], &hits[i]);
+            arena_release(&scratch);
+        }
+    }
     return rc;
 }

@@ -63,6 +63,9 @@ double eng_iter_leaf_freq(struct ev *ev, struct node *n, uint32_t doc);
  * are not counted yet (pf_due), from its words' frequencies alone, no
  * position read. */
 double eng_iter_near_bound(struct node *n);
+/* Whether proximity n matches doc d >= its words' cursors by its words'
+ * positions alone (no pair looked up: the caller knows none holds d). */
+bool eng_iter_near_at(struct ev *ev, struct node *n, uint32_t d);
 /* The pair term (pairs.h) answering phrase p of two words in seg; NULL
  * when they are not both paired there or p is no such phrase. */
 const struct eng_term *eng_iter_phrase_pair(const struct eng_segment *seg, const struct plan *p);
@@ -214,6 +217,13 @@ struct sets {
     size_t nall, nfree;
 };
 
+/* Whether proximity n is built as sets: two paired words over all
+ * columns, the pairs' documents matches without a position read. */
+bool eng_sets_near(const struct node *n);
+/* The live documents of ev's segment that leaf node n matches, as a set
+ * (a proximity eng_sets_near builds, a term with deletions to subtract). */
+int eng_sets_count(struct run *r, struct ev *ev, struct node *n,
+                   const struct eng_deletions *deletions, uint64_t *count);
 /* Whether segment seg's window [lo, hi) is better evaluated as sets. */
 bool eng_sets_use(const struct run *r, const struct eng_segment *seg, struct node *root,
                   uint32_t lo, uint32_t hi);
@@ -230,15 +240,15 @@ int eng_sets_run_segment(struct run *r, struct ev *ev, size_t si, struct node *r
 bool eng_rank_plain(const struct plan *p, bool under_or);
 /* Relevancy's statistics, in two halves so that a search split over two
  * threads counts its nHits split too: eng_rank_begin (one thread, the
- * request's arena), eng_rank_leaf_hits over some segments (any thread,
+ * request's arena), eng_run_leaf_hits (run.c) over some segments (any thread,
  * adding into hits[] per leaf), eng_rank_idf (one thread, once every
  * segment is counted). */
 int eng_rank_begin(struct run *r, struct arena *a);
 /* A cursor walk's frozen statistics (index_request.stats) as r's idf and
  * avgdl: nothing is counted. ERR_INVALID when they do not fit the plan. */
 int eng_rank_frozen(struct run *r);
-int eng_rank_leaf_hits(struct run *r, const struct arena *a, const size_t *segs, size_t nsegs,
-                       int64_t *hits);
+int eng_run_leaf_hits(struct run *r, const struct arena *a, const size_t *segs, size_t nsegs,
+                      int64_t *hits);
 void eng_rank_idf(struct run *r, const int64_t *hits);
 /* Score match d of ev's segment into the page's heap (lazily: bounds first). */
 void eng_rank_match(struct run *r, struct ev *ev, uint32_t d);
@@ -250,6 +260,41 @@ int eng_rank_pending_new(struct run *r, struct arena *a);
 /* Relevancy's page from the matches v of a plain plan; 1 when no leaf
  * pays to be weighed (the caller seeks them all). */
 int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, const uint64_t *v);
+
+/* One phrase's term of fts5Bm25Function(): weighted frequency f in a
+ * document of D tokens. Rounded operations are monotone, so this grows with
+ * f and shrinks with D in floating point too: with f and D bounded it gives
+ * a true bound of the exact score. */
+static inline double eng_bm25_term(const struct run *r, double idf, double f, double D)
+{
+    const double k1 = 1.2;
+    const double b = 0.75;
+    return idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * D / r->avgdl)));
+}
+
+/* A scored leaf's frequencies are read a term at a time over the matches
+ * (eng_postings_weigh) when its postings in the window are at most this
+ * many per match; else it is sought to each match. A sought leaf costs a
+ * skip-table search and a block decode per match (~80 ns), a weighed one
+ * ~2 ns per posting of its list (blocks without a match skipped). */
+#define ENG_WEIGH_RATIO 40
+
+/* Per scored leaf with slot[i] != 0, its bm25 term at length lo for each
+ * weighted frequency below ENG_TABLE_WF2 (rank.c); NULL out of memory. */
+#define ENG_TABLE_WF2 256
+double *eng_rank_wf2_table(const struct run *r, const size_t *slot, uint32_t lo);
+
+/* Bounds of a relevancy page's matches whose plan is not plain, from the
+ * words of its scored terms and proximities weighed over the matches v
+ * (bounds.c): NULL when a scored leaf is neither, a word does not pay to
+ * be weighed, or out of memory (the page scores every match then). */
+struct eng_rank_bounds;
+struct eng_rank_bounds *eng_rank_bounds_new(struct run *r, const struct ev *ev2,
+                                            const struct sets *b, const uint64_t *v);
+/* Whether match m of v (docid d), with the page full, cannot enter it. */
+bool eng_rank_bounds_below(const struct run *r, const struct eng_rank_bounds *bd,
+                           const struct ev *ev2, uint32_t m, uint32_t d);
+void eng_rank_bounds_free(struct eng_rank_bounds *bd);
 
 /* --- one segment (run.c), every segment (split.c) ----------------------------------- */
 

@@ -65,7 +65,7 @@ static void *part_main(void *arg)
 {
     struct part *p = arg;
     if (p->bar) {
-        p->rc = eng_rank_leaf_hits(&p->r, p->a, p->segs, p->nsegs, p->hits);
+        p->rc = eng_run_leaf_hits(&p->r, p->a, p->segs, p->nsegs, p->hits);
         pthread_barrier_wait(p->bar);
         pthread_barrier_wait(p->bar);
     }
@@ -217,7 +217,7 @@ int eng_split_run(struct run *r, struct arena *a, enum eng_split split, int64_t 
             order[i] = i;
         order_segments(r, order, n);
         if (rel) {
-            if ((rc = eng_rank_leaf_hits(r, a, order, n, hits)) < 0)
+            if ((rc = eng_run_leaf_hits(r, a, order, n, hits)) < 0)
                 return rc;
             eng_rank_idf(r, hits);
         }
@@ -230,7 +230,7 @@ int eng_split_run(struct run *r, struct arena *a, enum eng_split split, int64_t 
     atomic_fetch_add(&split_searches, 1);
     part[0].r = *r;
     if (rel) { /* the two halves' nHits, summed into the idf both score with */
-        part[0].rc = eng_rank_leaf_hits(&part[0].r, a, part[0].segs, part[0].nsegs, part[0].hits);
+        part[0].rc = eng_run_leaf_hits(&part[0].r, a, part[0].segs, part[0].nsegs, part[0].hits);
         pthread_barrier_wait(&bar);
         for (size_t i = 0; i < r->plan.nleaves; i++)
             part[0].hits[i] += part[1].hits[i];
