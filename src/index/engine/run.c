@@ -192,9 +192,12 @@ static int leaf_hits_segment(struct run *r, struct arena *a, size_t s, const str
     uint64_t here = 0;
     /* as sets where they pay: a proximity whose pairs answer it ("Premier
      * League"~3 by relevancy at 10 M: its hits walked by iterators were
-     * as long as its whole count), a term less its deletions */
+     * as long as its whole count), a term of more than a posting per 256
+     * documents less its deletions (a set costs a word per 64 documents
+     * to clear and count; a word's rare forms walk their few postings) */
     if (!ev.positions &&
-        ((n->kind == PLAN_NEAR && eng_sets_near(n)) || (n->kind == PLAN_TERM && !n->filter))) {
+        ((n->kind == PLAN_NEAR && eng_sets_near(n)) ||
+         (n->kind == PLAN_TERM && !n->filter && n->cur[0].t->df > ev.seg->n / 256))) {
         int rc = eng_sets_count(r, &ev, n, deletions, &here);
         if (rc < 0)
             return rc;
