@@ -560,12 +560,21 @@ static void pop_scan(struct run *r, const struct ev *ev, const struct sets *b, c
 {
     const struct eng_segment *seg = ev->seg;
     const struct eng_snap *snap = r->snap;
+    uint32_t d[64], src[64];
     for (uint32_t w = 0; w < b->nw; w++) {
-        for (uint64_t bits = v[w]; bits; bits &= bits - 1) {
-            uint32_t d = b->base + w * 64 + bits_low(bits), src = seg->src[d];
-            double pop = src < snap->npop ? snap->pop[src] : -1.0;
+        /* a word's sources read first, no branch between the loads, so
+         * that they miss the cache together rather than one at a time
+         * behind each match's branch on the heap (the 10 M mix over 16
+         * clients: this scan 6 %, nearly all of it those loads) */
+        uint32_t n = 0;
+        for (uint64_t bits = v[w]; bits; bits &= bits - 1, n++) {
+            d[n] = b->base + w * 64 + bits_low(bits);
+            src[n] = seg->src[d[n]];
+        }
+        for (uint32_t k = 0; k < n; k++) {
+            double pop = src[k] < snap->npop ? snap->pop[src[k]] : -1.0;
             if ((!unlisted || pop == -1.0) && heap_may_take(&r->heap, pop))
-                heap_offer(r, (struct cand){pop, seg->ids[d], {ev->si, d}});
+                heap_offer(r, (struct cand){pop, seg->ids[d[k]], {ev->si, d[k]}});
         }
     }
 }
