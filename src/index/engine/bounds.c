@@ -108,10 +108,7 @@ struct eng_rank_bounds *eng_rank_bounds_new(struct run *r, const struct ev *ev2,
             eng_postings_weigh(seg, ev2->leaf_nodes[i]->cur[k].t, b->lo, b->hi, v, b->base, rank,
                                bd->wf2 + (bd->row[i] + k) * bd->nm, bd->floor, bd->near[i]);
     }
-    uint32_t lo = UINT32_MAX;
-    for (uint32_t m = 0; m < bd->nm; m++)
-        lo = bd->floor[m] < lo ? bd->floor[m] : lo;
-    if ((bd->table = eng_rank_wf2_table(r, bd->slot, lo)) == NULL)
+    if ((bd->table = eng_rank_wf2_table(r, bd->slot, bd->floor, bd->nm)) == NULL)
         goto none;
     free(rank);
     return bd;

@@ -428,8 +428,12 @@ static int rank_blocks(struct run *r, struct ev *ev2, const struct sets *b, cons
  * divides once a leaf (a common word's relevancy page at 10 M: bm25_sum
  * 36 % of the profile, nearly all of it that bound). NULL: not tabled
  * (out of memory is no error here: the slower bounds remain). */
-double *eng_rank_wf2_table(const struct run *r, const size_t *slot, uint32_t lo)
+double *eng_rank_wf2_table(const struct run *r, const size_t *slot, const uint32_t *floor,
+                           uint32_t nm)
 {
+    uint32_t lo = UINT32_MAX;
+    for (uint32_t m = 0; m < nm; m++)
+        lo = floor[m] < lo ? floor[m] : lo;
     double *t = malloc(r->plan.nleaves * ENG_TABLE_WF2 * sizeof *t);
     for (size_t i = 0; t && i < r->plan.nleaves; i++) {
         for (uint32_t w = 0; w < ENG_TABLE_WF2; w++)
@@ -569,10 +573,7 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
     bool all_weighed = !r->snap->score_all;
     for (size_t i = 0; i < nl; i++)
         all_weighed &= slot[i] || ev2->leaf_nodes[i] == NULL;
-    uint32_t lo = UINT32_MAX;
-    for (uint32_t m2 = 0; all_weighed && m2 < nm; m2++)
-        lo = floor[m2] < lo ? floor[m2] : lo;
-    table = all_weighed ? eng_rank_wf2_table(r, slot, lo) : NULL;
+    table = all_weighed ? eng_rank_wf2_table(r, slot, floor, nm) : NULL;
     struct weighed wd = {.slot = slot, .wf2 = wf2, .floor = floor, .nm = nm};
     uint32_t m = 0;
     for (uint32_t w = 0; w < b->nw && rc == 0; w++) {

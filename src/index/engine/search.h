@@ -279,10 +279,12 @@ static inline double eng_bm25_term(const struct run *r, double idf, double f, do
  * ~2 ns per posting of its list (blocks without a match skipped). */
 #define ENG_WEIGH_RATIO 40
 
-/* Per scored leaf with slot[i] != 0, its bm25 term at length lo for each
- * weighted frequency below ENG_TABLE_WF2 (rank.c); NULL out of memory. */
+/* Per scored leaf with slot[i] != 0, its bm25 term at the least of the nm
+ * length floors for each weighted frequency below ENG_TABLE_WF2 (rank.c);
+ * NULL out of memory. */
 #define ENG_TABLE_WF2 256
-double *eng_rank_wf2_table(const struct run *r, const size_t *slot, uint32_t lo);
+double *eng_rank_wf2_table(const struct run *r, const size_t *slot, const uint32_t *floor,
+                           uint32_t nm);
 
 /* Bounds of a relevancy page's matches whose plan is not plain, from the
  * words of its scored terms and proximities weighed over the matches v
