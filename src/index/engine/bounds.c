@@ -18,9 +18,7 @@
 
 #include <stdlib.h>
 
-#include "index/engine/columns.h"
 #include "index/engine/heads.h"
-#include "util/bits.h"
 
 #include "util/banned.h"
 
@@ -29,9 +27,8 @@
 
 struct eng_rank_bounds {
     uint32_t nm;
-    size_t *slot;    /* per scored leaf: 1 when it has rows (the table's mask) */
     size_t *row;     /* per scored leaf: its first row, rows[leaf] of them */
-    size_t *rows;    /* per scored leaf: its words weighed (0: absent here) */
+    size_t *rows;    /* per scored leaf: its words weighed (0: absent here; the table's mask) */
     bool *near;      /* per scored leaf: a proximity (its rows packed heads) */
     uint32_t *wf2;   /* row r at match m (r * nm + m): its word's wf2, or its head packed */
     uint32_t *floor; /* per match: the largest block floor of its words */
@@ -42,7 +39,6 @@ void eng_rank_bounds_free(struct eng_rank_bounds *bd)
 {
     if (bd == NULL)
         return;
-    free(bd->slot);
     free(bd->row);
     free(bd->rows);
     free(bd->near);
@@ -73,16 +69,12 @@ struct eng_rank_bounds *eng_rank_bounds_new(struct run *r, const struct ev *ev2,
     if (r->snap->score_all || nl > ENG_BOUND_LEAVES)
         return NULL;
     struct eng_rank_bounds *bd = calloc(1, sizeof *bd);
-    if (bd == NULL || (bd->slot = calloc(nl + 1, sizeof *bd->slot)) == NULL ||
-        (bd->row = calloc(nl + 1, sizeof *bd->row)) == NULL ||
+    if (bd == NULL || (bd->row = calloc(nl + 1, sizeof *bd->row)) == NULL ||
         (bd->rows = calloc(nl + 1, sizeof *bd->rows)) == NULL ||
         (bd->near = calloc(nl + 1, sizeof *bd->near)) == NULL ||
         (rank = malloc((size_t)b->nw * sizeof *rank)) == NULL)
         goto none;
-    for (uint32_t w = 0; w < b->nw; w++) {
-        rank[w] = bd->nm;
-        bd->nm += bits_pop(v[w]);
-    }
+    bd->nm = eng_set_ranks(v, b->nw, rank);
     for (size_t i = 0; i < nl; i++) {
         const struct node *n = ev2->leaf_nodes[i];
         if (n == NULL)
@@ -90,12 +82,9 @@ struct eng_rank_bounds *eng_rank_bounds_new(struct run *r, const struct ev *ev2,
         if ((bd->rows[i] = leaf_words(n)) == 0)
             goto none;
         for (size_t k = 0; k < n->n; k++) { /* as eng_rank_weigh_page: seeking is cheaper */
-            uint64_t in_window =
-                (uint64_t)n->cur[k].t->df * (b->hi - b->lo) / (seg->n ? seg->n : 1);
-            if (in_window > (uint64_t)ENG_WEIGH_RATIO * bd->nm)
+            if (!eng_rank_weighs(b, n->cur[k].t, bd->nm))
                 goto none;
         }
-        bd->slot[i] = 1;
         bd->near[i] = n->kind == PLAN_NEAR;
         bd->row[i] = nrow;
         nrow += bd->rows[i];
@@ -108,7 +97,7 @@ struct eng_rank_bounds *eng_rank_bounds_new(struct run *r, const struct ev *ev2,
             eng_postings_weigh(seg, ev2->leaf_nodes[i]->cur[k].t, b->lo, b->hi, v, b->base, rank,
                                bd->wf2 + (bd->row[i] + k) * bd->nm, bd->floor, bd->near[i]);
     }
-    if ((bd->table = eng_rank_wf2_table(r, bd->slot, bd->floor, bd->nm)) == NULL)
+    if ((bd->table = eng_rank_wf2_table(r, bd->rows, bd->floor, bd->nm)) == NULL)
         goto none;
     free(rank);
     return bd;
@@ -161,9 +150,7 @@ bool eng_rank_bounds_below(const struct run *r, const struct eng_rank_bounds *bd
     if (tabled && bound < worst)
         return true;
     /* at the match's own floor or length byte, whichever is more */
-    double D = bd->floor[m];
-    if (ev2->norm && eng_norm_length(ev2->norm[d]) > D)
-        D = eng_norm_length(ev2->norm[d]);
+    double D = eng_norm_floor(ev2, d, bd->floor[m]);
     bound = 0.0;
     for (size_t i = 0; i < nl; i++) {
         if (f[i])

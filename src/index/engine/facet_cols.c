@@ -357,9 +357,6 @@ int eng_facet_term_column(struct eng_segment *s, const struct eng_term *t, const
     return rc;
 }
 
-/* The bitset of value want's documents in column c of s: made the first
- * time a narrowing asks for it, while fewer than ENG_FACET_VALUE_SETS are;
- * NULL past that or out of memory (the caller reads the column). */
 /* The set of value want among c's first n; NULL when none. */
 static const uint64_t *set_made(const struct eng_facet_col *c, uint32_t n, uint32_t want)
 {
@@ -370,6 +367,9 @@ static const uint64_t *set_made(const struct eng_facet_col *c, uint32_t n, uint3
     return NULL;
 }
 
+/* The bitset of value want's documents in column c of s: made the first
+ * time a narrowing asks for it, while fewer than ENG_FACET_VALUE_SETS are;
+ * NULL past that or out of memory (the caller reads the column). */
 static const uint64_t *value_set(const struct eng_segment *s, struct eng_facet_col *c,
                                  uint32_t want)
 {

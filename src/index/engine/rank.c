@@ -5,8 +5,6 @@
  * and the page of a plain plan weighed a term at a time. */
 #include "index/engine/search.h"
 
-#include "index/engine/columns.h"
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,17 +257,6 @@ static void rank_wait(struct run *r, const struct ev *ev, uint32_t d)
         eng_rank_flush(r);
 }
 
-/* The least length of match d by its length byte (columns.h eng_norm_of),
- * floor when that is more: a bound before dl[d], a cache miss a match
- * where the byte is one for four documents. Of a common word's relevancy
- * matches at 10 M that the length floor let by, three in four then
- * scored below the page's worst. */
-static double norm_floor(const struct ev *ev, uint32_t d, double floor)
-{
-    double least = ev->norm ? (double)eng_norm_length(ev->norm[d]) : 0.0;
-    return least > floor ? least : floor;
-}
-
 /* Score match d into the heap lazily. Once the heap is full, a match is
  * dropped at the first of these bounds that falls below the page's worst
  * (then it cannot enter whatever its id), each costing more than the one
@@ -291,7 +278,7 @@ void eng_rank_match(struct run *r, struct ev *ev, uint32_t d)
          * a nested OR/AND relevancy page: eng_cursor_data 31 %); a
          * phrase's frequency is known already, the read would be waste */
         if (r->term_leaves) {
-            double least = norm_floor(ev, d, floor);
+            double least = eng_norm_floor(ev, d, floor);
             if (least > floor && bm25_bound(r, ev, d, least) < worst)
                 return;
             floor = (double)seg->dl[d];
@@ -307,7 +294,7 @@ void eng_rank_match(struct run *r, struct ev *ev, uint32_t d)
         if (leaf_freqs_bounded(r, ev, d)) {
             if (bm25_sum(r, r->freq, floor) < worst)
                 return;
-            double least = norm_floor(ev, d, floor);
+            double least = eng_norm_floor(ev, d, floor);
             if (least > floor && bm25_sum(r, r->freq, least) < worst)
                 return;
             /* dl[d] (a miss) still costs less than counting the windows:
@@ -345,7 +332,7 @@ static void score_weighed(struct run *r, const struct ev *ev, uint32_t d, double
      * bm25_sum more for each that it let by (the nested shape, fifteen
      * leaves: 5-12 % slower with both) */
     if (r->heap.n == r->heap.k && !r->snap->score_all &&
-        bm25_sum(r, r->freq, norm_floor(ev, d, floor)) < r->heap.v[0].key)
+        bm25_sum(r, r->freq, eng_norm_floor(ev, d, floor)) < r->heap.v[0].key)
         return;
     double score = bm25_sum(r, r->freq, (double)seg->dl[d]); /* fts5Bm25Function() */
     if (heap_may_take(&r->heap, score))
@@ -539,18 +526,14 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
         rc = ERR_NOMEM;
         goto out;
     }
-    for (uint32_t w = 0; w < b->nw; w++) {
-        rank[w] = nm;
-        nm += bits_pop(v[w]);
-    }
+    nm = eng_set_ranks(v, b->nw, rank);
     for (size_t i = 0; i < nl; i++) {
         const struct node *n = ev2->leaf_nodes[i];
         if (n == NULL)
             continue;
         if (n->kind != PLAN_TERM || n->filter) /* not a plain plan's leaf */
             goto out;
-        uint64_t in_window = (uint64_t)n->cur[0].t->df * (b->hi - b->lo) / (seg->n ? seg->n : 1);
-        if (in_window <= (uint64_t)ENG_WEIGH_RATIO * nm)
+        if (eng_rank_weighs(b, n->cur[0].t, nm))
             slot[i] = ++nweigh;
     }
     if (nweigh == 0)

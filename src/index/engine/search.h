@@ -9,6 +9,7 @@
 #ifndef NEWSD_INDEX_ENGINE_SEARCH_H
 #define NEWSD_INDEX_ENGINE_SEARCH_H
 
+#include "index/engine/columns.h"
 #include "index/engine/internal.h"
 
 #include "util/bits.h"
@@ -278,6 +279,36 @@ static inline double eng_bm25_term(const struct run *r, double idf, double f, do
  * skip-table search and a block decode per match (~80 ns), a weighed one
  * ~2 ns per posting of its list (blocks without a match skipped). */
 #define ENG_WEIGH_RATIO 40
+
+/* Whether term t pays to be weighed over nm matches of the window of b. */
+static inline bool eng_rank_weighs(const struct sets *b, const struct eng_term *t, uint32_t nm)
+{
+    const struct eng_segment *seg = b->ev->seg;
+    uint64_t in_window = (uint64_t)t->df * (b->hi - b->lo) / (seg->n ? seg->n : 1);
+    return in_window <= (uint64_t)ENG_WEIGH_RATIO * nm;
+}
+
+/* rank[w]: the bits of v before word w (nw words); returns them all. */
+static inline uint32_t eng_set_ranks(const uint64_t *v, uint32_t nw, uint32_t *rank)
+{
+    uint32_t nm = 0;
+    for (uint32_t w = 0; w < nw; w++) {
+        rank[w] = nm;
+        nm += bits_pop(v[w]);
+    }
+    return nm;
+}
+
+/* The least length of match d by its length byte (columns.h
+ * eng_norm_of), floor when that is more: a bound before dl[d], a cache
+ * miss a match where the byte is one for four documents. Of a common
+ * word's relevancy matches at 10 M that the length floor let by, three in
+ * four then scored below the page's worst. */
+static inline double eng_norm_floor(const struct ev *ev, uint32_t d, double floor)
+{
+    double least = ev->norm ? (double)eng_norm_length(ev->norm[d]) : 0.0;
+    return least > floor ? least : floor;
+}
 
 /* Per scored leaf with slot[i] != 0, its bm25 term at the least of the nm
  * length floors for each weighted frequency below ENG_TABLE_WF2 (rank.c);

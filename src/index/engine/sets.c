@@ -505,7 +505,7 @@ int eng_sets_count(struct run *r, struct ev *ev, struct node *n,
 
 /* Segment si by the set evaluator (run_segment_in: root is a fresh AND, OR
  * or NOT instance over the window [lo, hi)); count and page as there. */
-static int sets_page(struct run *r, struct ev *ev, struct sets *b, const uint64_t *v);
+static int sets_page(struct run *r, struct ev *ev, struct sets *b, const uint64_t *v, uint64_t nm);
 
 int eng_sets_run_segment(struct run *r, struct ev *ev, size_t si, struct node *root, uint32_t lo,
                          uint32_t hi, const struct eng_count_cache_key *ck, bool known)
@@ -535,7 +535,7 @@ int eng_sets_run_segment(struct run *r, struct ev *ev, size_t si, struct node *r
         if (r->key && !known)
             eng_count_cache_put(r->snap->count_cache, ck, here);
         if (r->k > 0 && here > 0)
-            rc = sets_page(r, ev, &b, v);
+            rc = sets_page(r, ev, &b, v, here);
     }
     sets_release(&b);
     return rc;
@@ -588,9 +588,9 @@ static void pop_scan(struct run *r, const struct ev *ev, const struct sets *b, c
  * match's source, a cache miss each (profile of the mix at 10 M over 16
  * clients: 7 % of the server). 1 when the walk would not pay (the caller
  * scans): the first group holds more window documents than four per
- * match. */
+ * match (nm, counted by the caller). */
 static int pop_by_source(struct run *r, const struct ev *ev, const struct sets *b,
-                         const uint64_t *v)
+                         const uint64_t *v, uint64_t nm)
 {
     const struct eng_snap *snap = r->snap;
     const struct eng_segment *seg = ev->seg;
@@ -598,9 +598,7 @@ static int pop_by_source(struct run *r, const struct ev *ev, const struct sets *
     const uint32_t *a, *z;
     if (snap->nlisted == 0)
         return 1;
-    uint64_t nm = 0, first = 0;
-    for (uint32_t w = 0; w < b->nw; w++)
-        nm += bits_pop(v[w]);
+    uint64_t first = 0;
     if (eng_source_docs((struct eng_segment *)(uintptr_t)seg, &sd) < 0)
         return 1; /* out of memory: the scan needs none */
     double top = snap->pop[snap->listed[0]];
@@ -637,8 +635,8 @@ static int pop_by_source(struct run *r, const struct ev *ev, const struct sets *
     return 0;
 }
 
-/* The page's share of segment ev->seg from its matches v. */
-static int sets_page(struct run *r, struct ev *ev, struct sets *sb, const uint64_t *v)
+/* The page's share of segment ev->seg from its matches v (nm of them). */
+static int sets_page(struct run *r, struct ev *ev, struct sets *sb, const uint64_t *v, uint64_t nm)
 {
     const struct eng_segment *seg = ev->seg;
     const struct sets b = *sb;
@@ -665,7 +663,7 @@ static int sets_page(struct run *r, struct ev *ev, struct sets *sb, const uint64
         r->nlist += got;
         return 0;
     case INDEX_SORT_POPULARITY: {
-        int rc = pop_by_source(r, ev, &b, v);
+        int rc = pop_by_source(r, ev, &b, v, nm);
         if (rc <= 0)
             return rc;
         pop_scan(r, ev, &b, v, false);
