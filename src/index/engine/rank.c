@@ -430,20 +430,44 @@ double *eng_rank_wf2_table(const struct run *r, const size_t *slot, const uint32
     return t;
 }
 
-/* Whether match m's tabled bound is below worst (a frequency past the
- * table: no). */
-static bool wf2_table_below(const struct run *r, const double *t, const size_t *slot,
-                            const uint32_t *wf2, uint32_t nm, uint32_t m, double worst)
+/* The weighed leaves' rows and table rows, in leaf order, for the tabled
+ * bound of a match without a branch per leaf: on an OR of words a leaf's
+ * frequency is 0 or not as the match goes, and the branch on it was
+ * mispredicted about as often as not. */
+struct wf2_rows {
+    size_t n;
+    const uint32_t **row;
+    const double **table;
+};
+
+/* false: out of memory (no error here: the bound is skipped) */
+static bool wf2_rows_of(const struct run *r, struct arena *a, const double *t, const size_t *slot,
+                        const uint32_t *wf2, uint32_t nm, struct wf2_rows *out)
+{
+    out->n = 0;
+    out->row = arena_calloc(a, r->plan.nleaves + 1, sizeof *out->row);
+    out->table = arena_calloc(a, r->plan.nleaves + 1, sizeof *out->table);
+    if (out->row == NULL || out->table == NULL)
+        return false;
+    for (size_t i = 0; i < r->plan.nleaves; i++) {
+        if (slot[i]) {
+            out->row[out->n] = wf2 + (slot[i] - 1) * (size_t)nm;
+            out->table[out->n++] = t + i * ENG_TABLE_WF2;
+        }
+    }
+    return true;
+}
+
+/* Whether match m's tabled bound is below worst: the sum in leaf order,
+ * a frequency of 0 adding the table's +0.0 (the same sum as skipping it),
+ * one past the table +inf (no bound). */
+static bool wf2_table_below(const struct wf2_rows *rows, uint32_t m, double worst)
 {
     double bound = 0.0;
-    for (size_t i = 0; i < r->plan.nleaves; i++) {
-        if (!slot[i])
-            continue;
-        uint32_t w = wf2[(slot[i] - 1) * (size_t)nm + m];
-        if (w >= ENG_TABLE_WF2)
-            return false;
-        if (w)
-            bound += t[i * ENG_TABLE_WF2 + w];
+    for (size_t j = 0; j < rows->n; j++) {
+        uint32_t w = rows->row[j][m];
+        double term = rows->table[j][w < ENG_TABLE_WF2 ? w : 0];
+        bound += w < ENG_TABLE_WF2 ? term : INFINITY;
     }
     return bound < worst;
 }
@@ -557,13 +581,17 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
     for (size_t i = 0; i < nl; i++)
         all_weighed &= slot[i] || ev2->leaf_nodes[i] == NULL;
     table = all_weighed ? eng_rank_wf2_table(r, slot, floor, nm) : NULL;
+    struct wf2_rows rows;
+    if (table && !wf2_rows_of(r, ev2->a, table, slot, wf2, nm, &rows)) {
+        free(table);
+        table = NULL;
+    }
     struct weighed wd = {.slot = slot, .wf2 = wf2, .floor = floor, .nm = nm};
     uint32_t m = 0;
     for (uint32_t w = 0; w < b->nw && rc == 0; w++) {
         for (uint64_t bits = v[w]; bits; bits &= bits - 1, m++) {
             uint32_t d = b->base + w * 64 + bits_low(bits);
-            if (table && r->heap.n == r->heap.k &&
-                wf2_table_below(r, table, slot, wf2, nm, m, r->heap.v[0].key))
+            if (table && r->heap.n == r->heap.k && wf2_table_below(&rows, m, r->heap.v[0].key))
                 continue;
             weighed_wait(r, ev2, &wd, m, d);
         }
