@@ -97,11 +97,17 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
      * (rank.c), where the iterators seek it to every match. And a
      * proximity of two paired words: its pairs' sets answer most of it
      * (sets.c near_by_sets), and its relevancy page is bounded from its
-     * words weighed (bounds.c) before the plan is sought to a match. */
+     * words weighed (bounds.c) before the plan is sought to a match. And
+     * any popularity page: by sets the most popular sources' documents are
+     * offered first (sets.c pop_by_source), where the walk reads every
+     * match's source, a cache miss each ("Premier League" by popularity at
+     * 10 M: 6.0 ms, 72 % of it on that load; 0.7 with a language filter,
+     * which made it an AND). */
     bool sets_kind =
         root->kind == PLAN_AND || root->kind == PLAN_OR || root->kind == PLAN_ANDNOT ||
         (r->visit && r->visit->set) || (root->kind == PLAN_NEAR && eng_sets_near(root)) ||
-        (sort == INDEX_SORT_RELEVANCY && r->k > 0 && root->kind == PLAN_TERM && !root->filter);
+        (sort == INDEX_SORT_RELEVANCY && r->k > 0 && root->kind == PLAN_TERM && !root->filter) ||
+        (sort == INDEX_SORT_POPULARITY && r->k > 0);
     if (!r->snap->doc_at_a_time && sets_kind && eng_sets_use(r, seg, root, lo, hi))
         return eng_sets_run_segment(r, &ev, si, root, lo, hi, &ck, known);
 
