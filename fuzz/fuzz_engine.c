@@ -303,8 +303,23 @@ static bool near_in(const struct doc *d, unsigned w1, unsigned w2, unsigned dist
     return false;
 }
 
+/* Whether word w is in d's title (title:w, docs/query-language.md). */
+static bool in_title(const struct doc *d, unsigned w)
+{
+    char copy[64], *save = NULL;
+    snprintf(copy, sizeof copy, "%s", d->text[0]);
+    for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+        if (strcmp(t, vocab[w]) == 0)
+            return true;
+    }
+    return false;
+}
+
+#define OP_TITLE (-1)    /* title:w1 */
+#define OP_TITLE_OR (-2) /* title:w1 OR w2 */
+
 /* The brute-force answer: which documents match, newest first. op 0 w1,
- * 1 AND, 2 OR, 3 AND NOT, 4 + d the proximity "w1 w2"~d. */
+ * 1 AND, 2 OR, 3 AND NOT, 4 + d the proximity "w1 w2"~d, or an OP_TITLE. */
 static void expect(const struct doc *docs, size_t n, int op, unsigned w1, unsigned w2, int64_t from,
                    int64_t to, const struct eng_segment *seg, const char *q)
 {
@@ -313,11 +328,13 @@ static void expect(const struct doc *docs, size_t n, int op, unsigned w1, unsign
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) {
         bool a = docs[i].has >> w1 & 1, b = docs[i].has >> w2 & 1;
-        bool m = op >= 4   ? near_in(&docs[i], w1, w2, (unsigned)op - 4)
-                 : op == 0 ? a
-                 : op == 1 ? a && b
-                 : op == 2 ? a || b
-                           : a && !b;
+        bool m = op >= 4             ? near_in(&docs[i], w1, w2, (unsigned)op - 4)
+                 : op == OP_TITLE    ? in_title(&docs[i], w1)
+                 : op == OP_TITLE_OR ? in_title(&docs[i], w1) || b
+                 : op == 0           ? a
+                 : op == 1           ? a && b
+                 : op == 2           ? a || b
+                                     : a && !b;
         if (m && docs[i].pub >= from && docs[i].pub <= to)
             want[nw++] = docs[i].id;
     }
@@ -368,6 +385,10 @@ static void check_queries(const struct doc *docs, size_t n, const struct eng_seg
     for (unsigned w1 = 0; w1 < NV; w1++) {
         snprintf(q, sizeof q, "%s", vocab[w1]);
         expect(docs, n, 0, w1, w1, INT64_MIN, INT64_MAX, seg, q);
+        /* a column-restricted term: its set from its heads, its relevancy
+         * page weighed in its column (rank.c) */
+        snprintf(q, sizeof q, "title:%s", vocab[w1]);
+        expect(docs, n, OP_TITLE, w1, w1, INT64_MIN, INT64_MAX, seg, q);
         for (unsigned k = 1; k <= 3; k++) { /* three partners per word, chosen by the input */
             unsigned w2 = (w1 + k * (1 + salt % 5)) % NV;
             if (w2 == w1)
@@ -378,6 +399,8 @@ static void check_queries(const struct doc *docs, size_t n, const struct eng_seg
             expect(docs, n, 2, w1, w2, INT64_MIN, INT64_MAX, seg, q);
             snprintf(q, sizeof q, "%s NOT %s", vocab[w1], vocab[w2]);
             expect(docs, n, 3, w1, w2, INT64_MIN, INT64_MAX, seg, q);
+            snprintf(q, sizeof q, "title:%s OR %s", vocab[w1], vocab[w2]);
+            expect(docs, n, OP_TITLE_OR, w1, w2, INT64_MIN, INT64_MAX, seg, q);
             unsigned dist = (k + salt) % 3; /* a proximity, either order */
             snprintf(q, sizeof q, "\"%s %s\"~%u", vocab[k & 1 ? w2 : w1], vocab[k & 1 ? w1 : w2],
                      dist);
@@ -398,6 +421,14 @@ static void check_queries(const struct doc *docs, size_t n, const struct eng_seg
             CHECK(search((struct eng_segment *)seg, q, INT64_MIN, INT64_MAX, &total, page, &np) ==
                   0);
             snprintf(q, sizeof q, "%s %s %s", vocab[w1], vocab[w2], vocab[w3]);
+            CHECK(search((struct eng_segment *)seg, q, INT64_MIN, INT64_MAX, &total, page, &np) ==
+                  0);
+            /* restricted terms in a plain plan and in one that is not */
+            snprintf(q, sizeof q, "title:%s AND (%s OR title:%s)", vocab[w1], vocab[w2], vocab[w3]);
+            CHECK(search((struct eng_segment *)seg, q, INT64_MIN, INT64_MAX, &total, page, &np) ==
+                  0);
+            snprintf(q, sizeof q, "(title:%s AND %s) OR title:\"%s %s\"", vocab[w3], vocab[w1],
+                     vocab[w1], vocab[w2]);
             CHECK(search((struct eng_segment *)seg, q, INT64_MIN, INT64_MAX, &total, page, &np) ==
                   0);
             snprintf(q, sizeof q, "%s OR (%s AND \"%s %s\")", vocab[w3], vocab[w1], vocab[w1],

@@ -49,11 +49,11 @@ void eng_rank_bounds_free(struct eng_rank_bounds *bd)
 }
 
 /* Words of scored leaf n whose frequencies bound its own; 0 when it has
- * none (a phrase: its frequency is no sum of its words'; a restricted
- * term: its columns are not all of its term's; a filter's term). */
+ * none (a phrase: its frequency is no sum of its words'; a filter's
+ * term). A column-restricted term is weighed in its columns. */
 static size_t leaf_words(const struct node *n)
 {
-    if (n->kind == PLAN_TERM && !n->filter && eng_kind(n->cur[0].t->kind) != ENG_TERM_META)
+    if (n->kind == PLAN_TERM && eng_kind(n->cur[0].t->kind) != ENG_TERM_META)
         return 1;
     if (n->kind == PLAN_NEAR && (n->colset & INDEX_FIELD_ALL) == INDEX_FIELD_ALL)
         return n->n;
@@ -95,7 +95,10 @@ struct eng_rank_bounds *eng_rank_bounds_new(struct run *r, const struct ev *ev2,
     for (size_t i = 0; i < nl; i++) {
         for (size_t k = 0; k < bd->rows[i]; k++)
             eng_postings_weigh(seg, ev2->leaf_nodes[i]->cur[k].t, b->lo, b->hi, v, b->base, rank,
-                               bd->wf2 + (bd->row[i] + k) * bd->nm, bd->floor, bd->near[i]);
+                               bd->wf2 + (bd->row[i] + k) * bd->nm, bd->floor,
+                               bd->near[i]                  ? ENG_WEIGH_PACKED
+                               : ev2->leaf_nodes[i]->filter ? ev2->leaf_nodes[i]->colset
+                                                            : INDEX_FIELD_ALL);
     }
     if ((bd->table = eng_rank_wf2_table(r, bd->rows, bd->floor, bd->nm)) == NULL)
         goto none;

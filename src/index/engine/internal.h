@@ -585,29 +585,12 @@ void eng_cursor_data(struct eng_cursor *c, unsigned *mask, uint32_t tf[ENG_FIELD
 uint32_t eng_cursor_count_range(struct eng_cursor *c, uint32_t lo, uint32_t hi);
 /* Sets the bit (docid - base) in bits of every posting of t with docid in
  * [lo, hi) (base <= lo, a multiple of 64): the set evaluator's term
- * (search.c), one sequential decode with no cursor. Returns how many. */
+ * (search.c), one sequential decode with no cursor. Returns how many. _in:
+ * only the postings in a field of cols (a column-restricted term), heads read. */
 uint32_t eng_postings_fill(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
                            uint32_t hi, uint64_t *bits, uint32_t base);
-/* Relevancy's frequencies a term at a time over a set of matches (rank.c): for every posting of
- * t with docid d in [lo, hi) set in v (bit d - base), its wf2 (eng_posting_head_read; fields: its
- * head packed, heads.h) into wf2 at d's rank among v's bits (rank[w]: bits before word w), its
- * block's dl_min raising dl_floor there; heads alone read, a block without a match skipped. */
-void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
-                        uint32_t hi, const uint64_t *v, uint32_t base, const uint32_t *rank,
-                        uint32_t *wf2, uint32_t *dl_floor, bool fields);
-/* Block b of a term's postings, its skip entry's maxima, the caller's key. */
-struct eng_block_bound {
-    uint32_t b, wf2_max, dl_min;
-    double key;
-};
-/* t's blocks holding a docid of [lo, hi) set in v (as eng_postings_weigh reads), in order,
- * into out (room for eng_term_nblocks(t)); how many. Block b's docids, each posting's wf2
- * (eng_posting_head_read) as well: how many. Meta terms: none. */
-uint32_t eng_postings_blocks(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
-                             uint32_t hi, const uint64_t *v, uint32_t base,
-                             struct eng_block_bound *out);
-uint32_t eng_postings_block(const struct eng_segment *s, const struct eng_term *t, uint32_t b,
-                            uint32_t ids[ENG_BLOCK], uint32_t wf2[ENG_BLOCK]);
+uint32_t eng_postings_fill_in(const struct eng_segment *s, const struct eng_term *t, unsigned cols,
+                              uint32_t lo, uint32_t hi, uint64_t *bits, uint32_t base);
 /* The skip entry of the cursor's current block. */
 static inline const struct eng_skip *eng_cursor_block(const struct eng_cursor *c)
 {

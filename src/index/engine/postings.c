@@ -475,6 +475,39 @@ static const uint8_t *block_read(const struct eng_segment *s, const struct eng_t
     return p;
 }
 
+uint32_t eng_postings_fill_in(const struct eng_segment *s, const struct eng_term *t, unsigned cols,
+                              uint32_t lo, uint32_t hi, uint64_t *bits, uint32_t base)
+{
+    struct eng_skip one;
+    const struct eng_skip *skip = term_skip(s, t, &one);
+    uint32_t nb = eng_term_nblocks(t), set = 0;
+    uint32_t ids[ENG_BLOCK];
+
+    if (t->df == 0 || lo >= hi)
+        return 0;
+    if (eng_kind(t->kind) == ENG_TERM_META || (cols & INDEX_FIELD_ALL) == INDEX_FIELD_ALL)
+        return eng_postings_fill(s, t, lo, hi, bits, base); /* no heads, or every field */
+    for (uint32_t b = block_reaching(skip, 0, nb, lo); b < nb; b++) {
+        if (b > 0 && block_prev(skip, b) + 1 >= hi)
+            break;
+        const uint8_t *p = block_read(s, t, skip, b, ids);
+        for (uint32_t j = 0, n = block_len(t, b); j < n; j++) {
+            uint32_t d = ids[j], tf;
+            unsigned mask;
+            p = eng_posting_head(p, &mask, &tf);
+            for (unsigned m = mask & (mask - 1); m; m &= m - 1) /* the other fields' tfs */
+                p = eng_posting_tf_next(p, &tf);
+            if (d >= hi)
+                return set;
+            if (d >= lo && (mask & cols)) {
+                bits[(d - base) >> 6] |= (uint64_t)1 << ((d - base) & 63);
+                set++;
+            }
+        }
+    }
+    return set;
+}
+
 /* eng_postings_weigh's walk. A match's slot is its rank in v: the words'
  * ranks before it plus the bits below it in its word, counted by the
  * popcnt instruction where hw (the SWAR count was 20 % of the walk on the
@@ -482,7 +515,7 @@ static const uint8_t *block_read(const struct eng_segment *s, const struct eng_t
 static inline __attribute__((always_inline)) void
 weigh_walk(const struct eng_segment *s, const struct eng_term *t, uint32_t lo, uint32_t hi,
            const uint64_t *v, uint32_t base, const uint32_t *rank, uint32_t *wf2,
-           uint32_t *dl_floor, bool fields, bool hw)
+           uint32_t *dl_floor, unsigned cols, bool hw)
 {
     struct eng_skip one;
     const struct eng_skip *skip = term_skip(s, t, &one);
@@ -498,10 +531,12 @@ weigh_walk(const struct eng_segment *s, const struct eng_term *t, uint32_t lo, u
         const uint8_t *p = block_read(s, t, skip, b, ids);
         for (uint32_t j = 0, n = block_len(t, b); j < n; j++) {
             uint32_t d = ids[j], w, tfs;
-            if (fields)
+            if (cols == ENG_WEIGH_PACKED)
                 p = eng_head_pack(p, &w);
-            else
+            else if ((cols & INDEX_FIELD_ALL) == INDEX_FIELD_ALL)
                 p = eng_posting_head_read(p, &w, &tfs);
+            else
+                p = eng_posting_head_read_in(p, cols, &w);
             if (d >= hi)
                 return;
             uint32_t x = d - base;
@@ -521,25 +556,25 @@ weigh_walk(const struct eng_segment *s, const struct eng_term *t, uint32_t lo, u
 __attribute__((target("popcnt"))) static void
 weigh_popcnt(const struct eng_segment *s, const struct eng_term *t, uint32_t lo, uint32_t hi,
              const uint64_t *v, uint32_t base, const uint32_t *rank, uint32_t *wf2,
-             uint32_t *dl_floor, bool fields)
+             uint32_t *dl_floor, unsigned cols)
 {
-    weigh_walk(s, t, lo, hi, v, base, rank, wf2, dl_floor, fields, true);
+    weigh_walk(s, t, lo, hi, v, base, rank, wf2, dl_floor, cols, true);
 }
 #endif
 
 void eng_postings_weigh(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
                         uint32_t hi, const uint64_t *v, uint32_t base, const uint32_t *rank,
-                        uint32_t *wf2, uint32_t *dl_floor, bool fields)
+                        uint32_t *wf2, uint32_t *dl_floor, unsigned cols)
 {
     if (t->df == 0 || lo >= hi || eng_kind(t->kind) == ENG_TERM_META)
         return;
 #if defined(__GNUC__) && defined(__x86_64__)
     if (__builtin_cpu_supports("popcnt")) {
-        weigh_popcnt(s, t, lo, hi, v, base, rank, wf2, dl_floor, fields);
+        weigh_popcnt(s, t, lo, hi, v, base, rank, wf2, dl_floor, cols);
         return;
     }
 #endif
-    weigh_walk(s, t, lo, hi, v, base, rank, wf2, dl_floor, fields, false);
+    weigh_walk(s, t, lo, hi, v, base, rank, wf2, dl_floor, cols, false);
 }
 
 uint32_t eng_postings_blocks(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,

@@ -5,22 +5,26 @@
  * and the page of a plain plan weighed a term at a time. */
 #include "index/engine/search.h"
 
+#include "index/engine/heads.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/banned.h"
 
-/* A plan whose scored leaves are all unrestricted terms with no AND (or
- * NOT) between them and an OR above: at a match, each node above such a
- * leaf matches whenever the leaf does (AND and NOT nodes on the way down
- * match with their parent; an OR matches with any kid), so a scored leaf
- * sits on a match exactly when its term holds the document, as the
- * document-at-a-time walk leaves it (docs/engine.md "Relevancy"). */
+/* A plan whose scored leaves are all terms (column-restricted or not) with
+ * no AND (or NOT) between them and an OR above: at a match, each node
+ * above such a leaf matches whenever the leaf does (AND and NOT nodes on
+ * the way down match with their parent; an OR matches with any kid), so a
+ * scored leaf sits on a match exactly when its term holds the document (in
+ * its columns), as the document-at-a-time walk leaves it (docs/engine.md
+ * "Relevancy"). */
 bool eng_rank_plain(const struct plan *p, bool under_or)
 {
     switch (p->kind) {
     case PLAN_TERM:
+        return true;
     case PLAN_PHRASE: /* a phrase's node sits on a match exactly when it occurs there */
         return p->leaf < 0 || (p->colset & INDEX_FIELD_ALL) == INDEX_FIELD_ALL;
     case PLAN_NEAR:
@@ -555,14 +559,14 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
         const struct node *n = ev2->leaf_nodes[i];
         if (n == NULL)
             continue;
-        if (n->kind != PLAN_TERM || n->filter) /* not a plain plan's leaf */
+        if (n->kind != PLAN_TERM) /* not a plain plan's leaf */
             goto out;
         if (eng_rank_weighs(b, n->cur[0].t, nm))
             slot[i] = ++nweigh;
     }
     if (nweigh == 0)
         goto out;
-    if (nl == 1 && !r->snap->score_all) {
+    if (nl == 1 && !r->snap->score_all && !ev2->leaf_nodes[0]->filter) {
         rc = rank_blocks(r, ev2, b, v);
         goto out;
     }
@@ -574,7 +578,9 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
     for (size_t i = 0; i < nl; i++) {
         if (slot[i])
             eng_postings_weigh(seg, ev2->leaf_nodes[i]->cur[0].t, b->lo, b->hi, v, b->base, rank,
-                               wf2 + (slot[i] - 1) * (size_t)nm, floor, false);
+                               wf2 + (slot[i] - 1) * (size_t)nm, floor,
+                               ev2->leaf_nodes[i]->filter ? ev2->leaf_nodes[i]->colset
+                                                          : INDEX_FIELD_ALL);
     }
     rc = 0;
     bool all_weighed = !r->snap->score_all;

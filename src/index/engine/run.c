@@ -92,9 +92,10 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
 
     /* A visitor that takes sets takes them for any plan: a term's matches
      * decode into a set as fast as an OR's (stories AND them with a set).
-     * So does a one-term relevancy page: the set's page weighs the term a
-     * block at a time and bounds each match before its length is read
-     * (rank.c), where the iterators seek it to every match. And a
+     * So does a one-term relevancy page (a column-restricted term too): the
+     * set's page weighs the term a block at a time and bounds each match
+     * before its length is read (rank.c), where the iterators seek it to
+     * every match. And a
      * proximity of two paired words: its pairs' sets answer most of it
      * (sets.c near_by_sets), and its relevancy page is bounded from its
      * words weighed (bounds.c) before the plan is sought to a match. And
@@ -103,11 +104,11 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
      * match's source, a cache miss each ("Premier League" by popularity at
      * 10 M: 6.0 ms, 72 % of it on that load; 0.7 with a language filter,
      * which made it an AND). */
-    bool sets_kind =
-        root->kind == PLAN_AND || root->kind == PLAN_OR || root->kind == PLAN_ANDNOT ||
-        (r->visit && r->visit->set) || (root->kind == PLAN_NEAR && eng_sets_near(root)) ||
-        (sort == INDEX_SORT_RELEVANCY && r->k > 0 && root->kind == PLAN_TERM && !root->filter) ||
-        (sort == INDEX_SORT_POPULARITY && r->k > 0);
+    bool sets_kind = root->kind == PLAN_AND || root->kind == PLAN_OR || root->kind == PLAN_ANDNOT ||
+                     (r->visit && r->visit->set) ||
+                     (root->kind == PLAN_NEAR && eng_sets_near(root)) ||
+                     (sort == INDEX_SORT_RELEVANCY && r->k > 0 && root->kind == PLAN_TERM) ||
+                     (sort == INDEX_SORT_POPULARITY && r->k > 0);
     if (!r->snap->doc_at_a_time && sets_kind && eng_sets_use(r, seg, root, lo, hi))
         return eng_sets_run_segment(r, &ev, si, root, lo, hi, &ck, known);
 
@@ -198,12 +199,12 @@ static int leaf_hits_segment(struct run *r, struct arena *a, size_t s, const str
     uint64_t here = 0;
     /* as sets where they pay: a proximity whose pairs answer it ("Premier
      * League"~3 by relevancy at 10 M: its hits walked by iterators were
-     * as long as its whole count), a term of more than a posting per 256
-     * documents less its deletions (a set costs a word per 64 documents
+     * as long as its whole count), a term (column-restricted or not: its
+     * heads read in a walk) of more than a posting per 256 documents less
+     * its deletions (a set costs a word per 64 documents
      * to clear and count; a word's rare forms walk their few postings) */
-    if (!ev.positions &&
-        ((n->kind == PLAN_NEAR && eng_sets_near(n)) ||
-         (n->kind == PLAN_TERM && !n->filter && n->cur[0].t->df > ev.seg->n / 256))) {
+    if (!ev.positions && ((n->kind == PLAN_NEAR && eng_sets_near(n)) ||
+                          (n->kind == PLAN_TERM && n->cur[0].t->df > ev.seg->n / 256))) {
         int rc = eng_sets_count(r, &ev, n, deletions, &here);
         if (rc < 0)
             return rc;
