@@ -462,18 +462,41 @@ static bool wf2_rows_of(const struct run *r, struct arena *a, const double *t, c
     return true;
 }
 
-/* Whether match m's tabled bound is below worst: the sum in leaf order,
- * a frequency of 0 adding the table's +0.0 (the same sum as skipping it),
- * one past the table +inf (no bound). */
-static bool wf2_table_below(const struct wf2_rows *rows, uint32_t m, double worst)
+/* The tabled bounds of matches m0 .. m0 + n - 1 into bound, a leaf at a
+ * time: each one's sum in leaf order, a frequency of 0 adding the table's
+ * +0.0 (the same sum as skipping it), one past the table +inf (no bound).
+ * A match at a time, the loop over the leaves and the walk of the set's
+ * bits around it were most of the weighed page (an OR of two words at
+ * 10 M: 166,000 matches, 5 % of them let by). */
+#define BOUND_CHUNK 256
+
+static void wf2_table_bounds(const struct wf2_rows *rows, uint32_t m0, uint32_t n, double *bound)
 {
-    double bound = 0.0;
-    for (size_t j = 0; j < rows->n; j++) {
-        uint32_t w = rows->row[j][m];
-        double term = rows->table[j][w < ENG_TABLE_WF2 ? w : 0];
-        bound += w < ENG_TABLE_WF2 ? term : INFINITY;
+    for (uint32_t j = 0; j < n; j++)
+        bound[j] = 0.0;
+    for (size_t k = 0; k < rows->n; k++) {
+        const uint32_t *row = rows->row[k] + m0;
+        const double *t = rows->table[k];
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t w = row[j];
+            double term = t[w < ENG_TABLE_WF2 ? w : 0];
+            bound[j] += w < ENG_TABLE_WF2 ? term : INFINITY;
+        }
     }
-    return bound < worst;
+}
+
+/* The docid of match m of v (m counted from 0 across v's words; rank[w]:
+ * the matches before word w of nw), *w the word to start looking at, moved
+ * forward to m's. */
+static uint32_t match_docid(const uint64_t *v, const uint32_t *rank, uint32_t nw, uint32_t base,
+                            uint32_t *w, uint32_t m)
+{
+    while (*w + 1 < nw && rank[*w + 1] <= m)
+        ++*w;
+    uint64_t bits = v[*w];
+    for (uint32_t k = m - rank[*w]; k > 0; k--)
+        bits &= bits - 1;
+    return base + *w * 64 + bits_low(bits);
 }
 
 /* What eng_rank_weigh_page read (per leaf its slot, 0: sought, else its
@@ -593,16 +616,28 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
         table = NULL;
     }
     struct weighed wd = {.slot = slot, .wf2 = wf2, .floor = floor, .nm = nm};
-    uint32_t m = 0;
-    for (uint32_t w = 0; w < b->nw && rc == 0; w++) {
-        for (uint64_t bits = v[w]; bits; bits &= bits - 1, m++) {
-            uint32_t d = b->base + w * 64 + bits_low(bits);
-            if (table && r->heap.n == r->heap.k && wf2_table_below(&rows, m, r->heap.v[0].key))
-                continue;
-            weighed_wait(r, ev2, &wd, m, d);
+    if (table) { /* the matches tabled a chunk at a time, then bounded */
+        double bound[BOUND_CHUNK];
+        uint32_t w = 0;
+        for (uint32_t m0 = 0; m0 < nm && rc == 0; m0 += BOUND_CHUNK) {
+            uint32_t n = nm - m0 < BOUND_CHUNK ? nm - m0 : BOUND_CHUNK;
+            wf2_table_bounds(&rows, m0, n, bound);
+            for (uint32_t j = 0; j < n; j++) {
+                if (r->heap.n == r->heap.k && bound[j] < r->heap.v[0].key)
+                    continue;
+                weighed_wait(r, ev2, &wd, m0 + j, match_docid(v, rank, b->nw, b->base, &w, m0 + j));
+            }
+            if (expired(r))
+                rc = ERR_TIMEOUT;
         }
-        if (expired(r))
-            rc = ERR_TIMEOUT;
+    } else {
+        uint32_t m = 0;
+        for (uint32_t w = 0; w < b->nw && rc == 0; w++) {
+            for (uint64_t bits = v[w]; bits; bits &= bits - 1, m++)
+                weighed_wait(r, ev2, &wd, m, b->base + w * 64 + bits_low(bits));
+            if (expired(r))
+                rc = ERR_TIMEOUT;
+        }
     }
     weighed_flush(r, ev2, &wd);
 out:
