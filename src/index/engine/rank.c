@@ -435,9 +435,9 @@ double *eng_rank_wf2_table(const struct run *r, const size_t *slot, const uint32
 }
 
 /* The weighed leaves' rows and table rows, in leaf order, for the tabled
- * bound of a match without a branch per leaf: on an OR of words a leaf's
- * frequency is 0 or not as the match goes, and the branch on it was
- * mispredicted about as often as not. */
+ * bounds (wf2_table_bounds): summed without a branch per leaf, since on an
+ * OR of words a leaf's frequency is 0 or not as the match goes, and a
+ * branch on it was mispredicted about as often as not. */
 struct wf2_rows {
     size_t n;
     const uint32_t **row;

@@ -95,10 +95,10 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
      * So does a one-term relevancy page (a column-restricted term too): the
      * set's page weighs the term a block at a time and bounds each match
      * before its length is read (rank.c), where the iterators seek it to
-     * every match. And a
-     * proximity of two paired words: its pairs' sets answer most of it
-     * (sets.c near_by_sets), and its relevancy page is bounded from its
-     * words weighed (bounds.c) before the plan is sought to a match. And
+     * every match. And a proximity of two paired words: its pairs' sets
+     * answer most of it (sets.c near_by_sets), and its relevancy page is
+     * bounded from its words weighed (bounds.c) before the plan is sought
+     * to a match. And
      * any popularity page: by sets the most popular sources' documents are
      * offered first (sets.c pop_by_source), where the walk reads every
      * match's source, a cache miss each ("Premier League" by popularity at
@@ -201,8 +201,8 @@ static int leaf_hits_segment(struct run *r, struct arena *a, size_t s, const str
      * League"~3 by relevancy at 10 M: its hits walked by iterators were
      * as long as its whole count), a term (column-restricted or not: its
      * heads read in a walk) of more than a posting per 256 documents less
-     * its deletions (a set costs a word per 64 documents
-     * to clear and count; a word's rare forms walk their few postings) */
+     * its deletions (a set costs a word per 64 documents to clear and
+     * count; a word's rare forms walk their few postings) */
     if (!ev.positions && ((n->kind == PLAN_NEAR && eng_sets_near(n)) ||
                           (n->kind == PLAN_TERM && n->cur[0].t->df > ev.seg->n / 256))) {
         int rc = eng_sets_count(r, &ev, n, deletions, &here);

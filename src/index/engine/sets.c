@@ -483,8 +483,9 @@ bool eng_sets_use(const struct run *r, const struct eng_segment *seg, struct nod
 {
     struct sets b = {.lo = lo, .hi = hi, .scale_num = hi - lo, .scale_den = seg->n ? seg->n : 1};
     /* Relevancy seeks a second instance to every match: a phrase, built by
-     * its iterators, would decode its positions (data) twice. Measured: the phrase shape with a
-     * language filter, relevancy, 3.2 -> 5.4 ms through sets. */
+     * its iterators, would decode its positions (data) twice. Measured:
+     * the phrase shape with a language filter, relevancy, 3.2 -> 5.4 ms
+     * through sets. */
     if (r->req->sort == INDEX_SORT_RELEVANCY && r->k > 0 && iterated(root, r->plain))
         return false;
     return set_cost(&b, root) > (hi - lo) / 64 / 4;
