@@ -280,21 +280,26 @@ static int cmp_desc(const void *x, const void *y)
     return a > b ? -1 : a < b;
 }
 
+/* The positions of word w in field f of d, at most 16, into pos; how many. */
+static size_t positions(const struct doc *d, int f, unsigned w, int pos[16])
+{
+    char copy[64], *save = NULL;
+    size_t n = 0, at = 0;
+    snprintf(copy, sizeof copy, "%s", d->text[f]);
+    for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save), at++) {
+        if (strcmp(t, vocab[w]) == 0 && n < 16)
+            pos[n++] = (int)at;
+    }
+    return n;
+}
+
 /* "w1 w2"~d by brute force (docs/query-language.md): in one field, an
  * instance of each at most d + 1 positions apart. Words are one token each. */
 static bool near_in(const struct doc *d, unsigned w1, unsigned w2, unsigned dist)
 {
     for (int f = 0; f < 3; f++) {
-        char copy[64], *save = NULL;
         int pos1[16], pos2[16];
-        size_t n1 = 0, n2 = 0, at = 0;
-        snprintf(copy, sizeof copy, "%s", d->text[f]);
-        for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save), at++) {
-            if (strcmp(t, vocab[w1]) == 0 && n1 < 16)
-                pos1[n1++] = (int)at;
-            if (strcmp(t, vocab[w2]) == 0 && n2 < 16)
-                pos2[n2++] = (int)at;
-        }
+        size_t n1 = positions(d, f, w1, pos1), n2 = positions(d, f, w2, pos2);
         for (size_t i = 0; i < n1; i++)
             for (size_t j = 0; j < n2; j++)
                 if (abs(pos1[i] - pos2[j]) <= (int)dist + 1)
@@ -306,13 +311,8 @@ static bool near_in(const struct doc *d, unsigned w1, unsigned w2, unsigned dist
 /* Whether word w is in d's title (title:w, docs/query-language.md). */
 static bool in_title(const struct doc *d, unsigned w)
 {
-    char copy[64], *save = NULL;
-    snprintf(copy, sizeof copy, "%s", d->text[0]);
-    for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-        if (strcmp(t, vocab[w]) == 0)
-            return true;
-    }
-    return false;
+    int pos[16];
+    return positions(d, 0, w, pos) > 0;
 }
 
 #define OP_TITLE (-1)    /* title:w1 */

@@ -96,9 +96,7 @@ struct eng_rank_bounds *eng_rank_bounds_new(struct run *r, const struct ev *ev2,
         for (size_t k = 0; k < bd->rows[i]; k++)
             eng_postings_weigh(seg, ev2->leaf_nodes[i]->cur[k].t, b->lo, b->hi, v, b->base, rank,
                                bd->wf2 + (bd->row[i] + k) * bd->nm, bd->floor,
-                               bd->near[i]                  ? ENG_WEIGH_PACKED
-                               : ev2->leaf_nodes[i]->filter ? ev2->leaf_nodes[i]->colset
-                                                            : INDEX_FIELD_ALL);
+                               bd->near[i] ? ENG_WEIGH_PACKED : eng_node_cols(ev2->leaf_nodes[i]));
     }
     if ((bd->table = eng_rank_wf2_table(r, bd->rows, bd->floor, bd->nm)) == NULL)
         goto none;

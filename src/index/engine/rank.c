@@ -434,49 +434,28 @@ double *eng_rank_wf2_table(const struct run *r, const size_t *slot, const uint32
     return t;
 }
 
-/* The weighed leaves' rows and table rows, in leaf order, for the tabled
- * bounds (wf2_table_bounds): summed without a branch per leaf, since on an
- * OR of words a leaf's frequency is 0 or not as the match goes, and a
- * branch on it was mispredicted about as often as not. */
-struct wf2_rows {
-    size_t n;
-    const uint32_t **row;
-    const double **table;
-};
-
-/* false: out of memory (no error here: the bound is skipped) */
-static bool wf2_rows_of(const struct run *r, struct arena *a, const double *t, const size_t *slot,
-                        const uint32_t *wf2, uint32_t nm, struct wf2_rows *out)
-{
-    out->n = 0;
-    out->row = arena_calloc(a, r->plan.nleaves + 1, sizeof *out->row);
-    out->table = arena_calloc(a, r->plan.nleaves + 1, sizeof *out->table);
-    if (out->row == NULL || out->table == NULL)
-        return false;
-    for (size_t i = 0; i < r->plan.nleaves; i++) {
-        if (slot[i]) {
-            out->row[out->n] = wf2 + (slot[i] - 1) * (size_t)nm;
-            out->table[out->n++] = t + i * ENG_TABLE_WF2;
-        }
-    }
-    return true;
-}
-
-/* The tabled bounds of matches m0 .. m0 + n - 1 into bound, a leaf at a
- * time: each one's sum in leaf order, a frequency of 0 adding the table's
- * +0.0 (the same sum as skipping it), one past the table +inf (no bound).
- * A match at a time, the loop over the leaves and the walk of the set's
- * bits around it were most of the weighed page (an OR of two words at
- * 10 M: 166,000 matches, 5 % of them let by). */
+/* The tabled bounds (table: eng_rank_wf2_table) of matches m0 .. m0 + n - 1
+ * into bound, a weighed leaf (slot) at a time: each one's sum in leaf
+ * order, a frequency of 0 adding the table's +0.0 (the same sum as
+ * skipping it), one past the table +inf (no bound); no branch per match on
+ * a leaf's frequency, which an OR's word has or not as the match goes
+ * (mispredicted about as often as not). A match at a time, the loop over
+ * the leaves and the walk of the set's bits around it were most of the
+ * weighed page (an OR of two words at 10 M: 166,000 matches, 5 % of them
+ * let by). */
 #define BOUND_CHUNK 256
 
-static void wf2_table_bounds(const struct wf2_rows *rows, uint32_t m0, uint32_t n, double *bound)
+static void wf2_table_bounds(const struct run *r, const double *table, const size_t *slot,
+                             const uint32_t *wf2, uint32_t nm, uint32_t m0, uint32_t n,
+                             double *bound)
 {
     for (uint32_t j = 0; j < n; j++)
         bound[j] = 0.0;
-    for (size_t k = 0; k < rows->n; k++) {
-        const uint32_t *row = rows->row[k] + m0;
-        const double *t = rows->table[k];
+    for (size_t i = 0; i < r->plan.nleaves; i++) {
+        if (!slot[i])
+            continue;
+        const uint32_t *row = wf2 + (slot[i] - 1) * (size_t)nm + m0;
+        const double *t = table + i * ENG_TABLE_WF2;
         for (uint32_t j = 0; j < n; j++) {
             uint32_t w = row[j];
             double term = t[w < ENG_TABLE_WF2 ? w : 0];
@@ -602,26 +581,20 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
         if (slot[i])
             eng_postings_weigh(seg, ev2->leaf_nodes[i]->cur[0].t, b->lo, b->hi, v, b->base, rank,
                                wf2 + (slot[i] - 1) * (size_t)nm, floor,
-                               ev2->leaf_nodes[i]->filter ? ev2->leaf_nodes[i]->colset
-                                                          : INDEX_FIELD_ALL);
+                               eng_node_cols(ev2->leaf_nodes[i]));
     }
     rc = 0;
     bool all_weighed = !r->snap->score_all;
     for (size_t i = 0; i < nl; i++)
         all_weighed &= slot[i] || ev2->leaf_nodes[i] == NULL;
     table = all_weighed ? eng_rank_wf2_table(r, slot, floor, nm) : NULL;
-    struct wf2_rows rows;
-    if (table && !wf2_rows_of(r, ev2->a, table, slot, wf2, nm, &rows)) {
-        free(table);
-        table = NULL;
-    }
     struct weighed wd = {.slot = slot, .wf2 = wf2, .floor = floor, .nm = nm};
     if (table) { /* the matches tabled a chunk at a time, then bounded */
         double bound[BOUND_CHUNK];
         uint32_t w = 0;
         for (uint32_t m0 = 0; m0 < nm && rc == 0; m0 += BOUND_CHUNK) {
             uint32_t n = nm - m0 < BOUND_CHUNK ? nm - m0 : BOUND_CHUNK;
-            wf2_table_bounds(&rows, m0, n, bound);
+            wf2_table_bounds(r, table, slot, wf2, nm, m0, n, bound);
             for (uint32_t j = 0; j < n; j++) {
                 if (r->heap.n == r->heap.k && bound[j] < r->heap.v[0].key)
                     continue;

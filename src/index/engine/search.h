@@ -280,6 +280,13 @@ static inline double eng_bm25_term(const struct run *r, double idf, double f, do
  * ~2 ns per posting of its list (blocks without a match skipped). */
 #define ENG_WEIGH_RATIO 40
 
+/* The columns term node n is read in: its own when it is restricted to
+ * some (filter), else every one (eng_postings_fill_in, eng_postings_weigh). */
+static inline unsigned eng_node_cols(const struct node *n)
+{
+    return n->filter ? n->colset : INDEX_FIELD_ALL;
+}
+
 /* Whether term t pays to be weighed over nm matches of the window of b. */
 static inline bool eng_rank_weighs(const struct sets *b, const struct eng_term *t, uint32_t nm)
 {

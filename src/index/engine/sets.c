@@ -384,17 +384,15 @@ static int set_build(struct sets *b, struct node *n, uint64_t *out)
     if (expired(b->r))
         return ERR_TIMEOUT;
     switch (n->kind) {
-    case PLAN_TERM: /* a column-restricted term: its postings in its columns */
-        eng_postings_fill_in(b->ev->seg, n->cur[0].t, n->filter ? n->colset : INDEX_FIELD_ALL,
-                             b->lo, b->hi, out, b->base);
+    case PLAN_TERM: /* (a column-restricted term: its postings in its columns) */
+        eng_postings_fill_in(b->ev->seg, n->cur[0].t, eng_node_cols(n), b->lo, b->hi, out, b->base);
         return 0;
     case PLAN_OR:
         for (size_t i = 0; i < n->nkids; i++) {
             struct node *k = n->kids[i];
-            if (k->kind == PLAN_TERM) { /* straight into out */
-                eng_postings_fill_in(b->ev->seg, k->cur[0].t,
-                                     k->filter ? k->colset : INDEX_FIELD_ALL, b->lo, b->hi, out,
-                                     b->base);
+            if (k->kind == PLAN_TERM) { /* a term only adds bits: straight into out */
+                if ((rc = set_build(b, k, out)) < 0)
+                    return rc;
                 continue;
             }
             uint64_t *t = set_new(b);
