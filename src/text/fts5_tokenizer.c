@@ -6,6 +6,7 @@
  * query/ module already ran text_tokenize() and built the stems itself. */
 #include "text/text_fts5.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,8 +17,6 @@
 
 #include "util/banned.h"
 
-#define LANG_MAX 8 /* longest language header accepted between the marks */
-
 struct doc_ctx {
     void *fts_ctx;
     int (*xToken)(void *, int, const char *, int, int, int);
@@ -26,12 +25,13 @@ struct doc_ctx {
 /* What text_fts5_doc_tokenize() reads: the language (lower case; "" when
  * unknown or without a stemmer) and where the text begins after the header. */
 struct doc_header {
-    char lang[LANG_MAX + 1];
+    char lang[TEXT_FTS5_LANG_MAX + 1];
     size_t base; /* byte offset of the tokenized text */
 };
 
 struct doc_tok_ctx {
     const struct doc_header *h;
+    bool stems; /* make each token's stem (text_fts5_column_words: not) */
     text_fts5_doc_cb cb;
     void *ctx;
 };
@@ -69,36 +69,47 @@ static int doc_token(const struct text_token *tok, const char *stem, size_t stem
                      (int)tok->start, (int)tok->end);
 }
 
+int text_fts5_token_stem(const char *lang, const struct text_token *tok,
+                         char out[LIMIT_TOKEN_BYTES + 1])
+{
+    if (lang[0] == '\0' || (tok->flags & TEXT_TOKEN_CJK))
+        return 0;
+    int n = text_stem(lang, tok->text, tok->len, out, LIMIT_TOKEN_BYTES + 1);
+    /* no stem, or one too long to matter: the exact term is there */
+    if (n <= 0 || ((size_t)n == tok->len && memcmp(out, tok->text, tok->len) == 0))
+        return 0;
+    return n;
+}
+
 /* A token of the text after the header: offsets moved to the whole input,
- * and its stem when it has one that differs. */
+ * and its stem when it has one that differs (and stems are asked for). */
 static int doc_tok_stem(const struct text_token *tok, void *arg)
 {
     struct doc_tok_ctx *c = arg;
     struct text_token t = *tok;
     char stem[LIMIT_TOKEN_BYTES + 1];
-    int n;
 
     t.start += c->h->base;
     t.end += c->h->base;
-    if (c->h->lang[0] == '\0' || (tok->flags & TEXT_TOKEN_CJK))
-        return c->cb(&t, NULL, 0, c->ctx);
-    n = text_stem(c->h->lang, tok->text, tok->len, stem, sizeof stem);
-    /* no stem, or one too long to matter: the exact term is there */
-    if (n <= 0 || ((size_t)n == tok->len && memcmp(stem, tok->text, tok->len) == 0))
-        return c->cb(&t, NULL, 0, c->ctx);
-    return c->cb(&t, stem, (size_t)n, c->ctx);
+    int n = c->stems ? text_fts5_token_stem(c->h->lang, tok, stem) : 0;
+    return c->cb(&t, n > 0 ? stem : NULL, n > 0 ? (size_t)n : 0, c->ctx);
 }
 
-int text_fts5_doc_tokenize(const char *s, size_t n, text_fts5_doc_cb cb, void *ctx)
+/* The header of s[0..n) read (its language also into lang, when not NULL,
+ * before the first token), then its tokens to cb. */
+static int doc_tokenize(const char *s, size_t n, bool stems, char *lang, text_fts5_doc_cb cb,
+                        void *ctx)
 {
     struct doc_header h = {.lang = "", .base = 0};
-    struct doc_tok_ctx c = {.h = &h, .cb = cb, .ctx = ctx};
+    struct doc_tok_ctx c = {.h = &h, .stems = stems, .cb = cb, .ctx = ctx};
 
+    if (lang)
+        lang[0] = '\0';
     if (s == NULL || n == 0)
         return 0;
     if (s[0] == TEXT_FTS5_LANG_MARK) {
-        const char *close =
-            memchr(s + 1, TEXT_FTS5_LANG_MARK, n - 1 < LANG_MAX + 1 ? n - 1 : LANG_MAX + 1);
+        const char *close = memchr(s + 1, TEXT_FTS5_LANG_MARK,
+                                   n - 1 < TEXT_FTS5_LANG_MAX + 1 ? n - 1 : TEXT_FTS5_LANG_MAX + 1);
         if (close != NULL) {
             size_t len = (size_t)(close - s - 1);
             /* the API compares languages case-insensitively */
@@ -109,29 +120,52 @@ int text_fts5_doc_tokenize(const char *s, size_t n, text_fts5_doc_cb cb, void *c
             h.base = len + 2;
         }
     }
+    if (lang)
+        memcpy(lang, h.lang, sizeof h.lang);
     return text_tokenize(s + h.base, n - h.base, doc_tok_stem, &c);
+}
+
+int text_fts5_doc_tokenize(const char *s, size_t n, text_fts5_doc_cb cb, void *ctx)
+{
+    return doc_tokenize(s, n, true, NULL, cb, ctx);
+}
+
+/* One text column as the store's triggers hand it to FTS5:
+ * "\x1F" language "\x1F" text, tokenized by doc_tokenize. */
+static int column_tokenize(const char *language, const char *text, bool stems,
+                           char lang[TEXT_FTS5_LANG_MAX + 1], text_fts5_doc_cb cb, void *ctx)
+{
+    int rc = 0;
+    if (lang)
+        lang[0] = '\0';
+    if (text != NULL) {
+        size_t ll = language ? strlen(language) : 0, tl = strlen(text), n = ll + 2 + tl;
+        char small[512], *s = n <= sizeof small ? small : malloc(n);
+
+        if (s == NULL)
+            return ERR_NOMEM;
+        s[0] = TEXT_FTS5_LANG_MARK;
+        if (ll)
+            memcpy(s + 1, language, ll);
+        s[ll + 1] = TEXT_FTS5_LANG_MARK;
+        memcpy(s + ll + 2, text, tl);
+        rc = doc_tokenize(s, n, stems, lang, cb, ctx);
+        if (s != small)
+            free(s);
+    }
+    return rc;
 }
 
 int text_fts5_column_tokenize(const char *language, const char *text, text_fts5_doc_cb cb,
                               void *ctx)
 {
-    if (text == NULL)
-        return 0;
-    size_t ll = language ? strlen(language) : 0, tl = strlen(text), n = ll + 2 + tl;
-    char small[512], *s = n <= sizeof small ? small : malloc(n);
-    int rc;
+    return column_tokenize(language, text, true, NULL, cb, ctx);
+}
 
-    if (s == NULL)
-        return ERR_NOMEM;
-    s[0] = TEXT_FTS5_LANG_MARK;
-    if (ll)
-        memcpy(s + 1, language, ll);
-    s[ll + 1] = TEXT_FTS5_LANG_MARK;
-    memcpy(s + ll + 2, text, tl);
-    rc = text_fts5_doc_tokenize(s, n, cb, ctx);
-    if (s != small)
-        free(s);
-    return rc;
+int text_fts5_column_words(const char *language, const char *text,
+                           char lang[TEXT_FTS5_LANG_MAX + 1], text_fts5_doc_cb cb, void *ctx)
+{
+    return column_tokenize(language, text, false, lang, cb, ctx);
 }
 
 /* Emit the pieces of s[from..n) separated by spaces, verbatim. */

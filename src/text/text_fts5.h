@@ -16,11 +16,13 @@
 #include <sqlite3.h>
 
 #include "text/text.h"
+#include "util/limits.h"
 
 #define TEXT_FTS5_TOKENIZER "newsd"
 #define TEXT_FTS5_LANG_MARK '\x1F'
 #define TEXT_FTS5_META_MARK '\x1E'
 #define TEXT_FTS5_STEM_PREFIX "~"
+#define TEXT_FTS5_LANG_MAX 8 /* longest language header accepted between the marks */
 
 /* One token of a document column: tok (start/end are byte offsets in the
  * text given to text_fts5_doc_tokenize) and, when the tokenizer follows it
@@ -43,6 +45,20 @@ int text_fts5_doc_tokenize(const char *s, size_t n, text_fts5_doc_cb cb, void *c
  * text_fts5_doc_tokenize. */
 int text_fts5_column_tokenize(const char *language, const char *text, text_fts5_doc_cb cb,
                               void *ctx);
+
+/* text_fts5_column_tokenize without making the stems (cb's stem is always
+ * NULL), for a caller that makes each distinct word's stem once
+ * (index/engine/segbuild.c) with text_fts5_token_stem in the language
+ * written to lang before the first token ("": the tokens have no stems). */
+int text_fts5_column_words(const char *language, const char *text,
+                           char lang[TEXT_FTS5_LANG_MAX + 1], text_fts5_doc_cb cb, void *ctx);
+
+/* The "~stem" (without the prefix) the tokenizer follows tok with in lang
+ * (as text_fts5_column_words wrote it), into out: its length, 0 when none
+ * (no stemmer, a CJK token, or the stem is the token). The one place that
+ * decides it: text_fts5_doc_tokenize makes its stems with it. */
+int text_fts5_token_stem(const char *lang, const struct text_token *tok,
+                         char out[LIMIT_TOKEN_BYTES + 1]);
 
 /* db's FTS5 API (version 2 or later), for registering what FTS5 calls
  * back; NULL when db has none. */

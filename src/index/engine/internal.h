@@ -604,6 +604,10 @@ struct eng_bterm {
     char *s;
     uint32_t len;
     uint8_t kind;
+    /* An exact term's stem, made once per language (segbuild.c): stem1 is the
+     * "~stem" term + 1 (0: none) in the builder's language stem_lang (0: not made). */
+    uint8_t stem_lang;
+    uint32_t stem1;
     uint32_t n, cap; /* postings */
     uint32_t *docs;  /* builder-local doc numbers, insertion order */
     uint32_t *doff;  /* data offset of each posting */

@@ -13,6 +13,7 @@
 #include "text/text.h"
 #include "text/text_fts5.h"
 #include "util/hash.h"
+#include "util/sort.h"
 #include "util/strtab.h"
 #include "util/limits.h"
 #include "util/banned.h"
@@ -32,16 +33,23 @@ struct occ {
 
 #define SEQ_END UINT32_MAX
 
-/* A token waiting for its term lookup: the lookup of token i happens while
- * the slots of tokens i+1..i+PEND_MAX-1 are being prefetched, so the cache
- * misses of a document overlap instead of queueing. */
+/* A token waiting for its exact term's lookup: the lookup of token i
+ * happens while the slots of tokens i+1..i+PEND_MAX-1 are being prefetched,
+ * so the cache misses of a document overlap instead of queueing. */
 #define PEND_MAX 16
 struct pend {
     uint64_t hv;
     uint32_t field, pos, len;
-    uint8_t kind;
-    char text[LIMIT_TOKEN_BYTES + 2]; /* prefix byte + token */
+    uint8_t slang;  /* the language its stem is made in (STEM_*) */
+    unsigned flags; /* the token's (enum text_token_flags) */
+    char text[LIMIT_TOKEN_BYTES];
 };
+
+/* The builder's stemming languages (pend.slang, eng_bterm.stem_lang): 0 none,
+ * then each as first seen; past STEM_LANGS a stem is made every time. */
+#define STEM_NONE 0
+#define STEM_LANGS 254
+#define STEM_UNKEPT 255
 
 struct eng_builder {
     struct pend ring[PEND_MAX];
@@ -66,6 +74,11 @@ struct eng_builder {
      * once every term's document count is known (add_pairs). */
     uint32_t *seq;
     size_t nseq, seqcap;
+    /* The column being added: the language its stems are made in
+     * (text_fts5_column_words), and the stemming languages seen. */
+    char lang[TEXT_FTS5_LANG_MAX + 1];
+    char langs[STEM_LANGS + 1][TEXT_FTS5_LANG_MAX + 1];
+    unsigned nlangs;
     /* the documents' JSON (docs.c), back to back; doc i is json[joff[i], joff[i+1]) */
     char *json;
     size_t jlen, jcap;
@@ -223,7 +236,33 @@ struct tok_ctx {
     struct eng_builder *b;
     uint32_t field;
     uint32_t ntok;
+    uint8_t slang; /* the column's stemming language, found at its first token */
 };
+
+/* The "~stem" occurrence of exact term id (e's token). A word's stem is
+ * made once per language and kept in its term: stemming each token (with
+ * the stem's own term lookup) was ~15 % of a first build's CPU. */
+static int stem_add(struct eng_builder *b, const struct pend *e, uint32_t id)
+{
+    uint32_t stem1 = b->terms[id].stem1;
+    if (b->terms[id].stem_lang != e->slang || e->slang == STEM_UNKEPT) {
+        char stem[1 + LIMIT_TOKEN_BYTES + 1];
+        struct text_token tok = {.text = e->text, .len = e->len, .flags = e->flags};
+        int n = text_fts5_token_stem(b->lang, &tok, stem + 1);
+        stem1 = 0;
+        if (n > 0) {
+            uint32_t sid;
+            size_t len = (size_t)n + 1;
+            stem[0] = TEXT_FTS5_STEM_PREFIX[0];
+            if (term_find(b, stem, len, hash_bytes64(stem, len), ENG_TERM_STEM, &sid) < 0)
+                return ERR_NOMEM;
+            stem1 = sid + 1;
+        }
+        b->terms[id].stem_lang = e->slang; /* (term_find may have moved the terms) */
+        b->terms[id].stem1 = stem1;
+    }
+    return stem1 ? occ_add(b, stem1 - 1, e->field, e->pos) : 0;
+}
 
 static int pend_resolve(struct eng_builder *b)
 {
@@ -231,10 +270,10 @@ static int pend_resolve(struct eng_builder *b)
     uint32_t id;
     b->rhead = (b->rhead + 1) % PEND_MAX;
     b->rn--;
-    if (term_find(b, e->text, e->len, e->hv, e->kind, &id) < 0 ||
+    if (term_find(b, e->text, e->len, e->hv, ENG_TERM_EXACT, &id) < 0 ||
         occ_add(b, id, e->field, e->pos) < 0)
         return ERR_NOMEM;
-    return 0;
+    return e->slang != STEM_NONE ? stem_add(b, e, id) : 0;
 }
 
 static int pend_drain(struct eng_builder *b)
@@ -246,40 +285,54 @@ static int pend_drain(struct eng_builder *b)
     return 0;
 }
 
-/* Queue term (pre, s[0..len)) of a token, prefetching its hash slot. */
-static int pend_push(struct eng_builder *b, char pre, const char *s, size_t len, uint8_t kind,
-                     uint32_t field, uint32_t pos)
+/* Queue the exact term of a token, s[0..len) (its stem made in language
+ * slang when it is resolved), prefetching its hash slot. */
+static int pend_push(struct eng_builder *b, const char *s, size_t len, uint32_t field, uint32_t pos,
+                     uint8_t slang, unsigned flags)
 {
     if (b->rn == PEND_MAX && pend_resolve(b) < 0)
         return ERR_NOMEM;
     struct pend *e = &b->ring[(b->rhead + b->rn++) % PEND_MAX];
-    size_t n = len + (pre != 0);
-    if (pre)
-        e->text[0] = pre;
-    memcpy(e->text + (pre != 0), s, len);
-    e->len = (uint32_t)n;
-    e->kind = kind;
+    memcpy(e->text, s, len);
+    e->len = (uint32_t)len;
+    e->slang = slang;
+    e->flags = flags;
     e->field = field;
     e->pos = pos;
-    e->hv = hash_bytes64(e->text, n);
+    e->hv = hash_bytes64(e->text, len);
     if (b->hcap)
         __builtin_prefetch(&b->hash[e->hv & (b->hcap - 1)]);
     return 0;
 }
 
-/* A token and its "~stem" as text_fts5_doc_tokenize() gives them. */
+/* The number of stemming language b->lang (STEM_*). */
+static uint8_t stem_lang(struct eng_builder *b)
+{
+    if (b->lang[0] == '\0')
+        return STEM_NONE;
+    for (unsigned i = 1; i <= b->nlangs; i++) {
+        if (strcmp(b->langs[i], b->lang) == 0)
+            return (uint8_t)i;
+    }
+    if (b->nlangs == STEM_LANGS)
+        return STEM_UNKEPT;
+    memcpy(b->langs[++b->nlangs], b->lang, sizeof b->lang);
+    return (uint8_t)b->nlangs;
+}
+
+/* A token as text_fts5_column_words() gives it: its "~stem" is added when
+ * it is resolved (stem_add). */
 static int on_token(const struct text_token *tok, const char *stem, size_t stem_len, void *arg)
 {
     struct tok_ctx *d = arg;
     uint32_t pos = d->ntok++;
     size_t len = tok->len < LIMIT_TOKEN_BYTES ? tok->len : LIMIT_TOKEN_BYTES;
 
-    if (pend_push(d->b, 0, tok->text, len, ENG_TERM_EXACT, d->field, pos) < 0)
-        return ERR_NOMEM;
-    if (stem &&
-        pend_push(d->b, TEXT_FTS5_STEM_PREFIX[0], stem, stem_len, ENG_TERM_STEM, d->field, pos) < 0)
-        return ERR_NOMEM;
-    return 0;
+    (void)stem; /* (none: the column's words come without) */
+    (void)stem_len;
+    if (d->ntok == 1)
+        d->slang = stem_lang(d->b);
+    return pend_push(d->b, tok->text, len, d->field, pos, d->slang, tok->flags);
 }
 
 /* One text column as FTS5 gets it from the trigger. Returns its token
@@ -288,50 +341,12 @@ static int add_column(struct eng_builder *b, uint32_t field, const char *languag
                       uint32_t *ntok)
 {
     struct tok_ctx d = {.b = b, .field = field};
-    int rc = text_fts5_column_tokenize(language, text, on_token, &d);
+    int rc = text_fts5_column_words(language, text, b->lang, on_token, &d);
     if (rc == 0)
         rc = pend_drain(b);
     b->rn = 0;
     *ntok = d.ntok;
     return rc ? ERR_NOMEM : 0;
-}
-
-/* a[0..n) ascending: insertion sort of runs of 16, then bottom-up merges
- * through tmp (the compare inlined: a document's occurrences were a qsort
- * with a callback, ~5 % of a first build). */
-static void sort_u64(uint64_t *a, uint64_t *tmp, size_t n)
-{
-    enum { RUN = 16 };
-    for (size_t lo = 0; lo < n; lo += RUN) {
-        size_t hi = lo + RUN < n ? lo + RUN : n;
-        for (size_t i = lo + 1; i < hi; i++) {
-            uint64_t v = a[i];
-            size_t j = i;
-            while (j > lo && a[j - 1] > v) {
-                a[j] = a[j - 1];
-                j--;
-            }
-            a[j] = v;
-        }
-    }
-    uint64_t *src = a, *dst = tmp;
-    for (size_t w = RUN; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                dst[k++] = src[j] < src[i] ? src[j++] : src[i++];
-            while (i < mid)
-                dst[k++] = src[i++];
-            while (j < hi)
-                dst[k++] = src[j++];
-        }
-        uint64_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != a)
-        memcpy(a, src, n * sizeof *a);
 }
 
 /* The document's occurrences in (term, field, position) order. They were
@@ -347,7 +362,7 @@ static int sort_occ(struct eng_builder *b)
         return ERR_NOMEM;
     for (size_t i = 0; i < n; i++)
         b->okey[i] = (uint64_t)b->occ[i].term << 32 | i;
-    sort_u64(b->okey, b->otmp, n);
+    sort_u64_merge(b->okey, b->otmp, n);
     for (size_t i = 0; i < n; i++)
         b->osort[i] = b->occ[(uint32_t)b->okey[i]];
     struct occ *o = b->occ;
@@ -639,12 +654,22 @@ static int cmp_doc_desc(const void *x, const void *y)
     return a > b ? -1 : a < b;
 }
 
+/* A term in the dictionary's sort: its first 8 bytes as a big-endian number
+ * (zero padded) order most pairs without reading the strings, whose cache
+ * misses made the sort ~3 % of a first build. */
+struct term_key {
+    uint64_t head;
+    uint32_t idx;
+};
+
 static _Thread_local const struct eng_bterm *sort_terms;
 
 static int cmp_term(const void *x, const void *y)
 {
-    const struct eng_bterm *a = &sort_terms[*(const uint32_t *)x],
-                           *b = &sort_terms[*(const uint32_t *)y];
+    const struct term_key *ka = x, *kb = y;
+    if (ka->head != kb->head)
+        return ka->head < kb->head ? -1 : 1;
+    const struct eng_bterm *a = &sort_terms[ka->idx], *b = &sort_terms[kb->idx];
     size_t n = a->len < b->len ? a->len : b->len;
     int c = memcmp(a->s, b->s, n);
     if (c)
@@ -652,10 +677,20 @@ static int cmp_term(const void *x, const void *y)
     return a->len < b->len ? -1 : a->len > b->len;
 }
 
+static uint64_t term_head(const struct eng_bterm *t)
+{
+    uint64_t h = 0;
+    size_t n = t->len < 8 ? t->len : 8;
+    for (size_t i = 0; i < n; i++)
+        h |= (uint64_t)(unsigned char)t->s[i] << (56 - 8 * i);
+    return h;
+}
+
 int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
 {
     struct eng_segment *s = calloc(1, sizeof *s);
-    uint32_t *order = NULL, *newdoc = NULL, *torder = NULL;
+    uint32_t *order = NULL, *newdoc = NULL;
+    struct term_key *torder = NULL;
     uint64_t *keys = NULL;
     struct eng_obuf post = {0}, strs = {0};
     struct eng_enc_bufs enc = {0};
@@ -696,7 +731,7 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     if (eng_docs_build(s, b->json, b->joff, order) < 0)
         goto out;
     for (size_t i = 0; i < b->nterms; i++) {
-        torder[i] = (uint32_t)i;
+        torder[i] = (struct term_key){term_head(&b->terms[i]), (uint32_t)i};
         if (b->terms[i].n > maxdf)
             maxdf = b->terms[i].n;
     }
@@ -706,7 +741,7 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     if (keys == NULL)
         goto out;
     for (size_t i = 0; i < b->nterms; i++) {
-        struct eng_bterm *t = &b->terms[torder[i]];
+        struct eng_bterm *t = &b->terms[torder[i].idx];
         struct eng_term *et = &s->terms[s->nterms];
         if (t->len > ENG_TERM_LEN_MAX) { /* unreachable by any query */
             bterm_release(t);
