@@ -25,12 +25,6 @@ int sort_cmp_i64(const void *x, const void *y);
 /* int64_t values, descending (newest id first). */
 int sort_cmp_i64_desc(const void *x, const void *y);
 
-/* a[0..n) ascending, tmp[0..n) its scratch: insertion sort of runs of 16,
- * then bottom-up merges, the compare inlined (the engine builder's sort of
- * each document's occurrences was a qsort with a callback, ~5 % of a first
- * build). */
-void sort_u64_merge(uint64_t *a, uint64_t *tmp, size_t n);
-
 /* A 64-bit key (a hash) and where it came from (an index, a docid). */
 struct sort_keyed {
     uint64_t key;

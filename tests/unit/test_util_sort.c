@@ -1,5 +1,4 @@
-/* util/sort.h: the one lower-bound search, the integer comparators and the
- * merge sort of 64-bit keys. */
+/* util/sort.h: the one lower-bound search and the integer comparators. */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -110,42 +109,6 @@ static void keyed_records_sort_by_key_then_by_origin(void **state)
     assert_int_equal(v[n - 1].key, UINT64_MAX);
 }
 
-/* sort_u64_merge against qsort over lengths around its runs of 16 and its
- * merge widths, with duplicates, the extremes, and sorted and reversed input. */
-static void the_merge_sort_of_keys_is_qsorts_order(void **state)
-{
-    (void)state;
-    static const size_t lens[] = {0, 1, 2, 15, 16, 17, 31, 32, 33, 100, 255, 256, 257, 1000, 4097};
-    uint64_t seed = 42;
-    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
-        for (int shape = 0; shape < 4; shape++) {
-            size_t n = lens[li];
-            uint64_t *a = malloc((n + 1) * sizeof *a), *want = malloc((n + 1) * sizeof *want),
-                     *tmp = malloc((n + 1) * sizeof *tmp);
-            assert_non_null(a);
-            assert_non_null(want);
-            assert_non_null(tmp);
-            for (size_t i = 0; i < n; i++) {
-                seed = seed * 6364136223846793005u + 1442695040888963407u;
-                uint64_t v = shape == 0   ? seed
-                             : shape == 1 ? seed >> 60 /* many equal keys */
-                             : shape == 2 ? (uint64_t)i
-                                          : UINT64_MAX - i;
-                if (i % 97 == 3)
-                    v = shape == 3 ? 0 : UINT64_MAX;
-                a[i] = want[i] = v;
-            }
-            qsort(want, n, sizeof *want, sort_cmp_u64);
-            sort_u64_merge(a, tmp, n);
-            for (size_t i = 0; i < n; i++)
-                assert_true(a[i] == want[i]);
-            free(a);
-            free(want);
-            free(tmp);
-        }
-    }
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -154,7 +117,6 @@ int main(void)
         cmocka_unit_test(arrays_of_pointers_are_searched_by_their_records_key),
         cmocka_unit_test(int64_comparison_sorts_ascending_across_the_whole_range),
         cmocka_unit_test(keyed_records_sort_by_key_then_by_origin),
-        cmocka_unit_test(the_merge_sort_of_keys_is_qsorts_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,7 @@
  *                snapshots; the slot holding the current snapshot
  *   postings.c   the postings codec whole: varints, blocks, the encoder, cursors
  *   segment.c    looking terms, ids and URLs up; the merge's segment writer
+ *   bdict.c      the builder's dictionary: term strings to numbers (bdict.h)
  *   segbuild.c   the builder: rows tokenized into a segment
  *   segcheck.c   what a search reads of a file, checked where it first reads it
  *   segfile.c    segment files: write, map, the full check, where the bytes go
@@ -600,6 +601,12 @@ static inline const struct eng_skip *eng_cursor_block(const struct eng_cursor *c
 /* The encoder. A term's postings as the builder (segbuild.c) collects them
  * and the merge (eng_segw) hands them over: docs in any order, each
  * posting's data as eng_posting_tf_put and eng_varint_put write it. */
+/* A posting being built: one array, so that appending one is one write. */
+struct eng_bpost {
+    uint32_t doc; /* builder-local doc number */
+    uint32_t off; /* its data's offset in the term's data */
+};
+
 struct eng_bterm {
     char *s;
     uint32_t len;
@@ -608,9 +615,8 @@ struct eng_bterm {
      * "~stem" term + 1 (0: none) in the builder's language stem_lang (0: not made). */
     uint8_t stem_lang;
     uint32_t stem1;
-    uint32_t n, cap; /* postings */
-    uint32_t *docs;  /* builder-local doc numbers, insertion order */
-    uint32_t *doff;  /* data offset of each posting */
+    uint32_t n, cap;       /* postings */
+    struct eng_bpost *pst; /* insertion order */
     uint8_t *data;
     uint32_t dlen, dcap;
 };

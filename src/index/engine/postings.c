@@ -714,7 +714,7 @@ int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const str
     if (skip == NULL)
         return ERR_NOMEM;
     for (uint32_t i = 0; i < n; i++)
-        keys[i] = (uint64_t)newdoc[t->docs[i]] << 32 | i;
+        keys[i] = (uint64_t)newdoc[t->pst[i].doc] << 32 | i;
     /* Ingest order is mostly oldest first, i.e. the reverse of docid order;
      * a merge (eng_segw) gives docid order. */
     bool desc = true, asc = true;
@@ -750,8 +750,8 @@ int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const str
         gaps[i % ENG_BLOCK] = d - prev - 1;
         prev = d;
         if (eng_kind(t->kind) != ENG_TERM_META) {
-            const uint8_t *at = t->data + t->doff[k],
-                          *end = t->data + (k + 1 < n ? t->doff[k + 1] : t->dlen);
+            const uint8_t *at = t->data + t->pst[k].off,
+                          *end = t->data + (k + 1 < n ? t->pst[k + 1].off : t->dlen);
             uint32_t wf2, tfs;
             if (exact) {
                 rc = split_posting(e, at, end, &wf2);

@@ -6,6 +6,7 @@
  * the meta column is the stored meta_terms split on spaces. The row size
  * (BM25's D) counts the tokens of all four columns as FTS5's docsize does. */
 #include "index/engine/internal.h"
+#include "index/engine/bdict.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,33 +14,35 @@
 #include "text/text.h"
 #include "text/text_fts5.h"
 #include "util/hash.h"
-#include "util/sort.h"
 #include "util/strtab.h"
 #include "util/limits.h"
 #include "util/banned.h"
-
-/* A hash slot holds enough of its term (length, 24 bits of hash, first 8
- * bytes) that most lookups - news words are short - never touch the term
- * itself: building is bound by cache misses on this table. */
-struct hslot {
-    uint32_t idx1;    /* term index + 1 */
-    uint32_t len_tag; /* hash tag << 8 | min(len, 255) */
-    uint64_t pre;     /* first 8 bytes, zero padded */
-};
 
 struct occ {
     uint32_t term, field, pos;
 };
 
+/* A term of the document being flushed (group_occ): its first and last
+ * occurrence. */
+struct gslot {
+    uint32_t gen, term, head, tail;
+};
+
 #define SEQ_END UINT32_MAX
 
-/* A token waiting for its exact term's lookup: the lookup of token i
- * happens while the slots of tokens i+1..i+PEND_MAX-1 are being prefetched,
- * so the cache misses of a document overlap instead of queueing. */
-#define PEND_MAX 16
+/* A token waiting for its exact term's lookup, then for its occurrences:
+ * the lookup of token i happens while the hash slots of the PEND_FIND - 1
+ * tokens after it are being prefetched, and its occurrences (with its
+ * stem, kept in its term's entry) are added PEND_LAG lookups later, once
+ * that entry has been prefetched too; so the cache misses of a document
+ * overlap instead of queueing. */
+#define PEND_FIND 12
+#define PEND_LAG 4
+#define PEND_MAX (PEND_FIND + PEND_LAG)
 struct pend {
     uint64_t hv;
     uint32_t field, pos, len;
+    uint32_t id;    /* its exact term, once looked up */
     uint8_t slang;  /* the language its stem is made in (STEM_*) */
     unsigned flags; /* the token's (enum text_token_flags) */
     char text[LIMIT_TOKEN_BYTES];
@@ -53,22 +56,21 @@ struct pend {
 
 struct eng_builder {
     struct pend ring[PEND_MAX];
-    size_t rhead, rn;
+    size_t rdone, rfound, rtail; /* ring[rdone, rfound) looked up, [rfound, rtail) not yet */
     size_t n, cap;
     int64_t *ids, *pub;
     uint32_t *dl, *src;
     uint64_t *url;
-    struct eng_bterm *terms;
-    size_t nterms, tcap;
-    struct hslot *hash; /* open addressing, idx1 0 = empty */
-    size_t hcap;
+    struct eng_bdict dict;
     struct occ *occ;
     size_t nocc, occap;
-    /* flush_doc's sort: keys (term << 32 | index), their scratch, and the
-     * occurrences in sorted order (then swapped with occ) */
-    uint64_t *okey, *otmp;
-    struct occ *osort;
-    size_t okcap, otcap, oscap;
+    /* group_occ's hash of the document's terms (a slot is empty unless its
+     * gen is ggen), each occurrence's next of its term, the slots in the order
+     * first used, and the occurrences grouped (then swapped with occ) */
+    struct gslot *gslot;
+    uint32_t *gnext, *glist, ggen;
+    struct occ *ogroup;
+    size_t gcap, gncap, glcap, ogcap;
     /* Each document's exact terms in position order, field after field,
      * each field ended by SEQ_END: its pairs (pairs.h) are made from them
      * once every term's document count is known (add_pairs). */
@@ -92,31 +94,21 @@ int eng_builder_new(struct eng_builder **out)
     return *out ? 0 : ERR_NOMEM;
 }
 
-static void bterm_release(struct eng_bterm *t)
-{
-    free(t->s);
-    free(t->docs);
-    free(t->doff);
-    free(t->data);
-}
-
 void eng_builder_free(struct eng_builder *b)
 {
     if (b == NULL)
         return;
-    for (size_t i = 0; i < b->nterms; i++)
-        bterm_release(&b->terms[i]);
-    free(b->terms);
-    free(b->hash);
+    eng_bdict_free(&b->dict);
     free(b->ids);
     free(b->pub);
     free(b->dl);
     free(b->src);
     free(b->url);
     free(b->occ);
-    free(b->okey);
-    free(b->otmp);
-    free(b->osort);
+    free(b->gslot);
+    free(b->gnext);
+    free(b->glist);
+    free(b->ogroup);
     free(b->seq);
     free(b->json);
     free(b->joff);
@@ -126,84 +118,6 @@ void eng_builder_free(struct eng_builder *b)
 size_t eng_builder_count(const struct eng_builder *b)
 {
     return b->n;
-}
-
-static uint64_t prefix8(const char *s, size_t n)
-{
-    uint64_t x = 0;
-    memcpy(&x, s, n < 8 ? n : 8);
-    return x;
-}
-
-static uint32_t len_tag(uint64_t hv, size_t n)
-{
-    return (uint32_t)(hv >> 40) << 8 | (uint32_t)(n < 255 ? n : 255);
-}
-
-static int rehash(struct eng_builder *b)
-{
-    size_t cap = b->hcap ? b->hcap * 2 : 1024;
-    struct hslot *h = calloc(cap, sizeof *h);
-    if (h == NULL)
-        return ERR_NOMEM;
-    for (size_t i = 0; i < b->nterms; i++) {
-        const struct eng_bterm *t = &b->terms[i];
-        uint64_t hv = hash_bytes64(t->s, t->len);
-        size_t j = hv & (cap - 1);
-        while (h[j].idx1)
-            j = (j + 1) & (cap - 1);
-        h[j] = (struct hslot){(uint32_t)i + 1, len_tag(hv, t->len), prefix8(t->s, t->len)};
-    }
-    free(b->hash);
-    b->hash = h;
-    b->hcap = cap;
-    return 0;
-}
-
-/* Index of term s[0..len) (prefix byte pre, 0 = none), added when new. */
-static int term_find(struct eng_builder *b, const char *tmp, size_t n, uint64_t hv, uint8_t kind,
-                     uint32_t *out)
-{
-    int rc = 0;
-    if ((b->nterms + 1) * 2 > b->hcap && rehash(b) < 0)
-        return ERR_NOMEM;
-    uint64_t p8 = prefix8(tmp, n);
-    uint32_t lt = len_tag(hv, n);
-    size_t j = hv & (b->hcap - 1);
-    while (b->hash[j].idx1) {
-        const struct hslot *h = &b->hash[j];
-        if (h->len_tag == lt && h->pre == p8) {
-            uint32_t k = h->idx1 - 1;
-            if (n <= 8) { /* length and bytes are in the slot */
-                *out = k;
-                goto out;
-            }
-            const struct eng_bterm *t = &b->terms[k];
-            if (t->len == n && memcmp(t->s + 8, tmp + 8, n - 8) == 0) {
-                *out = k;
-                goto out;
-            }
-        }
-        j = (j + 1) & (b->hcap - 1);
-    }
-    if (eng_grow((void **)&b->terms, &b->tcap, b->nterms + 1, sizeof *b->terms) < 0) {
-        rc = ERR_NOMEM;
-        goto out;
-    }
-    struct eng_bterm *t = &b->terms[b->nterms];
-    memset(t, 0, sizeof *t);
-    t->s = malloc(n);
-    if (t->s == NULL) {
-        rc = ERR_NOMEM;
-        goto out;
-    }
-    memcpy(t->s, tmp, n);
-    t->len = (uint32_t)n;
-    t->kind = kind;
-    b->hash[j] = (struct hslot){(uint32_t)b->nterms + 1, lt, p8};
-    *out = (uint32_t)b->nterms++;
-out:
-    return rc;
 }
 
 static int term_id(struct eng_builder *b, char pre, const char *s, size_t len, uint8_t kind,
@@ -218,7 +132,7 @@ static int term_id(struct eng_builder *b, char pre, const char *s, size_t len, u
     if (pre)
         tmp[0] = pre;
     memcpy(tmp + (pre != 0), s, len);
-    rc = term_find(b, tmp, n, hash_bytes64(tmp, n), kind, out);
+    rc = eng_bdict_find(&b->dict, tmp, n, hash_bytes64(tmp, n), kind, out);
     if (tmp != small)
         free(tmp);
     return rc;
@@ -244,8 +158,8 @@ struct tok_ctx {
  * the stem's own term lookup) was ~15 % of a first build's CPU. */
 static int stem_add(struct eng_builder *b, const struct pend *e, uint32_t id)
 {
-    uint32_t stem1 = b->terms[id].stem1;
-    if (b->terms[id].stem_lang != e->slang || e->slang == STEM_UNKEPT) {
+    uint32_t stem1 = b->dict.terms[id].stem1;
+    if (b->dict.terms[id].stem_lang != e->slang || e->slang == STEM_UNKEPT) {
         char stem[1 + LIMIT_TOKEN_BYTES + 1];
         struct text_token tok = {.text = e->text, .len = e->len, .flags = e->flags};
         int n = text_fts5_token_stem(b->lang, &tok, stem + 1);
@@ -254,45 +168,59 @@ static int stem_add(struct eng_builder *b, const struct pend *e, uint32_t id)
             uint32_t sid;
             size_t len = (size_t)n + 1;
             stem[0] = TEXT_FTS5_STEM_PREFIX[0];
-            if (term_find(b, stem, len, hash_bytes64(stem, len), ENG_TERM_STEM, &sid) < 0)
+            if (eng_bdict_find(&b->dict, stem, len, hash_bytes64(stem, len), ENG_TERM_STEM, &sid) <
+                0)
                 return ERR_NOMEM;
             stem1 = sid + 1;
         }
-        b->terms[id].stem_lang = e->slang; /* (term_find may have moved the terms) */
-        b->terms[id].stem1 = stem1;
+        b->dict.terms[id].stem_lang = e->slang; /* (a find may have moved the terms) */
+        b->dict.terms[id].stem1 = stem1;
     }
     return stem1 ? occ_add(b, stem1 - 1, e->field, e->pos) : 0;
 }
 
-static int pend_resolve(struct eng_builder *b)
+/* Look up the oldest token not looked up yet, prefetching its term's entry. */
+static int pend_find(struct eng_builder *b)
 {
-    struct pend *e = &b->ring[b->rhead];
-    uint32_t id;
-    b->rhead = (b->rhead + 1) % PEND_MAX;
-    b->rn--;
-    if (term_find(b, e->text, e->len, e->hv, ENG_TERM_EXACT, &id) < 0 ||
-        occ_add(b, id, e->field, e->pos) < 0)
+    struct pend *e = &b->ring[b->rfound++ % PEND_MAX];
+    if (eng_bdict_find(&b->dict, e->text, e->len, e->hv, ENG_TERM_EXACT, &e->id) < 0)
         return ERR_NOMEM;
-    return e->slang != STEM_NONE ? stem_add(b, e, id) : 0;
+    __builtin_prefetch(&b->dict.terms[e->id]);
+    return 0;
+}
+
+/* Add the occurrences of the oldest token looked up. */
+static int pend_finish(struct eng_builder *b)
+{
+    const struct pend *e = &b->ring[b->rdone++ % PEND_MAX];
+    if (occ_add(b, e->id, e->field, e->pos) < 0)
+        return ERR_NOMEM;
+    return e->slang != STEM_NONE ? stem_add(b, e, e->id) : 0;
 }
 
 static int pend_drain(struct eng_builder *b)
 {
-    while (b->rn > 0) {
-        if (pend_resolve(b) < 0)
+    while (b->rfound < b->rtail) {
+        if (pend_find(b) < 0)
+            return ERR_NOMEM;
+    }
+    while (b->rdone < b->rfound) {
+        if (pend_finish(b) < 0)
             return ERR_NOMEM;
     }
     return 0;
 }
 
 /* Queue the exact term of a token, s[0..len) (its stem made in language
- * slang when it is resolved), prefetching its hash slot. */
+ * slang when it is added), prefetching its hash slot. */
 static int pend_push(struct eng_builder *b, const char *s, size_t len, uint32_t field, uint32_t pos,
                      uint8_t slang, unsigned flags)
 {
-    if (b->rn == PEND_MAX && pend_resolve(b) < 0)
+    if (b->rtail - b->rfound == PEND_FIND && pend_find(b) < 0)
         return ERR_NOMEM;
-    struct pend *e = &b->ring[(b->rhead + b->rn++) % PEND_MAX];
+    if (b->rfound - b->rdone == PEND_LAG && pend_finish(b) < 0)
+        return ERR_NOMEM;
+    struct pend *e = &b->ring[b->rtail++ % PEND_MAX];
     memcpy(e->text, s, len);
     e->len = (uint32_t)len;
     e->slang = slang;
@@ -300,8 +228,7 @@ static int pend_push(struct eng_builder *b, const char *s, size_t len, uint32_t 
     e->field = field;
     e->pos = pos;
     e->hv = hash_bytes64(e->text, len);
-    if (b->hcap)
-        __builtin_prefetch(&b->hash[e->hv & (b->hcap - 1)]);
+    eng_bdict_prefetch(&b->dict, e->hv);
     return 0;
 }
 
@@ -344,33 +271,63 @@ static int add_column(struct eng_builder *b, uint32_t field, const char *languag
     int rc = text_fts5_column_words(language, text, b->lang, on_token, &d);
     if (rc == 0)
         rc = pend_drain(b);
-    b->rn = 0;
+    b->rdone = b->rfound = b->rtail = 0;
     *ntok = d.ntok;
     return rc ? ERR_NOMEM : 0;
 }
 
-/* The document's occurrences in (term, field, position) order. They were
- * added in (field, position) order, but for meta terms (field 0 after the
- * text fields: never the same term as a token), so ordering by term while
- * keeping the order of addition is that order. */
-static int sort_occ(struct eng_builder *b)
+/* The document's occurrences grouped by term, each term's in the order
+ * they were added: (field, position) order, but for meta terms (field 0
+ * after the text fields: never the same term as a token), which is the
+ * order flush_doc writes. A hash of the document's terms, not a sort: the
+ * sort was 4 % of a first build. */
+static int group_occ(struct eng_builder *b)
 {
-    size_t n = b->nocc;
-    if (eng_grow((void **)&b->okey, &b->okcap, n, sizeof *b->okey) < 0 ||
-        eng_grow((void **)&b->otmp, &b->otcap, n, sizeof *b->otmp) < 0 ||
-        eng_grow((void **)&b->osort, &b->oscap, n, sizeof *b->osort) < 0)
+    size_t n = b->nocc, cap = b->gcap ? b->gcap : 64, nd = 0, k = 0;
+    while (cap < 2 * n)
+        cap *= 2;
+    if (cap != b->gcap) {
+        free(b->gslot);
+        if ((b->gslot = calloc(cap, sizeof *b->gslot)) == NULL) {
+            b->gcap = 0;
+            return ERR_NOMEM;
+        }
+        b->gcap = cap;
+        b->ggen = 0;
+    }
+    if (++b->ggen == 0) { /* (wrapped: every slot's gen may look current) */
+        memset(b->gslot, 0, cap * sizeof *b->gslot);
+        b->ggen = 1;
+    }
+    if (eng_grow((void **)&b->gnext, &b->gncap, n, sizeof *b->gnext) < 0 ||
+        eng_grow((void **)&b->glist, &b->glcap, n, sizeof *b->glist) < 0 ||
+        eng_grow((void **)&b->ogroup, &b->ogcap, n, sizeof *b->ogroup) < 0)
         return ERR_NOMEM;
-    for (size_t i = 0; i < n; i++)
-        b->okey[i] = (uint64_t)b->occ[i].term << 32 | i;
-    sort_u64_merge(b->okey, b->otmp, n);
-    for (size_t i = 0; i < n; i++)
-        b->osort[i] = b->occ[(uint32_t)b->okey[i]];
+    for (size_t i = 0; i < n; i++) {
+        uint32_t t = b->occ[i].term;
+        size_t j = (t * UINT32_C(0x9E3779B1)) & (cap - 1);
+        while (b->gslot[j].gen == b->ggen && b->gslot[j].term != t)
+            j = (j + 1) & (cap - 1);
+        struct gslot *g = &b->gslot[j];
+        if (g->gen != b->ggen) {
+            *g = (struct gslot){b->ggen, t, (uint32_t)i, (uint32_t)i};
+            b->glist[nd++] = (uint32_t)j;
+        } else {
+            b->gnext[g->tail] = (uint32_t)i;
+            g->tail = (uint32_t)i;
+        }
+        b->gnext[i] = UINT32_MAX;
+    }
+    for (size_t d = 0; d < nd; d++) {
+        for (uint32_t i = b->gslot[b->glist[d]].head; i != UINT32_MAX; i = b->gnext[i])
+            b->ogroup[k++] = b->occ[i];
+    }
     struct occ *o = b->occ;
     size_t c = b->occap;
-    b->occ = b->osort;
-    b->occap = b->oscap;
-    b->osort = o;
-    b->oscap = c;
+    b->occ = b->ogroup;
+    b->occap = b->ogcap;
+    b->ogroup = o;
+    b->ogcap = c;
     return 0;
 }
 
@@ -378,34 +335,29 @@ static int sort_occ(struct eng_builder *b)
 static int flush_doc(struct eng_builder *b, uint32_t doc)
 {
     uint8_t tmp[16];
-    if (b->nocc > 1 && sort_occ(b) < 0) /* (none: no occurrence array yet) */
+    if (b->nocc > 1 && group_occ(b) < 0) /* (none: no occurrence array yet) */
         return ERR_NOMEM;
     for (size_t i = 0; i < b->nocc;) {
         /* Two-stage prefetch: the term 32 occurrences ahead, and the tails
          * of the term 16 ahead (its struct is on its way by now). */
         if (i + 32 < b->nocc)
-            __builtin_prefetch(&b->terms[b->occ[i + 32].term]);
+            __builtin_prefetch(&b->dict.terms[b->occ[i + 32].term]);
         if (i + 16 < b->nocc) {
-            const struct eng_bterm *u = &b->terms[b->occ[i + 16].term];
-            if (u->docs)
-                __builtin_prefetch(u->docs + u->n, 1);
+            const struct eng_bterm *u = &b->dict.terms[b->occ[i + 16].term];
+            if (u->pst)
+                __builtin_prefetch(u->pst + u->n, 1);
             if (u->data)
                 __builtin_prefetch(u->data + u->dlen, 1);
         }
-        struct eng_bterm *t = &b->terms[b->occ[i].term];
+        struct eng_bterm *t = &b->dict.terms[b->occ[i].term];
         size_t j = i;
         while (j < b->nocc && b->occ[j].term == b->occ[i].term)
             j++;
         size_t cap = t->cap;
-        if (eng_grow((void **)&t->docs, &cap, t->n + 1, sizeof *t->docs) < 0)
-            return ERR_NOMEM;
-        cap = t->cap;
-        if (eng_grow((void **)&t->doff, &cap, t->n + 1, sizeof *t->doff) < 0)
+        if (eng_grow((void **)&t->pst, &cap, t->n + 1, sizeof *t->pst) < 0)
             return ERR_NOMEM;
         t->cap = (uint32_t)cap;
-        t->docs[t->n] = doc;
-        t->doff[t->n] = t->dlen;
-        t->n++;
+        t->pst[t->n++] = (struct eng_bpost){doc, t->dlen};
         if (eng_kind(t->kind) != ENG_TERM_META) {
             /* worst case: mask + per occurrence 5 bytes + 3 tfs */
             size_t need = t->dlen + 1 + 15 + 5 * (j - i), dcap = t->dcap;
@@ -480,21 +432,12 @@ static int pair_term(struct eng_builder *b, struct pairs *ps, uint32_t x, uint32
     *out = (uint32_t)(ps->nwords + num);
     if (!added)
         return 0;
-    const struct eng_bterm *a = &b->terms[x], *c = &b->terms[y];
+    const struct eng_bterm *a = &b->dict.terms[x], *c = &b->dict.terms[y];
     char *str = malloc((size_t)a->len + c->len + 2);
     if (str == NULL)
         return ERR_NOMEM; /* (the pair stays numbered: the build fails) */
     size_t len = eng_pair_str(str, a->s, a->len, c->s, c->len);
-    if (eng_grow((void **)&b->terms, &b->tcap, b->nterms + 1, sizeof *b->terms) < 0) {
-        free(str);
-        return ERR_NOMEM;
-    }
-    struct eng_bterm *t = &b->terms[b->nterms++];
-    memset(t, 0, sizeof *t);
-    t->s = str;
-    t->len = (uint32_t)len;
-    t->kind = ENG_TERM_PAIR;
-    return 0;
+    return eng_bdict_append(&b->dict, str, len, ENG_TERM_PAIR);
 }
 
 static bool word_paired(const struct pairs *ps, uint32_t w)
@@ -534,7 +477,7 @@ static int field_pairs(struct eng_builder *b, struct pairs *ps, const uint32_t *
  * for the places where two paired words follow one another. */
 static int add_pairs(struct eng_builder *b)
 {
-    struct pairs ps = {.nwords = b->nterms};
+    struct pairs ps = {.nwords = b->dict.n};
     size_t at = 0;
     uint32_t min = eng_pair_min_df((uint32_t)b->n);
     int rc = ERR_NOMEM;
@@ -545,7 +488,7 @@ static int add_pairs(struct eng_builder *b)
     if (ps.paired == NULL || ps.count == NULL)
         goto out;
     for (size_t i = 0; i < ps.nwords; i++) {
-        struct eng_bterm *t = &b->terms[i];
+        struct eng_bterm *t = &b->dict.terms[i];
         if (t->kind == ENG_TERM_EXACT && t->n >= min && eng_pair_word(t->s, t->len)) {
             t->kind |= ENG_TERM_PAIRED;
             ps.paired[i >> 6] |= (uint64_t)1 << (i & 63);
@@ -654,43 +597,10 @@ static int cmp_doc_desc(const void *x, const void *y)
     return a > b ? -1 : a < b;
 }
 
-/* A term in the dictionary's sort: its first 8 bytes as a big-endian number
- * (zero padded) order most pairs without reading the strings, whose cache
- * misses made the sort ~3 % of a first build. */
-struct term_key {
-    uint64_t head;
-    uint32_t idx;
-};
-
-static _Thread_local const struct eng_bterm *sort_terms;
-
-static int cmp_term(const void *x, const void *y)
-{
-    const struct term_key *ka = x, *kb = y;
-    if (ka->head != kb->head)
-        return ka->head < kb->head ? -1 : 1;
-    const struct eng_bterm *a = &sort_terms[ka->idx], *b = &sort_terms[kb->idx];
-    size_t n = a->len < b->len ? a->len : b->len;
-    int c = memcmp(a->s, b->s, n);
-    if (c)
-        return c;
-    return a->len < b->len ? -1 : a->len > b->len;
-}
-
-static uint64_t term_head(const struct eng_bterm *t)
-{
-    uint64_t h = 0;
-    size_t n = t->len < 8 ? t->len : 8;
-    for (size_t i = 0; i < n; i++)
-        h |= (uint64_t)(unsigned char)t->s[i] << (56 - 8 * i);
-    return h;
-}
-
 int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
 {
     struct eng_segment *s = calloc(1, sizeof *s);
-    uint32_t *order = NULL, *newdoc = NULL;
-    struct term_key *torder = NULL;
+    uint32_t *order = NULL, *newdoc = NULL, *torder = NULL;
     uint64_t *keys = NULL;
     struct eng_obuf post = {0}, strs = {0};
     struct eng_enc_bufs enc = {0};
@@ -709,8 +619,8 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     s->pub = malloc((b->n + 1) * sizeof *s->pub);
     s->dl = malloc((b->n + 1) * sizeof *s->dl);
     s->src = malloc((b->n + 1) * sizeof *s->src);
-    torder = malloc((b->nterms + 1) * sizeof *torder);
-    s->terms = calloc(b->nterms + 1, sizeof *s->terms);
+    torder = malloc((b->dict.n + 1) * sizeof *torder);
+    s->terms = calloc(b->dict.n + 1, sizeof *s->terms);
     if (!order || !newdoc || !s->ids || !s->pub || !s->dl || !s->src || !torder || !s->terms)
         goto out;
     for (size_t i = 0; i < b->n; i++)
@@ -730,22 +640,20 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
         goto out;
     if (eng_docs_build(s, b->json, b->joff, order) < 0)
         goto out;
-    for (size_t i = 0; i < b->nterms; i++) {
-        torder[i] = (struct term_key){term_head(&b->terms[i]), (uint32_t)i};
-        if (b->terms[i].n > maxdf)
-            maxdf = b->terms[i].n;
+    for (size_t i = 0; i < b->dict.n; i++) {
+        if (b->dict.terms[i].n > maxdf)
+            maxdf = b->dict.terms[i].n;
     }
-    sort_terms = b->terms;
-    qsort(torder, b->nterms, sizeof *torder, cmp_term);
+    if (eng_bdict_sorted(&b->dict, torder) < 0)
+        goto out;
     keys = malloc(maxdf * sizeof *keys);
     if (keys == NULL)
         goto out;
-    for (size_t i = 0; i < b->nterms; i++) {
-        struct eng_bterm *t = &b->terms[torder[i].idx];
+    for (size_t i = 0; i < b->dict.n; i++) {
+        struct eng_bterm *t = &b->dict.terms[torder[i]];
         struct eng_term *et = &s->terms[s->nterms];
         if (t->len > ENG_TERM_LEN_MAX) { /* unreachable by any query */
-            bterm_release(t);
-            memset(t, 0, sizeof *t);
+            eng_bdict_term_release(t);
             continue;
         }
         if ((rc = eng_postings_encode(&post, &enc, t, newdoc, s->dl, keys, et)) < 0)
@@ -754,8 +662,7 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
         et->len = t->len;
         if ((rc = eng_obuf_put(&strs, t->s, t->len)) < 0)
             goto out;
-        bterm_release(t); /* keep the peak down: the builder is spent anyway */
-        memset(t, 0, sizeof *t);
+        eng_bdict_term_release(t); /* keep the peak down: the builder is spent anyway */
         s->nterms++;
     }
     s->post = post.p;
@@ -769,15 +676,10 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     rc = 0;
 out:
     /* The builder is emptied either way. */
-    for (size_t i = 0; i < b->nterms; i++)
-        bterm_release(&b->terms[i]);
-    b->nterms = 0;
+    eng_bdict_clear(&b->dict);
     b->n = 0;
     b->nseq = 0;
     b->jlen = 0;
-    free(b->hash);
-    b->hash = NULL;
-    b->hcap = 0;
     free(order);
     free(newdoc);
     free(torder);

@@ -167,8 +167,7 @@ void eng_segw_free(struct eng_segw *w)
     free(w->json);
     free(w->joff);
     free(w->keys);
-    free(w->t.docs);
-    free(w->t.doff);
+    free(w->t.pst);
     free(w->t.data);
     free(w->post.p);
     eng_enc_bufs_free(&w->enc);
@@ -241,15 +240,10 @@ int eng_segw_posting(struct eng_segw *w, uint32_t doc, unsigned mask, const uint
 {
     struct eng_bterm *t = &w->t;
     size_t cap = w->pcap;
-    if (eng_grow((void **)&t->docs, &cap, (size_t)t->n + 1, sizeof *t->docs) < 0)
-        return ERR_NOMEM;
-    cap = w->pcap;
-    if (eng_grow((void **)&t->doff, &cap, (size_t)t->n + 1, sizeof *t->doff) < 0)
+    if (eng_grow((void **)&t->pst, &cap, (size_t)t->n + 1, sizeof *t->pst) < 0)
         return ERR_NOMEM;
     w->pcap = cap;
-    t->docs[t->n] = doc;
-    t->doff[t->n] = t->dlen;
-    t->n++;
+    t->pst[t->n++] = (struct eng_bpost){doc, t->dlen};
     if (eng_kind(t->kind) == ENG_TERM_META)
         return 0;
     /* The builder's posting data (flush_doc): per field in the mask its tf
