@@ -168,8 +168,8 @@ static int stem_add(struct eng_builder *b, const struct pend *e, uint32_t id)
             uint32_t sid;
             size_t len = (size_t)n + 1;
             stem[0] = TEXT_FTS5_STEM_PREFIX[0];
-            if (eng_bdict_find(&b->dict, stem, len, hash_bytes64(stem, len), ENG_TERM_STEM, &sid) <
-                0)
+            uint64_t hv = hash_bytes64(stem, len);
+            if (eng_bdict_find(&b->dict, stem, len, hv, ENG_TERM_STEM, &sid) < 0)
                 return ERR_NOMEM;
             stem1 = sid + 1;
         }
@@ -247,8 +247,8 @@ static uint8_t stem_lang(struct eng_builder *b)
     return (uint8_t)b->nlangs;
 }
 
-/* A token as text_fts5_column_words() gives it: its "~stem" is added when
- * it is resolved (stem_add). */
+/* A token as text_fts5_column_words() gives it: its "~stem" is added with
+ * its occurrence (pend_finish). */
 static int on_token(const struct text_token *tok, const char *stem, size_t stem_len, void *arg)
 {
     struct tok_ctx *d = arg;
@@ -284,8 +284,11 @@ static int add_column(struct eng_builder *b, uint32_t field, const char *languag
 static int group_occ(struct eng_builder *b)
 {
     size_t n = b->nocc, cap = b->gcap ? b->gcap : 64, nd = 0, k = 0;
+    unsigned bits = 6;
     while (cap < 2 * n)
         cap *= 2;
+    while (((size_t)1 << bits) < cap)
+        bits++;
     if (cap != b->gcap) {
         free(b->gslot);
         if ((b->gslot = calloc(cap, sizeof *b->gslot)) == NULL) {
@@ -305,7 +308,7 @@ static int group_occ(struct eng_builder *b)
         return ERR_NOMEM;
     for (size_t i = 0; i < n; i++) {
         uint32_t t = b->occ[i].term;
-        size_t j = (t * UINT32_C(0x9E3779B1)) & (cap - 1);
+        size_t j = (size_t)((t * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - bits)); /* Fibonacci */
         while (b->gslot[j].gen == b->ggen && b->gslot[j].term != t)
             j = (j + 1) & (cap - 1);
         struct gslot *g = &b->gslot[j];
