@@ -598,15 +598,15 @@ static inline const struct eng_skip *eng_cursor_block(const struct eng_cursor *c
     return &c->skip[c->blk];
 }
 
-/* The encoder. A term's postings as the builder (segbuild.c) collects them
- * and the merge (eng_segw) hands them over: docs in any order, each
- * posting's data as eng_posting_tf_put and eng_varint_put write it. */
 /* A posting being built: one array, so that appending one is one write. */
 struct eng_bpost {
     uint32_t doc; /* builder-local doc number */
     uint32_t off; /* its data's offset in the term's data */
 };
 
+/* The encoder. A term's postings as the builder (segbuild.c) collects them
+ * and the merge (eng_segw) hands them over: docs in any order, each
+ * posting's data as eng_posting_tf_put and eng_varint_put write it. */
 struct eng_bterm {
     char *s;
     uint32_t len;
