@@ -153,11 +153,12 @@ struct tok_ctx {
     uint8_t slang; /* the column's stemming language, found at its first token */
 };
 
-/* The "~stem" occurrence of exact term id (e's token). A word's stem is
- * made once per language and kept in its term: stemming each token (with
- * the stem's own term lookup) was ~15 % of a first build's CPU. */
-static int stem_add(struct eng_builder *b, const struct pend *e, uint32_t id)
+/* The "~stem" occurrence of e's token, its exact term looked up. A word's
+ * stem is made once per language and kept in its term: stemming each token
+ * (with the stem's own term lookup) was ~15 % of a first build's CPU. */
+static int stem_add(struct eng_builder *b, const struct pend *e)
 {
+    uint32_t id = e->id;
     uint32_t stem1 = b->dict.terms[id].stem1;
     if (b->dict.terms[id].stem_lang != e->slang || e->slang == STEM_UNKEPT) {
         char stem[1 + LIMIT_TOKEN_BYTES + 1];
@@ -195,7 +196,7 @@ static int pend_finish(struct eng_builder *b)
     const struct pend *e = &b->ring[b->rdone++ % PEND_MAX];
     if (occ_add(b, e->id, e->field, e->pos) < 0)
         return ERR_NOMEM;
-    return e->slang != STEM_NONE ? stem_add(b, e, e->id) : 0;
+    return e->slang != STEM_NONE ? stem_add(b, e) : 0;
 }
 
 static int pend_drain(struct eng_builder *b)
@@ -284,11 +285,9 @@ static int add_column(struct eng_builder *b, uint32_t field, const char *languag
 static int group_occ(struct eng_builder *b)
 {
     size_t n = b->nocc, cap = b->gcap ? b->gcap : 64, nd = 0, k = 0;
-    unsigned bits = 6;
     while (cap < 2 * n)
         cap *= 2;
-    while (((size_t)1 << bits) < cap)
-        bits++;
+    unsigned bits = (unsigned)__builtin_ctzll(cap); /* cap is a power of 2 */
     if (cap != b->gcap) {
         free(b->gslot);
         if ((b->gslot = calloc(cap, sizeof *b->gslot)) == NULL) {
