@@ -5,9 +5,10 @@
  * are ~55 %, reading rows from SQLite ~3 %, tokenizing and stemming ~5 %)
  * - so the writer's thread reads the rows (interning their sources) and
  * deals copies of them, in batches, to worker threads that each render the
- * rows' JSON (the document store's copy) and build their own segments; the
- * writer writes each finished segment to its file. Segments built side by side overlap
- * in time; the merge policy (merge.c) makes large segments of them later.
+ * rows' JSON (the document store's copy) and build their own segments, each
+ * written to its file and mapped by the worker that built it; the writer
+ * puts them in its list. Segments built side by side overlap in time; the
+ * merge policy (merge.c) makes large segments of them later.
  *
  * Only for a build from nothing (no segments, nothing applied): then no
  * row replaces a document, and the rows' order across segments does not
@@ -61,7 +62,8 @@ struct batch {
 
 struct seg_item {
     struct seg_item *next;
-    struct eng_segment *seg;
+    struct eng_segment *seg;    /* as built, on the heap */
+    struct eng_segment *mapped; /* its file, mapped; NULL: not written */
 };
 
 struct pbuild {
@@ -74,6 +76,12 @@ struct pbuild {
     bool failed;
     struct seg_item *done; /* finished segments for the writer */
     uint32_t seg_full;
+    /* Each worker writes its segments' files: written by the writer's
+     * thread, they held up the reading of rows (and so both workers) for
+     * the copy into the page cache and the fsync, and the last ones were
+     * written one after the other once the workers were done. */
+    const struct eng_writer *w; /* its directory, when its files are written */
+    uint64_t next_file;         /* the next file id, under lock */
 };
 
 static void batch_free(struct batch *b)
@@ -151,6 +159,17 @@ static int hand_over(struct pbuild *pb, struct eng_segment *seg)
     if (it == NULL)
         return ERR_NOMEM;
     it->seg = seg;
+    it->mapped = NULL;
+    if (pb->w) {
+        struct err perr;
+        err_clear(&perr);
+        pthread_mutex_lock(&pb->lock);
+        uint64_t id = pb->next_file++;
+        pthread_mutex_unlock(&pb->lock);
+        if (eng_segment_write_mapped(pb->w, seg, id, &it->mapped, &perr) < 0)
+            log_msg(LOG_WARN, "search index: %s (the segment stays in memory)",
+                    err_msg(&perr, ERR_IO));
+    }
     pthread_mutex_lock(&pb->lock);
     it->next = pb->done;
     pb->done = it;
@@ -246,7 +265,7 @@ static bool queue_put(struct pbuild *pb, struct batch *bt)
     return ok;
 }
 
-/* The finished segments into the writer's list, each to its file. */
+/* The finished segments into the writer's list, each in its file's place. */
 static int adopt_done(struct eng_writer *w, struct pbuild *pb)
 {
     pthread_mutex_lock(&pb->lock);
@@ -259,11 +278,12 @@ static int adopt_done(struct eng_writer *w, struct pbuild *pb)
         if (rc == 0 && (rc = eng_writer_append(w, it->seg)) == 0) {
             struct err perr;
             err_clear(&perr);
-            if (w->writable && eng_segment_persist(w, w->nseg - 1, &perr) < 0)
+            if (it->mapped && eng_segment_install_mapped(w, w->nseg - 1, it->mapped, &perr) < 0)
                 log_msg(LOG_WARN, "search index: %s (the segment stays in memory)",
                         err_msg(&perr, ERR_IO));
         } else {
             eng_segment_unref(it->seg);
+            eng_segment_unref(it->mapped);
         }
         free(it);
         it = next;
@@ -281,7 +301,10 @@ unsigned eng_build_workers(const struct eng_writer *w)
 
 int eng_build_parallel(struct eng_writer *w, unsigned workers, struct err *err)
 {
-    struct pbuild pb = {.seg_full = w->seg_full, .max_queued = QUEUE_BATCHES * workers};
+    struct pbuild pb = {.seg_full = w->seg_full,
+                        .max_queued = QUEUE_BATCHES * workers,
+                        .w = w->writable ? w : NULL,
+                        .next_file = w->next_file};
     pthread_t th[WORKERS_MAX];
     unsigned started = 0;
     struct store_rows *rows = NULL;
@@ -350,6 +373,7 @@ int eng_build_parallel(struct eng_writer *w, unsigned workers, struct err *err)
         rc = err_set(err, ERR_NOMEM, "out of memory indexing articles");
     if (rc == 0 && (rc = adopt_done(w, &pb)) < 0)
         rc = err_set(err, rc, "out of memory indexing articles");
+    w->next_file = pb.next_file; /* (an unused id is harmless; a reused one is not) */
     if (rc == 0)
         w->applied_seq = last_seq;
     else
@@ -363,6 +387,7 @@ out:
     while (pb.done) {
         struct seg_item *next = pb.done->next;
         eng_segment_unref(pb.done->seg);
+        eng_segment_unref(pb.done->mapped);
         free(pb.done);
         pb.done = next;
     }

@@ -75,29 +75,51 @@ void eng_dir_sweep(const struct eng_writer *w)
     closedir(d);
 }
 
-/* Write segment i to its file and put the mapped file in its place (the
- * heap copy goes with the last snapshot that holds it). */
-int eng_segment_persist(struct eng_writer *w, size_t i, struct err *err)
+int eng_segment_write_mapped(const struct eng_writer *w, const struct eng_segment *seg, uint64_t id,
+                             struct eng_segment **mapped, struct err *err)
 {
     char path[4096];
-    struct eng_segment *mapped = NULL;
-    uint64_t id = w->next_file++;
     int rc;
 
+    *mapped = NULL;
     if (seg_path(w, id, path, sizeof path) < 0)
         return err_set(err, ERR_INVALID, "index path too long");
-    if ((rc = eng_segment_write(w->segs[i], path, err)) < 0 ||
-        (rc = eng_segment_map(path, id, &mapped, err)) < 0)
+    if ((rc = eng_segment_write(seg, path, err)) < 0 ||
+        (rc = eng_segment_map(path, id, mapped, err)) < 0)
         return rc;
-    /* (its columns checked as at open: what is mapped is what searches read) */
-    if (mapped->n != w->segs[i]->n || mapped->nterms != w->segs[i]->nterms ||
-        eng_segment_check_columns(mapped, (uint32_t)w->nsrc, NULL) < 0) {
-        eng_segment_unref(mapped);
+    if ((*mapped)->n != seg->n || (*mapped)->nterms != seg->nterms) {
+        eng_segment_unref(*mapped);
+        *mapped = NULL;
         return err_set(err, ERR_IO, "%s reads back different from what was written", path);
+    }
+    return 0;
+}
+
+int eng_segment_install_mapped(struct eng_writer *w, size_t i, struct eng_segment *mapped,
+                               struct err *err)
+{
+    /* (its columns checked as at open: what is mapped is what searches read;
+     * here, where the interned sources are the writer's to read) */
+    if (eng_segment_check_columns(mapped, (uint32_t)w->nsrc, NULL) < 0) {
+        uint64_t id = mapped->file_id;
+        eng_segment_unref(mapped);
+        return err_set(err, ERR_IO,
+                       "segment file %016" PRIx64 " reads back different from "
+                       "what was written",
+                       id);
     }
     eng_segment_unref(w->segs[i]);
     w->segs[i] = mapped;
     return 0;
+}
+
+/* Write segment i to its file and put the mapped file in its place (the
+ * heap copy goes with the last snapshot that holds it). */
+int eng_segment_persist(struct eng_writer *w, size_t i, struct err *err)
+{
+    struct eng_segment *mapped;
+    int rc = eng_segment_write_mapped(w, w->segs[i], w->next_file++, &mapped, err);
+    return rc < 0 ? rc : eng_segment_install_mapped(w, i, mapped, err);
 }
 
 /* Write the segments only in RAM, map them in place of their heap copies,
