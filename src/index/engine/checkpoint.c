@@ -37,7 +37,7 @@ static void dir_own(const struct eng_writer *w)
                 strerror(errno));
 }
 
-static int seg_path(const struct eng_writer *w, uint64_t id, char *out, size_t cap)
+int eng_segment_path(const struct eng_writer *w, uint64_t id, char *out, size_t cap)
 {
     return (size_t)snprintf(out, cap, "%s/seg-%016" PRIx64 ".seg", w->dir, id) < cap ? 0 : -1;
 }
@@ -75,15 +75,12 @@ void eng_dir_sweep(const struct eng_writer *w)
     closedir(d);
 }
 
-int eng_segment_write_mapped(const struct eng_writer *w, const struct eng_segment *seg, uint64_t id,
+int eng_segment_write_mapped(const struct eng_segment *seg, const char *path, uint64_t id,
                              struct eng_segment **mapped, struct err *err)
 {
-    char path[4096];
     int rc;
 
     *mapped = NULL;
-    if (seg_path(w, id, path, sizeof path) < 0)
-        return err_set(err, ERR_INVALID, "index path too long");
     if ((rc = eng_segment_write(seg, path, err)) < 0 ||
         (rc = eng_segment_map(path, id, mapped, err)) < 0)
         return rc;
@@ -117,8 +114,12 @@ int eng_segment_install_mapped(struct eng_writer *w, size_t i, struct eng_segmen
  * heap copy goes with the last snapshot that holds it). */
 int eng_segment_persist(struct eng_writer *w, size_t i, struct err *err)
 {
+    char path[4096];
     struct eng_segment *mapped;
-    int rc = eng_segment_write_mapped(w, w->segs[i], w->next_file++, &mapped, err);
+    uint64_t id = w->next_file++;
+    if (eng_segment_path(w, id, path, sizeof path) < 0)
+        return err_set(err, ERR_INVALID, "index path too long");
+    int rc = eng_segment_write_mapped(w->segs[i], path, id, &mapped, err);
     return rc < 0 ? rc : eng_segment_install_mapped(w, i, mapped, err);
 }
 
@@ -385,7 +386,7 @@ bool eng_persist_load(struct eng_writer *w)
     for (uint32_t i = 0; i < m.nseg; i++) {
         char path[4096];
         struct eng_segment *seg = NULL;
-        if (seg_path(w, m.segs[i].file_id, path, sizeof path) < 0)
+        if (eng_segment_path(w, m.segs[i].file_id, path, sizeof path) < 0)
             goto out;
         /* The columns a search reads by docid are checked here, once
          * (O(n)); the postings when a search first opens each term. */

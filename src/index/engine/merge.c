@@ -374,8 +374,7 @@ static void *merge_main(void *arg)
         /* Its file now, off the writer's thread: the checkpoint that names it
          * then only writes the manifest. */
         struct eng_segment *mapped = NULL;
-        if ((rc = eng_segment_write(seg, m->path, &m->err)) < 0 ||
-            (rc = eng_segment_map(m->path, m->file_id, &mapped, &m->err)) < 0)
+        if ((rc = eng_segment_write_mapped(seg, m->path, m->file_id, &mapped, &m->err)) < 0)
             goto out;
         /* its columns checked as at open (the source table is the writer's
          * thread's: the inputs' source ids were checked) */
@@ -483,8 +482,7 @@ static int merge_start(struct eng_writer *w, const bool *pick, size_t k, struct 
     m->stopping = w->stopping;
     if (w->writable && w->dir) {
         m->file_id = w->next_file;
-        if ((size_t)snprintf(m->path, sizeof m->path, "%s/seg-%016" PRIx64 ".seg", w->dir,
-                             m->file_id) >= sizeof m->path)
+        if (eng_segment_path(w, m->file_id, m->path, sizeof m->path) < 0)
             m->file_id = 0;
         else
             w->next_file++;

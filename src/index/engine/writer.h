@@ -116,12 +116,15 @@ void eng_pending_drop(struct eng_writer *w, struct eng_pending *p);
 
 /* Write segment i to its file and put the mapped file in its place. */
 int eng_segment_persist(struct eng_writer *w, size_t i, struct err *err);
-/* eng_segment_persist in two steps, for the first build's workers: seg
- * written to file id and mapped into *mapped (reads nothing of w but its
- * directory, so several threads may call it with ids of their own); then,
- * on the writer's thread, the mapped file's columns checked and put in
- * place of segment i (mapped is taken, and dropped on failure). */
-int eng_segment_write_mapped(const struct eng_writer *w, const struct eng_segment *seg, uint64_t id,
+/* Where segment file id lives: 0, or -1 when the path does not fit. */
+int eng_segment_path(const struct eng_writer *w, uint64_t id, char *out, size_t cap);
+/* eng_segment_persist in two steps, for the threads that write segments
+ * beside the writer's (the first build's workers, merges): seg written to
+ * path as file id and mapped into *mapped, its size read back; then, on
+ * the writer's thread, the mapped file's columns checked against the
+ * interned sources and put in place of segment i (mapped is taken, and
+ * dropped on failure). */
+int eng_segment_write_mapped(const struct eng_segment *seg, const char *path, uint64_t id,
                              struct eng_segment **mapped, struct err *err);
 int eng_segment_install_mapped(struct eng_writer *w, size_t i, struct eng_segment *mapped,
                                struct err *err);
