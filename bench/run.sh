@@ -2,7 +2,7 @@
 # bench/run.sh [--smoke] N — the newsd benchmark (bench/README.md).
 #
 # Generates N articles (bench/gen, deterministic from SEED, profile PROFILE),
-# loads them through `newsd import` and into the plain FTS5 baseline, then:
+# loads them through `newsd import`, then:
 #   1. starts `newsd serve` on the fresh store with the count cache off
 #      (NEWSD_ENGINE_COUNT_CACHE=0) and times its first index build (start
 #      to /healthz 200) and the background merges after it (to no merge
@@ -10,9 +10,11 @@
 #   2. restarts it with the count cache on (the restart time: start to
 #      listening and to healthy) and runs the mix again, warm;
 #   3. runs the mix in-process (bench_index), cold then warm, and against the
-#      peers (issue 31): the plain FTS5 baseline, FTS5 with filter terms
-#      (fts5_baseline --meta) and Groonga over HTTP (groonga_baseline; not
-#      in the smoke run, nor where groonga is not installed);
+#      peers (issue 31), each loaded with the same articles just before its
+#      queries and removed after them (the disk holds one at a time): the
+#      plain FTS5 baseline, FTS5 with filter terms (fts5_baseline --meta)
+#      and Groonga over HTTP (groonga_baseline; not in the smoke run, nor
+#      where groonga is not installed);
 #      then streams one export of a broad query (issue 27) and walks the
 #      same matches by cursor paging (BENCH_EXPORT: its parameters);
 #   4. the percolator (bench_percolate): 10,000 saved searches against each
@@ -75,7 +77,11 @@ else
     fresh_timeout=30 extensions="${BENCH_EXTENSIONS:-1}"
 fi
 case "$profile" in
-newsapi) kb_per_article=6 ;; # store, index files and baseline: about 4 KB at 10 k
+# the peak: the store (table and index files) with one peer at a time, or,
+# at the end, with FTS5's tables in it and its copy for the extensions
+# (10 M newsapi: table 1.1 KB an article, index files 0.9, FTS5's tables
+# 1.0, each FTS5 baseline 2.1-2.2)
+newsapi) kb_per_article=$([ "$extensions" = 1 ] && echo 6 || echo 5) ;;
 full) kb_per_article=20 ;; # about 17 KB at 1 M (2026-11-25)
 *)
     echo "bench: PROFILE must be newsapi or full" >&2
@@ -120,6 +126,10 @@ cleanup() {
     fi
 }
 trap cleanup EXIT
+# A peer's database, measured: removed unless BENCH_KEEP=1.
+drop_peer() {
+    [ "${BENCH_KEEP:-0}" = 1 ] || rm -f "$1" "$1-wal" "$1-shm"
+}
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
@@ -182,12 +192,6 @@ t1=$(now)
 store_bytes=$(du -sb "$store" | cut -f1)
 printf 'load\tnewsd\t%s\t%s\t%s\n' "$N" "$(elapsed "$t0" "$t1")" "$store_bytes" >>"$raw"
 key=$("$newsd" keys create --store "$store" --name bench)
-
-step "FTS5 baseline build"
-"${gen[@]}" "$N" | "$bin/fts5_baseline" build --db "$base" --sources "$work/sources.jsonl" >>"$raw"
-step "FTS5 baseline with filter terms build (issue 31)"
-"${gen[@]}" "$N" | "$bin/fts5_baseline" build --meta --db "$base_meta" \
-    --sources "$work/sources.jsonl" >>"$raw"
 
 # A measuring program that fails (an err line, a crash) does not stop the
 # run: the report shows what was measured and the exit status is 1.
@@ -258,38 +262,20 @@ env -u NEWSD_ENGINE_COUNT_CACHE "$bin/bench_index" --store "$store" --name newsd
 step "counts and facets (issue 26): in-process, engine (count cache off) and FTS5 GROUP BY"
 "$bin/bench_counts" --store "$store" --reps "$((reps * 5))" >>"$raw" 2>"$work/bench_counts.err" ||
     failed=1
-step "counts and facets over HTTP on an FTS5 server (the baseline's endpoint)"
-(
-    export NEWSD_INDEX=fts5
-    start_server serve-fts5 0
-    "$bin/bench_counts" --url "$url" --key "$key" --reps "$((reps * 5))" --no-inprocess \
-        --http-name counts-http-fts5 >>"$raw" || exit 1
-    "$bin/bench_http" --url "$url" --key "$key" --pid "$server_pid" --name lang-fts5 \
-        "${lang_args[@]}" >>"$raw" || exit 1
-    stop_server
-) || failed=1
-
-# Issues 25-27 over HTTP: the engine and the FTS5 backend as two servers at
-# once, on the store and a copy of it (one server per store), measured in
-# alternating rounds: counts and facets, the mix with and without
-# dedupe=true, /v2/stories, similarTo, the export. The store has both
-# indexes by now (the FTS5 server above built its tables in it).
-ext_raw="$work/extensions.raw"
-if [ "$extensions" = 1 ]; then
-    step "extensions (issues 25-27): engine and FTS5 servers interleaved"
-    rm -rf "$store-fts5"
-    cp -a --reflink=auto "$store" "$store-fts5"
-    "$PYTHON" bench/bench_extensions.py run --newsd "$newsd" --bench-bin "$bin" --store "$store" \
-        --fts5-store "$store-fts5" --key "$key" --rounds 3 --reps "$reps" \
-        --export "${BENCH_EXPORT:-q=the%20OR%20of%20OR%20and%20OR%20a%20OR%20in}" \
-        >"$ext_raw" 2>"$work/extensions.err" || failed=1
-    rm -rf "$store-fts5"
-fi
-
+# The peers one at a time, each built just before its queries and removed
+# after them (BENCH_KEEP=1 keeps them): at 10 M the store, both FTS5
+# baselines and Groonga at once were more than a 60 GB disk holds.
+step "FTS5 baseline build"
+"${gen[@]}" "$N" | "$bin/fts5_baseline" build --db "$base" --sources "$work/sources.jsonl" >>"$raw"
 step "FTS5 baseline queries"
 "$bin/fts5_baseline" query --db "$base" "${lat_args[@]}" >>"$raw" || failed=1
+drop_peer "$base"
+step "FTS5 baseline with filter terms build (issue 31)"
+"${gen[@]}" "$N" | "$bin/fts5_baseline" build --meta --db "$base_meta" \
+    --sources "$work/sources.jsonl" >>"$raw"
 step "FTS5 with filter terms baseline queries"
 "$bin/fts5_baseline" query --meta --db "$base_meta" "${lat_args[@]}" >>"$raw" || failed=1
+drop_peer "$base_meta"
 
 # Issue 31: Groonga as users run it, a persistent HTTP server, loaded with
 # the same articles and sent the mix as `select` requests
@@ -339,6 +325,34 @@ else
         done
     ) || failed=1
     rm -rf "$gdir"
+fi
+
+step "counts and facets over HTTP on an FTS5 server (the baseline's endpoint)"
+(
+    export NEWSD_INDEX=fts5
+    start_server serve-fts5 0
+    "$bin/bench_counts" --url "$url" --key "$key" --reps "$((reps * 5))" --no-inprocess \
+        --http-name counts-http-fts5 >>"$raw" || exit 1
+    "$bin/bench_http" --url "$url" --key "$key" --pid "$server_pid" --name lang-fts5 \
+        "${lang_args[@]}" >>"$raw" || exit 1
+    stop_server
+) || failed=1
+
+# Issues 25-27 over HTTP: the engine and the FTS5 backend as two servers at
+# once, on the store and a copy of it (one server per store), measured in
+# alternating rounds: counts and facets, the mix with and without
+# dedupe=true, /v2/stories, similarTo, the export. The store has both
+# indexes by now (the FTS5 server above built its tables in it).
+ext_raw="$work/extensions.raw"
+if [ "$extensions" = 1 ]; then
+    step "extensions (issues 25-27): engine and FTS5 servers interleaved"
+    rm -rf "$store-fts5"
+    cp -a --reflink=auto "$store" "$store-fts5"
+    "$PYTHON" bench/bench_extensions.py run --newsd "$newsd" --bench-bin "$bin" --store "$store" \
+        --fts5-store "$store-fts5" --key "$key" --rounds 3 --reps "$reps" \
+        --export "${BENCH_EXPORT:-q=the%20OR%20of%20OR%20and%20OR%20a%20OR%20in}" \
+        >"$ext_raw" 2>"$work/extensions.err" || failed=1
+    rm -rf "$store-fts5"
 fi
 
 # Issue 17: 10,000 saved searches against each new article, one core, over
