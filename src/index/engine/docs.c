@@ -79,7 +79,7 @@ static size_t train(const char *blob, const uint64_t *off, const uint32_t *order
 }
 
 int eng_docs_build(struct eng_segment *s, const char *blob, const uint64_t *off,
-                   const uint32_t *order)
+                   const uint32_t *order, const atomic_bool *cancel)
 {
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
     ZSTD_CDict *cdict = NULL;
@@ -113,6 +113,10 @@ int eng_docs_build(struct eng_segment *s, const char *blob, const uint64_t *off,
     if (cdict && ZSTD_isError(ZSTD_CCtx_refCDict(cctx, cdict)))
         goto out;
     for (uint32_t d = 0; d < s->n; d++) {
+        if (cancel && (d & 1023) == 0 && atomic_load(cancel)) {
+            rc = ERR_BUSY;
+            goto out;
+        }
         const char *src = blob + off[order[d]];
         size_t n = (size_t)(off[order[d] + 1] - off[order[d]]);
         size_t need = len + ZSTD_compressBound(n);

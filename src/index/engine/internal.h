@@ -197,9 +197,10 @@ struct eng_snap {
 
 /* Build s's store from its documents' JSON: doc d (docid order) is
  * blob[off[order[d]], off[order[d] + 1]). A dictionary is trained on a
- * sample when the segment is big enough for one to pay. 0 or ERR_NOMEM. */
+ * sample when the segment is big enough for one to pay. 0, ERR_NOMEM, or
+ * ERR_BUSY once *cancel (NULL: none) is set. */
 int eng_docs_build(struct eng_segment *s, const char *blob, const uint64_t *off,
-                   const uint32_t *order);
+                   const uint32_t *order, const atomic_bool *cancel);
 /* Ready the store of a segment attached to a file image (its dictionary
  * loaded once); ERR_PARSE when the dictionary is unusable. */
 int eng_docs_attach(struct eng_segment *s, struct err *err);
@@ -671,6 +672,10 @@ int eng_segw_term(struct eng_segw *w, const char *str, size_t len, uint8_t kind)
 int eng_segw_posting(struct eng_segw *w, uint32_t doc, unsigned mask, const uint32_t tf[ENG_FIELDS],
                      const uint32_t (*pos)[ENG_POS_MAX]);
 int eng_segw_term_end(struct eng_segw *w);
+/* The document store, once every document is in: it shares no field with
+ * the terms, so another thread may build it while they are added (else
+ * eng_segw_finish does). 0, ERR_NOMEM or ERR_BUSY (eng_docs_build). */
+int eng_segw_docs(struct eng_segw *w, const atomic_bool *cancel);
 int eng_segw_finish(struct eng_segw *w, struct eng_segment **out);
 
 /* --- the writer (writer.h): loading and following the log --------------- */

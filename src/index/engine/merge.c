@@ -326,12 +326,44 @@ out:
 }
 
 /* The merged segment of m's inputs (heap), or an ERR_* with m->err set. */
+/* The output's document store is compressed on a thread of its own while
+ * the terms are merged: compressing every document again with the new
+ * dictionary was ~15 % of a merge's time (perf, a 1 M merge), and the
+ * merge is one thread beside an idle core once a first build is done. */
+struct docs_job {
+    struct eng_segw *w;
+    const atomic_bool *cancel;
+    int rc;
+};
+
+static void *docs_main(void *arg)
+{
+    struct docs_job *j = arg;
+    (void)setpriority(PRIO_PROCESS, (id_t)gettid(), MERGE_NICE);
+    j->rc = eng_segw_docs(j->w, j->cancel);
+    return NULL;
+}
+
 static int merge_build(struct eng_merge *m, struct eng_segment **out)
 {
     struct eng_segw *w = NULL;
+    struct docs_job job = {.cancel = &m->cancel};
+    pthread_t docs;
+    bool beside = false;
     int rc = merge_docs(m, &w);
+    if (rc == 0) {
+        job.w = w;
+        beside = pthread_create(&docs, NULL, docs_main, &job) == 0; /* (else finish builds it) */
+    }
     if (rc == 0)
         rc = merge_terms(m, w);
+    if (beside) {
+        if (rc < 0) /* the store is not wanted: stop it (the merge is over either way) */
+            atomic_store(&m->cancel, true);
+        pthread_join(docs, NULL);
+        if (rc == 0 && job.rc < 0)
+            rc = job.rc;
+    }
     if (rc == 0)
         rc = eng_segw_finish(w, out);
     eng_segw_free(w);

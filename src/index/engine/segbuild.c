@@ -640,7 +640,7 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     }
     if (eng_segment_pk_build(s, b->n, b->url, newdoc) < 0)
         goto out;
-    if (eng_docs_build(s, b->json, b->joff, order) < 0)
+    if (eng_docs_build(s, b->json, b->joff, order, NULL) < 0)
         goto out;
     for (size_t i = 0; i < b->dict.n; i++) {
         if (b->dict.terms[i].n > maxdf)

@@ -155,6 +155,7 @@ struct eng_segw {
     struct eng_bterm t; /* the term being written (t.s borrowed) */
     struct eng_obuf post, strs;
     struct eng_enc_bufs enc;
+    bool docs_built; /* eng_segw_docs */
 };
 
 void eng_segw_free(struct eng_segw *w)
@@ -316,15 +317,24 @@ bool eng_segw_paired(const struct eng_segw *w, const char *str, size_t len)
            (s->terms[i].kind & ENG_TERM_PAIRED);
 }
 
+int eng_segw_docs(struct eng_segw *w, const atomic_bool *cancel)
+{
+    int rc = eng_docs_build(w->s, w->json ? w->json : "", w->joff, w->ident, cancel);
+    w->docs_built = rc == 0;
+    return rc;
+}
+
 int eng_segw_finish(struct eng_segw *w, struct eng_segment **out)
 {
     struct eng_segment *s = w->s;
+    int rc;
     *out = NULL;
     if (s->terms == NULL && (s->terms = calloc(1, sizeof *s->terms)) == NULL)
         return ERR_NOMEM;
-    if (eng_segment_pk_build(s, s->n, w->url, w->ident) < 0 ||
-        eng_docs_build(s, w->json ? w->json : "", w->joff, w->ident) < 0)
+    if (eng_segment_pk_build(s, s->n, w->url, w->ident) < 0)
         return ERR_NOMEM;
+    if (!w->docs_built && (rc = eng_segw_docs(w, NULL)) < 0)
+        return rc;
     s->post = w->post.p;
     s->post_len = w->post.n;
     s->strs = (char *)w->strs.p;
