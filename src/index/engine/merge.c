@@ -325,7 +325,6 @@ out:
     return rc;
 }
 
-/* The merged segment of m's inputs (heap), or an ERR_* with m->err set. */
 /* The output's document store is compressed on a thread of its own while
  * the terms are merged: compressing every document again with the new
  * dictionary was ~15 % of a merge's time (perf, a 1 M merge), and the
@@ -344,6 +343,7 @@ static void *docs_main(void *arg)
     return NULL;
 }
 
+/* The merged segment of m's inputs (heap), or an ERR_* with m->err set. */
 static int merge_build(struct eng_merge *m, struct eng_segment **out)
 {
     struct eng_segw *w = NULL;
