@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "article/json.h"
+#include "util/hash.h"
 #include "util/sort.h"
 #include "util/banned.h"
 
@@ -50,7 +51,7 @@ static int group_matches(struct arena *a, const struct index_story_match *m, siz
     if (slot == NULL)
         return err_set(err, ERR_NOMEM, "out of memory grouping stories");
     for (size_t i = 0; i < n; i++) {
-        size_t h = (size_t)(((uint64_t)m[i].story * UINT64_C(0x9E3779B97F4A7C15)) >> shift);
+        size_t h = (size_t)hash_fib((uint64_t)m[i].story, shift);
         while (slot[h] && g[slot[h] - 1].story != m[i].story)
             h = (h + 1) & (cap - 1);
         if (!slot[h]) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
 #include "util/banned.h"
 
 struct gen {
@@ -29,7 +30,7 @@ static void gen_free(struct gen *g)
 
 static size_t slot_of(const struct gen *g, int64_t story)
 {
-    size_t h = (size_t)(((uint64_t)story * UINT64_C(0x9E3779B97F4A7C15)) >> 20);
+    size_t h = (size_t)hash_fib((uint64_t)story, 20);
     for (h &= g->cap - 1; g->story[h] && g->story[h] != story; h = (h + 1) & (g->cap - 1))
         ;
     return h;

@@ -34,6 +34,16 @@ static inline uint64_t hash_mix64(uint64_t h)
     return h ^ (h >> 33);
 }
 
+/* Fibonacci hashing of an integer key (a story, a term number, a second):
+ * key times 2^64 / the golden ratio, shifted right by shift. Its high bits
+ * are well spread, so a table of 2^b slots takes shift = 64 - b (a table
+ * that masks low bits instead takes a smaller shift). One multiply: for
+ * keys that are already numbers, where hash_mix64 would cost more. */
+static inline uint64_t hash_fib(uint64_t key, unsigned shift)
+{
+    return (key * 0x9E3779B97F4A7C15ULL) >> shift;
+}
+
 /* FNV-1a then the finalizer: well spread in the low and the high bits. */
 static inline uint64_t hash_bytes64(const void *p, size_t n)
 {

@@ -507,6 +507,13 @@ static void hashes_continue_across_pieces_and_mix_every_bit(void **state)
         assert_true(low >= 6);
     }
     assert_true(hash_bytes64("x", 1) == hash_mix64(hash_fnv1a64("x", 1)));
+    /* Fibonacci hashing: 1 is the multiplier itself; consecutive keys land
+     * far apart in a table's top bits (a table of 2^10 slots here). */
+    assert_true(hash_fib(1, 0) == 0x9E3779B97F4A7C15ULL);
+    assert_true(hash_fib(1, 54) == 0x9E3779B97F4A7C15ULL >> 54);
+    uint64_t a = hash_fib(1000, 54), b = hash_fib(1001, 54);
+    assert_true(a < 1024 && b < 1024);
+    assert_true((a > b ? a - b : b - a) > 64);
 }
 
 static void the_monotonic_clock_agrees_in_its_units_and_sleeps(void **state)

@@ -307,7 +307,7 @@ static int group_occ(struct eng_builder *b)
         return ERR_NOMEM;
     for (size_t i = 0; i < n; i++) {
         uint32_t t = b->occ[i].term;
-        size_t j = (size_t)((t * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - bits)); /* Fibonacci */
+        size_t j = (size_t)hash_fib(t, 64 - bits);
         while (b->gslot[j].gen == b->ggen && b->gslot[j].term != t)
             j = (j + 1) & (cap - 1);
         struct gslot *g = &b->gslot[j];

@@ -20,6 +20,7 @@
 
 #include "store/journal.h"
 #include "util/array.h"
+#include "util/hash.h"
 #include "util/sort.h"
 #include "util/banned.h"
 
@@ -107,7 +108,7 @@ static inline bool alone_has(const struct eng_story_alone *al, uint32_t d)
 
 static inline uint32_t alone_hash(const struct eng_story_alone *al, int64_t story)
 {
-    return (uint32_t)(((uint64_t)story * UINT64_C(0x9E3779B97F4A7C15)) >> al->shift);
+    return (uint32_t)hash_fib((uint64_t)story, al->shift);
 }
 
 /* A docid with story in the segment of al and col, or ENG_END. */

@@ -139,7 +139,7 @@ static struct put_entry *entry_get(struct put_batch *pb, const char *url, bool a
 static struct put_second *second_get(struct put_batch *pb, int64_t t)
 {
     size_t mask = pb->n_seconds - 1;
-    for (size_t i = ((uint64_t)t * 0x9E3779B97F4A7C15ULL) >> 7 & mask;; i = (i + 1) & mask) {
+    for (size_t i = hash_fib((uint64_t)t, 7) & mask;; i = (i + 1) & mask) {
         if (!pb->seconds[i].used) {
             pb->seconds[i].used = true;
             pb->seconds[i].t = t;
