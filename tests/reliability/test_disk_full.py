@@ -6,7 +6,6 @@ The small filesystem is a tmpfs mounted for the test (root only; CI runs
 as root). Without root the test is skipped (docs/reliability.md)."""
 import os
 import subprocess
-import time
 
 import pytest
 
@@ -154,15 +153,7 @@ def test_the_engine_keeps_serving_when_its_files_cannot_be_written(tmp_path, sma
         path = write_articles(files / "more.jsonl", FILE_ARTICLES, n_total)
         rc, file_acked, err = run_import(store, path)
         assert rc == 0 and file_acked == FILE_ARTICLES, err
-        # A search waits at most 1 s for the follower to publish the import
-        # (read-your-writes, tests/api); a slow or busy machine needs more
-        # for 5,000 articles, and this test is about serving, not latency.
-        deadline = time.monotonic() + 60
-        while True:
-            b = articles_ok(client.get("/v2/everything", {"q": "crash", "pageSize": 1}))
-            if b["totalResults"] == stored + FILE_ARTICLES or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
+        b = articles_ok(client.get("/v2/everything", {"q": "crash", "pageSize": 1}))
         assert b["totalResults"] == stored + FILE_ARTICLES
         # Whether a checkpoint met the full disk depends on timing; say so.
         print("index writes refused while full:",

@@ -34,16 +34,6 @@ BENCH_GEN = os.path.join(REPO, "build", "release", "bench", "gen")
 RESULTS = os.path.join(REPO, "build", "reliability")
 
 
-@pytest.fixture(autouse=True)
-def slow_first_build(monkeypatch):
-    """Each server here opens the bench store, and the first builds its
-    index: 10-12 s for 20,000 full-profile articles on the slow machine of
-    2026-11-29, alone, and past the harness's 30 s beside the other test
-    workers of `make check`. The harness's 30 s is for small stores."""
-    if not os.environ.get("NEWSD_START_TIMEOUT"):
-        monkeypatch.setenv("NEWSD_START_TIMEOUT", "180")
-
-
 def rss_kb(pid):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
