@@ -4,6 +4,10 @@
 # (tests/unit/test_skip.h: "SKIP by design: ..." or "SKIP precondition: ...")
 # so that a test that did not run is never silent.
 #
+# An argument PATH:ARG runs PATH with the one argument ARG: a binary whose
+# groups can run apart (test_index_engine 1, 2, 3) is given as several
+# runs, so that on two cores it does not outlast everything else.
+#
 # UNIT_JOBS (default 1) binaries run at once (make check gives it the
 # number of cores): each one's output is kept and printed whole, in the
 # order given, as a serial run prints it, and the run fails with the first
@@ -22,19 +26,23 @@ trap 'rm -rf "$work"' EXIT
 
 # Each binary's output to $work/<name>.out, its exit status to $work/<name>.rc
 # (xargs starts the next one as soon as any of the running ones ends).
+# A run's name: the binary's, then -ARG for PATH:ARG.
 export work
 printf '%s\n' "$@" | xargs -P "$jobs" -I{} sh -c \
-    'n=$(basename "$1"); rc=0; (cd tests/unit && "../../$1") >"$work/$n.out" 2>&1 || rc=$?;
+    'bin=${1%%:*}; n=$(basename "$1" | tr : -); rc=0
+     if [ "$bin" = "$1" ]; then (cd tests/unit && "../../$bin") >"$work/$n.out" 2>&1 || rc=$?
+     else (cd tests/unit && "../../$bin" "${1#*:}") >"$work/$n.out" 2>&1 || rc=$?; fi
      echo "$rc" >"$work/$n.rc"' sh {}
 
 for t in "$@"; do
     echo "== $t"
-    out=$work/$(basename "$t").out
+    n=$(basename "$t" | tr : -)
+    out=$work/$n.out
     cat "$out"
     # cmocka's count ("[  SKIPPED ] 2 test(s), listed below:"), then the reasons
-    grep -E '^\[  SKIPPED \] [0-9]+ test' "$out" | sed "s|^|$(basename "$t"): |" >>"$skips" || true
-    grep -E '^SKIP (by design|precondition): ' "$out" | sed "s|^|$(basename "$t"): |" >>"$skips" || true
-    rc=$(cat "$work/$(basename "$t").rc")
+    grep -E '^\[  SKIPPED \] [0-9]+ test' "$out" | sed "s|^|$n: |" >>"$skips" || true
+    grep -E '^SKIP (by design|precondition): ' "$out" | sed "s|^|$n: |" >>"$skips" || true
+    rc=$(cat "$work/$n.rc")
     [ "$rc" -eq 0 ] || exit "$rc"
 done
 echo "== unit: skips"

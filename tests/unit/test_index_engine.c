@@ -1180,7 +1180,22 @@ static int with_shared(void **state)
     return 0;
 }
 
-int main(void)
+/* The three groups: the same tests over one segment, over segments of 37
+ * documents, and with every search split over two threads. With an
+ * argument N (1-3) only group N runs: make unit runs them as three
+ * processes (scripts/run-unit.sh, test_index_engine:N) so that they share
+ * the cores instead of one process taking three times as long as any other
+ * binary. Without one, all three run, in order. Segments of 37 documents
+ * put top-k merging across segments, per-segment deletions and merges
+ * against FTS5 too; the split group gives the same answers as FTS5, so the
+ * same as one thread's. */
+static void configure_group(int group)
+{
+    engine_opt.segment_docs = group >= 2 ? 37 : 0;
+    engine_opt.split = group == 3 ? INDEX_SPLIT_ALWAYS : INDEX_SPLIT_IDLE;
+}
+
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(the_bench_query_mix_gives_fts5s_answers, with_shared),
@@ -1210,16 +1225,19 @@ int main(void)
         return cmocka_run_group_tests_name(getenv(DIFF_STORE_ENV), queries, group_setup,
                                            group_teardown);
     }
-    int failed = cmocka_run_group_tests_name("one segment", tests, group_setup, group_teardown);
-    /* Again with the initial load cut into segments of 37 documents, so that
-     * top-k merging across segments, per-segment deletions and merges are
-     * compared with FTS5 too. */
-    engine_opt.segment_docs = 37;
-    failed += cmocka_run_group_tests_name("segments of 37", tests, group_setup, group_teardown);
-    /* And with every search split over two threads (eng_split): the same
-     * answers as FTS5, so the same as one thread's. */
-    engine_opt.split = INDEX_SPLIT_ALWAYS;
-    failed += cmocka_run_group_tests_name("segments of 37, searches split over two threads", tests,
-                                          group_setup, group_teardown);
+    long only = argc > 1 ? strtol(argv[1], NULL, 10) : 0;
+    if (only < 0 || only > 3) {
+        fprintf(stderr, "usage: test_index_engine [1|2|3]\n");
+        return 2;
+    }
+    static const char *const names[] = {"one segment", "segments of 37",
+                                        "segments of 37, searches split over two threads"};
+    int failed = 0;
+    for (int group = 1; group <= 3; group++) {
+        if (only > 0 && group != only)
+            continue;
+        configure_group(group);
+        failed += cmocka_run_group_tests_name(names[group - 1], tests, group_setup, group_teardown);
+    }
     return failed;
 }
