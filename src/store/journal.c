@@ -188,6 +188,11 @@ int store_rows_after(struct store_rows **out, struct store_reader *r, int64_t af
     return store_sqlite_rows_after(out, r, after, err);
 }
 
+int store_rows_all(struct store_rows **out, struct store_reader *r, struct err *err)
+{
+    return store_sqlite_rows_all(out, r, err);
+}
+
 int store_rows_next(struct store_rows *c, struct store_row *row, struct err *err)
 {
     return store_sqlite_rows_next(c, row, err);

@@ -174,6 +174,11 @@ struct store_rows;
  * store_rows_next (the journal's batches are the caller's to cut). */
 int store_rows_after(struct store_rows **out, struct store_reader *r, int64_t after,
                      struct err *err);
+/* Every row, in the table's own order (by id), each with its seq: a scan
+ * of the table where store_rows_after(0) looks each row up through the
+ * seq index, for a reader that wants all of them in any order (the
+ * engine's first build). One statement: one snapshot. */
+int store_rows_all(struct store_rows **out, struct store_reader *r, struct err *err);
 /* 1 and *row set, 0 at the end, or an ERR_*. */
 int store_rows_next(struct store_rows *c, struct store_row *row, struct err *err);
 

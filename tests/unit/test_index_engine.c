@@ -955,6 +955,46 @@ static void a_reopened_index_maps_its_files_and_catches_up(void **state)
     newest_headline_agrees(state);
 }
 
+/* The first build reads the table in id order, not the seq index's: a row
+ * changed after newer ones were written (its seq past theirs) is built
+ * in its new form once, and the follower goes on from the highest seq,
+ * not from the last row read. */
+static void a_first_build_reads_the_table_in_id_order(void **state)
+{
+    struct fixture *f = fixture_new(false);
+    struct err err;
+    (void)state;
+
+    f->eng->free(f->eng);
+    f->eng = NULL;
+    put_one_article(f, "https://closed.example/a", "Quuxorder first version", 1650000000);
+    put_one_article(f, "https://closed.example/b", "Quuxorder second story", 1650000100);
+    put_one_article(f, "https://closed.example/c", "Quuxorder third story", 1650000200);
+    /* the same URL and time: the same id, a new seq past c's */
+    put_one_article(f, "https://closed.example/a", "Quuxorder first zyxorder", 1650000000);
+    sqlite3 *db;
+    err_clear(&err);
+    assert_int_equal(store_sqlite_conn_open(&db, store_sqlite_path(f->s), true, &err), 0);
+    int64_t first_by_seq = 0, first_by_id = 0;
+    assert_int_equal(store_sqlite_query_int(db, "SELECT id FROM articles ORDER BY seq DESC LIMIT 1",
+                                            &first_by_seq, &err),
+                     0);
+    assert_int_equal(store_sqlite_query_int(db, "SELECT min(id) FROM articles", &first_by_id, &err),
+                     0);
+    store_sqlite_conn_close(db);
+    assert_int_equal(first_by_seq, first_by_id); /* the orders differ */
+
+    assert_int_equal(index_engine_new(&f->eng, store_sqlite_path(f->s), &engine_opt, &err), 0);
+    assert_int_equal(total_of(f->eng, "quuxorder"), 3);
+    assert_int_equal(total_of(f->eng, "zyxorder"), 1);
+    assert_int_equal(total_of(f->eng, "\"first version\""), 0);
+    engine_agrees_with_the_table(f);
+    put_one_article(f, "https://closed.example/d", "Quuxorder fourth story", 1650000300);
+    assert_int_equal(total_of(f->eng, "quuxorder"), 4);
+    engine_agrees_with_the_table(f);
+    fixture_free(f);
+}
+
 static void flip_byte(const char *path, long at)
 {
     FILE *fp = fopen(path, "r+b");
@@ -1211,6 +1251,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(a_reopened_index_maps_its_files_and_catches_up, with_shared),
         cmocka_unit_test_setup(a_damaged_index_directory_is_rebuilt_from_the_table, with_shared),
         cmocka_unit_test(a_second_opener_reads_the_files_without_writing),
+        cmocka_unit_test(a_first_build_reads_the_table_in_id_order),
         cmocka_unit_test_setup(background_merges_keep_every_answer, with_shared),
         cmocka_unit_test(an_empty_store_has_no_matches_until_one_arrives),
         cmocka_unit_test_setup(the_stored_pages_are_the_rendered_rows, with_shared),

@@ -19,6 +19,7 @@
 #include <sqlite3.h>
 
 #include "store/journal.h"
+#include "store/sqlite/db.h"
 #include "store/store.h"
 #include "util/arena.h"
 #include "util/clock.h"
@@ -127,6 +128,37 @@ static int64_t count_articles(struct store *s)
     err_clear(&err);
     assert_int_equal(store_articles_count(s, &n, &err), 0);
     return n;
+}
+
+/* The row count is kept between calls and counted again after any
+ * connection's commit: the store's own writes, another process's, a
+ * DELETE made by hand (/healthz and /metrics ask at every probe). */
+static void the_row_count_follows_every_commit(void **state)
+{
+    struct fixture *f = *state;
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(count_articles(f->s), 0);
+    struct article a = make_article("https://x.test/c1", T0, "one");
+    struct article b = make_article("https://x.test/c2", T0 + 60, "two");
+    assert_int_equal(store_articles_put(f->s, &a, 1, NULL, &err), 0);
+    assert_int_equal(count_articles(f->s), 1);
+    assert_int_equal(count_articles(f->s), 1);
+    assert_int_equal(store_articles_put(f->s, &b, 1, NULL, &err), 0);
+    assert_int_equal(count_articles(f->s), 2);
+    /* by hand, on a connection of the store's kind (its FTS5 triggers
+     * need the tokenizer it registers) */
+    sqlite3 *db;
+    assert_int_equal(store_sqlite_conn_open(&db, f->db, false, &err), 0);
+    assert_int_equal(
+        sqlite3_exec(db, "DELETE FROM articles WHERE url = 'https://x.test/c1'", NULL, NULL, NULL),
+        SQLITE_OK);
+    assert_int_equal(count_articles(f->s), 1);
+    assert_int_equal(sqlite3_exec(db, "DELETE FROM articles", NULL, NULL, NULL), SQLITE_OK);
+    store_sqlite_conn_close(db);
+    assert_int_equal(count_articles(f->s), 0);
+    assert_int_equal(store_articles_put(f->s, &a, 1, NULL, &err), 0);
+    assert_int_equal(count_articles(f->s), 1);
 }
 
 /* --- lifecycle and schema ------------------------------------------------- */
@@ -1325,6 +1357,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(an_older_store_is_migrated_only_when_asked, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(bad_locations_fail_cleanly, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_row_count_follows_every_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(a_new_store_is_private_whatever_the_umask, setup, teardown),
         cmocka_unit_test_setup_teardown(
             putting_the_same_url_twice_replaces_the_article_flags_included, setup, teardown),

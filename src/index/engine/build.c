@@ -321,7 +321,9 @@ int eng_build_parallel(struct eng_writer *w, unsigned workers, struct err *err)
     pthread_mutex_init(&pb.lock, NULL);
     pthread_cond_init(&pb.more, NULL);
     pthread_cond_init(&pb.room, NULL);
-    if ((rc = store_rows_after(&rows, w->db, w->applied_seq, err)) < 0)
+    /* In the table's order, not the seq index's: a scan, where seq order
+     * looks each row up by id (the rows' order does not matter here). */
+    if ((rc = store_rows_all(&rows, w->db, err)) < 0)
         goto out;
     for (; started < workers; started++) {
         if (pthread_create(&th[started], NULL, worker_main, &pb) != 0)
@@ -340,7 +342,8 @@ int eng_build_parallel(struct eng_writer *w, unsigned workers, struct err *err)
             rc = err_set(err, ERR_NOMEM, "out of memory indexing articles");
             break;
         }
-        last_seq = row.seq;
+        if (row.seq > last_seq)
+            last_seq = row.seq;
         if (bt->n == BATCH_ROWS) {
             batch_seal(bt);
             if (!queue_put(&pb, bt)) {

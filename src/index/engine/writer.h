@@ -61,6 +61,7 @@ struct eng_writer {
     uint32_t seg_full;           /* ENG_SEGMENT_FULL unless the options say otherwise */
     const atomic_bool *stopping; /* the engine is being freed: a long read ends */
     atomic_bool count_pending;   /* the row count check is still to be made (eng_writer_poll) */
+    int64_t counted_ms;          /* when it was last made (clock_mono_ms) */
     /* merges (merge.c) */
     struct eng_merge *merge; /* the one running, NULL none */
     uint64_t merge_file;     /* its output's file id: the sweep leaves it alone */

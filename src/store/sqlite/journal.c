@@ -644,6 +644,11 @@ int store_sqlite_rows_after(struct store_rows **out, struct store_reader *r, int
     return rc;
 }
 
+int store_sqlite_rows_all(struct store_rows **out, struct store_reader *r, struct err *err)
+{
+    return rows_new(out, r, "SELECT " ROW_COLUMNS " FROM articles ORDER BY id", err);
+}
+
 int store_sqlite_rows_by_id(struct store_rows **out, struct store_reader *r, struct err *err)
 {
     return rows_new(out, r, "SELECT " ROW_COLUMNS " FROM articles WHERE id = ?1", err);

@@ -50,6 +50,7 @@ int store_sqlite_reader_match_ids(struct store_reader *r, const struct store_mat
 
 int store_sqlite_rows_after(struct store_rows **out, struct store_reader *r, int64_t after,
                             struct err *err);
+int store_sqlite_rows_all(struct store_rows **out, struct store_reader *r, struct err *err);
 int store_sqlite_rows_next(struct store_rows *c, struct store_row *row, struct err *err);
 int store_sqlite_rows_by_id(struct store_rows **out, struct store_reader *r, struct err *err);
 int store_sqlite_rows_get(struct store_rows *c, int64_t id, struct store_row *row, struct err *err);

@@ -410,6 +410,8 @@ static void sqlite_free(struct store_backend *b)
         return;
     store_sqlite_idle_stop(s);
     store_sqlite_pool_release(&s->readers);
+    store_sqlite_conn_close(s->rowcount.db);
+    pthread_mutex_destroy(&s->rowcount.lock);
     if (s->writer) {
         store_sqlite_conn_close(s->writer);
         pthread_mutex_destroy(&s->write_lock);
@@ -431,6 +433,12 @@ int store_sqlite_new(struct store_backend **out, const char *dir, const struct s
     s = calloc(1, sizeof *s);
     if (s == NULL) {
         rc = err_set(err, ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    if (pthread_mutex_init(&s->rowcount.lock, NULL) != 0) {
+        free(s);
+        s = NULL;
+        rc = err_set(err, ERR_NOMEM, "cannot create a mutex");
         goto out;
     }
     s->base = (struct store_backend){
