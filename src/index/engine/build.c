@@ -163,14 +163,10 @@ static int hand_over(struct pbuild *pb, struct eng_segment *seg)
     if (pb->w) {
         struct err perr;
         err_clear(&perr);
-        char path[4096];
         pthread_mutex_lock(&pb->lock);
         uint64_t id = pb->next_file++;
         pthread_mutex_unlock(&pb->lock);
-        int rc = eng_segment_path(pb->w, id, path, sizeof path) < 0
-                     ? err_set(&perr, ERR_INVALID, "index path too long")
-                     : eng_segment_write_mapped(seg, path, id, &it->mapped, &perr);
-        if (rc < 0)
+        if (eng_segment_write_file(pb->w, seg, id, &it->mapped, &perr) < 0)
             log_msg(LOG_WARN, "search index: %s (the segment stays in memory)",
                     err_msg(&perr, ERR_IO));
     }

@@ -114,13 +114,18 @@ int eng_segment_install_mapped(struct eng_writer *w, size_t i, struct eng_segmen
  * heap copy goes with the last snapshot that holds it). */
 int eng_segment_persist(struct eng_writer *w, size_t i, struct err *err)
 {
-    char path[4096];
     struct eng_segment *mapped;
-    uint64_t id = w->next_file++;
+    int rc = eng_segment_write_file(w, w->segs[i], w->next_file++, &mapped, err);
+    return rc < 0 ? rc : eng_segment_install_mapped(w, i, mapped, err);
+}
+
+int eng_segment_write_file(const struct eng_writer *w, const struct eng_segment *seg, uint64_t id,
+                           struct eng_segment **mapped, struct err *err)
+{
+    char path[4096];
     if (eng_segment_path(w, id, path, sizeof path) < 0)
         return err_set(err, ERR_INVALID, "index path too long");
-    int rc = eng_segment_write_mapped(w->segs[i], path, id, &mapped, err);
-    return rc < 0 ? rc : eng_segment_install_mapped(w, i, mapped, err);
+    return eng_segment_write_mapped(seg, path, id, mapped, err);
 }
 
 /* Write the segments only in RAM, map them in place of their heap copies,

@@ -129,6 +129,9 @@ int eng_segment_write_mapped(const struct eng_segment *seg, const char *path, ui
                              struct eng_segment **mapped, struct err *err);
 int eng_segment_install_mapped(struct eng_writer *w, size_t i, struct eng_segment *mapped,
                                struct err *err);
+/* eng_segment_write_mapped to file id's path (eng_segment_path). */
+int eng_segment_write_file(const struct eng_writer *w, const struct eng_segment *seg, uint64_t id,
+                           struct eng_segment **mapped, struct err *err);
 /* Write what is only in RAM, then replace the manifest. */
 int eng_checkpoint(struct eng_writer *w, struct err *err);
 /* A checkpoint when one is due (failures logged and retried later). */
