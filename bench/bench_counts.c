@@ -38,9 +38,9 @@
 #include "util/banned.h"
 
 struct shape {
-    const char *name, *params;  /* the /v2/everything/counts query string */
+    const char *name, *params; /* the /v2/everything/counts query string */
     enum api_interval iv;
-    const char *from, *to;      /* the window, as the params say */
+    const char *from, *to; /* the window, as the params say */
     bool facets;
 };
 
@@ -55,8 +55,9 @@ struct shape {
 #define MONTH "&from=2025-03-01&to=2025-03-31&interval=hour"
 #define MONTH_FROM "2025-03-01T00:00:00Z"
 #define MONTH_TO "2025-03-31T23:59:59Z"
-#define FACETS "&from=2023-07-01&to=2025-06-30&interval=month" \
-               "&facets=source,domain,language,country,category"
+#define FACETS                                                                                     \
+    "&from=2023-07-01&to=2025-06-30&interval=month"                                                \
+    "&facets=source,domain,language,country,category"
 static const struct shape shapes[] = {
     {"daily-word", "q=rainfall" WHOLE, API_INTERVAL_DAY, WHOLE_FROM, WHOLE_TO, false},
     {"daily-word", "q=cricket" WHOLE, API_INTERVAL_DAY, WHOLE_FROM, WHOLE_TO, false},
@@ -166,8 +167,8 @@ static void pass_over(const char *engine, int reps, struct index *idx, CURL *c, 
         for (size_t i = 0; i < N_SHAPES; i++) {
             uint64_t total = 0;
             double t0 = bench_now();
-            int rc = idx ? run_inprocess(idx, &shapes[i], &total)
-                         : run_http(c, url, &shapes[i], &total);
+            int rc =
+                idx ? run_inprocess(idx, &shapes[i], &total) : run_http(c, url, &shapes[i], &total);
             double us = (bench_now() - t0) * 1e6;
             if (rc < 0)
                 printf("err\t%s\t%s\tfailed\n", engine, shapes[i].name);
@@ -212,8 +213,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--no-fts5"))
             fts5 = false;
         else {
-            fprintf(stderr, "usage: bench_counts --store DIR [--reps R] [--no-inprocess] [--no-fts5]\n"
-                            "                    [--url URL --key KEY [--http-name NAME]]\n");
+            fprintf(stderr,
+                    "usage: bench_counts --store DIR [--reps R] [--no-inprocess] [--no-fts5]\n"
+                    "                    [--url URL --key KEY [--http-name NAME]]\n");
             return 2;
         }
     }
@@ -258,8 +260,7 @@ int main(int argc, char **argv)
                 nanosleep(&ts, NULL);
             }
             printf("stat\tcounts-engine\tsegments\t%llu\n", (unsigned long long)segs);
-            printf("mem\tcounts-engine\tbefore-facet-columns\t%ld\n",
-                   bench_status_kb(0, "VmRSS"));
+            printf("mem\tcounts-engine\tbefore-facet-columns\t%ld\n", bench_status_kb(0, "VmRSS"));
             printf("mem\tcounts-engine\tbefore-facet-columns-anon\t%ld\n",
                    bench_status_kb(0, "RssAnon"));
             double t0 = bench_now();

@@ -126,8 +126,9 @@ static bool one_line(const char *s)
 /* Every line of the request head a known request line or header. */
 static void check_request_head(void)
 {
-    static const char *const names[] = {"Host:", "User-Agent:", "Accept:", "Accept-Encoding:",
-                                        "If-None-Match:", "If-Modified-Since:"};
+    static const char *const names[] = {
+        "Host:",          "User-Agent:",       "Accept:", "Accept-Encoding:",
+        "If-None-Match:", "If-Modified-Since:"};
     char *save = NULL;
     int line = 0;
     for (char *l = strtok_r(request, "\r\n", &save); l; l = strtok_r(NULL, "\r\n", &save)) {

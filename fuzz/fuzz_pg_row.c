@@ -44,9 +44,9 @@ static void check_code(const char *c)
 static void check_row(const PGresult *r, int i, const struct article *a, bool deleted)
 {
     static const int cols[] = {3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 16};
-    const char *strs[] = {a->url,   a->canonical_url, a->source_id,    a->source_name,
-                          a->author, a->title,        a->description,  a->url_to_image,
-                          a->content, a->domain,      a->category};
+    const char *strs[] = {a->url,     a->canonical_url, a->source_id,   a->source_name,
+                          a->author,  a->title,         a->description, a->url_to_image,
+                          a->content, a->domain,        a->category};
     for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
         check_str(r, i, cols[k], strs[k]);
     check_code(a->language);

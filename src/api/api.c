@@ -56,7 +56,7 @@ void api_free(struct api *api)
 {
     if (!api)
         return;
-    push_live_free(api->live); /* releases every stream still open */
+    push_live_free(api->live);      /* releases every stream still open */
     api_exports_free(api->exports); /* waits for the running exports */
     free(api->stream_counts);
     pthread_mutex_destroy(&api->streams_lock);
@@ -311,8 +311,8 @@ static bool health_counts_recent(struct api *api, bool ready, struct index_count
     if (!ready)
         return false;
     pthread_mutex_lock(&api->health_lock);
-    bool recent = api->health_at_ms != 0 &&
-                  clock_mono_ms() - api->health_at_ms < HEALTH_COUNT_REUSE_MS;
+    bool recent =
+        api->health_at_ms != 0 && clock_mono_ms() - api->health_at_ms < HEALTH_COUNT_REUSE_MS;
     if (recent) {
         *cc = api->health_cc;
         *rows = api->health_rows;

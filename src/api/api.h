@@ -15,11 +15,11 @@
 #include "util/err.h"
 
 struct api_config {
-    int64_t live_window_seconds;  /* top-headlines window (default 48 h) */
-    int64_t result_window;        /* page*pageSize cap when the plan sets none; 0 = none */
-    int64_t fixed_now;            /* tests: a fixed clock (unix seconds); 0 = real time */
-    bool metrics_elsewhere;       /* /metrics has a listener of its own: 404 on this one */
-    int64_t query_timeout_ms;     /* time budget of one search (503 past it); 0 = none */
+    int64_t live_window_seconds; /* top-headlines window (default 48 h) */
+    int64_t result_window;       /* page*pageSize cap when the plan sets none; 0 = none */
+    int64_t fixed_now;           /* tests: a fixed clock (unix seconds); 0 = real time */
+    bool metrics_elsewhere;      /* /metrics has a listener of its own: 404 on this one */
+    int64_t query_timeout_ms;    /* time budget of one search (503 past it); 0 = none */
     /* /metrics answers only clients in these networks (NULL or empty list:
      * anyone); borrowed. */
     const struct netpolicy *metrics_allow;
@@ -29,10 +29,10 @@ struct api_config {
     int64_t test_search_delay_ms; /* tests: every search first sleeps this long (a
                                    * slow search on demand, for queueing tests) */
     /* Live streams (/v2/everything/stream, push/live.h); 0: the defaults. */
-    int64_t stream_keepalive_ms;     /* a comment after this long without an article (15 s) */
-    int64_t stream_replay_window_s;  /* oldest Last-Event-ID replayed (24 h) */
-    size_t stream_buffer_bytes;      /* unsent bytes per stream before its client is
-                                      * cut off as too slow (LIMIT_STREAM_BUFFER_BYTES) */
+    int64_t stream_keepalive_ms;    /* a comment after this long without an article (15 s) */
+    int64_t stream_replay_window_s; /* oldest Last-Event-ID replayed (24 h) */
+    size_t stream_buffer_bytes;     /* unsent bytes per stream before its client is
+                                     * cut off as too slow (LIMIT_STREAM_BUFFER_BYTES) */
 };
 
 struct api;

@@ -135,8 +135,10 @@ int api_facets_append(struct api_call *c, const struct index_request *req, struc
 /* The parameters of a page mean nothing to counts: refused, not ignored. */
 static int refuse_page_params(struct api_call *c)
 {
-    static const char *const names[][2] = {{"sortby", "sortBy"}, {"page", "page"},
-                                           {"pagesize", "pageSize"}, {"cursor", "cursor"},
+    static const char *const names[][2] = {{"sortby", "sortBy"},
+                                           {"page", "page"},
+                                           {"pagesize", "pageSize"},
+                                           {"cursor", "cursor"},
                                            {"format", "format"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (api_first_value(c, names[i][0]))

@@ -47,9 +47,9 @@ enum api_cursor_kind {
 
 struct api_cursor {
     enum api_cursor_kind kind;
-    uint64_t search; /* api_cursor_search of the request that made it */
-    int64_t id;      /* the last article given */
-    double key;      /* ranked: its popularity or score (finite) */
+    uint64_t search;               /* api_cursor_search of the request that made it */
+    int64_t id;                    /* the last article given */
+    double key;                    /* ranked: its popularity or score (finite) */
     struct index_rank_stats stats; /* relevancy: the walk's frozen statistics */
 };
 

@@ -270,10 +270,9 @@ static bool job_key_still_valid(struct export_job *j)
     if (auth_key_state(j->api->auth, j->key_hash, &res, &err) < 0 || res.status == AUTH_OK)
         return true;
     enum api_error code = res.status == AUTH_INVALID ? API_ERR_KEY_INVALID : API_ERR_KEY_DISABLED;
-    log_info("request %s: export of key %" PRId64 " ended after %" PRIu64
-             " articles: the key was %s",
-             j->request_id, j->key_id, j->sent,
-             code == API_ERR_KEY_INVALID ? "deleted" : "disabled");
+    log_info(
+        "request %s: export of key %" PRId64 " ended after %" PRIu64 " articles: the key was %s",
+        j->request_id, j->key_id, j->sent, code == API_ERR_KEY_INVALID ? "deleted" : "disabled");
     job_end_early(j, code,
                   code == API_ERR_KEY_INVALID
                       ? "The API key of this export was deleted while it ran; the export ended."
@@ -383,8 +382,7 @@ static void *job_main(void *arg)
     int rc;
     j->req.below = false; /* job_batch sets it from last_id */
     bool key_ok = true;
-    while ((rc = job_batch(j, &last_id, why, sizeof why)) == 1 &&
-           (key_ok = job_key_still_valid(j)))
+    while ((rc = job_batch(j, &last_id, why, sizeof why)) == 1 && (key_ok = job_key_still_valid(j)))
         ;
     if (!key_ok)
         ; /* ended with the key's error line */
@@ -499,8 +497,8 @@ void api_everything_export(struct api_call *c)
         api_get_dates(c, &req.from, &req.to, &from_given) < 0 ||
         api_get_language(c, &req.language) < 0 ||
         api_get_sort(c, INDEX_SORT_PUBLISHED_DESC, &req.sort) < 0 ||
-        refuse_page_params(c, &req) < 0 || get_format(c, &format) < 0 ||
-        get_resume(c, &req) < 0 || api_check_plan(c, 1, 1, &req.from, from_given, &req.to) < 0)
+        refuse_page_params(c, &req) < 0 || get_format(c, &format) < 0 || get_resume(c, &req) < 0 ||
+        api_check_plan(c, 1, 1, &req.from, from_given, &req.to) < 0)
         return;
     c->searched = true; /* counts as one request from here, however it ends */
     if (count_matches(c, &req, &total) < 0)
@@ -552,8 +550,8 @@ void api_everything_export(struct api_call *c)
     buf_init(&head, 0);
     api_export_head(&head, format);
     rc = buf_error(&head) ? ERR_NOMEM
-         : head.len     ? http_stream_write(j->st, head.data, head.len)
-                        : 0; /* NDJSON has no head */
+         : head.len       ? http_stream_write(j->st, head.data, head.len)
+                          : 0; /* NDJSON has no head */
     buf_release(&head);
     if (rc < 0)
         goto fail_job;

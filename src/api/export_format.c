@@ -40,7 +40,7 @@ void api_export_csv_field(struct buf *out, const char *s, size_t n)
     for (const char *q; n && (q = memchr(s, '"', n)) != NULL;) {
         size_t k = (size_t)(q - s) + 1;
         utf8_put_repaired(out, s, k, UTF8_NUL_KEEP); /* through the quote, */
-        buf_putc(out, '"');    /* then its double */
+        buf_putc(out, '"');                          /* then its double */
         s += k;
         n -= k;
     }

@@ -5,8 +5,8 @@
  *
  * Both carry NewsAPI's article fields with `content` whole (the page's
  * 200-character cut is for pages, not for a copy to take away), then the
- * story id (as /v2/everything's dedupe=true writes it), then the cursor. Every string comes out as valid UTF-8 (a stored byte that is not
- * becomes U+FFFD, as in the JSON pages). */
+ * story id (as /v2/everything's dedupe=true writes it), then the cursor. Every string comes out as
+ * valid UTF-8 (a stored byte that is not becomes U+FFFD, as in the JSON pages). */
 #ifndef NEWSD_API_EXPORT_FORMAT_H
 #define NEWSD_API_EXPORT_FORMAT_H
 
@@ -33,10 +33,10 @@ void api_export_head(struct buf *out, enum api_export_format f);
  * NDJSON: {"source":{"id":…,"name":…},"author":…,"title":…,"description":…,
  * "url":…,"urlToImage":…,"publishedAt":…,"content":…,"storyId":…,"cursor":…}
  * CSV: sourceId,sourceName,author,title,description,url,urlToImage,
- * publishedAt,content,storyId,cursor; storyId is a->story_id in decimal; a null is an empty field (CSV has no null),
- * a field holding a comma, a double quote, CR or LF is quoted with its
- * quotes doubled. No spreadsheet-formula guard: a leading = + - @ is kept,
- * so every field reads back exactly (docs/api.md says why). */
+ * publishedAt,content,storyId,cursor; storyId is a->story_id in decimal; a null is an empty field
+ * (CSV has no null), a field holding a comma, a double quote, CR or LF is quoted with its quotes
+ * doubled. No spreadsheet-formula guard: a leading = + - @ is kept, so every field reads back
+ * exactly (docs/api.md says why). */
 void api_export_article(struct buf *out, enum api_export_format f, const struct article *a,
                         const char *cursor);
 

@@ -47,7 +47,7 @@ struct api_call {
     struct api_params params;
     struct auth_result auth;
     int64_t now;
-    bool searched; /* the search ran: the request counts even if it ends in a 5xx */
+    bool searched;             /* the search ran: the request counts even if it ends in a 5xx */
     enum api_feed_format feed; /* format=rss|atom|jsonfeed: the page as a feed */
     bool walk;                 /* cursor=: the page carries nextCursor (api/cursor.h) */
     unsigned facets;           /* facets=: 1 << enum index_facet of each asked (counts.c) */
@@ -216,7 +216,7 @@ void api_everything_export(struct api_call *c); /* export.c */
 struct api_exports;
 int api_exports_new(struct api_exports **out);
 void api_exports_free(struct api_exports *e);
-void api_stream_metrics_init(void);             /* stream.c: its series shown from the start */
+void api_stream_metrics_init(void); /* stream.c: its series shown from the start */
 
 /* alerts.c: /v2/alerts (GET: the key's alerts, POST: a new one) and
  * /v2/alerts/ID (GET, DELETE); id is the path's last segment. */

@@ -54,7 +54,8 @@ static int64_t next_day(enum api_interval iv, int64_t d)
         int64_t y;
         unsigned m, dd;
         timefmt_civil_from_days(d, &y, &m, &dd);
-        return m == 12 ? timefmt_days_from_civil(y + 1, 1, 1) : timefmt_days_from_civil(y, m + 1, 1);
+        return m == 12 ? timefmt_days_from_civil(y + 1, 1, 1)
+                       : timefmt_days_from_civil(y, m + 1, 1);
     }
     return d + 1;
 }

@@ -72,7 +72,8 @@ int auth_plan_set(struct auth *a, const struct auth_plan *p, struct err *err)
         return err_set(err, ERR_INVALID, "invalid plan name");
     if (p->requests_per_day < 0 || p->requests_per_month < 0 || p->burst_size < 0 ||
         p->result_window < 0 || p->history_days < 0 || p->delay_seconds < 0 || p->streams < 0 ||
-        p->alerts < 0 || p->export_per_day < 0 || !isfinite(p->burst_per_second) || p->burst_per_second < 0)
+        p->alerts < 0 || p->export_per_day < 0 || !isfinite(p->burst_per_second) ||
+        p->burst_per_second < 0)
         return err_set(err, ERR_INVALID, "plan %s: limits must be zero or positive", p->name);
     if (!memchr(p->allowed_origins, '\0', sizeof p->allowed_origins))
         return err_set(err, ERR_INVALID, "plan %s: allowed_origins is not terminated", p->name);

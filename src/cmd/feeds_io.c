@@ -512,8 +512,7 @@ int cmd_feeds_show(struct store *s, struct arena *ar, const char *verb, const ch
     size_t n = 0;
     struct err err;
     err_clear(&err);
-    int status =
-        cmd_status_of(store_feeds_list(s, ar, &feeds, &n, &err), &err, "feeds %s", verb);
+    int status = cmd_status_of(store_feeds_list(s, ar, &feeds, &n, &err), &err, "feeds %s", verb);
     if (status != CMD_EXIT_OK)
         return status;
     bool export = !strcmp(verb, "export");

@@ -119,8 +119,8 @@ int cmd_stories(int argc, char **argv)
         cmd_fail("stories: unknown subcommand '%s' (backfill)", argv[1]);
         return CMD_EXIT_USAGE;
     }
-    int parsed = cmd_options_only("stories backfill", argc - 1, argv + 1, opts, &store_opt,
-                                  stories_usage);
+    int parsed =
+        cmd_options_only("stories backfill", argc - 1, argv + 1, opts, &store_opt, stories_usage);
     if (parsed != CMD_GO_ON)
         return parsed;
     return run_backfill(store_opt, config_opt, batch);

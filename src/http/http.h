@@ -35,8 +35,8 @@ struct http_request {
     const char *body;       /* a body read whole (http_config.body_limit),
                              * NUL-terminated; NULL when none */
     size_t body_len;
-    const char *client;     /* the client's address: the peer's, or from
-                             * X-Forwarded-For when the peer is a trusted proxy */
+    const char *client; /* the client's address: the peer's, or from
+                         * X-Forwarded-For when the peer is a trusted proxy */
     struct http_conn *conn;
     /* With no conn (a request built by a test or a fuzz harness, never by
      * the server): the headers, NAME, VALUE, NAME, VALUE, ..., NULL; NULL

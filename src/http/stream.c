@@ -27,8 +27,8 @@
 
 struct http_stream {
     pthread_mutex_t lock;
-    pthread_cond_t room;         /* signalled when unsent bytes go out or the stream closes
-                                  * (http_stream_wait_room) */
+    pthread_cond_t room; /* signalled when unsent bytes go out or the stream closes
+                          * (http_stream_wait_room) */
     int refs;
     char *data;
     size_t off, len, cap, max;   /* unsent bytes: data[off..len); len - off <= max */

@@ -15,8 +15,8 @@ const char *index_facet_name(enum index_facet f)
     return (unsigned)f < INDEX_FACET_N ? facet_names[f] : "";
 }
 
-int index_facet_acc_add(struct index_facet_acc *acc, struct arena *a, const char *value,
-                        size_t len, uint64_t count)
+int index_facet_acc_add(struct index_facet_acc *acc, struct arena *a, const char *value, size_t len,
+                        uint64_t count)
 {
     if (arena_grow(a, &acc->v, &acc->cap, acc->n, 64, sizeof *acc->v) < 0)
         return ERR_NOMEM;

@@ -200,9 +200,8 @@ int index_counts(struct index *idx, struct arena *a, const struct index_request 
     return idx->be->counts(idx->be, a, req, bounds, nbuckets, counts, err);
 }
 
-int index_facets(struct index *idx, struct arena *a, const struct index_request *req,
-                 unsigned mask, size_t size, struct index_facet_top out[INDEX_FACET_N],
-                 struct err *err)
+int index_facets(struct index *idx, struct arena *a, const struct index_request *req, unsigned mask,
+                 size_t size, struct index_facet_top out[INDEX_FACET_N], struct err *err)
 {
     int rc;
     memset(out, 0, INDEX_FACET_N * sizeof *out);

@@ -393,9 +393,8 @@ struct index_facet_top {
 /* The exact top `size` (1..INDEX_FACET_SIZE_MAX) values of every facet in
  * mask (1 << enum index_facet) over all of req's matches (its page
  * ignored) into out[f]. Errors as index_search. */
-int index_facets(struct index *idx, struct arena *a, const struct index_request *req,
-                 unsigned mask, size_t size, struct index_facet_top out[INDEX_FACET_N],
-                 struct err *err);
+int index_facets(struct index *idx, struct arena *a, const struct index_request *req, unsigned mask,
+                 size_t size, struct index_facet_top out[INDEX_FACET_N], struct err *err);
 
 /* --- for the backends (index/facet.c) --- */
 
@@ -407,8 +406,8 @@ struct index_facet_acc {
 };
 /* Add count to value, which is borrowed (it must stay valid until
  * index_facet_acc_top). 0 or ERR_NOMEM. */
-int index_facet_acc_add(struct index_facet_acc *acc, struct arena *a, const char *value,
-                        size_t len, uint64_t count);
+int index_facet_acc_add(struct index_facet_acc *acc, struct arena *a, const char *value, size_t len,
+                        uint64_t count);
 /* The top size into *out (the order of index_facet_top), the chosen values
  * copied into a; pairs of one value summed when acc->repeats. 0 or
  * ERR_NOMEM. */
@@ -429,9 +428,9 @@ struct index_story_match {
 struct index_story_matches {
     struct index_story_match *m; /* the matches not counted in alone, any order */
     size_t n;
-    uint64_t alone;                       /* matches alone in their story (not in m) */
-    struct index_story_match *newest;     /* the keep newest of those, newest first */
-    struct index_story_match *oldest;     /* the keep earliest of those, earliest first */
+    uint64_t alone;                   /* matches alone in their story (not in m) */
+    struct index_story_match *newest; /* the keep newest of those, newest first */
+    struct index_story_match *oldest; /* the keep earliest of those, earliest first */
     size_t nnewest, noldest;
 };
 /* keep for a caller that wants every match in m (alone 0). */
@@ -462,10 +461,10 @@ int index_search_dedupe(struct index *idx, struct arena *a, const struct index_r
  * publication times' span, and the one shown for it (the newest). */
 struct index_story {
     int64_t story;
-    uint64_t size;            /* matching members */
+    uint64_t size;             /* matching members */
     int64_t first_id, last_id; /* the earliest and newest matching member */
-    struct index_doc doc;     /* the newest matching member's article */
-    const int64_t *members;   /* every matching member's id, newest first */
+    struct index_doc doc;      /* the newest matching member's article */
+    const int64_t *members;    /* every matching member's id, newest first */
 };
 enum index_story_sort {
     INDEX_STORY_NEWEST, /* by the newest matching member, newest first */

@@ -316,7 +316,7 @@ int index_plan_build(struct plan_tree *out, struct arena *a, const struct index_
  * only when they are the same tree (and so match the same documents). */
 static void plan_key_put(struct buf *b, const struct plan *p)
 {
-    uint32_t v[6] = {(uint32_t)p->kind, p->colset,      (uint32_t)p->n,
+    uint32_t v[6] = {(uint32_t)p->kind,  p->colset,           (uint32_t)p->n,
                      (uint32_t)p->nkids, (uint32_t)p->prefix, p->distance};
     buf_append(b, v, sizeof v);
     for (size_t i = 0; i < p->n; i++) {

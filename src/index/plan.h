@@ -29,8 +29,8 @@ enum plan_kind {
 
 struct plan {
     enum plan_kind kind;
-    unsigned colset; /* enum index_field mask; 0 for meta terms */
-    size_t n;        /* TERM 1, PHRASE/NEAR tokens */
+    unsigned colset;   /* enum index_field mask; 0 for meta terms */
+    size_t n;          /* TERM 1, PHRASE/NEAR tokens */
     unsigned distance; /* NEAR: other tokens allowed in the window */
     const char **terms;
     size_t *lens;

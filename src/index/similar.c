@@ -182,8 +182,8 @@ static int topic_take(void *ctx, int64_t id, const struct index_story_match *m)
 {
     struct topic_pass *p = ctx;
     (void)m;
-    if (id == p->art || (p->ns && bsearch(&id, p->story, p->ns, sizeof *p->story,
-                                          sort_cmp_i64_desc)))
+    if (id == p->art ||
+        (p->ns && bsearch(&id, p->story, p->ns, sizeof *p->story, sort_cmp_i64_desc)))
         return 0;
     if (p->seen++ >= p->from)
         p->ids[(*p->k)++] = id;

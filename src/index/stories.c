@@ -29,9 +29,8 @@ struct group {
  * for extra more after them), and each match's group in gi[i]. A hash
  * table of the stories, not a sort: a profile of dedupe on a common word
  * (31,000 matches) spent 80 % of the request sorting. */
-static int group_matches(struct arena *a, const struct index_story_match *m, size_t n,
-                         size_t extra, struct group **out, size_t *ng, size_t **gi,
-                         struct err *err)
+static int group_matches(struct arena *a, const struct index_story_match *m, size_t n, size_t extra,
+                         struct group **out, size_t *ng, size_t **gi, struct err *err)
 {
     size_t k = 0, cap = 16;
     int shift = 60;
@@ -271,9 +270,9 @@ static int dedupe_fill(struct index *idx, struct arena *a, const int64_t *ids,
 struct dedupe_pass {
     size_t offset, want, found;
     const struct by_story *b;
-    uint64_t alone;     /* alone matches met */
-    bool *seen;         /* per listed group */
-    struct group *one;  /* the alone ones shown, a group of one each */
+    uint64_t alone;    /* alone matches met */
+    bool *seen;        /* per listed group */
+    struct group *one; /* the alone ones shown, a group of one each */
     int64_t *ids;
     const struct group **chosen;
 };

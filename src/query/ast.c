@@ -311,8 +311,8 @@ int query_node_check(const struct query_node *q, int depth, struct err *err)
     case QUERY_PHRASE:
     case QUERY_NEAR:
         if (q->n == 0 || q->tokens == NULL ||
-            (q->kind == QUERY_NEAR && (q->n < 2 || q->n > LIMIT_NEAR_WORDS ||
-                                       q->distance > LIMIT_NEAR_DISTANCE)))
+            (q->kind == QUERY_NEAR &&
+             (q->n < 2 || q->n > LIMIT_NEAR_WORDS || q->distance > LIMIT_NEAR_DISTANCE)))
             return err_set(err, ERR_INVALID, "malformed query phrase");
         for (size_t i = 0; i < q->n; i++) {
             if (q->tokens[i] == NULL || q->tokens[i][0] == '\0')

@@ -55,12 +55,12 @@ enum query_field {
 
 struct query_node {
     enum query_kind kind;
-    bool exact;               /* WORD: quoted; match the exact form only */
-    enum query_field field;   /* WORD/PHRASE: ANY or TITLE; META: SOURCE or DOMAIN */
-    bool prefix;              /* WORD: word* — the exact words that start with tokens[0] */
-    unsigned distance;        /* NEAR: other tokens allowed in the window, ≤ LIMIT_NEAR_DISTANCE */
-    size_t n;                 /* WORD/PHRASE/NEAR: tokens; AND/OR/NOT: children */
-    char **tokens;            /* folded tokens, NUL-terminated */
+    bool exact;             /* WORD: quoted; match the exact form only */
+    enum query_field field; /* WORD/PHRASE: ANY or TITLE; META: SOURCE or DOMAIN */
+    bool prefix;            /* WORD: word* — the exact words that start with tokens[0] */
+    unsigned distance;      /* NEAR: other tokens allowed in the window, ≤ LIMIT_NEAR_DISTANCE */
+    size_t n;               /* WORD/PHRASE/NEAR: tokens; AND/OR/NOT: children */
+    char **tokens;          /* folded tokens, NUL-terminated */
     struct query_node **kids; /* children */
     size_t pos;               /* 1-based code point position in the query */
     uint64_t hash;            /* of the canonical text, for deduplication; 0 until needed */

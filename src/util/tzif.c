@@ -74,9 +74,8 @@ static bool header_read(const uint8_t *p, struct header *h)
     h->typecnt = be32(p + 36);
     h->charcnt = be32(p + 40);
     /* Bounds that keep every size below in range (RFC 8536 §3.1). */
-    return h->typecnt >= 1 && h->typecnt <= 256 && h->charcnt <= 65536 &&
-           h->leapcnt <= 65536 && h->timecnt <= (1u << 20) &&
-           (h->isutcnt == 0 || h->isutcnt == h->typecnt) &&
+    return h->typecnt >= 1 && h->typecnt <= 256 && h->charcnt <= 65536 && h->leapcnt <= 65536 &&
+           h->timecnt <= (1u << 20) && (h->isutcnt == 0 || h->isutcnt == h->typecnt) &&
            (h->isstdcnt == 0 || h->isstdcnt == h->typecnt);
 }
 

@@ -16,11 +16,11 @@
 #define TZIF_FILE_MAX (64 * 1024) /* real files: under 4 KB */
 
 struct tzif {
-    int32_t fixed;   /* the offset when n == 0 (seconds east of UTC) */
-    size_t n;        /* transitions */
+    int32_t fixed;                     /* the offset when n == 0 (seconds east of UTC) */
+    size_t n;                          /* transitions */
     int64_t at[TZIF_MAX_TRANSITIONS];  /* ascending UTC seconds */
     int32_t off[TZIF_MAX_TRANSITIONS]; /* offset from at[i] on */
-    int32_t before;  /* the offset before at[0] */
+    int32_t before;                    /* the offset before at[0] */
 };
 
 /* A fixed offset: "Z", "UTC", "+hh", "+hh:mm", "+hhmm" (or '-'), |offset|

@@ -44,7 +44,10 @@ static void csv_fields_are_quoted_only_when_they_must_be(void **state)
     assert_string_equal(field("=SUM(A1)"), "=SUM(A1)");
     assert_string_equal(field("ünï ✓"), "ünï ✓");
     /* Bytes that are not UTF-8 become U+FFFD, quoted or not. */
-    assert_string_equal(field("a\xff" "b"), "a\xEF\xBF\xBD" "b");
+    assert_string_equal(field("a\xff"
+                              "b"),
+                        "a\xEF\xBF\xBD"
+                        "b");
     assert_string_equal(field("\"\xc3\""), "\"\"\"\xEF\xBF\xBD\"\"\"");
 }
 

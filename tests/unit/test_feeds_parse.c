@@ -632,7 +632,8 @@ static void broken_and_oversized_gzip_is_reported(void **state)
 
     /* Truncated gzip of a real feed: what was inflated is still parsed. */
     size_t len = 0;
-    char *c = test_read_data("", DATA "danmactough__node-feedparser/test/feeds/compressed.xml", &len);
+    char *c =
+        test_read_data("", DATA "danmactough__node-feedparser/test/feeds/compressed.xml", &len);
     assert_non_null(c);
     err_clear(&e);
     int rc = feed_parse(&a, c, len / 2, NULL, NULL, &f, &e);
@@ -1045,7 +1046,8 @@ static void a_feed_cut_at_every_byte_never_crashes(void **state)
 {
     (void)state;
     size_t len = 0;
-    char *body = test_read_data("", DATA "danmactough__node-feedparser/test/feeds/rss2sample.xml", &len);
+    char *body =
+        test_read_data("", DATA "danmactough__node-feedparser/test/feeds/rss2sample.xml", &len);
     assert_non_null(body);
     size_t parsed = 0;
     for (size_t n = 0; n <= len; n++) {

@@ -39,7 +39,7 @@ struct test_ctx {
     atomic_int calls;
     atomic_int slow_entered;
     atomic_int hold_entered, hold_release, hold_done; /* /hold */
-    struct http_stream *_Atomic stream;              /* /stream: the test's reference */
+    struct http_stream *_Atomic stream;               /* /stream: the test's reference */
 };
 
 static char *big_body(void)
@@ -1620,8 +1620,8 @@ int main(void)
         cmocka_unit_test(test_the_nul_scan_claims_nothing_it_cannot_tell),
         cmocka_unit_test_setup_teardown(test_header_lookup_ignores_case, setup, teardown),
         cmocka_unit_test_setup_teardown(test_header_bytes_sum_names_and_values, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_a_stream_sends_what_is_written_as_it_comes_never_gzipped,
-                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_a_stream_sends_what_is_written_as_it_comes_never_gzipped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_stream_over_its_bound_is_cut_off, setup, teardown),
         cmocka_unit_test(test_stop_ends_open_streams_promptly),
         cmocka_unit_test_setup_teardown(test_every_response_carries_id_cors_and_vary, setup,

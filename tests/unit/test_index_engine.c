@@ -395,8 +395,7 @@ static void oracle_queries_agree(struct fixture *f)
         near_matches += y > 0;
         arena_release(&a);
     }
-    print_message("oracle: %zu proximities in all, %zu decided with matches\n", near,
-                  near_matches);
+    print_message("oracle: %zu proximities in all, %zu decided with matches\n", near, near_matches);
     assert_true(near_matches > ORACLE_QUERIES / 10);
     /* the generator asks questions the oracle can settle, with answers */
     assert_true(exact > ORACLE_QUERIES / 4);

@@ -655,7 +655,7 @@ static void a_proximity_with_more_windows_than_one_word_is_not_pruned(void **sta
     assert_int_equal(eng_builder_new(&b), 0);
     for (uint32_t i = 0; i <= SHORT + LONG; i++) {
         char url[48];
-        const char *content = i < SHORT        ? "kiwi mango"
+        const char *content = i < SHORT          ? "kiwi mango"
                               : i < SHORT + LONG ? "kiwi mango stone stone"
                                                  : "kiwi mango kiwi stone";
         snprintf(url, sizeof url, "https://near.example/%u", i);

@@ -220,9 +220,9 @@ static void counts_agree(void **state)
             decided++;
             for (size_t k = 0; k < nb; k++) {
                 if (ce[k] != yes[k])
-                    fail_msg("q=[%s] bucket %zu [%lld, %lld): engine %llu, brute force %llu", q,
-                             k, (long long)b[k], (long long)b[k + 1],
-                             (unsigned long long)ce[k], (unsigned long long)yes[k]);
+                    fail_msg("q=[%s] bucket %zu [%lld, %lld): engine %llu, brute force %llu", q, k,
+                             (long long)b[k], (long long)b[k + 1], (unsigned long long)ce[k],
+                             (unsigned long long)yes[k]);
                 with_matches += yes[k] > 0;
             }
         }
@@ -267,8 +267,7 @@ static void facets_agree(void **state)
                 if (x->len != y->len || memcmp(x->value, y->value, x->len) || x->count != y->count)
                     fail_msg("q=[%s] facet %s #%zu: engine %s=%llu, fts5 %s=%llu", q,
                              index_facet_name((enum index_facet)k), j, x->value,
-                             (unsigned long long)x->count, y->value,
-                             (unsigned long long)y->count);
+                             (unsigned long long)x->count, y->value, (unsigned long long)y->count);
                 if (j > 0) /* the documented order */
                     assert_true(te[k].v[j - 1].count > x->count ||
                                 (te[k].v[j - 1].count == x->count &&

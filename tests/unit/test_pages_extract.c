@@ -418,8 +418,7 @@ static void the_page_fills_only_the_gaps(void **state)
     struct article bare = {.title = "T", .url = "https://f.example/a", .published_at = 5};
     unsigned got = page_fill(&bare, &pg, false);
     assert_int_equal(got, PAGE_FILLED_CONTENT | PAGE_FILLED_DESCRIPTION | PAGE_FILLED_IMAGE |
-                              PAGE_FILLED_AUTHOR | PAGE_FILLED_PUBLISHED |
-                              PAGE_FILLED_LANGUAGE);
+                              PAGE_FILLED_AUTHOR | PAGE_FILLED_PUBLISHED | PAGE_FILLED_LANGUAGE);
     assert_string_equal(bare.content, pg.text);
     assert_string_equal(bare.description, "Page excerpt");
     assert_string_equal(bare.url_to_image, pg.image);

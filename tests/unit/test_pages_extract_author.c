@@ -30,8 +30,9 @@ static void page_extract(struct page *pg, const char *head, const char *body_cla
 {
     struct buf b;
     buf_init(&b, 0);
-    buf_printf(&b, "<html><head><title>River plan</title>%s</head><body class=\"%s\">%s"
-                   "<article>" PARA PARA PARA PARA "</article></body></html>",
+    buf_printf(&b,
+               "<html><head><title>River plan</title>%s</head><body class=\"%s\">%s"
+               "<article>" PARA PARA PARA PARA "</article></body></html>",
                head, body_class, body);
     arena_init(&pg->a, 0);
     struct extract_options opt = {.url = "https://news.example/2024/05/river-plan"};
@@ -70,7 +71,8 @@ static void labels_and_dates_are_cut_off_the_author_line(void **state)
                   "<span class=\"byline\"><span class=\"screen-reader-text\">Veröffentlicht von"
                   "</span><a class=\"url fn n\" href=\"/author/cj/\">Chris Jung</a></span>",
                   "Chris Jung");
-    assert_author("", "<span class=\"byline\"> von <span class=\"author vcard\">Heiko</span></span>",
+    assert_author("",
+                  "<span class=\"byline\"> von <span class=\"author vcard\">Heiko</span></span>",
                   "Heiko");
     assert_author("", "<p class=\"author\">~ Cem Basman | 3 Kommentare</p>", "Cem Basman");
     assert_author("", "<p class=\"author\">Zeige alle Beiträge von Simon Dückert →</p>",
@@ -118,8 +120,10 @@ static void what_names_no_one_is_refused(void **state)
     assert_author("", "<a class=\"author-link\">James Akinaka \u2022 8h</a>", "James Akinaka");
     assert_author("", "<span class=\"byline\">Posted on</span>", NULL);
     /* a sentence is no name */
-    assert_author("", "<p class=\"author\">This is a very long line that talks about the "
-                      "author and many other things</p>", NULL);
+    assert_author("",
+                  "<p class=\"author\">This is a very long line that talks about the "
+                  "author and many other things</p>",
+                  NULL);
 }
 
 /* Yoast's @graph names the author by @id; the Person with that @id has
@@ -252,15 +256,18 @@ static void authors_from_twitter_labels_and_web_pages(void **state)
 static void the_entry_speaks_for_its_author_line(void **state)
 {
     (void)state;
+    assert_author(
+        "",
+        "<div class=\"widget Blog\"><div class=\"post hentry\"><span class=\"post-author"
+        " vcard\">Eingestellt von <span class=\"fn\">der Michel</span></span></div></div>",
+        "der Michel");
     assert_author("",
-                  "<div class=\"widget Blog\"><div class=\"post hentry\"><span class=\"post-author"
-                  " vcard\">Eingestellt von <span class=\"fn\">der Michel</span></span></div></div>",
-                  "der Michel");
-    assert_author("", "<div id=\"sidebar\"><article><span class=\"author\">Heiko Sauer</span>"
-                      "</article></div>",
+                  "<div id=\"sidebar\"><article><span class=\"author\">Heiko Sauer</span>"
+                  "</article></div>",
                   "Heiko Sauer");
     /* a widget's own author line stays out */
-    assert_author("", "<div class=\"widget\"><span class=\"author\">Other Writer</span></div>", NULL);
+    assert_author("", "<div class=\"widget\"><span class=\"author\">Other Writer</span></div>",
+                  NULL);
     assert_author("", "<span class=\"category\">Posted by Konstantin</span>", "Konstantin");
     assert_author("", "<p>Auteur : Kossivi Tiassou </p>", "Kossivi Tiassou");
     /* a label whose name is elsewhere names no one; nor does a month cut
@@ -525,10 +532,10 @@ static void a_line_outside_an_element(void **state)
 {
     (void)state;
     static const struct author_case cases[] = {
-        {"", "<span class=\"tags\"><a href=\"/fix\">【纠错】</a> 责任编辑： 焦鹏 </span>",
-         "焦鹏"},
-        {"", "<div class=\"info\">Symbolgrafik: Butch<br><br>Autor: <a href=\"/ra/\">"
-             "Rechtsanwalt</a> Sebastian Einbock</div>",
+        {"", "<span class=\"tags\"><a href=\"/fix\">【纠错】</a> 责任编辑： 焦鹏 </span>", "焦鹏"},
+        {"",
+         "<div class=\"info\">Symbolgrafik: Butch<br><br>Autor: <a href=\"/ra/\">"
+         "Rechtsanwalt</a> Sebastian Einbock</div>",
          "Rechtsanwalt Sebastian Einbock"},
         {"", "<div class=\"credit\">Theme: <a href=\"/graphy\">Graphy</a> by Themegraphy</div>",
          NULL},
@@ -548,12 +555,14 @@ static void a_list_of_writers(void **state)
          "<p class=\"autorenzeile small\">Von Volkmar Kabisch, Jan Lukas Strozyk und Benedikt "
          "Strunz, NDR</p>",
          "Volkmar Kabisch, Jan Lukas Strozyk und Benedikt Strunz, NDR"},
-        {"", "<p>Von Jane Doe und John Roe, die seit vielen Jahren in der Stadt leben und "
-             "schreiben.</p>",
+        {"",
+         "<p>Von Jane Doe und John Roe, die seit vielen Jahren in der Stadt leben und "
+         "schreiben.</p>",
          NULL},
         /* the names before "am" and a date: a post's meta line (seventh pass) */
-        {"", "<p>Von Jane Doe und John Roe am 07.08.2013 um 09:07 Uhr gespeichert unter "
-             "Kommunizieren</p>",
+        {"",
+         "<p>Von Jane Doe und John Roe am 07.08.2013 um 09:07 Uhr gespeichert unter "
+         "Kommunizieren</p>",
          "Jane Doe und John Roe"},
     };
     assert_authors(cases, sizeof cases / sizeof cases[0]);
@@ -594,8 +603,9 @@ static void a_writer_credited_in_the_title(void **state)
         struct page pg;
         struct buf b;
         buf_init(&b, 0);
-        buf_printf(&b, "<html><head><title>%s</title></head><body><article>" PARA PARA
-                       "</article></body></html>",
+        buf_printf(&b,
+                   "<html><head><title>%s</title></head><body><article>" PARA PARA
+                   "</article></body></html>",
                    titles[k][0]);
         arena_init(&pg.a, 0);
         struct extract_options opt = {.url = "https://news.example/2024/05/river-plan"};
@@ -617,8 +627,9 @@ static void a_news_agency_credited_in_the_text(void **state)
 {
     (void)state;
     static const struct author_case cases[] = {
-        {"", "<p>Hamburg (dpa/lno) – Trotz eines Gespräches blieb es "
-             "dabei.</p>",
+        {"",
+         "<p>Hamburg (dpa/lno) – Trotz eines Gespräches blieb es "
+         "dabei.</p>",
          "dpa/lno"},
         {"", "<p>Frankfurt/Main (dpa) - Für einen Roman gab es den Preis.</p>", "dpa"},
         {"", "<p>Wiesbaden (KNA/iz). Der Bundespräsident sprach.</p>", "KNA/iz"},
@@ -632,11 +643,10 @@ static void a_news_agency_credited_in_the_text(void **state)
         {"", "<p>Foto: Markus Scholz (dpa)</p>", NULL},
         {"", "<p>Hamburg (dpa Photo) – Die Stadt feierte.</p>", NULL},
         /* in a teaser of another article */
-        {"", "<div class=\"teaser\"><p>Bremen (dpa) – Hertha spielte.</p></div>",
-         NULL},
+        {"", "<div class=\"teaser\"><p>Bremen (dpa) – Hertha spielte.</p></div>", NULL},
         /* a writer the page names goes first */
-        {"<meta name=\"author\" content=\"Jane Doe\">",
-         "<p>Hamburg (dpa) – Die Stadt feierte.</p>", "Jane Doe"},
+        {"<meta name=\"author\" content=\"Jane Doe\">", "<p>Hamburg (dpa) – Die Stadt feierte.</p>",
+         "Jane Doe"},
     };
     assert_authors(cases, sizeof cases / sizeof cases[0]);
 }
@@ -701,8 +711,7 @@ static void a_post_left_inside_a_widget(void **state)
          "09:07 Uhr gespeichert unter Kommunizieren</p></div></li></ul>",
          NULL},
         /* a long line whose names no date follows is a sentence */
-        {"",
-         "<p>Von Jane Doe gibt es seit dem Sommer eine neue Reihe von Beiträgen zum Fluss.</p>",
+        {"", "<p>Von Jane Doe gibt es seit dem Sommer eine neue Reihe von Beiträgen zum Fluss.</p>",
          NULL},
     };
     assert_authors(cases, sizeof cases / sizeof cases[0]);
@@ -722,8 +731,9 @@ static void a_poster_beside_an_avatar(void **state)
          "<div class=\"comment\"><img src=\"a.jpg\" class=\"avatar\"> <a "
          "href=\"/u/1\">MikeNils</a> 18.10.2019, 15:07 Uhr</div>",
          NULL},
-        {"", "<div><img src=\"a.jpg\" class=\"avatar\"> <a href=\"/u/1\">MikeNils</a> hat "
-             "geschrieben</div>",
+        {"",
+         "<div><img src=\"a.jpg\" class=\"avatar\"> <a href=\"/u/1\">MikeNils</a> hat "
+         "geschrieben</div>",
          NULL},
     };
     assert_authors(cases, sizeof cases / sizeof cases[0]);
@@ -745,8 +755,7 @@ static void a_signature_set_right_or_dated(void **state)
          NULL},
         {"", "<div>" PARA PARA PARA PARA "<p>Benni<br>10. September 2017</p></div>", "Benni"},
         {"", "<div>" PARA PARA PARA PARA "<p>Benni<br>im September</p></div>", NULL},
-        {"", "<div>" PARA PARA PARA PARA "<p>Benni<br>10. September 2017</p>" PARA "</div>",
-         NULL},
+        {"", "<div>" PARA PARA PARA PARA "<p>Benni<br>10. September 2017</p>" PARA "</div>", NULL},
     };
     assert_authors(cases, sizeof cases / sizeof cases[0]);
 }

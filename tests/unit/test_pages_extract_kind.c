@@ -40,8 +40,9 @@ static bool readerable(const char *head, const char *body, const char *url)
 {
     struct buf b;
     buf_init(&b, 0);
-    buf_printf(&b, "<html><head><title>River plan</title>%s</head><body><div class=\"story\">"
-                   "%s</div></body></html>",
+    buf_printf(&b,
+               "<html><head><title>River plan</title>%s</head><body><div class=\"story\">"
+               "%s</div></body></html>",
                head, body);
     struct arena a;
     arena_init(&a, 0);
@@ -65,8 +66,8 @@ static void briefs_that_declare_an_article_are_extracted(void **state)
     (void)state;
     assert_false(readerable("", BRIEFS, ARTICLE_URL)); /* the gate alone says no */
     assert_true(readerable(OG_ARTICLE, BRIEFS, ARTICLE_URL));
-    assert_true(readerable("<meta property=\"og:type\" content=\"article:news\">", BRIEFS,
-                           ARTICLE_URL));
+    assert_true(
+        readerable("<meta property=\"og:type\" content=\"article:news\">", BRIEFS, ARTICLE_URL));
     assert_false(readerable(OG_WEBSITE, BRIEFS, ARTICLE_URL));
 }
 
@@ -172,8 +173,9 @@ static void a_page_of_links_is_no_article(void **state)
     struct buf b;
     buf_init(&b, 0);
     for (int i = 0; i < 40; i++)
-        buf_printf(&b, "<p><a href=\"/story/%d\">Story number %d about the council, the river and "
-                       "the new bridge that the region pays for</a> and more.</p>",
+        buf_printf(&b,
+                   "<p><a href=\"/story/%d\">Story number %d about the council, the river and "
+                   "the new bridge that the region pays for</a> and more.</p>",
                    i, i);
     assert_false(readerable("", b.data, ARTICLE_URL));
     buf_release(&b);

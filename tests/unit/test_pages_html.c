@@ -121,16 +121,17 @@ static void bad_bytes_become_one_replacement_each_and_nuls_as_asked(void **state
 static void white_space_is_space_zwj_is_shown_noncharacters_dropped(void **state)
 {
     (void)state;
-    static const uint32_t spaces[] = {0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20,   0x85,   0xA0,
-                                      0x1680, 0x2000, 0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000};
+    static const uint32_t spaces[] = {0x09,   0x0A,   0x0B,   0x0C,   0x0D,   0x20,
+                                      0x85,   0xA0,   0x1680, 0x2000, 0x200A, 0x2028,
+                                      0x2029, 0x202F, 0x205F, 0x3000};
     for (size_t i = 0; i < sizeof spaces / sizeof spaces[0]; i++)
         assert_int_equal(html_cp_class(spaces[i]), HTML_CP_SPACE);
-    static const uint32_t dropped[] = {0x00,   0x01,   0x1F,   0x7F,    0x80,    0x9F,
-                                       0xAD,   0x200B, 0xFEFF, 0xFDD0,  0xFDEF,  0xFFFE,
+    static const uint32_t dropped[] = {0x00,   0x01,    0x1F,    0x7F,     0x80,    0x9F,
+                                       0xAD,   0x200B,  0xFEFF,  0xFDD0,   0xFDEF,  0xFFFE,
                                        0xFFFF, 0x1FFFE, 0x1FFFF, 0x10FFFE, 0x10FFFF};
     for (size_t i = 0; i < sizeof dropped / sizeof dropped[0]; i++)
         assert_int_equal(html_cp_class(dropped[i]), HTML_CP_DROPPED);
-    static const uint32_t shown[] = {'a',    0x200C, 0x200D, 0x200E, 0x2060, 0xFDCF,
+    static const uint32_t shown[] = {'a',    0x200C, 0x200D,  0x200E,  0x2060,  0xFDCF,
                                      0xFDF0, 0xFFFD, 0x1F600, 0x10000, 0x10FFFD};
     for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++)
         assert_int_equal(html_cp_class(shown[i]), HTML_CP_SHOWN);

@@ -335,7 +335,7 @@ static const struct qcase cases[] = {
     OK("\"a b c\"~100", "\"a b c\"~100"),
     OK("\"a b\"~007", "\"a b\"~7"),
     OK("\"a b a\"~2", "\"a b\"~2"), /* a repeated word is one word of the window */
-    OK("\"a a\"~2", "\"a\""),         /* one distinct word: that exact word */
+    OK("\"a a\"~2", "\"a\""),       /* one distinct word: that exact word */
     OK("\"a\"~3", "\"a\""),
     OK("\"covid-19 cases\"~4", "\"covid 19 cases\"~4"),
     OK("title:\"a b\"~3 c", "(AND title:\"a b\"~3 c)"),

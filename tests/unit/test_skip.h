@@ -21,18 +21,18 @@ static inline int test_skip_in_ci(void)
     return ci != NULL && (strcmp(ci, "true") == 0 || strcmp(ci, "TRUE") == 0);
 }
 
-#define TEST_SKIP_BY_DESIGN(why)                                                            \
-    do {                                                                                   \
-        print_message("SKIP by design: %s\n", (why));                                       \
-        skip();                                                                            \
+#define TEST_SKIP_BY_DESIGN(why)                                                                   \
+    do {                                                                                           \
+        print_message("SKIP by design: %s\n", (why));                                              \
+        skip();                                                                                    \
     } while (0)
 
-#define TEST_SKIP_PRECONDITION(why)                                                         \
-    do {                                                                                   \
-        if (test_skip_in_ci())                                                             \
-            fail_msg("CI=true: a missing precondition is a failure here: %s", (why));      \
-        print_message("SKIP precondition: %s\n", (why));                                    \
-        skip();                                                                            \
+#define TEST_SKIP_PRECONDITION(why)                                                                \
+    do {                                                                                           \
+        if (test_skip_in_ci())                                                                     \
+            fail_msg("CI=true: a missing precondition is a failure here: %s", (why));              \
+        print_message("SKIP precondition: %s\n", (why));                                           \
+        skip();                                                                                    \
     } while (0)
 
 #endif

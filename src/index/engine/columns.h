@@ -106,8 +106,8 @@ void eng_facet_col_free(struct eng_facet_col *c);
  * by a segment the search does not see only lists one match more). */
 struct eng_story_alone {
     _Atomic uint64_t *bits;
-    uint32_t *slot; /* open addressing by story: a docid with it; UINT32_MAX free */
-    uint32_t shift; /* 64 - log2(slots) */
+    uint32_t *slot;   /* open addressing by story: a docid with it; UINT32_MAX free */
+    uint32_t shift;   /* 64 - log2(slots) */
     uint64_t *paired; /* gens of the segments checked against */
     size_t npaired, cap;
 };

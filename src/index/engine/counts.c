@@ -41,7 +41,7 @@ static void count_doc(void *ctx, uint32_t si, uint32_t doc)
     struct counts_run *c = ctx;
     segment_edges(c, si);
     if (doc >= c->edge[0] || doc < c->edge[c->nb])
-        return; /* outside every bucket (the window is inside them) */
+        return;                   /* outside every bucket (the window is inside them) */
     if (doc < c->edge[c->at + 1]) /* a new segment's walk restarts */
         c->at = c->nb - 1;
     while (doc >= c->edge[c->at])
@@ -68,8 +68,8 @@ static void count_term(void *ctx, uint32_t si, const struct eng_term *t, uint32_
 int eng_counts_run(const struct eng_snap *s, struct arena *a, const struct index_request *req,
                    const int64_t *bounds, size_t nbuckets, uint64_t *counts, struct err *err)
 {
-    struct counts_run c = {.snap = s, .bounds = bounds, .nb = nbuckets, .counts = counts,
-                           .si = UINT32_MAX};
+    struct counts_run c = {
+        .snap = s, .bounds = bounds, .nb = nbuckets, .counts = counts, .si = UINT32_MAX};
     struct eng_visit v = {.doc = count_doc, .term = count_term, .ctx = &c};
     uint64_t total;
 

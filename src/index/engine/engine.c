@@ -413,8 +413,8 @@ static int engine_verify(struct index_backend *b, struct index_verify_report *ou
     out->rows = nrows;
     out->segments = s->nseg;
     out->bytes = snap_file_bytes(s, &out->files);
-    if ((rc = eng_snap_check_live(s, &docs, &ndocs, &out->extra, out->detail,
-                                  sizeof out->detail)) < 0) {
+    if ((rc = eng_snap_check_live(s, &docs, &ndocs, &out->extra, out->detail, sizeof out->detail)) <
+        0) {
         rc = err_set(err, rc, "out of memory");
         goto out;
     }

@@ -183,9 +183,9 @@ struct eng_snap {
     struct eng_deletions **deletions; /* per segment; NULL = none deleted */
     double *pop;                      /* popularity by interned source id */
     size_t npop, nlisted;
-    uint32_t *listed; /* the sources with a popularity (not -1), the most popular first */
-    uint64_t nrow, ntoken;               /* live documents and their tokens (BM25) */
-    int64_t covered;                     /* the journal's head (store/journal.h) this snapshot shows */
+    uint32_t *listed;      /* the sources with a popularity (not -1), the most popular first */
+    uint64_t nrow, ntoken; /* live documents and their tokens (BM25) */
+    int64_t covered;       /* the journal's head (store/journal.h) this snapshot shows */
     struct eng_count_cache *count_cache; /* the engine's count cache (not owned); NULL none */
     bool score_all; /* relevancy scores every match, no pruning: the tests' reference */
     /* Every query document at a time, no match sets (search.c): the
@@ -261,8 +261,8 @@ int eng_story_column(struct eng_segment *s, struct store_readers *readers, const
                      struct err *err);
 /* index_story_matches over snapshot s (index.h); readers: the table the
  * story columns are read from. */
-int eng_story_matches_run(const struct eng_snap *s, struct store_readers *readers,
-                          struct arena *a, const struct index_request *req, size_t keep,
+int eng_story_matches_run(const struct eng_snap *s, struct store_readers *readers, struct arena *a,
+                          const struct index_request *req, size_t keep,
                           struct index_story_matches *out, struct err *err);
 /* index_story_members over snapshot s (index.h): the live docids of story
  * with lo <= id <= hi, from the story columns. */

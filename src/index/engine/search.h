@@ -28,12 +28,13 @@ struct node {
     uint32_t col_want, col_n;
     uint32_t doc;
     unsigned colset;
-    struct eng_cursor *cur;  /* TERM 1, PHRASE/NEAR n */
-    struct eng_cursor *lead; /* PHRASE: its rarest pair's cursor (pairs.h), seeked first; NULL none */
-    uint32_t pf[ENG_FIELDS]; /* PHRASE/NEAR: its instances per field at doc */
-    bool pf_due;             /* NEAR matched by a pair: pf not counted yet */
+    struct eng_cursor *cur; /* TERM 1, PHRASE/NEAR n */
+    struct eng_cursor
+        *lead; /* PHRASE: its rarest pair's cursor (pairs.h), seeked first; NULL none */
+    uint32_t pf[ENG_FIELDS];       /* PHRASE/NEAR: its instances per field at doc */
+    bool pf_due;                   /* NEAR matched by a pair: pf not counted yet */
     struct eng_cursor *near_pairs; /* NEAR of two paired words: "a b", "b a" (t NULL: absent) */
-    uint32_t *near_pos;      /* NEAR: every word's positions at doc, grown as needed */
+    uint32_t *near_pos;            /* NEAR: every word's positions at doc, grown as needed */
     size_t near_cap;
     size_t n;
     struct node **kids;

@@ -97,8 +97,7 @@ static pthread_mutex_t alone_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static inline void alone_clear(struct eng_story_alone *al, uint32_t d)
 {
-    atomic_fetch_and_explicit(&al->bits[d >> 6], ~((uint64_t)1 << (d & 63)),
-                              memory_order_relaxed);
+    atomic_fetch_and_explicit(&al->bits[d >> 6], ~((uint64_t)1 << (d & 63)), memory_order_relaxed);
 }
 
 static inline bool alone_has(const struct eng_story_alone *al, uint32_t d)
@@ -276,7 +275,7 @@ static bool keep_push(struct keep_heap *h, struct index_story_match m)
 /* m[0..n) into a copy in the arena at *out (NULL when n is 0); -1 when out
  * of memory. */
 static int matches_to_arena(struct arena *a, const struct index_story_match *m, size_t n,
-                      struct index_story_match **out)
+                            struct index_story_match **out)
 {
     *out = NULL;
     if (n == 0)
@@ -342,9 +341,8 @@ static void match_set(void *ctx, uint32_t si, uint32_t base, uint32_t nw, const 
     bool newest = r->newest.k > 0, oldest = r->oldest.k > 0;
     uint32_t first = 0, last = 0; /* the words holding alone matches: [first, last) */
     for (uint32_t w = 0; w < nw; w++) {
-        uint64_t one = al ? atomic_load_explicit(&al->bits[(base >> 6) + w], memory_order_relaxed) &
-                                v[w]
-                          : 0;
+        uint64_t one =
+            al ? atomic_load_explicit(&al->bits[(base >> 6) + w], memory_order_relaxed) & v[w] : 0;
         for (uint64_t bits = v[w] & ~one; bits; bits &= bits - 1)
             match_add(r, si, base + w * 64 + bits_low(bits));
         if (one == 0)
@@ -357,7 +355,8 @@ static void match_set(void *ctx, uint32_t si, uint32_t base, uint32_t nw, const 
             newest = keep_push(&r->newest, match_at(r, si, base + w * 64 + bits_low(one)));
     }
     for (uint32_t w = last; oldest && w-- > first;) {
-        uint64_t one = atomic_load_explicit(&al->bits[(base >> 6) + w], memory_order_relaxed) & v[w];
+        uint64_t one =
+            atomic_load_explicit(&al->bits[(base >> 6) + w], memory_order_relaxed) & v[w];
         while (one && oldest) {
             unsigned i = bits_high(one);
             one &= ~((uint64_t)1 << i);

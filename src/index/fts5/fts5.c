@@ -107,8 +107,8 @@ static int search_run(struct store_reader *r, struct arena *a, const struct inde
         out->total = (uint64_t)total;
         if (req->limit == 0 || out->total <= (uint64_t)req->offset)
             return 0;
-        want = out->total - req->offset < req->limit ? (size_t)(out->total - req->offset)
-                                                      : req->limit;
+        want =
+            out->total - req->offset < req->limit ? (size_t)(out->total - req->offset) : req->limit;
     }
     ids = arena_calloc(a, want, sizeof *ids);
     if (ids == NULL)
@@ -278,8 +278,8 @@ static int agg_facets(struct store_reader *r, struct arena *a, const struct stor
 }
 
 /* One aggregate in one read transaction, within the request's budget. */
-static int fts5_aggregate(struct index_backend *b, struct arena *a,
-                          const struct index_request *req, const struct agg *g, struct err *err)
+static int fts5_aggregate(struct index_backend *b, struct arena *a, const struct index_request *req,
+                          const struct agg *g, struct err *err)
 {
     struct index_fts5 *x = (struct index_fts5 *)b;
     struct buf match;

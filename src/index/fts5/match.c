@@ -181,7 +181,7 @@ static int put_node_bare(struct match *m, const struct query_node *q, int depth)
     case QUERY_OR:
         return put_list(m, q->kids, q->n, " OR ", depth);
     case QUERY_NOT:
-        break; /* refused by query_node_check */
+        break;       /* refused by query_node_check */
     case QUERY_META: /* put_node's */
         break;
     }

@@ -237,8 +237,8 @@ static void metrics_register(void)
     metric.failed = metrics_counter(CRAWL_METRIC_FEEDS_FAILED,
                                     "Feed fetches that failed (network, HTTP status, parse).");
     metric.failing = metrics_gauge(CRAWL_METRIC_FEEDS_FAILING, "Feeds whose last poll failed.");
-    metric.pages_fetched = metrics_counter(CRAWL_METRIC_PAGES_FETCHED,
-                                           "Item pages fetched and read by the crawler.");
+    metric.pages_fetched =
+        metrics_counter(CRAWL_METRIC_PAGES_FETCHED, "Item pages fetched and read by the crawler.");
     metric.pages_failed = metrics_counter(
         CRAWL_METRIC_PAGES_FAILED,
         "Item pages given up: network or HTTP errors after their retries, refused, too large.");

@@ -152,8 +152,9 @@ int feed_parse(struct arena *a, const char *body, size_t len, const char *charse
 #define CRAWL_ITEM_MEMORY_S (30 * 86400) /* items a feed dropped are forgotten after this */
 #define CRAWL_TICK_MS 1000               /* the background thread's pass period */
 #define CRAWL_FAILING_RECOUNT_S 60       /* newsd_feeds_failing is counted at least this often */
-#define CRAWL_PAGES_MAX 64               /* item pages fetched by one pass (the rest
-                                          * wait for the next ones, crawl_pages.h) */
+#define CRAWL_PAGES_MAX                                                                            \
+    64 /* item pages fetched by one pass (the rest                                                 \
+        * wait for the next ones, crawl_pages.h) */
 /* The ceiling of the adaptive interval of a feed marked headlines. */
 #define CRAWL_HEADLINES_MAX_INTERVAL_S 3600
 /* One feed's parse and articles. */

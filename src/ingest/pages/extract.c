@@ -646,8 +646,8 @@ static char *first_paragraph(struct ctx *c, const struct pick *pk)
 
 /* ---- the lead ----------------------------------------------------------------- */
 
-#define LEAD_MATCH_BYTES 80   /* folded bytes of the description compared */
-#define LEAD_MIN_BYTES 30     /* a shorter description says too little to match */
+#define LEAD_MATCH_BYTES 80      /* folded bytes of the description compared */
+#define LEAD_MIN_BYTES 30        /* a shorter description says too little to match */
 #define LEAD_MAX_CHARS_TEXT 1500 /* a lead is a paragraph, not a page */
 
 /* Folded a starts with folded b's first LEAD_MATCH_BYTES bytes (or all of
@@ -854,8 +854,8 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
     page_pass(&c);
     /* a publisher in the metadata's author field gives way to a writer the
      * page names */
-    char *writer = extract_byline_over(&c, out->byline, opt ? opt->url : NULL, out->site_name,
-                                       out->excerpt);
+    char *writer =
+        extract_byline_over(&c, out->byline, opt ? opt->url : NULL, out->site_name, out->excerpt);
     if (writer)
         out->byline = writer;
     size_t best_try = 0, best_chars = 0;
@@ -886,8 +886,8 @@ int extract_page(struct arena *a, const char *page, size_t len, const struct ext
     if (!out->text)
         goto out;
     out->text_len = best.len;
-    out->readerable = extract_page_is_article(&c, &pk, kind, opt ? opt->url : NULL, out->readerable,
-                                      best_chars);
+    out->readerable =
+        extract_page_is_article(&c, &pk, kind, opt ? opt->url : NULL, out->readerable, best_chars);
     if (!out->image)
         out->image = lead_image(&c, &pk, base);
     const char *desc = out->excerpt;

@@ -88,7 +88,8 @@ static bool conditional_removes(struct ctx *c, uint32_t i, uint32_t root, unsign
     enum xtag t = (enum xtag)d->nodes[i].tag;
     if (t == XTAG_table && is_data_table(d, i, xdom_subtree_end(d, i)))
         return false;
-    if (extract_has_ancestor_tag(d, i, XTAG_table, 64) && t != XTAG_table && t != XTAG_ul && t != XTAG_ol)
+    if (extract_has_ancestor_tag(d, i, XTAG_table, 64) && t != XTAG_table && t != XTAG_ul &&
+        t != XTAG_ol)
         return false; /* inside a table kept as data */
     if (t == XTAG_pre || extract_has_ancestor_tag(d, i, XTAG_pre, 64) ||
         extract_has_ancestor_tag(d, i, XTAG_code, 8))
@@ -167,9 +168,9 @@ bool extract_repeats_title(struct ctx *c, uint32_t i)
     return same;
 }
 
-#define LINE_MAX_CHARS 200   /* a boilerplate line is short */
-#define CREDIT_MAX_CHARS 120 /* a photo credit, a copyright line */
-#define LEAD_MAX_CHARS 60    /* "Read more:" alone leads what follows it */
+#define LINE_MAX_CHARS 200        /* a boilerplate line is short */
+#define CREDIT_MAX_CHARS 120      /* a photo credit, a copyright line */
+#define LEAD_MAX_CHARS 60         /* "Read more:" alone leads what follows it */
 #define LINK_PARAGRAPH_SHARE 0.8f /* a <p> this much link text is a pointer */
 
 /* Node i's text shows a web or mail address ("http://www.openpetition.de",
@@ -193,15 +194,13 @@ static const char *const other_lines[] = {
     "read more", "read also", "related", "see also", "don't miss", "don\u2019t miss",
     "you might also like", "you may also like", "more from", "more on this", "recommended",
     "lea también", "lea más", "lea:", "lee también", "leer más", "lire aussi", "à lire aussi",
-    "\u00c0 lire aussi",
-    "a lire aussi", "voir aussi", "lesen sie auch", "lesen sie hier", "lesen sie mehr",
-    "auch interessant", "das könnte sie auch", "das könnte dich auch", "mehr zum thema",
-    "zum weiterlesen", "weiterlesen", "schon gelesen", "auch lesen", "auch auf ",
+    "\u00c0 lire aussi", "a lire aussi", "voir aussi", "lesen sie auch", "lesen sie hier",
+    "lesen sie mehr", "auch interessant", "das könnte sie auch", "das könnte dich auch",
+    "mehr zum thema", "zum weiterlesen", "weiterlesen", "schon gelesen", "auch lesen", "auch auf ",
     "ähnliche artikel", "\u00c4hnliche artikel", "weitere artikel", "neueste artikel",
-    "entdecke weitere", "czytaj też",
-    "czytaj także", "zobacz też", "zobacz także", "przeczytaj też", "about the author",
-    "über den autor", "über die autorin", "\u00dcber den autor",
-    "\u00dcber die autorin", "sign up for", "subscribe to our", "newsletter",
+    "entdecke weitere", "czytaj też", "czytaj także", "zobacz też", "zobacz także",
+    "przeczytaj też", "about the author", "über den autor", "über die autorin",
+    "\u00dcber den autor", "\u00dcber die autorin", "sign up for", "subscribe to our", "newsletter",
     "have a tip", "got a tip", "kommentar verfassen", "kommentieren", "wird geladen",
     "war der artikel", "möchten sie den artikel", "share this", "diesen artikel teilen",
     "tags:", "schlagwörter", "schlagworte", "stichwörter", "etiquetas:", "tagi:", "mots-clés",
@@ -211,22 +210,41 @@ static const char *const other_lines[] = {
     "verwandte beiträge", "empfohlene beiträge", "weitere beiträge", "mehr themen",
     "kommentierte artikel", "meistgelesen", "das thema könnte", "diese artikel könnten",
     "das könnte dich", "noticias relacionadas", "notas relacionadas", "vea también",
-    "le puede interesar", "te puede interesar", "también te puede", "puedes ver:",
-    "lire la suite", "à voir aussi", "\u00c0 voir aussi", "sur le même sujet",
-    "czytaj więcej", "czytaj również", "przeczytaj również", "zobacz również",
+    "le puede interesar", "te puede interesar", "también te puede", "puedes ver:", "lire la suite",
+    "à voir aussi", "\u00c0 voir aussi", "sur le même sujet", "czytaj więcej", "czytaj również",
+    "przeczytaj również", "zobacz również",
     /* the footer's asks: follow, subscribe, log in to comment */
     "subscribe now", "never miss", "get the latest", "to view the full story",
     "you must be logged in", "du musst eingeloggt", "sie sind aktuell nicht eingeloggt",
     "sie müssen angemeldet", "weitere informationen:", "quellenangaben", "autoren:"};
 
 /* A short line that credits a photo or holds the copyright. */
-static const char *const credit_lines[] = {"©", "(c) ", "copyright", "foto:", "fotos:",
-                                           "photo:", "photos:", "bild:", "bilder:",
-                                           "titelbild:", "image:", "credit:", "photo credit",
-                                           "bildquelle", "quelle:", "source:", "fuente:",
-                                           "beitragsbild", "bildnachweis", "bild via",
-                                           "crédits photo", "crédit photo", "crédito:",
-                                           "(crédito", "foto via", "photo via"};
+static const char *const credit_lines[] = {"©",
+                                           "(c) ",
+                                           "copyright",
+                                           "foto:",
+                                           "fotos:",
+                                           "photo:",
+                                           "photos:",
+                                           "bild:",
+                                           "bilder:",
+                                           "titelbild:",
+                                           "image:",
+                                           "credit:",
+                                           "photo credit",
+                                           "bildquelle",
+                                           "quelle:",
+                                           "source:",
+                                           "fuente:",
+                                           "beitragsbild",
+                                           "bildnachweis",
+                                           "bild via",
+                                           "crédits photo",
+                                           "crédit photo",
+                                           "crédito:",
+                                           "(crédito",
+                                           "foto via",
+                                           "photo via"};
 
 /* s starts with one of list; when long, only with a label (the phrase
  * then a ':', "Read more: ...") and not with a sentence ("Related to the
@@ -258,11 +276,11 @@ static bool is_other_line(struct ctx *c, uint32_t i)
     if (b.len > 0 && !buf_error(&b)) {
         ascii_lower_str(b.data);
         bool long_line = len > LEAD_MAX_CHARS;
-        other = starts_any(b.data, other_lines, sizeof other_lines / sizeof other_lines[0],
-                           long_line) ||
-                (len <= CREDIT_MAX_CHARS &&
-                 starts_any(b.data, credit_lines, sizeof credit_lines / sizeof credit_lines[0],
-                            false));
+        other =
+            starts_any(b.data, other_lines, sizeof other_lines / sizeof other_lines[0],
+                       long_line) ||
+            (len <= CREDIT_MAX_CHARS &&
+             starts_any(b.data, credit_lines, sizeof credit_lines / sizeof credit_lines[0], false));
     }
     buf_release(&b);
     return other;
@@ -284,7 +302,7 @@ static uint32_t led_by(struct ctx *c, uint32_t i)
 }
 
 #define CAPTION_MAX_CHARS 300 /* a caption is a line or two, not a paragraph block */
-#define CAPTION_MAX_UP 4       /* levels from a caption up to what shows the photo */
+#define CAPTION_MAX_UP 4      /* levels from a caption up to what shows the photo */
 
 /* What holds the photo a caption captions: its figure (a figcaption), or
  * for a caption its class names ("wp-caption-text", "media__caption") or
@@ -367,9 +385,9 @@ static bool tag_is_line(enum xtag t)
  * Separators and case aside. */
 static bool names_author_box(const char *v)
 {
-    static const char *const words[] = {"authorbox",  "authorbio",   "authorinfo",
+    static const char *const words[] = {"authorbox",   "authorbio",         "authorinfo",
                                         "aboutauthor", "authordescription", "authorcard",
-                                        "autorbox",   "autorinfo",   "saboxplugin"};
+                                        "autorbox",    "autorinfo",         "saboxplugin"};
     char folded[CLASS_MAX];
     size_t k = 0;
     for (; v && *v && k + 1 < sizeof folded; v++)

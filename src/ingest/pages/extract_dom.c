@@ -494,7 +494,8 @@ bool xdom_attr_is(const struct xdom *d, uint32_t i, enum xattr name, const char 
 
 void xtext_fold(struct buf *b, const char *s, size_t n, bool *pending_space, size_t max)
 {
-    struct html_fold f = {.b = b, .max = max, .gap = *pending_space ? HTML_GAP_SPACE : HTML_GAP_NONE};
+    struct html_fold f = {
+        .b = b, .max = max, .gap = *pending_space ? HTML_GAP_SPACE : HTML_GAP_NONE};
     html_fold_text(&f, s, n);
     *pending_space = f.gap != HTML_GAP_NONE;
 }

@@ -148,7 +148,7 @@ static float pick_links(const struct ctx *c, const struct pick *pk)
  * counts as declared; one that says nothing (og:type "website" says
  * nothing either) needs the gate or a longer main text of few links. */
 bool extract_page_is_article(const struct ctx *c, const struct pick *pk, enum xmeta_kind kind,
-                            const char *url, bool gate, size_t chars)
+                             const char *url, bool gate, size_t chars)
 {
     if (url && url_is_site_root(url))
         return false;

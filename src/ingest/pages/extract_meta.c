@@ -108,8 +108,9 @@ struct meta_state {
     /* from JSON-LD */
     char *ld_title, *ld_name, *ld_headline, *ld_author, *ld_desc, *ld_published, *ld_image,
         *ld_site;
-    char *ld_page_author; /* a WebPage's author: older Yoast graphs name it there, not on an article */
-    bool ld_article; /* a JSON-LD object of an article type */
+    char *ld_page_author; /* a WebPage's author: older Yoast graphs name it there, not on an article
+                           */
+    bool ld_article;      /* a JSON-LD object of an article type */
     const json_t *ld_graph; /* the list being read, where an {"@id": …} is looked up */
     uint32_t title_node, html_node, base_node, canonical_node, image_src_node, time_node;
 };

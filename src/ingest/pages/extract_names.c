@@ -32,40 +32,37 @@ static const char *const byline_labels[] = {
     "\xe8\xae\xb0\xe8\x80\x85"};
 
 /* Where a byline's names end: a date, a place, a separator. */
-static const char *const byline_stops[] = {" · ", "•", " | ", "|", " - ", " – ", " — ", " / ", "→",
-                                           " @", /* a handle after the name */
-                                           " am ", " on ", " le ", " el ", " in ", " at ",
-                                           " um ", ", Datum", " Datum:", /* the date's label */
-                                           /* a credit for the pictures after the writer's */
-                                           " Illustration von ", " Illustrationen von ",
-                                           " Illustration: ", " Fotos von ", " Foto von ",
-                                           " Fotos: ", " Foto: ", " Photos: ", " Photo: ",
-                                           " Photos by ", " Photo by ", " Illustrations by "};
+static const char *const byline_stops[] = {
+    " · ", "•", " | ", "|", " - ", " – ", " — ", " / ", "→", " @", /* a handle after the name */
+    " am ", " on ", " le ", " el ", " in ", " at ", " um ", ", Datum",
+    " Datum:", /* the date's label */
+    /* a credit for the pictures after the writer's */
+    " Illustration von ", " Illustrationen von ", " Illustration: ", " Fotos von ", " Foto von ",
+    " Fotos: ", " Foto: ", " Photos: ", " Photo: ", " Photos by ", " Photo by ",
+    " Illustrations by "};
 
 /* Months that, a day after them, start the date after the names. */
 static const char *const byline_months[] = {
-    " January ", " February ", " March ", " April ", " May ",      " June ",    " July ",
-    " August ",  " September ", " October ", " November ", " December ", " Januar ", " Februar ",
+    " January ", " February ",  " March ",   " April ",    " May ",      " June ",    " July ",
+    " August ",  " September ", " October ", " November ", " December ", " Januar ",  " Februar ",
     " März ",    " Mai ",       " Juni ",    " Juli ",     " Oktober ",  " Dezember "};
 
 /* Bylines that name no one (lower case). "Redaktion" is not among them:
  * a desk the page prints as its byline is an author, as NewsAPI's own
  * "Reuters" or "BBC News" are (extract_byline.c lets a writer replace it). */
-static const char *const byline_nobody[] = {"staff", "admin", "administrator", "editor",
-                                            "editors", "anonymous", "unknown",
-                                            "guest", "posted on", "published on",
-                                            "veröffentlicht am", "publiziert am", "last updated", "updated",
-                                            "sign in", "log in", "login",
-                                            /* a label whose name is elsewhere */
-                                            "veröffentlicht", "published", "posted", "stand",
-                                            "alle beiträge", "no author", "datum", "quelle", "source",
-                                            /* a social network's button beside the name */
-                                            "follow", "folgen",
-                                            /* a date's month, cut from its day */
-                                            "january", "february", "march", "april", "may",
-                                            "june", "july", "august", "september", "october",
-                                            "november", "december", "januar", "februar", "märz",
-                                            "mai", "juni", "juli", "oktober", "dezember"};
+static const char *const byline_nobody[] = {
+    "staff", "admin", "administrator", "editor", "editors", "anonymous", "unknown", "guest",
+    "posted on", "published on", "veröffentlicht am", "publiziert am", "last updated", "updated",
+    "sign in", "log in", "login",
+    /* a label whose name is elsewhere */
+    "veröffentlicht", "published", "posted", "stand", "alle beiträge", "no author", "datum",
+    "quelle", "source",
+    /* a social network's button beside the name */
+    "follow", "folgen",
+    /* a date's month, cut from its day */
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "januar", "februar", "märz", "mai", "juni", "juli",
+    "oktober", "dezember"};
 
 #define BYLINE_MAX_WORDS 8
 #define BYLINE_MAX_LIST_WORDS 16 /* "Nathan Parker, Varun Khaneja, Eric Mill and Kiran C Nair" */
@@ -122,8 +119,8 @@ static bool byline_separator(char c)
  * ("Heiko Sauer Do 9 Apr 2020", "Jane Doe, Thu 3 May"). */
 static size_t before_weekday(const char *s, size_t n)
 {
-    static const char *const days[] = {"Mo", "Di", "Mi", "Do", "Fr", "Sa", "So", "Mon",
-                                       "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+    static const char *const days[] = {"Mo",  "Di",  "Mi",  "Do",  "Fr",  "Sa",  "So",
+                                       "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
     for (size_t k = 0; k < sizeof days / sizeof days[0]; k++) {
         size_t w = strlen(days[k]);
         if (n > w + 1 && s[n - w - 1] == ' ' && memcmp(s + n - w, days[k], w) == 0) {
@@ -142,12 +139,13 @@ char *xmeta_byline_clean(struct arena *a, const char *s, const char *site, int *
         return NULL;
     /* "Posted on September 21, 2020 by Adi Tzlil": the date first, the
      * names after its "by" */
-    static const char *const dated[][2] = {{"posted on ", " by "}, {"published on ", " by "},
-                                           {"veröffentlicht am ", " von "}, {"publié le ", " par "}};
+    static const char *const dated[][2] = {{"posted on ", " by "},
+                                           {"published on ", " by "},
+                                           {"veröffentlicht am ", " von "},
+                                           {"publié le ", " par "}};
     for (size_t k = 0; k < sizeof dated / sizeof dated[0]; k++) {
-        const char *by = strncasecmp(s, dated[k][0], strlen(dated[k][0])) == 0
-                             ? strstr(s, dated[k][1])
-                             : NULL;
+        const char *by =
+            strncasecmp(s, dated[k][0], strlen(dated[k][0])) == 0 ? strstr(s, dated[k][1]) : NULL;
         if (by)
             s = by + strlen(dated[k][1]);
     }
@@ -192,10 +190,9 @@ char *xmeta_byline_clean(struct arena *a, const char *s, const char *site, int *
     if ((n >= 4 && memcmp(s + n - 4, " \xe2\x80\x93", 4) == 0) ||
         (n >= 4 && memcmp(s + n - 4, " \xe2\x80\x94", 4) == 0))
         return NULL;
-    static const char *const weekdays[] = {"monday", "tuesday", "wednesday", "thursday",
-                                           "friday", "saturday", "sunday", "montag", "dienstag",
-                                           "mittwoch", "donnerstag", "freitag", "samstag",
-                                           "sonntag"};
+    static const char *const weekdays[] = {
+        "monday", "tuesday",  "wednesday", "thursday",   "friday",  "saturday", "sunday",
+        "montag", "dienstag", "mittwoch",  "donnerstag", "freitag", "samstag",  "sonntag"};
     for (size_t k = 0; k < sizeof weekdays / sizeof weekdays[0]; k++)
         if (strncasecmp(s, weekdays[k], strlen(weekdays[k])) == 0)
             return NULL; /* a date where the name should be */

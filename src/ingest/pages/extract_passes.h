@@ -26,12 +26,12 @@
 #define RETRY_BELOW_CHARS 500
 #define READERABLE_MIN_CHARS 140
 #define READERABLE_MIN_SCORE 20.0
-#define CLASS_MAX 256 /* bytes of class + id looked at */
-#define DECLARED_MIN_CHARS 100    /* main text of a page that says it is an article */
-#define UNDECLARED_MIN_CHARS 400  /* main text of a page that says nothing, gate failed */
-#define TEXT_MAX_LINKS 0.25f      /* share of link text in such a main text */
-#define PAGE_MAX_LINKS 0.5f       /* a page whose text is more links is an index */
-#define SECTION_MAX_CHARS 24      /* bytes of a section's name in its URL ("/politik/") */
+#define CLASS_MAX 256            /* bytes of class + id looked at */
+#define DECLARED_MIN_CHARS 100   /* main text of a page that says it is an article */
+#define UNDECLARED_MIN_CHARS 400 /* main text of a page that says nothing, gate failed */
+#define TEXT_MAX_LINKS 0.25f     /* share of link text in such a main text */
+#define PAGE_MAX_LINKS 0.5f      /* a page whose text is more links is an index */
+#define SECTION_MAX_CHARS 24     /* bytes of a section's name in its URL ("/politik/") */
 
 enum attempt_flags {
     STRIP_UNLIKELY = 1 << 0,

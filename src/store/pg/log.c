@@ -30,7 +30,8 @@ static const struct pg_sql sql_read = {
     " ORDER BY seq LIMIT $2)"
     " UNION ALL"
     " (SELECT true, id, seq, NULL, canonical_url, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL,"
-    " NULL, '', '', NULL, false, 0, NULL FROM article_tombstones WHERE seq > $1 ORDER BY seq LIMIT $2)"
+    " NULL, '', '', NULL, false, 0, NULL FROM article_tombstones WHERE seq > $1 ORDER BY seq LIMIT "
+    "$2)"
     " ORDER BY seq LIMIT $2"};
 static const struct pg_sql sql_rev = {
     PG_ST_SOURCES_REV, "SELECT value::bigint FROM newsd_meta WHERE key = 'sources_rev'"};

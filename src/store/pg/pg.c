@@ -201,8 +201,7 @@ static const char *const schema_v3[] = {
 /* clang-format on */
 
 static const char *const schema_v4[] = {
-    "ALTER TABLE articles ADD COLUMN IF NOT EXISTS story_id BIGINT;",
-    NULL};
+    "ALTER TABLE articles ADD COLUMN IF NOT EXISTS story_id BIGINT;", NULL};
 
 /* clang-format off */
 static const char *const schema_v5[] = {

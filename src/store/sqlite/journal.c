@@ -522,7 +522,8 @@ int store_sqlite_reader_match_per_second(struct store_reader *r, const struct st
 static const char *const match_column_expr[STORE_MATCH_COLUMNS] = {
     [STORE_MATCH_SOURCE] = "a.source_id",
     [STORE_MATCH_DOMAIN] = "ltrim(lower(a.domain), '.')",
-    [STORE_MATCH_LANGUAGE] = "CASE lower(a.language) WHEN 'se' THEN 'sv' ELSE lower(a.language) END",
+    [STORE_MATCH_LANGUAGE] =
+        "CASE lower(a.language) WHEN 'se' THEN 'sv' ELSE lower(a.language) END",
     [STORE_MATCH_COUNTRY] = "lower(a.country)",
     [STORE_MATCH_CATEGORY] = "lower(a.category)",
     [STORE_MATCH_AUTHOR] = "a.author",
@@ -544,11 +545,9 @@ static int values_row(void *ctx, sqlite3_stmt *st)
     return rc < 0 ? rc : 0;
 }
 
-int store_sqlite_reader_match_values(struct store_reader *r, const struct store_match *m,
-                                     enum store_match_column column,
-                                     int (*each)(void *ctx, const char *value, size_t len,
-                                                 uint64_t n),
-                                     void *ctx, struct err *err)
+int store_sqlite_reader_match_values(
+    struct store_reader *r, const struct store_match *m, enum store_match_column column,
+    int (*each)(void *ctx, const char *value, size_t len, uint64_t n), void *ctx, struct err *err)
 {
     char sql[512];
 
@@ -756,7 +755,7 @@ void store_sqlite_readers_put(struct store_readers *p, struct store_reader *r)
 #define STORY_COLUMNS "id, coalesce(story_id, 0), CASE WHEN story_id IS NULL THEN canonical_url END"
 
 int store_sqlite_reader_stories(struct store_reader *r, int64_t lo, int64_t hi, store_story_fn fn,
-                         void *ctx, struct err *err)
+                                void *ctx, struct err *err)
 {
     sqlite3_stmt *st = NULL;
     int rc = store_sqlite_prepare_args(r->db,
@@ -780,8 +779,9 @@ int store_sqlite_reader_stories(struct store_reader *r, int64_t lo, int64_t hi, 
     return rc;
 }
 
-int store_sqlite_reader_story_members(struct store_reader *r, struct arena *a, int64_t story, int64_t lo,
-                               int64_t hi, int64_t **ids, size_t *n, struct err *err)
+int store_sqlite_reader_story_members(struct store_reader *r, struct arena *a, int64_t story,
+                                      int64_t lo, int64_t hi, int64_t **ids, size_t *n,
+                                      struct err *err)
 {
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
@@ -819,8 +819,8 @@ int store_sqlite_reader_story_members(struct store_reader *r, struct arena *a, i
     return rc;
 }
 
-int store_sqlite_reader_article_by_url(struct store_reader *r, const char *canonical_url, int64_t *id,
-                                struct err *err)
+int store_sqlite_reader_article_by_url(struct store_reader *r, const char *canonical_url,
+                                       int64_t *id, struct err *err)
 {
     sqlite3_stmt *st = NULL;
     int rc = store_sqlite_prepare_args(r->db, "SELECT id FROM articles WHERE canonical_url = ?1",

@@ -34,11 +34,9 @@ int store_sqlite_reader_match_count(struct store_reader *r, const struct store_m
 int store_sqlite_reader_match_per_second(struct store_reader *r, const struct store_match *m,
                                          int (*each)(void *ctx, int64_t second, uint64_t n),
                                          void *ctx, struct err *err);
-int store_sqlite_reader_match_values(struct store_reader *r, const struct store_match *m,
-                                     enum store_match_column column,
-                                     int (*each)(void *ctx, const char *value, size_t len,
-                                                 uint64_t n),
-                                     void *ctx, struct err *err);
+int store_sqlite_reader_match_values(
+    struct store_reader *r, const struct store_match *m, enum store_match_column column,
+    int (*each)(void *ctx, const char *value, size_t len, uint64_t n), void *ctx, struct err *err);
 int store_sqlite_reader_match_ranked(struct store_reader *r, const struct store_match *m,
                                      enum store_match_order order,
                                      const struct store_match_ranked *rk, size_t max, int64_t *ids,

@@ -177,7 +177,8 @@ static const char schema_v7[] =
 /* clang-format on */
 
 /* The story of each article (issue 25). */
-static const struct column_add schema_v8[] = {{"articles", "story_id", "INTEGER"}, {NULL, NULL, NULL}};
+static const struct column_add schema_v8[] = {{"articles", "story_id", "INTEGER"},
+                                              {NULL, NULL, NULL}};
 
 /* An alert that delivers a story once (push/webhook.h), the later copies
  * it counted instead of delivering, and the stories it delivered. */

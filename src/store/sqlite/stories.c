@@ -75,7 +75,8 @@ int store_sqlite_stories_scan(struct store_backend *b, int64_t after, size_t max
 
     *last = after;
     rc = store_sqlite_pool_prepare(
-        &s->readers, "SELECT " STORY_ROW_COLUMNS " FROM articles WHERE id > ?1 ORDER BY id LIMIT ?2",
+        &s->readers,
+        "SELECT " STORY_ROW_COLUMNS " FROM articles WHERE id > ?1 ORDER BY id LIMIT ?2",
         STORE_ARGS(STORE_INT(after), STORE_INT((int64_t)max)), &db, &st, err);
     if (rc == 0)
         rc = story_rows(db, st, fn, ctx, last, err);
