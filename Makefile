@@ -43,8 +43,8 @@ ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-f
 # --dist loadfile: a module stays whole in one worker, with its fixtures and
 # in its order, as in a serial run). The unit binaries and the suites wait
 # more than they compute (servers, timeouts, polls), hence twice the cores
-# (make unit: 135 s against 187 s with TEST_JOBS on two cores). TEST_JOBS=1 PYTEST_JOBS=1 runs everything one at a
-# time, as before.
+# (make unit: 135 s against 187 s with TEST_JOBS on two cores).
+# TEST_JOBS=1 PYTEST_JOBS=1 runs everything one at a time, as before.
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 PYTEST_JOBS ?= $(shell expr 2 \* $(TEST_JOBS))
 XDIST = $(shell test "$(PYTEST_JOBS)" -gt 1 2>/dev/null && $(PYTHON) -c 'import xdist' 2>/dev/null && \

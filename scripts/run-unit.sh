@@ -8,11 +8,11 @@
 # groups can run apart (test_index_engine 1, 2, 3) is given as several
 # runs, so that on two cores it does not outlast everything else.
 #
-# UNIT_JOBS (default 1) binaries run at once (make check gives it the
-# number of cores): each one's output is kept and printed whole, in the
-# order given, as a serial run prints it, and the run fails with the first
-# failing binary in that order (the ones after it ran too, but are not
-# shown). The binaries share nothing: their stores are in directories of
+# UNIT_JOBS (default 1) binaries run at once (make unit gives it twice the
+# number of cores: they wait more than they compute): each one's output is
+# kept and printed whole, in the order given, as a serial run prints it,
+# and the run fails with the first failing binary in that order (the ones
+# after it ran too, but are not shown). The binaries share nothing: their stores are in directories of
 # their own (mkdtemp), their listeners on ports the kernel picks.
 set -eu
 jobs=${UNIT_JOBS:-1}
