@@ -29,9 +29,9 @@ trap 'rm -rf "$work"' EXIT
 # A run's name: the binary's, then -ARG for PATH:ARG.
 export work
 printf '%s\n' "$@" | xargs -P "$jobs" -I{} sh -c \
-    'bin=${1%%:*}; n=$(basename "$1" | tr : -); rc=0
-     if [ "$bin" = "$1" ]; then (cd tests/unit && "../../$bin") >"$work/$n.out" 2>&1 || rc=$?
-     else (cd tests/unit && "../../$bin" "${1#*:}") >"$work/$n.out" 2>&1 || rc=$?; fi
+    'n=$(basename "$1" | tr : -); rc=0
+     case $1 in *:*) set -- "${1%%:*}" "${1#*:}" ;; esac
+     (cd tests/unit && "../../$@") >"$work/$n.out" 2>&1 || rc=$?
      echo "$rc" >"$work/$n.rc"' sh {}
 
 for t in "$@"; do

@@ -1228,11 +1228,15 @@ static int with_shared(void **state)
  * put top-k merging across segments, per-segment deletions and merges
  * against FTS5 too; the split group gives the same answers as FTS5, so the
  * same as one thread's. */
-static void configure_group(int group)
-{
-    engine_opt.segment_docs = group >= 2 ? 37 : 0;
-    engine_opt.split = group == 3 ? INDEX_SPLIT_ALWAYS : INDEX_SPLIT_IDLE;
-}
+static const struct {
+    const char *name;
+    uint32_t segment_docs;
+    enum index_split split;
+} groups[] = {
+    {"one segment", 0, INDEX_SPLIT_IDLE},
+    {"segments of 37", 37, INDEX_SPLIT_IDLE},
+    {"segments of 37, searches split over two threads", 37, INDEX_SPLIT_ALWAYS},
+};
 
 int main(int argc, char **argv)
 {
@@ -1265,19 +1269,20 @@ int main(int argc, char **argv)
         return cmocka_run_group_tests_name(getenv(DIFF_STORE_ENV), queries, group_setup,
                                            group_teardown);
     }
-    long only = argc > 1 ? strtol(argv[1], NULL, 10) : 0;
-    if (only < 0 || only > 3) {
+    char *end = NULL;
+    long only = argc > 1 ? strtol(argv[1], &end, 10) : 0;
+    if (argc > 2 || (end && (*end || end == argv[1])) || only < 0 || only > 3) {
         fprintf(stderr, "usage: test_index_engine [1|2|3]\n");
         return 2;
     }
-    static const char *const names[] = {"one segment", "segments of 37",
-                                        "segments of 37, searches split over two threads"};
     int failed = 0;
     for (int group = 1; group <= 3; group++) {
         if (only > 0 && group != only)
             continue;
-        configure_group(group);
-        failed += cmocka_run_group_tests_name(names[group - 1], tests, group_setup, group_teardown);
+        engine_opt.segment_docs = groups[group - 1].segment_docs;
+        engine_opt.split = groups[group - 1].split;
+        failed += cmocka_run_group_tests_name(groups[group - 1].name, tests, group_setup,
+                                              group_teardown);
     }
     return failed;
 }
