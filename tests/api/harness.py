@@ -364,6 +364,28 @@ def articles_ok(r):
     return b
 
 
+def total(c, params):
+    """/v2/everything's totalResults for params."""
+    return articles_ok(c.get("/v2/everything", dict(params, pageSize=1)))["totalResults"]
+
+
+def wait_total(c, params, want, timeout=30 * SLOW, why=None):
+    """Wait until /v2/everything's totalResults for params is want: for what
+    the server does in the background (its retention sweep, its follower
+    indexing an import larger than read-your-writes waits for), never a
+    time the test asserts. why: a callable giving more for the failure's
+    message (the server's log)."""
+    deadline = time.monotonic() + timeout
+    got = None
+    while time.monotonic() < deadline:
+        got = total(c, params)
+        if got == want:
+            return got
+        time.sleep(0.1)
+    raise AssertionError("%r: totalResults %r, want %r\n%s" % (params, got, want,
+                                                               why() if why else ""))
+
+
 def sources_ok(r):
     b = ok(r)
     assert list(b) == ["status", "sources"], list(b)

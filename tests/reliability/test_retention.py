@@ -14,7 +14,8 @@ import time
 
 import requests
 
-from harness import BIN, SLOW, Client, Server, articles_ok, clean_env, cli_ok, run_cli
+from harness import (BIN, SLOW, Client, Server, articles_ok, clean_env, cli_ok, run_cli, total,
+                     wait_total)
 
 DAY = 86400
 
@@ -45,21 +46,6 @@ def db_count(store, where="1"):
         return con.execute("SELECT count(*) FROM articles WHERE " + where).fetchone()[0]
     finally:
         con.close()
-
-
-def total(c, params):
-    return articles_ok(c.get("/v2/everything", dict(params, pageSize=1)))["totalResults"]
-
-
-def wait_total(c, params, want, timeout=30 * SLOW):
-    deadline = time.monotonic() + timeout
-    got = None
-    while time.monotonic() < deadline:
-        got = total(c, params)
-        if got == want:
-            return got
-        time.sleep(0.1)
-    raise AssertionError("%r: totalResults %r, want %r" % (params, got, want))
 
 
 def verify(store):

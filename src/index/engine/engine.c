@@ -588,6 +588,14 @@ static void *follower_main(void *arg)
         pthread_mutex_lock(&e->stop_lock);
         e->pub_seq = applied;
         pthread_cond_broadcast(&e->pub_cond);
+        /* The checkpoint (segment files written and synced: hundreds of
+         * milliseconds on a busy disk) after the searches waiting for
+         * these rows were let go, not before. */
+        if (rc == 0) {
+            pthread_mutex_unlock(&e->stop_lock);
+            eng_checkpoint_maybe(e->w);
+            pthread_mutex_lock(&e->stop_lock);
+        }
     }
     pthread_mutex_unlock(&e->stop_lock);
     text_thread_release(); /* this thread's stemmers */

@@ -691,7 +691,9 @@ struct eng_writer_config {
 /* Open the writer's reader, map the index directory's files or read every
  * article, and publish. On failure nothing is left open. */
 int eng_writer_open(struct eng_writer **out, const struct eng_writer_config *cfg, struct err *err);
-/* Apply new / deleted rows once (and checkpoint when due); 0 or an ERR_*. */
+/* Apply new / deleted rows once and publish them; 0 or an ERR_*. The
+ * caller makes the checkpoint (eng_checkpoint_maybe) once it has told the
+ * searches waiting for these rows (read-your-writes) that they are in. */
 int eng_writer_poll(struct eng_writer *w, struct err *err);
 /* The log's head (store_reader_head) the last successful poll read in the
  * same snapshot as the rows it applied (read it on the writer's thread). */

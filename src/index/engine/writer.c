@@ -176,10 +176,7 @@ int eng_writer_poll(struct eng_writer *w, struct err *err)
     /* The count check an open from the files left for later, or one a busy
      * poll left out: forced once it is due. */
     bool due = clock_mono_ms() - w->counted_ms >= COUNT_EVERY_MS;
-    rc = poll_once(w, reread || (due && atomic_load(&w->count_pending)), reread || due, err);
-    if (rc == 0)
-        eng_checkpoint_maybe(w);
-    return rc;
+    return poll_once(w, reread || (due && atomic_load(&w->count_pending)), reread || due, err);
 }
 
 static int writer_load(struct eng_writer *w, struct err *err)
