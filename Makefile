@@ -227,19 +227,21 @@ api-test-fts5: build/newsd
 
 # Every binary first, on TEST_JOBS cores (the steps after would otherwise
 # link theirs one at a time); then the steps, each spread over the cores.
+# Each step says how long it took (scripts/timed-step.sh).
+STEP = scripts/timed-step.sh
 check: deps-test
-	$(MAKE) -j$(TEST_JOBS) build/newsd $(ASN)/newsd $(UNIT_BINS) $(FUZZ_REPLAY) $(RELY_TOOLS) \
-	    $(BENCH_BINS)
-	$(MAKE) docs-check
-	$(MAKE) unit
-	$(MAKE) fuzz-replay
-	$(MAKE) api-test
-	$(MAKE) api-test-asan
-	$(MAKE) api-test-fts5
-	$(MAKE) cluster-test
-	$(MAKE) reliability-test
-	$(MAKE) bench-smoke
-	$(MAKE) web-test
+	$(STEP) build $(MAKE) -j$(TEST_JOBS) build/newsd $(ASN)/newsd $(UNIT_BINS) $(FUZZ_REPLAY) \
+	    $(RELY_TOOLS) $(BENCH_BINS)
+	$(STEP) docs-check $(MAKE) docs-check
+	$(STEP) unit $(MAKE) unit
+	$(STEP) fuzz-replay $(MAKE) fuzz-replay
+	$(STEP) api-test $(MAKE) api-test
+	$(STEP) api-test-asan $(MAKE) api-test-asan
+	$(STEP) api-test-fts5 $(MAKE) api-test-fts5
+	$(STEP) cluster-test $(MAKE) cluster-test
+	$(STEP) reliability-test $(MAKE) reliability-test
+	$(STEP) bench-smoke $(MAKE) bench-smoke
+	$(STEP) web-test $(MAKE) web-test
 
 # ---- the docs agree with the program --------------------------------------
 # Every option of every command's --help is in docs/newsd.1 and docs/api.md
