@@ -412,10 +412,15 @@ def main():
     target("a new article searchable ≤ %.0f s while %s articles/s are imported (every marker)" %
            (FRESH_S, format(int(fr), ",") if fr else "5,000"), AT_ANY, fmeas, fok)
     prate = R.fstat("percolate", "articles_per_s")
+    pfiled = R.fstat("percolate", "searches")
+    pmeas = "%s articles/s" % format(int(prate), ",") if prate is not None else "—"
+    pok = prate >= PERCOLATE_RATE if prate is not None else None
+    if pfiled is not None and int(pfiled) != PERCOLATE_SEARCHES:
+        # (the smoke run files fewer: its rate is not the target's)
+        pmeas += " with %s searches filed" % format(int(pfiled), ",")
+        pok = None
     target("%s saved searches against ≥ %s articles/s on one core (issue 17)" % (
-        format(PERCOLATE_SEARCHES, ","), format(int(PERCOLATE_RATE), ",")), AT_ANY,
-        "%s articles/s" % format(int(prate), ",") if prate is not None else "—",
-        prate >= PERCOLATE_RATE if prate is not None else None)
+        format(PERCOLATE_SEARCHES, ","), format(int(PERCOLATE_RATE), ",")), AT_ANY, pmeas, pok)
     erate = R.fstat("export", "articles_per_s")
     target("export of a broad query ≥ %s articles/s over loopback (issue 27)" %
            format(int(EXPORT_RATE), ","), AT_10M,
