@@ -128,8 +128,10 @@ def test_what_a_client_sends_cannot_forge_the_log_nor_leak_a_key(store):
 
 @pytest.fixture
 def slow_server(store, monkeypatch):
-    """One worker, and every search takes a second (the test hook)."""
-    monkeypatch.setenv("NEWSD_TEST_SEARCH_DELAY_MS", "1000")
+    """One worker, and every search takes three seconds (the test hook):
+    what the tests send while the first search runs (five requests, or one
+    within the 500 ms budget) has that long to arrive on a loaded machine."""
+    monkeypatch.setenv("NEWSD_TEST_SEARCH_DELAY_MS", "3000")
 
     def start(*args):
         return Server(store, args=["--threads", "1"] + list(args))
@@ -145,7 +147,8 @@ def test_queued_requests_whose_client_left_are_not_run(store, slow_server):
     run: of seven requests (the slow one, five gone, one live) exactly two
     are run, seen by the test hook's line at the start of each."""
     key = new_key(store)
-    srv = slow_server()
+    # (a budget above the two searches the live request waits for and runs)
+    srv = slow_server("--query-timeout-ms", "30000")
     try:
         c = Client(srv.base, key)
         req = ("GET /v2/everything?q=crash HTTP/1.1\r\nHost: x\r\nX-Api-Key: %s\r\n\r\n"
@@ -166,7 +169,7 @@ def test_queued_requests_whose_client_left_are_not_run(store, slow_server):
 
 
 def test_queue_time_counts_in_the_time_budget(store, slow_server):
-    """With a 500 ms budget, a request that waited a second for the only
+    """With a 500 ms budget, a request that waited seconds for the only
     worker is answered 503 serviceUnavailable with Retry-After as soon as
     its turn comes, without running its search; its budget counted from
     its arrival, not from when a worker took it."""

@@ -101,7 +101,10 @@ def test_retention_under_concurrent_import_and_search(tmp_path):
             time.sleep(0.05)
         t.join()
         assert not errors, errors
-        # Every old article goes, from the table, the results and the count.
+        # Every fresh article is found (the follower may still be indexing
+        # the last round: read-your-writes waits 1 s), and every old one goes,
+        # from the table, the results and the count.
+        wait_total(c, {"q": "freshword"}, len(fresh))
         wait_total(c, {"q": "oldword"}, 0)
         b = articles_ok(c.get("/v2/everything", {"q": "freshword", "pageSize": 100}))
         assert b["totalResults"] == len(fresh), b["totalResults"]
