@@ -7,7 +7,6 @@ import os
 import re
 import socket
 import threading
-import time
 
 import pytest
 
