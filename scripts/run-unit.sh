@@ -12,8 +12,9 @@
 # number of cores: they wait more than they compute): each one's output is
 # kept and printed whole, in the order given, as a serial run prints it,
 # and the run fails with the first failing binary in that order (the ones
-# after it ran too, but are not shown). The binaries share nothing: their stores are in directories of
-# their own (mkdtemp), their listeners on ports the kernel picks.
+# after it ran too, but are not shown). The binaries share nothing: their
+# stores are in directories of their own (mkdtemp), their listeners on
+# ports the kernel picks.
 set -eu
 jobs=${UNIT_JOBS:-1}
 case "$jobs" in

@@ -31,8 +31,7 @@
 enum oracle_value { ORACLE_NO = 0, ORACLE_MAYBE = 1, ORACLE_YES = 2 };
 
 struct oracle_field {
-    char **tok;    /* lower-case ASCII tokens; NULL where a token had other letters */
-    uint32_t *tag; /* oracle_tag of each token (0 where NULL): most compare no further */
+    char **tok; /* lower-case ASCII tokens; NULL where a token had other letters */
     size_t n;
     char **maybe; /* ASCII runs of tokens mixed with another script's letters */
     size_t n_maybe;
@@ -88,16 +87,6 @@ static inline bool oracle_streq(const char *a, const char *b)
     return *a == *b;
 }
 
-/* A token's tag: equal strings have equal tags, so a token whose tag is not
- * the word's is not the word (FNV-1a). */
-static inline uint32_t oracle_tag(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 /* s starts with prefix (the same reason). */
 static inline bool oracle_starts(const char *s, const char *prefix)
 {
@@ -133,17 +122,12 @@ static void oracle_field_push(struct oracle_field *f, const char *tok, size_t le
     char **v = realloc(f->tok, (f->n + 1) * sizeof *v);
     assert_non_null(v);
     f->tok = v;
-    uint32_t *t = realloc(f->tag, (f->n + 1) * sizeof *t);
-    assert_non_null(t);
-    f->tag = t;
     f->tok[f->n] = NULL;
-    f->tag[f->n] = 0;
     if (odd) {
         f->odd = true;
     } else if (tok != NULL) {
         f->tok[f->n] = strndup(tok, len);
         assert_non_null(f->tok[f->n]);
-        f->tag[f->n] = oracle_tag(f->tok[f->n]);
     }
     f->n++;
 }
@@ -433,7 +417,6 @@ static void oracle_release(struct oracle *o)
             for (size_t j = 0; j < f->n_maybe; j++)
                 free(f->maybe[j]);
             free(f->tok);
-            free(f->tag);
             free(f->maybe);
         }
         free(o->doc[i].source_id);
@@ -455,19 +438,10 @@ static bool oracle_lang_stems(const char *lang)
     return !oracle_streq(lang, "he") && !oracle_streq(lang, "zh") && !oracle_streq(lang, "ud");
 }
 
-/* The tags of q's words. */
-static void oracle_q_tags(const struct oracle_q *q, uint32_t tags[4])
-{
-    for (size_t k = 0; k < q->nw; k++)
-        tags[k] = oracle_tag(q->w[k]);
-}
-
-static bool oracle_phrase_at(const struct oracle_field *f, size_t at, const struct oracle_q *q,
-                             const uint32_t tags[4])
+static bool oracle_phrase_at(const struct oracle_field *f, size_t at, const struct oracle_q *q)
 {
     for (size_t k = 0; k < q->nw; k++) {
-        if (f->tag[at + k] != tags[k] || f->tok[at + k] == NULL ||
-            !oracle_streq(f->tok[at + k], q->w[k]))
+        if (f->tok[at + k] == NULL || !oracle_streq(f->tok[at + k], q->w[k]))
             return false;
     }
     return true;
@@ -494,10 +468,10 @@ static enum oracle_value oracle_prefix(const struct oracle_doc *d, unsigned fiel
 }
 
 /* Whether word w is a token of f, or could be one the oracle does not read. */
-static enum oracle_value oracle_field_has(const struct oracle_field *f, const char *w, uint32_t tag)
+static enum oracle_value oracle_field_has(const struct oracle_field *f, const char *w)
 {
     for (size_t i = 0; i < f->n; i++)
-        if (f->tag[i] == tag && f->tok[i] && oracle_streq(f->tok[i], w))
+        if (f->tok[i] && oracle_streq(f->tok[i], w))
             return ORACLE_YES;
     for (size_t i = 0; i < f->n_maybe; i++)
         if (oracle_streq(f->maybe[i], w))
@@ -513,8 +487,6 @@ static enum oracle_value oracle_near(const struct oracle_doc *d, unsigned fields
 {
     enum oracle_value v = ORACLE_NO;
     size_t span = q->distance + q->nw - 1;
-    uint32_t tags[4];
-    oracle_q_tags(q, tags);
     for (int k = 0; k < ORACLE_FIELDS; k++) {
         const struct oracle_field *f = &d->f[k];
         bool match = false, unsure = f->odd || f->shaky || f->n_maybe > 0;
@@ -522,7 +494,7 @@ static enum oracle_value oracle_near(const struct oracle_doc *d, unsigned fields
             continue;
         enum oracle_value all = ORACLE_YES;
         for (size_t w = 0; w < q->nw; w++) {
-            enum oracle_value h = oracle_field_has(f, q->w[w], tags[w]);
+            enum oracle_value h = oracle_field_has(f, q->w[w]);
             all = h < all ? h : all;
         }
         if (all == ORACLE_NO)
@@ -535,7 +507,7 @@ static enum oracle_value oracle_near(const struct oracle_doc *d, unsigned fields
                 size_t found = 0;
                 for (size_t w = 0; w < q->nw; w++) {
                     for (size_t t = i; t <= j; t++) {
-                        if (f->tag[t] == tags[w] && f->tok[t] && oracle_streq(f->tok[t], q->w[w])) {
+                        if (f->tok[t] && oracle_streq(f->tok[t], q->w[w])) {
                             found++;
                             break;
                         }
@@ -560,14 +532,12 @@ static enum oracle_value oracle_leaf(const struct oracle_doc *d, unsigned fields
         return oracle_prefix(d, fields, q);
     if (q->kind == OQ_NEAR)
         return oracle_near(d, fields, q);
-    uint32_t tags[4];
-    oracle_q_tags(q, tags);
     for (int k = 0; k < ORACLE_FIELDS; k++) {
         const struct oracle_field *f = &d->f[k];
         if (!(fields & (1u << k)))
             continue;
         for (size_t i = 0; i + q->nw <= f->n; i++) {
-            if (oracle_phrase_at(f, i, q, tags))
+            if (oracle_phrase_at(f, i, q))
                 return ORACLE_YES;
         }
         if (f->odd || (q->nw > 1 && f->shaky))
