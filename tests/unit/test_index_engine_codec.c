@@ -18,6 +18,7 @@
 #include "test_engine_search.h"
 #include "test_tmpdir.h"
 
+#include "index/engine/bdict.h"
 #include "index/engine/columns.h"
 #include "index/engine/internal.h"
 #include "query/query.h"
@@ -196,6 +197,79 @@ static void check_lists(const struct eng_segment *seg)
             }
         }
     }
+}
+
+/* The builder's dictionary keeps every term's postings and data as they
+ * were added while their arrays move from its arena to the heap and grow
+ * there (room 2, 4, 8 ... postings; 32, 64 ... bytes), across terms whose
+ * strings are longer and shorter than a hash slot's eight bytes, a data
+ * array whose first need is past the arena's room, and a term without
+ * data; then again after the dictionary is cleared and refilled. */
+static void builder_terms_keep_their_postings_as_their_arrays_grow(void **state)
+{
+    (void)state;
+    enum { TERMS = 3000 };
+    struct eng_bdict d = {0};
+    for (int round = 0; round < 2; round++) {
+        uint32_t id[TERMS];
+        for (int i = 0; i < TERMS; i++) {
+            char s[64];
+            int n = snprintf(s, sizeof s, i % 2 ? "w%d" : "a-longer-term-%d", i);
+            assert_int_equal(eng_bdict_find(&d, s, (size_t)n, hash_bytes64(s, (size_t)n),
+                                            i % 7 ? ENG_TERM_EXACT : ENG_TERM_META, &id[i]),
+                             0);
+            assert_int_equal(id[i], (uint32_t)i);
+        }
+        /* term i gets i % 300 postings; posting k of it data of (k + i) % 50 + 1
+         * bytes, the first of term 5 a 100-byte one (past the arena's room) */
+        for (uint32_t k = 0; k < 300; k++) {
+            for (int i = 0; i < TERMS; i++) {
+                struct eng_bterm *t = &d.terms[id[i]];
+                if (k >= (uint32_t)(i % 300))
+                    continue;
+                bool meta = eng_kind(t->kind) == ENG_TERM_META;
+                size_t len = i == 5 && k == 0 ? 100 : (k + (uint32_t)i) % 50 + 1;
+                assert_int_equal(eng_bdict_posting_room(&d, t, meta ? 0 : t->dlen + len), 0);
+                t->pst[t->n++] = (struct eng_bpost){k, t->dlen};
+                if (!meta) {
+                    memset(t->data + t->dlen, (int)((k + (uint32_t)i) & 0xff), len);
+                    t->dlen += (uint32_t)len;
+                }
+            }
+        }
+        for (int i = 0; i < TERMS; i++) {
+            const struct eng_bterm *t = &d.terms[id[i]];
+            char s[64];
+            int n = snprintf(s, sizeof s, i % 2 ? "w%d" : "a-longer-term-%d", i);
+            assert_int_equal(t->len, (uint32_t)n);
+            assert_memory_equal(t->s, s, (size_t)n);
+            uint32_t again;
+            assert_int_equal(eng_bdict_find(&d, s, (size_t)n, hash_bytes64(s, (size_t)n),
+                                            ENG_TERM_EXACT, &again),
+                             0);
+            assert_int_equal(again, id[i]);
+            assert_int_equal(t->n, (uint32_t)(i % 300));
+            bool meta = eng_kind(t->kind) == ENG_TERM_META;
+            uint32_t off = 0;
+            for (uint32_t k = 0; k < t->n; k++) {
+                assert_int_equal(t->pst[k].doc, k);
+                assert_int_equal(t->pst[k].off, off);
+                if (meta)
+                    continue;
+                size_t len = i == 5 && k == 0 ? 100 : (k + (uint32_t)i) % 50 + 1;
+                for (size_t b = 0; b < len; b++)
+                    assert_int_equal(t->data[off + b], (k + (uint32_t)i) & 0xff);
+                off += (uint32_t)len;
+            }
+            assert_int_equal(t->dlen, meta ? 0 : off);
+        }
+        /* half the terms released one by one, as eng_builder_finish does */
+        for (int i = 0; i < TERMS; i += 2)
+            eng_bdict_term_release(&d.terms[id[i]]);
+        eng_bdict_clear(&d);
+        assert_int_equal(d.n, 0);
+    }
+    eng_bdict_free(&d);
 }
 
 static void varints_round_trip_at_every_width(void **state)
@@ -889,6 +963,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(varints_round_trip_at_every_width),
+        cmocka_unit_test(builder_terms_keep_their_postings_as_their_arrays_grow),
         cmocka_unit_test(docid_blocks_round_trip_at_every_width_and_length),
         cmocka_unit_test(length_bytes_are_monotone_lower_bounds),
         cmocka_unit_test(field_masks_and_term_frequencies_round_trip_at_every_width),

@@ -8,9 +8,13 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <cmocka.h>
+
+#include "test_skip.h"
 
 #include "util/arena.h"
 #include "util/ascii.h"
@@ -18,6 +22,7 @@
 #include "util/clock.h"
 #include "util/err.h"
 #include "util/hash.h"
+#include "util/hugepage.h"
 #include "util/jw.h"
 #include "util/sort.h"
 #include "util/utf8.h"
@@ -624,6 +629,56 @@ static void http_dates_are_imf_fixdates(void **state)
     }
 }
 
+/* The VmFlags of the mapping holding p (/proc/self/smaps), or "" when
+ * none is found. */
+static void mapping_flags(const void *p, char *out, size_t cap)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    bool inside = false;
+    out[0] = '\0';
+    assert_non_null(f);
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+        } else if (inside && strncmp(line, "VmFlags:", 8) == 0) {
+            snprintf(out, cap, "%s", line + 8);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* A large table gets the kernel's huge-page flag ("hg") on its whole pages;
+ * a small one is left as it is. */
+static void large_tables_are_marked_for_huge_pages_and_small_ones_not(void **state)
+{
+    (void)state;
+    size_t big = 16u << 20, small = HUGEPAGE_MIN / 2;
+    char *a = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *b = mmap(NULL, small, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char flags[256];
+    assert_true(a != MAP_FAILED && b != MAP_FAILED);
+    if (madvise(a, 4096, MADV_HUGEPAGE) != 0) {
+        munmap(a, big);
+        munmap(b, small);
+        TEST_SKIP_BY_DESIGN("a kernel without transparent huge pages: nothing to ask for");
+    }
+    madvise(a, 4096, MADV_NOHUGEPAGE);
+    hugepage_advise(a + 100, big - 200); /* not page-aligned either end */
+    mapping_flags(a + big / 2, flags, sizeof flags);
+    assert_non_null(strstr(flags, " hg"));
+    mapping_flags(a + 100, flags, sizeof flags); /* the partial first page: as it was */
+    assert_null(strstr(flags, " hg"));
+    hugepage_advise(b, small);
+    mapping_flags(b, flags, sizeof flags);
+    assert_true(flags[0] != '\0');
+    assert_null(strstr(flags, " hg"));
+    munmap(a, big);
+    munmap(b, small);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -649,6 +704,7 @@ int main(void)
         cmocka_unit_test(a_timed_wait_on_a_clock_condition_lasts_its_monotonic_time),
         cmocka_unit_test(xml_text_and_attributes_are_always_well_formed),
         cmocka_unit_test(http_dates_are_imf_fixdates),
+        cmocka_unit_test(large_tables_are_marked_for_huge_pages_and_small_ones_not),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 
 #include "util/err.h"
 #include "util/hash.h"
+#include "util/hugepage.h"
 #include "util/banned.h"
 
 static uint64_t prefix8(const char *s, size_t n)
@@ -26,6 +27,7 @@ static int rehash(struct eng_bdict *d)
     struct eng_bslot *h = calloc(cap, sizeof *h);
     if (h == NULL)
         return ERR_NOMEM;
+    hugepage_advise(h, cap * sizeof *h);
     for (size_t i = 0; i < d->n; i++) {
         const struct eng_bterm *t = &d->terms[i];
         uint64_t hv = hash_bytes64(t->s, t->len);
@@ -37,6 +39,17 @@ static int rehash(struct eng_bdict *d)
     free(d->hash);
     d->hash = h;
     d->hcap = cap;
+    return 0;
+}
+
+/* Room for one more term. */
+static int terms_room(struct eng_bdict *d)
+{
+    size_t cap = d->cap;
+    if (eng_grow((void **)&d->terms, &d->cap, d->n + 1, sizeof *d->terms) < 0)
+        return ERR_NOMEM;
+    if (d->cap != cap)
+        hugepage_advise(d->terms, d->cap * sizeof *d->terms);
     return 0;
 }
 
@@ -64,11 +77,11 @@ int eng_bdict_find(struct eng_bdict *d, const char *s, size_t n, uint64_t hv, ui
         }
         j = (j + 1) & (d->hcap - 1);
     }
-    if (eng_grow((void **)&d->terms, &d->cap, d->n + 1, sizeof *d->terms) < 0)
+    if (terms_room(d) < 0)
         return ERR_NOMEM;
     struct eng_bterm *t = &d->terms[d->n];
     memset(t, 0, sizeof *t);
-    if ((t->s = malloc(n)) == NULL)
+    if ((t->s = eng_bdict_string_room(d, n)) == NULL)
         return ERR_NOMEM;
     memcpy(t->s, s, n);
     t->len = (uint32_t)n;
@@ -78,12 +91,15 @@ int eng_bdict_find(struct eng_bdict *d, const char *s, size_t n, uint64_t hv, ui
     return 0;
 }
 
+char *eng_bdict_string_room(struct eng_bdict *d, size_t n)
+{
+    return arena_alloc(&d->arena, n);
+}
+
 int eng_bdict_append(struct eng_bdict *d, char *s, size_t n, uint8_t kind)
 {
-    if (eng_grow((void **)&d->terms, &d->cap, d->n + 1, sizeof *d->terms) < 0) {
-        free(s);
+    if (terms_room(d) < 0)
         return ERR_NOMEM;
-    }
     struct eng_bterm *t = &d->terms[d->n++];
     memset(t, 0, sizeof *t);
     t->s = s;
@@ -139,11 +155,54 @@ int eng_bdict_sorted(const struct eng_bdict *d, uint32_t *order)
     return 0;
 }
 
+/* A term's arrays start in the arena, room for SMALL_POSTINGS postings and
+ * SMALL_DATA bytes of data (a posting of up to three occurrences); an
+ * array that outgrows that moves to the heap. So an array is the arena's
+ * exactly when its room is that small. */
+#define SMALL_POSTINGS 2
+#define SMALL_DATA 32
+
+/* Room for need items of size bytes in *p (room *cap), small of them in
+ * the arena. */
+static int array_room(struct eng_bdict *d, void **p, uint32_t *cap, size_t need, size_t size,
+                      size_t small)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : small;
+    while (c < need)
+        c *= 2;
+    if (c > UINT32_MAX)
+        return ERR_NOMEM;
+    void *q;
+    if (c <= small) {
+        q = arena_alloc(&d->arena, c * size);
+    } else if (*cap > small) {
+        q = realloc(*p, c * size);
+    } else if ((q = malloc(c * size)) != NULL && *cap) {
+        memcpy(q, *p, *cap * size);
+    }
+    if (q == NULL)
+        return ERR_NOMEM;
+    *p = q;
+    *cap = (uint32_t)c;
+    return 0;
+}
+
+int eng_bdict_posting_room(struct eng_bdict *d, struct eng_bterm *t, size_t data_need)
+{
+    if (array_room(d, (void **)&t->pst, &t->cap, (size_t)t->n + 1, sizeof *t->pst, SMALL_POSTINGS) <
+        0)
+        return ERR_NOMEM;
+    return data_need ? array_room(d, (void **)&t->data, &t->dcap, data_need, 1, SMALL_DATA) : 0;
+}
+
 void eng_bdict_term_release(struct eng_bterm *t)
 {
-    free(t->s);
-    free(t->pst);
-    free(t->data);
+    if (t->cap > SMALL_POSTINGS)
+        free(t->pst);
+    if (t->dcap > SMALL_DATA)
+        free(t->data);
     memset(t, 0, sizeof *t);
 }
 
@@ -151,6 +210,7 @@ void eng_bdict_clear(struct eng_bdict *d)
 {
     for (size_t i = 0; i < d->n; i++)
         eng_bdict_term_release(&d->terms[i]);
+    arena_release(&d->arena);
     d->n = 0;
     free(d->hash);
     d->hash = NULL;

@@ -54,6 +54,7 @@
 #include "index/backend.h"
 #include "index/plan.h"
 #include "index/engine/pairs.h"
+#include "index/engine/varint.h" /* postings.c's varints */
 #include "util/bits.h"
 
 #define ENG_BLOCK 128
@@ -489,21 +490,14 @@ int eng_dir_sync(const char *dir, struct err *err);
 
 /* --- postings.c ----------------------------------------------------------- */
 
-size_t eng_varint_put(uint8_t *p, uint32_t v);
-const uint8_t *eng_varint_get(const uint8_t *p, uint32_t *v);
-
 /* Field f's tf of a posting whose field mask is mask (f in it), appended to a posting's data at
  * p: the mask goes with the lowest field's tf. tf < 2^29 (a field holds fewer tokens than
  * SQLite's longest value has bytes / 2). Returns the bytes written (at most 5). */
-size_t eng_posting_tf_put(uint8_t *p, unsigned mask, unsigned f, uint32_t tf);
-/* eng_varint_get with the one-byte case (nearly every tf) inline. */
-static inline const uint8_t *eng_varint_get1(const uint8_t *p, uint32_t *v)
+static inline size_t eng_posting_tf_put(uint8_t *p, unsigned mask, unsigned f, uint32_t tf)
 {
-    if (*p < 0x80) {
-        *v = *p;
-        return p + 1;
-    }
-    return eng_varint_get(p, v);
+    if (f == (unsigned)__builtin_ctz(mask))
+        return eng_varint_put(p, (tf - 1) << 3 | mask);
+    return eng_varint_put(p, tf - 1);
 }
 /* A posting's first varint: its field mask and its lowest field's tf. */
 static inline const uint8_t *eng_posting_head(const uint8_t *p, unsigned *mask, uint32_t *tf)
@@ -539,8 +533,6 @@ static inline const uint8_t *eng_posting_head_read(const uint8_t *p, uint32_t *w
     *tfs = all;
     return p;
 }
-/* Past n varints at p, n of which are known to follow. */
-const uint8_t *eng_varints_skip(const uint8_t *p, uint32_t n);
 
 /* Bytes of a docid block of n gaps at width w, after its width byte. */
 static inline size_t eng_block_bytes(uint32_t n, unsigned w)
@@ -634,6 +626,8 @@ int eng_obuf_put(struct eng_obuf *o, const void *p, size_t n);
 struct eng_enc_bufs {
     struct eng_obuf docs, data;
     struct eng_obuf heads, pos; /* an exact term's block: heads, then positions */
+    struct eng_skip *skip;      /* the term's skip table */
+    size_t skipcap;
 };
 void eng_enc_bufs_free(struct eng_enc_bufs *e);
 

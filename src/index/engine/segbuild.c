@@ -336,7 +336,6 @@ static int group_occ(struct eng_builder *b)
 /* Append the postings of the current document's occurrences. */
 static int flush_doc(struct eng_builder *b, uint32_t doc)
 {
-    uint8_t tmp[16];
     if (b->nocc > 1 && group_occ(b) < 0) /* (none: no occurrence array yet) */
         return ERR_NOMEM;
     for (size_t i = 0; i < b->nocc;) {
@@ -355,17 +354,14 @@ static int flush_doc(struct eng_builder *b, uint32_t doc)
         size_t j = i;
         while (j < b->nocc && b->occ[j].term == b->occ[i].term)
             j++;
-        size_t cap = t->cap;
-        if (eng_grow((void **)&t->pst, &cap, t->n + 1, sizeof *t->pst) < 0)
+        bool meta = eng_kind(t->kind) == ENG_TERM_META;
+        /* worst case: mask + per occurrence 5 bytes + 3 tfs */
+        if (eng_bdict_posting_room(&b->dict, t, meta ? 0 : t->dlen + 1 + 15 + 5 * (j - i)) < 0)
             return ERR_NOMEM;
-        t->cap = (uint32_t)cap;
         t->pst[t->n++] = (struct eng_bpost){doc, t->dlen};
-        if (eng_kind(t->kind) != ENG_TERM_META) {
-            /* worst case: mask + per occurrence 5 bytes + 3 tfs */
-            size_t need = t->dlen + 1 + 15 + 5 * (j - i), dcap = t->dcap;
-            if (eng_grow((void **)&t->data, &dcap, need, 1) < 0)
-                return ERR_NOMEM;
-            t->dcap = (uint32_t)dcap;
+        if (!meta) {
+            /* (written in place: the room is there, and a memcpy() of a
+             * varint's few bytes was 2 % of a first build) */
             unsigned mask = 0;
             for (size_t k = i; k < j; k++)
                 mask |= 1u << b->occ[k].field;
@@ -373,16 +369,14 @@ static int flush_doc(struct eng_builder *b, uint32_t doc)
                 size_t e = k;
                 while (e < j && b->occ[e].field == b->occ[k].field)
                     e++;
-                size_t w = eng_posting_tf_put(tmp, mask, b->occ[k].field, (uint32_t)(e - k));
-                memcpy(t->data + t->dlen, tmp, w);
-                t->dlen += (uint32_t)w;
+                t->dlen += (uint32_t)eng_posting_tf_put(t->data + t->dlen, mask, b->occ[k].field,
+                                                        (uint32_t)(e - k));
                 if (eng_kind(t->kind) == ENG_TERM_EXACT) {
                     uint32_t prev = 0;
                     for (size_t m = k; m < e; m++) {
                         uint32_t p = b->occ[m].pos;
-                        w = eng_varint_put(tmp, m == k ? p : p - prev);
-                        memcpy(t->data + t->dlen, tmp, w);
-                        t->dlen += (uint32_t)w;
+                        t->dlen +=
+                            (uint32_t)eng_varint_put(t->data + t->dlen, m == k ? p : p - prev);
                         prev = p;
                     }
                 }
@@ -435,7 +429,7 @@ static int pair_term(struct eng_builder *b, struct pairs *ps, uint32_t x, uint32
     if (!added)
         return 0;
     const struct eng_bterm *a = &b->dict.terms[x], *c = &b->dict.terms[y];
-    char *str = malloc((size_t)a->len + c->len + 2);
+    char *str = eng_bdict_string_room(&b->dict, (size_t)a->len + c->len + 2);
     if (str == NULL)
         return ERR_NOMEM; /* (the pair stays numbered: the build fails) */
     size_t len = eng_pair_str(str, a->s, a->len, c->s, c->len);
