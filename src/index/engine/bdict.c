@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/err.h"
 #include "util/hash.h"
 #include "util/hugepage.h"
@@ -162,29 +163,29 @@ int eng_bdict_sorted(const struct eng_bdict *d, uint32_t *order)
 #define SMALL_POSTINGS 2
 #define SMALL_DATA 32
 
-/* Room for need items of size bytes in *p (room *cap), small of them in
- * the arena. */
+/* Room for need items of size bytes in *p (room *cap): a first small
+ * room in the arena, then on the heap (util/array.h's doubling). */
 static int array_room(struct eng_bdict *d, void **p, uint32_t *cap, size_t need, size_t size,
                       size_t small)
 {
     if (need <= *cap)
         return 0;
-    size_t c = *cap ? *cap : small;
-    while (c < need)
-        c *= 2;
-    if (c > UINT32_MAX)
-        return ERR_NOMEM;
-    void *q;
-    if (c <= small) {
-        q = arena_alloc(&d->arena, c * size);
-    } else if (*cap > small) {
-        q = realloc(*p, c * size);
-    } else if ((q = malloc(c * size)) != NULL && *cap) {
-        memcpy(q, *p, *cap * size);
+    if (need > UINT32_MAX / 2)
+        return ERR_NOMEM; /* (the room is kept in 32 bits) */
+    size_t c = *cap;
+    if (c > small) { /* on the heap already */
+        if (array_reserve(p, &c, need, 0, size) < 0)
+            return ERR_NOMEM;
+    } else {
+        for (c = c ? c : small; c < need;)
+            c *= 2;
+        void *q = c <= small ? arena_alloc(&d->arena, c * size) : malloc(c * size);
+        if (q == NULL)
+            return ERR_NOMEM;
+        if (*cap)
+            memcpy(q, *p, *cap * size);
+        *p = q;
     }
-    if (q == NULL)
-        return ERR_NOMEM;
-    *p = q;
     *cap = (uint32_t)c;
     return 0;
 }

@@ -636,8 +636,8 @@ void eng_enc_bufs_free(struct eng_enc_bufs *e);
 int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const struct eng_bterm *t,
                         const uint32_t *newdoc, const uint32_t *dl, uint64_t *keys,
                         struct eng_term *out);
-/* Room for need elements of size bytes in *p (*cap of them now), doubling:
- * 0 or ERR_NOMEM (*p unchanged). */
+/* Room for need elements of size bytes in *p (*cap of them now), doubling
+ * (util/array.h's array_reserve): 0 or ERR_NOMEM (*p unchanged). */
 int eng_grow(void **p, size_t *cap, size_t need, size_t size);
 
 /* --- segment.c: a segment from postings (merge.c) ------------------------ */

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/bits.h"
 #include "util/sort.h"
 
@@ -602,17 +603,8 @@ uint32_t eng_postings_block(const struct eng_segment *s, const struct eng_term *
 
 int eng_grow(void **p, size_t *cap, size_t need, size_t size)
 {
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : 16;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (q == NULL)
-        return ERR_NOMEM;
-    *p = q;
-    *cap = c;
-    return 0;
+    /* (the check first: the builder asks for every occurrence) */
+    return need <= *cap ? 0 : array_reserve(p, cap, need, 0, size);
 }
 
 int eng_obuf_put(struct eng_obuf *o, const void *p, size_t n)
