@@ -3,8 +3,9 @@ docs/engine.md "Damaged files"): bytes of a serving store's segment file
 are overwritten where they do the most harm, and `newsd serve` must neither
 crash nor answer other text than the table holds.
 
-- Four bytes of a term's document frequency (the dictionary entry of
-  "bitcoin"): the first q=bitcoin killed serve with SIGSEGV in block_each,
+- A term's document frequency (the dictionary entry of "bitcoin"): four
+  bytes of it, in format 7, and the first q=bitcoin killed serve with
+  SIGSEGV in block_each,
   and again after every restart. Now the term's postings are checked when a
   search first opens it: the search answers 500 with NewsAPI's envelope,
   the segment is rebuilt from the table, and the next searches (and the next
@@ -16,7 +17,8 @@ crash nor answer other text than the table holds.
 - Its ids damaged too: the rows it held cannot be named, the whole index
   is rebuilt from the table.
 
-The offsets come from parsing the file here (segfile.c's layout, format 8).
+The offsets come from parsing the file here (segfile.c's layout and
+tdict.h's entries, format 9).
 """
 import os
 import re
@@ -33,8 +35,9 @@ N = 3000          # segments with a trained dictionary (docs.c: >= 1024 document
 WORD = "bitcoin"  # in every third article: a list of several blocks
 WAIT = 30 * (6 if ASAN else 1)
 
-HEADER = struct.Struct("<8sIIIIQQQQIIQQ")  # struct seg_header, 80 bytes
-TERM = struct.Struct("<QIIII")             # struct eng_term, 24 bytes
+HEADER = struct.Struct("<8sIIIIQQQQIIQQQ")  # struct seg_header, 88 bytes
+TBLOCK = struct.Struct("<QII")               # struct eng_tblock, 16 bytes
+TDICT_BLOCK = 16                             # entries a block
 
 
 @pytest.fixture(autouse=True)
@@ -64,13 +67,14 @@ def layout(path):
     """The parts of a segment file: {name: (offset, length)} and its header."""
     with open(path, "rb") as f:
         head = f.read(HEADER.size)
-    (magic, version, _endian, term_size, n, nterms, strs_len, post_len, _ntoken, _crc,
-     _ids_crc, dict_len, dz_len) = HEADER.unpack(head)
-    assert magic == b"NEWSDSEG" and version == 8 and term_size == TERM.size
+    (magic, version, _endian, tblock_size, n, nterms, strs_len, post_len, _ntoken, _crc,
+     _ids_crc, dict_len, dz_len, tdict_len) = HEADER.unpack(head)
+    assert magic == b"NEWSDSEG" and version == 9 and tblock_size == TBLOCK.size
+    nblocks = (nterms + TDICT_BLOCK - 1) // TDICT_BLOCK
     parts = [("ids", 8 * n), ("pub", 8 * n), ("dl", 4 * n), ("src", 4 * n), ("pkh", 8 * n),
-             ("pkd", 4 * n), ("terms", TERM.size * nterms), ("strs", strs_len),
-             ("post", post_len), ("doff", 8 * (n + 1)), ("dict", dict_len),
-             ("dz", dz_len)]
+             ("pkd", 4 * n), ("tidx", TBLOCK.size * nblocks), ("tdict", tdict_len),
+             ("strs", strs_len), ("post", post_len), ("doff", 8 * (n + 1)),
+             ("dict", dict_len), ("dz", dz_len)]
     at, out = HEADER.size, {}
     for name, length in parts:
         out[name] = (at, length)
@@ -79,20 +83,50 @@ def layout(path):
     return out, n, nterms
 
 
+def varint(b, at):
+    """The varint at b[at]: its value and where it ends."""
+    x = shift = 0
+    while True:
+        c = b[at]
+        at += 1
+        x |= (c & 0x7F) << shift
+        shift += 7
+        if c < 0x80:
+            return x, at
+
+
 def term_entry(path, word):
-    """File offset of word's dictionary entry, and its df (None, 0 when absent)."""
+    """File offset of the df varint of word's dictionary entry, and the df
+    (None, 0 when absent). An entry: the string's length, the kind byte,
+    df, the docid stream's bytes, the postings' bytes, and for a list of
+    one block (df <= 128) its two block maxima."""
     parts, _n, nterms = layout(path)
     with open(path, "rb") as f:
-        f.seek(parts["terms"][0])
-        terms = f.read(parts["terms"][1])
+        f.seek(parts["tidx"][0])
+        tidx = f.read(parts["tidx"][1])
+        f.seek(parts["tdict"][0])
+        tdict = f.read(parts["tdict"][1])
         f.seek(parts["strs"][0])
         strs = f.read(parts["strs"][1])
     for i in range(nterms):
-        _off, s, lk, df, _docs_len = TERM.unpack_from(terms, i * TERM.size)
-        length = lk & 0xFFFFFF
+        if i % TDICT_BLOCK == 0:
+            _post, s, at = TBLOCK.unpack_from(tidx, i // TDICT_BLOCK * TBLOCK.size)
+        length, at = varint(tdict, at)
+        at += 1  # the kind
+        df_at = at
+        df, at = varint(tdict, at)
+        for _ in range(4 if 0 < df <= 128 else 2):
+            _v, at = varint(tdict, at)
         if strs[s:s + length] == word.encode():
-            return parts["terms"][0] + i * TERM.size, df
+            return parts["tdict"][0] + df_at, df
+        s += length
     return None, 0
+
+
+def largest_varint(nbytes):
+    """The largest value a varint of nbytes holds (the same length: the
+    entries after it stay where they are)."""
+    return b"\xff" * (nbytes - 1) + b"\x7f"
 
 
 def overwrite(path, at, data):
@@ -110,11 +144,15 @@ def segment_files(store):
 
 
 def word_entry(store):
-    """A segment file holding WORD in several blocks, its entry's offset."""
+    """A segment file holding WORD in several blocks, the offset of its
+    entry's df and the bytes of that varint."""
     for path in segment_files(store):
         at, df = term_entry(path, WORD)
         if df > 128:
-            return path, at
+            with open(path, "rb") as f:
+                f.seek(at)
+                head = f.read(5)
+            return path, at, varint(head, 0)[1]
     raise AssertionError("no segment holds %s in more than one block" % WORD)
 
 
@@ -182,8 +220,8 @@ def test_a_damaged_document_frequency_is_a_500_and_a_rebuild(tmp_path):
     try:
         c = Client(srv.base, key)
         before = corrupt_total(c)
-        path, at = word_entry(store)
-        overwrite(path, at + 16, struct.pack("<I", 0x7FFFFFF0))  # struct eng_term.df
+        path, at, nbytes = word_entry(store)
+        overwrite(path, at, largest_varint(nbytes))  # its df
         r = c.get("/v2/everything", {"q": WORD, "pageSize": 100})
         assert srv.proc.poll() is None, "serve died on the damaged term"
         assert_envelope_500(r)
@@ -209,8 +247,8 @@ def test_a_damaged_file_at_rest_is_no_crash_loop(tmp_path):
     store, key = served_store(tmp_path)
     want = expected()
     stop_ok(Server(store))  # the index files written
-    path, at = word_entry(store)
-    overwrite(path, at + 16, b"\xff\xff\xff\x7f")
+    path, at, nbytes = word_entry(store)
+    overwrite(path, at, largest_varint(nbytes))
     for _ in range(2):  # the crash loop was: start, q=bitcoin, SIGSEGV, again
         srv = Server(store)
         try:
@@ -269,10 +307,10 @@ def test_a_damaged_segment_whose_ids_are_damaged_too_rebuilds_the_whole_index(tm
     srv = Server(store)
     try:
         c = Client(srv.base, key)
-        path, at = word_entry(store)
+        path, at, nbytes = word_entry(store)
         ids_at = layout(path)[0]["ids"][0]
         overwrite(path, ids_at + 8, b"\x01")  # the low byte of the second id
-        overwrite(path, at + 16, b"\xff\xff\xff\x7f")
+        overwrite(path, at, largest_varint(nbytes))
         r = c.get("/v2/everything", {"q": WORD, "pageSize": 100})
         assert srv.proc.poll() is None
         assert_envelope_500(r)

@@ -126,11 +126,11 @@ static struct eng_segment *build(void)
     return seg;
 }
 
-static const struct eng_term *term_of(const struct eng_segment *seg, int set)
+static const struct eng_term *term_of(const struct eng_segment *seg, int set, struct eng_term *out)
 {
     char t[8];
     int n = snprintf(t, sizeof t, "%ct%d", ENG_META_MARK, set);
-    return eng_segment_term(seg, t, (size_t)n);
+    return eng_segment_term(seg, t, (size_t)n, out) ? out : NULL;
 }
 
 static uint32_t brute_count(int set, uint32_t lo, uint32_t hi)
@@ -158,7 +158,8 @@ static void check_lists(const struct eng_segment *seg)
                                      997,       998,       65535,         65536,     65537,
                                      NDOCS - 2, NDOCS - 1, NDOCS};
     for (int set = 0; set < NSETS; set++) {
-        const struct eng_term *t = term_of(seg, set);
+        struct eng_term term;
+        const struct eng_term *t = term_of(seg, set, &term);
         assert_non_null(t);
         assert_int_equal(t->df, brute_count(set, 0, NDOCS));
         struct eng_cursor c;
@@ -380,7 +381,7 @@ static void postings_of_every_shape_read_back_in_heap_and_file(void **state)
         assert_int_equal(img_seg->pk_doc[k], d);
     }
     /* A changed byte anywhere after the header fails the checksum. */
-    for (size_t at = 80; at < len; at += len / 50) {
+    for (size_t at = 88; at < len; at += len / 50) { /* (the header: 88 bytes) */
         img[at] ^= 0x40;
         assert_int_equal(eng_segment_check(img_seg, 0, &err), ERR_PARSE);
         img[at] ^= 0x40;
@@ -438,8 +439,9 @@ static struct eng_segment *build_text(uint32_t ndocs)
 static uint32_t check_block_maxima(const struct eng_segment *seg)
 {
     uint32_t blocks = 0;
-    for (size_t i = 0; i < seg->nterms; i++) {
-        const struct eng_term *t = &seg->terms[i];
+    struct eng_term_iter it;
+    struct eng_term term, *t = &term;
+    for (bool more = eng_term_iter_at(&it, seg, 0, t); more; more = eng_term_iter_next(&it)) {
         struct eng_cursor c;
         eng_cursor_init(&c, seg, t);
         for (uint32_t b = 0; b < eng_term_nblocks(t); b++, blocks++) {
@@ -467,6 +469,10 @@ static uint32_t check_block_maxima(const struct eng_segment *seg)
 /* A block maximum one too low (pruning would drop a match) or a length
  * one too high, at *wf2_max / *dl_min inside img, is refused by the check
  * `newsd index verify` runs; put back, the image passes again. */
+/* The maxima *wf2_max and *dl_min of a skip table, or of a one-block
+ * list's dictionary entry, where they are the varints whose first bytes
+ * are wf2_max and dl_min (their low 7 bits the values' low 7, neither 0
+ * nor 127 here): either one wrong is refused. */
 static void wrong_maxima_are_refused(uint8_t *img, size_t len, const struct eng_segment *seg,
                                      uint32_t *wf2_max, uint32_t *dl_min)
 {
@@ -482,6 +488,22 @@ static void wrong_maxima_are_refused(uint8_t *img, size_t len, const struct eng_
     (*dl_min)--;
     eng_segment_seal(img, len);
     assert_int_equal(eng_segment_check(seg, 0, &err), 0);
+}
+
+static void wrong_entry_maxima_are_refused(uint8_t *img, size_t len, const struct eng_segment *seg,
+                                           uint8_t *wf2_max, uint8_t *dl_min)
+{
+    struct err err;
+    err_clear(&err);
+    assert_true((*wf2_max & 0x7f) > 0 && (*dl_min & 0x7f) < 0x7f);
+    for (int k = 0; k < 3; k++) {
+        *wf2_max = (uint8_t)(*wf2_max - (k == 0));
+        *dl_min = (uint8_t)(*dl_min + (k == 1));
+        eng_segment_seal(img, len);
+        assert_int_equal(eng_segment_check(seg, 0, &err), k < 2 ? ERR_PARSE : 0);
+        *wf2_max = (uint8_t)(*wf2_max + (k == 0));
+        *dl_min = (uint8_t)(*dl_min - (k == 1));
+    }
 }
 
 /* Format 4 folds the field mask into the first field's tf: every mask at
@@ -589,10 +611,10 @@ static void large_term_frequencies_read_back_through_the_writer(void **state)
         assert_int_equal(eng_segment_check(both[s], 0, &err), 0);
         check_block_maxima(both[s]);
         for (int k = 0; k < 2; k++) {
-            const struct eng_term *t = eng_segment_term(both[s], names[k], strlen(names[k]));
-            assert_non_null(t);
+            struct eng_term t;
+            assert_true(eng_segment_term(both[s], names[k], strlen(names[k]), &t));
             struct eng_cursor c;
-            eng_cursor_init(&c, both[s], t);
+            eng_cursor_init(&c, both[s], &t);
             for (uint32_t d = 0; d < N; d++) {
                 uint32_t tf[ENG_FIELDS];
                 unsigned mask, expect = 0;
@@ -614,10 +636,10 @@ static void large_term_frequencies_read_back_through_the_writer(void **state)
 #undef TF_OF
     /* The one-block list: three postings found by a cursor and by the set
      * fill, its maxima checked by `newsd index verify` like any other. */
-    const struct eng_term *rare = eng_segment_term(img_seg, "~rare", 5);
-    assert_non_null(rare);
+    struct eng_term rare_term, *rare = &rare_term;
+    assert_true(eng_segment_term(img_seg, "~rare", 5, rare));
     assert_int_equal(eng_term_nblocks(rare), 1);
-    assert_int_equal(eng_term_skip_bytes(rare), sizeof(struct eng_skip1));
+    assert_int_equal(eng_term_skip_bytes(rare), 0); /* its maxima are in its entry */
     struct eng_cursor c;
     eng_cursor_init(&c, img_seg, rare);
     assert_int_equal(eng_cursor_block(&c)->last, 245);
@@ -632,8 +654,16 @@ static void large_term_frequencies_read_back_through_the_writer(void **state)
     assert_int_equal(eng_postings_fill(img_seg, rare, 0, N, bits, 0), 3);
     assert_true(bits[5 / 64] >> 5 & 1 && bits[125 / 64] >> (125 % 64) & 1 &&
                 bits[245 / 64] >> (245 % 64) & 1);
-    struct eng_skip1 *sk = (struct eng_skip1 *)(uintptr_t)(img_seg->post + rare->off);
-    wrong_maxima_are_refused(img, len, img_seg, &sk->wf2_max, &sk->dl_min);
+    /* its entry ends with its maxima */
+    struct eng_term_iter it;
+    struct eng_term at;
+    uint8_t v[5];
+    assert_true(eng_term_iter_at(&it, img_seg, rare->idx, &at));
+    uint8_t *dl_at = (uint8_t *)(uintptr_t)it.p - eng_varint_put(v, rare->dl_min);
+    uint8_t *wf2_at = dl_at - eng_varint_put(v, rare->wf2_max);
+    assert_int_equal(*wf2_at & 0x7f, rare->wf2_max & 0x7f);
+    assert_int_equal(*dl_at & 0x7f, rare->dl_min & 0x7f);
+    wrong_entry_maxima_are_refused(img, len, img_seg, wf2_at, dl_at);
     eng_segment_unref(img_seg);
     eng_segment_unref(seg);
     free(img);
@@ -648,8 +678,8 @@ static void block_maxima_bound_every_posting_and_a_wrong_one_is_refused(void **s
     struct err err;
     err_clear(&err);
     assert_true(check_block_maxima(seg) > 8);
-    const struct eng_term *alpha = eng_segment_term(seg, "alpha", 5);
-    assert_non_null(alpha);
+    struct eng_term alpha_term, *alpha = &alpha_term;
+    assert_true(eng_segment_term(seg, "alpha", 5, alpha));
     assert_true(eng_term_nblocks(alpha) >= 2 && eng_kind(alpha->kind) == ENG_TERM_EXACT);
     assert_true(((const struct eng_skip *)(seg->post + alpha->off))[1].wf2_max > 6);
     assert_int_equal(eng_segment_image(seg, &img, &len), 0);
@@ -658,9 +688,112 @@ static void block_maxima_bound_every_posting_and_a_wrong_one_is_refused(void **s
     check_block_maxima(img_seg);
     /* A maximum one too low (pruning would drop a match) or a length one
      * too high is refused by the check `newsd index verify` runs. */
-    const struct eng_term *t = eng_segment_term(img_seg, "alpha", 5);
-    struct eng_skip *sk = (struct eng_skip *)(uintptr_t)(img_seg->post + t->off) + 1;
+    struct eng_term t;
+    assert_true(eng_segment_term(img_seg, "alpha", 5, &t));
+    struct eng_skip *sk = (struct eng_skip *)(uintptr_t)(img_seg->post + t.off) + 1;
     wrong_maxima_are_refused(img, len, img_seg, &sk->wf2_max, &sk->dl_min);
+    eng_segment_unref(img_seg);
+    eng_segment_unref(seg);
+    free(img);
+}
+
+/* Document i of n into b: a title and a content, its id and time
+ * falling with i (as store ids: time first), no description or meta
+ * terms. */
+static void add_doc(struct eng_builder *b, uint32_t i, uint32_t n, const char *title,
+                    const char *content, const char *language, const char *url)
+{
+    struct eng_row r = {
+        .id = (1600000000 + (int64_t)(n - i)) << 20,
+        .seq = (int64_t)(i + 1),
+        .published_at = 1600000000 + (int64_t)(n - i),
+        .title = title,
+        .description = "",
+        .content = content,
+        .language = language,
+        .meta_terms = "",
+        .src = ENG_NO_SOURCE,
+        .url_hash = hash_bytes64(url, strlen(url)),
+    };
+    assert_int_equal(eng_builder_add(b, &r), 0);
+}
+
+/* Format 9's dictionary (tdict.h): words around every block boundary,
+ * each found at its index by a lookup, a string between two words finding
+ * the next one, before the first and after the last; the walk in order
+ * gives every term once, as the lookups do; a lookup of each in the file
+ * image too; and its lists of one block carry their maxima in their entry. */
+static void the_term_dictionary_finds_every_term_across_its_blocks(void **state)
+{
+    (void)state;
+    enum { NW = 5 * ENG_TDICT_BLOCK + 3, NDOC = 400 };
+    struct eng_builder *b = NULL;
+    struct eng_segment *seg = NULL, *img_seg = NULL;
+    uint8_t *img = NULL;
+    size_t len = 0;
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(eng_builder_new(&b), 0);
+    for (uint32_t i = 0; i < NDOC; i++) {
+        char title[64], url[48];
+        /* word k in documents k, k + NW, ...: some in one block, "qq000" in
+         * every document (several blocks) */
+        snprintf(title, sizeof title, "qq%03u qq000", i % NW);
+        snprintf(url, sizeof url, "https://tdict.example/%u", i);
+        add_doc(b, i, NDOC, title, "", "", url);
+    }
+    assert_int_equal(eng_builder_finish(b, &seg), 0);
+    eng_builder_free(b);
+    assert_int_equal(eng_segment_check(seg, 0, &err), 0);
+    assert_true(seg->nterms >= NW && eng_tdict_blocks(seg->nterms) >= 5);
+    assert_int_equal(eng_segment_image(seg, &img, &len), 0);
+    assert_int_equal(eng_segment_from_image(img, len, &img_seg, &err), 0);
+    assert_int_equal(eng_segment_check(img_seg, 0, &err), 0);
+
+    struct eng_term t, u;
+    struct eng_term_iter it;
+    size_t i = 0;
+    char prev[64] = "";
+    size_t prevlen = 0;
+    for (bool more = eng_term_iter_at(&it, seg, 0, &t); more; more = eng_term_iter_next(&it), i++) {
+        const char *str = seg->strs + t.str;
+        assert_int_equal(it.i, i);
+        assert_int_equal(t.idx, i);
+        assert_true(t.len < sizeof prev);
+        /* ascending, and found where it is, here and in the file */
+        assert_true(i == 0 || memcmp(prev, str, prevlen < t.len ? prevlen : t.len) < 0 ||
+                    (memcmp(prev, str, prevlen < t.len ? prevlen : t.len) == 0 && prevlen < t.len));
+        assert_int_equal(eng_tdict_lower(seg, str, t.len, &u), i);
+        assert_int_equal(u.off, t.off);
+        assert_true(eng_tdict_at(seg, i, &u) && u.df == t.df && u.str == t.str);
+        assert_true(eng_segment_term(img_seg, str, t.len, &u) && u.idx == i && u.df == t.df);
+        /* a string just past it (its bytes and one more) finds the next */
+        char past[65];
+        memcpy(past, str, t.len);
+        past[t.len] = '\0';
+        assert_int_equal(eng_tdict_lower(seg, past, t.len + 1, &u), i + 1);
+        if (eng_term_nblocks(&t) == 1)
+            assert_int_equal(eng_term_skip_bytes(&t), 0);
+        else
+            assert_int_equal(t.off % 4, 0);
+        memcpy(prev, str, t.len);
+        prevlen = t.len;
+    }
+    assert_int_equal(i, seg->nterms);
+    assert_false(eng_segment_damaged(seg));
+    /* before the first term, after the last, and not a term */
+    assert_int_equal(eng_tdict_lower(seg, "", 0, &u), 0);
+    assert_int_equal(eng_tdict_lower(seg, "\xff\xff", 2, &u), seg->nterms);
+    assert_false(eng_segment_term(seg, "qq0005", 6, &u));
+    assert_false(eng_tdict_at(seg, seg->nterms, &u));
+    /* the word of several blocks and one of one block, by their lookups */
+    assert_true(eng_segment_term(img_seg, "qq000", 5, &t));
+    assert_int_equal(t.df, NDOC);
+    assert_true(eng_term_nblocks(&t) > 1);
+    assert_true(eng_segment_term(img_seg, "qq077", 5, &t));
+    assert_int_equal(t.df, (NDOC - 77 + NW - 1) / NW);
+    assert_int_equal(eng_term_nblocks(&t), 1);
+    assert_true(t.wf2_max > 0 && t.dl_min > 0);
     eng_segment_unref(img_seg);
     eng_segment_unref(seg);
     free(img);
@@ -733,19 +866,7 @@ static void a_proximity_with_more_windows_than_one_word_is_not_pruned(void **sta
                               : i < SHORT + LONG ? "kiwi mango stone stone"
                                                  : "kiwi mango kiwi stone";
         snprintf(url, sizeof url, "https://near.example/%u", i);
-        struct eng_row r = {
-            .id = (1600000000 + (int64_t)(SHORT + LONG + 1 - i)) << 20,
-            .seq = (int64_t)(i + 1),
-            .published_at = 1600000000 + (int64_t)(SHORT + LONG + 1 - i),
-            .title = "",
-            .description = "",
-            .content = content,
-            .language = "en",
-            .meta_terms = "",
-            .src = ENG_NO_SOURCE,
-            .url_hash = hash_bytes64(url, strlen(url)),
-        };
-        assert_int_equal(eng_builder_add(b, &r), 0);
+        add_doc(b, i, SHORT + LONG + 1, "", content, "en", url);
     }
     assert_int_equal(eng_builder_finish(b, &seg), 0);
     eng_builder_free(b);
@@ -887,43 +1008,58 @@ static void damaged_bytes_are_found_where_a_search_reads_them(void **state)
     struct eng_segment *heap = build(), *seg;
     uint8_t *img = NULL, *copy = NULL;
     size_t len = 0;
-    const struct eng_term *t = NULL;
+    struct eng_term t, u;
+    struct eng_term_iter it;
     assert_int_equal(eng_segment_image(heap, &img, &len), 0);
     eng_segment_damage_init();
 
     /* an intact copy: every term opens, twice (the second from its bit) */
     seg = image_copy(img, len, &copy);
     for (size_t i = 0; i < seg->nterms; i += 97) {
-        const struct eng_term *u = &seg->terms[i];
+        assert_true(eng_tdict_at(seg, i, &u));
         for (int k = 0; k < 2; k++) {
-            assert_int_equal(eng_segment_term_open(seg, seg->strs + u->str, u->len, &t), 0);
-            assert_ptr_equal(t, u);
+            assert_int_equal(eng_segment_term_open(seg, seg->strs + u.str, u.len, &t), 1);
+            assert_int_equal(t.idx, i);
+            assert_int_equal(t.off, u.off);
         }
     }
     assert_false(eng_segment_damaged(seg));
     eng_segment_unref(seg);
     free(copy);
 
-    /* a term of several blocks with its df overwritten */
+    /* a term of several blocks with its df (its entry's third field, a
+     * varint of two bytes) changed by 64 */
     seg = image_copy(img, len, &copy);
-    size_t ti = 0;
-    while (ti < seg->nterms && eng_term_nblocks(&seg->terms[ti]) < 3)
-        ti++;
-    assert_true(ti < seg->nterms);
-    const struct eng_term *victim = &seg->terms[ti];
+    bool more = eng_term_iter_at(&it, seg, 0, &u);
+    while (more && (eng_term_nblocks(&u) < 3 || u.df >= 16384 || u.len >= 128))
+        more = eng_term_iter_next(&it);
+    assert_true(more);
+    uint8_t *entry = (uint8_t *)(uintptr_t)(it.p - it.entry_bytes);
+    assert_int_equal(entry[0], u.len); /* then the kind byte, then df */
+    assert_int_equal(entry[2], 0x80 | (u.df & 0x7f));
     int64_t before = corrupt_total();
-    copy[(size_t)((const uint8_t *)&victim->df - copy)] ^= 0x40;
-    assert_int_equal(eng_segment_term_open(seg, seg->strs + victim->str, victim->len, &t),
-                     ERR_PARSE);
-    assert_null(t);
+    entry[2] ^= 0x40;
+    assert_int_equal(eng_segment_term_open(seg, seg->strs + u.str, u.len, &t), ERR_PARSE);
     assert_true(eng_segment_damaged(seg));
     assert_int_equal(corrupt_total(), before + 1);
     /* every term of a damaged segment is refused; counted once */
-    assert_int_equal(
-        eng_segment_term_open(seg, seg->strs + seg->terms[0].str, seg->terms[0].len, &t),
-        ERR_PARSE);
+    assert_true(eng_tdict_at(seg, 0, &u));
+    assert_int_equal(eng_segment_term_open(seg, seg->strs + u.str, u.len, &t), ERR_PARSE);
     eng_segment_damage(seg, "again");
     assert_int_equal(corrupt_total(), before + 1);
+    eng_segment_unref(seg);
+    free(copy);
+
+    /* a block index entry whose string runs past the strings: found by
+     * the first read of its block (lookup or walk), not read past them */
+    seg = image_copy(img, len, &copy);
+    assert_true(eng_tdict_at(seg, 0, &u) && seg->strs_len > u.len && u.len < 64);
+    char first[64];
+    memcpy(first, seg->strs + u.str, u.len);
+    ((struct eng_tblock *)(uintptr_t)seg->tidx)[0].str = (uint32_t)seg->strs_len - 1;
+    assert_int_equal(eng_segment_term_open(seg, first, u.len, &t), ERR_PARSE);
+    assert_true(eng_segment_damaged(seg));
+    assert_false(eng_term_iter_at(&it, seg, 0, &u));
     eng_segment_unref(seg);
     free(copy);
 
@@ -974,6 +1110,7 @@ int main(void)
         cmocka_unit_test(a_proximity_with_more_windows_than_one_word_is_not_pruned),
         cmocka_unit_test(the_manifest_round_trips_and_refuses_every_cut),
         cmocka_unit_test(damaged_bytes_are_found_where_a_search_reads_them),
+        cmocka_unit_test(the_term_dictionary_finds_every_term_across_its_blocks),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     text_thread_release();

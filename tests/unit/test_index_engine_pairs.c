@@ -195,15 +195,23 @@ static size_t same_as_positions(struct eng_segment *seg, struct eng_deletions *d
 
 static bool paired(const struct eng_segment *seg, const char *w)
 {
-    const struct eng_term *t = eng_segment_term(seg, w, strlen(w));
-    return t && (t->kind & ENG_TERM_PAIRED);
+    struct eng_term t;
+    return eng_segment_term(seg, w, strlen(w), &t) && (t.kind & ENG_TERM_PAIRED);
 }
 
-static const struct eng_term *pair_of(const struct eng_segment *seg, const char *a, const char *b)
+static bool has_word(const struct eng_segment *seg, const char *w)
+{
+    struct eng_term t;
+    return eng_segment_term(seg, w, strlen(w), &t);
+}
+
+/* The pair term of words a and b into *out; false when seg has none. */
+static bool pair_of(const struct eng_segment *seg, const char *a, const char *b,
+                    struct eng_term *out)
 {
     char s[64];
     size_t n = eng_pair_str(s, a, strlen(a), b, strlen(b));
-    return eng_segment_term(seg, s, n);
+    return eng_segment_term(seg, s, n, out);
 }
 
 static void a_built_segment_answers_phrases_by_pairs_as_by_positions(void **state)
@@ -221,10 +229,10 @@ static void a_built_segment_answers_phrases_by_pairs_as_by_positions(void **stat
     assert_true(paired(seg, "f1") && paired(seg, "m3"));
     assert_false(paired(seg, "r7"));
     assert_false(paired(seg, "mid"));
-    const struct eng_term *f1f2 = pair_of(seg, "f1", "f2");
-    assert_non_null(f1f2);
-    assert_int_equal(eng_kind(f1f2->kind), ENG_TERM_PAIR);
-    assert_null(pair_of(seg, "f1", "r7"));
+    struct eng_term f1f2;
+    assert_true(pair_of(seg, "f1", "f2", &f1f2));
+    assert_int_equal(eng_kind(f1f2.kind), ENG_TERM_PAIR);
+    assert_false(pair_of(seg, "f1", "r7", &f1f2));
     assert_true(same_as_positions(seg, NULL) > 40);
     /* a file's pairs read back as built (what a server maps) */
     uint8_t *img = NULL;
@@ -329,17 +337,18 @@ static void merges_keep_pairs_only_where_every_input_paired_both_words(void **st
         same_as_positions(in[j], deletions[j]);
     }
     assert_true(paired(in[0], "lumpy"));
-    assert_null(eng_segment_term(in[1], "lumpy", 5));
-    assert_non_null(eng_segment_term(in[2], "lumpy", 5));
+    assert_false(has_word(in[1], "lumpy"));
+    assert_true(has_word(in[2], "lumpy"));
     assert_false(paired(in[2], "lumpy"));
     err_clear(&err);
     assert_int_equal(eng_merge_segments(in, deletions, 3, &merged, &err), 0);
     assert_int_equal(eng_segment_check(merged, 1, &err), 0);
     assert_true(paired(merged, "f1") && paired(merged, "m3"));
-    assert_non_null(pair_of(merged, "f1", "f2"));
+    struct eng_term pt;
+    assert_true(pair_of(merged, "f1", "f2", &pt));
     /* the third input did not pair it: neither does the merge */
     assert_false(paired(merged, "lumpy"));
-    assert_null(pair_of(merged, "lumpy", "f1"));
+    assert_false(pair_of(merged, "lumpy", "f1", &pt));
     assert_true(same_as_positions(merged, NULL) > 40);
 
     /* paired in every input, but one document of it left: rare in the merge */
@@ -349,7 +358,7 @@ static void merges_keep_pairs_only_where_every_input_paired_both_words(void **st
     }
     assert_int_equal(eng_merge_segments(in, most, 3, &alone, &err), 0);
     assert_true(alone->n >= 2 * ENG_PAIR_RATIO);
-    assert_non_null(eng_segment_term(alone, "m7", 2));
+    assert_true(has_word(alone, "m7"));
     assert_false(paired(alone, "m7"));
     assert_true(paired(alone, "f1"));
     same_as_positions(alone, NULL);

@@ -329,16 +329,17 @@ static int engine_newest_headline(struct index_backend *b, int64_t before, int64
 
     for (size_t i = 0; i < s->nseg; i++) {
         const struct eng_segment *seg = s->segs[i];
-        const struct eng_term *t;
+        struct eng_term t;
         struct eng_cursor c;
-        if (eng_segment_term_open(seg, term, sizeof term, &t) < 0) {
+        int found = eng_segment_term_open(seg, term, sizeof term, &t);
+        if (found < 0) {
             eng_snap_unref(s);
             follower_wake(e);
             return err_set(err, ERR_STORE, "the search index is damaged");
         }
-        if (t == NULL)
+        if (found == 0)
             continue;
-        eng_cursor_init(&c, seg, t);
+        eng_cursor_init(&c, seg, &t);
         uint32_t d = eng_cursor_seek(&c, eng_segment_first_le(seg, hi));
         while (d != ENG_END && eng_deletions_has(s->deletions[i], d))
             d = eng_cursor_seek(&c, d + 1);
@@ -627,7 +628,7 @@ static int engine_open_index(struct index_engine *e, struct err *err)
     size_t bytes = 0;
     for (size_t i = 0; i < sn->nseg; i++) {
         const struct eng_segment *g = sn->segs[i];
-        bytes += g->post_len + g->nterms * sizeof *g->terms + (size_t)g->n * 24;
+        bytes += g->post_len + g->tdict_len + (size_t)g->n * 24;
     }
     log_msg(LOG_INFO, "search index: engine holds %llu articles in %zu MB, %s in %lld ms",
             (unsigned long long)sn->nrow, bytes >> 20,

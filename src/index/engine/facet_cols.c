@@ -74,15 +74,10 @@ static int build_meta(const struct eng_segment *s, char kind, struct eng_facet_c
     buf_init(&val, 0);
     /* a damaged dictionary (the search says so and flags the segment)
      * fails the column rather than leaving it empty */
-    size_t first = eng_segment_term_lower(s, prefix, 2);
-    if (eng_segment_damaged(s))
-        rc = ERR_PARSE;
-    for (size_t i = first; rc == 0 && i < s->nterms; i++) {
-        const struct eng_term *t = &s->terms[i];
-        if ((uint64_t)t->str + t->len > s->strs_len) { /* as eng_segment_term checks */
-            rc = ERR_PARSE;
-            break;
-        }
+    struct eng_term_iter it;
+    struct eng_term term, *t = &term;
+    bool more = eng_term_iter_at(&it, s, eng_tdict_lower(s, prefix, 2, t), t);
+    for (; rc == 0 && more; more = eng_term_iter_next(&it)) {
         const char *str = s->strs + t->str;
         if (t->len < 2 || memcmp(str, prefix, 2))
             break;
@@ -105,6 +100,8 @@ static int build_meta(const struct eng_segment *s, char kind, struct eng_facet_c
                 c->v[d] = (uint32_t)num;
         }
     }
+    if (rc == 0 && eng_segment_damaged(s))
+        rc = ERR_PARSE;
     buf_release(&val);
     free(cur);
     return rc;

@@ -18,6 +18,7 @@
  *   snapshot.c   generations; reference counts of segments, deletion sets and
  *                snapshots; the slot holding the current snapshot
  *   postings.c   the postings codec whole: varints, blocks, the encoder, cursors
+ *   tdict.c      a segment's term dictionary: blocks of varint entries (tdict.h)
  *   segment.c    looking terms, ids and URLs up; the merge's segment writer
  *   bdict.c      the builder's dictionary: term strings to numbers (bdict.h)
  *   segbuild.c   the builder: rows tokenized into a segment
@@ -54,6 +55,7 @@
 #include "index/backend.h"
 #include "index/plan.h"
 #include "index/engine/pairs.h"
+#include "index/engine/tdict.h"
 #include "index/engine/varint.h" /* postings.c's varints */
 #include "util/bits.h"
 
@@ -80,25 +82,22 @@ struct eng_skip {
     uint32_t dl_min;  /* smallest dl of the block's documents */
 };
 
-/* The skip table of a list of one block (most terms) is its block maxima alone: its
- * offsets are 0 and its last docid is found by decoding the block, as a cursor does. */
-struct eng_skip1 {
-    uint32_t wf2_max, dl_min;
-};
-
 /* Twice bm25's column weights (title 3, description 1.5, content 1: the
  * weights index/fts5/fts5.c gives FTS5's bm25), so that a posting's weighted
  * frequency is an integer: eng_posting_head_read(). */
 static const uint32_t eng_wf2[ENG_FIELDS] = {6, 3, 2};
 
-/* A dictionary entry: 24 bytes (1.5 million of them at 1 M articles). */
+/* A term of a segment's dictionary, as tdict.c reads it from its entry. */
 struct eng_term {
-    uint64_t off;      /* skip table, in segment post (4-byte aligned) */
+    uint64_t off;      /* postings, in segment post: skip table (several blocks, 4-byte aligned) */
     uint32_t str;      /* in segment strs */
     uint32_t len : 24; /* bytes of the string, <= ENG_TERM_LEN_MAX */
     uint32_t kind : 8; /* enum eng_term_kind */
     uint32_t df;
-    uint32_t docs_len; /* bytes of the docid stream */
+    uint32_t docs_len;        /* bytes of the docid stream */
+    uint32_t bytes;           /* bytes of the postings from off */
+    uint32_t idx;             /* its index in the dictionary */
+    uint32_t wf2_max, dl_min; /* a one-block list's skip entry (its block maxima) */
 };
 /* A longer token is left out of the dictionary: no query (500 characters) reaches it. */
 #define ENG_TERM_LEN_MAX ((1u << 24) - 1)
@@ -106,11 +105,12 @@ static inline uint32_t eng_term_nblocks(const struct eng_term *t)
 {
     return t->df / ENG_BLOCK + (t->df % ENG_BLOCK != 0);
 }
-/* Bytes of the term's skip table (struct eng_skip1 for one block). */
+/* Bytes of the term's skip table in its postings (a one-block list's is
+ * its dictionary entry's maxima, tdict.h). */
 static inline uint64_t eng_term_skip_bytes(const struct eng_term *t)
 {
     uint32_t nb = eng_term_nblocks(t);
-    return nb == 1 ? sizeof(struct eng_skip1) : (uint64_t)nb * sizeof(struct eng_skip);
+    return nb == 1 ? 0 : (uint64_t)nb * sizeof(struct eng_skip);
 }
 
 /* Where a segment's arrays live. */
@@ -135,8 +135,9 @@ struct eng_segment {
     uint32_t *dl;           /* FTS5 row size in tokens (all four columns) */
     uint32_t *src;          /* interned source id, ENG_NO_SOURCE */
     uint64_t ntoken;        /* sum of dl */
-    struct eng_term *terms; /* sorted by string */
-    size_t nterms;
+    struct eng_tblock *tidx; /* the term dictionary (tdict.h): its block index */
+    uint8_t *tdict;          /* and its entries */
+    size_t tdict_len, nterms;
     char *strs;
     size_t strs_len; /* bytes of strs: the terms' strings, back to back */
     uint8_t *post;
@@ -370,11 +371,8 @@ size_t eng_builder_count(const struct eng_builder *b);
  * emptied. */
 int eng_builder_finish(struct eng_builder *b, struct eng_segment **out);
 
-/* The term, or NULL. */
-const struct eng_term *eng_segment_term(const struct eng_segment *s, const char *t, size_t len);
-/* Index in s->terms of the first term >= t[0..len) (nterms when none; a
- * damaged string table stops there too, eng_segment_damage). */
-size_t eng_segment_term_lower(const struct eng_segment *s, const char *t, size_t len);
+/* The term t[0..len) into *out; false when s has none. */
+bool eng_segment_term(const struct eng_segment *s, const char *t, size_t len, struct eng_term *out);
 /* First docid whose id <= hi (ids descending); n when none. */
 uint32_t eng_segment_first_le(const struct eng_segment *s, int64_t hi);
 /* docid of id, or ENG_END. */
@@ -407,23 +405,20 @@ int eng_segment_from_image(const uint8_t *p, size_t len, struct eng_segment **ou
 int eng_segment_image(const struct eng_segment *s, uint8_t **out, size_t *len);
 /* Recompute an image's checksum after changing it (fuzzing, tests). */
 void eng_segment_seal(uint8_t *p, size_t len);
-/* Term str of s ready for a cursor (*out NULL when s has none): a file's
- * term has its postings checked whole the first time it is opened
+/* Term str of s into *out, ready for a cursor: 1, or 0 when s has none. A
+ * file's term has its postings checked whole the first time it is opened
  * (check_term, as eng_segment_check), so that the decoders need no check
  * in their loops. ERR_PARSE when s is damaged (eng_segment_damage). */
 int eng_segment_term_open(const struct eng_segment *s, const char *str, size_t len,
-                          const struct eng_term **out);
+                          struct eng_term *out);
 /* Term t (of s's dictionary) checked as eng_segment_term_open does, for a
  * caller that walks the dictionary (the merge). 0 or ERR_PARSE. */
 int eng_segment_term_ready(const struct eng_segment *s, const struct eng_term *t);
-/* t's postings (their bytes ending at limit) decodable inside them with
- * docids < n and the skip table's entries exact: segcheck.c's check of a
- * term, the first time it is opened and in eng_segment_check. 0 or
- * ERR_PARSE (err says what). */
-int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t, uint64_t limit,
-                           struct err *err);
-/* A varint inside [p, end); NULL when it runs out or is longer than 5 bytes. */
-const uint8_t *eng_varint_in(const uint8_t *p, const uint8_t *end, uint32_t *v);
+/* t's postings (post[off, off + bytes)) decodable inside them with docids
+ * < n and the skip table's entries exact: segcheck.c's check of a term,
+ * the first time it is opened and in eng_segment_check. 0 or ERR_PARSE
+ * (err says what). */
+int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t, struct err *err);
 /* A posting's head (mask and tfs) inside [p, end), eng_posting_head_read
  * bounded: its weighted frequency into *wf2, its tfs' sum into *tfs; NULL
  * (*why says what) when malformed. */
@@ -632,10 +627,11 @@ struct eng_enc_bufs {
 void eng_enc_bufs_free(struct eng_enc_bufs *e);
 
 /* Encode term t (postings remapped by newdoc; dl by new docid; keys: room
- * for t->n) into post, its dictionary entry into out (but its string). */
+ * for t->n) into post, where dict's next term's postings begin; its entry
+ * into out (but its str). */
 int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const struct eng_bterm *t,
                         const uint32_t *newdoc, const uint32_t *dl, uint64_t *keys,
-                        struct eng_term *out);
+                        const struct eng_tdict_w *dict, struct eng_term *out);
 /* Room for need elements of size bytes in *p (*cap of them now), doubling
  * (util/array.h's array_reserve): 0 or ERR_NOMEM (*p unchanged). */
 int eng_grow(void **p, size_t *cap, size_t need, size_t size);

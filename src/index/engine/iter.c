@@ -39,15 +39,28 @@ static size_t pair_string(const struct plan *p, size_t i, char *str)
     return eng_pair_str(str, p->terms[i], p->lens[i], p->terms[i + 1], p->lens[i + 1]);
 }
 
-const struct eng_term *eng_iter_phrase_pair(const struct eng_segment *seg, const struct plan *p)
+bool eng_iter_phrase_pair(const struct eng_segment *seg, const struct plan *p, struct eng_term *out)
 {
     char str[2 * LIMIT_TOKEN_BYTES + 2];
-    if (p->kind != PLAN_PHRASE || p->n != 2)
-        return NULL;
-    const struct eng_term *a = eng_segment_term(seg, p->terms[0], p->lens[0]);
-    const struct eng_term *b = eng_segment_term(seg, p->terms[1], p->lens[1]);
-    size_t len = a && b && (a->kind & b->kind & ENG_TERM_PAIRED) ? pair_string(p, 0, str) : 0;
-    return len ? eng_segment_term(seg, str, len) : NULL;
+    struct eng_term a, b;
+    if (p->kind != PLAN_PHRASE || p->n != 2 ||
+        !eng_segment_term(seg, p->terms[0], p->lens[0], &a) ||
+        !eng_segment_term(seg, p->terms[1], p->lens[1], &b) || !(a.kind & b.kind & ENG_TERM_PAIRED))
+        return false;
+    size_t len = pair_string(p, 0, str);
+    return len && eng_segment_term(seg, str, len, out);
+}
+
+/* Term str of this segment opened into the search's arena (*out NULL when
+ * absent); -1 when the segment is damaged or memory ran out. */
+static int term_open(struct ev *ev, const char *str, size_t len, const struct eng_term **out)
+{
+    struct eng_term *t = arena_alloc(ev->a, sizeof *t);
+    int found = t ? eng_segment_term_open(ev->seg, str, len, t) : 0;
+    *out = found > 0 ? t : NULL;
+    if (t == NULL)
+        ev->nomem = true;
+    return t == NULL || found < 0 ? -1 : 0;
 }
 
 /* The rarest pair term (pairs.h) of phrase p's consecutive words t[] that
@@ -63,7 +76,7 @@ static int rarest_pair(struct ev *ev, const struct plan *p, const struct eng_ter
         size_t len;
         if (!(t[i]->kind & t[i + 1]->kind & ENG_TERM_PAIRED) || (len = pair_string(p, i, str)) == 0)
             continue;
-        if (eng_segment_term_open(ev->seg, str, len, &pt) < 0 || pt == NULL)
+        if (term_open(ev, str, len, &pt) < 0 || pt == NULL)
             return -1;
         if (*out == NULL || pt->df < (*out)->df)
             *out = pt;
@@ -80,7 +93,7 @@ static int near_pairs(struct ev *ev, struct node *n, const struct eng_term *cons
 {
     const struct plan *p = n->plan;
     char str[2 * LIMIT_TOKEN_BYTES + 2];
-    if (p->n != 2 || !(t[0]->kind & t[1]->kind & ENG_TERM_PAIRED) || t[0] == t[1])
+    if (p->n != 2 || !(t[0]->kind & t[1]->kind & ENG_TERM_PAIRED) || t[0]->idx == t[1]->idx)
         return 0;
     if ((n->near_pairs = arena_calloc(ev->a, 2, sizeof *n->near_pairs)) == NULL) {
         ev->nomem = true;
@@ -94,7 +107,7 @@ static int near_pairs(struct ev *ev, struct node *n, const struct eng_term *cons
     for (int k = 0; k < 2; k++) {
         const struct eng_term *pt = NULL;
         size_t len = pair_string(k ? &back : p, 0, str);
-        if (len && eng_segment_term_open(ev->seg, str, len, &pt) < 0)
+        if (len && term_open(ev, str, len, &pt) < 0)
             return -1;
         if (pt)
             eng_cursor_init(&n->near_pairs[k], ev->seg, pt);
@@ -154,7 +167,7 @@ struct node *eng_iter_new(struct ev *ev, const struct plan *p)
         for (size_t i = 0; i < p->n; i++) {
             /* a damaged segment's term is left out here; the search
              * fails once it ends (engine.c) */
-            if (eng_segment_term_open(ev->seg, p->terms[i], p->lens[i], &t[i]) < 0 || t[i] == NULL)
+            if (term_open(ev, p->terms[i], p->lens[i], &t[i]) < 0 || t[i] == NULL)
                 return NULL;
             /* Phrases need positions: only exact terms have them. */
             if (p->kind != PLAN_TERM && eng_kind(t[i]->kind) != ENG_TERM_EXACT)

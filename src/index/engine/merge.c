@@ -189,10 +189,17 @@ static uint32_t next_live(struct eng_merge *m, size_t i, struct eng_cursor *c)
     return ENG_END;
 }
 
+/* Each input's dictionary walked in order: its current term, while it has one. */
+struct merge_in {
+    struct eng_term_iter it;
+    struct eng_term t;
+    bool more;
+};
+
 /* One term present in the inputs flagged in has[]: its postings merged. */
-static int merge_term(struct eng_merge *m, struct eng_segw *w, const bool *has, const size_t *ti,
-                      const char *str, size_t len, unsigned kind, struct eng_cursor *cur,
-                      uint32_t *head, uint32_t (*pos)[ENG_POS_MAX])
+static int merge_term(struct eng_merge *m, struct eng_segw *w, const bool *has,
+                      const struct merge_in *ti, const char *str, size_t len, unsigned kind,
+                      struct eng_cursor *cur, uint32_t *head, uint32_t (*pos)[ENG_POS_MAX])
 {
     bool exact = eng_kind(kind) == ENG_TERM_EXACT;
     int rc;
@@ -201,7 +208,7 @@ static int merge_term(struct eng_merge *m, struct eng_segw *w, const bool *has, 
         head[i] = ENG_END;
         if (!has[i])
             continue;
-        eng_cursor_init(&cur[i], m->in[i], &m->in[i]->terms[ti[i]]);
+        eng_cursor_init(&cur[i], m->in[i], &ti[i].t);
         head[i] = next_live(m, i, &cur[i]);
     }
     if ((rc = eng_segw_term(w, str, len, (uint8_t)kind)) < 0)
@@ -237,13 +244,17 @@ static int merge_term(struct eng_merge *m, struct eng_segw *w, const bool *has, 
     return eng_segw_term_end(w);
 }
 
-/* Input i's current term checked before its string or postings are read
- * (eng_segment_term_ready); nothing when its terms are spent. */
-static int merge_term_ready(const struct eng_merge *m, const size_t *ti, size_t i)
+/* Input i's next term (the first when first), checked before its postings
+ * are read (eng_segment_term_ready); nothing when its terms are spent.
+ * ERR_PARSE when its dictionary or the term is damaged. */
+static int merge_term_next(const struct eng_merge *m, struct merge_in *ti, size_t i, bool first)
 {
-    if (ti[i] >= m->in[i]->nterms)
-        return 0;
-    return eng_segment_term_ready(m->in[i], &m->in[i]->terms[ti[i]]);
+    const struct eng_segment *s = m->in[i];
+    ti[i].more =
+        first ? eng_term_iter_at(&ti[i].it, s, 0, &ti[i].t) : eng_term_iter_next(&ti[i].it);
+    if (!ti[i].more)
+        return eng_segment_damaged(s) ? ERR_PARSE : 0;
+    return eng_segment_term_ready(s, &ti[i].t);
 }
 
 /* The merged kind of term t0 (str[0, len)), which the inputs flagged in
@@ -254,12 +265,12 @@ static int merge_term_ready(const struct eng_merge *m, const size_t *ti, size_t 
  * an input holding both words paired both, so the merged list is whole.
  * 0: left out. */
 static int merged_kind(const struct eng_merge *m, const struct eng_segw *w, const bool *has,
-                       const size_t *ti, const struct eng_term *t0, const char *str, size_t len,
-                       unsigned *kind)
+                       const struct merge_in *ti, const struct eng_term *t0, const char *str,
+                       size_t len, unsigned *kind)
 {
     bool paired = true;
     for (size_t i = 0; i < m->k; i++)
-        paired = paired && (!has[i] || (m->in[i]->terms[ti[i]].kind & ENG_TERM_PAIRED));
+        paired = paired && (!has[i] || (ti[i].t.kind & ENG_TERM_PAIRED));
     *kind = eng_kind(t0->kind);
     if (*kind == ENG_TERM_EXACT && paired)
         *kind |= ENG_TERM_PAIRED;
@@ -274,7 +285,7 @@ static int merged_kind(const struct eng_merge *m, const struct eng_segw *w, cons
 /* Every term of the inputs in byte order, each merged once. */
 static int merge_terms(struct eng_merge *m, struct eng_segw *w)
 {
-    size_t *ti = calloc(m->k, sizeof *ti);
+    struct merge_in *ti = calloc(m->k, sizeof *ti);
     bool *has = calloc(m->k, sizeof *has);
     uint32_t *head = calloc(m->k, sizeof *head);
     struct eng_cursor *cur = calloc(m->k, sizeof *cur);
@@ -286,32 +297,26 @@ static int merge_terms(struct eng_merge *m, struct eng_segw *w)
         goto out;
     rc = 0;
     for (size_t i = 0; i < m->k && rc == 0; i++)
-        rc = merge_term_ready(m, ti, i);
+        rc = merge_term_next(m, ti, i, true);
     while (rc == 0) {
         size_t lo = m->k;
         for (size_t i = 0; i < m->k; i++) {
-            if (ti[i] >= m->in[i]->nterms)
-                continue;
-            if (lo == m->k || term_cmp(m->in[i], &m->in[i]->terms[ti[i]], m->in[lo],
-                                       &m->in[lo]->terms[ti[lo]]) < 0)
+            if (ti[i].more &&
+                (lo == m->k || term_cmp(m->in[i], &ti[i].t, m->in[lo], &ti[lo].t) < 0))
                 lo = i;
         }
         if (lo == m->k)
             break;
-        for (size_t i = 0; i < m->k; i++) {
-            has[i] =
-                ti[i] < m->in[i]->nterms && term_cmp(m->in[i], &m->in[i]->terms[ti[i]], m->in[lo],
-                                                     &m->in[lo]->terms[ti[lo]]) == 0;
-        }
-        const struct eng_term *t0 = &m->in[lo]->terms[ti[lo]]; /* as every holder has it */
+        for (size_t i = 0; i < m->k; i++)
+            has[i] = ti[i].more && term_cmp(m->in[i], &ti[i].t, m->in[lo], &ti[lo].t) == 0;
+        const struct eng_term *t0 = &ti[lo].t; /* as every holder has it */
         const char *str = m->in[lo]->strs + t0->str;
         unsigned kind;
         if (merged_kind(m, w, has, ti, t0, str, t0->len, &kind))
             rc = merge_term(m, w, has, ti, str, t0->len, kind, cur, head, pos);
         for (size_t i = 0; i < m->k; i++) {
-            ti[i] += has[i];
             if (rc == 0 && has[i])
-                rc = merge_term_ready(m, ti, i);
+                rc = merge_term_next(m, ti, i, false);
         }
         if ((++nterm & 1023) == 0 && merge_stopped(m))
             rc = ERR_BUSY;

@@ -1,7 +1,8 @@
 /* Postings codec and cursor.
  *
  * Postings of a term: skip table (one struct eng_skip per block of
- * ENG_BLOCK docs; a struct eng_skip1 for a list of one block), then the docid stream, then the
+ * ENG_BLOCK docs; none for a list of one block: its maxima are in its
+ * dictionary entry, tdict.h), then the docid stream, then the
  * data stream. Docids, per block: one byte w (0..32), then the block's gaps minus one (the first
  * from the previous block's last docid, or from "before 0") bit-packed w bits each, least
  * significant bit first (eng_block_bytes); unpacking has no dependency from one gap to the next,
@@ -218,11 +219,9 @@ static void block_load(struct eng_cursor *c, uint32_t b)
 static const struct eng_skip *term_skip(const struct eng_segment *s, const struct eng_term *t,
                                         struct eng_skip *one)
 {
-    const uint8_t *p = s->post + t->off;
     if (eng_term_nblocks(t) != 1)
-        return (const struct eng_skip *)(uintptr_t)p;
-    const struct eng_skip1 *m = (const struct eng_skip1 *)(uintptr_t)p;
-    *one = (struct eng_skip){.last = ENG_END - 1, .wf2_max = m->wf2_max, .dl_min = m->dl_min};
+        return (const struct eng_skip *)(uintptr_t)(s->post + t->off);
+    *one = (struct eng_skip){.last = ENG_END - 1, .wf2_max = t->wf2_max, .dl_min = t->dl_min};
     return one;
 }
 
@@ -618,14 +617,6 @@ int eng_obuf_put(struct eng_obuf *o, const void *p, size_t n)
     return 0;
 }
 
-/* Each term's postings start 4-byte aligned: its skip table is read in
- * place (struct eng_skip holds only uint32_t). */
-static int obuf_align(struct eng_obuf *o)
-{
-    static const uint8_t zero[4];
-    return eng_obuf_put(o, zero, (4 - (o->n & 3)) & 3);
-}
-
 void eng_enc_bufs_free(struct eng_enc_bufs *e)
 {
     free(e->docs.p);
@@ -676,8 +667,9 @@ static int split_posting(struct eng_enc_bufs *e, const uint8_t *p, const uint8_t
  * heads' length, its heads, its positions (internal.h). */
 int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const struct eng_bterm *t,
                         const uint32_t *newdoc, const uint32_t *dl, uint64_t *keys,
-                        struct eng_term *out)
+                        const struct eng_tdict_w *dict, struct eng_term *out)
 {
+    static const uint8_t zero[4];
     uint32_t n = t->n, nblocks = (n + ENG_BLOCK - 1) / ENG_BLOCK;
     uint32_t gaps[ENG_BLOCK];
     uint8_t tmp[8];
@@ -752,15 +744,22 @@ int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const str
             }
         }
     }
+    /* A list of several blocks begins 4-byte aligned: its skip table is
+     * read in place (struct eng_skip holds only uint32_t). A list of one
+     * block has its maxima in its dictionary entry (tdict.h). */
+    uint64_t off = eng_tdict_next_off(dict, nblocks);
+    if (rc == 0 && (post->n != dict->post || off - post->n > sizeof zero))
+        rc = ERR_INVALID; /* the postings and the dictionary out of step */
     if (rc == 0)
-        rc = obuf_align(post);
-    out->off = post->n;
+        rc = eng_obuf_put(post, zero, (size_t)(off - post->n));
+    out->off = off;
+    out->len = t->len;
     out->df = n;
     out->docs_len = (uint32_t)e->docs.n;
     out->kind = t->kind;
     if (rc == 0 && nblocks == 1) {
-        struct eng_skip1 one = {skip[0].wf2_max, skip[0].dl_min};
-        rc = eng_obuf_put(post, &one, sizeof one);
+        out->wf2_max = skip[0].wf2_max;
+        out->dl_min = skip[0].dl_min;
     } else if (rc == 0) {
         rc = eng_obuf_put(post, skip, nblocks * sizeof *skip);
     }
@@ -768,5 +767,8 @@ int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const str
         rc = eng_obuf_put(post, e->docs.p, e->docs.n);
     if (rc == 0)
         rc = eng_obuf_put(post, e->data.p, e->data.n);
+    if (rc == 0 && post->n - off > UINT32_MAX)
+        rc = ERR_TOO_LARGE;
+    out->bytes = (uint32_t)(post->n - off);
     return rc;
 }

@@ -65,13 +65,15 @@ int eng_prefix_terms(const struct eng_snap *s, struct arena *a, const char *p, s
         return ERR_NOMEM;
     for (size_t si = 0; si < s->nseg && !full; si++) {
         const struct eng_segment *seg = s->segs[si];
-        for (size_t i = eng_segment_term_lower(seg, p, len); i < seg->nterms && !full; i++) {
-            const struct eng_term *t = &seg->terms[i];
-            if ((uint64_t)t->str + t->len > seg->strs_len || t->len < len ||
-                memcmp(seg->strs + t->str, p, len) != 0)
-                break; /* past the run (or a damaged table: nothing more from it) */
-            if (eng_kind(t->kind) == ENG_TERM_EXACT &&
-                (rc = words_add(a, &w, seg->strs + t->str, t->len, &full)) < 0)
+        struct eng_term_iter it;
+        struct eng_term t;
+        /* (a damaged dictionary ends the walk: nothing more from it) */
+        for (bool more = eng_term_iter_at(&it, seg, eng_tdict_lower(seg, p, len, &t), &t);
+             more && !full; more = eng_term_iter_next(&it)) {
+            if (t.len < len || memcmp(seg->strs + t.str, p, len) != 0)
+                break; /* past the run */
+            if (eng_kind(t.kind) == ENG_TERM_EXACT &&
+                (rc = words_add(a, &w, seg->strs + t.str, t.len, &full)) < 0)
                 return rc;
         }
     }

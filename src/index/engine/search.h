@@ -68,9 +68,10 @@ double eng_iter_near_bound(struct node *n);
 /* Whether proximity n matches doc d >= its words' cursors by its words'
  * positions alone (no pair looked up: the caller knows none holds d). */
 bool eng_iter_near_at(struct ev *ev, struct node *n, uint32_t d);
-/* The pair term (pairs.h) answering phrase p of two words in seg; NULL
- * when they are not both paired there or p is no such phrase. */
-const struct eng_term *eng_iter_phrase_pair(const struct eng_segment *seg, const struct plan *p);
+/* The pair term (pairs.h) answering phrase p of two words in seg into
+ * *out; false when they are not both paired there or p is no such phrase. */
+bool eng_iter_phrase_pair(const struct eng_segment *seg, const struct plan *p,
+                          struct eng_term *out);
 
 /* --- the page's candidates ---------------------------------------------------- */
 

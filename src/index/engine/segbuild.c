@@ -600,6 +600,7 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     uint64_t *keys = NULL;
     struct eng_obuf post = {0}, strs = {0};
     struct eng_enc_bufs enc = {0};
+    struct eng_tdict_w dict = {0};
     size_t maxdf = 1;
     int rc = ERR_NOMEM;
 
@@ -616,8 +617,7 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     s->dl = malloc((b->n + 1) * sizeof *s->dl);
     s->src = malloc((b->n + 1) * sizeof *s->src);
     torder = malloc((b->dict.n + 1) * sizeof *torder);
-    s->terms = calloc(b->dict.n + 1, sizeof *s->terms);
-    if (!order || !newdoc || !s->ids || !s->pub || !s->dl || !s->src || !torder || !s->terms)
+    if (!order || !newdoc || !s->ids || !s->pub || !s->dl || !s->src || !torder)
         goto out;
     for (size_t i = 0; i < b->n; i++)
         order[i] = (uint32_t)i;
@@ -647,20 +647,18 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
         goto out;
     for (size_t i = 0; i < b->dict.n; i++) {
         struct eng_bterm *t = &b->dict.terms[torder[i]];
-        struct eng_term *et = &s->terms[s->nterms];
+        struct eng_term et = {.str = dict.str};
         if (t->len > ENG_TERM_LEN_MAX) { /* unreachable by any query */
             eng_bdict_term_release(t);
             continue;
         }
-        if ((rc = eng_postings_encode(&post, &enc, t, newdoc, s->dl, keys, et)) < 0)
-            goto out;
-        et->str = (uint32_t)strs.n;
-        et->len = t->len;
-        if ((rc = eng_obuf_put(&strs, t->s, t->len)) < 0)
+        if ((rc = eng_postings_encode(&post, &enc, t, newdoc, s->dl, keys, &dict, &et)) < 0 ||
+            (rc = eng_obuf_put(&strs, t->s, t->len)) < 0 || (rc = eng_tdict_add(&dict, &et)) < 0)
             goto out;
         eng_bdict_term_release(t); /* keep the peak down: the builder is spent anyway */
-        s->nterms++;
     }
+    if ((rc = eng_tdict_give(&dict, s)) < 0)
+        goto out;
     s->post = post.p;
     s->post_len = post.n;
     s->strs = (char *)strs.p;
@@ -682,6 +680,7 @@ out:
     free(keys);
     free(post.p);
     eng_enc_bufs_free(&enc);
+    eng_tdict_w_free(&dict);
     free(strs.p);
     eng_segment_unref(s);
     return rc;

@@ -9,23 +9,6 @@
 
 #include "util/banned.h"
 
-/* A varint inside [p, end); NULL when it runs out or is longer than 5 bytes. */
-const uint8_t *eng_varint_in(const uint8_t *p, const uint8_t *end, uint32_t *v)
-{
-    uint64_t x = 0;
-    for (unsigned shift = 0; shift < 35 && p < end; shift += 7) {
-        uint8_t b = *p++;
-        x |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            if (x > UINT32_MAX)
-                return NULL;
-            *v = (uint32_t)x;
-            return p;
-        }
-    }
-    return NULL;
-}
-
 /* One posting's head (mask and tfs) inside [p, end): its weighted
  * frequency into *wf2, its tfs' sum into *tfs; NULL when malformed. */
 const uint8_t *eng_posting_head_in(const uint8_t *p, const uint8_t *end, uint64_t *wf2,
@@ -59,21 +42,19 @@ const uint8_t *eng_posting_head_in(const uint8_t *p, const uint8_t *end, uint64_
     return p;
 }
 
-/* One term's postings inside post[off, limit). */
-int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t, uint64_t limit,
-                           struct err *err)
+/* One term's postings inside post[off, off + bytes). */
+int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t, struct err *err)
 {
     unsigned kind = eng_kind(t->kind);
+    uint64_t skip_bytes = eng_term_skip_bytes(t), limit = t->off + t->bytes;
     if (kind > ENG_TERM_PAIR || (t->kind & ENG_TERM_PAIRED && kind != ENG_TERM_EXACT) ||
-        t->df == 0 || t->off % 4 != 0 || t->off > limit ||
-        eng_term_skip_bytes(t) + t->docs_len > limit - t->off)
+        t->df == 0 || (skip_bytes > 0 && t->off % 4 != 0) || t->off > s->post_len ||
+        t->bytes > s->post_len - t->off || skip_bytes + t->docs_len > t->bytes)
         return err_set(err, ERR_PARSE, "a term's postings are out of bounds");
-    uint64_t skip_bytes = eng_term_skip_bytes(t);
-    /* A one-block list keeps its maxima alone (struct eng_skip1). */
+    /* A one-block list's skip entry is its dictionary entry's maxima. */
     bool one = eng_term_nblocks(t) == 1;
     bool exact = kind == ENG_TERM_EXACT;
     const struct eng_skip *skip = (const struct eng_skip *)(uintptr_t)(s->post + t->off);
-    const struct eng_skip1 *skip1 = (const struct eng_skip1 *)(uintptr_t)(s->post + t->off);
     const uint8_t *docs = s->post + t->off + skip_bytes, *docs_end = docs + t->docs_len;
     const uint8_t *data = docs_end, *data_end = s->post + limit;
     uint32_t prev = UINT32_MAX, left = t->df;
@@ -134,8 +115,8 @@ int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t
         if (!one && skip[b].last != prev)
             return err_set(err, ERR_PARSE, "a skip entry's last docid disagrees");
         /* Relevancy skips documents by these: a wrong one loses matches. */
-        uint32_t want_wf2 = one ? skip1->wf2_max : skip[b].wf2_max;
-        uint32_t want_dl = one ? skip1->dl_min : skip[b].dl_min;
+        uint32_t want_wf2 = one ? t->wf2_max : skip[b].wf2_max;
+        uint32_t want_dl = one ? t->dl_min : skip[b].dl_min;
         if (want_wf2 != wf2_max || want_dl != dl_min)
             return err_set(err, ERR_PARSE, "a skip entry's block maximum disagrees");
     }
@@ -165,14 +146,6 @@ int eng_segment_check_columns(const struct eng_segment *s, uint32_t nsrc, struct
     return 0;
 }
 
-/* Term i's postings end where term i + 1's begin (the last's, at the end
- * of the postings); post_len + 1 when that offset is out of bounds. */
-static uint64_t term_limit(const struct eng_segment *s, size_t i)
-{
-    uint64_t limit = i + 1 < s->nterms ? s->terms[i + 1].off : s->post_len;
-    return limit > s->post_len ? s->post_len + 1 : limit;
-}
-
 int eng_segment_term_ready(const struct eng_segment *s, const struct eng_term *t)
 {
     struct err err;
@@ -182,22 +155,16 @@ int eng_segment_term_ready(const struct eng_segment *s, const struct eng_term *t
         return ERR_PARSE;
     if (s->term_ok == NULL)
         return 0;
-    size_t i = (size_t)(t - s->terms);
+    size_t i = t->idx;
     uint64_t bit = (uint64_t)1 << (i & 63);
     if (atomic_load_explicit(&s->term_ok[i / 64], memory_order_acquire) & bit)
         return 0;
     /* Once per term and segment: a whole decode of its postings (what a
      * search of it reads at most), so that the decoders that follow need
-     * no check of their own in their loops. */
+     * no check of their own in their loops. (The dictionary's read of the
+     * entry checked its string and its postings' bounds.) */
     err_clear(&err);
-    uint64_t limit = term_limit(s, i);
-    if ((uint64_t)t->str + t->len > s->strs_len)
-        rc = err_set(&err, ERR_PARSE, "a term string out of bounds");
-    else if (limit > s->post_len)
-        rc = err_set(&err, ERR_PARSE, "a term's postings are out of bounds");
-    else
-        rc = eng_segment_check_term(s, t, limit, &err);
-    if (rc < 0) {
+    if ((rc = eng_segment_check_term(s, t, &err)) < 0) {
         eng_segment_damage(s, err_msg(&err, rc));
         return ERR_PARSE;
     }
@@ -206,10 +173,9 @@ int eng_segment_term_ready(const struct eng_segment *s, const struct eng_term *t
 }
 
 int eng_segment_term_open(const struct eng_segment *s, const char *str, size_t len,
-                          const struct eng_term **out)
+                          struct eng_term *out)
 {
-    const struct eng_term *t = eng_segment_term(s, str, len);
-    int rc = t ? eng_segment_term_ready(s, t) : eng_segment_damaged(s) ? ERR_PARSE : 0;
-    *out = rc == 0 ? t : NULL;
-    return rc;
+    if (!eng_segment_term(s, str, len, out))
+        return eng_segment_damaged(s) ? ERR_PARSE : 0;
+    return eng_segment_term_ready(s, out) < 0 ? ERR_PARSE : 1;
 }

@@ -34,29 +34,6 @@ int eng_segment_pk_build(struct eng_segment *s, size_t n, const uint64_t *url,
     return 0;
 }
 
-size_t eng_segment_term_lower(const struct eng_segment *s, const char *t, size_t len)
-{
-    /* Not sort_lower_bound: each probe is checked against the string
-     * table's bounds first, a damaged file stops the search
-     * (check-helpers: probe checked). */
-    size_t lo = 0, hi = s->nterms;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const struct eng_term *m = &s->terms[mid];
-        if ((uint64_t)m->str + m->len > s->strs_len) {
-            eng_segment_damage(s, "a term string out of bounds");
-            return s->nterms;
-        }
-        size_t n = m->len < len ? m->len : len;
-        int c = memcmp(s->strs + m->str, t, n);
-        if (c < 0 || (c == 0 && m->len < len))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* Recent lookups of a segment's dictionary: in the slot of a term's hash,
  * the hash's high half and the term's index + 1. A query's terms then
  * cost one probe and one compare from their second lookup on, where the
@@ -79,35 +56,30 @@ static _Atomic uint64_t *term_cache(const struct eng_segment *s)
     return c;
 }
 
-/* Term i of s when its string is t[0..len), its bounds checked. */
-static const struct eng_term *term_is(const struct eng_segment *s, size_t i, const char *t,
-                                      size_t len)
+/* Term i of s into *out when its string is t[0..len). */
+static bool term_is(const struct eng_segment *s, size_t i, const char *t, size_t len,
+                    struct eng_term *out)
 {
-    const struct eng_term *m = &s->terms[i];
-    if (m->len != len || (uint64_t)m->str + m->len > s->strs_len)
-        return NULL;
-    return memcmp(s->strs + m->str, t, len) == 0 ? m : NULL;
+    return eng_tdict_at(s, i, out) && out->len == len && memcmp(s->strs + out->str, t, len) == 0;
 }
 
-const struct eng_term *eng_segment_term(const struct eng_segment *s, const char *t, size_t len)
+bool eng_segment_term(const struct eng_segment *s, const char *t, size_t len, struct eng_term *out)
 {
     uint64_t h = hash_bytes64(t, len);
     _Atomic uint64_t *c = term_cache(s);
     if (c) {
         uint64_t e = atomic_load_explicit(&c[h % TERM_CACHE_SLOTS], memory_order_relaxed);
         uint32_t at = (uint32_t)e;
-        const struct eng_term *m;
-        if (e >> 32 == h >> 32 && at > 0 && at <= s->nterms && (m = term_is(s, at - 1, t, len)))
-            return m;
+        if (e >> 32 == h >> 32 && at > 0 && at <= s->nterms && term_is(s, at - 1, t, len, out))
+            return true;
     }
-    /* The lower bound's entry was probed (bounds checked) by the search
-     * whenever it is inside the table. */
-    size_t i = eng_segment_term_lower(s, t, len);
-    const struct eng_term *m = i < s->nterms ? term_is(s, i, t, len) : NULL;
-    if (m && c)
+    size_t i = eng_tdict_lower(s, t, len, out);
+    if (i >= s->nterms || out->len != len || memcmp(s->strs + out->str, t, len) != 0)
+        return false;
+    if (c)
         atomic_store_explicit(&c[h % TERM_CACHE_SLOTS], (h >> 32) << 32 | (uint64_t)(i + 1),
                               memory_order_relaxed);
-    return m;
+    return true;
 }
 
 /* ids descend with the docid: an id above the key comes before it. */
@@ -148,12 +120,13 @@ struct eng_segw {
     uint64_t *url;   /* canonical-URL hash per docid */
     uint32_t *ident; /* docid -> docid: encode_term's map */
     uint64_t *keys;  /* encode_term's scratch */
-    size_t kcap, tcap, pcap;
+    size_t kcap, pcap;
     char *json; /* the documents' JSON back to back, doc i at joff[i] */
     uint64_t *joff;
     size_t jlen, jcap;
     struct eng_bterm t; /* the term being written (t.s borrowed) */
     struct eng_obuf post, strs;
+    struct eng_tdict_w dict;
     struct eng_enc_bufs enc;
     bool docs_built; /* eng_segw_docs */
 };
@@ -173,6 +146,7 @@ void eng_segw_free(struct eng_segw *w)
     free(w->post.p);
     eng_enc_bufs_free(&w->enc);
     free(w->strs.p);
+    eng_tdict_w_free(&w->dict);
     free(w);
 }
 
@@ -277,44 +251,26 @@ int eng_segw_term_end(struct eng_segw *w)
         return 0;
     if (w->t.n < eng_pair_min_df(s->n)) /* no longer frequent: its pairs are left out */
         w->t.kind &= (uint8_t)~ENG_TERM_PAIRED;
-    if (eng_grow((void **)&s->terms, &w->tcap, s->nterms + 1, sizeof *s->terms) < 0 ||
-        eng_grow((void **)&w->keys, &w->kcap, w->t.n, sizeof *w->keys) < 0)
+    if (eng_grow((void **)&w->keys, &w->kcap, w->t.n, sizeof *w->keys) < 0)
         return ERR_NOMEM;
-    struct eng_term *et = &s->terms[s->nterms];
-    memset(et, 0, sizeof *et);
-    if ((rc = eng_postings_encode(&w->post, &w->enc, &w->t, w->ident, s->dl, w->keys, et)) < 0)
+    struct eng_term et = {.str = w->dict.str};
+    if ((rc = eng_postings_encode(&w->post, &w->enc, &w->t, w->ident, s->dl, w->keys, &w->dict,
+                                  &et)) < 0)
         return rc;
-    et->str = (uint32_t)w->strs.n;
-    et->len = w->t.len;
     if ((rc = eng_obuf_put(&w->strs, w->t.s, w->t.len)) < 0)
         return rc;
-    s->nterms++;
-    return 0;
-}
-
-/* A term written so far against a string: sort_lower_bound's order. */
-struct segw_key {
-    const char *strs; /* the strings written so far */
-    const char *s;
-    size_t len;
-};
-
-static int written_below(const void *element, const void *key)
-{
-    const struct eng_term *t = element;
-    const struct segw_key *k = key;
-    size_t n = t->len < k->len ? t->len : k->len;
-    int c = memcmp(k->strs + t->str, k->s, n);
-    return c ? c : (t->len > k->len) - (t->len < k->len);
+    return eng_tdict_add(&w->dict, &et);
 }
 
 bool eng_segw_paired(const struct eng_segw *w, const char *str, size_t len)
 {
-    const struct eng_segment *s = w->s;
-    struct segw_key key = {(const char *)w->strs.p, str, len};
-    size_t i = sort_lower_bound(s->terms, s->nterms, sizeof *s->terms, &key, written_below);
-    return i < s->nterms && written_below(&s->terms[i], &key) == 0 &&
-           (s->terms[i].kind & ENG_TERM_PAIRED);
+    /* The terms written so far: a paired word sorts before its pairs. */
+    struct eng_segment view;
+    struct eng_term t;
+    eng_tdict_view(&w->dict, (const char *)w->strs.p, w->strs.n, w->post.n, &view);
+    size_t i = eng_tdict_lower(&view, str, len, &t);
+    return i < view.nterms && t.len == len && memcmp(view.strs + t.str, str, len) == 0 &&
+           (t.kind & ENG_TERM_PAIRED);
 }
 
 int eng_segw_docs(struct eng_segw *w, const atomic_bool *cancel)
@@ -329,8 +285,8 @@ int eng_segw_finish(struct eng_segw *w, struct eng_segment **out)
     struct eng_segment *s = w->s;
     int rc;
     *out = NULL;
-    if (s->terms == NULL && (s->terms = calloc(1, sizeof *s->terms)) == NULL)
-        return ERR_NOMEM;
+    if ((rc = eng_tdict_give(&w->dict, s)) < 0)
+        return rc;
     if (eng_segment_pk_build(s, s->n, w->url, w->ident) < 0)
         return ERR_NOMEM;
     if (!w->docs_built && (rc = eng_segw_docs(w, NULL)) < 0)

@@ -66,7 +66,8 @@ void eng_segment_unref(struct eng_segment *s)
     free(s->pub);
     free(s->dl);
     free(s->src);
-    free(s->terms);
+    free(s->tidx);
+    free(s->tdict);
     free(s->strs);
     free(s->post);
     free(s);

@@ -27,14 +27,12 @@
 static uint64_t plan_postings(const struct plan *p, const struct eng_segment *seg)
 {
     uint64_t c = 0;
-    const struct eng_term *pair = eng_iter_phrase_pair(seg, p);
-    if (pair) /* the phrase reads its pair's list alone */
-        return pair->df;
+    struct eng_term t;
+    if (eng_iter_phrase_pair(seg, p, &t)) /* the phrase reads its pair's list alone */
+        return t.df;
     if (p->kind == PLAN_TERM || p->kind == PLAN_PHRASE || p->kind == PLAN_NEAR) {
-        for (size_t i = 0; i < p->n; i++) {
-            const struct eng_term *t = eng_segment_term(seg, p->terms[i], p->lens[i]);
-            c += t ? t->df : 0;
-        }
+        for (size_t i = 0; i < p->n; i++)
+            c += eng_segment_term(seg, p->terms[i], p->lens[i], &t) ? t.df : 0;
     }
     for (size_t i = 0; i < p->nkids; i++)
         c += plan_postings(p->kids[i], seg);

@@ -483,9 +483,10 @@ void eng_term_docs_run(const struct eng_snap *s, const char *const *terms, const
     for (size_t i = 0; i < n; i++) {
         df[i] = 0;
         for (size_t si = 0; si < s->nseg; si++) {
-            const struct eng_term *t = eng_segment_term(s->segs[si], terms[i], lens[i]);
-            if (t && eng_kind(t->kind) == ENG_TERM_EXACT)
-                df[i] += t->df;
+            struct eng_term t;
+            if (eng_segment_term(s->segs[si], terms[i], lens[i], &t) &&
+                eng_kind(t.kind) == ENG_TERM_EXACT)
+                df[i] += t.df;
         }
     }
     *ndocs = s->nrow;

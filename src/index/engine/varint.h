@@ -32,6 +32,24 @@ static inline const uint8_t *eng_varint_get1(const uint8_t *p, uint32_t *v)
     return eng_varint_get(p, v);
 }
 
+/* A varint inside [p, end) (bytes of a file: hostile); NULL when it runs
+ * out or is longer than 5 bytes. */
+static inline const uint8_t *eng_varint_in(const uint8_t *p, const uint8_t *end, uint32_t *v)
+{
+    uint64_t x = 0;
+    for (unsigned shift = 0; shift < 35 && p < end; shift += 7) {
+        uint8_t b = *p++;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            if (x > UINT32_MAX)
+                return NULL;
+            *v = (uint32_t)x;
+            return p;
+        }
+    }
+    return NULL;
+}
+
 /* Past n varints at p, n of which are known to follow. */
 const uint8_t *eng_varints_skip(const uint8_t *p, uint32_t n);
 
