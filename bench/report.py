@@ -62,7 +62,7 @@ PART_LABELS = (
     ("frequencies", "field masks and term frequencies"),
     ("positions", "positions"),
     ("skip-tables", "skip tables (block last docid, offsets, block maxima)"),
-    ("dictionary", "term dictionary entries"),
+    ("dictionary", "term dictionary (entries and their block index)"),
     ("term-strings", "term strings"),
     ("columns", "per-document columns (id, published_at, row size, source)"),
     ("url-table", "URL-hash table (upserts)"),

@@ -794,6 +794,27 @@ static void the_term_dictionary_finds_every_term_across_its_blocks(void **state)
     assert_int_equal(t.df, (NDOC - 77 + NW - 1) / NW);
     assert_int_equal(eng_term_nblocks(&t), 1);
     assert_true(t.wf2_max > 0 && t.dl_min > 0);
+    /* A block index at odds with its entries (block 3 said to begin with
+     * the last term): a lookup of a term of block 3 walks block 2 and stops
+     * at block 3's first term (read where the index says: the last term's
+     * string), not found, no read outside the parts (ASan). */
+    struct eng_term last, in3;
+    assert_true(eng_tdict_blocks(img_seg->nterms) == 6);
+    assert_true(eng_tdict_at(img_seg, img_seg->nterms - 1, &last));
+    assert_true(eng_tdict_at(img_seg, 3 * ENG_TDICT_BLOCK + 2, &in3));
+    char want[64];
+    memcpy(want, img_seg->strs + in3.str, in3.len);
+    uint8_t *copy = NULL;
+    struct eng_segment *odd = NULL;
+    assert_int_equal(posix_memalign((void **)&copy, 8, len), 0);
+    memcpy(copy, img, len);
+    assert_int_equal(eng_segment_from_image(copy, len, &odd, &err), 0);
+    struct eng_tblock *k = (struct eng_tblock *)(uintptr_t)&odd->tidx[3];
+    k->str = last.str;
+    k->post_len = eng_tblock_post(k) << 24 | last.len;
+    assert_false(eng_segment_term(odd, want, in3.len, &u));
+    eng_segment_unref(odd);
+    free(copy);
     eng_segment_unref(img_seg);
     eng_segment_unref(seg);
     free(img);

@@ -54,7 +54,8 @@ int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t
     /* A one-block list's skip entry is its dictionary entry's maxima. */
     bool one = eng_term_nblocks(t) == 1;
     bool exact = kind == ENG_TERM_EXACT;
-    const struct eng_skip *skip = (const struct eng_skip *)(uintptr_t)(s->post + t->off);
+    const struct eng_skip *skip =
+        one ? NULL : (const struct eng_skip *)(uintptr_t)(s->post + t->off);
     const uint8_t *docs = s->post + t->off + skip_bytes, *docs_end = docs + t->docs_len;
     const uint8_t *data = docs_end, *data_end = s->post + limit;
     uint32_t prev = UINT32_MAX, left = t->df;

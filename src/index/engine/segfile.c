@@ -110,8 +110,9 @@ static bool seg_layout(const struct seg_header *h, uint64_t off[P_END + 1])
 {
     const uint64_t limit = (uint64_t)1 << 48;
     uint64_t n = h->n;
-    if (h->nterms > limit || h->strs_len > limit || h->post_len > limit || h->dict_len > limit ||
-        h->dz_len > limit || h->tdict_len > limit)
+    /* (a term's index is 32 bits: its bit in term_ok, tdict.h) */
+    if (h->nterms > UINT32_MAX || h->strs_len > limit || h->post_len > limit ||
+        h->dict_len > limit || h->dz_len > limit || h->tdict_len > limit)
         return false;
     uint64_t len[P_END] = {
         8 * n,

@@ -232,11 +232,18 @@ size_t eng_tdict_lower(const struct eng_segment *s, const char *t, size_t len, s
         else
             hi = mid;
     }
+    /* The walk from that block's first term (before the first term: the
+     * first) to the next block's, which the index says is past t: a walk
+     * past it would be an index at odds with its entries. */
     struct eng_term_iter it;
-    size_t i = lo == 0 ? 0 : (lo - 1) * ENG_TDICT_BLOCK; /* before the first term: 0 */
+    size_t i = lo == 0 ? 0 : (lo - 1) * ENG_TDICT_BLOCK, next = lo * ENG_TDICT_BLOCK;
     for (bool more = eng_term_iter_at(&it, s, i, out); more; more = eng_term_iter_next(&it)) {
         if (str_cmp(s->strs + out->str, out->len, t, len) >= 0)
             return i;
+        if (i == next) {
+            eng_segment_damage(s, "the term dictionary's block index disagrees with its entries");
+            break;
+        }
         if (++i >= s->nterms)
             break;
     }
