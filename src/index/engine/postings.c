@@ -747,12 +747,13 @@ int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const str
     /* A list of several blocks begins 4-byte aligned: its skip table is
      * read in place (struct eng_skip holds only uint32_t). A list of one
      * block has its maxima in its dictionary entry (tdict.h). */
-    uint64_t off = eng_tdict_next_off(dict, nblocks);
+    uint64_t off = eng_tdict_off(dict->post, nblocks > 1);
     if (rc == 0 && (post->n != dict->post || off - post->n > sizeof zero))
         rc = ERR_INVALID; /* the postings and the dictionary out of step */
     if (rc == 0)
         rc = eng_obuf_put(post, zero, (size_t)(off - post->n));
     out->off = off;
+    out->str = dict->str;
     out->len = t->len;
     out->df = n;
     out->docs_len = (uint32_t)e->docs.n;

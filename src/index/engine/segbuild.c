@@ -647,7 +647,7 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
         goto out;
     for (size_t i = 0; i < b->dict.n; i++) {
         struct eng_bterm *t = &b->dict.terms[torder[i]];
-        struct eng_term et = {.str = dict.str};
+        struct eng_term et;
         if (t->len > ENG_TERM_LEN_MAX) { /* unreachable by any query */
             eng_bdict_term_release(t);
             continue;
@@ -657,8 +657,7 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
             goto out;
         eng_bdict_term_release(t); /* keep the peak down: the builder is spent anyway */
     }
-    if ((rc = eng_tdict_give(&dict, s)) < 0)
-        goto out;
+    eng_tdict_give(&dict, s);
     s->post = post.p;
     s->post_len = post.n;
     s->strs = (char *)strs.p;

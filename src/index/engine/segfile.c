@@ -58,7 +58,7 @@
  * dictionary changed the articles' text); 8: pairs (pairs.h), exact terms
  * marked paired; 9: the term dictionary in blocks of varint entries
  * (tdict.h), a one-block list's maxima in its entry, only lists of several
- * blocks 4-byte aligned (1 M articles: the index proper -35 MB). */
+ * blocks 4-byte aligned (1 M articles: the index proper -38 MB). */
 #define SEG_VERSION 9u
 #define SEG_ENDIAN 0x01020304u
 

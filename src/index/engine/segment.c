@@ -56,13 +56,6 @@ static _Atomic uint64_t *term_cache(const struct eng_segment *s)
     return c;
 }
 
-/* Term i of s into *out when its string is t[0..len). */
-static bool term_is(const struct eng_segment *s, size_t i, const char *t, size_t len,
-                    struct eng_term *out)
-{
-    return eng_tdict_at(s, i, out) && out->len == len && memcmp(s->strs + out->str, t, len) == 0;
-}
-
 bool eng_segment_term(const struct eng_segment *s, const char *t, size_t len, struct eng_term *out)
 {
     uint64_t h = hash_bytes64(t, len);
@@ -70,11 +63,12 @@ bool eng_segment_term(const struct eng_segment *s, const char *t, size_t len, st
     if (c) {
         uint64_t e = atomic_load_explicit(&c[h % TERM_CACHE_SLOTS], memory_order_relaxed);
         uint32_t at = (uint32_t)e;
-        if (e >> 32 == h >> 32 && at > 0 && at <= s->nterms && term_is(s, at - 1, t, len, out))
+        if (e >> 32 == h >> 32 && at > 0 && at <= s->nterms && eng_tdict_at(s, at - 1, out) &&
+            eng_tdict_is(s, out, t, len))
             return true;
     }
-    size_t i = eng_tdict_lower(s, t, len, out);
-    if (i >= s->nterms || out->len != len || memcmp(s->strs + out->str, t, len) != 0)
+    size_t i = eng_tdict_find(s, t, len, out);
+    if (i >= s->nterms)
         return false;
     if (c)
         atomic_store_explicit(&c[h % TERM_CACHE_SLOTS], (h >> 32) << 32 | (uint64_t)(i + 1),
@@ -253,7 +247,7 @@ int eng_segw_term_end(struct eng_segw *w)
         w->t.kind &= (uint8_t)~ENG_TERM_PAIRED;
     if (eng_grow((void **)&w->keys, &w->kcap, w->t.n, sizeof *w->keys) < 0)
         return ERR_NOMEM;
-    struct eng_term et = {.str = w->dict.str};
+    struct eng_term et;
     if ((rc = eng_postings_encode(&w->post, &w->enc, &w->t, w->ident, s->dl, w->keys, &w->dict,
                                   &et)) < 0)
         return rc;
@@ -268,9 +262,7 @@ bool eng_segw_paired(const struct eng_segw *w, const char *str, size_t len)
     struct eng_segment view;
     struct eng_term t;
     eng_tdict_view(&w->dict, (const char *)w->strs.p, w->strs.n, w->post.n, &view);
-    size_t i = eng_tdict_lower(&view, str, len, &t);
-    return i < view.nterms && t.len == len && memcmp(view.strs + t.str, str, len) == 0 &&
-           (t.kind & ENG_TERM_PAIRED);
+    return eng_tdict_find(&view, str, len, &t) < view.nterms && (t.kind & ENG_TERM_PAIRED);
 }
 
 int eng_segw_docs(struct eng_segw *w, const atomic_bool *cancel)
@@ -285,8 +277,7 @@ int eng_segw_finish(struct eng_segw *w, struct eng_segment **out)
     struct eng_segment *s = w->s;
     int rc;
     *out = NULL;
-    if ((rc = eng_tdict_give(&w->dict, s)) < 0)
-        return rc;
+    eng_tdict_give(&w->dict, s);
     if (eng_segment_pk_build(s, s->n, w->url, w->ident) < 0)
         return ERR_NOMEM;
     if (!w->docs_built && (rc = eng_segw_docs(w, NULL)) < 0)

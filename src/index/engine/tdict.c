@@ -9,11 +9,10 @@
 
 /* --- writing ----------------------------------------------------------- */
 
-/* Where the postings of a term of df documents begin after post (as
- * eng_tdict_next_off). */
+/* Where the postings of a term of df documents begin after post. */
 static uint64_t term_off(uint64_t post, uint32_t df)
 {
-    return df > ENG_BLOCK ? (post + 3) & ~(uint64_t)3 : post;
+    return eng_tdict_off(post, df > ENG_BLOCK);
 }
 
 int eng_tdict_add(struct eng_tdict_w *w, const struct eng_term *t)
@@ -50,18 +49,13 @@ int eng_tdict_add(struct eng_tdict_w *w, const struct eng_term *t)
     return 0;
 }
 
-int eng_tdict_give(struct eng_tdict_w *w, struct eng_segment *s)
+void eng_tdict_give(struct eng_tdict_w *w, struct eng_segment *s)
 {
-    /* (a dictionary of no terms still has its arrays: NULL means not made) */
-    if ((w->idx == NULL && (w->idx = calloc(1, sizeof *w->idx)) == NULL) ||
-        (w->p == NULL && (w->p = calloc(1, 1)) == NULL))
-        return ERR_NOMEM;
-    s->tidx = w->idx;
+    s->tidx = w->idx; /* (NULL for no terms: nothing reads it) */
     s->tdict = w->p;
     s->tdict_len = w->n;
     s->nterms = w->nterms;
     *w = (struct eng_tdict_w){0};
-    return 0;
 }
 
 void eng_tdict_w_free(struct eng_tdict_w *w)
@@ -86,16 +80,6 @@ void eng_tdict_view(const struct eng_tdict_w *w, const char *strs, size_t strs_l
 
 /* --- reading ----------------------------------------------------------- */
 
-/* A varint inside [p, end): the one-byte case (nearly every field) first. */
-static inline const uint8_t *get(const uint8_t *p, const uint8_t *end, uint32_t *v)
-{
-    if (p < end && *p < 0x80) {
-        *v = *p;
-        return p + 1;
-    }
-    return eng_varint_in(p, end, v);
-}
-
 /* The entry at *p (inside [*p, end)) of the term whose string begins at
  * *str and postings at *post, as term i, into *t; past it. False when it
  * runs out or names bytes outside the segment. */
@@ -106,14 +90,16 @@ static bool entry_read(const struct eng_segment *s, const uint8_t **p, const uin
     uint32_t len, df, docs_len, bytes, wf2_max = 0, dl_min = 0;
     unsigned kind;
 
-    if ((q = get(q, end, &len)) == NULL || q >= end)
+    if ((q = eng_varint_in(q, end, &len)) == NULL || q >= end)
         return false;
     kind = *q++;
-    if ((q = get(q, end, &df)) == NULL || (q = get(q, end, &docs_len)) == NULL ||
-        (q = get(q, end, &bytes)) == NULL)
+    if ((q = eng_varint_in(q, end, &df)) == NULL ||
+        (q = eng_varint_in(q, end, &docs_len)) == NULL ||
+        (q = eng_varint_in(q, end, &bytes)) == NULL)
         return false;
     if (df > 0 && df <= ENG_BLOCK &&
-        ((q = get(q, end, &wf2_max)) == NULL || (q = get(q, end, &dl_min)) == NULL))
+        ((q = eng_varint_in(q, end, &wf2_max)) == NULL ||
+         (q = eng_varint_in(q, end, &dl_min)) == NULL))
         return false;
     uint64_t off = term_off(*post, df);
     if (len == 0 || len > ENG_TERM_LEN_MAX || (uint64_t)*str + len > s->strs_len ||
@@ -248,6 +234,18 @@ size_t eng_tdict_lower(const struct eng_segment *s, const char *t, size_t len, s
             break;
     }
     return s->nterms; /* past the last term, or damaged */
+}
+
+bool eng_tdict_is(const struct eng_segment *s, const struct eng_term *t, const char *str,
+                  size_t len)
+{
+    return t->len == len && memcmp(s->strs + t->str, str, len) == 0;
+}
+
+size_t eng_tdict_find(const struct eng_segment *s, const char *t, size_t len, struct eng_term *out)
+{
+    size_t i = eng_tdict_lower(s, t, len, out);
+    return i < s->nterms && eng_tdict_is(s, out, t, len) ? i : s->nterms;
 }
 
 const char *eng_tdict_check(const struct eng_segment *s)

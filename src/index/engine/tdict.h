@@ -67,23 +67,23 @@ struct eng_tdict_w {
     uint32_t str;  /* where the next term's string begins */
 };
 
-/* Where the postings of the next term, of nblocks blocks, begin: after
- * the last term's, 4-byte aligned for a list of several blocks (its skip
- * table is read in place). */
-static inline uint64_t eng_tdict_next_off(const struct eng_tdict_w *w, uint32_t nblocks)
+/* Where a term's postings begin after the last term's, which end at
+ * post: 4-byte aligned for a list of several blocks (its skip table is
+ * read in place). */
+static inline uint64_t eng_tdict_off(uint64_t post, bool several_blocks)
 {
-    return nblocks > 1 ? (w->post + 3) & ~(uint64_t)3 : w->post;
+    return several_blocks ? (post + 3) & ~(uint64_t)3 : post;
 }
 
 /* Append term t (its string next in the strings, its postings at
- * eng_tdict_next_off). ERR_NOMEM; ERR_INVALID when t is not where the next
+ * eng_tdict_off of the last term's end). ERR_NOMEM; ERR_INVALID when t is not where the next
  * term must be; ERR_TOO_LARGE past 4 GiB of entries or ENG_TDICT_POST_MAX
  * of postings. */
 int eng_tdict_add(struct eng_tdict_w *w, const struct eng_term *t);
 
 /* Hand w's dictionary to s (its tidx, tdict, tdict_len and nterms; s frees
- * them), w emptied. 0 or ERR_NOMEM. */
-int eng_tdict_give(struct eng_tdict_w *w, struct eng_segment *s);
+ * them), w emptied. */
+void eng_tdict_give(struct eng_tdict_w *w, struct eng_segment *s);
 
 void eng_tdict_w_free(struct eng_tdict_w *w);
 
@@ -99,6 +99,13 @@ void eng_tdict_view(const struct eng_tdict_w *w, const char *strs, size_t strs_l
  * none, or when the dictionary is damaged: the segment is marked). */
 size_t eng_tdict_lower(const struct eng_segment *s, const char *t, size_t len,
                        struct eng_term *out);
+
+/* Index of term t[0..len), that term into *out; nterms when s has none. */
+size_t eng_tdict_find(const struct eng_segment *s, const char *t, size_t len, struct eng_term *out);
+
+/* Whether term t's string is str[0..len). */
+bool eng_tdict_is(const struct eng_segment *s, const struct eng_term *t, const char *str,
+                  size_t len);
 
 /* Term i (< nterms) into *out; false when damaged (the segment is marked). */
 bool eng_tdict_at(const struct eng_segment *s, size_t i, struct eng_term *out);

@@ -36,6 +36,10 @@ static inline const uint8_t *eng_varint_get1(const uint8_t *p, uint32_t *v)
  * out or is longer than 5 bytes. */
 static inline const uint8_t *eng_varint_in(const uint8_t *p, const uint8_t *end, uint32_t *v)
 {
+    if (p < end && *p < 0x80) { /* one byte: nearly every field */
+        *v = *p;
+        return p + 1;
+    }
     uint64_t x = 0;
     for (unsigned shift = 0; shift < 35 && p < end; shift += 7) {
         uint8_t b = *p++;
