@@ -565,10 +565,9 @@ static void large_term_frequencies_read_back_through_the_writer(void **state)
             .dl = 5000 + d,
             .src = ENG_NO_SOURCE,
             .url_hash = hash_bytes64(url, strlen(url)),
-            .json = json,
-            .json_len = (size_t)jn,
         };
         assert_int_equal(eng_segw_doc(w, d, &doc), 0);
+        assert_int_equal(eng_segw_json(w, d, json, (size_t)jn), 0);
     }
     /* tf of document d in field f; 0: not in it. */
 #define TF_OF(d, f, big) (((d) + (f)) % 3 == 0 ? 0 : ((d)*37 + (f)*11) % (big) + 1)

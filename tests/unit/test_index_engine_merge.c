@@ -1,7 +1,8 @@
 /* Merges of encoded postings (src/index/engine/merge.c): the merge of
  * segments, with deletions, is byte for byte the segment a build of the
  * live documents gives - over postings lists of many blocks, inputs that
- * interleave in time and inputs that follow one another - and a field with
+ * interleave in time and inputs that follow one another (renumbered by an
+ * offset when none of their documents is deleted) - and a field with
  * more occurrences of a word than a cursor hands out is refused, not
  * truncated. (fuzz/fuzz_engine.c check 3 does the same on small inputs.) */
 #include <stdarg.h>
@@ -164,6 +165,53 @@ static void time_adjacent_inputs_merge_into_the_built_segment(void **state)
     merge_matches_build(4, true);
 }
 
+/* Inputs that follow one another in time with none of their documents
+ * deleted are renumbered by an offset each (merge.c, map_shift), not
+ * through their docid maps: the same bytes; and so beside an input with
+ * deletions, which is renumbered through its map. */
+static void time_adjacent_inputs_without_deletions_merge_by_an_offset(void **state)
+{
+    (void)state;
+    make_docs(31);
+    for (int i = 0; i < NDOC; i++)
+        docs[i].deleted = false;
+    merge_matches_build(3, true);
+    for (int i = 0; i < NDOC; i++) /* deletions in the earliest input's time alone */
+        docs[i].deleted = i % 5 == 0 && docs[i].pub - 1600000000 < 86400 / 3;
+    merge_matches_build(3, true);
+}
+
+/* An input whose stored article is damaged (its compressed frame changed)
+ * fails the merge as damaged and is marked so (the writer rebuilds it from
+ * the table); the other input is not marked. The articles are read on the
+ * thread that compresses the output's store, beside the terms. */
+static void a_damaged_stored_article_fails_the_merge_and_marks_its_input(void **state)
+{
+    (void)state;
+    static const struct doc *part[2][NDOC];
+    size_t np[2] = {0, 0};
+    struct eng_segment *in[2], *merged = NULL;
+    struct eng_deletions *deletions[2] = {NULL, NULL};
+    struct err err;
+
+    make_docs(41);
+    for (int i = 0; i < NDOC; i++)
+        part[i % 2][np[i % 2]++] = &docs[i];
+    for (int j = 0; j < 2; j++)
+        in[j] = build(part[j], np[j], NULL);
+    uint32_t d = in[1]->n / 2; /* the middle of one article's frame */
+    uint64_t at = (in[1]->doc_off[d] + in[1]->doc_off[d + 1]) / 2;
+    assert_true(at < in[1]->dz_len);
+    in[1]->dz[at] ^= 0x5a;
+    err_clear(&err);
+    assert_int_equal(eng_merge_segments(in, deletions, 2, &merged, &err), ERR_PARSE);
+    assert_null(merged);
+    assert_true(eng_segment_damaged(in[1]));
+    assert_false(eng_segment_damaged(in[0]));
+    for (int j = 0; j < 2; j++)
+        eng_segment_unref(in[j]);
+}
+
 /* A content of n times the same word. */
 static char *repeated(size_t n)
 {
@@ -217,6 +265,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(interleaved_inputs_merge_into_the_built_segment),
         cmocka_unit_test(time_adjacent_inputs_merge_into_the_built_segment),
+        cmocka_unit_test(time_adjacent_inputs_without_deletions_merge_by_an_offset),
+        cmocka_unit_test(a_damaged_stored_article_fails_the_merge_and_marks_its_input),
         cmocka_unit_test(a_field_past_the_cursors_positions_is_refused_not_cut),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -662,7 +662,7 @@ static int split_posting(struct eng_enc_bufs *e, const uint8_t *p, const uint8_t
     return rc == 0 && p != end ? ERR_PARSE : rc;
 }
 
-/* Encode term t (postings remapped by newdoc; dl by new docid) into post:
+/* Encode term t (postings remapped by newdoc, NULL: not; dl by new docid) into post:
  * docids as bit-packed blocks; data per block, an exact term's as the
  * heads' length, its heads, its positions (internal.h). */
 int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const struct eng_bterm *t,
@@ -683,8 +683,11 @@ int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const str
         return ERR_NOMEM;
     struct eng_skip *skip = e->skip;
     memset(skip, 0, (nblocks ? nblocks : 1) * sizeof *skip);
-    for (uint32_t i = 0; i < n; i++)
-        keys[i] = (uint64_t)newdoc[t->pst[i].doc] << 32 | i;
+    for (uint32_t i = 0; i < n; i++) {
+        if (newdoc && i + ENG_AHEAD < n)
+            __builtin_prefetch(&newdoc[t->pst[i + ENG_AHEAD].doc]);
+        keys[i] = (uint64_t)(newdoc ? newdoc[t->pst[i].doc] : t->pst[i].doc) << 32 | i;
+    }
     /* Ingest order is mostly oldest first, i.e. the reverse of docid order;
      * a merge (eng_segw) gives docid order. */
     bool desc = true, asc = true;
@@ -708,6 +711,8 @@ int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const str
     for (uint32_t i = 0; i < n && rc == 0; i++) {
         uint32_t d = (uint32_t)(keys[i] >> 32), k = (uint32_t)keys[i];
         struct eng_skip *sk = &skip[i / ENG_BLOCK];
+        if (i + ENG_AHEAD < n) /* as eng_prefetch_ahead (internal.h) */
+            __builtin_prefetch(&dl[keys[i + ENG_AHEAD] >> 32]);
         if (i % ENG_BLOCK == 0) {
             sk->doc_off = (uint32_t)e->docs.n;
             sk->data_off = (uint32_t)e->data.n;

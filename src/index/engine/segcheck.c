@@ -89,6 +89,7 @@ int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t
             uint32_t d = ids[k];
             if (d >= s->n)
                 return err_set(err, ERR_PARSE, "a docid past the segment");
+            eng_prefetch_ahead(s->dl, ids, k, nin);
             if (s->dl[d] < dl_min)
                 dl_min = s->dl[d];
             if (kind == ENG_TERM_META)

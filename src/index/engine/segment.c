@@ -112,7 +112,7 @@ uint32_t eng_segment_find(const struct eng_segment *s, int64_t id)
 struct eng_segw {
     struct eng_segment *s;
     uint64_t *url;   /* canonical-URL hash per docid */
-    uint32_t *ident; /* docid -> docid: encode_term's map */
+    uint32_t *ident; /* docid -> docid: the document store's and key table's map */
     uint64_t *keys;  /* encode_term's scratch */
     size_t kcap, pcap;
     char *json; /* the documents' JSON back to back, doc i at joff[i] */
@@ -175,16 +175,21 @@ int eng_segw_new(struct eng_segw **out, uint32_t n)
     return 0;
 }
 
+int eng_segw_json(struct eng_segw *w, uint32_t doc, const char *json, size_t len)
+{
+    if (eng_grow((void **)&w->json, &w->jcap, w->jlen + len + 1, 1) < 0)
+        return ERR_NOMEM;
+    if (len > 0)
+        memcpy(w->json + w->jlen, json, len);
+    w->joff[doc] = w->jlen;
+    w->jlen += len;
+    w->joff[doc + 1] = w->jlen;
+    return 0;
+}
+
 int eng_segw_doc(struct eng_segw *w, uint32_t doc, const struct eng_segw_doc *d)
 {
     struct eng_segment *s = w->s;
-    if (eng_grow((void **)&w->json, &w->jcap, w->jlen + d->json_len + 1, 1) < 0)
-        return ERR_NOMEM;
-    if (d->json_len > 0)
-        memcpy(w->json + w->jlen, d->json, d->json_len);
-    w->joff[doc] = w->jlen;
-    w->jlen += d->json_len;
-    w->joff[doc + 1] = w->jlen;
     s->ids[doc] = d->id;
     s->pub[doc] = d->published_at;
     s->dl[doc] = d->dl;
@@ -248,8 +253,8 @@ int eng_segw_term_end(struct eng_segw *w)
     if (eng_grow((void **)&w->keys, &w->kcap, w->t.n, sizeof *w->keys) < 0)
         return ERR_NOMEM;
     struct eng_term et;
-    if ((rc = eng_postings_encode(&w->post, &w->enc, &w->t, w->ident, s->dl, w->keys, &w->dict,
-                                  &et)) < 0)
+    if ((rc = eng_postings_encode(&w->post, &w->enc, &w->t, NULL, s->dl, w->keys, &w->dict, &et)) <
+        0)
         return rc;
     if ((rc = eng_obuf_put(&w->strs, w->t.s, w->t.len)) < 0)
         return rc;
