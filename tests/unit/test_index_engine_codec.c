@@ -21,6 +21,7 @@
 #include "index/engine/bdict.h"
 #include "index/engine/columns.h"
 #include "index/engine/internal.h"
+#include "index/engine/segw.h"
 #include "query/query.h"
 #include "text/text.h"
 #include "util/arena.h"

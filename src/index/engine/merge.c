@@ -29,6 +29,7 @@
  * (the orphan output is swept at the next start); after, the new ones. */
 #define _GNU_SOURCE /* gettid */
 #include "index/engine/writer.h"
+#include "index/engine/segw.h"
 
 #include <inttypes.h>
 #include <stdio.h>

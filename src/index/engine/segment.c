@@ -3,6 +3,7 @@
  * segment written from postings already in docid order (merge.c's
  * eng_segw), encoded by the builder's own encoder (postings.c). */
 #include "index/engine/internal.h"
+#include "index/engine/segw.h"
 
 #include <stdlib.h>
 #include <string.h>
