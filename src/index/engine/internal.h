@@ -557,9 +557,12 @@ void eng_block_decode(const uint8_t *p, uint32_t n, uint32_t prev, uint32_t *ids
 static inline __attribute__((always_inline)) void
 eng_prefetch_ahead(const uint32_t *a, const uint32_t *ids, uint32_t k, uint32_t nin)
 {
+    /* (the address as an integer: a damaged block's docid ahead, not yet
+     * checked, may lie past the array; a prefetch of any address is
+     * harmless, a pointer past the array is not) */
     uint32_t end = k + ENG_AHEAD < nin ? k + ENG_AHEAD + 1 : nin;
     for (uint32_t j = k ? k + ENG_AHEAD : 0; j < end; j++)
-        __builtin_prefetch(a + ids[j]);
+        __builtin_prefetch((const void *)((uintptr_t)a + (uintptr_t)ids[j] * sizeof *a));
 }
 
 /* Reads one term's postings. */

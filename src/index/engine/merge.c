@@ -94,10 +94,10 @@ static uint64_t *url_of(const struct eng_segment *s)
 
 /* The one offset that renumbers every docid of an input, when it has one:
  * none deleted and no other input's documents among its own (inputs
- * adjacent in time, as a first build's are). Then a posting's new docid is
- * a sum: the load of the map was a cache miss a posting for any term
- * sparser than one document in 16, 85 % of merge_build's samples and about
- * a quarter of the 1 M merge's time (perf annotate). MAP_LOADED: no. */
+ * adjacent in time, as segments of articles indexed in time order are; a
+ * first build's from rows imported in any order are not). Then a
+ * posting's new docid is a sum, not a load of the map (a cache miss a
+ * posting for a sparse list: eng_prefetch_ahead). MAP_LOADED: no. */
 static uint32_t map_shift(const uint32_t *map, uint32_t n)
 {
     if (n == 0 || map[0] == ENG_END)
