@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/sort.h"
+
 #include "util/banned.h"
 
 static const char *const facet_names[INDEX_FACET_N] = {"source",  "domain",   "language",
@@ -27,11 +29,7 @@ int index_facet_acc_add(struct index_facet_acc *acc, struct arena *a, const char
 static int cmp_value(const void *x, const void *y)
 {
     const struct index_facet_value *a = x, *b = y;
-    size_t n = a->len < b->len ? a->len : b->len;
-    int c = memcmp(a->value, b->value, n);
-    if (c)
-        return c;
-    return (a->len > b->len) - (a->len < b->len);
+    return sort_order_bytes(a->value, a->len, b->value, b->len);
 }
 
 /* x ranks before y: more matches, then the smaller value. */

@@ -91,9 +91,7 @@ static int cmp_weight(const void *x, const void *y)
     const struct cand *a = x, *b = y;
     if (a->weight != b->weight)
         return a->weight > b->weight ? -1 : 1;
-    size_t n = a->len < b->len ? a->len : b->len;
-    int c = memcmp(a->t, b->t, n);
-    return c ? c : (a->len > b->len) - (a->len < b->len);
+    return sort_order_bytes(a->t, a->len, b->t, b->len);
 }
 
 int index_similar_terms(struct index *idx, struct arena *a, const struct article *art,

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* a against b: -1, 0 or 1. For comparators of records keyed by integers. */
 static inline int sort_order_i64(int64_t a, int64_t b)
@@ -17,6 +18,15 @@ static inline int sort_order_i64(int64_t a, int64_t b)
 static inline int sort_order_u64(uint64_t a, uint64_t b)
 {
     return a < b ? -1 : a > b;
+}
+
+/* a[0..alen) against b[0..blen) in byte order (memcmp's), a string
+ * before the longer ones it begins: negative, 0 or positive. For term and
+ * value strings kept with their lengths. */
+static inline int sort_order_bytes(const void *a, size_t alen, const void *b, size_t blen)
+{
+    int c = alen && blen ? memcmp(a, b, alen < blen ? alen : blen) : 0;
+    return c ? c : sort_order_u64(alen, blen);
 }
 
 /* Two uint64_t / int64_t, ascending: negative, 0 or positive. */

@@ -26,6 +26,7 @@
 #include "text/text.h"
 #include "util/arena.h"
 #include "util/hash.h"
+#include "util/sort.h"
 #include "util/metrics.h"
 
 #define NDOCS 70000 /* > 65,536: docids past 16 bits, gaps past 2 varint bytes */
@@ -761,8 +762,7 @@ static void the_term_dictionary_finds_every_term_across_its_blocks(void **state)
         assert_int_equal(t.idx, i);
         assert_true(t.len < sizeof prev);
         /* ascending, and found where it is, here and in the file */
-        assert_true(i == 0 || memcmp(prev, str, prevlen < t.len ? prevlen : t.len) < 0 ||
-                    (memcmp(prev, str, prevlen < t.len ? prevlen : t.len) == 0 && prevlen < t.len));
+        assert_true(i == 0 || sort_order_bytes(prev, prevlen, str, t.len) < 0);
         assert_int_equal(eng_tdict_lower(seg, str, t.len, &u), i);
         assert_int_equal(u.off, t.off);
         assert_true(eng_tdict_at(seg, i, &u) && u.df == t.df && u.str == t.str);

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "util/sort.h"
@@ -109,6 +110,38 @@ static void keyed_records_sort_by_key_then_by_origin(void **state)
     assert_int_equal(v[n - 1].key, UINT64_MAX);
 }
 
+/* Strings with their lengths in byte order: a string before the longer
+ * ones it begins, bytes compared unsigned (0xff after 'z'), the empty
+ * string first (no bytes read from a NULL of length 0). */
+static void byte_strings_order_as_memcmp_with_a_prefix_first(void **state)
+{
+    (void)state;
+    assert_int_equal(sort_order_bytes("abc", 3, "abc", 3), 0);
+    assert_true(sort_order_bytes("ab", 2, "abc", 3) < 0);
+    assert_true(sort_order_bytes("abc", 3, "ab", 2) > 0);
+    assert_true(sort_order_bytes("abd", 3, "abcz", 4) > 0);
+    assert_true(sort_order_bytes("z", 1, "\xff", 1) < 0);
+    assert_true(sort_order_bytes(NULL, 0, "a", 1) < 0);
+    assert_true(sort_order_bytes("a", 1, NULL, 0) > 0);
+    assert_int_equal(sort_order_bytes(NULL, 0, NULL, 0), 0);
+    /* as a comparator: a sort of every string of {a, b} up to 3 bytes
+     * walks them in the order of a trie's preorder */
+    const char *v[] = {"b", "ab", "", "aab", "a", "ba", "bb", "aa", "abb", "bab"};
+    const char *want[] = {"", "a", "aa", "aab", "ab", "abb", "b", "ba", "bab", "bb"};
+    size_t n = sizeof v / sizeof v[0];
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = i + 1; j < n; j++) {
+            if (sort_order_bytes(v[j], strlen(v[j]), v[i], strlen(v[i])) < 0) {
+                const char *x = v[i];
+                v[i] = v[j];
+                v[j] = x;
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(v[i], want[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -117,6 +150,7 @@ int main(void)
         cmocka_unit_test(arrays_of_pointers_are_searched_by_their_records_key),
         cmocka_unit_test(int64_comparison_sorts_ascending_across_the_whole_range),
         cmocka_unit_test(keyed_records_sort_by_key_then_by_origin),
+        cmocka_unit_test(byte_strings_order_as_memcmp_with_a_prefix_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

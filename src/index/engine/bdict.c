@@ -8,6 +8,7 @@
 #include "util/err.h"
 #include "util/hash.h"
 #include "util/hugepage.h"
+#include "util/sort.h"
 #include "util/banned.h"
 
 static uint64_t prefix8(const char *s, size_t n)
@@ -125,11 +126,7 @@ static int cmp_term(const void *x, const void *y)
     if (ka->head != kb->head)
         return ka->head < kb->head ? -1 : 1;
     const struct eng_bterm *a = &sort_terms[ka->idx], *b = &sort_terms[kb->idx];
-    size_t n = a->len < b->len ? a->len : b->len;
-    int c = memcmp(a->s, b->s, n);
-    if (c)
-        return c;
-    return a->len < b->len ? -1 : a->len > b->len;
+    return sort_order_bytes(a->s, a->len, b->s, b->len);
 }
 
 static uint64_t term_head(const struct eng_bterm *t)

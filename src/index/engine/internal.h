@@ -648,9 +648,9 @@ struct eng_enc_bufs {
 void eng_enc_bufs_free(struct eng_enc_bufs *e);
 
 /* Encode term t (postings remapped by newdoc, NULL: already in their final
- * docids; dl by new docid; keys: room
- * for t->n) into post, where dict's next term's postings begin; its entry
- * into out (for eng_tdict_add, its string next in dict's strings). */
+ * docids; dl by new docid; keys: room for t->n) into post, where dict's
+ * next term's postings begin; its entry into out (for eng_tdict_add, its
+ * string next in dict's strings). */
 int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const struct eng_bterm *t,
                         const uint32_t *newdoc, const uint32_t *dl, uint64_t *keys,
                         const struct eng_tdict_w *dict, struct eng_term *out);

@@ -40,6 +40,7 @@
 
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/sort.h"
 
 #include "util/banned.h"
 
@@ -203,11 +204,7 @@ static int merge_json(struct eng_merge *m, struct eng_segw *w)
 static int term_cmp(const struct eng_segment *a, const struct eng_term *x,
                     const struct eng_segment *b, const struct eng_term *y)
 {
-    size_t n = x->len < y->len ? x->len : y->len;
-    int c = memcmp(a->strs + x->str, b->strs + y->str, n);
-    if (c)
-        return c;
-    return x->len < y->len ? -1 : x->len > y->len;
+    return sort_order_bytes(a->strs + x->str, x->len, b->strs + y->str, y->len);
 }
 
 /* The next live posting of cursor i at or after its current one: its new

@@ -662,9 +662,9 @@ static int split_posting(struct eng_enc_bufs *e, const uint8_t *p, const uint8_t
     return rc == 0 && p != end ? ERR_PARSE : rc;
 }
 
-/* Encode term t (postings remapped by newdoc, NULL: not; dl by new docid) into post:
- * docids as bit-packed blocks; data per block, an exact term's as the
- * heads' length, its heads, its positions (internal.h). */
+/* Encode term t (postings remapped by newdoc, NULL: not; dl by new
+ * docid) into post: docids as bit-packed blocks; data per block, an exact
+ * term's as the heads' length, its heads, its positions (internal.h). */
 int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const struct eng_bterm *t,
                         const uint32_t *newdoc, const uint32_t *dl, uint64_t *keys,
                         const struct eng_tdict_w *dict, struct eng_term *out)

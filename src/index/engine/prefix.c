@@ -25,9 +25,7 @@ struct words {
 static int cmp_word(const void *element, const void *key)
 {
     const struct word *x = element, *y = key;
-    size_t m = x->len < y->len ? x->len : y->len;
-    int c = memcmp(x->s, y->s, m);
-    return c ? c : (x->len > y->len) - (x->len < y->len);
+    return sort_order_bytes(x->s, x->len, y->s, y->len);
 }
 
 /* Insert w[0..len) unless there; *full when the set is full. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/array.h"
+#include "util/sort.h"
 #include "util/banned.h"
 
 /* --- writing ----------------------------------------------------------- */
@@ -191,13 +192,6 @@ bool eng_tdict_at(const struct eng_segment *s, size_t i, struct eng_term *out)
     return eng_term_iter_at(&it, s, i, out);
 }
 
-/* memcmp's order of a[0..alen) and b[0..blen), a prefix first. */
-static int str_cmp(const char *a, size_t alen, const char *b, size_t blen)
-{
-    int c = memcmp(a, b, alen < blen ? alen : blen);
-    return c ? c : (alen > blen) - (alen < blen);
-}
-
 size_t eng_tdict_lower(const struct eng_segment *s, const char *t, size_t len, struct eng_term *out)
 {
     size_t nb = eng_tdict_blocks(s->nterms);
@@ -213,7 +207,7 @@ size_t eng_tdict_lower(const struct eng_segment *s, const char *t, size_t len, s
             eng_segment_damage(s, "the term dictionary's block index is out of bounds");
             return s->nterms;
         }
-        if (str_cmp(s->strs + k->str, flen, t, len) <= 0)
+        if (sort_order_bytes(s->strs + k->str, flen, t, len) <= 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -224,7 +218,7 @@ size_t eng_tdict_lower(const struct eng_segment *s, const char *t, size_t len, s
     struct eng_term_iter it;
     size_t i = lo == 0 ? 0 : (lo - 1) * ENG_TDICT_BLOCK, next = lo * ENG_TDICT_BLOCK;
     for (bool more = eng_term_iter_at(&it, s, i, out); more; more = eng_term_iter_next(&it)) {
-        if (str_cmp(s->strs + out->str, out->len, t, len) >= 0)
+        if (sort_order_bytes(s->strs + out->str, out->len, t, len) >= 0)
             return i;
         if (i == next) {
             eng_segment_damage(s, "the term dictionary's block index disagrees with its entries");
@@ -267,7 +261,8 @@ const char *eng_tdict_check(const struct eng_segment *s)
                 return "a term dictionary entry is out of bounds";
             if (i == b * ENG_TDICT_BLOCK && (k->post_len & ENG_TERM_LEN_MAX) != t.len)
                 return "the term dictionary's block index disagrees with its entries";
-            if (i > 0 && str_cmp(s->strs + prev.str, prev.len, s->strs + t.str, t.len) >= 0)
+            if (i > 0 &&
+                sort_order_bytes(s->strs + prev.str, prev.len, s->strs + t.str, t.len) >= 0)
                 return "the dictionary is not sorted";
             prev = t;
         }
