@@ -27,7 +27,10 @@
  *     byte the one built, whatever the edits.
  *  2  manifest: the rest is a manifest image (checksum recomputed):
  *     eng_manifest_parse refuses it, or its image round-trips byte for
- *     byte.
+ *     byte. The same bytes are then a block's heads (heads.h) of n
+ *     postings, n from their first byte: eng_heads_check refuses them, or
+ *     the unchecked decoder reads the same heads to the same end, and
+ *     their encoding (no longer) decodes to them again.
  *  3  merge: documents as in 0 dealt to up to four segments, some deleted;
  *     a search over those segments answers the same (total, page, every
  *     sort) on one thread and split over two (eng_split); their merge must
@@ -42,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index/engine/heads.h"
 #include "index/engine/internal.h"
 #include "index/engine/writer.h"
 #include "query/query.h"
@@ -761,6 +765,41 @@ static void check_manifest(const uint8_t *p, size_t len)
     free(img);
 }
 
+/* --- 2 as well: a block's heads ------------------------------------------------ */
+
+static bool heads_equal(const struct eng_heads *a, const struct eng_heads *b, uint32_t n)
+{
+    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+        if (memcmp(a->tf[f], b->tf[f], n * sizeof a->tf[f][0]) != 0)
+            return false;
+    }
+    return true;
+}
+
+static void check_heads(const uint8_t *p, size_t len)
+{
+    static struct eng_heads h, back, again;
+    static uint8_t out[ENG_HEADS_MAX_BYTES];
+    const char *why = NULL;
+    if (len < 1)
+        return;
+    uint32_t n = p[0] % ENG_BLOCK + 1;
+    uint8_t *img = malloc(len); /* cut to the heads' bytes: ASan sees a read past them */
+    CHECK(img != NULL);
+    memcpy(img, p + 1, len - 1);
+    const uint8_t *end = eng_heads_check(img, img + len - 1, n, &h, &why);
+    if (end != NULL) {
+        CHECK(eng_heads_decode(img, n, &back) == end && heads_equal(&h, &back, n));
+        size_t olen = eng_heads_encode(out, &h, n);
+        CHECK(olen <= (size_t)(end - img));
+        CHECK(eng_heads_check(out, out + olen, n, &again, &why) == out + olen);
+        CHECK(heads_equal(&h, &again, n));
+    } else {
+        CHECK(why != NULL);
+    }
+    free(img);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
@@ -777,6 +816,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     default:
         check_manifest(data + 1, size - 1);
+        check_heads(data + 1, size - 1);
         break;
     }
     return 0;

@@ -3,6 +3,7 @@
 #define NEWSD_UTIL_BITS_H
 
 #include <stdint.h>
+#include <string.h>
 
 /* The set bits of w, SWAR: the build has no -mpopcnt (Debian's amd64
  * baseline predates the instruction), and without it the compiler's
@@ -47,6 +48,18 @@ static inline unsigned bits_high(uint64_t w) /* index of the highest set bit, w 
 static inline unsigned bits_get(const uint64_t *v, uint64_t i)
 {
     return (unsigned)(v[i >> 6] >> (i & 63) & 1);
+}
+
+/* The eight bytes at p as a little-endian number (one unaligned load on
+ * x86; the bit-packed blocks of the index are little-endian). */
+static inline uint64_t bits_le64(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w;
 }
 
 #endif

@@ -18,7 +18,7 @@ crash nor answer other text than the table holds.
   is rebuilt from the table.
 
 The offsets come from parsing the file here (segfile.c's layout and
-tdict.h's entries, format 9).
+tdict.h's entries, format 10).
 """
 import os
 import re
@@ -69,7 +69,7 @@ def layout(path):
         head = f.read(HEADER.size)
     (magic, version, _endian, tblock_size, n, nterms, strs_len, post_len, _ntoken, _crc,
      _ids_crc, dict_len, dz_len, tdict_len) = HEADER.unpack(head)
-    assert magic == b"NEWSDSEG" and version == 9 and tblock_size == TBLOCK.size
+    assert magic == b"NEWSDSEG" and version == 10 and tblock_size == TBLOCK.size
     nblocks = (nterms + TDICT_BLOCK - 1) // TDICT_BLOCK
     parts = [("ids", 8 * n), ("pub", 8 * n), ("dl", 4 * n), ("src", 4 * n), ("pkh", 8 * n),
              ("pkd", 4 * n), ("tidx", TBLOCK.size * nblocks), ("tdict", tdict_len),

@@ -20,6 +20,7 @@
 
 #include "index/engine/bdict.h"
 #include "index/engine/columns.h"
+#include "index/engine/heads.h"
 #include "index/engine/internal.h"
 #include "index/engine/segw.h"
 #include "query/query.h"
@@ -311,7 +312,7 @@ static void docid_blocks_round_trip_at_every_width_and_length(void **state)
             gaps[n / 2] = top; /* the width is the largest gap's */
             size_t len = eng_block_encode(out, gaps, n);
             assert_int_equal(out[0], w);
-            assert_int_equal(len, 1 + eng_block_bytes(n, out[0]));
+            assert_int_equal(len, 1 + eng_packed_bytes(n, out[0]));
             uint8_t *cut = malloc(len);
             assert_non_null(cut);
             memcpy(cut, out, len);
@@ -539,6 +540,170 @@ static void field_masks_and_term_frequencies_round_trip_at_every_width(void **st
             if (tfs[i] <= 16 && (mask & (mask - 1)) == 0)
                 assert_int_equal(n, 1);
         }
+    }
+}
+
+/* Packed runs at every width 0..32 and length 0..ENG_BLOCK come back from
+ * a buffer cut right after them (ASan: eng_unpack loads nothing past it). */
+static void packed_runs_round_trip_at_every_width_and_length(void **state)
+{
+    (void)state;
+    uint32_t v[ENG_BLOCK], back[ENG_BLOCK];
+    uint8_t out[1 + ENG_BLOCK * 4];
+    uint64_t seed = 99;
+    for (unsigned w = 0; w <= 32; w++) {
+        uint32_t top = w == 0 ? 0 : w == 32 ? UINT32_MAX : (1u << w) - 1;
+        for (uint32_t n = 1; n <= ENG_BLOCK; n++) {
+            for (uint32_t i = 0; i < n; i++) {
+                seed = seed * 6364136223846793005u + 1442695040888963407u;
+                v[i] = (uint32_t)(seed >> 32) & top;
+            }
+            v[n - 1] = top;
+            size_t len = eng_pack(out, v, n);
+            assert_int_equal(out[0], w);
+            assert_int_equal(len, 1 + eng_packed_bytes(n, w));
+            uint8_t *cut = malloc(len);
+            assert_non_null(cut);
+            memcpy(cut, out, len);
+            eng_unpack(cut + 1, len - 1, n, cut[0], back);
+            assert_memory_equal(back, v, n * sizeof *v);
+            free(cut);
+        }
+    }
+}
+
+/* Random heads of n postings: mask 1 << field alone where one_field, else any nonzero mask
+ * (some blocks one mask throughout); tfs small, now and then up to the largest (2^29). */
+static void random_heads(struct eng_heads *h, uint32_t n, uint64_t *seed, int one_field)
+{
+    unsigned uniform = 0; /* a mask for the whole block, or 0: one a posting */
+    for (uint32_t i = 0; i < n; i++) {
+        *seed = *seed * 6364136223846793005u + 1442695040888963407u;
+        uint32_t r = (uint32_t)(*seed >> 33);
+        if (i == 0 && (r >> 20 & 1))
+            uniform = r % 7 + 1;
+        unsigned mask = one_field >= 0 ? 1u << one_field : uniform ? uniform : r % 7 + 1;
+        for (unsigned f = 0; f < ENG_FIELDS; f++) {
+            uint32_t tf = (r >> (4 + 3 * f)) & 3;
+            if ((r >> 8 & 63) == 0)
+                tf = (r & 1) ? (1u << 29) - 1 : 1u << 20;
+            h->tf[f][i] = mask >> f & 1 ? tf + 1 : 0;
+        }
+    }
+}
+
+static void assert_heads_equal(const struct eng_heads *a, const struct eng_heads *b, uint32_t n)
+{
+    for (unsigned f = 0; f < ENG_FIELDS; f++)
+        assert_memory_equal(a->tf[f], b->tf[f], n * sizeof a->tf[f][0]);
+}
+
+/* Format 10: a block's heads come back in both forms (varint under ENG_HEADS_PACKED_MIN
+ * postings, bit-packed from it on) at every length, from a buffer cut right after them, through
+ * the decoder and the checked decoder alike; a one-field block of small tfs takes its run's bits
+ * and a byte of states and one of width, where varints took a byte a posting. */
+static void block_heads_round_trip_in_both_forms(void **state)
+{
+    (void)state;
+    static struct eng_heads h, back, checked;
+    uint8_t out[ENG_HEADS_MAX_BYTES];
+    uint64_t seed = 7;
+    for (uint32_t n = 1; n <= ENG_BLOCK; n++) {
+        for (int one = -1; one < ENG_FIELDS; one++) {
+            for (int rep = 0; rep < 4; rep++) {
+                random_heads(&h, n, &seed, one);
+                size_t len = eng_heads_encode(out, &h, n);
+                assert_true(len <= ENG_HEADS_MAX_BYTES);
+                uint8_t *cut = malloc(len);
+                assert_non_null(cut);
+                memcpy(cut, out, len);
+                memset(&back, 0xff, sizeof back);
+                assert_ptr_equal(eng_heads_decode(cut, n, &back), cut + len);
+                assert_heads_equal(&h, &back, n);
+                const char *why = NULL;
+                assert_ptr_equal(eng_heads_check(cut, cut + len, n, &checked, &why), cut + len);
+                assert_heads_equal(&h, &checked, n);
+                free(cut);
+            }
+        }
+        /* content only, tfs 1..4: 2 bits a posting */
+        for (uint32_t i = 0; i < n; i++) {
+            h.tf[0][i] = h.tf[1][i] = 0;
+            h.tf[2][i] = i % 4 + 1;
+        }
+        size_t len = eng_heads_encode(out, &h, n);
+        if (n >= ENG_HEADS_PACKED_MIN)
+            assert_int_equal(len, 2 + eng_packed_bytes(n, 2));
+        else
+            assert_int_equal(len, n);
+    }
+}
+
+/* Damaged heads are refused by the checked decoder, never read past their bytes (ASan: each
+ * copy cut to its length): a field state of 3, state bits past the fields, a bitmap's spare bit,
+ * an empty or full "some" bitmap, a width past 29, every truncation, a posting in no field. */
+static void damaged_block_heads_are_refused(void **state)
+{
+    (void)state;
+    static struct eng_heads h, back;
+    uint8_t out[ENG_HEADS_MAX_BYTES];
+    const uint32_t n = 20; /* bitmaps of 3 bytes, 4 spare bits */
+    for (uint32_t i = 0; i < n; i++) {
+        /* title in some, content in all */
+        h.tf[0][i] = i % 3 == 0 ? i + 1 : 0;
+        h.tf[1][i] = 0;
+        h.tf[2][i] = i % 5 + 1;
+    }
+    size_t len = eng_heads_encode(out, &h, n);
+    assert_int_equal(out[0], 2 | 1 << 4);
+    const char *why = NULL;
+    struct {
+        size_t at;
+        uint8_t value;
+    } edits[] = {
+        {0, 3 | 1 << 4},        /* title's state 3 */
+        {0, 2 | 1 << 4 | 1 << 6}, /* a state past the three fields */
+        {3, 0x10},              /* a spare bit of the bitmap (bits 4-7 of its third byte) */
+        {4, 30},                /* title's width past 29 */
+        {0, 0},                 /* no field at all: every posting in none */
+    };
+    for (size_t e = 0; e < sizeof edits / sizeof edits[0]; e++) {
+        uint8_t *cut = malloc(len);
+        assert_non_null(cut);
+        memcpy(cut, out, len);
+        cut[edits[e].at] = edits[e].value;
+        if (e == 2)
+            cut[3] |= out[3];
+        why = NULL;
+        assert_null(eng_heads_check(cut, cut + len, n, &back, &why));
+        assert_non_null(why);
+        free(cut);
+    }
+    /* an empty and a full bitmap for title */
+    for (int full = 0; full < 2; full++) {
+        uint8_t *cut = malloc(len);
+        assert_non_null(cut);
+        memcpy(cut, out, len);
+        memset(cut + 1, full ? 0xff : 0, 3);
+        cut[3] &= 0x0f;
+        assert_null(eng_heads_check(cut, cut + len, n, &back, &why));
+        free(cut);
+    }
+    for (size_t cutlen = 0; cutlen < len; cutlen++) {
+        uint8_t *cut = malloc(cutlen ? cutlen : 1);
+        assert_non_null(cut);
+        memcpy(cut, out, cutlen);
+        assert_null(eng_heads_check(cut, cut + cutlen, n, &back, &why));
+        free(cut);
+    }
+    /* the short form: a mask of no field, a head cut short, a second field's tf cut short */
+    static const uint8_t shorts[][2] = {{0x00, 0}, {0x86, 0x80}, {0x05, 0x80}};
+    for (size_t k = 0; k < sizeof shorts / sizeof shorts[0]; k++) {
+        uint8_t *cut = malloc(2);
+        assert_non_null(cut);
+        memcpy(cut, shorts[k], 2);
+        assert_null(eng_heads_check(cut, cut + 2, 1, &back, &why));
+        free(cut);
     }
 }
 
@@ -1124,6 +1289,9 @@ int main(void)
         cmocka_unit_test(docid_blocks_round_trip_at_every_width_and_length),
         cmocka_unit_test(length_bytes_are_monotone_lower_bounds),
         cmocka_unit_test(field_masks_and_term_frequencies_round_trip_at_every_width),
+        cmocka_unit_test(packed_runs_round_trip_at_every_width_and_length),
+        cmocka_unit_test(block_heads_round_trip_in_both_forms),
+        cmocka_unit_test(damaged_block_heads_are_refused),
         cmocka_unit_test(large_term_frequencies_read_back_through_the_writer),
         cmocka_unit_test(postings_of_every_shape_read_back_in_heap_and_file),
         cmocka_unit_test(block_maxima_bound_every_posting_and_a_wrong_one_is_refused),

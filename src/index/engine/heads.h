@@ -1,9 +1,24 @@
-/* Postings' heads as relevancy reads them a term at a time (postings.c,
- * for rank.c and bounds.c): a head's weighted frequency in some fields, and
- * a head (its field mask and each field's tf) packed in 32 bits, for the
- * bounds of a proximity's windows (bounds.c), which need each field's tfs
- * of every word where a weighted sum (wf2) merges them. A tf above
- * ENG_HEAD_TF_MAX is kept as ENG_HEAD_TF_MAX: "too many to bound". */
+/* A block's posting heads (heads.c; segment format 10): each posting's
+ * field mask and its tf in each field of the mask, for the ranking
+ * (rank.c, bounds.c), the column-restricted terms and the cursors
+ * (postings.c).
+ *
+ * A block of fewer than ENG_HEADS_PACKED_MIN postings keeps them as the
+ * builder wrote them, a varint per field (eng_posting_tf_put: the first
+ * field's shares its byte with the mask), one byte for the usual posting.
+ * A larger block is bit-packed: a byte of each field's state (2 bits a
+ * field, low first: none of the postings has it, all have it, or some, by
+ * a bitmap of the block's postings that follows, one bit a posting); then,
+ * per field that any has, its postings' tfs minus one in a packed run
+ * (eng_pack: the width of the largest, then each in that many bits). The
+ * usual block is one field's run of small numbers: a content-only block of
+ * tfs from 1 to 4 takes 2 bits a posting, where a varint took 8 (1 M
+ * articles: the heads 101.7 -> 46.6 MB, docs/performance.md).
+ *
+ * A head packed in 32 bits is for the bounds of a proximity's windows
+ * (bounds.c), which need each field's tfs of every word where a weighted
+ * sum (wf2) merges them. A tf above ENG_HEAD_TF_MAX is kept as
+ * ENG_HEAD_TF_MAX: "too many to bound". */
 #ifndef NEWSD_INDEX_ENGINE_HEADS_H
 #define NEWSD_INDEX_ENGINE_HEADS_H
 
@@ -11,25 +26,64 @@
 
 #include "index/engine/internal.h"
 
+#define ENG_HEADS_PACKED_MIN 8
+/* The bytes of the largest block's heads: the states, a bitmap and a run of 32-bit tfs a field
+ * (the varint form of a short block is smaller: 3 fields of 5 bytes a posting). */
+#define ENG_HEADS_MAX_BYTES (1 + ENG_FIELDS * (ENG_BLOCK / 8 + 1 + ENG_BLOCK * 4))
+_Static_assert(ENG_HEADS_MAX_BYTES >= (ENG_HEADS_PACKED_MIN - 1) * ENG_FIELDS * 5,
+               "a short block's varint heads fit too");
+
+/* The heads of n postings (each with a tf in some field; tfs <= 2^29) into out
+ * (room for ENG_HEADS_MAX_BYTES). Returns the bytes written. */
+size_t eng_heads_encode(uint8_t *out, const struct eng_heads *h, uint32_t n);
+/* The heads of a block of n postings at p (a checked segment's: eng_heads_check) into h; past
+ * them (an exact term's positions follow). */
+const uint8_t *eng_heads_decode(const uint8_t *p, uint32_t n, struct eng_heads *h);
+/* eng_heads_decode of bytes that may be anything, inside [p, end): every posting names a field,
+ * every tf at most 2^29, the bitmaps' spare bits 0; NULL (*why says what) when not. */
+const uint8_t *eng_heads_check(const uint8_t *p, const uint8_t *end, uint32_t n,
+                               struct eng_heads *h, const char **why);
+
+/* Posting i's field mask: the fields where its tf is not 0. */
+static inline unsigned eng_heads_mask(const struct eng_heads *h, uint32_t i)
+{
+    unsigned mask = 0;
+    for (unsigned f = 0; f < ENG_FIELDS; f++)
+        mask |= (unsigned)(h->tf[f][i] != 0) << f;
+    return mask;
+}
+
+/* Twice posting i's weighted frequency (eng_wf2 per field times tf) in the fields of cols. */
+static inline uint32_t eng_heads_wf2(const struct eng_heads *h, uint32_t i, unsigned cols)
+{
+    uint32_t w = 0;
+    for (unsigned f = 0; f < ENG_FIELDS; f++)
+        w += cols >> f & 1 ? eng_wf2[f] * h->tf[f][i] : 0;
+    return w;
+}
+
+/* Posting i's tfs summed: an exact term's positions of it. */
+static inline uint32_t eng_heads_tfs(const struct eng_heads *h, uint32_t i)
+{
+    uint32_t n = 0;
+    for (unsigned f = 0; f < ENG_FIELDS; f++)
+        n += h->tf[f][i];
+    return n;
+}
+
 #define ENG_HEAD_TF_BITS 9
 #define ENG_HEAD_TF_MAX ((1u << ENG_HEAD_TF_BITS) - 1)
 _Static_assert(3 + ENG_HEAD_TF_BITS * ENG_FIELDS <= 32, "a packed head is 32 bits");
 
-/* The head at p packed (bits 0-2 the mask, then each field's tf); past it. */
-static inline const uint8_t *eng_head_pack(const uint8_t *p, uint32_t *packed)
+/* Posting i's head packed (bits 0-2 the mask, then each field's tf). */
+static inline uint32_t eng_heads_pack(const struct eng_heads *h, uint32_t i)
 {
-    unsigned mask;
-    uint32_t tf, out;
-    p = eng_posting_head(p, &mask, &tf);
-    out = mask;
-    for (unsigned m = mask, first = 1; m; m &= m - 1, first = 0) {
-        unsigned f = (unsigned)__builtin_ctz(m);
-        if (!first)
-            p = eng_posting_tf_next(p, &tf);
+    uint32_t out = eng_heads_mask(h, i);
+    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+        uint32_t tf = h->tf[f][i];
         out |= (tf < ENG_HEAD_TF_MAX ? tf : ENG_HEAD_TF_MAX) << (3 + ENG_HEAD_TF_BITS * f);
     }
-    *packed = out;
-    return p;
+    return out;
 }
 
 static inline unsigned eng_head_mask(uint32_t packed)
@@ -42,25 +96,9 @@ static inline uint32_t eng_head_tf(uint32_t packed, unsigned f)
     return packed >> (3 + ENG_HEAD_TF_BITS * f) & ENG_HEAD_TF_MAX;
 }
 
-/* eng_posting_head_read's wf2 of the fields in cols alone. */
-static inline const uint8_t *eng_posting_head_read_in(const uint8_t *p, unsigned cols,
-                                                      uint32_t *wf2)
-{
-    unsigned mask;
-    uint32_t tf, w = 0;
-    p = eng_posting_head(p, &mask, &tf);
-    for (unsigned m = mask, first = 1; m; m &= m - 1, first = 0) {
-        unsigned f = (unsigned)__builtin_ctz(m);
-        if (!first)
-            p = eng_posting_tf_next(p, &tf);
-        w += cols >> f & 1 ? eng_wf2[f] * tf : 0;
-    }
-    *wf2 = w;
-    return p;
-}
 /* Relevancy's frequencies a term at a time over a set of matches (rank.c): for every posting of
  * t with docid d in [lo, hi) set in v (bit d - base), its wf2 in the fields of cols
- * (eng_posting_head_read_in; ENG_WEIGH_PACKED: its head packed, heads.h) into wf2 at d's rank
+ * (eng_heads_wf2; ENG_WEIGH_PACKED: its head packed, eng_heads_pack) into wf2 at d's rank
  * among v's bits (rank[w]: bits before word w), its block's dl_min raising dl_floor there; heads
  * alone read, a block without a match skipped. */
 #define ENG_WEIGH_PACKED 0u
@@ -74,7 +112,7 @@ struct eng_block_bound {
 };
 /* t's blocks holding a docid of [lo, hi) set in v (as eng_postings_weigh reads), in order,
  * into out (room for eng_term_nblocks(t)); how many. Block b's docids, each posting's wf2
- * (eng_posting_head_read) as well: how many. Meta terms: none. */
+ * (eng_heads_wf2) as well: how many. Meta terms: none. */
 uint32_t eng_postings_blocks(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
                              uint32_t hi, const uint64_t *v, uint32_t base,
                              struct eng_block_bound *out);

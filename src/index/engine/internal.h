@@ -17,7 +17,9 @@
  *   columns.c    a segment's in-memory columns (facets, stories): their memory
  *   snapshot.c   generations; reference counts of segments, deletion sets and
  *                snapshots; the slot holding the current snapshot
- *   postings.c   the postings codec whole: varints, blocks, the encoder, cursors
+ *   varint.c     numbers as bytes: varints, bit-packed runs (varint.h)
+ *   heads.c      a block's posting heads: field masks and tfs (heads.h)
+ *   postings.c   the postings codec: docid blocks, the encoder, cursors
  *   tdict.c      a segment's term dictionary: blocks of varint entries (tdict.h)
  *   segment.c    looking terms, ids and URLs up; the merge's segment writer
  *   bdict.c      the builder's dictionary: term strings to numbers (bdict.h)
@@ -78,14 +80,20 @@ struct eng_skip {
     uint32_t data_off; /* block's data bytes, from the term's data stream */
     /* Block max for relevancy: the inputs of a bound on any posting's bm25
      * term (search.c), exact so that `newsd index verify` can check them. */
-    uint32_t wf2_max; /* largest eng_posting_head_read() wf2 of the block; 0: meta */
+    uint32_t wf2_max; /* largest posting wf2 (eng_heads_wf2) of the block; 0: meta */
     uint32_t dl_min;  /* smallest dl of the block's documents */
 };
 
 /* Twice bm25's column weights (title 3, description 1.5, content 1: the
  * weights index/fts5/fts5.c gives FTS5's bm25), so that a posting's weighted
- * frequency is an integer: eng_posting_head_read(). */
+ * frequency is an integer: eng_heads_wf2 (heads.h). */
 static const uint32_t eng_wf2[ENG_FIELDS] = {6, 3, 2};
+
+/* A block's posting heads decoded (heads.h): each posting's tf per field,
+ * 0 in a field outside its mask (eng_heads_mask). */
+struct eng_heads {
+    uint32_t tf[ENG_FIELDS][ENG_BLOCK];
+};
 
 /* A term of a segment's dictionary, as tdict.c reads it from its entry. */
 struct eng_term {
@@ -419,11 +427,6 @@ int eng_segment_term_ready(const struct eng_segment *s, const struct eng_term *t
  * the first time it is opened and in eng_segment_check. 0 or ERR_PARSE
  * (err says what). */
 int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t, struct err *err);
-/* A posting's head (mask and tfs) inside [p, end), eng_posting_head_read
- * bounded: its weighted frequency into *wf2, its tfs' sum into *tfs; NULL
- * (*why says what) when malformed. */
-const uint8_t *eng_posting_head_in(const uint8_t *p, const uint8_t *end, uint64_t *wf2,
-                                   uint64_t *tfs, const char **why);
 /* The columns a search reads by docid, checked (O(n), at open): ids
  * descending, source ids < nsrc, the URL table, the document offsets, the
  * row sizes' total. */
@@ -510,30 +513,7 @@ static inline const uint8_t *eng_posting_tf_next(const uint8_t *p, uint32_t *tf)
     *tf += 1;
     return p;
 }
-/* A whole posting head at p (mask and every field's tf): twice its
- * weighted frequency (eng_wf2 per field times tf) into *wf2, the sum of
- * its tfs (its positions, for an exact term) into *tfs; past the head. */
-static inline const uint8_t *eng_posting_head_read(const uint8_t *p, uint32_t *wf2, uint32_t *tfs)
-{
-    unsigned mask;
-    uint32_t tf;
-    p = eng_posting_head(p, &mask, &tf);
-    uint32_t w = eng_wf2[__builtin_ctz(mask)] * tf, all = tf;
-    for (mask &= mask - 1; mask; mask &= mask - 1) { /* the other fields' tfs */
-        p = eng_posting_tf_next(p, &tf);
-        w += eng_wf2[__builtin_ctz(mask)] * tf;
-        all += tf;
-    }
-    *wf2 = w;
-    *tfs = all;
-    return p;
-}
 
-/* Bytes of a docid block of n gaps at width w, after its width byte. */
-static inline size_t eng_block_bytes(uint32_t n, unsigned w)
-{
-    return ((size_t)n * w + 7) / 8;
-}
 /* Bytes of the largest docid block. */
 #define ENG_BLOCK_MAX_BYTES (1 + ENG_BLOCK * 4)
 /* Block of n <= ENG_BLOCK docid gaps (each minus one) into out (at least
@@ -574,12 +554,13 @@ struct eng_cursor {
     uint32_t nin;      /* docs in the current block, all decoded into ids */
     uint32_t i;        /* index in the block */
     uint32_t doc;      /* current docid, ENG_END */
-    const uint8_t *dp; /* head of posting di of the block */
-    uint32_t di;
-    const uint8_t *pp; /* exact terms: positions of the block, pskip of them to skip first */
-    uint32_t pskip;
+    const uint8_t *hp; /* the block's heads, decoded into h on its first data read */
+    bool decoded;
+    uint32_t di;       /* exact terms: pp is at posting di's positions */
+    const uint8_t *pp;
     struct eng_skip one; /* the skip entry of a one-block list (skip points here) */
     uint32_t ids[ENG_BLOCK];
+    struct eng_heads h;
 };
 
 void eng_cursor_init(struct eng_cursor *c, const struct eng_segment *s, const struct eng_term *t);
@@ -641,7 +622,8 @@ int eng_obuf_put(struct eng_obuf *o, const void *p, size_t n);
  * term to term. */
 struct eng_enc_bufs {
     struct eng_obuf docs, data;
-    struct eng_obuf heads, pos; /* an exact term's block: heads, then positions */
+    struct eng_heads h;         /* the block's heads, encoded at its end */
+    struct eng_obuf pos;        /* an exact term's block: its positions, after the heads */
     struct eng_skip *skip;      /* the term's skip table */
     size_t skipcap;
 };

@@ -5,14 +5,12 @@
  * dictionary entry, tdict.h), then the docid stream, then the
  * data stream. Docids, per block: one byte w (0..32), then the block's gaps minus one (the first
  * from the previous block's last docid, or from "before 0") bit-packed w bits each, least
- * significant bit first (eng_block_bytes); unpacking has no dependency from one gap to the next,
+ * significant bit first (eng_pack); unpacking has no dependency from one gap to the next,
  * where a varint's length was known only once its bytes were read. Data, text terms only, per
- * posting its head: per field in the field mask its tf as a varint — the first field's as
- * (tf - 1) << 3 | mask, so that the usual posting, one field with a few occurrences, takes one
- * byte; the others' as tf - 1. A stem term's block is its postings' heads; an exact term's block
- * is the heads' byte length (varint), the heads, then the positions (per posting, per field, tf
- * deltas as varints), so that relevancy reads the heads without walking any position. Meta terms
- * have no data.
+ * block: its postings' heads (field masks and tfs, heads.h: bit-packed in runs of one width a
+ * field, a varint a field in a block of fewer than 8), then, for an exact term, the positions
+ * (per posting, per field, tf deltas as varints), so that relevancy reads the heads without
+ * walking any position. Meta terms have no data.
  *
  * Docids are bit-packed gaps in blocks of ENG_BLOCK (FOR-128) with a skip
  * table of the last docid per block, so a seek binary-searches the skip
@@ -33,74 +31,25 @@
 
 #include "util/banned.h"
 
-const uint8_t *eng_varint_get(const uint8_t *p, uint32_t *v)
-{
-    uint32_t x = 0;
-    unsigned shift = 0;
-    while (*p & 0x80) {
-        x |= (uint32_t)(*p++ & 0x7f) << shift;
-        shift += 7;
-    }
-    x |= (uint32_t)*p++ << shift;
-    *v = x;
-    return p;
-}
-
-/* Eight bytes at p as a little-endian number (the packing's order). */
-static inline uint64_t load_le64(const uint8_t *p)
-{
-    uint64_t w;
-    memcpy(&w, p, sizeof w);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    w = __builtin_bswap64(w);
-#endif
-    return w;
-}
-
 size_t eng_block_encode(uint8_t *out, const uint32_t *gaps, uint32_t n)
 {
-    uint32_t max = 0;
-    for (uint32_t i = 0; i < n; i++)
-        max |= gaps[i];
-    unsigned w = max ? 32u - (unsigned)__builtin_clz(max) : 0;
-    size_t len = eng_block_bytes(n, w);
-    out[0] = (uint8_t)w;
-    memset(out + 1, 0, len);
-    for (uint32_t i = 0; i < n; i++) {
-        size_t bit = (size_t)i * w;
-        uint64_t v = (uint64_t)gaps[i] << (bit & 7);
-        for (size_t k = 0; (bit >> 3) + k < len && k < 5; k++) /* 32 + 7 bits: 5 bytes */
-            out[1 + (bit >> 3) + k] |= (uint8_t)(v >> (8 * k));
-    }
-    return 1 + len;
+    return eng_pack(out, gaps, n);
 }
 
 /* The gaps of a docid block of width w from gap i on, each after x:
- * emit(ctx, i, docid i) in order. A gap is read where the packing put it:
- * one unaligned load, a shift and a mask at a place known beforehand (no
- * gap waits for the one before it but through the running sum). The loads
- * stay inside the block: the gaps of its last eight bytes are read from a
- * copy padded with zeros. */
+ * emit(ctx, i, docid i) in order. A gap is read where the packing put it
+ * (eng_unpack_from: one unaligned load, a shift and a mask at a place known
+ * beforehand; no gap waits for the one before it but through the running
+ * sum), the last eight bytes from a copy padded with zeros. */
 static inline __attribute__((always_inline)) void
 gaps_each(const uint8_t *p, uint32_t i, uint32_t n, uint32_t x, unsigned w,
           void (*emit)(void *ctx, uint32_t i, uint32_t docid), void *ctx)
 {
-    uint64_t mask = ((uint64_t)1 << w) - 1;
-    size_t len = eng_block_bytes(n, w);
-    for (; i < n && ((size_t)i * w >> 3) + 8 <= len; i++) {
-        size_t bit = (size_t)i * w;
-        x += (uint32_t)(load_le64(p + (bit >> 3)) >> (bit & 7) & mask) + 1;
+    uint32_t gaps[ENG_BLOCK];
+    eng_unpack_from(p, eng_packed_bytes(n, w), i, n, w, gaps);
+    for (; i < n; i++) {
+        x += gaps[i] + 1;
         emit(ctx, i, x);
-    }
-    if (i < n) {
-        size_t from = len > 8 ? len - 8 : 0;
-        uint8_t tail[16] = {0};
-        memcpy(tail, p + from, len - from);
-        for (; i < n; i++) {
-            size_t bit = (size_t)i * w;
-            x += (uint32_t)(load_le64(tail + ((bit >> 3) - from)) >> (bit & 7) & mask) + 1;
-            emit(ctx, i, x);
-        }
     }
 }
 
@@ -115,13 +64,13 @@ block_each_w(const uint8_t *p, uint32_t n, uint32_t x, unsigned w,
              void (*emit)(void *ctx, uint32_t i, uint32_t docid), void *ctx)
 {
     uint64_t mask = ((uint64_t)1 << w) - 1;
-    size_t len = eng_block_bytes(n, w);
+    size_t len = eng_packed_bytes(n, w);
     uint32_t i = 0;
     for (; i + 8 <= n && (size_t)(i / 8) * w + (7 * w >> 3) + 8 <= len; i += 8) {
         const uint8_t *g = p + (size_t)(i / 8) * w;
 #pragma GCC unroll 8
         for (unsigned j = 0; j < 8; j++) {
-            x += (uint32_t)(load_le64(g + (j * w >> 3)) >> (j * w & 7) & mask) + 1;
+            x += (uint32_t)(bits_le64(g + (j * w >> 3)) >> (j * w & 7) & mask) + 1;
             emit(ctx, i + j, x);
         }
     }
@@ -203,14 +152,8 @@ static void block_load(struct eng_cursor *c, uint32_t b)
     eng_block_decode(c->docs + c->skip[b].doc_off, n, block_prev(c->skip, b), c->ids);
     c->doc = c->ids[0];
     c->di = 0;
-    c->dp = c->data ? c->data + c->skip[b].data_off : NULL;
-    c->pp = NULL;
-    c->pskip = 0;
-    if (c->dp && eng_kind(t->kind) == ENG_TERM_EXACT) {
-        uint32_t heads;
-        c->dp = eng_varint_get(c->dp, &heads);
-        c->pp = c->dp + heads;
-    }
+    c->hp = c->data ? c->data + c->skip[b].data_off : NULL;
+    c->decoded = false;
 }
 
 /* The skip table of t; for a one-block list, *one filled with its maxima,
@@ -246,6 +189,8 @@ void eng_cursor_init(struct eng_cursor *c, const struct eng_segment *s, const st
     c->nin = 0;
     c->i = 0;
     c->doc = ENG_END;
+    c->hp = NULL;
+    c->decoded = false;
     if (t->df > 0) {
         block_load(c, 0);
         if (c->skip == &c->one) /* its last docid bounds every seek */
@@ -272,69 +217,31 @@ uint32_t eng_cursor_seek(struct eng_cursor *c, uint32_t target)
     return c->doc;
 }
 
-/* Skip posting heads up to the current posting; an exact term's skipped
- * positions are only counted (pskip), skipped when positions are read. */
-static void data_advance(struct eng_cursor *c)
-{
-    bool exact = eng_kind(c->t->kind) == ENG_TERM_EXACT;
-    while (c->di < c->i) {
-        uint32_t wf2, tfs;
-        c->dp = eng_posting_head_read(c->dp, &wf2, &tfs);
-        if (exact)
-            c->pskip += tfs;
-        c->di++;
-    }
-}
-
-/* A varint ends at a byte below 0x80: while eight or more are due the
- * next eight bytes are theirs, and their ends are counted at once (a
- * varint cut at the eighth byte still ends at its own end byte, counted
- * later). */
-const uint8_t *eng_varints_skip(const uint8_t *p, uint32_t n)
-{
-    while (n >= 8) {
-        n -= bits_pop(~load_le64(p) & 0x8080808080808080u);
-        p += 8;
-    }
-    while (n > 0) {
-        while (*p & 0x80)
-            p++;
-        p++;
-        n--;
-    }
-    return p;
-}
-
 void eng_cursor_data(struct eng_cursor *c, unsigned *mask, uint32_t tf[ENG_FIELDS],
                      uint32_t (*pos)[ENG_POS_MAX])
 {
-    const uint8_t *p;
-    bool exact = eng_kind(c->t->kind) == ENG_TERM_EXACT;
-
-    memset(tf, 0, ENG_FIELDS * sizeof *tf);
     if (c->data == NULL) {
+        memset(tf, 0, ENG_FIELDS * sizeof *tf);
         *mask = 0;
         return;
     }
-    data_advance(c);
-    uint32_t tf0;
-    p = eng_posting_head(c->dp, mask, &tf0);
-    for (unsigned f = 0, first = 1; f < ENG_FIELDS; f++) {
-        if (!(*mask & (1u << f)))
-            continue;
-        if (first)
-            tf[f] = tf0;
-        else
-            p = eng_posting_tf_next(p, &tf[f]);
-        first = 0;
+    if (!c->decoded) { /* an exact term's positions follow the heads */
+        c->pp = eng_heads_decode(c->hp, c->nin, &c->h);
+        c->di = 0;
+        c->decoded = true;
     }
-    if (!exact || pos == NULL)
+    *mask = eng_heads_mask(&c->h, c->i);
+    for (unsigned f = 0; f < ENG_FIELDS; f++)
+        tf[f] = c->h.tf[f][c->i];
+    if (eng_kind(c->t->kind) != ENG_TERM_EXACT || pos == NULL)
         return;
     /* this posting's positions: pp stays at their start, as di stays at
-     * this posting (the next data_advance counts them to skip) */
-    c->pp = eng_varints_skip(c->pp, c->pskip);
-    c->pskip = 0;
-    p = c->pp;
+     * this posting (a later posting's read skips them) */
+    uint32_t skip = 0;
+    for (; c->di < c->i; c->di++)
+        skip += eng_heads_tfs(&c->h, c->di);
+    c->pp = eng_varints_skip(c->pp, skip);
+    const uint8_t *p = c->pp;
     for (unsigned f = 0; f < ENG_FIELDS; f++) {
         uint32_t at = 0;
         for (uint32_t k = 0; k < tf[f]; k++) {
@@ -443,18 +350,14 @@ static bool block_has_match(const struct eng_skip *skip, uint32_t nb, uint32_t b
     return any_bit(v, base, a, z);
 }
 
-/* Block b of text term t: its docids into ids; its first posting's head. */
-static const uint8_t *block_read(const struct eng_segment *s, const struct eng_term *t,
-                                 const struct eng_skip *skip, uint32_t b, uint32_t ids[ENG_BLOCK])
+/* Block b of text term t: its docids into ids, its heads into h. */
+static void block_read(const struct eng_segment *s, const struct eng_term *t,
+                       const struct eng_skip *skip, uint32_t b, uint32_t ids[ENG_BLOCK],
+                       struct eng_heads *h)
 {
     const uint8_t *docs = s->post + t->off + eng_term_skip_bytes(t);
     eng_block_decode(docs + skip[b].doc_off, block_len(t, b), block_prev(skip, b), ids);
-    const uint8_t *p = docs + t->docs_len + skip[b].data_off;
-    if (eng_kind(t->kind) == ENG_TERM_EXACT) { /* the heads' length first */
-        uint32_t heads;
-        p = eng_varint_get(p, &heads);
-    }
-    return p;
+    eng_heads_decode(docs + t->docs_len + skip[b].data_off, block_len(t, b), h);
 }
 
 uint32_t eng_postings_fill_in(const struct eng_segment *s, const struct eng_term *t, unsigned cols,
@@ -472,19 +375,13 @@ uint32_t eng_postings_fill_in(const struct eng_segment *s, const struct eng_term
     for (uint32_t b = block_reaching(skip, 0, nb, lo); b < nb; b++) {
         if (b > 0 && block_prev(skip, b) + 1 >= hi)
             break;
-        const uint8_t *p = block_read(s, t, skip, b, ids);
+        struct eng_heads h;
+        block_read(s, t, skip, b, ids, &h);
         for (uint32_t j = 0, n = block_len(t, b); j < n; j++) {
-            uint32_t d = ids[j], tf;
-            unsigned mask;
-            /* the head's mask, its tfs passed over (eng_head_pack, which
-             * packs them too, made title:football newest first at 10 M
-             * 12 % slower) */
-            p = eng_posting_head(p, &mask, &tf);
-            for (unsigned m = mask & (mask - 1); m; m &= m - 1)
-                p = eng_posting_tf_next(p, &tf);
+            uint32_t d = ids[j];
             if (d >= hi)
                 return set;
-            if (d >= lo && (mask & cols)) {
+            if (d >= lo && (eng_heads_mask(&h, j) & cols)) {
                 bits[(d - base) >> 6] |= (uint64_t)1 << ((d - base) & 63);
                 set++;
             }
@@ -506,6 +403,7 @@ weigh_walk(const struct eng_segment *s, const struct eng_term *t, uint32_t lo, u
     const struct eng_skip *skip = term_skip(s, t, &one);
     uint32_t nb = eng_term_nblocks(t);
     uint32_t ids[ENG_BLOCK];
+    struct eng_heads h;
 
     for (uint32_t b = block_reaching(skip, 0, nb, lo); b < nb; b++) {
         uint32_t first = b == 0 ? 0 : block_prev(skip, b) + 1;
@@ -513,15 +411,9 @@ weigh_walk(const struct eng_segment *s, const struct eng_term *t, uint32_t lo, u
             break;
         if (!block_has_match(skip, nb, b, first, lo, hi, v, base))
             continue;
-        const uint8_t *p = block_read(s, t, skip, b, ids);
+        block_read(s, t, skip, b, ids, &h);
         for (uint32_t j = 0, n = block_len(t, b); j < n; j++) {
-            uint32_t d = ids[j], w, tfs;
-            if (cols == ENG_WEIGH_PACKED)
-                p = eng_head_pack(p, &w);
-            else if ((cols & INDEX_FIELD_ALL) == INDEX_FIELD_ALL)
-                p = eng_posting_head_read(p, &w, &tfs);
-            else
-                p = eng_posting_head_read_in(p, cols, &w);
+            uint32_t d = ids[j];
             if (d >= hi)
                 return;
             uint32_t x = d - base;
@@ -529,7 +421,7 @@ weigh_walk(const struct eng_segment *s, const struct eng_term *t, uint32_t lo, u
                 uint64_t below = v[x >> 6] & (((uint64_t)1 << (x & 63)) - 1);
                 uint32_t m =
                     rank[x >> 6] + (hw ? (uint32_t)__builtin_popcountll(below) : bits_pop(below));
-                wf2[m] = w;
+                wf2[m] = cols == ENG_WEIGH_PACKED ? eng_heads_pack(&h, j) : eng_heads_wf2(&h, j, cols);
                 if (dl_floor[m] < skip[b].dl_min)
                     dl_floor[m] = skip[b].dl_min;
             }
@@ -588,12 +480,11 @@ uint32_t eng_postings_block(const struct eng_segment *s, const struct eng_term *
 {
     struct eng_skip one;
     const struct eng_skip *skip = term_skip(s, t, &one);
-    const uint8_t *p = block_read(s, t, skip, b, ids);
+    struct eng_heads h;
+    block_read(s, t, skip, b, ids, &h);
     uint32_t n = block_len(t, b);
-    for (uint32_t j = 0; j < n; j++) {
-        uint32_t tfs;
-        p = eng_posting_head_read(p, &wf2[j], &tfs);
-    }
+    for (uint32_t j = 0; j < n; j++)
+        wf2[j] = eng_heads_wf2(&h, j, INDEX_FIELD_ALL);
     return n;
 }
 
@@ -621,7 +512,6 @@ void eng_enc_bufs_free(struct eng_enc_bufs *e)
 {
     free(e->docs.p);
     free(e->data.p);
-    free(e->heads.p);
     free(e->pos.p);
     free(e->skip);
 }
@@ -633,38 +523,37 @@ static int pack_block(struct eng_obuf *docs, const uint32_t *gaps, uint32_t n)
 }
 
 /* A posting's builder data (flush_doc: per field its tf, then for exact
- * terms its positions) split: the tfs to heads, the positions to pos;
- * twice its weighted frequency (eng_wf2 per field times tf) into *wf2. */
-static int split_posting(struct eng_enc_bufs *e, const uint8_t *p, const uint8_t *end,
-                         uint32_t *wf2)
+ * terms its positions) split: its mask and tfs to e->h at j, its positions
+ * to pos; twice its weighted frequency (eng_wf2 per field times tf) into *wf2. */
+static int split_posting(struct eng_enc_bufs *e, uint32_t j, const uint8_t *p, const uint8_t *end,
+                         bool exact, uint32_t *wf2)
 {
-    const uint8_t *q = p;
     unsigned mask;
     uint32_t tf;
     int rc = 0;
     p = eng_posting_head(p, &mask, &tf);
     *wf2 = 0;
     for (unsigned f = 0, first = 1; f < ENG_FIELDS && rc == 0; f++) {
+        e->h.tf[f][j] = 0;
         if (!(mask & (1u << f)))
             continue;
-        if (!first) {
-            q = p;
+        if (!first)
             p = eng_posting_tf_next(p, &tf);
-        }
         first = 0;
+        e->h.tf[f][j] = tf;
         *wf2 += eng_wf2[f] * tf;
-        rc = eng_obuf_put(&e->heads, q, (size_t)(p - q));
-        q = p;
-        p = eng_varints_skip(p, tf);
-        if (rc == 0)
+        if (exact) {
+            const uint8_t *q = p;
+            p = eng_varints_skip(p, tf);
             rc = eng_obuf_put(&e->pos, q, (size_t)(p - q));
+        }
     }
     return rc == 0 && p != end ? ERR_PARSE : rc;
 }
 
 /* Encode term t (postings remapped by newdoc, NULL: not; dl by new
- * docid) into post: docids as bit-packed blocks; data per block, an exact
- * term's as the heads' length, its heads, its positions (internal.h). */
+ * docid) into post: docids as bit-packed blocks; data per block, its
+ * heads (heads.h), an exact term's positions after them. */
 int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const struct eng_bterm *t,
                         const uint32_t *newdoc, const uint32_t *dl, uint64_t *keys,
                         const struct eng_tdict_w *dict, struct eng_term *out)
@@ -672,7 +561,6 @@ int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const str
     static const uint8_t zero[4];
     uint32_t n = t->n, nblocks = (n + ENG_BLOCK - 1) / ENG_BLOCK;
     uint32_t gaps[ENG_BLOCK];
-    uint8_t tmp[8];
     uint32_t prev = UINT32_MAX;
     bool exact = eng_kind(t->kind) == ENG_TERM_EXACT;
     int rc = 0;
@@ -717,7 +605,6 @@ int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const str
             sk->doc_off = (uint32_t)e->docs.n;
             sk->data_off = (uint32_t)e->data.n;
             sk->dl_min = UINT32_MAX;
-            e->heads.n = 0;
             e->pos.n = 0;
         }
         if (dl[d] < sk->dl_min)
@@ -727,26 +614,20 @@ int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const str
         if (eng_kind(t->kind) != ENG_TERM_META) {
             const uint8_t *at = t->data + t->pst[k].off,
                           *end = t->data + (k + 1 < n ? t->pst[k + 1].off : t->dlen);
-            uint32_t wf2, tfs;
-            if (exact) {
-                rc = split_posting(e, at, end, &wf2);
-            } else {
-                eng_posting_head_read(at, &wf2, &tfs);
-                rc = eng_obuf_put(&e->data, at, (size_t)(end - at));
-            }
+            uint32_t wf2;
+            rc = split_posting(e, i % ENG_BLOCK, at, end, exact, &wf2);
             if (wf2 > sk->wf2_max)
                 sk->wf2_max = wf2;
         }
         if (rc == 0 && (i % ENG_BLOCK == ENG_BLOCK - 1 || i == n - 1)) {
             sk->last = d;
             rc = pack_block(&e->docs, gaps, i % ENG_BLOCK + 1);
-            if (rc == 0 && exact) {
-                rc = eng_obuf_put(&e->data, tmp, eng_varint_put(tmp, (uint32_t)e->heads.n));
-                if (rc == 0)
-                    rc = eng_obuf_put(&e->data, e->heads.p, e->heads.n);
-                if (rc == 0)
-                    rc = eng_obuf_put(&e->data, e->pos.p, e->pos.n);
+            if (rc == 0 && eng_kind(t->kind) != ENG_TERM_META) {
+                uint8_t heads[ENG_HEADS_MAX_BYTES];
+                rc = eng_obuf_put(&e->data, heads, eng_heads_encode(heads, &e->h, i % ENG_BLOCK + 1));
             }
+            if (rc == 0 && exact)
+                rc = eng_obuf_put(&e->data, e->pos.p, e->pos.n);
         }
     }
     /* A list of several blocks begins 4-byte aligned: its skip table is

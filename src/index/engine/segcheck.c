@@ -1,46 +1,15 @@
 /* The checks of what a search reads of a mapped segment file, made where
  * it first reads it (index/engine/internal.h, docs/engine.md "Damage"): the
  * columns at open, each term's postings whole when the term is first
- * opened; and the bounded decoders the full check of `newsd index verify`
- * (segfile.c) shares with them. */
+ * opened, the same checks the full check of `newsd index verify`
+ * (segfile.c) makes (a block's heads by heads.c's eng_heads_check). */
 #include "index/engine/internal.h"
 
 #include <string.h>
 
-#include "util/banned.h"
+#include "index/engine/heads.h"
 
-/* One posting's head (mask and tfs) inside [p, end): its weighted
- * frequency into *wf2, its tfs' sum into *tfs; NULL when malformed. */
-const uint8_t *eng_posting_head_in(const uint8_t *p, const uint8_t *end, uint64_t *wf2,
-                                   uint64_t *tfs, const char **why)
-{
-    uint32_t head;
-    *wf2 = *tfs = 0;
-    if ((p = eng_varint_in(p, end, &head)) == NULL) {
-        *why = "a term frequency runs out";
-        return NULL;
-    }
-    unsigned mask = head & 7;
-    if (mask == 0 || mask >> ENG_FIELDS) {
-        *why = "a field mask names no field";
-        return NULL;
-    }
-    for (unsigned f = 0, first = 1; f < ENG_FIELDS; f++) {
-        uint32_t tf;
-        if (!(mask & (1u << f)))
-            continue;
-        if (first) {
-            tf = (head >> 3) + 1;
-        } else if ((p = eng_varint_in(p, end, &tf)) == NULL || tf++ == UINT32_MAX) {
-            *why = "a term frequency runs out";
-            return NULL;
-        }
-        first = 0;
-        *wf2 += (uint64_t)eng_wf2[f] * tf;
-        *tfs += tf;
-    }
-    return p;
-}
+#include "util/banned.h"
 
 /* One term's postings inside post[off, off + bytes). */
 int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t, struct err *err)
@@ -61,27 +30,23 @@ int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t
     uint32_t prev = UINT32_MAX, left = t->df;
     const uint8_t *dp = docs, *ap = data;
     uint32_t ids[ENG_BLOCK];
+    struct eng_heads h;
     const char *why = NULL;
 
     for (uint32_t b = 0; b < eng_term_nblocks(t); b++) {
         uint32_t nin = left > ENG_BLOCK ? ENG_BLOCK : left;
         uint32_t dl_min = UINT32_MAX;
         uint64_t wf2_max = 0, pos_due = 0;
-        const uint8_t *heads_end = data_end;
         left -= nin;
         if (!one && (skip[b].doc_off != (uint32_t)(dp - docs) ||
                      (kind != ENG_TERM_META && skip[b].data_off != (uint32_t)(ap - data))))
             return err_set(err, ERR_PARSE, "a skip entry points elsewhere");
-        if (dp >= docs_end || *dp > 32 || eng_block_bytes(nin, *dp) > (size_t)(docs_end - dp - 1))
+        if (dp >= docs_end || *dp > 32 || eng_packed_bytes(nin, *dp) > (size_t)(docs_end - dp - 1))
             return err_set(err, ERR_PARSE, "a docid block runs out");
         eng_block_decode(dp, nin, prev, ids);
-        dp += 1 + eng_block_bytes(nin, *dp);
-        if (exact) {
-            uint32_t hl;
-            if ((ap = eng_varint_in(ap, data_end, &hl)) == NULL || hl > (size_t)(data_end - ap))
-                return err_set(err, ERR_PARSE, "a block's heads run out");
-            heads_end = ap + hl;
-        }
+        dp += 1 + eng_packed_bytes(nin, *dp);
+        if (kind != ENG_TERM_META && (ap = eng_heads_check(ap, data_end, nin, &h, &why)) == NULL)
+            return err_set(err, ERR_PARSE, "%s", why);
         for (uint32_t k = 0; k < nin; k++) {
             /* the first gap counts from "before 0"; a wrap is past the segment */
             if ((k > 0 || prev != UINT32_MAX) && ids[k] <= (k > 0 ? ids[k - 1] : prev))
@@ -94,20 +59,18 @@ int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t
                 dl_min = s->dl[d];
             if (kind == ENG_TERM_META)
                 continue;
-            uint64_t wf2, tfs;
-            if (ap >= heads_end ||
-                (ap = eng_posting_head_in(ap, heads_end, &wf2, &tfs, &why)) == NULL)
-                return err_set(err, ERR_PARSE, "%s", why ? why : "a data stream runs out");
+            uint64_t wf2 = 0;
+            for (unsigned f = 0; f < ENG_FIELDS; f++) {
+                wf2 += (uint64_t)eng_wf2[f] * h.tf[f][k];
+                pos_due += h.tf[f][k];
+            }
             if (wf2 > UINT32_MAX)
                 return err_set(err, ERR_PARSE, "a posting's term frequencies overflow");
             if (wf2 > wf2_max)
                 wf2_max = wf2;
-            pos_due += tfs;
         }
         prev = ids[nin - 1];
-        if (exact) { /* the heads fill their length; the positions follow */
-            if (ap != heads_end)
-                return err_set(err, ERR_PARSE, "a block's heads disagree with their length");
+        if (exact) { /* the positions follow the heads */
             for (uint64_t i = 0; i < pos_due; i++) {
                 uint32_t pos;
                 if ((ap = eng_varint_in(ap, data_end, &pos)) == NULL)

@@ -31,6 +31,8 @@
  * then rebuilt from the table. */
 #include "index/engine/internal.h"
 
+#include "index/engine/heads.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -58,8 +60,10 @@
  * dictionary changed the articles' text); 8: pairs (pairs.h), exact terms
  * marked paired; 9: the term dictionary in blocks of varint entries
  * (tdict.h), a one-block list's maxima in its entry, only lists of several
- * blocks 4-byte aligned (1 M articles: the index proper -38 MB). */
-#define SEG_VERSION 9u
+ * blocks 4-byte aligned (1 M articles: the index proper -38 MB); 10: a block's heads
+ * bit-packed, its fields' tfs in runs of one width (heads.h), an exact term's block without
+ * the heads' length (1 M articles: the heads 101.7 -> 46.6 MB). */
+#define SEG_VERSION 10u
 #define SEG_ENDIAN 0x01020304u
 
 struct seg_header {
@@ -450,8 +454,8 @@ int eng_segment_check(const struct eng_segment *s, uint32_t nsrc, struct err *er
 
 /* --- where the bytes go ------------------------------------------------------ */
 
-/* One term's data stream split into frequencies (masks and tfs, with
- * each exact block's heads length) and positions. */
+/* One term's data stream split into frequencies (the blocks' heads: masks
+ * and tfs) and positions. */
 static void term_sizes(const struct eng_segment *s, const struct eng_term *t,
                        struct index_size_report *r)
 {
@@ -466,22 +470,15 @@ static void term_sizes(const struct eng_segment *s, const struct eng_term *t,
     r->postings += t->df;
     for (uint32_t left = t->df; eng_kind(t->kind) != ENG_TERM_META && left > 0 && p < end;) {
         uint32_t nin = left > ENG_BLOCK ? ENG_BLOCK : left;
-        const uint8_t *q = p, *heads_end = end;
+        const uint8_t *q = p;
+        struct eng_heads h;
         uint64_t due = 0;
         left -= nin;
-        if (eng_kind(t->kind) == ENG_TERM_EXACT) {
-            uint32_t hl;
-            if ((p = eng_varint_in(p, end, &hl)) == NULL || hl > (size_t)(end - p))
-                return;
-            heads_end = p + hl;
-        }
-        for (uint32_t k = 0; k < nin; k++) {
-            uint64_t wf2, tfs;
-            if ((p = eng_posting_head_in(p, heads_end, &wf2, &tfs, &why)) == NULL)
-                return;
-            due += tfs;
-        }
+        if ((p = eng_heads_check(p, end, nin, &h, &why)) == NULL)
+            return;
         freqs += (uint64_t)(p - q);
+        for (uint32_t k = 0; k < nin; k++)
+            due += eng_heads_tfs(&h, k);
         for (uint64_t i = 0; eng_kind(t->kind) == ENG_TERM_EXACT && i < due; i++) {
             uint32_t v;
             q = p;

@@ -1,11 +1,16 @@
-/* Varints (postings.c): the byte code of a segment's docid gaps, posting
- * heads and positions, 7 bits a byte, low first. Writing one is inline: the
- * builder writes one for every position of every document. */
+/* Numbers as bytes (varint.c): varints, 7 bits a byte, low first (the
+ * positions, the builder's posting data, a short block's heads), and
+ * bit-packed runs, a width byte then every value in that many bits, least
+ * significant bit first (docid gaps, heads.c's tfs). Writing a varint is
+ * inline: the builder writes one for every position of every document. */
 #ifndef NEWSD_INDEX_ENGINE_VARINT_H
 #define NEWSD_INDEX_ENGINE_VARINT_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "util/bits.h"
 
 /* v at p; returns the bytes written (at most 5). */
 static inline size_t eng_varint_put(uint8_t *p, uint32_t v)
@@ -56,5 +61,39 @@ static inline const uint8_t *eng_varint_in(const uint8_t *p, const uint8_t *end,
 
 /* Past n varints at p, n of which are known to follow. */
 const uint8_t *eng_varints_skip(const uint8_t *p, uint32_t n);
+
+/* Bytes of n values packed w bits each, after their width byte. */
+static inline size_t eng_packed_bytes(uint32_t n, unsigned w)
+{
+    return ((size_t)n * w + 7) / 8;
+}
+/* n values into out (room for 1 + 4 n bytes): the width of the largest
+ * (0..32), then each in that many bits. Returns the bytes written. */
+size_t eng_pack(uint8_t *out, const uint32_t *v, uint32_t n);
+/* Values i..n-1 of a run packed w bits each (w <= 32) in the len bytes at
+ * p (eng_packed_bytes(n, w)) into out[i..n-1]: one unaligned load, a shift
+ * and a mask a value while eight bytes remain, the rest from a copy of the
+ * last eight padded with zeros (no load past p + len). Inline: the docid
+ * blocks' decoders (postings.c) read a block's last gaps with it. */
+static inline __attribute__((always_inline)) void
+eng_unpack_from(const uint8_t *p, size_t len, uint32_t i, uint32_t n, unsigned w, uint32_t *out)
+{
+    uint64_t mask = ((uint64_t)1 << w) - 1;
+    for (; i < n && ((size_t)i * w >> 3) + 8 <= len; i++) {
+        size_t bit = (size_t)i * w;
+        out[i] = (uint32_t)(bits_le64(p + (bit >> 3)) >> (bit & 7) & mask);
+    }
+    if (i < n) {
+        size_t from = len > 8 ? len - 8 : 0;
+        uint8_t tail[16] = {0};
+        memcpy(tail, p + from, len - from);
+        for (; i < n; i++) {
+            size_t bit = (size_t)i * w;
+            out[i] = (uint32_t)(bits_le64(tail + ((bit >> 3) - from)) >> (bit & 7) & mask);
+        }
+    }
+}
+/* All n values of such a run into out. */
+void eng_unpack(const uint8_t *p, size_t len, uint32_t n, unsigned w, uint32_t *out);
 
 #endif
