@@ -543,7 +543,7 @@ static void field_masks_and_term_frequencies_round_trip_at_every_width(void **st
     }
 }
 
-/* Packed runs at every width 0..32 and length 0..ENG_BLOCK come back from
+/* Packed runs at every width 0..32 and length 1..ENG_BLOCK come back from
  * a buffer cut right after them (ASan: eng_unpack loads nothing past it). */
 static void packed_runs_round_trip_at_every_width_and_length(void **state)
 {
@@ -600,8 +600,9 @@ static void assert_heads_equal(const struct eng_heads *a, const struct eng_heads
 
 /* Format 10: a block's heads come back in both forms (varint under ENG_HEADS_PACKED_MIN
  * postings, bit-packed from it on) at every length, from a buffer cut right after them, through
- * the decoder and the checked decoder alike; a one-field block of small tfs takes its run's bits
- * and a byte of states and one of width, where varints took a byte a posting. */
+ * the decoder and the checked decoder alike, their masks through the masks-only decoder too; a
+ * one-field block of small tfs takes its run's bits and a byte of states and one of width, where
+ * varints took a byte a posting. */
 static void block_heads_round_trip_in_both_forms(void **state)
 {
     (void)state;
@@ -623,6 +624,10 @@ static void block_heads_round_trip_in_both_forms(void **state)
                 const char *why = NULL;
                 assert_ptr_equal(eng_heads_check(cut, cut + len, n, &checked, &why), cut + len);
                 assert_heads_equal(&h, &checked, n);
+                uint8_t masks[ENG_BLOCK];
+                eng_heads_masks(cut, n, masks);
+                for (uint32_t i = 0; i < n; i++)
+                    assert_int_equal(masks[i], eng_heads_mask(&h, i));
                 free(cut);
             }
         }
@@ -693,7 +698,8 @@ static void damaged_block_heads_are_refused(void **state)
         uint8_t *cut = malloc(cutlen ? cutlen : 1);
         assert_non_null(cut);
         memcpy(cut, out, cutlen);
-        assert_null(eng_heads_check(cut, cut + cutlen, n, &back, &why));
+        uint8_t *at = cutlen ? cut : cut + 1; /* none: no byte to read at all */
+        assert_null(eng_heads_check(at, at + cutlen, n, &back, &why));
         free(cut);
     }
     /* the short form: a mask of no field, a head cut short, a second field's tf cut short */

@@ -112,6 +112,8 @@ static const uint8_t *heads_read(const uint8_t *p, const uint8_t *end, uint32_t 
             *why = "a block's field states are malformed";
             return NULL;
         }
+        if (state[f] == FIELD_BAD) /* (unchecked: bytes changed after their check) */
+            state[f] = FIELD_NONE;
         if (state[f] != FIELD_SOME)
             continue;
         if (end && bb > (size_t)(end - p))
@@ -144,9 +146,10 @@ static const uint8_t *heads_read(const uint8_t *p, const uint8_t *end, uint32_t 
             *why = "a block's term frequencies run out";
             return NULL;
         }
-        size_t len = eng_packed_bytes(k, *p);
+        unsigned w = *p <= 32 ? *p : 32; /* (unchecked, as above) */
+        size_t len = eng_packed_bytes(k, w);
         if (state[f] == FIELD_ALL) {
-            eng_unpack(p + 1, len, n, *p, tf);
+            eng_unpack(p + 1, len, n, w, tf);
             for (uint32_t i = 0; i < n; i++)
                 tf[i] += 1;
         } else {
@@ -155,7 +158,7 @@ static const uint8_t *heads_read(const uint8_t *p, const uint8_t *end, uint32_t 
             uint8_t bytes[ENG_BLOCK / 8] = {0};
             uint32_t r = 0;
             memcpy(bytes, bitmap[f], bb);
-            eng_unpack(p + 1, len, k, *p, v);
+            eng_unpack(p + 1, len, k, w, v);
             memset(tf, 0, n * sizeof *tf);
             for (uint32_t j = 0; j < ENG_BLOCK / 64; j++) {
                 for (uint64_t w = bits_le64(bytes + 8 * j); w; w &= w - 1)
@@ -171,6 +174,35 @@ static const uint8_t *heads_read(const uint8_t *p, const uint8_t *end, uint32_t 
         }
     }
     return p;
+}
+
+void eng_heads_masks(const uint8_t *p, uint32_t n, uint8_t mask[ENG_BLOCK])
+{
+    if (n < ENG_HEADS_PACKED_MIN) {
+        struct eng_heads h;
+        eng_heads_decode(p, n, &h);
+        for (uint32_t i = 0; i < n; i++)
+            mask[i] = (uint8_t)eng_heads_mask(&h, i);
+        return;
+    }
+    unsigned states = *p++;
+    size_t bb = bitmap_bytes(n);
+    memset(mask, 0, n);
+    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+        switch ((enum field_state)(states >> (2 * f) & 3)) {
+        case FIELD_ALL:
+            for (uint32_t i = 0; i < n; i++)
+                mask[i] |= (uint8_t)(1u << f);
+            break;
+        case FIELD_SOME:
+            for (uint32_t i = 0; i < n; i++)
+                mask[i] |= (uint8_t)((p[i / 8] >> (i % 8) & 1u) << f);
+            p += bb;
+            break;
+        default:
+            break;
+        }
+    }
 }
 
 const uint8_t *eng_heads_decode(const uint8_t *p, uint32_t n, struct eng_heads *h)

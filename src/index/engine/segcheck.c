@@ -87,6 +87,8 @@ int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t
     }
     if (dp != docs_end)
         return err_set(err, ERR_PARSE, "a docid stream has trailing bytes");
+    if (kind != ENG_TERM_META && ap != data_end)
+        return err_set(err, ERR_PARSE, "a data stream has trailing bytes");
     return 0;
 }
 
