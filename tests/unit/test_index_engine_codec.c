@@ -600,9 +600,9 @@ static void assert_heads_equal(const struct eng_heads *a, const struct eng_heads
 
 /* Format 10: a block's heads come back in both forms (varint under ENG_HEADS_PACKED_MIN
  * postings, bit-packed from it on) at every length, from a buffer cut right after them, through
- * the decoder and the checked decoder alike, their masks through the masks-only decoder too; a
- * one-field block of small tfs takes its run's bits and a byte of states and one of width, where
- * varints took a byte a posting. */
+ * the decoder and the checked decoder alike, which are in each set of fields through the bitmaps
+ * alone too; a one-field block of small tfs takes its run's bits and a byte of states and one of
+ * width, where varints took a byte a posting. */
 static void block_heads_round_trip_in_both_forms(void **state)
 {
     (void)state;
@@ -624,10 +624,13 @@ static void block_heads_round_trip_in_both_forms(void **state)
                 const char *why = NULL;
                 assert_ptr_equal(eng_heads_check(cut, cut + len, n, &checked, &why), cut + len);
                 assert_heads_equal(&h, &checked, n);
-                uint8_t masks[ENG_BLOCK];
-                eng_heads_masks(cut, n, masks);
-                for (uint32_t i = 0; i < n; i++)
-                    assert_int_equal(masks[i], eng_heads_mask(&h, i));
+                for (unsigned cols = 1; cols < 8; cols++) {
+                    uint64_t in[ENG_BLOCK / 64];
+                    eng_heads_in_fields(cut, n, cols, in);
+                    for (uint32_t i = 0; i < ENG_BLOCK; i++)
+                        assert_int_equal(in[i / 64] >> (i % 64) & 1,
+                                         i < n && (eng_heads_mask(&h, i) & cols) != 0);
+                }
                 free(cut);
             }
         }

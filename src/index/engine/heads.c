@@ -176,33 +176,36 @@ static const uint8_t *heads_read(const uint8_t *p, const uint8_t *end, uint32_t 
     return p;
 }
 
-void eng_heads_masks(const uint8_t *p, uint32_t n, uint8_t mask[ENG_BLOCK])
+void eng_heads_in_fields(const uint8_t *p, uint32_t n, unsigned cols, uint64_t in[ENG_BLOCK / 64])
 {
+    memset(in, 0, ENG_BLOCK / 8);
     if (n < ENG_HEADS_PACKED_MIN) {
         struct eng_heads h;
         eng_heads_decode(p, n, &h);
         for (uint32_t i = 0; i < n; i++)
-            mask[i] = (uint8_t)eng_heads_mask(&h, i);
+            in[i / 64] |= (uint64_t)((eng_heads_mask(&h, i) & cols) != 0) << (i % 64);
         return;
     }
+    /* word-wide: a field all postings have is every bit, a field some have its bitmap */
     unsigned states = *p++;
     size_t bb = bitmap_bytes(n);
-    memset(mask, 0, n);
     for (unsigned f = 0; f < ENG_FIELDS; f++) {
-        switch ((enum field_state)(states >> (2 * f) & 3)) {
-        case FIELD_ALL:
-            for (uint32_t i = 0; i < n; i++)
-                mask[i] |= (uint8_t)(1u << f);
-            break;
-        case FIELD_SOME:
-            for (uint32_t i = 0; i < n; i++)
-                mask[i] |= (uint8_t)((p[i / 8] >> (i % 8) & 1u) << f);
-            p += bb;
-            break;
-        default:
-            break;
+        enum field_state state = (enum field_state)(states >> (2 * f) & 3);
+        if (state == FIELD_SOME && (cols >> f & 1)) {
+            uint8_t bytes[ENG_BLOCK / 8] = {0};
+            memcpy(bytes, p, bb);
+            for (uint32_t j = 0; j < ENG_BLOCK / 64; j++)
+                in[j] |= bits_le64(bytes + 8 * j);
+        } else if (state == FIELD_ALL && (cols >> f & 1)) {
+            for (uint32_t j = 0; j < ENG_BLOCK / 64; j++)
+                in[j] = ~(uint64_t)0;
         }
+        p += state == FIELD_SOME ? bb : 0;
     }
+    for (uint32_t j = 0; j < ENG_BLOCK / 64; j++) /* (the bits past n of an "all") */
+        in[j] &= n >= 64 * (j + 1) ? ~(uint64_t)0
+                 : n <= 64 * j     ? 0
+                                   : ~(uint64_t)0 >> (64 * (j + 1) - n);
 }
 
 const uint8_t *eng_heads_decode(const uint8_t *p, uint32_t n, struct eng_heads *h)

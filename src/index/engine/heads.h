@@ -39,9 +39,10 @@ size_t eng_heads_encode(uint8_t *out, const struct eng_heads *h, uint32_t n);
 /* The heads of a block of n postings at p (a checked segment's: eng_heads_check) into h; past
  * them (an exact term's positions follow). */
 const uint8_t *eng_heads_decode(const uint8_t *p, uint32_t n, struct eng_heads *h);
-/* Only the masks of those heads: a bit-packed block's states and bitmaps, its runs not read
- * (a column-restricted term tests a posting's fields, not its tfs). */
-void eng_heads_masks(const uint8_t *p, uint32_t n, uint8_t mask[ENG_BLOCK]);
+/* Which of those postings are in a field of cols, bit i posting i: a bit-packed block's states
+ * and bitmaps read a word at a time, its runs not read (a column-restricted term tests a
+ * posting's fields, not its tfs). */
+void eng_heads_in_fields(const uint8_t *p, uint32_t n, unsigned cols, uint64_t in[ENG_BLOCK / 64]);
 /* eng_heads_decode of bytes that may be anything, inside [p, end): every posting names a field,
  * every tf at most 2^29, the bitmaps' spare bits 0; NULL (*why says what) when not. */
 const uint8_t *eng_heads_check(const uint8_t *p, const uint8_t *end, uint32_t n,
