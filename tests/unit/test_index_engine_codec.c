@@ -311,7 +311,7 @@ static void docid_blocks_round_trip_at_every_width_and_length(void **state)
                 gaps[i] = w == 0 ? 0 : (uint32_t)(seed >> 32) & top;
             }
             gaps[n / 2] = top; /* the width is the largest gap's */
-            size_t len = eng_block_encode(out, gaps, n);
+            size_t len = eng_pack(out, gaps, n);
             assert_int_equal(out[0], w);
             assert_int_equal(len, 1 + eng_packed_bytes(n, out[0]));
             uint8_t *cut = malloc(len);

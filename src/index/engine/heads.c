@@ -11,12 +11,23 @@
 
 enum field_state { FIELD_NONE, FIELD_ALL, FIELD_SOME, FIELD_BAD };
 
+_Static_assert(ENG_BLOCK == 128, "a block's bitmap is two words");
+
 /* The widest tf - 1: the builder's tfs are at most 2^29 (eng_posting_tf_put). */
 #define TF_WIDTH_MAX 29
 
 static size_t bitmap_bytes(uint32_t n)
 {
     return (n + 7) / 8;
+}
+
+/* A block's bitmap of n postings at p as words, bit i posting i. */
+static void bitmap_words(const uint8_t *p, uint32_t n, uint64_t words[ENG_BLOCK / 64])
+{
+    uint8_t bytes[ENG_BLOCK / 8] = {0};
+    memcpy(bytes, p, bitmap_bytes(n));
+    for (uint32_t j = 0; j < ENG_BLOCK / 64; j++)
+        words[j] = bits_le64(bytes + 8 * j);
 }
 
 size_t eng_heads_encode(uint8_t *out, const struct eng_heads *h, uint32_t n)
@@ -132,10 +143,12 @@ static const uint8_t *heads_read(const uint8_t *p, const uint8_t *end, uint32_t 
             memset(tf, 0, n * sizeof *tf);
             continue;
         }
+        uint64_t words[ENG_BLOCK / 64];
         if (state[f] == FIELD_SOME) {
+            bitmap_words(bitmap[f], n, words);
             k = 0;
-            for (size_t j = 0; j < bb; j++)
-                k += bits_pop(bitmap[f][j]);
+            for (uint32_t j = 0; j < ENG_BLOCK / 64; j++)
+                k += bits_pop(words[j]);
             if (end && (k == 0 || k == n)) {
                 *why = "a block's field bitmap is empty or full";
                 return NULL;
@@ -155,14 +168,12 @@ static const uint8_t *heads_read(const uint8_t *p, const uint8_t *end, uint32_t 
         } else {
             /* each set bit's tf in turn (a walk of every posting with a running rank was
              * 60 % of this function in a merge's profile: each step waited on the last) */
-            uint8_t bytes[ENG_BLOCK / 8] = {0};
             uint32_t r = 0;
-            memcpy(bytes, bitmap[f], bb);
             eng_unpack(p + 1, len, k, w, v);
             memset(tf, 0, n * sizeof *tf);
             for (uint32_t j = 0; j < ENG_BLOCK / 64; j++) {
-                for (uint64_t w = bits_le64(bytes + 8 * j); w; w &= w - 1)
-                    tf[64 * j + bits_low(w)] = v[r++] + 1;
+                for (uint64_t bits = words[j]; bits; bits &= bits - 1)
+                    tf[64 * j + bits_low(bits)] = v[r++] + 1;
             }
         }
         p += 1 + len;
@@ -186,26 +197,21 @@ void eng_heads_in_fields(const uint8_t *p, uint32_t n, unsigned cols, uint64_t i
             in[i / 64] |= (uint64_t)((eng_heads_mask(&h, i) & cols) != 0) << (i % 64);
         return;
     }
-    /* word-wide: a field all postings have is every bit, a field some have its bitmap */
+    /* word-wide: a field all postings have is its first n bits, a field some have its bitmap */
     unsigned states = *p++;
-    size_t bb = bitmap_bytes(n);
     for (unsigned f = 0; f < ENG_FIELDS; f++) {
         enum field_state state = (enum field_state)(states >> (2 * f) & 3);
-        if (state == FIELD_SOME && (cols >> f & 1)) {
-            uint8_t bytes[ENG_BLOCK / 8] = {0};
-            memcpy(bytes, p, bb);
-            for (uint32_t j = 0; j < ENG_BLOCK / 64; j++)
-                in[j] |= bits_le64(bytes + 8 * j);
-        } else if (state == FIELD_ALL && (cols >> f & 1)) {
-            for (uint32_t j = 0; j < ENG_BLOCK / 64; j++)
-                in[j] = ~(uint64_t)0;
+        uint64_t words[ENG_BLOCK / 64] = {n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1,
+                                          n > 64 ? ~(uint64_t)0 >> (128 - n) : 0};
+        if (state == FIELD_SOME) {
+            bitmap_words(p, n, words);
+            p += bitmap_bytes(n);
         }
-        p += state == FIELD_SOME ? bb : 0;
+        if ((state != FIELD_SOME && state != FIELD_ALL) || !(cols >> f & 1))
+            continue;
+        for (uint32_t j = 0; j < ENG_BLOCK / 64; j++)
+            in[j] |= words[j];
     }
-    for (uint32_t j = 0; j < ENG_BLOCK / 64; j++) /* (the bits past n of an "all") */
-        in[j] &= n >= 64 * (j + 1) ? ~(uint64_t)0
-                 : n <= 64 * j     ? 0
-                                   : ~(uint64_t)0 >> (64 * (j + 1) - n);
 }
 
 const uint8_t *eng_heads_decode(const uint8_t *p, uint32_t n, struct eng_heads *h)

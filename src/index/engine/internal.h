@@ -516,10 +516,8 @@ static inline const uint8_t *eng_posting_tf_next(const uint8_t *p, uint32_t *tf)
 
 /* Bytes of the largest docid block. */
 #define ENG_BLOCK_MAX_BYTES (1 + ENG_BLOCK * 4)
-/* Block of n <= ENG_BLOCK docid gaps (each minus one) into out (at least
- * ENG_BLOCK_MAX_BYTES): the width of the largest, then the gaps packed.
- * Returns its bytes. */
-size_t eng_block_encode(uint8_t *out, const uint32_t *gaps, uint32_t n);
+/* A block of n <= ENG_BLOCK docid gaps (each minus one) is eng_pack's run
+ * of them (varint.h): the width of the largest, then the gaps packed. */
 /* The n docids of the block at p (its width byte first, w <= 32, the
  * block's bytes in bounds) after docid prev (UINT32_MAX: none) into ids. */
 void eng_block_decode(const uint8_t *p, uint32_t n, uint32_t prev, uint32_t *ids);

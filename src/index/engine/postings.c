@@ -31,11 +31,6 @@
 
 #include "util/banned.h"
 
-size_t eng_block_encode(uint8_t *out, const uint32_t *gaps, uint32_t n)
-{
-    return eng_pack(out, gaps, n);
-}
-
 /* The gaps of a docid block of width w from gap i on, each after x:
  * emit(ctx, i, docid i) in order. A gap is read where the packing put it
  * (eng_unpack_from: one unaligned load, a shift and a mask at a place known
@@ -526,7 +521,7 @@ void eng_enc_bufs_free(struct eng_enc_bufs *e)
 static int pack_block(struct eng_obuf *docs, const uint32_t *gaps, uint32_t n)
 {
     uint8_t out[ENG_BLOCK_MAX_BYTES];
-    return eng_obuf_put(docs, out, eng_block_encode(out, gaps, n));
+    return eng_obuf_put(docs, out, eng_pack(out, gaps, n));
 }
 
 /* A posting's builder data (flush_doc: per field its tf, then for exact
