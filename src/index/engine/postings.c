@@ -367,10 +367,10 @@ uint32_t eng_postings_fill_in(const struct eng_segment *s, const struct eng_term
         return 0;
     if (eng_kind(t->kind) == ENG_TERM_META || (cols & INDEX_FIELD_ALL) == INDEX_FIELD_ALL)
         return eng_postings_fill(s, t, lo, hi, bits, base); /* no heads, or every field */
+    const uint8_t *docs = s->post + t->off + eng_term_skip_bytes(t);
     for (uint32_t b = block_reaching(skip, 0, nb, lo); b < nb; b++) {
         if (b > 0 && block_prev(skip, b) + 1 >= hi)
             break;
-        const uint8_t *docs = s->post + t->off + eng_term_skip_bytes(t);
         uint64_t in[ENG_BLOCK / 64];
         uint32_t n = block_len(t, b);
         eng_block_decode(docs + skip[b].doc_off, n, block_prev(skip, b), ids);
@@ -534,7 +534,6 @@ static int split_posting(struct eng_enc_bufs *e, uint32_t j, const uint8_t *p, c
     uint32_t tf;
     int rc = 0;
     p = eng_posting_head(p, &mask, &tf);
-    *wf2 = 0;
     for (unsigned f = 0, first = 1; f < ENG_FIELDS && rc == 0; f++) {
         e->h.tf[f][j] = 0;
         if (!(mask & (1u << f)))
@@ -543,13 +542,13 @@ static int split_posting(struct eng_enc_bufs *e, uint32_t j, const uint8_t *p, c
             p = eng_posting_tf_next(p, &tf);
         first = 0;
         e->h.tf[f][j] = tf;
-        *wf2 += eng_wf2[f] * tf;
         if (exact) {
             const uint8_t *q = p;
             p = eng_varints_skip(p, tf);
             rc = eng_obuf_put(&e->pos, q, (size_t)(p - q));
         }
     }
+    *wf2 = eng_heads_wf2(&e->h, j, INDEX_FIELD_ALL);
     return rc == 0 && p != end ? ERR_PARSE : rc;
 }
 

@@ -59,11 +59,10 @@ int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t
                 dl_min = s->dl[d];
             if (kind == ENG_TERM_META)
                 continue;
-            uint64_t wf2 = 0;
-            for (unsigned f = 0; f < ENG_FIELDS; f++) {
+            uint64_t wf2 = 0; /* (eng_heads_wf2 in 64 bits: a damaged tf may overflow it) */
+            for (unsigned f = 0; f < ENG_FIELDS; f++)
                 wf2 += (uint64_t)eng_wf2[f] * h.tf[f][k];
-                pos_due += h.tf[f][k];
-            }
+            pos_due += eng_heads_tfs(&h, k);
             if (wf2 > UINT32_MAX)
                 return err_set(err, ERR_PARSE, "a posting's term frequencies overflow");
             if (wf2 > wf2_max)
