@@ -16,7 +16,7 @@ else
 Q := @
 endif
 PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
-PKGS    := libmicrohttpd sqlite3 jansson libutf8proc libexttextcat libcurl libxml-2.0 zlib nettle libpq libzstd
+PKGS    := libmicrohttpd sqlite3 jansson libutf8proc libexttextcat libcurl libxml-2.0 zlib nettle libpq libzstd liblz4 libxxhash
 LIBS_EXTRA := -lstemmer -lpthread -lm
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

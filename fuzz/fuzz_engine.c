@@ -83,12 +83,6 @@ struct doc {
 static void aggregate(struct eng_snap *snap, struct arena *a, const struct index_request *req,
                       uint64_t total, bool exact)
 {
-    static struct eng_docs_pool pool;
-    static bool pool_ready;
-    if (!pool_ready) {
-        eng_docs_pool_init(&pool);
-        pool_ready = true;
-    }
     int64_t lo = req->from < STORE_ID_TIME_MIN ? STORE_ID_TIME_MIN : req->from;
     int64_t hi = req->to > STORE_ID_TIME_MAX ? STORE_ID_TIME_MAX : req->to;
     if (lo > hi)
@@ -106,7 +100,7 @@ static void aggregate(struct eng_snap *snap, struct arena *a, const struct index
     if (exact)
         CHECK(rc == 0 && c[0] + c[1] + c[2] == total);
     memset(top, 0, sizeof top);
-    rc = eng_facets_run(snap, &pool, a, req, (1u << INDEX_FACET_N) - 1, 5, top, &err);
+    rc = eng_facets_run(snap, a, req, (1u << INDEX_FACET_N) - 1, 5, top, &err);
     if (exact)
         CHECK(rc == 0);
     for (int f = 0; rc == 0 && f < INDEX_FACET_N; f++) {
@@ -229,9 +223,7 @@ static int doc_json(const struct doc *d, char *out, size_t cap)
 /* Every doc's stored JSON comes back from seg (docs.c). */
 static void check_docs(const struct doc *docs, size_t n, const struct eng_segment *seg)
 {
-    void *dctx = eng_docs_dctx();
     struct arena a;
-    CHECK(dctx != NULL);
     arena_init(&a, 0);
     for (size_t i = 0; i < n; i++) {
         char want[sizeof docs[i].text + 64];
@@ -240,11 +232,10 @@ static void check_docs(const struct doc *docs, size_t n, const struct eng_segmen
         int wn = doc_json(&docs[i], want, sizeof want);
         uint32_t d = eng_segment_find(seg, docs[i].id);
         CHECK(d != ENG_END);
-        CHECK(eng_docs_get(seg, dctx, d, &a, &got, &len) == 0);
+        CHECK(eng_docs_get(seg, d, &a, &got, &len) == 0);
         CHECK(len == (size_t)wn && memcmp(got, want, len) == 0);
     }
     arena_release(&a);
-    eng_docs_dctx_free(dctx);
 }
 
 static struct eng_segment *build(const struct doc *docs, size_t n)
@@ -610,18 +601,16 @@ static void base_make(void)
     static struct doc docs[MAX_DOCS];
     size_t n = read_docs(seed, sizeof seed, docs);
     struct eng_segment *seg = build(docs, n);
-    void *dctx = eng_docs_dctx();
     struct arena a;
-    CHECK(dctx != NULL && seg->n <= MAX_DOCS);
+    CHECK(seg->n <= MAX_DOCS);
     arena_init(&a, 0);
     for (uint32_t d = 0; d < seg->n; d++) {
         const char *json;
-        CHECK(eng_docs_get(seg, dctx, d, &a, &json, &base_jlen[d]) == 0);
+        CHECK(eng_docs_get(seg, d, &a, &json, &base_jlen[d]) == 0);
         CHECK((base_json[d] = malloc(base_jlen[d] + 1)) != NULL);
         memcpy(base_json[d], json, base_jlen[d]);
     }
     arena_release(&a);
-    eng_docs_dctx_free(dctx);
     CHECK(eng_segment_image(seg, &base_img, &base_len) == 0);
     eng_segment_unref(seg);
 }
@@ -681,19 +670,16 @@ static void check_served(const uint8_t *img, size_t len)
         search_any(seg, "zqk zqm OR zqp NOT zqx");
         search_any(seg, "\"zqk zqm\" OR (zqp AND zqw)");
         search_any(seg, NULL);
-        void *dctx = eng_docs_dctx();
         struct arena a;
-        CHECK(dctx != NULL);
         arena_init(&a, 0);
         for (uint32_t d = 0; d < seg->n; d++) {
             const char *json;
             size_t jlen;
-            /* never another text than the one built: its CRC-32 */
-            if (eng_docs_get(seg, dctx, d, &a, &json, &jlen) == 0 && d < MAX_DOCS)
+            /* never another text than the one built: its checksum */
+            if (eng_docs_get(seg, d, &a, &json, &jlen) == 0 && d < MAX_DOCS)
                 CHECK(jlen == base_jlen[d] && memcmp(json, base_json[d], jlen) == 0);
         }
         arena_release(&a);
-        eng_docs_dctx_free(dctx);
     }
     eng_segment_unref(seg);
 }
@@ -723,17 +709,14 @@ static void check_damaged(const uint8_t *p, size_t len)
             (void)search(seg, "zqk zqm OR zqp NOT zqx", INT64_MIN, INT64_MAX, &total, page, &n);
             (void)search(seg, NULL, 1600000000, 1600010000, &total, page, &n);
             /* A checked segment's documents all decode. */
-            void *dctx = eng_docs_dctx();
             struct arena a;
-            CHECK(dctx != NULL);
             arena_init(&a, 0);
             for (uint32_t d = 0; d < seg->n; d++) {
                 const char *json;
                 size_t jlen;
-                CHECK(eng_docs_get(seg, dctx, d, &a, &json, &jlen) == 0);
+                CHECK(eng_docs_get(seg, d, &a, &json, &jlen) == 0);
             }
             arena_release(&a);
-            eng_docs_dctx_free(dctx);
         }
         eng_segment_unref(seg);
     }

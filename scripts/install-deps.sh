@@ -16,7 +16,7 @@ BUILD="
 build-essential pkg-config curl python3
 libmicrohttpd-dev libsqlite3-dev sqlite3 libjansson-dev libutf8proc-dev
 libstemmer-dev libexttextcat-dev libcurl4-openssl-dev libxml2-dev zlib1g-dev
-libpq-dev nettle-dev libzstd-dev tzdata
+libpq-dev nettle-dev libzstd-dev liblz4-dev libxxhash-dev tzdata
 "
 TEST="
 clang libclang-rt-dev libcmocka-dev postgresql

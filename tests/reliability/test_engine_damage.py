@@ -11,14 +11,15 @@ crash nor answer other text than the table holds.
   the segment is rebuilt from the table, and the next searches (and the next
   start) answer exactly.
 - Eight bytes of a segment's zstd dictionary: pages decoded into altered
-  text, answered 200. Now every document's checksum (zstd's, in its
-  frame) is checked when it is decoded: 500, never altered text,
-  newsd_index_corrupt_total moves.
+  text, answered 200. Now every document's checksum (in its frame: zstd's
+  until format 10, the XXH3 in front of the LZ4 block since 11) is checked
+  when it is decoded: 500, never altered text, newsd_index_corrupt_total
+  moves.
 - Its ids damaged too: the rows it held cannot be named, the whole index
   is rebuilt from the table.
 
 The offsets come from parsing the file here (segfile.c's layout and
-tdict.h's entries, format 10).
+tdict.h's entries, format 11: the same header and dictionary entries as 10).
 """
 import os
 import re
@@ -69,7 +70,7 @@ def layout(path):
         head = f.read(HEADER.size)
     (magic, version, _endian, tblock_size, n, nterms, strs_len, post_len, _ntoken, _crc,
      _ids_crc, dict_len, dz_len, tdict_len) = HEADER.unpack(head)
-    assert magic == b"NEWSDSEG" and version == 10 and tblock_size == TBLOCK.size
+    assert magic == b"NEWSDSEG" and version == 11 and tblock_size == TBLOCK.size
     nblocks = (nterms + TDICT_BLOCK - 1) // TDICT_BLOCK
     parts = [("ids", 8 * n), ("pub", 8 * n), ("dl", 4 * n), ("src", 4 * n), ("pkh", 8 * n),
              ("pkd", 4 * n), ("tidx", TBLOCK.size * nblocks), ("tdict", tdict_len),

@@ -66,12 +66,10 @@ static inline uint32_t eng_norm_length(uint8_t c)
 
 struct eng_segment;
 struct eng_term;
-struct eng_docs_pool;
 
 /* Facet f's column of s, built the first time it is asked (facet_cols.c;
- * pool: the document store's contexts, read for the author alone). */
-int eng_facet_column(struct eng_segment *s, struct eng_docs_pool *pool, enum index_facet f,
-                     const struct eng_facet_col **out);
+ * the author's from the document store). */
+int eng_facet_column(struct eng_segment *s, enum index_facet f, const struct eng_facet_col **out);
 
 /* The facet column of meta term t of s and the number of t's value in it,
  * when t is a language or source term (one value per document: the

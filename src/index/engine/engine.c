@@ -140,7 +140,7 @@ static int engine_search(struct index_backend *b, struct arena *a, const struct 
             for (kept = 0; kept < n; kept++)
                 out->docs[kept].id = ids[kept];
         } else {
-            rc = eng_page_docs(s, &e->dctxs, a, ids, refs, n, out->docs, &kept, err);
+            rc = eng_page_docs(s, a, ids, refs, n, out->docs, &kept, err);
         }
     }
     if (snap_damaged(s)) {
@@ -211,8 +211,9 @@ static int engine_agg_job(struct index_engine *e, const struct eng_snap *s, void
                           struct err *err)
 {
     const struct engine_agg *g = ctx;
+    (void)e; /* (the jobs' signature: the stories' job reads the engine) */
     return g->counts ? eng_counts_run(s, g->a, g->req, g->bounds, g->nbuckets, g->counts, err)
-                     : eng_facets_run(s, &e->dctxs, g->a, g->req, g->mask, g->size, g->top, err);
+                     : eng_facets_run(s, g->a, g->req, g->mask, g->size, g->top, err);
 }
 
 static int engine_counts(struct index_backend *b, struct arena *a, const struct index_request *req,
@@ -267,7 +268,7 @@ static int engine_docs(struct index_backend *b, struct arena *a, const int64_t *
     if (rc < 0)
         return rc;
     struct eng_snap *s = eng_slot_get(&e->slot);
-    rc = eng_page_docs(s, &e->dctxs, a, ids, NULL, n, out, kept, err);
+    rc = eng_page_docs(s, a, ids, NULL, n, out, kept, err);
     if (rc == 0 && stories)
         rc = eng_page_stories(s, e->readers, out, *kept, stories, err);
     return snap_done(e, s, rc, err);
@@ -548,7 +549,6 @@ static void engine_free(struct index_backend *b)
     eng_slot_release(&e->slot);
     eng_count_cache_free(e->count_cache); /* after the last snapshot that points at it */
     store_readers_free(e->readers);
-    eng_docs_pool_release(&e->dctxs);
     pthread_mutex_destroy(&e->stop_lock);
     pthread_cond_destroy(&e->stop_cond);
     pthread_cond_destroy(&e->pub_cond);
@@ -708,7 +708,6 @@ static int engine_new(struct index_engine **out, const char *db_path,
         .prefix_terms = engine_prefix_terms,
     };
     eng_slot_init(&e->slot);
-    eng_docs_pool_init(&e->dctxs);
     eng_segment_damage_init();
     pthread_mutex_init(&e->stop_lock, NULL);
     clock_cond_init(&e->stop_cond);

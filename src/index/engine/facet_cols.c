@@ -108,16 +108,12 @@ static int build_meta(const struct eng_segment *s, char kind, struct eng_facet_c
 }
 
 /* The author column from the document store. */
-static int build_author(const struct eng_segment *s, struct eng_docs_pool *pool,
-                        struct eng_facet_col *c)
+static int build_author(const struct eng_segment *s, struct eng_facet_col *c)
 {
-    void *dctx = eng_docs_pool_get(pool);
     struct buf val;
     char *json = NULL;
     size_t cap = 0;
     int rc = 0;
-    if (dctx == NULL)
-        return ERR_NOMEM;
     buf_init(&val, 0);
     for (uint32_t d = 0; d < s->n && rc == 0; d++) {
         size_t size, num;
@@ -133,10 +129,10 @@ static int build_author(const struct eng_segment *s, struct eng_docs_pool *pool,
             json = grown;
             cap = size;
         }
-        if ((rc = eng_docs_read(s, dctx, d, json, size)) < 0)
+        if ((rc = eng_docs_read(s, d, json, size)) < 0)
             break;
         val.len = 0;
-        /* A document that decoded (its zstd checksum held) is the JSON
+        /* A document that decoded (its checksum held) is the JSON
          * article_json wrote; should its author not read back, the
          * document has none here rather than the segment being damaged. */
         int got = article_json_author(json, size, &val);
@@ -152,7 +148,6 @@ static int build_author(const struct eng_segment *s, struct eng_docs_pool *pool,
     }
     free(json);
     buf_release(&val);
-    eng_docs_pool_put(pool, dctx);
     return rc;
 }
 
@@ -166,8 +161,7 @@ static struct eng_facet_cols *cols_of(struct eng_segment *s)
     return cols;
 }
 
-int eng_facet_column(struct eng_segment *s, struct eng_docs_pool *pool, enum index_facet f,
-                     const struct eng_facet_col **out)
+int eng_facet_column(struct eng_segment *s, enum index_facet f, const struct eng_facet_col **out)
 {
     struct eng_facet_cols *cols = atomic_load(&s->facets);
     struct eng_facet_col *c = cols ? atomic_load(&cols->col[f]) : NULL;
@@ -192,7 +186,7 @@ int eng_facet_column(struct eng_segment *s, struct eng_docs_pool *pool, enum ind
     }
     strtab_init(&c->vals);
     memset(c->v, 0xff, s->n * sizeof *c->v); /* NO_VALUE */
-    rc = f == INDEX_FACET_AUTHOR ? build_author(s, pool, c) : build_meta(s, meta_kind[f], c);
+    rc = f == INDEX_FACET_AUTHOR ? build_author(s, c) : build_meta(s, meta_kind[f], c);
     if (rc < 0) {
         eng_facet_col_free(c);
         c = NULL;
@@ -334,7 +328,7 @@ static int term_column(struct eng_segment *s, const struct eng_term *t,
     buf_init(&val, 0);
     bool ok = meta_value(str[1], str + 2, t->len - 2, &val) && !buf_error(&val);
     const struct eng_facet_col *c = NULL;
-    int rc = ok ? eng_facet_column(s, NULL, f, &c) : 0;
+    int rc = ok ? eng_facet_column(s, f, &c) : 0;
     int64_t num = rc == 0 && ok ? strtab_find(&c->vals, val.data, val.len) : -1;
     buf_release(&val);
     if (rc < 0 || num < 0) /* not a value the column knows: the caller decodes the term */

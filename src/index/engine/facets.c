@@ -110,9 +110,8 @@ static int facet_top(const struct eng_snap *s, const struct facets_run *r, struc
     return rc < 0 ? rc : index_facet_acc_top(&acc, a, size, out);
 }
 
-int eng_facets_run(const struct eng_snap *s, struct eng_docs_pool *dctxs, struct arena *a,
-                   const struct index_request *req, unsigned mask, size_t size,
-                   struct index_facet_top *out, struct err *err)
+int eng_facets_run(const struct eng_snap *s, struct arena *a, const struct index_request *req,
+                   unsigned mask, size_t size, struct index_facet_top *out, struct err *err)
 {
     struct facets_run r = {.si = 0};
     struct eng_visit v = {.doc = facet_doc, .term = NULL, .ctx = &r};
@@ -129,7 +128,7 @@ int eng_facets_run(const struct eng_snap *s, struct eng_docs_pool *dctxs, struct
             size_t k = si * INDEX_FACET_N + (size_t)f;
             if (!(mask >> f & 1))
                 continue;
-            if ((rc = eng_facet_column(s->segs[si], dctxs, (enum index_facet)f, &r.col[k])) < 0) {
+            if ((rc = eng_facet_column(s->segs[si], (enum index_facet)f, &r.col[k])) < 0) {
                 if (rc == ERR_PARSE)
                     eng_segment_damage(s->segs[si], "a facet column could not be read");
                 return err_set(err, rc == ERR_NOMEM ? ERR_NOMEM : ERR_STORE,

@@ -152,14 +152,13 @@ struct eng_segment {
     size_t post_len;
     uint64_t *pk_hash; /* canonical-URL hashes, ascending (hash_bytes64) */
     uint32_t *pk_doc;  /* the docid of each */
-    /* the document store (docs.c): docid d's NewsAPI JSON is the zstd frame
+    /* the document store (docs.c): docid d's NewsAPI JSON is the LZ4 frame
      * dz[doc_off[d], doc_off[d+1]), compressed with the dictionary dict */
     uint64_t *doc_off; /* n + 1 offsets */
     uint8_t *dz;
     size_t dz_len;
     uint8_t *dict;
     size_t dict_len; /* 0: the frames need none */
-    void *ddict;     /* ZSTD_DDict over dict (docs.c), made when the segment is */
     /* A file's bytes are checked where a search first reads them: each
      * term's postings once (eng_segment_term_open), one bit per term once it
      * passed; NULL for a segment built in this process (trusted). */
@@ -211,40 +210,23 @@ struct eng_snap {
  * ERR_BUSY once *cancel (NULL: none) is set. */
 int eng_docs_build(struct eng_segment *s, const char *blob, const uint64_t *off,
                    const uint32_t *order, const atomic_bool *cancel);
-/* Ready the store of a segment attached to a file image (its dictionary
- * loaded once); ERR_PARSE when the dictionary is unusable. */
+/* Ready the store of a segment attached to a file image; ERR_PARSE when
+ * the dictionary is unusable. */
 int eng_docs_attach(struct eng_segment *s, struct err *err);
-/* Free what eng_docs_build / eng_docs_attach made. */
+/* Free what eng_docs_build made. */
 void eng_docs_release(struct eng_segment *s);
 /* Docid doc's JSON, decompressed into the arena (*json not NUL-terminated).
- * dctx: a ZSTD_DCtx from eng_docs_dctx, reused over a page. ERR_NOMEM, or
- * ERR_PARSE for a frame that does not decode. */
-int eng_docs_get(const struct eng_segment *s, void *dctx, uint32_t doc, struct arena *a,
-                 const char **json, size_t *len);
+ * ERR_NOMEM, or ERR_PARSE for a frame that does not decode or fails its
+ * checksum. Thread-safe: decoding needs no context. */
+int eng_docs_get(const struct eng_segment *s, uint32_t doc, struct arena *a, const char **json,
+                 size_t *len);
 /* eng_docs_get in two steps, so that a page allocates once: the JSON's
  * length (from the frame's header), then the JSON into out[0..size). */
 int eng_docs_size(const struct eng_segment *s, uint32_t doc, size_t *size);
 /* Starts loading doc's offsets and the first bytes of its frame into the
  * CPU cache (a hint: nothing is checked or read). */
 void eng_docs_prefetch(const struct eng_segment *s, uint32_t doc);
-int eng_docs_read(const struct eng_segment *s, void *dctx, uint32_t doc, char *out, size_t size);
-void *eng_docs_dctx(void);
-void eng_docs_dctx_free(void *dctx);
-/* Decompression contexts kept between requests: making one per page costs
- * more than the page (its workspace malloc()ed and returned to the kernel
- * each time). Thread-safe. */
-#define ENG_DOCS_POOL 16
-struct eng_docs_pool {
-    pthread_mutex_t lock;
-    void *free[ENG_DOCS_POOL];
-    size_t n;
-};
-void eng_docs_pool_init(struct eng_docs_pool *p);
-void eng_docs_pool_release(struct eng_docs_pool *p);
-/* A context (made when the pool is empty); NULL when out of memory. */
-void *eng_docs_pool_get(struct eng_docs_pool *p);
-/* Give it back (freed when the pool is full); NULL is a no-op. */
-void eng_docs_pool_put(struct eng_docs_pool *p, void *dctx);
+int eng_docs_read(const struct eng_segment *s, uint32_t doc, char *out, size_t size);
 /* Every document decodes within its bounds (eng_segment_check). */
 int eng_docs_check(const struct eng_segment *s, struct err *err);
 
@@ -253,14 +235,11 @@ int eng_docs_check(const struct eng_segment *s, struct err *err);
 struct eng_facet_cols;
 /* Free s's facet columns (the segment's last reference going). */
 void eng_facet_cols_free(struct eng_segment *s);
-/* index_counts and index_facets over snapshot s (index.h); dctxs: the
- * engine's decompression contexts (the author column is read from the
- * document store). */
+/* index_counts and index_facets over snapshot s (index.h). */
 int eng_counts_run(const struct eng_snap *s, struct arena *a, const struct index_request *req,
                    const int64_t *bounds, size_t nbuckets, uint64_t *counts, struct err *err);
-int eng_facets_run(const struct eng_snap *s, struct eng_docs_pool *dctxs, struct arena *a,
-                   const struct index_request *req, unsigned mask, size_t size,
-                   struct index_facet_top *out, struct err *err);
+int eng_facets_run(const struct eng_snap *s, struct arena *a, const struct index_request *req,
+                   unsigned mask, size_t size, struct index_facet_top *out, struct err *err);
 /* --- stories.c: each match's story (issue 25) ------------------------------ */
 
 /* Free s's story column and alone set (the segment's last reference going). */
@@ -723,9 +702,9 @@ uint64_t eng_split_searches(void);
 /* The page of ids[0..n) (ids of s's live documents) from the segments'
  * document stores into docs (same order; *kept = documents found); refs
  * (from eng_search_ids, or NULL: looked up by id) says where each is. */
-int eng_page_docs(const struct eng_snap *s, struct eng_docs_pool *pool, struct arena *a,
-                  const int64_t *ids, const struct eng_doc_ref *refs, size_t n,
-                  struct index_doc *docs, size_t *kept, struct err *err);
+int eng_page_docs(const struct eng_snap *s, struct arena *a, const int64_t *ids,
+                  const struct eng_doc_ref *refs, size_t n, struct index_doc *docs, size_t *kept,
+                  struct err *err);
 /* Each of docs[0..n)'s story (docs from eng_page_docs over s), from the
  * story columns. */
 int eng_page_stories(const struct eng_snap *s, struct store_readers *readers,
@@ -752,7 +731,6 @@ struct index_engine {
     atomic_bool ready;                   /* opened: searches are answered */
     atomic_bool stopping;                /* engine_free began: a build in progress ends */
     struct eng_count_cache *count_cache; /* NULL with opt.no_count_cache */
-    struct eng_docs_pool dctxs;          /* the pages' decompression contexts */
     atomic_int searching;                /* searches running now (idle: a search may split) */
     struct index_engine_options opt;
 };

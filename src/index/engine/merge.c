@@ -175,10 +175,9 @@ out:
  * could start). ERR_PARSE (the input marked damaged), ERR_NOMEM, ERR_BUSY. */
 static int merge_json(struct eng_merge *m, struct eng_segw *w)
 {
-    void *dctx = eng_docs_dctx();
     char *json = NULL;
     size_t jcap = 0;
-    int rc = dctx ? 0 : ERR_NOMEM;
+    int rc = 0;
 
     for (uint32_t n = 0; n < m->nfrom && rc == 0; n++) {
         const struct eng_segment *s = m->in[m->from[n] >> 32];
@@ -190,14 +189,13 @@ static int merge_json(struct eng_merge *m, struct eng_segw *w)
             eng_segment_damage(s, "a stored article does not decode");
         } else if (eng_grow((void **)&json, &jcap, jlen + 1, 1) < 0) {
             rc = ERR_NOMEM;
-        } else if (jlen > 0 && (rc = eng_docs_read(s, dctx, d, json, jlen)) < 0) {
+        } else if (jlen > 0 && (rc = eng_docs_read(s, d, json, jlen)) < 0) {
             eng_segment_damage(s, "a stored article fails its checksum");
         } else {
             rc = eng_segw_json(w, n, json, jlen);
         }
     }
     free(json);
-    eng_docs_dctx_free(dctx);
     return rc; /* a damaged input: the writer rebuilds it; the merge is tried again after */
 }
 

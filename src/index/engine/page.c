@@ -27,15 +27,13 @@ static bool find_live(const struct eng_snap *s, int64_t id, size_t *si, uint32_t
     return false;
 }
 
-int eng_page_docs(const struct eng_snap *s, struct eng_docs_pool *pool, struct arena *a,
-                  const int64_t *ids, const struct eng_doc_ref *refs, size_t n,
-                  struct index_doc *docs, size_t *kept, struct err *err)
+int eng_page_docs(const struct eng_snap *s, struct arena *a, const int64_t *ids,
+                  const struct eng_doc_ref *refs, size_t n, struct index_doc *docs, size_t *kept,
+                  struct err *err)
 {
     size_t *seg = arena_alloc(a, (n + 1) * sizeof *seg), total = 0, k = 0;
     uint32_t *doc = arena_alloc(a, (n + 1) * sizeof *doc);
-    void *dctx = NULL;
     char *out;
-    int rc = 0;
 
     *kept = 0;
     if (n == 0)
@@ -71,26 +69,21 @@ int eng_page_docs(const struct eng_snap *s, struct eng_docs_pool *pool, struct a
         }
         total += docs[i].len;
     }
-    if ((out = arena_alloc(a, total + 1)) == NULL || (dctx = eng_docs_pool_get(pool)) == NULL) {
-        rc = err_set(err, ERR_NOMEM, "out of memory for a page of results");
-        goto out;
-    }
+    if ((out = arena_alloc(a, total + 1)) == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory for a page of results");
     for (size_t i = 0; i < k; i++) {
-        if (eng_docs_read(s->segs[seg[i]], dctx, doc[i], out, docs[i].len) < 0) {
-            /* never a text other than the one indexed: zstd's checksum */
+        if (eng_docs_read(s->segs[seg[i]], doc[i], out, docs[i].len) < 0) {
+            /* never a text other than the one indexed: the frame's checksum */
             eng_segment_damage(s->segs[seg[i]], "a stored article fails its checksum");
-            rc = err_set(err, ERR_STORE,
-                         "a stored article fails its checksum (the index "
-                         "segment is being rebuilt from the table)");
-            goto out;
+            return err_set(err, ERR_STORE,
+                           "a stored article fails its checksum (the index "
+                           "segment is being rebuilt from the table)");
         }
         docs[i].json = out;
         out += docs[i].len;
     }
     *kept = k;
-out:
-    eng_docs_pool_put(pool, dctx);
-    return rc;
+    return 0;
 }
 
 int eng_page_stories(const struct eng_snap *s, struct store_readers *readers,

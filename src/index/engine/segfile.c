@@ -17,14 +17,14 @@
  *   strs     the term strings, back to back in the same order
  *   post     the postings (skip tables, docid and data streams)
  *   doc_off  uint64[n+1]  each document's frame in dz (docs.c)
- *   dict     the documents' zstd dictionary (dict_len bytes, 0: none)
- *   dz       the documents' zstd frames: each article's NewsAPI JSON
+ *   dict     the documents' LZ4 dictionary (dict_len bytes, 0: none)
+ *   dz       the documents' frames: each article's NewsAPI JSON (docs.c)
  *
  * The header's crc is zlib's CRC-32 of everything after the header, read
  * by `newsd index verify` alone (it reads the whole file); ids_crc is the
  * CRC-32 of the ids part, read before a damaged segment is rebuilt from
  * the rows its ids name. A search checks what it reads the first time it
- * reads it (segcheck.c; each document's frame carries zstd's
+ * reads it (segcheck.c; each document's frame carries the
  * checksum of its text, docs.c), never the whole file. The
  * file is this build's memory layout (byte order, struct eng_tblock's size):
  * the header records both and a file from another layout is refused, and
@@ -62,8 +62,10 @@
  * (tdict.h), a one-block list's maxima in its entry, only lists of several
  * blocks 4-byte aligned (1 M articles: the index proper -38 MB); 10: a block's heads
  * bit-packed, its fields' tfs in runs of one width (heads.h), an exact term's block without
- * the heads' length (1 M articles: the heads 101.7 -> 46.6 MB). */
-#define SEG_VERSION 10u
+ * the heads' length (1 M articles: the heads 101.7 -> 46.6 MB); 11: the documents LZ4
+ * blocks with their length and XXH3 in front, the dictionary raw content (a page of 100
+ * articles decodes in a third of the time, docs.c). */
+#define SEG_VERSION 11u
 #define SEG_ENDIAN 0x01020304u
 
 struct seg_header {
