@@ -139,7 +139,8 @@ int eng_docs_build(struct eng_segment *s, const char *blob, const uint64_t *off,
      * loaded. LZ4_loadDict a document cost more than compressing it (43
      * MB/s against 190), and LZ4_attach_dictionary, which does this
      * without the copy, is not exported by the shared library. */
-    LZ4_loadDict(loaded, (const char *)s->dict, (int)s->dict_len);
+    if (s->dict_len > 0)
+        LZ4_loadDict(loaded, (const char *)s->dict, (int)s->dict_len);
     for (uint32_t d = 0; d < s->n; d++) {
         if (cancel && (d & 1023) == 0 && atomic_load(cancel)) {
             rc = ERR_BUSY;

@@ -206,8 +206,10 @@ struct eng_snap {
 
 /* Build s's store from its documents' JSON: doc d (docid order) is
  * blob[off[order[d]], off[order[d] + 1]). A dictionary is trained on a
- * sample when the segment is big enough for one to pay. 0, ERR_NOMEM, or
- * ERR_BUSY once *cancel (NULL: none) is set. */
+ * sample when the segment is big enough for one to pay. 0, ERR_NOMEM,
+ * ERR_BUSY once *cancel (NULL: none) is set, or ERR_INVALID for a document
+ * over the store's limit (LIMIT_RESPONSE_BYTES: the renderer's limits keep
+ * every article under it). */
 int eng_docs_build(struct eng_segment *s, const char *blob, const uint64_t *off,
                    const uint32_t *order, const atomic_bool *cancel);
 /* Ready the store of a segment attached to a file image; ERR_PARSE when

@@ -36,7 +36,7 @@ int eng_segw_posting(struct eng_segw *w, uint32_t doc, unsigned mask, const uint
 int eng_segw_term_end(struct eng_segw *w);
 /* The document store, once every document is in: it shares no field with
  * the terms, so another thread may build it while they are added (else
- * eng_segw_finish does). 0, ERR_NOMEM or ERR_BUSY (eng_docs_build). */
+ * eng_segw_finish does). 0, ERR_NOMEM, ERR_BUSY or ERR_INVALID (eng_docs_build). */
 int eng_segw_docs(struct eng_segw *w, const atomic_bool *cancel);
 int eng_segw_finish(struct eng_segw *w, struct eng_segment **out);
 
