@@ -72,14 +72,14 @@ static int page_rows(struct index_engine *e, const int64_t *ids, struct buf *out
 }
 
 /* The document store's way into out. */
-static int page_store(struct index_engine *e, const struct eng_snap *s, const int64_t *ids,
-                      struct buf *out, struct err *err)
+static int page_store(const struct eng_snap *s, const int64_t *ids, struct buf *out,
+                      struct err *err)
 {
     struct arena a;
     struct index_doc docs[PAGE];
     size_t kept = 0;
     arena_init(&a, 0);
-    int rc = eng_page_docs(s, &e->dctxs, &a, ids, NULL, PAGE, docs, &kept, err);
+    int rc = eng_page_docs(s, &a, ids, NULL, PAGE, docs, &kept, err);
     if (rc == 0)
         api_render_page(out, 123, docs, kept);
     arena_release(&a);
@@ -133,7 +133,7 @@ int main(int argc, char **argv)
         buf_init(&r, 0);
         buf_init(&d, 0);
         if ((rc = page_rows(e, ids[k], &r, &err)) == 0 &&
-            (rc = page_store(e, s, ids[k], &d, &err)) == 0 &&
+            (rc = page_store(s, ids[k], &d, &err)) == 0 &&
             (r.len != d.len || memcmp(r.data, d.data, r.len) != 0)) {
             fprintf(stderr, "bench_page: the two pages differ\n");
             rc = 1;
@@ -151,7 +151,7 @@ int main(int argc, char **argv)
         for (size_t p = 0; p < pages && rc == 0; p++) {
             buf_init(&d, 0);
             double t0 = now();
-            rc = page_store(e, s, ids[k], &d, &err);
+            rc = page_store(s, ids[k], &d, &err);
             ts[p] = (now() - t0) * 1e6;
             buf_release(&d);
         }
