@@ -1011,7 +1011,7 @@ static void flip_byte(const char *path, long at)
 static void merges_settled(struct fixture *f)
 {
     int quiet = 0;
-    for (int i = 0; i < 1000 && quiet < 5; i++) {
+    for (int i = 0; i < 6000 && quiet < 5; i++) { /* (a minute at most) */
         struct index_stats st;
         memset(&st, 0, sizeof st);
         f->eng->stats(f->eng, &st);
