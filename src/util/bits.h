@@ -62,4 +62,18 @@ static inline uint64_t bits_le64(const uint8_t *p)
     return w;
 }
 
+/* The four bytes at p as a little-endian number, and v written so. */
+static inline uint32_t bits_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline void bits_put_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
 #endif

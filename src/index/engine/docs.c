@@ -37,6 +37,7 @@
 #include <zdict.h>
 #include <xxhash.h>
 
+#include "util/bits.h"
 #include "util/limits.h"
 
 #include "util/banned.h"
@@ -50,19 +51,6 @@
  * and a page's response is at most LIMIT_RESPONSE_BYTES anyway. */
 #define DOCS_MAX_JSON ((size_t)LIMIT_RESPONSE_BYTES)
 _Static_assert(DOCS_MAX_JSON < INT_MAX / 2, "LZ4 counts in int");
-
-static uint32_t get_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
 
 static uint32_t json_sum(const char *json, size_t len)
 {
@@ -169,8 +157,8 @@ int eng_docs_build(struct eng_segment *s, const char *blob, const uint64_t *off,
                                            (int)(cap - len - DOCS_HEADER), 1);
         if (z <= 0)
             goto out;
-        put_le32(s->dz + len, (uint32_t)n);
-        put_le32(s->dz + len + 4, json_sum(src, n));
+        bits_put_le32(s->dz + len, (uint32_t)n);
+        bits_put_le32(s->dz + len + 4, json_sum(src, n));
         len += DOCS_HEADER + (size_t)z;
     }
     s->doc_off[s->n] = len;
@@ -229,7 +217,7 @@ int eng_docs_size(const struct eng_segment *s, uint32_t doc, size_t *size)
     size_t n;
     if (doc >= s->n || !frame(s, doc, &p, &n))
         return ERR_PARSE;
-    uint32_t len = get_le32(p);
+    uint32_t len = bits_le32(p);
     if (len > DOCS_MAX_JSON)
         return ERR_PARSE;
     *size = len;
@@ -240,7 +228,8 @@ int eng_docs_read(const struct eng_segment *s, uint32_t doc, char *out, size_t s
 {
     const uint8_t *p;
     size_t n;
-    if (doc >= s->n || !frame(s, doc, &p, &n) || size > DOCS_MAX_JSON)
+    /* size: the frame's own length (eng_docs_size), at most DOCS_MAX_JSON */
+    if (doc >= s->n || !frame(s, doc, &p, &n) || bits_le32(p) != size || size > DOCS_MAX_JSON)
         return ERR_PARSE;
     /* the safe decoder: never reads past the frame or writes past size,
      * whatever the bytes */
@@ -249,10 +238,8 @@ int eng_docs_read(const struct eng_segment *s, uint32_t doc, char *out, size_t s
                   ? LZ4_decompress_safe_usingDict(src, out, (int)(n - DOCS_HEADER), (int)size,
                                                   (const char *)s->dict, (int)s->dict_len)
                   : LZ4_decompress_safe(src, out, (int)(n - DOCS_HEADER), (int)size);
-    return got < 0 || (size_t)got != size || get_le32(p) != size ||
-                   json_sum(out, size) != get_le32(p + 4)
-               ? ERR_PARSE
-               : 0;
+    return got < 0 || (size_t)got != size || json_sum(out, size) != bits_le32(p + 4) ? ERR_PARSE
+                                                                                     : 0;
 }
 
 int eng_docs_get(const struct eng_segment *s, uint32_t doc, struct arena *a, const char **json,
