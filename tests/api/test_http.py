@@ -144,6 +144,24 @@ def test_header_limit(api):
     err(r, 431, "requestTooLarge")
 
 
+def many_headers(n, line_len):
+    """n header lines of line_len bytes each, CRLF included."""
+    return {"X-P%d" % i: "v" * (line_len - len("X-P%d: \r\n" % i)) for i in range(n)}
+
+
+def test_header_lines_within_the_limits_fit_the_connection_pool(api):
+    """500 header lines of 16 KiB with an 8 KiB URL are answered; just over
+    16 KiB in as many lines is the JSON 431; far more lines than that are
+    refused by libmicrohttpd's pool at once (its 431, docs/api.md §1)."""
+    long_url = Q + [("padding", "x" * 7000)]
+    articles_ok(api.get(EV, long_url, headers=many_headers(500, 32), fresh=True))
+    err(api.get(EV, long_url, headers=many_headers(500, 40), fresh=True), 431,
+        "requestTooLarge")
+    status, _, _ = api.raw(b"GET /v2/everything?q=x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                           + b"a:\r\n" * 5000 + b"\r\n")
+    assert status == 431
+
+
 def test_a_body_is_refused_unread(api):
     """No endpoint takes a body: a GET that carries one is 413 (a POST 405),
     answered at once, and the connection is closed rather than drained."""
