@@ -1000,10 +1000,17 @@ static void sources_are_listed_in_byte_order_and_filtered_case_insensitively(voi
     assert_int_equal(store_sources_list(f->s, &ar, &fl, &out, &n, &err), 0);
     assert_int_equal(n, 0);
 
-    /* Putting again replaces by id. */
+    /* Putting again replaces by id. The lookup's statement is kept on its
+     * read connection between calls (db.h STORE_SQLITE_KEPT): it reads
+     * each call's own id, and no read of it outlives the call (the put
+     * between two lookups is seen). */
+    struct source one;
+    assert_int_equal(store_source_get(f->s, &ar, "b", &one, &err), 0);
+    assert_string_equal(one.name, "B");
+    assert_int_equal(store_source_get(f->s, &ar, "a", &one, &err), 0);
+    assert_string_equal(one.name, "A");
     struct source again = {"b", "B2", NULL, NULL, "science", "fr", "fr", false, 0.1};
     assert_int_equal(store_sources_put(f->s, &again, 1, &err), 0);
-    struct source one;
     assert_int_equal(store_source_get(f->s, &ar, "b", &one, &err), 0);
     assert_string_equal(one.name, "B2");
     assert_string_equal(one.category, "science");

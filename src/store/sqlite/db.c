@@ -701,6 +701,18 @@ static int one(sqlite3 *db, sqlite3_stmt *st, struct arena *a, const struct stor
     return 0;
 }
 
+static bool is_kept(const char *sql)
+{
+    return sql && strncmp(sql, STORE_SQLITE_KEPT, strlen(STORE_SQLITE_KEPT)) == 0;
+}
+
+/* A kept statement back to idle: no row pending, no value bound. */
+static void kept_release(sqlite3_stmt *st)
+{
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+}
+
 int store_sqlite_pool_prepare(struct store_sqlite_pool *p, const char *sql,
                               const struct store_arg *args, size_t n, sqlite3 **db,
                               sqlite3_stmt **st, struct err *err)
@@ -711,12 +723,24 @@ int store_sqlite_pool_prepare(struct store_sqlite_pool *p, const char *sql,
         *db = NULL;
         return rc;
     }
-    return store_sqlite_prepare_args(*db, sql, args, n, st, err);
+    if (!is_kept(sql))
+        return store_sqlite_prepare_args(*db, sql, args, n, st, err);
+    if ((rc = store_sqlite_prepare_kept(*db, sql, st, err)) < 0)
+        return rc;
+    if ((rc = store_sqlite_bind(*st, args, n)) != SQLITE_OK) {
+        rc = store_sqlite_fail(*db, rc, err);
+        kept_release(*st);
+        *st = NULL;
+    }
+    return rc;
 }
 
 void store_sqlite_pool_finish(struct store_sqlite_pool *p, sqlite3 *db, sqlite3_stmt *st)
 {
-    sqlite3_finalize(st);
+    if (st && is_kept(sqlite3_sql(st)))
+        kept_release(st);
+    else
+        sqlite3_finalize(st);
     store_sqlite_pool_put(p, db);
 }
 
@@ -757,9 +781,9 @@ int store_sqlite_read_int(struct store_sqlite_pool *p, const char *sql,
     sqlite3_stmt *st;
     *out = 0;
     int rc = store_sqlite_pool_prepare(p, sql, args, n, &db, &st, err);
-    if (rc == 0) {
-        rc = step_int(db, st, out, err);
-        st = NULL; /* finalized */
+    if (rc == 0 && (rc = store_sqlite_step_row(db, st, err)) == 1) {
+        *out = sqlite3_column_int64(st, 0);
+        rc = 0;
     }
     store_sqlite_pool_finish(p, db, st);
     return rc;

@@ -174,7 +174,9 @@ int store_sqlite_row(struct arena *a, sqlite3_stmt *st, const struct store_recor
 /* A connection of the read pool p with sql prepared and args bound, for
  * a read that steps it itself; *st is NULL on error (and *db too when no
  * connection was had). Give both back with store_sqlite_pool_finish, also
- * after an error. */
+ * after an error. An sql that begins with STORE_SQLITE_KEPT is prepared
+ * once per connection (store_sqlite_prepare_kept) and finish resets it;
+ * so in the read_* helpers below. */
 int store_sqlite_pool_prepare(struct store_sqlite_pool *p, const char *sql,
                               const struct store_arg *args, size_t n, sqlite3 **db,
                               sqlite3_stmt **st, struct err *err);
