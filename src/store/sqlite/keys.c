@@ -34,8 +34,11 @@ int store_sqlite_key_find(struct store_backend *b, struct arena *a, const unsign
                           struct key_record *out, struct err *err)
 {
     struct store_sqlite *s = (struct store_sqlite *)b;
+    /* Kept: asked on every request whose key is not in auth's cache, so
+     * on every request with an unknown key (one that sprays them pays no
+     * statement parse each). */
     return store_sqlite_read_one(
-        &s->readers, "SELECT " STORE_KEY_COLUMNS " FROM keys WHERE hash = ?1",
+        &s->readers, STORE_SQLITE_KEPT "SELECT " STORE_KEY_COLUMNS " FROM keys WHERE hash = ?1",
         STORE_ARGS(STORE_BLOB(hash, 32)), a, &store_key_record, out, "no such key", err);
 }
 
