@@ -40,6 +40,12 @@ int store_sqlite_fail(sqlite3 *db, int rc, struct err *err)
     return err_set(err, code, "sqlite: %s", db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
 }
 
+/* Whether sql carries the mark of a kept statement (db.h). */
+static bool is_kept(const char *sql)
+{
+    return sql && strncmp(sql, STORE_SQLITE_KEPT, strlen(STORE_SQLITE_KEPT)) == 0;
+}
+
 void store_sqlite_conn_close(sqlite3 *db)
 {
     if (db == NULL)
@@ -47,11 +53,9 @@ void store_sqlite_conn_close(sqlite3 *db)
     /* Statements kept on the connection (store_sqlite_prepare_kept), known
      * by their mark: others belong to whoever prepared them (FTS5 keeps
      * its own on the connection and finalizes them itself). */
-    size_t mark = strlen(STORE_SQLITE_KEPT);
     for (sqlite3_stmt *st = sqlite3_next_stmt(db, NULL), *next; st; st = next) {
         next = sqlite3_next_stmt(db, st);
-        const char *text = sqlite3_sql(st);
-        if (text && strncmp(text, STORE_SQLITE_KEPT, mark) == 0)
+        if (is_kept(sqlite3_sql(st)))
             sqlite3_finalize(st);
     }
     sqlite3_close_v2(db);
@@ -135,7 +139,7 @@ int store_sqlite_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out, struc
 int store_sqlite_prepare_kept(sqlite3 *db, const char *sql, sqlite3_stmt **out, struct err *err)
 {
     *out = NULL;
-    if (strncmp(sql, STORE_SQLITE_KEPT, strlen(STORE_SQLITE_KEPT)) != 0)
+    if (!is_kept(sql))
         return err_set(err, ERR_INVALID, "a kept statement without its mark");
     for (sqlite3_stmt *st = sqlite3_next_stmt(db, NULL); st; st = sqlite3_next_stmt(db, st)) {
         const char *text = sqlite3_sql(st);
@@ -699,11 +703,6 @@ static int one(sqlite3 *db, sqlite3_stmt *st, struct arena *a, const struct stor
     if ((rc = store_sqlite_row(a, st, rec, item)) < 0)
         return err_set(err, rc, "out of memory reading a row");
     return 0;
-}
-
-static bool is_kept(const char *sql)
-{
-    return sql && strncmp(sql, STORE_SQLITE_KEPT, strlen(STORE_SQLITE_KEPT)) == 0;
 }
 
 /* A kept statement back to idle: no row pending, no value bound. */
