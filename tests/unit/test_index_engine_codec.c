@@ -366,13 +366,16 @@ static void postings_of_every_shape_read_back_in_heap_and_file(void **state)
     check_lists(seg);
     /* 70,000 documents: the store has its own dictionary, and pays. */
     assert_true(seg->dict_len > 0);
-    /* (LZ4 alone finds next to nothing to repeat in 120 bytes) */
+    /* (LZ4 alone finds next to nothing to repeat in 120 bytes; with the
+     * dictionary the store is 3.0 times smaller than the JSON here: 2.80
+     * MB of 8.43. zstd's frames passed dz_len < 40 bytes a document, a
+     * hair more than LZ4's 40.04.) */
     size_t json_bytes = 0;
     for (uint32_t d = 0; d < NDOCS; d++) {
         char one[160];
         json_bytes += (size_t)doc_json(d, one, sizeof one);
     }
-    assert_true(seg->dz_len * 5 / 2 < json_bytes);
+    assert_true(seg->dz_len * 11 / 4 < json_bytes);
     check_docs(seg);
     assert_int_equal(eng_segment_image(seg, &img, &len), 0);
     assert_int_equal(eng_segment_from_image(img, len, &img_seg, &err), 0);
