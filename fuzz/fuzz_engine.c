@@ -10,8 +10,9 @@
  *     with a brute-force scan of the documents: the exact total and the
  *     newest-first page; every document's stored JSON (docs.c) comes
  *     back byte for byte from the heap segment and from the image; the
- *     relevancy page with block-max pruning is compared with the one that
- *     scores every match; every proximity "a b"~d of two words against a
+ *     relevancy page with block-max pruning and the tiers of the words of 8
+ *     documents or more (tiers.h) is compared with the one that scores every
+ *     match; every proximity "a b"~d of two words against a
  *     brute force of positions; every answer (four sorts, nested AND / OR / NOT,
  *     phrase and proximity shapes too) is the same through the set evaluator and
  *     through the document-at-a-time walk (eng_snap.doc_at_a_time).
@@ -58,6 +59,10 @@
 static const char *const vocab[] = {"zqk", "zqm", "zqp", "zqx", "zqw", "zqf",
                                     "zqg", "zqh", "zqj", "zqb", "zqv", "zqz"};
 #define NV 12
+/* Tiers (tiers.h) from 8 documents: the relevancy pages below are decided
+ * by them where they can, the damaged images hold them, merges choose them
+ * again. */
+#define FUZZ_TIER_MIN_DF 8
 #define MAX_DOCS 200
 #define NSRC 4
 
@@ -243,6 +248,7 @@ static struct eng_segment *build(const struct doc *docs, size_t n)
     struct eng_builder *b = NULL;
     struct eng_segment *seg = NULL;
     CHECK(eng_builder_new(&b) == 0);
+    eng_builder_tiers(b, FUZZ_TIER_MIN_DF);
     for (size_t i = 0; i < n; i++) {
         char url[64], json[sizeof docs[i].text + 64];
         /* (of the document, not of its place: a merge must find the same) */
@@ -568,7 +574,7 @@ static void check_merged(const uint8_t *p, size_t len)
     }
     check_split(in, deletions, k, p[0]);
     err_clear(&err);
-    CHECK(eng_merge_segments(in, deletions, k, &merged, &err) == 0);
+    CHECK(eng_merge_segments_tiered(in, deletions, k, FUZZ_TIER_MIN_DF, &merged, &err) == 0);
     whole = build(live, nlive);
     CHECK(eng_segment_check(merged, NSRC, &err) == 0);
     CHECK(eng_segment_image(merged, &img1, &len1) == 0);

@@ -107,6 +107,8 @@ void cmd_engine_options(struct index_engine_options *out)
         out->build_delay_ms = v;
     if (env_int("NEWSD_ENGINE_SEGMENT_DOCS", &v) && v > 0 && v <= UINT32_MAX)
         out->segment_docs = (uint32_t)v;
+    if (env_int("NEWSD_ENGINE_TIER_MIN_DF", &v) && v > 0 && v <= UINT32_MAX)
+        out->tier_min_df = (uint32_t)v;
     if (env_int("NEWSD_ENGINE_CHECKPOINT_MS", &v) && v >= 0)
         out->checkpoint_ms = v == 0 ? INDEX_CHECKPOINT_ALWAYS : v;
 }

@@ -130,6 +130,9 @@ int cmd_config_load(struct config *c, const char *path);
  *   NEWSD_ENGINE_SPLIT=always      every search over two segments or more does
  *   NEWSD_ENGINE_BUILD_DELAY_MS=N  a slow first build (tests/api/test_startup.py)
  *   NEWSD_ENGINE_SEGMENT_DOCS=N    many small segments (tests/reliability)
+ *   NEWSD_ENGINE_TIER_MIN_DF=N     terms of N documents a segment get a tier
+ *                                  (tests: tiers in a small index; benchmarks:
+ *                                  4294967295, none)
  *   NEWSD_ENGINE_CHECKPOINT_MS=N   checkpoint period; 0 after every change
  * Unset, empty or unparsable values keep the defaults. */
 void cmd_engine_options(struct index_engine_options *out);

@@ -71,6 +71,7 @@ static int print_sizes(struct index *idx)
     size_line("frequencies", r.freqs, r.docs, all);
     size_line("positions", r.positions_bytes, r.docs, all);
     size_line("of-it-pairs", r.pairs, r.docs, all);
+    size_line("tiers", r.tiers, r.docs, all);
     size_line("index", index, r.docs, all);
     size_line("store-offsets", r.store_offsets, r.docs, all);
     size_line("store-dict", r.store_dict, r.docs, all);

@@ -169,6 +169,7 @@ struct index_size_report {
     uint64_t freqs;           /* field masks and term frequencies */
     uint64_t positions_bytes; /* position deltas (exact terms) */
     uint64_t pairs;           /* of the above, the pair terms' (a next-word index) */
+    uint64_t tiers;           /* frequent terms' tiers (relevancy's first candidates) */
     /* the document store */
     uint64_t store_offsets, store_dict, store_frames;
 };
@@ -177,7 +178,7 @@ struct index_size_report {
 static inline uint64_t index_size_index_bytes(const struct index_size_report *r)
 {
     return r->header + r->columns + r->url_table + r->dictionary + r->term_strs + r->skip +
-           r->docids + r->freqs + r->positions_bytes;
+           r->docids + r->freqs + r->positions_bytes + r->tiers;
 }
 /* Bytes of the document store. */
 static inline uint64_t index_size_store_bytes(const struct index_size_report *r)
@@ -206,6 +207,9 @@ struct index_engine_options {
                              * before the first build (a slow build, ended by a stop) */
     uint32_t segment_docs;  /* tests, NEWSD_ENGINE_SEGMENT_DOCS: documents per segment
                              * at open (many small segments); 0: the default */
+    uint32_t tier_min_df;   /* tests and benchmarks, NEWSD_ENGINE_TIER_MIN_DF: a term
+                             * of this many documents of a segment or more gets a
+                             * tier (docs/engine.md "Tiers"); 0: the default */
     int64_t checkpoint_ms;  /* tests, NEWSD_ENGINE_CHECKPOINT_MS: time between
                              * checkpoints; 0: the default (5 s),
                              * INDEX_CHECKPOINT_ALWAYS: after every change */

@@ -41,6 +41,10 @@ struct sort_keyed {
     uint64_t at;
 };
 
+/* The k-th largest of x[0, n) (1 <= k <= n, no NaN), x reordered: a
+ * three-way quickselect, O(n) on average where a sort is O(n log n). */
+double sort_kth_largest(double *x, size_t n, size_t k);
+
 /* struct sort_keyed by key, equal keys by where they came from: qsort(3)
  * is not stable, and this order is what a stable sort by key would give
  * an array filled in place order. */

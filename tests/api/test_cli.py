@@ -366,7 +366,7 @@ def test_index_sizes_parts_add_up_to_the_files(tmp_path):
     on_disk = sum(os.path.getsize(p) for p in files)
     assert int(head.group(2)) == len(files) and int(head.group(3)) == on_disk, r.out
     index_parts = ("header+align", "columns", "url-table", "dictionary", "term-strings",
-                   "skip-tables", "docids", "frequencies", "positions")
+                   "skip-tables", "docids", "frequencies", "positions", "tiers")
     assert sum(parts[k] for k in index_parts) == parts["index"], r.out
     assert sum(parts[k] for k in ("store-offsets", "store-dict", "store-frames")) == parts["store"]
     assert parts["index"] + parts["store"] == parts["total"] == on_disk, r.out

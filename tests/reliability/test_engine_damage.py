@@ -19,7 +19,8 @@ crash nor answer other text than the table holds.
   is rebuilt from the table.
 
 The offsets come from parsing the file here (segfile.c's layout and
-tdict.h's entries, format 11: the same header and dictionary entries as 10).
+tdict.h's entries, format 12: the header of 10 and 11, a dictionary entry
+with one more varint, its tier's bytes, when its kind is flagged tiered).
 """
 import os
 import re
@@ -70,7 +71,7 @@ def layout(path):
         head = f.read(HEADER.size)
     (magic, version, _endian, tblock_size, n, nterms, strs_len, post_len, _ntoken, _crc,
      _ids_crc, dict_len, dz_len, tdict_len) = HEADER.unpack(head)
-    assert magic == b"NEWSDSEG" and version == 11 and tblock_size == TBLOCK.size
+    assert magic == b"NEWSDSEG" and version == 12 and tblock_size == TBLOCK.size
     nblocks = (nterms + TDICT_BLOCK - 1) // TDICT_BLOCK
     parts = [("ids", 8 * n), ("pub", 8 * n), ("dl", 4 * n), ("src", 4 * n), ("pkh", 8 * n),
              ("pkd", 4 * n), ("tidx", TBLOCK.size * nblocks), ("tdict", tdict_len),
@@ -99,8 +100,9 @@ def varint(b, at):
 def term_entry(path, word):
     """File offset of the df varint of word's dictionary entry, and the df
     (None, 0 when absent). An entry: the string's length, the kind byte,
-    df, the docid stream's bytes, the postings' bytes, and for a list of
-    one block (df <= 128) its two block maxima."""
+    df, the docid stream's bytes, the postings' bytes, its tier's bytes when
+    the kind has TIERED (0x40), and for a list of one block (df <= 128) its
+    two block maxima."""
     parts, _n, nterms = layout(path)
     with open(path, "rb") as f:
         f.seek(parts["tidx"][0])
@@ -113,10 +115,11 @@ def term_entry(path, word):
         if i % TDICT_BLOCK == 0:
             _post, s, at = TBLOCK.unpack_from(tidx, i // TDICT_BLOCK * TBLOCK.size)
         length, at = varint(tdict, at)
-        at += 1  # the kind
+        kind = tdict[at]
+        at += 1
         df_at = at
         df, at = varint(tdict, at)
-        for _ in range(4 if 0 < df <= 128 else 2):
+        for _ in range((4 if 0 < df <= 128 else 2) + (1 if kind & 0x40 else 0)):
             _v, at = varint(tdict, at)
         if strs[s:s + length] == word.encode():
             return parts["tdict"][0] + df_at, df

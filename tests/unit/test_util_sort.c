@@ -142,10 +142,43 @@ static void byte_strings_order_as_memcmp_with_a_prefix_first(void **state)
         assert_string_equal(v[i], want[i]);
 }
 
+static int desc_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a > b ? -1 : a < b;
+}
+
+/* The selection against a sort: every k of arrays with many equal values,
+ * sorted ones, reversed ones and random ones. */
+static void the_kth_largest_is_the_sorted_arrays_kth(void **state)
+{
+    (void)state;
+    double x[300], sorted[300], work[300];
+    unsigned rng = 7;
+    for (size_t n = 1; n <= 300; n += (n < 20 ? 1 : 37)) {
+        for (int shape = 0; shape < 4; shape++) {
+            for (size_t i = 0; i < n; i++) {
+                rng = rng * 1103515245u + 12345u;
+                x[i] = shape == 0   ? (double)((rng >> 8) % 1000)
+                       : shape == 1 ? (double)((rng >> 8) % 4) /* many equal */
+                       : shape == 2 ? (double)i
+                                    : (double)(n - i);
+            }
+            memcpy(sorted, x, n * sizeof *x);
+            qsort(sorted, n, sizeof *sorted, desc_double);
+            for (size_t k = 1; k <= n; k++) {
+                memcpy(work, x, n * sizeof *x);
+                assert_true(sort_kth_largest(work, n, k) == sorted[k - 1]);
+            }
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_lower_bound_is_the_first_element_not_below_the_key),
+        cmocka_unit_test(the_kth_largest_is_the_sorted_arrays_kth),
         cmocka_unit_test(every_length_and_key_agrees_with_a_walk),
         cmocka_unit_test(arrays_of_pointers_are_searched_by_their_records_key),
         cmocka_unit_test(int64_comparison_sorts_ascending_across_the_whole_range),

@@ -13,6 +13,7 @@
  * Only for a build from nothing (no segments, nothing applied): then no
  * row replaces a document, and the rows' order across segments does not
  * matter. */
+#include "index/engine/tiers.h"
 #include "index/engine/writer.h"
 
 #include <stdlib.h>
@@ -76,6 +77,7 @@ struct pbuild {
     bool failed;
     struct seg_item *done; /* finished segments for the writer */
     uint32_t seg_full;
+    uint32_t tier_min_df; /* the writer's (tiers.h) */
     /* Each worker writes its segments' files: written by the writer's
      * thread, they held up the reading of rows (and so both workers) for
      * the copy into the page cache and the fsync, and the last ones were
@@ -192,6 +194,8 @@ static void *worker_main(void *arg)
     struct eng_builder *b = NULL;
     struct buf json;
     int rc = eng_builder_new(&b);
+    if (rc == 0)
+        eng_builder_tiers(b, pb->tier_min_df);
 
     buf_init(&json, 0);
 
@@ -304,6 +308,7 @@ int eng_build_parallel(struct eng_writer *w, unsigned workers, struct err *err)
     struct pbuild pb = {.seg_full = w->seg_full,
                         .max_queued = QUEUE_BATCHES * workers,
                         .w = w->writable ? w : NULL,
+                        .tier_min_df = w->tier_min_df,
                         .next_file = w->next_file};
     pthread_t th[WORKERS_MAX];
     unsigned started = 0;

@@ -19,6 +19,7 @@
  *                snapshots; the slot holding the current snapshot
  *   varint.c     numbers as bytes: varints, bit-packed runs (varint.h)
  *   heads.c      a block's posting heads: field masks and tfs (heads.h)
+ *   tiers.c      a frequent term's tier: its best postings for relevancy (tiers.h)
  *   postings.c   the postings codec: docid blocks, the encoder, cursors
  *   tdict.c      a segment's term dictionary: blocks of varint entries (tdict.h)
  *   segment.c    looking terms, ids and URLs up; the merge's segment writer
@@ -30,6 +31,7 @@
  *   count_cache.c the count cache
  *   facet_cols.c facet columns filled on first use (columns.h)
  *   iter.c       search: document-at-a-time iterators over a segment
+ *   tierpage.c   search: a relevancy page decided from the terms' tiers
  *   rank.c       search: relevancy (FTS5's bm25), scores into the page
  *   bounds.c     search: a relevancy page's bounds when its plan is not plain
  *   sets.c       search: the set evaluator (bitsets of a docid window)
@@ -106,6 +108,7 @@ struct eng_term {
     uint32_t bytes;           /* bytes of the postings from off */
     uint32_t idx;             /* its index in the dictionary */
     uint32_t wf2_max, dl_min; /* a one-block list's skip entry (its block maxima) */
+    uint32_t tier_bytes;      /* ENG_TERM_TIERED: its tier (tiers.h) after the postings */
 };
 /* A longer token is left out of the dictionary: no query (500 characters) reaches it. */
 #define ENG_TERM_LEN_MAX ((1u << 24) - 1)
@@ -353,6 +356,9 @@ struct eng_row {
 
 int eng_builder_new(struct eng_builder **out);
 void eng_builder_free(struct eng_builder *b);
+/* Terms of min_df documents or more get a tier (tiers.h; ENG_TIER_MIN_DF
+ * until this is called; 0: none). */
+void eng_builder_tiers(struct eng_builder *b, uint32_t min_df);
 /* Tokenize one article into the builder (docs may come in any order). */
 int eng_builder_add(struct eng_builder *b, const struct eng_row *r);
 size_t eng_builder_count(const struct eng_builder *b);
@@ -605,6 +611,14 @@ struct eng_enc_bufs {
     struct eng_obuf pos;        /* an exact term's block: its positions, after the heads */
     struct eng_skip *skip;      /* the term's skip table */
     size_t skipcap;
+    /* Tiers (tiers.h): a term of tier_min_df documents or more (0: none
+     * tiered) gets one, chosen at the segment's average length avgdl; each
+     * posting's docid and wf2 kept in order while it is encoded. */
+    uint32_t tier_min_df;
+    double avgdl;
+    uint32_t *tier_doc, *tier_wf2;
+    size_t tier_doc_cap, tier_wf2_cap;
+    struct eng_obuf tier;
 };
 void eng_enc_bufs_free(struct eng_enc_bufs *e);
 

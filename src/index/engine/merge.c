@@ -30,6 +30,7 @@
 #define _GNU_SOURCE /* gettid */
 #include "index/engine/writer.h"
 #include "index/engine/segw.h"
+#include "index/engine/tiers.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -58,6 +59,7 @@ struct eng_merge {
     uint64_t *from;                   /* per new docid: its input << 32 | its docid there */
     uint32_t nfrom;
     struct eng_segment *out;
+    uint32_t tier_min_df; /* the writer's (tiers.h) */
     uint64_t file_id; /* 0: not written (no index directory) */
     char path[4096];
     int rc;
@@ -132,6 +134,7 @@ static int merge_docs(struct eng_merge *m, struct eng_segw **outw)
     if (live >= UINT32_MAX || (m->from = malloc((live + 1) * sizeof *m->from)) == NULL ||
         eng_segw_new(outw, (uint32_t)live) < 0)
         goto out;
+    eng_segw_tiers(*outw, m->tier_min_df);
     for (;;) {
         size_t best = m->k;
         for (size_t i = 0; i < m->k; i++) {
@@ -497,6 +500,7 @@ static struct eng_merge *merge_new(struct eng_segment *const *in,
     if (m == NULL)
         return NULL;
     err_clear(&m->err);
+    m->tier_min_df = ENG_TIER_MIN_DF;
     atomic_init(&m->done, false);
     atomic_init(&m->cancel, false);
     if ((m->in = calloc(k, sizeof *m->in)) == NULL ||
@@ -525,10 +529,18 @@ static struct eng_merge *merge_new(struct eng_segment *const *in,
 int eng_merge_segments(struct eng_segment *const *in, struct eng_deletions *const *deletions,
                        size_t k, struct eng_segment **out, struct err *err)
 {
+    return eng_merge_segments_tiered(in, deletions, k, ENG_TIER_MIN_DF, out, err);
+}
+
+int eng_merge_segments_tiered(struct eng_segment *const *in, struct eng_deletions *const *deletions,
+                              size_t k, uint32_t tier_min_df, struct eng_segment **out,
+                              struct err *err)
+{
     struct eng_merge *m = merge_new(in, deletions, k);
     *out = NULL;
     if (m == NULL)
         return err_set(err, ERR_NOMEM, "out of memory");
+    m->tier_min_df = tier_min_df;
     int rc = merge_build(m, out);
     if (rc < 0)
         err_set(err, rc, "%s", err_msg(&m->err, rc));
@@ -557,6 +569,7 @@ static int merge_start(struct eng_writer *w, const bool *pick, size_t k, struct 
     if (m == NULL)
         return err_set(err, ERR_NOMEM, "out of memory");
     m->stopping = w->stopping;
+    m->tier_min_df = w->tier_min_df;
     if (w->writable && w->dir) {
         m->file_id = w->next_file;
         if (eng_segment_path(w, m->file_id, m->path, sizeof m->path) < 0)

@@ -18,8 +18,10 @@
 #include <string.h>
 
 /* A term's kind: the enum (internal.h) in the low bits, and for an exact
- * term that is paired, ENG_TERM_PAIRED. */
-#define ENG_TERM_KIND_MASK 0x7fu
+ * term that is paired, ENG_TERM_PAIRED; for a term with a tier (tiers.h),
+ * ENG_TERM_TIERED. */
+#define ENG_TERM_KIND_MASK 0x3fu
+#define ENG_TERM_TIERED 0x40u
 #define ENG_TERM_PAIRED 0x80u
 static inline unsigned eng_kind(unsigned kind)
 {

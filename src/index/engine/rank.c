@@ -109,19 +109,6 @@ int eng_rank_frozen(struct run *r)
     return 0;
 }
 
-/* fts5Bm25Function(), summing phrases in FTS5's order. */
-static double bm25_sum(const struct run *r, const double *f, double D)
-{
-    double score = 0.0;
-    for (size_t i = 0; i < r->plan.nleaves; i++) {
-        /* a phrase absent here adds exactly +0.0, which changes no sum
-         * (score starts at +0.0): skipped, a division saved per leaf */
-        if (f[i] != 0.0)
-            score += eng_bm25_term(r, r->idf[i], f[i], D);
-    }
-    return score;
-}
-
 /* Each leaf's frequency at doc into r->freq. */
 static void leaf_freqs(struct run *r, struct ev *ev, uint32_t doc)
 {
@@ -193,7 +180,7 @@ static double bm25_bound(struct run *r, struct ev *ev, uint32_t doc, double D)
     double score = 0.0;
     for (size_t i = 0; i < r->plan.nleaves; i++) {
         double f = leaf_freq_bound(ev->leaf_nodes[i], doc);
-        if (f != 0.0) /* as bm25_sum */
+        if (f != 0.0) /* as eng_bm25_sum */
             score += eng_bm25_term(r, r->idf[i], f, D);
     }
     return score;
@@ -241,7 +228,7 @@ void eng_rank_flush(struct run *r)
     size_t nl = r->plan.nleaves;
     for (uint32_t i = 0; i < r->pend_n; i++) {
         uint32_t d = r->pend_d[i];
-        double score = bm25_sum(r, r->pend_f + i * nl, (double)seg->dl[d]);
+        double score = eng_bm25_sum(r, r->pend_f + i * nl, (double)seg->dl[d]);
         if (heap_may_take(&r->heap, score))
             heap_offer(r, (struct cand){score, seg->ids[d], {r->pend_si, d}});
     }
@@ -296,28 +283,28 @@ void eng_rank_match(struct run *r, struct ev *ev, uint32_t d)
      * its words' frequencies first. */
     if (full && r->near_leaves) {
         if (leaf_freqs_bounded(r, ev, d)) {
-            if (bm25_sum(r, r->freq, floor) < worst)
+            if (eng_bm25_sum(r, r->freq, floor) < worst)
                 return;
             double least = eng_norm_floor(ev, d, floor);
-            if (least > floor && bm25_sum(r, r->freq, least) < worst)
+            if (least > floor && eng_bm25_sum(r, r->freq, least) < worst)
                 return;
             /* dl[d] (a miss) still costs less than counting the windows:
              * the loop over that page at 10 M, 57 → 68 queries/s */
             floor = (double)seg->dl[d];
-            if (bm25_sum(r, r->freq, floor) < worst)
+            if (eng_bm25_sum(r, r->freq, floor) < worst)
                 return;
             near_freqs(r, ev, d);
         }
     } else {
         leaf_freqs(r, ev, d);
     }
-    if (full && bm25_sum(r, r->freq, floor) < worst)
+    if (full && eng_bm25_sum(r, r->freq, floor) < worst)
         return;
     if (!r->term_leaves && r->pend_d) { /* dl[d] not read yet: wait for it */
         rank_wait(r, ev, d);
         return;
     }
-    double score = bm25_sum(r, r->freq, (double)seg->dl[d]); /* fts5Bm25Function() */
+    double score = eng_bm25_sum(r, r->freq, (double)seg->dl[d]); /* fts5Bm25Function() */
     if (full && score < worst)
         return;
     heap_offer(r, (struct cand){score, seg->ids[d], {ev->si, d}});
@@ -336,9 +323,9 @@ static void score_weighed(struct run *r, const struct ev *ev, uint32_t d, double
      * bm25_sum more for each that it let by (the nested shape, fifteen
      * leaves: 5-12 % slower with both) */
     if (r->heap.n == r->heap.k && !r->snap->score_all &&
-        bm25_sum(r, r->freq, eng_norm_floor(ev, d, floor)) < r->heap.v[0].key)
+        eng_bm25_sum(r, r->freq, eng_norm_floor(ev, d, floor)) < r->heap.v[0].key)
         return;
-    double score = bm25_sum(r, r->freq, (double)seg->dl[d]); /* fts5Bm25Function() */
+    double score = eng_bm25_sum(r, r->freq, (double)seg->dl[d]); /* fts5Bm25Function() */
     if (heap_may_take(&r->heap, score))
         heap_offer(r, (struct cand){score, seg->ids[d], {ev->si, d}});
 }
@@ -413,7 +400,7 @@ static int rank_blocks(struct run *r, struct ev *ev2, const struct sets *b, cons
 /* The cheapest bound of a match when every scored leaf is weighed: each
  * leaf's bm25 term at the shortest length any match of the window can have
  * (the least of their length floors), tabled by weighted frequency once a
- * window, then summed in bm25_sum's order (+0.0 skipped as there). Rounded
+ * window, then summed in eng_bm25_sum's order (+0.0 skipped as there). Rounded
  * operations are monotone, so the sum is above the exact score: a match
  * below the page's worst costs loads and additions, where the floor bound
  * divides once a leaf (a common word's relevancy page at 10 M: bm25_sum
@@ -550,6 +537,8 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
     double *table = NULL;
     int rc = 1; /* no leaf pays, until one does */
 
+    if ((rc = eng_rank_tiers(r, ev2, b, v)) <= 0)
+        return rc;
     uint32_t *rank = malloc((size_t)b->nw * sizeof *rank);
     size_t *slot = arena_calloc(ev2->a, nl + 1, sizeof *slot); /* 0: sought, else weighed */
     if (rank == NULL || slot == NULL) {

@@ -7,6 +7,7 @@
  * of its bytes (eng_segment_damage) is built again from the rows its ids
  * name. */
 #include "index/engine/writer.h"
+#include "index/engine/tiers.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,7 @@ static int repair_one(struct eng_writer *w, size_t i, struct err *err)
 
     if (eng_builder_new(&b) < 0)
         return err_set(err, ERR_NOMEM, "out of memory");
+    eng_builder_tiers(b, w->tier_min_df);
     if ((rc = store_reader_begin(w->db, err)) < 0)
         goto out;
     rc = store_rows_by_id(&rows, w->db, err);

@@ -275,6 +275,26 @@ static inline double eng_bm25_term(const struct run *r, double idf, double f, do
     return idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * D / r->avgdl)));
 }
 
+/* fts5Bm25Function(), summing phrases in FTS5's order: the exact score of
+ * leaf frequencies f[] in a document of D tokens. */
+static inline double eng_bm25_sum(const struct run *r, const double *f, double D)
+{
+    double score = 0.0;
+    for (size_t i = 0; i < r->plan.nleaves; i++) {
+        /* a phrase absent here adds exactly +0.0, which changes no sum
+         * (score starts at +0.0): skipped, a division saved per leaf */
+        if (f[i] != 0.0)
+            score += eng_bm25_term(r, r->idf[i], f[i], D);
+    }
+    return score;
+}
+
+/* The relevancy page of a plain plan's window from its leaves' tiers
+ * (tierpage.c, docs/engine.md "Tiers"): 0 when it is decided (the page's
+ * share of the window offered), 1 when not (nothing offered: the caller
+ * walks every match), else an error. */
+int eng_rank_tiers(struct run *r, struct ev *ev2, const struct sets *b, const uint64_t *v);
+
 /* A scored leaf's frequencies are read a term at a time over the matches
  * (eng_postings_weigh) when its postings in the window are at most this
  * many per match; else it is sought to each match. A sought leaf costs a

@@ -6,6 +6,8 @@
  * the meta column is the stored meta_terms split on spaces. The row size
  * (BM25's D) counts the tokens of all four columns as FTS5's docsize does. */
 #include "index/engine/internal.h"
+
+#include "index/engine/tiers.h"
 #include "index/engine/bdict.h"
 
 #include <stdlib.h>
@@ -55,6 +57,7 @@ struct pend {
 #define STEM_UNKEPT 255
 
 struct eng_builder {
+    uint32_t tier_min_df; /* eng_builder_tiers */
     struct pend ring[PEND_MAX];
     size_t rdone, rfound, rtail; /* ring[rdone, rfound) looked up, [rfound, rtail) not yet */
     size_t n, cap;
@@ -91,7 +94,15 @@ struct eng_builder {
 int eng_builder_new(struct eng_builder **out)
 {
     *out = calloc(1, sizeof **out);
-    return *out ? 0 : ERR_NOMEM;
+    if (*out == NULL)
+        return ERR_NOMEM;
+    (*out)->tier_min_df = ENG_TIER_MIN_DF;
+    return 0;
+}
+
+void eng_builder_tiers(struct eng_builder *b, uint32_t min_df)
+{
+    b->tier_min_df = min_df;
 }
 
 void eng_builder_free(struct eng_builder *b)
@@ -645,6 +656,8 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     keys = malloc(maxdf * sizeof *keys);
     if (keys == NULL)
         goto out;
+    enc.tier_min_df = b->tier_min_df;
+    enc.avgdl = s->n ? (double)s->ntoken / s->n : 1.0;
     for (size_t i = 0; i < b->dict.n; i++) {
         struct eng_bterm *t = &b->dict.terms[torder[i]];
         struct eng_term et;

@@ -5,14 +5,40 @@
  * (segfile.c) makes (a block's heads by heads.c's eng_heads_check). */
 #include "index/engine/internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "index/engine/heads.h"
+#include "index/engine/tiers.h"
 
 #include "util/banned.h"
 
-/* One term's postings inside post[off, off + bytes). */
+static int check_postings(const struct eng_segment *s, const struct eng_term *t,
+                          struct eng_tier_check *tc, struct err *err);
+
+/* One term's postings inside post[off, off + bytes), and its tier after
+ * them (tiers.h) agreeing with them: a tier decides a relevancy page
+ * alone, so a wrong one would lose matches. */
 int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t, struct err *err)
+{
+    unsigned kind = eng_kind(t->kind);
+    if (!(t->kind & ENG_TERM_TIERED))
+        return check_postings(s, t, NULL, err);
+    if (kind != ENG_TERM_EXACT && kind != ENG_TERM_STEM)
+        return err_set(err, ERR_PARSE, "a term of this kind has a tier");
+    struct eng_tier_check *tc = calloc(1, sizeof *tc);
+    if (tc == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory");
+    int rc = eng_tier_read(s, t, &tc->t) < 0 ? err_set(err, ERR_PARSE, "a tier does not decode")
+                                             : check_postings(s, t, tc, err);
+    if (rc == 0 && !eng_tier_check_end(tc))
+        rc = err_set(err, ERR_PARSE, "a tier holds a document its list does not");
+    free(tc);
+    return rc;
+}
+
+static int check_postings(const struct eng_segment *s, const struct eng_term *t,
+                          struct eng_tier_check *tc, struct err *err)
 {
     unsigned kind = eng_kind(t->kind);
     uint64_t skip_bytes = eng_term_skip_bytes(t), limit = t->off + t->bytes;
@@ -65,6 +91,8 @@ int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t
             pos_due += eng_heads_tfs(&h, k);
             if (wf2 > UINT32_MAX)
                 return err_set(err, ERR_PARSE, "a posting's term frequencies overflow");
+            if (tc && !eng_tier_check_posting(tc, d, (uint32_t)wf2, s->dl[d]))
+                return err_set(err, ERR_PARSE, "a tier disagrees with its list");
             if (wf2 > wf2_max)
                 wf2_max = wf2;
         }

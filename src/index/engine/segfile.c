@@ -64,8 +64,9 @@
  * bit-packed, its fields' tfs in runs of one width (heads.h), an exact term's block without
  * the heads' length (1 M articles: the heads 101.7 -> 46.6 MB); 11: the documents LZ4
  * blocks with their length and XXH3 in front, the dictionary raw content (a page of 100
- * articles decodes in a third of the time, docs.c). */
-#define SEG_VERSION 11u
+ * articles decodes in a third of the time, docs.c); 12: a frequent term's tier after its
+ * postings (tiers.h), flagged ENG_TERM_TIERED with its bytes in its dictionary entry. */
+#define SEG_VERSION 12u
 #define SEG_ENDIAN 0x01020304u
 
 struct seg_header {
@@ -468,6 +469,7 @@ static void term_sizes(const struct eng_segment *s, const struct eng_term *t,
     const char *why;
 
     r->skip += skip_bytes;
+    r->tiers += t->tier_bytes;
     r->docids += t->docs_len;
     r->postings += t->df;
     for (uint32_t left = t->df; eng_kind(t->kind) != ENG_TERM_META && left > 0 && p < end;) {

@@ -3,7 +3,9 @@
  * segment written from postings already in docid order (merge.c's
  * eng_segw), encoded by the builder's own encoder (postings.c). */
 #include "index/engine/internal.h"
+
 #include "index/engine/segw.h"
+#include "index/engine/tiers.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +124,7 @@ struct eng_segw {
     struct eng_bterm t; /* the term being written (t.s borrowed) */
     struct eng_obuf post, strs;
     struct eng_tdict_w dict;
-    struct eng_enc_bufs enc;
+    struct eng_enc_bufs enc; /* (its tier_min_df: eng_segw_tiers) */
     bool docs_built; /* eng_segw_docs */
 };
 
@@ -172,8 +174,14 @@ int eng_segw_new(struct eng_segw **out, uint32_t n)
     }
     for (uint32_t i = 0; i < n; i++)
         w->ident[i] = i;
+    w->enc.tier_min_df = ENG_TIER_MIN_DF;
     *out = w;
     return 0;
+}
+
+void eng_segw_tiers(struct eng_segw *w, uint32_t min_df)
+{
+    w->enc.tier_min_df = min_df;
 }
 
 int eng_segw_json(struct eng_segw *w, uint32_t doc, const char *json, size_t len)
@@ -254,6 +262,8 @@ int eng_segw_term_end(struct eng_segw *w)
     if (eng_grow((void **)&w->keys, &w->kcap, w->t.n, sizeof *w->keys) < 0)
         return ERR_NOMEM;
     struct eng_term et;
+    /* (as eng_builder_finish's: every document is in before the terms) */
+    w->enc.avgdl = s->n ? (double)s->ntoken / s->n : 1.0;
     if ((rc = eng_postings_encode(&w->post, &w->enc, &w->t, NULL, s->dl, w->keys, &w->dict, &et)) <
         0)
         return rc;

@@ -23,6 +23,9 @@ struct eng_segw_doc {
 };
 int eng_segw_new(struct eng_segw **out, uint32_t n);
 void eng_segw_free(struct eng_segw *w);
+/* Terms of min_df documents or more get a tier (tiers.h; ENG_TIER_MIN_DF
+ * until this is called; 0: none). */
+void eng_segw_tiers(struct eng_segw *w, uint32_t min_df);
 /* Documents in docid order, 0 .. n-1. 0 or ERR_NOMEM. */
 int eng_segw_doc(struct eng_segw *w, uint32_t doc, const struct eng_segw_doc *d);
 /* Their document store's JSON (copied), in docid order 0 .. n-1, before

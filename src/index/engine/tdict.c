@@ -18,12 +18,14 @@ static uint64_t term_off(uint64_t post, uint32_t df)
 
 int eng_tdict_add(struct eng_tdict_w *w, const struct eng_term *t)
 {
-    uint8_t e[6 * 5 + 1];
+    uint8_t e[7 * 5 + 1];
     size_t n = 0;
 
     if (t->str != w->str || t->off != term_off(w->post, t->df) || t->len == 0)
         return ERR_INVALID;
-    if (w->n > UINT32_MAX - sizeof e || t->off + t->bytes >= ENG_TDICT_POST_MAX)
+    if (!(t->kind & ENG_TERM_TIERED) != (t->tier_bytes == 0))
+        return ERR_INVALID;
+    if (w->n > UINT32_MAX - sizeof e || t->off + t->bytes + t->tier_bytes >= ENG_TDICT_POST_MAX)
         return ERR_TOO_LARGE;
     if (w->nterms % ENG_TDICT_BLOCK == 0) {
         size_t b = w->nterms / ENG_TDICT_BLOCK;
@@ -36,6 +38,8 @@ int eng_tdict_add(struct eng_tdict_w *w, const struct eng_term *t)
     n += eng_varint_put(e + n, t->df);
     n += eng_varint_put(e + n, t->docs_len);
     n += eng_varint_put(e + n, t->bytes);
+    if (t->kind & ENG_TERM_TIERED)
+        n += eng_varint_put(e + n, t->tier_bytes);
     if (eng_term_nblocks(t) == 1) {
         n += eng_varint_put(e + n, t->wf2_max);
         n += eng_varint_put(e + n, t->dl_min);
@@ -45,7 +49,7 @@ int eng_tdict_add(struct eng_tdict_w *w, const struct eng_term *t)
     memcpy(w->p + w->n, e, n);
     w->n += n;
     w->nterms++;
-    w->post = t->off + t->bytes;
+    w->post = t->off + t->bytes + t->tier_bytes;
     w->str += t->len;
     return 0;
 }
@@ -88,7 +92,7 @@ static bool entry_read(const struct eng_segment *s, const uint8_t **p, const uin
                        uint64_t *post, uint32_t *str, size_t i, struct eng_term *t)
 {
     const uint8_t *q = *p;
-    uint32_t len, df, docs_len, bytes, wf2_max = 0, dl_min = 0;
+    uint32_t len, df, docs_len, bytes, tier_bytes = 0, wf2_max = 0, dl_min = 0;
     unsigned kind;
 
     if ((q = eng_varint_in(q, end, &len)) == NULL || q >= end)
@@ -98,13 +102,16 @@ static bool entry_read(const struct eng_segment *s, const uint8_t **p, const uin
         (q = eng_varint_in(q, end, &docs_len)) == NULL ||
         (q = eng_varint_in(q, end, &bytes)) == NULL)
         return false;
+    if ((kind & ENG_TERM_TIERED) &&
+        ((q = eng_varint_in(q, end, &tier_bytes)) == NULL || tier_bytes == 0))
+        return false;
     if (df > 0 && df <= ENG_BLOCK &&
         ((q = eng_varint_in(q, end, &wf2_max)) == NULL ||
          (q = eng_varint_in(q, end, &dl_min)) == NULL))
         return false;
     uint64_t off = term_off(*post, df);
     if (len == 0 || len > ENG_TERM_LEN_MAX || (uint64_t)*str + len > s->strs_len ||
-        off > s->post_len || bytes > s->post_len - off)
+        off > s->post_len || bytes > s->post_len - off || tier_bytes > s->post_len - off - bytes)
         return false;
     *t = (struct eng_term){.off = off,
                            .str = *str,
@@ -115,8 +122,9 @@ static bool entry_read(const struct eng_segment *s, const uint8_t **p, const uin
                            .bytes = bytes,
                            .idx = (uint32_t)i,
                            .wf2_max = wf2_max,
-                           .dl_min = dl_min};
-    *post = off + bytes;
+                           .dl_min = dl_min,
+                           .tier_bytes = tier_bytes};
+    *post = off + bytes + tier_bytes;
     *str += len;
     *p = q;
     return true;

@@ -8,6 +8,7 @@
  * differs from the live count, reconciles; then publishes, merges and
  * checkpoints. */
 #include "index/engine/writer.h"
+#include "index/engine/tiers.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,8 +64,9 @@ static int poll_once(struct eng_writer *w, bool force, bool count, struct err *e
         snprintf(w->epoch, sizeof w->epoch, "%s", epoch);
     }
     p.n = w->nseg;
-    if (eng_builder_new(&b) < 0 ||
-        (p.deletions = calloc(w->nseg + 1, sizeof *p.deletions)) == NULL) {
+    if (eng_builder_new(&b) == 0)
+        eng_builder_tiers(b, w->tier_min_df);
+    if (b == NULL || (p.deletions = calloc(w->nseg + 1, sizeof *p.deletions)) == NULL) {
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto commit;
     }
@@ -221,6 +223,7 @@ int eng_writer_open(struct eng_writer **out, const struct eng_writer_config *cfg
     uint32_t docs = cfg->opt->segment_docs;
     w->seg_full = docs > 0 && docs <= ENG_SEGMENT_FULL ? docs : ENG_SEGMENT_FULL;
     w->merge_max = ENG_MERGE_MAX;
+    w->tier_min_df = cfg->opt->tier_min_df ? cfg->opt->tier_min_df : ENG_TIER_MIN_DF;
     int64_t ck = cfg->opt->checkpoint_ms;
     w->checkpoint_ms = ck == INDEX_CHECKPOINT_ALWAYS ? 0 : ck > 0 ? ck : CHECKPOINT_MS;
     w->persist = !cfg->opt->no_files;

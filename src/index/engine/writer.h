@@ -59,6 +59,7 @@ struct eng_writer {
     struct strtab src_ids;
     double *pop;                 /* by interned id */
     uint32_t seg_full;           /* ENG_SEGMENT_FULL unless the options say otherwise */
+    uint32_t tier_min_df;        /* ENG_TIER_MIN_DF unless they do (tiers.h) */
     const atomic_bool *stopping; /* the engine is being freed: a long read ends */
     atomic_bool count_pending;   /* the row count check is still to be made (eng_writer_poll) */
     int64_t counted_ms;          /* when it was last made (clock_mono_ms) */
@@ -200,5 +201,10 @@ int eng_merges_running(void);
  * field holds more than ENG_POS_MAX occurrences of one word. */
 int eng_merge_segments(struct eng_segment *const *in, struct eng_deletions *const *deletions,
                        size_t k, struct eng_segment **out, struct err *err);
+/* The same, terms of tier_min_df documents or more given a tier (tiers.h;
+ * eng_merge_segments: ENG_TIER_MIN_DF). */
+int eng_merge_segments_tiered(struct eng_segment *const *in, struct eng_deletions *const *deletions,
+                              size_t k, uint32_t tier_min_df, struct eng_segment **out,
+                              struct err *err);
 
 #endif
