@@ -537,8 +537,6 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
     double *table = NULL;
     int rc = 1; /* no leaf pays, until one does */
 
-    if ((rc = eng_rank_tiers(r, ev2, b, v)) <= 0)
-        return rc;
     uint32_t *rank = malloc((size_t)b->nw * sizeof *rank);
     size_t *slot = arena_calloc(ev2->a, nl + 1, sizeof *slot); /* 0: sought, else weighed */
     if (rank == NULL || slot == NULL) {
@@ -546,6 +544,8 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
         goto out;
     }
     nm = eng_set_ranks(v, b->nw, rank);
+    if ((rc = eng_rank_tiers(r, ev2, b, v, nm)) <= 0)
+        goto out; /* decided by the tiers (tierpage.c), or an error */
     for (size_t i = 0; i < nl; i++) {
         const struct node *n = ev2->leaf_nodes[i];
         if (n == NULL)

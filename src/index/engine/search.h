@@ -292,8 +292,9 @@ static inline double eng_bm25_sum(const struct run *r, const double *f, double D
 /* The relevancy page of a plain plan's window from its leaves' tiers
  * (tierpage.c, docs/engine.md "Tiers"): 0 when it is decided (the page's
  * share of the window offered), 1 when not (nothing offered: the caller
- * walks every match), else an error. */
-int eng_rank_tiers(struct run *r, struct ev *ev2, const struct sets *b, const uint64_t *v);
+ * walks every match), else an error. nm: the matches in v. */
+int eng_rank_tiers(struct run *r, struct ev *ev2, const struct sets *b, const uint64_t *v,
+                   uint32_t nm);
 
 /* A scored leaf's frequencies are read a term at a time over the matches
  * (eng_postings_weigh) when its postings in the window are at most this
