@@ -369,6 +369,23 @@ def ok(r):
     return b
 
 
+def same_everything(bases, key, reqs):
+    """Each request of reqs (query parameters) to /v2/everything of every
+    server in bases: a success with the same body, byte for byte, from
+    each. Returns how many of them found articles."""
+    found = 0
+    for params in reqs:
+        bodies = []
+        for base in bases:
+            r = requests.get(base + "/v2/everything", params=params,
+                             headers={"X-Api-Key": key}, timeout=30)
+            ok(r)
+            bodies.append(r.content)
+        assert all(b == bodies[0] for b in bodies), params
+        found += b'"totalResults":0,' not in bodies[0]
+    return found
+
+
 def articles_ok(r):
     b = ok(r)
     assert list(b) == ["status", "totalResults", "articles"], list(b)

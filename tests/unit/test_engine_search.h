@@ -4,9 +4,14 @@
 #ifndef NEWSD_TEST_ENGINE_SEARCH_H
 #define NEWSD_TEST_ENGINE_SEARCH_H
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "index/engine/internal.h"
 #include "query/query.h"
 #include "util/arena.h"
+#include "util/hash.h"
 
 struct test_engine_search {
     const char *q;
@@ -18,6 +23,43 @@ struct test_engine_search {
     bool positions; /* document at a time, phrases by positions (the reference) */
     struct eng_deletions *deletions;
 };
+
+/* One English article of source 0 into builder b, its URL and stored
+ * JSON made from its id (so that a merge finds the same). */
+static inline void test_engine_add(struct eng_builder *b, int64_t id, int64_t seq, int64_t pub,
+                                   const char *title, const char *description, const char *content)
+{
+    char url[64], json[96];
+    snprintf(url, sizeof url, "https://test.example/%lld", (long long)id);
+    int jn = snprintf(json, sizeof json, "{\"url\":\"%s\"}", url);
+    struct eng_row r = {.id = id,
+                        .seq = seq,
+                        .published_at = pub,
+                        .title = title,
+                        .description = description,
+                        .content = content,
+                        .language = "en",
+                        .meta_terms = "lang:en",
+                        .src = 0,
+                        .url_hash = hash_bytes64(url, strlen(url)),
+                        .json = json,
+                        .json_len = (size_t)jn};
+    assert_int_equal(eng_builder_add(b, &r), 0);
+}
+
+/* x and y write the same file, byte for byte. */
+static inline void test_engine_same_segment(const struct eng_segment *x,
+                                            const struct eng_segment *y)
+{
+    uint8_t *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    assert_int_equal(eng_segment_image(x, &a, &na), 0);
+    assert_int_equal(eng_segment_image(y, &b, &nb), 0);
+    assert_int_equal(na, nb);
+    assert_memory_equal(a, b, na);
+    free(a);
+    free(b);
+}
 
 /* The page's ids into out (room for s->k) and the total; the page's length. */
 static inline size_t test_engine_search(struct eng_segment *seg, const struct test_engine_search *s,

@@ -17,6 +17,7 @@
 
 #include "index/engine/internal.h"
 #include "index/engine/writer.h"
+#include "test_engine_search.h"
 #include "text/text.h"
 #include "util/hash.h"
 
@@ -85,18 +86,6 @@ static struct eng_segment *build(const struct doc *const *ds, size_t n, const ch
     return seg;
 }
 
-static void assert_same_segment(const struct eng_segment *x, const struct eng_segment *y)
-{
-    uint8_t *a = NULL, *b = NULL;
-    size_t na = 0, nb = 0;
-    assert_int_equal(eng_segment_image(x, &a, &na), 0);
-    assert_int_equal(eng_segment_image(y, &b, &nb), 0);
-    assert_int_equal(na, nb);
-    assert_memory_equal(a, b, na);
-    free(a);
-    free(b);
-}
-
 /* k inputs: documents dealt round robin (interleaved in time) or in runs
  * of time (a concatenation); the deleted ones marked in each input. */
 static void merge_matches_build(unsigned k, bool runs)
@@ -136,7 +125,7 @@ static void merge_matches_build(unsigned k, bool runs)
     whole = build(live, nlive, NULL);
     assert_int_equal(merged->n, nlive);
     assert_int_equal(eng_segment_check(merged, 3, &err), 0);
-    assert_same_segment(merged, whole);
+    test_engine_same_segment(merged, whole);
     /* a term of many blocks made it across whole */
     struct eng_term t;
     assert_true(eng_segment_term(merged, "w0", 2, &t));
@@ -241,7 +230,7 @@ static void a_field_past_the_cursors_positions_is_refused_not_cut(void **state)
     err_clear(&err);
     assert_int_equal(eng_merge_segments(in, deletions, 2, &merged, &err), 0);
     whole = build(both, 2, at_cap);
-    assert_same_segment(merged, whole);
+    test_engine_same_segment(merged, whole);
     eng_segment_unref(merged);
     eng_segment_unref(whole);
     eng_segment_unref(in[0]);

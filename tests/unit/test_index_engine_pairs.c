@@ -98,24 +98,10 @@ static struct eng_segment *build(const struct doc *const *ds, size_t n, const ch
     struct eng_builder *b = NULL;
     struct eng_segment *seg = NULL;
     assert_int_equal(eng_builder_new(&b), 0);
-    for (size_t i = 0; i < n; i++) {
-        char url[64], json[64];
-        snprintf(url, sizeof url, "https://pairs.example/%lld", (long long)ds[i]->id);
-        int jn = snprintf(json, sizeof json, "{\"url\":\"%s\"}", url);
-        struct eng_row r = {.id = ds[i]->id,
-                            .seq = (int64_t)i + 1,
-                            .published_at = ds[i]->pub,
-                            .title = content && i == 0 ? "long" : ds[i]->title,
-                            .description = "f1 f2 pairs",
-                            .content = content && i == 0 ? content : ds[i]->content,
-                            .language = "en",
-                            .meta_terms = "lang:en",
-                            .src = 0,
-                            .url_hash = hash_bytes64(url, strlen(url)),
-                            .json = json,
-                            .json_len = (size_t)jn};
-        assert_int_equal(eng_builder_add(b, &r), 0);
-    }
+    for (size_t i = 0; i < n; i++)
+        test_engine_add(b, ds[i]->id, (int64_t)i + 1, ds[i]->pub,
+                        content && i == 0 ? "long" : ds[i]->title, "f1 f2 pairs",
+                        content && i == 0 ? content : ds[i]->content);
     assert_int_equal(eng_builder_finish(b, &seg), 0);
     eng_builder_free(b);
     return seg;

@@ -18,7 +18,6 @@
 #include "index/engine/tiers.h"
 #include "index/engine/writer.h"
 #include "test_engine_search.h"
-#include "util/hash.h"
 
 #define NDOC 3000
 #define PAGE 50
@@ -74,24 +73,9 @@ static struct eng_segment *build(size_t from, size_t to, uint32_t min_df)
     struct eng_segment *seg = NULL;
     assert_int_equal(eng_builder_new(&b), 0);
     eng_builder_tiers(b, min_df);
-    for (size_t i = from; i < to; i++) {
-        char url[64], json[96];
-        snprintf(url, sizeof url, "https://tiers.example/%lld", (long long)docs[i].id);
-        int jn = snprintf(json, sizeof json, "{\"url\":\"%s\"}", url);
-        struct eng_row r = {.id = docs[i].id,
-                            .seq = (int64_t)i + 1,
-                            .published_at = docs[i].pub,
-                            .title = docs[i].title,
-                            .description = "",
-                            .content = docs[i].content,
-                            .language = "en",
-                            .meta_terms = "lang:en",
-                            .src = 0,
-                            .url_hash = hash_bytes64(url, strlen(url)),
-                            .json = json,
-                            .json_len = (size_t)jn};
-        assert_int_equal(eng_builder_add(b, &r), 0);
-    }
+    for (size_t i = from; i < to; i++)
+        test_engine_add(b, docs[i].id, (int64_t)i + 1, docs[i].pub, docs[i].title, "",
+                        docs[i].content);
     assert_int_equal(eng_builder_finish(b, &seg), 0);
     eng_builder_free(b);
     return seg;
@@ -256,14 +240,7 @@ static void a_merge_chooses_tiers_again(void **state)
     struct eng_term t, tw;
     assert_true(tiered(merged, "f1", &t) && tiered(whole, "f1", &tw));
     assert_true(t.df > tw.df / 2 && t.df == tw.df);
-    uint8_t *a = NULL, *b = NULL;
-    size_t alen = 0, blen = 0;
-    assert_int_equal(eng_segment_image(merged, &a, &alen), 0);
-    assert_int_equal(eng_segment_image(whole, &b, &blen), 0);
-    assert_int_equal(alen, blen);
-    assert_memory_equal(a, b, alen);
-    free(a);
-    free(b);
+    test_engine_same_segment(merged, whole);
     same_as_scoring_all(merged, NULL);
     /* at the default threshold, none of this size has one */
     assert_int_equal(eng_merge_segments(in, deletions, 2, &plain, &err), 0);
