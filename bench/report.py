@@ -66,6 +66,7 @@ PART_LABELS = (
     ("term-strings", "term strings"),
     ("columns", "per-document columns (id, published_at, row size, source)"),
     ("url-table", "URL-hash table (upserts)"),
+    ("tiers", "tiers (each frequent term's best postings for relevancy, format 12)"),
     ("header+align", "headers and alignment"),
     ("of-it-pairs", "of all the above, the pairs' (the next-word index: entries, strings, lists)"),
 )
@@ -580,7 +581,7 @@ def main():
                  "÷ the FTS5 index" % nseg, parts["part-index"], fts_index)
         for key, label in PART_LABELS:
             size_row("&nbsp;&nbsp;%s" % label, parts.get("part-" + key))
-        size_row("newsd document store (each article's NewsAPI JSON, zstd) ÷ FTS5's fts_content",
+        size_row("newsd document store (each article's NewsAPI JSON, LZ4) ÷ FTS5's fts_content",
                  parts.get("part-store"), fts_content)
     size_row("newsd store without them (SQLite: rows, keys, sources)", nstore)
     if eng_bytes is not None and nstore is not None:

@@ -127,6 +127,44 @@ def term_entry(path, word):
     return None, 0
 
 
+def tier_span(path, word):
+    """File offset and length of word's tier (format 12: after its
+    postings, when its kind has TIERED), None when it has none. A term's
+    postings begin where the previous term's tier (or postings) end, 4-byte
+    aligned for a list of several blocks (tdict.h)."""
+    parts, _n, nterms = layout(path)
+    with open(path, "rb") as f:
+        f.seek(parts["tidx"][0])
+        tidx = f.read(parts["tidx"][1])
+        f.seek(parts["tdict"][0])
+        tdict = f.read(parts["tdict"][1])
+        f.seek(parts["strs"][0])
+        strs = f.read(parts["strs"][1])
+    post = 0
+    for i in range(nterms):
+        if i % TDICT_BLOCK == 0:
+            packed, s, at = TBLOCK.unpack_from(tidx, i // TDICT_BLOCK * TBLOCK.size)
+            post = packed >> 24
+        length, at = varint(tdict, at)
+        kind = tdict[at]
+        at += 1
+        df, at = varint(tdict, at)
+        _docs, at = varint(tdict, at)
+        nbytes, at = varint(tdict, at)
+        tier = 0
+        if kind & 0x40:
+            tier, at = varint(tdict, at)
+        if 0 < df <= 128:
+            _v, at = varint(tdict, at)
+            _v, at = varint(tdict, at)
+        off = (post + 3) & ~3 if df > 128 else post
+        if strs[s:s + length] == word.encode():
+            return (parts["post"][0] + off + nbytes, tier) if tier else None
+        post = off + nbytes + tier
+        s += length
+    return None
+
+
 def largest_varint(nbytes):
     """The largest value a varint of nbytes holds (the same length: the
     entries after it stay where they are)."""
@@ -243,6 +281,38 @@ def test_a_damaged_document_frequency_is_a_500_and_a_rebuild(tmp_path):
         r = c.get("/v2/everything", {"q": WORD, "pageSize": 100})
         assert assert_exact(r, want)["totalResults"] == word_total()
         assert corrupt_total(c) == 0
+    finally:
+        stop_ok(srv)
+
+
+def test_a_damaged_tier_is_a_500_and_a_rebuild(tmp_path, monkeypatch):
+    """Format 12: a frequent term's tier decides a relevancy page alone, so
+    it is checked against its list when the term is first opened. Its last
+    byte (the last tier document's weighted frequency, a one-byte varint)
+    changed: the relevancy page is a 500, never another page, and the
+    segment is rebuilt."""
+    monkeypatch.setenv("NEWSD_ENGINE_TIER_MIN_DF", "64")  # WORD's 1,000 documents: a tier
+    store, key = served_store(tmp_path)
+    want = expected()
+    srv = Server(store)
+    try:
+        c = Client(srv.base, key)
+        before = corrupt_total(c)
+        spans = [(p, tier_span(p, WORD)) for p in segment_files(store)]
+        path, (at, length) = next((p, t) for p, t in spans if t)
+        with open(path, "rb") as f:
+            f.seek(at + length - 1)
+            last = f.read(1)[0]
+        assert last < 0x80
+        overwrite(path, at + length - 1, bytes([last ^ 0x40]))
+        r = c.get("/v2/everything", {"q": WORD, "sortBy": "relevancy", "pageSize": 10})
+        assert srv.proc.poll() is None, "serve died on the damaged tier"
+        assert_envelope_500(r)
+        assert corrupt_total(c) == before + 1
+        assert "tier" in srv.stderr()
+        wait_exact(c, want)
+        r = c.get("/v2/everything", {"q": WORD, "sortBy": "relevancy", "pageSize": 100})
+        assert assert_exact(r, want)["totalResults"] == word_total()
     finally:
         stop_ok(srv)
 
