@@ -1,10 +1,11 @@
 /* Private to the search of the engine (search.c the driver, iter.c,
- * rank.c, sets.c, run.c, split.c): the state one search carries through
- * them. A search is a plan (index/plan.h) evaluated segment by segment
- * (run.c), by document-at-a-time iterators (iter.c) or by sets of a docid
- * window (sets.c), each segment counted exactly and feeding the page's
- * candidates (this header's heap; rank.c scores relevancy), over one
- * thread or two (split.c). Small functions of the hot loops are inline
+ * rank.c, tierpage.c, sets.c, run.c, split.c): the state one search carries
+ * through them. A search is a plan (index/plan.h) evaluated segment by
+ * segment (run.c), by document-at-a-time iterators (iter.c) or by sets of
+ * a docid window (sets.c), each segment counted exactly and feeding the
+ * page's candidates (this header's heap; rank.c scores relevancy,
+ * tierpage.c from the tiers when it can), over one thread or two
+ * (split.c). Small functions of the hot loops are inline
  * here so that cutting the search into files costs no call per match. */
 #ifndef NEWSD_INDEX_ENGINE_SEARCH_H
 #define NEWSD_INDEX_ENGINE_SEARCH_H
