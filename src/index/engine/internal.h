@@ -612,13 +612,13 @@ struct eng_enc_bufs {
     struct eng_skip *skip;      /* the term's skip table */
     size_t skipcap;
     /* Tiers (tiers.h): a term of tier_min_df documents or more (0: none
-     * tiered) gets one, chosen at the segment's average length avgdl; each
-     * posting's docid and wf2 kept in order while it is encoded. */
+     * tiered) gets one, chosen at the segment's average length avgdl from
+     * its postings' wf2, kept in docid order while they are encoded (their
+     * docids are the sorted keys'). */
     uint32_t tier_min_df;
     double avgdl;
-    uint32_t *tier_doc, *tier_wf2;
-    size_t tier_doc_cap, tier_wf2_cap;
-    struct eng_obuf tier;
+    uint32_t *tier_wf2;
+    size_t tier_wf2_cap;
 };
 void eng_enc_bufs_free(struct eng_enc_bufs *e);
 

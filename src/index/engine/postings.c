@@ -513,9 +513,7 @@ int eng_obuf_put(struct eng_obuf *o, const void *p, size_t n)
 
 void eng_enc_bufs_free(struct eng_enc_bufs *e)
 {
-    free(e->tier_doc);
     free(e->tier_wf2);
-    free(e->tier.p);
     free(e->docs.p);
     free(e->data.p);
     free(e->pos.p);
@@ -609,8 +607,7 @@ int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const str
     e->docs.n = 0;
     e->data.n = 0;
     uint32_t tier = kind_tiers(t->kind) ? eng_tier_size(n, e->tier_min_df) : 0;
-    if (tier && (eng_grow((void **)&e->tier_doc, &e->tier_doc_cap, n, sizeof *e->tier_doc) < 0 ||
-                 eng_grow((void **)&e->tier_wf2, &e->tier_wf2_cap, n, sizeof *e->tier_wf2) < 0))
+    if (tier && eng_grow((void **)&e->tier_wf2, &e->tier_wf2_cap, n, sizeof *e->tier_wf2) < 0)
         return ERR_NOMEM;
     for (uint32_t i = 0; i < n && rc == 0; i++) {
         uint32_t d = (uint32_t)(keys[i] >> 32), k = (uint32_t)keys[i];
@@ -634,10 +631,8 @@ int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const str
             rc = split_posting(e, i % ENG_BLOCK, at, end, exact, &wf2);
             if (wf2 > sk->wf2_max)
                 sk->wf2_max = wf2;
-            if (tier) {
-                e->tier_doc[i] = d;
+            if (tier)
                 e->tier_wf2[i] = wf2;
-            }
         }
         if (rc == 0 && (i % ENG_BLOCK == ENG_BLOCK - 1 || i == n - 1)) {
             sk->last = d;
@@ -678,15 +673,13 @@ int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const str
         rc = ERR_TOO_LARGE;
     out->bytes = (uint32_t)(post->n - off);
     out->tier_bytes = 0;
-    if (rc == 0 && tier) {
+    if (rc == 0 && tier) { /* written in place after the postings */
         size_t len = 0;
-        e->tier.n = 0;
-        if (eng_grow((void **)&e->tier.p, &e->tier.cap, eng_tier_encode_max(tier), 1) < 0)
+        if (eng_grow((void **)&post->p, &post->cap, post->n + eng_tier_encode_max(tier), 1) < 0)
             rc = ERR_NOMEM;
         if (rc == 0)
-            rc = eng_tier_encode(e->tier.p, &len, e->tier_doc, e->tier_wf2, n, dl, e->avgdl, tier);
-        if (rc == 0)
-            rc = eng_obuf_put(post, e->tier.p, len);
+            rc = eng_tier_encode(post->p + post->n, &len, keys, e->tier_wf2, n, dl, e->avgdl, tier);
+        post->n += len;
         out->kind |= ENG_TERM_TIERED;
         out->tier_bytes = (uint32_t)len;
     }

@@ -544,8 +544,6 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
         goto out;
     }
     nm = eng_set_ranks(v, b->nw, rank);
-    if ((rc = eng_rank_tiers(r, ev2, b, v, nm)) <= 0)
-        goto out; /* decided by the tiers (tierpage.c), or an error */
     for (size_t i = 0; i < nl; i++) {
         const struct node *n = ev2->leaf_nodes[i];
         if (n == NULL)

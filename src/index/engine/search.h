@@ -291,9 +291,10 @@ static inline double eng_bm25_sum(const struct run *r, const double *f, double D
 }
 
 /* The relevancy page of a plain plan's window from its leaves' tiers
- * (tierpage.c, docs/engine.md "Tiers"): 0 when it is decided (the page's
- * share of the window offered), 1 when not (nothing offered: the caller
- * walks every match), else an error. nm: the matches in v. */
+ * (tierpage.c, docs/engine.md "Tiers"), tried before eng_rank_weigh_page:
+ * 0 when it is decided (the page's share of the window offered), 1 when
+ * not (nothing offered: the caller walks every match), else an error. nm:
+ * the matches in v. */
 int eng_rank_tiers(struct run *r, struct ev *ev2, const struct sets *b, const uint64_t *v,
                    uint32_t nm);
 

@@ -682,8 +682,10 @@ static int sets_page(struct run *r, struct ev *ev, struct sets *sb, const uint64
         struct node *root2 = eng_iter_new(&ev2, r->plan.root);
         if (ev2.nomem)
             return ERR_NOMEM;
-        if (r->plain && root2) {
-            int rc = eng_rank_weigh_page(r, &ev2, &b, v);
+        if (r->plain && root2) { /* from the tiers, else a term at a time */
+            int rc = eng_rank_tiers(r, &ev2, &b, v, (uint32_t)nm);
+            if (rc == 1)
+                rc = eng_rank_weigh_page(r, &ev2, &b, v);
             if (rc <= 0)
                 return rc;
         }

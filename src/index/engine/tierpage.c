@@ -1,6 +1,6 @@
 /* Relevancy's page from the frequent terms' tiers (tiers.h, docs/engine.md
- * "Tiers"): eng_rank_tiers, which eng_rank_weigh_page (rank.c) tries first
- * on a plain plan's window. */
+ * "Tiers"): eng_rank_tiers, which the set evaluator (sets.c) tries on a
+ * plain plan's window before the term-at-a-time page (rank.c). */
 #include "index/engine/search.h"
 
 #include "index/engine/heads.h"

@@ -1,5 +1,5 @@
 /* Tiers of frequent terms (tiers.h): chosen when a segment's postings are
- * encoded (postings.c), read by relevancy (rank.c), checked against their
+ * encoded (postings.c), read by relevancy (tierpage.c), checked against their
  * list the first time a file's term is opened (segcheck.c).
  *
  * A tier's bytes, after its term's postings:
@@ -67,8 +67,14 @@ static unsigned front_bucket(uint32_t wf2)
     return b < ENG_TIER_FRONT ? b : ENG_TIER_FRONT - 1;
 }
 
-int eng_tier_encode(uint8_t *out, size_t *len, const uint32_t *doc, const uint32_t *wf2, uint32_t n,
-                    const uint32_t *dl, double avgdl, uint32_t size)
+/* Posting i's docid (keys: the encoder's, docid << 32 | its place). */
+static uint32_t key_doc(const uint64_t *keys, uint32_t i)
+{
+    return (uint32_t)(keys[i] >> 32);
+}
+
+int eng_tier_encode(uint8_t *out, size_t *len, const uint64_t *keys, const uint32_t *wf2,
+                    uint32_t n, const uint32_t *dl, double avgdl, uint32_t size)
 {
     const double k1 = 1.2, b = 0.75; /* as eng_bm25_term */
     struct ranked *h = malloc((size_t)size * sizeof *h);
@@ -82,7 +88,7 @@ int eng_tier_encode(uint8_t *out, size_t *len, const uint32_t *doc, const uint32
         avgdl = 1.0;
     for (uint32_t i = 0; i < n; i++) {
         double f = wf2[i] * 0.5;
-        struct ranked x = {f / (f + k1 * (1 - b + b * dl[doc[i]] / avgdl)), i};
+        struct ranked x = {f / (f + k1 * (1 - b + b * dl[key_doc(keys, i)] / avgdl)), i};
         if (i < size) {
             h[i] = x;
             if (i == size - 1)
@@ -101,7 +107,7 @@ int eng_tier_encode(uint8_t *out, size_t *len, const uint32_t *doc, const uint32
             continue;
         }
         unsigned k = front_bucket(wf2[i]);
-        uint32_t d = dl[doc[i]];
+        uint32_t d = dl[key_doc(keys, i)];
         if (!used[k] || wf2[i] > fw[k])
             fw[k] = wf2[i];
         if (!used[k] || d < fd[k])
@@ -125,7 +131,7 @@ int eng_tier_encode(uint8_t *out, size_t *len, const uint32_t *doc, const uint32
         }
     }
     for (uint32_t j = 0, prev = 0; j < size; j++) {
-        uint32_t d = doc[h[j].i];
+        uint32_t d = key_doc(keys, h[j].i);
         at += eng_varint_put(out + at, j == 0 ? d : d - prev - 1);
         prev = d;
     }

@@ -14,7 +14,7 @@
  * so the front bounds the rest's scores exactly at search time: when the
  * page's worst score from the tiers' candidates is above the sum of the
  * rests' bounds, no other match can enter and the page is exact without
- * reading the list (rank.c eng_rank_tiers). Private to the engine. */
+ * reading the list (tierpage.c eng_rank_tiers). Private to the engine. */
 #ifndef NEWSD_INDEX_ENGINE_TIERS_H
 #define NEWSD_INDEX_ENGINE_TIERS_H
 
@@ -55,10 +55,12 @@ static inline size_t eng_tier_encode_max(uint32_t size)
 }
 
 /* The tier of size postings (0 < size < n) of a list of n in docid order
- * (doc[i], wf2[i]; dl by docid) at average length avgdl into out (room
- * for eng_tier_encode_max(size)), its length into *len. 0 or ERR_NOMEM. */
-int eng_tier_encode(uint8_t *out, size_t *len, const uint32_t *doc, const uint32_t *wf2, uint32_t n,
-                    const uint32_t *dl, double avgdl, uint32_t size);
+ * (posting i's docid in the high 32 bits of keys[i], as the encoder sorts
+ * them; its wf2 wf2[i]; dl by docid) at average length avgdl into out
+ * (room for eng_tier_encode_max(size)), its length into *len. 0 or
+ * ERR_NOMEM. */
+int eng_tier_encode(uint8_t *out, size_t *len, const uint64_t *keys, const uint32_t *wf2,
+                    uint32_t n, const uint32_t *dl, double avgdl, uint32_t size);
 
 /* Term t's tier (ENG_TERM_TIERED: tier_bytes after its postings in s) into
  * *out: 0, or ERR_PARSE when it does not decode inside its bytes with
