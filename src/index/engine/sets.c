@@ -259,20 +259,31 @@ static void sets_release(struct sets *b)
 }
 
 /* Clears the candidates of v where n matches (drop) or does not (keep). */
-static int set_probe(struct sets *b, struct node *n, uint64_t *v, bool drop)
+/* Probes n at each candidate of v (drop: those where it matches, else
+ * those where it does not); *left the candidates left, counted on the
+ * way. A probe has few candidates in a window of many words: the empty
+ * words are passed over by a scan that does nothing else (the clock's
+ * tick and a count pass over every word were a fifth of the and-3
+ * shape's search at 1 M). */
+static int set_probe(struct sets *b, struct node *n, uint64_t *v, bool drop, uint64_t *left)
 {
+    uint64_t c = 0;
     for (uint32_t w = 0; w < b->nw; w++) {
+        if (v[w] == 0)
+            continue;
         uint64_t bits = v[w];
-        while (bits) {
-            unsigned i = bits_low(bits);
+        for (uint64_t x = bits; x; x &= x - 1) {
+            unsigned i = bits_low(x);
             uint32_t d = b->base + (uint32_t)w * 64 + i;
-            bits &= bits - 1;
             if ((eng_iter_seek(b->ev, n, d) == d) == drop)
-                v[w] &= ~((uint64_t)1 << i);
+                bits &= ~((uint64_t)1 << i);
         }
+        v[w] = bits;
+        c += bits_pop(bits);
         if (expired(b->r))
             return ERR_TIMEOUT;
     }
+    *left = c;
     return 0;
 }
 
@@ -313,11 +324,8 @@ static int set_narrow(struct sets *b, struct node *n, uint64_t *v, bool neg, uin
             return rc < 0 ? rc : 0;
         }
     }
-    if (cost > PROBE_RATIO * *cand * node_cursors(n)) {
-        int rc = set_probe(b, n, v, neg);
-        *cand = set_count(b, v);
-        return rc;
-    }
+    if (cost > PROBE_RATIO * *cand * node_cursors(n))
+        return set_probe(b, n, v, neg, cand);
     uint64_t *t = set_new(b);
     int rc;
     if (t == NULL)

@@ -84,9 +84,16 @@ eng_unpack_from(const uint8_t *p, size_t len, uint32_t i, uint32_t n, unsigned w
         out[i] = (uint32_t)(bits_le64(p + (bit >> 3)) >> (bit & 7) & mask);
     }
     if (i < n) {
+        /* (a copy of exactly eight bytes is one load: a copy of len - from
+         * bytes was a `rep movsq`, whose start was a tenth of block_fill
+         * in the 10 M mix's profile) */
         size_t from = len > 8 ? len - 8 : 0;
         uint8_t tail[16] = {0};
-        memcpy(tail, p + from, len - from);
+        if (len >= 8)
+            memcpy(tail, p + from, 8);
+        else
+            for (size_t k = 0; k < len; k++)
+                tail[k] = p[k];
         for (; i < n; i++) {
             size_t bit = (size_t)i * w;
             out[i] = (uint32_t)(bits_le64(tail + ((bit >> 3) - from)) >> (bit & 7) & mask);
