@@ -7,11 +7,15 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 
 import requests
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from logfiles import log_file  # noqa: E402  (tests/logfiles.py)
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 BIN = os.environ.get("NEWSD_BIN") or os.path.join(REPO, "build", "newsd")
@@ -128,10 +132,8 @@ class Server:
 
     def __init__(self, store, now=None, args=(), wait_ready=True, crawl=False, env=None):
         self.store = store
-        fd, self.out_path = tempfile.mkstemp(prefix="newsd-out-")
-        os.close(fd)
-        fd, self.err_path = tempfile.mkstemp(prefix="newsd-err-")
-        os.close(fd)
+        self.out_path = log_file("newsd-out-")
+        self.err_path = log_file("newsd-err-")
         env = clean_env(dict({"NEWSD_NOW": str(now)} if now is not None else {}, **(env or {})))
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.proc = subprocess.Popen(

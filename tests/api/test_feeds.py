@@ -15,14 +15,13 @@ import re
 import signal
 import sqlite3
 import subprocess
-import tempfile
 import threading
 import time
 
 import pytest
 
 from harness import (BIN, LISTENING, SLOW, Client, allow_loopback, articles_ok, clean_env,
-                     cli_ok, run_cli, sanitizer_findings)
+                     cli_ok, log_file, run_cli, sanitizer_findings)
 
 FEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "feeds")
 GUARDIAN = "rbren__rss-parser/test/input/guardian.rss"
@@ -80,10 +79,8 @@ class CrawlingServer:
     --no-crawl)."""
 
     def __init__(self, store, config=None):
-        fd, self.out_path = tempfile.mkstemp(prefix="newsd-feeds-out-")
-        os.close(fd)
-        fd, self.err_path = tempfile.mkstemp(prefix="newsd-feeds-err-")
-        os.close(fd)
+        self.out_path = log_file("newsd-feeds-out-")
+        self.err_path = log_file("newsd-feeds-err-")
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.proc = subprocess.Popen(
                 [BIN, "serve", "--store", str(store), "--listen", "127.0.0.1:0", "--quiet"]

@@ -21,6 +21,7 @@ import requests
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import longest_first  # noqa: E402
 import skip_policy  # noqa: E402
+from logfiles import log_file  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 BIN = os.environ.get("NEWSD_BIN") or os.path.join(REPO, "build", "newsd")
@@ -136,10 +137,8 @@ class Node:
 
     def start(self):
         self._forget_logs()
-        fd, self.err_path = tempfile.mkstemp(prefix="newsd-%s-err-" % self.name)
-        os.close(fd)
-        fd, self.out_path = tempfile.mkstemp(prefix="newsd-%s-out-" % self.name)
-        os.close(fd)
+        self.err_path = log_file("newsd-%s-err-" % self.name)
+        self.out_path = log_file("newsd-%s-out-" % self.name)
         cmd = [BIN, "serve", "--store", self.store, "--listen", "127.0.0.1:0", "--no-crawl",
                "--quiet"] + self.args
         if self.index_dir:
