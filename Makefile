@@ -95,7 +95,8 @@ RELEASE_OPT ?= -O2
 # with its functions at other offsets ran the 10 M query mix 10-15 % apart
 # (the set evaluator's popcount and decode loops straddling a boundary or
 # not); aligned, the builds ran within the noise of each other and 2-5 %
-# faster than the unaligned ones (docs/performance.md "Code alignment").
+# faster than the unaligned ones (docs/performance.md "Code alignment and
+# a docid block's tail").
 RELEASE_ALIGN = -falign-functions=64 -falign-loops=32
 REL_OBJS := $(SRCS:%.c=$(REL)/%.o)
 $(REL)/%.o: %.c
