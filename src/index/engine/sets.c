@@ -258,13 +258,13 @@ static void sets_release(struct sets *b)
     b->nall = b->nfree = 0;
 }
 
-/* Clears the candidates of v where n matches (drop) or does not (keep). */
-/* Probes n at each candidate of v (drop: those where it matches, else
- * those where it does not); *left the candidates left, counted on the
- * way. A probe has few candidates in a window of many words: the empty
- * words are passed over by a scan that does nothing else (the clock's
- * tick and a count pass over every word were a fifth of the and-3
- * shape's search at 1 M). */
+/* Clears the candidates of v where n matches (drop) or does not (keep);
+ * *left the candidates left, counted on the way rather than by a pass over
+ * every word of the window after it. A probe has few candidates in a
+ * window of many words: the empty words are passed over by a scan that
+ * does nothing else. (The profile of the and-3 shape at 1 M put a tenth of
+ * its search on the probe's words and the count after it; alternated, the
+ * change measured 0.984, within the noise: kept for the pass it removes.) */
 static int set_probe(struct sets *b, struct node *n, uint64_t *v, bool drop, uint64_t *left)
 {
     uint64_t c = 0;
