@@ -76,6 +76,11 @@ enum eng_term_kind {
     ENG_TERM_PAIR,  /* a pair of exact terms (pairs.h): field tfs only */
 };
 
+/* FTS5's bm25() parameters (sqlite ext/fts5/fts5_aux.c): relevancy's
+ * (search.h eng_bm25_term) and a tier's choice of postings (tiers.c). */
+#define ENG_BM25_K1 1.2
+#define ENG_BM25_B 0.75
+
 struct eng_skip {
     uint32_t last;     /* last docid of the block */
     uint32_t doc_off;  /* block's docid bytes, from the term's docid stream */

@@ -520,13 +520,6 @@ void eng_enc_bufs_free(struct eng_enc_bufs *e)
     free(e->skip);
 }
 
-/* Whether a term of this kind may have a tier (tiers.h): the words and
- * stems relevancy scores as terms (a pair is scored as a phrase). */
-static bool kind_tiers(unsigned kind)
-{
-    return eng_kind(kind) == ENG_TERM_EXACT || eng_kind(kind) == ENG_TERM_STEM;
-}
-
 static int pack_block(struct eng_obuf *docs, const uint32_t *gaps, uint32_t n)
 {
     uint8_t out[ENG_BLOCK_MAX_BYTES];
@@ -606,7 +599,7 @@ int eng_postings_encode(struct eng_obuf *post, struct eng_enc_bufs *e, const str
     }
     e->docs.n = 0;
     e->data.n = 0;
-    uint32_t tier = kind_tiers(t->kind) ? eng_tier_size(n, e->tier_min_df) : 0;
+    uint32_t tier = eng_tier_kind(eng_kind(t->kind)) ? eng_tier_size(n, e->tier_min_df) : 0;
     if (tier && eng_grow((void **)&e->tier_wf2, &e->tier_wf2_cap, n, sizeof *e->tier_wf2) < 0)
         return ERR_NOMEM;
     for (uint32_t i = 0; i < n && rc == 0; i++) {

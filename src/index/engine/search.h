@@ -221,6 +221,13 @@ struct sets {
     size_t nall, nfree;
 };
 
+/* About how many of a list of df postings fall in b's window (its share
+ * of the segment's documents). */
+static inline uint64_t eng_sets_window_df(const struct sets *b, uint32_t df)
+{
+    return (uint64_t)df * b->scale_num / b->scale_den;
+}
+
 /* Whether proximity n is built as sets: two paired words over all
  * columns, the pairs' documents matches without a position read. */
 bool eng_sets_near(const struct node *n);
@@ -271,8 +278,7 @@ int eng_rank_weigh_page(struct run *r, struct ev *ev2, const struct sets *b, con
  * a true bound of the exact score. */
 static inline double eng_bm25_term(const struct run *r, double idf, double f, double D)
 {
-    const double k1 = 1.2;
-    const double b = 0.75;
+    const double k1 = ENG_BM25_K1, b = ENG_BM25_B;
     return idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * D / r->avgdl)));
 }
 

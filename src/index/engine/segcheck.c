@@ -21,10 +21,9 @@ static int check_postings(const struct eng_segment *s, const struct eng_term *t,
  * alone, so a wrong one would lose matches. */
 int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t, struct err *err)
 {
-    unsigned kind = eng_kind(t->kind);
     if (!(t->kind & ENG_TERM_TIERED))
         return check_postings(s, t, NULL, err);
-    if (kind != ENG_TERM_EXACT && kind != ENG_TERM_STEM)
+    if (!eng_tier_kind(eng_kind(t->kind)))
         return err_set(err, ERR_PARSE, "a term of this kind has a tier");
     struct eng_tier_check *tc = calloc(1, sizeof *tc);
     if (tc == NULL)

@@ -100,13 +100,13 @@ static uint64_t set_cost(const struct sets *b, const struct node *n)
     uint64_t c = 0;
     switch (n->kind) {
     case PLAN_TERM:
-        c = (uint64_t)n->cur[0].t->df * b->scale_num / b->scale_den;
+        c = eng_sets_window_df(b, n->cur[0].t->df);
         return n->filter ? 4 * c : c; /* a filter term decodes each posting's data */
     case PLAN_PHRASE:
     case PLAN_NEAR:
         c = UINT64_MAX;
         for (size_t i = 0; i < n->n; i++) {
-            uint64_t d = (uint64_t)n->cur[i].t->df * b->scale_num / b->scale_den;
+            uint64_t d = eng_sets_window_df(b, n->cur[i].t->df);
             if (d < c)
                 c = d;
         }

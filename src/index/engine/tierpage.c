@@ -78,8 +78,7 @@ static int tier_leaf(struct run *r, struct ev *ev2, const struct sets *b, const 
         return 0; /* read through by tier_whole, when it pays */
     /* (as the check of the tiers' postings kept below, before reading them:
      * when the matches are few beside the list, so are its tier's) */
-    uint64_t in_window = (uint64_t)t->df * (b->hi - b->lo) / (ev2->seg->n ? ev2->seg->n : 1);
-    if ((uint64_t)nm * TIER_KEPT_RATIO < in_window)
+    if ((uint64_t)nm * TIER_KEPT_RATIO < eng_sets_window_df(b, t->df))
         return 1;
     struct eng_tier *tier = arena_alloc(ev2->a, sizeof *tier);
     if (tier == NULL)
@@ -157,7 +156,7 @@ int eng_rank_tiers(struct run *r, struct ev *ev2, const struct sets *b, const ui
             return rc;
         const struct node *n = ev2->leaf_nodes[i];
         if (n)
-            postings += (uint64_t)n->cur[0].t->df * (b->hi - b->lo) / (seg->n ? seg->n : 1);
+            postings += eng_sets_window_df(b, n->cur[0].t->df);
         if (n && l[i].whole)
             whole += n->cur[0].t->df;
         ncand_max += l[i].n;

@@ -76,7 +76,7 @@ static uint32_t key_doc(const uint64_t *keys, uint32_t i)
 int eng_tier_encode(uint8_t *out, size_t *len, const uint64_t *keys, const uint32_t *wf2,
                     uint32_t n, const uint32_t *dl, double avgdl, uint32_t size)
 {
-    const double k1 = 1.2, b = 0.75; /* as eng_bm25_term */
+    const double k1 = ENG_BM25_K1, b = ENG_BM25_B; /* as eng_bm25_term */
     struct ranked *h = malloc((size_t)size * sizeof *h);
     uint32_t fw[ENG_TIER_FRONT] = {0}, fd[ENG_TIER_FRONT];
     bool used[ENG_TIER_FRONT] = {false};

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "index/engine/internal.h"
+
 #define ENG_TIER_MAX 1024    /* postings of a tier */
 #define ENG_TIER_SHARE 16    /* a tier holds one posting of its list in this many */
 #define ENG_TIER_FRONT 32    /* pairs of a front (wf2 in half-octaves) */
@@ -45,8 +47,12 @@ struct eng_tier {
     uint32_t front_wf2[ENG_TIER_FRONT], front_dl[ENG_TIER_FRONT];
 };
 
-struct eng_segment;
-struct eng_term;
+/* Whether a term of this kind (eng_kind) may have a tier: the words and
+ * stems relevancy scores as terms (a pair is scored as a phrase). */
+static inline bool eng_tier_kind(unsigned kind)
+{
+    return kind == ENG_TERM_EXACT || kind == ENG_TERM_STEM;
+}
 
 /* Room for the bytes of a tier of size postings. */
 static inline size_t eng_tier_encode_max(uint32_t size)
