@@ -12,6 +12,7 @@ this reference has no stemmer, so every plain word a test uses is checked to be
 shares its first four letters (the whole word if shorter), so no stem can widen
 the match.  Quoted words match exact tokens only (§8).
 """
+import collections
 import datetime
 import json
 import os
@@ -323,6 +324,18 @@ class Corpus:
         self.known_ids = set(self.catalogue) | {a.source_id for a in self.articles if a.source_id}
         times = [a.t for a in self.articles]
         assert len(times) == len(set(times)), "fixture publishedAt values must be unique"
+
+    def frequent_words(self, n, text_of, min_len):
+        """The n most frequent words (alphabetic, min_len characters or
+        more) of text_of(article) over the articles, most frequent first."""
+        words = collections.Counter(w for a in self.articles for w in tokenize(text_of(a))
+                                    if len(w) >= min_len and w.isalpha())
+        return [w for w, _ in words.most_common(n)]
+
+    def frequent_sources(self, n):
+        """The n source ids most articles carry, most first."""
+        ids = collections.Counter(a.source_id for a in self.articles if a.source_id)
+        return [s for s, _ in ids.most_common(n)]
 
     @staticmethod
     def assert_stem_safe(queries, articles):

@@ -5,7 +5,6 @@ with every search split over two threads (NEWSD_ENGINE_SPLIT=always) and
 once never (=0); the same requests over HTTP (words, ANDs, ORs, NOTs,
 phrases, filters, every sort, two pages) give byte-identical bodies, and
 the same bodies as the session's server over its own segments."""
-import collections
 import os
 import re
 
@@ -22,11 +21,8 @@ pytestmark = pytest.mark.by_design(os.environ.get("NEWSD_INDEX") == "fts5",
 def requests_for(corpus):
     """Requests over the corpus's most frequent title words: each alone, in
     pairs (AND, OR, NOT, a phrase), with filters; every sort, pages 1 and 2."""
-    words = collections.Counter(w for a in corpus.articles for w in tokenize(a.title)
-                                if len(w) > 3 and w.isalpha())
-    top = [w for w, _ in words.most_common(8)]
-    sources = collections.Counter(a.source_id for a in corpus.articles if a.source_id)
-    some = ",".join(s for s, _ in sources.most_common(3))
+    top = corpus.frequent_words(8, lambda a: a.title, 4)
+    some = ",".join(corpus.frequent_sources(3))
     qs = list(top)
     for a, b in zip(top, top[1:]):
         qs += ["%s %s" % (a, b), "%s OR %s" % (a, b), "%s NOT %s" % (a, b),

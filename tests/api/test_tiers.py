@@ -4,12 +4,10 @@ documents or more a segment (NEWSD_ENGINE_TIER_MIN_DF=8) and once with
 none; the same relevancy requests over HTTP (frequent words alone, their
 ORs, ANDs and NOTs, with filters, small and large pages, three pages) give
 byte-identical bodies, and the same bodies as the session's server."""
-import collections
 import os
 
 import pytest
 
-from corpus import tokenize
 from harness import Server, cli_ok, same_everything
 
 pytestmark = pytest.mark.by_design(os.environ.get("NEWSD_INDEX") == "fts5",
@@ -20,12 +18,8 @@ NO_TIERS = str(2**32 - 1)
 
 def requests_for(corpus):
     """Relevancy requests over the corpus's most frequent words."""
-    words = collections.Counter(w for a in corpus.articles
-                                for w in tokenize((a.title or "") + " " + (a.description or ""))
-                                if len(w) > 2 and w.isalpha())
-    top = [w for w, _ in words.most_common(10)]
-    sources = collections.Counter(a.source_id for a in corpus.articles if a.source_id)
-    some = ",".join(s for s, _ in sources.most_common(3))
+    top = corpus.frequent_words(10, lambda a: (a.title or "") + " " + (a.description or ""), 3)
+    some = ",".join(corpus.frequent_sources(3))
     qs = list(top)
     for a, b in zip(top, top[1:]):
         qs += ["%s OR %s" % (a, b), "%s %s" % (a, b), "+%s -%s" % (a, b)]
