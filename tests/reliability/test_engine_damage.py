@@ -97,41 +97,15 @@ def varint(b, at):
             return x, at
 
 
-def term_entry(path, word):
-    """File offset of the df varint of word's dictionary entry, and the df
-    (None, 0 when absent). An entry: the string's length, the kind byte,
-    df, the docid stream's bytes, the postings' bytes, its tier's bytes when
-    the kind has TIERED (0x40), and for a list of one block (df <= 128) its
-    two block maxima."""
-    parts, _n, nterms = layout(path)
-    with open(path, "rb") as f:
-        f.seek(parts["tidx"][0])
-        tidx = f.read(parts["tidx"][1])
-        f.seek(parts["tdict"][0])
-        tdict = f.read(parts["tdict"][1])
-        f.seek(parts["strs"][0])
-        strs = f.read(parts["strs"][1])
-    for i in range(nterms):
-        if i % TDICT_BLOCK == 0:
-            _post, s, at = TBLOCK.unpack_from(tidx, i // TDICT_BLOCK * TBLOCK.size)
-        length, at = varint(tdict, at)
-        kind = tdict[at]
-        at += 1
-        df_at = at
-        df, at = varint(tdict, at)
-        for _ in range((4 if 0 < df <= 128 else 2) + (1 if kind & 0x40 else 0)):
-            _v, at = varint(tdict, at)
-        if strs[s:s + length] == word.encode():
-            return parts["tdict"][0] + df_at, df
-        s += length
-    return None, 0
-
-
-def tier_span(path, word):
-    """File offset and length of word's tier (format 12: after its
-    postings, when its kind has TIERED), None when it has none. A term's
-    postings begin where the previous term's tier (or postings) end, 4-byte
-    aligned for a list of several blocks (tdict.h)."""
+def entries(path):
+    """Each dictionary entry of a segment file, in order: (its string, the
+    file offset of its df varint, df, the file offset of its postings, their
+    bytes, its tier's bytes (0: none)). An entry: the string's length, the
+    kind byte, df, the docid stream's bytes, the postings' bytes, its tier's
+    bytes when the kind has TIERED (0x40), and for a list of one block (df
+    <= 128) its two block maxima. A term's postings begin where the previous
+    term's tier (or postings) end, 4-byte aligned for a list of several
+    blocks (tdict.h)."""
     parts, _n, nterms = layout(path)
     with open(path, "rb") as f:
         f.seek(parts["tidx"][0])
@@ -148,6 +122,7 @@ def tier_span(path, word):
         length, at = varint(tdict, at)
         kind = tdict[at]
         at += 1
+        df_at = at
         df, at = varint(tdict, at)
         _docs, at = varint(tdict, at)
         nbytes, at = varint(tdict, at)
@@ -158,10 +133,27 @@ def tier_span(path, word):
             _v, at = varint(tdict, at)
             _v, at = varint(tdict, at)
         off = (post + 3) & ~3 if df > 128 else post
-        if strs[s:s + length] == word.encode():
-            return (parts["post"][0] + off + nbytes, tier) if tier else None
+        yield (strs[s:s + length], parts["tdict"][0] + df_at, df, parts["post"][0] + off,
+               nbytes, tier)
         post = off + nbytes + tier
         s += length
+
+
+def term_entry(path, word):
+    """File offset of the df varint of word's dictionary entry, and the df
+    (None, 0 when absent)."""
+    for string, df_at, df, _post, _nbytes, _tier in entries(path):
+        if string == word.encode():
+            return df_at, df
+    return None, 0
+
+
+def tier_span(path, word):
+    """File offset and length of word's tier (format 12: after its
+    postings, when its kind has TIERED), None when it has none."""
+    for string, _df_at, _df, post, nbytes, tier in entries(path):
+        if string == word.encode():
+            return (post + nbytes, tier) if tier else None
     return None
 
 
