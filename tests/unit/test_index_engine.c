@@ -1008,10 +1008,17 @@ static void flip_byte(const char *path, long at)
 
 /* Until no merge has run for a while: a merge after the next open would
  * read a damaged file's documents before the check under test does. */
+/* No merge running for 250 ms: longer than two of the follower's polls
+ * (engine.c POLL_MS, 100 ms), each of which may start a merge. Quiet for
+ * 50 ms was shorter than one: under make check's load a merge started
+ * after it, read the byte the verify test below flips, and repaired the
+ * segment before verify could find it. */
+#define SETTLED_QUIET 25
+
 static void merges_settled(struct fixture *f)
 {
     int quiet = 0;
-    for (int i = 0; i < 6000 && quiet < 5; i++) { /* (a minute at most) */
+    for (int i = 0; i < 6000 && quiet < SETTLED_QUIET; i++) { /* (a minute at most) */
         struct index_stats st;
         memset(&st, 0, sizeof st);
         f->eng->stats(f->eng, &st);
@@ -1019,7 +1026,7 @@ static void merges_settled(struct fixture *f)
         struct timespec d = {0, 10 * 1000 * 1000};
         nanosleep(&d, NULL);
     }
-    assert_true(quiet >= 5);
+    assert_true(quiet >= SETTLED_QUIET);
 }
 
 static const char *first_segment_file(struct fixture *f, char *out, size_t cap)
