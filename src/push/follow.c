@@ -118,6 +118,34 @@ out:
     return rc;
 }
 
+int push_follow_skip(struct push_follow *f, struct err *err)
+{
+    char identity[STORE_IDENTITY_MAX];
+    int64_t version, head = 0;
+    int rc;
+
+    /* The version before the head, as a poll reads it before its rows. */
+    if ((rc = store_reader_version(f->r, &version, err)) < 0)
+        return rc;
+    if ((rc = store_reader_begin(f->r, err)) < 0)
+        return rc;
+    if ((rc = store_reader_identity(f->r, identity, err)) == 0) {
+        if (strcmp(identity, f->identity) != 0)
+            rc = err_set(err, ERR_NOTFOUND, "the article log was replaced");
+        else
+            rc = store_reader_head(f->r, &head, err);
+    }
+    store_reader_end(f->r, NULL);
+    if (rc < 0)
+        return rc;
+    f->version = version;
+    f->polled = true;
+    f->more = false;
+    if (head > f->pos)
+        f->pos = head;
+    return 0;
+}
+
 int push_follow_wait(struct push_follow *f, const atomic_bool *stop, int64_t ms, struct err *err)
 {
     int64_t deadline = clock_mono_ms() + ms;

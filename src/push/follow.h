@@ -37,6 +37,13 @@ int64_t push_follow_position(const struct push_follow *f);
  * only what comes next starts. */
 int push_follow_head(struct push_follow *f, int64_t *out, struct err *err);
 
+/* Move the position to the log's head without reading a row: for a
+ * caller with nobody to hand rows to, which would otherwise prepare every
+ * row's terms for nothing. Then as after a poll that read them all (the
+ * next wait sees only later commits). 0, ERR_NOTFOUND when the log's table
+ * was replaced (as push_follow_poll), or ERR_STORE with err set. */
+int push_follow_skip(struct push_follow *f, struct err *err);
+
 /* One row for the caller: row (views valid during the call; render it
  * with store_row_article and article_json) and doc, its terms prepared
  * for matching. Return 0: taken, go on; > 0: taken, stop this poll;

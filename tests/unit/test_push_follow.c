@@ -3,7 +3,7 @@
  * delivered exactly once each, in seq order, with their match docs; an
  * upsert comes again under its new seq; batches cut by max_rows and rows
  * refused by the callback change nothing of that; a wait without commits
- * times out, a stop flag ends it. */
+ * times out, a stop flag ends it; a skip passes over what is there. */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -267,6 +267,42 @@ static void a_callback_can_take_one_row_at_a_time(void **state)
     push_follow_free(fl);
 }
 
+/* A skip moves to the head without handing over a row; a wait after it
+ * sees only later commits, and the next poll gives only those. */
+static void a_skip_passes_over_what_is_there(void **state)
+{
+    struct fixture *f = *state;
+    struct push_follow *fl = NULL;
+    struct seen s = {.docs_ok = true};
+    struct err err;
+    int64_t head, *want;
+
+    err_clear(&err);
+    assert_int_equal(push_follow_new(&fl, f->path, 0, &err), 0);
+    assert_int_equal(push_follow_wait(fl, NULL, 0, &err), 1); /* never polled */
+    assert_int_equal(push_follow_skip(fl, &err), 0);
+    assert_int_equal(push_follow_head(fl, &head, &err), 0);
+    assert_true(head > 50);
+    assert_int_equal(push_follow_position(fl), head);
+    assert_int_equal(push_follow_wait(fl, NULL, 0, &err), 0); /* nothing since */
+    assert_int_equal(push_follow_poll(fl, take, &s, 0, &err), 0);
+    assert_int_equal(s.n, 0);
+
+    test_ingest_file(f->s, DATA "updates.jsonl");
+    assert_int_equal(push_follow_wait(fl, NULL, 0, &err), 1);
+    size_t n = log_after(f->path, head, &want);
+    assert_int_equal(n, 2); /* the two upserts */
+    assert_int_equal(push_follow_poll(fl, take, &s, 0, &err), 2);
+    assert_memory_equal(s.seq, want, n * sizeof *want);
+    assert_true(s.docs_ok);
+    /* A skip never moves back: at the head already, it stays there. */
+    assert_int_equal(push_follow_skip(fl, &err), 0);
+    assert_int_equal(push_follow_position(fl), want[1]);
+    free(want);
+    seen_free(&s);
+    push_follow_free(fl);
+}
+
 static void a_missing_log_is_an_error(void **state)
 {
     (void)state;
@@ -286,6 +322,7 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(a_commit_ends_a_wait_and_a_stop_flag_too, setup, teardown),
         cmocka_unit_test_setup_teardown(a_callback_can_take_one_row_at_a_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_skip_passes_over_what_is_there, setup, teardown),
         cmocka_unit_test(a_missing_log_is_an_error),
     };
     return cmocka_run_group_tests_name("follow", tests, NULL, NULL);
