@@ -68,11 +68,11 @@ static int doc_json(uint32_t d, char *out, size_t cap)
 }
 
 /* Every document's JSON comes back as it went in (docs.c). */
-static void check_docs(const struct eng_segment *seg)
+static void check_docs(const struct eng_segment *seg, uint32_t ndocs)
 {
     struct arena a;
     arena_init(&a, 0);
-    for (uint32_t d = 0; d < NDOCS; d += 7) {
+    for (uint32_t d = 0; d < ndocs; d += 7) {
         char want[160];
         const char *got;
         size_t len;
@@ -83,18 +83,23 @@ static void check_docs(const struct eng_segment *seg)
     }
     const char *past;
     size_t past_len;
-    assert_int_equal(eng_docs_get(seg, NDOCS, &a, &past, &past_len), ERR_PARSE);
+    assert_int_equal(eng_docs_get(seg, ndocs, &a, &past, &past_len), ERR_PARSE);
     arena_release(&a);
 }
 
-static struct eng_segment *build(void)
+/* The first ndocs documents of build()'s (ndocs <= NDOCS), with the
+ * document dictionary dict[0, dict_len) given to the builder when
+ * dict_len > 0. */
+static struct eng_segment *build_docs(uint32_t ndocs, const uint8_t *dict, size_t dict_len)
 {
     struct eng_builder *b = NULL;
     struct eng_segment *seg = NULL;
     char meta[NSETS * 4 + 8];
     assert_int_equal(eng_builder_new(&b), 0);
+    if (dict_len > 0)
+        assert_int_equal(eng_builder_docs_dict(b, dict, dict_len), 0);
     /* Added oldest first, as imports mostly come. */
-    for (uint32_t i = NDOCS; i-- > 0;) {
+    for (uint32_t i = ndocs; i-- > 0;) {
         size_t n = 0;
         meta[0] = '\0';
         for (int s = 0; s < NSETS; s++) {
@@ -105,9 +110,9 @@ static struct eng_segment *build(void)
         snprintf(url, sizeof url, "https://codec.example/%u", i);
         int jn = doc_json(i, json, sizeof json);
         struct eng_row r = {
-            .id = (int64_t)(NDOCS - i) << 4, /* descending in i: docid i */
-            .seq = (int64_t)(NDOCS - i),
-            .published_at = 1600000000 + (int64_t)(NDOCS - i),
+            .id = (int64_t)(ndocs - i) << 4, /* descending in i: docid i */
+            .seq = (int64_t)(ndocs - i),
+            .published_at = 1600000000 + (int64_t)(ndocs - i),
             .title = "",
             .description = "",
             .content = "",
@@ -122,8 +127,13 @@ static struct eng_segment *build(void)
     }
     assert_int_equal(eng_builder_finish(b, &seg), 0);
     eng_builder_free(b);
-    assert_int_equal(seg->n, NDOCS);
+    assert_int_equal(seg->n, ndocs);
     return seg;
+}
+
+static struct eng_segment *build(void)
+{
+    return build_docs(NDOCS, NULL, 0);
 }
 
 static const struct eng_term *term_of(const struct eng_segment *seg, int set, struct eng_term *out)
@@ -376,13 +386,13 @@ static void postings_of_every_shape_read_back_in_heap_and_file(void **state)
         json_bytes += (size_t)doc_json(d, one, sizeof one);
     }
     assert_true(seg->dz_len * 11 / 4 < json_bytes);
-    check_docs(seg);
+    check_docs(seg, NDOCS);
     assert_int_equal(eng_segment_image(seg, &img, &len), 0);
     assert_int_equal(eng_segment_from_image(img, len, &img_seg, &err), 0);
     assert_int_equal(eng_segment_check(img_seg, 0, &err), 0);
     assert_int_equal(img_seg->nterms, seg->nterms);
     check_lists(img_seg);
-    check_docs(img_seg);
+    check_docs(img_seg, NDOCS);
     /* The URL-hash table finds every document. */
     for (uint32_t d = 0; d < NDOCS; d += 777) {
         char url[48];
@@ -822,6 +832,47 @@ static void large_term_frequencies_read_back_through_the_writer(void **state)
     eng_segment_unref(img_seg);
     eng_segment_unref(seg);
     free(img);
+}
+
+/* A poll's segment takes the document dictionary it is given rather than
+ * train one (eng_builder_docs_dict), and its documents read back through
+ * it, in heap and file; one too small for a dictionary goes without, one
+ * large enough trains its own. */
+static void a_segment_takes_the_document_dictionary_it_is_given(void **state)
+{
+    (void)state;
+    struct eng_segment *big = build(); /* its own, trained */
+    struct err err;
+    err_clear(&err);
+    assert_true(big->dict_len > 0);
+    const struct {
+        uint32_t n;
+        int takes; /* 1: the given one; 0: none; -1: its own */
+    } cases[] = {
+        {300, 0}, {1500, 1}, {ENG_DOCS_OWN_DICT_DOCS - 1, 1}, {ENG_DOCS_OWN_DICT_DOCS, -1}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct eng_segment *seg = build_docs(cases[c].n, big->dict, big->dict_len), *img_seg = NULL;
+        uint8_t *img = NULL;
+        size_t len = 0;
+        if (cases[c].takes == 0) {
+            assert_int_equal(seg->dict_len, 0);
+        } else {
+            bool same =
+                seg->dict_len == big->dict_len && memcmp(seg->dict, big->dict, big->dict_len) == 0;
+            assert_true(seg->dict_len > 0);
+            assert_int_equal(same, cases[c].takes == 1);
+        }
+        check_docs(seg, cases[c].n);
+        assert_int_equal(eng_segment_image(seg, &img, &len), 0);
+        assert_int_equal(eng_segment_from_image(img, len, &img_seg, &err), 0);
+        assert_int_equal(eng_segment_check(img_seg, 0, &err), 0);
+        assert_int_equal(img_seg->dict_len, seg->dict_len);
+        check_docs(img_seg, cases[c].n);
+        eng_segment_unref(img_seg);
+        free(img);
+        eng_segment_unref(seg);
+    }
+    eng_segment_unref(big);
 }
 
 static void block_maxima_bound_every_posting_and_a_wrong_one_is_refused(void **state)
@@ -1280,6 +1331,7 @@ int main(void)
         cmocka_unit_test(damaged_block_heads_are_refused),
         cmocka_unit_test(large_term_frequencies_read_back_through_the_writer),
         cmocka_unit_test(postings_of_every_shape_read_back_in_heap_and_file),
+        cmocka_unit_test(a_segment_takes_the_document_dictionary_it_is_given),
         cmocka_unit_test(block_maxima_bound_every_posting_and_a_wrong_one_is_refused),
         cmocka_unit_test(pruned_relevancy_pages_are_those_of_scoring_every_match),
         cmocka_unit_test(a_proximity_with_more_windows_than_one_word_is_not_pruned),

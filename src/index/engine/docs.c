@@ -105,7 +105,8 @@ static size_t train(const char *blob, const uint64_t *off, const uint32_t *order
 }
 
 int eng_docs_build(struct eng_segment *s, const char *blob, const uint64_t *off,
-                   const uint32_t *order, const atomic_bool *cancel)
+                   const uint32_t *order, const atomic_bool *cancel, const uint8_t *reuse,
+                   size_t reuse_len)
 {
     LZ4_stream_t *loaded = LZ4_createStream(), *work = LZ4_createStream();
     uint8_t *dict = malloc(DOCS_DICT_BYTES);
@@ -115,7 +116,14 @@ int eng_docs_build(struct eng_segment *s, const char *blob, const uint64_t *off,
     s->doc_off = malloc(((size_t)s->n + 1) * sizeof *s->doc_off);
     if (loaded == NULL || work == NULL || dict == NULL || s->doc_off == NULL)
         goto out;
-    s->dict_len = train(blob, off, order, s->n, dict);
+    /* (never below DOCS_DICT_MIN_DOCS: a small segment goes without one) */
+    if (reuse_len > 0 && reuse_len <= DOCS_DICT_BYTES && s->n >= DOCS_DICT_MIN_DOCS &&
+        s->n < ENG_DOCS_OWN_DICT_DOCS) {
+        memcpy(dict, reuse, reuse_len);
+        s->dict_len = reuse_len;
+    } else {
+        s->dict_len = train(blob, off, order, s->n, dict);
+    }
     if (s->dict_len > 0) {
         s->dict = dict;
         dict = NULL;

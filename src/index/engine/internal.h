@@ -214,12 +214,17 @@ struct eng_snap {
 
 /* Build s's store from its documents' JSON: doc d (docid order) is
  * blob[off[order[d]], off[order[d] + 1]). A dictionary is trained on a
- * sample when the segment is big enough for one to pay. 0, ERR_NOMEM,
+ * sample when the segment is big enough for one to pay; one of under
+ * ENG_DOCS_OWN_DICT_DOCS documents takes reuse[0, reuse_len) instead when
+ * given (another segment's of the same table; NULL: none): past that its
+ * own pays for the training. 0, ERR_NOMEM,
  * ERR_BUSY once *cancel (NULL: none) is set, or ERR_INVALID for a document
  * over the store's limit (LIMIT_RESPONSE_BYTES: the renderer's limits keep
  * every article under it). */
+#define ENG_DOCS_OWN_DICT_DOCS 16384
 int eng_docs_build(struct eng_segment *s, const char *blob, const uint64_t *off,
-                   const uint32_t *order, const atomic_bool *cancel);
+                   const uint32_t *order, const atomic_bool *cancel, const uint8_t *reuse,
+                   size_t reuse_len);
 /* Ready the store of a segment attached to a file image; ERR_PARSE when
  * the dictionary is unusable. */
 int eng_docs_attach(struct eng_segment *s, struct err *err);
@@ -367,6 +372,12 @@ void eng_builder_tiers(struct eng_builder *b, uint32_t min_df);
 /* Tokenize one article into the builder (docs may come in any order). */
 int eng_builder_add(struct eng_builder *b, const struct eng_row *r);
 size_t eng_builder_count(const struct eng_builder *b);
+/* The document dictionary of a segment of the same table, for the small
+ * segments this builder makes (eng_docs_build): a poll's segment of a
+ * thousand articles spent more time training its own (50 ms, a sixth of
+ * the poll) than its documents' compression took. Copied: the segment may
+ * go before the builder finishes. ERR_NOMEM. */
+int eng_builder_docs_dict(struct eng_builder *b, const uint8_t *dict, size_t len);
 /* Sort the documents newest first and encode the postings. The builder is
  * emptied. */
 int eng_builder_finish(struct eng_builder *b, struct eng_segment **out);

@@ -89,6 +89,8 @@ struct eng_builder {
     size_t jlen, jcap;
     uint64_t *joff;
     size_t jocap;
+    uint8_t *docs_dict; /* eng_builder_docs_dict */
+    size_t docs_dict_len;
 };
 
 int eng_builder_new(struct eng_builder **out)
@@ -123,7 +125,21 @@ void eng_builder_free(struct eng_builder *b)
     free(b->seq);
     free(b->json);
     free(b->joff);
+    free(b->docs_dict);
     free(b);
+}
+
+int eng_builder_docs_dict(struct eng_builder *b, const uint8_t *dict, size_t len)
+{
+    uint8_t *copy = len > 0 ? malloc(len) : NULL;
+    if (len > 0 && copy == NULL)
+        return ERR_NOMEM;
+    if (len > 0)
+        memcpy(copy, dict, len);
+    free(b->docs_dict);
+    b->docs_dict = copy;
+    b->docs_dict_len = len;
+    return 0;
 }
 
 size_t eng_builder_count(const struct eng_builder *b)
@@ -645,7 +661,7 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     }
     if (eng_segment_pk_build(s, b->n, b->url, newdoc) < 0)
         goto out;
-    if (eng_docs_build(s, b->json, b->joff, order, NULL) < 0)
+    if (eng_docs_build(s, b->json, b->joff, order, NULL, b->docs_dict, b->docs_dict_len) < 0)
         goto out;
     for (size_t i = 0; i < b->dict.n; i++) {
         if (b->dict.terms[i].n > maxdf)

@@ -283,7 +283,7 @@ bool eng_segw_paired(const struct eng_segw *w, const char *str, size_t len)
 
 int eng_segw_docs(struct eng_segw *w, const atomic_bool *cancel)
 {
-    int rc = eng_docs_build(w->s, w->json ? w->json : "", w->joff, w->ident, cancel);
+    int rc = eng_docs_build(w->s, w->json ? w->json : "", w->joff, w->ident, cancel, NULL, 0);
     w->docs_built = rc == 0;
     return rc;
 }

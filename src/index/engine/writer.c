@@ -31,6 +31,18 @@
  * next one past this time, changes or not. */
 #define COUNT_EVERY_MS 1000
 
+/* The newest document dictionary to b: a poll's segment takes it rather
+ * than training one of its own (eng_builder_docs_dict). */
+static int writer_docs_dict(const struct eng_writer *w, struct eng_builder *b)
+{
+    for (size_t i = w->nseg; i-- > 0;) {
+        const struct eng_segment *s = w->segs[i];
+        if (s->dict_len > 0)
+            return eng_builder_docs_dict(b, s->dict, s->dict_len);
+    }
+    return 0;
+}
+
 /* One look at the table; force: even when the version did not move;
  * count: compare the row count with the live count (deletions without a
  * replacement). */
@@ -66,7 +78,8 @@ static int poll_once(struct eng_writer *w, bool force, bool count, struct err *e
     p.n = w->nseg;
     if (eng_builder_new(&b) == 0)
         eng_builder_tiers(b, w->tier_min_df);
-    if (b == NULL || (p.deletions = calloc(w->nseg + 1, sizeof *p.deletions)) == NULL) {
+    if (b == NULL || writer_docs_dict(w, b) < 0 ||
+        (p.deletions = calloc(w->nseg + 1, sizeof *p.deletions)) == NULL) {
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto commit;
     }
