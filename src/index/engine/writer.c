@@ -31,8 +31,9 @@
  * next one past this time, changes or not. */
 #define COUNT_EVERY_MS 1000
 
-/* The newest document dictionary to b: a poll's segment takes it rather
- * than training one of its own (eng_builder_docs_dict). */
+/* A document dictionary of the table's segments (the last one's that has
+ * one) to b: a poll's segment takes it rather than training one of its
+ * own (eng_builder_docs_dict). */
 static int writer_docs_dict(const struct eng_writer *w, struct eng_builder *b)
 {
     for (size_t i = w->nseg; i-- > 0;) {
