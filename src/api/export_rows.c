@@ -18,7 +18,7 @@ int api_export_rows_open(struct api_export_rows **out, struct index *idx, struct
     *out = NULL;
     if (!r)
         return err_set(err, ERR_NOMEM, "out of memory");
-    int rc = store_reader_open(&r->reader, store_journal_path(index_journal(idx)), err);
+    int rc = store_reader_open_scan(&r->reader, store_journal_path(index_journal(idx)), err);
     if (rc < 0) {
         free(r);
         return rc;

@@ -113,6 +113,11 @@ int store_reader_open(struct store_reader **out, const char *path, struct err *e
     return store_sqlite_reader_open(out, path, err);
 }
 
+int store_reader_open_scan(struct store_reader **out, const char *path, struct err *err)
+{
+    return store_sqlite_reader_open_scan(out, path, err);
+}
+
 void store_reader_close(struct store_reader *r)
 {
     store_sqlite_reader_close(r);

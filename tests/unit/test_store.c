@@ -822,6 +822,68 @@ static void each_article_comes_in_the_order_asked_dense_sparse_or_any(void **sta
     store_reader_close(r);
 }
 
+/* Whether the file at path (absolute) is mapped into this process. */
+static bool file_mapped(const char *path)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[4096];
+    size_t n = strlen(path);
+    bool found = false;
+    assert_non_null(maps);
+    while (fgets(line, sizeof line, maps)) {
+        size_t len = strcspn(line, "\n");
+        line[len] = '\0';
+        if (len > n && line[len - n - 1] == ' ' && strcmp(line + len - n, path) == 0)
+            found = true;
+    }
+    fclose(maps);
+    return found;
+}
+
+/* An export's reader (store_reader_open_scan) reads what a reader reads,
+ * through a map of the file that a reader does not make. */
+static void a_scan_reader_reads_what_a_reader_reads_through_a_map(void **state)
+{
+    struct fixture *f = *state;
+    struct store_reader *r = NULL, *scan = NULL;
+    struct err err;
+    struct article a[40];
+    char urls[40][32], titles[40][16];
+    int64_t ids[40];
+
+    err_clear(&err);
+    for (int i = 0; i < 40; i++) {
+        snprintf(urls[i], sizeof urls[i], "https://x.test/scan/%d", i);
+        snprintf(titles[i], sizeof titles[i], "s%d", i);
+        a[i] = make_article(urls[i], T0 + i * 60, titles[i]);
+    }
+    assert_int_equal(store_articles_put(f->s, a, 40, NULL, &err), 0);
+    for (int i = 0; i < 40; i++)
+        ids[i] = a[39 - i].id;
+    /* Into the file itself: pages still in the WAL are read from there. */
+    sql_exec(f->db, "PRAGMA wal_checkpoint(TRUNCATE)");
+    assert_true(f->db[0] == '/');
+    assert_int_equal(store_reader_open(&r, f->db, &err), 0);
+    assert_int_equal(store_reader_begin(r, &err), 0);
+    each_matches_articles(r, ids, 40);
+    assert_false(file_mapped(f->db));
+
+    assert_int_equal(store_reader_open_scan(&scan, f->db, &err), 0);
+    assert_int_equal(store_reader_begin(scan, &err), 0);
+    each_matches_articles(scan, ids, 40);
+    struct each_seen plain = {0}, mapped = {0};
+    assert_int_equal(store_reader_articles_each(r, ids, 40, each_record, &plain, &err), 0);
+    assert_int_equal(store_reader_articles_each(scan, ids, 40, each_record, &mapped, &err), 0);
+    assert_int_equal(mapped.n, 40);
+    assert_memory_equal(&mapped, &plain, sizeof plain);
+    assert_true(file_mapped(f->db));
+    store_reader_end(scan, NULL);
+    store_reader_close(scan);
+    assert_false(file_mapped(f->db)); /* closed with its connection */
+    store_reader_end(r, NULL);
+    store_reader_close(r);
+}
+
 static void the_full_text_side_counts_and_pages_matches_in_each_order(void **state)
 {
     struct fixture *f = *state;
@@ -1396,6 +1458,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(a_new_store_gives_deleted_space_back, setup, teardown),
         cmocka_unit_test_setup_teardown(each_article_comes_in_the_order_asked_dense_sparse_or_any,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(a_scan_reader_reads_what_a_reader_reads_through_a_map,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(the_full_text_side_counts_and_pages_matches_in_each_order,
                                         setup, teardown),

@@ -68,6 +68,21 @@ int store_sqlite_reader_open(struct store_reader **out, const char *path, struct
     return reader_open(out, path, true, err);
 }
 
+/* Asked of SQLite, which holds it to its compile-time SQLITE_MAX_MMAP_SIZE
+ * (0x7fff0000 in Debian's build) and maps no more than the file. */
+#define SCAN_MMAP_BYTES "1099511627776"
+
+int store_sqlite_reader_open_scan(struct store_reader **out, const char *path, struct err *err)
+{
+    int rc = reader_open(out, path, true, err);
+    if (rc == 0 &&
+        (rc = store_sqlite_exec((*out)->db, "PRAGMA mmap_size=" SCAN_MMAP_BYTES, err)) < 0) {
+        store_sqlite_reader_close(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
 void store_sqlite_reader_close(struct store_reader *r)
 {
     if (r == NULL)

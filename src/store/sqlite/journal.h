@@ -10,6 +10,7 @@
 #include "store/journal.h"
 
 int store_sqlite_reader_open(struct store_reader **out, const char *path, struct err *err);
+int store_sqlite_reader_open_scan(struct store_reader **out, const char *path, struct err *err);
 void store_sqlite_reader_close(struct store_reader *r);
 int store_sqlite_reader_version(struct store_reader *r, int64_t *out, struct err *err);
 int store_sqlite_reader_begin(struct store_reader *r, struct err *err);
