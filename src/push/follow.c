@@ -65,28 +65,42 @@ int push_follow_story(struct push_follow *f, int64_t id, int64_t *story, struct 
     return store_reader_story_of(f->r, id, story, err);
 }
 
-int push_follow_poll(struct push_follow *f, push_follow_fn fn, void *ctx, size_t max_rows,
-                     struct err *err)
+/* The start of a poll or a skip: the file's version (read before the
+ * rows, see the file comment), then a read transaction on the table the
+ * follower was made for, its version recorded. ERR_NOTFOUND when the table
+ * was replaced; on any failure no transaction is left open. */
+static int follow_begin(struct push_follow *f, struct err *err)
 {
-    struct store_rows *rows = NULL;
-    struct store_row row;
     char identity[STORE_IDENTITY_MAX];
     int64_t version;
-    int taken = 0, rc;
+    int rc;
 
     if ((rc = store_reader_version(f->r, &version, err)) < 0)
         return rc;
     if ((rc = store_reader_begin(f->r, err)) < 0)
         return rc;
-    if ((rc = store_reader_identity(f->r, identity, err)) < 0)
-        goto out;
-    if (strcmp(identity, f->identity) != 0) {
+    if ((rc = store_reader_identity(f->r, identity, err)) == 0 &&
+        strcmp(identity, f->identity) != 0)
         rc = err_set(err, ERR_NOTFOUND, "the article log was replaced");
-        goto out;
+    if (rc < 0) {
+        store_reader_end(f->r, NULL);
+        return rc;
     }
     f->version = version;
     f->polled = true;
     f->more = false;
+    return 0;
+}
+
+int push_follow_poll(struct push_follow *f, push_follow_fn fn, void *ctx, size_t max_rows,
+                     struct err *err)
+{
+    struct store_rows *rows = NULL;
+    struct store_row row;
+    int taken = 0, rc;
+
+    if ((rc = follow_begin(f, err)) < 0)
+        return rc;
     if ((rc = store_rows_after(&rows, f->r, f->pos, err)) < 0)
         goto out;
     while ((rc = store_rows_next(rows, &row, err)) == 1) {
@@ -120,30 +134,16 @@ out:
 
 int push_follow_skip(struct push_follow *f, struct err *err)
 {
-    char identity[STORE_IDENTITY_MAX];
-    int64_t version, head = 0;
+    int64_t head = 0;
     int rc;
 
-    /* The version before the head, as a poll reads it before its rows. */
-    if ((rc = store_reader_version(f->r, &version, err)) < 0)
+    if ((rc = follow_begin(f, err)) < 0)
         return rc;
-    if ((rc = store_reader_begin(f->r, err)) < 0)
-        return rc;
-    if ((rc = store_reader_identity(f->r, identity, err)) == 0) {
-        if (strcmp(identity, f->identity) != 0)
-            rc = err_set(err, ERR_NOTFOUND, "the article log was replaced");
-        else
-            rc = store_reader_head(f->r, &head, err);
-    }
+    rc = store_reader_head(f->r, &head, err);
     store_reader_end(f->r, NULL);
-    if (rc < 0)
-        return rc;
-    f->version = version;
-    f->polled = true;
-    f->more = false;
-    if (head > f->pos)
+    if (rc == 0 && head > f->pos)
         f->pos = head;
-    return 0;
+    return rc;
 }
 
 int push_follow_wait(struct push_follow *f, const atomic_bool *stop, int64_t ms, struct err *err)

@@ -256,7 +256,7 @@ static void read_live(struct push_live *h, struct buf *json)
     int rc = h->n == 0 ? push_follow_skip(h->follow, &err)
                        : push_follow_poll(h->follow, live_row, &p, LIVE_BATCH, &err);
     h->pos = push_follow_position(h->follow);
-    h->more = h->n > 0 && rc == LIVE_BATCH;
+    h->more = rc == LIVE_BATCH; /* (a skip is never a full batch) */
     if (rc == ERR_NOTFOUND) {
         /* The log's table was replaced (a replica started over, a store
          * rebuilt): its seqs are another table's, so every position is

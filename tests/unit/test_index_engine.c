@@ -1007,12 +1007,12 @@ static void flip_byte(const char *path, long at)
 }
 
 /* Until no merge has run for a while: a merge after the next open would
- * read a damaged file's documents before the check under test does. */
-/* No merge running for 250 ms: longer than two of the follower's polls
- * (engine.c POLL_MS, 100 ms), each of which may start a merge. Quiet for
- * 50 ms was shorter than one: under make check's load a merge started
- * after it, read the byte the verify test below flips, and repaired the
- * segment before verify could find it. */
+ * read a damaged file's documents before the check under test does. A
+ * while is 250 ms (SETTLED_QUIET checks 10 ms apart), longer than two of
+ * the follower's polls (engine.c POLL_MS, 100 ms), each of which may start
+ * a merge. Quiet for 50 ms was shorter than one: under make check's load a
+ * merge started after it, read the byte the verify test below flips, and
+ * repaired the segment before verify could find it. */
 #define SETTLED_QUIET 25
 
 static void merges_settled(struct fixture *f)

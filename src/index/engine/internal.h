@@ -372,12 +372,13 @@ void eng_builder_tiers(struct eng_builder *b, uint32_t min_df);
 /* Tokenize one article into the builder (docs may come in any order). */
 int eng_builder_add(struct eng_builder *b, const struct eng_row *r);
 size_t eng_builder_count(const struct eng_builder *b);
-/* The document dictionary of a segment of the same table, for the small
- * segments this builder makes (eng_docs_build): a poll's segment of a
- * thousand articles spent more time training its own (50 ms, a sixth of
- * the poll) than its documents' compression took. Copied: the segment may
- * go before the builder finishes. ERR_NOMEM. */
-int eng_builder_docs_dict(struct eng_builder *b, const uint8_t *dict, size_t len);
+/* The document dictionary of a segment of the same table, for the next
+ * segment this builder finishes when it is small (eng_docs_build): a
+ * poll's segment of a thousand articles spent more time training its own
+ * (50 ms, a sixth of the poll) than its documents' compression took.
+ * Borrowed, not copied: dict stays valid until eng_builder_finish, which
+ * copies it into the segment and forgets it. */
+void eng_builder_docs_dict(struct eng_builder *b, const uint8_t *dict, size_t len);
 /* Sort the documents newest first and encode the postings. The builder is
  * emptied. */
 int eng_builder_finish(struct eng_builder *b, struct eng_segment **out);

@@ -89,7 +89,7 @@ struct eng_builder {
     size_t jlen, jcap;
     uint64_t *joff;
     size_t jocap;
-    uint8_t *docs_dict; /* eng_builder_docs_dict */
+    const uint8_t *docs_dict; /* eng_builder_docs_dict: borrowed */
     size_t docs_dict_len;
 };
 
@@ -125,21 +125,13 @@ void eng_builder_free(struct eng_builder *b)
     free(b->seq);
     free(b->json);
     free(b->joff);
-    free(b->docs_dict);
     free(b);
 }
 
-int eng_builder_docs_dict(struct eng_builder *b, const uint8_t *dict, size_t len)
+void eng_builder_docs_dict(struct eng_builder *b, const uint8_t *dict, size_t len)
 {
-    uint8_t *copy = len > 0 ? malloc(len) : NULL;
-    if (len > 0 && copy == NULL)
-        return ERR_NOMEM;
-    if (len > 0)
-        memcpy(copy, dict, len);
-    free(b->docs_dict);
-    b->docs_dict = copy;
+    b->docs_dict = dict;
     b->docs_dict_len = len;
-    return 0;
 }
 
 size_t eng_builder_count(const struct eng_builder *b)
@@ -702,6 +694,8 @@ out:
     b->n = 0;
     b->nseq = 0;
     b->jlen = 0;
+    b->docs_dict = NULL;
+    b->docs_dict_len = 0;
     free(order);
     free(newdoc);
     free(torder);

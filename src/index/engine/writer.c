@@ -32,16 +32,17 @@
 #define COUNT_EVERY_MS 1000
 
 /* A document dictionary of the table's segments (the last one's that has
- * one) to b: a poll's segment takes it rather than training one of its
- * own (eng_builder_docs_dict). */
-static int writer_docs_dict(const struct eng_writer *w, struct eng_builder *b)
+ * one) to b, for the segment it is about to finish: a poll's segment takes
+ * it rather than training one of its own (eng_builder_docs_dict). */
+static void writer_docs_dict(const struct eng_writer *w, struct eng_builder *b)
 {
     for (size_t i = w->nseg; i-- > 0;) {
         const struct eng_segment *s = w->segs[i];
-        if (s->dict_len > 0)
-            return eng_builder_docs_dict(b, s->dict, s->dict_len);
+        if (s->dict_len > 0) {
+            eng_builder_docs_dict(b, s->dict, s->dict_len);
+            return;
+        }
     }
-    return 0;
 }
 
 /* One look at the table; force: even when the version did not move;
@@ -79,8 +80,7 @@ static int poll_once(struct eng_writer *w, bool force, bool count, struct err *e
     p.n = w->nseg;
     if (eng_builder_new(&b) == 0)
         eng_builder_tiers(b, w->tier_min_df);
-    if (b == NULL || writer_docs_dict(w, b) < 0 ||
-        (p.deletions = calloc(w->nseg + 1, sizeof *p.deletions)) == NULL) {
+    if (b == NULL || (p.deletions = calloc(w->nseg + 1, sizeof *p.deletions)) == NULL) {
         rc = err_set(err, ERR_NOMEM, "out of memory");
         goto commit;
     }
@@ -124,9 +124,12 @@ commit:
     } else {
         atomic_store(&w->count_pending, true);
     }
-    if (eng_builder_count(b) > 0 && (rc = eng_builder_finish(b, &seg)) < 0) {
-        rc = err_set(err, rc, "out of memory indexing articles");
-        goto out;
+    if (eng_builder_count(b) > 0) {
+        writer_docs_dict(w, b);
+        if ((rc = eng_builder_finish(b, &seg)) < 0) {
+            rc = err_set(err, rc, "out of memory indexing articles");
+            goto out;
+        }
     }
     eng_pending_apply(w, &p);
     if (seg && seg->n > 0) {
