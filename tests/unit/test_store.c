@@ -765,24 +765,40 @@ static void each_matches_articles(struct store_reader *r, const int64_t *ids, si
     arena_release(&a);
 }
 
+/* Forty articles a minute apart, their URLs and titles numbered under
+ * kind, stored; their ids into ids, newest first (as an export asks). */
+struct forty {
+    struct article a[40];
+    char urls[40][32], titles[40][16];
+    int64_t ids[40];
+};
+
+static void put_forty(struct fixture *f, const char *kind, struct forty *o)
+{
+    struct err err;
+    err_clear(&err);
+    for (int i = 0; i < 40; i++) {
+        snprintf(o->urls[i], sizeof o->urls[i], "https://x.test/%s/%d", kind, i);
+        snprintf(o->titles[i], sizeof o->titles[i], "%c%d", kind[0], i);
+        o->a[i] = make_article(o->urls[i], T0 + i * 60, o->titles[i]);
+    }
+    assert_int_equal(store_articles_put(f->s, o->a, 40, NULL, &err), 0);
+    for (int i = 0; i < 40; i++)
+        o->ids[i] = o->a[39 - i].id;
+}
+
 static void each_article_comes_in_the_order_asked_dense_sparse_or_any(void **state)
 {
     struct fixture *f = *state;
     struct store_reader *r = NULL;
     struct err err;
-    struct article a[40];
-    char urls[40][32], titles[40][16];
-    int64_t ids[40], pick[40], n = 0;
+    struct forty o;
+    const int64_t *ids = o.ids;
+    char(*urls)[32] = o.urls;
+    int64_t pick[40], n = 0;
 
     err_clear(&err);
-    for (int i = 0; i < 40; i++) {
-        snprintf(urls[i], sizeof urls[i], "https://x.test/each/%d", i);
-        snprintf(titles[i], sizeof titles[i], "t%d", i);
-        a[i] = make_article(urls[i], T0 + i * 60, titles[i]);
-    }
-    assert_int_equal(store_articles_put(f->s, a, 40, NULL, &err), 0);
-    for (int i = 0; i < 40; i++) /* newest first, as an export asks */
-        ids[i] = a[39 - i].id;
+    put_forty(f, "each", &o);
     for (int i = 1; i < 40; i++)
         assert_true(ids[i] < ids[i - 1]);
     /* Gaps: two rows deleted inside the range. */
@@ -847,19 +863,11 @@ static void a_scan_reader_reads_what_a_reader_reads_through_a_map(void **state)
     struct fixture *f = *state;
     struct store_reader *r = NULL, *scan = NULL;
     struct err err;
-    struct article a[40];
-    char urls[40][32], titles[40][16];
-    int64_t ids[40];
+    struct forty o;
+    const int64_t *ids = o.ids;
 
     err_clear(&err);
-    for (int i = 0; i < 40; i++) {
-        snprintf(urls[i], sizeof urls[i], "https://x.test/scan/%d", i);
-        snprintf(titles[i], sizeof titles[i], "s%d", i);
-        a[i] = make_article(urls[i], T0 + i * 60, titles[i]);
-    }
-    assert_int_equal(store_articles_put(f->s, a, 40, NULL, &err), 0);
-    for (int i = 0; i < 40; i++)
-        ids[i] = a[39 - i].id;
+    put_forty(f, "scan", &o);
     /* Into the file itself: pages still in the WAL are read from there. */
     sql_exec(f->db, "PRAGMA wal_checkpoint(TRUNCATE)");
     assert_true(f->db[0] == '/');
