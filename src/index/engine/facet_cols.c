@@ -93,11 +93,18 @@ static int build_meta(const struct eng_segment *s, char kind, struct eng_facet_c
         if ((rc = eng_segment_term_ready(s, t)) < 0 ||
             (rc = strtab_add(&c->vals, val.data, val.len, &num, &added)) < 0)
             break;
+        /* A block's docids at a time, as the cursor decoded them (all
+         * below n: the term passed its check): a seek per posting was a
+         * third of the first language-filtered search of a 10 M store. */
         eng_cursor_init(cur, s, t);
         for (uint32_t d = eng_cursor_seek(cur, 0); d < s->n; d = eng_cursor_seek(cur, d + 1)) {
-            /* a domain's suffixes are terms too: keep the longest */
-            if (c->v[d] == NO_VALUE || strtab_len(&c->vals, c->v[d]) < val.len)
-                c->v[d] = (uint32_t)num;
+            for (uint32_t k = cur->i; k < cur->nin; k++) {
+                uint32_t x = cur->ids[k];
+                /* a domain's suffixes are terms too: keep the longest */
+                if (c->v[x] == NO_VALUE || strtab_len(&c->vals, c->v[x]) < val.len)
+                    c->v[x] = (uint32_t)num;
+            }
+            d = cur->ids[cur->nin - 1];
         }
     }
     if (rc == 0 && eng_segment_damaged(s))
@@ -361,6 +368,23 @@ static const uint64_t *set_made(const struct eng_facet_col *c, uint32_t n, uint3
 /* The bitset of value want's documents in column c of s: made the first
  * time a narrowing asks for it, while fewer than ENG_FACET_VALUE_SETS are;
  * NULL past that or out of memory (the caller reads the column). */
+/* b's bit d set where col[d] == want, for d < n: each word made in a
+ * register (a read-modify-write of b per document was a chain of stores
+ * and loads, 20 ms for a language of a 10 M store's first filter). */
+static void value_bits(const uint32_t *col, uint32_t n, uint32_t want, uint64_t *b)
+{
+    uint32_t w = 0;
+    for (; (w + 1) * 64 <= n; w++) {
+        const uint32_t *p = col + (size_t)w * 64;
+        uint64_t x = 0;
+        for (unsigned i = 0; i < 64; i++)
+            x |= (uint64_t)(p[i] == want) << i;
+        b[w] = x;
+    }
+    for (uint32_t d = w * 64; d < n; d++)
+        b[d >> 6] |= (uint64_t)(col[d] == want) << (d & 63);
+}
+
 static const uint64_t *value_set(const struct eng_segment *s, struct eng_facet_col *c,
                                  uint32_t want)
 {
@@ -374,8 +398,7 @@ static const uint64_t *value_set(const struct eng_segment *s, struct eng_facet_c
     uint64_t *b;
     if (found == NULL && n < ENG_FACET_VALUE_SETS &&
         (b = calloc(s->n / 64 + 1, sizeof *b)) != NULL) {
-        for (uint32_t d = 0; d < s->n; d++)
-            b[d >> 6] |= (uint64_t)(c->v[d] == want) << (d & 63);
+        value_bits(c->v, s->n, want, b);
         c->set_value[n] = want;
         c->set[n] = b;
         atomic_store(&c->nset, n + 1);
