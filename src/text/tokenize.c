@@ -213,6 +213,17 @@ static void word_append(struct word *w, int32_t cp, size_t start, size_t end)
     w->end = end;
     if (w->full)
         return;
+    if (cp < 0x80) { /* its own UTF-8 (a call into utf8proc a character was 3 % of a first build) */
+        if (w->len + 1 > LIMIT_TOKEN_BYTES) {
+            w->full = true;
+            return;
+        }
+        w->buf[w->len] = (char)cp;
+        w->last_off = w->len;
+        w->last_cp = cp;
+        w->len++;
+        return;
+    }
     n = (size_t)utf8proc_encode_char(cp, enc);
     if (w->len + n > LIMIT_TOKEN_BYTES) {
         w->full = true;
@@ -348,7 +359,9 @@ int text_tokenize(const char *s, size_t n, text_token_cb cb, void *ctx)
         if (b < 0x80) { /* ASCII fast path: folding is lower-casing */
             b = (unsigned char)ascii_lower((char)b);
             if ((b >= 'a' && b <= 'z') || (b >= '0' && b <= '9')) {
-                rc = cjk_flush(&t);
+                /* (with no CJK pending, a flush is nothing: n == 0 means
+                 * emitted is false, cjk_add's only other state) */
+                rc = t.c.n > 0 ? cjk_flush(&t) : 0;
                 if (rc == 0) {
                     word_append(&t.w, b, i, i + 1);
                     t.w.strip_marks = true;
