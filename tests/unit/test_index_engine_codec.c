@@ -1319,6 +1319,90 @@ static void damaged_bytes_are_found_where_a_search_reads_them(void **state)
     eng_segment_unref(heap);
 }
 
+/* eng_segment_term_docids' collector: every docid, in order. */
+struct docids {
+    uint32_t *ids;
+    size_t n;
+};
+
+static void collect_docids(void *ctx, const uint32_t *ids, uint32_t n)
+{
+    struct docids *c = ctx;
+    assert_true(n >= 1 && n <= ENG_BLOCK);
+    memcpy(c->ids + c->n, ids, n * sizeof *ids);
+    c->n += n;
+}
+
+/* A facet column reads a meta term's docids a block at a time, each block
+ * checked as it is read (eng_segment_term_docids): every set's docids
+ * exactly, the term left unchecked for the cursors (its skip table and
+ * maxima are theirs to check); a block's width past 32 or a gap past the
+ * segment is damage, counted once, never a docid out of the segment. */
+static void a_meta_terms_docids_are_read_a_block_at_a_time_and_checked(void **state)
+{
+    (void)state;
+    struct eng_segment *heap = build(), *seg;
+    uint8_t *img = NULL, *copy = NULL;
+    size_t len = 0;
+    struct eng_term t;
+    struct docids got = {calloc(NDOCS, sizeof *got.ids), 0};
+    assert_non_null(got.ids);
+    assert_int_equal(eng_segment_image(heap, &img, &len), 0);
+    eng_segment_damage_init();
+
+    seg = image_copy(img, len, &copy);
+    for (int set = 0; set < NSETS; set++) {
+        assert_non_null(term_of(seg, set, &t));
+        got.n = 0;
+        assert_int_equal(eng_segment_term_docids(seg, &t, collect_docids, &got), 0);
+        assert_int_equal(got.n, brute_count(set, 0, NDOCS));
+        for (size_t i = 0, d = brute_next(set, 0); i < got.n;
+             i++, d = brute_next(set, (uint32_t)d + 1))
+            assert_int_equal(got.ids[i], d);
+        assert_false(atomic_load(&seg->term_ok[t.idx / 64]) >> (t.idx % 64) & 1);
+    }
+    assert_false(eng_segment_damaged(seg));
+    eng_segment_unref(seg);
+    free(copy);
+
+    /* a width byte past 32 in a list of many blocks */
+    seg = image_copy(img, len, &copy);
+    assert_non_null(term_of(seg, 7, &t));
+    assert_true(eng_term_nblocks(&t) > 2);
+    uint8_t *docs = (uint8_t *)(uintptr_t)(seg->post + t.off + eng_term_skip_bytes(&t));
+    int64_t before = corrupt_total();
+    docs[0] = 33;
+    got.n = 0;
+    assert_int_equal(eng_segment_term_docids(seg, &t, collect_docids, &got), ERR_PARSE);
+    assert_int_equal(got.n, 0);
+    assert_true(eng_segment_damaged(seg));
+    assert_int_equal(corrupt_total(), before + 1);
+    eng_segment_unref(seg);
+    free(copy);
+
+    /* set 3's one block (docids 0 and NDOCS - 1): its gaps made the
+     * largest its width holds, which puts both docids past the segment */
+    seg = image_copy(img, len, &copy);
+    assert_non_null(term_of(seg, 3, &t));
+    assert_int_equal(eng_term_nblocks(&t), 1);
+    docs = (uint8_t *)(uintptr_t)(seg->post + t.off + eng_term_skip_bytes(&t));
+    assert_true(docs[0] > 0 && docs[0] <= 32);
+    memset(docs + 1, 0xff, eng_packed_bytes(2, docs[0]));
+    got.n = 0;
+    assert_int_equal(eng_segment_term_docids(seg, &t, collect_docids, &got), ERR_PARSE);
+    assert_int_equal(got.n, 0);
+    assert_true(eng_segment_damaged(seg));
+    /* a damaged segment is read no further */
+    assert_non_null(term_of(seg, 0, &t));
+    assert_int_equal(eng_segment_term_docids(seg, &t, collect_docids, &got), ERR_PARSE);
+    assert_int_equal(got.n, 0);
+    eng_segment_unref(seg);
+    free(copy);
+    free(img);
+    free(got.ids);
+    eng_segment_unref(heap);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1337,6 +1421,7 @@ int main(void)
         cmocka_unit_test(a_proximity_with_more_windows_than_one_word_is_not_pruned),
         cmocka_unit_test(the_manifest_round_trips_and_refuses_every_cut),
         cmocka_unit_test(damaged_bytes_are_found_where_a_search_reads_them),
+        cmocka_unit_test(a_meta_terms_docids_are_read_a_block_at_a_time_and_checked),
         cmocka_unit_test(the_term_dictionary_finds_every_term_across_its_blocks),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -426,6 +426,14 @@ int eng_segment_term_open(const struct eng_segment *s, const char *str, size_t l
 /* Term t (of s's dictionary) checked as eng_segment_term_open does, for a
  * caller that walks the dictionary (the merge). 0 or ERR_PARSE. */
 int eng_segment_term_ready(const struct eng_segment *s, const struct eng_term *t);
+/* t's docids, a block at a time, to fn, each block checked as it is read
+ * (the list inside the segment's postings, each block's width and bytes,
+ * the docids ascending and below n): what a facet column reads of a meta
+ * term, without the rest of check_term (the skip table, the blocks'
+ * maxima: a cursor's business, so t stays unchecked for cursors). 0, or
+ * ERR_PARSE with s marked damaged (eng_segment_damage). */
+int eng_segment_term_docids(const struct eng_segment *s, const struct eng_term *t,
+                            void (*fn)(void *ctx, const uint32_t *ids, uint32_t n), void *ctx);
 /* t's postings (post[off, off + bytes)) decodable inside them with docids
  * < n and the skip table's entries exact: segcheck.c's check of a term,
  * the first time it is opened and in eng_segment_check. 0 or ERR_PARSE

@@ -36,14 +36,67 @@ int eng_segment_check_term(const struct eng_segment *s, const struct eng_term *t
     return rc;
 }
 
+/* t's kind and its list's parts inside the segment's postings. */
+static bool term_in_bounds(const struct eng_segment *s, const struct eng_term *t)
+{
+    unsigned kind = eng_kind(t->kind);
+    uint64_t skip_bytes = eng_term_skip_bytes(t);
+    return !(kind > ENG_TERM_PAIR || (t->kind & ENG_TERM_PAIRED && kind != ENG_TERM_EXACT) ||
+             t->df == 0 || (skip_bytes > 0 && t->off % 4 != 0) || t->off > s->post_len ||
+             t->bytes > s->post_len - t->off || skip_bytes + t->docs_len > t->bytes);
+}
+
+/* The nin docids of the block at *dp (inside [*dp, end)) into ids, each
+ * after prev, *dp past the block: NULL, or why they cannot be read. */
+static const char *block_docids(const struct eng_segment *s, const uint8_t **dp, const uint8_t *end,
+                                uint32_t nin, uint32_t prev, uint32_t *ids)
+{
+    const uint8_t *p = *dp;
+    if (p >= end || *p > 32 || eng_packed_bytes(nin, *p) > (size_t)(end - p - 1))
+        return "a docid block runs out";
+    eng_block_decode(p, nin, prev, ids);
+    *dp = p + 1 + eng_packed_bytes(nin, *p);
+    for (uint32_t k = 0; k < nin; k++) {
+        /* the first gap counts from "before 0"; a wrap is past the segment */
+        if ((k > 0 || prev != UINT32_MAX) && ids[k] <= (k > 0 ? ids[k - 1] : prev))
+            return "a docid past the segment";
+    }
+    return ids[nin - 1] >= s->n ? "a docid past the segment" : NULL;
+}
+
+int eng_segment_term_docids(const struct eng_segment *s, const struct eng_term *t,
+                            void (*fn)(void *ctx, const uint32_t *ids, uint32_t n), void *ctx)
+{
+    if (eng_segment_damaged(s))
+        return ERR_PARSE;
+    if (!term_in_bounds(s, t)) {
+        eng_segment_damage(s, "a term's postings are out of bounds");
+        return ERR_PARSE;
+    }
+    const char *why = NULL;
+    const uint8_t *dp = s->post + t->off + eng_term_skip_bytes(t), *end = dp + t->docs_len;
+    uint32_t prev = UINT32_MAX, left = t->df, ids[ENG_BLOCK];
+    while (why == NULL && left > 0) {
+        uint32_t nin = left > ENG_BLOCK ? ENG_BLOCK : left;
+        left -= nin;
+        if ((why = block_docids(s, &dp, end, nin, prev, ids)) == NULL) {
+            fn(ctx, ids, nin);
+            prev = ids[nin - 1];
+        }
+    }
+    if (why) {
+        eng_segment_damage(s, why);
+        return ERR_PARSE;
+    }
+    return 0;
+}
+
 static int check_postings(const struct eng_segment *s, const struct eng_term *t,
                           struct eng_tier_check *tc, struct err *err)
 {
     unsigned kind = eng_kind(t->kind);
     uint64_t skip_bytes = eng_term_skip_bytes(t), limit = t->off + t->bytes;
-    if (kind > ENG_TERM_PAIR || (t->kind & ENG_TERM_PAIRED && kind != ENG_TERM_EXACT) ||
-        t->df == 0 || (skip_bytes > 0 && t->off % 4 != 0) || t->off > s->post_len ||
-        t->bytes > s->post_len - t->off || skip_bytes + t->docs_len > t->bytes)
+    if (!term_in_bounds(s, t))
         return err_set(err, ERR_PARSE, "a term's postings are out of bounds");
     /* A one-block list's skip entry is its dictionary entry's maxima. */
     bool one = eng_term_nblocks(t) == 1;
@@ -66,19 +119,12 @@ static int check_postings(const struct eng_segment *s, const struct eng_term *t,
         if (!one && (skip[b].doc_off != (uint32_t)(dp - docs) ||
                      (kind != ENG_TERM_META && skip[b].data_off != (uint32_t)(ap - data))))
             return err_set(err, ERR_PARSE, "a skip entry points elsewhere");
-        if (dp >= docs_end || *dp > 32 || eng_packed_bytes(nin, *dp) > (size_t)(docs_end - dp - 1))
-            return err_set(err, ERR_PARSE, "a docid block runs out");
-        eng_block_decode(dp, nin, prev, ids);
-        dp += 1 + eng_packed_bytes(nin, *dp);
+        if ((why = block_docids(s, &dp, docs_end, nin, prev, ids)) != NULL)
+            return err_set(err, ERR_PARSE, "%s", why);
         if (kind != ENG_TERM_META && (ap = eng_heads_check(ap, data_end, nin, &h, &why)) == NULL)
             return err_set(err, ERR_PARSE, "%s", why);
         for (uint32_t k = 0; k < nin; k++) {
-            /* the first gap counts from "before 0"; a wrap is past the segment */
-            if ((k > 0 || prev != UINT32_MAX) && ids[k] <= (k > 0 ? ids[k - 1] : prev))
-                return err_set(err, ERR_PARSE, "a docid past the segment");
             uint32_t d = ids[k];
-            if (d >= s->n)
-                return err_set(err, ERR_PARSE, "a docid past the segment");
             eng_prefetch_ahead(s->dl, ids, k, nin);
             if (s->dl[d] < dl_min)
                 dl_min = s->dl[d];
