@@ -19,10 +19,10 @@
 
 #include "article/json_author.h"
 #include "store/meta.h"
+#include "util/array.h"
 #include "util/ascii.h"
 #include "util/bits.h"
 #include "util/buf.h"
-#include "util/array.h"
 #include "util/strtab.h"
 
 #include "util/banned.h"
@@ -379,16 +379,13 @@ static const uint64_t *set_made(const struct eng_facet_col *c, uint32_t n, uint3
     return NULL;
 }
 
-/* The bitset of value want's documents in column c of s: made the first
- * time a narrowing asks for it, while fewer than ENG_FACET_VALUE_SETS are;
- * NULL past that or out of memory (the caller reads the column). */
 /* b's bit d set where col[d] == want, for d < n: each word made in a
  * register (a read-modify-write of b per document was a chain of stores
  * and loads, 20 ms for a language of a 10 M store's first filter). */
 static void value_bits(const uint32_t *col, uint32_t n, uint32_t want, uint64_t *b)
 {
     uint32_t w = 0;
-    for (; (w + 1) * 64 <= n; w++) {
+    for (; w < n / 64; w++) {
         const uint32_t *p = col + (size_t)w * 64;
         uint64_t x = 0;
         for (unsigned i = 0; i < 64; i++)
@@ -399,6 +396,9 @@ static void value_bits(const uint32_t *col, uint32_t n, uint32_t want, uint64_t 
         b[d >> 6] |= (uint64_t)(col[d] == want) << (d & 63);
 }
 
+/* The bitset of value want's documents in column c of s: made the first
+ * time a narrowing asks for it, while fewer than ENG_FACET_VALUE_SETS are;
+ * NULL past that or out of memory (the caller reads the column). */
 static const uint64_t *value_set(const struct eng_segment *s, struct eng_facet_col *c,
                                  uint32_t want)
 {
