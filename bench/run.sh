@@ -34,7 +34,10 @@
 # 1,4), BENCH_FRESH_RATE (5000 articles/s; smoke 1000), BENCH_FRESH_SECONDS
 # (20; smoke 1; 0 skips the probe), BENCH_EXTENSIONS (1: the extensions of
 # issues 25-27, engine and FTS5 servers interleaved, bench/bench_extensions.py;
-# smoke 0: make check has no minute to spare), BENCH_KEEP=1 keeps the stores in bench/work/,
+# smoke 0: make check has no minute to spare), BENCH_FTS5_COUNTS (1: the
+# FTS5 side of the counts and of the query-language shapes, newsd's FTS5
+# backend built into the store; 0 skips it: at 10 M that build alone is
+# most of an hour), BENCH_KEEP=1 keeps the stores in bench/work/,
 # NEWSD_BIN (build/newsd) and BENCH_BIN (build/release/bench) for binaries
 # kept elsewhere (a long run survives a rebuild of the tree).
 set -euo pipefail
@@ -259,9 +262,15 @@ step "in-process queries (index.h), count cache on"
 env -u NEWSD_ENGINE_COUNT_CACHE "$bin/bench_index" --store "$store" --name newsd-warm \
     "${lat_args[@]}" >>"$raw" 2>"$work/bench_index-warm.err" || failed=1
 
+fts5_counts="${BENCH_FTS5_COUNTS:-1}"
+counts_args=()
+if [ "$fts5_counts" != 1 ]; then
+    counts_args=(--no-fts5)
+    printf 'stat\tfts5-counts\tskipped\tBENCH_FTS5_COUNTS=%s\n' "$fts5_counts" >>"$raw"
+fi
 step "counts and facets (issue 26): in-process, engine (count cache off) and FTS5 GROUP BY"
-"$bin/bench_counts" --store "$store" --reps "$((reps * 5))" >>"$raw" 2>"$work/bench_counts.err" ||
-    failed=1
+"$bin/bench_counts" --store "$store" --reps "$((reps * 5))" "${counts_args[@]}" >>"$raw" \
+    2>"$work/bench_counts.err" || failed=1
 # The peers one at a time, each built just before its queries and removed
 # after them (BENCH_KEEP=1 keeps them): at 10 M the store, both FTS5
 # baselines and Groonga at once were more than a 60 GB disk holds.
@@ -327,8 +336,8 @@ else
     rm -rf "$gdir"
 fi
 
-step "counts and facets over HTTP on an FTS5 server (the baseline's endpoint)"
-(
+[ "$fts5_counts" != 1 ] || (
+    step "counts and facets over HTTP on an FTS5 server (the baseline's endpoint)"
     export NEWSD_INDEX=fts5
     start_server serve-fts5 0
     "$bin/bench_counts" --url "$url" --key "$key" --reps "$((reps * 5))" --no-inprocess \
