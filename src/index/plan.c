@@ -21,6 +21,7 @@ struct pctx {
     struct err *err;
     const char *const *langs;
     size_t n_langs;
+    bool language_stems; /* the request's language filter is langs[0], which has a stemmer */
     struct plan **leaves;
     size_t nleaves, cap;
     bool has_prefix;
@@ -66,6 +67,31 @@ static struct plan *term_new(struct pctx *c, const char *t, size_t len, unsigned
     return p;
 }
 
+struct stems_away {
+    const char *lang, *word;
+    size_t len;
+    bool away;
+};
+
+static int stems_away_token(const struct text_token *tok, void *ctx)
+{
+    struct stems_away *c = ctx;
+    char stem[LIMIT_TOKEN_BYTES + 1];
+    c->away = tok->len == c->len && memcmp(tok->text, c->word, c->len) == 0 &&
+              text_fts5_token_stem(c->lang, tok, stem) > 0;
+    return 1; /* the first token is enough: the word is one or not at all */
+}
+
+/* Whether the indexer puts "~s" beside every occurrence of word in a
+ * document of language lang: word is one token, no CJK one, that lang
+ * stems to another string s (text_fts5_token_stem, which the engine's
+ * builder and FTS5's tokenizer both call). */
+static bool stems_away(const char *lang, const char *word)
+{
+    struct stems_away c = {.lang = lang, .word = word, .len = strlen(word)};
+    return text_tokenize(word, c.len, stems_away_token, &c) == 1 && c.away;
+}
+
 /* A plain word: the OR of its forms (index/expand.h), as match.c writes it. */
 static int plan_word(struct pctx *c, const char *tok, unsigned colset, bool scored,
                      struct plan **out)
@@ -87,6 +113,7 @@ static int plan_word(struct pctx *c, const char *tok, unsigned colset, bool scor
             return err_set(c->err, ERR_NOMEM, "out of memory");
     }
     or->nkids = n_forms;
+    or->stems_cover = c->language_stems && stems_away(c->langs[0], tok);
     *out = or ;
     return 0;
 }
@@ -261,6 +288,7 @@ int index_plan_build(struct plan_tree *out, struct arena *a, const struct index_
 
     memset(out, 0, sizeof *out);
     index_expand_langs(&req->language, &c.langs, &c.n_langs);
+    c.language_stems = req->language && c.langs == &req->language;
     if (req->q) {
         unsigned f = req->q_fields & INDEX_FIELD_ALL;
         if (f == 0)

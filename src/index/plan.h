@@ -39,6 +39,12 @@ struct plan {
     int leaf;    /* index among the scored leaves, -1 */
     bool prefix; /* TERM: word* as the saved-search matcher tests it (index/match.c); the
                   * backends never see one (index/prefix.c expands it first) */
+    /* OR: a plain word's forms (index/expand.h) where kids[0], the word itself,
+     * adds no match inside the request's language filter: that language stems
+     * the word to another string s, and its documents hold "~s" (a form too)
+     * beside every occurrence of it (text_fts5_token_stem). A search that
+     * scores no leaf leaves kids[0] out (index/engine/iter.c). */
+    bool stems_cover;
 };
 
 struct plan_tree {

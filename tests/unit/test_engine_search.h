@@ -21,6 +21,7 @@ struct test_engine_search {
     int64_t to;     /* the window's newest publication time */
     bool score_all; /* relevancy scores every match (no pruning) */
     bool positions; /* document at a time, phrases by positions (the reference) */
+    const char *language; /* the language filter; NULL none */
     struct eng_deletions *deletions;
 };
 
@@ -78,6 +79,7 @@ static inline size_t test_engine_search(struct eng_segment *seg, const struct te
                                 .to = s->to ? s->to : INT64_MAX,
                                 .limit = s->k,
                                 .sort = s->sort,
+                                .language = s->language,
                                 .q_fields = s->fields};
     struct arena a;
     struct err err;

@@ -223,6 +223,11 @@ struct node *eng_iter_new(struct ev *ev, const struct plan *p)
             return NULL;
         }
         for (size_t i = 0; i < p->nkids; i++) {
+            /* the word inside a language filter whose stem of it is a form
+             * too (plan.h): its list adds no match, so only the stems' are
+             * read (`people` and `~peopl` are about as long) */
+            if (i == 0 && p->stems_cover && ev->match_only)
+                continue;
             struct node *k = eng_iter_new(ev, p->kids[i]);
             if (k == NULL && p->kind == PLAN_AND)
                 return NULL; /* leaves of the other kids stay unscored: it cannot match */

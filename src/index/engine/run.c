@@ -20,8 +20,12 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
 {
     const struct eng_segment *seg = r->snap->segs[si];
     const struct eng_deletions *deletions = r->snap->deletions[si];
-    struct ev ev = {.a = a, .seg = seg, .si = (uint32_t)si, .positions = r->snap->doc_at_a_time};
     enum index_sort sort = r->req->sort;
+    struct ev ev = {.a = a,
+                    .seg = seg,
+                    .si = (uint32_t)si,
+                    .positions = r->snap->doc_at_a_time,
+                    .match_only = sort != INDEX_SORT_RELEVANCY};
     uint32_t lo, hi, d;
 
     doc_window(seg, id_lo, id_hi, &lo, &hi);

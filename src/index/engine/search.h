@@ -52,6 +52,9 @@ struct ev {
     struct node **leaf_nodes;    /* per scored leaf, this segment; NULL absent */
     const uint8_t *norm;         /* relevancy: seg's length bytes (columns.h); NULL none */
     bool positions;              /* phrases by positions alone, no pairs (the reference) */
+    /* Matches only, no leaf scored: a word its stems cover inside the
+     * language filter is left out of its OR of forms (plan.h stems_cover) */
+    bool match_only;
     bool nomem;
 };
 
