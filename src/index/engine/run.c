@@ -8,6 +8,10 @@
 
 #include "util/banned.h"
 
+/* A segment's newest-first page is walked by its iterators, its count
+ * cached, when the count is this many times the page's k or more (run.c). */
+#define WALK_RATIO 16
+
 /* Docid interval [*lo, *hi) of the request's id window in seg. */
 static void doc_window(const struct eng_segment *seg, int64_t id_lo, int64_t id_hi, uint32_t *lo,
                        uint32_t *hi)
@@ -83,8 +87,18 @@ static int run_segment_in(struct run *r, struct arena *a, size_t si, int64_t id_
                                      r->keylen};
     uint64_t cached;
     bool known = !r->visit && r->key && eng_count_cache_get(r->snap->count_cache, &ck, &cached);
-    if (known && (r->k == 0 || sort == INDEX_SORT_PUBLISHED_DESC)) {
-        for (d = r->k > 0 ? eng_iter_seek(&ev, root, lo) : hi; d < hi;
+    /* The page's part of a segment whose count is known: none when the page
+     * already holds k matches newer than the segment's newest document; a
+     * walk of its iterators newest first when the count is large against k
+     * (the page's matches come early); else the sets below, as if the
+     * count were not known. A walk pays ~20 ns a posting its leaves pass
+     * over, a set ~2 ns a posting of the window: over a sparse AND it read
+     * most of its leaves' lists through cursors (and-3 newest first, 10 M,
+     * count cache on: 6.9 ms against 1.0 with the cache off). */
+    bool newest = sort == INDEX_SORT_PUBLISHED_DESC;
+    bool older = r->k == 0 || (newest && r->heap.n == r->heap.k && seg->ids[lo] < r->heap.v[0].id);
+    if (known && (older || (newest && cached >= WALK_RATIO * r->k))) {
+        for (d = older ? hi : eng_iter_seek(&ev, root, lo); d < hi;
              d = eng_iter_seek(&ev, root, d + 1)) {
             if (!eng_deletions_has(deletions, d) && !take_newest(r, seg, ev.si, d))
                 break;
