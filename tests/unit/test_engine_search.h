@@ -25,6 +25,14 @@ struct test_engine_search {
     struct eng_deletions *deletions;
 };
 
+/* The tests' generator of documents (a linear congruential one): the same
+ * seed makes the same documents again. */
+static inline unsigned test_engine_rand(unsigned *state)
+{
+    *state = *state * 1103515245u + 12345u;
+    return *state >> 8;
+}
+
 /* One English article of source 0 into builder b, its URL and stored
  * JSON made from its id (so that a merge finds the same). */
 static inline void test_engine_add(struct eng_builder *b, int64_t id, int64_t seq, int64_t pub,

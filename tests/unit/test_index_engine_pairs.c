@@ -36,8 +36,7 @@ static unsigned rng;
 
 static unsigned next(void)
 {
-    rng = rng * 1103515245u + 12345u;
-    return rng >> 8;
+    return test_engine_rand(&rng);
 }
 
 /* A word: "fN" of 12 frequent words (paired), "mN" of 40 middling ones,

@@ -47,8 +47,7 @@ static unsigned rng;
 
 static unsigned next(void)
 {
-    rng = rng * 1103515245u + 12345u;
-    return rng >> 8;
+    return test_engine_rand(&rng);
 }
 
 static size_t put_word(char *out, size_t size)

@@ -34,8 +34,7 @@ static unsigned rng;
 
 static unsigned next(void)
 {
-    rng = rng * 1103515245u + 12345u;
-    return rng >> 8;
+    return test_engine_rand(&rng);
 }
 
 /* "fN" of 8 frequent words, "mN" of 30 middling ones, "rN" of 5,000 rare. */
