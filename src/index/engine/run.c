@@ -9,7 +9,7 @@
 #include "util/banned.h"
 
 /* A segment's newest-first page is walked by its iterators, its count
- * cached, when the count is this many times the page's k or more (run.c). */
+ * cached, when the count is this many times the page's k or more. */
 #define WALK_RATIO 16
 
 /* Docid interval [*lo, *hi) of the request's id window in seg. */
