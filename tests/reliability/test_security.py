@@ -134,12 +134,18 @@ def test_errors_carry_no_internals(tmp_path):
 
 
 def modes(store):
-    """{path relative to store: permission bits} of the store and all in it."""
+    """{path relative to store: permission bits} of the store and all in it.
+    A file gone between the listing and its stat is left out: the engine
+    writes a segment as seg-N.seg.tmp and renames it (the .seg is in the
+    next walk, and in the one after the server stopped)."""
     out = {".": os.stat(store).st_mode & 0o777}
     for root, dirs, files in os.walk(store):
         for name in dirs + files:
             p = os.path.join(root, name)
-            out[os.path.relpath(p, store)] = os.stat(p).st_mode & 0o777
+            try:
+                out[os.path.relpath(p, store)] = os.stat(p).st_mode & 0o777
+            except FileNotFoundError:
+                continue
     return out
 
 
