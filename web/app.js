@@ -552,6 +552,12 @@
     setLiveButton(false);
   }
 
+  function liveStatus(count) {
+    if (count === 0)
+      return "Live: waiting for new articles…";
+    return "Live: " + count.toLocaleString() + (count === 1 ? " new article." : " new articles.");
+  }
+
   function startLive() {
     stopLive();
     hideInsights();
@@ -568,11 +574,20 @@
     /* -N: curl shows each event as it comes instead of buffering. */
     $("request-curl").textContent = "curl -sN -H \"X-Api-Key: $NEWSD_KEY\" " + shellQuote(shown);
     clearOutput();
-    $("status").textContent = "Live: waiting for new articles…";
+    $("status").textContent = "Live: connecting…";
     setLiveButton(true);
     let count = 0;
     const es = new EventSource(url);
     live = es;
+    /* "Waiting" only once the server has answered: it fixes the stream's
+     * position before its headers, so from here every stored article that
+     * matches comes. Said before that, an article stored while the request
+     * was still on its way was (rightly) never sent. */
+    es.addEventListener("open", () => {
+      if (live !== es)
+        return;
+      $("status").textContent = liveStatus(count);
+    });
     es.addEventListener("article", (ev) => {
       let a;
       try {
@@ -585,8 +600,7 @@
       while (box.childElementCount > LIVE_MAX_CARDS)
         box.lastElementChild.remove();
       count++;
-      $("status").textContent = "Live: " + count.toLocaleString() +
-        (count === 1 ? " new article." : " new articles.");
+      $("status").textContent = liveStatus(count);
     });
     es.addEventListener("error", async (ev) => {
       if (live !== es)

@@ -495,7 +495,16 @@ test("the Live view puts new articles on top as they are stored", async () => {
   await page.fill("#key", key);
   await pickEndpoint("everything");
   await page.fill("#q", "livewire");
+  // The stream's request held back a second on its way (as on a loaded
+  // machine): the page may say it is waiting only once the server has
+  // answered, since an article stored before that is not the stream's.
+  const slowStream = async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await route.continue();
+  };
+  await page.route("**/v2/everything/stream?*", slowStream);
   await page.click("#live");
+  assert.match(await page.textContent("#status"), /Live: connecting/);
   await page.waitForFunction(() => /waiting for new articles/.test(
     document.getElementById("status").textContent), null, { timeout: TIMEOUT });
   assert.equal(await page.getAttribute("#live", "aria-pressed"), "true");
@@ -521,6 +530,7 @@ test("the Live view puts new articles on top as they are stored", async () => {
   assert.deepEqual(await cardTitles(), ["Story 3: livewire update", "Story 1: livewire update"]);
   assert.match(await page.textContent("#status"), /Live: 2 new articles/);
   await shot("live");
+  await page.unroute("**/v2/everything/stream?*", slowStream);
   await page.click("#live");
   assert.equal(await page.getAttribute("#live", "aria-pressed"), "false");
   assert.match(await page.textContent("#status"), /stopped/);
