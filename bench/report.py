@@ -254,6 +254,12 @@ def main():
     n = int(run.get("N", "0"))
     profile = run.get("profile", "full")
     m = machine()
+    # The commit the measured binaries were built from (`newsd --version`,
+    # recorded by run.sh), not the tree rendering the report: they differ
+    # when a report is rendered again, or from binaries built elsewhere.
+    built = re.search(r"\(commit ([0-9a-f]+)(-dirty)?\)", run.get("newsd_version", ""))
+    if built:
+        m["commit"] = built.group(1)[:7] + (" + uncommitted changes" if built.group(2) else "")
     w("# newsd benchmark: %s articles, profile %s" % (format(n, ","), profile))
     w("")
     w("Run %s UTC, commit %s; seed %s; %s timed passes of the query mix per program "

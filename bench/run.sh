@@ -169,6 +169,8 @@ start_server() {
 t_start=$(now)
 {
     printf 'run\tN\t%s\n' "$N"
+    # the binaries' commit (the report stamps it, not the tree it renders from)
+    printf 'run\tnewsd_version\t%s\n' "$("$newsd" --version | head -n 1)"
     printf 'run\tprofile\t%s\n' "$profile"
     printf 'run\tseed\t%s\n' "$seed"
     printf 'run\treps\t%s\n' "$reps"
