@@ -181,6 +181,17 @@ int api_fail_index(struct api_call *c, int rc, struct err *err)
         return api_fail(c, API_ERR_PARAMETER_INVALID, "The query is too broad: %s.",
                         err_msg(err, rc));
     }
+    if (rc == ERR_WARMING) {
+        /* A column of a whole pass (the author facet, stories) not made by
+         * the deadline: no search ran, and a thread goes on making it. */
+        c->searched = false;
+        http_response_add_header(c->resp, "Retry-After", "5");
+        c->resp->log_note = "index column being made";
+        return api_fail(c, API_ERR_UNAVAILABLE,
+                        "The search index is preparing what this request needs (%s); try again "
+                        "in a few seconds.",
+                        err_msg(err, rc));
+    }
     if (rc == ERR_BUSY) {
         c->searched = false; /* no search ran: the index is not ready yet */
         api_fail_building(c);

@@ -22,7 +22,8 @@
     X(ERR_FULL, -12, "no space left on device")                                                    \
     X(ERR_INTERNAL, -13, "internal error")                                                         \
     X(ERR_REFUSED, -14, "refused by policy")                                                       \
-    X(ERR_OUTDATED, -15, "the store needs a migration")
+    X(ERR_OUTDATED, -15, "the store needs a migration")                                            \
+    X(ERR_WARMING, -16, "being prepared, try again shortly")
 
 enum err_code {
     ERR_OK = 0,

@@ -27,6 +27,7 @@
 #include "store/sqlite/db.h"
 #include "store/store.h"
 #include "util/arena.h"
+#include "util/clock.h"
 #include "util/err.h"
 
 #include "test_oracle.h"
@@ -281,6 +282,61 @@ static void facets_agree(void **state)
     assert_true(nonempty > REQUESTS);
 }
 
+/* The columns of a whole pass (index/engine/warm.h), asked for with a
+ * deadline already past on an engine that has made none: the answer is
+ * ERR_WARMING at once, saying which column, and the columns are made
+ * meanwhile, so that a later request (with time to wait) gets the same
+ * facets as one without a deadline, and FTS5's. Runs first: after it,
+ * every column is made. */
+static void columns_made_past_the_deadline(void **state)
+{
+    struct fixture *f = *state;
+    struct arena a;
+    struct err err;
+    struct index_request req = {.from = INT64_MIN, .to = INT64_MAX, .deadline_ms = 1};
+    struct index_facet_top te[INDEX_FACET_N] = {0}, tw[INDEX_FACET_N] = {0},
+                           tf[INDEX_FACET_N] = {0};
+    struct index_story_matches sm;
+    unsigned mask = (1u << INDEX_FACET_N) - 1;
+    arena_init(&a, 0);
+    err_clear(&err);
+    assert_int_equal(f->eng->facets(f->eng, &a, &req, 1u << INDEX_FACET_AUTHOR, 100, te, &err),
+                     ERR_WARMING);
+    assert_non_null(strstr(err.msg, "author column"));
+    err_clear(&err);
+    assert_int_equal(f->eng->story_matches(f->eng, &a, &req, 10, &sm, &err), ERR_WARMING);
+    assert_non_null(strstr(err.msg, "story column"));
+
+    /* with time to wait: every column made (by the threads, or by this
+     * request's own wait), the same facets as without a deadline */
+    req.deadline_ms = clock_mono_ms() + 60000;
+    err_clear(&err);
+    assert_int_equal(f->eng->facets(f->eng, &a, &req, mask, 100, tw, &err), 0);
+    assert_int_equal(f->eng->story_matches(f->eng, &a, &req, 10, &sm, &err), 0);
+    assert_true(sm.n + sm.alone > 0);
+    req.deadline_ms = 0;
+    assert_int_equal(f->eng->facets(f->eng, &a, &req, mask, 100, te, &err), 0);
+    assert_int_equal(f->fts->facets(f->fts, &a, &req, mask, 100, tf, &err), 0);
+    for (int k = 0; k < INDEX_FACET_N; k++) {
+        assert_int_equal(tw[k].n, te[k].n);
+        assert_int_equal(tw[k].n, tf[k].n);
+        assert_true(te[k].n > 0);
+        for (size_t j = 0; j < te[k].n; j++) {
+            assert_string_equal(tw[k].v[j].value, te[k].v[j].value);
+            assert_string_equal(tf[k].v[j].value, te[k].v[j].value);
+            assert_int_equal(tw[k].v[j].count, te[k].v[j].count);
+            assert_int_equal(tf[k].v[j].count, te[k].v[j].count);
+        }
+    }
+    /* made now: a deadline already past finds no column to wait for (the
+     * search itself may then stop at it: ERR_TIMEOUT) */
+    req.deadline_ms = 1;
+    assert_int_not_equal(f->eng->facets(f->eng, &a, &req, 1u << INDEX_FACET_AUTHOR, 100, te, &err),
+                         ERR_WARMING);
+    assert_int_not_equal(f->eng->story_matches(f->eng, &a, &req, 10, &sm, &err), ERR_WARMING);
+    arena_release(&a);
+}
+
 static void after_deletions_too(void **state)
 {
     struct fixture *f = *state;
@@ -293,6 +349,7 @@ int main(void)
 {
     (void)random_request; /* test_requests.h's: this file draws its own (test_oracle.h) */
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(columns_made_past_the_deadline),
         cmocka_unit_test(counts_agree),
         cmocka_unit_test(facets_agree),
         cmocka_unit_test(after_deletions_too),

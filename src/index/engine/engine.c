@@ -3,6 +3,7 @@
  * search takes a reference to the current snapshot (snapshot.c), so readers
  * never wait for the writer's work; the page rows come from the log. */
 #include "index/engine/internal.h"
+#include "index/engine/warm.h"
 #include "index/engine/writer.h"
 
 #include <errno.h>
@@ -212,8 +213,10 @@ static int engine_agg_job(struct index_engine *e, const struct eng_snap *s, void
 {
     const struct engine_agg *g = ctx;
     (void)e; /* (the jobs' signature: the stories' job reads the engine) */
-    return g->counts ? eng_counts_run(s, g->a, g->req, g->bounds, g->nbuckets, g->counts, err)
-                     : eng_facets_run(s, g->a, g->req, g->mask, g->size, g->top, err);
+    if (g->counts)
+        return eng_counts_run(s, g->a, g->req, g->bounds, g->nbuckets, g->counts, err);
+    int rc = eng_warm_facets(s, g->mask, g->req->deadline_ms, err);
+    return rc < 0 ? rc : eng_facets_run(s, g->a, g->req, g->mask, g->size, g->top, err);
 }
 
 static int engine_counts(struct index_backend *b, struct arena *a, const struct index_request *req,
@@ -243,7 +246,8 @@ static int engine_story_matches_job(struct index_engine *e, const struct eng_sna
                                     struct err *err)
 {
     struct engine_story_matches_ctx *x = ctx;
-    return eng_story_matches_run(s, e->readers, x->a, x->req, x->keep, x->out, err);
+    int rc = eng_warm_stories(s, e->readers, x->req->deadline_ms, err);
+    return rc < 0 ? rc : eng_story_matches_run(s, e->readers, x->a, x->req, x->keep, x->out, err);
 }
 
 static int engine_story_matches(struct index_backend *b, struct arena *a,
@@ -286,7 +290,9 @@ static int engine_story_members(struct index_backend *b, struct arena *a, int64_
         return rc;
     catch_up(e, deadline_ms);
     struct eng_snap *s = eng_slot_get(&e->slot);
-    rc = eng_story_members_run(s, e->readers, a, story, lo, hi, out, n, err);
+    rc = eng_warm_stories(s, e->readers, deadline_ms, err);
+    if (rc == 0)
+        rc = eng_story_members_run(s, e->readers, a, story, lo, hi, out, n, err);
     eng_snap_unref(s);
     return rc;
 }
@@ -545,6 +551,7 @@ static void engine_free(struct index_backend *b)
         pthread_mutex_unlock(&e->stop_lock);
         pthread_join(e->thread, NULL);
     }
+    eng_warm_drain(); /* a column being made reads the segments and e->readers */
     eng_writer_close(e->w, atomic_load(&e->ready)); /* not after a half-done open */
     eng_slot_release(&e->slot);
     eng_count_cache_free(e->count_cache); /* after the last snapshot that points at it */

@@ -41,6 +41,7 @@
  *   counts.c     matches per time bucket (index_counts) over the driver's visits
  *   facets.c     a facet's top values over the driver's visits (index_facets)
  *   stories.c    each match's story; a story's documents (index_story_*)
+ *   warm.c       the columns of a whole pass made off the request's thread (warm.h)
  *   prefix.c     the exact words of the dictionaries that start with a prefix
  *   page.c       the page from the segments' document stores
  *   the writer   state, sources, deletions, checkpoint, rows, reconcile, merge,
@@ -182,6 +183,9 @@ struct eng_segment {
     /* Which docids are alone in their story among every segment they were
      * checked against (stories.c); NULL until a search asks. */
     _Atomic(struct eng_story_alone *) alone;
+    /* The columns a thread of warm.c is making (bit f: facet f; bit
+     * INDEX_FACET_N: the story column), under warm.c's lock. */
+    unsigned warming;
 };
 
 /* Deleted docids of one segment; immutable, shared between snapshots. */

@@ -1,0 +1,213 @@
+/* Columns made off the request's thread (warm.h).
+ *
+ * One lock and one condition variable for every segment: a request marks
+ * the segments it found without the column (their `warming` bit), hands
+ * them to a new thread (which holds a reference to each) and waits on the
+ * condition, woken each time the thread has made one. The thread makes
+ * them with the same calls a search would (eng_facet_column,
+ * eng_story_column: their own lock lets one build run at a time), so a
+ * search that comes meanwhile without a deadline simply waits there. */
+#include "index/engine/warm.h"
+#include "index/engine/columns.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "util/clock.h"
+#include "util/log.h"
+
+#include "util/banned.h"
+
+#define WARM_STORY INDEX_FACET_N /* the story column's bit (facets: their number) */
+
+static pthread_mutex_t warm_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t warm_cond; /* a column made, a thread ended */
+static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
+static bool warm_cond_ok;
+static unsigned warm_threads;  /* under warm_lock */
+static unsigned warm_draining; /* under warm_lock: the threads pass over what is left */
+
+static void warm_init(void)
+{
+    warm_cond_ok = clock_cond_init(&warm_cond) == 0;
+}
+
+static bool column_made(struct eng_segment *s, unsigned kind)
+{
+    if (kind == WARM_STORY)
+        return atomic_load(&s->story) != NULL;
+    struct eng_facet_cols *cols = atomic_load(&s->facets);
+    return cols != NULL && atomic_load(&cols->col[kind]) != NULL;
+}
+
+static const char *kind_name(unsigned kind)
+{
+    return kind == WARM_STORY ? "story" : index_facet_name((enum index_facet)kind);
+}
+
+struct warm_job {
+    unsigned kind;
+    struct store_readers *readers; /* the story column's */
+    size_t n;
+    struct eng_segment *segs[]; /* a reference each */
+};
+
+static void make_column(const struct warm_job *j, struct eng_segment *s)
+{
+    struct err err;
+    int rc;
+    err_clear(&err);
+    if (j->kind == WARM_STORY) {
+        const int64_t *col;
+        rc = eng_story_column(s, j->readers, &col, &err);
+    } else {
+        const struct eng_facet_col *col;
+        rc = eng_facet_column(s, (enum index_facet)j->kind, &col);
+    }
+    if (rc < 0) /* the next search's own call tries again and says why */
+        log_warn("search index: cannot make a segment's %s column: %s", kind_name(j->kind),
+                 err_msg(&err, rc));
+}
+
+static void *warm_main(void *arg)
+{
+    struct warm_job *j = arg;
+    for (size_t i = 0; i < j->n; i++) {
+        pthread_mutex_lock(&warm_lock);
+        bool pass = warm_draining > 0;
+        pthread_mutex_unlock(&warm_lock);
+        if (!pass)
+            make_column(j, j->segs[i]);
+        pthread_mutex_lock(&warm_lock);
+        j->segs[i]->warming &= ~(1u << j->kind);
+        pthread_cond_broadcast(&warm_cond);
+        pthread_mutex_unlock(&warm_lock);
+        eng_segment_unref(j->segs[i]);
+    }
+    free(j);
+    pthread_mutex_lock(&warm_lock);
+    warm_threads--;
+    pthread_cond_broadcast(&warm_cond);
+    pthread_mutex_unlock(&warm_lock);
+    return NULL;
+}
+
+/* Hand the segments of s without the column, and not being made, to a new
+ * thread (under warm_lock). false when none could be: no thread, no memory. */
+static bool warm_start(const struct eng_snap *s, unsigned kind, struct store_readers *readers)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->nseg; i++)
+        n += !column_made(s->segs[i], kind) && !(s->segs[i]->warming >> kind & 1);
+    if (n == 0)
+        return true;
+    struct warm_job *j = malloc(sizeof *j + n * sizeof *j->segs);
+    if (j == NULL)
+        return false;
+    *j = (struct warm_job){.kind = kind, .readers = readers};
+    for (size_t i = 0; i < s->nseg; i++) {
+        struct eng_segment *seg = s->segs[i];
+        if (!column_made(seg, kind) && !(seg->warming >> kind & 1))
+            j->segs[j->n++] = seg;
+    }
+    pthread_attr_t attr;
+    pthread_t th;
+    bool started = pthread_attr_init(&attr) == 0;
+    if (started) {
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        for (size_t i = 0; i < j->n; i++) {
+            atomic_fetch_add(&j->segs[i]->ref, 1);
+            j->segs[i]->warming |= 1u << kind;
+        }
+        started = pthread_create(&th, &attr, warm_main, j) == 0;
+        pthread_attr_destroy(&attr);
+        if (!started) {
+            for (size_t i = 0; i < j->n; i++) {
+                j->segs[i]->warming &= ~(1u << kind);
+                eng_segment_unref(j->segs[i]);
+            }
+        }
+    }
+    if (!started) {
+        free(j);
+        return false;
+    }
+    warm_threads++;
+    return true;
+}
+
+static bool all_made(const struct eng_snap *s, unsigned kinds)
+{
+    for (unsigned kind = 0; kind <= WARM_STORY; kind++) {
+        for (size_t i = 0; (kinds >> kind & 1) && i < s->nseg; i++) {
+            if (!column_made(s->segs[i], kind))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* The columns of kinds (a bit per kind) of every segment of s made, or
+ * the deadline. */
+static int warm_wait(const struct eng_snap *s, unsigned kinds, struct store_readers *readers,
+                     int64_t deadline_ms, struct err *err)
+{
+    if (deadline_ms <= 0 || all_made(s, kinds))
+        return 0;
+    pthread_once(&warm_once, warm_init);
+    if (!warm_cond_ok)
+        return 0; /* the caller makes them itself */
+    int rc = 0;
+    pthread_mutex_lock(&warm_lock);
+    for (unsigned kind = 0; kind <= WARM_STORY; kind++) {
+        if ((kinds >> kind & 1) && !warm_start(s, kind, readers)) {
+            pthread_mutex_unlock(&warm_lock);
+            return 0;
+        }
+    }
+    for (;;) {
+        size_t waiting = 0;
+        unsigned first = 0;
+        for (size_t i = 0; i < s->nseg; i++) {
+            unsigned w = s->segs[i]->warming & kinds;
+            if (w && !waiting++)
+                first = (unsigned)__builtin_ctz(w);
+        }
+        if (waiting == 0)
+            break; /* made, or failed: the caller's own call says why */
+        struct timespec at = clock_mono_in(deadline_ms - clock_mono_ms());
+        if (clock_mono_ms() >= deadline_ms ||
+            pthread_cond_timedwait(&warm_cond, &warm_lock, &at) == ETIMEDOUT) {
+            rc = err_set(err, ERR_WARMING,
+                         "the index is making the %s column of %zu of its segments, for the "
+                         "first time since it opened",
+                         kind_name(first), waiting);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&warm_lock);
+    return rc;
+}
+
+int eng_warm_facets(const struct eng_snap *s, unsigned mask, int64_t deadline_ms, struct err *err)
+{
+    return warm_wait(s, mask & ((1u << INDEX_FACET_N) - 1), NULL, deadline_ms, err);
+}
+
+int eng_warm_stories(const struct eng_snap *s, struct store_readers *readers, int64_t deadline_ms,
+                     struct err *err)
+{
+    return warm_wait(s, 1u << WARM_STORY, readers, deadline_ms, err);
+}
+
+void eng_warm_drain(void)
+{
+    pthread_once(&warm_once, warm_init);
+    pthread_mutex_lock(&warm_lock);
+    warm_draining++; /* a search's column that is passed over is made by its own call */
+    while (warm_threads > 0 && warm_cond_ok) /* (none is started without the condition) */
+        pthread_cond_wait(&warm_cond, &warm_lock);
+    warm_draining--;
+    pthread_mutex_unlock(&warm_lock);
+}
