@@ -267,6 +267,10 @@ void eng_story_col_free(struct eng_segment *s);
  * first time it is asked for. */
 int eng_story_column(struct eng_segment *s, struct store_readers *readers, const int64_t **out,
                      struct err *err);
+/* Every segment of s with its story column and its set of the docids
+ * alone in their story, checked against every other segment of s (what a
+ * request for stories that may count matches as alone makes first). */
+int eng_story_alone_ready(const struct eng_snap *s, struct store_readers *readers, struct err *err);
 /* index_story_matches over snapshot s (index.h); readers: the table the
  * story columns are read from. */
 int eng_story_matches_run(const struct eng_snap *s, struct store_readers *readers, struct arena *a,

@@ -220,6 +220,20 @@ static int alone_ready(const struct eng_snap *s, const int64_t *const *col, stru
     return rc;
 }
 
+int eng_story_alone_ready(const struct eng_snap *s, struct store_readers *readers, struct err *err)
+{
+    const int64_t **col = calloc(s->nseg ? s->nseg : 1, sizeof *col);
+    int rc = 0;
+    if (col == NULL)
+        return err_set(err, ERR_NOMEM, "out of memory for stories");
+    for (size_t si = 0; si < s->nseg && rc == 0; si++)
+        rc = eng_story_column(s->segs[si], readers, &col[si], err);
+    if (rc == 0)
+        rc = alone_ready(s, col, err);
+    free(col);
+    return rc;
+}
+
 /* --- each match's story ------------------------------------------------------ */
 
 /* The keep matches alone in their story with the highest ids (newest) or
