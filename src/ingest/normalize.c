@@ -112,7 +112,9 @@ static int image_url_resolve(struct arena *a, struct article *art)
  * at whatever site shows it, so it is made absolute against the article's
  * own site first. Only what ingest_url_canonical takes for an absolute
  * http(s) URL is kept, and not with the tabs or line breaks it would
- * quietly remove. 0, or ERR_NOMEM. */
+ * quietly remove: looked for once resolved, since the article's URL (whose
+ * canonical form has them removed) may bring its own (found by fuzzing). 0,
+ * or ERR_NOMEM. */
 static int image_url_check(struct arena *a, struct article *art)
 {
     if (!art->url_to_image)
@@ -121,7 +123,9 @@ static int image_url_check(struct arena *a, struct article *art)
     if (!strpbrk(art->url_to_image, "\t\r\n")) {
         if ((rc = image_url_resolve(a, art)) < 0)
             return rc;
-        rc = ingest_url_canonical(a, art->url_to_image, NULL, NULL);
+        rc = strpbrk(art->url_to_image, "\t\r\n")
+                 ? ERR_INVALID
+                 : ingest_url_canonical(a, art->url_to_image, NULL, NULL);
     }
     if (rc == ERR_NOMEM)
         return rc;

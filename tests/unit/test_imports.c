@@ -793,6 +793,30 @@ static void only_http_image_urls_are_kept(void **state)
             assert_string_equal(art.url_to_image, cases[i].want);
         }
     }
+    /* An article URL with a tab or a line break (its canonical form has
+     * them removed, so it is taken): a relative image resolved against it
+     * would carry them (found by fuzz_jsonl), so it is dropped; an
+     * absolute one owes it nothing. */
+    static const char *const broken[] = {"https://x.example/ne\tws/a", "https://x.example/ne\nws/a",
+                                         "https://x.example/news\r/a?q=1"};
+    for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
+        for (int absolute = 0; absolute < 2; absolute++) {
+            struct article art;
+            memset(&art, 0, sizeof art);
+            art.url = broken[i];
+            art.title = "Title";
+            memcpy(art.language, "en", 3);
+            art.url_to_image = absolute ? "https://cdn.example/b.jpg" : "relative.jpg?w=1";
+            struct err err;
+            err_clear(&err);
+            assert_int_equal(ingest_normalize(NULL, &a, &art, NULL, &err), 0);
+            if (absolute)
+                assert_string_equal(art.url_to_image, "https://cdn.example/b.jpg");
+            else if (art.url_to_image)
+                fail_msg("kept %s against [%s] as [%s]", "relative.jpg?w=1", broken[i],
+                         art.url_to_image);
+        }
+    }
     arena_release(&a);
 }
 
