@@ -213,6 +213,11 @@ struct index_engine_options {
     int64_t checkpoint_ms;  /* tests, NEWSD_ENGINE_CHECKPOINT_MS: time between
                              * checkpoints; 0: the default (5 s),
                              * INDEX_CHECKPOINT_ALWAYS: after every change */
+    uint32_t warm_min_docs; /* tests: a segment of this many documents or more gets
+                             * the columns searches asked for before (facets,
+                             * stories) made in the background, at open and once
+                             * built (docs/engine.md "A column made off the
+                             * request's thread"); 0: the default, 65,536 */
     bool staged;            /* newsd index build: the files go to the staged
                              * directory of this build's segment format
                              * (index_engine_staged_dir) beside the live one,

@@ -26,6 +26,8 @@
 #include "store/journal.h"
 #include "store/sqlite/db.h"
 #include "store/store.h"
+#include "index/engine/warm.h"
+#include "index/engine/columns.h"
 #include "util/arena.h"
 #include "util/clock.h"
 #include "util/err.h"
@@ -337,6 +339,67 @@ static void columns_made_past_the_deadline(void **state)
     arena_release(&a);
 }
 
+/* A column searches asked for is marked in the index directory (an empty
+ * WARM-<kind>, private to the owner) and made in the background by the
+ * next start without any request asking: a request with a deadline
+ * already past then finds nothing to wait for, where a column never asked
+ * for still waits. */
+static void asked_for_columns_are_made_at_the_next_start(void **state)
+{
+    struct fixture *f = *state;
+    /* one segment: no merge makes a new one (without the columns) meanwhile */
+    struct index_engine_options opt = {.warm_min_docs = 1};
+    struct index_backend *eng;
+    struct arena a;
+    struct err err;
+    struct index_request req = {.from = INT64_MIN, .to = INT64_MAX};
+    struct index_facet_top top[INDEX_FACET_N] = {0};
+    struct index_story_matches sm;
+    char mark[512];
+    struct stat st;
+    arena_init(&a, 0);
+    err_clear(&err);
+    assert_int_equal(index_engine_new(&eng, store_sqlite_path(f->s), &opt, &err), 0);
+    req.deadline_ms = clock_mono_ms() + 60000;
+    assert_int_equal(eng->facets(eng, &a, &req, 1u << INDEX_FACET_AUTHOR, 100, top, &err), 0);
+    assert_int_equal(eng->story_matches(eng, &a, &req, 10, &sm, &err), 0);
+    eng->free(eng);
+    static const char *const marks[] = {"WARM-author", "WARM-story"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(mark, sizeof mark, "%s.engine/%s", store_sqlite_path(f->s), marks[i]);
+        assert_int_equal(stat(mark, &st), 0);
+        assert_int_equal(st.st_mode & 0777, 0600);
+    }
+    snprintf(mark, sizeof mark, "%s.engine/WARM-domain", store_sqlite_path(f->s));
+    assert_int_not_equal(stat(mark, &st), 0); /* never asked for */
+
+    assert_int_equal(index_engine_new(&eng, store_sqlite_path(f->s), &opt, &err), 0);
+    /* no request yet: the start's threads make them (20 s at most) */
+    bool all = false;
+    for (int tries = 0; tries < 1000 && !all; tries++) {
+        struct eng_snap *sn = eng_slot_get(&((struct index_engine *)eng)->slot);
+        all = sn->nseg > 0;
+        for (size_t i = 0; i < sn->nseg; i++) {
+            struct eng_facet_cols *c = atomic_load(&sn->segs[i]->facets);
+            all = all && c && atomic_load(&c->col[INDEX_FACET_AUTHOR]) &&
+                  atomic_load(&sn->segs[i]->story) && atomic_load(&sn->segs[i]->alone);
+        }
+        eng_snap_unref(sn);
+        if (!all)
+            usleep(20 * 1000);
+    }
+    assert_true(all);
+    req.deadline_ms = 1;
+    assert_int_not_equal(eng->facets(eng, &a, &req, 1u << INDEX_FACET_AUTHOR, 100, top, &err),
+                         ERR_WARMING);
+    assert_int_not_equal(eng->story_matches(eng, &a, &req, 10, &sm, &err), ERR_WARMING);
+    /* the domain facet was not made: it waits as on a first use */
+    assert_int_equal(eng->facets(eng, &a, &req, 1u << INDEX_FACET_DOMAIN, 100, top, &err),
+                     ERR_WARMING);
+    eng->free(eng);
+    arena_release(&a);
+}
+
 static void after_deletions_too(void **state)
 {
     struct fixture *f = *state;
@@ -350,6 +413,7 @@ int main(void)
     (void)random_request; /* test_requests.h's: this file draws its own (test_oracle.h) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(columns_made_past_the_deadline),
+        cmocka_unit_test(asked_for_columns_are_made_at_the_next_start),
         cmocka_unit_test(counts_agree),
         cmocka_unit_test(facets_agree),
         cmocka_unit_test(after_deletions_too),

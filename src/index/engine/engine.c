@@ -212,9 +212,9 @@ static int engine_agg_job(struct index_engine *e, const struct eng_snap *s, void
                           struct err *err)
 {
     const struct engine_agg *g = ctx;
-    (void)e; /* (the jobs' signature: the stories' job reads the engine) */
     if (g->counts)
         return eng_counts_run(s, g->a, g->req, g->bounds, g->nbuckets, g->counts, err);
+    eng_warm_note(e, g->mask & ENG_WARM_KINDS & ~ENG_WARM_STORY);
     int rc = eng_warm_facets(s, g->mask, g->req->deadline_ms, err);
     return rc < 0 ? rc : eng_facets_run(s, g->a, g->req, g->mask, g->size, g->top, err);
 }
@@ -246,6 +246,7 @@ static int engine_story_matches_job(struct index_engine *e, const struct eng_sna
                                     struct err *err)
 {
     struct engine_story_matches_ctx *x = ctx;
+    eng_warm_note(e, ENG_WARM_STORY);
     int rc = eng_warm_stories(s, e->readers, x->req->deadline_ms, err);
     return rc < 0 ? rc : eng_story_matches_run(s, e->readers, x->a, x->req, x->keep, x->out, err);
 }
@@ -290,6 +291,7 @@ static int engine_story_members(struct index_backend *b, struct arena *a, int64_
         return rc;
     catch_up(e, deadline_ms);
     struct eng_snap *s = eng_slot_get(&e->slot);
+    eng_warm_note(e, ENG_WARM_STORY);
     rc = eng_warm_stories(s, e->readers, deadline_ms, err);
     if (rc == 0)
         rc = eng_story_members_run(s, e->readers, a, story, lo, hi, out, n, err);
@@ -560,6 +562,7 @@ static void engine_free(struct index_backend *b)
     pthread_cond_destroy(&e->stop_cond);
     pthread_cond_destroy(&e->pub_cond);
     free(e->db_path);
+    free(e->warm_dir);
     free(e);
 }
 
@@ -593,6 +596,7 @@ static void *follower_main(void *arg)
         if (rc < 0 && !failing)
             log_msg(LOG_WARN, "search index: cannot follow the store: %s", err_msg(&err, rc));
         failing = rc < 0;
+        eng_warm_follow(e); /* a merge's or a build's new segments */
         pthread_mutex_lock(&e->stop_lock);
         e->pub_seq = applied;
         pthread_cond_broadcast(&e->pub_cond);
@@ -641,6 +645,11 @@ static int engine_open_index(struct index_engine *e, struct err *err)
             (unsigned long long)sn->nrow, bytes >> 20,
             e->loaded ? "opened from its files" : "built from the table", (long long)e->built_ms);
     eng_snap_unref(sn);
+    const char *dir = eng_writer_dir(e->w);
+    if (dir && e->warm_dir == NULL)
+        e->warm_dir = strdup(dir); /* (out of memory: no marks, as without a directory) */
+    eng_warm_recall(e);
+    eng_warm_follow(e); /* (before ready: its threads are running when a search comes) */
     pthread_mutex_lock(&e->stop_lock);
     e->pub_seq = eng_writer_covered(e->w);
     atomic_store(&e->ready, true);

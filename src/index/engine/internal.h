@@ -691,6 +691,9 @@ int64_t eng_writer_covered(const struct eng_writer *w);
 bool eng_writer_count_pending(const struct eng_writer *w);
 /* Opened from the index directory's files, not rebuilt. */
 bool eng_writer_loaded(const struct eng_writer *w);
+/* The index directory, NULL when there is none (no_files, or none could
+ * be had). */
+const char *eng_writer_dir(const struct eng_writer *w);
 /* Close; first write what is only in RAM when checkpoint (not after a
  * half-done open), so that the next start reads nothing again. NULL: no-op. */
 void eng_writer_close(struct eng_writer *w, bool checkpoint);
@@ -781,6 +784,8 @@ struct index_engine {
     atomic_bool stopping;                /* engine_free began: a build in progress ends */
     struct eng_count_cache *count_cache; /* NULL with opt.no_count_cache */
     atomic_int searching;                /* searches running now (idle: a search may split) */
+    atomic_uint warm_kinds; /* columns searches have asked for (warm.h's kinds), kept made */
+    char *warm_dir;         /* the index directory, set before ready; NULL: none */
     struct index_engine_options opt;
 };
 

@@ -11,15 +11,19 @@
 #include "index/engine/columns.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "util/clock.h"
 #include "util/log.h"
 
 #include "util/banned.h"
 
-#define WARM_STORY INDEX_FACET_N /* the story column's bit (facets: their number) */
+#define WARM_STORY INDEX_FACET_N /* the story column's kind (facets: their number) */
 
 static pthread_mutex_t warm_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t warm_cond; /* a column made, a thread ended */
@@ -121,11 +125,18 @@ static void *warm_main(void *arg)
 
 /* Hand the segments of s without the column, and not being made, to a new
  * thread (under warm_lock). false when none could be: no thread, no memory. */
-static bool warm_start(const struct eng_snap *s, unsigned kind, struct store_readers *readers)
+static bool wanted(const struct eng_segment *seg, unsigned kind, uint32_t min_docs)
+{
+    return seg->n >= min_docs && !column_made((struct eng_segment *)(uintptr_t)seg, kind) &&
+           !(seg->warming >> kind & 1);
+}
+
+static bool warm_start(const struct eng_snap *s, unsigned kind, uint32_t min_docs,
+                       struct store_readers *readers)
 {
     size_t n = 0;
     for (size_t i = 0; i < s->nseg; i++)
-        n += !column_made(s->segs[i], kind) && !(s->segs[i]->warming >> kind & 1);
+        n += wanted(s->segs[i], kind, min_docs);
     if (n == 0)
         return true;
     struct warm_job *j = malloc(sizeof *j + n * sizeof *j->segs);
@@ -134,9 +145,8 @@ static bool warm_start(const struct eng_snap *s, unsigned kind, struct store_rea
     *j = (struct warm_job){
         .kind = kind, .readers = readers, .snap = (struct eng_snap *)(uintptr_t)s};
     for (size_t i = 0; i < s->nseg; i++) {
-        struct eng_segment *seg = s->segs[i];
-        if (!column_made(seg, kind) && !(seg->warming >> kind & 1))
-            j->segs[j->n++] = seg;
+        if (wanted(s->segs[i], kind, min_docs))
+            j->segs[j->n++] = s->segs[i];
     }
     pthread_attr_t attr;
     pthread_t th;
@@ -192,7 +202,7 @@ static int warm_wait(const struct eng_snap *s, unsigned kinds, struct store_read
     int rc = 0;
     pthread_mutex_lock(&warm_lock);
     for (unsigned kind = 0; kind <= WARM_STORY; kind++) {
-        if ((kinds >> kind & 1) && !warm_start(s, kind, readers)) {
+        if ((kinds >> kind & 1) && !warm_start(s, kind, 0, readers)) {
             pthread_mutex_unlock(&warm_lock);
             return 0;
         }
@@ -229,7 +239,21 @@ int eng_warm_facets(const struct eng_snap *s, unsigned mask, int64_t deadline_ms
 int eng_warm_stories(const struct eng_snap *s, struct store_readers *readers, int64_t deadline_ms,
                      struct err *err)
 {
-    return warm_wait(s, 1u << WARM_STORY, readers, deadline_ms, err);
+    return warm_wait(s, ENG_WARM_STORY, readers, deadline_ms, err);
+}
+
+void eng_warm_background(const struct eng_snap *s, unsigned kinds, uint32_t min_docs,
+                         struct store_readers *readers)
+{
+    pthread_once(&warm_once, warm_init);
+    if (!warm_cond_ok || kinds == 0)
+        return;
+    pthread_mutex_lock(&warm_lock);
+    for (unsigned kind = 0; kind <= WARM_STORY; kind++) {
+        if (kinds >> kind & 1)
+            (void)warm_start(s, kind, min_docs, readers); /* a request makes it else */
+    }
+    pthread_mutex_unlock(&warm_lock);
 }
 
 void eng_warm_drain(void)
@@ -241,4 +265,66 @@ void eng_warm_drain(void)
         pthread_cond_wait(&warm_cond, &warm_lock);
     warm_draining--;
     pthread_mutex_unlock(&warm_lock);
+}
+
+/* --- the columns searches asked for, made again at the next start ---------
+ * A column of a whole pass (warm.h) asked for once is asked for again: an
+ * empty file WARM-<kind> in the index directory says so (its name is all
+ * there is to read), so that the next start makes those columns on threads
+ * of their own while the first searches run, instead of the first request
+ * that needs one waiting (or answering 503), and each segment a merge
+ * makes gets them likewise. */
+#define WARM_MARK "WARM-"
+/* Segments below this many documents are left to the request that asks:
+ * theirs take milliseconds, and the follower publishes small ones often. */
+#define WARM_MIN_DOCS 65536u
+
+static int warm_mark_path(const struct index_engine *e, unsigned kind, char *out, size_t cap)
+{
+    if (e->warm_dir == NULL)
+        return -1;
+    return (size_t)snprintf(out, cap, "%s/" WARM_MARK "%s", e->warm_dir, kind_name(kind)) < cap
+               ? 0
+               : -1;
+}
+
+/* kinds asked for by a search: new ones are marked for the next start. */
+void eng_warm_note(struct index_engine *e, unsigned kinds)
+{
+    unsigned fresh = kinds & ~atomic_fetch_or(&e->warm_kinds, kinds);
+    for (unsigned kind = 0; kind <= INDEX_FACET_N; kind++) {
+        char path[4096];
+        if (!(fresh >> kind & 1) || warm_mark_path(e, kind, path, sizeof path) < 0)
+            continue;
+        int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd >= 0)
+            close(fd);
+        else /* the columns are made on first use next time, as without it */
+            log_msg(LOG_WARN, "search index: cannot write %s: %s", path, strerror(errno));
+    }
+}
+
+/* The kinds marked in the index directory (at open). */
+void eng_warm_recall(struct index_engine *e)
+{
+    unsigned kinds = 0;
+    for (unsigned kind = 0; kind <= INDEX_FACET_N; kind++) {
+        char path[4096];
+        if (warm_mark_path(e, kind, path, sizeof path) == 0 && access(path, F_OK) == 0)
+            kinds |= 1u << kind;
+    }
+    atomic_fetch_or(&e->warm_kinds, kinds);
+}
+
+/* The columns of the kinds asked for, for the current snapshot's large
+ * segments that have not got them. */
+void eng_warm_follow(struct index_engine *e)
+{
+    unsigned kinds = atomic_load(&e->warm_kinds);
+    if (kinds == 0)
+        return;
+    struct eng_snap *s = eng_slot_get(&e->slot);
+    eng_warm_background(s, kinds, e->opt.warm_min_docs ? e->opt.warm_min_docs : WARM_MIN_DOCS,
+                        e->readers);
+    eng_snap_unref(s);
 }

@@ -30,6 +30,30 @@ int eng_warm_facets(const struct eng_snap *s, unsigned mask, int64_t deadline_ms
 int eng_warm_stories(const struct eng_snap *s, struct store_readers *readers, int64_t deadline_ms,
                      struct err *err);
 
+/* The kinds of column (warm.c): bit f is facet f, this bit the story
+ * column. */
+#define ENG_WARM_STORY (1u << INDEX_FACET_N)
+#define ENG_WARM_KINDS (((1u << INDEX_FACET_N) - 1) | ENG_WARM_STORY)
+
+/* Start making the columns of kinds of the segments of s with at least
+ * min_docs documents that have not got them, on threads of their own,
+ * without waiting: what a server whose searches have asked for them
+ * before does at its start and for each segment a merge makes. */
+void eng_warm_background(const struct eng_snap *s, unsigned kinds, uint32_t min_docs,
+                         struct store_readers *readers);
+
+/* The kinds a search of e asks for (warm.h's bits): a new one is marked
+ * in the index directory (an empty WARM-<kind>), for the next start. */
+void eng_warm_note(struct index_engine *e, unsigned kinds);
+
+/* At open: the kinds marked in e's index directory (e->warm_dir). */
+void eng_warm_recall(struct index_engine *e);
+
+/* eng_warm_background of the kinds e's searches asked for over its
+ * current snapshot's large segments (at open, and after each poll: the
+ * segments a build or a merge adds). */
+void eng_warm_follow(struct index_engine *e);
+
 /* Wait for every thread making columns to end (each ends after the
  * segment it is making): before the readers they read go. */
 void eng_warm_drain(void);

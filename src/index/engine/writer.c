@@ -171,6 +171,11 @@ bool eng_writer_loaded(const struct eng_writer *w)
     return w->loaded;
 }
 
+const char *eng_writer_dir(const struct eng_writer *w)
+{
+    return w->persist ? w->dir : NULL;
+}
+
 /* Damaged segments rebuilt before the poll (a merge reading one is ended
  * first: its work would be installed over the rebuilt segment). *reread:
  * the whole table is to be read again. */
