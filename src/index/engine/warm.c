@@ -7,6 +7,7 @@
  * them with the same calls a search would (eng_facet_column,
  * eng_story_column: their own lock lets one build run at a time), so a
  * search that comes meanwhile without a deadline simply waits there. */
+#define _GNU_SOURCE /* gettid */
 #include "index/engine/warm.h"
 #include "index/engine/columns.h"
 
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "util/clock.h"
@@ -23,6 +25,7 @@
 
 #include "util/banned.h"
 
+#define WARM_NICE 10             /* a background job's threads, as merge.c's */
 #define WARM_STORY INDEX_FACET_N /* the story column's kind (facets: their number) */
 
 static pthread_mutex_t warm_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -52,6 +55,7 @@ static const char *kind_name(unsigned kind)
 
 struct warm_job {
     unsigned kind;
+    bool background;               /* nobody waits: below the searches (as a merge is) */
     struct store_readers *readers; /* the story column's */
     struct eng_snap *snap;         /* the story column's: a reference */
     size_t n;
@@ -94,6 +98,8 @@ static void made(struct eng_segment *s, unsigned kind)
 static void *warm_main(void *arg)
 {
     struct warm_job *j = arg;
+    if (j->background)
+        (void)setpriority(PRIO_PROCESS, (id_t)gettid(), WARM_NICE);
     for (size_t i = 0; i < j->n; i++) {
         if (!draining())
             make_column(j, j->segs[i]);
@@ -131,7 +137,7 @@ static bool wanted(const struct eng_segment *seg, unsigned kind, uint32_t min_do
            !(seg->warming >> kind & 1);
 }
 
-static bool warm_start(const struct eng_snap *s, unsigned kind, uint32_t min_docs,
+static bool warm_start(const struct eng_snap *s, unsigned kind, uint32_t min_docs, bool background,
                        struct store_readers *readers)
 {
     size_t n = 0;
@@ -142,8 +148,10 @@ static bool warm_start(const struct eng_snap *s, unsigned kind, uint32_t min_doc
     struct warm_job *j = malloc(sizeof *j + n * sizeof *j->segs);
     if (j == NULL)
         return false;
-    *j = (struct warm_job){
-        .kind = kind, .readers = readers, .snap = (struct eng_snap *)(uintptr_t)s};
+    *j = (struct warm_job){.kind = kind,
+                           .background = background,
+                           .readers = readers,
+                           .snap = (struct eng_snap *)(uintptr_t)s};
     for (size_t i = 0; i < s->nseg; i++) {
         if (wanted(s->segs[i], kind, min_docs))
             j->segs[j->n++] = s->segs[i];
@@ -202,7 +210,7 @@ static int warm_wait(const struct eng_snap *s, unsigned kinds, struct store_read
     int rc = 0;
     pthread_mutex_lock(&warm_lock);
     for (unsigned kind = 0; kind <= WARM_STORY; kind++) {
-        if ((kinds >> kind & 1) && !warm_start(s, kind, 0, readers)) {
+        if ((kinds >> kind & 1) && !warm_start(s, kind, 0, false, readers)) {
             pthread_mutex_unlock(&warm_lock);
             return 0;
         }
@@ -251,7 +259,7 @@ void eng_warm_background(const struct eng_snap *s, unsigned kinds, uint32_t min_
     pthread_mutex_lock(&warm_lock);
     for (unsigned kind = 0; kind <= WARM_STORY; kind++) {
         if (kinds >> kind & 1)
-            (void)warm_start(s, kind, min_docs, readers); /* a request makes it else */
+            (void)warm_start(s, kind, min_docs, true, readers); /* a request makes it else */
     }
     pthread_mutex_unlock(&warm_lock);
 }
