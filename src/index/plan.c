@@ -20,8 +20,7 @@ struct pctx {
     struct arena *a;
     struct err *err;
     const char *const *langs;
-    size_t n_langs;
-    bool language_stems; /* the request's language filter is langs[0], which has a stemmer */
+    size_t n_langs; /* 1: the request's language filter, which has a stemmer */
     struct plan **leaves;
     size_t nleaves, cap;
     bool has_prefix;
@@ -113,7 +112,7 @@ static int plan_word(struct pctx *c, const char *tok, unsigned colset, bool scor
             return err_set(c->err, ERR_NOMEM, "out of memory");
     }
     or->nkids = n_forms;
-    or->stems_cover = c->language_stems && stems_away(c->langs[0], tok);
+    or->stems_cover = c->n_langs == 1 && stems_away(c->langs[0], tok);
     *out = or ;
     return 0;
 }
@@ -288,7 +287,6 @@ int index_plan_build(struct plan_tree *out, struct arena *a, const struct index_
 
     memset(out, 0, sizeof *out);
     index_expand_langs(&req->language, &c.langs, &c.n_langs);
-    c.language_stems = req->language && c.langs == &req->language;
     if (req->q) {
         unsigned f = req->q_fields & INDEX_FIELD_ALL;
         if (f == 0)

@@ -214,7 +214,7 @@ static int engine_agg_job(struct index_engine *e, const struct eng_snap *s, void
     const struct engine_agg *g = ctx;
     if (g->counts)
         return eng_counts_run(s, g->a, g->req, g->bounds, g->nbuckets, g->counts, err);
-    eng_warm_note(e, g->mask & ENG_WARM_KINDS & ~ENG_WARM_STORY);
+    eng_warm_note(e, g->mask & ENG_WARM_FACETS);
     int rc = eng_warm_facets(s, g->mask, g->req->deadline_ms, err);
     return rc < 0 ? rc : eng_facets_run(s, g->a, g->req, g->mask, g->size, g->top, err);
 }

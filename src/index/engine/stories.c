@@ -220,14 +220,22 @@ static int alone_ready(const struct eng_snap *s, const int64_t *const *col, stru
     return rc;
 }
 
+/* Every segment's story column of s into col[0..nseg). */
+static int story_columns(const struct eng_snap *s, struct store_readers *readers,
+                         const int64_t **col, struct err *err)
+{
+    int rc = 0;
+    for (size_t si = 0; si < s->nseg && rc == 0; si++)
+        rc = eng_story_column(s->segs[si], readers, &col[si], err);
+    return rc;
+}
+
 int eng_story_alone_ready(const struct eng_snap *s, struct store_readers *readers, struct err *err)
 {
     const int64_t **col = calloc(s->nseg ? s->nseg : 1, sizeof *col);
-    int rc = 0;
     if (col == NULL)
         return err_set(err, ERR_NOMEM, "out of memory for stories");
-    for (size_t si = 0; si < s->nseg && rc == 0; si++)
-        rc = eng_story_column(s->segs[si], readers, &col[si], err);
+    int rc = story_columns(s, readers, col, err);
     if (rc == 0)
         rc = alone_ready(s, col, err);
     free(col);
@@ -392,9 +400,8 @@ int eng_story_matches_run(const struct eng_snap *s, struct store_readers *reader
     r.col = arena_calloc(a, s->nseg ? s->nseg : 1, sizeof *r.col);
     if (r.col == NULL)
         return err_set(err, ERR_NOMEM, "out of memory for stories");
-    for (size_t si = 0; si < s->nseg; si++)
-        if ((rc = eng_story_column(s->segs[si], readers, &r.col[si], err)) < 0)
-            return rc;
+    if ((rc = story_columns(s, readers, r.col, err)) < 0)
+        return rc;
     if (r.split) {
         if (keep > s->nrow)
             keep = (size_t)s->nrow;

@@ -40,7 +40,7 @@ static void warm_init(void)
     warm_cond_ok = clock_cond_init(&warm_cond) == 0;
 }
 
-static bool column_made(struct eng_segment *s, unsigned kind)
+static bool column_made(const struct eng_segment *s, unsigned kind)
 {
     if (kind == WARM_STORY)
         return atomic_load(&s->story) != NULL;
@@ -129,13 +129,15 @@ static void *warm_main(void *arg)
     return NULL;
 }
 
-/* Hand the segments of s without the column, and not being made, to a new
- * thread (under warm_lock). false when none could be: no thread, no memory. */
+/* seg is large enough, without the column, and no thread is making it
+ * (under warm_lock). */
 static bool wanted(const struct eng_segment *seg, unsigned kind, uint32_t min_docs)
 {
-    return seg->n >= min_docs && !column_made((struct eng_segment *)(uintptr_t)seg, kind) &&
-           !(seg->warming >> kind & 1);
+    return seg->n >= min_docs && !column_made(seg, kind) && !(seg->warming >> kind & 1);
 }
+
+/* Hand the segments of s that want the column to a new thread (under
+ * warm_lock). false when none could be: no thread, no memory. */
 
 static bool warm_start(const struct eng_snap *s, unsigned kind, uint32_t min_docs, bool background,
                        struct store_readers *readers)
@@ -241,7 +243,7 @@ static int warm_wait(const struct eng_snap *s, unsigned kinds, struct store_read
 
 int eng_warm_facets(const struct eng_snap *s, unsigned mask, int64_t deadline_ms, struct err *err)
 {
-    return warm_wait(s, mask & ((1u << INDEX_FACET_N) - 1), NULL, deadline_ms, err);
+    return warm_wait(s, mask & ENG_WARM_FACETS, NULL, deadline_ms, err);
 }
 
 int eng_warm_stories(const struct eng_snap *s, struct store_readers *readers, int64_t deadline_ms,

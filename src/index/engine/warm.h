@@ -32,8 +32,8 @@ int eng_warm_stories(const struct eng_snap *s, struct store_readers *readers, in
 
 /* The kinds of column (warm.c): bit f is facet f, this bit the story
  * column. */
+#define ENG_WARM_FACETS ((1u << INDEX_FACET_N) - 1)
 #define ENG_WARM_STORY (1u << INDEX_FACET_N)
-#define ENG_WARM_KINDS (((1u << INDEX_FACET_N) - 1) | ENG_WARM_STORY)
 
 /* Start making the columns of kinds of the segments of s with at least
  * min_docs documents that have not got them, on threads of their own,
