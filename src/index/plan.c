@@ -91,6 +91,19 @@ static bool stems_away(const char *lang, const char *word)
     return text_tokenize(word, c.len, stems_away_token, &c) == 1 && c.away;
 }
 
+/* The residual of word tok (plan.h resid) on or, the OR of its forms in
+ * every stemmed language. */
+static int plan_resid(struct pctx *c, const char *tok, unsigned colset, struct plan * or)
+{
+    size_t len = strlen(tok);
+    char *t = arena_alloc(c->a, len + 2);
+    if (t == NULL || (or->resid = term_new(c, t, len + 1, colset, false)) == NULL)
+        return err_set(c->err, ERR_NOMEM, "out of memory");
+    memcpy(t, tok, len + 1); /* its NUL the residual's last byte */
+    t[len + 1] = '\0';
+    return 0;
+}
+
 /* A plain word: the OR of its forms (index/expand.h), as match.c writes it. */
 static int plan_word(struct pctx *c, const char *tok, unsigned colset, bool scored,
                      struct plan **out)
@@ -113,6 +126,8 @@ static int plan_word(struct pctx *c, const char *tok, unsigned colset, bool scor
     }
     or->nkids = n_forms;
     or->stems_cover = c->n_langs == 1 && stems_away(c->langs[0], tok);
+    if (c->n_langs == INDEX_EXPAND_LANGS && (rc = plan_resid(c, tok, colset, or)) < 0)
+        return rc;
     *out = or ;
     return 0;
 }

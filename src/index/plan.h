@@ -45,6 +45,15 @@ struct plan {
      * beside every occurrence of it (text_fts5_token_stem). A search that
      * scores no leaf leaves kids[0] out (index/engine/iter.c). */
     bool stems_cover;
+    /* OR: a plain word's forms in every stemmed language (no language
+     * filter, or one without a stemmer): its residual, the term word NUL
+     * (NUL is in no token: it sorts right after the word), which holds, per field, the word's
+     * occurrences without a "~stem" beside them (every other occurrence has one, and that stem is
+     * one of the forms). Where a segment keeps it (the word's entry flagged ENG_TERM_RESID,
+     * docs/engine.md "Residuals"), a search that scores no leaf reads it in place of kids[0], the
+     * word's own list: `people` and `~peopl` are about as long, the residual of `people` holds its
+     * Russian, Hebrew and Chinese documents (index/engine/iter.c). NULL: none. */
+    struct plan *resid;
 };
 
 struct plan_tree {

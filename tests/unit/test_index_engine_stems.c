@@ -8,7 +8,10 @@
  * deletions, every search without relevancy matches what relevancy (every
  * form a scored leaf, none left out) matches: the same total and the same
  * documents, with and without language filters, over all fields and over
- * titles. */
+ * titles. Outside a language filter, such a search reads the word's
+ * residual (plan.h resid) in place of its list: the tests check which plans
+ * do, which documents a segment's residual holds, and the same sameness
+ * with relevancy (which reads the word itself). */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,10 +23,12 @@
 #include <cmocka.h>
 
 #include "index/engine/internal.h"
+#include "index/engine/resid.h"
 #include "index/engine/writer.h"
 #include "test_engine_search.h"
 #include "index/plan.h"
 #include "util/arena.h"
+#include "text/text.h"
 #include "util/hash.h"
 
 #define NDOC 900
@@ -214,6 +219,138 @@ static void a_word_is_left_out_only_where_the_filter_stems_it_away(void **state)
     assert_false(leaves_word_out("\"people\"", "en")); /* a quoted word has no forms */
 }
 
+/* The residual the plan of q with language filter lang reads in place of
+ * q's word where it scores nothing; NULL none. */
+static const char *residual_of(struct arena *a, const char *q, const char *lang, size_t *len)
+{
+    struct index_request req = {.from = INT64_MIN, .to = INT64_MAX, .language = lang};
+    struct plan_tree pt;
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(query_parse(a, q, strlen(q), (struct query_node **)&req.q, &err), 0);
+    assert_int_equal(index_plan_build(&pt, a, &req, &err), 0);
+    const struct plan *p = pt.root;
+    if (p->kind == PLAN_AND) /* the word, then the language's term */
+        p = p->kids[0];
+    if (p->kind != PLAN_OR || p->resid == NULL)
+        return NULL;
+    assert_string_equal(p->kids[0]->terms[0], q); /* in place of the word itself */
+    assert_int_equal(p->resid->leaf, -1);         /* never scored */
+    *len = p->resid->lens[0];
+    return p->resid->terms[0];
+}
+
+static void a_word_outside_a_language_filter_is_read_as_its_residual(void **state)
+{
+    (void)state;
+    struct arena a;
+    arena_init(&a, 0);
+    size_t n;
+    assert_memory_equal(residual_of(&a, "people", NULL, &n), "people\0", 7);
+    assert_int_equal(n, 7); /* the word, then NUL */
+    assert_memory_equal(residual_of(&a, "running", NULL, &n), "running\0", 8);
+    assert_int_equal(n, 8);
+    assert_memory_equal(residual_of(&a, "people", "zh", &n), "people\0", 7); /* no stemmer */
+    assert_memory_equal(residual_of(&a, "people", "he", &n), "people\0", 7);
+    assert_null(residual_of(&a, "people", "en", &n));     /* one language: stems_cover's */
+    assert_null(residual_of(&a, "people", "ru", &n));     /* one language that keeps it */
+    assert_null(residual_of(&a, "\"people\"", NULL, &n)); /* a quoted word has no forms */
+    arena_release(&a);
+
+    /* The segment's residual of "people" holds the documents whose language
+     * puts no "~stem" beside it: Russian (keeps a Latin word), those
+     * without a stemmer, and any that keeps it as it is; a word never with
+     * a stem beside it is its own (bare), and the segment reads the word. */
+    make_docs(5);
+    struct eng_segment *seg = build(0, NDOC);
+    uint32_t want = 0, df = 0;
+    for (size_t i = 0; i < NDOC; i++) {
+        char stem[64];
+        int n = text_stem(docs[i].language, "people", 6, stem, sizeof stem);
+        bool kept = n <= 0 || (n == 6 && memcmp(stem, "people", 6) == 0);
+        bool has = strstr(docs[i].title, "people") || strstr(docs[i].content, "people");
+        want += kept && has;
+        df += has;
+    }
+    struct eng_term t;
+    assert_true(want > 20 && df >= ENG_RESID_MIN_DF && 2 * want <= df); /* kept: worth it */
+    assert_true(eng_segment_term(seg, "people", 6, &t));
+    assert_int_equal(t.kind & ENG_TERM_RESID, ENG_TERM_RESID);
+    assert_true(eng_segment_term(seg, "people\0", 7, &t));
+    assert_int_equal(t.df, want);
+    assert_int_equal(eng_kind(t.kind), ENG_TERM_STEM); /* field tfs, no positions */
+    assert_true(eng_segment_term(seg, "x17", 3, &t));  /* never a stem beside it */
+    assert_int_equal(t.kind & (ENG_TERM_RESID | ENG_TERM_BARE), ENG_TERM_BARE);
+    assert_false(eng_segment_term(seg, "x17\0", 4, &t));
+    eng_segment_unref(seg);
+}
+
+/* The residual flags of "people" in seg (ENG_TERM_RESID, ENG_TERM_BARE). */
+static unsigned people_flags(const struct eng_segment *seg)
+{
+    struct eng_term t;
+    assert_true(eng_segment_term(seg, "people", 6, &t));
+    return t.kind & (ENG_TERM_RESID | ENG_TERM_BARE);
+}
+
+static struct eng_segment *merge2(struct eng_segment *a, struct eng_segment *b)
+{
+    struct eng_segment *in[2] = {a, b}, *merged = NULL;
+    struct eng_deletions *del[2] = {NULL, NULL};
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(eng_merge_segments(in, del, 2, &merged, &err), 0);
+    return merged;
+}
+
+/* A residual as long as its word is left out, the word read as itself; a
+ * word never with a stem beside it is bare; a merge keeps a residual where
+ * each input kept it or is bare, a bare input's word its part (resid.h). */
+static void a_residual_is_kept_where_it_is_worth_it(void **state)
+{
+    (void)state;
+    struct eng_term t, r;
+    make_docs(9);
+    for (size_t i = 0; i < NDOC; i++)
+        docs[i].language = i < NDOC / 4 ? "en" : "ru"; /* three in four keep "people" */
+    struct eng_segment *seg = build(0, NDOC - 40), *small = build(NDOC - 40, NDOC);
+    assert_true(eng_segment_term(seg, "people", 6, &t) && t.df >= ENG_RESID_MIN_DF);
+    assert_int_equal(people_flags(seg), 0); /* not worth it */
+    assert_false(eng_segment_term(seg, "people\0", 7, &t));
+    assert_int_equal(people_flags(small), ENG_TERM_BARE); /* Russian only */
+    assert_false(eng_segment_term(small, "people\0", 7, &t));
+    assert_true(same_as_relevancy(seg, NULL) > 1000);
+    assert_true(same_as_relevancy(small, NULL) > 40);
+    struct eng_segment *merged = merge2(seg, small);
+    assert_int_equal(people_flags(merged), 0); /* one input left it out */
+    assert_true(same_as_relevancy(merged, NULL) > 1000);
+    eng_segment_unref(merged);
+    eng_segment_unref(seg);
+
+    /* a segment of many languages keeps it; merged with the Russian one,
+     * the output's holds both parts */
+    make_docs(11);
+    for (size_t i = NDOC - 40; i < NDOC; i++)
+        docs[i].language = "ru";
+    eng_segment_unref(small);
+    seg = build(0, NDOC - 40);
+    small = build(NDOC - 40, NDOC);
+    assert_int_equal(people_flags(seg), ENG_TERM_RESID);
+    assert_int_equal(people_flags(small), ENG_TERM_BARE);
+    merged = merge2(seg, small);
+    assert_int_equal(people_flags(merged), ENG_TERM_RESID);
+    assert_true(eng_segment_term(seg, "people\0", 7, &r));
+    uint32_t want = r.df;
+    assert_true(eng_segment_term(small, "people", 6, &t));
+    want += t.df;
+    assert_true(eng_segment_term(merged, "people\0", 7, &r));
+    assert_int_equal(r.df, want);
+    assert_true(same_as_relevancy(merged, NULL) > 1000);
+    eng_segment_unref(merged);
+    eng_segment_unref(small);
+    eng_segment_unref(seg);
+}
+
 static void a_segment_of_many_languages_matches_as_relevancy_does(void **state)
 {
     (void)state;
@@ -254,6 +391,11 @@ static void a_merge_with_deletions_matches_as_relevancy_does(void **state)
     del[1] = delete_unstemmed(in[1], NDOC / 2, NDOC);
     assert_true(same_as_relevancy(in[1], del[1]) > 500);
     assert_int_equal(eng_merge_segments(in, del, 2, &merged, &err), 0);
+    struct eng_term t; /* both inputs kept the residual of "people": so does the output */
+    assert_true(eng_segment_term(in[0], "people", 6, &t) && (t.kind & ENG_TERM_RESID));
+    assert_true(eng_segment_term(in[1], "people", 6, &t) && (t.kind & ENG_TERM_RESID));
+    assert_true(eng_segment_term(merged, "people", 6, &t) && (t.kind & ENG_TERM_RESID));
+    assert_true(eng_segment_term(merged, "people\0", 7, &t));
     assert_true(same_as_relevancy(merged, NULL) > 1000);
     eng_segment_unref(merged);
     eng_deletions_unref(del[1]);
@@ -265,6 +407,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_word_is_left_out_only_where_the_filter_stems_it_away),
+        cmocka_unit_test(a_word_outside_a_language_filter_is_read_as_its_residual),
+        cmocka_unit_test(a_residual_is_kept_where_it_is_worth_it),
         cmocka_unit_test(a_segment_of_many_languages_matches_as_relevancy_does),
         cmocka_unit_test(a_merge_with_deletions_matches_as_relevancy_does),
     };

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "index/engine/internal.h"
+#include "index/engine/resid.h"
 #include "index/engine/tiers.h"
 #include "index/engine/writer.h"
 #include "test_engine_search.h"
@@ -235,7 +236,8 @@ static void a_merge_chooses_tiers_again(void **state)
     struct eng_segment *merged = NULL, *plain = NULL;
     struct err err;
     err_clear(&err);
-    assert_int_equal(eng_merge_segments_tiered(in, deletions, 2, MIN_DF, &merged, &err), 0);
+    assert_int_equal(
+        eng_merge_segments_tiered(in, deletions, 2, MIN_DF, ENG_RESID_MIN_DF, &merged, &err), 0);
     struct eng_term t, tw;
     assert_true(tiered(merged, "f1", &t) && tiered(whole, "f1", &tw));
     assert_true(t.df > tw.df / 2 && t.df == tw.df);

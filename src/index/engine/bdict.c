@@ -157,8 +157,8 @@ int eng_bdict_sorted(const struct eng_bdict *d, uint32_t *order)
  * SMALL_DATA bytes of data (a posting of up to three occurrences); an
  * array that outgrows that moves to the heap. So an array is the arena's
  * exactly when its room is that small. */
-#define SMALL_POSTINGS 2
-#define SMALL_DATA 32
+#define SMALL_POSTINGS ENG_BDICT_SMALL_POSTINGS
+#define SMALL_DATA ENG_BDICT_SMALL_DATA
 
 /* Room for need items of size bytes in *p (room *cap): a first small
  * room in the arena, then on the heap (util/array.h's doubling). */

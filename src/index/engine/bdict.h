@@ -62,6 +62,11 @@ static inline void eng_bdict_prefetch(const struct eng_bdict *d, uint64_t hv)
  * into order[0..d->n). 0 or ERR_NOMEM. */
 int eng_bdict_sorted(const struct eng_bdict *d, uint32_t *order);
 
+/* A term's arrays are in d's arena while their room is at most this small
+ * (bdict.c); arrays with more room are on the heap, and t's own. */
+#define ENG_BDICT_SMALL_POSTINGS 2
+#define ENG_BDICT_SMALL_DATA 32
+
 /* Free what term t holds outside d's arena (its string and small arrays
  * stay until d is cleared), and empty it. */
 void eng_bdict_term_release(struct eng_bterm *t);

@@ -24,6 +24,7 @@
  *   tdict.c      a segment's term dictionary: blocks of varint entries (tdict.h)
  *   segment.c    looking terms, ids and URLs up; the merge's segment writer
  *   bdict.c      the builder's dictionary: term strings to numbers (bdict.h)
+ *   resid.c      residuals: which a segment being built keeps (resid.h)
  *   segbuild.c   the builder: rows tokenized into a segment
  *   segcheck.c   what a search reads of a file, checked where it first reads it
  *   segfile.c    segment files: write, map, the full check, where the bytes go
@@ -67,6 +68,7 @@
 #define ENG_BLOCK 128
 #define ENG_END UINT32_MAX           /* docid past the end of every list */
 #define ENG_META_MARK PLAN_META_MARK /* first byte of a meta term in the dictionary */
+#define ENG_RESID_NONE UINT32_MAX    /* eng_bterm.resid1 of a residual left out (resid.h) */
 #define ENG_NO_SOURCE UINT32_MAX
 #define ENG_FIELDS PLAN_FIELDS /* title, description, content */
 
@@ -377,6 +379,8 @@ void eng_builder_free(struct eng_builder *b);
 /* Terms of min_df documents or more get a tier (tiers.h; ENG_TIER_MIN_DF
  * until this is called; 0: none). */
 void eng_builder_tiers(struct eng_builder *b, uint32_t min_df);
+/* The residuals it keeps: eng_resid_kept with min_df (ENG_RESID_MIN_DF). */
+void eng_builder_resid(struct eng_builder *b, uint32_t min_df);
 /* Tokenize one article into the builder (docs may come in any order). */
 int eng_builder_add(struct eng_builder *b, const struct eng_row *r);
 size_t eng_builder_count(const struct eng_builder *b);
@@ -623,7 +627,11 @@ struct eng_bterm {
      * "~stem" term + 1 (0: none) in the builder's language stem_lang (0: not made). */
     uint8_t stem_lang;
     uint32_t stem1;
-    uint32_t n, cap;       /* postings */
+    uint32_t n, cap; /* postings */
+    /* An exact term's residual (resid.h), begun at its first occurrence with
+     * a stem beside it: that term + 1 (0: none yet), and its postings before
+     * (each without). A residual's resid1: ENG_RESID_NONE when left out. */
+    uint32_t resid1, resid_from;
     struct eng_bpost *pst; /* insertion order */
     uint8_t *data;
     uint32_t dlen, dcap;

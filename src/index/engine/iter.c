@@ -151,6 +151,13 @@ static struct node *pair_node(struct ev *ev, struct node *n, const struct eng_te
     return n;
 }
 
+/* Whether seg keeps the residual of word p, a TERM (resid.h; absent: empty). */
+static bool resid_kept(const struct eng_segment *seg, const struct plan *p)
+{
+    struct eng_term t;
+    return eng_segment_term(seg, p->terms[0], p->lens[0], &t) && (t.kind & ENG_TERM_RESID);
+}
+
 /* The node of p in this segment; NULL when it cannot match here. */
 struct node *eng_iter_new(struct ev *ev, const struct plan *p)
 {
@@ -228,7 +235,12 @@ struct node *eng_iter_new(struct ev *ev, const struct plan *p)
              * read (`people` and `~peopl` are about as long) */
             if (i == 0 && p->stems_cover && ev->match_only)
                 continue;
-            struct node *k = eng_iter_new(ev, p->kids[i]);
+            /* the word outside a language filter: only its occurrences no
+             * stem stands beside, where the segment keeps them (plan.h resid) */
+            const struct plan *kid = p->kids[i];
+            if (i == 0 && p->resid && ev->match_only && resid_kept(ev->seg, kid))
+                kid = p->resid;
+            struct node *k = eng_iter_new(ev, kid);
             if (k == NULL && p->kind == PLAN_AND)
                 return NULL; /* leaves of the other kids stay unscored: it cannot match */
             if (k)

@@ -29,6 +29,8 @@
  * (the orphan output is swept at the next start); after, the new ones. */
 #define _GNU_SOURCE /* gettid */
 #include "index/engine/writer.h"
+#include "index/engine/merge.h"
+#include "index/engine/resid.h"
 #include "index/engine/segw.h"
 #include "index/engine/tiers.h"
 
@@ -40,36 +42,14 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "util/limits.h"
 #include "util/log.h"
 #include "util/sort.h"
 
 #include "util/banned.h"
 
 #define MERGE_FAN 8
-#define MAP_LOADED UINT32_MAX /* an input's docids renumbered through its map */
 #define MERGE_NICE 10
-
-struct eng_merge {
-    pthread_t thread;
-    size_t k;
-    struct eng_segment **in;          /* references */
-    struct eng_deletions **deletions; /* references: deletions when the merge began */
-    uint32_t **map;                   /* per input: old docid -> new docid, ENG_END dropped */
-    uint32_t *shift;                  /* per input: map[d] == d + shift, else MAP_LOADED */
-    uint64_t *from;                   /* per new docid: its input << 32 | its docid there */
-    uint32_t nfrom;
-    struct eng_segment *out;
-    uint32_t tier_min_df; /* the writer's (tiers.h) */
-    uint64_t file_id; /* 0: not written (no index directory) */
-    char path[4096];
-    int rc;
-    struct err err;
-    uint32_t docs; /* documents of the output */
-    int64_t ms;    /* the merge's time */
-    atomic_bool done;
-    atomic_bool cancel;
-    const atomic_bool *stopping;
-};
 
 static unsigned tier(uint64_t n)
 {
@@ -79,11 +59,6 @@ static unsigned tier(uint64_t n)
         t++;
     }
     return t;
-}
-
-static bool merge_stopped(const struct eng_merge *m)
-{
-    return atomic_load(&m->cancel) || (m->stopping && atomic_load(m->stopping));
 }
 
 /* The canonical-URL hash of each docid of s, from its pk table. */
@@ -186,7 +161,7 @@ static int merge_json(struct eng_merge *m, struct eng_segw *w)
         const struct eng_segment *s = m->in[m->from[n] >> 32];
         uint32_t d = (uint32_t)m->from[n];
         size_t jlen = 0;
-        if ((n & 1023) == 0 && merge_stopped(m)) {
+        if ((n & 1023) == 0 && eng_merge_stopped(m)) {
             rc = ERR_BUSY;
         } else if ((rc = eng_docs_size(s, d, &jlen)) < 0) {
             eng_segment_damage(s, "a stored article does not decode");
@@ -200,170 +175,6 @@ static int merge_json(struct eng_merge *m, struct eng_segw *w)
     }
     free(json);
     return rc; /* a damaged input: the writer rebuilds it; the merge is tried again after */
-}
-
-static int term_cmp(const struct eng_segment *a, const struct eng_term *x,
-                    const struct eng_segment *b, const struct eng_term *y)
-{
-    return sort_order_bytes(a->strs + x->str, x->len, b->strs + y->str, y->len);
-}
-
-/* The next live posting of cursor i at or after its current one: its new
- * docid, ENG_END when spent. */
-static uint32_t next_live(struct eng_merge *m, size_t i, struct eng_cursor *c)
-{
-    if (m->shift[i] != MAP_LOADED)
-        return c->doc == ENG_END ? ENG_END : c->doc + m->shift[i];
-    while (c->doc != ENG_END) {
-        const uint32_t *map = m->map[i];
-        eng_prefetch_ahead(map, c->ids, c->i, c->nin);
-        uint32_t nd = map[c->doc];
-        if (nd != ENG_END)
-            return nd;
-        eng_cursor_seek(c, c->doc + 1);
-    }
-    return ENG_END;
-}
-
-/* Each input's dictionary walked in order: its current term, while it has one. */
-struct merge_in {
-    struct eng_term_iter it;
-    struct eng_term t;
-    bool more;
-};
-
-/* One term present in the inputs flagged in has[]: its postings merged. */
-static int merge_term(struct eng_merge *m, struct eng_segw *w, const bool *has,
-                      const struct merge_in *ti, const char *str, size_t len, unsigned kind,
-                      struct eng_cursor *cur, uint32_t *head, uint32_t (*pos)[ENG_POS_MAX])
-{
-    bool exact = eng_kind(kind) == ENG_TERM_EXACT;
-    int rc;
-
-    for (size_t i = 0; i < m->k; i++) {
-        head[i] = ENG_END;
-        if (!has[i])
-            continue;
-        eng_cursor_init(&cur[i], m->in[i], &ti[i].t);
-        head[i] = next_live(m, i, &cur[i]);
-    }
-    if ((rc = eng_segw_term(w, str, len, (uint8_t)kind)) < 0)
-        return rc;
-    for (;;) {
-        size_t best = m->k;
-        for (size_t i = 0; i < m->k; i++) {
-            if (head[i] != ENG_END && (best == m->k || head[i] < head[best]))
-                best = i;
-        }
-        if (best == m->k)
-            break;
-        struct eng_cursor *c = &cur[best];
-        unsigned mask = 0;
-        uint32_t tf[ENG_FIELDS] = {0};
-        eng_cursor_data(c, &mask, tf, exact ? pos : NULL);
-        for (unsigned f = 0; exact && f < ENG_FIELDS; f++) {
-            if (tf[f] < ENG_POS_MAX)
-                continue;
-            /* A field with ENG_POS_MAX occurrences or more: positions past
-             * the cap cannot be read back through a cursor. */
-            uint32_t full[ENG_FIELDS];
-            eng_cursor_data(c, &mask, full, NULL);
-            if (full[f] > ENG_POS_MAX)
-                return ERR_UNSUPPORTED;
-        }
-        if ((rc = eng_segw_posting(w, head[best], mask, tf, (const uint32_t(*)[ENG_POS_MAX])pos)) <
-            0)
-            return rc;
-        eng_cursor_seek(c, c->doc + 1);
-        head[best] = next_live(m, best, c);
-    }
-    return eng_segw_term_end(w);
-}
-
-/* Input i's next term (the first when first), checked before its postings
- * are read (eng_segment_term_ready); nothing when its terms are spent.
- * ERR_PARSE when its dictionary or the term is damaged. */
-static int merge_term_next(const struct eng_merge *m, struct merge_in *ti, size_t i, bool first)
-{
-    const struct eng_segment *s = m->in[i];
-    ti[i].more =
-        first ? eng_term_iter_at(&ti[i].it, s, 0, &ti[i].t) : eng_term_iter_next(&ti[i].it);
-    if (!ti[i].more)
-        return eng_segment_damaged(s) ? ERR_PARSE : 0;
-    return eng_segment_term_ready(s, &ti[i].t);
-}
-
-/* The merged kind of term t0 (str[0, len)), which the inputs flagged in
- * has[] hold: an exact term stays paired when every input holding it
- * pairs it (each then holds its pairs; eng_segw_term_end unpairs it when it
- * became rare). A pair term is kept (1) when both its words are paired in
- * the output, which has them by now (pairs sort after every paired word):
- * an input holding both words paired both, so the merged list is whole.
- * 0: left out. */
-static int merged_kind(const struct eng_merge *m, const struct eng_segw *w, const bool *has,
-                       const struct merge_in *ti, const struct eng_term *t0, const char *str,
-                       size_t len, unsigned *kind)
-{
-    bool paired = true;
-    for (size_t i = 0; i < m->k; i++)
-        paired = paired && (!has[i] || (ti[i].t.kind & ENG_TERM_PAIRED));
-    *kind = eng_kind(t0->kind);
-    if (*kind == ENG_TERM_EXACT && paired)
-        *kind |= ENG_TERM_PAIRED;
-    if (*kind != ENG_TERM_PAIR)
-        return 1;
-    const char *a, *b;
-    size_t alen, blen;
-    return eng_pair_words(str, len, &a, &alen, &b, &blen) && eng_segw_paired(w, a, alen) &&
-           eng_segw_paired(w, b, blen);
-}
-
-/* Every term of the inputs in byte order, each merged once. */
-static int merge_terms(struct eng_merge *m, struct eng_segw *w)
-{
-    struct merge_in *ti = calloc(m->k, sizeof *ti);
-    bool *has = calloc(m->k, sizeof *has);
-    uint32_t *head = calloc(m->k, sizeof *head);
-    struct eng_cursor *cur = calloc(m->k, sizeof *cur);
-    uint32_t(*pos)[ENG_POS_MAX] = malloc(ENG_FIELDS * sizeof *pos);
-    int rc = ERR_NOMEM;
-    uint64_t nterm = 0;
-
-    if (!ti || !has || !head || !cur || !pos)
-        goto out;
-    rc = 0;
-    for (size_t i = 0; i < m->k && rc == 0; i++)
-        rc = merge_term_next(m, ti, i, true);
-    while (rc == 0) {
-        size_t lo = m->k;
-        for (size_t i = 0; i < m->k; i++) {
-            if (ti[i].more &&
-                (lo == m->k || term_cmp(m->in[i], &ti[i].t, m->in[lo], &ti[lo].t) < 0))
-                lo = i;
-        }
-        if (lo == m->k)
-            break;
-        for (size_t i = 0; i < m->k; i++)
-            has[i] = ti[i].more && term_cmp(m->in[i], &ti[i].t, m->in[lo], &ti[lo].t) == 0;
-        const struct eng_term *t0 = &ti[lo].t; /* as every holder has it */
-        const char *str = m->in[lo]->strs + t0->str;
-        unsigned kind;
-        if (merged_kind(m, w, has, ti, t0, str, t0->len, &kind))
-            rc = merge_term(m, w, has, ti, str, t0->len, kind, cur, head, pos);
-        for (size_t i = 0; i < m->k; i++) {
-            if (rc == 0 && has[i])
-                rc = merge_term_next(m, ti, i, false);
-        }
-        if ((++nterm & 1023) == 0 && merge_stopped(m))
-            rc = ERR_BUSY;
-    }
-out:
-    free(ti);
-    free(has);
-    free(head);
-    free(cur);
-    free(pos);
-    return rc;
 }
 
 /* The output's document store is read and compressed on a thread of its
@@ -401,7 +212,7 @@ static int merge_build(struct eng_merge *m, struct eng_segment **out)
             rc = merge_json(m, w);
     }
     if (rc == 0)
-        rc = merge_terms(m, w);
+        rc = eng_merge_terms(m, w);
     if (beside) {
         if (rc < 0) /* the store is not wanted: stop it (the merge is over either way) */
             atomic_store(&m->cancel, true);
@@ -501,6 +312,7 @@ static struct eng_merge *merge_new(struct eng_segment *const *in,
         return NULL;
     err_clear(&m->err);
     m->tier_min_df = ENG_TIER_MIN_DF;
+    m->resid_min_df = ENG_RESID_MIN_DF;
     atomic_init(&m->done, false);
     atomic_init(&m->cancel, false);
     if ((m->in = calloc(k, sizeof *m->in)) == NULL ||
@@ -529,18 +341,19 @@ static struct eng_merge *merge_new(struct eng_segment *const *in,
 int eng_merge_segments(struct eng_segment *const *in, struct eng_deletions *const *deletions,
                        size_t k, struct eng_segment **out, struct err *err)
 {
-    return eng_merge_segments_tiered(in, deletions, k, ENG_TIER_MIN_DF, out, err);
+    return eng_merge_segments_tiered(in, deletions, k, ENG_TIER_MIN_DF, ENG_RESID_MIN_DF, out, err);
 }
 
 int eng_merge_segments_tiered(struct eng_segment *const *in, struct eng_deletions *const *deletions,
-                              size_t k, uint32_t tier_min_df, struct eng_segment **out,
-                              struct err *err)
+                              size_t k, uint32_t tier_min_df, uint32_t resid_min_df,
+                              struct eng_segment **out, struct err *err)
 {
     struct eng_merge *m = merge_new(in, deletions, k);
     *out = NULL;
     if (m == NULL)
         return err_set(err, ERR_NOMEM, "out of memory");
     m->tier_min_df = tier_min_df;
+    m->resid_min_df = resid_min_df;
     int rc = merge_build(m, out);
     if (rc < 0)
         err_set(err, rc, "%s", err_msg(&m->err, rc));

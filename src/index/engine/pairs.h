@@ -19,8 +19,13 @@
 
 /* A term's kind: the enum (internal.h) in the low bits, and for an exact
  * term that is paired, ENG_TERM_PAIRED; for a term with a tier (tiers.h),
- * ENG_TERM_TIERED. */
-#define ENG_TERM_KIND_MASK 0x3fu
+ * ENG_TERM_TIERED; for an exact term whose residual the segment keeps
+ * (resid.h: the term word NUL after it, absent when empty), ENG_TERM_RESID;
+ * for one no occurrence of which has a stem beside it (its residual is
+ * itself), ENG_TERM_BARE. */
+#define ENG_TERM_KIND_MASK 0x0fu
+#define ENG_TERM_BARE 0x10u
+#define ENG_TERM_RESID 0x20u
 #define ENG_TERM_TIERED 0x40u
 #define ENG_TERM_PAIRED 0x80u
 static inline unsigned eng_kind(unsigned kind)
@@ -71,8 +76,9 @@ static inline bool eng_pair_words(const char *str, size_t len, const char **a, s
     return true;
 }
 
-/* Whether the term str a merge wrote before is paired (segment.c). */
+/* Whether the term str a merge wrote before has kind flag flag
+ * (ENG_TERM_PAIRED, ENG_TERM_RESID; segment.c). */
 struct eng_segw;
-bool eng_segw_paired(const struct eng_segw *w, const char *str, size_t len);
+bool eng_segw_flagged(const struct eng_segw *w, const char *str, size_t len, unsigned flag);
 
 #endif

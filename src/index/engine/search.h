@@ -53,7 +53,8 @@ struct ev {
     const uint8_t *norm;         /* relevancy: seg's length bytes (columns.h); NULL none */
     bool positions;              /* phrases by positions alone, no pairs (the reference) */
     /* Matches only, no leaf scored: a word its stems cover inside the
-     * language filter is left out of its OR of forms (plan.h stems_cover) */
+     * language filter is left out of its OR of forms (plan.h stems_cover),
+     * a word outside one is read as its residual (plan.h resid) */
     bool match_only;
     bool nomem;
 };

@@ -9,6 +9,7 @@
 
 #include "index/engine/tiers.h"
 #include "index/engine/bdict.h"
+#include "index/engine/resid.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,10 @@
 struct occ {
     uint32_t term, field, pos;
 };
+/* In an exact term's occ.field: no "~stem" stands beside this occurrence
+ * and the word has a residual (resid_start): flush_doc counts it there too. */
+#define OCC_BARE 0x80000000u
+#define OCC_FIELD(f) ((f) & ~OCC_BARE)
 
 /* A term of the document being flushed (group_occ): its first and last
  * occurrence. */
@@ -57,7 +62,8 @@ struct pend {
 #define STEM_UNKEPT 255
 
 struct eng_builder {
-    uint32_t tier_min_df; /* eng_builder_tiers */
+    uint32_t tier_min_df;  /* eng_builder_tiers */
+    uint32_t resid_min_df; /* eng_builder_resid */
     struct pend ring[PEND_MAX];
     size_t rdone, rfound, rtail; /* ring[rdone, rfound) looked up, [rfound, rtail) not yet */
     size_t n, cap;
@@ -99,12 +105,18 @@ int eng_builder_new(struct eng_builder **out)
     if (*out == NULL)
         return ERR_NOMEM;
     (*out)->tier_min_df = ENG_TIER_MIN_DF;
+    (*out)->resid_min_df = ENG_RESID_MIN_DF;
     return 0;
 }
 
 void eng_builder_tiers(struct eng_builder *b, uint32_t min_df)
 {
     b->tier_min_df = min_df;
+}
+
+void eng_builder_resid(struct eng_builder *b, uint32_t min_df)
+{
+    b->resid_min_df = min_df;
 }
 
 void eng_builder_free(struct eng_builder *b)
@@ -175,7 +187,7 @@ struct tok_ctx {
 /* The "~stem" occurrence of e's token, its exact term looked up. A word's
  * stem is made once per language and kept in its term: stemming each token
  * (with the stem's own term lookup) was ~15 % of a first build's CPU. */
-static int stem_add(struct eng_builder *b, const struct pend *e)
+static int stem_add(struct eng_builder *b, const struct pend *e, bool *stemmed)
 {
     uint32_t id = e->id;
     uint32_t stem1 = b->dict.terms[id].stem1;
@@ -196,7 +208,27 @@ static int stem_add(struct eng_builder *b, const struct pend *e)
         b->dict.terms[id].stem_lang = e->slang; /* (a find may have moved the terms) */
         b->dict.terms[id].stem1 = stem1;
     }
+    *stemmed = stem1 != 0;
     return stem1 ? occ_add(b, stem1 - 1, e->field, e->pos) : 0;
+}
+
+/* The first occurrence of e's word with a "~stem" beside it: from here on
+ * its occurrences without one are counted in its residual (resid.h), the
+ * term word NUL; its postings so far, every one without, are added to the
+ * residual when the segment is finished (resid_settle). A document has one
+ * language, so its occurrences of a word all have a stem or none do. */
+static int resid_start(struct eng_builder *b, uint32_t id)
+{
+    char str[LIMIT_TOKEN_BYTES + 1]; /* (an exact term is a token: no longer) */
+    uint32_t rid, len = b->dict.terms[id].len;
+    memcpy(str, b->dict.terms[id].s, len);
+    str[len] = '\0';
+    if (eng_bdict_find(&b->dict, str, len + 1, hash_bytes64(str, len + 1), ENG_TERM_STEM, &rid) < 0)
+        return ERR_NOMEM;
+    struct eng_bterm *t = &b->dict.terms[id]; /* (a find may have moved the terms) */
+    t->resid1 = rid + 1;
+    t->resid_from = t->n;
+    return 0;
 }
 
 /* Look up the oldest token not looked up yet, prefetching its term's entry. */
@@ -213,9 +245,17 @@ static int pend_find(struct eng_builder *b)
 static int pend_finish(struct eng_builder *b)
 {
     const struct pend *e = &b->ring[b->rdone++ % PEND_MAX];
-    if (occ_add(b, e->id, e->field, e->pos) < 0)
+    bool stemmed = false;
+    size_t at = b->nocc;
+    if (occ_add(b, e->id, e->field, e->pos) < 0 ||
+        (e->slang != STEM_NONE && stem_add(b, e, &stemmed) < 0))
         return ERR_NOMEM;
-    return e->slang != STEM_NONE ? stem_add(b, e) : 0;
+    uint32_t resid1 = b->dict.terms[e->id].resid1;
+    if (stemmed && resid1 == 0)
+        return resid_start(b, e->id);
+    if (!stemmed && resid1 != 0)
+        b->occ[at].field |= OCC_BARE;
+    return 0;
 }
 
 static int pend_drain(struct eng_builder *b)
@@ -352,6 +392,22 @@ static int group_occ(struct eng_builder *b)
     return 0;
 }
 
+/* The posting of doc in residual term r: its word's occurrences without a
+ * stem beside them, tf[f] in each field f of mask. */
+static int resid_posting(struct eng_builder *b, uint32_t r, uint32_t doc, unsigned mask,
+                         const uint32_t tf[ENG_FIELDS])
+{
+    struct eng_bterm *t = &b->dict.terms[r];
+    if (eng_bdict_posting_room(&b->dict, t, t->dlen + 1 + 15) < 0)
+        return ERR_NOMEM;
+    t->pst[t->n++] = (struct eng_bpost){doc, t->dlen};
+    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+        if (mask & (1u << f))
+            t->dlen += (uint32_t)eng_posting_tf_put(t->data + t->dlen, mask, f, tf[f]);
+    }
+    return 0;
+}
+
 /* Append the postings of the current document's occurrences. */
 static int flush_doc(struct eng_builder *b, uint32_t doc)
 {
@@ -381,15 +437,23 @@ static int flush_doc(struct eng_builder *b, uint32_t doc)
         if (!meta) {
             /* (written in place: the room is there, and a memcpy() of a
              * varint's few bytes was 2 % of a first build) */
-            unsigned mask = 0;
-            for (size_t k = i; k < j; k++)
-                mask |= 1u << b->occ[k].field;
+            unsigned mask = 0, bare_mask = 0;
+            uint32_t bare[ENG_FIELDS] = {0};
+            for (size_t k = i; k < j; k++) {
+                uint32_t f = OCC_FIELD(b->occ[k].field);
+                mask |= 1u << f;
+                if (b->occ[k].field & OCC_BARE) {
+                    bare_mask |= 1u << f;
+                    bare[f]++;
+                }
+            }
             for (size_t k = i; k < j;) {
                 size_t e = k;
-                while (e < j && b->occ[e].field == b->occ[k].field)
+                uint32_t f = OCC_FIELD(b->occ[k].field);
+                while (e < j && OCC_FIELD(b->occ[e].field) == f)
                     e++;
-                t->dlen += (uint32_t)eng_posting_tf_put(t->data + t->dlen, mask, b->occ[k].field,
-                                                        (uint32_t)(e - k));
+                t->dlen +=
+                    (uint32_t)eng_posting_tf_put(t->data + t->dlen, mask, f, (uint32_t)(e - k));
                 if (eng_kind(t->kind) == ENG_TERM_EXACT) {
                     uint32_t prev = 0;
                     for (size_t m = k; m < e; m++) {
@@ -401,6 +465,9 @@ static int flush_doc(struct eng_builder *b, uint32_t doc)
                 }
                 k = e;
             }
+            /* its residual's posting (segment order: docs come in order) */
+            if (bare_mask && resid_posting(b, t->resid1 - 1, doc, bare_mask, bare) < 0)
+                return ERR_NOMEM;
         }
         i = j;
     }
@@ -624,7 +691,7 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     int rc = ERR_NOMEM;
 
     *out = NULL;
-    if (s == NULL || add_pairs(b) < 0)
+    if (s == NULL || add_pairs(b) < 0 || eng_resid_settle(&b->dict, b->resid_min_df) < 0)
         goto out;
     atomic_init(&s->ref, 1);
     s->gen = eng_next_gen();
@@ -669,7 +736,9 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     for (size_t i = 0; i < b->dict.n; i++) {
         struct eng_bterm *t = &b->dict.terms[torder[i]];
         struct eng_term et;
-        if (t->len > ENG_TERM_LEN_MAX) { /* unreachable by any query */
+        /* unreachable by any query, or a residual left out */
+        if (t->len > ENG_TERM_LEN_MAX ||
+            (eng_kind(t->kind) == ENG_TERM_STEM && t->resid1 == ENG_RESID_NONE)) {
             eng_bdict_term_release(t);
             continue;
         }

@@ -41,9 +41,11 @@ static bool term_in_bounds(const struct eng_segment *s, const struct eng_term *t
 {
     unsigned kind = eng_kind(t->kind);
     uint64_t skip_bytes = eng_term_skip_bytes(t);
-    return !(kind > ENG_TERM_PAIR || (t->kind & ENG_TERM_PAIRED && kind != ENG_TERM_EXACT) ||
-             t->df == 0 || (skip_bytes > 0 && t->off % 4 != 0) || t->off > s->post_len ||
-             t->bytes > s->post_len - t->off || skip_bytes + t->docs_len > t->bytes);
+    return !(
+        kind > ENG_TERM_PAIR ||
+        (t->kind & (ENG_TERM_PAIRED | ENG_TERM_RESID | ENG_TERM_BARE) && kind != ENG_TERM_EXACT) ||
+        t->df == 0 || (skip_bytes > 0 && t->off % 4 != 0) || t->off > s->post_len ||
+        t->bytes > s->post_len - t->off || skip_bytes + t->docs_len > t->bytes);
 }
 
 /* The nin docids of the block at *dp (inside [*dp, end)) into ids, each

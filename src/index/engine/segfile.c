@@ -65,8 +65,9 @@
  * the heads' length (1 M articles: the heads 101.7 -> 46.6 MB); 11: the documents LZ4
  * blocks with their length and XXH3 in front, the dictionary raw content (a page of 100
  * articles decodes in a third of the time, docs.c); 12: a frequent term's tier after its
- * postings (tiers.h), flagged ENG_TERM_TIERED with its bytes in its dictionary entry. */
-#define SEG_VERSION 12u
+ * postings (tiers.h), flagged ENG_TERM_TIERED with its bytes in its dictionary entry; 13: a
+ * word's residual, the term word NUL, and its flags ENG_TERM_RESID and ENG_TERM_BARE (resid.h). */
+#define SEG_VERSION 13u
 #define SEG_ENDIAN 0x01020304u
 
 struct seg_header {

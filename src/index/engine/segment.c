@@ -251,6 +251,11 @@ int eng_segw_posting(struct eng_segw *w, uint32_t doc, unsigned mask, const uint
     return 0;
 }
 
+void eng_segw_term_flags(struct eng_segw *w, unsigned flags)
+{
+    w->t.kind |= (uint8_t)flags;
+}
+
 int eng_segw_term_end(struct eng_segw *w)
 {
     struct eng_segment *s = w->s;
@@ -272,13 +277,14 @@ int eng_segw_term_end(struct eng_segw *w)
     return eng_tdict_add(&w->dict, &et);
 }
 
-bool eng_segw_paired(const struct eng_segw *w, const char *str, size_t len)
+bool eng_segw_flagged(const struct eng_segw *w, const char *str, size_t len, unsigned flag)
 {
-    /* The terms written so far: a paired word sorts before its pairs. */
+    /* The terms written so far: a word sorts before its pairs and its
+     * residual. */
     struct eng_segment view;
     struct eng_term t;
     eng_tdict_view(&w->dict, (const char *)w->strs.p, w->strs.n, w->post.n, &view);
-    return eng_tdict_find(&view, str, len, &t) < view.nterms && (t.kind & ENG_TERM_PAIRED);
+    return eng_tdict_find(&view, str, len, &t) < view.nterms && (t.kind & flag);
 }
 
 int eng_segw_docs(struct eng_segw *w, const atomic_bool *cancel)

@@ -37,6 +37,9 @@ int eng_segw_term(struct eng_segw *w, const char *str, size_t len, uint8_t kind)
 int eng_segw_posting(struct eng_segw *w, uint32_t doc, unsigned mask, const uint32_t tf[ENG_FIELDS],
                      const uint32_t (*pos)[ENG_POS_MAX]);
 int eng_segw_term_end(struct eng_segw *w);
+/* Kind flags (ENG_TERM_RESID, ENG_TERM_BARE) added to the term being
+ * written, before its eng_segw_term_end. */
+void eng_segw_term_flags(struct eng_segw *w, unsigned flags);
 /* The document store, once every document is in: it shares no field with
  * the terms, so another thread may build it while they are added (else
  * eng_segw_finish does). 0, ERR_NOMEM, ERR_BUSY or ERR_INVALID (eng_docs_build). */

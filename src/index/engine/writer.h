@@ -10,7 +10,8 @@
  *   rows.c       reading new rows into segments
  *   build.c      a build from nothing on every core
  *   reconcile.c  rows deleted without a replacement
- *   merge.c      the merge policy
+ *   mergeterms.c a merge's terms, each merged once (merge.h)
+ *   merge.c      the merge policy and the merge
  *   writer.c     a poll (the above in one read snapshot), open and close */
 #ifndef NEWSD_INDEX_ENGINE_WRITER_H
 #define NEWSD_INDEX_ENGINE_WRITER_H
@@ -202,9 +203,10 @@ int eng_merges_running(void);
 int eng_merge_segments(struct eng_segment *const *in, struct eng_deletions *const *deletions,
                        size_t k, struct eng_segment **out, struct err *err);
 /* The same, terms of tier_min_df documents or more given a tier (tiers.h;
- * eng_merge_segments: ENG_TIER_MIN_DF). */
+ * eng_merge_segments: ENG_TIER_MIN_DF) and residuals kept by resid_min_df
+ * (resid.h; eng_merge_segments: ENG_RESID_MIN_DF). */
 int eng_merge_segments_tiered(struct eng_segment *const *in, struct eng_deletions *const *deletions,
-                              size_t k, uint32_t tier_min_df, struct eng_segment **out,
-                              struct err *err);
+                              size_t k, uint32_t tier_min_df, uint32_t resid_min_df,
+                              struct eng_segment **out, struct err *err);
 
 #endif
