@@ -19,8 +19,9 @@ crash nor answer other text than the table holds.
   is rebuilt from the table.
 
 The offsets come from parsing the file here (segfile.c's layout and
-tdict.h's entries, format 12: the header of 10 and 11, a dictionary entry
-with one more varint, its tier's bytes, when its kind is flagged tiered).
+tdict.h's entries, format 13: the header of 10 and 11, a dictionary entry
+with one more varint, its tier's bytes, when its kind is flagged tiered
+(format 12); a word's kind may carry its residual's flags too (13)).
 """
 import os
 import re
@@ -71,7 +72,7 @@ def layout(path):
         head = f.read(HEADER.size)
     (magic, version, _endian, tblock_size, n, nterms, strs_len, post_len, _ntoken, _crc,
      _ids_crc, dict_len, dz_len, tdict_len) = HEADER.unpack(head)
-    assert magic == b"NEWSDSEG" and version == 12 and tblock_size == TBLOCK.size
+    assert magic == b"NEWSDSEG" and version == 13 and tblock_size == TBLOCK.size
     nblocks = (nterms + TDICT_BLOCK - 1) // TDICT_BLOCK
     parts = [("ids", 8 * n), ("pub", 8 * n), ("dl", 4 * n), ("src", 4 * n), ("pkh", 8 * n),
              ("pkd", 4 * n), ("tidx", TBLOCK.size * nblocks), ("tdict", tdict_len),
