@@ -42,9 +42,7 @@
 #include <unistd.h>
 
 #include "util/clock.h"
-#include "util/limits.h"
 #include "util/log.h"
-#include "util/sort.h"
 
 #include "util/banned.h"
 

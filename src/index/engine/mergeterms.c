@@ -229,9 +229,8 @@ static int merged_kind(const struct eng_merge *m, const struct eng_segw *w, cons
         return 1;
     const char *a, *b;
     size_t alen, blen;
-    return eng_pair_words(str, len, &a, &alen, &b, &blen) &&
-           eng_segw_flagged(w, a, alen, ENG_TERM_PAIRED) &&
-           eng_segw_flagged(w, b, blen, ENG_TERM_PAIRED);
+    return eng_pair_words(str, len, &a, &alen, &b, &blen) && eng_segw_paired(w, a, alen) &&
+           eng_segw_paired(w, b, blen);
 }
 
 /* Every term of the inputs in byte order, each merged once. */

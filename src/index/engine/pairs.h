@@ -76,9 +76,8 @@ static inline bool eng_pair_words(const char *str, size_t len, const char **a, s
     return true;
 }
 
-/* Whether the term str a merge wrote before has kind flag flag
- * (ENG_TERM_PAIRED, ENG_TERM_RESID; segment.c). */
+/* Whether the term str a merge wrote before is paired (segment.c). */
 struct eng_segw;
-bool eng_segw_flagged(const struct eng_segw *w, const char *str, size_t len, unsigned flag);
+bool eng_segw_paired(const struct eng_segw *w, const char *str, size_t len);
 
 #endif

@@ -277,14 +277,13 @@ int eng_segw_term_end(struct eng_segw *w)
     return eng_tdict_add(&w->dict, &et);
 }
 
-bool eng_segw_flagged(const struct eng_segw *w, const char *str, size_t len, unsigned flag)
+bool eng_segw_paired(const struct eng_segw *w, const char *str, size_t len)
 {
-    /* The terms written so far: a word sorts before its pairs and its
-     * residual. */
+    /* The terms written so far: a paired word sorts before its pairs. */
     struct eng_segment view;
     struct eng_term t;
     eng_tdict_view(&w->dict, (const char *)w->strs.p, w->strs.n, w->post.n, &view);
-    return eng_tdict_find(&view, str, len, &t) < view.nterms && (t.kind & flag);
+    return eng_tdict_find(&view, str, len, &t) < view.nterms && (t.kind & ENG_TERM_PAIRED);
 }
 
 int eng_segw_docs(struct eng_segw *w, const atomic_bool *cancel)
