@@ -113,20 +113,18 @@ static int image_url_resolve(struct arena *a, struct article *art)
  * own site first. Only what ingest_url_canonical takes for an absolute
  * http(s) URL is kept, and not with the tabs or line breaks it would
  * quietly remove: looked for once resolved, since the article's URL (whose
- * canonical form has them removed) may bring its own (found by fuzzing). 0,
- * or ERR_NOMEM. */
+ * canonical form has them removed) may bring its own (found by fuzzing), and
+ * a relative one that holds them resolves with them. 0, or ERR_NOMEM. */
 static int image_url_check(struct arena *a, struct article *art)
 {
     if (!art->url_to_image)
         return 0;
-    int rc = ERR_INVALID;
-    if (!strpbrk(art->url_to_image, "\t\r\n")) {
-        if ((rc = image_url_resolve(a, art)) < 0)
-            return rc;
-        rc = strpbrk(art->url_to_image, "\t\r\n")
-                 ? ERR_INVALID
-                 : ingest_url_canonical(a, art->url_to_image, NULL, NULL);
-    }
+    int rc = image_url_resolve(a, art);
+    if (rc < 0)
+        return rc;
+    rc = strpbrk(art->url_to_image, "\t\r\n")
+             ? ERR_INVALID
+             : ingest_url_canonical(a, art->url_to_image, NULL, NULL);
     if (rc == ERR_NOMEM)
         return rc;
     if (rc < 0)

@@ -138,7 +138,6 @@ static bool wanted(const struct eng_segment *seg, unsigned kind, uint32_t min_do
 
 /* Hand the segments of s that want the column to a new thread (under
  * warm_lock). false when none could be: no thread, no memory. */
-
 static bool warm_start(const struct eng_snap *s, unsigned kind, uint32_t min_docs, bool background,
                        struct store_readers *readers)
 {
@@ -302,7 +301,7 @@ static int warm_mark_path(const struct index_engine *e, unsigned kind, char *out
 void eng_warm_note(struct index_engine *e, unsigned kinds)
 {
     unsigned fresh = kinds & ~atomic_fetch_or(&e->warm_kinds, kinds);
-    for (unsigned kind = 0; kind <= INDEX_FACET_N; kind++) {
+    for (unsigned kind = 0; kind <= WARM_STORY; kind++) {
         char path[4096];
         if (!(fresh >> kind & 1) || warm_mark_path(e, kind, path, sizeof path) < 0)
             continue;
@@ -310,7 +309,7 @@ void eng_warm_note(struct index_engine *e, unsigned kinds)
         if (fd >= 0)
             close(fd);
         else /* the columns are made on first use next time, as without it */
-            log_msg(LOG_WARN, "search index: cannot write %s: %s", path, strerror(errno));
+            log_warn("search index: cannot write %s: %s", path, strerror(errno));
     }
 }
 
@@ -318,7 +317,7 @@ void eng_warm_note(struct index_engine *e, unsigned kinds)
 void eng_warm_recall(struct index_engine *e)
 {
     unsigned kinds = 0;
-    for (unsigned kind = 0; kind <= INDEX_FACET_N; kind++) {
+    for (unsigned kind = 0; kind <= WARM_STORY; kind++) {
         char path[4096];
         if (warm_mark_path(e, kind, path, sizeof path) == 0 && access(path, F_OK) == 0)
             kinds |= 1u << kind;
