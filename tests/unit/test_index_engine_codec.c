@@ -582,6 +582,13 @@ static void random_heads(struct eng_heads *h, uint32_t n, uint64_t *seed, int on
     }
 }
 
+/* The next of the seed's LCG draws (random_heads' generator), its high bits. */
+static uint64_t lcg_next(uint64_t *seed)
+{
+    *seed = *seed * 6364136223846793005u + 1442695040888963407u;
+    return *seed >> 33;
+}
+
 static void assert_heads_equal(const struct eng_heads *a, const struct eng_heads *b, uint32_t n)
 {
     for (unsigned f = 0; f < ENG_FIELDS; f++)
@@ -590,9 +597,10 @@ static void assert_heads_equal(const struct eng_heads *a, const struct eng_heads
 
 /* Format 10: a block's heads come back in both forms (varint under ENG_HEADS_PACKED_MIN
  * postings, bit-packed from it on) at every length, from a buffer cut right after them, through
- * the decoder and the checked decoder alike, which are in each set of fields through the bitmaps
- * alone too; a one-field block of small tfs takes its run's bits and a byte of states and one of
- * width, where varints took a byte a posting. */
+ * the decoder and the checked decoder alike, any subset of them picked alone (eng_heads_pick),
+ * which are in each set of fields through the bitmaps alone too; a one-field block of small tfs
+ * takes its run's bits and a byte of states and one of width, where varints took a byte a posting.
+ */
 static void block_heads_round_trip_in_both_forms(void **state)
 {
     (void)state;
@@ -614,6 +622,24 @@ static void block_heads_round_trip_in_both_forms(void **state)
                 const char *why = NULL;
                 assert_ptr_equal(eng_heads_check(cut, cut + len, n, &checked, &why), cut + len);
                 assert_heads_equal(&h, &checked, n);
+                /* picked: a random ascending subset, each slot as decoded, the rest untouched */
+                uint8_t js[ENG_BLOCK];
+                uint32_t nj = 0;
+                uint64_t every = 1 + lcg_next(&seed) % 8;
+                for (uint32_t i = 0; i < n; i++) {
+                    if (lcg_next(&seed) % every == 0)
+                        js[nj++] = (uint8_t)i;
+                }
+                static struct eng_heads picked;
+                memset(&picked, 0xff, sizeof picked);
+                eng_heads_pick(cut, n, js, nj, &picked);
+                for (uint32_t k = 0, i = 0; i < n; i++) {
+                    bool in = k < nj && js[k] == i;
+                    k += in;
+                    for (unsigned f = 0; f < ENG_FIELDS; f++)
+                        assert_int_equal(picked.tf[f][i],
+                                         in || n < ENG_HEADS_PACKED_MIN ? h.tf[f][i] : UINT32_MAX);
+                }
                 for (unsigned cols = 1; cols < 8; cols++) {
                     uint64_t in[ENG_BLOCK / 64];
                     eng_heads_in_fields(cut, n, cols, in);

@@ -214,6 +214,53 @@ void eng_heads_in_fields(const uint8_t *p, uint32_t n, unsigned cols, uint64_t i
     }
 }
 
+void eng_heads_pick(const uint8_t *p, uint32_t n, const uint8_t *js, uint32_t nj,
+                    struct eng_heads *h)
+{
+    if (n < ENG_HEADS_PACKED_MIN) { /* (a short block's varints are read in turn) */
+        eng_heads_decode(p, n, h);
+        return;
+    }
+    uint64_t words[ENG_FIELDS][ENG_BLOCK / 64];
+    enum field_state state[ENG_FIELDS];
+    unsigned states = *p++;
+    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+        state[f] = (enum field_state)(states >> (2 * f) & 3);
+        if (state[f] == FIELD_BAD) /* (unchecked, as heads_read) */
+            state[f] = FIELD_NONE;
+        if (state[f] == FIELD_SOME) {
+            bitmap_words(p, n, words[f]);
+            p += bitmap_bytes(n);
+        }
+    }
+    for (unsigned f = 0; f < ENG_FIELDS; f++) {
+        uint32_t *tf = h->tf[f];
+        if (state[f] == FIELD_NONE) {
+            for (uint32_t k = 0; k < nj; k++)
+                tf[js[k]] = 0;
+            continue;
+        }
+        uint32_t count = n;
+        if (state[f] == FIELD_SOME)
+            count = bits_pop(words[f][0]) + bits_pop(words[f][1]);
+        unsigned w = *p <= 32 ? *p : 32;
+        size_t len = eng_packed_bytes(count, w);
+        for (uint32_t k = 0; k < nj; k++) {
+            uint32_t j = js[k], at = j;
+            if (state[f] == FIELD_SOME) {
+                uint64_t word = words[f][j >> 6], below = word & (((uint64_t)1 << (j & 63)) - 1);
+                if (!(word >> (j & 63) & 1)) {
+                    tf[j] = 0;
+                    continue;
+                }
+                at = (j >> 6 ? bits_pop(words[f][0]) : 0) + bits_pop(below);
+            }
+            tf[j] = eng_unpack_at(p + 1, len, at, w) + 1;
+        }
+        p += 1 + len;
+    }
+}
+
 const uint8_t *eng_heads_decode(const uint8_t *p, uint32_t n, struct eng_heads *h)
 {
     const char *why;

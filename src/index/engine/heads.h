@@ -39,6 +39,13 @@ size_t eng_heads_encode(uint8_t *out, const struct eng_heads *h, uint32_t n);
 /* The heads of a block of n postings at p (a checked segment's: eng_heads_check) into h; past
  * them (an exact term's positions follow). */
 const uint8_t *eng_heads_decode(const uint8_t *p, uint32_t n, struct eng_heads *h);
+/* Only postings js[0..nj-1] (ascending) of those n into h's slots of the same index, the other
+ * slots left as they were: a packed run is read at a posting's rank in its field, not unpacked
+ * whole. A block holding a few of the matches a filter leaves (a common word among three
+ * sources' articles, relevancy at 10 M: 4 of 128 a block) decoded every head to use a few. */
+#define ENG_HEADS_PICK_RATIO 8 /* picked while fewer than one posting in this many */
+void eng_heads_pick(const uint8_t *p, uint32_t n, const uint8_t *js, uint32_t nj,
+                    struct eng_heads *h);
 /* Which of those postings are in a field of cols, bit i posting i: a bit-packed block's states
  * and bitmaps read a word at a time, its runs not read (a column-restricted term tests a
  * posting's fields, not its tfs). */
@@ -115,11 +122,12 @@ struct eng_block_bound {
     double key;
 };
 /* t's blocks holding a docid of [lo, hi) set in v (as eng_postings_weigh reads), in order,
- * into out (room for eng_term_nblocks(t)); how many. Block b's docids, each posting's wf2
- * (eng_heads_wf2) as well: how many. Meta terms: none. */
+ * into out (room for eng_term_nblocks(t)); how many. Meta terms: none. Then block b's postings
+ * in [lo, hi) set in v: their docids into ids, their wf2s (eng_heads_wf2) into wf2; how many. */
 uint32_t eng_postings_blocks(const struct eng_segment *s, const struct eng_term *t, uint32_t lo,
                              uint32_t hi, const uint64_t *v, uint32_t base,
                              struct eng_block_bound *out);
 uint32_t eng_postings_block(const struct eng_segment *s, const struct eng_term *t, uint32_t b,
+                            uint32_t lo, uint32_t hi, const uint64_t *v, uint32_t base,
                             uint32_t ids[ENG_BLOCK], uint32_t wf2[ENG_BLOCK]);
 #endif

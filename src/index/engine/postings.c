@@ -346,14 +346,44 @@ static bool block_has_match(const struct eng_skip *skip, uint32_t nb, uint32_t b
     return any_bit(v, base, a, z);
 }
 
-/* Block b of text term t: its docids into ids, its heads into h. */
-static void block_read(const struct eng_segment *s, const struct eng_term *t,
-                       const struct eng_skip *skip, uint32_t b, uint32_t ids[ENG_BLOCK],
-                       struct eng_heads *h)
+/* Block b of text term t: its docids into ids, the indexes of those in [lo, hi) set in v into js
+ * (ascending); how many. *past: the block reaches hi (no later block can hold a match). */
+static uint32_t block_matches(const struct eng_segment *s, const struct eng_term *t,
+                              const struct eng_skip *skip, uint32_t b, uint32_t lo, uint32_t hi,
+                              const uint64_t *v, uint32_t base, uint32_t ids[ENG_BLOCK],
+                              uint8_t js[ENG_BLOCK], bool *past)
 {
     const uint8_t *docs = s->post + t->off + eng_term_skip_bytes(t);
-    eng_block_decode(docs + skip[b].doc_off, block_len(t, b), block_prev(skip, b), ids);
-    eng_heads_decode(docs + t->docs_len + skip[b].data_off, block_len(t, b), h);
+    uint32_t n = block_len(t, b), k = 0, e = n, nj = 0;
+    eng_block_decode(docs + skip[b].doc_off, n, block_prev(skip, b), ids);
+    while (k < e && ids[k] < lo)
+        k++;
+    while (e > k && ids[e - 1] >= hi)
+        e--;
+    /* no branch on each posting's bit: an OR's word holds about every third posting of its
+     * block, as often mispredicted */
+    for (uint32_t j = k; j < e; j++) {
+        uint32_t x = ids[j] - base;
+        js[nj] = (uint8_t)j;
+        nj += (uint32_t)(v[x >> 6] >> (x & 63) & 1);
+    }
+    *past = e < n;
+    return nj;
+}
+
+/* The heads of block b's postings js[0..nj-1] into h: those alone when they are few
+ * (eng_heads_pick), else the block's. */
+static void block_heads(const struct eng_segment *s, const struct eng_term *t,
+                        const struct eng_skip *skip, uint32_t b, const uint8_t *js, uint32_t nj,
+                        struct eng_heads *h)
+{
+    const uint8_t *docs = s->post + t->off + eng_term_skip_bytes(t);
+    const uint8_t *heads = docs + t->docs_len + skip[b].data_off;
+    uint32_t n = block_len(t, b);
+    if (nj * ENG_HEADS_PICK_RATIO < n)
+        eng_heads_pick(heads, n, js, nj, h);
+    else if (nj > 0)
+        eng_heads_decode(heads, n, h);
 }
 
 uint32_t eng_postings_fill_in(const struct eng_segment *s, const struct eng_term *t, unsigned cols,
@@ -414,21 +444,22 @@ weigh_walk(const struct eng_segment *s, const struct eng_term *t, uint32_t lo, u
             break;
         if (!block_has_match(skip, nb, b, first, lo, hi, v, base))
             continue;
-        block_read(s, t, skip, b, ids, &h);
-        for (uint32_t j = 0, n = block_len(t, b); j < n; j++) {
-            uint32_t d = ids[j];
-            if (d >= hi)
-                return;
-            uint32_t x = d - base;
-            if (d >= lo && (v[x >> 6] >> (x & 63) & 1)) {
-                uint64_t below = v[x >> 6] & (((uint64_t)1 << (x & 63)) - 1);
-                uint32_t m =
-                    rank[x >> 6] + (hw ? (uint32_t)__builtin_popcountll(below) : bits_pop(below));
-                wf2[m] = cols == ENG_WEIGH_PACKED ? eng_heads_pack(&h, j) : eng_heads_wf2(&h, j, cols);
-                if (dl_floor[m] < skip[b].dl_min)
-                    dl_floor[m] = skip[b].dl_min;
-            }
+        uint8_t js[ENG_BLOCK];
+        bool past;
+        uint32_t nj = block_matches(s, t, skip, b, lo, hi, v, base, ids, js, &past);
+        block_heads(s, t, skip, b, js, nj, &h);
+        for (uint32_t k = 0; k < nj; k++) {
+            uint32_t x = ids[js[k]] - base;
+            uint64_t below = v[x >> 6] & (((uint64_t)1 << (x & 63)) - 1);
+            uint32_t m =
+                rank[x >> 6] + (hw ? (uint32_t)__builtin_popcountll(below) : bits_pop(below));
+            wf2[m] = cols == ENG_WEIGH_PACKED ? eng_heads_pack(&h, js[k])
+                                              : eng_heads_wf2(&h, js[k], cols);
+            if (dl_floor[m] < skip[b].dl_min)
+                dl_floor[m] = skip[b].dl_min;
         }
+        if (past)
+            return;
     }
 }
 
@@ -479,16 +510,21 @@ uint32_t eng_postings_blocks(const struct eng_segment *s, const struct eng_term 
 }
 
 uint32_t eng_postings_block(const struct eng_segment *s, const struct eng_term *t, uint32_t b,
+                            uint32_t lo, uint32_t hi, const uint64_t *v, uint32_t base,
                             uint32_t ids[ENG_BLOCK], uint32_t wf2[ENG_BLOCK])
 {
     struct eng_skip one;
     const struct eng_skip *skip = term_skip(s, t, &one);
     struct eng_heads h;
-    block_read(s, t, skip, b, ids, &h);
-    uint32_t n = block_len(t, b);
-    for (uint32_t j = 0; j < n; j++)
-        wf2[j] = eng_heads_wf2(&h, j, INDEX_FIELD_ALL);
-    return n;
+    uint8_t js[ENG_BLOCK];
+    bool past;
+    uint32_t nj = block_matches(s, t, skip, b, lo, hi, v, base, ids, js, &past);
+    block_heads(s, t, skip, b, js, nj, &h);
+    for (uint32_t k = 0; k < nj; k++) { /* (js[k] >= k: ids compacts in place) */
+        ids[k] = ids[js[k]];
+        wf2[k] = eng_heads_wf2(&h, js[k], INDEX_FIELD_ALL);
+    }
+    return nj;
 }
 
 /* --- the encoder: a term's postings as the builder (segbuild.c) and the

@@ -376,16 +376,9 @@ static int rank_blocks(struct run *r, struct ev *ev2, const struct sets *b, cons
             break;
         h[0] = h[--n];
         block_sift(h, n, 0);
-        uint32_t np = eng_postings_block(seg, t, top.b, ids, wf2), nin = 0;
-        for (uint32_t j = 0; j < np; j++) { /* the matches, their length bytes asked for */
-            uint32_t d = ids[j];
-            if (d < b->lo || d >= b->hi || !bits_get(v, d - b->base))
-                continue;
-            if (ev2->norm)
-                __builtin_prefetch(&ev2->norm[d]);
-            ids[nin] = d;
-            wf2[nin++] = wf2[j];
-        }
+        uint32_t nin = eng_postings_block(seg, t, top.b, b->lo, b->hi, v, b->base, ids, wf2);
+        for (uint32_t j = 0; ev2->norm && j < nin; j++) /* the matches' length bytes asked for */
+            __builtin_prefetch(&ev2->norm[ids[j]]);
         for (uint32_t j = 0; j < nin; j++) {
             r->freq[0] = wf2[j] * 0.5; /* as eng_rank_weigh_page */
             score_weighed(r, ev2, ids[j], top.dl_min);

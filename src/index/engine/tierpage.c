@@ -112,13 +112,10 @@ static int tier_whole(struct ev *ev2, const struct sets *b, const uint64_t *v,
         return ERR_NOMEM;
     uint32_t ids[ENG_BLOCK], wf2[ENG_BLOCK];
     for (uint32_t k = 0; k < eng_term_nblocks(t); k++) {
-        uint32_t np = eng_postings_block(ev2->seg, t, k, ids, wf2);
-        for (uint32_t j = 0; j < np; j++) {
-            if (ids[j] >= b->lo && ids[j] < b->hi && bits_get(v, ids[j] - b->base)) {
-                l->doc[l->n] = ids[j];
-                l->wf2[l->n++] = wf2[j];
-            }
-        }
+        uint32_t np = eng_postings_block(ev2->seg, t, k, b->lo, b->hi, v, b->base, ids, wf2);
+        memcpy(l->doc + l->n, ids, np * sizeof *ids);
+        memcpy(l->wf2 + l->n, wf2, np * sizeof *wf2);
+        l->n += np;
     }
     return 0;
 }

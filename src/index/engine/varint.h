@@ -100,6 +100,25 @@ eng_unpack_from(const uint8_t *p, size_t len, uint32_t i, uint32_t n, unsigned w
         }
     }
 }
+/* Value i of such a run (i < n): the one load eng_unpack_from makes for it,
+ * from the same padded copy near the run's end. A weighed block with a
+ * few matches reads their tfs alone (eng_heads_pick). */
+static inline uint32_t eng_unpack_at(const uint8_t *p, size_t len, uint32_t i, unsigned w)
+{
+    if (w == 0)
+        return 0;
+    size_t bit = (size_t)i * w, at = bit >> 3;
+    uint64_t x;
+    if (at + 8 <= len) {
+        x = bits_le64(p + at);
+    } else {
+        uint8_t tail[8] = {0};
+        for (size_t k = 0; at + k < len; k++)
+            tail[k] = p[at + k];
+        x = bits_le64(tail);
+    }
+    return (uint32_t)(x >> (bit & 7) & (((uint64_t)1 << w) - 1));
+}
 /* All n values of such a run into out. */
 void eng_unpack(const uint8_t *p, size_t len, uint32_t n, unsigned w, uint32_t *out);
 
