@@ -201,6 +201,7 @@ int cmd_index(int argc, char **argv)
     struct index_options iopt = {.kind = kind, .local_dir = dir, .no_follow = true};
     cmd_engine_options(&iopt.engine);
     iopt.engine.staged = build;
+    iopt.engine.files_only = sizes; /* a report: never a build of the whole table */
     if ((rc = index_open_with(&idx, store, &iopt, &err)) < 0) {
         cmd_fail("cannot open the search index: %s", err_msg(&err, rc));
         goto out;

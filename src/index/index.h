@@ -218,6 +218,10 @@ struct index_engine_options {
                              * stories) made in the background, at open and once
                              * built (docs/engine.md "A column made off the
                              * request's thread"); 0: the default, 65,536 */
+    bool files_only;        /* newsd index sizes: only what the index directory's
+                             * files hold; where it has none this version reads,
+                             * the open fails (ERR_NOTFOUND) and builds nothing
+                             * from the table (nor makes the directory) */
     bool staged;            /* newsd index build: the files go to the staged
                              * directory of this build's segment format
                              * (index_engine_staged_dir) beside the live one,

@@ -347,10 +347,15 @@ def test_serve_sigterm_exits_0(small):
 def test_index_sizes_parts_add_up_to_the_files(tmp_path):
     """`newsd index sizes`: the engine's files part by part, every byte
     named once (the parts add up to the index proper and the document store,
-    and those to the files on disk), and no breakdown for fts5."""
+    and those to the files on disk), none before the files are there (and
+    nothing built to make them), and no breakdown for fts5."""
     store = tmp_path / "s"
     cli_ok("import", "--create", "--store", store, os.path.join(DATA, "articles.jsonl"),
            os.path.join(DATA, "handmade.jsonl"))
+    # before any index files: a report, not a build of the whole table (10 minutes at 10 M)
+    r = run_cli("index", "sizes", "--store", store, "--index", "engine")
+    assert r.rc == 1 and "no index files of segment format" in r.err, repr(r)
+    assert not os.path.exists(os.path.join(store, "newsd.db.engine")), "sizes made the directory"
     cli_ok("index", "verify", "--store", store, "--index", "engine")  # writes the files
     r = cli_ok("index", "sizes", "--store", store, "--index", "engine")
     parts = {}

@@ -318,6 +318,12 @@ void eng_persist_open(struct eng_writer *w)
         (void)eng_staged_dir(w->db_path, w->dir, n, NULL);
     else
         snprintf(w->dir, n, "%s.engine", w->db_path);
+    struct stat st;
+    if (w->files_only && stat(w->dir, &st) != 0) { /* (a report makes no directory) */
+        free(w->dir);
+        w->dir = NULL;
+        return;
+    }
     if (mkdir(w->dir, 0700) != 0 && errno != EEXIST) {
         log_msg(LOG_WARN, "search index: cannot create %s (%s): the index stays in memory", w->dir,
                 strerror(errno));

@@ -210,6 +210,11 @@ static int writer_load(struct eng_writer *w, struct err *err)
         return rc;
     eng_persist_open(w);
     w->loaded = eng_persist_load(w);
+    if (w->files_only && !w->loaded)
+        return err_set(err, ERR_NOTFOUND,
+                       "no index files of segment format %u in %s.engine (newsd serve builds "
+                       "them from the store, newsd index build ahead of it)",
+                       (unsigned)eng_segment_version(), w->db_path);
     /* Opening from the files leaves the row count (rows deleted while
      * newsd was stopped) to the first poll: on a cold page cache count(*)
      * is most of an open (2.5 s of 2.6 at 5 M articles). A full build
@@ -250,6 +255,7 @@ int eng_writer_open(struct eng_writer **out, const struct eng_writer_config *cfg
     w->checkpoint_ms = ck == INDEX_CHECKPOINT_ALWAYS ? 0 : ck > 0 ? ck : CHECKPOINT_MS;
     w->persist = !cfg->opt->no_files;
     w->staged = cfg->opt->staged;
+    w->files_only = cfg->opt->files_only;
     w->next_file = 1;
     w->stopping = cfg->stopping;
     w->slot = cfg->slot;

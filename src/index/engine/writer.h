@@ -54,6 +54,7 @@ struct eng_writer {
     int64_t checkpoint_ms;
     bool persist; /* the index directory may be used */
     bool staged;  /* it is the staged one (index_engine_options.staged) */
+    bool files_only; /* index_engine_options.files_only */
     /* interned source ids: srcs[k] is number k of src_ids, which finds it */
     char **srcs;
     size_t nsrc, srccap;
