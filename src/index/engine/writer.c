@@ -30,6 +30,13 @@
  * import it took half a core. A poll that leaves it out owes it to the
  * next one past this time, changes or not. */
 #define COUNT_EVERY_MS 1000
+/* ... and at most one twentieth of the follower's time: an import beside
+ * the server at 10 M articles, count(*) reading its index through pread
+ * while the import's writes churned the page cache, was 12.6 % of the
+ * server's samples and held up each second's poll of the new rows for as
+ * long (bench/fresh.py). The next count is due after this many times the
+ * last one's duration, when that is longer than COUNT_EVERY_MS. */
+#define COUNT_SHARE 20
 
 /* A document dictionary of the table's segments (the last one's that has
  * one) to b, for the segment it is about to finish: a poll's segment takes
@@ -100,8 +107,13 @@ static int poll_once(struct eng_writer *w, bool force, bool count, struct err *e
             p.n = w->nseg;
         }
     }
-    if (rc == 0 && count)
+    if (rc == 0 && count) {
+        int64_t count_start = clock_mono_ms();
         rc = store_reader_count(w->db, &rows, err);
+        int64_t took = clock_mono_ms() - count_start;
+        w->count_every_ms =
+            took * COUNT_SHARE > COUNT_EVERY_MS ? took * COUNT_SHARE : COUNT_EVERY_MS;
+    }
     if (rc == 0)
         rc = store_reader_head(w->db, &head, err);
     if (rc == 0 && count) {
@@ -199,7 +211,8 @@ int eng_writer_poll(struct eng_writer *w, struct err *err)
         return rc;
     /* The count check an open from the files left for later, or one a busy
      * poll left out: forced once it is due. */
-    bool due = clock_mono_ms() - w->counted_ms >= COUNT_EVERY_MS;
+    bool due =
+        clock_mono_ms() - w->counted_ms >= (w->count_every_ms ? w->count_every_ms : COUNT_EVERY_MS);
     return poll_once(w, reread || (due && atomic_load(&w->count_pending)), reread || due, err);
 }
 
