@@ -305,7 +305,8 @@ static struct eng_segment *merge2(struct eng_segment *a, struct eng_segment *b)
 
 /* A residual as long as its word is left out, the word read as itself; a
  * word never with a stem beside it is bare; a merge keeps a residual where
- * each input kept it or is bare, a bare input's word its part (resid.h). */
+ * each input kept it or is bare, a bare input's word its part (resid.h),
+ * and where their live parts together are still worth it. */
 static void a_residual_is_kept_where_it_is_worth_it(void **state)
 {
     (void)state;
@@ -345,6 +346,28 @@ static void a_residual_is_kept_where_it_is_worth_it(void **state)
     want += t.df;
     assert_true(eng_segment_term(merged, "people\0", 7, &r));
     assert_int_equal(r.df, want);
+    assert_true(same_as_relevancy(merged, NULL) > 1000);
+    eng_segment_unref(merged);
+    eng_segment_unref(small);
+    eng_segment_unref(seg);
+
+    /* a kept residual (two in five Russian) and a bare input that together
+     * hold more than half of the word: the merge counts both, leaves it out */
+    make_docs(13);
+    for (size_t i = 0; i < NDOC; i++) {
+        docs[i].language = i >= 600 || i % 5 < 2 ? "ru" : "en";
+        if (i >= 600) { /* older than the others: each input's docids shifted, none mapped */
+            docs[i].pub -= 100000;
+            docs[i].id = docs[i].pub << 20 | (int64_t)i;
+        }
+    }
+    seg = build(0, 600);
+    small = build(600, NDOC);
+    assert_int_equal(people_flags(seg), ENG_TERM_RESID);
+    assert_int_equal(people_flags(small), ENG_TERM_BARE);
+    merged = merge2(seg, small);
+    assert_int_equal(people_flags(merged), 0);
+    assert_false(eng_segment_term(merged, "people\0", 7, &r));
     assert_true(same_as_relevancy(merged, NULL) > 1000);
     eng_segment_unref(merged);
     eng_segment_unref(small);

@@ -155,6 +155,10 @@ static unsigned resid_flags(struct eng_merge *m, const bool *has, const struct m
         }
         if (!rhas[i])
             continue;
+        if (m->shift[i] != MAP_LOADED) { /* no deletion there: every posting is live */
+            rdf += rti[i].t.df;
+            continue;
+        }
         eng_cursor_init(&cur[i], m->in[i], &rti[i].t);
         for (uint32_t d = next_live(m, i, &cur[i]); d != ENG_END; d = next_live(m, i, &cur[i])) {
             rdf++;

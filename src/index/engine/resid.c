@@ -68,9 +68,10 @@ int eng_resid_settle(struct eng_bdict *d, uint32_t min_df)
         }
         struct eng_bterm *r = &d->terms[t->resid1 - 1];
         uint64_t rn = (uint64_t)t->resid_from + r->n;
-        if (eng_resid_kept(min_df, t->n, rn))
+        bool kept = eng_resid_kept(min_df, t->n, rn);
+        if (kept)
             t->kind |= ENG_TERM_RESID;
-        if (!eng_resid_kept(min_df, t->n, rn) || rn == 0)
+        if (!kept || rn == 0)
             r->resid1 = ENG_RESID_NONE; /* left out, or empty */
         else if (t->resid_from > 0 && resid_prepend(t, r) < 0)
             return ERR_NOMEM;

@@ -211,8 +211,7 @@ int eng_writer_poll(struct eng_writer *w, struct err *err)
         return rc;
     /* The count check an open from the files left for later, or one a busy
      * poll left out: forced once it is due. */
-    bool due =
-        clock_mono_ms() - w->counted_ms >= (w->count_every_ms ? w->count_every_ms : COUNT_EVERY_MS);
+    bool due = clock_mono_ms() - w->counted_ms >= w->count_every_ms;
     return poll_once(w, reread || (due && atomic_load(&w->count_pending)), reread || due, err);
 }
 
@@ -269,6 +268,7 @@ int eng_writer_open(struct eng_writer **out, const struct eng_writer_config *cfg
     w->persist = !cfg->opt->no_files;
     w->staged = cfg->opt->staged;
     w->files_only = cfg->opt->files_only;
+    w->count_every_ms = COUNT_EVERY_MS;
     w->next_file = 1;
     w->stopping = cfg->stopping;
     w->slot = cfg->slot;

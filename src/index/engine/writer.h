@@ -65,7 +65,7 @@ struct eng_writer {
     const atomic_bool *stopping; /* the engine is being freed: a long read ends */
     atomic_bool count_pending;   /* the row count check is still to be made (eng_writer_poll) */
     int64_t counted_ms;          /* when it was last made (clock_mono_ms) */
-    int64_t count_every_ms;      /* when the next is due after it (0: COUNT_EVERY_MS) */
+    int64_t count_every_ms;      /* when the next is due after it */
     /* merges (merge.c) */
     struct eng_merge *merge; /* the one running, NULL none */
     uint64_t merge_file;     /* its output's file id: the sweep leaves it alone */
