@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <pthread.h>
 #include <cmocka.h>
 #include "test_ingest_file.h"
 #include "test_requests.h"
@@ -400,6 +401,78 @@ static void asked_for_columns_are_made_at_the_next_start(void **state)
     arena_release(&a);
 }
 
+/* A column being made is waited for by who asks for that column only: a
+ * search that needs another column of the segment (a language filter's,
+ * the length norms of relevancy) makes it at once. One lock over every
+ * build made the first `language=en` search after a restart of a 10 M
+ * store wait a second behind the warm threads' columns. Another thread
+ * "making" the author column is stood for by its bit (no thread touches
+ * these columns but this one); a wait for it would hang, which the alarm
+ * turns into a failure. Then threads asking for one column at once all
+ * get the one column made. */
+struct col_ask {
+    struct eng_segment *seg;
+    const struct eng_facet_col *col;
+    int rc;
+};
+
+static void *ask_author(void *arg)
+{
+    struct col_ask *q = arg;
+    q->rc = eng_facet_column(q->seg, INDEX_FACET_AUTHOR, &q->col);
+    return NULL;
+}
+
+static void a_column_being_made_keeps_no_other_waiting(void **state)
+{
+    struct fixture *f = *state;
+    struct index_engine_options opt = {.segment_docs = 37, .no_files = true};
+    struct index_backend *eng;
+    struct err err;
+    err_clear(&err);
+    assert_int_equal(index_engine_new(&eng, store_sqlite_path(f->s), &opt, &err), 0);
+    struct eng_snap *sn = eng_slot_get(&((struct index_engine *)eng)->slot);
+    assert_true(sn->nseg >= 2);
+    struct eng_segment *seg = sn->segs[0];
+    const uint8_t *norms;
+    assert_int_equal(eng_length_norms(seg, &norms), 0); /* the columns' struct exists */
+    struct eng_facet_cols *cols = atomic_load(&seg->facets);
+    assert_non_null(cols);
+
+    cols->building |= 1u << INDEX_FACET_AUTHOR; /* "another thread makes it" */
+    alarm(60);
+    const struct eng_facet_col *lang;
+    const struct eng_source_docs *by_source;
+    assert_int_equal(eng_facet_column(seg, INDEX_FACET_LANGUAGE, &lang), 0);
+    assert_non_null(lang);
+    assert_true(lang->vals.n > 0);
+    assert_int_equal(eng_source_docs(seg, &by_source), 0);
+    assert_non_null(by_source);
+    alarm(0);
+    assert_null(atomic_load(&cols->col[INDEX_FACET_AUTHOR]));   /* nobody made it */
+    assert_int_equal(cols->building, 1u << INDEX_FACET_AUTHOR); /* the others' bits cleared */
+    cols->building = 0;
+
+    /* many ask for the author column of another segment at once: one
+     * column, the same for all (two made would differ, and leak) */
+    struct col_ask q[4];
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) {
+        q[i] = (struct col_ask){.seg = sn->segs[1]};
+        assert_int_equal(pthread_create(&th[i], NULL, ask_author, &q[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+        assert_int_equal(q[i].rc, 0);
+        assert_non_null(q[i].col);
+        assert_ptr_equal(q[i].col, q[0].col);
+    }
+    assert_ptr_equal(atomic_load(&atomic_load(&sn->segs[1]->facets)->col[INDEX_FACET_AUTHOR]),
+                     q[0].col);
+    eng_snap_unref(sn);
+    eng->free(eng);
+}
+
 static void after_deletions_too(void **state)
 {
     struct fixture *f = *state;
@@ -414,6 +487,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(columns_made_past_the_deadline),
         cmocka_unit_test(asked_for_columns_are_made_at_the_next_start),
+        cmocka_unit_test(a_column_being_made_keeps_no_other_waiting),
         cmocka_unit_test(counts_agree),
         cmocka_unit_test(facets_agree),
         cmocka_unit_test(after_deletions_too),

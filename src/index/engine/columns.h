@@ -40,6 +40,7 @@ struct eng_facet_cols {
     _Atomic(struct eng_facet_col *) col[INDEX_FACET_N];
     _Atomic(struct eng_source_docs *) by_source;
     _Atomic(uint8_t *) norm; /* per docid: eng_norm_of(dl[docid]) */
+    unsigned building;       /* the columns a thread is making (facet_cols.c's build_lock) */
 };
 
 /* A document's length in a byte, rounded down: exact below 128, then

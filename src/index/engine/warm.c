@@ -5,8 +5,9 @@
  * them to a new thread (which holds a reference to each) and waits on the
  * condition, woken each time the thread has made one. The thread makes
  * them with the same calls a search would (eng_facet_column,
- * eng_story_column: their own lock lets one build run at a time), so a
- * search that comes meanwhile without a deadline simply waits there. */
+ * eng_story_column), so a search that comes meanwhile without a deadline
+ * and asks for the column being made waits for that one there; a facet
+ * column of another facet or segment it makes at once (facet_cols.c). */
 #define _GNU_SOURCE /* gettid */
 #include "index/engine/warm.h"
 #include "index/engine/columns.h"
