@@ -35,6 +35,12 @@ static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
 static bool warm_cond_ok;
 static unsigned warm_threads;  /* under warm_lock */
 static unsigned warm_draining; /* under warm_lock: the threads pass over what is left */
+/* A start's (or a merge's) facet columns are made one at a time, on one
+ * niced core at most beside the searches, as when facet_cols.c held one
+ * lock over every build: a search that needs another column now makes it
+ * at once, and five facets made together took the CPU from the first
+ * searches after a restart. */
+static pthread_mutex_t background_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void warm_init(void)
 {
@@ -101,9 +107,14 @@ static void *warm_main(void *arg)
     struct warm_job *j = arg;
     if (j->background)
         (void)setpriority(PRIO_PROCESS, (id_t)gettid(), WARM_NICE);
+    bool one_at_a_time = j->background && j->kind != WARM_STORY;
     for (size_t i = 0; i < j->n; i++) {
+        if (one_at_a_time)
+            pthread_mutex_lock(&background_lock);
         if (!draining())
             make_column(j, j->segs[i]);
+        if (one_at_a_time)
+            pthread_mutex_unlock(&background_lock);
         if (j->kind != WARM_STORY)
             made(j->segs[i], j->kind);
     }
