@@ -3,8 +3,10 @@
 #ifndef NEWSD_FUZZ_CHECK_H
 #define NEWSD_FUZZ_CHECK_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define CHECK(c)                                                                                   \
     do {                                                                                           \
@@ -13,5 +15,18 @@
             abort();                                                                               \
         }                                                                                          \
     } while (0)
+
+/* The input as the C string a parser is handed: a copy with a NUL after
+ * it (one inside ends the string), exactly sized so reads past it are
+ * caught; NULL when out of memory (the input is passed over). */
+static inline char *fuzz_cstring(const uint8_t *data, size_t size)
+{
+    char *s = malloc(size + 1);
+    if (s) {
+        memcpy(s, data, size);
+        s[size] = '\0';
+    }
+    return s;
+}
 
 #endif

@@ -72,11 +72,9 @@ static void host(const char *s, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *s = malloc(size + 1);
+    char *s = fuzz_cstring(data, size);
     if (!s)
         return 0;
-    memcpy(s, data, size);
-    s[size] = '\0';
     allow_list(s, size);
     if (!memchr(s, '\0', size))
         host(s, size);

@@ -55,10 +55,18 @@ static size_t walk(const struct query_node *n, const struct query_node *parent, 
         CHECK(n->field == QUERY_FIELD_ANY || n->field == QUERY_FIELD_TITLE);
         CHECK(!n->prefix || (n->kind == QUERY_WORD && !n->exact));
         return 1;
-    case QUERY_META: /* source:/domain: values are bytes, whole, without space or quote */
+    case QUERY_META: /* source:/domain: values are bytes, whole, without space or quote; */
+        /* author: a name's folded words joined by single spaces */
         CHECK(n->n == 1 && n->tokens[0] && n->tokens[0][0]);
-        CHECK(n->field == QUERY_FIELD_SOURCE || n->field == QUERY_FIELD_DOMAIN);
-        CHECK(!strpbrk(n->tokens[0], " \""));
+        CHECK(n->field == QUERY_FIELD_SOURCE || n->field == QUERY_FIELD_DOMAIN ||
+              n->field == QUERY_FIELD_AUTHOR);
+        if (n->field == QUERY_FIELD_AUTHOR) {
+            const char *v = n->tokens[0];
+            size_t len = strlen(v);
+            CHECK(!strchr(v, '"') && v[0] != ' ' && v[len - 1] != ' ' && !strstr(v, "  "));
+        } else {
+            CHECK(!strpbrk(n->tokens[0], " \""));
+        }
         return 1;
     case QUERY_NOT:
         CHECK(n->n == 1 && parent && parent->kind == QUERY_AND);
@@ -88,8 +96,7 @@ static void to_query(struct buf *b, const struct query_node *n, const struct que
 {
     switch (n->kind) {
     case QUERY_META:
-        buf_printf(b, "%s:\"%s\"", n->field == QUERY_FIELD_SOURCE ? "source" : "domain",
-                   n->tokens[0]);
+        buf_printf(b, "%s\"%s\"", query_field_name(n->field), n->tokens[0]);
         return;
     case QUERY_WORD:
     case QUERY_PHRASE:

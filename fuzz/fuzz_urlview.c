@@ -67,11 +67,9 @@ static void passwords_masked(const char *out)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *s = malloc(size + 1);
+    char *s = fuzz_cstring(data, size);
     if (!s)
         return 0;
-    memcpy(s, data, size);
-    s[size] = '\0';
     size_t n = strlen(s); /* a NUL inside ends the string */
     struct urlview v;
     urlview_parse(&v, s);

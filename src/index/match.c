@@ -16,6 +16,7 @@
 #include "store/store.h"
 #include "text/text_fts5.h"
 #include "util/array.h"
+#include "util/buf.h"
 #include "util/limits.h"
 #include "util/sort.h"
 #include "util/strtab.h"
@@ -347,7 +348,13 @@ int index_match_doc_new(struct index_match_doc **out, const struct store_row *ro
         if (text_fts5_column_tokenize(lang, texts[f], doc_token, &df) != 0)
             goto fail;
     }
-    if (doc_meta(d, row->meta_terms) < 0)
+    /* the author's meta terms as every index makes them (store/meta.h) */
+    struct buf authors;
+    buf_init(&authors, 0);
+    bool terms_ok = store_meta_author_terms(&authors, row->author) >= 0 &&
+                    doc_meta(d, row->meta_terms) == 0 && doc_meta(d, authors.data) == 0;
+    buf_release(&authors);
+    if (!terms_ok)
         goto fail;
     if (d->n_occ > 1)
         qsort(d->occ, d->n_occ, sizeof *d->occ, sort_cmp_u64);

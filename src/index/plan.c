@@ -221,7 +221,7 @@ static int plan_node(struct pctx *c, const struct query_node *q, unsigned colset
 {
     /* A field term: title: searches titles whatever searchIn says (as
      * qInTitle does), source:/domain: are the filters' meta terms, which
-     * score nothing (as the filters). */
+     * score nothing (as the filters), author: the author's (store/meta.h). */
     int rc = query_node_check(q, depth, c->err);
     if (rc < 0)
         return rc;
@@ -251,11 +251,17 @@ static int plan_node(struct pctx *c, const struct query_node *q, unsigned colset
     case QUERY_NOT:
         break; /* refused by query_node_check */
     case QUERY_META:
-        *out = meta_term(c, q->field == QUERY_FIELD_SOURCE ? STORE_META_SOURCE : STORE_META_DOMAIN,
-                         q->tokens[0]);
+        *out = meta_term(c, index_plan_meta_kind(q->field), q->tokens[0]);
         return *out ? 0 : err_set(c->err, ERR_NOMEM, "out of memory");
     }
     return err_set(c->err, ERR_INVALID, "malformed query tree");
+}
+
+char index_plan_meta_kind(enum query_field field)
+{
+    return field == QUERY_FIELD_SOURCE   ? STORE_META_SOURCE
+           : field == QUERY_FIELD_AUTHOR ? STORE_META_AUTHOR
+                                         : STORE_META_DOMAIN;
 }
 
 /* One meta term: PLAN_META_MARK then store_meta_term's spelling. */

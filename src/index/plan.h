@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "index/index.h"
+#include "query/query.h"
 #include "util/arena.h"
 #include "util/err.h"
 
@@ -62,6 +63,10 @@ struct plan_tree {
     size_t nleaves;
     bool has_prefix; /* a TERM is a prefix: for the matcher only */
 };
+
+/* The meta term kind (store/meta.h) of a META node's field: source,
+ * domain or author. */
+char index_plan_meta_kind(enum query_field field);
 
 /* Build the plan of req (arena-owned). ERR_INVALID / ERR_TOO_LARGE /
  * ERR_NOMEM as index_fts5_match_build. */

@@ -214,20 +214,40 @@ int query_node_negate(struct arena *a, struct query_node *x, size_t pos, struct 
     return 0;
 }
 
+const char *query_field_name(enum query_field f)
+{
+    switch (f) {
+    case QUERY_FIELD_ANY:
+        break;
+    case QUERY_FIELD_TITLE:
+        return "title:";
+    case QUERY_FIELD_SOURCE:
+        return "source:";
+    case QUERY_FIELD_DOMAIN:
+        return "domain:";
+    case QUERY_FIELD_AUTHOR:
+        return "author:";
+    }
+    return "";
+}
+
 void query_format(struct buf *out, const struct query_node *n)
 {
     if (!n)
         return;
     switch (n->kind) {
-    case QUERY_META:
-        buf_puts(out, n->field == QUERY_FIELD_SOURCE ? "source:" : "domain:");
+    case QUERY_META: /* a name has spaces: quoted, as q writes it */
+        buf_puts(out, query_field_name(n->field));
+        if (n->field == QUERY_FIELD_AUTHOR)
+            buf_putc(out, '"');
         buf_puts(out, n->tokens[0]);
+        if (n->field == QUERY_FIELD_AUTHOR)
+            buf_putc(out, '"');
         return;
     case QUERY_WORD:
     case QUERY_PHRASE:
     case QUERY_NEAR:
-        if (n->field == QUERY_FIELD_TITLE)
-            buf_puts(out, "title:");
+        buf_puts(out, query_field_name(n->field));
         if (n->kind != QUERY_WORD || n->exact)
             buf_putc(out, '"');
         for (size_t i = 0; i < n->n; i++) {
@@ -330,7 +350,7 @@ int query_node_check(const struct query_node *q, int depth, struct err *err)
         return 0;
     case QUERY_NOT:
         return err_set(err, ERR_INVALID, "a query cannot only exclude");
-    case QUERY_META: /* source:/domain: (query.h) */
+    case QUERY_META: /* source:/domain:/author: (query.h) */
         if (q->n != 1 || q->tokens == NULL || q->tokens[0] == NULL || q->tokens[0][0] == '\0')
             return err_set(err, ERR_INVALID, "malformed query field term");
         return 0;

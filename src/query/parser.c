@@ -2,7 +2,8 @@
  *   or := and ('OR' and)*;  and := unary (['AND'] unary)*;
  *   unary := ('NOT' | '+' | '-') unary | primary;
  *   primary := word | phrase ['~' digits] | '(' or ')'
- * where a word that starts with a field name (title: source: domain:) and
+ * where a word that starts with a field name (title: source: domain:
+ * author:) and
  * its value written at once after the colon (a word, or a quoted phrase)
  * is a field term;
  * building the normal form as it goes (ast.c). Recursion is bounded: every
@@ -190,6 +191,7 @@ static const struct {
     {"title:", QUERY_FIELD_TITLE},
     {"source:", QUERY_FIELD_SOURCE},
     {"domain:", QUERY_FIELD_DOMAIN},
+    {"author:", QUERY_FIELD_AUTHOR},
 };
 
 /* Whether the current WORD token starts with a field name; its length in
@@ -209,9 +211,41 @@ static bool field_of_word(const struct parser *p, enum query_field *field, size_
     return false;
 }
 
-/* source:ID / domain:D as a META node of value v[0..len). The value is not
- * tokenized: it is compared whole, as the sources and domains parameters
- * compare theirs. */
+/* author:N's value: the name's words (folded, as the index's author terms
+ * read them: store/meta.h) joined by single spaces, so that the canonical
+ * form and the deduplication see "Jane  DOE" as "jane doe". */
+static int author_value(struct parser *p, const char *v, size_t len, size_t pos, char **out)
+{
+    struct collect c = {.a = p->a, .n = 0};
+    int rc = text_tokenize(v, len, collect_token, &c);
+    if (rc == ERR_TOO_LARGE || (rc == 0 && c.n > LIMIT_AUTHOR_WORDS))
+        return err_set(p->err, ERR_TOO_LARGE,
+                       "an author name of more than %d words after author: at character %zu",
+                       LIMIT_AUTHOR_WORDS, pos);
+    if (rc < 0)
+        return rc;
+    if (c.n == 0)
+        return err_set(p->err, ERR_PARSE, "invalid author after author: at character %zu", pos);
+    size_t total = 0;
+    for (size_t i = 0; i < c.n; i++)
+        total += strlen(c.tok[i]) + 1;
+    char *val = arena_alloc(p->a, total);
+    if (val == NULL)
+        return ERR_NOMEM;
+    size_t at = 0;
+    for (size_t i = 0; i < c.n; i++) {
+        size_t n = strlen(c.tok[i]);
+        memcpy(val + at, c.tok[i], n);
+        at += n;
+        val[at++] = i + 1 < c.n ? ' ' : '\0';
+    }
+    *out = val;
+    return 0;
+}
+
+/* source:ID / domain:D / author:N as a META node of value v[0..len). A
+ * source or domain is not tokenized: it is compared whole, as the sources
+ * and domains parameters compare theirs. */
 static int make_meta(struct parser *p, enum query_field field, const char *v, size_t len,
                      size_t pos, struct query_node **out)
 {
@@ -223,8 +257,10 @@ static int make_meta(struct parser *p, enum query_field field, const char *v, si
 
     if (!val || !n || !toks)
         return ERR_NOMEM;
-    bool ok = len > 0 && strlen(val) == len;
-    for (size_t i = 0; ok && i < len; i++)
+    if (field == QUERY_FIELD_AUTHOR && (rc = author_value(p, v, len, pos, &val)) < 0)
+        return rc;
+    bool ok = field == QUERY_FIELD_AUTHOR || (len > 0 && strlen(val) == len);
+    for (size_t i = 0; ok && field != QUERY_FIELD_AUTHOR && i < len; i++)
         ok = (unsigned char)val[i] > ' ' && val[i] != 0x7F;
     /* domains='s reading, to its fixed point ("www.www.x" is "x"), so that
      * the canonical form reads back as the same term. */
@@ -238,7 +274,7 @@ static int make_meta(struct parser *p, enum query_field field, const char *v, si
     }
     if (!ok)
         return err_set(p->err, ERR_PARSE, "invalid %s after %s at character %zu", name,
-                       field == QUERY_FIELD_SOURCE ? "source:" : "domain:", pos);
+                       query_field_name(field), pos);
     if ((rc = count_term(p, pos)) < 0)
         return rc;
     toks[0] = val;
@@ -283,7 +319,7 @@ static int make_prefix(struct parser *p, const char *text, size_t len, enum quer
 }
 
 /* The current WORD or PHRASE token as an operand, reading a field term
- * (title:word, title:"a phrase", source:ID, domain:D) when the word starts
+ * (title:word, title:"a phrase", source:ID, domain:D, author:N) when the word starts
  * with a field name and its value follows at once; then the next token. */
 static int parse_operand(struct parser *p, struct query_node **out)
 {
@@ -310,11 +346,12 @@ static int parse_operand(struct parser *p, struct query_node **out)
     }
     const char *text = p->lx.q + p->tok.start + skip;
     size_t len = p->tok.end - p->tok.start - skip;
-    bool meta = field == QUERY_FIELD_SOURCE || field == QUERY_FIELD_DOMAIN;
+    bool meta =
+        field == QUERY_FIELD_SOURCE || field == QUERY_FIELD_DOMAIN || field == QUERY_FIELD_AUTHOR;
     if (p->tok.near && meta)
         return err_set(p->err, ERR_PARSE,
                        "a distance ~N follows words in quotes, not %s, at character %zu",
-                       field == QUERY_FIELD_SOURCE ? "source:" : "domain:", t.pos);
+                       query_field_name(field), t.pos);
     if (p->tok.near)
         rc = make_near(p, text, len, field, p->tok.distance, t.pos, out);
     else if (meta)

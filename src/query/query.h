@@ -5,7 +5,7 @@
  *   and     := unary (['AND'] unary)*
  *   unary   := 'NOT' unary | '+' primary | '-' primary | primary
  *   primary := field | WORD | '"' phrase '"' ['~' DIGITS] | '(' or ')'
- *   field   := ('title:' | 'source:' | 'domain:') (WORD-text | '"' phrase '"')
+ *   field   := ('title:' | 'source:' | 'domain:' | 'author:') (WORD-text | '"' phrase '"')
  * A bare word ending in '*' whose text before the star is one token is a
  * prefix (WORD with prefix set): the index expands it (index/prefix.c).
  * Operators are upper case only. Words are tokenized with text/: a word
@@ -37,7 +37,7 @@ enum query_kind {
     QUERY_AND,
     QUERY_OR,
     QUERY_NOT,
-    QUERY_META, /* source:ID or domain:D: a filter inside the tree (field says which) */
+    QUERY_META, /* source:ID, domain:D or author:N: a filter inside the tree (field says which) */
     QUERY_NEAR, /* "a b"~N: ≥ 2 distinct exact tokens, in one window of one field with at
                  * most `distance` other tokens among them, in any order */
 };
@@ -45,18 +45,20 @@ enum query_kind {
 /* Field terms (docs/query-language.md), an extension of NewsAPI's language:
  * title:word / title:"a phrase" is a WORD/PHRASE searched in titles only
  * (as qInTitle), source:ID and domain:D are META nodes that mean what
- * sources=ID and domains=D mean. */
+ * sources=ID and domains=D mean, author:N a META node matching the
+ * articles whose author field names N (store/meta.h). */
 enum query_field {
     QUERY_FIELD_ANY,    /* WORD/PHRASE: the fields of the request (searchIn) */
     QUERY_FIELD_TITLE,  /* WORD/PHRASE: titles only */
     QUERY_FIELD_SOURCE, /* META: tokens[0] is the source id */
     QUERY_FIELD_DOMAIN, /* META: tokens[0] is the domain, normalized as domains= */
+    QUERY_FIELD_AUTHOR, /* META: tokens[0] is the name's words, folded, joined by spaces */
 };
 
 struct query_node {
     enum query_kind kind;
     bool exact;             /* WORD: quoted; match the exact form only */
-    enum query_field field; /* WORD/PHRASE: ANY or TITLE; META: SOURCE or DOMAIN */
+    enum query_field field; /* WORD/PHRASE: ANY or TITLE; META: SOURCE, DOMAIN or AUTHOR */
     bool prefix;            /* WORD: word* — the exact words that start with tokens[0] */
     unsigned distance;      /* NEAR: other tokens allowed in the window, ≤ LIMIT_NEAR_DISTANCE */
     size_t n;               /* WORD/PHRASE/NEAR: tokens; AND/OR/NOT: children */
@@ -86,10 +88,14 @@ int query_parse(struct arena *a, const char *q, size_t len, struct query_node **
 int query_parse_all(struct arena *a, const char *const *values, const size_t *lens, size_t n,
                     struct query_node **out, size_t *bad, struct err *err);
 
+/* A field term's name as q writes it ("title:", "source:", "domain:",
+ * "author:"; "" for QUERY_FIELD_ANY). */
+const char *query_field_name(enum query_field f);
+
 /* Canonical text of a tree, for tests and logs: words bare, exact words and
  * phrases quoted, operators as S-expressions, field terms with their field,
  * a proximity with its distance:
- * (AND a "b c" (NOT d) title:e source:bbc-news "f g"~3). */
+ * (AND a "b c" (NOT d) title:e source:bbc-news author:"jane doe" "f g"~3). */
 void query_format(struct buf *out, const struct query_node *n);
 
 /* AND of two trees, in normal form; either may be NULL. Many values are

@@ -168,22 +168,30 @@ int text_fts5_column_words(const char *language, const char *text,
     return column_tokenize(language, text, false, lang, cb, ctx);
 }
 
-/* Emit the pieces of s[from..n) separated by spaces, verbatim. */
+/* Emit the pieces of s[from..n) separated by spaces, verbatim. In meta
+ * text, the pieces after a second mark are colocated with the piece
+ * before them (text_fts5.h). */
 static int split_spaces(void *ctx, int (*xToken)(void *, int, const char *, int, int, int),
-                        const char *s, int from, int n)
+                        const char *s, int from, int n, bool meta)
 {
-    int i = from;
+    int i = from, flags = 0;
+    bool emitted = false;
     while (i < n) {
         int j;
-        while (i < n && s[i] == ' ')
+        while (i < n && (s[i] == ' ' || (meta && s[i] == TEXT_FTS5_META_MARK))) {
+            /* nothing to colocate with before a first piece */
+            if (s[i] == TEXT_FTS5_META_MARK && emitted)
+                flags = FTS5_TOKEN_COLOCATED;
             i++;
+        }
         j = i;
-        while (j < n && s[j] != ' ')
+        while (j < n && s[j] != ' ' && !(meta && s[j] == TEXT_FTS5_META_MARK))
             j++;
         if (j > i) {
-            int rc = xToken(ctx, 0, s + i, j - i, i, j);
+            int rc = xToken(ctx, flags, s + i, j - i, i, j);
             if (rc != SQLITE_OK)
                 return rc;
+            emitted = true;
         }
         i = j;
     }
@@ -200,9 +208,9 @@ static int newsd_tokenize(Fts5Tokenizer *tok, void *ctx, int flags, const char *
     if (text == NULL || n <= 0)
         return SQLITE_OK;
     if (flags & FTS5_TOKENIZE_QUERY)
-        return split_spaces(ctx, xToken, text, 0, n);
+        return split_spaces(ctx, xToken, text, 0, n, false);
     if (text[0] == TEXT_FTS5_META_MARK)
-        return split_spaces(ctx, xToken, text, 1, n);
+        return split_spaces(ctx, xToken, text, 1, n, true);
 
     d.fts_ctx = ctx;
     d.xToken = xToken;

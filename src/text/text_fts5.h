@@ -5,7 +5,10 @@
  *    every non-CJK token whose stem differs is followed by the colocated
  *    token TEXT_FTS5_STEM_PREFIX stem (FTS5_TOKEN_COLOCATED);
  *  - document text beginning with "\x1E" is a list of metadata terms
- *    separated by spaces, emitted verbatim (filters as index terms);
+ *    separated by spaces, emitted verbatim (filters as index terms); the
+ *    terms after a second "\x1E" are emitted colocated with the term
+ *    before them (FTS5_TOKEN_COLOCATED), so they add nothing to the row's
+ *    length, which bm25 reads (the author's terms, store/meta.h);
  *  - query text (FTS5_TOKENIZE_QUERY) is already tokenized by the caller:
  *    it is split on spaces and each piece emitted verbatim. */
 #ifndef NEWSD_TEXT_TEXT_FTS5_H

@@ -27,6 +27,7 @@
  * an OR of thousands of words would be a slow query. */
 #define LIMIT_PREFIX_WORDS 64
 #define LIMIT_PHRASE_TOKENS 512 /* a 500-character CJK run is one phrase of 499 bigrams */
+#define LIMIT_AUTHOR_WORDS 64   /* words of an author name read (store/meta.h, author: in q) */
 /* Proximity "a b"~N: N at most this (a wider window is an AND that costs
  * position reads for nothing), and at most this many distinct words, each
  * a list of positions held at once while the windows are searched. */

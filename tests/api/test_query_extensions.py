@@ -5,10 +5,12 @@ Field terms: each is held to the parameter it is documented to equal — the
 same totals and the same pages, in every relevancy and date order — with
 values drawn from the fixture so that every comparison has matches and
 differs from what the same text meant before (a phrase of the words)."""
+import re
 from collections import Counter
 
 import pytest
 
+from corpus import tokenize
 from harness import articles_ok, err, urls
 
 EV = "/v2/everything"
@@ -149,6 +151,115 @@ def test_unknown_source_term_matches_nothing(api, picks):
     assert page(api, [("q", "source:no-such-source-here")]) == (0, [])
     n = page(api, [("q", picks["word"])])[0]
     assert page(api, [("q", "%s OR source:no-such-source-here" % picks["word"])])[0] == n
+
+
+# ---- author: ----------------------------------------------------------------------------
+def author_names(author):
+    """The names an author field gives (docs/query-language.md), each as
+    its words: the whole field; when it lists several (parts between , ;
+    | or &, or around the word "and"), each part; each of these without a
+    first word "by"."""
+    names = set()
+    words = tokenize(author or "")
+    if not words:
+        return names
+    groups = []
+    for part in re.split(r"[,;|&]", author):
+        group = []
+        for w in tokenize(part):
+            if w == "and":
+                groups.append(group)
+                group = []
+            else:
+                group.append(w)
+        groups.append(group)
+    for name in [words] + [g for g in groups if g]:
+        names.add(tuple(name))
+        if name[0] == "by" and len(name) > 1:
+            names.add(tuple(name[1:]))
+    assert len(names) <= 8, author  # the fixture's fields: under the cap of terms
+    return names
+
+
+@pytest.fixture(scope="module")
+def author_picks(corpus):
+    """Names of the fixture's authors: the most common whole field, a name
+    from a list, a field of a script other than Latin, one with accents."""
+    fields = Counter(a.line.get("author") for a in corpus.articles if a.line.get("author"))
+    listed = [f for f in fields if re.search(r"[,;|&]| and ", f) and len(author_names(f)) > 1]
+    other = [f for f in fields if any(ord(c) > 0x400 for c in f) and tokenize(f)]
+    accented = [f for f in fields if re.search(r"[à-ÿ]", f) and f.isascii() is False]
+    assert listed and other and accented
+    part = sorted(n for n in author_names(sorted(listed)[0]) if n != tuple(tokenize(sorted(listed)[0])))[0]
+    return {"common": fields.most_common(1)[0][0], "part": " ".join(part),
+            "other": sorted(other)[0], "accented": sorted(accented)[0]}
+
+
+def by_author(articles, name):
+    key = tuple(tokenize(name))
+    return [a for a in articles if key in author_names(a.line.get("author"))]
+
+
+def test_author_term_matches_the_names_of_the_author_field(api, corpus, author_picks):
+    """Each pick, as written, lower-cased and with its accents dropped,
+    finds exactly the articles whose author field gives that name."""
+    everything = corpus.everything()
+    for name in author_picks.values():
+        want = by_author(everything, name)
+        assert want, name
+        for spelled in (name, name.lower(), name.upper()):
+            total, got = page(api, [("q", 'author:"%s"' % spelled)])
+            assert total == len(want), (spelled, total, len(want))
+            assert set(got) == set(a.url for a in want[:100]) or total > 100, spelled
+
+
+def test_author_term_combines_with_words_and_other_terms(api, corpus, author_picks):
+    name = author_picks["common"]
+    mine = set(a.url for a in by_author(corpus.everything(), name))
+    w = Counter(t for a in corpus.articles if a.url in mine for t in set(a.tok["title"])
+                if t.isascii() and t.isalpha() and len(t) > 3).most_common(1)[0][0]
+    w = '"%s"' % w  # exact: the oracle does not stem
+    with_w = set(a.url for a in corpus.everything(q=w))
+    both = page(api, [("q", '%s author:"%s"' % (w, name))])
+    assert both[0] == len(mine & with_w) > 0
+    assert page(api, [("q", '%s -author:"%s"' % (w, name))])[0] == len(with_w - mine)
+    assert page(api, [("q", '%s OR author:"%s"' % (w, name))])[0] == len(with_w | mine)
+    other = set(a.url for a in by_author(corpus.everything(), author_picks["part"]))
+    assert page(api, [("q", 'author:"%s" OR author:"%s"' % (name, author_picks["part"]))])[0] == \
+        len(mine | other)
+    # in qInTitle and in every relevancy order the same documents
+    same(api, [("q", w), ("qInTitle", 'author:"%s"' % name)], [("q", '%s author:"%s"' % (w, name))],
+         sorts=("publishedAt",))
+
+
+def test_author_facet_values_are_author_terms(api):
+    """Drilling down from the author facet: each value's count is at most
+    what author:"<value>" finds (it also finds the value's other
+    spellings and the lists that name it)."""
+    r = api.get(EV, [("q", "the"), ("facets", "author"), ("facetSize", "8")])
+    assert r.status_code == 200, r.text
+    body = r.json()
+    values = body["facets"]["author"]
+    assert len(values) == 8
+    for v in values:
+        q = 'author:"%s"' % v["value"].replace('"', " ")
+        assert page(api, [("q", q)])[0] >= v["count"], v
+
+
+@pytest.mark.parametrize("q,msg", [
+    ('author:"!!"', "invalid author after author: at character 1"),
+    ("a author:&", "invalid author after author: at character 3"),
+    ('author:"jane doe"~2', "not author:"),
+    ("-author:smith", "only excludes"),
+    ('author:"%s"' % " ".join("w%d" % i for i in range(65)), "more than 64 words"),
+])
+def test_bad_author_terms_are_parameter_invalid(api, q, msg):
+    b = err(api.get(EV, [("q", q)]), 400, "parameterInvalid")
+    assert msg in b["message"], b["message"]
+
+
+def test_author_term_in_a_saved_search_is_accepted(api):
+    alert_accepted(api, 'author:"Jane Doe" election')
 
 
 # ---- prefixes: word* -------------------------------------------------------------------

@@ -25,7 +25,8 @@ pytestmark = pytest.mark.by_design(os.environ.get("NEWSD_INDEX") == "fts5",
 UPGRADE = os.path.join(REPO, "tests", "data", "upgrade")
 # The key each fixture's `keys create` printed (tests/data/upgrade/README.md).
 FIXTURE_KEYS = {"schema4": "6df27848b30dfec9b80058c8ba9d2bf1",
-                "schema6": "3f8a53387efe81151668d59e676c6dfa"}
+                "schema6": "3f8a53387efe81151668d59e676c6dfa",
+                "schema9-fts5": "a647b2d3dafc45de5afaa0c77e318aeb"}
 FIXTURES = sorted(d for d in os.listdir(UPGRADE) if os.path.isdir(os.path.join(UPGRADE, d)))
 ARTICLES = 12  # the first lines of tests/data/api/articles.jsonl, as the fixtures hold
 QUERIES = [{"q": "the"}, {"q": "market OR election"}, {"q": "\"prime minister\""},
@@ -62,25 +63,26 @@ def fixture_copy(tmp_path, name):
     return store
 
 
-def reference_store(tmp_path):
+def reference_store(tmp_path, index="engine"):
     """The fixtures' articles imported by this build; its key."""
-    store = str(tmp_path / "reference")
+    store = str(tmp_path / ("reference-" + index))
     path = str(tmp_path / "arts.jsonl")
     with open(os.path.join(DATA, "articles.jsonl"), encoding="utf-8") as f, \
             open(path, "w", encoding="utf-8") as out:
         for _ in range(ARTICLES):
             out.write(f.readline())
-    cli_ok("import", "--create", "--store", store, path)
-    return store, cli_ok("keys", "create", "--store", store).out.strip()
+    env = {"NEWSD_INDEX": index}
+    cli_ok("import", "--create", "--store", store, path, env=env)
+    return store, cli_ok("keys", "create", "--store", store, env=env).out.strip()
 
 
-def answers(store, key):
-    """The bodies of QUERIES over /v2/everything and of /v2/top-headlines/sources."""
-    srv = Server(store)
+def answers(store, key, index=None, queries=QUERIES):
+    """The bodies of queries over /v2/everything and of /v2/top-headlines/sources."""
+    srv = Server(store, args=("--index", index) if index else ())
     try:
         c = Client(srv.base, key)
         bodies = []
-        for q in QUERIES:
+        for q in queries:
             r = c.get("/v2/everything", q)
             assert r.status_code == 200, r.text
             bodies.append(r.json())
@@ -152,6 +154,69 @@ def test_serve_migrates_an_earlier_release_store_and_logs_it(tmp_path, name):
         assert "rebuilding" in log, log  # its segments are of an older format
     assert schema_of(store) == current
     assert got[0]["totalResults"] > 0
+
+
+# The fixtures' authors as author: finds them: a whole field, one of a
+# list, another script; relevancy over the words beside them.
+AUTHOR_QUERIES = [{"q": 'author:"Callum Marius"'}, {"q": 'author:"asif iqbal shaik"'},
+                  {"q": "author:SamMobile OR author:cnbeta"},
+                  {"q": 'author:"Алексей Олефиренко"'}, {"q": "the -author:\"the associated press\""},
+                  {"q": "the", "sortBy": "relevancy"}, {"q": "market OR election", "sortBy": "relevancy"}]
+
+
+def fts5_varints(blob):
+    """The integers of an FTS5 docsize record (SQLite's varint: 7 bits a
+    byte, high bit set on all but the last)."""
+    out, v = [], 0
+    for b in blob:
+        v = (v << 7) | (b & 0x7F)
+        if not b & 0x80:
+            out.append(v)
+            v = 0
+    return out
+
+
+def check_full_text(store):
+    """index verify (FTS5's integrity check) passes, and each row's meta
+    column is as long as its stored meta terms: the authors' terms,
+    colocated, add nothing to the length bm25 reads."""
+    cli_ok("index", "verify", "--store", store, "--index", "fts5")
+    db = sqlite3.connect(os.path.join(store, "newsd.db"))
+    try:
+        rows = db.execute("SELECT a.meta_terms, d.sz FROM articles a"
+                          " JOIN articles_fts_docsize d ON d.id = a.id").fetchall()
+    finally:
+        db.close()
+    assert rows
+    for meta, sz in rows:
+        assert fts5_varints(sz)[3] == len(meta.split()), (meta, fts5_varints(sz))
+
+
+def test_a_full_text_store_gets_its_authors_terms_at_migration(tmp_path):
+    """Schema 10: a store with the FTS5 side, made by the release before,
+    has its full-text table made again with the authors' terms, so author:
+    in q finds on it, through FTS5, what a store made by this build finds,
+    with the same relevancy; no row is longer for them; FTS5's own
+    integrity check passes; and a deletion still takes its article out (a
+    contentless table's delete repeats what was inserted)."""
+    store = fixture_copy(tmp_path, "schema9-fts5")
+    got, log = answers(store, FIXTURE_KEYS["schema9-fts5"], index="fts5", queries=AUTHOR_QUERIES)
+    assert "schema migrated from version 9 to %d" % versions()[1] in log, log
+    ref, ref_key = reference_store(tmp_path, "fts5")
+    want, _ = answers(ref, ref_key, index="fts5", queries=AUTHOR_QUERIES)
+    assert got == want
+    assert [b["totalResults"] for b in got[:4]] == [1, 1, 2, 1], got
+    check_full_text(store)
+    check_full_text(ref)
+    db = sqlite3.connect(os.path.join(store, "newsd.db"))
+    try:
+        url = db.execute("SELECT url FROM articles WHERE author = 'Callum Marius'").fetchone()[0]
+    finally:
+        db.close()
+    cli_ok("articles", "delete", "--store", store, "--url", url)
+    check_full_text(store)
+    got, _ = answers(store, FIXTURE_KEYS["schema9-fts5"], index="fts5", queries=AUTHOR_QUERIES[:1])
+    assert got[0]["totalResults"] == 0, got
 
 
 def tree_digest(path):

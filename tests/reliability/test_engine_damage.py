@@ -72,7 +72,7 @@ def layout(path):
         head = f.read(HEADER.size)
     (magic, version, _endian, tblock_size, n, nterms, strs_len, post_len, _ntoken, _crc,
      _ids_crc, dict_len, dz_len, tdict_len) = HEADER.unpack(head)
-    assert magic == b"NEWSDSEG" and version == 13 and tblock_size == TBLOCK.size
+    assert magic == b"NEWSDSEG" and version == 14 and tblock_size == TBLOCK.size
     nblocks = (nterms + TDICT_BLOCK - 1) // TDICT_BLOCK
     parts = [("ids", 8 * n), ("pub", 8 * n), ("dl", 4 * n), ("src", 4 * n), ("pkh", 8 * n),
              ("pkd", 4 * n), ("tidx", TBLOCK.size * nblocks), ("tdict", tdict_len),

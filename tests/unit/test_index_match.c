@@ -29,6 +29,7 @@
 #include "store/store.h"
 #include "store/sqlite/db.h"
 #include "util/arena.h"
+#include "util/buf.h"
 #include "util/err.h"
 
 #define RANDOM_REQUESTS 1000
@@ -271,6 +272,13 @@ static const struct hand hands[] = {
     {.language = "zh", .at_least = 1},
     {.q = "langcheck", .language = "sv", .at_least = 1},
     {.q = "the", .language = "en", .sources = "abc-news", .at_least = 1},
+    /* author: a whole field, one of a list, another script, with words */
+    {.q = "author:\"the associated press\"", .at_least = 1},
+    {.q = "author:\"Asif  Iqbal Shaik\"", .at_least = 1},
+    {.q = "author:sammobile OR author:\"callum marius\"", .at_least = 2},
+    {.q = "the -author:\"the associated press\"", .at_least = 5},
+    {.q = "author:\"Алексей Олефиренко\" OR president", .at_least = 6},
+    {.q = "author:\"no such writer\""},
     /* dates: 2019-03-10, the whole day and a second of it */
     {.q = "datecheck", .from = 1552176000, .to = 1552262399, .at_least = 3},
     {.q = "datecheck", .from = 1552176000, .to = 1552176000, .at_least = 1},
@@ -436,6 +444,7 @@ static void an_articles_terms_are_its_tokens_stems_and_meta_terms_once_each(void
         .content = NULL,
         .language = "EN", /* compared case-insensitively, as the tokenizer does */
         .meta_terms = "a len sbbc  h",
+        .author = "By Jane Doe, John Roe",
     };
     struct index_match_doc *d = NULL;
     struct err err;
@@ -470,8 +479,19 @@ static void an_articles_terms_are_its_tokens_stems_and_meta_terms_once_each(void
                          "h",
                          2));
     assert_false(has_term(d, "a", 1)); /* meta terms are marked, never words */
-    /* 7 words, 3 stems that differ from their word, 4 meta terms */
-    assert_int_equal(n, 7 + 3 + 4);
+    /* the author's: the whole field, each of its two names, and the first of
+     * each without its "by" */
+    const char *names[] = {"by jane doe john roe", "Jane Doe John Roe", "by jane doe", "jane doe",
+                           "JOHN ROE"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        struct buf t = BUF_INIT;
+        buf_putc(&t, '\x1E');
+        store_meta_term(&t, STORE_META_AUTHOR, names[i], strlen(names[i]));
+        assert_true(has_term(d, t.data, t.len));
+        buf_release(&t);
+    }
+    /* 7 words, 3 stems that differ from their word, 4 meta terms, 5 of the author */
+    assert_int_equal(n, 7 + 3 + 4 + 5);
     index_match_doc_free(d);
 }
 

@@ -56,9 +56,13 @@ static size_t check_node(const struct query_node *n, const struct query_node *pa
         return 1;
     case QUERY_META:
         assert_int_equal(n->n, 1);
-        assert_true(n->field == QUERY_FIELD_SOURCE || n->field == QUERY_FIELD_DOMAIN);
+        assert_true(n->field == QUERY_FIELD_SOURCE || n->field == QUERY_FIELD_DOMAIN ||
+                    n->field == QUERY_FIELD_AUTHOR);
         assert_true(n->tokens[0][0] != '\0');
-        assert_null(strpbrk(n->tokens[0], " \""));
+        /* an author's name has its words' spaces, one between two */
+        assert_null(strpbrk(n->tokens[0], n->field == QUERY_FIELD_AUTHOR ? "\"" : " \""));
+        if (n->field == QUERY_FIELD_AUTHOR)
+            assert_null(strstr(n->tokens[0], "  "));
         return 1;
     case QUERY_NOT:
         assert_int_equal(n->n, 1);
@@ -106,8 +110,7 @@ static void to_query(struct buf *b, const struct query_node *n, const struct que
 {
     switch (n->kind) {
     case QUERY_META:
-        buf_printf(b, "%s:\"%s\"", n->field == QUERY_FIELD_SOURCE ? "source" : "domain",
-                   n->tokens[0]);
+        buf_printf(b, "%s\"%s\"", query_field_name(n->field), n->tokens[0]);
         return;
     case QUERY_WORD:
     case QUERY_PHRASE:
@@ -280,7 +283,7 @@ static const struct qcase cases[] = {
     OK("a OR b OR NOT c d", "(OR a b (AND (NOT c) d))"),
     OK("a +b OR c", "(OR (AND a b) c)"),
     OK("a OR +b", "(OR a b)"),
-    /* field terms (an extension): title:, source:, domain: with the value at once */
+    /* field terms (an extension): title:, source:, domain:, author: with the value at once */
     OK("title:apple", "title:apple"),
     OK("title:Apple banana", "(AND title:apple banana)"),
     OK("title:\"Big Deal\"", "title:\"big deal\""),
@@ -299,13 +302,29 @@ static const struct qcase cases[] = {
     OK("source:a OR domain:b.com", "(OR source:a domain:b.com)"),
     OK("NOT domain:b.com a", "(AND (NOT domain:b.com) a)"),
     OK("source:a(b)", "(AND source:a b)"), /* a parenthesis ends the value */
+    /* author: a name's words, folded, whatever the spacing and punctuation */
+    OK("author:smith", "author:\"smith\""),
+    OK("author:\"Jane  DOE\"", "author:\"jane doe\""),
+    OK("author:\"Ivana Kottasová, CNN\"", "author:\"ivana kottasova cnn\""),
+    OK("author:\"jane doe\" author:\"JANE DOE\"", "author:\"jane doe\""),
+    OK("a -author:\"jane doe\"", "(AND a (NOT author:\"jane doe\"))"),
+    OK("author:a OR title:b", "(OR author:\"a\" title:b)"),
+    OK("author:o'brien", "author:\"o brien\""),
+    BAD("author:\"!!\"", ERR_PARSE, "invalid author after author: at character 1"),
+    BAD("a author:&", ERR_PARSE, "invalid author after author: at character 3"),
+    BAD("author:\"a b\"~2", ERR_PARSE, "not author:, at character 1"),
+    BAD("-author:a", ERR_INVALID, "only excludes"),
+    BAD("author:\"w0 w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11 w12 w13 w14 w15 w16 w17 w18 w19 w20 w21 "
+        "w22 w23 w24 w25 w26 w27 w28 w29 w30 w31 w32 w33 w34 w35 w36 w37 w38 w39 w40 w41 w42 w43 "
+        "w44 w45 w46 w47 w48 w49 w50 w51 w52 w53 w54 w55 w56 w57 w58 w59 w60 w61 w62 w63 w64\"",
+        ERR_TOO_LARGE, "an author name of more than 64 words after author: at character 1"),
     /* ... and what stays as it was: not a field name, or no value at once */
     OK("title: apple", "(AND title apple)"),
     OK("title:(apple)", "(AND title apple)"),
     OK("title:", "title"),
     OK("Title:apple", "\"title apple\""), /* field names are lower case: a phrase as before */
     OK("foo:bar", "\"foo bar\""),
-    OK("author:smith", "\"author smith\""),
+    OK("Author:smith", "\"author smith\""),
     OK("\"title:apple\"", "\"title apple\""),
     OK("xtitle:apple", "\"xtitle apple\""),
     OK("title:\"a\"b", "(AND title:\"a\" b)"),

@@ -364,10 +364,10 @@ void eng_count_cache_stats(struct eng_count_cache *c, uint64_t *hits, uint64_t *
 
 struct eng_builder;
 
-/* The article columns a segment is built from. */
+/* The article columns a segment is built from (the author's meta terms made by the builder). */
 struct eng_row {
     int64_t id, seq, published_at;
-    const char *title, *description, *content, *language, *meta_terms;
+    const char *title, *description, *content, *language, *meta_terms, *author;
     uint32_t src;
     uint64_t url_hash; /* hash_bytes64 (util/hash.h) of the canonical URL: on disk */
     const char *json;  /* the article as the API writes it (article/json.h) */

@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/meta.h"
 #include "text/text.h"
 #include "text/text_fts5.h"
+#include "util/buf.h"
 #include "util/hash.h"
 #include "util/strtab.h"
 #include "util/limits.h"
@@ -97,6 +99,7 @@ struct eng_builder {
     size_t jocap;
     const uint8_t *docs_dict; /* eng_builder_docs_dict: borrowed */
     size_t docs_dict_len;
+    struct buf authors; /* the document's author terms (store_meta_author_terms) */
 };
 
 int eng_builder_new(struct eng_builder **out)
@@ -137,6 +140,7 @@ void eng_builder_free(struct eng_builder *b)
     free(b->seq);
     free(b->json);
     free(b->joff);
+    buf_release(&b->authors);
     free(b);
 }
 
@@ -635,20 +639,26 @@ int eng_builder_add(struct eng_builder *b, const struct eng_row *r)
             return rc;
         dl += ntok;
     }
-    if (r->meta_terms) {
-        const char *s = r->meta_terms;
-        while (*s) {
-            while (*s == ' ')
+    /* The stored meta terms, then the author's, which FTS5 has colocated
+     * (store/sqlite/db.h): they add nothing to the length, as there. */
+    b->authors.len = 0;
+    if (store_meta_author_terms(&b->authors, r->author) < 0)
+        return ERR_NOMEM;
+    const char *lists[2] = {r->meta_terms, b->authors.len ? b->authors.data : NULL};
+    for (int l = 0; l < 2; l++) {
+        const char *s = lists[l], *end = s ? s + (l ? b->authors.len : strlen(s)) : NULL;
+        while (s && s < end) {
+            while (s < end && *s == ' ')
                 s++;
             const char *e = s;
-            while (*e && *e != ' ')
+            while (e < end && *e != ' ')
                 e++;
             if (e > s) {
                 uint32_t id;
                 if (term_id(b, ENG_META_MARK, s, (size_t)(e - s), ENG_TERM_META, &id) < 0 ||
                     occ_add(b, id, 0, dl) < 0)
                     return ERR_NOMEM;
-                dl++;
+                dl += l == 0;
             }
             s = e;
         }

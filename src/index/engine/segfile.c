@@ -66,8 +66,10 @@
  * blocks with their length and XXH3 in front, the dictionary raw content (a page of 100
  * articles decodes in a third of the time, docs.c); 12: a frequent term's tier after its
  * postings (tiers.h), flagged ENG_TERM_TIERED with its bytes in its dictionary entry; 13: a
- * word's residual, the term word NUL, and its flags ENG_TERM_RESID and ENG_TERM_BARE (resid.h). */
-#define SEG_VERSION 13u
+ * word's residual, the term word NUL, and its flags ENG_TERM_RESID and ENG_TERM_BARE (resid.h);
+ * 14: the author's meta terms (store/meta.h: no layout change, but a segment of 13 has none,
+ * so author: in q would miss its documents). */
+#define SEG_VERSION 14u
 #define SEG_ENDIAN 0x01020304u
 
 struct seg_header {

@@ -17,6 +17,7 @@
  * request with no positive condition uses (meta : "a"); excluded domains
  * become "... NOT (meta : (...))". */
 #include "index/fts5/internal.h"
+#include "index/plan.h"
 #include "index/expand.h"
 
 #include <stdio.h>
@@ -126,8 +127,7 @@ static int put_node(struct match *m, const struct query_node *q, int depth)
         return rc;
     if (q->kind == QUERY_META) {
         const char *values[1] = {q->tokens[0]};
-        put_meta_any(m, q->field == QUERY_FIELD_SOURCE ? STORE_META_SOURCE : STORE_META_DOMAIN,
-                     values, 1);
+        put_meta_any(m, index_plan_meta_kind(q->field), values, 1);
         return 0;
     }
     if (m->leaf_cols == NULL ||

@@ -85,6 +85,22 @@ static int file_create_private(const char *path, struct err *err)
     return err_set(err, ERR_IO, "cannot create %s: %s", path, strerror(errno));
 }
 
+/* STORE_SQLITE_AUTHOR_TERMS(author): the author's meta terms (db.h), ""
+ * for NULL or a field without a word. */
+static void author_terms_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const unsigned char *author = sqlite3_value_text(argv[0]);
+    struct buf b;
+    buf_init(&b, 0);
+    if (store_meta_author_terms(&b, (const char *)author) < 0) {
+        sqlite3_result_error_nomem(ctx);
+    } else {
+        sqlite3_result_text(ctx, b.data ? b.data : "", (int)b.len, SQLITE_TRANSIENT);
+    }
+    buf_release(&b);
+}
+
 int store_sqlite_conn_open(sqlite3 **out, const char *path, bool readonly, struct err *err)
 {
     sqlite3 *db = NULL;
@@ -110,6 +126,15 @@ int store_sqlite_conn_open(sqlite3 **out, const char *path, bool readonly, struc
     if (rc < 0) {
         err_set(err, rc, "cannot register the %s tokenizer: %s", TEXT_FTS5_TOKENIZER,
                 sqlite3_errmsg(db));
+        goto out;
+    }
+    /* innocuous: the full-text triggers call it (SQLite refuses a
+     * function of an untrusted schema otherwise) */
+    if (sqlite3_create_function(db, STORE_SQLITE_AUTHOR_TERMS, 1,
+                                SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
+                                author_terms_fn, NULL, NULL) != SQLITE_OK) {
+        rc = err_set(err, ERR_STORE, "cannot register %s: %s", STORE_SQLITE_AUTHOR_TERMS,
+                     sqlite3_errmsg(db));
         goto out;
     }
     if ((rc = store_sqlite_bm25_register(db)) < 0) {

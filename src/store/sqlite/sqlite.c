@@ -44,6 +44,8 @@
  *   alerts.copies (the later copies counted instead) and alert_stories,
  *   per alert the stories delivered (the newest STORE_ALERT_STORIES_MAX)
  *   with the seq of the delivery that sent each.
+ * Version 10: the full-text side's meta column carries the author's terms
+ *   (db.h): a store with the side has articles_fts made again (schema_v10).
  * A new file is made with auto_vacuum=INCREMENTAL (set before its first
  * table), so deleted articles' pages can be given back
  * (store_space_release); an older file keeps auto_vacuum=NONE until
@@ -193,13 +195,40 @@ static const char schema_v9[] =
     " PRIMARY KEY(alert_id, story_id)) WITHOUT ROWID;"
     "CREATE INDEX IF NOT EXISTS alert_stories_by_seq ON alert_stories(alert_id, seq);";
 
-/* Each step: its columns to add, then its statements. */
+/* The author's terms in the full-text side's meta column (db.h,
+ * store/meta.h): a store with the side has its table made again and
+ * filled from every article (the old triggers' deletes would not remove
+ * the new values: a contentless table must be given what it was given). */
+static int schema_v10(struct store_sqlite *s, struct err *err)
+{
+    bool on = false;
+    int rc = store_sqlite_fulltext_get(s->writer, &on, err);
+    if (rc < 0 || !on)
+        return rc;
+    if ((rc = store_sqlite_exec(s->writer,
+                                "DROP TRIGGER IF EXISTS articles_fts_insert;"
+                                "DROP TRIGGER IF EXISTS articles_fts_delete;"
+                                "DROP TRIGGER IF EXISTS articles_fts_update;"
+                                "DROP TABLE IF EXISTS articles_fts;",
+                                err)) < 0 ||
+        (rc = store_sqlite_exec(s->writer, STORE_SQLITE_FULLTEXT_SQL, err)) < 0)
+        return rc;
+    return store_sqlite_exec(s->writer,
+                             "INSERT INTO articles_fts(rowid, title, description, content, meta)"
+                             " SELECT id, " STORE_SQLITE_FTS_VALUES("") " FROM articles",
+                             err);
+}
+
+/* Each step: its columns to add, then its statements, then its function. */
 static const struct migration {
     const char *sql;
     const struct column_add *column;
-} migrations[] = {{schema_v1, NULL}, {schema_v2, NULL}, {schema_v3, NULL},
-                  {schema_v4, NULL}, {NULL, schema_v5}, {schema_v6, NULL},
-                  {schema_v7, NULL}, {NULL, schema_v8}, {schema_v9, schema_v9_columns}};
+    int (*fn)(struct store_sqlite *s, struct err *err);
+} migrations[] = {
+    {schema_v1, NULL, NULL}, {schema_v2, NULL, NULL}, {schema_v3, NULL, NULL},
+    {schema_v4, NULL, NULL}, {NULL, schema_v5, NULL}, {schema_v6, NULL, NULL},
+    {schema_v7, NULL, NULL}, {NULL, schema_v8, NULL}, {schema_v9, schema_v9_columns, NULL},
+    {NULL, NULL, schema_v10}};
 #define SCHEMA_VERSION ((int64_t)(sizeof migrations / sizeof migrations[0]))
 
 static int schema_version_get(sqlite3 *db, int64_t *out, struct err *err)
@@ -320,6 +349,8 @@ static int schema_migrate(struct store_sqlite *s, const struct store_options *op
             rc = column_ensure(s, c, err);
         if (rc == 0 && m->sql)
             rc = store_sqlite_exec(s->writer, m->sql, err);
+        if (rc == 0 && m->fn)
+            rc = m->fn(s, err);
         if (rc < 0)
             goto out;
     }
