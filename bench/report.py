@@ -64,7 +64,7 @@ PART_LABELS = (
     ("skip-tables", "skip tables (block last docid, offsets, block maxima)"),
     ("dictionary", "term dictionary (entries and their block index)"),
     ("term-strings", "term strings"),
-    ("columns", "per-document columns (id, published_at, row size, source)"),
+    ("columns", "per-document columns (id, row size, source)"),
     ("url-table", "URL-hash table (upserts)"),
     ("tiers", "tiers (each frequent term's best postings for relevancy, format 12)"),
     ("header+align", "headers and alignment"),

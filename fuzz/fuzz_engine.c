@@ -270,7 +270,6 @@ static struct eng_segment *build(const struct doc *docs, size_t n)
         struct eng_row r = {
             .id = docs[i].id,
             .seq = (int64_t)i + 1,
-            .published_at = docs[i].pub,
             .title = docs[i].text[0],
             .description = docs[i].text[1],
             .content = docs[i].text[2],

@@ -160,7 +160,7 @@ struct index_size_report {
     uint64_t docs, terms, postings, positions;
     /* the index */
     uint64_t header;          /* segment headers and 8-byte alignment */
-    uint64_t columns;         /* per document: id, published_at, row size, source */
+    uint64_t columns;         /* per document: id, row size, source */
     uint64_t url_table;       /* (canonical-URL hash, docid) pairs: upserts by URL */
     uint64_t dictionary;      /* the term entries */
     uint64_t term_strs;       /* the term strings */

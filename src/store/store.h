@@ -63,6 +63,15 @@ static inline int64_t store_id_lo(int64_t t)
     return STORE_ID_MIN_FOR_TIME(t);
 }
 
+/* The second an article id was given in: its published_at (an id is
+ * always in its article's second: sqlite/articles.c, pg/articles.c), the
+ * inverse of STORE_ID_MIN_FOR_TIME, rounding down for times before 1970. */
+static inline int64_t store_id_time(int64_t id)
+{
+    int64_t per = (int64_t)1 << STORE_ID_SHIFT;
+    return (id - (id < 0 ? per - 1 : 0)) / per;
+}
+
 static inline int64_t store_id_hi(int64_t t)
 {
     int64_t lo = store_id_lo(t);

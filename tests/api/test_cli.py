@@ -379,6 +379,6 @@ def test_index_sizes_parts_add_up_to_the_files(tmp_path):
         assert parts[k] > 0, r.out
     # pairs (the next-word index) are a share of the parts above, not one more
     assert 0 < parts["of-it-pairs"] < parts["index"], r.out
-    assert int(head.group(4)) > 0 and parts["columns"] == 24 * int(head.group(4)), r.out
+    assert int(head.group(4)) > 0 and parts["columns"] == 16 * int(head.group(4)), r.out
     r = run_cli("index", "sizes", "--store", store, "--index", "fts5")
     assert r.rc == 1 and "no size breakdown" in r.err, repr(r)

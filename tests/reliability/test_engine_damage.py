@@ -19,9 +19,10 @@ crash nor answer other text than the table holds.
   is rebuilt from the table.
 
 The offsets come from parsing the file here (segfile.c's layout and
-tdict.h's entries, format 13: the header of 10 and 11, a dictionary entry
+tdict.h's entries, format 14: the header of 10 and 11, a dictionary entry
 with one more varint, its tier's bytes, when its kind is flagged tiered
-(format 12); a word's kind may carry its residual's flags too (13)).
+(format 12); a word's kind may carry its residual's flags too (13); no
+published_at part (14)).
 """
 import os
 import re
@@ -74,7 +75,7 @@ def layout(path):
      _ids_crc, dict_len, dz_len, tdict_len) = HEADER.unpack(head)
     assert magic == b"NEWSDSEG" and version == 14 and tblock_size == TBLOCK.size
     nblocks = (nterms + TDICT_BLOCK - 1) // TDICT_BLOCK
-    parts = [("ids", 8 * n), ("pub", 8 * n), ("dl", 4 * n), ("src", 4 * n), ("pkh", 8 * n),
+    parts = [("ids", 8 * n), ("dl", 4 * n), ("src", 4 * n), ("pkh", 8 * n),
              ("pkd", 4 * n), ("tidx", TBLOCK.size * nblocks), ("tdict", tdict_len),
              ("strs", strs_len), ("post", post_len), ("doff", 8 * (n + 1)),
              ("dict", dict_len), ("dz", dz_len)]

@@ -35,7 +35,7 @@ static inline unsigned test_engine_rand(unsigned *state)
 
 /* One English article of source 0 into builder b, its URL and stored
  * JSON made from its id (so that a merge finds the same). */
-static inline void test_engine_add(struct eng_builder *b, int64_t id, int64_t seq, int64_t pub,
+static inline void test_engine_add(struct eng_builder *b, int64_t id, int64_t seq,
                                    const char *title, const char *description, const char *content)
 {
     char url[64], json[96];
@@ -43,7 +43,6 @@ static inline void test_engine_add(struct eng_builder *b, int64_t id, int64_t se
     int jn = snprintf(json, sizeof json, "{\"url\":\"%s\"}", url);
     struct eng_row r = {.id = id,
                         .seq = seq,
-                        .published_at = pub,
                         .title = title,
                         .description = description,
                         .content = content,

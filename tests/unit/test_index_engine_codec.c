@@ -112,7 +112,6 @@ static struct eng_segment *build_docs(uint32_t ndocs, const uint8_t *dict, size_
         struct eng_row r = {
             .id = (int64_t)(ndocs - i) << 4, /* descending in i: docid i */
             .seq = (int64_t)(ndocs - i),
-            .published_at = 1600000000 + (int64_t)(ndocs - i),
             .title = "",
             .description = "",
             .content = "",
@@ -440,7 +439,6 @@ static struct eng_segment *build_text(uint32_t ndocs)
         struct eng_row r = {
             .id = (1600000000 + (int64_t)(ndocs - i)) << 20, /* as store ids: time first */
             .seq = (int64_t)(i + 1),
-            .published_at = 1600000000 + (int64_t)(ndocs - i),
             .title = title,
             .description = desc,
             .content = content,
@@ -753,7 +751,6 @@ static void large_term_frequencies_read_back_through_the_writer(void **state)
         int jn = snprintf(json, sizeof json, "{\"d\":%u}", d);
         struct eng_segw_doc doc = {
             .id = (int64_t)(N - d) << 20,
-            .published_at = N - d,
             .dl = 5000 + d,
             .src = ENG_NO_SOURCE,
             .url_hash = hash_bytes64(url, strlen(url)),
@@ -938,7 +935,6 @@ static void add_doc(struct eng_builder *b, uint32_t i, uint32_t n, const char *t
     struct eng_row r = {
         .id = (1600000000 + (int64_t)(n - i)) << 20,
         .seq = (int64_t)(i + 1),
-        .published_at = 1600000000 + (int64_t)(n - i),
         .title = title,
         .description = "",
         .content = content,
@@ -1086,7 +1082,7 @@ static void pruned_relevancy_pages_are_those_of_scoring_every_match(void **state
                 uint64_t tw = 0, tg = 0;
                 int64_t to = INT64_MAX;
                 if (cut > 0) /* the window is docids [cut, n) */
-                    to = seg->pub[cut];
+                    to = store_id_time(seg->ids[cut]);
                 size_t nw = relevancy_page(seg, query, fields, ks[i], to, true, want, &tw);
                 size_t ng = relevancy_page(seg, query, fields, ks[i], to, false, got, &tg);
                 assert_true(tw > 0 || fields != INDEX_FIELD_ALL); /* titles lack some words */

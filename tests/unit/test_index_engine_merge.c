@@ -68,7 +68,6 @@ static struct eng_segment *build(const struct doc *const *ds, size_t n, const ch
         struct eng_row r = {
             .id = ds[i]->id,
             .seq = (int64_t)i + 1,
-            .published_at = ds[i]->pub,
             .title = ds[i]->title,
             .description = "merged postings",
             .content = content ? content : ds[i]->content,

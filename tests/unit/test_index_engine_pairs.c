@@ -98,9 +98,8 @@ static struct eng_segment *build(const struct doc *const *ds, size_t n, const ch
     struct eng_segment *seg = NULL;
     assert_int_equal(eng_builder_new(&b), 0);
     for (size_t i = 0; i < n; i++)
-        test_engine_add(b, ds[i]->id, (int64_t)i + 1, ds[i]->pub,
-                        content && i == 0 ? "long" : ds[i]->title, "f1 f2 pairs",
-                        content && i == 0 ? content : ds[i]->content);
+        test_engine_add(b, ds[i]->id, (int64_t)i + 1, content && i == 0 ? "long" : ds[i]->title,
+                        "f1 f2 pairs", content && i == 0 ? content : ds[i]->content);
     assert_int_equal(eng_builder_finish(b, &seg), 0);
     eng_builder_free(b);
     return seg;

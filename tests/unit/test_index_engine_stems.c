@@ -105,7 +105,6 @@ static struct eng_segment *build(size_t from, size_t to)
         snprintf(meta, sizeof meta, d->language[0] ? "a l%s" : "a", d->language);
         struct eng_row r = {.id = d->id,
                             .seq = (int64_t)i + 1,
-                            .published_at = d->pub,
                             .title = d->title,
                             .description = "",
                             .content = d->content,

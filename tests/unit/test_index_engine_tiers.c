@@ -74,8 +74,7 @@ static struct eng_segment *build(size_t from, size_t to, uint32_t min_df)
     assert_int_equal(eng_builder_new(&b), 0);
     eng_builder_tiers(b, min_df);
     for (size_t i = from; i < to; i++)
-        test_engine_add(b, docs[i].id, (int64_t)i + 1, docs[i].pub, docs[i].title, "",
-                        docs[i].content);
+        test_engine_add(b, docs[i].id, (int64_t)i + 1, docs[i].title, "", docs[i].content);
     assert_int_equal(eng_builder_finish(b, &seg), 0);
     eng_builder_free(b);
     return seg;

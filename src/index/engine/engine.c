@@ -354,7 +354,7 @@ static int engine_newest_headline(struct index_backend *b, int64_t before, int64
             d = eng_cursor_seek(&c, d + 1);
         if (d != ENG_END && seg->ids[d] > best) {
             best = seg->ids[d];
-            pub = seg->pub[d];
+            pub = store_id_time(best);
         }
     }
     eng_snap_unref(s);

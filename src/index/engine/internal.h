@@ -149,8 +149,7 @@ struct eng_segment {
     const uint8_t *image; /* MAPPED, BORROWED: the file's bytes */
     size_t image_len;
     uint32_t n;             /* documents */
-    int64_t *ids;           /* article ids, descending */
-    int64_t *pub;           /* published_at */
+    int64_t *ids;           /* article ids, descending (each its published_at: store_id_time) */
     uint32_t *dl;           /* FTS5 row size in tokens (all four columns) */
     uint32_t *src;          /* interned source id, ENG_NO_SOURCE */
     uint64_t ntoken;        /* sum of dl */
@@ -366,7 +365,7 @@ struct eng_builder;
 
 /* The article columns a segment is built from (the author's meta terms made by the builder). */
 struct eng_row {
-    int64_t id, seq, published_at;
+    int64_t id, seq; /* the id holds published_at (store_id_time) */
     const char *title, *description, *content, *language, *meta_terms, *author;
     uint32_t src;
     uint64_t url_hash; /* hash_bytes64 (util/hash.h) of the canonical URL: on disk */

@@ -123,12 +123,10 @@ static int merge_docs(struct eng_merge *m, struct eng_segw **outw)
         uint32_t d = at[best]++;
         m->map[best][d] = n;
         m->from[n] = (uint64_t)best << 32 | d;
-        rc = eng_segw_doc(*outw, n++,
-                          &(struct eng_segw_doc){.id = s->ids[d],
-                                                 .published_at = s->pub[d],
-                                                 .dl = s->dl[d],
-                                                 .src = s->src[d],
-                                                 .url_hash = url[best][d]});
+        rc = eng_segw_doc(
+            *outw, n++,
+            &(struct eng_segw_doc){
+                .id = s->ids[d], .dl = s->dl[d], .src = s->src[d], .url_hash = url[best][d]});
         if (rc < 0)
             goto out;
     }

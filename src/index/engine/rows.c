@@ -34,7 +34,6 @@ void eng_row_view(const struct store_row *row, uint64_t url_hash, uint32_t src,
     *out = (struct eng_row){
         .id = row->id,
         .seq = row->seq,
-        .published_at = row->published_at,
         .title = row->title,
         .description = row->description,
         .content = row->content,

@@ -69,7 +69,7 @@ struct eng_builder {
     struct pend ring[PEND_MAX];
     size_t rdone, rfound, rtail; /* ring[rdone, rfound) looked up, [rfound, rtail) not yet */
     size_t n, cap;
-    int64_t *ids, *pub;
+    int64_t *ids;
     uint32_t *dl, *src;
     uint64_t *url;
     struct eng_bdict dict;
@@ -128,7 +128,6 @@ void eng_builder_free(struct eng_builder *b)
         return;
     eng_bdict_free(&b->dict);
     free(b->ids);
-    free(b->pub);
     free(b->dl);
     free(b->src);
     free(b->url);
@@ -607,10 +606,8 @@ out:
  * moves only when all have. */
 static int grow_doc_columns(struct eng_builder *b)
 {
-    void **cols[] = {(void **)&b->ids, (void **)&b->pub, (void **)&b->dl, (void **)&b->src,
-                     (void **)&b->url};
-    const size_t sizes[] = {sizeof *b->ids, sizeof *b->pub, sizeof *b->dl, sizeof *b->src,
-                            sizeof *b->url};
+    void **cols[] = {(void **)&b->ids, (void **)&b->dl, (void **)&b->src, (void **)&b->url};
+    const size_t sizes[] = {sizeof *b->ids, sizeof *b->dl, sizeof *b->src, sizeof *b->url};
     size_t cap = b->cap;
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
         cap = b->cap;
@@ -666,7 +663,6 @@ int eng_builder_add(struct eng_builder *b, const struct eng_row *r)
     if ((rc = flush_doc(b, doc)) < 0)
         return rc;
     b->ids[doc] = r->id;
-    b->pub[doc] = r->published_at;
     b->dl[doc] = dl;
     b->src[doc] = r->src;
     b->url[doc] = r->url_hash;
@@ -709,11 +705,10 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
     order = malloc((b->n + 1) * sizeof *order);
     newdoc = malloc((b->n + 1) * sizeof *newdoc);
     s->ids = malloc((b->n + 1) * sizeof *s->ids);
-    s->pub = malloc((b->n + 1) * sizeof *s->pub);
     s->dl = malloc((b->n + 1) * sizeof *s->dl);
     s->src = malloc((b->n + 1) * sizeof *s->src);
     torder = malloc((b->dict.n + 1) * sizeof *torder);
-    if (!order || !newdoc || !s->ids || !s->pub || !s->dl || !s->src || !torder)
+    if (!order || !newdoc || !s->ids || !s->dl || !s->src || !torder)
         goto out;
     for (size_t i = 0; i < b->n; i++)
         order[i] = (uint32_t)i;
@@ -723,7 +718,6 @@ int eng_builder_finish(struct eng_builder *b, struct eng_segment **out)
         uint32_t l = order[i];
         newdoc[l] = (uint32_t)i;
         s->ids[i] = b->ids[l];
-        s->pub[i] = b->pub[l];
         s->dl[i] = b->dl[l];
         s->src[i] = b->src[l];
         s->ntoken += b->dl[l];

@@ -5,9 +5,8 @@
  * pages in only what searches touch (an index larger than RAM stays
  * usable). Layout, every part 8-byte aligned:
  *
- *   header   struct seg_header (64 bytes)
- *   ids      int64[n]     article ids, descending
- *   pub      int64[n]     published_at
+ *   header   struct seg_header (88 bytes)
+ *   ids      int64[n]     article ids, descending (each its published_at: store_id_time)
  *   dl       uint32[n]    row sizes (BM25)
  *   src      uint32[n]    interned source ids (the manifest's table)
  *   pk_hash  uint64[n]    canonical-URL hashes, ascending
@@ -67,8 +66,9 @@
  * articles decodes in a third of the time, docs.c); 12: a frequent term's tier after its
  * postings (tiers.h), flagged ENG_TERM_TIERED with its bytes in its dictionary entry; 13: a
  * word's residual, the term word NUL, and its flags ENG_TERM_RESID and ENG_TERM_BARE (resid.h);
- * 14: the author's meta terms (store/meta.h: no layout change, but a segment of 13 has none,
- * so author: in q would miss its documents). */
+ * 14: the author's meta terms (store/meta.h; a segment of 13 has none, so author: in q would
+ * miss its documents), and no published_at column: an id holds its second (store_id_time;
+ * 10 M articles: -80 MB, more than the author terms add). */
 #define SEG_VERSION 14u
 #define SEG_ENDIAN 0x01020304u
 
@@ -88,7 +88,6 @@ _Static_assert(sizeof(struct seg_header) == 88, "segment header is 88 bytes");
 
 enum {
     P_IDS,
-    P_PUB,
     P_DL,
     P_SRC,
     P_PKH,
@@ -125,19 +124,18 @@ static bool seg_layout(const struct seg_header *h, uint64_t off[P_END + 1])
         h->dict_len > limit || h->dz_len > limit || h->tdict_len > limit)
         return false;
     uint64_t len[P_END] = {
-        8 * n,
-        8 * n,
-        4 * n,
-        4 * n,
-        8 * n,
-        4 * n,
-        eng_tdict_blocks(h->nterms) * sizeof(struct eng_tblock),
-        h->tdict_len,
-        h->strs_len,
-        h->post_len,
-        8 * (n + 1),
-        h->dict_len,
-        h->dz_len,
+        [P_IDS] = 8 * n,
+        [P_DL] = 4 * n,
+        [P_SRC] = 4 * n,
+        [P_PKH] = 8 * n,
+        [P_PKD] = 4 * n,
+        [P_TIDX] = eng_tdict_blocks(h->nterms) * sizeof(struct eng_tblock),
+        [P_TDICT] = h->tdict_len,
+        [P_STRS] = h->strs_len,
+        [P_POST] = h->post_len,
+        [P_DOFF] = 8 * (n + 1),
+        [P_DICT] = h->dict_len,
+        [P_DZ] = h->dz_len,
     };
     off[0] = sizeof(struct seg_header);
     for (int i = 0; i < P_END; i++)
@@ -214,7 +212,6 @@ static void seg_emit(const struct eng_segment *s, struct sink *k, struct seg_hea
     k->crc = crc32(0L, Z_NULL, 0);
     emit(k, h, sizeof *h, false);
     emit_part(k, s->ids, (size_t)s->n * 8);
-    emit_part(k, s->pub, (size_t)s->n * 8);
     emit_part(k, s->dl, (size_t)s->n * 4);
     emit_part(k, s->src, (size_t)s->n * 4);
     emit_part(k, s->pk_hash, (size_t)s->n * 8);
@@ -325,7 +322,6 @@ static int seg_attach(struct eng_segment *s, const uint8_t *p, size_t len, struc
     /* The parts are 8-aligned in an image that is (mmap: page-aligned;
      * malloc: max_align_t-aligned), so the casts below are aligned. */
     s->ids = (int64_t *)(uintptr_t)(p + off[P_IDS]);
-    s->pub = (int64_t *)(uintptr_t)(p + off[P_PUB]);
     s->dl = (uint32_t *)(uintptr_t)(p + off[P_DL]);
     s->src = (uint32_t *)(uintptr_t)(p + off[P_SRC]);
     s->pk_hash = (uint64_t *)(uintptr_t)(p + off[P_PKH]);
@@ -511,7 +507,7 @@ void eng_segment_sizes(const struct eng_segment *s, struct index_size_report *r)
     r->segments++;
     r->docs += s->n;
     r->terms += s->nterms;
-    r->columns += (uint64_t)s->n * (8 + 8 + 4 + 4);
+    r->columns += (uint64_t)s->n * (8 + 4 + 4);
     r->url_table += (uint64_t)s->n * (8 + 4);
     r->dictionary += eng_tdict_blocks(s->nterms) * sizeof(struct eng_tblock) + s->tdict_len;
     r->term_strs += s->strs_len;

@@ -162,13 +162,12 @@ int eng_segw_new(struct eng_segw **out, uint32_t n)
     s->gen = eng_next_gen();
     s->n = n;
     s->ids = malloc(((size_t)n + 1) * sizeof *s->ids);
-    s->pub = malloc(((size_t)n + 1) * sizeof *s->pub);
     s->dl = malloc(((size_t)n + 1) * sizeof *s->dl);
     s->src = malloc(((size_t)n + 1) * sizeof *s->src);
     w->url = malloc(((size_t)n + 1) * sizeof *w->url);
     w->ident = malloc(((size_t)n + 1) * sizeof *w->ident);
     w->joff = calloc((size_t)n + 1, sizeof *w->joff);
-    if (!s->ids || !s->pub || !s->dl || !s->src || !w->url || !w->ident || !w->joff) {
+    if (!s->ids || !s->dl || !s->src || !w->url || !w->ident || !w->joff) {
         eng_segw_free(w);
         return ERR_NOMEM;
     }
@@ -200,7 +199,6 @@ int eng_segw_doc(struct eng_segw *w, uint32_t doc, const struct eng_segw_doc *d)
 {
     struct eng_segment *s = w->s;
     s->ids[doc] = d->id;
-    s->pub[doc] = d->published_at;
     s->dl[doc] = d->dl;
     s->src[doc] = d->src;
     s->ntoken += d->dl;

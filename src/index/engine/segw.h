@@ -17,7 +17,7 @@
  * encoded by the builder's own encoder. Every call 0 or ERR_NOMEM. */
 struct eng_segw;
 struct eng_segw_doc {
-    int64_t id, published_at;
+    int64_t id;
     uint32_t dl, src;
     uint64_t url_hash;
 };

@@ -63,7 +63,6 @@ void eng_segment_unref(struct eng_segment *s)
     free(s->pk_hash);
     free(s->pk_doc);
     free(s->ids);
-    free(s->pub);
     free(s->dl);
     free(s->src);
     free(s->tidx);
