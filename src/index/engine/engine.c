@@ -334,7 +334,7 @@ static int engine_newest_headline(struct index_backend *b, int64_t before, int64
         return rc;
     struct eng_snap *s = eng_slot_get(&e->slot);
     const char term[] = {ENG_META_MARK, STORE_META_HEADLINE};
-    int64_t hi = store_id_hi(before), best = INT64_MIN, pub = 0;
+    int64_t hi = store_id_hi(before), best = INT64_MIN;
 
     for (size_t i = 0; i < s->nseg; i++) {
         const struct eng_segment *seg = s->segs[i];
@@ -352,15 +352,13 @@ static int engine_newest_headline(struct index_backend *b, int64_t before, int64
         uint32_t d = eng_cursor_seek(&c, eng_segment_first_le(seg, hi));
         while (d != ENG_END && eng_deletions_has(s->deletions[i], d))
             d = eng_cursor_seek(&c, d + 1);
-        if (d != ENG_END && seg->ids[d] > best) {
+        if (d != ENG_END && seg->ids[d] > best)
             best = seg->ids[d];
-            pub = store_id_time(best);
-        }
     }
     eng_snap_unref(s);
     if (best == INT64_MIN)
         return err_set(err, ERR_NOTFOUND, "no headline articles");
-    *out = pub;
+    *out = store_id_time(best);
     return 0;
 }
 

@@ -54,7 +54,7 @@ int store_sqlite_stories_window(struct store_backend *b, int64_t window_s,
         return rc;
     if (newest_id == 0)
         return 0;
-    int64_t newest = newest_id >> STORE_ID_SHIFT; /* floor, also for times before 1970 */
+    int64_t newest = store_id_time(newest_id);
     rc = store_sqlite_pool_prepare(
         &s->readers, "SELECT " STORY_ROW_COLUMNS " FROM articles WHERE id >= ?1 ORDER BY id",
         STORE_ARGS(STORE_INT(store_id_lo(newest - window_s))), &db, &st, err);
